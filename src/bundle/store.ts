@@ -1,0 +1,136 @@
+/**
+ * Where bundles live: `<git common dir>/nudge/` (never committed, shared by all worktrees), or
+ * `$NUDGE_STORE` when set. One folder per session under `sessions/`.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { UserError } from "../errors.js";
+import { commonDir, repoRoot } from "../snapshot/git.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { ManifestSchema, type Manifest } from "./manifest-schema.js";
+import { isLocked } from "./session-lock.js";
+
+export interface Store {
+  /** The repository's work tree top (of the worktree nudge was started in). */
+  repoRoot: string;
+  /** nudge's folder: sessions, private indexes. */
+  dir: string;
+}
+
+export async function openStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+  const root = await repoRoot(cwd);
+  const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(await commonDir(root), "nudge");
+  return { repoRoot: root, dir };
+}
+
+export function bundleDir(store: Store, id: string): string {
+  return path.join(store.dir, "sessions", id);
+}
+
+/** The files of one bundle; the README's "bundle format" section describes each. */
+export function bundleFiles(dir: string) {
+  return {
+    dir,
+    manifest: path.join(dir, "manifest.json"),
+    conversation: path.join(dir, "conversation.jsonl"),
+    timing: path.join(dir, "timing.txt"),
+    stderr: path.join(dir, "claude-stderr.log"),
+    changes: path.join(dir, "changes"),
+    transcripts: path.join(dir, "claude"),
+    lock: path.join(dir, "lock"),
+  };
+}
+export type BundleFiles = ReturnType<typeof bundleFiles>;
+
+export function patchName(n: number): string {
+  return `changes/turn-${String(n).padStart(3, "0")}.patch`;
+}
+
+export function newSessionId(): string {
+  return randomBytes(5).toString("hex"); // 10 hex chars: short to type, unique per repo in practice
+}
+
+export async function readManifest(dir: string): Promise<Manifest> {
+  const file = bundleFiles(dir).manifest;
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, "utf8");
+  } catch {
+    throw new UserError(`no session bundle at ${dir}`, "list the sessions with: nudge session list");
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new UserError(`${file} is not valid JSON`, "the bundle is damaged; restore it from an export if you have one");
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UserError(
+      `${file} does not match the bundle format: ${issue?.path.join(".")}: ${issue?.message}`,
+      "the bundle was written by another nudge version or damaged",
+    );
+  }
+  return parsed.data;
+}
+
+export async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
+  const checked = ManifestSchema.parse(manifest); // never write a manifest a reader would reject
+  await writeFileAtomic(bundleFiles(dir).manifest, JSON.stringify(checked, null, 2) + "\n");
+}
+
+export type SessionState = "recording" | "complete" | "crashed";
+
+export interface StoredSession {
+  dir: string;
+  manifest: Manifest;
+  state: SessionState;
+}
+
+/** "recording" in a manifest whose lock holder is gone means nudge or the machine died mid-session. */
+export async function sessionState(dir: string, manifest: Manifest): Promise<SessionState> {
+  if (manifest.state === "complete") return "complete";
+  return (await isLocked(bundleFiles(dir).lock)) ? "recording" : "crashed";
+}
+
+export async function loadSession(store: Store, id: string): Promise<StoredSession> {
+  const dir = bundleDir(store, id);
+  const manifest = await readManifest(dir);
+  return { dir, manifest, state: await sessionState(dir, manifest) };
+}
+
+/** Every readable session, newest first; unreadable folders are reported through `onSkip`. */
+export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<StoredSession[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(path.join(store.dir, "sessions"));
+  } catch {
+    return [];
+  }
+  const sessions: StoredSession[] = [];
+  for (const name of names) {
+    const dir = bundleDir(store, name);
+    try {
+      sessions.push(await loadSession(store, name));
+    } catch (error) {
+      onSkip?.(dir, (error as Error).message);
+    }
+  }
+  return sessions.sort((a, b) => b.manifest.createdAt.localeCompare(a.manifest.createdAt));
+}
+
+/** A full id or a unique prefix of one. */
+export async function resolveSession(store: Store, idOrPrefix: string): Promise<StoredSession> {
+  const all = await listSessions(store);
+  const exact = all.find((s) => s.manifest.id === idOrPrefix);
+  if (exact) return exact;
+  const matches = all.filter((s) => s.manifest.id.startsWith(idOrPrefix));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) {
+    throw new UserError(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list");
+  }
+  const candidates = matches.slice(0, 8).map((s) => s.manifest.id).join(", ");
+  throw new UserError(`"${idOrPrefix}" is ambiguous: ${candidates}`, "type more of the id");
+}

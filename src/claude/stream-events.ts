@@ -1,0 +1,134 @@
+/**
+ * The parts of claude's stream-json lines nudge looks at. Schemas are loose: claude adds fields
+ * between versions, and a field we do not know must never break a recording. Anything that does
+ * not match is an `OtherEvent` and is still stored byte for byte.
+ */
+import { z } from "zod";
+
+const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
+const ToolUseBlock = z.looseObject({
+  type: z.literal("tool_use"),
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()).catch({}),
+});
+const ToolResultBlock = z.looseObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string(),
+  content: z.unknown(),
+  is_error: z.boolean().optional(),
+});
+const AnyBlock = z.looseObject({ type: z.string() });
+
+export const SystemEvent = z.looseObject({
+  type: z.literal("system"),
+  subtype: z.string(),
+  session_id: z.string().optional(),
+  model: z.string().optional(),
+  cwd: z.string().optional(),
+  claude_code_version: z.string().optional(),
+  attempt: z.number().optional(),
+  max_retries: z.number().optional(),
+  retry_delay_ms: z.number().optional(),
+  error_status: z.number().nullable().optional(),
+  error: z.unknown().optional(),
+});
+
+export const AssistantEvent = z.looseObject({
+  type: z.literal("assistant"),
+  uuid: z.string().optional(),
+  session_id: z.string().optional(),
+  parent_tool_use_id: z.string().nullable().optional(),
+  error: z.unknown().optional(),
+  message: z.looseObject({
+    id: z.string().optional(),
+    model: z.string().optional(),
+    content: z.array(z.union([TextBlock, ToolUseBlock, AnyBlock])).catch([]),
+  }),
+});
+
+export const UserEvent = z.looseObject({
+  type: z.literal("user"),
+  uuid: z.string().optional(),
+  session_id: z.string().optional(),
+  isReplay: z.boolean().optional(),
+  parent_tool_use_id: z.string().nullable().optional(),
+  message: z.looseObject({
+    content: z.union([z.string(), z.array(z.union([ToolResultBlock, TextBlock, AnyBlock]))]),
+  }),
+});
+
+export const ResultEvent = z.looseObject({
+  type: z.literal("result"),
+  subtype: z.string(),
+  is_error: z.boolean().catch(false),
+  session_id: z.string().optional(),
+  /** Cumulative over the claude process's life, not per turn (measured with 2.1.329). */
+  total_cost_usd: z.number().optional(),
+  /** Per-model usage since the previous result: the turn's own cost is the sum of its costUSD. */
+  model_usage_since_last_result: z.record(z.string(), z.looseObject({ costUSD: z.number().optional() })).optional(),
+  duration_ms: z.number().optional(),
+  num_turns: z.number().optional(),
+  usage: z.record(z.string(), z.unknown()).optional(),
+  result: z.string().optional(),
+  errors: z.array(z.unknown()).optional(),
+});
+
+export const ControlResponseEvent = z.looseObject({
+  type: z.literal("control_response"),
+  response: z.looseObject({ subtype: z.string(), request_id: z.string().optional() }),
+});
+
+export type SystemEvent = z.infer<typeof SystemEvent>;
+export type AssistantEvent = z.infer<typeof AssistantEvent>;
+export type UserEvent = z.infer<typeof UserEvent>;
+export type ResultEvent = z.infer<typeof ResultEvent>;
+export type ControlResponseEvent = z.infer<typeof ControlResponseEvent>;
+export type ToolUse = z.infer<typeof ToolUseBlock>;
+export type ToolResult = z.infer<typeof ToolResultBlock>;
+export interface OtherEvent {
+  type: "other";
+  raw: unknown;
+}
+export interface InvalidLine {
+  type: "invalid";
+  text: string;
+}
+
+export type StreamEvent =
+  | SystemEvent
+  | AssistantEvent
+  | UserEvent
+  | ResultEvent
+  | ControlResponseEvent
+  | OtherEvent
+  | InvalidLine;
+
+const byType: Record<string, z.ZodType<StreamEvent>> = {
+  system: SystemEvent,
+  assistant: AssistantEvent,
+  user: UserEvent,
+  result: ResultEvent,
+  control_response: ControlResponseEvent,
+};
+
+/** Classify a parsed line (`json` null = the line was not JSON). */
+export function toStreamEvent(json: unknown, text: string): StreamEvent {
+  if (json === null || typeof json !== "object") return { type: "invalid", text };
+  const schema = byType[(json as { type?: unknown }).type as string];
+  if (!schema) return { type: "other", raw: json };
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : { type: "other", raw: json };
+}
+
+export function isToolUse(block: { type: string }): block is ToolUse {
+  return block.type === "tool_use" && typeof (block as ToolUse).name === "string";
+}
+
+export function isToolResult(block: { type: string }): block is ToolResult {
+  return block.type === "tool_result";
+}
+
+export function isText(block: { type: string }): block is { type: "text"; text: string } {
+  return block.type === "text" && typeof (block as { text?: unknown }).text === "string";
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+/**
+ * nudge's entry: chains the commands and holds the one catch that turns errors into a message
+ * and an exit code — 0 ok, 1 the user's problem (with a hint), 2 a bug in nudge.
+ */
+import { Command, CommanderError } from "commander";
+import { createRequire } from "node:module";
+import { UserError } from "./errors.js";
+import { claudeCommand } from "./commands/claude.js";
+import { sessionCommand } from "./commands/session.js";
+import { colorEnabled, makeStyle } from "./terminal/style.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
+function program(): Command {
+  const root = new Command("nudge")
+    .description("record, rewind, fork and share Claude Code sessions — code and conversation together")
+    .version(version)
+    .addHelpText("after", "\nExit codes: 0 ok, 1 a problem with the input or the environment (the message says what to do), 2 a bug in nudge.")
+    .addCommand(claudeCommand)
+    .addCommand(sessionCommand);
+  const strict = (command: Command) => {
+    command.exitOverride().showHelpAfterError("(add --help for usage)");
+    command.commands.forEach(strict);
+  };
+  strict(root);
+  return root;
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    await program().parseAsync(argv);
+    return 0;
+  } catch (error) {
+    return report(error);
+  }
+}
+
+function report(error: unknown): number {
+  const style = makeStyle(colorEnabled(process.stderr));
+  if (error instanceof CommanderError) {
+    // --help and --version come through here too, with exit code 0; commander already printed.
+    return error.exitCode === 0 ? 0 : 1;
+  }
+  if (error instanceof UserError) {
+    process.stderr.write(`${style.red("error:")} ${error.message}\n`);
+    if (error.hint) process.stderr.write(`${style.dim("hint:")} ${error.hint}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${style.red("nudge bug:")} ${message}\n`);
+  if (process.env.NUDGE_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  process.stderr.write(`${style.dim("hint:")} rerun with NUDGE_DEBUG=1 for details and report it\n`);
+  return 2;
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

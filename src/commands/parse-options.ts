@@ -1,0 +1,17 @@
+import type { z } from "zod";
+import { UserError } from "../errors.js";
+
+/** Check a command's options against its schema; a bad flag becomes one clear line, not a stack trace. */
+export function parseOptions<T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const flag = issue.path.length ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : "options";
+  throw new UserError(`invalid ${flag}: ${issue.message}`, "see --help for the accepted values");
+}
+
+/** A turn number argument: a whole number, checked here so every command says the same thing. */
+export function parseTurnArg(value: string, name = "turn"): number {
+  if (!/^\d+$/.test(value)) throw new UserError(`${name} must be a whole number, got "${value}"`, "nudge session show <id> lists the turns");
+  return Number(value);
+}

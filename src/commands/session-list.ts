@@ -1,0 +1,57 @@
+import { Command } from "commander";
+import { z } from "zod";
+import { listSessions, openStore, type StoredSession } from "../bundle/store.js";
+import { formatCost, formatDuration, oneLine } from "../terminal/format.js";
+import { printJson, printTable } from "../terminal/output.js";
+import { parseOptions } from "./parse-options.js";
+
+const Options = z.object({ json: z.boolean().optional() });
+
+export const sessionListCommand = new Command("list")
+  .alias("ls")
+  .description("list this repository's recorded sessions, newest first")
+  .option("--json", "machine-readable output")
+  .addHelpText("after", "\nExamples:\n  $ nudge session list\n  $ nudge session list --json | jq '.[0].id'")
+  .action(async (raw: unknown) => {
+    const options = parseOptions(Options, raw);
+    const store = await openStore(process.cwd());
+    const sessions = await listSessions(store, (dir, why) => process.stderr.write(`! skipped ${dir}: ${why}\n`));
+    const rows = sessions.map(summarize);
+    if (options.json) return printJson(rows);
+    if (rows.length === 0) return void process.stdout.write("no sessions yet; start one with: nudge claude run\n");
+    printTable(
+      ["ID", "STARTED", "BRANCH", "TURNS", "COST", "TIME", "STATE", "FIRST PROMPT", "LAST PROMPT", "FORK OF"],
+      rows.map((r) => [
+        r.id,
+        r.startedAt.slice(0, 16).replace("T", " "),
+        r.branch ?? "(detached)",
+        String(r.turns),
+        formatCost(r.costUsd),
+        formatDuration(r.durationMs),
+        r.state,
+        oneLine(r.firstPrompt ?? "", 30),
+        oneLine(r.lastPrompt ?? "", 30),
+        r.parent ? `${r.parent.id}@${r.parent.turn}` : "",
+      ]),
+    );
+  });
+
+export function summarize(s: StoredSession) {
+  const m = s.manifest;
+  const asked = m.turns.filter((t) => t.n > 0);
+  return {
+    id: m.id,
+    path: s.dir,
+    startedAt: m.createdAt,
+    updatedAt: m.updatedAt,
+    branch: m.repo.branch,
+    turns: asked.length,
+    firstPrompt: asked[0]?.prompt ?? null,
+    lastPrompt: asked.at(-1)?.prompt ?? null,
+    costUsd: asked.reduce((sum, t) => sum + (t.result?.costUsd ?? 0), 0),
+    durationMs: asked.reduce((sum, t) => sum + (t.result?.durationMs ?? 0), 0),
+    state: s.state,
+    parent: m.parent,
+    rewoundTo: m.rewoundTo,
+  };
+}

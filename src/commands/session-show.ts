@@ -1,0 +1,41 @@
+import { Command } from "commander";
+import { z } from "zod";
+import { openStore, resolveSession } from "../bundle/store.js";
+import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
+import { printJson, printTable } from "../terminal/output.js";
+import { parseOptions } from "./parse-options.js";
+import { summarize } from "./session-list.js";
+
+const Options = z.object({ json: z.boolean().optional() });
+
+export const sessionShowCommand = new Command("show")
+  .description("show one session turn by turn")
+  .argument("<id>", "session id or unique prefix")
+  .option("--json", "machine-readable output")
+  .addHelpText("after", "\nExamples:\n  $ nudge session show 3f2a\n  $ nudge session show 3f2a --json | jq '.turns[1].patch'")
+  .action(async (id: string, raw: unknown) => {
+    const options = parseOptions(Options, raw);
+    const session = await resolveSession(await openStore(process.cwd()), id);
+    const m = session.manifest;
+    if (options.json) return printJson({ ...summarize(session), repo: m.repo, claude: m.claude, turns: m.turns });
+    const s = summarize(session);
+    const out = (line: string) => process.stdout.write(line + "\n");
+    out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
+    if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
+    if (m.rewoundTo !== null) out(`rewound to turn ${m.rewoundTo}; the next run continues from there in a fork`);
+    out(`bundle ${session.dir}`);
+    out("");
+    printTable(
+      ["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT"],
+      m.turns.map((t) => [
+        String(t.n),
+        t.n === 0 ? "(starting state)" : oneLine(t.prompt ?? "", 50),
+        formatStat(t.patch) + (t.patch.binaryFiles ? ` (${t.patch.binaryFiles} binary)` : ""),
+        formatCost(t.result?.costUsd),
+        formatDuration(t.result?.durationMs),
+        t.n === 0 ? "" : t.status === "complete" ? (t.result?.subtype ?? "") : t.status,
+      ]),
+    );
+    out("");
+    out(`total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turns`);
+  });

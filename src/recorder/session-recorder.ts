@@ -1,0 +1,306 @@
+/**
+ * Records one nudge session: tees claude's stdout into the bundle, follows turns through the
+ * stream, and at each turn's end snapshots the code, copies claude's transcript and rewrites the
+ * manifest atomically. It knows nothing about terminals; listeners get the parsed events.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { writeFileAtomic, copyFileAtomic } from "../bundle/atomic-write.js";
+import type { Manifest, Turn, TurnResult } from "../bundle/manifest-schema.js";
+import { acquireLock } from "../bundle/session-lock.js";
+import { bundleFiles, patchName, writeManifest, type BundleFiles } from "../bundle/store.js";
+import { lineText, parseLine } from "../claude/ndjson.js";
+import { toStreamEvent, type ResultEvent, type StreamEvent } from "../claude/stream-events.js";
+import { findTranscript } from "../claude/transcript.js";
+import * as git from "../snapshot/git.js";
+import { snapshotRef, takeSnapshot, preparePrivateIndex } from "../snapshot/snapshotter.js";
+import { InternalError, errorMessage } from "../errors.js";
+import { ConversationLog } from "./conversation-log.js";
+
+export interface RecorderListener {
+  event?(event: StreamEvent, line: number): void;
+  warning?(message: string): void;
+}
+
+interface OpenTurn {
+  n: number;
+  prompt: string;
+  startedAt: string;
+  fromLine: number;
+  interruptRequested: boolean;
+  result: ResultEvent | null;
+  claudeSessionId: string | null;
+  lastAssistantUuid: string | null;
+  done: Promise<Turn>;
+  resolve: (turn: Turn) => void;
+  reject: (error: Error) => void;
+}
+
+export interface RecorderContext {
+  claudeConfigDir: string;
+  /** Where claude runs; its transcripts are filed under this path. */
+  cwd: string;
+}
+
+export class SessionRecorder {
+  private open: OpenTurn | null = null;
+  /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
+  private processCost = 0;
+  private finishing: Promise<void> = Promise.resolve();
+  private readonly listeners: RecorderListener[] = [];
+
+  private constructor(
+    private manifest_: Manifest,
+    readonly files: BundleFiles,
+    private readonly log: ConversationLog,
+    private readonly indexFile: string,
+    private readonly context: RecorderContext,
+    private readonly releaseLock: () => Promise<void>,
+  ) {}
+
+  /**
+   * Start recording into a bundle folder: lock it, open the logs, and for a new session
+   * snapshot turn 0 (HEAD plus uncommitted work) before claude touches anything.
+   */
+  static async start(dir: string, manifest: Manifest, indexFile: string, context: RecorderContext): Promise<SessionRecorder> {
+    const files = bundleFiles(dir);
+    await fs.mkdir(files.changes, { recursive: true });
+    await fs.mkdir(files.transcripts, { recursive: true });
+    const release = await acquireLock(files.lock, manifest.id);
+    try {
+      await preparePrivateIndex(manifest.repo.root, indexFile);
+      const recorder = new SessionRecorder(manifest, files, ConversationLog.open(files), indexFile, context, release);
+      if (manifest.turns.length === 0) await recorder.recordTurnZero();
+      recorder.manifest_ = { ...recorder.manifest_, state: "recording", updatedAt: now() };
+      await writeManifest(dir, recorder.manifest_);
+      return recorder;
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  get manifest(): Manifest {
+    return this.manifest_;
+  }
+
+  get turnInProgress(): boolean {
+    return this.open !== null;
+  }
+
+  listen(listener: RecorderListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The latest claude session id, which a new claude process resumes. */
+  get claudeSessionId(): string | null {
+    return this.manifest_.turns.findLast((t) => t.claudeSessionId)?.claudeSessionId ?? null;
+  }
+
+  beginTurn(prompt: string): Promise<Turn> {
+    if (this.open) throw new Error("a turn is already in progress");
+    let resolve!: (turn: Turn) => void;
+    let reject!: (error: Error) => void;
+    const done = new Promise<Turn>((res, rej) => ((resolve = res), (reject = rej)));
+    this.open = {
+      n: this.manifest_.turns.length,
+      prompt,
+      startedAt: now(),
+      fromLine: this.log.lineCount,
+      interruptRequested: false,
+      result: null,
+      claudeSessionId: null,
+      lastAssistantUuid: null,
+      done,
+      resolve,
+      reject,
+    };
+    return done;
+  }
+
+  markInterruptRequested(): void {
+    if (this.open) this.open.interruptRequested = true;
+  }
+
+  /** A new claude process: its cost counter starts from zero again. */
+  processStarted(): void {
+    this.processCost = 0;
+  }
+
+  handleStdout(chunk: Buffer): void {
+    this.log.appendStdout(chunk, (line, n) => this.handleLine(line, n));
+  }
+
+  handleStderr(chunk: Buffer): void {
+    this.log.appendStderr(chunk);
+  }
+
+  /** claude is gone: a turn still open is recorded as incomplete, with the code as claude left it. */
+  async processExited(): Promise<Turn | null> {
+    this.log.endOfStream((line, n) => this.handleLine(line, n));
+    await this.finishing;
+    const open = this.open;
+    if (!open) return null;
+    this.finishTurn(open);
+    return open.done;
+  }
+
+  /** End the session: the manifest says complete and the lock is released. */
+  async close(): Promise<void> {
+    await this.finishing;
+    this.log.sync();
+    this.log.close();
+    this.manifest_ = { ...this.manifest_, state: "complete", updatedAt: now() };
+    await writeManifest(this.files.dir, this.manifest_);
+    await this.releaseLock();
+  }
+
+  private handleLine(line: Buffer, n: number): void {
+    const json = parseLine(line);
+    const event = toStreamEvent(json, json === null ? lineText(line) : "");
+    if (event.type === "invalid" && event.text.trim() !== "") {
+      this.warn(`claude wrote a line that is not JSON (line ${n + 1}); kept as is`);
+    }
+    this.observe(event);
+    for (const l of this.listeners) l.event?.(event, n);
+    if (event.type === "result" && this.open && !this.open.result) {
+      this.open.result = event;
+      this.finishTurn(this.open);
+    }
+  }
+
+  private observe(event: StreamEvent): void {
+    if (event.type === "system" && event.subtype === "init") {
+      const claude = {
+        version: event.claude_code_version ?? this.manifest_.claude.version,
+        model: event.model ?? this.manifest_.claude.model,
+      };
+      this.manifest_ = { ...this.manifest_, claude };
+    }
+    if (!this.open) return;
+    if ("session_id" in event && typeof event.session_id === "string") this.open.claudeSessionId = event.session_id;
+    if (event.type === "assistant" && event.uuid && !event.parent_tool_use_id) this.open.lastAssistantUuid = event.uuid;
+  }
+
+  /** Snapshot and save the turn; chained so turns are finished strictly in order. */
+  private finishTurn(open: OpenTurn): void {
+    const endLine = this.log.lineCount;
+    this.open = null;
+    // `finishing` itself never rejects, so one failed save cannot wedge the turns after it.
+    this.finishing = this.finishing
+      .then(() => this.saveTurn(open, endLine))
+      .then(open.resolve, (error: unknown) =>
+        open.reject(new InternalError(`could not save turn ${open.n}: ${errorMessage(error)}`, { cause: error })),
+      );
+  }
+
+  private async saveTurn(open: OpenTurn, endLine: number): Promise<Turn> {
+    const previous = this.manifest_.turns.at(-1)!;
+    const snapshot = await takeSnapshot({
+      root: this.manifest_.repo.root,
+      indexFile: this.indexFile,
+      ref: snapshotRef(this.manifest_.id, open.n),
+      parent: previous.snapshot.commit,
+      previousTree: previous.snapshot.tree,
+      message: `nudge ${this.manifest_.id} turn ${open.n}\n\n${open.prompt}`,
+    });
+    const patchFile = patchName(open.n);
+    await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);
+    this.log.sync();
+    const transcript = open.claudeSessionId ? await this.copyTranscript(open.claudeSessionId) : null;
+    const turn: Turn = {
+      n: open.n,
+      prompt: open.prompt,
+      status: open.result ? (open.interruptRequested ? "interrupted" : "complete") : "incomplete",
+      startedAt: open.startedAt,
+      endedAt: now(),
+      lines: { from: open.fromLine, to: endLine },
+      result: open.result ? this.resultOf(open.result) : null,
+      claudeSessionId: open.claudeSessionId,
+      lastAssistantUuid: open.lastAssistantUuid,
+      head: snapshot.head,
+      snapshot: { commit: snapshot.commit, tree: snapshot.tree, ref: snapshot.ref },
+      patch: { file: patchFile, sha256: snapshot.patchSha256, bytes: snapshot.patch.length, ...snapshot.stats },
+      transcript,
+    };
+    // A turn that reached claude consumes a pending fork point: later runs resume this turn's session.
+    const resume = open.claudeSessionId ? null : this.manifest_.resume;
+    this.manifest_ = { ...this.manifest_, resume, updatedAt: now(), turns: [...this.manifest_.turns, turn] };
+    await writeManifest(this.files.dir, this.manifest_);
+    return turn;
+  }
+
+  private async recordTurnZero(): Promise<void> {
+    const { root, baseCommit } = this.manifest_.repo;
+    const baseTree = baseCommit ? await git.treeOf(root, baseCommit) : git.EMPTY_TREE;
+    const startedAt = now();
+    const snapshot = await takeSnapshot({
+      root,
+      indexFile: this.indexFile,
+      ref: snapshotRef(this.manifest_.id, 0),
+      parent: baseCommit,
+      previousTree: baseTree,
+      message: `nudge ${this.manifest_.id} turn 0 (starting state)`,
+    });
+    const patchFile = patchName(0);
+    await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);
+    const turn: Turn = {
+      n: 0,
+      prompt: null,
+      status: "complete",
+      startedAt,
+      endedAt: now(),
+      lines: { from: this.log.lineCount, to: this.log.lineCount },
+      result: null,
+      claudeSessionId: null,
+      lastAssistantUuid: null,
+      head: snapshot.head,
+      snapshot: { commit: snapshot.commit, tree: snapshot.tree, ref: snapshot.ref },
+      patch: { file: patchFile, sha256: snapshot.patchSha256, bytes: snapshot.patch.length, ...snapshot.stats },
+      transcript: null,
+    };
+    this.manifest_ = { ...this.manifest_, turns: [turn] };
+  }
+
+  /**
+   * Keep a copy of claude's own transcript in the bundle, so the conversation can be resumed on
+   * another machine or after claude's config is gone. Missing is a warning, not a failure.
+   */
+  private async copyTranscript(claudeSessionId: string): Promise<string | null> {
+    const source = await findTranscript(this.context.claudeConfigDir, this.context.cwd, claudeSessionId);
+    if (!source) {
+      this.warn(`claude's transcript for ${claudeSessionId} was not found; resuming this turn elsewhere may not work`);
+      return null;
+    }
+    const name = `claude/${claudeSessionId}.jsonl`;
+    await copyFileAtomic(source, path.join(this.files.dir, name));
+    return name;
+  }
+
+  private warn(message: string): void {
+    for (const l of this.listeners) l.warning?.(message);
+  }
+
+  private resultOf(event: ResultEvent): TurnResult {
+    const total = event.total_cost_usd;
+    const perModel = event.model_usage_since_last_result;
+    const cost = perModel
+      ? Object.values(perModel).reduce((sum, m) => sum + (m.costUSD ?? 0), 0)
+      : total !== undefined
+        ? total - this.processCost
+        : null;
+    if (total !== undefined) this.processCost = total;
+    return {
+      subtype: event.subtype,
+      isError: event.is_error,
+      costUsd: cost,
+    durationMs: event.duration_ms ?? null,
+      numTurns: event.num_turns ?? null,
+      usage: event.usage ?? null,
+    };
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}

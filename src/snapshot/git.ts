@@ -1,0 +1,167 @@
+/**
+ * Every git call nudge makes lives here: one small function per operation, explicit cwd,
+ * arguments as arrays.
+ *
+ * Why execa and not simple-git: snapshots need byte-exact stdout (a `--binary` patch of a
+ * latin-1 file is not valid UTF-8), a per-call GIT_INDEX_FILE so the user's index is never
+ * touched, and stdin for `update-ref --stdin`. simple-git decodes output as strings and has no
+ * stdin, so every snapshot call would have bypassed it anyway.
+ */
+import { execa } from "execa";
+import path from "node:path";
+import { UserError, InternalError } from "../errors.js";
+
+export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/** Who nudge's own snapshot commits are by; fixed so snapshots never depend on user config. */
+const SNAPSHOT_IDENTITY = {
+  GIT_AUTHOR_NAME: "nudge",
+  GIT_AUTHOR_EMAIL: "nudge@localhost",
+  GIT_COMMITTER_NAME: "nudge",
+  GIT_COMMITTER_EMAIL: "nudge@localhost",
+};
+
+export interface GitOptions {
+  /** A private index file: every command that reads or writes "the index" uses it instead of the user's. */
+  indexFile?: string;
+  input?: string | Buffer;
+  env?: Record<string, string>;
+}
+
+async function run(cwd: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
+  const env: Record<string, string> = {
+    // Read-only commands must not refresh (and so lock and rewrite) the user's index behind their back.
+    GIT_OPTIONAL_LOCKS: "0",
+    ...options.env,
+  };
+  if (options.indexFile) env.GIT_INDEX_FILE = options.indexFile;
+  const result = await execa("git", args, {
+    cwd,
+    env,
+    input: options.input,
+    encoding: "buffer",
+    reject: false,
+    stripFinalNewline: false,
+  });
+  if (result.exitCode !== 0) {
+    const stderr = Buffer.from(result.stderr).toString("utf8").trim();
+    throw new InternalError(`git ${args[0]} failed (exit ${result.exitCode}): ${stderr}`);
+  }
+  return Buffer.from(result.stdout);
+}
+
+async function text(cwd: string, args: string[], options?: GitOptions): Promise<string> {
+  return (await run(cwd, args, options)).toString("utf8").trim();
+}
+
+/** The top of the work tree containing `cwd`, or a UserError when it is not in one. */
+export async function repoRoot(cwd: string): Promise<string> {
+  const result = await execa("git", ["rev-parse", "--show-toplevel"], { cwd, reject: false });
+  if (result.exitCode !== 0 || !result.stdout) {
+    throw new UserError(`not a git repository: ${cwd}`, "run nudge inside a git repository (git init creates one)");
+  }
+  return result.stdout.trim();
+}
+
+/** The common git dir, shared by all worktrees, so sessions recorded in any worktree are found from all. */
+export async function commonDir(root: string): Promise<string> {
+  return path.resolve(root, await text(root, ["rev-parse", "--git-common-dir"]));
+}
+
+/** The user's own index file for this worktree (only ever read, to seed a private copy). */
+export async function indexPath(root: string): Promise<string> {
+  return path.resolve(root, await text(root, ["rev-parse", "--git-path", "index"]));
+}
+
+/** HEAD's commit, or null on an unborn branch. */
+export async function headCommit(root: string): Promise<string | null> {
+  const result = await execa("git", ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: root, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+/** The checked-out branch name, or null when HEAD is detached. */
+export async function currentBranch(root: string): Promise<string | null> {
+  const result = await execa("git", ["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: root, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+/** The tree of a commit. */
+export async function treeOf(root: string, commit: string): Promise<string> {
+  return text(root, ["rev-parse", `${commit}^{tree}`]);
+}
+
+/**
+ * Stage the whole work tree into a private index and write it as a tree: tracked, modified,
+ * deleted and untracked files, modes and symlinks; .gitignore'd files are skipped as git does.
+ * Reusing the same index file turn after turn keeps git's stat cache warm, so this costs about
+ * what `git status` costs.
+ */
+export async function stageAllAndWriteTree(root: string, indexFile: string): Promise<string> {
+  // -A from the top covers the whole tree; --ignore-errors keeps one unreadable file from losing the turn.
+  await run(root, ["add", "-A", "--ignore-errors", "--", ":/"], { indexFile });
+  return text(root, ["write-tree"], { indexFile });
+}
+
+/** Load a tree into a private index (used to seed one and to check files out of a snapshot). */
+export async function readTree(root: string, indexFile: string, tree: string): Promise<void> {
+  await run(root, ["read-tree", tree], { indexFile });
+}
+
+export async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
+  const parentArgs = parents.flatMap((p) => ["-p", p]);
+  // --no-gpg-sign: commit.gpgSign in the user's config would otherwise prompt for a key per turn.
+  return text(root, ["commit-tree", "--no-gpg-sign", ...parentArgs, "-m", message, tree], { env: SNAPSHOT_IDENTITY });
+}
+
+/** Point refs at commits in one transaction (all or none). */
+export async function updateRefs(root: string, updates: Array<{ ref: string; commit: string }>): Promise<void> {
+  const input = updates.map((u) => `update ${u.ref} ${u.commit}\n`).join("");
+  await run(root, ["update-ref", "--stdin"], { input });
+}
+
+export async function deleteRef(root: string, ref: string): Promise<void> {
+  await run(root, ["update-ref", "-d", ref]);
+}
+
+export async function resolveRef(root: string, ref: string): Promise<string | null> {
+  const result = await execa("git", ["rev-parse", "--verify", "--quiet", ref], { cwd: root, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+/**
+ * The patch from tree `a` to tree `b`, byte for byte, such that `git apply` reproduces `b`.
+ * Plumbing diff-tree ignores diff.external/textconv/color config that porcelain `git diff` honours;
+ * --binary and --full-index make binary files applicable; -M records renames as renames.
+ */
+export async function diffTrees(root: string, a: string, b: string): Promise<Buffer> {
+  return run(root, ["diff-tree", "-r", "-p", "--binary", "--full-index", "-M", "--no-color", a, b]);
+}
+
+export interface TreeChange {
+  status: "A" | "M" | "D" | "T";
+  path: string;
+}
+
+/** What changes between two trees, path by path, without rename pairing (what a checkout must do). */
+export async function changedPaths(root: string, a: string, b: string): Promise<TreeChange[]> {
+  const out = await run(root, ["diff-tree", "-r", "-z", "--no-renames", "--name-status", a, b]);
+  const fields = out.toString("utf8").split("\0").filter((f) => f !== "");
+  const changes: TreeChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    changes.push({ status: fields[i] as TreeChange["status"], path: fields[i + 1]! });
+  }
+  return changes;
+}
+
+/** Write the given paths from the private index into the work tree (modes and symlinks included). */
+export async function checkoutPaths(root: string, indexFile: string, paths: string[]): Promise<void> {
+  if (paths.length === 0) return;
+  // -z --stdin: any path, however odd, and no argv length limit.
+  await run(root, ["checkout-index", "-f", "-z", "--stdin"], { indexFile, input: paths.join("\0") });
+}
+
+export async function gitVersion(): Promise<string> {
+  const result = await execa("git", ["--version"], { reject: false });
+  if (result.exitCode !== 0) throw new UserError("git not found", "install git 2.30 or newer");
+  return result.stdout.trim();
+}

@@ -1,0 +1,74 @@
+/**
+ * Per-turn snapshots of the work tree as git trees, through a private index so the user's HEAD,
+ * index, branches and stash are never touched. Each snapshot is a commit kept alive by a hidden
+ * ref (refs/nudge/<session>/<n>); nothing is copied, git stores only what changed.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import * as git from "./git.js";
+import { patchStats, sha256, type PatchStats } from "./patch-stats.js";
+
+export interface SnapshotResult {
+  tree: string;
+  commit: string;
+  ref: string;
+  head: string | null;
+  patch: Buffer;
+  patchSha256: string;
+  stats: PatchStats;
+}
+
+export function snapshotRef(sessionId: string, n: number): string {
+  return `refs/nudge/${sessionId}/${n}`;
+}
+
+/**
+ * Make sure the private index exists. Seeding it from the user's index (a file copy) hands over
+ * git's stat cache, so even the first snapshot of a 100k-file repo does not re-hash every file.
+ */
+export async function preparePrivateIndex(root: string, indexFile: string): Promise<void> {
+  await fs.mkdir(path.dirname(indexFile), { recursive: true });
+  try {
+    await fs.access(indexFile);
+    return;
+  } catch {
+    // not there yet
+  }
+  try {
+    await fs.copyFile(await git.indexPath(root), indexFile);
+  } catch {
+    // No index yet (a fresh repo): an empty private index is the right start.
+  }
+}
+
+export interface TakeSnapshotInput {
+  root: string;
+  indexFile: string;
+  ref: string;
+  /** Parent commit of the snapshot: the previous turn's snapshot, or HEAD for turn 0. */
+  parent: string | null;
+  /** The tree the patch is taken from: the previous turn's, or the base commit's. */
+  previousTree: string;
+  message: string;
+}
+
+export async function takeSnapshot(input: TakeSnapshotInput): Promise<SnapshotResult> {
+  const { root, indexFile } = input;
+  let tree: string;
+  try {
+    tree = await git.stageAllAndWriteTree(root, indexFile);
+  } catch {
+    // A private index git cannot use (a copied split or sparse index, a version mismatch):
+    // start it over from scratch rather than lose the turn.
+    await fs.rm(indexFile, { force: true });
+    tree = await git.stageAllAndWriteTree(root, indexFile);
+  }
+  // Independent of each other: run them side by side to keep the per-turn cost down.
+  const [commit, patch, head] = await Promise.all([
+    git.commitTree(root, tree, input.parent ? [input.parent] : [], input.message),
+    tree === input.previousTree ? Promise.resolve(Buffer.alloc(0)) : git.diffTrees(root, input.previousTree, tree),
+    git.headCommit(root),
+  ]);
+  await git.updateRefs(root, [{ ref: input.ref, commit }]);
+  return { tree, commit, ref: input.ref, head, patch, patchSha256: sha256(patch), stats: patchStats(patch) };
+}

@@ -1,0 +1,144 @@
+/**
+ * Turns claude's stream events into what a person reads in the terminal. The live run and
+ * `nudge session replay` both use it, so a replay looks exactly like the session did.
+ */
+import path from "node:path";
+import type { Turn } from "../bundle/manifest-schema.js";
+import {
+  isText,
+  isToolResult,
+  isToolUse,
+  type StreamEvent,
+  type ToolResult,
+  type ToolUse,
+} from "../claude/stream-events.js";
+import { firstLines, formatCost, formatDuration, formatStat, oneLine } from "./format.js";
+import type { Style } from "./style.js";
+
+export interface RendererOptions {
+  style: Style;
+  write: (text: string) => void;
+  /** Show tool inputs and outputs in full-ish (--verbose). */
+  verbose: boolean;
+  /** Print the user's prompts (replay); a live run has them on screen already. */
+  showPrompts: boolean;
+  /** Paths in tool lines are shown relative to this. */
+  cwd: string;
+}
+
+export class EventRenderer {
+  private seenInit = false;
+  private readonly toolNames = new Map<string, string>();
+
+  constructor(private readonly o: RendererOptions) {}
+
+  render(event: StreamEvent): void {
+    switch (event.type) {
+      case "system":
+        return this.system(event);
+      case "assistant":
+        for (const block of event.message.content) {
+          if (isText(block) && block.text.trim()) this.o.write(`${block.text.trimEnd()}\n`);
+          else if (isToolUse(block)) this.toolUse(block);
+        }
+        if (event.error) this.o.write(this.o.style.red(`✗ ${oneLine(String(event.error), 200)}\n`));
+        return;
+      case "user":
+        if (typeof event.message.content === "string") return this.prompt(event.isReplay, event.message.content);
+        for (const block of event.message.content) {
+          if (isToolResult(block)) this.toolResult(block);
+          else if (isText(block) && event.isReplay) this.prompt(true, block.text);
+        }
+        return;
+      case "result":
+        if (event.is_error) {
+          const detail = event.result ?? (event.errors ?? []).map(String).join("; ");
+          this.o.write(this.o.style.red(`✗ ${event.subtype}${detail ? `: ${oneLine(detail, 300)}` : ""}\n`));
+        }
+        return;
+      case "invalid":
+        if (event.text.trim()) this.o.write(this.o.style.yellow(`! not JSON: ${oneLine(event.text, 120)}\n`));
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The line that closes a turn: number, duration, cost, what changed. */
+  turnEnd(turn: Turn): void {
+    const { style } = this.o;
+    const mark = turn.status === "complete" && !turn.result?.isError ? style.green("●") : style.red("●");
+    const parts = [
+      `turn ${turn.n}`,
+      turn.status === "complete" ? (turn.result?.subtype ?? "done") : turn.status,
+      formatDuration(turn.result?.durationMs ?? Date.parse(turn.endedAt) - Date.parse(turn.startedAt)),
+      formatCost(turn.result?.costUsd),
+      formatStat(turn.patch),
+    ];
+    this.o.write(`${mark} ${style.dim(parts.join(" · "))}\n`);
+  }
+
+  private system(event: Extract<StreamEvent, { type: "system" }>): void {
+    if (event.subtype === "init") {
+      // claude repeats init at every turn; once is news, after that it is noise.
+      if (!this.seenInit && this.o.verbose) this.o.write(this.o.style.dim(`claude ${event.model ?? ""}\n`));
+      this.seenInit = true;
+      return;
+    }
+    if (event.subtype === "api_retry") {
+      const status = event.error_status ? ` (HTTP ${event.error_status})` : "";
+      const wait = event.retry_delay_ms ? ` in ${formatDuration(event.retry_delay_ms)}` : "";
+      const attempt = event.attempt ? ` ${event.attempt}${event.max_retries ? `/${event.max_retries}` : ""}` : "";
+      this.o.write(this.o.style.yellow(`↻ API error${status}, retry${attempt}${wait}\n`));
+    }
+  }
+
+  private prompt(isReplay: boolean | undefined, text: string): void {
+    if (this.o.showPrompts && isReplay !== false) this.o.write(`${this.o.style.bold(this.o.style.cyan("›"))} ${text}\n`);
+  }
+
+  private toolUse(block: ToolUse): void {
+    this.toolNames.set(block.id, block.name);
+    const detail = toolDetail(block, this.o.cwd);
+    this.o.write(this.o.style.cyan(`⏺ ${block.name}${detail ? `(${detail})` : ""}\n`));
+    if (this.o.verbose) {
+      for (const line of firstLines(JSON.stringify(block.input, null, 2), 12)) this.o.write(this.o.style.dim(`  ${line}\n`));
+    }
+  }
+
+  private toolResult(block: ToolResult): void {
+    const text = toolResultText(block.content);
+    if (block.is_error) {
+      for (const line of firstLines(text, 4)) this.o.write(this.o.style.red(`  ⎿ ${line}\n`));
+    } else if (this.o.verbose && text) {
+      for (const line of firstLines(text, 10)) this.o.write(this.o.style.dim(`  ⎿ ${line}\n`));
+    }
+  }
+}
+
+/** The one detail that says what a tool call does: a path, a command, a pattern. */
+export function toolDetail(block: ToolUse, cwd: string): string {
+  const input = block.input;
+  const str = (key: string) => (typeof input[key] === "string" ? (input[key] as string) : undefined);
+  const rel = (p: string) => (path.isAbsolute(p) && p.startsWith(cwd + path.sep) ? path.relative(cwd, p) : p);
+  const filePath = str("file_path") ?? str("notebook_path");
+  if (filePath) return rel(filePath);
+  if (str("command")) return oneLine(str("command")!, 100);
+  if (str("pattern")) return oneLine(`${str("pattern")}${str("path") ? ` in ${rel(str("path")!)}` : ""}`, 100);
+  if (str("url")) return str("url")!;
+  if (str("query")) return oneLine(str("query")!, 100);
+  if (str("description")) return oneLine(str("description")!, 100);
+  const first = Object.values(input).find((v) => typeof v === "string") as string | undefined;
+  return first ? oneLine(first, 80) : "";
+}
+
+function toolResultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((c) => (c && typeof c === "object" && "text" in c && typeof c.text === "string" ? c.text : ""))
+      .filter(Boolean)
+      .join("\n");
+  }
+  return "";
+}

@@ -1,0 +1,151 @@
+/**
+ * The conversation loop of `nudge claude run`: read a prompt, handle slash commands, run the
+ * turn, show its end line. Ctrl-C during a turn interrupts the turn; at the prompt it ends the
+ * session, which always leaves a complete bundle.
+ */
+import { UserError } from "../errors.js";
+import type { Turn } from "../bundle/manifest-schema.js";
+import type { LiveSession } from "../recorder/live-session.js";
+import type { StreamEvent } from "../claude/stream-events.js";
+import type { EventRenderer } from "./event-renderer.js";
+import { formatCost } from "./format.js";
+import type { PromptSource } from "./prompt-input.js";
+import type { Style } from "./style.js";
+
+export interface SlashHooks {
+  /** /rewind <n>: returns a line to show. */
+  rewind?: (turn: number) => Promise<string>;
+  /** /fork [n]: returns a line to show. */
+  fork?: (turn: number | undefined) => Promise<string>;
+}
+
+export interface RunLoopOptions {
+  live: LiveSession;
+  prompts: PromptSource;
+  renderer: EventRenderer;
+  style: Style;
+  /** Status lines (turn ends, notices) go here; stdout keeps claude's words. */
+  say: (line: string) => void;
+  firstPrompt?: string;
+  slash?: SlashHooks;
+}
+
+const HELP = [
+  "/session          this session's ids, bundle, turns and cost",
+  "/rewind <n>       put code and conversation back to turn n",
+  "/fork [n]         fork this session at turn n (default: the last)",
+  "/help             this list",
+  "/exit             end the session (also Ctrl-C or Ctrl-D at the prompt)",
+];
+
+export async function runLoop(o: RunLoopOptions): Promise<void> {
+  const { live, style, say } = o;
+  let lastError = "";
+  live.recorder.listen({
+    event: (event: StreamEvent) => {
+      if (event.type === "result" && event.is_error) lastError = event.result ?? (event.errors ?? []).join("; ");
+      if (event.type === "assistant" && event.error) lastError = String(event.error);
+    },
+  });
+  const onSigint = () => {
+    const state = live.interrupt();
+    if (state === "interrupting") say(style.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
+    else if (state === "killed") say(style.red("■ stopping claude; the turn is kept as incomplete"));
+    else o.prompts.close();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    let prompt: string | null | undefined = o.firstPrompt;
+    for (;;) {
+      if (prompt === undefined) prompt = await o.prompts.next();
+      if (prompt === null) return;
+      const text: string = prompt;
+      prompt = undefined;
+      if (text.trim().startsWith("/")) {
+        if ((await slash(text.trim(), o)) === "exit") return;
+        continue;
+      }
+      lastError = "";
+      const turn = await live.runTurn(text);
+      o.renderer.turnEnd(turn);
+      failOnFatal(turn, lastError || live.stderrText);
+    }
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+async function slash(line: string, o: RunLoopOptions): Promise<"exit" | "handled"> {
+  const [command, arg] = line.split(/\s+/, 2);
+  switch (command) {
+    case "/exit":
+    case "/quit":
+    case "/q":
+      return "exit";
+    case "/help":
+    case "/h":
+    case "/?":
+      for (const l of HELP) o.say(l);
+      return "handled";
+    case "/session":
+      for (const l of sessionLines(o.live)) o.say(l);
+      return "handled";
+    case "/rewind":
+      if (!o.slash?.rewind) return unknown(command, o);
+      if (!arg || !/^\d+$/.test(arg)) throw new UserError("usage: /rewind <turn>", "type /session to see the turns");
+      o.say(await o.slash.rewind(Number(arg)));
+      return "handled";
+    case "/fork":
+      if (!o.slash?.fork) return unknown(command, o);
+      o.say(await o.slash.fork(arg && /^\d+$/.test(arg) ? Number(arg) : undefined));
+      return "handled";
+    default:
+      return unknown(command ?? line, o);
+  }
+}
+
+function unknown(command: string, o: RunLoopOptions): "handled" {
+  o.say(o.style.yellow(`unknown command ${command}; /help lists them`));
+  return "handled";
+}
+
+function sessionLines(live: LiveSession): string[] {
+  const m = live.recorder.manifest;
+  const cost = m.turns.reduce((sum, t) => sum + (t.result?.costUsd ?? 0), 0);
+  return [
+    `session        ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""}`,
+    `claude session ${live.recorder.claudeSessionId ?? "(none yet)"}`,
+    `bundle         ${live.recorder.files.dir}`,
+    `turns          ${m.turns.length - 1}`,
+    `cost           ${formatCost(cost)}`,
+  ];
+}
+
+/** Errors no further prompt can fix: stop with a hint (the bundle is complete either way). */
+function failOnFatal(turn: Turn, errorText: string): void {
+  if (!turn.result?.isError && turn.status !== "incomplete") return;
+  if (/No conversation found/i.test(errorText)) {
+    throw new UserError(
+      `claude could not find the conversation to resume: ${errorText.split("\n")[0]}`,
+      "its transcript is missing from this machine's claude config; start a new session with: nudge claude run",
+    );
+  }
+  if (/authenticat|api key|x-api-key|\b401\b|\/login|oauth/i.test(errorText)) {
+    throw new UserError(
+      `claude could not authenticate with the API: ${errorText.slice(0, 200)}`,
+      "set ANTHROPIC_API_KEY or run `claude /login`, then continue with: nudge claude run -c",
+    );
+  }
+  if (/rate.?limit|\b429\b|overloaded|\b529\b/i.test(errorText)) {
+    throw new UserError(
+      `the API is rate limiting claude: ${errorText.slice(0, 200)}`,
+      "wait a minute, then continue with: nudge claude run -c",
+    );
+  }
+  if (turn.status === "incomplete" && turn.lines.from === turn.lines.to) {
+    throw new UserError(
+      `claude exited without answering${errorText ? `: ${errorText.split("\n").slice(-3).join(" ")}` : ""}`,
+      "check the arguments passed to claude (after --) and that `claude -p hello` works on its own",
+    );
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The recorder end to end: the real claude binary, driven by the scripted API, changes a real
+ * repository through Write, Edit and Bash over 3 turns fed on stdin; the bundle must hold all of
+ * it exactly and the user's git state must be untouched.
+ */
+import { execa } from "execa";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ManifestSchema } from "../../src/bundle/manifest-schema.js";
+import { claudeEnv } from "../support/claude-env.js";
+import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { teeClaude } from "../support/tee-claude.js";
+
+let api: ScriptedApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+async function userGitState(repo: string) {
+  return {
+    head: await git(repo, "rev-parse", "HEAD"),
+    symbolic: await git(repo, "symbolic-ref", "HEAD"),
+    branches: await git(repo, "for-each-ref", "refs/heads", "refs/tags"),
+    stash: await git(repo, "stash", "list"),
+    index: sha(path.join(repo, ".git", "index")),
+  };
+}
+
+describe("nudge claude run records a session", () => {
+  it("records 3 turns of Write, Edit and Bash: bytes, patches, trees, and leaves git alone", async () => {
+    const repo = await gitdir({
+      ".gitignore": "*.log\n",
+      "keep.txt": "line one\nline two\n",
+      "old-name.txt": "to be renamed\n",
+      "doomed.txt": "to be deleted\n",
+      "script.sh": "#!/bin/sh\necho hi\n",
+    });
+    // Uncommitted work at the start belongs to turn 0: a staged edit, an untracked file, an ignored one.
+    writeFiles(repo, { "keep.txt": "line one\nline two\nline three\n", "notes.md": "untracked\n", "debug.log": "ignored\n" });
+    await git(repo, "add", "keep.txt");
+    const before = await userGitState(repo);
+
+    api = await startScriptedApi([
+      // turn 1: create a file with Write
+      { tool: "Write", input: { file_path: path.join(repo, "src/new.ts"), content: "export const x = 1;\n" } },
+      { text: "Created src/new.ts." },
+      // turn 2: Edit needs a Read first
+      { tool: "Read", input: { file_path: path.join(repo, "keep.txt") } },
+      { tool: "Edit", input: { file_path: path.join(repo, "keep.txt"), old_string: "line two", new_string: "line 2" } },
+      { text: "Edited keep.txt." },
+      // turn 3: Bash deletes, renames, chmods, writes a binary file and a symlink, and an ignored log
+      {
+        tool: "Bash",
+        input: {
+          command:
+            "rm doomed.txt && mv old-name.txt renamed.txt && chmod +x script.sh && printf '\\000\\001\\002\\377binary' > blob.bin && ln -s keep.txt link.txt && echo noise > run.log",
+          description: "shuffle files",
+        },
+      },
+      { text: "Shuffled." },
+    ]);
+    const scratch = tempDir();
+    const tee = teeClaude(scratch);
+    const run = await runNudge(["claude", "run", "--claude-bin", tee.bin, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", "add src/new.ts"], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(scratch, "claude-config")),
+      input: "change line two\nshuffle the files\n",
+    });
+    expect(run.stderr).not.toMatch(/error|bug/i);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain("⏺ Write(src/new.ts)");
+    expect(run.stdout).toContain("⏺ Bash(rm doomed.txt");
+    expect(run.stdout).toMatch(/turn 3 · success/);
+
+    // The files really changed on disk.
+    expect(readFileSync(path.join(repo, "keep.txt"), "utf8")).toBe("line one\nline 2\nline three\n");
+    expect(existsSync(path.join(repo, "doomed.txt"))).toBe(false);
+
+    const list = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+    expect(list).toHaveLength(1);
+    expect(list[0].turns).toBe(3);
+    const show = JSON.parse((await runNudge(["session", "show", list[0].id.slice(0, 4), "--json"], { cwd: repo })).stdout);
+    const bundle: string = show.path;
+    expect(bundle).toBe(path.join(repo, ".git", "nudge", "sessions", list[0].id));
+
+    const manifest = ManifestSchema.parse(JSON.parse(readFileSync(path.join(bundle, "manifest.json"), "utf8")));
+    expect(manifest.state).toBe("complete");
+    expect(manifest.turns.map((t) => [t.n, t.prompt, t.status])).toEqual([
+      [0, null, "complete"],
+      [1, "add src/new.ts", "complete"],
+      [2, "change line two", "complete"],
+      [3, "shuffle the files", "complete"],
+    ]);
+    expect(manifest.repo.baseCommit).toBe(before.head);
+    expect(manifest.claude.version).toBe("2.1.329");
+
+    // conversation.jsonl is claude's stdout, byte for byte; every line has an arrival time.
+    const conversation = readFileSync(path.join(bundle, "conversation.jsonl"));
+    expect(conversation.equals(readFileSync(tee.stdoutFile))).toBe(true);
+    const lineCount = conversation.toString("utf8").split("\n").length - 1;
+    expect(readFileSync(path.join(bundle, "timing.txt"), "utf8").trim().split("\n")).toHaveLength(lineCount);
+    expect(manifest.turns.at(-1)!.lines.to).toBe(lineCount);
+    for (const turn of manifest.turns.slice(1)) {
+      const lines = conversation.toString("utf8").split("\n").slice(turn.lines.from, turn.lines.to);
+      expect(JSON.parse(lines.at(-1)!).type).toBe("result");
+      expect(turn.result?.costUsd).toBeGreaterThan(0);
+      expect(turn.lastAssistantUuid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(existsSync(path.join(bundle, turn.transcript!))).toBe(true);
+    }
+
+    // Applying the patches in order onto the base commit reproduces every recorded tree.
+    const index = path.join(scratch, "replay-index");
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    await execa("git", ["read-tree", manifest.repo.baseCommit!], { cwd: repo, env });
+    for (const turn of manifest.turns) {
+      const patch = path.join(bundle, turn.patch.file);
+      expect(sha(patch)).toBe(turn.patch.sha256);
+      if (turn.patch.bytes > 0) await execa("git", ["apply", "--cached", "--binary", patch], { cwd: repo, env });
+      expect((await execa("git", ["write-tree"], { cwd: repo, env })).stdout).toBe(turn.snapshot.tree);
+      expect(await git(repo, "rev-parse", `refs/nudge/${manifest.id}/${turn.n}^{tree}`)).toBe(turn.snapshot.tree);
+    }
+
+    // Turn 0 holds the uncommitted start; ignored files are never captured.
+    const tree0 = await git(repo, "ls-tree", "-r", "--name-only", manifest.turns[0]!.snapshot.tree);
+    expect(tree0.split("\n")).toEqual(expect.arrayContaining(["notes.md", "keep.txt"]));
+    expect(await git(repo, "show", `${manifest.turns[0]!.snapshot.tree}:keep.txt`)).toContain("line three");
+    const tree3 = await git(repo, "ls-tree", "-r", manifest.turns[3]!.snapshot.tree);
+    expect(tree3).toMatch(/^100755 blob \S+\tscript\.sh$/m);
+    expect(tree3).toMatch(/^120000 blob \S+\tlink\.txt$/m);
+    expect(tree3).toMatch(/\tblob\.bin$/m);
+    expect(tree3).toMatch(/\trenamed\.txt$/m);
+    expect(tree3).not.toMatch(/doomed\.txt|old-name\.txt|\.log/);
+    expect(manifest.turns[3]!.patch).toMatchObject({ binaryFiles: 1 });
+
+    // The user's HEAD, index, branches and stash are exactly as they were.
+    expect(await userGitState(repo)).toEqual(before);
+  });
+
+  it("keeps a line that is not JSON and warns, without failing the session", async () => {
+    const repo = await gitdir();
+    const scratch = tempDir();
+    // A claude that prints a stray non-JSON line before handing over to the real binary.
+    const noisy = path.join(scratch, "noisy-claude.sh");
+    writeFileSync(noisy, `#!/usr/bin/env bash\necho 'Debugger listening on ws://x'\nexec "${(await import("../support/claude-env.js")).CLAUDE_BIN}" "$@"\n`, { mode: 0o755 });
+    api = await startScriptedApi([{ text: "hello back" }]);
+    const run = await runNudge(["claude", "run", "--claude-bin", noisy, "hello"], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(scratch, "cfg")),
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain("not JSON (line 1); kept as is");
+    expect(run.stdout).toContain("hello back");
+    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+    const conversation = readFileSync(path.join(session.path, "conversation.jsonl"), "utf8");
+    expect(conversation.startsWith("Debugger listening on ws://x\n")).toBe(true);
+    expect(session.turns).toBe(1);
+  });
+
+  it("captures a symlink that already existed at the start in turn 0", async () => {
+    const repo = await gitdir();
+    symlinkSync("README.md", path.join(repo, "readme-link"));
+    const scratch = tempDir();
+    api = await startScriptedApi([{ text: "ok" }]);
+    const run = await runNudge(["claude", "run", "--claude-bin", (await import("../support/claude-env.js")).CLAUDE_BIN, "hi"], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(scratch, "cfg")),
+    });
+    expect(run.exitCode).toBe(0);
+    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+    const tree = await git(repo, "ls-tree", `refs/nudge/${session.id}/0`);
+    expect(tree).toMatch(/^120000 blob \S+\treadme-link$/m);
+  });
+});

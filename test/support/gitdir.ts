@@ -1,0 +1,42 @@
+/** A real temp git repository in one line, removed when the test finishes. */
+import { execa } from "execa";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { onTestFinished } from "vitest";
+
+export function tempDir(prefix = "nudge-test-"): string {
+  // realpath: macOS-style /tmp symlinks would make claude's cwd differ from ours.
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export async function git(cwd: string, ...args: string[]): Promise<string> {
+  return (await execa("git", args, { cwd })).stdout;
+}
+
+/** init, a local identity, no signing, no auto-gc, branch main, and a first commit of `files`. */
+export async function gitdir(files: Record<string, string> = { "README.md": "# test repo\n" }): Promise<string> {
+  const dir = tempDir();
+  await git(dir, "init", "-q", "-b", "main");
+  for (const [key, value] of Object.entries({
+    "user.name": "Test",
+    "user.email": "test@example.com",
+    "commit.gpgSign": "false",
+    "gc.auto": "0",
+  })) {
+    await git(dir, "config", key, value);
+  }
+  writeFiles(dir, files);
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-q", "-m", "first commit");
+  return dir;
+}
+
+export function writeFiles(dir: string, files: Record<string, string | Buffer>): void {
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), content);
+  }
+}

@@ -72,6 +72,10 @@ export const ResultEvent = z.looseObject({
   usage: z.record(z.string(), z.unknown()).optional(),
   result: z.string().optional(),
   errors: z.array(z.unknown()).optional(),
+  /** Set when the turn ended on an API error (the subtype still says "success" then). */
+  api_error_status: z.number().nullable().optional(),
+  /** "completed", "api_error", "aborted_streaming" (an interrupt), ... */
+  terminal_reason: z.string().optional(),
 });
 
 export const ControlResponseEvent = z.looseObject({

@@ -54,6 +54,8 @@ export interface TakeSnapshotInput {
 
 export async function takeSnapshot(input: TakeSnapshotInput): Promise<SnapshotResult> {
   const { root, indexFile } = input;
+  // HEAD does not depend on the staging: read it alongside, off the critical path.
+  const head = git.headCommit(root);
   let tree: string;
   try {
     tree = await git.stageAllAndWriteTree(root, indexFile);
@@ -63,12 +65,10 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<SnapshotRe
     await fs.rm(indexFile, { force: true });
     tree = await git.stageAllAndWriteTree(root, indexFile);
   }
-  // Independent of each other: run them side by side to keep the per-turn cost down.
-  const [commit, patch, head] = await Promise.all([
-    git.commitTree(root, tree, input.parent ? [input.parent] : [], input.message),
-    tree === input.previousTree ? Promise.resolve(Buffer.alloc(0)) : git.diffTrees(root, input.previousTree, tree),
-    git.headCommit(root),
-  ]);
+  // The patch needs only the two trees: compute it while the commit and ref are written.
+  const patch = tree === input.previousTree ? Promise.resolve(Buffer.alloc(0)) : git.diffTrees(root, input.previousTree, tree);
+  const commit = await git.commitTree(root, tree, input.parent ? [input.parent] : [], input.message);
   await git.updateRefs(root, [{ ref: input.ref, commit }]);
-  return { tree, commit, ref: input.ref, head, patch, patchSha256: sha256(patch), stats: patchStats(patch) };
+  const bytes = await patch;
+  return { tree, commit, ref: input.ref, head: await head, patch: bytes, patchSha256: sha256(bytes), stats: patchStats(bytes) };
 }

@@ -51,7 +51,9 @@ export class EventRenderer {
         }
         return;
       case "result":
-        if (event.is_error) {
+        if (event.terminal_reason?.startsWith("aborted")) {
+          this.o.write(this.o.style.yellow("⏸ turn interrupted\n"));
+        } else if (event.is_error) {
           const detail = event.result ?? (event.errors ?? []).map(String).join("; ");
           this.o.write(this.o.style.red(`✗ ${event.subtype}${detail ? `: ${oneLine(detail, 300)}` : ""}\n`));
         }

@@ -40,11 +40,17 @@ const HELP = [
 
 export async function runLoop(o: RunLoopOptions): Promise<void> {
   const { live, style, say } = o;
-  let lastError = "";
+  let failure: TurnFailure = { text: "", status: null };
   live.recorder.listen({
     event: (event: StreamEvent) => {
-      if (event.type === "result" && event.is_error) lastError = event.result ?? (event.errors ?? []).join("; ");
-      if (event.type === "assistant" && event.error) lastError = String(event.error);
+      if (event.type === "result" && event.is_error && failure.status === null) {
+        failure = { text: event.result ?? (event.errors ?? []).join("; "), status: event.api_error_status ?? failure.status };
+      }
+      // claude retries a 401 ten times over ~3 minutes; a bad key will not get better, so stop now.
+      if (event.type === "system" && event.subtype === "api_retry" && (event.error_status === 401 || event.error_status === 403)) {
+        failure = { text: String(event.error ?? "authentication failed"), status: event.error_status };
+        live.interrupt();
+      }
     },
   });
   const onSigint = () => {
@@ -65,14 +71,19 @@ export async function runLoop(o: RunLoopOptions): Promise<void> {
         if ((await slash(text.trim(), o)) === "exit") return;
         continue;
       }
-      lastError = "";
+      failure = { text: "", status: null };
       const turn = await live.runTurn(text);
       o.renderer.turnEnd(turn);
-      failOnFatal(turn, lastError || live.stderrText);
+      failOnFatal(turn, failure.text ? failure : { text: live.stderrText, status: null });
     }
   } finally {
     process.off("SIGINT", onSigint);
   }
+}
+
+interface TurnFailure {
+  text: string;
+  status: number | null;
 }
 
 async function slash(line: string, o: RunLoopOptions): Promise<"exit" | "handled"> {
@@ -122,29 +133,28 @@ function sessionLines(live: LiveSession): string[] {
 }
 
 /** Errors no further prompt can fix: stop with a hint (the bundle is complete either way). */
-function failOnFatal(turn: Turn, errorText: string): void {
+function failOnFatal(turn: Turn, failure: TurnFailure): void {
   if (!turn.result?.isError && turn.status !== "incomplete") return;
-  if (/No conversation found/i.test(errorText)) {
+  const text = failure.text;
+  const firstLine = text.split("\n")[0]!.slice(0, 200);
+  if (/No conversation found/i.test(text)) {
     throw new UserError(
-      `claude could not find the conversation to resume: ${errorText.split("\n")[0]}`,
+      `claude could not find the conversation to resume: ${firstLine}`,
       "its transcript is missing from this machine's claude config; start a new session with: nudge claude run",
     );
   }
-  if (/authenticat|api key|x-api-key|\b401\b|\/login|oauth/i.test(errorText)) {
+  if (failure.status === 401 || failure.status === 403 || /authentication_failed|invalid api key|\/login/i.test(text)) {
     throw new UserError(
-      `claude could not authenticate with the API: ${errorText.slice(0, 200)}`,
+      `claude could not authenticate with the API (${firstLine})`,
       "set ANTHROPIC_API_KEY or run `claude /login`, then continue with: nudge claude run -c",
     );
   }
-  if (/rate.?limit|\b429\b|overloaded|\b529\b/i.test(errorText)) {
-    throw new UserError(
-      `the API is rate limiting claude: ${errorText.slice(0, 200)}`,
-      "wait a minute, then continue with: nudge claude run -c",
-    );
+  if (failure.status === 429 || /rate.?limit/i.test(text)) {
+    throw new UserError(`the API is rate limiting claude (${firstLine})`, "wait a minute, then continue with: nudge claude run -c");
   }
   if (turn.status === "incomplete" && turn.lines.from === turn.lines.to) {
     throw new UserError(
-      `claude exited without answering${errorText ? `: ${errorText.split("\n").slice(-3).join(" ")}` : ""}`,
+      `claude exited without answering${text ? `: ${text.split("\n").slice(-3).join(" ")}` : ""}`,
       "check the arguments passed to claude (after --) and that `claude -p hello` works on its own",
     );
   }

@@ -31,6 +31,9 @@ export function claudeEnv(api: { url: string }, configDir: string): Record<strin
     DISABLE_ERROR_REPORTING: '1',
     // Transcripts, settings and .claude.json go here instead of ~/.claude.
     CLAUDE_CONFIG_DIR: configDir,
+    // Deliberately NOT set: CLAUDE_CODE_MAX_RETRIES. Default 10 retries with
+    // backoff take ~3 min on a persistent 401/429; tests scripting httpError
+    // steps should add CLAUDE_CODE_MAX_RETRIES: '0' (or '1') themselves.
   };
 }
 

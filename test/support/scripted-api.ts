@@ -10,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 export type ScriptStep =
   | { text: string } // end_turn with a text block
   | { tool: string; input: Record<string, unknown>; text?: string } // optional text, then tool_use; stop_reason tool_use
-  | { httpError: { status: number; type: string; message: string } } // error body shaped like the real API
+  // Error body shaped like the real API. claude retries 401/429 (up to
+  // CLAUDE_CODE_MAX_RETRIES, default 10, ~3 min of backoff) and every retry is
+  // another main-loop request, so script one httpError per attempt.
+  | { httpError: { status: number; type: string; message: string } }
   | { delayMs: number; then: ScriptStep }; // wait before answering (lets tests interrupt a running turn)
 
 export interface RecordedRequest {
@@ -90,7 +93,8 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
     if ('httpError' in step) {
       const { status, type, message } = step.httpError;
       const headers: Record<string, string> = { 'request-id': nextId('req') };
-      // Real 429s carry retry-after; keep it at 0 so client backoff stays short.
+      // Real 429s carry retry-after. (Measured: claude 2.1.329 still backs off
+      // ~0.5s, 1s, 2s, ... with 0 here, so it doesn't speed tests up.)
       if (status === 429) headers['retry-after'] = '0';
       sendJson(res, status, { type: 'error', error: { type, message }, request_id: headers['request-id'] }, headers);
       return;

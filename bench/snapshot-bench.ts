@@ -1,0 +1,48 @@
+/**
+ * Per-turn snapshot cost against `git status --porcelain -uall` on the same repo, same state,
+ * same run: each turn makes a small change, then both are timed, alternating which goes first.
+ */
+import { execa } from "execa";
+import path from "node:path";
+import { preparePrivateIndex, takeSnapshot } from "../src/snapshot/snapshotter.js";
+import * as git from "../src/snapshot/git.js";
+import { generateRepo, median, smallChange, timeIt } from "./bench-repo.js";
+
+export interface SnapshotBenchRow {
+  files: number;
+  turns: number;
+  gitStatusMs: number;
+  snapshotMs: number;
+  ratio: number;
+}
+
+export async function snapshotBench(files: number, turns: number): Promise<SnapshotBenchRow> {
+  const repo = await generateRepo(files);
+  const indexFile = path.join(repo, ".git", "nudge", "index", "bench");
+  await preparePrivateIndex(repo, indexFile);
+  const head = (await git.headCommit(repo))!;
+  let previous = { commit: head, tree: await git.treeOf(repo, head) };
+  const status = () => execa("git", ["status", "--porcelain", "-uall"], { cwd: repo });
+  const snapshot = async (n: number) => {
+    const s = await takeSnapshot({ root: repo, indexFile, ref: `refs/nudge/bench/${n}`, parent: previous.commit, previousTree: previous.tree, message: `turn ${n}` });
+    previous = { commit: s.commit, tree: s.tree };
+  };
+  // Warm-up: the first snapshot seeds the private index, the first status warms the OS cache.
+  await status();
+  await snapshot(0);
+  const statusTimes: number[] = [];
+  const snapshotTimes: number[] = [];
+  for (let n = 1; n <= turns; n++) {
+    smallChange(repo, n);
+    if (n % 2) {
+      statusTimes.push(await timeIt(status));
+      snapshotTimes.push(await timeIt(() => snapshot(n)));
+    } else {
+      snapshotTimes.push(await timeIt(() => snapshot(n)));
+      statusTimes.push(await timeIt(status));
+    }
+  }
+  const gitStatusMs = median(statusTimes);
+  const snapshotMs = median(snapshotTimes);
+  return { files, turns, gitStatusMs, snapshotMs, ratio: snapshotMs / gitStatusMs };
+}

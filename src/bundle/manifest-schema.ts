@@ -83,6 +83,10 @@ export const ManifestSchema = z.object({
     .nonnegative()
     .nullable()
     .describe("set by a rewind: the next run continues from this turn in an automatic fork, keeping later turns"),
+  pendingTurn: z
+    .object({ n: z.number().int().positive(), prompt: z.string(), startedAt: isoTime, fromLine: z.number().int().nonnegative() })
+    .nullable()
+    .describe("the turn in flight, written when it starts so a crash cannot lose its prompt"),
   turns: z.array(TurnSchema),
 });
 

@@ -90,10 +90,6 @@ async function runClaude(input: RunInput): Promise<void> {
     throw new UserError(`the session's directory is gone: ${runCwd}`, "fork the session into a worktree: nudge session fork <id> --worktree <path>");
   }
   const configDir = claudeConfigDir();
-  const recorder = await SessionRecorder.start(opened.dir, opened.manifest, privateIndexFile(store, opened.manifest.id), {
-    claudeConfigDir: configDir,
-    cwd: runCwd,
-  });
   const style = makeStyle(colorEnabled(process.stdout));
   const errStyle = makeStyle(colorEnabled(process.stderr));
   const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -104,7 +100,13 @@ async function runClaude(input: RunInput): Promise<void> {
     showPrompts: false,
     cwd: runCwd,
   });
-  recorder.listen({ event: (e) => renderer.render(e), warning: (w) => say(errStyle.yellow(`! ${w}`)) });
+  const recorder = await SessionRecorder.start(
+    opened.dir,
+    opened.manifest,
+    privateIndexFile(store, opened.manifest.id),
+    { claudeConfigDir: configDir, cwd: runCwd },
+    { event: (e) => renderer.render(e), warning: (w) => say(errStyle.yellow(`! ${w}`)) },
+  );
   const m = recorder.manifest;
   say(errStyle.dim(`● nudge ${opened.isNew ? "recording" : "continuing"} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${opened.dir}`));
 

@@ -44,9 +44,9 @@ export class LiveSession {
   async runTurn(prompt: string): Promise<Turn> {
     const process = await this.ensureProcess();
     this.interrupts = 0;
-    const done = this.o.recorder.beginTurn(prompt);
+    const { saved } = await this.o.recorder.beginTurn(prompt);
     process.sendPrompt(prompt);
-    return done;
+    return saved;
   }
 
   /** Ctrl-C during a turn: ask claude to stop it; a second Ctrl-C stops claude itself. */

@@ -57,6 +57,7 @@ export async function createSession(store: Store, cwd: string, parent: Manifest[
     parent,
     resume: null,
     rewoundTo: null,
+    pendingTurn: null,
     turns: [],
   };
   return { dir, manifest, isNew: true };

@@ -3,13 +3,13 @@
  * stream, and at each turn's end snapshots the code, copies claude's transcript and rewrites the
  * manifest atomically. It knows nothing about terminals; listeners get the parsed events.
  */
-import { promises as fs } from "node:fs";
+import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic, copyFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest, Turn, TurnResult } from "../bundle/manifest-schema.js";
 import { acquireLock } from "../bundle/session-lock.js";
 import { bundleFiles, patchName, writeManifest, type BundleFiles } from "../bundle/store.js";
-import { lineText, parseLine } from "../claude/ndjson.js";
+import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type ResultEvent, type StreamEvent } from "../claude/stream-events.js";
 import { findTranscript } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
@@ -62,7 +62,13 @@ export class SessionRecorder {
    * Start recording into a bundle folder: lock it, open the logs, and for a new session
    * snapshot turn 0 (HEAD plus uncommitted work) before claude touches anything.
    */
-  static async start(dir: string, manifest: Manifest, indexFile: string, context: RecorderContext): Promise<SessionRecorder> {
+  static async start(
+    dir: string,
+    manifest: Manifest,
+    indexFile: string,
+    context: RecorderContext,
+    listener?: RecorderListener,
+  ): Promise<SessionRecorder> {
     const files = bundleFiles(dir);
     await fs.mkdir(files.changes, { recursive: true });
     await fs.mkdir(files.transcripts, { recursive: true });
@@ -70,7 +76,9 @@ export class SessionRecorder {
     try {
       await preparePrivateIndex(manifest.repo.root, indexFile);
       const recorder = new SessionRecorder(manifest, files, ConversationLog.open(files), indexFile, context, release);
+      if (listener) recorder.listen(listener);
       if (manifest.turns.length === 0) await recorder.recordTurnZero();
+      else await recorder.recoverUnsavedTurn();
       recorder.manifest_ = { ...recorder.manifest_, state: "recording", updatedAt: now() };
       await writeManifest(dir, recorder.manifest_);
       return recorder;
@@ -97,16 +105,29 @@ export class SessionRecorder {
     return this.manifest_.turns.findLast((t) => t.claudeSessionId)?.claudeSessionId ?? null;
   }
 
-  beginTurn(prompt: string): Promise<Turn> {
-    if (this.open) throw new Error("a turn is already in progress");
+  /**
+   * Open a turn. Its prompt is written to the manifest before claude sees it, so no crash can
+   * lose it; the returned promise settles once the turn is saved.
+   */
+  async beginTurn(prompt: string): Promise<{ saved: Promise<Turn> }> {
+    const open = this.openTurn(prompt, this.log.lineCount);
+    const pendingTurn = { n: open.n, prompt, startedAt: open.startedAt, fromLine: open.fromLine };
+    this.manifest_ = { ...this.manifest_, pendingTurn, updatedAt: now() };
+    await writeManifest(this.files.dir, this.manifest_);
+    // Wrapped: an async function returning a bare promise would wait for the whole turn.
+    return { saved: open.done };
+  }
+
+  private openTurn(prompt: string, fromLine: number, startedAt = now()): OpenTurn {
+    if (this.open) throw new InternalError("a turn is already in progress");
     let resolve!: (turn: Turn) => void;
     let reject!: (error: Error) => void;
     const done = new Promise<Turn>((res, rej) => ((resolve = res), (reject = rej)));
     this.open = {
       n: this.manifest_.turns.length,
       prompt,
-      startedAt: now(),
-      fromLine: this.log.lineCount,
+      startedAt,
+      fromLine,
       interruptRequested: false,
       result: null,
       claudeSessionId: null,
@@ -115,7 +136,7 @@ export class SessionRecorder {
       resolve,
       reject,
     };
-    return done;
+    return this.open;
   }
 
   markInterruptRequested(): void {
@@ -225,9 +246,31 @@ export class SessionRecorder {
     };
     // A turn that reached claude consumes a pending fork point: later runs resume this turn's session.
     const resume = open.claudeSessionId ? null : this.manifest_.resume;
-    this.manifest_ = { ...this.manifest_, resume, updatedAt: now(), turns: [...this.manifest_.turns, turn] };
+    this.manifest_ = { ...this.manifest_, resume, pendingTurn: null, updatedAt: now(), turns: [...this.manifest_.turns, turn] };
     await writeManifest(this.files.dir, this.manifest_);
     return turn;
+  }
+
+  /**
+   * nudge was killed (or the machine died) mid-turn: claude's lines reached conversation.jsonl
+   * but the turn was never saved. Save it now from those lines — complete if its result had
+   * arrived, incomplete otherwise — with the code as it is found now.
+   */
+  private async recoverUnsavedTurn(): Promise<void> {
+    const last = this.manifest_.turns.at(-1)!;
+    const pending = this.manifest_.pendingTurn;
+    if (!pending && this.log.lineCount <= last.lines.to) return;
+    const fromLine = pending?.fromLine ?? last.lines.to;
+    const open = this.openTurn(pending?.prompt ?? "(prompt not recorded)", fromLine, pending?.startedAt);
+    const lines = splitLines(readFileSync(this.files.conversation)).slice(fromLine, this.log.lineCount);
+    for (const line of lines) {
+      const event = toStreamEvent(parseLine(line), "");
+      this.observe(event);
+      if (event.type === "result" && !open.result) open.result = event;
+    }
+    this.finishTurn(open);
+    const turn = await open.done;
+    this.warn(`recovered turn ${turn.n} (${turn.status}), which nudge had not saved when it stopped`);
   }
 
   private async recordTurnZero(): Promise<void> {

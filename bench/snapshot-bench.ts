@@ -4,7 +4,7 @@
  */
 import { execa } from "execa";
 import path from "node:path";
-import { preparePrivateIndex, takeSnapshot } from "../src/snapshot/snapshotter.js";
+import { takeSnapshot } from "../src/snapshot/snapshotter.js";
 import * as git from "../src/snapshot/git.js";
 import { generateRepo, median, smallChange, timeIt } from "./bench-repo.js";
 
@@ -19,7 +19,6 @@ export interface SnapshotBenchRow {
 export async function snapshotBench(files: number, turns: number): Promise<SnapshotBenchRow> {
   const repo = await generateRepo(files);
   const indexFile = path.join(repo, ".git", "nudge", "index", "bench");
-  await preparePrivateIndex(repo, indexFile);
   const head = (await git.headCommit(repo))!;
   let previous = { commit: head, tree: await git.treeOf(repo, head) };
   const status = () => execa("git", ["status", "--porcelain", "-uall"], { cwd: repo });

@@ -13,7 +13,7 @@ import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type ResultEvent, type StreamEvent } from "../claude/stream-events.js";
 import { findTranscript } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
-import { snapshotRef, takeSnapshot, preparePrivateIndex } from "../snapshot/snapshotter.js";
+import { snapshotRef, takeSnapshot } from "../snapshot/snapshotter.js";
 import { InternalError, errorMessage } from "../errors.js";
 import { ConversationLog } from "./conversation-log.js";
 
@@ -74,7 +74,6 @@ export class SessionRecorder {
     await fs.mkdir(files.transcripts, { recursive: true });
     const release = await acquireLock(files.lock, manifest.id);
     try {
-      await preparePrivateIndex(manifest.repo.root, indexFile);
       const recorder = new SessionRecorder(manifest, files, ConversationLog.open(files), indexFile, context, release);
       if (listener) recorder.listen(listener);
       if (manifest.turns.length === 0) await recorder.recordTurnZero();

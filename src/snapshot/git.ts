@@ -12,6 +12,8 @@ import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
 
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+/** As the expected old value of a ref: "must not exist yet". */
+export const ZERO_OID = "0000000000000000000000000000000000000000";
 
 /** Who nudge's own snapshot commits are by; fixed so snapshots never depend on user config. */
 const SNAPSHOT_IDENTITY = {
@@ -137,6 +139,59 @@ export async function diffTrees(root: string, a: string, b: string): Promise<Buf
   return run(root, ["diff-tree", "-r", "-p", "--binary", "--full-index", "-M", "--no-color", a, b]);
 }
 
+/**
+ * The patch from tree `a` to tree `b` for a person to read. Unlike `diffTrees`, no --binary: a
+ * binary file is one "Binary files … differ" line instead of pages of base85. -M as in `diffTrees`,
+ * so renames pair up the same way as in the stored patches.
+ */
+export async function readablePatch(root: string, a: string, b: string): Promise<Buffer> {
+  return run(root, ["diff-tree", "-r", "-p", "-M", "--no-color", a, b]);
+}
+
+export interface TreeDiffEntry {
+  /** A added, D deleted, M modified (content or mode), T type changed (file ↔ symlink), R renamed. */
+  status: "A" | "D" | "M" | "T" | "R";
+  path: string;
+  /** The path before a rename. */
+  oldPath?: string;
+  /** Blob ids; all zeros on the side where the file does not exist. */
+  oldBlob: string;
+  newBlob: string;
+}
+
+/** The files that differ between two trees, one entry per file, in the order `readablePatch` shows them. */
+export async function diffEntries(root: string, a: string, b: string): Promise<TreeDiffEntry[]> {
+  // -z: paths verbatim, never C-quoted; --no-abbrev: full blob ids, which `blobSizes` looks up.
+  const out = await run(root, ["diff-tree", "-r", "-M", "-z", "--raw", "--no-abbrev", a, b]);
+  const fields = out.toString("utf8").split("\0");
+  const entries: TreeDiffEntry[] = [];
+  // Each record: ":<old mode> <new mode> <old blob> <new blob> <status>" then its path, or for a
+  // rename "R<similarity>" then the old and the new path.
+  for (let i = 0; i + 1 < fields.length; ) {
+    const [, , oldBlob = "", newBlob = "", code = ""] = fields[i]!.split(" ");
+    if (code.startsWith("R")) {
+      entries.push({ status: "R", oldPath: fields[i + 1]!, path: fields[i + 2]!, oldBlob, newBlob });
+      i += 3;
+    } else {
+      entries.push({ status: code as TreeDiffEntry["status"], path: fields[i + 1]!, oldBlob, newBlob });
+      i += 2;
+    }
+  }
+  return entries;
+}
+
+/** The size in bytes of each given blob, in one git call. */
+export async function blobSizes(root: string, blobs: string[]): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  if (blobs.length === 0) return sizes;
+  const out = await text(root, ["cat-file", "--batch-check"], { input: blobs.join("\n") + "\n" });
+  for (const line of out.split("\n")) {
+    const [id, type, size] = line.split(" "); // "<id> blob <size>", or "<id> missing"
+    if (id && type === "blob" && size) sizes.set(id, Number(size));
+  }
+  return sizes;
+}
+
 export interface TreeChange {
   status: "A" | "M" | "D" | "T";
   path: string;
@@ -164,4 +219,36 @@ export async function gitVersion(): Promise<string> {
   const result = await execa("git", ["--version"], { reject: false });
   if (result.exitCode !== 0) throw new UserError("git not found", "install git 2.30 or newer");
   return result.stdout.trim();
+}
+
+/**
+ * Move the work tree from tree `from` to tree `to` as `git checkout` would: changed files are
+ * rewritten, removed ones deleted, modes and symlinks set. Two-tree -m with -u needs the private
+ * index to hold `from` (it does: it was just staged). An untracked or ignored file in the way
+ * makes git refuse rather than overwrite it: nothing the user has is clobbered.
+ */
+export async function switchWorkTree(root: string, indexFile: string, from: string, to: string): Promise<void> {
+  await run(root, ["read-tree", "-m", "-u", from, to], { indexFile });
+}
+
+/** Make the user's index hold `commit`'s tree (the index half of `git reset --mixed`). Only with --reset-head. */
+export async function resetIndexTo(root: string, commit: string): Promise<void> {
+  await run(root, ["read-tree", commit]);
+}
+
+/** Move a branch (or a detached HEAD) only if it still points where we last saw it. */
+export async function moveRef(root: string, ref: string, to: string, expected: string): Promise<void> {
+  // --no-deref: with ref = "HEAD" on a detached HEAD, move HEAD itself, not what it may point to.
+  await run(root, ["update-ref", "--no-deref", "-m", "nudge rewind --reset-head", ref, to, expected]);
+}
+
+/** A new worktree at `commit`, detached so no branch is created or moved behind the user's back. */
+export async function addWorktree(root: string, dir: string, commit: string): Promise<void> {
+  await run(root, ["worktree", "add", "--detach", "--quiet", dir, commit]);
+}
+
+/** Is `a` an ancestor of `b`? (Commits claude made during a session descend from the base.) */
+export async function isAncestor(root: string, a: string, b: string): Promise<boolean> {
+  const result = await execa("git", ["merge-base", "--is-ancestor", a, b], { cwd: root, reject: false });
+  return result.exitCode === 0;
 }

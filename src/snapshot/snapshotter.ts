@@ -23,21 +23,18 @@ export function snapshotRef(sessionId: string, n: number): string {
 }
 
 /**
- * Make sure the private index exists. Seeding it from the user's index (a file copy) hands over
- * git's stat cache, so even the first snapshot of a 100k-file repo does not re-hash every file.
+ * Start the private index as a copy of the user's, at every capture. Two reasons: what counts as
+ * tracked must be what the user's git says (a file only nudge once staged must not stay
+ * "tracked" after the user ignores it), and the copy hands over git's stat cache, so unchanged
+ * files are not hashed again.
  */
-export async function preparePrivateIndex(root: string, indexFile: string): Promise<void> {
+export async function seedPrivateIndex(root: string, indexFile: string): Promise<void> {
   await fs.mkdir(path.dirname(indexFile), { recursive: true });
-  try {
-    await fs.access(indexFile);
-    return;
-  } catch {
-    // not there yet
-  }
   try {
     await fs.copyFile(await git.indexPath(root), indexFile);
   } catch {
-    // No index yet (a fresh repo): an empty private index is the right start.
+    // No index yet (a fresh repository): an empty private index is the right start.
+    await fs.rm(indexFile, { force: true });
   }
 }
 
@@ -56,6 +53,7 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<SnapshotRe
   const { root, indexFile } = input;
   // HEAD does not depend on the staging: read it alongside, off the critical path.
   const head = git.headCommit(root);
+  await seedPrivateIndex(root, indexFile);
   let tree: string;
   try {
     tree = await git.stageAllAndWriteTree(root, indexFile);

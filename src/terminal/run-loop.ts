@@ -13,16 +13,16 @@ import type { PromptSource } from "./prompt-input.js";
 import type { Style } from "./style.js";
 
 export interface SlashHooks {
-  /** /rewind <n>: returns a line to show. */
+  /** /rewind <n>: returns a line to show. May switch `session.live` to a new recording. */
   rewind?: (turn: number) => Promise<string>;
-  /** /fork [n]: returns a line to show. */
+  /** /fork [n]: returns a line to show. May switch `session.live` to a new recording. */
   fork?: (turn: number | undefined) => Promise<string>;
 }
 
 export interface RunLoopOptions {
-  live: LiveSession;
+  /** The live session; /rewind and /fork replace it with the fork they continue in. */
+  session: { live: LiveSession; renderer: EventRenderer };
   prompts: PromptSource;
-  renderer: EventRenderer;
   style: Style;
   /** Status lines (turn ends, notices) go here; stdout keeps claude's words. */
   say: (line: string) => void;
@@ -39,22 +39,27 @@ const HELP = [
 ];
 
 export async function runLoop(o: RunLoopOptions): Promise<void> {
-  const { live, style, say } = o;
+  const { style, say } = o;
   let failure: TurnFailure = { text: "", status: null };
-  live.recorder.listen({
-    event: (event: StreamEvent) => {
-      if (event.type === "result" && event.is_error && failure.status === null) {
-        failure = { text: event.result ?? (event.errors ?? []).join("; "), status: event.api_error_status ?? failure.status };
-      }
-      // claude retries a 401 ten times over ~3 minutes; a bad key will not get better, so stop now.
-      if (event.type === "system" && event.subtype === "api_retry" && (event.error_status === 401 || event.error_status === 403)) {
-        failure = { text: String(event.error ?? "authentication failed"), status: event.error_status };
-        live.interrupt();
-      }
-    },
-  });
+  const watched = new WeakSet<object>();
+  const watch = (live: LiveSession) => {
+    if (watched.has(live.recorder)) return;
+    watched.add(live.recorder);
+    live.recorder.listen({
+      event: (event: StreamEvent) => {
+        if (event.type === "result" && event.is_error && failure.status === null) {
+          failure = { text: event.result ?? (event.errors ?? []).join("; "), status: event.api_error_status ?? null };
+        }
+        // claude retries a 401 ten times over ~3 minutes; a bad key will not get better, so stop now.
+        if (event.type === "system" && event.subtype === "api_retry" && (event.error_status === 401 || event.error_status === 403)) {
+          failure = { text: String(event.error ?? "authentication failed"), status: event.error_status };
+          live.interrupt();
+        }
+      },
+    });
+  };
   const onSigint = () => {
-    const state = live.interrupt();
+    const state = o.session.live.interrupt();
     if (state === "interrupting") say(style.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
     else if (state === "killed") say(style.red("■ stopping claude; the turn is kept as incomplete"));
     else o.prompts.close();
@@ -68,16 +73,30 @@ export async function runLoop(o: RunLoopOptions): Promise<void> {
       const text: string = prompt;
       prompt = undefined;
       if (text.trim().startsWith("/")) {
-        if ((await slash(text.trim(), o)) === "exit") return;
+        if ((await slashSafely(text.trim(), o)) === "exit") return;
         continue;
       }
       failure = { text: "", status: null };
+      const live = o.session.live;
+      watch(live);
       const turn = await live.runTurn(text);
-      o.renderer.turnEnd(turn);
+      o.session.renderer.turnEnd(turn);
       failOnFatal(turn, failure.text ? failure : { text: live.stderrText, status: null });
     }
   } finally {
     process.off("SIGINT", onSigint);
+  }
+}
+
+/** A slash command that fails (a bad turn number, a file in the way) is reported; the session goes on. */
+async function slashSafely(line: string, o: RunLoopOptions): Promise<"exit" | "handled"> {
+  try {
+    return await slash(line, o);
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    o.say(o.style.red(`error: ${error.message}`));
+    if (error.hint) o.say(o.style.dim(`hint: ${error.hint}`));
+    return "handled";
   }
 }
 
@@ -99,7 +118,7 @@ async function slash(line: string, o: RunLoopOptions): Promise<"exit" | "handled
       for (const l of HELP) o.say(l);
       return "handled";
     case "/session":
-      for (const l of sessionLines(o.live)) o.say(l);
+      for (const l of sessionLines(o.session.live)) o.say(l);
       return "handled";
     case "/rewind":
       if (!o.slash?.rewind) return unknown(command, o);

@@ -1,0 +1,46 @@
+/**
+ * `nudge session fork`: a fork's bundle plus its code — written into a new worktree, or put in
+ * place as an undoable code rewind. Also the automatic fork that continues a rewound session.
+ */
+import type { Store, StoredSession } from "../bundle/store.js";
+import { readManifest, writeManifest } from "../bundle/store.js";
+import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
+import { applyRewind, captureWorkTree, prepareRewind, switchVerified } from "./rewind.js";
+import type { RewindRecord } from "./rewind-log.js";
+import { targetTurn } from "./rewind-plan.js";
+
+export interface ForkOutcome extends ForkResult {
+  turn: number;
+  /** Where the fork's code is: the worktree's path, or the repository's own. */
+  codeAt: string;
+  rewind: RewindRecord | null;
+}
+
+export async function forkSession(
+  store: Store,
+  source: StoredSession,
+  turnNumber: number | undefined,
+  o: { worktree?: string; ownLock?: boolean } = {},
+): Promise<ForkOutcome> {
+  const turn = turnNumber ?? source.manifest.turns.length - 1;
+  const target = targetTurn(source.manifest, turn);
+  if (o.worktree) {
+    const wt = await worktreeForFork(source, turn, o.worktree);
+    const state = await captureWorkTree(store, wt.root);
+    await switchVerified(wt.root, state.indexFile, state.tree, target.snapshot.tree, `turn ${turn}`);
+    const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null });
+    return { ...fork, turn, codeAt: wt.root, rewind: null };
+  }
+  const { plan, state } = await prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
+  const rewind = plan.write.length + plan.remove.length > 0 ? await applyRewind(store, source, plan, state) : null;
+  const fork = await forkBundle(store, source, turn);
+  return { ...fork, turn, codeAt: source.manifest.repo.root, rewind };
+}
+
+/** `claude run -r` on a rewound session: continue in a fork at the rewind point, keeping the later turns. */
+export async function continueRewound(store: Store, source: StoredSession, turn: number): Promise<ForkResult> {
+  const fork = await forkBundle(store, source, turn);
+  const manifest = await readManifest(source.dir);
+  await writeManifest(source.dir, { ...manifest, rewoundTo: null, updatedAt: new Date().toISOString() });
+  return fork;
+}

@@ -1,0 +1,90 @@
+/**
+ * A fork is a new session whose history is turns 0..N of another: the conversation up to the
+ * end of turn N (bytes and timing), those turns' patches, transcripts and snapshot refs. Its next
+ * run resumes claude at turn N's last assistant message; the original is never written to.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { UserError } from "../errors.js";
+import { writeFileAtomic } from "../bundle/atomic-write.js";
+import type { Manifest } from "../bundle/manifest-schema.js";
+import { bundleDir, bundleFiles, newSessionId, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
+import { snapshotRef } from "../snapshot/snapshotter.js";
+import { targetTurn } from "./rewind-plan.js";
+
+export interface ForkResult {
+  dir: string;
+  manifest: Manifest;
+}
+
+/** Make the fork's bundle. Where its code lives (in place, a worktree) is the caller's choice via `repo`. */
+export async function forkBundle(
+  store: Store,
+  source: StoredSession,
+  turnNumber: number,
+  repo: { root: string; cwd: string; branch: string | null } = source.manifest.repo,
+): Promise<ForkResult> {
+  const turn = targetTurn(source.manifest, turnNumber);
+  const id = newSessionId();
+  const dir = bundleDir(store, id);
+  await fs.mkdir(dir);
+  const from = bundleFiles(source.dir);
+  const to = bundleFiles(dir);
+  await fs.mkdir(to.changes);
+  await fs.mkdir(to.transcripts);
+
+  const conversation = await fs.readFile(from.conversation).catch(() => Buffer.alloc(0));
+  await writeFileAtomic(to.conversation, conversation.subarray(0, offsetOfLine(conversation, turn.lines.to)));
+  const timing = await fs.readFile(from.timing, "utf8").catch(() => "");
+  await writeFileAtomic(to.timing, timing.split("\n").slice(0, turn.lines.to).map((t) => `${t}\n`).join(""));
+  await fs.writeFile(to.stderr, "");
+
+  const turns = source.manifest.turns.slice(0, turn.n + 1).map((t) => ({ ...t, snapshot: { ...t.snapshot, ref: snapshotRef(id, t.n) } }));
+  for (const t of turns) {
+    await fs.copyFile(path.join(source.dir, t.patch.file), path.join(dir, t.patch.file));
+    if (t.transcript) await fs.copyFile(path.join(source.dir, t.transcript), path.join(dir, t.transcript)).catch(() => undefined);
+  }
+  await git.updateRefs(source.manifest.repo.root, turns.map((t) => ({ ref: t.snapshot.ref, commit: t.snapshot.commit })));
+
+  const at = new Date().toISOString();
+  const manifest: Manifest = {
+    ...source.manifest,
+    id,
+    createdAt: at,
+    updatedAt: at,
+    state: "complete",
+    repo: { ...source.manifest.repo, ...repo },
+    parent: { id: source.manifest.id, turn: turn.n },
+    resume: turn.n > 0 && turn.claudeSessionId && turn.lastAssistantUuid ? { claudeSessionId: turn.claudeSessionId, atUuid: turn.lastAssistantUuid } : null,
+    rewoundTo: null,
+    pendingTurn: null,
+    turns,
+  };
+  // The manifest last: a folder without one is an unfinished fork that listings skip.
+  await writeManifest(dir, manifest);
+  return { dir, manifest };
+}
+
+/** Byte offset where line `n` (0-based) starts; the file's length when it has fewer lines. */
+function offsetOfLine(data: Buffer, n: number): number {
+  let offset = 0;
+  for (let i = 0; i < n; i++) {
+    const newline = data.indexOf(0x0a, offset);
+    if (newline === -1) return data.length;
+    offset = newline + 1;
+  }
+  return offset;
+}
+
+/** A new worktree for a fork, at the HEAD recorded with the turn (the snapshot is written on top by the caller). */
+export async function worktreeForFork(source: StoredSession, turnNumber: number, dir: string): Promise<{ root: string; cwd: string }> {
+  const turn = targetTurn(source.manifest, turnNumber);
+  const commit = turn.head ?? source.manifest.repo.baseCommit;
+  if (!commit) throw new UserError("the repository had no commit when this turn was recorded", "fork in place instead (without --worktree)");
+  const root = path.resolve(dir);
+  if (await fs.stat(root).then(() => true, () => false)) throw new UserError(`${root} already exists`, "pick a new path for --worktree");
+  await git.addWorktree(source.manifest.repo.root, root, commit);
+  const relativeCwd = path.relative(source.manifest.repo.root, source.manifest.repo.cwd);
+  return { root, cwd: path.join(root, relativeCwd) };
+}

@@ -1,0 +1,111 @@
+/**
+ * What a rewind will do, computed before anything is touched: files to write and delete, whether
+ * unsaved work gets backed up, what happens to HEAD and to the conversation. Pure: the facts come
+ * in, the plan (or a refusal) comes out, so --dry-run and the tests need no disk.
+ */
+import { UserError } from "../errors.js";
+import type { Manifest, Turn } from "../bundle/manifest-schema.js";
+import type { TreeChange } from "../snapshot/git.js";
+
+export type RewindScope = "both" | "code" | "conversation";
+
+export interface RewindFacts {
+  manifest: Manifest;
+  turn: number;
+  scope: RewindScope;
+  resetHead: boolean;
+  /** The work tree as it is now, staged into a private index. */
+  current: { tree: string; head: string | null; branch: string | null };
+  /** From the current tree to the target turn's tree. */
+  changes: TreeChange[];
+}
+
+export interface RewindPlan {
+  sessionId: string;
+  turn: number;
+  scope: RewindScope;
+  target: { tree: string; commit: string };
+  current: { tree: string; head: string | null; branch: string | null };
+  write: string[];
+  remove: string[];
+  /** The work tree holds something the session's latest snapshot does not. */
+  unsavedWork: boolean;
+  head: { recorded: string | null; current: string | null; differs: boolean; reset: boolean };
+  /** Where the conversation resumes (null: the code alone is rewound, or turn 0 starts afresh). */
+  conversation: { claudeSessionId: string; atUuid: string | null } | null;
+}
+
+export function targetTurn(manifest: Manifest, n: number): Turn {
+  const turn = manifest.turns[n];
+  if (!turn) {
+    throw new UserError(
+      `turn ${n} is out of range: session ${manifest.id} has turns 0 to ${manifest.turns.length - 1}`,
+      `nudge session show ${manifest.id} lists them`,
+    );
+  }
+  return turn;
+}
+
+export function planRewind(f: RewindFacts): RewindPlan {
+  const turn = targetTurn(f.manifest, f.turn);
+  const latest = f.manifest.turns.at(-1)!;
+  const headDiffers = turn.head !== f.current.head;
+  if (f.resetHead && !turn.head) {
+    throw new UserError(`turn ${f.turn} was recorded before the repository's first commit`, "rewind without --reset-head");
+  }
+  const withCode = f.scope !== "conversation";
+  return {
+    sessionId: f.manifest.id,
+    turn: f.turn,
+    scope: f.scope,
+    target: { tree: turn.snapshot.tree, commit: turn.snapshot.commit },
+    current: f.current,
+    write: withCode ? f.changes.filter((c) => c.status !== "D").map((c) => c.path) : [],
+    remove: withCode ? f.changes.filter((c) => c.status === "D").map((c) => c.path) : [],
+    unsavedWork: f.current.tree !== latest.snapshot.tree,
+    head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers },
+    conversation: f.scope === "code" ? null : conversationPoint(f.manifest, turn),
+  };
+}
+
+function conversationPoint(manifest: Manifest, turn: Turn): RewindPlan["conversation"] {
+  if (turn.n === 0) return null; // before the first prompt: the next run starts a fresh conversation
+  if (!turn.claudeSessionId || !turn.lastAssistantUuid) {
+    throw new UserError(
+      `turn ${turn.n} has no assistant reply to resume the conversation from (${turn.status})`,
+      `rewind the code only with --code-only, or pick an earlier turn of ${manifest.id}`,
+    );
+  }
+  return { claudeSessionId: turn.claudeSessionId, atUuid: turn.lastAssistantUuid };
+}
+
+/** The plan as lines a person reads (for --dry-run, and before asking for confirmation). */
+export function describePlan(plan: RewindPlan): string[] {
+  const lines = [`rewind session ${plan.sessionId} to turn ${plan.turn}`];
+  if (plan.scope !== "conversation") {
+    if (plan.write.length + plan.remove.length === 0) lines.push("  code: already as at that turn, nothing to write");
+    for (const p of plan.write) lines.push(`  write   ${p}`);
+    for (const p of plan.remove) lines.push(`  delete  ${p}`);
+    lines.push(
+      plan.unsavedWork
+        ? "  backup: the work tree has changes not in any snapshot; they are saved first (undo: nudge session rewind --undo)"
+        : "  backup: the current state is saved first (undo: nudge session rewind --undo)",
+    );
+  }
+  if (plan.head.differs) {
+    const short = (c: string | null) => (c ? c.slice(0, 10) : "(none)");
+    lines.push(
+      plan.head.reset
+        ? `  HEAD: ${plan.current.branch ?? "HEAD"} moves from ${short(plan.head.current)} back to ${short(plan.head.recorded)}; later commits stay reachable from the backup`
+        : `  HEAD: commits were made since turn ${plan.turn} (${short(plan.head.recorded)} then, ${short(plan.head.current)} now); HEAD stays, pass --reset-head to move it back`,
+    );
+  }
+  if (plan.scope !== "code") {
+    lines.push(
+      plan.conversation
+        ? `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` continues from the end of turn ${plan.turn}, in a new fork; turns after it stay recorded`
+        : `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` starts a fresh conversation, in a new fork`,
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,197 @@
+/**
+ * Rewind a session to turn N: plan, back up, switch the work tree, verify, roll back on mismatch;
+ * and undo the last rewind. The user's HEAD, branch and index are touched only with --reset-head.
+ */
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { UserError, errorMessage } from "../errors.js";
+import { copyFileAtomic } from "../bundle/atomic-write.js";
+import { readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
+import { seedPrivateIndex } from "../snapshot/snapshotter.js";
+import { planRewind, type RewindPlan, type RewindScope } from "./rewind-plan.js";
+import { lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
+
+/** One private index per work tree for rewinds, so its stat cache stays warm between them. */
+function worktreeIndex(store: Store, root: string): string {
+  return path.join(store.dir, "index", `worktree-${createHash("sha1").update(root).digest("hex").slice(0, 12)}`);
+}
+
+export interface WorkTreeState {
+  root: string;
+  indexFile: string;
+  tree: string;
+  head: string | null;
+  branch: string | null;
+}
+
+/** The work tree as a tree id (tracked, untracked, not ignored), plus HEAD and branch. */
+export async function captureWorkTree(store: Store, root: string): Promise<WorkTreeState> {
+  const indexFile = worktreeIndex(store, root);
+  await seedPrivateIndex(root, indexFile);
+  const [tree, head, branch] = await Promise.all([
+    git.stageAllAndWriteTree(root, indexFile),
+    git.headCommit(root),
+    git.currentBranch(root),
+  ]);
+  return { root, indexFile, tree, head, branch };
+}
+
+export interface RewindOptions {
+  scope: RewindScope;
+  resetHead: boolean;
+  /** The caller holds the session's lock itself (an in-session /rewind). */
+  ownLock?: boolean;
+}
+
+export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions) {
+  if (session.state === "recording" && !o.ownLock) {
+    throw new UserError(
+      `session ${session.manifest.id} is being recorded by another nudge process`,
+      "use /rewind inside that session, or quit it first",
+    );
+  }
+  const root = session.manifest.repo.root;
+  const state = await captureWorkTree(store, root);
+  const target = session.manifest.turns[turn];
+  const changes = target ? await git.changedPaths(root, state.tree, target.snapshot.tree) : [];
+  const plan = planRewind({
+    manifest: session.manifest,
+    turn,
+    scope: o.scope,
+    resetHead: o.resetHead,
+    current: { tree: state.tree, head: state.head, branch: state.branch },
+    changes,
+  });
+  return { plan, state };
+}
+
+/**
+ * Carry out a plan. The record is written before the work tree changes, so even a crash midway
+ * leaves `--undo` able to restore the state from before.
+ */
+export async function applyRewind(store: Store, session: StoredSession, plan: RewindPlan, state: WorkTreeState): Promise<RewindRecord> {
+  const root = state.root;
+  const stamp = newStamp();
+  const backupRef = `refs/nudge/backup/${stamp}`;
+  // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.
+  const backupCommit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`);
+  await git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]);
+  let indexCopy: string | null = null;
+  if (plan.head.reset) {
+    indexCopy = path.join(rewindsDir(store), `${stamp}.index`);
+    await fs.mkdir(rewindsDir(store), { recursive: true });
+    await copyFileAtomic(await git.indexPath(root), indexCopy);
+  }
+  const record: RewindRecord = {
+    stamp,
+    at: new Date().toISOString(),
+    sessionId: plan.sessionId,
+    turn: plan.turn,
+    scope: plan.scope,
+    backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
+    before: { head: state.head, branch: state.branch, rewoundTo: session.manifest.rewoundTo, indexCopy },
+    after: null,
+    undone: false,
+  };
+  await saveRecord(store, record);
+
+  if (plan.scope !== "conversation") await switchVerified(root, state.indexFile, state.tree, plan.target.tree, `turn ${plan.turn}`);
+  if (plan.head.reset) {
+    await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.ZERO_OID);
+    await git.resetIndexTo(root, plan.head.recorded!);
+  }
+  if (plan.scope !== "code") {
+    const manifest = await readManifest(session.dir);
+    await writeManifest(session.dir, { ...manifest, rewoundTo: plan.turn, updatedAt: new Date().toISOString() });
+  }
+  const done: RewindRecord = { ...record, after: { tree: plan.scope === "conversation" ? state.tree : plan.target.tree, head: await git.headCommit(root) } };
+  await saveRecord(store, done);
+  return done;
+}
+
+/**
+ * Paths the switch would create where something already is on disk. Everything not ignored is in
+ * the captured tree, so whatever is found here is an ignored file (or folder) of the user's —
+ * which git's read-tree would overwrite without a word (measured with git 2.39).
+ */
+export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Promise<string[]> {
+  const blocked = new Set<string>();
+  for (const change of changes) {
+    if (change.status !== "A") continue;
+    const parts = change.path.split("/");
+    for (let i = 1; i <= parts.length; i++) {
+      const rel = parts.slice(0, i).join("/");
+      const stat = await fs.lstat(path.join(root, rel)).catch(() => null);
+      // A parent folder that exists is fine; a file where a folder must go, or anything at the path itself, is not.
+      if (stat && (i === parts.length || !stat.isDirectory())) blocked.add(rel);
+      if (!stat) break;
+    }
+  }
+  return [...blocked];
+}
+
+/**
+ * Move the work tree from `from` to `to`, then check that it really is `to`; if not (a file
+ * that could not be written, a process writing meanwhile), put it back and refuse.
+ */
+export async function switchVerified(root: string, indexFile: string, from: string, to: string, what: string): Promise<void> {
+  if (from === to) return;
+  const inTheWay = await pathsInTheWay(root, await git.changedPaths(root, from, to));
+  if (inTheWay.length > 0) {
+    throw new UserError(
+      `cannot rewrite the work tree to ${what}: ignored ${inTheWay.length === 1 ? "file" : "files"} in the way: ${inTheWay.slice(0, 5).join(", ")}`,
+      "move those out of the way (they are .gitignore'd, so no snapshot holds them), then run the command again; nothing was changed",
+    );
+  }
+  try {
+    await git.switchWorkTree(root, indexFile, from, to);
+  } catch (error) {
+    throw new UserError(
+      `cannot rewrite the work tree to ${what}: ${firstGitError(error)}`,
+      "move the file named above out of the way (or commit it), then run the command again; nothing was changed",
+    );
+  }
+  const actual = await git.stageAllAndWriteTree(root, indexFile);
+  if (actual === to) return;
+  await git.switchWorkTree(root, indexFile, actual, from).catch(() => undefined);
+  const restored = await git.stageAllAndWriteTree(root, indexFile);
+  throw new UserError(
+    `the work tree did not match ${what} after writing it (got tree ${actual.slice(0, 10)}, expected ${to.slice(0, 10)}); ` +
+      (restored === from ? "it was put back as it was" : "it could not be fully put back"),
+    restored === from ? "check for processes writing into the repository, then try again" : "run: nudge session rewind --undo",
+  );
+}
+
+function firstGitError(error: unknown): string {
+  const line = errorMessage(error).split("\n").find((l) => /error|fatal/i.test(l)) ?? errorMessage(error);
+  return line.replace(/^.*?(error|fatal): /i, "").trim();
+}
+
+/** Put back exactly what the last rewind changed: files, HEAD and index, and the session's fork point. */
+export async function undoLastRewind(store: Store): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+  const record = await lastRewind(store);
+  if (!record) throw new UserError("there is no rewind to undo", "nudge session list shows the sessions; rewind one first");
+  const root = store.repoRoot;
+  const state = await captureWorkTree(store, root);
+  let savedEdits: string | null = null;
+  if (record.after && state.tree !== record.after.tree && state.tree !== record.backup.tree) {
+    // Edits made after the rewind would be overwritten by the undo: keep them under a ref too.
+    savedEdits = `refs/nudge/backup/${newStamp()}-before-undo`;
+    const commit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], "nudge backup before undoing a rewind");
+    await git.updateRefs(root, [{ ref: savedEdits, commit }]);
+  }
+  await switchVerified(root, state.indexFile, state.tree, record.backup.tree, "the state before the rewind");
+  if (record.before.indexCopy && record.before.head) {
+    await git.moveRef(root, record.before.branch ? `refs/heads/${record.before.branch}` : "HEAD", record.before.head, state.head ?? git.ZERO_OID);
+    await copyFileAtomic(record.before.indexCopy, await git.indexPath(root));
+  }
+  if (record.scope !== "code") {
+    const dir = path.join(store.dir, "sessions", record.sessionId);
+    const manifest = await readManifest(dir);
+    await writeManifest(dir, { ...manifest, rewoundTo: record.before.rewoundTo, updatedAt: new Date().toISOString() });
+  }
+  await saveRecord(store, { ...record, undone: true });
+  return { record, savedEdits };
+}

@@ -1,0 +1,36 @@
+/** Record a real session (real claude, scripted API) in one call, for tests that need one to work on. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect } from "vitest";
+import { ManifestSchema, type Manifest } from "../../src/bundle/manifest-schema.js";
+import { CLAUDE_BIN, claudeEnv } from "./claude-env.js";
+import { tempDir } from "./gitdir.js";
+import { runNudge } from "./run-nudge.js";
+import { startScriptedApi, type ScriptStep, type ScriptedApi } from "./scripted-api.js";
+
+export interface Recorded {
+  id: string;
+  dir: string;
+  manifest: Manifest;
+  api: ScriptedApi;
+  /** Environment that points claude at `api` with this session's claude config dir. */
+  env: Record<string, string>;
+}
+
+export async function recordSession(repo: string, steps: ScriptStep[], prompts: string[]): Promise<Recorded> {
+  const api = await startScriptedApi(steps);
+  const env = claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude"));
+  const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {
+    cwd: repo,
+    env,
+    input: prompts.join("\n") + "\n",
+  });
+  expect(run.exitCode, run.stderr).toBe(0);
+  const id = /session (\w+):/.exec(run.stderr)![1]!;
+  const dir = path.join(repo, ".git", "nudge", "sessions", id);
+  return { id, dir, manifest: readManifestFile(dir), api, env };
+}
+
+export function readManifestFile(dir: string): Manifest {
+  return ManifestSchema.parse(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")));
+}

@@ -4,6 +4,7 @@
  * `npm run bench -- 1000 10000`.
  */
 import { snapshotBench } from "./snapshot-bench.js";
+import { rewindBench } from "./rewind-bench.js";
 import { throughputBench } from "./throughput-bench.js";
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
@@ -17,6 +18,16 @@ for (const files of fileCounts) {
   process.stderr.write(`… generating and measuring a ${files}-file repo\n`);
   const row = await snapshotBench(files, 15);
   out(`| ${files.toLocaleString("en")} | ${row.gitStatusMs.toFixed(1)} ms | ${row.snapshotMs.toFixed(1)} ms | ${row.ratio.toFixed(2)}× |`);
+}
+
+out("");
+out("Rewind (capture, backup, switch, verify) vs `git checkout` of the same change (median of 10; goal ≤ 2×)");
+out("| files | git checkout | nudge rewind | ratio |");
+out("|---:|---:|---:|---:|");
+for (const files of fileCounts) {
+  process.stderr.write(`… rewinding in a ${files}-file repo\n`);
+  const row = await rewindBench(files, 10);
+  out(`| ${files.toLocaleString("en")} | ${row.gitCheckoutMs.toFixed(1)} ms | ${row.rewindMs.toFixed(1)} ms | ${row.ratio.toFixed(2)}× |`);
 }
 
 out("");

@@ -56,11 +56,11 @@ Examples:
     if (o.codeOnly && o.conversationOnly) throw new UserError("--code-only and --conversation-only exclude each other", "pass one, or neither for both");
     const session = await resolveSession(store, id);
     const scope = o.codeOnly ? "code" : o.conversationOnly ? "conversation" : "both";
-    const { plan, state } = await prepareRewind(store, session, parseTurnArg(turnArg), { scope, resetHead: o.resetHead ?? false });
+    const { plan, state, changes } = await prepareRewind(store, session, parseTurnArg(turnArg), { scope, resetHead: o.resetHead ?? false });
     if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : describePlan(plan).forEach(say);
     if (!o.json) describePlan(plan).forEach(say);
     await confirm(`rewind ${plan.sessionId} to turn ${plan.turn}?`, o.yes);
-    const record = await applyRewind(store, session, plan, state);
+    const record = await applyRewind(store, session, plan, state, changes);
     if (o.json) return printJson({ plan, record });
     say(`rewound to turn ${plan.turn} · backup ${record.backup.ref} · undo: nudge session rewind --undo`);
     if (plan.scope !== "code") say(`continue the conversation from there: nudge claude run -r ${plan.sessionId}`);

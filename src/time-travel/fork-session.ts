@@ -31,8 +31,8 @@ export async function forkSession(
     const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null });
     return { ...fork, turn, codeAt: wt.root, rewind: null };
   }
-  const { plan, state } = await prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
-  const rewind = plan.write.length + plan.remove.length > 0 ? await applyRewind(store, source, plan, state) : null;
+  const { plan, state, changes } = await prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
+  const rewind = plan.write.length + plan.remove.length > 0 ? await applyRewind(store, source, plan, state, changes) : null;
   const fork = await forkBundle(store, source, turn);
   return { ...fork, turn, codeAt: source.manifest.repo.root, rewind };
 }

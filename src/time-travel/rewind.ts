@@ -64,20 +64,30 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
     current: { tree: state.tree, head: state.head, branch: state.branch },
     changes,
   });
-  return { plan, state };
+  return { plan, state, changes };
 }
 
 /**
  * Carry out a plan. The record is written before the work tree changes, so even a crash midway
  * leaves `--undo` able to restore the state from before.
  */
-export async function applyRewind(store: Store, session: StoredSession, plan: RewindPlan, state: WorkTreeState): Promise<RewindRecord> {
+export async function applyRewind(
+  store: Store,
+  session: StoredSession,
+  plan: RewindPlan,
+  state: WorkTreeState,
+  changes?: git.TreeChange[],
+): Promise<RewindRecord> {
   const root = state.root;
   const stamp = newStamp();
   const backupRef = `refs/nudge/backup/${stamp}`;
-  // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.
-  const backupCommit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`);
-  await git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]);
+  const withCode = plan.scope !== "conversation";
+  // Refuse before anything is written; the check and the backup commit are independent.
+  const [, backupCommit] = await Promise.all([
+    withCode ? refuseIfInTheWay(root, changes ?? (await git.changedPaths(root, state.tree, plan.target.tree)), `turn ${plan.turn}`) : undefined,
+    // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.
+    git.commitTree(root, state.tree, state.head ? [state.head] : [], `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`),
+  ]);
   let indexCopy: string | null = null;
   if (plan.head.reset) {
     indexCopy = path.join(rewindsDir(store), `${stamp}.index`);
@@ -92,12 +102,13 @@ export async function applyRewind(store: Store, session: StoredSession, plan: Re
     scope: plan.scope,
     backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
     before: { head: state.head, branch: state.branch, rewoundTo: session.manifest.rewoundTo, indexCopy },
-    after: null,
+    after: { tree: withCode ? plan.target.tree : state.tree, head: plan.head.reset ? plan.head.recorded : state.head },
     undone: false,
   };
-  await saveRecord(store, record);
+  // The record and the backup ref exist before the work tree changes: a crash midway can be undone.
+  await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, record)]);
 
-  if (plan.scope !== "conversation") await switchVerified(root, state.indexFile, state.tree, plan.target.tree, `turn ${plan.turn}`);
+  if (withCode) await switchVerified(root, state.indexFile, state.tree, plan.target.tree, `turn ${plan.turn}`, { inTheWayChecked: true });
   if (plan.head.reset) {
     await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.ZERO_OID);
     await git.resetIndexTo(root, plan.head.recorded!);
@@ -106,9 +117,7 @@ export async function applyRewind(store: Store, session: StoredSession, plan: Re
     const manifest = await readManifest(session.dir);
     await writeManifest(session.dir, { ...manifest, rewoundTo: plan.turn, updatedAt: new Date().toISOString() });
   }
-  const done: RewindRecord = { ...record, after: { tree: plan.scope === "conversation" ? state.tree : plan.target.tree, head: await git.headCommit(root) } };
-  await saveRecord(store, done);
-  return done;
+  return record;
 }
 
 /**
@@ -132,19 +141,29 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
   return [...blocked];
 }
 
+async function refuseIfInTheWay(root: string, changes: git.TreeChange[], what: string): Promise<void> {
+  const inTheWay = await pathsInTheWay(root, changes);
+  if (inTheWay.length === 0) return;
+  throw new UserError(
+    `cannot rewrite the work tree to ${what}: ignored ${inTheWay.length === 1 ? "file" : "files"} in the way: ${inTheWay.slice(0, 5).join(", ")}`,
+    "move those out of the way (they are .gitignore'd, so no snapshot holds them), then run the command again; nothing was changed",
+  );
+}
+
 /**
  * Move the work tree from `from` to `to`, then check that it really is `to`; if not (a file
  * that could not be written, a process writing meanwhile), put it back and refuse.
  */
-export async function switchVerified(root: string, indexFile: string, from: string, to: string, what: string): Promise<void> {
+export async function switchVerified(
+  root: string,
+  indexFile: string,
+  from: string,
+  to: string,
+  what: string,
+  options: { inTheWayChecked?: boolean } = {},
+): Promise<void> {
   if (from === to) return;
-  const inTheWay = await pathsInTheWay(root, await git.changedPaths(root, from, to));
-  if (inTheWay.length > 0) {
-    throw new UserError(
-      `cannot rewrite the work tree to ${what}: ignored ${inTheWay.length === 1 ? "file" : "files"} in the way: ${inTheWay.slice(0, 5).join(", ")}`,
-      "move those out of the way (they are .gitignore'd, so no snapshot holds them), then run the command again; nothing was changed",
-    );
-  }
+  if (!options.inTheWayChecked) await refuseIfInTheWay(root, await git.changedPaths(root, from, to), what);
   try {
     await git.switchWorkTree(root, indexFile, from, to);
   } catch (error) {

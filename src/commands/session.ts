@@ -1,8 +1,16 @@
 import { Command } from "commander";
 import { sessionListCommand } from "./session-list.js";
 import { sessionShowCommand } from "./session-show.js";
+import { sessionDiffCommand } from "./session-diff.js";
+import { sessionReplayCommand } from "./session-replay.js";
+import { sessionRewindCommand } from "./session-rewind.js";
+import { sessionForkCommand } from "./session-fork.js";
 
 export const sessionCommand = new Command("session")
   .description("list, show, diff, replay, rewind, fork, export and import recorded sessions")
   .addCommand(sessionListCommand)
-  .addCommand(sessionShowCommand);
+  .addCommand(sessionShowCommand)
+  .addCommand(sessionDiffCommand)
+  .addCommand(sessionReplayCommand)
+  .addCommand(sessionRewindCommand)
+  .addCommand(sessionForkCommand);

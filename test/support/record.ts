@@ -15,6 +15,8 @@ export interface Recorded {
   api: ScriptedApi;
   /** Environment that points claude at `api` with this session's claude config dir. */
   env: Record<string, string>;
+  stdout: string;
+  stderr: string;
 }
 
 export async function recordSession(repo: string, steps: ScriptStep[], prompts: string[]): Promise<Recorded> {
@@ -28,7 +30,7 @@ export async function recordSession(repo: string, steps: ScriptStep[], prompts: 
   expect(run.exitCode, run.stderr).toBe(0);
   const id = /session (\w+):/.exec(run.stderr)![1]!;
   const dir = path.join(repo, ".git", "nudge", "sessions", id);
-  return { id, dir, manifest: readManifestFile(dir), api, env };
+  return { id, dir, manifest: readManifestFile(dir), api, env, stdout: run.stdout, stderr: run.stderr };
 }
 
 export function readManifestFile(dir: string): Manifest {

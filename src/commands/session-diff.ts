@@ -1,0 +1,137 @@
+import { Command } from "commander";
+import { z } from "zod";
+import type { Manifest } from "../bundle/manifest-schema.js";
+import { openStore, resolveSession, type Store } from "../bundle/store.js";
+import { UserError } from "../errors.js";
+import * as git from "../snapshot/git.js";
+import { countChanges, renderPatch, renderStat, splitPatch, type FileDiff, type FileStatus } from "../terminal/diff-renderer.js";
+import { printJson } from "../terminal/output.js";
+import { colorEnabled, makeStyle } from "../terminal/style.js";
+import { parseOptions, parseTurnArg } from "./parse-options.js";
+
+const Options = z.object({
+  stat: z.boolean().optional(),
+  json: z.boolean().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+});
+
+export const sessionDiffCommand = new Command("diff")
+  .description("show what a turn changed in the code, or what changed between two turns")
+  .argument("<id>", "session id or unique prefix")
+  .argument("[turn]", "the turn whose changes to show (0: the uncommitted work the session started from)")
+  .option("--from <turn>", "compare from this turn's code…")
+  .option("--to <turn>", "…to this turn's code")
+  .option("--stat", "one line per file with +/- counts, and a total")
+  .option("--json", "machine-readable list of changed files")
+  .addHelpText(
+    "after",
+    `
+Binary files are named with their size, never printed.
+
+Examples:
+  $ nudge session diff 3f2a 2
+  $ nudge session diff 3f2a --from 0 --to 3 --stat
+  $ nudge session diff 3f2a 3 --json | jq '.files[].path'
+  $ FORCE_COLOR=1 nudge session diff 3f2a 1 | less -R`,
+  )
+  .action(async (id: string, turnArg: string | undefined, raw: unknown) => {
+    const options = parseOptions(Options, raw);
+    if (options.stat && options.json) throw new UserError("--stat and --json cannot be used together", "pick one");
+    const store = await openStore(process.cwd());
+    const m = (await resolveSession(store, id)).manifest;
+    const range = pickRange(m, turnArg, options.from, options.to);
+    const files = await turnDiff(store, m, range.fromTree, range.toTree);
+    if (options.json) {
+      const list = files.map(({ path, oldPath, status, insertions, deletions, binary }) => ({
+        path,
+        oldPath,
+        status,
+        insertions,
+        deletions,
+        binary,
+      }));
+      return printJson({ id: m.id, from: range.from, to: range.to, files: list });
+    }
+    const style = makeStyle(colorEnabled(process.stdout));
+    if (files.length === 0) return void process.stdout.write(`${style.dim(`no changes ${range.label}`)}\n`);
+    process.stdout.write(options.stat ? renderStat(files, style) : renderPatch(files, style));
+  });
+
+interface DiffRange {
+  /** Turn numbers; `from` null means the commit the session started on. */
+  from: number | null;
+  to: number;
+  fromTree: string;
+  toTree: string;
+  label: string;
+}
+
+/** Turn arguments → the two snapshot trees to compare, or a UserError saying what is wrong. */
+function pickRange(m: Manifest, turnArg: string | undefined, fromArg: string | undefined, toArg: string | undefined): DiffRange {
+  const usage = `e.g. nudge session diff ${m.id} 2, or nudge session diff ${m.id} --from 0 --to 2`;
+  const both = fromArg !== undefined || toArg !== undefined;
+  if (turnArg !== undefined && both) throw new UserError("give a turn or --from/--to, not both", usage);
+  if (turnArg === undefined && !both) throw new UserError("say which changes to show: a turn, or --from and --to", usage);
+  if (turnArg === undefined && (fromArg === undefined || toArg === undefined)) {
+    throw new UserError("--from and --to go together", usage);
+  }
+  const tree = (arg: string, name: string) => {
+    const n = parseTurnArg(arg, name);
+    const turn = m.turns.find((t) => t.n === n);
+    const last = m.turns.at(-1)?.n ?? 0;
+    if (!turn) throw new UserError(`session ${m.id} has no turn ${n}`, `its turns are 0 to ${last}; nudge session show ${m.id} lists them`);
+    return { n, tree: turn.snapshot.tree };
+  };
+  if (turnArg !== undefined) {
+    const to = tree(turnArg, "turn");
+    if (to.n === 0) {
+      // Turn 0 is the uncommitted work present when the session started: compare with its base commit.
+      const base = m.repo.baseCommit === null ? git.EMPTY_TREE : `${m.repo.baseCommit}^{tree}`;
+      return { from: null, to: 0, fromTree: base, toTree: to.tree, label: "at the start of the session" };
+    }
+    const from = tree(String(to.n - 1), "turn");
+    return { from: from.n, to: to.n, fromTree: from.tree, toTree: to.tree, label: `in turn ${to.n}` };
+  }
+  const from = tree(fromArg!, "--from");
+  const to = tree(toArg!, "--to");
+  return { from: from.n, to: to.n, fromTree: from.tree, toTree: to.tree, label: `between turn ${from.n} and turn ${to.n}` };
+}
+
+/** The changed files between two snapshot trees, each with its part of the readable patch. */
+async function turnDiff(store: Store, m: Manifest, fromTree: string, toTree: string): Promise<FileDiff[]> {
+  const root = store.repoRoot;
+  for (const tree of [fromTree, toTree]) {
+    if ((await git.resolveRef(root, `${tree}^{tree}`)) === null) {
+      throw new UserError(
+        `the snapshot ${tree.slice(0, 12)} of session ${m.id} is missing from this repository`,
+        "its refs/nudge refs were deleted or the session was imported without its objects",
+      );
+    }
+  }
+  const [entries, patch] = await Promise.all([git.diffEntries(root, fromTree, toTree), git.readablePatch(root, fromTree, toTree)]);
+  const sections = splitPatch(patch.toString("utf8")); // for the terminal: bytes that are not UTF-8 show as �
+  const sizes = await git.blobSizes(root, [...new Set(entries.flatMap((e) => [e.oldBlob, e.newBlob]).filter((b) => !/^0+$/.test(b)))]);
+  let next = 0;
+  return entries.map((e) => {
+    // git prints a type change (file ↔ symlink) as a delete and an add: two sections, one entry.
+    const lines = sections.slice(next, (next += e.status === "T" ? 2 : 1)).flat();
+    return {
+      path: e.path,
+      ...(e.oldPath !== undefined && { oldPath: e.oldPath }),
+      status: STATUS[e.status],
+      ...countChanges(lines),
+      oldBytes: sizes.get(e.oldBlob) ?? null,
+      newBytes: sizes.get(e.newBlob) ?? null,
+      lines,
+    };
+  });
+}
+
+const STATUS: Record<git.TreeDiffEntry["status"], FileStatus> = {
+  A: "added",
+  D: "deleted",
+  M: "modified",
+  T: "type-changed",
+  R: "renamed",
+};

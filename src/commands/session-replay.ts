@@ -1,0 +1,77 @@
+import { Command } from "commander";
+import { z } from "zod";
+import { groupByTurn, readConversation } from "../bundle/conversation-reader.js";
+import { openStore, resolveSession } from "../bundle/store.js";
+import { UserError } from "../errors.js";
+import { EventRenderer } from "../terminal/event-renderer.js";
+import { play, sleep } from "../terminal/replay-player.js";
+import { colorEnabled, makeStyle } from "../terminal/style.js";
+import { parseOptions, parseTurnArg } from "./parse-options.js";
+
+const Options = z.object({
+  turn: z.string().optional(),
+  speed: z.coerce.number().positive().optional(),
+  idleLimit: z.coerce.number().nonnegative().finite().optional(),
+  verbose: z.boolean().optional(),
+});
+
+export const sessionReplayCommand = new Command("replay")
+  .description("play a recorded conversation back as it looked live, at the recorded pace")
+  .argument("<id>", "session id or unique prefix")
+  .option("--turn <n>", "only this turn")
+  .option("--speed <x>", "playback speed: 2 is twice as fast (default 1)")
+  .option("--idle-limit <seconds>", "shorten any recorded pause to at most this many seconds (default 2)")
+  .option("-v, --verbose", "show tool inputs and outputs")
+  .addHelpText(
+    "after",
+    `
+When stdout is not a terminal the replay is instant. Ctrl-C stops it (exit code 0).
+
+Examples:
+  $ nudge session replay 3f2a
+  $ nudge session replay 3f2a --turn 2 --speed 4
+  $ nudge session replay 3f2a --idle-limit 0.5 -v
+  $ nudge session replay 3f2a > conversation.txt`,
+  )
+  .action(async (id: string, raw: unknown) => {
+    const options = parseOptions(Options, raw);
+    const session = await resolveSession(await openStore(process.cwd()), id);
+    const m = session.manifest;
+    let groups = groupByTurn(m, await readConversation(session.dir));
+    if (options.turn !== undefined) {
+      const n = parseTurnArg(options.turn);
+      const last = m.turns.at(-1)?.n ?? 0;
+      if (n < 1 || n > last) {
+        const range = last === 0 ? "it has no turns yet" : `its turns are 1 to ${last}`;
+        throw new UserError(`session ${m.id} has no turn ${n} to replay`, `${range}; nudge session show ${m.id} lists them`);
+      }
+      groups = groups.filter((g) => g.turn?.n === n);
+    }
+    if (groups.length === 0) return void process.stdout.write("nothing recorded in this session yet\n");
+
+    const style = makeStyle(colorEnabled(process.stdout));
+    const write = (text: string) => void process.stdout.write(text);
+    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd });
+    const stop = new AbortController();
+    // Ctrl-C ends the replay, not nudge mid-line: the loop notices, the cursor is left on a fresh line.
+    const onSigint = () => stop.abort();
+    process.on("SIGINT", onSigint);
+    try {
+      const outcome = await play({
+        groups,
+        renderer,
+        style,
+        write,
+        pacing: {
+          speed: options.speed ?? 1,
+          idleLimitMs: (options.idleLimit ?? 2) * 1000,
+          realTime: process.stdout.isTTY === true,
+        },
+        sleep,
+        signal: stop.signal,
+      });
+      if (outcome === "stopped") write(`\n${style.dim("⏹ replay stopped")}\n`);
+    } finally {
+      process.off("SIGINT", onSigint);
+    }
+  });

@@ -1,0 +1,101 @@
+/**
+ * Plays a recorded conversation back through the live run's renderer. Pacing is computed up front
+ * by pure functions (`delaysFor`); the loop only sleeps and renders, and its sleep is injected so
+ * tests never wait.
+ */
+import type { TimedLine, TurnLines } from "../bundle/conversation-reader.js";
+import { lineText, parseLine } from "../claude/ndjson.js";
+import { toStreamEvent } from "../claude/stream-events.js";
+import type { EventRenderer } from "./event-renderer.js";
+import { oneLine } from "./format.js";
+import type { Style } from "./style.js";
+
+export interface Pacing {
+  /** 2 plays twice as fast. */
+  speed: number;
+  /** A recorded pause longer than this is shortened to it (asciinema's idle_time_limit). */
+  idleLimitMs: number;
+  /** False when stdout is not a terminal: nobody is watching, so play instantly. */
+  realTime: boolean;
+}
+
+/**
+ * How long to wait before each line: the recorded gap since the line before, capped at the idle
+ * limit and then divided by the speed (the cap is on recorded time, as in asciinema, so it
+ * shrinks with --speed too). The first line, and any line with an unknown or backwards time,
+ * waits 0.
+ */
+export function delaysFor(times: ReadonlyArray<number | null>, pacing: Pacing): number[] {
+  return times.map((at, i) => {
+    const before = i > 0 ? times[i - 1] : null;
+    if (!pacing.realTime || at === null || before === null || before === undefined) return 0;
+    const gap = Math.max(0, at - before);
+    return Math.min(gap, pacing.idleLimitMs) / pacing.speed;
+  });
+}
+
+/** The dim line that opens a turn in a replay. */
+export function turnHeader(n: number, prompt: string | null, note = ""): string {
+  const text = prompt ? ` · ${oneLine(prompt, 60)}` : "";
+  return `── turn ${n}${text}${note} ──`;
+}
+
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+
+/** A real sleep that ends early when the replay is stopped. */
+export const sleep: Sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+export interface PlayOptions {
+  groups: TurnLines[];
+  renderer: EventRenderer;
+  style: Style;
+  write: (text: string) => void;
+  pacing: Pacing;
+  sleep: Sleep;
+  /** Aborted by Ctrl-C: the replay stops before the next line. */
+  signal: AbortSignal;
+}
+
+export async function play(o: PlayOptions): Promise<"finished" | "stopped"> {
+  const delays = delaysFor(
+    o.groups.flatMap((g) => g.lines.map((l) => l.at)),
+    o.pacing,
+  );
+  let i = 0;
+  for (const group of o.groups) {
+    // Wait before the header, not after it: the pause before a turn is the user thinking, and
+    // the header belongs with the prompt that follows it.
+    if (group.lines.length > 0 && !(await wait(o, delays[i] ?? 0))) return "stopped";
+    if (group.turn) o.write(o.style.dim(turnHeader(group.turn.n, group.turn.prompt)) + "\n");
+    if (group.pending) o.write(o.style.dim(turnHeader(group.pending.n, group.pending.prompt, " · not saved")) + "\n");
+    for (const [k, line] of group.lines.entries()) {
+      if (k > 0 && !(await wait(o, delays[i] ?? 0))) return "stopped";
+      renderLine(o.renderer, line);
+      i++;
+    }
+    if (group.turn) o.renderer.turnEnd(group.turn);
+    if (group.pending) o.write(o.style.red("✗ the session stopped during this turn; it was never saved\n"));
+  }
+  return "finished";
+}
+
+async function wait(o: PlayOptions, ms: number): Promise<boolean> {
+  if (ms > 0 && !o.signal.aborted) await o.sleep(ms, o.signal);
+  return !o.signal.aborted;
+}
+
+/** Parse a stored line the way the recorder did; a line that is not JSON reaches the renderer as such. */
+function renderLine(renderer: EventRenderer, line: TimedLine): void {
+  const json = parseLine(line.bytes);
+  renderer.render(toStreamEvent(json, json === null ? lineText(line.bytes) : ""));
+}

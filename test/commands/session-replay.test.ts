@@ -1,0 +1,158 @@
+/**
+ * `nudge session replay` on a real recording (real claude binary, scripted API, 3 turns). Under
+ * test stdout is a pipe, not a terminal, so every replay here must be instant.
+ */
+import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { git, writeFiles } from "../support/gitdir.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+
+let api: ScriptedApi | undefined;
+let repo: string;
+let id: string;
+let bundle: string;
+const temps: string[] = [];
+
+// gitdir() cleans up per test (onTestFinished), which a shared beforeAll fixture cannot use.
+function temp(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  temps.push(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  repo = temp("nudge-replay-");
+  await git(repo, "init", "-q", "-b", "main");
+  for (const [key, value] of [["user.name", "Test"], ["user.email", "test@example.com"], ["commit.gpgSign", "false"], ["gc.auto", "0"]]) {
+    await git(repo, "config", key!, value!);
+  }
+  writeFiles(repo, { "README.md": "# test\n", "old-name.txt": "to be renamed\n" });
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", "first commit");
+
+  api = await startScriptedApi([
+    { tool: "Write", input: { file_path: path.join(repo, "notes.txt"), content: "alpha\nbeta\n" } },
+    { text: "Wrote notes.txt." },
+    { tool: "Read", input: { file_path: path.join(repo, "notes.txt") } },
+    { tool: "Edit", input: { file_path: path.join(repo, "notes.txt"), old_string: "beta", new_string: "BETA" } },
+    { text: "Edited notes.txt." },
+    { tool: "Bash", input: { command: "printf '\\000\\001binary' > blob.bin && mv old-name.txt renamed.txt", description: "shuffle" } },
+    { text: "Shuffled." },
+  ]);
+  const run = await runNudge(
+    ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", "write notes"],
+    { cwd: repo, env: claudeEnv(api, temp("nudge-cfg-")), input: "edit notes\nshuffle the files\n" },
+  );
+  expect(run.exitCode, run.stderr).toBe(0);
+  const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+  id = session.id;
+  bundle = session.path;
+}, 60_000);
+
+afterAll(async () => {
+  await api?.close();
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+// runNudge's stdout has its final newline stripped (execa's default), so exact matches end without one.
+const replay = (...args: string[]) => runNudge(["session", "replay", ...args], { cwd: repo });
+
+/** Every needle occurs in `text`, each after the one before. */
+function expectInOrder(text: string, needles: Array<string | RegExp>): void {
+  const find = (rest: string, needle: string | RegExp): [number, number] => {
+    if (typeof needle === "string") return [rest.indexOf(needle), needle.length];
+    const m = needle.exec(rest);
+    return m ? [m.index, m[0].length] : [-1, 0];
+  };
+  let at = 0;
+  for (const needle of needles) {
+    const [index, length] = find(text.slice(at), needle);
+    expect(index, `${String(needle)} after offset ${at} in:\n${text}`).toBeGreaterThanOrEqual(0);
+    at += index + length;
+  }
+}
+
+describe("nudge session replay", () => {
+  it("replays every turn in order: header, prompt, tools, assistant text, end line", async () => {
+    const run = await replay(id.slice(0, 4));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toBe("");
+    expectInOrder(run.stdout, [
+      "── turn 1 · write notes ──\n",
+      "› write notes\n",
+      "⏺ Write(notes.txt)\n",
+      "Wrote notes.txt.\n",
+      /● turn 1 · success · .* · 1 file \+2 -0\n/,
+      "── turn 2 · edit notes ──\n",
+      "› edit notes\n",
+      "⏺ Edit(notes.txt)\n",
+      "Edited notes.txt.\n",
+      /● turn 2 · success · .*\n/,
+      "── turn 3 · shuffle the files ──\n",
+      "› shuffle the files\n",
+      "⏺ Bash(printf",
+      "Shuffled.\n",
+      /● turn 3 · success · .*$/,
+    ]);
+    expect(run.stdout).not.toContain("\u001b["); // NO_COLOR
+  });
+
+  it("--turn 2 replays only turn 2", async () => {
+    const run = await replay(id, "--turn", "2");
+    expect(run.exitCode, run.stderr).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines.slice(0, -1)).toEqual(["── turn 2 · edit notes ──", "› edit notes", "⏺ Read(notes.txt)", "⏺ Edit(notes.txt)", "Edited notes.txt."]);
+    expect(lines.at(-1)).toMatch(/^● turn 2 · success · /);
+  });
+
+  it("-v shows tool inputs, as the live run does", async () => {
+    const run = await replay(id, "--turn", "2", "-v");
+    expect(run.stdout).toContain('"new_string": "BETA"');
+  });
+
+  it.each([
+    [["--turn", "4"], /^error: session \w+ has no turn 4 to replay$/m],
+    [["--turn", "0"], /^error: session \w+ has no turn 0 to replay$/m],
+    [["--speed", "0"], /^error: invalid --speed/m],
+    [["--idle-limit", "soon"], /^error: invalid --idle-limit/m],
+  ])("rejects %j with an error and a hint, exit 1", async (args, message) => {
+    const run = await replay(id, ...args);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toMatch(/^hint: /m);
+  });
+
+  it("is instant when stdout is not a terminal, however long the recorded pauses", async () => {
+    const timing = path.join(bundle, "timing.txt");
+    const original = readFileSync(timing);
+    // A minute between lines: paced, this would take the idle limit (2 s) per line.
+    const lines = original.toString("utf8").trim().split("\n");
+    writeFileSync(timing, lines.map((_, i) => `${1_700_000_000_000 + i * 60_000}\n`).join(""));
+    try {
+      const started = Date.now();
+      const run = await replay(id, "--idle-limit", "5");
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(lines.length).toBeGreaterThan(10);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      writeFileSync(timing, original);
+    }
+  });
+
+  it("shows a half-written last line (claude killed mid-write) as not JSON instead of failing", async () => {
+    const conversation = path.join(bundle, "conversation.jsonl");
+    const original = readFileSync(conversation);
+    appendFileSync(conversation, '{"type":"assistant","message":{"content":[{"type":"te');
+    try {
+      const run = await replay(id);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expectInOrder(run.stdout, [/● turn 3 · success/, '! not JSON: {"type":"assistant","message":{"content":[{"type":"te']);
+    } finally {
+      writeFileSync(conversation, original);
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    setupFiles: ["test/support/setup.ts"],
     // End-to-end tests drive the real claude binary and real git repos; give them room.
     testTimeout: 60_000,
     hookTimeout: 30_000,

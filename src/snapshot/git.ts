@@ -195,40 +195,57 @@ export async function blobSizes(root: string, blobs: string[]): Promise<Map<stri
 export interface TreeChange {
   status: "A" | "M" | "D" | "T";
   path: string;
+  /** The entry on the new side ("000000" and the zero id for a deletion). */
+  mode: string;
+  blob: string;
 }
 
 /** What changes between two trees, path by path, without rename pairing (what a checkout must do). */
 export async function changedPaths(root: string, a: string, b: string): Promise<TreeChange[]> {
-  const out = await run(root, ["diff-tree", "-r", "-z", "--no-renames", "--name-status", a, b]);
-  const fields = out.toString("utf8").split("\0").filter((f) => f !== "");
+  // --raw -z: ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0" per file, any path bytes.
+  const out = await run(root, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--full-index", a, b]);
+  const fields = out.toString("utf8").split("\0");
   const changes: TreeChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    changes.push({ status: fields[i] as TreeChange["status"], path: fields[i + 1]! });
+    const [, mode, , blob, status] = fields[i]!.slice(1).split(" ");
+    changes.push({ status: status as TreeChange["status"], path: fields[i + 1]!, mode: mode!, blob: blob! });
   }
   return changes;
+}
+
+/** Set (or, for deletions, drop) exactly these entries in a private index, leaving all others alone. */
+export async function setIndexEntries(root: string, indexFile: string, changes: TreeChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  // --index-info: "<mode> <id>\t<path>"; mode 0 removes the path.
+  const input = changes.map((c) => `${c.status === "D" ? "0" : c.mode} ${c.status === "D" ? ZERO_OID : c.blob}\t${c.path}\0`).join("");
+  await run(root, ["update-index", "-z", "--index-info"], { indexFile, input });
 }
 
 /** Write the given paths from the private index into the work tree (modes and symlinks included). */
 export async function checkoutPaths(root: string, indexFile: string, paths: string[]): Promise<void> {
   if (paths.length === 0) return;
-  // -z --stdin: any path, however odd, and no argv length limit.
-  await run(root, ["checkout-index", "-f", "-z", "--stdin"], { indexFile, input: paths.join("\0") });
+  // -z --stdin: any path and no argv length limit; -u: record the new files' stat data, so the
+  // next scan of the tree does not hash them again.
+  await run(root, ["checkout-index", "-f", "-u", "-z", "--stdin"], { indexFile, input: paths.join("\0") });
+}
+
+/**
+ * Paths where the work tree differs from a private index: modified, deleted or untracked (not
+ * ignored). Empty means the work tree's tree is exactly the index's. One scan, like `git status`.
+ */
+export async function workTreeDifferences(root: string, indexFile: string): Promise<string[]> {
+  const out = await run(root, ["status", "--porcelain=v1", "-z", "-uall", "--no-renames"], { indexFile });
+  return out
+    .toString("utf8")
+    .split("\0")
+    .filter((entry) => entry.length > 3 && (entry[1] !== " " || entry.startsWith("??")))
+    .map((entry) => entry.slice(3));
 }
 
 export async function gitVersion(): Promise<string> {
   const result = await execa("git", ["--version"], { reject: false });
   if (result.exitCode !== 0) throw new UserError("git not found", "install git 2.30 or newer");
   return result.stdout.trim();
-}
-
-/**
- * Move the work tree from tree `from` to tree `to` as `git checkout` would: changed files are
- * rewritten, removed ones deleted, modes and symlinks set. Two-tree -m with -u needs the private
- * index to hold `from` (it does: it was just staged). An untracked or ignored file in the way
- * makes git refuse rather than overwrite it: nothing the user has is clobbered.
- */
-export async function switchWorkTree(root: string, indexFile: string, from: string, to: string): Promise<void> {
-  await run(root, ["read-tree", "-m", "-u", from, to], { indexFile });
 }
 
 /** Make the user's index hold `commit`'s tree (the index half of `git reset --mixed`). Only with --reset-head. */

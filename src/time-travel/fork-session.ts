@@ -5,7 +5,8 @@
 import type { Store, StoredSession } from "../bundle/store.js";
 import { readManifest, writeManifest } from "../bundle/store.js";
 import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
-import { applyRewind, captureWorkTree, prepareRewind, switchVerified } from "./rewind.js";
+import { applyRewind, captureWorkTree, prepareRewind } from "./rewind.js";
+import { switchVerified } from "./work-tree-switch.js";
 import type { RewindRecord } from "./rewind-log.js";
 import { targetTurn } from "./rewind-plan.js";
 
@@ -27,7 +28,7 @@ export async function forkSession(
   if (o.worktree) {
     const wt = await worktreeForFork(source, turn, o.worktree);
     const state = await captureWorkTree(store, wt.root);
-    await switchVerified(wt.root, state.indexFile, state.tree, target.snapshot.tree, `turn ${turn}`);
+    await switchVerified(state, state.tree, target.snapshot.tree, `turn ${turn}`);
     const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null });
     return { ...fork, turn, codeAt: wt.root, rewind: null };
   }

@@ -5,13 +5,14 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError } from "../errors.js";
 import { copyFileAtomic } from "../bundle/atomic-write.js";
 import { readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { seedPrivateIndex } from "../snapshot/snapshotter.js";
 import { planRewind, type RewindPlan, type RewindScope } from "./rewind-plan.js";
 import { lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
+import { refuseIfInTheWay, switchVerified } from "./work-tree-switch.js";
 
 /** One private index per work tree for rewinds, so its stat cache stays warm between them. */
 function worktreeIndex(store: Store, root: string): string {
@@ -83,8 +84,9 @@ export async function applyRewind(
   const backupRef = `refs/nudge/backup/${stamp}`;
   const withCode = plan.scope !== "conversation";
   // Refuse before anything is written; the check and the backup commit are independent.
+  const delta = withCode ? (changes ?? (await git.changedPaths(root, state.tree, plan.target.tree))) : [];
   const [, backupCommit] = await Promise.all([
-    withCode ? refuseIfInTheWay(root, changes ?? (await git.changedPaths(root, state.tree, plan.target.tree)), `turn ${plan.turn}`) : undefined,
+    refuseIfInTheWay(root, delta, `turn ${plan.turn}`),
     // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.
     git.commitTree(root, state.tree, state.head ? [state.head] : [], `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`),
   ]);
@@ -108,7 +110,7 @@ export async function applyRewind(
   // The record and the backup ref exist before the work tree changes: a crash midway can be undone.
   await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, record)]);
 
-  if (withCode) await switchVerified(root, state.indexFile, state.tree, plan.target.tree, `turn ${plan.turn}`, { inTheWayChecked: true });
+  if (withCode) await switchVerified(state, state.tree, plan.target.tree, `turn ${plan.turn}`, delta);
   if (plan.head.reset) {
     await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.ZERO_OID);
     await git.resetIndexTo(root, plan.head.recorded!);
@@ -118,74 +120,6 @@ export async function applyRewind(
     await writeManifest(session.dir, { ...manifest, rewoundTo: plan.turn, updatedAt: new Date().toISOString() });
   }
   return record;
-}
-
-/**
- * Paths the switch would create where something already is on disk. Everything not ignored is in
- * the captured tree, so whatever is found here is an ignored file (or folder) of the user's —
- * which git's read-tree would overwrite without a word (measured with git 2.39).
- */
-export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Promise<string[]> {
-  const blocked = new Set<string>();
-  for (const change of changes) {
-    if (change.status !== "A") continue;
-    const parts = change.path.split("/");
-    for (let i = 1; i <= parts.length; i++) {
-      const rel = parts.slice(0, i).join("/");
-      const stat = await fs.lstat(path.join(root, rel)).catch(() => null);
-      // A parent folder that exists is fine; a file where a folder must go, or anything at the path itself, is not.
-      if (stat && (i === parts.length || !stat.isDirectory())) blocked.add(rel);
-      if (!stat) break;
-    }
-  }
-  return [...blocked];
-}
-
-async function refuseIfInTheWay(root: string, changes: git.TreeChange[], what: string): Promise<void> {
-  const inTheWay = await pathsInTheWay(root, changes);
-  if (inTheWay.length === 0) return;
-  throw new UserError(
-    `cannot rewrite the work tree to ${what}: ignored ${inTheWay.length === 1 ? "file" : "files"} in the way: ${inTheWay.slice(0, 5).join(", ")}`,
-    "move those out of the way (they are .gitignore'd, so no snapshot holds them), then run the command again; nothing was changed",
-  );
-}
-
-/**
- * Move the work tree from `from` to `to`, then check that it really is `to`; if not (a file
- * that could not be written, a process writing meanwhile), put it back and refuse.
- */
-export async function switchVerified(
-  root: string,
-  indexFile: string,
-  from: string,
-  to: string,
-  what: string,
-  options: { inTheWayChecked?: boolean } = {},
-): Promise<void> {
-  if (from === to) return;
-  if (!options.inTheWayChecked) await refuseIfInTheWay(root, await git.changedPaths(root, from, to), what);
-  try {
-    await git.switchWorkTree(root, indexFile, from, to);
-  } catch (error) {
-    throw new UserError(
-      `cannot rewrite the work tree to ${what}: ${firstGitError(error)}`,
-      "move the file named above out of the way (or commit it), then run the command again; nothing was changed",
-    );
-  }
-  const actual = await git.stageAllAndWriteTree(root, indexFile);
-  if (actual === to) return;
-  await git.switchWorkTree(root, indexFile, actual, from).catch(() => undefined);
-  const restored = await git.stageAllAndWriteTree(root, indexFile);
-  throw new UserError(
-    `the work tree did not match ${what} after writing it (got tree ${actual.slice(0, 10)}, expected ${to.slice(0, 10)}); ` +
-      (restored === from ? "it was put back as it was" : "it could not be fully put back"),
-    restored === from ? "check for processes writing into the repository, then try again" : "run: nudge session rewind --undo",
-  );
-}
-
-function firstGitError(error: unknown): string {
-  const line = errorMessage(error).split("\n").find((l) => /error|fatal/i.test(l)) ?? errorMessage(error);
-  return line.replace(/^.*?(error|fatal): /i, "").trim();
 }
 
 /** Put back exactly what the last rewind changed: files, HEAD and index, and the session's fork point. */
@@ -201,7 +135,7 @@ export async function undoLastRewind(store: Store): Promise<{ record: RewindReco
     const commit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], "nudge backup before undoing a rewind");
     await git.updateRefs(root, [{ ref: savedEdits, commit }]);
   }
-  await switchVerified(root, state.indexFile, state.tree, record.backup.tree, "the state before the rewind");
+  await switchVerified(state, state.tree, record.backup.tree, "the state before the rewind");
   if (record.before.indexCopy && record.before.head) {
     await git.moveRef(root, record.before.branch ? `refs/heads/${record.before.branch}` : "HEAD", record.before.head, state.head ?? git.ZERO_OID);
     await copyFileAtomic(record.before.indexCopy, await git.indexPath(root));

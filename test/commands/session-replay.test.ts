@@ -2,60 +2,24 @@
  * `nudge session replay` on a real recording (real claude binary, scripted API, 3 turns). Under
  * test stdout is a pipe, not a terminal, so every replay here must be instant.
  */
-import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
-import { git, writeFiles } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
-import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import type { ScriptedApi } from "../support/scripted-api.js";
+import { recordThreeTurns } from "../support/three-turns.js";
 
 let api: ScriptedApi | undefined;
 let repo: string;
 let id: string;
 let bundle: string;
-const temps: string[] = [];
-
-// gitdir() cleans up per test (onTestFinished), which a shared beforeAll fixture cannot use.
-function temp(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-  temps.push(dir);
-  return dir;
-}
 
 beforeAll(async () => {
-  repo = temp("nudge-replay-");
-  await git(repo, "init", "-q", "-b", "main");
-  for (const [key, value] of [["user.name", "Test"], ["user.email", "test@example.com"], ["commit.gpgSign", "false"], ["gc.auto", "0"]]) {
-    await git(repo, "config", key!, value!);
-  }
-  writeFiles(repo, { "README.md": "# test\n", "old-name.txt": "to be renamed\n" });
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "-q", "-m", "first commit");
-
-  api = await startScriptedApi([
-    { tool: "Write", input: { file_path: path.join(repo, "notes.txt"), content: "alpha\nbeta\n" } },
-    { text: "Wrote notes.txt." },
-    { tool: "Read", input: { file_path: path.join(repo, "notes.txt") } },
-    { tool: "Edit", input: { file_path: path.join(repo, "notes.txt"), old_string: "beta", new_string: "BETA" } },
-    { text: "Edited notes.txt." },
-    { tool: "Bash", input: { command: "printf '\\000\\001binary' > blob.bin && mv old-name.txt renamed.txt", description: "shuffle" } },
-    { text: "Shuffled." },
-  ]);
-  const run = await runNudge(
-    ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", "write notes"],
-    { cwd: repo, env: claudeEnv(api, temp("nudge-cfg-")), input: "edit notes\nshuffle the files\n" },
-  );
-  expect(run.exitCode, run.stderr).toBe(0);
-  const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
-  id = session.id;
-  bundle = session.path;
+  ({ repo, id, api, dir: bundle } = await recordThreeTurns());
 }, 60_000);
 
 afterAll(async () => {
   await api?.close();
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
 // runNudge's stdout has its final newline stripped (execa's default), so exact matches end without one.

@@ -5,10 +5,22 @@ import os from "node:os";
 import path from "node:path";
 import { onTestFinished } from "vitest";
 
+/** Made in a beforeAll (outside any test): removed when the file's tests are done (test/support/setup.ts). */
+const suiteDirs: string[] = [];
+
+export function removeSuiteDirs(): void {
+  for (const dir of suiteDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A fresh temp dir, removed when the test finishes — or, made in a beforeAll, when the file's tests do. */
 export function tempDir(prefix = "nudge-test-"): string {
   // realpath: macOS-style /tmp symlinks would make claude's cwd differ from ours.
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  } catch {
+    suiteDirs.push(dir); // not inside a test
+  }
   return dir;
 }
 

@@ -1,0 +1,54 @@
+import { readFileSync, rmSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Store } from "../../src/bundle/store.js";
+import { captureWorkTree } from "../../src/time-travel/rewind.js";
+import { switchVerified } from "../../src/time-travel/work-tree-switch.js";
+import { git, gitdir } from "../support/gitdir.js";
+import { treeListing, workTreeListing } from "../support/tree-listing.js";
+
+/** Two trees that swap files and folders, a symlink and a file, and modes. */
+async function twoTrees() {
+  const repo = await gitdir({ ".gitignore": "*.log\n", a: "file a\n", "d/x": "in d\n", exe: "#!/bin/sh\n" });
+  symlinkSync("a", path.join(repo, "link"));
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", "A");
+  const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+  rmSync(path.join(repo, "a"));
+  rmSync(path.join(repo, "d"), { recursive: true });
+  rmSync(path.join(repo, "link"));
+  mkdirSync(path.join(repo, "a"));
+  writeFileSync(path.join(repo, "a/inner"), "a is a folder now\n");
+  writeFileSync(path.join(repo, "d"), "d is a file now\n");
+  writeFileSync(path.join(repo, "link"), "a regular file\n");
+  chmodSync(path.join(repo, "exe"), 0o755);
+  writeFileSync(path.join(repo, "new.bin"), Buffer.from([0, 255, 0, 1]));
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", "B");
+  const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+  await git(repo, "checkout", "-q", "HEAD~1");
+  const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge") };
+  return { repo, store, treeA, treeB };
+}
+
+describe("switchVerified", () => {
+  it("turns files into folders and back, symlinks into files, sets modes, and checks the result", async () => {
+    const { repo, store, treeA, treeB } = await twoTrees();
+    const state = await captureWorkTree(store, repo);
+    expect(state.tree).toBe(treeA);
+    await switchVerified(state, treeA, treeB, "B");
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeB));
+    await switchVerified(state, treeB, treeA, "A");
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
+  });
+
+  it("refuses, changing nothing, when an ignored file would be lost", async () => {
+    const { repo, store, treeA, treeB } = await twoTrees();
+    writeFileSync(path.join(repo, "d", "keep.log"), "ignored, mine\n"); // d must become a file
+    const state = await captureWorkTree(store, repo);
+    const before = await workTreeListing(repo);
+    await expect(switchVerified(state, treeA, treeB, "B")).rejects.toThrow(/ignored file in the way: d$/);
+    expect(await workTreeListing(repo)).toEqual(before);
+    expect(readFileSync(path.join(repo, "d", "keep.log"), "utf8")).toBe("ignored, mine\n");
+  });
+});

@@ -21,7 +21,7 @@ function change(dir: string): void {
 }
 
 async function twoTurnSession(repo: string): Promise<{ store: Store; id: string }> {
-  const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge") };
+  const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
   const id = "benchrewind";
   const indexFile = path.join(store.dir, "index", id);
   const head = (await git.headCommit(repo))!;

@@ -27,7 +27,20 @@ function program(): Command {
   return root;
 }
 
+/**
+ * A reader that goes away (`nudge session list | head -1`) makes writes fail with EPIPE. That is
+ * not an error: drop the rest of the output quietly — and a live recording carries on.
+ */
+function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+    });
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  ignoreClosedPipes();
   try {
     await program().parseAsync(argv);
     return 0;

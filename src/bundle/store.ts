@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
+import { claudeConfigDir } from "../claude/transcript.js";
 import { commonDir, repoRoot } from "../snapshot/git.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { ManifestSchema, type Manifest } from "./manifest-schema.js";
@@ -16,12 +17,14 @@ export interface Store {
   repoRoot: string;
   /** nudge's folder: sessions, private indexes. */
   dir: string;
+  /** Folders of nudge's and claude's own files, never to be snapshotted (see own-paths.ts). */
+  ownDirs: string[];
 }
 
 export async function openStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
   const root = await repoRoot(cwd);
   const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(await commonDir(root), "nudge");
-  return { repoRoot: root, dir };
+  return { repoRoot: root, dir, ownDirs: [dir, claudeConfigDir(env)] };
 }
 
 export function bundleDir(store: Store, id: string): string {

@@ -40,6 +40,8 @@ export interface RecorderContext {
   claudeConfigDir: string;
   /** Where claude runs; its transcripts are filed under this path. */
   cwd: string;
+  /** Folders inside the work tree that snapshots leave out (nudge's store, claude's config). */
+  exclude: string[];
 }
 
 export class SessionRecorder {
@@ -223,6 +225,7 @@ export class SessionRecorder {
       parent: previous.snapshot.commit,
       previousTree: previous.snapshot.tree,
       message: `nudge ${this.manifest_.id} turn ${open.n}\n\n${open.prompt}`,
+      exclude: this.context.exclude,
     });
     const patchFile = patchName(open.n);
     await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);
@@ -283,6 +286,7 @@ export class SessionRecorder {
       parent: baseCommit,
       previousTree: baseTree,
       message: `nudge ${this.manifest_.id} turn 0 (starting state)`,
+      exclude: this.context.exclude,
     });
     const patchFile = patchName(0);
     await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);

@@ -56,6 +56,11 @@ async function text(cwd: string, args: string[], options?: GitOptions): Promise<
   return (await run(cwd, args, options)).toString("utf8").trim();
 }
 
+/** Pathspecs that leave out folders given relative to the top (nudge's and claude's own files). */
+function excluding(paths: string[]): string[] {
+  return paths.map((p) => `:(top,exclude)${p}`);
+}
+
 /** The top of the work tree containing `cwd`, or a UserError when it is not in one. */
 export async function repoRoot(cwd: string): Promise<string> {
   const result = await execa("git", ["rev-parse", "--show-toplevel"], { cwd, reject: false });
@@ -98,9 +103,9 @@ export async function treeOf(root: string, commit: string): Promise<string> {
  * Reusing the same index file turn after turn keeps git's stat cache warm, so this costs about
  * what `git status` costs.
  */
-export async function stageAllAndWriteTree(root: string, indexFile: string): Promise<string> {
+export async function stageAllAndWriteTree(root: string, indexFile: string, exclude: string[] = []): Promise<string> {
   // -A from the top covers the whole tree; --ignore-errors keeps one unreadable file from losing the turn.
-  await run(root, ["add", "-A", "--ignore-errors", "--", ":/"], { indexFile });
+  await run(root, ["add", "-A", "--ignore-errors", "--", ":/", ...excluding(exclude)], { indexFile });
   return text(root, ["write-tree"], { indexFile });
 }
 
@@ -233,8 +238,8 @@ export async function checkoutPaths(root: string, indexFile: string, paths: stri
  * Paths where the work tree differs from a private index: modified, deleted or untracked (not
  * ignored). Empty means the work tree's tree is exactly the index's. One scan, like `git status`.
  */
-export async function workTreeDifferences(root: string, indexFile: string): Promise<string[]> {
-  const out = await run(root, ["status", "--porcelain=v1", "-z", "-uall", "--no-renames"], { indexFile });
+export async function workTreeDifferences(root: string, indexFile: string, exclude: string[] = []): Promise<string[]> {
+  const out = await run(root, ["status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--", ":/", ...excluding(exclude)], { indexFile });
   return out
     .toString("utf8")
     .split("\0")

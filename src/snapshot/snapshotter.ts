@@ -47,6 +47,8 @@ export interface TakeSnapshotInput {
   /** The tree the patch is taken from: the previous turn's, or the base commit's. */
   previousTree: string;
   message: string;
+  /** Folders left out (nudge's and claude's own files inside the work tree). */
+  exclude?: string[];
 }
 
 export async function takeSnapshot(input: TakeSnapshotInput): Promise<SnapshotResult> {
@@ -56,12 +58,12 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<SnapshotRe
   await seedPrivateIndex(root, indexFile);
   let tree: string;
   try {
-    tree = await git.stageAllAndWriteTree(root, indexFile);
+    tree = await git.stageAllAndWriteTree(root, indexFile, input.exclude);
   } catch {
     // A private index git cannot use (a copied split or sparse index, a version mismatch):
     // start it over from scratch rather than lose the turn.
     await fs.rm(indexFile, { force: true });
-    tree = await git.stageAllAndWriteTree(root, indexFile);
+    tree = await git.stageAllAndWriteTree(root, indexFile, input.exclude);
   }
   // The patch needs only the two trees: compute it while the commit and ref are written.
   const patch = tree === input.previousTree ? Promise.resolve(Buffer.alloc(0)) : git.diffTrees(root, input.previousTree, tree);

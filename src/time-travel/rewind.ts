@@ -9,6 +9,7 @@ import { UserError } from "../errors.js";
 import { copyFileAtomic } from "../bundle/atomic-write.js";
 import { readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
+import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { seedPrivateIndex } from "../snapshot/snapshotter.js";
 import { planRewind, type RewindPlan, type RewindScope } from "./rewind-plan.js";
 import { lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
@@ -22,6 +23,7 @@ function worktreeIndex(store: Store, root: string): string {
 export interface WorkTreeState {
   root: string;
   indexFile: string;
+  exclude: string[];
   tree: string;
   head: string | null;
   branch: string | null;
@@ -30,13 +32,14 @@ export interface WorkTreeState {
 /** The work tree as a tree id (tracked, untracked, not ignored), plus HEAD and branch. */
 export async function captureWorkTree(store: Store, root: string): Promise<WorkTreeState> {
   const indexFile = worktreeIndex(store, root);
+  const exclude = ownPathExcludes(root, store.ownDirs);
   await seedPrivateIndex(root, indexFile);
   const [tree, head, branch] = await Promise.all([
-    git.stageAllAndWriteTree(root, indexFile),
+    git.stageAllAndWriteTree(root, indexFile, exclude),
     git.headCommit(root),
     git.currentBranch(root),
   ]);
-  return { root, indexFile, tree, head, branch };
+  return { root, indexFile, exclude, tree, head, branch };
 }
 
 export interface RewindOptions {

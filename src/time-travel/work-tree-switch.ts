@@ -15,6 +15,8 @@ export interface PrivateWorkTree {
   root: string;
   /** A private index holding exactly `from` when a switch starts (it was just staged). */
   indexFile: string;
+  /** Folders never snapshotted (nudge's and claude's own files), left out of every scan. */
+  exclude: string[];
 }
 
 /**
@@ -102,7 +104,7 @@ export async function switchVerified(
     await putBack(tree, from);
     throw new UserError(`cannot rewrite the work tree to ${what}: ${errorMessage(error)}`, "nothing was lost: the work tree was put back as it was");
   }
-  const differences = await git.workTreeDifferences(tree.root, tree.indexFile);
+  const differences = await git.workTreeDifferences(tree.root, tree.indexFile, tree.exclude);
   if (differences.length === 0) return;
   const restored = await putBack(tree, from);
   throw new UserError(
@@ -115,9 +117,9 @@ export async function switchVerified(
 /** Return the work tree to `from`, whatever state a failed switch left it in. */
 async function putBack(tree: PrivateWorkTree, from: string): Promise<boolean> {
   try {
-    const actual = await git.stageAllAndWriteTree(tree.root, tree.indexFile);
+    const actual = await git.stageAllAndWriteTree(tree.root, tree.indexFile, tree.exclude);
     await applyChanges(tree, await git.changedPaths(tree.root, actual, from));
-    return (await git.workTreeDifferences(tree.root, tree.indexFile)).length === 0;
+    return (await git.workTreeDifferences(tree.root, tree.indexFile, tree.exclude)).length === 0;
   } catch {
     return false;
   }

@@ -50,7 +50,7 @@ describe("nudge session replay", () => {
       "› write notes\n",
       "⏺ Write(notes.txt)\n",
       "Wrote notes.txt.\n",
-      /● turn 1 · success · .* · 1 file \+2 -0\n/,
+      /● turn 1 · success · .* · 1 file \+3 -0\n/,
       "── turn 2 · edit notes ──\n",
       "› edit notes\n",
       "⏺ Edit(notes.txt)\n",

@@ -178,3 +178,22 @@ describe("nudge claude run records a session", () => {
     expect(tree).toMatch(/^120000 blob \S+\treadme-link$/m);
   });
 });
+
+describe("nudge's and claude's own files inside the work tree", () => {
+  it("are never snapshotted: NUDGE_STORE and CLAUDE_CONFIG_DIR inside the repository", async () => {
+    const repo = await gitdir();
+    const local = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "made.txt"), content: "x\n" } }, { text: "done" }]);
+    try {
+      const env = { ...claudeEnv(local, path.join(repo, "claude-home")), NUDGE_STORE: path.join(repo, "nudge-store") };
+      const { CLAUDE_BIN } = await import("../support/claude-env.js");
+      const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "make a file"], { cwd: repo, env });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo, env })).stdout);
+      expect(session.path.startsWith(path.join(repo, "nudge-store"))).toBe(true);
+      const files = await git(repo, "ls-tree", "-r", "--name-only", `refs/nudge/${session.id}/1`);
+      expect(files.split("\n").sort()).toEqual(["README.md", "made.txt"]);
+    } finally {
+      await local.close();
+    }
+  });
+});

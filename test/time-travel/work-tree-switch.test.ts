@@ -27,7 +27,7 @@ async function twoTrees() {
   await git(repo, "commit", "-q", "-m", "B");
   const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
   await git(repo, "checkout", "-q", "HEAD~1");
-  const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge") };
+  const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
   return { repo, store, treeA, treeB };
 }
 

@@ -7,7 +7,7 @@ import { sessionRewindCommand } from "./session-rewind.js";
 import { sessionForkCommand } from "./session-fork.js";
 
 export const sessionCommand = new Command("session")
-  .description("list, show, diff, replay, rewind, fork, export and import recorded sessions")
+  .description("list, show, diff, replay, rewind and fork recorded sessions")
   .addCommand(sessionListCommand)
   .addCommand(sessionShowCommand)
   .addCommand(sessionDiffCommand)

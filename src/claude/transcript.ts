@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathExists } from "../file-exists.js";
 
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.CLAUDE_CONFIG_DIR ? path.resolve(env.CLAUDE_CONFIG_DIR) : path.join(os.homedir(), ".claude");
@@ -22,7 +23,7 @@ export function transcriptPath(configDir: string, cwd: string, sessionId: string
 /** The transcript file for a session: the computed place first, else a search of projects/* (long paths). */
 export async function findTranscript(configDir: string, cwd: string, sessionId: string): Promise<string | null> {
   const expected = transcriptPath(configDir, cwd, sessionId);
-  if (await exists(expected)) return expected;
+  if (await pathExists(expected)) return expected;
   const projects = path.join(configDir, "projects");
   let dirs: string[];
   try {
@@ -32,16 +33,7 @@ export async function findTranscript(configDir: string, cwd: string, sessionId: 
   }
   for (const dir of dirs) {
     const candidate = path.join(projects, dir, `${sessionId}.jsonl`);
-    if (await exists(candidate)) return candidate;
+    if (await pathExists(candidate)) return candidate;
   }
   return null;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -6,6 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { pathExists } from "../file-exists.js";
 import { copyFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { findTranscript, transcriptPath } from "../claude/transcript.js";
@@ -21,21 +22,12 @@ export interface PlacementInput {
 /** Returns where the transcript now is, or null when no copy exists anywhere. */
 export async function ensureTranscriptPlaced(input: PlacementInput): Promise<string | null> {
   const target = transcriptPath(input.claudeConfigDir, input.cwd, input.claudeSessionId);
-  if (await exists(target)) return target;
+  if (await pathExists(target)) return target;
   const elsewhere = await findTranscript(input.claudeConfigDir, input.cwd, input.claudeSessionId);
   const bundled = input.manifest.turns.findLast((t) => t.claudeSessionId === input.claudeSessionId && t.transcript)?.transcript;
   const source = elsewhere ?? (bundled ? path.join(input.bundleDir, bundled) : null);
-  if (!source || !(await exists(source))) return null;
+  if (!source || !(await pathExists(source))) return null;
   await fs.mkdir(path.dirname(target), { recursive: true });
   await copyFileAtomic(source, target);
   return target;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

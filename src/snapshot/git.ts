@@ -159,26 +159,28 @@ export interface TreeDiffEntry {
   path: string;
   /** The path before a rename. */
   oldPath?: string;
-  /** Blob ids; all zeros on the side where the file does not exist. */
+  /** Modes and blob ids; "000000" and all zeros on the side where the file does not exist. */
+  oldMode: string;
+  newMode: string;
   oldBlob: string;
   newBlob: string;
 }
 
 /** The files that differ between two trees, one entry per file, in the order `readablePatch` shows them. */
-export async function diffEntries(root: string, a: string, b: string): Promise<TreeDiffEntry[]> {
+export async function diffEntries(root: string, a: string, b: string, renames = true): Promise<TreeDiffEntry[]> {
   // -z: paths verbatim, never C-quoted; --no-abbrev: full blob ids, which `blobSizes` looks up.
-  const out = await run(root, ["diff-tree", "-r", "-M", "-z", "--raw", "--no-abbrev", a, b]);
+  const out = await run(root, ["diff-tree", "-r", renames ? "-M" : "--no-renames", "-z", "--raw", "--no-abbrev", a, b]);
   const fields = out.toString("utf8").split("\0");
   const entries: TreeDiffEntry[] = [];
   // Each record: ":<old mode> <new mode> <old blob> <new blob> <status>" then its path, or for a
   // rename "R<similarity>" then the old and the new path.
   for (let i = 0; i + 1 < fields.length; ) {
-    const [, , oldBlob = "", newBlob = "", code = ""] = fields[i]!.split(" ");
+    const [oldMode = "", newMode = "", oldBlob = "", newBlob = "", code = ""] = fields[i]!.slice(1).split(" ");
     if (code.startsWith("R")) {
-      entries.push({ status: "R", oldPath: fields[i + 1]!, path: fields[i + 2]!, oldBlob, newBlob });
+      entries.push({ status: "R", oldPath: fields[i + 1]!, path: fields[i + 2]!, oldMode, newMode, oldBlob, newBlob });
       i += 3;
     } else {
-      entries.push({ status: code as TreeDiffEntry["status"], path: fields[i + 1]!, oldBlob, newBlob });
+      entries.push({ status: code as TreeDiffEntry["status"], path: fields[i + 1]!, oldMode, newMode, oldBlob, newBlob });
       i += 2;
     }
   }
@@ -207,15 +209,8 @@ export interface TreeChange {
 
 /** What changes between two trees, path by path, without rename pairing (what a checkout must do). */
 export async function changedPaths(root: string, a: string, b: string): Promise<TreeChange[]> {
-  // --raw -z: ":<old mode> <new mode> <old id> <new id> <status>\0<path>\0" per file, any path bytes.
-  const out = await run(root, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--full-index", a, b]);
-  const fields = out.toString("utf8").split("\0");
-  const changes: TreeChange[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [, mode, , blob, status] = fields[i]!.slice(1).split(" ");
-    changes.push({ status: status as TreeChange["status"], path: fields[i + 1]!, mode: mode!, blob: blob! });
-  }
-  return changes;
+  const entries = await diffEntries(root, a, b, false);
+  return entries.map((e) => ({ status: e.status as TreeChange["status"], path: e.path, mode: e.newMode, blob: e.newBlob }));
 }
 
 /** Set (or, for deletions, drop) exactly these entries in a private index, leaving all others alone. */

@@ -41,7 +41,7 @@ export class EventRenderer {
           if (isText(block) && block.text.trim()) this.o.write(`${block.text.trimEnd()}\n`);
           else if (isToolUse(block)) this.toolUse(block);
         }
-        if (event.error) this.o.write(this.o.style.red(`✗ ${oneLine(String(event.error), 200)}\n`));
+        if (event.error) this.line(this.o.style.red(`✗ ${oneLine(String(event.error), 200)}`));
         return;
       case "user":
         if (typeof event.message.content === "string") return this.prompt(event.isReplay, event.message.content);
@@ -52,18 +52,25 @@ export class EventRenderer {
         return;
       case "result":
         if (event.terminal_reason?.startsWith("aborted")) {
-          this.o.write(this.o.style.yellow("⏸ turn interrupted\n"));
+          this.line(this.o.style.yellow("⏸ turn interrupted"));
         } else if (event.is_error) {
           const detail = event.result ?? (event.errors ?? []).map(String).join("; ");
-          this.o.write(this.o.style.red(`✗ ${event.subtype}${detail ? `: ${oneLine(detail, 300)}` : ""}\n`));
+          // An API error ends the turn with subtype "success" and is_error: name the real reason.
+          const label = event.subtype === "success" ? (event.terminal_reason ?? "error") : event.subtype;
+          this.line(this.o.style.red(`✗ ${label}${detail ? `: ${oneLine(detail, 300)}` : ""}`));
         }
         return;
       case "invalid":
-        if (event.text.trim()) this.o.write(this.o.style.yellow(`! not JSON: ${oneLine(event.text, 120)}\n`));
+        if (event.text.trim()) this.line(this.o.style.yellow(`! not JSON: ${oneLine(event.text, 120)}`));
         return;
       default:
         return;
     }
+  }
+
+  /** One styled line; the newline stays outside the colour codes so a terminal never carries them over. */
+  private line(text: string): void {
+    this.o.write(`${text}\n`);
   }
 
   /** The line that closes a turn: number, duration, cost, what changed. */
@@ -83,7 +90,7 @@ export class EventRenderer {
   private system(event: Extract<StreamEvent, { type: "system" }>): void {
     if (event.subtype === "init") {
       // claude repeats init at every turn; once is news, after that it is noise.
-      if (!this.seenInit && this.o.verbose) this.o.write(this.o.style.dim(`claude ${event.model ?? ""}\n`));
+      if (!this.seenInit && this.o.verbose) this.line(this.o.style.dim(`claude ${event.model ?? ""}`));
       this.seenInit = true;
       return;
     }
@@ -91,7 +98,7 @@ export class EventRenderer {
       const status = event.error_status ? ` (HTTP ${event.error_status})` : "";
       const wait = event.retry_delay_ms ? ` in ${formatDuration(event.retry_delay_ms)}` : "";
       const attempt = event.attempt ? ` ${event.attempt}${event.max_retries ? `/${event.max_retries}` : ""}` : "";
-      this.o.write(this.o.style.yellow(`↻ API error${status}, retry${attempt}${wait}\n`));
+      this.line(this.o.style.yellow(`↻ API error${status}, retry${attempt}${wait}`));
     }
   }
 
@@ -102,18 +109,18 @@ export class EventRenderer {
   private toolUse(block: ToolUse): void {
     this.toolNames.set(block.id, block.name);
     const detail = toolDetail(block, this.o.cwd);
-    this.o.write(this.o.style.cyan(`⏺ ${block.name}${detail ? `(${detail})` : ""}\n`));
+    this.line(this.o.style.cyan(`⏺ ${block.name}${detail ? `(${detail})` : ""}`));
     if (this.o.verbose) {
-      for (const line of firstLines(JSON.stringify(block.input, null, 2), 12)) this.o.write(this.o.style.dim(`  ${line}\n`));
+      for (const line of firstLines(JSON.stringify(block.input, null, 2), 12)) this.line(this.o.style.dim(`  ${line}`));
     }
   }
 
   private toolResult(block: ToolResult): void {
     const text = toolResultText(block.content);
     if (block.is_error) {
-      for (const line of firstLines(text, 4)) this.o.write(this.o.style.red(`  ⎿ ${line}\n`));
+      for (const line of firstLines(text, 4)) this.line(this.o.style.red(`  ⎿ ${line}`));
     } else if (this.o.verbose && text) {
-      for (const line of firstLines(text, 10)) this.o.write(this.o.style.dim(`  ⎿ ${line}\n`));
+      for (const line of firstLines(text, 10)) this.line(this.o.style.dim(`  ⎿ ${line}`));
     }
   }
 }

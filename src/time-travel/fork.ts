@@ -6,6 +6,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
+import { pathExists } from "../file-exists.js";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { bundleDir, bundleFiles, newSessionId, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
@@ -83,7 +84,7 @@ export async function worktreeForFork(source: StoredSession, turnNumber: number,
   const commit = turn.head ?? source.manifest.repo.baseCommit;
   if (!commit) throw new UserError("the repository had no commit when this turn was recorded", "fork in place instead (without --worktree)");
   const root = path.resolve(dir);
-  if (await fs.stat(root).then(() => true, () => false)) throw new UserError(`${root} already exists`, "pick a new path for --worktree");
+  if (await pathExists(root)) throw new UserError(`${root} already exists`, "pick a new path for --worktree");
   await git.addWorktree(source.manifest.repo.root, root, commit);
   const relativeCwd = path.relative(source.manifest.repo.root, source.manifest.repo.cwd);
   return { root, cwd: path.join(root, relativeCwd) };

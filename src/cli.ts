@@ -14,7 +14,7 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
 
 function program(): Command {
   const root = new Command("nudge")
-    .description("record, rewind, fork and share Claude Code sessions — code and conversation together")
+    .description("record, replay, rewind and fork Claude Code sessions — code and conversation together")
     .version(version)
     .addHelpText("after", "\nExit codes: 0 ok, 1 a problem with the input or the environment (the message says what to do), 2 a bug in nudge.")
     .addCommand(claudeCommand)

@@ -46,12 +46,17 @@ Examples:
 
 At the prompt: /session, /rewind <n>, /fork [n], /help, /exit.`,
   )
+  // Operands after -- are claude's; commander counts them as ours, so the check is done below.
+  .allowExcessArguments(true)
   .action(async (prompt: string | undefined, raw: unknown, command: Command) => {
     const options = parseOptions(RunOptions, raw);
     if (options.continue && options.resume) throw new UserError("-c and -r cannot be used together", "pick one");
     const passthrough = argsAfterDoubleDash(command);
-    if (prompt !== undefined && passthrough[0] === prompt) prompt = undefined; // `run -- --flag`
-    await runClaude({ ...options, prompt, passthrough });
+    const ours = command.args.slice(0, command.args.length - passthrough.length);
+    if (ours.length > 1) {
+      throw new UserError(`too many arguments: ${ours.slice(1).join(" ")}`, 'quote the prompt ("fix the flaky test"); flags for claude go after --');
+    }
+    await runClaude({ ...options, prompt: ours[0], passthrough });
   });
 
 function argsAfterDoubleDash(command: Command): string[] {

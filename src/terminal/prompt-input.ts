@@ -12,50 +12,71 @@ export interface PromptSource {
   close(): void;
 }
 
-export function terminalPrompts(input: Readable, output: Writable, promptText: string): PromptSource {
-  let current: readline.Interface | null = null;
+/** A line source shared by both modes: lines that arrive before they are asked for wait in a queue. */
+function queuedLines(rl: readline.Interface, onAsk: () => void, onAnswer: () => void): PromptSource {
+  const queue: string[] = [];
+  let waiting: ((line: string | null) => void) | null = null;
+  let closed = false;
+  const deliver = (line: string | null) => {
+    const resolve = waiting;
+    waiting = null;
+    onAnswer();
+    resolve?.(line);
+  };
+  rl.on("line", (line) => (waiting ? deliver(line) : queue.push(line)));
+  rl.on("close", () => {
+    closed = true;
+    if (waiting) deliver(null);
+  });
   return {
     next() {
+      if (queue.length > 0) return Promise.resolve(queue.shift()!);
+      if (closed) return Promise.resolve(null);
       return new Promise((resolve) => {
-        // A fresh interface per question: between questions the terminal is back in cooked mode,
-        // so Ctrl-C during a turn is a real SIGINT that nudge turns into an interrupt.
-        const rl = readline.createInterface({ input, output, terminal: true, historySize: 100 });
-        current = rl;
-        let answered = false;
-        const finish = (value: string | null) => {
-          if (answered) return;
-          answered = true;
-          current = null;
-          rl.close();
-          resolve(value);
-        };
-        rl.on("SIGINT", () => {
-          output.write("\n");
-          finish(null);
-        });
-        rl.on("close", () => finish(null));
-        rl.question(promptText, (answer) => finish(answer));
+        waiting = resolve;
+        onAsk();
       });
     },
-    close() {
-      current?.close();
-    },
+    close: () => rl.close(),
   };
+}
+
+export function terminalPrompts(input: Readable & { setRawMode?: (raw: boolean) => void }, output: Writable, promptText: string): PromptSource {
+  const rl = readline.createInterface({ input, output, terminal: true, historySize: 100, prompt: promptText });
+  // Between prompts (while claude works) the terminal is back in cooked mode and input is paused:
+  // keys typed ahead wait in the terminal, and Ctrl-C is a real SIGINT that nudge turns into an
+  // interrupt of the turn rather than the end of the session.
+  const idle = () => {
+    rl.pause();
+    input.setRawMode?.(false);
+  };
+  rl.on("SIGINT", () => {
+    output.write("\n");
+    rl.close();
+  });
+  const source = queuedLines(
+    rl,
+    () => {
+      input.setRawMode?.(true);
+      rl.resume();
+      rl.prompt();
+    },
+    idle,
+  );
+  idle();
+  return source;
 }
 
 export function linePrompts(input: Readable): PromptSource {
   const rl = readline.createInterface({ input, crlfDelay: Infinity, terminal: false });
-  const lines = rl[Symbol.asyncIterator]();
+  const lines = queuedLines(rl, () => undefined, () => undefined);
   return {
     async next() {
       for (;;) {
-        const { value, done } = await lines.next();
-        if (done) return null;
-        if (value.trim() !== "") return value;
+        const line = await lines.next();
+        if (line === null || line.trim() !== "") return line;
       }
     },
-    close() {
-      rl.close();
-    },
+    close: lines.close,
   };
 }

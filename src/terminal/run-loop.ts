@@ -72,6 +72,7 @@ export async function runLoop(o: RunLoopOptions): Promise<void> {
       if (prompt === null) return;
       const text: string = prompt;
       prompt = undefined;
+      if (text.trim() === "") continue; // Enter on an empty prompt line: ask again
       if (text.trim().startsWith("/")) {
         if ((await slashSafely(text.trim(), o)) === "exit") return;
         continue;

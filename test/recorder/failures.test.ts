@@ -133,6 +133,7 @@ describe("when things go wrong", () => {
     ["claude is not found", ["claude", "run", "--claude-bin", "/nonexistent/claude", "hi"], /claude not found at \/nonexistent\/claude/],
     ["-r names no session", ["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", "zzzz", "hi"], /no session matches "zzzz"/],
     ["--max-turns is not a number", ["claude", "run", "--max-turns", "lots", "hi"], /invalid --max-turns/],
+    ["the prompt is not quoted", ["claude", "run", "fix", "the", "test"], /too many arguments: the test/],
     ["an unknown session is shown", ["session", "show", "nope"], /no session matches "nope"/],
   ])("%s: one line, a hint, exit 1", async (_name, args, message) => {
     const repo = await gitdir();

@@ -197,3 +197,33 @@ describe("nudge's and claude's own files inside the work tree", () => {
     }
   });
 });
+
+describe("the claude process", () => {
+  it("has its stderr drained and saved (1 MB, far past a pipe's buffer), and gets the args after -- verbatim", async () => {
+    const repo = await gitdir();
+    const scratch = tempDir();
+    const { CLAUDE_BIN } = await import("../support/claude-env.js");
+    const argsFile = path.join(scratch, "args.txt");
+    const wrapper = path.join(scratch, "chatty-claude.sh");
+    writeFileSync(
+      wrapper,
+      `#!/usr/bin/env bash\nprintf '%s\\n' "$@" > "${argsFile}"\nhead -c 1048576 /dev/zero | tr '\\0' 'e' >&2\nexec "${CLAUDE_BIN}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    const local = await startScriptedApi([{ text: "fine" }]);
+    try {
+      const run = await runNudge(["claude", "run", "--claude-bin", wrapper, "hello", "--", "--append-system-prompt", "PASSTHRU MARK"], {
+        cwd: repo,
+        env: claudeEnv(local, path.join(scratch, "cfg")),
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(readFileSync(argsFile, "utf8")).toContain("--append-system-prompt\nPASSTHRU MARK\n");
+      expect(JSON.stringify(local.mainLoopRequests()[0]!.body.system)).toContain("PASSTHRU MARK");
+      const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+      expect(readFileSync(path.join(session.path, "claude-stderr.log")).length).toBeGreaterThanOrEqual(1048576);
+      expect(session.firstPrompt).toBe("hello");
+    } finally {
+      await local.close();
+    }
+  });
+});

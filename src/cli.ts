@@ -34,7 +34,8 @@ function program(): Command {
 function ignoreClosedPipes(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code !== "EPIPE") throw error;
+      // EIO: the terminal itself went away (SIGHUP), which the run loop handles.
+      if (error.code !== "EPIPE" && error.code !== "EIO") throw error;
     });
   }
 }

@@ -37,7 +37,12 @@ function queuedLines(rl: readline.Interface, onAsk: () => void, onAnswer: () => 
         onAsk();
       });
     },
-    close: () => rl.close(),
+    // Closing means "no more prompts" (Ctrl-C, SIGTERM): lines read ahead are dropped. An EOF
+    // on its own (the "close" event) still lets the queued lines through.
+    close: () => {
+      queue.length = 0;
+      rl.close();
+    },
   };
 }
 

@@ -64,7 +64,16 @@ export async function runLoop(o: RunLoopOptions): Promise<void> {
     else if (state === "killed") say(style.red("■ stopping claude; the turn is kept as incomplete"));
     else o.prompts.close();
   };
+  // kill, or the terminal closing: stop the turn in flight, take no more prompts, and end the
+  // session normally, so the bundle is complete rather than crashed.
+  const onTerminate = (signal: NodeJS.Signals) => {
+    say(style.yellow(`■ ${signal}: ending the session`));
+    o.session.live.interrupt();
+    o.prompts.close();
+  };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onTerminate);
+  process.on("SIGHUP", onTerminate);
   try {
     let prompt: string | null | undefined = o.firstPrompt;
     for (;;) {
@@ -86,6 +95,8 @@ export async function runLoop(o: RunLoopOptions): Promise<void> {
     }
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onTerminate);
+    process.off("SIGHUP", onTerminate);
   }
 }
 

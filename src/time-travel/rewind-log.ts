@@ -13,6 +13,8 @@ export const RewindRecordSchema = z.object({
   at: z.string(),
   sessionId: z.string(),
   turn: z.number().int().nonnegative(),
+  /** The work tree that was rewound (a fork may live in another worktree of the repository). */
+  root: z.string(),
   scope: z.enum(["both", "code", "conversation"]),
   backup: z.object({ commit: z.string(), tree: z.string(), ref: z.string() }),
   before: z.object({

@@ -104,6 +104,7 @@ export async function applyRewind(
     at: new Date().toISOString(),
     sessionId: plan.sessionId,
     turn: plan.turn,
+    root,
     scope: plan.scope,
     backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
     before: { head: state.head, branch: state.branch, rewoundTo: session.manifest.rewoundTo, indexCopy },
@@ -129,7 +130,7 @@ export async function applyRewind(
 export async function undoLastRewind(store: Store): Promise<{ record: RewindRecord; savedEdits: string | null }> {
   const record = await lastRewind(store);
   if (!record) throw new UserError("there is no rewind to undo", "nudge session list shows the sessions; rewind one first");
-  const root = store.repoRoot;
+  const root = record.root;
   const state = await captureWorkTree(store, root);
   let savedEdits: string | null = null;
   if (record.after && state.tree !== record.after.tree && state.tree !== record.backup.tree) {

@@ -60,6 +60,20 @@ describe("when things go wrong", () => {
     expect(manifest.turns[2]!.claudeSessionId).toBe(manifest.turns[1]!.claudeSessionId);
   });
 
+  it("SIGTERM (or the terminal closing) ends the session cleanly: the turn is interrupted, the bundle complete", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ delayMs: 30_000, then: { text: "too late" } }]);
+    const nudge = startNudge(repo, [], claudeEnv(api, path.join(tempDir(), "cfg")), "a long task\nnever sent\n");
+    await waitFor(() => api!.mainLoopRequests().length === 1);
+    nudge.kill("SIGTERM");
+    const run = await nudge;
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain("SIGTERM: ending the session");
+    const { manifest, state } = await onlySession(repo);
+    expect(state).toBe("complete");
+    expect(manifest.turns.map((t) => t.status)).toEqual(["complete", "interrupted"]);
+  });
+
   it("claude dying mid-turn is reported, the turn kept as incomplete, and the next prompt resumes the conversation", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([

@@ -68,9 +68,12 @@ export class LiveSession {
     const process = this.process;
     if (process) {
       process.closeInput();
-      const timer = setTimeout(() => process.kill("SIGTERM"), graceMs);
+      // EOF first; a claude that does not exit gets SIGTERM, and one that ignores that, SIGKILL.
+      const term = setTimeout(() => process.kill("SIGTERM"), graceMs);
+      const kill = setTimeout(() => process.kill("SIGKILL"), graceMs + 5_000);
       await process.exited;
-      clearTimeout(timer);
+      clearTimeout(term);
+      clearTimeout(kill);
       await this.exitHandled;
     }
     await this.o.recorder.close();

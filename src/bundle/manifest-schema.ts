@@ -7,6 +7,11 @@ import { z } from "zod";
 export const MANIFEST_FORMAT = 1;
 
 const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a git object id");
+/**
+ * claude's session ids and message uuids end up in file names and argv: a bundle from elsewhere
+ * must not be able to smuggle "../" into a path.
+ */
+const claudeId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a claude session or message id");
 const isoTime = z.string().datetime({ offset: true });
 
 export const SnapshotSchema = z.object({
@@ -16,7 +21,7 @@ export const SnapshotSchema = z.object({
 });
 
 export const PatchSchema = z.object({
-  file: z.string().describe("path inside the bundle, e.g. changes/turn-001.patch"),
+  file: z.string().regex(/^changes\/turn-\d{3,}\.patch$/).describe("path inside the bundle, e.g. changes/turn-001.patch"),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: z.number().int().nonnegative(),
   filesChanged: z.number().int().nonnegative(),
@@ -48,12 +53,16 @@ export const TurnSchema = z.object({
     .object({ from: z.number().int().nonnegative(), to: z.number().int().nonnegative() })
     .describe("half-open range of line numbers (0-based) in conversation.jsonl"),
   result: ResultSchema.nullable(),
-  claudeSessionId: z.string().nullable(),
-  lastAssistantUuid: z.string().nullable().describe("uuid of the turn's last assistant line: where a fork resumes"),
+  claudeSessionId: claudeId.nullable(),
+  lastAssistantUuid: claudeId.nullable().describe("uuid of the turn's last assistant line: where a fork resumes"),
   head: sha.nullable().describe("the user's HEAD when the turn ended"),
   snapshot: SnapshotSchema,
   patch: PatchSchema.describe("diff from the previous turn's tree (turn 0: from the base commit)"),
-  transcript: z.string().nullable().describe("copy of claude's own transcript after this turn, inside the bundle"),
+  transcript: z
+    .string()
+    .regex(/^claude\/[A-Za-z0-9_-]{1,128}\.jsonl$/)
+    .nullable()
+    .describe("copy of claude's own transcript after this turn, inside the bundle"),
 });
 
 export const ManifestSchema = z.object({
@@ -72,9 +81,9 @@ export const ManifestSchema = z.object({
     version: z.string().nullable(),
     model: z.string().nullable(),
   }),
-  parent: z.object({ id: z.string(), turn: z.number().int().nonnegative() }).nullable(),
+  parent: z.object({ id: z.string().regex(/^[0-9a-z]{8,32}$/), turn: z.number().int().nonnegative() }).nullable(),
   resume: z
-    .object({ claudeSessionId: z.string(), atUuid: z.string().nullable() })
+    .object({ claudeSessionId: claudeId, atUuid: claudeId.nullable() })
     .nullable()
     .describe("how the next run continues the conversation; set by a rewind or fork to a turn's fork point"),
   rewoundTo: z

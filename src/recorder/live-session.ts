@@ -76,6 +76,7 @@ export class LiveSession {
       clearTimeout(kill);
       await this.exitHandled;
     }
+    // Whatever happened to the last turn, the bundle is closed and its lock released.
     await this.o.recorder.close();
   }
 
@@ -112,9 +113,10 @@ export class LiveSession {
       },
     );
     this.process = process;
+    // Never rejects: a failure to save the open turn reaches the caller through that turn's promise.
     this.exitHandled = process.exited.then(async (exit) => {
       const wasInTurn = recorder.turnInProgress;
-      await recorder.processExited();
+      await recorder.processExited().catch(() => undefined);
       if ((!this.closing || wasInTurn) && this.process === process) this.o.onUnexpectedExit?.(exit, this.stderrTail.trim());
     });
     return process;

@@ -30,9 +30,12 @@ export async function openSession(
   hooks: OpenSessionHooks = {},
 ): Promise<OpenedSession> {
   if (choice.kind === "new") return createSession(store, cwd);
+  // -c: the latest session of this work tree (the store is shared by all worktrees, or more with NUDGE_STORE).
   const existing =
-    choice.kind === "resume" ? await resolveSession(store, choice.id) : (await listSessions(store))[0];
-  if (!existing) throw new UserError("no session to continue in this repository", "start one with: nudge claude run");
+    choice.kind === "resume"
+      ? await resolveSession(store, choice.id)
+      : (await listSessions(store)).find((s) => s.manifest.repo.root === store.repoRoot);
+  if (!existing) throw new UserError("no session to continue in this work tree", "start one with: nudge claude run");
   const { manifest, dir } = existing;
   if (manifest.rewoundTo !== null && hooks.forkAt) return hooks.forkAt(manifest.id, manifest.rewoundTo);
   return { dir, manifest, isNew: false };

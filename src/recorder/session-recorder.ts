@@ -227,6 +227,7 @@ export class SessionRecorder {
       message: `nudge ${this.manifest_.id} turn ${open.n}\n\n${open.prompt}`,
       exclude: this.context.exclude,
     });
+    this.warnUnreadable(snapshot.unreadable);
     const patchFile = patchName(open.n);
     await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);
     this.log.sync();
@@ -271,8 +272,14 @@ export class SessionRecorder {
       if (event.type === "result" && !open.result) open.result = event;
     }
     this.finishTurn(open);
-    const turn = await open.done;
-    this.warn(`recovered turn ${turn.n} (${turn.status}), which nudge had not saved when it stopped`);
+    try {
+      const turn = await open.done;
+      this.warn(`recovered turn ${turn.n} (${turn.status}), which nudge had not saved when it stopped`);
+    } catch (error) {
+      // Never let one unrecoverable turn lock the session for good: its lines stay in conversation.jsonl.
+      this.manifest_ = { ...this.manifest_, pendingTurn: null };
+      this.warn(`could not recover the turn nudge had not saved (${errorMessage(error)}); its lines stay in conversation.jsonl`);
+    }
   }
 
   private async recordTurnZero(): Promise<void> {
@@ -288,6 +295,7 @@ export class SessionRecorder {
       message: `nudge ${this.manifest_.id} turn 0 (starting state)`,
       exclude: this.context.exclude,
     });
+    this.warnUnreadable(snapshot.unreadable);
     const patchFile = patchName(0);
     await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);
     const turn: Turn = {
@@ -321,6 +329,11 @@ export class SessionRecorder {
     const name = `claude/${claudeSessionId}.jsonl`;
     await copyFileAtomic(source, path.join(this.files.dir, name));
     return name;
+  }
+
+  private warnUnreadable(files: string[]): void {
+    if (files.length === 0) return;
+    this.warn(`git could not read ${files.slice(0, 5).join(", ")}${files.length > 5 ? ` and ${files.length - 5} more` : ""}; the snapshot keeps their last readable version`);
   }
 
   private warn(message: string): void {

@@ -28,6 +28,8 @@ export interface GitOptions {
   indexFile?: string;
   input?: string | Buffer;
   env?: Record<string, string>;
+  /** A failure that is not one: return normally when this says so. */
+  tolerate?: (exitCode: number, stderr: string) => boolean;
 }
 
 async function run(cwd: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
@@ -47,6 +49,7 @@ async function run(cwd: string, args: string[], options: GitOptions = {}): Promi
   });
   if (result.exitCode !== 0) {
     const stderr = Buffer.from(result.stderr).toString("utf8").trim();
+    if (options.tolerate?.(result.exitCode ?? -1, stderr)) return Buffer.from(result.stdout);
     throw new InternalError(`git ${args[0]} failed (exit ${result.exitCode}): ${stderr}`);
   }
   return Buffer.from(result.stdout);
@@ -104,9 +107,30 @@ export async function treeOf(root: string, commit: string): Promise<string> {
  * what `git status` costs.
  */
 export async function stageAllAndWriteTree(root: string, indexFile: string, exclude: string[] = []): Promise<string> {
-  // -A from the top covers the whole tree; --ignore-errors keeps one unreadable file from losing the turn.
-  await run(root, ["add", "-A", "--ignore-errors", "--", ":/", ...excluding(exclude)], { indexFile });
-  return text(root, ["write-tree"], { indexFile });
+  return (await stageAll(root, indexFile, exclude)).tree;
+}
+
+/**
+ * As `stageAllAndWriteTree`, also naming the files git could not read. --ignore-errors stages
+ * everything else but still exits 1; one unreadable file (left by docker, chmod 000) must not
+ * cost the turn, so that exit is accepted when unreadable files are all git complains about.
+ */
+export async function stageAll(root: string, indexFile: string, exclude: string[] = []): Promise<{ tree: string; unreadable: string[] }> {
+  const unreadable: string[] = [];
+  await run(root, ["add", "-A", "--ignore-errors", "--", ":/", ...excluding(exclude)], {
+    indexFile,
+    tolerate: (code, stderr) => {
+      const lines = stderr.split("\n").filter((l) => l.trim() !== "");
+      if (code !== 1 || lines.length === 0) return false;
+      for (const line of lines) {
+        const skipped = /^error: unable to index file '(.*)'$/.exec(line);
+        if (skipped) unreadable.push(skipped[1]!);
+        else if (!/^(error: open\(|error: read error|warning: )/.test(line)) return false;
+      }
+      return unreadable.length > 0;
+    },
+  });
+  return { tree: await text(root, ["write-tree"], { indexFile }), unreadable };
 }
 
 /** Load a tree into a private index (used to seed one and to check files out of a snapshot). */
@@ -117,7 +141,11 @@ export async function readTree(root: string, indexFile: string, tree: string): P
 export async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
   const parentArgs = parents.flatMap((p) => ["-p", p]);
   // --no-gpg-sign: commit.gpgSign in the user's config would otherwise prompt for a key per turn.
-  return text(root, ["commit-tree", "--no-gpg-sign", ...parentArgs, "-m", message, tree], { env: SNAPSHOT_IDENTITY });
+  // The message (it holds the prompt) goes on stdin: no argv limits, and git refuses NUL bytes in it.
+  return text(root, ["commit-tree", "--no-gpg-sign", ...parentArgs, "-F", "-", tree], {
+    env: SNAPSHOT_IDENTITY,
+    input: message.replaceAll("\0", "\\0"),
+  });
 }
 
 /** Point refs at commits in one transaction (all or none). */
@@ -234,7 +262,10 @@ export async function checkoutPaths(root: string, indexFile: string, paths: stri
  * ignored). Empty means the work tree's tree is exactly the index's. One scan, like `git status`.
  */
 export async function workTreeDifferences(root: string, indexFile: string, exclude: string[] = []): Promise<string[]> {
-  const out = await run(root, ["status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--", ":/", ...excluding(exclude)], { indexFile });
+  // --ignore-submodules=all: a submodule's own work tree is not part of a snapshot (only its commit is).
+  const out = await run(root, ["status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all", "--", ":/", ...excluding(exclude)], {
+    indexFile,
+  });
   return out
     .toString("utf8")
     .split("\0")

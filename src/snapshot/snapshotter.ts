@@ -10,6 +10,8 @@ import { patchStats, sha256, type PatchStats } from "./patch-stats.js";
 
 export interface SnapshotResult {
   tree: string;
+  /** Files git could not read: left as they were in the previous snapshot (or out, if new). */
+  unreadable: string[];
   commit: string;
   ref: string;
   head: string | null;
@@ -56,19 +58,20 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<SnapshotRe
   // HEAD does not depend on the staging: read it alongside, off the critical path.
   const head = git.headCommit(root);
   await seedPrivateIndex(root, indexFile);
-  let tree: string;
+  let staged: { tree: string; unreadable: string[] };
   try {
-    tree = await git.stageAllAndWriteTree(root, indexFile, input.exclude);
+    staged = await git.stageAll(root, indexFile, input.exclude);
   } catch {
     // A private index git cannot use (a copied split or sparse index, a version mismatch):
     // start it over from scratch rather than lose the turn.
     await fs.rm(indexFile, { force: true });
-    tree = await git.stageAllAndWriteTree(root, indexFile, input.exclude);
+    staged = await git.stageAll(root, indexFile, input.exclude);
   }
+  const { tree, unreadable } = staged;
   // The patch needs only the two trees: compute it while the commit and ref are written.
   const patch = tree === input.previousTree ? Promise.resolve(Buffer.alloc(0)) : git.diffTrees(root, input.previousTree, tree);
   const commit = await git.commitTree(root, tree, input.parent ? [input.parent] : [], input.message);
   await git.updateRefs(root, [{ ref: input.ref, commit }]);
   const bytes = await patch;
-  return { tree, commit, ref: input.ref, head: await head, patch: bytes, patchSha256: sha256(bytes), stats: patchStats(bytes) };
+  return { tree, unreadable, commit, ref: input.ref, head: await head, patch: bytes, patchSha256: sha256(bytes), stats: patchStats(bytes) };
 }

@@ -82,7 +82,7 @@ export async function runLoop(o: RunLoopOptions): Promise<void> {
       const text: string = prompt;
       prompt = undefined;
       if (text.trim() === "") continue; // Enter on an empty prompt line: ask again
-      if (text.trim().startsWith("/")) {
+      if (isSlashCommand(text)) {
         if ((await slashSafely(text.trim(), o)) === "exit") return;
         continue;
       }
@@ -98,6 +98,13 @@ export async function runLoop(o: RunLoopOptions): Promise<void> {
     process.off("SIGTERM", onTerminate);
     process.off("SIGHUP", onTerminate);
   }
+}
+
+const SLASH_COMMANDS = new Set(["/exit", "/quit", "/q", "/help", "/h", "/?", "/session", "/rewind", "/fork"]);
+
+/** nudge's own commands only: any other line, "/src/app.ts crashes" included, is a prompt for claude. */
+function isSlashCommand(line: string): boolean {
+  return SLASH_COMMANDS.has(line.trim().split(/\s+/, 1)[0]!);
 }
 
 /** A slash command that fails (a bad turn number, a file in the way) is reported; the session goes on. */

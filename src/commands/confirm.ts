@@ -5,11 +5,13 @@ import { UserError } from "../errors.js";
  * Ask before changing the user's files. On a terminal: a y/N question. Without one there is
  * nobody to ask, so a script must say --yes.
  */
-export async function confirm(question: string, yes: boolean | undefined): Promise<void> {
-  if (yes) return;
+/** Returns whether a person was asked (time passed, so what was planned may be stale). */
+export async function confirm(question: string, yes: boolean | undefined): Promise<boolean> {
+  if (yes) return false;
   if (!process.stdin.isTTY) throw new UserError("not confirmed: there is no terminal to ask", "pass --yes to go ahead (see --dry-run first)");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   const answer = await rl.question(`${question} [y/N] `);
   rl.close();
   if (!/^y(es)?$/i.test(answer.trim())) throw new UserError("cancelled; nothing was changed", "see what would happen with --dry-run");
+  return true;
 }

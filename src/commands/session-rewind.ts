@@ -56,10 +56,17 @@ Examples:
     if (o.codeOnly && o.conversationOnly) throw new UserError("--code-only and --conversation-only exclude each other", "pass one, or neither for both");
     const session = await resolveSession(store, id);
     const scope = o.codeOnly ? "code" : o.conversationOnly ? "conversation" : "both";
-    const { plan, state, changes } = await prepareRewind(store, session, parseTurnArg(turnArg), { scope, resetHead: o.resetHead ?? false });
+    const prepare = () => prepareRewind(store, session, parseTurnArg(turnArg), { scope, resetHead: o.resetHead ?? false });
+    const { plan, state, changes } = await prepare();
     if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : describePlan(plan).forEach(say);
     if (!o.json) describePlan(plan).forEach(say);
-    await confirm(`rewind ${plan.sessionId} to turn ${plan.turn}?`, o.yes);
+    if (await confirm(`rewind ${plan.sessionId} to turn ${plan.turn}?`, o.yes)) {
+      // A person took time to answer: the plan holds only if the work tree is still what it showed.
+      const again = await prepare();
+      if (again.state.tree !== state.tree) {
+        throw new UserError("the work tree changed while waiting for your answer; nothing was changed", "run the rewind again to see the new plan");
+      }
+    }
     const record = await applyRewind(store, session, plan, state, changes);
     if (o.json) return printJson({ plan, record });
     say(`rewound to turn ${plan.turn} · backup ${record.backup.ref} · undo: nudge session rewind --undo`);

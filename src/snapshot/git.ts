@@ -195,10 +195,17 @@ export interface TreeDiffEntry {
 }
 
 /** The files that differ between two trees, one entry per file, in the order `readablePatch` shows them. */
-export async function diffEntries(root: string, a: string, b: string, renames = true): Promise<TreeDiffEntry[]> {
+export async function diffEntries(
+  root: string,
+  a: string,
+  b: string,
+  renames = true,
+  /** "latin1" keeps every path byte as one character (byte-exact paths, for writing files). */
+  encoding: "utf8" | "latin1" = "utf8",
+): Promise<TreeDiffEntry[]> {
   // -z: paths verbatim, never C-quoted; --no-abbrev: full blob ids, which `blobSizes` looks up.
   const out = await run(root, ["diff-tree", "-r", renames ? "-M" : "--no-renames", "-z", "--raw", "--no-abbrev", a, b]);
-  const fields = out.toString("utf8").split("\0");
+  const fields = out.toString(encoding).split("\0");
   const entries: TreeDiffEntry[] = [];
   // Each record: ":<old mode> <new mode> <old blob> <new blob> <status>" then its path, or for a
   // rename "R<similarity>" then the old and the new path.
@@ -229,16 +236,26 @@ export async function blobSizes(root: string, blobs: string[]): Promise<Map<stri
 
 export interface TreeChange {
   status: "A" | "M" | "D" | "T";
+  /** The path's bytes, one character per byte (latin1): file names need not be UTF-8. */
   path: string;
-  /** The entry on the new side ("000000" and the zero id for a deletion). */
+  /** The entry on each side ("000000" and the zero id where the path does not exist). */
+  oldMode: string;
+  oldBlob: string;
   mode: string;
   blob: string;
 }
 
 /** What changes between two trees, path by path, without rename pairing (what a checkout must do). */
 export async function changedPaths(root: string, a: string, b: string): Promise<TreeChange[]> {
-  const entries = await diffEntries(root, a, b, false);
-  return entries.map((e) => ({ status: e.status as TreeChange["status"], path: e.path, mode: e.newMode, blob: e.newBlob }));
+  const entries = await diffEntries(root, a, b, false, "latin1");
+  return entries.map((e) => ({
+    status: e.status as TreeChange["status"],
+    path: e.path,
+    oldMode: e.oldMode,
+    oldBlob: e.oldBlob,
+    mode: e.newMode,
+    blob: e.newBlob,
+  }));
 }
 
 /** Set (or, for deletions, drop) exactly these entries in a private index, leaving all others alone. */
@@ -246,7 +263,7 @@ export async function setIndexEntries(root: string, indexFile: string, changes: 
   if (changes.length === 0) return;
   // --index-info: "<mode> <id>\t<path>"; mode 0 removes the path.
   const input = changes.map((c) => `${c.status === "D" ? "0" : c.mode} ${c.status === "D" ? ZERO_OID : c.blob}\t${c.path}\0`).join("");
-  await run(root, ["update-index", "-z", "--index-info"], { indexFile, input });
+  await run(root, ["update-index", "-z", "--index-info"], { indexFile, input: Buffer.from(input, "latin1") });
 }
 
 /** Write the given paths from the private index into the work tree (modes and symlinks included). */
@@ -254,7 +271,7 @@ export async function checkoutPaths(root: string, indexFile: string, paths: stri
   if (paths.length === 0) return;
   // -z --stdin: any path and no argv length limit; -u: record the new files' stat data, so the
   // next scan of the tree does not hash them again.
-  await run(root, ["checkout-index", "-f", "-u", "-z", "--stdin"], { indexFile, input: paths.join("\0") });
+  await run(root, ["checkout-index", "-f", "-u", "-z", "--stdin"], { indexFile, input: Buffer.from(paths.join("\0"), "latin1") });
 }
 
 /**
@@ -267,7 +284,7 @@ export async function workTreeDifferences(root: string, indexFile: string, exclu
     indexFile,
   });
   return out
-    .toString("utf8")
+    .toString("latin1")
     .split("\0")
     .filter((entry) => entry.length > 3 && (entry[1] !== " " || entry.startsWith("??")))
     .map((entry) => entry.slice(3));

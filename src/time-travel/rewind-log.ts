@@ -25,7 +25,8 @@ export const RewindRecordSchema = z.object({
     indexCopy: z.string().nullable(),
   }),
   after: z.object({ tree: z.string(), head: z.string().nullable() }).nullable(),
-  undone: z.boolean(),
+  /** applied: `--undo` may restore it; undone: it was; failed: the switch was refused and put back. */
+  status: z.enum(["applied", "undone", "failed"]),
 });
 export type RewindRecord = z.infer<typeof RewindRecordSchema>;
 
@@ -42,7 +43,7 @@ export async function saveRecord(store: Store, record: RewindRecord): Promise<vo
   await writeFileAtomic(path.join(rewindsDir(store), `${record.stamp}.json`), JSON.stringify(record, null, 2) + "\n");
 }
 
-/** The newest rewind not yet undone, or null. */
+/** The newest rewind that is applied (not undone, not failed), or null. */
 export async function lastRewind(store: Store): Promise<RewindRecord | null> {
   let names: string[];
   try {
@@ -58,7 +59,7 @@ export async function lastRewind(store: Store): Promise<RewindRecord | null> {
       continue; // unreadable: written atomically, so only damage from outside nudge gets here
     }
     const parsed = RewindRecordSchema.safeParse(json);
-    if (parsed.success && !parsed.data.undone) return parsed.data;
+    if (parsed.success && parsed.data.status === "applied") return parsed.data;
   }
   return null;
 }

@@ -7,6 +7,11 @@ import { UserError } from "../errors.js";
 import type { Manifest, Turn } from "../bundle/manifest-schema.js";
 import type { TreeChange } from "../snapshot/git.js";
 
+/** A change's path (bytes, one character each) as a person reads it. */
+function displayPath(bytes: string): string {
+  return Buffer.from(bytes, "latin1").toString("utf8");
+}
+
 export type RewindScope = "both" | "code" | "conversation";
 
 export interface RewindFacts {
@@ -60,8 +65,8 @@ export function planRewind(f: RewindFacts): RewindPlan {
     scope: f.scope,
     target: { tree: turn.snapshot.tree, commit: turn.snapshot.commit },
     current: f.current,
-    write: withCode ? f.changes.filter((c) => c.status !== "D").map((c) => c.path) : [],
-    remove: withCode ? f.changes.filter((c) => c.status === "D").map((c) => c.path) : [],
+    write: withCode ? f.changes.filter((c) => c.status !== "D").map((c) => displayPath(c.path)) : [],
+    remove: withCode ? f.changes.filter((c) => c.status === "D").map((c) => displayPath(c.path)) : [],
     unsavedWork: f.current.tree !== latest.snapshot.tree,
     head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers },
     conversation: f.scope === "code" ? null : conversationPoint(f.manifest, turn),

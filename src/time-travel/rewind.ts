@@ -109,12 +109,19 @@ export async function applyRewind(
     backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
     before: { head: state.head, branch: state.branch, rewoundTo: session.manifest.rewoundTo, indexCopy },
     after: { tree: withCode ? plan.target.tree : state.tree, head: plan.head.reset ? plan.head.recorded : state.head },
-    undone: false,
+    status: "applied",
   };
   // The record and the backup ref exist before the work tree changes: a crash midway can be undone.
   await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, record)]);
 
-  if (withCode) await switchVerified(state, state.tree, plan.target.tree, `turn ${plan.turn}`, delta);
+  if (withCode) {
+    try {
+      await switchVerified(state, state.tree, plan.target.tree, `turn ${plan.turn}`, delta);
+    } catch (error) {
+      await saveRecord(store, { ...record, status: "failed" }); // nothing for --undo to undo
+      throw error;
+    }
+  }
   if (plan.head.reset) {
     await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.ZERO_OID);
     await git.resetIndexTo(root, plan.head.recorded!);
@@ -149,6 +156,6 @@ export async function undoLastRewind(store: Store): Promise<{ record: RewindReco
     const manifest = await readManifest(dir);
     await writeManifest(dir, { ...manifest, rewoundTo: record.before.rewoundTo, updatedAt: new Date().toISOString() });
   }
-  await saveRecord(store, { ...record, undone: true });
+  await saveRecord(store, { ...record, status: "undone" });
   return { record, savedEdits };
 }

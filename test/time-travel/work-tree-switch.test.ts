@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/bundle/store.js";
@@ -40,6 +40,30 @@ describe("switchVerified", () => {
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeB));
     await switchVerified(state, treeB, treeA, "A");
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
+  });
+
+  it("writes and deletes file names that are not UTF-8, byte for byte", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    const latin1Name = Buffer.from("caf\xe9.txt", "latin1"); // "café" in latin-1: not valid UTF-8
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    writeFileSync(Buffer.concat([Buffer.from(`${repo}/`), latin1Name]), "latin-1 name\n");
+    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const state = await captureWorkTree(store, repo);
+    const named = () => readdirSync(repo, { encoding: "buffer" }).some((n) => n.equals(latin1Name));
+    await switchVerified(state, state.tree, treeA, "A");
+    expect(named()).toBe(false);
+    await switchVerified(state, treeA, state.tree, "B");
+    expect(named()).toBe(true);
+    expect(readFileSync(Buffer.concat([Buffer.from(`${repo}/`), latin1Name]), "utf8")).toBe("latin-1 name\n");
+  });
+
+  it("never overwrites a file edited after the capture: refuses and changes nothing", async () => {
+    const { repo, store, treeA, treeB } = await twoTrees();
+    const state = await captureWorkTree(store, repo);
+    writeFileSync(path.join(repo, "exe"), "edited after the capture\n"); // exe is a path the switch touches
+    await expect(switchVerified(state, treeA, treeB, "B")).rejects.toThrow(/files changed while the rewind was being prepared: exe/);
+    expect(readFileSync(path.join(repo, "exe"), "utf8")).toBe("edited after the capture\n");
+    expect(readFileSync(path.join(repo, "a"), "utf8")).toBe("file a\n");
   });
 
   it("refuses, changing nothing, when an ignored file would be lost", async () => {

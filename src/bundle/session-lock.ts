@@ -1,60 +1,133 @@
-import { promises as fs } from "node:fs";
-import os from "node:os";
-import { UserError } from "../errors.js";
-
 /**
- * One nudge process records a session at a time. The lock is a file holding the owner's pid; a
- * lock whose process is gone (kill -9, a crash) is stale and may be taken over.
+ * One nudge process records a session at a time. The lock file names its owner, and the claude
+ * process that owner runs, each with its start time, so that a pid reused after a crash or a
+ * reboot is not mistaken for the owner. A lock whose owner is gone is stale and may be taken over.
  */
-export interface LockOwner {
-  pid: number;
-  host: string;
+import { randomBytes } from "node:crypto";
+import { readFileSync, promises as fs } from "node:fs";
+import os from "node:os";
+import { z } from "zod";
+import { UserError } from "../errors.js";
+import { writeFileAtomic } from "./atomic-write.js";
+
+const Proc = z.object({ pid: z.number().int().positive(), started: z.string().nullable() });
+const LockSchema = z.object({ host: z.string(), owner: Proc, claude: Proc.nullable() });
+export type LockInfo = z.infer<typeof LockSchema>;
+type ProcRef = z.infer<typeof Proc>;
+
+/** When a process started (Linux: clock ticks since boot, from /proc), to tell it from a reused pid. */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null; // field 22 of stat
+  } catch {
+    return null; // not Linux, or no such process
+  }
 }
 
-export async function readLock(file: string): Promise<LockOwner | null> {
+function procRef(pid: number): ProcRef {
+  return { pid, started: processStart(pid) };
+}
+
+export function isRunning(proc: ProcRef): boolean {
   try {
-    const [pid, host] = (await fs.readFile(file, "utf8")).trim().split(" ");
-    return { pid: Number(pid), host: host ?? "" };
+    process.kill(proc.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return proc.started === null || processStart(proc.pid) === proc.started;
+}
+
+export async function readLock(file: string): Promise<LockInfo | null> {
+  try {
+    return LockSchema.parse(JSON.parse(await fs.readFile(file, "utf8")));
   } catch {
     return null;
   }
 }
 
-export function isAlive(owner: LockOwner): boolean {
-  // A lock written on another host cannot be checked from here; treat it as held.
-  if (owner.host !== os.hostname()) return true;
-  if (owner.pid === process.pid) return true;
-  try {
-    process.kill(owner.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+function held(lock: LockInfo | null): boolean {
+  if (!lock) return false;
+  // A lock written on another host (a shared file system) cannot be checked from here: held.
+  return lock.host !== os.hostname() || lock.owner.pid === process.pid || isRunning(lock.owner);
 }
 
 export async function isLocked(file: string): Promise<boolean> {
-  const owner = await readLock(file);
-  return owner !== null && isAlive(owner);
+  return held(await readLock(file));
 }
 
-export async function acquireLock(file: string, sessionId: string): Promise<() => Promise<void>> {
-  for (let attempt = 0; attempt < 2; attempt++) {
+export interface SessionLock {
+  /** Note the claude process this owner runs, so a recovery can stop it if this owner dies. */
+  setClaude(pid: number | undefined): Promise<void>;
+  release(): Promise<void>;
+}
+
+export async function acquireLock(file: string, sessionId: string): Promise<SessionLock> {
+  const info: LockInfo = { host: os.hostname(), owner: procRef(process.pid), claude: null };
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      await fs.writeFile(file, `${process.pid} ${os.hostname()}\n`, { flag: "wx" });
-      return async () => {
-        await fs.rm(file, { force: true });
+      await fs.writeFile(file, JSON.stringify(info) + "\n", { flag: "wx" });
+      return {
+        setClaude: async (pid) => writeFileAtomic(file, JSON.stringify({ ...info, claude: pid ? procRef(pid) : null }) + "\n"),
+        release: () => fs.rm(file, { force: true }),
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const owner = await readLock(file);
-      if (owner && isAlive(owner)) {
-        throw new UserError(
-          `session ${sessionId} is being recorded by another nudge process (pid ${owner.pid})`,
-          "finish or quit that nudge first, or fork the session: nudge session fork " + sessionId,
-        );
-      }
-      await fs.rm(file, { force: true }); // stale: its owner died without cleaning up
+      const stale = await readLock(file);
+      if (held(stale)) throw lockedError(sessionId, stale!);
+      await takeOver(file, sessionId);
     }
   }
-  throw new UserError(`could not lock session ${sessionId}`, "try again");
+  throw new UserError(`could not lock session ${sessionId}`, "another nudge is starting on it; try again");
+}
+
+/**
+ * Remove a stale lock so that of two processes racing for it, only one gets it: move it aside
+ * (only one rename can succeed), and if what was moved turns out to be a live lock after all,
+ * put it back. An orphaned claude of the dead owner is stopped before anything is recorded.
+ */
+async function takeOver(file: string, sessionId: string): Promise<void> {
+  const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  try {
+    await fs.rename(file, aside);
+  } catch {
+    return; // someone else moved it first; try again
+  }
+  const moved = await readLock(aside);
+  if (held(moved)) {
+    await fs.link(aside, file).catch(() => undefined);
+    await fs.rm(aside, { force: true });
+    throw lockedError(sessionId, moved!);
+  }
+  if (moved?.claude && isRunning(moved.claude)) await stopOrphan(moved.claude.pid);
+  await fs.rm(aside, { force: true });
+}
+
+/** A claude left running by a nudge that died would go on changing files nobody records. */
+async function stopOrphan(pid: number): Promise<void> {
+  try {
+    process.kill(-pid, "SIGTERM"); // its whole process group: claude runs in one of its own
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 50; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
+}
+
+function lockedError(sessionId: string, lock: LockInfo): UserError {
+  return new UserError(
+    `session ${sessionId} is being recorded by another nudge process (pid ${lock.owner.pid}${lock.host !== os.hostname() ? ` on ${lock.host}` : ""})`,
+    "finish or quit that nudge first, or fork the session: nudge session fork " + sessionId,
+  );
 }

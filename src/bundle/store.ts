@@ -114,6 +114,7 @@ export async function listSessions(store: Store, onSkip?: (dir: string, why: str
   }
   const sessions: StoredSession[] = [];
   for (const name of names) {
+    if (name.startsWith(".")) continue; // a fork still being built
     const dir = bundleDir(store, name);
     try {
       sessions.push(await loadSession(store, name));

@@ -124,7 +124,12 @@ export class ClaudeProcess {
     this.child.stdin!.end();
   }
 
+  /** Signal claude's whole process group (it has its own), so the commands its tools run stop too. */
   kill(signal: NodeJS.Signals = "SIGTERM"): void {
-    this.child.kill(signal);
+    try {
+      if (this.child.pid) process.kill(-this.child.pid, signal);
+    } catch {
+      this.child.kill(signal); // the group is gone already, or was never made
+    }
   }
 }

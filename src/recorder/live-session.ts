@@ -103,7 +103,6 @@ export class LiveSession {
     }
     const recorder = this.o.recorder;
     this.stderrTail = "";
-    recorder.processStarted();
     const process = new ClaudeProcess(
       { bin: this.o.bin, args: claudeArgs({ ...this.o.flags, resume }), cwd: this.o.cwd, env: this.o.env },
       (chunk) => recorder.handleStdout(chunk),
@@ -113,6 +112,7 @@ export class LiveSession {
       },
     );
     this.process = process;
+    await recorder.processStarted(process.pid);
     // Never rejects: a failure to save the open turn reaches the caller through that turn's promise.
     this.exitHandled = process.exited.then(async (exit) => {
       const wasInTurn = recorder.turnInProgress;

@@ -7,7 +7,7 @@ import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic, copyFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest, Turn, TurnResult } from "../bundle/manifest-schema.js";
-import { acquireLock } from "../bundle/session-lock.js";
+import { acquireLock, type SessionLock } from "../bundle/session-lock.js";
 import { bundleFiles, patchName, writeManifest, type BundleFiles } from "../bundle/store.js";
 import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type ResultEvent, type StreamEvent } from "../claude/stream-events.js";
@@ -57,7 +57,7 @@ export class SessionRecorder {
     private readonly log: ConversationLog,
     private readonly indexFile: string,
     private readonly context: RecorderContext,
-    private readonly releaseLock: () => Promise<void>,
+    private readonly lock: SessionLock,
   ) {}
 
   /**
@@ -74,9 +74,9 @@ export class SessionRecorder {
     const files = bundleFiles(dir);
     await fs.mkdir(files.changes, { recursive: true });
     await fs.mkdir(files.transcripts, { recursive: true });
-    const release = await acquireLock(files.lock, manifest.id);
+    const lock = await acquireLock(files.lock, manifest.id);
     try {
-      const recorder = new SessionRecorder(manifest, files, ConversationLog.open(files), indexFile, context, release);
+      const recorder = new SessionRecorder(manifest, files, ConversationLog.open(files), indexFile, context, lock);
       if (listener) recorder.listen(listener);
       if (manifest.turns.length === 0) await recorder.recordTurnZero();
       else await recorder.recoverUnsavedTurn();
@@ -84,7 +84,7 @@ export class SessionRecorder {
       await writeManifest(dir, recorder.manifest_);
       return recorder;
     } catch (error) {
-      await release();
+      await lock.release();
       throw error;
     }
   }
@@ -144,9 +144,10 @@ export class SessionRecorder {
     if (this.open) this.open.interruptRequested = true;
   }
 
-  /** A new claude process: its cost counter starts from zero again. */
-  processStarted(): void {
+  /** A new claude process: its cost counter starts from zero again, and the lock names it. */
+  async processStarted(pid: number | undefined): Promise<void> {
     this.processCost = 0;
+    await this.lock.setClaude(pid);
   }
 
   handleStdout(chunk: Buffer): void {
@@ -174,7 +175,7 @@ export class SessionRecorder {
     this.log.close();
     this.manifest_ = { ...this.manifest_, state: "complete", updatedAt: now() };
     await writeManifest(this.files.dir, this.manifest_);
-    await this.releaseLock();
+    await this.lock.release();
   }
 
   private handleLine(line: Buffer, n: number): void {

@@ -312,6 +312,11 @@ export async function addWorktree(root: string, dir: string, commit: string): Pr
   await run(root, ["worktree", "add", "--detach", "--quiet", dir, commit]);
 }
 
+/** Undo `addWorktree` when what was to go into it failed (the worktree holds nothing of the user's yet). */
+export async function removeWorktree(root: string, dir: string): Promise<void> {
+  await run(root, ["worktree", "remove", "--force", dir]);
+}
+
 /** Is `a` an ancestor of `b`? (Commits claude made during a session descend from the base.) */
 export async function isAncestor(root: string, a: string, b: string): Promise<boolean> {
   const result = await execa("git", ["merge-base", "--is-ancestor", a, b], { cwd: root, reject: false });

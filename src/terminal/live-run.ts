@@ -4,6 +4,7 @@
  * recording and continues in the fork.
  */
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { UserError } from "../errors.js";
 import { bundleDir, loadSession, type Store } from "../bundle/store.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
@@ -54,7 +55,11 @@ export async function liveRun(input: LiveRunInput): Promise<void> {
       privateIndexFile(store, session.manifest.id),
       { claudeConfigDir: input.claudeConfigDir, cwd: runCwd, exclude: ownPathExcludes(session.manifest.repo.root, store.ownDirs) },
       { event: (e) => renderer.render(e), warning: (w) => say(errStyle.yellow(`! ${w}`)) },
-    );
+    ).catch(async (error: unknown) => {
+      // A new session that could not even record its starting state leaves no empty folder behind.
+      if (session.isNew) await rm(session.dir, { recursive: true, force: true });
+      throw error;
+    });
     const m = recorder.manifest;
     const what = session.isNew ? "recording" : "continuing";
     say(errStyle.dim(`● nudge ${what} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${session.dir}`));

@@ -6,6 +6,7 @@ import type { Store, StoredSession } from "../bundle/store.js";
 import { readManifest, writeManifest } from "../bundle/store.js";
 import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
 import { applyRewind, captureWorkTree, prepareRewind } from "./rewind.js";
+import * as git from "../snapshot/git.js";
 import { switchVerified } from "./work-tree-switch.js";
 import type { RewindRecord } from "./rewind-log.js";
 import { targetTurn } from "./rewind-plan.js";
@@ -27,13 +28,18 @@ export async function forkSession(
   const target = targetTurn(source.manifest, turn);
   if (o.worktree) {
     const wt = await worktreeForFork(source, turn, o.worktree);
-    const state = await captureWorkTree(store, wt.root);
-    await switchVerified(state, state.tree, target.snapshot.tree, `turn ${turn}`);
-    const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null });
-    return { ...fork, turn, codeAt: wt.root, rewind: null };
+    try {
+      const state = await captureWorkTree(store, wt.root);
+      await switchVerified(state, state.tree, target.snapshot.tree, `turn ${turn}`);
+      const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null });
+      return { ...fork, turn, codeAt: wt.root, rewind: null };
+    } catch (error) {
+      await git.removeWorktree(source.manifest.repo.root, wt.root).catch(() => undefined);
+      throw error;
+    }
   }
   const { plan, state, changes } = await prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
-  const rewind = plan.write.length + plan.remove.length > 0 ? await applyRewind(store, source, plan, state, changes) : null;
+  const rewind = plan.write.length + plan.remove.length > 0 ? await applyRewind(store, source, plan, state, changes, { ownLock: o.ownLock }) : null;
   const fork = await forkBundle(store, source, turn);
   return { ...fork, turn, codeAt: source.manifest.repo.root, rewind };
 }

@@ -9,7 +9,7 @@ import { UserError } from "../errors.js";
 import { pathExists } from "../file-exists.js";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
-import { bundleDir, bundleFiles, newSessionId, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleDir, bundleFiles, newSessionId, readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { snapshotRef } from "../snapshot/snapshotter.js";
 import { targetTurn } from "./rewind-plan.js";
@@ -19,17 +19,35 @@ export interface ForkResult {
   manifest: Manifest;
 }
 
+type ForkRepo = { root: string; cwd: string; branch: string | null };
+
 /** Make the fork's bundle. Where its code lives (in place, a worktree) is the caller's choice via `repo`. */
 export async function forkBundle(
   store: Store,
   source: StoredSession,
   turnNumber: number,
-  repo: { root: string; cwd: string; branch: string | null } = source.manifest.repo,
+  repo: ForkRepo = source.manifest.repo,
 ): Promise<ForkResult> {
   const turn = targetTurn(source.manifest, turnNumber);
   const id = newSessionId();
   const dir = bundleDir(store, id);
-  await fs.mkdir(dir);
+  // Built under a hidden name and renamed into place whole: a failure leaves no half-made session.
+  const building = path.join(path.dirname(dir), `.${id}.building`);
+  await fs.mkdir(building);
+  try {
+    await buildFork(source, turn.n, id, building, repo);
+    await fs.rename(building, dir);
+  } catch (error) {
+    await fs.rm(building, { recursive: true, force: true });
+    throw error;
+  }
+  const manifest = await readManifest(dir);
+  await git.updateRefs(source.manifest.repo.root, manifest.turns.map((t) => ({ ref: t.snapshot.ref, commit: t.snapshot.commit })));
+  return { dir, manifest };
+}
+
+async function buildFork(source: StoredSession, n: number, id: string, dir: string, repo: ForkRepo): Promise<void> {
+  const turn = source.manifest.turns[n]!;
   const from = bundleFiles(source.dir);
   const to = bundleFiles(dir);
   await fs.mkdir(to.changes);
@@ -46,8 +64,6 @@ export async function forkBundle(
     await fs.copyFile(path.join(source.dir, t.patch.file), path.join(dir, t.patch.file));
     if (t.transcript) await fs.copyFile(path.join(source.dir, t.transcript), path.join(dir, t.transcript)).catch(() => undefined);
   }
-  await git.updateRefs(source.manifest.repo.root, turns.map((t) => ({ ref: t.snapshot.ref, commit: t.snapshot.commit })));
-
   const at = new Date().toISOString();
   const manifest: Manifest = {
     ...source.manifest,
@@ -62,9 +78,7 @@ export async function forkBundle(
     pendingTurn: null,
     turns,
   };
-  // The manifest last: a folder without one is an unfinished fork that listings skip.
   await writeManifest(dir, manifest);
-  return { dir, manifest };
 }
 
 /** Byte offset where line `n` (0-based) starts; the file's length when it has fewer lines. */

@@ -7,7 +7,8 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { copyFileAtomic } from "../bundle/atomic-write.js";
-import { readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { acquireLock } from "../bundle/session-lock.js";
+import { bundleFiles, listSessions, readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { seedPrivateIndex } from "../snapshot/snapshotter.js";
@@ -49,14 +50,23 @@ export interface RewindOptions {
   ownLock?: boolean;
 }
 
-export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions) {
-  if (session.state === "recording" && !o.ownLock) {
+/**
+ * A live recording in the work tree has a claude that may be writing files right now: rewriting
+ * them under it would be recorded as its work, or undone by it. `except`: the caller's own session.
+ */
+export async function refuseIfRecordingIn(store: Store, root: string, except?: string): Promise<void> {
+  const live = (await listSessions(store)).find((s) => s.state === "recording" && s.manifest.repo.root === root && s.manifest.id !== except);
+  if (live) {
     throw new UserError(
-      `session ${session.manifest.id} is being recorded by another nudge process`,
-      "use /rewind inside that session, or quit it first",
+      `session ${live.manifest.id} is being recorded by another nudge process in ${root}`,
+      "use /rewind or /fork inside that session, or quit it first",
     );
   }
+}
+
+export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions) {
   const root = session.manifest.repo.root;
+  await refuseIfRecordingIn(store, root, o.ownLock ? session.manifest.id : undefined);
   const state = await captureWorkTree(store, root);
   const target = session.manifest.turns[turn];
   const changes = target ? await git.changedPaths(root, state.tree, target.snapshot.tree) : [];
@@ -81,6 +91,23 @@ export async function applyRewind(
   plan: RewindPlan,
   state: WorkTreeState,
   changes?: git.TreeChange[],
+  o: { ownLock?: boolean } = {},
+): Promise<RewindRecord> {
+  // Hold the session while it changes: no `claude run -r` can start on it halfway through.
+  const lock = o.ownLock ? null : await acquireLock(bundleFiles(session.dir).lock, session.manifest.id);
+  try {
+    return await applyLocked(store, session, plan, state, changes);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function applyLocked(
+  store: Store,
+  session: StoredSession,
+  plan: RewindPlan,
+  state: WorkTreeState,
+  changes: git.TreeChange[] | undefined,
 ): Promise<RewindRecord> {
   const root = state.root;
   const stamp = newStamp();
@@ -138,6 +165,7 @@ export async function undoLastRewind(store: Store): Promise<{ record: RewindReco
   const record = await lastRewind(store);
   if (!record) throw new UserError("there is no rewind to undo", "nudge session list shows the sessions; rewind one first");
   const root = record.root;
+  await refuseIfRecordingIn(store, root);
   const state = await captureWorkTree(store, root);
   let savedEdits: string | null = null;
   if (record.after && state.tree !== record.after.tree && state.tree !== record.backup.tree) {

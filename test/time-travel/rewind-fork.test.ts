@@ -154,7 +154,8 @@ describe("rewind, undo, resume and fork", () => {
     expect(snapshot).not.toEqual(before);
 
     // A session held by a live nudge is locked, not corrupt.
-    writeFileSync(path.join(recorded.dir, "lock"), `${process.pid} ${(await import("node:os")).hostname()}\n`);
+    const host = (await import("node:os")).hostname();
+    writeFileSync(path.join(recorded.dir, "lock"), JSON.stringify({ host, owner: { pid: process.pid, started: null }, claude: null }));
     const manifest = readManifestFile(recorded.dir);
     writeFileSync(path.join(recorded.dir, "manifest.json"), JSON.stringify({ ...manifest, state: "recording" }));
     const locked = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });

@@ -65,9 +65,15 @@ export class ConversationLog {
 
   /** Make what was appended durable (called at each turn's end, not per chunk). */
   sync(): void {
-    fs.fsyncSync(this.conversationFd);
-    fs.fsyncSync(this.timingFd);
-    fs.fsyncSync(this.stderrFd);
+    for (const fd of [this.conversationFd, this.timingFd, this.stderrFd]) {
+      try {
+        fs.fsyncSync(fd);
+      } catch (error) {
+        // EINVAL/ENOTSUP: a file that cannot be synced (a device, some network file systems): not a loss.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "EINVAL" && code !== "ENOTSUP") throw error;
+      }
+    }
   }
 
   close(): void {

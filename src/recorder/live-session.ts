@@ -5,6 +5,7 @@
  */
 import type { Turn } from "../bundle/manifest-schema.js";
 import { ClaudeProcess, claudeArgs, type ClaudeExit, type ClaudeFlags } from "../claude/claude-process.js";
+import { UserError, errorMessage } from "../errors.js";
 import { ensureTranscriptPlaced } from "./transcript-placement.js";
 import type { SessionRecorder } from "./session-recorder.js";
 
@@ -46,7 +47,32 @@ export class LiveSession {
     this.interrupts = 0;
     const { saved } = await this.o.recorder.beginTurn(prompt);
     process.sendPrompt(prompt);
-    return saved;
+    // The first failure to record is the one to report; saving the turn may fail after it too.
+    const turn = await saved.catch((error: unknown) => {
+      throw this.recordingFailure ? this.recordingError() : error;
+    });
+    if (this.recordingFailure) throw this.recordingError();
+    return turn;
+  }
+
+  private recordingError(): UserError {
+    return new UserError(
+      `could not write the recording (${errorMessage(this.recordingFailure)}); claude was stopped so that nothing happens unrecorded`,
+      "free disk space (or fix the bundle folder's permissions), then continue with: nudge claude run -c",
+    );
+  }
+
+  private recordingFailure: unknown = null;
+
+  /** Recording what claude writes failed (a full disk): stop claude rather than let it act unrecorded. */
+  private guard(process: ClaudeProcess, record: () => void): void {
+    if (this.recordingFailure) return;
+    try {
+      record();
+    } catch (error) {
+      this.recordingFailure = error;
+      process.kill("SIGTERM");
+    }
   }
 
   /** Ctrl-C during a turn: ask claude to stop it; a second Ctrl-C stops claude itself. */
@@ -103,11 +129,11 @@ export class LiveSession {
     }
     const recorder = this.o.recorder;
     this.stderrTail = "";
-    const process = new ClaudeProcess(
+    const process: ClaudeProcess = new ClaudeProcess(
       { bin: this.o.bin, args: claudeArgs({ ...this.o.flags, resume }), cwd: this.o.cwd, env: this.o.env },
-      (chunk) => recorder.handleStdout(chunk),
+      (chunk) => this.guard(process, () => recorder.handleStdout(chunk)),
       (chunk) => {
-        recorder.handleStderr(chunk);
+        this.guard(process, () => recorder.handleStderr(chunk));
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4000);
       },
     );

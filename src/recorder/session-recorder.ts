@@ -171,11 +171,14 @@ export class SessionRecorder {
   /** End the session: the manifest says complete and the lock is released. */
   async close(): Promise<void> {
     await this.finishing;
-    this.log.sync();
-    this.log.close();
-    this.manifest_ = { ...this.manifest_, state: "complete", updatedAt: now() };
-    await writeManifest(this.files.dir, this.manifest_);
-    await this.lock.release();
+    try {
+      this.log.sync();
+      this.log.close();
+      this.manifest_ = { ...this.manifest_, state: "complete", updatedAt: now() };
+      await writeManifest(this.files.dir, this.manifest_);
+    } finally {
+      await this.lock.release(); // whatever failed, the session must not stay locked
+    }
   }
 
   private handleLine(line: Buffer, n: number): void {

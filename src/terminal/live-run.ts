@@ -63,6 +63,7 @@ export async function liveRun(input: LiveRunInput): Promise<void> {
     const m = recorder.manifest;
     const what = session.isNew ? "recording" : "continuing";
     say(errStyle.dim(`● nudge ${what} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${session.dir}`));
+    if (runCwd !== cwd) say(errStyle.dim(`  claude runs in ${runCwd}, where this session's code is`));
     const live = new LiveSession({
       bin: input.bin,
       flags: input.flags,

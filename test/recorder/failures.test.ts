@@ -3,7 +3,7 @@
  * mid-turn, nudge killed with -9, and the errors a user must get a hint for.
  */
 import { execa } from "execa";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManifestSchema, type Manifest } from "../../src/bundle/manifest-schema.js";
@@ -99,7 +99,7 @@ describe("when things go wrong", () => {
   it("kill -9 of nudge mid-turn leaves a bundle that loads; the next run recovers the turn and continues", async () => {
     const repo = await gitdir();
     const cfg = path.join(tempDir(), "cfg");
-    api = await startScriptedApi([{ delayMs: 1_500, then: { text: "answer that nobody saw" } }]);
+    api = await startScriptedApi([{ delayMs: 30_000, then: { text: "answer that nobody saw" } }]);
     const nudge = startNudge(repo, [], claudeEnv(api, cfg), "doomed prompt\n");
     await waitFor(() => api!.mainLoopRequests().length === 1);
     nudge.kill("SIGKILL");
@@ -107,11 +107,16 @@ describe("when things go wrong", () => {
     const crashed = await onlySession(repo);
     expect(crashed.state).toBe("crashed");
     expect(crashed.manifest.turns).toHaveLength(1);
+    // The orphaned claude is still running (its own process group survived nudge)...
+    const orphan = JSON.parse(readFileSync(path.join(crashed.path, "lock"), "utf8")).claude.pid as number;
+    expect(() => process.kill(orphan, 0)).not.toThrow();
 
     api.push({ text: "after recovery" });
     const again = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-c", "carry on"], { cwd: repo, env: claudeEnv(api, cfg) });
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(/recovered turn 1 \((complete|incomplete)\)/);
+    // ...until the recovery stops it, so nothing changes files behind the recording's back.
+    expect(() => process.kill(orphan, 0)).toThrow();
     const { manifest, state } = await onlySession(repo);
     expect(state).toBe("complete");
     expect(manifest.turns.map((t) => t.prompt)).toEqual([null, "doomed prompt", "carry on"]);
@@ -163,5 +168,29 @@ describe("when things go wrong", () => {
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/^error: not a git repository/);
     expect(run.stderr).toMatch(/^hint: /m);
+  });
+});
+
+describe("when the recording itself cannot be written", () => {
+  it("a full disk stops claude and ends with a hint; the bundle stays loadable", async () => {
+    const repo = await gitdir();
+    const scratch = tempDir();
+    api = await startScriptedApi([{ text: "first" }, { text: "second" }]);
+    const env = claudeEnv(api, path.join(scratch, "cfg"));
+    expect((await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "one"], { cwd: repo, env })).exitCode).toBe(0);
+    const { path: bundle } = await onlySession(repo);
+    // Every write to /dev/full fails with ENOSPC: the next run's stderr log is on a "full disk".
+    rmSync(path.join(bundle, "claude-stderr.log"));
+    symlinkSync("/dev/full", path.join(bundle, "claude-stderr.log"));
+    const chatty = path.join(scratch, "chatty.sh");
+    writeFileSync(chatty, `#!/usr/bin/env bash\necho "a warning on stderr" >&2\nexec "${CLAUDE_BIN}" "$@"\n`, { mode: 0o755 });
+    const run = await runNudge(["claude", "run", "--claude-bin", chatty, "-c", "two"], { cwd: repo, env });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/error: could not write the recording \(.*ENOSPC/);
+    expect(run.stderr).toMatch(/^hint: free disk space/m);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    const { state, manifest } = await onlySession(repo);
+    expect(state).toBe("complete");
+    expect(manifest.turns.map((t) => t.prompt)).toEqual([null, "one", "two"]);
   });
 });

@@ -1,4 +1,3 @@
-import { execa } from "execa";
 import { promises as fs, constants } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
@@ -31,11 +30,4 @@ async function isExecutable(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** "2.1.329" from "2.1.329 (Claude Code)"; null if the binary cannot say. */
-export async function claudeVersion(bin: string): Promise<string | null> {
-  const result = await execa(bin, ["--version"], { reject: false, timeout: 15_000 });
-  if (result.exitCode !== 0) return null;
-  return result.stdout.trim().split(/\s+/)[0] ?? null;
 }

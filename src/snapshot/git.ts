@@ -133,11 +133,6 @@ export async function stageAll(root: string, indexFile: string, exclude: string[
   return { tree: await text(root, ["write-tree"], { indexFile }), unreadable };
 }
 
-/** Load a tree into a private index (used to seed one and to check files out of a snapshot). */
-export async function readTree(root: string, indexFile: string, tree: string): Promise<void> {
-  await run(root, ["read-tree", tree], { indexFile });
-}
-
 export async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
   const parentArgs = parents.flatMap((p) => ["-p", p]);
   // --no-gpg-sign: commit.gpgSign in the user's config would otherwise prompt for a key per turn.
@@ -152,10 +147,6 @@ export async function commitTree(root: string, tree: string, parents: string[], 
 export async function updateRefs(root: string, updates: Array<{ ref: string; commit: string }>): Promise<void> {
   const input = updates.map((u) => `update ${u.ref} ${u.commit}\n`).join("");
   await run(root, ["update-ref", "--stdin"], { input });
-}
-
-export async function deleteRef(root: string, ref: string): Promise<void> {
-  await run(root, ["update-ref", "-d", ref]);
 }
 
 export async function resolveRef(root: string, ref: string): Promise<string | null> {
@@ -290,12 +281,6 @@ export async function workTreeDifferences(root: string, indexFile: string, exclu
     .map((entry) => entry.slice(3));
 }
 
-export async function gitVersion(): Promise<string> {
-  const result = await execa("git", ["--version"], { reject: false });
-  if (result.exitCode !== 0) throw new UserError("git not found", "install git 2.30 or newer");
-  return result.stdout.trim();
-}
-
 /** Make the user's index hold `commit`'s tree (the index half of `git reset --mixed`). Only with --reset-head. */
 export async function resetIndexTo(root: string, commit: string): Promise<void> {
   await run(root, ["read-tree", commit]);
@@ -317,8 +302,3 @@ export async function removeWorktree(root: string, dir: string): Promise<void> {
   await run(root, ["worktree", "remove", "--force", dir]);
 }
 
-/** Is `a` an ancestor of `b`? (Commits claude made during a session descend from the base.) */
-export async function isAncestor(root: string, a: string, b: string): Promise<boolean> {
-  const result = await execa("git", ["merge-base", "--is-ancestor", a, b], { cwd: root, reject: false });
-  return result.exitCode === 0;
-}

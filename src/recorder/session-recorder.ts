@@ -222,18 +222,7 @@ export class SessionRecorder {
 
   private async saveTurn(open: OpenTurn, endLine: number): Promise<Turn> {
     const previous = this.manifest_.turns.at(-1)!;
-    const snapshot = await takeSnapshot({
-      root: this.manifest_.repo.root,
-      indexFile: this.indexFile,
-      ref: snapshotRef(this.manifest_.id, open.n),
-      parent: previous.snapshot.commit,
-      previousTree: previous.snapshot.tree,
-      message: `nudge ${this.manifest_.id} turn ${open.n}\n\n${open.prompt}`,
-      exclude: this.context.exclude,
-    });
-    this.warnUnreadable(snapshot.unreadable);
-    const patchFile = patchName(open.n);
-    await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);
+    const code = await this.captureCode(open.n, previous.snapshot.commit, previous.snapshot.tree, `turn ${open.n}\n\n${open.prompt}`);
     this.log.sync();
     const transcript = open.claudeSessionId ? await this.copyTranscript(open.claudeSessionId) : null;
     const turn: Turn = {
@@ -246,9 +235,7 @@ export class SessionRecorder {
       result: open.result ? this.resultOf(open.result) : null,
       claudeSessionId: open.claudeSessionId,
       lastAssistantUuid: open.lastAssistantUuid,
-      head: snapshot.head,
-      snapshot: { commit: snapshot.commit, tree: snapshot.tree, ref: snapshot.ref },
-      patch: { file: patchFile, sha256: snapshot.patchSha256, bytes: snapshot.patch.length, ...snapshot.stats },
+      ...code,
       transcript,
     };
     // A turn that reached claude consumes a pending fork point: later runs resume this turn's session.
@@ -290,18 +277,7 @@ export class SessionRecorder {
     const { root, baseCommit } = this.manifest_.repo;
     const baseTree = baseCommit ? await git.treeOf(root, baseCommit) : git.EMPTY_TREE;
     const startedAt = now();
-    const snapshot = await takeSnapshot({
-      root,
-      indexFile: this.indexFile,
-      ref: snapshotRef(this.manifest_.id, 0),
-      parent: baseCommit,
-      previousTree: baseTree,
-      message: `nudge ${this.manifest_.id} turn 0 (starting state)`,
-      exclude: this.context.exclude,
-    });
-    this.warnUnreadable(snapshot.unreadable);
-    const patchFile = patchName(0);
-    await writeFileAtomic(path.join(this.files.dir, patchFile), snapshot.patch);
+    const code = await this.captureCode(0, baseCommit, baseTree, "turn 0 (starting state)");
     const turn: Turn = {
       n: 0,
       prompt: null,
@@ -312,12 +288,31 @@ export class SessionRecorder {
       result: null,
       claudeSessionId: null,
       lastAssistantUuid: null,
-      head: snapshot.head,
-      snapshot: { commit: snapshot.commit, tree: snapshot.tree, ref: snapshot.ref },
-      patch: { file: patchFile, sha256: snapshot.patchSha256, bytes: snapshot.patch.length, ...snapshot.stats },
+      ...code,
       transcript: null,
     };
     this.manifest_ = { ...this.manifest_, turns: [turn] };
+  }
+
+  /** Snapshot the work tree as turn n and write its patch: the code half of a turn's entry. */
+  private async captureCode(n: number, parent: string | null, previousTree: string, what: string): Promise<Pick<Turn, "head" | "snapshot" | "patch">> {
+    const snapshot = await takeSnapshot({
+      root: this.manifest_.repo.root,
+      indexFile: this.indexFile,
+      ref: snapshotRef(this.manifest_.id, n),
+      parent,
+      previousTree,
+      message: `nudge ${this.manifest_.id} ${what}`,
+      exclude: this.context.exclude,
+    });
+    this.warnUnreadable(snapshot.unreadable);
+    const file = patchName(n);
+    await writeFileAtomic(path.join(this.files.dir, file), snapshot.patch);
+    return {
+      head: snapshot.head,
+      snapshot: { commit: snapshot.commit, tree: snapshot.tree, ref: snapshot.ref },
+      patch: { file, sha256: snapshot.patchSha256, bytes: snapshot.patch.length, ...snapshot.stats },
+    };
   }
 
   /**

@@ -104,17 +104,30 @@ export async function loadSession(store: Store, id: string): Promise<StoredSessi
   return { dir, manifest, state: await sessionState(dir, manifest) };
 }
 
-/** Every readable session, newest first; unreadable folders are reported through `onSkip`. */
-export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<StoredSession[]> {
-  let names: string[];
+/** The ids of the stored sessions: their folder names (a dot-folder is a fork still being built). */
+async function sessionIds(store: Store): Promise<string[]> {
   try {
-    names = await fs.readdir(path.join(store.dir, "sessions"));
+    return (await fs.readdir(path.join(store.dir, "sessions"))).filter((name) => !name.startsWith("."));
   } catch {
     return [];
   }
+}
+
+/** Sessions whose lock is held right now: only those can be recording, so only those are read. */
+export async function recordingSessions(store: Store): Promise<StoredSession[]> {
+  const live: StoredSession[] = [];
+  for (const id of await sessionIds(store)) {
+    if (!(await isLocked(bundleFiles(bundleDir(store, id)).lock))) continue;
+    const session = await loadSession(store, id).catch(() => null);
+    if (session?.state === "recording") live.push(session);
+  }
+  return live;
+}
+
+/** Every readable session, newest first; unreadable folders are reported through `onSkip`. */
+export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<StoredSession[]> {
   const sessions: StoredSession[] = [];
-  for (const name of names) {
-    if (name.startsWith(".")) continue; // a fork still being built
+  for (const name of await sessionIds(store)) {
     const dir = bundleDir(store, name);
     try {
       sessions.push(await loadSession(store, name));
@@ -125,16 +138,13 @@ export async function listSessions(store: Store, onSkip?: (dir: string, why: str
   return sessions.sort((a, b) => b.manifest.createdAt.localeCompare(a.manifest.createdAt));
 }
 
-/** A full id or a unique prefix of one. */
+/** A full id or a unique prefix of one. Matched on folder names: only the match is read. */
 export async function resolveSession(store: Store, idOrPrefix: string): Promise<StoredSession> {
-  const all = await listSessions(store);
-  const exact = all.find((s) => s.manifest.id === idOrPrefix);
-  if (exact) return exact;
-  const matches = all.filter((s) => s.manifest.id.startsWith(idOrPrefix));
-  if (matches.length === 1) return matches[0]!;
+  const ids = await sessionIds(store);
+  const matches = ids.includes(idOrPrefix) ? [idOrPrefix] : ids.filter((id) => id.startsWith(idOrPrefix));
+  if (matches.length === 1) return loadSession(store, matches[0]!);
   if (matches.length === 0) {
     throw new UserError(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list");
   }
-  const candidates = matches.slice(0, 8).map((s) => s.manifest.id).join(", ");
-  throw new UserError(`"${idOrPrefix}" is ambiguous: ${candidates}`, "type more of the id");
+  throw new UserError(`"${idOrPrefix}" is ambiguous: ${matches.sort().slice(0, 8).join(", ")}`, "type more of the id");
 }

@@ -8,7 +8,7 @@ import path from "node:path";
 import { UserError } from "../errors.js";
 import { copyFileAtomic } from "../bundle/atomic-write.js";
 import { acquireLock } from "../bundle/session-lock.js";
-import { bundleFiles, listSessions, readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleFiles, readManifest, recordingSessions, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { seedPrivateIndex } from "../snapshot/snapshotter.js";
@@ -55,7 +55,7 @@ export interface RewindOptions {
  * them under it would be recorded as its work, or undone by it. `except`: the caller's own session.
  */
 export async function refuseIfRecordingIn(store: Store, root: string, except?: string): Promise<void> {
-  const live = (await listSessions(store)).find((s) => s.state === "recording" && s.manifest.repo.root === root && s.manifest.id !== except);
+  const live = (await recordingSessions(store)).find((s) => s.manifest.repo.root === root && s.manifest.id !== except);
   if (live) {
     throw new UserError(
       `session ${live.manifest.id} is being recorded by another nudge process in ${root}`,

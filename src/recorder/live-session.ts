@@ -37,10 +37,6 @@ export class LiveSession {
     return this.stderrTail.trim();
   }
 
-  get pid(): number | undefined {
-    return this.process?.pid;
-  }
-
   /** Send one prompt as its own turn and wait until it is recorded (result, snapshot, manifest). */
   async runTurn(prompt: string): Promise<Turn> {
     const process = await this.ensureProcess();
@@ -143,7 +139,7 @@ export class LiveSession {
     this.exitHandled = process.exited.then(async (exit) => {
       const wasInTurn = recorder.turnInProgress;
       await recorder.processExited().catch(() => undefined);
-      if ((!this.closing || wasInTurn) && this.process === process) this.o.onUnexpectedExit?.(exit, this.stderrTail.trim());
+      if ((!this.closing || wasInTurn) && this.process === process) this.o.onUnexpectedExit?.(exit, this.stderrText);
     });
     return process;
   }

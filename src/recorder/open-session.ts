@@ -20,14 +20,14 @@ export interface OpenedSession {
 
 export interface OpenSessionHooks {
   /** Make a fork of `id` at `turn` and return it (supplied by the time-travel layer). */
-  forkAt?: (id: string, turn: number) => Promise<OpenedSession>;
+  forkAt: (id: string, turn: number) => Promise<OpenedSession>;
 }
 
 export async function openSession(
   store: Store,
   cwd: string,
   choice: SessionChoice,
-  hooks: OpenSessionHooks = {},
+  hooks: OpenSessionHooks,
 ): Promise<OpenedSession> {
   if (choice.kind === "new") return createSession(store, cwd);
   // -c: the latest session of this work tree (the store is shared by all worktrees, or more with NUDGE_STORE).
@@ -37,7 +37,7 @@ export async function openSession(
       : (await listSessions(store)).find((s) => s.manifest.repo.root === store.repoRoot);
   if (!existing) throw new UserError("no session to continue in this work tree", "start one with: nudge claude run");
   const { manifest, dir } = existing;
-  if (manifest.rewoundTo !== null && hooks.forkAt) return hooks.forkAt(manifest.id, manifest.rewoundTo);
+  if (manifest.rewoundTo !== null) return hooks.forkAt(manifest.id, manifest.rewoundTo);
   return { dir, manifest, isNew: false };
 }
 

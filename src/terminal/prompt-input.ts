@@ -72,16 +72,8 @@ export function terminalPrompts(input: Readable & { setRawMode?: (raw: boolean) 
   return source;
 }
 
+/** Blank lines are passed on as they are: the run loop skips them in both modes. */
 export function linePrompts(input: Readable): PromptSource {
   const rl = readline.createInterface({ input, crlfDelay: Infinity, terminal: false });
-  const lines = queuedLines(rl, () => undefined, () => undefined);
-  return {
-    async next() {
-      for (;;) {
-        const line = await lines.next();
-        if (line === null || line.trim() !== "") return line;
-      }
-    },
-    close: lines.close,
-  };
+  return queuedLines(rl, () => undefined, () => undefined);
 }

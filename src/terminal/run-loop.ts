@@ -14,9 +14,9 @@ import type { Style } from "./style.js";
 
 export interface SlashHooks {
   /** /rewind <n>: returns a line to show. May switch `session.live` to a new recording. */
-  rewind?: (turn: number) => Promise<string>;
+  rewind: (turn: number) => Promise<string>;
   /** /fork [n]: returns a line to show. May switch `session.live` to a new recording. */
-  fork?: (turn: number | undefined) => Promise<string>;
+  fork: (turn: number | undefined) => Promise<string>;
 }
 
 export interface RunLoopOptions {
@@ -27,7 +27,7 @@ export interface RunLoopOptions {
   /** Status lines (turn ends, notices) go here; stdout keeps claude's words. */
   say: (line: string) => void;
   firstPrompt?: string;
-  slash?: SlashHooks;
+  slash: SlashHooks;
 }
 
 const HELP = [
@@ -125,6 +125,7 @@ interface TurnFailure {
 }
 
 async function slash(line: string, o: RunLoopOptions): Promise<"exit" | "handled"> {
+  // Only the commands in SLASH_COMMANDS get here (isSlashCommand); anything else went to claude.
   const [command, arg] = line.split(/\s+/, 2);
   switch (command) {
     case "/exit":
@@ -140,22 +141,14 @@ async function slash(line: string, o: RunLoopOptions): Promise<"exit" | "handled
       for (const l of sessionLines(o.session.live)) o.say(l);
       return "handled";
     case "/rewind":
-      if (!o.slash?.rewind) return unknown(command, o);
       if (!arg || !/^\d+$/.test(arg)) throw new UserError("usage: /rewind <turn>", "type /session to see the turns");
       o.say(await o.slash.rewind(Number(arg)));
       return "handled";
     case "/fork":
-      if (!o.slash?.fork) return unknown(command, o);
+    default: // isSlashCommand lets no other command through
       o.say(await o.slash.fork(arg && /^\d+$/.test(arg) ? Number(arg) : undefined));
       return "handled";
-    default:
-      return unknown(command ?? line, o);
   }
-}
-
-function unknown(command: string, o: RunLoopOptions): "handled" {
-  o.say(o.style.yellow(`unknown command ${command}; /help lists them`));
-  return "handled";
 }
 
 function sessionLines(live: LiveSession): string[] {

@@ -84,6 +84,11 @@ export async function writeManifest(dir: string, manifest: Manifest): Promise<vo
   await writeFileAtomic(bundleFiles(dir).manifest, JSON.stringify(checked, null, 2) + "\n");
 }
 
+/** Read, change and atomically write back a session's manifest (for changes made outside a recording). */
+export async function updateManifest(dir: string, fields: Partial<Manifest>): Promise<void> {
+  await writeManifest(dir, { ...(await readManifest(dir)), ...fields, updatedAt: new Date().toISOString() });
+}
+
 export type SessionState = "recording" | "complete" | "crashed";
 
 export interface StoredSession {
@@ -117,9 +122,10 @@ async function sessionIds(store: Store): Promise<string[]> {
 export async function recordingSessions(store: Store): Promise<StoredSession[]> {
   const live: StoredSession[] = [];
   for (const id of await sessionIds(store)) {
-    if (!(await isLocked(bundleFiles(bundleDir(store, id)).lock))) continue;
-    const session = await loadSession(store, id).catch(() => null);
-    if (session?.state === "recording") live.push(session);
+    const dir = bundleDir(store, id);
+    if (!(await isLocked(bundleFiles(dir).lock))) continue;
+    const manifest = await readManifest(dir).catch(() => null);
+    if (manifest?.state === "recording") live.push({ dir, manifest, state: "recording" });
   }
   return live;
 }

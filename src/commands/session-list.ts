@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { z } from "zod";
-import { listSessions, openStore, type StoredSession } from "../bundle/store.js";
+import { summarize } from "../bundle/session-summary.js";
+import { listSessions, openStore } from "../bundle/store.js";
 import { formatCost, formatDuration, oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
@@ -35,23 +36,3 @@ export const sessionListCommand = new Command("list")
       ]),
     );
   });
-
-export function summarize(s: StoredSession) {
-  const m = s.manifest;
-  const asked = m.turns.filter((t) => t.n > 0);
-  return {
-    id: m.id,
-    path: s.dir,
-    startedAt: m.createdAt,
-    updatedAt: m.updatedAt,
-    branch: m.repo.branch,
-    turns: asked.length,
-    firstPrompt: asked[0]?.prompt ?? null,
-    lastPrompt: asked.at(-1)?.prompt ?? null,
-    costUsd: asked.reduce((sum, t) => sum + (t.result?.costUsd ?? 0), 0),
-    durationMs: asked.reduce((sum, t) => sum + (t.result?.durationMs ?? 0), 0),
-    state: s.state,
-    parent: m.parent,
-    rewoundTo: m.rewoundTo,
-  };
-}

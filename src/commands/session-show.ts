@@ -4,7 +4,7 @@ import { openStore, resolveSession } from "../bundle/store.js";
 import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { summarize } from "./session-list.js";
+import { summarize } from "../bundle/session-summary.js";
 
 const Options = z.object({ json: z.boolean().optional() });
 

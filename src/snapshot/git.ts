@@ -236,6 +236,11 @@ export interface TreeChange {
   blob: string;
 }
 
+/** A TreeChange path (bytes, one character each) as a person reads it. */
+export function displayPath(bytes: string): string {
+  return Buffer.from(bytes, "latin1").toString("utf8");
+}
+
 /** What changes between two trees, path by path, without rename pairing (what a checkout must do). */
 export async function changedPaths(root: string, a: string, b: string): Promise<TreeChange[]> {
   const entries = await diffEntries(root, a, b, false, "latin1");

@@ -6,7 +6,8 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { UserError } from "../errors.js";
-import { bundleDir, loadSession, type Store } from "../bundle/store.js";
+import { totalCost } from "../bundle/session-summary.js";
+import { loadSession, type Store } from "../bundle/store.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { LiveSession } from "../recorder/live-session.js";
 import { openSession, privateIndexFile, type OpenedSession, type SessionChoice } from "../recorder/open-session.js";
@@ -91,7 +92,8 @@ export async function liveRun(input: LiveRunInput): Promise<void> {
       const backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref}` : "";
       return `${verb} to turn ${fork.turn}: code and conversation as they were then; turns after it stay in ${current.id}${backup}`;
     } catch (error) {
-      Object.assign(holder, await begin({ dir: bundleDir(store, current.id), manifest: (await loadSession(store, current.id)).manifest, isNew: false }));
+      const original = await loadSession(store, current.id);
+      Object.assign(holder, await begin({ dir: original.dir, manifest: original.manifest, isNew: false }));
       throw error;
     }
   };
@@ -110,6 +112,5 @@ export async function liveRun(input: LiveRunInput): Promise<void> {
     await holder.live.end();
   }
   const final = holder.live.recorder.manifest;
-  const cost = final.turns.reduce((sum, t) => sum + (t.result?.costUsd ?? 0), 0);
-  say(errStyle.dim(`● session ${final.id}: ${final.turns.length - 1} turns, ${formatCost(cost)} · continue with: nudge claude run -r ${final.id}`));
+  say(errStyle.dim(`● session ${final.id}: ${final.turns.length - 1} turns, ${formatCost(totalCost(final.turns))} · continue with: nudge claude run -r ${final.id}`));
 }

@@ -5,6 +5,7 @@
  */
 import { UserError } from "../errors.js";
 import type { Turn } from "../bundle/manifest-schema.js";
+import { totalCost } from "../bundle/session-summary.js";
 import type { LiveSession } from "../recorder/live-session.js";
 import type { StreamEvent } from "../claude/stream-events.js";
 import type { EventRenderer } from "./event-renderer.js";
@@ -153,13 +154,12 @@ async function slash(line: string, o: RunLoopOptions): Promise<"exit" | "handled
 
 function sessionLines(live: LiveSession): string[] {
   const m = live.recorder.manifest;
-  const cost = m.turns.reduce((sum, t) => sum + (t.result?.costUsd ?? 0), 0);
   return [
     `session        ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""}`,
     `claude session ${live.recorder.claudeSessionId ?? "(none yet)"}`,
     `bundle         ${live.recorder.files.dir}`,
     `turns          ${m.turns.length - 1}`,
-    `cost           ${formatCost(cost)}`,
+    `cost           ${formatCost(totalCost(m.turns))}`,
   ];
 }
 

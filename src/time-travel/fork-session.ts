@@ -3,7 +3,7 @@
  * place as an undoable code rewind. Also the automatic fork that continues a rewound session.
  */
 import type { Store, StoredSession } from "../bundle/store.js";
-import { readManifest, writeManifest } from "../bundle/store.js";
+import { updateManifest } from "../bundle/store.js";
 import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
 import { applyRewind, captureWorkTree, prepareRewind } from "./rewind.js";
 import * as git from "../snapshot/git.js";
@@ -47,7 +47,6 @@ export async function forkSession(
 /** `claude run -r` on a rewound session: continue in a fork at the rewind point, keeping the later turns. */
 export async function continueRewound(store: Store, source: StoredSession, turn: number): Promise<ForkResult> {
   const fork = await forkBundle(store, source, turn);
-  const manifest = await readManifest(source.dir);
-  await writeManifest(source.dir, { ...manifest, rewoundTo: null, updatedAt: new Date().toISOString() });
+  await updateManifest(source.dir, { rewoundTo: null });
   return fork;
 }

@@ -7,6 +7,7 @@ import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { Store } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
 
 export const RewindRecordSchema = z.object({
   stamp: z.string(),
@@ -36,6 +37,14 @@ export function rewindsDir(store: Store): string {
 
 export function newStamp(): string {
   return new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18) + "-" + process.pid;
+}
+
+/** Keep a tree under refs/nudge/backup/<stamp>[-label], as a commit on top of `head`; returns the ref. */
+export async function keepBackup(root: string, tree: string, head: string | null, message: string, label: string): Promise<string> {
+  const ref = `refs/nudge/backup/${newStamp()}-${label}`;
+  const commit = await git.commitTree(root, tree, head ? [head] : [], message);
+  await git.updateRefs(root, [{ ref, commit }]);
+  return ref;
 }
 
 export async function saveRecord(store: Store, record: RewindRecord): Promise<void> {

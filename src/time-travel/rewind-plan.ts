@@ -5,12 +5,7 @@
  */
 import { UserError } from "../errors.js";
 import type { Manifest, Turn } from "../bundle/manifest-schema.js";
-import type { TreeChange } from "../snapshot/git.js";
-
-/** A change's path (bytes, one character each) as a person reads it. */
-function displayPath(bytes: string): string {
-  return Buffer.from(bytes, "latin1").toString("utf8");
-}
+import { displayPath, type TreeChange } from "../snapshot/git.js";
 
 export type RewindScope = "both" | "code" | "conversation";
 

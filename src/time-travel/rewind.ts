@@ -8,12 +8,12 @@ import path from "node:path";
 import { UserError } from "../errors.js";
 import { copyFileAtomic } from "../bundle/atomic-write.js";
 import { acquireLock } from "../bundle/session-lock.js";
-import { bundleFiles, readManifest, recordingSessions, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleDir, bundleFiles, recordingSessions, updateManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { seedPrivateIndex } from "../snapshot/snapshotter.js";
 import { planRewind, type RewindPlan, type RewindScope } from "./rewind-plan.js";
-import { lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
+import { keepBackup, lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { refuseIfInTheWay, switchVerified } from "./work-tree-switch.js";
 
 /** One private index per work tree for rewinds, so its stat cache stays warm between them. */
@@ -153,10 +153,7 @@ async function applyLocked(
     await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.ZERO_OID);
     await git.resetIndexTo(root, plan.head.recorded!);
   }
-  if (plan.scope !== "code") {
-    const manifest = await readManifest(session.dir);
-    await writeManifest(session.dir, { ...manifest, rewoundTo: plan.turn, updatedAt: new Date().toISOString() });
-  }
+  if (plan.scope !== "code") await updateManifest(session.dir, { rewoundTo: plan.turn });
   return record;
 }
 
@@ -170,20 +167,14 @@ export async function undoLastRewind(store: Store): Promise<{ record: RewindReco
   let savedEdits: string | null = null;
   if (record.after && state.tree !== record.after.tree && state.tree !== record.backup.tree) {
     // Edits made after the rewind would be overwritten by the undo: keep them under a ref too.
-    savedEdits = `refs/nudge/backup/${newStamp()}-before-undo`;
-    const commit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], "nudge backup before undoing a rewind");
-    await git.updateRefs(root, [{ ref: savedEdits, commit }]);
+    savedEdits = await keepBackup(root, state.tree, state.head, "nudge backup before undoing a rewind", "before-undo");
   }
   await switchVerified(state, state.tree, record.backup.tree, "the state before the rewind");
   if (record.before.indexCopy && record.before.head) {
     await git.moveRef(root, record.before.branch ? `refs/heads/${record.before.branch}` : "HEAD", record.before.head, state.head ?? git.ZERO_OID);
     await copyFileAtomic(record.before.indexCopy, await git.indexPath(root));
   }
-  if (record.scope !== "code") {
-    const dir = path.join(store.dir, "sessions", record.sessionId);
-    const manifest = await readManifest(dir);
-    await writeManifest(dir, { ...manifest, rewoundTo: record.before.rewoundTo, updatedAt: new Date().toISOString() });
-  }
+  if (record.scope !== "code") await updateManifest(bundleDir(store, record.sessionId), { rewoundTo: record.before.rewoundTo });
   await saveRecord(store, { ...record, status: "undone" });
   return { record, savedEdits };
 }

@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
+import { keepBackup } from "./rewind-log.js";
 
 export interface PrivateWorkTree {
   root: string;
@@ -26,11 +27,6 @@ export interface PrivateWorkTree {
 /** A path's bytes on disk under `root`. */
 function onDisk(root: string, rel: string): Buffer {
   return Buffer.concat([Buffer.from(`${root}/`), Buffer.from(rel, "latin1")]);
-}
-
-/** A byte path as a person reads it. */
-function displayPath(rel: string): string {
-  return Buffer.from(rel, "latin1").toString("utf8");
 }
 
 function parentOf(rel: string): string {
@@ -55,7 +51,7 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
       if (!stat) break;
       if (removed.has(rel)) break; // a file the switch deletes first
       if (stat.isDirectory() && (i < parts.length || (await onlyRemoved(root, rel, removed)))) continue;
-      blocked.add(displayPath(rel));
+      blocked.add(git.displayPath(rel));
       break;
     }
   }
@@ -97,7 +93,7 @@ async function pathsNotAt(root: string, changes: git.TreeChange[], side: "old" |
   for (const c of changes) {
     const [mode, blob] = side === "old" ? [c.oldMode, c.oldBlob] : [c.mode, c.blob];
     const expected = mode === "000000" ? null : `${mode} ${blob}`;
-    if ((await entryOnDisk(root, c.path)) !== expected) wrong.push(displayPath(c.path));
+    if ((await entryOnDisk(root, c.path)) !== expected) wrong.push(git.displayPath(c.path));
   }
   return wrong;
 }
@@ -159,7 +155,7 @@ export async function switchVerified(
     await applyChanges(tree, changes);
     const differences = await git.workTreeDifferences(tree.root, tree.indexFile, tree.exclude);
     if (differences.length === 0) return;
-    failure = `the work tree did not match ${what} after writing it (${differences.slice(0, 3).map(displayPath).join(", ")})`;
+    failure = `the work tree did not match ${what} after writing it (${differences.slice(0, 3).map(git.displayPath).join(", ")})`;
   } catch (error) {
     failure = `cannot rewrite the work tree to ${what}: ${errorMessage(error)}`;
   }
@@ -178,10 +174,7 @@ export async function switchVerified(
 async function saveWhatIsThere(tree: PrivateWorkTree): Promise<string | null> {
   try {
     const found = await git.stageAllAndWriteTree(tree.root, tree.indexFile, tree.exclude);
-    const ref = `refs/nudge/backup/${new Date().toISOString().replace(/[-:.]/g, "")}-failed-switch`;
-    const commit = await git.commitTree(tree.root, found, [], "nudge: the work tree as a failed rewind found it");
-    await git.updateRefs(tree.root, [{ ref, commit }]);
-    return ref;
+    return await keepBackup(tree.root, found, null, "nudge: the work tree as a failed rewind found it", "failed-switch");
   } catch {
     return null;
   }

@@ -69,8 +69,7 @@ export async function rewindBench(files: number, rounds: number): Promise<Rewind
   const { store, id } = await twoTurnSession(repo);
   const rewind = async (turn: number) => {
     const session = await loadSession(store, id);
-    const { plan, state, changes } = await prepareRewind(store, session, turn, { scope: "code", resetHead: false });
-    await applyRewind(store, session, plan, state, changes);
+    await applyRewind(store, session, await prepareRewind(store, session, turn, { scope: "code", resetHead: false }));
   };
   const checkoutTimes: number[] = [];
   const rewindTimes: number[] = [];

@@ -57,7 +57,8 @@ Examples:
     const session = await resolveSession(store, id);
     const scope = o.codeOnly ? "code" : o.conversationOnly ? "conversation" : "both";
     const prepare = () => prepareRewind(store, session, parseTurnArg(turnArg), { scope, resetHead: o.resetHead ?? false });
-    const { plan, state, changes } = await prepare();
+    const prepared = await prepare();
+    const { plan, state } = prepared;
     if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : describePlan(plan).forEach(say);
     if (!o.json) describePlan(plan).forEach(say);
     if (await confirm(`rewind ${plan.sessionId} to turn ${plan.turn}?`, o.yes)) {
@@ -67,7 +68,7 @@ Examples:
         throw new UserError("the work tree changed while waiting for your answer; nothing was changed", "run the rewind again to see the new plan");
       }
     }
-    const record = await applyRewind(store, session, plan, state, changes);
+    const record = await applyRewind(store, session, prepared);
     if (o.json) return printJson({ plan, record });
     say(`rewound to turn ${plan.turn} · backup ${record.backup.ref} · undo: nudge session rewind --undo`);
     if (plan.scope !== "code") say(`continue the conversation from there: nudge claude run -r ${plan.sessionId}`);

@@ -38,8 +38,8 @@ export async function forkSession(
       throw error;
     }
   }
-  const { plan, state, changes } = await prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
-  const rewind = plan.write.length + plan.remove.length > 0 ? await applyRewind(store, source, plan, state, changes, { ownLock: o.ownLock }) : null;
+  const prepared = await prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
+  const rewind = prepared.changes.length > 0 ? await applyRewind(store, source, prepared, { ownLock: o.ownLock }) : null;
   const fork = await forkBundle(store, source, turn);
   return { ...fork, turn, codeAt: source.manifest.repo.root, rewind };
 }

@@ -64,7 +64,14 @@ export async function refuseIfRecordingIn(store: Store, root: string, except?: s
   }
 }
 
-export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions) {
+/** A plan with what it was computed from: the captured work tree and the delta to the target. */
+export interface PreparedRewind {
+  plan: RewindPlan;
+  state: WorkTreeState;
+  changes: git.TreeChange[];
+}
+
+export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions): Promise<PreparedRewind> {
   const root = session.manifest.repo.root;
   await refuseIfRecordingIn(store, root, o.ownLock ? session.manifest.id : undefined);
   const state = await captureWorkTree(store, root);
@@ -88,33 +95,25 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
 export async function applyRewind(
   store: Store,
   session: StoredSession,
-  plan: RewindPlan,
-  state: WorkTreeState,
-  changes?: git.TreeChange[],
+  prepared: PreparedRewind,
   o: { ownLock?: boolean } = {},
 ): Promise<RewindRecord> {
   // Hold the session while it changes: no `claude run -r` can start on it halfway through.
   const lock = o.ownLock ? null : await acquireLock(bundleFiles(session.dir).lock, session.manifest.id);
   try {
-    return await applyLocked(store, session, plan, state, changes);
+    return await applyLocked(store, session, prepared);
   } finally {
     await lock?.release();
   }
 }
 
-async function applyLocked(
-  store: Store,
-  session: StoredSession,
-  plan: RewindPlan,
-  state: WorkTreeState,
-  changes: git.TreeChange[] | undefined,
-): Promise<RewindRecord> {
+async function applyLocked(store: Store, session: StoredSession, { plan, state, changes }: PreparedRewind): Promise<RewindRecord> {
   const root = state.root;
   const stamp = newStamp();
   const backupRef = `refs/nudge/backup/${stamp}`;
   const withCode = plan.scope !== "conversation";
   // Refuse before anything is written; the check and the backup commit are independent.
-  const delta = withCode ? (changes ?? (await git.changedPaths(root, state.tree, plan.target.tree))) : [];
+  const delta = withCode ? changes : [];
   const [, backupCommit] = await Promise.all([
     refuseIfInTheWay(root, delta, `turn ${plan.turn}`),
     // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.

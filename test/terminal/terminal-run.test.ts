@@ -18,9 +18,16 @@ afterEach(async () => {
 });
 
 function inTerminal(repo: string, env: Record<string, string>) {
-  const command = `node ${NUDGE_CLI} claude run --claude-bin ${CLAUDE_BIN}`;
+  // script runs the command with `$SHELL -c`. `exec` makes nudge the shell itself, so that the
+  // terminal's Ctrl-C reaches nudge alone: a shell that stayed (dash does) would die of the
+  // SIGINT that nudge handles, and script would report the shell's 130.
+  const command = `exec node ${shellQuote(NUDGE_CLI)} claude run --claude-bin ${shellQuote(CLAUDE_BIN)}`;
   // script -q: no banner; -f: flush as it goes; -e: exit with the child's code; -c: the command.
-  const child = execa("script", ["-qfec", command, "/dev/null"], { cwd: repo, env: { ...env, NO_COLOR: "1", TERM: "dumb" }, reject: false });
+  const child = execa("script", ["-qfec", command, "/dev/null"], {
+    cwd: repo,
+    env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: "dumb" },
+    reject: false,
+  });
   let screen = "";
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));
   const waitFor = async (text: string | RegExp) => {
@@ -31,6 +38,10 @@ function inTerminal(repo: string, env: Record<string, string>) {
     }
   };
   return { child, waitFor, type: (keys: string) => child.stdin!.write(keys), screen: () => screen };
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 describe("nudge claude run on a terminal", () => {

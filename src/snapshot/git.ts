@@ -30,7 +30,16 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** A failure that is not one: return normally when this says so. */
   tolerate?: (exitCode: number, stderr: string) => boolean;
+  /** nudge's own bookkeeping (its refs, its private index): the user's hooks are not run. */
+  internal?: boolean;
 }
+
+/**
+ * The user's hooks are for the user's git operations. nudge's own (a private index written
+ * twice a turn, a ref per snapshot) would otherwise run post-index-change and
+ * reference-transaction hooks the user never asked for, each turn.
+ */
+const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 
 async function run(cwd: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
   const env: Record<string, string> = {
@@ -39,7 +48,8 @@ async function run(cwd: string, args: string[], options: GitOptions = {}): Promi
     ...options.env,
   };
   if (options.indexFile) env.GIT_INDEX_FILE = options.indexFile;
-  const result = await execa("git", args, {
+  const internal = options.internal ?? options.indexFile !== undefined;
+  const result = await execa("git", internal ? [...NO_HOOKS, ...args] : args, {
     cwd,
     env,
     input: options.input,
@@ -146,7 +156,7 @@ export async function commitTree(root: string, tree: string, parents: string[], 
 /** Point refs at commits in one transaction (all or none). */
 export async function updateRefs(root: string, updates: Array<{ ref: string; commit: string }>): Promise<void> {
   const input = updates.map((u) => `update ${u.ref} ${u.commit}\n`).join("");
-  await run(root, ["update-ref", "--stdin"], { input });
+  await run(root, ["update-ref", "--stdin"], { input, internal: true });
 }
 
 export async function resolveRef(root: string, ref: string): Promise<string | null> {

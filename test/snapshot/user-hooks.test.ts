@@ -1,0 +1,42 @@
+/**
+ * nudge's own git work (a private index written each turn, a ref per snapshot, the writes of a
+ * rewind) must not run the user's hooks: they are for the user's operations, not nudge's.
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Store } from "../../src/bundle/store.js";
+import { takeSnapshot } from "../../src/snapshot/snapshotter.js";
+import { captureWorkTree } from "../../src/time-travel/rewind.js";
+import { switchVerified } from "../../src/time-travel/work-tree-switch.js";
+import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
+
+const HOOKS = ["post-index-change", "reference-transaction", "post-commit", "post-checkout", "pre-commit"];
+
+describe("the user's git hooks", () => {
+  it("run for the user's own git commands, and never for a snapshot or a rewind", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    const log = path.join(tempDir(), "hooks.log");
+    for (const hook of HOOKS) {
+      const file = path.join(repo, ".git", "hooks", hook);
+      writeFileSync(file, `#!/bin/sh\necho ${hook} >> '${log}'\n`);
+      chmodSync(file, 0o755);
+    }
+    // The hooks work: the user's own `git add` runs post-index-change.
+    writeFiles(repo, { "b.txt": "b\n" });
+    await git(repo, "add", "b.txt");
+    expect(readFileSync(log, "utf8")).toContain("post-index-change");
+    writeFileSync(log, "");
+
+    const base = await git(repo, "rev-parse", "HEAD^{tree}");
+    writeFiles(repo, { "c.txt": "c\n" });
+    const indexFile = path.join(tempDir(), "index");
+    const snap = await takeSnapshot({ root: repo, indexFile, ref: "refs/nudge/t/1", parent: null, previousTree: base, message: "t1" });
+    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const state = await captureWorkTree(store, repo);
+    await switchVerified(state, snap.tree, base, "base");
+    expect(existsSync(path.join(repo, "c.txt"))).toBe(false);
+
+    expect(readFileSync(log, "utf8")).toBe("");
+  });
+});

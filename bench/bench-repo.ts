@@ -1,5 +1,7 @@
 /** Generated repositories for the benchmarks: `count` small files in nested folders, committed. */
 import { execa } from "execa";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -39,3 +41,9 @@ export async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   await fn();
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
+
+/**
+ * git as the baseline of a ratio, launched the cheapest way Node has (the way nudge launches
+ * its own git calls), so that the baseline is not inflated by a wrapper's overhead.
+ */
+export const baselineGit = (cwd: string, ...args: string[]) => promisify(execFile)("git", args, { cwd, maxBuffer: 1 << 30 });

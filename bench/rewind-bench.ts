@@ -11,7 +11,7 @@ import { loadSession, writeManifest, type Store } from "../src/bundle/store.js";
 import * as git from "../src/snapshot/git.js";
 import { takeSnapshot } from "../src/snapshot/snapshotter.js";
 import { applyRewind, prepareRewind } from "../src/time-travel/rewind.js";
-import { generateRepo, median, timeIt } from "./bench-repo.js";
+import { baselineGit, generateRepo, median, timeIt } from "./bench-repo.js";
 import { promises as fs } from "node:fs";
 
 function change(dir: string): void {
@@ -78,7 +78,7 @@ export async function rewindBench(files: number, rounds: number): Promise<Rewind
   await execa("git", ["checkout", "-q", "--detach", base], { cwd: twin });
   for (let i = 0; i < rounds; i++) {
     const [turn, commit] = i % 2 ? [0, base] : [1, changed];
-    checkoutTimes.push(await timeIt(() => execa("git", ["checkout", "-q", "--detach", commit], { cwd: twin })));
+    checkoutTimes.push(await timeIt(() => baselineGit(twin, "checkout", "-q", "--detach", commit)));
     rewindTimes.push(await timeIt(() => rewind(turn)));
   }
   const gitCheckoutMs = median(checkoutTimes);

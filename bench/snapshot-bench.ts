@@ -2,11 +2,10 @@
  * Per-turn snapshot cost against `git status --porcelain -uall` on the same repo, same state,
  * same run: each turn makes a small change, then both are timed, alternating which goes first.
  */
-import { execa } from "execa";
 import path from "node:path";
 import { takeSnapshot } from "../src/snapshot/snapshotter.js";
 import * as git from "../src/snapshot/git.js";
-import { generateRepo, median, smallChange, timeIt } from "./bench-repo.js";
+import { baselineGit, generateRepo, median, smallChange, timeIt } from "./bench-repo.js";
 
 export interface SnapshotBenchRow {
   files: number;
@@ -21,7 +20,7 @@ export async function snapshotBench(files: number, turns: number): Promise<Snaps
   const indexFile = path.join(repo, ".git", "nudge", "index", "bench");
   const head = (await git.headCommit(repo))!;
   let previous = { commit: head, tree: await git.treeOf(repo, head) };
-  const status = () => execa("git", ["status", "--porcelain", "-uall"], { cwd: repo });
+  const status = () => baselineGit(repo, "status", "--porcelain", "-uall");
   const snapshot = async (n: number) => {
     const s = await takeSnapshot({ root: repo, indexFile, ref: `refs/nudge/bench/${n}`, parent: previous.commit, previousTree: previous.tree, message: `turn ${n}` });
     previous = { commit: s.commit, tree: s.tree };

@@ -169,6 +169,15 @@ describe("when things go wrong", () => {
     expect(run.stderr).toMatch(/^error: not a git repository/);
     expect(run.stderr).toMatch(/^hint: /m);
   });
+
+  it("without git on PATH: one line, a hint, exit 1", async () => {
+    const repo = await gitdir();
+    const bin = tempDir(); // node alone: the PATH a machine without git would give
+    symlinkSync(process.execPath, path.join(bin, "node"));
+    const run = await runNudge(["session", "list"], { cwd: repo, env: { PATH: bin } });
+    expect(run.stderr).toBe("error: git is not installed (or not on PATH)\nhint: install git, then run nudge again");
+    expect(run.exitCode).toBe(1);
+  });
 });
 
 describe("when the recording itself cannot be written", () => {

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { z } from "zod";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession, type Store } from "../bundle/store.js";
+import { turnOf } from "../bundle/turn-lookup.js";
 import { UserError } from "../errors.js";
 import * as git from "../snapshot/git.js";
 import { countChanges, renderPatch, renderStat, splitPatch, type FileDiff, type FileStatus } from "../terminal/diff-renderer.js";
@@ -77,11 +78,8 @@ function pickRange(m: Manifest, turnArg: string | undefined, fromArg: string | u
     throw new UserError("--from and --to go together", usage);
   }
   const tree = (arg: string, name: string) => {
-    const n = parseTurnArg(arg, name);
-    const turn = m.turns.find((t) => t.n === n);
-    const last = m.turns.at(-1)?.n ?? 0;
-    if (!turn) throw new UserError(`session ${m.id} has no turn ${n}`, `its turns are 0 to ${last}; nudge session show ${m.id} lists them`);
-    return { n, tree: turn.snapshot.tree };
+    const turn = turnOf(m, parseTurnArg(arg, name));
+    return { n: turn.n, tree: turn.snapshot.tree };
   };
   if (turnArg !== undefined) {
     const to = tree(turnArg, "turn");

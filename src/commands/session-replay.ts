@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { z } from "zod";
 import { groupByTurn, readConversation } from "../bundle/conversation-reader.js";
 import { openStore, resolveSession } from "../bundle/store.js";
-import { UserError } from "../errors.js";
+import { turnOf } from "../bundle/turn-lookup.js";
 import { EventRenderer } from "../terminal/event-renderer.js";
 import { play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
@@ -39,12 +39,7 @@ Examples:
     const m = session.manifest;
     let groups = groupByTurn(m, await readConversation(session.dir));
     if (options.turn !== undefined) {
-      const n = parseTurnArg(options.turn);
-      const last = m.turns.at(-1)?.n ?? 0;
-      if (n < 1 || n > last) {
-        const range = last === 0 ? "it has no turns yet" : `its turns are 1 to ${last}`;
-        throw new UserError(`session ${m.id} has no turn ${n} to replay`, `${range}; nudge session show ${m.id} lists them`);
-      }
+      const n = turnOf(m, parseTurnArg(options.turn), 1).n;
       groups = groups.filter((g) => g.turn?.n === n);
     }
     if (groups.length === 0) return void process.stdout.write("nothing recorded in this session yet\n");

@@ -8,6 +8,7 @@ import { rm } from "node:fs/promises";
 import { UserError } from "../errors.js";
 import { totalCost } from "../bundle/session-summary.js";
 import { loadSession, type Store } from "../bundle/store.js";
+import { turnOf } from "../bundle/turn-lookup.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { LiveSession } from "../recorder/live-session.js";
 import { openSession, privateIndexFile, type OpenedSession, type SessionChoice } from "../recorder/open-session.js";
@@ -85,6 +86,7 @@ export async function liveRun(input: LiveRunInput): Promise<void> {
   /** /rewind and /fork: finish this recording, branch at turn n (code in place), record on in the fork. */
   const branchAt = async (turn: number | undefined, verb: "rewound" | "forked"): Promise<string> => {
     const current = holder.live.recorder.manifest;
+    if (turn !== undefined) turnOf(current, turn); // a turn that is not there: say so, and keep recording as before
     await holder.live.end();
     try {
       const fork = await forkSession(store, await loadSession(store, current.id), turn);

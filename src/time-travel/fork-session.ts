@@ -9,7 +9,7 @@ import { applyRewind, captureWorkTree, prepareRewind } from "./rewind.js";
 import * as git from "../snapshot/git.js";
 import { switchVerified } from "./work-tree-switch.js";
 import type { RewindRecord } from "./rewind-log.js";
-import { targetTurn } from "./rewind-plan.js";
+import { turnOf } from "../bundle/turn-lookup.js";
 
 export interface ForkOutcome extends ForkResult {
   turn: number;
@@ -25,7 +25,7 @@ export async function forkSession(
   o: { worktree?: string; ownLock?: boolean } = {},
 ): Promise<ForkOutcome> {
   const turn = turnNumber ?? source.manifest.turns.length - 1;
-  const target = targetTurn(source.manifest, turn);
+  const target = turnOf(source.manifest, turn);
   if (o.worktree) {
     const wt = await worktreeForFork(source, turn, o.worktree);
     try {

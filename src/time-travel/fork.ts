@@ -12,7 +12,7 @@ import type { Manifest } from "../bundle/manifest-schema.js";
 import { bundleDir, bundleFiles, newSessionId, readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { snapshotRef } from "../snapshot/snapshotter.js";
-import { targetTurn } from "./rewind-plan.js";
+import { turnOf } from "../bundle/turn-lookup.js";
 
 export interface ForkResult {
   dir: string;
@@ -28,7 +28,7 @@ export async function forkBundle(
   turnNumber: number,
   repo: ForkRepo = source.manifest.repo,
 ): Promise<ForkResult> {
-  const turn = targetTurn(source.manifest, turnNumber);
+  const turn = turnOf(source.manifest, turnNumber);
   const id = newSessionId();
   const dir = bundleDir(store, id);
   // Built under a hidden name and renamed into place whole: a failure leaves no half-made session.
@@ -94,7 +94,7 @@ function offsetOfLine(data: Buffer, n: number): number {
 
 /** A new worktree for a fork, at the HEAD recorded with the turn (the snapshot is written on top by the caller). */
 export async function worktreeForFork(source: StoredSession, turnNumber: number, dir: string): Promise<{ root: string; cwd: string }> {
-  const turn = targetTurn(source.manifest, turnNumber);
+  const turn = turnOf(source.manifest, turnNumber);
   const commit = turn.head ?? source.manifest.repo.baseCommit;
   if (!commit) throw new UserError("the repository had no commit when this turn was recorded", "fork in place instead (without --worktree)");
   const root = path.resolve(dir);

@@ -5,6 +5,7 @@
  */
 import { UserError } from "../errors.js";
 import type { Manifest, Turn } from "../bundle/manifest-schema.js";
+import { turnOf } from "../bundle/turn-lookup.js";
 import { displayPath, type TreeChange } from "../snapshot/git.js";
 
 export type RewindScope = "both" | "code" | "conversation";
@@ -35,19 +36,8 @@ export interface RewindPlan {
   conversation: { claudeSessionId: string; atUuid: string | null } | null;
 }
 
-export function targetTurn(manifest: Manifest, n: number): Turn {
-  const turn = manifest.turns[n];
-  if (!turn) {
-    throw new UserError(
-      `turn ${n} is out of range: session ${manifest.id} has turns 0 to ${manifest.turns.length - 1}`,
-      `nudge session show ${manifest.id} lists them`,
-    );
-  }
-  return turn;
-}
-
 export function planRewind(f: RewindFacts): RewindPlan {
-  const turn = targetTurn(f.manifest, f.turn);
+  const turn = turnOf(f.manifest, f.turn);
   const latest = f.manifest.turns.at(-1)!;
   const headDiffers = turn.head !== f.current.head;
   if (f.resetHead && !turn.head) {

@@ -79,8 +79,8 @@ describe("nudge session replay", () => {
   });
 
   it.each([
-    [["--turn", "4"], /^error: session \w+ has no turn 4 to replay$/m],
-    [["--turn", "0"], /^error: session \w+ has no turn 0 to replay$/m],
+    [["--turn", "4"], /^error: session \w+ has no turn 4\nhint: its turns are 1 to 3;/m],
+    [["--turn", "0"], /^error: session \w+ has no turn 0\nhint: its turns are 1 to 3;/m],
     [["--speed", "0"], /^error: invalid --speed/m],
     [["--idle-limit", "soon"], /^error: invalid --idle-limit/m],
   ])("rejects %j with an error and a hint, exit 1", async (args, message) => {

@@ -63,8 +63,10 @@ describe("time travel inside a live run", () => {
   it("a bad /rewind is reported and the session goes on", async () => {
     const repo = await gitdir();
     recorded = await recordSession(repo, [{ text: "FIRST" }, { text: "SECOND" }], ["P1", "/rewind 7", "P2"]);
-    expect(recorded.stderr).toMatch(/error: turn 7 is out of range: session \w+ has turns 0 to 1/);
-    expect(recorded.stderr).toMatch(/hint: nudge session show \w+ lists them/);
+    expect(recorded.stderr).toMatch(/error: session \w+ has no turn 7/);
+    expect(recorded.stderr).toMatch(/hint: its turns are 0 to 1; nudge session show \w+ lists them/);
+    // Checked before anything else: the recording goes on in the same claude process.
+    expect(recorded.stderr).not.toMatch(/continuing session/);
     const [only] = await list(repo);
     expect(only.turns).toBe(2);
   });

@@ -135,7 +135,7 @@ describe("rewind, undo, resume and fork", () => {
 
     const outOfRange = await runNudge(["session", "rewind", id, "9", "--yes"], { cwd: repo });
     expect(outOfRange.exitCode).toBe(1);
-    expect(outOfRange.stderr).toMatch(/turn 9 is out of range: session \w+ has turns 0 to 3/);
+    expect(outOfRange.stderr).toMatch(/^error: session \w+ has no turn 9\nhint: its turns are 0 to 3; nudge session show \w+ lists them$/m);
 
     const noYes = await runNudge(["session", "rewind", id, "1"], { cwd: repo });
     expect(noYes.exitCode).toBe(1);

@@ -12,7 +12,7 @@ import type { Manifest } from "../bundle/manifest-schema.js";
 import { bundleDir, bundleFiles, newSessionId, readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { snapshotRef } from "../snapshot/snapshotter.js";
-import { turnOf } from "../bundle/turn-lookup.js";
+import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
 
 export interface ForkResult {
   dir: string;
@@ -73,7 +73,7 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
     state: "complete",
     repo: { ...source.manifest.repo, ...repo },
     parent: { id: source.manifest.id, turn: turn.n },
-    resume: turn.n > 0 && turn.claudeSessionId && turn.lastAssistantUuid ? { claudeSessionId: turn.claudeSessionId, atUuid: turn.lastAssistantUuid } : null,
+    resume: resumeAt(source.manifest, turn.n),
     rewoundTo: null,
     pendingTurn: null,
     turns,
@@ -102,4 +102,9 @@ export async function worktreeForFork(source: StoredSession, turnNumber: number,
   await git.addWorktree(source.manifest.repo.root, root, commit);
   const relativeCwd = path.relative(source.manifest.repo.root, source.manifest.repo.cwd);
   return { root, cwd: path.join(root, relativeCwd) };
+}
+
+function resumeAt(manifest: Manifest, n: number): Manifest["resume"] {
+  const point = resumePoint(manifest, n);
+  return point && { claudeSessionId: point.claudeSessionId, atUuid: point.atUuid };
 }

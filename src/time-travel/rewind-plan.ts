@@ -4,8 +4,8 @@
  * in, the plan (or a refusal) comes out, so --dry-run and the tests need no disk.
  */
 import { UserError } from "../errors.js";
-import type { Manifest, Turn } from "../bundle/manifest-schema.js";
-import { turnOf } from "../bundle/turn-lookup.js";
+import type { Manifest } from "../bundle/manifest-schema.js";
+import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
 import { displayPath, type TreeChange } from "../snapshot/git.js";
 
 export type RewindScope = "both" | "code" | "conversation";
@@ -32,8 +32,8 @@ export interface RewindPlan {
   /** The work tree holds something the session's latest snapshot does not. */
   unsavedWork: boolean;
   head: { recorded: string | null; current: string | null; differs: boolean; reset: boolean };
-  /** Where the conversation resumes (null: the code alone is rewound, or turn 0 starts afresh). */
-  conversation: { claudeSessionId: string; atUuid: string | null } | null;
+  /** Where the conversation resumes (null: the code alone is rewound, or there is no reply to resume from). */
+  conversation: ReturnType<typeof resumePoint>;
 }
 
 export function planRewind(f: RewindFacts): RewindPlan {
@@ -54,19 +54,8 @@ export function planRewind(f: RewindFacts): RewindPlan {
     remove: withCode ? f.changes.filter((c) => c.status === "D").map((c) => displayPath(c.path)) : [],
     unsavedWork: f.current.tree !== latest.snapshot.tree,
     head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers },
-    conversation: f.scope === "code" ? null : conversationPoint(f.manifest, turn),
+    conversation: f.scope === "code" ? null : resumePoint(f.manifest, f.turn),
   };
-}
-
-function conversationPoint(manifest: Manifest, turn: Turn): RewindPlan["conversation"] {
-  if (turn.n === 0) return null; // before the first prompt: the next run starts a fresh conversation
-  if (!turn.claudeSessionId || !turn.lastAssistantUuid) {
-    throw new UserError(
-      `turn ${turn.n} has no assistant reply to resume the conversation from (${turn.status})`,
-      `rewind the code only with --code-only, or pick an earlier turn of ${manifest.id}`,
-    );
-  }
-  return { claudeSessionId: turn.claudeSessionId, atUuid: turn.lastAssistantUuid };
 }
 
 /** The plan as lines a person reads (for --dry-run, and before asking for confirmation). */
@@ -93,7 +82,7 @@ export function describePlan(plan: RewindPlan): string[] {
   if (plan.scope !== "code") {
     lines.push(
       plan.conversation
-        ? `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` continues from the end of turn ${plan.turn}, in a new fork; turns after it stay recorded`
+        ? `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` continues from claude's last reply in turn ${plan.conversation.turn}${plan.conversation.turn === plan.turn ? "" : ` (turn ${plan.turn} has no reply)`}, in a new fork; turns after it stay recorded`
         : `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` starts a fresh conversation, in a new fork`,
     );
   }

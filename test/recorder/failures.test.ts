@@ -45,19 +45,33 @@ function startNudge(repo: string, args: string[], env: Record<string, string>, i
 describe("when things go wrong", () => {
   it("Ctrl-C during a turn interrupts that turn only; the next prompt runs normally", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ delayMs: 30_000, then: { text: "too late" } }, { text: "second answer" }]);
-    const nudge = startNudge(repo, [], claudeEnv(api, path.join(tempDir(), "cfg")), "slow question\nnext question\n");
-    await waitFor(() => api!.mainLoopRequests().length === 1);
+    api = await startScriptedApi([{ text: "first answer" }, { delayMs: 30_000, then: { text: "too late" } }, { text: "third answer" }]);
+    const env = claudeEnv(api, path.join(tempDir(), "cfg"));
+    const nudge = startNudge(repo, [], env, "first question\nslow question\nnext question\n");
+    await waitFor(() => api!.mainLoopRequests().length === 2);
     nudge.kill("SIGINT");
     const run = await nudge;
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain("interrupting the turn");
     expect(run.stdout).toContain("turn interrupted");
-    expect(run.stdout).toContain("second answer");
-    const { manifest, state } = await onlySession(repo);
+    expect(run.stdout).toContain("third answer");
+    const { id, manifest, state } = await onlySession(repo);
     expect(state).toBe("complete");
-    expect(manifest.turns.map((t) => t.status)).toEqual(["complete", "interrupted", "complete"]);
-    expect(manifest.turns[2]!.claudeSessionId).toBe(manifest.turns[1]!.claudeSessionId);
+    expect(manifest.turns.map((t) => t.status)).toEqual(["complete", "complete", "interrupted", "complete"]);
+    expect(manifest.turns[3]!.claudeSessionId).toBe(manifest.turns[1]!.claudeSessionId);
+
+    // The interrupted turn has no reply of its own: a rewind to it resumes claude from the last
+    // reply before it, and says so.
+    const plan = await runNudge(["session", "rewind", id, "2", "--dry-run"], { cwd: repo });
+    expect(plan.stdout).toContain("continues from claude's last reply in turn 1 (turn 2 has no reply)");
+    expect((await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    api.push({ text: "after the rewind" });
+    const resumed = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "go on"], { cwd: repo, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const sent = JSON.stringify(api.mainLoopRequests().at(-1)!.body.messages);
+    expect(sent).toContain("first answer");
+    expect(sent).not.toContain("slow question");
+    expect(sent).not.toContain("third answer");
   });
 
   it("SIGTERM (or the terminal closing) ends the session cleanly: the turn is interrupted, the bundle complete", async () => {

@@ -10,6 +10,7 @@
  * a small repository.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
 
@@ -258,6 +259,43 @@ export async function diffEntries(
     }
   }
   return entries;
+}
+
+/**
+ * The blob id git would record for each regular file, in one git call: through the path's
+ * clean filters and attributes (eol conversion, git-lfs), as `git add` stores it, so the ids
+ * compare with the ones in a snapshot.
+ */
+export async function hashFiles(root: string, paths: string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  // --stdin-paths reads one path a line, and unquotes a line that starts with a double quote.
+  const lines = paths.map((p) => (/^"|\n/.test(p) ? cQuote(p) : p)).join("\n") + "\n";
+  const ids = (await text(root, ["hash-object", "--stdin-paths"], { input: Buffer.from(lines, "latin1") })).split("\n");
+  if (ids.length !== paths.length) throw new InternalError(`git hash-object gave ${ids.length} ids for ${paths.length} paths`);
+  return ids;
+}
+
+/** A path (latin1 bytes) in git's C quoting: "…" with \\, \" and octal escapes for other bytes. */
+function cQuote(bytes: string): string {
+  let out = '"';
+  for (const ch of bytes) {
+    const code = ch.charCodeAt(0);
+    if (ch === '"' || ch === "\\") out += `\\${ch}`;
+    else if (code < 0x20 || code >= 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/**
+ * The blob id of `content` without git (a symlink's target: no filters apply). The hash follows
+ * the repository's object format, told by the length of an id from it: SHA-1 or SHA-256.
+ */
+export function blobId(content: Buffer, likeId: string): string {
+  return createHash(likeId.length === 64 ? "sha256" : "sha1")
+    .update(`blob ${content.length}\0`)
+    .update(content)
+    .digest("hex");
 }
 
 /** The size in bytes of each given blob, in one git call. */

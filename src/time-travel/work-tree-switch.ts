@@ -10,7 +10,6 @@
  * Paths here are byte strings (latin1, one character per byte, see git.changedPaths): file names
  * need not be UTF-8, so they reach the file system as Buffers and are decoded only for messages.
  */
-import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
@@ -76,26 +75,37 @@ export async function refuseIfInTheWay(root: string, changes: git.TreeChange[], 
   );
 }
 
-/** What is on disk at a path, as git would record it ("mode id"), or null when nothing is. */
-async function entryOnDisk(root: string, rel: string): Promise<string | null> {
-  const file = onDisk(root, rel);
-  const stat = await fs.lstat(file).catch(() => null);
-  if (!stat || stat.isDirectory()) return null;
-  const content = stat.isSymbolicLink() ? await fs.readlink(file, { encoding: "buffer" }) : await fs.readFile(file);
-  const mode = stat.isSymbolicLink() ? "120000" : stat.mode & 0o111 ? "100755" : "100644";
-  const id = createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
-  return `${mode} ${id}`;
+/**
+ * What is on disk at each path, as git would record it ("mode id"), or null where nothing is.
+ * Regular files are hashed by git itself, so eol conversion and filters such as git-lfs give
+ * the ids a snapshot holds; `likeId` is an id of this repository (it tells SHA-1 from SHA-256).
+ */
+async function entriesOnDisk(root: string, paths: string[], likeId: string): Promise<Array<string | null>> {
+  const stats = await Promise.all(paths.map((rel) => fs.lstat(onDisk(root, rel)).catch(() => null)));
+  const files = paths.filter((_, i) => stats[i]?.isFile());
+  const fileIds = new Map((await git.hashFiles(root, files)).map((id, i) => [files[i]!, id]));
+  return Promise.all(
+    paths.map(async (rel, i) => {
+      const stat = stats[i];
+      if (!stat || stat.isDirectory()) return null;
+      if (stat.isSymbolicLink()) return `120000 ${git.blobId(await fs.readlink(onDisk(root, rel), { encoding: "buffer" }), likeId)}`;
+      if (!stat.isFile()) return "special"; // a fifo or socket: never what a snapshot holds
+      return `${stat.mode & 0o111 ? "100755" : "100644"} ${fileIds.get(rel)}`;
+    }),
+  );
 }
 
 /** The touched paths whose content on disk is not what `side` of the changes says it should be. */
 async function pathsNotAt(root: string, changes: git.TreeChange[], side: "old" | "new"): Promise<string[]> {
-  const wrong: string[] = [];
-  for (const c of changes) {
-    const [mode, blob] = side === "old" ? [c.oldMode, c.oldBlob] : [c.mode, c.blob];
-    const expected = mode === "000000" ? null : `${mode} ${blob}`;
-    if ((await entryOnDisk(root, c.path)) !== expected) wrong.push(git.displayPath(c.path));
-  }
-  return wrong;
+  if (changes.length === 0) return [];
+  // Every id diff-tree gives (the all-zero one included) has the repository's hash length.
+  const onDiskNow = await entriesOnDisk(root, changes.map((c) => c.path), changes[0]!.blob);
+  return changes
+    .filter((c, i) => {
+      const [mode, blob] = side === "old" ? [c.oldMode, c.oldBlob] : [c.mode, c.blob];
+      return onDiskNow[i] !== (mode === "000000" ? null : `${mode} ${blob}`);
+    })
+    .map((c) => git.displayPath(c.path));
 }
 
 /** Delete, then write: the private index ends up holding the target exactly. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/bundle/store.js";
 import { captureWorkTree } from "../../src/time-travel/rewind.js";
 import { switchVerified } from "../../src/time-travel/work-tree-switch.js";
-import { git, gitdir } from "../support/gitdir.js";
+import { git, gitdir, writeFiles } from "../support/gitdir.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
 
 /** Two trees that swap files and folders, a symlink and a file, and modes. */
@@ -74,5 +74,20 @@ describe("switchVerified", () => {
     await expect(switchVerified(state, treeA, treeB, "B")).rejects.toThrow(/ignored file in the way: d$/);
     expect(await workTreeListing(repo)).toEqual(before);
     expect(readFileSync(path.join(repo, "d", "keep.log"), "utf8")).toBe("ignored, mine\n");
+  });
+
+  it("switches files git converts on the way in and out (eol=crlf), and names that need quoting", async () => {
+    const crlf = "one\r\ntwo\r\n";
+    const odd = ['"quoted', "new\nline"]; // git hash-object --stdin-paths must get these C-quoted
+    const repo = await gitdir({ ".gitattributes": "*.txt text eol=crlf\n", "a.txt": crlf, [odd[0]!]: "q\n", [odd[1]!]: "n\n" });
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    writeFiles(repo, { "a.txt": "one\r\nthree\r\n", [odd[0]!]: "q2\n", [odd[1]!]: "n2\n" });
+    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const state = await captureWorkTree(store, repo);
+    // On disk a.txt has CRLF, its blob has LF: the check must compare what git records.
+    await switchVerified(state, state.tree, treeA, "A");
+    expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe(crlf);
+    expect(readFileSync(path.join(repo, odd[0]!), "utf8")).toBe("q\n");
+    expect(readFileSync(path.join(repo, odd[1]!), "utf8")).toBe("n\n");
   });
 });

@@ -42,7 +42,7 @@ Examples:
     const store = await openStore(process.cwd());
     const m = (await resolveSession(store, id)).manifest;
     const range = pickRange(m, turnArg, options.from, options.to);
-    const files = await turnDiff(store, m, range.fromTree, range.toTree);
+    const files = await turnDiff(store, m, range.fromTree ?? (await git.emptyTree(m.repo.root)), range.toTree);
     if (options.json) {
       const list = files.map(({ path, oldPath, status, insertions, deletions, binary }) => ({
         path,
@@ -63,7 +63,8 @@ interface DiffRange {
   /** Turn numbers; `from` null means the commit the session started on. */
   from: number | null;
   to: number;
-  fromTree: string;
+  /** null: the empty tree (the session started on an unborn branch). */
+  fromTree: string | null;
   toTree: string;
   label: string;
 }
@@ -85,7 +86,7 @@ function pickRange(m: Manifest, turnArg: string | undefined, fromArg: string | u
     const to = tree(turnArg, "turn");
     if (to.n === 0) {
       // Turn 0 is the uncommitted work present when the session started: compare with its base commit.
-      const base = m.repo.baseCommit === null ? git.EMPTY_TREE : `${m.repo.baseCommit}^{tree}`;
+      const base = m.repo.baseCommit === null ? null : `${m.repo.baseCommit}^{tree}`;
       return { from: null, to: 0, fromTree: base, toTree: to.tree, label: "at the start of the session" };
     }
     const from = tree(String(to.n - 1), "turn");

@@ -275,7 +275,7 @@ export class SessionRecorder {
 
   private async recordTurnZero(): Promise<void> {
     const { root, baseCommit } = this.manifest_.repo;
-    const baseTree = baseCommit ? await git.treeOf(root, baseCommit) : git.EMPTY_TREE;
+    const baseTree = baseCommit ? await git.treeOf(root, baseCommit) : await git.emptyTree(root);
     const startedAt = now();
     const code = await this.captureCode(0, baseCommit, baseTree, "turn 0 (starting state)");
     const turn: Turn = {

@@ -14,9 +14,8 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
 
-export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-/** As the expected old value of a ref: "must not exist yet". */
-export const ZERO_OID = "0000000000000000000000000000000000000000";
+/** As the expected old value of a ref (update-ref): "must not exist yet", whatever the hash. */
+export const NO_REF = "";
 
 /** Who nudge's own snapshot commits are by; fixed so snapshots never depend on user config. */
 const SNAPSHOT_IDENTITY = {
@@ -142,6 +141,11 @@ export async function headCommit(root: string): Promise<string | null> {
 /** The checked-out branch name, or null when HEAD is detached. */
 export async function currentBranch(root: string): Promise<string | null> {
   return answer(root, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
+}
+
+/** The empty tree's id in this repository's hash (what an unborn branch's "base" is). */
+export async function emptyTree(root: string): Promise<string> {
+  return text(root, ["hash-object", "-t", "tree", "--stdin"], { input: "" });
 }
 
 /** The tree of a commit. */
@@ -343,7 +347,8 @@ export async function changedPaths(root: string, a: string, b: string): Promise<
 export async function setIndexEntries(root: string, indexFile: string, changes: TreeChange[]): Promise<void> {
   if (changes.length === 0) return;
   // --index-info: "<mode> <id>\t<path>"; mode 0 removes the path.
-  const input = changes.map((c) => `${c.status === "D" ? "0" : c.mode} ${c.status === "D" ? ZERO_OID : c.blob}\t${c.path}\0`).join("");
+  // The id of a removal is ignored, but must have the repository's hash length (SHA-1 or SHA-256).
+  const input = changes.map((c) => `${c.status === "D" ? `0 ${"0".repeat(c.oldBlob.length)}` : `${c.mode} ${c.blob}`}\t${c.path}\0`).join("");
   await run(root, ["update-index", "-z", "--index-info"], { indexFile, input: Buffer.from(input, "latin1") });
 }
 

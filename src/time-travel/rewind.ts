@@ -149,7 +149,7 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
     }
   }
   if (plan.head.reset) {
-    await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.ZERO_OID);
+    await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.NO_REF);
     await git.resetIndexTo(root, plan.head.recorded!);
   }
   if (plan.scope !== "code") await updateManifest(session.dir, { rewoundTo: plan.turn });
@@ -170,7 +170,7 @@ export async function undoLastRewind(store: Store): Promise<{ record: RewindReco
   }
   await switchVerified(state, state.tree, record.backup.tree, "the state before the rewind");
   if (record.before.indexCopy && record.before.head) {
-    await git.moveRef(root, record.before.branch ? `refs/heads/${record.before.branch}` : "HEAD", record.before.head, state.head ?? git.ZERO_OID);
+    await git.moveRef(root, record.before.branch ? `refs/heads/${record.before.branch}` : "HEAD", record.before.head, state.head ?? git.NO_REF);
     await copyFileAtomic(record.before.indexCopy, await git.indexPath(root));
   }
   if (record.scope !== "code") await updateManifest(bundleDir(store, record.sessionId), { rewoundTo: record.before.rewoundTo });

@@ -29,9 +29,12 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
 }
 
 /** init, a local identity, no signing, no auto-gc, branch main, and a first commit of `files`. */
-export async function gitdir(files: Record<string, string> = { "README.md": "# test repo\n" }): Promise<string> {
+export async function gitdir(
+  files: Record<string, string> = { "README.md": "# test repo\n" },
+  o: { objectFormat?: "sha1" | "sha256" } = {},
+): Promise<string> {
   const dir = tempDir();
-  await git(dir, "init", "-q", "-b", "main");
+  await git(dir, "init", "-q", "-b", "main", `--object-format=${o.objectFormat ?? "sha1"}`);
   for (const [key, value] of Object.entries({
     "user.name": "Test",
     "user.email": "test@example.com",

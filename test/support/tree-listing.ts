@@ -9,8 +9,8 @@ import path from "node:path";
 
 export type Listing = Record<string, string>; // path → "mode blob-id"
 
-function blobId(content: Buffer): string {
-  return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
+function blobId(content: Buffer, format: string): string {
+  return createHash(format).update(`blob ${content.length}\0`).update(content).digest("hex");
 }
 
 export async function treeListing(repo: string, tree: string): Promise<Listing> {
@@ -31,6 +31,7 @@ export async function workTreeListing(repo: string): Promise<Listing> {
       .filter(Boolean)
       .map((p) => p.replace(/\/$/, "")),
   );
+  const format = (await execa("git", ["rev-parse", "--show-object-format"], { cwd: repo })).stdout.trim(); // sha1 or sha256
   const listing: Listing = {};
   const walk = (dir: string) => {
     for (const name of readdirSync(path.join(repo, dir))) {
@@ -38,9 +39,9 @@ export async function workTreeListing(repo: string): Promise<Listing> {
       if (rel === ".git" || ignored.has(rel)) continue;
       const full = path.join(repo, rel);
       const stat = lstatSync(full);
-      if (stat.isSymbolicLink()) listing[rel] = `120000 ${blobId(Buffer.from(readlinkSync(full)))}`;
+      if (stat.isSymbolicLink()) listing[rel] = `120000 ${blobId(Buffer.from(readlinkSync(full)), format)}`;
       else if (stat.isDirectory()) walk(rel);
-      else listing[rel] = `${stat.mode & 0o111 ? "100755" : "100644"} ${blobId(readFileSync(full))}`;
+      else listing[rel] = `${stat.mode & 0o111 ? "100755" : "100644"} ${blobId(readFileSync(full), format)}`;
     }
   };
   walk("");

@@ -127,6 +127,21 @@ describe("rewind, undo, resume and fork", () => {
     expect(existsSync(path.join(worktree, "renamed.txt"))).toBe(false);
   });
 
+  it("works the same in a SHA-256 repository: record, diff, rewind, undo", async () => {
+    const repo = await gitdir(BASE, { objectFormat: "sha256" });
+    recorded = await recordSession(repo, threeTurns(repo), PROMPTS);
+    const { id, manifest } = recorded;
+    expect(manifest.turns.map((t) => t.snapshot.commit.length)).toEqual([64, 64, 64, 64]);
+    const diff = await runNudge(["session", "diff", id, "3", "--stat"], { cwd: repo });
+    expect(diff.stdout).toContain("data.bin");
+    const before = await workTreeListing(repo);
+    const rewound = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
+    expect(rewound.exitCode, rewound.stderr).toBe(0);
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, manifest.turns[1]!.snapshot.tree));
+    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect(await workTreeListing(repo)).toEqual(before);
+  });
+
   it("refuses what it cannot do safely, changes nothing, and says why", async () => {
     const repo = await gitdir(BASE);
     recorded = await recordSession(repo, threeTurns(repo), PROMPTS);

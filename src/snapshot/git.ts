@@ -325,6 +325,14 @@ export interface TreeChange {
   blob: string;
 }
 
+/**
+ * A submodule's entry: a snapshot records its commit, but its work tree is a repository of its
+ * own that nudge never rewrites (as `git checkout` without --recurse-submodules leaves it).
+ */
+export function isSubmodule(change: TreeChange): boolean {
+  return change.mode === "160000" || change.oldMode === "160000";
+}
+
 /** A TreeChange path (bytes, one character each) as a person reads it. */
 export function displayPath(bytes: string): string {
   return Buffer.from(bytes, "latin1").toString("utf8");

@@ -6,7 +6,7 @@
 import { UserError } from "../errors.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
-import { displayPath, type TreeChange } from "../snapshot/git.js";
+import { displayPath, isSubmodule, type TreeChange } from "../snapshot/git.js";
 
 export type RewindScope = "both" | "code" | "conversation";
 
@@ -29,6 +29,8 @@ export interface RewindPlan {
   current: { tree: string; head: string | null; branch: string | null };
   write: string[];
   remove: string[];
+  /** Submodules whose recorded commit differs: recorded only, their work trees stay as they are. */
+  submodules: Array<{ path: string; commit: string | null }>;
   /** The work tree holds something the session's latest snapshot does not. */
   unsavedWork: boolean;
   head: { recorded: string | null; current: string | null; differs: boolean; reset: boolean };
@@ -44,14 +46,18 @@ export function planRewind(f: RewindFacts): RewindPlan {
     throw new UserError(`turn ${f.turn} was recorded before the repository's first commit`, "rewind without --reset-head");
   }
   const withCode = f.scope !== "conversation";
+  const files = f.changes.filter((c) => !isSubmodule(c));
   return {
     sessionId: f.manifest.id,
     turn: f.turn,
     scope: f.scope,
     target: { tree: turn.snapshot.tree, commit: turn.snapshot.commit },
     current: f.current,
-    write: withCode ? f.changes.filter((c) => c.status !== "D").map((c) => displayPath(c.path)) : [],
-    remove: withCode ? f.changes.filter((c) => c.status === "D").map((c) => displayPath(c.path)) : [],
+    write: withCode ? files.filter((c) => c.status !== "D").map((c) => displayPath(c.path)) : [],
+    remove: withCode ? files.filter((c) => c.status === "D").map((c) => displayPath(c.path)) : [],
+    submodules: withCode
+      ? f.changes.filter(isSubmodule).map((c) => ({ path: displayPath(c.path), commit: c.mode === "160000" ? c.blob : null }))
+      : [],
     unsavedWork: f.current.tree !== latest.snapshot.tree,
     head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers },
     conversation: f.scope === "code" ? null : resumePoint(f.manifest, f.turn),
@@ -62,9 +68,16 @@ export function planRewind(f: RewindFacts): RewindPlan {
 export function describePlan(plan: RewindPlan): string[] {
   const lines = [`rewind session ${plan.sessionId} to turn ${plan.turn}`];
   if (plan.scope !== "conversation") {
-    if (plan.write.length + plan.remove.length === 0) lines.push("  code: already as at that turn, nothing to write");
+    if (plan.write.length + plan.remove.length + plan.submodules.length === 0) lines.push("  code: already as at that turn, nothing to write");
     for (const p of plan.write) lines.push(`  write   ${p}`);
     for (const p of plan.remove) lines.push(`  delete  ${p}`);
+    for (const s of plan.submodules) {
+      lines.push(
+        s.commit
+          ? `  submodule ${s.path}: recorded at ${s.commit.slice(0, 10)}; its files stay as they are (git -C ${s.path} checkout ${s.commit.slice(0, 10)} sets them)`
+          : `  submodule ${s.path}: not in that turn; its files stay as they are`,
+      );
+    }
     lines.push(
       plan.unsavedWork
         ? "  backup: the work tree has changes not in any snapshot; they are saved first (undo: nudge session rewind --undo)"

@@ -66,6 +66,16 @@ async function onlyRemoved(root: string, dir: string, removed: Set<string>): Pro
   return true;
 }
 
+/** A submodule that became a file or folder (or the reverse): writing it would mean deleting a repository. */
+function refuseSubmoduleSwaps(changes: git.TreeChange[], what: string): void {
+  const swapped = changes.filter((c) => git.isSubmodule(c) && c.status === "T");
+  if (swapped.length === 0) return;
+  throw new UserError(
+    `cannot rewrite the work tree to ${what}: ${swapped.map((c) => git.displayPath(c.path)).join(", ")} is a submodule on one side and a file on the other`,
+    "nudge never deletes a submodule's work tree; move it yourself, then run the command again; nothing was changed",
+  );
+}
+
 export async function refuseIfInTheWay(root: string, changes: git.TreeChange[], what: string): Promise<void> {
   const inTheWay = await pathsInTheWay(root, changes);
   if (inTheWay.length === 0) return;
@@ -96,7 +106,8 @@ async function entriesOnDisk(root: string, paths: string[], likeId: string): Pro
 }
 
 /** The touched paths whose content on disk is not what `side` of the changes says it should be. */
-async function pathsNotAt(root: string, changes: git.TreeChange[], side: "old" | "new"): Promise<string[]> {
+async function pathsNotAt(root: string, all: git.TreeChange[], side: "old" | "new"): Promise<string[]> {
+  const changes = all.filter((c) => !git.isSubmodule(c)); // left as they are, so never checked
   if (changes.length === 0) return [];
   // Every id diff-tree gives (the all-zero one included) has the repository's hash length.
   const onDiskNow = await entriesOnDisk(root, changes.map((c) => c.path), changes[0]!.blob);
@@ -108,13 +119,17 @@ async function pathsNotAt(root: string, changes: git.TreeChange[], side: "old" |
     .map((c) => git.displayPath(c.path));
 }
 
-/** Delete, then write: the private index ends up holding the target exactly. */
-async function applyChanges(tree: PrivateWorkTree, changes: git.TreeChange[]): Promise<void> {
+/**
+ * Delete, then write: the private index ends up holding the target exactly. A submodule's new
+ * commit goes into the index only: its work tree (a repository of its own) is never written.
+ */
+async function applyChanges(tree: PrivateWorkTree, all: git.TreeChange[]): Promise<void> {
+  const changes = all.filter((c) => !git.isSubmodule(c));
   for (const change of changes.filter((c) => c.status === "D")) {
     await fs.rm(onDisk(tree.root, change.path), { force: true });
     await pruneEmptyParents(tree.root, change.path);
   }
-  await git.setIndexEntries(tree.root, tree.indexFile, changes);
+  await git.setIndexEntries(tree.root, tree.indexFile, all);
   await git.checkoutPaths(tree.root, tree.indexFile, changes.filter((c) => c.status !== "D").map((c) => c.path));
 }
 
@@ -152,6 +167,7 @@ export async function switchVerified(
 ): Promise<void> {
   if (from === to) return;
   const changes = known ?? (await git.changedPaths(tree.root, from, to));
+  refuseSubmoduleSwaps(changes, what);
   if (!known) await refuseIfInTheWay(tree.root, changes, what);
   const changedSince = await pathsNotAt(tree.root, changes, "old");
   if (changedSince.length > 0) {
@@ -163,7 +179,9 @@ export async function switchVerified(
   let failure: string;
   try {
     await applyChanges(tree, changes);
-    const differences = await git.workTreeDifferences(tree.root, tree.indexFile, tree.exclude);
+    // A submodule the target does not have stays on disk (never deleted): untracked, and expected.
+    const kept = new Set(changes.filter((c) => git.isSubmodule(c) && c.mode === "000000").map((c) => c.path));
+    const differences = (await git.workTreeDifferences(tree.root, tree.indexFile, tree.exclude)).filter((p) => !kept.has(p.replace(/\/$/, "")));
     if (differences.length === 0) return;
     failure = `the work tree did not match ${what} after writing it (${differences.slice(0, 3).map(git.displayPath).join(", ")})`;
   } catch (error) {

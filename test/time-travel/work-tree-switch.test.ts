@@ -90,4 +90,23 @@ describe("switchVerified", () => {
     expect(readFileSync(path.join(repo, odd[0]!), "utf8")).toBe("q\n");
     expect(readFileSync(path.join(repo, odd[1]!), "utf8")).toBe("n\n");
   });
+
+  it("records a submodule's commit but never rewrites or deletes its files", async () => {
+    const lib = await gitdir({ "lib.txt": "library\n" });
+    const repo = await gitdir({ "a.txt": "a\n" });
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    await git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
+    await git(repo, "commit", "-q", "-m", "add sub");
+    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    await git(path.join(repo, "sub"), "commit", "-q", "--allow-empty", "-m", "bump");
+    writeFiles(repo, { "sub/work.txt": "uncommitted, in the submodule\n" });
+    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const state = await captureWorkTree(store, repo); // the bumped commit
+
+    await switchVerified(state, state.tree, treeB, "B"); // the submodule at its older commit
+    await switchVerified(state, treeB, treeA, "A"); // before the submodule existed
+    expect(readFileSync(path.join(repo, "sub/lib.txt"), "utf8")).toBe("library\n");
+    expect(readFileSync(path.join(repo, "sub/work.txt"), "utf8")).toBe("uncommitted, in the submodule\n");
+    expect(await git(path.join(repo, "sub"), "log", "-1", "--format=%s")).toBe("bump");
+  });
 });

@@ -363,9 +363,10 @@ export async function setIndexEntries(root: string, indexFile: string, changes: 
 /** Write the given paths from the private index into the work tree (modes and symlinks included). */
 export async function checkoutPaths(root: string, indexFile: string, paths: string[]): Promise<void> {
   if (paths.length === 0) return;
-  // -z --stdin: any path and no argv length limit; -u: record the new files' stat data, so the
-  // next scan of the tree does not hash them again.
-  await run(root, ["checkout-index", "-f", "-u", "-z", "--stdin"], { indexFile, input: Buffer.from(paths.join("\0"), "latin1") });
+  // -z --stdin: any path and no argv length limit. No -u: recording the new files' stat data
+  // would rewrite the whole index (~40 ms at 100k files, measured) to spare the check that
+  // follows hashing only the files just written.
+  await run(root, ["checkout-index", "-f", "-z", "--stdin"], { indexFile, input: Buffer.from(paths.join("\0"), "latin1") });
 }
 
 /**

@@ -42,7 +42,7 @@ Examples:
     const store = await openStore(process.cwd());
     const m = (await resolveSession(store, id)).manifest;
     const range = pickRange(m, turnArg, options.from, options.to);
-    const files = await turnDiff(store, m, range.fromTree ?? (await git.emptyTree(m.repo.root)), range.toTree);
+    const files = await turnDiff(store, m, range.fromTree ?? (await git.emptyTree(store.repoRoot)), range.toTree);
     if (options.json) {
       const list = files.map(({ path, oldPath, status, insertions, deletions, binary }) => ({
         path,

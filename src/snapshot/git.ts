@@ -11,6 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
 
@@ -58,8 +59,10 @@ function spawnGit(cwd: string, args: string[], env: Record<string, string> = {},
     child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") reject(new UserError("git is not installed (or not on PATH)", "install git, then run nudge again"));
-      else reject(error);
+      // ENOENT is either: no git, or no folder to run it in (a worktree since removed).
+      if (error.code !== "ENOENT") reject(error);
+      else if (!existsSync(cwd)) reject(new UserError(`the folder ${cwd} no longer exists`, "it was moved or removed; a session recorded there can be forked: nudge session fork <id> --worktree <path>"));
+      else reject(new UserError("git is not installed (or not on PATH)", "install git, then run nudge again"));
     });
     child.on("close", (code, signal) => {
       const text = Buffer.concat(stderr).toString("utf8").trim();
@@ -266,14 +269,15 @@ export async function diffEntries(
 }
 
 /**
- * The blob id git would record for each regular file, in one git call: through the path's
- * clean filters and attributes (eol conversion, git-lfs), as `git add` stores it, so the ids
- * compare with the ones in a snapshot.
+ * The blob id of each regular file through the path's clean filters and attributes (eol
+ * conversion, git-lfs), in one git call. `git add` stores that id, except where the index
+ * already holds the file with CRLF (text=auto keeps it then): compare with the raw id too.
  */
 export async function hashFiles(root: string, paths: string[]): Promise<string[]> {
   if (paths.length === 0) return [];
   // --stdin-paths reads one path a line, and unquotes a line that starts with a double quote.
-  const lines = paths.map((p) => (/^"|\n/.test(p) ? cQuote(p) : p)).join("\n") + "\n";
+  // A trailing CR would be taken as part of the line ending, so any control byte gets quoted too.
+  const lines = paths.map((p) => (/^"|[\x00-\x1f]/.test(p) ? cQuote(p) : p)).join("\n") + "\n";
   const ids = (await text(root, ["hash-object", "--stdin-paths"], { input: Buffer.from(lines, "latin1") })).split("\n");
   if (ids.length !== paths.length) throw new InternalError(`git hash-object gave ${ids.length} ids for ${paths.length} paths`);
   return ids;

@@ -66,12 +66,20 @@ async function onlyRemoved(root: string, dir: string, removed: Set<string>): Pro
   return true;
 }
 
-/** A submodule that became a file or folder (or the reverse): writing it would mean deleting a repository. */
+/**
+ * A submodule that became a file or a folder (or the reverse): writing it would mean deleting a
+ * repository, or writing into one. diff-tree shows a folder swap as the submodule's entry plus
+ * files below its path.
+ */
 function refuseSubmoduleSwaps(changes: git.TreeChange[], what: string): void {
-  const swapped = changes.filter((c) => git.isSubmodule(c) && c.status === "T");
+  const files = changes.filter((c) => !git.isSubmodule(c));
+  const swapped = changes
+    .filter(git.isSubmodule)
+    .filter((s) => s.status === "T" || files.some((c) => c.path.startsWith(`${s.path}/`)))
+    .map((s) => git.displayPath(s.path));
   if (swapped.length === 0) return;
   throw new UserError(
-    `cannot rewrite the work tree to ${what}: ${swapped.map((c) => git.displayPath(c.path)).join(", ")} is a submodule on one side and a file on the other`,
+    `cannot rewrite the work tree to ${what}: ${swapped.join(", ")} is a submodule on one side and a file or folder on the other`,
     "nudge never deletes a submodule's work tree; move it yourself, then run the command again; nothing was changed",
   );
 }
@@ -86,21 +94,23 @@ export async function refuseIfInTheWay(root: string, changes: git.TreeChange[], 
 }
 
 /**
- * What is on disk at each path, as git would record it ("mode id"), or null where nothing is.
- * Regular files are hashed by git itself, so eol conversion and filters such as git-lfs give
- * the ids a snapshot holds; `likeId` is an id of this repository (it tells SHA-1 from SHA-256).
+ * What is on disk at each path, as the "mode id" entries git could record for it (none where
+ * nothing is). A regular file has two candidate ids: its bytes as they are, and its bytes through
+ * git's filters (eol conversion, git-lfs); which one `git add` stores depends on the index.
+ * `likeId` is an id of this repository: it tells SHA-1 from SHA-256.
  */
-async function entriesOnDisk(root: string, paths: string[], likeId: string): Promise<Array<string | null>> {
+async function entriesOnDisk(root: string, paths: string[], likeId: string): Promise<string[][]> {
   const stats = await Promise.all(paths.map((rel) => fs.lstat(onDisk(root, rel)).catch(() => null)));
   const files = paths.filter((_, i) => stats[i]?.isFile());
-  const fileIds = new Map((await git.hashFiles(root, files)).map((id, i) => [files[i]!, id]));
+  const filteredIds = new Map((await git.hashFiles(root, files)).map((id, i) => [files[i]!, id]));
   return Promise.all(
     paths.map(async (rel, i) => {
       const stat = stats[i];
-      if (!stat || stat.isDirectory()) return null;
-      if (stat.isSymbolicLink()) return `120000 ${git.blobId(await fs.readlink(onDisk(root, rel), { encoding: "buffer" }), likeId)}`;
-      if (!stat.isFile()) return "special"; // a fifo or socket: never what a snapshot holds
-      return `${stat.mode & 0o111 ? "100755" : "100644"} ${fileIds.get(rel)}`;
+      if (!stat || stat.isDirectory()) return [];
+      if (stat.isSymbolicLink()) return [`120000 ${git.blobId(await fs.readlink(onDisk(root, rel), { encoding: "buffer" }), likeId)}`];
+      if (!stat.isFile()) return ["special"]; // a fifo or socket: never what a snapshot holds
+      const mode = stat.mode & 0o111 ? "100755" : "100644";
+      return [`${mode} ${filteredIds.get(rel)}`, `${mode} ${git.blobId(await fs.readFile(onDisk(root, rel)), likeId)}`];
     }),
   );
 }
@@ -114,7 +124,8 @@ async function pathsNotAt(root: string, all: git.TreeChange[], side: "old" | "ne
   return changes
     .filter((c, i) => {
       const [mode, blob] = side === "old" ? [c.oldMode, c.oldBlob] : [c.mode, c.blob];
-      return onDiskNow[i] !== (mode === "000000" ? null : `${mode} ${blob}`);
+      const found = onDiskNow[i]!;
+      return mode === "000000" ? found.length > 0 : !found.includes(`${mode} ${blob}`);
     })
     .map((c) => git.displayPath(c.path));
 }

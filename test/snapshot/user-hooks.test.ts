@@ -34,8 +34,10 @@ describe("the user's git hooks", () => {
     const snap = await takeSnapshot({ root: repo, indexFile, ref: "refs/nudge/t/1", parent: null, previousTree: base, message: "t1" });
     const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
-    await switchVerified(state, snap.tree, base, "base");
+    await switchVerified(state, snap.tree, base, "base"); // deletes c.txt
     expect(existsSync(path.join(repo, "c.txt"))).toBe(false);
+    await switchVerified(state, base, snap.tree, "turn 1"); // writes it back (checkout-index)
+    expect(existsSync(path.join(repo, "c.txt"))).toBe(true);
 
     expect(readFileSync(log, "utf8")).toBe("");
   });

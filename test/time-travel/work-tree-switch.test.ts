@@ -78,10 +78,10 @@ describe("switchVerified", () => {
 
   it("switches files git converts on the way in and out (eol=crlf), and names that need quoting", async () => {
     const crlf = "one\r\ntwo\r\n";
-    const odd = ['"quoted', "new\nline"]; // git hash-object --stdin-paths must get these C-quoted
-    const repo = await gitdir({ ".gitattributes": "*.txt text eol=crlf\n", "a.txt": crlf, [odd[0]!]: "q\n", [odd[1]!]: "n\n" });
+    const odd = ['"quoted', "new\nline", "carriage\r"]; // git hash-object --stdin-paths must get these C-quoted
+    const repo = await gitdir({ ".gitattributes": "*.txt text eol=crlf\n", "a.txt": crlf, [odd[0]!]: "q\n", [odd[1]!]: "n\n", [odd[2]!]: "r\n" });
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
-    writeFiles(repo, { "a.txt": "one\r\nthree\r\n", [odd[0]!]: "q2\n", [odd[1]!]: "n2\n" });
+    writeFiles(repo, { "a.txt": "one\r\nthree\r\n", [odd[0]!]: "q2\n", [odd[1]!]: "n2\n", [odd[2]!]: "r2\n" });
     const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     // On disk a.txt has CRLF, its blob has LF: the check must compare what git records.
@@ -89,6 +89,20 @@ describe("switchVerified", () => {
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe(crlf);
     expect(readFileSync(path.join(repo, odd[0]!), "utf8")).toBe("q\n");
     expect(readFileSync(path.join(repo, odd[1]!), "utf8")).toBe("n\n");
+    expect(readFileSync(path.join(repo, odd[2]!), "utf8")).toBe("r\n");
+  });
+
+  it("switches a file committed with CRLF before text=auto was set (git keeps its CRLF then)", async () => {
+    const repo = await gitdir({ "w.txt": "win\r\n" }); // the blob itself holds CRLF
+    writeFiles(repo, { ".gitattributes": "* text=auto\n" });
+    await git(repo, "add", ".gitattributes");
+    await git(repo, "commit", "-q", "-m", "normalize from now on");
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    writeFiles(repo, { "w.txt": "win, edited\r\n" });
+    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const state = await captureWorkTree(store, repo);
+    await switchVerified(state, state.tree, treeA, "A");
+    expect(readFileSync(path.join(repo, "w.txt"), "utf8")).toBe("win\r\n");
   });
 
   it("records a submodule's commit but never rewrites or deletes its files", async () => {
@@ -108,5 +122,17 @@ describe("switchVerified", () => {
     expect(readFileSync(path.join(repo, "sub/lib.txt"), "utf8")).toBe("library\n");
     expect(readFileSync(path.join(repo, "sub/work.txt"), "utf8")).toBe("uncommitted, in the submodule\n");
     expect(await git(path.join(repo, "sub"), "log", "-1", "--format=%s")).toBe("bump");
+  });
+
+  it("refuses to turn a submodule into a folder of files, writing nothing into it", async () => {
+    const lib = await gitdir({ "lib.txt": "library\n" });
+    const repo = await gitdir({ "a.txt": "a\n", "sub/x": "a plain folder then\n" });
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    await git(repo, "rm", "-q", "-r", "sub");
+    await git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
+    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const state = await captureWorkTree(store, repo);
+    await expect(switchVerified(state, state.tree, treeA, "A")).rejects.toThrow(/^cannot rewrite the work tree to A: sub is a submodule on one side and a file or folder on the other$/);
+    expect(readdirSync(path.join(repo, "sub")).sort()).toEqual([".git", "lib.txt"]);
   });
 });

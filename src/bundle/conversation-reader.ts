@@ -30,6 +30,14 @@ export async function readConversation(dir: string): Promise<TimedLine[]> {
   return splitLines(await readIfExists(files.conversation)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null }));
 }
 
+/**
+ * How many lines conversation.jsonl must hold at least: every saved turn's range, and the lines
+ * before a turn that was in flight. Fewer means the file was truncated or deleted.
+ */
+export function recordedLineCount(manifest: Pick<Manifest, "turns" | "pendingTurn">): number {
+  return manifest.turns.reduce((most, turn) => Math.max(most, turn.lines.to), manifest.pendingTurn?.fromLine ?? 0);
+}
+
 export function parseTimes(text: string): Array<number | null> {
   return text.split("\n").map((line) => {
     const value = Number(line.trim());

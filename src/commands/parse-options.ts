@@ -12,6 +12,10 @@ export function parseOptions<T extends z.ZodType>(schema: T, raw: unknown): z.in
 
 /** A turn number argument: a whole number, checked here so every command says the same thing. */
 export function parseTurnArg(value: string, name = "turn"): number {
-  if (!/^\d+$/.test(value)) throw new UserError(`${name} must be a whole number, got "${value}"`, "nudge session show <id> lists the turns");
-  return Number(value);
+  const hint = "nudge session show <id> lists the turns";
+  if (!/^\d+$/.test(value)) throw new UserError(`${name} must be a whole number, got "${value}"`, hint);
+  const n = Number(value);
+  // Past 2^53 Number() rounds, so the error would name a turn the user never typed.
+  if (!Number.isSafeInteger(n)) throw new UserError(`${name} is too large to be a turn number, got "${value}"`, hint);
+  return n;
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { forkSession } from "../time-travel/fork-session.js";
+import { shellQuote } from "../terminal/format.js";
 import { printJson } from "../terminal/output.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -33,5 +34,6 @@ Examples:
     const say = (line: string) => process.stdout.write(line + "\n");
     say(`forked ${source.manifest.id} at turn ${fork.turn} → ${fork.manifest.id}`);
     say(`code of turn ${fork.turn} is in ${fork.codeAt}${fork.rewind ? ` (previous state saved: ${fork.rewind.backup.ref})` : ""}`);
-    say(`continue it: ${o.worktree ? `cd ${fork.codeAt} && ` : ""}nudge claude run -r ${fork.manifest.id}`);
+    // A line to paste: the path is quoted so a space or `$(…)` in it cannot split or run anything.
+    say(`continue it: ${o.worktree ? `cd ${shellQuote(fork.codeAt)} && ` : ""}nudge claude run -r ${shellQuote(fork.manifest.id)}`);
   });

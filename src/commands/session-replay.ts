@@ -1,9 +1,10 @@
 import { Command } from "commander";
 import { z } from "zod";
-import { groupByTurn, readConversation } from "../bundle/conversation-reader.js";
+import { groupByTurn, readConversation, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
+import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
-import { EventRenderer } from "../terminal/event-renderer.js";
+import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
 import { play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
@@ -37,16 +38,17 @@ Examples:
     const options = parseOptions(Options, raw);
     const session = await resolveSession(await openStore(process.cwd()), id);
     const m = session.manifest;
-    let groups = groupByTurn(m, await readConversation(session.dir));
-    if (options.turn !== undefined) {
-      const n = turnOf(m, parseTurnArg(options.turn), 1).n;
-      groups = groups.filter((g) => g.turn?.n === n);
-    }
+    // A bad --turn is refused before anything else is said about the bundle.
+    const only = options.turn === undefined ? undefined : turnOf(m, parseTurnArg(options.turn), 1).n;
+    const lines = await readConversation(session.dir);
+    warnIfLinesMissing(m, lines);
+    let groups = groupByTurn(m, lines);
+    if (only !== undefined) groups = groups.filter((g) => g.turn?.n === only);
     if (groups.length === 0) return void process.stdout.write("nothing recorded in this session yet\n");
 
     const style = makeStyle(colorEnabled(process.stdout));
     const write = (text: string) => void process.stdout.write(text);
-    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd });
+    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd, notice: stderrNotice });
     const stop = new AbortController();
     // Ctrl-C ends the replay, not nudge mid-line: the loop notices, the cursor is left on a fresh line.
     const onSigint = () => stop.abort();
@@ -70,3 +72,14 @@ Examples:
       process.off("SIGINT", onSigint);
     }
   });
+
+/**
+ * A damaged conversation.jsonl still replays what it holds (exit 0: that part is still useful),
+ * but turns that look empty because their lines are gone must not pass for turns that were empty.
+ */
+function warnIfLinesMissing(manifest: Manifest, lines: TimedLine[]): void {
+  const recorded = recordedLineCount(manifest);
+  if (lines.length >= recorded) return;
+  const holds = `${lines.length} line${lines.length === 1 ? "" : "s"}`;
+  stderrNotice(`! conversation.jsonl holds ${holds} while the manifest records ${recorded} (truncated or missing); replaying what is left`);
+}

@@ -13,7 +13,7 @@ import {
   type ToolUse,
 } from "../claude/stream-events.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine } from "./format.js";
-import type { Style } from "./style.js";
+import { colorEnabled, makeStyle, type Style } from "./style.js";
 
 export interface RendererOptions {
   style: Style;
@@ -24,13 +24,26 @@ export interface RendererOptions {
   showPrompts: boolean;
   /** Paths in tool lines are shown relative to this. */
   cwd: string;
+  /**
+   * nudge's own notices about the stream (a line that is not JSON), unstyled, one per call. They
+   * are not claude's words, so they must not land in stdout with them; default: `stderrNotice`.
+   */
+  notice?: (text: string) => void;
+}
+
+/** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
+export function stderrNotice(text: string): void {
+  process.stderr.write(`${makeStyle(colorEnabled(process.stderr)).yellow(text)}\n`);
 }
 
 export class EventRenderer {
   private seenInit = false;
   private readonly toolNames = new Map<string, string>();
+  private readonly notice: (text: string) => void;
 
-  constructor(private readonly o: RendererOptions) {}
+  constructor(private readonly o: RendererOptions) {
+    this.notice = o.notice ?? stderrNotice;
+  }
 
   render(event: StreamEvent): void {
     switch (event.type) {
@@ -61,7 +74,7 @@ export class EventRenderer {
         }
         return;
       case "invalid":
-        if (event.text.trim()) this.line(this.o.style.yellow(`! not JSON: ${oneLine(event.text, 120)}`));
+        if (event.text.trim()) this.notice(`! not JSON: ${oneLine(event.text, 120)}`);
         return;
       default:
         return;

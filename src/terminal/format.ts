@@ -28,3 +28,12 @@ export function formatStat(s: { filesChanged: number; insertions: number; deleti
   if (s.filesChanged === 0) return "no changes";
   return `${s.filesChanged} file${s.filesChanged === 1 ? "" : "s"} +${s.insertions} -${s.deletions}`;
 }
+
+/**
+ * A word as a POSIX shell reads it back unchanged: for command lines nudge prints for the user to
+ * paste, where a path with a space or `$(…)` in it would otherwise split or run something.
+ */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_/.,:@%+=-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -50,7 +50,15 @@ export async function liveRun(input: LiveRunInput): Promise<void> {
     if (!existsSync(runCwd)) {
       throw new UserError(`the session's directory is gone: ${runCwd}`, "fork the session into a worktree: nudge session fork <id> --worktree <path>");
     }
-    const renderer = new EventRenderer({ style, write: (t) => process.stdout.write(t), verbose: input.verbose, showPrompts: false, cwd: runCwd });
+    const renderer = new EventRenderer({
+      style,
+      write: (t) => process.stdout.write(t),
+      // A line that is not JSON: the recorder's own warning says so, with its line number.
+      notice: () => undefined,
+      verbose: input.verbose,
+      showPrompts: false,
+      cwd: runCwd,
+    });
     const recorder = await SessionRecorder.start(
       session.dir,
       session.manifest,

@@ -2,9 +2,10 @@
  * `nudge session replay` on a real recording (real claude binary, scripted API, 3 turns). Under
  * test stdout is a pipe, not a terminal, so every replay here must be instant.
  */
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import type { ScriptedApi } from "../support/scripted-api.js";
 import { recordThreeTurns } from "../support/three-turns.js";
@@ -22,7 +23,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-// runNudge's stdout has its final newline stripped (execa's default), so exact matches end without one.
+// runNudge's stdout and stderr have their final newline stripped (execa's default), so exact matches end without one.
 const replay = (...args: string[]) => runNudge(["session", "replay", ...args], { cwd: repo });
 
 /** Every needle occurs in `text`, each after the one before. */
@@ -83,6 +84,9 @@ describe("nudge session replay", () => {
     [["--turn", "0"], /^error: session \w+ has no turn 0\nhint: its turns are 1 to 3;/m],
     [["--speed", "0"], /^error: invalid --speed/m],
     [["--idle-limit", "soon"], /^error: invalid --idle-limit/m],
+    // Past 2^53 the number would be rounded and echoed back as a turn the user never typed.
+    [["--turn", "99999999999999999999"], /^error: turn is too large to be a turn number, got "99999999999999999999"\nhint: nudge session show <id> lists the turns$/m],
+    [["--turn", "9007199254740993"], /^error: turn is too large to be a turn number, got "9007199254740993"$/m],
   ])("rejects %j with an error and a hint, exit 1", async (args, message) => {
     const run = await replay(id, ...args);
     expect(run.exitCode).toBe(1);
@@ -114,9 +118,69 @@ describe("nudge session replay", () => {
     try {
       const run = await replay(id);
       expect(run.exitCode, run.stderr).toBe(0);
-      expectInOrder(run.stdout, [/● turn 3 · success/, '! not JSON: {"type":"assistant","message":{"content":[{"type":"te']);
+      expect(run.stdout).toMatch(/● turn 3 · success/);
+      // A notice of nudge's own: on stderr, so `replay > conversation.txt` keeps only the conversation.
+      expect(run.stderr).toBe('! not JSON: {"type":"assistant","message":{"content":[{"type":"te');
+      expect(run.stdout).not.toContain("not JSON");
     } finally {
       writeFileSync(conversation, original);
     }
+  });
+});
+
+describe("nudge session replay of a damaged conversation.jsonl", () => {
+  const conversation = () => path.join(bundle, "conversation.jsonl");
+  /** The lines the manifest's turns cover: the end of the last turn's range. */
+  const recorded = () => Math.max(...readManifestFile(bundle).turns.map((t) => t.lines.to));
+  const warning = (holds: string) =>
+    `! conversation.jsonl holds ${holds} while the manifest records ${recorded()} (truncated or missing); replaying what is left`;
+
+  /** Damage the file for one test; the next test gets it back as recorded. */
+  async function withDamage<T>(damage: (file: string) => void, check: () => Promise<T>): Promise<T> {
+    const original = readFileSync(conversation());
+    damage(conversation());
+    try {
+      return await check();
+    } finally {
+      writeFileSync(conversation(), original);
+    }
+  }
+
+  /** Every turn still opens and closes, so what the manifest knows is still shown. */
+  function expectEveryTurnShown(stdout: string): void {
+    expectInOrder(stdout, ["── turn 1 · write notes ──\n", /● turn 1 · /, "── turn 2 · edit notes ──\n", /● turn 2 · /, "── turn 3 · shuffle the files ──\n", /● turn 3 · /]);
+  }
+
+  it("warns once on stderr when the file is empty, shows the turns it can, and exits 0", async () => {
+    const run = await withDamage((file) => writeFileSync(file, ""), () => replay(id));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toBe(warning("0 lines"));
+    expectEveryTurnShown(run.stdout);
+  });
+
+  it("treats a deleted file like an empty one: the same warning, no crash", async () => {
+    const run = await withDamage((file) => unlinkSync(file), () => replay(id));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toBe(warning("0 lines"));
+    expectEveryTurnShown(run.stdout);
+  });
+
+  it("warns when the file was cut short, and still replays the turns that survived in full", async () => {
+    const turn1End = readManifestFile(bundle).turns[1]!.lines.to;
+    const keepTurn1 = (file: string) => {
+      const lines = readFileSync(file, "utf8").split("\n");
+      writeFileSync(file, lines.slice(0, turn1End).join("\n") + "\n");
+    };
+    const run = await withDamage(keepTurn1, () => replay(id));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toBe(warning(`${turn1End} lines`));
+    expectInOrder(run.stdout, ["› write notes\n", "⏺ Write(notes.txt)\n", "Wrote notes.txt.\n", /● turn 1 · success/]);
+    expectEveryTurnShown(run.stdout);
+    expect(run.stdout).not.toContain("Edited notes.txt.");
+  });
+
+  it("says nothing when the file holds every recorded line", async () => {
+    const run = await replay(id);
+    expect(run.stderr).toBe("");
   });
 });

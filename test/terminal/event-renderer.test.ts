@@ -11,7 +11,13 @@ import { makeStyle } from "../../src/terminal/style.js";
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/streams");
 
 function render(lines: Buffer[], o: { color?: boolean; verbose?: boolean; showPrompts?: boolean } = {}): string {
+  return renderBoth(lines, o).out;
+}
+
+/** What went to stdout (`write`) and, apart, nudge's own notices (stderr in the CLI). */
+function renderBoth(lines: Buffer[], o: { color?: boolean; verbose?: boolean; showPrompts?: boolean } = {}): { out: string; notices: string[] } {
   let out = "";
+  const notices: string[] = [];
   // Paths are shown relative to the directory claude ran in, which the recording's init line names.
   const init = lines.map((l) => parseLine(l) as { cwd?: string } | null).find((j) => j?.cwd);
   const renderer = new EventRenderer({
@@ -20,12 +26,13 @@ function render(lines: Buffer[], o: { color?: boolean; verbose?: boolean; showPr
     verbose: o.verbose ?? false,
     showPrompts: o.showPrompts ?? false,
     cwd: init?.cwd ?? "/",
+    notice: (text) => notices.push(text),
   });
   for (const line of lines) {
     const json = parseLine(line);
     renderer.render(toStreamEvent(json, json === null ? lineText(line) : ""));
   }
-  return out;
+  return { out, notices };
 }
 
 const fixture = (name: string) => splitLines(readFileSync(path.join(fixtures, name)));
@@ -77,7 +84,10 @@ describe("EventRenderer on real streams", () => {
     expect(render([error], { color: false })).not.toContain("\u001b[");
   });
 
-  it("warns about a line that is not JSON instead of failing", () => {
-    expect(render([Buffer.from("Debugger listening")])).toMatch(/^! not JSON: Debugger listening$/m);
+  it("warns about a line that is not JSON as a notice (stderr), never among claude's words", () => {
+    const { out, notices } = renderBoth([Buffer.from("Debugger listening"), ...fixture("text-only.jsonl")]);
+    expect(notices).toEqual(["! not JSON: Debugger listening"]);
+    expect(out).not.toContain("not JSON");
+    expect(out).not.toBe("");
   });
 });

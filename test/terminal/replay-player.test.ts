@@ -75,10 +75,12 @@ const turns = [turn(0, null, 0, 0), turn(1, "first prompt", 0, 3), turn(2, "seco
 
 function player(groups = groupByTurn({ turns, pendingTurn: null }, lines), pacing = live) {
   let out = "";
+  const notices: string[] = [];
   const sleeps: number[] = [];
   const stop = new AbortController();
   const write = (text: string) => void (out += text);
-  const renderer = new EventRenderer({ style: makeStyle(false), write, verbose: false, showPrompts: true, cwd: "/repo" });
+  const notice = (text: string) => void notices.push(text);
+  const renderer = new EventRenderer({ style: makeStyle(false), write, verbose: false, showPrompts: true, cwd: "/repo", notice });
   const run = (onSleep?: (ms: number) => void) =>
     play({
       groups,
@@ -92,7 +94,7 @@ function player(groups = groupByTurn({ turns, pendingTurn: null }, lines), pacin
         onSleep?.(ms);
       },
     });
-  return { run, stop, sleeps, output: () => out };
+  return { run, stop, sleeps, output: () => out, notices };
 }
 
 describe("groupByTurn", () => {
@@ -129,10 +131,11 @@ describe("play", () => {
         "› second prompt",
         "second answer",
         "● turn 2 · success · 1.0s · $0.0100 · 1 file +2 -0",
-        '! not JSON: {"type":"assistant","mess',
         "",
       ].join("\n"),
     );
+    // The half-written line is nudge's notice, not claude's words: it goes apart (stderr in the CLI).
+    expect(p.notices).toEqual(['! not JSON: {"type":"assistant","mess']);
     expect(p.sleeps).toEqual([100, 2000, 2000, 300, 700, 100]);
   });
 

@@ -20,7 +20,7 @@ function program(): Command {
     .addCommand(claudeCommand)
     .addCommand(sessionCommand);
   const strict = (command: Command) => {
-    command.exitOverride().showHelpAfterError("(add --help for usage)");
+    command.exitOverride().showHelpAfterError("hint: add --help for usage");
     command.commands.forEach(strict);
   };
   strict(root);
@@ -61,11 +61,39 @@ function report(error: unknown): number {
     if (error.hint) process.stderr.write(`${style.dim("hint:")} ${error.hint}\n`);
     return 1;
   }
+  const system = systemProblem(error);
+  if (system) {
+    process.stderr.write(`${style.red("error:")} ${system.message}\n${style.dim("hint:")} ${system.hint}\n`);
+    return 1;
+  }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`${style.red("nudge bug:")} ${message}\n`);
   if (process.env.NUDGE_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   process.stderr.write(`${style.dim("hint:")} rerun with NUDGE_DEBUG=1 for details and report it\n`);
   return 2;
+}
+
+/**
+ * What the machine refused (a read-only or full disk, a file where a folder should be, a
+ * folder that was removed): the user's to fix, so exit 1 with a hint, not a bug report.
+ */
+function systemProblem(error: unknown): { message: string; hint: string } | null {
+  if (!(error instanceof Error) || !("code" in error) || typeof error.code !== "string") return null;
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (syscall === "uv_cwd") {
+    return { message: "the current folder no longer exists (a rewind may have removed it)", hint: "cd to the repository's top folder and run the command again" };
+  }
+  const hints: Record<string, string> = {
+    EACCES: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
+    EPERM: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
+    EROFS: "that file system is read-only; NUDGE_STORE can point the store at a writable folder",
+    ENOSPC: "free some disk space, then run the command again",
+    EDQUOT: "free some disk space, then run the command again",
+    ENOTDIR: "a file stands where a folder is needed; check that path",
+    ENOENT: "check that the path exists",
+  };
+  const hint = code ? hints[code] : undefined;
+  return hint ? { message: error.message, hint } : null;
 }
 
 main(process.argv).then((code) => {

@@ -25,6 +25,30 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   await syncDir(dir);
 }
 
+/**
+ * `mkdir -p`, one folder at a time. Node's own recursive mkdir spins forever where a folder
+ * cannot be made under an existing one (under /proc, say: ENOENT, then EEXIST for the parent,
+ * again and again); this fails with the first folder it cannot make, or a file in the way.
+ */
+export async function ensureDir(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const stat = await fs.stat(at).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return null;
+      throw error;
+    });
+    if (stat?.isDirectory()) break;
+    if (stat) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${at}'`), { code: "ENOTDIR", syscall: "mkdir", path: at });
+    missing.push(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const folder of missing.reverse()) {
+    await fs.mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error; // made meanwhile by another process: fine
+    });
+  }
+}
+
 export async function copyFileAtomic(from: string, to: string): Promise<void> {
   await writeFileAtomic(to, await fs.readFile(from));
 }

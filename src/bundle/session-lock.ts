@@ -56,6 +56,13 @@ export async function isLocked(file: string): Promise<boolean> {
   return held(await readLock(file));
 }
 
+/** The claude of a stale lock (its nudge is gone) that still runs, or null. */
+export async function orphanedClaude(file: string): Promise<number | null> {
+  const lock = await readLock(file);
+  if (!lock?.claude || held(lock) || lock.host !== os.hostname()) return null;
+  return isRunning(lock.claude) ? lock.claude.pid : null;
+}
+
 export interface SessionLock {
   /** Note the claude process this owner runs, so a recovery can stop it if this owner dies. */
   setClaude(pid: number | undefined): Promise<void>;

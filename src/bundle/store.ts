@@ -10,7 +10,7 @@ import { claudeConfigDir } from "../claude/transcript.js";
 import { commonDir, repoRoot } from "../snapshot/git.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { ManifestSchema, type Manifest } from "./manifest-schema.js";
-import { isLocked } from "./session-lock.js";
+import { isLocked, orphanedClaude } from "./session-lock.js";
 
 export interface Store {
   /** The repository's work tree top (of the worktree nudge was started in). */
@@ -24,6 +24,10 @@ export interface Store {
 export async function openStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
   const root = await repoRoot(cwd);
   const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(await commonDir(root), "nudge");
+  const stat = await fs.stat(dir).catch(() => null);
+  if (stat && !stat.isDirectory()) {
+    throw new UserError(`the nudge store is not a folder: ${dir}`, "point NUDGE_STORE at a folder (it is made if missing), or unset it");
+  }
   return { repoRoot: root, dir, ownDirs: [dir, claudeConfigDir(env)] };
 }
 
@@ -130,6 +134,20 @@ export async function recordingSessions(store: Store): Promise<StoredSession[]> 
   return live;
 }
 
+/**
+ * Sessions whose nudge died (kill -9, a crash) while its claude kept running: that claude may
+ * still be changing files in the session's work tree, unrecorded.
+ */
+export async function orphanedClaudes(store: Store): Promise<Array<{ id: string; pid: number; root: string | null }>> {
+  const found: Array<{ id: string; pid: number; root: string | null }> = [];
+  for (const id of await sessionIds(store)) {
+    const dir = bundleDir(store, id);
+    const pid = await orphanedClaude(bundleFiles(dir).lock);
+    if (pid) found.push({ id, pid, root: (await readManifest(dir).catch(() => null))?.repo.root ?? null });
+  }
+  return found;
+}
+
 /** Every readable session, newest first; unreadable folders are reported through `onSkip`. */
 export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<StoredSession[]> {
   const sessions: StoredSession[] = [];
@@ -146,6 +164,7 @@ export async function listSessions(store: Store, onSkip?: (dir: string, why: str
 
 /** A full id or a unique prefix of one. Matched on folder names: only the match is read. */
 export async function resolveSession(store: Store, idOrPrefix: string): Promise<StoredSession> {
+  if (idOrPrefix.trim() === "") throw new UserError("no session id given", "list the sessions with: nudge session list");
   const ids = await sessionIds(store);
   const matches = ids.includes(idOrPrefix) ? [idOrPrefix] : ids.filter((id) => id.startsWith(idOrPrefix));
   if (matches.length === 1) return loadSession(store, matches[0]!);

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { UserError } from "../errors.js";
@@ -73,6 +73,7 @@ type RunInput = z.infer<typeof RunOptions> & { prompt?: string; passthrough: str
 async function runClaude(input: RunInput): Promise<void> {
   const cwd = path.resolve(input.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UserError(`no such directory: ${cwd}`, "check --cwd");
+  if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   const store = await openStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   await liveRun({

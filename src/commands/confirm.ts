@@ -10,7 +10,11 @@ export async function confirm(question: string, yes: boolean | undefined): Promi
   if (yes) return false;
   if (!process.stdin.isTTY) throw new UserError("not confirmed: there is no terminal to ask", "pass --yes to go ahead (see --dry-run first)");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-  const answer = await rl.question(`${question} [y/N] `);
+  // Ctrl-C or Ctrl-D at the question rejects it: the same as answering no.
+  const answer = await rl.question(`${question} [y/N] `).catch(() => {
+    process.stderr.write("\n");
+    return "";
+  });
   rl.close();
   if (!/^y(es)?$/i.test(answer.trim())) throw new UserError("cancelled; nothing was changed", "see what would happen with --dry-run");
   return true;

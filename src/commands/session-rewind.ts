@@ -1,9 +1,11 @@
 import { Command } from "commander";
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { UserError } from "../errors.js";
 import { openStore, resolveSession } from "../bundle/store.js";
-import { applyRewind, prepareRewind, undoLastRewind } from "../time-travel/rewind.js";
+import { applyRewind, describeUndo, prepareRewind, prepareUndo, undoLastRewind } from "../time-travel/rewind.js";
 import { describePlan } from "../time-travel/rewind-plan.js";
+import { displayPath } from "../snapshot/git.js";
 import { printJson } from "../terminal/output.js";
 import { confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
@@ -46,7 +48,16 @@ Examples:
     const say = (line: string) => process.stdout.write(line + "\n");
     if (o.undo) {
       if (id) throw new UserError("--undo takes no session or turn", "run: nudge session rewind --undo");
-      const { record, savedEdits } = await undoLastRewind(store);
+      if (o.codeOnly || o.conversationOnly || o.resetHead) {
+        throw new UserError("--undo puts back everything the last rewind changed; it takes no --code-only, --conversation-only or --reset-head", "run: nudge session rewind --undo (add --dry-run to see what it would do)");
+      }
+      const prepared = await prepareUndo(store);
+      if (o.dryRun && o.json) {
+        const paths = (deleted: boolean) => prepared.changes.filter((c) => (c.status === "D") === deleted).map((c) => displayPath(c.path));
+        return printJson({ dryRun: true, undo: prepared.record, write: paths(false), remove: paths(true), keepsEdits: prepared.keepsEdits });
+      }
+      if (o.dryRun) return describeUndo(prepared).forEach(say);
+      const { record, savedEdits } = await undoLastRewind(store, prepared);
       if (o.json) return printJson({ undone: record, savedEdits });
       say(`undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`);
       if (savedEdits) say(`edits made after that rewind are kept under ${savedEdits}`);
@@ -71,5 +82,7 @@ Examples:
     const record = await applyRewind(store, session, prepared);
     if (o.json) return printJson({ plan, record });
     say(`rewound to turn ${plan.turn} · backup ${record.backup.ref} · undo: nudge session rewind --undo`);
+    // Node keeps the path of the folder we started in; the rewind may have deleted that folder.
+    if (!existsSync(process.cwd())) say(`the folder you are in did not exist at turn ${plan.turn}: cd ${record.root}`);
     if (plan.scope !== "code") say(`continue the conversation from there: nudge claude run -r ${plan.sessionId}`);
   });

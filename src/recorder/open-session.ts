@@ -5,6 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { ensureDir } from "../bundle/atomic-write.js";
 import { UserError } from "../errors.js";
 import { MANIFEST_FORMAT, type Manifest } from "../bundle/manifest-schema.js";
 import { bundleDir, listSessions, newSessionId, resolveSession, type Store } from "../bundle/store.js";
@@ -46,7 +47,7 @@ export async function createSession(store: Store, cwd: string, parent: Manifest[
   const [baseCommit, branch] = await Promise.all([git.headCommit(root), git.currentBranch(root)]);
   const id = newSessionId();
   const dir = bundleDir(store, id);
-  await fs.mkdir(path.dirname(dir), { recursive: true });
+  await ensureDir(path.dirname(dir));
   await fs.mkdir(dir); // fails if the id exists: never write into another session's folder
   const at = new Date().toISOString();
   const manifest: Manifest = {

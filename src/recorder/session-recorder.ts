@@ -3,9 +3,9 @@
  * stream, and at each turn's end snapshots the code, copies claude's transcript and rewrites the
  * manifest atomically. It knows nothing about terminals; listeners get the parsed events.
  */
-import { promises as fs, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomic, copyFileAtomic } from "../bundle/atomic-write.js";
+import { writeFileAtomic, copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import type { Manifest, Turn, TurnResult } from "../bundle/manifest-schema.js";
 import { acquireLock, type SessionLock } from "../bundle/session-lock.js";
 import { bundleFiles, patchName, writeManifest, type BundleFiles } from "../bundle/store.js";
@@ -72,8 +72,8 @@ export class SessionRecorder {
     listener?: RecorderListener,
   ): Promise<SessionRecorder> {
     const files = bundleFiles(dir);
-    await fs.mkdir(files.changes, { recursive: true });
-    await fs.mkdir(files.transcripts, { recursive: true });
+    await ensureDir(files.changes);
+    await ensureDir(files.transcripts);
     const lock = await acquireLock(files.lock, manifest.id);
     try {
       const recorder = new SessionRecorder(manifest, files, ConversationLog.open(files), indexFile, context, lock);

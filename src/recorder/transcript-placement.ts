@@ -4,10 +4,9 @@
  * folder (a worktree fork), or the bundle's copy (an imported session). An existing file is never
  * overwritten.
  */
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { pathExists } from "../file-exists.js";
-import { copyFileAtomic } from "../bundle/atomic-write.js";
+import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { findTranscript, transcriptPath } from "../claude/transcript.js";
 
@@ -27,7 +26,7 @@ export async function ensureTranscriptPlaced(input: PlacementInput): Promise<str
   const bundled = input.manifest.turns.findLast((t) => t.claudeSessionId === input.claudeSessionId && t.transcript)?.transcript;
   const source = elsewhere ?? (bundled ? path.join(input.bundleDir, bundled) : null);
   if (!source || !(await pathExists(source))) return null;
-  await fs.mkdir(path.dirname(target), { recursive: true });
+  await ensureDir(path.dirname(target));
   await copyFileAtomic(source, target);
   return target;
 }

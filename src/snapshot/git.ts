@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { UserError, InternalError } from "../errors.js";
+import { UserError, InternalError, errorMessage } from "../errors.js";
 
 /** As the expected old value of a ref (update-ref): "must not exist yet", whatever the hash. */
 export const NO_REF = "";
@@ -87,6 +87,10 @@ async function run(cwd: string, args: string[], options: GitOptions = {}): Promi
   const result = await spawnGit(cwd, internal ? [...NO_HOOKS, ...args] : args, env, options.input);
   if (result.exitCode !== 0) {
     if (options.tolerate?.(result.exitCode, result.stderr)) return result.stdout;
+    const lock = /Unable to create '(.+\.lock)': File exists/.exec(result.stderr)?.[1];
+    if (lock) {
+      throw new UserError(`another git process is working in this repository (${lock} exists)`, "wait for it to finish; if no git is running, remove that file and run the command again");
+    }
     throw new InternalError(`git ${args[0]} failed (exit ${result.exitCode}): ${result.stderr}`);
   }
   return result.stdout;
@@ -149,6 +153,11 @@ export async function currentBranch(root: string): Promise<string | null> {
 /** The empty tree's id in this repository's hash (what an unborn branch's "base" is). */
 export async function emptyTree(root: string): Promise<string> {
   return text(root, ["hash-object", "-t", "tree", "--stdin"], { input: "" });
+}
+
+/** Whether the object is in the repository (a snapshot's objects can be pruned once its refs are gone). */
+export async function objectExists(root: string, id: string): Promise<boolean> {
+  return (await spawnGit(root, ["cat-file", "-e", id])).exitCode === 0;
 }
 
 /** The tree of a commit. */
@@ -342,6 +351,20 @@ export function displayPath(bytes: string): string {
   return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
+/**
+ * A path for the terminal: one with control characters (an escape sequence, a newline) is shown
+ * quoted and escaped, as git quotes such names, so that a file name can neither restyle the
+ * screen nor pass for another line of a plan the user is asked to confirm.
+ */
+export function printablePath(path: string): string {
+  return /[\x00-\x1f\x7f]/.test(path) ? JSON.stringify(path) : path;
+}
+
+/** `displayPath`, then `printablePath`: a path's bytes as a line of text shows them. */
+export function shownPath(bytes: string): string {
+  return printablePath(displayPath(bytes));
+}
+
 /** What changes between two trees, path by path, without rename pairing (what a checkout must do). */
 export async function changedPaths(root: string, a: string, b: string): Promise<TreeChange[]> {
   const entries = await diffEntries(root, a, b, false, "latin1");
@@ -402,7 +425,12 @@ export async function moveRef(root: string, ref: string, to: string, expected: s
 
 /** A new worktree at `commit`, detached so no branch is created or moved behind the user's back. */
 export async function addWorktree(root: string, dir: string, commit: string): Promise<void> {
-  await run(root, ["worktree", "add", "--detach", "--quiet", dir, commit]);
+  await run(root, ["worktree", "add", "--detach", "--quiet", dir, commit]).catch((error: unknown) => {
+    // Where git cannot make the folder (a file in the path, no permission), git says why.
+    const why = /fatal: (.*)/.exec(errorMessage(error))?.[1];
+    if (why) throw new UserError(`git could not add a worktree at ${dir}: ${why}`, "pick another path for --worktree");
+    throw error;
+  });
 }
 
 /** Undo `addWorktree` when what was to go into it failed (the worktree holds nothing of the user's yet). */

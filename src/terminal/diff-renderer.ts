@@ -2,6 +2,7 @@
  * A git patch for people: coloured like `git diff` (red -, green +, cyan hunks, bold headers),
  * binary files named with their size instead of "Binary files … differ", and a `--stat` summary.
  */
+import { printablePath } from "../snapshot/git.js";
 import type { Style } from "./style.js";
 
 export type FileStatus = "added" | "modified" | "deleted" | "renamed" | "type-changed";
@@ -74,7 +75,7 @@ export function renderPatch(files: FileDiff[], style: Style): string {
 /** "Binary files a/x and b/x differ" → "Binary file x modified (10 → 12 bytes)". */
 function binaryLine(file: FileDiff, gitLine: string): string {
   const [, before, after] = BINARY_LINE.exec(gitLine)!;
-  const name = file.oldPath ? `${file.oldPath} → ${file.path}` : file.path;
+  const name = file.oldPath ? `${printablePath(file.oldPath)} → ${printablePath(file.path)}` : printablePath(file.path);
   if (before === "/dev/null") return `Binary file ${name} added (${bytes(file.newBytes)})`;
   if (after === "/dev/null") return `Binary file ${name} deleted (${bytes(file.oldBytes)})`;
   const verb = file.oldPath ? "renamed and modified" : "modified";
@@ -83,7 +84,7 @@ function binaryLine(file: FileDiff, gitLine: string): string {
 
 /** One line per file with its +/- count and bar, then the totals, like `git diff --stat`. */
 export function renderStat(files: FileDiff[], style: Style): string {
-  const names = files.map((f) => (f.oldPath ? `${f.oldPath} => ${f.path}` : f.path));
+  const names = files.map((f) => (f.oldPath ? `${printablePath(f.oldPath)} => ${printablePath(f.path)}` : printablePath(f.path)));
   const counts = files.map((f) => (f.binary ? "Bin" : String(f.insertions + f.deletions)));
   const nameWidth = Math.max(0, ...names.map((n) => n.length));
   const countWidth = Math.max(0, ...counts.map((c) => c.length));

@@ -99,7 +99,12 @@ export async function worktreeForFork(source: StoredSession, turnNumber: number,
   if (!commit) throw new UserError("the repository had no commit when this turn was recorded", "fork in place instead (without --worktree)");
   const root = path.resolve(dir);
   if (await pathExists(root)) throw new UserError(`${root} already exists`, "pick a new path for --worktree");
-  await git.addWorktree(source.manifest.repo.root, root, commit);
+  const repoRoot = source.manifest.repo.root;
+  if (root === repoRoot || root.startsWith(`${repoRoot}${path.sep}`)) {
+    // Inside the work tree, every later snapshot of it would take the fork in as a nested repository.
+    throw new UserError(`${root} is inside the repository's work tree`, `pick a path outside it, e.g. ${path.join(path.dirname(repoRoot), path.basename(root))}`);
+  }
+  await git.addWorktree(repoRoot, root, commit);
   const relativeCwd = path.relative(source.manifest.repo.root, source.manifest.repo.cwd);
   return { root, cwd: path.join(root, relativeCwd) };
 }

@@ -5,7 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { writeFileAtomic } from "../bundle/atomic-write.js";
+import { writeFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import type { Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 
@@ -48,7 +48,7 @@ export async function keepBackup(root: string, tree: string, head: string | null
 }
 
 export async function saveRecord(store: Store, record: RewindRecord): Promise<void> {
-  await fs.mkdir(rewindsDir(store), { recursive: true });
+  await ensureDir(rewindsDir(store));
   await writeFileAtomic(path.join(rewindsDir(store), `${record.stamp}.json`), JSON.stringify(record, null, 2) + "\n");
 }
 

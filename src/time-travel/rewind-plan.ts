@@ -6,7 +6,7 @@
 import { UserError } from "../errors.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
-import { displayPath, isSubmodule, type TreeChange } from "../snapshot/git.js";
+import { displayPath, isSubmodule, printablePath, type TreeChange } from "../snapshot/git.js";
 
 export type RewindScope = "both" | "code" | "conversation";
 
@@ -69,13 +69,13 @@ export function describePlan(plan: RewindPlan): string[] {
   const lines = [`rewind session ${plan.sessionId} to turn ${plan.turn}`];
   if (plan.scope !== "conversation") {
     if (plan.write.length + plan.remove.length + plan.submodules.length === 0) lines.push("  code: already as at that turn, nothing to write");
-    for (const p of plan.write) lines.push(`  write   ${p}`);
-    for (const p of plan.remove) lines.push(`  delete  ${p}`);
+    for (const p of plan.write) lines.push(`  write   ${printablePath(p)}`);
+    for (const p of plan.remove) lines.push(`  delete  ${printablePath(p)}`);
     for (const s of plan.submodules) {
       lines.push(
         s.commit
-          ? `  submodule ${s.path}: recorded at ${s.commit.slice(0, 10)}; its files stay as they are (git -C ${s.path} checkout ${s.commit.slice(0, 10)} sets them)`
-          : `  submodule ${s.path}: not in that turn; its files stay as they are`,
+          ? `  submodule ${printablePath(s.path)}: recorded at ${s.commit.slice(0, 10)}; its files stay as they are (git -C ${printablePath(s.path)} checkout ${s.commit.slice(0, 10)} sets them)`
+          : `  submodule ${printablePath(s.path)}: not in that turn; its files stay as they are`,
       );
     }
     lines.push(

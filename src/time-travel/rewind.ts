@@ -3,12 +3,12 @@
  * and undo the last rewind. The user's HEAD, branch and index are touched only with --reset-head.
  */
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
-import { copyFileAtomic } from "../bundle/atomic-write.js";
+import { promises as fs } from "node:fs";
+import { UserError, errorMessage } from "../errors.js";
+import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import { acquireLock } from "../bundle/session-lock.js";
-import { bundleDir, bundleFiles, recordingSessions, updateManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleDir, bundleFiles, orphanedClaudes, recordingSessions, updateManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { seedPrivateIndex } from "../snapshot/snapshotter.js";
@@ -62,6 +62,35 @@ export async function refuseIfRecordingIn(store: Store, root: string, except?: s
       "use /rewind or /fork inside that session, or quit it first",
     );
   }
+  // The same risk from a claude whose nudge died: it may write files any moment.
+  const orphan = (await orphanedClaudes(store)).find((o) => o.root === root && o.id !== except);
+  if (orphan) {
+    throw new UserError(
+      `the claude of crashed session ${orphan.id} is still running (pid ${orphan.pid}) and may change files in ${root}`,
+      `stop it (kill ${orphan.pid}), or recover the session, which stops it first: nudge claude run -r ${orphan.id}`,
+    );
+  }
+}
+
+/**
+ * A session's code lives in the work tree it was recorded in. Run from another one (a linked
+ * worktree, a copy of the repository), a rewind would rewrite files far from where the user is.
+ */
+export function refuseElsewhere(store: Store, root: string, what: string): void {
+  if (store.repoRoot === root) return;
+  throw new UserError(
+    `${what} was recorded in ${root}, not in this work tree (${store.repoRoot})`,
+    `run the command there (cd ${root}), or fork it into a new worktree: nudge session fork <id> [turn] --worktree <path>`,
+  );
+}
+
+/** A snapshot whose objects are gone (refs deleted, then git gc) cannot be rewound to. */
+async function refuseMissingSnapshot(root: string, sessionId: string, turn: number, tree: string): Promise<void> {
+  if (await git.objectExists(root, tree)) return;
+  throw new UserError(
+    `turn ${turn}'s snapshot of session ${sessionId} is gone from the repository (its objects were pruned)`,
+    "its refs/nudge refs were deleted and git gc removed the snapshot; pick another turn",
+  );
 }
 
 /** A plan with what it was computed from: the captured work tree and the delta to the target. */
@@ -73,9 +102,11 @@ export interface PreparedRewind {
 
 export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions): Promise<PreparedRewind> {
   const root = session.manifest.repo.root;
+  if (!o.ownLock) refuseElsewhere(store, root, `session ${session.manifest.id}`);
   await refuseIfRecordingIn(store, root, o.ownLock ? session.manifest.id : undefined);
-  const state = await captureWorkTree(store, root);
   const target = session.manifest.turns[turn];
+  if (target) await refuseMissingSnapshot(root, session.manifest.id, turn, target.snapshot.tree);
+  const state = await captureWorkTree(store, root);
   const changes = target ? await git.changedPaths(root, state.tree, target.snapshot.tree) : [];
   const plan = planRewind({
     manifest: session.manifest,
@@ -121,8 +152,12 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
   ]);
   let indexCopy: string | null = null;
   if (plan.head.reset) {
+    // Git would refuse to reset the index half way through; find out before any file changes.
+    if (await fs.stat(`${await git.indexPath(root)}.lock`).catch(() => null)) {
+      throw new UserError(`another git process is working in ${root} (its index is locked); nothing was changed`, "wait for it to finish, then run the rewind again");
+    }
     indexCopy = path.join(rewindsDir(store), `${stamp}.index`);
-    await fs.mkdir(rewindsDir(store), { recursive: true });
+    await ensureDir(rewindsDir(store));
     await copyFileAtomic(await git.indexPath(root), indexCopy);
   }
   const record: RewindRecord = {
@@ -149,22 +184,59 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
     }
   }
   if (plan.head.reset) {
-    await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.NO_REF);
-    await git.resetIndexTo(root, plan.head.recorded!);
+    try {
+      await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.NO_REF);
+      await git.resetIndexTo(root, plan.head.recorded!);
+    } catch (error) {
+      throw new UserError(
+        `the files are at turn ${plan.turn}, but moving HEAD and the index back failed: ${errorMessage(error)}`,
+        "put everything back as it was with: nudge session rewind --undo",
+      );
+    }
   }
   if (plan.scope !== "code") await updateManifest(session.dir, { rewoundTo: plan.turn });
   return record;
 }
 
-/** Put back exactly what the last rewind changed: files, HEAD and index, and the session's fork point. */
-export async function undoLastRewind(store: Store): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+/** What an undo would do, computed before anything changes (for --dry-run, and for the undo itself). */
+export interface PreparedUndo {
+  record: RewindRecord;
+  state: WorkTreeState;
+  changes: git.TreeChange[];
+  /** Edits made after the rewind, which the undo saves under a ref before overwriting them. */
+  keepsEdits: boolean;
+}
+
+export async function prepareUndo(store: Store): Promise<PreparedUndo> {
   const record = await lastRewind(store);
   if (!record) throw new UserError("there is no rewind to undo", "nudge session list shows the sessions; rewind one first");
+  refuseElsewhere(store, record.root, `the last rewind (of session ${record.sessionId})`);
+  await refuseIfRecordingIn(store, record.root);
+  const state = await captureWorkTree(store, record.root);
+  const changes = await git.changedPaths(record.root, state.tree, record.backup.tree);
+  const keepsEdits = record.after !== null && state.tree !== record.after.tree && state.tree !== record.backup.tree;
+  return { record, state, changes, keepsEdits };
+}
+
+/** The undo as lines a person reads (for --dry-run). */
+export function describeUndo({ record, changes, keepsEdits, state }: PreparedUndo): string[] {
+  const lines = [`undo the rewind of session ${record.sessionId} to turn ${record.turn} (made ${record.at})`];
+  if (changes.length === 0) lines.push("  code: already as before that rewind, nothing to write");
+  for (const c of changes) lines.push(`  ${c.status === "D" ? "delete" : "write "}  ${git.shownPath(c.path)}`);
+  if (keepsEdits) lines.push("  backup: edits made since that rewind are saved first, under refs/nudge/backup/");
+  if (record.before.indexCopy && record.before.head) {
+    lines.push(`  HEAD: ${record.before.branch ?? "HEAD"} moves from ${(state.head ?? "(none)").slice(0, 10)} back to ${record.before.head.slice(0, 10)}, and the index is put back`);
+  }
+  if (record.scope !== "code") lines.push(`  conversation: session ${record.sessionId} continues as before that rewind`);
+  return lines;
+}
+
+/** Put back exactly what the last rewind changed: files, HEAD and index, and the session's fork point. */
+export async function undoLastRewind(store: Store, prepared: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+  const { record, state } = prepared;
   const root = record.root;
-  await refuseIfRecordingIn(store, root);
-  const state = await captureWorkTree(store, root);
   let savedEdits: string | null = null;
-  if (record.after && state.tree !== record.after.tree && state.tree !== record.backup.tree) {
+  if (prepared.keepsEdits) {
     // Edits made after the rewind would be overwritten by the undo: keep them under a ref too.
     savedEdits = await keepBackup(root, state.tree, state.head, "nudge backup before undoing a rewind", "before-undo");
   }

@@ -50,7 +50,7 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
       if (!stat) break;
       if (removed.has(rel)) break; // a file the switch deletes first
       if (stat.isDirectory() && (i < parts.length || (await onlyRemoved(root, rel, removed)))) continue;
-      blocked.add(git.displayPath(rel));
+      blocked.add(git.shownPath(rel));
       break;
     }
   }
@@ -76,7 +76,7 @@ function refuseSubmoduleSwaps(changes: git.TreeChange[], what: string): void {
   const swapped = changes
     .filter(git.isSubmodule)
     .filter((s) => s.status === "T" || files.some((c) => c.path.startsWith(`${s.path}/`)))
-    .map((s) => git.displayPath(s.path));
+    .map((s) => git.shownPath(s.path));
   if (swapped.length === 0) return;
   throw new UserError(
     `cannot rewrite the work tree to ${what}: ${swapped.join(", ")} is a submodule on one side and a file or folder on the other`,
@@ -127,7 +127,7 @@ async function pathsNotAt(root: string, all: git.TreeChange[], side: "old" | "ne
       const found = onDiskNow[i]!;
       return mode === "000000" ? found.length > 0 : !found.includes(`${mode} ${blob}`);
     })
-    .map((c) => git.displayPath(c.path));
+    .map((c) => git.shownPath(c.path));
 }
 
 /**
@@ -194,7 +194,7 @@ export async function switchVerified(
     const kept = new Set(changes.filter((c) => git.isSubmodule(c) && c.mode === "000000").map((c) => c.path));
     const differences = (await git.workTreeDifferences(tree.root, tree.indexFile, tree.exclude)).filter((p) => !kept.has(p.replace(/\/$/, "")));
     if (differences.length === 0) return;
-    failure = `the work tree did not match ${what} after writing it (${differences.slice(0, 3).map(git.displayPath).join(", ")})`;
+    failure = `the work tree did not match ${what} after writing it (${differences.slice(0, 3).map(git.shownPath).join(", ")})`;
   } catch (error) {
     failure = `cannot rewrite the work tree to ${what}: ${errorMessage(error)}`;
   }

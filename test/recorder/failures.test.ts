@@ -124,6 +124,11 @@ describe("when things go wrong", () => {
     // The orphaned claude is still running (its own process group survived nudge)...
     const orphan = JSON.parse(readFileSync(path.join(crashed.path, "lock"), "utf8")).claude.pid as number;
     expect(() => process.kill(orphan, 0)).not.toThrow();
+    // ...and may write files any moment: no rewind under it.
+    const rewind = await runNudge(["session", "rewind", crashed.id, "0", "--yes"], { cwd: repo });
+    expect(rewind.exitCode).toBe(1);
+    expect(rewind.stderr).toContain(`error: the claude of crashed session ${crashed.id} is still running (pid ${orphan})`);
+    expect(rewind.stderr).toContain(`hint: stop it (kill ${orphan}), or recover the session`);
 
     api.push({ text: "after recovery" });
     const again = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-c", "carry on"], { cwd: repo, env: claudeEnv(api, cfg) });

@@ -1,0 +1,134 @@
+/**
+ * What a user can get wrong around a rewind, and what the machine can refuse, on one real
+ * recording (real claude binary, scripted API): each is one `error:` line, one `hint:` line,
+ * exit 1, and the work tree, HEAD and index exactly as they were.
+ */
+import { execa } from "execa";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, tempDir } from "../support/gitdir.js";
+import { runNudge } from "../support/run-nudge.js";
+import type { ScriptedApi } from "../support/scripted-api.js";
+import { recordThreeTurns } from "../support/three-turns.js";
+import { workTreeListing } from "../support/tree-listing.js";
+
+let api: ScriptedApi | undefined;
+let repo: string;
+let id: string;
+
+beforeAll(async () => {
+  ({ repo, id, api } = await recordThreeTurns());
+}, 60_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+/** The user's whole visible state: files, HEAD, and the index file's bytes. */
+async function userState(dir: string) {
+  return { files: await workTreeListing(dir), head: await git(dir, "rev-parse", "HEAD"), index: readFileSync(path.join(repo, ".git", "index")).toString("hex") };
+}
+
+function expectRefusal(run: { exitCode?: number; stderr: string }, message: RegExp): void {
+  expect(run.exitCode, run.stderr).toBe(1);
+  expect(run.stderr).toMatch(message);
+  expect(run.stderr).toMatch(/^hint: .+$/m);
+  expect(run.stderr.trim().split("\n")).toHaveLength(2);
+}
+
+describe("rewind refusals", () => {
+  it("--undo --dry-run shows what the undo would do and changes nothing", async () => {
+    expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    const rewound = await userState(repo);
+
+    const dry = await runNudge(["session", "rewind", "--undo", "--dry-run"], { cwd: repo });
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`undo the rewind of session ${id} to turn 1`);
+    expect(dry.stdout).toMatch(/^ {2}write {3}renamed\.txt$/m); // turn 3 renamed old-name.txt
+    const json = JSON.parse((await runNudge(["session", "rewind", "--undo", "--dry-run", "--json"], { cwd: repo })).stdout);
+    expect(json).toMatchObject({ dryRun: true, undo: { sessionId: id, turn: 1 } });
+    expect(json.write).toContain("blob.bin");
+    expectRefusal(await runNudge(["session", "rewind", "--undo", "--code-only"], { cwd: repo }), /^error: --undo puts back everything/);
+    expect(await userState(repo)).toEqual(rewound);
+
+    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+  });
+
+  it("refuses to rewind from another work tree of the repository: the session's code is not there", async () => {
+    const before = await userState(repo);
+    const elsewhere = path.join(tempDir(), "linked");
+    await git(repo, "worktree", "add", "-q", "--detach", elsewhere);
+    const otherBefore = await workTreeListing(elsewhere);
+    const run = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: elsewhere });
+    expectRefusal(run, new RegExp(`^error: session ${id} was recorded in ${repo}, not in this work tree`));
+    expect(await workTreeListing(elsewhere)).toEqual(otherBefore);
+    expect(await userState(repo)).toEqual(before);
+    await git(repo, "worktree", "remove", "--force", elsewhere);
+  });
+
+  it("--reset-head while another git holds the index lock: refused before any file changes", async () => {
+    await git(repo, "commit", "-q", "--allow-empty", "-m", "a commit after the session");
+    const before = await userState(repo);
+    const lock = path.join(repo, ".git", "index.lock");
+    writeFileSync(lock, "");
+    try {
+      const run = await runNudge(["session", "rewind", id, "1", "--reset-head", "--yes"], { cwd: repo });
+      expectRefusal(run, /^error: another git process is working in .+ \(its index is locked\); nothing was changed$/m);
+    } finally {
+      rmSync(lock);
+    }
+    expect(await userState(repo)).toEqual(before);
+  });
+
+  it("bad ids, paths and folders get an error and a hint, never a stack trace", async () => {
+    const scratch = tempDir();
+    const aFile = path.join(scratch, "a-file");
+    writeFileSync(aFile, "not a folder\n");
+    const before = await userState(repo);
+    expectRefusal(await runNudge(["session", "show", ""], { cwd: repo }), /^error: no session id given$/m);
+    expectRefusal(await runNudge(["session", "list"], { cwd: repo, env: { NUDGE_STORE: aFile } }), /^error: the nudge store is not a folder/);
+    expectRefusal(await runNudge(["claude", "run", "--cwd", aFile, "hi"], { cwd: repo }), /^error: not a directory: /);
+    expectRefusal(await runNudge(["session", "fork", id, "1", "--worktree", path.join(repo, "inside")], { cwd: repo }), /is inside the repository's work tree$/m);
+    expectRefusal(await runNudge(["session", "fork", id, "1", "--worktree", path.join(aFile, "wt")], { cwd: repo }), /^error: git could not add a worktree at /);
+    const unknown = await runNudge(["session", "list", "--frobnicate"], { cwd: repo });
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toBe("error: unknown option '--frobnicate'\nhint: add --help for usage");
+    // A store that cannot be made (Node's own recursive mkdir spins forever under /proc).
+    const proc = await runNudge(["claude", "run", "hi"], { cwd: repo, env: { NUDGE_STORE: "/proc/nudge-store" }, timeout: 20_000 });
+    expectRefusal(proc, /^error: ENOENT: no such file or directory, mkdir '\/proc\/nudge-store'$/m);
+    expect(await userState(repo)).toEqual(before);
+  });
+
+  it("shows a file name with control characters quoted, so it cannot pose as a line of the plan", async () => {
+    const evil = "evil\x1b[31mRED\n  write   README.md";
+    writeFileSync(path.join(repo, evil), "mine\n");
+    try {
+      const dry = await runNudge(["session", "rewind", id, "3", "--dry-run"], { cwd: repo, env: { FORCE_COLOR: "0" } });
+      expect(dry.exitCode, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain(`  delete  ${JSON.stringify(evil)}`);
+      expect(dry.stdout).not.toContain("\x1b");
+      expect(dry.stdout).not.toMatch(/^ {2}write {3}README\.md$/m);
+    } finally {
+      rmSync(path.join(repo, evil));
+    }
+  });
+
+  it("a command run from a folder that is gone says so", async () => {
+    const gone = path.join(repo, "gone-soon");
+    const cli = (await import("../support/run-nudge.js")).NUDGE_CLI;
+    const run = await execa("sh", ["-c", `mkdir '${gone}' && cd '${gone}' && rmdir '${gone}' && exec node '${cli}' session list`], { reject: false, env: { NO_COLOR: "1" } });
+    expectRefusal(run, /^error: the current folder no longer exists/);
+  });
+
+  it("a turn whose snapshot was pruned from the repository: refused, with the turn named", async () => {
+    const before = await userState(repo);
+    const refs = (await git(repo, "for-each-ref", "--format=%(refname)", "refs/nudge/")).split("\n").filter(Boolean);
+    for (const ref of refs) await git(repo, "update-ref", "-d", ref);
+    await git(repo, "reflog", "expire", "--expire=now", "--all");
+    await git(repo, "gc", "-q", "--prune=now");
+    const run = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
+    expectRefusal(run, new RegExp(`^error: turn 1's snapshot of session ${id} is gone from the repository`));
+    expect(await userState(repo)).toEqual(before);
+  });
+});

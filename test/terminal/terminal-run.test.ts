@@ -10,6 +10,8 @@ import { gitdir, tempDir } from "../support/gitdir.js";
 import { readManifestFile } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { recordThreeTurns } from "../support/three-turns.js";
+import { workTreeListing } from "../support/tree-listing.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -17,11 +19,11 @@ afterEach(async () => {
   api = undefined;
 });
 
-function inTerminal(repo: string, env: Record<string, string>) {
+function inTerminal(repo: string, env: Record<string, string>, args = ["claude", "run", "--claude-bin", CLAUDE_BIN]) {
   // script runs the command with `$SHELL -c`. `exec` makes nudge the shell itself, so that the
   // terminal's Ctrl-C reaches nudge alone: a shell that stayed (dash does) would die of the
   // SIGINT that nudge handles, and script would report the shell's 130.
-  const command = `exec node ${shellQuote(NUDGE_CLI)} claude run --claude-bin ${shellQuote(CLAUDE_BIN)}`;
+  const command = `exec node ${[NUDGE_CLI, ...args].map(shellQuote).join(" ")}`;
   // script -q: no banner; -f: flush as it goes; -e: exit with the child's code; -c: the command.
   const child = execa("script", ["-qfec", command, "/dev/null"], {
     cwd: repo,
@@ -83,5 +85,21 @@ describe("nudge claude run on a terminal", () => {
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     expect(session.state).toBe("complete");
     expect(readManifestFile(session.path).turns.map((x) => x.status)).toEqual(["complete", "interrupted"]);
+  });
+
+  it("Ctrl-C or Ctrl-D at a rewind's question is a no: nothing changes, exit 1", async () => {
+    const { repo, id, api: recordingApi } = await recordThreeTurns();
+    api = recordingApi;
+    const before = await workTreeListing(repo);
+    for (const key of ["\x03", "\x04"]) {
+      const t = inTerminal(repo, {}, ["session", "rewind", id, "1"]);
+      await t.waitFor("[y/N] ");
+      t.type(key);
+      const run = await t.child;
+      expect(run.exitCode, t.screen()).toBe(1);
+      expect(t.screen()).toContain("error: cancelled; nothing was changed");
+      expect(t.screen()).not.toContain("nudge bug");
+      expect(await workTreeListing(repo)).toEqual(before);
+    }
   });
 });

@@ -3,22 +3,14 @@
  * writes a file, edits it, then writes a binary file and renames another with Bash. One session
  * is recorded for the whole file; the tests only read it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runNudge } from "../support/run-nudge.js";
-import type { ScriptedApi } from "../support/scripted-api.js";
-import { recordThreeTurns } from "../support/three-turns.js";
+import { recordThreeTurnsForFile } from "../support/three-turns.js";
 
-let api: ScriptedApi | undefined;
 let repo: string;
 let id: string;
 
-beforeAll(async () => {
-  ({ repo, id, api } = await recordThreeTurns());
-}, 60_000);
-
-afterAll(async () => {
-  await api?.close();
-});
+recordThreeTurnsForFile((recorded) => ({ repo, id } = recorded));
 
 // runNudge's stdout has its final newline stripped (execa's default), so exact matches end without one.
 const diff = (...args: string[]) => runNudge(["session", "diff", ...args], { cwd: repo });

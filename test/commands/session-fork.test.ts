@@ -6,23 +6,15 @@
 import { execa } from "execa";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
-import type { ScriptedApi } from "../support/scripted-api.js";
-import { recordThreeTurns } from "../support/three-turns.js";
+import { recordThreeTurnsForFile } from "../support/three-turns.js";
 
-let api: ScriptedApi | undefined;
 let repo: string;
 let id: string;
 
-beforeAll(async () => {
-  ({ repo, id, api } = await recordThreeTurns());
-}, 60_000);
-
-afterAll(async () => {
-  await api?.close();
-});
+recordThreeTurnsForFile((recorded) => ({ repo, id } = recorded));
 
 describe("nudge session fork --worktree", () => {
   it("prints a continue line that a shell runs as printed, whatever the worktree path holds", async () => {

@@ -4,24 +4,16 @@
  */
 import { appendFileSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
-import type { ScriptedApi } from "../support/scripted-api.js";
-import { recordThreeTurns } from "../support/three-turns.js";
+import { recordThreeTurnsForFile } from "../support/three-turns.js";
 
-let api: ScriptedApi | undefined;
 let repo: string;
 let id: string;
 let bundle: string;
 
-beforeAll(async () => {
-  ({ repo, id, api, dir: bundle } = await recordThreeTurns());
-}, 60_000);
-
-afterAll(async () => {
-  await api?.close();
-});
+recordThreeTurnsForFile((recorded) => ({ repo, id, dir: bundle } = recorded));
 
 // runNudge's stdout and stderr have their final newline stripped (execa's default), so exact matches end without one.
 const replay = (...args: string[]) => runNudge(["session", "replay", ...args], { cwd: repo });

@@ -3,8 +3,10 @@
  * binary file and renames old-name.txt with Bash; draft.md is uncommitted work from before (turn 0).
  */
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { gitdir, writeFiles } from "./gitdir.js";
 import { recordSession, type Recorded } from "./record.js";
+import type { ScriptedApi } from "./scripted-api.js";
 
 export async function recordThreeTurns(): Promise<Recorded & { repo: string }> {
   const repo = await gitdir({ "README.md": "# test\n", "old-name.txt": "to be renamed\n" });
@@ -23,4 +25,17 @@ export async function recordThreeTurns(): Promise<Recorded & { repo: string }> {
     ["write notes", "edit notes", "shuffle the files"],
   );
   return { ...recorded, repo };
+}
+
+/** One recording shared by a whole test file: made before its tests, its API server closed after. */
+export function recordThreeTurnsForFile(use: (recorded: Recorded & { repo: string }) => void): void {
+  let api: ScriptedApi | undefined;
+  beforeAll(async () => {
+    const recorded = await recordThreeTurns();
+    api = recorded.api;
+    use(recorded);
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+  });
 }

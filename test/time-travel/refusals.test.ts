@@ -6,24 +6,16 @@
 import { execa } from "execa";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
-import type { ScriptedApi } from "../support/scripted-api.js";
-import { recordThreeTurns } from "../support/three-turns.js";
+import { recordThreeTurnsForFile } from "../support/three-turns.js";
 import { workTreeListing } from "../support/tree-listing.js";
 
-let api: ScriptedApi | undefined;
 let repo: string;
 let id: string;
 
-beforeAll(async () => {
-  ({ repo, id, api } = await recordThreeTurns());
-}, 60_000);
-
-afterAll(async () => {
-  await api?.close();
-});
+recordThreeTurnsForFile((recorded) => ({ repo, id } = recorded));
 
 /** The user's whole visible state: files, HEAD, and the index file's bytes. */
 async function userState(dir: string) {

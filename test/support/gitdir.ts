@@ -24,8 +24,11 @@ export function tempDir(prefix = "nudge-test-"): string {
   return dir;
 }
 
+/** The test identity, also for repositories git makes itself (a submodule's clone has no config of ours). */
+const IDENTITY = { GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.com", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.com" };
+
 export async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await execa("git", args, { cwd })).stdout;
+  return (await execa("git", args, { cwd, env: IDENTITY })).stdout;
 }
 
 /** init, a local identity, no signing, no auto-gc, branch main, and a first commit of `files`. */

@@ -40,6 +40,7 @@ rewind can be undone. Ignored files are never touched; HEAD, branch and index on
 Examples:
   $ nudge session rewind 3f2a 1 --dry-run
   $ nudge session rewind 3f2a 1 --yes && nudge claude run -r 3f2a
+  $ nudge session rewind --undo --dry-run
   $ nudge session rewind --undo`,
   )
   .action(async (id: string | undefined, turnArg: string | undefined, raw: unknown) => {

@@ -4,7 +4,8 @@
  * exit 1, and the work tree, HEAD and index exactly as they were.
  */
 import { execa } from "execa";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
@@ -69,6 +70,21 @@ describe("rewind refusals", () => {
       expectRefusal(run, /^error: another git process is working in .+ \(its index is locked\); nothing was changed$/m);
     } finally {
       rmSync(lock);
+    }
+    expect(await userState(repo)).toEqual(before);
+  });
+
+  it("another rewind holding nudge's private index (two at once): the second is refused, not a crash", async () => {
+    const before = await userState(repo);
+    // The private index a rewind of this work tree stages into (rewind.ts, worktreeIndex), locked as git locks it.
+    const index = path.join(repo, ".git", "nudge", "index", `worktree-${createHash("sha1").update(repo).digest("hex").slice(0, 12)}`);
+    mkdirSync(path.dirname(index), { recursive: true });
+    writeFileSync(`${index}.lock`, "");
+    try {
+      const run = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
+      expectRefusal(run, /^error: another git process is working in this repository \(.+\.lock exists\)$/m);
+    } finally {
+      rmSync(`${index}.lock`);
     }
     expect(await userState(repo)).toEqual(before);
   });

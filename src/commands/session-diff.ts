@@ -5,6 +5,7 @@ import { openStore, resolveSession, type Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { UserError } from "../errors.js";
 import * as git from "../snapshot/git.js";
+import { requireTree } from "../snapshot/snapshotter.js";
 import { countChanges, renderPatch, renderStat, splitPatch, type FileDiff, type FileStatus } from "../terminal/diff-renderer.js";
 import { printJson } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
@@ -42,7 +43,7 @@ Examples:
     const store = await openStore(process.cwd());
     const m = (await resolveSession(store, id)).manifest;
     const range = pickRange(m, turnArg, options.from, options.to);
-    const files = await turnDiff(store, m, range.fromTree ?? (await git.emptyTree(store.repoRoot)), range.toTree);
+    const files = await turnDiff(store, m, range);
     if (options.json) {
       const list = files.map(({ path, oldPath, status, insertions, deletions, binary }) => ({
         path,
@@ -97,17 +98,14 @@ function pickRange(m: Manifest, turnArg: string | undefined, fromArg: string | u
   return { from: from.n, to: to.n, fromTree: from.tree, toTree: to.tree, label: `between turn ${from.n} and turn ${to.n}` };
 }
 
-/** The changed files between two snapshot trees, each with its part of the readable patch. */
-async function turnDiff(store: Store, m: Manifest, fromTree: string, toTree: string): Promise<FileDiff[]> {
+/** The changed files between the range's two trees, each with its part of the readable patch. */
+async function turnDiff(store: Store, m: Manifest, range: DiffRange): Promise<FileDiff[]> {
   const root = store.repoRoot;
-  for (const tree of [fromTree, toTree]) {
-    if ((await git.resolveRef(root, `${tree}^{tree}`)) === null) {
-      throw new UserError(
-        `the snapshot ${tree.slice(0, 12)} of session ${m.id} is missing from this repository`,
-        "its refs/nudge refs were deleted or the session was imported without its objects",
-      );
-    }
-  }
+  const snapshotOf = (n: number | null) => (n === null ? `the commit session ${m.id} started from` : `turn ${n}'s snapshot of session ${m.id}`);
+  if (range.fromTree !== null) await requireTree(root, range.fromTree, snapshotOf(range.from));
+  await requireTree(root, range.toTree, snapshotOf(range.to));
+  const fromTree = range.fromTree ?? (await git.emptyTree(root));
+  const toTree = range.toTree;
   const [entries, patch] = await Promise.all([git.diffEntries(root, fromTree, toTree), git.readablePatch(root, fromTree, toTree)]);
   const sections = splitPatch(patch.toString("utf8")); // for the terminal: bytes that are not UTF-8 show as �
   const sizes = await git.blobSizes(root, [...new Set(entries.flatMap((e) => [e.oldBlob, e.newBlob]).filter((b) => !/^0+$/.test(b)))]);

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { UserError, InternalError, errorMessage } from "../errors.js";
+import { UserError, InternalError } from "../errors.js";
 
 /** As the expected old value of a ref (update-ref): "must not exist yet", whatever the hash. */
 export const NO_REF = "";
@@ -33,6 +33,8 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** A failure that is not one: return normally when this says so. */
   tolerate?: (exitCode: number, stderr: string) => boolean;
+  /** A failure that is the user's to fix: the error to report instead of a bug (none: a bug). */
+  explain?: (stderr: string) => UserError | undefined;
   /** nudge's own bookkeeping (its refs, its private index): the user's hooks are not run. */
   internal?: boolean;
 }
@@ -87,13 +89,18 @@ async function run(cwd: string, args: string[], options: GitOptions = {}): Promi
   const result = await spawnGit(cwd, internal ? [...NO_HOOKS, ...args] : args, env, options.input);
   if (result.exitCode !== 0) {
     if (options.tolerate?.(result.exitCode, result.stderr)) return result.stdout;
-    const lock = /Unable to create '(.+\.lock)': File exists/.exec(result.stderr)?.[1];
-    if (lock) {
-      throw new UserError(`another git process is working in this repository (${lock} exists)`, "wait for it to finish; if no git is running, remove that file and run the command again");
-    }
+    const known = options.explain?.(result.stderr) ?? lockedByAnotherGit(result.stderr);
+    if (known) throw known;
     throw new InternalError(`git ${args[0]} failed (exit ${result.exitCode}): ${result.stderr}`);
   }
   return result.stdout;
+}
+
+/** Any git command may find a lock another git holds: the user's to wait for, not a bug. */
+function lockedByAnotherGit(stderr: string): UserError | undefined {
+  const lock = /Unable to create '(.+\.lock)': File exists/.exec(stderr)?.[1];
+  if (!lock) return undefined;
+  return new UserError(`another git process is working in this repository (${lock} exists)`, "wait for it to finish; if no git is running, remove that file and run the command again");
 }
 
 /** A question git answers with its exit code: the trimmed output, or null when git says no. */
@@ -168,17 +175,12 @@ export async function treeOf(root: string, commit: string): Promise<string> {
 /**
  * Stage the whole work tree into a private index and write it as a tree: tracked, modified,
  * deleted and untracked files, modes and symlinks; .gitignore'd files are skipped as git does.
- * Reusing the same index file turn after turn keeps git's stat cache warm, so this costs about
- * what `git status` costs.
- */
-export async function stageAllAndWriteTree(root: string, indexFile: string, exclude: string[] = []): Promise<string> {
-  return (await stageAll(root, indexFile, exclude)).tree;
-}
-
-/**
- * As `stageAllAndWriteTree`, also naming the files git could not read. --ignore-errors stages
- * everything else but still exits 1; one unreadable file (left by docker, chmod 000) must not
- * cost the turn, so that exit is accepted when unreadable files are all git complains about.
+ * The index starts as a copy of the user's (seedPrivateIndex), whose stat cache spares hashing
+ * unchanged files, so this costs about what `git status` costs.
+ *
+ * Also names the files git could not read. --ignore-errors stages everything else but still
+ * exits 1; one unreadable file (left by docker, chmod 000) must not cost the turn, so that exit
+ * is accepted when unreadable files are all git complains about.
  */
 export async function stageAll(root: string, indexFile: string, exclude: string[] = []): Promise<{ tree: string; unreadable: string[] }> {
   const unreadable: string[] = [];
@@ -212,10 +214,6 @@ export async function commitTree(root: string, tree: string, parents: string[], 
 export async function updateRefs(root: string, updates: Array<{ ref: string; commit: string }>): Promise<void> {
   const input = updates.map((u) => `update ${u.ref} ${u.commit}\n`).join("");
   await run(root, ["update-ref", "--stdin"], { input, internal: true });
-}
-
-export async function resolveRef(root: string, ref: string): Promise<string | null> {
-  return answer(root, ["rev-parse", "--verify", "--quiet", ref]);
 }
 
 /**
@@ -425,11 +423,12 @@ export async function moveRef(root: string, ref: string, to: string, expected: s
 
 /** A new worktree at `commit`, detached so no branch is created or moved behind the user's back. */
 export async function addWorktree(root: string, dir: string, commit: string): Promise<void> {
-  await run(root, ["worktree", "add", "--detach", "--quiet", dir, commit]).catch((error: unknown) => {
+  await run(root, ["worktree", "add", "--detach", "--quiet", dir, commit], {
     // Where git cannot make the folder (a file in the path, no permission), git says why.
-    const why = /fatal: (.*)/.exec(errorMessage(error))?.[1];
-    if (why) throw new UserError(`git could not add a worktree at ${dir}: ${why}`, "pick another path for --worktree");
-    throw error;
+    explain: (stderr) => {
+      const why = /fatal: (.*)/.exec(stderr)?.[1];
+      return why ? new UserError(`git could not add a worktree at ${dir}: ${why}`, "pick another path for --worktree") : undefined;
+    },
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { UserError } from "../errors.js";
 import * as git from "./git.js";
 import { patchStats, sha256, type PatchStats } from "./patch-stats.js";
 
@@ -22,6 +23,18 @@ export interface SnapshotResult {
 
 export function snapshotRef(sessionId: string, n: number): string {
   return `refs/nudge/${sessionId}/${n}`;
+}
+
+/**
+ * A recorded tree must still be in the repository before anything is read from it: once a
+ * session's refs/nudge refs are deleted, `git gc` prunes its snapshots. `what` names it.
+ */
+export async function requireTree(root: string, tree: string, what: string): Promise<void> {
+  if (await git.objectExists(root, tree)) return;
+  throw new UserError(
+    `${what} is gone from the repository`,
+    "its refs/nudge refs were deleted and git gc pruned it, or the session was imported without its objects",
+  );
 }
 
 /**

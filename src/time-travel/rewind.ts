@@ -11,7 +11,7 @@ import { acquireLock } from "../bundle/session-lock.js";
 import { bundleDir, bundleFiles, orphanedClaudes, recordingSessions, updateManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
-import { seedPrivateIndex } from "../snapshot/snapshotter.js";
+import { requireTree, seedPrivateIndex } from "../snapshot/snapshotter.js";
 import { planRewind, type RewindPlan, type RewindScope } from "./rewind-plan.js";
 import { keepBackup, lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { refuseIfInTheWay, switchVerified } from "./work-tree-switch.js";
@@ -36,7 +36,7 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
   const exclude = ownPathExcludes(root, store.ownDirs);
   await seedPrivateIndex(root, indexFile);
   const [tree, head, branch] = await Promise.all([
-    git.stageAllAndWriteTree(root, indexFile, exclude),
+    git.stageAll(root, indexFile, exclude).then((staged) => staged.tree),
     git.headCommit(root),
     git.currentBranch(root),
   ]);
@@ -84,15 +84,6 @@ export function refuseElsewhere(store: Store, root: string, what: string): void 
   );
 }
 
-/** A snapshot whose objects are gone (refs deleted, then git gc) cannot be rewound to. */
-async function refuseMissingSnapshot(root: string, sessionId: string, turn: number, tree: string): Promise<void> {
-  if (await git.objectExists(root, tree)) return;
-  throw new UserError(
-    `turn ${turn}'s snapshot of session ${sessionId} is gone from the repository (its objects were pruned)`,
-    "its refs/nudge refs were deleted and git gc removed the snapshot; pick another turn",
-  );
-}
-
 /** A plan with what it was computed from: the captured work tree and the delta to the target. */
 export interface PreparedRewind {
   plan: RewindPlan;
@@ -105,7 +96,7 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   if (!o.ownLock) refuseElsewhere(store, root, `session ${session.manifest.id}`);
   await refuseIfRecordingIn(store, root, o.ownLock ? session.manifest.id : undefined);
   const target = session.manifest.turns[turn];
-  if (target) await refuseMissingSnapshot(root, session.manifest.id, turn, target.snapshot.tree);
+  if (target) await requireTree(root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${session.manifest.id}`);
   const state = await captureWorkTree(store, root);
   const changes = target ? await git.changedPaths(root, state.tree, target.snapshot.tree) : [];
   const plan = planRewind({

@@ -212,7 +212,7 @@ export async function switchVerified(
 /** Keep whatever a failed switch found on disk under a backup ref, so putting things back loses nothing. */
 async function saveWhatIsThere(tree: PrivateWorkTree): Promise<string | null> {
   try {
-    const found = await git.stageAllAndWriteTree(tree.root, tree.indexFile, tree.exclude);
+    const { tree: found } = await git.stageAll(tree.root, tree.indexFile, tree.exclude);
     return await keepBackup(tree.root, found, null, "nudge: the work tree as a failed rewind found it", "failed-switch");
   } catch {
     return null;

@@ -56,11 +56,14 @@ export async function isLocked(file: string): Promise<boolean> {
   return held(await readLock(file));
 }
 
-/** The claude of a stale lock (its nudge is gone) that still runs, or null. */
-export async function orphanedClaude(file: string): Promise<number | null> {
+/**
+ * Whether a session's claude may be running, from one read of its lock: "recording" (its nudge
+ * holds the lock), an orphan (its nudge died, its claude did not), or null (nothing runs).
+ */
+export async function lockActivity(file: string): Promise<"recording" | { orphanPid: number } | null> {
   const lock = await readLock(file);
-  if (!lock?.claude || held(lock) || lock.host !== os.hostname()) return null;
-  return isRunning(lock.claude) ? lock.claude.pid : null;
+  if (held(lock)) return "recording";
+  return lock?.claude && isRunning(lock.claude) ? { orphanPid: lock.claude.pid } : null;
 }
 
 export interface SessionLock {

@@ -10,7 +10,7 @@ import { claudeConfigDir } from "../claude/transcript.js";
 import { commonDir, repoRoot } from "../snapshot/git.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { ManifestSchema, type Manifest } from "./manifest-schema.js";
-import { isLocked, orphanedClaude } from "./session-lock.js";
+import { isLocked, lockActivity } from "./session-lock.js";
 
 export interface Store {
   /** The repository's work tree top (of the worktree nudge was started in). */
@@ -122,30 +122,31 @@ async function sessionIds(store: Store): Promise<string[]> {
   }
 }
 
-/** Sessions whose lock is held right now: only those can be recording, so only those are read. */
-export async function recordingSessions(store: Store): Promise<StoredSession[]> {
-  const live: StoredSession[] = [];
-  for (const id of await sessionIds(store)) {
-    const dir = bundleDir(store, id);
-    if (!(await isLocked(bundleFiles(dir).lock))) continue;
-    const manifest = await readManifest(dir).catch(() => null);
-    if (manifest?.state === "recording") live.push({ dir, manifest, state: "recording" });
-  }
-  return live;
+/** A session whose claude may be changing files right now. */
+export interface LiveClaude {
+  id: string;
+  /** The work tree its claude works in. */
+  root: string;
+  /** null: a nudge is recording it; a pid: the claude a dead nudge left running (kill -9, a crash). */
+  orphanPid: number | null;
 }
 
 /**
- * Sessions whose nudge died (kill -9, a crash) while its claude kept running: that claude may
- * still be changing files in the session's work tree, unrecorded.
+ * Sessions with a claude that may be writing files: recorded now, or orphaned by a nudge that
+ * died. Each lock is read once, and only the manifests of those sessions are read.
  */
-export async function orphanedClaudes(store: Store): Promise<Array<{ id: string; pid: number; root: string | null }>> {
-  const found: Array<{ id: string; pid: number; root: string | null }> = [];
+export async function liveClaudes(store: Store): Promise<LiveClaude[]> {
+  const live: LiveClaude[] = [];
   for (const id of await sessionIds(store)) {
     const dir = bundleDir(store, id);
-    const pid = await orphanedClaude(bundleFiles(dir).lock);
-    if (pid) found.push({ id, pid, root: (await readManifest(dir).catch(() => null))?.repo.root ?? null });
+    const activity = await lockActivity(bundleFiles(dir).lock);
+    if (!activity) continue;
+    const manifest = await readManifest(dir).catch(() => null);
+    if (!manifest) continue;
+    if (activity !== "recording") live.push({ id, root: manifest.repo.root, orphanPid: activity.orphanPid });
+    else if (manifest.state === "recording") live.push({ id, root: manifest.repo.root, orphanPid: null });
   }
-  return found;
+  return live;
 }
 
 /** Every readable session, newest first; unreadable folders are reported through `onSkip`. */

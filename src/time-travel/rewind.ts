@@ -8,7 +8,7 @@ import { promises as fs } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import { acquireLock } from "../bundle/session-lock.js";
-import { bundleDir, bundleFiles, orphanedClaudes, recordingSessions, updateManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleDir, bundleFiles, liveClaudes, updateManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { requireTree, seedPrivateIndex } from "../snapshot/snapshotter.js";
@@ -55,21 +55,16 @@ export interface RewindOptions {
  * them under it would be recorded as its work, or undone by it. `except`: the caller's own session.
  */
 export async function refuseIfRecordingIn(store: Store, root: string, except?: string): Promise<void> {
-  const live = (await recordingSessions(store)).find((s) => s.manifest.repo.root === root && s.manifest.id !== except);
-  if (live) {
-    throw new UserError(
-      `session ${live.manifest.id} is being recorded by another nudge process in ${root}`,
-      "use /rewind or /fork inside that session, or quit it first",
-    );
+  const live = (await liveClaudes(store)).find((s) => s.root === root && s.id !== except);
+  if (!live) return;
+  if (live.orphanPid === null) {
+    throw new UserError(`session ${live.id} is being recorded by another nudge process in ${root}`, "use /rewind or /fork inside that session, or quit it first");
   }
-  // The same risk from a claude whose nudge died: it may write files any moment.
-  const orphan = (await orphanedClaudes(store)).find((o) => o.root === root && o.id !== except);
-  if (orphan) {
-    throw new UserError(
-      `the claude of crashed session ${orphan.id} is still running (pid ${orphan.pid}) and may change files in ${root}`,
-      `stop it (kill ${orphan.pid}), or recover the session, which stops it first: nudge claude run -r ${orphan.id}`,
-    );
-  }
+  // A claude whose nudge died is the same risk: it may write files any moment.
+  throw new UserError(
+    `the claude of crashed session ${live.id} is still running (pid ${live.orphanPid}) and may change files in ${root}`,
+    `stop it (kill ${live.orphanPid}), or recover the session, which stops it first: nudge claude run -r ${live.id}`,
+  );
 }
 
 /**

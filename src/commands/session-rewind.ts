@@ -3,9 +3,8 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { UserError } from "../errors.js";
 import { openStore, resolveSession } from "../bundle/store.js";
-import { applyRewind, describeUndo, prepareRewind, prepareUndo, undoLastRewind } from "../time-travel/rewind.js";
-import { describePlan } from "../time-travel/rewind-plan.js";
-import { displayPath } from "../snapshot/git.js";
+import { applyRewind, prepareRewind, prepareUndo, undoLastRewind } from "../time-travel/rewind.js";
+import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
 import { printJson } from "../terminal/output.js";
 import { confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
@@ -53,11 +52,7 @@ Examples:
         throw new UserError("--undo puts back everything the last rewind changed; it takes no --code-only, --conversation-only or --reset-head", "run: nudge session rewind --undo (add --dry-run to see what it would do)");
       }
       const prepared = await prepareUndo(store);
-      if (o.dryRun && o.json) {
-        const paths = (deleted: boolean) => prepared.changes.filter((c) => (c.status === "D") === deleted).map((c) => displayPath(c.path));
-        return printJson({ dryRun: true, undo: prepared.record, write: paths(false), remove: paths(true), keepsEdits: prepared.keepsEdits });
-      }
-      if (o.dryRun) return describeUndo(prepared).forEach(say);
+      if (o.dryRun) return o.json ? printJson({ dryRun: true, ...prepared.plan }) : describeUndo(prepared.plan).forEach(say);
       const { record, savedEdits } = await undoLastRewind(store, prepared);
       if (o.json) return printJson({ undone: record, savedEdits });
       say(`undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`);

@@ -12,11 +12,11 @@ import { bundleDir, bundleFiles, liveClaudes, updateManifest, type Store, type S
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { requireTree, seedPrivateIndex } from "../snapshot/snapshotter.js";
-import { planRewind, type RewindPlan, type RewindScope } from "./rewind-plan.js";
+import { planRewind, planUndo, type RewindPlan, type RewindScope, type UndoPlan } from "./rewind-plan.js";
 import { keepBackup, lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { refuseIfInTheWay, switchVerified } from "./work-tree-switch.js";
 
-/** One private index per work tree for rewinds, so its stat cache stays warm between them. */
+/** One private index per work tree for rewinds and undos, re-seeded from the user's at each capture. */
 function worktreeIndex(store: Store, root: string): string {
   return path.join(store.dir, "index", `worktree-${createHash("sha1").update(root).digest("hex").slice(0, 12)}`);
 }
@@ -138,13 +138,14 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
   ]);
   let indexCopy: string | null = null;
   if (plan.head.reset) {
+    const userIndex = await git.indexPath(root);
     // Git would refuse to reset the index half way through; find out before any file changes.
-    if (await fs.stat(`${await git.indexPath(root)}.lock`).catch(() => null)) {
+    if (await fs.stat(`${userIndex}.lock`).catch(() => null)) {
       throw new UserError(`another git process is working in ${root} (its index is locked); nothing was changed`, "wait for it to finish, then run the rewind again");
     }
     indexCopy = path.join(rewindsDir(store), `${stamp}.index`);
     await ensureDir(rewindsDir(store));
-    await copyFileAtomic(await git.indexPath(root), indexCopy);
+    await copyFileAtomic(userIndex, indexCopy);
   }
   const record: RewindRecord = {
     stamp,
@@ -184,13 +185,10 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
   return record;
 }
 
-/** What an undo would do, computed before anything changes (for --dry-run, and for the undo itself). */
+/** An undo's plan with the captured work tree it was computed from. */
 export interface PreparedUndo {
-  record: RewindRecord;
+  plan: UndoPlan;
   state: WorkTreeState;
-  changes: git.TreeChange[];
-  /** Edits made after the rewind, which the undo saves under a ref before overwriting them. */
-  keepsEdits: boolean;
 }
 
 export async function prepareUndo(store: Store): Promise<PreparedUndo> {
@@ -200,36 +198,22 @@ export async function prepareUndo(store: Store): Promise<PreparedUndo> {
   await refuseIfRecordingIn(store, record.root);
   const state = await captureWorkTree(store, record.root);
   const changes = await git.changedPaths(record.root, state.tree, record.backup.tree);
-  const keepsEdits = record.after !== null && state.tree !== record.after.tree && state.tree !== record.backup.tree;
-  return { record, state, changes, keepsEdits };
-}
-
-/** The undo as lines a person reads (for --dry-run). */
-export function describeUndo({ record, changes, keepsEdits, state }: PreparedUndo): string[] {
-  const lines = [`undo the rewind of session ${record.sessionId} to turn ${record.turn} (made ${record.at})`];
-  if (changes.length === 0) lines.push("  code: already as before that rewind, nothing to write");
-  for (const c of changes) lines.push(`  ${c.status === "D" ? "delete" : "write "}  ${git.shownPath(c.path)}`);
-  if (keepsEdits) lines.push("  backup: edits made since that rewind are saved first, under refs/nudge/backup/");
-  if (record.before.indexCopy && record.before.head) {
-    lines.push(`  HEAD: ${record.before.branch ?? "HEAD"} moves from ${(state.head ?? "(none)").slice(0, 10)} back to ${record.before.head.slice(0, 10)}, and the index is put back`);
-  }
-  if (record.scope !== "code") lines.push(`  conversation: session ${record.sessionId} continues as before that rewind`);
-  return lines;
+  return { plan: planUndo(record, state, changes), state };
 }
 
 /** Put back exactly what the last rewind changed: files, HEAD and index, and the session's fork point. */
-export async function undoLastRewind(store: Store, prepared: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null }> {
-  const { record, state } = prepared;
+export async function undoLastRewind(store: Store, { plan, state }: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+  const record = plan.undo;
   const root = record.root;
   let savedEdits: string | null = null;
-  if (prepared.keepsEdits) {
+  if (plan.keepsEdits) {
     // Edits made after the rewind would be overwritten by the undo: keep them under a ref too.
     savedEdits = await keepBackup(root, state.tree, state.head, "nudge backup before undoing a rewind", "before-undo");
   }
   await switchVerified(state, state.tree, record.backup.tree, "the state before the rewind");
-  if (record.before.indexCopy && record.before.head) {
-    await git.moveRef(root, record.before.branch ? `refs/heads/${record.before.branch}` : "HEAD", record.before.head, state.head ?? git.NO_REF);
-    await copyFileAtomic(record.before.indexCopy, await git.indexPath(root));
+  if (plan.head) {
+    await git.moveRef(root, plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD", plan.head.to, plan.head.from ?? git.NO_REF);
+    await copyFileAtomic(record.before.indexCopy!, await git.indexPath(root));
   }
   if (record.scope !== "code") await updateManifest(bundleDir(store, record.sessionId), { rewoundTo: record.before.rewoundTo });
   await saveRecord(store, { ...record, status: "undone" });

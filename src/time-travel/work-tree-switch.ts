@@ -10,7 +10,7 @@
  * Paths here are byte strings (latin1, one character per byte, see git.changedPaths): file names
  * need not be UTF-8, so they reach the file system as Buffers and are decoded only for messages.
  */
-import { promises as fs } from "node:fs";
+import { promises as fs, type Stats } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
 import { keepBackup } from "./rewind-log.js";
@@ -94,40 +94,28 @@ export async function refuseIfInTheWay(root: string, changes: git.TreeChange[], 
 }
 
 /**
- * What is on disk at each path, as the "mode id" entries git could record for it (none where
- * nothing is). A regular file has two candidate ids: its bytes as they are, and its bytes through
- * git's filters (eol conversion, git-lfs); which one `git add` stores depends on the index.
- * `likeId` is an id of this repository: it tells SHA-1 from SHA-256.
+ * The touched files (not submodules) whose content on disk is no longer what the switch starts
+ * from (the `old` side of each change), compared as git would record it. A regular file is
+ * hashed through git's filters (eol conversion, git-lfs); only where that id differs is its raw
+ * content hashed too, since `text=auto` keeps CRLF in a blob that already has it.
  */
-async function entriesOnDisk(root: string, paths: string[], likeId: string): Promise<string[][]> {
-  const stats = await Promise.all(paths.map((rel) => fs.lstat(onDisk(root, rel)).catch(() => null)));
-  const files = paths.filter((_, i) => stats[i]?.isFile());
-  const filteredIds = new Map((await git.hashFiles(root, files)).map((id, i) => [files[i]!, id]));
-  return Promise.all(
-    paths.map(async (rel, i) => {
-      const stat = stats[i];
-      if (!stat || stat.isDirectory()) return [];
-      if (stat.isSymbolicLink()) return [`120000 ${git.blobId(await fs.readlink(onDisk(root, rel), { encoding: "buffer" }), likeId)}`];
-      if (!stat.isFile()) return ["special"]; // a fifo or socket: never what a snapshot holds
-      const mode = stat.mode & 0o111 ? "100755" : "100644";
-      return [`${mode} ${filteredIds.get(rel)}`, `${mode} ${git.blobId(await fs.readFile(onDisk(root, rel)), likeId)}`];
-    }),
-  );
-}
-
-/** The touched paths whose content on disk is not what `side` of the changes says it should be. */
-async function pathsNotAt(root: string, all: git.TreeChange[], side: "old" | "new"): Promise<string[]> {
-  const changes = all.filter((c) => !git.isSubmodule(c)); // left as they are, so never checked
-  if (changes.length === 0) return [];
+async function pathsChangedSince(root: string, files: git.TreeChange[]): Promise<string[]> {
+  if (files.length === 0) return [];
+  const stats = await Promise.all(files.map((c) => fs.lstat(onDisk(root, c.path)).catch(() => null)));
+  const regular = files.filter((_, i) => stats[i]?.isFile()).map((c) => c.path);
+  const filteredIds = new Map((await git.hashFiles(root, regular)).map((id, i) => [regular[i]!, id]));
   // Every id diff-tree gives (the all-zero one included) has the repository's hash length.
-  const onDiskNow = await entriesOnDisk(root, changes.map((c) => c.path), changes[0]!.blob);
-  return changes
-    .filter((c, i) => {
-      const [mode, blob] = side === "old" ? [c.oldMode, c.oldBlob] : [c.mode, c.blob];
-      const found = onDiskNow[i]!;
-      return mode === "000000" ? found.length > 0 : !found.includes(`${mode} ${blob}`);
-    })
-    .map((c) => git.shownPath(c.path));
+  const likeId = files[0]!.oldBlob;
+  const matches = async (c: git.TreeChange, stat: Stats | null): Promise<boolean> => {
+    if (c.oldMode === "000000") return !stat || stat.isDirectory();
+    if (!stat) return false;
+    const file = onDisk(root, c.path);
+    if (stat.isSymbolicLink()) return c.oldMode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), likeId) === c.oldBlob;
+    if (!stat.isFile() || c.oldMode !== (stat.mode & 0o111 ? "100755" : "100644")) return false; // a folder, a fifo, another mode
+    return filteredIds.get(c.path) === c.oldBlob || git.blobId(await fs.readFile(file), likeId) === c.oldBlob;
+  };
+  const changed = await Promise.all(files.map(async (c, i) => !(await matches(c, stats[i] ?? null))));
+  return files.filter((_, i) => changed[i]).map((c) => git.shownPath(c.path));
 }
 
 /**
@@ -180,7 +168,8 @@ export async function switchVerified(
   const changes = known ?? (await git.changedPaths(tree.root, from, to));
   refuseSubmoduleSwaps(changes, what);
   if (!known) await refuseIfInTheWay(tree.root, changes, what);
-  const changedSince = await pathsNotAt(tree.root, changes, "old");
+  const files = changes.filter((c) => !git.isSubmodule(c)); // a submodule's files are never written, so never checked
+  const changedSince = await pathsChangedSince(tree.root, files);
   if (changedSince.length > 0) {
     throw new UserError(
       `files changed while the rewind was being prepared: ${changedSince.slice(0, 5).join(", ")}`,
@@ -200,7 +189,7 @@ export async function switchVerified(
   }
   const saved = await saveWhatIsThere(tree);
   const restored = await applyChanges(tree, reversed(changes)).then(
-    async () => (await pathsNotAt(tree.root, changes, "old")).length === 0,
+    async () => (await pathsChangedSince(tree.root, files)).length === 0,
     () => false,
   );
   throw new UserError(

@@ -17,8 +17,8 @@ export const sessionShowCommand = new Command("show")
     const options = parseOptions(Options, raw);
     const session = await resolveSession(await openStore(process.cwd()), id);
     const m = session.manifest;
-    if (options.json) return printJson({ ...summarize(session), repo: m.repo, claude: m.claude, turns: m.turns });
     const s = summarize(session);
+    if (options.json) return printJson({ ...s, repo: m.repo, claude: m.claude, turns: m.turns });
     const out = (line: string) => process.stdout.write(line + "\n");
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);

@@ -352,7 +352,7 @@ export class SessionRecorder {
       subtype: event.subtype,
       isError: event.is_error,
       costUsd: cost,
-    durationMs: event.duration_ms ?? null,
+      durationMs: event.duration_ms ?? null,
       numTurns: event.num_turns ?? null,
       usage: event.usage ?? null,
     };

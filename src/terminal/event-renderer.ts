@@ -26,9 +26,9 @@ export interface RendererOptions {
   cwd: string;
   /**
    * nudge's own notices about the stream (a line that is not JSON), unstyled, one per call. They
-   * are not claude's words, so they must not land in stdout with them; default: `stderrNotice`.
+   * are not claude's words, so they must not land in stdout with them (replay: `stderrNotice`).
    */
-  notice?: (text: string) => void;
+  notice: (text: string) => void;
 }
 
 /** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
@@ -38,12 +38,8 @@ export function stderrNotice(text: string): void {
 
 export class EventRenderer {
   private seenInit = false;
-  private readonly toolNames = new Map<string, string>();
-  private readonly notice: (text: string) => void;
 
-  constructor(private readonly o: RendererOptions) {
-    this.notice = o.notice ?? stderrNotice;
-  }
+  constructor(private readonly o: RendererOptions) {}
 
   render(event: StreamEvent): void {
     switch (event.type) {
@@ -74,7 +70,7 @@ export class EventRenderer {
         }
         return;
       case "invalid":
-        if (event.text.trim()) this.notice(`! not JSON: ${oneLine(event.text, 120)}`);
+        if (event.text.trim()) this.o.notice(`! not JSON: ${oneLine(event.text, 120)}`);
         return;
       default:
         return;
@@ -120,7 +116,6 @@ export class EventRenderer {
   }
 
   private toolUse(block: ToolUse): void {
-    this.toolNames.set(block.id, block.name);
     const detail = toolDetail(block, this.o.cwd);
     this.line(this.o.style.cyan(`⏺ ${block.name}${detail ? `(${detail})` : ""}`));
     if (this.o.verbose) {

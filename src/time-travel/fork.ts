@@ -9,7 +9,7 @@ import { UserError } from "../errors.js";
 import { pathExists } from "../file-exists.js";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
-import { bundleDir, bundleFiles, newSessionId, readManifest, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleDir, bundleFiles, newSessionId, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { snapshotRef } from "../snapshot/snapshotter.js";
 import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
@@ -34,19 +34,19 @@ export async function forkBundle(
   // Built under a hidden name and renamed into place whole: a failure leaves no half-made session.
   const building = path.join(path.dirname(dir), `.${id}.building`);
   await fs.mkdir(building);
+  let manifest: Manifest;
   try {
-    await buildFork(source, turn.n, id, building, repo);
+    manifest = await buildFork(source, turn.n, id, building, repo);
     await fs.rename(building, dir);
   } catch (error) {
     await fs.rm(building, { recursive: true, force: true });
     throw error;
   }
-  const manifest = await readManifest(dir);
   await git.updateRefs(source.manifest.repo.root, manifest.turns.map((t) => ({ ref: t.snapshot.ref, commit: t.snapshot.commit })));
   return { dir, manifest };
 }
 
-async function buildFork(source: StoredSession, n: number, id: string, dir: string, repo: ForkRepo): Promise<void> {
+async function buildFork(source: StoredSession, n: number, id: string, dir: string, repo: ForkRepo): Promise<Manifest> {
   const turn = source.manifest.turns[n]!;
   const from = bundleFiles(source.dir);
   const to = bundleFiles(dir);
@@ -79,6 +79,7 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
     turns,
   };
   await writeManifest(dir, manifest);
+  return manifest;
 }
 
 /** Byte offset where line `n` (0-based) starts; the file's length when it has fewer lines. */

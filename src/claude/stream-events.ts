@@ -4,6 +4,7 @@
  * not match is an `OtherEvent` and is still stored byte for byte.
  */
 import { z } from "zod";
+import { ControlRequestEvent } from "./control-protocol.js";
 
 const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
 const ToolUseBlock = z.looseObject({
@@ -83,11 +84,26 @@ export const ControlResponseEvent = z.looseObject({
   response: z.looseObject({ subtype: z.string(), request_id: z.string().optional() }),
 });
 
+/**
+ * With --include-partial-messages: the API's own stream events (message_start, content_block_*
+ * with text_delta / thinking_delta / input_json_delta, message_delta, message_stop), so text can
+ * be shown as it is typed. The whole `assistant` line still follows each message.
+ */
+export const PartialEvent = z.looseObject({
+  type: z.literal("stream_event"),
+  event: z.looseObject({ type: z.string() }),
+  parent_tool_use_id: z.string().nullable().optional(),
+  session_id: z.string().optional(),
+  uuid: z.string().optional(),
+});
+
 export type SystemEvent = z.infer<typeof SystemEvent>;
+export type PartialEvent = z.infer<typeof PartialEvent>;
 export type AssistantEvent = z.infer<typeof AssistantEvent>;
 export type UserEvent = z.infer<typeof UserEvent>;
 export type ResultEvent = z.infer<typeof ResultEvent>;
 export type ControlResponseEvent = z.infer<typeof ControlResponseEvent>;
+export type { ControlRequestEvent };
 export type ToolUse = z.infer<typeof ToolUseBlock>;
 export type ToolResult = z.infer<typeof ToolResultBlock>;
 export interface OtherEvent {
@@ -105,6 +121,8 @@ export type StreamEvent =
   | UserEvent
   | ResultEvent
   | ControlResponseEvent
+  | ControlRequestEvent
+  | PartialEvent
   | OtherEvent
   | InvalidLine;
 
@@ -114,6 +132,8 @@ const byType: Record<string, z.ZodType<StreamEvent>> = {
   user: UserEvent,
   result: ResultEvent,
   control_response: ControlResponseEvent,
+  control_request: ControlRequestEvent,
+  stream_event: PartialEvent,
 };
 
 /** Classify a parsed line (`json` null = the line was not JSON). */

@@ -1,0 +1,95 @@
+/**
+ * claude's control protocol over stream-json (measured with 2.1.329, see the README): requests
+ * claude sends on stdout and waits for (`can_use_tool` with `--permission-prompt-tool stdio`,
+ * `hook_callback` for hooks registered by an `initialize` request), and the responses nudge
+ * writes back on stdin. Schemas are loose: fields claude adds must never break a session.
+ */
+import { z } from "zod";
+
+/** A rule claude can add to its permission settings, as offered in `permission_suggestions`. */
+export const PermissionUpdate = z.looseObject({
+  type: z.string(),
+  rules: z.array(z.looseObject({ toolName: z.string(), ruleContent: z.string().optional() })).optional(),
+  behavior: z.string().optional(),
+  destination: z.string().optional(),
+  directories: z.array(z.string()).optional(),
+  mode: z.string().optional(),
+});
+export type PermissionUpdate = z.infer<typeof PermissionUpdate>;
+
+/**
+ * claude asks whether a tool may run (the permission mode and rules did not decide it), or, with
+ * `requires_user_interaction`, needs the user's answer (AskUserQuestion, ExitPlanMode). For
+ * ExitPlanMode the input arrives empty: the plan is in the assistant's tool_use block of the same
+ * `tool_use_id`.
+ */
+export const CanUseToolRequest = z.looseObject({
+  subtype: z.literal("can_use_tool"),
+  tool_name: z.string(),
+  input: z.record(z.string(), z.unknown()).catch({}),
+  description: z.string().optional(),
+  permission_suggestions: z.array(PermissionUpdate).catch([]).optional(),
+  blocked_path: z.string().optional(),
+  tool_use_id: z.string().optional(),
+  requires_user_interaction: z.boolean().optional(),
+});
+export type CanUseToolRequest = z.infer<typeof CanUseToolRequest>;
+
+/** A hook registered through `initialize` fired: PreToolUse before a tool runs, PostToolUse after. */
+export const HookCallbackRequest = z.looseObject({
+  subtype: z.literal("hook_callback"),
+  callback_id: z.string(),
+  input: z.looseObject({
+    hook_event_name: z.string(),
+    tool_name: z.string().optional(),
+    tool_input: z.record(z.string(), z.unknown()).optional(),
+    tool_use_id: z.string().optional(),
+    cwd: z.string().optional(),
+  }),
+});
+export type HookCallbackRequest = z.infer<typeof HookCallbackRequest>;
+
+export const ControlRequestEvent = z.looseObject({
+  type: z.literal("control_request"),
+  request_id: z.string(),
+  request: z.looseObject({ subtype: z.string() }),
+});
+export type ControlRequestEvent = z.infer<typeof ControlRequestEvent>;
+
+/** The answer to a `can_use_tool` request. */
+export type PermissionDecision =
+  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: PermissionUpdate[] }
+  | { behavior: "deny"; message: string; interrupt?: boolean };
+
+/** The answer to a PreToolUse hook: claude's own permission flow runs when it is "ask" or absent. */
+export interface PreToolUseOutput {
+  hookSpecificOutput: {
+    hookEventName: "PreToolUse";
+    permissionDecision?: "allow" | "deny" | "ask";
+    permissionDecisionReason?: string;
+    updatedInput?: Record<string, unknown>;
+  };
+}
+
+/** The answer to a PostToolUse hook: `additionalContext` reaches the model after the tool result. */
+export interface PostToolUseOutput {
+  hookSpecificOutput: { hookEventName: "PostToolUse"; additionalContext?: string };
+}
+
+/** The line nudge writes back for a request claude is waiting on. */
+export function controlResponse(requestId: string, response: object): object {
+  return { type: "control_response", response: { subtype: "success", request_id: requestId, response } };
+}
+
+/** A request nudge could not answer: claude treats the tool call as failed, the session goes on. */
+export function controlError(requestId: string, error: string): object {
+  return { type: "control_response", response: { subtype: "error", request_id: requestId, error } };
+}
+
+/**
+ * Register hooks (sent before the first prompt). claude then sends a `hook_callback` naming the
+ * callback id for every tool call the matcher (a regex on the tool name) matches.
+ */
+export function initializeRequest(requestId: string, hooks: Partial<Record<"PreToolUse" | "PostToolUse", Array<{ matcher: string; hookCallbackIds: string[] }>>>): object {
+  return { type: "control_request", request_id: requestId, request: { subtype: "initialize", hooks } };
+}

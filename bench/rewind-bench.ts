@@ -7,9 +7,11 @@ import { execa } from "execa";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MANIFEST_FORMAT, type Manifest, type Turn } from "../src/bundle/manifest-schema.js";
-import { loadSession, writeManifest, type Store } from "../src/bundle/store.js";
+import { loadSession, writeBundle, type Store } from "../src/bundle/store.js";
+import { summaryOf } from "../src/bundle/summary.js";
 import * as git from "../src/snapshot/git.js";
-import { takeSnapshot } from "../src/snapshot/snapshotter.js";
+import { PrivateIndex } from "../src/snapshot/private-index.js";
+import { keepSnapshot, patchBetween } from "../src/snapshot/snapshotter.js";
 import { applyRewind, prepareRewind } from "../src/time-travel/rewind.js";
 import { baselineGit, generateRepo, median, timeIt } from "./bench-repo.js";
 import { promises as fs } from "node:fs";
@@ -21,7 +23,7 @@ function change(dir: string): void {
 }
 
 async function twoTurnSession(repo: string): Promise<{ store: Store; id: string }> {
-  const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+  const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
   const id = "benchrewind";
   const indexFile = path.join(store.dir, "index", id);
   const head = (await git.headCommit(repo))!;
@@ -29,7 +31,10 @@ async function twoTurnSession(repo: string): Promise<{ store: Store; id: string 
   let previous = { commit: head, tree: await git.treeOf(repo, head) };
   for (const n of [0, 1]) {
     if (n === 1) change(repo);
-    const s = await takeSnapshot({ root: repo, indexFile, ref: `refs/nudge/${id}/${n}`, parent: previous.commit, previousTree: previous.tree, message: `turn ${n}` });
+    const { tree } = await new PrivateIndex({ root: repo, indexFile, exclude: [], untrackedCache: true }).capture();
+    const commit = await keepSnapshot(repo, { tree, parent: previous.commit, message: `turn ${n}`, ref: `refs/nudge/sessions/${id}` });
+    const patch = await patchBetween(repo, previous.tree, tree);
+    const s = { tree, commit, ref: `refs/nudge/sessions/${id}`, head: await git.headCommit(repo), patchSha256: patch.sha256, patch: patch.bytes, stats: { filesChanged: patch.filesChanged, insertions: patch.insertions, deletions: patch.deletions, binaryFiles: patch.binaryFiles } };
     const at = new Date().toISOString();
     turns.push({
       n, prompt: n ? "change" : null, status: "complete", startedAt: at, endedAt: at, lines: { from: 0, to: 0 }, result: null,
@@ -42,10 +47,10 @@ async function twoTurnSession(repo: string): Promise<{ store: Store; id: string 
   const manifest: Manifest = {
     format: MANIFEST_FORMAT, id, createdAt: at, updatedAt: at, state: "complete",
     repo: { root: repo, cwd: repo, baseCommit: head, branch: "main" }, claude: { version: null, model: null },
-    parent: null, resume: null, rewoundTo: null, pendingTurn: null, turns,
+    parent: null, resume: null, rewoundTo: null, summary: summaryOf(turns), turns, unsaved: [],
   };
   await fs.mkdir(path.join(store.dir, "sessions", id), { recursive: true });
-  await writeManifest(path.join(store.dir, "sessions", id), manifest);
+  await writeBundle(path.join(store.dir, "sessions", id), manifest);
   return { store, id };
 }
 

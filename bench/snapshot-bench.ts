@@ -3,7 +3,8 @@
  * same run: each turn makes a small change, then both are timed, alternating which goes first.
  */
 import path from "node:path";
-import { takeSnapshot } from "../src/snapshot/snapshotter.js";
+import { PrivateIndex } from "../src/snapshot/private-index.js";
+import { keepSnapshot } from "../src/snapshot/snapshotter.js";
 import * as git from "../src/snapshot/git.js";
 import { baselineGit, generateRepo, median, smallChange, timeIt } from "./bench-repo.js";
 
@@ -21,9 +22,11 @@ export async function snapshotBench(files: number, turns: number): Promise<Snaps
   const head = (await git.headCommit(repo))!;
   let previous = { commit: head, tree: await git.treeOf(repo, head) };
   const status = () => baselineGit(repo, "status", "--porcelain", "-uall");
+  const index = new PrivateIndex({ root: repo, indexFile, exclude: [], untrackedCache: true });
   const snapshot = async (n: number) => {
-    const s = await takeSnapshot({ root: repo, indexFile, ref: `refs/nudge/bench/${n}`, parent: previous.commit, previousTree: previous.tree, message: `turn ${n}` });
-    previous = { commit: s.commit, tree: s.tree };
+    const { tree } = await index.capture();
+    const commit = await keepSnapshot(repo, { tree, parent: previous.commit, message: `turn ${n}`, ref: "refs/nudge/sessions/bench" });
+    previous = { commit, tree };
   };
   // Warm-up: the first snapshot seeds the private index, the first status warms the OS cache.
   await status();

@@ -96,6 +96,19 @@ function systemProblem(error: unknown): { message: string; hint: string } | null
   return hint ? { message: error.message, hint } : null;
 }
 
+let settled = false;
+/**
+ * Node exits with status 0 when nothing is left to wait for, even if the command never finished
+ * (a promise nobody will resolve): that must never pass for success.
+ */
+process.on("beforeExit", () => {
+  if (settled) return;
+  settled = true;
+  process.stderr.write("nudge bug: the command stopped before it finished\nhint: rerun with NUDGE_DEBUG=1 and report it\n");
+  process.exitCode = 2;
+});
 main(process.argv).then((code) => {
-  process.exitCode = code;
+  settled = true;
+  // A command may have set its own status (a session ended by the terminal hanging up: 129).
+  if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
 });

@@ -1,28 +1,75 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { faultPoint } from "../fault-injection.js";
 
 /**
  * Write a whole file so that a reader (or a crash at any instant) sees either the old content or
  * the new, never a mix: write a temp file beside it, fsync it, rename it over, fsync the folder.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  await replaceAtomically(file, async (temp) => {
+    const handle = await fs.open(temp, "wx");
+    try {
+      faultPoint("atomic-write");
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/** Copy a file atomically, in the kernel (never read whole into memory: transcripts grow large). */
+export async function copyFileAtomic(from: string, to: string): Promise<void> {
+  await replaceAtomically(to, async (temp) => {
+    faultPoint("atomic-write");
+    await fs.copyFile(from, temp, fs.constants.COPYFILE_EXCL);
+    const handle = await fs.open(temp, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/**
+ * Temp files are named `.<name>.<pid>.<random>.tmp` beside their target: whatever fails, the
+ * temp is removed, and `sweepTempFiles` clears those a killed process left.
+ */
+async function replaceAtomically(file: string, fill: (temp: string) => Promise<void>): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  const handle = await fs.open(temp, "wx");
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    await fill(temp);
     await fs.rename(temp, file);
   } catch (error) {
-    await fs.rm(temp, { force: true });
+    await fs.rm(temp, { force: true }).catch(() => undefined);
     throw error;
   }
   await syncDir(dir);
+}
+
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Remove the temp files of atomic writes whose process is gone (killed mid-write), in `dir` and
+ * the folders below it. On a full disk they would hold the space nudge needs to go on.
+ */
+export async function sweepTempFiles(dir: string, isAlive: (pid: number) => boolean): Promise<void> {
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await sweepTempFiles(full, isAlive);
+    const pid = TEMP_NAME.exec(entry.name)?.[1];
+    if (entry.isFile() && pid && !isAlive(Number(pid))) await fs.rm(full, { force: true });
+  }
 }
 
 /**
@@ -47,10 +94,6 @@ export async function ensureDir(dir: string): Promise<void> {
       if (error.code !== "EEXIST") throw error; // made meanwhile by another process: fine
     });
   }
-}
-
-export async function copyFileAtomic(from: string, to: string): Promise<void> {
-  await writeFileAtomic(to, await fs.readFile(from));
 }
 
 /** fsync a directory so a rename in it survives power loss; not every platform allows it. */

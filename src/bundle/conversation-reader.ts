@@ -1,21 +1,22 @@
 /**
  * Reads a bundle's conversation back: claude's lines as stored (bytes, never re-encoded), each
- * with the time it arrived, grouped by the turn that owns it.
+ * with the time it arrived, grouped by the turn that owns it. One turn is read by seeking to its
+ * byte range, so replaying turn 900 of a long session does not read the 899 before it.
  */
 import { promises as fs } from "node:fs";
 import { splitLines } from "../claude/ndjson.js";
-import type { Manifest, Turn } from "./manifest-schema.js";
+import type { Manifest, PendingTurn, Turn } from "./manifest-schema.js";
 import { bundleFiles } from "./store.js";
 
 export interface TimedLine {
-  /** 0-based line number in conversation.jsonl. */
+  /** 0-based line number in its file. */
   n: number;
   bytes: Buffer;
-  /** Arrival time (epoch ms), or null when timing.txt has no usable entry for the line. */
+  /** Arrival time (epoch ms), or null when the timing file has no usable entry for the line. */
   at: number | null;
 }
 
-/** A run of lines: a saved turn's, the unsaved turn a crash left behind, or lines between turns. */
+/** A run of lines: a saved turn's, an unsaved turn a crash left behind, or lines between turns. */
 export interface TurnLines {
   turn: Turn | null;
   /** Set for the lines of a turn that was in flight when the session stopped and was never saved. */
@@ -23,6 +24,9 @@ export interface TurnLines {
   lines: TimedLine[];
 }
 
+type Turns = Pick<Manifest, "turns" | "unsaved">;
+
+/** Every line of conversation.jsonl with its time. */
 export async function readConversation(dir: string): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   const times = parseTimes((await readIfExists(files.timing)).toString("utf8"));
@@ -30,12 +34,30 @@ export async function readConversation(dir: string): Promise<TimedLine[]> {
   return splitLines(await readIfExists(files.conversation)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null }));
 }
 
+/** One saved turn's lines, read from its byte range when the turn records one. */
+export async function readTurnLines(dir: string, turn: Turn): Promise<TimedLine[]> {
+  const files = bundleFiles(dir);
+  if (!turn.bytes || turn.bytes.to < turn.bytes.from) return (await readConversation(dir)).slice(turn.lines.from, turn.lines.to);
+  const bytes = await readRange(files.conversation, turn.bytes.from, turn.bytes.to);
+  const lines = splitLines(bytes);
+  const times = await readTimes(files.timing, turn.lines.from, turn.lines.to);
+  return lines.map((b, i) => ({ n: turn.lines.from + i, bytes: b, at: times[i] ?? null }));
+}
+
+/** input.jsonl: what nudge wrote to claude, each line with its time. */
+export async function readInput(dir: string): Promise<TimedLine[]> {
+  const files = bundleFiles(dir);
+  const times = parseTimes((await readIfExists(files.inputTiming)).toString("utf8"));
+  return splitLines(await readIfExists(files.input)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null }));
+}
+
 /**
  * How many lines conversation.jsonl must hold at least: every saved turn's range, and the lines
  * before a turn that was in flight. Fewer means the file was truncated or deleted.
  */
-export function recordedLineCount(manifest: Pick<Manifest, "turns" | "pendingTurn">): number {
-  return manifest.turns.reduce((most, turn) => Math.max(most, turn.lines.to), manifest.pendingTurn?.fromLine ?? 0);
+export function recordedLineCount(manifest: Turns): number {
+  const saved = manifest.turns.reduce((most, turn) => Math.max(most, turn.lines.to), 0);
+  return manifest.unsaved.reduce((most, u) => Math.max(most, u.ended?.toLine ?? u.fromLine), saved);
 }
 
 export function parseTimes(text: string): Array<number | null> {
@@ -49,24 +71,27 @@ export function parseTimes(text: string): Array<number | null> {
  * Every line exactly once, in file order, cut at the turns' line ranges. Turn 0 (the starting
  * state) has no lines and is left out.
  */
-export function groupByTurn(manifest: Pick<Manifest, "turns" | "pendingTurn">, lines: TimedLine[]): TurnLines[] {
+export function groupByTurn(manifest: Turns, lines: TimedLine[]): TurnLines[] {
+  type Span = { from: number; to: number; turn: Turn | null; pending: PendingTurn | null };
+  const spans: Span[] = [
+    ...manifest.turns.filter((t) => t.n > 0).map((t) => ({ from: t.lines.from, to: t.lines.to, turn: t, pending: null })),
+    ...manifest.unsaved.map((u) => ({ from: u.fromLine, to: u.ended?.toLine ?? Infinity, turn: null, pending: u })),
+  ].sort((a, b) => a.from - b.from);
   const groups: TurnLines[] = [];
   let cursor = 0;
   const loose = (to: number) => {
     if (to > cursor) groups.push({ turn: null, pending: null, lines: lines.slice(cursor, to) });
     cursor = Math.max(cursor, to);
   };
-  for (const turn of manifest.turns) {
-    if (turn.n === 0) continue;
-    loose(turn.lines.from);
-    groups.push({ turn, pending: null, lines: lines.slice(turn.lines.from, turn.lines.to) });
-    cursor = Math.max(cursor, turn.lines.to);
-  }
-  const pending = manifest.pendingTurn;
-  if (pending && pending.fromLine >= cursor) {
-    loose(pending.fromLine);
-    groups.push({ turn: null, pending: { n: pending.n, prompt: pending.prompt }, lines: lines.slice(cursor) });
-    cursor = lines.length;
+  for (const span of spans) {
+    loose(span.from);
+    const to = Math.min(span.to, lines.length);
+    groups.push({
+      turn: span.turn,
+      pending: span.pending && { n: span.pending.n, prompt: span.pending.prompt },
+      lines: lines.slice(Math.max(cursor, span.from), to),
+    });
+    cursor = Math.max(cursor, to);
   }
   loose(lines.length);
   return groups;
@@ -80,4 +105,27 @@ async function readIfExists(file: string): Promise<Buffer> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return Buffer.alloc(0);
     throw error;
   }
+}
+
+async function readRange(file: string, from: number, to: number): Promise<Buffer> {
+  const handle = await fs.open(file, "r").catch(() => null);
+  if (!handle) return Buffer.alloc(0);
+  try {
+    const buffer = Buffer.alloc(to - from);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Times of lines [from, to): every entry of timing.txt is an epoch-ms number of 13 digits and a
+ * "\n", so line i starts at byte 14·i. If the slice there does not look like that (a file written
+ * otherwise), the whole file is read instead.
+ */
+async function readTimes(file: string, from: number, to: number): Promise<Array<number | null>> {
+  const slice = (await readRange(file, from * 14, to * 14)).toString("utf8");
+  if (/^(\d{13}\n)*$/.test(slice) && slice.length === (to - from) * 14) return parseTimes(slice);
+  return parseTimes((await readIfExists(file)).toString("utf8")).slice(from, to);
 }

@@ -3,13 +3,16 @@
  * disagree (a test fails when the committed files are stale; `npm run schemas` rewrites them).
  */
 import { z } from "zod";
-import { ManifestSchema } from "./manifest-schema.js";
+import { JournalRecordSchema, ManifestHeaderSchema } from "./manifest-schema.js";
+
+function schema(name: string, title: string, zodSchema: z.ZodType): [string, string] {
+  const json = { $id: `https://nudge.dev/schemas/${name}`, title, ...z.toJSONSchema(zodSchema, { target: "draft-2020-12" }) };
+  return [name, JSON.stringify(json, null, 2) + "\n"];
+}
 
 export function jsonSchemas(): Record<string, string> {
-  const manifest = {
-    $id: "https://nudge.dev/schemas/manifest.schema.json",
-    title: "nudge session manifest",
-    ...z.toJSONSchema(ManifestSchema, { target: "draft-2020-12" }),
-  };
-  return { "manifest.schema.json": JSON.stringify(manifest, null, 2) + "\n" };
+  return Object.fromEntries([
+    schema("manifest.schema.json", "nudge session manifest (the bundle's header)", ManifestHeaderSchema),
+    schema("turn.schema.json", "nudge turn journal record (one line of turns.jsonl)", JournalRecordSchema),
+  ]);
 }

@@ -7,28 +7,34 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { claudeConfigDir } from "../claude/transcript.js";
-import { commonDir, repoRoot } from "../snapshot/git.js";
+import { repoLocation } from "../snapshot/git.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { ManifestSchema, type Manifest } from "./manifest-schema.js";
-import { isLocked, lockActivity } from "./session-lock.js";
+import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./manifest-schema.js";
+import { fromFormat1 } from "./manifest-v1.js";
+import { isLocked, lockActivity } from "./locks.js";
+import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
 
 export interface Store {
   /** The repository's work tree top (of the worktree nudge was started in). */
   repoRoot: string;
-  /** nudge's folder: sessions, private indexes. */
+  /** The git dir shared by all worktrees of the repository. */
+  commonDir: string;
+  /** This worktree's own git dir (the common one for the main work tree). */
+  gitDir: string;
+  /** nudge's folder: sessions, private indexes, locks, rewind records. */
   dir: string;
   /** Folders of nudge's and claude's own files, never to be snapshotted (see own-paths.ts). */
   ownDirs: string[];
 }
 
 export async function openStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
-  const root = await repoRoot(cwd);
-  const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(await commonDir(root), "nudge");
+  const { root, commonDir, gitDir } = await repoLocation(cwd);
+  const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(commonDir, "nudge");
   const stat = await fs.stat(dir).catch(() => null);
   if (stat && !stat.isDirectory()) {
     throw new UserError(`the nudge store is not a folder: ${dir}`, "point NUDGE_STORE at a folder (it is made if missing), or unset it");
   }
-  return { repoRoot: root, dir, ownDirs: [dir, claudeConfigDir(env)] };
+  return { repoRoot: root, commonDir, gitDir, dir, ownDirs: [dir, claudeConfigDir(env)] };
 }
 
 export function bundleDir(store: Store, id: string): string {
@@ -40,8 +46,11 @@ export function bundleFiles(dir: string) {
   return {
     dir,
     manifest: path.join(dir, "manifest.json"),
+    journal: path.join(dir, "turns.jsonl"),
     conversation: path.join(dir, "conversation.jsonl"),
     timing: path.join(dir, "timing.txt"),
+    input: path.join(dir, "input.jsonl"),
+    inputTiming: path.join(dir, "input-timing.txt"),
     stderr: path.join(dir, "claude-stderr.log"),
     changes: path.join(dir, "changes"),
     transcripts: path.join(dir, "claude"),
@@ -50,47 +59,85 @@ export function bundleFiles(dir: string) {
 }
 export type BundleFiles = ReturnType<typeof bundleFiles>;
 
-export function patchName(n: number): string {
-  return `changes/turn-${String(n).padStart(3, "0")}.patch`;
+export function patchName(n: number, kind: "turn" | "edits" = "turn"): string {
+  return `changes/${kind}-${String(n).padStart(3, "0")}.patch`;
 }
 
 export function newSessionId(): string {
   return randomBytes(5).toString("hex"); // 10 hex chars: short to type, unique per repo in practice
 }
 
-export async function readManifest(dir: string): Promise<Manifest> {
-  const file = bundleFiles(dir).manifest;
+async function readJson(file: string, dir: string): Promise<unknown> {
   let raw: string;
   try {
     raw = await fs.readFile(file, "utf8");
   } catch {
     throw new UserError(`no session bundle at ${dir}`, "list the sessions with: nudge session list");
   }
-  let json: unknown;
   try {
-    json = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch {
     throw new UserError(`${file} is not valid JSON`, "the bundle is damaged; restore it from an export if you have one");
   }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UserError(
-      `${file} does not match the bundle format: ${issue?.path.join(".")}: ${issue?.message}`,
-      "the bundle was written by another nudge version or damaged",
-    );
-  }
-  return parsed.data;
 }
 
-export async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
-  const checked = ManifestSchema.parse(manifest); // never write a manifest a reader would reject
+function checkHeader(json: unknown, file: string): ManifestHeader {
+  const parsed = ManifestHeaderSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const format = (json as { format?: unknown } | null)?.format;
+  if (typeof format === "number" && format > 2) {
+    throw new UserError(`${file} is in bundle format ${format}, newer than this nudge reads`, "update nudge to read this session");
+  }
+  const issue = parsed.error.issues[0];
+  throw new UserError(`${file} does not match the bundle format: ${issue?.path.join(".")}: ${issue?.message}`, "the bundle was written by another nudge version or damaged");
+}
+
+/** The header alone: what `session list` needs, the same cost however long the session is. */
+export async function readHeader(dir: string): Promise<ManifestHeader> {
+  const file = bundleFiles(dir).manifest;
+  const json = await readJson(file, dir);
+  const old = fromFormat1(json);
+  return old ? headerOf(old) : checkHeader(json, file);
+}
+
+/** The whole session: the header and its turn journal. */
+export async function readManifest(dir: string): Promise<Manifest> {
+  const files = bundleFiles(dir);
+  const json = await readJson(files.manifest, dir);
+  const old = fromFormat1(json);
+  if (old) return old;
+  const header = checkHeader(json, files.manifest);
+  const text = await fs.readFile(files.journal, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return "";
+    throw error;
+  });
+  return { ...header, ...foldJournal(parseJournal(text, files.journal)) };
+}
+
+export function headerOf(manifest: Manifest): ManifestHeader {
+  const { turns: _turns, unsaved: _unsaved, ...header } = manifest;
+  return header;
+}
+
+export async function writeHeader(dir: string, header: ManifestHeader): Promise<void> {
+  const checked = ManifestHeaderSchema.parse(header); // never write a header a reader would reject
   await writeFileAtomic(bundleFiles(dir).manifest, JSON.stringify(checked, null, 2) + "\n");
 }
 
-/** Read, change and atomically write back a session's manifest (for changes made outside a recording). */
-export async function updateManifest(dir: string, fields: Partial<Manifest>): Promise<void> {
-  await writeManifest(dir, { ...(await readManifest(dir)), ...fields, updatedAt: new Date().toISOString() });
+/**
+ * Write a whole bundle's bookkeeping afresh (a fork, an import, a format-1 bundle migrated): the
+ * journal first, then the header, each atomically, so a crash between leaves the old header, which
+ * still reads as it did.
+ */
+export async function writeBundle(dir: string, manifest: Manifest): Promise<void> {
+  const records = journalOf(manifest.turns, manifest.unsaved);
+  await writeFileAtomic(bundleFiles(dir).journal, records.map((r) => JSON.stringify(r) + "\n").join(""));
+  await writeHeader(dir, headerOf(manifest));
+}
+
+/** Change header fields of a session that is not being recorded (a rewind, a fork point). */
+export async function updateHeader(dir: string, fields: Partial<ManifestHeader>): Promise<void> {
+  await writeHeader(dir, { ...(await readHeader(dir)), ...fields, updatedAt: new Date().toISOString() });
 }
 
 export type SessionState = "recording" | "complete" | "crashed";
@@ -101,9 +148,16 @@ export interface StoredSession {
   state: SessionState;
 }
 
-/** "recording" in a manifest whose lock holder is gone means nudge or the machine died mid-session. */
-export async function sessionState(dir: string, manifest: Manifest): Promise<SessionState> {
-  if (manifest.state === "complete") return "complete";
+/** A session as a listing sees it: the header only. */
+export interface ListedSession {
+  dir: string;
+  header: ManifestHeader;
+  state: SessionState;
+}
+
+/** "recording" in a header whose lock holder is gone means nudge or the machine died mid-session. */
+export async function sessionState(dir: string, header: ManifestHeader): Promise<SessionState> {
+  if (header.state === "complete") return "complete";
   return (await isLocked(bundleFiles(dir).lock)) ? "recording" : "crashed";
 }
 
@@ -113,8 +167,8 @@ export async function loadSession(store: Store, id: string): Promise<StoredSessi
   return { dir, manifest, state: await sessionState(dir, manifest) };
 }
 
-/** The ids of the stored sessions: their folder names (a dot-folder is a fork still being built). */
-async function sessionIds(store: Store): Promise<string[]> {
+/** The ids of the stored sessions: their folder names (a dot-folder is one still being built). */
+export async function sessionIds(store: Store): Promise<string[]> {
   try {
     return (await fs.readdir(path.join(store.dir, "sessions"))).filter((name) => !name.startsWith("."));
   } catch {
@@ -133,7 +187,7 @@ export interface LiveClaude {
 
 /**
  * Sessions with a claude that may be writing files: recorded now, or orphaned by a nudge that
- * died. Each lock is read once, and only the manifests of those sessions are read.
+ * died. Each lock is read once, and only the headers of those sessions are read.
  */
 export async function liveClaudes(store: Store): Promise<LiveClaude[]> {
   const live: LiveClaude[] = [];
@@ -141,34 +195,39 @@ export async function liveClaudes(store: Store): Promise<LiveClaude[]> {
     const dir = bundleDir(store, id);
     const activity = await lockActivity(bundleFiles(dir).lock);
     if (!activity) continue;
-    const manifest = await readManifest(dir).catch(() => null);
-    if (!manifest) continue;
-    if (activity !== "recording") live.push({ id, root: manifest.repo.root, orphanPid: activity.orphanPid });
-    else if (manifest.state === "recording") live.push({ id, root: manifest.repo.root, orphanPid: null });
+    const header = await readHeader(dir).catch(() => null);
+    if (!header) continue;
+    if (activity !== "recording") live.push({ id, root: header.repo.root, orphanPid: activity.orphanPid });
+    else if (header.state === "recording") live.push({ id, root: header.repo.root, orphanPid: null });
   }
   return live;
 }
 
-/** Every readable session, newest first; unreadable folders are reported through `onSkip`. */
-export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<StoredSession[]> {
-  const sessions: StoredSession[] = [];
+/** Every readable session's header, the one used last first; unreadable folders are reported through `onSkip`. */
+export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<ListedSession[]> {
+  const sessions: ListedSession[] = [];
   for (const name of await sessionIds(store)) {
     const dir = bundleDir(store, name);
     try {
-      sessions.push(await loadSession(store, name));
+      const header = await readHeader(dir);
+      sessions.push({ dir, header, state: await sessionState(dir, header) });
     } catch (error) {
       onSkip?.(dir, (error as Error).message);
     }
   }
-  return sessions.sort((a, b) => b.manifest.createdAt.localeCompare(a.manifest.createdAt));
+  return sessions.sort((a, b) => b.header.createdAt.localeCompare(a.header.createdAt));
 }
 
 /** A full id or a unique prefix of one. Matched on folder names: only the match is read. */
 export async function resolveSession(store: Store, idOrPrefix: string): Promise<StoredSession> {
+  return loadSession(store, await resolveId(store, idOrPrefix));
+}
+
+export async function resolveId(store: Store, idOrPrefix: string): Promise<string> {
   if (idOrPrefix.trim() === "") throw new UserError("no session id given", "list the sessions with: nudge session list");
   const ids = await sessionIds(store);
   const matches = ids.includes(idOrPrefix) ? [idOrPrefix] : ids.filter((id) => id.startsWith(idOrPrefix));
-  if (matches.length === 1) return loadSession(store, matches[0]!);
+  if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) {
     throw new UserError(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list");
   }

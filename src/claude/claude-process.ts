@@ -1,7 +1,8 @@
 /**
- * One long-lived `claude -p` process speaking stream-json: user messages in on stdin, every event
- * out on stdout. stdout and stderr are drained as they come, so a chatty claude can never block
- * on a full pipe.
+ * One long-lived `claude -p` process speaking stream-json: user messages and control responses in
+ * on stdin, every event out on stdout. stdout and stderr are drained as they come, so a chatty
+ * claude can never block on a full pipe. claude runs in a process group of its own, and when it
+ * ends, whatever its tools left running in that group is stopped too.
  */
 import { execa, type ResultPromise } from "execa";
 
@@ -22,6 +23,8 @@ export const STREAM_JSON_ARGS = [
   "stream-json",
   // Echo each prompt back on stdout, so the recorded stdout alone holds the whole dialogue in order.
   "--replay-user-messages",
+  // Text as it is generated (stream_event lines); the whole message still follows each time.
+  "--include-partial-messages",
 ];
 
 export interface ClaudeFlags {
@@ -29,6 +32,7 @@ export interface ClaudeFlags {
   maxTurns?: number;
   permissionMode?: string;
   allowedTools?: string;
+  disallowedTools?: string;
   /** Continue this claude session (a new process after a crash, or a resumed nudge session). */
   resume?: { claudeSessionId: string; atUuid: string | null; fork: boolean };
   passthrough?: string[];
@@ -36,10 +40,13 @@ export interface ClaudeFlags {
 
 export function claudeArgs(flags: ClaudeFlags): string[] {
   const args = [...STREAM_JSON_ARGS];
+  // Permission questions come to nudge as control requests, unless the user chose another tool for them.
+  if (!flags.passthrough?.includes("--permission-prompt-tool")) args.push("--permission-prompt-tool", "stdio");
   if (flags.model) args.push("--model", flags.model);
   if (flags.maxTurns !== undefined) args.push("--max-turns", String(flags.maxTurns));
   if (flags.permissionMode) args.push("--permission-mode", flags.permissionMode);
   if (flags.allowedTools) args.push("--allowedTools", flags.allowedTools);
+  if (flags.disallowedTools) args.push("--disallowedTools", flags.disallowedTools);
   if (flags.resume) {
     args.push("--resume", flags.resume.claudeSessionId);
     // A fork point: continue under a new claude session id, seeing the conversation only up to
@@ -56,13 +63,23 @@ export interface ClaudeExit {
   signal: string | undefined;
 }
 
+export interface ClaudeStreams {
+  onStdout(chunk: Buffer): void;
+  onStderr(chunk: Buffer): void;
+  /** Every line about to be written to claude's stdin, first (the recording keeps both directions). */
+  onInput(line: string): void;
+}
+
+/** How long the tools claude left behind get to stop after SIGTERM before SIGKILL. */
+const GROUP_GRACE_MS = 1_000;
+
 export class ClaudeProcess {
   readonly exited: Promise<ClaudeExit>;
   private readonly child: ResultPromise;
   private requestCount = 0;
   private inputOpen = true;
 
-  constructor(launch: ClaudeLaunch, onStdout: (chunk: Buffer) => void, onStderr: (chunk: Buffer) => void) {
+  constructor(launch: ClaudeLaunch, private readonly streams: ClaudeStreams) {
     this.child = execa(launch.bin, launch.args, {
       cwd: launch.cwd,
       env: launch.env,
@@ -74,46 +91,59 @@ export class ClaudeProcess {
       encoding: "buffer",
       reject: false,
       // Own process group: a Ctrl-C in the terminal reaches nudge only, which turns it into an
-      // interrupt request instead of killing claude mid-write.
+      // interrupt request instead of killing claude mid-write; and the group is what is stopped.
       detached: true,
     });
-    this.child.stdout!.on("data", (chunk: Buffer) => onStdout(chunk));
-    this.child.stderr!.on("data", (chunk: Buffer) => onStderr(chunk));
+    this.child.stdout!.on("data", (chunk: Buffer) => streams.onStdout(chunk));
+    this.child.stderr!.on("data", (chunk: Buffer) => streams.onStderr(chunk));
     // Writing to a claude that just died raises EPIPE on stdin; the exit is reported through `exited`.
     this.child.stdin!.on("error", () => {
       this.inputOpen = false;
     });
-    this.exited = this.child.then(
-      (r) => ({ exitCode: r.exitCode, signal: r.signal }),
-      (e: { exitCode?: number; signal?: string }) => ({ exitCode: e.exitCode, signal: e.signal }),
-    );
-    this.exited.then(() => {
-      this.inputOpen = false;
-    });
+    const pid = this.child.pid;
+    this.exited = this.child
+      .then(
+        (r) => ({ exitCode: r.exitCode, signal: r.signal }),
+        (e: { exitCode?: number; signal?: string }) => ({ exitCode: e.exitCode, signal: e.signal }),
+      )
+      .then(async (exit) => {
+        this.inputOpen = false;
+        this.gone = true;
+        if (pid) await stopGroup(pid);
+        return exit;
+      });
   }
 
   get pid(): number | undefined {
     return this.child.pid;
   }
 
+  /** Can it still take input? */
   get alive(): boolean {
     return this.inputOpen;
   }
 
-  private writeLine(message: unknown): boolean {
+  /** Has the process exited (its tools may still be being stopped)? */
+  gone = false;
+
+  /** Write one message; false when claude is gone. */
+  writeMessage(message: unknown): boolean {
     if (!this.inputOpen) return false;
-    return this.child.stdin!.write(JSON.stringify(message) + "\n"), true;
+    const line = JSON.stringify(message);
+    this.streams.onInput(line);
+    this.child.stdin!.write(line + "\n");
+    return true;
   }
 
   sendPrompt(text: string): boolean {
     // The role wrapper is required: without message.role claude fails with a TypeError.
-    return this.writeLine({ type: "user", message: { role: "user", content: text } });
+    return this.writeMessage({ type: "user", message: { role: "user", content: text } });
   }
 
   /** Ask claude to stop the running turn; the process and conversation live on. */
   interrupt(): string {
     const requestId = `nudge_interrupt_${++this.requestCount}`;
-    this.writeLine({ type: "control_request", request_id: requestId, request: { subtype: "interrupt" } });
+    this.writeMessage({ type: "control_request", request_id: requestId, request: { subtype: "interrupt" } });
     return requestId;
   }
 
@@ -131,5 +161,27 @@ export class ClaudeProcess {
     } catch {
       this.child.kill(signal); // the group is gone already, or was never made
     }
+  }
+}
+
+/**
+ * claude is gone; anything its tools started in its group (a Bash command, a dev server) must
+ * not go on changing files nobody records: SIGTERM, a grace period, then SIGKILL.
+ */
+async function stopGroup(pid: number): Promise<void> {
+  if (!signalGroup(pid, "SIGTERM")) return;
+  for (let waited = 0; waited < GROUP_GRACE_MS; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (!signalGroup(pid, 0)) return;
+  }
+  signalGroup(pid, "SIGKILL");
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false; // no process left in the group
   }
 }

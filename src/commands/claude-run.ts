@@ -18,7 +18,9 @@ const RunOptions = z.object({
   cwd: z.string().min(1).optional(),
   permissionMode: z.string().min(1).optional(),
   allowedTools: z.string().min(1).optional(),
+  disallowedTools: z.string().min(1).optional(),
   claudeBin: z.string().min(1).optional(),
+  force: z.boolean().optional(),
 });
 
 export const claudeRunCommand = new Command("run")
@@ -32,6 +34,8 @@ export const claudeRunCommand = new Command("run")
   .option("--cwd <dir>", "run in this directory instead of the current one")
   .option("--permission-mode <mode>", "passed to claude: default, acceptEdits, plan, bypassPermissions")
   .option("--allowed-tools <tools>", "passed to claude as --allowedTools")
+  .option("--disallowed-tools <tools>", "passed to claude as --disallowedTools")
+  .option("--force", "record even though another nudge is recording in this work tree")
   .option("--claude-bin <path>", "the claude executable (default: $NUDGE_CLAUDE_BIN, then PATH)")
   .addHelpText(
     "after",
@@ -76,7 +80,7 @@ async function runClaude(input: RunInput): Promise<void> {
   if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   const store = await openStore(cwd);
   const bin = await locateClaude(input.claudeBin);
-  await liveRun({
+  const status = await liveRun({
     store,
     cwd,
     bin,
@@ -87,9 +91,13 @@ async function runClaude(input: RunInput): Promise<void> {
       maxTurns: input.maxTurns,
       permissionMode: input.permissionMode,
       allowedTools: input.allowedTools,
+      disallowedTools: input.disallowedTools,
       passthrough: input.passthrough,
     },
     verbose: input.verbose ?? false,
+    force: input.force ?? false,
     firstPrompt: input.prompt,
+    guard: null,
   });
+  if (status !== 0) process.exitCode = status;
 }

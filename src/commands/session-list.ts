@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { z } from "zod";
-import { summarize } from "../bundle/session-summary.js";
+import { summarize } from "../bundle/summary.js";
 import { listSessions, openStore } from "../bundle/store.js";
 import { formatCost, formatDuration, oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";

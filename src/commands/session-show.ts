@@ -4,7 +4,7 @@ import { openStore, resolveSession } from "../bundle/store.js";
 import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { summarize } from "../bundle/session-summary.js";
+import { summarize } from "../bundle/summary.js";
 
 const Options = z.object({ json: z.boolean().optional() });
 
@@ -17,7 +17,7 @@ export const sessionShowCommand = new Command("show")
     const options = parseOptions(Options, raw);
     const session = await resolveSession(await openStore(process.cwd()), id);
     const m = session.manifest;
-    const s = summarize(session);
+    const s = summarize({ dir: session.dir, header: m, state: session.state });
     if (options.json) return printJson({ ...s, repo: m.repo, claude: m.claude, turns: m.turns });
     const out = (line: string) => process.stdout.write(line + "\n");
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);

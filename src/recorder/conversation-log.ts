@@ -1,44 +1,109 @@
 /**
- * The append-only half of a bundle: claude's stdout byte for byte (conversation.jsonl), each
- * line's arrival time (timing.txt, one epoch-ms number per line) and claude's stderr. Appends are
- * synchronous so bytes land in arrival order; a kill -9 can at worst cut the last line short,
- * which `open` repairs on the next run.
+ * The append-only logs of a bundle: claude's stdout byte for byte (conversation.jsonl) with each
+ * line's arrival time (timing.txt, one epoch-ms number per line), claude's stderr, and what nudge
+ * wrote to claude's stdin (input.jsonl + input-timing.txt). Appends are synchronous so bytes land
+ * in arrival order. A write that fails (a full disk) is cut back to where it started, so a log
+ * never ends in half a line; a kill -9 can at worst cut the last line short, which `open` repairs.
  */
 import fs from "node:fs";
 import type { BundleFiles } from "../bundle/store.js";
 import { LineFramer } from "../claude/ndjson.js";
+import { faultPoint } from "../fault-injection.js";
+
+/** A file opened for appending whose every write lands whole or not at all. */
+class AppendFile {
+  private constructor(
+    readonly fd: number,
+    public size: number,
+  ) {}
+
+  static open(file: string): AppendFile {
+    const fd = fs.openSync(file, "a+");
+    return new AppendFile(fd, fs.fstatSync(fd).size);
+  }
+
+  /**
+   * Write all of `data` (a short write is continued), or cut the file back to `rollbackTo` (by
+   * default where this write started) and throw.
+   */
+  write(data: Buffer | string, point: string, rollbackTo = this.size): void {
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    const start = this.size;
+    try {
+      faultPoint(point);
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.fd, bytes, done, bytes.length - done);
+    } catch (error) {
+      try {
+        fs.ftruncateSync(this.fd, rollbackTo);
+        this.size = rollbackTo;
+      } catch {
+        // nothing more can be done; the reader ignores a torn last line
+      }
+      throw error;
+    }
+    this.size = start + bytes.length;
+  }
+
+  sync(): void {
+    try {
+      fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      // EINVAL/ENOTSUP: a file that cannot be synced (a device, some network file systems): not a loss.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EINVAL" && code !== "ENOTSUP") throw error;
+    }
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+/** Where a log stands: lines completed and bytes written (the next line's number and offset). */
+export interface LogPosition {
+  line: number;
+  byte: number;
+}
 
 export class ConversationLog {
   private readonly framer = new LineFramer();
+  /** Where the last complete line ends: a failed write cuts back to here, never mid-line. */
+  private completeBytes: number;
   private constructor(
-    private readonly conversationFd: number,
-    private readonly timingFd: number,
-    private readonly stderrFd: number,
+    private readonly conversation: AppendFile,
+    private readonly timing: AppendFile,
+    private readonly stderr: AppendFile,
     /** Lines completed so far in conversation.jsonl (the next line's number). */
     public lineCount: number,
-  ) {}
+  ) {
+    this.completeBytes = conversation.size;
+  }
 
   static open(files: BundleFiles): ConversationLog {
-    const existing = readIfExists(files.conversation);
-    let lineCount = countNewlines(existing);
-    const conversationFd = fs.openSync(files.conversation, "a");
-    if (existing.length > 0 && existing[existing.length - 1] !== 0x0a) {
+    const conversation = AppendFile.open(files.conversation);
+    let lineCount = countNewlines(files.conversation);
+    if (conversation.size > 0 && lastByte(conversation.fd, conversation.size) !== 0x0a) {
       // A previous claude died mid-line: end that line so the next process starts a fresh one.
-      fs.writeSync(conversationFd, "\n");
+      conversation.write("\n", "log-append");
       lineCount++;
     }
-    const timingLines = countNewlines(readIfExists(files.timing));
-    const timingFd = fs.openSync(files.timing, "a");
+    const timing = AppendFile.open(files.timing);
+    const timingLines = countNewlines(files.timing);
     if (timingLines < lineCount) {
       // Times lost to a crash between the two appends: pad so line i keeps time i.
-      fs.writeSync(timingFd, `${Date.now()}\n`.repeat(lineCount - timingLines));
+      timing.write(`${Date.now()}\n`.repeat(lineCount - timingLines), "log-append");
     }
-    return new ConversationLog(conversationFd, timingFd, fs.openSync(files.stderr, "a"), lineCount);
+    return new ConversationLog(conversation, timing, AppendFile.open(files.stderr), lineCount);
+  }
+
+  /** After the last complete line: where the next line starts. */
+  get position(): LogPosition {
+    return { line: this.lineCount, byte: this.completeBytes };
   }
 
   /** Store a stdout chunk as is; `onLine` gets each line it completes with its number. */
   appendStdout(chunk: Buffer, onLine: (line: Buffer, n: number) => void): void {
-    fs.writeSync(this.conversationFd, chunk);
+    this.conversation.write(chunk, "log-append", this.completeBytes);
     const now = Date.now();
     let times = "";
     const lines: Buffer[] = [];
@@ -46,51 +111,94 @@ export class ConversationLog {
       lines.push(line);
       times += `${now}\n`;
     });
-    if (times) fs.writeSync(this.timingFd, times);
+    if (times) this.timing.write(times, "log-append");
+    // Every line ends with "\n", and a CR before it stays part of the line's bytes.
+    for (const line of lines) this.completeBytes += line.length + 1;
     for (const line of lines) onLine(line, this.lineCount++);
   }
 
   /** At a process's end: a last line without "\n" is terminated, counted and handed on. */
   endOfStream(onLine: (line: Buffer, n: number) => void): void {
     this.framer.end((line) => {
-      fs.writeSync(this.conversationFd, "\n");
-      fs.writeSync(this.timingFd, `${Date.now()}\n`);
+      this.conversation.write("\n", "log-append");
+      this.timing.write(`${Date.now()}\n`, "log-append");
+      this.completeBytes += line.length + 1;
       onLine(line, this.lineCount++);
     });
   }
 
   appendStderr(chunk: Buffer): void {
-    fs.writeSync(this.stderrFd, chunk);
+    this.stderr.write(chunk, "log-append");
   }
 
   /** Make what was appended durable (called at each turn's end, not per chunk). */
   sync(): void {
-    for (const fd of [this.conversationFd, this.timingFd, this.stderrFd]) {
-      try {
-        fs.fsyncSync(fd);
-      } catch (error) {
-        // EINVAL/ENOTSUP: a file that cannot be synced (a device, some network file systems): not a loss.
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "EINVAL" && code !== "ENOTSUP") throw error;
-      }
-    }
+    for (const file of [this.conversation, this.timing, this.stderr]) file.sync();
   }
 
   close(): void {
-    for (const fd of [this.conversationFd, this.timingFd, this.stderrFd]) fs.closeSync(fd);
+    for (const file of [this.conversation, this.timing, this.stderr]) file.close();
   }
 }
 
-function readIfExists(file: string): Buffer {
+/** input.jsonl: every line nudge wrote to claude's stdin, exactly as written, with its time. */
+export class InputLog {
+  private constructor(
+    private readonly input: AppendFile,
+    private readonly timing: AppendFile,
+    public lineCount: number,
+  ) {}
+
+  static open(files: BundleFiles): InputLog {
+    const input = AppendFile.open(files.input);
+    const timing = AppendFile.open(files.inputTiming);
+    const lines = countNewlines(files.input);
+    const times = countNewlines(files.inputTiming);
+    if (times < lines) timing.write(`${Date.now()}\n`.repeat(lines - times), "log-append");
+    return new InputLog(input, timing, lines);
+  }
+
+  /** Record a line before it is written to claude (a line claude never got is marked by the turn's end, not lost). */
+  append(line: string): void {
+    this.input.write(line.endsWith("\n") ? line : `${line}\n`, "log-append");
+    this.timing.write(`${Date.now()}\n`, "log-append");
+    this.lineCount++;
+  }
+
+  sync(): void {
+    this.input.sync();
+    this.timing.sync();
+  }
+
+  close(): void {
+    this.input.close();
+    this.timing.close();
+  }
+}
+
+function lastByte(fd: number, size: number): number {
+  const one = Buffer.alloc(1);
+  fs.readSync(fd, one, 0, 1, size - 1);
+  return one[0]!;
+}
+
+/** Count "\n" in a file, streaming it in blocks (a long session's log is never read whole). */
+function countNewlines(file: string): number {
+  let fd: number;
   try {
-    return fs.readFileSync(file);
+    fd = fs.openSync(file, "r");
   } catch {
-    return Buffer.alloc(0);
+    return 0;
   }
-}
-
-function countNewlines(data: Buffer): number {
-  let count = 0;
-  for (let i = data.indexOf(0x0a); i !== -1; i = data.indexOf(0x0a, i + 1)) count++;
-  return count;
+  try {
+    const block = Buffer.alloc(1 << 20);
+    let count = 0;
+    for (let read = fs.readSync(fd, block); read > 0; read = fs.readSync(fd, block)) {
+      const view = block.subarray(0, read);
+      for (let i = view.indexOf(0x0a); i !== -1; i = view.indexOf(0x0a, i + 1)) count++;
+    }
+    return count;
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -1,39 +1,36 @@
 /**
- * Records one nudge session: tees claude's stdout into the bundle, follows turns through the
- * stream, and at each turn's end snapshots the code, copies claude's transcript and rewrites the
- * manifest atomically. It knows nothing about terminals; listeners get the parsed events.
+ * Records one nudge session: tees claude's stdout (and what nudge writes to claude) into the
+ * bundle, follows turns through the stream, and at each turn's end captures the code.
+ *
+ * A turn ends in two steps, so the next prompt never waits for bookkeeping:
+ * 1. `ended`: the work tree is captured as a tree id and an `ended` record is made durable in
+ *    the journal. From here the turn survives any crash, and the next prompt may go to claude.
+ * 2. `saved`: the snapshot commit, the session ref, the patch, claude's transcript and the turn
+ *    record are written behind it, strictly in turn order. A crash before this is finished is
+ *    completed by the next run from the `ended` record (see `recoverUnsaved`).
+ * It knows nothing about terminals; listeners get the parsed events.
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
-import { writeFileAtomic, copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
-import type { Manifest, Turn, TurnResult } from "../bundle/manifest-schema.js";
-import { acquireLock, type SessionLock } from "../bundle/session-lock.js";
-import { bundleFiles, patchName, writeManifest, type BundleFiles } from "../bundle/store.js";
+import { ensureDir, sweepTempFiles } from "../bundle/atomic-write.js";
+import type { Manifest, ManifestHeader, PendingTurn, Turn, TurnResult } from "../bundle/manifest-schema.js";
+import { isRunning, processStart, sessionLock, type HeldLock } from "../bundle/locks.js";
+import { bundleFiles, headerOf, writeBundle, writeHeader, type BundleFiles } from "../bundle/store.js";
+import { summaryOf } from "../bundle/summary.js";
+import { TurnJournal } from "../bundle/turn-journal.js";
 import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
-import { toStreamEvent, type ResultEvent, type StreamEvent } from "../claude/stream-events.js";
-import { findTranscript } from "../claude/transcript.js";
-import * as git from "../snapshot/git.js";
-import { snapshotRef, takeSnapshot } from "../snapshot/snapshotter.js";
+import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
 import { InternalError, errorMessage } from "../errors.js";
-import { ConversationLog } from "./conversation-log.js";
+import { faultPoint } from "../fault-injection.js";
+import * as git from "../snapshot/git.js";
+import { PrivateIndex } from "../snapshot/private-index.js";
+import { ConversationLog, InputLog } from "./conversation-log.js";
+import { TranscriptSync } from "./transcript-sync.js";
+import { TurnFollower, resultSummary } from "./turn-follower.js";
+import { saveTurn, saveTurnZero, type SaveContext } from "./turn-save.js";
 
 export interface RecorderListener {
   event?(event: StreamEvent, line: number): void;
   warning?(message: string): void;
-}
-
-interface OpenTurn {
-  n: number;
-  prompt: string;
-  startedAt: string;
-  fromLine: number;
-  interruptRequested: boolean;
-  result: ResultEvent | null;
-  claudeSessionId: string | null;
-  lastAssistantUuid: string | null;
-  done: Promise<Turn>;
-  resolve: (turn: Turn) => void;
-  reject: (error: Error) => void;
 }
 
 export interface RecorderContext {
@@ -42,46 +39,101 @@ export interface RecorderContext {
   cwd: string;
   /** Folders inside the work tree that snapshots leave out (nudge's store, claude's config). */
   exclude: string[];
+  /** The session's private index (kept for the whole recording). */
+  indexFile: string;
+  untrackedCache: boolean;
+}
+
+/** A turn in flight: what the stream has told about it so far. */
+interface OpenTurn {
+  begin: PendingTurn;
+  follower: TurnFollower;
+  /** The tree the turn started from: the previous turn's, or the user's edits before it. */
+  baseTree: string;
+  ended: Deferred<TurnEnd>;
+  saved: Deferred<Turn>;
+  result: TurnResult | null;
+}
+
+/** What is known the moment a turn's code is captured. */
+export interface TurnEnd {
+  n: number;
+  status: Turn["status"];
+  isError: boolean;
+  /** Did claude write anything during the turn? */
+  silent: boolean;
+  tree: string;
+}
+
+export interface TurnHandle {
+  n: number;
+  /** The code is captured and the turn is durable: the next prompt may be sent. */
+  ended: Promise<TurnEnd>;
+  /** The turn's whole record is written (its snapshot, patch, transcript copy). */
+  saved: Promise<Turn>;
 }
 
 export class SessionRecorder {
   private open: OpenTurn | null = null;
+  /** Saves run one after another, in turn order; this never rejects (each turn's own promise does). */
+  private saving: Promise<void> = Promise.resolve();
+  private headerWrite: Promise<void> = Promise.resolve();
+  private readonly listeners: RecorderListener[] = [];
+  /** The newest captured tree: what the next turn starts from unless the user changed something. */
+  private lastTree: string;
+  /** The head of the session's snapshot chain once every save so far is done. */
+  private lastCommit: string | null;
+  /** Turns begun in this process or recovered: the next turn's number. */
+  private nextN: number;
   /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
   private processCost = 0;
-  private finishing: Promise<void> = Promise.resolve();
-  private readonly listeners: RecorderListener[] = [];
 
   private constructor(
     private manifest_: Manifest,
     readonly files: BundleFiles,
     private readonly log: ConversationLog,
-    private readonly indexFile: string,
-    private readonly context: RecorderContext,
-    private readonly lock: SessionLock,
-  ) {}
+    private readonly input: InputLog,
+    private readonly journal: TurnJournal,
+    private readonly index: PrivateIndex,
+    private readonly transcripts: TranscriptSync,
+    private readonly lock: HeldLock,
+  ) {
+    const last = manifest_.turns.at(-1);
+    this.lastTree = last?.snapshot.tree ?? "";
+    this.lastCommit = last?.snapshot.commit ?? null;
+    this.nextN = Math.max(manifest_.turns.length, ...manifest_.unsaved.map((u) => u.n + 1));
+  }
 
   /**
-   * Start recording into a bundle folder: lock it, open the logs, and for a new session
-   * snapshot turn 0 (HEAD plus uncommitted work) before claude touches anything.
+   * Start recording into a bundle folder: lock it, open the logs, and for a new session snapshot
+   * turn 0 (HEAD plus uncommitted work) before claude touches anything; for an existing one,
+   * finish the turns a crash left unsaved.
    */
-  static async start(
-    dir: string,
-    manifest: Manifest,
-    indexFile: string,
-    context: RecorderContext,
-    listener?: RecorderListener,
-  ): Promise<SessionRecorder> {
+  static async start(dir: string, manifest: Manifest, context: RecorderContext, listener?: RecorderListener): Promise<SessionRecorder> {
     const files = bundleFiles(dir);
     await ensureDir(files.changes);
     await ensureDir(files.transcripts);
-    const lock = await acquireLock(files.lock, manifest.id);
+    const lock = await sessionLock(files.lock, manifest.id);
     try {
-      const recorder = new SessionRecorder(manifest, files, ConversationLog.open(files), indexFile, context, lock);
+      await sweepTempFiles(dir, (pid) => isRunning({ pid, started: processStart(pid) }));
+      // A bundle of the older format is rewritten in this one before anything is appended.
+      if (manifest.format !== 2 || manifest.unsaved.length > 0) await writeBundle(dir, manifest);
+      const index = new PrivateIndex({ root: manifest.repo.root, indexFile: context.indexFile, exclude: context.exclude, untrackedCache: context.untrackedCache });
+      const recorder = new SessionRecorder(
+        manifest,
+        files,
+        ConversationLog.open(files),
+        InputLog.open(files),
+        TurnJournal.open(files.journal),
+        index,
+        new TranscriptSync(dir, context.claudeConfigDir, context.cwd),
+        lock,
+      );
       if (listener) recorder.listen(listener);
       if (manifest.turns.length === 0) await recorder.recordTurnZero();
-      else await recorder.recoverUnsavedTurn();
+      else await recorder.recoverUnsaved();
       recorder.manifest_ = { ...recorder.manifest_, state: "recording", updatedAt: now() };
-      await writeManifest(dir, recorder.manifest_);
+      await recorder.writeHeader();
       return recorder;
     } catch (error) {
       await lock.release();
@@ -106,42 +158,55 @@ export class SessionRecorder {
     return this.manifest_.turns.findLast((t) => t.claudeSessionId)?.claudeSessionId ?? null;
   }
 
-  /**
-   * Open a turn. Its prompt is written to the manifest before claude sees it, so no crash can
-   * lose it; the returned promise settles once the turn is saved.
-   */
-  async beginTurn(prompt: string): Promise<{ saved: Promise<Turn> }> {
-    const open = this.openTurn(prompt, this.log.lineCount);
-    const pendingTurn = { n: open.n, prompt, startedAt: open.startedAt, fromLine: open.fromLine };
-    this.manifest_ = { ...this.manifest_, pendingTurn, updatedAt: now() };
-    await writeManifest(this.files.dir, this.manifest_);
-    // Wrapped: an async function returning a bare promise would wait for the whole turn.
-    return { saved: open.done };
+  /** The tree the next turn starts from, as last captured. */
+  get currentTree(): string {
+    return this.lastTree;
   }
 
-  private openTurn(prompt: string, fromLine: number, startedAt = now()): OpenTurn {
+  /**
+   * Has the work tree changed since the last capture (the user's edits between turns, a rewind, an
+   * undo)? Returns the new tree, which the next turn records as "your edits", or null.
+   */
+  async captureEdits(): Promise<string | null> {
+    await this.settleUnsavedCapture();
+    const capture = await this.index.capture();
+    this.warnUnreadable(capture.unreadable);
+    if (capture.tree === this.lastTree) return null;
+    return capture.tree;
+  }
+
+  /**
+   * Open a turn. Its prompt is made durable before claude sees it, so no crash can lose it.
+   * `editsTree`: the user's edits found just before (from `captureEdits`).
+   */
+  beginTurn(prompt: string, editsTree: string | null = null): TurnHandle {
     if (this.open) throw new InternalError("a turn is already in progress");
-    let resolve!: (turn: Turn) => void;
-    let reject!: (error: Error) => void;
-    const done = new Promise<Turn>((res, rej) => ((resolve = res), (reject = rej)));
-    this.open = {
-      n: this.manifest_.turns.length,
+    const position = this.log.position;
+    const begin: PendingTurn = {
+      n: this.nextN,
       prompt,
-      startedAt,
-      fromLine,
-      interruptRequested: false,
-      result: null,
-      claudeSessionId: null,
-      lastAssistantUuid: null,
-      done,
-      resolve,
-      reject,
+      startedAt: now(),
+      fromLine: position.line,
+      fromByte: position.byte,
+      fromInput: this.input.lineCount,
+      editsTree,
+      ended: null,
     };
-    return this.open;
+    const { ended: _, ...record } = begin;
+    this.journal.append({ type: "begin", ...record });
+    this.nextN++;
+    if (editsTree) this.lastTree = editsTree;
+    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.lastTree, ended: deferred(), saved: deferred(), result: null };
+    this.open = open;
+    // A caller may await only one of the two; a failure must still never go unhandled.
+    const ended = open.ended.promise;
+    ended.catch(() => undefined);
+    open.saved.promise.catch(() => undefined);
+    return { n: begin.n, ended, saved: open.saved.promise };
   }
 
   markInterruptRequested(): void {
-    if (this.open) this.open.interruptRequested = true;
+    this.open?.follower.interruptRequested();
   }
 
   /** A new claude process: its cost counter starts from zero again, and the lock names it. */
@@ -158,26 +223,44 @@ export class SessionRecorder {
     this.log.appendStderr(chunk);
   }
 
+  /** Every line nudge writes to claude goes through here first (input.jsonl). */
+  recordInput(line: string): void {
+    this.input.append(line);
+  }
+
   /** claude is gone: a turn still open is recorded as incomplete, with the code as claude left it. */
   async processExited(): Promise<Turn | null> {
     this.log.endOfStream((line, n) => this.handleLine(line, n));
-    await this.finishing;
     const open = this.open;
     if (!open) return null;
-    this.finishTurn(open);
-    return open.done;
+    this.endTurn(open);
+    return open.saved.promise;
   }
 
-  /** End the session: the manifest says complete and the lock is released. */
+  /** Wait for every turn begun so far to be saved (or to have failed). */
+  async settled(): Promise<void> {
+    await this.saving;
+  }
+
+  /** End the session: the header says complete, the private index goes, the lock is released. */
   async close(): Promise<void> {
-    await this.finishing;
     try {
+      await this.saving;
       this.log.sync();
-      this.log.close();
+      this.input.sync();
       this.manifest_ = { ...this.manifest_, state: "complete", updatedAt: now() };
-      await writeManifest(this.files.dir, this.manifest_);
+      await this.writeHeader();
+      await this.index.dispose().catch(() => undefined);
     } finally {
-      await this.lock.release(); // whatever failed, the session must not stay locked
+      // Whatever failed, the session must not stay locked.
+      for (const close of [() => this.log.close(), () => this.input.close(), () => this.journal.close()]) {
+        try {
+          close();
+        } catch {
+          // already closed, or the disk is gone: nothing more to save
+        }
+      }
+      await this.lock.release();
     }
   }
 
@@ -187,15 +270,18 @@ export class SessionRecorder {
     if (event.type === "invalid" && event.text.trim() !== "") {
       this.warn(`claude wrote a line that is not JSON (line ${n + 1}); kept as is`);
     }
-    this.observe(event);
-    for (const l of this.listeners) l.event?.(event, n);
-    if (event.type === "result" && this.open && !this.open.result) {
-      this.open.result = event;
-      this.finishTurn(this.open);
+    this.observeSession(event);
+    const open = this.open;
+    if (open && open.follower.observe(event) && event.type === "result") {
+      open.result = resultSummary(event, this.processCost);
+      if (event.total_cost_usd !== undefined) this.processCost = event.total_cost_usd;
+      this.endTurn(open);
     }
+    for (const l of this.listeners) l.event?.(event, n);
   }
 
-  private observe(event: StreamEvent): void {
+  /** What the session as a whole learns from a line (claude's version and model). */
+  private observeSession(event: StreamEvent): void {
     if (event.type === "system" && event.subtype === "init") {
       const claude = {
         version: event.claude_code_version ?? this.manifest_.claude.version,
@@ -203,131 +289,150 @@ export class SessionRecorder {
       };
       this.manifest_ = { ...this.manifest_, claude };
     }
-    if (!this.open) return;
-    if ("session_id" in event && typeof event.session_id === "string") this.open.claudeSessionId = event.session_id;
-    if (event.type === "assistant" && event.uuid && !event.parent_tool_use_id) this.open.lastAssistantUuid = event.uuid;
   }
 
-  /** Snapshot and save the turn; chained so turns are finished strictly in order. */
-  private finishTurn(open: OpenTurn): void {
-    const endLine = this.log.lineCount;
+  /** Step 1 of a turn's end: capture the code and make the turn durable; then queue its save. */
+  private endTurn(open: OpenTurn): void {
+    if (this.open !== open) return;
     this.open = null;
-    // `finishing` itself never rejects, so one failed save cannot wedge the turns after it.
-    this.finishing = this.finishing
-      .then(() => this.saveTurn(open, endLine))
-      .then(open.resolve, (error: unknown) =>
-        open.reject(new InternalError(`could not save turn ${open.n}: ${errorMessage(error)}`, { cause: error })),
-      );
+    const position = this.log.position;
+    const inputLine = this.input.lineCount;
+    const capturing = (async () => {
+      const [capture, head] = await Promise.all([this.index.capture(), git.headCommit(this.manifest_.repo.root)]);
+      faultPoint("after-capture");
+      this.journal.append({ type: "ended", n: open.begin.n, tree: capture.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
+      this.lastTree = capture.tree;
+      this.warnUnreadable(capture.unreadable);
+      return { capture, head };
+    })();
+    this.unsavedCapture = capturing.then(() => undefined, () => undefined);
+    capturing.then(
+      ({ capture }) =>
+        open.ended.resolve({
+          n: open.begin.n,
+          status: open.follower.status,
+          isError: open.result?.isError ?? false,
+          silent: position.line === open.begin.fromLine,
+          tree: capture.tree,
+        }),
+      (error: unknown) => open.ended.reject(asError(error)),
+    );
+    this.saving = this.saving.then(async () => {
+      try {
+        const { capture, head } = await capturing;
+        const turn = await saveTurn(this.saveContext(), {
+          begin: open.begin,
+          follower: open.follower,
+          baseTree: open.baseTree,
+          tree: capture.tree,
+          head,
+          toLine: position.line,
+          toByte: position.byte,
+          toInput: inputLine,
+          endedAt: now(),
+          result: open.result,
+        });
+        await this.turnSaved(turn);
+        open.saved.resolve(turn);
+      } catch (error) {
+        open.saved.reject(new InternalError(`could not save turn ${open.begin.n}: ${errorMessage(error)}`, { cause: error }));
+      }
+    });
   }
 
-  private async saveTurn(open: OpenTurn, endLine: number): Promise<Turn> {
-    const previous = this.manifest_.turns.at(-1)!;
-    const code = await this.captureCode(open.n, previous.snapshot.commit, previous.snapshot.tree, `turn ${open.n}\n\n${open.prompt}`);
-    this.log.sync();
-    const transcript = open.claudeSessionId ? await this.copyTranscript(open.claudeSessionId) : null;
-    const turn: Turn = {
-      n: open.n,
-      prompt: open.prompt,
-      status: open.result ? (open.interruptRequested ? "interrupted" : "complete") : "incomplete",
-      startedAt: open.startedAt,
-      endedAt: now(),
-      lines: { from: open.fromLine, to: endLine },
-      result: open.result ? this.resultOf(open.result) : null,
-      claudeSessionId: open.claudeSessionId,
-      lastAssistantUuid: open.lastAssistantUuid,
-      ...code,
-      transcript,
+  private unsavedCapture: Promise<void> = Promise.resolve();
+
+  /** A capture in flight must finish before another scan of the same index starts. */
+  private async settleUnsavedCapture(): Promise<void> {
+    await this.unsavedCapture;
+  }
+
+  private saveContext(): SaveContext {
+    return {
+      manifest: this.manifest_,
+      dir: this.files.dir,
+      parentCommit: this.lastCommit,
+      transcripts: this.transcripts,
+      warn: (message) => this.warn(message),
     };
+  }
+
+  /** Step 2 done: the turn record is durable; the header's summary follows it. */
+  private async turnSaved(turn: Turn): Promise<void> {
+    this.journal.append({ type: "turn", ...turn });
+    faultPoint("after-turn-record");
+    this.lastCommit = turn.snapshot.commit;
+    this.nextN = Math.max(this.nextN, turn.n + 1);
+    const turns = [...this.manifest_.turns, turn];
     // A turn that reached claude consumes a pending fork point: later runs resume this turn's session.
-    const resume = open.claudeSessionId ? null : this.manifest_.resume;
-    this.manifest_ = { ...this.manifest_, resume, pendingTurn: null, updatedAt: now(), turns: [...this.manifest_.turns, turn] };
-    await writeManifest(this.files.dir, this.manifest_);
+    const resume = turn.claudeSessionId ? null : this.manifest_.resume;
+    this.manifest_ = {
+      ...this.manifest_,
+      resume,
+      turns,
+      unsaved: this.manifest_.unsaved.filter((u) => u.n !== turn.n),
+      summary: summaryOf(turns),
+      updatedAt: now(),
+    };
+    await this.writeHeader();
+  }
+
+  /** Header writes are serialized, so an older header can never land after a newer one. */
+  private writeHeader(): Promise<void> {
+    const header: ManifestHeader = headerOf(this.manifest_);
+    const write = this.headerWrite.then(() => writeHeader(this.files.dir, header));
+    this.headerWrite = write.catch(() => undefined);
+    return write;
+  }
+
+  /**
+   * nudge stopped (killed, the machine died) with turns begun but not saved. Each is saved now
+   * from what the journal and the logs hold: a turn whose code was captured keeps that capture;
+   * the turn that was in flight gets the code as it is found now. Lines claude wrote outside any
+   * turn (after its last result) stay in conversation.jsonl and make no turn.
+   */
+  private async recoverUnsaved(): Promise<void> {
+    for (const pending of this.manifest_.unsaved) {
+      try {
+        const turn = await this.recoverOne(pending);
+        this.warn(`recovered turn ${turn.n} (${turn.status}), which nudge had not saved when it stopped`);
+      } catch (error) {
+        // Never let one unrecoverable turn lock the session for good: its lines stay in conversation.jsonl.
+        this.warn(`could not recover turn ${pending.n} (${errorMessage(error)}); its lines stay in conversation.jsonl`);
+      }
+    }
+    this.manifest_ = { ...this.manifest_, unsaved: [] };
+  }
+
+  private async recoverOne(pending: PendingTurn): Promise<Turn> {
+    const toLine = pending.ended?.toLine ?? this.log.lineCount;
+    const follower = new TurnFollower();
+    const lines = splitLines(readFileSync(this.files.conversation)).slice(pending.fromLine, toLine);
+    for (const line of lines) follower.observe(toStreamEvent(parseLine(line), ""));
+    const baseTree = pending.editsTree ?? this.lastTree;
+    const tree = pending.ended?.tree ?? (await this.index.capture()).tree;
+    const turn = await saveTurn(this.saveContext(), {
+      begin: pending,
+      follower,
+      baseTree,
+      tree,
+      head: await git.headCommit(this.manifest_.repo.root),
+      toLine,
+      toByte: pending.ended?.toByte ?? this.log.position.byte,
+      toInput: pending.ended?.toInput ?? this.input.lineCount,
+      endedAt: pending.ended?.endedAt ?? now(),
+    });
+    this.lastTree = tree;
+    await this.turnSaved(turn);
     return turn;
   }
 
-  /**
-   * nudge was killed (or the machine died) mid-turn: claude's lines reached conversation.jsonl
-   * but the turn was never saved. Save it now from those lines — complete if its result had
-   * arrived, incomplete otherwise — with the code as it is found now.
-   */
-  private async recoverUnsavedTurn(): Promise<void> {
-    const last = this.manifest_.turns.at(-1)!;
-    const pending = this.manifest_.pendingTurn;
-    if (!pending && this.log.lineCount <= last.lines.to) return;
-    const fromLine = pending?.fromLine ?? last.lines.to;
-    const open = this.openTurn(pending?.prompt ?? "(prompt not recorded)", fromLine, pending?.startedAt);
-    const lines = splitLines(readFileSync(this.files.conversation)).slice(fromLine, this.log.lineCount);
-    for (const line of lines) {
-      const event = toStreamEvent(parseLine(line), "");
-      this.observe(event);
-      if (event.type === "result" && !open.result) open.result = event;
-    }
-    this.finishTurn(open);
-    try {
-      const turn = await open.done;
-      this.warn(`recovered turn ${turn.n} (${turn.status}), which nudge had not saved when it stopped`);
-    } catch (error) {
-      // Never let one unrecoverable turn lock the session for good: its lines stay in conversation.jsonl.
-      this.manifest_ = { ...this.manifest_, pendingTurn: null };
-      this.warn(`could not recover the turn nudge had not saved (${errorMessage(error)}); its lines stay in conversation.jsonl`);
-    }
-  }
-
   private async recordTurnZero(): Promise<void> {
-    const { root, baseCommit } = this.manifest_.repo;
-    const baseTree = baseCommit ? await git.treeOf(root, baseCommit) : await git.emptyTree(root);
-    const startedAt = now();
-    const code = await this.captureCode(0, baseCommit, baseTree, "turn 0 (starting state)");
-    const turn: Turn = {
-      n: 0,
-      prompt: null,
-      status: "complete",
-      startedAt,
-      endedAt: now(),
-      lines: { from: this.log.lineCount, to: this.log.lineCount },
-      result: null,
-      claudeSessionId: null,
-      lastAssistantUuid: null,
-      ...code,
-      transcript: null,
-    };
-    this.manifest_ = { ...this.manifest_, turns: [turn] };
-  }
-
-  /** Snapshot the work tree as turn n and write its patch: the code half of a turn's entry. */
-  private async captureCode(n: number, parent: string | null, previousTree: string, what: string): Promise<Pick<Turn, "head" | "snapshot" | "patch">> {
-    const snapshot = await takeSnapshot({
-      root: this.manifest_.repo.root,
-      indexFile: this.indexFile,
-      ref: snapshotRef(this.manifest_.id, n),
-      parent,
-      previousTree,
-      message: `nudge ${this.manifest_.id} ${what}`,
-      exclude: this.context.exclude,
-    });
-    this.warnUnreadable(snapshot.unreadable);
-    const file = patchName(n);
-    await writeFileAtomic(path.join(this.files.dir, file), snapshot.patch);
-    return {
-      head: snapshot.head,
-      snapshot: { commit: snapshot.commit, tree: snapshot.tree, ref: snapshot.ref },
-      patch: { file, sha256: snapshot.patchSha256, bytes: snapshot.patch.length, ...snapshot.stats },
-    };
-  }
-
-  /**
-   * Keep a copy of claude's own transcript in the bundle, so the conversation can be resumed on
-   * another machine or after claude's config is gone. Missing is a warning, not a failure.
-   */
-  private async copyTranscript(claudeSessionId: string): Promise<string | null> {
-    const source = await findTranscript(this.context.claudeConfigDir, this.context.cwd, claudeSessionId);
-    if (!source) {
-      this.warn(`claude's transcript for ${claudeSessionId} was not found; resuming this turn elsewhere may not work`);
-      return null;
-    }
-    const name = `claude/${claudeSessionId}.jsonl`;
-    await copyFileAtomic(source, path.join(this.files.dir, name));
-    return name;
+    const capture = await this.index.capture();
+    this.warnUnreadable(capture.unreadable);
+    const turn = await saveTurnZero(this.saveContext(), capture.tree, this.log.position);
+    this.lastTree = capture.tree;
+    await this.turnSaved(turn);
   }
 
   private warnUnreadable(files: string[]): void {
@@ -338,25 +443,23 @@ export class SessionRecorder {
   private warn(message: string): void {
     for (const l of this.listeners) l.warning?.(message);
   }
+}
 
-  private resultOf(event: ResultEvent): TurnResult {
-    const total = event.total_cost_usd;
-    const perModel = event.model_usage_since_last_result;
-    const cost = perModel
-      ? Object.values(perModel).reduce((sum, m) => sum + (m.costUSD ?? 0), 0)
-      : total !== undefined
-        ? total - this.processCost
-        : null;
-    if (total !== undefined) this.processCost = total;
-    return {
-      subtype: event.subtype,
-      isError: event.is_error,
-      costUsd: cost,
-      durationMs: event.duration_ms ?? null,
-      numTurns: event.num_turns ?? null,
-      usage: event.usage ?? null,
-    };
-  }
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: Error) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function now(): string {

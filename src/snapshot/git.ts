@@ -86,14 +86,26 @@ async function run(cwd: string, args: string[], options: GitOptions = {}): Promi
   };
   if (options.indexFile) env.GIT_INDEX_FILE = options.indexFile;
   const internal = options.internal ?? options.indexFile !== undefined;
-  const result = await spawnGit(cwd, internal ? [...NO_HOOKS, ...args] : args, env, options.input);
+  // On a private index (split, as nudge keeps them): nothing nudge runs ever expires a shared
+  // index file, the user's or another private index's (they are named by content, so shared).
+  const prefix = [...(internal ? NO_HOOKS : []), ...(options.indexFile ? ["-c", "splitIndex.sharedIndexExpire=never"] : [])];
+  const result = await spawnGit(cwd, [...prefix, ...args], env, options.input);
   if (result.exitCode !== 0) {
     if (options.tolerate?.(result.exitCode, result.stderr)) return result.stdout;
     const known = options.explain?.(result.stderr) ?? lockedByAnotherGit(result.stderr);
     if (known) throw known;
-    throw new InternalError(`git ${args[0]} failed (exit ${result.exitCode}): ${result.stderr}`);
+    throw new InternalError(`git ${subcommand(args)} failed (exit ${result.exitCode}): ${result.stderr}`);
   }
   return result.stdout;
+}
+
+/** The git command in an argument list that may start with `-c name=value` pairs. */
+function subcommand(args: string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "-c") i++;
+    else return args[i]!;
+  }
+  return "";
 }
 
 /** Any git command may find a lock another git holds: the user's to wait for, not a bug. */
@@ -121,14 +133,18 @@ function excluding(paths: string[]): string[] {
 
 /** The top of the work tree containing `cwd`, or a UserError when it is not in one. */
 export async function repoRoot(cwd: string): Promise<string> {
-  const top = await answer(cwd, ["rev-parse", "--show-toplevel"]);
-  if (!top) throw new UserError(`not a git repository: ${cwd}`, "run nudge inside a git repository (git init creates one)");
-  return top;
+  return (await repoLocation(cwd)).root;
 }
 
-/** The common git dir, shared by all worktrees, so sessions recorded in any worktree are found from all. */
-export async function commonDir(root: string): Promise<string> {
-  return path.resolve(root, await text(root, ["rev-parse", "--git-common-dir"]));
+/**
+ * The work tree's top, the git dir shared by all its worktrees (where nudge's store lives, so
+ * sessions recorded in any worktree are found from all), and this worktree's own git dir, in one call.
+ */
+export async function repoLocation(cwd: string): Promise<{ root: string; commonDir: string; gitDir: string }> {
+  const out = await answer(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir"]);
+  const [root, commonDir, gitDir] = out?.split("\n") ?? [];
+  if (!root || !commonDir || !gitDir) throw new UserError(`not a git repository: ${cwd}`, "run nudge inside a git repository (git init creates one)");
+  return { root, commonDir, gitDir };
 }
 
 const indexPaths = new Map<string, Promise<string>>();
@@ -143,6 +159,28 @@ export function indexPath(root: string): Promise<string> {
     known = text(root, ["rev-parse", "--git-path", "index"]).then((p) => path.resolve(root, p));
     known.catch(() => indexPaths.delete(root));
     indexPaths.set(root, known);
+  }
+  return known;
+}
+
+const ignoreSources = new Map<string, Promise<string[]>>();
+
+/**
+ * The ignore files outside the work tree that decide what `git add -A` leaves out: the
+ * repository's info/exclude and the user's core.excludesFile (default ~/.config/git/ignore).
+ */
+export function ignoreFiles(root: string): Promise<string[]> {
+  let known = ignoreSources.get(root);
+  if (!known) {
+    known = Promise.all([
+      text(root, ["rev-parse", "--git-path", "info/exclude"]).then((p) => path.resolve(root, p)),
+      answer(root, ["config", "--path", "core.excludesFile"]),
+    ]).then(([exclude, configured]) => {
+      const xdg = process.env.XDG_CONFIG_HOME || path.join(process.env.HOME ?? "", ".config");
+      return [exclude, configured ? path.resolve(root, configured) : path.join(xdg, "git", "ignore")];
+    });
+    known.catch(() => ignoreSources.delete(root));
+    ignoreSources.set(root, known);
   }
   return known;
 }
@@ -200,6 +238,83 @@ export async function stageAll(root: string, indexFile: string, exclude: string[
   return { tree: await text(root, ["write-tree"], { indexFile }), unreadable };
 }
 
+/**
+ * Settings for nudge's own private indexes, never the user's:
+ * - the untracked cache, built for `-uall`, spares the walk of every folder at each scan (it is
+ *   only turned on where `git update-index --test-untracked-cache` passed for the work tree);
+ * - the split index writes only what changed at each update instead of the whole index;
+ * - no fsmonitor: its token in a private copy of the index would not be the user's daemon's.
+ */
+function privateIndexConfig(untrackedCache: boolean): string[] {
+  return [
+    "-c", `core.untrackedCache=${untrackedCache}`,
+    "-c", "status.showUntrackedFiles=all",
+    "-c", "core.splitIndex=true",
+    "-c", "core.fsmonitor=false",
+  ];
+}
+
+/**
+ * The paths where the work tree differs from a private index: modified, deleted, type-changed,
+ * unmerged, untracked (not ignored). One scan, as `git status`. No pathspec unless folders must
+ * be left out: any pathspec makes git skip the untracked cache. git may write the refreshed stat
+ * data and the untracked cache back into the private index (that is what makes the next scan cheap).
+ */
+export async function changedSinceIndex(root: string, indexFile: string, o: { untrackedCache: boolean; exclude: string[] }): Promise<string[]> {
+  const pathspec = o.exclude.length ? ["--", ":/", ...excluding(o.exclude)] : [];
+  const out = await run(
+    root,
+    [...privateIndexConfig(o.untrackedCache), "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty", ...pathspec],
+    { indexFile, env: { GIT_OPTIONAL_LOCKS: "1" } },
+  );
+  return parseStatusV2(out.toString("latin1"));
+}
+
+/** `status --porcelain=v2 -z`: the paths whose work tree side differs (the index-vs-HEAD side is not ours to care about). */
+export function parseStatusV2(out: string): string[] {
+  const paths: string[] = [];
+  const fields = out.split("\0");
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i]!;
+    if (entry.startsWith("? ")) paths.push(entry.slice(2));
+    else if (entry.startsWith("1 ") || entry.startsWith("2 ") || entry.startsWith("u ")) {
+      // "1 XY sub mH mI mW hH hI path", "2 XY sub mH mI mW hH hI Xscore path" + orig path, "u XY sub m1 m2 m3 mW h1 h2 h3 path".
+      const skip = entry[0] === "1" ? 8 : entry[0] === "2" ? 9 : 10;
+      let at = 0;
+      for (let k = 0; k < skip; k++) at = entry.indexOf(" ", at) + 1;
+      const worktreeSide = entry[3];
+      if (entry[0] === "u" || worktreeSide !== ".") paths.push(entry.slice(at));
+      if (entry[0] === "2") i++; // the original path follows as its own field
+    }
+  }
+  return paths;
+}
+
+/**
+ * Stage exactly these paths into a private index as they are on disk: new ones added, gone ones
+ * removed, a file that became a folder (or the reverse) replaced.
+ */
+export async function stagePaths(root: string, indexFile: string, paths: string[], untrackedCache: boolean): Promise<void> {
+  if (paths.length === 0) return;
+  await run(root, [...privateIndexConfig(untrackedCache), "update-index", "--add", "--remove", "--replace", "-z", "--stdin"], {
+    indexFile,
+    input: Buffer.from(paths.join("\0") + "\0", "latin1"),
+  });
+}
+
+/** The private index as a tree (cheap where the index's cached trees are still valid). */
+export async function writeTree(root: string, indexFile: string, untrackedCache: boolean): Promise<string> {
+  return text(root, [...privateIndexConfig(untrackedCache), "write-tree"], { indexFile });
+}
+
+/**
+ * Whether the untracked cache can be trusted on this work tree's file system (folder mtimes
+ * change when entries are added or removed). git's own test; it takes several seconds.
+ */
+export async function untrackedCacheWorks(root: string): Promise<boolean> {
+  return (await spawnGit(root, ["update-index", "--test-untracked-cache"])).exitCode === 0;
+}
+
 export async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
   const parentArgs = parents.flatMap((p) => ["-p", p]);
   // --no-gpg-sign: commit.gpgSign in the user's config would otherwise prompt for a key per turn.
@@ -210,6 +325,12 @@ export async function commitTree(root: string, tree: string, parents: string[], 
   });
 }
 
+/** Delete refs (nudge's own), in one transaction. */
+export async function deleteRefs(root: string, refs: string[]): Promise<void> {
+  if (refs.length === 0) return;
+  await run(root, ["update-ref", "--stdin"], { input: refs.map((r) => `delete ${r}\n`).join(""), internal: true });
+}
+
 /** Point refs at commits in one transaction (all or none). */
 export async function updateRefs(root: string, updates: Array<{ ref: string; commit: string }>): Promise<void> {
   const input = updates.map((u) => `update ${u.ref} ${u.commit}\n`).join("");
@@ -217,12 +338,13 @@ export async function updateRefs(root: string, updates: Array<{ ref: string; com
 }
 
 /**
- * The patch from tree `a` to tree `b`, byte for byte, such that `git apply` reproduces `b`.
- * Plumbing diff-tree ignores diff.external/textconv/color config that porcelain `git diff` honours;
- * --binary and --full-index make binary files applicable; -M records renames as renames.
+ * The patch from tree `a` to tree `b`, byte for byte, such that `git apply` reproduces `b` in a
+ * repository that has b's objects. Plumbing diff-tree ignores diff.external/textconv/color config
+ * that porcelain `git diff` honours; -M records renames as renames. No --binary: a binary file is
+ * named by its full object ids (--full-index), which `git apply` resolves from the repository.
  */
 export async function diffTrees(root: string, a: string, b: string): Promise<Buffer> {
-  return run(root, ["diff-tree", "-r", "-p", "--binary", "--full-index", "-M", "--no-color", a, b]);
+  return run(root, ["diff-tree", "-r", "-p", "--full-index", "-M", "--no-color", a, b]);
 }
 
 /**

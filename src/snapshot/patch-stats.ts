@@ -28,8 +28,11 @@ export function patchStats(patch: Buffer): PatchStats {
       stats.insertions++;
     } else if (inHunk && first === 0x2d /* - */) {
       stats.deletions++;
-    } else if (!inHunk && first === 0x47 /* G */ && startsWith(patch, start, "GIT binary patch")) {
+    } else if (!inHunk && first === 0x42 /* B */ && startsWith(patch, start, "Binary files ")) {
+      // Binary files are named by object id, not copied: "Binary files a/x and b/x differ".
       stats.binaryFiles++;
+    } else if (!inHunk && first === 0x47 /* G */ && startsWith(patch, start, "GIT binary patch")) {
+      stats.binaryFiles++; // bundles recorded before: base85 copies
     }
     start = end + 1;
   }

@@ -1,24 +1,21 @@
 /**
- * `nudge claude run` on the terminal: opens the session to record into, starts recording with a
- * claude process of its own, runs the prompt loop, and on /rewind or /fork finishes one
- * recording and continues in the fork.
+ * `nudge claude run` on the terminal: the terminal's side of a live session (src/session/):
+ * prompts from the prompt line (or stdin lines), claude's words on stdout, nudge's notices on
+ * stderr, questions asked on the terminal, Ctrl-C and signals turned into the session's
+ * interrupt and stop. The session itself decides everything else.
  */
-import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import { UserError } from "../errors.js";
-import { totalCost } from "../bundle/session-summary.js";
-import { loadSession, type Store } from "../bundle/store.js";
-import { turnOf } from "../bundle/turn-lookup.js";
+import type { Store } from "../bundle/store.js";
+import { totalCost } from "../bundle/summary.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
-import { LiveSession } from "../recorder/live-session.js";
-import { openSession, privateIndexFile, type OpenedSession, type SessionChoice } from "../recorder/open-session.js";
-import { SessionRecorder } from "../recorder/session-recorder.js";
-import { ownPathExcludes } from "../snapshot/own-paths.js";
-import { continueRewound, forkSession } from "../time-travel/fork-session.js";
+import { formatCost } from "../format.js";
+import type { ToolGuard } from "../session/control-handler.js";
+import type { Conversation } from "../session/conversation.js";
+import type { Frontend, PromptSource } from "../session/frontend.js";
+import type { SessionChoice } from "../session/open-session.js";
+import { runSession, type RunSessionInput } from "../session/run-session.js";
 import { EventRenderer } from "./event-renderer.js";
-import { formatCost } from "./format.js";
+import { shellQuote } from "./format.js";
 import { linePrompts, terminalPrompts } from "./prompt-input.js";
-import { runLoop } from "./run-loop.js";
 import { colorEnabled, makeStyle } from "./style.js";
 
 export interface LiveRunInput {
@@ -29,98 +26,100 @@ export interface LiveRunInput {
   choice: SessionChoice;
   flags: Omit<ClaudeFlags, "resume">;
   verbose: boolean;
+  force: boolean;
   firstPrompt?: string;
+  guard: ToolGuard | null;
+  afterTurn?: RunSessionInput["afterTurn"];
 }
 
-export async function liveRun(input: LiveRunInput): Promise<void> {
-  const { store, cwd } = input;
-  const opened = await openSession(store, cwd, input.choice, {
-    forkAt: async (id, turn) => {
-      const fork = await continueRewound(store, await loadSession(store, id), turn);
-      return { ...fork, isNew: false };
-    },
-  });
+/** Runs the session; returns the exit status (129 when the terminal hung up). */
+export async function liveRun(input: LiveRunInput): Promise<number> {
   const style = makeStyle(colorEnabled(process.stdout));
   const errStyle = makeStyle(colorEnabled(process.stderr));
   const say = (line: string) => process.stderr.write(`${line}\n`);
-
-  /** Start recording into a bundle with a claude process of its own (again after /rewind, /fork). */
-  const begin = async (session: OpenedSession): Promise<{ live: LiveSession; renderer: EventRenderer }> => {
-    const runCwd = session.isNew ? cwd : session.manifest.repo.cwd;
-    if (!existsSync(runCwd)) {
-      throw new UserError(`the session's directory is gone: ${runCwd}`, "fork the session into a worktree: nudge session fork <id> --worktree <path>");
-    }
-    const renderer = new EventRenderer({
-      style,
-      write: (t) => process.stdout.write(t),
-      // A line that is not JSON: the recorder's own warning says so, with its line number.
-      notice: () => undefined,
-      verbose: input.verbose,
-      showPrompts: false,
-      cwd: runCwd,
-    });
-    const recorder = await SessionRecorder.start(
-      session.dir,
-      session.manifest,
-      privateIndexFile(store, session.manifest.id),
-      { claudeConfigDir: input.claudeConfigDir, cwd: runCwd, exclude: ownPathExcludes(session.manifest.repo.root, store.ownDirs) },
-      { event: (e) => renderer.render(e), warning: (w) => say(errStyle.yellow(`! ${w}`)) },
-    ).catch(async (error: unknown) => {
-      // A new session that could not even record its starting state leaves no empty folder behind.
-      if (session.isNew) await rm(session.dir, { recursive: true, force: true });
-      throw error;
-    });
-    const m = recorder.manifest;
-    const what = session.isNew ? "recording" : "continuing";
-    say(errStyle.dim(`● nudge ${what} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${session.dir}`));
-    if (runCwd !== cwd) say(errStyle.dim(`  claude runs in ${runCwd}, where this session's code is`));
-    const live = new LiveSession({
-      bin: input.bin,
-      flags: input.flags,
-      cwd: runCwd,
-      env: process.env,
-      claudeConfigDir: input.claudeConfigDir,
-      recorder,
-      onUnexpectedExit: (exit, stderr) => {
-        const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.exitCode}`;
-        say(errStyle.red(`✗ claude exited (${how})${stderr ? `: ${stderr.split("\n").at(-1)}` : ""}`));
-        say(errStyle.dim("  everything so far is recorded; the next prompt resumes the conversation in a new claude process"));
-      },
-    });
-    return { live, renderer };
+  const renderer = new EventRenderer({
+    style,
+    write: (t) => process.stdout.write(t),
+    // A line that is not JSON: the recorder's own warning says so, with its line number.
+    notice: () => undefined,
+    verbose: input.verbose,
+    showPrompts: false,
+    cwd: input.cwd,
+  });
+  const tty = process.stdin.isTTY === true;
+  const prompts: PromptSource = tty ? terminalPrompts(process.stdin, process.stdout, style.bold("› ")) : linePrompts(process.stdin);
+  const frontend: Frontend = {
+    prompts,
+    asker: null,
+    render: (event) => renderer.render(event),
+    turnEnded: (turn) => renderer.turnEnd(turn),
+    say: (text) => say(errStyle.dim(text)),
+    warn: (text) => say(errStyle.yellow(`! ${text}`)),
+    error: (message, hint) => {
+      say(`${errStyle.red("error:")} ${message}`);
+      if (hint) say(`${errStyle.dim("hint:")} ${hint}`);
+    },
+    // Without a terminal, a scripted /rewind goes ahead: its plan is shown, and what it replaces is backed up for /undo.
+    confirm: async (plan, question) => {
+      for (const line of plan) say(line);
+      if (!tty) return true;
+      say(`${question} [y/N]`);
+      return /^y(es)?$/i.test(((await prompts.next()) ?? "").trim());
+    },
+    resumeMismatch: async (changed) => {
+      say(errStyle.yellow(`! the files changed since this conversation last ran: ${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`));
+      if (!tty) {
+        say(errStyle.dim("  claude is told which files changed; they are recorded as your edits"));
+        return "tell";
+      }
+      say("[r]ewind the files to match the conversation, or [c]ontinue and tell claude what changed? [r/C]");
+      return /^r/i.test(((await prompts.next()) ?? "").trim()) ? "rewind" : "tell";
+    },
   };
 
-  const holder = await begin(opened);
-  /** /rewind and /fork: finish this recording, branch at turn n (code in place), record on in the fork. */
-  const branchAt = async (turn: number | undefined, verb: "rewound" | "forked"): Promise<string> => {
-    const current = holder.live.recorder.manifest;
-    if (turn !== undefined) turnOf(current, turn); // a turn that is not there: say so, and keep recording as before
-    await holder.live.end();
-    try {
-      const fork = await forkSession(store, await loadSession(store, current.id), turn);
-      Object.assign(holder, await begin({ dir: fork.dir, manifest: fork.manifest, isNew: false }));
-      const backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref}` : "";
-      return `${verb} to turn ${fork.turn}: code and conversation as they were then; turns after it stay in ${current.id}${backup}`;
-    } catch (error) {
-      const original = await loadSession(store, current.id);
-      Object.assign(holder, await begin({ dir: original.dir, manifest: original.manifest, isNew: false }));
-      throw error;
-    }
+  let conversation: Conversation | null = null;
+  let hungUp = false;
+  const onSigint = () => {
+    const state = conversation?.interrupt() ?? "idle";
+    if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
+    else if (state === "killed") say(errStyle.red("■ stopping claude; the turn is kept as incomplete"));
+    else prompts.close();
   };
-  const prompts = process.stdin.isTTY ? terminalPrompts(process.stdin, process.stdout, style.bold("› ")) : linePrompts(process.stdin);
+  // kill, the terminal closing, Ctrl-\: stop the turn in flight, take no more prompts, and end the
+  // session normally, so the bundle is complete rather than crashed.
+  const onTerminate = (signal: NodeJS.Signals) => {
+    if (signal === "SIGHUP") hungUp = true;
+    say(errStyle.yellow(`■ ${signal}: ending the session`));
+    if (conversation) conversation.stop();
+    else prompts.close();
+  };
+  const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGQUIT"];
+  process.on("SIGINT", onSigint);
+  for (const s of signals) process.on(s, onTerminate);
   try {
-    await runLoop({
-      session: holder,
-      prompts,
-      style: errStyle,
-      say,
+    const outcome = await runSession({
+      store: input.store,
+      cwd: input.cwd,
+      bin: input.bin,
+      claudeConfigDir: input.claudeConfigDir,
+      env: process.env,
+      choice: input.choice,
+      flags: input.flags,
       firstPrompt: input.firstPrompt,
-      slash: { rewind: (n) => branchAt(n, "rewound"), fork: (n) => branchAt(n, "forked") },
+      force: input.force,
+      frontend,
+      guard: input.guard,
+      afterTurn: input.afterTurn,
+      onConversation: (c) => (conversation = c),
     });
+    const turns = outcome.turns.length - 1;
+    if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
+    else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
   } finally {
+    // Only once the session has ended: a Ctrl-C or a signal before that must never kill nudge mid-save.
     prompts.close();
-    await holder.live.end();
+    process.off("SIGINT", onSigint);
+    for (const s of signals) process.off(s, onTerminate);
   }
-  const final = holder.live.recorder.manifest;
-  say(errStyle.dim(`● session ${final.id}: ${final.turns.length - 1} turns, ${formatCost(totalCost(final.turns))} · continue with: nudge claude run -r ${final.id}`));
+  return hungUp ? 129 : 0;
 }

@@ -3,9 +3,10 @@
  * place as an undoable code rewind. Also the automatic fork that continues a rewound session.
  */
 import type { Store, StoredSession } from "../bundle/store.js";
-import { updateManifest } from "../bundle/store.js";
+import { bundleFiles, readHeader, updateHeader } from "../bundle/store.js";
+import { sessionLock } from "../bundle/locks.js";
 import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
-import { applyRewind, captureWorkTree, prepareRewind } from "./rewind.js";
+import { applyRewind, captureWorkTree, prepareRewind, type PreparedRewind } from "./rewind.js";
 import * as git from "../snapshot/git.js";
 import { switchVerified } from "./work-tree-switch.js";
 import type { RewindRecord } from "./rewind-log.js";
@@ -38,15 +39,35 @@ export async function forkSession(
       throw error;
     }
   }
-  const prepared = await prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
+  return applyForkInPlace(store, source, await prepareForkInPlace(store, source, turn, o), o);
+}
+
+/** A fork whose code goes in place is a code rewind first: its plan (what it writes, deletes, backs up). */
+export function prepareForkInPlace(store: Store, source: StoredSession, turn: number, o: { ownLock?: boolean } = {}): Promise<PreparedRewind> {
+  return prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
+}
+
+export async function applyForkInPlace(store: Store, source: StoredSession, prepared: PreparedRewind, o: { ownLock?: boolean } = {}): Promise<ForkOutcome> {
+  const turn = prepared.plan.turn;
   const rewind = prepared.changes.length > 0 ? await applyRewind(store, source, prepared, { ownLock: o.ownLock }) : null;
   const fork = await forkBundle(store, source, turn);
   return { ...fork, turn, codeAt: source.manifest.repo.root, rewind };
 }
 
-/** `claude run -r` on a rewound session: continue in a fork at the rewind point, keeping the later turns. */
-export async function continueRewound(store: Store, source: StoredSession, turn: number): Promise<ForkResult> {
-  const fork = await forkBundle(store, source, turn);
-  await updateManifest(source.dir, { rewoundTo: null });
-  return fork;
+/**
+ * `claude run -r` on a rewound session: continue in a fork at the rewind point, keeping the later
+ * turns. Decided under the session's lock, so two runs started at once make one fork, not two;
+ * null when another run already made it.
+ */
+export async function continueRewound(store: Store, source: StoredSession): Promise<ForkResult | null> {
+  const lock = await sessionLock(bundleFiles(source.dir).lock, source.manifest.id);
+  try {
+    const header = await readHeader(source.dir);
+    if (header.rewoundTo === null) return null;
+    const fork = await forkBundle(store, source, header.rewoundTo);
+    await updateHeader(source.dir, { rewoundTo: null });
+    return fork;
+  } finally {
+    await lock.release();
+  }
 }

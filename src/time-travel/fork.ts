@@ -7,11 +7,11 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { pathExists } from "../file-exists.js";
-import { writeFileAtomic } from "../bundle/atomic-write.js";
-import type { Manifest } from "../bundle/manifest-schema.js";
-import { bundleDir, bundleFiles, newSessionId, writeManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-schema.js";
+import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
+import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
-import { snapshotRef } from "../snapshot/snapshotter.js";
+import { sessionRef } from "../snapshot/snapshotter.js";
 import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
 
 export interface ForkResult {
@@ -37,12 +37,13 @@ export async function forkBundle(
   let manifest: Manifest;
   try {
     manifest = await buildFork(source, turn.n, id, building, repo);
+    // The fork's own ref keeps its history alive even if the original is removed.
+    await git.updateRefs(source.manifest.repo.root, [{ ref: sessionRef(id), commit: turn.snapshot.commit }]);
     await fs.rename(building, dir);
   } catch (error) {
     await fs.rm(building, { recursive: true, force: true });
     throw error;
   }
-  await git.updateRefs(source.manifest.repo.root, manifest.turns.map((t) => ({ ref: t.snapshot.ref, commit: t.snapshot.commit })));
   return { dir, manifest };
 }
 
@@ -53,20 +54,29 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   await fs.mkdir(to.changes);
   await fs.mkdir(to.transcripts);
 
-  const conversation = await fs.readFile(from.conversation).catch(() => Buffer.alloc(0));
-  await writeFileAtomic(to.conversation, conversation.subarray(0, offsetOfLine(conversation, turn.lines.to)));
-  const timing = await fs.readFile(from.timing, "utf8").catch(() => "");
-  await writeFileAtomic(to.timing, timing.split("\n").slice(0, turn.lines.to).map((t) => `${t}\n`).join(""));
+  // The logs up to the end of turn n: copied in the kernel, then cut (never read into memory).
+  await copyPrefix(from.conversation, to.conversation, turn.bytes?.to ?? (await offsetOfLine(from.conversation, turn.lines.to)));
+  await copyPrefix(from.timing, to.timing, await offsetOfLine(from.timing, turn.lines.to));
+  const inputLines = turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
+  await copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines));
+  await copyPrefix(from.inputTiming, to.inputTiming, await offsetOfLine(from.inputTiming, inputLines));
   await fs.writeFile(to.stderr, "");
 
-  const turns = source.manifest.turns.slice(0, turn.n + 1).map((t) => ({ ...t, snapshot: { ...t.snapshot, ref: snapshotRef(id, t.n) } }));
+  const ref = sessionRef(id);
+  const turns = source.manifest.turns.slice(0, turn.n + 1).map((t) => ({
+    ...t,
+    snapshot: { ...t.snapshot, ref },
+    ...(t.edits ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, ref } } } : {}),
+  }));
   for (const t of turns) {
     await fs.copyFile(path.join(source.dir, t.patch.file), path.join(dir, t.patch.file));
-    if (t.transcript) await fs.copyFile(path.join(source.dir, t.transcript), path.join(dir, t.transcript)).catch(() => undefined);
+    if (t.edits) await fs.copyFile(path.join(source.dir, t.edits.patch.file), path.join(dir, t.edits.patch.file));
   }
+  await copyTranscripts(source, turns, dir);
   const at = new Date().toISOString();
   const manifest: Manifest = {
     ...source.manifest,
+    format: MANIFEST_FORMAT,
     id,
     createdAt: at,
     updatedAt: at,
@@ -75,22 +85,61 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
     parent: { id: source.manifest.id, turn: turn.n },
     resume: resumeAt(source.manifest, turn.n),
     rewoundTo: null,
-    pendingTurn: null,
+    summary: summaryOf(turns),
     turns,
+    unsaved: [],
   };
-  await writeManifest(dir, manifest);
+  await writeBundle(dir, manifest);
   return manifest;
 }
 
-/** Byte offset where line `n` (0-based) starts; the file's length when it has fewer lines. */
-function offsetOfLine(data: Buffer, n: number): number {
-  let offset = 0;
-  for (let i = 0; i < n; i++) {
-    const newline = data.indexOf(0x0a, offset);
-    if (newline === -1) return data.length;
-    offset = newline + 1;
+/**
+ * claude's transcripts as they were at the end of the fork's last turn (each cut at the length
+ * recorded then), with their side folders. The fork resumes from its own copy if claude's is gone.
+ */
+async function copyTranscripts(source: StoredSession, turns: Turn[], dir: string): Promise<void> {
+  const lengths = new Map<string, number | null>();
+  for (const t of turns) if (t.transcript) lengths.set(t.transcript, t.transcriptBytes ?? null);
+  for (const [name, bytes] of lengths) {
+    const from = path.join(source.dir, name);
+    if (!(await pathExists(from))) continue;
+    await copyPrefix(from, path.join(dir, name), bytes ?? (await fs.stat(from)).size);
+    const side = from.replace(/\.jsonl$/, "");
+    if (await pathExists(side)) await fs.cp(side, path.join(dir, name.replace(/\.jsonl$/, "")), { recursive: true });
   }
-  return offset;
+}
+
+/** Copy the first `bytes` bytes of a file (a missing file gives an empty one). */
+async function copyPrefix(from: string, to: string, bytes: number): Promise<void> {
+  try {
+    await fs.copyFile(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    await fs.writeFile(to, "");
+    return;
+  }
+  await fs.truncate(to, bytes);
+}
+
+/** Byte offset where line `n` (0-based) starts; the file's length when it has fewer lines. Reads in blocks. */
+async function offsetOfLine(file: string, n: number): Promise<number> {
+  if (n === 0) return 0;
+  const handle = await fs.open(file, "r").catch(() => null);
+  if (!handle) return 0;
+  try {
+    const block = Buffer.alloc(1 << 20);
+    let seen = 0;
+    for (let offset = 0; ; ) {
+      const { bytesRead } = await handle.read(block, 0, block.length, offset);
+      if (bytesRead === 0) return offset;
+      for (let i = block.indexOf(0x0a); i !== -1 && i < bytesRead; i = block.indexOf(0x0a, i + 1)) {
+        if (++seen === n) return offset + i + 1;
+      }
+      offset += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A new worktree for a fork, at the HEAD recorded with the turn (the snapshot is written on top by the caller). */

@@ -7,11 +7,12 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
-import { acquireLock } from "../bundle/session-lock.js";
-import { bundleDir, bundleFiles, liveClaudes, updateManifest, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleDir, liveClaudes, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
+import { lockWorkTree } from "../bundle/work-tree-lock.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
-import { requireTree, seedPrivateIndex } from "../snapshot/snapshotter.js";
+import { PrivateIndex } from "../snapshot/private-index.js";
+import { requireTree } from "../snapshot/snapshotter.js";
 import { planRewind, planUndo, type RewindPlan, type RewindScope, type UndoPlan } from "./rewind-plan.js";
 import { keepBackup, lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { refuseIfInTheWay, switchVerified } from "./work-tree-switch.js";
@@ -34,12 +35,8 @@ export interface WorkTreeState {
 export async function captureWorkTree(store: Store, root: string): Promise<WorkTreeState> {
   const indexFile = worktreeIndex(store, root);
   const exclude = ownPathExcludes(root, store.ownDirs);
-  await seedPrivateIndex(root, indexFile);
-  const [tree, head, branch] = await Promise.all([
-    git.stageAll(root, indexFile, exclude).then((staged) => staged.tree),
-    git.headCommit(root),
-    git.currentBranch(root),
-  ]);
+  const index = new PrivateIndex({ root, indexFile, exclude, untrackedCache: false });
+  const [tree, head, branch] = await Promise.all([index.capture().then((c) => c.tree), git.headCommit(root), git.currentBranch(root)]);
   return { root, indexFile, exclude, tree, head, branch };
 }
 
@@ -115,8 +112,8 @@ export async function applyRewind(
   prepared: PreparedRewind,
   o: { ownLock?: boolean } = {},
 ): Promise<RewindRecord> {
-  // Hold the session while it changes: no `claude run -r` can start on it halfway through.
-  const lock = o.ownLock ? null : await acquireLock(bundleFiles(session.dir).lock, session.manifest.id);
+  // Hold the work tree while it changes: no recording, rewind or undo can start on it halfway through.
+  const lock = o.ownLock ? null : await lockWorkTree(store, session.manifest.repo.root, { what: `rewinding session ${session.manifest.id}`, waitMs: 5_000 });
   try {
     return await applyLocked(store, session, prepared);
   } finally {
@@ -181,7 +178,7 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
       );
     }
   }
-  if (plan.scope !== "code") await updateManifest(session.dir, { rewoundTo: plan.turn });
+  if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.turn });
   return record;
 }
 
@@ -191,18 +188,28 @@ export interface PreparedUndo {
   state: WorkTreeState;
 }
 
-export async function prepareUndo(store: Store): Promise<PreparedUndo> {
+export async function prepareUndo(store: Store, o: { ownLock?: boolean } = {}): Promise<PreparedUndo> {
   const record = await lastRewind(store);
   if (!record) throw new UserError("there is no rewind to undo", "nudge session list shows the sessions; rewind one first");
   refuseElsewhere(store, record.root, `the last rewind (of session ${record.sessionId})`);
-  await refuseIfRecordingIn(store, record.root);
+  if (!o.ownLock) await refuseIfRecordingIn(store, record.root);
   const state = await captureWorkTree(store, record.root);
   const changes = await git.changedPaths(record.root, state.tree, record.backup.tree);
   return { plan: planUndo(record, state, changes), state };
 }
 
 /** Put back exactly what the last rewind changed: files, HEAD and index, and the session's fork point. */
-export async function undoLastRewind(store: Store, { plan, state }: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+export async function undoLastRewind(store: Store, { plan, state }: PreparedUndo, o: { ownLock?: boolean } = {}): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+  const record = plan.undo;
+  const lock = o.ownLock ? null : await lockWorkTree(store, record.root, { what: "undoing a rewind", waitMs: 5_000 });
+  try {
+    return await undoLocked(store, plan, state);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function undoLocked(store: Store, plan: UndoPlan, state: WorkTreeState): Promise<{ record: RewindRecord; savedEdits: string | null }> {
   const record = plan.undo;
   const root = record.root;
   let savedEdits: string | null = null;
@@ -215,7 +222,7 @@ export async function undoLastRewind(store: Store, { plan, state }: PreparedUndo
     await git.moveRef(root, plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD", plan.head.to, plan.head.from ?? git.NO_REF);
     await copyFileAtomic(record.before.indexCopy!, await git.indexPath(root));
   }
-  if (record.scope !== "code") await updateManifest(bundleDir(store, record.sessionId), { rewoundTo: record.before.rewoundTo });
+  if (record.scope !== "code") await updateHeader(bundleDir(store, record.sessionId), { rewoundTo: record.before.rewoundTo });
   await saveRecord(store, { ...record, status: "undone" });
   return { record, savedEdits };
 }

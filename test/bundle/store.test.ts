@@ -2,14 +2,15 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MANIFEST_FORMAT, type Manifest } from "../../src/bundle/manifest-schema.js";
-import { resolveSession, writeManifest, type Store } from "../../src/bundle/store.js";
+import { resolveSession, writeBundle, type Store } from "../../src/bundle/store.js";
+import { summaryOf } from "../../src/bundle/summary.js";
 import { tempDir } from "../support/gitdir.js";
 
 function manifest(id: string, createdAt: string): Manifest {
   return {
     format: MANIFEST_FORMAT, id, createdAt, updatedAt: createdAt, state: "complete",
     repo: { root: "/r", cwd: "/r", baseCommit: null, branch: "main" }, claude: { version: null, model: null },
-    parent: null, resume: null, rewoundTo: null, pendingTurn: null, turns: [],
+    parent: null, resume: null, rewoundTo: null, summary: summaryOf([]), turns: [], unsaved: [],
   };
 }
 
@@ -17,9 +18,9 @@ async function storeWith(ids: string[]): Promise<Store> {
   const dir = tempDir();
   for (const [i, id] of ids.entries()) {
     mkdirSync(path.join(dir, "sessions", id), { recursive: true });
-    await writeManifest(path.join(dir, "sessions", id), manifest(id, `2026-11-2${i}T00:00:00.000Z`));
+    await writeBundle(path.join(dir, "sessions", id), manifest(id, `2026-11-2${i}T00:00:00.000Z`));
   }
-  return { repoRoot: "/r", dir, ownDirs: [] };
+  return { repoRoot: "/r", commonDir: "/r/.git", gitDir: "/r/.git", dir, ownDirs: [] };
 }
 
 describe("resolveSession", () => {

@@ -6,7 +6,8 @@ import { execa } from "execa";
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManifestSchema, type Manifest } from "../../src/bundle/manifest-schema.js";
+import type { Manifest } from "../../src/bundle/manifest-schema.js";
+import { readManifestFile } from "../support/record.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
@@ -29,7 +30,7 @@ async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<vo
 async function onlySession(repo: string): Promise<{ id: string; path: string; state: string; manifest: Manifest }> {
   const list = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
   expect(list).toHaveLength(1);
-  const manifest = ManifestSchema.parse(JSON.parse(readFileSync(path.join(list[0].path, "manifest.json"), "utf8")));
+  const manifest = readManifestFile(list[0].path);
   return { ...list[0], manifest };
 }
 

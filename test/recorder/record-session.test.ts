@@ -8,9 +8,9 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManifestSchema } from "../../src/bundle/manifest-schema.js";
 import { claudeEnv } from "../support/claude-env.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
+import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { teeClaude } from "../support/tee-claude.js";
@@ -90,7 +90,7 @@ describe("nudge claude run records a session", () => {
     const bundle: string = show.path;
     expect(bundle).toBe(path.join(repo, ".git", "nudge", "sessions", list[0].id));
 
-    const manifest = ManifestSchema.parse(JSON.parse(readFileSync(path.join(bundle, "manifest.json"), "utf8")));
+    const manifest = readManifestFile(bundle);
     expect(manifest.state).toBe("complete");
     expect(manifest.turns.map((t) => [t.n, t.prompt, t.status])).toEqual([
       [0, null, "complete"],
@@ -124,7 +124,9 @@ describe("nudge claude run records a session", () => {
       expect(sha(patch)).toBe(turn.patch.sha256);
       if (turn.patch.bytes > 0) await execa("git", ["apply", "--cached", "--binary", patch], { cwd: repo, env });
       expect((await execa("git", ["write-tree"], { cwd: repo, env })).stdout).toBe(turn.snapshot.tree);
-      expect(await git(repo, "rev-parse", `refs/nudge/${manifest.id}/${turn.n}^{tree}`)).toBe(turn.snapshot.tree);
+      // One ref per session keeps every turn: each snapshot is an ancestor of it.
+      expect(await git(repo, "rev-parse", `${turn.snapshot.commit}^{tree}`)).toBe(turn.snapshot.tree);
+      await git(repo, "merge-base", "--is-ancestor", turn.snapshot.commit, `refs/nudge/sessions/${manifest.id}`);
     }
 
     // Turn 0 holds the uncommitted start; ignored files are never captured.
@@ -174,7 +176,7 @@ describe("nudge claude run records a session", () => {
     });
     expect(run.exitCode).toBe(0);
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
-    const tree = await git(repo, "ls-tree", `refs/nudge/${session.id}/0`);
+    const tree = await git(repo, "ls-tree", readManifestFile(session.path).turns[0]!.snapshot.commit);
     expect(tree).toMatch(/^120000 blob \S+\treadme-link$/m);
   });
 });
@@ -190,7 +192,7 @@ describe("nudge's and claude's own files inside the work tree", () => {
       expect(run.exitCode, run.stderr).toBe(0);
       const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo, env })).stdout);
       expect(session.path.startsWith(path.join(repo, "nudge-store"))).toBe(true);
-      const files = await git(repo, "ls-tree", "-r", "--name-only", `refs/nudge/${session.id}/1`);
+      const files = await git(repo, "ls-tree", "-r", "--name-only", readManifestFile(session.path).turns[1]!.snapshot.commit);
       expect(files.split("\n").sort()).toEqual(["README.md", "made.txt"]);
     } finally {
       await local.close();

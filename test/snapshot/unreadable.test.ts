@@ -1,6 +1,6 @@
 /**
  * A file git cannot read (left behind by docker as root, or chmod 000) must not cost the turn.
- * Caused for real: as root the snapshot runs as `nobody` (root reads anything), otherwise chmod.
+ * Caused for real: as root the capture runs as `nobody` (root reads anything), otherwise chmod.
  */
 import { execa } from "execa";
 import { chmodSync, chownSync, writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 
-const snapshotter = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/snapshot/snapshotter.js");
+const privateIndex = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/snapshot/private-index.js");
 
 describe("a file git cannot read", () => {
   it("is reported and skipped; the rest of the turn is snapshotted", async () => {
@@ -17,13 +17,13 @@ describe("a file git cannot read", () => {
     writeFileSync(path.join(repo, "new.txt"), "captured\n");
     writeFileSync(path.join(repo, "locked.bin"), "secret\n");
     const scratch = tempDir();
-    const script = `import { takeSnapshot } from ${JSON.stringify(snapshotter)};
-      const s = await takeSnapshot({ root: ${JSON.stringify(repo)}, indexFile: ${JSON.stringify(path.join(scratch, "index"))},
-        ref: "refs/nudge/t/1", parent: null, previousTree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", message: "t" });
+    const script = `import { PrivateIndex } from ${JSON.stringify(privateIndex)};
+      const index = new PrivateIndex({ root: ${JSON.stringify(repo)}, indexFile: ${JSON.stringify(path.join(scratch, "index"))}, exclude: [], untrackedCache: true });
+      const s = await index.capture();
       console.log(JSON.stringify({ tree: s.tree, unreadable: s.unreadable }));`;
     let command = ["node", "--input-type=module", "-e", script];
     if (process.getuid?.() === 0) {
-      // Everything but the locked file belongs to nobody, who runs the snapshot.
+      // Everything but the locked file belongs to nobody, who runs the capture.
       await execa("chown", ["-R", "nobody", repo, scratch]);
       chownSync(path.join(repo, "locked.bin"), 0, 0);
       command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", ...command];

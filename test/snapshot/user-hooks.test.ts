@@ -6,7 +6,8 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/bundle/store.js";
-import { takeSnapshot } from "../../src/snapshot/snapshotter.js";
+import { PrivateIndex } from "../../src/snapshot/private-index.js";
+import { keepSnapshot } from "../../src/snapshot/snapshotter.js";
 import { captureWorkTree } from "../../src/time-travel/rewind.js";
 import { switchVerified } from "../../src/time-travel/work-tree-switch.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
@@ -31,8 +32,10 @@ describe("the user's git hooks", () => {
     const base = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { "c.txt": "c\n" });
     const indexFile = path.join(tempDir(), "index");
-    const snap = await takeSnapshot({ root: repo, indexFile, ref: "refs/nudge/t/1", parent: null, previousTree: base, message: "t1" });
-    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const tree = (await new PrivateIndex({ root: repo, indexFile, exclude: [], untrackedCache: true }).capture()).tree;
+    await keepSnapshot(repo, { tree, parent: null, message: "t1", ref: "refs/nudge/sessions/t" });
+    const snap = { tree };
+    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     await switchVerified(state, snap.tree, base, "base"); // deletes c.txt
     expect(existsSync(path.join(repo, "c.txt"))).toBe(false);

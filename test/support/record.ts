@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { ManifestSchema, type Manifest } from "../../src/bundle/manifest-schema.js";
+import { ManifestHeaderSchema, type Manifest } from "../../src/bundle/manifest-schema.js";
+import { foldJournal, parseJournal } from "../../src/bundle/turn-journal.js";
 import { CLAUDE_BIN, claudeEnv } from "./claude-env.js";
 import { tempDir } from "./gitdir.js";
 import { runNudge } from "./run-nudge.js";
@@ -33,6 +34,9 @@ export async function recordSession(repo: string, steps: ScriptStep[], prompts: 
   return { id, dir, manifest: readManifestFile(dir), api, env, stdout: run.stdout, stderr: run.stderr };
 }
 
+/** A bundle's header and turn journal, read the way nudge reads them (strictly: a test fails on a bad file). */
 export function readManifestFile(dir: string): Manifest {
-  return ManifestSchema.parse(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")));
+  const header = ManifestHeaderSchema.parse(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")));
+  const journal = path.join(dir, "turns.jsonl");
+  return { ...header, ...foldJournal(parseJournal(readFileSync(journal, "utf8"), journal)) };
 }

@@ -73,7 +73,7 @@ function turn(n: number, prompt: string | null, from: number, to: number): Turn 
 }
 const turns = [turn(0, null, 0, 0), turn(1, "first prompt", 0, 3), turn(2, "second prompt", 3, 6)];
 
-function player(groups = groupByTurn({ turns, pendingTurn: null }, lines), pacing = live) {
+function player(groups = groupByTurn({ turns, unsaved: [] }, lines), pacing = live) {
   let out = "";
   const notices: string[] = [];
   const sleeps: number[] = [];
@@ -99,7 +99,7 @@ function player(groups = groupByTurn({ turns, pendingTurn: null }, lines), pacin
 
 describe("groupByTurn", () => {
   it("cuts the lines at the turns' ranges; lines after the last turn are kept, not dropped", () => {
-    const groups = groupByTurn({ turns, pendingTurn: null }, lines);
+    const groups = groupByTurn({ turns, unsaved: [] }, lines);
     expect(groups.map((g) => [g.turn?.n ?? null, g.lines.map((l) => l.n)])).toEqual([
       [1, [0, 1, 2]],
       [2, [3, 4, 5]],
@@ -108,8 +108,8 @@ describe("groupByTurn", () => {
   });
 
   it("gives the lines of a turn a crash left unsaved to that pending turn", () => {
-    const pendingTurn = { n: 2, prompt: "second prompt", startedAt: "2025-01-01T00:00:00.000Z", fromLine: 3 };
-    const groups = groupByTurn({ turns: turns.slice(0, 2), pendingTurn }, lines);
+    const pending = { n: 2, prompt: "second prompt", startedAt: "2025-01-01T00:00:00.000Z", fromLine: 3, ended: null };
+    const groups = groupByTurn({ turns: turns.slice(0, 2), unsaved: [pending] }, lines);
     expect(groups.map((g) => [g.turn?.n ?? null, g.pending?.n ?? null, g.lines.length])).toEqual([
       [1, null, 3],
       [null, 2, 4],
@@ -155,7 +155,7 @@ describe("play", () => {
   });
 
   it("plays a single turn alone", async () => {
-    const p = player(groupByTurn({ turns, pendingTurn: null }, lines).filter((g) => g.turn?.n === 2));
+    const p = player(groupByTurn({ turns, unsaved: [] }, lines).filter((g) => g.turn?.n === 2));
     await p.run();
     expect(p.output()).toMatch(/^── turn 2 · second prompt ──\n› second prompt\nsecond answer\n● turn 2 · success/);
     expect(p.output()).not.toContain("first");

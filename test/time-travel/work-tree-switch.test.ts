@@ -27,7 +27,7 @@ async function twoTrees() {
   await git(repo, "commit", "-q", "-m", "B");
   const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
   await git(repo, "checkout", "-q", "HEAD~1");
-  const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+  const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
   return { repo, store, treeA, treeB };
 }
 
@@ -47,7 +47,7 @@ describe("switchVerified", () => {
     const latin1Name = Buffer.from("caf\xe9.txt", "latin1"); // "café" in latin-1: not valid UTF-8
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFileSync(Buffer.concat([Buffer.from(`${repo}/`), latin1Name]), "latin-1 name\n");
-    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     const named = () => readdirSync(repo, { encoding: "buffer" }).some((n) => n.equals(latin1Name));
     await switchVerified(state, state.tree, treeA, "A");
@@ -82,7 +82,7 @@ describe("switchVerified", () => {
     const repo = await gitdir({ ".gitattributes": "*.txt text eol=crlf\n", "a.txt": crlf, [odd[0]!]: "q\n", [odd[1]!]: "n\n", [odd[2]!]: "r\n" });
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { "a.txt": "one\r\nthree\r\n", [odd[0]!]: "q2\n", [odd[1]!]: "n2\n", [odd[2]!]: "r2\n" });
-    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     // On disk a.txt has CRLF, its blob has LF: the check must compare what git records.
     await switchVerified(state, state.tree, treeA, "A");
@@ -99,7 +99,7 @@ describe("switchVerified", () => {
     await git(repo, "commit", "-q", "-m", "normalize from now on");
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { "w.txt": "win, edited\r\n" });
-    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     await switchVerified(state, state.tree, treeA, "A");
     expect(readFileSync(path.join(repo, "w.txt"), "utf8")).toBe("win\r\n");
@@ -114,7 +114,7 @@ describe("switchVerified", () => {
     const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(path.join(repo, "sub"), "commit", "-q", "--allow-empty", "-m", "bump");
     writeFiles(repo, { "sub/work.txt": "uncommitted, in the submodule\n" });
-    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo); // the bumped commit
 
     await switchVerified(state, state.tree, treeB, "B"); // the submodule at its older commit
@@ -130,7 +130,7 @@ describe("switchVerified", () => {
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(repo, "rm", "-q", "-r", "sub");
     await git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
-    const store: Store = { repoRoot: repo, dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     await expect(switchVerified(state, state.tree, treeA, "A")).rejects.toThrow(/^cannot rewrite the work tree to A: sub is a submodule on one side and a file or folder on the other$/);
     expect(readdirSync(path.join(repo, "sub")).sort()).toEqual([".git", "lib.txt"]);

@@ -1,17 +1,20 @@
 /**
- * One nudge process records a session at a time. The lock file names its owner, and the claude
- * process that owner runs, each with its start time, so that a pid reused after a crash or a
- * reboot is not mistaken for the owner. A lock whose owner is gone is stale and may be taken over.
+ * Lock files: one per session (one nudge records it at a time) and one per work tree (one thing
+ * at a time writes its files or nudge's index for it: a recording, a rewind, an undo, a fork put
+ * in place). A lock names its owner, and the claude process that owner runs, each with its start
+ * time, so that a pid reused after a crash or a reboot is not mistaken for the owner. A lock
+ * whose owner is gone is stale and is taken over.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, promises as fs } from "node:fs";
 import os from "node:os";
 import { z } from "zod";
 import { UserError } from "../errors.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import path from "node:path";
+import { ensureDir, writeFileAtomic } from "./atomic-write.js";
 
 const Proc = z.object({ pid: z.number().int().positive(), started: z.string().nullable() });
-const LockSchema = z.object({ host: z.string(), owner: Proc, claude: Proc.nullable() });
+const LockSchema = z.object({ host: z.string(), owner: Proc, claude: Proc.nullable(), what: z.string().optional() });
 export type LockInfo = z.infer<typeof LockSchema>;
 type ProcRef = z.infer<typeof Proc>;
 
@@ -66,15 +69,29 @@ export async function lockActivity(file: string): Promise<"recording" | { orphan
   return lock?.claude && isRunning(lock.claude) ? { orphanPid: lock.claude.pid } : null;
 }
 
-export interface SessionLock {
+export interface HeldLock {
   /** Note the claude process this owner runs, so a recovery can stop it if this owner dies. */
   setClaude(pid: number | undefined): Promise<void>;
   release(): Promise<void>;
 }
 
-export async function acquireLock(file: string, sessionId: string): Promise<SessionLock> {
-  const info: LockInfo = { host: os.hostname(), owner: procRef(process.pid), claude: null };
-  for (let attempt = 0; attempt < 3; attempt++) {
+export interface LockPurpose {
+  /** What the holder is doing, for the message another process shows ("recording session 3f2a…"). */
+  what: string;
+  /** The error for a lock a live process holds. */
+  busy: (holder: LockInfo) => UserError;
+  /** How long to wait for a live holder to let go before giving up (short operations only). */
+  waitMs?: number;
+}
+
+/**
+ * Take a lock file, or fail with `busy`. A lock whose holder is gone (pid dead, or reused by
+ * another process since) is taken over; a live holder is waited for up to `waitMs`.
+ */
+export async function acquireLock(file: string, purpose: LockPurpose): Promise<HeldLock> {
+  const info: LockInfo = { host: os.hostname(), owner: procRef(process.pid), claude: null, what: purpose.what };
+  const deadline = Date.now() + (purpose.waitMs ?? 0);
+  for (let attempt = 0; ; attempt++) {
     try {
       await fs.writeFile(file, JSON.stringify(info) + "\n", { flag: "wx" });
       return {
@@ -82,13 +99,38 @@ export async function acquireLock(file: string, sessionId: string): Promise<Sess
         release: () => fs.rm(file, { force: true }),
       };
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        await ensureDir(path.dirname(file));
+        continue;
+      }
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const stale = await readLock(file);
-      if (held(stale)) throw lockedError(sessionId, stale!);
-      await takeOver(file, sessionId);
+      const current = await readLock(file);
+      if (held(current)) {
+        if (Date.now() >= deadline) throw purpose.busy(current!);
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      if (attempt > 20) throw new UserError(`could not take the lock ${file}`, "another nudge is starting on it; try again");
+      await takeOver(file, purpose);
     }
   }
-  throw new UserError(`could not lock session ${sessionId}`, "another nudge is starting on it; try again");
+}
+
+/** One nudge process records a session at a time. */
+export function sessionLock(file: string, sessionId: string): Promise<HeldLock> {
+  return acquireLock(file, {
+    what: `recording session ${sessionId}`,
+    busy: (holder) =>
+      new UserError(
+        `session ${sessionId} is being recorded by another nudge process (${holderText(holder)})`,
+        "finish or quit that nudge first, or fork the session: nudge session fork " + sessionId,
+      ),
+  });
+}
+
+/** The holder as a person reads it: its pid, the host when it is another one. */
+export function holderText(holder: LockInfo): string {
+  return `pid ${holder.owner.pid}${holder.host !== os.hostname() ? ` on ${holder.host}` : ""}`;
 }
 
 /**
@@ -96,7 +138,7 @@ export async function acquireLock(file: string, sessionId: string): Promise<Sess
  * (only one rename can succeed), and if what was moved turns out to be a live lock after all,
  * put it back. An orphaned claude of the dead owner is stopped before anything is recorded.
  */
-async function takeOver(file: string, sessionId: string): Promise<void> {
+async function takeOver(file: string, purpose: LockPurpose): Promise<void> {
   const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
   try {
     await fs.rename(file, aside);
@@ -107,7 +149,7 @@ async function takeOver(file: string, sessionId: string): Promise<void> {
   if (held(moved)) {
     await fs.link(aside, file).catch(() => undefined);
     await fs.rm(aside, { force: true });
-    throw lockedError(sessionId, moved!);
+    throw purpose.busy(moved!);
   }
   if (moved?.claude && isRunning(moved.claude)) await stopOrphan(moved.claude.pid);
   await fs.rm(aside, { force: true });
@@ -133,11 +175,4 @@ async function stopOrphan(pid: number): Promise<void> {
   } catch {
     // gone meanwhile
   }
-}
-
-function lockedError(sessionId: string, lock: LockInfo): UserError {
-  return new UserError(
-    `session ${sessionId} is being recorded by another nudge process (pid ${lock.owner.pid}${lock.host !== os.hostname() ? ` on ${lock.host}` : ""})`,
-    "finish or quit that nudge first, or fork the session: nudge session fork " + sessionId,
-  );
 }

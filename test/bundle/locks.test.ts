@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquireLock, isLocked, processStart } from "../../src/bundle/session-lock.js";
+import { isLocked, processStart, sessionLock as acquireLock } from "../../src/bundle/locks.js";
 import { tempDir } from "../support/gitdir.js";
 
 describe("session lock", () => {

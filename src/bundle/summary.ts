@@ -1,0 +1,39 @@
+/** What listings say about a session as a whole, computed from its turns (and kept in its header). */
+import type { ManifestHeader, Summary, Turn } from "./manifest-schema.js";
+
+/** What the session's turns cost, in USD (turn 0, the starting state, costs nothing). */
+export function totalCost(turns: Turn[]): number {
+  return turns.reduce((sum, t) => sum + (t.result?.costUsd ?? 0), 0);
+}
+
+export function summaryOf(turns: Turn[]): Summary {
+  const asked = turns.filter((t) => t.n > 0);
+  return {
+    turns: asked.length,
+    costUsd: totalCost(turns),
+    durationMs: asked.reduce((sum, t) => sum + (t.result?.durationMs ?? 0), 0),
+    firstPrompt: asked[0]?.prompt ?? null,
+    lastPrompt: asked.at(-1)?.prompt ?? null,
+  };
+}
+
+/** One session as `session list` and `session show` present it (and their --json). */
+export function summarize(s: { dir: string; header: ManifestHeader; state: string }) {
+  const m = s.header;
+  return {
+    id: m.id,
+    path: s.dir,
+    startedAt: m.createdAt,
+    updatedAt: m.updatedAt,
+    branch: m.repo.branch,
+    turns: m.summary.turns,
+    firstPrompt: m.summary.firstPrompt,
+    lastPrompt: m.summary.lastPrompt,
+    costUsd: m.summary.costUsd,
+    durationMs: m.summary.durationMs,
+    state: s.state,
+    parent: m.parent,
+    rewoundTo: m.rewoundTo,
+    origin: m.origin ?? null,
+  };
+}

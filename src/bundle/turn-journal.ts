@@ -1,0 +1,119 @@
+/**
+ * `turns.jsonl`: the append-only half of a session's bookkeeping. Each record is one JSON line,
+ * written with a single write and made durable with fdatasync, so a crash leaves at worst a torn
+ * last line, which the reader ignores and the next writer cuts off. Appending costs the same at
+ * turn 1000 as at turn 1.
+ */
+import fs from "node:fs";
+import { UserError } from "../errors.js";
+import { faultPoint } from "../fault-injection.js";
+import {
+  JournalRecordSchema,
+  type EndedRecord,
+  type JournalRecord,
+  type PendingTurn,
+  type Turn,
+} from "./manifest-schema.js";
+
+export class TurnJournal {
+  private constructor(private readonly fd: number) {}
+
+  /** Open for appending; a torn last line (a crash mid-append) is cut off first. */
+  static open(file: string): TurnJournal {
+    const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND, 0o644);
+    const size = fs.fstatSync(fd).size;
+    if (size > 0) {
+      const end = completeLength(fd, size);
+      if (end < size) fs.ftruncateSync(fd, end);
+    }
+    return new TurnJournal(fd);
+  }
+
+  /** Append records as one write, durable before this returns. */
+  append(...records: JournalRecord[]): void {
+    const text = records.map((r) => JSON.stringify(JournalRecordSchema.parse(r)) + "\n").join("");
+    faultPoint("journal-append");
+    fs.writeSync(this.fd, text);
+    fs.fdatasyncSync(this.fd);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+/** Length of the file up to and including its last "\n" (reads backwards in small blocks). */
+function completeLength(fd: number, size: number): number {
+  const block = Buffer.alloc(4096);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - block.length);
+    const read = fs.readSync(fd, block, 0, end - start, start);
+    const at = block.subarray(0, read).lastIndexOf(0x0a);
+    if (at !== -1) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/** Every complete record of a journal; a torn last line is ignored, damage anywhere else is an error. */
+export function parseJournal(text: string, file: string): JournalRecord[] {
+  const lines = text.split("\n");
+  lines.pop(); // the part after the last "\n": empty, or a torn line a crash left
+  return lines.map((line, i) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      throw damaged(file, i, "not JSON");
+    }
+    const parsed = JournalRecordSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw damaged(file, i, `${issue?.path.join(".")}: ${issue?.message}`);
+    }
+    return parsed.data;
+  });
+}
+
+function damaged(file: string, line: number, why: string): UserError {
+  return new UserError(`${file} line ${line + 1} is damaged (${why})`, "the bundle was changed outside nudge; restore it from an export if you have one");
+}
+
+/**
+ * The journal folded into what it says: the saved turns (the last record of a turn wins) and the
+ * turns begun but not saved, in order, each with its `ended` record when its code was captured.
+ */
+export function foldJournal(records: JournalRecord[]): { turns: Turn[]; unsaved: PendingTurn[] } {
+  const saved = new Map<number, Turn>();
+  const begun = new Map<number, PendingTurn>();
+  const ended = new Map<number, Omit<EndedRecord, "type">>();
+  for (const record of records) {
+    if (record.type === "turn") {
+      const { type: _, ...turn } = record;
+      saved.set(turn.n, turn);
+    } else if (record.type === "begin") {
+      const { type: _, ...begin } = record;
+      begun.set(begin.n, { ...begin, ended: null });
+    } else {
+      const { type: _, ...end } = record;
+      ended.set(end.n, end);
+    }
+  }
+  const turns = [...saved.values()].sort((a, b) => a.n - b.n);
+  const unsaved = [...begun.values()]
+    .filter((b) => !saved.has(b.n))
+    .sort((a, b) => a.n - b.n)
+    .map((b) => ({ ...b, ended: ended.get(b.n) ?? null }));
+  return { turns, unsaved };
+}
+
+/** The records that write a whole history afresh (a fork, an import, a migrated bundle). */
+export function journalOf(turns: Turn[], unsaved: PendingTurn[] = []): JournalRecord[] {
+  return [
+    ...turns.map((t): JournalRecord => ({ type: "turn", ...t })),
+    ...unsaved.flatMap(({ ended, ...begin }): JournalRecord[] => [
+      { type: "begin", ...begin },
+      ...(ended ? [{ type: "ended" as const, ...ended }] : []),
+    ]),
+  ];
+}

@@ -1,0 +1,69 @@
+/**
+ * Follows one turn through claude's stream: its result, the claude session it belongs to, the
+ * last assistant message (where a fork resumes), a compaction. Only well-formed events of the
+ * known kinds count: a line after claude's last result (a wrapper's output, garbage) can neither
+ * end a turn nor change which claude session is resumed.
+ */
+import type { Turn, TurnResult } from "../bundle/manifest-schema.js";
+import type { ResultEvent, StreamEvent } from "../claude/stream-events.js";
+
+export class TurnFollower {
+  result: ResultEvent | null = null;
+  claudeSessionId: string | null = null;
+  lastAssistantUuid: string | null = null;
+  compaction: { preTokens: number | null; postTokens: number | null } | null = null;
+  private interrupted = false;
+
+  interruptRequested(): void {
+    this.interrupted = true;
+  }
+
+  /** Take in one event; true when it is the result that ends this turn. */
+  observe(event: StreamEvent): boolean {
+    if (event.type === "system" || event.type === "assistant" || event.type === "user" || event.type === "result") {
+      if (typeof event.session_id === "string") this.claudeSessionId = event.session_id;
+    }
+    if (event.type === "assistant" && event.uuid && !event.parent_tool_use_id) this.lastAssistantUuid = event.uuid;
+    if (event.type === "system" && event.subtype === "compact_boundary") {
+      const meta = (event as { compact_metadata?: { pre_tokens?: unknown; post_tokens?: unknown } }).compact_metadata;
+      this.compaction = { preTokens: numberOrNull(meta?.pre_tokens), postTokens: numberOrNull(meta?.post_tokens) };
+    }
+    if (event.type === "result" && !this.result) {
+      this.result = event;
+      return true;
+    }
+    return false;
+  }
+
+  get status(): Turn["status"] {
+    if (!this.result) return "incomplete";
+    return this.interrupted ? "interrupted" : "complete";
+  }
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" ? value : null;
+}
+
+/**
+ * The result as the manifest keeps it. claude's total_cost_usd is cumulative over its process's
+ * life; the turn's own cost is the sum of model_usage_since_last_result when claude gives it,
+ * else the difference from the process's total at the previous result (`processCostBefore`).
+ */
+export function resultSummary(event: ResultEvent, processCostBefore: number): TurnResult {
+  const total = event.total_cost_usd;
+  const perModel = event.model_usage_since_last_result;
+  const cost = perModel
+    ? Object.values(perModel).reduce((sum, m) => sum + (m.costUSD ?? 0), 0)
+    : total !== undefined
+      ? total - processCostBefore
+      : null;
+  return {
+    subtype: event.subtype,
+    isError: event.is_error,
+    costUsd: cost,
+    durationMs: event.duration_ms ?? null,
+    numTurns: event.num_turns ?? null,
+    usage: event.usage ?? null,
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Step 2 of a turn's end (see session-recorder.ts): from a captured tree to a saved turn — the
+ * snapshot commits (your edits before the turn, then the turn), the session's ref, the patches,
+ * and the copy of claude's transcript.
+ */
+import path from "node:path";
+import { writeFileAtomic } from "../bundle/atomic-write.js";
+import type { Manifest, PatchInfo, PendingTurn, Snapshot, Turn, TurnResult } from "../bundle/manifest-schema.js";
+import { patchName } from "../bundle/store.js";
+import { faultPoint } from "../fault-injection.js";
+import * as git from "../snapshot/git.js";
+import { keepSnapshot, patchBetween, sessionRef } from "../snapshot/snapshotter.js";
+import type { LogPosition } from "./conversation-log.js";
+import type { TranscriptSync } from "./transcript-sync.js";
+import { resultSummary, type TurnFollower } from "./turn-follower.js";
+
+export interface SaveContext {
+  manifest: Manifest;
+  dir: string;
+  /** The newest commit of the session's chain (null before turn 0: its parent is the base commit). */
+  parentCommit: string | null;
+  transcripts: TranscriptSync;
+  /** claude's cumulative cost at the previous result of this process. */
+  processCostBefore?: number;
+  warn: (message: string) => void;
+}
+
+export interface EndedTurn {
+  begin: PendingTurn;
+  follower: TurnFollower;
+  /** The tree the turn started from (the user's edits, if any, else the previous turn's). */
+  baseTree: string;
+  tree: string;
+  head: string | null;
+  toLine: number;
+  toByte: number;
+  toInput: number;
+  endedAt: string;
+  result?: TurnResult | null;
+}
+
+export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
+  const { manifest } = ctx;
+  const root = manifest.repo.root;
+  const ref = sessionRef(manifest.id);
+  const previous = manifest.turns.at(-1)!;
+  let parent = ctx.parentCommit ?? previous.snapshot.commit;
+  let edits: Turn["edits"] = null;
+  if (t.begin.editsTree && t.begin.editsTree !== previous.snapshot.tree) {
+    const [commit, patch] = await Promise.all([
+      git.commitTree(root, t.begin.editsTree, [parent], `nudge ${manifest.id} your edits before turn ${t.begin.n}`),
+      writePatch(ctx, root, previous.snapshot.tree, t.begin.editsTree, patchName(t.begin.n, "edits")),
+    ]);
+    edits = { snapshot: { commit, tree: t.begin.editsTree, ref }, patch };
+    parent = commit;
+  }
+  const [snapshot, patch, transcript] = await Promise.all([
+    keepSnapshot(root, { tree: t.tree, parent, message: `nudge ${manifest.id} turn ${t.begin.n}\n\n${t.begin.prompt}`, ref }).then(
+      (commit): Snapshot => ({ commit, tree: t.tree, ref }),
+    ),
+    writePatch(ctx, root, t.baseTree, t.tree, patchName(t.begin.n)),
+    copyTranscript(ctx, t.follower.claudeSessionId),
+  ]);
+  faultPoint("after-snapshot");
+  const result = t.result !== undefined ? t.result : t.follower.result ? resultSummary(t.follower.result, ctx.processCostBefore ?? 0) : null;
+  return {
+    n: t.begin.n,
+    prompt: t.begin.prompt,
+    status: t.follower.status,
+    startedAt: t.begin.startedAt,
+    endedAt: t.endedAt,
+    lines: { from: t.begin.fromLine, to: t.toLine },
+    bytes: { from: t.begin.fromByte ?? 0, to: t.toByte },
+    input: { from: t.begin.fromInput ?? 0, to: t.toInput },
+    result,
+    claudeSessionId: t.follower.claudeSessionId,
+    lastAssistantUuid: t.follower.lastAssistantUuid,
+    head: t.head,
+    snapshot,
+    patch,
+    edits,
+    transcript: transcript?.name ?? null,
+    transcriptBytes: transcript?.bytes ?? null,
+    compaction: t.follower.compaction,
+  };
+}
+
+/** Turn 0, the starting state: HEAD plus the uncommitted work (its patch is from the base commit). */
+export async function saveTurnZero(ctx: SaveContext, tree: string, position: LogPosition): Promise<Turn> {
+  const { manifest } = ctx;
+  const root = manifest.repo.root;
+  const base = manifest.repo.baseCommit;
+  const baseTree = base ? await git.treeOf(root, base) : await git.emptyTree(root);
+  const startedAt = new Date().toISOString();
+  const ref = sessionRef(manifest.id);
+  const [commit, patch, head] = await Promise.all([
+    keepSnapshot(root, { tree, parent: base, message: `nudge ${manifest.id} turn 0 (starting state)`, ref }),
+    writePatch(ctx, root, baseTree, tree, patchName(0)),
+    git.headCommit(root),
+  ]);
+  return {
+    n: 0,
+    prompt: null,
+    status: "complete",
+    startedAt,
+    endedAt: new Date().toISOString(),
+    lines: { from: position.line, to: position.line },
+    bytes: { from: position.byte, to: position.byte },
+    input: null,
+    result: null,
+    claudeSessionId: null,
+    lastAssistantUuid: null,
+    head,
+    snapshot: { commit, tree, ref },
+    patch,
+    edits: null,
+    transcript: null,
+    transcriptBytes: null,
+    compaction: null,
+  };
+}
+
+async function writePatch(ctx: SaveContext, root: string, from: string, to: string, file: string): Promise<PatchInfo> {
+  const patch = await patchBetween(root, from, to);
+  await writeFileAtomic(path.join(ctx.dir, file), patch.bytes);
+  const { bytes, sha256, nowIgnored, ...stats } = patch;
+  return { file, sha256, bytes: bytes.length, ...stats, ...(nowIgnored.length ? { nowIgnored } : {}) };
+}
+
+/** Missing is a warning, not a failure: the conversation is in conversation.jsonl either way. */
+async function copyTranscript(ctx: SaveContext, claudeSessionId: string | null) {
+  if (!claudeSessionId) return null;
+  const copy = await ctx.transcripts.sync(claudeSessionId);
+  if (!copy) ctx.warn(`claude's transcript for ${claudeSessionId} was not found; resuming this turn elsewhere may not work`);
+  return copy;
+}

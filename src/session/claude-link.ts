@@ -1,0 +1,202 @@
+/**
+ * Keeps one claude process alive across turns and connects it to the recorder: its stdout and
+ * stderr go into the bundle, what nudge writes to it goes into the bundle first, and its control
+ * requests are answered. If claude dies, the open turn is saved as incomplete and the next turn
+ * starts a fresh process that resumes the same conversation.
+ */
+import { ClaudeProcess, claudeArgs, type ClaudeExit, type ClaudeFlags } from "../claude/claude-process.js";
+import { initializeRequest } from "../claude/control-protocol.js";
+import { isToolUse, type ToolUse } from "../claude/stream-events.js";
+import { UserError, errorMessage } from "../errors.js";
+import type { SessionRecorder, TurnHandle } from "../recorder/session-recorder.js";
+import { ensureTranscriptPlaced } from "./transcript-placement.js";
+import type { ControlHandler } from "./control-handler.js";
+
+export interface ClaudeLinkOptions {
+  bin: string;
+  flags: Omit<ClaudeFlags, "resume">;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  claudeConfigDir: string;
+  recorder: SessionRecorder;
+  control: ControlHandler;
+  /** claude went away while nudge still wanted it (not after our own EOF). */
+  onUnexpectedExit?: (exit: ClaudeExit, stderrTail: string) => void;
+}
+
+export class ClaudeLink {
+  private process: ClaudeProcess | null = null;
+  private closing = false;
+  private stderrTail = "";
+  private interrupts = 0;
+  private recordingFailure: unknown = null;
+  private exitHandled: Promise<unknown> = Promise.resolve();
+  /** The assistant's tool_use blocks by id: a permission request refers to one (ExitPlanMode's plan is only there). */
+  private readonly toolUses = new Map<string, ToolUse>();
+
+  constructor(private readonly o: ClaudeLinkOptions) {
+    o.recorder.listen({
+      event: (event) => {
+        if (event.type === "assistant") {
+          for (const block of event.message.content) if (isToolUse(block)) this.toolUses.set(block.id, block);
+        }
+        if (event.type === "control_request") void this.answer(event);
+      },
+    });
+  }
+
+  get recorder(): SessionRecorder {
+    return this.o.recorder;
+  }
+
+  toolUse(id: string | undefined): ToolUse | undefined {
+    return id ? this.toolUses.get(id) : undefined;
+  }
+
+  /** How the last claude process ended (null while it runs, or before the first). */
+  lastExit: ClaudeExit | null = null;
+
+  /** The end of what the current (or last) claude process wrote on stderr. */
+  get stderrText(): string {
+    return this.stderrTail.trim();
+  }
+
+  /** Send one prompt as its own turn (`editsTree`: the user's edits found just before it). */
+  async startTurn(prompt: string, editsTree: string | null): Promise<TurnHandle> {
+    let process = await this.ensureProcess();
+    // A claude that died while it was starting (before any turn was open to be ended by its exit):
+    // start another, once; a second one dying the same way is reported like any dead claude.
+    if (process.gone && !this.recordingFailure) {
+      await this.exitHandled;
+      process = await this.ensureProcess();
+    }
+    this.interrupts = 0;
+    const handle = this.o.recorder.beginTurn(prompt, editsTree);
+    // The prompt is recorded either way; one claude can no longer take ends its turn as incomplete.
+    if (this.recordingFailure || process.gone) void this.o.recorder.processExited().catch(() => undefined);
+    else this.guard(process, () => process.sendPrompt(prompt));
+    const failFirst = <T>(p: Promise<T>) =>
+      p.then(
+        (value) => {
+          if (this.recordingFailure) throw this.recordingError();
+          return value;
+        },
+        (error: unknown) => {
+          // The first failure to record is the one to report; saving the turn may fail after it too.
+          throw this.recordingFailure ? this.recordingError() : error;
+        },
+      );
+    const ended = failFirst(handle.ended);
+    const saved = failFirst(handle.saved);
+    ended.catch(() => undefined);
+    saved.catch(() => undefined);
+    return { n: handle.n, ended, saved };
+  }
+
+  private recordingError(): UserError {
+    return new UserError(
+      `could not write the recording (${errorMessage(this.recordingFailure)}); claude was stopped so that nothing happens unrecorded`,
+      "free disk space (or fix the bundle folder's permissions), then continue with: nudge claude run -c",
+    );
+  }
+
+  /** Recording what claude writes failed (a full disk): stop claude rather than let it act unrecorded. */
+  private guard(process: ClaudeProcess, record: () => void): void {
+    if (this.recordingFailure) return;
+    try {
+      record();
+    } catch (error) {
+      this.recordingFailure = error;
+      process.kill("SIGKILL");
+    }
+  }
+
+  /** Ctrl-C during a turn: ask claude to stop it; a second Ctrl-C stops claude itself. */
+  interrupt(): "interrupting" | "killed" | "idle" {
+    const process = this.process;
+    if (!process || !this.o.recorder.turnInProgress) return "idle";
+    this.interrupts++;
+    if (this.interrupts === 1) {
+      this.o.recorder.markInterruptRequested();
+      this.guard(process, () => process.interrupt());
+      return "interrupting";
+    }
+    process.kill("SIGTERM");
+    return "killed";
+  }
+
+  /** Close claude's input, let it exit (or stop it after a grace period), and wait for the last turn. */
+  async end(graceMs = 10_000): Promise<void> {
+    this.closing = true;
+    const process = this.process;
+    if (!process) return;
+    process.closeInput();
+    // EOF first; a claude that does not exit gets SIGTERM, and one that ignores that, SIGKILL.
+    const term = setTimeout(() => process.kill("SIGTERM"), graceMs);
+    const kill = setTimeout(() => process.kill("SIGKILL"), graceMs + 5_000);
+    await process.exited;
+    clearTimeout(term);
+    clearTimeout(kill);
+    await this.exitHandled;
+  }
+
+  private async answer(event: Parameters<ControlHandler["respond"]>[0]): Promise<void> {
+    const process = this.process;
+    const response = await this.o.control.respond(event);
+    if (process && process === this.process && process.alive) this.guard(process, () => process.writeMessage(response));
+  }
+
+  private async ensureProcess(): Promise<ClaudeProcess> {
+    if (this.process?.alive) return this.process;
+    await this.exitHandled; // the last process's exit is fully handled before another starts
+    if (this.recordingFailure) throw this.recordingError();
+    const recorder = this.o.recorder;
+    const manifest = recorder.manifest;
+    const last = recorder.claudeSessionId;
+    const resume = manifest.resume
+      ? { claudeSessionId: manifest.resume.claudeSessionId, atUuid: manifest.resume.atUuid, fork: true }
+      : last
+        ? { claudeSessionId: last, atUuid: null, fork: false }
+        : undefined;
+    if (resume) {
+      // --resume finds a conversation only under the cwd's project folder of this machine's config.
+      await ensureTranscriptPlaced({
+        bundleDir: recorder.files.dir,
+        manifest,
+        claudeSessionId: resume.claudeSessionId,
+        claudeConfigDir: this.o.claudeConfigDir,
+        cwd: this.o.cwd,
+      });
+    }
+    this.stderrTail = "";
+    const process: ClaudeProcess = new ClaudeProcess(
+      { bin: this.o.bin, args: claudeArgs({ ...this.o.flags, resume }), cwd: this.o.cwd, env: this.o.env },
+      {
+        onStdout: (chunk) => this.guard(process, () => recorder.handleStdout(chunk)),
+        onStderr: (chunk) => {
+          this.guard(process, () => recorder.handleStderr(chunk));
+          this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4000);
+        },
+        onInput: (line) => recorder.recordInput(line),
+      },
+    );
+    this.process = process;
+    await recorder.processStarted(process.pid);
+    const hooks = this.o.control.hooks;
+    if (hooks) this.guard(process, () => process.writeMessage(initializeRequest("nudge_init", hooks)));
+    // Never rejects: a failure to save the open turn reaches the caller through that turn's promise.
+    this.lastExit = null;
+    this.exitHandled = process.exited.then(async (exit) => {
+      this.lastExit = exit;
+      const wasInTurn = recorder.turnInProgress;
+      try {
+        await recorder.processExited();
+      } catch {
+        // reported through the turn's own promise
+      }
+      // Stopped by nudge itself because the recording failed: that error is the one to report.
+      if ((!this.closing || wasInTurn) && this.process === process && !this.recordingFailure) this.o.onUnexpectedExit?.(exit, this.stderrText);
+    });
+    return process;
+  }
+}

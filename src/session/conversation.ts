@@ -1,0 +1,205 @@
+/**
+ * The conversation loop of a live session, for any frontend: read a prompt, handle nudge's own
+ * commands, record what the user changed since the last turn, run the turn, report its end.
+ * A prompt already waiting (typed ahead, piped, an agentic loop's next iteration) goes to claude
+ * as soon as the previous turn's code is captured; its end line follows when its record is saved,
+ * and the next turn's output is held back until then so the screen stays in order.
+ */
+import type { Turn } from "../bundle/manifest-schema.js";
+import { totalCost } from "../bundle/summary.js";
+import type { StreamEvent } from "../claude/stream-events.js";
+import { UserError } from "../errors.js";
+import type { ClaudeLink } from "./claude-link.js";
+import { failOnFatal, watchForFatal, type TurnFailure } from "./fatal-failures.js";
+import type { Frontend } from "./frontend.js";
+import { formatCost } from "../format.js";
+
+/** nudge's own commands inside a session; they may replace the recording (`holder.link`). */
+export interface SlashCommands {
+  rewind(turn: number): Promise<string | null>;
+  fork(turn: number | undefined): Promise<string | null>;
+  compact(instructions: string): Promise<string | null>;
+  undo(): Promise<string | null>;
+}
+
+export interface ConversationOptions {
+  /** The live recording; /rewind, /fork, /compact and /undo switch it. */
+  holder: { link: ClaudeLink };
+  frontend: Frontend;
+  firstPrompt?: string;
+  /** A note claude gets with the first prompt (what changed in the files since it last ran). */
+  note?: string | null;
+  slash: SlashCommands;
+  /** Called after each saved turn: an agentic loop checks and steers here (return false to stop). */
+  afterTurn?: (turn: Turn) => Promise<boolean>;
+}
+
+export const HELP = [
+  "/session          this session's ids, bundle, turns and cost",
+  "/rewind <n>       put code and conversation back to turn n",
+  "/fork [n]         fork this session at turn n (default: the last) and go on in the fork",
+  "/undo             undo the last rewind (files and conversation)",
+  "/compact [focus]  compact claude's context in a fork; this session stays as it is",
+  "/help             this list",
+  "/exit             end the session (also Ctrl-D)",
+];
+
+const SLASH_COMMANDS = new Set(["/exit", "/quit", "/q", "/help", "/h", "/?", "/session", "/rewind", "/fork", "/compact", "/undo"]);
+
+/** nudge's own commands only: any other line, "/src/app.ts crashes" included, is a prompt for claude. */
+export function isSlashCommand(line: string): boolean {
+  return SLASH_COMMANDS.has(line.trim().split(/\s+/, 1)[0]!);
+}
+
+export class Conversation {
+  private failure: TurnFailure = { text: "", status: null };
+  private stopping = false;
+  private readonly watched = new WeakSet<object>();
+  /** While a turn's end line is not shown yet, the next turn's events wait here. */
+  private held: StreamEvent[] | null = null;
+
+  constructor(private readonly o: ConversationOptions) {}
+
+  /** Ctrl-C: interrupt the turn in flight (a second one stops claude). */
+  interrupt(): "interrupting" | "killed" | "idle" {
+    return this.o.holder.link.interrupt();
+  }
+
+  /** SIGTERM, the terminal closing: stop the turn in flight, take no more prompts, end normally. */
+  stop(): void {
+    this.stopping = true;
+    this.o.holder.link.interrupt();
+    this.o.frontend.prompts.close();
+  }
+
+  /** The events of a recording, on their way to the frontend. */
+  show(event: StreamEvent): void {
+    if (this.held) this.held.push(event);
+    else this.o.frontend.render(event);
+  }
+
+  async run(): Promise<void> {
+    const { frontend } = this.o;
+    let prompt: string | null | undefined = this.o.firstPrompt;
+    let note = this.o.note ?? null;
+    let first = true;
+    for (;;) {
+      const queued = prompt !== undefined || frontend.prompts.hasQueued?.() === true;
+      if (prompt === undefined) prompt = this.stopping ? null : await frontend.prompts.next();
+      if (prompt === null) return;
+      const text: string = prompt;
+      prompt = undefined;
+      if (text.trim() === "") continue; // Enter on an empty prompt line: ask again
+      if (isSlashCommand(text)) {
+        if ((await this.slash(text.trim())) === "exit") return;
+        continue;
+      }
+      const link = this.o.holder.link;
+      this.watch(link);
+      this.failure = { text: "", status: null };
+      // What the user changed since the last capture is theirs, recorded before claude's turn. A
+      // prompt that was already waiting when the last turn ended follows it directly: nothing can
+      // have been edited in between that the turn's own capture did not see.
+      const edits = queued && !first ? null : await link.recorder.captureEdits();
+      first = false;
+      const handle = await link.startTurn(note ? `${note}\n\n${text}` : text, edits);
+      note = null;
+      frontend.working?.(true);
+      const ended = await handle.ended.finally(() => frontend.working?.(false));
+      if (this.stopping || frontend.prompts.hasQueued?.() !== true || ended.status !== "complete" || ended.isError || this.o.afterTurn) {
+        await this.finish(await handle.saved);
+        if (this.o.afterTurn && !(await this.o.afterTurn(this.lastTurn!))) return;
+      } else {
+        // The next prompt goes now; this turn's end line is shown once its record is written.
+        this.held = [];
+        void handle.saved.then(
+          (turn) => this.release(turn),
+          () => this.release(null),
+        );
+      }
+    }
+  }
+
+  private lastTurn: Turn | null = null;
+
+  private async finish(turn: Turn): Promise<void> {
+    this.lastTurn = turn;
+    this.o.frontend.turnEnded(turn);
+    const link = this.o.holder.link;
+    failOnFatal(turn, this.failure.text ? this.failure : { text: link.stderrText, status: null }, link.lastExit);
+  }
+
+  private release(turn: Turn | null): void {
+    if (turn) {
+      this.lastTurn = turn;
+      this.o.frontend.turnEnded(turn);
+    }
+    const held = this.held ?? [];
+    this.held = null;
+    for (const event of held) this.o.frontend.render(event);
+  }
+
+  private watch(link: ClaudeLink): void {
+    if (this.watched.has(link)) return;
+    this.watched.add(link);
+    watchForFatal(link, (failure) => {
+      if (this.failure.status === null) this.failure = failure;
+    });
+  }
+
+  /** A slash command that fails (a bad turn number, a file in the way) is reported; the session goes on. */
+  private async slash(line: string): Promise<"exit" | "handled"> {
+    const { frontend } = this.o;
+    const [command, ...rest] = line.split(/\s+/);
+    const arg = rest.join(" ");
+    try {
+      switch (command) {
+        case "/exit":
+        case "/quit":
+        case "/q":
+          return "exit";
+        case "/help":
+        case "/h":
+        case "/?":
+          for (const l of HELP) frontend.say(l);
+          return "handled";
+        case "/session":
+          for (const l of this.sessionLines()) frontend.say(l);
+          return "handled";
+        case "/rewind":
+          if (!/^\d+$/.test(arg)) throw new UserError("usage: /rewind <turn>", "type /session to see the turns");
+          return this.report(await this.o.slash.rewind(Number(arg)));
+        case "/fork":
+          if (arg && !/^\d+$/.test(arg)) throw new UserError("usage: /fork [turn]", "type /session to see the turns");
+          return this.report(await this.o.slash.fork(arg ? Number(arg) : undefined));
+        case "/compact":
+          return this.report(await this.o.slash.compact(arg));
+        case "/undo":
+          return this.report(await this.o.slash.undo());
+        default:
+          return "handled";
+      }
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      frontend.error(error.message, error.hint);
+      return "handled";
+    }
+  }
+
+  private report(line: string | null): "handled" {
+    if (line) this.o.frontend.say(line);
+    return "handled";
+  }
+
+  private sessionLines(): string[] {
+    const recorder = this.o.holder.link.recorder;
+    const m = recorder.manifest;
+    return [
+      `session        ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""}`,
+      `claude session ${recorder.claudeSessionId ?? "(none yet)"}`,
+      `bundle         ${recorder.files.dir}`,
+      `turns          ${m.turns.length - 1}`,
+      `cost           ${formatCost(totalCost(m.turns))}`,
+    ];
+  }
+}

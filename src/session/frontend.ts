@@ -1,0 +1,45 @@
+/**
+ * What a session needs from the frontend that drives it (the terminal today): where prompts come
+ * from, who answers claude's questions, and where the conversation and nudge's notices go. The
+ * session decides; the frontend shows and asks.
+ */
+import type { Turn } from "../bundle/manifest-schema.js";
+import type { StreamEvent } from "../claude/stream-events.js";
+import type { Asker } from "./ask.js";
+
+export interface PromptSource {
+  /** The next prompt, or null when the user is done (EOF, /exit, the terminal closed). */
+  next(): Promise<string | null>;
+  /** Is a prompt already waiting (typed ahead, piped)? Then the next turn starts at once. */
+  hasQueued?(): boolean;
+  /** No more prompts: lines read ahead are dropped. */
+  close(): void;
+}
+
+export interface Frontend {
+  prompts: PromptSource;
+  /** Who answers permission questions, AskUserQuestion and plans; null: nobody can (no terminal). */
+  asker: Asker | null;
+  /** One of claude's stream events, to show. */
+  render(event: StreamEvent): void;
+  /** A turn is saved: its end line (status, cost, what changed). */
+  turnEnded(turn: Turn): void;
+  /** A status line from nudge (dim). */
+  say(text: string): void;
+  /** Something the user should notice (yellow): a refused tool, a recovered turn. */
+  warn(text: string): void;
+  /** An error the session survives (a /rewind that was refused), with what to do about it. */
+  error(message: string, hint?: string): void;
+  /**
+   * Show a plan and ask before discarding anything (an in-session /rewind, /fork, /undo). Without
+   * anyone to ask, the frontend answers no.
+   */
+  confirm(plan: string[], question: string): Promise<boolean>;
+  /**
+   * The files differ from where the conversation resumes: rewind the code to match, or go on and
+   * tell claude what changed. Without anyone to ask: "tell".
+   */
+  resumeMismatch(changed: string[]): Promise<"rewind" | "tell">;
+  /** The turn in flight is running (true) or done (false): a status line or spinner may follow it. */
+  working?(busy: boolean): void;
+}

@@ -1,0 +1,249 @@
+/**
+ * A live session from start to end, for any frontend: pick the session (new, -c, -r), hold the
+ * work tree, record with a claude process of its own, run the conversation, and on /rewind,
+ * /fork, /compact or /undo finish one recording and go on in another.
+ */
+import { existsSync, promises as fs } from "node:fs";
+import path from "node:path";
+import type { Turn } from "../bundle/manifest-schema.js";
+import { loadSession, readManifest, type Store } from "../bundle/store.js";
+import { turnOf } from "../bundle/turn-lookup.js";
+import { lockWorkTree } from "../bundle/work-tree-lock.js";
+import type { ClaudeFlags } from "../claude/claude-process.js";
+import { UserError } from "../errors.js";
+import { SessionRecorder } from "../recorder/session-recorder.js";
+import * as git from "../snapshot/git.js";
+import { ownPathExcludes } from "../snapshot/own-paths.js";
+import { requireTree, sessionRef } from "../snapshot/snapshotter.js";
+import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
+import { applyForkInPlace, continueRewound, prepareForkInPlace } from "../time-travel/fork-session.js";
+import { forkBundle } from "../time-travel/fork.js";
+import { applyRewind, prepareRewind, prepareUndo, undoLastRewind } from "../time-travel/rewind.js";
+import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
+import { ClaudeLink } from "./claude-link.js";
+import { ControlHandler, type ToolGuard } from "./control-handler.js";
+import { Conversation } from "./conversation.js";
+import type { Frontend } from "./frontend.js";
+import { chooseSession, createSession, privateIndexFile, type OpenedSession, type SessionChoice } from "./open-session.js";
+
+export interface RunSessionInput {
+  store: Store;
+  /** Where a new session's claude works. */
+  cwd: string;
+  bin: string;
+  claudeConfigDir: string;
+  env: NodeJS.ProcessEnv;
+  choice: SessionChoice;
+  flags: Omit<ClaudeFlags, "resume">;
+  firstPrompt?: string;
+  /** Record even though another recording holds this work tree. */
+  force?: boolean;
+  frontend: Frontend;
+  guard: ToolGuard | null;
+  /** The conversation, once it exists: the frontend routes Ctrl-C and signals to it. */
+  onConversation?: (conversation: Conversation) => void;
+  /** After each saved turn (an agentic loop's check); false ends the session. */
+  afterTurn?: (turn: Turn, sessionId: string) => Promise<boolean>;
+}
+
+export interface RunOutcome {
+  id: string;
+  dir: string;
+  turns: Turn[];
+  /** A new session in which no turn was recorded is not kept. */
+  discarded: boolean;
+}
+
+export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
+  const { store, frontend } = input;
+  const existing = await chooseSession(store, input.choice);
+  const root = existing?.manifest.repo.root ?? store.repoRoot;
+  const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? "(new)"}` });
+  try {
+    let opened: OpenedSession;
+    if (!existing) opened = await createSession(store, input.cwd);
+    else {
+      const fork = existing.manifest.rewoundTo !== null ? await continueRewound(store, existing) : null;
+      opened = fork ? { ...fork, isNew: false } : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
+      // Before anything runs: the snapshot the session goes on from must still exist.
+      const last = opened.manifest.turns.at(-1);
+      if (last) await requireTree(opened.manifest.repo.root, last.snapshot.tree, `the last snapshot of session ${opened.manifest.id}`);
+    }
+    const live = new LiveRecording(input);
+    const holder = { link: await live.start(opened) };
+    const note = opened.isNew ? null : await live.checkResumePoint(holder.link);
+    const conversation = new Conversation({
+      holder,
+      frontend,
+      firstPrompt: input.firstPrompt,
+      note,
+      slash: live.slashCommands(holder),
+      afterTurn: input.afterTurn ? (turn) => input.afterTurn!(turn, holder.link.recorder.manifest.id) : undefined,
+    });
+    live.show = (event) => conversation.show(event);
+    input.onConversation?.(conversation);
+    try {
+      await conversation.run();
+    } finally {
+      await live.finish(holder.link);
+    }
+    const final = holder.link.recorder.manifest;
+    const discarded = opened.isNew && holder.link.recorder.manifest.id === opened.manifest.id && final.turns.length <= 1;
+    if (discarded) await discardSession(store, holder.link.recorder.files.dir, final.id);
+    return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded };
+  } finally {
+    await workTree?.release();
+  }
+}
+
+/** A session in which nothing was asked (an aborted run, /exit at once) is not kept: -c must not land in it. */
+async function discardSession(store: Store, dir: string, id: string): Promise<void> {
+  await fs.rm(dir, { recursive: true, force: true });
+  await git.deleteRefs(store.repoRoot, [sessionRef(id)]).catch(() => undefined);
+}
+
+/** Starting and switching recordings; the slash commands that switch them. */
+class LiveRecording {
+  /** Where the events of every recording go (the conversation, once it exists). */
+  show: (event: Parameters<Frontend["render"]>[0]) => void;
+
+  constructor(private readonly input: RunSessionInput) {
+    this.show = (event) => input.frontend.render(event);
+  }
+
+  /** Record into a bundle with a claude process of its own. */
+  async start(session: OpenedSession): Promise<ClaudeLink> {
+    const { store, frontend } = this.input;
+    const runCwd = session.isNew ? this.input.cwd : session.manifest.repo.cwd;
+    if (!existsSync(runCwd)) {
+      throw new UserError(`the session's directory is gone: ${runCwd}`, "fork the session into a worktree: nudge session fork <id> --worktree <path>");
+    }
+    const root = session.manifest.repo.root;
+    const recorder = await SessionRecorder.start(
+      session.dir,
+      session.manifest,
+      {
+        claudeConfigDir: this.input.claudeConfigDir,
+        cwd: runCwd,
+        exclude: ownPathExcludes(root, store.ownDirs),
+        indexFile: privateIndexFile(store, session.manifest.id),
+        untrackedCache: await untrackedCacheVerdict(path.join(store.dir, "index"), root),
+      },
+      { event: (e) => this.show(e), warning: (w) => frontend.warn(w) },
+    ).catch(async (error: unknown) => {
+      // A new session that could not even record its starting state leaves no empty folder behind.
+      if (session.isNew) await fs.rm(session.dir, { recursive: true, force: true });
+      throw error;
+    });
+    const m = recorder.manifest;
+    frontend.say(`● nudge ${session.isNew ? "recording" : "continuing"} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${session.dir}`);
+    if (runCwd !== this.input.cwd) frontend.say(`  claude runs in ${runCwd}, where this session's code is`);
+    const link: ClaudeLink = new ClaudeLink({
+      bin: this.input.bin,
+      flags: this.input.flags,
+      cwd: runCwd,
+      env: this.input.env,
+      claudeConfigDir: this.input.claudeConfigDir,
+      recorder,
+      control: new ControlHandler({ asker: frontend.asker, guard: this.input.guard, cwd: runCwd, notice: (t) => frontend.warn(t), toolUse: (id) => link.toolUse(id) }),
+      onUnexpectedExit: (exit, stderr) => {
+        const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.exitCode}`;
+        frontend.error(`claude exited (${how})${stderr ? `: ${stderr.split("\n").at(-1)}` : ""}`, "everything so far is recorded; the next prompt resumes the conversation in a new claude process");
+      },
+    });
+    return link;
+  }
+
+  /** End a recording: claude's input closed, the last turn saved, the bundle complete. */
+  async finish(link: ClaudeLink): Promise<void> {
+    try {
+      await link.end();
+    } finally {
+      await link.recorder.close();
+    }
+  }
+
+  /**
+   * Continuing a session whose files no longer match where the conversation resumes (edited
+   * between runs, rewound without the conversation): rewind the code to match, or go on and let
+   * claude know. Returns the note for claude, if any.
+   */
+  async checkResumePoint(link: ClaudeLink): Promise<string | null> {
+    const recorder = link.recorder;
+    const edits = await recorder.captureEdits();
+    if (!edits) return null;
+    const root = recorder.manifest.repo.root;
+    const changed = (await git.diffEntries(root, recorder.currentTree, edits)).map((e) => git.printablePath(e.path));
+    const choice = await this.input.frontend.resumeMismatch(changed);
+    if (choice === "rewind") {
+      const last = recorder.manifest.turns.at(-1)!;
+      const session = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
+      const record = await applyRewind(this.input.store, session, await prepareRewind(this.input.store, session, last.n, { scope: "code", resetHead: false, ownLock: true }), { ownLock: true });
+      this.input.frontend.say(`the files are back at turn ${last.n}; your changes are saved as ${record.backup.ref} (undo: /undo)`);
+      return null;
+    }
+    const shown = changed.slice(0, 20).join(", ") + (changed.length > 20 ? ` and ${changed.length - 20} more` : "");
+    return `[nudge] Since this conversation last ran, these files were changed outside it: ${shown}. Read them again before relying on what you remember of them.`;
+  }
+
+  slashCommands(holder: { link: ClaudeLink }) {
+    const { store, frontend } = this.input;
+    /** Finish this recording, do `change`, and record on in the session it returns (the old one if it fails). */
+    const switchTo = async (change: () => Promise<OpenedSession>): Promise<void> => {
+      const dir = holder.link.recorder.files.dir;
+      await this.finish(holder.link);
+      try {
+        holder.link = await this.start(await change());
+      } catch (error) {
+        holder.link = await this.start({ dir, manifest: await readManifest(dir), isNew: false });
+        throw error;
+      }
+    };
+    const branchAt = async (turn: number, verb: string): Promise<string | null> => {
+      const recorder = holder.link.recorder;
+      turnOf(recorder.manifest, turn); // a turn that is not there: say so, and keep recording as before
+      await recorder.settled();
+      const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
+      const prepared = await prepareForkInPlace(store, source, turn, { ownLock: true });
+      if (prepared.changes.length > 0 && !(await frontend.confirm(describePlan(prepared.plan), `${verb} to turn ${turn}?`))) {
+        return "cancelled; nothing was changed";
+      }
+      let backup = "";
+      await switchTo(async () => {
+        const fork = await applyForkInPlace(store, source, prepared, { ownLock: true });
+        backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref} (undo: /undo)` : "";
+        return { dir: fork.dir, manifest: fork.manifest, isNew: false };
+      });
+      return `${verb === "rewind" ? "rewound" : "forked"} to turn ${turn}: code and conversation as they were then; turns after it stay in ${source.manifest.id}${backup}`;
+    };
+    return {
+      rewind: (turn: number) => branchAt(turn, "rewind"),
+      fork: (turn: number | undefined) => branchAt(turn ?? holder.link.recorder.manifest.turns.length - 1, "fork"),
+      compact: async (instructions: string): Promise<string | null> => {
+        const recorder = holder.link.recorder;
+        await recorder.settled();
+        const last = recorder.manifest.turns.at(-1)!;
+        const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
+        await switchTo(async () => ({ ...(await forkBundle(store, source, last.n)), isNew: false }));
+        const compacting = await holder.link.startTurn(`/compact${instructions ? ` ${instructions}` : ""}`, null);
+        const turn = await compacting.saved;
+        frontend.turnEnded(turn);
+        const tokens = turn.compaction ? ` (${turn.compaction.preTokens ?? "?"} → ${turn.compaction.postTokens ?? "?"} tokens)` : "";
+        return `compacted in fork ${holder.link.recorder.manifest.id}${tokens}; session ${source.manifest.id} keeps the whole conversation`;
+      },
+      undo: async (): Promise<string | null> => {
+        const prepared = await prepareUndo(store, { ownLock: true });
+        if (!(await frontend.confirm(describeUndo(prepared.plan), "undo that rewind?"))) return "cancelled; nothing was changed";
+        const recordedIn = prepared.plan.undo.sessionId;
+        let result = "";
+        await switchTo(async () => {
+          const { record } = await undoLastRewind(store, prepared, { ownLock: true });
+          result = `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`;
+          const session = await loadSession(store, recordedIn);
+          return { dir: session.dir, manifest: session.manifest, isNew: false };
+        });
+        return `${result}; continuing session ${recordedIn}`;
+      },
+    };
+  }
+}

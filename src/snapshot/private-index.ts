@@ -1,0 +1,179 @@
+/**
+ * A private index that lives as long as a recording (or a rewind): seeded once from the user's
+ * index, then kept between turns, so each capture is one `git status` over it (with the
+ * untracked cache and the split index) plus staging exactly what changed. That brings a turn's
+ * snapshot down to about what `git status` costs, however much uncommitted work accumulates.
+ *
+ * Correctness never depends on the index being fresh: a tree is always "the index plus every
+ * difference git reports against it". What the index decides is which files count as tracked,
+ * so it is seeded again whenever the user's index or an ignore source changes.
+ */
+import { promises as fs, statSync, type Stats } from "node:fs";
+import path from "node:path";
+import * as git from "./git.js";
+
+interface Stamp {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface PrivateIndexOptions {
+  root: string;
+  indexFile: string;
+  /** Folders left out of every scan (nudge's and claude's own files inside the work tree). */
+  exclude: string[];
+  /** Whether the untracked cache may be used on this work tree (see `untrackedCacheVerdict`). */
+  untrackedCache: boolean;
+}
+
+export interface Capture {
+  tree: string;
+  /** Files git could not read: left as they were in the previous snapshot (or out, if new). */
+  unreadable: string[];
+  /** How many paths differed from the index (0: the tree is the previous one, found with one scan). */
+  changed: number;
+}
+
+export class PrivateIndex {
+  /** The tree this index holds: known after a capture, so an unchanged work tree needs no more git. */
+  private tree: string | null = null;
+  private seededFrom: Array<Stamp | null> | null = null;
+
+  constructor(readonly o: PrivateIndexOptions) {}
+
+  get indexFile(): string {
+    return this.o.indexFile;
+  }
+
+  /** The work tree as a tree id (tracked, untracked, not ignored). */
+  async capture(): Promise<Capture> {
+    if (this.seededFrom === null || !(await this.seedStillValid())) {
+      await this.seed();
+    }
+    try {
+      return await this.scan();
+    } catch {
+      // Anything git did not like about the kept index (a file that cannot be read, a shared
+      // index gone): the path that always works, from a fresh copy of the user's index.
+      return this.captureFromScratch();
+    }
+  }
+
+  /** The slow, always-correct path: a fresh copy of the user's index, then `git add -A`. */
+  async captureFromScratch(): Promise<Capture> {
+    await this.seed();
+    const staged = await git.stageAll(this.o.root, this.o.indexFile, this.o.exclude);
+    this.tree = staged.tree;
+    return { tree: staged.tree, unreadable: staged.unreadable, changed: -1 };
+  }
+
+  /**
+   * After a rewind wrote `tree` into the work tree and this index: what the index now holds, so
+   * the next capture can tell "nothing changed" without staging anything.
+   */
+  holds(tree: string): void {
+    this.tree = tree;
+  }
+
+  private async scan(): Promise<Capture> {
+    const { root, indexFile, untrackedCache, exclude } = this.o;
+    const changed = await git.changedSinceIndex(root, indexFile, { untrackedCache, exclude });
+    if (changed.some(isIgnoreFile)) {
+      // An ignore rule changed: which files are tracked must be decided again from the user's index.
+      return this.captureFromScratch();
+    }
+    if (changed.length === 0 && this.tree) return { tree: this.tree, unreadable: [], changed: 0 };
+    await git.stagePaths(root, indexFile, changed, untrackedCache);
+    this.tree = await git.writeTree(root, indexFile, untrackedCache);
+    return { tree: this.tree, unreadable: [], changed: changed.length };
+  }
+
+  /**
+   * Copy the user's index, keeping its mtime: git trusts an entry's stat data only if the file
+   * was not modified in the same instant the index was written, and it tells that by comparing
+   * with the index file's own mtime. A copy stamped "now" would make such racily clean entries
+   * look clean, and a change made in that instant would be missed.
+   */
+  private async seed(): Promise<void> {
+    const stamps = await this.stamps();
+    const userIndex = await git.indexPath(this.o.root);
+    await fs.mkdir(path.dirname(this.o.indexFile), { recursive: true });
+    await fs.rm(this.o.indexFile, { force: true });
+    try {
+      await fs.copyFile(userIndex, this.o.indexFile);
+      const stat = await fs.stat(userIndex);
+      await fs.utimes(this.o.indexFile, stat.atime, stat.mtime);
+    } catch {
+      // No index yet (a fresh repository): an empty private index is the right start.
+      await fs.rm(this.o.indexFile, { force: true });
+    }
+    this.seededFrom = stamps;
+    this.tree = null;
+  }
+
+  /** The files whose change means the index must be seeded again: the user's index and the global ignore files. */
+  private async sources(): Promise<string[]> {
+    return [await git.indexPath(this.o.root), ...(await git.ignoreFiles(this.o.root))];
+  }
+
+  private async seedStillValid(): Promise<boolean> {
+    const now = await this.stamps();
+    return now.every((s, i) => sameStamp(s, this.seededFrom![i]));
+  }
+
+  private async stamps(): Promise<Array<Stamp | null>> {
+    return (await this.sources()).map(stampOf);
+  }
+
+  /**
+   * At the end of a recording the index goes (the next run seeds afresh). Its shared part stays:
+   * shared index files are named by their content, so another private index seeded from the same
+   * user index may be using the very same file; `nudge session gc` removes those nothing uses.
+   */
+  async dispose(): Promise<void> {
+    await fs.rm(this.o.indexFile, { force: true });
+  }
+}
+
+function sameStamp(a: Stamp | null | undefined, b: Stamp | null | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+function stampOf(file: string): Stamp | null {
+  let stat: Stats;
+  try {
+    stat = statSync(file);
+  } catch {
+    return null;
+  }
+  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+}
+
+function isIgnoreFile(bytes: string): boolean {
+  return bytes === ".gitignore" || bytes.endsWith("/.gitignore");
+}
+
+/**
+ * The shared index a split index file points to ("link" extension: the signature, a 4-byte size,
+ * then the shared index's object id), checked against the files that exist.
+ */
+export async function sharedIndexOf(indexFile: string, gitDir: string): Promise<string | null> {
+  let data: Buffer;
+  try {
+    data = await fs.readFile(indexFile);
+  } catch {
+    return null;
+  }
+  // The signature can also occur inside a path name: take the first candidate whose file exists.
+  for (let at = data.indexOf("link"); at !== -1; at = data.indexOf("link", at + 1)) {
+    const size = at + 8 <= data.length ? data.readUInt32BE(at + 4) : 0;
+    for (const length of [20, 32]) {
+      if (size < length || at + 8 + length > data.length) continue;
+      const name = `sharedindex.${data.toString("hex", at + 8, at + 8 + length)}`;
+      if (await fs.stat(path.join(gitDir, name)).then(() => true, () => false)) return name;
+    }
+  }
+  return null;
+}

@@ -30,7 +30,8 @@ export class RulesFileProblems {
 
   /** The first thing zod objected to, in words that name the key, plus how many more there are. */
   fromZod(error: z.ZodError): UserError {
-    const issue = error.issues[0]!;
+    // A misspelt key usually also leaves a required one missing: name the typo, the real cause.
+    const issue = error.issues.find((i) => i.code === "unrecognized_keys") ?? error.issues[0]!;
     const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? "s" : ""})` : "";
     const { message, hint, key } = describeIssue(issue, this.doc.getIn(issue.path as PropertyKey[]));
     return this.error(issue.path, message + more, hint, key);

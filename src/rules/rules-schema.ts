@@ -36,12 +36,13 @@ export const RuleMatchSchema = z
       .describe("regular expression searched in the new text: Write's content, Edit's new_string, any of MultiEdit's new_strings, NotebookEdit's new_source"),
   })
   .describe("what the rule matches; every field given must match")
-  .meta({ minProperties: 1 });
+  .meta({ id: "RuleMatch", minProperties: 1 });
 
 const id = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "a rule id is letters, digits, '-', '_' or '.' (at most 64), like no-npm")
-  .describe("names the rule in `nudge rules list`, in what claude is told, and in the session record");
+  .describe("names the rule in `nudge rules list`, in what claude is told, and in the session record")
+  .meta({ id: "RuleId" });
 const message = z.string().trim().min(1);
 
 const rule = <A extends RuleAction, M extends z.ZodType>(action: A, msg: M, about: string) =>

@@ -5,7 +5,7 @@
  */
 import type { Rule, RuleSet } from "./parse-rules.js";
 import type { RuleAction } from "./rules-schema.js";
-import { commandOf, matchPath, newTexts, type ToolCall } from "./tool-input.js";
+import { commandOf, filePaths, newTexts, type ToolCall } from "./tool-input.js";
 
 export type { ToolCall } from "./tool-input.js";
 
@@ -24,9 +24,9 @@ export function evaluate(rules: RuleSet, call: ToolCall): RuleDecision | null {
 /** Every field the rule gives must match; a field the call lacks (no file_path, say) does not match. */
 export function matches(rule: Rule, call: ToolCall): boolean {
   if (!rule.tools.includes(call.toolName)) return false;
-  const { path, command, content } = rule.test;
+  const { path, command, content } = rule.compiled;
   if (path) {
-    const file = matchPath(call);
+    const file = filePaths(call);
     if (file === null || !path(file)) return false;
   }
   if (command) {

@@ -3,10 +3,12 @@
  * file (YAML syntax, an unknown key, a bad regex or glob, a rule that can never match) is found
  * here, at load, as one UserError — never mid-turn.
  */
+import os from "node:os";
 import picomatch from "picomatch";
 import { LineCounter, parseDocument } from "yaml";
 import { errorMessage, UserError } from "../errors.js";
 import { RulesFileProblems } from "./rules-file-error.js";
+import type { FilePaths } from "./tool-input.js";
 import { COMMAND_TOOLS, CONTENT_TOOLS, PATH_TOOLS, RulesFileSchema, type RuleAction, type RuleSpec } from "./rules-schema.js";
 
 export interface Rule {
@@ -19,7 +21,8 @@ export interface Rule {
   tools: readonly string[];
   /** The match fields as written, normalized to lists, for display. */
   match: { tool?: string[]; path?: string[]; command?: string; content?: string };
-  test: { path?: (file: string) => boolean; command?: RegExp; content?: RegExp };
+  /** The match fields compiled: glob matchers and regular expressions. */
+  compiled: { path?: (file: FilePaths) => boolean; command?: RegExp; content?: RegExp };
 }
 
 export interface RuleSet {
@@ -115,8 +118,8 @@ function compileRule(spec: RuleSpec, i: number, problems: RulesFileProblems): Ru
     message: spec.message ?? null,
     tools: tools!, // match is not empty, so some field set it
     match,
-    test: {
-      path: match.path && compileGlobs(match.path, at("path"), problems),
+    compiled: {
+      path: match.path && compileGlobs(match.path, (n) => (Array.isArray(spec.match.path) ? [...at("path"), n] : at("path")), problems),
       command: match.command === undefined ? undefined : compileRegex(match.command, at("command"), problems),
       content: match.content === undefined ? undefined : compileRegex(match.content, at("content"), problems),
     },
@@ -138,18 +141,33 @@ function compileRegex(source: string, path: PropertyKey[], problems: RulesFilePr
   }
 }
 
-function compileGlobs(patterns: string[], path: PropertyKey[], problems: RulesFileProblems): (file: string) => boolean {
-  const matchers = patterns.map((pattern) => {
+/**
+ * Path patterns read as in .gitignore and claude's own permission rules: `/src/**` and `src/*.ts`
+ * are anchored at the repository root, a pattern without a slash (`*.pem`, `.env`) matches at any
+ * depth, a trailing slash (`build/`) means everything under it; `//etc/**` and `~/.ssh/**` are
+ * absolute, and only they reach files outside the repository.
+ */
+function compileGlobs(patterns: string[], at: (n: number) => PropertyKey[], problems: RulesFileProblems): (file: FilePaths) => boolean {
+  const matchers = patterns.map((pattern, n) => {
     if (pattern.startsWith("!")) {
-      throw problems.error(path, `path "${pattern}": negated globs are not supported`, "put a rule for the exceptions before this one: the first matching rule wins");
+      throw problems.error(at(n), `path "${pattern}": negated globs are not supported`, "put a rule for the exceptions before this one: the first matching rule wins");
     }
-    // As in .gitignore: a pattern without a slash matches a file name at any depth.
-    const anchored = pattern.includes("/") ? pattern.replace(/^\.\//, "") : `**/${pattern}`;
+    const absolute = pattern.startsWith("//") || pattern.startsWith("~/");
+    let glob: string;
+    if (pattern.startsWith("//")) glob = pattern.slice(1);
+    else if (pattern.startsWith("~/")) glob = os.homedir() + pattern.slice(1);
+    else {
+      const bare = pattern.replace(/^\.?\//, ""); // `/src/**` and `./src/**` are anchored at the root
+      const anchored = bare !== pattern || bare.replace(/\/$/, "").includes("/");
+      glob = anchored ? bare : `**/${bare}`;
+    }
+    if (glob.endsWith("/")) glob += "**";
     try {
       // dot: a rule on `**/*.env` must not skip `.config/x.env`; strictBrackets: `[abc` is a typo, not a literal.
-      return picomatch(anchored, { dot: true, strictBrackets: true });
+      const test = picomatch(glob, { dot: true, strictBrackets: true });
+      return absolute ? (file: FilePaths) => test(file.absolute) : (file: FilePaths) => file.relative !== null && test(file.relative);
     } catch (error) {
-      throw problems.error(path, `path "${pattern}" is not a valid glob: ${errorMessage(error)}`, "globs are picomatch's: * ** ? [abc] {a,b}; escape a literal bracket with \\");
+      throw problems.error(at(n), `path "${pattern}" is not a valid glob: ${errorMessage(error)}`, "globs are picomatch's: * ** ? [abc] {a,b}; escape a literal bracket with \\");
     }
   });
   return (file) => matchers.some((m) => m(file));

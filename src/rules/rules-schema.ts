@@ -26,7 +26,7 @@ export const RuleMatchSchema = z
     path: oneOrMore(z.string().min(1))
       .optional()
       .describe(
-        "glob(s) on the file path, relative to the repository root (picomatch; a pattern without / matches at any depth). Only Write, Edit, MultiEdit, NotebookEdit, Read",
+        "glob(s) on the file of Write, Edit, MultiEdit, NotebookEdit, Read (picomatch), as in .gitignore: relative to the repository root; without a / (or only a trailing one) at any depth; /src/** anchored at the root; //etc/** or ~/.ssh/** absolute, the only patterns that reach files outside the repository",
       ),
     command: z.string().min(1).optional().describe("regular expression (JavaScript) searched in Bash's command; ^ and $ match at each line"),
     content: z

@@ -25,17 +25,23 @@ export function rawFilePath(call: ToolCall): string | null {
   return typeof value === "string" && value !== "" ? value : null;
 }
 
-/**
- * The path globs are matched against: relative to the repository root with `/` separators, or
- * the absolute path for a file outside the repository (so `/etc/**` can name such places).
- */
-export function matchPath(call: ToolCall): string | null {
+/** A file tool's file, as path globs see it. */
+export interface FilePaths {
+  /** Relative to the repository root with `/` separators; null for a file outside the repository. */
+  relative: string | null;
+  /** Absolute, with `/` separators: what `//…` and `~/…` patterns match. */
+  absolute: string;
+}
+
+/** The file a file tool acts on; a relative path in the input is taken from the call's cwd. */
+export function filePaths(call: ToolCall): FilePaths | null {
   const raw = rawFilePath(call);
   if (raw === null) return null;
   const absolute = path.resolve(call.cwd, raw);
   const relative = path.relative(call.repoRoot, absolute);
   const outside = relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
-  return (outside ? absolute : relative).split(path.sep).join("/");
+  const slashes = (p: string) => p.split(path.sep).join("/");
+  return { relative: outside ? null : slashes(relative), absolute: slashes(absolute) };
 }
 
 /** The new text a write carries: one piece for Write, Edit and NotebookEdit, one per edit for MultiEdit. */
@@ -58,7 +64,8 @@ export function newTexts(call: ToolCall): string[] {
 
 /** One line saying what the call touches, for records and messages: the command, the path, or the input. */
 export function callDetail(call: ToolCall, max = 200): string {
-  const detail = commandOf(call) ?? matchPath(call) ?? safeJson(call.input);
+  const file = filePaths(call);
+  const detail = commandOf(call) ?? (file && (file.relative ?? file.absolute)) ?? safeJson(call.input);
   const flat = detail.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

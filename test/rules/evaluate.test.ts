@@ -1,4 +1,5 @@
 /** Which rule decides a tool call: the first match in file order, with every given field matching. */
+import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { evaluate, type ToolCall } from "../../src/rules/evaluate.js";
 import { parseRules, type RuleSet } from "../../src/rules/parse-rules.js";
@@ -83,24 +84,38 @@ describe("evaluate", () => {
     expect(decided(rules, write("../src/a.ts", `${ROOT}/docs`))).toBe("src-only");
   });
 
-  it("matches a file outside the repository by its absolute path", () => {
+  it("reads path patterns as .gitignore and claude's permission rules do: /x anchored, x/ a folder, //x absolute", () => {
     const rules = rulesOf(`
-  - id: etc
-    match: { path: '/etc/**' }
+  - id: root-dist
+    match: { path: '/dist/**' }
+    action: deny
+    message: built files
+  - id: any-build-dir
+    match: { path: 'build/' }
+    action: deny
+    message: built files
+  - id: system
+    match: { path: '//etc/**' }
     action: deny
     message: not the system
-  - id: keys
-    match: { path: '*.pem' }
+  - id: ssh
+    match: { path: '~/.ssh/**' }
     action: deny
     message: no keys
-  - id: inside
-    match: { path: 'etc/**' }
+  - id: any-pem
+    match: { path: '*.pem' }
     action: ask
 `);
-    expect(decided(rules, call("Read", { file_path: "/etc/passwd" }))).toBe("etc");
-    expect(decided(rules, call("Read", { file_path: "/home/ana/.ssh/id.pem" }))).toBe("keys");
-    expect(decided(rules, call("Read", { file_path: `${ROOT}/etc/x` }))).toBe("inside");
-    expect(decided(rules, call("Read", { file_path: "/work/app-other/etc/x" }))).toBeNull(); // a sibling folder is outside
+    const read = (file: string) => decided(rules, call("Read", { file_path: file }));
+    expect(read(`${ROOT}/dist/app.js`)).toBe("root-dist");
+    expect(read(`${ROOT}/web/dist/app.js`)).toBeNull(); // /dist is the root's dist only
+    expect(read(`${ROOT}/web/build/out/app.js`)).toBe("any-build-dir");
+    expect(read("/etc/passwd")).toBe("system");
+    expect(read(`${os.homedir()}/.ssh/id_ed25519`)).toBe("ssh");
+    expect(read(`${ROOT}/certs/site.pem`)).toBe("any-pem");
+    // Patterns without // or ~/ are about the repository: they never reach a file outside it.
+    expect(read("/tmp/other/site.pem")).toBeNull();
+    expect(read("/work/app-other/dist/x")).toBeNull(); // a sibling folder is outside, not "dist" of the root
   });
 
   it("reads each file tool's own fields: MultiEdit's edits, NotebookEdit's notebook_path and new_source", () => {

@@ -81,7 +81,7 @@ describe("parseRules: a broken file", () => {
     ["an invalid content regex", rule("    match: {content: '[a-'}\n    action: ask\n"), 'rule "r1": content is not a valid regular expression', "JavaScript"],
     ['a double-quoted "\\b" (a backspace in YAML)', rule('    match: {command: "\\bnpm"}\n    action: ask\n'), 'rule "r1": command holds a control character', "single quotes"],
     ["an unclosed glob brace", rule("    match: {path: 'a.{ts'}\n    action: ask\n"), '.nudge/rules.yaml:4:19: rule "r1": path "a.{ts" is not a valid glob', "picomatch"],
-    ["an unclosed glob bracket in a list", rule("    match: {path: [ok, 'src/[ab']}\n    action: ask\n"), 'rule "r1": path "src/[ab" is not a valid glob', "picomatch"],
+    ["an unclosed glob bracket in a list", rule("    match: {path: [ok, 'src/[ab']}\n    action: ask\n"), '.nudge/rules.yaml:4:24: rule "r1": path "src/[ab" is not a valid glob', "picomatch"],
     ["a negated glob", rule("    match: {path: '!src/**'}\n    action: ask\n"), 'rule "r1": path "!src/**": negated globs are not supported', "first matching rule wins"],
     ["a path rule on Bash", rule("    match: {tool: Bash, path: 'src/**'}\n    action: ask\n"), 'rule "r1": path never applies to the tools it names (Bash)', "could never match"],
     ["a command rule on Write", rule("    match: {tool: [Write, Edit], command: x}\n    action: ask\n"), "command never applies to the tools it names (Write, Edit)", "Bash only"],

@@ -18,6 +18,9 @@ matches a tool call decides it: deny (with a message claude receives instead of 
       action: deny
       message: This repository uses pnpm. Run the same command with pnpm.
 
+The file's JSON Schema is schemas/rules.schema.json. Rules steer claude; they are not a sandbox
+(a path rule does not see \`cat .env\` run through Bash).
+
 Examples:
   $ nudge rules list
   $ nudge rules test Bash '{"command":"npm install"}'`,

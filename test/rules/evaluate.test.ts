@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { evaluate, type ToolCall } from "../../src/rules/evaluate.js";
 import { parseRules, type RuleSet } from "../../src/rules/parse-rules.js";
 
-const ROOT = "/work/app";
+const ROOT = "/home/ana/app";
 const rulesOf = (yaml: string): RuleSet => parseRules(`version: 1\nrules:\n${yaml}`, ".nudge/rules.yaml");
 const call = (toolName: string, input: Record<string, unknown>, cwd = ROOT): ToolCall => ({ toolName, input, cwd, repoRoot: ROOT });
 const decided = (rules: RuleSet, c: ToolCall) => evaluate(rules, c)?.rule.id ?? null;
@@ -115,7 +115,7 @@ describe("evaluate", () => {
     expect(read(`${ROOT}/certs/site.pem`)).toBe("any-pem");
     // Patterns without // or ~/ are about the repository: they never reach a file outside it.
     expect(read("/tmp/other/site.pem")).toBeNull();
-    expect(read("/work/app-other/dist/x")).toBeNull(); // a sibling folder is outside, not "dist" of the root
+    expect(read("/home/ana/app-other/dist/x")).toBeNull(); // a sibling folder is outside, not "dist" of the root
   });
 
   it("reads each file tool's own fields: MultiEdit's edits, NotebookEdit's notebook_path and new_source", () => {

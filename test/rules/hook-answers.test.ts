@@ -5,7 +5,7 @@ import { evaluate } from "../../src/rules/evaluate.js";
 import { describeRecord } from "../../src/rules/decision-record.js";
 import { NO_RULES, parseRules } from "../../src/rules/parse-rules.js";
 
-const ROOT = "/work/app";
+const ROOT = "/home/ana/app";
 const RULES = parseRules(
   `version: 1
 rules:

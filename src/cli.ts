@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { UserError } from "./errors.js";
 import { claudeCommand } from "./commands/claude.js";
 import { sessionCommand } from "./commands/session.js";
+import { rulesCommand } from "./commands/rules.js";
 import { colorEnabled, makeStyle } from "./terminal/style.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -18,7 +19,8 @@ function program(): Command {
     .version(version)
     .addHelpText("after", "\nExit codes: 0 ok, 1 a problem with the input or the environment (the message says what to do), 2 a bug in nudge.")
     .addCommand(claudeCommand)
-    .addCommand(sessionCommand);
+    .addCommand(sessionCommand)
+    .addCommand(rulesCommand);
   const strict = (command: Command) => {
     command.exitOverride().showHelpAfterError("hint: add --help for usage");
     command.commands.forEach(strict);

@@ -71,10 +71,18 @@ export interface PreToolUseOutput {
   };
 }
 
-/** The answer to a PostToolUse hook: `additionalContext` reaches the model after the tool result. */
+/**
+ * The answer to a PostToolUse hook (the tool succeeded) or PostToolUseFailure (it returned an
+ * error, e.g. Bash exiting non-zero; PostToolUse does not fire then): `additionalContext` reaches
+ * the model right after the tool result, as "PostToolUse:Bash hook additional context: …".
+ */
 export interface PostToolUseOutput {
-  hookSpecificOutput: { hookEventName: "PostToolUse"; additionalContext?: string };
+  hookSpecificOutput: { hookEventName: "PostToolUse" | "PostToolUseFailure"; additionalContext?: string };
 }
+
+/** The hook events nudge registers callbacks for. */
+export type HookEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+export type HookRegistration = Partial<Record<HookEvent, Array<{ matcher: string; hookCallbackIds: string[] }>>>;
 
 /** The line nudge writes back for a request claude is waiting on. */
 export function controlResponse(requestId: string, response: object): object {
@@ -90,6 +98,6 @@ export function controlError(requestId: string, error: string): object {
  * Register hooks (sent before the first prompt). claude then sends a `hook_callback` naming the
  * callback id for every tool call the matcher (a regex on the tool name) matches.
  */
-export function initializeRequest(requestId: string, hooks: Partial<Record<"PreToolUse" | "PostToolUse", Array<{ matcher: string; hookCallbackIds: string[] }>>>): object {
+export function initializeRequest(requestId: string, hooks: HookRegistration): object {
   return { type: "control_request", request_id: requestId, request: { subtype: "initialize", hooks } };
 }

@@ -3,7 +3,8 @@
  * disagree (a test fails when the committed files are stale; `npm run schemas` rewrites them).
  */
 import { z } from "zod";
-import { JournalRecordSchema, ManifestHeaderSchema } from "./manifest-schema.js";
+import { JournalRecordSchema, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
+import { RulesFileSchema } from "./rules/rules-schema.js";
 
 function schema(name: string, title: string, zodSchema: z.ZodType): [string, string] {
   const json = { $id: `https://nudge.dev/schemas/${name}`, title, ...z.toJSONSchema(zodSchema, { target: "draft-2020-12" }) };
@@ -14,5 +15,6 @@ export function jsonSchemas(): Record<string, string> {
   return Object.fromEntries([
     schema("manifest.schema.json", "nudge session manifest (the bundle's header)", ManifestHeaderSchema),
     schema("turn.schema.json", "nudge turn journal record (one line of turns.jsonl)", JournalRecordSchema),
+    schema("rules.schema.json", "nudge rules file (.nudge/rules.yaml)", RulesFileSchema),
   ]);
 }

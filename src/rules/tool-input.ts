@@ -1,0 +1,79 @@
+/**
+ * The parts of a tool call that rules look at. Tool inputs come from the model: any field may be
+ * missing or of another type, and reading them must never throw (an error answer to a hook makes
+ * claude run the tool as if no rule existed).
+ */
+import path from "node:path";
+
+export interface ToolCall {
+  toolName: string;
+  input: Record<string, unknown>;
+  /** The directory a relative file path is resolved against: the hook's `cwd`. */
+  cwd: string;
+  /** Path globs are matched relative to this. */
+  repoRoot: string;
+}
+
+/** Bash's command, or null for other tools. */
+export function commandOf(call: ToolCall): string | null {
+  return call.toolName === "Bash" && typeof call.input.command === "string" ? call.input.command : null;
+}
+
+/** The file a file tool acts on, as written in the input (NotebookEdit calls it notebook_path). */
+export function rawFilePath(call: ToolCall): string | null {
+  const value = call.toolName === "NotebookEdit" ? call.input.notebook_path : call.input.file_path;
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+/** A file tool's file, as path globs see it. */
+export interface FilePaths {
+  /** Relative to the repository root with `/` separators; null for a file outside the repository. */
+  relative: string | null;
+  /** Absolute, with `/` separators: what `//…` and `~/…` patterns match. */
+  absolute: string;
+}
+
+/** The file a file tool acts on; a relative path in the input is taken from the call's cwd. */
+export function filePaths(call: ToolCall): FilePaths | null {
+  const raw = rawFilePath(call);
+  if (raw === null) return null;
+  const absolute = path.resolve(call.cwd, raw);
+  const relative = path.relative(call.repoRoot, absolute);
+  const outside = relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  const slashes = (p: string) => p.split(path.sep).join("/");
+  return { relative: outside ? null : slashes(relative), absolute: slashes(absolute) };
+}
+
+/** The new text a write carries: one piece for Write, Edit and NotebookEdit, one per edit for MultiEdit. */
+export function newTexts(call: ToolCall): string[] {
+  const { input } = call;
+  const text = (value: unknown) => (typeof value === "string" ? [value] : []);
+  switch (call.toolName) {
+    case "Write":
+      return text(input.content);
+    case "Edit":
+      return text(input.new_string);
+    case "NotebookEdit":
+      return text(input.new_source);
+    case "MultiEdit":
+      return Array.isArray(input.edits) ? input.edits.flatMap((e: unknown) => (e && typeof e === "object" ? text((e as Record<string, unknown>).new_string) : [])) : [];
+    default:
+      return [];
+  }
+}
+
+/** One line saying what the call touches, for records and messages: the command, the path, or the input. */
+export function callDetail(call: ToolCall, max = 200): string {
+  const file = filePaths(call);
+  const detail = commandOf(call) ?? (file && (file.relative ?? file.absolute)) ?? safeJson(call.input);
+  const flat = detail.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return ""; // a cycle cannot come from parsed JSON, but this must not throw
+  }
+}

@@ -6,6 +6,7 @@ import { UserError } from "../errors.js";
 import { openStore } from "../bundle/store.js";
 import { locateClaude } from "../claude/locate-claude.js";
 import { claudeConfigDir } from "../claude/transcript.js";
+import { loadRules } from "../rules/load-rules.js";
 import { liveRun } from "../terminal/live-run.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -80,6 +81,8 @@ async function runClaude(input: RunInput): Promise<void> {
   if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   const store = await openStore(cwd);
   const bin = await locateClaude(input.claudeBin);
+  // A broken rules file is one clear error now, never a surprise in the middle of a turn.
+  const rules = await loadRules(store.repoRoot);
   const status = await liveRun({
     store,
     cwd,
@@ -97,7 +100,7 @@ async function runClaude(input: RunInput): Promise<void> {
     verbose: input.verbose ?? false,
     force: input.force ?? false,
     firstPrompt: input.prompt,
-    guard: null,
+    rules,
   });
   if (status !== 0) process.exitCode = status;
 }

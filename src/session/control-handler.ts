@@ -10,6 +10,7 @@ import {
   controlError,
   controlResponse,
   type ControlRequestEvent,
+  type HookRegistration,
   type PermissionDecision,
   type PermissionUpdate,
 } from "../claude/control-protocol.js";
@@ -20,7 +21,7 @@ import type { Asker, Question } from "./ask.js";
 /** Something that watches tool calls through hooks (the project's rules). */
 export interface ToolGuard {
   /** The hooks to register with claude before the first prompt, or null for none. */
-  hooks(): Partial<Record<"PreToolUse" | "PostToolUse", Array<{ matcher: string; hookCallbackIds: string[] }>>> | null;
+  hooks(): HookRegistration | null;
   /** The hook's output for one callback. */
   answer(callbackId: string, input: HookCallbackRequest["input"]): Promise<object> | object;
 }
@@ -48,8 +49,9 @@ export class ControlHandler {
 
   constructor(private readonly c: ControlContext) {}
 
-  get hooks() {
-    return this.c.guard?.hooks() ?? null;
+  get hooks(): HookRegistration | null {
+    const hooks = this.c.guard?.hooks() ?? null;
+    return hooks && Object.keys(hooks).length > 0 ? hooks : null;
   }
 
   /** The control_response line for a request (an error response when nudge cannot answer it). */

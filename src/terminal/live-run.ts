@@ -8,7 +8,8 @@ import type { Store } from "../bundle/store.js";
 import { totalCost } from "../bundle/summary.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { formatCost } from "../format.js";
-import type { ToolGuard } from "../session/control-handler.js";
+import type { RuleSet } from "../rules/parse-rules.js";
+import { rulesGuard } from "../session/rules-guard.js";
 import type { Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
 import type { SessionChoice } from "../session/open-session.js";
@@ -28,7 +29,8 @@ export interface LiveRunInput {
   verbose: boolean;
   force: boolean;
   firstPrompt?: string;
-  guard: ToolGuard | null;
+  /** The project's rules (.nudge/rules.yaml), loaded before anything starts. */
+  rules: RuleSet;
   afterTurn?: RunSessionInput["afterTurn"];
 }
 
@@ -108,7 +110,7 @@ export async function liveRun(input: LiveRunInput): Promise<number> {
       firstPrompt: input.firstPrompt,
       force: input.force,
       frontend,
-      guard: input.guard,
+      guard: rulesGuard(input.rules, input.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
       afterTurn: input.afterTurn,
       onConversation: (c) => (conversation = c),
     });

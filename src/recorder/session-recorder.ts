@@ -237,6 +237,21 @@ export class SessionRecorder {
     return open.saved.promise;
   }
 
+  /**
+   * Add to a saved turn's record (an agentic loop's check result): a new record of the same turn
+   * is appended, and the last one wins.
+   */
+  async annotateTurn(n: number, fields: Pick<Partial<Turn>, "check">): Promise<Turn> {
+    await this.saving;
+    const turn = this.manifest_.turns.find((t) => t.n === n);
+    if (!turn) throw new InternalError(`turn ${n} is not saved`);
+    const updated = { ...turn, ...fields };
+    this.journal.append({ type: "turn", ...updated });
+    this.manifest_ = { ...this.manifest_, turns: this.manifest_.turns.map((t) => (t.n === n ? updated : t)), updatedAt: now() };
+    await this.writeHeader();
+    return updated;
+  }
+
   /** Wait for every turn begun so far to be saved (or to have failed). */
   async settled(): Promise<void> {
     await this.saving;

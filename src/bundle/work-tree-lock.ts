@@ -37,6 +37,11 @@ export async function lockWorkTree(store: Store, root: string, o: WorkTreeLockOp
   return { setClaude: (pid) => lock.setClaude(pid), release: async () => release(file) };
 }
 
+/** Does this process hold the work tree's lock (a plan and its apply must run under it)? */
+export function holdsWorkTree(store: Store, root: string): boolean {
+  return held.has(workTreeLockFile(store, root));
+}
+
 async function release(file: string): Promise<void> {
   const mine = held.get(file);
   if (!mine) return;

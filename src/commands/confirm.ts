@@ -19,3 +19,8 @@ export async function confirm(question: string, yes: boolean | undefined): Promi
   if (!/^y(es)?$/i.test(answer.trim())) throw new UserError("cancelled; nothing was changed", "see what would happen with --dry-run");
   return true;
 }
+
+/** The answer took time: the work tree no longer is what the plan was made from. */
+export function changedWhileAsking(command: string): UserError {
+  return new UserError("the work tree changed while waiting for your answer; nothing was changed", `run the ${command} again to see the new plan`);
+}

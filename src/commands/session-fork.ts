@@ -2,38 +2,72 @@ import { Command } from "commander";
 import path from "node:path";
 import { z } from "zod";
 import { openStore, resolveSession } from "../bundle/store.js";
-import { forkSession } from "../time-travel/fork-session.js";
+import { applyForkInPlace, forkIntoWorktree, forkTurn, prepareForkInPlace, type ForkOutcome } from "../time-travel/fork-session.js";
+import { withWorkTree } from "../time-travel/rewind.js";
+import { describePlan } from "../time-travel/rewind-plan.js";
 import { shellQuote } from "../terminal/format.js";
 import { printJson } from "../terminal/output.js";
+import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
-const Options = z.object({ worktree: z.string().min(1).optional(), json: z.boolean().optional() });
+const Options = z.object({
+  worktree: z.string().min(1).optional(),
+  dryRun: z.boolean().optional(),
+  yes: z.boolean().optional(),
+  json: z.boolean().optional(),
+});
 
 export const sessionForkCommand = new Command("fork")
   .description("start a new session from turn N of another; the original stays as it is")
   .argument("<id>", "session id or unique prefix")
   .argument("[turn]", "the turn to fork at (default: the last)")
   .option("--worktree <path>", "put the fork's code in a new git worktree at <path> (side by side with the original)")
+  .option("--dry-run", "in place: print the plan (files written, deleted, backed up) and change nothing")
+  .option("-y, --yes", "in place: do not ask for confirmation")
   .option("--json", "machine-readable output")
   .addHelpText(
     "after",
     `
-Without --worktree the code of that turn is put in place (undo: nudge session rewind --undo).
+Without --worktree the code of that turn is put in place, as a rewind of the code is: the plan is
+shown and confirmed first, the current state is backed up (undo: nudge session rewind --undo).
+With --worktree nothing of yours is touched.
 
 Examples:
   $ nudge session fork 3f2a 2 --worktree ../try-b && cd ../try-b && nudge claude run -r <fork id>
-  $ nudge session fork 3f2a`,
+  $ nudge session fork 3f2a --dry-run
+  $ nudge session fork 3f2a 2 --yes`,
   )
   .action(async (id: string, turnArg: string | undefined, raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
     const source = await resolveSession(store, id);
-    const turn = turnArg === undefined ? undefined : parseTurnArg(turnArg);
-    const fork = await forkSession(store, source, turn, { worktree: o.worktree ? path.resolve(o.worktree) : undefined });
-    if (o.json) return printJson({ id: fork.manifest.id, path: fork.dir, parent: fork.manifest.parent, codeAt: fork.codeAt, backup: fork.rewind?.backup.ref ?? null });
+    const turn = forkTurn(source, turnArg === undefined ? undefined : parseTurnArg(turnArg));
     const say = (line: string) => process.stdout.write(line + "\n");
+    let fork: ForkOutcome | null;
+    if (o.worktree) fork = await forkIntoWorktree(store, source, turn, path.resolve(o.worktree));
+    else {
+      fork = await withWorkTree(store, source.manifest.repo.root, `forking session ${source.manifest.id}`, async () => {
+        const prepared = await prepareForkInPlace(store, source, turn);
+        if (o.dryRun) {
+          if (o.json) printJson({ dryRun: true, plan: prepared.plan });
+          else describePlan(prepared.plan, "fork").forEach(say);
+          return null;
+        }
+        if (prepared.changes.length > 0) {
+          if (!o.json) describePlan(prepared.plan, "fork").forEach(say);
+          if (await confirm(`fork ${source.manifest.id} at turn ${turn} and put its code in place?`, o.yes)) {
+            // A person took time to answer: the plan holds only if the work tree is still what it showed.
+            const again = await prepareForkInPlace(store, source, turn);
+            if (again.state.tree !== prepared.state.tree) throw changedWhileAsking("fork");
+          }
+        }
+        return applyForkInPlace(store, source, prepared);
+      });
+    }
+    if (!fork) return;
+    if (o.json) return printJson({ id: fork.manifest.id, path: fork.dir, parent: fork.manifest.parent, codeAt: fork.codeAt, backup: fork.rewind?.backup.ref ?? null });
     say(`forked ${source.manifest.id} at turn ${fork.turn} → ${fork.manifest.id}`);
-    say(`code of turn ${fork.turn} is in ${fork.codeAt}${fork.rewind ? ` (previous state saved: ${fork.rewind.backup.ref})` : ""}`);
+    say(`code of turn ${fork.turn} is in ${fork.codeAt}${fork.rewind ? ` (previous state saved: ${fork.rewind.backup.ref}; undo: nudge session rewind --undo)` : ""}`);
     // A line to paste: the path is quoted so a space or `$(…)` in it cannot split or run anything.
     say(`continue it: ${o.worktree ? `cd ${shellQuote(fork.codeAt)} && ` : ""}nudge claude run -r ${shellQuote(fork.manifest.id)}`);
   });

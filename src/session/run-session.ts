@@ -18,7 +18,7 @@ import { requireTree, sessionRef } from "../snapshot/snapshotter.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
 import { applyForkInPlace, continueRewound, prepareForkInPlace } from "../time-travel/fork-session.js";
 import { forkBundle } from "../time-travel/fork.js";
-import { applyRewind, prepareRewind, prepareUndo, undoLastRewind } from "../time-travel/rewind.js";
+import { applyRewind, prepareRewind, prepareUndo, refuseIfInterrupted, undoLastRewind, withUndo, withWorkTree } from "../time-travel/rewind.js";
 import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
 import { ClaudeLink } from "./claude-link.js";
 import { ControlHandler, type ToolGuard } from "./control-handler.js";
@@ -60,6 +60,8 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   const root = existing?.manifest.repo.root ?? store.repoRoot;
   const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? "(new)"}` });
   try {
+    // A rewind cut off halfway left the files half switched: never record that as anyone's work.
+    await refuseIfInterrupted(store, root);
     let opened: OpenedSession;
     if (!existing) opened = await createSession(store, input.cwd);
     else {
@@ -178,7 +180,10 @@ class LiveRecording {
     if (choice === "rewind") {
       const last = recorder.manifest.turns.at(-1)!;
       const session = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
-      const record = await applyRewind(this.input.store, session, await prepareRewind(this.input.store, session, last.n, { scope: "code", resetHead: false, ownLock: true }), { ownLock: true });
+      const { store } = this.input;
+      const record = await withWorkTree(store, root, `rewinding session ${session.manifest.id}`, async () =>
+        applyRewind(store, session, await prepareRewind(store, session, last.n, { scope: "code", resetHead: false, from: session.manifest.id })),
+      );
       this.input.frontend.say(`the files are back at turn ${last.n}; your changes are saved as ${record.backup.ref} (undo: /undo)`);
       return null;
     }
@@ -204,17 +209,19 @@ class LiveRecording {
       turnOf(recorder.manifest, turn); // a turn that is not there: say so, and keep recording as before
       await recorder.settled();
       const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
-      const prepared = await prepareForkInPlace(store, source, turn, { ownLock: true });
-      if (prepared.changes.length > 0 && !(await frontend.confirm(describePlan(prepared.plan), `${verb} to turn ${turn}?`))) {
-        return "cancelled; nothing was changed";
-      }
-      let backup = "";
-      await switchTo(async () => {
-        const fork = await applyForkInPlace(store, source, prepared, { ownLock: true });
-        backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref} (undo: /undo)` : "";
-        return { dir: fork.dir, manifest: fork.manifest, isNew: false };
+      return withWorkTree(store, source.manifest.repo.root, `${verb === "rewind" ? "rewinding" : "forking"} session ${source.manifest.id}`, async () => {
+        const prepared = await prepareForkInPlace(store, source, turn, { from: source.manifest.id });
+        if (prepared.changes.length > 0 && !(await frontend.confirm(describePlan(prepared.plan, verb), `${verb} to turn ${turn}?`))) {
+          return "cancelled; nothing was changed";
+        }
+        let backup = "";
+        await switchTo(async () => {
+          const fork = await applyForkInPlace(store, source, prepared);
+          backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref} (undo: /undo)` : "";
+          return { dir: fork.dir, manifest: fork.manifest, isNew: false };
+        });
+        return `${verb === "rewind" ? "rewound" : "forked"} to turn ${turn}: code and conversation as they were then; turns after it stay in ${source.manifest.id}${backup}`;
       });
-      return `${verb === "rewind" ? "rewound" : "forked"} to turn ${turn}: code and conversation as they were then; turns after it stay in ${source.manifest.id}${backup}`;
     };
     return {
       rewind: (turn: number) => branchAt(turn, "rewind"),
@@ -231,19 +238,21 @@ class LiveRecording {
         const tokens = turn.compaction ? ` (${turn.compaction.preTokens ?? "?"} → ${turn.compaction.postTokens ?? "?"} tokens)` : "";
         return `compacted in fork ${holder.link.recorder.manifest.id}${tokens}; session ${source.manifest.id} keeps the whole conversation`;
       },
-      undo: async (): Promise<string | null> => {
-        const prepared = await prepareUndo(store, { ownLock: true });
-        if (!(await frontend.confirm(describeUndo(prepared.plan), "undo that rewind?"))) return "cancelled; nothing was changed";
-        const recordedIn = prepared.plan.undo.sessionId;
-        let result = "";
-        await switchTo(async () => {
-          const { record } = await undoLastRewind(store, prepared, { ownLock: true });
-          result = `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`;
-          const session = await loadSession(store, recordedIn);
-          return { dir: session.dir, manifest: session.manifest, isNew: false };
-        });
-        return `${result}; continuing session ${recordedIn}`;
-      },
+      undo: async (): Promise<string | null> =>
+        withUndo(store, async () => {
+          const prepared = await prepareUndo(store, { from: holder.link.recorder.manifest.id });
+          if (!(await frontend.confirm(describeUndo(prepared.plan), "undo that rewind?"))) return "cancelled; nothing was changed";
+          const recordedIn = prepared.plan.undo.sessionId;
+          let result = "";
+          await holder.link.recorder.settled();
+          await switchTo(async () => {
+            const { record } = await undoLastRewind(store, prepared);
+            result = `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`;
+            const session = await loadSession(store, recordedIn);
+            return { dir: session.dir, manifest: session.manifest, isNew: false };
+          });
+          return `${result}; continuing session ${recordedIn}`;
+        }),
     };
   }
 }

@@ -12,6 +12,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
 
@@ -203,6 +204,11 @@ export async function emptyTree(root: string): Promise<string> {
 /** Whether the object is in the repository (a snapshot's objects can be pruned once its refs are gone). */
 export async function objectExists(root: string, id: string): Promise<boolean> {
   return (await spawnGit(root, ["cat-file", "-e", id])).exitCode === 0;
+}
+
+/** Is `ancestor` an ancestor of (or the same as) `commit`? */
+export async function isAncestor(root: string, ancestor: string, commit: string): Promise<boolean> {
+  return (await spawnGit(root, ["merge-base", "--is-ancestor", ancestor, commit])).exitCode === 0;
 }
 
 /** The tree of a commit. */
@@ -530,6 +536,37 @@ export async function workTreeDifferences(root: string, indexFile: string, exclu
     .split("\0")
     .filter((entry) => entry.length > 3 && (entry[1] !== " " || entry.startsWith("??")))
     .map((entry) => entry.slice(3));
+}
+
+/**
+ * Which of `paths` the ignore rules of `tree` would ignore: its .gitignore files along those
+ * paths, plus the repository's info/exclude and the user's excludes file. The .gitignore files
+ * are laid out in a scratch folder and `git check-ignore --no-index` is asked there, so a tree
+ * that is not checked out can be asked (the work tree and every index stay untouched).
+ */
+export async function ignoredInTree(root: string, tree: string, paths: string[], scratch: string): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const folders = new Set<string>([""]);
+  for (const p of paths) for (let at = p.lastIndexOf("/"); at > 0; at = p.lastIndexOf("/", at - 1)) folders.add(p.slice(0, at));
+  const specs = [...folders].map((f) => (f ? `${f}/.gitignore` : ".gitignore"));
+  const out = await run(root, ["cat-file", "--batch"], { input: Buffer.from(specs.map((s) => `${tree}:${s}`).join("\n") + "\n", "latin1") });
+  let at = 0;
+  for (const spec of specs) {
+    const header = out.toString("latin1", at, out.indexOf(0x0a, at));
+    at += header.length + 1;
+    const size = /^\S+ blob (\d+)$/.exec(header)?.[1];
+    if (size === undefined) continue; // "<spec> missing"
+    const inScratch = (rel: string) => Buffer.concat([Buffer.from(`${scratch}/`), Buffer.from(rel, "latin1")]);
+    await mkdir(inScratch(spec.slice(0, Math.max(0, spec.lastIndexOf("/")))), { recursive: true });
+    await writeFile(inScratch(spec), out.subarray(at, at + Number(size)));
+    at += Number(size) + 1;
+  }
+  const gitDir = path.dirname(await indexPath(root));
+  const result = await run(scratch, ["--git-dir", gitDir, "--work-tree", scratch, "check-ignore", "--no-index", "-z", "--stdin"], {
+    input: Buffer.from(paths.join("\0") + "\0", "latin1"),
+    tolerate: (code) => code === 1, // 1: none of them is ignored
+  });
+  return new Set(result.toString("latin1").split("\0").filter(Boolean));
 }
 
 /** Make the user's index hold `commit`'s tree (the index half of `git reset --mixed`). Only with --reset-head. */

@@ -1,16 +1,18 @@
 /**
  * `nudge session fork`: a fork's bundle plus its code — written into a new worktree, or put in
- * place as an undoable code rewind. Also the automatic fork that continues a rewound session.
+ * place as an undoable code rewind (planned, shown and confirmed like any rewind). Also the
+ * automatic fork that continues a rewound session.
  */
-import type { Store, StoredSession } from "../bundle/store.js";
-import { bundleFiles, readHeader, updateHeader } from "../bundle/store.js";
+import path from "node:path";
 import { sessionLock } from "../bundle/locks.js";
-import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
-import { applyRewind, captureWorkTree, prepareRewind, type PreparedRewind } from "./rewind.js";
-import * as git from "../snapshot/git.js";
-import { switchVerified } from "./work-tree-switch.js";
-import type { RewindRecord } from "./rewind-log.js";
+import { bundleFiles, readHeader, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
+import * as git from "../snapshot/git.js";
+import { requireTree } from "../snapshot/snapshotter.js";
+import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
+import type { RewindRecord } from "./rewind-log.js";
+import { applyRewind, captureWorkTree, prepareRewind, withWorkTree, type PreparedRewind } from "./rewind.js";
+import { plannedSwitch, switchVerified } from "./work-tree-switch.js";
 
 export interface ForkOutcome extends ForkResult {
   turn: number;
@@ -19,37 +21,39 @@ export interface ForkOutcome extends ForkResult {
   rewind: RewindRecord | null;
 }
 
-export async function forkSession(
-  store: Store,
-  source: StoredSession,
-  turnNumber: number | undefined,
-  o: { worktree?: string; ownLock?: boolean } = {},
-): Promise<ForkOutcome> {
-  const turn = turnNumber ?? source.manifest.turns.length - 1;
+/** The turn a fork starts from: the one named, or the session's last. */
+export function forkTurn(source: StoredSession, turnNumber: number | undefined): number {
+  return turnOf(source.manifest, turnNumber ?? source.manifest.turns.at(-1)!.n).n;
+}
+
+/** A fork into a new worktree: nothing of the user's is touched, so nothing needs asking. */
+export async function forkIntoWorktree(store: Store, source: StoredSession, turn: number, dir: string): Promise<ForkOutcome> {
   const target = turnOf(source.manifest, turn);
-  if (o.worktree) {
-    const wt = await worktreeForFork(source, turn, o.worktree);
-    try {
+  // Damage is found before anything is made: no worktree, no half-registered fork.
+  await requireTree(source.manifest.repo.root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${source.manifest.id}`);
+  const wt = await worktreeForFork(source, turn, dir);
+  try {
+    return await withWorkTree(store, wt.root, `forking session ${source.manifest.id} into it`, async () => {
       const state = await captureWorkTree(store, wt.root);
-      await switchVerified(state, state.tree, target.snapshot.tree, `turn ${turn}`);
-      const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null });
+      const changes = await plannedSwitch(wt.root, state.tree, target.snapshot.tree, `turn ${turn}`);
+      await switchVerified(state, { from: state.tree, to: target.snapshot.tree, what: `turn ${turn}`, changes });
+      const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null, worktree: path.basename(wt.root) });
       return { ...fork, turn, codeAt: wt.root, rewind: null };
-    } catch (error) {
-      await git.removeWorktree(source.manifest.repo.root, wt.root).catch(() => undefined);
-      throw error;
-    }
+    });
+  } catch (error) {
+    await git.removeWorktree(source.manifest.repo.root, wt.root).catch(() => undefined);
+    throw error;
   }
-  return applyForkInPlace(store, source, await prepareForkInPlace(store, source, turn, o), o);
 }
 
-/** A fork whose code goes in place is a code rewind first: its plan (what it writes, deletes, backs up). */
-export function prepareForkInPlace(store: Store, source: StoredSession, turn: number, o: { ownLock?: boolean } = {}): Promise<PreparedRewind> {
-  return prepareRewind(store, source, turn, { scope: "code", resetHead: false, ownLock: o.ownLock });
+/** A fork whose code goes in place is a code rewind first: its plan (under the work tree's lock, see `withWorkTree`). */
+export function prepareForkInPlace(store: Store, source: StoredSession, turn: number, o: { from?: string } = {}): Promise<PreparedRewind> {
+  return prepareRewind(store, source, turn, { scope: "code", resetHead: false, from: o.from });
 }
 
-export async function applyForkInPlace(store: Store, source: StoredSession, prepared: PreparedRewind, o: { ownLock?: boolean } = {}): Promise<ForkOutcome> {
+export async function applyForkInPlace(store: Store, source: StoredSession, prepared: PreparedRewind): Promise<ForkOutcome> {
   const turn = prepared.plan.turn;
-  const rewind = prepared.changes.length > 0 ? await applyRewind(store, source, prepared, { ownLock: o.ownLock }) : null;
+  const rewind = prepared.changes.length > 0 ? await applyRewind(store, source, prepared) : null;
   const fork = await forkBundle(store, source, turn);
   return { ...fork, turn, codeAt: source.manifest.repo.root, rewind };
 }

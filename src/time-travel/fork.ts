@@ -19,7 +19,7 @@ export interface ForkResult {
   manifest: Manifest;
 }
 
-type ForkRepo = { root: string; cwd: string; branch: string | null };
+type ForkRepo = { root: string; cwd: string; branch: string | null; worktree?: string | null };
 
 /** Make the fork's bundle. Where its code lives (in place, a worktree) is the caller's choice via `repo`. */
 export async function forkBundle(

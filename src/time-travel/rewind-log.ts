@@ -1,33 +1,51 @@
 /**
- * Every rewind leaves a record (before it changes anything) so `rewind --undo` can put back the
- * exact state from before it: the backup snapshot, HEAD, and the user's index when it was reset.
+ * The journal of everything that rewrites a work tree (a rewind, a fork put in place, an undo):
+ * one record per operation, written before the work tree changes and updated when it is done.
+ * - `--undo` finds the backup of the last rewind here, always.
+ * - A record still "started" whose process is gone was cut off halfway (a kill, a crash): the
+ *   next command that touches the work tree finds it and offers to finish it or roll it back.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic, ensureDir } from "../bundle/atomic-write.js";
+import { isRunning, processStart } from "../bundle/locks.js";
 import type { Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
+import { BACKUP_REFS } from "../snapshot/snapshotter.js";
+
+const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
 
 export const RewindRecordSchema = z.object({
-  stamp: z.string(),
+  stamp: z.string().regex(/^[0-9-]+$/),
   at: z.string(),
+  /** rewind: to a turn (also a fork put in place); undo: back to before a rewind. */
+  kind: z.enum(["rewind", "undo"]).default("rewind"),
   sessionId: z.string(),
   turn: z.number().int().nonnegative(),
-  /** The work tree that was rewound (a fork may live in another worktree of the repository). */
+  /** The work tree that was rewritten (a fork may live in another worktree of the repository). */
   root: z.string(),
   scope: z.enum(["both", "code", "conversation"]),
-  backup: z.object({ commit: z.string(), tree: z.string(), ref: z.string() }),
+  /** The state before, kept under `ref` (a commit on top of HEAD, so later commits stay reachable). */
+  backup: z.object({ commit: sha.nullable(), tree: sha, ref: z.string() }),
   before: z.object({
-    head: z.string().nullable(),
+    head: sha.nullable(),
     branch: z.string().nullable(),
     rewoundTo: z.number().int().nullable(),
     /** A copy of the user's index, kept only when --reset-head rewrote it. */
     indexCopy: z.string().nullable(),
   }),
-  after: z.object({ tree: z.string(), head: z.string().nullable() }).nullable(),
-  /** applied: `--undo` may restore it; undone: it was; failed: the switch was refused and put back. */
-  status: z.enum(["applied", "undone", "failed"]),
+  after: z.object({ tree: sha, head: sha.nullable() }).nullable(),
+  /** For an undo: the rewind it undoes. */
+  undoes: z.string().nullable().default(null),
+  /**
+   * started: written before the work tree changed, not finished; applied: done (`--undo` may
+   * restore it); undone; failed: refused or put back, nothing to undo; rolled-back: an interrupted
+   * operation was rolled back.
+   */
+  status: z.enum(["started", "applied", "undone", "failed", "rolled-back"]),
+  /** The process doing it, so a record left "started" by a dead one is told from one in progress. */
+  owner: z.object({ pid: z.number().int(), started: z.string().nullable() }).nullable().default(null),
 });
 export type RewindRecord = z.infer<typeof RewindRecordSchema>;
 
@@ -39,9 +57,13 @@ export function newStamp(): string {
   return new Date().toISOString().replace(/[-:.]/g, "").replace("T", "-").slice(0, 18) + "-" + process.pid;
 }
 
+export function thisProcess(): RewindRecord["owner"] {
+  return { pid: process.pid, started: processStart(process.pid) };
+}
+
 /** Keep a tree under refs/nudge/backup/<stamp>[-label], as a commit on top of `head`; returns the ref. */
 export async function keepBackup(root: string, tree: string, head: string | null, message: string, label: string): Promise<string> {
-  const ref = `refs/nudge/backup/${newStamp()}-${label}`;
+  const ref = `${BACKUP_REFS}${newStamp()}-${label}`;
   const commit = await git.commitTree(root, tree, head ? [head] : [], message);
   await git.updateRefs(root, [{ ref, commit }]);
   return ref;
@@ -52,14 +74,15 @@ export async function saveRecord(store: Store, record: RewindRecord): Promise<vo
   await writeFileAtomic(path.join(rewindsDir(store), `${record.stamp}.json`), JSON.stringify(record, null, 2) + "\n");
 }
 
-/** The newest rewind that is applied (not undone, not failed), or null. */
-export async function lastRewind(store: Store): Promise<RewindRecord | null> {
+/** Every readable record, newest first. */
+export async function allRecords(store: Store): Promise<RewindRecord[]> {
   let names: string[];
   try {
     names = (await fs.readdir(rewindsDir(store))).filter((n) => n.endsWith(".json")).sort().reverse();
   } catch {
-    return null;
+    return [];
   }
+  const records: RewindRecord[] = [];
   for (const name of names) {
     let json: unknown;
     try {
@@ -68,7 +91,21 @@ export async function lastRewind(store: Store): Promise<RewindRecord | null> {
       continue; // unreadable: written atomically, so only damage from outside nudge gets here
     }
     const parsed = RewindRecordSchema.safeParse(json);
-    if (parsed.success && parsed.data.status === "applied") return parsed.data;
+    if (parsed.success) records.push(parsed.data);
   }
-  return null;
+  return records;
+}
+
+/** The newest rewind that is applied (not undone, not failed), or null. */
+export async function lastRewind(store: Store): Promise<RewindRecord | null> {
+  return (await allRecords(store)).find((r) => r.kind === "rewind" && r.status === "applied") ?? null;
+}
+
+/**
+ * An operation on this work tree that was cut off: still "started", and its process is gone
+ * (or it is no longer the process that started it).
+ */
+export async function interruptedIn(store: Store, root: string): Promise<RewindRecord | null> {
+  const inProgress = (r: RewindRecord) => r.owner !== null && (r.owner.pid === process.pid || isRunning(r.owner));
+  return (await allRecords(store)).find((r) => r.root === root && r.status === "started" && !inProgress(r)) ?? null;
 }

@@ -1,13 +1,15 @@
 /**
  * What a rewind (or its undo) will do, computed before anything is touched: files to write and
- * delete, whether unsaved work gets backed up, what happens to HEAD and to the conversation.
- * Pure: the facts come in, the plan (or a refusal) comes out, so --dry-run and the tests need no disk.
+ * delete — the user's own unsaved files named apart —, what is backed up, what happens to HEAD
+ * and to the conversation. Pure: the facts come in, the plan (or a refusal) comes out. Every check
+ * the apply makes is made here, so a --dry-run never promises what the apply would refuse.
  */
 import { UserError } from "../errors.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
 import { displayPath, isSubmodule, printablePath, type TreeChange } from "../snapshot/git.js";
 import type { RewindRecord } from "./rewind-log.js";
+import { unsafeSwitch } from "./work-tree-switch.js";
 
 export type RewindScope = "both" | "code" | "conversation";
 
@@ -20,21 +22,40 @@ export interface RewindFacts {
   current: { tree: string; head: string | null; branch: string | null };
   /** From the current tree to the target turn's tree. */
   changes: TreeChange[];
+  /** Paths (bytes) where the work tree differs from the session's latest snapshot: the user's own, in no snapshot. */
+  userChanges: Set<string>;
+  /** Paths (bytes) the target's ignore rules ignore: a deletion of one leaves it on disk, as it was then. */
+  ignoredAtTarget: Set<string>;
+  /** Ignored files of the user's standing where the target has a file (no snapshot holds them). */
+  inTheWay: string[];
+  /** Paths that are a submodule on one side and a file or folder on the other. */
+  submoduleSwaps: string[];
+  /** Is HEAD still on the session's history: the turn's recorded HEAD an ancestor of HEAD now? */
+  headOnHistory: boolean;
 }
 
 /** What switching the work tree does to it: the files written and deleted, and the submodules left alone. */
 export interface CodeChanges {
   write: string[];
   remove: string[];
+  /** Of those, the user's own changes that no snapshot holds (the backup keeps them). */
+  yours: { write: string[]; remove: string[] };
+  /** Deletions left undone: the files were ignored at that turn, so they stay on disk. */
+  keep: string[];
   /** Submodules whose recorded commit differs: recorded only, their work trees stay as they are. */
   submodules: Array<{ path: string; commit: string | null }>;
 }
 
-export function codeChanges(changes: TreeChange[]): CodeChanges {
+export function codeChanges(changes: TreeChange[], userChanges = new Set<string>(), keep = new Set<string>()): CodeChanges {
   const files = changes.filter((c) => !isSubmodule(c));
+  const written = files.filter((c) => c.status !== "D");
+  const removed = files.filter((c) => c.status === "D" && !keep.has(c.path));
+  const names = (list: TreeChange[]) => list.map((c) => displayPath(c.path));
   return {
-    write: files.filter((c) => c.status !== "D").map((c) => displayPath(c.path)),
-    remove: files.filter((c) => c.status === "D").map((c) => displayPath(c.path)),
+    write: names(written),
+    remove: names(removed),
+    yours: { write: names(written.filter((c) => userChanges.has(c.path))), remove: names(removed.filter((c) => userChanges.has(c.path))) },
+    keep: names(files.filter((c) => c.status === "D" && keep.has(c.path))),
     submodules: changes.filter(isSubmodule).map((c) => ({ path: displayPath(c.path), commit: c.mode === "160000" ? c.blob : null })),
   };
 }
@@ -48,6 +69,8 @@ export interface RewindPlan extends CodeChanges {
   /** The work tree holds something the session's latest snapshot does not. */
   unsavedWork: boolean;
   head: { recorded: string | null; current: string | null; differs: boolean; reset: boolean };
+  /** The branch the session was recorded on, when HEAD is now on another one (or detached). */
+  otherBranch: { recorded: string | null; current: string | null } | null;
   /** Where the conversation resumes (null: the code alone is rewound, or there is no reply to resume from). */
   conversation: ReturnType<typeof resumePoint>;
 }
@@ -55,26 +78,58 @@ export interface RewindPlan extends CodeChanges {
 export function planRewind(f: RewindFacts): RewindPlan {
   const turn = turnOf(f.manifest, f.turn);
   const latest = f.manifest.turns.at(-1)!;
+  const withCode = f.scope !== "conversation";
+  if (withCode) refuseUnsafeSwitch(f, `turn ${f.turn}`);
   const headDiffers = turn.head !== f.current.head;
-  if (f.resetHead && !turn.head) {
-    throw new UserError(`turn ${f.turn} was recorded before the repository's first commit`, "rewind without --reset-head");
-  }
+  const recordedBranch = f.manifest.repo.branch;
+  const otherBranch = recordedBranch !== f.current.branch ? { recorded: recordedBranch, current: f.current.branch } : null;
+  if (f.resetHead && headDiffers) refuseResetHead(f, turn.head, otherBranch);
   return {
     sessionId: f.manifest.id,
     turn: f.turn,
     scope: f.scope,
     target: { tree: turn.snapshot.tree, commit: turn.snapshot.commit },
     current: f.current,
-    ...codeChanges(f.scope === "conversation" ? [] : f.changes),
+    ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget),
     unsavedWork: f.current.tree !== latest.snapshot.tree,
     head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers },
+    otherBranch,
     conversation: f.scope === "code" ? null : resumePoint(f.manifest, f.turn),
   };
 }
 
+/** The checks the switch itself makes, made first: nothing is planned that would be refused later. */
+function refuseUnsafeSwitch(f: Pick<RewindFacts, "inTheWay" | "submoduleSwaps">, what: string): void {
+  const refusal = unsafeSwitch(what, f);
+  if (refusal) throw refusal;
+}
+
+/**
+ * --reset-head moves only the branch the session was recorded on, and only back along the
+ * session's own history: a branch it never touched, or a HEAD that has left that history, is the
+ * user's to move by hand.
+ */
+function refuseResetHead(f: RewindFacts, recorded: string | null, otherBranch: RewindPlan["otherBranch"]): void {
+  if (!recorded) throw new UserError(`turn ${f.turn} was recorded before the repository's first commit`, "rewind without --reset-head");
+  if (otherBranch) {
+    const there = otherBranch.recorded ? `on ${otherBranch.recorded}` : "on a detached HEAD";
+    const here = otherBranch.current ? `on ${otherBranch.current}` : "detached";
+    throw new UserError(
+      `--reset-head moves only the branch the session was recorded on: it was recorded ${there}, HEAD is now ${here}; nothing was changed`,
+      otherBranch.recorded ? `switch to it first (git switch ${otherBranch.recorded}), or move a branch by hand: git reset --keep ${recorded}` : `move HEAD by hand: git reset --keep ${recorded}`,
+    );
+  }
+  if (!f.headOnHistory) {
+    throw new UserError(
+      `--reset-head: HEAD (${short(f.current.head)}) is no longer on the session's history (turn ${f.turn} was at ${short(recorded)}); nothing was changed`,
+      `move it by hand if you mean to: git reset --keep ${recorded}`,
+    );
+  }
+}
+
 /** The plan as lines a person reads (for --dry-run, and before asking for confirmation). */
-export function describePlan(plan: RewindPlan): string[] {
-  const lines = [`rewind session ${plan.sessionId} to turn ${plan.turn}`];
+export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
+  const lines = [`${verb} session ${plan.sessionId} to turn ${plan.turn}`];
   if (plan.scope !== "conversation") {
     lines.push(...codeLines(plan, "at that turn"));
     lines.push(
@@ -83,11 +138,14 @@ export function describePlan(plan: RewindPlan): string[] {
         : "  backup: the current state is saved first (undo: nudge session rewind --undo)",
     );
   }
+  if (plan.otherBranch) {
+    lines.push(`  branch: the session was recorded ${plan.otherBranch.recorded ? `on ${plan.otherBranch.recorded}` : "on a detached HEAD"}; you are ${plan.otherBranch.current ? `on ${plan.otherBranch.current}` : "on a detached HEAD"} (HEAD stays)`);
+  }
   if (plan.head.differs) {
     lines.push(
       plan.head.reset
         ? `  HEAD: ${plan.current.branch ?? "HEAD"} moves from ${short(plan.head.current)} back to ${short(plan.head.recorded)}; later commits stay reachable from the backup`
-        : `  HEAD: commits were made since turn ${plan.turn} (${short(plan.head.recorded)} then, ${short(plan.head.current)} now); HEAD stays, pass --reset-head to move it back`,
+        : `  HEAD: commits were made since turn ${plan.turn} (${short(plan.head.recorded)} then, ${short(plan.head.current)} now); HEAD stays${plan.otherBranch ? "" : ", pass --reset-head to move it back"}`,
     );
   }
   if (plan.scope !== "code") {
@@ -100,18 +158,28 @@ export function describePlan(plan: RewindPlan): string[] {
   return lines;
 }
 
-/** The code part of a plan, one line per path. */
+/** The code part of a plan, one line per path; the user's own files under a heading of their own. */
 function codeLines(c: CodeChanges, state: string): string[] {
-  if (c.write.length + c.remove.length + c.submodules.length === 0) return [`  code: already as ${state}, nothing to write`];
-  return [
-    ...c.write.map((p) => `  write   ${printablePath(p)}`),
-    ...c.remove.map((p) => `  delete  ${printablePath(p)}`),
+  if (c.write.length + c.remove.length + c.submodules.length + c.keep.length === 0) return [`  code: already as ${state}, nothing to write`];
+  const yoursWrite = new Set(c.yours.write);
+  const yoursRemove = new Set(c.yours.remove);
+  const lines = [
+    ...c.write.filter((p) => !yoursWrite.has(p)).map((p) => `  write   ${printablePath(p)}`),
+    ...c.remove.filter((p) => !yoursRemove.has(p)).map((p) => `  delete  ${printablePath(p)}`),
+  ];
+  if (yoursWrite.size + yoursRemove.size > 0) {
+    lines.push("  your own changes, in no snapshot (the backup keeps them):");
+    lines.push(...c.yours.write.map((p) => `    overwrite  ${printablePath(p)}`), ...c.yours.remove.map((p) => `    delete     ${printablePath(p)}`));
+  }
+  lines.push(...c.keep.map((p) => `  keep    ${printablePath(p)} (ignored at that point, so it stays on disk)`));
+  lines.push(
     ...c.submodules.map((s) =>
       s.commit
         ? `  submodule ${printablePath(s.path)}: recorded at ${short(s.commit)}; its files stay as they are (git -C ${printablePath(s.path)} checkout ${short(s.commit)} sets them)`
         : `  submodule ${printablePath(s.path)}: not in that turn; its files stay as they are`,
     ),
-  ];
+  );
+  return lines;
 }
 
 function short(commit: string | null): string {
@@ -128,17 +196,23 @@ export interface UndoPlan extends CodeChanges {
   head: { branch: string | null; from: string | null; to: string } | null;
 }
 
-export function planUndo(record: RewindRecord, current: { tree: string; head: string | null }, changes: TreeChange[]): UndoPlan {
+export function planUndo(
+  record: RewindRecord,
+  current: { tree: string; head: string | null },
+  changes: TreeChange[],
+  checks: Pick<RewindFacts, "inTheWay" | "submoduleSwaps" | "userChanges">,
+): UndoPlan {
+  refuseUnsafeSwitch(checks, "the state before the rewind");
   const { before, after, backup } = record;
   return {
     undo: record,
-    ...codeChanges(changes),
+    ...codeChanges(changes, checks.userChanges),
     keepsEdits: after !== null && current.tree !== after.tree && current.tree !== backup.tree,
     head: before.indexCopy && before.head ? { branch: before.branch, from: current.head, to: before.head } : null,
   };
 }
 
-/** The undo as lines a person reads (for --dry-run). */
+/** The undo as lines a person reads (for --dry-run, and before asking). */
 export function describeUndo(plan: UndoPlan): string[] {
   const { undo } = plan;
   const lines = [`undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`, ...codeLines(plan, "before that rewind")];

@@ -1,26 +1,33 @@
 /**
  * Rewind a session to turn N: plan, back up, switch the work tree, verify, roll back on mismatch;
- * and undo the last rewind. The user's HEAD, branch and index are touched only with --reset-head.
+ * and undo the last rewind. Every step runs under the work tree's lock, taken by the caller before
+ * the capture the plan is computed from (`withWorkTree`), and every switch is journaled first
+ * (rewind-log.ts), so one cut off halfway is found and finished or rolled back (interrupted.ts).
+ * The user's HEAD, branch and index are touched only with --reset-head.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { promises as fs } from "node:fs";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError, InternalError, errorMessage } from "../errors.js";
 import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import { bundleDir, liveClaudes, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
-import { lockWorkTree } from "../bundle/work-tree-lock.js";
+import { holdsWorkTree, lockWorkTree } from "../bundle/work-tree-lock.js";
+import { turnOf } from "../bundle/turn-lookup.js";
+import { faultPoint } from "../fault-injection.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
-import { requireTree } from "../snapshot/snapshotter.js";
+import { BACKUP_REFS, requireTree } from "../snapshot/snapshotter.js";
 import { planRewind, planUndo, type RewindPlan, type RewindScope, type UndoPlan } from "./rewind-plan.js";
-import { keepBackup, lastRewind, newStamp, rewindsDir, saveRecord, type RewindRecord } from "./rewind-log.js";
-import { refuseIfInTheWay, switchVerified } from "./work-tree-switch.js";
+import { interruptedIn, lastRewind, newStamp, rewindsDir, saveRecord, thisProcess, type RewindRecord } from "./rewind-log.js";
+import { pathsInTheWay, submoduleSwaps, switchVerified } from "./work-tree-switch.js";
 
-/** One private index per work tree for rewinds and undos, re-seeded from the user's at each capture. */
+/** One private index per work tree for rewinds and undos (seeded from the user's at each process's first capture). */
 function worktreeIndex(store: Store, root: string): string {
   return path.join(store.dir, "index", `worktree-${createHash("sha1").update(root).digest("hex").slice(0, 12)}`);
 }
+
+const indexes = new Map<string, PrivateIndex>();
 
 export interface WorkTreeState {
   root: string;
@@ -31,36 +38,62 @@ export interface WorkTreeState {
   branch: string | null;
 }
 
+/**
+ * Run `work` holding the work tree's lock: every read a rewind plans from and every write it makes
+ * happen under it, so two rewinds (or a rewind and a recording) can never interleave.
+ */
+export async function withWorkTree<T>(store: Store, root: string, what: string, work: () => Promise<T>): Promise<T> {
+  const lock = await lockWorkTree(store, root, { what, waitMs: 5_000 });
+  try {
+    return await work();
+  } finally {
+    await lock.release();
+  }
+}
+
 /** The work tree as a tree id (tracked, untracked, not ignored), plus HEAD and branch. */
 export async function captureWorkTree(store: Store, root: string): Promise<WorkTreeState> {
+  if (!holdsWorkTree(store, root)) throw new InternalError(`the work tree ${root} is captured without its lock`);
   const indexFile = worktreeIndex(store, root);
   const exclude = ownPathExcludes(root, store.ownDirs);
-  const index = new PrivateIndex({ root, indexFile, exclude, untrackedCache: false });
-  const [tree, head, branch] = await Promise.all([index.capture().then((c) => c.tree), git.headCommit(root), git.currentBranch(root)]);
-  return { root, indexFile, exclude, tree, head, branch };
+  let index = indexes.get(indexFile);
+  if (!index) indexes.set(indexFile, (index = new PrivateIndex({ root, indexFile, exclude, untrackedCache: false })));
+  const [capture, head, branch] = await Promise.all([index.capture(), git.headCommit(root), git.currentBranch(root)]);
+  return { root, indexFile, exclude, tree: capture.tree, head, branch };
 }
 
 export interface RewindOptions {
   scope: RewindScope;
   resetHead: boolean;
-  /** The caller holds the session's lock itself (an in-session /rewind). */
-  ownLock?: boolean;
+  /** The live session doing this itself (an in-session /rewind): its own recording is no obstacle. */
+  from?: string;
 }
 
 /**
- * A live recording in the work tree has a claude that may be writing files right now: rewriting
- * them under it would be recorded as its work, or undone by it. `except`: the caller's own session.
+ * A claude that may be writing files right now (a recording with --force beside this one, or the
+ * claude of a crashed session, still running): rewriting files under it would be recorded as its
+ * work, or undone by it. `except`: the caller's own session.
  */
-export async function refuseIfRecordingIn(store: Store, root: string, except?: string): Promise<void> {
+export async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string): Promise<void> {
   const live = (await liveClaudes(store)).find((s) => s.root === root && s.id !== except);
   if (!live) return;
   if (live.orphanPid === null) {
-    throw new UserError(`session ${live.id} is being recorded by another nudge process in ${root}`, "use /rewind or /fork inside that session, or quit it first");
+    throw new UserError(`session ${live.id} is being recorded by another nudge process in ${root}`, "use /rewind, /fork or /undo inside that session, or quit it first");
   }
-  // A claude whose nudge died is the same risk: it may write files any moment.
   throw new UserError(
     `the claude of crashed session ${live.id} is still running (pid ${live.orphanPid}) and may change files in ${root}`,
     `stop it (kill ${live.orphanPid}), or recover the session, which stops it first: nudge claude run -r ${live.id}`,
+  );
+}
+
+/** An operation on this work tree that was cut off halfway must be finished or rolled back before anything else. */
+export async function refuseIfInterrupted(store: Store, root: string): Promise<void> {
+  const record = await interruptedIn(store, root);
+  if (!record) return;
+  const what = record.kind === "undo" ? `an undo of the rewind of session ${record.sessionId}` : `a rewind of session ${record.sessionId} to turn ${record.turn}`;
+  throw new UserError(
+    `${what} was interrupted halfway (${record.at}); some files are as before it, some as after`,
+    "finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
   );
 }
 
@@ -76,63 +109,63 @@ export function refuseElsewhere(store: Store, root: string, what: string): void 
   );
 }
 
-/** A plan with what it was computed from: the captured work tree and the delta to the target. */
+/** A plan with what it was computed from: the captured work tree and the changes to the target. */
 export interface PreparedRewind {
   plan: RewindPlan;
   state: WorkTreeState;
+  /** From the captured tree to the target, as the switch applies them. */
   changes: git.TreeChange[];
+  /** Deletions left on disk: those files were ignored at the target turn. */
+  keepOnDisk: Set<string>;
 }
 
+/** Plan a rewind (under the work tree's lock, see `withWorkTree`); every check the apply makes is made here. */
 export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions): Promise<PreparedRewind> {
-  const root = session.manifest.repo.root;
-  if (!o.ownLock) refuseElsewhere(store, root, `session ${session.manifest.id}`);
-  await refuseIfRecordingIn(store, root, o.ownLock ? session.manifest.id : undefined);
-  const target = session.manifest.turns[turn];
-  if (target) await requireTree(root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${session.manifest.id}`);
+  const { manifest } = session;
+  const root = manifest.repo.root;
+  if (!o.from) refuseElsewhere(store, root, `session ${manifest.id}`);
+  await refuseIfInterrupted(store, root);
+  await refuseIfClaudeRunsIn(store, root, o.from);
+  const target = turnOf(manifest, turn);
+  await requireTree(root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${manifest.id}`);
   const state = await captureWorkTree(store, root);
-  const changes = target ? await git.changedPaths(root, state.tree, target.snapshot.tree) : [];
+  const latest = manifest.turns.at(-1)!;
+  const [changes, userChanges] = await Promise.all([
+    git.changedPaths(root, state.tree, target.snapshot.tree),
+    state.tree === latest.snapshot.tree ? Promise.resolve([]) : git.changedPaths(root, latest.snapshot.tree, state.tree),
+  ]);
+  const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
+  const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".ignore-check-"));
+  const ignoredAtTarget = await git.ignoredInTree(root, target.snapshot.tree, deletions, scratch).finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  const headOnHistory = o.resetHead && target.head && state.head ? await git.isAncestor(root, target.head, state.head) : true;
   const plan = planRewind({
-    manifest: session.manifest,
+    manifest,
     turn,
     scope: o.scope,
     resetHead: o.resetHead,
     current: { tree: state.tree, head: state.head, branch: state.branch },
     changes,
+    userChanges: new Set(userChanges.map((c) => c.path)),
+    ignoredAtTarget,
+    inTheWay: o.scope === "conversation" ? [] : await pathsInTheWay(root, changes),
+    submoduleSwaps: o.scope === "conversation" ? [] : submoduleSwaps(changes),
+    headOnHistory,
   });
-  return { plan, state, changes };
+  return { plan, state, changes: o.scope === "conversation" ? [] : changes, keepOnDisk: ignoredAtTarget };
 }
 
 /**
- * Carry out a plan. The record is written before the work tree changes, so even a crash midway
- * leaves `--undo` able to restore the state from before.
+ * Carry out a plan (under the same lock as `prepareRewind`). The backup ref and the record exist
+ * before the work tree changes: a crash midway can be finished, rolled back, or undone.
  */
-export async function applyRewind(
-  store: Store,
-  session: StoredSession,
-  prepared: PreparedRewind,
-  o: { ownLock?: boolean } = {},
-): Promise<RewindRecord> {
-  // Hold the work tree while it changes: no recording, rewind or undo can start on it halfway through.
-  const lock = o.ownLock ? null : await lockWorkTree(store, session.manifest.repo.root, { what: `rewinding session ${session.manifest.id}`, waitMs: 5_000 });
-  try {
-    return await applyLocked(store, session, prepared);
-  } finally {
-    await lock?.release();
-  }
-}
-
-async function applyLocked(store: Store, session: StoredSession, { plan, state, changes }: PreparedRewind): Promise<RewindRecord> {
+export async function applyRewind(store: Store, session: StoredSession, { plan, state, changes, keepOnDisk }: PreparedRewind): Promise<RewindRecord> {
   const root = state.root;
+  if (!holdsWorkTree(store, root)) throw new InternalError(`a rewind of ${root} is applied without its lock`);
   const stamp = newStamp();
-  const backupRef = `refs/nudge/backup/${stamp}`;
+  const backupRef = `${BACKUP_REFS}${stamp}`;
   const withCode = plan.scope !== "conversation";
-  // Refuse before anything is written; the check and the backup commit are independent.
-  const delta = withCode ? changes : [];
-  const [, backupCommit] = await Promise.all([
-    refuseIfInTheWay(root, delta, `turn ${plan.turn}`),
-    // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.
-    git.commitTree(root, state.tree, state.head ? [state.head] : [], `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`),
-  ]);
+  // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.
+  const backupCommit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`);
   let indexCopy: string | null = null;
   if (plan.head.reset) {
     const userIndex = await git.indexPath(root);
@@ -147,6 +180,7 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
   const record: RewindRecord = {
     stamp,
     at: new Date().toISOString(),
+    kind: "rewind",
     sessionId: plan.sessionId,
     turn: plan.turn,
     root,
@@ -154,24 +188,28 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
     backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
     before: { head: state.head, branch: state.branch, rewoundTo: session.manifest.rewoundTo, indexCopy },
     after: { tree: withCode ? plan.target.tree : state.tree, head: plan.head.reset ? plan.head.recorded : state.head },
-    status: "applied",
+    undoes: null,
+    status: "started",
+    owner: thisProcess(),
   };
-  // The record and the backup ref exist before the work tree changes: a crash midway can be undone.
+  // The record and the backup ref exist before the work tree changes: a crash midway can be finished or undone.
   await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, record)]);
-
+  faultPoint("rewind-after-record");
   if (withCode) {
     try {
-      await switchVerified(state, state.tree, plan.target.tree, `turn ${plan.turn}`, delta);
+      await switchVerified(state, { from: state.tree, to: plan.target.tree, what: `turn ${plan.turn}`, changes, keepOnDisk });
     } catch (error) {
-      await saveRecord(store, { ...record, status: "failed" }); // nothing for --undo to undo
+      await saveRecord(store, { ...record, status: "failed" }); // put back: nothing for --undo to undo
       throw error;
     }
   }
+  faultPoint("rewind-after-switch");
   if (plan.head.reset) {
     try {
       await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.NO_REF);
       await git.resetIndexTo(root, plan.head.recorded!);
     } catch (error) {
+      await saveRecord(store, { ...record, status: "applied" });
       throw new UserError(
         `the files are at turn ${plan.turn}, but moving HEAD and the index back failed: ${errorMessage(error)}`,
         "put everything back as it was with: nudge session rewind --undo",
@@ -179,50 +217,77 @@ async function applyLocked(store: Store, session: StoredSession, { plan, state, 
     }
   }
   if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.turn });
-  return record;
+  const done: RewindRecord = { ...record, status: "applied" };
+  await saveRecord(store, done);
+  return done;
 }
 
 /** An undo's plan with the captured work tree it was computed from. */
 export interface PreparedUndo {
   plan: UndoPlan;
   state: WorkTreeState;
+  changes: git.TreeChange[];
 }
 
-export async function prepareUndo(store: Store, o: { ownLock?: boolean } = {}): Promise<PreparedUndo> {
+/** Plan the undo of the last rewind (under the work tree's lock: `withWorkTree(store, <its root>, …)`). */
+export async function prepareUndo(store: Store, o: { from?: string } = {}): Promise<PreparedUndo> {
   const record = await lastRewind(store);
-  if (!record) throw new UserError("there is no rewind to undo", "nudge session list shows the sessions; rewind one first");
+  if (!record) throw new UserError("there is no rewind to undo", "nudge session backups lists the rewinds; nudge session list shows the sessions");
   refuseElsewhere(store, record.root, `the last rewind (of session ${record.sessionId})`);
-  if (!o.ownLock) await refuseIfRecordingIn(store, record.root);
+  await refuseIfInterrupted(store, record.root);
+  await refuseIfClaudeRunsIn(store, record.root, o.from);
+  await requireTree(record.root, record.backup.tree, `the backup of the last rewind (${record.backup.ref})`);
   const state = await captureWorkTree(store, record.root);
   const changes = await git.changedPaths(record.root, state.tree, record.backup.tree);
-  return { plan: planUndo(record, state, changes), state };
+  const sinceRewind = record.after && state.tree !== record.after.tree ? await git.changedPaths(record.root, record.after.tree, state.tree) : [];
+  const plan = planUndo(record, state, changes, {
+    inTheWay: await pathsInTheWay(record.root, changes),
+    submoduleSwaps: submoduleSwaps(changes),
+    userChanges: new Set(sinceRewind.map((c) => c.path)),
+  });
+  return { plan, state, changes };
 }
 
-/** Put back exactly what the last rewind changed: files, HEAD and index, and the session's fork point. */
-export async function undoLastRewind(store: Store, { plan, state }: PreparedUndo, o: { ownLock?: boolean } = {}): Promise<{ record: RewindRecord; savedEdits: string | null }> {
-  const record = plan.undo;
-  const lock = o.ownLock ? null : await lockWorkTree(store, record.root, { what: "undoing a rewind", waitMs: 5_000 });
-  try {
-    return await undoLocked(store, plan, state);
-  } finally {
-    await lock?.release();
-  }
-}
-
-async function undoLocked(store: Store, plan: UndoPlan, state: WorkTreeState): Promise<{ record: RewindRecord; savedEdits: string | null }> {
-  const record = plan.undo;
-  const root = record.root;
-  let savedEdits: string | null = null;
-  if (plan.keepsEdits) {
-    // Edits made after the rewind would be overwritten by the undo: keep them under a ref too.
-    savedEdits = await keepBackup(root, state.tree, state.head, "nudge backup before undoing a rewind", "before-undo");
-  }
-  await switchVerified(state, state.tree, record.backup.tree, "the state before the rewind");
+/** The rewind a prepared undo undoes: where its files were, the session the conversation returns to. */
+export async function undoLastRewind(store: Store, { plan, state, changes }: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+  const rewind = plan.undo;
+  const root = rewind.root;
+  if (!holdsWorkTree(store, root)) throw new InternalError(`an undo in ${root} is applied without its lock`);
+  const stamp = newStamp();
+  // What is there now (the rewound files, and edits made since) is kept too: an undo never loses anything.
+  const backupRef = `${BACKUP_REFS}${stamp}-before-undo`;
+  const backupCommit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], "nudge backup before undoing a rewind");
+  const undo: RewindRecord = {
+    stamp,
+    at: new Date().toISOString(),
+    kind: "undo",
+    sessionId: rewind.sessionId,
+    turn: rewind.turn,
+    root,
+    scope: rewind.scope,
+    backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
+    before: { head: state.head, branch: state.branch, rewoundTo: rewind.turn, indexCopy: null },
+    after: { tree: rewind.backup.tree, head: plan.head ? plan.head.to : state.head },
+    undoes: rewind.stamp,
+    status: "started",
+    owner: thisProcess(),
+  };
+  await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, undo)]);
+  faultPoint("undo-after-record");
+  await switchVerified(state, { from: state.tree, to: rewind.backup.tree, what: "the state before the rewind", changes });
+  faultPoint("undo-after-switch");
   if (plan.head) {
     await git.moveRef(root, plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD", plan.head.to, plan.head.from ?? git.NO_REF);
-    await copyFileAtomic(record.before.indexCopy!, await git.indexPath(root));
+    await copyFileAtomic(rewind.before.indexCopy!, await git.indexPath(root));
   }
-  if (record.scope !== "code") await updateHeader(bundleDir(store, record.sessionId), { rewoundTo: record.before.rewoundTo });
-  await saveRecord(store, { ...record, status: "undone" });
-  return { record, savedEdits };
+  if (rewind.scope !== "code") await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
+  await saveRecord(store, { ...rewind, status: "undone" });
+  await saveRecord(store, { ...undo, status: "applied" });
+  return { record: rewind, savedEdits: plan.keepsEdits ? backupRef : null };
+}
+
+/** Take the lock of the work tree an undo applies to, for the whole of it (plan, question, apply). */
+export async function withUndo<T>(store: Store, work: () => Promise<T>): Promise<T> {
+  const record = await lastRewind(store);
+  return withWorkTree(store, record?.root ?? store.repoRoot, "undoing a rewind", work);
 }

@@ -13,6 +13,7 @@
 import { promises as fs, type Stats } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
+import { faultPoint } from "../fault-injection.js";
 import { keepBackup } from "./rewind-log.js";
 
 export interface PrivateWorkTree {
@@ -71,26 +72,12 @@ async function onlyRemoved(root: string, dir: string, removed: Set<string>): Pro
  * repository, or writing into one. diff-tree shows a folder swap as the submodule's entry plus
  * files below its path.
  */
-function refuseSubmoduleSwaps(changes: git.TreeChange[], what: string): void {
+export function submoduleSwaps(changes: git.TreeChange[]): string[] {
   const files = changes.filter((c) => !git.isSubmodule(c));
-  const swapped = changes
+  return changes
     .filter(git.isSubmodule)
     .filter((s) => s.status === "T" || files.some((c) => c.path.startsWith(`${s.path}/`)))
     .map((s) => git.shownPath(s.path));
-  if (swapped.length === 0) return;
-  throw new UserError(
-    `cannot rewrite the work tree to ${what}: ${swapped.join(", ")} is a submodule on one side and a file or folder on the other`,
-    "nudge never deletes a submodule's work tree; move it yourself, then run the command again; nothing was changed",
-  );
-}
-
-export async function refuseIfInTheWay(root: string, changes: git.TreeChange[], what: string): Promise<void> {
-  const inTheWay = await pathsInTheWay(root, changes);
-  if (inTheWay.length === 0) return;
-  throw new UserError(
-    `cannot rewrite the work tree to ${what}: ignored ${inTheWay.length === 1 ? "file" : "files"} in the way: ${inTheWay.slice(0, 5).join(", ")}`,
-    "move those out of the way (they are .gitignore'd, so no snapshot holds them), then run the command again; nothing was changed",
-  );
 }
 
 /**
@@ -122,9 +109,9 @@ async function pathsChangedSince(root: string, files: git.TreeChange[]): Promise
  * Delete, then write: the private index ends up holding the target exactly. A submodule's new
  * commit goes into the index only: its work tree (a repository of its own) is never written.
  */
-async function applyChanges(tree: PrivateWorkTree, all: git.TreeChange[]): Promise<void> {
+async function applyChanges(tree: PrivateWorkTree, all: git.TreeChange[], keep: Set<string>): Promise<void> {
   const changes = all.filter((c) => !git.isSubmodule(c));
-  for (const change of changes.filter((c) => c.status === "D")) {
+  for (const change of changes.filter((c) => c.status === "D" && !keep.has(c.path))) {
     await fs.rm(onDisk(tree.root, change.path), { force: true });
     await pruneEmptyParents(tree.root, change.path);
   }
@@ -149,26 +136,56 @@ function reversed(changes: git.TreeChange[]): git.TreeChange[] {
   return changes.map((c) => ({ status: flip[c.status], path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: c.oldMode, blob: c.oldBlob }));
 }
 
+/** Why a switch cannot be made safely (an ignored file of the user's in the way, a submodule swap), or null. */
+export function unsafeSwitch(what: string, f: { inTheWay: string[]; submoduleSwaps: string[] }): UserError | null {
+  if (f.submoduleSwaps.length > 0) {
+    return new UserError(
+      `cannot rewrite the work tree to ${what}: ${f.submoduleSwaps.join(", ")} is a submodule on one side and a file or folder on the other`,
+      "nudge never deletes a submodule's work tree; move it yourself, then run the command again; nothing was changed",
+    );
+  }
+  if (f.inTheWay.length > 0) {
+    return new UserError(
+      `cannot rewrite the work tree to ${what}: ignored ${f.inTheWay.length === 1 ? "file" : "files"} in the way: ${f.inTheWay.slice(0, 5).join(", ")}`,
+      "move those out of the way (they are .gitignore'd, so no snapshot holds them), then run the command again; nothing was changed",
+    );
+  }
+  return null;
+}
+
+/** The changes from one tree to another, checked: refused (UserError) when they cannot be made safely. */
+export async function plannedSwitch(root: string, from: string, to: string, what: string): Promise<git.TreeChange[]> {
+  const changes = await git.changedPaths(root, from, to);
+  const refusal = unsafeSwitch(what, { inTheWay: await pathsInTheWay(root, changes), submoduleSwaps: submoduleSwaps(changes) });
+  if (refusal) throw refusal;
+  return changes;
+}
+
+export interface Switch {
+  /** The tree the work tree holds now (the private index holds it too). */
+  from: string;
+  to: string;
+  /** What `to` is, for messages ("turn 2"). */
+  what: string;
+  /** From `from` to `to`, as planned (and checked: nothing in the way, no submodule swap). */
+  changes: git.TreeChange[];
+  /** Deletions that leave the file on disk (ignored at `to`): it only leaves the index. */
+  keepOnDisk?: Set<string>;
+}
+
 /**
- * Switch from `from` to `to` and verify that the work tree now is `to` (one scan: nothing
- * modified, nothing untracked against an index that holds `to`).
+ * Switch the work tree and check the result, path by path.
  * - Before writing, every path to be touched must still hold what `from` says (a file edited since
  *   the capture is never overwritten).
- * - On a mismatch after writing (another process writing meanwhile), whatever is on disk is saved
- *   under a backup ref first, then only the paths this switch touched are put back.
+ * - After writing, every path touched must hold what `to` says. The rest of the work tree was not
+ *   touched, and nothing else writes it meanwhile (the caller holds the work tree's lock).
+ * - On a mismatch (another program writing meanwhile), whatever is on disk is saved under a
+ *   backup ref first, then only the paths this switch touched are put back.
  */
-export async function switchVerified(
-  tree: PrivateWorkTree,
-  from: string,
-  to: string,
-  what: string,
-  known?: git.TreeChange[],
-): Promise<void> {
-  if (from === to) return;
-  const changes = known ?? (await git.changedPaths(tree.root, from, to));
-  refuseSubmoduleSwaps(changes, what);
-  if (!known) await refuseIfInTheWay(tree.root, changes, what);
-  const files = changes.filter((c) => !git.isSubmodule(c)); // a submodule's files are never written, so never checked
+export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<void> {
+  if (s.from === s.to || s.changes.length === 0) return;
+  const keep = s.keepOnDisk ?? new Set<string>();
+  const files = s.changes.filter((c) => !git.isSubmodule(c)); // a submodule's files are never written, so never checked
   const changedSince = await pathsChangedSince(tree.root, files);
   if (changedSince.length > 0) {
     throw new UserError(
@@ -178,17 +195,17 @@ export async function switchVerified(
   }
   let failure: string;
   try {
-    await applyChanges(tree, changes);
-    // A submodule the target does not have stays on disk (never deleted): untracked, and expected.
-    const kept = new Set(changes.filter((c) => git.isSubmodule(c) && c.mode === "000000").map((c) => c.path));
-    const differences = (await git.workTreeDifferences(tree.root, tree.indexFile, tree.exclude)).filter((p) => !kept.has(p.replace(/\/$/, "")));
-    if (differences.length === 0) return;
-    failure = `the work tree did not match ${what} after writing it (${differences.slice(0, 3).map(git.shownPath).join(", ")})`;
+    faultPoint("switch-before-write");
+    await applyChanges(tree, s.changes, keep);
+    faultPoint("switch-after-write");
+    const wrong = await pathsChangedSince(tree.root, reversed(files.filter((c) => !(c.status === "D" && keep.has(c.path)))));
+    if (wrong.length === 0) return;
+    failure = `the work tree did not match ${s.what} after writing it (${wrong.slice(0, 3).join(", ")})`;
   } catch (error) {
-    failure = `cannot rewrite the work tree to ${what}: ${errorMessage(error)}`;
+    failure = `cannot rewrite the work tree to ${s.what}: ${errorMessage(error)}`;
   }
   const saved = await saveWhatIsThere(tree);
-  const restored = await applyChanges(tree, reversed(changes)).then(
+  const restored = await applyChanges(tree, reversed(s.changes), new Set()).then(
     async () => (await pathsChangedSince(tree.root, files)).length === 0,
     () => false,
   );

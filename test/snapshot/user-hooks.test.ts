@@ -9,7 +9,8 @@ import type { Store } from "../../src/bundle/store.js";
 import { PrivateIndex } from "../../src/snapshot/private-index.js";
 import { keepSnapshot } from "../../src/snapshot/snapshotter.js";
 import { captureWorkTree } from "../../src/time-travel/rewind.js";
-import { switchVerified } from "../../src/time-travel/work-tree-switch.js";
+import { plannedSwitch, switchVerified } from "../../src/time-travel/work-tree-switch.js";
+import { lockWorkTree } from "../../src/bundle/work-tree-lock.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 
 const HOOKS = ["post-index-change", "reference-transaction", "post-commit", "post-checkout", "pre-commit"];
@@ -36,12 +37,14 @@ describe("the user's git hooks", () => {
     await keepSnapshot(repo, { tree, parent: null, message: "t1", ref: "refs/nudge/sessions/t" });
     const snap = { tree };
     const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const lock = await lockWorkTree(store, repo, { what: "testing" });
     const state = await captureWorkTree(store, repo);
-    await switchVerified(state, snap.tree, base, "base"); // deletes c.txt
+    await switchVerified(state, { from: snap.tree, to: base, what: "base", changes: await plannedSwitch(repo, snap.tree, base, "base") }); // deletes c.txt
     expect(existsSync(path.join(repo, "c.txt"))).toBe(false);
-    await switchVerified(state, base, snap.tree, "turn 1"); // writes it back (checkout-index)
+    await switchVerified(state, { from: base, to: snap.tree, what: "turn 1", changes: await plannedSwitch(repo, base, snap.tree, "turn 1") }); // writes it back (checkout-index)
     expect(existsSync(path.join(repo, "c.txt"))).toBe(true);
 
+    await lock.release();
     expect(readFileSync(log, "utf8")).toBe("");
   });
 });

@@ -42,7 +42,7 @@ describe("rewind refusals", () => {
     const json = JSON.parse((await runNudge(["session", "rewind", "--undo", "--dry-run", "--json"], { cwd: repo })).stdout);
     expect(json).toMatchObject({ dryRun: true, undo: { sessionId: id, turn: 1 } });
     expect(json.write).toContain("blob.bin");
-    expectRefusal(await runNudge(["session", "rewind", "--undo", "--code-only"], { cwd: repo }), /^error: --undo puts back everything/);
+    expectRefusal(await runNudge(["session", "rewind", "--undo", "--code-only"], { cwd: repo }), /^error: --undo, --continue and --abort put back or finish everything/);
     expect(await userState(repo)).toEqual(rewound);
 
     expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
@@ -114,7 +114,9 @@ describe("rewind refusals", () => {
     try {
       const dry = await runNudge(["session", "rewind", id, "3", "--dry-run"], { cwd: repo, env: { FORCE_COLOR: "0" } });
       expect(dry.exitCode, dry.stderr).toBe(0);
-      expect(dry.stdout).toContain(`  delete  ${JSON.stringify(evil)}`);
+      // The user's own file, in no snapshot: named apart from the turns' files, and quoted.
+      expect(dry.stdout).toContain("  your own changes, in no snapshot (the backup keeps them):");
+      expect(dry.stdout).toContain(`    delete     ${JSON.stringify(evil)}`);
       expect(dry.stdout).not.toContain("\x1b");
       expect(dry.stdout).not.toMatch(/^ {2}write {3}README\.md$/m);
     } finally {

@@ -1,11 +1,24 @@
 import { readFileSync, readdirSync, rmSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { Store } from "../../src/bundle/store.js";
-import { captureWorkTree } from "../../src/time-travel/rewind.js";
-import { switchVerified } from "../../src/time-travel/work-tree-switch.js";
+import { captureWorkTree as capture, type WorkTreeState } from "../../src/time-travel/rewind.js";
+import { plannedSwitch, switchVerified } from "../../src/time-travel/work-tree-switch.js";
+import { lockWorkTree } from "../../src/bundle/work-tree-lock.js";
 import { git, gitdir, writeFiles } from "../support/gitdir.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
+
+/** A capture as a rewind makes it: under the work tree's lock (held until the test ends). */
+async function captureWorkTree(store: Store, repo: string): Promise<WorkTreeState> {
+  const lock = await lockWorkTree(store, repo, { what: "testing" });
+  onTestFinished(() => lock.release());
+  return capture(store, repo);
+}
+
+/** A switch planned and checked as production code plans it, then made. */
+async function switchTrees(state: WorkTreeState, from: string, to: string, what: string): Promise<void> {
+  await switchVerified(state, { from, to, what, changes: await plannedSwitch(state.root, from, to, what) });
+}
 
 /** Two trees that swap files and folders, a symlink and a file, and modes. */
 async function twoTrees() {
@@ -36,9 +49,9 @@ describe("switchVerified", () => {
     const { repo, store, treeA, treeB } = await twoTrees();
     const state = await captureWorkTree(store, repo);
     expect(state.tree).toBe(treeA);
-    await switchVerified(state, treeA, treeB, "B");
+    await switchTrees(state, treeA, treeB, "B");
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeB));
-    await switchVerified(state, treeB, treeA, "A");
+    await switchTrees(state, treeB, treeA, "A");
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
   });
 
@@ -50,9 +63,9 @@ describe("switchVerified", () => {
     const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     const named = () => readdirSync(repo, { encoding: "buffer" }).some((n) => n.equals(latin1Name));
-    await switchVerified(state, state.tree, treeA, "A");
+    await switchTrees(state, state.tree, treeA, "A");
     expect(named()).toBe(false);
-    await switchVerified(state, treeA, state.tree, "B");
+    await switchTrees(state, treeA, state.tree, "B");
     expect(named()).toBe(true);
     expect(readFileSync(Buffer.concat([Buffer.from(`${repo}/`), latin1Name]), "utf8")).toBe("latin-1 name\n");
   });
@@ -61,7 +74,7 @@ describe("switchVerified", () => {
     const { repo, store, treeA, treeB } = await twoTrees();
     const state = await captureWorkTree(store, repo);
     writeFileSync(path.join(repo, "exe"), "edited after the capture\n"); // exe is a path the switch touches
-    await expect(switchVerified(state, treeA, treeB, "B")).rejects.toThrow(/files changed while the rewind was being prepared: exe/);
+    await expect(switchTrees(state, treeA, treeB, "B")).rejects.toThrow(/files changed while the rewind was being prepared: exe/);
     expect(readFileSync(path.join(repo, "exe"), "utf8")).toBe("edited after the capture\n");
     expect(readFileSync(path.join(repo, "a"), "utf8")).toBe("file a\n");
   });
@@ -71,7 +84,7 @@ describe("switchVerified", () => {
     writeFileSync(path.join(repo, "d", "keep.log"), "ignored, mine\n"); // d must become a file
     const state = await captureWorkTree(store, repo);
     const before = await workTreeListing(repo);
-    await expect(switchVerified(state, treeA, treeB, "B")).rejects.toThrow(/ignored file in the way: d$/);
+    await expect(switchTrees(state, treeA, treeB, "B")).rejects.toThrow(/ignored file in the way: d$/);
     expect(await workTreeListing(repo)).toEqual(before);
     expect(readFileSync(path.join(repo, "d", "keep.log"), "utf8")).toBe("ignored, mine\n");
   });
@@ -85,7 +98,7 @@ describe("switchVerified", () => {
     const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
     // On disk a.txt has CRLF, its blob has LF: the check must compare what git records.
-    await switchVerified(state, state.tree, treeA, "A");
+    await switchTrees(state, state.tree, treeA, "A");
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe(crlf);
     expect(readFileSync(path.join(repo, odd[0]!), "utf8")).toBe("q\n");
     expect(readFileSync(path.join(repo, odd[1]!), "utf8")).toBe("n\n");
@@ -101,7 +114,7 @@ describe("switchVerified", () => {
     writeFiles(repo, { "w.txt": "win, edited\r\n" });
     const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
-    await switchVerified(state, state.tree, treeA, "A");
+    await switchTrees(state, state.tree, treeA, "A");
     expect(readFileSync(path.join(repo, "w.txt"), "utf8")).toBe("win\r\n");
   });
 
@@ -117,8 +130,8 @@ describe("switchVerified", () => {
     const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo); // the bumped commit
 
-    await switchVerified(state, state.tree, treeB, "B"); // the submodule at its older commit
-    await switchVerified(state, treeB, treeA, "A"); // before the submodule existed
+    await switchTrees(state, state.tree, treeB, "B"); // the submodule at its older commit
+    await switchTrees(state, treeB, treeA, "A"); // before the submodule existed
     expect(readFileSync(path.join(repo, "sub/lib.txt"), "utf8")).toBe("library\n");
     expect(readFileSync(path.join(repo, "sub/work.txt"), "utf8")).toBe("uncommitted, in the submodule\n");
     expect(await git(path.join(repo, "sub"), "log", "-1", "--format=%s")).toBe("bump");
@@ -132,7 +145,7 @@ describe("switchVerified", () => {
     await git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
     const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
     const state = await captureWorkTree(store, repo);
-    await expect(switchVerified(state, state.tree, treeA, "A")).rejects.toThrow(/^cannot rewrite the work tree to A: sub is a submodule on one side and a file or folder on the other$/);
+    await expect(switchTrees(state, state.tree, treeA, "A")).rejects.toThrow(/^cannot rewrite the work tree to A: sub is a submodule on one side and a file or folder on the other$/);
     expect(readdirSync(path.join(repo, "sub")).sort()).toEqual([".git", "lib.txt"]);
   });
 });

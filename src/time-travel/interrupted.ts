@@ -1,0 +1,93 @@
+/**
+ * Finish, or roll back, a rewind or an undo that was cut off halfway (a kill -9, a crash, the
+ * machine going down): its record says what it meant to do (the state before, kept under its
+ * backup ref, and the state after). Only the paths it planned are touched, and each must be
+ * found as it was before or as it should be after; anything else was changed by someone since,
+ * and is never overwritten.
+ */
+import { UserError } from "../errors.js";
+import { copyFileAtomic } from "../bundle/atomic-write.js";
+import { bundleDir, updateHeader, type Store } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
+import { requireTree } from "../snapshot/snapshotter.js";
+import { codeChanges, type CodeChanges } from "./rewind-plan.js";
+import { interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
+import { captureWorkTree, type WorkTreeState } from "./rewind.js";
+import { switchVerified } from "./work-tree-switch.js";
+
+export type Resolution = "continue" | "abort";
+
+export interface InterruptedPlan extends CodeChanges {
+  record: RewindRecord;
+  how: Resolution;
+  /** Paths changed by someone since: neither as before the operation nor as after it. */
+  conflicts: string[];
+  state: WorkTreeState;
+  changes: git.TreeChange[];
+}
+
+export async function planInterrupted(store: Store, how: Resolution): Promise<InterruptedPlan> {
+  const record = await interruptedIn(store, store.repoRoot);
+  if (!record || !record.after) {
+    throw new UserError("there is no interrupted rewind or undo in this work tree", "nudge session backups lists what was done");
+  }
+  const root = record.root;
+  await requireTree(root, record.backup.tree, `the backup of the interrupted operation (${record.backup.ref})`);
+  const state = await captureWorkTree(store, root);
+  const [from, to] = how === "continue" ? [record.backup.tree, record.after.tree] : [record.after.tree, record.backup.tree];
+  const planned = new Map((await git.changedPaths(root, from, to)).map((c) => [c.path, c]));
+  const left = (await git.changedPaths(root, state.tree, to)).filter((c) => planned.has(c.path));
+  // What is on disk must be the "from" side of the plan: half done, not changed by someone else.
+  const conflicts = left.filter((c) => {
+    const p = planned.get(c.path)!;
+    return c.oldMode !== p.oldMode || c.oldBlob !== p.oldBlob;
+  });
+  return { record, how, conflicts: conflicts.map((c) => git.shownPath(c.path)), state, changes: left, ...codeChanges(left) };
+}
+
+export function describeInterrupted(plan: InterruptedPlan): string[] {
+  const r = plan.record;
+  const what = r.kind === "undo" ? `the undo of the rewind of session ${r.sessionId}` : `the rewind of session ${r.sessionId} to turn ${r.turn}`;
+  const lines = [`${plan.how === "continue" ? "finish" : "roll back"} ${what} (interrupted; started ${r.at})`];
+  lines.push(...plan.write.map((p) => `  write   ${git.printablePath(p)}`), ...plan.remove.map((p) => `  delete  ${git.printablePath(p)}`));
+  if (plan.write.length + plan.remove.length === 0) lines.push("  code: nothing left to write");
+  for (const c of plan.conflicts) lines.push(`  changed since, left alone: ${c}`);
+  return lines;
+}
+
+export async function resolveInterrupted(store: Store, plan: InterruptedPlan): Promise<RewindRecord> {
+  const { record, how, state } = plan;
+  if (plan.conflicts.length > 0) {
+    throw new UserError(
+      `files were changed since the interrupted ${record.kind}: ${plan.conflicts.slice(0, 5).join(", ")}; nothing was changed`,
+      `look at them (the state before it is ${record.backup.ref}: git show ${record.backup.ref}:<path>), move them aside, then run the command again`,
+    );
+  }
+  const target = how === "continue" ? record.after!.tree : record.backup.tree;
+  await switchVerified(state, { from: state.tree, to: target, what: how === "continue" ? `turn ${record.turn}` : "the state before", changes: plan.changes });
+  await settleHead(record, how);
+  await settleConversation(store, record, how);
+  const status: RewindRecord["status"] = how === "continue" ? "applied" : "rolled-back";
+  await saveRecord(store, { ...record, status });
+  return { ...record, status };
+}
+
+/** HEAD and index: where the operation would have left them (continue), or where they were (abort). */
+async function settleHead(record: RewindRecord, how: Resolution): Promise<void> {
+  const { before, after, root } = record;
+  if (!after || before.head === after.head || !before.head || !after.head) return;
+  const [from, to] = how === "continue" ? [before.head, after.head] : [after.head, before.head];
+  const head = await git.headCommit(root);
+  const ref = before.branch ? `refs/heads/${before.branch}` : "HEAD";
+  if (head === from) await git.moveRef(root, ref, to, from);
+  if (how === "abort" && before.indexCopy) await copyFileAtomic(before.indexCopy, await git.indexPath(root));
+  else if (how === "continue" && record.kind === "rewind") await git.resetIndexTo(root, to);
+}
+
+/** Where the session's next run resumes, as the operation meant (continue) or as it was (abort). */
+async function settleConversation(store: Store, record: RewindRecord, how: Resolution): Promise<void> {
+  if (record.scope === "code") return;
+  const dir = bundleDir(store, record.sessionId);
+  if (record.kind === "rewind") await updateHeader(dir, { rewoundTo: how === "continue" ? record.turn : record.before.rewoundTo });
+  else await updateHeader(dir, { rewoundTo: how === "continue" ? null : record.turn });
+}

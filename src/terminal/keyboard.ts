@@ -57,10 +57,17 @@ export class Keyboard {
     return this.hung;
   }
 
-  /** Called once, when the terminal goes away. */
-  onHangUp(listener: () => void): void {
-    if (this.hung) queueMicrotask(listener);
-    else this.hangUpListeners.push(listener);
+  /** Called once, when the terminal goes away; returns a function that cancels it. */
+  onHangUp(listener: () => void): () => void {
+    if (this.hung) {
+      queueMicrotask(listener);
+      return () => undefined;
+    }
+    this.hangUpListeners.push(listener);
+    return () => {
+      const i = this.hangUpListeners.indexOf(listener);
+      if (i !== -1) this.hangUpListeners.splice(i, 1);
+    };
   }
 
   /**

@@ -49,12 +49,16 @@ export class Screen {
   }
 
   get columns(): number {
-    return Math.max(10, this.output.columns ?? 80);
+    // 0 from a terminal that never said its size (a pty nobody set up): assume the classic 80.
+    const columns = this.output.columns;
+    return columns && columns > 0 ? Math.max(10, columns) : 80;
   }
 
   /** Claude's words, nudge's notices: written above the block. `to` is another stream on the same terminal (stderr). */
   write(text: string, to: TerminalOutput = this.output): void {
     if (!text) return;
+    // stdout redirected to a file while the block is on the terminal: nothing to make room for.
+    if (to !== this.output && !to.isTTY) return this.send(text, to);
     this.erase();
     this.send(text, to);
     this.track(text);

@@ -29,6 +29,10 @@ export interface TerminalPromptsOptions {
   onInterrupt: () => void;
   /** The prompt, "› " by default (styled by the caller if wanted). */
   prompt?: string;
+  /** Called as the prompt line appears (the turn is over): the status line goes. */
+  onPrompt?: () => void;
+  /** Draw the line typed ahead while claude works (default true): only when claude's output goes through the same Screen. */
+  showTypeAhead?: boolean;
   now?: () => number;
 }
 
@@ -83,6 +87,7 @@ export class TerminalPrompts implements TtyPromptSource {
       return Promise.resolve(queued);
     }
     return new Promise((resolve) => {
+      this.o.onPrompt?.();
       this.waiting = resolve;
       this.lastCtrlC = -Infinity;
       this.o.screen.set("input", null);
@@ -119,8 +124,10 @@ export class TerminalPrompts implements TtyPromptSource {
       const text = this.editor.text;
       this.drawPrompt();
       this.o.screen.commit("input");
-      this.editor.remember(text);
       this.editor.reset();
+      // Enter on an empty line: a fresh prompt line, as a shell gives, and nothing sent.
+      if (text.trim() === "") return this.drawPrompt();
+      this.editor.remember(text);
       this.finish(text);
     } else if (result === "changed") {
       this.drawPrompt();
@@ -182,6 +189,7 @@ export class TerminalPrompts implements TtyPromptSource {
   /** While claude works: the queued prompts (dim), then the line being typed, if any. */
   private drawTypeAhead(): void {
     const { style, screen } = this.o;
+    if (this.o.showTypeAhead === false) return screen.set("input", null);
     const queued = this.queue.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
     if (this.editor.text === "") {
       screen.set("input", queued.length > 0 ? { lines: queued } : null);

@@ -76,7 +76,10 @@ function render(before: string, after: string, o: DiffOptions, note?: string): s
   const patch = structuredPatch("a", "b", before, after, "", "", { context: 3 });
   const lines: string[] = note ? [style.dim(note)] : [];
   for (const hunk of patch.hunks) {
-    lines.push(style.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`));
+    // As git writes it: an empty side starts at the line before the hunk (0 for an empty file).
+    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+    lines.push(style.cyan(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`));
     for (const line of hunk.lines) {
       if (line.startsWith("+")) lines.push(style.green(line));
       else if (line.startsWith("-")) lines.push(style.red(line));

@@ -27,6 +27,8 @@ export interface KeyboardOptions {
   output: TerminalOutput;
   /** Treat SIGHUP as the terminal closing (default true). Off, a hang-up is still seen as a read error. */
   watchSighup?: boolean;
+  /** Ask the terminal for bracketed paste (default true; not for TERM=dumb, which would print the request). */
+  bracketedPaste?: boolean;
 }
 
 const PASTE_ON = "\u001b[?2004h";
@@ -180,8 +182,9 @@ export class Keyboard {
     }
   }
 
+  /** Terminal mode switches (bracketed paste), only where the terminal understands them. */
   private send(text: string): void {
-    if (this.hung) return;
+    if (this.hung || this.o.bracketedPaste === false) return;
     try {
       this.o.output.write(text);
     } catch {

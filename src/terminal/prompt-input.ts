@@ -60,8 +60,9 @@ export function linePrompts(input: Readable): PromptSource {
  */
 export function terminalPrompts(input: Readable & { setRawMode?: (raw: boolean) => void }, output: Writable, promptText: string): PromptSource {
   const out = output as Writable & { isTTY?: boolean; columns?: number };
-  const screen = new Screen(out, out.isTTY === true && process.env.TERM !== "dumb");
-  const keyboard = new Keyboard({ input: input as unknown as TerminalInput, output: out, watchSighup: false });
+  const ansi = out.isTTY === true && process.env.TERM !== "dumb";
+  const screen = new Screen(out, ansi);
+  const keyboard = new Keyboard({ input: input as unknown as TerminalInput, output: out, watchSighup: false, bracketedPaste: ansi });
   return new TerminalPrompts({
     keyboard,
     screen,

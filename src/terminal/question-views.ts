@@ -87,7 +87,8 @@ export function parseChoice(text: string, q: Question): ChoiceParse {
   const t = text.trim();
   if (!t) return undefined;
   if (!/^\d+(\s*[,\s]\s*\d+)*$/.test(t)) return { text: t };
-  const numbers = [...new Set(t.split(/[,\s]+/).map(Number))];
+  // Labels in the options' order, whatever order they were typed in.
+  const numbers = [...new Set(t.split(/[,\s]+/).map(Number))].sort((a, b) => a - b);
   const other = q.options.length + 1;
   if (numbers.some((n) => n < 1 || n > other)) return undefined;
   if (!q.multiSelect && numbers.length !== 1) return undefined;

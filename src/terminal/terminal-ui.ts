@@ -71,7 +71,7 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
   const term = o.output.isTTY ? o.output : errorOutput;
   const ansi = term.isTTY === true && env.TERM !== "dumb";
   const screen = new Screen(term, ansi);
-  const keyboard = new Keyboard({ input: o.input, output: term, watchSighup: o.watchSighup });
+  const keyboard = new Keyboard({ input: o.input, output: term, watchSighup: o.watchSighup, bracketedPaste: ansi });
   const status = new StatusLine({ screen, style: o.style, cwd: o.cwd, enabled: o.statusLine ?? (ansi && o.output.isTTY === true) });
   const prompts = new TerminalPrompts({
     keyboard,

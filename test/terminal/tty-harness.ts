@@ -9,12 +9,13 @@
  * {"do":"stop"} the status line; {"do":"write","text"} claude's words; {"do":"wait","ms"} a turn
  * running until Ctrl-C (logged as interrupted) or ms; {"do":"queued"} hasQueued();
  * {"do":"permission","request","cwd"}, {"do":"questions","questions"}, {"do":"plan","plan"} the asker.
- * Ends with {"end":{"hungUp"}} and exit status 129 after a hang-up, 0 otherwise.
+ * Ends with {"end":{"hungUp"}}, and after a hang-up dies of SIGHUP as nudge does (status 129).
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { CanUseToolRequest } from "../../src/claude/control-protocol.js";
 import type { Question } from "../../src/session/ask.js";
 import { makeStyle, colorEnabled } from "../../src/terminal/style.js";
+import { exitAsHangUp } from "../../src/terminal/hang-up.js";
 import { openTerminalUi } from "../../src/terminal/terminal-ui.js";
 
 type Step =
@@ -42,7 +43,10 @@ const ui = openTerminalUi({
     log({ interrupt: true });
     interrupted?.();
   },
-  onHangUp: () => log({ hangUp: true }),
+  onHangUp: () => {
+    log({ hangUp: true });
+    interrupted?.(); // as nudge ends the turn in flight
+  },
   watchSighup: !ignoreSighup,
 });
 
@@ -96,4 +100,4 @@ for (const step of steps) {
 const hungUp = ui.hungUp;
 ui.close();
 log({ end: { hungUp } });
-process.exitCode = hungUp ? 129 : 0;
+if (hungUp) exitAsHangUp();

@@ -68,7 +68,9 @@ function applyEdits(before: string | null | undefined, edits: Record<string, unk
   }
   const note =
     before === null ? "(file not found; the strings to replace)" : before === undefined ? "(file cannot be compared; the strings to replace)" : "(text not found in the file; the strings to replace)";
-  return [o.style.dim(note), ...edits.flatMap((e) => render(str(e.old_string) ?? "", str(e.new_string) ?? "", o))];
+  // Fragments, not files: their missing final newline is no news.
+  const whole = (s: string | undefined) => (s && !s.endsWith("\n") ? `${s}\n` : (s ?? ""));
+  return [o.style.dim(note), ...edits.flatMap((e) => render(whole(str(e.old_string)), whole(str(e.new_string)), o))];
 }
 
 function render(before: string, after: string, o: DiffOptions, note?: string): string[] {

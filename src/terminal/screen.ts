@@ -162,9 +162,11 @@ export class Screen {
     let out = `\r${drawn.cursorRow > 0 ? `${ESC}${drawn.cursorRow}A` : ""}${ESC}J`;
     if (drawn.newlineBefore) {
       // Back to where the unfinished line stopped. At an exact multiple of the width the next
-      // character would have wrapped onto the row the block took: stay there.
+      // character would have wrapped onto the row the block took: stay there, at the start of a
+      // row, as if the line had been ended (it has, on screen).
       const col = textWidth(this.tail) % this.columns;
       if (col > 0) out += `${ESC}1A${ESC}${col}C`;
+      else this.tail = "";
     }
     this.send(out);
   }

@@ -3,8 +3,13 @@
  * null (never a stack trace), Ctrl-C mid-turn is the turn's interrupt, lines typed ahead become
  * the next prompts, and the status line leaves nothing behind.
  */
+import { execa } from "execa";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runHarness } from "./pty.js";
+
+const HANG_UP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/terminal/hang-up.ts");
 
 describe("the terminal closing", () => {
   for (const how of ["SIGHUP", "the read error alone (SIGHUP ignored)"]) {
@@ -34,6 +39,16 @@ describe("the terminal closing", () => {
     expect(t.logged("waited")).toEqual(["interrupted"]);
     expect(t.logged("prompt")).toEqual(["go", null]);
     expect(t.stderr()).toBe("");
+  });
+});
+
+describe("exitAsHangUp", () => {
+  it("ends the process as a hang-up does (SIGHUP: status 129 in a shell), even with SIGHUP listeners of its own", async () => {
+    const code = `process.on("SIGHUP", () => {}); const m = await import(${JSON.stringify(HANG_UP)}); m.exitAsHangUp(); setTimeout(() => {}, 5000);`;
+    const run = await execa("node", ["--import", "tsx", "--input-type=module", "-e", code], { reject: false });
+    expect(run.signal).toBe("SIGHUP");
+    const shell = await execa("sh", ["-c", `node --import tsx --input-type=module -e '${code.replaceAll("'", `'\\''`)}'; echo "status $?"`], { reject: false });
+    expect(shell.stdout).toBe("status 129");
   });
 });
 

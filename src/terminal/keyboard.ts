@@ -49,9 +49,18 @@ export class Keyboard {
   constructor(private readonly o: KeyboardOptions) {
     // Listened to for the process's whole life: a tty that errors after we let go must not crash nudge either.
     o.input.on("error", () => this.hangUp("read error"));
+    // A terminal that closes ends stdin (measured on Linux: 'end', then SIGHUP; EIO on other systems).
     o.input.on("end", () => this.hangUp("end of input"));
-    o.output.on?.("error", () => this.hangUp("write error"));
+    this.watch(o.output);
     readline.emitKeypressEvents(o.input);
+  }
+
+  /**
+   * Also take a write error on this stream as the terminal going away: after a hang-up a write to
+   * the terminal fails later, as an 'error' event (EIO), which would end nudge if nobody listened.
+   */
+  watch(stream: TerminalOutput): void {
+    stream.on?.("error", () => this.hangUp("write error"));
   }
 
   /** The terminal closed (or stdin ended): no key will come again. */

@@ -15,7 +15,7 @@ describe("the terminal closing", () => {
   for (const how of ["SIGHUP", "the read error alone (SIGHUP ignored)"]) {
     it(`at the prompt: next() gives null, the hang-up is reported, no stack trace (${how})`, async () => {
       const env: Record<string, string> = how === "SIGHUP" ? {} : { HARNESS_IGNORE_SIGHUP: "1" };
-      const t = runHarness({ steps: [{ do: "prompt" }, { do: "prompt" }] }, { env });
+      const t = runHarness({ steps: [{ do: "prompt" }, { do: "prompt" }, { do: "rawWrite", text: "a write to the closed terminal\n" }] }, { env });
       await t.waitFor("› ");
       t.type("half typed");
       await t.waitFor("half typed");

@@ -8,7 +8,7 @@
  * Steps: {"do":"prompt"} one next(); {"do":"prompts"} next() until null; {"do":"start"} /
  * {"do":"stop"} the status line; {"do":"write","text"} claude's words; {"do":"wait","ms"} a turn
  * running until Ctrl-C (logged as interrupted) or ms; {"do":"queued"} hasQueued();
- * {"do":"permission","request","cwd"}, {"do":"questions","questions"}, {"do":"plan","plan"} the asker.
+ * {"do":"rawWrite","text"} stdout directly; {"do":"permission","request","cwd"}, {"do":"questions","questions"}, {"do":"plan","plan"} the asker.
  * Ends with {"end":{"hungUp"}}, and after a hang-up dies of SIGHUP as nudge does (status 129).
  */
 import { appendFileSync, readFileSync } from "node:fs";
@@ -21,6 +21,7 @@ import { openTerminalUi } from "../../src/terminal/terminal-ui.js";
 type Step =
   | { do: "prompt" | "prompts" | "start" | "stop" | "queued" }
   | { do: "write"; text: string }
+  | { do: "rawWrite"; text: string }
   | { do: "wait"; ms: number }
   | { do: "permission"; request: unknown; cwd: string }
   | { do: "questions"; questions: Question[] }
@@ -70,6 +71,10 @@ for (const step of steps) {
       break;
     case "write":
       ui.write(step.text);
+      break;
+    case "rawWrite": // straight to stdout, past the screen, as a careless caller would
+      process.stdout.write(step.text);
+      await new Promise((r) => setTimeout(r, 200)); // a write error comes later, as an event
       break;
     case "wait":
       log({

@@ -56,16 +56,17 @@ export class Decisions {
       return [style.red(`✗ ${this.name(asked)}: not answered (${oneLine(String(r.error ?? "error"), 120)})`)];
     }
     const answer = r.response as { behavior?: unknown; message?: unknown; updatedInput?: unknown; updatedPermissions?: unknown } | undefined;
-    // A response to something else (claude acknowledging an interrupt, an initialize) is no decision.
-    if (!answer || (answer.behavior !== "allow" && answer.behavior !== "deny")) return [];
+    // A response to something else (claude acknowledging an interrupt, an initialize) is no
+    // decision; nor is one to a request not seen (a replay of one turn meeting another's answer).
+    if (!asked || !answer || (answer.behavior !== "allow" && answer.behavior !== "deny")) return [];
     this.shown.add(id);
-    const tool = asked?.tool;
+    const tool = asked.tool;
     if (answer.behavior === "deny") {
-      if (asked?.toolUseId) this.refused.add(asked.toolUseId);
+      if (asked.toolUseId) this.refused.add(asked.toolUseId);
       const reason = typeof answer.message === "string" && answer.message.trim() ? oneLine(answer.message, 200) : "";
       if (tool === "ExitPlanMode") return [style.yellow(`✗ kept planning${reason ? `: ${reason}` : ""}`)];
       if (tool === "AskUserQuestion") return [style.yellow("✗ declined to answer")];
-      return [style.red(`✗ denied ${asked ? this.name(asked) : "a tool"}${reason ? `: ${reason}` : ""}`)];
+      return [style.red(`✗ denied ${this.name(asked)}${reason ? `: ${reason}` : ""}`)];
     }
     if (tool === "ExitPlanMode") return [style.green("✓ plan approved")];
     const updated = answer.updatedInput as { answers?: unknown } | undefined;
@@ -74,7 +75,7 @@ export class Decisions {
       if (answers.length === 0) return [style.green("✓ answered")];
       return answers.map(([q, a]) => style.cyan(`? answered "${oneLine(q, 80)}" = ${oneLine(String(a), 120)}`));
     }
-    const name = asked ? this.name(asked) : "a tool";
+    const name = this.name(asked);
     const updates = Array.isArray(answer.updatedPermissions) ? (answer.updatedPermissions as PermissionUpdateLike[]) : [];
     if (updates.length === 0) return [style.green(`✓ allowed ${name}`)];
     const saved = updates.filter((u) => u.destination !== "session");

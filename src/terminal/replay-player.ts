@@ -121,6 +121,7 @@ export function inputLines(jsonl: Buffer, timing: string): PlayLine[] {
  * it, and after the request it answers), in that line's turn; after everything, into the last
  * group. A conversation line with no time counts as arriving with the line before it. Input lines
  * without a time are left out: where they belong is unknown (claude's echo still shows a decision).
+ * Merge all the groups, then pick a turn: an input line belongs where its time puts it.
  */
 export function mergeInput(groups: TurnLines[], input: PlayLine[]): TurnLines[] {
   const timed = input.filter((l) => l.at !== null).sort((a, b) => a.at! - b.at!);

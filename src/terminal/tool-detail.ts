@@ -28,8 +28,3 @@ export function toolDetail(block: Pick<ToolUse, "input">, cwd: string): string {
 export function relativePath(p: string, cwd: string): string {
   return path.isAbsolute(p) && p.startsWith(cwd + path.sep) ? path.relative(cwd, p) : p;
 }
-
-/** A tool_use for a tool and input known only from a permission request. */
-export function toolCall(name: string, input: Record<string, unknown>): ToolUse {
-  return { type: "tool_use", id: "", name, input };
-}

@@ -1,24 +1,34 @@
 /**
  * Turns claude's stream events into what a person reads in the terminal. The live run and
  * `nudge session replay` both use it, so a replay looks exactly like the session did.
+ *
+ * With `--include-partial-messages` text appears as it is typed (PartialMessages) and each tool
+ * call once; without, each whole assistant line is shown as it comes (recordings made before keep
+ * replaying as they did). Subagents show a line when they start and one when they end; their own
+ * words only with --verbose. The user's answers to claude's requests show as decision lines.
  */
-import path from "node:path";
 import type { Turn } from "../bundle/manifest-schema.js";
 import {
   isText,
   isToolResult,
   isToolUse,
+  type AssistantEvent,
   type StreamEvent,
   type ToolResult,
   type ToolUse,
 } from "../claude/stream-events.js";
+import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine } from "./format.js";
+import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
+import { toolDetail } from "./tool-detail.js";
+
+export { toolDetail } from "./tool-detail.js";
 
 export interface RendererOptions {
   style: Style;
   write: (text: string) => void;
-  /** Show tool inputs and outputs in full-ish (--verbose). */
+  /** Show tool inputs and outputs in full-ish, thinking, and subagents' own words (--verbose). */
   verbose: boolean;
   /** Print the user's prompts (replay); a live run has them on screen already. */
   showPrompts: boolean;
@@ -36,30 +46,73 @@ export function stderrNotice(text: string): void {
   process.stderr.write(`${makeStyle(colorEnabled(process.stderr)).yellow(text)}\n`);
 }
 
+/** The tools that run a subagent (Task, renamed Agent in claude 2.1). */
+const SUBAGENT_TOOLS = new Set(["Task", "Agent"]);
+
+interface Subagent {
+  description: string;
+  /** Started in the background: its tool result only says it was launched. */
+  background: boolean;
+  ended: boolean;
+}
+
 export class EventRenderer {
   private seenInit = false;
+  /** Nothing written yet, or the last write ended a line. */
+  private atLineStart = true;
+  private readonly shownTools = new Set<string>();
+  private readonly subagents = new Map<string, Subagent>();
+  private readonly partial: PartialMessages;
+  private readonly decisions: Decisions;
 
-  constructor(private readonly o: RendererOptions) {}
+  constructor(private readonly o: RendererOptions) {
+    this.partial = new PartialMessages({
+      style: o.style,
+      verbose: o.verbose,
+      sink: { write: (t) => this.write(t), endLine: () => this.endLine(), toolUse: (b) => this.toolUse(b) },
+    });
+    this.decisions = new Decisions({ style: o.style, cwd: o.cwd });
+  }
 
   render(event: StreamEvent): void {
     switch (event.type) {
       case "system":
         return this.system(event);
+      case "stream_event":
+        // A subagent's typing is not streamed: its start and end lines stand for it.
+        if (!event.parent_tool_use_id) this.partial.event(event.event);
+        return;
       case "assistant":
+        if (event.parent_tool_use_id) return this.subagentSays(event);
         for (const block of event.message.content) {
-          if (isText(block) && block.text.trim()) this.o.write(`${block.text.trimEnd()}\n`);
-          else if (isToolUse(block)) this.toolUse(block);
+          if (isText(block) && block.text.trim()) {
+            if (!this.partial.wasStreamed(event.message.id)) this.line(block.text.trimEnd());
+          } else if (isToolUse(block)) {
+            this.toolUse(block);
+          }
         }
         if (event.error) this.line(this.o.style.red(`✗ ${oneLine(String(event.error), 200)}`));
         return;
       case "user":
+        if (event.parent_tool_use_id) {
+          if (this.o.verbose && typeof event.message.content !== "string") {
+            for (const block of event.message.content) if (isToolResult(block)) this.toolResult(block, "  │ ");
+          }
+          return;
+        }
         if (typeof event.message.content === "string") return this.prompt(event.isReplay, event.message.content);
         for (const block of event.message.content) {
           if (isToolResult(block)) this.toolResult(block);
           else if (isText(block) && event.isReplay) this.prompt(true, block.text);
         }
         return;
+      case "control_request":
+        return this.decisions.request(event);
+      case "control_response":
+        for (const line of this.decisions.response(event)) this.line(line);
+        return;
       case "result":
+        this.partial.reset();
         if (event.terminal_reason?.startsWith("aborted")) {
           this.line(this.o.style.yellow("⏸ turn interrupted"));
         } else if (event.is_error) {
@@ -77,9 +130,21 @@ export class EventRenderer {
     }
   }
 
-  /** One styled line; the newline stays outside the colour codes so a terminal never carries them over. */
+  /** One styled line, on a line of its own; the newline stays outside the colour codes so a terminal never carries them over. */
   private line(text: string): void {
-    this.o.write(`${text}\n`);
+    this.endLine();
+    this.write(`${text}\n`);
+  }
+
+  private write(text: string): void {
+    if (!text) return;
+    this.o.write(text);
+    this.atLineStart = text.endsWith("\n");
+  }
+
+  /** Close a line streamed text left open. */
+  private endLine(): void {
+    if (!this.atLineStart) this.write("\n");
   }
 
   /** The line that closes a turn: number, duration, cost, what changed. */
@@ -93,7 +158,7 @@ export class EventRenderer {
       formatCost(turn.result?.costUsd),
       formatStat(turn.patch),
     ];
-    this.o.write(`${mark} ${style.dim(parts.join(" · "))}\n`);
+    this.line(`${mark} ${style.dim(parts.join(" · "))}`);
   }
 
   private system(event: Extract<StreamEvent, { type: "system" }>): void {
@@ -108,45 +173,76 @@ export class EventRenderer {
       const wait = event.retry_delay_ms ? ` in ${formatDuration(event.retry_delay_ms)}` : "";
       const attempt = event.attempt ? ` ${event.attempt}${event.max_retries ? `/${event.max_retries}` : ""}` : "";
       this.line(this.o.style.yellow(`↻ API error${status}, retry${attempt}${wait}`));
+    } else if (event.subtype === "task_started") {
+      const id = typeof event.tool_use_id === "string" ? event.tool_use_id : undefined;
+      const known = id ? this.subagents.get(id) : undefined;
+      const description = typeof event.description === "string" ? event.description : (known?.description ?? "");
+      if (id) this.subagents.set(id, { description, background: event.is_backgrounded === true, ended: known?.ended ?? false });
+    } else if (event.subtype === "task_notification") {
+      const id = typeof event.tool_use_id === "string" ? event.tool_use_id : undefined;
+      const status = typeof event.status === "string" ? event.status : "completed";
+      const usage = event.usage as { duration_ms?: unknown } | undefined;
+      this.subagentEnds(id, status, typeof usage?.duration_ms === "number" ? usage.duration_ms : undefined);
     }
   }
 
   private prompt(isReplay: boolean | undefined, text: string): void {
-    if (this.o.showPrompts && isReplay !== false) this.o.write(`${this.o.style.bold(this.o.style.cyan("›"))} ${text}\n`);
+    if (this.o.showPrompts && isReplay !== false) this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${text}`);
   }
 
-  private toolUse(block: ToolUse): void {
+  /** A tool call, once per id: streamed, it is known before its assistant line comes. */
+  private toolUse(block: ToolUse, indent = ""): void {
+    if (block.id) {
+      if (this.shownTools.has(block.id)) return;
+      this.shownTools.add(block.id);
+    }
     const detail = toolDetail(block, this.o.cwd);
-    this.line(this.o.style.cyan(`⏺ ${block.name}${detail ? `(${detail})` : ""}`));
+    const style = indent ? this.o.style.dim : this.o.style.cyan;
+    this.line(style(`${indent}⏺ ${block.name}${detail ? `(${detail})` : ""}`));
+    if (!indent && SUBAGENT_TOOLS.has(block.name) && block.id && !this.subagents.has(block.id)) {
+      const description = typeof block.input.description === "string" ? block.input.description : "";
+      this.subagents.set(block.id, { description, background: false, ended: false });
+    }
     if (this.o.verbose) {
-      for (const line of firstLines(JSON.stringify(block.input, null, 2), 12)) this.line(this.o.style.dim(`  ${line}`));
+      for (const line of firstLines(JSON.stringify(block.input, null, 2), 12)) this.line(this.o.style.dim(`${indent}  ${line}`));
     }
   }
 
-  private toolResult(block: ToolResult): void {
+  private toolResult(block: ToolResult, indent = ""): void {
     const text = toolResultText(block.content);
+    const subagent = indent ? undefined : this.subagents.get(block.tool_use_id);
+    if (subagent && !subagent.background) {
+      this.subagentEnds(block.tool_use_id, block.is_error ? "failed" : "completed", undefined, block.is_error ? text : undefined);
+      if (block.is_error) return;
+    }
     if (block.is_error) {
-      for (const line of firstLines(text, 4)) this.line(this.o.style.red(`  ⎿ ${line}`));
+      if (this.decisions.wasRefused(block.tool_use_id)) return;
+      for (const line of firstLines(text, 4)) this.line(this.o.style.red(`${indent}  ⎿ ${line}`));
     } else if (this.o.verbose && text) {
-      for (const line of firstLines(text, 10)) this.line(this.o.style.dim(`  ⎿ ${line}`));
+      for (const line of firstLines(text, 10)) this.line(this.o.style.dim(`${indent}  ⎿ ${line}`));
     }
   }
-}
 
-/** The one detail that says what a tool call does: a path, a command, a pattern. */
-export function toolDetail(block: ToolUse, cwd: string): string {
-  const input = block.input;
-  const str = (key: string) => (typeof input[key] === "string" ? (input[key] as string) : undefined);
-  const rel = (p: string) => (path.isAbsolute(p) && p.startsWith(cwd + path.sep) ? path.relative(cwd, p) : p);
-  const filePath = str("file_path") ?? str("notebook_path");
-  if (filePath) return rel(filePath);
-  if (str("command")) return oneLine(str("command")!, 100);
-  if (str("pattern")) return oneLine(`${str("pattern")}${str("path") ? ` in ${rel(str("path")!)}` : ""}`, 100);
-  if (str("url")) return str("url")!;
-  if (str("query")) return oneLine(str("query")!, 100);
-  if (str("description")) return oneLine(str("description")!, 100);
-  const first = Object.values(input).find((v) => typeof v === "string") as string | undefined;
-  return first ? oneLine(first, 80) : "";
+  /** A subagent's own message: shown, dimmed and indented, only with --verbose. */
+  private subagentSays(event: AssistantEvent): void {
+    if (!this.o.verbose) return;
+    for (const block of event.message.content) {
+      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.line(this.o.style.dim(`  │ ${line}`));
+      else if (isToolUse(block)) this.toolUse(block, "  │ ");
+    }
+  }
+
+  /** The line that says a subagent is done (once, whichever of its notification or tool result comes first). */
+  private subagentEnds(id: string | undefined, status: string, durationMs?: number, error?: string): void {
+    const agent = id ? this.subagents.get(id) : undefined;
+    if (!agent || agent.ended) return;
+    agent.ended = true;
+    const { style } = this.o;
+    const took = durationMs !== undefined ? ` · ${formatDuration(durationMs)}` : "";
+    const what = agent.description ? `: ${oneLine(agent.description, 80)}` : "";
+    if (status === "completed") this.line(style.dim(`  ⎿ subagent done${what}${took}`));
+    else this.line(style.red(`  ⎿ subagent ${status}${what}${took}${error ? ` · ${oneLine(error, 200)}` : ""}`));
+  }
 }
 
 function toolResultText(content: unknown): string {

@@ -68,7 +68,7 @@ describe("nudge claude run on a terminal", () => {
     expect(readManifestFile(session.path).turns.map((x) => x.prompt)).toEqual([null, "first question", "second question"]);
   });
 
-  it("Ctrl-C during a turn interrupts it; Ctrl-C at the prompt ends the session cleanly", async () => {
+  it("Ctrl-C during a turn interrupts it; Ctrl-C twice at the prompt ends the session cleanly", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ delayMs: 30_000, then: { text: "never seen" } }]);
     const t = inTerminal(repo, claudeEnv(api, path.join(tempDir(), "cfg")));
@@ -79,7 +79,9 @@ describe("nudge claude run on a terminal", () => {
     t.type("\x03"); // Ctrl-C while claude works
     await t.waitFor("turn interrupted");
     await t.waitFor(/turn 1 · interrupted[\s\S]*› $/);
-    t.type("\x03"); // Ctrl-C at the prompt
+    t.type("\x03"); // Ctrl-C at the prompt: a hint first, so a stray Ctrl-C does not end the session
+    await t.waitFor("press Ctrl-C again to exit");
+    t.type("\x03");
     const run = await t.child;
     expect(run.exitCode, t.screen()).toBe(0);
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);

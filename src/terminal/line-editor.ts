@@ -1,0 +1,257 @@
+/**
+ * The text being typed at a prompt and what each key does to it: a small editor of nudge's own
+ * rather than readline's, because a prompt here may hold several lines (a bracketed paste, Alt-Enter,
+ * a trailing `\`), and readline's line is one line with no notion of a paste. Pure state: no
+ * terminal, so every key's effect is unit-testable; the prompt line draws `layout()`.
+ */
+import { expandTabs, textWidth } from "./text-width.js";
+
+/** A decoded key, as `readline.emitKeypressEvents` gives it, or a whole bracketed paste. */
+export interface Key {
+  name?: string;
+  sequence?: string;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+  /** For `name: "paste"`: the pasted text, newlines as "\n". */
+  text?: string;
+}
+
+/** What a key did: "submit" = Enter on a finished prompt; "changed" = redraw; "ignored" = not an editing key. */
+export type EditResult = "submit" | "changed" | "ignored";
+
+export interface Layout {
+  /** One entry per line of the text, each with its prefix (prompt or continuation). */
+  lines: string[];
+  /** Where the cursor is: index into `lines`, and column (display width before it). */
+  cursor: { row: number; col: number };
+}
+
+export class LineEditor {
+  text = "";
+  /** Index into `text` (UTF-16 units, always on a code point boundary). */
+  cursor = 0;
+  private readonly history: string[] = [];
+  /** Position while walking the history; history.length = the draft being typed. */
+  private historyAt = 0;
+  private draft = "";
+
+  constructor(private readonly historySize = 500) {}
+
+  /** Start over with `text` (the cursor at its end), leaving the history where it is. */
+  reset(text = ""): void {
+    this.text = text;
+    this.cursor = text.length;
+    this.historyAt = this.history.length;
+    this.draft = "";
+  }
+
+  /** Remember a sent prompt for ↑ (a repeat of the one before is kept once, as shells do). */
+  remember(prompt: string): void {
+    if (prompt.trim() && this.history.at(-1) !== prompt) this.history.push(prompt);
+    if (this.history.length > this.historySize) this.history.shift();
+    this.historyAt = this.history.length;
+  }
+
+  key(key: Key): EditResult {
+    const name = key.name;
+    if (name === "paste") return this.insert(normalizeNewlines(key.text ?? ""));
+    if (name === "return" || name === "enter") {
+      // Alt-Enter (ESC CR) is a newline; so is Enter after a trailing backslash, which goes away.
+      if (key.meta) return this.insert("\n");
+      if (this.text[this.cursor - 1] === "\\") {
+        this.text = this.text.slice(0, this.cursor - 1) + "\n" + this.text.slice(this.cursor);
+        return "changed";
+      }
+      return "submit";
+    }
+    if (key.ctrl && !key.meta) return this.control(name);
+    if (key.meta) return this.alt(name);
+    switch (name) {
+      case "backspace":
+        return this.deleteBack(this.prevBoundary(this.cursor));
+      case "delete":
+        return this.deleteForward(this.nextBoundary(this.cursor));
+      case "left":
+        return this.moveTo(this.prevBoundary(this.cursor));
+      case "right":
+        return this.moveTo(this.nextBoundary(this.cursor));
+      case "home":
+        return this.moveTo(this.lineStart());
+      case "end":
+        return this.moveTo(this.lineEnd());
+      case "up":
+        return this.up();
+      case "down":
+        return this.down();
+      case "tab":
+        return this.insert("\t");
+    }
+    const s = key.sequence ?? "";
+    // Printable text only: an unknown escape sequence must not land in the prompt.
+    if (s && !/[\u0000-\u001f\u007f]/.test(s)) return this.insert(s);
+    return "ignored";
+  }
+
+  private control(name: string | undefined): EditResult {
+    switch (name) {
+      case "a":
+        return this.moveTo(this.lineStart());
+      case "e":
+        return this.moveTo(this.lineEnd());
+      case "b":
+        return this.moveTo(this.prevBoundary(this.cursor));
+      case "f":
+        return this.moveTo(this.nextBoundary(this.cursor));
+      case "h":
+        return this.deleteBack(this.prevBoundary(this.cursor));
+      case "d":
+        return this.deleteForward(this.nextBoundary(this.cursor));
+      case "u":
+        return this.deleteBack(this.lineStart());
+      case "k":
+        return this.deleteForward(this.lineEnd());
+      case "w":
+      case "backspace":
+        return this.deleteBack(this.wordStart());
+      case "left":
+        return this.moveTo(this.wordStart());
+      case "right":
+        return this.moveTo(this.wordEnd());
+      case "p":
+        return this.up();
+      case "n":
+        return this.down();
+    }
+    return "ignored";
+  }
+
+  private alt(name: string | undefined): EditResult {
+    switch (name) {
+      case "b":
+      case "left":
+        return this.moveTo(this.wordStart());
+      case "f":
+      case "right":
+        return this.moveTo(this.wordEnd());
+      case "backspace":
+        return this.deleteBack(this.wordStart());
+      case "d":
+        return this.deleteForward(this.wordEnd());
+    }
+    return "ignored";
+  }
+
+  /** The text as rows on screen: the prompt before the first line, `continuation` before the others. */
+  layout(prompt: string, continuation: string): Layout {
+    const lines = this.text.split("\n");
+    const before = this.text.slice(0, this.cursor).split("\n");
+    const row = before.length - 1;
+    const prefixWidth = textWidth(row === 0 ? prompt : continuation);
+    return {
+      lines: lines.map((line, i) => (i === 0 ? prompt : continuation) + expandTabs(line)),
+      cursor: { row, col: prefixWidth + textWidth(before[row]!) },
+    };
+  }
+
+  private insert(s: string): EditResult {
+    if (!s) return "ignored";
+    this.text = this.text.slice(0, this.cursor) + s + this.text.slice(this.cursor);
+    this.cursor += s.length;
+    return "changed";
+  }
+
+  private moveTo(at: number): EditResult {
+    if (at === this.cursor) return "ignored";
+    this.cursor = at;
+    return "changed";
+  }
+
+  private deleteBack(from: number): EditResult {
+    if (from >= this.cursor) return "ignored";
+    this.text = this.text.slice(0, from) + this.text.slice(this.cursor);
+    this.cursor = from;
+    return "changed";
+  }
+
+  private deleteForward(to: number): EditResult {
+    if (to <= this.cursor) return "ignored";
+    this.text = this.text.slice(0, this.cursor) + this.text.slice(to);
+    return "changed";
+  }
+
+  /** ↑: the line above in a multi-line prompt, else the previous prompt of this session. */
+  private up(): EditResult {
+    const start = this.lineStart();
+    if (start > 0) return this.moveToColumn(this.text.lastIndexOf("\n", start - 2) + 1, start - 1);
+    if (this.historyAt === 0) return "ignored";
+    if (this.historyAt === this.history.length) this.draft = this.text;
+    this.historyAt--;
+    return this.show(this.history[this.historyAt]!);
+  }
+
+  private down(): EditResult {
+    const end = this.lineEnd();
+    if (end < this.text.length) {
+      const next = end + 1;
+      const nextEnd = this.text.indexOf("\n", next);
+      return this.moveToColumn(next, nextEnd === -1 ? this.text.length : nextEnd);
+    }
+    if (this.historyAt >= this.history.length) return "ignored";
+    this.historyAt++;
+    return this.show(this.historyAt === this.history.length ? this.draft : this.history[this.historyAt]!);
+  }
+
+  private show(text: string): EditResult {
+    this.text = text;
+    this.cursor = text.length;
+    return "changed";
+  }
+
+  /** Keep the column when moving to the line [start, end). */
+  private moveToColumn(start: number, end: number): EditResult {
+    const column = this.cursor - this.lineStart();
+    this.cursor = Math.min(start + column, end);
+    return "changed";
+  }
+
+  private lineStart(): number {
+    return this.text.lastIndexOf("\n", this.cursor - 1) + 1;
+  }
+
+  private lineEnd(): number {
+    const end = this.text.indexOf("\n", this.cursor);
+    return end === -1 ? this.text.length : end;
+  }
+
+  private wordStart(): number {
+    let i = this.cursor;
+    while (i > 0 && /\s/.test(this.text[i - 1]!)) i--;
+    while (i > 0 && !/\s/.test(this.text[i - 1]!)) i--;
+    return i;
+  }
+
+  private wordEnd(): number {
+    let i = this.cursor;
+    while (i < this.text.length && /\s/.test(this.text[i]!)) i++;
+    while (i < this.text.length && !/\s/.test(this.text[i]!)) i++;
+    return i;
+  }
+
+  private prevBoundary(i: number): number {
+    if (i <= 0) return 0;
+    const low = this.text.charCodeAt(i - 1);
+    return low >= 0xdc00 && low <= 0xdfff && i >= 2 ? i - 2 : i - 1;
+  }
+
+  private nextBoundary(i: number): number {
+    if (i >= this.text.length) return this.text.length;
+    const high = this.text.charCodeAt(i);
+    return high >= 0xd800 && high <= 0xdbff ? i + 2 : i + 1;
+  }
+}
+
+/** A paste's line ends as "\n", whatever the terminal or the copied text used. */
+export function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}

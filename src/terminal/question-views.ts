@@ -1,0 +1,113 @@
+/**
+ * What each of claude's requests looks like on screen, and how a typed answer is read: pure
+ * functions, so the wording and the parsing are tested without a terminal. TerminalAsker shows
+ * these lines and asks.
+ */
+import type { CanUseToolRequest, PermissionUpdate } from "../claude/control-protocol.js";
+import type { PermissionAnswer, PermissionContext, Question } from "../session/ask.js";
+import { describeUpdate } from "./decisions.js";
+import { editDiff, type DiffOptions } from "./edit-diff.js";
+import { firstLines } from "./format.js";
+import type { Style } from "./style.js";
+import { toolDetail } from "./tool-detail.js";
+
+export interface ViewOptions {
+  style: Style;
+  readFile?: DiffOptions["readFile"];
+  /** Diff lines at most (default 40). */
+  maxDiffLines?: number;
+}
+
+/** The tool and its useful detail: the command and its description, or the file and its diff. */
+export function permissionLines(request: CanUseToolRequest, context: PermissionContext, o: ViewOptions): string[] {
+  const { style } = o;
+  const input = request.input;
+  const lines: string[] = [];
+  const command = typeof input.command === "string" ? input.command : undefined;
+  const detail = command === undefined ? toolDetail({ input }, context.cwd) : "";
+  lines.push(style.bold(style.yellow(`? ${request.tool_name}${detail ? `(${detail})` : ""}`)));
+  if (command !== undefined) for (const line of firstLines(command, 20)) lines.push(`  ${line}`);
+  const description = typeof input.description === "string" ? input.description : request.description;
+  if (description && description !== command && description !== detail) lines.push(style.dim(`  ${description}`));
+  const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: o.maxDiffLines });
+  if (diff) for (const line of diff) lines.push(`  ${line}`);
+  if (request.blocked_path && !diff) lines.push(style.dim(`  outside the allowed folders: ${request.blocked_path}`));
+  return lines;
+}
+
+/** The rule "don't ask again" would save, from the request's suggestions; null when it has none. */
+export function savedRule(suggestions: PermissionUpdate[] | undefined): string | null {
+  const all = suggestions ?? [];
+  if (all.length === 0) return null;
+  // The rules are what "don't ask again" means to people; directories and modes come along.
+  const rules = all.filter((s) => s.type === "addRules");
+  return (rules.length > 0 ? rules : all).map(describeUpdate).join(", ");
+}
+
+export function permissionQuestion(request: CanUseToolRequest, style: Style): string {
+  const save = savedRule(request.permission_suggestions);
+  const options = ["[y]es", "[n]o", "[a]lways for this session", ...(save ? [`[d]on't ask again (save ${save})`] : [])];
+  return `${style.bold("Allow?")} ${options.join(" / ")} `;
+}
+
+/** y/yes, n/no, a/always, d (when a rule can be saved); undefined for anything else. */
+export function parsePermission(text: string, canSave: boolean): PermissionAnswer["kind"] | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === "y" || t === "yes") return "yes";
+  if (t === "n" || t === "no") return "no";
+  if (t === "a" || t === "always") return "always";
+  if (canSave && (t === "d" || t === "don't" || t === "dont" || t === "save")) return "save";
+  return undefined;
+}
+
+/** A question with its header and numbered options (descriptions dimmed), and the free-text "other". */
+export function questionLines(q: Question, style: Style): string[] {
+  const head = q.header ? `${style.bold(style.cyan(`? ${q.header}`))} ${q.question}` : style.bold(style.cyan(`? ${q.question}`));
+  const lines = [head];
+  q.options.forEach((option, i) => {
+    lines.push(`  ${i + 1}. ${option.label}${option.description ? style.dim(` — ${option.description}`) : ""}`);
+  });
+  lines.push(style.dim(`  ${q.options.length + 1}. Other (type your own answer)`));
+  return lines;
+}
+
+export function questionPrompt(q: Question): string {
+  const n = q.options.length + 1;
+  return q.multiSelect ? `Choose one or more (e.g. 1,3) of 1-${n}, or type your answer: ` : `Choose 1-${n}, or type your answer: `;
+}
+
+/** What an answer to a question means. */
+export type ChoiceParse = { labels: string[]; other: boolean } | { text: string } | undefined;
+
+/**
+ * Numbers pick options ("2"; "1,3" or "1 3" where several may be chosen), the last number being
+ * "other"; any other text is the user's own answer. Undefined: empty, or numbers that do not fit.
+ */
+export function parseChoice(text: string, q: Question): ChoiceParse {
+  const t = text.trim();
+  if (!t) return undefined;
+  if (!/^\d+(\s*[,\s]\s*\d+)*$/.test(t)) return { text: t };
+  // Labels in the options' order, whatever order they were typed in.
+  const numbers = [...new Set(t.split(/[,\s]+/).map(Number))].sort((a, b) => a - b);
+  const other = q.options.length + 1;
+  if (numbers.some((n) => n < 1 || n > other)) return undefined;
+  if (!q.multiSelect && numbers.length !== 1) return undefined;
+  return { labels: numbers.filter((n) => n !== other).map((n) => q.options[n - 1]!.label), other: numbers.includes(other) };
+}
+
+/** The plan, as claude wrote it (markdown shown as plain text), under a heading. */
+export function planLines(plan: string, style: Style): string[] {
+  const body = plan.trim() ? plan.replace(/\s+$/, "").split("\n") : ["(claude sent no plan text)"];
+  return [style.bold(style.cyan("? Claude's plan")), ...body.map((line) => `${style.dim("│")} ${line}`)];
+}
+
+export function planQuestion(style: Style): string {
+  return `${style.bold("Approve the plan?")} [y]es / [n]o, keep planning `;
+}
+
+export function parseYesNo(text: string): boolean | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === "y" || t === "yes") return true;
+  if (t === "n" || t === "no") return false;
+  return undefined;
+}

@@ -1,0 +1,216 @@
+/**
+ * Everything nudge writes to a terminal goes through here, so that the bottom of the screen can
+ * hold a live block (the status line, the line typed ahead, the prompt being edited, a question's
+ * answer) while claude's words scroll above it. Each write erases the block, writes, and draws it
+ * again; a line claude has not finished yet (streamed text) is continued where it stopped.
+ *
+ * Two kinds of terminal: one that understands cursor movement (`ansi`), where the block may have
+ * many rows, and a dumb one (TERM=dumb, an editor's shell buffer), where only carriage return and
+ * backspace are trusted: there the block is its last line only, the lines above it having been
+ * written once for good.
+ */
+import { stripAnsi, textWidth } from "./text-width.js";
+
+/** The part of a terminal's output stream the screen uses. */
+export interface TerminalOutput {
+  write(text: string): unknown;
+  columns?: number;
+  isTTY?: boolean;
+  on?(event: "resize" | "error", listener: (...args: unknown[]) => void): unknown;
+}
+
+/** Lines at the bottom of the screen; `cursor` (row in `lines`, display column) or the cursor hidden. */
+export interface Block {
+  lines: string[];
+  cursor?: { row: number; col: number };
+}
+
+/** The slots the block is made of, top to bottom; a modal slot (a question being answered) hides the others. */
+export type Slot = "status" | "input" | "modal";
+
+const ESC = "\u001b[";
+
+export class Screen {
+  private readonly slots = new Map<Slot, Block>();
+  /** The block as drawn: the rows it took and the row the cursor was left on; null when nothing is drawn. */
+  private drawn: { rows: number; cursorRow: number; newlineBefore: boolean } | null = null;
+  /** Output since the last newline (what a streamed line has so far), as the terminal shows it. */
+  private tail = "";
+  /** Dumb terminal: the block's lines above its last, already written for good, and the last line's width. */
+  private dumb = { fixed: [] as string[], width: 0 };
+  private cursorHidden = false;
+  private dead = false;
+
+  constructor(
+    private readonly output: TerminalOutput,
+    readonly ansi: boolean,
+  ) {
+    output.on?.("resize", () => this.redraw());
+  }
+
+  get columns(): number {
+    // 0 from a terminal that never said its size (a pty nobody set up): assume the classic 80.
+    const columns = this.output.columns;
+    return columns && columns > 0 ? Math.max(10, columns) : 80;
+  }
+
+  /** Claude's words, nudge's notices: written above the block. `to` is another stream on the same terminal (stderr). */
+  write(text: string, to: TerminalOutput = this.output): void {
+    if (!text) return;
+    // stdout redirected to a file while the block is on the terminal: nothing to make room for.
+    if (to !== this.output && !to.isTTY) return this.send(text, to);
+    this.erase();
+    this.send(text, to);
+    this.track(text);
+    this.dumb.fixed = []; // no longer right above where the block goes
+    this.draw();
+  }
+
+  /** Make sure what comes next starts on a line of its own (a question after half a line of streamed text). */
+  endLine(): void {
+    if (this.tail) this.write("\n");
+  }
+
+  set(slot: Slot, block: Block | null): void {
+    if (block) this.slots.set(slot, block);
+    else this.slots.delete(slot);
+    this.redraw();
+  }
+
+  /** Leave a slot's lines on screen for good (a sent prompt, an answer) and take it out of the block. */
+  commit(slot: Slot): void {
+    const block = this.slots.get(slot);
+    if (!block) return;
+    this.slots.delete(slot);
+    this.erase();
+    // A dumb terminal already shows the lines above the last: write only what it does not.
+    const shown = !this.ansi && this.dumb.fixed.every((l, i) => l === block.lines[i]) ? this.dumb.fixed.length : 0;
+    const text = `${block.lines.slice(shown).join("\n")}\n`;
+    this.send(text);
+    this.track(text);
+    this.dumb.fixed = [];
+    this.draw();
+  }
+
+  /** The terminal is gone: write nothing more (a write would fail with EIO). */
+  hangUp(): void {
+    this.dead = true;
+  }
+
+  /** Leave the screen clean: block erased, cursor shown. */
+  clear(): void {
+    this.slots.clear();
+    this.erase();
+    this.showCursor(true);
+  }
+
+  private redraw(): void {
+    this.erase();
+    this.draw();
+  }
+
+  private block(): Block | null {
+    const modal = this.slots.get("modal");
+    if (modal) return modal;
+    const parts = (["status", "input"] as const).map((s) => this.slots.get(s)).filter((b): b is Block => !!b && b.lines.length > 0);
+    if (parts.length === 0) return null;
+    const lines: string[] = [];
+    let cursor: Block["cursor"];
+    for (const part of parts) {
+      if (part.cursor) cursor = { row: lines.length + part.cursor.row, col: part.cursor.col };
+      lines.push(...part.lines);
+    }
+    return { lines, cursor };
+  }
+
+  private draw(): void {
+    const block = this.block();
+    if (!block || this.dead) return;
+    if (!this.ansi) return this.drawDumb(block);
+    const columns = this.columns;
+    // The block starts on a row of its own; a half-written line is continued after it is erased.
+    const newlineBefore = this.tail !== "";
+    let out = newlineBefore ? "\r\n" : "\r";
+    let rows = 0;
+    block.lines.forEach((line, i) => {
+      const width = textWidth(line);
+      out += `${line}${ESC}K`;
+      // A line that fills its last row exactly leaves the cursor waiting at the margin; step onto
+      // the next row so every line takes floor(width / columns) + 1 rows, whatever the terminal.
+      if (width > 0 && width % columns === 0) out += ` \r${ESC}K`;
+      rows += Math.floor(width / columns) + 1;
+      if (i < block.lines.length - 1) out += "\r\n";
+    });
+    let cursorRow = rows - 1;
+    if (block.cursor) {
+      const before = block.lines.slice(0, block.cursor.row).reduce((n, l) => n + Math.floor(textWidth(l) / columns) + 1, 0);
+      const row = before + Math.floor(block.cursor.col / columns);
+      if (cursorRow > row) out += `${ESC}${cursorRow - row}A`;
+      out += `\r${block.cursor.col % columns > 0 ? `${ESC}${block.cursor.col % columns}C` : ""}`;
+      cursorRow = row;
+    }
+    this.send(out);
+    this.showCursor(!!block.cursor);
+    this.drawn = { rows, cursorRow, newlineBefore };
+  }
+
+  private erase(): void {
+    const drawn = this.drawn;
+    this.drawn = null;
+    if (!drawn || this.dead) return;
+    if (!this.ansi) return this.send(`\r${" ".repeat(this.dumb.width)}\r`);
+    let out = `\r${drawn.cursorRow > 0 ? `${ESC}${drawn.cursorRow}A` : ""}${ESC}J`;
+    if (drawn.newlineBefore) {
+      // Back to where the unfinished line stopped. At an exact multiple of the width the next
+      // character would have wrapped onto the row the block took: stay there, at the start of a
+      // row, as if the line had been ended (it has, on screen).
+      const col = textWidth(this.tail) % this.columns;
+      if (col > 0) out += `${ESC}1A${ESC}${col}C`;
+      else this.tail = "";
+    }
+    this.send(out);
+  }
+
+  /**
+   * Dumb terminal: lines above the last are written once, for good; the last is redrawn with \r
+   * and spaces. Nothing is drawn while claude's line is unfinished: there is no way back up to it.
+   */
+  private drawDumb(block: Block): void {
+    if (this.tail) return;
+    const fixed = block.lines.slice(0, -1);
+    const last = block.lines.at(-1) ?? "";
+    const keep = this.dumb.fixed.length <= fixed.length && this.dumb.fixed.every((l, i) => l === fixed[i]);
+    let out = keep ? "" : "\r\n";
+    for (const line of fixed.slice(keep ? this.dumb.fixed.length : 0)) out += `\r${line}\r\n`;
+    const width = textWidth(last);
+    const col = block.cursor?.row === block.lines.length - 1 ? block.cursor.col : width;
+    out += `\r${last}${"\b".repeat(Math.max(0, width - col))}`;
+    this.send(out);
+    this.dumb = { fixed, width };
+    this.drawn = { rows: 1, cursorRow: 0, newlineBefore: false };
+  }
+
+  private showCursor(show: boolean): void {
+    if (!this.ansi || this.cursorHidden === !show) return;
+    this.cursorHidden = !show;
+    this.send(show ? `${ESC}?25h` : `${ESC}?25l`);
+  }
+
+  private track(text: string): void {
+    const plain = stripAnsi(text);
+    const nl = plain.lastIndexOf("\n");
+    this.tail = nl === -1 ? this.tail + plain : plain.slice(nl + 1);
+    const cr = this.tail.lastIndexOf("\r");
+    if (cr !== -1) this.tail = this.tail.slice(cr + 1);
+  }
+
+  private send(text: string, to: TerminalOutput = this.output): void {
+    if (this.dead || !text) return;
+    try {
+      to.write(text);
+    } catch {
+      // A terminal that went away mid-write: the hang-up handler ends the session.
+      this.dead = true;
+    }
+  }
+}

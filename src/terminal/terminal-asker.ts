@@ -1,0 +1,156 @@
+/**
+ * Claude's requests, asked on the terminal: the `Asker` of the terminal frontend. It works with
+ * the prompt line active or not (mid-turn): it takes the keyboard's focus for the question (and
+ * raw mode if nobody had it), hides the status line and the line typed ahead while it asks, and
+ * gives everything back as it was after, type-ahead text and queued prompts untouched.
+ *
+ * Answers are typed and sent with Enter, never taken from a single key: someone typing ahead when
+ * the question appears must not answer it by accident. Ctrl-C at a question is a "no" (a refusal,
+ * no answers, keep planning), never the end of the session; so is the terminal going away.
+ * Questions asked at the same time (parallel tool calls) are asked one after another.
+ */
+import type { CanUseToolRequest } from "../claude/control-protocol.js";
+import type { Asker, PermissionAnswer, PermissionContext, PlanAnswer, Question, QuestionAnswers } from "../session/ask.js";
+import type { Keyboard } from "./keyboard.js";
+import { LineEditor } from "./line-editor.js";
+import {
+  parseChoice,
+  parsePermission,
+  parseYesNo,
+  permissionLines,
+  permissionQuestion,
+  planLines,
+  planQuestion,
+  questionLines,
+  questionPrompt,
+  savedRule,
+  type ViewOptions,
+} from "./question-views.js";
+import type { Screen } from "./screen.js";
+import type { Style } from "./style.js";
+
+export interface TerminalAskerOptions {
+  keyboard: Keyboard;
+  screen: Screen;
+  style: Style;
+  /** How file contents are read for diffs (tests pass their own). */
+  readFile?: ViewOptions["readFile"];
+}
+
+export class TerminalAsker implements Asker {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly o: TerminalAskerOptions) {}
+
+  permission(request: CanUseToolRequest, context: PermissionContext): Promise<PermissionAnswer> {
+    return this.serial(async () => {
+      const { style } = this.o;
+      this.show(permissionLines(request, context, { style, readFile: this.o.readFile }));
+      const canSave = savedRule(request.permission_suggestions) !== null;
+      const answer = await this.read(permissionQuestion(request, style), (t) => parsePermission(t, canSave) !== undefined, canSave ? "type y, n, a or d" : "type y, n or a");
+      const kind = answer === null ? "no" : parsePermission(answer, canSave)!;
+      if (kind !== "no") return { kind };
+      if (answer === null) return { kind: "no" };
+      const reason = await this.read("Reason for claude (Enter for none): ", () => true);
+      return reason?.trim() ? { kind: "no", reason: reason.trim() } : { kind: "no" };
+    });
+  }
+
+  questions(questions: Question[]): Promise<QuestionAnswers | null> {
+    return this.serial(async () => {
+      const answers: QuestionAnswers = {};
+      for (const q of questions) {
+        this.show(questionLines(q, this.o.style));
+        const text = await this.read(questionPrompt(q), (t) => parseChoice(t, q) !== undefined, "type a number from the list, or your own answer");
+        if (text === null) return null;
+        const choice = parseChoice(text, q)!;
+        if ("text" in choice) {
+          answers[q.question] = choice.text;
+          continue;
+        }
+        let own: string | null = null;
+        if (choice.other) {
+          own = await this.read("Your answer: ", (t) => t.trim() !== "", "type your answer, or Ctrl-C to skip the questions");
+          if (own === null) return null;
+        }
+        answers[q.question] = [...choice.labels, ...(own ? [own.trim()] : [])].join(", ");
+      }
+      return answers;
+    });
+  }
+
+  plan(plan: string): Promise<PlanAnswer> {
+    return this.serial(async () => {
+      const { style } = this.o;
+      this.show(planLines(plan, style));
+      const answer = await this.read(planQuestion(style), (t) => parseYesNo(t) !== undefined, "type y or n");
+      if (answer !== null && parseYesNo(answer)) return { approve: true };
+      if (answer === null) return { approve: false, feedback: "" };
+      const feedback = await this.read("What should change? ", () => true);
+      return { approve: false, feedback: feedback?.trim() ?? "" };
+    });
+  }
+
+  /** One question at a time, in the order claude asked them. */
+  private serial<T>(ask: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(ask, ask);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private show(lines: string[]): void {
+    this.o.screen.endLine();
+    this.o.screen.write(lines.map((l) => `${l}\n`).join(""));
+  }
+
+  /**
+   * Read one answer after `label`, in the screen's modal slot. Enter sends it if `accept` says
+   * so (otherwise `hint` shows under it); Ctrl-C, Ctrl-D on an empty answer, or the terminal
+   * going away give null. The answered line stays on screen.
+   */
+  private read(label: string, accept: (text: string) => boolean, hint = ""): Promise<string | null> {
+    const { keyboard, screen, style } = this.o;
+    if (keyboard.hungUp) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const editor = new LineEditor();
+      let shownHint: string | null = null;
+      const draw = () => {
+        const layout = editor.layout(label, " ".repeat(2));
+        screen.set("modal", { lines: shownHint ? [...layout.lines, style.dim(shownHint)] : layout.lines, cursor: layout.cursor });
+      };
+      const release = keyboard.acquire();
+      let done = false;
+      const finish = (answer: string | null) => {
+        if (done) return;
+        done = true;
+        unfocus();
+        stopWatching();
+        shownHint = null;
+        if (keyboard.hungUp) {
+          screen.set("modal", null);
+        } else {
+          // What was answered stays in the conversation; a cancelled question says so.
+          const layout = editor.layout(label, "  ");
+          const lines = answer === null ? [...layout.lines.slice(0, -1), `${layout.lines.at(-1)}${style.dim("^C")}`] : layout.lines;
+          screen.set("modal", { lines });
+          screen.commit("modal");
+        }
+        release();
+        resolve(answer);
+      };
+      const unfocus = keyboard.focus((key) => {
+        if (key.name === "redraw") return draw();
+        if (key.ctrl && !key.meta && key.name === "c") return finish(null);
+        if (key.ctrl && !key.meta && key.name === "d" && editor.text === "") return finish(null);
+        const result = editor.key(key);
+        if (result === "submit") {
+          if (accept(editor.text)) return finish(editor.text);
+          shownHint = hint || null;
+        }
+        if (result !== "ignored") draw();
+      });
+      const stopWatching = keyboard.onHangUp(() => finish(null));
+      draw();
+    });
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The terminal frontend in one piece, for `nudge claude run` on a terminal: the prompt line (a
+ * PromptSource), the Asker for claude's requests, the status line, and the screen that all output
+ * goes through so the bottom block (status, type-ahead, prompt, questions) is never torn.
+ *
+ *   const ui = openTerminalUi({ input: process.stdin, output: process.stdout, errorOutput: process.stderr,
+ *                               style, cwd, onInterrupt: () => live.interrupt(), onHangUp: () => live.interrupt() });
+ *   renderer = new EventRenderer({ write: ui.write, ... });        // claude's words
+ *   say = ui.say;                                                 // nudge's notices (stderr)
+ *   for (;;) {
+ *     const prompt = await ui.prompts.next();          // null: Ctrl-C twice, Ctrl-D, or a hang-up
+ *     if (prompt === null) break;
+ *     ui.status.start();                               // each event: renderer.render(e); ui.observe(e)
+ *     await live.runTurn(prompt);
+ *     ui.status.stop();
+ *   }
+ *   ui.close();                                        // then, if ui.hungUp: exit status 129
+ */
+import type { StreamEvent } from "../claude/stream-events.js";
+import { Keyboard, type TerminalInput } from "./keyboard.js";
+import { Screen, type TerminalOutput } from "./screen.js";
+import { StatusLine } from "./status-line.js";
+import type { Style } from "./style.js";
+import { TerminalAsker } from "./terminal-asker.js";
+import { TerminalPrompts } from "./tty-prompts.js";
+
+export interface TerminalUiOptions {
+  /** A terminal (process.stdin when it is a TTY). */
+  input: TerminalInput;
+  /** Where claude's words go (process.stdout). */
+  output: TerminalOutput;
+  /** Where nudge's notices go (process.stderr). */
+  errorOutput?: TerminalOutput;
+  style: Style;
+  /** Paths are shown relative to this (the folder claude works in). */
+  cwd: string;
+  /** Ctrl-C or Esc while claude works: interrupt the turn. */
+  onInterrupt: () => void;
+  /** The terminal went away (SIGHUP, EIO), at the prompt or mid-turn: end the turn; `prompts.next()` resolves null. */
+  onHangUp?: () => void;
+  /** The prompt ("› " by default). */
+  prompt?: string;
+  /** The status line while claude works; default: when stdout is a terminal that can move the cursor. */
+  statusLine?: boolean;
+  /** Take SIGHUP as the terminal closing (default true); without, the read error that follows it still is. */
+  watchSighup?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface TerminalUi {
+  readonly prompts: TerminalPrompts;
+  readonly asker: TerminalAsker;
+  readonly status: StatusLine;
+  readonly screen: Screen;
+  /** Claude's words, to `output`, above the bottom block. */
+  write(text: string): void;
+  /** One notice line, to `errorOutput`, above the bottom block. */
+  say(line: string): void;
+  /** Follow claude's events on the status line (same as `status.observe`). */
+  observe(event: StreamEvent): void;
+  /** The terminal went away: exit with the hang-up status (129) once the bundle is complete. */
+  readonly hungUp: boolean;
+  /** Put the terminal back as it was (idempotent). */
+  close(): void;
+}
+
+export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
+  const env = o.env ?? process.env;
+  const errorOutput = o.errorOutput ?? o.output;
+  // The block is drawn on whichever of stdout/stderr is the terminal (stdout may be piped to a file).
+  const term = o.output.isTTY ? o.output : errorOutput;
+  const ansi = term.isTTY === true && env.TERM !== "dumb";
+  const screen = new Screen(term, ansi);
+  const keyboard = new Keyboard({ input: o.input, output: term, watchSighup: o.watchSighup, bracketedPaste: ansi });
+  // Writes to either stream after a hang-up fail with EIO: noticed, never fatal (nudge's own notices included).
+  keyboard.watch(o.output);
+  keyboard.watch(errorOutput);
+  const status = new StatusLine({ screen, style: o.style, cwd: o.cwd, enabled: o.statusLine ?? (ansi && o.output.isTTY === true) });
+  const prompts = new TerminalPrompts({
+    keyboard,
+    screen,
+    style: o.style,
+    prompt: o.prompt,
+    onInterrupt: o.onInterrupt,
+    onPrompt: () => status.stop(),
+  });
+  const asker = new TerminalAsker({ keyboard, screen, style: o.style });
+  keyboard.onHangUp(() => {
+    screen.hangUp();
+    status.stop();
+    o.onHangUp?.();
+  });
+  return {
+    prompts,
+    asker,
+    status,
+    screen,
+    write: (text) => screen.write(text, o.output),
+    say: (line) => screen.write(`${line}\n`, errorOutput),
+    observe: (event) => status.observe(event),
+    get hungUp() {
+      return keyboard.hungUp;
+    },
+    close() {
+      status.stop();
+      prompts.close();
+      screen.clear();
+    },
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * The prompt line on a terminal, as a `PromptSource`. The terminal stays in raw mode for the whole
+ * session, so keys mean the same thing at the prompt and while claude works:
+ *
+ * - At the prompt (a `next()` is waiting): the line editor. Enter sends; a bracketed paste, Alt-Enter
+ *   or a trailing `\` make a prompt of several lines. Ctrl-C clears a line with text; on an empty
+ *   line it shows a hint, and a second Ctrl-C within CTRL_C_WINDOW_MS ends the session (null),
+ *   as does Ctrl-D on an empty line.
+ * - While claude works (between `next()` calls): keys go to a line typed ahead, drawn at the
+ *   bottom of the screen (under the status line); Enter queues it, and queued lines are the next
+ *   prompts, in order (`hasQueued()`). Ctrl-C or Esc call `onInterrupt`: the turn's interrupt.
+ *
+ * The terminal going away ends it too: `next()` resolves null and `hungUp` is true.
+ */
+import type { PromptSource } from "./prompt-input.js";
+import type { Keyboard } from "./keyboard.js";
+import { LineEditor, type Key } from "./line-editor.js";
+import type { Screen } from "./screen.js";
+import type { Style } from "./style.js";
+import { fitWidth, textWidth } from "./text-width.js";
+
+export const CTRL_C_WINDOW_MS = 2000;
+
+export interface TerminalPromptsOptions {
+  keyboard: Keyboard;
+  screen: Screen;
+  style: Style;
+  /** Ctrl-C (or Esc) while claude works: interrupt the turn. Not called at the prompt. */
+  onInterrupt: () => void;
+  /** The prompt, "› " by default (styled by the caller if wanted). */
+  prompt?: string;
+  /** Called as the prompt line appears (the turn is over): the status line goes. */
+  onPrompt?: () => void;
+  /** Draw the line typed ahead while claude works (default true): only when claude's output goes through the same Screen. */
+  showTypeAhead?: boolean;
+  now?: () => number;
+}
+
+export interface TtyPromptSource extends PromptSource {
+  /** A prompt typed ahead is waiting: the next `next()` returns it at once. */
+  hasQueued(): boolean;
+  /** The session ended because the terminal went away (SIGHUP, EIO): exit as a hang-up (129). */
+  readonly hungUp: boolean;
+}
+
+export class TerminalPrompts implements TtyPromptSource {
+  private readonly editor = new LineEditor();
+  private readonly queue: string[] = [];
+  private waiting: ((prompt: string | null) => void) | null = null;
+  private closed = false;
+  private lastCtrlC = -Infinity;
+  private hint: string | null = null;
+  private hintTimer: NodeJS.Timeout | undefined;
+  private readonly release: () => void;
+  private readonly unfocus: () => void;
+  private readonly prompt: string;
+  private readonly continuation: string;
+
+  constructor(private readonly o: TerminalPromptsOptions) {
+    this.prompt = o.prompt ?? "› ";
+    // Lines after the first sit under the first line's text, so a pasted block keeps its shape.
+    this.continuation = " ".repeat(textWidth(this.prompt));
+    this.release = o.keyboard.acquire();
+    this.unfocus = o.keyboard.focus((key) => this.key(key));
+    o.keyboard.onHangUp(() => {
+      o.screen.hangUp();
+      this.finish(null);
+    });
+  }
+
+  get hungUp(): boolean {
+    return this.o.keyboard.hungUp;
+  }
+
+  hasQueued(): boolean {
+    return this.queue.length > 0;
+  }
+
+  next(): Promise<string | null> {
+    if (this.closed || this.hungUp) return Promise.resolve(null);
+    const queued = this.queue.shift();
+    if (queued !== undefined) {
+      // Sent now: show it where it belongs in the conversation, as if typed at this prompt.
+      this.o.screen.write(`${this.echo(queued)}\n`);
+      this.editor.remember(queued);
+      this.drawTypeAhead();
+      return Promise.resolve(queued);
+    }
+    return new Promise((resolve) => {
+      this.o.onPrompt?.();
+      this.waiting = resolve;
+      this.lastCtrlC = -Infinity;
+      this.o.screen.set("input", null);
+      this.drawPrompt();
+    });
+  }
+
+  /** No more prompts: the queue is dropped, the terminal put back as it was. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    clearTimeout(this.hintTimer);
+    this.o.screen.set("input", null);
+    this.unfocus();
+    this.release();
+    this.finish(null);
+  }
+
+  private key(key: Key): void {
+    if (this.closed) return;
+    if (key.name === "redraw") return this.waiting ? this.drawPrompt() : this.drawTypeAhead();
+    if (this.waiting) this.atPrompt(key);
+    else this.whileBusy(key);
+  }
+
+  private atPrompt(key: Key): void {
+    const ctrl = key.ctrl && !key.meta;
+    if (ctrl && key.name === "c") return this.ctrlC();
+    this.setHint(null);
+    if (ctrl && key.name === "d" && this.editor.text === "") return this.endSession();
+    const result = this.editor.key(key);
+    if (result === "submit") {
+      const text = this.editor.text;
+      this.drawPrompt();
+      this.o.screen.commit("input");
+      this.editor.reset();
+      // Enter on an empty line: a fresh prompt line, as a shell gives, and nothing sent.
+      if (text.trim() === "") return this.drawPrompt();
+      this.editor.remember(text);
+      this.finish(text);
+    } else if (result === "changed") {
+      this.drawPrompt();
+    }
+  }
+
+  private ctrlC(): void {
+    if (this.editor.text !== "") {
+      this.editor.reset();
+      this.setHint(null);
+      return this.drawPrompt();
+    }
+    const now = (this.o.now ?? Date.now)();
+    if (now - this.lastCtrlC <= CTRL_C_WINDOW_MS) return this.endSession();
+    this.lastCtrlC = now;
+    this.setHint("press Ctrl-C again to exit, or type /exit");
+  }
+
+  private endSession(): void {
+    this.setHint(null);
+    this.drawPrompt();
+    this.o.screen.commit("input");
+    this.finish(null);
+  }
+
+  /** The hint under the prompt; it goes with the next key or when the Ctrl-C window closes. */
+  private setHint(hint: string | null): void {
+    if (hint === this.hint) return;
+    this.hint = hint;
+    clearTimeout(this.hintTimer);
+    if (hint) {
+      this.hintTimer = setTimeout(() => this.setHint(null), CTRL_C_WINDOW_MS);
+      this.hintTimer.unref();
+    }
+    if (this.waiting) this.drawPrompt();
+  }
+
+  private whileBusy(key: Key): void {
+    if ((key.ctrl && key.name === "c") || key.name === "escape") {
+      this.o.onInterrupt();
+      return;
+    }
+    if (key.ctrl && key.name === "d") return; // Ctrl-D ends the session at the prompt, not mid-turn
+    const result = this.editor.key(key);
+    if (result === "submit") {
+      const text = this.editor.text;
+      this.editor.reset();
+      if (text.trim() !== "") this.queue.push(text);
+    }
+    if (result !== "ignored") this.drawTypeAhead();
+  }
+
+  private drawPrompt(): void {
+    const layout = this.editor.layout(this.prompt, this.continuation);
+    const lines = this.hint ? [...layout.lines, this.o.style.dim(this.hint)] : layout.lines;
+    this.o.screen.set("input", { lines, cursor: layout.cursor });
+  }
+
+  /** While claude works: the queued prompts (dim), then the line being typed, if any. */
+  private drawTypeAhead(): void {
+    const { style, screen } = this.o;
+    if (this.o.showTypeAhead === false) return screen.set("input", null);
+    const queued = this.queue.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
+    if (this.editor.text === "") {
+      screen.set("input", queued.length > 0 ? { lines: queued } : null);
+      return;
+    }
+    const layout = this.editor.layout(this.prompt, this.continuation);
+    screen.set("input", { lines: [...queued, ...layout.lines], cursor: { row: queued.length + layout.cursor.row, col: layout.cursor.col } });
+  }
+
+  private echo(text: string): string {
+    return text
+      .split("\n")
+      .map((line, i) => (i === 0 ? this.prompt : this.continuation) + line)
+      .join("\n");
+  }
+
+  private finish(prompt: string | null): void {
+    const resolve = this.waiting;
+    this.waiting = null;
+    if (!resolve) return;
+    if (prompt === null) this.o.screen.set("input", null);
+    else this.drawTypeAhead();
+    resolve(prompt);
+  }
+}

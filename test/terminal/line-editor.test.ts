@@ -1,0 +1,73 @@
+/** The line editor's keys, without a terminal. */
+import { describe, expect, it } from "vitest";
+import { LineEditor, type Key } from "../../src/terminal/line-editor.js";
+
+const chars = (s: string): Key[] => [...s].map((c) => ({ name: c, sequence: c }));
+const k = (name: string, mods: Partial<Key> = {}): Key => ({ name, ...mods });
+
+function type(editor: LineEditor, ...keys: Array<string | Key>): string[] {
+  const results: string[] = [];
+  for (const key of keys) for (const one of typeof key === "string" ? chars(key) : [key]) results.push(editor.key(one));
+  return results;
+}
+
+describe("LineEditor", () => {
+  it("inserts where the cursor is and moves by characters, words and lines", () => {
+    const e = new LineEditor();
+    type(e, "hello world", k("left"), k("left"), k("left"), k("left"), k("left"), "big ");
+    expect(e.text).toBe("hello big world");
+    type(e, k("a", { ctrl: true }), ">");
+    expect(e.text).toBe(">hello big world");
+    type(e, k("e", { ctrl: true }), k("w", { ctrl: true }));
+    expect(e.text).toBe(">hello big ");
+    type(e, k("b", { meta: true }), k("k", { ctrl: true }));
+    expect(e.text).toBe(">hello ");
+    type(e, k("u", { ctrl: true }));
+    expect(e.text).toBe("");
+  });
+
+  it("keeps surrogate pairs whole", () => {
+    const e = new LineEditor();
+    type(e, { name: undefined, sequence: "a😀b" }, k("left"), k("backspace"));
+    expect([e.text, e.cursor]).toEqual(["ab", 1]); // the emoji went in one keystroke, both halves
+  });
+
+  it("Enter submits; Alt-Enter and a trailing backslash make a newline; a paste is inserted whole", () => {
+    const e = new LineEditor();
+    expect(type(e, "one\\", k("return"))).toContain("changed");
+    expect(e.text).toBe("one\n");
+    type(e, "two", k("return", { meta: true }), { name: "paste", text: "three\r\nfour" });
+    expect(e.text).toBe("one\ntwo\nthree\nfour");
+    expect(e.key(k("return"))).toBe("submit");
+  });
+
+  it("↑ moves up a line in a multi-line prompt, then through the history; ↓ back to the draft", () => {
+    const e = new LineEditor();
+    e.remember("old one");
+    e.remember("old two");
+    e.remember("old two"); // a repeat is kept once
+    e.reset("line a\nline b");
+    type(e, k("up"));
+    expect([e.text, e.cursor]).toEqual(["line a\nline b", 6]);
+    type(e, k("up"));
+    expect(e.text).toBe("old two");
+    type(e, k("up"), k("up"));
+    expect(e.text).toBe("old one");
+    type(e, k("down"), k("down"));
+    expect(e.text).toBe("line a\nline b");
+  });
+
+  it("lays the text out under the prompt, with the cursor's row and column", () => {
+    const e = new LineEditor();
+    e.reset("ab\ncd\tx");
+    expect(e.layout("› ", "  ")).toEqual({ lines: ["› ab", "  cd    x"], cursor: { row: 1, col: 9 } });
+    type(e, k("home"));
+    expect(e.layout("› ", "  ").cursor).toEqual({ row: 1, col: 2 });
+  });
+
+  it("ignores control keys and escape sequences it does not know, never inserting them", () => {
+    const e = new LineEditor();
+    expect(type(e, { name: "f5", sequence: "\u001b[15~" }, { name: "g", ctrl: true, sequence: "\u0007" })).toEqual(["ignored", "ignored"]);
+    expect(e.text).toBe("");
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The screen's bottom block against a headless xterm: whatever is drawn, erased and written
+ * above it, the terminal ends up showing claude's output intact and the block where it belongs.
+ */
+import { describe, expect, it } from "vitest";
+import { Screen } from "../../src/terminal/screen.js";
+import { render } from "./pty.js";
+
+function terminal(columns: number, ansi = true) {
+  let bytes = "";
+  const output = { columns, isTTY: true, write: (t: string) => void (bytes += t) };
+  return { screen: new Screen(output, ansi), bytes: () => bytes, show: (rows = 20) => render(bytes, columns, rows) };
+}
+
+describe("Screen", () => {
+  it("keeps the block under the output, whatever is written while it is shown", async () => {
+    const t = terminal(20);
+    t.screen.set("status", { lines: ["⠋ working · 1s"] });
+    t.screen.write("first line\n");
+    t.screen.set("input", { lines: ["› typed ahead"], cursor: { row: 0, col: 8 } });
+    t.screen.write("second line\n");
+    const { lines, cursor } = await t.show();
+    expect(lines).toEqual(["first line", "second line", "⠋ working · 1s", "› typed ahead"]);
+    expect(cursor).toEqual({ x: 8, y: 3 });
+  });
+
+  it("continues a half-written line where it stopped, across wraps and exact fits", async () => {
+    for (const first of ["abc", "0123456789", "01234567890123456789", "012345678901234567890123"]) {
+      const t = terminal(10);
+      t.screen.set("status", { lines: ["status"] });
+      t.screen.write(first);
+      t.screen.set("status", { lines: ["status again"] }); // a redraw while the line is open
+      t.screen.write("XYZ\n");
+      t.screen.set("status", null);
+      const expected = `${first}XYZ`.match(/.{1,10}/g)!;
+      expect((await t.show()).lines, first).toEqual(expected);
+    }
+  });
+
+  it("draws a block line of exactly the terminal's width without losing a row", async () => {
+    const t = terminal(10);
+    t.screen.write("out\n");
+    t.screen.set("input", { lines: ["› 12345678", "  abc"], cursor: { row: 1, col: 5 } });
+    t.screen.write("more\n");
+    const { lines, cursor } = await t.show();
+    expect(lines).toEqual(["out", "more", "› 12345678", "", "  abc"]);
+    expect(cursor).toEqual({ x: 5, y: 4 });
+  });
+
+  it("a modal block hides the others until it goes; commit leaves it on screen for good", async () => {
+    const t = terminal(30);
+    t.screen.set("status", { lines: ["⠋ working"] });
+    t.screen.set("modal", { lines: ["Allow? y"], cursor: { row: 0, col: 8 } });
+    expect((await t.show()).lines).toEqual(["Allow? y"]);
+    t.screen.commit("modal");
+    expect((await t.show()).lines).toEqual(["Allow? y", "⠋ working"]);
+    t.screen.clear();
+    expect((await t.show()).lines).toEqual(["Allow? y"]);
+  });
+
+  it("on a dumb terminal uses only carriage returns, spaces and backspaces", async () => {
+    const t = terminal(40, false);
+    t.screen.set("input", { lines: ["› abc"], cursor: { row: 0, col: 3 } });
+    t.screen.set("input", { lines: ["› a"], cursor: { row: 0, col: 3 } });
+    t.screen.write("claude says\n");
+    t.screen.commit("input");
+    expect(t.bytes()).not.toContain("\u001b");
+    expect((await t.show()).lines).toEqual(["claude says", "› a"]);
+  });
+});

@@ -7,6 +7,7 @@ import { openStore } from "../bundle/store.js";
 import { locateClaude } from "../claude/locate-claude.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { loadRules } from "../rules/load-rules.js";
+import { exitAsHangUp } from "../terminal/hang-up.js";
 import { liveRun } from "../terminal/live-run.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -83,7 +84,7 @@ async function runClaude(input: RunInput): Promise<void> {
   const bin = await locateClaude(input.claudeBin);
   // A broken rules file is one clear error now, never a surprise in the middle of a turn.
   const rules = await loadRules(store.repoRoot);
-  const status = await liveRun({
+  const outcome = await liveRun({
     store,
     cwd,
     bin,
@@ -102,5 +103,6 @@ async function runClaude(input: RunInput): Promise<void> {
     firstPrompt: input.prompt,
     rules,
   });
-  if (status !== 0) process.exitCode = status;
+  // The terminal went away: the bundle is complete and the lock released; end as a hang-up does (129).
+  if (outcome.hungUp) exitAsHangUp();
 }

@@ -79,6 +79,15 @@ export class Conversation {
   }
 
   async run(): Promise<void> {
+    try {
+      await this.loop();
+    } finally {
+      // The last turns' end lines are shown before anything that follows the session.
+      await this.settle();
+    }
+  }
+
+  private async loop(): Promise<void> {
     const { frontend } = this.o;
     let prompt: string | null | undefined = this.o.firstPrompt;
     let note = this.o.note ?? null;
@@ -112,7 +121,7 @@ export class Conversation {
       } else {
         // The next prompt goes now; this turn's end line is shown once its record is written.
         this.held = [];
-        void handle.saved.then(
+        this.releasing = handle.saved.then(
           (turn) => this.release(turn),
           () => this.release(null),
         );
@@ -121,6 +130,13 @@ export class Conversation {
   }
 
   private lastTurn: Turn | null = null;
+  private releasing: Promise<void> = Promise.resolve();
+
+  /** Every turn begun is saved and its end line shown: what nudge's own commands see is complete. */
+  private async settle(): Promise<void> {
+    await this.o.holder.link.recorder.settled();
+    await this.releasing;
+  }
 
   private async finish(turn: Turn): Promise<void> {
     this.lastTurn = turn;
@@ -152,6 +168,7 @@ export class Conversation {
     const { frontend } = this.o;
     const [command, ...rest] = line.split(/\s+/);
     const arg = rest.join(" ");
+    await this.settle();
     try {
       switch (command) {
         case "/exit":

@@ -1,23 +1,25 @@
 /**
- * `nudge claude run` on the terminal: the terminal's side of a live session (src/session/):
- * prompts from the prompt line (or stdin lines), claude's words on stdout, nudge's notices on
- * stderr, questions asked on the terminal, Ctrl-C and signals turned into the session's
- * interrupt and stop. The session itself decides everything else.
+ * `nudge claude run` on the terminal: the terminal's side of a live session (src/session/).
+ * On a terminal: the prompt line, claude's questions, the status line, all drawn through one
+ * screen (terminal-ui.ts), Ctrl-C as a key. Otherwise: one prompt per stdin line, nobody to ask.
+ * Claude's words go to stdout, nudge's notices to stderr; signals become the session's interrupt
+ * and stop. The session itself decides everything else.
  */
 import type { Store } from "../bundle/store.js";
 import { totalCost } from "../bundle/summary.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { formatCost } from "../format.js";
 import type { RuleSet } from "../rules/parse-rules.js";
-import { rulesGuard } from "../session/rules-guard.js";
 import type { Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
 import type { SessionChoice } from "../session/open-session.js";
+import { rulesGuard } from "../session/rules-guard.js";
 import { runSession, type RunSessionInput } from "../session/run-session.js";
 import { EventRenderer } from "./event-renderer.js";
 import { shellQuote } from "./format.js";
-import { linePrompts, terminalPrompts } from "./prompt-input.js";
+import { linePrompts } from "./prompt-input.js";
 import { colorEnabled, makeStyle } from "./style.js";
+import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
 
 export interface LiveRunInput {
   store: Store;
@@ -32,29 +34,57 @@ export interface LiveRunInput {
   /** The project's rules (.nudge/rules.yaml), loaded before anything starts. */
   rules: RuleSet;
   afterTurn?: RunSessionInput["afterTurn"];
+  /** Prompts from the caller (an agentic loop) instead of the terminal's or stdin's. */
+  prompts?: (own: PromptSource) => PromptSource;
+  /** What the caller wants to see of the stream besides the screen (an agentic loop's guards). */
+  onEvent?: RunSessionInput["frontend"]["render"];
 }
 
-/** Runs the session; returns the exit status (129 when the terminal hung up). */
-export async function liveRun(input: LiveRunInput): Promise<number> {
+export interface LiveRunOutcome {
+  id: string;
+  discarded: boolean;
+  /** The terminal went away: the caller exits as a hang-up (129) once everything is written. */
+  hungUp: boolean;
+}
+
+export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const style = makeStyle(colorEnabled(process.stdout));
   const errStyle = makeStyle(colorEnabled(process.stderr));
-  const say = (line: string) => process.stderr.write(`${line}\n`);
+  let conversation: Conversation | null = null;
+  const ui: TerminalUi | null =
+    process.stdin.isTTY === true
+      ? openTerminalUi({
+          input: process.stdin,
+          output: process.stdout,
+          errorOutput: process.stderr,
+          style,
+          cwd: input.cwd,
+          onInterrupt: () => interrupt(),
+          onHangUp: () => conversation?.stop(),
+        })
+      : null;
+  const say = (line: string) => (ui ? ui.say(line) : void process.stderr.write(`${line}\n`));
   const renderer = new EventRenderer({
     style,
-    write: (t) => process.stdout.write(t),
+    write: (t) => (ui ? ui.write(t) : void process.stdout.write(t)),
     // A line that is not JSON: the recorder's own warning says so, with its line number.
     notice: () => undefined,
     verbose: input.verbose,
     showPrompts: false,
     cwd: input.cwd,
   });
-  const tty = process.stdin.isTTY === true;
-  const prompts: PromptSource = tty ? terminalPrompts(process.stdin, process.stdout, style.bold("› ")) : linePrompts(process.stdin);
+  const own: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
+  const prompts = input.prompts ? input.prompts(own) : own;
   const frontend: Frontend = {
     prompts,
-    asker: null,
-    render: (event) => renderer.render(event),
+    asker: ui?.asker ?? null,
+    render: (event) => {
+      renderer.render(event);
+      ui?.observe(event);
+      input.onEvent?.(event);
+    },
     turnEnded: (turn) => renderer.turnEnd(turn),
+    working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
     say: (text) => say(errStyle.dim(text)),
     warn: (text) => say(errStyle.yellow(`! ${text}`)),
     error: (message, hint) => {
@@ -63,32 +93,31 @@ export async function liveRun(input: LiveRunInput): Promise<number> {
     },
     // Without a terminal, a scripted /rewind goes ahead: its plan is shown, and what it replaces is backed up for /undo.
     confirm: async (plan, question) => {
+      if (ui) return ui.asker.confirm(plan, question);
       for (const line of plan) say(line);
-      if (!tty) return true;
-      say(`${question} [y/N]`);
-      return /^y(es)?$/i.test(((await prompts.next()) ?? "").trim());
+      return true;
     },
     resumeMismatch: async (changed) => {
-      say(errStyle.yellow(`! the files changed since this conversation last ran: ${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`));
-      if (!tty) {
-        say(errStyle.dim("  claude is told which files changed; they are recorded as your edits"));
+      const shown = `${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`;
+      const lines = [errStyle.yellow(`! the files changed since this conversation last ran: ${shown}`)];
+      if (!ui) {
+        for (const line of [...lines, errStyle.dim("  claude is told which files changed; they are recorded as your edits")]) say(line);
         return "tell";
       }
-      say("[r]ewind the files to match the conversation, or [c]ontinue and tell claude what changed? [r/C]");
-      return /^r/i.test(((await prompts.next()) ?? "").trim()) ? "rewind" : "tell";
+      const choice = await ui.asker.choose(lines, "[r]ewind the files to match the conversation, or [c]ontinue and tell claude what changed? [r/C] ", ["rewind", "continue"], "continue");
+      return choice === "rewind" ? "rewind" : "tell";
     },
   };
 
-  let conversation: Conversation | null = null;
-  let hungUp = false;
-  const onSigint = () => {
+  function interrupt(): void {
     const state = conversation?.interrupt() ?? "idle";
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
     else if (state === "killed") say(errStyle.red("■ stopping claude; the turn is kept as incomplete"));
-    else prompts.close();
-  };
+    else if (!ui) prompts.close();
+  }
   // kill, the terminal closing, Ctrl-\: stop the turn in flight, take no more prompts, and end the
   // session normally, so the bundle is complete rather than crashed.
+  let hungUp = false;
   const onTerminate = (signal: NodeJS.Signals) => {
     if (signal === "SIGHUP") hungUp = true;
     say(errStyle.yellow(`■ ${signal}: ending the session`));
@@ -96,7 +125,7 @@ export async function liveRun(input: LiveRunInput): Promise<number> {
     else prompts.close();
   };
   const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGQUIT"];
-  process.on("SIGINT", onSigint);
+  process.on("SIGINT", interrupt);
   for (const s of signals) process.on(s, onTerminate);
   try {
     const outcome = await runSession({
@@ -117,11 +146,12 @@ export async function liveRun(input: LiveRunInput): Promise<number> {
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
     else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
+    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false) };
   } finally {
     // Only once the session has ended: a Ctrl-C or a signal before that must never kill nudge mid-save.
+    ui?.close();
     prompts.close();
-    process.off("SIGINT", onSigint);
+    process.off("SIGINT", interrupt);
     for (const s of signals) process.off(s, onTerminate);
   }
-  return hungUp ? 129 : 0;
 }

@@ -91,6 +91,25 @@ export class TerminalAsker implements Asker {
     });
   }
 
+  /** nudge's own yes/no question after some lines (a plan to confirm); Ctrl-C or an empty answer is no. */
+  confirm(lines: string[], question: string): Promise<boolean> {
+    return this.serial(async () => {
+      this.show(lines);
+      const answer = await this.read(`${question} [y/N] `, (t) => t.trim() === "" || parseYesNo(t) !== undefined, "type y or n");
+      return answer !== null && parseYesNo(answer) === true;
+    });
+  }
+
+  /** One of a few answers, each picked by its first letter; Ctrl-C or an empty answer is `fallback`. */
+  choose<T extends string>(lines: string[], question: string, choices: T[], fallback: T): Promise<T> {
+    return this.serial(async () => {
+      this.show(lines);
+      const pick = (t: string) => choices.find((c) => t.trim().toLowerCase() === c[0] || t.trim().toLowerCase() === c);
+      const answer = await this.read(question, (t) => t.trim() === "" || pick(t) !== undefined, `type ${choices.map((c) => c[0]).join(" or ")}`);
+      return (answer !== null && pick(answer)) || fallback;
+    });
+  }
+
   /** One question at a time, in the order claude asked them. */
   private serial<T>(ask: () => Promise<T>): Promise<T> {
     const run = this.queue.then(ask, ask);

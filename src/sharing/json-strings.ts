@@ -51,3 +51,15 @@ export function rawIndex(raw: string, index: number): number {
   }
   return at;
 }
+
+/** Whether a line is one JSON object or array (what claude writes); anything else is left as text. */
+export function isJsonLine(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first !== "{" && first !== "[") return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

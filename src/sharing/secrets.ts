@@ -13,7 +13,7 @@
 import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { LineFramer } from "../claude/ndjson.js";
-import { decodeToken, rawIndex, stringTokens } from "./json-strings.js";
+import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.js";
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
 
 export interface SecretFinding {
@@ -136,7 +136,7 @@ async function scanLines(lines: Buffer[]): Promise<Array<{ line: Line; spans: Li
   };
   for (const [index, raw] of lines.entries()) {
     const text = raw.toString("utf8", 0, raw[raw.length - 1] === 0x0d ? raw.length - 1 : raw.length);
-    const json = isJson(text);
+    const json = isJsonLine(text);
     const line = { index, text, json };
     if (!json) add(line, text);
     else for (const token of stringTokens(text)) if (token.isValue) add(line, decodeToken(text.slice(token.start, token.end)), token);
@@ -224,17 +224,6 @@ async function eachBatch(file: string, use: (lines: Buffer[], firstLine: number,
     unterminated = true;
   });
   await flush(unterminated);
-}
-
-function isJson(text: string): boolean {
-  const first = text.trimStart()[0];
-  if (first !== "{" && first !== "[") return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function findSegment(segments: Array<{ from: number; to: number }>, at: number): number {

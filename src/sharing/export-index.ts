@@ -63,16 +63,18 @@ export const ExportIndexSchema = z
     entries: z.array(ExportEntrySchema).describe("every other entry of the archive, sorted by path"),
   })
   .superRefine((index, ctx) => {
-    const keys = new Map<string, string>();
     const files = new Set(index.entries.map((e) => e.path));
+    const names = new Map<string, string>(); // collision key → the file or folder name that has it
+    const issue = (message: string) => ctx.addIssue({ code: "custom", message, path: ["entries"] });
     for (const entry of index.entries) {
-      const key = collisionKey(entry.path);
-      const other = keys.get(key);
-      if (other === entry.path) ctx.addIssue({ code: "custom", message: `"${entry.path}" is listed twice`, path: ["entries"] });
-      else if (other !== undefined) ctx.addIssue({ code: "custom", message: `"${entry.path}" and "${other}" name the same file on a case-insensitive disk`, path: ["entries"] });
-      keys.set(key, entry.path);
       const folder = parentFolders(entry.path).find((f) => files.has(f));
-      if (folder) ctx.addIssue({ code: "custom", message: `"${folder}" is both a file and the folder of "${entry.path}"`, path: ["entries"] });
+      if (folder) issue(`"${folder}" is both a file and the folder of "${entry.path}"`);
+      for (const name of [...parentFolders(entry.path), entry.path]) {
+        const other = names.get(collisionKey(name));
+        if (other === undefined) names.set(collisionKey(name), name);
+        else if (name === entry.path && other === name) issue(`"${name}" is listed twice`);
+        else if (other !== name) issue(`"${name}" and "${other}" name the same file on a case-insensitive disk`);
+      }
     }
   });
 

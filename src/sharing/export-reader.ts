@@ -60,6 +60,7 @@ export async function openExport(archive: string, options: OpenOptions = {}): Pr
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "EISDIR" || code === "EACCES") throw new UserError(`cannot read ${archive} (${code})`, "check the path of the export file");
+    if (code === "ENOSPC" || code === "EDQUOT") throw new UserError(`not enough disk space to unpack ${path.basename(archive)}`, `free some space under ${path.dirname(dir)}, then import again`);
     throw error;
   }
 }

@@ -190,6 +190,12 @@ export const hostileCases: HostileCase[] = [
     refusal: 'its index does not match the export schema (entries: "notes.txt" and "Notes.txt" name the same file on a case-insensitive disk)',
   },
   {
+    name: "case-collision-folder",
+    what: "two folders that are one on macOS or Windows",
+    bytes: () => gz(tar(indexEntry({ "Claude/a.txt": NOTES, "claude/b.txt": NOTES }), file(`${TOP}/Claude/a.txt`, NOTES), file(`${TOP}/claude/b.txt`, NOTES))),
+    refusal: 'its index does not match the export schema (entries: "claude" and "Claude" name the same file on a case-insensitive disk)',
+  },
+  {
     name: "file-and-folder",
     what: "a name that is both a file and a folder",
     bytes: () => gz(tar(indexEntry({ a: NOTES, "a/b.txt": NOTES }), file(`${TOP}/a`, NOTES), file(`${TOP}/a/b.txt`, NOTES))),

@@ -11,7 +11,7 @@ const READ_SIZE = 4 * 1024;
 
 export async function* inflate(file: string, cap: () => number): AsyncGenerator<Buffer> {
   const input = createReadStream(file, { highWaterMark: READ_SIZE });
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
   input.on("error", (error) => gunzip.destroy(error));
   input.pipe(gunzip);
   let total = 0;

@@ -5,8 +5,8 @@
  * Not node-tar's Parser: it applies pax and GNU long-name headers before a caller sees the entry
  * they rename, and inflates a gzip, zstd or brotli stream it finds inside the tar. An export holds
  * plain ustar headers for regular files only, so this reads 512-byte blocks itself, decodes each
- * header with node-tar's `Header` (checksum, octal and base-256 fields), and refuses anything else
- * before a byte of the entry is written.
+ * header with node-tar's `Header` (checksum, octal and base-256 fields; tar-header.ts), and
+ * refuses anything else before a byte of the entry is written.
  *
  * Nothing is ever made but folders and regular files, inside a folder made here with mode 0700,
  * and every file is created with O_EXCL | O_NOFOLLOW: no entry can write through a link, since no
@@ -16,13 +16,13 @@ import { createHash } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Header } from "tar";
 import { UserError } from "../errors.js";
-import { isEntryPath, isTopFolder, parentFolders } from "./archive-path.js";
+import { isTopFolder, parentFolders } from "./archive-path.js";
 import { ByteReader } from "./byte-reader.js";
 import { EXPORT_FORMAT, ExportIndexSchema, INDEX_NAME, IndexEnvelopeSchema, type ExportEntry, type ExportIndex } from "./export-index.js";
 import { inflate } from "./inflate.js";
 import { DEFAULT_LIMITS, Refusal, formatBytes, type ReadLimits } from "./limits.js";
+import { checkedPath, decode, isZero, quote } from "./tar-header.js";
 
 const BLOCK = 512;
 /** After the last entry: two zero blocks, and tar tools pad to a 10 KiB record. */
@@ -157,52 +157,6 @@ function parseIndex(data: Buffer): ExportIndex {
   return parsed.data;
 }
 
-/** Decode a header; only a regular file or a folder, with an intact checksum and a size, passes. */
-function decode(block: Buffer): Header {
-  const header = new Header(block);
-  if (!header.cksumValid) throw new Refusal("it has a damaged tar header (checksum mismatch)");
-  const name = quote(header.path);
-  switch (header.typeKey) {
-    case "0":
-    case "":
-      break;
-    case "5":
-      return header;
-    case "1":
-      throw new Refusal(`entry ${name} is a hard link`);
-    case "2":
-      throw new Refusal(`entry ${name} is a symbolic link`);
-    case "3":
-    case "4":
-      throw new Refusal(`entry ${name} is a device`);
-    case "6":
-      throw new Refusal(`entry ${name} is a FIFO`);
-    case "x":
-    case "g":
-    case "L":
-    case "K":
-      throw new Refusal(`it has an extended (pax or GNU) header, which nudge never writes`);
-    default:
-      throw new Refusal(`entry ${name} is of tar type ${JSON.stringify(header.typeKey)}, not a regular file`);
-  }
-  if (header.size === undefined || !Number.isSafeInteger(header.size)) throw new Refusal(`entry ${name} has a damaged size`);
-  return header;
-}
-
-/** The entry's path inside the top folder, or a refusal saying what is wrong with it. */
-function checkedPath(header: Header, top: string): string {
-  const name = header.path ?? "";
-  const full = header.type === "Directory" ? name.replace(/\/$/, "") : name;
-  if (full.startsWith("/") || /^[A-Za-z]:/.test(full)) throw new Refusal(`entry ${quote(name)} has an absolute path`);
-  if (full.split(/[/\\]/).includes("..")) throw new Refusal(`entry ${quote(name)} climbs out of the archive (..)`);
-  if (!full.startsWith(`${top}/`) && full !== top) throw new Refusal(`entry ${quote(name)} is outside the archive's top folder ${top || "(none)"}`);
-  const relative = full === top ? "" : full.slice(top.length + 1);
-  if (!top || (relative !== "" && !isEntryPath(relative)) || (relative === "" && header.type !== "Directory")) {
-    throw new Refusal(`entry ${quote(name)} has a name nudge never writes`);
-  }
-  return relative;
-}
-
 async function readBody(reader: ByteReader, bytes: number, name: string): Promise<Buffer> {
   const data = await reader.read(bytes);
   if (!data) throw new Refusal(`it is truncated (inside entry ${quote(name)})`);
@@ -251,13 +205,4 @@ function expectedSize(expected: Expected): number {
 
 function padded(bytes: number): number {
   return Math.ceil(bytes / BLOCK) * BLOCK;
-}
-
-function isZero(block: Buffer): boolean {
-  return block.every((b) => b === 0);
-}
-
-/** A name from the archive as it can be shown on one line: quoted, control bytes escaped. */
-function quote(name: string | undefined): string {
-  return JSON.stringify(name ?? "");
 }

@@ -504,13 +504,22 @@ export async function createBundle(
 async function withScratchRepository<T>(root: string, use: (scratch: string) => Promise<T>): Promise<T> {
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-git-"));
   try {
-    const format = await text(root, ["rev-parse", "--show-object-format"]);
-    await run(scratch, ["init", "--quiet", "--bare", `--object-format=${format}`, "."]);
+    await run(scratch, ["init", "--quiet", "--bare", `--object-format=${await objectFormat(root)}`, "."]);
     await fs.writeFile(path.join(scratch, "objects", "info", "alternates"), path.join(await commonDir(root), "objects") + "\n");
     return await use(scratch);
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The repository's hash: "sha1" or "sha256" (an export records it; a clone must match). */
+export async function objectFormat(root: string): Promise<"sha1" | "sha256"> {
+  return (await text(root, ["rev-parse", "--show-object-format"])) === "sha256" ? "sha256" : "sha1";
+}
+
+/** Who is exporting, as git knows them (user.name, user.email), each null when unset. */
+export async function userIdentity(root: string): Promise<{ name: string | null; email: string | null }> {
+  return { name: await answer(root, ["config", "user.name"]), email: await answer(root, ["config", "user.email"]) };
 }
 
 /** A bundle's header (v2 or v3), read without git: its prerequisites and its refs. */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyToTree, commitTree, createBundle, diffTrees, patchWithoutBinaries, readBundleHeader, stageAll, treeOf, unbundle } from "../../src/snapshot/git.js";
+import { applyToTree, commitTree, createBundle, diffTrees, objectFormat, patchWithoutBinaries, readBundleHeader, stageAll, treeOf, unbundle, userIdentity } from "../../src/snapshot/git.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 
 /** An origin (bare) and the exporter's clone of it, with one pushed commit. */
@@ -68,6 +68,22 @@ describe("git bundles of a session's commits", () => {
     expect(await treeOf(b, `${s2!.commit}^`)).toBe(s1!.tree);
     expect(await userState(b)).toBe(before);
     expect(stateA.split("\n")[0]).toBe(await git(a, "rev-parse", "HEAD"));
+  });
+
+  it("works in a SHA-256 repository too, and says who exports and in which hash", async () => {
+    const a = await gitdir({ "a.txt": "a\n" }, { objectFormat: "sha256" });
+    const base = await git(a, "rev-parse", "HEAD");
+    const [s1] = await snapshots(a, base, [{ "a.txt": "b\n" }]);
+    const file = path.join(tempDir(), "session.bundle");
+    const made = await createBundle(a, file, [{ ref: "refs/nudge/s6/1", commit: s1!.commit }], [{ ref: "refs/nudge/s6/base", commit: base }]);
+    expect(made.carried).toEqual([{ ref: "refs/nudge/s6/base", commit: base }]); // no remote at all: everything travels
+    expect(made.prerequisites).toEqual([]);
+    expect(await objectFormat(a)).toBe("sha256");
+    expect(await userIdentity(a)).toEqual({ name: "Test", email: "test@example.com" });
+    const b = tempDir();
+    await git(b, "init", "-q", "--object-format=sha256");
+    await unbundle(b, file, [{ from: "refs/nudge/s6/1", to: "refs/nudge/import/s6/1" }]);
+    expect(await treeOf(b, s1!.commit)).toBe(s1!.tree);
   });
 
   it("carries a base commit and a HEAD that were never pushed, and says so", async () => {

@@ -484,7 +484,9 @@ export async function createBundle(
     const revs = [...tips, ...carried].map((t) => t.ref);
     // --stdin takes revisions, not options like --remotes: the remote-tracking tips go as ^<ref>.
     const exclude = remotes.map((line) => `^${line.split(" ")[1]}`);
-    await run(scratch, ["bundle", "create", "--quiet", file, "--stdin"], { input: [...revs, ...exclude].join("\n") + "\n", internal: true });
+    // One thread: pack-objects' delta search split over threads can pick other bases run to run,
+    // and an export must be the same bytes every time.
+    await run(scratch, ["-c", "pack.threads=1", "bundle", "create", "--quiet", file, "--stdin"], { input: [...revs, ...exclude].join("\n") + "\n", internal: true });
     const header = await readBundleHeader(file);
     const prerequisiteRemotes = [];
     for (const commit of header.prerequisites) {
@@ -584,13 +586,15 @@ export async function verifyBundle(root: string, file: string, remotes: Array<{ 
  * work tree is touched. Everything is checked first in a scratch repository that borrows this
  * one's objects: the prerequisites are here, index-pack hashes every object, and the heads'
  * history is complete. A damaged bundle therefore leaves nothing in the repository, not even a
- * half-written pack.
+ * half-written pack. `beforeWriting` runs there too, with the bundle's objects in place (an
+ * importer applies its patches there and compares trees): if it throws, nothing was written.
  */
 export async function unbundle(
   root: string,
   file: string,
   refs: Array<{ from: string; to: string }>,
   remotes: Array<{ commit: string; remoteRef: string | null }> = [],
+  beforeWriting?: (scratch: string) => Promise<void>,
 ): Promise<void> {
   file = path.resolve(file); // git runs in the scratch repository too
   const header = await verifyBundle(root, file, remotes);
@@ -606,6 +610,7 @@ export async function unbundle(
   await withScratchRepository(root, async (scratch) => {
     await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
     await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], { explain: damaged });
+    await beforeWriting?.(scratch);
   });
   await run(root, ["bundle", "unbundle", file], { internal: true });
   await run(root, ["update-ref", "--stdin"], { input: refs.map((r, i) => `create ${r.to} ${commits[i]}\n`).join(""), internal: true });

@@ -54,6 +54,9 @@ describe("git bundles of a session's commits", () => {
     const [s1, s2] = await snapshots(a, base, [{ "notes.txt": "alpha\n", "big.bin": binary }, { "notes.txt": "alpha\nbeta\n" }]);
     const file = path.join(tempDir(), "session.bundle");
     const made = await createBundle(a, file, [{ ref: "refs/nudge/s1/2", commit: s2!.commit }], [{ ref: "refs/nudge/s1/base", commit: base }]);
+    const again = path.join(tempDir(), "again.bundle");
+    await createBundle(a, again, [{ ref: "refs/nudge/s1/2", commit: s2!.commit }], [{ ref: "refs/nudge/s1/base", commit: base }]);
+    expect(readFileSync(again).equals(readFileSync(file))).toBe(true); // an export is the same bytes every time
     expect(made.prerequisites).toEqual([base]);
     expect(made.prerequisiteRemotes).toEqual([{ commit: base, remoteRef: "origin/main" }]);
     expect(made.carried).toEqual([]);
@@ -188,6 +191,18 @@ describe("git bundles of a session's commits", () => {
 
     const b = await clone("bob");
     const index = path.join(tempDir(), "index");
+    // An importer checks the patches where the bundle's objects are, before writing anything:
+    // a check that fails leaves the repository as it was.
+    const packs = readdirSync(path.join(b, ".git", "objects", "pack")).sort();
+    const wrong = Buffer.from(patches[1]!.toString().replace("+beta", "+gamma"));
+    await expect(
+      unbundle(b, file, [{ from: "refs/nudge/s5/2", to: "refs/nudge/import/s5/2" }], [], async (scratch) => {
+        const t1 = await applyToTree(scratch, index, baseTree, patches[0]!);
+        if ((await applyToTree(scratch, index, t1, wrong)) !== s2!.tree) throw new Error("turn 2 does not reproduce its tree");
+      }),
+    ).rejects.toThrow("turn 2 does not reproduce its tree");
+    expect(await git(b, "for-each-ref", "refs/nudge")).toBe("");
+    expect(readdirSync(path.join(b, ".git", "objects", "pack")).sort()).toEqual(packs);
     // Before the bundle's objects are in, the binary hunk has nothing to apply from.
     await expect(applyToTree(b, index, baseTree, patches[0]!)).rejects.toMatchObject({ name: "UserError", message: expect.stringMatching(/^a patch in the export does not apply/) });
     await unbundle(b, file, [{ from: "refs/nudge/s5/2", to: "refs/nudge/import/s5/2" }]);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { JournalRecordSchema, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
 import { RulesFileSchema } from "./rules/rules-schema.js";
+import { ExportIndexSchema } from "./sharing/export-index.js";
 
 function schema(name: string, title: string, zodSchema: z.ZodType): [string, string] {
   const json = { $id: `https://nudge.dev/schemas/${name}`, title, ...z.toJSONSchema(zodSchema, { target: "draft-2020-12" }) };
@@ -16,5 +17,6 @@ export function jsonSchemas(): Record<string, string> {
     schema("manifest.schema.json", "nudge session manifest (the bundle's header)", ManifestHeaderSchema),
     schema("turn.schema.json", "nudge turn journal record (one line of turns.jsonl)", JournalRecordSchema),
     schema("rules.schema.json", "nudge rules file (.nudge/rules.yaml)", RulesFileSchema),
+    schema("export.schema.json", "nudge export index (nudge-export.json, the first entry of an export tarball)", ExportIndexSchema),
   ]);
 }

@@ -11,8 +11,8 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { existsSync, promises as fs } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
 
@@ -557,8 +557,8 @@ export async function ignoredInTree(root: string, tree: string, paths: string[],
     const size = /^\S+ blob (\d+)$/.exec(header)?.[1];
     if (size === undefined) continue; // "<spec> missing"
     const inScratch = (rel: string) => Buffer.concat([Buffer.from(`${scratch}/`), Buffer.from(rel, "latin1")]);
-    await mkdir(inScratch(spec.slice(0, Math.max(0, spec.lastIndexOf("/")))), { recursive: true });
-    await writeFile(inScratch(spec), out.subarray(at, at + Number(size)));
+    await fs.mkdir(inScratch(spec.slice(0, Math.max(0, spec.lastIndexOf("/")))), { recursive: true });
+    await fs.writeFile(inScratch(spec), out.subarray(at, at + Number(size)));
     at += Number(size) + 1;
   }
   const gitDir = path.dirname(await indexPath(root));
@@ -596,3 +596,193 @@ export async function removeWorktree(root: string, dir: string): Promise<void> {
   await run(root, ["worktree", "remove", "--force", dir]);
 }
 
+
+// ─── Git bundles: the code of an exported session ────────────────────────────────────────────────
+// (One block, for `nudge session export` / `import`. A bundle is thin against what a teammate's
+// clone can be expected to have: everything reachable from remote-tracking branches.)
+
+export interface BundleHeader {
+  /** Commits the bundle's objects build on: the receiving repository must have them. */
+  prerequisites: string[];
+  /** The refs the bundle carries, as named when it was made. */
+  heads: Array<{ ref: string; commit: string }>;
+}
+
+export interface CreatedBundle extends BundleHeader {
+  /** Each prerequisite with a remote-tracking branch that holds it, for an importer's `git fetch` hint. */
+  prerequisiteRemotes: Array<{ commit: string; remoteRef: string | null }>;
+  /** Those of `reach` on no remote-tracking branch: the bundle carries them (and what they need) as heads. */
+  carried: Array<{ ref: string; commit: string }>;
+}
+
+/**
+ * Bundle `tips` (ref name → commit; the names are what the bundle's header calls them) without
+ * the history every remote-tracking branch already reaches. A commit of `reach` (the base commit,
+ * HEADs recorded during the session) that no remote-tracking branch reaches is carried too, with
+ * what it needs, under its ref, and reported in `carried`: a clone that never saw it still imports.
+ *
+ * Nothing is written to the repository: the refs a bundle needs live in a scratch repository
+ * that borrows this one's objects (objects/info/alternates). Blobs are packed once however many
+ * snapshots hold them, and deltified against each other.
+ */
+export async function createBundle(
+  root: string,
+  file: string,
+  tips: Array<{ ref: string; commit: string }>,
+  reach: Array<{ ref: string; commit: string }> = [],
+): Promise<CreatedBundle> {
+  file = path.resolve(file); // git runs in the scratch repository
+  return withScratchRepository(root, async (scratch) => {
+    const remotes = (await text(root, ["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"])).split("\n").filter(Boolean);
+    const own = [...tips, ...reach];
+    const updates = [...own.map((t) => `create ${t.ref} ${t.commit}\n`), ...remotes.map((line) => `create ${line.split(" ")[1]} ${line.split(" ")[0]}\n`)];
+    await run(scratch, ["update-ref", "--stdin"], { input: updates.join(""), internal: true });
+    const unreached = reach.length ? new Set((await text(scratch, ["rev-list", ...reach.map((r) => r.ref), "--not", "--remotes"])).split("\n")) : new Set<string>();
+    const carried = reach.filter((r) => unreached.has(r.commit));
+    const revs = [...tips, ...carried].map((t) => t.ref);
+    // --stdin takes revisions, not options like --remotes: the remote-tracking tips go as ^<ref>.
+    const exclude = remotes.map((line) => `^${line.split(" ")[1]}`);
+    // One thread: pack-objects' delta search split over threads can pick other bases run to run,
+    // and an export must be the same bytes every time.
+    await run(scratch, ["-c", "pack.threads=1", "bundle", "create", "--quiet", file, "--stdin"], { input: [...revs, ...exclude].join("\n") + "\n", internal: true });
+    const header = await readBundleHeader(file);
+    const prerequisiteRemotes = [];
+    for (const commit of header.prerequisites) {
+      // Any remote-tracking branch holding it but origin/HEAD, which only names another.
+      const holders = (await text(root, ["for-each-ref", "--contains", commit, "--format=%(symref)|%(refname:short)", "refs/remotes"])).split("\n");
+      const holder = holders.find((h) => h.startsWith("|"))?.slice(1) ?? null;
+      prerequisiteRemotes.push({ commit, remoteRef: holder });
+    }
+    return { ...header, prerequisiteRemotes, carried };
+  });
+}
+
+/**
+ * A bare repository in a temp dir that sees every object of `root` (objects/info/alternates) and
+ * whose refs and new objects are its own: work that must not write into the user's repository.
+ */
+async function withScratchRepository<T>(root: string, use: (scratch: string) => Promise<T>): Promise<T> {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-git-"));
+  try {
+    await run(scratch, ["init", "--quiet", "--bare", `--object-format=${await objectFormat(root)}`, "."]);
+    await fs.writeFile(path.join(scratch, "objects", "info", "alternates"), path.join((await repoLocation(root)).commonDir, "objects") + "\n");
+    return await use(scratch);
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The repository's hash: "sha1" or "sha256" (an export records it; a clone must match). */
+export async function objectFormat(root: string): Promise<"sha1" | "sha256"> {
+  return (await text(root, ["rev-parse", "--show-object-format"])) === "sha256" ? "sha256" : "sha1";
+}
+
+/** Who is exporting, as git knows them (user.name, user.email), each null when unset. */
+export async function userIdentity(root: string): Promise<{ name: string | null; email: string | null }> {
+  return { name: await answer(root, ["config", "user.name"]), email: await answer(root, ["config", "user.email"]) };
+}
+
+/** A bundle's header (v2 or v3), read without git: its prerequisites and its refs. */
+export async function readBundleHeader(file: string): Promise<BundleHeader> {
+  const handle = await fs.open(file, "r");
+  let head: string;
+  try {
+    // The header is text up to the first empty line; a bundle of a session has a few dozen refs.
+    const buffer = Buffer.alloc(4 * 1024 * 1024);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const end = buffer.subarray(0, bytesRead).indexOf("\n\n");
+    head = end === -1 ? "" : buffer.toString("utf8", 0, end);
+  } finally {
+    await handle.close();
+  }
+  const [signature, ...lines] = head.split("\n");
+  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle") throw new UserError(`${file} is not a git bundle`, "the export's git bundle is damaged; ask for a fresh export");
+  const header: BundleHeader = { prerequisites: [], heads: [] };
+  for (const line of lines) {
+    if (line.startsWith("@")) continue; // v3 capabilities (@object-format=…)
+    const prerequisite = /^-([0-9a-f]{40}|[0-9a-f]{64})(?: .*)?$/.exec(line);
+    const head = /^([0-9a-f]{40}|[0-9a-f]{64}) (refs\/[^\s]+)$/.exec(line);
+    if (prerequisite) header.prerequisites.push(prerequisite[1]!);
+    else if (head) header.heads.push({ commit: head[1]!, ref: head[2]! });
+    else throw new UserError(`${file} has a damaged git bundle header`, "ask for a fresh export");
+  }
+  return header;
+}
+
+/** The prerequisites of a bundle this repository lacks (an import must stop before touching anything). */
+export async function missingPrerequisites(root: string, header: BundleHeader): Promise<string[]> {
+  const missing: string[] = [];
+  for (const commit of header.prerequisites) if (!(await objectExists(root, `${commit}^{commit}`))) missing.push(commit);
+  return missing;
+}
+
+/**
+ * `git bundle verify`: the header is sound and this repository has every prerequisite. `remotes`
+ * (from the exporter's `prerequisiteRemotes`) names the branch a missing commit is probably on.
+ */
+export async function verifyBundle(root: string, file: string, remotes: Array<{ commit: string; remoteRef: string | null }> = []): Promise<BundleHeader> {
+  const header = await readBundleHeader(file);
+  const missing = await missingPrerequisites(root, header);
+  if (missing.length) {
+    const where = (commit: string) => remotes.find((r) => r.commit === commit)?.remoteRef;
+    const named = missing.map((c) => (where(c) ? `${c} (on ${where(c)} where it was exported)` : c)).join(", ");
+    const branch = missing.map(where).find(Boolean);
+    throw new UserError(
+      `this repository lacks commit ${named}, which the session's code builds on`,
+      branch ? `fetch it: git fetch ${branch.split("/")[0]} ${branch.split("/").slice(1).join("/")}, then import again` : "fetch it (git fetch), then import again",
+    );
+  }
+  await run(root, ["bundle", "verify", "--quiet", file], {
+    explain: (stderr) => new UserError(`the export's git bundle does not verify: ${stderr.split("\n").at(-1)}`, "ask for a fresh export"),
+  });
+  return header;
+}
+
+/**
+ * Put a bundle's objects into the repository and point new refs at its heads (`from` a ref in
+ * the bundle, `to` a ref that must not exist yet), in one transaction: no branch, HEAD, index or
+ * work tree is touched. Everything is checked first in a scratch repository that borrows this
+ * one's objects: the prerequisites are here, index-pack hashes every object, and the heads'
+ * history is complete. A damaged bundle therefore leaves nothing in the repository, not even a
+ * half-written pack. `beforeWriting` runs there too, with the bundle's objects in place (an
+ * importer applies its patches there and compares trees): if it throws, nothing was written.
+ */
+export async function unbundle(
+  root: string,
+  file: string,
+  refs: Array<{ from: string; to: string }>,
+  remotes: Array<{ commit: string; remoteRef: string | null }> = [],
+  beforeWriting?: (scratch: string) => Promise<void>,
+): Promise<void> {
+  file = path.resolve(file); // git runs in the scratch repository too
+  const header = await verifyBundle(root, file, remotes);
+  const commits = refs.map(({ from }) => {
+    const head = header.heads.find((h) => h.ref === from);
+    if (!head) throw new InternalError(`the bundle has no ref ${from}`);
+    return head.commit;
+  });
+  const damaged = (stderr: string) => {
+    const why = stderr.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? stderr.split("\n").at(-1);
+    return new UserError(`the export's git bundle is damaged (${why})`, "ask for a fresh export");
+  };
+  await withScratchRepository(root, async (scratch) => {
+    await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
+    await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], { explain: damaged });
+    await beforeWriting?.(scratch);
+  });
+  await run(root, ["bundle", "unbundle", file], { internal: true });
+  await run(root, ["update-ref", "--stdin"], { input: refs.map((r, i) => `create ${r.to} ${commits[i]}\n`).join(""), internal: true });
+}
+
+/** The tree `patch` makes of `tree`, computed in a private index (nothing else is touched); a UserError when it does not apply. */
+export async function applyToTree(root: string, indexFile: string, tree: string, patch: Buffer): Promise<string> {
+  await run(root, ["read-tree", tree], { indexFile });
+  if (patch.length > 0) {
+    await run(root, ["apply", "--cached", "--whitespace=nowarn", "-"], {
+      indexFile,
+      input: patch,
+      explain: (stderr) => new UserError(`a patch in the export does not apply: ${stderr.split("\n")[0]}`, "the export is damaged or does not match this repository; ask for a fresh export"),
+    });
+  }
+  return text(root, ["write-tree"], { indexFile });
+}

@@ -1,0 +1,52 @@
+/**
+ * Secret scanning speed on ~12 MB of conversation-like NDJSON: secretlint alone on the raw text,
+ * then nudge's scan (decoded string values) and mask (scan + a masked copy).
+ *
+ *     node --import tsx bench/secret-scan-bench.ts [megabytes]
+ */
+import { lintSource } from "@secretlint/core";
+import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { maskNdjsonFile, scanNdjsonFile } from "../src/sharing/secrets.js";
+
+const megabytes = Number(process.argv[2] ?? 12);
+const dir = mkdtempSync(path.join(os.tmpdir(), "nudge-secret-bench-"));
+const file = path.join(dir, "conversation.jsonl");
+
+const code = "export function add(a: number, b: number): number {\n  return a + b; // the sum\n}\n".repeat(20);
+const key = "sk-ant-api03-" + "Xy7_Q2-wErTyUiOpAsDfGhJkLzXcVbNm".repeat(3).slice(0, 93) + "AA";
+const lines: string[] = [];
+let size = 0;
+for (let i = 0; size < megabytes * 1e6; i++) {
+  const line =
+    i % 3 === 0
+      ? { type: "assistant", uuid: `u-${i}`, session_id: "s", message: { role: "assistant", content: [{ type: "text", text: `Step ${i}: I will edit src/file-${i}.ts and run the tests.` }, { type: "tool_use", id: `toolu_${i}`, name: "Edit", input: { file_path: `/home/ana/app/src/file-${i}.ts`, old_string: "a - b", new_string: "a + b" } }] } }
+      : i % 3 === 1
+        ? { type: "user", uuid: `u-${i}`, session_id: "s", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i - 1}`, content: i % 400 === 1 ? `.env\nANTHROPIC_API_KEY=${key}\nDB_PASSWORD=hunter22\n` : code }] } }
+        : { type: "system", subtype: "status", session_id: "s", cwd: "/home/ana/app", n: i };
+  const text = JSON.stringify(line);
+  lines.push(text);
+  size += text.length + 1;
+}
+writeFileSync(file, lines.join("\n") + "\n");
+const mb = statSync(file).size / 1e6;
+
+async function time<T>(label: string, run: () => Promise<T>, describe: (t: T) => string): Promise<void> {
+  const started = performance.now();
+  const result = await run();
+  const seconds = (performance.now() - started) / 1000;
+  process.stdout.write(`| ${label} | ${mb.toFixed(1)} MB | ${seconds.toFixed(2)} s | ${(mb / seconds).toFixed(1)} MB/s | ${describe(result)} |\n`);
+}
+
+process.stdout.write(`Secret scanning on Node ${process.version} (secretlint recommended preset)\n| what | input | time | speed | found |\n|---|---:|---:|---:|---|\n`);
+const raw = lines.join("\n");
+await time(
+  "secretlint alone, raw text",
+  () => lintSource({ source: { content: raw, filePath: "x.jsonl", contentType: "text" }, options: { config: { rules: [{ id: recommended.meta.id, rule: recommended }] }, noPhysicFilePath: true } }),
+  (r) => `${r.messages.length} findings`,
+);
+await time("nudge scan (string values)", () => scanNdjsonFile(file, { file: "conversation.jsonl" }), (f) => `${f.length} findings`);
+await time("nudge mask (scan + masked copy)", () => maskNdjsonFile(file, path.join(dir, "masked.jsonl"), { file: "conversation.jsonl" }), (f) => `${f.length} masked`);
+rmSync(dir, { recursive: true, force: true });

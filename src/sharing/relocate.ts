@@ -1,0 +1,131 @@
+/**
+ * Move a claude transcript to another folder: every absolute path under the recorded work tree
+ * (the `cwd` of each record, `file_path` in tool inputs, `filePath` in tool results, paths in
+ * tool output text) and under claude's old project folder (`persistedOutputPath`, the memory
+ * folder named in the system prompt) is rewritten to the new place, so `claude --resume` in the
+ * new clone, with another config dir, finds what the conversation refers to.
+ *
+ * Only whole path prefixes change: `/home/ana/app` matches in `/home/ana/app/src/x.ts` and at the
+ * end of a sentence, never inside `/home/ana/app2`, `/home/ana/app.bak` or `/srv/home/ana/app`.
+ * Rewriting happens inside decoded JSON string values (keys too), and only a string that changes
+ * is re-encoded: every other byte of the line stays as claude wrote it.
+ */
+import { createReadStream, createWriteStream } from "node:fs";
+import { once } from "node:events";
+import { LineFramer } from "../claude/ndjson.js";
+import { decodeToken, isJsonLine, stringTokens } from "./json-strings.js";
+
+export interface PathMove {
+  /** An absolute folder as recorded, without a trailing slash. */
+  from: string;
+  to: string;
+}
+
+/** The moves for a transcript: its work tree, and claude's project folder (tool outputs, memory) when known. */
+export function transcriptMoves(input: { oldRoot: string; newRoot: string; oldProjectDir?: string | null; newProjectDir?: string | null }): PathMove[] {
+  const moves = [{ from: input.oldRoot, to: input.newRoot }];
+  if (input.oldProjectDir && input.newProjectDir) moves.push({ from: input.oldProjectDir, to: input.newProjectDir });
+  return moves.filter((m) => m.from !== m.to).map((m) => ({ from: trimSlash(m.from), to: trimSlash(m.to) }));
+}
+
+/** Characters that continue a path segment: a match followed by one is a longer name, not this folder. */
+const NAME_CHAR = /[A-Za-z0-9_~+-]/;
+
+/** `text` with every move applied at path boundaries; the longest `from` wins where two start at the same place. */
+export function relocateText(text: string, moves: PathMove[]): string {
+  const found: Array<{ at: number; move: PathMove }> = [];
+  for (const move of moves) {
+    for (let at = text.indexOf(move.from); at !== -1; at = text.indexOf(move.from, at + 1)) {
+      if (startsPath(text, at) && endsPath(text, at + move.from.length)) found.push({ at, move });
+    }
+  }
+  if (found.length === 0) return text;
+  found.sort((a, b) => a.at - b.at || b.move.from.length - a.move.from.length);
+  let out = "";
+  let done = 0;
+  for (const { at, move } of found) {
+    if (at < done) continue; // inside a longer match already rewritten
+    out += text.slice(done, at) + move.to;
+    done = at + move.from.length;
+  }
+  return out + text.slice(done);
+}
+
+/** One NDJSON line moved; the same string when nothing in it changes. A line that is not JSON is left alone. */
+export function relocateLine(line: string, moves: PathMove[]): string {
+  if (!moves.some((m) => line.includes(jsonEscaped(m.from))) || !isJsonLine(line)) return line;
+  let out = "";
+  let done = 0;
+  for (const token of stringTokens(line)) {
+    const raw = line.slice(token.start, token.end);
+    const value = decodeToken(raw);
+    const moved = relocateText(value, moves);
+    if (moved === value) continue;
+    out += line.slice(done, token.start) + JSON.stringify(moved);
+    done = token.end;
+  }
+  return done === 0 ? line : out + line.slice(done);
+}
+
+/** Copy a transcript (or a subagent's) from `src` to `dest` (which must not exist), moved. Streams. */
+export async function relocateTranscript(src: string, dest: string, moves: PathMove[]): Promise<{ lines: number; changed: number }> {
+  const out = createWriteStream(dest, { flags: "wx" });
+  const closed = once(out, "close");
+  const framer = new LineFramer();
+  let lines = 0;
+  let changed = 0;
+  const write = async (line: Buffer, newline: boolean) => {
+    lines++;
+    const cr = line[line.length - 1] === 0x0d;
+    const text = line.toString("utf8", 0, cr ? line.length - 1 : line.length);
+    const moved = relocateLine(text, moves);
+    let bytes = line;
+    if (moved !== text) {
+      changed++;
+      bytes = Buffer.from(moved + (cr ? "\r" : ""));
+    }
+    if (!out.write(newline ? Buffer.concat([bytes, NEWLINE]) : bytes)) await once(out, "drain");
+  };
+  try {
+    for await (const chunk of createReadStream(src)) {
+      const complete: Buffer[] = [];
+      framer.push(chunk as Buffer, (line) => complete.push(line));
+      for (const line of complete) await write(line, true);
+    }
+    const last: Buffer[] = [];
+    framer.end((line) => last.push(line));
+    for (const line of last) await write(line, false);
+  } finally {
+    out.end();
+    await closed;
+  }
+  return { lines, changed };
+}
+
+const NEWLINE = Buffer.from("\n");
+
+function startsPath(text: string, at: number): boolean {
+  if (at === 0) return true;
+  const before = text[at - 1]!;
+  // `file:///home/ana/app` is the path /home/ana/app; `/srv/home/ana/app` is another.
+  if (before === "/") return text.slice(Math.max(0, at - 7), at) === "file://";
+  return !NAME_CHAR.test(before) && before !== ".";
+}
+
+function endsPath(text: string, at: number): boolean {
+  if (at === text.length) return true;
+  const next = text[at]!;
+  if (next === "/") return true;
+  // A final "." ends a sentence ("… in /home/ana/app."); followed by a name character it is `app.bak`.
+  if (next === ".") return at + 1 === text.length || (!NAME_CHAR.test(text[at + 1]!) && text[at + 1] !== ".");
+  return !NAME_CHAR.test(next);
+}
+
+/** How a path appears inside a JSON string (a quick test before parsing a line). */
+function jsonEscaped(p: string): string {
+  return JSON.stringify(p).slice(1, -1);
+}
+
+function trimSlash(p: string): string {
+  return p.length > 1 ? p.replace(/\/+$/, "") : p;
+}

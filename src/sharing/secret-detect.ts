@@ -1,0 +1,99 @@
+/**
+ * Where the secrets are in a text: secretlint's recommended preset (Anthropic, OpenAI, AWS,
+ * GitHub, GitLab, Slack, Stripe, npm, private keys, database connection strings, …) plus the
+ * assignments it leaves alone on purpose: `*_KEY=`, `*_TOKEN=`, `*_SECRET=`, `PASSWORD=` in env
+ * files and shells, and `password:` in YAML or JSON.
+ *
+ * secretlint 13 declares Node ≥ 22; it runs on Node 20 (it uses nothing newer, and the tests here
+ * run it on 20). Its preset is one bundled file with no dependencies.
+ */
+import { lintSource } from "@secretlint/core";
+import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
+import type { SecretLintCoreConfig } from "@secretlint/types";
+
+export interface SecretSpan {
+  /** What it is, as in its placeholder `[REDACTED:<kind>]`: `anthropic-api-key`, `private-key`, `password`. */
+  kind: string;
+  start: number;
+  end: number;
+}
+
+const FILTER_COMMENTS = "@secretlint/secretlint-rule-filter-comments";
+
+/**
+ * The preset's rules, registered one by one without its comment filter: a `secretlint-disable`
+ * comment anywhere in a transcript (a file claude read, say) would otherwise switch detection off
+ * for the rest of the text. (`disabled` on a rule inside a preset is ignored by secretlint 13.)
+ */
+const CONFIG: SecretLintCoreConfig = {
+  rules: recommended.rules.filter((rule) => rule.meta.id !== FILTER_COMMENTS).map((rule) => ({ id: rule.meta.id, rule })),
+};
+
+/** secretlint's message ids where the generic spelling reads badly. */
+const KINDS: Record<string, string> = {
+  OPENAI_TOKEN: "openai-api-key",
+  MongoDBConnection: "mongodb-connection-string",
+  MySQLConnection: "mysql-connection-string",
+  PostgreSQLConnection: "postgresql-connection-string",
+  PackageJSON_xOauthToken: "npm-oauth-token",
+  Npmrc_authToken: "npm-auth-token",
+};
+
+/**
+ * `NAME=value` with NAME an env-style name ending in KEY, TOKEN, SECRET, PASSWORD or PASSWD
+ * (upper case: `apiKey = getKey()` in code is not a secret). The value may be quoted; a `$`
+ * reference or a `<placeholder>` is not a value. The keyword comes first and the name is checked
+ * behind it, so the regex engine can skip ahead to the keyword (10× faster on 12 MB than a
+ * pattern that starts with the name).
+ */
+const ENV_ASSIGNMENT =
+  /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?<=(?<![A-Za-z0-9_])(?:[A-Z][A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD))[ \t]*=[ \t]*["']?(?<value>[^\s"'`$<>]{6,})/g;
+/** `password: value` (YAML), `"password": "value"` (JSON), and the same for secrets, API keys and tokens. */
+const FIELD = /(?:password|passwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?[ \t]*:[ \t]*["']?(?<value>[^\s"',{}[\]`$<>]{6,})/gi;
+/** Values that are names or placeholders, not secrets. */
+const NOT_A_SECRET = /^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|x+|\*+|\.+|-+|changeme|password|secret|example|null|none|true|false|undefined|required|optional|string|redacted.*|\[REDACTED:.*)$/i;
+
+export async function detectSecrets(text: string): Promise<SecretSpan[]> {
+  const result = await lintSource({ source: { content: text, filePath: "text", contentType: "text" }, options: { config: CONFIG, noPhysicFilePath: true } });
+  const found: SecretSpan[] = result.messages.map((m) => ({ kind: kindOf(m.messageId), ...anchored(text, m.range, m.data) }));
+  const specific = [...found];
+  for (const pattern of [ENV_ASSIGNMENT, FIELD]) {
+    for (const match of text.matchAll(pattern)) {
+      const value = match.groups!.value!;
+      if (NOT_A_SECRET.test(value)) continue;
+      const start = match.index! + match[0].length - value.length;
+      const span = { kind: /^passw/i.test(match[0]) ? "password" : "secret-assignment", start, end: start + value.length };
+      // secretlint's finding is the more specific name for the same secret (ANTHROPIC_API_KEY=sk-ant-…).
+      if (!specific.some((s) => s.start < span.end && span.start < s.end) && !found.some((s) => s.start === span.start)) found.push(span);
+    }
+  }
+  return found.sort((a, b) => a.start - b.start || b.end - a.end);
+}
+
+/**
+ * The secret's own span. A rule reports the secret in its message data; where that text sits
+ * just after where the rule's range starts, it is the span: secretlint 13.0.7's AWS secret-key
+ * rule reports [start of `aws_secret_access_key = …`, + the key's length), which would mask the
+ * name and leave most of the key.
+ */
+function anchored(text: string, range: readonly [number, number], data: unknown): { start: number; end: number } {
+  const values = Object.values((data ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === "string" && v.length >= 8);
+  let best: { start: number; end: number } | undefined;
+  for (const value of values) {
+    const at = text.indexOf(value, range[0]);
+    if (at !== -1 && at < range[0] + 256 && (!best || value.length > best.end - best.start)) best = { start: at, end: at + value.length };
+  }
+  return best ?? { start: range[0], end: range[1] };
+}
+
+/** `ANTHROPIC_API_KEY` → `anthropic-api-key`, `AWSSecretAccessKey` → `aws-secret-access-key`. */
+function kindOf(messageId: string): string {
+  return (
+    KINDS[messageId] ??
+    messageId
+      .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1-$2")
+      .replace(/_/g, "-")
+      .toLowerCase()
+  );
+}

@@ -1,0 +1,244 @@
+/**
+ * Secrets in what goes into an export: found, reported, and masked in the exported copy.
+ *
+ * NDJSON (conversation, transcripts): each line that is JSON is scanned as its decoded string
+ * values, so a secret is seen as the program saw it (a private key's `\n` escapes are newlines)
+ * and a match cannot run past the end of its string into the JSON around it. Masking replaces it
+ * with `[REDACTED:<kind>]` inside that string and re-encodes that string only: every other byte
+ * of the line stays, and the line stays valid JSON. A line that is not JSON is scanned and masked
+ * as text. Plain text (patches, tool outputs) is scanned as it is.
+ *
+ * Files are processed in batches of lines, never whole, so a large transcript costs a few MB.
+ */
+import { createReadStream, createWriteStream } from "node:fs";
+import { once } from "node:events";
+import { LineFramer } from "../claude/ndjson.js";
+import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.js";
+import { detectSecrets, type SecretSpan } from "./secret-detect.js";
+
+export interface SecretFinding {
+  kind: string;
+  /** The name the caller gave the file (its path in the archive). */
+  file: string;
+  /** 1-based line number. */
+  line: number;
+  /** Where it is in that line's text, 0-based, end exclusive (UTF-16 units, as JavaScript counts). */
+  start: number;
+  end: number;
+  /** The turn the line belongs to, when the caller can tell. */
+  turn?: number;
+}
+
+export interface ScanOptions {
+  /** The name findings carry. */
+  file: string;
+  /** The turn of a 1-based line number, for the report. */
+  turnOfLine?: (line: number) => number | undefined;
+}
+
+/** Lines per detection call: enough to amortize secretlint's setup, small enough to keep memory flat. */
+const BATCH_CHARS = 4 * 1024 * 1024;
+
+/** What the export puts where the secret was. */
+export function placeholder(kind: string): string {
+  return `[REDACTED:${kind}]`;
+}
+
+export async function scanNdjsonFile(file: string, options: ScanOptions): Promise<SecretFinding[]> {
+  const findings: SecretFinding[] = [];
+  await eachBatch(file, async (lines, firstLine) => {
+    for (const { line, spans } of await scanLines(lines)) findings.push(...report(spans, line.text, firstLine + line.index, options));
+  });
+  return findings;
+}
+
+/** Copy `file` to `dest` with every secret masked (dest must not exist). Returns what was masked. */
+export async function maskNdjsonFile(file: string, dest: string, options: ScanOptions): Promise<SecretFinding[]> {
+  const findings: SecretFinding[] = [];
+  const out = createWriteStream(dest, { flags: "wx" });
+  const closed = once(out, "close");
+  try {
+    await eachBatch(file, async (lines, firstLine, unterminated) => {
+      const masked = new Map<number, string>();
+      for (const { line, spans } of await scanLines(lines)) {
+        findings.push(...report(spans, line.text, firstLine + line.index, options));
+        masked.set(line.index, line.json ? maskJsonLine(line.text, spans) : maskText(line.text, spans));
+      }
+      for (const [i, raw] of lines.entries()) {
+        const text = masked.get(i);
+        const bytes = text === undefined ? raw : Buffer.from(text + (raw[raw.length - 1] === 0x0d ? "\r" : ""));
+        const last = unterminated && i === lines.length - 1;
+        if (!out.write(last ? bytes : Buffer.concat([bytes, NEWLINE]))) await once(out, "drain");
+      }
+    });
+  } finally {
+    out.end();
+    await closed;
+  }
+  return findings;
+}
+
+/** Scan plain text (a patch, a tool output). */
+export async function scanText(data: Buffer | string, options: ScanOptions): Promise<SecretFinding[]> {
+  const text = typeof data === "string" ? data : data.toString("utf8");
+  const spans = await detectSecrets(text);
+  const findings: SecretFinding[] = [];
+  for (const span of spans) {
+    const lineStart = text.lastIndexOf("\n", span.start - 1) + 1;
+    const lineEnd = text.indexOf("\n", span.start);
+    const line = countNewlines(text, lineStart) + 1;
+    const turn = options.turnOfLine?.(line);
+    findings.push({ kind: span.kind, file: options.file, line, start: span.start - lineStart, end: Math.min(span.end, lineEnd === -1 ? text.length : lineEnd) - lineStart, ...(turn === undefined ? {} : { turn }) });
+  }
+  return findings;
+}
+
+/** Plain text with every secret masked. */
+export async function maskTextData(data: Buffer | string): Promise<{ data: Buffer; kinds: string[] }> {
+  const text = typeof data === "string" ? data : data.toString("utf8");
+  const spans = await detectSecrets(text);
+  return { data: Buffer.from(maskText(text, spans)), kinds: spans.map((s) => s.kind) };
+}
+
+/** What the index records: per kind and file, how many and in which turns. */
+export function summarizeFindings(findings: SecretFinding[]): Array<{ kind: string; file: string; count: number; turns: number[] }> {
+  const groups = new Map<string, { kind: string; file: string; count: number; turns: Set<number> }>();
+  for (const f of findings) {
+    const key = `${f.file}\0${f.kind}`;
+    const group = groups.get(key) ?? { kind: f.kind, file: f.file, count: 0, turns: new Set<number>() };
+    group.count++;
+    if (f.turn !== undefined) group.turns.add(f.turn);
+    groups.set(key, group);
+  }
+  return [...groups.values()]
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+    .map((g) => ({ kind: g.kind, file: g.file, count: g.count, turns: [...g.turns].sort((a, b) => a - b) }));
+}
+
+const NEWLINE = Buffer.from("\n");
+
+interface Line {
+  /** Index in its batch. */
+  index: number;
+  text: string;
+  json: boolean;
+}
+
+/** One detection call over a batch: the JSON lines' string values and the other lines' text, joined by newlines. */
+async function scanLines(lines: Buffer[]): Promise<Array<{ line: Line; spans: LineSpan[] }>> {
+  const parts: string[] = [];
+  const segments: Array<{ line: Line; from: number; to: number; token?: { start: number; end: number } }> = [];
+  let offset = 0;
+  const add = (line: Line, value: string, token?: { start: number; end: number }) => {
+    segments.push({ line, from: offset, to: offset + value.length, token });
+    parts.push(value);
+    offset += value.length + 1;
+  };
+  for (const [index, raw] of lines.entries()) {
+    const text = raw.toString("utf8", 0, raw[raw.length - 1] === 0x0d ? raw.length - 1 : raw.length);
+    const json = isJsonLine(text);
+    const line = { index, text, json };
+    if (!json) add(line, text);
+    else for (const token of stringTokens(text)) if (token.isValue) add(line, decodeToken(text.slice(token.start, token.end)), token);
+  }
+  const found = new Map<Line, LineSpan[]>();
+  for (const span of await detectSecrets(parts.join("\n"))) {
+    const segment = segments[findSegment(segments, span.start)]!;
+    const spans = found.get(segment.line) ?? [];
+    spans.push({ kind: span.kind, start: span.start - segment.from, end: Math.min(span.end, segment.to) - segment.from, token: segment.token });
+    found.set(segment.line, spans);
+  }
+  return [...found].map(([line, spans]) => ({ line, spans }));
+}
+
+/** A secret inside one line: in a string token (decoded offsets) or in the line's text. */
+interface LineSpan extends SecretSpan {
+  token?: { start: number; end: number };
+}
+
+function report(spans: LineSpan[], text: string, line: number, options: ScanOptions): SecretFinding[] {
+  const turn = options.turnOfLine?.(line);
+  return spans.map((s) => {
+    const raw = s.token ? text.slice(s.token.start, s.token.end) : "";
+    const start = s.token ? s.token.start + rawIndex(raw, s.start) : s.start;
+    const end = s.token ? s.token.start + rawIndex(raw, s.end) : s.end;
+    return { kind: s.kind, file: options.file, line, start, end, ...(turn === undefined ? {} : { turn }) };
+  });
+}
+
+function maskJsonLine(text: string, spans: LineSpan[]): string {
+  const byToken = new Map<number, LineSpan[]>();
+  for (const s of spans) byToken.set(s.token!.start, [...(byToken.get(s.token!.start) ?? []), s]);
+  let out = "";
+  let at = 0;
+  for (const start of [...byToken.keys()].sort((a, b) => a - b)) {
+    const tokenSpans = byToken.get(start)!;
+    const end = tokenSpans[0]!.token!.end;
+    out += text.slice(at, start) + JSON.stringify(maskText(decodeToken(text.slice(start, end)), tokenSpans));
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/** Replace each span (sorted by start; overlaps merge into the first) with its placeholder. */
+function maskText(text: string, spans: SecretSpan[]): string {
+  let out = "";
+  let at = 0;
+  for (const s of [...spans].sort((a, b) => a.start - b.start)) {
+    if (s.end <= at) continue;
+    out += text.slice(at, Math.max(at, s.start)) + (s.start >= at ? placeholder(s.kind) : "");
+    at = s.end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * Read a file line by line and hand over batches of about BATCH_CHARS (lines without their "\n";
+ * `unterminated` when the batch's last line is the file's and had none).
+ */
+async function eachBatch(file: string, use: (lines: Buffer[], firstLine: number, unterminated: boolean) => Promise<void>): Promise<void> {
+  const framer = new LineFramer();
+  let batch: Buffer[] = [];
+  let size = 0;
+  let firstLine = 1;
+  const flush = async (unterminated = false) => {
+    if (batch.length === 0) return;
+    const lines = batch;
+    batch = [];
+    size = 0;
+    await use(lines, firstLine, unterminated);
+    firstLine += lines.length;
+  };
+  for await (const chunk of createReadStream(file)) {
+    const lines: Buffer[] = [];
+    framer.push(chunk as Buffer, (line) => lines.push(line));
+    for (const line of lines) {
+      batch.push(line);
+      size += line.length;
+    }
+    if (size >= BATCH_CHARS) await flush();
+  }
+  let unterminated = false;
+  framer.end((line) => {
+    batch.push(line);
+    unterminated = true;
+  });
+  await flush(unterminated);
+}
+
+function findSegment(segments: Array<{ from: number; to: number }>, at: number): number {
+  let lo = 0;
+  let hi = segments.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (segments[mid]!.from <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function countNewlines(text: string, before: number): number {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at !== -1 && at < before; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}

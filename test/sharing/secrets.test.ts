@@ -1,0 +1,127 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { detectSecrets } from "../../src/sharing/secret-detect.js";
+import { maskNdjsonFile, maskTextData, scanNdjsonFile, scanText, summarizeFindings } from "../../src/sharing/secrets.js";
+import { tempDir } from "../support/gitdir.js";
+
+// Shaped like the real thing; none is a live credential. Built from parts so this file is not itself flagged.
+const ANTHROPIC = "sk-ant-api03-" + "Xy7_Q2-wErTyUiOpAsDfGhJkLzXcVbNm".repeat(3).slice(0, 93) + "AA";
+const OPENAI = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e1F2g3H4i5J6k7L8m9".slice(0, 74) + "T3BlbkFJ" + "z9Y8x7W6v5U4t3S2r1Q0p9O8n7M6l5K4j3I2h1G0f9E8d7C6b5A4z3Y2x1W0v9U8t7S6r5Q4p3O2n1".slice(0, 74);
+const GITHUB = "ghp_" + "1234567890abcdefghijABCDEFGHIJ123456";
+const SLACK = "xoxb-" + "123456789012-1234567890123-" + "abcdefghijABCDEFGHIJabcd";
+const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKQ";
+const PEM = `-----BEGIN RSA PRIVATE KEY-----\n${"MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi0ZQ5tW8V2bL8r3w1Hn0sO4c2e\n".repeat(4)}-----END RSA PRIVATE KEY-----`;
+const POSTGRES = "postgres://app:" + "s3cr3t-Pa55" + "@db.example.com:5432/app";
+
+async function kinds(text: string): Promise<string[]> {
+  return (await detectSecrets(text)).map((s) => s.kind);
+}
+
+describe("finding secrets (secretlint's recommended preset on this Node, plus assignments)", () => {
+  it.each([
+    ["an Anthropic key", `key: ${ANTHROPIC}`, "anthropic-api-key", ANTHROPIC],
+    ["an OpenAI key", `use ${OPENAI} here`, "openai-api-key", OPENAI],
+    ["a GitHub token", `token ${GITHUB}`, "github-token", GITHUB],
+    ["a Slack token", `slack ${SLACK}`, "slack-token", SLACK],
+    ["an AWS secret access key", `aws_secret_access_key = ${AWS_SECRET}`, "aws-secret-access-key", AWS_SECRET],
+    ["a private key", PEM, "private-key", PEM],
+    ["a connection string", `DATABASE_URL=${POSTGRES}`, "postgresql-connection-string", POSTGRES],
+    ["an env-style *_KEY", "STRIPE_WEBHOOK_KEY=whsec_9f8e7d6c5b4a", "secret-assignment", "whsec_9f8e7d6c5b4a"],
+    ["an exported *_TOKEN", "export DEPLOY_TOKEN='d3pl0y-t0k3n-xyz'", "secret-assignment", "d3pl0y-t0k3n-xyz"],
+    ["a *_SECRET", "SESSION_SECRET=kj3h4k5j6h7g8f", "secret-assignment", "kj3h4k5j6h7g8f"],
+    ["PASSWORD=", "PASSWORD=hunter22", "password", "hunter22"],
+    ["password: in YAML", "db:\n  password: hunter22\n", "password", "hunter22"],
+    ["password in JSON", '{"user": "ana", "password": "hunter22"}', "password", "hunter22"],
+  ])("%s", async (_what, text, kind, secret) => {
+    const spans = await detectSecrets(text);
+    expect(spans.map((s) => s.kind)).toEqual([kind]);
+    expect(text.slice(spans[0]!.start, spans[0]!.end)).toBe(secret);
+  });
+
+  it.each([
+    ["code reading a key", "const apiKey = getKey(); headers.token = token;"],
+    ["a shell reference", "PASSWORD=$DB_PASSWORD\nAPI_KEY=${API_KEY}"],
+    ["a property path", "password: req.body.password,"],
+    ["a placeholder", "API_KEY=<your-key-here>\npassword: ********"],
+    ["a masked secret", "ANTHROPIC_API_KEY=[REDACTED:anthropic-api-key]"],
+  ])("leaves %s alone", async (_what, text) => {
+    expect(await kinds(text)).toEqual([]);
+  });
+
+  it("cannot be switched off by a secretlint-disable comment in the text", async () => {
+    expect(await kinds(`// secretlint-disable\n${GITHUB}\n`)).toEqual(["github-token"]);
+  });
+});
+
+describe("masking NDJSON", () => {
+  it("masks inside string values, keeps every line valid JSON and every other byte as it was", async () => {
+    const dir = tempDir();
+    const lines = [
+      JSON.stringify({ type: "user", message: { role: "user", content: `my key is ${ANTHROPIC}, "quoted" \\ and 😀` } }),
+      JSON.stringify({ type: "system", subtype: "init", cwd: "/home/ana/app" }),
+      JSON.stringify({ type: "user", toolUseResult: { stdout: `cat id_rsa\n${PEM}\n` }, tokens: [GITHUB, "fine"] }),
+      `not json: PASSWORD=hunter22 "${SLACK}"`,
+      '{"type":"assistant","crlf":true}\r',
+      JSON.stringify({ type: "user", message: { content: `.env:\nDB_PASSWORD=hunter22\nAPI_URL=https://x` } }),
+    ];
+    const src = path.join(dir, "conversation.jsonl");
+    writeFileSync(src, lines.join("\n")); // the last line without its newline, as a crash leaves it
+    const dest = path.join(dir, "masked.jsonl");
+    const findings = await maskNdjsonFile(src, dest, { file: "session/conversation.jsonl", turnOfLine: (n) => (n <= 2 ? 1 : 2) });
+
+    const out = readFileSync(dest, "utf8").split("\n");
+    expect(out).toHaveLength(lines.length);
+    expect(JSON.parse(out[0]!).message.content).toBe('my key is [REDACTED:anthropic-api-key], "quoted" \\ and 😀');
+    expect(out[1]).toBe(lines[1]);
+    expect(JSON.parse(out[2]!)).toEqual({ type: "user", toolUseResult: { stdout: "cat id_rsa\n[REDACTED:private-key]\n" }, tokens: ["[REDACTED:github-token]", "fine"] });
+    expect(out[3]).toBe('not json: PASSWORD=[REDACTED:password] "[REDACTED:slack-token]"');
+    expect(out[4]).toBe(lines[4]);
+    expect(JSON.parse(out[5]!).message.content).toBe(".env:\nDB_PASSWORD=[REDACTED:password]\nAPI_URL=https://x");
+    for (const line of [out[0], out[2], out[4], out[5]]) expect(() => JSON.parse(line!)).not.toThrow();
+    expect(readFileSync(dest, "utf8").includes("hunter22")).toBe(false);
+
+    expect(findings.map((f) => [f.kind, f.line, f.turn])).toEqual([
+      ["anthropic-api-key", 1, 1],
+      ["private-key", 3, 2],
+      ["github-token", 3, 2],
+      ["password", 4, 2],
+      ["slack-token", 4, 2],
+      ["password", 6, 2],
+    ]);
+    // start/end point at the secret as it is written in the raw line.
+    const first = findings[0]!;
+    expect(lines[0]!.slice(first.start, first.end)).toBe(ANTHROPIC);
+    const pem = findings[1]!;
+    expect(lines[2]!.slice(pem.start, pem.end)).toBe(JSON.stringify(PEM).slice(1, -1));
+
+    expect(await scanNdjsonFile(src, { file: "session/conversation.jsonl" })).toHaveLength(6);
+    expect(summarizeFindings(findings)).toEqual([
+      { kind: "anthropic-api-key", file: "session/conversation.jsonl", count: 1, turns: [1] },
+      { kind: "github-token", file: "session/conversation.jsonl", count: 1, turns: [2] },
+      { kind: "password", file: "session/conversation.jsonl", count: 2, turns: [2] },
+      { kind: "private-key", file: "session/conversation.jsonl", count: 1, turns: [2] },
+      { kind: "slack-token", file: "session/conversation.jsonl", count: 1, turns: [2] },
+    ]);
+  });
+
+  it("copies a file without secrets byte for byte", async () => {
+    const dir = tempDir();
+    const src = path.join(dir, "a.jsonl");
+    const bytes = Buffer.concat([Buffer.from('{"a":"caf\\u00e9 \\/ x"}\r\n{"b":1}\n'), Buffer.from([0xff, 0xfe, 0x0a])]);
+    writeFileSync(src, bytes);
+    expect(await maskNdjsonFile(src, path.join(dir, "b.jsonl"), { file: "a.jsonl" })).toEqual([]);
+    expect(readFileSync(path.join(dir, "b.jsonl")).equals(bytes)).toBe(true);
+  });
+});
+
+describe("scanning text", () => {
+  it("names the line of each secret in a patch, and masks text", async () => {
+    const patch = `diff --git a/.env b/.env\n--- a/.env\n+++ b/.env\n@@ -1 +1,2 @@\n HOST=x\n+OPENAI_API_KEY=${OPENAI}\n`;
+    const findings = await scanText(patch, { file: "session/changes/turn-002.patch", turnOfLine: () => 2 });
+    expect(findings).toEqual([{ kind: "openai-api-key", file: "session/changes/turn-002.patch", line: 6, start: 16, end: 16 + OPENAI.length, turn: 2 }]);
+    const masked = await maskTextData(`token ${GITHUB}\n`);
+    expect(masked.data.toString()).toBe("token [REDACTED:github-token]\n");
+    expect(masked.kinds).toEqual(["github-token"]);
+  });
+});

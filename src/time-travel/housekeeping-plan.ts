@@ -109,7 +109,7 @@ export function describeHousekeeping(plan: HousekeepingPlan): string[] {
   const lines: string[] = [];
   for (const s of plan.sessions) {
     const about = s.unreadable
-      ? `its manifest cannot be read (${s.unreadable})`
+      ? `unreadable: ${s.unreadable}`
       : `${s.turns} turn${s.turns === 1 ? "" : "s"} · last used ${when(s.updatedAt)}${s.firstPrompt ? ` · ${JSON.stringify(s.firstPrompt.slice(0, 50))}` : ""}`;
     lines.push(`remove session ${s.id} · ${about}`);
     lines.push(`  bundle  ${printablePath(s.dir)} (${formatBytes(s.bytes)})`);

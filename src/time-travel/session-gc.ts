@@ -3,6 +3,7 @@
  * than the age, rewind records and backup refs older than it (never the one `--undo` restores),
  * and what nudge itself left behind. Live sessions are never touched.
  */
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { pathExists } from "../file-exists.js";
 import { bundleFiles, type Store } from "../bundle/store.js";
@@ -42,6 +43,21 @@ function orphanBackups(view: StoreView, cutoff: number): BackupRefRemoval[] {
     .map((r) => ({ ref: r.ref, commit: r.commit, at: new Date(r.time * 1000).toISOString() }));
 }
 
+/**
+ * Snapshot refs of sessions this store has no folder for: never removed (a session kept in
+ * another NUDGE_STORE has its refs in the same repository), only pointed out.
+ */
+async function strayRefs(store: Store, view: StoreView): Promise<string | null> {
+  const folders = new Set((await fs.readdir(path.join(store.dir, "sessions")).catch(() => [] as string[])).map((n) => n.replace(/^\.|\.(building|removing)$/g, "")));
+  const ids = new Set<string>();
+  for (const { ref } of view.refs) {
+    const id = /^refs\/nudge\/sessions\/([^/]+)$/.exec(ref)?.[1] ?? /^refs\/nudge\/([^/]+)\/\d+$/.exec(ref)?.[1];
+    if (id && id !== "sessions" && id !== "backup" && !folders.has(id)) ids.add(id);
+  }
+  if (ids.size === 0) return null;
+  return `the snapshot refs of ${ids.size} session${ids.size === 1 ? "" : "s"} not in this store (kept in another NUDGE_STORE, or its folder was deleted by hand): git for-each-ref refs/nudge/ lists them, git update-ref -d <ref> deletes one`;
+}
+
 export async function planGc(store: Store, o: GcOptions): Promise<HousekeepingPlan> {
   const now = o.now ?? Date.now();
   const cutoff = now - o.olderThanMs;
@@ -58,6 +74,8 @@ export async function planGc(store: Store, o: GcOptions): Promise<HousekeepingPl
     // A folder without a manifest is a leftover (or kept) already; one with a damaged manifest is the user's call.
     if (await pathExists(bundleFiles(u.dir).manifest)) kept.push(`session ${path.basename(u.dir)}: ${u.why} (remove it with: nudge session rm ${path.basename(u.dir)})`);
   }
+  const stray = await strayRefs(store, view);
+  if (stray) kept.push(stray);
   return {
     sessions,
     records: records.records,

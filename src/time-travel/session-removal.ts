@@ -60,7 +60,10 @@ export async function sessionRemoval(store: Store, view: StoreView, id: string):
   const dir = bundleDir(store, id);
   const listed = view.sessions.find((s) => s.header.id === id && s.dir === dir);
   let unreadable: string | null = null;
-  if (!listed) unreadable = await readHeader(dir).then(() => null, (error: Error) => error.message);
+  if (!listed) {
+    const why = await readHeader(dir).then(() => null, (error: Error) => error.message);
+    unreadable = why && !(await pathExists(bundleFiles(dir).manifest)) ? "it has no manifest.json" : why;
+  }
   const header = listed?.header;
   return {
     id,

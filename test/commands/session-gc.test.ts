@@ -224,6 +224,8 @@ describe("nudge session gc", () => {
     const damaged = path.join(store(), "sessions", "abcdefabcd");
     mkdirSync(damaged);
     writeFileSync(path.join(damaged, "conversation.jsonl"), '{"type":"system"}\n');
+    // The ref of a session kept in another store (NUDGE_STORE): pointed out, never removed.
+    await git(repo, "update-ref", "refs/nudge/sessions/feedfacefe", "HEAD");
     // An untracked-cache check that was killed.
     const check = index("untracked-cache-aaaaaaaaaaaa.check");
     mkdirSync(path.join(check, ".git"), { recursive: true });
@@ -238,6 +240,7 @@ describe("nudge session gc", () => {
     expect(dry.stdout).toContain(`  a session cut off before its first snapshot was saved: ${cut}`);
     expect(dry.stdout).toContain("    and its ref refs/nudge/sessions/0123456789");
     expect(dry.stdout).toContain("keep session folder abcdefabcd: it has no manifest.json but holds a conversation (remove it with: nudge session rm abcdefabcd)");
+    expect(dry.stdout).toMatch(/^keep the snapshot refs of 1 session not in this store/m);
 
     await nudge(["session", "gc", "--yes"]);
     const gone = [index("0a1b2c3d4e"), index("worktree-dddddddddddd"), path.join(store(), "locks", "worktree-bbbbbbbbbbbb.lock"), cut, check, unusedShared];
@@ -246,9 +249,14 @@ describe("nudge session gc", () => {
     expect(kept.filter((f) => !existsSync(f))).toEqual([]);
     expect((await nudgeRefs(repo)).some((r) => r.startsWith("refs/nudge/sessions/0123456789 "))).toBe(false);
     expect((await nudgeRefs(repo)).some((r) => r.startsWith(`refs/nudge/sessions/${recent} `))).toBe(true);
+    expect((await nudgeRefs(repo)).some((r) => r.startsWith("refs/nudge/sessions/feedfacefe "))).toBe(true);
     // Every index that uses a shared index still reads.
     for (const [cwd, env] of [[repo, {}], [linked, {}], [repo, { GIT_INDEX_FILE: index(recent) }]] as const) {
       expect((await execa("git", ["ls-files"], { cwd, env })).stdout).toContain("README.md");
     }
+    // The damaged folder is the user's call: rm takes it.
+    const rm = await nudge(["session", "rm", "abcdefabcd", "--yes"]);
+    expect(rm.stdout).toMatch(/^remove session abcdefabcd · unreadable: it has no manifest.json$/m);
+    expect(existsSync(damaged)).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
 import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
+import { inTerminal } from "../support/pty.js";
 import { nudgeRefs, storeState } from "../support/store-state.js";
 import { recordThreeTurnsForFile } from "../support/three-turns.js";
 import { workTreeListing } from "../support/tree-listing.js";
@@ -71,6 +72,25 @@ describe("nudge session rm", () => {
       writeFileSync(path.join(dir, "manifest.json"), manifest);
     }
     expect({ store: await storeState(repo), files: await workTreeListing(repo) }).toEqual(before);
+  });
+
+  it("on a terminal it asks: no keeps everything, yes removes", async () => {
+    const fork = await runNudge(["session", "fork", id, "1", "--worktree", path.join(tempDir(), "wt"), "--json"], { cwd: repo });
+    const forkId = JSON.parse(fork.stdout).id as string;
+    const before = await storeState(repo);
+    const no = inTerminal(repo, ["session", "rm", forkId]);
+    await no.waitFor(`remove session ${forkId}? [y/N] `);
+    no.type("n\r");
+    expect((await no.child).exitCode, no.screen()).toBe(1);
+    expect(no.screen()).toContain("error: cancelled; nothing was changed");
+    expect(await storeState(repo)).toEqual(before);
+
+    const yes = inTerminal(repo, ["session", "rm", forkId]);
+    await yes.waitFor("[y/N] ");
+    yes.type("y\r");
+    expect((await yes.child).exitCode, yes.screen()).toBe(0);
+    expect(yes.screen()).toContain("removed 1 session, 1 ref");
+    expect(existsSync(path.join(repo, ".git", "nudge", "sessions", forkId))).toBe(false);
   });
 
   it("removes a session with its refs, index and rewind records; its fork still shows, diffs and rewinds after git gc --prune=now", async () => {

@@ -61,7 +61,9 @@ export async function applyHousekeeping(store: Store, plan: HousekeepingPlan, o:
   } finally {
     for (const lock of held.values()) await lock.release();
   }
-  await removeRecords(store, plan, result);
+  // A session that stays keeps the records that were to go with it.
+  const stays = new Set(plan.sessions.filter((s) => !result.sessions.includes(s.id)).map((s) => s.id));
+  await removeRecords(store, { ...plan, records: plan.records.filter((r) => !stays.has(r.sessionId)) }, result);
   for (const b of plan.backupRefs) await removeRefs(store, [b], result, b.ref);
   await removeLeftovers(store, plan.leftovers, result);
   return result;
@@ -69,6 +71,8 @@ export async function applyHousekeeping(store: Store, plan: HousekeepingPlan, o:
 
 /** Take a session's lock; the reason it cannot go now, or null once it is held. */
 async function holdSession(s: SessionRemoval, held: Map<SessionRemoval, HeldLock>): Promise<string | null> {
+  // Taking the lock of a folder that is gone would make the folder again.
+  if (!(await pathExists(s.dir))) return "is gone already";
   const lock = await holdIfFree(bundleFiles(s.dir).lock, `removing session ${s.id}`);
   if (!lock) return "is being recorded, or its claude is running";
   const now = s.unreadable ? null : await readHeader(s.dir).then((h) => h.updatedAt, () => null);
@@ -148,6 +152,7 @@ async function removeLeftover(store: Store, l: Leftover): Promise<boolean> {
   if (guard && !lock) return false;
   try {
     if (l.kind === "stale-lock") {
+      if (!(await pathExists(path.dirname(l.path)))) return true;
       // Taken over and let go, as any nudge would: safe against another process taking it at the same moment.
       const taken = await holdIfFree(l.path, "removing a stale lock");
       if (!taken) return false;

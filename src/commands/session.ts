@@ -5,12 +5,18 @@ import { sessionDiffCommand } from "./session-diff.js";
 import { sessionReplayCommand } from "./session-replay.js";
 import { sessionRewindCommand } from "./session-rewind.js";
 import { sessionForkCommand } from "./session-fork.js";
+import { sessionRmCommand } from "./session-rm.js";
+import { sessionGcCommand } from "./session-gc.js";
+import { sessionBackupsCommand } from "./session-backups.js";
 
 export const sessionCommand = new Command("session")
-  .description("list, show, diff, replay, rewind and fork recorded sessions")
+  .description("list, show, diff, replay, rewind, fork and remove recorded sessions")
   .addCommand(sessionListCommand)
   .addCommand(sessionShowCommand)
   .addCommand(sessionDiffCommand)
   .addCommand(sessionReplayCommand)
   .addCommand(sessionRewindCommand)
-  .addCommand(sessionForkCommand);
+  .addCommand(sessionForkCommand)
+  .addCommand(sessionBackupsCommand)
+  .addCommand(sessionRmCommand)
+  .addCommand(sessionGcCommand);

@@ -786,3 +786,41 @@ export async function applyToTree(root: string, indexFile: string, tree: string,
   }
   return text(root, ["write-tree"], { indexFile });
 }
+
+// ---- session housekeeping (nudge session rm / gc / backups) ----------------------------------
+
+export interface RefTip {
+  ref: string;
+  commit: string;
+  /** When the commit it points at was made (epoch seconds): for a backup, when it was taken. */
+  time: number;
+}
+
+/** The refs under the given prefixes (e.g. "refs/nudge/backup/"), with their tips and commit times. */
+export async function listRefs(root: string, prefixes: string[]): Promise<RefTip[]> {
+  if (prefixes.length === 0) return [];
+  // %(committerdate:unix) is empty for a ref to something not a commit: such a ref is not nudge's.
+  const out = await text(root, ["for-each-ref", "--format=%(objectname) %(committerdate:unix) %(refname)", ...prefixes]);
+  return out
+    .split("\n")
+    .map((line) => /^([0-9a-f]+) (\d+) (\S.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ ref: m[3]!, commit: m[1]!, time: Number(m[2]) }));
+}
+
+/**
+ * Delete refs in one transaction, each only if it still points where it was seen: a ref moved
+ * since (a turn recorded meanwhile) makes the whole deletion fail rather than lose that turn.
+ */
+export async function deleteRefsAt(root: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
+  if (refs.length === 0) return;
+  await run(root, ["update-ref", "--stdin"], {
+    input: refs.map((r) => `delete ${r.ref} ${r.commit}\n`).join(""),
+    internal: true,
+    explain: (stderr) =>
+      /cannot lock ref|is at .* but expected/.test(stderr)
+        ? new UserError("a snapshot ref changed while nudge was removing it; nothing more was removed", "run the command again to see the new plan")
+        : undefined,
+  });
+}
+// ---- end of session housekeeping ------------------------------------------------------------

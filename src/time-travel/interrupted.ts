@@ -10,6 +10,7 @@ import { copyFileAtomic } from "../bundle/atomic-write.js";
 import { bundleDir, updateHeader, type Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
+import { pathExists } from "../file-exists.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
 import { interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
@@ -86,8 +87,8 @@ async function settleHead(record: RewindRecord, how: Resolution): Promise<void> 
 
 /** Where the session's next run resumes, as the operation meant (continue) or as it was (abort). */
 async function settleConversation(store: Store, record: RewindRecord, how: Resolution): Promise<void> {
-  if (record.scope === "code") return;
   const dir = bundleDir(store, record.sessionId);
+  if (record.scope === "code" || !(await pathExists(dir))) return;
   if (record.kind === "rewind") await updateHeader(dir, { rewoundTo: how === "continue" ? record.turn : record.before.rewoundTo });
   else await updateHeader(dir, { rewoundTo: how === "continue" ? null : record.turn });
 }

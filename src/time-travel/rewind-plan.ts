@@ -194,12 +194,15 @@ export interface UndoPlan extends CodeChanges {
   keepsEdits: boolean;
   /** Where HEAD moves back to, when that rewind moved it (--reset-head). */
   head: { branch: string | null; from: string | null; to: string } | null;
+  /** The rewound session was removed since: the files come back, there is no conversation to return to. */
+  sessionGone: boolean;
 }
 
 export function planUndo(
   record: RewindRecord,
   current: { tree: string; head: string | null },
   changes: TreeChange[],
+  sessionGone: boolean,
   checks: Pick<RewindFacts, "inTheWay" | "submoduleSwaps" | "userChanges">,
 ): UndoPlan {
   refuseUnsafeSwitch(checks, "the state before the rewind");
@@ -209,6 +212,7 @@ export function planUndo(
     ...codeChanges(changes, checks.userChanges),
     keepsEdits: after !== null && current.tree !== after.tree && current.tree !== backup.tree,
     head: before.indexCopy && before.head ? { branch: before.branch, from: current.head, to: before.head } : null,
+    sessionGone,
   };
 }
 
@@ -218,6 +222,7 @@ export function describeUndo(plan: UndoPlan): string[] {
   const lines = [`undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`, ...codeLines(plan, "before that rewind")];
   if (plan.keepsEdits) lines.push("  backup: edits made since that rewind are saved first, under refs/nudge/backup/");
   if (plan.head) lines.push(`  HEAD: ${plan.head.branch ?? "HEAD"} moves from ${short(plan.head.from)} back to ${short(plan.head.to)}, and the index is put back`);
-  if (undo.scope !== "code") lines.push(`  conversation: session ${undo.sessionId} continues as before that rewind`);
+  if (plan.sessionGone) lines.push(`  conversation: session ${undo.sessionId} was removed since; only the files come back`);
+  else if (undo.scope !== "code") lines.push(`  conversation: session ${undo.sessionId} continues as before that rewind`);
   return lines;
 }

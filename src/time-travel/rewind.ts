@@ -14,6 +14,7 @@ import { bundleDir, liveClaudes, updateHeader, type Store, type StoredSession } 
 import { holdsWorkTree, lockWorkTree } from "../bundle/work-tree-lock.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { faultPoint } from "../fault-injection.js";
+import { pathExists } from "../file-exists.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
@@ -240,7 +241,7 @@ export async function prepareUndo(store: Store, o: { from?: string } = {}): Prom
   const state = await captureWorkTree(store, record.root);
   const changes = await git.changedPaths(record.root, state.tree, record.backup.tree);
   const sinceRewind = record.after && state.tree !== record.after.tree ? await git.changedPaths(record.root, record.after.tree, state.tree) : [];
-  const plan = planUndo(record, state, changes, {
+  const plan = planUndo(record, state, changes, !(await pathExists(bundleDir(store, record.sessionId))), {
     inTheWay: await pathsInTheWay(record.root, changes),
     submoduleSwaps: submoduleSwaps(changes),
     userChanges: new Set(sinceRewind.map((c) => c.path)),
@@ -280,7 +281,8 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
     await git.moveRef(root, plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD", plan.head.to, plan.head.from ?? git.NO_REF);
     await copyFileAtomic(rewind.before.indexCopy!, await git.indexPath(root));
   }
-  if (rewind.scope !== "code") await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
+  // The session may have been removed since (`session rm` keeps the backup --undo restores): the files still come back.
+  if (rewind.scope !== "code" && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
   await saveRecord(store, { ...rewind, status: "undone" });
   await saveRecord(store, { ...undo, status: "applied" });
   return { record: rewind, savedEdits: plan.keepsEdits ? backupRef : null };

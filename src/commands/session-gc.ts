@@ -1,0 +1,51 @@
+import { Command } from "commander";
+import { z } from "zod";
+import { openStore } from "../bundle/store.js";
+import { planGc } from "../time-travel/session-gc.js";
+import { runHousekeeping } from "./housekeeping-run.js";
+import { parseOptions } from "./parse-options.js";
+
+const UNIT_MS = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
+
+const Options = z.object({
+  olderThan: z
+    .string()
+    .regex(/^\d+[hdw]$/, "an age such as 30d, 12h or 2w")
+    .transform((age) => Number(age.slice(0, -1)) * UNIT_MS[age.slice(-1) as keyof typeof UNIT_MS]),
+  dryRun: z.boolean().optional(),
+  yes: z.boolean().optional(),
+  json: z.boolean().optional(),
+});
+
+export const sessionGcCommand = new Command("gc")
+  .description("remove sessions not used for a while, old rewind backups, and what nudge left behind")
+  .option("--older-than <age>", "sessions unused, and rewind backups made, longer ago than this (h, d or w)", "30d")
+  .option("--dry-run", "print what would be removed and change nothing")
+  .option("-y, --yes", "do not ask for confirmation")
+  .option("--json", "print the plan and the result as JSON")
+  .addHelpText(
+    "after",
+    `
+Removed: sessions whose last use is older than the age (as \`nudge session rm\` removes them),
+rewind records and backup refs older than it, and leftovers of cut-off runs (private indexes of
+sessions not recording, shared index files no index uses, session folders that never got a
+manifest, scratch folders, stale locks and temp files).
+Never removed: a session being recorded or whose claude still runs, and the backup
+\`nudge session rewind --undo\` restores (with its session).
+The snapshots' git objects are reclaimed by git gc, which nudge never runs itself.
+
+Examples:
+  $ nudge session gc --dry-run
+  $ nudge session gc --older-than 2w --yes`,
+  )
+  .action(async (raw: unknown) => {
+    const o = parseOptions(Options, raw);
+    const store = await openStore(process.cwd());
+    await runHousekeeping({
+      store,
+      o,
+      strict: false,
+      plan: () => planGc(store, { olderThanMs: o.olderThan }),
+      question: () => "remove all of this?",
+    });
+  });

@@ -1,0 +1,38 @@
+import { Command } from "commander";
+import { z } from "zod";
+import { openStore } from "../bundle/store.js";
+import { planRemoval } from "../time-travel/session-removal.js";
+import { runHousekeeping } from "./housekeeping-run.js";
+import { parseOptions } from "./parse-options.js";
+
+const Options = z.object({ dryRun: z.boolean().optional(), yes: z.boolean().optional(), json: z.boolean().optional() });
+
+export const sessionRmCommand = new Command("rm")
+  .description("remove sessions: their bundle, snapshot refs, private index, and the rewind backups made on them")
+  .argument("<id...>", "session ids or unique prefixes")
+  .option("--dry-run", "print what would be removed and change nothing")
+  .option("-y, --yes", "do not ask for confirmation")
+  .option("--json", "print the plan and the result as JSON")
+  .addHelpText(
+    "after",
+    `
+A session being recorded (or whose claude still runs after its nudge died) is never removed.
+Forks made from a session keep working: each has its own ref to the snapshots they share.
+The backup \`nudge session rewind --undo\` restores stays until it is no longer the undo target.
+The snapshots' git objects are reclaimed by git gc, which nudge never runs itself.
+
+Examples:
+  $ nudge session rm 3f2a --dry-run
+  $ nudge session rm 3f2a 7c01 --yes`,
+  )
+  .action(async (ids: string[], raw: unknown) => {
+    const o = parseOptions(Options, raw);
+    const store = await openStore(process.cwd());
+    await runHousekeeping({
+      store,
+      o,
+      strict: true,
+      plan: () => planRemoval(store, ids),
+      question: (plan) => (plan.sessions.length === 1 ? `remove session ${plan.sessions[0]!.id}?` : `remove these ${plan.sessions.length} sessions?`),
+    });
+  });

@@ -1,0 +1,70 @@
+/**
+ * `nudge session backups`: what `nudge session rewind --undo` can go back to, like `git reflog`:
+ * every rewind record, newest first, and the backup refs no record names (edits kept before an
+ * undo, what a failed switch found), whose files can be copied back with git.
+ */
+import type { Store } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
+import { BACKUP_REFS } from "../snapshot/snapshotter.js";
+import { storedRecords, undoTarget } from "./rewind-records.js";
+
+export interface BackupEntry {
+  stamp: string;
+  at: string;
+  /** rewind, or (records of newer nudges) undo. */
+  kind: string;
+  sessionId: string;
+  turn: number;
+  scope: string;
+  status: string;
+  /** The ref holding the state from before; `exists` false once it was deleted by hand. */
+  ref: string;
+  exists: boolean;
+  /** Files the operation changed (from the backup to what it wrote); null when that cannot be told. */
+  filesChanged: number | null;
+  /** The one `nudge session rewind --undo` restores. */
+  undo: boolean;
+}
+
+export interface OtherBackup {
+  ref: string;
+  commit: string;
+  at: string;
+}
+
+export interface BackupListing {
+  entries: BackupEntry[];
+  others: OtherBackup[];
+}
+
+export async function listBackups(store: Store): Promise<BackupListing> {
+  const root = store.repoRoot;
+  const [records, target, refs] = await Promise.all([storedRecords(store), undoTarget(store), git.listRefs(root, [BACKUP_REFS])]);
+  const present = new Set(refs.map((r) => r.ref));
+  const entries: BackupEntry[] = [];
+  for (const { record } of records) {
+    let filesChanged: number | null = null;
+    if (record.after && (await git.objectExists(root, record.backup.tree)) && (await git.objectExists(root, record.after.tree))) {
+      filesChanged = (await git.diffEntries(root, record.backup.tree, record.after.tree, false)).length;
+    }
+    entries.push({
+      stamp: record.stamp,
+      at: record.at,
+      kind: (record as { kind?: string }).kind ?? "rewind",
+      sessionId: record.sessionId,
+      turn: record.turn,
+      scope: record.scope,
+      status: record.status,
+      ref: record.backup.ref,
+      exists: present.has(record.backup.ref),
+      filesChanged,
+      undo: record.stamp === target,
+    });
+  }
+  const named = new Set(records.map((r) => r.record.backup.ref));
+  const others = refs
+    .filter((r) => !named.has(r.ref))
+    .sort((a, b) => b.time - a.time || b.ref.localeCompare(a.ref))
+    .map((r) => ({ ref: r.ref, commit: r.commit, at: new Date(r.time * 1000).toISOString() }));
+  return { entries, others };
+}

@@ -1,0 +1,146 @@
+/**
+ * `nudge session rm`: the plan for removing sessions — each one's bundle, snapshot refs and
+ * private index, and the rewind records (with their backups) made on it. Forks made from a
+ * session keep working: a fork has its own ref to the snapshot it was made at, whose parents
+ * are every earlier snapshot, so git keeps them for the fork.
+ */
+import path from "node:path";
+import { UserError } from "../errors.js";
+import { pathExists } from "../file-exists.js";
+import { diskUsage } from "../bundle/disk-usage.js";
+import { readLock } from "../bundle/locks.js";
+import { bundleDir, bundleFiles, listSessions, liveClaudes, readHeader, resolveId, type LiveClaude, type ListedSession, type Store } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
+import { BACKUP_REFS, sessionRef } from "../snapshot/snapshotter.js";
+import type { HousekeepingPlan, RecordRemoval, RefAt, SessionRemoval } from "./housekeeping-plan.js";
+import { isSettled, storedRecords, undoTarget, type StoredRecord } from "./rewind-records.js";
+
+/** Everything a plan is computed from, read once. */
+export interface StoreView {
+  /** Every ref under refs/nudge/. */
+  refs: git.RefTip[];
+  sessions: ListedSession[];
+  /** Session folders whose manifest could not be read. */
+  unreadable: Array<{ dir: string; why: string }>;
+  live: LiveClaude[];
+  records: StoredRecord[];
+  /** The record `--undo` restores. */
+  undoStamp: string | null;
+}
+
+export async function readStoreView(store: Store): Promise<StoreView> {
+  const unreadable: StoreView["unreadable"] = [];
+  const [refs, sessions, live, records, undoStamp] = await Promise.all([
+    git.listRefs(store.repoRoot, ["refs/nudge/"]),
+    listSessions(store, (dir, why) => unreadable.push({ dir, why })),
+    liveClaudes(store),
+    storedRecords(store),
+    undoTarget(store),
+  ]);
+  return { refs, sessions, unreadable, live, records, undoStamp };
+}
+
+/** A session's snapshot refs: its one ref, and the per-turn refs bundles made before the journal had. */
+export function sessionRefsOf(view: StoreView, id: string): RefAt[] {
+  const own = sessionRef(id);
+  // "sessions" and "backup" are nudge's own folders under refs/nudge/, never an old session's.
+  const old = id === "sessions" || id === "backup" ? null : new RegExp(`^refs/nudge/${id}/\\d+$`);
+  return view.refs.filter((r) => r.ref === own || old?.test(r.ref)).map(({ ref, commit }) => ({ ref, commit }));
+}
+
+/** A private index of a session and the lock git may have left beside it. */
+export async function indexFilesOf(store: Store, id: string): Promise<string[]> {
+  const file = path.join(store.dir, "index", id);
+  const found: string[] = [];
+  for (const candidate of [file, `${file}.lock`]) if (await pathExists(candidate)) found.push(candidate);
+  return found;
+}
+
+export async function sessionRemoval(store: Store, view: StoreView, id: string): Promise<SessionRemoval> {
+  const dir = bundleDir(store, id);
+  const listed = view.sessions.find((s) => s.header.id === id && s.dir === dir);
+  let unreadable: string | null = null;
+  if (!listed) {
+    const why = await readHeader(dir).then(() => null, (error: Error) => error.message);
+    unreadable = why && !(await pathExists(bundleFiles(dir).manifest)) ? "it has no manifest.json" : why;
+  }
+  const header = listed?.header;
+  return {
+    id,
+    dir,
+    bytes: await diskUsage(dir),
+    turns: header ? header.summary.turns : null,
+    updatedAt: header?.updatedAt ?? null,
+    firstPrompt: header?.summary.firstPrompt ?? null,
+    unreadable,
+    refs: sessionRefsOf(view, id),
+    indexFiles: await indexFilesOf(store, id),
+    forks: view.sessions.filter((s) => s.header.parent?.id === id).map((s) => ({ id: s.header.id, turn: s.header.parent!.turn })),
+  };
+}
+
+/**
+ * The rewind records of the given sessions, with their backup refs — except the one `--undo`
+ * restores: it holds the state from before the last rewind, which may be work of the user's that
+ * nothing else keeps, so it stays (gc removes it once it is no longer the undo target).
+ */
+export function recordRemovals(view: StoreView, chosen: (r: StoredRecord) => boolean): { records: RecordRemoval[]; kept: string[] } {
+  const kept: string[] = [];
+  const going = view.records.filter((r) => {
+    if (!chosen(r)) return false;
+    if (r.record.stamp === view.undoStamp) {
+      kept.push(`rewind record ${r.record.stamp} and ${r.record.backup.ref}: \`nudge session rewind --undo\` restores it (session ${r.record.sessionId}, to turn ${r.record.turn})`);
+      return false;
+    }
+    if (!isSettled(r.record)) {
+      kept.push(`rewind record ${r.record.stamp}: it is ${r.record.status}, not finished`);
+      return false;
+    }
+    return true;
+  });
+  const stays = new Set(view.records.filter((r) => !going.includes(r)).map((r) => r.record.backup.ref));
+  const records = going.map(({ record, file, companions }) => {
+    const tip = view.refs.find((t) => t.ref === record.backup.ref && t.ref.startsWith(BACKUP_REFS));
+    return {
+      stamp: record.stamp,
+      kind: record.kind,
+      at: record.at,
+      sessionId: record.sessionId,
+      turn: record.turn,
+      status: record.status,
+      files: [file, ...companions],
+      backup: tip && !stays.has(tip.ref) ? { ref: tip.ref, commit: tip.commit } : null,
+    };
+  });
+  return { records, kept };
+}
+
+/** A session with a claude that may be writing: not to be removed under it. */
+export async function refuseIfLive(store: Store, live: LiveClaude[], id: string): Promise<void> {
+  const found = live.find((l) => l.id === id);
+  if (!found) return;
+  if (found.orphanPid !== null) {
+    throw new UserError(
+      `the claude of crashed session ${id} is still running (pid ${found.orphanPid}); the session cannot be removed under it`,
+      `stop it (kill ${found.orphanPid}), or recover the session first (nudge claude run -r ${id}), then remove it`,
+    );
+  }
+  const holder = await readLock(bundleFiles(bundleDir(store, id)).lock);
+  throw new UserError(
+    `session ${id} is being recorded right now${holder ? ` (nudge pid ${holder.owner.pid})` : ""}; it cannot be removed while it records`,
+    "quit that session first (/exit), then run the rm again",
+  );
+}
+
+/** The plan for `nudge session rm <id>…`: ids or unique prefixes; a live session refuses the whole command. */
+export async function planRemoval(store: Store, idsOrPrefixes: string[]): Promise<HousekeepingPlan> {
+  const ids = [...new Set(await Promise.all(idsOrPrefixes.map((p) => resolveId(store, p))))];
+  const view = await readStoreView(store);
+  for (const id of ids) await refuseIfLive(store, view.live, id);
+  const sessions = await Promise.all(ids.map((id) => sessionRemoval(store, view, id)));
+  const removed = new Set(ids);
+  // A fork being removed too is not one that "keeps working".
+  for (const s of sessions) s.forks = s.forks.filter((f) => !removed.has(f.id));
+  const { records, kept } = recordRemovals(view, (r) => removed.has(r.record.sessionId));
+  return { sessions, records, backupRefs: [], leftovers: [], kept };
+}

@@ -1,0 +1,43 @@
+/** Everything nudge keeps for a repository, to compare before and after a command that must change nothing. */
+import { lstatSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { git } from "./gitdir.js";
+
+/** Every file under a folder with its size, relative paths sorted. */
+export function fileListing(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(at);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = path.join(at, name);
+      const stat = lstatSync(full);
+      if (stat.isDirectory()) walk(full);
+      else out.push(`${path.relative(dir, full)} ${stat.size}`);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** nudge's refs with their tips. */
+export async function nudgeRefs(repo: string): Promise<string[]> {
+  return (await git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/nudge/")).split("\n").filter(Boolean);
+}
+
+/**
+ * The store's files, nudge's refs, and the shared index files in the git dir. Left out: the
+ * untracked-cache check a recording starts in the background, which finishes on its own time.
+ */
+export async function storeState(repo: string): Promise<{ files: string[]; refs: string[]; gitDir: string[] }> {
+  const gitDir = path.join(repo, ".git");
+  return {
+    files: fileListing(path.join(gitDir, "nudge")).filter((f) => !f.startsWith("index/untracked-cache-")),
+    refs: await nudgeRefs(repo),
+    gitDir: readdirSync(gitDir).filter((n) => n.startsWith("sharedindex.")).sort(),
+  };
+}

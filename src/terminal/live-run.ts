@@ -12,6 +12,7 @@ import type { RuleSet } from "../rules/parse-rules.js";
 import { rulesGuard } from "../session/rules-guard.js";
 import type { Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
+import type { LoopHooks } from "../loop/loop-hooks.js";
 import type { SessionChoice } from "../session/open-session.js";
 import { runSession, type RunSessionInput } from "../session/run-session.js";
 import { EventRenderer } from "./event-renderer.js";
@@ -32,6 +33,8 @@ export interface LiveRunInput {
   /** The project's rules (.nudge/rules.yaml), loaded before anything starts. */
   rules: RuleSet;
   afterTurn?: RunSessionInput["afterTurn"];
+  /** An agentic loop (`nudge claude loop`) drives this run. */
+  loop?: LoopHooks;
 }
 
 /** Runs the session; returns the exit status (129 when the terminal hung up). */
@@ -82,6 +85,8 @@ export async function liveRun(input: LiveRunInput): Promise<number> {
   let conversation: Conversation | null = null;
   let hungUp = false;
   const onSigint = () => {
+    const handled = input.loop?.sigint();
+    if (handled) return say(errStyle.yellow(handled));
     const state = conversation?.interrupt() ?? "idle";
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
     else if (state === "killed") say(errStyle.red("■ stopping claude; the turn is kept as incomplete"));
@@ -109,10 +114,13 @@ export async function liveRun(input: LiveRunInput): Promise<number> {
       flags: input.flags,
       firstPrompt: input.firstPrompt,
       force: input.force,
-      frontend,
+      frontend: input.loop ? input.loop.frontend(frontend, tty) : frontend,
       guard: rulesGuard(input.rules, input.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
-      afterTurn: input.afterTurn,
-      onConversation: (c) => (conversation = c),
+      afterTurn: input.loop?.afterTurn ?? input.afterTurn,
+      onConversation: (c) => {
+        conversation = c;
+        input.loop?.attach(c);
+      },
     });
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));

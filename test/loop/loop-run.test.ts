@@ -75,6 +75,15 @@ describe("nudge claude loop", () => {
     expect(sent[1]).toMatch(/iteration 2 of 10\] After your last turn the check `test -f done\.txt` still fails \(exit status 1\)/);
     expect(manifest.turns.map((t) => t.prompt?.split("\n")[0] ?? null)).toEqual([null, "make done.txt exist", "make done.txt exist", "make done.txt exist"]);
 
+    // show marks every turn's check, and --json carries it.
+    const show = await runNudge(["session", "show", id], { cwd: repo });
+    expect(show.stdout).toMatch(/^TURN .* RESULT +CHECK$/m);
+    expect(show.stdout).toMatch(/^0 .*✗ exit 1$/m);
+    expect(show.stdout).toMatch(/^1 .*✗ exit 1$/m);
+    expect(show.stdout).toMatch(/^3 .*✓ passed$/m);
+    const json = JSON.parse((await runNudge(["session", "show", id, "--json"], { cwd: repo })).stdout);
+    expect(json.turns[3].check).toMatchObject({ command: "test -f done.txt", exitCode: 0 });
+
     // Iteration 2 is a turn like any other: rewinding to it gives its tree.
     const rewind = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo });
     expect(rewind.exitCode, rewind.stderr).toBe(0);

@@ -31,5 +31,6 @@ export function budgetSpent(b: Budget, s: Spending): string | null {
 }
 
 export function timeSpent(minutes: number): string {
+  if (minutes < 1) return `${Math.round(minutes * 60)} seconds`;
   return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }

@@ -20,7 +20,7 @@ import { describeSummary, parseTestSummary } from "./check-summary.js";
 import { Guards, type GuardSettings, type Trip } from "./guards.js";
 import { readAhead } from "./read-ahead.js";
 import type { LoopHooks } from "./loop-hooks.js";
-import { describeCheck, type Iteration, type LoopOutcome, type StopReason } from "./loop-report.js";
+import { checked, describeCheck, type Iteration, type LoopOutcome, type StopReason } from "./loop-report.js";
 import { renderTemplate, type LoopPrompts, type PromptValues, type Template } from "./prompt-template.js";
 
 export interface LoopConfig {
@@ -86,7 +86,25 @@ export class LoopDriver implements LoopHooks {
         user.close();
       },
     };
-    return { ...base, prompts, render: (event) => (this.observe(event), base.render(event)) };
+    const render = (event: StreamEvent) => {
+      this.observe(event);
+      base.render(event);
+    };
+    // The rewind the user chose at a pause runs as the conversation's /rewind: declined at its
+    // confirmation, or refused (a file in the way), the loop has stopped on the guard after all.
+    const notRewound = () => {
+      if (this.reason?.kind === "rewound") this.reason = { kind: "guard", trip: this.reason.trip };
+    };
+    const confirm = async (plan: string[], question: string) => {
+      const yes = await base.confirm(plan, question);
+      if (!yes) notRewound();
+      return yes;
+    };
+    const error = (message: string, hint?: string) => {
+      notRewound();
+      base.error(message, hint);
+    };
+    return { ...base, prompts, render, confirm, error };
   }
 
   attach(conversation: Conversation): void {
@@ -164,6 +182,9 @@ export class LoopDriver implements LoopHooks {
       this.iterations.push({ sessionId, n: turn.n - 1, iteration: 0, intervention: false, check: this.c.baseline, costUsd: 0 });
       if (this.c.newSession && turn.n === 1) await recorder.annotateTurn(0, { check: stored(this.c.baseline) });
     }
+    const entry: Iteration = { sessionId, n: turn.n, iteration: this.iteration, intervention: this.intervention, check: null, costUsd: turn.result?.costUsd ?? 0 };
+    this.iterations.push(entry);
+    // Stopping now (Ctrl-C twice, the time is up): no check to wait for.
     const userInterrupted = this.stopAfterTurn && turn.status === "interrupted";
     if (this.closed || this.timeUp || userInterrupted) {
       this.reason ??= { kind: "user", message: "Ctrl-C" };
@@ -174,7 +195,7 @@ export class LoopDriver implements LoopHooks {
     this.checkAbort = null;
     if (run.aborted) return false; // the reason is set by whoever stopped it
     await recorder.annotateTurn(turn.n, { check: stored(run) });
-    this.iterations.push({ sessionId, n: turn.n, iteration: this.iteration, intervention: this.intervention, check: run, costUsd: turn.result?.costUsd ?? 0 });
+    entry.check = run;
     this.showCheck(run);
     if (run.exitCode === 0) {
       this.reason = { kind: "passed" };
@@ -208,7 +229,7 @@ export class LoopDriver implements LoopHooks {
       this.reason = { kind: "guard", trip };
       return false;
     }
-    const best = bestTurn(this.iterations);
+    const best = bestTurn(checked(this.iterations));
     const rewindTo = best && best.sessionId === sessionId && best.n !== turn.n ? best : null;
     const options = `[c]ontinue, [s]top${rewindTo ? `, or [r]ewind to turn ${rewindTo.n} (the best so far: ${describeCheck(rewindTo.check)})` : ""}`;
     this.say(`${options}? [c/S${rewindTo ? "/r" : ""}]`);

@@ -13,12 +13,20 @@ export type StopReason =
   | { kind: "user"; message: string };
 
 /** One turn of the loop (or the check before the first one, as `iteration: 0`). */
-export interface Iteration extends CheckedTurn {
+export interface Iteration {
+  sessionId: string;
+  n: number;
   iteration: number;
   /** The prompt was a line the user typed during the loop. */
   intervention: boolean;
-  check: CheckRun;
+  /** null: the loop stopped before checking this turn (Ctrl-C twice, time up). */
+  check: CheckRun | null;
   costUsd: number;
+}
+
+/** The turns whose check ran: the candidates for the best one. */
+export function checked(iterations: Iteration[]): Array<Iteration & CheckedTurn & { check: CheckRun }> {
+  return iterations.filter((i): i is Iteration & { check: CheckRun } => i.check !== null);
 }
 
 export interface LoopOutcome {
@@ -60,17 +68,19 @@ function describeReason(reason: StopReason): string {
 export function summaryLines(outcome: LoopOutcome): string[] {
   const turns = outcome.iterations.filter((i) => i.iteration > 0);
   const totals = `${turns.length} iteration${turns.length === 1 ? "" : "s"} · ${formatCost(outcome.costUsd)} · ${formatDuration(outcome.elapsedMs)}`;
-  const last = turns.at(-1);
+  const last = checked(turns).at(-1);
   if (outcome.reason.kind === "passed" && last) {
     return [`✓ loop done: the check passed after iteration ${last.iteration} (turn ${last.n} of session ${last.sessionId}) · ${totals}`];
   }
   const lines = [`■ loop stopped: ${describeReason(outcome.reason)} · ${totals}`];
-  if (last) lines.push(`  last check: turn ${last.n}: ${describeCheck(last.check)}`);
+  const lastTurn = turns.at(-1);
+  if (lastTurn && !lastTurn.check) lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
+  else if (last) lines.push(`  last check: turn ${last.n}: ${describeCheck(last.check)}`);
   if (outcome.reason.kind === "rewound") {
     lines.push(`  the files are back at turn ${outcome.reason.turn}; every turn of the loop stays in session ${last?.sessionId ?? "?"}`);
     return lines;
   }
-  const best = bestTurn(outcome.iterations);
+  const best = bestTurn(checked(outcome.iterations));
   if (best) {
     const where = best === last ? " (the last one)" : best.iteration === 0 ? " (where the loop started)" : "";
     lines.push(`  best turn: ${best.n}${where}: ${describeCheck(best.check)} · go back to it: nudge session rewind ${best.sessionId} ${best.n}`);

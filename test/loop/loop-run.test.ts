@@ -113,7 +113,7 @@ describe("nudge claude loop", () => {
     expect(api!.remaining()).toBe(1);
   });
 
-  it("stops when a budget is spent: --max-iterations, and --max-cost; --prompt-file makes every prompt", async () => {
+  it("stops when a budget is spent: --max-iterations, --max-cost, --max-minutes; --prompt-file makes every prompt", async () => {
     const repo = await gitdir();
     const template = path.join(tempDir(), "PROMPT.md");
     writeFileSync(template, "Goal: {{goal}}\nIteration {{iteration}}/{{max_iterations}}; `{{check}}` said {{exit_code}}:\n{{output}}\n");
@@ -139,6 +139,17 @@ describe("nudge claude loop", () => {
     expect(byCost.run.exitCode, byCost.run.stderr).toBe(3);
     expect(byCost.run.stderr).toMatch(/■ loop stopped: budget spent: \$0\.\d+ spent \(--max-cost 0\.000001\) · 1 iteration/);
     expect(byCost.manifest.turns).toHaveLength(2);
+    await api!.close();
+
+    // Time is watched as it passes: a turn still running when it is up is interrupted.
+    const started = Date.now();
+    const byTime = await loop(repo, [{ delayMs: 30_000, then: { text: "too late" } }], ["say hello", "--until", "false", "--max-minutes", "0.05"]);
+    expect(byTime.run.exitCode, byTime.run.stderr).toBe(3);
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(byTime.run.stderr).toContain("the loop's time is up (--max-minutes 0.05): interrupting the turn");
+    expect(byTime.run.stderr).toContain("■ loop stopped: budget spent: 3 seconds passed (--max-minutes 0.05) · 1 iteration");
+    expect(byTime.run.stderr).toContain("turn 1 was not checked: the loop stopped first");
+    expect(byTime.manifest.turns[1]!.status).toBe("interrupted");
   });
 
   it("a line typed during the loop is the next prompt, and the loop goes on after it", async () => {

@@ -13,7 +13,7 @@ export const PLACEHOLDERS = {
   iteration: "this iteration's number (1 for the first prompt)",
   max_iterations: "--max-iterations",
   check: "the --until command",
-  exit_code: 'the check\'s exit status after the last turn ("timeout" when it timed out)',
+  exit_code: 'the check\'s exit status after the last turn, or before the first ("timeout" when it timed out)',
   summary: 'the test runner\'s counts when its output has them ("3 failed, 10 passed"), else empty',
   output: "the last lines of the check's output (without colours)",
 } as const;

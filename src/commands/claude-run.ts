@@ -65,7 +65,7 @@ At the prompt: /session, /rewind <n>, /fork [n], /help, /exit.`,
     await runClaude({ ...options, prompt: ours[0], passthrough });
   });
 
-function argsAfterDoubleDash(command: Command): string[] {
+export function argsAfterDoubleDash(command: Command): string[] {
   let root = command;
   while (root.parent) root = root.parent;
   // commander keeps the untouched argv as rawArgs (untyped); operands after -- are not marked otherwise.

@@ -5,6 +5,7 @@ import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/for
 import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { summarize } from "../bundle/summary.js";
+import { describeCheck } from "../loop/loop-report.js";
 
 const Options = z.object({ json: z.boolean().optional() });
 
@@ -25,8 +26,10 @@ export const sessionShowCommand = new Command("show")
     if (m.rewoundTo !== null) out(`rewound to turn ${m.rewoundTo}; the next run continues from there in a fork`);
     out(`bundle ${session.dir}`);
     out("");
+    // An agentic loop's turns carry their check's result: a column of its own, only then.
+    const checks = m.turns.some((t) => t.check);
     printTable(
-      ["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT"],
+      ["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : [])],
       m.turns.map((t) => [
         String(t.n),
         t.n === 0 ? "(starting state)" : oneLine(t.prompt ?? "", 50),
@@ -34,6 +37,7 @@ export const sessionShowCommand = new Command("show")
         formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
         t.n === 0 ? "" : t.status === "complete" ? (t.result?.subtype ?? "") : t.status,
+        ...(checks ? [t.check ? `${t.check.exitCode === 0 ? "✓" : "✗"} ${describeCheck(t.check)}` : ""] : []),
       ]),
     );
     out("");

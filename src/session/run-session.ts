@@ -42,8 +42,8 @@ export interface RunSessionInput {
   guard: ToolGuard | null;
   /** The conversation, once it exists: the frontend routes Ctrl-C and signals to it. */
   onConversation?: (conversation: Conversation) => void;
-  /** After each saved turn (an agentic loop's check); false ends the session. */
-  afterTurn?: (turn: Turn, sessionId: string) => Promise<boolean>;
+  /** After each saved turn (an agentic loop's check, kept on the turn through `recorder`); false ends the session. */
+  afterTurn?: (turn: Turn, sessionId: string, recorder: SessionRecorder) => Promise<boolean>;
 }
 
 export interface RunOutcome {
@@ -80,7 +80,7 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       firstPrompt: input.firstPrompt,
       note,
       slash: live.slashCommands(holder),
-      afterTurn: input.afterTurn ? (turn) => input.afterTurn!(turn, holder.link.recorder.manifest.id) : undefined,
+      afterTurn: input.afterTurn ? (turn) => input.afterTurn!(turn, holder.link.recorder.manifest.id, holder.link.recorder) : undefined,
     });
     live.show = (event) => conversation.show(event);
     input.onConversation?.(conversation);

@@ -12,6 +12,7 @@ import { formatCost } from "../format.js";
 import type { RuleSet } from "../rules/parse-rules.js";
 import type { Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
+import type { LoopHooks } from "../loop/loop-hooks.js";
 import type { SessionChoice } from "../session/open-session.js";
 import { rulesGuard } from "../session/rules-guard.js";
 import { runSession, type RunSessionInput } from "../session/run-session.js";
@@ -34,10 +35,8 @@ export interface LiveRunInput {
   /** The project's rules (.nudge/rules.yaml), loaded before anything starts. */
   rules: RuleSet;
   afterTurn?: RunSessionInput["afterTurn"];
-  /** Prompts from the caller (an agentic loop) instead of the terminal's or stdin's. */
-  prompts?: (own: PromptSource) => PromptSource;
-  /** What the caller wants to see of the stream besides the screen (an agentic loop's guards). */
-  onEvent?: RunSessionInput["frontend"]["render"];
+  /** An agentic loop (`nudge claude loop`) drives this run. */
+  loop?: LoopHooks;
 }
 
 export interface LiveRunOutcome {
@@ -73,15 +72,13 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     showPrompts: false,
     cwd: input.cwd,
   });
-  const own: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
-  const prompts = input.prompts ? input.prompts(own) : own;
+  const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
   const frontend: Frontend = {
     prompts,
     asker: ui?.asker ?? null,
     render: (event) => {
       renderer.render(event);
       ui?.observe(event);
-      input.onEvent?.(event);
     },
     turnEnded: (turn) => renderer.turnEnd(turn),
     working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
@@ -110,6 +107,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   };
 
   function interrupt(): void {
+    const handled = input.loop?.sigint();
+    if (handled) return say(errStyle.yellow(handled));
     const state = conversation?.interrupt() ?? "idle";
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
     else if (state === "killed") say(errStyle.red("■ stopping claude; the turn is kept as incomplete"));
@@ -138,10 +137,13 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       flags: input.flags,
       firstPrompt: input.firstPrompt,
       force: input.force,
-      frontend,
+      frontend: input.loop ? input.loop.frontend(frontend, ui !== null) : frontend,
       guard: rulesGuard(input.rules, input.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
-      afterTurn: input.afterTurn,
-      onConversation: (c) => (conversation = c),
+      afterTurn: input.loop?.afterTurn ?? input.afterTurn,
+      onConversation: (c) => {
+        conversation = c;
+        input.loop?.attach(c);
+      },
     });
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));

@@ -1,0 +1,196 @@
+import { Command } from "commander";
+import { existsSync, promises as fs, statSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { openStore } from "../bundle/store.js";
+import { locateClaude } from "../claude/locate-claude.js";
+import { claudeConfigDir } from "../claude/transcript.js";
+import { UserError } from "../errors.js";
+import { DEFAULT_BUDGET } from "../loop/budget.js";
+import { DEFAULT_GUARDS } from "../loop/guards.js";
+import { loopExitCode, summaryLines } from "../loop/loop-report.js";
+import { PLACEHOLDERS } from "../loop/prompt-template.js";
+import { startLoop } from "../loop/start-loop.js";
+import { loadRules } from "../rules/load-rules.js";
+import { chooseSession, type SessionChoice } from "../session/open-session.js";
+import { exitAsHangUp } from "../terminal/hang-up.js";
+import { liveRun } from "../terminal/live-run.js";
+import { colorEnabled, makeStyle } from "../terminal/style.js";
+import { argsAfterDoubleDash } from "./claude-run.js";
+import { parseOptions } from "./parse-options.js";
+
+const none = z.literal("none").transform(() => null);
+const off = z.union([z.literal("off"), z.literal("0")]).transform(() => null);
+const guardCount = z.union([off, z.coerce.number().int().positive()]);
+
+const LoopOptions = z.object({
+  until: z.string().min(1),
+  maxIterations: z.coerce.number().int().positive().default(DEFAULT_BUDGET.iterations),
+  maxCost: z.union([none, z.coerce.number().positive()]).default(DEFAULT_BUDGET.costUsd),
+  maxMinutes: z.union([none, z.coerce.number().positive()]).default(DEFAULT_BUDGET.minutes),
+  checkTimeout: z.coerce.number().positive().default(600),
+  promptFile: z.string().min(1).optional(),
+  guards: z.boolean().default(true),
+  guardNoChange: guardCount.default(DEFAULT_GUARDS.noChange),
+  guardRepeat: guardCount.default(DEFAULT_GUARDS.repeat),
+  guardSameOutput: guardCount.default(DEFAULT_GUARDS.sameOutput),
+  continue: z.boolean().optional(),
+  resume: z.string().min(1).optional(),
+  verbose: z.boolean().optional(),
+  maxTurns: z.coerce.number().int().positive().optional(),
+  model: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional(),
+  permissionMode: z.string().min(1).optional(),
+  allowedTools: z.string().min(1).optional(),
+  disallowedTools: z.string().min(1).optional(),
+  claudeBin: z.string().min(1).optional(),
+  force: z.boolean().optional(),
+});
+
+const placeholders = Object.entries(PLACEHOLDERS)
+  .map(([name, what]) => `  {{${name}}}${" ".repeat(Math.max(1, 17 - name.length))}${what}`)
+  .join("\n");
+
+export const claudeLoopCommand = new Command("loop")
+  .description("run claude in a loop until a check passes; every iteration is a recorded turn you can rewind to")
+  .argument("[goal]", "what claude should achieve: the first prompt, and the heart of every later one")
+  .option("--until <command>", "the check: a shell command run in the work tree after every turn; the loop ends when it exits 0")
+  .option("--max-iterations <n>", `stop after n turns (default ${DEFAULT_BUDGET.iterations})`)
+  .option("--max-cost <usd>", `stop once the loop's turns cost this much, or "none" (default ${DEFAULT_BUDGET.costUsd})`)
+  .option("--max-minutes <m>", `stop after m minutes, interrupting a turn, or "none" (default ${DEFAULT_BUDGET.minutes})`)
+  .option("--check-timeout <seconds>", "stop a check that runs longer; it counts as failed (default 600)")
+  .option("--prompt-file <file>", "a template for every iteration's prompt (placeholders below)")
+  .option("--guard-no-change <k>", `pause after k iterations in a row that changed no file, or "off" (default ${DEFAULT_GUARDS.noChange})`)
+  .option("--guard-repeat <k>", `pause when the same tool call (name and input) comes k times with no edit in between, or "off" (default ${DEFAULT_GUARDS.repeat})`)
+  .option("--guard-same-output <k>", `pause when the check prints the same as before k times in a row, or "off" (default ${DEFAULT_GUARDS.sameOutput})`)
+  .option("--no-guards", "turn the three guards off (the budgets stay)")
+  .option("-c, --continue", "loop on in the latest session of this work tree")
+  .option("-r, --resume <id>", "loop on in a session, by id or unique prefix")
+  .option("-v, --verbose", "show tool inputs and outputs, and the end of a failing check's output")
+  .option("--max-turns <n>", "passed to claude: agentic turns per prompt")
+  .option("--model <name>", "passed to claude: the model")
+  .option("--cwd <dir>", "run (and check) in this directory instead of the current one")
+  .option("--permission-mode <mode>", "passed to claude: default, acceptEdits, plan, bypassPermissions")
+  .option("--allowed-tools <tools>", "passed to claude as --allowedTools")
+  .option("--disallowed-tools <tools>", "passed to claude as --disallowedTools")
+  .option("--force", "record even though another nudge is recording in this work tree")
+  .option("--claude-bin <path>", "the claude executable (default: $NUDGE_CLAUDE_BIN, then PATH)")
+  .addHelpText(
+    "after",
+    `
+Everything after -- goes to claude verbatim.
+
+Each iteration is one turn of one session. The check runs once before the first turn, then after
+every turn; its exit status and the end of its output are kept on the turn (nudge session show).
+The first prompt is the goal; each later one is the goal, the check's exit status and the last
+60 lines of its output. With --prompt-file, that template makes every prompt, the first included:
+${placeholders}
+
+The loop stops when the check passes, when a budget is spent, or when a guard trips. A guard
+pauses it: on a terminal you choose to continue, stop, or rewind to the best turn so far;
+otherwise it stops. A line you type during the loop is sent as the next prompt, and the loop
+goes on. Ctrl-C stops the loop after the current turn; a second Ctrl-C interrupts the turn.
+
+Exit codes:
+  0  the check passed
+  3  the loop stopped before it did: a guard, a budget, or you (the summary says which, and
+     names the turn to go back to: nudge session rewind <id> <turn>)
+  1  a problem with the input or the environment (a bad flag, a check that cannot run)
+  2  a bug in nudge
+
+Examples:
+  $ nudge claude loop "make the failing tests pass" --until "npm test" --permission-mode acceptEdits
+  $ nudge claude loop "port utils.js to TypeScript" --until "npx tsc --noEmit" --max-iterations 5 --max-cost 2
+  $ nudge claude loop --prompt-file PROMPT.md --until "pytest -q" --guard-no-change 2
+  $ nudge claude loop -c "keep going" --until "npm test"      # more iterations in the same session`,
+  )
+  .allowExcessArguments(true)
+  .action(async (goal: string | undefined, raw: unknown, command: Command) => {
+    if ((raw as { until?: unknown }).until === undefined) {
+      throw new UserError(
+        "a loop needs a check: --until <command>",
+        'it ends when the check exits 0, e.g. --until "npm test"; for a fixed number of iterations: --until false --max-iterations 5',
+      );
+    }
+    const options = parseOptions(LoopOptions, raw);
+    if (options.continue && options.resume) throw new UserError("-c and -r cannot be used together", "pick one");
+    const passthrough = argsAfterDoubleDash(command);
+    const ours = command.args.slice(0, command.args.length - passthrough.length);
+    if (ours.length > 1) {
+      throw new UserError(`too many arguments: ${ours.slice(1).join(" ")}`, 'quote the goal ("make the tests pass"); flags for claude go after --');
+    }
+    process.exitCode = await runLoop({ ...options, goal: ours[0] ?? null, passthrough });
+  });
+
+type LoopInput = z.infer<typeof LoopOptions> & { goal: string | null; passthrough: string[] };
+
+async function runLoop(input: LoopInput): Promise<number> {
+  const cwd = path.resolve(input.cwd ?? process.cwd());
+  if (!existsSync(cwd)) throw new UserError(`no such directory: ${cwd}`, "check --cwd");
+  if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
+  const promptFile = input.promptFile ? await readPromptFile(input.promptFile) : null;
+  const store = await openStore(cwd);
+  const bin = await locateClaude(input.claudeBin);
+  const rules = await loadRules(store.repoRoot);
+  const choice: SessionChoice = input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" };
+  const existing = await chooseSession(store, choice);
+  const errStyle = makeStyle(colorEnabled(process.stderr));
+  const say = (line: string) => process.stderr.write(`${errStyle.dim(line)}\n`);
+  const loop = await startLoop({
+    goal: input.goal,
+    check: input.until,
+    checkTimeoutMs: input.checkTimeout * 1000,
+    promptFile,
+    budget: { iterations: input.maxIterations, costUsd: input.maxCost, minutes: input.maxMinutes },
+    guards: input.guards ? { noChange: input.guardNoChange, repeat: input.guardRepeat, sameOutput: input.guardSameOutput } : { noChange: null, repeat: null, sameOutput: null },
+    cwd: existing?.manifest.repo.cwd ?? cwd,
+    newSession: existing === null,
+    verbose: input.verbose ?? false,
+    say,
+  });
+  if (!loop) {
+    say("■ loop stopped by you (Ctrl-C) before the first turn; nothing was sent to claude");
+    return 3;
+  }
+  try {
+    const run = await liveRun({
+      store,
+      cwd,
+      bin,
+      claudeConfigDir: claudeConfigDir(),
+      choice,
+      flags: {
+        model: input.model,
+        maxTurns: input.maxTurns,
+        permissionMode: input.permissionMode,
+        allowedTools: input.allowedTools,
+        disallowedTools: input.disallowedTools,
+        passthrough: input.passthrough,
+      },
+      verbose: input.verbose ?? false,
+      force: input.force ?? false,
+      rules,
+      loop,
+    });
+    const outcome = loop.outcome();
+    const [first, ...rest] = summaryLines(outcome);
+    process.stderr.write(`${outcome.reason.kind === "passed" ? errStyle.green(first!) : errStyle.yellow(first!)}\n`);
+    for (const line of rest) process.stderr.write(`${line}\n`);
+    // The terminal went away: the bundle is complete and the lock released; end as a hang-up does (129).
+    if (run.hungUp) exitAsHangUp();
+    return loopExitCode(outcome);
+  } finally {
+    loop.dispose();
+  }
+}
+
+async function readPromptFile(file: string): Promise<{ text: string; source: string }> {
+  const full = path.resolve(file);
+  const stat = await fs.stat(full).catch(() => null);
+  if (!stat?.isFile()) throw new UserError(`--prompt-file: no such file: ${file}`, "give the path of a text file holding the prompt template");
+  if (stat.size > 100_000) throw new UserError(`--prompt-file: ${file} is ${stat.size} bytes; a prompt template is at most 100 kB`, "keep the template short; claude can read long files itself");
+  const bytes = await fs.readFile(full);
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  if (text.includes("\uFFFD") || bytes.includes(0)) throw new UserError(`--prompt-file: ${file} is not UTF-8 text`, "save the template as UTF-8");
+  return { text, source: file };
+}

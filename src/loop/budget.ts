@@ -1,0 +1,36 @@
+/**
+ * A loop's budgets: hard limits the user set (or the defaults). Unlike the guards they never ask:
+ * going past a limit is a new run with a larger one (`nudge claude loop -c …`). Cost is known only
+ * when a turn ends (claude reports it with the turn's result), so a turn can overshoot it; time is
+ * watched as it passes, and a turn still running when it is up is interrupted.
+ */
+import { formatCost } from "../format.js";
+
+export interface Budget {
+  iterations: number;
+  /** USD; null: no limit. */
+  costUsd: number | null;
+  /** null: no limit. */
+  minutes: number | null;
+}
+
+export const DEFAULT_BUDGET: Budget = { iterations: 10, costUsd: 5, minutes: 60 };
+
+export interface Spending {
+  iterations: number;
+  costUsd: number;
+  elapsedMs: number;
+}
+
+/** What is spent, as the summary says it, or null while there is budget left. */
+export function budgetSpent(b: Budget, s: Spending): string | null {
+  if (b.costUsd !== null && s.costUsd >= b.costUsd) return `${formatCost(s.costUsd)} spent (--max-cost ${b.costUsd})`;
+  if (b.minutes !== null && s.elapsedMs >= b.minutes * 60_000) return `${timeSpent(b.minutes)} passed (--max-minutes ${b.minutes})`;
+  if (s.iterations >= b.iterations) return `${s.iterations} iteration${s.iterations === 1 ? "" : "s"} run (--max-iterations ${b.iterations})`;
+  return null;
+}
+
+export function timeSpent(minutes: number): string {
+  if (minutes < 1) return `${Math.round(minutes * 60)} seconds`;
+  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,89 @@
+/** What a loop says about its checks and how it ended, and the exit status that goes with it. */
+import { formatCost, formatDuration } from "../format.js";
+import { bestTurn, type CheckedTurn } from "./best-turn.js";
+import type { CheckRun } from "./check-run.js";
+import { describeSummary, parseTestSummary } from "./check-summary.js";
+import type { Trip } from "./guards.js";
+
+export type StopReason =
+  | { kind: "passed" }
+  | { kind: "budget"; message: string }
+  | { kind: "guard"; trip: Trip }
+  | { kind: "rewound"; turn: number; trip: Trip }
+  | { kind: "user"; message: string };
+
+/** One turn of the loop (or the check before the first one, as `iteration: 0`). */
+export interface Iteration {
+  sessionId: string;
+  n: number;
+  iteration: number;
+  /** The prompt was a line the user typed during the loop. */
+  intervention: boolean;
+  /** null: the loop stopped before checking this turn (Ctrl-C twice, time up). */
+  check: CheckRun | null;
+  costUsd: number;
+}
+
+/** The turns whose check ran: the candidates for the best one. */
+export function checked(iterations: Iteration[]): Array<Iteration & CheckedTurn & { check: CheckRun }> {
+  return iterations.filter((i): i is Iteration & { check: CheckRun } => i.check !== null);
+}
+
+export interface LoopOutcome {
+  reason: StopReason;
+  iterations: Iteration[];
+  costUsd: number;
+  elapsedMs: number;
+}
+
+/** 0: the check passed; 3: the loop stopped before it did (a guard, a budget, or you). */
+export function loopExitCode(outcome: LoopOutcome): number {
+  return outcome.reason.kind === "passed" ? 0 : 3;
+}
+
+/** "passed", "exit 1 · 3 failed, 10 passed", "timed out". */
+export function describeCheck(check: { exitCode: number | null; output?: string; tail?: string; timedOut?: boolean }): string {
+  if (check.exitCode === 0) return "passed";
+  if (check.exitCode === null) return check.timedOut === false ? "stopped" : "timed out";
+  const summary = parseTestSummary(check.output ?? check.tail ?? "");
+  return `exit ${check.exitCode}${summary ? ` · ${describeSummary(summary)}` : ""}`;
+}
+
+function describeReason(reason: StopReason): string {
+  switch (reason.kind) {
+    case "passed":
+      return "the check passed";
+    case "budget":
+      return `budget spent: ${reason.message}`;
+    case "guard":
+      return `guard tripped: ${reason.trip.message} (${reason.trip.flag})`;
+    case "rewound":
+      return `guard tripped: ${reason.trip.message} (${reason.trip.flag}); you rewound to turn ${reason.turn}`;
+    case "user":
+      return `stopped by you (${reason.message})`;
+  }
+}
+
+/** The lines that end a loop: why it stopped, what it cost, and the turn to go back to. */
+export function summaryLines(outcome: LoopOutcome): string[] {
+  const turns = outcome.iterations.filter((i) => i.iteration > 0);
+  const totals = `${turns.length} iteration${turns.length === 1 ? "" : "s"} · ${formatCost(outcome.costUsd)} · ${formatDuration(outcome.elapsedMs)}`;
+  const last = checked(turns).at(-1);
+  if (outcome.reason.kind === "passed" && last) {
+    return [`✓ loop done: the check passed after iteration ${last.iteration} (turn ${last.n} of session ${last.sessionId}) · ${totals}`];
+  }
+  const lines = [`■ loop stopped: ${describeReason(outcome.reason)} · ${totals}`];
+  const lastTurn = turns.at(-1);
+  if (lastTurn && !lastTurn.check) lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
+  else if (last) lines.push(`  last check: turn ${last.n}: ${describeCheck(last.check)}`);
+  if (outcome.reason.kind === "rewound") {
+    lines.push(`  the files are back at turn ${outcome.reason.turn}; every turn of the loop stays in session ${last?.sessionId ?? "?"}`);
+    return lines;
+  }
+  const best = bestTurn(checked(outcome.iterations));
+  if (best) {
+    const where = best === last ? " (the last one)" : best.iteration === 0 ? " (where the loop started)" : "";
+    lines.push(`  best turn: ${best.n}${where}: ${describeCheck(best.check)} · go back to it: nudge session rewind ${best.sessionId} ${best.n}`);
+  }
+  return lines;
+}

@@ -25,3 +25,17 @@ export class InternalError extends Error {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * The same failure with what was being done in front of it, keeping its kind: the user's problem
+ * stays the user's (a UserError, or what the machine refused, by its errno code), anything else is
+ * a bug.
+ */
+export function inContext(error: unknown, doing: string): Error {
+  if (error instanceof UserError) return new UserError(`${doing}: ${error.message}`, error.hint);
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) {
+    return Object.assign(new Error(`${doing}: ${errorMessage(error)}`), { code, syscall: (error as NodeJS.ErrnoException).syscall });
+  }
+  return new InternalError(`${doing}: ${errorMessage(error)}`, { cause: error });
+}

@@ -5,6 +5,8 @@
  * ends, whatever its tools left running in that group is stopped too.
  */
 import { execa, type ResultPromise } from "execa";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 
 export interface ClaudeLaunch {
   bin: string;
@@ -80,10 +82,13 @@ export class ClaudeProcess {
   private inputOpen = true;
 
   constructor(launch: ClaudeLaunch, private readonly streams: ClaudeStreams) {
+    // Every process claude starts inherits this mark, even one in a session of its own (claude runs
+    // each Bash command under setsid), so what it left running is found when it is gone.
+    const mark = `${process.pid}-${randomBytes(6).toString("hex")}`;
     this.child = execa(launch.bin, launch.args, {
       cwd: launch.cwd,
-      env: launch.env,
-      extendEnv: launch.env === undefined,
+      env: { ...(launch.env ?? process.env), [MARK]: mark },
+      extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
@@ -109,7 +114,7 @@ export class ClaudeProcess {
       .then(async (exit) => {
         this.inputOpen = false;
         this.gone = true;
-        if (pid) await stopGroup(pid);
+        if (pid) await stopLeftovers(pid, mark);
         return exit;
       });
   }
@@ -164,17 +169,53 @@ export class ClaudeProcess {
   }
 }
 
+const MARK = "NUDGE_CLAUDE_RUN";
+
 /**
- * claude is gone; anything its tools started in its group (a Bash command, a dev server) must
- * not go on changing files nobody records: SIGTERM, a grace period, then SIGKILL.
+ * claude is gone; anything its tools started (a Bash command, a dev server) must not go on
+ * changing files nobody records: its process group, and every process carrying its mark (Linux:
+ * found through /proc), get SIGTERM, a grace period, then SIGKILL.
  */
-async function stopGroup(pid: number): Promise<void> {
-  if (!signalGroup(pid, "SIGTERM")) return;
+async function stopLeftovers(pid: number, mark: string): Promise<void> {
+  const marked = () => markedProcesses(mark);
+  signalGroup(pid, "SIGTERM");
+  for (const p of marked()) signal(p, "SIGTERM");
   for (let waited = 0; waited < GROUP_GRACE_MS; waited += 50) {
+    if (!signalGroup(pid, 0) && marked().length === 0) return;
     await new Promise((r) => setTimeout(r, 50));
-    if (!signalGroup(pid, 0)) return;
   }
   signalGroup(pid, "SIGKILL");
+  for (const p of marked()) signal(p, "SIGKILL");
+}
+
+/** The pids whose environment holds the mark (only this user's processes can be read: that is all it needs). */
+function markedProcesses(mark: string): number[] {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return []; // no /proc (not Linux): the process group is all that can be stopped
+  }
+  const needle = Buffer.from(`\0${MARK}=${mark}\0`);
+  const found: number[] = [];
+  for (const name of pids) {
+    if (Number(name) === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from("\0"), readFileSync(`/proc/${name}/environ`), Buffer.from("\0")]);
+      if (environ.includes(needle)) found.push(Number(name));
+    } catch {
+      // gone meanwhile, or another user's
+    }
+  }
+  return found;
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // gone meanwhile
+  }
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {

@@ -19,7 +19,7 @@ import { summaryOf } from "../bundle/summary.js";
 import { TurnJournal } from "../bundle/turn-journal.js";
 import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
-import { InternalError, errorMessage } from "../errors.js";
+import { InternalError, errorMessage, inContext } from "../errors.js";
 import { faultPoint } from "../fault-injection.js";
 import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
@@ -130,10 +130,11 @@ export class SessionRecorder {
         lock,
       );
       if (listener) recorder.listen(listener);
-      if (manifest.turns.length === 0) await recorder.recordTurnZero();
-      else await recorder.recoverUnsaved();
+      // The header first: a session killed while its starting state is snapshotted still lists (as crashed).
       recorder.manifest_ = { ...recorder.manifest_, state: "recording", updatedAt: now() };
       await recorder.writeHeader();
+      if (recorder.manifest_.turns.length === 0) await recorder.recordTurnZero();
+      else await recorder.recoverUnsaved();
       return recorder;
     } catch (error) {
       await lock.release();
@@ -156,6 +157,16 @@ export class SessionRecorder {
   /** The latest claude session id, which a new claude process resumes. */
   get claudeSessionId(): string | null {
     return this.manifest_.turns.findLast((t) => t.claudeSessionId)?.claudeSessionId ?? null;
+  }
+
+  /** Has every turn begun been saved? */
+  get allSaved(): boolean {
+    return this.open === null && this.nextN <= (this.manifest_.turns.at(-1)?.n ?? -1) + 1;
+  }
+
+  /** Was any prompt begun in this session (saved or not)? */
+  get anyTurnBegun(): boolean {
+    return this.nextN > 1;
   }
 
   /** The tree the next turn starts from, as last captured. */
@@ -263,7 +274,9 @@ export class SessionRecorder {
       await this.saving;
       this.log.sync();
       this.input.sync();
-      this.manifest_ = { ...this.manifest_, state: "complete", updatedAt: now() };
+      // A turn begun but not saved (its save failed: a full disk) leaves the session "recording",
+      // which with no lock held lists as crashed: the next run recovers that turn.
+      this.manifest_ = { ...this.manifest_, state: this.allSaved ? "complete" : "recording", updatedAt: now() };
       await this.writeHeader();
       await this.index.dispose().catch(() => undefined);
     } finally {
@@ -350,7 +363,7 @@ export class SessionRecorder {
         await this.turnSaved(turn);
         open.saved.resolve(turn);
       } catch (error) {
-        open.saved.reject(new InternalError(`could not save turn ${open.begin.n}: ${errorMessage(error)}`, { cause: error }));
+        open.saved.reject(inContext(error, `could not save turn ${open.begin.n}`));
       }
     });
   }

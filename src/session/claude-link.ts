@@ -30,6 +30,8 @@ export class ClaudeLink {
   private stderrTail = "";
   private interrupts = 0;
   private recordingFailure: unknown = null;
+  /** The process the user asked to stop (Ctrl-C twice): its exit is no news. */
+  private stoppedOnPurpose: ClaudeProcess | null = null;
   private exitHandled: Promise<unknown> = Promise.resolve();
   /** The assistant's tool_use blocks by id: a permission request refers to one (ExitPlanMode's plan is only there). */
   private readonly toolUses = new Map<string, ToolUse>();
@@ -121,6 +123,7 @@ export class ClaudeLink {
       this.guard(process, () => process.interrupt());
       return "interrupting";
     }
+    this.stoppedOnPurpose = process;
     process.kill("SIGTERM");
     return "killed";
   }
@@ -195,7 +198,8 @@ export class ClaudeLink {
         // reported through the turn's own promise
       }
       // Stopped by nudge itself because the recording failed: that error is the one to report.
-      if ((!this.closing || wasInTurn) && this.process === process && !this.recordingFailure) this.o.onUnexpectedExit?.(exit, this.stderrText);
+      const expected = this.recordingFailure || this.stoppedOnPurpose === process;
+      if ((!this.closing || wasInTurn) && this.process === process && !expected) this.o.onUnexpectedExit?.(exit, this.stderrText);
     });
     return process;
   }

@@ -93,6 +93,7 @@ export class Conversation {
     let note = this.o.note ?? null;
     let first = true;
     for (;;) {
+      if (this.saveFailure) throw this.saveFailure;
       const queued = prompt !== undefined || frontend.prompts.hasQueued?.() === true;
       if (prompt === undefined) prompt = this.stopping ? null : await frontend.prompts.next();
       if (prompt === null) return;
@@ -115,6 +116,7 @@ export class Conversation {
       note = null;
       frontend.working?.(true);
       const ended = await handle.ended.finally(() => frontend.working?.(false));
+      if (this.saveFailure) throw this.saveFailure;
       if (this.stopping || frontend.prompts.hasQueued?.() !== true || ended.status !== "complete" || ended.isError || this.o.afterTurn) {
         await this.finish(await handle.saved);
         if (this.o.afterTurn && !(await this.o.afterTurn(this.lastTurn!))) return;
@@ -123,7 +125,13 @@ export class Conversation {
         this.held = [];
         this.releasing = handle.saved.then(
           (turn) => this.release(turn),
-          () => this.release(null),
+          (error: unknown) => {
+            // The turn could not be saved (a full disk): stop the one already sent after it, take no
+            // more, and end with this error; the next run recovers what the journal holds.
+            this.saveFailure ??= error;
+            this.o.holder.link.interrupt();
+            this.release(null);
+          },
         );
       }
     }
@@ -131,11 +139,14 @@ export class Conversation {
 
   private lastTurn: Turn | null = null;
   private releasing: Promise<void> = Promise.resolve();
+  /** A turn whose save failed after the next prompt had gone: reported once the loop gets back. */
+  private saveFailure: unknown = null;
 
   /** Every turn begun is saved and its end line shown: what nudge's own commands see is complete. */
   private async settle(): Promise<void> {
     await this.o.holder.link.recorder.settled();
     await this.releasing;
+    if (this.saveFailure) throw this.saveFailure;
   }
 
   private async finish(turn: Turn): Promise<void> {

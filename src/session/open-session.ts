@@ -8,7 +8,9 @@ import path from "node:path";
 import { ensureDir } from "../bundle/atomic-write.js";
 import { UserError } from "../errors.js";
 import { MANIFEST_FORMAT, type Manifest } from "../bundle/manifest-schema.js";
-import { bundleDir, listSessions, loadSession, newSessionId, resolveSession, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
+import { lockActivity } from "../bundle/locks.js";
+import { bundleDir, bundleFiles, listSessions, loadSession, newSessionId, resolveSession, sessionIds, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
+import { pathExists } from "../file-exists.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
 
@@ -83,6 +85,21 @@ export async function createSession(store: Store, cwd: string, parent: Manifest[
     unsaved: [],
   };
   return { dir, manifest, isNew: true };
+}
+
+/**
+ * Session folders a kill left before their first snapshot was saved (no manifest, no conversation,
+ * a lock whose nudge is gone): nothing in them can be recovered, so the next run removes them
+ * rather than have every listing warn about them.
+ */
+export async function sweepAbandonedSessions(store: Store): Promise<void> {
+  for (const id of await sessionIds(store)) {
+    const files = bundleFiles(bundleDir(store, id));
+    if ((await pathExists(files.manifest)) || !(await pathExists(files.lock))) continue;
+    if ((await lockActivity(files.lock)) !== null) continue;
+    if ((await fs.stat(files.conversation).then((s) => s.size, () => 0)) > 0) continue;
+    await fs.rm(files.dir, { recursive: true, force: true });
+  }
 }
 
 /** The private index a session's snapshots stage into (one per session: no cross-talk between two nudges). */

@@ -24,7 +24,7 @@ import { ClaudeLink } from "./claude-link.js";
 import { ControlHandler, type ToolGuard } from "./control-handler.js";
 import { Conversation } from "./conversation.js";
 import type { Frontend } from "./frontend.js";
-import { chooseSession, createSession, privateIndexFile, type OpenedSession, type SessionChoice } from "./open-session.js";
+import { chooseSession, createSession, privateIndexFile, sweepAbandonedSessions, type OpenedSession, type SessionChoice } from "./open-session.js";
 
 export interface RunSessionInput {
   store: Store;
@@ -56,6 +56,7 @@ export interface RunOutcome {
 
 export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   const { store, frontend } = input;
+  await sweepAbandonedSessions(store);
   const existing = await chooseSession(store, input.choice);
   const root = existing?.manifest.repo.root ?? store.repoRoot;
   const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? "(new)"}` });
@@ -90,7 +91,7 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       await live.finish(holder.link);
     }
     const final = holder.link.recorder.manifest;
-    const discarded = opened.isNew && holder.link.recorder.manifest.id === opened.manifest.id && final.turns.length <= 1;
+    const discarded = opened.isNew && final.id === opened.manifest.id && !holder.link.recorder.anyTurnBegun;
     if (discarded) await discardSession(store, holder.link.recorder.files.dir, final.id);
     return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded };
   } finally {

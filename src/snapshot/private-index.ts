@@ -96,6 +96,7 @@ export class PrivateIndex {
    * look clean, and a change made in that instant would be missed.
    */
   private async seed(): Promise<void> {
+    await clearStaleGitLock(`${this.o.indexFile}.lock`);
     const stamps = await this.stamps();
     const userIndex = await git.indexPath(this.o.root);
     await fs.mkdir(path.dirname(this.o.indexFile), { recursive: true });
@@ -134,6 +135,20 @@ export class PrivateIndex {
   async dispose(): Promise<void> {
     await fs.rm(this.o.indexFile, { force: true });
   }
+}
+
+/**
+ * A lock git left on this private index: the caller holds the lock that guards the index (its
+ * session's, or its work tree's), so the git that made it belonged to a nudge that is gone. A git
+ * still finishing for it (its parent was killed, it was not) gets two seconds; after that the
+ * lock is stale, and left alone it would refuse every later turn.
+ */
+async function clearStaleGitLock(lock: string): Promise<void> {
+  for (let waited = 0; waited < 2_000; waited += 100) {
+    if (!(await fs.stat(lock).then(() => true, () => false))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await fs.rm(lock, { force: true });
 }
 
 function sameStamp(a: Stamp | null | undefined, b: Stamp | null | undefined): boolean {

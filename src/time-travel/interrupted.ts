@@ -12,7 +12,7 @@ import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { pathExists } from "../file-exists.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
-import { interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
+import { allRecords, interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
 import { switchVerified } from "./work-tree-switch.js";
 
@@ -69,6 +69,9 @@ export async function resolveInterrupted(store: Store, plan: InterruptedPlan): P
   await settleHead(record, how);
   await settleConversation(store, record, how);
   const status: RewindRecord["status"] = how === "continue" ? "applied" : "rolled-back";
+  // A finished undo has undone its rewind: --undo must not restore that one again.
+  const undone = record.kind === "undo" && how === "continue" ? (await allRecords(store)).find((r) => r.stamp === record.undoes) : undefined;
+  if (undone) await saveRecord(store, { ...undone, status: "undone" });
   await saveRecord(store, { ...record, status });
   return { ...record, status };
 }

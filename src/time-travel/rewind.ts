@@ -232,6 +232,8 @@ export interface PreparedUndo {
 
 /** Plan the undo of the last rewind (under the work tree's lock: `withWorkTree(store, <its root>, …)`). */
 export async function prepareUndo(store: Store, o: { from?: string } = {}): Promise<PreparedUndo> {
+  // An operation cut off halfway comes first: until it is finished or rolled back, "the last rewind" is not settled.
+  await refuseIfInterrupted(store, store.repoRoot);
   const record = await lastRewind(store);
   if (!record) throw new UserError("there is no rewind to undo", "nudge session backups lists the rewinds; nudge session list shows the sessions");
   refuseElsewhere(store, record.root, `the last rewind (of session ${record.sessionId})`);

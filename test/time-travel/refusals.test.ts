@@ -5,7 +5,7 @@
  */
 import { execa } from "execa";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
@@ -74,19 +74,16 @@ describe("rewind refusals", () => {
     expect(await userState(repo)).toEqual(before);
   });
 
-  it("another rewind holding nudge's private index (two at once): the second is refused, not a crash", async () => {
-    const before = await userState(repo);
+  it("a lock a killed rewind's git left on nudge's private index does not block the next rewind", async () => {
     // The private index a rewind of this work tree stages into (rewind.ts, worktreeIndex), locked as git locks it.
+    // Two rewinds at once are kept apart by the work tree's lock (fault-injection.test.ts): under it, this lock is stale.
     const index = path.join(repo, ".git", "nudge", "index", `worktree-${createHash("sha1").update(repo).digest("hex").slice(0, 12)}`);
     mkdirSync(path.dirname(index), { recursive: true });
     writeFileSync(`${index}.lock`, "");
-    try {
-      const run = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
-      expectRefusal(run, /^error: another git process is working in this repository \(.+\.lock exists\)$/m);
-    } finally {
-      rmSync(`${index}.lock`);
-    }
-    expect(await userState(repo)).toEqual(before);
+    const run = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(existsSync(`${index}.lock`)).toBe(false);
+    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
   });
 
   it("bad ids, paths and folders get an error and a hint, never a stack trace", async () => {

@@ -1,0 +1,148 @@
+/**
+ * Crash safety of time travel: a rewind or an undo killed halfway (NUDGE_FAULT) is found by the
+ * next command, which refuses to work over it, and is finished (--continue) or rolled back
+ * (--abort) exactly; two rewinds at once never interleave; two `run -r` of a rewound session at
+ * once make one fork. After each, the user's files equal the plan's target or the backup.
+ */
+import { execa } from "execa";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLAUDE_BIN } from "../support/claude-env.js";
+import { readManifestFile, type Recorded } from "../support/record.js";
+import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
+import { recordThreeTurns } from "../support/three-turns.js";
+import { treeListing, workTreeListing } from "../support/tree-listing.js";
+
+let recorded: (Recorded & { repo: string }) | undefined;
+afterEach(async () => {
+  await recorded?.api.close();
+  recorded = undefined;
+});
+
+function rewind(repo: string, args: string[], env: Record<string, string> = {}) {
+  return execa("node", [NUDGE_CLI, "session", "rewind", ...args], { cwd: repo, env: { NO_COLOR: "1", ...env }, reject: false, detached: true });
+}
+
+const records = (repo: string) =>
+  readdirSync(path.join(repo, ".git", "nudge", "rewinds"))
+    .filter((n) => n.endsWith(".json"))
+    .sort()
+    .map((n) => JSON.parse(readFileSync(path.join(repo, ".git", "nudge", "rewinds", n), "utf8")));
+
+describe("a rewind killed halfway", () => {
+  it.each([
+    ["rewind-after-record:kill", "the journal written, no file touched yet"],
+    ["switch-after-write:kill", "the files written, not yet checked"],
+    ["rewind-after-switch:kill", "the files done, the conversation's fork point not yet"],
+  ])("%s (%s): found, refused over, then finished with --continue", async (fault) => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    writeFileSync(path.join(repo, "mine.txt"), "the user's own file\n");
+    const before = await workTreeListing(repo);
+    const killed = await rewind(repo, [id, "1", "--yes"], { NUDGE_FAULT: fault });
+    expect(killed.signal).toBe("SIGKILL");
+
+    // Nothing may work over it: not a recording, not another rewind, not an undo.
+    for (const run of [
+      await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-c", "go on"], { cwd: repo, env: recorded.env }),
+      await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo }),
+      await runNudge(["session", "rewind", "--undo"], { cwd: repo }),
+    ]) {
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^error: a rewind of session ${id} to turn 1 was interrupted halfway`, "m"));
+      expect(run.stderr).toMatch(/^hint: finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort/m);
+    }
+
+    const dry = await runNudge(["session", "rewind", "--continue", "--dry-run"], { cwd: repo });
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(new RegExp(`^finish the rewind of session ${id} to turn 1 \\(interrupted`, "m"));
+    const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+    expect(finish.exitCode, finish.stderr).toBe(0);
+    const target = readManifestFile(recorded.dir).turns[1]!.snapshot.tree;
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, target));
+    expect(readManifestFile(recorded.dir).rewoundTo).toBe(1);
+
+    // The backup holds the state from before, the user's file included: --undo brings it all back.
+    const undo = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
+    expect(undo.exitCode, undo.stderr).toBe(0);
+    expect(await workTreeListing(repo)).toEqual(before);
+  });
+
+  it("rolled back with --abort: the files exactly as before it, the session as before", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    writeFileSync(path.join(repo, "mine.txt"), "the user's own file\n");
+    const before = await workTreeListing(repo);
+    expect((await rewind(repo, [id, "0", "--yes"], { NUDGE_FAULT: "switch-after-write:kill" })).signal).toBe("SIGKILL");
+    expect(await workTreeListing(repo)).not.toEqual(before); // half way: the files were written
+    const abort = await runNudge(["session", "rewind", "--abort", "--yes"], { cwd: repo });
+    expect(abort.exitCode, abort.stderr).toBe(0);
+    expect(await workTreeListing(repo)).toEqual(before);
+    expect(readManifestFile(recorded.dir).rewoundTo).toBeNull();
+    expect(records(repo).map((r) => r.status)).toEqual(["rolled-back"]);
+    // Nothing is left to undo or to finish.
+    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).stderr).toMatch(/^error: there is no rewind to undo/m);
+    expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(/^error: there is no interrupted rewind or undo/m);
+  });
+
+  it("never overwrites a file changed since the interruption", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    expect((await rewind(repo, [id, "1", "--yes"], { NUDGE_FAULT: "rewind-after-record:kill" })).signal).toBe("SIGKILL");
+    writeFileSync(path.join(repo, "notes.txt"), "edited after the crash\n"); // a file the rewind meant to write
+    const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+    expect(finish.exitCode).toBe(1);
+    expect(finish.stderr).toMatch(/^error: files were changed since the interrupted rewind: notes\.txt; nothing was changed/m);
+    expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("edited after the crash\n");
+  });
+
+  it("an undo killed halfway is finished like a rewind", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    const before = await workTreeListing(repo);
+    expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    expect((await rewind(repo, ["--undo"], { NUDGE_FAULT: "undo-after-record:kill" })).signal).toBe("SIGKILL");
+    const run = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo });
+    expect(run.stderr).toMatch(new RegExp(`^error: an undo of the rewind of session ${id} was interrupted halfway`, "m"));
+    expect((await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    expect(await workTreeListing(repo)).toEqual(before);
+    expect(records(repo).map((r) => [r.kind, r.status])).toEqual([
+      ["rewind", "undone"],
+      ["undo", "applied"],
+    ]);
+  });
+});
+
+describe("two at once", () => {
+  it("two rewinds never interleave: one waits, and two undos put everything back", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    writeFileSync(path.join(repo, "mine.txt"), "the user's own file\n");
+    const before = await workTreeListing(repo);
+    const [a, b] = await Promise.all([rewind(repo, [id, "1", "--yes"]), rewind(repo, [id, "2", "--yes"])]);
+    expect([a.exitCode, b.exitCode], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
+    const turns = readManifestFile(recorded.dir).turns;
+    const listing = await workTreeListing(repo);
+    const one = await treeListing(repo, turns[1]!.snapshot.tree);
+    const two = await treeListing(repo, turns[2]!.snapshot.tree);
+    expect([one, two]).toContainEqual(listing);
+    expect(records(repo).map((r) => r.status)).toEqual(["applied", "applied"]);
+    for (let i = 0; i < 2; i++) expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect(await workTreeListing(repo)).toEqual(before);
+  });
+
+  it("two `run -r` of a rewound session make one fork; the other is refused and changes nothing", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    recorded.api.push({ delayMs: 1500, then: { text: "in the fork" } }, { text: "in the fork again" });
+    const start = () =>
+      execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "go on"], { cwd: repo, env: { NO_COLOR: "1", ...recorded!.env }, input: "", reject: false });
+    const [a, b] = await Promise.all([start(), start()]);
+    expect([a.exitCode, b.exitCode].sort(), `${a.stderr}\n${b.stderr}`).toEqual([0, 1]);
+    expect([a, b].find((r) => r.exitCode === 1)!.stderr).toMatch(/is being recorded by another nudge process/);
+    const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+    expect(sessions.filter((s: { parent: { id: string } | null }) => s.parent?.id === id)).toHaveLength(1);
+  });
+});

@@ -326,7 +326,9 @@ export class SessionRecorder {
     const position = this.log.position;
     const inputLine = this.input.lineCount;
     const capturing = (async () => {
-      const [capture, head] = await Promise.all([this.index.capture(), git.headCommit(this.manifest_.repo.root)]);
+      const capture = await this.index.capture();
+      // HEAD comes with the scan; only the slow path (a fresh `add -A`) asks for it apart.
+      const head = capture.head !== undefined ? capture.head : await git.headCommit(this.manifest_.repo.root);
       faultPoint("after-capture");
       this.journal.append({ type: "ended", n: open.begin.n, tree: capture.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
       this.lastTree = capture.tree;
@@ -348,6 +350,8 @@ export class SessionRecorder {
     this.saving = this.saving.then(async () => {
       try {
         const { capture, head } = await capturing;
+        // Let the next prompt go to claude first: the save's git processes start behind it.
+        await new Promise((r) => setImmediate(r));
         const turn = await saveTurn(this.saveContext(), {
           begin: open.begin,
           follower: open.follower,

@@ -266,23 +266,31 @@ function privateIndexConfig(untrackedCache: boolean): string[] {
  * be left out: any pathspec makes git skip the untracked cache. git may write the refreshed stat
  * data and the untracked cache back into the private index (that is what makes the next scan cheap).
  */
-export async function changedSinceIndex(root: string, indexFile: string, o: { untrackedCache: boolean; exclude: string[] }): Promise<string[]> {
+export async function changedSinceIndex(root: string, indexFile: string, o: { untrackedCache: boolean; exclude: string[] }): Promise<{ paths: string[]; head: string | null }> {
   const pathspec = o.exclude.length ? ["--", ":/", ...excluding(o.exclude)] : [];
+  // --branch: HEAD comes with the scan ("# branch.oid"), sparing a process of its own.
   const out = await run(
     root,
-    [...privateIndexConfig(o.untrackedCache), "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty", ...pathspec],
+    [...privateIndexConfig(o.untrackedCache), "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty", ...pathspec],
     { indexFile, env: { GIT_OPTIONAL_LOCKS: "1" } },
   );
   return parseStatusV2(out.toString("latin1"));
 }
 
-/** `status --porcelain=v2 -z`: the paths whose work tree side differs (the index-vs-HEAD side is not ours to care about). */
-export function parseStatusV2(out: string): string[] {
+/**
+ * `status --porcelain=v2 --branch -z`: HEAD's commit (null on an unborn branch), and the paths
+ * whose work tree side differs (the index-vs-HEAD side is not ours to care about).
+ */
+export function parseStatusV2(out: string): { paths: string[]; head: string | null } {
   const paths: string[] = [];
+  let head: string | null = null;
   const fields = out.split("\0");
   for (let i = 0; i < fields.length; i++) {
     const entry = fields[i]!;
-    if (entry.startsWith("? ")) paths.push(entry.slice(2));
+    if (entry.startsWith("# branch.oid ")) {
+      const oid = entry.slice("# branch.oid ".length);
+      head = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null; // "(initial)" on an unborn branch
+    } else if (entry.startsWith("? ")) paths.push(entry.slice(2));
     else if (entry.startsWith("1 ") || entry.startsWith("2 ") || entry.startsWith("u ")) {
       // "1 XY sub mH mI mW hH hI path", "2 XY sub mH mI mW hH hI Xscore path" + orig path, "u XY sub m1 m2 m3 mW h1 h2 h3 path".
       const skip = entry[0] === "1" ? 8 : entry[0] === "2" ? 9 : 10;
@@ -293,7 +301,7 @@ export function parseStatusV2(out: string): string[] {
       if (entry[0] === "2") i++; // the original path follows as its own field
     }
   }
-  return paths;
+  return { paths, head };
 }
 
 /**

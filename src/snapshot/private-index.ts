@@ -33,6 +33,8 @@ export interface Capture {
   unreadable: string[];
   /** How many paths differed from the index (0: the tree is the previous one, found with one scan). */
   changed: number;
+  /** HEAD's commit as the scan saw it (undefined when the scan did not say). */
+  head?: string | null;
 }
 
 export class PrivateIndex {
@@ -78,15 +80,15 @@ export class PrivateIndex {
 
   private async scan(): Promise<Capture> {
     const { root, indexFile, untrackedCache, exclude } = this.o;
-    const changed = await git.changedSinceIndex(root, indexFile, { untrackedCache, exclude });
+    const { paths: changed, head } = await git.changedSinceIndex(root, indexFile, { untrackedCache, exclude });
     if (changed.some(isIgnoreFile)) {
       // An ignore rule changed: which files are tracked must be decided again from the user's index.
       return this.captureFromScratch();
     }
-    if (changed.length === 0 && this.tree) return { tree: this.tree, unreadable: [], changed: 0 };
+    if (changed.length === 0 && this.tree) return { tree: this.tree, unreadable: [], changed: 0, head };
     await git.stagePaths(root, indexFile, changed, untrackedCache);
     this.tree = await git.writeTree(root, indexFile, untrackedCache);
-    return { tree: this.tree, unreadable: [], changed: changed.length };
+    return { tree: this.tree, unreadable: [], changed: changed.length, head };
   }
 
   /**

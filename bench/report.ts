@@ -106,14 +106,14 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     const status = long.late.statusMs / long.early.statusMs;
     say(`| ${long.turns.toLocaleString("en")}-turn session, 10k files: between turns at turns ${long.late.from}–${long.late.to} ÷ at ${long.early.from}–${long.early.to} | ${fmtRatio(ratio)} ${mark(ratio <= 1.1)} (${fmtMs(long.late.betweenMs)} / ${fmtMs(long.early.betweenMs)}, n=${long.late.to - long.late.from + 1}; \`git status\` ${fmtRatio(status)} over the same turns) | ≤ 1.1× |`);
     const code = codeBytes(long.nudge);
-    say(`| storage per turn, code (snapshot objects + private index + patches) ÷ \`git commit\` of the same change, turns ${long.turns - long.storageTurns + 1}–${long.turns} | ${(code / long.twinGit).toFixed(3)}× ${mark(code <= long.twinGit)} (${fmtBytes(code)} / ${fmtBytes(long.twinGit)}; ${signed(code - long.twinGit)}, of which patches ${fmtBytes(long.nudge.bundle.patches)}) | ≤ 1× |`);
+    say(`| storage per turn, code (snapshot objects + private index + patches) ÷ \`git commit\` of the same change, turns ${long.turns - long.storageTurns + 1}–${long.turns} | ${(code / long.twinGit).toFixed(3)}× ${mark(code <= long.twinGit)} (${fmtBytes(code)} / ${fmtBytes(long.twinGit)}, ${signed(code - long.twinGit)}: snapshot objects ${signed(long.nudge.git - long.twinGit)} against git's, plus ${fmtBytes(long.nudge.bundle.patches)} of patches) | ≤ 1× |`);
     const b = long.nudge.bundle;
     const convo = b.transcriptCopy + b.stream + b.input + b.journal + b.other;
     say(`| storage per turn, conversation (transcript copy, stream, input, turn records) ÷ claude's own transcript growth | ${fmtRatio(convo / 40_960)} (${fmtBytes(convo)} / 40.0 KB) | |`);
   }
   if (binaryTurn) {
     const code = codeBytes(binaryTurn.nudge);
-    say(`| storage of a turn changing one byte of a 50 MB binary, code ÷ \`git commit\` | ${(code / binaryTurn.twinGit).toFixed(3)}× ${mark(code <= binaryTurn.twinGit)} (${fmtBytes(code)} / ${fmtBytes(binaryTurn.twinGit)}; ${signed(code - binaryTurn.twinGit)}, of which patches ${fmtBytes(binaryTurn.nudge.bundle.patches)}) | ≤ 1× |`);
+    say(`| storage of a turn changing one byte of a 50 MB binary, code ÷ \`git commit\` | ${(code / binaryTurn.twinGit).toFixed(3)}× ${mark(code <= binaryTurn.twinGit)} (${fmtBytes(code)} / ${fmtBytes(binaryTurn.twinGit)}, ${signed(code - binaryTurn.twinGit)}: snapshot objects ${signed(binaryTurn.nudge.git - binaryTurn.twinGit)} against git's, plus ${fmtBytes(binaryTurn.nudge.bundle.patches)} of patches) | ≤ 1× |`);
   }
   if (start) {
     const row = (label: string, which: "version" | "list") => {

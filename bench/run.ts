@@ -1,38 +1,88 @@
 /**
- * `npm run bench`: nudge's performance targets, each as a ratio against git on the same repo in
- * the same run (absolute times vary by machine; ratios travel). Pass sizes to run fewer:
- * `npm run bench -- 1000 10000`.
+ * `npm run bench`: nudge's performance goals (issue 9), each a ratio against git (or node) on the
+ * same repository in the same run, measured through the real built CLI driving a stand-in claude.
+ * Prints a markdown table for the README (between the bench markers), then details that explain
+ * it (traces, a profile, storage by part). Progress goes to stderr.
+ *
+ *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
+ *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
+ *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder
+ *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
+ *   npm run bench -- --keep                keep the generated repositories (their path is printed)
+ *   BENCH_CLI=other/dist/cli.js npm run bench -- …   measure another build of nudge
  */
-import { snapshotBench } from "./snapshot-bench.js";
-import { rewindBench } from "./rewind-bench.js";
-import { throughputBench } from "./throughput-bench.js";
+import { rmSync } from "node:fs";
+import os from "node:os";
+import { betweenTurns, profileBetweenTurns, type BetweenResult } from "./between-turns.js";
+import { cliStart, longSessionListing } from "./cli-start.js";
+import { binaryTurnStorage, longSession } from "./long-session.js";
+import { recorderBench } from "./recorder.js";
+import { generateRepo, scratchRoot } from "./repo.js";
+import { report, type BenchResults } from "./report.js";
+import { rewindBench, type RewindResult } from "./rewind.js";
+import { progress } from "./stats.js";
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-const fileCounts = sizes.length ? sizes : [1_000, 10_000, 100_000];
-const out = (s: string) => process.stdout.write(s + "\n");
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder"] as const;
+type Section = (typeof SECTIONS)[number];
 
-out("Per-turn snapshot vs `git status --porcelain -uall` (median of 15 turns, small change per turn; goal ≤ 1.5×)");
-out("| files | git status | nudge snapshot | ratio |");
-out("|---:|---:|---:|---:|");
-for (const files of fileCounts) {
-  process.stderr.write(`… generating and measuring a ${files}-file repo\n`);
-  const row = await snapshotBench(files, 15);
-  out(`| ${files.toLocaleString("en")} | ${row.gitStatusMs.toFixed(1)} ms | ${row.snapshotMs.toFixed(1)} ms | ${row.ratio.toFixed(2)}× |`);
+const args = process.argv.slice(2);
+const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
+const fileCounts = sizes.length ? sizes.sort((a, b) => a - b) : [1_000, 10_000, 100_000];
+const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const longTurns = Number(option("long-turns") ?? 1000);
+const only = option("only")?.split(",") ?? [...SECTIONS];
+for (const s of only) if (!SECTIONS.includes(s as Section)) throw new Error(`unknown section ${s}; the sections are ${SECTIONS.join(", ")}`);
+const wanted = (s: Section) => only.includes(s);
+const keep = args.includes("--keep");
+
+/** Turns measured per size (after two warm-up turns): fewer where each costs more. */
+const turnsFor = (files: number) => (files > 50_000 ? 10 : 16);
+
+const results: BenchResults = {
+  args,
+  fileCounts,
+  started: Date.now(),
+  loadBefore: os.loadavg(),
+  between: new Map<number, BetweenResult>(),
+  binaries: null,
+  profile: null,
+  rewinds: new Map<number, RewindResult>(),
+  long: null,
+  listing: null,
+  binaryTurn: null,
+  start: null,
+  recorder: null,
+};
+
+try {
+  // Rewinds go back and forth in the sessions the between-turn bench recorded.
+  if (wanted("between") || wanted("rewind")) {
+    for (const files of fileCounts) results.between.set(files, await betweenTurns({ files }, turnsFor(files)));
+  }
+  if (wanted("between")) {
+    if (fileCounts.includes(10_000)) results.binaries = await betweenTurns({ files: 10_000, untrackedBinaryMB: 90 }, 10);
+    const largest = results.between.get(fileCounts.at(-1)!)!;
+    progress(`profile: one traced, CPU-profiled session at ${largest.shape.files.toLocaleString("en")} files`);
+    results.profile = { files: largest.shape.files, ...(await profileBetweenTurns(largest.repo, 3)) };
+  }
+  if (wanted("rewind")) {
+    for (const files of fileCounts.filter((f) => f >= 10_000)) {
+      const b = results.between.get(files)!;
+      results.rewinds.set(files, await rewindBench(b.shape, b.repo, b.session, files >= 100_000 ? 6 : 8));
+    }
+  }
+  if (wanted("long") && fileCounts.includes(10_000)) {
+    results.long = await longSession(10_000, longTurns);
+    results.listing = await longSessionListing(results.long.repo, results.long.id, results.long.turns, 10);
+  }
+  if (wanted("storage")) results.binaryTurn = await binaryTurnStorage();
+  if (wanted("start") || wanted("recorder")) {
+    const small = results.between.get(fileCounts[0]!)?.repo ?? (await generateRepo({ files: 1_000 }));
+    if (wanted("start")) results.start = await cliStart(small, 20, 12);
+    if (wanted("recorder")) results.recorder = await recorderBench(small, 256);
+  }
+  process.stdout.write(report(results).join("\n") + "\n");
+} finally {
+  if (!keep) rmSync(scratchRoot, { recursive: true, force: true });
+  else progress(`kept ${scratchRoot}`);
 }
-
-out("");
-out("Rewind (capture, backup, switch, verify) vs `git checkout` of the same change (median of 10; goal ≤ 2×)");
-out("| files | git checkout | nudge rewind | ratio |");
-out("|---:|---:|---:|---:|");
-for (const files of fileCounts) {
-  process.stderr.write(`… rewinding in a ${files}-file repo\n`);
-  const row = await rewindBench(files, 10);
-  out(`| ${files.toLocaleString("en")} | ${row.gitCheckoutMs.toFixed(1)} ms | ${row.rewindMs.toFixed(1)} ms | ${row.ratio.toFixed(2)}× |`);
-}
-
-out("");
-out("Recorder throughput on a large NDJSON stream (tee + timing + framing + parse; goal ≥ 50 MB/s)");
-const t = throughputBench(256);
-out(`| stream | time | throughput |`);
-out(`|---:|---:|---:|`);
-out(`| ${t.megabytes.toFixed(0)} MB | ${t.seconds.toFixed(2)} s | ${t.mbPerSecond.toFixed(0)} MB/s |`);

@@ -1,0 +1,111 @@
+/**
+ * Between-turn cost, end to end: from the moment the stand-in claude writes a turn's `result`
+ * to the moment the next prompt reaches it, through the real `nudge claude run` process, with
+ * every prompt queued on stdin. Each turn edits one file and adds one (before its result), and
+ * appends ~40 KB to claude's transcript. The baseline is `git status --porcelain -uall` on the
+ * same repository in the same state (the stand-in times it on every measured turn, before its
+ * result on odd turns and after the next prompt on even ones).
+ */
+import path from "node:path";
+import { profileWindows, readProfile, type WindowProfile } from "./cpu-profile.js";
+import { describeWindow, inWindow, readTrace } from "./git-trace.js";
+import { generateRepo, scratchDir, type RepoShape } from "./repo.js";
+import { prompts, runSession, untrackedCacheVerdict, type SessionRun } from "./session.js";
+import { median, progress } from "./stats.js";
+
+/** Turns at the start of a session left out of the figures: turn 1 runs on a freshly seeded index. */
+const WARM_UP_TURNS = 2;
+
+export interface BetweenResult {
+  shape: RepoShape;
+  repo: string;
+  /** The timed session, for the rewind bench. */
+  session: SessionRun;
+  /** Measured turns (between-turn and status samples each). */
+  runs: number;
+  betweenMs: number;
+  statusMs: number;
+  ratio: number;
+  /** git processes nudge started between result and next prompt: median and range over the traced turns. */
+  gitProcesses: { median: number; min: number; max: number; turns: number };
+  /** What the untracked-cache check decided for this repository. */
+  untrackedCache: string;
+  /** One traced between-turn, process by process. */
+  traceOfOneTurn: string[];
+}
+
+export async function betweenTurns(shape: RepoShape, turns: number): Promise<BetweenResult> {
+  const label = `${shape.files.toLocaleString("en")} files${shape.untrackedBinaryMB ? ` + ${shape.untrackedBinaryMB} MB untracked binaries` : ""}`;
+  progress(`between turns, ${label}: generating the repository`);
+  const repo = await generateRepo(shape);
+  // The first session in a repository starts nudge's untracked-cache check (a few seconds, in the
+  // background); a user's sessions after that run with its verdict, so the measured one does too.
+  progress(`between turns, ${label}: a first session (starts nudge's untracked-cache check)`);
+  await runSession(repo, prompts(repo, 1, "small"));
+  const untrackedCache = await untrackedCacheVerdict(repo);
+  progress(`between turns, ${label}: ${WARM_UP_TURNS + turns} turns, git status timed on each (untracked cache: ${untrackedCache})`);
+  const session = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small", () => ["status"]));
+  const between: number[] = [];
+  const status: number[] = [];
+  for (let k = WARM_UP_TURNS + 1; k <= WARM_UP_TURNS + turns; k++) {
+    const b = session.between.get(k);
+    const s = session.status.get(k);
+    if (b !== undefined) between.push(b);
+    if (s !== undefined) status.push(s);
+  }
+  progress(`between turns, ${label}: a traced session (GIT_TRACE2_EVENT) to count git processes`);
+  const traced = await tracedSession(repo, 5);
+  const betweenMs = median(between);
+  const statusMs = median(status);
+  return { shape, repo, session, runs: between.length, betweenMs, statusMs, ratio: betweenMs / statusMs, untrackedCache, ...traced };
+}
+
+async function tracedSession(repo: string, turns: number) {
+  const trace = path.join(scratchDir("trace"), "trace2.json");
+  const run = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small"), { env: { GIT_TRACE2_EVENT: trace } });
+  const processes = readTrace(trace);
+  const counts: number[] = [];
+  let traceOfOneTurn: string[] = [];
+  for (const [k, w] of run.windows) {
+    if (k <= WARM_UP_TURNS || !run.windows.has(k)) continue;
+    counts.push(inWindow(processes, w.from, w.to).length);
+    if (traceOfOneTurn.length === 0) traceOfOneTurn = [`result → prompt: ${(w.to - w.from).toFixed(1)} ms (traced)`, ...describeWindow(processes, w.from, w.to)];
+  }
+  return {
+    gitProcesses: { median: median(counts), min: Math.min(...counts), max: Math.max(...counts), turns: counts.length },
+    traceOfOneTurn,
+  };
+}
+
+export interface BetweenProfile {
+  turns: Array<{ k: number; ms: number; git: string[] }>;
+  cpu: WindowProfile;
+}
+
+/**
+ * One session with both git's trace and a CPU profile of nudge: the git processes of each
+ * between-turn and where nudge's own time goes in those windows.
+ */
+export async function profileBetweenTurns(repo: string, turns: number): Promise<BetweenProfile> {
+  const dir = scratchDir("profile");
+  const trace = path.join(dir, "trace2.json");
+  const run = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small"), {
+    env: { GIT_TRACE2_EVENT: trace },
+    nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+  });
+  const processes = readTrace(trace);
+  const prompts_ = new Map<number, bigint>();
+  const results = new Map<number, bigint>();
+  for (const r of run.records) {
+    if (r.type === "prompt") prompts_.set(r.k, BigInt(r.t));
+    if (r.type === "result") results.set(r.k, BigInt(r.t));
+  }
+  const windows: Array<{ fromUs: number; toUs: number }> = [];
+  const out: BetweenProfile["turns"] = [];
+  for (const [k, w] of run.windows) {
+    if (k <= WARM_UP_TURNS) continue;
+    windows.push({ fromUs: Number(results.get(k)! / 1000n), toUs: Number(prompts_.get(k + 1)! / 1000n) });
+    out.push({ k, ms: w.to - w.from, git: describeWindow(processes, w.from, w.to) });
+  }
+  return { turns: out, cpu: profileWindows(readProfile(dir), windows) };
+}

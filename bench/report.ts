@@ -1,0 +1,189 @@
+/**
+ * The bench's output: the markdown table for the README (between the bench markers; only the
+ * rows of the sections that ran), then details that are not for the README.
+ */
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import type { BetweenProfile, BetweenResult } from "./between-turns.js";
+import type { LongListResult, StartResult } from "./cli-start.js";
+import type { BinaryTurnResult, LongSessionResult } from "./long-session.js";
+import type { LatencyFigures, RecorderResult } from "./recorder.js";
+import type { RewindResult } from "./rewind.js";
+import { CLI } from "./session.js";
+import type { StoreSizes } from "./store-size.js";
+import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
+
+export interface BenchResults {
+  args: string[];
+  fileCounts: number[];
+  started: number;
+  loadBefore: number[];
+  between: Map<number, BetweenResult>;
+  binaries: BetweenResult | null;
+  profile: (BetweenProfile & { files: number }) | null;
+  rewinds: Map<number, RewindResult>;
+  long: LongSessionResult | null;
+  listing: LongListResult | null;
+  binaryTurn: BinaryTurnResult | null;
+  start: StartResult | null;
+  recorder: RecorderResult | null;
+}
+
+const mark = (ok: boolean) => (ok ? "✓" : "✗");
+const kFiles = (f: number) => (f >= 1000 ? `${f / 1000}k` : String(f));
+/** Code storage: the snapshots' objects and refs, the private index, and the patches nudge keeps. */
+const codeBytes = (s: StoreSizes) => s.git + s.privateIndex + s.bundle.patches;
+const signed = (b: number) => `${b >= 0 ? "+" : "−"}${fmtBytes(Math.abs(b))}`;
+
+export function report(r: BenchResults): string[] {
+  const out: string[] = [];
+  const say = (line = "") => out.push(line);
+  const gitVersion = execFileSync("git", ["--version"]).toString().trim().replace(/^git version /, "");
+  say("<!-- bench:start -->");
+  say(`Measured ${new Date().toISOString().slice(0, 10)} on Linux, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? "unknown CPU"}), git ${gitVersion}, node ${process.version}, with \`npm run bench${r.args.length ? ` -- ${r.args.join(" ")}` : ""}\`.`);
+  say("Medians of alternating runs (n = how many); every ratio is against git (or node) on the same repository in the same run, both medians beside it.");
+  if (r.between.size) {
+    say("Between turns: from claude's `result` line to the next prompt reaching claude, through `nudge claude run` (prompts queued on stdin) driving a stand-in claude; each turn edits one file, adds one, and adds ~40 KB to claude's transcript.");
+  }
+  if (r.between.size || r.rewinds.size) sizeTable(r, say);
+  say("");
+  say("| | measured | goal |");
+  say("|---|---:|---|");
+  otherRows(r, say);
+  say("<!-- bench:end -->");
+  details(r, say);
+  return out;
+}
+
+function sizeTable(r: BenchResults, say: (line?: string) => void): void {
+  say("");
+  say(`| | ${r.fileCounts.map((f) => `${kFiles(f)} files`).join(" | ")} | goal |`);
+  say(`|---|${r.fileCounts.map(() => "---:").join("|")}|---|`);
+  const row = (label: string, cell: (files: number) => string, goal: string) => say(`| ${label} | ${r.fileCounts.map(cell).join(" | ")} | ${goal} |`);
+  if (r.between.size && r.profile) {
+    row(
+      "between turns ÷ `git status --porcelain -uall`",
+      (f) => {
+        const b = r.between.get(f)!;
+        const goal = f >= 100_000 ? ` ${mark(b.ratio <= 1.0)}` : f === 10_000 ? ` ${mark(b.ratio <= 1.3)}` : "";
+        return `${fmtRatio(b.ratio)}${goal} (${fmtMs(b.betweenMs)} / ${fmtMs(b.statusMs)}, n=${b.runs})`;
+      },
+      "≤ 1.0× at 100k, ≤ 1.3× at 10k",
+    );
+    row(
+      "git processes nudge starts between result and prompt (median, range)",
+      (f) => {
+        const g = r.between.get(f)!.gitProcesses;
+        return `${g.median}${f === 1_000 ? ` ${mark(g.median <= 3)}` : ""} (${g.min}–${g.max}, n=${g.turns})`;
+      },
+      "≤ 3 at 1k",
+    );
+    const bin = r.binaries;
+    if (bin) row("same as the first row, with 90 MB of untracked binaries", (f) => (f === 10_000 ? `${fmtRatio(bin.ratio)} (${fmtMs(bin.betweenMs)} / ${fmtMs(bin.statusMs)}, n=${bin.runs})` : ""), "as without them");
+  }
+  if (r.rewinds.size) {
+    row(
+      "`session rewind <id> <turn> --yes` ÷ `git checkout` of the same change (whole processes)",
+      (f) => {
+        const w = r.rewinds.get(f);
+        if (!w) return "";
+        const ratio = w.rewindMs / w.checkoutMs;
+        return `${fmtRatio(ratio)} ${mark(ratio <= (f >= 100_000 ? 1.5 : 2))} (${fmtMs(w.rewindMs)} / ${fmtMs(w.checkoutMs)}, n=${w.rounds})`;
+      },
+      "≤ 2× at 10k, ≤ 1.5× at 100k",
+    );
+    row("floor: `node -e 0` ÷ `git checkout`", (f) => {
+      const w = r.rewinds.get(f);
+      return w ? `${fmtRatio(w.nodeMs / w.checkoutMs)} (${fmtMs(w.nodeMs)} / ${fmtMs(w.checkoutMs)})` : "";
+    }, "what a Node CLI can reach");
+  }
+}
+
+function otherRows(r: BenchResults, say: (line?: string) => void): void {
+  const { long, listing, binaryTurn, start, recorder } = r;
+  if (long) {
+    const ratio = long.late.betweenMs / long.early.betweenMs;
+    const status = long.late.statusMs / long.early.statusMs;
+    say(`| ${long.turns.toLocaleString("en")}-turn session, 10k files: between turns at turns ${long.late.from}–${long.late.to} ÷ at ${long.early.from}–${long.early.to} | ${fmtRatio(ratio)} ${mark(ratio <= 1.1)} (${fmtMs(long.late.betweenMs)} / ${fmtMs(long.early.betweenMs)}, n=${long.late.to - long.late.from + 1}; \`git status\` ${fmtRatio(status)} over the same turns) | ≤ 1.1× |`);
+    const code = codeBytes(long.nudge);
+    say(`| storage per turn, code (snapshot objects + private index + patches) ÷ \`git commit\` of the same change, turns ${long.turns - long.storageTurns + 1}–${long.turns} | ${(code / long.twinGit).toFixed(3)}× ${mark(code <= long.twinGit)} (${fmtBytes(code)} / ${fmtBytes(long.twinGit)}, ${signed(code - long.twinGit)}: snapshot objects ${signed(long.nudge.git - long.twinGit)} against git's, plus ${fmtBytes(long.nudge.bundle.patches)} of patches) | ≤ 1× |`);
+    const b = long.nudge.bundle;
+    const convo = b.transcriptCopy + b.stream + b.input + b.journal + b.other;
+    say(`| storage per turn, conversation (transcript copy, stream, input, turn records) ÷ claude's own transcript growth | ${fmtRatio(convo / 40_960)} (${fmtBytes(convo)} / 40.0 KB) | |`);
+  }
+  if (binaryTurn) {
+    const code = codeBytes(binaryTurn.nudge);
+    say(`| storage of a turn changing one byte of a 50 MB binary, code ÷ \`git commit\` | ${(code / binaryTurn.twinGit).toFixed(3)}× ${mark(code <= binaryTurn.twinGit)} (${fmtBytes(code)} / ${fmtBytes(binaryTurn.twinGit)}, ${signed(code - binaryTurn.twinGit)}: snapshot objects ${signed(binaryTurn.nudge.git - binaryTurn.twinGit)} against git's, plus ${fmtBytes(binaryTurn.nudge.bundle.patches)} of patches) | ≤ 1× |`);
+  }
+  if (start) {
+    const row = (label: string, which: "version" | "list") => {
+      const a = start.withCerts[which] / start.withCerts.node;
+      const b = start.withoutCerts[which] / start.withoutCerts.node;
+      say(`| ${label} ÷ \`node -e 0\` | ${fmtRatio(a)} ${mark(a <= 2)} (${fmtMs(start.withCerts[which])} / ${fmtMs(start.withCerts.node)}); without NODE_EXTRA_CA_CERTS ${fmtRatio(b)} ${mark(b <= 2)} (${fmtMs(start.withoutCerts[which])} / ${fmtMs(start.withoutCerts.node)}); n=${start.rounds} | ≤ 2× |`);
+    };
+    row("`nudge --version`", "version");
+    row(`\`nudge session list\` (${start.sessions} sessions)`, "list");
+  }
+  if (listing) {
+    for (const [cmd, x] of [["list", listing.list], ["show", listing.show]] as const) {
+      const ratio = x.long / x.short;
+      say(`| \`session ${cmd}\` of a ${listing.longTurns.toLocaleString("en")}-turn session ÷ of a 1-turn one | ${fmtRatio(ratio)} ${mark(ratio <= 1.1)} (${fmtMs(x.long)} / ${fmtMs(x.short)}, n=${listing.rounds}) | ≤ 1.1× |`);
+    }
+  }
+  if (recorder) {
+    say(`| recorder throughput, ${recorder.streamMB.toFixed(0)} MB of NDJSON through \`nudge claude run\` | ${recorder.mbPerSecond.toFixed(0)} MB/s ${mark(recorder.mbPerSecond >= 300)} (the recording path alone, in-process: ${recorder.inProcessMbPerSecond.toFixed(0)} MB/s) | ≥ 300 MB/s |`);
+    latencyRow(say, "a line every 2 ms", recorder.idle);
+    latencyRow(say, "each line followed by a 64 KB tool result", recorder.loaded);
+  }
+}
+
+/**
+ * Added median = median through nudge − median straight from the stand-in. Percentiles do not
+ * subtract, so the p99 checked is the whole path's through nudge (an upper bound of what nudge adds).
+ */
+function latencyRow(say: (line?: string) => void, label: string, x: { nudge: LatencyFigures; direct: LatencyFigures }): void {
+  const added = x.nudge.median - x.direct.median;
+  say(`| latency per line, ${label}: added median / p99 through nudge | ${added.toFixed(2)} ms ${mark(added <= 0.5)} / ${x.nudge.p99.toFixed(2)} ms ${mark(x.nudge.p99 <= 5)} (through nudge ${x.nudge.median.toFixed(2)} / ${x.nudge.p99.toFixed(2)} ms; straight from claude ${x.direct.median.toFixed(2)} / ${x.direct.p99.toFixed(2)} ms; n=${x.nudge.lines}) | ≤ 0.5 / ≤ 5 ms |`);
+}
+
+function details(r: BenchResults, say: (line?: string) => void): void {
+  say("");
+  say("## Details (not for the README)");
+  say("");
+  say(`- CLI measured: ${CLI}`);
+  say(`- load average (1, 5, 15 min) before / after: ${r.loadBefore.map((l) => l.toFixed(1)).join(" ")} / ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; the run took ${((Date.now() - r.started) / 60_000).toFixed(1)} min`);
+  say(`- NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS ?? "(unset)"}`);
+  const all = [...r.between.values(), ...(r.binaries ? [r.binaries] : [])];
+  if (all.length) say(`- nudge's untracked-cache verdict per repository: ${all.map((b) => `${kFiles(b.shape.files)}${b.shape.untrackedBinaryMB ? "+binaries" : ""} ${b.untrackedCache}`).join(", ")}`);
+  for (const b of r.profile ? all : []) {
+    say("");
+    say(`### One traced between-turn, ${b.shape.files.toLocaleString("en")} files${b.shape.untrackedBinaryMB ? " + untracked binaries" : ""} (GIT_TRACE2_EVENT: start after the result, duration)`);
+    say("```");
+    for (const line of b.traceOfOneTurn) say(line);
+    say("```");
+  }
+  if (r.profile) {
+    const p = r.profile;
+    say("");
+    say(`### Profile, ${p.files.toLocaleString("en")} files: each between-turn's git processes, and nudge's own time in those windows (node --cpu-prof)`);
+    say("```");
+    for (const t of p.turns) {
+      say(`turn ${t.k}: result → prompt ${t.ms.toFixed(1)} ms (traced and profiled)`);
+      for (const line of t.git) say(line);
+    }
+    say("");
+    say(`nudge's main thread over those ${p.turns.length} windows (${p.cpu.totalMs.toFixed(0)} ms of samples), self time by kind:`);
+    for (const k of p.cpu.byKind.slice(0, 14)) say(`  ${k.ms.toFixed(1).padStart(7)} ms  ${k.name}`);
+    say("busiest functions (self time):");
+    for (const f of p.cpu.topFunctions) say(`  ${f.ms.toFixed(1).padStart(7)} ms  ${f.name}`);
+    say("```");
+  }
+  const parts = (s: StoreSizes) => `snapshot objects and refs ${fmtBytes(s.git)}, private index ${fmtBytes(s.privateIndex)}; bundle: ${Object.entries(s.bundle).map(([k, v]) => `${k} ${fmtBytes(v)}`).join(", ")}`;
+  if (r.long) {
+    say("");
+    say(`### Long session`);
+    say(`- between turns ${fmtMs(r.long.early.betweenMs)} → ${fmtMs(r.long.late.betweenMs)}; git status ${fmtMs(r.long.early.statusMs)} → ${fmtMs(r.long.late.statusMs)}`);
+    say(`- storage per turn, turns ${r.long.turns - r.long.storageTurns + 1}–${r.long.turns}: ${parts(r.long.nudge)}; git's own commit of the same change ${fmtBytes(r.long.twinGit)}`);
+  }
+  if (r.binaryTurn) say(`- the 50 MB binary turn: ${parts(r.binaryTurn.nudge)}; git's commit ${fmtBytes(r.binaryTurn.twinGit)}`);
+}

@@ -152,7 +152,7 @@ export const BeginRecordSchema = z.object({
 export const EndedRecordSchema = z.object({
   type: z.literal("ended"),
   n: z.number().int().positive(),
-  tree: sha,
+  tree: sha.nullable().describe("null: staged in the session's private index, the tree written after (a recovery writes it from the index)"),
   toLine: count,
   toByte: count.optional(),
   toInput: count.optional(),

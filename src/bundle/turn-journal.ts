@@ -29,12 +29,15 @@ export class TurnJournal {
     return new TurnJournal(fd);
   }
 
-  /** Append records as one write, durable before this returns. */
-  append(...records: JournalRecord[]): void {
-    const text = records.map((r) => JSON.stringify(JournalRecordSchema.parse(r)) + "\n").join("");
+  /**
+   * Append a record as one write, durable before this returns unless `sync` is false (then the
+   * next synced append makes it durable too: appends to one file reach the disk in order).
+   */
+  append(record: JournalRecord, o: { sync?: boolean } = {}): void {
+    const text = JSON.stringify(JournalRecordSchema.parse(record)) + "\n";
     faultPoint("journal-append");
     fs.writeSync(this.fd, text);
-    fs.fdatasyncSync(this.fd);
+    if (o.sync !== false) fs.fdatasyncSync(this.fd);
   }
 
   close(): void {

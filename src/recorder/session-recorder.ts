@@ -21,6 +21,7 @@ import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
 import { InternalError, errorMessage, inContext } from "../errors.js";
 import { faultPoint } from "../fault-injection.js";
+import { pathExists } from "../file-exists.js";
 import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { ConversationLog, InputLog } from "./conversation-log.js";
@@ -48,8 +49,8 @@ export interface RecorderContext {
 interface OpenTurn {
   begin: PendingTurn;
   follower: TurnFollower;
-  /** The tree the turn started from: the previous turn's, or the user's edits before it. */
-  baseTree: string;
+  /** The tree the turn started from: the previous turn's (perhaps still being written), or the user's edits before it. */
+  baseTree: Promise<string>;
   ended: Deferred<TurnEnd>;
   saved: Deferred<Turn>;
   result: TurnResult | null;
@@ -62,7 +63,6 @@ export interface TurnEnd {
   isError: boolean;
   /** Did claude write anything during the turn? */
   silent: boolean;
-  tree: string;
 }
 
 export interface TurnHandle {
@@ -79,12 +79,17 @@ export class SessionRecorder {
   private saving: Promise<void> = Promise.resolve();
   private headerWrite: Promise<void> = Promise.resolve();
   private readonly listeners: RecorderListener[] = [];
-  /** The newest captured tree: what the next turn starts from unless the user changed something. */
-  private lastTree: string;
+  /**
+   * The newest captured tree: what the next turn starts from unless the user changed something.
+   * A promise: a turn's tree is written behind the next prompt, and every later scan of the index waits for it.
+   */
+  private latestTree: Promise<string>;
   /** The head of the session's snapshot chain once every save so far is done. */
   private lastCommit: string | null;
   /** Turns begun in this process or recovered: the next turn's number. */
   private nextN: number;
+  /** The first save that failed: no later turn is saved out of order after it. */
+  private saveBlocked: Error | null = null;
   /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
   private processCost = 0;
 
@@ -99,7 +104,7 @@ export class SessionRecorder {
     private readonly lock: HeldLock,
   ) {
     const last = manifest_.turns.at(-1);
-    this.lastTree = last?.snapshot.tree ?? "";
+    this.latestTree = Promise.resolve(last?.snapshot.tree ?? "");
     this.lastCommit = last?.snapshot.commit ?? null;
     this.nextN = Math.max(manifest_.turns.length, ...manifest_.unsaved.map((u) => u.n + 1));
   }
@@ -170,8 +175,8 @@ export class SessionRecorder {
   }
 
   /** The tree the next turn starts from, as last captured. */
-  get currentTree(): string {
-    return this.lastTree;
+  currentTree(): Promise<string> {
+    return this.latestTree;
   }
 
   /**
@@ -179,10 +184,10 @@ export class SessionRecorder {
    * undo)? Returns the new tree, which the next turn records as "your edits", or null.
    */
   async captureEdits(): Promise<string | null> {
-    await this.settleUnsavedCapture();
+    const previous = await this.latestTree;
     const capture = await this.index.capture();
     this.warnUnreadable(capture.unreadable);
-    if (capture.tree === this.lastTree) return null;
+    if (capture.tree === previous) return null;
     return capture.tree;
   }
 
@@ -206,8 +211,8 @@ export class SessionRecorder {
     const { ended: _, ...record } = begin;
     this.journal.append({ type: "begin", ...record });
     this.nextN++;
-    if (editsTree) this.lastTree = editsTree;
-    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.lastTree, ended: deferred(), saved: deferred(), result: null };
+    if (editsTree) this.latestTree = Promise.resolve(editsTree);
+    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, ended: deferred(), saved: deferred(), result: null };
     this.open = open;
     // A caller may await only one of the two; a failure must still never go unhandled.
     const ended = open.ended.promise;
@@ -278,7 +283,8 @@ export class SessionRecorder {
       // which with no lock held lists as crashed: the next run recovers that turn.
       this.manifest_ = { ...this.manifest_, state: this.allSaved ? "complete" : "recording", updatedAt: now() };
       await this.writeHeader();
-      await this.index.dispose().catch(() => undefined);
+      // A turn not saved may need the index as it is (its tree not yet written): it stays for the recovery.
+      if (this.allSaved) await this.index.dispose().catch(() => undefined);
     } finally {
       // Whatever failed, the session must not stay locked.
       for (const close of [() => this.log.close(), () => this.input.close(), () => this.journal.close()]) {
@@ -325,38 +331,53 @@ export class SessionRecorder {
     this.open = null;
     const position = this.log.position;
     const inputLine = this.input.lineCount;
+    const previous = this.latestTree;
+    // The critical moment is the stage: the turn's files fixed as blobs in the private index. The
+    // tree id is written behind the next prompt; the `ended` record says which state to write
+    // it from if nudge dies first (the index file itself, see `recoverOne`).
     const capturing = (async () => {
-      const capture = await this.index.capture();
+      await previous.catch(() => undefined); // the last turn's tree is written before this index is touched again
+      const staged = await this.index.stage();
       // HEAD comes with the scan; only the slow path (a fresh `add -A`) asks for it apart.
-      const head = capture.head !== undefined ? capture.head : await git.headCommit(this.manifest_.repo.root);
+      const head = staged.head !== undefined ? staged.head : await git.headCommit(this.manifest_.repo.root);
       faultPoint("after-capture");
-      this.journal.append({ type: "ended", n: open.begin.n, tree: capture.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
-      this.lastTree = capture.tree;
-      this.warnUnreadable(capture.unreadable);
-      return { capture, head };
+      // Not synced on its own: the next turn's `begin` (synced before its prompt goes) makes both durable.
+      this.journal.append({ type: "ended", n: open.begin.n, tree: staged.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() }, { sync: false });
+      faultPoint("after-ended");
+      this.warnUnreadable(staged.unreadable);
+      return { staged, head };
     })();
-    this.unsavedCapture = capturing.then(() => undefined, () => undefined);
+    const tree = capturing.then(async ({ staged }) => {
+      if (staged.tree) return staged.tree;
+      const written = await this.index.writeTree();
+      // Durable before the index is staged into again: from then on it no longer holds this turn's state.
+      this.journal.append({ type: "ended", n: open.begin.n, tree: written, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
+      return written;
+    });
+    tree.catch(() => undefined);
+    this.latestTree = tree;
     capturing.then(
-      ({ capture }) =>
+      () =>
         open.ended.resolve({
           n: open.begin.n,
           status: open.follower.status,
           isError: open.result?.isError ?? false,
           silent: position.line === open.begin.fromLine,
-          tree: capture.tree,
         }),
       (error: unknown) => open.ended.reject(asError(error)),
     );
     this.saving = this.saving.then(async () => {
       try {
-        const { capture, head } = await capturing;
+        // Turns are saved in order or not at all: after one that could not be, the later ones wait for the recovery.
+        if (this.saveBlocked) throw this.saveBlocked;
+        const { head } = await capturing;
         // Let the next prompt go to claude first: the save's git processes start behind it.
         await new Promise((r) => setImmediate(r));
         const turn = await saveTurn(this.saveContext(), {
           begin: open.begin,
           follower: open.follower,
-          baseTree: open.baseTree,
-          tree: capture.tree,
+          baseTree: await open.baseTree,
+          tree: await tree,
           head,
           toLine: position.line,
           toByte: position.byte,
@@ -367,16 +388,11 @@ export class SessionRecorder {
         await this.turnSaved(turn);
         open.saved.resolve(turn);
       } catch (error) {
-        open.saved.reject(inContext(error, `could not save turn ${open.begin.n}`));
+        const failure = this.saveBlocked ?? inContext(error, `could not save turn ${open.begin.n}`);
+        this.saveBlocked = failure;
+        open.saved.reject(failure);
       }
     });
-  }
-
-  private unsavedCapture: Promise<void> = Promise.resolve();
-
-  /** A capture in flight must finish before another scan of the same index starts. */
-  private async settleUnsavedCapture(): Promise<void> {
-    await this.unsavedCapture;
   }
 
   private saveContext(): SaveContext {
@@ -441,8 +457,8 @@ export class SessionRecorder {
     const follower = new TurnFollower();
     const lines = splitLines(readFileSync(this.files.conversation)).slice(pending.fromLine, toLine);
     for (const line of lines) follower.observe(toStreamEvent(parseLine(line), ""));
-    const baseTree = pending.editsTree ?? this.lastTree;
-    const tree = pending.ended?.tree ?? (await this.index.capture()).tree;
+    const baseTree = pending.editsTree ?? (await this.latestTree);
+    const tree = (pending.ended && (pending.ended.tree ?? (await this.treeLeftInIndex()))) ?? (await this.index.capture()).tree;
     const turn = await saveTurn(this.saveContext(), {
       begin: pending,
       follower,
@@ -454,16 +470,26 @@ export class SessionRecorder {
       toInput: pending.ended?.toInput ?? this.input.lineCount,
       endedAt: pending.ended?.endedAt ?? now(),
     });
-    this.lastTree = tree;
+    this.latestTree = Promise.resolve(tree);
     await this.turnSaved(turn);
     return turn;
+  }
+
+  /**
+   * A turn whose files were staged but whose tree was not yet written when nudge died: the private
+   * index still holds exactly that state (nothing stages into it before the tree is written), so
+   * its tree is that turn's. Read before this process's first scan seeds the index afresh.
+   */
+  private async treeLeftInIndex(): Promise<string | null> {
+    if (this.index.used || !(await pathExists(this.index.indexFile))) return null;
+    return git.writeTree(this.manifest_.repo.root, this.index.indexFile, false).catch(() => null);
   }
 
   private async recordTurnZero(): Promise<void> {
     const capture = await this.index.capture();
     this.warnUnreadable(capture.unreadable);
     const turn = await saveTurnZero(this.saveContext(), capture.tree, this.log.position);
-    this.lastTree = capture.tree;
+    this.latestTree = Promise.resolve(capture.tree);
     await this.turnSaved(turn);
   }
 

@@ -64,7 +64,8 @@ export class ClaudeLink {
   }
 
   /** Send one prompt as its own turn (`editsTree`: the user's edits found just before it). */
-  async startTurn(prompt: string, editsTree: string | null): Promise<TurnHandle> {
+  /** `sent`: what claude gets, when it is more than the user's prompt (a note from nudge in front of it). */
+  async startTurn(prompt: string, editsTree: string | null, sent = prompt): Promise<TurnHandle> {
     let process = await this.ensureProcess();
     // A claude that died while it was starting (before any turn was open to be ended by its exit):
     // start another, once; a second one dying the same way is reported like any dead claude.
@@ -76,7 +77,7 @@ export class ClaudeLink {
     const handle = this.o.recorder.beginTurn(prompt, editsTree);
     // The prompt is recorded either way; one claude can no longer take ends its turn as incomplete.
     if (this.recordingFailure || process.gone) void this.o.recorder.processExited().catch(() => undefined);
-    else this.guard(process, () => process.sendPrompt(prompt));
+    else this.guard(process, () => process.sendPrompt(sent));
     const failFirst = <T>(p: Promise<T>) =>
       p.then(
         (value) => {

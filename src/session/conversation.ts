@@ -112,7 +112,7 @@ export class Conversation {
       // have been edited in between that the turn's own capture did not see.
       const edits = queued && !first ? null : await link.recorder.captureEdits();
       first = false;
-      const handle = await link.startTurn(note ? `${note}\n\n${text}` : text, edits);
+      const handle = await link.startTurn(text, edits, note ? `${note}\n\n${text}` : text);
       note = null;
       frontend.working?.(true);
       const ended = await handle.ended.finally(() => frontend.working?.(false));

@@ -176,7 +176,7 @@ class LiveRecording {
     const edits = await recorder.captureEdits();
     if (!edits) return null;
     const root = recorder.manifest.repo.root;
-    const changed = (await git.diffEntries(root, recorder.currentTree, edits)).map((e) => git.printablePath(e.path));
+    const changed = (await git.diffEntries(root, await recorder.currentTree(), edits)).map((e) => git.printablePath(e.path));
     const choice = await this.input.frontend.resumeMismatch(changed);
     if (choice === "rewind") {
       const last = recorder.manifest.turns.at(-1)!;

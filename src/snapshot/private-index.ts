@@ -37,6 +37,8 @@ export interface Capture {
   head?: string | null;
 }
 
+export type Staged = Omit<Capture, "tree"> & { tree: string | null };
+
 export class PrivateIndex {
   /** The tree this index holds: known after a capture, so an unchanged work tree needs no more git. */
   private tree: string | null = null;
@@ -48,8 +50,23 @@ export class PrivateIndex {
     return this.o.indexFile;
   }
 
+  /** Has this process staged into it yet (seeded it afresh)? Before that, the file is as the last process left it. */
+  get used(): boolean {
+    return this.seededFrom !== null;
+  }
+
   /** The work tree as a tree id (tracked, untracked, not ignored). */
   async capture(): Promise<Capture> {
+    const staged = await this.stage();
+    return { ...staged, tree: staged.tree ?? (await this.writeTree()) };
+  }
+
+  /**
+   * The work tree's content fixed in this index (its files' blobs written to the object store),
+   * the tree id not yet computed: what a turn's end needs before the next prompt may go. `tree` is
+   * known when nothing changed; otherwise `writeTree()` gives it, and must run before the next stage.
+   */
+  async stage(): Promise<Staged> {
     if (this.seededFrom === null || !(await this.seedStillValid())) {
       await this.seed();
     }
@@ -60,6 +77,12 @@ export class PrivateIndex {
       // index gone): the path that always works, from a fresh copy of the user's index.
       return this.captureFromScratch();
     }
+  }
+
+  /** The tree the staged index holds. */
+  async writeTree(): Promise<string> {
+    this.tree = await git.writeTree(this.o.root, this.o.indexFile, this.o.untrackedCache);
+    return this.tree;
   }
 
   /** The slow, always-correct path: a fresh copy of the user's index, then `git add -A`. */
@@ -78,7 +101,7 @@ export class PrivateIndex {
     this.tree = tree;
   }
 
-  private async scan(): Promise<Capture> {
+  private async scan(): Promise<Staged> {
     const { root, indexFile, untrackedCache, exclude } = this.o;
     const { paths: changed, head } = await git.changedSinceIndex(root, indexFile, { untrackedCache, exclude });
     if (changed.some(isIgnoreFile)) {
@@ -87,8 +110,8 @@ export class PrivateIndex {
     }
     if (changed.length === 0 && this.tree) return { tree: this.tree, unreadable: [], changed: 0, head };
     await git.stagePaths(root, indexFile, changed, untrackedCache);
-    this.tree = await git.writeTree(root, indexFile, untrackedCache);
-    return { tree: this.tree, unreadable: [], changed: changed.length, head };
+    this.tree = null;
+    return { tree: null, unreadable: [], changed: changed.length, head };
   }
 
   /**

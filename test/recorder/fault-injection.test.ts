@@ -89,6 +89,13 @@ async function crashThenRecover(fault: string, opts: { expectFirstExit?: number 
   // Nothing half made is left: no temp files, no locks (the session's, git's on the private index).
   expect(leftovers(session.path)).toEqual([]);
   expect(leftovers(path.join(repo, ".git", "nudge", "index"))).toEqual([]);
+  // Each turn holds exactly its own work: one.txt came with "first", two.txt with "second".
+  for (const t of m.turns.filter((t) => t.status === "complete")) {
+    const files = (await execa("git", ["ls-tree", "-r", "--name-only", t.snapshot.tree], { cwd: repo })).stdout.split("\n");
+    if (t.prompt === "first") expect(files).toContain("one.txt");
+    if (t.prompt === "first") expect(files).not.toContain("two.txt");
+    if (t.prompt === "second") expect(files).toContain("two.txt");
+  }
   // Every saved turn's snapshot is kept by the session's ref.
   for (const t of m.turns) await execa("git", ["merge-base", "--is-ancestor", t.snapshot.commit, `refs/nudge/sessions/${m.id}`], { cwd: repo });
   return { repo, session: m, first, again };
@@ -98,6 +105,8 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
   it.each([
     ["after-capture:kill", "the code is captured, nothing of the turn's end written"],
     ["after-capture:kill@2", "the second turn's code captured"],
+    ["after-ended:kill", "the turn's files staged, its tree not yet written"],
+    ["after-ended:kill@2", "the second turn's files staged, its tree not yet written"],
     ["journal-append:kill@3", "mid-journal: the first turn's `ended` record"],
     ["journal-append:kill@4", "the next turn's `begin`, or the first turn's record"],
     ["after-snapshot:kill", "snapshot commit and patch written, no turn record"],

@@ -88,6 +88,11 @@ describe("claude asks, in the default permission mode", () => {
     expect(count(t.text(), "? Bash")).toBe(1);
     expect(t.text()).toContain("✓ always allowed Bash(echo again >> log.txt) (this session)");
     expect(readFileSync(path.join(repo, "log.txt"), "utf8")).toBe("again\nagain\n");
+    // claude 2.1.329 asks again (its session rule does not cover a redirect); nudge answers itself.
+    const { path: dir } = await sessionOf(repo);
+    const asked = readFileSync(path.join(dir, "conversation.jsonl"), "utf8").split("\n").filter((l) => l.includes('"subtype":"can_use_tool"'));
+    const allowed = readFileSync(path.join(dir, "input.jsonl"), "utf8").split("\n").filter((l) => l.includes('"behavior":"allow"'));
+    expect(allowed).toHaveLength(asked.length);
   });
 
   it('"don\'t ask again" on a Write takes claude\'s suggestion (edits accepted for the session): the next Write, to another file, is not asked', async () => {

@@ -146,6 +146,25 @@ describe("the terminal closing", () => {
     ]);
   });
 
+  it("at a permission question: the tool is refused, the turn kept as interrupted, the bundle complete, exit status 129", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "never.txt"), content: "x\n" } }, { text: "stopped" }]);
+    const t = closableTerminal(repo, claudeEnv(api, path.join(tempDir(), "cfg")));
+    await t.waitFor("› ");
+    t.type("write never.txt\r");
+    await t.waitFor("Allow?");
+    await t.close();
+    const exit = await t.exit();
+    expect(exit.code, exit.stderr).toBe(129);
+    expect(exit.stderr).not.toMatch(/\n\s+at |Error|nudge bug/);
+    expect(existsSync(path.join(repo, "never.txt"))).toBe(false);
+    const session = await onlySession(repo);
+    expect(session.state).toBe("complete");
+    expect(existsSync(path.join(session.path, "lock"))).toBe(false);
+    expect(session.manifest.turns.map((x) => x.prompt)).toEqual([null, "write never.txt"]);
+    expect(session.manifest.turns[1]!.status).toBe("interrupted");
+  });
+
   it("mid-turn: the turn is interrupted and kept, the bundle complete, the lock gone, exit status 129, no stack trace", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ delayMs: 60_000, then: { text: "never seen" } }]);

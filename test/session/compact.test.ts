@@ -121,4 +121,16 @@ describe("/compact in a live run", () => {
     const replay = (await runNudge(["session", "replay", forkId, "--turn", "2"], { cwd: repo })).stdout;
     expect(replay.split("\n").slice(0, 2)).toEqual([`── turn 2 · /compact focus on the number · compacted ${compaction.preTokens} → ${compaction.postTokens} tokens ──`, "  ⎿ Compacted"]);
   });
+
+  it("before claude has answered anything: refused, no fork is made, the session goes on", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ text: "HELLO BACK" }]);
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "/compact\nhello\n" });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain("error: nothing to compact yet: claude has not answered in this session");
+    expect(run.stdout).toContain("HELLO BACK");
+    const sessions: Array<{ path: string }> = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+    expect(sessions).toHaveLength(1);
+    expect(readManifestFile(sessions[0]!.path).turns.map((t) => t.prompt)).toEqual([null, "hello"]);
+  });
 });

@@ -1,11 +1,11 @@
 import { Command } from "commander";
 import { z } from "zod";
-import { groupByTurn, readConversation, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
+import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
-import { play, sleep } from "../terminal/replay-player.js";
+import { mergeInput, play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -42,7 +42,10 @@ Examples:
     const only = options.turn === undefined ? undefined : turnOf(m, parseTurnArg(options.turn), 1).n;
     const lines = await readConversation(session.dir);
     warnIfLinesMissing(m, lines);
-    let groups = groupByTurn(m, lines);
+    // What nudge wrote to claude (the user's answers to its questions) goes where its time puts
+    // it, before a turn is picked: an answer belongs to the turn it was given in.
+    const input = (await readInput(session.dir)).map((line) => ({ ...line, input: true as const }));
+    let groups = mergeInput(groupByTurn(m, lines), input);
     if (only !== undefined) groups = groups.filter((g) => g.turn?.n === only);
     if (groups.length === 0) return void process.stdout.write("nothing recorded in this session yet\n");
 

@@ -6,6 +6,7 @@ import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { summarize } from "../bundle/summary.js";
 import { describeCheck } from "../loop/loop-report.js";
+import { describeCompaction } from "../terminal/format.js";
 
 const Options = z.object({ json: z.boolean().optional() });
 
@@ -36,7 +37,7 @@ export const sessionShowCommand = new Command("show")
         formatStat(t.patch) + (t.patch.binaryFiles ? ` (${t.patch.binaryFiles} binary)` : ""),
         formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
-        t.n === 0 ? "" : t.status === "complete" ? (t.result?.subtype ?? "") : t.status,
+        t.n === 0 ? "" : t.status === "complete" ? (t.compaction && !t.result?.isError ? describeCompaction(t.compaction) : (t.result?.subtype ?? "")) : t.status,
         ...(checks ? [t.check ? `${t.check.exitCode === 0 ? "✓" : "✗"} ${describeCheck(t.check)}` : ""] : []),
       ]),
     );

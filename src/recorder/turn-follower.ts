@@ -37,7 +37,8 @@ export class TurnFollower {
 
   get status(): Turn["status"] {
     if (!this.result) return "incomplete";
-    return this.interrupted ? "interrupted" : "complete";
+    // An interrupt sent as claude was finishing changed nothing: its result says "completed".
+    return this.interrupted && this.result.terminal_reason !== "completed" ? "interrupted" : "complete";
   }
 }
 

@@ -84,8 +84,12 @@ export class ControlHandler {
       case "always":
       case "save": {
         this.remember(request);
-        const rules = (request.permission_suggestions ?? []).filter((s) => s.type === "addRules");
-        const updatedPermissions: PermissionUpdate[] = rules.map((s) => (answer.kind === "always" ? { ...s, destination: "session" } : s));
+        const suggestions = request.permission_suggestions ?? [];
+        const rules = suggestions.filter((s) => s.type === "addRules");
+        // "don't ask again" saves what the question named: the rules, else claude's other
+        // suggestions (a Write's is a mode: edits accepted for the session).
+        const updatedPermissions: PermissionUpdate[] =
+          answer.kind === "always" ? rules.map((s) => ({ ...s, destination: "session" })) : rules.length > 0 ? rules : suggestions;
         return { behavior: "allow", updatedInput: request.input, ...(updatedPermissions.length ? { updatedPermissions } : {}) };
       }
     }

@@ -230,14 +230,18 @@ class LiveRecording {
       compact: async (instructions: string): Promise<string | null> => {
         const recorder = holder.link.recorder;
         await recorder.settled();
+        // Nothing claude could compact: no fork, no empty session left behind.
+        if (!recorder.claudeSessionId) throw new UserError("nothing to compact yet: claude has not answered in this session", "type a prompt first");
         const last = recorder.manifest.turns.at(-1)!;
         const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
         await switchTo(async () => ({ ...(await forkBundle(store, source, last.n)), isNew: false }));
         const compacting = await holder.link.startTurn(`/compact${instructions ? ` ${instructions}` : ""}`, null);
         const turn = await compacting.saved;
         frontend.turnEnded(turn);
-        const tokens = turn.compaction ? ` (${turn.compaction.preTokens ?? "?"} → ${turn.compaction.postTokens ?? "?"} tokens)` : "";
-        return `compacted in fork ${holder.link.recorder.manifest.id}${tokens}; session ${source.manifest.id} keeps the whole conversation`;
+        const fork = holder.link.recorder.manifest.id;
+        if (!turn.compaction) return `claude did not compact (its answer is above); going on in fork ${fork}; session ${source.manifest.id} keeps the whole conversation`;
+        const tokens = ` (${turn.compaction.preTokens ?? "?"} → ${turn.compaction.postTokens ?? "?"} tokens)`;
+        return `compacted in fork ${fork}${tokens}; session ${source.manifest.id} keeps the whole conversation`;
       },
       undo: async (): Promise<string | null> =>
         withUndo(store, async () => {

@@ -187,6 +187,13 @@ export class EventRenderer {
   }
 
   private prompt(isReplay: boolean | undefined, text: string): void {
+    // claude's own slash commands (/compact) echo their output where the prompt would be: it is
+    // claude's answer, not something the user typed.
+    const local = /^<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>$/.exec(text.trim());
+    if (local) {
+      if (isReplay !== false && local[2]!.trim()) this.line(this.o.style.dim(`  ⎿ ${oneLine(local[2]!, 200)}`));
+      return;
+    }
     if (this.o.showPrompts && isReplay !== false) this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${text}`);
   }
 

@@ -37,3 +37,8 @@ export function shellQuote(word: string): string {
   if (/^[A-Za-z0-9_/.,:@%+=-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/** A /compact turn: claude's context before and after, as claude reported it. */
+export function describeCompaction(c: { preTokens: number | null; postTokens: number | null }): string {
+  return `compacted ${c.preTokens ?? "?"} → ${c.postTokens ?? "?"} tokens`;
+}

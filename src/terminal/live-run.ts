@@ -50,6 +50,16 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const style = makeStyle(colorEnabled(process.stdout));
   const errStyle = makeStyle(colorEnabled(process.stderr));
   let conversation: Conversation | null = null;
+  // Once only: a hang-up arrives twice (SIGHUP, and the keyboard's SIGHUP or read error), and a
+  // second stop would be a second interrupt, which stops claude and cuts the turn short.
+  let stopped = false;
+  let hungUp = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    if (conversation) conversation.stop();
+    else prompts.close();
+  };
   const ui: TerminalUi | null =
     process.stdin.isTTY === true
       ? openTerminalUi({
@@ -59,7 +69,10 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
           style,
           cwd: input.cwd,
           onInterrupt: () => interrupt(),
-          onHangUp: () => conversation?.stop(),
+          onHangUp: () => {
+            hungUp = true;
+            stop();
+          },
         })
       : null;
   const say = (line: string) => (ui ? ui.say(line) : void process.stderr.write(`${line}\n`));
@@ -116,12 +129,10 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   }
   // kill, the terminal closing, Ctrl-\: stop the turn in flight, take no more prompts, and end the
   // session normally, so the bundle is complete rather than crashed.
-  let hungUp = false;
   const onTerminate = (signal: NodeJS.Signals) => {
     if (signal === "SIGHUP") hungUp = true;
-    say(errStyle.yellow(`■ ${signal}: ending the session`));
-    if (conversation) conversation.stop();
-    else prompts.close();
+    if (!stopped) say(errStyle.yellow(`■ ${signal}: ending the session`));
+    stop();
   };
   const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGQUIT"];
   process.on("SIGINT", interrupt);
@@ -143,6 +154,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       onConversation: (c) => {
         conversation = c;
         input.loop?.attach(c);
+        if (stopped) c.stop(); // a signal came while the session was starting
       },
     });
     const turns = outcome.turns.length - 1;

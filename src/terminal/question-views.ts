@@ -9,7 +9,7 @@ import { describeUpdate } from "./decisions.js";
 import { editDiff, type DiffOptions } from "./edit-diff.js";
 import { firstLines } from "./format.js";
 import type { Style } from "./style.js";
-import { toolDetail } from "./tool-detail.js";
+import { relativePath, toolDetail } from "./tool-detail.js";
 
 export interface ViewOptions {
   style: Style;
@@ -31,7 +31,8 @@ export function permissionLines(request: CanUseToolRequest, context: PermissionC
   if (description && description !== command && description !== detail) lines.push(style.dim(`  ${description}`));
   const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: o.maxDiffLines });
   if (diff) for (const line of diff) lines.push(`  ${line}`);
-  if (request.blocked_path && !diff) lines.push(style.dim(`  outside the allowed folders: ${request.blocked_path}`));
+  // The path that made claude ask (measured: a Bash redirect's target, inside the work tree too), not necessarily outside it.
+  if (request.blocked_path && !diff) lines.push(style.dim(`  needs access to ${relativePath(request.blocked_path, context.cwd)}`));
   return lines;
 }
 

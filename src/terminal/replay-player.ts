@@ -9,7 +9,7 @@ import { parseTimes, type TimedLine, type TurnLines } from "../bundle/conversati
 import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent } from "../claude/stream-events.js";
 import type { EventRenderer } from "./event-renderer.js";
-import { oneLine } from "./format.js";
+import { describeCompaction, oneLine } from "./format.js";
 import type { Style } from "./style.js";
 
 export interface Pacing {
@@ -78,7 +78,7 @@ export async function play(o: PlayOptions): Promise<"finished" | "stopped"> {
     // Wait before the header, not after it: the pause before a turn is the user thinking, and
     // the header belongs with the prompt that follows it.
     if (group.lines.length > 0 && !(await wait(o, delays[i] ?? 0))) return "stopped";
-    if (group.turn) o.write(o.style.dim(turnHeader(group.turn.n, group.turn.prompt)) + "\n");
+    if (group.turn) o.write(o.style.dim(turnHeader(group.turn.n, group.turn.prompt, group.turn.compaction ? ` · ${describeCompaction(group.turn.compaction)}` : "")) + "\n");
     if (group.pending) o.write(o.style.dim(turnHeader(group.pending.n, group.pending.prompt, " · not saved")) + "\n");
     for (const [k, line] of group.lines.entries()) {
       if (k > 0 && !(await wait(o, delays[i] ?? 0))) return "stopped";

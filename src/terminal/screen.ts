@@ -205,12 +205,15 @@ export class Screen {
   }
 
   private send(text: string, to: TerminalOutput = this.output): void {
-    if (this.dead || !text) return;
+    // After a hang-up only the terminal is gone: stderr or stdout redirected to a file still takes
+    // what follows (the end of the turn, the session's last line).
+    const terminal = to === this.output || to.isTTY === true;
+    if (!text || (this.dead && terminal)) return;
     try {
       to.write(text);
     } catch {
       // A terminal that went away mid-write: the hang-up handler ends the session.
-      this.dead = true;
+      if (terminal) this.dead = true;
     }
   }
 }

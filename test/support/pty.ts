@@ -2,19 +2,34 @@
 import { execa } from "execa";
 import { NUDGE_CLI } from "./run-nudge.js";
 
-export function inTerminal(cwd: string, args: string[], env: Record<string, string> = {}) {
+export interface TerminalOptions {
+  /** TERM for nudge: "dumb" (no cursor movement, no status line) unless a test wants a real terminal. */
+  term?: string;
+}
+
+export function inTerminal(cwd: string, args: string[], env: Record<string, string> = {}, o: TerminalOptions = {}) {
   // `exec`: nudge becomes the shell itself, so keys like Ctrl-C reach nudge alone.
   // script -q: no banner; -f: flush as it goes; -e: exit with the child's code; -c: the command.
   const command = `exec node ${[NUDGE_CLI, ...args].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")}`;
-  const child = execa("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: "dumb" }, reject: false });
+  const child = execa("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: o.term ?? "dumb" }, reject: false });
   let screen = "";
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));
-  const waitFor = async (text: string) => {
+  /** What was written so far, escape sequences removed and CRLF as LF. */
+  const text = () => plain(screen);
+  const waitFor = async (what: string | RegExp, timeoutMs = 20_000) => {
     const start = Date.now();
-    while (!screen.includes(text)) {
-      if (Date.now() - start > 20_000) throw new Error(`timed out waiting for ${text} in:\n${screen}`);
+    while (!(typeof what === "string" ? text().includes(what) : what.test(text()))) {
+      if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what} in:\n${text()}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   };
-  return { child, waitFor, type: (keys: string) => child.stdin!.write(keys), screen: () => screen };
+  return { child, waitFor, type: (keys: string) => child.stdin!.write(keys), screen: () => screen, text };
+}
+
+/** Terminal output without escape sequences (colour, cursor movement, mode switches), CRLF as LF. */
+export function plain(text: string): string {
+  return text
+    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")
+    .replace(/\u001b[()][0-9A-Z]/g, "")
+    .replace(/\r\n/g, "\n");
 }

@@ -14,7 +14,11 @@ export type ScriptStep =
   // CLAUDE_CODE_MAX_RETRIES, default 10, ~3 min of backoff) and every retry is
   // another main-loop request, so script one httpError per attempt.
   | { httpError: { status: number; type: string; message: string } }
-  | { delayMs: number; then: ScriptStep }; // wait before answering (lets tests interrupt a running turn)
+  | { delayMs: number; then: ScriptStep } // wait before answering (lets tests interrupt a running turn)
+  // end_turn with a text block typed in parts: each part is one text_delta, sent once the promise
+  // before it resolves (lets a test look at the screen while a message is half written).
+  | { textParts: Array<string | Promise<unknown>> }
+  | { thinking: string; text: string }; // a thinking block (thinking_delta + signature_delta), then the text
 
 export interface RecordedRequest {
   path: string;
@@ -36,7 +40,8 @@ const DEFAULT_MODEL = 'claude-sonnet-4-5-20250929';
 const EXHAUSTED: ScriptStep = { text: '(script exhausted)' };
 
 type Block =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; parts?: Array<string | Promise<unknown>> }
+  | { type: 'thinking'; thinking: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export async function startScriptedApi(steps: ScriptStep[] = []): Promise<ScriptedApi> {
@@ -71,7 +76,7 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
       } else if (isMessages) {
         // Side request: answer without consuming a step.
         const blocks: Block[] = [{ type: 'text', text: 'ok' }];
-        if (body?.stream === true) sendSse(res, blocks, 'end_turn', body, estimateTokens(raw));
+        if (body?.stream === true) void sendSse(res, blocks, 'end_turn', body, estimateTokens(raw));
         else sendJson(res, 200, messageJson(nextId('msg'), blocks, 'end_turn', body, estimateTokens(raw)));
       } else {
         // Anything else the CLI might probe: a harmless empty success.
@@ -104,26 +109,41 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
       const blocks: Block[] = [];
       if (step.text !== undefined) blocks.push({ type: 'text', text: step.text });
       blocks.push({ type: 'tool_use', id: nextId('toolu'), name: step.tool, input: step.input });
-      sendSse(res, blocks, 'tool_use', body, inputTokens);
+      await sendSse(res, blocks, 'tool_use', body, inputTokens);
       return;
     }
-    sendSse(res, [{ type: 'text', text: step.text }], 'end_turn', body, inputTokens);
+    if ('textParts' in step) {
+      const text = step.textParts.filter((p): p is string => typeof p === 'string').join('');
+      await sendSse(res, [{ type: 'text', text, parts: step.textParts }], 'end_turn', body, inputTokens);
+      return;
+    }
+    const thinking: Block[] = 'thinking' in step ? [{ type: 'thinking', thinking: step.thinking }] : [];
+    await sendSse(res, [...thinking, { type: 'text', text: step.text }], 'end_turn', body, inputTokens);
   }
 
-  function sendSse(res: http.ServerResponse, blocks: Block[], stopReason: string, body: any, inputTokens: number): void {
+  async function sendSse(res: http.ServerResponse, blocks: Block[], stopReason: string, body: any, inputTokens: number): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       'request-id': nextId('req'),
     });
     const event = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-    const outputTokens = blocks.reduce((n, b) => n + estimateTokens(b.type === 'text' ? b.text : JSON.stringify(b.input)), 0);
+    const outputTokens = blocks.reduce((n, b) => n + estimateTokens(b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : JSON.stringify(b.input)), 0);
     const msg = messageJson(nextId('msg'), [], null, body, inputTokens);
     event('message_start', { type: 'message_start', message: { ...msg, usage: { ...msg.usage, output_tokens: 1 } } });
-    blocks.forEach((b, index) => {
+    for (const [index, b] of blocks.entries()) {
       if (b.type === 'text') {
         event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-        event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
+        for (const part of b.parts ?? [b.text]) {
+          if (typeof part !== 'string') {
+            await part;
+            if (res.destroyed) return; // the client gave up meanwhile (an interrupt)
+          } else event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: part } });
+        }
+      } else if (b.type === 'thinking') {
+        event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+        event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: b.thinking } });
+        event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'c2NyaXB0ZWQ=' } });
       } else {
         event('content_block_start', {
           type: 'content_block_start',
@@ -137,7 +157,7 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
         });
       }
       event('content_block_stop', { type: 'content_block_stop', index });
-    });
+    }
     event('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },

@@ -37,6 +37,17 @@ function renderBoth(lines: Buffer[], o: { color?: boolean; verbose?: boolean; sh
 
 const fixture = (name: string) => splitLines(readFileSync(path.join(fixtures, name)));
 
+describe("EventRenderer on claude's local commands", () => {
+  it("shows a /compact's echoed output as claude's line, not as a prompt; the summary claude resumes from is not shown", () => {
+    const lines = [
+      { type: "user", message: { role: "user", content: "This session is being continued from a previous conversation… Summary: …" }, isReplay: false, isSynthetic: true },
+      { type: "user", message: { role: "user", content: "<local-command-stdout>Compacted </local-command-stdout>" }, isReplay: true },
+    ].map((j) => Buffer.from(JSON.stringify(j)));
+    expect(render(lines, { showPrompts: true })).toBe("  ⎿ Compacted\n");
+    expect(render(lines, { showPrompts: false })).toBe("  ⎿ Compacted\n");
+  });
+});
+
 describe("EventRenderer on real streams", () => {
   it("shows assistant text and one line per tool call; a repeated init is not shown", () => {
     const out = render(fixture("write-then-bash.jsonl"), { verbose: true });

@@ -63,6 +63,16 @@ describe("permission questions", () => {
     expect(permissionLines(request({ url: "https://example.com/docs", prompt: "summarize" }), { cwd: "/repo" }, { style })).toEqual(["? WebFetch(https://example.com/docs)", "  Fetch the docs"]);
   });
 
+  it("names the path claude asks about (a command's output file), relative to the work tree", () => {
+    const bash = CanUseToolRequest.parse({
+      subtype: "can_use_tool",
+      tool_name: "Bash",
+      input: { command: "echo ran > ran.txt", description: "make ran.txt" },
+      blocked_path: "/repo/ran.txt",
+    });
+    expect(permissionLines(bash, { cwd: "/repo" }, { style })).toEqual(["? Bash", "  echo ran > ran.txt", "  make ran.txt", "  needs access to ran.txt"]);
+  });
+
   it("reads y/n/a/d, and d only when a rule can be saved", () => {
     expect(["y", "YES", " n ", "a", "always"].map((t) => parsePermission(t, false))).toEqual(["yes", "yes", "no", "always", "always"]);
     expect(parsePermission("d", false)).toBeUndefined();

@@ -67,4 +67,18 @@ describe("Screen", () => {
     expect(t.bytes()).not.toContain("\u001b");
     expect((await t.show()).lines).toEqual(["claude says", "› a"]);
   });
+
+  it("after a hang-up writes nothing more to the terminal, but a redirected stream (stderr to a file) still gets its lines", () => {
+    const t = terminal(40);
+    let file = "";
+    const log = { isTTY: false, write: (text: string) => void (file += text) };
+    t.screen.set("input", { lines: ["› "], cursor: { row: 0, col: 2 } });
+    const before = t.bytes();
+    t.screen.hangUp();
+    t.screen.write("claude's last words\n");
+    t.screen.write("● session 1e83: 1 turn\n", log);
+    t.screen.set("input", null);
+    expect(t.bytes()).toBe(before);
+    expect(file).toBe("● session 1e83: 1 turn\n");
+  });
 });

@@ -37,7 +37,9 @@ export class TurnFollower {
 
   get status(): Turn["status"] {
     if (!this.result) return "incomplete";
-    // An interrupt sent as claude was finishing changed nothing: its result says "completed".
+    // An interrupt sent as claude was finishing changed nothing: its result says "completed". A
+    // result claude ended early says "aborted_…" (also what a recovery, which never saw the Ctrl-C, goes by).
+    if (this.result.terminal_reason?.startsWith("aborted")) return "interrupted";
     return this.interrupted && this.result.terminal_reason !== "completed" ? "interrupted" : "complete";
   }
 }

@@ -321,12 +321,13 @@ export async function untrackedCacheWorks(root: string): Promise<boolean> {
   return (await spawnGit(root, ["update-index", "--test-untracked-cache"])).exitCode === 0;
 }
 
-export async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
+export async function commitTree(root: string, tree: string, parents: string[], message: string, dates?: { author: string; committer: string }): Promise<string> {
   const parentArgs = parents.flatMap((p) => ["-p", p]);
   // --no-gpg-sign: commit.gpgSign in the user's config would otherwise prompt for a key per turn.
   // The message (it holds the prompt) goes on stdin: no argv limits, and git refuses NUL bytes in it.
+  // `dates` (git's raw "<epoch> <zone>"): a copy of a commit keeps its times, so it is the same object every time.
   return text(root, ["commit-tree", "--no-gpg-sign", ...parentArgs, "-F", "-", tree], {
-    env: SNAPSHOT_IDENTITY,
+    env: { ...SNAPSHOT_IDENTITY, ...(dates ? { GIT_AUTHOR_DATE: dates.author, GIT_COMMITTER_DATE: dates.committer } : {}) },
     input: message.replaceAll("\0", "\\0"),
   });
 }
@@ -741,11 +742,10 @@ export async function verifyBundle(root: string, file: string, remotes: Array<{ 
 /**
  * Put a bundle's objects into the repository and point new refs at its heads (`from` a ref in
  * the bundle, `to` a ref that must not exist yet), in one transaction: no branch, HEAD, index or
- * work tree is touched. Everything is checked first in a scratch repository that borrows this
- * one's objects: the prerequisites are here, index-pack hashes every object, and the heads'
- * history is complete. A damaged bundle therefore leaves nothing in the repository, not even a
- * half-written pack. `beforeWriting` runs there too, with the bundle's objects in place (an
- * importer applies its patches there and compares trees): if it throws, nothing was written.
+ * work tree is touched. Everything is checked first (`checkBundle`): a damaged bundle leaves
+ * nothing in the repository, not even a half-written pack. `beforeWriting` runs in the scratch
+ * repository with the bundle's objects in place (an importer applies its patches there and
+ * compares trees): if it throws, nothing was written.
  */
 export async function unbundle(
   root: string,
@@ -754,11 +754,28 @@ export async function unbundle(
   remotes: Array<{ commit: string; remoteRef: string | null }> = [],
   beforeWriting?: (scratch: string) => Promise<void>,
 ): Promise<void> {
+  const { commits } = await checkBundle(root, file, refs.map((r) => r.from), remotes, beforeWriting);
+  await installBundle(root, file, refs.map((r, i) => ({ ref: r.to, commit: commits[i]! })));
+}
+
+/**
+ * Everything `unbundle` checks, and nothing written to `root`: the prerequisites are here, and in
+ * a scratch repository that borrows this one's objects, index-pack hashes every object and the
+ * history of `heads` (refs named in the bundle) is complete. `inScratch` runs there last, with
+ * the bundle's objects in place. Returns the commit of each of `heads`.
+ */
+export async function checkBundle(
+  root: string,
+  file: string,
+  heads: string[],
+  remotes: Array<{ commit: string; remoteRef: string | null }> = [],
+  inScratch?: (scratch: string) => Promise<void>,
+): Promise<{ header: BundleHeader; commits: string[] }> {
   file = path.resolve(file); // git runs in the scratch repository too
   const header = await verifyBundle(root, file, remotes);
-  const commits = refs.map(({ from }) => {
-    const head = header.heads.find((h) => h.ref === from);
-    if (!head) throw new InternalError(`the bundle has no ref ${from}`);
+  const commits = heads.map((ref) => {
+    const head = header.heads.find((h) => h.ref === ref);
+    if (!head) throw new UserError(`the export's git bundle has no ${ref}`, "the export is damaged; ask for a fresh export");
     return head.commit;
   });
   const damaged = (stderr: string) => {
@@ -768,10 +785,15 @@ export async function unbundle(
   await withScratchRepository(root, async (scratch) => {
     await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
     await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], { explain: damaged });
-    await beforeWriting?.(scratch);
+    await inScratch?.(scratch);
   });
-  await run(root, ["bundle", "unbundle", file], { internal: true });
-  await run(root, ["update-ref", "--stdin"], { input: refs.map((r, i) => `create ${r.to} ${commits[i]}\n`).join(""), internal: true });
+  return { header, commits };
+}
+
+/** After `checkBundle`: the bundle's objects into the repository, and `refs` (none may exist yet) created in one transaction. */
+export async function installBundle(root: string, file: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
+  await run(root, ["bundle", "unbundle", path.resolve(file)], { internal: true });
+  await run(root, ["update-ref", "--stdin"], { input: refs.map((r) => `create ${r.ref} ${r.commit}\n`).join(""), internal: true });
 }
 
 /** The tree `patch` makes of `tree`, computed in a private index (nothing else is touched); a UserError when it does not apply. */
@@ -785,6 +807,61 @@ export async function applyToTree(root: string, indexFile: string, tree: string,
     });
   }
   return text(root, ["write-tree"], { indexFile });
+}
+
+/**
+ * Apply `patches` one after another onto `tree` in a private index (nothing else is touched) and
+ * return the tree after each: what an importer compares with the recorded snapshots. One
+ * read-tree for the whole chain, then an apply and a write-tree per patch (none for an empty one).
+ */
+export async function replayPatches(root: string, indexFile: string, tree: string, patches: Buffer[], onPatch?: (i: number) => void): Promise<string[]> {
+  await run(root, ["read-tree", tree], { indexFile });
+  const trees: string[] = [];
+  for (const [i, patch] of patches.entries()) {
+    onPatch?.(i);
+    if (patch.length === 0) {
+      trees.push(trees.at(-1) ?? tree);
+      continue;
+    }
+    await run(root, ["apply", "--cached", "--whitespace=nowarn", "-"], {
+      indexFile,
+      input: patch,
+      explain: (stderr) => new UserError(`a patch in the export does not apply: ${stderr.split("\n")[0]}`, "the export is damaged or does not match this repository; ask for a fresh export"),
+    });
+    trees.push(await text(root, ["write-tree"], { indexFile }));
+  }
+  return trees;
+}
+
+export interface ChainCommit {
+  commit: string;
+  tree: string;
+  parents: string[];
+  /** git's raw dates, "<epoch> <zone>": what a copy of the commit needs to keep them. */
+  authorDate: string;
+  committerDate: string;
+  message: string;
+}
+
+/** The commits reachable from `tip` but not from `stop`, parents before children, with all a copy needs. */
+export async function commitChain(root: string, tip: string, stop: string | null): Promise<ChainCommit[]> {
+  // NUL cannot occur in a commit message (git refuses it), so it separates the fields.
+  const out = await run(root, ["rev-list", "--reverse", "--topo-order", "--date=raw", "--format=%T%x00%P%x00%ad%x00%cd%x00%B%x00", tip, ...(stop ? [`^${stop}`] : [])]);
+  const chain: ChainCommit[] = [];
+  const record = /commit ([0-9a-f]+)\n([0-9a-f]+)\0([0-9a-f ]*)\0([^\0]*)\0([^\0]*)\0([^\0]*)\0\n/g;
+  for (const m of out.toString("utf8").matchAll(record)) {
+    chain.push({ commit: m[1]!, tree: m[2]!, parents: m[3] ? m[3].split(" ") : [], authorDate: m[4]!, committerDate: m[5]!, message: m[6]! });
+  }
+  return chain;
+}
+
+/** Move refs in one transaction, each only if it still points where it was seen (an import's --force sets a session aside). */
+export async function moveRefs(root: string, moves: Array<{ from: string; to: string; commit: string }>): Promise<void> {
+  if (moves.length === 0) return;
+  await run(root, ["update-ref", "--stdin"], {
+    input: moves.map((m) => `create ${m.to} ${m.commit}\ndelete ${m.from} ${m.commit}\n`).join(""),
+    internal: true,
+  });
 }
 
 // ---- session housekeeping (nudge session rm / gc / backups) ----------------------------------

@@ -4,9 +4,9 @@
  * copied from the first commit whose message holds one: same trees, same dates, the message
  * masked, each parent the copy of its own. The copies are plain objects in the repository (no
  * ref names them; git gc prunes them) and the same chain always gives the same copies, so the
- * export stays the same bytes. Everything else keeps its commit ids.
+ * export stays the same bytes. Commits before the first secret keep their ids.
  */
-import { UserError } from "../errors.js";
+import { InternalError, UserError } from "../errors.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { maskTextData } from "./secrets.js";
@@ -38,15 +38,13 @@ export async function exportCommits(root: string, tip: string, base: string | nu
 
   const messages = await maskMessages(chain.map((c) => c.message));
   const turnOfCommit = new Map(turns.flatMap((t) => [[t.snapshot.commit, t.n] as const, ...(t.edits ? [[t.edits.snapshot.commit, t.n] as const] : [])]));
-  const copies = new Map<string, string>();
   const masked: ExportedCommits["masked"] = [];
-  for (const [i, c] of chain.entries()) {
-    const message = messages[i]!;
-    const parents = c.parents.map((p) => copies.get(p) ?? p);
-    if (message.kinds.length === 0 && parents.every((p, j) => p === c.parents[j])) continue;
-    for (const kind of message.kinds) masked.push({ kind, turn: turnOfCommit.get(c.commit) ?? null });
-    copies.set(c.commit, await git.commitTree(root, c.tree, parents, message.text, { author: c.authorDate, committer: c.committerDate }));
-  }
+  // From the first commit whose message holds a secret on, each commit is copied (its parent changed).
+  const first = messages.findIndex((m) => m.kinds.length > 0);
+  const copied = first === -1 ? [] : chain.slice(first);
+  for (const [i, c] of copied.entries()) for (const kind of messages[first + i]!.kinds) masked.push({ kind, turn: turnOfCommit.get(c.commit) ?? null });
+  const ids = await git.copyCommits(root, copied.map((c, i) => ({ commit: c.commit, parents: c.parents, ...(messages[first + i]!.kinds.length ? { message: messages[first + i]!.text } : {}) })));
+  const copies = new Map(copied.map((c, i) => [c.commit, ids[i]!]));
   if (copies.size === 0) return { turns, tip, copied: 0, masked };
   const copy = (commit: string) => copies.get(commit) ?? commit;
   return {
@@ -61,14 +59,22 @@ export async function exportCommits(root: string, tip: string, base: string | nu
   };
 }
 
-/** Every message masked. One detection call over all of them says whether any holds a secret; only then is each masked on its own. */
+/**
+ * Every message masked, in one detection call: the messages are joined by a line no secret
+ * pattern reaches across (a NUL byte cannot be in a commit message), then split again.
+ */
 async function maskMessages(messages: string[]): Promise<Array<{ text: string; kinds: string[] }>> {
-  const joined = await maskTextData(messages.join("\n\n"));
+  const SEPARATOR = "\n\u0000\n";
+  const joined = await maskTextData(messages.join(SEPARATOR));
   if (joined.kinds.length === 0) return messages.map((text) => ({ text, kinds: [] }));
+  const texts = joined.data.toString("utf8").split(SEPARATOR);
+  if (texts.length !== messages.length) throw new InternalError("masking commit messages merged two of them");
   const out: Array<{ text: string; kinds: string[] }> = [];
-  for (const text of messages) {
-    const one = await maskTextData(text);
-    out.push({ text: one.kinds.length ? one.data.toString("utf8") : text, kinds: one.kinds });
-  }
+  for (const [i, text] of texts.entries()) out.push({ text, kinds: text === messages[i] ? [] : kindsIn(text) });
   return out;
+}
+
+/** The kinds of the placeholders in a masked text. */
+function kindsIn(text: string): string[] {
+  return [...text.matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)].map((m) => m[1]!);
 }

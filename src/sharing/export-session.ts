@@ -70,7 +70,8 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
   const manifest = session.manifest;
   const plan = planExport(manifest, o.upto);
   const root = store.repoRoot;
-  for (const t of plan.turns) await requireTree(root, t.snapshot.tree, `the snapshot of turn ${t.n}`);
+  // Every earlier snapshot is an ancestor of this one: present with it (git gc keeps what a ref reaches).
+  await requireTree(root, plan.turns.at(-1)!.snapshot.tree, `the snapshot of turn ${plan.turns.at(-1)!.n}`);
   const large = (await sizeOf(path.join(session.dir, "conversation.jsonl"))) + (await sizeOf(path.join(session.dir, "claude"))) > LARGE_BYTES;
   const progress = (line: string) => (large ? o.progress?.(line) : undefined);
 

@@ -57,17 +57,23 @@ export async function checkCode(root: string, contents: ExportContents, refs: Co
       progress?.("checking every snapshot…");
       const chain = new Map((await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]));
       for (const t of contents.turns) for (const s of snapshotsOf(t)) if (chain.get(s.commit) !== s.tree) throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
-      progress?.("applying every patch…");
+      progress?.("checking every patch…");
       const steps = contents.turns.flatMap((t) => [...(t.edits ? [{ turn: t, patch: t.edits.patch.file, tree: t.edits.snapshot.tree }] : []), { turn: t, patch: t.patch.file, tree: t.snapshot.tree }]);
       const patches = await Promise.all(steps.map((s) => fs.readFile(path.join(contents.sessionDir, s.patch))));
       const start = base ? await git.treeOf(scratch, base) : await git.emptyTree(scratch);
-      let at = 0;
-      const trees = await git.replayPatches(scratch, scratchIndex, start, patches, (i) => (at = i)).catch((error: unknown) => {
-        if (!(error instanceof UserError)) throw error;
-        throw new Refusal(`${steps[at]!.patch} (turn ${steps[at]!.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`);
-      });
-      const wrong = steps.findIndex((s, i) => trees[i] !== s.tree);
-      if (wrong !== -1) throw new Refusal(`${steps[wrong]!.patch} does not reproduce turn ${steps[wrong]!.turn.n}'s snapshot (tree ${trees[wrong]!.slice(0, 10)}, recorded ${steps[wrong]!.tree.slice(0, 10)})`);
+      const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
+      // Each patch is what git makes between the recorded trees, in one process for all: then
+      // applying it reproduces the tree. One that differs (another git may write a diff another
+      // way) is applied for real, onto the tree before it.
+      const made = await git.diffTreePairs(scratch, steps.map((s, i) => [from[i]!, s.tree]));
+      for (const [i, step] of steps.entries()) {
+        if (made[i]!.equals(patches[i]!)) continue;
+        const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patches[i]!).catch((error: unknown) => {
+          if (!(error instanceof UserError)) throw error;
+          throw new Refusal(`${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`);
+        });
+        if (tree !== step.tree) throw new Refusal(`${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`);
+      }
     },
   );
 }

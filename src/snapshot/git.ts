@@ -321,13 +321,12 @@ export async function untrackedCacheWorks(root: string): Promise<boolean> {
   return (await spawnGit(root, ["update-index", "--test-untracked-cache"])).exitCode === 0;
 }
 
-export async function commitTree(root: string, tree: string, parents: string[], message: string, dates?: { author: string; committer: string }): Promise<string> {
+export async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
   const parentArgs = parents.flatMap((p) => ["-p", p]);
   // --no-gpg-sign: commit.gpgSign in the user's config would otherwise prompt for a key per turn.
   // The message (it holds the prompt) goes on stdin: no argv limits, and git refuses NUL bytes in it.
-  // `dates` (git's raw "<epoch> <zone>"): a copy of a commit keeps its times, so it is the same object every time.
   return text(root, ["commit-tree", "--no-gpg-sign", ...parentArgs, "-F", "-", tree], {
-    env: { ...SNAPSHOT_IDENTITY, ...(dates ? { GIT_AUTHOR_DATE: dates.author, GIT_COMMITTER_DATE: dates.committer } : {}) },
+    env: SNAPSHOT_IDENTITY,
     input: message.replaceAll("\0", "\\0"),
   });
 }
@@ -809,30 +808,6 @@ export async function applyToTree(root: string, indexFile: string, tree: string,
   return text(root, ["write-tree"], { indexFile });
 }
 
-/**
- * Apply `patches` one after another onto `tree` in a private index (nothing else is touched) and
- * return the tree after each: what an importer compares with the recorded snapshots. One
- * read-tree for the whole chain, then an apply and a write-tree per patch (none for an empty one).
- */
-export async function replayPatches(root: string, indexFile: string, tree: string, patches: Buffer[], onPatch?: (i: number) => void): Promise<string[]> {
-  await run(root, ["read-tree", tree], { indexFile });
-  const trees: string[] = [];
-  for (const [i, patch] of patches.entries()) {
-    onPatch?.(i);
-    if (patch.length === 0) {
-      trees.push(trees.at(-1) ?? tree);
-      continue;
-    }
-    await run(root, ["apply", "--cached", "--whitespace=nowarn", "-"], {
-      indexFile,
-      input: patch,
-      explain: (stderr) => new UserError(`a patch in the export does not apply: ${stderr.split("\n")[0]}`, "the export is damaged or does not match this repository; ask for a fresh export"),
-    });
-    trees.push(await text(root, ["write-tree"], { indexFile }));
-  }
-  return trees;
-}
-
 export interface ChainCommit {
   commit: string;
   tree: string;
@@ -853,6 +828,75 @@ export async function commitChain(root: string, tip: string, stop: string | null
     chain.push({ commit: m[1]!, tree: m[2]!, parents: m[3] ? m[3].split(" ") : [], authorDate: m[4]!, committerDate: m[5]!, message: m[6]! });
   }
   return chain;
+}
+
+/**
+ * The patch `diffTrees` makes for each pair of trees, in one git process (`diff-tree --stdin`):
+ * an importer compares them with the patches it was handed instead of applying each one.
+ */
+export async function diffTreePairs(root: string, pairs: Array<[string, string]>): Promise<Buffer[]> {
+  if (pairs.length === 0) return [];
+  const out = await run(root, ["diff-tree", "--stdin", "-r", "-p", "--full-index", "-M", "--no-color"], { input: pairs.map(([a, b]) => `${a} ${b}\n`).join("") });
+  // git echoes each input line, then its patch (nothing for equal trees). A patch line never is two bare ids.
+  const bounds: Array<{ from: number; to: number }> = [];
+  let next = 0;
+  for (let start = 0; start < out.length && next < pairs.length; ) {
+    const end = out.indexOf(0x0a, start);
+    const stop = end === -1 ? out.length : end + 1;
+    if (out.toString("latin1", start, stop) === `${pairs[next]![0]} ${pairs[next]![1]}\n`) {
+      if (bounds.length) bounds.at(-1)!.to = start;
+      bounds.push({ from: stop, to: out.length });
+      next++;
+    }
+    start = stop;
+  }
+  if (bounds.length !== pairs.length) throw new InternalError(`git diff-tree --stdin answered ${bounds.length} of ${pairs.length} pairs`);
+  return bounds.map((b) => out.subarray(b.from, b.to));
+}
+
+/**
+ * New commits that are copies of existing ones, with another message where one is given
+ * (everything else — tree, author, committer, dates — kept). `parents` are the original's; one
+ * copied in the same batch (they come first) becomes its copy. Read in one `cat-file --batch`,
+ * written in one `hash-object -w`: the same copies always give the same ids. Returns the new ids.
+ */
+export async function copyCommits(root: string, copies: Array<{ commit: string; parents: string[]; message?: string }>): Promise<string[]> {
+  if (copies.length === 0) return [];
+  const format = await objectFormat(root);
+  const raw = await run(root, ["cat-file", "--batch"], { input: copies.map((c) => `${c.commit}\n`).join("") });
+  const objects: Buffer[] = [];
+  const ids: string[] = [];
+  const copied = new Map<string, string>();
+  let at = 0;
+  for (const c of copies) {
+    const headerEnd = raw.indexOf(0x0a, at);
+    const [, type, size] = raw.toString("utf8", at, headerEnd).split(" ");
+    if (type !== "commit") throw new InternalError(`${c.commit} is not a commit`);
+    const body = raw.toString("utf8", headerEnd + 1, headerEnd + 1 + Number(size));
+    at = headerEnd + 1 + Number(size) + 1;
+    const split = body.indexOf("\n\n");
+    const headers = body.slice(0, split).split("\n").filter((line) => !line.startsWith("parent "));
+    // A parent copied in this batch is named by its copy (parents come first, so its id is known).
+    headers.splice(1, 0, ...c.parents.map((p) => `parent ${copied.get(p) ?? p}`)); // right after "tree …", as git writes them
+    const object = Buffer.from(`${headers.join("\n")}\n\n${c.message ?? body.slice(split + 2)}`);
+    const id = createHash(format).update(`commit ${object.length}\0`).update(object).digest("hex");
+    objects.push(object);
+    ids.push(id);
+    copied.set(c.commit, id);
+  }
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-commits-"));
+  try {
+    const files = await Promise.all(objects.map(async (o, i) => {
+      const file = path.join(dir, String(i));
+      await fs.writeFile(file, o);
+      return file;
+    }));
+    const written = (await text(root, ["hash-object", "-t", "commit", "-w", "--stdin-paths"], { input: files.join("\n") + "\n" })).split("\n");
+    if (written.join() !== ids.join()) throw new InternalError("git hashed the copied commits differently");
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  return ids;
 }
 
 /** Move refs in one transaction, each only if it still points where it was seen (an import's --force sets a session aside). */

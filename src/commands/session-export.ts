@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { openStore, resolveSession } from "../bundle/store.js";
@@ -19,7 +20,7 @@ const Options = z.object({
 export const sessionExportCommand = new Command("export")
   .description("write a session to one .tar.gz that any clone of the repository can import")
   .argument("<id>", "session id or unique prefix")
-  .option("-o, --output <file>", "where to write it (default: nudge-<id>.tar.gz here)")
+  .option("-o, --output <file>", "where to write it: a file, or a folder for nudge-<id>.tar.gz (default: here)")
   .option("--upto <turn>", "export turns 0..N only (leave out later turns, e.g. one that leaked something)")
   .option("--no-redact", "keep secrets found in the conversation and transcripts verbatim (they are masked by default)")
   .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
@@ -42,7 +43,9 @@ Examples:
     const o = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
     const session = await resolveSession(store, id);
-    const out = path.resolve(o.output ?? defaultExportName(session.manifest.id));
+    // -o may name a folder: the file goes in it under its default name.
+    const given = path.resolve(o.output ?? ".");
+    const out = o.output === undefined || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
     const result = await exportSession(store, session, {
       out,
       upto: o.upto === undefined ? null : parseTurnArg(o.upto, "--upto"),
@@ -102,6 +105,10 @@ function describeSecrets(found: ExportResult["masked"]): string {
       return `${kind} ×${k.count}${turns.length ? ` from turn${turns.length > 1 ? "s" : ""} ${turns.join(", ")}` : ""} (in ${[...k.files].join(", ")})`;
     })
     .join("; ");
+}
+
+async function isFolder(p: string): Promise<boolean> {
+  return (await fs.stat(p).catch(() => null))?.isDirectory() ?? false;
 }
 
 function shown(file: string): string {

@@ -75,7 +75,7 @@ Examples:
     say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
     if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
     for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${s.path}, turn ${s.turn}`);
-    say(carried.length ? `  code: carries ${carried.map((c) => c.what).join(" and ")}, on no remote-tracking branch here` : "  code: thin; a clone with the remote-tracking branches has everything else it needs");
+    say(`  code: ${describeCode(carried, result.index.git?.prerequisites ?? [])}`);
     if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
     if (result.skipped.length) say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);
     say(`import it in any clone of the repository: nudge session import ${shellQuote(path.basename(result.path))}`);
@@ -87,6 +87,14 @@ function describeCarried(result: ExportResult, manifest: { repo: { baseCommit: s
     const turn = manifest.turns.find((t) => t.head === commit && commit !== manifest.repo.baseCommit);
     return { commit, what: turn ? `the HEAD of turn ${turn.n} (${commit.slice(0, 10)})` : `the base commit ${commit.slice(0, 10)}` };
   });
+}
+
+/** What the git bundle carries, and what it builds on that the importing clone must have. */
+function describeCode(carried: Array<{ what: string }>, prerequisites: Array<{ commit: string; remoteRef: string | null }>): string {
+  const on = prerequisites.map((p) => `${p.commit.slice(0, 10)}${p.remoteRef ? ` (on ${p.remoteRef})` : ""}`).join(", ");
+  const builds = prerequisites.length ? `it builds on ${on}, which the importing clone must have` : "";
+  if (carried.length) return `carries ${carried.map((c) => c.what).join(" and ")}, on no remote-tracking branch here${builds ? `; ${builds}` : ""}`;
+  return builds ? `thin; ${builds}` : "self-contained (the bundle holds every commit it needs)";
 }
 
 /** By kind: how many, in which turns, in which files (by name). */

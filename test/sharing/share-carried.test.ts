@@ -55,7 +55,8 @@ describe("export and import, harder cases", () => {
         { commit: claudeCommit, what: `the HEAD of turn 2 (${claudeCommit.slice(0, 10)})` },
       ]);
       const human = await runNudge(["session", "export", rec.id, "-o", "again.tar.gz"], { cwd: a, env: rec.env });
-      expect(human.stdout).toContain(`code: carries the base commit ${base.slice(0, 10)} and the HEAD of turn 2 (${claudeCommit.slice(0, 10)}), on no remote-tracking branch here`);
+      const pushed = await git(a, "rev-parse", "origin/main");
+      expect(human.stdout).toContain(`code: carries the base commit ${base.slice(0, 10)} and the HEAD of turn 2 (${claudeCommit.slice(0, 10)}), on no remote-tracking branch here; it builds on ${pushed.slice(0, 10)} (on origin/main), which the importing clone must have`);
 
       const b = await clone("bob app");
       expect(await git(b, "cat-file", "-t", base).catch(() => "missing")).toBe("missing");

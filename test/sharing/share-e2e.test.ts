@@ -63,7 +63,7 @@ describe("export, then import into another clone (base commit pushed)", () => {
     expect(exported.stdout).toContain(`exported session ${rec.id} → nudge-${rec.id}.tar.gz (`);
     expect(exported.stdout).toContain("3 turns)");
     expect(exported.stdout).toContain("masked: no secrets found");
-    expect(exported.stdout).toContain("code: thin");
+    expect(exported.stdout).toContain(`code: thin; it builds on ${rec.manifest.repo.baseCommit!.slice(0, 10)} (on origin/main), which the importing clone must have`);
   }, 90_000);
   afterAll(() => rec?.api.close());
 

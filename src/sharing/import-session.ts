@@ -20,7 +20,7 @@ import { SESSION_DIR } from "./export-logs.js";
 import { checkCode, codeRefs } from "./import-code.js";
 import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
-import { sha256, stageSession, type Placement } from "./import-stage.js";
+import { exporter, sha256, stageSession, type Placement } from "./import-stage.js";
 import { Refusal } from "./limits.js";
 
 export interface ImportOptions {
@@ -63,7 +63,7 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
     const contents = await readContents(opened, name);
     const large = opened.index.entries.reduce((n, e) => n + e.bytes, 0) > LARGE_BYTES;
     const progress = (line: string) => (large ? o.progress?.(line) : undefined);
-    const origin = { exportedBy: null as string | null, exportedAt: contents.index.exported.at, root: contents.index.exported.repoRoot, cwd: contents.index.exported.cwd };
+    const origin = { exportedBy: exporter(contents.index), exportedAt: contents.index.exported.at, root: contents.index.exported.repoRoot, cwd: contents.index.exported.cwd };
     const base = { sourceId: contents.index.session.id, turns: contents.index.session.turns, carried: contents.git.carried };
 
     const here = await alreadyImported(store, contents);
@@ -90,7 +90,7 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
       id: target.id,
       idChange: target.change,
       dir: bundleDir(store, target.id),
-      origin: { ...origin, exportedBy: staged.manifest.origin!.exportedBy },
+      origin,
       refs: refs.refs.map((r) => r.ref),
       claudeFiles: staged.placements.map((p) => ({ path: p.to, state: p.state })),
       setAside: null,

@@ -87,7 +87,6 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     ...(t.transcript && t.transcriptBytes != null ? { transcriptBytes: lengths.get(t.transcript)?.get(t.transcriptBytes) ?? t.transcriptBytes } : {}),
   }));
   const { header } = contents;
-  const by = index.exported.by;
   // claude's copy there is this conversation continued further: resume from the export's last reply, in a fork.
   const continued = placements.some((p) => p.state === "longer" && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir);
   const point = continued && !header.resume ? resumePoint({ ...header, turns, unsaved: [] }, turns.at(-1)!.n) : null;
@@ -103,7 +102,7 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     parent: null,
     resume,
     origin: {
-      exportedBy: by.name && by.email ? `${by.name} <${by.email}>` : (by.name ?? by.email),
+      exportedBy: exporter(index),
       exportedAt: index.exported.at,
       root: index.exported.repoRoot,
       cwd: index.exported.cwd,
@@ -116,6 +115,12 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   };
   await writeBundle(dir, manifest);
   return { dir, manifest, projectDir, placements };
+}
+
+/** Who exported it, as git names people: "Ana <ana@example.com>", or whichever half is known. */
+export function exporter(index: ExportContents["index"]): string | null {
+  const { name, email } = index.exported.by;
+  return name && email ? `${name} <${email}>` : (name ?? email);
 }
 
 /** Whether `placed` is free, holds the same bytes as `staged`, holds them and more, or holds something else. */

@@ -20,8 +20,10 @@ export const sessionListCommand = new Command("list")
     const rows = sessions.map(summarize);
     if (options.json) return printJson(rows);
     if (rows.length === 0) return void process.stdout.write("no sessions yet; start one with: nudge claude run\n");
+    // Imported sessions say whose they are: a column of its own, only when there is one.
+    const imported = rows.some((r) => r.origin);
     printTable(
-      ["ID", "STARTED", "BRANCH", "TURNS", "COST", "TIME", "STATE", "FIRST PROMPT", "LAST PROMPT", "FORK OF"],
+      ["ID", "STARTED", "BRANCH", "TURNS", "COST", "TIME", "STATE", "FIRST PROMPT", "LAST PROMPT", "FORK OF", ...(imported ? ["IMPORTED FROM"] : [])],
       rows.map((r) => [
         r.id,
         r.startedAt.slice(0, 16).replace("T", " "),
@@ -33,6 +35,7 @@ export const sessionListCommand = new Command("list")
         oneLine(r.firstPrompt ?? "", 30),
         oneLine(r.lastPrompt ?? "", 30),
         r.parent ? `${r.parent.id}@${r.parent.turn}` : "",
+        ...(imported ? [r.origin ? oneLine(r.origin.exportedBy ?? "(unknown)", 30) : ""] : []),
       ]),
     );
   });

@@ -749,11 +749,10 @@ export async function verifyBundle(root: string, file: string, remotes: Array<{ 
 /**
  * Put a bundle's objects into the repository and point new refs at its heads (`from` a ref in
  * the bundle, `to` a ref that must not exist yet), in one transaction: no branch, HEAD, index or
- * work tree is touched. Everything is checked first in a scratch repository that borrows this
- * one's objects: the prerequisites are here, index-pack hashes every object, and the heads'
- * history is complete. A damaged bundle therefore leaves nothing in the repository, not even a
- * half-written pack. `beforeWriting` runs there too, with the bundle's objects in place (an
- * importer applies its patches there and compares trees): if it throws, nothing was written.
+ * work tree is touched. Everything is checked first (`checkBundle`): a damaged bundle leaves
+ * nothing in the repository, not even a half-written pack. `beforeWriting` runs in the scratch
+ * repository with the bundle's objects in place (an importer applies its patches there and
+ * compares trees): if it throws, nothing was written.
  */
 export async function unbundle(
   root: string,
@@ -762,11 +761,28 @@ export async function unbundle(
   remotes: Array<{ commit: string; remoteRef: string | null }> = [],
   beforeWriting?: (scratch: string) => Promise<void>,
 ): Promise<void> {
+  const { commits } = await checkBundle(root, file, refs.map((r) => r.from), remotes, beforeWriting);
+  await installBundle(root, file, refs.map((r, i) => ({ ref: r.to, commit: commits[i]! })));
+}
+
+/**
+ * Everything `unbundle` checks, and nothing written to `root`: the prerequisites are here, and in
+ * a scratch repository that borrows this one's objects, index-pack hashes every object and the
+ * history of `heads` (refs named in the bundle) is complete. `inScratch` runs there last, with
+ * the bundle's objects in place. Returns the commit of each of `heads`.
+ */
+export async function checkBundle(
+  root: string,
+  file: string,
+  heads: string[],
+  remotes: Array<{ commit: string; remoteRef: string | null }> = [],
+  inScratch?: (scratch: string) => Promise<void>,
+): Promise<{ header: BundleHeader; commits: string[] }> {
   file = path.resolve(file); // git runs in the scratch repository too
   const header = await verifyBundle(root, file, remotes);
-  const commits = refs.map(({ from }) => {
-    const head = header.heads.find((h) => h.ref === from);
-    if (!head) throw new InternalError(`the bundle has no ref ${from}`);
+  const commits = heads.map((ref) => {
+    const head = header.heads.find((h) => h.ref === ref);
+    if (!head) throw new UserError(`the export's git bundle has no ${ref}`, "the export is damaged; ask for a fresh export");
     return head.commit;
   });
   const damaged = (stderr: string) => {
@@ -776,10 +792,15 @@ export async function unbundle(
   await withScratchRepository(root, async (scratch) => {
     await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
     await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], { explain: damaged });
-    await beforeWriting?.(scratch);
+    await inScratch?.(scratch);
   });
-  await run(root, ["bundle", "unbundle", file], { internal: true });
-  await run(root, ["update-ref", "--stdin"], { input: refs.map((r, i) => `create ${r.to} ${commits[i]}\n`).join(""), internal: true });
+  return { header, commits };
+}
+
+/** After `checkBundle`: the bundle's objects into the repository, and `refs` (none may exist yet) created in one transaction. */
+export async function installBundle(root: string, file: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
+  await run(root, ["bundle", "unbundle", path.resolve(file)], { internal: true });
+  await run(root, ["update-ref", "--stdin"], { input: refs.map((r) => `create ${r.ref} ${r.commit}\n`).join(""), internal: true });
 }
 
 /** The tree `patch` makes of `tree`, computed in a private index (nothing else is touched); a UserError when it does not apply. */
@@ -793,6 +814,106 @@ export async function applyToTree(root: string, indexFile: string, tree: string,
     });
   }
   return text(root, ["write-tree"], { indexFile });
+}
+
+export interface ChainCommit {
+  commit: string;
+  tree: string;
+  parents: string[];
+  /** git's raw dates, "<epoch> <zone>": what a copy of the commit needs to keep them. */
+  authorDate: string;
+  committerDate: string;
+  message: string;
+}
+
+/** The commits reachable from `tip` but not from `stop`, parents before children, with all a copy needs. */
+export async function commitChain(root: string, tip: string, stop: string | null): Promise<ChainCommit[]> {
+  // NUL cannot occur in a commit message (git refuses it), so it separates the fields.
+  const out = await run(root, ["rev-list", "--reverse", "--topo-order", "--date=raw", "--format=%T%x00%P%x00%ad%x00%cd%x00%B%x00", tip, ...(stop ? [`^${stop}`] : [])]);
+  const chain: ChainCommit[] = [];
+  const record = /commit ([0-9a-f]+)\n([0-9a-f]+)\0([0-9a-f ]*)\0([^\0]*)\0([^\0]*)\0([^\0]*)\0\n/g;
+  for (const m of out.toString("utf8").matchAll(record)) {
+    chain.push({ commit: m[1]!, tree: m[2]!, parents: m[3] ? m[3].split(" ") : [], authorDate: m[4]!, committerDate: m[5]!, message: m[6]! });
+  }
+  return chain;
+}
+
+/**
+ * The patch `diffTrees` makes for each pair of trees, in one git process (`diff-tree --stdin`):
+ * an importer compares them with the patches it was handed instead of applying each one.
+ */
+export async function diffTreePairs(root: string, pairs: Array<[string, string]>): Promise<Buffer[]> {
+  if (pairs.length === 0) return [];
+  const out = await run(root, ["diff-tree", "--stdin", "-r", "-p", "--full-index", "-M", "--no-color"], { input: pairs.map(([a, b]) => `${a} ${b}\n`).join("") });
+  // git echoes each input line, then its patch (nothing for equal trees). A patch line never is two bare ids.
+  const bounds: Array<{ from: number; to: number }> = [];
+  let next = 0;
+  for (let start = 0; start < out.length && next < pairs.length; ) {
+    const end = out.indexOf(0x0a, start);
+    const stop = end === -1 ? out.length : end + 1;
+    if (out.toString("latin1", start, stop) === `${pairs[next]![0]} ${pairs[next]![1]}\n`) {
+      if (bounds.length) bounds.at(-1)!.to = start;
+      bounds.push({ from: stop, to: out.length });
+      next++;
+    }
+    start = stop;
+  }
+  if (bounds.length !== pairs.length) throw new InternalError(`git diff-tree --stdin answered ${bounds.length} of ${pairs.length} pairs`);
+  return bounds.map((b) => out.subarray(b.from, b.to));
+}
+
+/**
+ * New commits that are copies of existing ones, with another message where one is given
+ * (everything else — tree, author, committer, dates — kept). `parents` are the original's; one
+ * copied in the same batch (they come first) becomes its copy. Read in one `cat-file --batch`,
+ * written in one `hash-object -w`: the same copies always give the same ids. Returns the new ids.
+ */
+export async function copyCommits(root: string, copies: Array<{ commit: string; parents: string[]; message?: string }>): Promise<string[]> {
+  if (copies.length === 0) return [];
+  const format = await objectFormat(root);
+  const raw = await run(root, ["cat-file", "--batch"], { input: copies.map((c) => `${c.commit}\n`).join("") });
+  const objects: Buffer[] = [];
+  const ids: string[] = [];
+  const copied = new Map<string, string>();
+  let at = 0;
+  for (const c of copies) {
+    const headerEnd = raw.indexOf(0x0a, at);
+    const [, type, size] = raw.toString("utf8", at, headerEnd).split(" ");
+    if (type !== "commit") throw new InternalError(`${c.commit} is not a commit`);
+    const body = raw.toString("utf8", headerEnd + 1, headerEnd + 1 + Number(size));
+    at = headerEnd + 1 + Number(size) + 1;
+    const split = body.indexOf("\n\n");
+    const headers = body.slice(0, split).split("\n").filter((line) => !line.startsWith("parent "));
+    // A parent copied in this batch is named by its copy (parents come first, so its id is known).
+    headers.splice(1, 0, ...c.parents.map((p) => `parent ${copied.get(p) ?? p}`)); // right after "tree …", as git writes them
+    const object = Buffer.from(`${headers.join("\n")}\n\n${c.message ?? body.slice(split + 2)}`);
+    const id = createHash(format).update(`commit ${object.length}\0`).update(object).digest("hex");
+    objects.push(object);
+    ids.push(id);
+    copied.set(c.commit, id);
+  }
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-commits-"));
+  try {
+    const files = await Promise.all(objects.map(async (o, i) => {
+      const file = path.join(dir, String(i));
+      await fs.writeFile(file, o);
+      return file;
+    }));
+    const written = (await text(root, ["hash-object", "-t", "commit", "-w", "--stdin-paths"], { input: files.join("\n") + "\n" })).split("\n");
+    if (written.join() !== ids.join()) throw new InternalError("git hashed the copied commits differently");
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  return ids;
+}
+
+/** Move refs in one transaction, each only if it still points where it was seen (an import's --force sets a session aside). */
+export async function moveRefs(root: string, moves: Array<{ from: string; to: string; commit: string }>): Promise<void> {
+  if (moves.length === 0) return;
+  await run(root, ["update-ref", "--stdin"], {
+    input: moves.map((m) => `create ${m.to} ${m.commit}\ndelete ${m.from} ${m.commit}\n`).join(""),
+    internal: true,
+  });
 }
 
 // ---- session housekeeping (nudge session rm / gc / backups) ----------------------------------

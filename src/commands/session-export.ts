@@ -1,0 +1,125 @@
+import { Command } from "commander";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { openStore, resolveSession } from "../bundle/store.js";
+import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
+import { formatBytes } from "../sharing/limits.js";
+import { shellQuote } from "../terminal/format.js";
+import { printJson } from "../terminal/output.js";
+import { parseOptions, parseTurnArg } from "./parse-options.js";
+
+const Options = z.object({
+  output: z.string().min(1).optional(),
+  upto: z.string().optional(),
+  redact: z.boolean(),
+  allowSecretsInCode: z.boolean().optional(),
+  json: z.boolean().optional(),
+});
+
+export const sessionExportCommand = new Command("export")
+  .description("write a session to one .tar.gz that any clone of the repository can import")
+  .argument("<id>", "session id or unique prefix")
+  .option("-o, --output <file>", "where to write it: a file, or a folder for nudge-<id>.tar.gz (default: here)")
+  .option("--upto <turn>", "export turns 0..N only (leave out later turns, e.g. one that leaked something)")
+  .option("--no-redact", "keep secrets found in the conversation and transcripts verbatim (they are masked by default)")
+  .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
+  .option("--json", "machine-readable output")
+  .addHelpText(
+    "after",
+    `
+The archive holds the session (manifest, conversation, timing, per-turn patches), claude's
+transcripts with their subagent and tool-result files, and the snapshot commits as a git bundle
+that carries only what the remote-tracking branches lack (an unpushed base commit travels too).
+Secrets (API keys, tokens, private keys, connection strings, *_KEY=/PASSWORD= assignments) are
+masked in the exported copy, never in your recording. The same session exports to the same bytes.
+
+Examples:
+  $ nudge session export 3f2a
+  $ nudge session export 3f2a --upto 4 -o ~/share/fix-flaky-test.tar.gz
+  $ nudge session export 3f2a --json | jq .masked`,
+  )
+  .action(async (id: string, raw: unknown) => {
+    const o = parseOptions(Options, raw);
+    const store = await openStore(process.cwd());
+    const session = await resolveSession(store, id);
+    // -o may name a folder: the file goes in it under its default name.
+    const given = path.resolve(o.output ?? ".");
+    const out = o.output === undefined || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
+    const result = await exportSession(store, session, {
+      out,
+      upto: o.upto === undefined ? null : parseTurnArg(o.upto, "--upto"),
+      redact: o.redact,
+      allowSecretsInCode: o.allowSecretsInCode ?? false,
+      progress: (line) => process.stderr.write(`● ${line}\n`),
+    });
+    const carried = describeCarried(result, session.manifest);
+    if (o.json) {
+      return printJson({
+        path: result.path,
+        bytes: result.bytes,
+        id: session.manifest.id,
+        turns: result.turns,
+        upto: result.index.session.upto,
+        masked: result.masked,
+        keptSecrets: result.kept,
+        codeSecrets: result.codeSecrets,
+        carried,
+        prerequisites: result.index.git?.prerequisites ?? [],
+        leftOut: result.leftOut,
+      });
+    }
+    const say = (line: string) => process.stdout.write(line + "\n");
+    const upto = result.index.session.upto;
+    say(`exported session ${session.manifest.id} → ${shown(result.path)} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
+    say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
+    if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
+    for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${s.path}, turn ${s.turn}`);
+    say(`  code: ${describeCode(carried, result.index.git?.prerequisites ?? [])}`);
+    if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
+    if (result.skipped.length) say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);
+    say(`import it in any clone of the repository: nudge session import ${shellQuote(path.basename(result.path))}`);
+  });
+
+/** Which carried commits they are, for the user: the base, or a HEAD Claude's commits made. */
+function describeCarried(result: ExportResult, manifest: { repo: { baseCommit: string | null }; turns: Array<{ n: number; head: string | null }> }) {
+  return (result.index.git?.carried ?? []).map((commit) => {
+    const turn = manifest.turns.find((t) => t.head === commit && commit !== manifest.repo.baseCommit);
+    return { commit, what: turn ? `the HEAD of turn ${turn.n} (${commit.slice(0, 10)})` : `the base commit ${commit.slice(0, 10)}` };
+  });
+}
+
+/** What the git bundle carries, and what it builds on that the importing clone must have. */
+function describeCode(carried: Array<{ what: string }>, prerequisites: Array<{ commit: string; remoteRef: string | null }>): string {
+  const on = prerequisites.map((p) => `${p.commit.slice(0, 10)}${p.remoteRef ? ` (on ${p.remoteRef})` : ""}`).join(", ");
+  const builds = prerequisites.length ? `it builds on ${on}, which the importing clone must have` : "";
+  if (carried.length) return `carries ${carried.map((c) => c.what).join(" and ")}, on no remote-tracking branch here${builds ? `; ${builds}` : ""}`;
+  return builds ? `thin; ${builds}` : "self-contained (the bundle holds every commit it needs)";
+}
+
+/** By kind: how many, in which turns, in which files (by name). */
+function describeSecrets(found: ExportResult["masked"]): string {
+  const kinds = new Map<string, { count: number; turns: Set<number>; files: Set<string> }>();
+  for (const m of found) {
+    const kind = kinds.get(m.kind) ?? { count: 0, turns: new Set<number>(), files: new Set<string>() };
+    kind.count += m.count;
+    m.turns.forEach((t) => kind.turns.add(t));
+    kind.files.add(path.basename(m.file));
+    kinds.set(m.kind, kind);
+  }
+  return [...kinds]
+    .map(([kind, k]) => {
+      const turns = [...k.turns].sort((a, b) => a - b);
+      return `${kind} ×${k.count}${turns.length ? ` from turn${turns.length > 1 ? "s" : ""} ${turns.join(", ")}` : ""} (in ${[...k.files].join(", ")})`;
+    })
+    .join("; ");
+}
+
+async function isFolder(p: string): Promise<boolean> {
+  return (await fs.stat(p).catch(() => null))?.isDirectory() ?? false;
+}
+
+function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
+}

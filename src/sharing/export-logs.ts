@@ -1,0 +1,146 @@
+/**
+ * The exported copy of a session's logs and claude's files, made in a private staging folder:
+ * each cut where the plan says (--upto), then scanned for secrets and, by default, masked. The
+ * turns come back with their byte positions carried over to the copy (masking changes lengths,
+ * never lines). The local recording is only ever read.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { bundleFiles } from "../bundle/store.js";
+import type { Turn } from "../bundle/manifest-schema.js";
+import { pathExists } from "../file-exists.js";
+import { isEntryPath } from "./archive-path.js";
+import type { ExportFile } from "./export-writer.js";
+import type { ExportPlan, TranscriptCut } from "./export-plan.js";
+import { turnOfLine } from "./export-plan.js";
+import { copyPrefix, lineStarts, linesBefore, remapOffsets } from "./line-offsets.js";
+import { maskNdjsonFile, maskTextData, scanNdjsonFile, scanText, type SecretFinding } from "./secrets.js";
+
+export interface StagedLogs {
+  /** The exported turns, positions in the copies; a transcript missing from the bundle is dropped from its turns. */
+  turns: Turn[];
+  /** Secrets found: masked in the copy, or (redact off) kept and only reported. */
+  findings: SecretFinding[];
+  /** Everything staged, by its path in the archive (session/…). */
+  files: ExportFile[];
+  /** Side files whose names an export cannot carry (not plain ASCII): left out. */
+  skipped: string[];
+}
+
+/** Where the staged copy of the bundle lives inside the archive. */
+export const SESSION_DIR = "session";
+
+export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: string, redact: boolean): Promise<StagedLogs> {
+  const from = bundleFiles(bundleDir);
+  const raw = path.join(stage, "raw");
+  const out = path.join(stage, SESSION_DIR);
+  await fs.mkdir(raw, { recursive: true });
+  await fs.mkdir(out, { recursive: true });
+  const findings: SecretFinding[] = [];
+  const files: ExportFile[] = [];
+  const skipped: string[] = [];
+  const entry = (name: string) => `${SESSION_DIR}/${name}`;
+
+  /** Cut a log after `lines` lines into raw/, then mask (or scan) it into session/. */
+  const log = async (name: string, lines: number, ndjson: ((line: number) => number | undefined) | null) => {
+    const src = path.join(bundleDir, name);
+    const cut = path.join(raw, name);
+    const dest = path.join(out, name);
+    const bytes = (await pathExists(src)) ? (await lineStarts(src, [lines])).get(lines)! : 0;
+    await (bytes > 0 ? copyPrefix(src, cut, bytes) : fs.writeFile(cut, ""));
+    if (ndjson) findings.push(...(await secretsOf(cut, dest, { file: entry(name), turnOfLine: ndjson }, redact)));
+    else await fs.rename(cut, dest);
+    files.push({ path: entry(name), source: { file: dest } });
+  };
+  await log("conversation.jsonl", plan.conversationLines, turnOfLine(plan.turns, (t) => t.lines));
+  await log("timing.txt", plan.conversationLines, null);
+  await log("input.jsonl", plan.inputLines, turnOfLine(plan.turns, (t) => t.input));
+  await log("input-timing.txt", plan.inputLines, null);
+
+  // Byte ranges of each turn in the (possibly masked) conversation copy.
+  const conversation = path.join(out, "conversation.jsonl");
+  const starts = await lineStarts(conversation, plan.turns.flatMap((t) => [t.lines.from, t.lines.to]));
+  let turns = plan.turns.map((t) => ({ ...t, bytes: { from: starts.get(t.lines.from)!, to: starts.get(t.lines.to)! } }));
+
+  await fs.mkdir(path.join(raw, "claude"), { recursive: true });
+  await fs.mkdir(path.join(out, "claude"), { recursive: true });
+  for (const cut of plan.transcripts) {
+    const src = path.join(from.dir, cut.name);
+    if (!(await pathExists(src))) {
+      turns = turns.map((t) => (t.transcript === cut.name ? { ...t, transcript: null, transcriptBytes: null } : t));
+      continue;
+    }
+    const copy = await stageTranscript(src, cut, raw, out, entry, redact);
+    findings.push(...copy.findings);
+    files.push(...copy.files);
+    skipped.push(...copy.skipped);
+    turns = turns.map((t) => (t.transcript === cut.name && t.transcriptBytes != null ? { ...t, transcriptBytes: copy.lengths.get(t.transcriptBytes)! } : t));
+  }
+  return { turns, findings, files, skipped };
+}
+
+async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out: string, entry: (name: string) => string, redact: boolean) {
+  const rawCopy = path.join(raw, cut.name);
+  const outCopy = path.join(out, cut.name);
+  const size = (await fs.stat(src)).size;
+  const bytes = Math.min(cut.bytes ?? size, size);
+  await copyPrefix(src, rawCopy, bytes);
+  // Which turn a transcript line belongs to: the first exported turn whose length covers it.
+  const ends = await linesBefore(rawCopy, cut.turns.flatMap((t) => (t.bytes === null ? [] : [t.bytes])));
+  const turnOf = (line: number) => cut.turns.find((t) => t.bytes !== null && line <= ends.get(t.bytes)!)?.n;
+  const findings = await secretsOf(rawCopy, outCopy, { file: entry(cut.name), turnOfLine: turnOf }, redact);
+  const lengths = await remapOffsets(rawCopy, outCopy, cut.turns.flatMap((t) => (t.bytes === null ? [] : [t.bytes])));
+  const files: ExportFile[] = [{ path: entry(cut.name), source: { file: outCopy } }];
+  const skipped: string[] = [];
+
+  // The side folder (subagents, large tool results). Cut short (--upto), a file is kept only if
+  // the kept transcript names it: a later turn's subagent must not travel with an earlier cut.
+  const side = src.replace(/\.jsonl$/, "");
+  const kept = bytes < size ? await fs.readFile(rawCopy, "utf8") : null;
+  for (const rel of await listFiles(side)) {
+    const name = `claude/${cut.claudeSessionId}/${rel}`;
+    if (!isEntryPath(entry(name))) {
+      skipped.push(name);
+      continue;
+    }
+    if (kept !== null && !kept.includes(sideKey(rel))) continue;
+    const from = path.join(side, rel);
+    const dest = path.join(out, name);
+    await fs.mkdir(path.dirname(dest), { recursive: true });
+    if (rel.endsWith(".jsonl")) findings.push(...(await secretsOf(from, dest, { file: entry(name) }, redact)));
+    else {
+      const data = await fs.readFile(from);
+      const found = await scanText(data, { file: entry(name) });
+      // Only a file with a secret is rewritten: anything else (an image a tool saved) keeps its bytes.
+      await fs.writeFile(dest, redact && found.length ? (await maskTextData(data)).data : data, { flag: "wx" });
+      findings.push(...found);
+    }
+    files.push({ path: entry(name), source: { file: dest } });
+  }
+  return { findings, files, skipped, lengths };
+}
+
+/** What a transcript calls a side file: `agent-<id>.jsonl` and `.meta.json` by the agent's id, tool results by file name. */
+function sideKey(rel: string): string {
+  const base = path.basename(rel);
+  return /^agent-(.+?)(?:\.meta)?\.jsonl?$/.exec(base)?.[1] ?? base;
+}
+
+/** NDJSON `src` into `dest`: masked, or copied as it is and only scanned. */
+async function secretsOf(src: string, dest: string, options: { file: string; turnOfLine?: (line: number) => number | undefined }, redact: boolean): Promise<SecretFinding[]> {
+  if (redact) return maskNdjsonFile(src, dest, options);
+  await fs.copyFile(src, dest, fs.constants.COPYFILE_EXCL);
+  return scanNdjsonFile(dest, options);
+}
+
+/** Every regular file under `dir`, relative, `/`-separated, sorted; links and anything else are never followed. */
+async function listFiles(dir: string, prefix = ""): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await listFiles(path.join(dir, e.name), rel)));
+    else if (e.isFile()) out.push(rel);
+  }
+  return out;
+}

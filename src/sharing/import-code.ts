@@ -1,0 +1,83 @@
+/**
+ * The code of an imported session, checked before anything is written to the repository: the
+ * hash matches, the bundle verifies and holds every snapshot, the clone has what the bundle is
+ * thin against, and, in a scratch repository that borrows this one's objects with the bundle's
+ * objects added, every snapshot commit holds the tree its turn recorded and every patch, applied
+ * in order onto the base commit, reproduces it. Only then are the objects and refs written.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { UserError } from "../errors.js";
+import type { Turn } from "../bundle/manifest-schema.js";
+import * as git from "../snapshot/git.js";
+import { sessionRef } from "../snapshot/snapshotter.js";
+import { BUNDLE_TIP } from "./export-plan.js";
+import type { ExportContents } from "./import-contents.js";
+import { Refusal } from "./limits.js";
+
+export interface CodeRefs {
+  /** Bundle head → the ref the import creates, and the commit it points at. */
+  refs: Array<{ from: string; ref: string; commit: string }>;
+  /** How many snapshot commits the session has. */
+  snapshots: number;
+}
+
+/** The refs an import creates: the session's, and one per HEAD the bundle carries (kept alive for --reset-head). */
+export async function codeRefs(contents: ExportContents, id: string): Promise<CodeRefs> {
+  const header = await git.readBundleHeader(contents.bundleFile);
+  const tip = header.heads.find((h) => h.ref === BUNDLE_TIP);
+  const last = contents.turns.at(-1)!;
+  if (!tip) throw new Refusal(`its git bundle has no ${BUNDLE_TIP}`);
+  if (tip.commit !== last.snapshot.commit) throw new Refusal(`its git bundle ends at ${tip.commit.slice(0, 10)}, but turn ${last.n} recorded ${last.snapshot.commit.slice(0, 10)}`);
+  const refs = [{ from: BUNDLE_TIP, ref: sessionRef(id), commit: tip.commit }];
+  for (const h of header.heads) {
+    const turn = /^refs\/nudge\/export\/head-(\d+)$/.exec(h.ref)?.[1];
+    if (turn !== undefined) refs.push({ from: h.ref, ref: `refs/nudge/${id}/${Number(turn)}`, commit: h.commit });
+  }
+  const snapshots = contents.turns.reduce((n, t) => n + 1 + (t.edits ? 1 : 0), 0);
+  return { refs, snapshots };
+}
+
+/** Everything about the code, checked without writing to `root`. `scratchIndex`: a file path in a private temp dir. */
+export async function checkCode(root: string, contents: ExportContents, refs: CodeRefs, scratchIndex: string, progress?: (line: string) => void): Promise<void> {
+  const format = await git.objectFormat(root);
+  if (format !== contents.git.objectFormat) {
+    throw new UserError(`the export is of a ${contents.git.objectFormat.toUpperCase()} repository; this one uses ${format.toUpperCase()}`, "import it into a clone of the repository it was recorded in");
+  }
+  const base = contents.header.repo.baseCommit;
+  await git.checkBundle(
+    root,
+    contents.bundleFile,
+    refs.refs.map((r) => r.from),
+    contents.git.prerequisites,
+    async (scratch) => {
+      if (base && !(await git.objectExists(scratch, `${base}^{commit}`))) {
+        throw new UserError(`this repository lacks the session's base commit ${base}`, "fetch it (git fetch), then import again");
+      }
+      progress?.("checking every snapshot…");
+      const chain = new Map((await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]));
+      for (const t of contents.turns) for (const s of snapshotsOf(t)) if (chain.get(s.commit) !== s.tree) throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
+      progress?.("checking every patch…");
+      const steps = contents.turns.flatMap((t) => [...(t.edits ? [{ turn: t, patch: t.edits.patch.file, tree: t.edits.snapshot.tree }] : []), { turn: t, patch: t.patch.file, tree: t.snapshot.tree }]);
+      const patches = await Promise.all(steps.map((s) => fs.readFile(path.join(contents.sessionDir, s.patch))));
+      const start = base ? await git.treeOf(scratch, base) : await git.emptyTree(scratch);
+      const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
+      // Each patch is what git makes between the recorded trees, in one process for all: then
+      // applying it reproduces the tree. One that differs (another git may write a diff another
+      // way) is applied for real, onto the tree before it.
+      const made = await git.diffTreePairs(scratch, steps.map((s, i) => [from[i]!, s.tree]));
+      for (const [i, step] of steps.entries()) {
+        if (made[i]!.equals(patches[i]!)) continue;
+        const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patches[i]!).catch((error: unknown) => {
+          if (!(error instanceof UserError)) throw error;
+          throw new Refusal(`${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`);
+        });
+        if (tree !== step.tree) throw new Refusal(`${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`);
+      }
+    },
+  );
+}
+
+function snapshotsOf(t: Turn): Array<{ commit: string; tree: string }> {
+  return [...(t.edits ? [t.edits.snapshot] : []), t.snapshot];
+}

@@ -1,0 +1,161 @@
+/**
+ * `nudge session import`: an export from anyone, into this clone. Everything is checked before
+ * anything is written — the archive (export-reader.ts), the session in it (import-contents.ts),
+ * its code in a scratch repository (import-code.ts) — then staged with this clone's paths
+ * (import-stage.ts) and installed in one go that undoes itself on failure (import-install.ts).
+ * The archive is unpacked into a private temp dir, removed whatever happens.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { UserError } from "../errors.js";
+import { lockActivity } from "../bundle/locks.js";
+import { bundleDir, bundleFiles, listSessions, newSessionId, sessionIds, type Store } from "../bundle/store.js";
+import { claudeConfigDir } from "../claude/transcript.js";
+import * as git from "../snapshot/git.js";
+import { sessionRef } from "../snapshot/snapshotter.js";
+import { worktreeName } from "../session/open-session.js";
+import { openExport } from "./export-reader.js";
+import { SESSION_DIR } from "./export-logs.js";
+import { checkCode, codeRefs } from "./import-code.js";
+import { readContents, type ExportContents } from "./import-contents.js";
+import { installSession, type SetAside } from "./import-install.js";
+import { exporter, sha256, stageSession, type Placement } from "./import-stage.js";
+import { Refusal } from "./limits.js";
+
+export interface ImportOptions {
+  force: boolean;
+  dryRun: boolean;
+  env?: NodeJS.ProcessEnv;
+  progress?: (line: string) => void;
+  /** For tests: the clock. */
+  now?: () => Date;
+}
+
+export interface ImportResult {
+  /** imported; already: this export is here (as `id`), nothing was done; dry-run: what would be installed. */
+  status: "imported" | "already" | "dry-run";
+  id: string;
+  sourceId: string;
+  /** Why the id differs from the exported one, or replaced it. */
+  idChange: "fresh" | "replaced" | null;
+  dir: string;
+  turns: number;
+  origin: { exportedBy: string | null; exportedAt: string; root: string; cwd: string };
+  refs: string[];
+  /** Commits the export carried (on no remote-tracking branch where it was made). */
+  carried: string[];
+  /** claude's files: where each goes, and whether it was already there. */
+  claudeFiles: Array<{ path: string; state: Placement["state"] }>;
+  /** What --force set aside. */
+  setAside: SetAside | null;
+  /** With `already`: turns the installed copy gained since (it was continued here). */
+  continuedBy?: number;
+}
+
+const LARGE_BYTES = 8 * 1024 * 1024;
+
+export async function importSession(store: Store, archive: string, o: ImportOptions): Promise<ImportResult> {
+  const name = path.basename(archive);
+  const opened = await openExport(archive);
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-import-work-"));
+  try {
+    const contents = await readContents(opened, name);
+    const large = opened.index.entries.reduce((n, e) => n + e.bytes, 0) > LARGE_BYTES;
+    const progress = (line: string) => (large ? o.progress?.(line) : undefined);
+    const origin = { exportedBy: exporter(contents.index), exportedAt: contents.index.exported.at, root: contents.index.exported.repoRoot, cwd: contents.index.exported.cwd };
+    const base = { sourceId: contents.index.session.id, turns: contents.index.session.turns, carried: contents.git.carried };
+
+    const here = await alreadyImported(store, contents);
+    if (here) {
+      return { ...base, status: "already", id: here.id, idChange: null, dir: bundleDir(store, here.id), origin, refs: [], claudeFiles: [], setAside: null, continuedBy: here.continuedBy };
+    }
+    const target = await chooseId(store, contents.index.session.id, o.force);
+    const refs = await codeRefs(contents, target.id).catch(refusing(name));
+    progress("checking the code: the git bundle, every snapshot and patch…");
+    await checkCode(store.repoRoot, contents, refs, path.join(work, "index"), progress).catch(refusing(name));
+
+    const now = (o.now ?? (() => new Date()))();
+    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString() }, path.join(work, "bundle"));
+    const different = staged.placements.filter((p) => p.state === "different");
+    if (different.length && !o.force) {
+      throw new UserError(
+        `claude already has another version of ${path.basename(different[0]!.to)} in ${path.dirname(different[0]!.to)} (from an earlier import?)`,
+        "nothing was imported; --force sets claude's file aside (it is kept, and the import says where) and puts this one there",
+      );
+    }
+    const result: ImportResult = {
+      ...base,
+      status: o.dryRun ? "dry-run" : "imported",
+      id: target.id,
+      idChange: target.change,
+      dir: bundleDir(store, target.id),
+      origin,
+      refs: refs.refs.map((r) => r.ref),
+      claudeFiles: staged.placements.map((p) => ({ path: p.to, state: p.state })),
+      setAside: null,
+    };
+    if (o.dryRun) return result;
+
+    progress("installing…");
+    result.setAside = await installSession({
+      store,
+      staged,
+      bundleFile: contents.bundleFile,
+      refs: refs.refs.map(({ ref, commit }) => ({ ref, commit })),
+      replace: target.change === "replaced" ? { refs: target.refs } : null,
+      backupDir: path.join(store.dir, "import-backups", `${target.id}-${now.toISOString().replace(/[:.]/g, "-")}`),
+    });
+    return result;
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+    await opened.remove();
+  }
+}
+
+function refusing(name: string) {
+  return (error: unknown): never => {
+    throw error instanceof Refusal ? new UserError(`refusing ${name}: ${error.message}`, error.hint ?? "it was damaged or altered since it was exported; ask for a fresh export") : error;
+  };
+}
+
+/**
+ * A session here that came from this very export: the same source session, exported at the same
+ * moment, whose conversation starts with the export's byte for byte (it may have been continued since).
+ */
+async function alreadyImported(store: Store, contents: ExportContents): Promise<{ id: string; continuedBy: number } | null> {
+  const { index } = contents;
+  const exported = index.entries.find((e) => e.path === `${SESSION_DIR}/conversation.jsonl`)!;
+  for (const s of await listSessions(store)) {
+    const origin = s.header.origin;
+    if (!origin || origin.sourceId !== index.session.id || origin.exportedAt !== index.exported.at) continue;
+    const installed = bundleFiles(s.dir).conversation;
+    const size = (await fs.stat(installed).catch(() => null))?.size ?? -1;
+    if (size < exported.bytes || (await sha256(installed, exported.bytes)) !== exported.sha256) continue;
+    if (s.header.summary.turns < index.session.turns) continue;
+    return { id: s.header.id, continuedBy: s.header.summary.turns - index.session.turns };
+  }
+  return null;
+}
+
+type Chosen = { id: string; change: null } | { id: string; change: "fresh" } | { id: string; change: "replaced"; refs: Array<{ ref: string; commit: string }> };
+
+/** The exported id when it is free here; else a fresh one, or (--force) the same one, replacing what is there. */
+async function chooseId(store: Store, id: string, force: boolean): Promise<Chosen> {
+  const refs = await git.listRefs(store.repoRoot, ["refs/nudge/"]);
+  const refsOf = (x: string) => refs.filter((r) => r.ref === sessionRef(x) || new RegExp(`^refs/nudge/${x}/\\d+$`).test(r.ref));
+  const ids = new Set(await sessionIds(store));
+  const taken = (x: string) => ids.has(x) || refsOf(x).length > 0;
+  if (!taken(id)) return { id, change: null };
+  if (force && ids.has(id)) {
+    const activity = await lockActivity(bundleFiles(bundleDir(store, id)).lock);
+    if (activity) {
+      throw new UserError(`session ${id} is ${activity === "recording" ? "being recorded" : `still running its claude (pid ${activity.orphanPid})`}; it cannot be replaced now`, "import without --force to get it under a fresh id, or finish that session first");
+    }
+    return { id, change: "replaced", refs: refsOf(id).map(({ ref, commit }) => ({ ref, commit })) };
+  }
+  for (;;) {
+    const fresh = newSessionId();
+    if (!taken(fresh)) return { id: fresh, change: "fresh" };
+  }
+}

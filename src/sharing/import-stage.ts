@@ -1,0 +1,153 @@
+/**
+ * The imported session as it will be installed, made in a private folder first: the bundle's
+ * files with claude's transcripts moved to this clone (its work tree and this user's claude
+ * project folder; relocate.ts), the manifest rewritten (new id if it must change, the repo at
+ * this clone, the origin), and where each of claude's files goes under `$CLAUDE_CONFIG_DIR`.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, promises as fs } from "node:fs";
+import path from "node:path";
+import { MANIFEST_FORMAT, type Manifest } from "../bundle/manifest-schema.js";
+import { bundleFiles, writeBundle } from "../bundle/store.js";
+import { summaryOf } from "../bundle/summary.js";
+import { resumePoint } from "../bundle/turn-lookup.js";
+import { encodeProjectDir } from "../claude/transcript.js";
+import { sessionRef } from "../snapshot/snapshotter.js";
+import type { ExportContents } from "./import-contents.js";
+import { remapOffsets } from "./line-offsets.js";
+import { relocateTranscript, transcriptMoves } from "./relocate.js";
+
+export interface ImportTarget {
+  id: string;
+  root: string;
+  /** The linked worktree's name, null for the main work tree. */
+  worktree: string | null;
+  claudeConfigDir: string;
+  importedAt: string;
+}
+
+export interface Placement {
+  /** The staged file. */
+  from: string;
+  /** Where claude looks for it. */
+  to: string;
+  /**
+   * new: nothing there yet; same: the same bytes are there already; longer: claude's file there
+   * starts with these bytes and goes on (the same conversation, continued: it is kept as it is);
+   * different: another file is there.
+   */
+  state: "new" | "same" | "longer" | "different";
+}
+
+export interface StagedSession {
+  dir: string;
+  manifest: Manifest;
+  /** claude's project folder for this clone's cwd. */
+  projectDir: string;
+  placements: Placement[];
+}
+
+const LOGS = ["conversation.jsonl", "timing.txt", "input.jsonl", "input-timing.txt"];
+
+export async function stageSession(contents: ExportContents, target: ImportTarget, dir: string): Promise<StagedSession> {
+  const { index } = contents;
+  const files = bundleFiles(dir);
+  const src = (name: string) => path.join(contents.sessionDir, name);
+  await fs.mkdir(files.changes, { recursive: true });
+  await fs.mkdir(files.transcripts, { recursive: true });
+  for (const name of LOGS) await fs.copyFile(src(name), path.join(dir, name));
+  await fs.writeFile(files.stderr, "");
+  for (const t of contents.turns) for (const p of [t.patch, ...(t.edits ? [t.edits.patch] : [])]) await fs.copyFile(src(p.file), path.join(dir, p.file));
+
+  const cwd = path.join(target.root, contents.relativeCwd);
+  const projectDir = path.join(target.claudeConfigDir, "projects", encodeProjectDir(cwd));
+  const moves = transcriptMoves({ oldRoot: index.exported.repoRoot, newRoot: target.root, oldProjectDir: index.exported.claudeProjectDir, newProjectDir: projectDir });
+  const lengths = new Map<string, Map<number, number>>();
+  const placements: Placement[] = [];
+  for (const rel of await listFiles(src("claude"))) {
+    const from = path.join(src("claude"), ...rel.split("/"));
+    const to = path.join(files.transcripts, ...rel.split("/"));
+    await fs.mkdir(path.dirname(to), { recursive: true });
+    if (rel.endsWith(".jsonl")) await relocateTranscript(from, to, moves);
+    else await fs.copyFile(from, to);
+    const main = /^[^/]+\.jsonl$/.test(rel);
+    if (main) {
+      const offsets = contents.turns.flatMap((t) => (t.transcript === `claude/${rel}` && t.transcriptBytes != null ? [t.transcriptBytes] : []));
+      lengths.set(`claude/${rel}`, await remapOffsets(from, to, offsets));
+    }
+    const placed = path.join(projectDir, ...rel.split("/"));
+    placements.push({ from: to, to: placed, state: await compare(to, placed) });
+  }
+
+  const ref = sessionRef(target.id);
+  const turns = contents.turns.map((t) => ({
+    ...t,
+    snapshot: { ...t.snapshot, ref },
+    ...(t.edits ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, ref } } } : {}),
+    ...(t.transcript && t.transcriptBytes != null ? { transcriptBytes: lengths.get(t.transcript)?.get(t.transcriptBytes) ?? t.transcriptBytes } : {}),
+  }));
+  const { header } = contents;
+  // claude's copy there is this conversation continued further: resume from the export's last reply, in a fork.
+  const continued = placements.some((p) => p.state === "longer" && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir);
+  const point = continued && !header.resume ? resumePoint({ ...header, turns, unsaved: [] }, turns.at(-1)!.n) : null;
+  const resume = point ? { claudeSessionId: point.claudeSessionId, atUuid: point.atUuid } : header.resume;
+  const manifest: Manifest = {
+    ...header,
+    format: MANIFEST_FORMAT,
+    id: target.id,
+    updatedAt: target.importedAt, // `claude run -c` here continues the session imported last
+    state: "complete",
+    repo: { ...header.repo, root: target.root, cwd, worktree: target.worktree },
+    // The parent is a session of the exporter's store, not of this one.
+    parent: null,
+    resume,
+    origin: {
+      exportedBy: exporter(index),
+      exportedAt: index.exported.at,
+      root: index.exported.repoRoot,
+      cwd: index.exported.cwd,
+      importedAt: target.importedAt,
+      sourceId: index.session.id,
+    },
+    summary: summaryOf(turns),
+    turns,
+    unsaved: [],
+  };
+  await writeBundle(dir, manifest);
+  return { dir, manifest, projectDir, placements };
+}
+
+/** Who exported it, as git names people: "Ana <ana@example.com>", or whichever half is known. */
+export function exporter(index: ExportContents["index"]): string | null {
+  const { name, email } = index.exported.by;
+  return name && email ? `${name} <${email}>` : (name ?? email);
+}
+
+/** Whether `placed` is free, holds the same bytes as `staged`, holds them and more, or holds something else. */
+async function compare(staged: string, placed: string): Promise<Placement["state"]> {
+  const there = await fs.lstat(placed).catch(() => null);
+  if (!there) return "new";
+  const size = (await fs.stat(staged)).size;
+  if (!there.isFile() || there.size < size) return "different";
+  if ((await sha256(placed, size)) !== (await sha256(staged))) return "different";
+  return there.size === size ? "same" : "longer";
+}
+
+export async function sha256(file: string, bytes?: number): Promise<string> {
+  const hash = createHash("sha256");
+  if (bytes === 0) return hash.digest("hex");
+  for await (const chunk of createReadStream(file, bytes === undefined ? {} : { start: 0, end: bytes - 1 })) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/** Regular files under `dir`, relative and `/`-separated, sorted (the archive held nothing else). */
+async function listFiles(dir: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await listFiles(path.join(dir, e.name), rel)));
+    else if (e.isFile()) out.push(rel);
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+/**
+ * Secrets and exports: a key typed in a prompt is masked in the exported copy (the logs, claude's
+ * transcript, the journal, and the snapshot commit messages inside the git bundle), never in the
+ * local recording; --no-redact keeps it; a secret in a file Claude wrote refuses the export,
+ * naming the file and the turn, unless --allow-secrets-in-code.
+ */
+import { execa } from "execa";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, gitdir, tempDir } from "../support/gitdir.js";
+import { readManifestFile, recordSession, type Recorded } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
+import { configDir, unpack } from "./share-support.js";
+
+// Shaped like a real Anthropic key (made up): what secretlint's preset finds.
+const KEY = "sk-ant-api03-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7dEf0hIj3kLm6nOp9qRs2tUv5wXy8zAb1dEf4hIj7kLm0nOp3qRs-AAAAAAAA";
+
+/** Every object the bundle holds, as `git cat-file --batch` prints it, from a scratch repository. */
+async function bundleObjects(bundleBytes: Buffer): Promise<{ all: string; messages: string }> {
+  const dir = tempDir();
+  const bundle = path.join(dir, "session.bundle");
+  writeFileSync(bundle, bundleBytes);
+  const repo = path.join(dir, "repo");
+  await execa("git", ["init", "-q", repo]);
+  await git(repo, "fetch", "-q", bundle, "refs/nudge/export/session:refs/heads/session");
+  const all = Buffer.from((await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: repo, encoding: "buffer" })).stdout).toString("latin1");
+  return { all, messages: await git(repo, "log", "--format=%B", "session") };
+}
+
+describe("secrets in an export", () => {
+  let rec: Recorded;
+  let a: string;
+  beforeAll(async () => {
+    a = await gitdir({ "README.md": "# app\n" });
+    rec = await recordSession(
+      a,
+      [
+        { text: "Noted, I will not repeat it." },
+        { tool: "Write", input: { file_path: path.join(a, "config.env"), content: "API_TOKEN=f3a9c1d27b8e4f60a1b2c3d4\n" } },
+        { text: "Wrote config.env." },
+      ],
+      [`my key is ${KEY} keep it safe`, "write the config"],
+    );
+  }, 60_000);
+  afterAll(() => rec?.api.close());
+
+  it("refuses when the code changes hold a secret, naming the file and the turn; nothing is written", async () => {
+    const out = await runNudge(["session", "export", rec.id], { cwd: a, env: rec.env });
+    expect(out.exitCode).toBe(1);
+    expect(out.stderr).toBe(
+      "error: a secret (secret-assignment) is in the code changes: config.env in turn 2; code cannot be masked\n" +
+        "hint: export the turns before it (--upto 1), or pass --allow-secrets-in-code to export the code as it is",
+    );
+    expect(existsSync(path.join(a, `nudge-${rec.id}.tar.gz`))).toBe(false);
+
+    const allowed = await runNudge(["session", "export", rec.id, "--allow-secrets-in-code", "-o", "code.tar.gz"], { cwd: a, env: rec.env });
+    expect(allowed.exitCode, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain("secret in the code, exported as it is (--allow-secrets-in-code): secret-assignment in config.env, turn 2");
+    const files = await unpack(path.join(a, "code.tar.gz"));
+    expect(files.get("session/changes/turn-002.patch")!.toString()).toContain("API_TOKEN=f3a9c1d27b8e4f60a1b2c3d4");
+    expect(files.get("session/conversation.jsonl")!.toString()).not.toContain(KEY);
+  });
+
+  it("masks a key typed in a prompt everywhere in the export, the git bundle's commit messages included; the local recording keeps it", async () => {
+    const out = await runNudge(["session", "export", rec.id, "--upto", "1", "--json"], { cwd: a, env: rec.env });
+    expect(out.exitCode, out.stderr).toBe(0);
+    const masked = JSON.parse(out.stdout).masked as Array<{ kind: string; file: string; turns: number[] }>;
+    const sid = rec.manifest.turns[1]!.claudeSessionId!;
+    expect(masked.map((m) => m.file).sort()).toEqual(["git/session.bundle", `session/claude/${sid}.jsonl`, "session/conversation.jsonl", "session/input.jsonl", "session/turns.jsonl"]);
+    expect(masked.every((m) => m.kind === "anthropic-api-key" && m.turns.join() === "1")).toBe(true);
+
+    const files = await unpack(path.join(a, `nudge-${rec.id}.tar.gz`));
+    for (const [name, bytes] of files) expect(bytes.includes(KEY), name).toBe(false);
+    expect(files.get("session/conversation.jsonl")!.toString()).toContain("my key is [REDACTED:anthropic-api-key] keep it safe");
+    const objects = await bundleObjects(files.get("git/session.bundle")!);
+    expect(objects.all).not.toContain(KEY);
+    expect(objects.messages).toContain("my key is [REDACTED:anthropic-api-key] keep it safe");
+
+    // The local recording is as it was.
+    for (const name of ["conversation.jsonl", "turns.jsonl", "input.jsonl"]) expect(readFileSync(path.join(rec.dir, name), "utf8")).toContain(KEY);
+    expect(await git(a, "log", "-1", "--format=%B", rec.manifest.turns[1]!.snapshot.commit)).toContain(KEY);
+
+    // The masked copy imports: its snapshot commits are copies with the same trees.
+    const b = tempDir("nudge-clone-");
+    await git(path.dirname(b), "clone", "-q", a, b);
+    const imported = await runNudge(["session", "import", path.join(a, `nudge-${rec.id}.tar.gz`)], { cwd: b, env: { CLAUDE_CONFIG_DIR: configDir() } });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    const m = readManifestFile(path.join(b, ".git", "nudge", "sessions", rec.id));
+    expect(m.turns[1]!.prompt).toBe("my key is [REDACTED:anthropic-api-key] keep it safe");
+    expect(m.turns[1]!.snapshot.tree).toBe(rec.manifest.turns[1]!.snapshot.tree);
+    expect(m.turns[1]!.snapshot.commit).not.toBe(rec.manifest.turns[1]!.snapshot.commit);
+  });
+
+  it("--no-redact keeps it verbatim and says so", async () => {
+    const out = await runNudge(["session", "export", rec.id, "--upto", "1", "--no-redact", "-o", "raw.tar.gz"], { cwd: a, env: rec.env });
+    expect(out.exitCode, out.stderr).toBe(0);
+    expect(out.stdout).toContain("masked: no secrets found");
+    expect(out.stdout).toMatch(/kept verbatim \(--no-redact\): anthropic-api-key ×\d+ from turn 1/);
+    const files = await unpack(path.join(a, "raw.tar.gz"));
+    expect(files.get("session/conversation.jsonl")!.toString()).toContain(KEY);
+    expect((await bundleObjects(files.get("git/session.bundle")!)).messages).toContain(KEY);
+  });
+});

@@ -1,0 +1,79 @@
+/** Helpers for the export/import tests: an origin with clones, unpacking an export, re-packing one altered. */
+import { execa } from "execa";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { writeExport } from "../../src/sharing/export-writer.js";
+import { openExport } from "../../src/sharing/export-reader.js";
+import { git, gitdir, tempDir } from "../support/gitdir.js";
+
+/** A bare origin holding `files` as its first commit, and a way to clone it to a named folder (spaces allowed). */
+export async function origin(files: Record<string, string>): Promise<{ bare: string; clone: (name: string) => Promise<string> }> {
+  const upstream = await gitdir(files);
+  const bare = path.join(tempDir(), "origin.git");
+  await git(path.dirname(bare), "clone", "-q", "--bare", upstream, bare);
+  const clone = async (name: string) => {
+    const dir = path.join(tempDir(), name);
+    await git(path.dirname(dir), "clone", "-q", bare, dir);
+    for (const [key, value] of Object.entries({ "user.name": "Test", "user.email": "test@example.com", "commit.gpgSign": "false", "gc.auto": "0" })) await git(dir, "config", key, value);
+    return dir;
+  };
+  return { bare, clone };
+}
+
+/** Every file of an export, unpacked with the system's tar: path inside the top folder → bytes. */
+export async function unpack(archive: string): Promise<Map<string, Buffer>> {
+  const dir = tempDir("nudge-unpacked-");
+  await execa("tar", ["xzf", archive, "-C", dir]);
+  const [top] = readdirSync(dir);
+  const out = new Map<string, Buffer>();
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, top!, rel))) {
+      const child = rel ? `${rel}/${name}` : name;
+      if (statSync(path.join(dir, top!, child)).isDirectory()) walk(child);
+      else out.set(child, readFileSync(path.join(dir, top!, child)));
+    }
+  };
+  walk("");
+  return out;
+}
+
+/**
+ * An export altered after the fact and packed again with a correct index (sizes, sha256s): what
+ * someone who knows the format could hand over. `edit` gets the unpacked folder.
+ */
+export async function repack(archive: string, edit: (dir: string) => void | Promise<void>): Promise<string> {
+  const opened = await openExport(archive, { tempParent: tempDir() });
+  try {
+    await edit(opened.dir);
+    const files = listFiles(opened.dir).filter((f) => f !== "nudge-export.json").map((f) => ({ path: f, source: { file: path.join(opened.dir, f) } }));
+    const out = path.join(tempDir(), path.basename(archive));
+    const { entries: _, ...index } = opened.index;
+    await writeExport(out, { top: opened.top, index, files });
+    return out;
+  } finally {
+    await opened.remove();
+  }
+}
+
+function listFiles(dir: string, rel = ""): string[] {
+  return readdirSync(path.join(dir, rel)).flatMap((name) => {
+    const child = rel ? `${rel}/${name}` : name;
+    return statSync(path.join(dir, child)).isDirectory() ? listFiles(dir, child) : [child];
+  });
+}
+
+/** Every file under a folder (relative), for "nothing was left behind"; a missing folder has none. */
+export function filesUnder(dir: string): string[] {
+  try {
+    return listFiles(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** A fresh CLAUDE_CONFIG_DIR (not made yet: claude and nudge make it). */
+export function configDir(): string {
+  const dir = path.join(tempDir("nudge-cfg-"), "claude");
+  mkdirSync(path.dirname(dir), { recursive: true });
+  return dir;
+}

@@ -16,6 +16,7 @@ const Options = z.object({
   json: z.boolean().optional(),
   from: z.string().optional(),
   to: z.string().optional(),
+  edits: z.boolean().optional(),
 });
 
 export const sessionDiffCommand = new Command("diff")
@@ -24,15 +25,20 @@ export const sessionDiffCommand = new Command("diff")
   .argument("[turn]", "the turn whose changes to show (0: the uncommitted work the session started from)")
   .option("--from <turn>", "compare from this turn's code…")
   .option("--to <turn>", "…to this turn's code")
+  .option("--edits", "with a turn: the edits you made before it (a turn's own diff leaves them out)")
   .option("--stat", "one line per file with +/- counts, and a total")
   .option("--json", "machine-readable list of changed files")
   .addHelpText(
     "after",
     `
+A turn's diff is what happened during the turn. What you changed in the files between two turns
+is recorded apart, as your edits before the next one: --edits shows them. A file that left the
+snapshot because an ignore rule now covers it is marked "now ignored": it is still on disk.
 Binary files are named with their size, never printed.
 
 Examples:
   $ nudge session diff 3f2a 2
+  $ nudge session diff 3f2a 3 --edits
   $ nudge session diff 3f2a --from 0 --to 3 --stat
   $ nudge session diff 3f2a 3 --json | jq '.files[].path'
   $ FORCE_COLOR=1 nudge session diff 3f2a 1 | less -R`,
@@ -42,16 +48,18 @@ Examples:
     if (options.stat && options.json) throw new UserError("--stat and --json cannot be used together", "pick one");
     const store = await openStore(process.cwd());
     const m = (await resolveSession(store, id)).manifest;
-    const range = pickRange(m, turnArg, options.from, options.to);
-    const files = await turnDiff(store, m, range);
+    const range = pickRange(m, turnArg, options.from, options.to, options.edits);
+    const ignored = new Set(range.nowIgnored ?? []);
+    const files = (await turnDiff(store, m, range)).map((f) => (ignored.has(f.path) ? { ...f, nowIgnored: true } : f));
     if (options.json) {
-      const list = files.map(({ path, oldPath, status, insertions, deletions, binary }) => ({
+      const list = files.map(({ path, oldPath, status, insertions, deletions, binary, nowIgnored }) => ({
         path,
         oldPath,
         status,
         insertions,
         deletions,
         binary,
+        ...(nowIgnored ? { nowIgnored } : {}),
       }));
       return printJson({ id: m.id, from: range.from, to: range.to, files: list });
     }
@@ -68,13 +76,16 @@ interface DiffRange {
   fromTree: string | null;
   toTree: string;
   label: string;
+  /** Files the range took out of the snapshot because an ignore rule covers them; still on disk. */
+  nowIgnored?: string[];
 }
 
 /** Turn arguments → the two snapshot trees to compare, or a UserError saying what is wrong. */
-function pickRange(m: Manifest, turnArg: string | undefined, fromArg: string | undefined, toArg: string | undefined): DiffRange {
+function pickRange(m: Manifest, turnArg: string | undefined, fromArg: string | undefined, toArg: string | undefined, yourEdits = false): DiffRange {
   const usage = `e.g. nudge session diff ${m.id} 2, or nudge session diff ${m.id} --from 0 --to 2`;
   const both = fromArg !== undefined || toArg !== undefined;
   if (turnArg !== undefined && both) throw new UserError("give a turn or --from/--to, not both", usage);
+  if (yourEdits && turnArg === undefined) throw new UserError("--edits goes with a turn: the edits you made before it", usage);
   if (turnArg === undefined && !both) throw new UserError("say which changes to show: a turn, or --from and --to", usage);
   if (turnArg === undefined && (fromArg === undefined || toArg === undefined)) {
     throw new UserError("--from and --to go together", usage);
@@ -91,7 +102,13 @@ function pickRange(m: Manifest, turnArg: string | undefined, fromArg: string | u
       return { from: null, to: 0, fromTree: base, toTree: to.tree, label: "at the start of the session" };
     }
     const from = tree(String(to.n - 1), "turn");
-    return { from: from.n, to: to.n, fromTree: from.tree, toTree: to.tree, label: `in turn ${to.n}` };
+    const edits = turnOf(m, to.n).edits;
+    if (yourEdits) {
+      if (!edits) return { from: from.n, to: to.n, fromTree: from.tree, toTree: from.tree, label: `of yours before turn ${to.n}` };
+      return { from: from.n, to: to.n, fromTree: from.tree, toTree: edits.snapshot.tree, label: `of yours before turn ${to.n}`, nowIgnored: edits.patch.nowIgnored };
+    }
+    // A turn's own changes start where the turn started: after the user's edits, if there were any.
+    return { from: from.n, to: to.n, fromTree: edits?.snapshot.tree ?? from.tree, toTree: to.tree, label: `in turn ${to.n}`, nowIgnored: turnOf(m, to.n).patch.nowIgnored };
   }
   const from = tree(fromArg!, "--from");
   const to = tree(toArg!, "--to");

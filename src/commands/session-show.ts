@@ -5,6 +5,7 @@ import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/for
 import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { summarize } from "../bundle/summary.js";
+import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { describeCompaction } from "../terminal/format.js";
 
@@ -30,18 +31,22 @@ export const sessionShowCommand = new Command("show")
     out("");
     // An agentic loop's turns carry their check's result: a column of its own, only then.
     const checks = m.turns.some((t) => t.check);
-    printTable(
-      ["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : [])],
-      m.turns.map((t) => [
+    const changes = (patch: Turn["patch"]) =>
+      formatStat(patch) + (patch.binaryFiles ? ` (${patch.binaryFiles} binary)` : "") + (patch.nowIgnored?.length ? ` (${patch.nowIgnored.length} now ignored, still on disk)` : "");
+    const rows = m.turns.flatMap((t) => [
+      // What the user changed between turns is theirs: a row of its own, before the turn it preceded.
+      ...(t.edits ? [["", "  your edits", changes(t.edits.patch), "", "", "", ...(checks ? [""] : [])]] : []),
+      [
         String(t.n),
         t.n === 0 ? "(starting state)" : oneLine(t.prompt ?? "", 50),
-        formatStat(t.patch) + (t.patch.binaryFiles ? ` (${t.patch.binaryFiles} binary)` : ""),
+        changes(t.patch),
         formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
         t.n === 0 ? "" : t.status === "complete" ? (t.compaction && !t.result?.isError ? describeCompaction(t.compaction) : (t.result?.subtype ?? "")) : t.status,
         ...(checks ? [t.check ? `${t.check.exitCode === 0 ? "✓" : "✗"} ${describeCheck(t.check)}` : ""] : []),
-      ]),
-    );
+      ],
+    ]);
+    printTable(["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : [])], rows);
     out("");
     out(`total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turns`);
   });

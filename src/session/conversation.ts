@@ -111,6 +111,7 @@ export class Conversation {
       // prompt that was already waiting when the last turn ended follows it directly: nothing can
       // have been edited in between that the turn's own capture did not see.
       const edits = queued && !first ? null : await link.recorder.captureEdits();
+      if (edits && !first) frontend.say("✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn");
       first = false;
       const handle = await link.startTurn(text, edits, note ? `${note}\n\n${text}` : text);
       note = null;

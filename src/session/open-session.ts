@@ -60,10 +60,9 @@ async function relocateIfMoved(store: Store, session: StoredSession): Promise<St
   return { ...session, manifest: { ...session.manifest, repo: moved } };
 }
 
-export async function createSession(store: Store, cwd: string, parent: Manifest["parent"] = null): Promise<OpenedSession> {
+export async function createSession(store: Store, cwd: string, id = newSessionId()): Promise<OpenedSession> {
   const root = store.repoRoot;
   const [baseCommit, branch] = await Promise.all([git.headCommit(root), git.currentBranch(root)]);
-  const id = newSessionId();
   const dir = bundleDir(store, id);
   await ensureDir(path.dirname(dir));
   await fs.mkdir(dir); // fails if the id exists: never write into another session's folder
@@ -76,7 +75,7 @@ export async function createSession(store: Store, cwd: string, parent: Manifest[
     state: "recording",
     repo: { root, cwd, baseCommit, branch, worktree: worktreeName(store) },
     claude: { version: null, model: null },
-    parent,
+    parent: null,
     resume: null,
     rewoundTo: null,
     origin: null,

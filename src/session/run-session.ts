@@ -6,7 +6,7 @@
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Turn } from "../bundle/manifest-schema.js";
-import { loadSession, readManifest, type Store } from "../bundle/store.js";
+import { loadSession, newSessionId, readManifest, type Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { lockWorkTree } from "../bundle/work-tree-lock.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
@@ -59,12 +59,13 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   await sweepAbandonedSessions(store);
   const existing = await chooseSession(store, input.choice);
   const root = existing?.manifest.repo.root ?? store.repoRoot;
-  const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? "(new)"}` });
+  const newId = newSessionId();
+  const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });
   try {
     // A rewind cut off halfway left the files half switched: never record that as anyone's work.
     await refuseIfInterrupted(store, root);
     let opened: OpenedSession;
-    if (!existing) opened = await createSession(store, input.cwd);
+    if (!existing) opened = await createSession(store, input.cwd, newId);
     else {
       const fork = existing.manifest.rewoundTo !== null ? await continueRewound(store, existing) : null;
       opened = fork ? { ...fork, isNew: false } : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };

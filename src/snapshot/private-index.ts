@@ -101,6 +101,12 @@ export class PrivateIndex {
     this.tree = tree;
   }
 
+  /** What the index holds is no longer known (a switch failed halfway): the next capture seeds afresh. */
+  forget(): void {
+    this.tree = null;
+    this.seededFrom = null;
+  }
+
   private async scan(): Promise<Staged> {
     const { root, indexFile, untrackedCache, exclude } = this.o;
     const { paths: changed, head } = await git.changedSinceIndex(root, indexFile, { untrackedCache, exclude });

@@ -20,6 +20,8 @@ export interface FileDiff {
   newBytes: number | null;
   /** This file's part of git's patch, line by line. */
   lines: string[];
+  /** Deleted from the snapshot because an ignore rule now covers it: the file is still on disk. */
+  nowIgnored?: boolean;
 }
 
 /** The widest `--stat` bar; longer ones are scaled down, as git scales to the terminal. */
@@ -57,6 +59,7 @@ export function countChanges(lines: string[]): { insertions: number; deletions: 
 export function renderPatch(files: FileDiff[], style: Style): string {
   const out: string[] = [];
   for (const file of files) {
+    if (file.nowIgnored) out.push(style.yellow(`# ${printablePath(file.path)} is ignored now: it left the snapshot, not the disk`));
     let inHunk = false;
     for (const line of file.lines) {
       if (line.startsWith("diff --git ")) inHunk = false;
@@ -95,8 +98,9 @@ export function renderStat(files: FileDiff[], style: Style): string {
     const head = ` ${names[i]!.padEnd(nameWidth)} | ${counts[i]!.padStart(countWidth)}`;
     if (f.binary) return `${head} ${f.oldBytes ?? 0} -> ${bytes(f.newBytes ?? 0)}`;
     const [plus, minus] = [bar(f.insertions), bar(f.deletions)];
-    if (plus + minus === 0) return head;
-    return `${head} ${plus ? style.green("+".repeat(plus)) : ""}${minus ? style.red("-".repeat(minus)) : ""}`;
+    const note = f.nowIgnored ? style.yellow(" (now ignored, still on disk)") : "";
+    if (plus + minus === 0) return head + note;
+    return `${head} ${plus ? style.green("+".repeat(plus)) : ""}${minus ? style.red("-".repeat(minus)) : ""}${note}`;
   });
   return [...lines, totals(files)].map((l) => l + "\n").join("");
 }

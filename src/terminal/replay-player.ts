@@ -9,7 +9,7 @@ import { parseTimes, type TimedLine, type TurnLines } from "../bundle/conversati
 import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent } from "../claude/stream-events.js";
 import type { EventRenderer } from "./event-renderer.js";
-import { describeCompaction, oneLine } from "./format.js";
+import { formatStat, describeCompaction, oneLine } from "./format.js";
 import type { Style } from "./style.js";
 
 export interface Pacing {
@@ -78,6 +78,8 @@ export async function play(o: PlayOptions): Promise<"finished" | "stopped"> {
     // Wait before the header, not after it: the pause before a turn is the user thinking, and
     // the header belongs with the prompt that follows it.
     if (group.lines.length > 0 && !(await wait(o, delays[i] ?? 0))) return "stopped";
+    // The user's own edits before the turn: theirs, not claude's, so named before the turn opens.
+    if (group.turn?.edits) o.write(o.style.yellow(`✎ your edits before turn ${group.turn.n}: ${formatStat(group.turn.edits.patch)}`) + "\n");
     if (group.turn) o.write(o.style.dim(turnHeader(group.turn.n, group.turn.prompt, group.turn.compaction ? ` · ${describeCompaction(group.turn.compaction)}` : "")) + "\n");
     if (group.pending) o.write(o.style.dim(turnHeader(group.pending.n, group.pending.prompt, " · not saved")) + "\n");
     for (const [k, line] of group.lines.entries()) {

@@ -34,6 +34,7 @@ export interface WorkTreeState {
   root: string;
   indexFile: string;
   exclude: string[];
+  index: PrivateIndex;
   tree: string;
   head: string | null;
   branch: string | null;
@@ -60,7 +61,7 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
   let index = indexes.get(indexFile);
   if (!index) indexes.set(indexFile, (index = new PrivateIndex({ root, indexFile, exclude, untrackedCache: false })));
   const [capture, head, branch] = await Promise.all([index.capture(), git.headCommit(root), git.currentBranch(root)]);
-  return { root, indexFile, exclude, tree: capture.tree, head, branch };
+  return { root, indexFile, exclude, index, tree: capture.tree, head, branch };
 }
 
 export interface RewindOptions {
@@ -133,7 +134,8 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   const latest = manifest.turns.at(-1)!;
   const [changes, userChanges] = await Promise.all([
     git.changedPaths(root, state.tree, target.snapshot.tree),
-    state.tree === latest.snapshot.tree ? Promise.resolve([]) : git.changedPaths(root, latest.snapshot.tree, state.tree),
+    // Which files are the user's own (in no snapshot): unknowable if the latest snapshot was pruned.
+    state.tree === latest.snapshot.tree || !(await git.objectExists(root, latest.snapshot.tree)) ? Promise.resolve([]) : git.changedPaths(root, latest.snapshot.tree, state.tree),
   ]);
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
   const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".ignore-check-"));

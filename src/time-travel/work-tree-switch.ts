@@ -14,6 +14,7 @@ import { promises as fs, type Stats } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
 import { faultPoint } from "../fault-injection.js";
+import type { PrivateIndex } from "../snapshot/private-index.js";
 import { keepBackup } from "./rewind-log.js";
 
 export interface PrivateWorkTree {
@@ -22,6 +23,8 @@ export interface PrivateWorkTree {
   indexFile: string;
   /** Folders never snapshotted (nudge's and claude's own files), left out of every scan. */
   exclude: string[];
+  /** The kept index object, told what it holds after a switch (its "nothing changed" shortcut trusts that). */
+  index?: PrivateIndex;
 }
 
 /** A path's bytes on disk under `root`. */
@@ -51,11 +54,21 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
       if (!stat) break;
       if (removed.has(rel)) break; // a file the switch deletes first
       if (stat.isDirectory() && (i < parts.length || (await onlyRemoved(root, rel, removed)))) continue;
+      // The very file the switch would write, already there (an ignored file that was recorded
+      // before it was ignored): nothing of the user's is lost by writing it.
+      if (i === parts.length && (await holdsAlready(root, change, stat))) break;
       blocked.add(git.shownPath(rel));
       break;
     }
   }
   return [...blocked];
+}
+
+async function holdsAlready(root: string, change: git.TreeChange, stat: Stats): Promise<boolean> {
+  if (stat.isSymbolicLink()) return change.mode === "120000" && git.blobId(await fs.readlink(onDisk(root, change.path), { encoding: "buffer" }), change.blob) === change.blob;
+  if (!stat.isFile() || change.mode !== (stat.mode & 0o111 ? "100755" : "100644")) return false;
+  const [id] = await git.hashFiles(root, [change.path]);
+  return id === change.blob || git.blobId(await fs.readFile(onDisk(root, change.path)), change.blob) === change.blob;
 }
 
 /** Does the folder hold nothing but files the switch deletes (so it disappears with them)? */
@@ -86,7 +99,7 @@ export function submoduleSwaps(changes: git.TreeChange[]): string[] {
  * hashed through git's filters (eol conversion, git-lfs); only where that id differs is its raw
  * content hashed too, since `text=auto` keeps CRLF in a blob that already has it.
  */
-async function pathsChangedSince(root: string, files: git.TreeChange[]): Promise<string[]> {
+async function pathsChangedSince(root: string, files: git.TreeChange[], o: { acceptWritten?: boolean } = {}): Promise<string[]> {
   if (files.length === 0) return [];
   const stats = await Promise.all(files.map((c) => fs.lstat(onDisk(root, c.path)).catch(() => null)));
   const regular = files.filter((_, i) => stats[i]?.isFile()).map((c) => c.path);
@@ -94,7 +107,9 @@ async function pathsChangedSince(root: string, files: git.TreeChange[]): Promise
   // Every id diff-tree gives (the all-zero one included) has the repository's hash length.
   const likeId = files[0]!.oldBlob;
   const matches = async (c: git.TreeChange, stat: Stats | null): Promise<boolean> => {
-    if (c.oldMode === "000000") return !stat || stat.isDirectory();
+    // Before a switch, a path it creates may already hold exactly what it writes (an ignored copy
+    // of the same file); after it, "nothing there" means nothing there.
+    if (c.oldMode === "000000") return !stat || stat.isDirectory() || (o.acceptWritten === true && (await holdsAlready(root, c, stat)));
     if (!stat) return false;
     const file = onDisk(root, c.path);
     if (stat.isSymbolicLink()) return c.oldMode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), likeId) === c.oldBlob;
@@ -186,7 +201,7 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
   if (s.from === s.to || s.changes.length === 0) return;
   const keep = s.keepOnDisk ?? new Set<string>();
   const files = s.changes.filter((c) => !git.isSubmodule(c)); // a submodule's files are never written, so never checked
-  const changedSince = await pathsChangedSince(tree.root, files);
+  const changedSince = await pathsChangedSince(tree.root, files, { acceptWritten: true });
   if (changedSince.length > 0) {
     throw new UserError(
       `files changed while the rewind was being prepared: ${changedSince.slice(0, 5).join(", ")}`,
@@ -199,11 +214,15 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
     await applyChanges(tree, s.changes, keep);
     faultPoint("switch-after-write");
     const wrong = await pathsChangedSince(tree.root, reversed(files.filter((c) => !(c.status === "D" && keep.has(c.path)))));
-    if (wrong.length === 0) return;
+    if (wrong.length === 0) {
+      tree.index?.holds(s.to);
+      return;
+    }
     failure = `the work tree did not match ${s.what} after writing it (${wrong.slice(0, 3).join(", ")})`;
   } catch (error) {
     failure = `cannot rewrite the work tree to ${s.what}: ${errorMessage(error)}`;
   }
+  tree.index?.forget();
   const saved = await saveWhatIsThere(tree);
   const restored = await applyChanges(tree, reversed(s.changes), new Set()).then(
     async () => (await pathsChangedSince(tree.root, files)).length === 0,

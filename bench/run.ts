@@ -9,7 +9,7 @@
  *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
- *   BENCH_CLI=other/dist/cli.js npm run bench -- …   measure another build of nudge
+ *   BENCH_CLI=other/dist/nudge.mjs npm run bench -- …   measure another build of nudge
  */
 import { rmSync } from "node:fs";
 import os from "node:os";

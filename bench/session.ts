@@ -1,5 +1,5 @@
 /**
- * Runs the real `nudge claude run` (the built CLI, dist/cli.js) in a repository, driving the
+ * Runs the real `nudge claude run` (the built CLI, dist/nudge.mjs) in a repository, driving the
  * stand-in claude (stand-in-claude.mjs), with every prompt piped on stdin at once, as a script or
  * an agentic loop queues them. Returns what the stand-in recorded: when each prompt arrived and
  * when each result was written, on the machine's monotonic clock, plus its git status timings.
@@ -12,8 +12,8 @@ import { scratchDir } from "./repo.js";
 import { sleep } from "./stats.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** The CLI under test: the built one, or another build to compare (BENCH_CLI=path/to/dist/cli.js). */
-export const CLI = process.env.BENCH_CLI ? path.resolve(process.env.BENCH_CLI) : path.resolve(here, "..", "dist", "cli.js");
+/** The CLI under test: the built one, or another build to compare (BENCH_CLI=path/to/dist/nudge.mjs). */
+export const CLI = process.env.BENCH_CLI ? path.resolve(process.env.BENCH_CLI) : path.resolve(here, "..", "dist", "nudge.mjs");
 export const STAND_IN = path.resolve(here, "stand-in-claude.mjs");
 
 /** claude's config folder for every bench session: outside the repositories, as ~/.claude is. */

@@ -3,24 +3,36 @@
  * nudge's entry: chains the commands and holds the one catch that turns errors into a message
  * and an exit code — 0 ok, 1 the user's problem (with a hint), 2 a bug in nudge.
  */
-import { Command, CommanderError } from "commander";
-import { createRequire } from "node:module";
+import type { Command } from "commander";
 import { UserError } from "./errors.js";
-import { claudeCommand } from "./commands/claude.js";
-import { sessionCommand } from "./commands/session.js";
-import { rulesCommand } from "./commands/rules.js";
+import { claudeGroup } from "./commands/claude.js";
+import { commandNames, type CommandGroup } from "./commands/group.js";
+import { rulesGroup } from "./commands/rules.js";
+import { sessionGroup } from "./commands/session.js";
 import { colorEnabled, makeStyle } from "./terminal/style.js";
+import { nudgeVersion } from "./version.js";
 
-const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+const GROUPS: CommandGroup[] = [claudeGroup, sessionGroup, rulesGroup];
 
-function program(): Command {
+/**
+ * The command tree, with only the commands this command line can reach loaded: `nudge session
+ * list` loads one command's code, `nudge session --help` its group's, `nudge --help` all.
+ */
+async function program(argv: string[]): Promise<Command> {
+  const { Command } = await import("commander");
+  const [groupArg, commandArg] = argv.slice(2);
   const root = new Command("nudge")
     .description("record, replay, rewind and fork Claude Code sessions — code and conversation together")
-    .version(version)
-    .addHelpText("after", "\nExit codes: 0 ok, 1 a problem with the input or the environment (the message says what to do), 2 a bug in nudge.")
-    .addCommand(claudeCommand)
-    .addCommand(sessionCommand)
-    .addCommand(rulesCommand);
+    .version(nudgeVersion())
+    .addHelpText("after", "\nExit codes: 0 ok, 1 a problem with the input or the environment (the message says what to do), 2 a bug in nudge.");
+  for (const group of GROUPS) {
+    const command = new Command(group.name).description(group.description);
+    if (group.helpAfter) command.addHelpText("after", group.helpAfter);
+    const wanted = groupArg === group.name ? commandNames(group).get(commandArg ?? "") : undefined;
+    const names = groupArg === group.name && wanted ? [wanted] : groupArg === group.name || !GROUPS.some((g) => g.name === groupArg) ? Object.keys(group.commands) : [];
+    for (const sub of await Promise.all(names.map((name) => group.commands[name]!.load()))) command.addCommand(sub);
+    root.addCommand(command);
+  }
   const strict = (command: Command) => {
     command.exitOverride().showHelpAfterError("hint: add --help for usage");
     command.commands.forEach(strict);
@@ -44,8 +56,13 @@ function ignoreClosedPipes(): void {
 
 async function main(argv: string[]): Promise<number> {
   ignoreClosedPipes();
+  // The one answer that needs no command at all: given before anything else is loaded.
+  if (argv.length === 3 && (argv[2] === "--version" || argv[2] === "-V")) {
+    process.stdout.write(`${nudgeVersion()}\n`);
+    return 0;
+  }
   try {
-    await program().parseAsync(argv);
+    await (await program(argv)).parseAsync(argv);
     return 0;
   } catch (error) {
     return report(error);
@@ -54,9 +71,11 @@ async function main(argv: string[]): Promise<number> {
 
 function report(error: unknown): number {
   const style = makeStyle(colorEnabled(process.stderr));
-  if (error instanceof CommanderError) {
+  // commander's own errors ("commander.unknownOption", "commander.helpDisplayed", …).
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code.startsWith("commander.")) {
     // --help and --version come through here too, with exit code 0; commander already printed.
-    return error.exitCode === 0 ? 0 : 1;
+    return (error as { exitCode: number }).exitCode === 0 ? 0 : 1;
   }
   if (error instanceof UserError) {
     process.stderr.write(`${style.red("error:")} ${error.message}\n`);

@@ -2,12 +2,12 @@
  * The JSON Schemas published in schemas/, generated from the zod schemas so the two can never
  * disagree (a test fails when the committed files are stale; `npm run schemas` rewrites them).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { JournalRecordSchema, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
 import { RulesFileSchema } from "./rules/rules-schema.js";
 import { ExportIndexSchema } from "./sharing/export-index.js";
 
-function schema(name: string, title: string, zodSchema: z.ZodType): [string, string] {
+function schema(name: string, title: string, zodSchema: z.core.$ZodType): [string, string] {
   const json = { $id: `https://nudge.dev/schemas/${name}`, title, ...z.toJSONSchema(zodSchema, { target: "draft-2020-12" }) };
   return [name, JSON.stringify(json, null, 2) + "\n"];
 }

@@ -8,13 +8,13 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, promises as fs } from "node:fs";
 import os from "node:os";
-import { z } from "zod";
+import * as z from "../zod.js";
 import { UserError } from "../errors.js";
 import path from "node:path";
 import { ensureDir, writeFileAtomic } from "./atomic-write.js";
 
-const Proc = z.object({ pid: z.number().int().positive(), started: z.string().nullable() });
-const LockSchema = z.object({ host: z.string(), owner: Proc, claude: Proc.nullable(), what: z.string().optional() });
+const Proc = z.object({ pid: z.int().check(z.positive()), started: z.nullable(z.string()) });
+const LockSchema = z.object({ host: z.string(), owner: Proc, claude: z.nullable(Proc), what: z.optional(z.string()) });
 export type LockInfo = z.infer<typeof LockSchema>;
 type ProcRef = z.infer<typeof Proc>;
 

@@ -9,162 +9,158 @@
  *   `ended` record the moment a turn's code is captured, and a `turn` record once it is saved.
  * The reader folds the two into one `Manifest` (the header plus every saved turn).
  */
-import { z } from "zod";
+import * as z from "../zod.js";
 
 /** Bundles written before the journal (version 1) held every turn in manifest.json; they are still read. */
 export const MANIFEST_FORMAT = 2;
 
-const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a git object id");
+const sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a git object id"));
 /**
  * claude's session ids and message uuids end up in file names and argv: a bundle from elsewhere
  * must not be able to smuggle "../" into a path.
  */
-const claudeId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a claude session or message id");
-const isoTime = z.string().datetime({ offset: true });
-const count = z.number().int().nonnegative();
-export const sessionId = z.string().regex(/^[0-9a-z]{8,32}$/, "a nudge session id");
+const claudeId = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/, "a claude session or message id"));
+const isoTime = z.iso.datetime({ offset: true });
+const count = z.int().check(z.nonnegative());
+const positive = z.int().check(z.positive());
+export const sessionId = z.string().check(z.regex(/^[0-9a-z]{8,32}$/, "a nudge session id"));
+const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.describe(description));
 
 export const SnapshotSchema = z.object({
-  commit: sha.describe("snapshot commit (its tree is the work tree at that point)"),
+  commit: described(sha, "snapshot commit (its tree is the work tree at that point)"),
   tree: sha,
-  ref: z.string().regex(/^refs\/nudge\/[A-Za-z0-9/_.-]+$/).describe("hidden ref keeping the commit alive"),
+  ref: described(z.string().check(z.regex(/^refs\/nudge\/[A-Za-z0-9/_.-]+$/)), "hidden ref keeping the commit alive"),
 });
 
 export const PatchSchema = z.object({
-  file: z
-    .string()
-    .regex(/^changes\/(turn|edits)-\d{3,}\.patch$/)
-    .describe("path inside the bundle, e.g. changes/turn-001.patch"),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  file: described(z.string().check(z.regex(/^changes\/(turn|edits)-\d{3,}\.patch$/)), "path inside the bundle, e.g. changes/turn-001.patch"),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   bytes: count,
   filesChanged: count,
   insertions: count,
   deletions: count,
   binaryFiles: count,
   /** Files that left the snapshot because an ignore rule now covers them; they are still on disk. */
-  nowIgnored: z.array(z.string()).optional(),
+  nowIgnored: z.optional(z.array(z.string())),
 });
 
 export const ResultSchema = z.object({
-  subtype: z.string().describe("claude's result subtype: success, error_max_turns, error_during_execution, ..."),
+  subtype: described(z.string(), "claude's result subtype: success, error_max_turns, error_during_execution, ..."),
   isError: z.boolean(),
-  costUsd: z.number().nullable(),
-  durationMs: z.number().nullable(),
-  numTurns: z.number().nullable(),
-  usage: z.record(z.string(), z.unknown()).nullable(),
+  costUsd: z.nullable(z.number()),
+  durationMs: z.nullable(z.number()),
+  numTurns: z.nullable(z.number()),
+  usage: z.nullable(z.record(z.string(), z.unknown())),
 });
 
-export const TurnStatusSchema = z.enum(["complete", "interrupted", "incomplete"]).describe(
+export const TurnStatusSchema = described(
+  z.enum(["complete", "interrupted", "incomplete"]),
   "complete: ended with a result; interrupted: the user pressed Ctrl-C and claude ended it; incomplete: claude died first",
 );
 
-const LineRange = z.object({ from: count, to: count }).describe("half-open range (0-based)");
+const LineRange = described(z.object({ from: count, to: count }), "half-open range (0-based)");
 
 export const TurnSchema = z.object({
-  n: count.describe("0 is the starting state"),
-  prompt: z.string().nullable(),
+  n: described(count, "0 is the starting state"),
+  prompt: z.nullable(z.string()),
   status: TurnStatusSchema,
   startedAt: isoTime,
   endedAt: isoTime,
-  lines: LineRange.describe("line numbers in conversation.jsonl"),
-  bytes: LineRange.optional().describe("byte offsets in conversation.jsonl, so a replay of one turn seeks"),
-  input: LineRange.nullable().optional().describe("line numbers in input.jsonl: what nudge wrote to claude during the turn"),
-  result: ResultSchema.nullable(),
-  claudeSessionId: claudeId.nullable(),
-  lastAssistantUuid: claudeId.nullable().describe("uuid of the turn's last assistant line: where a fork resumes"),
-  head: sha.nullable().describe("the user's HEAD when the turn ended"),
+  lines: described(LineRange, "line numbers in conversation.jsonl"),
+  bytes: described(z.optional(LineRange), "byte offsets in conversation.jsonl, so a replay of one turn seeks"),
+  input: described(z.optional(z.nullable(LineRange)), "line numbers in input.jsonl: what nudge wrote to claude during the turn"),
+  result: z.nullable(ResultSchema),
+  claudeSessionId: z.nullable(claudeId),
+  lastAssistantUuid: described(z.nullable(claudeId), "uuid of the turn's last assistant line: where a fork resumes"),
+  head: described(z.nullable(sha), "the user's HEAD when the turn ended"),
   snapshot: SnapshotSchema,
-  patch: PatchSchema.describe("diff from the state the turn started from (your edits, else the previous turn; turn 0: the base commit)"),
-  edits: z
-    .object({ snapshot: SnapshotSchema, patch: PatchSchema })
-    .nullable()
-    .optional()
-    .describe("your edits: what changed in the work tree between the previous turn and this turn's prompt"),
-  transcript: z
-    .string()
-    .regex(/^claude\/[A-Za-z0-9_-]{1,128}\.jsonl$/)
-    .nullable()
-    .describe("copy of claude's own transcript, inside the bundle"),
-  transcriptBytes: count.nullable().optional().describe("the transcript's length after this turn (an export cut at this turn keeps that much)"),
-  compaction: z
-    .object({ preTokens: z.number().nullable(), postTokens: z.number().nullable() })
-    .nullable()
-    .optional()
-    .describe("a /compact turn: claude's context before and after"),
-  check: z
-    .object({ command: z.string(), exitCode: z.number().int().nullable(), tail: z.string(), durationMs: z.number() })
-    .nullable()
-    .optional()
-    .describe("an agentic loop's --until check, run after the turn"),
+  patch: described(PatchSchema, "diff from the state the turn started from (your edits, else the previous turn; turn 0: the base commit)"),
+  edits: described(
+    z.optional(z.nullable(z.object({ snapshot: SnapshotSchema, patch: PatchSchema }))),
+    "your edits: what changed in the work tree between the previous turn and this turn's prompt",
+  ),
+  transcript: described(z.nullable(z.string().check(z.regex(/^claude\/[A-Za-z0-9_-]{1,128}\.jsonl$/))), "copy of claude's own transcript, inside the bundle"),
+  transcriptBytes: described(z.optional(z.nullable(count)), "the transcript's length after this turn (an export cut at this turn keeps that much)"),
+  compaction: described(
+    z.optional(z.nullable(z.object({ preTokens: z.nullable(z.number()), postTokens: z.nullable(z.number()) }))),
+    "a /compact turn: claude's context before and after",
+  ),
+  check: described(
+    z.optional(z.nullable(z.object({ command: z.string(), exitCode: z.nullable(z.int()), tail: z.string(), durationMs: z.number() }))),
+    "an agentic loop's --until check, run after the turn",
+  ),
 });
 
 const SummarySchema = z.object({
-  turns: count.describe("turns after the starting state"),
+  turns: described(count, "turns after the starting state"),
   costUsd: z.number(),
   durationMs: z.number(),
-  firstPrompt: z.string().nullable(),
-  lastPrompt: z.string().nullable(),
+  firstPrompt: z.nullable(z.string()),
+  lastPrompt: z.nullable(z.string()),
 });
 
 export const ManifestHeaderSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
   id: sessionId,
   createdAt: isoTime,
-  updatedAt: isoTime.describe("the last time the session changed: `claude run -c` continues the one used last"),
-  state: z.enum(["recording", "complete"]).describe("recording while a nudge process holds the lock; a dead holder means crashed"),
+  updatedAt: described(isoTime, "the last time the session changed: `claude run -c` continues the one used last"),
+  state: described(z.enum(["recording", "complete"]), "recording while a nudge process holds the lock; a dead holder means crashed"),
   repo: z.object({
     root: z.string(),
     cwd: z.string(),
-    baseCommit: sha.nullable(),
-    branch: z.string().nullable(),
+    baseCommit: z.nullable(sha),
+    branch: z.nullable(z.string()),
     /** The linked worktree's name (its folder under .git/worktrees), null for the main one: finds the session again after a move. */
-    worktree: z.string().nullable().optional(),
+    worktree: z.optional(z.nullable(z.string())),
   }),
-  claude: z.object({ version: z.string().nullable(), model: z.string().nullable() }),
-  parent: z.object({ id: sessionId, turn: count }).nullable(),
-  resume: z
-    .object({ claudeSessionId: claudeId, atUuid: claudeId.nullable() })
-    .nullable()
-    .describe("how the next run continues the conversation; set by a rewind or fork to a turn's fork point"),
-  rewoundTo: count.nullable().describe("set by a rewind: the next run continues from this turn in an automatic fork, keeping later turns"),
-  origin: z
-    .object({ exportedBy: z.string().nullable(), exportedAt: isoTime, root: z.string(), cwd: z.string(), importedAt: isoTime, sourceId: sessionId })
-    .nullable()
-    .optional()
-    .describe("an imported session: who exported it, from where, when"),
-  summary: SummarySchema.describe("what `session list` shows, kept here so it need not read the turns"),
+  claude: z.object({ version: z.nullable(z.string()), model: z.nullable(z.string()) }),
+  parent: z.nullable(z.object({ id: sessionId, turn: count })),
+  resume: described(
+    z.nullable(z.object({ claudeSessionId: claudeId, atUuid: z.nullable(claudeId) })),
+    "how the next run continues the conversation; set by a rewind or fork to a turn's fork point",
+  ),
+  rewoundTo: described(z.nullable(count), "set by a rewind: the next run continues from this turn in an automatic fork, keeping later turns"),
+  origin: described(
+    z.optional(
+      z.nullable(
+        z.object({ exportedBy: z.nullable(z.string()), exportedAt: isoTime, root: z.string(), cwd: z.string(), importedAt: isoTime, sourceId: sessionId }),
+      ),
+    ),
+    "an imported session: who exported it, from where, when",
+  ),
+  summary: described(SummarySchema, "what `session list` shows, kept here so it need not read the turns"),
 });
 
 /** A turn in flight, written before claude sees its prompt so that no crash can lose it. */
 export const BeginRecordSchema = z.object({
   type: z.literal("begin"),
-  n: z.number().int().positive(),
+  n: positive,
   prompt: z.string(),
   startedAt: isoTime,
   fromLine: count,
-  fromByte: count.optional(),
-  fromInput: count.optional(),
+  fromByte: z.optional(count),
+  fromInput: z.optional(count),
   /** The edits found in the work tree before the prompt, captured as a tree (the turn record completes them). */
-  editsTree: sha.nullable().optional(),
+  editsTree: z.optional(z.nullable(sha)),
 });
 
 /** A turn's code captured (the critical moment): the rest of its record can be written later, or by a recovery. */
 export const EndedRecordSchema = z.object({
   type: z.literal("ended"),
-  n: z.number().int().positive(),
-  tree: sha.nullable().describe("null: staged in the session's private index, the tree written after (a recovery writes it from the index)"),
+  n: positive,
+  tree: described(z.nullable(sha), "null: staged in the session's private index, the tree written after (a recovery writes it from the index)"),
   toLine: count,
-  toByte: count.optional(),
-  toInput: count.optional(),
+  toByte: z.optional(count),
+  toInput: z.optional(count),
   endedAt: isoTime,
 });
 
-export const TurnRecordSchema = TurnSchema.extend({ type: z.literal("turn") });
+export const TurnRecordSchema = z.extend(TurnSchema, { type: z.literal("turn") });
 
 export const JournalRecordSchema = z.discriminatedUnion("type", [BeginRecordSchema, EndedRecordSchema, TurnRecordSchema]);
 
 /** The turn in flight as the rest of nudge sees it (from the journal's last unsaved `begin`). */
-export const PendingTurnSchema = BeginRecordSchema.omit({ type: true }).extend({ ended: EndedRecordSchema.omit({ type: true }).nullable() });
+export const PendingTurnSchema = z.extend(z.omit(BeginRecordSchema, { type: true }), { ended: z.nullable(z.omit(EndedRecordSchema, { type: true })) });
 
 export type ManifestHeader = z.infer<typeof ManifestHeaderSchema>;
 export type Turn = z.infer<typeof TurnSchema>;

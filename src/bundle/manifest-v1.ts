@@ -3,22 +3,24 @@
  * are read as they are and converted in memory; a recording that continues one rewrites it in
  * the current format.
  */
-import { z } from "zod";
+import * as z from "../zod.js";
 import { TurnSchema, type Manifest } from "./manifest-schema.js";
 import { summaryOf } from "./summary.js";
 
+const count = z.int().check(z.nonnegative());
+const isoTime = z.iso.datetime({ offset: true });
 const V1Schema = z.object({
   format: z.literal(1),
-  id: z.string().regex(/^[0-9a-z]{8,32}$/),
-  createdAt: z.string().datetime({ offset: true }),
-  updatedAt: z.string().datetime({ offset: true }),
+  id: z.string().check(z.regex(/^[0-9a-z]{8,32}$/)),
+  createdAt: isoTime,
+  updatedAt: isoTime,
   state: z.enum(["recording", "complete"]),
-  repo: z.object({ root: z.string(), cwd: z.string(), baseCommit: z.string().nullable(), branch: z.string().nullable() }),
-  claude: z.object({ version: z.string().nullable(), model: z.string().nullable() }),
-  parent: z.object({ id: z.string(), turn: z.number().int().nonnegative() }).nullable(),
-  resume: z.object({ claudeSessionId: z.string(), atUuid: z.string().nullable() }).nullable(),
-  rewoundTo: z.number().int().nonnegative().nullable(),
-  pendingTurn: z.object({ n: z.number().int().positive(), prompt: z.string(), startedAt: z.string(), fromLine: z.number().int().nonnegative() }).nullable(),
+  repo: z.object({ root: z.string(), cwd: z.string(), baseCommit: z.nullable(z.string()), branch: z.nullable(z.string()) }),
+  claude: z.object({ version: z.nullable(z.string()), model: z.nullable(z.string()) }),
+  parent: z.nullable(z.object({ id: z.string(), turn: count })),
+  resume: z.nullable(z.object({ claudeSessionId: z.string(), atUuid: z.nullable(z.string()) })),
+  rewoundTo: z.nullable(count),
+  pendingTurn: z.nullable(z.object({ n: z.int().check(z.positive()), prompt: z.string(), startedAt: z.string(), fromLine: count })),
   turns: z.array(TurnSchema),
 });
 

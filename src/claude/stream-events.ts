@@ -3,7 +3,7 @@
  * between versions, and a field we do not know must never break a recording. Anything that does
  * not match is an `OtherEvent` and is still stored byte for byte.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ControlRequestEvent } from "./control-protocol.js";
 
 const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { existsSync, promises as fs, statSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { openStore } from "../bundle/store.js";
 import { locateClaude } from "../claude/locate-claude.js";
 import { claudeConfigDir } from "../claude/transcript.js";

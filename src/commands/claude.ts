@@ -1,8 +1,10 @@
-import { Command } from "commander";
-import { claudeLoopCommand } from "./claude-loop.js";
-import { claudeRunCommand } from "./claude-run.js";
+import type { CommandGroup } from "./group.js";
 
-export const claudeCommand = new Command("claude")
-  .description("work with Claude Code through nudge")
-  .addCommand(claudeRunCommand)
-  .addCommand(claudeLoopCommand);
+export const claudeGroup: CommandGroup = {
+  name: "claude",
+  description: "work with Claude Code through nudge",
+  commands: {
+    run: { load: async () => (await import("./claude-run.js")).claudeRunCommand },
+    loop: { load: async () => (await import("./claude-loop.js")).claudeLoopCommand },
+  },
+};

@@ -1,9 +1,12 @@
-import type { z } from "zod";
+import * as z from "../zod.js";
 import { UserError } from "../errors.js";
 
-/** Check a command's options against its schema; a bad flag becomes one clear line, not a stack trace. */
-export function parseOptions<T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> {
-  const parsed = schema.safeParse(raw);
+/**
+ * Check a command's options against its schema (zod or zod/mini: both are zod's core types); a
+ * bad flag becomes one clear line, not a stack trace.
+ */
+export function parseOptions<T extends z.core.$ZodType>(schema: T, raw: unknown): z.infer<T> {
+  const parsed = z.safeParse(schema, raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const flag = issue.path.length ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : "options";

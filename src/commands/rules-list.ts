@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "zod";
 import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { loadRules } from "../rules/load-rules.js";
 import { repoRoot } from "../snapshot/git.js";

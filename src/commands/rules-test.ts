@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "zod";
 import { UserError } from "../errors.js";
 import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { evaluate } from "../rules/evaluate.js";

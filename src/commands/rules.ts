@@ -1,12 +1,9 @@
-import { Command } from "commander";
-import { rulesListCommand } from "./rules-list.js";
-import { rulesTestCommand } from "./rules-test.js";
+import type { CommandGroup } from "./group.js";
 
-export const rulesCommand = new Command("rules")
-  .description("the repository's rules (.nudge/rules.yaml): what claude may do, must ask, or should know")
-  .addHelpText(
-    "after",
-    `
+export const rulesGroup: CommandGroup = {
+  name: "rules",
+  description: "the repository's rules (.nudge/rules.yaml): what claude may do, must ask, or should know",
+  helpAfter: `
 A rules file (.nudge/rules.yaml) holds version: 1 and a list of rules. The first rule that
 matches a tool call decides it: deny (with a message claude receives instead of the result), ask
 (a permission prompt), allow (no prompt), or note (a message claude receives after the result).
@@ -24,6 +21,8 @@ The file's JSON Schema is schemas/rules.schema.json. Rules steer claude; they ar
 Examples:
   $ nudge rules list
   $ nudge rules test Bash '{"command":"npm install"}'`,
-  )
-  .addCommand(rulesListCommand)
-  .addCommand(rulesTestCommand);
+  commands: {
+    list: { aliases: ["ls"], load: async () => (await import("./rules-list.js")).rulesListCommand },
+    test: { load: async () => (await import("./rules-test.js")).rulesTestCommand },
+  },
+};

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "zod";
 import { openStore } from "../bundle/store.js";
 import { printJson, printTable } from "../terminal/output.js";
 import { listBackups } from "../time-travel/backup-list.js";

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "zod";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession, type Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";

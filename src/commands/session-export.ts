@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
 import { formatBytes } from "../sharing/limits.js";

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { applyForkInPlace, forkIntoWorktree, forkTurn, prepareForkInPlace, type ForkOutcome } from "../time-travel/fork-session.js";
 import { withWorkTree } from "../time-travel/rewind.js";

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { openStore } from "../bundle/store.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
 import { shellQuote } from "../terminal/format.js";

@@ -1,12 +1,12 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "../zod.js";
 import { summarize } from "../bundle/summary.js";
 import { listSessions, openStore } from "../bundle/store.js";
 import { formatCost, formatDuration, oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ json: z.boolean().optional() });
+const Options = z.object({ json: z.optional(z.boolean()) });
 
 export const sessionListCommand = new Command("list")
   .alias("ls")

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "zod";
 import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession } from "../bundle/store.js";

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { existsSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { UserError } from "../errors.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { describeInterrupted, planInterrupted, resolveInterrupted, type Resolution } from "../time-travel/interrupted.js";

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "zod";
 import { openStore } from "../bundle/store.js";
 import { planRemoval } from "../time-travel/session-removal.js";
 import { runHousekeeping } from "./housekeeping-run.js";

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { z } from "zod";
+import * as z from "zod";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";

@@ -1,26 +1,19 @@
-import { Command } from "commander";
-import { sessionListCommand } from "./session-list.js";
-import { sessionShowCommand } from "./session-show.js";
-import { sessionDiffCommand } from "./session-diff.js";
-import { sessionReplayCommand } from "./session-replay.js";
-import { sessionRewindCommand } from "./session-rewind.js";
-import { sessionForkCommand } from "./session-fork.js";
-import { sessionRmCommand } from "./session-rm.js";
-import { sessionGcCommand } from "./session-gc.js";
-import { sessionBackupsCommand } from "./session-backups.js";
-import { sessionExportCommand } from "./session-export.js";
-import { sessionImportCommand } from "./session-import.js";
+import type { CommandGroup } from "./group.js";
 
-export const sessionCommand = new Command("session")
-  .description("list, show, diff, replay, rewind, fork, export, import and remove recorded sessions")
-  .addCommand(sessionListCommand)
-  .addCommand(sessionShowCommand)
-  .addCommand(sessionDiffCommand)
-  .addCommand(sessionReplayCommand)
-  .addCommand(sessionRewindCommand)
-  .addCommand(sessionForkCommand)
-  .addCommand(sessionExportCommand)
-  .addCommand(sessionImportCommand)
-  .addCommand(sessionBackupsCommand)
-  .addCommand(sessionRmCommand)
-  .addCommand(sessionGcCommand);
+export const sessionGroup: CommandGroup = {
+  name: "session",
+  description: "list, show, diff, replay, rewind, fork, export, import and remove recorded sessions",
+  commands: {
+    list: { aliases: ["ls"], load: async () => (await import("./session-list.js")).sessionListCommand },
+    show: { load: async () => (await import("./session-show.js")).sessionShowCommand },
+    diff: { load: async () => (await import("./session-diff.js")).sessionDiffCommand },
+    replay: { load: async () => (await import("./session-replay.js")).sessionReplayCommand },
+    rewind: { load: async () => (await import("./session-rewind.js")).sessionRewindCommand },
+    fork: { load: async () => (await import("./session-fork.js")).sessionForkCommand },
+    export: { load: async () => (await import("./session-export.js")).sessionExportCommand },
+    import: { load: async () => (await import("./session-import.js")).sessionImportCommand },
+    backups: { load: async () => (await import("./session-backups.js")).sessionBackupsCommand },
+    rm: { load: async () => (await import("./session-rm.js")).sessionRmCommand },
+    gc: { load: async () => (await import("./session-gc.js")).sessionGcCommand },
+  },
+};

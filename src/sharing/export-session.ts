@@ -7,7 +7,6 @@
  * The local recording is only read; the staging folder is removed whatever happens.
  */
 import { promises as fs } from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../errors.js";
@@ -25,6 +24,7 @@ import { SESSION_DIR, stageLogs } from "./export-logs.js";
 import { BUNDLE_TIP, planExport } from "./export-plan.js";
 import { writeExport, type ExportFile } from "./export-writer.js";
 import { maskNdjsonFile, scanNdjsonFile, summarizeFindings, type SecretFinding } from "./secrets.js";
+import { nudgeVersion } from "../version.js";
 
 export interface ExportOptions {
   out: string;
@@ -59,8 +59,6 @@ export interface ExportResult {
 export const BUNDLE_ENTRY = "git/session.bundle";
 /** Above this much conversation and transcript, each phase is reported on stderr. */
 const LARGE_BYTES = 8 * 1024 * 1024;
-
-const { version: NUDGE_VERSION } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
 export function defaultExportName(id: string): string {
   return `nudge-${id}.tar.gz`;
@@ -115,7 +113,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
     const index: Omit<ExportIndex, "entries"> = {
       kind: EXPORT_KIND,
       format: EXPORT_FORMAT,
-      nudgeVersion: NUDGE_VERSION,
+      nudgeVersion: nudgeVersion(),
       exported: {
         at: plan.exportedAt,
         by: await git.userIdentity(root),

@@ -7,7 +7,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { writeFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import { isRunning, processStart } from "../bundle/locks.js";
 import type { Store } from "../bundle/store.js";

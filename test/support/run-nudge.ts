@@ -3,7 +3,7 @@ import { execa, type Result } from "execa";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const NUDGE_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.js");
+export const NUDGE_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/nudge.mjs");
 
 export interface NudgeRun {
   cwd: string;

@@ -1,0 +1,32 @@
+/**
+ * Bundles the CLI into dist/nudge.mjs (the `nudge` bin) with one chunk per lazily loaded command
+ * in dist/chunks/. A command's start-up is mostly module loading: one file per command instead of
+ * dozens, and only the parts of zod/mini a command uses, is what brings `nudge session list` near
+ * `node -e 0` (see the README's benchmarks).
+ *
+ * commander and zod are bundled (every command needs them); the other dependencies stay in
+ * node_modules, loaded only by the commands that use them.
+ */
+import { build } from "esbuild";
+import { readFileSync, rmSync } from "node:fs";
+
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const bundled = new Set(["commander", "zod"]);
+const external = Object.keys(pkg.dependencies).filter((name) => !bundled.has(name)).flatMap((name) => [name, `${name}/*`]);
+
+rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: { nudge: "src/cli.ts" },
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
+  chunkNames: "chunks/[name]-[hash]",
+  external,
+  // commander is CommonJS: its require() of node's own modules needs a require in an ES module.
+  banner: { js: "import { createRequire as __nudgeRequire } from 'node:module'; const require = __nudgeRequire(import.meta.url);" },
+  logLevel: "warning",
+});

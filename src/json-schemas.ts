@@ -3,7 +3,7 @@
  * disagree (a test fails when the committed files are stale; `npm run schemas` rewrites them).
  */
 import * as z from "zod";
-import { JournalRecordSchema, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
+import { journalSchemas, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
 import { RulesFileSchema } from "./rules/rules-schema.js";
 import { ExportIndexSchema } from "./sharing/export-index.js";
 
@@ -15,7 +15,7 @@ function schema(name: string, title: string, zodSchema: z.core.$ZodType): [strin
 export function jsonSchemas(): Record<string, string> {
   return Object.fromEntries([
     schema("manifest.schema.json", "nudge session manifest (the bundle's header)", ManifestHeaderSchema),
-    schema("turn.schema.json", "nudge turn journal record (one line of turns.jsonl)", JournalRecordSchema),
+    schema("turn.schema.json", "nudge turn journal record (one line of turns.jsonl)", journalSchemas().JournalRecordSchema),
     schema("rules.schema.json", "nudge rules file (.nudge/rules.yaml)", RulesFileSchema),
     schema("export.schema.json", "nudge export index (nudge-export.json, the first entry of an export tarball)", ExportIndexSchema),
   ]);

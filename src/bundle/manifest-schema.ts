@@ -26,71 +26,6 @@ const positive = z.int().check(z.positive());
 export const sessionId = z.string().check(z.regex(/^[0-9a-z]{8,32}$/, "a nudge session id"));
 const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.describe(description));
 
-export const SnapshotSchema = z.object({
-  commit: described(sha, "snapshot commit (its tree is the work tree at that point)"),
-  tree: sha,
-  ref: described(z.string().check(z.regex(/^refs\/nudge\/[A-Za-z0-9/_.-]+$/)), "hidden ref keeping the commit alive"),
-});
-
-export const PatchSchema = z.object({
-  file: described(z.string().check(z.regex(/^changes\/(turn|edits)-\d{3,}\.patch$/)), "path inside the bundle, e.g. changes/turn-001.patch"),
-  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-  bytes: count,
-  filesChanged: count,
-  insertions: count,
-  deletions: count,
-  binaryFiles: count,
-  /** Files that left the snapshot because an ignore rule now covers them; they are still on disk. */
-  nowIgnored: z.optional(z.array(z.string())),
-});
-
-export const ResultSchema = z.object({
-  subtype: described(z.string(), "claude's result subtype: success, error_max_turns, error_during_execution, ..."),
-  isError: z.boolean(),
-  costUsd: z.nullable(z.number()),
-  durationMs: z.nullable(z.number()),
-  numTurns: z.nullable(z.number()),
-  usage: z.nullable(z.record(z.string(), z.unknown())),
-});
-
-export const TurnStatusSchema = described(
-  z.enum(["complete", "interrupted", "incomplete"]),
-  "complete: ended with a result; interrupted: the user pressed Ctrl-C and claude ended it; incomplete: claude died first",
-);
-
-const LineRange = described(z.object({ from: count, to: count }), "half-open range (0-based)");
-
-export const TurnSchema = z.object({
-  n: described(count, "0 is the starting state"),
-  prompt: z.nullable(z.string()),
-  status: TurnStatusSchema,
-  startedAt: isoTime,
-  endedAt: isoTime,
-  lines: described(LineRange, "line numbers in conversation.jsonl"),
-  bytes: described(z.optional(LineRange), "byte offsets in conversation.jsonl, so a replay of one turn seeks"),
-  input: described(z.optional(z.nullable(LineRange)), "line numbers in input.jsonl: what nudge wrote to claude during the turn"),
-  result: z.nullable(ResultSchema),
-  claudeSessionId: z.nullable(claudeId),
-  lastAssistantUuid: described(z.nullable(claudeId), "uuid of the turn's last assistant line: where a fork resumes"),
-  head: described(z.nullable(sha), "the user's HEAD when the turn ended"),
-  snapshot: SnapshotSchema,
-  patch: described(PatchSchema, "diff from the state the turn started from (your edits, else the previous turn; turn 0: the base commit)"),
-  edits: described(
-    z.optional(z.nullable(z.object({ snapshot: SnapshotSchema, patch: PatchSchema }))),
-    "your edits: what changed in the work tree between the previous turn and this turn's prompt",
-  ),
-  transcript: described(z.nullable(z.string().check(z.regex(/^claude\/[A-Za-z0-9_-]{1,128}\.jsonl$/))), "copy of claude's own transcript, inside the bundle"),
-  transcriptBytes: described(z.optional(z.nullable(count)), "the transcript's length after this turn (an export cut at this turn keeps that much)"),
-  compaction: described(
-    z.optional(z.nullable(z.object({ preTokens: z.nullable(z.number()), postTokens: z.nullable(z.number()) }))),
-    "a /compact turn: claude's context before and after",
-  ),
-  check: described(
-    z.optional(z.nullable(z.object({ command: z.string(), exitCode: z.nullable(z.int()), tail: z.string(), durationMs: z.number() }))),
-    "an agentic loop's --until check, run after the turn",
-  ),
-});
-
 const SummarySchema = z.object({
   turns: described(count, "turns after the starting state"),
   costUsd: z.number(),
@@ -131,46 +66,125 @@ export const ManifestHeaderSchema = z.object({
   summary: described(SummarySchema, "what `session list` shows, kept here so it need not read the turns"),
 });
 
-/** A turn in flight, written before claude sees its prompt so that no crash can lose it. */
-export const BeginRecordSchema = z.object({
-  type: z.literal("begin"),
-  n: positive,
-  prompt: z.string(),
-  startedAt: isoTime,
-  fromLine: count,
-  fromByte: z.optional(count),
-  fromInput: z.optional(count),
-  /** The edits found in the work tree before the prompt, captured as a tree (the turn record completes them). */
-  editsTree: z.optional(z.nullable(sha)),
-});
+/**
+ * The turn and journal schemas, built on first use and then kept: `session list` reads only
+ * headers, and building these ~40 schemas was a good part of a quick command's start-up.
+ */
+export function journalSchemas() {
+  return (built ??= buildJournalSchemas());
+}
+let built: ReturnType<typeof buildJournalSchemas> | undefined;
 
-/** A turn's code captured (the critical moment): the rest of its record can be written later, or by a recovery. */
-export const EndedRecordSchema = z.object({
-  type: z.literal("ended"),
-  n: positive,
-  tree: described(z.nullable(sha), "null: staged in the session's private index, the tree written after (a recovery writes it from the index)"),
-  toLine: count,
-  toByte: z.optional(count),
-  toInput: z.optional(count),
-  endedAt: isoTime,
-});
+function buildJournalSchemas() {
+  const SnapshotSchema = z.object({
+    commit: described(sha, "snapshot commit (its tree is the work tree at that point)"),
+    tree: sha,
+    ref: described(z.string().check(z.regex(/^refs\/nudge\/[A-Za-z0-9/_.-]+$/)), "hidden ref keeping the commit alive"),
+  });
 
-export const TurnRecordSchema = z.extend(TurnSchema, { type: z.literal("turn") });
+  const PatchSchema = z.object({
+    file: described(z.string().check(z.regex(/^changes\/(turn|edits)-\d{3,}\.patch$/)), "path inside the bundle, e.g. changes/turn-001.patch"),
+    sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+    bytes: count,
+    filesChanged: count,
+    insertions: count,
+    deletions: count,
+    binaryFiles: count,
+    /** Files that left the snapshot because an ignore rule now covers them; they are still on disk. */
+    nowIgnored: z.optional(z.array(z.string())),
+  });
 
-export const JournalRecordSchema = z.discriminatedUnion("type", [BeginRecordSchema, EndedRecordSchema, TurnRecordSchema]);
+  const ResultSchema = z.object({
+    subtype: described(z.string(), "claude's result subtype: success, error_max_turns, error_during_execution, ..."),
+    isError: z.boolean(),
+    costUsd: z.nullable(z.number()),
+    durationMs: z.nullable(z.number()),
+    numTurns: z.nullable(z.number()),
+    usage: z.nullable(z.record(z.string(), z.unknown())),
+  });
 
-/** The turn in flight as the rest of nudge sees it (from the journal's last unsaved `begin`). */
-export const PendingTurnSchema = z.extend(z.omit(BeginRecordSchema, { type: true }), { ended: z.nullable(z.omit(EndedRecordSchema, { type: true })) });
+  const TurnStatusSchema = described(
+    z.enum(["complete", "interrupted", "incomplete"]),
+    "complete: ended with a result; interrupted: the user pressed Ctrl-C and claude ended it; incomplete: claude died first",
+  );
+
+  const LineRange = described(z.object({ from: count, to: count }), "half-open range (0-based)");
+
+  const TurnSchema = z.object({
+    n: described(count, "0 is the starting state"),
+    prompt: z.nullable(z.string()),
+    status: TurnStatusSchema,
+    startedAt: isoTime,
+    endedAt: isoTime,
+    lines: described(LineRange, "line numbers in conversation.jsonl"),
+    bytes: described(z.optional(LineRange), "byte offsets in conversation.jsonl, so a replay of one turn seeks"),
+    input: described(z.optional(z.nullable(LineRange)), "line numbers in input.jsonl: what nudge wrote to claude during the turn"),
+    result: z.nullable(ResultSchema),
+    claudeSessionId: z.nullable(claudeId),
+    lastAssistantUuid: described(z.nullable(claudeId), "uuid of the turn's last assistant line: where a fork resumes"),
+    head: described(z.nullable(sha), "the user's HEAD when the turn ended"),
+    snapshot: SnapshotSchema,
+    patch: described(PatchSchema, "diff from the state the turn started from (your edits, else the previous turn; turn 0: the base commit)"),
+    edits: described(
+      z.optional(z.nullable(z.object({ snapshot: SnapshotSchema, patch: PatchSchema }))),
+      "your edits: what changed in the work tree between the previous turn and this turn's prompt",
+    ),
+    transcript: described(z.nullable(z.string().check(z.regex(/^claude\/[A-Za-z0-9_-]{1,128}\.jsonl$/))), "copy of claude's own transcript, inside the bundle"),
+    transcriptBytes: described(z.optional(z.nullable(count)), "the transcript's length after this turn (an export cut at this turn keeps that much)"),
+    compaction: described(
+      z.optional(z.nullable(z.object({ preTokens: z.nullable(z.number()), postTokens: z.nullable(z.number()) }))),
+      "a /compact turn: claude's context before and after",
+    ),
+    check: described(
+      z.optional(z.nullable(z.object({ command: z.string(), exitCode: z.nullable(z.int()), tail: z.string(), durationMs: z.number() }))),
+      "an agentic loop's --until check, run after the turn",
+    ),
+  });
+
+  /** A turn in flight, written before claude sees its prompt so that no crash can lose it. */
+  const BeginRecordSchema = z.object({
+    type: z.literal("begin"),
+    n: positive,
+    prompt: z.string(),
+    startedAt: isoTime,
+    fromLine: count,
+    fromByte: z.optional(count),
+    fromInput: z.optional(count),
+    /** The edits found in the work tree before the prompt, captured as a tree (the turn record completes them). */
+    editsTree: z.optional(z.nullable(sha)),
+  });
+
+  /** A turn's code captured (the critical moment): the rest of its record can be written later, or by a recovery. */
+  const EndedRecordSchema = z.object({
+    type: z.literal("ended"),
+    n: positive,
+    tree: described(z.nullable(sha), "null: staged in the session's private index, the tree written after (a recovery writes it from the index)"),
+    toLine: count,
+    toByte: z.optional(count),
+    toInput: z.optional(count),
+    endedAt: isoTime,
+  });
+
+  const TurnRecordSchema = z.extend(TurnSchema, { type: z.literal("turn") });
+
+  const JournalRecordSchema = z.discriminatedUnion("type", [BeginRecordSchema, EndedRecordSchema, TurnRecordSchema]);
+
+  /** The turn in flight as the rest of nudge sees it (from the journal's last unsaved `begin`). */
+  const PendingTurnSchema = z.extend(z.omit(BeginRecordSchema, { type: true }), { ended: z.nullable(z.omit(EndedRecordSchema, { type: true })) });
+
+  return { SnapshotSchema, PatchSchema, ResultSchema, TurnStatusSchema, TurnSchema, BeginRecordSchema, EndedRecordSchema, TurnRecordSchema, JournalRecordSchema, PendingTurnSchema };
+}
 
 export type ManifestHeader = z.infer<typeof ManifestHeaderSchema>;
-export type Turn = z.infer<typeof TurnSchema>;
-export type TurnResult = z.infer<typeof ResultSchema>;
-export type Snapshot = z.infer<typeof SnapshotSchema>;
-export type PatchInfo = z.infer<typeof PatchSchema>;
-export type BeginRecord = z.infer<typeof BeginRecordSchema>;
-export type EndedRecord = z.infer<typeof EndedRecordSchema>;
-export type JournalRecord = z.infer<typeof JournalRecordSchema>;
-export type PendingTurn = z.infer<typeof PendingTurnSchema>;
+type JournalSchemas = ReturnType<typeof journalSchemas>;
+export type Turn = z.infer<JournalSchemas["TurnSchema"]>;
+export type TurnResult = z.infer<JournalSchemas["ResultSchema"]>;
+export type Snapshot = z.infer<JournalSchemas["SnapshotSchema"]>;
+export type PatchInfo = z.infer<JournalSchemas["PatchSchema"]>;
+export type BeginRecord = z.infer<JournalSchemas["BeginRecordSchema"]>;
+export type EndedRecord = z.infer<JournalSchemas["EndedRecordSchema"]>;
+export type JournalRecord = z.infer<JournalSchemas["JournalRecordSchema"]>;
+export type PendingTurn = z.infer<JournalSchemas["PendingTurnSchema"]>;
 export type Summary = z.infer<typeof SummarySchema>;
 
 /**

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import { UserError } from "../errors.js";
 import { faultPoint } from "../fault-injection.js";
 import {
-  JournalRecordSchema,
+  journalSchemas,
   type EndedRecord,
   type JournalRecord,
   type PendingTurn,
@@ -34,7 +34,7 @@ export class TurnJournal {
    * next synced append makes it durable too: appends to one file reach the disk in order).
    */
   append(record: JournalRecord, o: { sync?: boolean } = {}): void {
-    const text = JSON.stringify(JournalRecordSchema.parse(record)) + "\n";
+    const text = JSON.stringify(journalSchemas().JournalRecordSchema.parse(record)) + "\n";
     faultPoint("journal-append");
     fs.writeSync(this.fd, text);
     if (o.sync !== false) fs.fdatasyncSync(this.fd);
@@ -69,7 +69,7 @@ export function parseJournal(text: string, file: string): JournalRecord[] {
     } catch {
       throw damaged(file, i, "not JSON");
     }
-    const parsed = JournalRecordSchema.safeParse(json);
+    const parsed = journalSchemas().JournalRecordSchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw damaged(file, i, `${issue?.path.join(".")}: ${issue?.message}`);

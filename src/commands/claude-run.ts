@@ -50,7 +50,7 @@ Examples:
   $ printf 'add a test\\nrun it\\n' | nudge claude run --permission-mode acceptEdits
   $ nudge claude run "refactor" -- --add-dir ../shared
 
-At the prompt: /session, /rewind <n>, /fork [n], /help, /exit.`,
+At the prompt: /session, /rewind <n>, /fork [n], /undo, /compact [focus], /help, /exit (/help there says more).`,
   )
   // Operands after -- are claude's; commander counts them as ours, so the check is done below.
   .allowExcessArguments(true)

@@ -38,8 +38,11 @@ export interface RewindFacts {
 export interface CodeChanges {
   write: string[];
   remove: string[];
-  /** Of those, the user's own changes that no snapshot holds (the backup keeps them). */
-  yours: { write: string[]; remove: string[] };
+  /**
+   * Of those, the user's own changes that no snapshot holds (the backup keeps them); `restore`:
+   * the files of `write` the user deleted, which the switch brings back rather than overwrites.
+   */
+  yours: { write: string[]; remove: string[]; restore: string[] };
   /** Deletions left undone: the files were ignored at that turn, so they stay on disk. */
   keep: string[];
   /** Submodules whose recorded commit differs: recorded only, their work trees stay as they are. */
@@ -54,7 +57,11 @@ export function codeChanges(changes: TreeChange[], userChanges = new Set<string>
   return {
     write: names(written),
     remove: names(removed),
-    yours: { write: names(written.filter((c) => userChanges.has(c.path))), remove: names(removed.filter((c) => userChanges.has(c.path))) },
+    yours: {
+      write: names(written.filter((c) => userChanges.has(c.path))),
+      remove: names(removed.filter((c) => userChanges.has(c.path))),
+      restore: names(written.filter((c) => userChanges.has(c.path) && c.status === "A")),
+    },
     keep: names(files.filter((c) => c.status === "D" && keep.has(c.path))),
     submodules: changes.filter(isSubmodule).map((c) => ({ path: displayPath(c.path), commit: c.mode === "160000" ? c.blob : null })),
   };
@@ -169,7 +176,11 @@ function codeLines(c: CodeChanges, state: string): string[] {
   ];
   if (yoursWrite.size + yoursRemove.size > 0) {
     lines.push("  your own changes, in no snapshot (the backup keeps them):");
-    lines.push(...c.yours.write.map((p) => `    overwrite  ${printablePath(p)}`), ...c.yours.remove.map((p) => `    delete     ${printablePath(p)}`));
+    const restore = new Set(c.yours.restore);
+    lines.push(
+      ...c.yours.write.map((p) => (restore.has(p) ? `    restore    ${printablePath(p)} (you deleted it)` : `    overwrite  ${printablePath(p)}`)),
+      ...c.yours.remove.map((p) => `    delete     ${printablePath(p)}`),
+    );
   }
   lines.push(...c.keep.map((p) => `  keep    ${printablePath(p)} (ignored at that point, so it stays on disk)`));
   lines.push(

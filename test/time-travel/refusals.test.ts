@@ -121,6 +121,23 @@ describe("rewind refusals", () => {
     }
   });
 
+  it("names a file of the user's that the rewind brings back 'restore', and one it writes over 'overwrite'", async () => {
+    const notes = readFileSync(path.join(repo, "notes.txt"));
+    const readme = readFileSync(path.join(repo, "README.md"));
+    rmSync(path.join(repo, "notes.txt"));
+    writeFileSync(path.join(repo, "README.md"), "# mine now\n");
+    try {
+      const dry = await runNudge(["session", "rewind", id, "2", "--dry-run"], { cwd: repo, env: { FORCE_COLOR: "0" } });
+      expect(dry.exitCode, dry.stderr).toBe(0);
+      expect(dry.stdout).toMatch(/^ {4}restore {4}notes\.txt \(you deleted it\)$/m);
+      expect(dry.stdout).toMatch(/^ {4}overwrite {2}README\.md$/m);
+      expect(dry.stdout).not.toMatch(/overwrite {2}notes\.txt/);
+    } finally {
+      writeFileSync(path.join(repo, "notes.txt"), notes);
+      writeFileSync(path.join(repo, "README.md"), readme);
+    }
+  });
+
   it("a command run from a folder that is gone says so", async () => {
     const gone = path.join(repo, "gone-soon");
     const cli = (await import("../support/run-nudge.js")).NUDGE_CLI;

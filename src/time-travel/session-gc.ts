@@ -1,14 +1,16 @@
 /**
  * `nudge session gc`: the plan for everything old or left over — sessions not used for longer
  * than the age, rewind records and backup refs older than it (never the one `--undo` restores),
- * and what nudge itself left behind. Live sessions are never touched.
+ * sessions an import replaced and set aside longer ago than it, and what nudge itself left
+ * behind. Live sessions are never touched.
  */
 import { promises as fs } from "node:fs";
+import { diskUsage } from "../bundle/disk-usage.js";
 import path from "node:path";
 import { pathExists } from "../file-exists.js";
 import { bundleFiles, type Store } from "../bundle/store.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
-import type { BackupRefRemoval, HousekeepingPlan } from "./housekeeping-plan.js";
+import type { BackupRefRemoval, HousekeepingPlan, Leftover } from "./housekeeping-plan.js";
 import { recordTime } from "./rewind-records.js";
 import { readStoreView, recordRemovals, sessionRemoval, type StoreView } from "./session-removal.js";
 import { findLeftovers } from "./store-leftovers.js";
@@ -41,6 +43,24 @@ function orphanBackups(view: StoreView, cutoff: number): BackupRefRemoval[] {
   return view.refs
     .filter((r) => r.ref.startsWith(BACKUP_REFS) && !named.has(r.ref) && r.time * 1000 < cutoff)
     .map((r) => ({ ref: r.ref, commit: r.commit, at: new Date(r.time * 1000).toISOString() }));
+}
+
+/**
+ * Sessions an import replaced (`session import --replace`), set aside in import-backups/ with
+ * their refs under refs/nudge/import-backups/<folder>/: they go with the age, like a backup.
+ */
+async function oldImportBackups(store: Store, view: StoreView, cutoff: number): Promise<Leftover[]> {
+  const root = path.join(store.dir, "import-backups");
+  const found: Leftover[] = [];
+  for (const name of await fs.readdir(root).catch(() => [] as string[])) {
+    const dir = path.join(root, name);
+    const stat = await fs.lstat(dir).catch(() => null);
+    if (!stat?.isDirectory() || !(stat.mtimeMs < cutoff)) continue;
+    const prefix = `refs/nudge/import-backups/${name}/`;
+    const refs = view.refs.filter((r) => r.ref.startsWith(prefix)).map(({ ref, commit }) => ({ ref, commit }));
+    found.push({ kind: "import-backup", path: dir, what: `a session an import replaced, set aside ${stat.mtime.toISOString().slice(0, 10)}`, bytes: await diskUsage(dir), refs });
+  }
+  return found;
 }
 
 /**
@@ -80,7 +100,7 @@ export async function planGc(store: Store, o: GcOptions): Promise<HousekeepingPl
     sessions,
     records: records.records,
     backupRefs: orphanBackups(view, cutoff),
-    leftovers: leftovers.leftovers,
+    leftovers: [...leftovers.leftovers, ...(await oldImportBackups(store, view, cutoff))],
     kept: [...kept, ...records.kept, ...leftovers.kept],
   };
 }

@@ -3,7 +3,7 @@
  * (with a space in it) by another user (another CLAUDE_CONFIG_DIR): the conversation resumes
  * there with the real claude, and a rewind gives the identical tree. All through the built CLI.
  */
-import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transcriptPath } from "../../src/claude/transcript.js";
@@ -188,5 +188,18 @@ describe("export, then import into another clone (base commit pushed)", () => {
     const seen = await resume(b, cfg, rec.id);
     for (const said of ["write notes", "edit notes", "Edited notes.txt."]) expect(seen.messages).toContain(said);
     expect(seen.messages).not.toContain("shuffle the files");
+
+    // The session set aside goes with the age, like any backup: kept while young, then removed with its refs.
+    const young = await runNudge(["session", "gc", "--dry-run", "--json"], { cwd: b, env });
+    expect(JSON.stringify(JSON.parse(young.stdout))).not.toContain("import-backups");
+    const aside = path.join(b, ".git", "nudge", "import-backups", backups[0]!);
+    const longAgo = new Date(Date.now() - 40 * 86_400_000);
+    utimesSync(aside, longAgo, longAgo);
+    const gc = await runNudge(["session", "gc", "--yes"], { cwd: b, env });
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(gc.stdout).toContain("a session an import replaced");
+    expect(existsSync(aside)).toBe(false);
+    expect((await nudgeRefs(b)).filter((r) => r.includes("import-backups"))).toEqual([]);
+    expect(existsSync(path.join(b, ".git", "nudge", "sessions", rec.id, "manifest.json"))).toBe(true); // the session in use stays
   });
 });

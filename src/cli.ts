@@ -128,8 +128,15 @@ process.on("beforeExit", () => {
   process.stderr.write("nudge bug: the command stopped before it finished\nhint: rerun with NUDGE_DEBUG=1 and report it\n");
   process.exitCode = 2;
 });
-main(process.argv).then((code) => {
-  settled = true;
-  // A command may have set its own status (a session ended by the terminal hanging up: 129).
-  if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
-});
+main(process.argv).then(
+  (code) => {
+    settled = true;
+    // A command may have set its own status (a session ended by the terminal hanging up: 129).
+    if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    // main() reports every error itself; one that escapes even that is nudge's bug.
+    settled = true;
+    process.exitCode = report(error);
+  },
+);

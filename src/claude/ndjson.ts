@@ -65,3 +65,78 @@ export function splitLines(data: Buffer): Buffer[] {
   framer.end((l) => lines.push(l));
   return lines;
 }
+
+/** Lines longer than this are parsed in a reduced form first (see parseEventLine). */
+export const LARGE_LINE_BYTES = 64 * 1024;
+/** What a reduced parse keeps of each string value: far more than the terminal shows of a tool's output. */
+export const KEPT_STRING_BYTES = 16 * 1024;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * A line's JSON for classifying and showing it (not for storing: the recording keeps every byte).
+ * A tool's output can make one line megabytes long, and parsing such lines whole was most of the
+ * recorder's cost. So a line over 64 KB is first parsed with every string value over 16 KB cut
+ * to its first 16 KB; if it is a tool result (a `user` line), that is what is used: the terminal
+ * shows the first lines of a tool's output, never more. Any other line (a permission request
+ * carrying a file to write, say) is parsed whole.
+ */
+export function parseEventLine(line: Buffer): unknown | null {
+  if (line.length <= LARGE_LINE_BYTES) return parseLine(line);
+  const reduced = reduceLongStrings(line);
+  if (reduced) {
+    const json = parseLine(reduced);
+    if (json !== null && typeof json === "object" && (json as { type?: unknown }).type === "user") return json;
+  }
+  return parseLine(line);
+}
+
+/**
+ * The line with every string literal over KEPT_STRING_BYTES cut to that many bytes (at a
+ * character boundary, never inside an escape), or null when it does not look like JSON. Finds
+ * quotes with Buffer.indexOf (memchr), so it costs far less than parsing.
+ */
+export function reduceLongStrings(line: Buffer): Buffer | null {
+  const pieces: Buffer[] = [];
+  let copied = 0; // bytes of `line` before this are in `pieces`
+  let at = line.indexOf(QUOTE);
+  while (at !== -1) {
+    const end = closingQuote(line, at + 1);
+    if (end === -1) return null;
+    if (end - (at + 1) > KEPT_STRING_BYTES) {
+      const cut = cutPoint(line, at + 1, at + 1 + KEPT_STRING_BYTES);
+      pieces.push(line.subarray(copied, cut));
+      copied = end; // resumes at the closing quote
+    }
+    at = line.indexOf(QUOTE, end + 1);
+  }
+  if (pieces.length === 0) return line;
+  pieces.push(line.subarray(copied));
+  return Buffer.concat(pieces);
+}
+
+/** The index of the quote that ends the string whose content starts at `from` (-1: none). */
+function closingQuote(line: Buffer, from: number): number {
+  let quote = line.indexOf(QUOTE, from);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (quote - 1 - backslashes >= from && line[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = line.indexOf(QUOTE, quote + 1);
+  }
+  return -1;
+}
+
+/** The last point at or before `limit` where a string's content can be cut: after a whole escape and a whole UTF-8 character. */
+function cutPoint(line: Buffer, start: number, limit: number): number {
+  let i = start;
+  let safe = start;
+  while (i < limit) {
+    const byte = line[i]!;
+    const width = byte === BACKSLASH ? (line[i + 1] === 0x75 ? 6 : 2) : byte < 0x80 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+    if (i + width > limit) break;
+    i += width;
+    safe = i;
+  }
+  return safe;
+}

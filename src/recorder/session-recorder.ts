@@ -17,7 +17,7 @@ import { isRunning, processStart, sessionLock, type HeldLock } from "../bundle/l
 import { bundleFiles, headerOf, writeBundle, writeHeader, type BundleFiles } from "../bundle/store.js";
 import { summaryOf } from "../bundle/summary.js";
 import { TurnJournal } from "../bundle/turn-journal.js";
-import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
+import { lineText, parseEventLine, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
 import { InternalError, errorMessage, inContext } from "../errors.js";
 import { faultPoint } from "../fault-injection.js";
@@ -299,7 +299,7 @@ export class SessionRecorder {
   }
 
   private handleLine(line: Buffer, n: number): void {
-    const json = parseLine(line);
+    const json = parseEventLine(line);
     const event = toStreamEvent(json, json === null ? lineText(line) : "");
     if (event.type === "invalid" && event.text.trim() !== "") {
       this.warn(`claude wrote a line that is not JSON (line ${n + 1}); kept as is`);

@@ -6,7 +6,7 @@
  * by time (`mergeInput`), so the user's decisions show where they were made.
  */
 import { parseTimes, type TimedLine, type TurnLines } from "../bundle/conversation-reader.js";
-import { lineText, parseLine, splitLines } from "../claude/ndjson.js";
+import { lineText, parseEventLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent } from "../claude/stream-events.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { formatStat, describeCompaction, oneLine } from "./format.js";
@@ -100,7 +100,7 @@ async function wait(o: PlayOptions, ms: number): Promise<boolean> {
 
 /** Parse a stored line the way the recorder did; a line that is not JSON reaches the renderer as such. */
 function renderLine(renderer: EventRenderer, line: PlayLine): void {
-  const json = parseLine(line.bytes);
+  const json = parseEventLine(line.bytes);
   const event = toStreamEvent(json, json === null ? lineText(line.bytes) : "");
   // Of what nudge wrote, only the answers to claude's requests are news: the prompts are in
   // claude's own stream already (replayed user lines), and an interrupt shows as the turn's end.

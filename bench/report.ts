@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import os from "node:os";
 import type { BetweenProfile, BetweenResult } from "./between-turns.js";
 import type { LongListResult, StartResult } from "./cli-start.js";
+import type { ExportBenchRow } from "./export-bench.js";
 import type { BinaryTurnResult, LongSessionResult } from "./long-session.js";
 import type { LatencyFigures, RecorderResult } from "./recorder.js";
 import type { RewindResult } from "./rewind.js";
@@ -27,6 +28,7 @@ export interface BenchResults {
   binaryTurn: BinaryTurnResult | null;
   start: StartResult | null;
   recorder: RecorderResult | null;
+  exported: ExportBenchRow | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -134,6 +136,11 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| recorder throughput, ${recorder.streamMB.toFixed(0)} MB of NDJSON through \`nudge claude run\` | ${recorder.mbPerSecond.toFixed(0)} MB/s ${mark(recorder.mbPerSecond >= 300)} (the recording path alone, in-process: ${recorder.inProcessMbPerSecond.toFixed(0)} MB/s) | ≥ 300 MB/s |`);
     latencyRow(say, "a line every 2 ms", recorder.idle);
     latencyRow(say, "each line followed by a 64 KB tool result", recorder.loaded);
+  }
+  if (r.exported) {
+    const e = r.exported;
+    say(`| \`session export\` of a ${e.turns}-turn session (1k files) ÷ \`git bundle create\` of the same commits | time ${fmtRatio(e.exportSeconds / e.gitBundleSeconds)} (${fmtMs(e.exportSeconds * 1000)} / ${fmtMs(e.gitBundleSeconds * 1000)}); size ${fmtRatio(e.exportBytes / e.gitBundleBytes)} (${fmtBytes(e.exportBytes)} / ${fmtBytes(e.gitBundleBytes)}: the tarball also carries the conversation, ${fmtBytes(e.bundleFolderBytes)} in the bundle folder) | |`);
+    say(`| \`session import\` of it (every patch checked against its snapshot) | ${fmtMs(e.importSeconds * 1000)} | |`);
   }
 }
 

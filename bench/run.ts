@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder
+ *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
  *   BENCH_CLI=other/dist/nudge.mjs npm run bench -- …   measure another build of nudge
@@ -16,13 +16,14 @@ import os from "node:os";
 import { betweenTurns, profileBetweenTurns, type BetweenResult } from "./between-turns.js";
 import { cliStart, longSessionListing } from "./cli-start.js";
 import { binaryTurnStorage, longSession } from "./long-session.js";
+import { exportBench } from "./export-bench.js";
 import { recorderBench } from "./recorder.js";
 import { generateRepo, scratchRoot } from "./repo.js";
 import { report, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder"] as const;
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -52,6 +53,7 @@ const results: BenchResults = {
   binaryTurn: null,
   start: null,
   recorder: null,
+  exported: null,
 };
 
 try {
@@ -80,6 +82,10 @@ try {
     const small = results.between.get(fileCounts[0]!)?.repo ?? (await generateRepo({ files: 1_000 }));
     if (wanted("start")) results.start = await cliStart(small, 20, 12);
     if (wanted("recorder")) results.recorder = await recorderBench(small, 256);
+  }
+  if (wanted("export")) {
+    progress("export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create");
+    results.exported = await exportBench(200, 1_000);
   }
   process.stdout.write(report(results).join("\n") + "\n");
 } finally {

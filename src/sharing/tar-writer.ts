@@ -39,7 +39,7 @@ export interface TarFile {
 export async function writeTarGz(out: string, files: TarFile[]): Promise<{ bytes: number }> {
   const temp = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    await pipeline(Readable.from(tarBlocks(files)), createGzip({ level: 6 }), portableGzipHeader(), createWriteStream(temp, { flags: "wx" }));
+    await pipeline(Readable.from(tarBlocks(files)), createGzip({ level: 6 }), portableGzipHeader(), createWriteStream(temp, { flags: "wx", mode: 0o600 }));
     const handle = await fs.open(temp, "r");
     try {
       await handle.sync(); // on disk before it takes the final name

@@ -51,6 +51,8 @@ describe("writing an export", () => {
     const out = path.join(dir, "nudge-1e834beb3b.tar.gz");
     const written = await writeExport(out, { top: "nudge-1e834beb3b", index: INDEX, files: sample(dir) });
     expect(written.bytes).toBe(statSync(out).size);
+    // It holds the conversation and the code: readable by its owner only, whatever the umask.
+    expect(statSync(out).mode & 0o777).toBe(0o600);
 
     const names = headers(gunzipSync(readFileSync(out))).map((h) => h.path);
     expect(names).toEqual([

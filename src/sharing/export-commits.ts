@@ -17,8 +17,8 @@ export interface ExportedCommits {
   tip: string;
   /** How many commits were copied with a masked message. */
   copied: number;
-  /** What was masked in the messages, by kind and turn. */
-  masked: Array<{ kind: string; turn: number | null }>;
+  /** The secrets in the messages, by kind and turn: masked in the copies, or (with --no-redact) kept. */
+  found: Array<{ kind: string; turn: number | null }>;
 }
 
 export async function exportCommits(root: string, tip: string, base: string | null, turns: Turn[], redact: boolean): Promise<ExportedCommits> {
@@ -34,18 +34,18 @@ export async function exportCommits(root: string, tip: string, base: string | nu
       }
     }
   }
-  if (!redact) return { turns, tip, copied: 0, masked: [] };
-
   const messages = await maskMessages(chain.map((c) => c.message));
   const turnOfCommit = new Map(turns.flatMap((t) => [[t.snapshot.commit, t.n] as const, ...(t.edits ? [[t.edits.snapshot.commit, t.n] as const] : [])]));
-  const masked: ExportedCommits["masked"] = [];
+  const found: ExportedCommits["found"] = [];
   // From the first commit whose message holds a secret on, each commit is copied (its parent changed).
   const first = messages.findIndex((m) => m.kinds.length > 0);
   const copied = first === -1 ? [] : chain.slice(first);
-  for (const [i, c] of copied.entries()) for (const kind of messages[first + i]!.kinds) masked.push({ kind, turn: turnOfCommit.get(c.commit) ?? null });
+  for (const [i, c] of copied.entries()) for (const kind of messages[first + i]!.kinds) found.push({ kind, turn: turnOfCommit.get(c.commit) ?? null });
+  // --no-redact: the messages travel as they are, and the output says what they hold.
+  if (!redact) return { turns, tip, copied: 0, found };
   const ids = await git.copyCommits(root, copied.map((c, i) => ({ commit: c.commit, parents: c.parents, ...(messages[first + i]!.kinds.length ? { message: messages[first + i]!.text } : {}) })));
   const copies = new Map(copied.map((c, i) => [c.commit, ids[i]!]));
-  if (copies.size === 0) return { turns, tip, copied: 0, masked };
+  if (copies.size === 0) return { turns, tip, copied: 0, found };
   const copy = (commit: string) => copies.get(commit) ?? commit;
   return {
     turns: turns.map((t) => ({
@@ -55,7 +55,7 @@ export async function exportCommits(root: string, tip: string, base: string | nu
     })),
     tip: copy(tip),
     copied: copies.size,
-    masked,
+    found,
   };
 }
 

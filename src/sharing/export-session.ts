@@ -101,7 +101,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
     const manifestFile = path.join(stage, SESSION_DIR, "manifest.json");
     await fs.writeFile(manifestFile, JSON.stringify(header, null, 2) + "\n", { flag: "wx" });
 
-    const findings = [...logs.findings, ...journal.findings, ...commits.masked.map((m): SecretFinding => ({ kind: m.kind, file: BUNDLE_ENTRY, line: 0, start: 0, end: 0, ...(m.turn === null ? {} : { turn: m.turn }) }))];
+    const findings = [...logs.findings, ...journal.findings, ...commits.found.map((m): SecretFinding => ({ kind: m.kind, file: BUNDLE_ENTRY, line: 0, start: 0, end: 0, ...(m.turn === null ? {} : { turn: m.turn }) }))];
     const summary = summarizeFindings(findings);
     const files: ExportFile[] = [
       ...logs.files,

@@ -100,5 +100,10 @@ describe("secrets in an export", () => {
     const files = await unpack(path.join(a, "raw.tar.gz"));
     expect(files.get("session/conversation.jsonl")!.toString()).toContain(KEY);
     expect((await bundleObjects(files.get("git/session.bundle")!)).messages).toContain(KEY);
+    // Everywhere it was kept is named, the snapshot commits' messages in the git bundle too.
+    const json = await runNudge(["session", "export", rec.id, "--upto", "1", "--no-redact", "--json", "-o", "raw2.tar.gz"], { cwd: a, env: rec.env });
+    const kept = JSON.parse(json.stdout).keptSecrets as Array<{ file: string }>;
+    const sid = rec.manifest.turns[1]!.claudeSessionId!;
+    expect(kept.map((k) => k.file).sort()).toEqual(["git/session.bundle", `session/claude/${sid}.jsonl`, "session/conversation.jsonl", "session/input.jsonl", "session/turns.jsonl"]);
   });
 });

@@ -51,7 +51,7 @@ Examples:
 
     const style = makeStyle(colorEnabled(process.stdout));
     const write = (text: string) => void process.stdout.write(text);
-    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd, notice: stderrNotice });
+    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd, notice: stderrNotice, ruleDecisions: { repoRoot: m.repo.root } });
     const stop = new AbortController();
     // Ctrl-C ends the replay, not nudge mid-line: the loop notices, the cursor is left on a fresh line.
     const onSigint = () => stop.abort();

@@ -10,6 +10,7 @@
  */
 import type { HookCallbackRequest, HookEvent, HookRegistration, PostToolUseOutput, PreToolUseOutput } from "../claude/control-protocol.js";
 import { decisionRecord, type RuleDecisionRecord } from "./decision-record.js";
+import { callDetail } from "./tool-input.js";
 import { evaluate, type RuleDecision, type ToolCall } from "./evaluate.js";
 import type { RuleSet } from "./parse-rules.js";
 
@@ -72,7 +73,7 @@ export function preToolUseOutput(decision: RuleDecision | null): PreToolUseOutpu
     case "ask":
       return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: decision.message ? `rule ${id}: ${decision.message}` : `rule ${id}` } };
     case "allow":
-      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: `allowed by rule ${id}` } };
+      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: decision.message ? `allowed by rule ${id}: ${decision.message}` : `allowed by rule ${id}` } };
     case "note":
       return none;
   }
@@ -109,4 +110,30 @@ export function answerHook(rules: RuleSet, input: HookCallbackRequest["input"], 
     return { output: postToolUseOutput(decision, event), record: acts ? decisionRecord(decision, call, toolUseId) : null };
   }
   return { output: {}, record: null };
+}
+
+/** Our own reasons and notes, read back: `<rule id>` then the message, if any. */
+const ANSWERS: Array<{ action: RuleDecisionRecord["action"]; text: RegExp }> = [
+  { action: "deny", text: /^Blocked by the project's rule "([^"]+)": ([\s\S]*)$/ },
+  { action: "ask", text: /^rule ([A-Za-z0-9][A-Za-z0-9_.-]*)(?:: ([\s\S]*))?$/ },
+  { action: "allow", text: /^allowed by rule ([A-Za-z0-9][A-Za-z0-9_.-]*)(?:: ([\s\S]*))?$/ },
+  { action: "note", text: /^Note from the project's rule "([^"]+)": ([\s\S]*)$/ },
+];
+
+/**
+ * The rule decision an answer carried, read back from the `hook_callback` request (in claude's
+ * stream) and nudge's answer to it (in input.jsonl): how a replay shows what a rule decided. The
+ * inverse of the outputs above, kept beside them so the two cannot drift apart. Null for an
+ * answer that decided nothing.
+ */
+export function decisionFromAnswer(input: HookCallbackRequest["input"], answer: unknown, repoRoot: string): RuleDecisionRecord | null {
+  const out = (answer as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown; additionalContext?: unknown } } | null)?.hookSpecificOutput;
+  if (!out) return null;
+  const text = typeof out.permissionDecisionReason === "string" ? out.permissionDecisionReason : typeof out.additionalContext === "string" ? out.additionalContext : null;
+  const wanted = typeof out.permissionDecision === "string" ? out.permissionDecision : "note";
+  const kind = ANSWERS.find((a) => a.action === wanted);
+  const found = text === null || !kind ? null : kind.text.exec(text);
+  if (!kind || !found) return null;
+  const call: ToolCall = { toolName: input.tool_name ?? "", input: input.tool_input ?? {}, cwd: input.cwd ?? repoRoot, repoRoot };
+  return { rule: found[1]!, action: kind.action, tool: call.toolName, toolUseId: input.tool_use_id ?? null, detail: callDetail(call), message: found[2] ?? null };
 }

@@ -3,9 +3,13 @@
  * `✗ denied Bash(rm -rf x): reason`, `? answered "Which db?" = SQLite`. A response is paired with
  * the `can_use_tool` request of the same request_id seen before it. claude echoes every response
  * nudge writes on its stdout, and a replay merges what nudge wrote (input.jsonl) with what claude
- * wrote, so the same response arrives twice: each request's decision is shown once.
+ * wrote, so the same response arrives twice: each request's decision is shown once. In a replay,
+ * an answer to a `hook_callback` shows what the project's rules decided: `⚖ rule no-npm denied …`.
  */
+import type { HookCallbackRequest } from "../claude/control-protocol.js";
 import type { ControlRequestEvent, ControlResponseEvent } from "../claude/stream-events.js";
+import { describeRecord } from "../rules/decision-record.js";
+import { decisionFromAnswer } from "../rules/hook-answers.js";
 import { toolDetail } from "./tool-detail.js";
 import { oneLine } from "./format.js";
 import type { Style } from "./style.js";
@@ -24,15 +28,21 @@ interface PermissionUpdateLike {
 
 export class Decisions {
   private readonly asked = new Map<string, Asked>();
+  /** Hook calls seen (for rule decisions), by request_id. */
+  private readonly hooks = new Map<string, HookCallbackRequest["input"]>();
   private readonly shown = new Set<string>();
   /** Tool calls the user refused: their error result only repeats the reason already shown. */
   private readonly refused = new Set<string>();
 
-  constructor(private readonly o: { style: Style; cwd: string }) {}
+  constructor(private readonly o: { style: Style; cwd: string; ruleDecisions?: { repoRoot: string } }) {}
 
   /** Remember what a request asked, for the line its answer will make. */
   request(event: ControlRequestEvent): void {
     const r = event.request as { subtype: string; tool_name?: unknown; input?: unknown; tool_use_id?: unknown };
+    if (r.subtype === "hook_callback" && this.o.ruleDecisions && r.input && typeof r.input === "object") {
+      this.hooks.set(event.request_id, r.input as HookCallbackRequest["input"]);
+      return;
+    }
     if (r.subtype !== "can_use_tool" || typeof r.tool_name !== "string") return;
     const input = r.input && typeof r.input === "object" ? (r.input as Record<string, unknown>) : {};
     this.asked.set(event.request_id, { tool: r.tool_name, input, toolUseId: typeof r.tool_use_id === "string" ? r.tool_use_id : undefined });
@@ -50,6 +60,13 @@ export class Decisions {
     if (!id || this.shown.has(id)) return [];
     const asked = this.asked.get(id);
     const { style } = this.o;
+    const hook = this.hooks.get(id);
+    if (hook && this.o.ruleDecisions) {
+      const record = r.subtype === "success" ? decisionFromAnswer(hook, r.response, this.o.ruleDecisions.repoRoot) : null;
+      if (!record) return [];
+      this.shown.add(id);
+      return [`⚖ ${describeRecord(record)}`];
+    }
     if (r.subtype === "error") {
       if (!asked) return [];
       this.shown.add(id);

@@ -39,6 +39,11 @@ export interface RendererOptions {
    * are not claude's words, so they must not land in stdout with them (replay: `stderrNotice`).
    */
   notice: (text: string) => void;
+  /**
+   * Show what the project's rules decided, read back from nudge's answers to claude's hook
+   * calls (replay: paths relative to this repository root). A live run says each as it is made.
+   */
+  ruleDecisions?: { repoRoot: string };
 }
 
 /** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
@@ -71,7 +76,7 @@ export class EventRenderer {
       verbose: o.verbose,
       sink: { write: (t) => this.write(t), endLine: () => this.endLine(), toolUse: (b) => this.toolUse(b) },
     });
-    this.decisions = new Decisions({ style: o.style, cwd: o.cwd });
+    this.decisions = new Decisions({ style: o.style, cwd: o.cwd, ruleDecisions: o.ruleDecisions });
   }
 
   render(event: StreamEvent): void {

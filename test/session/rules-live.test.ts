@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitdir, writeFiles } from "../support/gitdir.js";
 import { recordSession } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
 
 const RULES = `version: 1
 rules:
@@ -45,6 +46,15 @@ describe("rules in a live session", () => {
       const input = readFileSync(path.join(recorded.dir, "input.jsonl"), "utf8");
       expect(input).toContain(`Blocked by the project's rule \\"no-rm\\"`);
       expect(input).toContain(`Note from the project's rule \\"pnpm-only\\"`);
+      // A replay says what each rule decided, once, where it happened.
+      const replay = await runNudge(["session", "replay", recorded.id], { cwd: repo, env: { NO_COLOR: "1" } });
+      expect(replay.exitCode, replay.stderr).toBe(0);
+      const lines = replay.stdout.split("\n");
+      const denied = lines.indexOf("⚖ rule no-rm denied Bash(rm keep.txt): Never delete files with rm here; move them to trash/ instead.");
+      const noted = lines.indexOf("⚖ rule pnpm-only noted on Bash(echo npm > used-npm.txt): This repository uses pnpm; run pnpm next time.");
+      expect(denied).toBeGreaterThan(lines.indexOf("⏺ Bash(rm keep.txt)"));
+      expect(noted).toBeGreaterThan(lines.indexOf("⏺ Bash(echo npm > used-npm.txt)"));
+      expect(lines.filter((l) => l.startsWith("⚖"))).toHaveLength(2);
     } finally {
       await recorded.api.close();
     }

@@ -28,7 +28,7 @@ const RunOptions = z.object({
 export const claudeRunCommand = new Command("run")
   .description("run claude as usual while nudge records the conversation and the code after every turn")
   .argument("[prompt]", "the first prompt (more come from the prompt line, or one per stdin line)")
-  .option("-c, --continue", "continue the latest session of this repository")
+  .option("-c, --continue", "continue the latest session of this work tree")
   .option("-r, --resume <id>", "continue a session by id or unique prefix")
   .option("-v, --verbose", "show tool inputs and outputs")
   .option("--max-turns <n>", "passed to claude: agentic turns per prompt")

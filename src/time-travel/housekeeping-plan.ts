@@ -41,7 +41,7 @@ export interface RecordRemoval {
   backup: RefAt | null;
 }
 
-/** A backup ref that no rewind record names (edits kept before an undo, a failed switch's find). */
+/** A backup ref that no rewind record names (a failed switch's find, or one whose record is gone). */
 export interface BackupRefRemoval extends RefAt {
   at: string;
 }

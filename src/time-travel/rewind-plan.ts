@@ -136,7 +136,8 @@ function refuseResetHead(f: RewindFacts, recorded: string | null, otherBranch: R
 
 /** The plan as lines a person reads (for --dry-run, and before asking for confirmation). */
 export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
-  const lines = [`${verb} session ${plan.sessionId} to turn ${plan.turn}`];
+  // A fork starts a new session at the turn; a rewind takes this one back to it.
+  const lines = [verb === "fork" ? `fork session ${plan.sessionId} at turn ${plan.turn}, its code put in place here` : `${verb} session ${plan.sessionId} to turn ${plan.turn}`];
   if (plan.scope !== "conversation") {
     lines.push(...codeLines(plan, "at that turn"));
     lines.push(
@@ -175,7 +176,7 @@ function codeLines(c: CodeChanges, state: string): string[] {
     ...c.remove.filter((p) => !yoursRemove.has(p)).map((p) => `  delete  ${printablePath(p)}`),
   ];
   if (yoursWrite.size + yoursRemove.size > 0) {
-    lines.push("  your own changes, in no snapshot (the backup keeps them):");
+    lines.push("  changes made outside this session, in none of its snapshots (the backup keeps them):");
     const restore = new Set(c.yours.restore);
     lines.push(
       ...c.yours.write.map((p) => (restore.has(p) ? `    restore    ${printablePath(p)} (you deleted it)` : `    overwrite  ${printablePath(p)}`)),

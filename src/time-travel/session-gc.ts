@@ -37,7 +37,7 @@ function oldSessions(view: StoreView, cutoff: number, kept: string[]): string[] 
   return chosen;
 }
 
-/** Backup refs no rewind record names (edits kept before an undo, what a failed switch found). */
+/** Backup refs no rewind record names (what a failed switch found, or a ref whose record was removed by hand). */
 function orphanBackups(view: StoreView, cutoff: number): BackupRefRemoval[] {
   const named = new Set(view.records.map((r) => r.record.backup.ref));
   return view.refs
@@ -46,7 +46,7 @@ function orphanBackups(view: StoreView, cutoff: number): BackupRefRemoval[] {
 }
 
 /**
- * Sessions an import replaced (`session import --replace`), set aside in import-backups/ with
+ * Sessions an import replaced (`session import --force`), set aside in import-backups/ with
  * their refs under refs/nudge/import-backups/<folder>/: they go with the age, like a backup.
  */
 async function oldImportBackups(store: Store, view: StoreView, cutoff: number): Promise<Leftover[]> {

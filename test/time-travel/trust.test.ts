@@ -77,7 +77,7 @@ describe("plan, confirm, undo wherever something is discarded", () => {
     const before = await workTreeListing(repo);
     const dry = await runNudge(["session", "fork", recorded.id, "0", "--dry-run"], { cwd: repo });
     expect(dry.exitCode, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain(`fork session ${recorded.id} to turn 0`);
+    expect(dry.stdout).toContain(`fork session ${recorded.id} at turn 0, its code put in place here`);
     expect(dry.stdout).toMatch(/^ {2}delete {2}a\.txt$/m);
     expect(dry.stdout).toMatch(/^ {4}delete {5}mine\.txt$/m); // the user's own, named apart
     const noTerminal = await runNudge(["session", "fork", recorded.id, "0"], { cwd: repo });

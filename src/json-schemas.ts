@@ -2,7 +2,7 @@
  * The JSON Schemas published in schemas/, generated from the zod schemas so the two can never
  * disagree (a test fails when the committed files are stale; `npm run schemas` rewrites them).
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 import { journalSchemas, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
 import { RulesFileSchema } from "./rules/rules-schema.js";
 import { ExportIndexSchema } from "./sharing/export-index.js";

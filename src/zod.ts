@@ -5,8 +5,10 @@
  *
  * Import it as a namespace, `import * as z from "../zod.js"`, which keeps it tree-shakeable.
  */
-import { config, locales } from "zod/mini";
+import { config } from "zod/mini";
+// The English locale's own module: mini's `locales` namespace would bundle all of zod's ~60 languages.
+import en from "zod/v4/locales/en.js";
 
-config(locales.en());
+config(en());
 
 export * from "zod/mini";

@@ -4,16 +4,16 @@
  * `hook_callback` for hooks registered by an `initialize` request), and the responses nudge
  * writes back on stdin. Schemas are loose: fields claude adds must never break a session.
  */
-import * as z from "zod";
+import * as z from "../zod.js";
 
 /** A rule claude can add to its permission settings, as offered in `permission_suggestions`. */
 export const PermissionUpdate = z.looseObject({
   type: z.string(),
-  rules: z.array(z.looseObject({ toolName: z.string(), ruleContent: z.string().optional() })).optional(),
-  behavior: z.string().optional(),
-  destination: z.string().optional(),
-  directories: z.array(z.string()).optional(),
-  mode: z.string().optional(),
+  rules: z.optional(z.array(z.looseObject({ toolName: z.string(), ruleContent: z.optional(z.string()) }))),
+  behavior: z.optional(z.string()),
+  destination: z.optional(z.string()),
+  directories: z.optional(z.array(z.string())),
+  mode: z.optional(z.string()),
 });
 export type PermissionUpdate = z.infer<typeof PermissionUpdate>;
 
@@ -26,12 +26,12 @@ export type PermissionUpdate = z.infer<typeof PermissionUpdate>;
 export const CanUseToolRequest = z.looseObject({
   subtype: z.literal("can_use_tool"),
   tool_name: z.string(),
-  input: z.record(z.string(), z.unknown()).catch({}),
-  description: z.string().optional(),
-  permission_suggestions: z.array(PermissionUpdate).catch([]).optional(),
-  blocked_path: z.string().optional(),
-  tool_use_id: z.string().optional(),
-  requires_user_interaction: z.boolean().optional(),
+  input: z.catch(z.record(z.string(), z.unknown()), {}),
+  description: z.optional(z.string()),
+  permission_suggestions: z.optional(z.catch(z.array(PermissionUpdate), [])),
+  blocked_path: z.optional(z.string()),
+  tool_use_id: z.optional(z.string()),
+  requires_user_interaction: z.optional(z.boolean()),
 });
 export type CanUseToolRequest = z.infer<typeof CanUseToolRequest>;
 
@@ -41,10 +41,10 @@ export const HookCallbackRequest = z.looseObject({
   callback_id: z.string(),
   input: z.looseObject({
     hook_event_name: z.string(),
-    tool_name: z.string().optional(),
-    tool_input: z.record(z.string(), z.unknown()).optional(),
-    tool_use_id: z.string().optional(),
-    cwd: z.string().optional(),
+    tool_name: z.optional(z.string()),
+    tool_input: z.optional(z.record(z.string(), z.unknown())),
+    tool_use_id: z.optional(z.string()),
+    cwd: z.optional(z.string()),
   }),
 });
 export type HookCallbackRequest = z.infer<typeof HookCallbackRequest>;

@@ -3,7 +3,7 @@
  * between versions, and a field we do not know must never break a recording. Anything that does
  * not match is an `OtherEvent` and is still stored byte for byte.
  */
-import * as z from "zod";
+import * as z from "../zod.js";
 import { ControlRequestEvent } from "./control-protocol.js";
 
 const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
@@ -11,49 +11,49 @@ const ToolUseBlock = z.looseObject({
   type: z.literal("tool_use"),
   id: z.string(),
   name: z.string(),
-  input: z.record(z.string(), z.unknown()).catch({}),
+  input: z.catch(z.record(z.string(), z.unknown()), {}),
 });
 const ToolResultBlock = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string(),
   content: z.unknown(),
-  is_error: z.boolean().optional(),
+  is_error: z.optional(z.boolean()),
 });
 const AnyBlock = z.looseObject({ type: z.string() });
 
 export const SystemEvent = z.looseObject({
   type: z.literal("system"),
   subtype: z.string(),
-  session_id: z.string().optional(),
-  model: z.string().optional(),
-  cwd: z.string().optional(),
-  claude_code_version: z.string().optional(),
-  attempt: z.number().optional(),
-  max_retries: z.number().optional(),
-  retry_delay_ms: z.number().optional(),
-  error_status: z.number().nullable().optional(),
-  error: z.unknown().optional(),
+  session_id: z.optional(z.string()),
+  model: z.optional(z.string()),
+  cwd: z.optional(z.string()),
+  claude_code_version: z.optional(z.string()),
+  attempt: z.optional(z.number()),
+  max_retries: z.optional(z.number()),
+  retry_delay_ms: z.optional(z.number()),
+  error_status: z.optional(z.nullable(z.number())),
+  error: z.optional(z.unknown()),
 });
 
 export const AssistantEvent = z.looseObject({
   type: z.literal("assistant"),
-  uuid: z.string().optional(),
-  session_id: z.string().optional(),
-  parent_tool_use_id: z.string().nullable().optional(),
-  error: z.unknown().optional(),
+  uuid: z.optional(z.string()),
+  session_id: z.optional(z.string()),
+  parent_tool_use_id: z.optional(z.nullable(z.string())),
+  error: z.optional(z.unknown()),
   message: z.looseObject({
-    id: z.string().optional(),
-    model: z.string().optional(),
-    content: z.array(z.union([TextBlock, ToolUseBlock, AnyBlock])).catch([]),
+    id: z.optional(z.string()),
+    model: z.optional(z.string()),
+    content: z.catch(z.array(z.union([TextBlock, ToolUseBlock, AnyBlock])), []),
   }),
 });
 
 export const UserEvent = z.looseObject({
   type: z.literal("user"),
-  uuid: z.string().optional(),
-  session_id: z.string().optional(),
-  isReplay: z.boolean().optional(),
-  parent_tool_use_id: z.string().nullable().optional(),
+  uuid: z.optional(z.string()),
+  session_id: z.optional(z.string()),
+  isReplay: z.optional(z.boolean()),
+  parent_tool_use_id: z.optional(z.nullable(z.string())),
   message: z.looseObject({
     content: z.union([z.string(), z.array(z.union([ToolResultBlock, TextBlock, AnyBlock]))]),
   }),
@@ -62,26 +62,26 @@ export const UserEvent = z.looseObject({
 export const ResultEvent = z.looseObject({
   type: z.literal("result"),
   subtype: z.string(),
-  is_error: z.boolean().catch(false),
-  session_id: z.string().optional(),
+  is_error: z.catch(z.boolean(), false),
+  session_id: z.optional(z.string()),
   /** Cumulative over the claude process's life, not per turn (measured with 2.1.329). */
-  total_cost_usd: z.number().optional(),
+  total_cost_usd: z.optional(z.number()),
   /** Per-model usage since the previous result: the turn's own cost is the sum of its costUSD. */
-  model_usage_since_last_result: z.record(z.string(), z.looseObject({ costUSD: z.number().optional() })).optional(),
-  duration_ms: z.number().optional(),
-  num_turns: z.number().optional(),
-  usage: z.record(z.string(), z.unknown()).optional(),
-  result: z.string().optional(),
-  errors: z.array(z.unknown()).optional(),
+  model_usage_since_last_result: z.optional(z.record(z.string(), z.looseObject({ costUSD: z.optional(z.number()) }))),
+  duration_ms: z.optional(z.number()),
+  num_turns: z.optional(z.number()),
+  usage: z.optional(z.record(z.string(), z.unknown())),
+  result: z.optional(z.string()),
+  errors: z.optional(z.array(z.unknown())),
   /** Set when the turn ended on an API error (the subtype still says "success" then). */
-  api_error_status: z.number().nullable().optional(),
+  api_error_status: z.optional(z.nullable(z.number())),
   /** "completed", "api_error", "aborted_streaming" (an interrupt), ... */
-  terminal_reason: z.string().optional(),
+  terminal_reason: z.optional(z.string()),
 });
 
 export const ControlResponseEvent = z.looseObject({
   type: z.literal("control_response"),
-  response: z.looseObject({ subtype: z.string(), request_id: z.string().optional() }),
+  response: z.looseObject({ subtype: z.string(), request_id: z.optional(z.string()) }),
 });
 
 /**
@@ -92,9 +92,9 @@ export const ControlResponseEvent = z.looseObject({
 export const PartialEvent = z.looseObject({
   type: z.literal("stream_event"),
   event: z.looseObject({ type: z.string() }),
-  parent_tool_use_id: z.string().nullable().optional(),
-  session_id: z.string().optional(),
-  uuid: z.string().optional(),
+  parent_tool_use_id: z.optional(z.nullable(z.string())),
+  session_id: z.optional(z.string()),
+  uuid: z.optional(z.string()),
 });
 
 export type SystemEvent = z.infer<typeof SystemEvent>;
@@ -126,7 +126,7 @@ export type StreamEvent =
   | OtherEvent
   | InvalidLine;
 
-const byType: Record<string, z.ZodType<StreamEvent>> = {
+const byType: Record<string, z.ZodMiniType<StreamEvent>> = {
   system: SystemEvent,
   assistant: AssistantEvent,
   user: UserEvent,

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { existsSync, promises as fs, statSync } from "node:fs";
 import path from "node:path";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { locateClaude } from "../claude/locate-claude.js";
 import { claudeConfigDir } from "../claude/transcript.js";
@@ -19,32 +19,32 @@ import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { argsAfterDoubleDash } from "./claude-run.js";
 import { parseOptions } from "./parse-options.js";
 
-const none = z.literal("none").transform(() => null);
-const off = z.union([z.literal("off"), z.literal("0")]).transform(() => null);
-const guardCount = z.union([off, z.coerce.number().int().positive()]);
+const none = z.pipe(z.literal("none"), z.transform(() => null));
+const off = z.pipe(z.union([z.literal("off"), z.literal("0")]), z.transform(() => null));
+const guardCount = z.union([off, z.coerce.number().check(z.int(), z.positive())]);
 
 const LoopOptions = z.object({
-  until: z.string().min(1),
-  maxIterations: z.coerce.number().int().positive().default(DEFAULT_BUDGET.iterations),
-  maxCost: z.union([none, z.coerce.number().positive()]).default(DEFAULT_BUDGET.costUsd),
-  maxMinutes: z.union([none, z.coerce.number().positive()]).default(DEFAULT_BUDGET.minutes),
-  checkTimeout: z.coerce.number().positive().default(600),
-  promptFile: z.string().min(1).optional(),
-  guards: z.boolean().default(true),
-  guardNoChange: guardCount.default(DEFAULT_GUARDS.noChange),
-  guardRepeat: guardCount.default(DEFAULT_GUARDS.repeat),
-  guardSameOutput: guardCount.default(DEFAULT_GUARDS.sameOutput),
-  continue: z.boolean().optional(),
-  resume: z.string().min(1).optional(),
-  verbose: z.boolean().optional(),
-  maxTurns: z.coerce.number().int().positive().optional(),
-  model: z.string().min(1).optional(),
-  cwd: z.string().min(1).optional(),
-  permissionMode: z.string().min(1).optional(),
-  allowedTools: z.string().min(1).optional(),
-  disallowedTools: z.string().min(1).optional(),
-  claudeBin: z.string().min(1).optional(),
-  force: z.boolean().optional(),
+  until: z.string().check(z.minLength(1)),
+  maxIterations: z._default(z.coerce.number().check(z.int(), z.positive()), DEFAULT_BUDGET.iterations),
+  maxCost: z._default(z.union([none, z.coerce.number().check(z.positive())]), DEFAULT_BUDGET.costUsd),
+  maxMinutes: z._default(z.union([none, z.coerce.number().check(z.positive())]), DEFAULT_BUDGET.minutes),
+  checkTimeout: z._default(z.coerce.number().check(z.positive()), 600),
+  promptFile: z.optional(z.string().check(z.minLength(1))),
+  guards: z._default(z.boolean(), true),
+  guardNoChange: z._default(guardCount, DEFAULT_GUARDS.noChange),
+  guardRepeat: z._default(guardCount, DEFAULT_GUARDS.repeat),
+  guardSameOutput: z._default(guardCount, DEFAULT_GUARDS.sameOutput),
+  continue: z.optional(z.boolean()),
+  resume: z.optional(z.string().check(z.minLength(1))),
+  verbose: z.optional(z.boolean()),
+  maxTurns: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  model: z.optional(z.string().check(z.minLength(1))),
+  cwd: z.optional(z.string().check(z.minLength(1))),
+  permissionMode: z.optional(z.string().check(z.minLength(1))),
+  allowedTools: z.optional(z.string().check(z.minLength(1))),
+  disallowedTools: z.optional(z.string().check(z.minLength(1))),
+  claudeBin: z.optional(z.string().check(z.minLength(1))),
+  force: z.optional(z.boolean()),
 });
 
 const placeholders = Object.entries(PLACEHOLDERS)

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { UserError } from "../errors.js";
 import { openStore } from "../bundle/store.js";
 import { locateClaude } from "../claude/locate-claude.js";
@@ -12,17 +12,17 @@ import { liveRun } from "../terminal/live-run.js";
 import { parseOptions } from "./parse-options.js";
 
 const RunOptions = z.object({
-  continue: z.boolean().optional(),
-  resume: z.string().min(1).optional(),
-  verbose: z.boolean().optional(),
-  maxTurns: z.coerce.number().int().positive().optional(),
-  model: z.string().min(1).optional(),
-  cwd: z.string().min(1).optional(),
-  permissionMode: z.string().min(1).optional(),
-  allowedTools: z.string().min(1).optional(),
-  disallowedTools: z.string().min(1).optional(),
-  claudeBin: z.string().min(1).optional(),
-  force: z.boolean().optional(),
+  continue: z.optional(z.boolean()),
+  resume: z.optional(z.string().check(z.minLength(1))),
+  verbose: z.optional(z.boolean()),
+  maxTurns: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  model: z.optional(z.string().check(z.minLength(1))),
+  cwd: z.optional(z.string().check(z.minLength(1))),
+  permissionMode: z.optional(z.string().check(z.minLength(1))),
+  allowedTools: z.optional(z.string().check(z.minLength(1))),
+  disallowedTools: z.optional(z.string().check(z.minLength(1))),
+  claudeBin: z.optional(z.string().check(z.minLength(1))),
+  force: z.optional(z.boolean()),
 });
 
 export const claudeRunCommand = new Command("run")

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { loadRules } from "../rules/load-rules.js";
 import { repoRoot } from "../snapshot/git.js";
@@ -7,7 +7,7 @@ import { oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ json: z.boolean().optional() });
+const Options = z.object({ json: z.optional(z.boolean()) });
 
 export const rulesListCommand = new Command("list")
   .alias("ls")

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { UserError } from "../errors.js";
 import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { evaluate } from "../rules/evaluate.js";
@@ -12,7 +12,7 @@ import { repoRoot } from "../snapshot/git.js";
 import { printJson } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ json: z.boolean().optional() });
+const Options = z.object({ json: z.optional(z.boolean()) });
 const EXAMPLE = `nudge rules test Bash '{"command":"npm install"}'`;
 
 export const rulesTestCommand = new Command("test")

@@ -1,11 +1,11 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { printJson, printTable } from "../terminal/output.js";
 import { listBackups } from "../time-travel/backup-list.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ json: z.boolean().optional() });
+const Options = z.object({ json: z.optional(z.boolean()) });
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
 

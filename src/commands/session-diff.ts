@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession, type Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
@@ -12,11 +12,11 @@ import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
-  stat: z.boolean().optional(),
-  json: z.boolean().optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
-  edits: z.boolean().optional(),
+  stat: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
+  from: z.optional(z.string()),
+  to: z.optional(z.string()),
+  edits: z.optional(z.boolean()),
 });
 
 export const sessionDiffCommand = new Command("diff")

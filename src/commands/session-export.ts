@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
 import { formatBytes } from "../sharing/limits.js";
@@ -10,11 +10,11 @@ import { printJson } from "../terminal/output.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
-  output: z.string().min(1).optional(),
-  upto: z.string().optional(),
+  output: z.optional(z.string().check(z.minLength(1))),
+  upto: z.optional(z.string()),
   redact: z.boolean(),
-  allowSecretsInCode: z.boolean().optional(),
-  json: z.boolean().optional(),
+  allowSecretsInCode: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
 });
 
 export const sessionExportCommand = new Command("export")

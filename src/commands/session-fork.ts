@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import path from "node:path";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { applyForkInPlace, forkIntoWorktree, forkTurn, prepareForkInPlace, type ForkOutcome } from "../time-travel/fork-session.js";
 import { withWorkTree } from "../time-travel/rewind.js";
@@ -11,10 +11,10 @@ import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
-  worktree: z.string().min(1).optional(),
-  dryRun: z.boolean().optional(),
-  yes: z.boolean().optional(),
-  json: z.boolean().optional(),
+  worktree: z.optional(z.string().check(z.minLength(1))),
+  dryRun: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
 });
 
 export const sessionForkCommand = new Command("fork")

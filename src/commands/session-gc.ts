@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { planGc } from "../time-travel/session-gc.js";
 import { runHousekeeping } from "./housekeeping-run.js";
@@ -8,13 +8,13 @@ import { parseOptions } from "./parse-options.js";
 const UNIT_MS = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
 
 const Options = z.object({
-  olderThan: z
-    .string()
-    .regex(/^\d+[hdw]$/, "an age such as 30d, 12h or 2w")
-    .transform((age) => Number(age.slice(0, -1)) * UNIT_MS[age.slice(-1) as keyof typeof UNIT_MS]),
-  dryRun: z.boolean().optional(),
-  yes: z.boolean().optional(),
-  json: z.boolean().optional(),
+  olderThan: z.pipe(
+    z.string().check(z.regex(/^\d+[hdw]$/, "an age such as 30d, 12h or 2w")),
+    z.transform((age) => Number(age.slice(0, -1)) * UNIT_MS[age.slice(-1) as keyof typeof UNIT_MS]),
+  ),
+  dryRun: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
 });
 
 export const sessionGcCommand = new Command("gc")

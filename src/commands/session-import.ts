@@ -1,14 +1,14 @@
 import { Command } from "commander";
 import os from "node:os";
 import path from "node:path";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
 import { shellQuote } from "../terminal/format.js";
 import { printJson } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ force: z.boolean().optional(), dryRun: z.boolean().optional(), json: z.boolean().optional() });
+const Options = z.object({ force: z.optional(z.boolean()), dryRun: z.optional(z.boolean()), json: z.optional(z.boolean()) });
 
 export const sessionImportCommand = new Command("import")
   .description("import a session exported with `nudge session export` into this clone")

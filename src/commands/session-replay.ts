@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession } from "../bundle/store.js";
@@ -10,10 +10,10 @@ import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
-  turn: z.string().optional(),
-  speed: z.coerce.number().positive().optional(),
-  idleLimit: z.coerce.number().nonnegative().finite().optional(),
-  verbose: z.boolean().optional(),
+  turn: z.optional(z.string()),
+  speed: z.optional(z.coerce.number().check(z.positive())),
+  idleLimit: z.optional(z.coerce.number().check(z.nonnegative())),
+  verbose: z.optional(z.boolean()),
 });
 
 export const sessionReplayCommand = new Command("replay")

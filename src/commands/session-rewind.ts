@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { existsSync } from "node:fs";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { UserError } from "../errors.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { describeInterrupted, planInterrupted, resolveInterrupted, type Resolution } from "../time-travel/interrupted.js";
@@ -11,15 +11,15 @@ import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
-  dryRun: z.boolean().optional(),
-  codeOnly: z.boolean().optional(),
-  conversationOnly: z.boolean().optional(),
-  resetHead: z.boolean().optional(),
-  yes: z.boolean().optional(),
-  undo: z.boolean().optional(),
-  continue: z.boolean().optional(),
-  abort: z.boolean().optional(),
-  json: z.boolean().optional(),
+  dryRun: z.optional(z.boolean()),
+  codeOnly: z.optional(z.boolean()),
+  conversationOnly: z.optional(z.boolean()),
+  resetHead: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  undo: z.optional(z.boolean()),
+  continue: z.optional(z.boolean()),
+  abort: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
 });
 type Options = z.infer<typeof Options>;
 

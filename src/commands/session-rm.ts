@@ -1,11 +1,11 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { planRemoval } from "../time-travel/session-removal.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ dryRun: z.boolean().optional(), yes: z.boolean().optional(), json: z.boolean().optional() });
+const Options = z.object({ dryRun: z.optional(z.boolean()), yes: z.optional(z.boolean()), json: z.optional(z.boolean()) });
 
 export const sessionRmCommand = new Command("rm")
   .description("remove sessions: their bundle, snapshot refs, private index, and the rewind backups made on them")

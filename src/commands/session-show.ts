@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
 import { printJson, printTable } from "../terminal/output.js";
@@ -9,7 +9,7 @@ import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { describeCompaction } from "../terminal/format.js";
 
-const Options = z.object({ json: z.boolean().optional() });
+const Options = z.object({ json: z.optional(z.boolean()) });
 
 export const sessionShowCommand = new Command("show")
   .description("show one session turn by turn")

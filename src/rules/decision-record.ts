@@ -2,18 +2,18 @@
  * "A rule decided this": what the session bundle keeps for every rule decision, and what replay
  * shows. The recorder adds where it happened (turn, time); this is the decision itself.
  */
-import * as z from "zod";
+import * as z from "../zod.js";
 import type { RuleDecision } from "./evaluate.js";
 import { RULE_ACTIONS } from "./rules-schema.js";
 import { callDetail, type ToolCall } from "./tool-input.js";
 
 export const RuleDecisionRecordSchema = z.object({
-  rule: z.string().describe("the rule's id"),
+  rule: z.string().check(z.describe("the rule's id")),
   action: z.enum(RULE_ACTIONS),
-  tool: z.string().describe("the tool claude called: Bash, Write, …"),
-  toolUseId: z.string().nullable().describe("claude's tool_use id, linking the decision to the call in conversation.jsonl"),
-  detail: z.string().describe("one line: the command, the file path (relative to the repository root), or the input as JSON"),
-  message: z.string().nullable().describe("the rule's message: what claude was told (deny, note) or the user was shown (ask)"),
+  tool: z.string().check(z.describe("the tool claude called: Bash, Write, …")),
+  toolUseId: z.nullable(z.string()).check(z.describe("claude's tool_use id, linking the decision to the call in conversation.jsonl")),
+  detail: z.string().check(z.describe("one line: the command, the file path (relative to the repository root), or the input as JSON")),
+  message: z.nullable(z.string()).check(z.describe("the rule's message: what claude was told (deny, note) or the user was shown (ask)")),
 });
 export type RuleDecisionRecord = z.infer<typeof RuleDecisionRecordSchema>;
 

@@ -4,7 +4,7 @@
  */
 import type { Document, LineCounter } from "yaml";
 import { isMap, isScalar } from "yaml";
-import type { z } from "zod";
+import type * as z from "../zod.js";
 import { UserError } from "../errors.js";
 
 type Path = ReadonlyArray<PropertyKey>;
@@ -29,7 +29,7 @@ export class RulesFileProblems {
   }
 
   /** The first thing zod objected to, in words that name the key, plus how many more there are. */
-  fromZod(error: z.ZodError): UserError {
+  fromZod(error: z.core.$ZodError): UserError {
     // A misspelt key usually also leaves a required one missing: name the typo, the real cause.
     const issue = error.issues.find((i) => i.code === "unrecognized_keys") ?? error.issues[0]!;
     const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? "s" : ""})` : "";

@@ -3,7 +3,7 @@
  * from this (npm run schemas) and a test fails when it is stale. Every object is strict: a typo
  * in a key ("comand") must fail loudly, never silently turn a rule off.
  */
-import * as z from "zod";
+import * as z from "../zod.js";
 
 export const RULES_FORMAT = 1;
 
@@ -16,48 +16,53 @@ export const COMMAND_TOOLS = ["Bash"] as const;
 export const RULE_ACTIONS = ["deny", "ask", "allow", "note"] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
-const oneOrMore = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
+const oneOrMore = <T extends z.ZodMiniType>(item: T) => z.union([item, z.array(item).check(z.minLength(1))]);
 
 export const RuleMatchSchema = z
   .strictObject({
-    tool: oneOrMore(z.string().min(1))
-      .optional()
-      .describe("tool name(s), exactly as claude names them: Bash, Write, Edit, Read, mcp__github__create_issue, …"),
-    path: oneOrMore(z.string().min(1))
-      .optional()
-      .describe(
-        "glob(s) on the file of Write, Edit, MultiEdit, NotebookEdit, Read (picomatch), as in .gitignore: relative to the repository root; without a / (or only a trailing one) at any depth; /src/** anchored at the root; //etc/** or ~/.ssh/** absolute, the only patterns that reach files outside the repository",
+    tool: z
+      .optional(oneOrMore(z.string().check(z.minLength(1))))
+      .check(z.describe("tool name(s), exactly as claude names them: Bash, Write, Edit, Read, mcp__github__create_issue, …")),
+    path: z
+      .optional(oneOrMore(z.string().check(z.minLength(1))))
+      .check(
+        z.describe(
+          "glob(s) on the file of Write, Edit, MultiEdit, NotebookEdit, Read (picomatch), as in .gitignore: relative to the repository root; without a / (or only a trailing one) at any depth; /src/** anchored at the root; //etc/** or ~/.ssh/** absolute, the only patterns that reach files outside the repository",
+        ),
       ),
-    command: z.string().min(1).optional().describe("regular expression (JavaScript) searched in Bash's command; ^ and $ match at each line"),
+    command: z
+      .optional(z.string().check(z.minLength(1)))
+      .check(z.describe("regular expression (JavaScript) searched in Bash's command; ^ and $ match at each line")),
     content: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("regular expression searched in the new text: Write's content, Edit's new_string, any of MultiEdit's new_strings, NotebookEdit's new_source"),
+      .optional(z.string().check(z.minLength(1)))
+      .check(
+        z.describe("regular expression searched in the new text: Write's content, Edit's new_string, any of MultiEdit's new_strings, NotebookEdit's new_source"),
+      ),
   })
-  .describe("what the rule matches; every field given must match")
-  .meta({ id: "RuleMatch", minProperties: 1 });
+  .check(z.describe("what the rule matches; every field given must match"), z.meta({ id: "RuleMatch", minProperties: 1 }));
 
 const id = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "a rule id is letters, digits, '-', '_' or '.' (at most 64), like no-npm")
-  .describe("names the rule in `nudge rules list`, in what claude is told, and in the session record")
-  .meta({ id: "RuleId" });
-const message = z.string().trim().min(1);
+  .check(
+    z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "a rule id is letters, digits, '-', '_' or '.' (at most 64), like no-npm"),
+    z.describe("names the rule in `nudge rules list`, in what claude is told, and in the session record"),
+    z.meta({ id: "RuleId" }),
+  );
+const message = z.string().check(z.trim(), z.minLength(1));
 
-const rule = <A extends RuleAction, M extends z.ZodType>(action: A, msg: M, about: string) =>
-  z.strictObject({ id, match: RuleMatchSchema, action: z.literal(action), message: msg }).describe(about);
+const rule = <A extends RuleAction, M extends z.ZodMiniType>(action: A, msg: M, about: string) =>
+  z.strictObject({ id, match: RuleMatchSchema, action: z.literal(action), message: msg }).check(z.describe(about));
 
 export const RuleSchema = z.discriminatedUnion("action", [
-  rule("deny", message.describe("what claude receives instead of the tool's result: say what to do instead"), "deny: the tool does not run"),
-  rule("ask", message.optional().describe("shown to the user with the permission prompt"), "ask: the user decides, as a permission prompt"),
-  rule("allow", message.optional().describe("kept in the session record"), "allow: the tool runs without a permission prompt"),
-  rule("note", message.describe("sent to claude right after the tool's result"), "note: the tool is asked or allowed as usual; after it runs claude receives the message"),
+  rule("deny", message.check(z.describe("what claude receives instead of the tool's result: say what to do instead")), "deny: the tool does not run"),
+  rule("ask", z.optional(message).check(z.describe("shown to the user with the permission prompt")), "ask: the user decides, as a permission prompt"),
+  rule("allow", z.optional(message).check(z.describe("kept in the session record")), "allow: the tool runs without a permission prompt"),
+  rule("note", message.check(z.describe("sent to claude right after the tool's result")), "note: the tool is asked or allowed as usual; after it runs claude receives the message"),
 ]);
 export type RuleSpec = z.infer<typeof RuleSchema>;
 
 export const RulesFileSchema = z.strictObject({
-  version: z.literal(RULES_FORMAT).describe("the rules file format; 1"),
-  rules: z.array(RuleSchema).describe("in evaluation order: the first rule that matches a tool call decides it"),
+  version: z.literal(RULES_FORMAT).check(z.describe("the rules file format; 1")),
+  rules: z.array(RuleSchema).check(z.describe("in evaluation order: the first rule that matches a tool call decides it")),
 });
 export type RulesFile = z.infer<typeof RulesFileSchema>;

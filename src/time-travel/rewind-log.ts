@@ -7,37 +7,37 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import * as z from "zod";
+import * as z from "../zod.js";
 import { writeFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import { isRunning, processStart } from "../bundle/locks.js";
 import type { Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
 
-const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+const sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/));
 
 export const RewindRecordSchema = z.object({
-  stamp: z.string().regex(/^[0-9-]+$/),
+  stamp: z.string().check(z.regex(/^[0-9-]+$/)),
   at: z.string(),
   /** rewind: to a turn (also a fork put in place); undo: back to before a rewind. */
-  kind: z.enum(["rewind", "undo"]).default("rewind"),
+  kind: z._default(z.enum(["rewind", "undo"]), "rewind"),
   sessionId: z.string(),
-  turn: z.number().int().nonnegative(),
+  turn: z.int().check(z.nonnegative()),
   /** The work tree that was rewritten (a fork may live in another worktree of the repository). */
   root: z.string(),
   scope: z.enum(["both", "code", "conversation"]),
   /** The state before, kept under `ref` (a commit on top of HEAD, so later commits stay reachable). */
-  backup: z.object({ commit: sha.nullable(), tree: sha, ref: z.string() }),
+  backup: z.object({ commit: z.nullable(sha), tree: sha, ref: z.string() }),
   before: z.object({
-    head: sha.nullable(),
-    branch: z.string().nullable(),
-    rewoundTo: z.number().int().nullable(),
+    head: z.nullable(sha),
+    branch: z.nullable(z.string()),
+    rewoundTo: z.nullable(z.int()),
     /** A copy of the user's index, kept only when --reset-head rewrote it. */
-    indexCopy: z.string().nullable(),
+    indexCopy: z.nullable(z.string()),
   }),
-  after: z.object({ tree: sha, head: sha.nullable() }).nullable(),
+  after: z.nullable(z.object({ tree: sha, head: z.nullable(sha) })),
   /** For an undo: the rewind it undoes. */
-  undoes: z.string().nullable().default(null),
+  undoes: z._default(z.nullable(z.string()), null),
   /**
    * started: written before the work tree changed, not finished; applied: done (`--undo` may
    * restore it); undone; failed: refused or put back, nothing to undo; rolled-back: an interrupted
@@ -45,7 +45,7 @@ export const RewindRecordSchema = z.object({
    */
   status: z.enum(["started", "applied", "undone", "failed", "rolled-back"]),
   /** The process doing it, so a record left "started" by a dead one is told from one in progress. */
-  owner: z.object({ pid: z.number().int(), started: z.string().nullable() }).nullable().default(null),
+  owner: z._default(z.nullable(z.object({ pid: z.int(), started: z.nullable(z.string()) })), null),
 });
 export type RewindRecord = z.infer<typeof RewindRecordSchema>;
 

@@ -153,6 +153,15 @@ export function isToolResult(block: { type: string }): block is ToolResult {
   return block.type === "tool_result";
 }
 
+/**
+ * Whether a task event (system task_started / task_notification) is a subagent's. claude reports a
+ * long-running or background Bash command as a task too (task_type "local_bash"); subagents are
+ * "local_agent", "remote_agent", and no type in older versions.
+ */
+export function isSubagentTask(event: SystemEvent): boolean {
+  return typeof event.task_type !== "string" || event.task_type.includes("agent");
+}
+
 export function isText(block: { type: string }): block is { type: "text"; text: string } {
   return block.type === "text" && typeof (block as { text?: unknown }).text === "string";
 }

@@ -66,7 +66,12 @@ export function describe(r: ImportResult, file: string): string[] {
     const folder = path.dirname(files.find((f) => !f.path.includes(`${path.sep}subagents${path.sep}`) && f.path.endsWith(".jsonl"))?.path ?? files[0]!.path);
     const same = files.filter((f) => f.state === "same").length;
     const longer = files.filter((f) => f.state === "longer").length;
-    const notes = [...(same ? [`${same} already there`] : []), ...(longer ? [`${longer} already there and continued since: kept, the session resumes from its own last turn in a fork`] : [])];
+    const holds = files.filter((f) => f.state === "holds").length;
+    const notes = [
+      ...(same ? [`${same} already there`] : []),
+      ...(longer ? [`${longer} already there and continued since: kept, the session resumes from its own last turn in a fork`] : []),
+      ...(holds ? [`${holds} already there in another version (the original of a masked export?): kept as they are, the session resumes from its own last turn in a fork`] : []),
+    ];
     lines.push(`  claude: ${files.length} file${files.length === 1 ? "" : "s"} in ${home(folder)}${notes.length ? ` (${notes.join("; ")})` : ""}`);
   }
   for (const moved of r.setAside?.claudeFiles ?? []) lines.push(`  set aside claude's ${home(moved)} into ${home(r.setAside!.backupDir)}`);

@@ -164,6 +164,8 @@ export class SessionRecorder {
     return this.manifest_.turns.findLast((t) => t.claudeSessionId)?.claudeSessionId ?? null;
   }
 
+  private heardFromClaude = false;
+
   /** Has every turn begun been saved? */
   get allSaved(): boolean {
     return this.open === null && this.nextN <= (this.manifest_.turns.at(-1)?.n ?? -1) + 1;
@@ -231,7 +233,13 @@ export class SessionRecorder {
     await this.lock.setClaude(pid);
   }
 
+  /** Has claude written anything to this recording (a claude that rejects its arguments never does)? */
+  get claudeEverSpoke(): boolean {
+    return this.heardFromClaude;
+  }
+
   handleStdout(chunk: Buffer): void {
+    if (chunk.length > 0) this.heardFromClaude = true;
     this.log.appendStdout(chunk, (line, n) => this.handleLine(line, n));
   }
 

@@ -173,10 +173,14 @@ export class ClaudeLink {
       });
     }
     this.stderrTail = "";
+    let wroteAnything = false;
     const process: ClaudeProcess = new ClaudeProcess(
       { bin: this.o.bin, args: claudeArgs({ ...this.o.flags, resume }), cwd: this.o.cwd, env: this.o.env },
       {
-        onStdout: (chunk) => this.guard(process, () => recorder.handleStdout(chunk)),
+        onStdout: (chunk) => {
+          wroteAnything = true;
+          this.guard(process, () => recorder.handleStdout(chunk));
+        },
         onStderr: (chunk) => {
           this.guard(process, () => recorder.handleStderr(chunk));
           this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4000);
@@ -200,6 +204,9 @@ export class ClaudeLink {
       }
       // Stopped by nudge itself because the recording failed: that error is the one to report.
       const expected = this.recordingFailure || this.stoppedOnPurpose === process;
+      // Arguments claude rejects (it exits with an error before a word): the turn's failure says so, once.
+      const rejected = wasInTurn && !wroteAnything && !exit.signal && exit.exitCode !== 0;
+      if (rejected) return;
       if ((!this.closing || wasInTurn) && this.process === process && !expected) this.o.onUnexpectedExit?.(exit, this.stderrText);
     });
     return process;

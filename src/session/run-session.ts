@@ -5,13 +5,13 @@
  */
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import type { Turn } from "../bundle/manifest-schema.js";
+import type { Manifest, Turn } from "../bundle/manifest-schema.js";
 import { loadSession, newSessionId, readManifest, type Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { lockWorkTree } from "../bundle/work-tree-lock.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { UserError } from "../errors.js";
-import { SessionRecorder } from "../recorder/session-recorder.js";
+import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { requireTree, sessionRef } from "../snapshot/snapshotter.js";
@@ -22,6 +22,7 @@ import { applyRewind, prepareRewind, prepareUndo, refuseIfInterrupted, undoLastR
 import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
 import { ClaudeLink } from "./claude-link.js";
 import { ControlHandler, type ToolGuard } from "./control-handler.js";
+import { recoverCrashedIn } from "./crash-recovery.js";
 import { Conversation } from "./conversation.js";
 import type { Frontend } from "./frontend.js";
 import { chooseSession, createSession, privateIndexFile, sweepAbandonedSessions, type OpenedSession, type SessionChoice } from "./open-session.js";
@@ -64,6 +65,12 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   try {
     // A rewind cut off halfway left the files half switched: never record that as anyone's work.
     await refuseIfInterrupted(store, root);
+    const live = new LiveRecording(input);
+    await recoverCrashedIn(store, root, {
+      except: existing?.manifest.id ?? null,
+      open: async (dir, manifest) => SessionRecorder.start(dir, manifest, await live.context(manifest, manifest.repo.cwd), { warning: (w) => frontend.warn(`session ${manifest.id}: ${w}`) }),
+      warn: (w) => frontend.warn(w),
+    });
     let opened: OpenedSession;
     if (!existing) opened = await createSession(store, input.cwd, newId);
     else {
@@ -73,7 +80,6 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       const last = opened.manifest.turns.at(-1);
       if (last) await requireTree(opened.manifest.repo.root, last.snapshot.tree, `the last snapshot of session ${opened.manifest.id}`);
     }
-    const live = new LiveRecording(input);
     const holder = { link: await live.start(opened) };
     const note = opened.isNew ? null : await live.checkResumePoint(holder.link);
     const conversation = new Conversation({
@@ -86,21 +92,24 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
     });
     live.show = (event) => conversation.show(event);
     input.onConversation?.(conversation);
+    let discarded = false;
     try {
       await conversation.run();
     } finally {
       await live.finish(holder.link);
+      // Nothing asked, or claude never answered (it rejected its arguments): -c must not land in it.
+      const recorder = holder.link.recorder;
+      discarded = opened.isNew && recorder.manifest.id === opened.manifest.id && (!recorder.anyTurnBegun || !recorder.claudeEverSpoke);
+      if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id);
     }
     const final = holder.link.recorder.manifest;
-    const discarded = opened.isNew && final.id === opened.manifest.id && !holder.link.recorder.anyTurnBegun;
-    if (discarded) await discardSession(store, holder.link.recorder.files.dir, final.id);
     return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded };
   } finally {
     await workTree?.release();
   }
 }
 
-/** A session in which nothing was asked (an aborted run, /exit at once) is not kept: -c must not land in it. */
+/** A session in which nothing happened (an aborted run, /exit at once, a claude that would not start) is not kept. */
 async function discardSession(store: Store, dir: string, id: string): Promise<void> {
   await fs.rm(dir, { recursive: true, force: true });
   await git.deleteRefs(store.repoRoot, [sessionRef(id)]).catch(() => undefined);
@@ -115,26 +124,30 @@ class LiveRecording {
     this.show = (event) => input.frontend.render(event);
   }
 
+  /** Where a session's recorder keeps its index, what it leaves out, where claude's files are. */
+  async context(manifest: Manifest, cwd: string): Promise<RecorderContext> {
+    const { store } = this.input;
+    const root = manifest.repo.root;
+    return {
+      claudeConfigDir: this.input.claudeConfigDir,
+      cwd,
+      exclude: ownPathExcludes(root, store.ownDirs),
+      indexFile: privateIndexFile(store, manifest.id),
+      untrackedCache: await untrackedCacheVerdict(path.join(store.dir, "index"), root),
+    };
+  }
+
   /** Record into a bundle with a claude process of its own. */
   async start(session: OpenedSession): Promise<ClaudeLink> {
-    const { store, frontend } = this.input;
+    const { frontend } = this.input;
     const runCwd = session.isNew ? this.input.cwd : session.manifest.repo.cwd;
     if (!existsSync(runCwd)) {
       throw new UserError(`the session's directory is gone: ${runCwd}`, "fork the session into a worktree: nudge session fork <id> --worktree <path>");
     }
-    const root = session.manifest.repo.root;
-    const recorder = await SessionRecorder.start(
-      session.dir,
-      session.manifest,
-      {
-        claudeConfigDir: this.input.claudeConfigDir,
-        cwd: runCwd,
-        exclude: ownPathExcludes(root, store.ownDirs),
-        indexFile: privateIndexFile(store, session.manifest.id),
-        untrackedCache: await untrackedCacheVerdict(path.join(store.dir, "index"), root),
-      },
-      { event: (e) => this.show(e), warning: (w) => frontend.warn(w) },
-    ).catch(async (error: unknown) => {
+    const recorder = await SessionRecorder.start(session.dir, session.manifest, await this.context(session.manifest, runCwd), {
+      event: (e) => this.show(e),
+      warning: (w) => frontend.warn(w),
+    }).catch(async (error: unknown) => {
       // A new session that could not even record its starting state leaves no empty folder behind.
       if (session.isNew) await fs.rm(session.dir, { recursive: true, force: true });
       throw error;

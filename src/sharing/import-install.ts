@@ -95,7 +95,7 @@ async function setAside(store: Store, id: string, refs: Array<{ ref: string; com
 /** claude's files into its project folder: folders made as needed (and removed again on failure), no file ever overwritten. */
 async function place(placements: Placement[], undo: Undo[]): Promise<void> {
   for (const p of placements) {
-    if (p.state === "same" || p.state === "longer") continue; // claude's own copy stays as it is
+    if (p.state === "same" || p.state === "longer" || p.state === "holds") continue; // claude's own copy stays as it is
     for (const folder of missingFolders(path.dirname(p.to), await existing(path.dirname(p.to)))) {
       await fs.mkdir(folder);
       undo.push(() => fs.rmdir(folder));

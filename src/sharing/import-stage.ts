@@ -34,9 +34,11 @@ export interface Placement {
   /**
    * new: nothing there yet; same: the same bytes are there already; longer: claude's file there
    * starts with these bytes and goes on (the same conversation, continued: it is kept as it is);
+   * holds: another copy of this conversation is there, with the export's last reply in it (the
+   * original an export masked secrets in, perhaps continued since: it is kept as it is);
    * different: another file is there.
    */
-  state: "new" | "same" | "longer" | "different";
+  state: "new" | "same" | "longer" | "holds" | "different";
 }
 
 export interface StagedSession {
@@ -87,9 +89,11 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     ...(t.transcript && t.transcriptBytes != null ? { transcriptBytes: lengths.get(t.transcript)?.get(t.transcriptBytes) ?? t.transcriptBytes } : {}),
   }));
   const { header } = contents;
+  const last = resumePoint({ ...header, turns, unsaved: [] }, turns.at(-1)!.n);
+  await keepOtherCopies(placements, projectDir, last?.atUuid ?? null);
   // claude's copy there is this conversation continued further: resume from the export's last reply, in a fork.
-  const continued = placements.some((p) => p.state === "longer" && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir);
-  const point = continued && !header.resume ? resumePoint({ ...header, turns, unsaved: [] }, turns.at(-1)!.n) : null;
+  const continued = placements.some((p) => (p.state === "longer" || p.state === "holds") && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir);
+  const point = continued && !header.resume ? last : null;
   const resume = point ? { claudeSessionId: point.claudeSessionId, atUuid: point.atUuid } : header.resume;
   const manifest: Manifest = {
     ...header,
@@ -115,6 +119,32 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   };
   await writeBundle(dir, manifest);
   return { dir, manifest, projectDir, placements };
+}
+
+/**
+ * Re-importing one's own export where it was recorded: claude's transcript there is the original,
+ * which the export's masked copy differs from. When it holds the export's last reply (same uuid),
+ * it is the same conversation: keep it and its side files rather than refuse.
+ */
+async function keepOtherCopies(placements: Placement[], projectDir: string, lastUuid: string | null): Promise<void> {
+  if (!lastUuid) return;
+  for (const main of placements.filter((p) => p.state === "different" && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir)) {
+    if (!(await fileContains(main.to, `"uuid":"${lastUuid}"`))) continue;
+    const sideFolder = main.to.slice(0, -".jsonl".length) + path.sep;
+    main.state = "holds";
+    for (const side of placements) if (side.state === "different" && side.to.startsWith(sideFolder)) side.state = "holds";
+  }
+}
+
+async function fileContains(file: string, needle: string): Promise<boolean> {
+  const wanted = Buffer.from(needle);
+  let tail = Buffer.alloc(0);
+  for await (const chunk of createReadStream(file)) {
+    const window = Buffer.concat([tail, chunk as Buffer]);
+    if (window.includes(wanted)) return true;
+    tail = window.subarray(Math.max(0, window.length - wanted.length + 1));
+  }
+  return false;
 }
 
 /** Who exported it, as git names people: "Ana <ana@example.com>", or whichever half is known. */

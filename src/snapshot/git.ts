@@ -577,6 +577,11 @@ export async function ignoredInTree(root: string, tree: string, paths: string[],
   return new Set(result.toString("latin1").split("\0").filter(Boolean));
 }
 
+/** One blob's content, as stored. */
+export function readBlob(root: string, id: string): Promise<Buffer> {
+  return run(root, ["cat-file", "blob", id]);
+}
+
 /** Make the user's index hold `commit`'s tree (the index half of `git reset --mixed`). Only with --reset-head. */
 export async function resetIndexTo(root: string, commit: string): Promise<void> {
   await run(root, ["read-tree", commit]);

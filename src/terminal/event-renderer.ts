@@ -9,6 +9,7 @@
  */
 import type { Turn } from "../bundle/manifest-schema.js";
 import {
+  isSubagentTask,
   isText,
   isToolResult,
   isToolUse,
@@ -54,7 +55,10 @@ export function stderrNotice(text: string): void {
 /** The tools that run a subagent (Task, renamed Agent in claude 2.1). */
 const SUBAGENT_TOOLS = new Set(["Task", "Agent"]);
 
+/** A subagent, or a Bash command claude runs in the background: each ends with a line of its own. */
 interface Subagent {
+  /** What the end line calls it. */
+  kind: "subagent" | "background command";
   description: string;
   /** Started in the background: its tool result only says it was launched. */
   background: boolean;
@@ -180,9 +184,13 @@ export class EventRenderer {
       this.line(this.o.style.yellow(`↻ API error${status}, retry${attempt}${wait}`));
     } else if (event.subtype === "task_started") {
       const id = typeof event.tool_use_id === "string" ? event.tool_use_id : undefined;
-      const known = id ? this.subagents.get(id) : undefined;
+      const background = event.is_backgrounded === true;
+      // A Bash command that merely runs long is already on screen as its tool call.
+      const kind = isSubagentTask(event) ? "subagent" : background ? "background command" : undefined;
+      if (!id || !kind) return;
+      const known = this.subagents.get(id);
       const description = typeof event.description === "string" ? event.description : (known?.description ?? "");
-      if (id) this.subagents.set(id, { description, background: event.is_backgrounded === true, ended: known?.ended ?? false });
+      this.subagents.set(id, { kind, description, background, ended: known?.ended ?? false });
     } else if (event.subtype === "task_notification") {
       const id = typeof event.tool_use_id === "string" ? event.tool_use_id : undefined;
       const status = typeof event.status === "string" ? event.status : "completed";
@@ -213,7 +221,7 @@ export class EventRenderer {
     this.line(style(`${indent}⏺ ${block.name}${detail ? `(${detail})` : ""}`));
     if (!indent && SUBAGENT_TOOLS.has(block.name) && block.id && !this.subagents.has(block.id)) {
       const description = typeof block.input.description === "string" ? block.input.description : "";
-      this.subagents.set(block.id, { description, background: false, ended: false });
+      this.subagents.set(block.id, { kind: "subagent", description, background: false, ended: false });
     }
     if (this.o.verbose) {
       for (const line of firstLines(JSON.stringify(block.input, null, 2), 12)) this.line(this.o.style.dim(`${indent}  ${line}`));
@@ -252,8 +260,8 @@ export class EventRenderer {
     const { style } = this.o;
     const took = durationMs !== undefined ? ` · ${formatDuration(durationMs)}` : "";
     const what = agent.description ? `: ${oneLine(agent.description, 80)}` : "";
-    if (status === "completed") this.line(style.dim(`  ⎿ subagent done${what}${took}`));
-    else this.line(style.red(`  ⎿ subagent ${status}${what}${took}${error ? ` · ${oneLine(error, 200)}` : ""}`));
+    if (status === "completed") this.line(style.dim(`  ⎿ ${agent.kind} done${what}${took}`));
+    else this.line(style.red(`  ⎿ ${agent.kind} ${status}${what}${took}${error ? ` · ${oneLine(error, 200)}` : ""}`));
   }
 }
 

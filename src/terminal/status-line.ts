@@ -6,7 +6,7 @@
  * `enabled`), so piped output and replays to a file never carry it.
  */
 import type { StreamEvent } from "../claude/stream-events.js";
-import { isToolResult, isToolUse } from "../claude/stream-events.js";
+import { isSubagentTask, isToolResult, isToolUse } from "../claude/stream-events.js";
 import { toolDetail } from "./tool-detail.js";
 import { oneLine } from "./format.js";
 import type { Screen } from "./screen.js";
@@ -99,6 +99,7 @@ export function activityOf(event: StreamEvent, cwd: string): string | null {
       if (event.subtype === "status") return typeof event.status === "string" ? event.status : null;
       if (event.subtype === "api_retry") return `retrying after an API error${event.attempt ? ` (attempt ${event.attempt})` : ""}`;
       if (event.subtype === "task_started") {
+        if (!isSubagentTask(event)) return null; // a long Bash command: its tool call already says so
         const description = typeof event.description === "string" ? event.description : "";
         return `subagent: ${oneLine(description, 60)}`;
       }

@@ -232,6 +232,7 @@ export function planUndo(
 export function describeUndo(plan: UndoPlan): string[] {
   const { undo } = plan;
   const lines = [`undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`, ...codeLines(plan, "before that rewind")];
+  for (const file of undo.hidden) lines.push(`  write   ${printablePath(file.path)} (ignored, so in no snapshot; the rewind's record kept it)`);
   if (plan.keepsEdits) lines.push("  backup: edits made since that rewind are saved first, under refs/nudge/backup/");
   if (plan.head) lines.push(`  HEAD: ${plan.head.branch ?? "HEAD"} moves from ${short(plan.head.from)} back to ${short(plan.head.to)}, and the index is put back`);
   if (plan.sessionGone) lines.push(`  conversation: session ${undo.sessionId} was removed since; only the files come back`);

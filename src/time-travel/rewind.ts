@@ -21,6 +21,7 @@ import { PrivateIndex } from "../snapshot/private-index.js";
 import { BACKUP_REFS, requireTree } from "../snapshot/snapshotter.js";
 import { planRewind, planUndo, type RewindPlan, type RewindScope, type UndoPlan } from "./rewind-plan.js";
 import { interruptedIn, lastRewind, newStamp, rewindsDir, saveRecord, thisProcess, type RewindRecord } from "./rewind-log.js";
+import { restoreHidden, unhiddenFiles, type HiddenFile } from "./unhidden-files.js";
 import { pathsInTheWay, submoduleSwaps, switchVerified } from "./work-tree-switch.js";
 
 /** One private index per work tree for rewinds and undos (seeded from the user's at each process's first capture). */
@@ -119,6 +120,8 @@ export interface PreparedRewind {
   changes: git.TreeChange[];
   /** Deletions left on disk: those files were ignored at the target turn. */
   keepOnDisk: Set<string>;
+  /** Deletions of files no tree holds (a later turn ignored them; see unhidden-files.ts): the record keeps them for --undo. */
+  hidden: HiddenFile[];
 }
 
 /** Plan a rewind (under the work tree's lock, see `withWorkTree`); every check the apply makes is made here. */
@@ -139,7 +142,12 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   ]);
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
   const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".ignore-check-"));
-  const ignoredAtTarget = await git.ignoredInTree(root, target.snapshot.tree, deletions, scratch).finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  await Promise.all(["deleted", "hidden"].map((sub) => fs.mkdir(path.join(scratch, sub))));
+  const [ignoredAtTarget, unhidden] = await Promise.all([
+    git.ignoredInTree(root, target.snapshot.tree, deletions, path.join(scratch, "deleted")),
+    o.scope === "conversation" ? [] : unhiddenFiles(root, { target, later: manifest.turns.filter((t) => t.n > turn), changes, scratch: path.join(scratch, "hidden") }),
+  ]).finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  changes.push(...unhidden);
   const headOnHistory = o.resetHead && target.head && state.head ? await git.isAncestor(root, target.head, state.head) : true;
   const plan = planRewind({
     manifest,
@@ -154,14 +162,15 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
     submoduleSwaps: o.scope === "conversation" ? [] : submoduleSwaps(changes),
     headOnHistory,
   });
-  return { plan, state, changes: o.scope === "conversation" ? [] : changes, keepOnDisk: ignoredAtTarget };
+  const hidden = unhidden.map((c) => ({ path: c.path, mode: c.oldMode, blob: c.oldBlob }));
+  return { plan, state, changes: o.scope === "conversation" ? [] : changes, keepOnDisk: ignoredAtTarget, hidden };
 }
 
 /**
  * Carry out a plan (under the same lock as `prepareRewind`). The backup ref and the record exist
  * before the work tree changes: a crash midway can be finished, rolled back, or undone.
  */
-export async function applyRewind(store: Store, session: StoredSession, { plan, state, changes, keepOnDisk }: PreparedRewind): Promise<RewindRecord> {
+export async function applyRewind(store: Store, session: StoredSession, { plan, state, changes, keepOnDisk, hidden }: PreparedRewind): Promise<RewindRecord> {
   const root = state.root;
   if (!holdsWorkTree(store, root)) throw new InternalError(`a rewind of ${root} is applied without its lock`);
   const stamp = newStamp();
@@ -192,6 +201,7 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
     before: { head: state.head, branch: state.branch, rewoundTo: session.manifest.rewoundTo, indexCopy },
     after: { tree: withCode ? plan.target.tree : state.tree, head: plan.head.reset ? plan.head.recorded : state.head },
     undoes: null,
+    hidden: withCode ? hidden : [],
     status: "started",
     owner: thisProcess(),
   };
@@ -274,12 +284,14 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
     before: { head: state.head, branch: state.branch, rewoundTo: rewind.turn, indexCopy: null },
     after: { tree: rewind.backup.tree, head: plan.head ? plan.head.to : state.head },
     undoes: rewind.stamp,
+    hidden: [],
     status: "started",
     owner: thisProcess(),
   };
   await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, undo)]);
   faultPoint("undo-after-record");
   await switchVerified(state, { from: state.tree, to: rewind.backup.tree, what: "the state before the rewind", changes });
+  await restoreHidden(root, rewind.hidden);
   faultPoint("undo-after-switch");
   if (plan.head) {
     await git.moveRef(root, plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD", plan.head.to, plan.head.from ?? git.NO_REF);

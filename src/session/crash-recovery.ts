@@ -1,0 +1,31 @@
+/**
+ * A session whose nudge was killed while claude worked has a turn in flight, saved by the next run
+ * of that session "with the code as it is found then". If another recording works in the same
+ * files first, "then" would include that recording's changes, and the crashed session would claim
+ * them as its claude's. So every recording first saves such turns of other sessions in its work
+ * tree, before it touches anything (which also stops their orphaned claude).
+ */
+import { listSessions, readManifest, type Store } from "../bundle/store.js";
+import { errorMessage } from "../errors.js";
+import type { SessionRecorder } from "../recorder/session-recorder.js";
+import type { Manifest } from "../bundle/manifest-schema.js";
+
+/** `open` starts a recorder on a session (it recovers the unsaved turns as it starts). */
+export async function recoverCrashedIn(
+  store: Store,
+  root: string,
+  o: { except: string | null; open: (dir: string, manifest: Manifest) => Promise<SessionRecorder>; warn: (text: string) => void },
+): Promise<void> {
+  for (const listed of await listSessions(store)) {
+    const { id } = listed.header;
+    if (listed.state !== "crashed" || listed.header.repo.root !== root || id === o.except) continue;
+    try {
+      const manifest = await readManifest(listed.dir);
+      if (manifest.unsaved.length === 0) continue;
+      const recorder = await o.open(listed.dir, manifest);
+      await recorder.close();
+    } catch (error) {
+      o.warn(`could not recover crashed session ${id} (${errorMessage(error)}); nudge claude run -r ${id} tries again`);
+    }
+  }
+}

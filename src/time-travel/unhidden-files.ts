@@ -1,0 +1,58 @@
+/**
+ * Files a later turn put under .gitignore. A snapshot never holds an ignored file, so when turn 1
+ * makes gen.txt and turn 2 ignores it, gen.txt is on disk in no tree: a rewind to turn 0 would
+ * put the old .gitignore back and leave gen.txt behind, untracked — the files would not be turn
+ * 0's. These are such files that the target turn neither holds nor ignores and whose content is
+ * still exactly what a snapshot of the session recorded (so they are the session's, not the
+ * user's): the rewind deletes them, and its record keeps them so that --undo writes them back.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { Turn } from "../bundle/manifest-schema.js";
+import * as git from "../snapshot/git.js";
+import { holdsBlob } from "./work-tree-switch.js";
+
+export interface HiddenFile {
+  path: string;
+  mode: string;
+  blob: string;
+}
+
+/** `changes`: from the captured tree to the target. Returns deletions to add to them. */
+export async function unhiddenFiles(
+  root: string,
+  f: { target: Turn; later: Turn[]; changes: git.TreeChange[]; scratch: string },
+): Promise<git.TreeChange[]> {
+  // Only a different .gitignore at the target can make an ignored file visible there.
+  if (!f.changes.some((c) => path.posix.basename(c.path) === ".gitignore")) return [];
+  const touched = new Set(f.changes.map((c) => c.path));
+  const seen = new Map<string, git.TreeChange>();
+  const trees = [...new Set(f.later.map((t) => t.snapshot.tree))].filter((tree) => tree !== f.target.snapshot.tree);
+  for (const tree of trees) {
+    if (!(await git.objectExists(root, tree))) continue; // pruned: what it held is unknowable
+    for (const c of await git.changedPaths(root, f.target.snapshot.tree, tree)) {
+      if (c.status === "A" && !git.isSubmodule(c) && !touched.has(c.path)) seen.set(c.path, c); // the latest turn's copy wins
+    }
+  }
+  const onDisk = [];
+  for (const c of seen.values()) {
+    const stat = await fs.lstat(Buffer.from(`${root}/${c.path}`, "latin1")).catch(() => null);
+    if (stat && (await holdsBlob(root, c, stat))) onDisk.push(c);
+  }
+  const stillIgnored = await git.ignoredInTree(root, f.target.snapshot.tree, onDisk.map((c) => c.path), f.scratch);
+  return onDisk
+    .filter((c) => !stillIgnored.has(c.path))
+    .map((c) => ({ status: "D" as const, path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: "000000", blob: "0".repeat(c.blob.length) }));
+}
+
+/** After an undo: write back the files the rewind deleted that its backup tree could not hold. */
+export async function restoreHidden(root: string, files: HiddenFile[]): Promise<void> {
+  for (const file of files) {
+    const where = Buffer.from(`${root}/${file.path}`, "latin1");
+    if (await fs.lstat(where).catch(() => null)) continue; // something is there again: never overwrite it
+    await fs.mkdir(Buffer.from(`${root}/${path.posix.dirname(file.path)}`, "latin1"), { recursive: true });
+    const content = await git.readBlob(root, file.blob);
+    if (file.mode === "120000") await fs.symlink(content, where);
+    else await fs.writeFile(where, content, { mode: file.mode === "100755" ? 0o755 : 0o644 });
+  }
+}

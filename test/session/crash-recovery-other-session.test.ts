@@ -1,0 +1,67 @@
+/**
+ * A crashed session recovered after another session recorded in the same work tree.
+ * Reproduced through the built CLI with the real claude binary and the scripted API on real temp
+ * repositories.
+ */
+import { execa } from "execa";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
+import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+
+let api: ScriptedApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const run = (repo: string, args: string[], env: Record<string, string>, input = "") =>
+  runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args], { cwd: repo, env, input });
+
+describe("crash recovery", () => {
+  it("a crashed session recovered later does not take another session's changes as its own turn", async () => {
+    // Session A: nudge is killed (-9) while claude works. Then session B records a change (c.txt).
+    // `run -r A` recovered A's in-flight turn by snapshotting the work tree *now*, so A's turn 1
+    // claimed B's c.txt as claude's work in A.
+    const repo = await gitdir({ "a.txt": "a\n" });
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "echo from-a > a-made.txt; sleep 2" } },
+      { delayMs: 30_000, then: { text: "never seen" } },
+    ]);
+    const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NO_COLOR: "1" };
+    const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "make a"], {
+      cwd: repo,
+      env,
+      stdin: "pipe", // held open: nudge waits for more prompts
+      reject: false,
+    });
+    const start = Date.now();
+    while (!existsSync(path.join(repo, "a-made.txt"))) {
+      if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    a.kill("SIGKILL");
+    await a;
+    // claude outlives its nudge: wait until it has asked for (and taken) the delayed step, so B gets its own.
+    while (api.mainLoopRequests().length < 2) {
+      if (Date.now() - start > 30_000) throw new Error("the orphaned claude never asked again");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const idA = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout)[0].id as string;
+
+    api.push({ tool: "Bash", input: { command: "echo from-b > c.txt" } }, { text: "made c" });
+    const b = await run(repo, ["make c"], env);
+    expect(b.exitCode, b.stderr).toBe(0);
+
+    api.push({ text: "back in A" });
+    const resumed = await run(repo, ["-r", idA, "continue"], env);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const diff = JSON.parse((await runNudge(["session", "diff", idA, "1", "--json"], { cwd: repo })).stdout);
+    const paths = diff.files.map((f: { path: string }) => f.path);
+    expect(paths).toContain("a-made.txt");
+    expect(paths).not.toContain("c.txt"); // session B made it, not A's claude
+  });
+});

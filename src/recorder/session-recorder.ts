@@ -164,6 +164,7 @@ export class SessionRecorder {
     return this.manifest_.turns.findLast((t) => t.claudeSessionId)?.claudeSessionId ?? null;
   }
 
+  /** In this process: a turn still open is not in the manifest yet. */
   private heardFromClaude = false;
 
   /** Has every turn begun been saved? */
@@ -233,9 +234,9 @@ export class SessionRecorder {
     await this.lock.setClaude(pid);
   }
 
-  /** Has claude written anything to this recording (a claude that rejects its arguments never does)? */
+  /** Has claude ever written anything to this session (a claude that rejects its arguments never does)? */
   get claudeEverSpoke(): boolean {
-    return this.heardFromClaude;
+    return this.heardFromClaude || this.manifest_.turns.some((t) => t.lines.to > t.lines.from);
   }
 
   handleStdout(chunk: Buffer): void {

@@ -4,7 +4,8 @@
  * the `can_use_tool` request of the same request_id seen before it. claude echoes every response
  * nudge writes on its stdout, and a replay merges what nudge wrote (input.jsonl) with what claude
  * wrote, so the same response arrives twice: each request's decision is shown once. In a replay,
- * an answer to a `hook_callback` shows what the project's rules decided: `⚖ rule no-npm denied …`.
+ * an answer to a `hook_callback` shows what the project's rules decided: `⚖ rule no-npm denied …`
+ * (live, the rules guard says so as it decides).
  */
 import type { HookCallbackRequest } from "../claude/control-protocol.js";
 import type { ControlRequestEvent, ControlResponseEvent } from "../claude/stream-events.js";
@@ -39,7 +40,7 @@ export class Decisions {
   /** Remember what a request asked, for the line its answer will make. */
   request(event: ControlRequestEvent): void {
     const r = event.request as { subtype: string; tool_name?: unknown; input?: unknown; tool_use_id?: unknown };
-    if (r.subtype === "hook_callback" && this.o.ruleDecisions && r.input && typeof r.input === "object") {
+    if (r.subtype === "hook_callback" && r.input && typeof r.input === "object") {
       this.hooks.set(event.request_id, r.input as HookCallbackRequest["input"]);
       return;
     }
@@ -61,11 +62,14 @@ export class Decisions {
     const asked = this.asked.get(id);
     const { style } = this.o;
     const hook = this.hooks.get(id);
-    if (hook && this.o.ruleDecisions) {
-      const record = r.subtype === "success" ? decisionFromAnswer(hook, r.response, this.o.ruleDecisions.repoRoot) : null;
+    if (hook) {
+      const record = r.subtype === "success" ? decisionFromAnswer(hook, r.response, this.o.ruleDecisions?.repoRoot ?? this.o.cwd) : null;
       if (!record) return [];
       this.shown.add(id);
-      return [`⚖ ${describeRecord(record)}`];
+      // claude reports a denial as a "hook error" result that only repeats the rule's message.
+      if (record.action === "deny" && record.toolUseId) this.refused.add(record.toolUseId);
+      // Live, the rules guard has said it already, as it decided.
+      return this.o.ruleDecisions ? [`⚖ ${describeRecord(record)}`] : [];
     }
     if (r.subtype === "error") {
       if (!asked) return [];

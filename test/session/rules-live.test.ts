@@ -43,6 +43,8 @@ describe("rules in a live session", () => {
       expect(requests[2]).toContain("This repository uses pnpm; run pnpm next time.");
       // Shown as they happen, and kept in the bundle as nudge's answers to claude.
       expect(recorded.stderr).toMatch(/rule no-rm denied Bash\(rm keep\.txt\)/);
+      // claude's "hook error" result only repeats the rule's message: not shown again.
+      expect(recorded.stdout).not.toMatch(/hook error/);
       const input = readFileSync(path.join(recorded.dir, "input.jsonl"), "utf8");
       expect(input).toContain(`Blocked by the project's rule \\"no-rm\\"`);
       expect(input).toContain(`Note from the project's rule \\"pnpm-only\\"`);
@@ -55,6 +57,7 @@ describe("rules in a live session", () => {
       expect(denied).toBeGreaterThan(lines.indexOf("⏺ Bash(rm keep.txt)"));
       expect(noted).toBeGreaterThan(lines.indexOf("⏺ Bash(echo npm > used-npm.txt)"));
       expect(lines.filter((l) => l.startsWith("⚖"))).toHaveLength(2);
+      expect(replay.stdout).not.toMatch(/hook error/);
     } finally {
       await recorded.api.close();
     }

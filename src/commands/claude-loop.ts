@@ -16,7 +16,7 @@ import { chooseSession, type SessionChoice } from "../session/open-session.js";
 import { exitAsHangUp } from "../terminal/hang-up.js";
 import { liveRun } from "../terminal/live-run.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
-import { argsAfterDoubleDash } from "./claude-run.js";
+import { argsAfterDoubleDash, RunOptions } from "./claude-run.js";
 import { parseOptions } from "./parse-options.js";
 
 const none = z.pipe(z.literal("none"), z.transform(() => null));
@@ -34,17 +34,8 @@ const LoopOptions = z.object({
   guardNoChange: z._default(guardCount, DEFAULT_GUARDS.noChange),
   guardRepeat: z._default(guardCount, DEFAULT_GUARDS.repeat),
   guardSameOutput: z._default(guardCount, DEFAULT_GUARDS.sameOutput),
-  continue: z.optional(z.boolean()),
-  resume: z.optional(z.string().check(z.minLength(1))),
-  verbose: z.optional(z.boolean()),
-  maxTurns: z.optional(z.coerce.number().check(z.int(), z.positive())),
-  model: z.optional(z.string().check(z.minLength(1))),
-  cwd: z.optional(z.string().check(z.minLength(1))),
-  permissionMode: z.optional(z.string().check(z.minLength(1))),
-  allowedTools: z.optional(z.string().check(z.minLength(1))),
-  disallowedTools: z.optional(z.string().check(z.minLength(1))),
-  claudeBin: z.optional(z.string().check(z.minLength(1))),
-  force: z.optional(z.boolean()),
+  // The options a loop shares with `claude run`.
+  ...RunOptions.shape,
 });
 
 const placeholders = Object.entries(PLACEHOLDERS)

@@ -11,7 +11,7 @@ import { exitAsHangUp } from "../terminal/hang-up.js";
 import { liveRun } from "../terminal/live-run.js";
 import { parseOptions } from "./parse-options.js";
 
-const RunOptions = z.object({
+export const RunOptions = z.object({
   continue: z.optional(z.boolean()),
   resume: z.optional(z.string().check(z.minLength(1))),
   verbose: z.optional(z.boolean()),

@@ -256,6 +256,9 @@ function privateIndexConfig(untrackedCache: boolean): string[] {
     "-c", `core.untrackedCache=${untrackedCache}`,
     "-c", "status.showUntrackedFiles=all",
     "-c", "core.splitIndex=true",
+    // The split part holds every entry changed since the shared index was last written; git's default
+    // (20%) lets it grow for ~1,000 turns of a long session, each read and write slower than the last.
+    "-c", "splitIndex.maxPercentChange=5",
     "-c", "core.fsmonitor=false",
   ];
 }
@@ -289,7 +292,9 @@ export function parseStatusV2(out: string): { paths: string[]; head: string | nu
     const entry = fields[i]!;
     if (entry.startsWith("# branch.oid ")) {
       const oid = entry.slice("# branch.oid ".length);
-      head = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null; // "(initial)" on an unborn branch
+      // A copy of its own: a slice would keep the whole output alive as long as the turn that records HEAD
+      // (measured: ~50 KB a turn at 1k files, the heap growing with the session and every spawn slowing).
+      head = /^[0-9a-f]{40,64}$/.test(oid) ? Buffer.from(oid, "latin1").toString("latin1") : null; // "(initial)" on an unborn branch
     } else if (entry.startsWith("? ")) paths.push(entry.slice(2));
     else if (entry.startsWith("1 ") || entry.startsWith("2 ") || entry.startsWith("u ")) {
       // "1 XY sub mH mI mW hH hI path", "2 XY sub mH mI mW hH hI Xscore path" + orig path, "u XY sub m1 m2 m3 mW h1 h2 h3 path".

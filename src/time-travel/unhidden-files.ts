@@ -10,7 +10,6 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Turn } from "../bundle/manifest-schema.js";
 import * as git from "../snapshot/git.js";
-import { holdsBlob } from "./work-tree-switch.js";
 
 export interface HiddenFile {
   path: string;
@@ -34,15 +33,28 @@ export async function unhiddenFiles(
       if (c.status === "A" && !git.isSubmodule(c) && !touched.has(c.path)) seen.set(c.path, c); // the latest turn's copy wins
     }
   }
-  const onDisk = [];
-  for (const c of seen.values()) {
-    const stat = await fs.lstat(Buffer.from(`${root}/${c.path}`, "latin1")).catch(() => null);
-    if (stat && (await holdsBlob(root, c, stat))) onDisk.push(c);
-  }
+  const onDisk = await holdingTheirBlobs(root, [...seen.values()]);
   const stillIgnored = await git.ignoredInTree(root, f.target.snapshot.tree, onDisk.map((c) => c.path), f.scratch);
   return onDisk
     .filter((c) => !stillIgnored.has(c.path))
     .map((c) => ({ status: "D" as const, path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: "000000", blob: "0".repeat(c.blob.length) }));
+}
+
+/** The changes whose file on disk holds exactly their new side (content as git records it, and mode): one git process. */
+async function holdingTheirBlobs(root: string, changes: git.TreeChange[]): Promise<git.TreeChange[]> {
+  const where = (c: git.TreeChange) => Buffer.from(`${root}/${c.path}`, "latin1");
+  const stats = await Promise.all(changes.map((c) => fs.lstat(where(c)).catch(() => null)));
+  const regular = changes.filter((c, i) => stats[i]?.isFile() && c.mode === (stats[i].mode & 0o111 ? "100755" : "100644"));
+  const ids = await git.hashFiles(root, regular.map((c) => c.path));
+  const held = new Set<git.TreeChange>();
+  for (const [i, c] of regular.entries()) {
+    // Through git's filters first; the raw bytes where that differs (text=auto keeps CRLF in a blob that has it).
+    if (ids[i] === c.blob || git.blobId(await fs.readFile(where(c)), c.blob) === c.blob) held.add(c);
+  }
+  for (const [i, c] of changes.entries()) {
+    if (c.mode === "120000" && stats[i]?.isSymbolicLink() && git.blobId(await fs.readlink(where(c), { encoding: "buffer" }), c.blob) === c.blob) held.add(c);
+  }
+  return changes.filter((c) => held.has(c));
 }
 
 /** After an undo: write back the files the rewind deleted that its backup tree could not hold. */

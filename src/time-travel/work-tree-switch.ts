@@ -56,7 +56,7 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
       if (stat.isDirectory() && (i < parts.length || (await onlyRemoved(root, rel, removed)))) continue;
       // The very file the switch would write, already there (an ignored file that was recorded
       // before it was ignored): nothing of the user's is lost by writing it.
-      if (i === parts.length && (await holdsBlob(root, change, stat))) break;
+      if (i === parts.length && (await holdsAlready(root, change, stat))) break;
       blocked.add(git.shownPath(rel));
       break;
     }
@@ -64,8 +64,7 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
   return [...blocked];
 }
 
-/** Does the file on disk hold exactly the change's new side (content as git records it, and mode)? */
-export async function holdsBlob(root: string, change: Pick<git.TreeChange, "path" | "mode" | "blob">, stat: Stats): Promise<boolean> {
+async function holdsAlready(root: string, change: git.TreeChange, stat: Stats): Promise<boolean> {
   if (stat.isSymbolicLink()) return change.mode === "120000" && git.blobId(await fs.readlink(onDisk(root, change.path), { encoding: "buffer" }), change.blob) === change.blob;
   if (!stat.isFile() || change.mode !== (stat.mode & 0o111 ? "100755" : "100644")) return false;
   const [id] = await git.hashFiles(root, [change.path]);
@@ -110,7 +109,7 @@ async function pathsChangedSince(root: string, files: git.TreeChange[], o: { acc
   const matches = async (c: git.TreeChange, stat: Stats | null): Promise<boolean> => {
     // Before a switch, a path it creates may already hold exactly what it writes (an ignored copy
     // of the same file); after it, "nothing there" means nothing there.
-    if (c.oldMode === "000000") return !stat || stat.isDirectory() || (o.acceptWritten === true && (await holdsBlob(root, c, stat)));
+    if (c.oldMode === "000000") return !stat || stat.isDirectory() || (o.acceptWritten === true && (await holdsAlready(root, c, stat)));
     if (!stat) return false;
     const file = onDisk(root, c.path);
     if (stat.isSymbolicLink()) return c.oldMode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), likeId) === c.oldBlob;

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
+import { runClaude } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 
@@ -17,9 +18,6 @@ afterEach(async () => {
   await api?.close();
   api = undefined;
 });
-
-const run = (repo: string, args: string[], env: Record<string, string>, input = "") =>
-  runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args], { cwd: repo, env, input });
 
 describe("crash recovery", () => {
   it("a crashed session recovered later does not take another session's changes as its own turn", async () => {
@@ -53,11 +51,11 @@ describe("crash recovery", () => {
     const idA = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout)[0].id as string;
 
     api.push({ tool: "Bash", input: { command: "echo from-b > c.txt" } }, { text: "made c" });
-    const b = await run(repo, ["make c"], env);
+    const b = await runClaude(repo, ["make c"], env);
     expect(b.exitCode, b.stderr).toBe(0);
 
     api.push({ text: "back in A" });
-    const resumed = await run(repo, ["-r", idA, "continue"], env);
+    const resumed = await runClaude(repo, ["-r", idA, "continue"], env);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     const diff = JSON.parse((await runNudge(["session", "diff", idA, "1", "--json"], { cwd: repo })).stdout);
     const paths = diff.files.map((f: { path: string }) => f.path);

@@ -5,22 +5,17 @@
  */
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
-import { type Recorded } from "../support/record.js";
+import { runClaude } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 
-let recorded: Recorded | undefined;
 let api: ScriptedApi | undefined;
 afterEach(async () => {
-  await recorded?.api.close();
   await api?.close();
-  recorded = api = undefined;
+  api = undefined;
 });
-
-const run = (repo: string, args: string[], env: Record<string, string>, input = "") =>
-  runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args], { cwd: repo, env, input });
 
 describe("claude run with arguments claude rejects", () => {
   it("says what is wrong once, and leaves no session that -c would then continue", async () => {
@@ -30,7 +25,7 @@ describe("claude run with arguments claude rejects", () => {
     const repo = await gitdir({ "a.txt": "a\n" });
     api = await startScriptedApi([]);
     const env = claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude"));
-    const bad = await run(repo, ["hi", "--", "--bogus-flag"], env);
+    const bad = await runClaude(repo, ["hi", "--", "--bogus-flag"], env);
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr.match(/^error:/gm) ?? []).toHaveLength(1);
     expect(bad.stderr).not.toMatch(/the next prompt resumes the conversation/);

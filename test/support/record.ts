@@ -40,3 +40,8 @@ export function readManifestFile(dir: string): Manifest {
   const journal = path.join(dir, "turns.jsonl");
   return { ...header, ...foldJournal(parseJournal(readFileSync(journal, "utf8"), journal)) };
 }
+
+/** `nudge claude run` with the real claude, edits accepted and Bash allowed, as the recording tests run it. */
+export function runClaude(repo: string, args: string[], env: Record<string, string>, input = "") {
+  return runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args], { cwd: repo, env, input });
+}

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
-import { readManifestFile, recordSession, type Recorded } from "../support/record.js";
+import { readManifestFile, recordSession, runClaude, type Recorded } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { workTreeListing } from "../support/tree-listing.js";
@@ -23,8 +23,6 @@ afterEach(async () => {
   recorded = api = undefined;
 });
 
-const run = (repo: string, args: string[], env: Record<string, string>, input = "") =>
-  runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args], { cwd: repo, env, input });
 const list = async (repo: string) => JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
 
 describe("every change has an author", () => {
@@ -33,7 +31,7 @@ describe("every change has an author", () => {
     recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "claude\n" } }, { text: "done" }], ["write a"]);
     writeFileSync(path.join(repo, "app.js"), "let x = 2; // mine\n");
     recorded.api.push({ tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "claude again\n" } }, { text: "done again" });
-    const again = await run(repo, ["-c", "write b"], recorded.env);
+    const again = await runClaude(repo, ["-c", "write b"], recorded.env);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/! the files changed since this conversation last ran: app\.js/);
     const m = readManifestFile(recorded.dir);
@@ -138,14 +136,14 @@ describe("which session", () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "A1" }, { text: "B1" }, { text: "A2" }, { text: "A3" }]);
     const env = claudeEnv(api, path.join(tempDir(), "cfg"));
-    expect((await run(repo, [], env, "in A\n")).exitCode).toBe(0);
+    expect((await runClaude(repo, [], env, "in A\n")).exitCode).toBe(0);
     const [a] = await list(repo);
-    expect((await run(repo, [], env, "in B\n")).exitCode).toBe(0);
-    expect((await run(repo, ["-r", a.id], env, "A again\n")).exitCode).toBe(0);
-    const empty = await run(repo, [], env, ""); // opened and closed without a prompt
+    expect((await runClaude(repo, [], env, "in B\n")).exitCode).toBe(0);
+    expect((await runClaude(repo, ["-r", a.id], env, "A again\n")).exitCode).toBe(0);
+    const empty = await runClaude(repo, [], env, ""); // opened and closed without a prompt
     expect(empty.exitCode, empty.stderr).toBe(0);
     expect(await list(repo)).toHaveLength(2);
-    expect((await run(repo, ["-c"], env, "which one?\n")).exitCode).toBe(0);
+    expect((await runClaude(repo, ["-c"], env, "which one?\n")).exitCode).toBe(0);
     expect(readManifestFile(a.path).turns.map((t) => t.prompt)).toEqual([null, "in A", "A again", "which one?"]);
   });
 
@@ -155,7 +153,7 @@ describe("which session", () => {
     const moved = path.join(tempDir(), "moved app");
     renameSync(repo, moved);
     recorded.api.push({ text: "after the move" });
-    const again = await run(moved, ["-c", "second"], recorded.env);
+    const again = await runClaude(moved, ["-c", "second"], recorded.env);
     expect(again.exitCode, again.stderr).toBe(0);
     const m = readManifestFile(path.join(moved, ".git", "nudge", "sessions", recorded.id));
     expect(m.repo.root).toBe(moved);
@@ -169,11 +167,11 @@ describe("which session", () => {
     const env = claudeEnv(api, path.join(tempDir(), "cfg"));
     const first = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "slow one"], { cwd: repo, env: { NO_COLOR: "1", ...env }, input: "", reject: false });
     while (api.mainLoopRequests().length === 0) await new Promise((r) => setTimeout(r, 25));
-    const second = await run(repo, [], env, "me too\n");
+    const second = await runClaude(repo, [], env, "me too\n");
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toMatch(new RegExp(`^error: session \\w+ is being recorded by another nudge process in ${repo.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(pid \\d+\\)$`, "m"));
     expect(second.stderr).toMatch(/^hint: .*--force/m);
-    const forced = await run(repo, ["--force"], env, "me too\n");
+    const forced = await runClaude(repo, ["--force"], env, "me too\n");
     expect(forced.exitCode, forced.stderr).toBe(0);
     expect((await first).exitCode).toBe(0);
     expect(await list(repo)).toHaveLength(2);

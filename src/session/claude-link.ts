@@ -86,7 +86,11 @@ export class ClaudeLink {
         },
         (error: unknown) => {
           // The first failure to record is the one to report; saving the turn may fail after it too.
-          throw this.recordingFailure ? this.recordingError() : error;
+          if (this.recordingFailure) throw this.recordingError();
+          // A full disk while saving: the next run recovers the turn from the logs, so say how to go on.
+          const code = (error as NodeJS.ErrnoException | null)?.code;
+          if (code === "ENOSPC" || code === "EDQUOT") throw new UserError(errorMessage(error), "free some disk space, then continue with: nudge claude run -c");
+          throw error;
         },
       );
     const ended = failFirst(handle.ended);

@@ -131,7 +131,7 @@ describe("a full disk at each kind of write", () => {
   ])("%s (%s): exit 1 with a hint, the bundle loads, the next run goes on", async (fault) => {
     const { first } = await crashThenRecover(fault, { expectFirstExit: 1 });
     expect(first.stderr).toMatch(/^error: .*(ENOSPC|no space)/m);
-    expect(first.stderr).toMatch(/^hint: free (some )?disk space/m);
+    expect(first.stderr).toMatch(/^hint: free (some )?disk space.*then continue with: nudge claude run -c$/m);
   });
 });
 

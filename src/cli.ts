@@ -43,19 +43,25 @@ async function program(argv: string[]): Promise<Command> {
 
 /**
  * A reader that goes away (`nudge session list | head -1`) makes writes fail with EPIPE. That is
- * not an error: drop the rest of the output quietly — and a live recording carries on.
+ * not an error: drop the rest of the output quietly — and a live recording carries on. Output
+ * that cannot be written at all (`> file` on a full disk) is said once, and the exit status is 1.
  */
-function ignoreClosedPipes(): void {
+function watchOutput(): void {
+  let lost = false;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
       // EIO: the terminal itself went away (SIGHUP), which the run loop handles.
-      if (error.code !== "EPIPE" && error.code !== "EIO") throw error;
+      if (error.code === "EPIPE" || error.code === "EIO" || lost) return;
+      lost = true;
+      process.exitCode = 1;
+      const hint = systemProblem(error)?.hint ?? "check where the output goes";
+      if (stream === process.stdout) process.stderr.write(`error: could not write the output: ${error.message}\nhint: ${hint}\n`);
     });
   }
 }
 
 async function main(argv: string[]): Promise<number> {
-  ignoreClosedPipes();
+  watchOutput();
   // The one answer that needs no command at all: given before anything else is loaded.
   if (argv.length === 3 && (argv[2] === "--version" || argv[2] === "-V")) {
     process.stdout.write(`${nudgeVersion()}\n`);

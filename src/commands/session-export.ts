@@ -2,10 +2,11 @@ import { Command } from "commander";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import * as z from "../zod.js";
+import { UserError } from "../errors.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
 import { formatBytes } from "../sharing/limits.js";
-import { shellQuote } from "../terminal/format.js";
+import { shellQuote } from "../shell-quote.js";
 import { printJson } from "../terminal/output.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -46,6 +47,7 @@ Examples:
     // -o may name a folder: the file goes in it under its default name.
     const given = path.resolve(o.output ?? ".");
     const out = o.output === undefined || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
+    await refuseSpecialFile(out);
     const result = await exportSession(store, session, {
       out,
       upto: o.upto === undefined ? null : parseTurnArg(o.upto, "--upto"),
@@ -113,6 +115,14 @@ function describeSecrets(found: ExportResult["masked"]): string {
       return `${kind} ×${k.count}${turns.length ? ` from turn${turns.length > 1 ? "s" : ""} ${turns.join(", ")}` : ""} (in ${[...k.files].join(", ")})`;
     })
     .join("; ");
+}
+
+/** The export is written beside its place and renamed over it: a pipe or a device there would be replaced by a file. */
+async function refuseSpecialFile(out: string): Promise<void> {
+  const there = await fs.stat(out).catch(() => null);
+  if (there && !there.isFile()) {
+    throw new UserError(`${out} is not a regular file (a pipe, a device or a socket); nothing was written`, "give -o a file path or a folder; to send the archive elsewhere, export to a file and copy it");
+  }
 }
 
 async function isFolder(p: string): Promise<boolean> {

@@ -2,10 +2,10 @@ import { Command } from "commander";
 import path from "node:path";
 import * as z from "../zod.js";
 import { openStore, resolveSession } from "../bundle/store.js";
-import { applyForkInPlace, forkIntoWorktree, forkTurn, prepareForkInPlace, type ForkOutcome } from "../time-travel/fork-session.js";
+import { applyForkInPlace, forkIntoWorktree, forkTurn, planForkIntoWorktree, prepareForkInPlace, type ForkOutcome } from "../time-travel/fork-session.js";
 import { withWorkTree } from "../time-travel/rewind.js";
 import { describePlan } from "../time-travel/rewind-plan.js";
-import { shellQuote } from "../terminal/format.js";
+import { shellQuote } from "../shell-quote.js";
 import { printJson } from "../terminal/output.js";
 import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
@@ -22,7 +22,7 @@ export const sessionForkCommand = new Command("fork")
   .argument("<id>", "session id or unique prefix")
   .argument("[turn]", "the turn to fork at (default: the last)")
   .option("--worktree <path>", "put the fork's code in a new git worktree at <path> (side by side with the original)")
-  .option("--dry-run", "in place: print the plan (files written, deleted, backed up) and change nothing")
+  .option("--dry-run", "print the plan (in place: files written, deleted, backed up) and change nothing")
   .option("-y, --yes", "in place: do not ask for confirmation")
   .option("--json", "machine-readable output")
   .addHelpText(
@@ -44,6 +44,13 @@ Examples:
     const turn = forkTurn(source, turnArg === undefined ? undefined : parseTurnArg(turnArg));
     const say = (line: string) => process.stdout.write(line + "\n");
     let fork: ForkOutcome | null;
+    if (o.worktree && o.dryRun) {
+      const plan = await planForkIntoWorktree(source, turn, path.resolve(o.worktree));
+      if (o.json) return printJson({ dryRun: true, worktree: plan.root, commit: plan.commit, session: source.manifest.id, turn });
+      say(`fork session ${source.manifest.id} at turn ${turn} into a new git worktree at ${plan.root} (detached at ${plan.commit.slice(0, 10)}, then turn ${turn}'s code)`);
+      say("  nothing of yours is touched; nothing was done (dry run)");
+      return;
+    }
     if (o.worktree) fork = await forkIntoWorktree(store, source, turn, path.resolve(o.worktree));
     else {
       fork = await withWorkTree(store, source.manifest.repo.root, `forking session ${source.manifest.id}`, async () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
-import { shellQuote } from "../terminal/format.js";
+import { shellQuote } from "../shell-quote.js";
 import { printJson } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 

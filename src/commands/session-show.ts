@@ -7,7 +7,7 @@ import { parseOptions } from "./parse-options.js";
 import { summarize } from "../bundle/summary.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
-import { describeCompaction } from "../terminal/format.js";
+import { describeCompaction, turnOutcome } from "../terminal/format.js";
 
 const Options = z.object({ json: z.optional(z.boolean()) });
 
@@ -42,7 +42,7 @@ export const sessionShowCommand = new Command("show")
         changes(t.patch),
         formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
-        t.n === 0 ? "" : t.status === "complete" ? (t.compaction && !t.result?.isError ? describeCompaction(t.compaction) : (t.result?.subtype ?? "")) : t.status,
+        t.n === 0 ? "" : t.compaction && t.status === "complete" && !t.result?.isError ? describeCompaction(t.compaction) : turnOutcome(t),
         ...(checks ? [t.check ? `${t.check.exitCode === 0 ? "✓" : "✗"} ${describeCheck(t.check)}` : ""] : []),
       ],
     ]);

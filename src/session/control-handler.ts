@@ -4,6 +4,7 @@
  * (`hook_callback`). The person is asked through the frontend's `Asker`; with nobody to ask, a
  * permission is refused with a message naming the flag that would allow it.
  */
+import path from "node:path";
 import {
   CanUseToolRequest,
   HookCallbackRequest,
@@ -16,6 +17,7 @@ import {
 } from "../claude/control-protocol.js";
 import type { ToolUse } from "../claude/stream-events.js";
 import { errorMessage } from "../errors.js";
+import { shellQuote } from "../shell-quote.js";
 import type { Asker, Question } from "./ask.js";
 
 /** Something that watches tool calls through hooks (the project's rules). */
@@ -24,6 +26,8 @@ export interface ToolGuard {
   hooks(): HookRegistration | null;
   /** The hook's output for one callback. */
   answer(callbackId: string, input: HookCallbackRequest["input"]): Promise<object> | object;
+  /** The rule that made claude ask about this tool call (an `ask` rule), if one did. */
+  askedBy?(toolUseId: string): string | null;
 }
 
 export interface ControlContext {
@@ -74,7 +78,7 @@ export class ControlHandler {
     if (request.tool_name === "AskUserQuestion") return this.questions(request);
     if (request.tool_name === "ExitPlanMode") return this.plan(request);
     if (this.allowed(request)) return { behavior: "allow", updatedInput: request.input };
-    if (!asker) return this.refuseUnattended(request.tool_name);
+    if (!asker) return this.refuseUnattended(request, (request.tool_use_id && this.c.guard?.askedBy?.(request.tool_use_id)) || null);
     const answer = await asker.permission(request, { cwd: this.c.cwd, toolUse: this.c.toolUse(request.tool_use_id) });
     switch (answer.kind) {
       case "yes":
@@ -113,8 +117,24 @@ export class ControlHandler {
   }
 
   /** Without a terminal nobody can answer: refuse, and say once per tool which flag would allow it. */
-  private refuseUnattended(tool: string): PermissionDecision {
-    const flag = ["Write", "Edit", "MultiEdit", "NotebookEdit"].includes(tool) ? "--permission-mode acceptEdits" : `--allowed-tools ${tool}`;
+  private refuseUnattended(request: CanUseToolRequest, rule: string | null): PermissionDecision {
+    const tool = request.tool_name;
+    if (rule) {
+      // An ask rule asks whatever claude's mode and flags allow: no flag helps, only a person (or the rule).
+      if (!this.refusedTools.has(`rule:${rule}`)) {
+        this.refusedTools.add(`rule:${rule}`);
+        this.c.notice(`${tool} was refused: the project's rule "${rule}" asks a person, and there is no terminal to ask; run on a terminal, or change the rule in .nudge/rules.yaml`);
+      }
+      return { behavior: "deny", message: `Permission to use ${tool} was refused: the project's rule "${rule}" needs the user's answer, and nobody is at a terminal.` };
+    }
+    // A path outside the folders claude may use is asked about in every mode: --add-dir lets claude in.
+    const blocked = request.blocked_path;
+    const outside = blocked && path.isAbsolute(blocked) && path.relative(this.c.cwd, blocked).startsWith("..");
+    const flag = outside
+      ? `-- --add-dir ${shellQuote(path.dirname(blocked))}`
+      : ["Write", "Edit", "MultiEdit", "NotebookEdit"].includes(tool)
+        ? "--permission-mode acceptEdits"
+        : `--allowed-tools ${tool}`;
     if (!this.refusedTools.has(tool)) {
       this.refusedTools.add(tool);
       this.c.notice(`${tool} was refused: nobody can answer a permission question without a terminal; allow it with ${flag}`);
@@ -123,7 +143,7 @@ export class ControlHandler {
   }
 
   private remember(request: CanUseToolRequest): void {
-    this.allowances.push({ tool: request.tool_name, input: stableJson(request.input) });
+    this.allowances.push({ tool: request.tool_name, input: callKey(request.input) });
     for (const suggestion of request.permission_suggestions ?? []) {
       for (const rule of suggestion.type === "addRules" ? (suggestion.rules ?? []) : []) {
         // claude's Bash rules: "npm test" exactly, or "npm run *" / "npm run:*" for a prefix.
@@ -134,7 +154,7 @@ export class ControlHandler {
   }
 
   private allowed(request: CanUseToolRequest): boolean {
-    const input = stableJson(request.input);
+    const input = callKey(request.input);
     const command = typeof request.input.command === "string" ? request.input.command : null;
     return this.allowances.some((a) => a.tool === request.tool_name && (a.input === input || underPrefix(command, a.commandPrefix)));
   }
@@ -151,6 +171,12 @@ function underPrefix(command: string | null, prefix: string | undefined): boolea
 }
 
 /** JSON with sorted keys: two inputs with the same content compare equal. */
+/** What makes two tool calls the same for "always": their input, less the description claude words for people. */
+function callKey(input: Record<string, unknown>): string {
+  const { description: _, ...rest } = input;
+  return stableJson(rest);
+}
+
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   if (value && typeof value === "object") {

@@ -11,12 +11,16 @@ import type { ToolGuard } from "./control-handler.js";
 
 export function rulesGuard(rules: RuleSet, repoRoot: string, onDecision: (line: string) => void): ToolGuard | null {
   if (rules.rules.length === 0) return null;
+  /** Tool calls an `ask` rule sent to claude's permission question, by tool_use_id. */
+  const asked = new Map<string, string>();
   return {
     hooks: () => hookRegistration(rules),
     answer: (_callbackId, input) => {
       const { output, record } = answerHook(rules, input, repoRoot);
       if (record) onDecision(describeRecord(record));
+      if (record?.action === "ask" && record.toolUseId) asked.set(record.toolUseId, record.rule);
       return output;
     },
+    askedBy: (toolUseId) => asked.get(toolUseId) ?? null,
   };
 }

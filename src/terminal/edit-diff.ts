@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { structuredPatch } from "diff";
+import { visible } from "./format.js";
 import type { Style } from "./style.js";
 
 /** Files larger than this are not read for a diff (the strings alone are shown). */
@@ -82,7 +83,8 @@ function render(before: string, after: string, o: DiffOptions, note?: string): s
     const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
     const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
     lines.push(style.cyan(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`));
-    for (const line of hunk.lines) {
+    for (const raw of hunk.lines) {
+      const line = visible(raw);
       if (line.startsWith("+")) lines.push(style.green(line));
       else if (line.startsWith("-")) lines.push(style.red(line));
       else if (line.startsWith("\\")) lines.push(style.dim(line));

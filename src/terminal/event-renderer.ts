@@ -19,7 +19,7 @@ import {
   type ToolUse,
 } from "../claude/stream-events.js";
 import { Decisions } from "./decisions.js";
-import { firstLines, formatCost, formatDuration, formatStat, oneLine } from "./format.js";
+import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "./tool-detail.js";
@@ -162,7 +162,7 @@ export class EventRenderer {
     const mark = turn.status === "complete" && !turn.result?.isError ? style.green("●") : style.red("●");
     const parts = [
       `turn ${turn.n}`,
-      turn.status === "complete" ? (turn.result?.subtype ?? "done") : turn.status,
+      turnOutcome(turn),
       formatDuration(turn.result?.durationMs ?? Date.parse(turn.endedAt) - Date.parse(turn.startedAt)),
       formatCost(turn.result?.costUsd),
       formatStat(turn.patch),

@@ -1,4 +1,6 @@
 /** Small formatters shared by every command's output. */
+import type { Turn } from "../bundle/manifest-schema.js";
+
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";
   if (ms < 1000) return `${Math.round(ms)}ms`;
@@ -14,13 +16,22 @@ export function formatCost(usd: number | null | undefined): string {
 }
 
 /** One line, at most `max` characters, with an ellipsis when cut. */
+/**
+ * Text from outside (a tool call's input, a file, a question) with its control characters shown
+ * instead of obeyed: an ESC in a change must not move the cursor over the diff a person approves.
+ * Tabs and newlines stay.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = visible(text.replace(/\s+/g, " ").trim());
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 export function firstLines(text: string, count: number): string[] {
-  const lines = text.replace(/\s+$/, "").split("\n");
+  const lines = visible(text.replace(/\s+$/, "")).split("\n");
   return lines.length > count ? [...lines.slice(0, count), `… (${lines.length - count} more lines)`] : lines;
 }
 
@@ -29,16 +40,17 @@ export function formatStat(s: { filesChanged: number; insertions: number; deleti
   return `${s.filesChanged} file${s.filesChanged === 1 ? "" : "s"} +${s.insertions} -${s.deletions}`;
 }
 
-/**
- * A word as a POSIX shell reads it back unchanged: for command lines nudge prints for the user to
- * paste, where a path with a space or `$(…)` in it would otherwise split or run something.
- */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_/.,:@%+=-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /** A /compact turn: claude's context before and after, as claude reported it. */
 export function describeCompaction(c: { preTokens: number | null; postTokens: number | null }): string {
   return `compacted ${c.preTokens ?? "?"} → ${c.postTokens ?? "?"} tokens`;
+}
+
+/**
+ * How a turn ended, in a word: claude's result subtype, except that a turn an API error ended has
+ * subtype "success" with is_error set, which must not read as a success.
+ */
+export function turnOutcome(turn: Pick<Turn, "status" | "result">): string {
+  if (turn.status !== "complete") return turn.status;
+  if (!turn.result) return "done";
+  return turn.result.isError && turn.result.subtype === "success" ? "error" : turn.result.subtype;
 }

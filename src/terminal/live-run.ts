@@ -17,7 +17,7 @@ import type { SessionChoice } from "../session/open-session.js";
 import { rulesGuard } from "../session/rules-guard.js";
 import { runSession, type RunSessionInput } from "../session/run-session.js";
 import { EventRenderer } from "./event-renderer.js";
-import { shellQuote } from "./format.js";
+import { shellQuote } from "../shell-quote.js";
 import { linePrompts } from "./prompt-input.js";
 import { colorEnabled, makeStyle } from "./style.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";

@@ -7,7 +7,7 @@ import type { CanUseToolRequest, PermissionUpdate } from "../claude/control-prot
 import type { PermissionAnswer, PermissionContext, Question } from "../session/ask.js";
 import { describeUpdate } from "./decisions.js";
 import { editDiff, type DiffOptions } from "./edit-diff.js";
-import { firstLines } from "./format.js";
+import { firstLines, visible } from "./format.js";
 import type { Style } from "./style.js";
 import { relativePath, toolDetail } from "./tool-detail.js";
 
@@ -28,11 +28,11 @@ export function permissionLines(request: CanUseToolRequest, context: PermissionC
   lines.push(style.bold(style.yellow(`? ${request.tool_name}${detail ? `(${detail})` : ""}`)));
   if (command !== undefined) for (const line of firstLines(command, 20)) lines.push(`  ${line}`);
   const description = typeof input.description === "string" ? input.description : request.description;
-  if (description && description !== command && description !== detail) lines.push(style.dim(`  ${description}`));
+  if (description && description !== command && description !== detail) lines.push(style.dim(`  ${visible(description)}`));
   const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: o.maxDiffLines });
   if (diff) for (const line of diff) lines.push(`  ${line}`);
   // The path that made claude ask (measured: a Bash redirect's target, inside the work tree too), not necessarily outside it.
-  if (request.blocked_path && !diff) lines.push(style.dim(`  needs access to ${relativePath(request.blocked_path, context.cwd)}`));
+  if (request.blocked_path && !diff) lines.push(style.dim(`  needs access to ${visible(relativePath(request.blocked_path, context.cwd))}`));
   return lines;
 }
 
@@ -63,10 +63,10 @@ export function parsePermission(text: string, canSave: boolean): PermissionAnswe
 
 /** A question with its header and numbered options (descriptions dimmed), and the free-text "other". */
 export function questionLines(q: Question, style: Style): string[] {
-  const head = q.header ? `${style.bold(style.cyan(`? ${q.header}`))} ${q.question}` : style.bold(style.cyan(`? ${q.question}`));
+  const head = q.header ? `${style.bold(style.cyan(`? ${visible(q.header)}`))} ${visible(q.question)}` : style.bold(style.cyan(`? ${visible(q.question)}`));
   const lines = [head];
   q.options.forEach((option, i) => {
-    lines.push(`  ${i + 1}. ${option.label}${option.description ? style.dim(` — ${option.description}`) : ""}`);
+    lines.push(`  ${i + 1}. ${visible(option.label)}${option.description ? style.dim(` — ${visible(option.description)}`) : ""}`);
   });
   lines.push(style.dim(`  ${q.options.length + 1}. Other (type your own answer)`));
   return lines;
@@ -98,7 +98,7 @@ export function parseChoice(text: string, q: Question): ChoiceParse {
 
 /** The plan, as claude wrote it (markdown shown as plain text), under a heading. */
 export function planLines(plan: string, style: Style): string[] {
-  const body = plan.trim() ? plan.replace(/\s+$/, "").split("\n") : ["(claude sent no plan text)"];
+  const body = plan.trim() ? visible(plan.replace(/\s+$/, "")).split("\n") : ["(claude sent no plan text)"];
   return [style.bold(style.cyan("? Claude's plan")), ...body.map((line) => `${style.dim("│")} ${line}`)];
 }
 

@@ -9,7 +9,7 @@ import { bundleFiles, readHeader, updateHeader, type Store, type StoredSession }
 import { turnOf } from "../bundle/turn-lookup.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
-import { forkBundle, worktreeForFork, type ForkResult } from "./fork.js";
+import { forkBundle, planWorktreeFork, worktreeForFork, type ForkResult } from "./fork.js";
 import type { RewindRecord } from "./rewind-log.js";
 import { applyRewind, captureWorkTree, prepareRewind, withWorkTree, type PreparedRewind } from "./rewind.js";
 import { plannedSwitch, switchVerified } from "./work-tree-switch.js";
@@ -27,6 +27,14 @@ export function forkTurn(source: StoredSession, turnNumber: number | undefined):
 }
 
 /** A fork into a new worktree: nothing of the user's is touched, so nothing needs asking. */
+/** What `forkIntoWorktree` would do, checked as it checks, with nothing made. */
+export async function planForkIntoWorktree(source: StoredSession, turn: number, dir: string): Promise<{ root: string; commit: string }> {
+  const target = turnOf(source.manifest, turn);
+  await requireTree(source.manifest.repo.root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${source.manifest.id}`);
+  const { root, commit } = await planWorktreeFork(source, turn, dir);
+  return { root, commit };
+}
+
 export async function forkIntoWorktree(store: Store, source: StoredSession, turn: number, dir: string): Promise<ForkOutcome> {
   const target = turnOf(source.manifest, turn);
   // Damage is found before anything is made: no worktree, no half-registered fork.

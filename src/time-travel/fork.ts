@@ -144,6 +144,13 @@ async function offsetOfLine(file: string, n: number): Promise<number> {
 
 /** A new worktree for a fork, at the HEAD recorded with the turn (the snapshot is written on top by the caller). */
 export async function worktreeForFork(source: StoredSession, turnNumber: number, dir: string): Promise<{ root: string; cwd: string }> {
+  const planned = await planWorktreeFork(source, turnNumber, dir);
+  await git.addWorktree(source.manifest.repo.root, planned.root, planned.commit);
+  return planned;
+}
+
+/** Where a fork's worktree goes and at which commit, checked (the path free, outside the work tree); nothing made. */
+export async function planWorktreeFork(source: StoredSession, turnNumber: number, dir: string): Promise<{ root: string; cwd: string; commit: string }> {
   const turn = turnOf(source.manifest, turnNumber);
   const commit = turn.head ?? source.manifest.repo.baseCommit;
   if (!commit) throw new UserError("the repository had no commit when this turn was recorded", "fork in place instead (without --worktree)");
@@ -154,9 +161,8 @@ export async function worktreeForFork(source: StoredSession, turnNumber: number,
     // Inside the work tree, every later snapshot of it would take the fork in as a nested repository.
     throw new UserError(`${root} is inside the repository's work tree`, `pick a path outside it, e.g. ${path.join(path.dirname(repoRoot), path.basename(root))}`);
   }
-  await git.addWorktree(repoRoot, root, commit);
   const relativeCwd = path.relative(source.manifest.repo.root, source.manifest.repo.cwd);
-  return { root, cwd: path.join(root, relativeCwd) };
+  return { root, cwd: path.join(root, relativeCwd), commit };
 }
 
 function resumeAt(manifest: Manifest, n: number): Manifest["resume"] {

@@ -178,7 +178,7 @@ async function runLoop(input: LoopInput): Promise<number> {
 async function readPromptFile(file: string): Promise<{ text: string; source: string }> {
   const full = path.resolve(file);
   const stat = await fs.stat(full).catch(() => null);
-  if (!stat?.isFile()) throw new UserError(`--prompt-file: no such file: ${file}`, "give the path of a text file holding the prompt template");
+  if (!stat?.isFile()) throw new UserError(`--prompt-file: ${stat ? "not a file" : "no such file"}: ${file}`, "give the path of a text file holding the prompt template");
   if (stat.size > 100_000) throw new UserError(`--prompt-file: ${file} is ${stat.size} bytes; a prompt template is at most 100 kB`, "keep the template short; claude can read long files itself");
   const bytes = await fs.readFile(full);
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);

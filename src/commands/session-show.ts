@@ -48,5 +48,5 @@ export const sessionShowCommand = new Command("show")
     ]);
     printTable(["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : [])], rows);
     out("");
-    out(`total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turns`);
+    out(`total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turn${s.turns === 1 ? "" : "s"}`);
   });

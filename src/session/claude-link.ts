@@ -209,7 +209,7 @@ export class ClaudeLink {
       // Stopped by nudge itself because the recording failed: that error is the one to report.
       const expected = this.recordingFailure || this.stoppedOnPurpose === process;
       // Arguments claude rejects (it exits with an error before a word): the turn's failure says so, once.
-      const rejected = wasInTurn && !wroteAnything && !exit.signal && exit.exitCode !== 0;
+      const rejected = !wroteAnything && !exit.signal && exit.exitCode !== 0;
       if (rejected) return;
       if ((!this.closing || wasInTurn) && this.process === process && !expected) this.o.onUnexpectedExit?.(exit, this.stderrText);
     });

@@ -56,7 +56,7 @@ export function failOnFatal(turn: Turn, failure: TurnFailure, exit: ClaudeExit |
   if (turn.status === "incomplete" && turn.lines.from === turn.lines.to && exit && !exit.signal && exit.exitCode !== 0) {
     throw new UserError(
       `claude exited without answering${text ? `: ${text.split("\n").slice(-3).join(" ")}` : ""}`,
-      "check the arguments passed to claude (after --) and that `claude -p hello` works on its own",
+      "check what nudge passes on to claude (--permission-mode, --model, --allowed-tools, --claude-bin, anything after --) and that `claude -p hello` works on its own",
     );
   }
 }

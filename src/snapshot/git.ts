@@ -144,8 +144,18 @@ export async function repoRoot(cwd: string): Promise<string> {
 export async function repoLocation(cwd: string): Promise<{ root: string; commonDir: string; gitDir: string }> {
   const out = await answer(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir"]);
   const [root, commonDir, gitDir] = out?.split("\n") ?? [];
-  if (!root || !commonDir || !gitDir) throw new UserError(`not a git repository: ${cwd}`, "run nudge inside a git repository (git init creates one)");
+  if (!root || !commonDir || !gitDir) throw await whyNoWorkTree(cwd);
   return { root, commonDir, gitDir };
+}
+
+/** The error for a folder with no work tree above it: missing, a git folder or bare repository itself, or plain. */
+async function whyNoWorkTree(cwd: string): Promise<UserError> {
+  if (!(await fs.stat(cwd).catch(() => null))?.isDirectory()) return new UserError(`no such folder: ${cwd}`, "check the path (--cwd takes the folder claude should work in)");
+  const [insideGitDir, bare] = (await answer(cwd, ["rev-parse", "--is-inside-git-dir", "--is-bare-repository"]))?.split("\n") ?? [];
+  if (insideGitDir === "true" || bare === "true") {
+    return new UserError(`${cwd} is ${bare === "true" ? "a bare repository" : "inside a .git folder"}: there are no files to work on`, "run nudge in a work tree of the repository (git worktree add <path> makes one)");
+  }
+  return new UserError(`not a git repository: ${cwd}`, "run nudge inside a git repository (git init creates one)");
 }
 
 const indexPaths = new Map<string, Promise<string>>();

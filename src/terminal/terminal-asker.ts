@@ -164,6 +164,8 @@ export class TerminalAsker implements Asker {
         const result = editor.key(key);
         if (result === "submit") {
           if (accept(editor.text)) return finish(editor.text);
+          // Not an answer: start the line afresh (typing on after it would make "yes pleasey").
+          editor.reset();
           shownHint = hint || null;
         }
         if (result !== "ignored") draw();

@@ -32,4 +32,13 @@ describe("claude run with arguments claude rejects", () => {
     const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     expect(sessions).toEqual([]);
   });
+
+  it("a claude that exits at once without a word: one error, no session", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    const run = await runNudge(["claude", "run", "--claude-bin", "/bin/false", "hi"], { cwd: repo, input: "" });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr.match(/^error:/gm) ?? [], run.stderr).toEqual(["error:"]);
+    expect(run.stderr).toMatch(/^error: claude exited without answering/m);
+    expect(JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout)).toEqual([]);
+  });
 });

@@ -78,6 +78,17 @@ describe("a permission question", () => {
     expect(t.logged("prompt")).toEqual(["still here"]);
   });
 
+  it("after an answer it does not know, the line starts afresh: the next y is a yes", async () => {
+    const bash = request("Bash", { command: "rm -rf build" });
+    const t = runHarness({ steps: [{ do: "permission", cwd: "/", request: bash }] });
+    await t.waitFor("Allow?");
+    t.type("yes please\r");
+    await t.waitFor("type y, n or a");
+    t.type("y\r");
+    await t.child;
+    expect(t.logged("permission")).toEqual([{ kind: "yes" }]);
+  });
+
   it("asked mid-turn: the status line steps aside, the line typed ahead survives, and both come back", async () => {
     const bash = request("Bash", { command: "echo hi" });
     const t = runHarness({

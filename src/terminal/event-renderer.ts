@@ -18,6 +18,7 @@ import {
   type ToolResult,
   type ToolUse,
 } from "../claude/stream-events.js";
+import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
 import { PartialMessages } from "./partial-messages.js";
@@ -168,6 +169,11 @@ export class EventRenderer {
       formatStat(turn.patch),
     ];
     this.line(`${mark} ${style.dim(parts.join(" · "))}`);
+    // An agentic loop's check, kept on the turn (in a replay; live, the loop says it as it runs).
+    if (turn.check) {
+      const passed = turn.check.exitCode === 0;
+      this.line((passed ? style.green : style.red)(`  ${passed ? "✓" : "✗"} check ${oneLine(turn.check.command, 60)}: ${describeCheck(turn.check)}`));
+    }
   }
 
   private system(event: Extract<StreamEvent, { type: "system" }>): void {

@@ -83,6 +83,13 @@ describe("nudge claude loop", () => {
     expect(show.stdout).toMatch(/^3 .*✓ passed$/m);
     const json = JSON.parse((await runNudge(["session", "show", id, "--json"], { cwd: repo })).stdout);
     expect(json.turns[3].check).toMatchObject({ command: "test -f done.txt", exitCode: 0 });
+    // replay says it after each turn, as the loop did.
+    const replay = await runNudge(["session", "replay", id], { cwd: repo, env: { NO_COLOR: "1" } });
+    expect(replay.stdout.match(/^ {2}[✓✗] check test -f done\.txt: .*$/gm)).toEqual([
+      "  ✗ check test -f done.txt: exit 1",
+      "  ✗ check test -f done.txt: exit 1",
+      "  ✓ check test -f done.txt: passed",
+    ]);
 
     // Iteration 2 is a turn like any other: rewinding to it gives its tree.
     const rewind = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo });

@@ -140,11 +140,15 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
   const lines = [verb === "fork" ? `fork session ${plan.sessionId} at turn ${plan.turn}, its code put in place here` : `${verb} session ${plan.sessionId} to turn ${plan.turn}`];
   if (plan.scope !== "conversation") {
     lines.push(...codeLines(plan, "at that turn"));
-    lines.push(
-      plan.unsavedWork
-        ? "  backup: the work tree has changes not in any snapshot; they are saved first (undo: nudge session rewind --undo)"
-        : "  backup: the current state is saved first (undo: nudge session rewind --undo)",
-    );
+    // A fork whose code is already in place writes nothing, so it saves nothing either.
+    const writesNothing = plan.write.length + plan.remove.length + plan.submodules.length + plan.keep.length === 0;
+    if (!(verb === "fork" && writesNothing)) {
+      lines.push(
+        plan.unsavedWork
+          ? "  backup: the work tree has changes not in any snapshot; they are saved first (undo: nudge session rewind --undo)"
+          : "  backup: the current state is saved first (undo: nudge session rewind --undo)",
+      );
+    }
   }
   if (plan.otherBranch) {
     lines.push(`  branch: the session was recorded ${plan.otherBranch.recorded ? `on ${plan.otherBranch.recorded}` : "on a detached HEAD"}; you are ${plan.otherBranch.current ? `on ${plan.otherBranch.current}` : "on a detached HEAD"} (HEAD stays)`);

@@ -38,7 +38,8 @@ Examples:
     const root = await repoRoot(process.cwd());
     const rules = await loadRules(root);
     const call: ToolCall = { toolName: tool, input, cwd: process.cwd(), repoRoot: root };
-    for (const warning of inputWarnings(call)) process.stderr.write(`! ${warning}\n`);
+    // About what rules can match: no news without a rules file.
+    if (rules.file) for (const warning of inputWarnings(call)) process.stderr.write(`! ${warning}\n`);
     const decision = evaluate(rules, call);
     const receives = decision && whatClaudeReceives(decision, tool);
     if (options.json) {

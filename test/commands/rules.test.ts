@@ -120,6 +120,10 @@ describe("nudge rules test", () => {
     expect(run.stderr).toContain('! claude has no tool "bash"; tool names are case-sensitive: did you mean Bash?');
     const missing = await runNudge(["rules", "test", "Bash", '{"cmd":"npm i"}'], { cwd: await repoWith("sample") });
     expect(missing.stderr).toContain('! the input has no "command" text, so no rule on command can match it');
+    // Without a rules file nothing could match anyway: no warning about what rules look at.
+    const noRules = await runNudge(["rules", "test", "Bash", '{"cmd":"npm i"}'], { cwd: await gitdir() });
+    expect(noRules.stdout).toMatch(/^no rules file in this repository/);
+    expect(noRules.stderr).toBe("");
   });
 
   it.each([

@@ -94,8 +94,9 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
   await withUndo(store, async () => {
     const prepared = await prepareUndo(store);
     if (o.dryRun) return o.json ? printJson({ dryRun: true, ...prepared.plan }) : describeUndo(prepared.plan).forEach(say);
-    const { record, savedEdits } = await undoLastRewind(store, prepared);
-    if (o.json) return printJson({ undone: record, savedEdits });
+    const { record, savedEdits, notRestored } = await undoLastRewind(store, prepared);
+    for (const file of notRestored) process.stderr.write(`! could not write back ${file}\n`);
+    if (o.json) return printJson({ undone: record, savedEdits, notRestored });
     say(`undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`);
     if (savedEdits) say(`edits made after that rewind are kept under ${savedEdits}`);
   });

@@ -128,22 +128,24 @@ export class ControlHandler {
       return { behavior: "deny", message: `Permission to use ${tool} was refused: the project's rule "${rule}" needs the user's answer, and nobody is at a terminal.` };
     }
     // A path outside the folders claude may use is asked about in every mode: --add-dir lets claude in.
-    const blocked = request.blocked_path;
-    const outside = blocked && path.isAbsolute(blocked) && path.relative(this.c.cwd, blocked).startsWith("..");
+    const blocked = request.blocked_path && path.isAbsolute(request.blocked_path) ? request.blocked_path : null;
+    const fromCwd = blocked ? path.relative(this.c.cwd, blocked) : "";
+    const outside = blocked !== null && (fromCwd === ".." || fromCwd.startsWith(`..${path.sep}`));
     const flag = outside
       ? `-- --add-dir ${shellQuote(path.dirname(blocked))}`
       : ["Write", "Edit", "MultiEdit", "NotebookEdit"].includes(tool)
         ? "--permission-mode acceptEdits"
         : `--allowed-tools ${tool}`;
-    if (!this.refusedTools.has(tool)) {
-      this.refusedTools.add(tool);
+    // Once per tool and flag: a second kind of refusal of the same tool gets its own notice.
+    if (!this.refusedTools.has(`${tool} ${flag}`)) {
+      this.refusedTools.add(`${tool} ${flag}`);
       this.c.notice(`${tool} was refused: nobody can answer a permission question without a terminal; allow it with ${flag}`);
     }
     return { behavior: "deny", message: `Permission to use ${tool} was refused: nobody is at a terminal to allow it (the user can rerun with ${flag}).` };
   }
 
   private remember(request: CanUseToolRequest): void {
-    this.allowances.push({ tool: request.tool_name, input: callKey(request.input) });
+    this.allowances.push({ tool: request.tool_name, input: callKey(request.tool_name, request.input) });
     for (const suggestion of request.permission_suggestions ?? []) {
       for (const rule of suggestion.type === "addRules" ? (suggestion.rules ?? []) : []) {
         // claude's Bash rules: "npm test" exactly, or "npm run *" / "npm run:*" for a prefix.
@@ -154,7 +156,7 @@ export class ControlHandler {
   }
 
   private allowed(request: CanUseToolRequest): boolean {
-    const input = callKey(request.input);
+    const input = callKey(request.tool_name, request.input);
     const command = typeof request.input.command === "string" ? request.input.command : null;
     return this.allowances.some((a) => a.tool === request.tool_name && (a.input === input || underPrefix(command, a.commandPrefix)));
   }
@@ -171,8 +173,12 @@ function underPrefix(command: string | null, prefix: string | undefined): boolea
 }
 
 /** JSON with sorted keys: two inputs with the same content compare equal. */
-/** What makes two tool calls the same for "always": their input, less the description claude words for people. */
-function callKey(input: Record<string, unknown>): string {
+/** Tools whose `description` is claude's note for people, not part of what the call does. */
+const DESCRIBED_TOOLS = new Set(["Bash", "Task", "Agent"]);
+
+/** What makes two calls the same for "always": their input (less a Bash command's description, worded anew each time). */
+function callKey(tool: string, input: Record<string, unknown>): string {
+  if (!DESCRIBED_TOOLS.has(tool)) return stableJson(input);
   const { description: _, ...rest } = input;
   return stableJson(rest);
 }

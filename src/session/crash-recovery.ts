@@ -25,7 +25,7 @@ export async function recoverCrashedIn(
       const recorder = await o.open(listed.dir, manifest);
       await recorder.close();
     } catch (error) {
-      o.warn(`could not recover crashed session ${id} (${errorMessage(error)}); nudge claude run -r ${id} tries again`);
+      o.warn(`could not save the unsaved turn of crashed session ${id} (${errorMessage(error)}); its lines stay in its conversation.jsonl`);
     }
   }
 }

@@ -100,7 +100,8 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       // Nothing asked, or claude never answered (it rejected its arguments): -c must not land in it.
       const recorder = holder.link.recorder;
       discarded = opened.isNew && recorder.manifest.id === opened.manifest.id && (!recorder.anyTurnBegun || !recorder.claudeEverSpoke);
-      if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id);
+      // Best effort: a failure here must not hide the error the session may be ending with.
+      if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     }
     const final = holder.link.recorder.manifest;
     return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded };
@@ -265,7 +266,8 @@ class LiveRecording {
           let result = "";
           await holder.link.recorder.settled();
           await switchTo(async () => {
-            const { record } = await undoLastRewind(store, prepared);
+            const { record, notRestored } = await undoLastRewind(store, prepared);
+            for (const file of notRestored) frontend.warn(`could not write back ${file}`);
             result = `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`;
             const session = await loadSession(store, recordedIn);
             return { dir: session.dir, manifest: session.manifest, isNew: false };

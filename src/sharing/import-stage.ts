@@ -129,7 +129,8 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
 async function keepOtherCopies(placements: Placement[], projectDir: string, lastUuid: string | null): Promise<void> {
   if (!lastUuid) return;
   for (const main of placements.filter((p) => p.state === "different" && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir)) {
-    if (!(await fileContains(main.to, `"uuid":"${lastUuid}"`))) continue;
+    // Unreadable (a folder, no permission): not known to be the same conversation, so "different" it stays.
+    if (!(await fileContains(main.to, `"uuid":"${lastUuid}"`).catch(() => false))) continue;
     const sideFolder = main.to.slice(0, -".jsonl".length) + path.sep;
     main.state = "holds";
     for (const side of placements) if (side.state === "different" && side.to.startsWith(sideFolder)) side.state = "holds";

@@ -12,7 +12,7 @@ import type { ControlRequestEvent, ControlResponseEvent } from "../claude/stream
 import { describeRecord } from "../rules/decision-record.js";
 import { decisionFromAnswer } from "../rules/hook-answers.js";
 import { toolDetail } from "./tool-detail.js";
-import { oneLine } from "./format.js";
+import { oneLine, visible } from "./format.js";
 import type { Style } from "./style.js";
 
 interface Asked {
@@ -106,7 +106,7 @@ export class Decisions {
 
   private name(asked: Asked): string {
     const detail = toolDetail({ input: asked.input }, this.o.cwd);
-    return `${asked.tool}${detail ? `(${detail})` : ""}`;
+    return `${visible(asked.tool)}${detail ? `(${detail})` : ""}`;
   }
 }
 

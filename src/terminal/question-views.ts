@@ -25,7 +25,7 @@ export function permissionLines(request: CanUseToolRequest, context: PermissionC
   const lines: string[] = [];
   const command = typeof input.command === "string" ? input.command : undefined;
   const detail = command === undefined ? toolDetail({ input }, context.cwd) : "";
-  lines.push(style.bold(style.yellow(`? ${request.tool_name}${detail ? `(${detail})` : ""}`)));
+  lines.push(style.bold(style.yellow(`? ${visible(request.tool_name)}${detail ? `(${detail})` : ""}`)));
   if (command !== undefined) for (const line of firstLines(command, 20)) lines.push(`  ${line}`);
   const description = typeof input.description === "string" ? input.description : request.description;
   if (description && description !== command && description !== detail) lines.push(style.dim(`  ${visible(description)}`));
@@ -42,7 +42,7 @@ export function savedRule(suggestions: PermissionUpdate[] | undefined): string |
   if (all.length === 0) return null;
   // The rules are what "don't ask again" means to people; directories and modes come along.
   const rules = all.filter((s) => s.type === "addRules");
-  return (rules.length > 0 ? rules : all).map(describeUpdate).join(", ");
+  return visible((rules.length > 0 ? rules : all).map(describeUpdate).join(", "));
 }
 
 export function permissionQuestion(request: CanUseToolRequest, style: Style): string {

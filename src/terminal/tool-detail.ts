@@ -1,7 +1,7 @@
 /** The one detail that says what a tool call does, for the tool lines, the status line and the decision lines. */
 import path from "node:path";
 import type { ToolUse } from "../claude/stream-events.js";
-import { oneLine } from "./format.js";
+import { oneLine, visible } from "./format.js";
 
 /** A path, a command, a pattern: relative to `cwd` when it is inside it. */
 export function toolDetail(block: Pick<ToolUse, "input">, cwd: string): string {
@@ -9,10 +9,11 @@ export function toolDetail(block: Pick<ToolUse, "input">, cwd: string): string {
   const str = (key: string) => (typeof input[key] === "string" ? (input[key] as string) : undefined);
   const rel = (p: string) => relativePath(p, cwd);
   const filePath = str("file_path") ?? str("notebook_path");
-  if (filePath) return rel(filePath);
+  // Paths and URLs are claude's words too: their control characters are shown, not obeyed.
+  if (filePath) return visible(rel(filePath));
   if (str("command")) return oneLine(str("command")!, 100);
   if (str("pattern")) return oneLine(`${str("pattern")}${str("path") ? ` in ${rel(str("path")!)}` : ""}`, 100);
-  if (str("url")) return str("url")!;
+  if (str("url")) return visible(str("url")!);
   if (str("query")) return oneLine(str("query")!, 100);
   if (str("description")) return oneLine(str("description")!, 100);
   // AskUserQuestion: the (first) question.

@@ -14,7 +14,7 @@ import { pathExists } from "../file-exists.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
 import { allRecords, interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
-import { restoreHidden } from "./unhidden-files.js";
+import { removeHidden, restoreHidden } from "./unhidden-files.js";
 import { switchVerified } from "./work-tree-switch.js";
 
 export type Resolution = "continue" | "abort";
@@ -67,8 +67,10 @@ export async function resolveInterrupted(store: Store, plan: InterruptedPlan): P
   }
   const target = how === "continue" ? record.after!.tree : record.backup.tree;
   await switchVerified(state, { from: state.tree, to: target, what: how === "continue" ? `turn ${record.turn}` : "the state before", changes: plan.changes });
-  // Files no tree holds (see unhidden-files.ts): a rolled-back rewind writes back any it had deleted.
-  if (how === "abort" && record.kind === "rewind") await restoreHidden(record.root, record.hidden);
+  // Files no tree holds (see unhidden-files.ts): what the plan's trees cannot say.
+  if (record.kind === "rewind" && how === "abort") await restoreHidden(record.root, record.hidden);
+  if (record.kind === "rewind" && how === "continue") await removeHidden(record.root, record.hidden);
+  if (record.kind === "undo" && how === "continue") await restoreHidden(record.root, record.hidden);
   await settleHead(record, how);
   await settleConversation(store, record, how);
   const status: RewindRecord["status"] = how === "continue" ? "applied" : "rolled-back";

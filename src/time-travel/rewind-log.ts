@@ -36,7 +36,10 @@ export const RewindRecordSchema = z.object({
     indexCopy: z.nullable(z.string()),
   }),
   after: z.nullable(z.object({ tree: sha, head: z.nullable(sha) })),
-  /** Files the rewind deleted that its backup tree cannot hold (a later turn ignored them): --undo writes them back. */
+  /**
+   * Files a rewind deleted that its backup tree cannot hold (a later turn ignored them): --undo
+   * writes them back. On an undo's record, the files it writes back.
+   */
   hidden: z._default(z.array(z.object({ path: z.string(), mode: z.string(), blob: sha })), []),
   /** For an undo: the rewind it undoes. */
   undoes: z._default(z.nullable(z.string()), null),

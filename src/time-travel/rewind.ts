@@ -264,7 +264,7 @@ export async function prepareUndo(store: Store, o: { from?: string } = {}): Prom
 }
 
 /** The rewind a prepared undo undoes: where its files were, the session the conversation returns to. */
-export async function undoLastRewind(store: Store, { plan, state, changes }: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null }> {
+export async function undoLastRewind(store: Store, { plan, state, changes }: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null; notRestored: string[] }> {
   const rewind = plan.undo;
   const root = rewind.root;
   if (!holdsWorkTree(store, root)) throw new InternalError(`an undo in ${root} is applied without its lock`);
@@ -284,14 +284,15 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
     before: { head: state.head, branch: state.branch, rewoundTo: rewind.turn, indexCopy: null },
     after: { tree: rewind.backup.tree, head: plan.head ? plan.head.to : state.head },
     undoes: rewind.stamp,
-    hidden: [],
+    // The same files: an undo cut off halfway and then finished writes them back too.
+    hidden: rewind.hidden,
     status: "started",
     owner: thisProcess(),
   };
   await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, undo)]);
   faultPoint("undo-after-record");
   await switchVerified(state, { from: state.tree, to: rewind.backup.tree, what: "the state before the rewind", changes });
-  await restoreHidden(root, rewind.hidden);
+  const notRestored = await restoreHidden(root, rewind.hidden);
   faultPoint("undo-after-switch");
   if (plan.head) {
     await git.moveRef(root, plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD", plan.head.to, plan.head.from ?? git.NO_REF);
@@ -301,7 +302,7 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
   if (rewind.scope !== "code" && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
   await saveRecord(store, { ...rewind, status: "undone" });
   await saveRecord(store, { ...undo, status: "applied" });
-  return { record: rewind, savedEdits: plan.keepsEdits ? backupRef : null };
+  return { record: rewind, savedEdits: plan.keepsEdits ? backupRef : null, notRestored };
 }
 
 /** Take the lock of the work tree an undo applies to, for the whole of it (plan, question, apply). */

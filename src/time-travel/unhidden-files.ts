@@ -9,6 +9,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Turn } from "../bundle/manifest-schema.js";
+import { errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
 
 export interface HiddenFile {
@@ -40,31 +41,60 @@ export async function unhiddenFiles(
     .map((c) => ({ status: "D" as const, path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: "000000", blob: "0".repeat(c.blob.length) }));
 }
 
+/** A path of the work tree as bytes: `rel` is git's bytes (latin1, one character per byte), the root is the file system's. */
+function onDisk(root: string, rel: string): Buffer {
+  return Buffer.concat([Buffer.from(`${root}/`), Buffer.from(rel, "latin1")]);
+}
+
 /** The changes whose file on disk holds exactly their new side (content as git records it, and mode): one git process. */
-async function holdingTheirBlobs(root: string, changes: git.TreeChange[]): Promise<git.TreeChange[]> {
-  const where = (c: git.TreeChange) => Buffer.from(`${root}/${c.path}`, "latin1");
-  const stats = await Promise.all(changes.map((c) => fs.lstat(where(c)).catch(() => null)));
+async function holdingTheirBlobs(root: string, changes: Array<Pick<git.TreeChange, "path" | "mode" | "blob">>): Promise<typeof changes> {
+  const stats = await Promise.all(changes.map((c) => fs.lstat(onDisk(root, c.path)).catch(() => null)));
   const regular = changes.filter((c, i) => stats[i]?.isFile() && c.mode === (stats[i].mode & 0o111 ? "100755" : "100644"));
   const ids = await git.hashFiles(root, regular.map((c) => c.path));
-  const held = new Set<git.TreeChange>();
+  const held = new Set<(typeof changes)[number]>();
   for (const [i, c] of regular.entries()) {
     // Through git's filters first; the raw bytes where that differs (text=auto keeps CRLF in a blob that has it).
-    if (ids[i] === c.blob || git.blobId(await fs.readFile(where(c)), c.blob) === c.blob) held.add(c);
+    if (ids[i] === c.blob || git.blobId(await fs.readFile(onDisk(root, c.path)), c.blob) === c.blob) held.add(c);
   }
   for (const [i, c] of changes.entries()) {
-    if (c.mode === "120000" && stats[i]?.isSymbolicLink() && git.blobId(await fs.readlink(where(c), { encoding: "buffer" }), c.blob) === c.blob) held.add(c);
+    if (c.mode === "120000" && stats[i]?.isSymbolicLink() && git.blobId(await fs.readlink(onDisk(root, c.path), { encoding: "buffer" }), c.blob) === c.blob) held.add(c);
   }
   return changes.filter((c) => held.has(c));
 }
 
-/** After an undo: write back the files the rewind deleted that its backup tree could not hold. */
-export async function restoreHidden(root: string, files: HiddenFile[]): Promise<void> {
-  for (const file of files) {
-    const where = Buffer.from(`${root}/${file.path}`, "latin1");
-    if (await fs.lstat(where).catch(() => null)) continue; // something is there again: never overwrite it
-    await fs.mkdir(Buffer.from(`${root}/${path.posix.dirname(file.path)}`, "latin1"), { recursive: true });
-    const content = await git.readBlob(root, file.blob);
-    if (file.mode === "120000") await fs.symlink(content, where);
-    else await fs.writeFile(where, content, { mode: file.mode === "100755" ? 0o755 : 0o644 });
+/** Is the folder a file would go in inside the work tree (no symlinked folder leading elsewhere)? */
+async function folderInside(root: string, rel: string): Promise<boolean> {
+  const parent = await fs.realpath(onDisk(root, path.posix.dirname(rel))).catch(() => null);
+  const top = await fs.realpath(root);
+  return parent !== null && (parent.toString() === top || parent.toString().startsWith(`${top}/`));
+}
+
+/** An interrupted rewind, finished: delete the hidden files that still hold what the session recorded. */
+export async function removeHidden(root: string, files: HiddenFile[]): Promise<void> {
+  for (const file of await holdingTheirBlobs(root, files)) {
+    if (await folderInside(root, file.path)) await fs.rm(onDisk(root, file.path), { force: true });
   }
+}
+
+/**
+ * After an undo: write back the files the rewind deleted that its backup tree could not hold.
+ * Never overwrites what is there again, never writes through a symlinked folder; returns what it
+ * could not write back (the undo itself is done), with why.
+ */
+export async function restoreHidden(root: string, files: HiddenFile[]): Promise<string[]> {
+  const missed: string[] = [];
+  for (const file of files) {
+    const where = onDisk(root, file.path);
+    if (await fs.lstat(where).catch(() => null)) continue;
+    try {
+      await fs.mkdir(onDisk(root, path.posix.dirname(file.path)), { recursive: true });
+      if (!(await folderInside(root, file.path))) throw new Error("its folder leads outside the work tree");
+      const content = await git.readBlob(root, file.blob);
+      if (file.mode === "120000") await fs.symlink(content, where);
+      else await fs.writeFile(where, content, { mode: file.mode === "100755" ? 0o755 : 0o644 });
+    } catch (error) {
+      missed.push(`${git.shownPath(file.path)} (${errorMessage(error)})`);
+    }
+  }
+  return missed;
 }

@@ -63,6 +63,13 @@ describe("permission questions", () => {
     expect(permissionLines(request({ url: "https://example.com/docs", prompt: "summarize" }), { cwd: "/repo" }, { style })).toEqual(["? WebFetch(https://example.com/docs)", "  Fetch the docs"]);
   });
 
+  it("shows control characters in a URL, a path or a description, never passes them to the terminal", () => {
+    const lines = permissionLines(request({ url: "https://x.test/\u001b[2K\r? ok" }), { cwd: "/repo" }, { style });
+    expect(lines).toEqual(["? WebFetch(https://x.test/\\x1b[2K\\x0d? ok)", "  Fetch the docs"]);
+    const write = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/a\u001b[31m.ts", content: "x\n" } });
+    expect(permissionLines(write, { cwd: "/repo" }, { style, readFile: () => null })[0]).toBe("? Write(a\\x1b[31m.ts)");
+  });
+
   it("names the path claude asks about (a command's output file), relative to the work tree", () => {
     const bash = CanUseToolRequest.parse({
       subtype: "can_use_tool",

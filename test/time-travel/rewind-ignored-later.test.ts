@@ -4,12 +4,12 @@
  * repositories.
  */
 import { execa } from "execa";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
-import { runNudge } from "../support/run-nudge.js";
+import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 
 let recorded: Recorded | undefined;
 afterEach(async () => {
@@ -55,5 +55,35 @@ describe("rewind", () => {
     expect(undo.exitCode, undo.stderr).toBe(0);
     expect(readFileSync(path.join(repo, "gen.txt"), "utf8")).toBe("1\n");
     expect(readFileSync(path.join(repo, ".gitignore"), "utf8")).toBe("*.log\ngen.txt\n");
+  });
+
+  it("in a folder whose name is not ASCII, and with an undo killed halfway then finished: the file comes back", async () => {
+    const made = await gitdir({ "a.txt": "a\n", ".gitignore": "*.log\n" });
+    const repo = path.join(tempDir("nudge-zoe-"), "zoë café");
+    mkdirSync(path.dirname(repo), { recursive: true });
+    renameSync(made, repo);
+    recorded = await recordSession(
+      repo,
+      [
+        { tool: "Bash", input: { command: "echo 1 > gen.txt" } },
+        { text: "made gen.txt" },
+        { tool: "Bash", input: { command: "echo gen.txt >> .gitignore" } },
+        { text: "ignored it" },
+      ],
+      ["make gen", "ignore gen"],
+    );
+    const rewind = await runNudge(["session", "rewind", recorded.id, "0", "--yes"], { cwd: repo });
+    expect(rewind.exitCode, rewind.stderr).toBe(0);
+    expect(existsSync(path.join(repo, "gen.txt"))).toBe(false);
+    const killed = await execa("node", [NUDGE_CLI, "session", "rewind", "--undo", "--yes"], {
+      cwd: repo,
+      env: { NUDGE_FAULT: "undo-after-record:kill" },
+      reject: false,
+      detached: true,
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    const finished = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+    expect(finished.exitCode, finished.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, "gen.txt"), "utf8")).toBe("1\n");
   });
 });

@@ -509,6 +509,11 @@ export function printablePath(path: string): string {
   return /[\x00-\x1f\x7f]/.test(path) ? JSON.stringify(path) : path;
 }
 
+/** A path of a work tree as the file system takes it: `rel` is git's bytes (latin1, one character per byte), the root the file system's own. */
+export function pathOnDisk(root: string, rel: string): Buffer {
+  return Buffer.concat([Buffer.from(`${root}/`), Buffer.from(rel, "latin1")]);
+}
+
 /** `displayPath`, then `printablePath`: a path's bytes as a line of text shows them. */
 export function shownPath(bytes: string): string {
   return printablePath(displayPath(bytes));

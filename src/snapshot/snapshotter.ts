@@ -55,8 +55,7 @@ export async function patchBetween(root: string, from: string, to: string): Prom
   const gone = changes.filter((c) => c.status === "D" && !git.isSubmodule(c));
   const nowIgnored: string[] = [];
   for (const change of gone) {
-    const onDisk = Buffer.concat([Buffer.from(`${root}/`), Buffer.from(change.path, "latin1")]);
-    if (await fs.lstat(onDisk).then(() => true, () => false)) nowIgnored.push(git.displayPath(change.path));
+    if (await fs.lstat(git.pathOnDisk(root, change.path)).then(() => true, () => false)) nowIgnored.push(git.displayPath(change.path));
   }
   return { bytes, sha256: sha256(bytes), nowIgnored, ...patchStats(bytes) };
 }

@@ -174,10 +174,7 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
   const root = state.root;
   if (!holdsWorkTree(store, root)) throw new InternalError(`a rewind of ${root} is applied without its lock`);
   const stamp = newStamp();
-  const backupRef = `${BACKUP_REFS}${stamp}`;
   const withCode = plan.scope !== "conversation";
-  // Parent = HEAD now, so commits made after the rewind point stay reachable from the backup.
-  const backupCommit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`);
   let indexCopy: string | null = null;
   if (plan.head.reset) {
     const userIndex = await git.indexPath(root);
@@ -189,24 +186,17 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
     await ensureDir(rewindsDir(store));
     await copyFileAtomic(userIndex, indexCopy);
   }
-  const record: RewindRecord = {
-    stamp,
-    at: new Date().toISOString(),
+  const record = await beginRecord(store, state, stamp, {
+    backup: { ref: `${BACKUP_REFS}${stamp}`, message: `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}` },
     kind: "rewind",
     sessionId: plan.sessionId,
     turn: plan.turn,
-    root,
     scope: plan.scope,
-    backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
     before: { head: state.head, branch: state.branch, rewoundTo: session.manifest.rewoundTo, indexCopy },
     after: { tree: withCode ? plan.target.tree : state.tree, head: plan.head.reset ? plan.head.recorded : state.head },
     undoes: null,
     hidden: withCode ? hidden : [],
-    status: "started",
-    owner: thisProcess(),
-  };
-  // The record and the backup ref exist before the work tree changes: a crash midway can be finished or undone.
-  await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, record)]);
+  });
   faultPoint("rewind-after-record");
   if (withCode) {
     try {
@@ -263,6 +253,31 @@ export async function prepareUndo(store: Store, o: { from?: string } = {}): Prom
   return { plan, state, changes };
 }
 
+/**
+ * The start of a rewind or an undo: what the work tree holds now, kept under a backup ref (its
+ * parent is HEAD, so commits made after the rewind point stay reachable), and the record saying
+ * what is about to happen, both before any file changes: a crash midway can be finished or undone.
+ */
+async function beginRecord(
+  store: Store,
+  state: WorkTreeState,
+  stamp: string,
+  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner"> & { backup: { ref: string; message: string } },
+): Promise<RewindRecord> {
+  const commit = await git.commitTree(state.root, state.tree, state.head ? [state.head] : [], o.backup.message);
+  const record: RewindRecord = {
+    ...o,
+    stamp,
+    at: new Date().toISOString(),
+    root: state.root,
+    backup: { commit, tree: state.tree, ref: o.backup.ref },
+    status: "started",
+    owner: thisProcess(),
+  };
+  await Promise.all([git.updateRefs(state.root, [{ ref: o.backup.ref, commit }]), saveRecord(store, record)]);
+  return record;
+}
+
 /** The rewind a prepared undo undoes: where its files were, the session the conversation returns to. */
 export async function undoLastRewind(store: Store, { plan, state, changes }: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null; notRestored: string[] }> {
   const rewind = plan.undo;
@@ -270,26 +285,18 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
   if (!holdsWorkTree(store, root)) throw new InternalError(`an undo in ${root} is applied without its lock`);
   const stamp = newStamp();
   // What is there now (the rewound files, and edits made since) is kept too: an undo never loses anything.
-  const backupRef = `${BACKUP_REFS}${stamp}-before-undo`;
-  const backupCommit = await git.commitTree(root, state.tree, state.head ? [state.head] : [], "nudge backup before undoing a rewind");
-  const undo: RewindRecord = {
-    stamp,
-    at: new Date().toISOString(),
+  const undo = await beginRecord(store, state, stamp, {
+    backup: { ref: `${BACKUP_REFS}${stamp}-before-undo`, message: "nudge backup before undoing a rewind" },
     kind: "undo",
     sessionId: rewind.sessionId,
     turn: rewind.turn,
-    root,
     scope: rewind.scope,
-    backup: { commit: backupCommit, tree: state.tree, ref: backupRef },
     before: { head: state.head, branch: state.branch, rewoundTo: rewind.turn, indexCopy: null },
     after: { tree: rewind.backup.tree, head: plan.head ? plan.head.to : state.head },
     undoes: rewind.stamp,
     // The same files: an undo cut off halfway and then finished writes them back too.
     hidden: rewind.hidden,
-    status: "started",
-    owner: thisProcess(),
-  };
-  await Promise.all([git.updateRefs(root, [{ ref: backupRef, commit: backupCommit }]), saveRecord(store, undo)]);
+  });
   faultPoint("undo-after-record");
   await switchVerified(state, { from: state.tree, to: rewind.backup.tree, what: "the state before the rewind", changes });
   const notRestored = await restoreHidden(root, rewind.hidden);
@@ -302,7 +309,7 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
   if (rewind.scope !== "code" && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
   await saveRecord(store, { ...rewind, status: "undone" });
   await saveRecord(store, { ...undo, status: "applied" });
-  return { record: rewind, savedEdits: plan.keepsEdits ? backupRef : null, notRestored };
+  return { record: rewind, savedEdits: plan.keepsEdits ? undo.backup.ref : null, notRestored };
 }
 
 /** Take the lock of the work tree an undo applies to, for the whole of it (plan, question, apply). */

@@ -11,12 +11,10 @@ import path from "node:path";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
+import { whatIsOnDisk, type Entry } from "./work-tree-switch.js";
 
-export interface HiddenFile {
-  path: string;
-  mode: string;
-  blob: string;
-}
+/** A file a rewind deleted that no tree can hold: path (git's bytes), mode and blob. */
+export type HiddenFile = Entry;
 
 /** `changes`: from the captured tree to the target. Returns deletions to add to them. */
 export async function unhiddenFiles(
@@ -34,32 +32,19 @@ export async function unhiddenFiles(
       if (c.status === "A" && !git.isSubmodule(c) && !touched.has(c.path)) seen.set(c.path, c); // the latest turn's copy wins
     }
   }
-  const onDisk = await holdingTheirBlobs(root, [...seen.values()]);
-  const stillIgnored = await git.ignoredInTree(root, f.target.snapshot.tree, onDisk.map((c) => c.path), f.scratch);
-  return onDisk
+  const held = await holdingTheirBlobs(root, [...seen.values()]);
+  const stillIgnored = await git.ignoredInTree(root, f.target.snapshot.tree, held.map((c) => c.path), f.scratch);
+  return held
     .filter((c) => !stillIgnored.has(c.path))
     .map((c) => ({ status: "D" as const, path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: "000000", blob: "0".repeat(c.blob.length) }));
 }
 
-/** A path of the work tree as bytes: `rel` is git's bytes (latin1, one character per byte), the root is the file system's. */
-function onDisk(root: string, rel: string): Buffer {
-  return Buffer.concat([Buffer.from(`${root}/`), Buffer.from(rel, "latin1")]);
-}
+const onDisk = git.pathOnDisk;
 
-/** The changes whose file on disk holds exactly their new side (content as git records it, and mode): one git process. */
-async function holdingTheirBlobs(root: string, changes: Array<Pick<git.TreeChange, "path" | "mode" | "blob">>): Promise<typeof changes> {
-  const stats = await Promise.all(changes.map((c) => fs.lstat(onDisk(root, c.path)).catch(() => null)));
-  const regular = changes.filter((c, i) => stats[i]?.isFile() && c.mode === (stats[i].mode & 0o111 ? "100755" : "100644"));
-  const ids = await git.hashFiles(root, regular.map((c) => c.path));
-  const held = new Set<(typeof changes)[number]>();
-  for (const [i, c] of regular.entries()) {
-    // Through git's filters first; the raw bytes where that differs (text=auto keeps CRLF in a blob that has it).
-    if (ids[i] === c.blob || git.blobId(await fs.readFile(onDisk(root, c.path)), c.blob) === c.blob) held.add(c);
-  }
-  for (const [i, c] of changes.entries()) {
-    if (c.mode === "120000" && stats[i]?.isSymbolicLink() && git.blobId(await fs.readlink(onDisk(root, c.path), { encoding: "buffer" }), c.blob) === c.blob) held.add(c);
-  }
-  return changes.filter((c) => held.has(c));
+/** The entries whose file on disk holds exactly them. */
+async function holdingTheirBlobs<T extends Entry>(root: string, entries: T[]): Promise<T[]> {
+  const found = await whatIsOnDisk(root, entries);
+  return entries.filter((_, i) => found[i] === "held");
 }
 
 /** Is the folder a file would go in inside the work tree (no symlinked folder leading elsewhere)? */

@@ -27,10 +27,7 @@ export interface PrivateWorkTree {
   index?: PrivateIndex;
 }
 
-/** A path's bytes on disk under `root`. */
-function onDisk(root: string, rel: string): Buffer {
-  return Buffer.concat([Buffer.from(`${root}/`), Buffer.from(rel, "latin1")]);
-}
+const onDisk = git.pathOnDisk;
 
 function parentOf(rel: string): string {
   const at = rel.lastIndexOf("/");
@@ -56,7 +53,7 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
       if (stat.isDirectory() && (i < parts.length || (await onlyRemoved(root, rel, removed)))) continue;
       // The very file the switch would write, already there (an ignored file that was recorded
       // before it was ignored): nothing of the user's is lost by writing it.
-      if (i === parts.length && (await holdsAlready(root, change, stat))) break;
+      if (i === parts.length && (await whatIsOnDisk(root, [change]))[0] === "held") break;
       blocked.add(git.shownPath(rel));
       break;
     }
@@ -64,11 +61,37 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
   return [...blocked];
 }
 
-async function holdsAlready(root: string, change: git.TreeChange, stat: Stats): Promise<boolean> {
-  if (stat.isSymbolicLink()) return change.mode === "120000" && git.blobId(await fs.readlink(onDisk(root, change.path), { encoding: "buffer" }), change.blob) === change.blob;
-  if (!stat.isFile() || change.mode !== (stat.mode & 0o111 ? "100755" : "100644")) return false;
-  const [id] = await git.hashFiles(root, [change.path]);
-  return id === change.blob || git.blobId(await fs.readFile(onDisk(root, change.path)), change.blob) === change.blob;
+/** A tree entry: a path (git's bytes), its mode and blob. */
+export interface Entry {
+  path: string;
+  mode: string;
+  blob: string;
+}
+
+/** What stands at an entry's path: exactly the entry, nothing, a folder, or something else. */
+export type Found = "held" | "missing" | "folder" | "other";
+
+/**
+ * What stands at each entry's path, compared as git would record it, with one git process for
+ * them all. A regular file is hashed through git's filters (eol conversion, git-lfs); only where
+ * that id differs is its raw content hashed too, since `text=auto` keeps CRLF in a blob that
+ * already has it.
+ */
+export async function whatIsOnDisk(root: string, entries: Entry[]): Promise<Found[]> {
+  const stats = await Promise.all(entries.map((e) => fs.lstat(onDisk(root, e.path)).catch(() => null)));
+  const regular = entries.filter((_, i) => stats[i]?.isFile());
+  const ids = await git.hashFiles(root, regular.map((e) => e.path));
+  const filteredIds = new Map(regular.map((e, i) => [e, ids[i]]));
+  return Promise.all(entries.map((e, i) => found(root, e, stats[i] ?? null, filteredIds.get(e))));
+}
+
+async function found(root: string, e: Entry, stat: Stats | null, filteredId: string | undefined): Promise<Found> {
+  if (!stat) return "missing";
+  if (stat.isDirectory()) return "folder";
+  const file = onDisk(root, e.path);
+  if (stat.isSymbolicLink()) return e.mode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), e.blob) === e.blob ? "held" : "other";
+  if (!stat.isFile() || e.mode !== (stat.mode & 0o111 ? "100755" : "100644")) return "other"; // a fifo, another mode
+  return filteredId === e.blob || git.blobId(await fs.readFile(file), e.blob) === e.blob ? "held" : "other";
 }
 
 /** Does the folder hold nothing but files the switch deletes (so it disappears with them)? */
@@ -95,29 +118,16 @@ export function submoduleSwaps(changes: git.TreeChange[]): string[] {
 
 /**
  * The touched files (not submodules) whose content on disk is no longer what the switch starts
- * from (the `old` side of each change), compared as git would record it. A regular file is
- * hashed through git's filters (eol conversion, git-lfs); only where that id differs is its raw
- * content hashed too, since `text=auto` keeps CRLF in a blob that already has it.
+ * from (the `old` side of each change), compared as git would record it (`whatIsOnDisk`).
  */
 async function pathsChangedSince(root: string, files: git.TreeChange[], o: { acceptWritten?: boolean } = {}): Promise<string[]> {
   if (files.length === 0) return [];
-  const stats = await Promise.all(files.map((c) => fs.lstat(onDisk(root, c.path)).catch(() => null)));
-  const regular = files.filter((_, i) => stats[i]?.isFile()).map((c) => c.path);
-  const filteredIds = new Map((await git.hashFiles(root, regular)).map((id, i) => [regular[i]!, id]));
-  // Every id diff-tree gives (the all-zero one included) has the repository's hash length.
-  const likeId = files[0]!.oldBlob;
-  const matches = async (c: git.TreeChange, stat: Stats | null): Promise<boolean> => {
-    // Before a switch, a path it creates may already hold exactly what it writes (an ignored copy
-    // of the same file); after it, "nothing there" means nothing there.
-    if (c.oldMode === "000000") return !stat || stat.isDirectory() || (o.acceptWritten === true && (await holdsAlready(root, c, stat)));
-    if (!stat) return false;
-    const file = onDisk(root, c.path);
-    if (stat.isSymbolicLink()) return c.oldMode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), likeId) === c.oldBlob;
-    if (!stat.isFile() || c.oldMode !== (stat.mode & 0o111 ? "100755" : "100644")) return false; // a folder, a fifo, another mode
-    return filteredIds.get(c.path) === c.oldBlob || git.blobId(await fs.readFile(file), likeId) === c.oldBlob;
-  };
-  const changed = await Promise.all(files.map(async (c, i) => !(await matches(c, stats[i] ?? null))));
-  return files.filter((_, i) => changed[i]).map((c) => git.shownPath(c.path));
+  // A path the switch creates is compared with what it writes: before a switch it may already
+  // hold exactly that (an ignored copy of the same file); after it, "nothing there" means nothing there.
+  const creates = (c: git.TreeChange) => c.oldMode === "000000";
+  const found = await whatIsOnDisk(root, files.map((c) => (creates(c) ? c : { path: c.path, mode: c.oldMode, blob: c.oldBlob })));
+  const matches = (c: git.TreeChange, f: Found) => (creates(c) ? f === "missing" || f === "folder" || (o.acceptWritten === true && f === "held") : f === "held");
+  return files.filter((c, i) => !matches(c, found[i]!)).map((c) => git.shownPath(c.path));
 }
 
 /**

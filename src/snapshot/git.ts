@@ -584,9 +584,8 @@ export async function ignoredInTree(root: string, tree: string, paths: string[],
     at += header.length + 1;
     const size = /^\S+ blob (\d+)$/.exec(header)?.[1];
     if (size === undefined) continue; // "<spec> missing"
-    const inScratch = (rel: string) => Buffer.concat([Buffer.from(`${scratch}/`), Buffer.from(rel, "latin1")]);
-    await fs.mkdir(inScratch(spec.slice(0, Math.max(0, spec.lastIndexOf("/")))), { recursive: true });
-    await fs.writeFile(inScratch(spec), out.subarray(at, at + Number(size)));
+    await fs.mkdir(pathOnDisk(scratch, spec.slice(0, Math.max(0, spec.lastIndexOf("/")))), { recursive: true });
+    await fs.writeFile(pathOnDisk(scratch, spec), out.subarray(at, at + Number(size)));
     at += Number(size) + 1;
   }
   const gitDir = path.dirname(await indexPath(root));

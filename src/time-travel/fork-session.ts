@@ -9,7 +9,7 @@ import { bundleFiles, readHeader, updateHeader, type Store, type StoredSession }
 import { turnOf } from "../bundle/turn-lookup.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
-import { forkBundle, planWorktreeFork, worktreeForFork, type ForkResult } from "./fork.js";
+import { forkBundle, planWorktreeFork, type ForkResult } from "./fork.js";
 import type { RewindRecord } from "./rewind-log.js";
 import { applyRewind, captureWorkTree, prepareRewind, withWorkTree, type PreparedRewind } from "./rewind.js";
 import { plannedSwitch, switchVerified } from "./work-tree-switch.js";
@@ -26,20 +26,21 @@ export function forkTurn(source: StoredSession, turnNumber: number | undefined):
   return turnOf(source.manifest, turnNumber ?? source.manifest.turns.at(-1)!.n).n;
 }
 
-/** A fork into a new worktree: nothing of the user's is touched, so nothing needs asking. */
-/** What `forkIntoWorktree` would do, checked as it checks, with nothing made. */
-export async function planForkIntoWorktree(source: StoredSession, turn: number, dir: string): Promise<{ root: string; commit: string }> {
+/**
+ * Where a fork into a new worktree goes, checked, with nothing made (its --dry-run). Damage is
+ * found here, before anything is made: no worktree, no half-registered fork.
+ */
+export async function planForkIntoWorktree(source: StoredSession, turn: number, dir: string): Promise<{ root: string; cwd: string; commit: string }> {
   const target = turnOf(source.manifest, turn);
   await requireTree(source.manifest.repo.root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${source.manifest.id}`);
-  const { root, commit } = await planWorktreeFork(source, turn, dir);
-  return { root, commit };
+  return planWorktreeFork(source, turn, dir);
 }
 
+/** A fork into a new worktree at the HEAD recorded with the turn: nothing of the user's is touched, so nothing needs asking. */
 export async function forkIntoWorktree(store: Store, source: StoredSession, turn: number, dir: string): Promise<ForkOutcome> {
   const target = turnOf(source.manifest, turn);
-  // Damage is found before anything is made: no worktree, no half-registered fork.
-  await requireTree(source.manifest.repo.root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${source.manifest.id}`);
-  const wt = await worktreeForFork(source, turn, dir);
+  const wt = await planForkIntoWorktree(source, turn, dir);
+  await git.addWorktree(source.manifest.repo.root, wt.root, wt.commit);
   try {
     return await withWorkTree(store, wt.root, `forking session ${source.manifest.id} into it`, async () => {
       const state = await captureWorkTree(store, wt.root);

@@ -142,13 +142,6 @@ async function offsetOfLine(file: string, n: number): Promise<number> {
   }
 }
 
-/** A new worktree for a fork, at the HEAD recorded with the turn (the snapshot is written on top by the caller). */
-export async function worktreeForFork(source: StoredSession, turnNumber: number, dir: string): Promise<{ root: string; cwd: string }> {
-  const planned = await planWorktreeFork(source, turnNumber, dir);
-  await git.addWorktree(source.manifest.repo.root, planned.root, planned.commit);
-  return planned;
-}
-
 /** Where a fork's worktree goes and at which commit, checked (the path free, outside the work tree); nothing made. */
 export async function planWorktreeFork(source: StoredSession, turnNumber: number, dir: string): Promise<{ root: string; cwd: string; commit: string }> {
   const turn = turnOf(source.manifest, turnNumber);

@@ -10,6 +10,7 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import { UserError, InternalError, errorMessage } from "../errors.js";
 import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
+import type { Manifest, Turn } from "../bundle/manifest-schema.js";
 import { bundleDir, liveClaudes, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
 import { holdsWorkTree, lockWorkTree } from "../bundle/work-tree-lock.js";
 import { turnOf } from "../bundle/turn-lookup.js";
@@ -134,6 +135,40 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   const target = turnOf(manifest, turn);
   await requireTree(root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${manifest.id}`);
   const state = await captureWorkTree(store, root);
+  // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
+  const code = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state);
+  const headOnHistory = o.resetHead && target.head && state.head ? await git.isAncestor(root, target.head, state.head) : true;
+  const plan = planRewind({
+    manifest,
+    turn,
+    scope: o.scope,
+    resetHead: o.resetHead,
+    current: { tree: state.tree, head: state.head, branch: state.branch },
+    changes: code.changes,
+    userChanges: code.userChanges,
+    ignoredAtTarget: code.ignoredAtTarget,
+    inTheWay: code.inTheWay,
+    submoduleSwaps: submoduleSwaps(code.changes),
+    headOnHistory,
+  });
+  return { plan, state, changes: code.changes, keepOnDisk: code.ignoredAtTarget, hidden: code.hidden };
+}
+
+interface CodeSide {
+  /** From the captured tree to the target, with the hidden files to delete (see unhidden-files.ts). */
+  changes: git.TreeChange[];
+  /** Paths of the user's own changes (in no snapshot). */
+  userChanges: Set<string>;
+  ignoredAtTarget: Set<string>;
+  inTheWay: string[];
+  hidden: HiddenFile[];
+}
+
+const NO_CODE: CodeSide = { changes: [], userChanges: new Set(), ignoredAtTarget: new Set(), inTheWay: [], hidden: [] };
+
+/** What putting the target's code in place would do to the work tree as captured. */
+async function codeSide(store: Store, manifest: Manifest, target: Turn, state: WorkTreeState): Promise<CodeSide> {
+  const root = manifest.repo.root;
   const latest = manifest.turns.at(-1)!;
   const [changes, userChanges] = await Promise.all([
     git.changedPaths(root, state.tree, target.snapshot.tree),
@@ -145,25 +180,16 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   await Promise.all(["deleted", "hidden"].map((sub) => fs.mkdir(path.join(scratch, sub))));
   const [ignoredAtTarget, unhidden] = await Promise.all([
     git.ignoredInTree(root, target.snapshot.tree, deletions, path.join(scratch, "deleted")),
-    o.scope === "conversation" ? [] : unhiddenFiles(root, { target, later: manifest.turns.filter((t) => t.n > turn), changes, scratch: path.join(scratch, "hidden") }),
+    unhiddenFiles(root, { target, later: manifest.turns.filter((t) => t.n > target.n), changes, scratch: path.join(scratch, "hidden") }),
   ]).finally(() => fs.rm(scratch, { recursive: true, force: true }));
   changes.push(...unhidden);
-  const headOnHistory = o.resetHead && target.head && state.head ? await git.isAncestor(root, target.head, state.head) : true;
-  const plan = planRewind({
-    manifest,
-    turn,
-    scope: o.scope,
-    resetHead: o.resetHead,
-    current: { tree: state.tree, head: state.head, branch: state.branch },
+  return {
     changes,
     userChanges: new Set(userChanges.map((c) => c.path)),
     ignoredAtTarget,
-    inTheWay: o.scope === "conversation" ? [] : await pathsInTheWay(root, changes),
-    submoduleSwaps: o.scope === "conversation" ? [] : submoduleSwaps(changes),
-    headOnHistory,
-  });
-  const hidden = unhidden.map((c) => ({ path: c.path, mode: c.oldMode, blob: c.oldBlob }));
-  return { plan, state, changes: o.scope === "conversation" ? [] : changes, keepOnDisk: ignoredAtTarget, hidden };
+    inTheWay: await pathsInTheWay(root, changes),
+    hidden: unhidden.map((c) => ({ path: c.path, mode: c.oldMode, blob: c.oldBlob })),
+  };
 }
 
 /**
@@ -238,8 +264,8 @@ export async function prepareUndo(store: Store, o: { from?: string } = {}): Prom
   await refuseIfInterrupted(store, store.repoRoot);
   const record = await lastRewind(store);
   if (!record) throw new UserError("there is no rewind to undo", "nudge session backups lists the rewinds; nudge session list shows the sessions");
+  // It was made here (refused otherwise), so the check above for an interrupted operation covered its work tree.
   refuseElsewhere(store, record.root, `the last rewind (of session ${record.sessionId})`);
-  await refuseIfInterrupted(store, record.root);
   await refuseIfClaudeRunsIn(store, record.root, o.from);
   await requireTree(record.root, record.backup.tree, `the backup of the last rewind (${record.backup.ref})`);
   const state = await captureWorkTree(store, record.root);

@@ -42,6 +42,8 @@ function parentOf(rel: string): string {
 export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Promise<string[]> {
   const removed = new Set(changes.filter((c) => c.status === "D").map((c) => c.path));
   const blocked = new Set<string>();
+  /** Files already where the switch writes: compared afterwards, all in one go. */
+  const standing: git.TreeChange[] = [];
   for (const change of changes) {
     if (change.status !== "A") continue;
     const parts = change.path.split("/");
@@ -51,13 +53,15 @@ export async function pathsInTheWay(root: string, changes: git.TreeChange[]): Pr
       if (!stat) break;
       if (removed.has(rel)) break; // a file the switch deletes first
       if (stat.isDirectory() && (i < parts.length || (await onlyRemoved(root, rel, removed)))) continue;
-      // The very file the switch would write, already there (an ignored file that was recorded
-      // before it was ignored): nothing of the user's is lost by writing it.
-      if (i === parts.length && (await whatIsOnDisk(root, [change]))[0] === "held") break;
-      blocked.add(git.shownPath(rel));
+      if (i === parts.length) standing.push(change);
+      else blocked.add(git.shownPath(rel));
       break;
     }
   }
+  // The very file the switch would write, already there (an ignored file that was recorded
+  // before it was ignored): nothing of the user's is lost by writing it.
+  const found = await whatIsOnDisk(root, standing);
+  for (const [i, c] of standing.entries()) if (found[i] !== "held") blocked.add(git.shownPath(c.path));
   return [...blocked];
 }
 

@@ -29,7 +29,7 @@ async function program(argv: string[]): Promise<Command> {
     const command = new Command(group.name).description(group.description);
     if (group.helpAfter) command.addHelpText("after", group.helpAfter);
     const wanted = groupArg === group.name ? commandNames(group).get(commandArg ?? "") : undefined;
-    const names = groupArg === group.name && wanted ? [wanted] : groupArg === group.name || !GROUPS.some((g) => g.name === groupArg) ? Object.keys(group.commands) : [];
+    const names = wanted ? [wanted] : groupArg === group.name || !GROUPS.some((g) => g.name === groupArg) ? Object.keys(group.commands) : [];
     for (const sub of await Promise.all(names.map((name) => group.commands[name]!.load()))) command.addCommand(sub);
     root.addCommand(command);
   }

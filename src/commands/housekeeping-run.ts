@@ -4,6 +4,7 @@
  */
 import { UserError } from "../errors.js";
 import type { Store } from "../bundle/store.js";
+import { plural } from "../terminal/format.js";
 import { printJson } from "../terminal/output.js";
 import { GIT_GC_HINT, describeHousekeeping, isEmpty, samePlan, type HousekeepingPlan } from "../time-travel/housekeeping-plan.js";
 import { applyHousekeeping, type HousekeepingResult } from "../time-travel/housekeeping-apply.js";
@@ -20,10 +21,6 @@ export interface HousekeepingRun {
 }
 
 const say = (line: string): void => void process.stdout.write(line + "\n");
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 export async function runHousekeeping(run: HousekeepingRun): Promise<void> {
   const { o } = run;

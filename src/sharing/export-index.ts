@@ -84,7 +84,6 @@ export const ExportIndexSchema = z
 
 export type ExportIndex = z.infer<typeof ExportIndexSchema>;
 export type ExportEntry = z.infer<typeof ExportEntrySchema>;
-export type ExportGit = z.infer<typeof ExportGitSchema>;
 
 /** What a reader checks first, so an index from a newer nudge is told apart from a damaged one. */
 export const IndexEnvelopeSchema = z.object({ kind: z.literal(EXPORT_KIND), format: z.int().check(z.positive()) });

@@ -18,8 +18,6 @@ import { Refusal } from "./limits.js";
 export interface CodeRefs {
   /** Bundle head → the ref the import creates, and the commit it points at. */
   refs: Array<{ from: string; ref: string; commit: string }>;
-  /** How many snapshot commits the session has. */
-  snapshots: number;
 }
 
 /** The refs an import creates: the session's, and one per HEAD the bundle carries (kept alive for --reset-head). */
@@ -34,8 +32,7 @@ export async function codeRefs(contents: ExportContents, id: string): Promise<Co
     const turn = /^refs\/nudge\/export\/head-(\d+)$/.exec(h.ref)?.[1];
     if (turn !== undefined) refs.push({ from: h.ref, ref: `refs/nudge/${id}/${Number(turn)}`, commit: h.commit });
   }
-  const snapshots = contents.turns.reduce((n, t) => n + 1 + (t.edits ? 1 : 0), 0);
-  return { refs, snapshots };
+  return { refs };
 }
 
 /** Everything about the code, checked without writing to `root`. `scratchIndex`: a file path in a private temp dir. */

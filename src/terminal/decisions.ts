@@ -121,7 +121,7 @@ export function describeUpdate(update: PermissionUpdateLike): string {
   return `${String(update.type ?? "a permission")} in ${where}`;
 }
 
-export function settingsFile(destination: unknown): string {
+function settingsFile(destination: unknown): string {
   switch (destination) {
     case "localSettings":
       return ".claude/settings.local.json";

@@ -3,6 +3,7 @@
  * binary files named with their size instead of "Binary files … differ", and a `--stat` summary.
  */
 import { printablePath } from "../snapshot/git.js";
+import { plural } from "./format.js";
 import type { Style } from "./style.js";
 
 export type FileStatus = "added" | "modified" | "deleted" | "renamed" | "type-changed";
@@ -113,10 +114,6 @@ function totals(files: FileDiff[]): string {
   if (insertions > 0 || deletions === 0) parts.push(`${plural(insertions, "insertion")}(+)`);
   if (deletions > 0 || insertions === 0) parts.push(`${plural(deletions, "deletion")}(-)`);
   return ` ${parts.join(", ")}`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function bytes(n: number | null): string {

@@ -25,8 +25,6 @@ import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "./tool-detail.js";
 
-export { toolDetail } from "./tool-detail.js";
-
 export interface RendererOptions {
   style: Style;
   write: (text: string) => void;

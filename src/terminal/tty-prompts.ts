@@ -12,7 +12,7 @@
  *
  * The terminal going away ends it too: `next()` resolves null and `hungUp` is true.
  */
-import type { PromptSource } from "./prompt-input.js";
+import type { PromptSource } from "../session/frontend.js";
 import type { Keyboard } from "./keyboard.js";
 import { LineEditor, type Key } from "./line-editor.js";
 import type { Screen } from "./screen.js";
@@ -31,19 +31,10 @@ export interface TerminalPromptsOptions {
   prompt?: string;
   /** Called as the prompt line appears (the turn is over): the status line goes. */
   onPrompt?: () => void;
-  /** Draw the line typed ahead while claude works (default true): only when claude's output goes through the same Screen. */
-  showTypeAhead?: boolean;
   now?: () => number;
 }
 
-export interface TtyPromptSource extends PromptSource {
-  /** A prompt typed ahead is waiting: the next `next()` returns it at once. */
-  hasQueued(): boolean;
-  /** The session ended because the terminal went away (SIGHUP, EIO): exit as a hang-up (129). */
-  readonly hungUp: boolean;
-}
-
-export class TerminalPrompts implements TtyPromptSource {
+export class TerminalPrompts implements PromptSource {
   private readonly editor = new LineEditor();
   private readonly queue: string[] = [];
   private waiting: ((prompt: string | null) => void) | null = null;
@@ -189,7 +180,6 @@ export class TerminalPrompts implements TtyPromptSource {
   /** While claude works: the queued prompts (dim), then the line being typed, if any. */
   private drawTypeAhead(): void {
     const { style, screen } = this.o;
-    if (this.o.showTypeAhead === false) return screen.set("input", null);
     const queued = this.queue.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
     if (this.editor.text === "") {
       screen.set("input", queued.length > 0 ? { lines: queued } : null);

@@ -15,6 +15,7 @@ import type { ExportPlan, TranscriptCut } from "./export-plan.js";
 import { turnOfLine } from "./export-plan.js";
 import { copyPrefix, lineStarts, linesBefore, remapOffsets } from "./line-offsets.js";
 import { maskNdjsonFile, maskTextData, scanNdjsonFile, scanText, type SecretFinding } from "./secrets.js";
+import { listFiles } from "./list-files.js";
 
 export interface StagedLogs {
   /** The exported turns, positions in the copies; a transcript missing from the bundle is dropped from its turns. */
@@ -127,20 +128,8 @@ function sideKey(rel: string): string {
 }
 
 /** NDJSON `src` into `dest`: masked, or copied as it is and only scanned. */
-async function secretsOf(src: string, dest: string, options: { file: string; turnOfLine?: (line: number) => number | undefined }, redact: boolean): Promise<SecretFinding[]> {
+export async function secretsOf(src: string, dest: string, options: { file: string; turnOfLine?: (line: number) => number | undefined }, redact: boolean): Promise<SecretFinding[]> {
   if (redact) return maskNdjsonFile(src, dest, options);
   await fs.copyFile(src, dest, fs.constants.COPYFILE_EXCL);
   return scanNdjsonFile(dest, options);
-}
-
-/** Every regular file under `dir`, relative, `/`-separated, sorted; links and anything else are never followed. */
-async function listFiles(dir: string, prefix = ""): Promise<string[]> {
-  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-  const out: string[] = [];
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listFiles(path.join(dir, e.name), rel)));
-    else if (e.isFile()) out.push(rel);
-  }
-  return out;
 }

@@ -21,7 +21,7 @@ import { isTopFolder, parentFolders } from "./archive-path.js";
 import { ByteReader } from "./byte-reader.js";
 import { EXPORT_FORMAT, ExportIndexSchema, INDEX_NAME, IndexEnvelopeSchema, type ExportEntry, type ExportIndex } from "./export-index.js";
 import { inflate } from "./inflate.js";
-import { DEFAULT_LIMITS, Refusal, formatBytes, type ReadLimits } from "./limits.js";
+import { DEFAULT_LIMITS, Refusal, formatBytes, refusing, type ReadLimits } from "./limits.js";
 import { checkedPath, decode, isZero, quote } from "./tar-header.js";
 
 const BLOCK = 512;
@@ -55,9 +55,7 @@ export async function openExport(archive: string, options: OpenOptions = {}): Pr
     return { dir, top, index, file: (entry) => path.join(dir, ...entry.split("/")), remove: () => fs.rm(dir, { recursive: true, force: true }) };
   } catch (error) {
     await fs.rm(dir, { recursive: true, force: true });
-    if (error instanceof Refusal) {
-      throw new UserError(`refusing ${path.basename(archive)}: ${error.message}`, error.hint ?? "this is not a file made by `nudge session export`, or it was damaged or altered since; ask for a fresh export");
-    }
+    if (error instanceof Refusal) refusing(path.basename(archive), "this is not a file made by `nudge session export`, or it was damaged or altered since; ask for a fresh export")(error);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "EISDIR" || code === "EACCES") throw new UserError(`cannot read ${archive} (${code})`, "check the path of the export file");
     if (code === "ENOSPC" || code === "EDQUOT") throw new UserError(`not enough disk space to unpack ${path.basename(archive)}`, `free some space under ${path.dirname(dir)}, then import again`);

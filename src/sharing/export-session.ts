@@ -20,10 +20,10 @@ import { requireTree } from "../snapshot/snapshotter.js";
 import { scanPatches, type CodeSecret } from "./code-secrets.js";
 import { exportCommits } from "./export-commits.js";
 import { EXPORT_FORMAT, EXPORT_KIND, type ExportIndex } from "./export-index.js";
-import { SESSION_DIR, stageLogs } from "./export-logs.js";
+import { SESSION_DIR, secretsOf, stageLogs } from "./export-logs.js";
 import { BUNDLE_TIP, planExport } from "./export-plan.js";
 import { writeExport, type ExportFile } from "./export-writer.js";
-import { maskNdjsonFile, scanNdjsonFile, summarizeFindings, type SecretFinding } from "./secrets.js";
+import { summarizeFindings, type SecretFinding } from "./secrets.js";
 import { nudgeVersion } from "../version.js";
 
 export interface ExportOptions {
@@ -160,12 +160,7 @@ async function stageJournal(stage: string, turns: Turn[], redact: boolean): Prom
   const file = path.join(stage, SESSION_DIR, "turns.jsonl");
   await fs.writeFile(raw, journalOf(turns).map((r) => JSON.stringify(r) + "\n").join(""), { flag: "wx" });
   const options = { file: `${SESSION_DIR}/turns.jsonl`, turnOfLine: (line: number) => turns[line - 1]?.n };
-  let findings: SecretFinding[];
-  if (redact) findings = await maskNdjsonFile(raw, file, options);
-  else {
-    await fs.copyFile(raw, file);
-    findings = await scanNdjsonFile(file, options);
-  }
+  const findings = await secretsOf(raw, file, options, redact);
   return { file, turns: foldJournal(parseJournal(await fs.readFile(file, "utf8"), file)).turns, findings };
 }
 

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { InternalError } from "../errors.js";
+import { sha256 } from "../snapshot/patch-stats.js";
 import { isEntryPath, isTopFolder } from "./archive-path.js";
 import { ExportIndexSchema, INDEX_NAME, type ExportEntry, type ExportIndex } from "./export-index.js";
 import { writeTarGz, type TarFile, type TarSource } from "./tar-writer.js";
@@ -36,7 +37,7 @@ export async function writeExport(out: string, input: ExportInput): Promise<{ by
   const index = parsed.data;
   const indexBytes = Buffer.from(JSON.stringify(index, null, 2) + "\n");
   const tarFiles: TarFile[] = [
-    { path: `${input.top}/${INDEX_NAME}`, source: indexBytes, bytes: indexBytes.length, sha256: sha256Of(indexBytes) },
+    { path: `${input.top}/${INDEX_NAME}`, source: indexBytes, bytes: indexBytes.length, sha256: sha256(indexBytes) },
     ...measured.map((m) => ({ path: `${input.top}/${m.path}`, source: m.source, bytes: m.bytes, sha256: m.sha256 })),
   ];
   const { bytes } = await writeTarGz(out, tarFiles);
@@ -45,7 +46,7 @@ export async function writeExport(out: string, input: ExportInput): Promise<{ by
 
 /** Size and sha256 of a source, a file streamed rather than read whole. */
 export async function measure(source: TarSource): Promise<{ bytes: number; sha256: string }> {
-  if (source instanceof Uint8Array) return { bytes: source.byteLength, sha256: sha256Of(source) };
+  if (source instanceof Uint8Array) return { bytes: source.byteLength, sha256: sha256(source) };
   const hash = createHash("sha256");
   let bytes = 0;
   for await (const chunk of createReadStream(source.file)) {
@@ -53,10 +54,6 @@ export async function measure(source: TarSource): Promise<{ bytes: number; sha25
     bytes += (chunk as Buffer).length;
   }
   return { bytes, sha256: hash.digest("hex") };
-}
-
-function sha256Of(data: Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
 }
 
 /** Byte order, not locale order: the same on every machine. Paths are ASCII (archive-path.ts). */

@@ -9,7 +9,6 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { MANIFEST_FORMAT, ManifestHeaderSchema, type ManifestHeader, type Turn } from "../bundle/manifest-schema.js";
 import { foldJournal, parseJournal } from "../bundle/turn-journal.js";
-import { UserError } from "../errors.js";
 import type { ExportIndex } from "./export-index.js";
 import type { OpenedExport } from "./export-reader.js";
 import { SESSION_DIR } from "./export-logs.js";
@@ -30,16 +29,8 @@ export interface ExportContents {
 /** The files every exported session has, inside session/. */
 const LOGS = ["manifest.json", "turns.jsonl", "conversation.jsonl", "timing.txt", "input.jsonl", "input-timing.txt"];
 
-export async function readContents(opened: OpenedExport, archiveName: string): Promise<ExportContents> {
-  try {
-    return await check(opened);
-  } catch (error) {
-    if (error instanceof Refusal) throw new UserError(`refusing ${archiveName}: ${error.message}`, error.hint ?? "it was damaged or altered since it was exported; ask for a fresh export");
-    throw error;
-  }
-}
-
-async function check(opened: OpenedExport): Promise<ExportContents> {
+/** What the export holds, checked (a `Refusal` names what is wrong). */
+export async function readContents(opened: OpenedExport): Promise<ExportContents> {
   const { index } = opened;
   const entries = new Map(index.entries.map((e) => [e.path, e]));
   const git = index.git;

@@ -21,7 +21,7 @@ import { checkCode, codeRefs } from "./import-code.js";
 import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
 import { exporter, sha256, stageSession, type Placement } from "./import-stage.js";
-import { Refusal } from "./limits.js";
+import { refusing } from "./limits.js";
 
 export interface ImportOptions {
   force: boolean;
@@ -60,7 +60,7 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
   const opened = await openExport(archive);
   const work = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-import-work-"));
   try {
-    const contents = await readContents(opened, name);
+    const contents = await readContents(opened).catch(refusing(name));
     const large = opened.index.entries.reduce((n, e) => n + e.bytes, 0) > LARGE_BYTES;
     const progress = (line: string) => (large ? o.progress?.(line) : undefined);
     const origin = { exportedBy: exporter(contents.index), exportedAt: contents.index.exported.at, root: contents.index.exported.repoRoot, cwd: contents.index.exported.cwd };
@@ -113,11 +113,6 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
   }
 }
 
-function refusing(name: string) {
-  return (error: unknown): never => {
-    throw error instanceof Refusal ? new UserError(`refusing ${name}: ${error.message}`, error.hint ?? "it was damaged or altered since it was exported; ask for a fresh export") : error;
-  };
-}
 
 /**
  * A session here that came from this very export: the same source session, exported at the same

@@ -16,6 +16,7 @@ import { sessionRef } from "../snapshot/snapshotter.js";
 import type { ExportContents } from "./import-contents.js";
 import { remapOffsets } from "./line-offsets.js";
 import { relocateTranscript, transcriptMoves } from "./relocate.js";
+import { listFiles } from "./list-files.js";
 
 export interface ImportTarget {
   id: string;
@@ -169,16 +170,4 @@ export async function sha256(file: string, bytes?: number): Promise<string> {
   if (bytes === 0) return hash.digest("hex");
   for await (const chunk of createReadStream(file, bytes === undefined ? {} : { start: 0, end: bytes - 1 })) hash.update(chunk as Buffer);
   return hash.digest("hex");
-}
-
-/** Regular files under `dir`, relative and `/`-separated, sorted (the archive held nothing else). */
-async function listFiles(dir: string, prefix = ""): Promise<string[]> {
-  const out: string[] = [];
-  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listFiles(path.join(dir, e.name), rel)));
-    else if (e.isFile()) out.push(rel);
-  }
-  return out;
 }

@@ -4,6 +4,7 @@
  * The caps are far above any real session (a 200-turn session with large tool outputs is tens of
  * MB, a few hundred entries) and far below what would fill a disk or memory.
  */
+import { UserError } from "../errors.js";
 export interface ReadLimits {
   /** Entries the index may list. */
   maxEntries: number;
@@ -34,6 +35,13 @@ export class Refusal extends Error {
     super(message);
     this.name = "Refusal";
   }
+}
+
+/** A refusal as the user reads it, "refusing <file>: why", with its own hint or `hint`; any other error passes through. */
+export function refusing(name: string, hint = "it was damaged or altered since it was exported; ask for a fresh export") {
+  return (error: unknown): never => {
+    throw error instanceof Refusal ? new UserError(`refusing ${name}: ${error.message}`, error.hint ?? hint) : error;
+  };
 }
 
 export function formatBytes(bytes: number): string {

@@ -101,3 +101,13 @@ export function controlError(requestId: string, error: string): object {
 export function initializeRequest(requestId: string, hooks: HookRegistration): object {
   return { type: "control_request", request_id: requestId, request: { subtype: "initialize", hooks } };
 }
+
+/**
+ * What "don't ask again" saves, and so what the question names: claude's suggested rules, else
+ * its other suggestions (a Write's is a mode: edits accepted for the session).
+ */
+export function suggestionsToSave(suggestions: PermissionUpdate[] | undefined): PermissionUpdate[] {
+  const all = suggestions ?? [];
+  const rules = all.filter((s) => s.type === "addRules");
+  return rules.length > 0 ? rules : all;
+}

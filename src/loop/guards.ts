@@ -8,6 +8,7 @@
  *   and clock times are ignored: they differ on every run).
  */
 import type { Turn } from "../bundle/manifest-schema.js";
+import { stableJson } from "../stable-json.js";
 
 export interface GuardSettings {
   noChange: number | null;
@@ -83,16 +84,6 @@ export class Guards {
     else if (guard === "same-output") this.sameOutputs = 0;
     else this.calls.clear();
   }
-}
-
-/** JSON with sorted keys: the same input written in another key order is the same call. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 function oneLine(text: string, max: number): string {

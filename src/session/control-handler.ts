@@ -10,6 +10,7 @@ import {
   HookCallbackRequest,
   controlError,
   controlResponse,
+  suggestionsToSave,
   type ControlRequestEvent,
   type HookRegistration,
   type PermissionDecision,
@@ -18,6 +19,7 @@ import {
 import type { ToolUse } from "../claude/stream-events.js";
 import { errorMessage } from "../errors.js";
 import { shellQuote } from "../shell-quote.js";
+import { stableJson } from "../stable-json.js";
 import type { Asker, Question } from "./ask.js";
 
 /** Something that watches tool calls through hooks (the project's rules). */
@@ -89,11 +91,9 @@ export class ControlHandler {
       case "save": {
         this.remember(request);
         const suggestions = request.permission_suggestions ?? [];
-        const rules = suggestions.filter((s) => s.type === "addRules");
-        // "don't ask again" saves what the question named: the rules, else claude's other
-        // suggestions (a Write's is a mode: edits accepted for the session).
+        // "always" keeps claude's rules for the session; "don't ask again" saves what the question named.
         const updatedPermissions: PermissionUpdate[] =
-          answer.kind === "always" ? rules.map((s) => ({ ...s, destination: "session" })) : rules.length > 0 ? rules : suggestions;
+          answer.kind === "always" ? suggestions.filter((s) => s.type === "addRules").map((s) => ({ ...s, destination: "session" })) : suggestionsToSave(suggestions);
         return { behavior: "allow", updatedInput: request.input, ...(updatedPermissions.length ? { updatedPermissions } : {}) };
       }
     }
@@ -172,7 +172,6 @@ function underPrefix(command: string | null, prefix: string | undefined): boolea
   return !/[;&|`$<>\n\\]/.test(command.slice(prefix.length));
 }
 
-/** JSON with sorted keys: two inputs with the same content compare equal. */
 /** Tools whose `description` is claude's note for people, not part of what the call does. */
 const DESCRIBED_TOOLS = new Set(["Bash", "Task", "Agent"]);
 
@@ -183,13 +182,3 @@ function callKey(tool: string, input: Record<string, unknown>): string {
   return stableJson(rest);
 }
 
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
-}

@@ -3,7 +3,7 @@
  * functions, so the wording and the parsing are tested without a terminal. TerminalAsker shows
  * these lines and asks.
  */
-import type { CanUseToolRequest, PermissionUpdate } from "../claude/control-protocol.js";
+import { suggestionsToSave, type CanUseToolRequest, type PermissionUpdate } from "../claude/control-protocol.js";
 import type { PermissionAnswer, PermissionContext, Question } from "../session/ask.js";
 import { describeUpdate } from "./decisions.js";
 import { editDiff, type DiffOptions } from "./edit-diff.js";
@@ -38,11 +38,8 @@ export function permissionLines(request: CanUseToolRequest, context: PermissionC
 
 /** The rule "don't ask again" would save, from the request's suggestions; null when it has none. */
 export function savedRule(suggestions: PermissionUpdate[] | undefined): string | null {
-  const all = suggestions ?? [];
-  if (all.length === 0) return null;
-  // The rules are what "don't ask again" means to people; directories and modes come along.
-  const rules = all.filter((s) => s.type === "addRules");
-  return visible((rules.length > 0 ? rules : all).map(describeUpdate).join(", "));
+  const saved = suggestionsToSave(suggestions);
+  return saved.length > 0 ? visible(saved.map(describeUpdate).join(", ")) : null;
 }
 
 export function permissionQuestion(request: CanUseToolRequest, style: Style): string {

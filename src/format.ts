@@ -12,3 +12,13 @@ export function formatDuration(ms: number | null | undefined): string {
   const m = Math.floor(s / 60);
   return `${m}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
 }
+
+export interface Compaction {
+  preTokens: number | null;
+  postTokens: number | null;
+}
+
+/** A /compact's effect on claude's context, as claude reported it: "51234 → 8012 tokens". */
+export function tokenChange(c: Compaction): string {
+  return `${c.preTokens ?? "?"} → ${c.postTokens ?? "?"} tokens`;
+}

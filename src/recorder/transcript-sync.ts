@@ -15,6 +15,7 @@ import { createWriteStream } from "node:fs";
 import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
 import { findTranscript } from "../claude/transcript.js";
 import { faultPoint } from "../fault-injection.js";
+import { transcriptName } from "../bundle/transcript-name.js";
 
 const TAIL_CHECK = 4096;
 
@@ -38,7 +39,7 @@ export class TranscriptSync {
   async sync(claudeSessionId: string): Promise<TranscriptCopy | null> {
     const source = await this.sourceOf(claudeSessionId);
     if (!source) return null;
-    const name = `claude/${claudeSessionId}.jsonl`;
+    const name = transcriptName(claudeSessionId);
     const bytes = await syncFile(source, path.join(this.bundleDir, name));
     await syncFolder(source.replace(/\.jsonl$/, ""), path.join(this.bundleDir, "claude", claudeSessionId));
     return { name, bytes };

@@ -11,6 +11,7 @@ import { turnOf } from "../bundle/turn-lookup.js";
 import { lockWorkTree } from "../bundle/work-tree-lock.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { UserError } from "../errors.js";
+import { tokenChange } from "../format.js";
 import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
@@ -255,8 +256,7 @@ class LiveRecording {
         frontend.turnEnded(turn);
         const fork = holder.link.recorder.manifest.id;
         if (!turn.compaction) return `claude did not compact (its answer is above); going on in fork ${fork}; session ${source.manifest.id} keeps the whole conversation`;
-        const tokens = ` (${turn.compaction.preTokens ?? "?"} → ${turn.compaction.postTokens ?? "?"} tokens)`;
-        return `compacted in fork ${fork}${tokens}; session ${source.manifest.id} keeps the whole conversation`;
+        return `compacted in fork ${fork} (${tokenChange(turn.compaction)}); session ${source.manifest.id} keeps the whole conversation`;
       },
       undo: async (): Promise<string | null> =>
         withUndo(store, async () => {

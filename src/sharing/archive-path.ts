@@ -24,7 +24,7 @@ export const ENTRY_PATH = /^(?!(?:.*\/)?\.{1,2}(?:\/|$))[A-Za-z0-9._-]{1,100}(?:
 
 /** A path inside the top folder, `/`-separated: `session/changes/turn-001.patch`. */
 export function isEntryPath(relative: string): boolean {
-  return relative.length <= MAX_PATH_LENGTH && ENTRY_PATH.test(relative) && relative.split("/").every((segment) => SEGMENT.test(segment));
+  return relative.length <= MAX_PATH_LENGTH && ENTRY_PATH.test(relative);
 }
 
 /**

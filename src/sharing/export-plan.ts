@@ -6,6 +6,7 @@
  */
 import { UserError } from "../errors.js";
 import type { Manifest, Turn } from "../bundle/manifest-schema.js";
+import { claudeSessionIdOf } from "../bundle/transcript-name.js";
 
 export interface TranscriptCut {
   /** In the bundle: claude/<id>.jsonl. */
@@ -84,7 +85,7 @@ function transcriptCuts(turns: Turn[]): TranscriptCut[] {
   const cuts = new Map<string, TranscriptCut>();
   for (const t of turns) {
     if (!t.transcript) continue;
-    const claudeSessionId = t.transcript.slice("claude/".length, -".jsonl".length);
+    const claudeSessionId = claudeSessionIdOf(t.transcript);
     const cut = cuts.get(t.transcript) ?? { name: t.transcript, claudeSessionId, bytes: null, turns: [] };
     cut.bytes = t.transcriptBytes ?? null; // the last turn that wrote it decides
     cut.turns.push({ n: t.n, bytes: t.transcriptBytes ?? null });

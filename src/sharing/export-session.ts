@@ -25,6 +25,7 @@ import { BUNDLE_TIP, planExport } from "./export-plan.js";
 import { writeExport, type ExportFile } from "./export-writer.js";
 import { summarizeFindings, type SecretFinding } from "./secrets.js";
 import { nudgeVersion } from "../version.js";
+import { claudeSessionIdOf } from "../bundle/transcript-name.js";
 
 export interface ExportOptions {
   out: string;
@@ -125,7 +126,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
         id: manifest.id,
         turns: turns.filter((t) => t.n > 0).length,
         upto: plan.upto,
-        claudeSessionIds: [...new Set(turns.flatMap((t) => (t.transcript ? [t.transcript.slice("claude/".length, -".jsonl".length)] : [])))],
+        claudeSessionIds: [...new Set(turns.flatMap((t) => (t.transcript ? [claudeSessionIdOf(t.transcript)] : [])))],
       },
       git: {
         bundle: BUNDLE_ENTRY,

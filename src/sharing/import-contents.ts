@@ -13,6 +13,7 @@ import type { ExportIndex } from "./export-index.js";
 import type { OpenedExport } from "./export-reader.js";
 import { SESSION_DIR } from "./export-logs.js";
 import { Refusal } from "./limits.js";
+import { claudeSessionIdOf } from "../bundle/transcript-name.js";
 
 export interface ExportContents {
   index: ExportIndex;
@@ -64,7 +65,7 @@ export async function readContents(opened: OpenedExport): Promise<ExportContents
     if (t.transcript) {
       const name = `${SESSION_DIR}/${t.transcript}`;
       const entry = entries.get(name);
-      if (!entry || !claudeIds.has(t.transcript.slice("claude/".length, -".jsonl".length))) throw new Refusal(`it lacks ${name}, claude's transcript of turn ${t.n}`);
+      if (!entry || !claudeIds.has(claudeSessionIdOf(t.transcript))) throw new Refusal(`it lacks ${name}, claude's transcript of turn ${t.n}`);
       if ((t.transcriptBytes ?? 0) > entry.bytes) throw new Refusal(`turn ${t.n} says ${name} was longer than it is`);
       expected.add(name);
     }

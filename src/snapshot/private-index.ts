@@ -11,6 +11,7 @@
 import { promises as fs, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import * as git from "./git.js";
+import { pathExists } from "../file-exists.js";
 
 interface Stamp {
   ino: number;
@@ -176,7 +177,7 @@ export class PrivateIndex {
  */
 async function clearStaleGitLock(lock: string): Promise<void> {
   for (let waited = 0; waited < 2_000; waited += 100) {
-    if (!(await fs.stat(lock).then(() => true, () => false))) return;
+    if (!(await pathExists(lock))) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   await fs.rm(lock, { force: true });

@@ -1,21 +1,9 @@
 /** Small formatters shared by every command's output. */
 import type { Turn } from "../bundle/manifest-schema.js";
+import { tokenChange, type Compaction } from "../format.js";
 
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return "–";
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)}s`;
-  const m = Math.floor(s / 60);
-  return `${m}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
-}
+export { formatCost, formatDuration } from "../format.js";
 
-export function formatCost(usd: number | null | undefined): string {
-  if (usd === null || usd === undefined) return "–";
-  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
-}
-
-/** One line, at most `max` characters, with an ellipsis when cut. */
 /**
  * Text from outside (a tool call's input, a file, a question) with its control characters shown
  * instead of obeyed: an ESC in a change must not move the cursor over the diff a person approves.
@@ -30,6 +18,7 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/** One line, at most `max` characters, with an ellipsis when cut. */
 export function oneLine(text: string, max: number): string {
   const flat = visible(text.replace(/\s+/g, " ").trim());
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -46,8 +35,8 @@ export function formatStat(s: { filesChanged: number; insertions: number; deleti
 }
 
 /** A /compact turn: claude's context before and after, as claude reported it. */
-export function describeCompaction(c: { preTokens: number | null; postTokens: number | null }): string {
-  return `compacted ${c.preTokens ?? "?"} → ${c.postTokens ?? "?"} tokens`;
+export function describeCompaction(c: Compaction): string {
+  return `compacted ${tokenChange(c)}`;
 }
 
 /**

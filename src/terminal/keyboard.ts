@@ -10,7 +10,6 @@
  */
 import readline from "node:readline";
 import type { Key } from "./line-editor.js";
-import { normalizeNewlines } from "./line-editor.js";
 import type { TerminalOutput } from "./screen.js";
 
 /** The part of a tty ReadStream the keyboard uses (process.stdin on a terminal). */
@@ -140,7 +139,8 @@ export class Keyboard {
     }
     if (this.paste !== null) {
       if (k.name === "paste-end") {
-        const text = normalizeNewlines(this.paste);
+        // As pasted: the line editor, the one reader of a paste, makes its line ends plain newlines.
+        const text = this.paste;
         this.paste = null;
         this.deliver({ name: "paste", text, sequence: text });
       } else {

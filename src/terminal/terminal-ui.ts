@@ -72,9 +72,9 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
   const ansi = term.isTTY === true && env.TERM !== "dumb";
   const screen = new Screen(term, ansi);
   const keyboard = new Keyboard({ input: o.input, output: term, watchSighup: o.watchSighup, bracketedPaste: ansi });
-  // Writes to either stream after a hang-up fail with EIO: noticed, never fatal (nudge's own notices included).
-  keyboard.watch(o.output);
-  keyboard.watch(errorOutput);
+  // Writes to either stream after a hang-up fail with EIO: noticed, never fatal (nudge's own notices
+  // included). The keyboard watches the terminal itself already.
+  for (const stream of new Set([o.output, errorOutput])) if (stream !== term) keyboard.watch(stream);
   const status = new StatusLine({ screen, style: o.style, cwd: o.cwd, enabled: o.statusLine ?? (ansi && o.output.isTTY === true) });
   const prompts = new TerminalPrompts({
     keyboard,
@@ -85,8 +85,8 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     onPrompt: () => status.stop(),
   });
   const asker = new TerminalAsker({ keyboard, screen, style: o.style });
+  // (The prompt line tells the screen itself.)
   keyboard.onHangUp(() => {
-    screen.hangUp();
     status.stop();
     o.onHangUp?.();
   });

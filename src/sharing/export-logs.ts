@@ -14,7 +14,7 @@ import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";
 import { turnOfLine } from "./export-plan.js";
 import { copyPrefix, lineStarts, linesBefore, remapOffsets } from "./line-offsets.js";
-import { maskNdjsonFile, maskTextData, scanNdjsonFile, scanText, type SecretFinding } from "./secrets.js";
+import { maskNdjsonFile, scanAndMaskText, scanNdjsonFile, type SecretFinding } from "./secrets.js";
 import { listFiles } from "./list-files.js";
 
 export interface StagedLogs {
@@ -110,11 +110,9 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
     await fs.mkdir(path.dirname(dest), { recursive: true });
     if (rel.endsWith(".jsonl")) findings.push(...(await secretsOf(from, dest, { file: entry(name) }, redact)));
     else {
-      const data = await fs.readFile(from);
-      const found = await scanText(data, { file: entry(name) });
-      // Only a file with a secret is rewritten: anything else (an image a tool saved) keeps its bytes.
-      await fs.writeFile(dest, redact && found.length ? (await maskTextData(data)).data : data, { flag: "wx" });
-      findings.push(...found);
+      const scanned = await scanAndMaskText(await fs.readFile(from), { file: entry(name) }, redact);
+      await fs.writeFile(dest, scanned.data, { flag: "wx" });
+      findings.push(...scanned.findings);
     }
     files.push({ path: entry(name), source: { file: dest } });
   }

@@ -81,7 +81,20 @@ export async function maskNdjsonFile(file: string, dest: string, options: ScanOp
 /** Scan plain text (a patch, a tool output). */
 export async function scanText(data: Buffer | string, options: ScanOptions): Promise<SecretFinding[]> {
   const text = typeof data === "string" ? data : data.toString("utf8");
+  return findingsIn(text, await detectSecrets(text), options);
+}
+
+/**
+ * A file that is not NDJSON, scanned and (with `redact`) masked with one detection: its findings,
+ * and the bytes to keep — the same bytes when nothing was masked (an image a tool saved stays as it is).
+ */
+export async function scanAndMaskText(data: Buffer, options: ScanOptions, redact: boolean): Promise<{ findings: SecretFinding[]; data: Buffer }> {
+  const text = data.toString("utf8");
   const spans = await detectSecrets(text);
+  return { findings: findingsIn(text, spans, options), data: redact && spans.length > 0 ? Buffer.from(maskText(text, spans)) : data };
+}
+
+function findingsIn(text: string, spans: SecretSpan[], options: ScanOptions): SecretFinding[] {
   const findings: SecretFinding[] = [];
   for (const span of spans) {
     const lineStart = text.lastIndexOf("\n", span.start - 1) + 1;

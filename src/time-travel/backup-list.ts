@@ -6,7 +6,7 @@
 import type { Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
-import { storedRecords, undoTarget } from "./rewind-records.js";
+import { storedRecords, undoTargetIn, unnamedBackups } from "./rewind-records.js";
 
 export interface BackupEntry {
   stamp: string;
@@ -39,7 +39,8 @@ export interface BackupListing {
 
 export async function listBackups(store: Store): Promise<BackupListing> {
   const root = store.repoRoot;
-  const [records, target, refs] = await Promise.all([storedRecords(store), undoTarget(store), git.listRefs(root, [BACKUP_REFS])]);
+  const [records, refs] = await Promise.all([storedRecords(store), git.listRefs(root, [BACKUP_REFS])]);
+  const target = undoTargetIn(records);
   const present = new Set(refs.map((r) => r.ref));
   const entries: BackupEntry[] = [];
   for (const { record } of records) {
@@ -61,10 +62,8 @@ export async function listBackups(store: Store): Promise<BackupListing> {
       undo: record.stamp === target,
     });
   }
-  const named = new Set(records.map((r) => r.record.backup.ref));
-  const others = refs
-    .filter((r) => !named.has(r.ref))
+  const others = unnamedBackups(refs, records)
     .sort((a, b) => b.time - a.time || b.ref.localeCompare(a.ref))
-    .map((r) => ({ ref: r.ref, commit: r.commit, at: new Date(r.time * 1000).toISOString() }));
+    .map(({ ref, commit, at }) => ({ ref, commit, at }));
   return { entries, others };
 }

@@ -103,7 +103,12 @@ export async function allRecords(store: Store): Promise<RewindRecord[]> {
 
 /** The newest rewind that is applied (not undone, not failed), or null. */
 export async function lastRewind(store: Store): Promise<RewindRecord | null> {
-  return (await allRecords(store)).find((r) => r.kind === "rewind" && r.status === "applied") ?? null;
+  return lastRewindIn(await allRecords(store));
+}
+
+/** The same, from records already read (newest first, as `allRecords` gives them). */
+export function lastRewindIn(records: RewindRecord[]): RewindRecord | null {
+  return records.find((r) => r.kind === "rewind" && r.status === "applied") ?? null;
 }
 
 /**

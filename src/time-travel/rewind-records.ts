@@ -4,7 +4,8 @@
  */
 import path from "node:path";
 import type { Store } from "../bundle/store.js";
-import { allRecords, lastRewind, rewindsDir, type RewindRecord } from "./rewind-log.js";
+import type * as git from "../snapshot/git.js";
+import { allRecords, lastRewind, lastRewindIn, rewindsDir, type RewindRecord } from "./rewind-log.js";
 
 export interface StoredRecord {
   record: RewindRecord;
@@ -39,6 +40,17 @@ export async function storedRecords(store: Store): Promise<StoredRecord[]> {
 /** The stamp of the record `--undo` restores (as rewind-log decides it), or null. */
 export async function undoTarget(store: Store): Promise<string | null> {
   return (await lastRewind(store))?.stamp ?? null;
+}
+
+/** The same, from the records already read. */
+export function undoTargetIn(records: StoredRecord[]): string | null {
+  return lastRewindIn(records.map((r) => r.record))?.stamp ?? null;
+}
+
+/** Backup refs no record names (what a failed switch found, or a ref whose record was removed by hand), with their time. */
+export function unnamedBackups(refs: git.RefTip[], records: StoredRecord[]): Array<{ ref: string; commit: string; at: string; time: number }> {
+  const named = new Set(records.map((r) => r.record.backup.ref));
+  return refs.filter((r) => !named.has(r.ref)).map((r) => ({ ref: r.ref, commit: r.commit, time: r.time, at: new Date(r.time * 1000).toISOString() }));
 }
 
 /** When a record was written, in epoch milliseconds (its `at`, else the time in its stamp). */

@@ -11,7 +11,7 @@ import { pathExists } from "../file-exists.js";
 import { bundleFiles, type Store } from "../bundle/store.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
 import type { BackupRefRemoval, HousekeepingPlan, Leftover } from "./housekeeping-plan.js";
-import { recordTime } from "./rewind-records.js";
+import { recordTime, unnamedBackups } from "./rewind-records.js";
 import { readStoreView, recordRemovals, sessionRemoval, type StoreView } from "./session-removal.js";
 import { findLeftovers } from "./store-leftovers.js";
 
@@ -39,10 +39,8 @@ function oldSessions(view: StoreView, cutoff: number, kept: string[]): string[] 
 
 /** Backup refs no rewind record names (what a failed switch found, or a ref whose record was removed by hand). */
 function orphanBackups(view: StoreView, cutoff: number): BackupRefRemoval[] {
-  const named = new Set(view.records.map((r) => r.record.backup.ref));
-  return view.refs
-    .filter((r) => r.ref.startsWith(BACKUP_REFS) && !named.has(r.ref) && r.time * 1000 < cutoff)
-    .map((r) => ({ ref: r.ref, commit: r.commit, at: new Date(r.time * 1000).toISOString() }));
+  const old = view.refs.filter((r) => r.ref.startsWith(BACKUP_REFS) && r.time * 1000 < cutoff);
+  return unnamedBackups(old, view.records).map(({ ref, commit, at }) => ({ ref, commit, at }));
 }
 
 /**

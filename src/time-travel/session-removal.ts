@@ -13,7 +13,7 @@ import { bundleDir, bundleFiles, listSessions, liveClaudes, readHeader, resolveI
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS, sessionRef } from "../snapshot/snapshotter.js";
 import type { HousekeepingPlan, RecordRemoval, RefAt, SessionRemoval } from "./housekeeping-plan.js";
-import { isSettled, storedRecords, undoTarget, type StoredRecord } from "./rewind-records.js";
+import { isSettled, storedRecords, undoTargetIn, type StoredRecord } from "./rewind-records.js";
 
 /** Everything a plan is computed from, read once. */
 export interface StoreView {
@@ -30,14 +30,13 @@ export interface StoreView {
 
 export async function readStoreView(store: Store): Promise<StoreView> {
   const unreadable: StoreView["unreadable"] = [];
-  const [refs, sessions, live, records, undoStamp] = await Promise.all([
+  const [refs, sessions, live, records] = await Promise.all([
     git.listRefs(store.repoRoot, ["refs/nudge/"]),
     listSessions(store, (dir, why) => unreadable.push({ dir, why })),
     liveClaudes(store),
     storedRecords(store),
-    undoTarget(store),
   ]);
-  return { refs, sessions, unreadable, live, records, undoStamp };
+  return { refs, sessions, unreadable, live, records, undoStamp: undoTargetIn(records) };
 }
 
 /** A session's snapshot refs: its one ref, and the per-turn refs bundles made before the journal had. */

@@ -69,9 +69,13 @@ export function thisProcess(): RewindRecord["owner"] {
 /** Keep a tree under refs/nudge/backup/<stamp>[-label], as a commit on top of `head`; returns the ref. */
 export async function keepBackup(root: string, tree: string, head: string | null, message: string, label: string): Promise<string> {
   const ref = `${BACKUP_REFS}${newStamp()}-${label}`;
-  const commit = await git.commitTree(root, tree, head ? [head] : [], message);
-  await git.updateRefs(root, [{ ref, commit }]);
+  await git.updateRefs(root, [{ ref, commit: await backupCommit(root, tree, head, message) }]);
   return ref;
+}
+
+/** A backup's commit: the tree on top of `head`, so commits made since stay reachable from it. */
+export function backupCommit(root: string, tree: string, head: string | null, message: string): Promise<string> {
+  return git.commitTree(root, tree, head ? [head] : [], message);
 }
 
 export async function saveRecord(store: Store, record: RewindRecord): Promise<void> {

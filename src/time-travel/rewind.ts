@@ -21,7 +21,7 @@ import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { BACKUP_REFS, requireTree } from "../snapshot/snapshotter.js";
 import { planRewind, planUndo, type RewindPlan, type RewindScope, type UndoPlan } from "./rewind-plan.js";
-import { interruptedIn, lastRewind, newStamp, rewindsDir, saveRecord, thisProcess, type RewindRecord } from "./rewind-log.js";
+import { backupCommit, interruptedIn, lastRewind, newStamp, rewindsDir, saveRecord, thisProcess, type RewindRecord } from "./rewind-log.js";
 import { restoreHidden, unhiddenFiles, type HiddenFile } from "./unhidden-files.js";
 import { pathsInTheWay, submoduleSwaps, switchVerified } from "./work-tree-switch.js";
 
@@ -280,8 +280,7 @@ export async function prepareUndo(store: Store, o: { from?: string } = {}): Prom
 }
 
 /**
- * The start of a rewind or an undo: what the work tree holds now, kept under a backup ref (its
- * parent is HEAD, so commits made after the rewind point stay reachable), and the record saying
+ * The start of a rewind or an undo: what the work tree holds now, kept under a backup ref, and the record saying
  * what is about to happen, both before any file changes: a crash midway can be finished or undone.
  */
 async function beginRecord(
@@ -290,7 +289,7 @@ async function beginRecord(
   stamp: string,
   o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner"> & { backup: { ref: string; message: string } },
 ): Promise<RewindRecord> {
-  const commit = await git.commitTree(state.root, state.tree, state.head ? [state.head] : [], o.backup.message);
+  const commit = await backupCommit(state.root, state.tree, state.head, o.backup.message);
   const record: RewindRecord = {
     ...o,
     stamp,

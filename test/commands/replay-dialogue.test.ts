@@ -10,17 +10,10 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { inTerminal } from "../support/pty.js";
 import { runNudge } from "../support/run-nudge.js";
+import { DATABASE_QUESTION } from "../support/questions.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 
-const QUESTION = {
-  question: "Which database should I use?",
-  header: "Database",
-  multiSelect: false,
-  options: [
-    { label: "PostgreSQL", description: "a server" },
-    { label: "SQLite", description: "a file" },
-  ],
-};
+const QUESTION = DATABASE_QUESTION;
 
 let repo: string;
 let bundle: string;

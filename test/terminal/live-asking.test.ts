@@ -12,6 +12,7 @@ import { inTerminal } from "../support/pty.js";
 import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptStep, type ScriptedApi } from "../support/scripted-api.js";
+import { DATABASE_QUESTION } from "../support/questions.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -113,16 +114,7 @@ describe("claude asks, in the default permission mode", () => {
   });
 
   it("an AskUserQuestion answered by number: claude receives the chosen option", async () => {
-    const question = {
-      question: "Which database should I use?",
-      header: "Database",
-      multiSelect: false,
-      options: [
-        { label: "PostgreSQL", description: "a server" },
-        { label: "SQLite", description: "a file" },
-      ],
-    };
-    const { repo, t, api } = await run([{ tool: "AskUserQuestion", input: { questions: [question] } }, { text: "SQLite it is" }]);
+    const { repo, t, api } = await run([{ tool: "AskUserQuestion", input: { questions: [DATABASE_QUESTION] } }, { text: "SQLite it is" }]);
     t.type("pick a database\r");
     await t.waitFor("Choose 1-3");
     expect(t.text()).toMatch(/\? Database Which database should I use\?\n {2}1\. PostgreSQL — a server\n {2}2\. SQLite — a file\n {2}3\. Other/);

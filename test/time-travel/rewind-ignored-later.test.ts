@@ -25,22 +25,27 @@ async function workTreeTree(repo: string): Promise<string> {
   return (await execa("git", ["write-tree"], { cwd: repo, env })).stdout.trim();
 }
 
+/** Turn 1 makes gen.txt; turn 2 puts it under .gitignore. */
+function makeThenIgnore(repo: string): Promise<Recorded> {
+  return recordSession(
+    repo,
+    [
+      { tool: "Bash", input: { command: "echo 1 > gen.txt" } },
+      { text: "made gen.txt" },
+      { tool: "Bash", input: { command: "echo gen.txt >> .gitignore" } },
+      { text: "ignored it" },
+    ],
+    ["make gen", "ignore gen"],
+  );
+}
+
 describe("rewind", () => {
   it("to a turn before a file existed removes it, even when a later turn put it under .gitignore", async () => {
     // Turn 1 creates gen.txt; turn 2 adds gen.txt to .gitignore. At turn 0, gen.txt did not exist and
     // was not ignored. Rewinding to 0 restored .gitignore but left gen.txt behind as an untracked file
     // (the plan did not name it), so the work tree was turn 1's tree, not turn 0's — and it said "rewound".
     const repo = await gitdir({ "a.txt": "a\n", ".gitignore": "*.log\n" });
-    recorded = await recordSession(
-      repo,
-      [
-        { tool: "Bash", input: { command: "echo 1 > gen.txt" } },
-        { text: "made gen.txt" },
-        { tool: "Bash", input: { command: "echo gen.txt >> .gitignore" } },
-        { text: "ignored it" },
-      ],
-      ["make gen", "ignore gen"],
-    );
+    recorded = await makeThenIgnore(repo);
     const show = JSON.parse((await runNudge(["session", "show", recorded.id, "--json"], { cwd: repo })).stdout);
     const turn0Tree: string = show.turns[0].snapshot.tree;
     const rewind = await runNudge(["session", "rewind", recorded.id, "0", "--yes"], { cwd: repo });
@@ -62,16 +67,7 @@ describe("rewind", () => {
     const repo = path.join(tempDir("nudge-zoe-"), "zoë café");
     mkdirSync(path.dirname(repo), { recursive: true });
     renameSync(made, repo);
-    recorded = await recordSession(
-      repo,
-      [
-        { tool: "Bash", input: { command: "echo 1 > gen.txt" } },
-        { text: "made gen.txt" },
-        { tool: "Bash", input: { command: "echo gen.txt >> .gitignore" } },
-        { text: "ignored it" },
-      ],
-      ["make gen", "ignore gen"],
-    );
+    recorded = await makeThenIgnore(repo);
     const rewind = await runNudge(["session", "rewind", recorded.id, "0", "--yes"], { cwd: repo });
     expect(rewind.exitCode, rewind.stderr).toBe(0);
     expect(existsSync(path.join(repo, "gen.txt"))).toBe(false);

@@ -29,7 +29,12 @@ describe("output as it happens", () => {
     t.type("tell me in two halves\r");
     await t.waitFor("The first half is here,");
     // The API has not sent the rest: what is on screen came from the stream, not the finished message.
-    const midway = (await render(t.screen(), 80, 24)).lines;
+    // The status line is redrawn below the text on its own tick: give it a moment to come back.
+    let midway = (await render(t.screen(), 80, 24)).lines;
+    for (let i = 0; i < 80 && !midway.some((l) => l.includes("Ctrl-C to interrupt")); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      midway = (await render(t.screen(), 80, 24)).lines;
+    }
     expect(midway.join("\n")).not.toContain("second half");
     expect(midway.join("\n")).not.toMatch(/turn 1 ·/);
     expect(midway.some((l) => l.includes("Ctrl-C to interrupt"))).toBe(true); // the status line, below the text

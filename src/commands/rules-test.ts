@@ -7,7 +7,8 @@ import { postToolUseOutput, preToolUseOutput, whatClaudeReceives } from "../rule
 import { loadRules } from "../rules/load-rules.js";
 import { miscasedTool } from "../rules/parse-rules.js";
 import { PATH_TOOLS } from "../rules/rules-schema.js";
-import { callDetail, type ToolCall } from "../rules/tool-input.js";
+import { readShell } from "../rules/shell-commands.js";
+import { callDetail, commandOf, showControls, type ToolCall } from "../rules/tool-input.js";
 import { repoRoot } from "../snapshot/git.js";
 import { printJson } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
@@ -42,10 +43,13 @@ Examples:
     if (rules.file) for (const warning of inputWarnings(call)) process.stderr.write(`! ${warning}\n`);
     const decision = evaluate(rules, call);
     const receives = decision && whatClaudeReceives(decision, tool);
+    const command = commandOf(call);
+    const shell = command === null ? null : readShell(command);
     if (options.json) {
       return printJson({
         file: rules.file,
         call: { tool, detail: callDetail(call) },
+        shell: shell && { commands: shell.commands, plain: shell.notPlain === null, notPlain: shell.notPlain },
         decision: decision && { rule: ruleJson(decision.rule), action: decision.action, message: decision.message },
         preToolUse: preToolUseOutput(decision),
         postToolUse: postToolUseOutput(decision),
@@ -55,7 +59,15 @@ Examples:
     const out = (line: string): void => void process.stdout.write(line + "\n");
     const what = `${tool}(${callDetail(call, 80)})`;
     if (!rules.file) return out(`no rules file in this repository (.nudge/rules.yaml): claude's own permissions decide ${what}`);
-    if (!decision) return out(`no rule matches ${what}: claude's own permissions decide, as without rules`);
+    if (!decision) out(`no rule matches ${what}: claude's own permissions decide, as without rules`);
+    // What the rules saw of a command that is more than one simple command: why an allow rule did not match.
+    if (shell && (shell.commands.length > 1 || shell.notPlain)) {
+      out(`  the command is ${shell.commands.length} simple command${shell.commands.length === 1 ? "" : "s"}: ${shell.commands.map((c) => `[${showControls(c)}]`).join(" ")}`);
+      if (shell.notPlain && rules.rules.some((r) => r.action === "allow" && r.match.command !== undefined)) {
+        out(`  it is not plain (${shell.notPlain}), so no allow rule on command can match it`);
+      }
+    }
+    if (!decision) return;
     const r = decision.rule;
     out(`rule ${r.id} (${r.position} of ${rules.rules.length} in ${rules.file}) matches ${what}`);
     out(`  matches: ${describeMatch(r)}`);

@@ -4,9 +4,10 @@
  * here, at load, as one UserError — never mid-turn.
  */
 import os from "node:os";
-import picomatch from "picomatch";
 import { LineCounter, parseDocument } from "yaml";
 import { errorMessage, UserError } from "../errors.js";
+import { compileGlob, GlobError } from "./glob.js";
+import { compilePattern, PatternError, type Pattern } from "./pattern.js";
 import { RulesFileProblems } from "./rules-file-error.js";
 import type { FilePaths } from "./tool-input.js";
 import { COMMAND_TOOLS, CONTENT_TOOLS, PATH_TOOLS, RulesFileSchema, type RuleAction, type RuleSpec } from "./rules-schema.js";
@@ -22,7 +23,7 @@ export interface Rule {
   /** The match fields as written, normalized to lists, for display. */
   match: { tool?: string[]; path?: string[]; command?: string; content?: string };
   /** The match fields compiled: glob matchers and regular expressions. */
-  compiled: { path?: (file: FilePaths) => boolean; command?: RegExp; content?: RegExp };
+  compiled: { path?: (file: FilePaths) => boolean; command?: Pattern; content?: Pattern };
 }
 
 export interface RuleSet {
@@ -126,18 +127,21 @@ function compileRule(spec: RuleSpec, i: number, problems: RulesFileProblems): Ru
   };
 }
 
-function compileRegex(source: string, path: PropertyKey[], problems: RulesFileProblems): RegExp {
+function compileRegex(source: string, path: PropertyKey[], problems: RulesFileProblems): Pattern {
   const field = String(path[path.length - 1]);
   // In a double-quoted YAML string "\bnpm\b" is a backspace, npm, a backspace: a rule that never matches.
   if (/[\x00-\x08\x0b-\x1f]/.test(source)) {
     throw problems.error(path, `${field} holds a control character (a double-quoted "\\b" is a backspace in YAML)`, "write regular expressions in single quotes: '\\bnpm\\b'");
   }
   try {
-    // m: ^ and $ match at every line, as grep users expect of a multi-line command or file.
-    return new RegExp(source, "m");
+    return compilePattern(source);
   } catch (error) {
-    const why = errorMessage(error).replace(/^Invalid regular expression: \/.*\/\w*: /s, "");
-    throw problems.error(path, `${field} is not a valid regular expression: ${why}`, "regular expressions are JavaScript's; escape a literal ( [ { . * + ? with \\ (in YAML, inside single quotes)");
+    if (!(error instanceof PatternError)) throw error;
+    throw problems.error(
+      path,
+      `${field} is not a valid regular expression: ${error.message}`,
+      "patterns are RE2's (Perl syntax without lookaround or backreferences, so no pattern can hang nudge); escape a literal ( [ { . * + ? with \\ (in YAML, inside single quotes)",
+    );
   }
 }
 
@@ -163,11 +167,12 @@ function compileGlobs(patterns: string[], at: (n: number) => PropertyKey[], prob
     }
     if (glob.endsWith("/")) glob += "**";
     try {
-      // dot: a rule on `**/*.env` must not skip `.config/x.env`; strictBrackets: `[abc` is a typo, not a literal.
-      const test = picomatch(glob, { dot: true, strictBrackets: true });
+      // Dotfiles match like any name: a rule on `**/*.env` must not skip `.config/x.env`.
+      const test = compileGlob(glob);
       return absolute ? (file: FilePaths) => test(file.absolute) : (file: FilePaths) => file.relative !== null && test(file.relative);
     } catch (error) {
-      throw problems.error(at(n), `path "${pattern}" is not a valid glob: ${errorMessage(error)}`, "globs are picomatch's: * ** ? [abc] {a,b}; escape a literal bracket with \\");
+      if (!(error instanceof GlobError)) throw error;
+      throw problems.error(at(n), `path "${pattern}" is not a valid glob: ${error.message}`, "globs are * ** ? [abc] [!abc] {a,b}; escape a literal bracket or brace with \\");
     }
   });
   return (file) => matchers.some((m) => m(file));

@@ -27,16 +27,16 @@ export const RuleMatchSchema = z
       .optional(oneOrMore(z.string().check(z.minLength(1))))
       .check(
         z.describe(
-          "glob(s) on the file of Write, Edit, MultiEdit, NotebookEdit, Read (picomatch), as in .gitignore: relative to the repository root; without a / (or only a trailing one) at any depth; /src/** anchored at the root; //etc/** or ~/.ssh/** absolute, the only patterns that reach files outside the repository",
+          "glob(s) on the file of Write, Edit, MultiEdit, NotebookEdit, Read (* ** ? [abc] {a,b}), as in .gitignore: relative to the repository root; without a / (or only a trailing one) at any depth; /src/** anchored at the root; //etc/** or ~/.ssh/** absolute, the only patterns that reach files outside the repository",
         ),
       ),
     command: z
       .optional(z.string().check(z.minLength(1)))
-      .check(z.describe("regular expression (JavaScript) searched in Bash's command; ^ and $ match at each line")),
+      .check(z.describe("regular expression (RE2 syntax: no lookaround or backreferences). deny, ask, note: searched in Bash's whole command and in each simple command in it, ^ and $ at each line. allow: must match each simple command whole, and the command must be plain (no substitution, subshell, here-document, compound command or control character)")),
     content: z
       .optional(z.string().check(z.minLength(1)))
       .check(
-        z.describe("regular expression searched in the new text: Write's content, Edit's new_string, any of MultiEdit's new_strings, NotebookEdit's new_source"),
+        z.describe("regular expression (RE2 syntax) searched in the new text: Write's content, Edit's new_string, any of MultiEdit's new_strings, NotebookEdit's new_source"),
       ),
   })
   .check(z.describe("what the rule matches; every field given must match"), z.meta({ id: "RuleMatch", minProperties: 1 }));

@@ -62,12 +62,28 @@ export function newTexts(call: ToolCall): string[] {
   }
 }
 
-/** One line saying what the call touches, for records and messages: the command, the path, or the input. */
+/**
+ * One line saying what the call touches, for records and messages: the command, the path, or the
+ * input. Every control character is shown as an escape (`\n`, `\x1b`) and every invisible one as
+ * `\u{202e}`: `touch x\nnode --test` shown as `touch x node --test` hid the command that ran.
+ */
 export function callDetail(call: ToolCall, max = 200): string {
   const file = filePaths(call);
   const detail = commandOf(call) ?? (file && (file.relative ?? file.absolute)) ?? safeJson(call.input);
-  const flat = detail.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const shown = showControls(detail.trim().replace(/ {2,}/g, " "));
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
+
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** Text on one line with nothing hidden: controls as escapes, invisible format characters as code points. */
+export function showControls(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]|\p{Cf}/gu, (c) => {
+    const named = NAMED[c];
+    if (named) return named;
+    const code = c.codePointAt(0)!;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
+  });
 }
 
 function safeJson(value: unknown): string {

@@ -30,7 +30,7 @@ rules:
     action: ask
     message: worth a look
   - id: allow-me
-    match: { command: '^echo allowed' }
+    match: { command: '^echo allowed > allowed\\.txt$' }
     action: allow
   - id: noted
     match: { command: 'noted' }

@@ -13,7 +13,7 @@ describe("evaluate", () => {
   it("lets the first matching rule in file order decide, whatever the later rules say", () => {
     const rules = rulesOf(`
   - id: tests-ok
-    match: { command: '^pnpm test' }
+    match: { command: '^pnpm test( --\\w+)*$' }
     action: allow
   - id: ask-pnpm
     match: { command: '^pnpm' }

@@ -20,6 +20,7 @@ import { EventRenderer } from "./event-renderer.js";
 import { shellQuote } from "../shell-quote.js";
 import { linePrompts } from "./prompt-input.js";
 import { colorEnabled, makeStyle } from "./style.js";
+import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
 
 export interface LiveRunInput {
@@ -44,6 +45,8 @@ export interface LiveRunOutcome {
   discarded: boolean;
   /** The terminal went away: the caller exits as a hang-up (129) once everything is written. */
   hungUp: boolean;
+  /** Without a terminal: the turns that ended in an error (an API error, --max-turns), for the exit status. */
+  errorTurns: number[];
 }
 
 export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
@@ -86,12 +89,14 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     cwd: input.cwd,
   });
   const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
+  const retryCause = new RetryCause({ env: process.env, warn: (text) => frontend.warn(text) });
   const frontend: Frontend = {
     prompts,
     asker: ui?.asker ?? null,
     render: (event) => {
       renderer.render(event);
       ui?.observe(event);
+      retryCause.observe(event);
     },
     turnEnded: (turn) => renderer.turnEnd(turn),
     working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
@@ -160,7 +165,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
     else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
-    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false) };
+    const errorTurns = ui ? [] : outcome.turns.filter((t) => t.n > 0 && t.result?.isError).map((t) => t.n);
+    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false), errorTurns };
   } finally {
     // Only once the session has ended: a Ctrl-C or a signal before that must never kill nudge mid-save.
     ui?.close();

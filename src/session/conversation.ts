@@ -61,7 +61,7 @@ export class Conversation {
   constructor(private readonly o: ConversationOptions) {}
 
   /** Ctrl-C: interrupt the turn in flight (a second one stops claude). */
-  interrupt(): "interrupting" | "killed" | "idle" {
+  interrupt(): ReturnType<ClaudeLink["interrupt"]> {
     return this.o.holder.link.interrupt();
   }
 

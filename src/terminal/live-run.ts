@@ -129,7 +129,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     if (handled) return say(errStyle.yellow(handled));
     const state = conversation?.interrupt() ?? "idle";
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
-    else if (state === "killed") say(errStyle.red("■ stopping claude; the turn is kept as incomplete"));
+    else if (state === "killed") say(errStyle.red("■ stopping claude (SIGKILL in 3s if it has not stopped; Ctrl-C again kills it now); the turn is kept as interrupted"));
+    else if (state === "killing") say(errStyle.red("■ killing claude (SIGKILL)"));
     else if (!ui) prompts.close();
   }
   // kill, the terminal closing, Ctrl-\: stop the turn in flight, take no more prompts, and end the

@@ -155,7 +155,12 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       firstPrompt: input.firstPrompt,
       force: input.force,
       frontend: input.loop ? input.loop.frontend(frontend, ui !== null) : frontend,
-      guard: rulesGuard(input.rules, input.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
+      // A rule decides as claude asks; its line waits behind the end lines of the turns before it.
+      guard: rulesGuard(input.rules, input.store.repoRoot, (line) => {
+        const show = () => frontend.say(`⚖ ${line}`);
+        if (conversation) conversation.inOrder(show);
+        else show();
+      }),
       afterTurn: input.loop?.afterTurn ?? input.afterTurn,
       onConversation: (c) => {
         conversation = c;

@@ -20,6 +20,7 @@ import { EventRenderer } from "./event-renderer.js";
 import { shellQuote } from "../shell-quote.js";
 import { linePrompts } from "./prompt-input.js";
 import { colorEnabled, makeStyle } from "./style.js";
+import { InterruptedResults } from "./interrupted-results.js";
 import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
 
@@ -78,10 +79,29 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
           },
         })
       : null;
-  const say = (line: string) => (ui ? ui.say(line) : void process.stderr.write(`${line}\n`));
+  // Claude's line left unfinished (streamed text): a notice starts below it, and the renderer,
+  // which would end that line itself, does not add a blank one.
+  let midLine = false;
+  let lineEndedByNotice = false;
+  const say = (line: string) => {
+    if (!ui) return void process.stderr.write(`${line}\n`);
+    if (midLine) {
+      ui.write("\n");
+      midLine = false;
+      lineEndedByNotice = true;
+    }
+    ui.say(line);
+  };
   const renderer = new EventRenderer({
     style,
-    write: (t) => (ui ? ui.write(t) : void process.stdout.write(t)),
+    write: (text) => {
+      if (!ui) return void process.stdout.write(text);
+      const t = lineEndedByNotice && text.startsWith("\n") ? text.slice(1) : text;
+      lineEndedByNotice = false;
+      if (!t) return;
+      midLine = !t.endsWith("\n");
+      ui.write(t);
+    },
     // A line that is not JSON: the recorder's own warning says so, with its line number.
     notice: () => undefined,
     verbose: input.verbose,
@@ -89,12 +109,14 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     cwd: input.cwd,
   });
   const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
+  const interrupted = new InterruptedResults();
   const retryCause = new RetryCause({ env: process.env, warn: (text) => frontend.warn(text) });
   const frontend: Frontend = {
     prompts,
     asker: ui?.asker ?? null,
     render: (event) => {
-      renderer.render(event);
+      const shown = interrupted.shown(event);
+      if (shown) renderer.render(shown);
       ui?.observe(event);
       retryCause.observe(event);
     },
@@ -128,6 +150,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const handled = input.loop?.sigint();
     if (handled) return say(errStyle.yellow(handled));
     const state = conversation?.interrupt() ?? "idle";
+    if (state !== "idle") interrupted.interrupt();
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
     else if (state === "killed") say(errStyle.red("■ stopping claude (SIGKILL in 3s if it has not stopped; Ctrl-C again kills it now); the turn is kept as interrupted"));
     else if (state === "killing") say(errStyle.red("■ killing claude (SIGKILL)"));

@@ -9,8 +9,9 @@ export function formatDuration(ms: number | null | undefined): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const s = ms / 1000;
   if (s < 60) return `${s.toFixed(1)}s`;
-  const m = Math.floor(s / 60);
-  return `${m}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
+  // Round the whole seconds first: 179.6 s is 3m00s, not 2m60s.
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
 }
 
 export interface Compaction {

@@ -56,9 +56,14 @@ export const ControlRequestEvent = z.looseObject({
 });
 export type ControlRequestEvent = z.infer<typeof ControlRequestEvent>;
 
-/** The answer to a `can_use_tool` request. */
+/**
+ * The answer to a `can_use_tool` request. `nudgeAlways` marks an answer "always for this session",
+ * which nudge keeps itself (the same call is allowed again without asking): claude ignores the key
+ * (measured on 2.1.329), and the recording keeps it, so the decision line, live and in a replay,
+ * says what was kept.
+ */
 export type PermissionDecision =
-  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: PermissionUpdate[] }
+  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: PermissionUpdate[]; nudgeAlways?: true }
   | { behavior: "deny"; message: string; interrupt?: boolean };
 
 /** The answer to a PreToolUse hook: claude's own permission flow runs when it is "ask" or absent. */

@@ -105,4 +105,12 @@ async function runClaude(input: RunInput): Promise<void> {
   });
   // The terminal went away: the bundle is complete and the lock released; end as a hang-up does (129).
   if (outcome.hungUp) exitAsHangUp();
+  // Unattended (a script, CI): a turn that ended in an error must not read as success to the caller.
+  if (outcome.errorTurns.length > 0) {
+    const turns = outcome.errorTurns;
+    throw new UserError(
+      `${turns.length === 1 ? `turn ${turns[0]}` : `turns ${turns.join(", ")}`} ended in an error (shown above)`,
+      `once the cause is fixed, continue with: nudge claude run -r ${outcome.id}`,
+    );
+  }
 }

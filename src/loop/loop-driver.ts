@@ -13,6 +13,7 @@ import { isToolUse, type StreamEvent } from "../claude/stream-events.js";
 import type { SessionRecorder } from "../recorder/session-recorder.js";
 import { isSlashCommand, type Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
+import { apiFailureHint, unfixableApiFailure, type ApiFailure } from "./api-failure.js";
 import { bestTurn } from "./best-turn.js";
 import { budgetSpent, timeSpent, type Budget } from "./budget.js";
 import { runCheck, type CheckRun } from "./check-run.js";
@@ -52,6 +53,8 @@ export class LoopDriver implements LoopHooks {
   private closed = false;
   private timeUp = false;
   private pendingTrip: Trip | null = null;
+  /** The API error the turn in flight ended with, when no further iteration can get past it. */
+  private apiFailure: ApiFailure | null = null;
   private readonly iterations: Iteration[] = [];
   private readonly guards: Guards;
   private checkAbort: AbortController | null = null;
@@ -190,6 +193,13 @@ export class LoopDriver implements LoopHooks {
       this.reason ??= { kind: "user", message: "Ctrl-C" };
       return false;
     }
+    const failure = this.apiFailure;
+    this.apiFailure = null;
+    if (failure) {
+      const status = failure.status !== null ? `HTTP ${failure.status}: ` : "";
+      this.reason = { kind: "api", message: `${status}${failure.text}`, hint: apiFailureHint(failure, sessionId) };
+      return false;
+    }
     this.checkAbort = new AbortController();
     const run = await runCheck(this.c.check, { cwd: recorder.manifest.repo.cwd, timeoutMs: this.c.checkTimeoutMs, signal: this.checkAbort.signal });
     this.checkAbort = null;
@@ -256,6 +266,7 @@ export class LoopDriver implements LoopHooks {
 
   /** Claude's tool calls, on their way to the screen: a call repeated too often cuts the turn short. */
   private observe(event: StreamEvent): void {
+    if (event.type === "result" && this.phase === "turn") this.apiFailure = unfixableApiFailure(event);
     if (event.type !== "assistant" || this.phase !== "turn") return;
     for (const block of event.message.content) {
       if (!isToolUse(block)) continue;

@@ -10,7 +10,9 @@ export type StopReason =
   | { kind: "budget"; message: string }
   | { kind: "guard"; trip: Trip }
   | { kind: "rewound"; turn: number; trip: Trip }
-  | { kind: "user"; message: string };
+  | { kind: "user"; message: string }
+  /** The turn ended in an API error the next iteration would meet again (src/loop/api-failure.ts). */
+  | { kind: "api"; message: string; hint: string };
 
 /** One turn of the loop (or the check before the first one, as `iteration: 0`). */
 export interface Iteration {
@@ -36,8 +38,9 @@ export interface LoopOutcome {
   elapsedMs: number;
 }
 
-/** 0: the check passed; 3: the loop stopped before it did (a guard, a budget, or you). */
+/** 0: the check passed; 3: the loop stopped before it did (a guard, a budget, or you); 1: the API refused claude's request. */
 export function loopExitCode(outcome: LoopOutcome): number {
+  if (outcome.reason.kind === "api") return 1;
   return outcome.reason.kind === "passed" ? 0 : 3;
 }
 
@@ -61,6 +64,8 @@ function describeReason(reason: StopReason): string {
       return `guard tripped: ${reason.trip.message} (${reason.trip.flag}); you rewound to turn ${reason.turn}`;
     case "user":
       return `stopped by you (${reason.message})`;
+    case "api":
+      return `the API refused claude's request, and the next iteration would meet the same: ${reason.message}`;
   }
 }
 
@@ -76,6 +81,7 @@ export function summaryLines(outcome: LoopOutcome): string[] {
   const lastTurn = turns.at(-1);
   if (lastTurn && !lastTurn.check) lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
   else if (last) lines.push(`  last check: turn ${last.n}: ${describeCheck(last.check)}`);
+  if (outcome.reason.kind === "api") lines.push(`  hint: ${outcome.reason.hint}`);
   if (outcome.reason.kind === "rewound") {
     lines.push(`  the files are back at turn ${outcome.reason.turn}; every turn of the loop stays in session ${last?.sessionId ?? "?"}`);
     return lines;

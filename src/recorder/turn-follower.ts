@@ -36,7 +36,8 @@ export class TurnFollower {
   }
 
   get status(): Turn["status"] {
-    if (!this.result) return "incomplete";
+    // No result after the user asked to stop (Ctrl-C twice: claude was stopped): interrupted, as asked.
+    if (!this.result) return this.interrupted ? "interrupted" : "incomplete";
     // An interrupt sent as claude was finishing changed nothing: its result says "completed". A
     // result claude ended early says "aborted_…" (also what a recovery, which never saw the Ctrl-C, goes by).
     if (this.result.terminal_reason?.startsWith("aborted")) return "interrupted";

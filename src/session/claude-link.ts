@@ -118,8 +118,12 @@ export class ClaudeLink {
     }
   }
 
-  /** Ctrl-C during a turn: ask claude to stop it; a second Ctrl-C stops claude itself. */
-  interrupt(): "interrupting" | "killed" | "idle" {
+  /**
+   * Ctrl-C during a turn: ask claude to stop it; a second Ctrl-C stops claude itself (SIGTERM,
+   * then SIGKILL after `stopGraceMs` if it has not gone: a claude that is stopped, hung or ignoring
+   * SIGTERM must still end); a third kills it at once.
+   */
+  interrupt(): "interrupting" | "killed" | "killing" | "idle" {
     const process = this.process;
     if (!process || !this.o.recorder.turnInProgress) return "idle";
     this.interrupts++;
@@ -128,10 +132,24 @@ export class ClaudeLink {
       this.guard(process, () => process.interrupt());
       return "interrupting";
     }
+    // The turn reads interrupted however claude ends now: the user asked for it.
+    this.o.recorder.markInterruptRequested();
     this.stoppedOnPurpose = process;
+    if (this.interrupts > 2) {
+      process.kill("SIGKILL");
+      return "killing";
+    }
+    // A stopped claude (kill -STOP) keeps SIGTERM pending and a hung one may never act on it:
+    // SIGKILL after the grace period ends either.
     process.kill("SIGTERM");
+    const kill = setTimeout(() => process.kill("SIGKILL"), this.stopGraceMs);
+    kill.unref();
+    void process.exited.then(() => clearTimeout(kill));
     return "killed";
   }
+
+  /** How long claude gets to exit after SIGTERM from a stop before SIGKILL. */
+  stopGraceMs = 3_000;
 
   /** Close claude's input, let it exit (or stop it after a grace period), and wait for the last turn. */
   async end(graceMs = 10_000): Promise<void> {

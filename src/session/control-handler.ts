@@ -94,7 +94,12 @@ export class ControlHandler {
         // "always" keeps claude's rules for the session; "don't ask again" saves what the question named.
         const updatedPermissions: PermissionUpdate[] =
           answer.kind === "always" ? suggestions.filter((s) => s.type === "addRules").map((s) => ({ ...s, destination: "session" })) : suggestionsToSave(suggestions);
-        return { behavior: "allow", updatedInput: request.input, ...(updatedPermissions.length ? { updatedPermissions } : {}) };
+        return {
+          behavior: "allow",
+          updatedInput: request.input,
+          ...(updatedPermissions.length ? { updatedPermissions } : {}),
+          ...(answer.kind === "always" ? { nudgeAlways: true as const } : {}),
+        };
       }
     }
   }

@@ -13,6 +13,7 @@ import type { ClaudeLink } from "./claude-link.js";
 import { failOnFatal, watchForFatal, type TurnFailure } from "./fatal-failures.js";
 import type { Frontend } from "./frontend.js";
 import { formatCost } from "../format.js";
+import { OutputOrder } from "./output-order.js";
 
 /** nudge's own commands inside a session; they may replace the recording (`holder.link`). */
 export interface SlashCommands {
@@ -55,13 +56,13 @@ export class Conversation {
   private failure: TurnFailure = { text: "", status: null };
   private stopping = false;
   private readonly watched = new WeakSet<object>();
-  /** While a turn's end line is not shown yet, the next turn's events wait here. */
-  private held: StreamEvent[] | null = null;
+  /** While a turn's end line is not shown yet, what follows it waits (the next turns' events, rule lines). */
+  private readonly order = new OutputOrder();
 
   constructor(private readonly o: ConversationOptions) {}
 
   /** Ctrl-C: interrupt the turn in flight (a second one stops claude). */
-  interrupt(): "interrupting" | "killed" | "idle" {
+  interrupt(): ReturnType<ClaudeLink["interrupt"]> {
     return this.o.holder.link.interrupt();
   }
 
@@ -74,8 +75,12 @@ export class Conversation {
 
   /** The events of a recording, on their way to the frontend. */
   show(event: StreamEvent): void {
-    if (this.held) this.held.push(event);
-    else this.o.frontend.render(event);
+    this.order.show(() => this.o.frontend.render(event));
+  }
+
+  /** Something said about the turn in flight (a rule's decision): after the end lines of the turns before it. */
+  inOrder(say: () => void): void {
+    this.order.show(say);
   }
 
   async run(): Promise<void> {
@@ -119,34 +124,35 @@ export class Conversation {
       const ended = await handle.ended.finally(() => frontend.working?.(false));
       if (this.saveFailure) throw this.saveFailure;
       if (this.stopping || frontend.prompts.hasQueued?.() !== true || ended.status !== "complete" || ended.isError || this.o.afterTurn) {
-        await this.finish(await handle.saved);
+        const turn = await handle.saved;
+        await this.order.drained(); // the end lines of the turns before it first
+        await this.finish(turn);
         if (this.o.afterTurn && !(await this.o.afterTurn(this.lastTurn!))) return;
       } else {
         // The next prompt goes now; this turn's end line is shown once its record is written.
-        this.held = [];
-        this.releasing = handle.saved.then(
-          (turn) => this.release(turn),
-          (error: unknown) => {
-            // The turn could not be saved (a full disk): stop the one already sent after it, take no
-            // more, and end with this error; the next run recovers what the journal holds.
-            this.saveFailure ??= error;
-            this.o.holder.link.interrupt();
-            this.release(null);
-          },
-        );
+        handle.saved.catch((error: unknown) => {
+          // The turn could not be saved (a full disk): stop the one already sent after it, take no
+          // more, and end with this error; the next run recovers what the journal holds.
+          this.saveFailure ??= error;
+          this.o.holder.link.interrupt();
+        });
+        this.order.after(handle.saved, (turn) => {
+          if (!turn) return;
+          this.lastTurn = turn;
+          this.o.frontend.turnEnded(turn);
+        });
       }
     }
   }
 
   private lastTurn: Turn | null = null;
-  private releasing: Promise<void> = Promise.resolve();
   /** A turn whose save failed after the next prompt had gone: reported once the loop gets back. */
   private saveFailure: unknown = null;
 
   /** Every turn begun is saved and its end line shown: what nudge's own commands see is complete. */
   private async settle(): Promise<void> {
     await this.o.holder.link.recorder.settled();
-    await this.releasing;
+    await this.order.drained();
     if (this.saveFailure) throw this.saveFailure;
   }
 
@@ -155,16 +161,6 @@ export class Conversation {
     this.o.frontend.turnEnded(turn);
     const link = this.o.holder.link;
     failOnFatal(turn, this.failure.text ? this.failure : { text: link.stderrText, status: null }, link.lastExit);
-  }
-
-  private release(turn: Turn | null): void {
-    if (turn) {
-      this.lastTurn = turn;
-      this.o.frontend.turnEnded(turn);
-    }
-    const held = this.held ?? [];
-    this.held = null;
-    for (const event of held) this.o.frontend.render(event);
   }
 
   private watch(link: ClaudeLink): void {

@@ -98,10 +98,8 @@ export class Decisions {
     }
     const name = this.name(asked);
     const updates = Array.isArray(answer.updatedPermissions) ? (answer.updatedPermissions as PermissionUpdateLike[]) : [];
-    if (updates.length === 0) return [style.green(`✓ allowed ${name}`)];
-    const saved = updates.filter((u) => u.destination !== "session");
-    if (saved.length === 0) return [style.green(`✓ always allowed ${name}`) + style.dim(" (this session)")];
-    return [style.green(`✓ allowed ${name}`) + style.dim(` · saved ${saved.map(describeUpdate).join(", ")}`)];
+    const kept = keptBy(updates, (answer as { nudgeAlways?: unknown }).nudgeAlways === true);
+    return [style.green(`✓ allowed ${name}`) + (kept ? style.dim(` · ${kept}`) : "")];
   }
 
   private name(asked: Asked): string {
@@ -110,16 +108,41 @@ export class Decisions {
   }
 }
 
+/**
+ * What an answer keeps beyond this one call, and for how long: "for this session: this same call,
+ * rule Bash(npm test)", "saved for every session: rule Bash(npm run lint:*) in
+ * .claude/settings.local.json". `always`: nudge itself allows this same call again this session.
+ */
+function keptBy(updates: PermissionUpdateLike[], always: boolean): string {
+  const session = updates.filter((u) => u.destination === "session").map(describeChange);
+  const saved = updates.filter((u) => u.destination !== "session").map(describeUpdate);
+  const forSession = [...(always ? ["this same call"] : []), ...session];
+  return [forSession.length ? `for this session: ${forSession.join(", ")}` : "", saved.length ? `saved for every session: ${saved.join(", ")}` : ""]
+    .filter(Boolean)
+    .join(" · ");
+}
+
 /** "rule Bash(npm test:*) in .claude/settings.local.json", as the permission suggestion says. */
 export function describeUpdate(update: PermissionUpdateLike): string {
-  const where = settingsFile(update.destination);
+  return `${describeChange(update)} in ${settingsFile(update.destination)}`;
+}
+
+/** What a permission update allows: "rule Bash(npm test:*)", "mode acceptEdits (every file edit allowed)". */
+function describeChange(update: PermissionUpdateLike): string {
   const rules = (update.rules ?? []).map((r) => (typeof r.ruleContent === "string" && r.ruleContent ? `${String(r.toolName)}(${r.ruleContent})` : String(r.toolName)));
   const u = update as PermissionUpdateLike & { directories?: unknown; mode?: unknown };
-  if (update.type === "addRules" && rules.length > 0) return `rule ${rules.join(", ")} in ${where}`;
-  if (update.type === "addDirectories" && Array.isArray(u.directories)) return `directory ${u.directories.join(", ")} in ${where}`;
-  if (update.type === "setMode" && typeof u.mode === "string") return `mode ${u.mode} in ${where}`;
-  return `${String(update.type ?? "a permission")} in ${where}`;
+  if (update.type === "addRules" && rules.length > 0) return `rule ${rules.join(", ")}`;
+  if (update.type === "addDirectories" && Array.isArray(u.directories)) return `directory ${u.directories.join(", ")}`;
+  if (update.type === "setMode" && typeof u.mode === "string") return `mode ${u.mode}${MODE_MEANS[u.mode] ? ` (${MODE_MEANS[u.mode]})` : ""}`;
+  return String(update.type ?? "a permission");
 }
+
+/** claude's permission modes, as a person needs them explained where one is saved. */
+const MODE_MEANS: Record<string, string> = {
+  acceptEdits: "every file edit allowed",
+  bypassPermissions: "every tool allowed",
+  plan: "plan only, no changes",
+};
 
 function settingsFile(destination: unknown): string {
   switch (destination) {

@@ -20,6 +20,8 @@ import { EventRenderer } from "./event-renderer.js";
 import { shellQuote } from "../shell-quote.js";
 import { linePrompts } from "./prompt-input.js";
 import { colorEnabled, makeStyle } from "./style.js";
+import { InterruptedResults } from "./interrupted-results.js";
+import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
 
 export interface LiveRunInput {
@@ -44,6 +46,8 @@ export interface LiveRunOutcome {
   discarded: boolean;
   /** The terminal went away: the caller exits as a hang-up (129) once everything is written. */
   hungUp: boolean;
+  /** Without a terminal: the turns that ended in an error (an API error, --max-turns), for the exit status. */
+  errorTurns: number[];
 }
 
 export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
@@ -75,10 +79,29 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
           },
         })
       : null;
-  const say = (line: string) => (ui ? ui.say(line) : void process.stderr.write(`${line}\n`));
+  // Claude's line left unfinished (streamed text): a notice starts below it, and the renderer,
+  // which would end that line itself, does not add a blank one.
+  let midLine = false;
+  let lineEndedByNotice = false;
+  const say = (line: string) => {
+    if (!ui) return void process.stderr.write(`${line}\n`);
+    if (midLine) {
+      ui.write("\n");
+      midLine = false;
+      lineEndedByNotice = true;
+    }
+    ui.say(line);
+  };
   const renderer = new EventRenderer({
     style,
-    write: (t) => (ui ? ui.write(t) : void process.stdout.write(t)),
+    write: (text) => {
+      if (!ui) return void process.stdout.write(text);
+      const t = lineEndedByNotice && text.startsWith("\n") ? text.slice(1) : text;
+      lineEndedByNotice = false;
+      if (!t) return;
+      midLine = !t.endsWith("\n");
+      ui.write(t);
+    },
     // A line that is not JSON: the recorder's own warning says so, with its line number.
     notice: () => undefined,
     verbose: input.verbose,
@@ -86,12 +109,16 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     cwd: input.cwd,
   });
   const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
+  const interrupted = new InterruptedResults();
+  const retryCause = new RetryCause({ env: process.env, warn: (text) => frontend.warn(text) });
   const frontend: Frontend = {
     prompts,
     asker: ui?.asker ?? null,
     render: (event) => {
-      renderer.render(event);
+      const shown = interrupted.shown(event);
+      if (shown) renderer.render(shown);
       ui?.observe(event);
+      retryCause.observe(event);
     },
     turnEnded: (turn) => renderer.turnEnd(turn),
     working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
@@ -123,8 +150,10 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const handled = input.loop?.sigint();
     if (handled) return say(errStyle.yellow(handled));
     const state = conversation?.interrupt() ?? "idle";
+    if (state !== "idle") interrupted.interrupt();
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
-    else if (state === "killed") say(errStyle.red("■ stopping claude; the turn is kept as incomplete"));
+    else if (state === "killed") say(errStyle.red("■ stopping claude (SIGKILL in 3s if it has not stopped; Ctrl-C again kills it now); the turn is kept as interrupted"));
+    else if (state === "killing") say(errStyle.red("■ killing claude (SIGKILL)"));
     else if (!ui) prompts.close();
   }
   // kill, the terminal closing, Ctrl-\: stop the turn in flight, take no more prompts, and end the
@@ -149,7 +178,12 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       firstPrompt: input.firstPrompt,
       force: input.force,
       frontend: input.loop ? input.loop.frontend(frontend, ui !== null) : frontend,
-      guard: rulesGuard(input.rules, input.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
+      // A rule decides as claude asks; its line waits behind the end lines of the turns before it.
+      guard: rulesGuard(input.rules, input.store.repoRoot, (line) => {
+        const show = () => frontend.say(`⚖ ${line}`);
+        if (conversation) conversation.inOrder(show);
+        else show();
+      }),
       afterTurn: input.loop?.afterTurn ?? input.afterTurn,
       onConversation: (c) => {
         conversation = c;
@@ -160,7 +194,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
     else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
-    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false) };
+    const errorTurns = ui ? [] : outcome.turns.filter((t) => t.n > 0 && t.result?.isError).map((t) => t.n);
+    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false), errorTurns };
   } finally {
     // Only once the session has ended: a Ctrl-C or a signal before that must never kill nudge mid-save.
     ui?.close();

@@ -7,6 +7,7 @@
  */
 import type { StreamEvent } from "../claude/stream-events.js";
 import { isSubagentTask, isToolResult, isToolUse } from "../claude/stream-events.js";
+import { AnsweredRequests } from "./answered-requests.js";
 import { toolDetail } from "./tool-detail.js";
 import { oneLine } from "./format.js";
 import type { Screen } from "./screen.js";
@@ -32,8 +33,11 @@ export class StatusLine {
   private startedAt = 0;
   private activity = "";
   private frame = 0;
+  private readonly answered: AnsweredRequests;
 
-  constructor(private readonly o: StatusLineOptions) {}
+  constructor(private readonly o: StatusLineOptions) {
+    this.answered = new AnsweredRequests(o.cwd);
+  }
 
   get running(): boolean {
     return this.timer !== undefined;
@@ -52,8 +56,10 @@ export class StatusLine {
 
   /** Follow the stream: each event that says what claude is doing now updates the line. */
   observe(event: StreamEvent): void {
+    // Requests are remembered even between turns' lines: an answer must find its question.
+    const answered = this.answered.activity(event);
     if (!this.running) return;
-    const next = activityOf(event, this.o.cwd);
+    const next = answered ?? activityOf(event, this.o.cwd);
     if (next !== null && next !== this.activity) {
       this.activity = next;
       this.draw();
@@ -124,7 +130,8 @@ export function activityOf(event: StreamEvent, cwd: string): string | null {
       if (event.parent_tool_use_id || typeof event.message.content === "string") return null;
       return event.message.content.some(isToolResult) ? "working" : null;
     case "control_request":
-      return "waiting for your answer";
+      // A hook callback is answered by the project's rules, not by a person.
+      return (event.request as { subtype?: unknown }).subtype === "can_use_tool" ? "waiting for your answer" : null;
     default:
       return null;
   }

@@ -35,6 +35,8 @@ export interface TerminalAskerOptions {
   style: Style;
   /** How file contents are read for diffs (tests pass their own). */
   readFile?: ViewOptions["readFile"];
+  /** Called as each question appears (the prompt line takes back what was typed just before it). */
+  beforeQuestion?: () => void;
 }
 
 export class TerminalAsker implements Asker {
@@ -119,6 +121,7 @@ export class TerminalAsker implements Asker {
 
   private show(lines: string[]): void {
     this.o.screen.endLine();
+    this.o.beforeQuestion?.();
     this.o.screen.write(lines.map((l) => `${l}\n`).join(""));
   }
 

@@ -22,6 +22,7 @@ import { Screen, type TerminalOutput } from "./screen.js";
 import { StatusLine } from "./status-line.js";
 import type { Style } from "./style.js";
 import { TerminalAsker } from "./terminal-asker.js";
+import { visible } from "./format.js";
 import { TerminalPrompts } from "./tty-prompts.js";
 
 export interface TerminalUiOptions {
@@ -84,7 +85,17 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     onInterrupt: o.onInterrupt,
     onPrompt: () => status.stop(),
   });
-  const asker = new TerminalAsker({ keyboard, screen, style: o.style });
+  const asker = new TerminalAsker({
+    keyboard,
+    screen,
+    style: o.style,
+    beforeQuestion: () => {
+      const held = prompts.holdBackRecent();
+      if (held.length === 0) return;
+      const shown = held.map((h) => `"${visible(h.replace(/\n/g, " ⏎ "))}"`).join(", ");
+      screen.write(`${o.style.yellow(`! ${shown}, typed just before this question, was not sent: it waits on the prompt line (Enter sends it, Ctrl-U clears it)`)}\n`, errorOutput);
+    },
+  });
   // (The prompt line tells the screen itself.)
   keyboard.onHangUp(() => {
     status.stop();

@@ -21,6 +21,9 @@ import { fitWidth, textWidth } from "./text-width.js";
 
 export const CTRL_C_WINDOW_MS = 2000;
 
+/** Lines queued this shortly before a question appears were likely meant as its answer. */
+export const BEFORE_QUESTION_MS = 2000;
+
 export interface TerminalPromptsOptions {
   keyboard: Keyboard;
   screen: Screen;
@@ -37,6 +40,8 @@ export interface TerminalPromptsOptions {
 export class TerminalPrompts implements PromptSource {
   private readonly editor = new LineEditor();
   private readonly queue: string[] = [];
+  /** When each queued line was queued (ms), beside `queue`. */
+  private readonly queuedAt: number[] = [];
   private waiting: ((prompt: string | null) => void) | null = null;
   private closed = false;
   private lastCtrlC = -Infinity;
@@ -70,6 +75,7 @@ export class TerminalPrompts implements PromptSource {
   next(): Promise<string | null> {
     if (this.closed || this.hungUp) return Promise.resolve(null);
     const queued = this.queue.shift();
+    this.queuedAt.shift();
     if (queued !== undefined) {
       // Sent now: show it where it belongs in the conversation, as if typed at this prompt.
       this.o.screen.write(`${this.echo(queued)}\n`);
@@ -91,6 +97,7 @@ export class TerminalPrompts implements PromptSource {
     if (this.closed) return;
     this.closed = true;
     this.queue.length = 0;
+    this.queuedAt.length = 0;
     clearTimeout(this.hintTimer);
     this.o.screen.set("input", null);
     this.unfocus();
@@ -131,7 +138,7 @@ export class TerminalPrompts implements PromptSource {
       this.setHint(null);
       return this.drawPrompt();
     }
-    const now = (this.o.now ?? Date.now)();
+    const now = this.now();
     if (now - this.lastCtrlC <= CTRL_C_WINDOW_MS) return this.endSession();
     this.lastCtrlC = now;
     this.setHint("press Ctrl-C again to exit, or type /exit");
@@ -166,9 +173,33 @@ export class TerminalPrompts implements PromptSource {
     if (result === "submit") {
       const text = this.editor.text;
       this.editor.reset();
-      if (text.trim() !== "") this.queue.push(text);
+      if (text.trim() !== "") {
+        this.queue.push(text);
+        this.queuedAt.push(this.now());
+      }
     }
     if (result !== "ignored") this.drawTypeAhead();
+  }
+
+  /**
+   * A question is about to be asked: lines queued in the last `windowMs` (a `y` typed as the
+   * question appeared) are taken back from the queue and put on the line being typed, unsent, so
+   * they never become a paid turn unseen. Returns them, for the notice that says so.
+   */
+  holdBackRecent(windowMs = BEFORE_QUESTION_MS): string[] {
+    const now = this.now();
+    let from = this.queue.length;
+    while (from > 0 && now - this.queuedAt[from - 1]! <= windowMs) from--;
+    const held = this.queue.splice(from);
+    this.queuedAt.splice(from);
+    if (held.length === 0) return held;
+    this.editor.reset([...held, this.editor.text].filter((t) => t !== "").join("\n"));
+    if (!this.waiting) this.drawTypeAhead();
+    return held;
+  }
+
+  private now(): number {
+    return (this.o.now ?? Date.now)();
   }
 
   private drawPrompt(): void {

@@ -225,6 +225,20 @@ describe("nudge claude loop", () => {
   });
 });
 
+describe("nudge claude loop and API errors", () => {
+  it("stops at once on an API error the next iteration would meet again (400 prompt is too long), says why, exit 1 (issue 15, item 10)", async () => {
+    const repo = await gitdir();
+    const tooLong: ScriptStep = { httpError: { status: 400, type: "invalid_request_error", message: "prompt is too long: 250000 tokens > 200000 maximum" } };
+    const { run, manifest } = await loop(repo, [tooLong, tooLong, tooLong, tooLong, tooLong], ["grow it", "--until", "exit 1"]);
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(api!.mainLoopRequests()).toHaveLength(1); // one iteration, not one per iteration until a guard
+    expect(run.stderr).toMatch(/^■ loop stopped: the API refused claude's request, and the next iteration would meet the same: HTTP 400: Prompt is too long.* · 1 iteration · /m);
+    expect(run.stderr).toMatch(/hint: the conversation is too long for the model: go on in a compacted fork \(nudge claude run -r \w+, then \/compact\)/);
+    expect(run.stderr).not.toContain("no file changed");
+    expect(manifest.turns).toHaveLength(2);
+  });
+});
+
 describe("nudge claude loop refuses before anything starts", () => {
   it("without --until, with a check that cannot run, with a bad template", async () => {
     const repo = await gitdir();

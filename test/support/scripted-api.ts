@@ -15,6 +15,7 @@ export type ScriptStep =
   // another main-loop request, so script one httpError per attempt.
   | { httpError: { status: number; type: string; message: string } }
   | { delayMs: number; then: ScriptStep } // wait before answering (lets tests interrupt a running turn)
+  | { after: Promise<unknown>; then: ScriptStep } // answer once the test says so (a question that appears right after a key)
   // end_turn with a text block typed in parts: each part is one text_delta, sent once the promise
   // before it resolves (lets a test look at the screen while a message is half written).
   | { textParts: Array<string | Promise<unknown>> }
@@ -92,6 +93,11 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
         timers.add(t);
       });
       // The client may have given up meanwhile (an interrupt aborts the request).
+      if (res.destroyed || res.socket?.destroyed !== false) return;
+      return answerStep(res, step.then, body);
+    }
+    if ('after' in step) {
+      await step.after;
       if (res.destroyed || res.socket?.destroyed !== false) return;
       return answerStep(res, step.then, body);
     }

@@ -30,9 +30,9 @@ describe("always for this session", () => {
     t.type("write it twice\r");
     await t.waitFor(/\? Bash[^]*Allow\?/);
     t.type("a\r");
-    await t.waitFor(/always allowed Bash\(echo one > one\.txt\)/);
+    await t.waitFor(/allowed Bash\(echo one > one\.txt\) · for this session: this same call/);
     // Either the turn ends (not asked again), or a second question comes: answer it so the run ends.
-    await t.waitFor(/turn 1 ·|always allowed[^]*Allow\?/);
+    await t.waitFor(/turn 1 ·|this same call[^]*Allow\?/);
     const askedAgain = !/turn 1 ·/.test(t.text());
     if (askedAgain) {
       t.type("y\r");

@@ -87,7 +87,7 @@ describe("claude asks, in the default permission mode", () => {
     t.type("/exit\r");
     await t.child;
     expect(count(t.text(), "? Bash")).toBe(1);
-    expect(t.text()).toContain("✓ always allowed Bash(echo again >> log.txt) (this session)");
+    expect(t.text()).toContain("✓ allowed Bash(echo again >> log.txt) · for this session: this same call");
     expect(readFileSync(path.join(repo, "log.txt"), "utf8")).toBe("again\nagain\n");
     // claude 2.1.329 asks again (its session rule does not cover a redirect); nudge answers itself.
     const { path: dir } = await sessionOf(repo);
@@ -104,13 +104,29 @@ describe("claude asks, in the default permission mode", () => {
       { text: "DONE" },
     );
     t.type("write two files\r");
-    await t.waitFor("[d]on't ask again (save mode acceptEdits in this session)");
+    await t.waitFor("[d]on't ask again (save mode acceptEdits (every file edit allowed) in this session)");
     t.type("d\r");
     await t.waitFor("turn 1 · success");
     t.type("/exit\r");
     await t.child;
     expect(count(t.text(), "? Write(")).toBe(1);
+    // What was saved, and for how long: a mode for every edit, not "Write(one.txt) always".
+    expect(t.text()).toContain("✓ allowed Write(one.txt) · for this session: mode acceptEdits (every file edit allowed)");
     expect(readFileSync(path.join(repo, "two.txt"), "utf8")).toBe("2\n");
+  });
+
+  it('"always" on a Write says it keeps this same call for the session (claude suggests no rule for it, so nothing else is kept)', async () => {
+    const { repo, t } = await run([]);
+    const write = { tool: "Write", input: { file_path: path.join(repo, "a1.txt"), content: "1\n" } };
+    api!.push(write, write, { text: "DONE" });
+    t.type("write it twice\r");
+    await t.waitFor("Allow?");
+    t.type("a\r");
+    await t.waitFor("turn 1 · success");
+    t.type("/exit\r");
+    await t.child;
+    expect(count(t.text(), "? Write(")).toBe(1);
+    expect(t.text()).toContain("✓ allowed Write(a1.txt) · for this session: this same call");
   });
 
   it("an AskUserQuestion answered by number: claude receives the chosen option", async () => {

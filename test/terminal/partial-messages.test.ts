@@ -175,8 +175,8 @@ describe("decision lines", () => {
     expect(r.out()).toBe(
       [
         "✓ allowed Bash(echo hi)",
-        "✓ always allowed Bash(npm test) (this session)",
-        "✓ allowed Bash(npm run lint) · saved rule Bash(npm run lint:*) in .claude/settings.local.json",
+        "✓ allowed Bash(npm test) · for this session: rule Bash(npm test)",
+        "✓ allowed Bash(npm run lint) · saved for every session: rule Bash(npm run lint:*) in .claude/settings.local.json",
         "✗ denied Edit(src/a.ts): use the helper instead",
         '? answered "Which db?" = SQLite',
         "✓ plan approved",

@@ -140,6 +140,7 @@ async function stillAt(root: string, refs: Array<{ ref: string; commit: string }
 
 /** A worktree git may have left locked ("initializing") when killed inside `worktree add`: removed and pruned, or gone already. */
 async function removeWorktree(root: string, dir: string): Promise<void> {
+  await git.unlockWorktree(root, dir).catch(() => undefined); // prune skips a locked one
   await git.removeWorktree(root, dir).catch(() => undefined);
   await fs.rm(dir, { recursive: true, force: true });
   await git.pruneWorktrees(root);

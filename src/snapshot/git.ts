@@ -629,6 +629,11 @@ export async function removeWorktree(root: string, dir: string): Promise<void> {
   await run(root, ["worktree", "remove", "--force", "--force", dir]);
 }
 
+/** Unlock a worktree (`git worktree add` locks it while it checks out: killed then, it stays locked). */
+export async function unlockWorktree(root: string, dir: string): Promise<void> {
+  await run(root, ["worktree", "unlock", dir]);
+}
+
 /** Forget worktrees whose folder is gone (git's own bookkeeping under .git/worktrees/). */
 export async function pruneWorktrees(root: string): Promise<void> {
   await run(root, ["worktree", "prune"]);

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../support/gitdir.js";
+import { git, tempDir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { nudgeRefs } from "../support/store-state.js";
@@ -124,6 +124,34 @@ describe("a killed export", () => {
     expect(readdirSync(out)).toEqual(["three.tar.gz"]);
     expect(readdirSync(work)).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);
+  }, 120_000);
+});
+
+describe("a killed fork --worktree", () => {
+  it.each(["fork-worktree-added", "fork-building"])("killed at %s: gc removes the worktree and the half-made fork; a retry at the same path clears it and forks", async (point) => {
+    const sessions = () => readdirSync(path.join(a, ".git", "nudge", "sessions")).sort();
+    const worktrees = async () => (await git(a, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree ")).length;
+    const before = { sessions: sessions(), refs: await nudgeRefs(a), worktrees: await worktrees() };
+    const wt = path.join(tempDir("nudge-fork-"), "try-b");
+    const fork = (env: Record<string, string> = {}) => runNudge(["session", "fork", rec.id, "1", "--worktree", wt], { cwd: a, env: { ...rec.env, ...env } });
+
+    killed(await fork({ NUDGE_FAULT: `${point}:kill` }));
+    expect(existsSync(wt)).toBe(true);
+    const gc = await runNudge(["session", "gc", "--yes"], { cwd: a, env: rec.env });
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(gc.stdout).toContain(`a fork of session ${rec.id} into ${wt}, cut off`);
+    expect(existsSync(wt)).toBe(false);
+    expect(await worktrees()).toBe(before.worktrees);
+    expect(sessions()).toEqual(before.sessions);
+    expect(await nudgeRefs(a)).toEqual(before.refs);
+
+    killed(await fork({ NUDGE_FAULT: `${point}:kill` }));
+    const retry = await fork();
+    expect(retry.exitCode, retry.stderr).toBe(0);
+    expect(await worktrees()).toBe(before.worktrees + 1);
+    expect(sessions().length).toBe(before.sessions.length + 1);
+    expect(readdirSync(path.join(a, ".git", "nudge", "work"))).toEqual([]);
+    await git(a, "worktree", "remove", "--force", wt);
   }, 120_000);
 });
 

@@ -11,7 +11,7 @@ import { UserError } from "../errors.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
-import { BUNDLE_TIP } from "./export-plan.js";
+import { BUNDLE_BASE, BUNDLE_TIP } from "./export-plan.js";
 import type { ExportContents } from "./import-contents.js";
 import { Refusal } from "./limits.js";
 
@@ -31,6 +31,12 @@ export async function codeRefs(contents: ExportContents, id: string): Promise<Co
   // Every other ref becomes a ref of this clone: each must be the HEAD a turn of the journal recorded.
   for (const h of header.heads) {
     if (h.ref === BUNDLE_TIP) continue;
+    if (h.ref === BUNDLE_BASE) {
+      // Carries the base commit's history; no ref is made for it here, but it must be what the manifest names.
+      const base = contents.header.repo.baseCommit;
+      if (h.commit !== base) throw new Refusal(`its git bundle's ${h.ref} points at ${h.commit.slice(0, 10)}, but the session's base commit is ${base?.slice(0, 10) ?? "(none)"}`);
+      continue;
+    }
     const n = /^refs\/nudge\/export\/head-(\d{1,9})$/.exec(h.ref)?.[1];
     if (n === undefined) throw new Refusal(`its git bundle carries ${h.ref}, which no export makes`);
     const turn = contents.turns[Number(n)];

@@ -100,6 +100,7 @@ describe("every ref an import installs is checked (issue 23.3)", () => {
     ["a head ref of turn 1 at a commit turn 1 did not record", (evil: string) => [{ ref: "refs/nudge/export/head-1", commit: evil }], /its git bundle's refs\/nudge\/export\/head-1 points at [0-9a-f]{10}, but turn 1 recorded HEAD [0-9a-f]{10}$/],
     ["a head ref of a turn the session does not have", (evil: string) => [{ ref: "refs/nudge/export/head-7", commit: evil }], /its git bundle's refs\/nudge\/export\/head-7 points at [0-9a-f]{10}, but the session has no turn 7$/],
     ["a ref no export makes", (evil: string) => [{ ref: "refs/nudge/export/other", commit: evil }], /its git bundle carries refs\/nudge\/export\/other, which no export makes$/],
+    ["a base ref at another commit than the manifest's base", (evil: string) => [{ ref: "refs/nudge/export/base", commit: evil }], /its git bundle's refs\/nudge\/export\/base points at [0-9a-f]{10}, but the session's base commit is [0-9a-f]{10}$/],
   ])("%s: refused, no ref installed", async (_name, extra, message) => {
     const bad = await withBundleRefs(extra);
     const t = await target();

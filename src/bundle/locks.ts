@@ -110,8 +110,13 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
-      if (attempt > 20) throw new UserError(`could not take the lock ${file}`, "another nudge is starting on it; try again");
-      await takeOver(file, purpose);
+      if (attempt > 20 && Date.now() >= deadline) throw new UserError(`could not take the lock ${file}`, "another nudge is starting on it; try again");
+      // Read between another process's create and write, a live lock looks empty: it is then waited for like any other.
+      const live = await takeOver(file);
+      if (live) {
+        if (Date.now() >= deadline) throw purpose.busy(live);
+        await new Promise((r) => setTimeout(r, 50));
+      }
     }
   }
 }
@@ -136,23 +141,24 @@ export function holderText(holder: LockInfo): string {
 /**
  * Remove a stale lock so that of two processes racing for it, only one gets it: move it aside
  * (only one rename can succeed), and if what was moved turns out to be a live lock after all,
- * put it back. An orphaned claude of the dead owner is stopped before anything is recorded.
+ * put it back (and return it). An orphaned claude of the dead owner is stopped before anything is recorded.
  */
-async function takeOver(file: string, purpose: LockPurpose): Promise<void> {
+async function takeOver(file: string): Promise<LockInfo | null> {
   const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
   try {
     await fs.rename(file, aside);
   } catch {
-    return; // someone else moved it first; try again
+    return null; // someone else moved it first; try again
   }
   const moved = await readLock(aside);
   if (held(moved)) {
     await fs.link(aside, file).catch(() => undefined);
     await fs.rm(aside, { force: true });
-    throw purpose.busy(moved!);
+    return moved; // live after all: the caller waits for it or says who holds it
   }
   if (moved?.claude && isRunning(moved.claude)) await stopOrphan(moved.claude.pid);
   await fs.rm(aside, { force: true });
+  return null;
 }
 
 /** A claude left running by a nudge that died would go on changing files nobody records. */

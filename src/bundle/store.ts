@@ -107,11 +107,24 @@ export async function readManifest(dir: string): Promise<Manifest> {
   const old = fromFormat1(json);
   if (old) return old;
   const header = checkHeader(json, files.manifest);
+  let missing = false;
   const text = await fs.readFile(files.journal, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return "";
-    throw error;
+    if (error.code !== "ENOENT") throw error;
+    missing = true;
+    return "";
   });
-  return { ...header, ...foldJournal(parseJournal(text, files.journal)) };
+  const folded = foldJournal(parseJournal(text, files.journal));
+  // The header is written after the journal, so it never counts a turn the journal lacks, unless the
+  // journal was damaged: going on would record turn 1 again over the old one and repoint the session's ref.
+  const saved = folded.turns.filter((t) => t.n > 0).length;
+  if (saved < header.summary.turns) {
+    const state = missing ? "is missing" : text.trim() === "" ? "is empty" : `holds ${saved} turn${saved === 1 ? "" : "s"}`;
+    throw new UserError(
+      `session ${header.id}'s turn journal ${files.journal} ${state}, but its manifest counts ${header.summary.turns} turn${header.summary.turns === 1 ? "" : "s"}: it was damaged`,
+      `nothing was changed; put turns.jsonl back from a backup. Its snapshots are still there, one commit a turn: git log refs/nudge/sessions/${header.id}`,
+    );
+  }
+  return { ...header, ...folded };
 }
 
 export function headerOf(manifest: Manifest): ManifestHeader {

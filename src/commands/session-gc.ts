@@ -29,7 +29,8 @@ export const sessionGcCommand = new Command("gc")
 Removed: sessions whose last use is older than the age (as \`nudge session rm\` removes them),
 rewind records and backup refs older than it, and leftovers of cut-off runs (private indexes of
 sessions not recording, shared index files no index uses, session folders that never got a
-manifest, scratch folders, stale locks and temp files).
+manifest, scratch folders, stale locks and temp files, work folders of killed
+imports, exports and forks into a worktree, whose steps are undone first).
 Never removed: a session being recorded or whose claude still runs, and the backup
 \`nudge session rewind --undo\` restores (with its session).
 The snapshots' git objects are reclaimed by git gc, which nudge never runs itself.

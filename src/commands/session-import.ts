@@ -4,11 +4,17 @@ import path from "node:path";
 import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
+import { parseSize } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
 import { printJson } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ force: z.optional(z.boolean()), dryRun: z.optional(z.boolean()), json: z.optional(z.boolean()) });
+const Options = z.object({
+  force: z.optional(z.boolean()),
+  dryRun: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
+  maxSize: z.optional(z.pipe(z.string().check(z.refine((s) => parseSize(s) !== null, "a size such as 2GiB, 800MiB or 1500000000 (bytes)")), z.transform((s) => parseSize(s)!))),
+});
 
 export const sessionImportCommand = new Command("import")
   .description("import a session exported with `nudge session export` into this clone")
@@ -16,6 +22,7 @@ export const sessionImportCommand = new Command("import")
   .option("--force", "replace a different session under the same id (it is set aside first, and the output says where)")
   .option("--dry-run", "check everything and print what would be installed; write nothing")
   .option("--json", "machine-readable output")
+  .option("--max-size <size>", "the most the export may unpack to, per file and in total (default 256MiB a file, 512MiB in all, and at most 50 times the archive's size past 64MiB)")
   .addHelpText(
     "after",
     `
@@ -40,6 +47,7 @@ Examples:
     const result = await importSession(store, path.resolve(file), {
       force: o.force ?? false,
       dryRun: o.dryRun ?? false,
+      maxBytes: o.maxSize,
       progress: (line) => process.stderr.write(`● ${line}\n`),
     });
     if (o.json) return printJson(result);

@@ -21,7 +21,7 @@ import { isTopFolder, parentFolders } from "./archive-path.js";
 import { ByteReader } from "./byte-reader.js";
 import { EXPORT_FORMAT, ExportIndexSchema, INDEX_NAME, IndexEnvelopeSchema, type ExportEntry, type ExportIndex } from "./export-index.js";
 import { inflate } from "./inflate.js";
-import { DEFAULT_LIMITS, Refusal, formatBytes, refusing, type ReadLimits } from "./limits.js";
+import { DEFAULT_LIMITS, Refusal, formatBytes, maxSizeFlag, refusing, type ReadLimits } from "./limits.js";
 import { checkedPath, decode, isZero, quote } from "./tar-header.js";
 
 const BLOCK = 512;
@@ -42,6 +42,13 @@ export interface OpenedExport {
 
 export interface OpenOptions {
   limits?: Partial<ReadLimits>;
+  /**
+   * Free space to find under the temp dir before writing, in unpacked sizes: 1 for the unpacked
+   * files alone; an import stages a second copy beside them (default 1).
+   */
+  copies?: number;
+  /** What to call the temp dir's place in a message about its free space (default: the temp parent). */
+  placeName?: string;
   /** Where to make the temp dir (the store's own, so installing is a rename); default the OS's. */
   tempParent?: string;
 }
@@ -51,7 +58,8 @@ export async function openExport(archive: string, options: OpenOptions = {}): Pr
   const dir = await fs.mkdtemp(path.join(options.tempParent ?? os.tmpdir(), "nudge-import-"));
   try {
     await fs.chmod(dir, 0o700); // mkdtemp makes it 0700 already; say so rather than rely on it
-    const { top, index } = await extract(archive, dir, limits);
+    const space = { copies: options.copies ?? 1, place: options.placeName ?? path.dirname(dir) };
+    const { top, index } = await extract(archive, dir, limits, space);
     return { dir, top, index, file: (entry) => path.join(dir, ...entry.split("/")), remove: () => fs.rm(dir, { recursive: true, force: true }) };
   } catch (error) {
     await fs.rm(dir, { recursive: true, force: true });
@@ -72,12 +80,22 @@ interface Expected {
   folders: Set<string>;
 }
 
-async function extract(archive: string, dir: string, limits: ReadLimits): Promise<{ top: string; index: ExportIndex }> {
+async function extract(archive: string, dir: string, limits: ReadLimits, space: { copies: number; place: string }): Promise<{ top: string; index: ExportIndex }> {
+  const archiveBytes = (await fs.stat(archive)).size;
   // Until the index is read, allow its header and body only; then exactly what it lists.
   let cap = BLOCK + padded(limits.maxIndexBytes) + END_SLACK;
   const reader = new ByteReader(inflate(archive, () => cap));
   try {
     const expected = await readIndex(reader, dir, limits);
+    const total = expected.index.entries.reduce((n, e) => n + e.bytes, 0);
+    const allowed = Math.max(limits.ratioFloorBytes, limits.maxRatio * archiveBytes);
+    if (total > allowed) {
+      throw new Refusal(
+        `its entries add up to ${formatBytes(total)}, more than ${limits.maxRatio} times the archive's size (nudge unpacks that much, or ${formatBytes(limits.ratioFloorBytes)} from a smaller one)`,
+        maxSizeFlag(total),
+      );
+    }
+    await checkFreeSpace(dir, total * space.copies, path.basename(archive), space.place);
     cap = expectedSize(expected);
     const seen = new Set<string>([INDEX_NAME]);
     const made = new Set<string>([""]);
@@ -98,7 +116,8 @@ async function extract(archive: string, dir: string, limits: ReadLimits): Promis
       if (!listed) throw new Refusal(`entry ${quote(header.path)} is not listed in the index`);
       if (header.size !== listed.bytes) throw new Refusal(`entry ${quote(header.path)} is ${header.size} bytes, but the index says ${listed.bytes}`);
       await makeFolders(dir, parentFolders(relative), made);
-      const sha256 = await writeEntry(reader, path.join(dir, ...relative.split("/")), listed.bytes, header.path!);
+      const maxLine = relative.endsWith(".jsonl") ? limits.maxLineBytes : Infinity;
+      const sha256 = await writeEntry(reader, path.join(dir, ...relative.split("/")), listed.bytes, header.path!, maxLine);
       if (sha256 !== listed.sha256) throw new Refusal(`entry ${quote(header.path)} does not match its sha256 in the index`);
     }
     if (!(await reader.restIsZero())) throw new Refusal("it has data after the end of the archive");
@@ -125,10 +144,12 @@ async function readIndex(reader: ByteReader, dir: string, limits: ReadLimits): P
   if (index.entries.length > limits.maxEntries) throw new Refusal(`its index lists ${index.entries.length} entries, more than the ${limits.maxEntries} nudge accepts`);
   let total = 0;
   for (const entry of index.entries) {
-    if (entry.bytes > limits.maxEntryBytes) throw new Refusal(`entry ${quote(`${top}/${entry.path}`)} is ${formatBytes(entry.bytes)}, more than the ${formatBytes(limits.maxEntryBytes)} nudge accepts for one entry`);
+    if (entry.bytes > limits.maxEntryBytes) {
+      throw new Refusal(`entry ${quote(`${top}/${entry.path}`)} is ${formatBytes(entry.bytes)}, more than the ${formatBytes(limits.maxEntryBytes)} nudge accepts for one entry`, maxSizeFlag(entry.bytes));
+    }
     total += entry.bytes;
   }
-  if (total > limits.maxTotalBytes) throw new Refusal(`its entries add up to ${formatBytes(total)}, more than the ${formatBytes(limits.maxTotalBytes)} nudge accepts`);
+  if (total > limits.maxTotalBytes) throw new Refusal(`its entries add up to ${formatBytes(total)}, more than the ${formatBytes(limits.maxTotalBytes)} nudge accepts`, maxSizeFlag(total));
   // The index is extracted too: the importer installs what it read, from the same bytes.
   await fs.writeFile(path.join(dir, first), data, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode: 0o600 });
   const folders = new Set(["", ...index.entries.flatMap((e) => parentFolders(e.path))]);
@@ -162,12 +183,14 @@ async function readBody(reader: ByteReader, bytes: number, name: string): Promis
   return data;
 }
 
-async function writeEntry(reader: ByteReader, file: string, bytes: number, name: string): Promise<string> {
+async function writeEntry(reader: ByteReader, file: string, bytes: number, name: string, maxLine: number): Promise<string> {
   const hash = createHash("sha256");
   const handle = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  const lines = new LineLength(maxLine, name);
   let written = 0;
   try {
     for await (const piece of reader.stream(bytes)) {
+      lines.push(piece);
       hash.update(piece);
       await handle.write(piece);
       written += piece.length;
@@ -179,6 +202,44 @@ async function writeEntry(reader: ByteReader, file: string, bytes: number, name:
   await skipPadding(reader, bytes, name);
   return hash.digest("hex");
 }
+
+/**
+ * The longest line so far, checked as the bytes stream by: whoever reads the file later turns a
+ * line into one string (a 600 MB line is more than V8 can hold), so too long a line is refused here.
+ */
+class LineLength {
+  private current = 0;
+  private line = 1;
+  constructor(
+    private readonly max: number,
+    private readonly name: string,
+  ) {}
+
+  push(piece: Buffer): void {
+    if (this.max === Infinity) return;
+    for (let start = 0; ; ) {
+      const newline = piece.indexOf(0x0a, start);
+      this.current += (newline === -1 ? piece.length : newline) - start;
+      if (this.current > this.max) throw new Refusal(`entry ${quote(this.name)} has a line longer than the ${formatBytes(this.max)} nudge reads (line ${this.line})`);
+      if (newline === -1) return;
+      this.current = 0;
+      this.line++;
+      start = newline + 1;
+    }
+  }
+}
+
+/** Refuse before writing what the disk cannot hold, rather than fill it and fail half-way. */
+async function checkFreeSpace(dir: string, bytes: number, name: string, place: string): Promise<void> {
+  const stats = await fs.statfs(dir);
+  const free = stats.bavail * stats.bsize;
+  if (bytes + SPACE_MARGIN > free) {
+    throw new UserError(`not enough disk space to import ${name}: it needs ${formatBytes(bytes)} and more than ${formatBytes(SPACE_MARGIN)} to spare, and ${place} has ${formatBytes(free)} free`, "free some space there, then import again");
+  }
+}
+
+/** Left free after an import: the bundle's small files, claude's, git's own writes. */
+const SPACE_MARGIN = 16 * 1024 * 1024;
 
 async function skipPadding(reader: ByteReader, bytes: number, name: string): Promise<void> {
   const pad = padded(bytes) - bytes;

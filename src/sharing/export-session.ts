@@ -7,7 +7,6 @@
  * The local recording is only read; the staging folder is removed whatever happens.
  */
 import { promises as fs } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { MANIFEST_FORMAT, type ManifestHeader, type Turn } from "../bundle/manifest-schema.js";
@@ -23,6 +22,8 @@ import { EXPORT_FORMAT, EXPORT_KIND, type ExportIndex } from "./export-index.js"
 import { SESSION_DIR, secretsOf, stageLogs } from "./export-logs.js";
 import { BUNDLE_TIP, planExport } from "./export-plan.js";
 import { writeExport, type ExportFile } from "./export-writer.js";
+import { beginWork } from "../bundle/cut-off-work.js";
+import { faultPoint } from "../fault-injection.js";
 import { summarizeFindings, type SecretFinding } from "./secrets.js";
 import { nudgeVersion } from "../version.js";
 import { claudeSessionIdOf } from "../bundle/transcript-name.js";
@@ -78,14 +79,17 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
   const codeSecrets = await scanPatches(session.dir, plan.patches);
   if (codeSecrets.length && !o.allowSecretsInCode) throw codeSecretError(codeSecrets);
 
-  const stage = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-export-"));
+  // Staged in the store's work folder, with the archive's temp file journalled: a killed export
+  // leaves nothing in /tmp or beside -o that the next export or `nudge session gc` does not clear.
+  const work = await beginWork(store, "export", `an export of session ${manifest.id} to ${o.out}`);
+  const stage = work.dir;
   try {
     progress(o.redact ? "masking secrets in the conversation and claude's transcripts…" : "scanning the conversation and claude's transcripts…");
     const logs = await stageLogs(session.dir, plan, stage, o.redact);
     progress("bundling the snapshot commits…");
     const commits = await exportCommits(root, plan.tip, manifest.repo.baseCommit, logs.turns, o.redact);
     const bundleFile = path.join(stage, "session.bundle");
-    const bundle = await git.createBundle(root, bundleFile, [{ ref: BUNDLE_TIP, commit: commits.tip }], plan.reach.map(({ ref, commit }) => ({ ref, commit })));
+    const bundle = await git.createBundle(root, bundleFile, [{ ref: BUNDLE_TIP, commit: commits.tip }], plan.reach.map(({ ref, commit }) => ({ ref, commit })), work.dir);
 
     const journal = await stageJournal(stage, commits.turns, o.redact);
     const turns = journal.turns;
@@ -137,7 +141,8 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
       masked: o.redact ? summary : [],
     };
     progress("writing the archive…");
-    const written = await writeExport(o.out, { top: `nudge-${manifest.id}`, index, files });
+    faultPoint("export-staged");
+    const written = await writeExport(o.out, { top: `nudge-${manifest.id}`, index, files }, (temp) => work.will({ kind: "made", path: temp }));
     return {
       path: o.out,
       bytes: written.bytes,
@@ -151,7 +156,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
       skipped: logs.skipped,
     };
   } finally {
-    await fs.rm(stage, { recursive: true, force: true });
+    await work.finish();
   }
 }
 

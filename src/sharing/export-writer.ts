@@ -23,8 +23,8 @@ export interface ExportInput {
   files: ExportFile[];
 }
 
-/** Write the export at `out` (atomically). Returns the archive's size and the index it holds. */
-export async function writeExport(out: string, input: ExportInput): Promise<{ bytes: number; index: ExportIndex }> {
+/** Write the export at `out` (atomically; `beforeTemp` hears of the temp file first). Returns the archive's size and the index it holds. */
+export async function writeExport(out: string, input: ExportInput, beforeTemp?: (temp: string) => Promise<void>): Promise<{ bytes: number; index: ExportIndex }> {
   if (!isTopFolder(input.top)) throw new InternalError(`bad top folder for an export: ${JSON.stringify(input.top)}`);
   const files = [...input.files].sort((a, b) => compareBytes(a.path, b.path));
   const measured: Array<ExportEntry & { source: TarSource }> = [];
@@ -40,7 +40,7 @@ export async function writeExport(out: string, input: ExportInput): Promise<{ by
     { path: `${input.top}/${INDEX_NAME}`, source: indexBytes, bytes: indexBytes.length, sha256: sha256(indexBytes) },
     ...measured.map((m) => ({ path: `${input.top}/${m.path}`, source: m.source, bytes: m.bytes, sha256: m.sha256 })),
   ];
-  const { bytes } = await writeTarGz(out, tarFiles);
+  const { bytes } = await writeTarGz(out, tarFiles, beforeTemp);
   return { bytes, index };
 }
 

@@ -11,7 +11,7 @@ import { UserError } from "../errors.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
-import { BUNDLE_TIP } from "./export-plan.js";
+import { BUNDLE_BASE, BUNDLE_TIP } from "./export-plan.js";
 import type { ExportContents } from "./import-contents.js";
 import { Refusal } from "./limits.js";
 
@@ -28,14 +28,27 @@ export async function codeRefs(contents: ExportContents, id: string): Promise<Co
   if (!tip) throw new Refusal(`its git bundle has no ${BUNDLE_TIP}`);
   if (tip.commit !== last.snapshot.commit) throw new Refusal(`its git bundle ends at ${tip.commit.slice(0, 10)}, but turn ${last.n} recorded ${last.snapshot.commit.slice(0, 10)}`);
   const refs = [{ from: BUNDLE_TIP, ref: sessionRef(id), commit: tip.commit }];
+  // Every other ref becomes a ref of this clone: each must be the HEAD a turn of the journal recorded.
   for (const h of header.heads) {
-    const turn = /^refs\/nudge\/export\/head-(\d+)$/.exec(h.ref)?.[1];
-    if (turn !== undefined) refs.push({ from: h.ref, ref: `refs/nudge/${id}/${Number(turn)}`, commit: h.commit });
+    if (h.ref === BUNDLE_TIP) continue;
+    if (h.ref === BUNDLE_BASE) {
+      // Carries the base commit's history; no ref is made for it here, but it must be what the manifest names.
+      const base = contents.header.repo.baseCommit;
+      if (h.commit !== base) throw new Refusal(`its git bundle's ${h.ref} points at ${h.commit.slice(0, 10)}, but the session's base commit is ${base?.slice(0, 10) ?? "(none)"}`);
+      continue;
+    }
+    const n = /^refs\/nudge\/export\/head-(\d{1,9})$/.exec(h.ref)?.[1];
+    if (n === undefined) throw new Refusal(`its git bundle carries ${h.ref}, which no export makes`);
+    const turn = contents.turns[Number(n)];
+    if (!turn || turn.head !== h.commit) {
+      throw new Refusal(`its git bundle's ${h.ref} points at ${h.commit.slice(0, 10)}, but ${turn ? `turn ${turn.n} recorded HEAD ${turn.head?.slice(0, 10) ?? "(none)"}` : `the session has no turn ${Number(n)}`}`);
+    }
+    refs.push({ from: h.ref, ref: `refs/nudge/${id}/${turn.n}`, commit: h.commit });
   }
   return { refs };
 }
 
-/** Everything about the code, checked without writing to `root`. `scratchIndex`: a file path in a private temp dir. */
+/** Everything about the code, checked without writing to `root`. `scratchIndex`: a file path in the import's work folder. */
 export async function checkCode(root: string, contents: ExportContents, refs: CodeRefs, scratchIndex: string, progress?: (line: string) => void): Promise<void> {
   const format = await git.objectFormat(root);
   if (format !== contents.git.objectFormat) {
@@ -72,6 +85,7 @@ export async function checkCode(root: string, contents: ExportContents, refs: Co
         if (tree !== step.tree) throw new Refusal(`${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`);
       }
     },
+    path.dirname(scratchIndex), // the scratch repository beside it, in the import's work folder
   );
 }
 

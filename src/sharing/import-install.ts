@@ -1,13 +1,15 @@
 /**
  * Installing a checked, staged import: the one step that writes. In order — set aside what
  * --force replaces, the git objects and refs, the bundle folder (built under a hidden name and
- * renamed into place whole), claude's files (never over an existing one) — each followed by how
- * to take it back. If any step fails, what was done is undone in reverse: no partial session,
- * no refs, nothing left under the claude config dir. The work tree, HEAD, index and branches
- * are never touched.
+ * renamed into place whole), claude's files (never over an existing one) — each journalled
+ * before it is taken (cut-off-work.ts). If any step fails, what was done is undone in reverse: no
+ * partial session, no refs, nothing left under the claude config dir; if the process is killed,
+ * the next import or `nudge session gc` undoes it from the journal. The work tree, HEAD, index
+ * and branches are never touched.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import type { Work } from "../bundle/cut-off-work.js";
 import { bundleDir, type Store } from "../bundle/store.js";
 import { faultPoint } from "../fault-injection.js";
 import * as git from "../snapshot/git.js";
@@ -31,78 +33,82 @@ export interface InstallInput {
   replace: { refs: Array<{ ref: string; commit: string }> } | null;
   /** Where --force sets things aside. */
   backupDir: string;
+  /** The import's journal; the staged session is inside its folder (same disk: moved, not copied). */
+  work: Work;
 }
-
-type Undo = () => Promise<unknown>;
 
 /** Returns what --force set aside, or null when nothing was. */
 export async function installSession(input: InstallInput): Promise<SetAside | null> {
   const { store, staged } = input;
   const id = staged.manifest.id;
   const root = store.repoRoot;
-  const undo: Undo[] = [];
+  const { work } = input;
   try {
     const aside = input.staged.placements.filter((p) => p.state === "different");
-    if (input.replace || aside.length) await fs.mkdir(input.backupDir, { recursive: true, mode: 0o700 });
-    const refs = input.replace ? await setAside(store, id, input.replace.refs, input.backupDir, undo) : [];
+    if (input.replace || aside.length) {
+      await work.will({ kind: "folder", path: input.backupDir }); // removed again only if it ends up empty
+      await fs.mkdir(input.backupDir, { recursive: true, mode: 0o700 });
+    }
+    const refs = input.replace ? await setAside(store, id, input.replace.refs, input.backupDir, work) : [];
     for (const p of aside) {
       const kept = path.join(input.backupDir, "claude", path.relative(path.dirname(staged.projectDir), p.to));
       await fs.mkdir(path.dirname(kept), { recursive: true });
+      await work.will({ kind: "renamed", from: p.to, to: kept });
       await fs.rename(p.to, kept);
-      undo.push(() => fs.rename(kept, p.to));
     }
 
     faultPoint("import-refs");
+    await work.will({ kind: "refs", refs: input.refs });
     await git.installBundle(root, input.bundleFile, input.refs);
-    undo.push(() => git.deleteRefs(root, input.refs.map((r) => r.ref)));
 
     const dir = bundleDir(store, id);
     const building = path.join(path.dirname(dir), `.${id}.building`);
     await fs.mkdir(path.dirname(dir), { recursive: true });
-    undo.push(() => fs.rm(building, { recursive: true, force: true }));
-    await fs.cp(staged.dir, building, { recursive: true, errorOnExist: true, force: false });
+    await work.will({ kind: "made", path: building });
+    await fs.rename(staged.dir, building);
     faultPoint("import-bundle");
+    await work.will({ kind: "made", path: dir });
     await fs.rename(building, dir);
-    undo.push(() => fs.rm(dir, { recursive: true, force: true }));
 
-    await place(staged.placements, undo);
+    // claude's files are placed from the bundle folder they moved into with it.
+    await place(staged.placements.map((p) => ({ ...p, from: path.join(dir, path.relative(staged.dir, p.from)) })), work);
+    faultPoint("import-done");
     return input.replace || aside.length ? { backupDir: input.backupDir, refs, claudeFiles: aside.map((p) => p.to) } : null;
   } catch (error) {
-    for (const step of undo.reverse()) await step().catch(() => undefined);
-    await fs.rmdir(input.backupDir).catch(() => undefined); // only if it ended up empty
+    await work.rollBack().catch(() => undefined);
     throw error;
   }
 }
 
 /** The session under the id moves aside: its folder and private index into the backup folder, its refs under refs/nudge/import-backups/. */
-async function setAside(store: Store, id: string, refs: Array<{ ref: string; commit: string }>, backupDir: string, undo: Undo[]): Promise<string[]> {
+async function setAside(store: Store, id: string, refs: Array<{ ref: string; commit: string }>, backupDir: string, work: Work): Promise<string[]> {
   const dir = bundleDir(store, id);
   const kept = path.join(backupDir, "session");
+  await work.will({ kind: "renamed", from: dir, to: kept });
   await fs.rename(dir, kept);
-  undo.push(() => fs.rename(kept, dir));
   const index = path.join(store.dir, "index", id);
   if (await fs.lstat(index).catch(() => null)) {
+    await work.will({ kind: "renamed", from: index, to: path.join(backupDir, "index") });
     await fs.rename(index, path.join(backupDir, "index"));
-    undo.push(() => fs.rename(path.join(backupDir, "index"), index));
   }
   const prefix = `refs/nudge/import-backups/${path.basename(backupDir)}`;
   const moves = refs.map((r) => ({ from: r.ref, to: `${prefix}/${r.ref === `refs/nudge/sessions/${id}` ? "session" : r.ref.split("/").at(-1)}`, commit: r.commit }));
+  await work.will({ kind: "moved-refs", moves });
   await git.moveRefs(store.repoRoot, moves);
-  undo.push(() => git.moveRefs(store.repoRoot, moves.map((m) => ({ from: m.to, to: m.from, commit: m.commit }))));
   return moves.map((m) => m.to);
 }
 
 /** claude's files into its project folder: folders made as needed (and removed again on failure), no file ever overwritten. */
-async function place(placements: Placement[], undo: Undo[]): Promise<void> {
+async function place(placements: Placement[], work: Work): Promise<void> {
   for (const p of placements) {
     if (p.state === "same" || p.state === "longer" || p.state === "holds") continue; // claude's own copy stays as it is
     for (const folder of missingFolders(path.dirname(p.to), await existing(path.dirname(p.to)))) {
+      await work.will({ kind: "folder", path: folder });
       await fs.mkdir(folder);
-      undo.push(() => fs.rmdir(folder));
     }
     faultPoint("import-place");
+    await work.will({ kind: "made", path: p.to });
     await fs.copyFile(p.from, p.to, fs.constants.COPYFILE_EXCL);
-    undo.push(() => fs.rm(p.to, { force: true }));
   }
 }
 

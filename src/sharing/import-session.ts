@@ -3,13 +3,16 @@
  * anything is written — the archive (export-reader.ts), the session in it (import-contents.ts),
  * its code in a scratch repository (import-code.ts) — then staged with this clone's paths
  * (import-stage.ts) and installed in one go that undoes itself on failure (import-install.ts).
- * The archive is unpacked into a private temp dir, removed whatever happens.
+ * One import runs at a time in a store (its lock). The archive is unpacked and staged in a work
+ * folder inside the store (cut-off-work.ts), removed whatever happens; a killed import's folder,
+ * and whatever it had installed, is cleared by the next import or `nudge session gc`.
  */
 import { promises as fs } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { UserError } from "../errors.js";
-import { lockActivity } from "../bundle/locks.js";
+import { beginWork } from "../bundle/cut-off-work.js";
+import { acquireLock, holderText, lockActivity } from "../bundle/locks.js";
+import { faultPoint } from "../fault-injection.js";
 import { bundleDir, bundleFiles, listSessions, newSessionId, sessionIds, type Store } from "../bundle/store.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
@@ -20,12 +23,15 @@ import { SESSION_DIR } from "./export-logs.js";
 import { checkCode, codeRefs } from "./import-code.js";
 import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
+import type { Work } from "../bundle/cut-off-work.js";
 import { exporter, sha256, stageSession, type Placement } from "./import-stage.js";
-import { refusing } from "./limits.js";
+import { formatBytes, raisedLimits, refusing } from "./limits.js";
 
 export interface ImportOptions {
   force: boolean;
   dryRun: boolean;
+  /** --max-size: the most the archive may unpack to, per entry and in total (default: limits.ts). */
+  maxBytes?: number;
   env?: NodeJS.ProcessEnv;
   progress?: (line: string) => void;
   /** For tests: the clock. */
@@ -56,9 +62,29 @@ export interface ImportResult {
 const LARGE_BYTES = 8 * 1024 * 1024;
 
 export async function importSession(store: Store, archive: string, o: ImportOptions): Promise<ImportResult> {
+  const lock = await acquireLock(path.join(store.dir, "locks", "import.lock"), {
+    what: `importing ${path.basename(archive)}`,
+    // Imports take seconds: the second of two waits its turn, rather than race for the same id.
+    waitMs: 120_000,
+    busy: (holder) => new UserError(`another import into this repository is running (${holderText(holder)}: ${holder.what ?? "an import"})`, "wait for it to finish, then import again"),
+  });
+  try {
+    const work = await beginWork(store, "import", `an import of ${path.basename(archive)}`);
+    try {
+      return await importInto(store, archive, o, work);
+    } finally {
+      await work.finish();
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+async function importInto(store: Store, archive: string, o: ImportOptions, work: Work): Promise<ImportResult> {
   const name = path.basename(archive);
-  const opened = await openExport(archive);
-  const work = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-import-work-"));
+  // Unpacked and staged in the store: installing moves the bundle folder, and a kill leaves nothing in /tmp.
+  const opened = await openExport(archive, { tempParent: work.dir, copies: 2, placeName: store.dir, limits: o.maxBytes ? raisedLimits(o.maxBytes) : {} });
+  faultPoint("import-unpacked");
   try {
     const contents = await readContents(opened).catch(refusing(name));
     const large = opened.index.entries.reduce((n, e) => n + e.bytes, 0) > LARGE_BYTES;
@@ -73,10 +99,11 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
     const target = await chooseId(store, contents.index.session.id, o.force);
     const refs = await codeRefs(contents, target.id).catch(refusing(name));
     progress("checking the code: the git bundle, every snapshot and patch…");
-    await checkCode(store.repoRoot, contents, refs, path.join(work, "index"), progress).catch(refusing(name));
+    await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(refusing(name));
 
     const now = (o.now ?? (() => new Date()))();
-    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString() }, path.join(work, "bundle"));
+    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString() }, path.join(work.dir, "bundle"));
+    faultPoint("import-staged");
     const different = staged.placements.filter((p) => p.state === "different");
     if (different.length && !o.force) {
       throw new UserError(
@@ -96,6 +123,7 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
       setAside: null,
     };
     if (o.dryRun) return result;
+    await checkClaudeSpace(staged.placements, staged.projectDir);
 
     progress("installing…");
     result.setAside = await installSession({
@@ -105,12 +133,23 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
       refs: refs.refs.map(({ ref, commit }) => ({ ref, commit })),
       replace: target.change === "replaced" ? { refs: target.refs } : null,
       backupDir: path.join(store.dir, "import-backups", `${target.id}-${now.toISOString().replace(/[:.]/g, "-")}`),
+      work,
     });
     return result;
   } finally {
-    await fs.rm(work, { recursive: true, force: true });
     await opened.remove();
   }
+}
+
+/** claude's config dir may be on another disk than the store: what goes there must fit too. */
+async function checkClaudeSpace(placements: Placement[], projectDir: string): Promise<void> {
+  let bytes = 0;
+  for (const p of placements) if (p.state === "new" || p.state === "different") bytes += (await fs.stat(p.from)).size;
+  let at = projectDir;
+  while (!(await fs.stat(at).then((s) => s.isDirectory(), () => false)) && path.dirname(at) !== at) at = path.dirname(at);
+  const stats = await fs.statfs(at);
+  const free = stats.bavail * stats.bsize;
+  if (bytes > free) throw new UserError(`not enough disk space for claude's files of this session: they need ${formatBytes(bytes)}, and ${at} has ${formatBytes(free)} free`, "free some space there, then import again; nothing was imported");
 }
 
 

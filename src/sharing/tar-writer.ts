@@ -16,6 +16,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
+import { faultPoint } from "../fault-injection.js";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
@@ -36,8 +37,9 @@ export interface TarFile {
 }
 
 /** Write `files` as a gzipped tar at `out`, atomically (a temp file beside it, renamed into place). */
-export async function writeTarGz(out: string, files: TarFile[]): Promise<{ bytes: number }> {
+export async function writeTarGz(out: string, files: TarFile[], beforeTemp?: (temp: string) => Promise<void>): Promise<{ bytes: number }> {
   const temp = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  await beforeTemp?.(temp);
   try {
     await pipeline(Readable.from(tarBlocks(files)), createGzip({ level: 6 }), portableGzipHeader(), createWriteStream(temp, { flags: "wx", mode: 0o600 }));
     const handle = await fs.open(temp, "r");
@@ -56,6 +58,7 @@ export async function writeTarGz(out: string, files: TarFile[]): Promise<{ bytes
 
 async function* tarBlocks(files: TarFile[]): AsyncGenerator<Buffer> {
   for (const file of files) {
+    faultPoint("export-write"); // the temp file is open and partly written
     yield header(file.path, file.bytes);
     const hash = createHash("sha256");
     let seen = 0;

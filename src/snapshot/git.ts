@@ -625,7 +625,18 @@ export async function addWorktree(root: string, dir: string, commit: string): Pr
 
 /** Undo `addWorktree` when what was to go into it failed (the worktree holds nothing of the user's yet). */
 export async function removeWorktree(root: string, dir: string): Promise<void> {
-  await run(root, ["worktree", "remove", "--force", dir]);
+  // --force twice: a worktree git add was killed inside is locked ("initializing"), and one --force skips only a dirty one.
+  await run(root, ["worktree", "remove", "--force", "--force", dir]);
+}
+
+/** Unlock a worktree (`git worktree add` locks it while it checks out: killed then, it stays locked). */
+export async function unlockWorktree(root: string, dir: string): Promise<void> {
+  await run(root, ["worktree", "unlock", dir]);
+}
+
+/** Forget worktrees whose folder is gone (git's own bookkeeping under .git/worktrees/). */
+export async function pruneWorktrees(root: string): Promise<void> {
+  await run(root, ["worktree", "prune"]);
 }
 
 
@@ -662,9 +673,10 @@ export async function createBundle(
   file: string,
   tips: Array<{ ref: string; commit: string }>,
   reach: Array<{ ref: string; commit: string }> = [],
+  scratchParent?: string,
 ): Promise<CreatedBundle> {
   file = path.resolve(file); // git runs in the scratch repository
-  return withScratchRepository(root, async (scratch) => {
+  return withScratchRepository(root, scratchParent, async (scratch) => {
     const remotes = (await text(root, ["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"])).split("\n").filter(Boolean);
     const own = [...tips, ...reach];
     const updates = [...own.map((t) => `create ${t.ref} ${t.commit}\n`), ...remotes.map((line) => `create ${line.split(" ")[1]} ${line.split(" ")[0]}\n`)];
@@ -693,8 +705,9 @@ export async function createBundle(
  * A bare repository in a temp dir that sees every object of `root` (objects/info/alternates) and
  * whose refs and new objects are its own: work that must not write into the user's repository.
  */
-async function withScratchRepository<T>(root: string, use: (scratch: string) => Promise<T>): Promise<T> {
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-git-"));
+async function withScratchRepository<T>(root: string, parent: string | undefined, use: (scratch: string) => Promise<T>): Promise<T> {
+  // `parent`: a command's work folder in the store, so a kill leaves nothing in the OS's temp dir.
+  const scratch = await fs.mkdtemp(path.join(parent ?? os.tmpdir(), "nudge-git-"));
   try {
     await run(scratch, ["init", "--quiet", "--bare", `--object-format=${await objectFormat(root)}`, "."]);
     await fs.writeFile(path.join(scratch, "objects", "info", "alternates"), path.join((await repoLocation(root)).commonDir, "objects") + "\n");
@@ -801,6 +814,7 @@ export async function checkBundle(
   heads: string[],
   remotes: Array<{ commit: string; remoteRef: string | null }> = [],
   inScratch?: (scratch: string) => Promise<void>,
+  scratchParent?: string,
 ): Promise<{ header: BundleHeader; commits: string[] }> {
   file = path.resolve(file); // git runs in the scratch repository too
   const header = await verifyBundle(root, file, remotes);
@@ -813,7 +827,7 @@ export async function checkBundle(
     const why = stderr.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? stderr.split("\n").at(-1);
     return new UserError(`the export's git bundle is damaged (${why})`, "ask for a fresh export");
   };
-  await withScratchRepository(root, async (scratch) => {
+  await withScratchRepository(root, scratchParent, async (scratch) => {
     await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
     await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], { explain: damaged });
     await inScratch?.(scratch);

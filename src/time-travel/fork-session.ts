@@ -8,6 +8,8 @@ import { sessionLock } from "../bundle/locks.js";
 import { bundleFiles, readHeader, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import * as git from "../snapshot/git.js";
+import { beginWork, clearCutOffWork } from "../bundle/cut-off-work.js";
+import { faultPoint } from "../fault-injection.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { forkBundle, planWorktreeFork, type ForkResult } from "./fork.js";
 import type { RewindRecord } from "./rewind-log.js";
@@ -39,18 +41,27 @@ export async function planForkIntoWorktree(source: StoredSession, turn: number, 
 /** A fork into a new worktree at the HEAD recorded with the turn: nothing of the user's is touched, so nothing needs asking. */
 export async function forkIntoWorktree(store: Store, source: StoredSession, turn: number, dir: string): Promise<ForkOutcome> {
   const target = turnOf(source.manifest, turn);
+  await clearCutOffWork(store, "fork"); // a killed fork's worktree may stand where this one goes
   const wt = await planForkIntoWorktree(source, turn, dir);
-  await git.addWorktree(source.manifest.repo.root, wt.root, wt.commit);
+  // Journalled (cut-off-work.ts): a fork killed halfway leaves no locked, half-checked-out worktree
+  // and no half-made session; the next `fork --worktree` or `nudge session gc` removes them.
+  const work = await beginWork(store, "fork", `a fork of session ${source.manifest.id} into ${wt.root}`);
   try {
-    return await withWorkTree(store, wt.root, `forking session ${source.manifest.id} into it`, async () => {
+    await work.will({ kind: "worktree", path: wt.root });
+    await git.addWorktree(source.manifest.repo.root, wt.root, wt.commit);
+    faultPoint("fork-worktree-added");
+    const outcome = await withWorkTree(store, wt.root, `forking session ${source.manifest.id} into it`, async () => {
       const state = await captureWorkTree(store, wt.root);
       const changes = await plannedSwitch(wt.root, state.tree, target.snapshot.tree, `turn ${turn}`);
       await switchVerified(state, { from: state.tree, to: target.snapshot.tree, what: `turn ${turn}`, changes });
-      const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null, worktree: path.basename(wt.root) });
+      const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null, worktree: path.basename(wt.root) }, work);
       return { ...fork, turn, codeAt: wt.root, rewind: null };
     });
+    await work.finish();
+    return outcome;
   } catch (error) {
-    await git.removeWorktree(source.manifest.repo.root, wt.root).catch(() => undefined);
+    await work.rollBack().catch(() => undefined);
+    await work.finish();
     throw error;
   }
 }

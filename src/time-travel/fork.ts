@@ -11,6 +11,8 @@ import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-sc
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
+import type { Work } from "../bundle/cut-off-work.js";
+import { faultPoint } from "../fault-injection.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
 
@@ -27,18 +29,25 @@ export async function forkBundle(
   source: StoredSession,
   turnNumber: number,
   repo: ForkRepo = source.manifest.repo,
+  /** A journal to note each step in first (a fork into a worktree: undone whole if killed). */
+  work?: Work,
 ): Promise<ForkResult> {
   const turn = turnOf(source.manifest, turnNumber);
   const id = newSessionId();
   const dir = bundleDir(store, id);
   // Built under a hidden name and renamed into place whole: a failure leaves no half-made session.
   const building = path.join(path.dirname(dir), `.${id}.building`);
+  await work?.will({ kind: "made", path: building });
   await fs.mkdir(building);
   let manifest: Manifest;
   try {
     manifest = await buildFork(source, turn.n, id, building, repo);
     // The fork's own ref keeps its history alive even if the original is removed.
-    await git.updateRefs(source.manifest.repo.root, [{ ref: sessionRef(id), commit: turn.snapshot.commit }]);
+    const ref = { ref: sessionRef(id), commit: turn.snapshot.commit };
+    await work?.will({ kind: "refs", refs: [ref] });
+    await git.updateRefs(source.manifest.repo.root, [ref]);
+    faultPoint("fork-building");
+    await work?.will({ kind: "made", path: dir });
     await fs.rename(building, dir);
   } catch (error) {
     await fs.rm(building, { recursive: true, force: true });

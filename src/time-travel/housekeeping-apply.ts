@@ -10,7 +10,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError, errorMessage } from "../errors.js";
+import { faultPoint } from "../fault-injection.js";
 import { pathExists } from "../file-exists.js";
+import { clearCutOff } from "../bundle/cut-off-work.js";
 import { acquireLock, lockActivity, type HeldLock } from "../bundle/locks.js";
 import { bundleFiles, readHeader, type Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
@@ -88,12 +90,14 @@ async function removeSession(store: Store, s: SessionRemoval): Promise<void> {
   const hidden = path.join(path.dirname(s.dir), `.${s.id}.removing`);
   await fs.rm(hidden, { recursive: true, force: true });
   await fs.rename(s.dir, hidden);
+  faultPoint("gc-hidden");
   try {
     await git.deleteRefsAt(store.repoRoot, s.refs);
   } catch (error) {
     await fs.rename(hidden, s.dir); // a ref moved under us: the session stays as it was
     throw error;
   }
+  faultPoint("gc-refs");
   for (const file of s.indexFiles) await fs.rm(file, { force: true });
   await fs.rm(hidden, { recursive: true, force: true });
 }
@@ -157,6 +161,10 @@ async function removeLeftover(store: Store, l: Leftover): Promise<boolean> {
       const taken = await holdIfFree(l.path, "removing a stale lock");
       if (!taken) return false;
       await taken.release();
+      return true;
+    }
+    if (l.kind === "cut-off-work") {
+      await clearCutOff(store, l.path); // its journal undone, then the folder
       return true;
     }
     if (l.refs?.length) await git.deleteRefsAt(store.repoRoot, l.refs);

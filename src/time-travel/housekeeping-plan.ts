@@ -46,7 +46,7 @@ export interface BackupRefRemoval extends RefAt {
   at: string;
 }
 
-export type LeftoverKind = "private-index" | "shared-index" | "session-folder" | "scratch" | "stale-lock" | "temp-file" | "import-backup";
+export type LeftoverKind = "private-index" | "shared-index" | "session-folder" | "scratch" | "stale-lock" | "temp-file" | "import-backup" | "cut-off-work";
 
 export interface Leftover {
   kind: LeftoverKind;

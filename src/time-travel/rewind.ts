@@ -235,20 +235,31 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
   faultPoint("rewind-after-switch");
   if (plan.head.reset) {
     try {
+      faultPoint("rewind-head");
       await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.NO_REF);
       await git.resetIndexTo(root, plan.head.recorded!);
     } catch (error) {
-      await saveRecord(store, { ...record, status: "applied" });
-      throw new UserError(
-        `the files are at turn ${plan.turn}, but moving HEAD and the index back failed: ${errorMessage(error)}`,
-        "put everything back as it was with: nudge session rewind --undo",
-      );
+      // The record stays `started`: this rewind is the interrupted one, which --continue finishes and
+      // --abort rolls back. (Marked applied, --undo would be the hint; on a full disk that write
+      // fails too, and --undo would then restore the rewind before this one.)
+      throw headResetFailed(plan.turn, error);
     }
   }
   if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.turn });
   const done: RewindRecord = { ...record, status: "applied" };
   await saveRecord(store, done);
   return done;
+}
+
+/** Moving HEAD and the index failed after the files were switched: what happened, in one line, and how to finish. */
+function headResetFailed(turn: number, error: unknown): UserError {
+  const text = errorMessage(error);
+  const full = /ENOSPC|EDQUOT|No space left on device|Disk quota exceeded/i.test(text) || ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException).code ?? "");
+  const why = full ? "the disk is full" : (text.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? text.split("\n")[0]!);
+  return new UserError(
+    `the files are at turn ${turn}, but moving HEAD and the index back failed: ${why}`,
+    `${full ? "free some disk space, then f" : "F"}inish this rewind with: nudge session rewind --continue (or put everything back as it was: nudge session rewind --abort)`,
+  );
 }
 
 /** An undo's plan with the captured work tree it was computed from. */

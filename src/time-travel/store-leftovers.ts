@@ -2,12 +2,14 @@
  * What nudge itself left in its store when something was cut off (a kill, a crash, a reboot):
  * private indexes of sessions that are not recording, session folders that never got a
  * manifest, forks and removals cut off halfway, untracked-cache check scratch folders, locks
- * whose holder is gone, temp files of dead processes, and shared index files no index uses.
+ * whose holder is gone, temp files of dead processes, shared index files no index uses, and the
+ * work folders of killed imports, exports and forks (what they had done elsewhere is undone).
  * Anything a live process may be using is never a leftover: a lock held or an orphaned claude
  * running, and a grace period for what is made in a moment (a folder between mkdir and lock).
  */
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
+import { findCutOffWork } from "../bundle/cut-off-work.js";
 import { diskUsage } from "../bundle/disk-usage.js";
 import { isRunning, lockActivity, processStart } from "../bundle/locks.js";
 import { bundleDir, bundleFiles, type Store } from "../bundle/store.js";
@@ -67,7 +69,10 @@ async function sessionFolders(store: Store, view: StoreView, removing: Set<strin
     const dir = path.join(root, e.name);
     const cut = new RegExp(`^\\.(${SESSION_ID})\\.(building|removing)$`).exec(e.name);
     if (cut) {
-      if (!(await olderThan(dir, GRACE_MS, now))) continue;
+      // The removal holds the session's lock, which moved with the folder: a dead holder means cut off, whatever its age.
+      const lock = bundleFiles(dir).lock;
+      const orphaned = (await pathExists(lock)) && !(await lockActivity(lock));
+      if (!orphaned && !(await olderThan(dir, GRACE_MS, now))) continue;
       const id = cut[1]!;
       const refs = (await pathExists(bundleDir(store, id))) ? [] : sessionRefsOf(view, id);
       const what = cut[2] === "building" ? "a fork cut off while it was being made" : "a session removal that was cut off";
@@ -142,6 +147,16 @@ async function rewindsFolder(store: Store, now: number): Promise<Leftover[]> {
   return [...found, ...(await deadProcessFiles(root))];
 }
 
+/** Work folders of commands that were killed: their journal's steps are undone when the folder goes. */
+async function cutOffWork(store: Store): Promise<Leftover[]> {
+  const found: Leftover[] = [];
+  for (const c of await findCutOffWork(store)) {
+    const undo = c.steps ? ` (${c.steps} step${c.steps === 1 ? "" : "s"} it took elsewhere are undone)` : "";
+    found.push(await leftover("cut-off-work", c.dir, `${c.what}, cut off${undo}`));
+  }
+  return found;
+}
+
 /** Shared index files no index refers to, once the private indexes in `going` are removed. */
 async function unusedSharedIndexes(store: Store, going: Set<string>, now: number): Promise<Leftover[]> {
   const used = await sharedIndexesInUse(store, going);
@@ -158,7 +173,7 @@ async function unusedSharedIndexes(store: Store, going: Set<string>, now: number
  */
 export async function findLeftovers(store: Store, view: StoreView, o: { removing: Set<string>; going: Set<string>; now: number }): Promise<LeftoverScan> {
   const folders = await sessionFolders(store, view, o.removing, o.now);
-  const rest = [...(await indexFolder(store, o.removing, o.now)), ...(await locksFolder(store)), ...(await rewindsFolder(store, o.now))];
+  const rest = [...(await indexFolder(store, o.removing, o.now)), ...(await locksFolder(store)), ...(await rewindsFolder(store, o.now)), ...(await cutOffWork(store))];
   const leftovers = [...folders.leftovers, ...rest];
   const going = new Set([...o.going, ...leftovers.filter((l) => l.kind === "private-index").map((l) => l.path)]);
   return { leftovers: [...leftovers, ...(await unusedSharedIndexes(store, going, o.now))], kept: folders.kept };

@@ -217,13 +217,32 @@ export const hostileCases: HostileCase[] = [
     name: "oversized-entry",
     what: "an entry bigger than nudge accepts",
     bytes: () => gz(tar(indexEntry({ "huge.bin": { bytes: 1.5 * GiB } }), header(`${TOP}/huge.bin`, 1.5 * GiB))),
-    refusal: `entry "${TOP}/huge.bin" is 1.5 GiB, more than the 1 GiB nudge accepts for one entry`,
+    refusal: `entry "${TOP}/huge.bin" is 1.5 GiB, more than the 256 MiB nudge accepts for one entry`,
   },
   {
     name: "oversized-total",
     what: "entries adding up to more than nudge accepts",
-    bytes: () => gz(tar(indexEntry({ "a.bin": { bytes: 900 * MiB }, "b.bin": { bytes: 900 * MiB }, "c.bin": { bytes: 900 * MiB } }))),
-    refusal: "its entries add up to 2.6 GiB, more than the 2 GiB nudge accepts",
+    bytes: () => gz(tar(indexEntry({ "a.bin": { bytes: 200 * MiB }, "b.bin": { bytes: 200 * MiB }, "c.bin": { bytes: 200 * MiB } }))),
+    refusal: "its entries add up to 600 MiB, more than the 512 MiB nudge accepts",
+  },
+  {
+    name: "zeros-side-file",
+    what: "a tool-results side file of 100 MiB of zeros, with its true sha256, in a 100 KiB archive (issue 23.1)",
+    bytes: () => {
+      const zeros = Buffer.alloc(100 * MiB);
+      const side = "session/claude/abc/tool-results/big.txt";
+      return gz(tar(indexEntry({ [side]: { bytes: zeros.length, sha256: sha256(zeros) } }), file(`${TOP}/${side}`, zeros)));
+    },
+    refusal: "its entries add up to 100 MiB, more than 50 times the archive's size (nudge unpacks that much, or 64 MiB from a smaller one)",
+  },
+  {
+    name: "long-line",
+    what: "a transcript with a 40 MiB line, which no reader can hold as one string when it is far longer (issue 23.2)",
+    bytes: () => {
+      const lines = `{"type":"user"}\n{"type":"assistant","text":"${"a".repeat(40 * MiB)}"}\n`;
+      return gz(tar(indexEntry({ "session/claude/abc.jsonl": lines }), file(`${TOP}/session/claude/abc.jsonl`, lines)));
+    },
+    refusal: `entry "${TOP}/session/claude/abc.jsonl" has a line longer than the 32 MiB nudge reads (line 2)`,
   },
   {
     name: "too-many-entries",

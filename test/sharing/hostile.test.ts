@@ -16,7 +16,7 @@ describe("importing a hostile export", () => {
     await expect(opened).rejects.toMatchObject({
       name: "UserError",
       message: `refusing ${name}.tar.gz: ${c.refusal}`,
-      hint: expect.stringMatching(/^(this is not a file made by `nudge session export`|upgrade nudge)/),
+      hint: expect.stringMatching(/^(this is not a file made by `nudge session export`|upgrade nudge|if you trust the file, import it with --max-size \d+MiB)/),
     });
     // The private temp dir is gone, and nothing was written beside it (where `..` would land) …
     expect(readdirSync(parent)).toEqual([]);

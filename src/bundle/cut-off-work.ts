@@ -1,0 +1,147 @@
+/**
+ * Work a command does outside its final place — an import's unpacked archive and staged session,
+ * an export's temp file, a fork's new worktree — in a folder of the store's `work/` named after
+ * the command and its pid (`import-<pid>-<random>`), with a journal (`journal.json`) of what it
+ * put elsewhere, written *before* each step. A kill -9 leaves the folder; the next command of
+ * that kind, or `nudge session gc`, finds it by its dead pid, undoes the journal's steps newest
+ * first (each undo does nothing when its step never happened), and removes the folder. So a killed
+ * command leaves nothing behind that nudge does not clear, and nothing half-installed.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import * as z from "../zod.js";
+import * as git from "../snapshot/git.js";
+import { ensureDir, writeFileAtomic } from "./atomic-write.js";
+import { isRunning, processStart } from "./locks.js";
+import type { Store } from "./store.js";
+
+const Step = z.discriminatedUnion("kind", [
+  /** A file or folder made (undo: remove it). */
+  z.object({ kind: z.literal("made"), path: z.string() }),
+  /** A folder made where there was none (undo: remove it if empty). */
+  z.object({ kind: z.literal("folder"), path: z.string() }),
+  /** Moved (undo: move back). */
+  z.object({ kind: z.literal("renamed"), from: z.string(), to: z.string() }),
+  /** Refs created (undo: delete those still at their commit). */
+  z.object({ kind: z.literal("refs"), refs: z.array(z.object({ ref: z.string(), commit: z.string() })) }),
+  /** Refs moved (undo: move back those still moved). */
+  z.object({ kind: z.literal("moved-refs"), moves: z.array(z.object({ from: z.string(), to: z.string(), commit: z.string() })) }),
+  /** A git worktree registered (undo: `git worktree remove --force`, then prune). */
+  z.object({ kind: z.literal("worktree"), path: z.string() }),
+]);
+export type WorkStep = z.infer<typeof Step>;
+const JournalSchema = z.object({ what: z.string(), steps: z.array(Step), done: z.boolean() });
+
+const NAME = /^([a-z]+)-(\d+)-[A-Za-z0-9]{6}$/;
+
+export interface Work {
+  dir: string;
+  /** Journal a step before taking it. */
+  will(step: WorkStep): Promise<void>;
+  /** Undo every journalled step, newest first (after a failure in this process). */
+  rollBack(): Promise<void>;
+  /** The work is in place: nothing to undo any more; the folder goes. */
+  finish(): Promise<void>;
+}
+
+export function workRoot(store: Store): string {
+  return path.join(store.dir, "work");
+}
+
+/** A fresh work folder for `kind` (import, export, fork). Cut-off work of the same kind is cleared first. */
+export async function beginWork(store: Store, kind: string, what: string): Promise<Work> {
+  await clearCutOffWork(store, kind);
+  await ensureDir(workRoot(store));
+  const dir = await fs.mkdtemp(path.join(workRoot(store), `${kind}-${process.pid}-`));
+  const journal = path.join(dir, "journal.json");
+  const steps: WorkStep[] = [];
+  const save = (done: boolean) => writeFileAtomic(journal, JSON.stringify({ what, steps, done }) + "\n");
+  await save(false);
+  return {
+    dir,
+    async will(step) {
+      steps.push(step);
+      await save(false);
+    },
+    async rollBack() {
+      await undo(store, steps);
+      steps.length = 0;
+      await save(false);
+    },
+    async finish() {
+      // Marked done first: a kill during the removal must not undo a finished install.
+      await save(true);
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CutOff {
+  dir: string;
+  kind: string;
+  what: string;
+  /** Steps to undo (none when it had finished, or never got past its own folder). */
+  steps: number;
+}
+
+/** Work folders whose process is gone (of one kind, or all). */
+export async function findCutOffWork(store: Store, kind?: string): Promise<CutOff[]> {
+  const found: CutOff[] = [];
+  for (const name of await fs.readdir(workRoot(store)).catch(() => [] as string[])) {
+    const m = NAME.exec(name);
+    if (!m || (kind && m[1] !== kind)) continue;
+    const pid = Number(m[2]);
+    if (pid === process.pid || isRunning({ pid, started: processStart(pid) })) continue;
+    const journal = await readJournal(path.join(workRoot(store), name));
+    found.push({ dir: path.join(workRoot(store), name), kind: m[1]!, what: journal?.what ?? `a ${m[1]} cut off`, steps: journal && !journal.done ? journal.steps.length : 0 });
+  }
+  return found;
+}
+
+/** Undo what a dead process's work left, and remove its folder. */
+export async function clearCutOff(store: Store, dir: string): Promise<void> {
+  const journal = await readJournal(dir);
+  if (journal && !journal.done) await undo(store, journal.steps);
+  await fs.rm(dir, { recursive: true, force: true });
+}
+
+export async function clearCutOffWork(store: Store, kind?: string): Promise<void> {
+  for (const c of await findCutOffWork(store, kind)) await clearCutOff(store, c.dir);
+}
+
+async function readJournal(dir: string): Promise<z.infer<typeof JournalSchema> | null> {
+  try {
+    return JournalSchema.parse(JSON.parse(await fs.readFile(path.join(dir, "journal.json"), "utf8")));
+  } catch {
+    return null; // killed before its first journal write: nothing was done outside the folder
+  }
+}
+
+async function undo(store: Store, steps: WorkStep[]): Promise<void> {
+  const root = store.repoRoot;
+  for (const step of [...steps].reverse()) {
+    if (step.kind === "made") await fs.rm(step.path, { recursive: true, force: true });
+    else if (step.kind === "folder") await fs.rmdir(step.path).catch(() => undefined);
+    else if (step.kind === "renamed") await fs.rename(step.to, step.from).catch(() => undefined);
+    else if (step.kind === "refs") await git.deleteRefsAt(root, await stillAt(root, step.refs));
+    else if (step.kind === "moved-refs") {
+      const moved = new Set((await stillAt(root, step.moves.map((m) => ({ ref: m.to, commit: m.commit })))).map((r) => r.ref));
+      await git.moveRefs(root, step.moves.filter((m) => moved.has(m.to)).map((m) => ({ from: m.to, to: m.from, commit: m.commit })));
+    } else if (step.kind === "worktree") await removeWorktree(root, step.path);
+  }
+}
+
+/** The refs that exist and point at the commit the step recorded (a ref since moved is someone else's now). */
+async function stillAt(root: string, refs: Array<{ ref: string; commit: string }>): Promise<Array<{ ref: string; commit: string }>> {
+  if (refs.length === 0) return [];
+  const now = new Map((await git.listRefs(root, refs.map((r) => r.ref))).map((r) => [r.ref, r.commit]));
+  return refs.filter((r) => now.get(r.ref) === r.commit);
+}
+
+/** A worktree git may have left locked ("initializing") when killed inside `worktree add`: removed and pruned, or gone already. */
+async function removeWorktree(root: string, dir: string): Promise<void> {
+  await git.unlockWorktree(root, dir).catch(() => undefined); // prune skips a locked one
+  await git.removeWorktree(root, dir).catch(() => undefined);
+  await fs.rm(dir, { recursive: true, force: true });
+  await git.pruneWorktrees(root);
+}

@@ -5,7 +5,7 @@ import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
 import { shellQuote } from "../shell-quote.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({ force: z.optional(z.boolean()), dryRun: z.optional(z.boolean()), json: z.optional(z.boolean()) });
@@ -40,10 +40,10 @@ Examples:
     const result = await importSession(store, path.resolve(file), {
       force: o.force ?? false,
       dryRun: o.dryRun ?? false,
-      progress: (line) => process.stderr.write(`● ${line}\n`),
+      progress: (line) => writeErr(`● ${line}\n`),
     });
     if (o.json) return printJson(result);
-    describe(result, path.basename(file)).forEach((line) => process.stdout.write(line + "\n"));
+    describe(result, path.basename(file)).forEach((line) => writeOut(line + "\n"));
   });
 
 export function describe(r: ImportResult, file: string): string[] {

@@ -18,9 +18,11 @@ import {
   type ToolResult,
   type ToolUse,
 } from "../claude/stream-events.js";
+import { inert, inertValue } from "../inert-text.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
+import { writeErr } from "./output.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "./tool-detail.js";
@@ -48,7 +50,7 @@ export interface RendererOptions {
 
 /** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
 export function stderrNotice(text: string): void {
-  process.stderr.write(`${makeStyle(colorEnabled(process.stderr)).yellow(text)}\n`);
+  writeErr(`${makeStyle(colorEnabled(process.stderr)).yellow(text)}\n`);
 }
 
 /** The tools that run a subagent (Task, renamed Agent in claude 2.1). */
@@ -82,7 +84,9 @@ export class EventRenderer {
     this.decisions = new Decisions({ style: o.style, cwd: o.cwd, ruleDecisions: o.ruleDecisions });
   }
 
-  render(event: StreamEvent): void {
+  render(raw: StreamEvent): void {
+    // Every string claude sent (text, thinking, tool names and inputs, results, errors) shown, never obeyed.
+    const event = inertValue(raw);
     switch (event.type) {
       case "system":
         return this.system(event);
@@ -146,7 +150,7 @@ export class EventRenderer {
 
   private write(text: string): void {
     if (!text) return;
-    this.o.write(text);
+    this.o.write(inert(text));
     this.atLineStart = text.endsWith("\n");
   }
 

@@ -21,6 +21,7 @@ import { shellQuote } from "../shell-quote.js";
 import { linePrompts } from "./prompt-input.js";
 import { colorEnabled, makeStyle } from "./style.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
+import { writeErr, writeOut } from "./output.js";
 
 export interface LiveRunInput {
   store: Store;
@@ -75,10 +76,10 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
           },
         })
       : null;
-  const say = (line: string) => (ui ? ui.say(line) : void process.stderr.write(`${line}\n`));
+  const say = (line: string) => (ui ? ui.say(line) : writeErr(`${line}\n`));
   const renderer = new EventRenderer({
     style,
-    write: (t) => (ui ? ui.write(t) : void process.stdout.write(t)),
+    write: (t) => (ui ? ui.write(t) : writeOut(t)),
     // A line that is not JSON: the recorder's own warning says so, with its line number.
     notice: () => undefined,
     verbose: input.verbose,

@@ -9,6 +9,7 @@
  * backspace are trusted: there the block is its last line only, the lines above it having been
  * written once for good.
  */
+import { inert } from "../inert-text.js";
 import { stripAnsi, textWidth } from "./text-width.js";
 
 /** The part of a terminal's output stream the screen uses. */
@@ -55,7 +56,9 @@ export class Screen {
   }
 
   /** Claude's words, nudge's notices: written above the block. `to` is another stream on the same terminal (stderr). */
-  write(text: string, to: TerminalOutput = this.output): void {
+  write(raw: string, to: TerminalOutput = this.output): void {
+    // The output layer's guard: whatever a caller forgot to make visible cannot drive the terminal.
+    const text = inert(raw);
     if (!text) return;
     // stdout redirected to a file while the block is on the terminal: nothing to make room for.
     if (to !== this.output && !to.isTTY) return this.send(text, to);
@@ -85,7 +88,7 @@ export class Screen {
     this.erase();
     // A dumb terminal already shows the lines above the last: write only what it does not.
     const shown = !this.ansi && this.dumb.fixed.every((l, i) => l === block.lines[i]) ? this.dumb.fixed.length : 0;
-    const text = `${block.lines.slice(shown).join("\n")}\n`;
+    const text = inert(`${block.lines.slice(shown).join("\n")}\n`);
     this.send(text);
     this.track(text);
     this.dumb.fixed = [];
@@ -111,7 +114,7 @@ export class Screen {
 
   private block(): Block | null {
     const modal = this.slots.get("modal");
-    if (modal) return modal;
+    if (modal) return { ...modal, lines: modal.lines.map(inert) };
     const parts = (["status", "input"] as const).map((s) => this.slots.get(s)).filter((b): b is Block => !!b && b.lines.length > 0);
     if (parts.length === 0) return null;
     const lines: string[] = [];
@@ -120,7 +123,7 @@ export class Screen {
       if (part.cursor) cursor = { row: lines.length + part.cursor.row, col: part.cursor.col };
       lines.push(...part.lines);
     }
-    return { lines, cursor };
+    return { lines: lines.map(inert), cursor };
   }
 
   private draw(): void {

@@ -17,6 +17,7 @@
  *   ui.close();                                        // then, if ui.hungUp: exit status 129
  */
 import type { StreamEvent } from "../claude/stream-events.js";
+import { inertValue } from "../inert-text.js";
 import { Keyboard, type TerminalInput } from "./keyboard.js";
 import { Screen, type TerminalOutput } from "./screen.js";
 import { StatusLine } from "./status-line.js";
@@ -97,7 +98,8 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     screen,
     write: (text) => screen.write(text, o.output),
     say: (line) => screen.write(`${line}\n`, errorOutput),
-    observe: (event) => status.observe(event),
+    // The status line names tools and says claude's status: shown, never obeyed, like the renderer's.
+    observe: (event) => status.observe(inertValue(event)),
     get hungUp() {
       return keyboard.hungUp;
     },

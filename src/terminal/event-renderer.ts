@@ -42,6 +42,13 @@ export interface RendererOptions {
    */
   notice: (text: string) => void;
   /**
+   * nudge's own lines about the conversation (tool calls, their errors and output, decisions, the
+   * turn's end, retries), one line per call, without its newline. A live run sends them to stderr
+   * with its other notices, so stdout holds claude's words alone; without it (a replay, whose
+   * whole output is what was asked for) they go to `write` like the rest.
+   */
+  say?: (line: string) => void;
+  /**
    * Show what the project's rules decided, read back from nudge's answers to claude's hook
    * calls (replay: paths relative to this repository root). A live run says each as it is made.
    */
@@ -98,7 +105,7 @@ export class EventRenderer {
         if (event.parent_tool_use_id) return this.subagentSays(event);
         for (const block of event.message.content) {
           if (isText(block) && block.text.trim()) {
-            if (!this.partial.wasStreamed(event.message.id)) this.line(block.text.trimEnd());
+            if (!this.partial.wasStreamed(event.message.id)) this.words(block.text.trimEnd());
           } else if (isToolUse(block)) {
             this.toolUse(block);
           }
@@ -142,8 +149,16 @@ export class EventRenderer {
     }
   }
 
-  /** One styled line, on a line of its own; the newline stays outside the colour codes so a terminal never carries them over. */
+  /** One styled line of nudge's, on a line of its own; the newline stays outside the colour codes so a terminal never carries them over. */
   private line(text: string): void {
+    // Claude's line is ended first, even when this goes to the other stream: both reach one terminal.
+    this.endLine();
+    if (this.o.say) this.o.say(inert(text));
+    else this.write(`${text}\n`);
+  }
+
+  /** Claude's own words, whole: stdout, always. */
+  private words(text: string): void {
     this.endLine();
     this.write(`${text}\n`);
   }
@@ -255,7 +270,7 @@ export class EventRenderer {
   private subagentSays(event: AssistantEvent): void {
     if (!this.o.verbose) return;
     for (const block of event.message.content) {
-      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.line(this.o.style.dim(`  │ ${line}`));
+      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`));
       else if (isToolUse(block)) this.toolUse(block, "  │ ");
     }
   }

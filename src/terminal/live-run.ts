@@ -80,6 +80,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const renderer = new EventRenderer({
     style,
     write: (t) => (ui ? ui.write(t) : writeOut(t)),
+    // stdout is claude's words alone (`> answer.txt`); tool calls, decisions and turn lines are notices.
+    say: (line) => say(line),
     // A line that is not JSON: the recorder's own warning says so, with its line number.
     notice: () => undefined,
     verbose: input.verbose,

@@ -10,7 +10,7 @@
  * written once for good.
  */
 import { inert } from "../inert-text.js";
-import { stripAnsi, textWidth } from "./text-width.js";
+import { expandTabsFrom, stripAnsi, textWidth } from "./text-width.js";
 
 /** The part of a terminal's output stream the screen uses. */
 export interface TerminalOutput {
@@ -63,8 +63,11 @@ export class Screen {
     // stdout redirected to a file while the block is on the terminal: nothing to make room for.
     if (to !== this.output && !to.isTTY) return this.send(text, to);
     this.erase();
-    this.send(text, to);
-    this.track(text);
+    // Tabs become the spaces the terminal would move over: the width of the line is then known,
+    // and the cursor put back after the block is erased lands where the terminal left it.
+    const shown = expandTabsFrom(text, textWidth(this.tail) % this.columns);
+    this.send(shown, to);
+    this.track(shown);
     this.dumb.fixed = []; // no longer right above where the block goes
     this.draw();
   }

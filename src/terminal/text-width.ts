@@ -62,7 +62,7 @@ function stripAnsiSplit(text: string): Array<{ text: string; ansi: boolean }> {
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-function graphemes(text: string): string[] {
+export function graphemes(text: string): string[] {
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 

@@ -34,8 +34,12 @@ const ESC = "\u001b[";
 
 export class Screen {
   private readonly slots = new Map<Slot, Block>();
-  /** The block as drawn: the rows it took and the row the cursor was left on; null when nothing is drawn. */
-  private drawn: { rows: number; cursorRow: number; newlineBefore: boolean } | null = null;
+  /**
+   * The block as drawn: the row the cursor was left on, and the widths of its lines and where the
+   * cursor was among them, to count that row again at another width (a resize reflows the block
+   * before nudge hears of it); null when nothing is drawn.
+   */
+  private drawn: { cursorRow: number; widths?: number[]; cursor?: Block["cursor"]; newlineBefore: boolean } | null = null;
   /** Output since the last newline (what a streamed line has so far), as the terminal shows it. */
   private tail = "";
   /** Dumb terminal: the block's lines above its last, already written for good, and the last line's width. */
@@ -158,7 +162,7 @@ export class Screen {
     }
     this.send(out);
     this.showCursor(!!block.cursor);
-    this.drawn = { rows, cursorRow, newlineBefore };
+    this.drawn = { cursorRow, widths: block.lines.map(textWidth), cursor: block.cursor, newlineBefore };
   }
 
   private erase(): void {
@@ -166,7 +170,8 @@ export class Screen {
     this.drawn = null;
     if (!drawn || this.dead) return;
     if (!this.ansi) return this.send(`\r${" ".repeat(this.dumb.width)}\r`);
-    let out = `\r${drawn.cursorRow > 0 ? `${ESC}${drawn.cursorRow}A` : ""}${ESC}J`;
+    const cursorRow = drawn.widths ? cursorRowAt(drawn.widths, drawn.cursor, this.columns) : drawn.cursorRow;
+    let out = `\r${cursorRow > 0 ? `${ESC}${cursorRow}A` : ""}${ESC}J`;
     if (drawn.newlineBefore) {
       // Back to where the unfinished line stopped. At an exact multiple of the width the next
       // character would have wrapped onto the row the block took: stay there, at the start of a
@@ -195,7 +200,7 @@ export class Screen {
     out += `\r${shown.text}${"\b".repeat(Math.max(0, shown.width - shown.col))}`;
     this.send(out);
     this.dumb = { fixed, width: shown.width };
-    this.drawn = { rows: 1, cursorRow: 0, newlineBefore: false };
+    this.drawn = { cursorRow: 0, newlineBefore: false };
   }
 
   private showCursor(show: boolean): void {
@@ -224,4 +229,15 @@ export class Screen {
       if (terminal) this.dead = true;
     }
   }
+}
+
+/**
+ * The row (from the block's top) the cursor is on when the block's lines take `columns` each: the
+ * row draw() left it on, at the width it was drawn; after a resize, the row the terminal's reflow
+ * moved it to, so that erasing starts at the block's top and leaves no piece of it behind.
+ */
+function cursorRowAt(widths: number[], cursor: Block["cursor"], columns: number): number {
+  const rows = (w: number) => Math.floor(w / columns) + 1;
+  if (!cursor) return widths.reduce((n, w) => n + rows(w), 0) - 1;
+  return widths.slice(0, cursor.row).reduce((n, w) => n + rows(w), 0) + Math.floor(cursor.col / columns);
 }

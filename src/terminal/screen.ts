@@ -10,7 +10,6 @@
  * written once for good.
  */
 import { inert } from "../inert-text.js";
-import { dumbWindow } from "./dumb-window.js";
 import { expandTabsFrom, stripAnsi, textWidth } from "./text-width.js";
 
 /** The part of a terminal's output stream the screen uses. */
@@ -194,12 +193,11 @@ export class Screen {
     const keep = this.dumb.fixed.length <= fixed.length && this.dumb.fixed.every((l, i) => l === fixed[i]);
     let out = keep ? "" : "\r\n";
     for (const line of fixed.slice(keep ? this.dumb.fixed.length : 0)) out += `\r${line}\r\n`;
-    const full = textWidth(last);
-    // One row at most, scrolled to the cursor: a wrapped line could not be drawn over again.
-    const shown = dumbWindow(last, block.cursor?.row === block.lines.length - 1 ? block.cursor.col : full, this.columns);
-    out += `\r${shown.text}${"\b".repeat(Math.max(0, shown.width - shown.col))}`;
+    const width = textWidth(last);
+    const col = block.cursor?.row === block.lines.length - 1 ? block.cursor.col : width;
+    out += `\r${last}${"\b".repeat(Math.max(0, width - col))}`;
     this.send(out);
-    this.dumb = { fixed, width: shown.width };
+    this.dumb = { fixed, width };
     this.drawn = { cursorRow: 0, newlineBefore: false };
   }
 

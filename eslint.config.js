@@ -16,4 +16,19 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }],
     },
   },
+  {
+    // Untrusted text stays inert: every write to stdout/stderr goes through the output layer's
+    // guard (src/terminal/output.ts), or through the screen, which guards its own writes.
+    files: ["src/**/*.ts"],
+    ignores: ["src/terminal/output.ts", "src/write-json-schemas.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='write'][callee.object.property.name=/^std(out|err)$/][callee.object.object.name='process']",
+          message: "write through writeOut/writeErr (src/terminal/output.ts), which keep session text inert",
+        },
+      ],
+    },
+  },
 );

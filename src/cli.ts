@@ -3,6 +3,7 @@
  * nudge's entry: chains the commands and holds the one catch that turns errors into a message
  * and an exit code — 0 ok, 1 the user's problem (with a hint), 2 a bug in nudge.
  */
+import { writeOut, writeErr } from "./terminal/output.js";
 import type { Command } from "commander";
 import { UserError } from "./errors.js";
 import { claudeGroup } from "./commands/claude.js";
@@ -55,7 +56,7 @@ function watchOutput(): void {
       lost = true;
       process.exitCode = 1;
       const hint = systemProblem(error)?.hint ?? "check where the output goes";
-      if (stream === process.stdout) process.stderr.write(`error: could not write the output: ${error.message}\nhint: ${hint}\n`);
+      if (stream === process.stdout) writeErr(`error: could not write the output: ${error.message}\nhint: ${hint}\n`);
     });
   }
 }
@@ -64,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
   watchOutput();
   // The one answer that needs no command at all: given before anything else is loaded.
   if (argv.length === 3 && (argv[2] === "--version" || argv[2] === "-V")) {
-    process.stdout.write(`${nudgeVersion()}\n`);
+    writeOut(`${nudgeVersion()}\n`);
     return 0;
   }
   try {
@@ -84,19 +85,19 @@ function report(error: unknown): number {
     return (error as { exitCode: number }).exitCode === 0 ? 0 : 1;
   }
   if (error instanceof UserError) {
-    process.stderr.write(`${style.red("error:")} ${error.message}\n`);
-    if (error.hint) process.stderr.write(`${style.dim("hint:")} ${error.hint}\n`);
+    writeErr(`${style.red("error:")} ${error.message}\n`);
+    if (error.hint) writeErr(`${style.dim("hint:")} ${error.hint}\n`);
     return 1;
   }
   const system = systemProblem(error);
   if (system) {
-    process.stderr.write(`${style.red("error:")} ${system.message}\n${style.dim("hint:")} ${system.hint}\n`);
+    writeErr(`${style.red("error:")} ${system.message}\n${style.dim("hint:")} ${system.hint}\n`);
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${style.red("nudge bug:")} ${message}\n`);
-  if (process.env.NUDGE_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  process.stderr.write(`${style.dim("hint:")} rerun with NUDGE_DEBUG=1 for details and report it\n`);
+  writeErr(`${style.red("nudge bug:")} ${message}\n`);
+  if (process.env.NUDGE_DEBUG && error instanceof Error) writeErr(`${error.stack}\n`);
+  writeErr(`${style.dim("hint:")} rerun with NUDGE_DEBUG=1 for details and report it\n`);
   return 2;
 }
 
@@ -131,7 +132,7 @@ let settled = false;
 process.on("beforeExit", () => {
   if (settled) return;
   settled = true;
-  process.stderr.write("nudge bug: the command stopped before it finished\nhint: rerun with NUDGE_DEBUG=1 and report it\n");
+  writeErr("nudge bug: the command stopped before it finished\nhint: rerun with NUDGE_DEBUG=1 and report it\n");
   process.exitCode = 2;
 });
 main(process.argv).then(

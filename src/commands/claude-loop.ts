@@ -1,3 +1,4 @@
+import { writeErr } from "../terminal/output.js";
 import { Command } from "commander";
 import { existsSync, promises as fs, statSync } from "node:fs";
 import path from "node:path";
@@ -126,7 +127,7 @@ async function runLoop(input: LoopInput): Promise<number> {
   const choice: SessionChoice = input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" };
   const existing = await chooseSession(store, choice);
   const errStyle = makeStyle(colorEnabled(process.stderr));
-  const say = (line: string) => process.stderr.write(`${errStyle.dim(line)}\n`);
+  const say = (line: string) => writeErr(`${errStyle.dim(line)}\n`);
   const loop = await startLoop({
     goal: input.goal,
     check: input.until,
@@ -165,8 +166,8 @@ async function runLoop(input: LoopInput): Promise<number> {
     });
     const outcome = loop.outcome();
     const [first, ...rest] = summaryLines(outcome);
-    process.stderr.write(`${outcome.reason.kind === "passed" ? errStyle.green(first!) : errStyle.yellow(first!)}\n`);
-    for (const line of rest) process.stderr.write(`${line}\n`);
+    writeErr(`${outcome.reason.kind === "passed" ? errStyle.green(first!) : errStyle.yellow(first!)}\n`);
+    for (const line of rest) writeErr(`${line}\n`);
     // The terminal went away: the bundle is complete and the lock released; end as a hang-up does (129).
     if (run.hungUp) exitAsHangUp();
     return loopExitCode(outcome);

@@ -1,4 +1,6 @@
+import { writeErr } from "../terminal/output.js";
 import readline from "node:readline/promises";
+import { inert } from "../inert-text.js";
 import { UserError } from "../errors.js";
 
 /**
@@ -11,8 +13,8 @@ export async function confirm(question: string, yes: boolean | undefined): Promi
   if (!process.stdin.isTTY) throw new UserError("not confirmed: there is no terminal to ask", "pass --yes to go ahead (see --dry-run first)");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   // Ctrl-C or Ctrl-D at the question rejects it: the same as answering no.
-  const answer = await rl.question(`${question} [y/N] `).catch(() => {
-    process.stderr.write("\n");
+  const answer = await rl.question(inert(`${question} [y/N] `)).catch(() => {
+    writeErr("\n");
     return "";
   });
   rl.close();

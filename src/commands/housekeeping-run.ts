@@ -5,7 +5,7 @@
 import { UserError } from "../errors.js";
 import type { Store } from "../bundle/store.js";
 import { plural } from "../terminal/format.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut } from "../terminal/output.js";
 import { GIT_GC_HINT, describeHousekeeping, isEmpty, samePlan, type HousekeepingPlan } from "../time-travel/housekeeping-plan.js";
 import { applyHousekeeping, type HousekeepingResult } from "../time-travel/housekeeping-apply.js";
 import { confirm } from "./confirm.js";
@@ -20,7 +20,7 @@ export interface HousekeepingRun {
   o: { dryRun?: boolean; yes?: boolean; json?: boolean };
 }
 
-const say = (line: string): void => void process.stdout.write(line + "\n");
+const say = (line: string): void => void writeOut(line + "\n");
 
 export async function runHousekeeping(run: HousekeepingRun): Promise<void> {
   const { o } = run;

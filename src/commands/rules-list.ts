@@ -4,7 +4,7 @@ import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { loadRules } from "../rules/load-rules.js";
 import { repoRoot } from "../snapshot/git.js";
 import { oneLine } from "../terminal/format.js";
-import { printJson, printTable } from "../terminal/output.js";
+import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({ json: z.optional(z.boolean()) });
@@ -27,8 +27,8 @@ Examples:
     const options = parseOptions(Options, raw);
     const rules = await loadRules(await repoRoot(process.cwd()));
     if (options.json) return printJson({ file: rules.file, rules: rules.rules.map(ruleJson) });
-    if (!rules.file) return void process.stdout.write("no rules file in this repository (.nudge/rules.yaml); claude's own permissions decide\n");
-    if (rules.rules.length === 0) return void process.stdout.write(`${rules.file} has no rules\n`);
+    if (!rules.file) return void writeOut("no rules file in this repository (.nudge/rules.yaml); claude's own permissions decide\n");
+    if (rules.rules.length === 0) return void writeOut(`${rules.file} has no rules\n`);
     printTable(
       ["#", "ID", "ACTION", "MATCHES", "MESSAGE"],
       rules.rules.map((r) => [String(r.position), r.id, r.action, describeMatch(r), oneLine(r.message ?? "", 60)]),

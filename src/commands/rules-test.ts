@@ -10,7 +10,7 @@ import { PATH_TOOLS } from "../rules/rules-schema.js";
 import { readShell } from "../rules/shell-commands.js";
 import { callDetail, commandOf, showControls, type ToolCall } from "../rules/tool-input.js";
 import { repoRoot } from "../snapshot/git.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({ json: z.optional(z.boolean()) });
@@ -40,7 +40,7 @@ Examples:
     const rules = await loadRules(root);
     const call: ToolCall = { toolName: tool, input, cwd: process.cwd(), repoRoot: root };
     // About what rules can match: no news without a rules file.
-    if (rules.file) for (const warning of inputWarnings(call)) process.stderr.write(`! ${warning}\n`);
+    if (rules.file) for (const warning of inputWarnings(call)) writeErr(`! ${warning}\n`);
     const decision = evaluate(rules, call);
     const receives = decision && whatClaudeReceives(decision, tool);
     const command = commandOf(call);
@@ -56,7 +56,7 @@ Examples:
         claudeReceives: receives,
       });
     }
-    const out = (line: string): void => void process.stdout.write(line + "\n");
+    const out = (line: string): void => void writeOut(line + "\n");
     const what = `${tool}(${callDetail(call, 80)})`;
     if (!rules.file) return out(`no rules file in this repository (.nudge/rules.yaml): claude's own permissions decide ${what}`);
     if (!decision) out(`no rule matches ${what}: claude's own permissions decide, as without rules`);

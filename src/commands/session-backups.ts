@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
-import { printJson, printTable } from "../terminal/output.js";
+import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { listBackups } from "../time-travel/backup-list.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -28,7 +28,7 @@ Examples:
     const store = await openStore(process.cwd());
     const listing = await listBackups(store);
     if (o.json) return printJson(listing);
-    const say = (line: string): void => void process.stdout.write(line + "\n");
+    const say = (line: string): void => void writeOut(line + "\n");
     if (listing.entries.length === 0 && listing.others.length === 0) return say("no backups: no rewind has been made in this repository");
     if (listing.entries.length > 0) {
       printTable(

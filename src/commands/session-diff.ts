@@ -7,7 +7,7 @@ import { UserError } from "../errors.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { countChanges, renderPatch, renderStat, splitPatch, type FileDiff, type FileStatus } from "../terminal/diff-renderer.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -64,8 +64,8 @@ Examples:
       return printJson({ id: m.id, from: range.from, to: range.to, files: list });
     }
     const style = makeStyle(colorEnabled(process.stdout));
-    if (files.length === 0) return void process.stdout.write(`${style.dim(`no changes ${range.label}`)}\n`);
-    process.stdout.write(options.stat ? renderStat(files, style) : renderPatch(files, style));
+    if (files.length === 0) return void writeOut(`${style.dim(`no changes ${range.label}`)}\n`);
+    writeOut(options.stat ? renderStat(files, style) : renderPatch(files, style));
   });
 
 interface DiffRange {

@@ -7,7 +7,7 @@ import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
 import { formatBytes } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -53,7 +53,7 @@ Examples:
       upto: o.upto === undefined ? null : parseTurnArg(o.upto, "--upto"),
       redact: o.redact,
       allowSecretsInCode: o.allowSecretsInCode ?? false,
-      progress: (line) => process.stderr.write(`● ${line}\n`),
+      progress: (line) => writeErr(`● ${line}\n`),
     });
     const carried = describeCarried(result, session.manifest);
     if (o.json) {
@@ -71,7 +71,7 @@ Examples:
         leftOut: result.leftOut,
       });
     }
-    const say = (line: string) => process.stdout.write(line + "\n");
+    const say = (line: string) => writeOut(line + "\n");
     const upto = result.index.session.upto;
     say(`exported session ${session.manifest.id} → ${shown(result.path)} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
     say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);

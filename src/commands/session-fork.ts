@@ -6,7 +6,7 @@ import { applyForkInPlace, forkIntoWorktree, forkTurn, planForkIntoWorktree, pre
 import { withWorkTree } from "../time-travel/rewind.js";
 import { describePlan } from "../time-travel/rewind-plan.js";
 import { shellQuote } from "../shell-quote.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut } from "../terminal/output.js";
 import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -42,7 +42,7 @@ Examples:
     const store = await openStore(process.cwd());
     const source = await resolveSession(store, id);
     const turn = forkTurn(source, turnArg === undefined ? undefined : parseTurnArg(turnArg));
-    const say = (line: string) => process.stdout.write(line + "\n");
+    const say = (line: string) => writeOut(line + "\n");
     let fork: ForkOutcome | null;
     if (o.worktree && o.dryRun) {
       const plan = await planForkIntoWorktree(source, turn, path.resolve(o.worktree));

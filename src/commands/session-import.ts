@@ -6,7 +6,7 @@ import { openStore } from "../bundle/store.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
 import { parseSize } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({
@@ -48,10 +48,10 @@ Examples:
       force: o.force ?? false,
       dryRun: o.dryRun ?? false,
       maxBytes: o.maxSize,
-      progress: (line) => process.stderr.write(`● ${line}\n`),
+      progress: (line) => writeErr(`● ${line}\n`),
     });
     if (o.json) return printJson(result);
-    describe(result, path.basename(file)).forEach((line) => process.stdout.write(line + "\n"));
+    describe(result, path.basename(file)).forEach((line) => writeOut(line + "\n"));
   });
 
 export function describe(r: ImportResult, file: string): string[] {

@@ -3,8 +3,9 @@ import * as z from "../zod.js";
 import { summarize } from "../bundle/summary.js";
 import { listSessions, openStore } from "../bundle/store.js";
 import { formatCost, formatDuration, oneLine } from "../terminal/format.js";
-import { printJson, printTable } from "../terminal/output.js";
+import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
+import { inertValue } from "../inert-text.js";
 
 const Options = z.object({ json: z.optional(z.boolean()) });
 
@@ -16,15 +17,17 @@ export const sessionListCommand = new Command("list")
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
-    const sessions = await listSessions(store, (dir, why) => process.stderr.write(`! skipped ${dir}: ${why}\n`));
+    const sessions = await listSessions(store, (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`));
     const rows = sessions.map(summarize);
     if (options.json) return printJson(rows);
-    if (rows.length === 0) return void process.stdout.write("no sessions yet; start one with: nudge claude run\n");
+    // Prompts, branches and origins come from bundles (an import among them): shown, never obeyed.
+    const shown = rows.map((r) => inertValue(r));
+    if (rows.length === 0) return void writeOut("no sessions yet; start one with: nudge claude run\n");
     // Imported sessions say whose they are: a column of its own, only when there is one.
-    const imported = rows.some((r) => r.origin);
+    const imported = shown.some((r) => r.origin);
     printTable(
       ["ID", "STARTED", "BRANCH", "TURNS", "COST", "TIME", "STATE", "FIRST PROMPT", "LAST PROMPT", "FORK OF", ...(imported ? ["IMPORTED FROM"] : [])],
-      rows.map((r) => [
+      shown.map((r) => [
         r.id,
         r.startedAt.slice(0, 16).replace("T", " "),
         r.branch ?? "(detached)",

@@ -1,3 +1,4 @@
+import { writeOut } from "../terminal/output.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
 import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
@@ -47,10 +48,10 @@ Examples:
     const input = (await readInput(session.dir)).map((line) => ({ ...line, input: true as const }));
     let groups = mergeInput(groupByTurn(m, lines), input);
     if (only !== undefined) groups = groups.filter((g) => g.turn?.n === only);
-    if (groups.length === 0) return void process.stdout.write("nothing recorded in this session yet\n");
+    if (groups.length === 0) return void writeOut("nothing recorded in this session yet\n");
 
     const style = makeStyle(colorEnabled(process.stdout));
-    const write = (text: string) => void process.stdout.write(text);
+    const write = (text: string) => void writeOut(text);
     const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd, notice: stderrNotice, ruleDecisions: { repoRoot: m.repo.root } });
     const stop = new AbortController();
     // Ctrl-C ends the replay, not nudge mid-line: the loop notices, the cursor is left on a fresh line.

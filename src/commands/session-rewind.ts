@@ -6,7 +6,7 @@ import { openStore, resolveSession } from "../bundle/store.js";
 import { describeInterrupted, planInterrupted, resolveInterrupted, type Resolution } from "../time-travel/interrupted.js";
 import { applyRewind, prepareRewind, prepareUndo, undoLastRewind, withUndo, withWorkTree } from "../time-travel/rewind.js";
 import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
-import { printJson } from "../terminal/output.js";
+import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -23,7 +23,7 @@ const Options = z.object({
 });
 type Options = z.infer<typeof Options>;
 
-const say = (line: string) => process.stdout.write(line + "\n");
+const say = (line: string) => writeOut(line + "\n");
 
 export const sessionRewindCommand = new Command("rewind")
   .description("put the code and claude's memory back to how they were after a turn")
@@ -95,7 +95,7 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
     const prepared = await prepareUndo(store);
     if (o.dryRun) return o.json ? printJson({ dryRun: true, ...prepared.plan }) : describeUndo(prepared.plan).forEach(say);
     const { record, savedEdits, notRestored } = await undoLastRewind(store, prepared);
-    for (const file of notRestored) process.stderr.write(`! could not write back ${file}\n`);
+    for (const file of notRestored) writeErr(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });
     say(`undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`);
     if (savedEdits) say(`edits made after that rewind are kept under ${savedEdits}`);

@@ -2,8 +2,9 @@ import { Command } from "commander";
 import * as z from "../zod.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
-import { printJson, printTable } from "../terminal/output.js";
+import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
+import { inertValue } from "../inert-text.js";
 import { summarize } from "../bundle/summary.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
@@ -19,10 +20,12 @@ export const sessionShowCommand = new Command("show")
   .action(async (id: string, raw: unknown) => {
     const options = parseOptions(Options, raw);
     const session = await resolveSession(await openStore(process.cwd()), id);
-    const m = session.manifest;
-    const s = summarize({ dir: session.dir, header: m, state: session.state });
-    if (options.json) return printJson({ ...s, repo: m.repo, claude: m.claude, turns: m.turns });
-    const out = (line: string) => process.stdout.write(line + "\n");
+    const manifest = session.manifest;
+    const s = summarize({ dir: session.dir, header: manifest, state: session.state });
+    if (options.json) return printJson({ ...s, repo: manifest.repo, claude: manifest.claude, turns: manifest.turns });
+    // A bundle may be a teammate's import: its prompts, branch and origin are shown, never obeyed.
+    const m = inertValue(manifest);
+    const out = (line: string) => writeOut(line + "\n");
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
     if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root} on ${m.origin.exportedAt} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);

@@ -15,6 +15,7 @@ import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
+import { hasControls, inertJson } from "../inert-text.js";
 
 /** As the expected old value of a ref (update-ref): "must not exist yet", whatever the hash. */
 export const NO_REF = "";
@@ -506,7 +507,8 @@ export function displayPath(bytes: string): string {
  * screen nor pass for another line of a plan the user is asked to confirm.
  */
 export function printablePath(path: string): string {
-  return /[\x00-\x1f\x7f]/.test(path) ? JSON.stringify(path) : path;
+  // inertJson: JSON.stringify leaves C1 controls (U+009B is CSI) and bidi overrides as they are.
+  return hasControls(path) ? inertJson(JSON.stringify(path)) : path;
 }
 
 /** A path of a work tree as the file system takes it: `rel` is git's bytes (latin1, one character per byte), the root the file system's own. */

@@ -12,7 +12,8 @@ import type { ControlRequestEvent, ControlResponseEvent } from "../claude/stream
 import { describeRecord } from "../rules/decision-record.js";
 import { decisionFromAnswer } from "../rules/hook-answers.js";
 import { toolDetail } from "./tool-detail.js";
-import { oneLine, visible } from "./format.js";
+import { visible } from "../inert-text.js";
+import { oneLine } from "./format.js";
 import type { Style } from "./style.js";
 
 interface Asked {

@@ -3,6 +3,7 @@
  * binary files named with their size instead of "Binary files … differ", and a `--stat` summary.
  */
 import { printablePath } from "../snapshot/git.js";
+import { visible } from "../inert-text.js";
 import { plural } from "./format.js";
 import type { Style } from "./style.js";
 
@@ -62,7 +63,8 @@ export function renderPatch(files: FileDiff[], style: Style): string {
   for (const file of files) {
     if (file.nowIgnored) out.push(style.yellow(`# ${printablePath(file.path)} is ignored now: it left the snapshot, not the disk`));
     let inHunk = false;
-    for (const line of file.lines) {
+    // A file's contents and git's header lines are the session's text: shown, never obeyed.
+    for (const line of file.lines.map(visible)) {
       if (line.startsWith("diff --git ")) inHunk = false;
       else if (line.startsWith("@@")) inHunk = true;
       if (!inHunk) out.push(BINARY_LINE.test(line) ? style.yellow(binaryLine(file, line)) : style.bold(line));

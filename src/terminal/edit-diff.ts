@@ -8,7 +8,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { structuredPatch } from "diff";
-import { visible } from "./format.js";
+import { visible } from "../inert-text.js";
 import type { Style } from "./style.js";
 
 /** Files larger than this are not read for a diff (the strings alone are shown). */

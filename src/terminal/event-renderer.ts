@@ -18,9 +18,11 @@ import {
   type ToolResult,
   type ToolUse,
 } from "../claude/stream-events.js";
+import { inert, inertValue } from "../inert-text.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
+import { writeErr } from "./output.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "./tool-detail.js";
@@ -40,6 +42,13 @@ export interface RendererOptions {
    */
   notice: (text: string) => void;
   /**
+   * nudge's own lines about the conversation (tool calls, their errors and output, decisions, the
+   * turn's end, retries), one line per call, without its newline. A live run sends them to stderr
+   * with its other notices, so stdout holds claude's words alone; without it (a replay, whose
+   * whole output is what was asked for) they go to `write` like the rest.
+   */
+  say?: (line: string) => void;
+  /**
    * Show what the project's rules decided, read back from nudge's answers to claude's hook
    * calls (replay: paths relative to this repository root). A live run says each as it is made.
    */
@@ -48,7 +57,7 @@ export interface RendererOptions {
 
 /** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
 export function stderrNotice(text: string): void {
-  process.stderr.write(`${makeStyle(colorEnabled(process.stderr)).yellow(text)}\n`);
+  writeErr(`${makeStyle(colorEnabled(process.stderr)).yellow(text)}\n`);
 }
 
 /** The tools that run a subagent (Task, renamed Agent in claude 2.1). */
@@ -82,7 +91,9 @@ export class EventRenderer {
     this.decisions = new Decisions({ style: o.style, cwd: o.cwd, ruleDecisions: o.ruleDecisions });
   }
 
-  render(event: StreamEvent): void {
+  render(raw: StreamEvent): void {
+    // Every string claude sent (text, thinking, tool names and inputs, results, errors) shown, never obeyed.
+    const event = inertValue(raw);
     switch (event.type) {
       case "system":
         return this.system(event);
@@ -94,7 +105,7 @@ export class EventRenderer {
         if (event.parent_tool_use_id) return this.subagentSays(event);
         for (const block of event.message.content) {
           if (isText(block) && block.text.trim()) {
-            if (!this.partial.wasStreamed(event.message.id)) this.line(block.text.trimEnd());
+            if (!this.partial.wasStreamed(event.message.id)) this.words(block.text.trimEnd());
           } else if (isToolUse(block)) {
             this.toolUse(block);
           }
@@ -138,15 +149,23 @@ export class EventRenderer {
     }
   }
 
-  /** One styled line, on a line of its own; the newline stays outside the colour codes so a terminal never carries them over. */
+  /** One styled line of nudge's, on a line of its own; the newline stays outside the colour codes so a terminal never carries them over. */
   private line(text: string): void {
+    // Claude's line is ended first, even when this goes to the other stream: both reach one terminal.
+    this.endLine();
+    if (this.o.say) this.o.say(inert(text));
+    else this.write(`${text}\n`);
+  }
+
+  /** Claude's own words, whole: stdout, always. */
+  private words(text: string): void {
     this.endLine();
     this.write(`${text}\n`);
   }
 
   private write(text: string): void {
     if (!text) return;
-    this.o.write(text);
+    this.o.write(inert(text));
     this.atLineStart = text.endsWith("\n");
   }
 
@@ -251,7 +270,7 @@ export class EventRenderer {
   private subagentSays(event: AssistantEvent): void {
     if (!this.o.verbose) return;
     for (const block of event.message.content) {
-      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.line(this.o.style.dim(`  │ ${line}`));
+      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`));
       else if (isToolUse(block)) this.toolUse(block, "  │ ");
     }
   }

@@ -1,17 +1,9 @@
 /** Small formatters shared by every command's output. */
 import type { Turn } from "../bundle/manifest-schema.js";
 import { tokenChange, type Compaction } from "../format.js";
+import { visible } from "../inert-text.js";
 
 export { formatCost, formatDuration } from "../format.js";
-
-/**
- * Text from outside (a tool call's input, a file, a question) with its control characters shown
- * instead of obeyed: an ESC in a change must not move the cursor over the diff a person approves.
- * Tabs and newlines stay.
- */
-export function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
 
 /** "1 file", "3 files". */
 export function plural(n: number, word: string): string {

@@ -85,7 +85,8 @@ export class LineEditor {
       case "down":
         return this.down();
       case "tab":
-        return this.insert("\t");
+        // Shift-Tab (CSI Z) cycles Claude Code's modes; here it has no meaning, and is no tab.
+        return key.shift ? "ignored" : this.insert("\t");
     }
     const s = key.sequence ?? "";
     // Printable text only: an unknown escape sequence must not land in the prompt.

@@ -23,6 +23,7 @@ import { colorEnabled, makeStyle } from "./style.js";
 import { InterruptedResults } from "./interrupted-results.js";
 import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
+import { writeErr, writeOut } from "./output.js";
 
 export interface LiveRunInput {
   store: Store;
@@ -84,7 +85,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   let midLine = false;
   let lineEndedByNotice = false;
   const say = (line: string) => {
-    if (!ui) return void process.stderr.write(`${line}\n`);
+    if (!ui) return void writeErr(`${line}\n`);
     if (midLine) {
       ui.write("\n");
       midLine = false;
@@ -95,13 +96,15 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const renderer = new EventRenderer({
     style,
     write: (text) => {
-      if (!ui) return void process.stdout.write(text);
+      if (!ui) return void writeOut(text);
       const t = lineEndedByNotice && text.startsWith("\n") ? text.slice(1) : text;
       lineEndedByNotice = false;
       if (!t) return;
       midLine = !t.endsWith("\n");
       ui.write(t);
     },
+    // stdout is claude's words alone (`> answer.txt`); tool calls, decisions and turn lines are notices.
+    say: (line) => say(line),
     // A line that is not JSON: the recorder's own warning says so, with its line number.
     notice: () => undefined,
     verbose: input.verbose,

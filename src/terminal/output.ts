@@ -1,9 +1,25 @@
-/** Plain output helpers: JSON for machines, aligned columns for people. */
-export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+/**
+ * Plain output helpers: JSON for machines, aligned columns for people, and the two writes every
+ * command's output goes through. Both writes are the output layer's guard (`inert`): nudge's
+ * colours pass, any other control character a session's text brought is shown, not obeyed.
+ */
+import { inert, inertJson } from "../inert-text.js";
+
+/** Text for stdout (what the command was asked for). */
+export function writeOut(text: string): void {
+  process.stdout.write(inert(text));
 }
 
-export function printTable(header: string[], rows: string[][], write = (s: string) => process.stdout.write(s)): void {
+/** Text for stderr (nudge's notices, progress, errors). */
+export function writeErr(text: string): void {
+  process.stderr.write(inert(text));
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(inertJson(JSON.stringify(value, null, 2)) + "\n");
+}
+
+export function printTable(header: string[], rows: string[][], write = writeOut): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
   write(line(header) + "\n");

@@ -7,7 +7,8 @@ import { suggestionsToSave, type CanUseToolRequest, type PermissionUpdate } from
 import type { PermissionAnswer, PermissionContext, Question } from "../session/ask.js";
 import { describeUpdate } from "./decisions.js";
 import { editDiff, type DiffOptions } from "./edit-diff.js";
-import { firstLines, visible } from "./format.js";
+import { visible } from "../inert-text.js";
+import { firstLines } from "./format.js";
 import type { Style } from "./style.js";
 import { relativePath, toolDetail } from "./tool-detail.js";
 

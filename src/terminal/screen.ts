@@ -9,7 +9,8 @@
  * backspace are trusted: there the block is its last line only, the lines above it having been
  * written once for good.
  */
-import { stripAnsi, textWidth } from "./text-width.js";
+import { inert } from "../inert-text.js";
+import { expandTabsFrom, stripAnsi, textWidth } from "./text-width.js";
 
 /** The part of a terminal's output stream the screen uses. */
 export interface TerminalOutput {
@@ -32,8 +33,12 @@ const ESC = "\u001b[";
 
 export class Screen {
   private readonly slots = new Map<Slot, Block>();
-  /** The block as drawn: the rows it took and the row the cursor was left on; null when nothing is drawn. */
-  private drawn: { rows: number; cursorRow: number; newlineBefore: boolean } | null = null;
+  /**
+   * The block as drawn: the row the cursor was left on, and the widths of its lines and where the
+   * cursor was among them, to count that row again at another width (a resize reflows the block
+   * before nudge hears of it); null when nothing is drawn.
+   */
+  private drawn: { cursorRow: number; widths?: number[]; cursor?: Block["cursor"]; newlineBefore: boolean } | null = null;
   /** Output since the last newline (what a streamed line has so far), as the terminal shows it. */
   private tail = "";
   /** Dumb terminal: the block's lines above its last, already written for good, and the last line's width. */
@@ -55,13 +60,18 @@ export class Screen {
   }
 
   /** Claude's words, nudge's notices: written above the block. `to` is another stream on the same terminal (stderr). */
-  write(text: string, to: TerminalOutput = this.output): void {
+  write(raw: string, to: TerminalOutput = this.output): void {
+    // The output layer's guard: whatever a caller forgot to make visible cannot drive the terminal.
+    const text = inert(raw);
     if (!text) return;
     // stdout redirected to a file while the block is on the terminal: nothing to make room for.
     if (to !== this.output && !to.isTTY) return this.send(text, to);
     this.erase();
-    this.send(text, to);
-    this.track(text);
+    // Tabs become the spaces the terminal would move over: the width of the line is then known,
+    // and the cursor put back after the block is erased lands where the terminal left it.
+    const shown = expandTabsFrom(text, textWidth(this.tail) % this.columns);
+    this.send(shown, to);
+    this.track(shown);
     this.dumb.fixed = []; // no longer right above where the block goes
     this.draw();
   }
@@ -85,7 +95,7 @@ export class Screen {
     this.erase();
     // A dumb terminal already shows the lines above the last: write only what it does not.
     const shown = !this.ansi && this.dumb.fixed.every((l, i) => l === block.lines[i]) ? this.dumb.fixed.length : 0;
-    const text = `${block.lines.slice(shown).join("\n")}\n`;
+    const text = inert(`${block.lines.slice(shown).join("\n")}\n`);
     this.send(text);
     this.track(text);
     this.dumb.fixed = [];
@@ -111,7 +121,7 @@ export class Screen {
 
   private block(): Block | null {
     const modal = this.slots.get("modal");
-    if (modal) return modal;
+    if (modal) return { ...modal, lines: modal.lines.map(inert) };
     const parts = (["status", "input"] as const).map((s) => this.slots.get(s)).filter((b): b is Block => !!b && b.lines.length > 0);
     if (parts.length === 0) return null;
     const lines: string[] = [];
@@ -120,7 +130,7 @@ export class Screen {
       if (part.cursor) cursor = { row: lines.length + part.cursor.row, col: part.cursor.col };
       lines.push(...part.lines);
     }
-    return { lines, cursor };
+    return { lines: lines.map(inert), cursor };
   }
 
   private draw(): void {
@@ -151,7 +161,7 @@ export class Screen {
     }
     this.send(out);
     this.showCursor(!!block.cursor);
-    this.drawn = { rows, cursorRow, newlineBefore };
+    this.drawn = { cursorRow, widths: block.lines.map(textWidth), cursor: block.cursor, newlineBefore };
   }
 
   private erase(): void {
@@ -159,7 +169,8 @@ export class Screen {
     this.drawn = null;
     if (!drawn || this.dead) return;
     if (!this.ansi) return this.send(`\r${" ".repeat(this.dumb.width)}\r`);
-    let out = `\r${drawn.cursorRow > 0 ? `${ESC}${drawn.cursorRow}A` : ""}${ESC}J`;
+    const cursorRow = drawn.widths ? cursorRowAt(drawn.widths, drawn.cursor, this.columns) : drawn.cursorRow;
+    let out = `\r${cursorRow > 0 ? `${ESC}${cursorRow}A` : ""}${ESC}J`;
     if (drawn.newlineBefore) {
       // Back to where the unfinished line stopped. At an exact multiple of the width the next
       // character would have wrapped onto the row the block took: stay there, at the start of a
@@ -187,7 +198,7 @@ export class Screen {
     out += `\r${last}${"\b".repeat(Math.max(0, width - col))}`;
     this.send(out);
     this.dumb = { fixed, width };
-    this.drawn = { rows: 1, cursorRow: 0, newlineBefore: false };
+    this.drawn = { cursorRow: 0, newlineBefore: false };
   }
 
   private showCursor(show: boolean): void {
@@ -216,4 +227,15 @@ export class Screen {
       if (terminal) this.dead = true;
     }
   }
+}
+
+/**
+ * The row (from the block's top) the cursor is on when the block's lines take `columns` each: the
+ * row draw() left it on, at the width it was drawn; after a resize, the row the terminal's reflow
+ * moved it to, so that erasing starts at the block's top and leaves no piece of it behind.
+ */
+function cursorRowAt(widths: number[], cursor: Block["cursor"], columns: number): number {
+  const rows = (w: number) => Math.floor(w / columns) + 1;
+  if (!cursor) return widths.reduce((n, w) => n + rows(w), 0) - 1;
+  return widths.slice(0, cursor.row).reduce((n, w) => n + rows(w), 0) + Math.floor(cursor.col / columns);
 }

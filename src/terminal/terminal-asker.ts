@@ -5,8 +5,8 @@
  * gives everything back as it was after, type-ahead text and queued prompts untouched.
  *
  * Answers are typed and sent with Enter, never taken from a single key: someone typing ahead when
- * the question appears must not answer it by accident. Ctrl-C at a question is a "no" (a refusal,
- * no answers, keep planning), never the end of the session; so is the terminal going away.
+ * the question appears must not answer it by accident. Ctrl-C or Esc at a question is a "no" (a
+ * refusal, no answers, keep planning), never the end of the session; so is the terminal going away.
  * Questions asked at the same time (parallel tool calls) are asked one after another.
  */
 import type { CanUseToolRequest } from "../claude/control-protocol.js";
@@ -142,7 +142,7 @@ export class TerminalAsker implements Asker {
       };
       const release = keyboard.acquire();
       let done = false;
-      const finish = (answer: string | null) => {
+      const finish = (answer: string | null, pressed = "^C") => {
         if (done) return;
         done = true;
         unfocus();
@@ -153,7 +153,7 @@ export class TerminalAsker implements Asker {
         } else {
           // What was answered stays in the conversation; a cancelled question says so.
           const layout = editor.layout(label, "  ");
-          const lines = answer === null ? [...layout.lines.slice(0, -1), `${layout.lines.at(-1)}${style.dim("^C")}`] : layout.lines;
+          const lines = answer === null ? [...layout.lines.slice(0, -1), `${layout.lines.at(-1)}${style.dim(pressed)}`] : layout.lines;
           screen.set("modal", { lines });
           screen.commit("modal");
         }
@@ -163,6 +163,8 @@ export class TerminalAsker implements Asker {
       const unfocus = keyboard.focus((key) => {
         if (key.name === "redraw") return draw();
         if (key.ctrl && !key.meta && key.name === "c") return finish(null);
+        // Esc is "no" too, as in Claude Code; shown as such on the answered line.
+        if (key.name === "escape") return finish(null, "Esc");
         if (key.ctrl && !key.meta && key.name === "d" && editor.text === "") return finish(null);
         const result = editor.key(key);
         if (result === "submit") {

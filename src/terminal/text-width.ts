@@ -1,11 +1,16 @@
 /**
  * How many terminal columns text takes: what the prompt line and the status line need to know
- * where the cursor is and when a line wraps. ANSI styling takes none; East Asian wide characters
- * and most emoji take two; combining marks and zero-width joiners take none. Tabs are shown as
- * TAB_WIDTH spaces (see `expandTabs`), so they never meet a tab stop we cannot predict.
+ * where the cursor is and when a line wraps. ANSI styling takes none. Counted per grapheme (what a
+ * terminal draws in one cell or two): East Asian wide characters and emoji take two, and so does an
+ * emoji made of several code points (a skin tone, a ZWJ family, a flag, a text symbol with VS16);
+ * combining marks and zero-width joiners add nothing. In the prompt line a tab is shown as
+ * TAB_WIDTH spaces (`expandTabs`); claude's output has its tabs expanded to the terminal's own
+ * stops (`expandTabsFrom`), so a cursor put back after a redraw lands where the terminal left it.
  */
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 export const TAB_WIDTH = 4;
+/** A terminal's tab stops: every 8 columns, as `tabs` and every terminal nudge targets set them. */
+export const TAB_STOP = 8;
 
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, "");
@@ -13,6 +18,62 @@ export function stripAnsi(text: string): string {
 
 export function expandTabs(text: string): string {
   return text.replace(/\t/g, " ".repeat(TAB_WIDTH));
+}
+
+/**
+ * Tabs as the spaces the terminal would move over, for text written from column `column` (what is
+ * already on the line): each tab reaches the next multiple of TAB_STOP. Newlines start again at 0.
+ */
+export function expandTabsFrom(text: string, column: number): string {
+  if (!text.includes("\t")) return text;
+  let col = column;
+  let out = "";
+  for (const piece of stripAnsiSplit(text)) {
+    if (piece.ansi) {
+      out += piece.text;
+      continue;
+    }
+    for (const g of graphemes(piece.text)) {
+      if (g === "\t") {
+        const n = TAB_STOP - (col % TAB_STOP);
+        out += " ".repeat(n);
+        col += n;
+      } else {
+        out += g;
+        col = g === "\n" ? 0 : col + graphemeWidth(g);
+      }
+    }
+  }
+  return out;
+}
+
+/** Text cut into styling and plain runs, so tabs are counted on what the terminal shows. */
+function stripAnsiSplit(text: string): Array<{ text: string; ansi: boolean }> {
+  const parts: Array<{ text: string; ansi: boolean }> = [];
+  let at = 0;
+  for (const m of text.matchAll(ANSI)) {
+    if (m.index > at) parts.push({ text: text.slice(at, m.index), ansi: false });
+    parts.push({ text: m[0], ansi: true });
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) parts.push({ text: text.slice(at), ansi: false });
+  return parts;
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+export function graphemes(text: string): string[] {
+  return Array.from(segmenter.segment(text), (s) => s.segment);
+}
+
+/** An emoji drawn as a picture: emoji presentation, or a symbol turned into one (VS16, a skin tone, ZWJ). */
+const EMOJI = /\p{Emoji_Presentation}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier}|\u200D)|\p{Regional_Indicator}{2}/u;
+
+/** Columns of one grapheme: its first code point's, or two for an emoji of several code points. */
+export function graphemeWidth(g: string): number {
+  const first = g.codePointAt(0)!;
+  if (g.length > 1 && EMOJI.test(g)) return 2;
+  return charWidth(first);
 }
 
 export function charWidth(codePoint: number): number {
@@ -47,8 +108,11 @@ export function charWidth(codePoint: number): number {
 
 /** Columns of `text` on one row (no newlines expected), styling ignored. */
 export function textWidth(text: string): number {
+  const plain = stripAnsi(text);
   let width = 0;
-  for (const ch of stripAnsi(text)) width += charWidth(ch.codePointAt(0)!);
+  // ASCII (most of claude's text) needs no segmenting.
+  if (/^[\x20-\x7e]*$/.test(plain)) return plain.length;
+  for (const g of graphemes(plain)) width += graphemeWidth(g);
   return width;
 }
 
@@ -57,10 +121,10 @@ export function fitWidth(text: string, columns: number): string {
   if (textWidth(text) <= columns) return text;
   let out = "";
   let width = 0;
-  for (const ch of text) {
-    const w = charWidth(ch.codePointAt(0)!);
+  for (const g of graphemes(text)) {
+    const w = graphemeWidth(g);
     if (width + w > columns - 1) break;
-    out += ch;
+    out += g;
     width += w;
   }
   return `${out}…`;

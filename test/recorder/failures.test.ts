@@ -54,7 +54,7 @@ describe("when things go wrong", () => {
     const run = await nudge;
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain("interrupting the turn");
-    expect(run.stdout).toContain("turn interrupted");
+    expect(run.stderr).toContain("turn interrupted");
     expect(run.stdout).toContain("third answer");
     const { id, manifest, state } = await onlySession(repo);
     expect(state).toBe("complete");

@@ -75,9 +75,9 @@ describe("nudge claude run records a session", () => {
     });
     expect(run.stderr).not.toMatch(/error|bug/i);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain("⏺ Write(src/new.ts)");
-    expect(run.stdout).toContain("⏺ Bash(rm doomed.txt");
-    expect(run.stdout).toMatch(/turn 3 · success/);
+    expect(run.stderr).toContain("⏺ Write(src/new.ts)");
+    expect(run.stderr).toContain("⏺ Bash(rm doomed.txt");
+    expect(run.stderr).toMatch(/turn 3 · success/);
 
     // The files really changed on disk.
     expect(readFileSync(path.join(repo, "keep.txt"), "utf8")).toBe("line one\nline 2\nline three\n");

@@ -29,7 +29,8 @@ describe("without a terminal", () => {
       input: "write a.txt\nwrite b.txt\n",
     });
     expect(run.exitCode, run.stderr).toBe(0);
-    const notices = run.stderr.split("\n").filter((l) => l.includes("was refused"));
+    // (The decision lines, `✗ denied Write(…)`, are on stderr too: one per call, not notices.)
+    const notices = run.stderr.split("\n").filter((l) => l.startsWith("! ") && l.includes("was refused"));
     expect(notices).toEqual(["! Write was refused: nobody can answer a permission question without a terminal; allow it with --permission-mode acceptEdits"]);
     expect(existsSync(path.join(repo, "a.txt"))).toBe(false);
     expect(existsSync(path.join(repo, "b.txt"))).toBe(false);

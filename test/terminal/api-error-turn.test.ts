@@ -28,8 +28,8 @@ describe("a turn ended by an API error", () => {
     });
     expect(run.stdout).toContain("API Error: 500 boom");
     const id = /recording session (\w+)/.exec(run.stderr)![1]!;
-    expect(run.stdout).toMatch(/● turn 1 · /);
-    expect(run.stdout).not.toMatch(/● turn 1 · success/);
+    expect(run.stderr).toMatch(/● turn 1 · /);
+    expect(run.stderr).not.toMatch(/● turn 1 · success/);
     const show = await runNudge(["session", "show", id], { cwd: repo });
     const row = show.stdout.split("\n").find((l) => l.startsWith("1 "));
     expect(row, show.stdout).toBeDefined();

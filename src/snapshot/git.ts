@@ -601,6 +601,22 @@ export function readBlob(root: string, id: string): Promise<Buffer> {
   return run(root, ["cat-file", "blob", id]);
 }
 
+/** Several blobs' contents in one `cat-file --batch`, in the order asked. */
+export async function readBlobs(root: string, ids: string[]): Promise<Buffer[]> {
+  if (ids.length === 0) return [];
+  const raw = await run(root, ["cat-file", "--batch"], { input: ids.map((id) => `${id}\n`).join("") });
+  const blobs: Buffer[] = [];
+  let at = 0;
+  for (const id of ids) {
+    const headerEnd = raw.indexOf(0x0a, at);
+    const [, type, size] = raw.toString("utf8", at, headerEnd).split(" "); // "<id> blob <size>", or "<id> missing"
+    if (type !== "blob") throw new InternalError(`${id} is not a blob`);
+    blobs.push(raw.subarray(headerEnd + 1, headerEnd + 1 + Number(size)));
+    at = headerEnd + 1 + Number(size) + 1;
+  }
+  return blobs;
+}
+
 /** Make the user's index hold `commit`'s tree (the index half of `git reset --mixed`). Only with --reset-head. */
 export async function resetIndexTo(root: string, commit: string): Promise<void> {
   await run(root, ["read-tree", commit]);

@@ -144,6 +144,56 @@ describe("masking NDJSON", () => {
   });
 });
 
+/** claude's stream_event lines for one message streamed in `size`-character pieces, as --include-partial-messages writes them. */
+function streamed(blocks: Array<{ type: "text" | "tool_use"; text: string }>, size = 7): string[] {
+  const line = (event: unknown) => JSON.stringify({ type: "stream_event", event, session_id: "s1", parent_tool_use_id: null, uuid: "u" });
+  const lines = [line({ type: "message_start", message: { id: "msg_1", content: [] } })];
+  for (const [index, b] of blocks.entries()) {
+    lines.push(line({ type: "content_block_start", index, content_block: b.type === "text" ? { type: "text", text: "" } : { type: "tool_use", id: "t", name: "Bash", input: {} } }));
+    for (let at = 0; at < b.text.length; at += size) {
+      const piece = b.text.slice(at, at + size);
+      lines.push(line({ type: "content_block_delta", index, delta: b.type === "text" ? { type: "text_delta", text: piece } : { type: "input_json_delta", partial_json: piece } }));
+    }
+    lines.push(line({ type: "content_block_stop", index }));
+  }
+  return lines;
+}
+
+/** What a reader gets back by joining a masked file's deltas, per block. */
+function joinedDeltas(file: string): string[] {
+  const blocks = new Map<number, string>();
+  for (const l of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+    const e = JSON.parse(l).event;
+    if (e?.type === "content_block_delta") blocks.set(e.index, (blocks.get(e.index) ?? "") + (e.delta.text ?? e.delta.partial_json));
+  }
+  return [...blocks.values()];
+}
+
+describe("masking streamed fragments (issue 22, leak 5)", () => {
+  it("joins each block's deltas, masks the secret across the fragments it spans, and keeps every line", async () => {
+    const dir = tempDir();
+    const command = JSON.stringify({ command: `cat > deploy/key <<'EOF'\n${PEM}\nEOF`, description: "write the key" });
+    const lines = streamed([
+      { type: "text", text: `Your token ${GITHUB} and the key ${ANTHROPIC} are set.` },
+      { type: "tool_use", text: command },
+    ]);
+    const src = path.join(dir, "conversation.jsonl");
+    writeFileSync(src, lines.join("\n") + "\n");
+    const dest = path.join(dir, "masked.jsonl");
+    const findings = await maskNdjsonFile(src, dest, { file: "session/conversation.jsonl" });
+
+    const out = readFileSync(dest, "utf8").split("\n").filter(Boolean);
+    expect(out).toHaveLength(lines.length);
+    for (const l of out) expect(() => JSON.parse(l)).not.toThrow();
+    const [text, input] = joinedDeltas(dest);
+    expect(text).toBe("Your token [REDACTED:github-token] and the key [REDACTED:anthropic-api-key] are set.");
+    expect(JSON.parse(input!).command).toBe("cat > deploy/key <<'EOF'\n[REDACTED:private-key]\nEOF");
+    for (const secret of [GITHUB, ANTHROPIC, ...PEM.split("\n")]) expect(readFileSync(dest, "utf8")).not.toContain(JSON.stringify(secret).slice(1, 8));
+    // Each secret is counted once, at the line where it starts.
+    expect(findings.map((f) => f.kind)).toEqual(["github-token", "anthropic-api-key", "private-key"]);
+  });
+});
+
 describe("scanning text", () => {
   it("names the line of each secret in a patch, and masks text", async () => {
     const patch = `diff --git a/.env b/.env\n--- a/.env\n+++ b/.env\n@@ -1 +1,2 @@\n HOST=x\n+OPENAI_API_KEY=${OPENAI}\n`;

@@ -196,6 +196,13 @@ export function ignoreFiles(root: string): Promise<string[]> {
   return known;
 }
 
+/** Whether git ignores a path of the work tree (any .gitignore, info/exclude, core.excludesFile). */
+export async function isIgnored(root: string, rel: string): Promise<boolean> {
+  // check-ignore exits 1 for a path nothing ignores; --no-index: a tracked file is judged by the rules too.
+  const out = await text(root, ["check-ignore", "--no-index", "-z", "--stdin"], { input: `${rel}\0`, tolerate: (code) => code === 1 });
+  return out !== "";
+}
+
 /** HEAD's commit, or null on an unborn branch. */
 export async function headCommit(root: string): Promise<string | null> {
   return answer(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);

@@ -48,6 +48,8 @@ const SEPARATOR = "\n\u0000\n";
 /** Follows a log's lines in order and collects, per 1-based line, the edits its deltas need. */
 export class StreamedSecrets {
   readonly edits = new Map<number, DeltaEdit[]>();
+  /** Delta lines whose block was scanned joined: the second pass need not scan them again (a delta line holds nothing else but ids). */
+  readonly covered = new Set<number>();
   private open = new Map<string, Block>();
   private done: Block[] = [];
   private doneChars = 0;
@@ -95,6 +97,7 @@ export class StreamedSecrets {
   private finish(key: string, block: Block): void {
     this.open.delete(key);
     if (block.fragments.length < 2) return; // one fragment holds the whole text: the line's own scan sees it
+    for (const f of block.fragments) this.covered.add(f.line);
     this.done.push(block);
     this.doneChars += block.text.length;
   }

@@ -174,6 +174,7 @@ async function scanLines(lines: Buffer[], firstLine: number, streamed: StreamedS
     const json = isJsonLine(text);
     const line = { index, text, json };
     byIndex.set(index, line);
+    if (streamed.covered.has(firstLine + index)) continue;
     if (!json) add(line, text);
     else for (const token of stringTokens(text)) if (token.isValue) add(line, decodeToken(text.slice(token.start, token.end)), token);
   }

@@ -29,6 +29,8 @@ export interface CodeSecret {
 /** What a file that is itself an export is reported as. */
 export const EXPORT_IN_CODE = "nudge-export";
 
+/** Files larger than this are not scanned (they are binaries or generated; a secret in one goes unseen, as the README says). */
+const MAX_SCANNED = 8 * 1024 * 1024;
 /** Bytes looked at to tell a binary file: git's own rule is a NUL in the first 8,000. */
 const BINARY_PROBE = 8000;
 /** A gzip file is inflated this far at most to see whether it is an export (its first header is at the start). */
@@ -44,8 +46,8 @@ export async function scanCode(root: string, tip: string, base: string | null, t
     owner.set(t.snapshot.commit, { turn: t.n, patch: t.patch.file });
     if (t.edits) owner.set(t.edits.snapshot.commit, { turn: t.n, patch: t.edits.patch.file });
   }
-  const found: CodeSecret[] = [];
-  const seen = new Set<string>();
+  // Every change first (one diff-tree per commit), then every blob in two cat-file processes, not two per commit.
+  const changes: Array<{ of: { turn: number; patch: string }; entry: git.TreeDiffEntry; before: boolean }> = [];
   const empty = await git.emptyTree(root);
   for (const commit of await git.commitChain(root, tip, base)) {
     const of = owner.get(commit.commit);
@@ -53,16 +55,26 @@ export async function scanCode(root: string, tip: string, base: string | null, t
     // --no-renames: a renamed file is a deletion and an addition; a pure rename (same blob) adds nothing new.
     const entries = await git.diffEntries(root, commit.parents[0] ?? empty, commit.commit, false);
     const deleted = new Set(entries.filter((e) => e.status === "D").map((e) => e.oldBlob));
-    const changed = entries.filter((e) => e.status !== "D" && /^100[67]/.test(e.newMode) && !deleted.has(e.newBlob));
-    const before = changed.filter((e) => !/^0+$/.test(e.oldBlob) && /^100[67]/.test(e.oldMode));
-    const [now, then] = await Promise.all([git.readBlobs(root, changed.map((e) => e.newBlob)), git.readBlobs(root, before.map((e) => e.oldBlob))]);
-    const old = new Map(before.map((e, i) => [e.path, then[i]!.toString("utf8")]));
-    for (const [i, entry] of changed.entries()) {
-      for (const kind of await secretsIn(now[i]!, old.get(entry.path) ?? "")) {
-        const key = `${of.turn}\0${entry.path}\0${kind}`;
-        if (!seen.has(key)) found.push({ kind, path: entry.path, turn: of.turn, patch: of.patch });
-        seen.add(key);
-      }
+    for (const entry of entries) {
+      if (entry.status === "D" || !/^100[67]/.test(entry.newMode) || deleted.has(entry.newBlob)) continue;
+      changes.push({ of, entry, before: !/^0+$/.test(entry.oldBlob) && /^100[67]/.test(entry.oldMode) });
+    }
+  }
+  // Files above MAX_SCANNED are not read (a large binary changed in many turns would be read whole each time).
+  const sizes = await git.blobSizes(root, [...new Set(changes.flatMap((c) => [c.entry.newBlob, ...(c.before ? [c.entry.oldBlob] : [])]))]);
+  const scanned = changes.filter((c) => (sizes.get(c.entry.newBlob) ?? 0) <= MAX_SCANNED);
+  changes.splice(0, changes.length, ...scanned);
+  for (const c of changes) if (c.before && (sizes.get(c.entry.oldBlob) ?? 0) > MAX_SCANNED) c.before = false;
+  const olds = changes.filter((c) => c.before);
+  const [now, then] = await Promise.all([git.readBlobs(root, changes.map((c) => c.entry.newBlob)), git.readBlobs(root, olds.map((c) => c.entry.oldBlob))]);
+  const old = new Map(olds.map((c, i) => [c, then[i]!.toString("utf8")]));
+  const found: CodeSecret[] = [];
+  const seen = new Set<string>();
+  for (const [i, c] of changes.entries()) {
+    for (const kind of await secretsIn(now[i]!, old.get(c) ?? "")) {
+      const key = `${c.of.turn}\0${c.entry.path}\0${kind}`;
+      if (!seen.has(key)) found.push({ kind, path: c.entry.path, turn: c.of.turn, patch: c.of.patch });
+      seen.add(key);
     }
   }
   return found;

@@ -105,6 +105,8 @@ describe("the secret corpus in a recorded session", () => {
 
   it("masks every secret outside code, refuses every one in code, masks at most 2% of look-alikes; no byte of a secret in the export", async () => {
     const codeTurn = rec.manifest.turns.at(-1)!.n;
+    // The script ran as planned: the last turn copied the code in (else the counts below would mislead).
+    expect(await git(a, "ls-tree", "-r", "--name-only", rec.manifest.turns.at(-1)!.snapshot.commit), rec.stderr).toContain("code/secret-00.txt");
     // The code turn refuses the export; every file with a secret is named.
     const refused = await runNudge(["session", "export", rec.id], { cwd: a, env: rec.env });
     expect(refused.exitCode).toBe(1);

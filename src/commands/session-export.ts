@@ -1,10 +1,13 @@
 import { Command } from "commander";
-import { promises as fs } from "node:fs";
+import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
+import { pipeline } from "node:stream/promises";
 import * as z from "../zod.js";
 import { UserError } from "../errors.js";
+import { workRoot } from "../bundle/cut-off-work.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
+import { excludeExport } from "../sharing/export-exclude.js";
 import { formatBytes } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
@@ -21,7 +24,7 @@ const Options = z.object({
 export const sessionExportCommand = new Command("export")
   .description("write a session to one .tar.gz that any clone of the repository can import")
   .argument("<id>", "session id or unique prefix")
-  .option("-o, --output <file>", "where to write it: a file, or a folder for nudge-<id>.tar.gz (default: here)")
+  .option("-o, --output <file>", "where to write it: a file, a folder for nudge-<id>.tar.gz (default: here), or - for stdout")
   .option("--upto <turn>", "export turns 0..N only (leave out later turns, e.g. one that leaked something)")
   .option("--no-redact", "keep secrets found in the conversation and transcripts verbatim (they are masked by default)")
   .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
@@ -42,23 +45,37 @@ Examples:
   )
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
+    const toStdout = o.output === "-";
+    if (toStdout && o.json) throw new UserError("-o - writes the archive to stdout, where --json would go too", "give -o a file or a folder to have --json");
+    if (toStdout && process.stdout.isTTY) throw new UserError("-o - would write a binary archive to the terminal; nothing was written", "redirect it: nudge session export <id> -o - > session.tar.gz");
     const store = await openStore(process.cwd());
     const session = await resolveSession(store, id);
-    // -o may name a folder: the file goes in it under its default name.
-    const given = path.resolve(o.output ?? ".");
-    const out = o.output === undefined || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
+    // -o may name a folder: the file goes in it under its default name. -o -: a private temp file, then stdout.
+    // In the store's work folder, so a killed export leaves nothing that gc does not clear.
+    const scratch = toStdout ? await fs.mkdir(workRoot(store), { recursive: true }).then(() => fs.mkdtemp(path.join(workRoot(store), `stdout-${process.pid}-`))) : null;
+    const given = path.resolve(scratch ?? o.output ?? ".");
+    const out = o.output === undefined || scratch || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
     await refuseSpecialFile(out);
-    const result = await exportSession(store, session, {
-      out,
-      upto: o.upto === undefined ? null : parseTurnArg(o.upto, "--upto"),
-      redact: o.redact,
-      allowSecretsInCode: o.allowSecretsInCode ?? false,
-      progress: (line) => writeErr(`● ${line}\n`),
-    });
+    let result: ExportResult;
+    let excludedIn: string | null = null;
+    try {
+      result = await exportSession(store, session, {
+        out,
+        upto: o.upto === undefined ? null : parseTurnArg(o.upto, "--upto"),
+        redact: o.redact,
+        allowSecretsInCode: o.allowSecretsInCode ?? false,
+        progress: (line) => writeErr(`● ${line}\n`),
+      });
+      if (scratch) await pipeline(createReadStream(out), process.stdout, { end: false });
+      else excludedIn = await excludeExport(store.repoRoot, out);
+    } finally {
+      if (scratch) await fs.rm(scratch, { recursive: true, force: true });
+    }
     const carried = describeCarried(result, session.manifest);
     if (o.json) {
       return printJson({
         path: result.path,
+        excludedIn,
         bytes: result.bytes,
         id: session.manifest.id,
         turns: result.turns,
@@ -71,16 +88,18 @@ Examples:
         leftOut: result.leftOut,
       });
     }
-    const say = (line: string) => writeOut(line + "\n");
+    // With -o -, stdout is the archive: what is said goes to stderr.
+    const say = (line: string) => (toStdout ? writeErr : writeOut)(line + "\n");
     const upto = result.index.session.upto;
-    say(`exported session ${session.manifest.id} → ${shown(result.path)} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
+    say(`exported session ${session.manifest.id} → ${toStdout ? "stdout" : shown(result.path)} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
     say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
     if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
     for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${s.path}, turn ${s.turn}`);
     say(`  code: ${describeCode(carried, result.index.git?.prerequisites ?? [])}`);
     if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
     if (result.skipped.length) say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);
-    say(`import it in any clone of the repository: nudge session import ${shellQuote(path.basename(result.path))}`);
+    if (excludedIn) say(`  kept out of your next turns: it is inside the work tree, so ${shown(excludedIn)} now names it`);
+    say(`import it in any clone of the repository: nudge session import ${toStdout ? "<the file you saved it to>" : shellQuote(path.basename(result.path))}`);
   });
 
 /** Which carried commits they are, for the user: the base, or a HEAD Claude's commits made. */

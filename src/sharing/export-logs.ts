@@ -16,6 +16,7 @@ import { turnOfLine } from "./export-plan.js";
 import { copyPrefix, lineStarts, linesBefore, remapOffsets } from "./line-offsets.js";
 import { maskNdjsonFile, scanAndMaskText, scanNdjsonFile, type SecretFinding } from "./secrets.js";
 import { listFiles } from "./list-files.js";
+import { turnEnd } from "./export-transcript-end.js";
 
 export interface StagedLogs {
   /** The exported turns, positions in the copies; a transcript missing from the bundle is dropped from its turns. */
@@ -75,7 +76,7 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
     findings.push(...copy.findings);
     files.push(...copy.files);
     skipped.push(...copy.skipped);
-    turns = turns.map((t) => (t.transcript === cut.name && t.transcriptBytes != null ? { ...t, transcriptBytes: copy.lengths.get(t.transcriptBytes)! } : t));
+    turns = turns.map((t) => (t.transcript === cut.name && t.transcriptBytes != null ? { ...t, transcriptBytes: copy.lengths.get(Math.min(t.transcriptBytes, copy.bytes))! } : t));
   }
   return { turns, findings, files, skipped };
 }
@@ -84,13 +85,16 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
   const rawCopy = path.join(raw, cut.name);
   const outCopy = path.join(out, cut.name);
   const size = (await fs.stat(src)).size;
-  const bytes = Math.min(cut.bytes ?? size, size);
+  const recorded = Math.min(cut.bytes ?? size, size);
+  // Cut short (--upto), the copy ends where the last exported turn ends, not where its recorded length says.
+  const bytes = recorded < size ? await turnEnd(src, cut.lastAssistantUuid, recorded) : recorded;
   await copyPrefix(src, rawCopy, bytes);
+  const offsets = cut.turns.flatMap((t) => (t.bytes === null ? [] : [Math.min(t.bytes, bytes)]));
   // Which turn a transcript line belongs to: the first exported turn whose length covers it.
-  const ends = await linesBefore(rawCopy, cut.turns.flatMap((t) => (t.bytes === null ? [] : [t.bytes])));
-  const turnOf = (line: number) => cut.turns.find((t) => t.bytes !== null && line <= ends.get(t.bytes)!)?.n;
+  const ends = await linesBefore(rawCopy, offsets);
+  const turnOf = (line: number) => cut.turns.find((t) => t.bytes !== null && line <= ends.get(Math.min(t.bytes, bytes))!)?.n;
   const findings = await secretsOf(rawCopy, outCopy, { file: entry(cut.name), turnOfLine: turnOf }, redact);
-  const lengths = await remapOffsets(rawCopy, outCopy, cut.turns.flatMap((t) => (t.bytes === null ? [] : [t.bytes])));
+  const lengths = await remapOffsets(rawCopy, outCopy, offsets);
   const files: ExportFile[] = [{ path: entry(cut.name), source: { file: outCopy } }];
   const skipped: string[] = [];
 
@@ -116,7 +120,7 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
     }
     files.push({ path: entry(name), source: { file: dest } });
   }
-  return { findings, files, skipped, lengths };
+  return { findings, files, skipped, lengths, bytes };
 }
 
 /** What a transcript calls a side file: `agent-<id>.jsonl` and `.meta.json` by the agent's id, tool results by file name. */

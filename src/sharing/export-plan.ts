@@ -16,6 +16,8 @@ export interface TranscriptCut {
   bytes: number | null;
   /** The exported turns that wrote it, with the length after each (to tell which turn a line belongs to). */
   turns: Array<{ n: number; bytes: number | null }>;
+  /** The last exported turn's last assistant line, where that turn ends (export-transcript-end.ts). */
+  lastAssistantUuid: string | null;
 }
 
 export interface ExportPlan {
@@ -86,8 +88,9 @@ function transcriptCuts(turns: Turn[]): TranscriptCut[] {
   for (const t of turns) {
     if (!t.transcript) continue;
     const claudeSessionId = claudeSessionIdOf(t.transcript);
-    const cut = cuts.get(t.transcript) ?? { name: t.transcript, claudeSessionId, bytes: null, turns: [] };
+    const cut = cuts.get(t.transcript) ?? { name: t.transcript, claudeSessionId, bytes: null, turns: [], lastAssistantUuid: null };
     cut.bytes = t.transcriptBytes ?? null; // the last turn that wrote it decides
+    cut.lastAssistantUuid = t.lastAssistantUuid;
     cut.turns.push({ n: t.n, bytes: t.transcriptBytes ?? null });
     cuts.set(t.transcript, cut);
   }

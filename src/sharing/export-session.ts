@@ -16,7 +16,7 @@ import { journalOf, parseJournal, foldJournal } from "../bundle/turn-journal.js"
 import { claudeConfigDir, encodeProjectDir, findTranscript } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
-import { scanPatches, type CodeSecret } from "./code-secrets.js";
+import { EXPORT_IN_CODE, scanCode, type CodeSecret } from "./code-secrets.js";
 import { exportCommits } from "./export-commits.js";
 import { EXPORT_FORMAT, EXPORT_KIND, type ExportIndex } from "./export-index.js";
 import { SESSION_DIR, secretsOf, stageLogs } from "./export-logs.js";
@@ -76,7 +76,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
   const progress = (line: string) => (large ? o.progress?.(line) : undefined);
 
   progress("checking the code changes for secrets…");
-  const codeSecrets = await scanPatches(session.dir, plan.patches);
+  const codeSecrets = await scanCode(root, plan.tip, manifest.repo.baseCommit, plan.turns);
   if (codeSecrets.length && !o.allowSecretsInCode) throw codeSecretError(codeSecrets);
 
   // Staged in the store's work folder, with the archive's temp file journalled: a killed export
@@ -171,7 +171,13 @@ async function stageJournal(stage: string, turns: Turn[], redact: boolean): Prom
 }
 
 function codeSecretError(secrets: CodeSecret[]): UserError {
-  const first = secrets[0]!;
+  const first = secrets.find((s) => s.kind === EXPORT_IN_CODE) ?? secrets[0]!;
+  if (first.kind === EXPORT_IN_CODE) {
+    return new UserError(
+      `an export of a session is in the code changes: ${first.path} in turn ${first.turn}; it would travel inside this one, with whatever it holds`,
+      `${first.turn > 0 ? `export the turns before it (--upto ${first.turn - 1}), or ` : ""}pass --allow-secrets-in-code to export the code as it is`,
+    );
+  }
   const more = secrets.length > 1 ? ` (and ${secrets.length - 1} more: ${secrets.slice(1, 4).map((s) => `${s.path} in turn ${s.turn}`).join(", ")}${secrets.length > 4 ? ", …" : ""})` : "";
   const earlier = Math.min(...secrets.map((s) => s.turn)) - 1;
   return new UserError(

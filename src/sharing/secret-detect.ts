@@ -1,8 +1,14 @@
 /**
- * Where the secrets are in a text: secretlint's recommended preset (Anthropic, OpenAI, AWS,
- * GitHub, GitLab, Slack, Stripe, npm, private keys, database connection strings, …) plus the
- * assignments it leaves alone on purpose: `*_KEY=`, `*_TOKEN=`, `*_SECRET=`, `PASSWORD=` in env
- * files and shells, and `password:` in YAML or JSON.
+ * Where the secrets are in a text, three detections combined: secretlint's recommended preset
+ * (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Stripe, npm, private keys, database connection
+ * strings, …) plus the assignments it leaves alone on purpose (`*_KEY=`, `*_TOKEN=`, `*_SECRET=`,
+ * `PASSWORD=` in env files and shells, `password:` in YAML, JSON or TOML); rules modelled on
+ * gitleaks' defaults (secret-rules.ts); and a random value next to a key-like name
+ * (secret-entropy.ts). Overlapping findings are one secret, masked as their union.
+ *
+ * Documentation's example keys are not secrets: a value spelled with `EXAMPLE` (as AWS's
+ * `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY` are) or made of a few
+ * repeated characters (`ghp_xxxx…`) is left alone. A real key never holds the word.
  *
  * secretlint 13 declares Node ≥ 22; it runs on Node 20 (it uses nothing newer, and the tests here
  * run it on 20). Its preset is one bundled file with no dependencies.
@@ -10,6 +16,8 @@
 import { lintSource } from "@secretlint/core";
 import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
 import type { SecretLintCoreConfig } from "@secretlint/types";
+import { entropyFindings } from "./secret-entropy.js";
+import { ruleFindings } from "./secret-rules.js";
 
 export interface SecretSpan {
   /** What it is, as in its placeholder `[REDACTED:<kind>]`: `anthropic-api-key`, `private-key`, `password`. */
@@ -48,26 +56,61 @@ const KINDS: Record<string, string> = {
  */
 const ENV_ASSIGNMENT =
   /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?<=(?<![A-Za-z0-9_])(?:[A-Z][A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD))[ \t]*=[ \t]*["']?(?<value>[^\s"'`$<>]{6,})/g;
-/** `password: value` (YAML), `"password": "value"` (JSON), and the same for secrets, API keys and tokens. */
-const FIELD = /(?:password|passwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?[ \t]*:[ \t]*["']?(?<value>[^\s"',{}[\]`$<>]{6,})/gi;
+/** `password: value` (YAML), `"password": "value"` (JSON), `password = "value"` (TOML), and the same for secrets, API keys and tokens. */
+const FIELD = /(?:password|passwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?[ \t]*(?::|=(?=[ \t]*["']))[ \t]*["']?(?<value>[^\s"',{}[\]`$<>]{6,})/gi;
 /** Values that are names or placeholders, not secrets. */
 const NOT_A_SECRET = /^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|x+|\*+|\.+|-+|changeme|password|secret|example|null|none|true|false|undefined|required|optional|string|redacted.*|\[REDACTED:.*)$/i;
 
 export async function detectSecrets(text: string): Promise<SecretSpan[]> {
+  const found = [...(await secretlintFindings(text)), ...assignmentFindings(text), ...ruleFindings(text), ...entropyFindings(text)];
+  return merged(found.filter((s) => !isExample(text.slice(s.start, s.end))));
+}
+
+/** secretlint's recommended preset alone (the corpus test reports what each detection finds). */
+export async function secretlintFindings(text: string): Promise<SecretSpan[]> {
   const result = await lintSource({ source: { content: text, filePath: "text", contentType: "text" }, options: { config: CONFIG, noPhysicFilePath: true } });
-  const found: SecretSpan[] = result.messages.map((m) => ({ kind: kindOf(m.messageId), ...anchored(text, m.range, m.data) }));
-  const specific = [...found];
+  return result.messages.map((m) => ({ kind: kindOf(m.messageId), ...anchored(text, m.range, m.data) }));
+}
+
+/** `NAME_KEY=value`, `password: value`: what secretlint leaves alone on purpose. */
+export function assignmentFindings(text: string): SecretSpan[] {
+  const found: SecretSpan[] = [];
   for (const pattern of [ENV_ASSIGNMENT, FIELD]) {
     for (const match of text.matchAll(pattern)) {
       const value = match.groups!.value!;
       if (NOT_A_SECRET.test(value)) continue;
-      const start = match.index! + match[0].length - value.length;
-      const span = { kind: /^passw/i.test(match[0]) ? "password" : "secret-assignment", start, end: start + value.length };
-      // secretlint's finding is the more specific name for the same secret (ANTHROPIC_API_KEY=sk-ant-…).
-      if (!specific.some((s) => s.start < span.end && span.start < s.end) && !found.some((s) => s.start === span.start)) found.push(span);
+      const start = match.index + match[0].length - value.length;
+      if (!found.some((s) => s.start === start)) found.push({ kind: /^passw/i.test(match[0]) ? "password" : "secret-assignment", start, end: start + value.length });
     }
   }
-  return found.sort((a, b) => a.start - b.start || b.end - a.end);
+  return found;
+}
+
+/** Generic names: a secret one of these and a token format both found is named by its format (ANTHROPIC_API_KEY=sk-ant-…). */
+const GENERIC = new Set(["secret-assignment", "password", "high-entropy-secret", "authorization-header", "password-in-url"]);
+
+/**
+ * One span per secret: overlapping findings become their union, named by the most specific
+ * (a token format before a generic assignment or the entropy check), so nothing of either stays.
+ */
+function merged(spans: SecretSpan[]): SecretSpan[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: SecretSpan[] = [];
+  for (const s of sorted) {
+    const last = out.at(-1);
+    if (!last || s.start >= last.end) {
+      out.push({ ...s });
+      continue;
+    }
+    last.end = Math.max(last.end, s.end);
+    if (GENERIC.has(last.kind) && !GENERIC.has(s.kind)) last.kind = s.kind;
+  }
+  return out;
+}
+
+/** Documentation's example keys: spelled with EXAMPLE, or a few characters repeated (`xxxx`). */
+function isExample(value: string): boolean {
+  return value.includes("EXAMPLE") || (value.length >= 12 && new Set(value.replace(/^[a-z]{2,4}[_-]/, "")).size <= 3);
 }
 
 /**

@@ -8,6 +8,9 @@
  * of the line stays, and the line stays valid JSON. A line that is not JSON is scanned and masked
  * as text. Plain text (patches, tool outputs) is scanned as it is.
  *
+ * Streamed fragments (`stream_event` deltas) are joined per content block and masked across the
+ * lines they span (secret-stream.ts), in a first pass over the file.
+ *
  * Files are processed in batches of lines, never whole, so a large transcript costs a few MB.
  */
 import { createReadStream, createWriteStream } from "node:fs";
@@ -15,6 +18,7 @@ import { once } from "node:events";
 import { LineFramer } from "../claude/ndjson.js";
 import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.js";
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
+import { StreamedSecrets } from "./secret-stream.js";
 
 export interface SecretFinding {
   kind: string;
@@ -45,22 +49,24 @@ export function placeholder(kind: string): string {
 }
 
 export async function scanNdjsonFile(file: string, options: ScanOptions): Promise<SecretFinding[]> {
+  const streamed = await streamedSecrets(file);
   const findings: SecretFinding[] = [];
   await eachBatch(file, async (lines, firstLine) => {
-    for (const { line, spans } of await scanLines(lines)) findings.push(...report(spans, line.text, firstLine + line.index, options));
+    for (const { line, spans } of await scanLines(lines, firstLine, streamed)) findings.push(...report(spans, line.text, firstLine + line.index, options));
   });
   return findings;
 }
 
 /** Copy `file` to `dest` with every secret masked (dest must not exist). Returns what was masked. */
 export async function maskNdjsonFile(file: string, dest: string, options: ScanOptions): Promise<SecretFinding[]> {
+  const streamed = await streamedSecrets(file);
   const findings: SecretFinding[] = [];
   const out = createWriteStream(dest, { flags: "wx" });
   const closed = once(out, "close");
   try {
     await eachBatch(file, async (lines, firstLine, unterminated) => {
       const masked = new Map<number, string>();
-      for (const { line, spans } of await scanLines(lines)) {
+      for (const { line, spans } of await scanLines(lines, firstLine, streamed)) {
         findings.push(...report(spans, line.text, firstLine + line.index, options));
         masked.set(line.index, line.json ? maskJsonLine(line.text, spans) : maskText(line.text, spans));
       }
@@ -137,8 +143,23 @@ interface Line {
   json: boolean;
 }
 
-/** One detection call over a batch: the JSON lines' string values and the other lines' text, joined by newlines. */
-async function scanLines(lines: Buffer[]): Promise<Array<{ line: Line; spans: LineSpan[] }>> {
+/** The first pass: every content block's streamed fragments joined and scanned; the edits by line. */
+async function streamedSecrets(file: string): Promise<StreamedSecrets> {
+  const streamed = new StreamedSecrets(placeholder);
+  await eachBatch(file, async (lines, firstLine) => {
+    for (const [i, raw] of lines.entries()) if (raw.includes(STREAM_EVENT)) await streamed.line(raw.toString("utf8"), firstLine + i);
+  });
+  await streamed.end();
+  return streamed;
+}
+
+const STREAM_EVENT = Buffer.from('"stream_event"');
+
+/**
+ * One detection call over a batch: the JSON lines' string values and the other lines' text,
+ * joined by newlines; plus the edits the streamed fragments of these lines need.
+ */
+async function scanLines(lines: Buffer[], firstLine: number, streamed: StreamedSecrets): Promise<Array<{ line: Line; spans: LineSpan[] }>> {
   const parts: string[] = [];
   const segments: Array<{ line: Line; from: number; to: number; token?: { start: number; end: number } }> = [];
   let offset = 0;
@@ -147,10 +168,13 @@ async function scanLines(lines: Buffer[]): Promise<Array<{ line: Line; spans: Li
     parts.push(value);
     offset += value.length + 1;
   };
+  const byIndex = new Map<number, Line>();
   for (const [index, raw] of lines.entries()) {
     const text = raw.toString("utf8", 0, raw[raw.length - 1] === 0x0d ? raw.length - 1 : raw.length);
     const json = isJsonLine(text);
     const line = { index, text, json };
+    byIndex.set(index, line);
+    if (streamed.covered.has(firstLine + index)) continue;
     if (!json) add(line, text);
     else for (const token of stringTokens(text)) if (token.isValue) add(line, decodeToken(text.slice(token.start, token.end)), token);
   }
@@ -161,17 +185,24 @@ async function scanLines(lines: Buffer[]): Promise<Array<{ line: Line; spans: Li
     spans.push({ kind: span.kind, start: span.start - segment.from, end: Math.min(span.end, segment.to) - segment.from, token: segment.token });
     found.set(segment.line, spans);
   }
+  for (const [index, line] of byIndex) {
+    const edits = streamed.edits.get(firstLine + index);
+    if (edits) found.set(line, [...(found.get(line) ?? []), ...edits]);
+  }
   return [...found].map(([line, spans]) => ({ line, spans }));
 }
 
 /** A secret inside one line: in a string token (decoded offsets) or in the line's text. */
 interface LineSpan extends SecretSpan {
   token?: { start: number; end: number };
+  /** Instead of the placeholder: a streamed fragment's part of a secret that began in an earlier one is removed (""). */
+  replacement?: string;
 }
 
 function report(spans: LineSpan[], text: string, line: number, options: ScanOptions): SecretFinding[] {
   const turn = options.turnOfLine?.(line);
-  return spans.map((s) => {
+  // A secret spread over streamed fragments is counted once, where it starts.
+  return spans.filter((s) => s.replacement !== "").map((s) => {
     const raw = s.token ? text.slice(s.token.start, s.token.end) : "";
     const start = s.token ? s.token.start + rawIndex(raw, s.start) : s.start;
     const end = s.token ? s.token.start + rawIndex(raw, s.end) : s.end;
@@ -194,12 +225,12 @@ function maskJsonLine(text: string, spans: LineSpan[]): string {
 }
 
 /** Replace each span (sorted by start; overlaps merge into the first) with its placeholder. */
-function maskText(text: string, spans: SecretSpan[]): string {
+function maskText(text: string, spans: LineSpan[]): string {
   let out = "";
   let at = 0;
   for (const s of [...spans].sort((a, b) => a.start - b.start)) {
     if (s.end <= at) continue;
-    out += text.slice(at, Math.max(at, s.start)) + (s.start >= at ? placeholder(s.kind) : "");
+    out += text.slice(at, Math.max(at, s.start)) + (s.start >= at ? (s.replacement ?? placeholder(s.kind)) : "");
     at = s.end;
   }
   return out + text.slice(at);

@@ -197,6 +197,13 @@ export function ignoreFiles(root: string): Promise<string[]> {
   return known;
 }
 
+/** Whether git ignores a path of the work tree (any .gitignore, info/exclude, core.excludesFile). */
+export async function isIgnored(root: string, rel: string): Promise<boolean> {
+  // check-ignore exits 1 for a path nothing ignores; --no-index: a tracked file is judged by the rules too.
+  const out = await text(root, ["check-ignore", "--no-index", "-z", "--stdin"], { input: `${rel}\0`, tolerate: (code) => code === 1 });
+  return out !== "";
+}
+
 /** HEAD's commit, or null on an unborn branch. */
 export async function headCommit(root: string): Promise<string | null> {
   return answer(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
@@ -601,6 +608,22 @@ export async function ignoredInTree(root: string, tree: string, paths: string[],
 /** One blob's content, as stored. */
 export function readBlob(root: string, id: string): Promise<Buffer> {
   return run(root, ["cat-file", "blob", id]);
+}
+
+/** Several blobs' contents in one `cat-file --batch`, in the order asked. */
+export async function readBlobs(root: string, ids: string[]): Promise<Buffer[]> {
+  if (ids.length === 0) return [];
+  const raw = await run(root, ["cat-file", "--batch"], { input: ids.map((id) => `${id}\n`).join("") });
+  const blobs: Buffer[] = [];
+  let at = 0;
+  for (const id of ids) {
+    const headerEnd = raw.indexOf(0x0a, at);
+    const [, type, size] = raw.toString("utf8", at, headerEnd).split(" "); // "<id> blob <size>", or "<id> missing"
+    if (type !== "blob") throw new InternalError(`${id} is not a blob`);
+    blobs.push(raw.subarray(headerEnd + 1, headerEnd + 1 + Number(size)));
+    at = headerEnd + 1 + Number(size) + 1;
+  }
+  return blobs;
 }
 
 /** Make the user's index hold `commit`'s tree (the index half of `git reset --mixed`). Only with --reset-head. */

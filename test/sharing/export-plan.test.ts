@@ -3,7 +3,6 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Manifest, Turn } from "../../src/bundle/manifest-schema.js";
-import { patchFiles } from "../../src/sharing/code-secrets.js";
 import { planExport } from "../../src/sharing/export-plan.js";
 import { lineStarts, linesBefore, remapOffsets } from "../../src/sharing/line-offsets.js";
 import { tempDir } from "../support/gitdir.js";
@@ -115,38 +114,5 @@ describe("byte positions carried over line by line", () => {
     expect([...(await linesBefore(original, [0, 4, 5, 18, 28]))]).toEqual([[0, 0], [4, 1], [5, 1], [18, 2], [28, 3]]);
     // 18 ends line 2 in the original; in the copy line 2 ends at 21. 10 is inside line 2: back to its start.
     expect([...(await remapOffsets(original, changed, [4, 18, 10]))]).toEqual([[4, 4], [18, 21], [10, 4]]);
-  });
-});
-
-describe("which file a patch line is about", () => {
-  it("names added, modified, deleted and binary files, quoted names without their quotes", () => {
-    const patch = [
-      "diff --git a/src/app.js b/src/app.js",
-      "index 1111111..2222222 100644",
-      "--- a/src/app.js",
-      "+++ b/src/app.js",
-      "@@ -1 +1 @@",
-      "-old",
-      "+TOKEN=abc",
-      "diff --git a/gone.env b/gone.env",
-      "deleted file mode 100644",
-      "--- a/gone.env",
-      "+++ /dev/null",
-      "@@ -1 +0,0 @@",
-      "-PASSWORD=x",
-      'diff --git "a/with space.txt" "b/with space.txt"',
-      "new file mode 100644",
-      "--- /dev/null",
-      '+++ "b/with space.txt"',
-      "@@ -0,0 +1 @@",
-      "+x",
-      "diff --git a/img.png b/img.png",
-      "Binary files a/img.png and b/img.png differ",
-    ].join("\n");
-    const files = patchFiles(patch);
-    expect(files[6]).toBe("src/app.js");
-    expect(files[12]).toBe("gone.env");
-    expect(files[18]).toBe("with space.txt");
-    expect(files[20]).toBe("img.png");
   });
 });

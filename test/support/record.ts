@@ -7,7 +7,7 @@ import { foldJournal, parseJournal } from "../../src/bundle/turn-journal.js";
 import { CLAUDE_BIN, claudeEnv } from "./claude-env.js";
 import { tempDir } from "./gitdir.js";
 import { runNudge } from "./run-nudge.js";
-import { startScriptedApi, type ScriptStep, type ScriptedApi } from "./scripted-api.js";
+import { startScriptedApi, type ScriptStep, type ScriptedApi, type ScriptedApiOptions } from "./scripted-api.js";
 
 export interface Recorded {
   id: string;
@@ -20,8 +20,8 @@ export interface Recorded {
   stderr: string;
 }
 
-export async function recordSession(repo: string, steps: ScriptStep[], prompts: string[]): Promise<Recorded> {
-  const api = await startScriptedApi(steps);
+export async function recordSession(repo: string, steps: ScriptStep[], prompts: string[], options: ScriptedApiOptions = {}): Promise<Recorded> {
+  const api = await startScriptedApi(steps, options);
   const env = claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude"));
   const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {
     cwd: repo,

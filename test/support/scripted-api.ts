@@ -45,7 +45,13 @@ type Block =
   | { type: 'thinking'; thinking: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-export async function startScriptedApi(steps: ScriptStep[] = []): Promise<ScriptedApi> {
+export interface ScriptedApiOptions {
+  /** Stream every text, thinking and tool input in pieces of this many characters, as the real API streams tokens (default: one piece). */
+  chunk?: number;
+}
+
+export async function startScriptedApi(steps: ScriptStep[] = [], options: ScriptedApiOptions = {}): Promise<ScriptedApi> {
+  const pieces = (s: string): string[] => (options.chunk ? s.match(new RegExp(`[\\s\\S]{1,${options.chunk}}`, 'g')) ?? [] : [s]);
   const script = [...steps];
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>(); // pending delayMs steps, cleared on close
@@ -140,7 +146,7 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
     for (const [index, b] of blocks.entries()) {
       if (b.type === 'text') {
         event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-        for (const part of b.parts ?? [b.text]) {
+        for (const part of b.parts ?? pieces(b.text)) {
           if (typeof part !== 'string') {
             await part;
             if (res.destroyed) return; // the client gave up meanwhile (an interrupt)
@@ -148,7 +154,7 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
         }
       } else if (b.type === 'thinking') {
         event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-        event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: b.thinking } });
+        for (const piece of pieces(b.thinking)) event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
         event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'c2NyaXB0ZWQ=' } });
       } else {
         event('content_block_start', {
@@ -156,11 +162,9 @@ export async function startScriptedApi(steps: ScriptStep[] = []): Promise<Script
           index,
           content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} },
         });
-        event('content_block_delta', {
-          type: 'content_block_delta',
-          index,
-          delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) },
-        });
+        for (const piece of pieces(JSON.stringify(b.input))) {
+          event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+        }
       }
       event('content_block_stop', { type: 'content_block_stop', index });
     }

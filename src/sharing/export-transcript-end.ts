@@ -1,0 +1,49 @@
+/**
+ * Where turn N ends in claude's transcript, for an export cut at N (--upto). The length the
+ * turn recorded is read when the turn is saved; with prompts piped or typed ahead, claude has by
+ * then often begun the next turn (its `queue-operation` of the next prompt, the prompt, even the
+ * reply), so that length can run into turn N+1. The turn's own end is found instead: after its
+ * last assistant line, the first line that begins another turn (a queued or sent prompt).
+ */
+import { createReadStream } from "node:fs";
+import { LineFramer } from "../claude/ndjson.js";
+
+/** The offset where the next turn begins within [0, limit), or `limit` when none does (or the turn's last line is not found). */
+export async function turnEnd(file: string, lastAssistantUuid: string | null, limit: number): Promise<number> {
+  if (!lastAssistantUuid || limit === 0) return limit;
+  const marker = Buffer.from(`"uuid":"${lastAssistantUuid}"`);
+  const framer = new LineFramer();
+  let offset = 0;
+  let after = false;
+  let end: number | null = null;
+  const look = (line: Buffer) => {
+    const start = offset;
+    offset += line.length + 1;
+    if (end !== null) return;
+    if (!after) {
+      after = line.includes(marker);
+      return;
+    }
+    if (beginsTurn(line)) end = start;
+  };
+  for await (const chunk of createReadStream(file, { end: limit - 1 })) {
+    framer.push(chunk as Buffer, look);
+    if (end !== null) break;
+  }
+  if (end === null) framer.end(look);
+  return end ?? limit;
+}
+
+/** A prompt queued for claude, or a user line that is a prompt (not a tool's result). */
+function beginsTurn(line: Buffer): boolean {
+  let parsed: { type?: unknown; operation?: unknown; isMeta?: unknown; message?: { content?: unknown }; toolUseResult?: unknown };
+  try {
+    parsed = JSON.parse(line.toString("utf8")) as typeof parsed;
+  } catch {
+    return false;
+  }
+  if (parsed.type === "queue-operation") return parsed.operation === "enqueue";
+  if (parsed.type !== "user" || parsed.toolUseResult !== undefined || parsed.isMeta === true) return false;
+  const content = parsed.message?.content;
+  return typeof content === "string" || (Array.isArray(content) && !content.some((c: { type?: unknown }) => c?.type === "tool_result"));
+}

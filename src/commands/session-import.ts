@@ -67,10 +67,14 @@ export function describe(r: ImportResult, file: string): string[] {
     const same = files.filter((f) => f.state === "same").length;
     const longer = files.filter((f) => f.state === "longer").length;
     const holds = files.filter((f) => f.state === "holds").length;
+    const extended = files.filter((f) => f.state === "extends").length;
+    const beside = files.filter((f) => f.state === "beside" && f.path.endsWith(".jsonl") && path.dirname(f.path) === folder);
     const notes = [
       ...(same ? [`${same} already there`] : []),
       ...(longer ? [`${longer} already there and continued since: kept, the session resumes from its own last turn in a fork`] : []),
       ...(holds ? [`${holds} already there in another version (the original of a masked export?): kept as they are, the session resumes from its own last turn in a fork`] : []),
+      ...(extended ? [`${extended} already there in part (an earlier part of this conversation): now whole`] : []),
+      ...(beside.length ? [`another version of this conversation is already there, continued apart: both kept, this one as claude session ${beside.map((f) => path.basename(f.path, ".jsonl")).join(", ")}`] : []),
     ];
     lines.push(`  claude: ${files.length} file${files.length === 1 ? "" : "s"} in ${home(folder)}${notes.length ? ` (${notes.join("; ")})` : ""}`);
   }

@@ -1,0 +1,116 @@
+/**
+ * Re-imports as a team makes them: two clones (Ana's, Bob's), two claude config dirs, one session
+ * continued on both sides and exported again, a fork's export before its parent's. Real claude,
+ * scripted API, built CLI.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { transcriptPath } from "../../src/claude/transcript.js";
+import { claudeEnv } from "../support/claude-env.js";
+import { tempDir } from "../support/gitdir.js";
+import { readManifestFile, recordSession, runClaude, type Recorded } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi } from "../support/scripted-api.js";
+import { configDir, origin } from "./share-support.js";
+
+let recorded: Recorded | undefined;
+afterEach(async () => {
+  await recorded?.api.close();
+  recorded = undefined;
+});
+
+async function exportTo(repo: string, id: string, env: Record<string, string>, name: string): Promise<string> {
+  const out = path.join(tempDir("nudge-reimport-"), name);
+  const run = await runNudge(["session", "export", id, "-o", out], { cwd: repo, env });
+  expect(run.exitCode, run.stderr).toBe(0);
+  return out;
+}
+
+/** One turn in `repo` with its own scripted reply; returns what claude sent the API. */
+async function continueIn(repo: string, cfg: string, args: string[], reply: string): Promise<string> {
+  const api = await startScriptedApi([{ text: reply }]);
+  try {
+    const run = await runClaude(repo, [...args, "one more question"], claudeEnv(api, cfg));
+    expect(run.exitCode, run.stderr).toBe(0);
+    return JSON.stringify(api.mainLoopRequests().at(-1)!.body.messages);
+  } finally {
+    await api.close();
+  }
+}
+
+describe("re-imports", () => {
+  it("diverged versions of one session are both kept: the incoming one under a fresh id, nothing set aside", async () => {
+    const { clone } = await origin({ "README.md": "# app\n" });
+    const a = await clone("ana");
+    recorded = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } }, { text: "Wrote notes." }], ["write notes"]);
+    const id = recorded.id;
+    const first = await exportTo(a, id, recorded.env, "first.tar.gz");
+
+    const b = await clone("bob");
+    const cfg = configDir();
+    expect((await runNudge(["session", "import", first], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+    await continueIn(b, cfg, ["-r", id], "Bob's own reply.");
+    const sid = recorded.manifest.turns[1]!.claudeSessionId!;
+    const bobs = readFileSync(transcriptPath(cfg, b, sid));
+
+    recorded.api.push({ text: "Ana's own reply." });
+    expect((await runClaude(a, ["-r", id, "and Ana's question"], recorded.env)).exitCode).toBe(0);
+    const second = await exportTo(a, id, recorded.env, "second.tar.gz");
+
+    // Before: refused, "claude already has another version of <sid>.jsonl"; --force set Bob's turn aside.
+    const run = await runNudge(["session", "import", second, "--json"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ status: "imported", idChange: "fresh", setAside: null, turns: 2 });
+    expect(result.claudeFiles.map((f: { state: string }) => f.state)).toEqual(["beside"]);
+    expect(existsSync(path.join(b, ".git", "nudge", "import-backups"))).toBe(false);
+    // Bob's version is as it was: his session, his claude transcript.
+    expect(readManifestFile(path.join(b, ".git", "nudge", "sessions", id)).turns).toHaveLength(3);
+    expect(readFileSync(transcriptPath(cfg, b, sid)).equals(bobs)).toBe(true);
+    // Ana's version resumes as hers, under its own claude id.
+    const incoming = readManifestFile(path.join(b, ".git", "nudge", "sessions", result.id));
+    expect(incoming.turns.at(-1)!.claudeSessionId).not.toBe(sid);
+    const seen = await continueIn(b, cfg, ["-r", result.id], "fine");
+    expect(seen).toContain("Ana's own reply.");
+    expect(seen).not.toContain("Bob's own reply.");
+    // And Bob's still resumes as his.
+    const his = await continueIn(b, cfg, ["-r", id], "fine");
+    expect(his).toContain("Bob's own reply.");
+    expect(his).not.toContain("Ana's own reply.");
+  });
+
+  it("a fork's export, then its parent's: claude's copy is an earlier part of the same conversation, not another version", async () => {
+    const { clone } = await origin({ "README.md": "# app\n" });
+    const a = await clone("ana");
+    // One prompt at a time, so each turn's transcript length is where that turn ended.
+    recorded = await recordSession(a, [{ text: "First answer." }], ["first question"]);
+    const parent = recorded.id;
+    recorded.api.push({ text: "Second answer." });
+    expect((await runClaude(a, ["-r", parent, "second question"], recorded.env)).exitCode).toBe(0);
+    const fork = await runNudge(["session", "fork", parent, "1", "--yes"], { cwd: a, env: recorded.env });
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    const child = /→ (\w+)/.exec(fork.stdout)![1]!;
+    recorded.api.push({ text: "Fork answer." });
+    expect((await runClaude(a, ["-r", child, "fork question"], recorded.env)).exitCode).toBe(0);
+    const forkExport = await exportTo(a, child, recorded.env, "fork.tar.gz");
+    const parentExport = await exportTo(a, parent, recorded.env, "parent.tar.gz");
+
+    const b = await clone("bob");
+    const cfg = configDir();
+    expect((await runNudge(["session", "import", forkExport], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+    // Before: refused as "another version" though claude's file was a byte prefix of the incoming one.
+    const run = await runNudge(["session", "import", parentExport, "--json"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ status: "imported", id: parent, idChange: null, setAside: null });
+    expect(result.claudeFiles.map((f: { state: string }) => f.state)).toContain("extends");
+    const seen = await continueIn(b, cfg, ["-r", parent], "fine");
+    expect(seen).toContain("Second answer.");
+    expect(seen).not.toContain("Fork answer.");
+    // The fork imported first still resumes its own way.
+    const forkSeen = await continueIn(b, cfg, ["-r", JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find((s: { origin: { sourceId: string } | null }) => s.origin?.sourceId === child).id], "fine");
+    expect(forkSeen).toContain("Fork answer.");
+    expect(forkSeen).not.toContain("Second answer.");
+  });
+});

@@ -79,7 +79,8 @@ export function describe(r: ImportResult, file: string): string[] {
     lines.push(`  claude: ${files.length} file${files.length === 1 ? "" : "s"} in ${home(folder)}${notes.length ? ` (${notes.join("; ")})` : ""}`);
   }
   for (const moved of r.setAside?.claudeFiles ?? []) lines.push(`  set aside claude's ${home(moved)} into ${home(r.setAside!.backupDir)}`);
-  if (r.status === "imported") lines.push(`continue it: nudge claude run -r ${shellQuote(r.id)} · put its code in place: nudge session rewind ${shellQuote(r.id)} ${r.turns}`);
+  // The code first: a run started on this clone's own tree would record it as edits undoing the session's work.
+  if (r.status === "imported") lines.push(`put its code in place: nudge session rewind ${shellQuote(r.id)} ${r.turns} · then continue it: nudge claude run -r ${shellQuote(r.id)}`);
   return lines;
 }
 

@@ -80,6 +80,8 @@ export interface RewindPlan extends CodeChanges {
   otherBranch: { recorded: string | null; current: string | null } | null;
   /** Where the conversation resumes (null: the code alone is rewound, or there is no reply to resume from). */
   conversation: ReturnType<typeof resumePoint>;
+  /** The conversation resumes at the session's last reply, where it already stands: the next run simply goes on, no fork. */
+  conversationInPlace: boolean;
 }
 
 export function planRewind(f: RewindFacts): RewindPlan {
@@ -91,6 +93,7 @@ export function planRewind(f: RewindFacts): RewindPlan {
   const recordedBranch = f.manifest.repo.branch;
   const otherBranch = recordedBranch !== f.current.branch ? { recorded: recordedBranch, current: f.current.branch } : null;
   if (f.resetHead && headDiffers) refuseResetHead(f, turn.head, otherBranch);
+  const conversation = f.scope === "code" ? null : resumePoint(f.manifest, f.turn);
   return {
     sessionId: f.manifest.id,
     turn: f.turn,
@@ -101,7 +104,8 @@ export function planRewind(f: RewindFacts): RewindPlan {
     unsavedWork: f.current.tree !== latest.snapshot.tree,
     head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers },
     otherBranch,
-    conversation: f.scope === "code" ? null : resumePoint(f.manifest, f.turn),
+    conversation,
+    conversationInPlace: conversation !== null && conversation.turn === latest.n,
   };
 }
 
@@ -162,7 +166,9 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
   }
   if (plan.scope !== "code") {
     lines.push(
-      plan.conversation
+      plan.conversationInPlace
+        ? `  conversation: turn ${plan.turn} is the session's last; the next \`nudge claude run -r ${plan.sessionId}\` goes on from there, in this session`
+        : plan.conversation
         ? `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` continues from claude's last reply in turn ${plan.conversation.turn}${plan.conversation.turn === plan.turn ? "" : ` (turn ${plan.turn} has no reply)`}, in a new fork; turns after it stay recorded`
         : `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` starts a fresh conversation, in a new fork`,
     );

@@ -245,7 +245,8 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
       );
     }
   }
-  if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.turn });
+  // Rewound to the last reply: the conversation is where it stands, so the next run goes on without a fork.
+  if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.conversationInPlace ? null : plan.turn });
   const done: RewindRecord = { ...record, status: "applied" };
   await saveRecord(store, done);
   return done;

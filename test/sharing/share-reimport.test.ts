@@ -113,4 +113,30 @@ describe("re-imports", () => {
     expect(forkSeen).toContain("Fork answer.");
     expect(forkSeen).not.toContain("Second answer.");
   });
+
+  it("after an import, the hint's order works: its code is put in place, and going on from the last turn does not fork", async () => {
+    const { clone } = await origin({ "README.md": "# app\n" });
+    const a = await clone("ana");
+    recorded = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } }, { text: "Wrote notes." }], ["write notes"]);
+    const archive = await exportTo(a, recorded.id, recorded.env, "s.tar.gz");
+    const b = await clone("bob");
+    const cfg = configDir();
+    const imported = await runNudge(["session", "import", archive], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    // Follow the hint's commands in the order it gives them. Before: "continue it" came first, and
+    // that run recorded Bob's base tree as his edits, deleting notes.txt; a rewind after it forked.
+    const hint = imported.stdout.trim().split("\n").at(-1)!;
+    const commands = [...hint.matchAll(/nudge (?:session rewind|claude run) [^·]+/g)].map((m) => m[0].trim().split(" ").slice(1));
+    expect(commands).toHaveLength(2);
+    for (const args of commands) {
+      if (args[0] === "session") expect((await runNudge([...args, "--yes"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+      else await continueIn(b, cfg, args.slice(2), "Going on.");
+    }
+    const list = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout);
+    expect(list.map((s: { id: string }) => s.id)).toEqual([recorded.id]); // no fork
+    const show = JSON.parse((await runNudge(["session", "show", recorded.id, "--json"], { cwd: b })).stdout);
+    expect(show.turns).toHaveLength(3);
+    expect(show.turns[2].edits ?? null).toBeNull();
+    expect(readFileSync(path.join(b, "notes.txt"), "utf8")).toBe("one\n");
+  });
 });

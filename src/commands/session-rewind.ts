@@ -97,7 +97,11 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
     const { record, savedEdits, notRestored } = await undoLastRewind(store, prepared);
     for (const file of notRestored) process.stderr.write(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });
-    say(`undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`);
+    say(
+      record.fork
+        ? `undid the fork of ${record.sessionId} at turn ${record.turn}: the files are as they were before it; the fork ${record.fork} stays recorded (nudge session rm ${record.fork} removes it)`
+        : `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`,
+    );
     if (savedEdits) say(`edits made after that rewind are kept under ${savedEdits}`);
   });
 }

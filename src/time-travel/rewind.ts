@@ -288,7 +288,7 @@ async function beginRecord(
   store: Store,
   state: WorkTreeState,
   stamp: string,
-  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner"> & { backup: { ref: string; message: string } },
+  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork"> & { backup: { ref: string; message: string } },
 ): Promise<RewindRecord> {
   const commit = await backupCommit(state.root, state.tree, state.head, o.backup.message);
   const record: RewindRecord = {
@@ -299,6 +299,7 @@ async function beginRecord(
     backup: { commit, tree: state.tree, ref: o.backup.ref },
     status: "started",
     owner: thisProcess(),
+    fork: null,
   };
   await Promise.all([git.updateRefs(state.root, [{ ref: o.backup.ref, commit }]), saveRecord(store, record)]);
   return record;
@@ -333,6 +334,8 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
   }
   // The session may have been removed since (`session rm` keeps the backup --undo restores): the files still come back.
   if (rewind.scope !== "code" && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
+  // An undone fork is abandoned: the session it was forked from is the one used last again, so `claude run -c` goes on with it.
+  else if (rewind.fork && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), {});
   await saveRecord(store, { ...rewind, status: "undone" });
   await saveRecord(store, { ...undo, status: "applied" });
   return { record: rewind, savedEdits: plan.keepsEdits ? undo.backup.ref : null, notRestored };

@@ -22,6 +22,7 @@ import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
 import { exporter, sha256, stageSession, type Placement } from "./import-stage.js";
 import { refusing } from "./limits.js";
+import { parentHere } from "./import-parent.js";
 
 export interface ImportOptions {
   force: boolean;
@@ -76,7 +77,7 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
     await checkCode(store.repoRoot, contents, refs, path.join(work, "index"), progress).catch(refusing(name));
 
     const now = (o.now ?? (() => new Date()))();
-    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString(), keepBoth: !o.force }, path.join(work, "bundle"));
+    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString(), keepBoth: !o.force, parent: await parentHere(store, contents.header.parent) }, path.join(work, "bundle"));
     const different = staged.placements.filter((p) => p.state === "different");
     if (different.length && !o.force) {
       throw new UserError(

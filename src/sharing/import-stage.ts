@@ -29,6 +29,8 @@ export interface ImportTarget {
   importedAt: string;
   /** Another version of claude's transcript here (a conversation continued apart): give the incoming one a fresh claude id (else it stays "different"). */
   keepBoth: boolean;
+  /** The fork's parent as this store knows it (import-parent.ts). */
+  parent: Manifest["parent"];
 }
 
 export interface Placement {
@@ -119,8 +121,7 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     updatedAt: target.importedAt, // `claude run -c` here continues the session imported last
     state: "complete",
     repo: { ...header.repo, root: target.root, cwd, worktree: target.worktree },
-    // The parent is a session of the exporter's store, not of this one.
-    parent: null,
+    parent: target.parent,
     resume,
     origin: {
       exportedBy: exporter(index),

@@ -78,7 +78,7 @@ describe("re-imports", () => {
     const his = await continueIn(b, cfg, ["-r", id], "fine");
     expect(his).toContain("Bob's own reply.");
     expect(his).not.toContain("Ana's own reply.");
-  });
+  }, 180_000);
 
   it("a fork's export, then its parent's: claude's copy is an earlier part of the same conversation, not another version", async () => {
     const { clone } = await origin({ "README.md": "# app\n" });
@@ -105,6 +105,9 @@ describe("re-imports", () => {
     const result = JSON.parse(run.stdout);
     expect(result).toMatchObject({ status: "imported", id: parent, idChange: null, setAside: null });
     expect(result.claudeFiles.map((f: { state: string }) => f.state)).toContain("extends");
+    // The imported fork keeps its FORK OF (before: lost on import).
+    const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout);
+    expect(listed.find((s: { origin: { sourceId: string } | null }) => s.origin?.sourceId === child).parent).toEqual({ id: parent, turn: 1 });
     const seen = await continueIn(b, cfg, ["-r", parent], "fine");
     expect(seen).toContain("Second answer.");
     expect(seen).not.toContain("Fork answer.");
@@ -112,7 +115,7 @@ describe("re-imports", () => {
     const forkSeen = await continueIn(b, cfg, ["-r", JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find((s: { origin: { sourceId: string } | null }) => s.origin?.sourceId === child).id], "fine");
     expect(forkSeen).toContain("Fork answer.");
     expect(forkSeen).not.toContain("Second answer.");
-  });
+  }, 180_000);
 
   it("after an import, the hint's order works: its code is put in place, and going on from the last turn does not fork", async () => {
     const { clone } = await origin({ "README.md": "# app\n" });
@@ -138,5 +141,10 @@ describe("re-imports", () => {
     expect(show.turns).toHaveLength(3);
     expect(show.turns[2].edits ?? null).toBeNull();
     expect(readFileSync(path.join(b, "notes.txt"), "utf8")).toBe("one\n");
-  });
+    // Bob's own fork of it is his, not imported (before: it showed IMPORTED FROM Ana).
+    const fork = await runNudge(["session", "fork", recorded.id, "1", "--worktree", path.join(tempDir(), "bob-try"), "--json"], { cwd: b });
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    const forked = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find((s: { id: string }) => s.id === JSON.parse(fork.stdout).id);
+    expect(forked).toMatchObject({ parent: { id: recorded.id, turn: 1 }, origin: null });
+  }, 180_000);
 });

@@ -8,6 +8,7 @@ import { defaultExportName, exportSession, type ExportResult } from "../sharing/
 import { formatBytes } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
 import { printJson } from "../terminal/output.js";
+import { checkExportTarget } from "./export-target.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -15,6 +16,7 @@ const Options = z.object({
   upto: z.optional(z.string()),
   redact: z.boolean(),
   allowSecretsInCode: z.optional(z.boolean()),
+  force: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
 });
 
@@ -25,6 +27,7 @@ export const sessionExportCommand = new Command("export")
   .option("--upto <turn>", "export turns 0..N only (leave out later turns, e.g. one that leaked something)")
   .option("--no-redact", "keep secrets found in the conversation and transcripts verbatim (they are masked by default)")
   .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
+  .option("--force", "replace the file -o names if it exists (without a terminal it is refused otherwise)")
   .option("--json", "machine-readable output")
   .addHelpText(
     "after",
@@ -48,6 +51,7 @@ Examples:
     const given = path.resolve(o.output ?? ".");
     const out = o.output === undefined || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
     await refuseSpecialFile(out);
+    await checkExportTarget(o.output, out, o.force ?? false);
     const result = await exportSession(store, session, {
       out,
       upto: o.upto === undefined ? null : parseTurnArg(o.upto, "--upto"),

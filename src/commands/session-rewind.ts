@@ -94,6 +94,11 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
   await withUndo(store, async () => {
     const prepared = await prepareUndo(store);
     if (o.dryRun) return o.json ? printJson({ dryRun: true, ...prepared.plan }) : describeUndo(prepared.plan).forEach(say);
+    // Like a rewind: shown and asked on a terminal, --yes without one.
+    if (!o.yes && process.stdin.isTTY && !o.json) describeUndo(prepared.plan).forEach(say);
+    if (await confirm("undo it?", o.yes)) {
+      if ((await prepareUndo(store)).state.tree !== prepared.state.tree) throw changedWhileAsking("undo");
+    }
     const { record, savedEdits, notRestored } = await undoLastRewind(store, prepared);
     for (const file of notRestored) process.stderr.write(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });

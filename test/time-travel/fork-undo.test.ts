@@ -1,4 +1,5 @@
 /** Undoing a fork put in place abandons it: `claude run -c` goes back to the session it was forked from. Real claude, scripted API. */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitdir } from "../support/gitdir.js";
@@ -27,6 +28,11 @@ describe("fork in place, then --undo", () => {
     const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], { cwd: repo });
     expect(fork.exitCode, fork.stderr).toBe(0);
     const forkId = /→ (\w+)/.exec(fork.stdout)![1]!;
+    // Without a terminal an undo needs --yes, as a rewind does (before: it went ahead unasked).
+    const unasked = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
+    expect(unasked.exitCode).toBe(1);
+    expect(unasked.stderr).toBe("error: not confirmed: there is no terminal to ask\nhint: pass --yes to go ahead (see --dry-run first)");
+    expect(existsSync(path.join(repo, "two.txt"))).toBe(false); // still the fork's code
     const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
     expect(undo.exitCode, undo.stderr).toBe(0);
     // Before: "undid the rewind of <id> to turn 1", and -c went on in the fork.

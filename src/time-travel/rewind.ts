@@ -137,7 +137,8 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   const state = await captureWorkTree(store, root);
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
   const code = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state);
-  const headOnHistory = o.resetHead && target.head && state.head ? await git.isAncestor(root, target.head, state.head) : true;
+  const headRelation = await relationOf(root, target.head, state.head);
+  const headOnHistory = headRelation !== "behind" && headRelation !== "apart";
   const plan = planRewind({
     manifest,
     turn,
@@ -150,8 +151,16 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
     inTheWay: code.inTheWay,
     submoduleSwaps: submoduleSwaps(code.changes),
     headOnHistory,
+    headRelation,
   });
   return { plan, state, changes: code.changes, keepOnDisk: code.ignoredAtTarget, hidden: code.hidden };
+}
+
+/** Where HEAD now stands against the turn's recorded HEAD (two git processes at most, only when they differ). */
+async function relationOf(root: string, recorded: string | null, current: string | null): Promise<"ahead" | "behind" | "apart" | null> {
+  if (!recorded || !current || recorded === current) return null;
+  if (await git.isAncestor(root, recorded, current)) return "ahead";
+  return (await git.isAncestor(root, current, recorded)) ? "behind" : "apart";
 }
 
 interface CodeSide {

@@ -147,4 +147,28 @@ describe("re-imports", () => {
     const forked = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find((s: { id: string }) => s.id === JSON.parse(fork.stdout).id);
     expect(forked).toMatchObject({ parent: { id: recorded.id, turn: 1 }, origin: null });
   }, 180_000);
+
+  it("a rewind plan in the importing clone is worded for it: HEAD behind is not 'commits were made since', files never here are not 'you deleted it'", async () => {
+    const { clone } = await origin({ "README.md": "# app\n" });
+    const a = await clone("ana");
+    recorded = await recordSession(
+      a,
+      [
+        { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } },
+        { tool: "Bash", input: { command: "git add notes.txt && git commit -q -m 'notes, by claude'", description: "commit" } },
+        { text: "Committed." },
+      ],
+      ["write notes and commit them"],
+    );
+    const archive = await exportTo(a, recorded.id, recorded.env, "s.tar.gz");
+    const b = await clone("bob");
+    expect((await runNudge(["session", "import", archive], { cwd: b, env: { CLAUDE_CONFIG_DIR: configDir() } })).exitCode).toBe(0);
+    const plan = await runNudge(["session", "rewind", recorded.id, "1", "--dry-run"], { cwd: b });
+    expect(plan.exitCode, plan.stderr).toBe(0);
+    // Before: "HEAD: commits were made since turn 1 … pass --reset-head to move it back" (then refused), and "restore notes.txt (you deleted it)".
+    expect(plan.stdout).toMatch(/^ {2}HEAD: \w+ here is behind \w+ at turn 1 \(this clone lacks the commits made up to then\); HEAD stays$/m);
+    expect(plan.stdout).not.toContain("--reset-head");
+    expect(plan.stdout).toContain("    restore    notes.txt (not in your work tree)");
+    expect(plan.stdout).not.toContain("you deleted it");
+  }, 180_000);
 });

@@ -18,6 +18,8 @@ import type { Store } from "./store.js";
 const Step = z.discriminatedUnion("kind", [
   /** A file or folder made (undo: remove it). */
   z.object({ kind: z.literal("made"), path: z.string() }),
+  /** A file made longer in place, by a rename over it (undo: cut it back to its size). */
+  z.object({ kind: z.literal("extended"), path: z.string(), size: z.number() }),
   /** A folder made where there was none (undo: remove it if empty). */
   z.object({ kind: z.literal("folder"), path: z.string() }),
   /** Moved (undo: move back). */
@@ -121,6 +123,7 @@ async function undo(store: Store, steps: WorkStep[]): Promise<void> {
   const root = store.repoRoot;
   for (const step of [...steps].reverse()) {
     if (step.kind === "made") await fs.rm(step.path, { recursive: true, force: true });
+    else if (step.kind === "extended") await fs.truncate(step.path, step.size).catch(() => undefined);
     else if (step.kind === "folder") await fs.rmdir(step.path).catch(() => undefined);
     else if (step.kind === "renamed") await fs.rename(step.to, step.from).catch(() => undefined);
     else if (step.kind === "refs") await git.deleteRefsAt(root, await stillAt(root, step.refs));

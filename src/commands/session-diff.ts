@@ -52,14 +52,17 @@ Examples:
     const ignored = new Set(range.nowIgnored ?? []);
     const files = (await turnDiff(store, m, range)).map((f) => (ignored.has(f.path) ? { ...f, nowIgnored: true } : f));
     if (options.json) {
-      const list = files.map(({ path, oldPath, status, insertions, deletions, binary, nowIgnored }) => ({
+      // The modes say what a chmod-only change is (0 insertions, 0 deletions otherwise).
+      const list = files.map(({ path, oldPath, status, insertions, deletions, binary, oldMode, newMode, nowIgnored }) => ({
         path,
         oldPath,
         status,
         insertions,
         deletions,
         binary,
-        ...(nowIgnored ? { nowIgnored } : {}),
+        oldMode,
+        newMode,
+        nowIgnored: nowIgnored ?? false,
       }));
       return printJson({ id: m.id, from: range.from, to: range.to, files: list });
     }
@@ -135,6 +138,8 @@ async function turnDiff(store: Store, m: Manifest, range: DiffRange): Promise<Fi
       ...(e.oldPath !== undefined && { oldPath: e.oldPath }),
       status: STATUS[e.status],
       ...countChanges(lines),
+      oldMode: /^0+$/.test(e.oldMode) ? null : e.oldMode,
+      newMode: /^0+$/.test(e.newMode) ? null : e.newMode,
       oldBytes: sizes.get(e.oldBlob) ?? null,
       newBytes: sizes.get(e.newBlob) ?? null,
       lines,

@@ -11,6 +11,7 @@ import { excludeExport } from "../sharing/export-exclude.js";
 import { formatBytes } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
+import { checkExportTarget } from "./export-target.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -18,6 +19,7 @@ const Options = z.object({
   upto: z.optional(z.string()),
   redact: z.boolean(),
   allowSecretsInCode: z.optional(z.boolean()),
+  force: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
 });
 
@@ -28,6 +30,7 @@ export const sessionExportCommand = new Command("export")
   .option("--upto <turn>", "export turns 0..N only (leave out later turns, e.g. one that leaked something)")
   .option("--no-redact", "keep secrets found in the conversation and transcripts verbatim (they are masked by default)")
   .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
+  .option("--force", "replace the file -o names if it exists (without a terminal it is refused otherwise)")
   .option("--json", "machine-readable output")
   .addHelpText(
     "after",
@@ -56,6 +59,7 @@ Examples:
     const given = path.resolve(scratch ?? o.output ?? ".");
     const out = o.output === undefined || scratch || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
     await refuseSpecialFile(out);
+    if (!scratch) await checkExportTarget(o.output, out, o.force ?? false);
     let result: ExportResult;
     let excludedIn: string | null = null;
     try {

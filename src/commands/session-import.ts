@@ -75,15 +75,20 @@ export function describe(r: ImportResult, file: string): string[] {
     const same = files.filter((f) => f.state === "same").length;
     const longer = files.filter((f) => f.state === "longer").length;
     const holds = files.filter((f) => f.state === "holds").length;
+    const extended = files.filter((f) => f.state === "extends").length;
+    const beside = files.filter((f) => f.state === "beside" && f.path.endsWith(".jsonl") && path.dirname(f.path) === folder);
     const notes = [
       ...(same ? [`${same} already there`] : []),
       ...(longer ? [`${longer} already there and continued since: kept, the session resumes from its own last turn in a fork`] : []),
       ...(holds ? [`${holds} already there in another version (the original of a masked export?): kept as they are, the session resumes from its own last turn in a fork`] : []),
+      ...(extended ? [`${extended} already there in part (an earlier part of this conversation): now whole`] : []),
+      ...(beside.length ? [`another version of this conversation is already there, continued apart: both kept, this one as claude session ${beside.map((f) => path.basename(f.path, ".jsonl")).join(", ")}`] : []),
     ];
     lines.push(`  claude: ${files.length} file${files.length === 1 ? "" : "s"} in ${home(folder)}${notes.length ? ` (${notes.join("; ")})` : ""}`);
   }
   for (const moved of r.setAside?.claudeFiles ?? []) lines.push(`  set aside claude's ${home(moved)} into ${home(r.setAside!.backupDir)}`);
-  if (r.status === "imported") lines.push(`continue it: nudge claude run -r ${shellQuote(r.id)} · put its code in place: nudge session rewind ${shellQuote(r.id)} ${r.turns}`);
+  // The code first: a run started on this clone's own tree would record it as edits undoing the session's work.
+  if (r.status === "imported") lines.push(`put its code in place: nudge session rewind ${shellQuote(r.id)} ${r.turns} · then continue it: nudge claude run -r ${shellQuote(r.id)}`);
   return lines;
 }
 

@@ -94,10 +94,19 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
   await withUndo(store, async () => {
     const prepared = await prepareUndo(store);
     if (o.dryRun) return o.json ? printJson({ dryRun: true, ...prepared.plan }) : describeUndo(prepared.plan).forEach(say);
+    // Like a rewind: shown and asked on a terminal, --yes without one.
+    if (!o.yes && process.stdin.isTTY && !o.json) describeUndo(prepared.plan).forEach(say);
+    if (await confirm("undo it?", o.yes)) {
+      if ((await prepareUndo(store)).state.tree !== prepared.state.tree) throw changedWhileAsking("undo");
+    }
     const { record, savedEdits, notRestored } = await undoLastRewind(store, prepared);
     for (const file of notRestored) writeErr(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });
-    say(`undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`);
+    say(
+      record.fork
+        ? `undid the fork of ${record.sessionId} at turn ${record.turn}: the files are as they were before it; the fork ${record.fork} stays recorded (nudge session rm ${record.fork} removes it)`
+        : `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`,
+    );
     if (savedEdits) say(`edits made after that rewind are kept under ${savedEdits}`);
   });
 }

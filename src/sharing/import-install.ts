@@ -98,7 +98,7 @@ async function setAside(store: Store, id: string, refs: Array<{ ref: string; com
   return moves.map((m) => m.to);
 }
 
-/** claude's files into its project folder: folders made as needed (and removed again on failure), no file ever overwritten. */
+/** claude's files into its project folder: folders made as needed (and removed again on failure), no file overwritten but one this one begins with. */
 async function place(placements: Placement[], work: Work): Promise<void> {
   for (const p of placements) {
     if (p.state === "same" || p.state === "longer" || p.state === "holds") continue; // claude's own copy stays as it is
@@ -107,6 +107,16 @@ async function place(placements: Placement[], work: Work): Promise<void> {
       await fs.mkdir(folder);
     }
     faultPoint("import-place");
+    if (p.state === "extends") {
+      // claude's file is where this one starts: the longer one goes in whole (a rename), and an undo cuts it back to what it was.
+      const had = (await fs.stat(p.to)).size;
+      const temp = `${p.to}.nudge-import-${process.pid}`;
+      await work.will({ kind: "made", path: temp });
+      await fs.copyFile(p.from, temp, fs.constants.COPYFILE_EXCL);
+      await work.will({ kind: "extended", path: p.to, size: had });
+      await fs.rename(temp, p.to);
+      continue;
+    }
     await work.will({ kind: "made", path: p.to });
     await fs.copyFile(p.from, p.to, fs.constants.COPYFILE_EXCL);
   }

@@ -26,6 +26,7 @@ import { installSession, type SetAside } from "./import-install.js";
 import type { Work } from "../bundle/cut-off-work.js";
 import { exporter, sha256, stageSession, type Placement } from "./import-stage.js";
 import { formatBytes, raisedLimits, refusing } from "./limits.js";
+import { parentHere } from "./import-parent.js";
 
 export interface ImportOptions {
   force: boolean;
@@ -102,7 +103,7 @@ async function importInto(store: Store, archive: string, o: ImportOptions, work:
     await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(refusing(name));
 
     const now = (o.now ?? (() => new Date()))();
-    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString() }, path.join(work.dir, "bundle"));
+    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString(), keepBoth: !o.force, parent: await parentHere(store, contents.header.parent) }, path.join(work.dir, "bundle"));
     faultPoint("import-staged");
     const different = staged.placements.filter((p) => p.state === "different");
     if (different.length && !o.force) {

@@ -17,6 +17,8 @@ import type { ExportContents } from "./import-contents.js";
 import { remapOffsets } from "./line-offsets.js";
 import { relocateTranscript, transcriptMoves } from "./relocate.js";
 import { listFiles } from "./list-files.js";
+import { renameDiverged } from "./diverged-copy.js";
+import { claudeSessionIdOf, transcriptName } from "../bundle/transcript-name.js";
 
 export interface ImportTarget {
   id: string;
@@ -25,6 +27,10 @@ export interface ImportTarget {
   worktree: string | null;
   claudeConfigDir: string;
   importedAt: string;
+  /** Another version of claude's transcript here (a conversation continued apart): give the incoming one a fresh claude id (else it stays "different"). */
+  keepBoth: boolean;
+  /** The fork's parent as this store knows it (import-parent.ts). */
+  parent: Manifest["parent"];
 }
 
 export interface Placement {
@@ -37,9 +43,13 @@ export interface Placement {
    * starts with these bytes and goes on (the same conversation, continued: it is kept as it is);
    * holds: another copy of this conversation is there, with the export's last reply in it (the
    * original an export masked secrets in, perhaps continued since: it is kept as it is);
+   * extends: claude's file there is where this one starts (an earlier part of the same
+   * conversation, say from a fork's export): this one replaces it, nothing of it is lost;
+   * beside: another version of this conversation is there (continued apart): this one goes
+   * beside it under a fresh claude session id;
    * different: another file is there.
    */
-  state: "new" | "same" | "longer" | "holds" | "different";
+  state: "new" | "same" | "longer" | "holds" | "extends" | "beside" | "different";
 }
 
 export interface StagedSession {
@@ -83,19 +93,27 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   }
 
   const ref = sessionRef(target.id);
-  const turns = contents.turns.map((t) => ({
+  const recorded = contents.turns.map((t) => ({
     ...t,
     snapshot: { ...t.snapshot, ref },
     ...(t.edits ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, ref } } } : {}),
     ...(t.transcript && t.transcriptBytes != null ? { transcriptBytes: lengths.get(t.transcript)?.get(t.transcriptBytes) ?? t.transcriptBytes } : {}),
   }));
   const { header } = contents;
-  const last = resumePoint({ ...header, turns, unsaved: [] }, turns.at(-1)!.n);
+  const last = resumePoint({ ...header, turns: recorded, unsaved: [] }, recorded.at(-1)!.n);
   await keepOtherCopies(placements, projectDir, last?.atUuid ?? null);
+  const renamed = target.keepBoth ? await renameDiverged(placements, projectDir) : new Map<string, string>();
+  const renameTurn = (t: (typeof recorded)[number]) => {
+    const session = t.claudeSessionId && renamed.get(t.claudeSessionId);
+    const file = t.transcript && renamed.get(claudeSessionIdOf(t.transcript));
+    return { ...t, ...(session ? { claudeSessionId: session } : {}), ...(file ? { transcript: transcriptName(file) } : {}) };
+  };
   // claude's copy there is this conversation continued further: resume from the export's last reply, in a fork.
   const continued = placements.some((p) => (p.state === "longer" || p.state === "holds") && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir);
+  const turns = recorded.map(renameTurn);
   const point = continued && !header.resume ? last : null;
-  const resume = point ? { claudeSessionId: point.claudeSessionId, atUuid: point.atUuid } : header.resume;
+  const resumeAt = point ? { claudeSessionId: point.claudeSessionId, atUuid: point.atUuid } : header.resume;
+  const resume = resumeAt && { ...resumeAt, claudeSessionId: renamed.get(resumeAt.claudeSessionId) ?? resumeAt.claudeSessionId };
   const manifest: Manifest = {
     ...header,
     format: MANIFEST_FORMAT,
@@ -103,8 +121,7 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     updatedAt: target.importedAt, // `claude run -c` here continues the session imported last
     state: "complete",
     repo: { ...header.repo, root: target.root, cwd, worktree: target.worktree },
-    // The parent is a session of the exporter's store, not of this one.
-    parent: null,
+    parent: target.parent,
     resume,
     origin: {
       exportedBy: exporter(index),
@@ -160,6 +177,7 @@ async function compare(staged: string, placed: string): Promise<Placement["state
   const there = await fs.lstat(placed).catch(() => null);
   if (!there) return "new";
   const size = (await fs.stat(staged)).size;
+  if (there.isFile() && there.size < size && (await sha256(staged, there.size)) === (await sha256(placed))) return "extends";
   if (!there.isFile() || there.size < size) return "different";
   if ((await sha256(placed, size)) !== (await sha256(staged))) return "different";
   return there.size === size ? "same" : "longer";

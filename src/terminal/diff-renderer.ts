@@ -17,6 +17,9 @@ export interface FileDiff {
   insertions: number;
   deletions: number;
   binary: boolean;
+  /** git modes (100644, 100755, 120000, …) before and after, null on the side where the file does not exist. */
+  oldMode?: string | null;
+  newMode?: string | null;
   /** Sizes in bytes before and after, null on the side where the file does not exist. */
   oldBytes: number | null;
   newBytes: number | null;

@@ -12,7 +12,7 @@ import { beginWork, clearCutOffWork } from "../bundle/cut-off-work.js";
 import { faultPoint } from "../fault-injection.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { forkBundle, planWorktreeFork, type ForkResult } from "./fork.js";
-import type { RewindRecord } from "./rewind-log.js";
+import { saveRecord, type RewindRecord } from "./rewind-log.js";
 import { applyRewind, captureWorkTree, prepareRewind, withWorkTree, type PreparedRewind } from "./rewind.js";
 import { plannedSwitch, switchVerified } from "./work-tree-switch.js";
 
@@ -73,8 +73,11 @@ export function prepareForkInPlace(store: Store, source: StoredSession, turn: nu
 
 export async function applyForkInPlace(store: Store, source: StoredSession, prepared: PreparedRewind): Promise<ForkOutcome> {
   const turn = prepared.plan.turn;
-  const rewind = prepared.changes.length > 0 ? await applyRewind(store, source, prepared) : null;
+  const applied = prepared.changes.length > 0 ? await applyRewind(store, source, prepared) : null;
   const fork = await forkBundle(store, source, turn);
+  // The record names the fork, so that its undo can say so and leave the fork behind.
+  const rewind = applied && { ...applied, fork: fork.manifest.id };
+  if (rewind) await saveRecord(store, rewind);
   return { ...fork, turn, codeAt: source.manifest.repo.root, rewind };
 }
 

@@ -92,6 +92,8 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
     state: "complete",
     repo: { ...source.manifest.repo, ...repo },
     parent: { id: source.manifest.id, turn: turn.n },
+    // A fork is made here, by you: an imported session's origin is its parent's, not the fork's.
+    origin: null,
     resume: resumeAt(source.manifest, turn.n),
     rewoundTo: null,
     summary: summaryOf(turns),

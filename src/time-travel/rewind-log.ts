@@ -43,6 +43,8 @@ export const RewindRecordSchema = z.object({
   hidden: z._default(z.array(z.object({ path: z.string(), mode: z.string(), blob: sha })), []),
   /** For an undo: the rewind it undoes. */
   undoes: z._default(z.nullable(z.string()), null),
+  /** A fork put in place: the fork session this rewind made (its undo abandons it: `claude run -c` goes back to the session forked). */
+  fork: z._default(z.nullable(z.string()), null),
   /**
    * started: written before the work tree changed, not finished; applied: done (`--undo` may
    * restore it); undone; failed: refused or put back, nothing to undo; rolled-back: an interrupted

@@ -32,6 +32,8 @@ export interface RewindFacts {
   submoduleSwaps: string[];
   /** Is HEAD still on the session's history: the turn's recorded HEAD an ancestor of HEAD now? */
   headOnHistory: boolean;
+  /** HEAD now against the turn's: ahead (commits made since), behind (a clone that lacks its later commits), apart (neither), null when the same or unknown. */
+  headRelation?: "ahead" | "behind" | "apart" | null;
 }
 
 /** What switching the work tree does to it: the files written and deleted, and the submodules left alone. */
@@ -75,11 +77,15 @@ export interface RewindPlan extends CodeChanges {
   current: { tree: string; head: string | null; branch: string | null };
   /** The work tree holds something the session's latest snapshot does not. */
   unsavedWork: boolean;
-  head: { recorded: string | null; current: string | null; differs: boolean; reset: boolean };
+  head: { recorded: string | null; current: string | null; differs: boolean; reset: boolean; relation: "ahead" | "behind" | "apart" | null };
+  /** An imported session: files of its snapshots missing here were never here, not deleted by you. */
+  imported: boolean;
   /** The branch the session was recorded on, when HEAD is now on another one (or detached). */
   otherBranch: { recorded: string | null; current: string | null } | null;
   /** Where the conversation resumes (null: the code alone is rewound, or there is no reply to resume from). */
   conversation: ReturnType<typeof resumePoint>;
+  /** The conversation resumes at the session's last reply, where it already stands: the next run simply goes on, no fork. */
+  conversationInPlace: boolean;
 }
 
 export function planRewind(f: RewindFacts): RewindPlan {
@@ -91,6 +97,7 @@ export function planRewind(f: RewindFacts): RewindPlan {
   const recordedBranch = f.manifest.repo.branch;
   const otherBranch = recordedBranch !== f.current.branch ? { recorded: recordedBranch, current: f.current.branch } : null;
   if (f.resetHead && headDiffers) refuseResetHead(f, turn.head, otherBranch);
+  const conversation = f.scope === "code" ? null : resumePoint(f.manifest, f.turn);
   return {
     sessionId: f.manifest.id,
     turn: f.turn,
@@ -99,10 +106,20 @@ export function planRewind(f: RewindFacts): RewindPlan {
     current: f.current,
     ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget),
     unsavedWork: f.current.tree !== latest.snapshot.tree,
-    head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers },
+    head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers, relation: f.headRelation ?? null },
+    imported: Boolean(f.manifest.origin),
     otherBranch,
-    conversation: f.scope === "code" ? null : resumePoint(f.manifest, f.turn),
+    conversation,
+    conversationInPlace: conversation !== null && conversation.turn === latest.n,
   };
+}
+
+/** HEAD worded for the clone the rewind runs in: a clone behind the recorded HEAD has nothing to move back. */
+function headLine(plan: RewindPlan): string {
+  const then = `${short(plan.head.recorded)} at turn ${plan.turn}`;
+  if (plan.head.relation === "behind") return `  HEAD: ${short(plan.head.current)} here is behind ${then} (this clone lacks the commits made up to then); HEAD stays`;
+  if (plan.head.relation === "apart") return `  HEAD: ${short(plan.head.current)} here is on another line of history than ${then}; HEAD stays`;
+  return `  HEAD: commits were made since turn ${plan.turn} (${short(plan.head.recorded)} then, ${short(plan.head.current)} now); HEAD stays${plan.otherBranch ? "" : ", pass --reset-head to move it back"}`;
 }
 
 /** The checks the switch itself makes, made first: nothing is planned that would be refused later. */
@@ -139,7 +156,7 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
   // A fork starts a new session at the turn; a rewind takes this one back to it.
   const lines = [verb === "fork" ? `fork session ${plan.sessionId} at turn ${plan.turn}, its code put in place here` : `${verb} session ${plan.sessionId} to turn ${plan.turn}`];
   if (plan.scope !== "conversation") {
-    lines.push(...codeLines(plan, "at that turn"));
+    lines.push(...codeLines(plan, "at that turn", plan.imported));
     // A fork whose code is already in place writes nothing, so it saves nothing either.
     const writesNothing = plan.write.length + plan.remove.length + plan.submodules.length + plan.keep.length === 0;
     if (!(verb === "fork" && writesNothing)) {
@@ -157,12 +174,14 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
     lines.push(
       plan.head.reset
         ? `  HEAD: ${plan.current.branch ?? "HEAD"} moves from ${short(plan.head.current)} back to ${short(plan.head.recorded)}; later commits stay reachable from the backup`
-        : `  HEAD: commits were made since turn ${plan.turn} (${short(plan.head.recorded)} then, ${short(plan.head.current)} now); HEAD stays${plan.otherBranch ? "" : ", pass --reset-head to move it back"}`,
+        : headLine(plan),
     );
   }
   if (plan.scope !== "code") {
     lines.push(
-      plan.conversation
+      plan.conversationInPlace
+        ? `  conversation: turn ${plan.turn} is the session's last; the next \`nudge claude run -r ${plan.sessionId}\` goes on from there, in this session`
+        : plan.conversation
         ? `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` continues from claude's last reply in turn ${plan.conversation.turn}${plan.conversation.turn === plan.turn ? "" : ` (turn ${plan.turn} has no reply)`}, in a new fork; turns after it stay recorded`
         : `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` starts a fresh conversation, in a new fork`,
     );
@@ -171,7 +190,7 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
 }
 
 /** The code part of a plan, one line per path; the user's own files under a heading of their own. */
-function codeLines(c: CodeChanges, state: string): string[] {
+function codeLines(c: CodeChanges, state: string, imported = false): string[] {
   if (c.write.length + c.remove.length + c.submodules.length + c.keep.length === 0) return [`  code: already as ${state}, nothing to write`];
   const yoursWrite = new Set(c.yours.write);
   const yoursRemove = new Set(c.yours.remove);
@@ -183,7 +202,7 @@ function codeLines(c: CodeChanges, state: string): string[] {
     lines.push("  changes made outside this session, in none of its snapshots (the backup keeps them):");
     const restore = new Set(c.yours.restore);
     lines.push(
-      ...c.yours.write.map((p) => (restore.has(p) ? `    restore    ${printablePath(p)} (you deleted it)` : `    overwrite  ${printablePath(p)}`)),
+      ...c.yours.write.map((p) => (restore.has(p) ? `    restore    ${printablePath(p)} (${imported ? "not in your work tree" : "you deleted it"})` : `    overwrite  ${printablePath(p)}`)),
       ...c.yours.remove.map((p) => `    delete     ${printablePath(p)}`),
     );
   }

@@ -137,7 +137,8 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   const state = await captureWorkTree(store, root);
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
   const code = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state);
-  const headOnHistory = o.resetHead && target.head && state.head ? await git.isAncestor(root, target.head, state.head) : true;
+  const headRelation = await relationOf(root, target.head, state.head);
+  const headOnHistory = headRelation !== "behind" && headRelation !== "apart";
   const plan = planRewind({
     manifest,
     turn,
@@ -150,8 +151,16 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
     inTheWay: code.inTheWay,
     submoduleSwaps: submoduleSwaps(code.changes),
     headOnHistory,
+    headRelation,
   });
   return { plan, state, changes: code.changes, keepOnDisk: code.ignoredAtTarget, hidden: code.hidden };
+}
+
+/** Where HEAD now stands against the turn's recorded HEAD (two git processes at most, only when they differ). */
+async function relationOf(root: string, recorded: string | null, current: string | null): Promise<"ahead" | "behind" | "apart" | null> {
+  if (!recorded || !current || recorded === current) return null;
+  if (await git.isAncestor(root, recorded, current)) return "ahead";
+  return (await git.isAncestor(root, current, recorded)) ? "behind" : "apart";
 }
 
 interface CodeSide {
@@ -245,7 +254,8 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
       throw headResetFailed(plan.turn, error);
     }
   }
-  if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.turn });
+  // Rewound to the last reply: the conversation is where it stands, so the next run goes on without a fork.
+  if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.conversationInPlace ? null : plan.turn });
   const done: RewindRecord = { ...record, status: "applied" };
   await saveRecord(store, done);
   return done;
@@ -298,7 +308,7 @@ async function beginRecord(
   store: Store,
   state: WorkTreeState,
   stamp: string,
-  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner"> & { backup: { ref: string; message: string } },
+  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork"> & { backup: { ref: string; message: string } },
 ): Promise<RewindRecord> {
   const commit = await backupCommit(state.root, state.tree, state.head, o.backup.message);
   const record: RewindRecord = {
@@ -309,6 +319,7 @@ async function beginRecord(
     backup: { commit, tree: state.tree, ref: o.backup.ref },
     status: "started",
     owner: thisProcess(),
+    fork: null,
   };
   await Promise.all([git.updateRefs(state.root, [{ ref: o.backup.ref, commit }]), saveRecord(store, record)]);
   return record;
@@ -343,6 +354,8 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
   }
   // The session may have been removed since (`session rm` keeps the backup --undo restores): the files still come back.
   if (rewind.scope !== "code" && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
+  // An undone fork is abandoned: the session it was forked from is the one used last again, so `claude run -c` goes on with it.
+  else if (rewind.fork && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), {});
   await saveRecord(store, { ...rewind, status: "undone" });
   await saveRecord(store, { ...undo, status: "applied" });
   return { record: rewind, savedEdits: plan.keepsEdits ? undo.backup.ref : null, notRestored };

@@ -4,6 +4,8 @@
  * is recorded for the whole file; the tests only read it.
  */
 import { describe, expect, it } from "vitest";
+import { gitdir } from "../support/gitdir.js";
+import { recordSession } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { recordThreeTurnsForFile } from "../support/three-turns.js";
 
@@ -66,8 +68,8 @@ describe("nudge session diff", () => {
       from: 2,
       to: 3,
       files: [
-        { path: "blob.bin", status: "added", insertions: 0, deletions: 0, binary: true },
-        { path: "renamed.txt", oldPath: "old-name.txt", status: "renamed", insertions: 0, deletions: 0, binary: false },
+        { path: "blob.bin", status: "added", insertions: 0, deletions: 0, binary: true, oldMode: null, newMode: "100644", nowIgnored: false },
+        { path: "renamed.txt", oldPath: "old-name.txt", status: "renamed", insertions: 0, deletions: 0, binary: false, oldMode: "100644", newMode: "100644", nowIgnored: false },
       ],
     });
     expect(JSON.parse((await diff(id, "0", "--json")).stdout)).toMatchObject({ from: null, to: 0, files: [{ path: "draft.md" }] });
@@ -96,5 +98,19 @@ describe("nudge session diff", () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toMatch(/^hint: /m);
     expect(run.stdout).toBe("");
+  });
+});
+
+describe("nudge session diff --json on a mode change", () => {
+  it("a chmod-only change gives its modes (before: modified 0/0 and nothing else), and nowIgnored is always there", async () => {
+    const repo = await gitdir({ "run.sh": "echo hi\n" });
+    const recorded = await recordSession(repo, [{ tool: "Bash", input: { command: "chmod +x run.sh", description: "make it runnable" } }, { text: "Done." }], ["make run.sh executable"]);
+    try {
+      const run = await runNudge(["session", "diff", recorded.id, "1", "--json"], { cwd: repo });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).files).toEqual([{ path: "run.sh", status: "modified", insertions: 0, deletions: 0, binary: false, oldMode: "100644", newMode: "100755", nowIgnored: false }]);
+    } finally {
+      await recorded.api.close();
+    }
   });
 });

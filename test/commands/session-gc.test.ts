@@ -65,7 +65,7 @@ function twoRewindsAndAnUndo(): Promise<void> {
     await nudge(["session", "rewind", id, "1", "--yes"]);
     await nudge(["session", "rewind", id, "2", "--yes"]);
     writeFileSync(path.join(repo, "mine.txt"), "made after the rewind\n");
-    await nudge(["session", "rewind", "--undo"]);
+    await nudge(["session", "rewind", "--undo", "--yes"]);
   })());
 }
 
@@ -154,7 +154,7 @@ describe("nudge session gc", () => {
 
     await git(repo, "reflog", "expire", "--expire=now", "--all");
     await git(repo, "gc", "-q", "--prune=now");
-    await nudge(["session", "rewind", "--undo"]); // the state before r1: turn 3's files
+    await nudge(["session", "rewind", "--undo", "--yes"]); // the state before r1: turn 3's files
     expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
     expect((await nudge(["session", "diff", recent.id, "2"])).stdout).toContain("+BETA");
 

@@ -102,7 +102,7 @@ describe("nudge session rm", () => {
 
     // A rewind that was undone (its record and backup go with the session), then a code-only rewind
     // that `--undo` restores: that one stays, so the undo still works after the session is gone.
-    for (const args of [["rewind", id, "1", "--yes"], ["rewind", "--undo"], ["rewind", id, "2", "--code-only", "--yes"]]) {
+    for (const args of [["rewind", id, "1", "--yes"], ["rewind", "--undo", "--yes"], ["rewind", id, "2", "--code-only", "--yes"]]) {
       const run = await runNudge(["session", ...args], { cwd: repo });
       expect(run.exitCode, run.stderr).toBe(0);
     }
@@ -140,7 +140,7 @@ describe("nudge session rm", () => {
     await git(repo, "gc", "-q", "--prune=now");
 
     // --undo still puts back what the code-only rewind replaced: the files of turn 3.
-    const undo = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
+    const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
     expect(undo.exitCode, undo.stderr).toBe(0);
     expect(existsSync(path.join(repo, "blob.bin"))).toBe(true);
     expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");

@@ -47,7 +47,7 @@ describe("a rewind killed halfway", () => {
     for (const run of [
       await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-c", "go on"], { cwd: repo, env: recorded.env }),
       await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo }),
-      await runNudge(["session", "rewind", "--undo"], { cwd: repo }),
+      await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo }),
     ]) {
       expect(run.exitCode, run.stderr).toBe(1);
       expect(run.stderr).toMatch(new RegExp(`^error: a rewind of session ${id} to turn 1 was interrupted halfway`, "m"));
@@ -64,7 +64,7 @@ describe("a rewind killed halfway", () => {
     expect(readManifestFile(recorded.dir).rewoundTo).toBe(1);
 
     // The backup holds the state from before, the user's file included: --undo brings it all back.
-    const undo = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
+    const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
     expect(undo.exitCode, undo.stderr).toBe(0);
     expect(await workTreeListing(repo)).toEqual(before);
   });
@@ -82,7 +82,7 @@ describe("a rewind killed halfway", () => {
     expect(readManifestFile(recorded.dir).rewoundTo).toBeNull();
     expect(records(repo).map((r) => r.status)).toEqual(["rolled-back"]);
     // Nothing is left to undo or to finish.
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).stderr).toMatch(/^error: there is no rewind to undo/m);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).stderr).toMatch(/^error: there is no rewind to undo/m);
     expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(/^error: there is no interrupted rewind or undo/m);
   });
 
@@ -102,7 +102,7 @@ describe("a rewind killed halfway", () => {
     const { repo, id } = recorded;
     const before = await workTreeListing(repo);
     expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
-    expect((await rewind(repo, ["--undo"], { NUDGE_FAULT: "undo-after-record:kill" })).signal).toBe("SIGKILL");
+    expect((await rewind(repo, ["--undo", "--yes"], { NUDGE_FAULT: "undo-after-record:kill" })).signal).toBe("SIGKILL");
     const run = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo });
     expect(run.stderr).toMatch(new RegExp(`^error: an undo of the rewind of session ${id} was interrupted halfway`, "m"));
     expect((await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo })).exitCode).toBe(0);
@@ -128,7 +128,7 @@ describe("two at once", () => {
     const two = await treeListing(repo, turns[2]!.snapshot.tree);
     expect([one, two]).toContainEqual(listing);
     expect(records(repo).map((r) => r.status)).toEqual(["applied", "applied"]);
-    for (let i = 0; i < 2; i++) expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    for (let i = 0; i < 2; i++) expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect(await workTreeListing(repo)).toEqual(before);
   });
 

@@ -93,7 +93,7 @@ describe("rewinds and commits", () => {
     expect(plain.stdout).toMatch(/commits were made since turn 0 .*pass --reset-head/);
     expect(await git(repo, "rev-parse", "HEAD")).toBe(claudeCommit);
     expect(existsSync(path.join(repo, "c.txt"))).toBe(false);
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
 
     const reset = await runNudge(["session", "rewind", recorded.id, "0", "--reset-head", "--yes"], { cwd: repo });
     expect(reset.exitCode, reset.stderr).toBe(0);
@@ -103,7 +103,7 @@ describe("rewinds and commits", () => {
     const backupRef = /backup (refs\/nudge\/backup\/\S+)/.exec(reset.stdout)![1]!;
     expect(await git(repo, "merge-base", "--is-ancestor", claudeCommit, backupRef).then(() => true)).toBe(true);
 
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect(await git(repo, "rev-parse", "HEAD")).toBe(claudeCommit);
     expect(readFileSync(path.join(repo, ".git/index")).equals(indexBefore)).toBe(true);
     expect(readFileSync(path.join(repo, "c.txt"), "utf8")).toBe("c\n");

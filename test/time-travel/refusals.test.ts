@@ -45,7 +45,7 @@ describe("rewind refusals", () => {
     expectRefusal(await runNudge(["session", "rewind", "--undo", "--code-only"], { cwd: repo }), /^error: --undo, --continue and --abort put back or finish everything/);
     expect(await userState(repo)).toEqual(rewound);
 
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
   });
 
   it("refuses to rewind from another work tree of the repository: the session's code is not there", async () => {
@@ -83,7 +83,7 @@ describe("rewind refusals", () => {
     const run = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(existsSync(`${index}.lock`)).toBe(false);
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
   });
 
   it("bad ids, paths and folders get an error and a hint, never a stack trace", async () => {

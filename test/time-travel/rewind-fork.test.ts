@@ -74,11 +74,11 @@ describe("rewind, undo, resume and fork", () => {
     expect(readFileSync(path.join(repo, ".git/index")).equals(indexBefore)).toBe(true);
 
     // --undo brings back exactly the state from before, the user's edit included.
-    const undo = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
+    const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
     expect(undo.exitCode, undo.stderr).toBe(0);
     expect(await workTreeListing(repo)).toEqual(beforeRewind);
     expect(readFileSync(path.join(repo, "keep.txt"), "utf8")).toBe("my own edit\n");
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).stderr).toContain("there is no rewind to undo");
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).stderr).toContain("there is no rewind to undo");
 
     // Rewind again, then resume: claude is sent turn 1 and nothing of turns 2–3.
     expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
@@ -138,7 +138,7 @@ describe("rewind, undo, resume and fork", () => {
     const rewound = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
     expect(rewound.exitCode, rewound.stderr).toBe(0);
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, manifest.turns[1]!.snapshot.tree));
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect(await workTreeListing(repo)).toEqual(before);
   });
 

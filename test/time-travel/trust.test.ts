@@ -86,7 +86,7 @@ describe("plan, confirm, undo wherever something is discarded", () => {
     const yes = await runNudge(["session", "fork", recorded.id, "0", "--yes"], { cwd: repo });
     expect(yes.exitCode, yes.stderr).toBe(0);
     expect(existsSync(path.join(repo, "mine.txt"))).toBe(false);
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect(await workTreeListing(repo)).toEqual(before);
   });
 

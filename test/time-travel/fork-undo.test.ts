@@ -1,0 +1,48 @@
+/** Undoing a fork put in place abandons it: `claude run -c` goes back to the session it was forked from. Real claude, scripted API. */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { gitdir } from "../support/gitdir.js";
+import { readManifestFile, recordSession, runClaude, type Recorded } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
+
+let recorded: Recorded | undefined;
+afterEach(async () => {
+  await recorded?.api.close();
+  recorded = undefined;
+});
+
+describe("fork in place, then --undo", () => {
+  it("fork X 1 --yes, rewind --undo, then claude run -c continues X, not the abandoned fork", async () => {
+    const repo = await gitdir({ "README.md": "# app\n" });
+    recorded = await recordSession(
+      repo,
+      [
+        { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
+        { text: "Wrote one." },
+        { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "2\n" } },
+        { text: "Wrote two." },
+      ],
+      ["write one", "write two"],
+    );
+    const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], { cwd: repo });
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    const forkId = /→ (\w+)/.exec(fork.stdout)![1]!;
+    // Without a terminal an undo needs --yes, as a rewind does (before: it went ahead unasked).
+    const unasked = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
+    expect(unasked.exitCode).toBe(1);
+    expect(unasked.stderr).toBe("error: not confirmed: there is no terminal to ask\nhint: pass --yes to go ahead (see --dry-run first)");
+    expect(existsSync(path.join(repo, "two.txt"))).toBe(false); // still the fork's code
+    const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
+    expect(undo.exitCode, undo.stderr).toBe(0);
+    // Before: "undid the rewind of <id> to turn 1", and -c went on in the fork.
+    expect(undo.stdout).toContain(`undid the fork of ${recorded.id} at turn 1: the files are as they were before it; the fork ${forkId} stays recorded`);
+
+    recorded.api.push({ text: "Going on." });
+    const run = await runClaude(repo, ["-c", "what next?"], recorded.env);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`continuing session ${recorded.id}`);
+    expect(readManifestFile(recorded.dir).turns).toHaveLength(4);
+    expect(readManifestFile(path.join(repo, ".git", "nudge", "sessions", forkId)).turns).toHaveLength(2);
+  });
+});

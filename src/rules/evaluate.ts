@@ -6,7 +6,7 @@
 import type { Rule, RuleSet } from "./parse-rules.js";
 import type { RuleAction } from "./rules-schema.js";
 import type { Pattern } from "./pattern.js";
-import { readShell } from "./shell-commands.js";
+import { commandForms, readShell } from "./shell-commands.js";
 import { commandOf, filePaths, newTexts, type ToolCall } from "./tool-input.js";
 
 export type { ToolCall } from "./tool-input.js";
@@ -44,11 +44,12 @@ export function matches(rule: Rule, call: ToolCall): boolean {
  * subshell, here-document, compound command or control character) and the pattern must match
  * each of its simple commands whole — `touch x\nnode --test` is two commands, and
  * `^node --test$` describes only one of them. Any other rule matches when the pattern is found
- * in the whole text or in any simple command, those inside `$( )` included: a deny on any part
- * denies the whole.
+ * in the whole text or in any simple command, those inside `$( )` included, as written or as bash
+ * will run it (quotes removed, `command`/`sudo`/assignments dropped): a deny on any part denies
+ * the whole.
  */
 export function commandMatches(action: RuleAction, pattern: Pattern, command: string): boolean {
   const reading = readShell(command);
   if (action === "allow") return reading.notPlain === null && reading.commands.length > 0 && reading.commands.every((c) => pattern.matchesWhole(c));
-  return pattern.search(command) || reading.commands.some((c) => pattern.search(c));
+  return pattern.search(command) || reading.commands.some((c) => commandForms(c).some((form) => pattern.search(form)));
 }

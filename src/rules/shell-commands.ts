@@ -48,9 +48,13 @@ function withoutReservedWords(segment: string): string {
   }
 }
 
+/** Substitutions nested deeper than this are not followed: their openers and closers only split commands. */
+const MAX_DEPTH = 64;
+
 class Reader {
   commands: string[] = [];
   notPlain: string | null = null;
+  private depth = 0;
   constructor(private readonly s: string) {}
 
   flag(why: string): void {
@@ -63,6 +67,15 @@ class Reader {
    * a backslash-newline outside single quotes joins the lines.
    */
   parse(start: number, close: ")" | "`" | null): number {
+    this.depth++;
+    try {
+      return this.parseAt(start, close);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private parseAt(start: number, close: ")" | "`" | null): number {
     const s = this.s;
     let current = "";
     const end = () => {
@@ -104,6 +117,13 @@ class Reader {
         i = after;
         continue;
       }
+      if (this.depth >= MAX_DEPTH && (c === "`" || c === "(" || (c === "$" && next === "("))) {
+        // Too deep to follow the nesting: the opener ends a command, and so will its ) (as above).
+        this.flag("substitutions nested too deeply");
+        end();
+        i += c === "$" ? 2 : 1;
+        continue;
+      }
       if (c === "`" || (c === "$" && next === "(") || ((c === "<" || c === ">") && next === "(")) {
         this.flag(c === "$" || c === "`" ? "a command substitution" : "a process substitution");
         const inner = c === "`" ? i + 1 : i + 2;
@@ -120,8 +140,16 @@ class Reader {
         continue;
       }
       if (c === ")") {
-        this.flag("an unbalanced )");
-        current += c;
+        // `case x in a) rm y;; esac`: what follows a pattern's ) is a command of its own.
+        this.flag("an unbalanced ) (a case branch?)");
+        end();
+        i++;
+        continue;
+      }
+      if ((c === "{" || c === "}") && /^\s?$/.test(s[i - 1] ?? "") && /^\s?$/.test(next ?? "")) {
+        // A brace group or a function body (`f() { rm x; }`): what is inside is a command of its own.
+        this.flag("a compound command (if, while, for, { }, …)");
+        end();
         i++;
         continue;
       }
@@ -182,4 +210,26 @@ class Reader {
     this.flag("an unterminated quote");
     return i;
   }
+}
+
+/** Words that run the command after them (and their options): `command rm x` runs rm. */
+const WRAPPER = /^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+|(?:command|exec|builtin|env|nohup|sudo|doas|nice|time|xargs)\s+(?:-\S+\s+)*)/;
+
+/**
+ * A simple command as bash will run it, for deny, ask and note rules: the text as written, and
+ * again with quotes and backslashes removed (`"rm" x`, `r''m x`, `\rm x`, `$'rm' x`), a leading
+ * brace expansion opened (`{rm,x}` is `rm x`), leading assignments and wrappers dropped
+ * (`FOO=1 rm x`, `command rm x`, `sudo -n rm x`) and whitespace as single spaces (`rm<TAB>x`).
+ * Only ever more forms to search: a deny rule can only match more.
+ */
+export function commandForms(command: string): string[] {
+  let t = command
+    .replace(/\$'/g, "'")
+    .replace(/\\(.)/gs, "$1")
+    .replace(/['"]/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^\{([^{}\s]*,[^{}\s]*)\}/, (_, inner: string) => inner.split(",").join(" "));
+  for (let next = t.replace(WRAPPER, ""); next !== t; next = t.replace(WRAPPER, "")) t = next;
+  return t === command ? [command] : [command, t];
 }

@@ -4,6 +4,7 @@
  * claude run the tool as if no rule existed).
  */
 import path from "node:path";
+import { visible } from "../inert-text.js";
 
 export interface ToolCall {
   toolName: string;
@@ -65,7 +66,7 @@ export function newTexts(call: ToolCall): string[] {
 /**
  * One line saying what the call touches, for records and messages: the command, the path, or the
  * input. Every control character is shown as an escape (`\n`, `\x1b`) and every invisible one as
- * `\u{202e}`: `touch x\nnode --test` shown as `touch x node --test` hid the command that ran.
+ * `\u202e`: `touch x\nnode --test` shown as `touch x node --test` hid the command that ran.
  */
 export function callDetail(call: ToolCall, max = 200): string {
   const file = filePaths(call);
@@ -74,16 +75,16 @@ export function callDetail(call: ToolCall, max = 200): string {
   return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
 }
 
-const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-
-/** Text on one line with nothing hidden: controls as escapes, invisible format characters as code points. */
+/**
+ * Text on one line with nothing hidden: the terminal's controls as `visible` shows them (`\x1b`,
+ * `\u202e`), line ends and tabs as `\n` and `\t`, and any other invisible character (a zero-width
+ * space) as its code point.
+ */
 export function showControls(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]|\p{Cf}/gu, (c) => {
-    const named = NAMED[c];
-    if (named) return named;
-    const code = c.codePointAt(0)!;
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
-  });
+  return visible(text)
+    .replace(/\n/g, "\\n")
+    .replace(/\t/g, "\\t")
+    .replace(/\p{Cf}/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
 }
 
 function safeJson(value: unknown): string {

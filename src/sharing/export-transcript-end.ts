@@ -34,7 +34,7 @@ export async function turnEnd(file: string, lastAssistantUuid: string | null, li
   return end ?? limit;
 }
 
-/** A prompt queued for claude, or a user line that is a prompt (not a tool's result). */
+/** A prompt queued for claude, a user line that is a prompt (not a tool's result), or another reply. */
 function beginsTurn(line: Buffer): boolean {
   let parsed: { type?: unknown; operation?: unknown; isMeta?: unknown; message?: { content?: unknown }; toolUseResult?: unknown };
   try {
@@ -43,6 +43,9 @@ function beginsTurn(line: Buffer): boolean {
     return false;
   }
   if (parsed.type === "queue-operation") return parsed.operation === "enqueue";
+  // Turn N's last reply is behind: any later reply is another turn's (claude may log the next
+  // prompt before that reply, when it was queued while turn N ran).
+  if (parsed.type === "assistant") return true;
   if (parsed.type !== "user" || parsed.toolUseResult !== undefined || parsed.isMeta === true) return false;
   const content = parsed.message?.content;
   return typeof content === "string" || (Array.isArray(content) && !content.some((c: { type?: unknown }) => c?.type === "tool_result"));

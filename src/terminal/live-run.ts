@@ -197,7 +197,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
     else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
-    const errorTurns = ui ? [] : outcome.turns.filter((t) => t.n > 0 && t.result?.isError).map((t) => t.n);
+    const errorTurns = ui ? [] : outcome.turns.filter((t) => t.n > 0 && t.status !== "interrupted" && t.result?.isError).map((t) => t.n);
     return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false), errorTurns };
   } finally {
     // Only once the session has ended: a Ctrl-C or a signal before that must never kill nudge mid-save.

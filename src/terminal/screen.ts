@@ -10,7 +10,7 @@
  * written once for good.
  */
 import { inert } from "../inert-text.js";
-import { expandTabsFrom, stripAnsi, textWidth } from "./text-width.js";
+import { expandTabsFrom, fitWidth, graphemes, graphemeWidth, stripAnsi, textWidth } from "./text-width.js";
 
 /** The part of a terminal's output stream the screen uses. */
 export interface TerminalOutput {
@@ -93,9 +93,17 @@ export class Screen {
     if (!block) return;
     this.slots.delete(slot);
     this.erase();
-    // A dumb terminal already shows the lines above the last: write only what it does not.
-    const shown = !this.ansi && this.dumb.fixed.every((l, i) => l === block.lines[i]) ? this.dumb.fixed.length : 0;
-    const text = inert(`${block.lines.slice(shown).join("\n")}\n`);
+    // A dumb terminal already shows the lines above the last (and the rows of a wide last line
+    // before the cursor's): write only what it does not.
+    let lines = block.lines;
+    if (!this.ansi) {
+      const rows = this.dumbRows(block);
+      const k = this.dumb.fixed.length;
+      // A wide line cut just before the cursor's row: that row is empty, and the cursor already on it.
+      const endsOnRow = rows.last === "" && rows.fixed.length >= block.lines.length;
+      if (k <= rows.fixed.length && this.dumb.fixed.every((l, i) => l === rows.fixed[i])) lines = [...rows.fixed.slice(k), ...(endsOnRow ? [] : [rows.last])];
+    }
+    const text = inert(lines.length ? `${lines.join("\n")}\n` : "");
     this.send(text);
     this.track(text);
     this.dumb.fixed = [];
@@ -188,17 +196,40 @@ export class Screen {
    */
   private drawDumb(block: Block): void {
     if (this.tail) return;
-    const fixed = block.lines.slice(0, -1);
-    const last = block.lines.at(-1) ?? "";
+    const { fixed, last, col } = this.dumbRows(block);
     const keep = this.dumb.fixed.length <= fixed.length && this.dumb.fixed.every((l, i) => l === fixed[i]);
     let out = keep ? "" : "\r\n";
     for (const line of fixed.slice(keep ? this.dumb.fixed.length : 0)) out += `\r${line}\r\n`;
-    const width = textWidth(last);
-    const col = block.cursor?.row === block.lines.length - 1 ? block.cursor.col : width;
-    out += `\r${last}${"\b".repeat(Math.max(0, width - col))}`;
+    // What follows the cursor's row is cut to the row (\r cannot reach back over a wrap).
+    const shown = fitWidth(last, this.columns - 1);
+    const width = textWidth(shown);
+    out += `\r${shown}${"\b".repeat(Math.max(0, width - col))}`;
     this.send(out);
     this.dumb = { fixed, width };
     this.drawn = { cursorRow: 0, newlineBefore: false };
+  }
+
+  /**
+   * Dumb terminal: the block as rows written for good and the one row redrawn. A last line wider
+   * than the terminal would wrap, and \r only goes back to the start of its last row, so every
+   * redraw printed the whole line again: the rows of it before the cursor's are written once, like
+   * the lines above it, and only the cursor's row is redrawn.
+   */
+  private dumbRows(block: Block): { fixed: string[]; last: string; col: number } {
+    const last = block.lines.at(-1) ?? "";
+    let col = block.cursor?.row === block.lines.length - 1 ? block.cursor.col : textWidth(last);
+    const fixed = block.lines.slice(0, -1);
+    const rowWidth = this.columns - 1; // the last column stays free: no terminal waits at the margin
+    let rest = last;
+    for (;;) {
+      const row = fitRow(rest, rowWidth);
+      const width = textWidth(row);
+      if (row === rest || col < width) break;
+      fixed.push(row);
+      rest = rest.slice(row.length);
+      col -= width;
+    }
+    return { fixed, last: rest, col };
   }
 
   private showCursor(show: boolean): void {
@@ -238,4 +269,17 @@ function cursorRowAt(widths: number[], cursor: Block["cursor"], columns: number)
   const rows = (w: number) => Math.floor(w / columns) + 1;
   if (!cursor) return widths.reduce((n, w) => n + rows(w), 0) - 1;
   return widths.slice(0, cursor.row).reduce((n, w) => n + rows(w), 0) + Math.floor(cursor.col / columns);
+}
+
+/** The longest start of `text` that fits in `columns`, cut between graphemes (no ellipsis). */
+function fitRow(text: string, columns: number): string {
+  let out = "";
+  let width = 0;
+  for (const g of graphemes(text)) {
+    const w = graphemeWidth(g);
+    if (width + w > columns) break;
+    out += g;
+    width += w;
+  }
+  return out;
 }

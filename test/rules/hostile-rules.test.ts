@@ -20,7 +20,7 @@ interface Entry {
   command: string;
   loose?: boolean;
 }
-const corpus = JSON.parse(readFileSync(path.join(FIXTURES, "hostile-rules/commands.json"), "utf8")) as { refused: Entry[]; allowed: Entry[] };
+const corpus = JSON.parse(readFileSync(path.join(FIXTURES, "hostile-rules/commands.json"), "utf8")) as { refused: Entry[]; allowed: Entry[]; denied: Entry[] };
 const patterns = JSON.parse(readFileSync(path.join(FIXTURES, "hostile-rules/patterns.json"), "utf8")) as {
   patterns: Array<{ field: "command" | "content" | "path"; pattern: string; input: string; refused?: boolean; matches?: boolean }>;
 };
@@ -31,6 +31,7 @@ const bash = (command: string): ToolCall => ({ toolName: "Bash", input: { comman
 const allowRule = (pattern: string) => rulesOf(`  - id: run-tests\n    match: { tool: Bash, command: '${pattern}' }\n    action: allow\n`);
 const STRICT = allowRule("^node --test$");
 const LOOSE = allowRule("node --test.*");
+const DENY_RM = rulesOf(`  - id: no-rm\n    match: { command: '^rm ' }\n    action: deny\n    message: no\n`);
 const DENY = rulesOf(`  - id: no-touch\n    match: { command: '^touch ' }\n    action: deny\n    message: no\n`);
 
 describe("an allow rule allows only the command it describes", () => {
@@ -55,6 +56,17 @@ describe("an allow rule allows only the command it describes", () => {
     for (const { command, why } of bashRuns) expect(evaluate(DENY, bash(command))?.action, why).toBe("deny");
   });
 
+  it.each(corpus.denied)("a deny rule on ^rm denies $why", ({ command }) => {
+    expect(evaluate(DENY_RM, bash(command))?.action).toBe("deny");
+    expect(evaluate(STRICT, bash(command))).toBeNull();
+  });
+
+  it("reads a command nested 5,000 deep without a crash, and never allows it", () => {
+    const deep = `${"$(".repeat(5000)}rm x${")".repeat(5000)}`;
+    expect(readShell(deep).notPlain).not.toBeNull();
+    expect(evaluate(DENY_RM, bash(deep))?.action).toBe("deny");
+  });
+
   it("reads a command into its simple commands as bash does", () => {
     expect(readShell("a && b || c | d; e & f\ng")).toEqual({ commands: ["a", "b", "c", "d", "e", "f", "g"], notPlain: null });
     expect(readShell("make 2>&1 >/dev/null &>log >|out")).toEqual({ commands: ["make 2>&1 >/dev/null &>log >|out"], notPlain: null });
@@ -65,7 +77,7 @@ describe("an allow rule allows only the command it describes", () => {
 
   it("shows every control and invisible character of a command in the decision's detail", () => {
     expect(callDetail(bash("echo hi\nnode --test"))).toBe("echo hi\\nnode --test");
-    expect(callDetail(bash("a\u0000b\u001b[2Jc\u202ed\re"))).toBe("a\\x00b\\x1b[2Jc\\u{202e}d\\re");
+    expect(callDetail(bash("a\u0000b\u001b[2Jc\u202ed\re\u200bf"))).toBe("a\\x00b\\x1b[2Jc\\u202ed\\x0de\\u200bf");
   });
 });
 

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_TIP } from "../../src/sharing/export-plan.js";
 import * as gitOps from "../../src/snapshot/git.js";
 import { git, tempDir } from "../support/gitdir.js";
-import { recordSession, type Recorded } from "../support/record.js";
+import type { Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { nudgeRefs } from "../support/store-state.js";
 import { FIXTURES } from "./hostile-fixtures.js";
-import { configDir, filesUnder, origin, repack } from "./share-support.js";
+import { configDir, exportedTwoTurns, filesUnder, repack } from "./share-support.js";
 
 let rec: Recorded;
 let a: string;
@@ -22,21 +22,7 @@ let clone: (name: string) => Promise<string>;
 let archive: string;
 
 beforeAll(async () => {
-  ({ clone } = await origin({ "README.md": "# app\n" }));
-  a = await clone("ana");
-  rec = await recordSession(
-    a,
-    [
-      { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } },
-      { text: "Wrote notes.txt." },
-      { tool: "Write", input: { file_path: path.join(a, "more.txt"), content: "beta\n" } },
-      { text: "Wrote more.txt." },
-    ],
-    ["write notes", "write more"],
-  );
-  const exported = await runNudge(["session", "export", rec.id], { cwd: a, env: rec.env });
-  expect(exported.exitCode, exported.stderr).toBe(0);
-  archive = path.join(a, `nudge-${rec.id}.tar.gz`);
+  ({ rec, a, clone, archive } = await exportedTwoTurns());
 }, 90_000);
 afterAll(() => rec?.api.close());
 
@@ -74,7 +60,7 @@ describe("what an import may unpack (issue 23.1)", () => {
     try {
       const run = await runNudge(["session", "import", archive], { cwd: t.b, env: { ...t.env, NUDGE_STORE: store } });
       expect(run.exitCode, run.stderr).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^error: not enough disk space to import nudge-${rec.id}\\.tar\\.gz: it needs [\\d.]+ KiB and more than 16 MiB to spare, and ${store} has [\\d.]+ MiB free\\nhint: free some space there, then import again$`));
+      expect(run.stderr).toMatch(new RegExp(`^error: not enough disk space to import session\\.tar\\.gz: it needs [\\d.]+ KiB and more than 16 MiB to spare, and ${store} has [\\d.]+ MiB free\\nhint: free some space there, then import again$`));
       expect(filesUnder(store)).toEqual([]);
     } finally {
       // Before the temp dir's own clean-up, which cannot remove a mount point.

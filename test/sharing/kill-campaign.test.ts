@@ -10,10 +10,10 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
-import { recordSession, type Recorded } from "../support/record.js";
+import type { Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { nudgeRefs } from "../support/store-state.js";
-import { configDir, filesUnder, origin } from "./share-support.js";
+import { configDir, exportedTwoTurns, filesUnder } from "./share-support.js";
 
 let rec: Recorded;
 let a: string;
@@ -21,21 +21,7 @@ let clone: (name: string) => Promise<string>;
 let archive: string;
 
 beforeAll(async () => {
-  ({ clone } = await origin({ "README.md": "# app\n" }));
-  a = await clone("ana");
-  rec = await recordSession(
-    a,
-    [
-      { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } },
-      { text: "Wrote notes.txt." },
-      { tool: "Write", input: { file_path: path.join(a, "more.txt"), content: "beta\n" } },
-      { text: "Wrote more.txt." },
-    ],
-    ["write notes", "write more"],
-  );
-  archive = path.join(tempDir("nudge-archive-"), "session.tar.gz");
-  const exported = await runNudge(["session", "export", rec.id, "-o", archive], { cwd: a, env: rec.env });
-  expect(exported.exitCode, exported.stderr).toBe(0);
+  ({ rec, a, clone, archive } = await exportedTwoTurns());
 }, 90_000);
 afterAll(() => rec?.api.close());
 

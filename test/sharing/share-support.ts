@@ -4,7 +4,10 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { writeExport } from "../../src/sharing/export-writer.js";
 import { openExport } from "../../src/sharing/export-reader.js";
+import { expect } from "vitest";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
+import { recordSession, type Recorded } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
 
 /** A bare origin holding `files` as its first commit, and a way to clone it to a named folder (spaces allowed). */
 export async function origin(files: Record<string, string>): Promise<{ bare: string; clone: (name: string) => Promise<string> }> {
@@ -76,4 +79,27 @@ export function configDir(): string {
   const dir = path.join(tempDir("nudge-cfg-"), "claude");
   mkdirSync(path.dirname(dir), { recursive: true });
   return dir;
+}
+
+/**
+ * Ana's clone of a fresh origin with a two-turn session (two files written) exported to a file
+ * of its own: what the import tests take apart and feed back in.
+ */
+export async function exportedTwoTurns(): Promise<{ rec: Recorded; a: string; clone: (name: string) => Promise<string>; archive: string }> {
+  const { clone } = await origin({ "README.md": "# app\n" });
+  const a = await clone("ana");
+  const rec = await recordSession(
+    a,
+    [
+      { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } },
+      { text: "Wrote notes.txt." },
+      { tool: "Write", input: { file_path: path.join(a, "more.txt"), content: "beta\n" } },
+      { text: "Wrote more.txt." },
+    ],
+    ["write notes", "write more"],
+  );
+  const archive = path.join(tempDir("nudge-archive-"), "session.tar.gz");
+  const exported = await runNudge(["session", "export", rec.id, "-o", archive], { cwd: a, env: rec.env });
+  expect(exported.exitCode, exported.stderr).toBe(0);
+  return { rec, a, clone, archive };
 }

@@ -50,8 +50,8 @@ describe("a turn ended by an API error", () => {
     });
     const cause = `! the API cannot be reached: cannot connect to 127.0.0.1:${port} (ANTHROPIC_BASE_URL): ECONNREFUSED; claude retries`;
     expect(run.stderr.split(cause)).toHaveLength(2); // once, though claude retries twice
-    expect(run.stdout).toMatch(/↻ API error, retry 1\/2/);
-    expect(run.stdout).toMatch(/● turn 1 · error · /);
+    expect(run.stderr).toMatch(/↻ API error, retry 1\/2/);
+    expect(run.stderr).toMatch(/● turn 1 · error · /);
     expect(run.stderr).toContain("error: turn 1 ended in an error (shown above)");
     expect(run.stderr).toMatch(/hint: once the cause is fixed, continue with: nudge claude run -r \w+/);
     expect(run.stderr).not.toMatch(/\n\s+at /);

@@ -109,6 +109,8 @@ function closableTerminal(repo: string, env: Record<string, string>) {
   return {
     type: (keys: string) => child.stdin!.write(keys),
     waitFor: (text: string) => poll(() => plain(screen).includes(text), text),
+    /** nudge's notices (the turn's end line among them) go to stderr, a file here. */
+    waitForNotice: (text: string) => poll(() => existsSync(stderr) && readFileSync(stderr, "utf8").includes(text), text),
     /** The terminal emulator dies: the pty's other end closes, as when a window is closed. */
     close: async () => {
       child.kill("SIGKILL");
@@ -129,7 +131,7 @@ describe("the terminal closing", () => {
     const t = closableTerminal(repo, claudeEnv(api, path.join(tempDir(), "cfg")));
     await t.waitFor("› ");
     t.type("hello\r");
-    await t.waitFor("turn 1 · success"); // saved; the prompt line follows
+    await t.waitForNotice("turn 1 · success"); // saved; the prompt line follows
     t.type("half a thought");
     await t.waitFor("half a thought");
     await t.close();

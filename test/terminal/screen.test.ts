@@ -6,9 +6,10 @@ import { describe, expect, it } from "vitest";
 import { Screen } from "../../src/terminal/screen.js";
 import { render } from "./pty.js";
 
-function terminal(columns: number, ansi = true) {
+/** `onlcr`: newlines reach the terminal as CR LF, as a real pty's line discipline sends them. */
+function terminal(columns: number, ansi = true, onlcr = false) {
   let bytes = "";
-  const output = { columns, isTTY: true, write: (t: string) => void (bytes += t) };
+  const output = { columns, isTTY: true, write: (t: string) => void (bytes += onlcr ? t.replace(/\r?\n/g, "\r\n") : t) };
   return { screen: new Screen(output, ansi), bytes: () => bytes, show: (rows = 20) => render(bytes, columns, rows) };
 }
 
@@ -80,5 +81,28 @@ describe("Screen", () => {
     t.screen.set("input", null);
     expect(t.bytes()).toBe(before);
     expect(file).toBe("● session 1e83: 1 turn\n");
+  });
+});
+
+describe("Screen on a dumb terminal (TERM=dumb), a line wider than the terminal", () => {
+  it("is shown once as it is typed, not printed again on every key (issue 15, item 11)", async () => {
+    const t = terminal(20, false, true);
+    const text = "write a long prompt that wraps twice";
+    for (let n = 0; n <= text.length; n++) t.screen.set("input", { lines: [`› ${text.slice(0, n)}`], cursor: { row: 0, col: 2 + n } });
+    const typing = await t.show();
+    expect(typing.lines).toEqual(["› write a long prom", "pt that wraps twice"]);
+    expect(typing.cursor).toEqual({ x: 19, y: 1 });
+    t.screen.commit("input");
+    t.screen.write("claude says\n");
+    expect(t.bytes()).not.toContain("\u001b");
+    expect((await t.show()).lines).toEqual(["› write a long prom", "pt that wraps twice", "claude says"]);
+  });
+
+  it("keeps a question's start in view and redraws only the cursor's row", async () => {
+    const t = terminal(20, false);
+    const label = "Allow? [y]es / [n]o / [a]lways ";
+    t.screen.set("modal", { lines: [label], cursor: { row: 0, col: label.length } });
+    t.screen.set("modal", { lines: [`${label}y`], cursor: { row: 0, col: label.length + 1 } });
+    expect((await t.show()).lines).toEqual(["Allow? [y]es / [n]o", " / [a]lways y"]);
   });
 });

@@ -3,7 +3,7 @@
  * stopped with SIGSTOP, so SIGTERM stays pending) is killed after a grace period; the turn reads
  * interrupted, as the user asked (issue 15, item 8). Real claude, scripted API, real pty.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -26,11 +26,16 @@ describe("stopping claude", () => {
   it("a claude stopped with SIGSTOP: Ctrl-C twice ends it (SIGTERM, then SIGKILL), the turn is interrupted, and the session goes on", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ delayMs: 120_000, then: { text: "never seen" } }, { text: "AFTER THE STOP" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")));
+    const cfg = path.join(tempDir(), "cfg");
+    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, cfg));
     await t.waitFor("› ");
     t.type("a long task\r");
     for (let i = 0; i < 800 && api.mainLoopRequests().length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(api.mainLoopRequests()).toHaveLength(1);
+    // Stopped only once claude has written the prompt to its transcript: a claude stopped before
+    // that (a loaded machine) leaves nothing for the next claude to resume.
+    const transcripts = () => readdirSync(path.join(cfg, "projects"), { recursive: true }).filter((f) => String(f).endsWith(".jsonl"));
+    for (let i = 0; i < 800 && (!existsSync(path.join(cfg, "projects")) || transcripts().length === 0); i++) await new Promise((r) => setTimeout(r, 25));
     const sessions = path.join(repo, ".git", "nudge", "sessions");
     const dir = path.join(sessions, readdirSync(sessions)[0]!);
     const lock = JSON.parse(readFileSync(path.join(dir, "lock"), "utf8")) as { claude: { pid: number } };

@@ -31,7 +31,7 @@ describe("a full disk while a rewind resets HEAD", () => {
     const claudeCommit = await git(repo, "rev-parse", "HEAD");
     // An earlier rewind, applied: the one --undo would restore.
     expect((await runNudge(["session", "rewind", recorded.id, "0", "--code-only", "--yes"], { cwd: repo })).exitCode).toBe(0);
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
 
     const full = await runNudge(["session", "rewind", recorded.id, "0", "--reset-head", "--yes"], { cwd: repo, env: { NUDGE_FAULT: "rewind-head:enospc" } });
     expect(full.exitCode, full.stderr).toBe(1);
@@ -47,7 +47,7 @@ describe("a full disk while a rewind resets HEAD", () => {
     expect(await git(repo, "rev-parse", "HEAD")).toBe(base);
     expect(await git(repo, "status", "--porcelain")).toBe("");
     // And --undo now restores this rewind: HEAD back at claude's commit, c.txt back.
-    expect((await runNudge(["session", "rewind", "--undo"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect(await git(repo, "rev-parse", "HEAD")).toBe(claudeCommit);
     expect(existsSync(path.join(repo, "c.txt"))).toBe(true);
   }, 90_000);

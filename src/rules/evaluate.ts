@@ -7,7 +7,7 @@ import type { Rule, RuleSet } from "./parse-rules.js";
 import type { RuleAction } from "./rules-schema.js";
 import type { Pattern } from "./pattern.js";
 import { commandForms, readShell } from "./shell-commands.js";
-import { commandOf, filePaths, newTexts, type ToolCall } from "./tool-input.js";
+import { commandOf, filePaths, newTexts, realFilePaths, type ToolCall } from "./tool-input.js";
 
 export type { ToolCall } from "./tool-input.js";
 
@@ -29,7 +29,11 @@ export function matches(rule: Rule, call: ToolCall): boolean {
   const { path, command, content } = rule.compiled;
   if (path) {
     const file = filePaths(call);
-    if (file === null || !path(file)) return false;
+    if (file === null) return false;
+    // Through a symlink the tool reaches another file: deny, ask and note see either name; allow needs both.
+    const real = realFilePaths(call);
+    const hit = path(file);
+    if (rule.action === "allow" ? !hit || (real !== null && !path(real)) : !hit && (real === null || !path(real))) return false;
   }
   if (command) {
     const text = commandOf(call);

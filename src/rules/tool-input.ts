@@ -3,6 +3,7 @@
  * missing or of another type, and reading them must never throw (an error answer to a hook makes
  * claude run the tool as if no rule existed).
  */
+import fs from "node:fs";
 import path from "node:path";
 import { visible } from "../inert-text.js";
 
@@ -38,11 +39,43 @@ export interface FilePaths {
 export function filePaths(call: ToolCall): FilePaths | null {
   const raw = rawFilePath(call);
   if (raw === null) return null;
+  return pathsOf(path.resolve(call.cwd, raw), call.repoRoot);
+}
+
+/**
+ * The same file with every symlink on its way resolved (`envlink` → `.env`, `seclink/a` →
+ * `secrets/a`), or null when that is where the path already points. A rule on `.env` must see a
+ * Read of a link to it; the tool follows the link.
+ */
+export function realFilePaths(call: ToolCall): FilePaths | null {
+  const raw = rawFilePath(call);
+  if (raw === null) return null;
   const absolute = path.resolve(call.cwd, raw);
-  const relative = path.relative(call.repoRoot, absolute);
+  const real = resolveExisting(absolute);
+  const root = resolveExisting(call.repoRoot);
+  return real === absolute && root === call.repoRoot ? null : pathsOf(real, root);
+}
+
+function pathsOf(absolute: string, repoRoot: string): FilePaths {
+  const relative = path.relative(repoRoot, absolute);
   const outside = relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
   const slashes = (p: string) => p.split(path.sep).join("/");
   return { relative: outside ? null : slashes(relative), absolute: slashes(absolute) };
+}
+
+/** The real path of the nearest part of `file` that exists, with the rest (a file not yet written) after it. */
+function resolveExisting(file: string): string {
+  let rest = "";
+  for (let at = file; ; ) {
+    try {
+      return path.join(fs.realpathSync.native(at), rest);
+    } catch {
+      const parent = path.dirname(at);
+      if (parent === at) return file;
+      rest = path.join(path.basename(at), rest);
+      at = parent;
+    }
+  }
 }
 
 /** The new text a write carries: one piece for Write, Edit and NotebookEdit, one per edit for MultiEdit. */

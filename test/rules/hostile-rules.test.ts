@@ -4,7 +4,7 @@
  * not allowed by it, while deny rules see every part; every catastrophic pattern is refused at
  * load or decided at once.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { evaluate, type ToolCall } from "../../src/rules/evaluate.js";
@@ -109,5 +109,28 @@ describe("no pattern can hang nudge", () => {
     const write = (file: string) => evaluate(rules, { toolName: "Write", input: { file_path: `${ROOT}/${file}`, content: "" }, cwd: ROOT, repoRoot: ROOT })?.rule.id ?? null;
     for (const hit of ["src/a.ts", "src/x/y/b.tsx", ".env", "deep/er/.env.local", "docs/ab.md", "build/out/x.js"]) expect(write(hit), hit).toBe("g");
     for (const miss of ["src/a.js", "lib/src/a.ts", "docs/_a.md", "docs/abc.md", "rebuild/x"]) expect(write(miss), miss).toBeNull();
+  });
+});
+
+describe("a path rule and symlinks", () => {
+  it("a deny rule sees the file a link reaches; an allow rule needs both names to match (QA)", async () => {
+    const repo = await gitdir({ ".env": "DB_PASSWORD=x\n", "secrets/a": "s\n", "src/ok.ts": "x\n" });
+    symlinkSync(".env", path.join(repo, "envlink"));
+    symlinkSync("secrets", path.join(repo, "seclink"));
+    symlinkSync("../.env", path.join(repo, "src", "env.ts"));
+    const rules = parseRules(
+      "version: 1\nrules:\n  - id: secrets\n    match: { path: ['.env', '/secrets/**'] }\n    action: deny\n    message: no\n  - id: src\n    match: { tool: Read, path: 'src/**' }\n    action: allow\n",
+      ".nudge/rules.yaml",
+    );
+    const read = (file: string) => evaluate(rules, { toolName: "Read", input: { file_path: file }, cwd: repo, repoRoot: repo })?.rule.id ?? null;
+    expect(read("envlink")).toBe("secrets");
+    expect(read("seclink/a")).toBe("secrets");
+    expect(read("seclink/not-yet-written")).toBe("secrets");
+    expect(read("src/ok.ts")).toBe("src");
+    expect(read("src/env.ts")).toBe("secrets"); // the link's own name is under src/, what it reaches is .env
+    const allowOnly = parseRules("version: 1\nrules:\n  - id: src\n    match: { tool: Read, path: 'src/**' }\n    action: allow\n", ".nudge/rules.yaml");
+    const allowed = (file: string) => evaluate(allowOnly, { toolName: "Read", input: { file_path: file }, cwd: repo, repoRoot: repo })?.rule.id ?? null;
+    expect(allowed("src/ok.ts")).toBe("src");
+    expect(allowed("src/env.ts")).toBeNull();
   });
 });

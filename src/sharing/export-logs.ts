@@ -94,7 +94,6 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
   const ends = await linesBefore(rawCopy, offsets);
   const turnOf = (line: number) => cut.turns.find((t) => t.bytes !== null && line <= ends.get(Math.min(t.bytes, bytes))!)?.n;
   const findings = await secretsOf(rawCopy, outCopy, { file: entry(cut.name), turnOfLine: turnOf }, redact);
-  if (bytes < size) await emptyQueuedPrompts(outCopy);
   const lengths = await remapOffsets(rawCopy, outCopy, offsets);
   const files: ExportFile[] = [{ path: entry(cut.name), source: { file: outCopy } }];
   const skipped: string[] = [];
@@ -122,29 +121,6 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
     files.push({ path: entry(name), source: { file: dest } });
   }
   return { findings, files, skipped, lengths, bytes };
-}
-
-/**
- * A transcript cut short (--upto N): claude logs each prompt it queues (`queue-operation`, with
- * the prompt's text) when it arrives, and a prompt piped or typed ahead arrives while turn N still
- * runs, so turn N+1's words sit before turn N's end. Those lines are claude's own bookkeeping
- * (a resume reads the conversation's user and assistant lines, not them): their text is emptied,
- * the lines kept, so line-by-line offsets still hold.
- */
-async function emptyQueuedPrompts(file: string): Promise<void> {
-  const text = await fs.readFile(file, "utf8");
-  if (!text.includes('"queue-operation"')) return;
-  const lines = text.split("\n").map((line) => {
-    if (!line.includes('"queue-operation"')) return line;
-    try {
-      const parsed = JSON.parse(line) as { type?: unknown; content?: unknown };
-      return parsed.type === "queue-operation" && typeof parsed.content === "string" ? JSON.stringify({ ...parsed, content: "" }) : line;
-    } catch {
-      return line;
-    }
-  });
-  await fs.writeFile(`${file}.tmp`, lines.join("\n"));
-  await fs.rename(`${file}.tmp`, file);
 }
 
 /** What a transcript calls a side file: `agent-<id>.jsonl` and `.meta.json` by the agent's id, tool results by file name. */

@@ -6,8 +6,8 @@
 import type { Rule, RuleSet } from "./parse-rules.js";
 import type { RuleAction } from "./rules-schema.js";
 import type { Pattern } from "./pattern.js";
-import { commandForms, readShell } from "./shell-commands.js";
-import { commandOf, filePaths, newTexts, realFilePaths, type ToolCall } from "./tool-input.js";
+import { commandForms, readShell, type ShellReading } from "./shell-commands.js";
+import { commandOf, filePaths, newTexts, realFilePaths, type FilePaths, type ToolCall } from "./tool-input.js";
 
 export type { ToolCall } from "./tool-input.js";
 
@@ -19,27 +19,49 @@ export interface RuleDecision {
 }
 
 export function evaluate(rules: RuleSet, call: ToolCall): RuleDecision | null {
-  const rule = rules.rules.find((r) => matches(r, call));
+  const seen = new CallView(call);
+  const rule = rules.rules.find((r) => matches(r, seen));
   return rule ? { action: rule.action, rule, message: rule.message } : null;
 }
 
+/**
+ * What rules look at in a call, each read once however many rules ask and only when one does:
+ * the command split into its simple commands, the file with its links resolved (read per rule,
+ * that was a shell parse and a realpath per rule per tool call).
+ */
+export class CallView {
+  readonly command: string | null;
+  private cache: { file?: FilePaths | null; realFile?: FilePaths | null; shell?: ShellReading | null } = {};
+  constructor(readonly call: ToolCall) {
+    this.command = commandOf(call);
+  }
+  get file(): FilePaths | null {
+    return "file" in this.cache ? this.cache.file ?? null : (this.cache.file = filePaths(this.call));
+  }
+  get realFile(): FilePaths | null {
+    return "realFile" in this.cache ? this.cache.realFile ?? null : (this.cache.realFile = realFilePaths(this.call));
+  }
+  get shell(): ShellReading | null {
+    return "shell" in this.cache ? this.cache.shell ?? null : (this.cache.shell = this.command === null ? null : readShell(this.command));
+  }
+}
+
 /** Every field the rule gives must match; a field the call lacks (no file_path, say) does not match. */
-export function matches(rule: Rule, call: ToolCall): boolean {
-  if (!rule.tools.includes(call.toolName)) return false;
+export function matches(rule: Rule, seen: CallView): boolean {
+  if (!rule.tools.includes(seen.call.toolName)) return false;
   const { path, command, content } = rule.compiled;
   if (path) {
-    const file = filePaths(call);
+    const file = seen.file;
     if (file === null) return false;
     // Through a symlink the tool reaches another file: deny, ask and note see either name; allow needs both.
-    const real = realFilePaths(call);
+    const real = seen.realFile;
     const hit = path(file);
     if (rule.action === "allow" ? !hit || (real !== null && !path(real)) : !hit && (real === null || !path(real))) return false;
   }
   if (command) {
-    const text = commandOf(call);
-    if (text === null || !commandMatches(rule.action, command, text)) return false;
+    if (seen.command === null || !commandMatches(rule.action, command, seen.command, seen.shell!)) return false;
   }
-  if (content && !newTexts(call).some((text) => content.search(text))) return false;
+  if (content && !newTexts(seen.call).some((text) => content.search(text))) return false;
   return true;
 }
 
@@ -52,8 +74,7 @@ export function matches(rule: Rule, call: ToolCall): boolean {
  * will run it (quotes removed, `command`/`sudo`/assignments dropped): a deny on any part denies
  * the whole.
  */
-export function commandMatches(action: RuleAction, pattern: Pattern, command: string): boolean {
-  const reading = readShell(command);
+function commandMatches(action: RuleAction, pattern: Pattern, command: string, reading: ShellReading): boolean {
   if (action === "allow") return reading.notPlain === null && reading.commands.length > 0 && reading.commands.every((c) => pattern.matchesWhole(c));
   return pattern.search(command) || reading.commands.some((c) => commandForms(c).some((form) => pattern.search(form)));
 }

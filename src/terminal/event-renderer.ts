@@ -18,7 +18,7 @@ import {
   type ToolResult,
   type ToolUse,
 } from "../claude/stream-events.js";
-import { inert, inertValue } from "../inert-text.js";
+import { inertValue } from "../inert-text.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
@@ -29,6 +29,10 @@ import { toolDetail } from "./tool-detail.js";
 
 export interface RendererOptions {
   style: Style;
+  /**
+   * Where the conversation goes. Claude's strings are made visible before they are styled (see
+   * render); the sink is the output layer's guard (writeOut, the Screen), so nothing here repeats it.
+   */
   write: (text: string) => void;
   /** Show tool inputs and outputs in full-ish, thinking, and subagents' own words (--verbose). */
   verbose: boolean;
@@ -153,7 +157,7 @@ export class EventRenderer {
   private line(text: string): void {
     // Claude's line is ended first, even when this goes to the other stream: both reach one terminal.
     this.endLine();
-    if (this.o.say) this.o.say(inert(text));
+    if (this.o.say) this.o.say(text);
     else this.write(`${text}\n`);
   }
 
@@ -165,7 +169,7 @@ export class EventRenderer {
 
   private write(text: string): void {
     if (!text) return;
-    this.o.write(inert(text));
+    this.o.write(text);
     this.atLineStart = text.endsWith("\n");
   }
 

@@ -10,7 +10,7 @@
  * written once for good.
  */
 import { inert } from "../inert-text.js";
-import { expandTabsFrom, fitWidth, graphemes, graphemeWidth, stripAnsi, textWidth } from "./text-width.js";
+import { expandTabsFrom, fitRow, fitWidth, stripAnsi, textWidth } from "./text-width.js";
 
 /** The part of a terminal's output stream the screen uses. */
 export interface TerminalOutput {
@@ -34,11 +34,11 @@ const ESC = "\u001b[";
 export class Screen {
   private readonly slots = new Map<Slot, Block>();
   /**
-   * The block as drawn: the row the cursor was left on, and the widths of its lines and where the
-   * cursor was among them, to count that row again at another width (a resize reflows the block
-   * before nudge hears of it); null when nothing is drawn.
+   * The block as drawn: the widths of its lines and where the cursor was among them, from which
+   * erase() counts the row the cursor is on at the current width (a resize reflows the block before
+   * nudge hears of it); null when nothing is drawn. (A dumb terminal's block is one row: no widths.)
    */
-  private drawn: { cursorRow: number; widths?: number[]; cursor?: Block["cursor"]; newlineBefore: boolean } | null = null;
+  private drawn: { widths: number[]; cursor?: Block["cursor"]; newlineBefore: boolean } | null = null;
   /** Output since the last newline (what a streamed line has so far), as the terminal shows it. */
   private tail = "";
   /** Dumb terminal: the block's lines above its last, already written for good, and the last line's width. */
@@ -149,27 +149,22 @@ export class Screen {
     // The block starts on a row of its own; a half-written line is continued after it is erased.
     const newlineBefore = this.tail !== "";
     let out = newlineBefore ? "\r\n" : "\r";
-    let rows = 0;
+    const widths = block.lines.map(textWidth);
     block.lines.forEach((line, i) => {
-      const width = textWidth(line);
       out += `${line}${ESC}K`;
       // A line that fills its last row exactly leaves the cursor waiting at the margin; step onto
       // the next row so every line takes floor(width / columns) + 1 rows, whatever the terminal.
-      if (width > 0 && width % columns === 0) out += ` \r${ESC}K`;
-      rows += Math.floor(width / columns) + 1;
+      if (widths[i]! > 0 && widths[i]! % columns === 0) out += ` \r${ESC}K`;
       if (i < block.lines.length - 1) out += "\r\n";
     });
-    let cursorRow = rows - 1;
     if (block.cursor) {
-      const before = block.lines.slice(0, block.cursor.row).reduce((n, l) => n + Math.floor(textWidth(l) / columns) + 1, 0);
-      const row = before + Math.floor(block.cursor.col / columns);
-      if (cursorRow > row) out += `${ESC}${cursorRow - row}A`;
+      const below = cursorRowAt(widths, undefined, columns) - cursorRowAt(widths, block.cursor, columns);
+      if (below > 0) out += `${ESC}${below}A`;
       out += `\r${block.cursor.col % columns > 0 ? `${ESC}${block.cursor.col % columns}C` : ""}`;
-      cursorRow = row;
     }
     this.send(out);
     this.showCursor(!!block.cursor);
-    this.drawn = { cursorRow, widths: block.lines.map(textWidth), cursor: block.cursor, newlineBefore };
+    this.drawn = { widths, cursor: block.cursor, newlineBefore };
   }
 
   private erase(): void {
@@ -177,7 +172,7 @@ export class Screen {
     this.drawn = null;
     if (!drawn || this.dead) return;
     if (!this.ansi) return this.send(`\r${" ".repeat(this.dumb.width)}\r`);
-    const cursorRow = drawn.widths ? cursorRowAt(drawn.widths, drawn.cursor, this.columns) : drawn.cursorRow;
+    const cursorRow = cursorRowAt(drawn.widths, drawn.cursor, this.columns);
     let out = `\r${cursorRow > 0 ? `${ESC}${cursorRow}A` : ""}${ESC}J`;
     if (drawn.newlineBefore) {
       // Back to where the unfinished line stopped. At an exact multiple of the width the next
@@ -206,7 +201,7 @@ export class Screen {
     out += `\r${shown}${"\b".repeat(Math.max(0, width - col))}`;
     this.send(out);
     this.dumb = { fixed, width };
-    this.drawn = { cursorRow: 0, newlineBefore: false };
+    this.drawn = { widths: [], newlineBefore: false };
   }
 
   /**
@@ -269,17 +264,4 @@ function cursorRowAt(widths: number[], cursor: Block["cursor"], columns: number)
   const rows = (w: number) => Math.floor(w / columns) + 1;
   if (!cursor) return widths.reduce((n, w) => n + rows(w), 0) - 1;
   return widths.slice(0, cursor.row).reduce((n, w) => n + rows(w), 0) + Math.floor(cursor.col / columns);
-}
-
-/** The longest start of `text` that fits in `columns`, cut between graphemes (no ellipsis). */
-function fitRow(text: string, columns: number): string {
-  let out = "";
-  let width = 0;
-  for (const g of graphemes(text)) {
-    const w = graphemeWidth(g);
-    if (width + w > columns) break;
-    out += g;
-    width += w;
-  }
-  return out;
 }

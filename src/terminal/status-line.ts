@@ -7,6 +7,7 @@
  */
 import type { StreamEvent } from "../claude/stream-events.js";
 import { isSubagentTask, isToolResult, isToolUse } from "../claude/stream-events.js";
+import { visible } from "../inert-text.js";
 import { AnsweredRequests } from "./answered-requests.js";
 import { toolDetail } from "./tool-detail.js";
 import { oneLine } from "./format.js";
@@ -59,7 +60,9 @@ export class StatusLine {
     // Requests are remembered even between turns' lines: an answer must find its question.
     const answered = this.answered.activity(event);
     if (!this.running) return;
-    const next = answered ?? activityOf(event, this.o.cwd);
+    const found = answered ?? activityOf(event, this.o.cwd);
+    // Tool names, a status, a subagent's description: claude's words, shown, never obeyed.
+    const next = found === null ? null : visible(found);
     if (next !== null && next !== this.activity) {
       this.activity = next;
       this.draw();

@@ -17,13 +17,12 @@
  *   ui.close();                                        // then, if ui.hungUp: exit status 129
  */
 import type { StreamEvent } from "../claude/stream-events.js";
-import { inertValue } from "../inert-text.js";
+import { visible } from "../inert-text.js";
 import { Keyboard, type TerminalInput } from "./keyboard.js";
 import { Screen, type TerminalOutput } from "./screen.js";
 import { StatusLine } from "./status-line.js";
 import type { Style } from "./style.js";
 import { TerminalAsker } from "./terminal-asker.js";
-import { visible } from "../inert-text.js";
 import { TerminalPrompts } from "./tty-prompts.js";
 
 export interface TerminalUiOptions {
@@ -109,8 +108,7 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     screen,
     write: (text) => screen.write(text, o.output),
     say: (line) => screen.write(`${line}\n`, errorOutput),
-    // The status line names tools and says claude's status: shown, never obeyed, like the renderer's.
-    observe: (event) => status.observe(inertValue(event)),
+    observe: (event) => status.observe(event),
     get hungUp() {
       return keyboard.hungUp;
     },

@@ -118,14 +118,18 @@ export function textWidth(text: string): number {
 
 /** The longest start of `text` (unstyled) that fits in `columns`, with "…" when cut. */
 export function fitWidth(text: string, columns: number): string {
-  if (textWidth(text) <= columns) return text;
+  return textWidth(text) <= columns ? text : `${fitRow(text, columns - 1)}…`;
+}
+
+/** The longest start of `text` (unstyled) that fits in `columns`, cut between graphemes, without an ellipsis. */
+export function fitRow(text: string, columns: number): string {
   let out = "";
   let width = 0;
   for (const g of graphemes(text)) {
     const w = graphemeWidth(g);
-    if (width + w > columns - 1) break;
+    if (width + w > columns) break;
     out += g;
     width += w;
   }
-  return `${out}…`;
+  return out;
 }

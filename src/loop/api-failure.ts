@@ -6,6 +6,7 @@
  * "no file changed".
  */
 import type { ResultEvent } from "../claude/stream-events.js";
+import { visible } from "../inert-text.js";
 
 export interface ApiFailure {
   status: number | null;
@@ -21,8 +22,8 @@ export function unfixableApiFailure(result: ResultEvent): ApiFailure | null {
   const refused = status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
   if (!tooLong && !refused) return null;
   const text = (result.result ?? (result.errors ?? []).map(String).join("; ")).replace(/\s+/g, " ").trim();
-  // claude's words go to the terminal: no control character of theirs may act on it.
-  return { status, text: text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").slice(0, 200) };
+  // claude's words, styled by the loop's summary: made visible first, as the renderer does with all of them.
+  return { status, text: visible(text).slice(0, 200) };
 }
 
 /** What to do about it, for the loop's last lines. */

@@ -128,12 +128,11 @@ export class ClaudeLink {
     if (!process || !this.o.recorder.turnInProgress) return "idle";
     this.interrupts++;
     if (this.interrupts === 1) {
+      // The turn reads interrupted however claude ends now (stopped later, it leaves no result): the user asked for it.
       this.o.recorder.markInterruptRequested();
       this.guard(process, () => process.interrupt());
       return "interrupting";
     }
-    // The turn reads interrupted however claude ends now: the user asked for it.
-    this.o.recorder.markInterruptRequested();
     this.stoppedOnPurpose = process;
     if (this.interrupts > 2) {
       process.kill("SIGKILL");

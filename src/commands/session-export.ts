@@ -4,7 +4,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import * as z from "../zod.js";
 import { UserError } from "../errors.js";
-import { workRoot } from "../bundle/cut-off-work.js";
+import { beginWork } from "../bundle/cut-off-work.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
 import { excludeExport } from "../sharing/export-exclude.js";
@@ -55,7 +55,8 @@ Examples:
     const session = await resolveSession(store, id);
     // -o may name a folder: the file goes in it under its default name. -o -: a private temp file, then stdout.
     // In the store's work folder, so a killed export leaves nothing that gc does not clear.
-    const scratch = toStdout ? await fs.mkdir(workRoot(store), { recursive: true }).then(() => fs.mkdtemp(path.join(workRoot(store), `stdout-${process.pid}-`))) : null;
+    const work = toStdout ? await beginWork(store, "stdout", "an export to stdout") : null;
+    const scratch = work?.dir ?? null;
     const given = path.resolve(scratch ?? o.output ?? ".");
     const out = o.output === undefined || scratch || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
     await refuseSpecialFile(out);
@@ -73,7 +74,7 @@ Examples:
       if (scratch) await pipeline(createReadStream(out), process.stdout, { end: false });
       else excludedIn = await excludeExport(store.repoRoot, out);
     } finally {
-      if (scratch) await fs.rm(scratch, { recursive: true, force: true });
+      await work?.finish();
     }
     const carried = describeCarried(result, session.manifest);
     if (o.json) {

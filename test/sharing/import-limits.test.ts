@@ -14,7 +14,7 @@ import type { Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { nudgeRefs } from "../support/store-state.js";
 import { FIXTURES } from "./hostile-fixtures.js";
-import { configDir, exportedTwoTurns, filesUnder, repack } from "./share-support.js";
+import { exportedTwoTurns, filesUnder, importTarget, repack } from "./share-support.js";
 
 let rec: Recorded;
 let a: string;
@@ -26,11 +26,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => rec?.api.close());
 
-async function target() {
-  const b = await clone("bob");
-  const tmp = tempDir("nudge-tmp-");
-  return { b, tmp, env: { CLAUDE_CONFIG_DIR: configDir(), TMPDIR: tmp } };
-}
+const target = () => importTarget(clone);
 
 describe("what an import may unpack (issue 23.1)", () => {
   it("a small archive listing a huge side file is refused before a byte is written: one line naming the limit, the flag that raises it", async () => {

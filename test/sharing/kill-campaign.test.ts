@@ -13,7 +13,7 @@ import { git, tempDir } from "../support/gitdir.js";
 import type { Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { nudgeRefs } from "../support/store-state.js";
-import { configDir, exportedTwoTurns, filesUnder } from "./share-support.js";
+import { exportedTwoTurns, filesUnder, importTarget } from "./share-support.js";
 
 let rec: Recorded;
 let a: string;
@@ -25,14 +25,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => rec?.api.close());
 
-/** A clone to import into, with its own temp dir and claude config dir. */
-async function target() {
-  const b = await clone("bob");
-  const tmp = tempDir("nudge-tmp-");
-  const cfg = configDir();
-  const store = path.join(b, ".git", "nudge");
-  return { b, tmp, cfg, store, env: { CLAUDE_CONFIG_DIR: cfg, TMPDIR: tmp } };
-}
+const target = () => importTarget(clone);
 
 type Target = Awaited<ReturnType<typeof target>>;
 

@@ -103,3 +103,12 @@ export async function exportedTwoTurns(): Promise<{ rec: Recorded; a: string; cl
   expect(exported.exitCode, exported.stderr).toBe(0);
   return { rec, a, clone, archive };
 }
+
+/** A clone to import into, with its own temp dir (TMPDIR) and claude config dir. */
+export async function importTarget(clone: (name: string) => Promise<string>) {
+  const b = await clone("bob");
+  const tmp = tempDir("nudge-tmp-");
+  const cfg = configDir();
+  const store = path.join(b, ".git", "nudge");
+  return { b, tmp, cfg, store, env: { CLAUDE_CONFIG_DIR: cfg, TMPDIR: tmp } };
+}

@@ -89,6 +89,10 @@ function compileRule(spec: RuleSpec, i: number, problems: RulesFileProblems): Ru
   if (!match.tool && !match.path && match.command === undefined && match.content === undefined) {
     throw problems.error(["rules", i, "match"], "match is empty", "give at least one of tool, path, command, content");
   }
+  // A rules file comes with the repository: its message is shown on the terminal and sent to claude, never obeyed.
+  if (spec.message !== undefined && /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(spec.message)) {
+    throw problems.error(["rules", i, "message"], "message holds a control character (an escape sequence, a carriage return, a bidi override)", "write the message as plain text");
+  }
   for (const name of match.tool ?? []) {
     const known = miscasedTool(name);
     if (known) throw problems.error(at("tool"), `no tool is called "${name}"`, `tool names are case-sensitive: did you mean ${known}?`);

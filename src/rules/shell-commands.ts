@@ -17,7 +17,7 @@ export interface ShellReading {
 }
 
 /** Words that open or continue a compound command (`if …; then …`), or change how the next one runs. */
-const RESERVED = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "select", "function", "coproc", "time", "!", "{", "}", "[["]);
+const RESERVED = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "select", "function", "coproc", "!", "{", "}", "[["]);
 
 /** Longer than this is read as one opaque part: the reader stays linear, and such a command is never plain. */
 const MAX_COMMAND = 1_000_000;
@@ -79,7 +79,8 @@ class Reader {
     const s = this.s;
     let current = "";
     const end = () => {
-      const text = current.trim();
+      // Only the blanks bash splits words on: a no-break space is part of a word to bash.
+      const text = current.replace(/^[ \t\n]+|[ \t\n]+$/g, "");
       if (text !== "") this.commands.push(text);
       current = "";
     };
@@ -212,15 +213,19 @@ class Reader {
   }
 }
 
-/** Words that run the command after them (and their options): `command rm x` runs rm. */
-const WRAPPER = /^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+|(?:command|exec|builtin|env|nohup|sudo|doas|nice|time|xargs)\s+(?:-\S+\s+)*)/;
+/** A leading assignment (`FOO=1`, `a[0]=1`, `A+=1`) or redirection (`2>/dev/null`, `<in`) before the command word. */
+const PREFIX = /^(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\s]*\])?\+?=\S*|\d*(?:>>|>&|<&|>\||&>|[<>])\s*\S+)\s+/;
+/** Commands that run a command given among their arguments: `nice -n 5 rm x` runs rm. */
+const WRAPPERS = new Set(["command", "exec", "builtin", "env", "nohup", "sudo", "doas", "nice", "ionice", "time", "timeout", "stdbuf", "xargs", "chrt", "taskset", "setsid", "unbuffer"]);
 
 /**
  * A simple command as bash will run it, for deny, ask and note rules: the text as written, and
  * again with quotes and backslashes removed (`"rm" x`, `r''m x`, `\rm x`, `$'rm' x`), a leading
- * brace expansion opened (`{rm,x}` is `rm x`), leading assignments and wrappers dropped
- * (`FOO=1 rm x`, `command rm x`, `sudo -n rm x`) and whitespace as single spaces (`rm<TAB>x`).
- * Only ever more forms to search: a deny rule can only match more.
+ * brace expansion opened (`{rm,x}` is `rm x`), leading assignments and redirections dropped
+ * (`FOO=1 rm x`, `2>/dev/null rm x`) and whitespace as single spaces (`rm<TAB>x`). After a word
+ * that runs another command (`sudo`, `nice`, `xargs`, `timeout`, …) every later word may be that
+ * command (`nice -n 5 rm x`, `sudo -u root rm x`): each is a form too. Only ever more forms to
+ * search: a deny rule can only match more.
  */
 export function commandForms(command: string): string[] {
   let t = command
@@ -230,6 +235,11 @@ export function commandForms(command: string): string[] {
     .replace(/\s+/g, " ")
     .trim()
     .replace(/^\{([^{}\s]*,[^{}\s]*)\}/, (_, inner: string) => inner.split(",").join(" "));
-  for (let next = t.replace(WRAPPER, ""); next !== t; next = t.replace(WRAPPER, "")) t = next;
-  return t === command ? [command] : [command, t];
+  for (let next = t.replace(PREFIX, ""); next !== t; next = t.replace(PREFIX, "")) t = next;
+  const forms = new Set([command, t]);
+  const words = t.split(" ");
+  const wrapper = words.findIndex((w) => !WRAPPERS.has(w));
+  // `nice -n 5 rm x`: after the wrappers, any word may be the command they run.
+  if (wrapper > 0) for (let i = wrapper; i < words.length; i++) forms.add(words.slice(i).join(" "));
+  return [...forms];
 }

@@ -63,18 +63,39 @@ function pathsOf(absolute: string, repoRoot: string): FilePaths {
   return { relative: outside ? null : slashes(relative), absolute: slashes(absolute) };
 }
 
-/** The real path of the nearest part of `file` that exists, with the rest (a file not yet written) after it. */
+/** Longer than this no tool takes a path (claude's own limit): such a path is matched as written. */
+const MAX_PATH = 4096;
+
+/**
+ * The real path of `file`: every link on the way followed, a link to what does not exist yet
+ * too (a Write through `src/envl -> ../.env` makes .env), and the part not yet written kept.
+ */
 function resolveExisting(file: string): string {
+  if (file.length > MAX_PATH) return file;
   let rest = "";
+  let links = 0;
   for (let at = file; ; ) {
     try {
       return path.join(fs.realpathSync.native(at), rest);
     } catch {
+      const target = readLink(at);
+      if (target !== null && links++ < 40) {
+        at = path.resolve(path.dirname(at), target);
+        continue;
+      }
       const parent = path.dirname(at);
       if (parent === at) return file;
       rest = path.join(path.basename(at), rest);
       at = parent;
     }
+  }
+}
+
+function readLink(file: string): string | null {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return null;
   }
 }
 

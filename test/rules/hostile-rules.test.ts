@@ -112,12 +112,22 @@ describe("no pattern can hang nudge", () => {
   });
 });
 
+describe("a rule's message", () => {
+  it("with an escape sequence is refused at load, with line and column (it was shown raw in ⚖ lines and rules test)", () => {
+    expect(() => rulesOf(`  - id: noteit\n    match: { path: '**' }\n    action: note\n    message: "note \\e[31mRED\\e[0m"\n`)).toThrow(
+      /^\.nudge\/rules\.yaml:\d+:\d+: rule "noteit": message holds a control character/,
+    );
+  });
+});
+
 describe("a path rule and symlinks", () => {
   it("a deny rule sees the file a link reaches; an allow rule needs both names to match (QA)", async () => {
     const repo = await gitdir({ ".env": "DB_PASSWORD=x\n", "secrets/a": "s\n", "src/ok.ts": "x\n" });
     symlinkSync(".env", path.join(repo, "envlink"));
     symlinkSync("secrets", path.join(repo, "seclink"));
     symlinkSync("../.env", path.join(repo, "src", "env.ts"));
+    symlinkSync("../secrets/new.txt", path.join(repo, "src", "dangling")); // its target is not written yet
+    symlinkSync("secrets/new.txt", path.join(repo, "newlink"));
     const rules = parseRules(
       "version: 1\nrules:\n  - id: secrets\n    match: { path: ['.env', '/secrets/**'] }\n    action: deny\n    message: no\n  - id: src\n    match: { tool: Read, path: 'src/**' }\n    action: allow\n",
       ".nudge/rules.yaml",
@@ -128,9 +138,14 @@ describe("a path rule and symlinks", () => {
     expect(read("seclink/not-yet-written")).toBe("secrets");
     expect(read("src/ok.ts")).toBe("src");
     expect(read("src/env.ts")).toBe("secrets"); // the link's own name is under src/, what it reaches is .env
+    expect(read("src/dangling")).toBe("secrets");
+    expect(read("newlink")).toBe("secrets");
     const allowOnly = parseRules("version: 1\nrules:\n  - id: src\n    match: { tool: Read, path: 'src/**' }\n    action: allow\n", ".nudge/rules.yaml");
     const allowed = (file: string) => evaluate(allowOnly, { toolName: "Read", input: { file_path: file }, cwd: repo, repoRoot: repo })?.rule.id ?? null;
     expect(allowed("src/ok.ts")).toBe("src");
     expect(allowed("src/env.ts")).toBeNull();
+    expect(allowed("src/dangling")).toBeNull();
+    // A path longer than any tool takes is matched as written, at once.
+    expect(allowed(`src/${"a/".repeat(30_000)}f`)).toBe("src");
   });
 });

@@ -14,13 +14,18 @@ export interface PatchStats {
 export function patchStats(patch: Buffer): PatchStats {
   const stats: PatchStats = { filesChanged: 0, insertions: 0, deletions: 0, binaryFiles: 0 };
   let inHunk = false;
+  let lastHeader = "";
   let start = 0;
   while (start < patch.length) {
     let end = patch.indexOf(0x0a, start);
     if (end === -1) end = patch.length;
     const first = patch[start];
     if (first === 0x64 /* d */ && startsWith(patch, start, "diff --git ")) {
-      stats.filesChanged++;
+      // git writes a type change (file ↔ symlink) as a deletion and an addition under the same
+      // header: one file, as `session diff --stat` and `git diff --stat` count it.
+      const header = patch.toString("latin1", start, end);
+      if (header !== lastHeader) stats.filesChanged++;
+      lastHeader = header;
       inHunk = false;
     } else if (first === 0x40 /* @ */ && startsWith(patch, start, "@@ ")) {
       inHunk = true;

@@ -58,7 +58,15 @@ export const ManifestHeaderSchema = z.object({
   origin: described(
     z.optional(
       z.nullable(
-        z.object({ exportedBy: z.nullable(z.string()), exportedAt: isoTime, root: z.string(), cwd: z.string(), importedAt: isoTime, sourceId: sessionId }),
+        z.object({
+          exportedBy: z.nullable(z.string()),
+          exportedAt: described(isoTime, "the session's time the export is as of (with sourceId, it tells the same export imported again)"),
+          writtenAt: described(z.optional(isoTime), "when the export was written; absent for exports of older nudges"),
+          root: z.string(),
+          cwd: z.string(),
+          importedAt: isoTime,
+          sourceId: sessionId,
+        }),
       ),
     ),
     "an imported session: who exported it, from where, when",

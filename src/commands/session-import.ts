@@ -66,7 +66,8 @@ export function describe(r: ImportResult, file: string): string[] {
   lines.push(`${verb} session ${r.id} from ${file} (${turns})`);
   if (r.idChange === "fresh") lines.push(`  a different session ${r.sourceId} is already here: ${r.status === "dry-run" ? "it would get" : "it got"} the fresh id ${r.id} (--force replaces the one that is here)`);
   if (r.idChange === "replaced") lines.push(`  replaces the session ${r.id} that was here${r.setAside ? `, now kept in ${home(r.setAside.backupDir)} (refs under refs/nudge/import-backups/)` : ", which would be set aside first"}`);
-  lines.push(`  exported by ${r.origin.exportedBy ?? "(unknown)"} from ${r.origin.root} on ${r.origin.exportedAt}`);
+  // An export of an older nudge does not say when it was written: nothing is said rather than the session's time.
+  lines.push(`  exported by ${r.origin.exportedBy ?? "(unknown)"} from ${r.origin.root}${r.origin.writtenAt ? ` on ${r.origin.writtenAt}` : ""}`);
   lines.push(`  bundle: ${home(r.dir)}`);
   lines.push(`  code: ${r.refs[0]}${r.carried.length ? ` (the export carried ${r.carried.length} commit${r.carried.length === 1 ? "" : "s"} this clone may lack: ${r.carried.map((c) => c.slice(0, 10)).join(", ")})` : ""}`);
   const files = r.claudeFiles;

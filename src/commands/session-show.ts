@@ -28,7 +28,7 @@ export const sessionShowCommand = new Command("show")
     const out = (line: string) => writeOut(line + "\n");
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
-    if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root} on ${m.origin.exportedAt} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);
+    if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);
     if (m.rewoundTo !== null) out(`rewound to turn ${m.rewoundTo}; the next run continues from there in a fork`);
     out(`bundle ${session.dir}`);
     out("");

@@ -38,6 +38,12 @@ export const ExportGitSchema = z.object({
     .array(z.object({ commit: sha, remoteRef: z.nullable(z.string()).check(z.describe("a remote-tracking branch holding it, for the hint to fetch it")) }))
     .check(z.describe("commits the bundle is thin against: the importing clone must have them")),
   carried: z.array(sha).check(z.describe("the base commit and recorded HEADs that were on no remote-tracking branch, carried in the bundle")),
+  rootCommits: z.optional(
+    z.array(sha).check(
+      z.maxLength(16),
+      z.describe("the root commits of the base commit's history: a clone with none of them is another project, not one lacking recent commits (absent in exports of older nudges)"),
+    ),
+  ),
 });
 
 export const ExportIndexSchema = z
@@ -46,7 +52,8 @@ export const ExportIndexSchema = z
     format: z.literal(EXPORT_FORMAT),
     nudgeVersion: z.string().check(z.maxLength(64)),
     exported: z.object({
-      at: isoTime,
+      at: isoTime.check(z.describe("the session's time the export is as of (its last update, or turn N's end with --upto): with the session id, it tells an export imported twice")),
+      writtenAt: z.optional(isoTime.check(z.describe("when the export was written, by the exporter's clock ($SOURCE_DATE_EPOCH when set); absent in exports of older nudges"))),
       by: z
         .object({ name: z.nullable(z.string().check(z.maxLength(256))), email: z.nullable(z.string().check(z.maxLength(256))) })
         .check(z.describe("git config user.name / user.email of the exporter")),

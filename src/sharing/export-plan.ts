@@ -37,7 +37,7 @@ export interface ExportPlan {
   tip: string;
   /** The commits a clone must reach besides the snapshots: the base commit and the HEADs recorded. */
   reach: Array<{ ref: string; commit: string; turn: number | null }>;
-  /** The time the export says it was made: the session's, not the clock's, so the same session gives the same bytes. */
+  /** The session's time the export is as of (its last update, or turn N's end): it identifies the export with the session id. */
   exportedAt: string;
   /** Where the exported session's next run continues (a rewind's fork point, when inside the export). */
   resume: Manifest["resume"];

@@ -1,10 +1,11 @@
 /**
- * `nudge session export`: one session as one deterministic .tar.gz a teammate imports into any
- * clone of the repository. Planned from the manifest (export-plan.ts), then made in a private
- * staging folder: the code changes checked for secrets, the logs and claude's files cut and
- * masked (export-logs.ts), the snapshot commits bundled thin against the remote-tracking
- * branches (export-commits.ts, git.ts), and everything written with its sha256 (export-writer.ts).
- * The local recording is only read; the staging folder is removed whatever happens.
+ * `nudge session export`: one session as one .tar.gz a teammate imports into any clone of the
+ * repository, the same bytes each time but for the time it was written. Planned from the
+ * manifest (export-plan.ts), then made in a private staging folder: the code changes checked for
+ * secrets, the logs and claude's files cut and masked (export-logs.ts), the snapshot commits
+ * bundled thin against the remote-tracking branches (export-commits.ts, git.ts), and everything
+ * written with its sha256 (export-writer.ts). The local recording is only read; the staging
+ * folder is removed whatever happens.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -121,6 +122,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
       nudgeVersion: nudgeVersion(),
       exported: {
         at: plan.exportedAt,
+        writtenAt: writtenAt(o.env ?? process.env),
         by: await git.userIdentity(root),
         repoRoot: manifest.repo.root,
         cwd: manifest.repo.cwd,
@@ -137,6 +139,8 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
         objectFormat: await git.objectFormat(root),
         prerequisites: bundle.prerequisiteRemotes,
         carried: bundle.carried.map((c) => c.commit),
+        // What an import into another project's repository is told apart by (see import-code.ts).
+        rootCommits: manifest.repo.baseCommit ? await git.rootCommits(root, manifest.repo.baseCommit, 16) : [],
       },
       masked: o.redact ? summary : [],
     };
@@ -184,6 +188,16 @@ function codeSecretError(secrets: CodeSecret[]): UserError {
     `a secret (${first.kind}) is in the code changes: ${first.path} in turn ${first.turn}${more}; code cannot be masked`,
     `${earlier >= 0 ? `export the turns before it (--upto ${earlier}), or ` : ""}pass --allow-secrets-in-code to export the code as it is`,
   );
+}
+
+/**
+ * When the export is written: the clock, so an importer reads when it was shared. The same session
+ * exported twice then differs in this field alone; $SOURCE_DATE_EPOCH (seconds, the
+ * reproducible-builds convention) pins it for byte-identical archives.
+ */
+function writtenAt(env: NodeJS.ProcessEnv): string {
+  const pinned = env.SOURCE_DATE_EPOCH;
+  return /^\d{1,11}$/.test(pinned ?? "") ? new Date(Number(pinned) * 1000).toISOString() : new Date().toISOString();
 }
 
 /** Where claude kept this session's files on this machine: paths under it are rewritten on import. */

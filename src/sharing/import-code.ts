@@ -55,6 +55,7 @@ export async function checkCode(root: string, contents: ExportContents, refs: Co
     throw new UserError(`the export is of a ${contents.git.objectFormat.toUpperCase()} repository; this one uses ${format.toUpperCase()}`, "import it into a clone of the repository it was recorded in");
   }
   const base = contents.header.repo.baseCommit;
+  await refuseAnotherProject(root, contents);
   await git.checkBundle(
     root,
     contents.bundleFile,
@@ -86,6 +87,25 @@ export async function checkCode(root: string, contents: ExportContents, refs: Co
       }
     },
     path.dirname(scratchIndex), // the scratch repository beside it, in the import's work folder
+  );
+}
+
+/**
+ * A repository with none of the exporter's root commits is another project: "fetch the missing
+ * commits" would never help there. Said only when the import could not go on anyway (commits it
+ * needs are missing), and never in a shallow clone, which lacks its own root commits.
+ */
+async function refuseAnotherProject(root: string, contents: ExportContents): Promise<void> {
+  const roots = contents.git.rootCommits ?? [];
+  if (roots.length === 0) return; // an export of an older nudge: the fetch hint below is all it can say
+  const base = contents.header.repo.baseCommit;
+  const needed = [...contents.git.prerequisites.map((p) => p.commit), ...(base && !contents.git.carried.includes(base) ? [base] : [])];
+  const present = async (commit: string) => git.objectExists(root, `${commit}^{commit}`);
+  if ((await Promise.all(needed.map(present))).every(Boolean)) return;
+  if ((await Promise.all(roots.map(present))).some(Boolean) || (await git.isShallow(root))) return;
+  throw new UserError(
+    `this repository is another project: the session was recorded in ${contents.index.exported.repoRoot}, whose history begins at ${roots[0]!.slice(0, 10)}, a commit this repository does not have`,
+    "import it into a clone of the repository it was recorded in",
   );
 }
 

@@ -48,7 +48,7 @@ export interface ImportResult {
   idChange: "fresh" | "replaced" | null;
   dir: string;
   turns: number;
-  origin: { exportedBy: string | null; exportedAt: string; root: string; cwd: string };
+  origin: { exportedBy: string | null; exportedAt: string; writtenAt: string | null; root: string; cwd: string };
   refs: string[];
   /** Commits the export carried (on no remote-tracking branch where it was made). */
   carried: string[];
@@ -90,7 +90,7 @@ async function importInto(store: Store, archive: string, o: ImportOptions, work:
     const contents = await readContents(opened).catch(refusing(name));
     const large = opened.index.entries.reduce((n, e) => n + e.bytes, 0) > LARGE_BYTES;
     const progress = (line: string) => (large ? o.progress?.(line) : undefined);
-    const origin = { exportedBy: exporter(contents.index), exportedAt: contents.index.exported.at, root: contents.index.exported.repoRoot, cwd: contents.index.exported.cwd };
+    const origin = { exportedBy: exporter(contents.index), exportedAt: contents.index.exported.at, writtenAt: contents.index.exported.writtenAt ?? null, root: contents.index.exported.repoRoot, cwd: contents.index.exported.cwd };
     const base = { sourceId: contents.index.session.id, turns: contents.index.session.turns, carried: contents.git.carried };
 
     const here = await alreadyImported(store, contents);

@@ -126,6 +126,7 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     origin: {
       exportedBy: exporter(index),
       exportedAt: index.exported.at,
+      ...(index.exported.writtenAt ? { writtenAt: index.exported.writtenAt } : {}),
       root: index.exported.repoRoot,
       cwd: index.exported.cwd,
       importedAt: target.importedAt,

@@ -747,6 +747,17 @@ export async function objectFormat(root: string): Promise<"sha1" | "sha256"> {
   return (await text(root, ["rev-parse", "--show-object-format"])) === "sha256" ? "sha256" : "sha1";
 }
 
+/** The root commits (no parents) of `commit`'s history, at most `max`: what tells one project's history from another's. */
+export async function rootCommits(root: string, commit: string, max: number): Promise<string[]> {
+  const out = await text(root, ["rev-list", "--max-parents=0", `--max-count=${max}`, commit]);
+  return out ? out.split("\n") : [];
+}
+
+/** A shallow clone lacks its history's root commits although it is the same project. */
+export async function isShallow(root: string): Promise<boolean> {
+  return (await text(root, ["rev-parse", "--is-shallow-repository"])) === "true";
+}
+
 /** Who is exporting, as git knows them (user.name, user.email), each null when unset. */
 export async function userIdentity(root: string): Promise<{ name: string | null; email: string | null }> {
   return { name: await answer(root, ["config", "user.name"]), email: await answer(root, ["config", "user.email"]) };

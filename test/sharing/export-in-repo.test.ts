@@ -57,9 +57,11 @@ describe("an export written inside the repository", () => {
   }, 120_000);
 
   it("-o - writes the archive to stdout, the same bytes as to a file, and no file named -", async () => {
-    const file = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", path.join(outside, "one.tar.gz")], { cwd: a, env: rec.env });
+    // The time of writing pinned, so two exports are byte for byte the same.
+    const env = { ...rec.env, SOURCE_DATE_EPOCH: "1700000000" };
+    const file = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", path.join(outside, "one.tar.gz")], { cwd: a, env });
     expect(file.exitCode, file.stderr).toBe(0);
-    const piped = await execa("node", [NUDGE_CLI, "session", "export", rec.id, "--upto", "1", "-o", "-"], { cwd: a, env: { NO_COLOR: "1", ...rec.env }, encoding: "buffer", reject: false });
+    const piped = await execa("node", [NUDGE_CLI, "session", "export", rec.id, "--upto", "1", "-o", "-"], { cwd: a, env: { NO_COLOR: "1", ...env }, encoding: "buffer", reject: false });
     expect(piped.exitCode, Buffer.from(piped.stderr).toString()).toBe(0);
     const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
     expect(sha(piped.stdout)).toBe(sha(readFileSync(path.join(outside, "one.tar.gz"))));

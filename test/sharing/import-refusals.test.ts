@@ -151,12 +151,13 @@ describe("import refuses what is found late, before writing anything", () => {
     await t.nothingLeft();
   });
 
-  it("a clone without the commit the bundle builds on: names it, its branch, and git fetch", async () => {
+  it("an export that does not name its root commits (an older nudge's), into a repository without the commit it builds on: names it, its branch, and git fetch", async () => {
     const empty = tempDir("nudge-empty-");
     await git(empty, "init", "-q");
     await git(empty, "commit", "-q", "--allow-empty", "-m", "unrelated");
     const t = await target(empty);
-    const run = await runNudge(["session", "import", archive], { cwd: empty, env: t.env });
+    const older = await repack(archive, () => undefined, (index) => delete index.git!.rootCommits);
+    const run = await runNudge(["session", "import", older], { cwd: empty, env: t.env });
     const base = rec.manifest.repo.baseCommit!;
     expectRefused(run, `this repository lacks commit ${base} (on origin/main where it was exported), which the session's code builds on`);
     expect(run.stderr).toContain("hint: fetch it: git fetch origin main, then import again");

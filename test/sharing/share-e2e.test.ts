@@ -75,7 +75,8 @@ describe("export, then import into another clone (base commit pushed)", () => {
     const imported = await runNudge(["session", "import", archive], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
     expect(imported.exitCode, imported.stderr).toBe(0);
     expect(imported.stdout).toContain(`imported session ${rec.id} from nudge-${rec.id}.tar.gz (3 turns)`);
-    expect(imported.stdout).toContain(`exported by Test <test@example.com> from ${a} on ${rec.manifest.updatedAt}`);
+    const writtenAt = /^ {2}exported by Test <test@example\.com> from .+ on (\S+)$/m.exec(imported.stdout)?.[1];
+    expect(imported.stdout).toContain(`exported by Test <test@example.com> from ${a} on ${writtenAt}`);
     // The work tree, HEAD and branches are as they were; the session's ref is there.
     expect(await git(b, "status", "--porcelain", "-uall")).toBe(before);
     expect(await git(b, "rev-parse", "HEAD")).toBe(head);
@@ -89,11 +90,11 @@ describe("export, then import into another clone (base commit pushed)", () => {
 
     const m = readManifestFile(path.join(b, ".git", "nudge", "sessions", rec.id));
     expect(m.repo).toMatchObject({ root: b, cwd: b, baseCommit: rec.manifest.repo.baseCommit });
-    expect(m.origin).toMatchObject({ exportedBy: "Test <test@example.com>", root: a, cwd: a, sourceId: rec.id, exportedAt: rec.manifest.updatedAt });
+    expect(m.origin).toMatchObject({ exportedBy: "Test <test@example.com>", root: a, cwd: a, sourceId: rec.id, exportedAt: rec.manifest.updatedAt, writtenAt });
     const list = await runNudge(["session", "list", "--json"], { cwd: b });
     expect(JSON.parse(list.stdout)[0].origin).toMatchObject({ exportedBy: "Test <test@example.com>", root: a });
     const show = await runNudge(["session", "show", rec.id], { cwd: b });
-    expect(show.stdout).toContain(`imported: exported by Test <test@example.com> from ${a} on ${rec.manifest.updatedAt}`);
+    expect(show.stdout).toContain(`imported: exported by Test <test@example.com> from ${a} on ${writtenAt}`);
 
     const seen = await resume(b, cfg, rec.id);
     for (const said of [...PROMPTS, "Wrote notes.txt.", "Edited notes.txt.", "Shuffled.", "what did we do so far?"]) expect(seen.messages).toContain(said);
@@ -104,13 +105,15 @@ describe("export, then import into another clone (base commit pushed)", () => {
     await rewindAndCompare(b, cfg, rec.id, { repo: a, tree: rec.manifest.turns[2]!.snapshot.tree });
   });
 
-  it("is deterministic: the same session exports to the same bytes, whole or --upto", async () => {
-    const again = await runNudge(["session", "export", rec.id, "-o", "again.tar.gz"], { cwd: a, env: rec.env });
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(readFileSync(path.join(a, "again.tar.gz")).equals(readFileSync(archive))).toBe(true);
-    const one = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-a.tar.gz"], { cwd: a, env: rec.env });
+  it("is deterministic with the time of writing pinned (SOURCE_DATE_EPOCH): the same session exports to the same bytes, whole or --upto", async () => {
+    const pinned = { ...rec.env, SOURCE_DATE_EPOCH: "1700000000" };
+    const first = await runNudge(["session", "export", rec.id, "-o", "first.tar.gz"], { cwd: a, env: pinned });
+    const again = await runNudge(["session", "export", rec.id, "-o", "again.tar.gz"], { cwd: a, env: pinned });
+    expect([first.exitCode, again.exitCode], again.stderr).toEqual([0, 0]);
+    expect(readFileSync(path.join(a, "again.tar.gz")).equals(readFileSync(path.join(a, "first.tar.gz")))).toBe(true);
+    const one = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-a.tar.gz"], { cwd: a, env: pinned });
     await new Promise((r) => setTimeout(r, 1100));
-    const two = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-b.tar.gz"], { cwd: a, env: rec.env });
+    const two = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-b.tar.gz"], { cwd: a, env: pinned });
     expect([one.exitCode, two.exitCode]).toEqual([0, 0]);
     expect(readFileSync(path.join(a, "upto-a.tar.gz")).equals(readFileSync(path.join(a, "upto-b.tar.gz")))).toBe(true);
   });

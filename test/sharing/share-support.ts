@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { writeExport } from "../../src/sharing/export-writer.js";
 import { openExport } from "../../src/sharing/export-reader.js";
+import type { ExportIndex } from "../../src/sharing/export-index.js";
 import { expect } from "vitest";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
@@ -42,15 +43,17 @@ export async function unpack(archive: string): Promise<Map<string, Buffer>> {
 
 /**
  * An export altered after the fact and packed again with a correct index (sizes, sha256s): what
- * someone who knows the format could hand over. `edit` gets the unpacked folder.
+ * someone who knows the format could hand over. `edit` gets the unpacked folder, `editIndex` the
+ * index (an export of an older nudge lacks fields).
  */
-export async function repack(archive: string, edit: (dir: string) => void | Promise<void>): Promise<string> {
+export async function repack(archive: string, edit: (dir: string) => void | Promise<void>, editIndex?: (index: ExportIndex) => void): Promise<string> {
   const opened = await openExport(archive, { tempParent: tempDir() });
   try {
     await edit(opened.dir);
     const files = listFiles(opened.dir).filter((f) => f !== "nudge-export.json").map((f) => ({ path: f, source: { file: path.join(opened.dir, f) } }));
     const out = path.join(tempDir(), path.basename(archive));
-    const { entries: _, ...index } = opened.index;
+    const { entries: _, ...index } = structuredClone(opened.index);
+    editIndex?.(index as ExportIndex);
     await writeExport(out, { top: opened.top, index, files });
     return out;
   } finally {

@@ -8,6 +8,7 @@ import { turnOf } from "../bundle/turn-lookup.js";
 import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
 import { mergeInput, play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
+import { relocateLine, transcriptMoves } from "../sharing/relocate.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -41,11 +42,11 @@ Examples:
     const m = session.manifest;
     // A bad --turn is refused before anything else is said about the bundle.
     const only = options.turn === undefined ? undefined : turnOf(m, parseTurnArg(options.turn), 1).n;
-    const lines = await readConversation(session.dir);
+    const lines = inThisClone(m, await readConversation(session.dir));
     warnIfLinesMissing(m, lines);
     // What nudge wrote to claude (the user's answers to its questions) goes where its time puts
     // it, before a turn is picked: an answer belongs to the turn it was given in.
-    const input = (await readInput(session.dir)).map((line) => ({ ...line, input: true as const }));
+    const input = inThisClone(m, await readInput(session.dir)).map((line) => ({ ...line, input: true as const }));
     let groups = mergeInput(groupByTurn(m, lines), input);
     if (only !== undefined) groups = groups.filter((g) => g.turn?.n === only);
     if (groups.length === 0) return void writeOut("nothing recorded in this session yet\n");
@@ -76,6 +77,22 @@ Examples:
       process.off("SIGINT", onSigint);
     }
   });
+
+/**
+ * An imported session's lines name the exporter's folders (/home/ana/app/src/x.ts): shown as
+ * this clone's, as its transcript was placed, so paths read relative to where it is replayed.
+ * The bundle keeps claude's bytes; only what is shown moves.
+ */
+function inThisClone(m: Manifest, lines: TimedLine[]): TimedLine[] {
+  if (!m.origin) return lines;
+  const moves = transcriptMoves({ oldRoot: m.origin.root, newRoot: m.repo.root });
+  if (moves.length === 0) return lines;
+  return lines.map((line) => {
+    const text = line.bytes.toString("utf8");
+    const moved = relocateLine(text, moves);
+    return moved === text ? line : { ...line, bytes: Buffer.from(moved) };
+  });
+}
 
 /**
  * A damaged conversation.jsonl still replays what it holds (exit 0: that part is still useful),

@@ -2,7 +2,8 @@
  * What an export says about where and when it came from (issue 22, item 13): the time it was
  * written (not the session's last update; nothing at all for an export that does not say), and the
  * root commit of the exporter's history, so that an import into another project says so instead of
- * suggesting a `git fetch` that could never help. Real claude, scripted API, real clones.
+ * suggesting a `git fetch` that could never help; and a replay there shows this clone's paths.
+ * Real claude, scripted API, real clones.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -68,6 +69,17 @@ describe("when an export was made", () => {
     expect(readFileSync(path.join(a, "pinned-1.tar.gz")).equals(readFileSync(path.join(a, "pinned-2.tar.gz")))).toBe(true);
     const imported = await importInto(await gitdirWithOrigin(), path.join(a, "pinned-1.tar.gz"));
     expect(imported.stdout).toContain(" on 2023-11-14T22:13:20.000Z");
+  });
+});
+
+describe("a replay in the importing clone", () => {
+  it("shows the session's paths in this clone, none of the exporter's", async () => {
+    const b = await gitdirWithOrigin();
+    expect((await importInto(b)).exitCode).toBe(0);
+    const replay = await runNudge(["session", "replay", rec.id, "-v"], { cwd: b });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain("Write(notes.txt)");
+    expect(replay.stdout).not.toContain(a);
   });
 });
 

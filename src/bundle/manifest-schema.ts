@@ -147,6 +147,10 @@ function buildJournalSchemas() {
       z.optional(z.nullable(z.object({ command: z.string(), exitCode: z.nullable(z.int()), tail: z.string(), durationMs: z.number() }))),
       "an agentic loop's --until check, run after the turn",
     ),
+    sharedWith: described(
+      z.optional(z.array(sessionId)),
+      "shared work tree: other sessions recorded in the same work tree while this turn ran (claude run --force); the turn's changes may include theirs",
+    ),
   });
 
   /** A turn in flight, written before claude sees its prompt so that no crash can lose it. */

@@ -7,7 +7,7 @@ import { UserError } from "../errors.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { countChanges, renderPatch, renderStat, splitPatch, type FileDiff, type FileStatus } from "../terminal/diff-renderer.js";
-import { printJson, writeOut } from "../terminal/output.js";
+import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -51,6 +51,9 @@ Examples:
     const range = pickRange(m, turnArg, options.from, options.to, options.edits);
     const ignored = new Set(range.nowIgnored ?? []);
     const files = (await turnDiff(store, m, range)).map((f) => (ignored.has(f.path) ? { ...f, nowIgnored: true } : f));
+    // Claude's turns in the range that ran beside another recording (--force): their changes may be its.
+    const sharedTurns = options.edits ? [] : m.turns.filter((t) => t.n > (range.from ?? -1) && t.n <= range.to && t.sharedWith?.length);
+    const shared = [...new Set(sharedTurns.flatMap((t) => t.sharedWith ?? []))];
     if (options.json) {
       // The modes say what a chmod-only change is (0 insertions, 0 deletions otherwise).
       const list = files.map(({ path, oldPath, status, insertions, deletions, binary, oldMode, newMode, nowIgnored }) => ({
@@ -64,7 +67,11 @@ Examples:
         newMode,
         nowIgnored: nowIgnored ?? false,
       }));
-      return printJson({ id: m.id, from: range.from, to: range.to, files: list });
+      return printJson({ id: m.id, from: range.from, to: range.to, sharedWith: shared, files: list });
+    }
+    if (shared.length) {
+      const turns = `turn${sharedTurns.length === 1 ? "" : "s"} ${sharedTurns.map((t) => t.n).join(", ")}`;
+      writeErr(`! shared work tree: session${shared.length === 1 ? "" : "s"} ${shared.join(", ")} also recorded here during ${turns}; these changes may include ${shared.length === 1 ? "its" : "theirs"}\n`);
     }
     const style = makeStyle(colorEnabled(process.stdout));
     if (files.length === 0) return void writeOut(`${style.dim(`no changes ${range.label}`)}\n`);

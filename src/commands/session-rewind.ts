@@ -15,6 +15,7 @@ const Options = z.object({
   codeOnly: z.optional(z.boolean()),
   conversationOnly: z.optional(z.boolean()),
   resetHead: z.optional(z.boolean()),
+  includeShared: z.optional(z.boolean()),
   yes: z.optional(z.boolean()),
   undo: z.optional(z.boolean()),
   continue: z.optional(z.boolean()),
@@ -33,6 +34,7 @@ export const sessionRewindCommand = new Command("rewind")
   .option("--code-only", "rewind the files only")
   .option("--conversation-only", "rewind claude's memory only; the files stay")
   .option("--reset-head", "also move the session's branch back to the commit HEAD was at that turn")
+  .option("--include-shared", "also rewind files changed in turns another recording shared the work tree with (claude run --force)")
   .option("-y, --yes", "do not ask for confirmation")
   .option("--undo", "restore exactly the state from before the last rewind")
   .option("--continue", "finish a rewind or undo that was interrupted halfway")
@@ -72,7 +74,7 @@ Examples:
     const turn = parseTurnArg(turnArg);
     const scope = o.codeOnly ? "code" : o.conversationOnly ? "conversation" : "both";
     await withWorkTree(store, session.manifest.repo.root, `rewinding session ${session.manifest.id}`, async () => {
-      const prepare = () => prepareRewind(store, session, turn, { scope, resetHead: o.resetHead ?? false });
+      const prepare = () => prepareRewind(store, session, turn, { scope, resetHead: o.resetHead ?? false, includeShared: o.includeShared ?? false });
       const prepared = await prepare();
       const { plan, state } = prepared;
       if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : describePlan(plan).forEach(say);

@@ -42,7 +42,7 @@ export const sessionShowCommand = new Command("show")
       [
         String(t.n),
         t.n === 0 ? "(starting state)" : oneLine(t.prompt ?? "", 50),
-        changes(t.patch),
+        changes(t.patch) + (t.sharedWith?.length ? ` (shared work tree: may include ${t.sharedWith.join(", ")}'s)` : ""),
         formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
         t.n === 0 ? "" : t.compaction && t.status === "complete" && !t.result?.isError ? describeCompaction(t.compaction) : turnOutcome(t),

@@ -43,6 +43,8 @@ export interface RecorderContext {
   /** The session's private index (kept for the whole recording). */
   indexFile: string;
   untrackedCache: boolean;
+  /** The other recordings live in this work tree between two times (`claude run --force`): a turn that overlapped one is marked. */
+  sharedWith?: (from: string, to: string) => Promise<string[]>;
 }
 
 /** A turn in flight: what the stream has told about it so far. */
@@ -102,6 +104,7 @@ export class SessionRecorder {
     private readonly index: PrivateIndex,
     private readonly transcripts: TranscriptSync,
     private readonly lock: HeldLock,
+    private readonly sharedWith?: RecorderContext["sharedWith"],
   ) {
     const last = manifest_.turns.at(-1);
     this.latestTree = Promise.resolve(last?.snapshot.tree ?? "");
@@ -133,6 +136,7 @@ export class SessionRecorder {
         index,
         new TranscriptSync(dir, context.claudeConfigDir, context.cwd),
         lock,
+        context.sharedWith,
       );
       if (listener) recorder.listen(listener);
       // The header first: a session killed while its starting state is snapshotted still lists (as crashed).
@@ -410,6 +414,7 @@ export class SessionRecorder {
       dir: this.files.dir,
       parentCommit: this.lastCommit,
       transcripts: this.transcripts,
+      sharedWith: this.sharedWith,
       warn: (message) => this.warn(message),
     };
   }

@@ -22,6 +22,8 @@ export interface SaveContext {
   transcripts: TranscriptSync;
   /** claude's cumulative cost at the previous result of this process. */
   processCostBefore?: number;
+  /** Other recordings live in the work tree between two times (see work-tree-recordings.ts). */
+  sharedWith?: (from: string, to: string) => Promise<string[]>;
   warn: (message: string) => void;
 }
 
@@ -54,13 +56,16 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
     edits = { snapshot: { commit, tree: t.begin.editsTree, ref }, patch };
     parent = commit;
   }
-  const [snapshot, patch, transcript] = await Promise.all([
+  const [snapshot, patch, transcript, shared] = await Promise.all([
     keepSnapshot(root, { tree: t.tree, parent, message: `nudge ${manifest.id} turn ${t.begin.n}\n\n${t.begin.prompt}`, ref }).then(
       (commit): Snapshot => ({ commit, tree: t.tree, ref }),
     ),
     writePatch(ctx, root, t.baseTree, t.tree, patchName(t.begin.n)),
     copyTranscript(ctx, t.follower.claudeSessionId),
+    ctx.sharedWith?.(t.begin.startedAt, t.endedAt) ?? [],
   ]);
+  // Another recording wrote into the same files meanwhile: whose change is whose cannot be told.
+  if (shared.length) ctx.warn(`turn ${t.begin.n} ran while ${sessions(shared)} also recorded in this work tree: its changes may include theirs (the turn is marked "shared work tree")`);
   faultPoint("after-snapshot");
   const result = t.result !== undefined ? t.result : t.follower.result ? resultSummary(t.follower.result, ctx.processCostBefore ?? 0) : null;
   return {
@@ -82,7 +87,12 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
     transcript: transcript?.name ?? null,
     transcriptBytes: transcript?.bytes ?? null,
     compaction: t.follower.compaction,
+    ...(shared.length ? { sharedWith: shared } : {}),
   };
+}
+
+function sessions(ids: string[]): string {
+  return `session${ids.length === 1 ? "" : "s"} ${ids.join(", ")}`;
 }
 
 /** Turn 0, the starting state: HEAD plus the uncommitted work (its patch is from the base commit). */

@@ -9,6 +9,7 @@ import type { Manifest, Turn } from "../bundle/manifest-schema.js";
 import { loadSession, newSessionId, readManifest, type Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { lockWorkTree } from "../bundle/work-tree-lock.js";
+import { registerRecording, type RecordingRegistration } from "../bundle/work-tree-recordings.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { UserError } from "../errors.js";
 import { tokenChange } from "../format.js";
@@ -63,10 +64,17 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   const root = existing?.manifest.repo.root ?? store.repoRoot;
   const newId = newSessionId();
   const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });
+  const registration = await registerRecording(store, root, existing?.manifest.id ?? newId);
   try {
+    // Two recordings in one work tree (--force): say at once what that does to both.
+    for (const other of await registration.live()) {
+      frontend.warn(
+        `session ${other.session} is also being recorded in this work tree (pid ${other.pid}): a turn of either may capture the other's changes; such turns are marked "shared work tree", and a rewind keeps their files unless --include-shared`,
+      );
+    }
     // A rewind cut off halfway left the files half switched: never record that as anyone's work.
     await refuseIfInterrupted(store, root);
-    const live = new LiveRecording(input);
+    const live = new LiveRecording(input, registration);
     await recoverCrashedIn(store, root, {
       except: existing?.manifest.id ?? null,
       open: async (dir, manifest) => SessionRecorder.start(dir, manifest, await live.context(manifest, manifest.repo.cwd), { warning: (w) => frontend.warn(`session ${manifest.id}: ${w}`) }),
@@ -107,6 +115,7 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
     const final = holder.link.recorder.manifest;
     return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded };
   } finally {
+    await registration.end();
     await workTree?.release();
   }
 }
@@ -122,7 +131,10 @@ class LiveRecording {
   /** Where the events of every recording go (the conversation, once it exists). */
   show: (event: Parameters<Frontend["render"]>[0]) => void;
 
-  constructor(private readonly input: RunSessionInput) {
+  constructor(
+    private readonly input: RunSessionInput,
+    private readonly registration: RecordingRegistration,
+  ) {
     this.show = (event) => input.frontend.render(event);
   }
 
@@ -136,6 +148,7 @@ class LiveRecording {
       exclude: ownPathExcludes(root, store.ownDirs),
       indexFile: privateIndexFile(store, manifest.id),
       untrackedCache: await untrackedCacheVerdict(path.join(store.dir, "index"), root),
+      sharedWith: (from, to) => this.registration.during(from, to),
     };
   }
 
@@ -155,6 +168,7 @@ class LiveRecording {
       throw error;
     });
     const m = recorder.manifest;
+    await this.registration.setSession(m.id);
     frontend.say(`● nudge ${session.isNew ? "recording" : "continuing"} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${session.dir}`);
     if (runCwd !== this.input.cwd) frontend.say(`  claude runs in ${runCwd}, where this session's code is`);
     const link: ClaudeLink = new ClaudeLink({

@@ -890,6 +890,13 @@ export async function applyToTree(root: string, indexFile: string, tree: string,
   return text(root, ["write-tree"], { indexFile });
 }
 
+/** `tree` with these entries set (or, for deletions, dropped), computed in a private index (nothing else is touched). */
+export async function overlayTree(root: string, indexFile: string, tree: string, changes: TreeChange[]): Promise<string> {
+  await run(root, ["read-tree", tree], { indexFile });
+  await setIndexEntries(root, indexFile, changes);
+  return text(root, ["write-tree"], { indexFile });
+}
+
 export interface ChainCommit {
   commit: string;
   tree: string;

@@ -32,8 +32,19 @@ export interface RewindFacts {
   submoduleSwaps: string[];
   /** Is HEAD still on the session's history: the turn's recorded HEAD an ancestor of HEAD now? */
   headOnHistory: boolean;
+  /** Files left as they are because a turn after the target shared the work tree with another recording. */
+  shared?: SharedFiles | null;
   /** HEAD now against the turn's: ahead (commits made since), behind (a clone that lacks its later commits), apart (neither), null when the same or unknown. */
   headRelation?: "ahead" | "behind" | "apart" | null;
+}
+
+/** Files of turns that ran while another recording shared the work tree: kept as they are, unless --include-shared. */
+export interface SharedFiles {
+  /** The target's tree with these files as they are now: what the rewind puts in place. */
+  tree: string;
+  paths: string[];
+  sessions: string[];
+  turns: number[];
 }
 
 /** What switching the work tree does to it: the files written and deleted, and the submodules left alone. */
@@ -86,6 +97,8 @@ export interface RewindPlan extends CodeChanges {
   conversation: ReturnType<typeof resumePoint>;
   /** The conversation resumes at the session's last reply, where it already stands: the next run simply goes on, no fork. */
   conversationInPlace: boolean;
+  /** Kept as they are: changed in turns another recording shared (see SharedFiles). */
+  shared: SharedFiles | null;
 }
 
 export function planRewind(f: RewindFacts): RewindPlan {
@@ -102,7 +115,7 @@ export function planRewind(f: RewindFacts): RewindPlan {
     sessionId: f.manifest.id,
     turn: f.turn,
     scope: f.scope,
-    target: { tree: turn.snapshot.tree, commit: turn.snapshot.commit },
+    target: { tree: withCode && f.shared ? f.shared.tree : turn.snapshot.tree, commit: turn.snapshot.commit },
     current: f.current,
     ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget),
     unsavedWork: f.current.tree !== latest.snapshot.tree,
@@ -111,6 +124,7 @@ export function planRewind(f: RewindFacts): RewindPlan {
     otherBranch,
     conversation,
     conversationInPlace: conversation !== null && conversation.turn === latest.n,
+    shared: withCode ? (f.shared ?? null) : null,
   };
 }
 
@@ -157,6 +171,12 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
   const lines = [verb === "fork" ? `fork session ${plan.sessionId} at turn ${plan.turn}, its code put in place here` : `${verb} session ${plan.sessionId} to turn ${plan.turn}`];
   if (plan.scope !== "conversation") {
     lines.push(...codeLines(plan, "at that turn", plan.imported));
+    if (plan.shared) {
+      const who = `session${plan.shared.sessions.length === 1 ? "" : "s"} ${plan.shared.sessions.join(", ")}`;
+      const when = `turn${plan.shared.turns.length === 1 ? "" : "s"} ${plan.shared.turns.join(", ")}`;
+      lines.push(`  changed while ${who} also recorded here (${when}), so perhaps not by this session: kept as they are (--include-shared rewinds them too):`);
+      lines.push(...plan.shared.paths.map((p) => `    keep    ${printablePath(p)}`));
+    }
     // A fork whose code is already in place writes nothing, so it saves nothing either.
     const writesNothing = plan.write.length + plan.remove.length + plan.submodules.length + plan.keep.length === 0;
     if (!(verb === "fork" && writesNothing)) {

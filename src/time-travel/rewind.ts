@@ -20,7 +20,7 @@ import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { BACKUP_REFS, requireTree } from "../snapshot/snapshotter.js";
-import { planRewind, planUndo, type RewindPlan, type RewindScope, type UndoPlan } from "./rewind-plan.js";
+import { planRewind, planUndo, type RewindPlan, type RewindScope, type SharedFiles, type UndoPlan } from "./rewind-plan.js";
 import { backupCommit, interruptedIn, lastRewind, newStamp, rewindsDir, saveRecord, thisProcess, type RewindRecord } from "./rewind-log.js";
 import { restoreHidden, unhiddenFiles, type HiddenFile } from "./unhidden-files.js";
 import { pathsInTheWay, submoduleSwaps, switchVerified } from "./work-tree-switch.js";
@@ -69,6 +69,8 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
 export interface RewindOptions {
   scope: RewindScope;
   resetHead: boolean;
+  /** Rewind also the files of turns that shared the work tree with another recording (see `keepShared`). */
+  includeShared?: boolean;
   /** The live session doing this itself (an in-session /rewind): its own recording is no obstacle. */
   from?: string;
 }
@@ -136,7 +138,8 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   await requireTree(root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${manifest.id}`);
   const state = await captureWorkTree(store, root);
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
-  const code = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state);
+  const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state);
+  const { code, shared } = o.includeShared ? { code: all, shared: null } : await keepShared(store, manifest, target, all);
   const headRelation = await relationOf(root, target.head, state.head);
   const headOnHistory = headRelation !== "behind" && headRelation !== "apart";
   const plan = planRewind({
@@ -152,6 +155,7 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
     submoduleSwaps: submoduleSwaps(code.changes),
     headOnHistory,
     headRelation,
+    shared,
   });
   return { plan, state, changes: code.changes, keepOnDisk: code.ignoredAtTarget, hidden: code.hidden };
 }
@@ -198,6 +202,31 @@ async function codeSide(store: Store, manifest: Manifest, target: Turn, state: W
     ignoredAtTarget,
     inTheWay: await pathsInTheWay(root, changes),
     hidden: unhidden.map((c) => ({ path: c.path, mode: c.oldMode, blob: c.oldBlob })),
+  };
+}
+
+/**
+ * Files a turn after the target changed while another recording shared the work tree (`claude
+ * run --force`) may be that session's work, not this one's: left as they are, the target's tree
+ * taking them as they are now, unless --include-shared. The paths are those the shared turns'
+ * snapshots changed; a later turn of this session alone that changed one too does not undo that.
+ */
+async function keepShared(store: Store, manifest: Manifest, target: Turn, code: CodeSide): Promise<{ code: CodeSide; shared: SharedFiles | null }> {
+  const root = manifest.repo.root;
+  const turns = manifest.turns.filter((t) => t.n > target.n && t.sharedWith?.length);
+  if (turns.length === 0 || code.changes.length === 0) return { code, shared: null };
+  const before = (t: Turn) => t.edits?.snapshot.tree ?? manifest.turns.find((p) => p.n === t.n - 1)!.snapshot.tree;
+  const paths = new Set((await Promise.all(turns.map((t) => git.changedPaths(root, before(t), t.snapshot.tree)))).flat().map((c) => c.path));
+  const kept = code.changes.filter((c) => paths.has(c.path) && !git.isSubmodule(c));
+  if (kept.length === 0) return { code, shared: null };
+  // The tree the rewind puts in place: the target's, with the kept paths as the work tree has them.
+  const asNow = kept.map((c): git.TreeChange => ({ status: c.status === "A" ? "D" : c.status === "D" ? "A" : c.status, path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: c.oldMode, blob: c.oldBlob }));
+  const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".shared-"));
+  const tree = await git.overlayTree(root, path.join(scratch, "index"), target.snapshot.tree, asNow).finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  const keptPaths = new Set(kept.map((c) => c.path));
+  return {
+    code: { ...code, changes: code.changes.filter((c) => !keptPaths.has(c.path)), hidden: code.hidden.filter((h) => !keptPaths.has(h.path)) },
+    shared: { tree, paths: kept.map((c) => git.displayPath(c.path)), sessions: [...new Set(turns.flatMap((t) => t.sharedWith ?? []))], turns: turns.map((t) => t.n) },
   };
 }
 

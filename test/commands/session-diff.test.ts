@@ -67,6 +67,7 @@ describe("nudge session diff", () => {
       id,
       from: 2,
       to: 3,
+      sharedWith: [],
       files: [
         { path: "blob.bin", status: "added", insertions: 0, deletions: 0, binary: true, oldMode: null, newMode: "100644", nowIgnored: false },
         { path: "renamed.txt", oldPath: "old-name.txt", status: "renamed", insertions: 0, deletions: 0, binary: false, oldMode: "100644", newMode: "100644", nowIgnored: false },

@@ -7,6 +7,7 @@ import { UserError } from "../errors.js";
 import { beginWork } from "../bundle/cut-off-work.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
+import { describeCodeSecret } from "../sharing/code-secret-error.js";
 import { excludeExport } from "../sharing/export-exclude.js";
 import { formatBytes } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
@@ -99,7 +100,7 @@ Examples:
     say(`exported session ${session.manifest.id} → ${toStdout ? "stdout" : shown(result.path)} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
     say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
     if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
-    for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${s.path}, turn ${s.turn}`);
+    for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${describeCodeSecret({ ...s, turn: null })}${s.turn === null ? " (in the history it carries)" : `, turn ${s.turn}`}`);
     say(`  code: ${describeCode(carried, result.index.git?.prerequisites ?? [])}`);
     if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
     if (result.skipped.length) say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);

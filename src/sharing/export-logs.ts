@@ -17,6 +17,7 @@ import { copyPrefix, lineStarts, linesBefore, remapOffsets } from "./line-offset
 import { maskNdjsonFile, scanAndMaskText, scanNdjsonFile, type SecretFinding } from "./secrets.js";
 import { listFiles } from "./list-files.js";
 import { turnEnd } from "./export-transcript-end.js";
+import { emptyQueuedPrompts } from "./queued-prompts.js";
 
 export interface StagedLogs {
   /** The exported turns, positions in the copies; a transcript missing from the bundle is dropped from its turns. */
@@ -93,7 +94,10 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
   // Which turn a transcript line belongs to: the first exported turn whose length covers it.
   const ends = await linesBefore(rawCopy, offsets);
   const turnOf = (line: number) => cut.turns.find((t) => t.bytes !== null && line <= ends.get(Math.min(t.bytes, bytes))!)?.n;
-  const findings = await secretsOf(rawCopy, outCopy, { file: entry(cut.name), turnOfLine: turnOf }, redact);
+  // Queued prompts' text goes in every export alike (queued-prompts.ts): what a cut would carry of the next turn.
+  const unqueued = `${rawCopy}.unqueued`;
+  await emptyQueuedPrompts(rawCopy, unqueued);
+  const findings = await secretsOf(unqueued, outCopy, { file: entry(cut.name), turnOfLine: turnOf }, redact);
   const lengths = await remapOffsets(rawCopy, outCopy, offsets);
   const files: ExportFile[] = [{ path: entry(cut.name), source: { file: outCopy } }];
   const skipped: string[] = [];

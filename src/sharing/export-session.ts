@@ -9,7 +9,6 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
 import { MANIFEST_FORMAT, type ManifestHeader, type Turn } from "../bundle/manifest-schema.js";
 import { headerOf, type Store, type StoredSession } from "../bundle/store.js";
 import { summaryOf } from "../bundle/summary.js";
@@ -17,11 +16,14 @@ import { journalOf, parseJournal, foldJournal } from "../bundle/turn-journal.js"
 import { claudeConfigDir, encodeProjectDir, findTranscript } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
-import { EXPORT_IN_CODE, scanCode, type CodeSecret } from "./code-secrets.js";
+import { scanCarried } from "./carried-secrets.js";
+import { carriedOf, codeSecretError } from "./code-secret-error.js";
+import { scanCode, type CodeSecret } from "./code-secrets.js";
 import { exportCommits } from "./export-commits.js";
 import { EXPORT_FORMAT, EXPORT_KIND, type ExportIndex } from "./export-index.js";
 import { SESSION_DIR, secretsOf, stageLogs } from "./export-logs.js";
 import { BUNDLE_TIP, planExport } from "./export-plan.js";
+import { maskMetadata } from "./export-metadata.js";
 import { writeExport, type ExportFile } from "./export-writer.js";
 import { beginWork } from "../bundle/cut-off-work.js";
 import { faultPoint } from "../fault-injection.js";
@@ -77,8 +79,11 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
   const progress = (line: string) => (large ? o.progress?.(line) : undefined);
 
   progress("checking the code changes for secrets…");
-  const codeSecrets = await scanCode(root, plan.tip, manifest.repo.baseCommit, plan.turns);
-  if (codeSecrets.length && !o.allowSecretsInCode) throw codeSecretError(codeSecrets);
+  const code = await scanCode(root, plan.tip, manifest.repo.baseCommit, plan.turns);
+  // The base and the HEADs recorded travel with the history they need when no remote has them: all of it is scanned too.
+  const carriedSecrets = await scanCarried(root, plan.reach.map((r) => r.commit), code.scanned);
+  const codeSecrets = [...code.secrets, ...carriedSecrets];
+  if (codeSecrets.length && !o.allowSecretsInCode) throw codeSecretError(codeSecrets, await carriedOf(root, plan.reach));
 
   // Staged in the store's work folder, with the archive's temp file journalled: a killed export
   // leaves nothing in /tmp or beside -o that the next export or `nudge session gc` does not clear.
@@ -94,7 +99,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
 
     const journal = await stageJournal(stage, commits.turns, o.redact);
     const turns = journal.turns;
-    const header: ManifestHeader = {
+    const recorded: ManifestHeader = {
       ...headerOf(manifest),
       format: MANIFEST_FORMAT,
       updatedAt: plan.exportedAt,
@@ -104,10 +109,20 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
       origin: null,
       summary: summaryOf(turns),
     };
+    const exportedFrom = {
+      at: plan.exportedAt,
+      writtenAt: writtenAt(o.env ?? process.env),
+      by: await git.userIdentity(root),
+      repoRoot: manifest.repo.root,
+      cwd: manifest.repo.cwd,
+      claudeProjectDir: await projectDir(o.env ?? process.env, manifest.repo.cwd, plan.transcripts[0]?.claudeSessionId),
+    };
+    // The branch, the folders, who exported it: text, not code, so masked like the conversation.
+    const meta = await maskMetadata(recorded, exportedFrom, `${SESSION_DIR}/manifest.json`, o.redact);
     const manifestFile = path.join(stage, SESSION_DIR, "manifest.json");
-    await fs.writeFile(manifestFile, JSON.stringify(header, null, 2) + "\n", { flag: "wx" });
+    await fs.writeFile(manifestFile, JSON.stringify(meta.header, null, 2) + "\n", { flag: "wx" });
 
-    const findings = [...logs.findings, ...journal.findings, ...commits.found.map((m): SecretFinding => ({ kind: m.kind, file: BUNDLE_ENTRY, line: 0, start: 0, end: 0, ...(m.turn === null ? {} : { turn: m.turn }) }))];
+    const findings = [...logs.findings, ...journal.findings, ...meta.findings, ...commits.found.map((m): SecretFinding => ({ kind: m.kind, file: BUNDLE_ENTRY, line: 0, start: 0, end: 0, ...(m.turn === null ? {} : { turn: m.turn }) }))];
     const summary = summarizeFindings(findings);
     const files: ExportFile[] = [
       ...logs.files,
@@ -120,14 +135,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
       kind: EXPORT_KIND,
       format: EXPORT_FORMAT,
       nudgeVersion: nudgeVersion(),
-      exported: {
-        at: plan.exportedAt,
-        writtenAt: writtenAt(o.env ?? process.env),
-        by: await git.userIdentity(root),
-        repoRoot: manifest.repo.root,
-        cwd: manifest.repo.cwd,
-        claudeProjectDir: await projectDir(o.env ?? process.env, manifest.repo.cwd, plan.transcripts[0]?.claudeSessionId),
-      },
+      exported: meta.exported,
       session: {
         id: manifest.id,
         turns: turns.filter((t) => t.n > 0).length,
@@ -172,22 +180,6 @@ async function stageJournal(stage: string, turns: Turn[], redact: boolean): Prom
   const options = { file: `${SESSION_DIR}/turns.jsonl`, turnOfLine: (line: number) => turns[line - 1]?.n };
   const findings = await secretsOf(raw, file, options, redact);
   return { file, turns: foldJournal(parseJournal(await fs.readFile(file, "utf8"), file)).turns, findings };
-}
-
-function codeSecretError(secrets: CodeSecret[]): UserError {
-  const first = secrets.find((s) => s.kind === EXPORT_IN_CODE) ?? secrets[0]!;
-  if (first.kind === EXPORT_IN_CODE) {
-    return new UserError(
-      `an export of a session is in the code changes: ${first.path} in turn ${first.turn}; it would travel inside this one, with whatever it holds`,
-      `${first.turn > 0 ? `export the turns before it (--upto ${first.turn - 1}), or ` : ""}pass --allow-secrets-in-code to export the code as it is`,
-    );
-  }
-  const more = secrets.length > 1 ? ` (and ${secrets.length - 1} more: ${secrets.slice(1, 4).map((s) => `${s.path} in turn ${s.turn}`).join(", ")}${secrets.length > 4 ? ", …" : ""})` : "";
-  const earlier = Math.min(...secrets.map((s) => s.turn)) - 1;
-  return new UserError(
-    `a secret (${first.kind}) is in the code changes: ${first.path} in turn ${first.turn}${more}; code cannot be masked`,
-    `${earlier >= 0 ? `export the turns before it (--upto ${earlier}), or ` : ""}pass --allow-secrets-in-code to export the code as it is`,
-  );
 }
 
 /**

@@ -3,14 +3,15 @@
  * PKCS#8 .pem, a GCP service-account file) refuse the export, found in the files' content, not
  * the patch text (whose `+` at each line start hid a key's body from secretlint's patterns, and which
  * shows a key changed in its middle without its markers). A secret the
- * repository already held before the session is not the export's to refuse.
+ * repository already held before the session, on its remote, is not the export's to refuse (one
+ * on no remote travels in the carried history: share-carried-secrets.test.ts).
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { loadCorpus } from "../support/secret-corpus.js";
+import { origin } from "./share-support.js";
 
 const corpus = loadCorpus().secrets;
 const key = (kind: string) => corpus.find((s) => s.kind === kind)!.text;
@@ -19,8 +20,8 @@ describe("private keys in the code", () => {
   let rec: Recorded;
   let a: string;
   beforeAll(async () => {
-    // The repository already holds a key: the session only appends to the file around it.
-    a = await gitdir({ "README.md": "# app\n", "legacy/old.pem": key("private-key-dsa") + "\n" });
+    // The repository (and its remote) already holds a key: the session only appends to the file around it.
+    a = await (await origin({ "README.md": "# app\n", "legacy/old.pem": key("private-key-dsa") + "\n" })).clone("ana");
     const write = (file: string, content: string) => ({ tool: "Write", input: { file_path: path.join(a, file), content } });
     rec = await recordSession(
       a,

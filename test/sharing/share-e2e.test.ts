@@ -8,7 +8,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transcriptPath } from "../../src/claude/transcript.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
-import { git, writeFiles } from "../support/gitdir.js";
+import { emptyQueuedPrompts } from "../../src/sharing/queued-prompts.js";
+import { git, tempDir, writeFiles } from "../support/gitdir.js";
 import { readManifestFile, recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptStep } from "../support/scripted-api.js";
@@ -131,7 +132,10 @@ describe("export, then import into another clone (base commit pushed)", () => {
     // Cut where turn 1 ends: a prefix of the recording, at most the length recorded at turn 1 (which may run into turn 2: leak 3).
     const transcript = files.get(`session/${t1.transcript}`)!;
     expect(transcript.length).toBeLessThanOrEqual(t1.transcriptBytes!);
-    expect(transcript.equals(readFileSync(path.join(rec.dir, t1.transcript!)).subarray(0, transcript.length))).toBe(true);
+    // (with claude's queued-prompt lines emptied, as in every export: queued-prompts.ts)
+    const unqueued = path.join(tempDir(), "unqueued.jsonl");
+    await emptyQueuedPrompts(path.join(rec.dir, t1.transcript!), unqueued);
+    expect(transcript.equals(readFileSync(unqueued).subarray(0, transcript.length))).toBe(true);
     expect(transcript.toString()).not.toContain("edit notes");
     expect([...files.keys()].filter((f) => f.startsWith("session/changes/"))).toEqual(["session/changes/turn-000.patch", "session/changes/turn-001.patch"]);
     // The bundle's one head is turn 1's snapshot; turn 2's commit is not in it.

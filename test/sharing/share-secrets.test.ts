@@ -104,6 +104,7 @@ describe("secrets in an export", () => {
     const json = await runNudge(["session", "export", rec.id, "--upto", "1", "--no-redact", "--json", "-o", "raw2.tar.gz"], { cwd: a, env: rec.env });
     const kept = JSON.parse(json.stdout).keptSecrets as Array<{ file: string }>;
     const sid = rec.manifest.turns[1]!.claudeSessionId!;
-    expect(kept.map((k) => k.file).sort()).toEqual(["git/session.bundle", `session/claude/${sid}.jsonl`, "session/conversation.jsonl", "session/input.jsonl", "session/turns.jsonl"]);
+    // manifest.json: the summary's first prompt.
+    expect(kept.map((k) => k.file).sort()).toEqual(["git/session.bundle", `session/claude/${sid}.jsonl`, "session/conversation.jsonl", "session/input.jsonl", "session/manifest.json", "session/turns.jsonl"]);
   });
 });

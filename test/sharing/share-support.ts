@@ -1,6 +1,6 @@
 /** Helpers for the export/import tests: an origin with clones, unpacking an export, re-packing one altered. */
 import { execa } from "execa";
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { writeExport } from "../../src/sharing/export-writer.js";
 import { openExport } from "../../src/sharing/export-reader.js";
@@ -39,6 +39,38 @@ export async function unpack(archive: string): Promise<Map<string, Buffer>> {
   };
   walk("");
   return out;
+}
+
+/**
+ * Every byte an export holds, as latin1 text by entry (decompressed), and the git bundle's
+ * objects: the bundle is unbundled in a scratch repository that borrows `clone`'s objects (a thin
+ * bundle's prerequisites), and every object of its pack is read whole (`verify-pack` lists them,
+ * `cat-file --batch` reads them, deltas resolved). The bundle's objects are under "git objects".
+ */
+export async function exportBytes(archive: string, clone: string): Promise<Map<string, string>> {
+  const entries = await unpack(archive);
+  const out = new Map([...entries].filter(([name]) => !name.endsWith(".bundle")).map(([name, bytes]) => [name, bytes.toString("latin1")] as const));
+  const dir = tempDir("nudge-bundle-");
+  const bundle = path.join(dir, "session.bundle");
+  writeFileSync(bundle, entries.get("git/session.bundle")!);
+  const repo = path.join(dir, "scratch.git");
+  await execa("git", ["init", "-q", "--bare", repo]);
+  writeFileSync(path.join(repo, "objects", "info", "alternates"), path.join(clone, ".git", "objects") + "\n");
+  await execa("git", ["bundle", "unbundle", bundle], { cwd: repo });
+  const packs = readdirSync(path.join(repo, "objects", "pack")).filter((f) => f.endsWith(".idx")).map((f) => path.join(repo, "objects", "pack", f));
+  expect(packs.length).toBe(1);
+  const listed = (await execa("git", ["verify-pack", "-v", ...packs], { cwd: repo })).stdout.split("\n");
+  const ids = listed.map((line) => line.split(" ")[0]!).filter((id) => /^[0-9a-f]{40}$/.test(id));
+  expect(ids.length).toBeGreaterThan(0);
+  const objects = await execa("git", ["cat-file", "--batch"], { cwd: repo, input: ids.join("\n") + "\n", encoding: "buffer" });
+  out.set("git objects", Buffer.from(objects.stdout).toString("latin1"));
+  return out;
+}
+
+/** The entries (or "git objects") that hold `text`, as written or JSON-escaped. */
+export function holding(bytes: Map<string, string>, text: string): string[] {
+  const forms = [...new Set([text, JSON.stringify(text).slice(1, -1)])].map((f) => Buffer.from(f).toString("latin1"));
+  return [...bytes].filter(([, content]) => forms.some((f) => content.includes(f))).map(([name]) => name);
 }
 
 /**

@@ -174,7 +174,7 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
     if (plan.shared) {
       const who = `session${plan.shared.sessions.length === 1 ? "" : "s"} ${plan.shared.sessions.join(", ")}`;
       const when = `turn${plan.shared.turns.length === 1 ? "" : "s"} ${plan.shared.turns.join(", ")}`;
-      lines.push(`  changed while ${who} also recorded here (${when}), so perhaps not by this session: kept as they are (--include-shared rewinds them too):`);
+      lines.push(`  changed while ${who} also recorded here (${when}), so perhaps not by this session: kept as they are (nudge session rewind --include-shared rewinds them too):`);
       lines.push(...plan.shared.paths.map((p) => `    keep    ${printablePath(p)}`));
     }
     // A fork whose code is already in place writes nothing, so it saves nothing either.

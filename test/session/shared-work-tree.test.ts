@@ -60,7 +60,7 @@ describe("a second recording in the same work tree (--force)", () => {
       const plan = await runNudge(["session", "rewind", s1!, "0", "--dry-run"], { cwd: repo });
       expect(plan.exitCode, plan.stderr).toBe(0);
       expect(plan.stdout).not.toMatch(/^ {2}delete +two\.txt$/m);
-      expect(plan.stdout).toContain(`  changed while session ${s2} also recorded here (turn 1), so perhaps not by this session: kept as they are (--include-shared rewinds them too):`);
+      expect(plan.stdout).toContain(`  changed while session ${s2} also recorded here (turn 1), so perhaps not by this session: kept as they are (nudge session rewind --include-shared rewinds them too):`);
       expect(plan.stdout).toMatch(/^ {4}keep +two\.txt$/m);
       const rewound = await runNudge(["session", "rewind", s1!, "0", "--yes"], { cwd: repo });
       expect(rewound.exitCode, rewound.stderr).toBe(0);

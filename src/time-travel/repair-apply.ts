@@ -47,7 +47,10 @@ export async function applyRepair(store: Store, plan: RepairPlan): Promise<void>
 /** The plan as a person reads it. */
 export function describeRepair(plan: RepairPlan): string[] {
   const counted = plural(plan.headerTurns, "turn");
-  const lines = [`repair session ${plan.id}: its turn journal ${plan.damage}, its manifest counts ${counted}`];
+  const past = plan.rebuilt.at(-1)!.n;
+  // The header may have been cut back with the journal: then only the ref knows the later turns.
+  const why = plan.headerTurns >= past ? `its manifest counts ${counted}` : `its snapshots go on to turn ${past}`;
+  const lines = [`repair session ${plan.id}: its turn journal ${plan.damage}, ${why}`];
   if (plan.kept.length) lines.push(`  keep     turns 0 to ${plan.kept.at(-1)!.n}, as turns.jsonl holds them`);
   lines.push(`  rebuild  from ${plan.ref}, changes/, conversation.jsonl and input.jsonl:`);
   for (const t of plan.rebuilt) {

@@ -61,9 +61,13 @@ export async function planRepair(store: Store, idOrPrefix: string): Promise<Repa
   }
   const last = kept.at(-1)?.n ?? -1;
   const missing = chain.filter((c) => c.n > last);
-  // A turn begun but not saved (a crash) is the next run's to recover, unless the chain went past it.
-  if (missing.length === 0 && state.saved >= header.summary.turns) {
-    throw new UserError(`session ${id}'s turn journal is whole (turns 0 to ${last}, as its snapshots); nothing to repair`, `see it with: nudge session show ${id}`);
+  if (state.saved >= header.summary.turns) {
+    if (missing.length === 0) throw new UserError(`session ${id}'s turn journal is whole (turns 0 to ${last}, as its snapshots); nothing to repair`, `see it with: nudge session show ${id}`);
+    // A turn snapshotted just before nudge stopped is in the journal as unsaved: the next run saves it.
+    const unsaved = new Set(state.folded.unsaved.map((u) => u.n));
+    if (missing.every((c) => unsaved.has(c.n))) {
+      throw new UserError(`session ${id}'s turn journal is whole; turn ${missing.at(-1)!.n} was snapshotted but not saved when nudge stopped`, `the next run saves it: nudge claude run -r ${id}`);
+    }
   }
   const files = bundleFiles(dir);
   const { patches, regenerated } = await readPatches(root, dir, missing);

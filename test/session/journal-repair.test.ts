@@ -118,26 +118,42 @@ describe("nudge session repair", () => {
     await continueAndRewind(r);
   }, 120_000);
 
-  it("a journal cut short keeps its lines and gets the missing turns appended", async () => {
+  it.each([
+    ["cut short", false, "holds 1 turn, but its manifest counts 4 turns", "its turn journal holds 1 turn, its manifest counts 4 turns"],
+    // An old copy of both put back: the header agrees with the journal, only the ref knows turns 2 to 4.
+    ["cut short with its header", true, "snapshots go on to turn 4, but its turn journal ends at turn 1", "its turn journal holds 1 turn, its snapshots go on to turn 4"],
+  ])("a journal %s keeps its lines and gets the missing turns appended; until then nothing records over them", async (_name, withHeader, refusal, planned) => {
     const r = await fourTurns();
     const journal = path.join(r.dir, "turns.jsonl");
     const text = readFileSync(journal, "utf8");
     // Cut after turn 1's record: turns 2 to 4 are on the ref only.
     const cut = text.slice(0, text.indexOf('"type":"turn"}\n', text.indexOf('{"n":1,')) + '"type":"turn"}\n'.length);
     writeFileSync(journal, cut);
+    if (withHeader) {
+      const manifest = path.join(r.dir, "manifest.json");
+      const header = JSON.parse(readFileSync(manifest, "utf8")) as Manifest;
+      writeFileSync(manifest, JSON.stringify({ ...header, summary: { ...header.summary, turns: 1, lastPrompt: "write notes" } }));
+    }
+    const tip = await git(r.repo, "rev-parse", `refs/nudge/sessions/${r.id}`);
+    const patch = readFileSync(path.join(r.dir, "changes", "turn-002.patch"));
 
-    const refused = await runNudge(["session", "show", r.id], { cwd: r.repo });
+    const refused = await runClaude(r.repo, ["-r", r.id], r.env, "never sent\n");
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toContain(`turn journal ${journal} holds 1 turn, but its manifest counts 4 turns`);
-    expect(refused.stderr).toContain(`nudge session repair ${r.id}`);
+    expect(refused.stderr).toContain(refusal);
+    expect(refused.stderr).toContain(`hint: nothing was changed; rebuild it from the session's snapshots and logs: nudge session repair ${r.id}`);
+    expect(await git(r.repo, "rev-parse", `refs/nudge/sessions/${r.id}`)).toBe(tip);
+    expect(readFileSync(path.join(r.dir, "changes", "turn-002.patch"))).toEqual(patch);
+    expect(readFileSync(journal, "utf8")).toBe(cut);
 
     const repaired = await runNudge(["session", "repair", r.id, "--yes"], { cwd: r.repo });
     expect(repaired.exitCode, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain(`repair session ${r.id}: ${planned}`);
     expect(repaired.stdout).toContain("keep     turns 0 to 1, as turns.jsonl holds them");
     expect(readFileSync(journal, "utf8").startsWith(cut)).toBe(true);
     const rebuilt = readManifestFile(r.dir);
     expect(rebuilt.turns.map(recoverable)).toEqual(r.original.turns.map(recoverable));
     expect(rebuilt.turns.map((t) => t.repaired !== undefined)).toEqual([false, false, true, true, true]);
+    expect(rebuilt.summary).toEqual(r.original.summary);
 
     const again = await runNudge(["session", "repair", r.id, "--yes"], { cwd: r.repo });
     expect(again.exitCode).toBe(1);

@@ -79,7 +79,7 @@ export async function planRepair(store: Store, idOrPrefix: string): Promise<Repa
     patches,
     conversation: await readConversation(dir),
     input: await readInput(dir),
-    transcripts: await transcriptSizes(files.transcripts),
+    transcripts: await transcriptCopies(files.transcripts),
     headMoves: await git.headMoves(root),
     now: new Date().toISOString(),
   });
@@ -107,14 +107,15 @@ async function readPatches(root: string, dir: string, chain: ReturnType<typeof c
   return { patches, regenerated };
 }
 
-async function transcriptSizes(folder: string): Promise<Map<string, number>> {
-  const sizes = new Map<string, number>();
+/** The transcript copies in the bundle, read whole (a repair is rare; it needs their lines). */
+async function transcriptCopies(folder: string): Promise<Map<string, Buffer>> {
+  const copies = new Map<string, Buffer>();
   const names = await fs.readdir(folder).catch(() => [] as string[]);
   for (const name of names.filter((n) => /^[A-Za-z0-9_-]{1,128}\.jsonl$/.test(n))) {
-    const stat = await fs.stat(path.join(folder, name)).catch(() => null);
-    if (stat?.isFile()) sizes.set(`claude/${name}`, stat.size);
+    const stat = await fs.lstat(path.join(folder, name)).catch(() => null);
+    if (stat?.isFile()) copies.set(`claude/${name}`, await fs.readFile(path.join(folder, name)));
   }
-  return sizes;
+  return copies;
 }
 
 /** The same plan, still: nothing the repair reads from changed while a person answered. */

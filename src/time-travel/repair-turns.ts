@@ -23,8 +23,8 @@ export interface RebuildFacts {
   patches: Map<string, PatchInfo>;
   conversation: TimedLine[];
   input: TimedLine[];
-  /** The transcript copies in the bundle (`claude/<id>.jsonl`) with their sizes. */
-  transcripts: Map<string, number>;
+  /** The transcript copies in the bundle (`claude/<id>.jsonl`), read whole. */
+  transcripts: Map<string, Buffer>;
   /** HEAD's moves, newest first (git.headMoves). */
   headMoves: Array<{ commit: string; time: number }>;
   now: string;
@@ -108,16 +108,28 @@ export function rebuildTurns(f: RebuildFacts): Turn[] {
 }
 
 /**
- * A transcript's copy is as long as the last turn that synced it left it: that turn gets its
- * length; the lengths earlier turns left are lost (an export cut at one of them keeps it whole).
+ * How long each transcript copy was after each turn. The last turn that synced a copy left it as
+ * long as it is now. An earlier turn's length is gone; what stands in is the end of the turn's
+ * last reply in it, which is where an export cut at that turn ends the copy anyway (see
+ * sharing/export-transcript-end.ts), so no later turn travels with it.
  */
-function withTranscriptLengths(turns: Turn[], sizes: Map<string, number>): Turn[] {
+function withTranscriptLengths(turns: Turn[], transcripts: Map<string, Buffer>): Turn[] {
   const last = new Map(turns.flatMap((t) => (t.transcript ? [[t.transcript, t.n] as const] : [])));
   return turns.map((t) => {
-    const bytes = t.transcript && last.get(t.transcript) === t.n ? (sizes.get(t.transcript) ?? null) : null;
+    const copy = t.transcript ? transcripts.get(t.transcript) : undefined;
+    const bytes = !copy ? null : last.get(t.transcript!) === t.n ? copy.length : replyEnd(copy, t.lastAssistantUuid);
     const unknown: Unknown[] = [...(t.repaired?.unknown ?? []), ...(t.transcript && bytes === null ? ["transcriptBytes" as const] : [])];
     return { ...t, transcriptBytes: bytes, repaired: { at: t.repaired!.at, unknown: REPAIR_UNKNOWABLE.filter((u) => unknown.includes(u)) } };
   });
+}
+
+/** Where the line holding claude's message `uuid` ends in a transcript, or null when it is not there. */
+function replyEnd(transcript: Buffer, uuid: string | null): number | null {
+  if (!uuid) return null;
+  const at = transcript.indexOf(`"uuid":"${uuid}"`);
+  if (at === -1) return null;
+  const end = transcript.indexOf(0x0a, at);
+  return end === -1 ? transcript.length : end + 1;
 }
 
 export function patchFile(n: number, kind: "turn" | "edits" = "turn"): string {

@@ -9,10 +9,11 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Manifest, Turn } from "../../src/bundle/manifest-schema.js";
-import { git } from "../support/gitdir.js";
+import { git, tempDir } from "../support/gitdir.js";
 import { readManifestFile, runClaude, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { recordThreeTurns } from "../support/three-turns.js";
+import { unpack } from "../sharing/share-support.js";
 
 let rec: (Recorded & { repo: string }) | undefined;
 afterEach(async () => {
@@ -129,6 +130,14 @@ describe("nudge session repair", () => {
     expect(shown.stdout).toMatch(/\n2 +edit notes +1 file \+1 -1 .* success \(repaired\)\n/);
     const listed = await runNudge(["session", "list"], { cwd: r.repo });
     expect(listed.stdout).toContain("complete, repaired");
+
+    // An export cut at a rebuilt turn ends claude's transcript there: no later turn travels with it.
+    const archive = path.join(tempDir("nudge-archive-"), "upto.tar.gz");
+    const exported = await runNudge(["session", "export", r.id, "--upto", "2", "-o", archive], { cwd: r.repo, env: r.env });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const transcript = [...(await unpack(archive))].find(([name]) => /^session\/claude\/[^/]+\.jsonl$/.test(name))![1].toString("utf8");
+    expect(transcript).toContain("edit notes");
+    expect(transcript).not.toContain("shuffle the files");
 
     await continueAndRewind(r);
   }, 120_000);

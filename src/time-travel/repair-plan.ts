@@ -45,7 +45,10 @@ export async function planRepair(store: Store, idOrPrefix: string): Promise<Repa
   const state = await readJournalState(dir);
   if (!state) throw new UserError(`session ${id} is in bundle format 1, which has no turns.jsonl to repair`, "its turns are in its manifest.json; nothing was changed");
   const { header } = state;
-  const root = store.repoRoot;
+  // HEAD's reflog is the session's work tree's own (a linked worktree has its own HEAD): read
+  // there while that folder is still a work tree of this repository.
+  const there = await git.repoLocation(header.repo.root).catch(() => null);
+  const root = there?.commonDir === store.commonDir ? header.repo.root : store.repoRoot;
   const ref = sessionRef(id);
   const tip = await git.refCommit(root, ref);
   if (!tip) {

@@ -24,6 +24,8 @@ const isoTime = z.iso.datetime({ offset: true });
 const count = z.int().check(z.nonnegative());
 const positive = z.int().check(z.positive());
 export const sessionId = z.string().check(z.regex(/^[0-9a-z]{8,32}$/, "a nudge session id"));
+/** The fields of a turn a repair may have to stand in for (see time-travel/repair-plan.ts). */
+export const REPAIR_UNKNOWABLE = ["status", "startedAt", "endedAt", "lines", "input", "result", "claudeSessionId", "lastAssistantUuid", "head", "transcriptBytes"] as const;
 const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.describe(description));
 
 const SummarySchema = z.object({
@@ -71,6 +73,7 @@ export const ManifestHeaderSchema = z.object({
     ),
     "an imported session: who exported it, from where, when",
   ),
+  repairedAt: described(z.optional(z.nullable(isoTime)), "when `nudge session repair` last rebuilt turns of turns.jsonl from the snapshots and logs"),
   summary: described(SummarySchema, "what `session list` shows, kept here so it need not read the turns"),
 });
 
@@ -150,6 +153,10 @@ function buildJournalSchemas() {
     sharedWith: described(
       z.optional(z.array(sessionId)),
       "shared work tree: other sessions recorded in the same work tree while this turn ran (claude run --force); the turn's changes may include theirs",
+    ),
+    repaired: described(
+      z.optional(z.object({ at: isoTime, unknown: z.array(z.enum(REPAIR_UNKNOWABLE)) })),
+      "rebuilt by `nudge session repair` from the snapshots and logs after turns.jsonl was lost; `unknown` names the fields it could not recover (their values are stand-ins)",
     ),
   });
 

@@ -100,31 +100,54 @@ export async function readHeader(dir: string): Promise<ManifestHeader> {
   return old ? headerOf(old) : checkHeader(json, file);
 }
 
-/** The whole session: the header and its turn journal. */
-export async function readManifest(dir: string): Promise<Manifest> {
+/** What a version-2 bundle's journal holds, read without judging it (`session repair` starts here). */
+export interface JournalState {
+  header: ManifestHeader;
+  /** The journal's bytes up to its last complete line (a torn last line is not part of it). */
+  text: string;
+  missing: boolean;
+  folded: Pick<Manifest, "turns" | "unsaved">;
+  /** Saved turns after the starting state; fewer than the header counts means the journal was damaged. */
+  saved: number;
+}
+
+/** The header and the journal of a bundle in format 2 (null for a format-1 bundle, which has no journal). */
+export async function readJournalState(dir: string): Promise<JournalState | null> {
   const files = bundleFiles(dir);
   const json = await readJson(files.manifest, dir);
-  const old = fromFormat1(json);
-  if (old) return old;
+  if (fromFormat1(json)) return null;
   const header = checkHeader(json, files.manifest);
   let missing = false;
-  const text = await fs.readFile(files.journal, "utf8").catch((error: NodeJS.ErrnoException) => {
+  const raw = await fs.readFile(files.journal, "utf8").catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;
     missing = true;
     return "";
   });
-  const folded = foldJournal(parseJournal(text, files.journal));
+  const folded = foldJournal(parseJournal(raw, files.journal));
+  const text = raw.slice(0, raw.lastIndexOf("\n") + 1);
+  return { header, text, missing, folded, saved: folded.turns.filter((t) => t.n > 0).length };
+}
+
+/** How a journal with fewer turns than its header counts is described, to a person. */
+export function journalDamage(state: JournalState): string {
+  const { saved } = state;
+  return state.missing ? "is missing" : state.text.trim() === "" ? "is empty" : `holds ${saved} turn${saved === 1 ? "" : "s"}`;
+}
+
+/** The whole session: the header and its turn journal. */
+export async function readManifest(dir: string): Promise<Manifest> {
+  const state = await readJournalState(dir);
+  if (!state) return fromFormat1(await readJson(bundleFiles(dir).manifest, dir))!;
+  const { header } = state;
   // The header is written after the journal, so it never counts a turn the journal lacks, unless the
   // journal was damaged: going on would record turn 1 again over the old one and repoint the session's ref.
-  const saved = folded.turns.filter((t) => t.n > 0).length;
-  if (saved < header.summary.turns) {
-    const state = missing ? "is missing" : text.trim() === "" ? "is empty" : `holds ${saved} turn${saved === 1 ? "" : "s"}`;
+  if (state.saved < header.summary.turns) {
     throw new UserError(
-      `session ${header.id}'s turn journal ${files.journal} ${state}, but its manifest counts ${header.summary.turns} turn${header.summary.turns === 1 ? "" : "s"}: it was damaged`,
-      `nothing was changed; put turns.jsonl back from a backup. Its snapshots are still there, one commit a turn: git log refs/nudge/sessions/${header.id}`,
+      `session ${header.id}'s turn journal ${bundleFiles(dir).journal} ${journalDamage(state)}, but its manifest counts ${header.summary.turns} turn${header.summary.turns === 1 ? "" : "s"}: it was damaged`,
+      `nothing was changed; rebuild it from the session's snapshots and logs: nudge session repair ${header.id} (--dry-run shows what it would write)`,
     );
   }
-  return { ...header, ...folded };
+  return { ...header, ...state.folded };
 }
 
 export function headerOf(manifest: Manifest): ManifestHeader {

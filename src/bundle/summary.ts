@@ -35,5 +35,6 @@ export function summarize(s: { dir: string; header: ManifestHeader; state: strin
     parent: m.parent,
     rewoundTo: m.rewoundTo,
     origin: m.origin ?? null,
+    repairedAt: m.repairedAt ?? null,
   };
 }

@@ -34,7 +34,7 @@ export const sessionListCommand = new Command("list")
         String(r.turns),
         formatCost(r.costUsd),
         formatDuration(r.durationMs),
-        r.state,
+        r.repairedAt ? `${r.state}, repaired` : r.state,
         oneLine(r.firstPrompt ?? "", 30),
         oneLine(r.lastPrompt ?? "", 30),
         r.parent ? `${r.parent.id}@${r.parent.turn}` : "",

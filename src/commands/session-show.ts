@@ -30,6 +30,12 @@ export const sessionShowCommand = new Command("show")
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
     if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);
     if (m.rewoundTo !== null) out(`rewound to turn ${m.rewoundTo}; the next run continues from there in a fork`);
+    const repaired = m.turns.filter((t) => t.repaired);
+    if (repaired.length) {
+      // What a repair could not recover is said once here; the turns' RESULT says which were rebuilt.
+      const unknown = [...new Set(repaired.flatMap((t) => t.repaired!.unknown))];
+      out(`repaired ${m.repairedAt ?? repaired[0]!.repaired!.at}: turns ${repaired[0]!.n} to ${repaired.at(-1)!.n} were rebuilt from the snapshots and logs${unknown.length ? ` (not recovered: ${unknown.join(", ")})` : ""}`);
+    }
     out(`bundle ${session.dir}`);
     out("");
     // An agentic loop's turns carry their check's result: a column of its own, only then.
@@ -45,7 +51,7 @@ export const sessionShowCommand = new Command("show")
         changes(t.patch) + (t.sharedWith?.length ? ` (shared work tree: may include ${t.sharedWith.join(", ")}'s)` : ""),
         formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
-        t.n === 0 ? "" : t.compaction && t.status === "complete" && !t.result?.isError ? describeCompaction(t.compaction) : turnOutcome(t),
+        (t.n === 0 ? "" : t.compaction && t.status === "complete" && !t.result?.isError ? describeCompaction(t.compaction) : turnOutcome(t)) + (t.repaired ? (t.n === 0 ? "(repaired)" : " (repaired)") : ""),
         ...(checks ? [t.check ? `${t.check.exitCode === 0 ? "✓" : "✗"} ${describeCheck(t.check)}` : ""] : []),
       ],
     ]);

@@ -2,7 +2,13 @@ import type { CommandGroup } from "./group.js";
 
 export const sessionGroup: CommandGroup = {
   name: "session",
-  description: "list, show, diff, replay, rewind, fork, export, import and remove recorded sessions",
+  description: "list, show, diff, replay, rewind, fork, export, import, repair and remove recorded sessions",
+  helpAfter: `
+Examples:
+  $ nudge session list
+  $ nudge session show 3f2a
+  $ nudge session rewind 3f2a 1 --dry-run
+  $ nudge session repair 3f2a --dry-run     # a lost turns.jsonl, rebuilt from the snapshots`,
   commands: {
     list: { aliases: ["ls"], load: async () => (await import("./session-list.js")).sessionListCommand },
     show: { load: async () => (await import("./session-show.js")).sessionShowCommand },
@@ -14,6 +20,7 @@ export const sessionGroup: CommandGroup = {
     import: { load: async () => (await import("./session-import.js")).sessionImportCommand },
     backups: { load: async () => (await import("./session-backups.js")).sessionBackupsCommand },
     rm: { load: async () => (await import("./session-rm.js")).sessionRmCommand },
+    repair: { load: async () => (await import("./session-repair.js")).sessionRepairCommand },
     gc: { load: async () => (await import("./session-gc.js")).sessionGcCommand },
   },
 };

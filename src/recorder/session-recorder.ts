@@ -19,11 +19,12 @@ import { summaryOf } from "../bundle/summary.js";
 import { TurnJournal } from "../bundle/turn-journal.js";
 import { lineText, parseEventLine, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
-import { InternalError, errorMessage, inContext } from "../errors.js";
+import { InternalError, UserError, errorMessage, inContext } from "../errors.js";
 import { faultPoint } from "../fault-injection.js";
 import { pathExists } from "../file-exists.js";
 import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
+import { turnsPast } from "../snapshot/snapshotter.js";
 import { ConversationLog, InputLog } from "./conversation-log.js";
 import { TranscriptSync } from "./transcript-sync.js";
 import { TurnFollower, resultSummary } from "./turn-follower.js";
@@ -123,6 +124,7 @@ export class SessionRecorder {
     await ensureDir(files.transcripts);
     const lock = await sessionLock(files.lock, manifest.id);
     try {
+      await refuseLostTurns(manifest);
       await sweepTempFiles(dir, (pid) => isRunning({ pid, started: processStart(pid) }));
       // A bundle of the older format is rewritten in this one before anything is appended.
       if (manifest.format !== 2 || manifest.unsaved.length > 0) await writeBundle(dir, manifest);
@@ -515,6 +517,22 @@ export class SessionRecorder {
   private warn(message: string): void {
     for (const l of this.listeners) l.warning?.(message);
   }
+}
+
+/**
+ * A journal and header both behind the session's ref (restored from an old copy, say): the ref
+ * holds turns nothing else names, and recording on would repoint it back over them. A turn whose
+ * snapshot was made just before nudge stopped is still in the journal as unsaved: it is recovered.
+ */
+async function refuseLostTurns(manifest: Manifest): Promise<void> {
+  const last = manifest.turns.at(-1);
+  if (!last) return;
+  const lost = (await turnsPast(manifest.repo.root, manifest.id, last.snapshot.commit)).filter((n) => !manifest.unsaved.some((u) => u.n === n));
+  if (lost.length === 0) return;
+  throw new UserError(
+    `session ${manifest.id}'s snapshots go on to turn ${Math.max(...lost)}, but its turn journal ends at turn ${last.n}: turns.jsonl was damaged`,
+    `nothing was changed; rebuild it from the session's snapshots and logs: nudge session repair ${manifest.id} (--dry-run shows what it would write)`,
+  );
 }
 
 interface Deferred<T> {

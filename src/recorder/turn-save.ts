@@ -9,6 +9,7 @@ import type { Manifest, PatchInfo, PendingTurn, Snapshot, Turn, TurnResult } fro
 import { patchName } from "../bundle/store.js";
 import { faultPoint } from "../fault-injection.js";
 import * as git from "../snapshot/git.js";
+import { editsMessage, startMessage, turnMessage } from "../snapshot/snapshot-message.js";
 import { keepSnapshot, patchBetween, sessionRef } from "../snapshot/snapshotter.js";
 import type { LogPosition } from "./conversation-log.js";
 import type { TranscriptSync } from "./transcript-sync.js";
@@ -50,14 +51,14 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
   let edits: Turn["edits"] = null;
   if (t.begin.editsTree && t.begin.editsTree !== previous.snapshot.tree) {
     const [commit, patch] = await Promise.all([
-      git.commitTree(root, t.begin.editsTree, [parent], `nudge ${manifest.id} your edits before turn ${t.begin.n}`),
+      git.commitTree(root, t.begin.editsTree, [parent], editsMessage(manifest.id, t.begin.n)),
       writePatch(ctx, root, previous.snapshot.tree, t.begin.editsTree, patchName(t.begin.n, "edits")),
     ]);
     edits = { snapshot: { commit, tree: t.begin.editsTree, ref }, patch };
     parent = commit;
   }
   const [snapshot, patch, transcript, shared] = await Promise.all([
-    keepSnapshot(root, { tree: t.tree, parent, message: `nudge ${manifest.id} turn ${t.begin.n}\n\n${t.begin.prompt}`, ref }).then(
+    keepSnapshot(root, { tree: t.tree, parent, message: turnMessage(manifest.id, t.begin.n, t.begin.prompt), ref }).then(
       (commit): Snapshot => ({ commit, tree: t.tree, ref }),
     ),
     writePatch(ctx, root, t.baseTree, t.tree, patchName(t.begin.n)),
@@ -104,7 +105,7 @@ export async function saveTurnZero(ctx: SaveContext, tree: string, position: Log
   const startedAt = new Date().toISOString();
   const ref = sessionRef(manifest.id);
   const [commit, patch, head] = await Promise.all([
-    keepSnapshot(root, { tree, parent: base, message: `nudge ${manifest.id} turn 0 (starting state)`, ref }),
+    keepSnapshot(root, { tree, parent: base, message: startMessage(manifest.id), ref }),
     writePatch(ctx, root, baseTree, tree, patchName(0)),
     git.headCommit(root),
   ]);

@@ -209,6 +209,23 @@ export async function headCommit(root: string): Promise<string | null> {
   return answer(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
 }
 
+/**
+ * Where HEAD has pointed, newest first, each with the time it moved there (epoch seconds), from
+ * HEAD's reflog: what `session repair` finds a turn's HEAD in. Empty with no reflog (an unborn
+ * branch, core.logAllRefUpdates off, entries expired).
+ */
+export async function headMoves(root: string): Promise<Array<{ commit: string; time: number }>> {
+  // --date=unix makes %gd the move's time ("HEAD@{1732512345}"), not its position ("HEAD@{3}").
+  const result = await spawnGit(root, ["log", "--walk-reflogs", "--date=unix", "--format=%H %gd", "HEAD"]);
+  if (result.exitCode !== 0) return [];
+  return [...result.stdout.toString("utf8").matchAll(/^([0-9a-f]{40,64}) \S*@\{(\d+)\}$/gm)].map((m) => ({ commit: m[1]!, time: Number(m[2]) }));
+}
+
+/** The commit a ref points at, or null when there is no such ref. */
+export async function refCommit(root: string, ref: string): Promise<string | null> {
+  return answer(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+}
+
 /** The checked-out branch name, or null when HEAD is detached. */
 export async function currentBranch(root: string): Promise<string | null> {
   return answer(root, ["symbolic-ref", "--quiet", "--short", "HEAD"]);

@@ -7,6 +7,7 @@
 import { promises as fs } from "node:fs";
 import { UserError } from "../errors.js";
 import * as git from "./git.js";
+import { parseSnapshotMessage } from "./snapshot-message.js";
 import { patchStats, sha256, type PatchStats } from "./patch-stats.js";
 
 /** The one hidden ref per session: it points at the newest snapshot, whose parents are all the others. */
@@ -27,6 +28,20 @@ export async function requireTree(root: string, tree: string, what: string): Pro
     `${what} is gone from the repository`,
     "its refs/nudge refs were deleted and git gc pruned it, or the session was imported without its objects; nothing was changed (another export of the session can restore it; git fsck --lost-found may still find it)",
   );
+}
+
+/**
+ * The turns the session's ref holds past `lastCommit` (the last turn its journal saved): none
+ * unless the journal lost them, or nudge stopped between a turn's snapshot and its record.
+ * Recording on from `lastCommit` would move the ref back over them and lose them at the next gc.
+ */
+export async function turnsPast(root: string, sessionId: string, lastCommit: string): Promise<number[]> {
+  const tip = await git.refCommit(root, sessionRef(sessionId));
+  if (!tip || tip === lastCommit) return [];
+  return (await git.commitChain(root, tip, lastCommit)).flatMap((c) => {
+    const said = parseSnapshotMessage(c.message);
+    return said?.kind === "turn" ? [said.n] : [];
+  });
 }
 
 /** Keep a captured tree as a commit on the session's chain, and point the session's ref at it. */

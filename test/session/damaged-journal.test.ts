@@ -33,7 +33,7 @@ describe("a damaged turn journal", () => {
     const resumed = await runClaude(repo, ["-r", rec.id], rec.env, "write b\n");
     expect(resumed.exitCode, resumed.stderr).toBe(1);
     expect(resumed.stderr).toContain(message);
-    expect(resumed.stderr).toContain(`hint: nothing was changed; put turns.jsonl back from a backup. Its snapshots are still there, one commit a turn: git log refs/nudge/sessions/${rec.id}`);
+    expect(resumed.stderr).toContain(`hint: nothing was changed; rebuild it from the session's snapshots and logs: nudge session repair ${rec.id} (--dry-run shows what it would write)`);
     expect(resumed.stderr).not.toMatch(/\n\s+at /);
 
     const shown = await runNudge(["session", "show", rec.id], { cwd: repo });

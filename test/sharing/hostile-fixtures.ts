@@ -16,6 +16,12 @@ import { Header, Pax } from "tar";
 
 export const TOP = "nudge-hostile01";
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/sharing/hostile");
+/**
+ * Hostile exports whose archive is sound, which only the import's own checks (journal, refs,
+ * snapshots) must refuse. These hold a real recording, so they cannot be made here byte for byte;
+ * each is stored as made, and fixtures/sharing/hostile-import/README.md says how.
+ */
+export const HOSTILE_IMPORTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/sharing/hostile-import");
 /** Where the link cases point: the test checks nothing appears there. */
 export const OUTSIDE = "/tmp/nudge-hostile-outside";
 

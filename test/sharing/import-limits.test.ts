@@ -1,7 +1,8 @@
 /**
  * Issue 23, items 1, 3 and 4, through the built CLI with a session recorded by the real claude:
  * what an import may unpack (the limits, the flag that raises them, free space looked at first),
- * every ref an import installs checked against the journal, and imports taking the store's lock.
+ * every ref an import installs checked against the journal (the issue's own tarball is a fixture:
+ * fixtures/sharing/hostile-import/), and imports taking the store's lock.
  */
 import { execa } from "execa";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -9,12 +10,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_TIP } from "../../src/sharing/export-plan.js";
 import * as gitOps from "../../src/snapshot/git.js";
-import { git, tempDir } from "../support/gitdir.js";
+import { git, gitdir, tempDir } from "../support/gitdir.js";
 import type { Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { nudgeRefs } from "../support/store-state.js";
-import { FIXTURES } from "./hostile-fixtures.js";
-import { exportedTwoTurns, filesUnder, importTarget, repack } from "./share-support.js";
+import { FIXTURES, HOSTILE_IMPORTS } from "./hostile-fixtures.js";
+import { configDir, exportedTwoTurns, filesUnder, importTarget, repack } from "./share-support.js";
 
 let rec: Recorded;
 let a: string;
@@ -78,8 +79,19 @@ describe("every ref an import installs is checked (issue 23.3)", () => {
     });
   }
 
+  it("the issue's tarball (hostile-import/head-ref.tar.gz): a head ref of turn 1 at an attacker's commit is refused, no ref installed", async () => {
+    // The export carries its base commit: any repository imports it, unless the ref check refuses it.
+    const repo = await gitdir();
+    const env = { CLAUDE_CONFIG_DIR: configDir(), TMPDIR: tempDir("nudge-tmp-") };
+    const run = await runNudge(["session", "import", path.join(HOSTILE_IMPORTS, "head-ref.tar.gz")], { cwd: repo, env });
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr.split("\n")[0]).toBe("error: refusing head-ref.tar.gz: its git bundle's refs/nudge/export/head-1 points at 9cc598a75d, but turn 1 recorded HEAD 10d9020601");
+    expect(await nudgeRefs(repo)).toEqual([]);
+    expect(await git(repo, "cat-file", "-t", "9cc598a75d99e0d464a044864a3448fb2e012e98").catch(() => "missing")).toBe("missing");
+    expect(filesUnder(path.join(repo, ".git", "nudge"))).toEqual([]);
+  });
+
   it.each([
-    ["a head ref of turn 1 at a commit turn 1 did not record", (evil: string) => [{ ref: "refs/nudge/export/head-1", commit: evil }], /its git bundle's refs\/nudge\/export\/head-1 points at [0-9a-f]{10}, but turn 1 recorded HEAD [0-9a-f]{10}$/],
     ["a head ref of a turn the session does not have", (evil: string) => [{ ref: "refs/nudge/export/head-7", commit: evil }], /its git bundle's refs\/nudge\/export\/head-7 points at [0-9a-f]{10}, but the session has no turn 7$/],
     ["a ref no export makes", (evil: string) => [{ ref: "refs/nudge/export/other", commit: evil }], /its git bundle carries refs\/nudge\/export\/other, which no export makes$/],
     ["a base ref at another commit than the manifest's base", (evil: string) => [{ ref: "refs/nudge/export/base", commit: evil }], /its git bundle's refs\/nudge\/export\/base points at [0-9a-f]{10}, but the session's base commit is [0-9a-f]{10}$/],

@@ -14,6 +14,10 @@ import { colorEnabled, makeStyle } from "./terminal/style.js";
 import { nudgeVersion } from "./version.js";
 
 const GROUPS: CommandGroup[] = [claudeGroup, sessionGroup, rulesGroup];
+/** Commands of their own, outside any group (`nudge web`), loaded like a group's. */
+const COMMANDS: CommandGroup["commands"] = {
+  web: { load: async () => (await import("./commands/web.js")).webCommand },
+};
 
 /**
  * The command tree, with only the commands this command line can reach loaded: `nudge session
@@ -34,6 +38,8 @@ async function program(argv: string[]): Promise<Command> {
     for (const sub of await Promise.all(names.map((name) => group.commands[name]!.load()))) command.addCommand(sub);
     root.addCommand(command);
   }
+  const known = GROUPS.some((g) => g.name === groupArg) || Object.hasOwn(COMMANDS, groupArg ?? "");
+  for (const [name, entry] of Object.entries(COMMANDS)) if (groupArg === name || !known) root.addCommand(await entry.load());
   const strict = (command: Command) => {
     command.exitOverride().showHelpAfterError("hint: add --help for usage");
     command.commands.forEach(strict);

@@ -6,7 +6,8 @@ import type { Manifest } from "../bundle/manifest-schema.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
-import { mergeInput, play, sleep } from "../terminal/replay-player.js";
+import { mergeInput } from "../bundle/input-merge.js";
+import { play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 

@@ -60,7 +60,7 @@ export type Entry =
     }
   | { kind: "permission"; tool: string; detail: string; answer: "allow" | "deny" | "unanswered"; by: string | null; message: string | null }
   | { kind: "question"; questions: string[]; answers: string[] }
-  | { kind: "rule"; rule: string; decision: string; tool: string; detail: string }
+  | { kind: "rule"; rule: string; decision: string; tool: string; detail: string; message: string | null }
   | { kind: "mark"; text: string }
   | { kind: "notice"; level: "info" | "warn" | "error"; text: string }
   /** A line nudge does not know (a newer claude): shown raw, collapsed; never breaks the page. */

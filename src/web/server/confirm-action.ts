@@ -32,9 +32,11 @@ export interface Action<T> {
 
 const confirmFields = { confirm: z.boolean(), confirmToken: z.optional(z.string().check(z.maxLength(200))) };
 
-export function actionRoute<T>(name: string, action: Action<T>): Handler {
-  const Body = z.strictObject({ ...confirmFields, ...action.fields });
+/** `load`: the action's code (and the time-travel and sharing layers under it), loaded on its first use: start-up stays light. */
+export function actionRoute<T>(name: string, load: () => Promise<Action<T>>): Handler {
   return async ({ req, res, params, app }) => {
+    const action = await load();
+    const Body = z.strictObject({ ...confirmFields, ...action.fields });
     const { confirm, confirmToken, ...input } = (await readJsonBody(req, Body)) as { confirm: boolean; confirmToken?: string } & Record<string, unknown>;
     const id = await resolveId(app.store, params.id!);
     try {

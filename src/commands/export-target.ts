@@ -31,3 +31,9 @@ export async function refuseSpecialFile(out: string): Promise<void> {
 export async function isFolder(p: string): Promise<boolean> {
   return (await fs.stat(p).catch(() => null))?.isDirectory() ?? false;
 }
+
+/** A path relative to here when it is inside, else as it is. */
+export function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
+}

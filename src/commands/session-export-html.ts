@@ -7,8 +7,8 @@ import { exportHtml } from "../sharing/export-html.js";
 import { excludeExport } from "../sharing/export-exclude.js";
 import { formatBytes } from "../sharing/limits.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
-import { describeSecrets, shown } from "./export-report.js";
-import { checkExportTarget, isFolder, refuseSpecialFile } from "./export-target.js";
+import { describeSecrets } from "../sharing/export-describe.js";
+import { checkExportTarget, isFolder, refuseSpecialFile, shown } from "./export-target.js";
 import { parseTurnArg } from "./parse-options.js";
 
 export interface HtmlExportFlags {

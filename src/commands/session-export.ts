@@ -8,11 +8,10 @@ import { beginWork } from "../bundle/cut-off-work.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
 import { excludeExport } from "../sharing/export-exclude.js";
-import { formatBytes } from "../sharing/limits.js";
+import { describeCarried, describeExported } from "../sharing/export-describe.js";
 import { shellQuote } from "../shell-quote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
-import { checkExportTarget, isFolder, refuseSpecialFile } from "./export-target.js";
-import { describeSecrets, shown } from "./export-report.js";
+import { checkExportTarget, isFolder, refuseSpecialFile, shown } from "./export-target.js";
 import { exportHtmlAction } from "./session-export-html.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -105,30 +104,9 @@ Examples:
     }
     // With -o -, stdout is the archive: what is said goes to stderr.
     const say = (line: string) => (toStdout ? writeErr : writeOut)(line + "\n");
-    const upto = result.index.session.upto;
-    say(`exported session ${session.manifest.id} → ${toStdout ? "stdout" : shown(result.path)} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
-    say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
-    if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
-    for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${s.path}, turn ${s.turn}`);
-    say(`  code: ${describeCode(carried, result.index.git?.prerequisites ?? [])}`);
-    if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
-    if (result.skipped.length) say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);
-    if (excludedIn) say(`  kept out of your next turns: it is inside the work tree, so ${shown(excludedIn)} now names it`);
-    say(`import it in any clone of the repository: nudge session import ${toStdout ? "<the file you saved it to>" : shellQuote(path.basename(result.path))}`);
+    describeExported(result, carried, {
+      to: toStdout ? "stdout" : shown(result.path),
+      excludedIn: excludedIn && shown(excludedIn),
+      importName: toStdout ? "<the file you saved it to>" : shellQuote(path.basename(result.path)),
+    }).forEach(say);
   });
-
-/** Which carried commits they are, for the user: the base, or a HEAD Claude's commits made. */
-function describeCarried(result: ExportResult, manifest: { repo: { baseCommit: string | null }; turns: Array<{ n: number; head: string | null }> }) {
-  return (result.index.git?.carried ?? []).map((commit) => {
-    const turn = manifest.turns.find((t) => t.head === commit && commit !== manifest.repo.baseCommit);
-    return { commit, what: turn ? `the HEAD of turn ${turn.n} (${commit.slice(0, 10)})` : `the base commit ${commit.slice(0, 10)}` };
-  });
-}
-
-/** What the git bundle carries, and what it builds on that the importing clone must have. */
-function describeCode(carried: Array<{ what: string }>, prerequisites: Array<{ commit: string; remoteRef: string | null }>): string {
-  const on = prerequisites.map((p) => `${p.commit.slice(0, 10)}${p.remoteRef ? ` (on ${p.remoteRef})` : ""}`).join(", ");
-  const builds = prerequisites.length ? `it builds on ${on}, which the importing clone must have` : "";
-  if (carried.length) return `carries ${carried.map((c) => c.what).join(" and ")}, on no remote-tracking branch here${builds ? `; ${builds}` : ""}`;
-  return builds ? `thin; ${builds}` : "self-contained (the bundle holds every commit it needs)";
-}

@@ -26,8 +26,10 @@ export function fileChange(lines: string[]): FileChange {
     return line === undefined ? null : line.slice(prefix.length);
   };
   const plain = (p: string | null, side: "a/" | "b/") => {
-    if (p === null || p === "/dev/null") return null;
-    const path = unquote(p);
+    // git ends the name with a tab when it holds a space ("+++ b/a b.txt\t"): not part of the name.
+    const name = p?.replace(/\t$/, "") ?? null;
+    if (name === null || name === "/dev/null") return null;
+    const path = unquote(name);
     return path.startsWith(side) ? path.slice(2) : path;
   };
   // "index 1a2b..3c4d 100644": the mode, when it did not change.

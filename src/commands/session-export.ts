@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { createReadStream, promises as fs } from "node:fs";
+import { createReadStream } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import * as z from "../zod.js";
@@ -11,7 +11,9 @@ import { excludeExport } from "../sharing/export-exclude.js";
 import { describeCarried, describeExported } from "../sharing/export-describe.js";
 import { shellQuote } from "../shell-quote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
-import { checkExportTarget } from "./export-target.js";
+import { checkExportTarget, isFolder, refuseSpecialFile } from "./export-target.js";
+import { shown } from "./export-report.js";
+import { exportHtmlAction } from "./session-export-html.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -21,6 +23,7 @@ const Options = z.object({
   allowSecretsInCode: z.optional(z.boolean()),
   force: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
+  html: z.optional(z.boolean()),
 });
 
 export const sessionExportCommand = new Command("export")
@@ -32,6 +35,7 @@ export const sessionExportCommand = new Command("export")
   .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
   .option("--force", "replace the file -o names if it exists (without a terminal it is refused otherwise)")
   .option("--json", "machine-readable output")
+  .option("--html", "write the session's web page instead: one self-contained .html file to open in any browser, masked the same way")
   .addHelpText(
     "after",
     `
@@ -41,13 +45,19 @@ that carries only what the remote-tracking branches lack (an unpushed base commi
 Secrets (API keys, tokens, private keys, connection strings, *_KEY=/PASSWORD= assignments) are
 masked in the exported copy, never in your recording. The same session exports to the same bytes.
 
+--html writes nudge-<id>.html instead: the session as \`nudge web\` shows it (every turn, its tool
+calls and diffs), with an in-page search, readable from file:// with no network. Masked and
+refused exactly as the archive is.
+
 Examples:
   $ nudge session export 3f2a
   $ nudge session export 3f2a --upto 4 -o ~/share/fix-flaky-test.tar.gz
-  $ nudge session export 3f2a --json | jq .masked`,
+  $ nudge session export 3f2a --json | jq .masked
+  $ nudge session export 3f2a --html -o ~/share/`,
   )
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
+    if (o.html) return exportHtmlAction(id, o);
     const toStdout = o.output === "-";
     if (toStdout && o.json) throw new UserError("-o - writes the archive to stdout, where --json would go too", "give -o a file or a folder to have --json");
     if (toStdout && process.stdout.isTTY) throw new UserError("-o - would write a binary archive to the terminal; nothing was written", "redirect it: nudge session export <id> -o - > session.tar.gz");
@@ -101,20 +111,3 @@ Examples:
       importName: toStdout ? "<the file you saved it to>" : shellQuote(path.basename(result.path)),
     }).forEach(say);
   });
-
-/** The export is written beside its place and renamed over it: a pipe or a device there would be replaced by a file. */
-async function refuseSpecialFile(out: string): Promise<void> {
-  const there = await fs.stat(out).catch(() => null);
-  if (there && !there.isFile()) {
-    throw new UserError(`${out} is not a regular file (a pipe, a device or a socket); nothing was written`, "give -o a file path or a folder; to send the archive elsewhere, export to a file and copy it");
-  }
-}
-
-async function isFolder(p: string): Promise<boolean> {
-  return (await fs.stat(p).catch(() => null))?.isDirectory() ?? false;
-}
-
-function shown(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
-}

@@ -58,7 +58,7 @@ function describeCode(carried: Array<{ what: string }>, prerequisites: Array<{ c
 }
 
 /** By kind: how many, in which turns, in which files (by name). */
-function describeSecrets(found: ExportResult["masked"]): string {
+export function describeSecrets(found: ExportResult["masked"]): string {
   const kinds = new Map<string, { count: number; turns: Set<number>; files: Set<string> }>();
   for (const m of found) {
     const kind = kinds.get(m.kind) ?? { count: 0, turns: new Set<number>(), files: new Set<string>() };

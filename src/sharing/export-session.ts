@@ -170,7 +170,8 @@ async function stageJournal(stage: string, turns: Turn[], redact: boolean): Prom
   return { file, turns: foldJournal(parseJournal(await fs.readFile(file, "utf8"), file)).turns, findings };
 }
 
-function codeSecretError(secrets: CodeSecret[]): UserError {
+/** The refusal of an export whose code changes hold a secret (the tarball and the HTML page give the same). */
+export function codeSecretError(secrets: CodeSecret[]): UserError {
   const first = secrets.find((s) => s.kind === EXPORT_IN_CODE) ?? secrets[0]!;
   if (first.kind === EXPORT_IN_CODE) {
     return new UserError(

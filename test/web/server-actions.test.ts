@@ -93,8 +93,10 @@ describe("nudge web: actions", () => {
       );
     });
     expect(file.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
-    // A nudge export: a tar whose first entry is its index.
-    expect(gunzipSync(file).subarray(0, 17).toString()).toBe("nudge-export.json");
+    // A nudge export: a tar holding its index.
+    const tar = gunzipSync(file);
+    expect(tar.subarray(0, 100).toString()).toMatch(new RegExp(`^nudge-${id}/`));
+    expect(tar.includes("nudge-export.json")).toBe(true);
     expect((await web.get(download)).status).toBe(404); // once
   });
 

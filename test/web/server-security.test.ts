@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git } from "../support/gitdir.js";
+import { runNudge } from "../support/run-nudge.js";
 import { recordThreeTurnsForFile } from "../support/three-turns.js";
 import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
 
@@ -146,6 +147,22 @@ describe("nudge web: who may talk to it", () => {
       expect(answer.headers["referrer-policy"]).toBe("no-referrer");
       expect(answer.headers["cross-origin-opener-policy"]).toBe("same-origin");
       expect(answer.headers["cross-origin-resource-policy"]).toBe("same-origin");
+    }
+  });
+
+  it("refuses what it cannot serve with one line and a hint (exit 1): a bad port, a port in use, an address not of this machine", async () => {
+    for (const [args, message] of [
+      [["--port", "99999"], "error: invalid --port: a port is at most 65535"],
+      [["--port", String(web.port)], `error: port ${web.port} is in use`],
+      [["--host", "192.0.2.1"], "error: cannot listen on 192.0.2.1: no such address here"],
+    ] as Array<[string[], string]>) {
+      const run = await runNudge(["web", "--no-open", ...args], { cwd: repo });
+      expect(run.exitCode, args.join(" ")).toBe(1);
+      const [first, hint, ...rest] = run.stderr.split("\n");
+      expect(first).toBe(message);
+      expect(hint).toMatch(/^hint: \S/);
+      expect(rest).toEqual([]); // one line and its hint (execa drops the last newline)
+      expect(run.stdout).toBe("");
     }
   });
 });

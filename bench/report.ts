@@ -12,6 +12,7 @@ import type { LatencyFigures, RecorderResult } from "./recorder.js";
 import type { RewindResult } from "./rewind.js";
 import { CLI } from "./session.js";
 import type { StoreSizes } from "./store-size.js";
+import type { WebBenchResult } from "./web-bench.js";
 import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
 
 export interface BenchResults {
@@ -29,6 +30,7 @@ export interface BenchResults {
   start: StartResult | null;
   recorder: RecorderResult | null;
   exported: ExportBenchRow | null;
+  web: WebBenchResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -142,6 +144,14 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| \`session export\` of a ${e.turns}-turn session (1k files) ÷ \`git bundle create\` of the same commits | time ${fmtRatio(e.exportSeconds / e.gitBundleSeconds)} (${fmtMs(e.exportSeconds * 1000)} / ${fmtMs(e.gitBundleSeconds * 1000)}); size ${fmtRatio(e.exportBytes / e.gitBundleBytes)} (${fmtBytes(e.exportBytes)} / ${fmtBytes(e.gitBundleBytes)}: the tarball also carries the conversation, ${fmtBytes(e.bundleFolderBytes)} in the bundle folder) | |`);
     say(`| \`session import\` of it (every patch checked against its snapshot) | ${fmtMs(e.importSeconds * 1000)} | |`);
   }
+  if (r.web) webRows(r.web, say);
+}
+
+function webRows(w: WebBenchResult, say: (line?: string) => void): void {
+  const ok = w.event.median <= 200 && w.event.p99 <= 1000;
+  say(`| \`nudge web\`: a line appended to conversation.jsonl → the SSE \`turn\` event at a client, median / p99 | ${fmtMs(w.event.median)} ${mark(ok)} / ${fmtMs(w.event.p99)} (→ the turn's view fetched after it: ${fmtMs(w.fetched.median)} / ${fmtMs(w.fetched.p99)}; n=${w.samples}) | ≤ 200 ms / ≤ 1 s |`);
+  say(`| \`nudge web\` start-up to its first answer ÷ \`node -e 0\` | ${fmtRatio(w.start.web / w.start.node)} (${fmtMs(w.start.web)} / ${fmtMs(w.start.node)}, n=${w.start.rounds}) | |`);
+  say(`| \`nudge web\` RSS with ${w.rss.clients} event streams on ${w.rss.watches} sessions growing every 20 ms | ${w.rss.liveMB.toFixed(1)} MB (idle, after the first page: ${w.rss.idleMB.toFixed(1)} MB) | |`);
 }
 
 /**

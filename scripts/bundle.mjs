@@ -30,3 +30,20 @@ await build({
   banner: { js: "import { createRequire as __nudgeRequire } from 'node:module'; const require = __nudgeRequire(import.meta.url);" },
   logLevel: "warning",
 });
+
+// The web page (nudge web, session export --html): one script and one stylesheet in dist/web/,
+// everything it uses bundled in (no CDN, nothing fetched at run time). Minified: the static
+// export embeds both in every file it writes.
+await build({
+  entryPoints: { page: "src/web/page/app/main.tsx" },
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  outdir: "dist/web",
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
+});

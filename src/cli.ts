@@ -14,6 +14,10 @@ import { colorEnabled, makeStyle } from "./terminal/style.js";
 import { nudgeVersion } from "./version.js";
 
 const GROUPS: CommandGroup[] = [claudeGroup, sessionGroup, rulesGroup];
+/** Commands of their own, outside any group (`nudge web`), loaded like a group's. */
+const COMMANDS: CommandGroup["commands"] = {
+  web: { load: async () => (await import("./commands/web.js")).webCommand },
+};
 
 /**
  * The command tree, with only the commands this command line can reach loaded: `nudge session
@@ -26,14 +30,17 @@ async function program(argv: string[]): Promise<Command> {
     .description("record, replay, rewind and fork Claude Code sessions — code and conversation together")
     .version(nudgeVersion())
     .addHelpText("after", "\nExit codes: 0 ok, 1 a problem with the input or the environment (the message says what to do), 2 a bug in nudge.");
+  // A command line naming no group or command of ours (`nudge --help`, a typo) loads them all, for the help.
+  const known = GROUPS.some((g) => g.name === groupArg) || Object.hasOwn(COMMANDS, groupArg ?? "");
   for (const group of GROUPS) {
     const command = new Command(group.name).description(group.description);
     if (group.helpAfter) command.addHelpText("after", group.helpAfter);
     const wanted = groupArg === group.name ? commandNames(group).get(commandArg ?? "") : undefined;
-    const names = wanted ? [wanted] : groupArg === group.name || !GROUPS.some((g) => g.name === groupArg) ? Object.keys(group.commands) : [];
+    const names = wanted ? [wanted] : groupArg === group.name || !known ? Object.keys(group.commands) : [];
     for (const sub of await Promise.all(names.map((name) => group.commands[name]!.load()))) command.addCommand(sub);
     root.addCommand(command);
   }
+  for (const [name, entry] of Object.entries(COMMANDS)) if (groupArg === name || !known) root.addCommand(await entry.load());
   const strict = (command: Command) => {
     command.exitOverride().showHelpAfterError("hint: add --help for usage");
     command.commands.forEach(strict);

@@ -1,4 +1,6 @@
-/** Formatters shared by every layer that shows numbers to a person. */
+/** Formatters shared by every layer that shows numbers or claude's words to a person (terminal and web). */
+import { visible } from "./inert-text.js";
+
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return "–";
   return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
@@ -22,4 +24,15 @@ export interface Compaction {
 /** A /compact's effect on claude's context, as claude reported it: "51234 → 8012 tokens". */
 export function tokenChange(c: Compaction): string {
   return `${c.preTokens ?? "?"} → ${c.postTokens ?? "?"} tokens`;
+}
+
+/** One line, at most `max` characters, with an ellipsis when cut. */
+export function oneLine(text: string, max: number): string {
+  const flat = visible(text.replace(/\s+/g, " ").trim());
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function firstLines(text: string, count: number): string[] {
+  const lines = visible(text.replace(/\s+$/, "")).split("\n");
+  return lines.length > count ? [...lines.slice(0, count), `… (${lines.length - count} more lines)`] : lines;
 }

@@ -6,10 +6,11 @@ import { faultPoint } from "../fault-injection.js";
 /**
  * Write a whole file so that a reader (or a crash at any instant) sees either the old content or
  * the new, never a mix: write a temp file beside it, fsync it, rename it over, fsync the folder.
+ * `mode` is the new file's (less the umask): 0o600 for what only its owner may read.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o666): Promise<void> {
   await replaceAtomically(file, async (temp) => {
-    const handle = await fs.open(temp, "wx");
+    const handle = await fs.open(temp, "wx", mode);
     try {
       faultPoint("atomic-write");
       await handle.writeFile(data);

@@ -44,6 +44,29 @@ export async function readTurnLines(dir: string, turn: Turn): Promise<TimedLine[
   return lines.map((b, i) => ({ n: turn.lines.from + i, bytes: b, at: times[i] ?? null }));
 }
 
+/** Where a run of lines starts or ends in conversation.jsonl: a line number, and its byte offset when known. */
+export interface LinePoint {
+  line: number;
+  byte?: number;
+}
+
+/**
+ * The lines from `from` up to `to` (the end of the file so far when null). Seeks to the start when
+ * its byte offset is known: a live page asks for the turn in flight at every line claude writes.
+ * `writing`: claude is writing to the file now, so a last line without its "\n" is not a line yet
+ * (a crash's torn last line is one: it stays).
+ */
+export async function readLineSpan(dir: string, from: LinePoint, to: LinePoint | null, o: { writing: boolean }): Promise<TimedLine[]> {
+  const files = bundleFiles(dir);
+  if (from.byte === undefined || (to !== null && to.byte === undefined)) return (await readConversation(dir)).slice(from.line, to?.line);
+  const end = to?.byte ?? (await fs.stat(files.conversation).catch(() => null))?.size ?? 0;
+  const bytes = await readRange(files.conversation, from.byte, Math.max(from.byte, end));
+  const lines = splitLines(bytes);
+  if (o.writing && to === null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) lines.pop();
+  const times = await readTimes(files.timing, from.line, from.line + lines.length);
+  return lines.map((b, i) => ({ n: from.line + i, bytes: b, at: times[i] ?? null }));
+}
+
 /** input.jsonl: what nudge wrote to claude, each line with its time. */
 export async function readInput(dir: string): Promise<TimedLine[]> {
   const files = bundleFiles(dir);

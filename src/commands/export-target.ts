@@ -19,3 +19,21 @@ export async function checkExportTarget(given: string | undefined, out: string, 
   if (!process.stdin.isTTY) throw new UserError(`${out} already exists; nothing was written`, "pass --force to replace it, or give -o another name");
   await confirm(`${out} already exists: replace it?`, false);
 }
+
+/** The export is written beside its place and renamed over it: a pipe or a device there would be replaced by a file. */
+export async function refuseSpecialFile(out: string): Promise<void> {
+  const there = await fs.stat(out).catch(() => null);
+  if (there && !there.isFile()) {
+    throw new UserError(`${out} is not a regular file (a pipe, a device or a socket); nothing was written`, "give -o a file path or a folder; to send the archive elsewhere, export to a file and copy it");
+  }
+}
+
+export async function isFolder(p: string): Promise<boolean> {
+  return (await fs.stat(p).catch(() => null))?.isDirectory() ?? false;
+}
+
+/** A path relative to here when it is inside, else as it is. */
+export function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
+}

@@ -4,10 +4,9 @@
  */
 import { UserError } from "../errors.js";
 import type { Store } from "../bundle/store.js";
-import { plural } from "../terminal/format.js";
 import { printJson, writeOut } from "../terminal/output.js";
-import { GIT_GC_HINT, describeHousekeeping, isEmpty, samePlan, type HousekeepingPlan } from "../time-travel/housekeeping-plan.js";
-import { applyHousekeeping, type HousekeepingResult } from "../time-travel/housekeeping-apply.js";
+import { describeHousekeeping, describeRemoved, isEmpty, samePlan, type HousekeepingPlan } from "../time-travel/housekeeping-plan.js";
+import { applyHousekeeping } from "../time-travel/housekeeping-apply.js";
 import { confirm } from "./confirm.js";
 
 export interface HousekeepingRun {
@@ -41,17 +40,5 @@ export async function runHousekeeping(run: HousekeepingRun): Promise<void> {
   }
   const result = await applyHousekeeping(run.store, plan, { strict: run.strict });
   if (o.json) return printJson({ plan, result });
-  report(result);
-}
-
-function report(result: HousekeepingResult): void {
-  const parts = [
-    result.sessions.length ? plural(result.sessions.length, "session") : "",
-    result.records.length ? plural(result.records.length, "record") : "",
-    result.refs.length ? plural(result.refs.length, "ref") : "",
-    result.leftovers.length ? plural(result.leftovers.length, "leftover") : "",
-  ].filter(Boolean);
-  say(parts.length ? `removed ${parts.join(", ")}` : "nothing was removed");
-  for (const s of result.skipped) say(`skipped ${s}`);
-  if (result.refs.length) say(GIT_GC_HINT);
+  describeRemoved(result).forEach(say);
 }

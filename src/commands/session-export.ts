@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { createReadStream, promises as fs } from "node:fs";
+import { createReadStream } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import * as z from "../zod.js";
@@ -7,12 +7,12 @@ import { UserError } from "../errors.js";
 import { beginWork } from "../bundle/cut-off-work.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
-import { describeCodeSecret } from "../sharing/code-secret-error.js";
 import { excludeExport } from "../sharing/export-exclude.js";
-import { formatBytes } from "../sharing/limits.js";
+import { describeCarried, describeExported } from "../sharing/export-describe.js";
 import { shellQuote } from "../shell-quote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
-import { checkExportTarget } from "./export-target.js";
+import { checkExportTarget, isFolder, refuseSpecialFile, shown } from "./export-target.js";
+import { exportHtmlAction } from "./session-export-html.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -22,6 +22,7 @@ const Options = z.object({
   allowSecretsInCode: z.optional(z.boolean()),
   force: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
+  html: z.optional(z.boolean()),
 });
 
 export const sessionExportCommand = new Command("export")
@@ -33,6 +34,7 @@ export const sessionExportCommand = new Command("export")
   .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
   .option("--force", "replace the file -o names if it exists (without a terminal it is refused otherwise)")
   .option("--json", "machine-readable output")
+  .option("--html", "write the session's web page instead: one self-contained .html file to open in any browser, masked the same way")
   .addHelpText(
     "after",
     `
@@ -42,13 +44,19 @@ that carries only what the remote-tracking branches lack (an unpushed base commi
 Secrets (API keys, tokens, private keys, connection strings, *_KEY=/PASSWORD= assignments) are
 masked in the exported copy, never in your recording. The same session exports to the same bytes.
 
+--html writes nudge-<id>.html instead: the session as \`nudge web\` shows it (every turn, its tool
+calls and diffs), with an in-page search, readable from file:// with no network. Masked and
+refused exactly as the archive is.
+
 Examples:
   $ nudge session export 3f2a
   $ nudge session export 3f2a --upto 4 -o ~/share/fix-flaky-test.tar.gz
-  $ nudge session export 3f2a --json | jq .masked`,
+  $ nudge session export 3f2a --json | jq .masked
+  $ nudge session export 3f2a --html -o ~/share/`,
   )
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
+    if (o.html) return exportHtmlAction(id, o);
     const toStdout = o.output === "-";
     if (toStdout && o.json) throw new UserError("-o - writes the archive to stdout, where --json would go too", "give -o a file or a folder to have --json");
     if (toStdout && process.stdout.isTTY) throw new UserError("-o - would write a binary archive to the terminal; nothing was written", "redirect it: nudge session export <id> -o - > session.tar.gz");
@@ -96,65 +104,9 @@ Examples:
     }
     // With -o -, stdout is the archive: what is said goes to stderr.
     const say = (line: string) => (toStdout ? writeErr : writeOut)(line + "\n");
-    const upto = result.index.session.upto;
-    say(`exported session ${session.manifest.id} → ${toStdout ? "stdout" : shown(result.path)} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
-    say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
-    if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
-    for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${describeCodeSecret({ ...s, turn: null })}${s.turn === null ? " (in the history it carries)" : `, turn ${s.turn}`}`);
-    say(`  code: ${describeCode(carried, result.index.git?.prerequisites ?? [])}`);
-    if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
-    if (result.skipped.length) say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);
-    if (excludedIn) say(`  kept out of your next turns: it is inside the work tree, so ${shown(excludedIn)} now names it`);
-    say(`import it in any clone of the repository: nudge session import ${toStdout ? "<the file you saved it to>" : shellQuote(path.basename(result.path))}`);
+    describeExported(result, carried, {
+      to: toStdout ? "stdout" : shown(result.path),
+      excludedIn: excludedIn && shown(excludedIn),
+      importName: toStdout ? "<the file you saved it to>" : shellQuote(path.basename(result.path)),
+    }).forEach(say);
   });
-
-/** Which carried commits they are, for the user: the base, or a HEAD Claude's commits made. */
-function describeCarried(result: ExportResult, manifest: { repo: { baseCommit: string | null }; turns: Array<{ n: number; head: string | null }> }) {
-  return (result.index.git?.carried ?? []).map((commit) => {
-    const turn = manifest.turns.find((t) => t.head === commit && commit !== manifest.repo.baseCommit);
-    return { commit, what: turn ? `the HEAD of turn ${turn.n} (${commit.slice(0, 10)})` : `the base commit ${commit.slice(0, 10)}` };
-  });
-}
-
-/** What the git bundle carries, and what it builds on that the importing clone must have. */
-function describeCode(carried: Array<{ what: string }>, prerequisites: Array<{ commit: string; remoteRef: string | null }>): string {
-  const on = prerequisites.map((p) => `${p.commit.slice(0, 10)}${p.remoteRef ? ` (on ${p.remoteRef})` : ""}`).join(", ");
-  const builds = prerequisites.length ? `it builds on ${on}, which the importing clone must have` : "";
-  if (carried.length) return `carries ${carried.map((c) => c.what).join(" and ")}, on no remote-tracking branch here${builds ? `; ${builds}` : ""}`;
-  return builds ? `thin; ${builds}` : "self-contained (the bundle holds every commit it needs)";
-}
-
-/** By kind: how many, in which turns, in which files (by name). */
-function describeSecrets(found: ExportResult["masked"]): string {
-  const kinds = new Map<string, { count: number; turns: Set<number>; files: Set<string> }>();
-  for (const m of found) {
-    const kind = kinds.get(m.kind) ?? { count: 0, turns: new Set<number>(), files: new Set<string>() };
-    kind.count += m.count;
-    m.turns.forEach((t) => kind.turns.add(t));
-    kind.files.add(path.basename(m.file));
-    kinds.set(m.kind, kind);
-  }
-  return [...kinds]
-    .map(([kind, k]) => {
-      const turns = [...k.turns].sort((a, b) => a - b);
-      return `${kind} ×${k.count}${turns.length ? ` from turn${turns.length > 1 ? "s" : ""} ${turns.join(", ")}` : ""} (in ${[...k.files].join(", ")})`;
-    })
-    .join("; ");
-}
-
-/** The export is written beside its place and renamed over it: a pipe or a device there would be replaced by a file. */
-async function refuseSpecialFile(out: string): Promise<void> {
-  const there = await fs.stat(out).catch(() => null);
-  if (there && !there.isFile()) {
-    throw new UserError(`${out} is not a regular file (a pipe, a device or a socket); nothing was written`, "give -o a file path or a folder; to send the archive elsewhere, export to a file and copy it");
-  }
-}
-
-async function isFolder(p: string): Promise<boolean> {
-  return (await fs.stat(p).catch(() => null))?.isDirectory() ?? false;
-}
-
-function shown(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
-}

@@ -5,7 +5,7 @@ import { openStore, resolveSession } from "../bundle/store.js";
 import { applyForkInPlace, forkIntoWorktree, forkTurn, planForkIntoWorktree, prepareForkInPlace, type ForkOutcome } from "../time-travel/fork-session.js";
 import { withWorkTree } from "../time-travel/rewind.js";
 import { describePlan } from "../time-travel/rewind-plan.js";
-import { shellQuote } from "../shell-quote.js";
+import { describeForked, describeWorktreeFork } from "../time-travel/fork-describe.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
@@ -47,8 +47,9 @@ Examples:
     if (o.worktree && o.dryRun) {
       const plan = await planForkIntoWorktree(source, turn, path.resolve(o.worktree));
       if (o.json) return printJson({ dryRun: true, worktree: plan.root, commit: plan.commit, session: source.manifest.id, turn });
-      say(`fork session ${source.manifest.id} at turn ${turn} into a new git worktree at ${plan.root} (detached at ${plan.commit.slice(0, 10)}, then turn ${turn}'s code)`);
-      say("  nothing of yours is touched; nothing was done (dry run)");
+      const [where, untouched] = describeWorktreeFork(source.manifest.id, turn, plan);
+      say(where!);
+      say(`${untouched}; nothing was done (dry run)`);
       return;
     }
     if (o.worktree) fork = await forkIntoWorktree(store, source, turn, path.resolve(o.worktree));
@@ -73,8 +74,5 @@ Examples:
     }
     if (!fork) return;
     if (o.json) return printJson({ id: fork.manifest.id, path: fork.dir, parent: fork.manifest.parent, codeAt: fork.codeAt, backup: fork.rewind?.backup.ref ?? null });
-    say(`forked ${source.manifest.id} at turn ${fork.turn} → ${fork.manifest.id}`);
-    say(`code of turn ${fork.turn} is in ${fork.codeAt}${fork.rewind ? ` (previous state saved: ${fork.rewind.backup.ref}; undo: nudge session rewind --undo)` : ""}`);
-    // A line to paste: the path is quoted so a space or `$(…)` in it cannot split or run anything.
-    say(`continue it: ${o.worktree ? `cd ${shellQuote(fork.codeAt)} && ` : ""}nudge claude run -r ${shellQuote(fork.manifest.id)}`);
+    describeForked(source.manifest.id, fork, Boolean(o.worktree)).forEach(say);
   });

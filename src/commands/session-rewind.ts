@@ -5,7 +5,7 @@ import { UserError } from "../errors.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { describeInterrupted, planInterrupted, resolveInterrupted, type Resolution } from "../time-travel/interrupted.js";
 import { applyRewind, prepareRewind, prepareUndo, undoLastRewind, withUndo, withWorkTree } from "../time-travel/rewind.js";
-import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
+import { describePlan, describeRewound, describeUndo } from "../time-travel/rewind-plan.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { changedWhileAsking, confirm } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
@@ -85,10 +85,11 @@ Examples:
       }
       const record = await applyRewind(store, session, prepared);
       if (o.json) return printJson({ plan, record });
-      say(`rewound to turn ${plan.turn} · backup ${record.backup.ref} · undo: nudge session rewind --undo`);
+      const [rewound, ...next] = describeRewound(plan, record);
+      say(rewound!);
       // Node keeps the path of the folder we started in; the rewind may have deleted that folder.
       if (!existsSync(process.cwd())) say(`the folder you are in did not exist at turn ${plan.turn}: cd ${record.root}`);
-      if (plan.scope !== "code") say(`continue the conversation from there: nudge claude run -r ${plan.sessionId}`);
+      next.forEach(say);
     });
   });
 

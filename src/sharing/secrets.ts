@@ -120,7 +120,14 @@ export async function maskTextData(data: Buffer | string): Promise<{ data: Buffe
 }
 
 /** What the index records: per kind and file, how many and in which turns. */
-export function summarizeFindings(findings: SecretFinding[]): Array<{ kind: string; file: string; count: number; turns: number[] }> {
+export interface SecretSummary {
+  kind: string;
+  file: string;
+  count: number;
+  turns: number[];
+}
+
+export function summarizeFindings(findings: SecretFinding[]): SecretSummary[] {
   const groups = new Map<string, { kind: string; file: string; count: number; turns: Set<number> }>();
   for (const f of findings) {
     const key = `${f.file}\0${f.kind}`;

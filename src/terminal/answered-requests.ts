@@ -5,7 +5,7 @@
  */
 import type { StreamEvent } from "../claude/stream-events.js";
 import { oneLine } from "./format.js";
-import { toolDetail } from "./tool-detail.js";
+import { toolDetail } from "../claude/tool-detail.js";
 
 export class AnsweredRequests {
   private readonly asked = new Map<string, { tool: string; input: Record<string, unknown> }>();

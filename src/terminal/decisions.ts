@@ -11,7 +11,7 @@ import type { HookCallbackRequest } from "../claude/control-protocol.js";
 import type { ControlRequestEvent, ControlResponseEvent } from "../claude/stream-events.js";
 import { describeRecord } from "../rules/decision-record.js";
 import { decisionFromAnswer } from "../rules/hook-answers.js";
-import { toolDetail } from "./tool-detail.js";
+import { toolDetail } from "../claude/tool-detail.js";
 import { visible } from "../inert-text.js";
 import { oneLine } from "./format.js";
 import type { Style } from "./style.js";

@@ -25,7 +25,7 @@ import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcom
 import { writeErr } from "./output.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
-import { toolDetail } from "./tool-detail.js";
+import { toolDetail } from "../claude/tool-detail.js";
 
 export interface RendererOptions {
   style: Style;

@@ -1,25 +1,14 @@
 /** Small formatters shared by every command's output. */
 import type { Turn } from "../bundle/manifest-schema.js";
 import { tokenChange, type Compaction } from "../format.js";
-import { visible } from "../inert-text.js";
 
-export { formatCost, formatDuration } from "../format.js";
+export { firstLines, formatCost, formatDuration, oneLine } from "../format.js";
 
 /** "1 file", "3 files". */
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** One line, at most `max` characters, with an ellipsis when cut. */
-export function oneLine(text: string, max: number): string {
-  const flat = visible(text.replace(/\s+/g, " ").trim());
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-export function firstLines(text: string, count: number): string[] {
-  const lines = visible(text.replace(/\s+$/, "")).split("\n");
-  return lines.length > count ? [...lines.slice(0, count), `… (${lines.length - count} more lines)`] : lines;
-}
 
 export function formatStat(s: { filesChanged: number; insertions: number; deletions: number }): string {
   if (s.filesChanged === 0) return "no changes";

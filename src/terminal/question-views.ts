@@ -10,7 +10,7 @@ import { editDiff, type DiffOptions } from "./edit-diff.js";
 import { visible } from "../inert-text.js";
 import { firstLines } from "./format.js";
 import type { Style } from "./style.js";
-import { relativePath, toolDetail } from "./tool-detail.js";
+import { relativePath, toolDetail } from "../claude/tool-detail.js";
 
 export interface ViewOptions {
   style: Style;

@@ -3,10 +3,11 @@
  * by pure functions (`delaysFor`); the loop only sleeps and renders, and its sleep is injected so
  * tests never wait. Streamed text (partial messages) plays at the pace it was typed, since each
  * stream event has its own arrival time. What nudge wrote to claude (input.jsonl) can be merged in
- * by time (`mergeInput`), so the user's decisions show where they were made.
+ * by time (`mergeInput`, src/bundle/input-merge.ts), so the user's decisions show where they were made.
  */
-import { parseTimes, type TimedLine, type TurnLines } from "../bundle/conversation-reader.js";
-import { lineText, parseEventLine, splitLines } from "../claude/ndjson.js";
+import type { TurnLines } from "../bundle/conversation-reader.js";
+import type { PlayLine } from "../bundle/input-merge.js";
+import { lineText, parseEventLine } from "../claude/ndjson.js";
 import { toStreamEvent } from "../claude/stream-events.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { formatStat, describeCompaction, oneLine } from "./format.js";
@@ -106,39 +107,4 @@ function renderLine(renderer: EventRenderer, line: PlayLine): void {
   // claude's own stream already (replayed user lines), and an interrupt shows as the turn's end.
   if (line.input && event.type !== "control_response") return;
   renderer.render(event);
-}
-
-/** A line to play: claude's (conversation.jsonl) or, with `input`, one nudge wrote to claude's stdin (input.jsonl; `n` counts there). */
-export type PlayLine = TimedLine & { input?: true };
-
-/** input.jsonl and input-timing.txt read into lines: each as written, with the time it was written. */
-export function inputLines(jsonl: Buffer, timing: string): PlayLine[] {
-  const times = parseTimes(timing);
-  return splitLines(jsonl).map((bytes, n) => ({ n, bytes, at: times[n] ?? null, input: true }));
-}
-
-/**
- * Claude's lines and nudge's, in the order they happened: each input line goes before the first
- * conversation line that arrived after it was written (so an answer comes before claude's echo of
- * it, and after the request it answers), in that line's turn; after everything, into the last
- * group. A conversation line with no time counts as arriving with the line before it. Input lines
- * without a time are left out: where they belong is unknown (claude's echo still shows a decision).
- * Merge all the groups, then pick a turn: an input line belongs where its time puts it.
- */
-export function mergeInput(groups: TurnLines[], input: PlayLine[]): TurnLines[] {
-  const timed = input.filter((l) => l.at !== null).sort((a, b) => a.at! - b.at!);
-  if (timed.length === 0 || groups.length === 0) return groups;
-  let k = 0;
-  let known = -Infinity;
-  const merged = groups.map((group) => {
-    const lines: PlayLine[] = [];
-    for (const line of group.lines) {
-      known = line.at ?? known;
-      while (k < timed.length && timed[k]!.at! < known) lines.push(timed[k++]!);
-      lines.push(line);
-    }
-    return { ...group, lines };
-  });
-  merged.at(-1)!.lines.push(...timed.slice(k));
-  return merged;
 }

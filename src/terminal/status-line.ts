@@ -9,7 +9,7 @@ import type { StreamEvent } from "../claude/stream-events.js";
 import { isSubagentTask, isToolResult, isToolUse } from "../claude/stream-events.js";
 import { visible } from "../inert-text.js";
 import { AnsweredRequests } from "./answered-requests.js";
-import { toolDetail } from "./tool-detail.js";
+import { toolDetail } from "../claude/tool-detail.js";
 import { oneLine } from "./format.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";

@@ -3,6 +3,7 @@
  * --dry-run and --json print, what the user confirms), then applied by housekeeping-apply.ts.
  */
 import { printablePath } from "../snapshot/git.js";
+import type { HousekeepingResult } from "./housekeeping-apply.js";
 
 export interface RefAt {
   ref: string;
@@ -78,16 +79,19 @@ export function storeBytes(plan: HousekeepingPlan): number {
   return plan.sessions.reduce((n, s) => n + s.bytes, 0) + plan.leftovers.reduce((n, l) => n + l.bytes, 0);
 }
 
+/** What a plan removes, as one string: two plans with the same key remove the same things. */
+export function planKey(p: HousekeepingPlan): string {
+  return JSON.stringify([
+    p.sessions.map((s) => [s.id, s.updatedAt, s.refs, s.indexFiles]),
+    p.records.map((r) => [r.stamp, r.status, r.backup]),
+    p.backupRefs,
+    p.leftovers.map((l) => [l.kind, l.path, l.refs]),
+  ]);
+}
+
 /** Two plans remove the same things: what was shown is still what will happen. */
 export function samePlan(a: HousekeepingPlan, b: HousekeepingPlan): boolean {
-  const key = (p: HousekeepingPlan) =>
-    JSON.stringify([
-      p.sessions.map((s) => [s.id, s.updatedAt, s.refs, s.indexFiles]),
-      p.records.map((r) => [r.stamp, r.status, r.backup]),
-      p.backupRefs,
-      p.leftovers.map((l) => [l.kind, l.path, l.refs]),
-    ]);
-  return key(a) === key(b);
+  return planKey(a) === planKey(b);
 }
 
 export function formatBytes(bytes: number): string {
@@ -148,3 +152,13 @@ function gitGcNote(plan: HousekeepingPlan): string {
 /** After removing refs: how to reclaim the objects (nudge never runs git gc itself). */
 export const GIT_GC_HINT =
   "to reclaim the disk the snapshots used: git gc (objects younger than two weeks stay until a later one; git gc --prune=now takes them at once, when no other git command is running here)";
+
+/** What an applied plan removed, and what it skipped, as the CLI and the web page say it. */
+export function describeRemoved(result: HousekeepingResult): string[] {
+  const count = (n: number, word: string) => (n ? `${n} ${word}${n === 1 ? "" : "s"}` : "");
+  const parts = [count(result.sessions.length, "session"), count(result.records.length, "record"), count(result.refs.length, "ref"), count(result.leftovers.length, "leftover")].filter(Boolean);
+  const lines = [parts.length ? `removed ${parts.join(", ")}` : "nothing was removed"];
+  for (const s of result.skipped) lines.push(`skipped ${s}`);
+  if (result.refs.length) lines.push(GIT_GC_HINT);
+  return lines;
+}

@@ -282,3 +282,10 @@ export function describeUndo(plan: UndoPlan): string[] {
   else if (undo.scope !== "code") lines.push(`  conversation: session ${undo.sessionId} continues as before that rewind`);
   return lines;
 }
+
+/** What an applied rewind did and how to go on, as the CLI and the web page say it. */
+export function describeRewound(plan: RewindPlan, record: RewindRecord): string[] {
+  const lines = [`rewound to turn ${plan.turn} · backup ${record.backup.ref} · undo: nudge session rewind --undo`];
+  if (plan.scope !== "code") lines.push(`continue the conversation from there: nudge claude run -r ${plan.sessionId}`);
+  return lines;
+}

@@ -12,7 +12,8 @@ import { parseTimes, type TimedLine } from "../../src/bundle/conversation-reader
 import { parseLine, splitLines } from "../../src/claude/ndjson.js";
 import { toStreamEvent } from "../../src/claude/stream-events.js";
 import { EventRenderer } from "../../src/terminal/event-renderer.js";
-import { inputLines, mergeInput, play } from "../../src/terminal/replay-player.js";
+import { inputLines, mergeInput } from "../../src/bundle/input-merge.js";
+import { play } from "../../src/terminal/replay-player.js";
 import { makeStyle } from "../../src/terminal/style.js";
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/streams");

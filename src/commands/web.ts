@@ -1,0 +1,56 @@
+import { Command } from "commander";
+import * as z from "../zod.js";
+import { openStore } from "../bundle/store.js";
+import { printJson, writeErr, writeOut } from "../terminal/output.js";
+import { canOpenBrowser, openBrowser } from "../web/open-browser.js";
+import { startWebServer } from "../web/server/app.js";
+import { parseOptions } from "./parse-options.js";
+
+const Options = z.object({
+  port: z.optional(z.string().check(z.regex(/^\d{1,5}$/, "a port number (0 for a free one)"), z.refine((p) => Number(p) <= 65535, "a port is at most 65535"))),
+  host: z.string().check(z.minLength(1), z.maxLength(255)),
+  open: z.boolean(),
+  json: z.optional(z.boolean()),
+});
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1)$/;
+
+export const webCommand = new Command("web")
+  .description("browse this repository's sessions in the browser: follow live ones, diff, rewind, fork, export")
+  .option("--port <n>", "port to listen on (default: 0, a free one)")
+  .option("--host <address>", "address to listen on", "127.0.0.1")
+  .option("--no-open", "do not open the browser")
+  .option("--json", "print the URL as JSON ({ url, host, port, repo })")
+  .addHelpText(
+    "after",
+    `
+Serves the sessions of the repository it is started in (to serve another, run it there). The
+URL it prints holds a random token: the first visit trades it for a cookie. Only this machine can
+connect unless --host says otherwise; anyone who can reach that address with the token can rewind
+your code. The browser opens by itself when there is a display and stdout is a terminal.
+Ctrl-C stops it.
+
+Exit codes: 0 stopped with Ctrl-C or SIGTERM, 1 could not start (the message says why).
+
+Examples:
+  $ nudge web
+  $ nudge web --port 8080 --no-open
+  $ nudge web --json --no-open | jq -r .url`,
+  )
+  .action(async (raw: unknown) => {
+    const o = parseOptions(Options, raw);
+    const store = await openStore(process.cwd());
+    const server = await startWebServer({ store, host: o.host, port: Number(o.port ?? 0) });
+    // Registered before the URL is printed: a script that reads it and sends SIGTERM at once still gets a clean stop.
+    const stopped = new Promise<string>((resolve) => {
+      process.once("SIGINT", () => resolve("SIGINT"));
+      process.once("SIGTERM", () => resolve("SIGTERM"));
+    });
+    if (o.json) printJson({ url: server.url, host: o.host, port: server.port, repo: store.repoRoot });
+    else writeOut(`nudge web: ${server.url}\n`);
+    writeErr(`serving the sessions of ${store.repoRoot} (to serve another repository's, run nudge web there); Ctrl-C stops it\n`);
+    if (!LOOPBACK.test(o.host)) writeErr(`warning: listening on ${o.host}: anyone who can reach that address with the token can read your sessions and rewind your code\n`);
+    if (o.open && canOpenBrowser()) openBrowser(server.url);
+    await stopped;
+    await server.close();
+  });

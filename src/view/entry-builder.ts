@@ -1,0 +1,220 @@
+/**
+ * One turn's lines (claude's, with nudge's answers merged in by time) as the entries a reader sees:
+ * prompts, Claude's text, thinking, each tool call with its result, subagents nested under the
+ * call that ran them, permission questions and answers, rule decisions, retries and errors. A line
+ * nudge does not know is a `raw` entry: a newer claude never breaks the page.
+ */
+import type { PlayLine } from "../bundle/input-merge.js";
+import { lineText, parseEventLine, parseLine } from "../claude/ndjson.js";
+import { isText, isToolResult, isToolUse, toStreamEvent, type AssistantEvent, type StreamEvent, type SystemEvent, type UserEvent } from "../claude/stream-events.js";
+import { toolDetail } from "../claude/tool-detail.js";
+import { formatDuration } from "../format.js";
+import { inertValue } from "../inert-text.js";
+import { clip } from "./clip.js";
+import { RequestEntries } from "./entry-requests.js";
+import type { Entry } from "./view-types.js";
+
+type Tool = Extract<Entry, { kind: "tool" }>;
+
+export interface EntryOptions {
+  full: boolean;
+  /** The session's work tree: paths in tool details are shown relative to it. */
+  cwd: string;
+  repoRoot: string;
+  /** The turn's prompt, first; claude's echo of it is not shown again. */
+  prompt: string | null;
+  /** The turn is in flight: text streamed so far and not yet in an assistant line is shown too. */
+  live: boolean;
+}
+
+/** System lines that say nothing a reader needs (claude's start, task progress, status pings). */
+const QUIET_SYSTEM = new Set([
+  "init",
+  "status",
+  "thinking_tokens",
+  "task_started",
+  "task_progress",
+  "task_updated",
+  "task_notification",
+  "background_tasks_changed",
+  "hook_started",
+  "hook_progress",
+  "hook_response",
+  "files_persisted",
+]);
+
+export function buildEntries(lines: PlayLine[], o: EntryOptions): Entry[] {
+  const b = new EntryBuilder(o);
+  for (const line of lines) b.line(line);
+  // Every string is a session's: its control characters (ANSI, bidi overrides) shown, never obeyed.
+  return inertValue(b.finish());
+}
+
+class EntryBuilder {
+  private readonly entries: Entry[] = [];
+  private readonly tools = new Map<string, Tool>();
+  private readonly requests: RequestEntries;
+  private promptEchoed = false;
+  /** Text of the main agent's block being streamed, until its assistant line comes. */
+  private streaming: string | null = null;
+
+  constructor(private readonly o: EntryOptions) {
+    this.requests = new RequestEntries({ cwd: o.cwd, repoRoot: o.repoRoot });
+    if (o.prompt !== null) this.entries.push({ kind: "prompt", text: o.prompt });
+  }
+
+  line(line: PlayLine): void {
+    // A reduced parse (strings cut at 16 KB) is plenty for a clipped view; `full` reads it all.
+    const json = this.o.full ? parseLine(line.bytes) : parseEventLine(line.bytes);
+    const event = toStreamEvent(json, "");
+    // Of what nudge wrote, only the answers are news: the prompts are claude's echo and the turn's.
+    if (line.input && event.type !== "control_response") return;
+    this.event(event, line);
+  }
+
+  finish(): Entry[] {
+    if (this.o.live && this.streaming?.trim()) this.entries.push({ kind: "text", markdown: this.streaming.trimEnd(), parent: null });
+    return this.entries;
+  }
+
+  private add(entry: Entry, parent: string | null | undefined): void {
+    const tool = parent ? this.tools.get(parent) : undefined;
+    if (tool) tool.children.push(entry);
+    else this.entries.push(entry);
+  }
+
+  private event(event: StreamEvent, line: PlayLine): void {
+    switch (event.type) {
+      case "assistant":
+        return this.assistant(event);
+      case "user":
+        return this.user(event);
+      case "stream_event":
+        return this.partial(event.event as { type: string; content_block?: { type?: string }; delta?: { type?: string; text?: string } }, event.parent_tool_use_id);
+      case "control_request": {
+        const entry = this.requests.request(event);
+        if (entry) this.entries.push(entry);
+        return;
+      }
+      case "control_response": {
+        const entry = this.requests.response(event);
+        if (entry) this.entries.push(entry);
+        return;
+      }
+      case "result":
+        if (event.terminal_reason?.startsWith("aborted")) this.entries.push({ kind: "notice", level: "warn", text: "turn interrupted" });
+        else if (event.is_error) {
+          const detail = event.result ?? (event.errors ?? []).map(String).join("; ");
+          const label = event.subtype === "success" ? (event.terminal_reason ?? "error") : event.subtype;
+          this.entries.push({ kind: "notice", level: "error", text: `${label}${detail ? `: ${detail}` : ""}` });
+        }
+        return;
+      case "system":
+        return this.system(event, line);
+      case "invalid":
+      case "other":
+        return this.raw(line);
+    }
+  }
+
+  private assistant(event: AssistantEvent): void {
+    const parent = event.parent_tool_use_id ?? null;
+    if (!parent) this.streaming = null;
+    for (const block of event.message.content) {
+      if (isText(block)) {
+        if (block.text.trim()) this.add({ kind: "text", markdown: block.text.trimEnd(), parent }, parent);
+      } else if (block.type === "thinking") {
+        const text = (block as { thinking?: unknown }).thinking;
+        if (typeof text === "string" && text.trim()) this.add({ kind: "thinking", text, parent }, parent);
+      } else if (isToolUse(block)) {
+        if (this.tools.has(block.id)) continue;
+        const tool: Tool = {
+          kind: "tool",
+          id: block.id,
+          name: block.name,
+          input: clip(JSON.stringify(block.input, null, 2), this.o.full),
+          detail: toolDetail(block, this.o.cwd),
+          result: null,
+          children: [],
+          parent,
+        };
+        this.tools.set(block.id, tool);
+        this.add(tool, parent);
+      } else if (block.type !== "redacted_thinking") {
+        this.add({ kind: "raw", line: clip(JSON.stringify(block), this.o.full) }, parent);
+      }
+    }
+    if (event.error) this.add({ kind: "notice", level: "error", text: typeof event.error === "string" ? event.error : JSON.stringify(event.error) }, parent);
+  }
+
+  private user(event: UserEvent): void {
+    const parent = event.parent_tool_use_id ?? null;
+    const content = event.message.content;
+    if (typeof content === "string") return parent ? undefined : this.userText(content);
+    for (const block of content) {
+      if (isToolResult(block)) {
+        const tool = this.tools.get(block.tool_use_id);
+        const result = { content: clip(resultText(block.content), this.o.full), isError: block.is_error === true };
+        if (tool) tool.result = result;
+        else this.add({ kind: "notice", level: block.is_error ? "error" : "info", text: `result of an unseen tool call: ${result.content.text}` }, parent);
+      } else if (isText(block) && !parent) {
+        this.userText(block.text);
+      }
+    }
+  }
+
+  /** A user message that is no tool result: the prompt's echo, a slash command's output, a queued prompt. */
+  private userText(text: string): void {
+    const local = /^<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>$/.exec(text.trim());
+    if (local) {
+      if (local[2]!.trim()) this.entries.push({ kind: "notice", level: local[1] === "stderr" ? "warn" : "info", text: local[2]!.trim() });
+      return;
+    }
+    // claude's own messages in the user's place (<task-notification>…): news, not a prompt.
+    if (/^<([a-z][a-z-]*)>[\s\S]*<\/\1>$/.test(text.trim())) {
+      this.entries.push({ kind: "notice", level: "info", text: text.trim() });
+      return;
+    }
+    if (!this.promptEchoed && text === this.o.prompt) {
+      this.promptEchoed = true;
+      return;
+    }
+    if (text.trim()) this.entries.push({ kind: "prompt", text });
+  }
+
+  private partial(e: { type: string; content_block?: { type?: string }; delta?: { type?: string; text?: string } }, parent: string | null | undefined): void {
+    // A saved turn's whole assistant lines follow their deltas: only a turn in flight needs these.
+    if (!this.o.live || parent) return;
+    if (e.type === "content_block_start") this.streaming = e.content_block?.type === "text" ? "" : null;
+    else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && this.streaming !== null) this.streaming += e.delta.text ?? "";
+  }
+
+  private system(event: SystemEvent, line: PlayLine): void {
+    if (event.subtype === "api_retry") {
+      const status = event.error_status ? ` (HTTP ${event.error_status})` : "";
+      const wait = event.retry_delay_ms ? ` in ${formatDuration(event.retry_delay_ms)}` : "";
+      const attempt = event.attempt ? ` ${event.attempt}${event.max_retries ? `/${event.max_retries}` : ""}` : "";
+      this.entries.push({ kind: "notice", level: "warn", text: `API error${status}, retry${attempt}${wait}` });
+    } else if (event.subtype === "compact_boundary") {
+      const meta = (event.compact_metadata ?? {}) as { pre_tokens?: unknown; trigger?: unknown };
+      const before = typeof meta.pre_tokens === "number" ? `: ${meta.pre_tokens} tokens before` : "";
+      this.entries.push({ kind: "mark", text: `/compact${typeof meta.trigger === "string" ? ` (${meta.trigger})` : ""}${before}` });
+    } else if (!QUIET_SYSTEM.has(event.subtype)) {
+      this.raw(line);
+    }
+  }
+
+  private raw(line: PlayLine): void {
+    const text = lineText(line.bytes); // invalid UTF-8 decodes to replacement characters
+    if (text.trim()) this.entries.push({ kind: "raw", line: clip(text, this.o.full) });
+  }
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return content === undefined || content === null ? "" : JSON.stringify(content);
+  return content
+    .map((c: { type?: unknown; text?: unknown }) => (typeof c?.text === "string" ? c.text : c?.type === "image" ? "[image]" : ""))
+    .filter(Boolean)
+    .join("\n");
+}

@@ -1,0 +1,142 @@
+/**
+ * The reader's views of the sessions in a store, built from the same bundle layer the CLI reads
+ * (src/bundle/*): the web server's routes and `session export --html` call these, the page renders
+ * what they return. Every string in them went through `inertValue`: a session's control characters
+ * (ANSI, bidi overrides) arrive as visible escapes.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { readInput, readLineSpan, type LinePoint, type TimedLine } from "../bundle/conversation-reader.js";
+import { mergeInput } from "../bundle/input-merge.js";
+import type { Manifest, PatchInfo, PendingTurn, Turn } from "../bundle/manifest-schema.js";
+import { listSessions, resolveSession, type StoredSession, type Store } from "../bundle/store.js";
+import { summarize } from "../bundle/summary.js";
+import { turnOf } from "../bundle/turn-lookup.js";
+import { inertValue } from "../inert-text.js";
+import { pickRange, turnDiff } from "../snapshot/turn-diff.js";
+import { diffView } from "./diff-view.js";
+import { buildEntries } from "./entry-builder.js";
+import { pendingSummary, turnSummary } from "./turn-summary.js";
+import type { DiffView, Entry, SessionListItem, SessionView, TurnView } from "./view-types.js";
+
+/** Every readable session, the one used last first. */
+export async function listSessionItems(store: Store): Promise<SessionListItem[]> {
+  const sessions = await listSessions(store);
+  const children = childrenOf(sessions.map((s) => ({ id: s.header.id, parent: s.header.parent })));
+  const items = sessions.map((s) => ({ ...summarize(s), children: children.get(s.header.id) ?? [] }));
+  return inertValue(items.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
+}
+
+/** One session's page: its summary and its turns' summaries (not their entries). */
+export async function sessionView(store: Store, id: string): Promise<SessionView> {
+  const s = await resolveSession(store, id);
+  const m = s.manifest;
+  const forks = await forksOf(store, m.id);
+  const pending = m.unsaved.at(-1) ?? null;
+  return inertValue({
+    session: { ...summarize({ dir: s.dir, header: m, state: s.state }), children: forks.map((f) => f.id) },
+    repo: { root: m.repo.root, branch: m.repo.branch },
+    turns: m.turns.map(turnSummary),
+    pending: pending && { n: pending.n, prompt: pending.prompt },
+  });
+}
+
+/** One turn: its entries and diff; `full` leaves long texts uncut. A turn in flight is served from its `begin` record. */
+export async function turnView(store: Store, id: string, n: number, options: { full?: boolean } = {}): Promise<TurnView> {
+  const s = await resolveSession(store, id);
+  const m = s.manifest;
+  const full = options.full ?? false;
+  const pending = m.turns.some((t) => t.n === n) ? undefined : m.unsaved.find((u) => u.n === n);
+  if (pending) return pendingView(s, pending, full);
+  const turn = turnOf(m, n);
+  const span = spanOf(m, { line: turn.lines.from, byte: turn.bytes?.from, input: turn.input?.from }, n);
+  const lines = turn.n === 0 ? [] : await withInput(s.dir, await readLineSpan(s.dir, span.from, span.to, { writing: false }), span.input, turn);
+  const entries = [...buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: turn.prompt, live: false }), ...(await marks(store, m, n))];
+  return inertValue({
+    summary: turnSummary(turn),
+    entries,
+    edits: turn.edits ? await storedDiff(s.dir, turn.edits.patch, full) : null,
+    diff: await storedDiff(s.dir, turn.patch, full),
+  });
+}
+
+/** The code change between two turns of a session (from < to), as `session diff --from --to` shows it. */
+export async function diffBetween(store: Store, id: string, from: number, to: number, options: { full?: boolean } = {}): Promise<DiffView> {
+  const m = (await resolveSession(store, id)).manifest;
+  const files = await turnDiff(store, m, pickRange(m, undefined, from, to));
+  // Bytes that are not UTF-8 came through git's output as replacement characters: shown, never broken.
+  const patch = files.map((f) => f.lines.map((l) => `${l}\n`).join("")).join("");
+  return inertValue(diffView(patch, options.full ?? false));
+}
+
+async function pendingView(s: StoredSession, pending: PendingTurn, full: boolean): Promise<TurnView> {
+  const m = s.manifest;
+  const writing = s.state === "recording";
+  const span = spanOf(m, { line: pending.fromLine, byte: pending.fromByte, input: pending.fromInput }, pending.n);
+  const lines = await withInput(s.dir, await readLineSpan(s.dir, span.from, span.to, { writing }), span.input, null);
+  return inertValue({
+    summary: pendingSummary(pending, writing),
+    entries: buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: pending.prompt, live: writing }),
+    edits: null,
+    diff: { files: [], patch: "", truncated: false },
+  });
+}
+
+type Start = LinePoint & { input?: number };
+
+/**
+ * A turn's lines run from its start to where the next turn (saved or begun) starts, or to the end
+ * of the file: lines between two turns (an async subagent finishing, claude's notices after its
+ * result) belong to the turn before them, so no line is left off every page. The same for what
+ * nudge wrote (input.jsonl), when the turns record where that starts.
+ */
+function spanOf(m: Manifest, start: Start, n: number): { from: LinePoint; to: LinePoint | null; input: { from: number; to: number } | null } {
+  const later: Start[] = [
+    ...m.turns.filter((t) => t.n > n).map((t) => ({ line: t.lines.from, byte: t.bytes?.from, input: t.input?.from })),
+    ...m.unsaved.filter((u) => u.n > n).map((u) => ({ line: u.fromLine, byte: u.fromByte, input: u.fromInput })),
+  ];
+  const next = later.sort((a, b) => a.line - b.line)[0] ?? null;
+  const input = start.input === undefined ? null : { from: start.input, to: next?.input ?? Infinity };
+  return { from: { line: start.line, byte: start.byte }, to: next && { line: next.line, byte: next.byte }, input };
+}
+
+/**
+ * Claude's lines with nudge's (the answers to claude's questions) merged in by time. A turn
+ * recorded before input ranges were kept takes the input lines written while it ran.
+ */
+async function withInput(dir: string, lines: TimedLine[], range: { from: number; to: number } | null, turn: Turn | null): Promise<TimedLine[]> {
+  const input = (await readInput(dir)).filter((l) =>
+    range ? l.n >= range.from && l.n < range.to : turn !== null && l.at !== null && l.at >= Date.parse(turn.startedAt) && l.at <= Date.parse(turn.endedAt),
+  );
+  const merged = mergeInput([{ turn: null, pending: null, lines }], input.map((l) => ({ ...l, input: true as const })));
+  return merged[0]?.lines ?? [];
+}
+
+/** A turn's stored patch (changes/turn-NNN.patch, or the edits before it); a missing file is an empty diff. */
+async function storedDiff(dir: string, patch: PatchInfo, full: boolean): Promise<DiffView> {
+  // The name was checked against changes/(turn|edits)-NNN.patch when the journal was read.
+  const bytes = await fs.readFile(path.join(dir, patch.file)).catch(() => Buffer.alloc(0));
+  return diffView(bytes.toString("utf8"), full);
+}
+
+/** What happened to the session at this turn after it was recorded: a rewind to it, forks from it. */
+async function marks(store: Store, m: Manifest, n: number): Promise<Entry[]> {
+  const out: Entry[] = [];
+  if (m.rewoundTo === n) out.push({ kind: "mark", text: `/rewind: the session was rewound to turn ${n}; the next run continues from here in a fork` });
+  for (const fork of await forksOf(store, m.id)) {
+    if (fork.turn === n) out.push({ kind: "mark", text: `/fork: session ${fork.id} was forked from this turn` });
+  }
+  return out;
+}
+
+/** The sessions forked from `id`, and at which turn (each header is small: this reads only those). */
+async function forksOf(store: Store, id: string): Promise<Array<{ id: string; turn: number }>> {
+  const sessions = await listSessions(store);
+  return sessions.flatMap((s) => (s.header.parent?.id === id ? [{ id: s.header.id, turn: s.header.parent.turn }] : []));
+}
+
+function childrenOf(sessions: Array<{ id: string; parent: { id: string } | null }>): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const s of sessions) if (s.parent) map.set(s.parent.id, [...(map.get(s.parent.id) ?? []), s.id]);
+  return map;
+}

@@ -1,0 +1,51 @@
+/** A turn's line on the session page: what it cost, how long it took, what it changed. */
+import type { PendingTurn, Turn } from "../bundle/manifest-schema.js";
+import type { TurnSummaryView } from "./view-types.js";
+
+export function turnSummary(turn: Turn): TurnSummaryView {
+  const r = turn.result;
+  return {
+    n: turn.n,
+    prompt: turn.prompt,
+    // As `session show` says it: a turn an API error ended reads "error", not claude's "success".
+    status: turn.status !== "complete" ? turn.status : !r ? "done" : r.isError && r.subtype === "success" ? "error" : r.subtype,
+    startedAt: turn.startedAt,
+    endedAt: turn.endedAt,
+    costUsd: r?.costUsd ?? null,
+    durationMs: r?.durationMs ?? null,
+    tokens: tokens(r?.usage ?? null),
+    files: turn.patch.filesChanged,
+    added: turn.patch.insertions,
+    removed: turn.patch.deletions,
+    edits: turn.edits ? { files: turn.edits.patch.filesChanged, added: turn.edits.patch.insertions, removed: turn.edits.patch.deletions } : null,
+    check: turn.check ?? null,
+    compaction: turn.compaction ?? null,
+  };
+}
+
+/** A turn begun and not saved: in flight, or left by a crash. */
+export function pendingSummary(p: PendingTurn, recording: boolean): TurnSummaryView {
+  return {
+    n: p.n,
+    prompt: p.prompt,
+    status: recording ? "running" : "not saved",
+    startedAt: p.startedAt,
+    endedAt: p.ended?.endedAt ?? p.startedAt,
+    costUsd: null,
+    durationMs: null,
+    tokens: null,
+    files: 0,
+    added: 0,
+    removed: 0,
+    edits: null,
+    check: null,
+    compaction: null,
+  };
+}
+
+/** claude's usage record (API field names) as the page's token counts; null when it has none. */
+function tokens(usage: Record<string, unknown> | null): TurnSummaryView["tokens"] {
+  if (!usage) return null;
+  const n = (key: string) => (typeof usage[key] === "number" ? (usage[key] as number) : 0);
+  return { input: n("input_tokens"), output: n("output_tokens"), cacheRead: n("cache_read_input_tokens"), cacheWrite: n("cache_creation_input_tokens") };
+}

@@ -1,0 +1,141 @@
+/**
+ * An action the CLI has (rewind, fork, export, rm), asked as the CLI asks: the server's plan first
+ * (`{confirm: false}`), shown in a dialog with Confirm and Cancel; Confirm sends the plan's token
+ * back, so what is applied is what was shown (a 409 brings a fresh plan). The CSRF token from the
+ * page's meta tag goes with every request.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, csrfToken, getJson } from "../source.js";
+import { ErrorLine } from "./error-line.js";
+
+export type Action =
+  | { kind: "rewind" | "fork"; sessionId: string; turn: number; label: string }
+  | { kind: "export" | "rm"; sessionId: string; label: string };
+
+interface Plan {
+  plan: string[];
+  question: string;
+  confirmToken: string;
+}
+interface Done {
+  done: string[];
+  download?: string;
+}
+
+type Step = { at: "options" } | { at: "asking" } | { at: "plan"; plan: Plan; stale: boolean } | { at: "applying"; plan: Plan } | { at: "done"; done: Done } | { at: "failed"; error: unknown };
+
+export function ActionDialog({ action, onClose }: { action: Action; onClose: (changed: boolean) => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [step, setStep] = useState<Step>(action.kind === "fork" ? { at: "options" } : { at: "asking" });
+  const [worktree, setWorktree] = useState("");
+
+  const body = (extra: object) => {
+    const base = action.kind === "rewind" ? { turn: action.turn } : action.kind === "fork" ? { turn: action.turn, worktree: worktree.trim() || null } : action.kind === "export" ? { upto: null } : {};
+    return JSON.stringify({ ...base, ...extra });
+  };
+  const post = <T,>(extra: object) =>
+    getJson<T>(`/api/sessions/${encodeURIComponent(action.sessionId)}/${action.kind}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-nudge-csrf": csrfToken() },
+      body: body(extra),
+    });
+  const ask = () => {
+    setStep({ at: "asking" });
+    post<Plan>({ confirm: false }).then((plan) => setStep({ at: "plan", plan, stale: false }), (error: unknown) => setStep({ at: "failed", error }));
+  };
+  const apply = (plan: Plan) => {
+    setStep({ at: "applying", plan });
+    post<Done>({ confirm: true, confirmToken: plan.confirmToken }).then(
+      (done) => setStep({ at: "done", done }),
+      (error: unknown) => {
+        // The state changed since the plan was shown: the server sends the fresh one to ask again.
+        const fresh = error instanceof ApiError && error.status === 409 ? (error.body as Partial<Plan> | null) : null;
+        if (fresh?.plan && fresh.confirmToken) setStep({ at: "plan", plan: fresh as Plan, stale: true });
+        else setStep({ at: "failed", error });
+      },
+    );
+  };
+
+  useEffect(() => {
+    const d = dialog.current;
+    if (d && !d.open) d.showModal?.() ?? d.setAttribute("open", "");
+    if (action.kind !== "fork") ask();
+  }, []);
+
+  const done = step.at === "done";
+  return (
+    <dialog ref={dialog} aria-label={action.label} onCancel={() => onClose(done)}>
+      <h2>{action.label}</h2>
+      {step.at === "options" ? (
+        <form
+          method="dialog"
+          onSubmit={(e) => {
+            e.preventDefault();
+            ask();
+          }}
+        >
+          <label>
+            Worktree folder <input value={worktree} onInput={(e) => setWorktree(e.currentTarget.value)} placeholder="empty: fork in place" />
+          </label>
+          <div class="buttons">
+            <button type="submit">Show the plan</button>
+            <button type="button" onClick={() => onClose(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {step.at === "asking" || step.at === "applying" ? <p class="muted">Working…</p> : null}
+      {step.at === "plan" ? (
+        <>
+          {step.stale ? <p class="notice warn">The session changed since; this is the new plan.</p> : null}
+          <ul class="plan">
+            {step.plan.plan.map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ul>
+          <p>{step.plan.question}</p>
+          <div class="buttons">
+            <button type="button" class="danger" onClick={() => apply(step.plan)}>
+              Confirm
+            </button>
+            <button type="button" onClick={() => onClose(false)}>
+              Cancel
+            </button>
+          </div>
+        </>
+      ) : null}
+      {done ? (
+        <>
+          <ul class="plan">
+            {step.done.done.map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ul>
+          {step.done.download && step.done.download.startsWith("/api/downloads/") ? (
+            <p>
+              <a href={step.done.download} download>
+                Download the export
+              </a>
+            </p>
+          ) : null}
+          <div class="buttons">
+            <button type="button" onClick={() => onClose(true)}>
+              Close
+            </button>
+          </div>
+        </>
+      ) : null}
+      {step.at === "failed" ? (
+        <>
+          <ErrorLine error={step.error} />
+          <div class="buttons">
+            <button type="button" onClick={() => onClose(false)}>
+              Close
+            </button>
+          </div>
+        </>
+      ) : null}
+    </dialog>
+  );
+}

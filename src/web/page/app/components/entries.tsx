@@ -1,0 +1,96 @@
+/**
+ * A turn's entries by kind. Every string is the session's: rendered as text (Preact escapes it),
+ * except Claude's markdown, which goes through the sanitizer. An entry of a kind this page does
+ * not know is shown as its JSON, collapsed: a newer server never breaks an older page.
+ */
+import type { Entry } from "../../../../view/view-types.js";
+import { MARKDOWN_MAX, renderMarkdown } from "../markdown.js";
+import { ClippedBlock } from "./clipped-block.js";
+import { ToolCall } from "./tool-call.js";
+
+export function Entries({ entries, onShowAll }: { entries: Entry[]; onShowAll: (() => void) | null }) {
+  return (
+    <div class="entries">
+      {entries.map((e, i) => (
+        <EntryView key={i} entry={e} onShowAll={onShowAll} />
+      ))}
+    </div>
+  );
+}
+
+export function EntryView({ entry, onShowAll }: { entry: Entry; onShowAll: (() => void) | null }) {
+  switch (entry.kind) {
+    case "prompt":
+      return (
+        <div class="prompt" aria-label="Prompt">
+          <span class="sigil" aria-hidden="true">
+            ›
+          </span>
+          <span class="text">{entry.text}</span>
+        </div>
+      );
+    case "text":
+      return <Markdown source={entry.markdown} subagent={entry.parent !== null} />;
+    case "thinking":
+      return (
+        <details class="thinking">
+          <summary>Thinking</summary>
+          <pre>{entry.text}</pre>
+        </details>
+      );
+    case "tool":
+      return <ToolCall tool={entry} onShowAll={onShowAll} />;
+    case "permission": {
+      const word = entry.answer === "allow" ? "Allowed" : entry.answer === "deny" ? "Denied" : "Not answered";
+      return (
+        <div class={`permission ${entry.answer}`}>
+          <strong>{word}</strong> {entry.tool}
+          {entry.detail ? `(${entry.detail})` : ""}
+          {entry.by ? <span class="muted"> · {entry.by}</span> : null}
+          {entry.message ? <div class="muted">{entry.message}</div> : null}
+        </div>
+      );
+    }
+    case "question":
+      return (
+        <div class="question">
+          {entry.questions.map((q, i) => (
+            <div key={i}>
+              <strong>Asked:</strong> {q} <span class="answer">→ {entry.answers[i] || "(no answer)"}</span>
+            </div>
+          ))}
+        </div>
+      );
+    case "rule":
+      return (
+        <div class={`rule ${entry.decision}`}>
+          ⚖ rule <strong>{entry.rule}</strong> {entry.decision} {entry.tool}({entry.detail}){entry.message ? `: ${entry.message}` : ""}
+        </div>
+      );
+    case "mark":
+      return <div class="mark">{entry.text}</div>;
+    case "notice":
+      return <div class={`notice ${entry.level}`}>{entry.text}</div>;
+    case "raw":
+      return (
+        <details class="raw">
+          <summary>A line nudge does not know ({entry.line.length} characters)</summary>
+          <ClippedBlock text={entry.line} onShowAll={onShowAll} />
+        </details>
+      );
+    default:
+      return (
+        <details class="raw">
+          <summary>An entry this page does not know</summary>
+          <pre>{JSON.stringify(entry, null, 2)}</pre>
+        </details>
+      );
+  }
+}
+
+function Markdown({ source, subagent }: { source: string; subagent: boolean }) {
+  const cls = `markdown${subagent ? " subagent" : ""}`;
+  // Megabytes of markdown would hold the page up: past the limit it is plain text.
+  if (source.length > MARKDOWN_MAX) return <pre class={cls}>{source}</pre>;
+  return <div class={cls} dangerouslySetInnerHTML={{ __html: renderMarkdown(source) }} />;
+}

@@ -1,0 +1,94 @@
+/** The sessions page: every session of the repository, sortable and filtered by what is typed. */
+import { useEffect, useMemo, useState } from "preact/hooks";
+import type { SessionListItem } from "../../../../view/view-types.js";
+import { cost, title, when } from "../format.js";
+import { listen } from "../live.js";
+import type { Source } from "../source.js";
+import { ErrorLine } from "./error-line.js";
+
+type Key = "title" | "startedAt" | "updatedAt" | "turns" | "costUsd" | "state";
+const COLUMNS: Array<{ key: Key; label: string }> = [
+  { key: "title", label: "Session" },
+  { key: "startedAt", label: "Started" },
+  { key: "updatedAt", label: "Last used" },
+  { key: "turns", label: "Turns" },
+  { key: "costUsd", label: "Cost" },
+  { key: "state", label: "State" },
+];
+
+export function SessionsPage({ source }: { source: Source }) {
+  const [items, setItems] = useState<SessionListItem[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [filter, setFilter] = useState("");
+  const [sort, setSort] = useState<{ key: Key; up: boolean }>({ key: "updatedAt", up: false });
+
+  useEffect(() => {
+    const load = () => source.sessions().then(setItems, setError);
+    void load();
+    document.title = "nudge sessions";
+    return source.static ? undefined : listen("/api/events", { sessions: () => void load() });
+  }, [source]);
+
+  const shown = useMemo(() => {
+    const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+    const text = (s: SessionListItem) => [s.id, s.firstPrompt, s.lastPrompt, s.branch, s.state, s.origin?.exportedBy].join(" ").toLowerCase();
+    const value = (s: SessionListItem): string | number => (sort.key === "title" ? title(s.firstPrompt).toLowerCase() : s[sort.key]);
+    return (items ?? [])
+      .filter((s) => words.every((w) => text(s).includes(w)))
+      .sort((a, b) => {
+        const [x, y] = [value(a), value(b)];
+        return (x < y ? -1 : x > y ? 1 : 0) * (sort.up ? 1 : -1);
+      });
+  }, [items, filter, sort]);
+
+  return (
+    <main class="sessions">
+      <h1>Sessions</h1>
+      <label class="filter">
+        Filter <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="prompt, id, branch, state" />
+      </label>
+      <ErrorLine error={error} />
+      {items === null && !error ? <p class="muted">Loading…</p> : null}
+      <table>
+        <thead>
+          <tr>
+            {COLUMNS.map((c) => (
+              <th key={c.key} aria-sort={sort.key === c.key ? (sort.up ? "ascending" : "descending") : "none"}>
+                <button type="button" onClick={() => setSort({ key: c.key, up: sort.key === c.key ? !sort.up : c.key === "title" })}>
+                  {c.label}
+                  {sort.key === c.key ? (sort.up ? " ▲" : " ▼") : ""}
+                </button>
+              </th>
+            ))}
+            <th>Fork of</th>
+            <th>Imported from</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((s) => (
+            <tr key={s.id}>
+              <td>
+                <a href={`/s/${encodeURIComponent(s.id)}`}>{title(s.firstPrompt)}</a>
+                <div class="muted small">
+                  {s.id}
+                  {s.branch ? ` · ${s.branch}` : ""}
+                  {s.children.length ? ` · ${s.children.length} fork${s.children.length === 1 ? "" : "s"}` : ""}
+                </div>
+              </td>
+              <td>{when(s.startedAt)}</td>
+              <td>{when(s.updatedAt)}</td>
+              <td class="num">{s.turns}</td>
+              <td class="num">{cost(s.costUsd)}</td>
+              <td>
+                <span class={`state state-${s.state}`}>{s.rewoundTo !== null ? `${s.state}, rewound to ${s.rewoundTo}` : s.state}</span>
+              </td>
+              <td>{s.parent ? <a href={`/s/${encodeURIComponent(s.parent.id)}?turn=${s.parent.turn}`}>{`${s.parent.id}@${s.parent.turn}`}</a> : ""}</td>
+              <td>{s.origin ? `${s.origin.exportedBy ?? "(unknown)"} · ${s.origin.sourceId}` : ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {items !== null && shown.length === 0 ? <p class="muted">{items.length === 0 ? "No sessions recorded in this repository yet." : "No session matches the filter."}</p> : null}
+    </main>
+  );
+}

@@ -1,0 +1,38 @@
+/** A tool call: its name and detail, its input and output (collapsed), a subagent's entries nested. */
+import type { Entry } from "../../../../view/view-types.js";
+import { ClippedBlock } from "./clipped-block.js";
+import { EntryView } from "./entries.js";
+
+type Tool = Extract<Entry, { kind: "tool" }>;
+
+export function ToolCall({ tool, onShowAll }: { tool: Tool; onShowAll: (() => void) | null }) {
+  const failed = tool.result?.isError === true;
+  return (
+    <details class={`tool${failed ? " failed" : ""}`}>
+      <summary>
+        <span class="tool-name">{tool.name}</span>
+        {tool.detail ? <span class="tool-detail">{tool.detail}</span> : null}
+        {failed ? <span class="badge error">error</span> : tool.result === null ? <span class="badge">no result</span> : null}
+        {tool.children.length ? <span class="badge">{tool.children.length} subagent entries</span> : null}
+      </summary>
+      <div class="tool-body">
+        <h4>Input</h4>
+        <ClippedBlock text={tool.input} onShowAll={onShowAll} />
+        {tool.result ? (
+          <>
+            <h4>{failed ? "Error" : "Output"}</h4>
+            <ClippedBlock text={tool.result.content} onShowAll={onShowAll} />
+          </>
+        ) : null}
+        {tool.children.length ? (
+          <div class="subagent">
+            <h4>Subagent</h4>
+            {tool.children.map((e, i) => (
+              <EntryView key={i} entry={e} onShowAll={onShowAll} />
+            ))}
+          </div>
+        ) : null}
+      </div>
+    </details>
+  );
+}

@@ -1,0 +1,111 @@
+/**
+ * One turn: its line of numbers, its actions, and (fetched when it nears the screen) its entries,
+ * the user's edits before it and its diff. A newer version (a live event) refetches it whole.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { TurnSummaryView, TurnView } from "../../../../view/view-types.js";
+import { changes, cost, duration } from "../format.js";
+import type { Source } from "../source.js";
+import { ActionDialog, type Action } from "./action-dialog.js";
+import { DiffViewer } from "./diff-viewer.js";
+import { Entries } from "./entries.js";
+import { ErrorLine } from "./error-line.js";
+
+interface Props {
+  source: Source;
+  sessionId: string;
+  /** null for the turn in flight, known by `pendingN` until its view comes. */
+  summary: TurnSummaryView | null;
+  pendingN?: number;
+  version: number;
+  forced: boolean;
+  onChanged: () => void;
+}
+
+export function TurnSection({ source, sessionId, summary, pendingN, version, forced, onChanged }: Props) {
+  const n = summary?.n ?? pendingN ?? 0;
+  const ref = useRef<HTMLElement>(null);
+  const [near, setNear] = useState(false);
+  const [view, setView] = useState<TurnView | null>(null);
+  const [full, setFull] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [action, setAction] = useState<Action | null>(null);
+
+  useEffect(() => {
+    const element = ref.current;
+    if (!element || near) return;
+    if (typeof IntersectionObserver === "undefined") return setNear(true);
+    const observer = new IntersectionObserver((seen) => seen.some((e) => e.isIntersecting) && setNear(true), { rootMargin: "600px 0px" });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [near]);
+
+  const wanted = near || forced;
+  useEffect(() => {
+    if (!wanted) return;
+    let live = true;
+    source.turn(sessionId, n, full).then(
+      (v) => live && (setView(v), setError(null)),
+      (e: unknown) => live && setError(e),
+    );
+    return () => {
+      live = false;
+    };
+  }, [wanted, version, full, sessionId, n]);
+
+  const s = view?.summary ?? summary;
+  const pending = summary === null;
+  return (
+    <section class={`turn${pending ? " pending" : ""}`} id={`turn-${n}`} ref={ref} aria-labelledby={`turn-${n}-title`}>
+      <h2 id={`turn-${n}-title`}>{n === 0 ? "Turn 0" : `Turn ${n}`}</h2>
+      <p class="turn-meta">
+        {n === 0 ? "the starting state: uncommitted work when the session began · " : ""}
+        {s ? (
+          <>
+            <span class={`status status-${s.status}`}>{s.status}</span> · {cost(s.costUsd)} · {duration(s.durationMs)}
+            {s.tokens ? ` · ${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out tokens` : ""} · {changes(s)}
+            {s.edits ? ` · your edits before: ${changes(s.edits)}` : ""}
+            {s.compaction ? ` · compacted ${s.compaction.preTokens ?? "?"} → ${s.compaction.postTokens ?? "?"} tokens` : ""}
+          </>
+        ) : (
+          "loading…"
+        )}
+      </p>
+      {s?.check ? (
+        <p class={`check ${s.check.exitCode === 0 ? "passed" : "failed"}`}>
+          {s.check.exitCode === 0 ? "✓" : "✗"} check <code>{s.check.command}</code>: exit {s.check.exitCode ?? "?"} · {duration(s.check.durationMs)}
+          {s.check.tail ? <pre>{s.check.tail}</pre> : null}
+        </p>
+      ) : null}
+      {source.static || pending ? null : (
+        <div class="actions">
+          <button type="button" onClick={() => setAction({ kind: "rewind", sessionId, turn: n, label: `Rewind to turn ${n}` })}>
+            Rewind to turn {n}
+          </button>
+          <button type="button" onClick={() => setAction({ kind: "fork", sessionId, turn: n, label: `Fork at turn ${n}` })}>
+            Fork at turn {n}
+          </button>
+        </div>
+      )}
+      <ErrorLine error={error} />
+      {view ? (
+        <>
+          {view.edits && view.edits.files.length ? <DiffViewer diff={view.edits} label={`Your edits before turn ${n}`} /> : null}
+          <Entries entries={view.entries} onShowAll={source.static || full ? null : () => setFull(true)} />
+          {view.diff.files.length || !pending ? <DiffViewer diff={view.diff} label={`Diff of turn ${n}`} heading="Diff" onShowAll={source.static || full ? null : () => setFull(true)} /> : null}
+        </>
+      ) : wanted && !error ? (
+        <p class="muted">Loading…</p>
+      ) : null}
+      {action ? (
+        <ActionDialog
+          action={action}
+          onClose={(changed) => {
+            setAction(null);
+            if (changed) onChanged();
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}

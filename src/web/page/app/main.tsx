@@ -1,0 +1,27 @@
+/**
+ * The page of `nudge web` and of `session export --html`. It reads its route from the address
+ * (/ the sessions, /s/<id> a session) or, in a static export, everything from the data element.
+ * Every string it shows came from a session and is rendered as text; only sanitized markdown and
+ * highlighter output are set as HTML.
+ */
+import "./page.css";
+import { render } from "preact";
+import { SessionPage } from "./components/session-page.js";
+import { SessionsPage } from "./components/sessions-page.js";
+import { readStaticData, serverSource, staticSource } from "./source.js";
+
+function start(): void {
+  const root = document.getElementById("app");
+  if (!root) return;
+  const data = readStaticData();
+  if (data) {
+    render(<SessionPage source={staticSource(data)} id={data.session.session.id} />, root);
+    return;
+  }
+  const source = serverSource();
+  const match = /^\/s\/([^/]+)\/?$/.exec(location.pathname);
+  const turn = Number(new URLSearchParams(location.search).get("turn"));
+  render(match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={Number.isInteger(turn) && turn > 0 ? turn : null} /> : <SessionsPage source={source} />, root);
+}
+
+start();

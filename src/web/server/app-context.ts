@@ -1,0 +1,18 @@
+/** What every route handler shares: the store it serves, the secrets, the live watches and streams. */
+import type { Store } from "../../bundle/store.js";
+import type { Downloads } from "./downloads.js";
+import type { Guard } from "./security.js";
+import type { Stream } from "./sse.js";
+import type { Watchers } from "./watchers.js";
+
+export interface App {
+  store: Store;
+  guard: Guard;
+  /** Signs confirm tokens: an apply must carry the token of the plan this server showed. */
+  key: Buffer;
+  watchers: Watchers;
+  streams: Set<Stream>;
+  downloads: Downloads;
+  /** dist/web: page.js and page.css. */
+  assetsDir: string;
+}

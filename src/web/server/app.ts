@@ -1,0 +1,91 @@
+/**
+ * `nudge web`'s server: node's own http (no framework; the checks that keep the page's power to
+ * rewind code to its owner are the ~100 lines of security.ts, in plain sight). Every request
+ * gets the security headers, then the guard's verdict, then its route.
+ */
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { UserError } from "../../errors.js";
+import type { Store } from "../../bundle/store.js";
+import type { App } from "./app-context.js";
+import { Downloads } from "./downloads.js";
+import { HttpError, sendError, sendJson } from "./http-io.js";
+import { findRoute } from "./router.js";
+import { ROUTES } from "./routes.js";
+import { checkRequest, makeGuard, securityHeaders } from "./security.js";
+import { findAssetsDir } from "./static-assets.js";
+import { Watchers } from "./watchers.js";
+
+export interface WebServer {
+  /** The URL to open: the token in it, once. */
+  url: string;
+  port: number;
+  app: App;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(o: { store: Store; host: string; port: number }): Promise<WebServer> {
+  const server = http.createServer();
+  // A slow or stuck client cannot hold a connection open by sending its request forever.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const port = await listen(server, o.host, o.port);
+  const app: App = {
+    store: o.store,
+    guard: makeGuard(o.host, port),
+    key: randomBytes(32),
+    watchers: new Watchers(o.store),
+    streams: new Set(),
+    downloads: new Downloads(),
+    assetsDir: findAssetsDir(),
+  };
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handle(app, req, res));
+  const name = o.host.includes(":") ? `[${o.host}]` : o.host;
+  return {
+    url: `http://${name}:${port}/?token=${app.guard.token}`,
+    port,
+    app,
+    async close() {
+      for (const stream of [...app.streams]) stream.close();
+      app.watchers.closeAll();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.all([closed, app.downloads.closeAll()]);
+    },
+  };
+}
+
+async function handle(app: App, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  securityHeaders(res);
+  try {
+    const url = new URL(req.url ?? "/", "http://nudge.invalid");
+    const verdict = checkRequest(req, url, app.guard);
+    if (verdict.kind === "deny") return sendJson(res, 403, { error: `forbidden: ${verdict.why}`, hint: verdict.hint });
+    if (verdict.kind === "login") {
+      res.writeHead(303, { Location: verdict.location, "Set-Cookie": verdict.cookie, "Cache-Control": "no-store" });
+      return void res.end();
+    }
+    const method = req.method ?? "GET";
+    if (!["GET", "HEAD", "POST"].includes(method)) throw new HttpError(405, `${method} is not allowed`, "the API takes GET, and POST for actions", { allow: "GET, HEAD, POST" });
+    const { handler, params } = findRoute(ROUTES, method, url.pathname);
+    await handler({ req, res, url, params, app });
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 405 && !res.headersSent) res.setHeader("Allow", String(error.extra.allow));
+    // The request may be only half read (a body too large): close the connection after answering.
+    if (error instanceof HttpError && (error.status === 413 || error.status === 408)) res.setHeader("Connection", "close");
+    sendError(res, error);
+  }
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") reject(new UserError(`port ${port} is in use`, "pick another with --port, or --port 0 for a free one"));
+      else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND") reject(new UserError(`cannot listen on ${host}: no such address here`, "give --host an address of this machine, or leave it out for 127.0.0.1"));
+      else if (error.code === "EACCES") reject(new UserError(`not allowed to listen on port ${port}`, "pick a port above 1023, or --port 0 for a free one"));
+      else reject(error);
+    });
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * The shape every action shares (POST, JSON body): `{ confirm: false }` answers the plan — the
+ * lines the CLI prints for --dry-run — with a question and a confirm token; `{ confirm: true,
+ * confirmToken }` computes the plan again and applies it only if its token is the same, i.e. if
+ * what the person saw is still what will happen (as the CLI re-plans after its y/N); otherwise 409
+ * with the fresh plan. The token is an HMAC of the action, its input and what the plan was
+ * computed from, under a key of this server's: an apply cannot skip being shown the plan.
+ */
+import { createHmac } from "node:crypto";
+import * as z from "../../zod.js";
+import { UserError } from "../../errors.js";
+import { resolveId } from "../../bundle/store.js";
+import { HttpError, readJsonBody, sendJson } from "./http-io.js";
+import type { App } from "./app-context.js";
+import type { Handler } from "./router.js";
+import { sameSecret } from "./security.js";
+
+export interface Planned {
+  plan: string[];
+  question: string;
+  /** What the plan was computed from (the captured work tree, the snapshots, the records). */
+  fingerprint: unknown;
+  apply(): Promise<{ done: string[]; download?: string }>;
+}
+
+export interface Action<T> {
+  /** The action's own fields of the body. */
+  fields: z.core.$ZodLooseShape;
+  /** Plan, and hand the plan to `decide`, holding whatever lock the apply needs in between. */
+  run(app: App, id: string, input: T, decide: (planned: Planned) => Promise<void>): Promise<void>;
+}
+
+const confirmFields = { confirm: z.boolean(), confirmToken: z.optional(z.string().check(z.maxLength(200))) };
+
+/** `load`: the action's code (and the time-travel and sharing layers under it), loaded on its first use: start-up stays light. */
+export function actionRoute<T>(name: string, load: () => Promise<Action<T>>): Handler {
+  return async ({ req, res, params, app }) => {
+    const action = await load();
+    const Body = z.strictObject({ ...confirmFields, ...action.fields });
+    const { confirm, confirmToken, ...input } = (await readJsonBody(req, Body)) as { confirm: boolean; confirmToken?: string } & Record<string, unknown>;
+    const id = await resolveId(app.store, params.id!);
+    try {
+      await action.run(app, id, input as T, async (planned) => {
+        const token = createHmac("sha256", app.key).update(JSON.stringify([name, id, input, planned.fingerprint])).digest("base64url");
+        const shown = { plan: planned.plan, question: planned.question, confirmToken: token };
+        if (!confirm) return sendJson(res, 200, shown);
+        if (!sameSecret(confirmToken, token)) {
+          throw new HttpError(409, confirmToken ? "the plan changed since it was shown; nothing was changed" : "not confirmed: an apply needs the confirmToken of the plan shown", "read the plan and confirm again", shown);
+        }
+        sendJson(res, 200, await planned.apply());
+      });
+    } catch (error) {
+      // A refusal (a recording in that work tree, an interrupted rewind…): the state says no.
+      if (error instanceof UserError) throw new HttpError(409, error.message, error.hint ?? "");
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Every route of `nudge web`, one line each. Handlers parse their parameters and call the view
+ * layer (src/view), the live watches or the actions; none reads a bundle's files itself.
+ */
+import * as z from "../../zod.js";
+import { loadSession, resolveId } from "../../bundle/store.js";
+import { actionRoute } from "./confirm-action.js";
+import { sendDownload } from "./download-route.js";
+import { HttpError, parseInput, sendJson } from "./http-io.js";
+import { get, post, type Ctx, type Route } from "./router.js";
+import { openStream } from "./sse.js";
+import { sendAsset, sendPage } from "./static-assets.js";
+
+/** A turn number in the URL: digits only ("", "1e3", " 1" are not turns). */
+const Turn = z.string().check(z.regex(/^\d{1,9}$/, "a turn number (digits)"));
+const turnParam = (value: string | undefined, what: string) => Number(parseInput(Turn, value, what));
+/** The view builders, loaded on the first request that needs them (not at start-up). */
+const views = () => import("../../view/session-views.js");
+const query = (ctx: Ctx, name: string) => ctx.url.searchParams.get(name) ?? undefined;
+
+export const ROUTES: Route[] = [
+  get("/", sendPage),
+  get("/s/:id", sendPage),
+  get("/assets/:name", (ctx) => sendAsset(ctx, ctx.params.name!)),
+  get("/api/sessions", async ({ res, app }) => sendJson(res, 200, await (await views()).listSessionItems(app.store))),
+  get("/api/sessions/:id", async ({ res, app, params }) => sendJson(res, 200, await (await views()).sessionView(app.store, await resolveId(app.store, params.id!)))),
+  get("/api/sessions/:id/turns/:n", async (ctx) => {
+    const id = await resolveId(ctx.app.store, ctx.params.id!);
+    const n = turnParam(ctx.params.n, "turn");
+    sendJson(ctx.res, 200, await (await views()).turnView(ctx.app.store, id, n, { full: query(ctx, "full") === "1" }));
+  }),
+  get("/api/sessions/:id/diff", async (ctx) => {
+    const id = await resolveId(ctx.app.store, ctx.params.id!);
+    const from = turnParam(query(ctx, "from"), "from");
+    const to = turnParam(query(ctx, "to"), "to");
+    if (from >= to) throw new HttpError(400, `from (${from}) must be before to (${to})`, "e.g. ?from=1&to=3");
+    sendJson(ctx.res, 200, await (await views()).diffBetween(ctx.app.store, id, from, to));
+  }),
+  get("/api/sessions/:id/events", sessionEvents),
+  get("/api/events", listEvents),
+  get("/api/downloads/:token", sendDownload),
+  post("/api/sessions/:id/rewind", actionRoute("rewind", async () => (await import("./actions.js")).rewindAction)),
+  post("/api/sessions/:id/fork", actionRoute("fork", async () => (await import("./actions.js")).forkAction)),
+  post("/api/sessions/:id/export", actionRoute("export", async () => (await import("./actions.js")).exportAction)),
+  post("/api/sessions/:id/rm", actionRoute("rm", async () => (await import("./actions.js")).rmAction)),
+];
+
+/** A HEAD of a stream: its headers, and no stream. */
+function headOnly(ctx: Ctx): boolean {
+  if (ctx.req.method !== "HEAD") return false;
+  ctx.res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store" });
+  ctx.res.end();
+  return true;
+}
+
+async function sessionEvents(ctx: Ctx): Promise<void> {
+  const { app } = ctx;
+  const id = await resolveId(app.store, ctx.params.id!);
+  if (headOnly(ctx)) return;
+  let stop = () => {};
+  const { stream, resumed } = openStream(ctx.req, ctx.res, app.streams, () => stop());
+  stop = app.watchers.onSession(id, (e) => stream.send(e));
+  if (!resumed) return;
+  // A reconnect (the server restarted, the laptop slept): say where the session is now, so the page refetches what it lacks.
+  const { manifest } = await loadSession(app.store, id).catch(() => ({ manifest: null }));
+  stream.send({ event: "session", data: { turns: manifest?.turns.filter((t) => t.n > 0).length ?? 0, pending: manifest?.unsaved.at(-1)?.n ?? null } });
+}
+
+async function listEvents(ctx: Ctx): Promise<void> {
+  if (headOnly(ctx)) return;
+  let stop = () => {};
+  const { stream, resumed } = openStream(ctx.req, ctx.res, ctx.app.streams, () => stop());
+  stop = ctx.app.watchers.onList((e) => stream.send(e));
+  if (resumed) stream.send({ event: "sessions", data: {} });
+}

@@ -1,0 +1,98 @@
+/**
+ * Who may talk to `nudge web`, checked on every request before any route runs (as Jupyter's
+ * server does it): the `Host` header must name this server (a DNS-rebinding page reaches us under
+ * its own name), a request from another origin is refused, the random token must come with the
+ * request (once in the first URL, then as an HttpOnly SameSite=Strict cookie), and a state change
+ * is a POST carrying the CSRF token the page read from its own document. Secrets are compared in
+ * constant time.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export const COOKIE = "nudge_token";
+export const CSRF_HEADER = "x-nudge-csrf";
+
+/** No inline script, no remote origin: a session's text that slips into the DOM cannot run. */
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+export interface Guard {
+  /** In the first URL; then the cookie. */
+  token: string;
+  /** In the page's meta tag; sent back in x-nudge-csrf on every POST. */
+  csrf: string;
+  /** Host header values this server answers to ("127.0.0.1:8080"). */
+  hosts: Set<string>;
+  /** Origins allowed to send requests ("http://127.0.0.1:8080"). */
+  origins: Set<string>;
+}
+
+const secret = () => randomBytes(32).toString("base64url");
+
+/** New secrets for one server start, and the names it answers to on `port`. */
+export function makeGuard(host: string, port: number): Guard {
+  const names = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host]);
+  const hosts = new Set([...names].map((name) => `${name}:${port}`));
+  return { token: secret(), csrf: secret(), hosts, origins: new Set([...hosts].map((h) => `http://${h}`)) };
+}
+
+/** Equal without telling by its timing how much of a guess was right (digests: same length). */
+export function sameSecret(given: string | undefined | null, expected: string): boolean {
+  if (typeof given !== "string") return false;
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export type Verdict =
+  | { kind: "pass" }
+  | { kind: "deny"; why: string; hint: string }
+  /** The token came in the URL: set the cookie and send the browser to the URL without it. */
+  | { kind: "login"; location: string; cookie: string };
+
+const deny = (why: string, hint: string): Verdict => ({ kind: "deny", why, hint });
+const START_HINT = "open the URL `nudge web` printed (it holds the token), or start it again";
+
+export function checkRequest(req: IncomingMessage, url: URL, guard: Guard): Verdict {
+  // Before the token: a page on another site that rebinds its name to 127.0.0.1 learns nothing.
+  if (!guard.hosts.has(req.headers.host ?? "")) return deny("this server answers only to its own address", START_HINT);
+  const origin = req.headers.origin;
+  if (origin !== undefined && !guard.origins.has(origin)) return deny("a request from another origin", "use the page this server serves");
+  // Fetch metadata, where the browser sends it: a request another site's page started.
+  const site = req.headers["sec-fetch-site"];
+  if (site === "cross-site" || site === "same-site") return deny("a request started by another site", "use the page this server serves");
+  const fromUrl = url.searchParams.get("token");
+  if (fromUrl !== null) {
+    if (!sameSecret(fromUrl, guard.token)) return deny("wrong token", START_HINT);
+    if (req.method === "GET" || req.method === "HEAD") {
+      url.searchParams.delete("token");
+      return { kind: "login", location: url.pathname + url.search, cookie: `${COOKIE}=${guard.token}; HttpOnly; SameSite=Strict; Path=/` };
+    }
+  } else if (!sameSecret(cookieOf(req, COOKIE), guard.token)) {
+    return deny("no valid token", START_HINT);
+  }
+  if (req.method === "POST") {
+    // Browsers send Origin on every POST: one without it did not come from our page.
+    if (origin === undefined) return deny("a POST without an Origin header", "use the page this server serves");
+    const csrf = req.headers[CSRF_HEADER];
+    if (!sameSecret(Array.isArray(csrf) ? undefined : csrf, guard.csrf)) return deny(`a POST without the right ${CSRF_HEADER} header`, "reload the page and try again");
+  }
+  return { kind: "pass" };
+}
+
+function cookieOf(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/** On every response, errors and redirects included. */
+export function securityHeaders(res: ServerResponse): void {
+  res.setHeader("Content-Security-Policy", CSP);
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
+  res.setHeader("Cross-Origin-Resource-Policy", "same-origin");
+  res.setHeader("X-Frame-Options", "DENY");
+}

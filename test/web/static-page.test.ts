@@ -1,0 +1,88 @@
+/**
+ * `session export --html` of a real session (real claude, scripted API), opened from file:// in
+ * real Chromium with every request but the file itself refused: the session shows (prompts,
+ * markdown rendered and highlighted, a tool call, a permission decision, a turn's diff) and the
+ * in-page search finds a word.
+ */
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Recorded } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
+import { recordWebSession } from "../support/web-session.js";
+import { tempDir } from "../support/gitdir.js";
+import { browserForFile, watchedPage } from "../support/browser.js";
+
+const browser = browserForFile();
+let r: Recorded & { repo: string };
+let file: string;
+
+beforeAll(async () => {
+  r = await recordWebSession();
+  file = path.join(tempDir("nudge-html-"), "session.html");
+  const run = await runNudge(["session", "export", r.id, "--html", "-o", file], { cwd: r.repo });
+  expect(run.exitCode, run.stderr).toBe(0);
+  expect(run.stdout).toContain(`exported session ${r.id} → ${file}`);
+}, 90_000);
+afterAll(async () => {
+  await r?.api.close();
+});
+
+async function open() {
+  const url = pathToFileURL(file).href;
+  const { page, watch } = await watchedPage(browser(), (u) => u === url);
+  await page.goto(url);
+  await page.getByRole("heading", { name: "fix add in math.js", level: 1 }).waitFor();
+  return { page, watch };
+}
+
+describe("the static page", () => {
+  it("is one file readable by its owner only, with a CSP that allows no connection", () => {
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const html = readFileSync(file, "utf8");
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+';[^"]*connect-src 'none'/);
+    expect(html).not.toMatch(/<script[^>]+src=|<link /);
+  });
+
+  it("shows the prompts, the markdown rendered and highlighted, a tool call, the permission decision and the diff, loading nothing", async () => {
+    const { page, watch } = await open();
+    const turn1 = page.getByRole("region", { name: "Turn 1" });
+    await expect.poll(() => turn1.getByText("fix add in math.js", { exact: true }).count()).toBe(1);
+    // Markdown: a heading, bold, a highlighted code block.
+    await turn1.getByRole("heading", { name: "Fixed the sum" }).waitFor();
+    expect(await turn1.locator("strong", { hasText: "add" }).count()).toBe(1);
+    expect(await turn1.locator("pre code .hljs-keyword").first().textContent()).toBe("export");
+    // The tool call, collapsed, its detail in the summary; opened, its output.
+    const tool = turn1.locator("details.tool", { hasText: "Write" });
+    await tool.locator("summary").click();
+    expect(await tool.getByText("updated successfully", { exact: false }).isVisible()).toBe(true);
+    // The turn's diff, with its file and the changed line.
+    const diff = turn1.getByRole("region", { name: "Diff of turn 1" });
+    await diff.getByText("math.js", { exact: true }).waitFor();
+    expect(await diff.locator("tr.add").first().textContent()).toContain("return a + b;");
+    await diff.getByRole("button", { name: "Side by side" }).click();
+    expect(await diff.locator("table.split").count()).toBe(1);
+    // Turn 2: the permission question, denied.
+    const turn2 = page.getByRole("region", { name: "Turn 2" });
+    await turn2.getByText("Denied", { exact: true }).waitFor();
+    expect(await turn2.locator(".permission").textContent()).toContain("WebFetch(https://example.com/docs)");
+    // No actions or live updates in a file.
+    expect(await page.getByRole("button", { name: "Rewind to turn 1" }).count()).toBe(0);
+    expect(watch).toEqual({ dialogs: [], requests: [pathToFileURL(file).href], errors: [] });
+    await page.close();
+  });
+
+  it("its search finds a word in a collapsed tool output and jumps to it", async () => {
+    const { page, watch } = await open();
+    await page.getByRole("searchbox", { name: "Search" }).fill("status.txt");
+    await expect.poll(() => page.getByRole("search").locator("[aria-live]").textContent()).toMatch(/^1 of \d+$/);
+    // The CSS Custom Highlight API's registry: the marked ranges (the test's tsconfig has no DOM types).
+    const hits = await page.evaluate(() => (globalThis as unknown as { CSS: { highlights: Map<string, Set<unknown>> } }).CSS.highlights.get("search")!.size);
+    expect(hits).toBeGreaterThan(1);
+    await page.getByRole("button", { name: "Next" }).click();
+    expect(await page.getByRole("search").locator("[aria-live]").textContent()).toBe(`2 of ${hits}`);
+    expect(watch.requests).toEqual([pathToFileURL(file).href]);
+    await page.close();
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * `nudge web` in real headless Chromium, driven as a person drives it (roles and visible text),
+ * against the built CLI serving sessions the real claude recorded: the URL with its token logs in;
+ * the sessions page lists them; a session recorded while its page is open shows claude's new text
+ * without a reload; a rewind from the page changes the files only after its plan is confirmed.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserForFile, watchedPage } from "../support/browser.js";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { tempDir } from "../support/gitdir.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi } from "../support/scripted-api.js";
+import { recordThreeTurnsForFile } from "../support/three-turns.js";
+import { startWeb, type WebServerRun } from "../support/web-server.js";
+
+const browser = browserForFile();
+let repo = "";
+let id = "";
+recordThreeTurnsForFile((r) => ((repo = r.repo), (id = r.id)));
+let web: WebServerRun;
+beforeAll(async () => {
+  web = await startWeb(repo);
+});
+afterAll(async () => {
+  expect((await web?.stop())?.exitCode).toBe(0);
+});
+
+/** A page that may load only from this server. */
+const openPage = () => watchedPage(browser(), (url) => url.startsWith(web.origin));
+const notes = () => readFileSync(path.join(repo, "notes.txt"), "utf8");
+
+describe("nudge web in Chromium", () => {
+  it("logs in with the printed URL and lists the recorded sessions", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(web.url);
+    expect(page.url()).toBe(`${web.origin}/`); // the token left the address bar
+    await page.getByRole("link", { name: "write notes" }).waitFor();
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "write notes" }) });
+    expect(await row.textContent()).toContain("3"); // turns
+    expect(watch.errors).toEqual([]);
+    // A fresh browser without the token gets nothing.
+    const { page: stranger } = await openPage();
+    const refused = await stranger.goto(`${web.origin}/`);
+    expect(refused?.status()).toBe(403);
+    await page.close();
+    await stranger.close();
+  });
+
+  it("shows a live session's new text without a reload", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(web.url);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const api = await startScriptedApi([{ textParts: ["Working on it: ", held, "the live answer arrived."] }]);
+    try {
+      const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "answer me live\n" });
+      // The sessions page hears of the new session by itself. (Its title, the first prompt, is known once that turn is saved.)
+      await page.getByRole("row").filter({ hasText: "recording" }).getByRole("link").click();
+      await page.getByRole("region", { name: "Turn 1" }).getByText("answer me live").waitFor();
+      // A mark on the page's global object: a reload would lose it. (No DOM types here: globalThis is the window.)
+      await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+      release();
+      await page.getByRole("region", { name: "Turn 1" }).getByText("the live answer arrived.").waitFor();
+      expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
+      expect((await run).exitCode).toBe(0);
+      expect(watch.errors).toEqual([]);
+    } finally {
+      release();
+      await api.close();
+      await page.close();
+    }
+  });
+
+  it("rewinds from the page: the plan in a dialog, the files changed only after Confirm", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(web.url);
+    await page.getByRole("link", { name: "write notes" }).click();
+    await page.getByRole("region", { name: "Turn 1" }).waitFor();
+    await page.getByRole("button", { name: "Rewind to turn 1" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rewind to turn 1" });
+    await dialog.getByText(`rewind session ${id} to turn 1`).waitFor();
+    expect(await dialog.textContent()).toContain("notes.txt");
+    expect(notes()).toBe("alpha\nBETA\ngamma\n"); // asked, not done
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    await dialog.getByText(/^rewound to turn 1 · backup/).waitFor();
+    expect(notes()).toBe("alpha\nbeta\ngamma\n");
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -62,7 +62,7 @@ export async function startWeb(cwd: string, env: Record<string, string> = {}, ar
       req.on("error", reject);
       req.end(o.body);
     });
-  const cookie = `nudge_token=${token}`;
+  const cookie = `nudge_token_${port}=${token}`;
   const page = await request("/", { headers: { cookie } });
   const csrf = /<meta name="nudge-csrf" content="([^"]+)">/.exec(page.body)?.[1] ?? "";
   const origin = `http://127.0.0.1:${port}`;

@@ -43,7 +43,7 @@ describe("nudge web: who may talk to it", () => {
     const answer = await web.request(`/s/${id}?token=${web.token}&turn=2`);
     expect(answer.status).toBe(303);
     expect(answer.headers.location).toBe(`/s/${id}?turn=2`);
-    expect(answer.headers["set-cookie"]).toEqual([`nudge_token=${web.token}; HttpOnly; SameSite=Strict; Path=/`]);
+    expect(answer.headers["set-cookie"]).toEqual([`nudge_token_${web.port}=${web.token}; HttpOnly; SameSite=Strict; Path=/`]);
     const list = await web.get("/api/sessions");
     expect(list.status).toBe(200);
     expect(list.headers["cache-control"]).toBe("no-store");
@@ -51,15 +51,29 @@ describe("nudge web: who may talk to it", () => {
     expect(web.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it("keeps the login of a second server on the same machine apart (a browser keeps cookies per host name, not per port)", async () => {
+    const other = await startWeb(repo);
+    try {
+      const login = await other.request(`/?token=${other.token}`);
+      const otherCookie = String(login.headers["set-cookie"]?.[0]).split(";")[0]!;
+      // What a browser sends to 127.0.0.1 after logging in to both: its cookies for that host, any port.
+      const jar = `${web.cookie}; ${otherCookie}`;
+      expect((await web.request("/api/sessions", { headers: { cookie: jar } })).status).toBe(200);
+      expect((await other.request("/api/sessions", { headers: { cookie: jar } })).status).toBe(200);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it("refuses every request without the token, or with a wrong one, assets included (403)", async () => {
     const wrong = "x".repeat(43);
     for (const [p, headers] of [
       ["/", {}],
       ["/api/sessions", {}],
-      [`/api/sessions/${id}`, { cookie: `nudge_token=${wrong}` }],
+      [`/api/sessions/${id}`, { cookie: `nudge_token_${web.port}=${wrong}` }],
       ["/assets/page.js", {}],
       [`/api/sessions?token=${wrong}`, {}],
-      [`/api/sessions/${id}/events`, { cookie: "nudge_token=" }],
+      [`/api/sessions/${id}/events`, { cookie: `nudge_token_${web.port}=` }],
     ] as Array<[string, Record<string, string>]>) {
       const answer = await web.request(p, { headers });
       expect(answer.status, p).toBe(403);

@@ -9,7 +9,11 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-export const COOKIE = "nudge_token";
+/**
+ * The cookie is named after the port: browsers keep cookies per host name, not per port, so two
+ * `nudge web` servers on one machine would otherwise log each other out.
+ */
+export const cookieName = (port: number) => `nudge_token_${port}`;
 export const CSRF_HEADER = "x-nudge-csrf";
 
 /** No inline script, no remote origin: a session's text that slips into the DOM cannot run. */
@@ -25,6 +29,8 @@ export interface Guard {
   hosts: Set<string>;
   /** Origins allowed to send requests ("http://127.0.0.1:8080"). */
   origins: Set<string>;
+  /** The token's cookie (see cookieName). */
+  cookie: string;
 }
 
 const secret = () => randomBytes(32).toString("base64url");
@@ -33,7 +39,7 @@ const secret = () => randomBytes(32).toString("base64url");
 export function makeGuard(host: string, port: number): Guard {
   const names = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host]);
   const hosts = new Set([...names].map((name) => `${name}:${port}`));
-  return { token: secret(), csrf: secret(), hosts, origins: new Set([...hosts].map((h) => `http://${h}`)) };
+  return { token: secret(), csrf: secret(), hosts, origins: new Set([...hosts].map((h) => `http://${h}`)), cookie: cookieName(port) };
 }
 
 /** Equal without telling by its timing how much of a guess was right (digests: same length). */
@@ -65,9 +71,9 @@ export function checkRequest(req: IncomingMessage, url: URL, guard: Guard): Verd
     if (!sameSecret(fromUrl, guard.token)) return deny("wrong token", START_HINT);
     if (req.method === "GET" || req.method === "HEAD") {
       url.searchParams.delete("token");
-      return { kind: "login", location: url.pathname + url.search, cookie: `${COOKIE}=${guard.token}; HttpOnly; SameSite=Strict; Path=/` };
+      return { kind: "login", location: url.pathname + url.search, cookie: `${guard.cookie}=${guard.token}; HttpOnly; SameSite=Strict; Path=/` };
     }
-  } else if (!sameSecret(cookieOf(req, COOKIE), guard.token)) {
+  } else if (!sameSecret(cookieOf(req, guard.cookie), guard.token)) {
     return deny("no valid token", START_HINT);
   }
   if (req.method === "POST") {

@@ -13,6 +13,7 @@ import type { RewindResult } from "./rewind.js";
 import { CLI } from "./session.js";
 import type { StoreSizes } from "./store-size.js";
 import type { WebBenchResult } from "./web-bench.js";
+import type { PageBenchResult } from "./page-bench.js";
 import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
 
 export interface BenchResults {
@@ -31,6 +32,7 @@ export interface BenchResults {
   recorder: RecorderResult | null;
   exported: ExportBenchRow | null;
   web: WebBenchResult | null;
+  page: PageBenchResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -145,6 +147,11 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| \`session import\` of it (every patch checked against its snapshot) | ${fmtMs(e.importSeconds * 1000)} | |`);
   }
   if (r.web) webRows(r.web, say);
+  if (r.page) {
+    const p = r.page;
+    const ok = p.longMs <= 1000;
+    say(`| session page of a ${p.turns.toLocaleString("en")}-turn session (static export, ${fmtBytes(p.htmlBytes)}) in Chromium: interactive ÷ the same page with no turns | ${fmtRatio(p.longMs / p.emptyMs)} (${fmtMs(p.longMs)} ${mark(ok)} / ${fmtMs(p.emptyMs)}; every turn's section drawn at ${fmtMs(p.allMs)}; n=${p.rounds}) | ≤ 1 s |`);
+  }
 }
 
 function webRows(w: WebBenchResult, say: (line?: string) => void): void {

@@ -14,7 +14,7 @@ function registry(): HighlightRegistry | null {
   return css?.highlights ?? null;
 }
 
-export function SearchBox({ onTurns }: { onTurns: (turns: number[]) => void }) {
+export function SearchBox({ onSearch }: { onSearch: () => void }) {
   const [query, setQuery] = useState("");
   const [hits, setHits] = useState<Range[]>([]);
   const [at, setAt] = useState(0);
@@ -25,9 +25,8 @@ export function SearchBox({ onTurns }: { onTurns: (turns: number[]) => void }) {
     if (!words) return setHits([]);
     const container = document.getElementById("turns");
     if (!container) return;
-    // Draw every turn that holds the text, then look in what was drawn.
-    const turns = [...container.querySelectorAll<HTMLElement>("section.turn")].map((s) => Number(s.id.replace("turn-", "")));
-    onTurns(turns);
+    // Draw every turn, then look in what was drawn.
+    onSearch();
     const look = () => {
       const found: Range[] = [];
       const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
@@ -44,7 +43,7 @@ export function SearchBox({ onTurns }: { onTurns: (turns: number[]) => void }) {
       setAt((a) => (a < found.length ? a : 0));
     };
     // The turns draw over the next frames (each reads its view first): look again as they do.
-    for (const ms of [30, 250, 1000]) window.setTimeout(look, ms);
+    for (const ms of [30, 250, 1000, 2500]) window.setTimeout(look, ms);
   };
 
   useEffect(() => {

@@ -16,6 +16,9 @@ import { SessionHeader } from "./session-header.js";
 import { Timeline } from "./timeline.js";
 import { TurnSection } from "./turn-section.js";
 
+const FIRST_SECTIONS = 60;
+const BATCH_SECTIONS = 150;
+
 export function SessionPage({ source, id, scrollTo = null }: { source: Source; id: string; scrollTo?: number | null }) {
   const [view, setView] = useState<SessionView | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -23,6 +26,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const [versions, setVersions] = useState<Record<number, number>>({});
   /** Turns to draw now, whether or not they are near the screen (a search hit, a jump). */
   const [forced, setForced] = useState<Set<number>>(new Set());
+  /** Sections drawn so far: the first ones at once, the rest in batches, so the page answers from the start. */
+  const [drawn, setDrawn] = useState(FIRST_SECTIONS);
 
   const load = useCallback(() => source.session(id).then(setView, setError), [source, id]);
   useEffect(() => {
@@ -46,7 +51,15 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     });
   }, [source, id, load]);
 
+  useEffect(() => {
+    const total = view?.turns.length ?? 0;
+    if (drawn >= total) return;
+    const timer = setTimeout(() => setDrawn((d) => d + BATCH_SECTIONS), 0);
+    return () => clearTimeout(timer);
+  }, [drawn, view?.turns.length]);
+
   const jump = useCallback((n: number) => {
+    setDrawn(Infinity);
     setForced((f) => new Set([...f, n]));
     requestAnimationFrame(() => document.getElementById(`turn-${n}`)?.scrollIntoView({ block: "start" }));
   }, []);
@@ -61,11 +74,19 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     <main class="session">
       <SessionHeader source={source} view={view} onChanged={() => void load()} />
       <ErrorLine error={error} />
-      {source.static ? <SearchBox onTurns={(ns) => setForced((f) => new Set([...f, ...ns]))} /> : null}
+      {source.static ? (
+        <SearchBox
+          onSearch={() => {
+            // Every turn drawn, so the search looks at all of them.
+            setDrawn(Infinity);
+            setForced(new Set(turns.map((t) => t.n)));
+          }}
+        />
+      ) : null}
       <Timeline turns={turns} onPick={jump} />
       {!source.static && turns.length > 1 ? <CompareTurns source={source} id={view.session.id} turns={turns.map((t) => t.n)} /> : null}
       <div id="turns">
-        {turns.map((t) => (
+        {turns.slice(0, drawn).map((t) => (
           <TurnSection key={t.n} source={source} sessionId={view.session.id} summary={t} version={versions[t.n] ?? 0} forced={forced.has(t.n)} onChanged={() => void load()} />
         ))}
         {pending ? <TurnSection key={`p${pending.n}`} source={source} sessionId={view.session.id} summary={null} pendingN={pending.n} version={versions[pending.n] ?? 0} forced onChanged={() => void load()} /> : null}

@@ -1,37 +1,53 @@
 /**
  * Cost and time per turn as two rows of bars, to be looked at rather than read: the expensive or
- * slow turns stand out. SVG, with attributes only (the CSP allows no inline style); each bar's
- * title names its turn, and a click goes to it.
+ * slow turns stand out. SVG with attributes only (the CSP allows no inline style), one path per
+ * row (2,000 rects with titles were a good part of a 1,000-turn page's start); the turn under the
+ * pointer is named in the caption, and a click goes to it.
  */
+import { useState } from "preact/hooks";
 import type { TurnSummaryView } from "../../../../view/view-types.js";
 import { cost, duration } from "../format.js";
 
 const HEIGHT = 28;
 
 export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: (n: number) => void }) {
+  const [hover, setHover] = useState<TurnSummaryView | null>(null);
   const asked = turns.filter((t) => t.n > 0);
   if (asked.length === 0) return null;
   const most = (pick: (t: TurnSummaryView) => number) => Math.max(...asked.map(pick), 1e-9);
-  const maxCost = most((t) => t.costUsd ?? 0);
-  const maxTime = most((t) => t.durationMs ?? 0);
-  const width = Math.max(asked.length, 1);
-  const row = (pick: (t: TurnSummaryView) => number, max: number, y: number, name: string, fmt: (t: TurnSummaryView) => string) =>
-    asked.map((t, i) => {
-      const h = Math.max(0.5, (pick(t) / max) * HEIGHT);
-      return (
-        <rect key={`${name}${t.n}`} class={`bar ${name}`} x={i + 0.1} y={y + HEIGHT - h} width={0.8} height={h} onClick={() => onPick(t.n)}>
-          <title>{`Turn ${t.n}: ${fmt(t)}`}</title>
-        </rect>
-      );
-    });
+  const row = (pick: (t: TurnSummaryView) => number, y: number) => {
+    const max = most(pick);
+    return asked
+      .map((t, i) => {
+        const h = Math.max(0.5, (pick(t) / max) * HEIGHT);
+        return `M${i + 0.1} ${(y + HEIGHT - h).toFixed(2)}h0.8v${h.toFixed(2)}h-0.8z`;
+      })
+      .join("");
+  };
+  const at = (e: MouseEvent) => {
+    const box = (e.currentTarget as SVGSVGElement).getBoundingClientRect();
+    return asked[Math.min(asked.length - 1, Math.max(0, Math.floor(((e.clientX - box.left) / box.width) * asked.length)))] ?? null;
+  };
   return (
     <figure class="timeline">
       <figcaption>
         <span class="key cost">cost</span> and <span class="key time">time</span> per turn
+        {hover ? <span class="muted">{` · turn ${hover.n}: ${cost(hover.costUsd)}, ${duration(hover.durationMs)}`}</span> : null}
       </figcaption>
-      <svg role="img" aria-label="Timeline: cost and time per turn" viewBox={`0 0 ${width} ${HEIGHT * 2 + 4}`} preserveAspectRatio="none">
-        {row((t) => t.costUsd ?? 0, maxCost, 0, "cost", (t) => cost(t.costUsd))}
-        {row((t) => t.durationMs ?? 0, maxTime, HEIGHT + 4, "time", (t) => duration(t.durationMs))}
+      <svg
+        role="img"
+        aria-label="Timeline: cost and time per turn"
+        viewBox={`0 0 ${asked.length} ${HEIGHT * 2 + 4}`}
+        preserveAspectRatio="none"
+        onMouseMove={(e) => setHover(at(e))}
+        onMouseLeave={() => setHover(null)}
+        onClick={(e) => {
+          const t = at(e);
+          if (t) onPick(t.n);
+        }}
+      >
+        <path class="bar cost" d={row((t) => t.costUsd ?? 0, 0)} />
+        <path class="bar time" d={row((t) => t.durationMs ?? 0, HEIGHT + 4)} />
       </svg>
     </figure>
   );

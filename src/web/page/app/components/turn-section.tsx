@@ -10,6 +10,7 @@ import { ActionDialog, type Action } from "./action-dialog.js";
 import { DiffViewer } from "./diff-viewer.js";
 import { Entries } from "./entries.js";
 import { ErrorLine } from "./error-line.js";
+import { whenNear } from "../near-screen.js";
 
 interface Props {
   source: Source;
@@ -34,10 +35,7 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
   useEffect(() => {
     const element = ref.current;
     if (!element || near) return;
-    if (typeof IntersectionObserver === "undefined") return setNear(true);
-    const observer = new IntersectionObserver((seen) => seen.some((e) => e.isIntersecting) && setNear(true), { rootMargin: "600px 0px" });
-    observer.observe(element);
-    return () => observer.disconnect();
+    return whenNear(element, () => setNear(true));
   }, [near]);
 
   const wanted = near || forced;

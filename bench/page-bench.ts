@@ -125,6 +125,7 @@ function session(turns: number): { session: SessionView; turns: TurnView[] } {
         parent: null,
         rewoundTo: null,
         origin: null,
+        repairedAt: null,
         children: [],
       },
       repo: { root: "/bench", branch: "main" },

@@ -40,14 +40,16 @@ export async function watchedPage(browser: Browser, allow: (url: string) => bool
   const watch: Watch = { dialogs: [], requests: [], errors: [] };
   page.on("dialog", (d) => {
     watch.dialogs.push(`${d.type()}: ${d.message()}`);
-    void d.dismiss();
+    // The page may be closing: a dialog it opened then has nobody to dismiss it.
+    d.dismiss().catch(() => undefined);
   });
   page.on("pageerror", (e) => watch.errors.push(e.message));
   await context.route("**/*", (route) => {
     const url = route.request().url();
     watch.requests.push(url);
-    return allow(url) ? route.continue() : route.abort();
+    // A request still in flight when its page closes cannot be continued or aborted any more.
+    return (allow(url) ? route.continue() : route.abort()).catch(() => undefined);
   });
-  page.on("close", () => void context.close());
+  page.on("close", () => void context.close().catch(() => undefined));
   return { page, watch };
 }

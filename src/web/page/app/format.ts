@@ -1,17 +1,5 @@
-/** Numbers as the CLI shows them ($0.1645, 2.5s), for the page. */
-export function cost(usd: number | null | undefined): string {
-  if (usd === null || usd === undefined) return "–";
-  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
-}
-
-export function duration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return "–";
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)}s`;
-  const whole = Math.round(s);
-  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
-}
+/** Numbers as the CLI shows them ($0.1645, 2.5s): the same formatters, bundled into the page. */
+export { formatCost as cost, formatDuration as duration } from "../../../format.js";
 
 /** "2026-11-22 01:07", in the reader's time zone. */
 export function when(iso: string): string {

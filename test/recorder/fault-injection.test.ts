@@ -111,7 +111,7 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
     ["journal-append:kill@4", "the next turn's `begin`, or the first turn's record"],
     ["after-snapshot:kill", "snapshot commit and patch written, no turn record"],
     ["after-turn-record:kill", "the turn record written, the header not"],
-    ["atomic-write:kill@3", "inside an atomic write (its temp file half made)"],
+    ["atomic-write:kill@4", "inside an atomic write (its temp file half made; the first is the work tree's recordings registry)"],
     ["transcript-append:kill", "while claude's transcript is copied"],
     ["log-append:kill@6", "while claude's output is teed"],
   ])("%s (%s)", async (fault) => {
@@ -127,7 +127,7 @@ describe("a full disk at each kind of write", () => {
   it.each([
     ["journal-append:enospc@3", "the turn journal"],
     ["log-append:enospc@4", "claude's output"],
-    ["atomic-write:enospc@5", "a patch, the header, a transcript copy"],
+    ["atomic-write:enospc@6", "a patch, the header, a transcript copy"],
   ])("%s (%s): exit 1 with a hint, the bundle loads, the next run goes on", async (fault) => {
     const { first } = await crashThenRecover(fault, { expectFirstExit: 1 });
     expect(first.stderr).toMatch(/^error: .*(ENOSPC|no space)/m);

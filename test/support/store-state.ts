@@ -15,7 +15,10 @@ export function fileListing(dir: string): string[] {
     }
     for (const name of names) {
       const full = path.join(at, name);
-      const stat = lstatSync(full);
+      // A file gone between the listing and its stat (a background untracked-cache check's scratch
+      // clone, which cleans up after itself) is not part of what is compared.
+      const stat = lstatSync(full, { throwIfNoEntry: false });
+      if (!stat) continue;
       if (stat.isDirectory()) walk(full);
       else out.push(`${path.relative(dir, full)} ${stat.size}`);
     }

@@ -12,6 +12,7 @@ import { beginWork } from "../bundle/cut-off-work.js";
 import type { Store, StoredSession } from "../bundle/store.js";
 import { pageDocument } from "../web/page/document.js";
 import { readPageAssets } from "../web/page/assets.js";
+import { summaryOf } from "../bundle/summary.js";
 import { sessionView, turnView } from "../view/session-views.js";
 import type { SessionView, TurnView } from "../view/view-types.js";
 import { scanCode, type CodeSecret } from "./code-secrets.js";
@@ -47,13 +48,22 @@ export async function exportHtml(store: Store, session: StoredSession, o: HtmlEx
 
   const numbers = new Set(plan.turns.map((t) => t.n));
   const whole = await sessionView(store, manifest.id);
-  const view: SessionView = { ...whole, turns: whole.turns.filter((t) => numbers.has(t.n)), pending: null };
+  // The header as the tarball's manifest has it: counted over the exported turns only, so a page cut
+  // at --upto N names no later prompt, cost or time.
+  const { turns: asked, costUsd, durationMs, firstPrompt, lastPrompt } = summaryOf(plan.turns);
+  const view: SessionView = {
+    ...whole,
+    session: { ...whole.session, updatedAt: plan.exportedAt, turns: asked, costUsd, durationMs, firstPrompt, lastPrompt },
+    turns: whole.turns.filter((t) => numbers.has(t.n)),
+    pending: null,
+  };
   const turns: TurnView[] = [];
   for (const t of plan.turns) turns.push(await turnView(store, manifest.id, t.n, { full: true }));
 
   const masked = await maskTexts(store, manifest.id, view, turns, o.redact);
   const { script, css } = await readPageAssets();
-  const title = `${view.session.firstPrompt?.replace(/\s+/g, " ").slice(0, 80) ?? "(no prompt)"} · nudge session ${manifest.id}`;
+  // From the masked header: the title is text of the page like any other.
+  const title = `${masked.view.session.firstPrompt?.replace(/\s+/g, " ").slice(0, 80) ?? "(no prompt)"} · nudge session ${manifest.id}`;
   const html = pageDocument({ mode: "static", data: { session: masked.view, turns: masked.turns }, title, script, css });
   const summary = summarizeFindings(masked.findings);
   return {

@@ -56,6 +56,10 @@ export async function planRepair(store: Store, idOrPrefix: string): Promise<Repa
   }
   const baseTree = header.repo.baseCommit ? await git.treeOf(root, header.repo.baseCommit) : await git.emptyTree(root);
   const chain = chainTurns(await git.commitChain(root, tip, header.repo.baseCommit), ref, baseTree);
+  // A ref moved onto the base commit (or behind it) walks to no commit at all: no turn 0 to start from.
+  if (chain.length === 0) {
+    throw new UserError(`${ref} points at ${tip.slice(0, 10)}, which holds no snapshot of session ${id}`, `the snapshot chain is not one nudge wrote; nothing was changed (git log ${ref} shows it)`);
+  }
   const kept = state.folded.turns;
   for (const t of kept) {
     if (chain[t.n]?.commit !== t.snapshot.commit && chain[t.n]?.commit !== undefined) {

@@ -4,6 +4,8 @@
  * last line, which the reader ignores and the next writer cuts off. Appending costs the same at
  * turn 1000 as at turn 1.
  */
+import path from "node:path";
+import { shellQuote } from "../shell-quote.js";
 import fs from "node:fs";
 import { UserError } from "../errors.js";
 import { faultPoint } from "../fault-injection.js";
@@ -79,7 +81,12 @@ export function parseJournal(text: string, file: string): JournalRecord[] {
 }
 
 function damaged(file: string, line: number, why: string): UserError {
-  return new UserError(`${file} line ${line + 1} is damaged (${why})`, "the bundle was changed outside nudge; restore it from an export if you have one");
+  // A session's journal sits in its bundle folder, named by the session's id.
+  const id = path.basename(path.dirname(file));
+  return new UserError(
+    `${file} line ${line + 1} is damaged (${why})`,
+    `the bundle was changed outside nudge; nothing was changed. Put it back from a backup, or set it aside and rebuild it from the session's snapshots: mv ${shellQuote(file)} ${shellQuote(file + ".damaged")} && nudge session repair ${id}`,
+  );
 }
 
 /**

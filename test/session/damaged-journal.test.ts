@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { git, gitdir } from "../support/gitdir.js";
 import { recordSession, runClaude, type Recorded } from "../support/record.js";
@@ -43,5 +44,26 @@ describe("a damaged turn journal", () => {
     expect(readFileSync(patch)).toEqual(before.patch);
     expect(await git(repo, "rev-parse", `refs/nudge/sessions/${rec.id}`)).toBe(before.ref);
     expect(existsSync(journal) ? readFileSync(journal).length : 0).toBe(0); // not written again
+  }, 90_000);
+
+  it("a line that is not JSON: the refusal says how to rebuild the journal, and doing as it says works", async () => {
+    const repo = await gitdir();
+    rec = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } }, { text: "Wrote a.txt." }], ["write a"]);
+    const journal = path.join(rec.dir, "turns.jsonl");
+    const lines = readFileSync(journal, "utf8").split("\n");
+    writeFileSync(journal, ["xx", ...lines.slice(1)].join("\n"));
+
+    const shown = await runNudge(["session", "show", rec.id], { cwd: repo });
+    expect(shown.exitCode).toBe(1);
+    expect(shown.stderr).toContain(`error: ${journal} line 1 is damaged (not JSON)`);
+    const hint = /^hint: .*: (mv .*) && nudge session repair (\S+)$/m.exec(shown.stderr);
+    expect(hint?.[2], shown.stderr).toBe(rec.id);
+
+    await execa("sh", ["-c", hint![1]!], { cwd: repo });
+    const repaired = await runNudge(["session", "repair", rec.id, "--yes"], { cwd: repo });
+    expect(repaired.exitCode, repaired.stderr).toBe(0);
+    const again = await runNudge(["session", "show", rec.id], { cwd: repo });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain("write a");
   }, 90_000);
 });

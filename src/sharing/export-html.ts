@@ -53,7 +53,7 @@ export async function exportHtml(store: Store, session: StoredSession, o: HtmlEx
 
   const masked = await maskTexts(store, manifest.id, view, turns, o.redact);
   const { script, css } = await readPageAssets();
-  const title = `${view.session.firstPrompt?.replace(/\s+/g, " ").slice(0, 80) ?? "(no prompt)"} · nudge session ${manifest.id}`;
+  const title = `${masked.view.session.firstPrompt?.replace(/\s+/g, " ").slice(0, 80) ?? "(no prompt)"} · nudge session ${manifest.id}`;
   const html = pageDocument({ mode: "static", data: { session: masked.view, turns: masked.turns }, title, script, css });
   const summary = summarizeFindings(masked.findings);
   return {

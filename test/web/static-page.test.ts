@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { recordWebSession } from "../support/web-session.js";
-import { tempDir } from "../support/gitdir.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
+import { recordSession } from "../support/record.js";
+import { loadCorpus } from "../support/secret-corpus.js";
 import { browserForFile, watchedPage } from "../support/browser.js";
 
 const browser = browserForFile();
@@ -85,4 +87,20 @@ describe("the static page", () => {
     expect(watch.requests).toEqual([pathToFileURL(file).href]);
     await page.close();
   });
+
+  it("masks a secret in the first prompt everywhere, the page's <title> included", async () => {
+    const secret = loadCorpus().secrets.find((c) => c.kind === "aws-access-key-id")!;
+    const repo = await gitdir();
+    const rec = await recordSession(repo, [{ text: "Noted." }], [`deploy with ${secret.text}`]);
+    try {
+      const out = path.join(tempDir("nudge-html-"), "secret.html");
+      const run = await runNudge(["session", "export", rec.id, "--html", "-o", out], { cwd: repo });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const html = readFileSync(out, "utf8");
+      for (const needle of secret.needles) expect(html).not.toContain(needle);
+      expect(/<title>([^<]*)<\/title>/.exec(html)![1]).toContain("[REDACTED:aws-access-key-id]");
+    } finally {
+      await rec.api.close();
+    }
+  }, 60_000);
 });

@@ -48,6 +48,25 @@ describe("nudge web in Chromium", () => {
     await stranger.close();
   });
 
+  it("gives a diff's code the width, not its line numbers (unified and side by side)", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(web.url);
+    await page.getByRole("link", { name: "write notes" }).click();
+    const turn = page.getByRole("region", { name: "Turn 2" });
+    // The table's first row is the hunk header spanning every column; the gutters stay narrow all the same.
+    const widths = async (table: string) => {
+      await turn.locator(table).first().waitFor();
+      return turn.locator(table).first().evaluate((t) => ({ table: t.getBoundingClientRect().width, ln: t.querySelector("td.ln")!.getBoundingClientRect().width }));
+    };
+    const unified = await widths("table.lines.unified");
+    expect(unified.ln).toBeLessThan(unified.table * 0.1);
+    await turn.getByRole("button", { name: "Side by side" }).click();
+    const split = await widths("table.lines.split");
+    expect(split.ln).toBeLessThan(split.table * 0.1);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows a live session's new text without a reload", async () => {
     const { page, watch } = await openPage();
     await page.goto(web.url);

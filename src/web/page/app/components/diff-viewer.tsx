@@ -81,6 +81,12 @@ function Code({ text, language, index }: { text: string; language: string | null
 function UnifiedLines({ lines, language }: { lines: Line[]; language: string | null }) {
   return (
     <table class="lines unified">
+      {/* table-layout: fixed sizes the columns from the first row, often a hunk header spanning them all: the widths are the columns'. */}
+      <colgroup>
+        <col class="ln" />
+        <col class="ln" />
+        <col />
+      </colgroup>
       <tbody>
         {lines.map((l, i) =>
           l.kind === "hunk" || l.kind === "note" ? (
@@ -126,6 +132,12 @@ function SplitLines({ lines, language }: { lines: Line[]; language: string | nul
   );
   return (
     <table class="lines split">
+      <colgroup>
+        <col class="ln" />
+        <col />
+        <col class="ln" />
+        <col />
+      </colgroup>
       <tbody>
         {rows.map((r, i) =>
           Array.isArray(r) ? (

@@ -17,7 +17,7 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1)$/;
 
 export const webCommand = new Command("web")
   .description("browse this repository's sessions in the browser: follow live ones, diff, rewind, fork, export")
-  .option("--port <n>", "port to listen on (default: 0, a free one)")
+  .option("--port <n>", "port to listen on (default: the last start's when free, else a free one; 0: a free one)")
   .option("--host <address>", "address to listen on", "127.0.0.1")
   .option("--no-open", "do not open the browser")
   .option("--json", "print the URL as JSON ({ url, host, port, repo })")
@@ -40,7 +40,7 @@ Examples:
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
-    const server = await startWebServer({ store, host: o.host, port: Number(o.port ?? 0) });
+    const server = await startWebServer({ store, host: o.host, port: o.port === undefined ? null : Number(o.port) });
     // Registered before the URL is printed: a script that reads it and sends SIGTERM at once still gets a clean stop.
     const stopped = new Promise<string>((resolve) => {
       process.once("SIGINT", () => resolve("SIGINT"));

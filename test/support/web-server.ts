@@ -31,8 +31,9 @@ export interface WebServerRun {
   stop(signal?: NodeJS.Signals): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
 }
 
-export async function startWeb(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<WebServerRun> {
-  const proc = execa("node", [NUDGE_CLI, "web", "--no-open", "--port", "0", ...args], { cwd, env: { NO_COLOR: "1", ...env }, reject: false, buffer: false }) as WebServerRun["proc"];
+/** `port`: what --port says (default "0", a free port); null leaves it out (the last start's port). */
+export async function startWeb(cwd: string, env: Record<string, string> = {}, args: string[] = [], portArg: string | null = "0"): Promise<WebServerRun> {
+  const proc = execa("node", [NUDGE_CLI, "web", "--no-open", ...(portArg === null ? [] : ["--port", portArg]), ...args], { cwd, env: { NO_COLOR: "1", ...env }, reject: false, buffer: false }) as WebServerRun["proc"];
   let out = "";
   let err = "";
   proc.stderr!.on("data", (c: Buffer) => (err += c.toString()));

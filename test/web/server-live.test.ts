@@ -5,6 +5,7 @@
  * and a `session` event when the turn is saved; a reconnect with Last-Event-ID is answered at
  * once. SIGINT stops the server with status 0 and ends the open streams.
  */
+import { statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -88,6 +89,24 @@ describe("nudge web: live", () => {
     again.close();
     stream.close();
     list.close();
+  });
+
+  it("a restart keeps the page's login: same port, its cookie and CSRF token still work, its event stream reconnects and catches up", async () => {
+    const repo = await gitdir();
+    const first = await startWeb(repo, {}, [], null);
+    const page = { cookie: first.cookie, csrf: first.csrf, origin: first.origin, port: first.port };
+    expect((await first.stop()).exitCode).toBe(0);
+    expect(statSync(path.join(repo, ".git", "nudge", "web-login.json")).mode & 0o777).toBe(0o600);
+
+    web = await startWeb(repo, {}, [], null);
+    expect(web.port).toBe(page.port);
+    expect((await web.request("/api/sessions", { headers: { cookie: page.cookie } })).status).toBe(200);
+    const stream = openSse(web.port, "/api/events", { cookie: page.cookie, "last-event-id": "7" });
+    expect((await stream.opened).statusCode).toBe(200);
+    stream.close();
+    // The page's CSRF token, read from its document before the restart, still passes the guard.
+    const action = await web.request("/api/sessions/nosuchsession/rm", { method: "POST", headers: { cookie: page.cookie, origin: page.origin, "x-nudge-csrf": page.csrf, "content-type": "application/json" }, body: JSON.stringify({ confirm: false }) });
+    expect(action.status).toBe(404);
   });
 
   it("stops on SIGINT with status 0, ending the open event streams", async () => {

@@ -14,6 +14,7 @@ import { HttpError, sendError, sendJson } from "./http-io.js";
 import { findRoute } from "./router.js";
 import { ROUTES } from "./routes.js";
 import { checkRequest, makeGuard, securityHeaders } from "./security.js";
+import { keepLogin, readKeptLogin } from "./kept-login.js";
 import { findAssetsDir } from "./static-assets.js";
 import { Watchers } from "./watchers.js";
 
@@ -25,15 +26,20 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-export async function startWebServer(o: { store: Store; host: string; port: number }): Promise<WebServer> {
+/** `port` null: the port of the last start when it is free (see kept-login.ts), else a free one. */
+export async function startWebServer(o: { store: Store; host: string; port: number | null }): Promise<WebServer> {
   const server = http.createServer();
   // A slow or stuck client cannot hold a connection open by sending its request forever.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  const port = await listen(server, o.host, o.port);
+  const kept = await readKeptLogin(o.store);
+  // No --port: the port of the last start, so a page left open finds the server again; a free one when it is taken.
+  const port = o.port === null ? await listen(server, o.host, kept?.port ?? 0).catch(() => listen(server, o.host, 0)) : await listen(server, o.host, o.port);
+  const guard = makeGuard(o.host, port, kept ?? undefined);
+  await keepLogin(o.store, { token: guard.token, csrf: guard.csrf, port });
   const app: App = {
     store: o.store,
-    guard: makeGuard(o.host, port),
+    guard,
     key: randomBytes(32),
     watchers: new Watchers(o.store),
     streams: new Set(),

@@ -35,11 +35,11 @@ export interface Guard {
 
 const secret = () => randomBytes(32).toString("base64url");
 
-/** New secrets for one server start, and the names it answers to on `port`. */
-export function makeGuard(host: string, port: number): Guard {
+/** The secrets (those a restart kept, else new ones) and the names the server answers to on `port`. */
+export function makeGuard(host: string, port: number, kept?: { token: string; csrf: string }): Guard {
   const names = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host]);
   const hosts = new Set([...names].map((name) => `${name}:${port}`));
-  return { token: secret(), csrf: secret(), hosts, origins: new Set([...hosts].map((h) => `http://${h}`)), cookie: cookieName(port) };
+  return { token: kept?.token ?? secret(), csrf: kept?.csrf ?? secret(), hosts, origins: new Set([...hosts].map((h) => `http://${h}`)), cookie: cookieName(port) };
 }
 
 /** Equal without telling by its timing how much of a guess was right (digests: same length). */

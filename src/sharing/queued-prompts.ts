@@ -10,40 +10,14 @@
  *
  * Only that string changes; every other byte of the line stays as claude wrote it.
  */
-import { createReadStream, createWriteStream } from "node:fs";
-import { once } from "node:events";
-import { LineFramer } from "../claude/ndjson.js";
 import { stringTokens } from "./json-strings.js";
+import { rewriteLines } from "./rewrite-lines.js";
 
 const MARK = Buffer.from('"queue-operation"');
-const NEWLINE = Buffer.from("\n");
 
 /** Copy `src` to `dest` (which must not exist) with each queued prompt's text emptied. Returns how many were. */
 export async function emptyQueuedPrompts(src: string, dest: string): Promise<number> {
-  const out = createWriteStream(dest, { flags: "wx" });
-  const closed = once(out, "close");
-  const framer = new LineFramer();
-  let emptied = 0;
-  const write = async (line: Buffer, last: boolean) => {
-    const kept = line.includes(MARK) ? emptiedLine(line) : null;
-    if (kept) emptied++;
-    const bytes = kept ?? line;
-    if (!out.write(last ? bytes : Buffer.concat([bytes, NEWLINE]))) await once(out, "drain");
-  };
-  try {
-    for await (const chunk of createReadStream(src)) {
-      const lines: Buffer[] = [];
-      framer.push(chunk as Buffer, (line) => lines.push(line));
-      for (const line of lines) await write(line, false);
-    }
-    const tail: Buffer[] = [];
-    framer.end((line) => tail.push(line));
-    for (const line of tail) await write(line, true);
-  } finally {
-    out.end();
-    await closed;
-  }
-  return emptied;
+  return (await rewriteLines(src, dest, (line) => (line.includes(MARK) ? emptiedLine(line) : null))).changed;
 }
 
 /** The line with its `content` string emptied, when it is a queue-operation that has text; else null. */

@@ -10,10 +10,8 @@
  * Rewriting happens inside decoded JSON string values (keys too), and only a string that changes
  * is re-encoded: every other byte of the line stays as claude wrote it.
  */
-import { createReadStream, createWriteStream } from "node:fs";
-import { once } from "node:events";
-import { LineFramer } from "../claude/ndjson.js";
 import { decodeToken, isJsonLine, stringTokens } from "./json-strings.js";
+import { rewriteLines } from "./rewrite-lines.js";
 
 export interface PathMove {
   /** An absolute folder as recorded, without a trailing slash. */
@@ -69,40 +67,14 @@ export function relocateLine(line: string, moves: PathMove[]): string {
 
 /** Copy a transcript (or a subagent's) from `src` to `dest` (which must not exist), moved. Streams. */
 export async function relocateTranscript(src: string, dest: string, moves: PathMove[]): Promise<{ lines: number; changed: number }> {
-  const out = createWriteStream(dest, { flags: "wx" });
-  const closed = once(out, "close");
-  const framer = new LineFramer();
-  let lines = 0;
-  let changed = 0;
-  const write = async (line: Buffer, newline: boolean) => {
-    lines++;
+  return rewriteLines(src, dest, (line) => {
     const cr = line[line.length - 1] === 0x0d;
     const text = line.toString("utf8", 0, cr ? line.length - 1 : line.length);
     const moved = relocateLine(text, moves);
-    let bytes = line;
-    if (moved !== text) {
-      changed++;
-      bytes = Buffer.from(moved + (cr ? "\r" : ""));
-    }
-    if (!out.write(newline ? Buffer.concat([bytes, NEWLINE]) : bytes)) await once(out, "drain");
-  };
-  try {
-    for await (const chunk of createReadStream(src)) {
-      const complete: Buffer[] = [];
-      framer.push(chunk as Buffer, (line) => complete.push(line));
-      for (const line of complete) await write(line, true);
-    }
-    const last: Buffer[] = [];
-    framer.end((line) => last.push(line));
-    for (const line of last) await write(line, false);
-  } finally {
-    out.end();
-    await closed;
-  }
-  return { lines, changed };
+    return moved === text ? null : Buffer.from(moved + (cr ? "\r" : ""));
+  });
 }
 
-const NEWLINE = Buffer.from("\n");
 
 function startsPath(text: string, at: number): boolean {
   if (at === 0) return true;

@@ -41,8 +41,8 @@ export class SecretBatch<T> {
   }
 }
 
-/** The item whose text starts at or before `offset` (the last such). */
-function itemAt(items: Array<{ from: number }>, offset: number): number {
+/** In pieces of one joined text, sorted by start: the last piece that starts at or before `offset`. */
+export function itemAt(items: Array<{ from: number }>, offset: number): number {
   let lo = 0;
   let hi = items.length - 1;
   while (lo < hi) {

@@ -19,6 +19,7 @@ import { LineFramer } from "../claude/ndjson.js";
 import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.js";
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
 import { StreamedSecrets } from "./secret-stream.js";
+import { itemAt } from "./secret-batch.js";
 
 export interface SecretFinding {
   kind: string;
@@ -187,7 +188,7 @@ async function scanLines(lines: Buffer[], firstLine: number, streamed: StreamedS
   }
   const found = new Map<Line, LineSpan[]>();
   for (const span of await detectSecrets(parts.join("\n"))) {
-    const segment = segments[findSegment(segments, span.start)]!;
+    const segment = segments[itemAt(segments, span.start)]!;
     const spans = found.get(segment.line) ?? [];
     spans.push({ kind: span.kind, start: span.start - segment.from, end: Math.min(span.end, segment.to) - segment.from, token: segment.token });
     found.set(segment.line, spans);
@@ -275,17 +276,6 @@ async function eachBatch(file: string, use: (lines: Buffer[], firstLine: number,
     unterminated = true;
   });
   await flush(unterminated);
-}
-
-function findSegment(segments: Array<{ from: number; to: number }>, at: number): number {
-  let lo = 0;
-  let hi = segments.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (segments[mid]!.from <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 function countNewlines(text: string, before: number): number {

@@ -14,5 +14,6 @@ export interface App {
   streams: Set<Stream>;
   downloads: Downloads;
   /** dist/web: page.js and page.css. */
-  assetsDir: string;
+  /** dist/web (see page/assets.ts); null when the page was not built: its assets answer 404. */
+  assetsDir: string | null;
 }

@@ -15,7 +15,7 @@ import { findRoute } from "./router.js";
 import { ROUTES } from "./routes.js";
 import { checkRequest, makeGuard, securityHeaders } from "./security.js";
 import { keepLogin, readKeptLogin } from "./kept-login.js";
-import { findAssetsDir } from "./static-assets.js";
+import { pageAssetsDir } from "../page/assets.js";
 import { Watchers } from "./watchers.js";
 
 export interface WebServer {
@@ -44,7 +44,7 @@ export async function startWebServer(o: { store: Store; host: string; port: numb
     watchers: new Watchers(o.store),
     streams: new Set(),
     downloads: new Downloads(),
-    assetsDir: findAssetsDir(),
+    assetsDir: await pageAssetsDir().catch(() => null),
   };
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handle(app, req, res));
   const name = o.host.includes(":") ? `[${o.host}]` : o.host;

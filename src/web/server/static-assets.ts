@@ -3,21 +3,13 @@
  * built into dist/web/ (page.js, page.css). Only those two names are served: no path from the URL
  * ever reaches the file system.
  */
-import { existsSync, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { pageDocument } from "../page/document.js";
 import { HttpError } from "./http-io.js";
 import type { Ctx } from "./router.js";
 
 const TYPES: Record<string, string> = { "page.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8" };
-
-/** dist/web, from the bundle's chunks (dist/chunks), tsc's output (dist/web/server) or the sources under tsx. */
-export function findAssetsDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, "../web"), path.join(here, ".."), path.join(here, "../../../dist/web")];
-  return candidates.find((dir) => existsSync(path.join(dir, "page.js"))) ?? candidates[0]!;
-}
 
 export async function sendPage({ res, app }: Ctx): Promise<void> {
   const html = pageDocument({ mode: "server", csrf: app.guard.csrf, title: `nudge · ${path.basename(app.store.repoRoot)}` });
@@ -32,7 +24,8 @@ export async function sendAsset({ res, app }: Ctx, name: string): Promise<void> 
   if (!type) throw new HttpError(404, `no asset ${name}`, "the page needs only page.js and page.css");
   let body = cache.get(name);
   if (!body) {
-    body = await fs.readFile(path.join(app.assetsDir, name)).catch(() => {
+    const dir = app.assetsDir;
+    body = await (dir === null ? Promise.reject(new Error("not built")) : fs.readFile(path.join(dir, name))).catch(() => {
       throw new HttpError(404, `the page's ${name} is not built`, "build nudge (npm run build) and start nudge web again");
     });
     cache.set(name, body);

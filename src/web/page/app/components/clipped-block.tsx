@@ -6,16 +6,21 @@ export function ClippedBlock({ text, onShowAll }: { text: ClippedText; onShowAll
   return (
     <>
       <pre>{text.text}</pre>
-      {cut ? (
-        <p class="clipped">
-          {`… ${text.length - text.text.length} more characters`}
-          {onShowAll ? (
-            <button type="button" onClick={onShowAll}>
-              Show all
-            </button>
-          ) : null}
-        </p>
-      ) : null}
+      {cut ? <ClippedNote text={`… ${text.length - text.text.length} more characters`} onShowAll={onShowAll} /> : null}
     </>
+  );
+}
+
+/** Where a text or a diff was cut: what is missing, and the button that fetches it whole. */
+export function ClippedNote({ text, onShowAll }: { text: string; onShowAll: (() => void) | null }) {
+  return (
+    <p class="clipped">
+      {text}
+      {onShowAll ? (
+        <button type="button" onClick={onShowAll}>
+          Show all
+        </button>
+      ) : null}
+    </p>
   );
 }

@@ -7,6 +7,7 @@
 import { useState } from "preact/hooks";
 import type { DiffView, FileChange } from "../../../../view/view-types.js";
 import { highlight, languageOfPath } from "../highlight.js";
+import { ClippedNote } from "./clipped-block.js";
 
 type Line = { kind: "add" | "del" | "ctx" | "hunk" | "note"; text: string; old: number | null; new: number | null };
 
@@ -35,16 +36,7 @@ export function DiffViewer({ diff, label, heading, onShowAll }: { diff: DiffView
       {diff.files.map((file, i) => (
         <FileDiff key={i} file={file} lines={sections[i] ?? []} split={split} />
       ))}
-      {diff.truncated ? (
-        <p class="clipped">
-          The diff is cut here.
-          {onShowAll ? (
-            <button type="button" onClick={onShowAll}>
-              Show all
-            </button>
-          ) : null}
-        </p>
-      ) : null}
+      {diff.truncated ? <ClippedNote text="The diff is cut here." onShowAll={onShowAll} /> : null}
     </section>
   );
 }

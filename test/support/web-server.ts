@@ -5,7 +5,9 @@
  */
 import { execa, type ResultPromise } from "execa";
 import http from "node:http";
+import { afterAll, beforeAll, expect } from "vitest";
 import { NUDGE_CLI } from "./run-nudge.js";
+import { recordThreeTurnsForFile } from "./three-turns.js";
 
 export interface Answer {
   status: number;
@@ -86,6 +88,24 @@ export async function startWeb(cwd: string, env: Record<string, string> = {}, ar
       return { exitCode: result.exitCode, stdout: out, stderr: err };
     },
   };
+}
+
+/**
+ * The file's recorded three-turn session, served by `nudge web` for all its tests; the server
+ * must stop with status 0 after them.
+ */
+export function serveThreeTurnsForFile(use: (served: { repo: string; id: string; web: WebServerRun }) => void): void {
+  let repo = "";
+  let id = "";
+  let web: WebServerRun | undefined;
+  recordThreeTurnsForFile((r) => ((repo = r.repo), (id = r.id)));
+  beforeAll(async () => {
+    web = await startWeb(repo);
+    use({ repo, id, web });
+  });
+  afterAll(async () => {
+    expect((await web?.stop())?.exitCode).toBe(0);
+  });
 }
 
 export interface SseEvent {

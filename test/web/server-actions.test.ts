@@ -8,22 +8,15 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
-import { recordThreeTurnsForFile } from "../support/three-turns.js";
-import { startWeb, type WebServerRun } from "../support/web-server.js";
+import { serveThreeTurnsForFile, type WebServerRun } from "../support/web-server.js";
 
 let repo = "";
 let id = "";
-recordThreeTurnsForFile((r) => ((repo = r.repo), (id = r.id)));
 let web: WebServerRun;
-beforeAll(async () => {
-  web = await startWeb(repo);
-});
-afterAll(async () => {
-  expect((await web?.stop())?.exitCode).toBe(0);
-});
+serveThreeTurnsForFile((served) => ((repo = served.repo), (id = served.id), (web = served.web)));
 
 interface Shown {
   plan: string[];

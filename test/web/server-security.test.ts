@@ -7,23 +7,15 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { git } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
-import { recordThreeTurnsForFile } from "../support/three-turns.js";
-import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
+import { openSse, serveThreeTurnsForFile, startWeb, type WebServerRun } from "../support/web-server.js";
 
 let repo = "";
 let id = "";
-recordThreeTurnsForFile((r) => ((repo = r.repo), (id = r.id)));
 let web: WebServerRun;
-beforeAll(async () => {
-  web = await startWeb(repo);
-});
-afterAll(async () => {
-  const stopped = await web?.stop();
-  expect(stopped?.exitCode).toBe(0);
-});
+serveThreeTurnsForFile((served) => ((repo = served.repo), (id = served.id), (web = served.web)));
 
 /** What the repository and the session look like: an action that did anything changes it. */
 const stateOf = async () => ({

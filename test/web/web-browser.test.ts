@@ -6,26 +6,19 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { browserForFile, watchedPage } from "../support/browser.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi } from "../support/scripted-api.js";
-import { recordThreeTurnsForFile } from "../support/three-turns.js";
-import { startWeb, type WebServerRun } from "../support/web-server.js";
+import { serveThreeTurnsForFile, type WebServerRun } from "../support/web-server.js";
 
 const browser = browserForFile();
 let repo = "";
 let id = "";
-recordThreeTurnsForFile((r) => ((repo = r.repo), (id = r.id)));
 let web: WebServerRun;
-beforeAll(async () => {
-  web = await startWeb(repo);
-});
-afterAll(async () => {
-  expect((await web?.stop())?.exitCode).toBe(0);
-});
+serveThreeTurnsForFile((served) => ((repo = served.repo), (id = served.id), (web = served.web)));
 
 /** A page that may load only from this server. */
 const openPage = () => watchedPage(browser(), (url) => url.startsWith(web.origin));

@@ -9,7 +9,6 @@
  * most 2% of look-alikes masked; and the masked export holds no byte of a corpus secret in any
  * entry, decompressed, the git bundle's objects included. The table is printed (the README's).
  */
-import { execa } from "execa";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +16,7 @@ import { git, gitdir, tempDir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { loadCorpus, type CorpusLookalike, type CorpusSecret } from "../support/secret-corpus.js";
-import { unpack } from "./share-support.js";
+import { bundleObjects, unpack } from "./share-support.js";
 
 const PLACES = ["prompt", "claude-text", "tool-input", "tool-output", "subagent", "code"] as const;
 type Place = (typeof PLACES)[number];
@@ -27,17 +26,6 @@ const corpora = new Map(PLACES.map((place, i) => {
   return [place, place === "prompt" ? { secrets: c.secrets.filter((s) => !s.text.includes("\n")), lookalikes: c.lookalikes.filter((l) => !l.text.includes("\n")) } : c];
 }));
 const blob = (place: Place) => [...corpora.get(place)!.secrets.map((s) => s.text), ...corpora.get(place)!.lookalikes.map((l) => l.text)].join("\n\n");
-
-/** Every object of a git bundle, as `git cat-file --batch` prints it, from a scratch repository. */
-async function bundleObjects(bundleBytes: Buffer): Promise<string> {
-  const dir = tempDir();
-  const bundle = path.join(dir, "session.bundle");
-  writeFileSync(bundle, bundleBytes);
-  const repo = path.join(dir, "repo");
-  await execa("git", ["init", "-q", repo]);
-  await git(repo, "fetch", "-q", bundle, "refs/nudge/export/session:refs/heads/session");
-  return Buffer.from((await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: repo, encoding: "buffer" })).stdout).toString("latin1");
-}
 
 /** A transcript's queue-operation lines with their prompt text emptied (latin1 in and out). */
 function withoutQueuedText(text: string): string {
@@ -127,7 +115,7 @@ describe("the secret corpus in a recorded session", () => {
     expect(out.exitCode, out.stderr).toBe(0);
     const entries = await unpack(path.join(a, "masked.tar.gz"));
     const texts = [...entries].map(([name, bytes]) => [name, name.endsWith(".bundle") ? "" : bytes.toString("latin1")] as const);
-    const objects = await bundleObjects(entries.get("git/session.bundle")!);
+    const objects = (await bundleObjects(entries.get("git/session.bundle")!)).all;
     const conversation = entries.get("session/conversation.jsonl")!.toString("utf8");
     const exported = texts.map(([, t]) => t).join("\n") + "\n" + objects + "\n" + joinedDeltas(conversation);
     // The local recording, for the look-alikes: each should occur in the export as often as there.

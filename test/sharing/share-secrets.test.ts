@@ -4,29 +4,16 @@
  * local recording; --no-redact keeps it; a secret in a file Claude wrote refuses the export,
  * naming the file and the turn, unless --allow-secrets-in-code.
  */
-import { execa } from "execa";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 import { readManifestFile, recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
-import { configDir, unpack } from "./share-support.js";
+import { bundleObjects, configDir, unpack } from "./share-support.js";
 
 // Shaped like a real Anthropic key (made up): what secretlint's preset finds.
 const KEY = "sk-ant-api03-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7dEf0hIj3kLm6nOp9qRs2tUv5wXy8zAb1dEf4hIj7kLm0nOp3qRs-AAAAAAAA";
-
-/** Every object the bundle holds, as `git cat-file --batch` prints it, from a scratch repository. */
-async function bundleObjects(bundleBytes: Buffer): Promise<{ all: string; messages: string }> {
-  const dir = tempDir();
-  const bundle = path.join(dir, "session.bundle");
-  writeFileSync(bundle, bundleBytes);
-  const repo = path.join(dir, "repo");
-  await execa("git", ["init", "-q", repo]);
-  await git(repo, "fetch", "-q", bundle, "refs/nudge/export/session:refs/heads/session");
-  const all = Buffer.from((await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: repo, encoding: "buffer" })).stdout).toString("latin1");
-  return { all, messages: await git(repo, "log", "--format=%B", "session") };
-}
 
 describe("secrets in an export", () => {
   let rec: Recorded;

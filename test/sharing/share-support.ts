@@ -67,6 +67,21 @@ export async function exportBytes(archive: string, clone: string): Promise<Map<s
   return out;
 }
 
+/**
+ * A self-contained export's git bundle fetched into a scratch repository: every object it holds,
+ * as `git cat-file --batch` prints it, and the session's commit messages.
+ */
+export async function bundleObjects(bundleBytes: Buffer): Promise<{ all: string; messages: string }> {
+  const dir = tempDir();
+  const bundle = path.join(dir, "session.bundle");
+  writeFileSync(bundle, bundleBytes);
+  const repo = path.join(dir, "repo");
+  await execa("git", ["init", "-q", repo]);
+  await git(repo, "fetch", "-q", bundle, "refs/nudge/export/session:refs/heads/session");
+  const all = Buffer.from((await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: repo, encoding: "buffer" })).stdout).toString("latin1");
+  return { all, messages: await git(repo, "log", "--format=%B", "session") };
+}
+
 /** The entries (or "git objects") that hold `text`, as written or JSON-escaped. */
 export function holding(bytes: Map<string, string>, text: string): string[] {
   const forms = [...new Set([text, JSON.stringify(text).slice(1, -1)])].map((f) => Buffer.from(f).toString("latin1"));

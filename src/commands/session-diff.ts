@@ -69,7 +69,7 @@ Examples:
     }
     if (shared.length) {
       const turns = `turn${sharedTurns.length === 1 ? "" : "s"} ${sharedTurns.map((t) => t.n).join(", ")}`;
-      writeErr(`! shared work tree: session${shared.length === 1 ? "" : "s"} ${shared.join(", ")} also recorded here during ${turns}; these changes may include ${shared.length === 1 ? "its" : "theirs"}\n`);
+      writeErr(`! shared work tree: session${shared.length === 1 ? "" : "s"} ${shared.join(", ")} also recorded here during ${turns}; these changes may include ${shared.length === 1 ? "its own" : "their own"}\n`);
     }
     const style = makeStyle(colorEnabled(process.stdout));
     if (files.length === 0) return void writeOut(`${style.dim(`no changes ${range.label}`)}\n`);

@@ -9,7 +9,7 @@ import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
 import { mergeInput } from "../bundle/input-merge.js";
 import { play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
-import { relocateLine, transcriptMoves } from "../sharing/relocate.js";
+import { relocateLine, relocateText, transcriptMoves, type PathMove } from "../sharing/relocate.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -43,12 +43,13 @@ Examples:
     const m = session.manifest;
     // A bad --turn is refused before anything else is said about the bundle.
     const only = options.turn === undefined ? undefined : turnOf(m, parseTurnArg(options.turn), 1).n;
-    const lines = inThisClone(m, await readConversation(session.dir));
+    const moves = m.origin ? transcriptMoves({ oldRoot: m.origin.root, newRoot: m.repo.root }) : [];
+    const lines = inThisClone(moves, await readConversation(session.dir));
     warnIfLinesMissing(m, lines);
     // What nudge wrote to claude (the user's answers to its questions) goes where its time puts
     // it, before a turn is picked: an answer belongs to the turn it was given in.
-    const input = inThisClone(m, await readInput(session.dir)).map((line) => ({ ...line, input: true as const }));
-    let groups = mergeInput(groupByTurn(m, lines), input);
+    const input = inThisClone(moves, await readInput(session.dir)).map((line) => ({ ...line, input: true as const }));
+    let groups = mergeInput(groupByTurn(promptsInThisClone(moves, m), lines), input);
     if (only !== undefined) groups = groups.filter((g) => g.turn?.n === only);
     if (groups.length === 0) return void writeOut("nothing recorded in this session yet\n");
 
@@ -80,19 +81,24 @@ Examples:
   });
 
 /**
- * An imported session's lines name the exporter's folders (/home/ana/app/src/x.ts): shown as
+ * An imported session's lines (`moves`: from the exporter's folders to this clone's) name the exporter's folders (/home/ana/app/src/x.ts): shown as
  * this clone's, as its transcript was placed, so paths read relative to where it is replayed.
  * The bundle keeps claude's bytes; only what is shown moves.
  */
-function inThisClone(m: Manifest, lines: TimedLine[]): TimedLine[] {
-  if (!m.origin) return lines;
-  const moves = transcriptMoves({ oldRoot: m.origin.root, newRoot: m.repo.root });
+function inThisClone(moves: PathMove[], lines: TimedLine[]): TimedLine[] {
   if (moves.length === 0) return lines;
   return lines.map((line) => {
     const text = line.bytes.toString("utf8");
     const moved = relocateLine(text, moves);
     return moved === text ? line : { ...line, bytes: Buffer.from(moved) };
   });
+}
+
+/** The turns' prompts (each turn's header line) moved the same way. */
+function promptsInThisClone(moves: PathMove[], m: Manifest): Manifest {
+  if (moves.length === 0) return m;
+  const move = (prompt: string) => relocateText(prompt, moves);
+  return { ...m, turns: m.turns.map((t) => ({ ...t, prompt: t.prompt === null ? null : move(t.prompt) })), unsaved: m.unsaved.map((u) => ({ ...u, prompt: move(u.prompt) })) };
 }
 
 /**

@@ -52,7 +52,7 @@ describe("a second recording in the same work tree (--force)", () => {
       const show = await runNudge(["session", "show", s1!], { cwd: repo });
       expect(show.stdout).toMatch(new RegExp(`^1 +write one +2 files \\+2 -0 \\(shared work tree: may include ${s2}'s\\)`, "m"));
       const diff = await runNudge(["session", "diff", s1!, "1", "--stat"], { cwd: repo });
-      expect(diff.stderr).toContain(`! shared work tree: session ${s2} also recorded here during turn 1; these changes may include its`);
+      expect(diff.stderr).toContain(`! shared work tree: session ${s2} also recorded here during turn 1; these changes may include its own`);
       const json = await runNudge(["session", "diff", s1!, "1", "--json"], { cwd: repo });
       expect(JSON.parse(json.stdout).sharedWith).toEqual([s2]);
 

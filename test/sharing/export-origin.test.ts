@@ -30,7 +30,7 @@ beforeAll(async () => {
   await git(a, "add", "lib.js");
   await git(a, "commit", "-q", "-m", "add lib");
   await git(a, "push", "-q", "origin", "main");
-  rec = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } }, { text: "Wrote notes.txt." }], ["write notes"]);
+  rec = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } }, { text: "Wrote notes.txt." }], [`write notes in ${a}`]);
   exportStarted = new Date().toISOString();
   const exported = await runNudge(["session", "export", rec.id, "-o", "out.tar.gz"], { cwd: a, env: rec.env });
   expect(exported.exitCode, exported.stderr).toBe(0);
@@ -79,6 +79,8 @@ describe("a replay in the importing clone", () => {
     const replay = await runNudge(["session", "replay", rec.id, "-v"], { cwd: b });
     expect(replay.exitCode, replay.stderr).toBe(0);
     expect(replay.stdout).toContain("Write(notes.txt)");
+    // Its turn lines too: the prompt names the exporter's folder.
+    expect(replay.stdout).toContain(`write notes in ${b}`);
     expect(replay.stdout).not.toContain(a);
   });
 });

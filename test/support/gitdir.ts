@@ -9,7 +9,16 @@ import { onTestFinished } from "vitest";
 const suiteDirs: string[] = [];
 
 export function removeSuiteDirs(): void {
-  for (const dir of suiteDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of suiteDirs.splice(0)) removeDir(dir);
+}
+
+/**
+ * Retried: nudge's detached untracked-cache check (src/snapshot/untracked-cache.ts) outlives the
+ * nudge a test ran and may still be writing its scratch folder under .git/nudge/index, so one
+ * pass of rm can meet a folder that filled again (ENOTEMPTY). The check ends within seconds.
+ */
+function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
 
 /** A fresh temp dir, removed when the test finishes — or, made in a beforeAll, when the file's tests do. */
@@ -17,7 +26,7 @@ export function tempDir(prefix = "nudge-test-"): string {
   // realpath: macOS-style /tmp symlinks would make claude's cwd differ from ours.
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
   try {
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    onTestFinished(() => removeDir(dir));
   } catch {
     suiteDirs.push(dir); // not inside a test
   }

@@ -10,11 +10,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { readPageAssets } from "../src/web/page/assets.js";
 import { pageDocument } from "../src/web/page/document.js";
 import type { SessionView, TurnSummaryView, TurnView } from "../src/view/view-types.js";
-import { median, progress } from "./stats.js";
+import { generateRepo } from "./repo.js";
+import { prompts, runSession } from "./session.js";
+import { alternate, median, progress } from "./stats.js";
+import { startServer, stopServer } from "./web-bench.js";
 
 export interface PageBenchResult {
   turns: number;
@@ -33,36 +36,21 @@ export async function pageBench(turns = 1000, rounds = 5): Promise<PageBenchResu
   const assets = await readPageAssets();
   const write = (name: string, n: number) => {
     const file = path.join(dir, name);
-    const html = pageDocument({ mode: "static", title: "bench", ...assets, data: session(n) });
+    const html = pageDocument({ mode: "static", title: "bench", ...assets, data: syntheticSession(n) });
     writeFileSync(file, html);
     return { url: pathToFileURL(file).href, bytes: Buffer.byteLength(html) };
   };
   const long = write("long.html", turns);
   const empty = write("empty.html", 0);
-  const browser = await chromium.launch({ executablePath: process.env.NUDGE_CHROMIUM ?? "/usr/bin/chromium", headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  const browser = await launch();
   try {
-    const measure = async (url: string, last: number) => {
-      const page = await browser.newPage();
-      await page.goto(url);
-      // Functions, not strings: the page's CSP refuses eval. The bench's tsconfig has no DOM types.
-      await page.waitForFunction((n) => {
-        const d = (globalThis as unknown as { document: { querySelector(selector: string): unknown } }).document;
-        return !!d.querySelector("h1") && (n === 0 || !!d.querySelector("#turn-1 .entries"));
-      }, last);
-      // Interactive: the main thread answers (a task queued now runs at once).
-      const ms = await page.evaluate(() => new Promise<number>((done) => setTimeout(() => done(performance.now()), 0)));
-      await page.waitForFunction((n) => !!(globalThis as unknown as { document: { querySelector(selector: string): unknown } }).document.querySelector(`#turn-${n}`), last);
-      const all = await page.evaluate(() => performance.now());
-      await page.close();
-      return { ms, all };
-    };
-    await measure(empty.url, 0); // warm-up: Chromium's first page pays for its start
+    await interactive(browser, empty.url, 0); // warm-up: Chromium's first page pays for its start
     const longMs: number[] = [];
     const allMs: number[] = [];
     const emptyMs: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      emptyMs.push((await measure(empty.url, 0)).ms);
-      const m = await measure(long.url, turns);
+      emptyMs.push((await interactive(browser, empty.url, 0)).ms);
+      const m = await interactive(browser, long.url, turns);
       longMs.push(m.ms);
       allMs.push(m.all);
     }
@@ -73,7 +61,72 @@ export async function pageBench(turns = 1000, rounds = 5): Promise<PageBenchResu
   }
 }
 
-function session(turns: number): { session: SessionView; turns: TurnView[] } {
+export interface ServedPageBenchResult {
+  turns: number;
+  rounds: number;
+  /** Navigation start to interactive, ms: the long session's page, and a one-turn session's page from the same server. */
+  longMs: number;
+  shortMs: number;
+  /** How long recording the long session took, s (once, before the measurements). */
+  recordS: number;
+}
+
+/**
+ * The same page as `nudge web` serves it: a real `turns`-turn session the stand-in recorded, its
+ * page opened in Chromium from the server (which builds the session's view from the bundle, and
+ * each turn's when it nears the screen), against a one-turn session's page from the same server.
+ */
+export async function servedPageBench(turns = 1000, rounds = 5): Promise<ServedPageBenchResult> {
+  progress(`page: a ${turns}-turn session recorded with the stand-in, for its served page`);
+  const repo = await generateRepo({ files: 100 });
+  // The short one first: its turn 0 (the uncommitted work when it began) is then empty, as the long one's nearly is.
+  const short = await runSession(repo, prompts(repo, 1, "small"));
+  const started = Date.now();
+  const long = await runSession(repo, prompts(repo, turns, "small"));
+  const recordS = (Date.now() - started) / 1000;
+  progress(`page: the served pages of ${turns} turns and of 1 turn in Chromium, ${rounds} rounds each`);
+  const server = await startServer(repo);
+  const browser = await launch();
+  try {
+    const context = await browser.newContext();
+    const login = await context.newPage();
+    await login.goto(server.url); // the token becomes the context's cookie
+    await login.close();
+    const origin = new URL(server.url).origin;
+    const open = async (id: string, last: number) => (await interactive(context, `${origin}/s/${id}`, last)).ms;
+    await open(short.id, 1); // warm-up
+    const s = await alternate(rounds, { long: () => open(long.id, turns), short: () => open(short.id, 1) });
+    return { turns, rounds, longMs: median(s.long!), shortMs: median(s.short!), recordS };
+  } finally {
+    await browser.close();
+    await stopServer(server);
+  }
+}
+
+function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.NUDGE_CHROMIUM ?? "/usr/bin/chromium", headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+}
+
+/**
+ * Navigation start to interactive: the header and the first turn's entries drawn, and the main
+ * thread free (a task queued then runs at once); then to the last turn's section drawn.
+ */
+async function interactive(opener: { newPage(): Promise<Page> }, url: string, last: number): Promise<{ ms: number; all: number }> {
+  const page = await opener.newPage();
+  await page.goto(url);
+  // Functions, not strings: the page's CSP refuses eval. The bench's tsconfig has no DOM types.
+  await page.waitForFunction((n) => {
+    const d = (globalThis as unknown as { document: { querySelector(selector: string): unknown } }).document;
+    return !!d.querySelector("h1") && (n === 0 || !!d.querySelector("#turn-1 .entries"));
+  }, last);
+  const ms = await page.evaluate(() => new Promise<number>((done) => setTimeout(() => done(performance.now()), 0)));
+  await page.waitForFunction((n) => !!(globalThis as unknown as { document: { querySelector(selector: string): unknown } }).document.querySelector(`#turn-${n}`), last);
+  const all = await page.evaluate(() => performance.now());
+  await page.close();
+  return { ms, all };
+}
+
+export function syntheticSession(turns: number): { session: SessionView; turns: TurnView[] } {
   const summaries: TurnSummaryView[] = Array.from({ length: turns + 1 }, (_, n) => ({
     n,
     prompt: n === 0 ? null : `make change ${n} to the parser`,

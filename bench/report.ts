@@ -13,7 +13,7 @@ import type { RewindResult } from "./rewind.js";
 import { CLI } from "./session.js";
 import type { StoreSizes } from "./store-size.js";
 import type { WebBenchResult } from "./web-bench.js";
-import type { PageBenchResult } from "./page-bench.js";
+import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
 import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
 
 export interface BenchResults {
@@ -33,6 +33,7 @@ export interface BenchResults {
   exported: ExportBenchRow | null;
   web: WebBenchResult | null;
   page: PageBenchResult | null;
+  servedPage: ServedPageBenchResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -151,6 +152,10 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     const p = r.page;
     const ok = p.longMs <= 1000;
     say(`| session page of a ${p.turns.toLocaleString("en")}-turn session (static export, ${fmtBytes(p.htmlBytes)}) in Chromium: interactive ÷ the same page with no turns | ${fmtRatio(p.longMs / p.emptyMs)} (${fmtMs(p.longMs)} ${mark(ok)} / ${fmtMs(p.emptyMs)}; every turn's section drawn at ${fmtMs(p.allMs)}; n=${p.rounds}) | ≤ 1 s |`);
+  }
+  if (r.servedPage) {
+    const p = r.servedPage;
+    say(`| the same, served by \`nudge web\` (a ${p.turns.toLocaleString("en")}-turn session the stand-in recorded): interactive ÷ a one-turn session's page | ${fmtRatio(p.longMs / p.shortMs)} (${fmtMs(p.longMs)} ${mark(p.longMs <= 1000)} / ${fmtMs(p.shortMs)}; n=${p.rounds}) | ≤ 1 s |`);
   }
 }
 

@@ -18,7 +18,7 @@ import { cliStart, longSessionListing } from "./cli-start.js";
 import { binaryTurnStorage, longSession } from "./long-session.js";
 import { exportBench } from "./export-bench.js";
 import { webBench } from "./web-bench.js";
-import { pageBench } from "./page-bench.js";
+import { pageBench, servedPageBench } from "./page-bench.js";
 import { recorderBench } from "./recorder.js";
 import { generateRepo, scratchRoot } from "./repo.js";
 import { report, type BenchResults } from "./report.js";
@@ -58,6 +58,7 @@ const results: BenchResults = {
   exported: null,
   web: null,
   page: null,
+  servedPage: null,
 };
 
 try {
@@ -92,7 +93,10 @@ try {
     results.exported = await exportBench(200, 1_000);
   }
   if (wanted("web")) results.web = await webBench(200, 10);
-  if (wanted("page")) results.page = await pageBench(1000, 5);
+  if (wanted("page")) {
+    results.page = await pageBench(1000, 5);
+    results.servedPage = await servedPageBench(1000, 5);
+  }
   process.stdout.write(report(results).join("\n") + "\n");
 } finally {
   if (!keep) rmSync(scratchRoot, { recursive: true, force: true });

@@ -23,14 +23,14 @@ export interface WebBenchResult {
   rss: { idleMB: number; clients: number; liveMB: number; watches: number };
 }
 
-interface Server {
+export interface Server {
   child: ChildProcess;
   port: number;
   cookie: string;
   url: string;
 }
 
-async function startServer(repo: string): Promise<Server> {
+export async function startServer(repo: string): Promise<Server> {
   const child = spawn(process.execPath, [CLI, "web", "--no-open", "--port", "0"], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -42,10 +42,11 @@ async function startServer(repo: string): Promise<Server> {
     child.on("exit", (code) => reject(new Error(`nudge web exited ${code}`)));
   });
   const u = new URL(url);
-  return { child, port: Number(u.port), cookie: `nudge_token=${u.searchParams.get("token")}`, url };
+  // The cookie the page gets, named after the port (src/web/server/security.ts).
+  return { child, port: Number(u.port), cookie: `nudge_token_${u.port}=${u.searchParams.get("token")}`, url };
 }
 
-async function stopServer(s: Server): Promise<void> {
+export async function stopServer(s: Server): Promise<void> {
   const exited = new Promise((r) => s.child.once("exit", r));
   s.child.kill("SIGTERM");
   await exited;

@@ -9,12 +9,14 @@ import path from "node:path";
 import { readInput, readLineSpan, type LinePoint, type TimedLine } from "../bundle/conversation-reader.js";
 import { mergeInput } from "../bundle/input-merge.js";
 import type { Manifest, PatchInfo, PendingTurn, Turn } from "../bundle/manifest-schema.js";
-import { listSessions, resolveSession, type StoredSession, type Store } from "../bundle/store.js";
+import { listSessions, type StoredSession, type Store } from "../bundle/store.js";
+
 import { summarize } from "../bundle/summary.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { inertValue } from "../inert-text.js";
 import { pickRange, turnDiff } from "../snapshot/turn-diff.js";
 import { diffView } from "./diff-view.js";
+import { resolveSessionKept } from "./manifest-cache.js";
 import { buildEntries } from "./entry-builder.js";
 import { pendingSummary, turnSummary } from "./turn-summary.js";
 import type { DiffView, Entry, SessionListItem, SessionView, TurnView } from "./view-types.js";
@@ -29,7 +31,7 @@ export async function listSessionItems(store: Store): Promise<SessionListItem[]>
 
 /** One session's page: its summary and its turns' summaries (not their entries). */
 export async function sessionView(store: Store, id: string): Promise<SessionView> {
-  const s = await resolveSession(store, id);
+  const s = await resolveSessionKept(store, id);
   const m = s.manifest;
   const forks = await forksOf(store, m.id);
   const pending = m.unsaved.at(-1) ?? null;
@@ -43,7 +45,7 @@ export async function sessionView(store: Store, id: string): Promise<SessionView
 
 /** One turn: its entries and diff; `full` leaves long texts uncut. A turn in flight is served from its `begin` record. */
 export async function turnView(store: Store, id: string, n: number, options: { full?: boolean } = {}): Promise<TurnView> {
-  const s = await resolveSession(store, id);
+  const s = await resolveSessionKept(store, id);
   const m = s.manifest;
   const full = options.full ?? false;
   const pending = m.turns.some((t) => t.n === n) ? undefined : m.unsaved.find((u) => u.n === n);
@@ -62,7 +64,7 @@ export async function turnView(store: Store, id: string, n: number, options: { f
 
 /** The code change between two turns of a session (from < to), as `session diff --from --to` shows it. */
 export async function diffBetween(store: Store, id: string, from: number, to: number, options: { full?: boolean } = {}): Promise<DiffView> {
-  const m = (await resolveSession(store, id)).manifest;
+  const m = (await resolveSessionKept(store, id)).manifest;
   const files = await turnDiff(store, m, pickRange(m, undefined, from, to));
   // Bytes that are not UTF-8 came through git's output as replacement characters: shown, never broken.
   const patch = files.map((f) => f.lines.map((l) => `${l}\n`).join("")).join("");

@@ -2,10 +2,35 @@
  * The server's event streams (SSE): EventSource reconnects by itself and sends Last-Event-ID, and
  * the server answers a reconnect with a `session` event, so the page refetches what it lacks.
  * Events of a type the page does not know, or with data it cannot read, are ignored.
+ *
+ * How the streams fare is the page's connection, told to whoever listens (the banner): `open`;
+ * `reconnecting` while the server does not answer (stopped, the laptop asleep: EventSource keeps
+ * trying); `refused` when it answered but not with the stream (a 403: the login this page holds is
+ * not the running server's; EventSource then gives up for good, and only a new address helps).
  */
+export type Connection = "open" | "reconnecting" | "refused";
+
+const listeners = new Set<(connection: Connection) => void>();
+let connection: Connection = "open";
+
+function report(next: Connection): void {
+  if (next === connection || connection === "refused") return;
+  connection = next;
+  for (const listener of listeners) listener(next);
+}
+
+/** Calls back on every change of the page's connection; returns an unsubscribe. */
+export function onConnection(listener: (connection: Connection) => void): () => void {
+  listeners.add(listener);
+  listener(connection);
+  return () => listeners.delete(listener);
+}
+
 export function listen(url: string, handlers: Record<string, (data: Record<string, unknown>) => void>): () => void {
   if (typeof EventSource === "undefined") return () => {};
   const source = new EventSource(url);
+  source.addEventListener("open", () => report("open"));
+  source.addEventListener("error", () => report(source.readyState === EventSource.CLOSED ? "refused" : "reconnecting"));
   for (const [type, handle] of Object.entries(handlers)) {
     source.addEventListener(type, (event) => {
       let data: unknown;

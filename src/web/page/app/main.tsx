@@ -6,6 +6,7 @@
  */
 import "./page.css";
 import { render } from "preact";
+import { ConnectionBanner } from "./components/connection-banner.js";
 import { SessionPage } from "./components/session-page.js";
 import { SessionsPage } from "./components/sessions-page.js";
 import { readStaticData, serverSource, staticSource } from "./source.js";
@@ -21,7 +22,13 @@ function start(): void {
   const source = serverSource();
   const match = /^\/s\/([^/]+)\/?$/.exec(location.pathname);
   const turn = Number(new URLSearchParams(location.search).get("turn"));
-  render(match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={Number.isInteger(turn) && turn > 0 ? turn : null} /> : <SessionsPage source={source} />, root);
+  render(
+    <>
+      <ConnectionBanner />
+      {match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={Number.isInteger(turn) && turn > 0 ? turn : null} /> : <SessionsPage source={source} />}
+    </>,
+    root,
+  );
 }
 
 start();

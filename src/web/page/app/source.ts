@@ -31,7 +31,9 @@ export class ApiError extends Error {
 }
 
 export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(url, { credentials: "same-origin", ...init });
+  const response = await fetch(url, { credentials: "same-origin", ...init }).catch(() => {
+    throw new ApiError(`nudge web is not answering at ${location.host}`, 0, "Is it still running? Start it again (nudge web) and open the address it prints.", null);
+  });
   const body: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const e = (body ?? {}) as { error?: unknown; hint?: unknown };

@@ -4,19 +4,30 @@
  * said in words. Git's text is parsed here, not by a diff library: the file list (status, modes,
  * binary) comes parsed from the server, and only the hunks' lines are left to draw.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { DiffView, FileChange } from "../../../../view/view-types.js";
 import { highlight, languageOfPath } from "../highlight.js";
 import { ClippedNote } from "./clipped-block.js";
+import { everythingShown, onShowEverything } from "../show-everything.js";
 
 type Line = { kind: "add" | "del" | "ctx" | "hunk" | "note"; text: string; old: number | null; new: number | null };
 
 /** Lines past this in one file are drawn without highlighting: highlighting is the slow part. */
 const HIGHLIGHT_LINES = 3000;
+/**
+ * Files drawn at first; the rest behind a button. A turn that adds a thousand files (a generated
+ * folder, a first commit's worth of uncommitted work in turn 0) took the page's main thread for
+ * most of a second when every file's table was drawn at once.
+ */
+const FIRST_FILES = 25;
 
 export function DiffViewer({ diff, label, heading, onShowAll }: { diff: DiffView; label: string; heading?: string; onShowAll?: (() => void) | null }) {
   const [split, setSplit] = useState(false);
+  const [shownFiles, setShownFiles] = useState(everythingShown() ? Infinity : FIRST_FILES);
   const sections = sectionsOf(diff);
+  const hidden = diff.files.length - shownFiles;
+  // The in-page search looks at every file.
+  useEffect(() => onShowEverything(() => setShownFiles(Infinity)), []);
   return (
     <section class="diff" aria-label={label}>
       <div class="diff-bar">
@@ -33,10 +44,23 @@ export function DiffViewer({ diff, label, heading, onShowAll }: { diff: DiffView
           </span>
         ) : null}
       </div>
-      {diff.files.map((file, i) => (
+      {diff.files.slice(0, shownFiles).map((file, i) => (
         <FileDiff key={i} file={file} lines={sections[i] ?? []} split={split} />
       ))}
-      {diff.truncated ? <ClippedNote text="The diff is cut here." onShowAll={onShowAll} /> : null}
+      {hidden > 0 ? (
+        <p class="clipped">
+          {`${hidden} more file${hidden === 1 ? "" : "s"} changed: `}
+          {diff.files
+            .slice(shownFiles, shownFiles + 5)
+            .map((f) => f.path)
+            .join(", ")}
+          {hidden > 5 ? ", …" : ""}
+          <button type="button" onClick={() => setShownFiles(Infinity)}>
+            Show {hidden === 1 ? "it" : `all ${hidden}`}
+          </button>
+        </p>
+      ) : null}
+      {diff.truncated ? <ClippedNote text="The diff is cut here." onShowAll={onShowAll ?? null} /> : null}
     </section>
   );
 }

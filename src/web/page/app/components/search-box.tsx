@@ -5,6 +5,7 @@
  * the collapsed tool call or thinking that holds it.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
+import { showEverything } from "../show-everything.js";
 
 type HighlightRegistry = Map<string, unknown>;
 declare const Highlight: (new (...ranges: Range[]) => unknown) | undefined;
@@ -25,8 +26,9 @@ export function SearchBox({ onSearch }: { onSearch: () => void }) {
     if (!words) return setHits([]);
     const container = document.getElementById("turns");
     if (!container) return;
-    // Draw every turn, then look in what was drawn.
+    // Draw every turn, and all that is kept behind buttons, then look in what was drawn.
     onSearch();
+    showEverything();
     const look = () => {
       const found: Range[] = [];
       const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);

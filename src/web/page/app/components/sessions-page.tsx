@@ -23,7 +23,11 @@ export function SessionsPage({ source }: { source: Source }) {
   const [sort, setSort] = useState<{ key: Key; up: boolean }>({ key: "updatedAt", up: false });
 
   useEffect(() => {
-    const load = () => source.sessions().then(setItems, setError);
+    const load = () =>
+      source.sessions().then((list) => {
+        setItems(list);
+        setError(null);
+      }, setError);
     void load();
     document.title = "nudge sessions";
     return source.static ? undefined : listen("/api/events", { sessions: () => void load() });

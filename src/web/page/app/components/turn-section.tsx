@@ -57,8 +57,10 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
     <section class={`turn${pending ? " pending" : ""}`} id={`turn-${n}`} ref={ref} aria-labelledby={`turn-${n}-title`}>
       <h2 id={`turn-${n}-title`}>{n === 0 ? "Turn 0" : `Turn ${n}`}</h2>
       <p class="turn-meta">
-        {n === 0 ? "the starting state: uncommitted work when the session began · " : ""}
-        {s ? (
+        {n === 0 ? (
+          // Turn 0 is no exchange with claude: no status, cost, time or tokens to show.
+          `the starting state: uncommitted work when the session began · ${s ? changes(s) : "loading…"}`
+        ) : s ? (
           <>
             <span class={`status status-${s.status}`}>{s.status}</span> · {cost(s.costUsd)} · {duration(s.durationMs)}
             {s.tokens ? ` · ${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out tokens` : ""} · {changes(s)}

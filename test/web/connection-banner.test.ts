@@ -1,0 +1,51 @@
+/**
+ * A served page whose live updates stop says so instead of going quietly stale (real Chromium, the
+ * built `nudge web`): the server stopped → "Reconnecting…", gone again once the server is back
+ * (its kept login still holds); the server back with a new login → "Disconnected", with what to do.
+ */
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { browserForFile, watchedPage } from "../support/browser.js";
+import { gitdir } from "../support/gitdir.js";
+import { startWeb, type WebServerRun } from "../support/web-server.js";
+
+const browser = browserForFile();
+let web: WebServerRun | undefined;
+afterEach(async () => {
+  await web?.stop();
+  web = undefined;
+});
+
+describe("the connection banner", () => {
+  it("says the server is not answering while it is down, and goes once it is back; says the login is refused after a restart with a new one", async () => {
+    const repo = await gitdir();
+    web = await startWeb(repo);
+    const port = String(web.port);
+    const origin = web.origin;
+    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    const banner = page.locator(".banner");
+    expect(await banner.count()).toBe(0);
+
+    await web.stop();
+    web = undefined;
+    await banner.filter({ hasText: "Reconnecting…" }).waitFor({ timeout: 15_000 });
+    expect(await banner.textContent()).toContain(`not answering at 127.0.0.1:${port}`);
+
+    // Back on its port with the login it kept: the stream reconnects and the banner goes.
+    web = await startWeb(repo, {}, [], port);
+    await banner.waitFor({ state: "detached", timeout: 15_000 });
+    // Nothing stale is left: a fetch that failed while the server was down is not still on show.
+    await page.getByText("not answering").waitFor({ state: "detached" });
+
+    // Back with a new login (its kept one deleted): the page's cookie is refused for good.
+    await web.stop();
+    rmSync(path.join(repo, ".git", "nudge", "web-login.json"));
+    web = await startWeb(repo, {}, [], port);
+    await banner.filter({ hasText: "Disconnected:" }).waitFor({ timeout: 15_000 });
+    expect(await banner.textContent()).toContain("Open the address nudge web printed.");
+    await page.close();
+  }, 60_000);
+});

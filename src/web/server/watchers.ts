@@ -8,6 +8,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { isLocked } from "../../bundle/locks.js";
 import { bundleDir, bundleFiles, loadSession, type Store } from "../../bundle/store.js";
 import { changeFeed, type ChangeFeed } from "./change-feed.js";
 
@@ -114,9 +115,23 @@ function sessionFeed(store: Store, id: string, emit: Listener): ChangeFeed {
   });
 }
 
-/** The journal and the header, as one mark: either changing is a `session` event. */
+/**
+ * The journal, the header and whether the lock is held, as one mark: any of them changing is a
+ * `session` event. The lock's part is there for a recording whose nudge died (kill -9, a crash):
+ * that changes no file, only whether the lock's holder still runs, and the session is crashed.
+ * A lock file is there only while a session is recorded, or after its recorder died.
+ */
 async function bookkeeping(files: ReturnType<typeof bundleFiles>): Promise<string> {
-  return `${await mark(files.journal)}|${await mark(files.manifest)}`;
+  const [journal, manifest, lock] = await Promise.all([mark(files.journal), mark(files.manifest), lockMark(files.lock)]);
+  return `${journal}|${manifest}|${lock}`;
+}
+
+async function lockMark(file: string): Promise<string> {
+  const there = await fs.stat(file).then(
+    () => true,
+    () => false,
+  );
+  return !there ? "-" : (await isLocked(file)) ? "held" : "left";
 }
 
 function listFeed(store: Store, emit: () => void): ChangeFeed {

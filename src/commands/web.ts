@@ -11,6 +11,8 @@ const Options = z.object({
   host: z.string().check(z.minLength(1), z.maxLength(255)),
   open: z.boolean(),
   json: z.optional(z.boolean()),
+  maxLive: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(32))),
+  claudeBin: z.optional(z.string().check(z.minLength(1))),
 });
 
 const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1)$/;
@@ -21,14 +23,17 @@ export const webCommand = new Command("web")
   .option("--host <address>", "address to listen on", "127.0.0.1")
   .option("--no-open", "do not open the browser")
   .option("--json", "print the URL as JSON ({ url, host, port, repo })")
+  .option("--max-live <n>", "sessions the page may drive at once (default 4)")
+  .option("--claude-bin <path>", "the claude executable for sessions started from the page (default: $NUDGE_CLAUDE_BIN, then PATH)")
   .addHelpText(
     "after",
     `
 Serves the sessions of the repository it is started in (to serve another, run it there). The
 URL it prints holds a random token: the first visit trades it for a cookie. Only this machine can
 connect unless --host says otherwise; anyone who can reach that address with the token can rewind
-your code. The browser opens by itself when there is a display and stdout is a terminal.
-Ctrl-C stops it.
+your code, and start claude in it. The browser opens by itself when there is a display and
+stdout is a terminal. Ctrl-C stops it, and every session started from the page (a turn in
+flight is kept as interrupted).
 
 Exit codes: 0 stopped with Ctrl-C or SIGTERM, 1 could not start (the message says why).
 
@@ -40,7 +45,7 @@ Examples:
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
-    const server = await startWebServer({ store, host: o.host, port: o.port === undefined ? null : Number(o.port) });
+    const server = await startWebServer({ store, host: o.host, port: o.port === undefined ? null : Number(o.port), maxLive: o.maxLive ?? 4, claudeBin: o.claudeBin });
     // Registered before the URL is printed: a script that reads it and sends SIGTERM at once still gets a clean stop.
     const stopped = new Promise<string>((resolve) => {
       process.once("SIGINT", () => resolve("SIGINT"));
@@ -52,5 +57,7 @@ Examples:
     if (!LOOPBACK.test(o.host)) writeErr(`warning: listening on ${o.host}: anyone who can reach that address with the token can read your sessions and rewind your code\n`);
     if (o.open && canOpenBrowser()) openBrowser(server.url);
     await stopped;
+    const driven = server.app.live.size;
+    if (driven > 0) writeErr(`stopping ${driven} session${driven === 1 ? "" : "s"} started from the page…\n`);
     await server.close();
   });

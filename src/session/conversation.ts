@@ -61,6 +61,11 @@ export class Conversation {
 
   constructor(private readonly o: ConversationOptions) {}
 
+  /** The session being recorded now (/fork and /compact go on in another). */
+  get sessionId(): string {
+    return this.o.holder.link.recorder.manifest.id;
+  }
+
   /** Ctrl-C: interrupt the turn in flight (a second one stops claude). */
   interrupt(): ReturnType<ClaudeLink["interrupt"]> {
     return this.o.holder.link.interrupt();

@@ -1,5 +1,6 @@
 /** What every route handler shares: the store it serves, the secrets, the live watches and streams. */
 import type { Store } from "../../bundle/store.js";
+import type { LivePool } from "../live/live-pool.js";
 import type { Downloads } from "./downloads.js";
 import type { Guard } from "./security.js";
 import type { Stream } from "./sse.js";
@@ -13,6 +14,8 @@ export interface App {
   watchers: Watchers;
   streams: Set<Stream>;
   downloads: Downloads;
+  /** The sessions this server drives for the page. */
+  live: LivePool;
   /** dist/web: page.js and page.css. */
   /** dist/web (see page/assets.ts); null when the page was not built: its assets answer 404. */
   assetsDir: string | null;

@@ -17,6 +17,7 @@ import { checkRequest, makeGuard, securityHeaders } from "./security.js";
 import { keepLogin, readKeptLogin } from "./kept-login.js";
 import { pageAssetsDir } from "../page/assets.js";
 import { Watchers } from "./watchers.js";
+import { LivePool } from "../live/live-pool.js";
 
 export interface WebServer {
   /** The URL to open: the token in it, once. */
@@ -27,7 +28,7 @@ export interface WebServer {
 }
 
 /** `port` null: the port of the last start when it is free (see kept-login.ts), else a free one. */
-export async function startWebServer(o: { store: Store; host: string; port: number | null }): Promise<WebServer> {
+export async function startWebServer(o: { store: Store; host: string; port: number | null; maxLive?: number; claudeBin?: string }): Promise<WebServer> {
   const server = http.createServer();
   // A slow or stuck client cannot hold a connection open by sending its request forever.
   server.headersTimeout = 10_000;
@@ -44,6 +45,7 @@ export async function startWebServer(o: { store: Store; host: string; port: numb
     watchers: new Watchers(o.store),
     streams: new Set(),
     downloads: new Downloads(),
+    live: new LivePool(o.store, { max: o.maxLive ?? 4, claudeBin: o.claudeBin }),
     assetsDir: await pageAssetsDir().catch(() => null),
   };
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handle(app, req, res));
@@ -53,6 +55,8 @@ export async function startWebServer(o: { store: Store; host: string; port: numb
     port,
     app,
     async close() {
+      // First: each driven session's turn is stopped and saved, its lock released.
+      await app.live.closeAll();
       for (const stream of [...app.streams]) stream.close();
       app.watchers.closeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -8,6 +8,7 @@ import { actionRoute } from "./confirm-action.js";
 import { sendDownload } from "./download-route.js";
 import { HttpError, parseInput, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";
+import { LIVE_ROUTES } from "./live-routes.js";
 import { openStream } from "./sse.js";
 import { sendAsset, sendPage } from "./static-assets.js";
 
@@ -43,6 +44,7 @@ export const ROUTES: Route[] = [
   post("/api/sessions/:id/fork", actionRoute("fork", async () => (await import("./actions.js")).forkAction)),
   post("/api/sessions/:id/export", actionRoute("export", async () => (await import("./actions.js")).exportAction)),
   post("/api/sessions/:id/rm", actionRoute("rm", async () => (await import("./actions.js")).rmAction)),
+  ...LIVE_ROUTES,
 ];
 
 /** A HEAD of a stream: its headers, and no stream. */
@@ -59,7 +61,11 @@ async function sessionEvents(ctx: Ctx): Promise<void> {
   if (headOnly(ctx)) return;
   let stop = () => {};
   const { stream, resumed } = openStream(ctx.req, ctx.res, app.streams, () => stop());
-  stop = app.watchers.onSession(id, (e) => stream.send(e));
+  const unwatch = app.watchers.onSession(id, (e) => stream.send(e));
+  // A session this server drives: its prompt box, question and notices as they change.
+  const live = () => stream.send({ event: "live", data: app.live.get(id)?.frontend.state() ?? { busy: false, ended: true, question: null, notices: [] } });
+  const unlive = app.live.on(id, live);
+  stop = () => (unwatch(), unlive());
   if (!resumed) return;
   // A reconnect (the server restarted, the laptop slept): say where the session is now, so the page refetches what it lacks.
   const { manifest } = await loadSession(app.store, id).catch(() => ({ manifest: null }));

@@ -12,7 +12,12 @@ import { isLocked } from "../../bundle/locks.js";
 import { bundleDir, bundleFiles, loadSession, type Store } from "../../bundle/store.js";
 import { changeFeed, type ChangeFeed } from "./change-feed.js";
 
-export type LiveEvent = { event: "session"; data: { turns: number; pending: number | null } } | { event: "turn"; data: { n: number } } | { event: "sessions"; data: Record<string, never> };
+export type LiveEvent =
+  | { event: "session"; data: { turns: number; pending: number | null } }
+  | { event: "turn"; data: { n: number } }
+  | { event: "sessions"; data: Record<string, never> }
+  /** A session this server drives: its prompt box, question and notices (src/web/live/). */
+  | { event: "live"; data: object };
 export type Listener = (e: LiveEvent) => void;
 
 /** fs.watch answers within a few ms; the poll only catches what it misses. */

@@ -80,3 +80,8 @@ export function readStaticData(): StaticData | null {
 export function csrfToken(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="nudge-csrf"]')?.content ?? "";
 }
+
+/** A POST from the page: JSON, with the CSRF token every action carries. */
+export function postJson<T>(url: string, body: unknown): Promise<T> {
+  return getJson<T>(url, { method: "POST", headers: { "content-type": "application/json", "x-nudge-csrf": csrfToken() }, body: JSON.stringify(body) });
+}

@@ -88,7 +88,7 @@ export function EntryView({ entry, onShowAll }: { entry: Entry; onShowAll: (() =
   }
 }
 
-function Markdown({ source, subagent }: { source: string; subagent: boolean }) {
+export function Markdown({ source, subagent }: { source: string; subagent: boolean }) {
   const cls = `markdown${subagent ? " subagent" : ""}`;
   // Megabytes of markdown would hold the page up: past the limit it is plain text.
   if (source.length > MARKDOWN_MAX) return <pre class={cls}>{source}</pre>;

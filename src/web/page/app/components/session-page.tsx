@@ -9,9 +9,12 @@ import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import type { SessionView, TurnSummaryView } from "../../../../view/view-types.js";
 import { title } from "../format.js";
 import { listen } from "../live.js";
+import { liveState, type LiveState } from "../live-session.js";
 import type { Source } from "../source.js";
 import { CompareTurns } from "./compare-turns.js";
 import { ErrorLine } from "./error-line.js";
+import { LivePanel } from "./live-panel.js";
+import { StartSession } from "./start-session.js";
 import { SearchBox } from "./search-box.js";
 import { SessionHeader } from "./session-header.js";
 import { Timeline } from "./timeline.js";
@@ -32,6 +35,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const [versions, setVersions] = useState<Record<number, number>>({});
   /** Turns to draw now, whether or not they are near the screen (a search hit, a jump). */
   const [forced, setForced] = useState<Set<number>>(new Set());
+  /** The session as this server drives it (prompt box, question); null: it drives it not. */
+  const [live, setLive] = useState<LiveState | null>(null);
   /** Chunks of sections drawn so far: the first at once, the rest as the browser is idle. */
   const [drawn, setDrawn] = useState(1);
 
@@ -61,8 +66,12 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       turn: (data) => {
         if (typeof data.n === "number") bump(data.n);
       },
+      live: (data) => setLive(data as unknown as LiveState),
     });
   }, [source, id, load]);
+  useEffect(() => {
+    if (!source.static) liveState(id).then(setLive, () => setLive(null));
+  }, [source, id]);
 
   const chunks = useMemo(() => chunked(view?.turns ?? [], CHUNK), [view?.turns]);
   useEffect(() => {
@@ -104,6 +113,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         ))}
         {pending ? <TurnSection key={`p${pending.n}`} source={source} sessionId={view.session.id} summary={null} pendingN={pending.n} version={versions[pending.n] ?? 0} forced onChanged={changed} /> : null}
       </div>
+      {source.static ? null : <Driving id={view.session.id} state={view.session.state} live={live} onLive={setLive} />}
     </main>
   );
 }
@@ -150,4 +160,23 @@ function whenIdle(callback: () => void): () => void {
   }
   const timer = setTimeout(callback, 0);
   return () => clearTimeout(timer);
+}
+
+/**
+ * Below the turns: the prompt box of a session this server drives; Continue for one nobody
+ * records; for one a terminal records, why there is no prompt box here.
+ */
+function Driving({ id, state, live, onLive }: { id: string; state: string; live: LiveState | null; onLive: (s: LiveState | null) => void }) {
+  if (live && !live.ended) return <LivePanel id={id} state={live} />;
+  if (state === "recording") return <p class="muted driving-note">Being recorded by another nudge (a terminal, a loop): followed live here, read-only.</p>;
+  return (
+    <StartSession
+      resume={id}
+      onStarted={(started) => {
+        // A rewound session goes on in a fork: follow it there.
+        if (started !== id) location.href = `/s/${encodeURIComponent(started)}`;
+        else liveState(id).then(onLive, () => onLive(null));
+      }}
+    />
+  );
 }

@@ -1,0 +1,175 @@
+/**
+ * The browser's side of a live session: the second implementation of the session's `Frontend`
+ * and `Asker` (the terminal's is src/terminal/live-run.ts). Prompts come from the page's POSTs;
+ * claude's questions wait here until the page answers them; nudge's notices are kept for the page.
+ * What claude writes is not passed through: the page reads the recording, as it does for a session
+ * a terminal records, so the two never disagree.
+ */
+import type { CanUseToolRequest } from "../../claude/control-protocol.js";
+import type { Turn } from "../../bundle/manifest-schema.js";
+import type { Asker, PermissionAnswer, PermissionContext, PlanAnswer, Question, QuestionAnswers } from "../../session/ask.js";
+import { isSlashCommand } from "../../session/conversation.js";
+import type { Frontend, PromptSource } from "../../session/frontend.js";
+import { inertValue } from "../../inert-text.js";
+
+/** What the page is asked, one at a time. */
+export type PendingQuestion =
+  | { id: number; kind: "permission"; tool: string; input: Record<string, unknown>; description: string | null; canSave: boolean }
+  | { id: number; kind: "questions"; questions: Question[] }
+  | { id: number; kind: "plan"; plan: string };
+
+export type QuestionReply = { kind: "permission"; answer: PermissionAnswer } | { kind: "questions"; answers: QuestionAnswers | null } | { kind: "plan"; answer: PlanAnswer };
+
+export interface Notice {
+  n: number;
+  level: "say" | "warn" | "error";
+  text: string;
+  hint: string | null;
+}
+
+/** What the page shows of a session this server drives. */
+export interface LiveState {
+  /** A turn is running (claude is working). */
+  busy: boolean;
+  /** The session ended: no more prompts. */
+  ended: boolean;
+  question: PendingQuestion | null;
+  /** The last notices, oldest first. */
+  notices: Notice[];
+}
+
+const KEPT_NOTICES = 50;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export class BrowserFrontend implements Frontend {
+  private readonly waiting: Array<(prompt: string | null) => void> = [];
+  private readonly queued: string[] = [];
+  private closed = false;
+  private busy = false;
+  private ended = false;
+  private question: { shown: PendingQuestion; settle: (reply: QuestionReply | null) => void } | null = null;
+  private questions = 0;
+  private notices: Notice[] = [];
+  private noticeCount = 0;
+
+  /** `changed`: the state the page shows is different now. */
+  constructor(private readonly changed: () => void) {}
+
+  readonly prompts: PromptSource = {
+    next: () => {
+      const ready = this.queued.shift();
+      if (ready !== undefined) return Promise.resolve(ready);
+      if (this.closed) return Promise.resolve(null);
+      return new Promise((resolve) => this.waiting.push(resolve));
+    },
+    hasQueued: () => this.queued.length > 0,
+    close: () => {
+      this.closed = true;
+      this.queued.length = 0;
+      for (const resolve of this.waiting.splice(0)) resolve(null);
+    },
+  };
+
+  readonly asker: Asker = {
+    permission: async (request: CanUseToolRequest, _context: PermissionContext) => {
+      const reply = await this.ask({ kind: "permission", tool: request.tool_name, input: request.input, description: request.description ?? null, canSave: (request.permission_suggestions?.length ?? 0) > 0 });
+      return reply?.kind === "permission" ? reply.answer : { kind: "no", reason: "nobody answered on the page" };
+    },
+    questions: async (questions: Question[]) => {
+      const reply = await this.ask({ kind: "questions", questions });
+      return reply?.kind === "questions" ? reply.answers : null;
+    },
+    plan: async (plan: string) => {
+      const reply = await this.ask({ kind: "plan", plan });
+      return reply?.kind === "plan" ? reply.answer : { approve: false, feedback: "nobody answered on the page" };
+    },
+  };
+
+  /** A prompt from the page: refused while a turn runs or a question waits (the page shows why). */
+  send(text: string): "sent" | "busy" | "asking" | "ended" {
+    if (this.closed || this.ended) return "ended";
+    if (this.question) return "asking";
+    if (this.busy || this.queued.length > 0) return "busy";
+    const resolve = this.waiting.shift();
+    if (resolve) resolve(text);
+    else this.queued.push(text);
+    // Until the turn's own working(false): the page must not send twice. nudge's own commands run no turn.
+    if (!isSlashCommand(text)) this.busy = true;
+    this.changed();
+    return "sent";
+  }
+
+  /** The page's answer to the question it was shown; false when that question is no longer asked. */
+  answer(id: number, reply: QuestionReply): boolean {
+    const q = this.question;
+    if (!q || q.shown.id !== id || q.shown.kind !== reply.kind) return false;
+    this.question = null;
+    q.settle(reply);
+    this.changed();
+    return true;
+  }
+
+  /** The session is over (ended, or failed): a question still open is answered no. */
+  finish(): void {
+    this.ended = true;
+    this.busy = false;
+    this.question?.settle(null);
+    this.question = null;
+    this.prompts.close();
+    this.changed();
+  }
+
+  state(): LiveState {
+    return inertValue({ busy: this.busy, ended: this.ended, question: this.question?.shown ?? null, notices: this.notices });
+  }
+
+  render(): void {}
+
+  turnEnded(_turn: Turn): void {
+    this.changed();
+  }
+
+  working(busy: boolean): void {
+    this.busy = busy;
+    this.changed();
+  }
+
+  say(text: string): void {
+    this.notice("say", text, null);
+  }
+
+  warn(text: string): void {
+    this.notice("warn", text, null);
+  }
+
+  error(message: string, hint?: string): void {
+    this.notice("error", message, hint ?? null);
+  }
+
+  /** /rewind, /fork, /undo typed in the prompt box: their plan is shown, and nothing discarded (the page's own Rewind and Fork buttons ask first). */
+  async confirm(plan: string[], _question: string): Promise<boolean> {
+    for (const line of plan) this.say(line);
+    this.warn("not done: use the turn's Rewind or Fork button, which shows this plan and asks");
+    return false;
+  }
+
+  /** As without a terminal: claude is told which files changed; they are recorded as your edits. */
+  async resumeMismatch(changed: string[]): Promise<"rewind" | "tell"> {
+    this.warn(`the files changed since this conversation last ran (${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ", …" : ""}): claude is told, and they are recorded as your edits`);
+    return "tell";
+  }
+
+  private ask(question: DistributiveOmit<PendingQuestion, "id">): Promise<QuestionReply | null> {
+    if (this.ended) return Promise.resolve(null);
+    return new Promise((settle) => {
+      this.question = { shown: { ...question, id: ++this.questions } as PendingQuestion, settle };
+      this.changed();
+    });
+  }
+
+  private notice(level: Notice["level"], text: string, hint: string | null): void {
+    this.notices = [...this.notices, { n: ++this.noticeCount, level, text, hint }].slice(-KEPT_NOTICES);
+    this.changed();
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The sessions this server drives for the page: each one a `runSession` (the same loop the
+ * terminal runs) with a `BrowserFrontend`, keyed by session id, so the page can send prompts,
+ * answer questions and stop turns. The session layer's own lock keeps a work tree to one
+ * recorder: a session a terminal records cannot be started here (the refusal says so), and two
+ * pages on one driven session drive the same one. Closing the server stops each turn in flight,
+ * which is kept as interrupted, and waits until every bundle is complete and every lock released.
+ */
+import type { Store } from "../../bundle/store.js";
+import type { ClaudeFlags } from "../../claude/claude-process.js";
+import { locateClaude } from "../../claude/locate-claude.js";
+import { claudeConfigDir } from "../../claude/transcript.js";
+import { UserError } from "../../errors.js";
+import { loadRules } from "../../rules/load-rules.js";
+import type { Conversation } from "../../session/conversation.js";
+import type { SessionChoice } from "../../session/open-session.js";
+import { rulesGuard } from "../../session/rules-guard.js";
+import { runSession } from "../../session/run-session.js";
+import { BrowserFrontend } from "./browser-frontend.js";
+
+export interface StartLive {
+  choice: SessionChoice;
+  prompt: string;
+  flags: Omit<ClaudeFlags, "resume" | "passthrough">;
+}
+
+interface Driven {
+  frontend: BrowserFrontend;
+  conversation: Conversation;
+  done: Promise<void>;
+}
+
+export class LivePool {
+  private readonly driven = new Map<string, Driven>();
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private closing = false;
+  /** Starts not yet recording: counted against the bound too. */
+  private starting = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly o: { max: number; claudeBin?: string; env?: NodeJS.ProcessEnv },
+  ) {}
+
+  private get env(): NodeJS.ProcessEnv {
+    return this.o.env ?? process.env;
+  }
+
+  /** Start (or continue) a session with its first prompt; resolves with its id once it records, or with why it could not start. */
+  async start(o: StartLive): Promise<string> {
+    if (this.closing) throw new UserError("nudge web is stopping", "start it again");
+    // Each is a claude process of its own: bounded, and the page says why.
+    if (this.driven.size + this.starting >= this.o.max) throw new UserError(`${this.o.max === 1 ? "a session is" : `${this.o.max} sessions are`} already driven from this page (--max-live ${this.o.max})`, "end one (End session), or restart nudge web with a higher --max-live");
+    this.starting++;
+    try {
+      return await this.launch(o);
+    } finally {
+      this.starting--;
+    }
+  }
+
+  private async launch(o: StartLive): Promise<string> {
+    const bin = await locateClaude(this.o.claudeBin, this.env);
+    const rules = await loadRules(this.store.repoRoot);
+    let id: string | null = null;
+    const frontend = new BrowserFrontend(() => id !== null && this.emit(id));
+    return new Promise<string>((resolve, reject) => {
+      const done = runSession({
+        store: this.store,
+        cwd: this.store.repoRoot,
+        bin,
+        claudeConfigDir: claudeConfigDir(this.env),
+        env: this.env,
+        choice: o.choice,
+        flags: { ...o.flags, passthrough: [] },
+        firstPrompt: o.prompt,
+        frontend,
+        guard: rulesGuard(rules, this.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
+        onConversation: (conversation) => {
+          id = conversation.sessionId;
+          // One driver per session: a second start of the same one is refused by its work tree's lock before this.
+          this.driven.set(id, { frontend, conversation, done: done.then(() => undefined, () => undefined) });
+          resolve(id);
+        },
+      }).then(
+        (outcome) => {
+          frontend.finish();
+          if (id) this.forget(id, outcome.id);
+        },
+        (error: unknown) => {
+          frontend.error((error as Error).message, (error as { hint?: string }).hint);
+          frontend.finish();
+          if (id) this.forget(id, id);
+          reject(error); // before it recorded: the page's start answers with it; after, ignored
+        },
+      );
+    });
+  }
+
+  get(id: string): Driven | undefined {
+    return this.driven.get(id);
+  }
+
+  /** Calls back when what the page shows of a driven session changed; returns the unsubscribe. */
+  on(id: string, listener: () => void): () => void {
+    const set = this.listeners.get(id) ?? new Set();
+    set.add(listener);
+    this.listeners.set(id, set);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(id);
+    };
+  }
+
+  get size(): number {
+    return this.driven.size;
+  }
+
+  /** Stop every session this server drives (a turn in flight is kept as interrupted) and wait until each is saved. */
+  async closeAll(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.driven.values()].map((d) => stopDriven(d)));
+  }
+
+  private emit(id: string): void {
+    for (const listener of this.listeners.get(id) ?? []) listener();
+  }
+
+  /** The session ended: the page keeps its last state a moment (a last event), then the entry goes. */
+  private forget(id: string, finalId: string): void {
+    this.emit(id);
+    if (finalId !== id) this.emit(finalId);
+    this.driven.delete(id);
+  }
+}
+
+/** A claude that does not stop within this after being asked is stopped harder, as Ctrl-C pressed again does. */
+const STOP_GRACE_MS = 5_000;
+
+/** Stop the turn and the session; a claude that does not stop is stopped, then killed (its turn kept as interrupted). */
+async function stopDriven(d: Driven): Promise<void> {
+  d.conversation.stop();
+  for (let tries = 0; tries < 2; tries++) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), STOP_GRACE_MS)));
+    const outcome = await Promise.race([d.done.then(() => "done" as const), late]);
+    clearTimeout(timer);
+    if (outcome === "done") return;
+    d.conversation.interrupt();
+  }
+  await d.done;
+}

@@ -1,0 +1,103 @@
+/**
+ * Working with claude from the page, on a session this server drives: nudge's notices, claude's
+ * question when it asks one, and the prompt box with Send, Stop and End. Claude's words are not
+ * here: they come in the turn sections above, read from the recording as it grows.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { answerQuestion, endSession, sendPrompt, stopTurn, type LiveState } from "../live-session.js";
+import { ErrorLine } from "./error-line.js";
+import { QuestionCard } from "./question-card.js";
+
+export function LivePanel({ id, state }: { id: string; state: LiveState }) {
+  const [text, setText] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const [sending, setSending] = useState(false);
+  const [history, setHistory] = useState<string[]>([]);
+  const [back, setBack] = useState(-1);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const canSend = !state.busy && !state.question && !state.ended && !sending && text.trim() !== "";
+  useEffect(() => {
+    if (!state.busy && !state.question) box.current?.focus();
+  }, [state.busy, state.question]);
+
+  const act = (p: Promise<unknown>) => {
+    setError(null);
+    return p.then(
+      () => undefined,
+      (e: unknown) => setError(e),
+    );
+  };
+  const send = () => {
+    if (!canSend) return;
+    const prompt = text;
+    setSending(true);
+    void act(
+      sendPrompt(id, prompt).then(() => {
+        setHistory((h) => [prompt, ...h].slice(0, 50));
+        setBack(-1);
+        setText("");
+      }),
+    ).finally(() => setSending(false));
+  };
+  const onKey = (e: KeyboardEvent) => {
+    // Enter sends, Shift-Enter is a new line (as in Claude Code); Up/Down on an empty or recalled box walk the history.
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      send();
+    } else if ((e.key === "ArrowUp" || e.key === "ArrowDown") && (text === "" || text === history[back])) {
+      const next = Math.max(-1, Math.min(history.length - 1, back + (e.key === "ArrowUp" ? 1 : -1)));
+      if (next === back) return;
+      e.preventDefault();
+      setBack(next);
+      setText(next === -1 ? "" : history[next]!);
+    }
+  };
+
+  return (
+    <section class="live-panel" aria-label="Work with claude">
+      {state.notices.length ? (
+        <ul class="notices">
+          {state.notices.slice(-6).map((n) => (
+            <li key={n.n} class={`notice ${n.level}`}>
+              {n.text}
+              {n.hint ? <span class="hint"> {n.hint}</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {state.question ? <QuestionCard question={state.question} onReply={(reply) => void act(answerQuestion(id, state.question!.id, reply))} /> : null}
+      <ErrorLine error={error} />
+      {state.ended ? (
+        <p class="muted">This session has ended.</p>
+      ) : (
+        <div class="prompt-row">
+          <label class="prompt-box">
+            <span class="visually-hidden">Prompt</span>
+            <textarea
+              ref={box}
+              rows={3}
+              value={text}
+              placeholder={state.busy ? "claude is working… (Stop interrupts it)" : state.question ? "answer claude's question above first" : "Ask claude (Enter sends, Shift-Enter for a new line)"}
+              onInput={(e) => setText(e.currentTarget.value)}
+              onKeyDown={onKey}
+            />
+          </label>
+          <div class="prompt-buttons">
+            <button type="button" onClick={send} disabled={!canSend}>
+              Send
+            </button>
+            {state.busy ? (
+              <button type="button" class="danger" onClick={() => void act(stopTurn(id))}>
+                Stop
+              </button>
+            ) : null}
+            <button type="button" onClick={() => void act(endSession(id))} disabled={state.busy}>
+              End session
+            </button>
+          </div>
+        </div>
+      )}
+      {state.busy && !state.question ? <p class="muted status-line">claude is working…</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * Claude's question on the page, answered as in the terminal: a tool's permission (Allow, Always
+ * for this session, Don't ask again when claude offers a rule, Deny with a reason claude receives),
+ * AskUserQuestion (a choice per question, or your own words), or a plan to approve or send back.
+ */
+import { useState } from "preact/hooks";
+import type { PendingQuestion, QuestionReply } from "../live-session.js";
+import { Markdown } from "./entries.js";
+
+export function QuestionCard({ question, onReply }: { question: PendingQuestion; onReply: (reply: QuestionReply) => void }) {
+  return (
+    <div class="question-card" role="group" aria-label="Claude asks">
+      {question.kind === "permission" ? <Permission q={question} onReply={onReply} /> : question.kind === "questions" ? <Questions q={question} onReply={onReply} /> : <Plan q={question} onReply={onReply} />}
+    </div>
+  );
+}
+
+function Permission({ q, onReply }: { q: Extract<PendingQuestion, { kind: "permission" }>; onReply: (reply: QuestionReply) => void }) {
+  const [reason, setReason] = useState("");
+  const reply = (answer: Extract<QuestionReply, { kind: "permission" }>["answer"]) => onReply({ kind: "permission", answer });
+  return (
+    <>
+      <h3>
+        Allow <code>{q.tool}</code>?
+      </h3>
+      {q.description ? <p>{q.description}</p> : null}
+      <pre class="tool-input">{JSON.stringify(q.input, null, 2)}</pre>
+      <div class="row">
+        <button type="button" onClick={() => reply({ kind: "yes" })}>
+          Allow
+        </button>
+        <button type="button" onClick={() => reply({ kind: "always" })}>
+          Always for this session
+        </button>
+        {q.canSave ? (
+          <button type="button" onClick={() => reply({ kind: "save" })}>
+            Don't ask again
+          </button>
+        ) : null}
+      </div>
+      <div class="row">
+        <label>
+          Reason <input type="text" value={reason} maxLength={2000} placeholder="what claude should do instead (optional)" onInput={(e) => setReason(e.currentTarget.value)} />
+        </label>
+        <button type="button" class="danger" onClick={() => reply(reason.trim() ? { kind: "no", reason: reason.trim() } : { kind: "no" })}>
+          Deny
+        </button>
+      </div>
+    </>
+  );
+}
+
+function Questions({ q, onReply }: { q: Extract<PendingQuestion, { kind: "questions" }>; onReply: (reply: QuestionReply) => void }) {
+  const [picked, setPicked] = useState<Record<string, string[]>>({});
+  const [other, setOther] = useState<Record<string, string>>({});
+  const toggle = (question: string, label: string, multi: boolean) =>
+    setPicked((p) => {
+      const now = p[question] ?? [];
+      return { ...p, [question]: multi ? (now.includes(label) ? now.filter((l) => l !== label) : [...now, label]) : [label] };
+    });
+  const answers = () => Object.fromEntries(q.questions.map((x) => [x.question, other[x.question]?.trim() || (picked[x.question] ?? []).join(", ")]));
+  const complete = q.questions.every((x) => (other[x.question]?.trim() ?? "") !== "" || (picked[x.question]?.length ?? 0) > 0);
+  return (
+    <>
+      {q.questions.map((x, i) => (
+        <fieldset key={i}>
+          <legend>{x.header ? `${x.header}: ${x.question}` : x.question}</legend>
+          {x.options.map((o) => (
+            <label key={o.label} class="option">
+              <input type={x.multiSelect ? "checkbox" : "radio"} name={`q${i}`} checked={(picked[x.question] ?? []).includes(o.label)} onChange={() => toggle(x.question, o.label, x.multiSelect === true)} /> {o.label}
+              {o.description ? <span class="muted"> — {o.description}</span> : null}
+            </label>
+          ))}
+          <label class="option">
+            Other <input type="text" value={other[x.question] ?? ""} maxLength={2000} onInput={(e) => setOther((o) => ({ ...o, [x.question]: e.currentTarget.value }))} />
+          </label>
+        </fieldset>
+      ))}
+      <div class="row">
+        <button type="button" disabled={!complete} onClick={() => onReply({ kind: "questions", answers: answers() })}>
+          Answer
+        </button>
+        <button type="button" onClick={() => onReply({ kind: "questions", answers: null })}>
+          Decline
+        </button>
+      </div>
+    </>
+  );
+}
+
+function Plan({ q, onReply }: { q: Extract<PendingQuestion, { kind: "plan" }>; onReply: (reply: QuestionReply) => void }) {
+  const [feedback, setFeedback] = useState("");
+  return (
+    <>
+      <h3>Claude's plan</h3>
+      <Markdown source={q.plan} subagent={false} />
+      <div class="row">
+        <button type="button" onClick={() => onReply({ kind: "plan", answer: { approve: true } })}>
+          Approve
+        </button>
+        <label>
+          Feedback <input type="text" value={feedback} maxLength={4000} onInput={(e) => setFeedback(e.currentTarget.value)} />
+        </label>
+        <button type="button" disabled={feedback.trim() === ""} onClick={() => onReply({ kind: "plan", answer: { approve: false, feedback: feedback.trim() } })}>
+          Keep planning
+        </button>
+      </div>
+    </>
+  );
+}

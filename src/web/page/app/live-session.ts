@@ -1,0 +1,59 @@
+/**
+ * The page's side of a session this server drives (src/web/live/ on the server): its state, as
+ * the server's `live` events and GET /api/live/<id> give it, and what the page sends.
+ */
+import { ApiError, getJson, postJson } from "./source.js";
+
+export type PermissionAnswer = { kind: "yes" } | { kind: "no"; reason?: string } | { kind: "always" } | { kind: "save" };
+
+export interface AskedQuestion {
+  question: string;
+  header?: string;
+  multiSelect?: boolean;
+  options: Array<{ label: string; description?: string }>;
+}
+
+export type PendingQuestion =
+  | { id: number; kind: "permission"; tool: string; input: Record<string, unknown>; description: string | null; canSave: boolean }
+  | { id: number; kind: "questions"; questions: AskedQuestion[] }
+  | { id: number; kind: "plan"; plan: string };
+
+export type QuestionReply =
+  | { kind: "permission"; answer: PermissionAnswer }
+  | { kind: "questions"; answers: Record<string, string> | null }
+  | { kind: "plan"; answer: { approve: true } | { approve: false; feedback: string } };
+
+export interface LiveState {
+  busy: boolean;
+  ended: boolean;
+  question: PendingQuestion | null;
+  notices: Array<{ n: number; level: "say" | "warn" | "error"; text: string; hint: string | null }>;
+}
+
+const live = (id: string, what = "") => `/api/live/${encodeURIComponent(id)}${what}`;
+
+/** The state of a session this server drives; null when it drives none by that id. */
+export async function liveState(id: string): Promise<LiveState | null> {
+  try {
+    return await getJson<LiveState>(live(id));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+export interface StartOptions {
+  prompt: string;
+  resume?: string;
+  model?: string;
+  permissionMode?: string;
+  allowedTools?: string;
+  disallowedTools?: string;
+}
+
+/** Start a session (or continue one: `resume`), answering with the id it records under (a rewound session continues in a fork). */
+export const startLive = (o: StartOptions) => postJson<{ id: string }>("/api/live", o);
+export const sendPrompt = (id: string, text: string) => postJson<LiveState>(live(id, "/prompt"), { text });
+export const answerQuestion = (id: string, question: number, reply: QuestionReply) => postJson<LiveState>(live(id, "/answer"), { question, reply });
+export const stopTurn = (id: string) => postJson<{ state: string }>(live(id, "/stop"), {});
+export const endSession = (id: string) => postJson<LiveState>(live(id, "/end"), {});

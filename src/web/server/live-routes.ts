@@ -1,0 +1,93 @@
+/**
+ * The routes that drive a session from the page (src/web/live/): start or continue one, send a
+ * prompt, answer claude's question, stop the turn, end the session. POSTs like every action
+ * (token, Host, Origin, CSRF checked before a route runs); bodies checked by zod and bounded.
+ */
+import * as z from "../../zod.js";
+import { resolveId } from "../../bundle/store.js";
+import { UserError } from "../../errors.js";
+import type { QuestionReply } from "../live/browser-frontend.js";
+import { HttpError, readJsonBody, sendJson } from "./http-io.js";
+import { get, post, type Ctx, type Route } from "./router.js";
+
+const Text = z.string().check(z.minLength(1), z.maxLength(32_000), z.refine((s) => s.trim() !== "", "is empty"));
+const Name = z.optional(z.string().check(z.minLength(1), z.maxLength(200), z.regex(/^[^\s-][^\s]*$/, "one word, not starting with -")));
+const Tools = z.optional(z.string().check(z.minLength(1), z.maxLength(2_000), z.refine((s) => !s.trim().startsWith("-"), "must not start with -")));
+
+const StartBody = z.object({
+  prompt: Text,
+  /** Continue this session (the choice `claude run -r` makes, a rewound one forked). */
+  resume: z.optional(z.string().check(z.regex(/^[0-9a-f]{1,40}$/, "a session id"))),
+  model: Name,
+  permissionMode: z.optional(z.enum(["default", "acceptEdits", "plan", "bypassPermissions"])),
+  allowedTools: Tools,
+  disallowedTools: Tools,
+});
+const PromptBody = z.object({ text: Text });
+const Reason = z.optional(z.string().check(z.maxLength(2_000)));
+const AnswerBody = z.object({
+  question: z.int().check(z.positive()),
+  reply: z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("permission"),
+      answer: z.discriminatedUnion("kind", [z.object({ kind: z.literal("yes") }), z.object({ kind: z.literal("no"), reason: Reason }), z.object({ kind: z.literal("always") }), z.object({ kind: z.literal("save") })]),
+    }),
+    z.object({ kind: z.literal("questions"), answers: z.nullable(z.record(z.string().check(z.maxLength(2_000)), z.string().check(z.maxLength(2_000)))) }),
+    z.object({ kind: z.literal("plan"), answer: z.discriminatedUnion("approve", [z.object({ approve: z.literal(true) }), z.object({ approve: z.literal(false), feedback: z.string().check(z.maxLength(4_000)) })]) }),
+  ]),
+});
+
+/** The session this server drives, by id (or prefix); 404 with what to do when it drives none. */
+async function driven(ctx: Ctx) {
+  const id = await resolveId(ctx.app.store, ctx.params.id!);
+  const d = ctx.app.live.get(id);
+  if (!d) throw new HttpError(404, `session ${id} is not driven from this page`, "continue it with the Continue button (or nudge claude run -r in a terminal)");
+  return { id, d };
+}
+
+export const LIVE_ROUTES: Route[] = [
+  post("/api/live", async (ctx) => {
+    const body = await readJsonBody(ctx.req, StartBody);
+    const choice = body.resume ? { kind: "resume" as const, id: body.resume } : { kind: "new" as const };
+    const flags = { model: body.model, permissionMode: body.permissionMode, allowedTools: body.allowedTools, disallowedTools: body.disallowedTools };
+    try {
+      const id = await ctx.app.live.start({ choice, prompt: body.prompt, flags });
+      sendJson(ctx.res, 200, { id });
+    } catch (error) {
+      // A work tree another nudge records, a damaged session: the CLI's refusal, as a conflict.
+      if (error instanceof UserError) throw new HttpError(409, error.message, error.hint ?? "see the message");
+      throw error;
+    }
+  }),
+  get("/api/live/:id", async (ctx) => {
+    const { d } = await driven(ctx);
+    sendJson(ctx.res, 200, d.frontend.state());
+  }),
+  post("/api/live/:id/prompt", async (ctx) => {
+    const { d } = await driven(ctx);
+    const { text } = await readJsonBody(ctx.req, PromptBody);
+    const sent = d.frontend.send(text);
+    if (sent === "busy") throw new HttpError(409, "claude is still working on the last prompt", "wait for the turn to end, or press Stop");
+    if (sent === "asking") throw new HttpError(409, "claude is waiting for an answer to its question", "answer it first");
+    if (sent === "ended") throw new HttpError(409, "this session has ended", "continue it with the Continue button");
+    sendJson(ctx.res, 202, d.frontend.state());
+  }),
+  post("/api/live/:id/answer", async (ctx) => {
+    const { d } = await driven(ctx);
+    const body = await readJsonBody(ctx.req, AnswerBody);
+    if (!d.frontend.answer(body.question, body.reply as QuestionReply)) throw new HttpError(409, "that question is no longer asked", "the page shows the question open now, if any");
+    sendJson(ctx.res, 200, d.frontend.state());
+  }),
+  post("/api/live/:id/stop", async (ctx) => {
+    const { d } = await driven(ctx);
+    await readJsonBody(ctx.req, z.object({}));
+    // As Ctrl-C: the first interrupts the turn, a second stops claude (the turn is kept as interrupted).
+    sendJson(ctx.res, 200, { state: d.conversation.interrupt() });
+  }),
+  post("/api/live/:id/end", async (ctx) => {
+    const { d } = await driven(ctx);
+    await readJsonBody(ctx.req, z.object({}));
+    d.frontend.prompts.close();
+    sendJson(ctx.res, 200, d.frontend.state());
+  }),
+];

@@ -1,0 +1,95 @@
+/**
+ * Working with claude from the page in real Chromium, as a person does (the built `nudge web`, the
+ * real claude, the scripted API): a session started from the sessions page; claude's Write asked
+ * and allowed on the page (the file written); a Bash denied with a reason (claude receives it);
+ * Stop on a slow turn; a session a terminal records is followed without a prompt box.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { browserForFile, watchedPage } from "../support/browser.js";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { startWeb, type WebServerRun } from "../support/web-server.js";
+
+const browser = browserForFile();
+let api: ScriptedApi | undefined;
+let web: WebServerRun | undefined;
+afterEach(async () => {
+  await web?.stop();
+  await api?.close();
+  web = api = undefined;
+});
+
+describe("working with claude from the page", () => {
+  it("starts a session, asks for a Write and writes it once allowed, denies a Bash with the reason typed, and stops a slow turn", async () => {
+    const repo = await gitdir();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "hello.txt"), content: "hello\n" } },
+      { text: "Wrote **hello.txt**." },
+      { tool: "Bash", input: { command: "touch ran.txt", description: "touch a file" } },
+      { text: "I did not run it." },
+      { textParts: ["Let me think about that… ", held, "done."] },
+    ]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const origin = web.origin;
+    const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+
+    await page.getByRole("textbox", { name: "New session" }).fill("write hello");
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    const asks = page.getByRole("group", { name: "Claude asks" });
+    await asks.getByText("Allow Write?").waitFor();
+    expect(await asks.textContent()).toContain("hello.txt");
+    expect(existsSync(path.join(repo, "hello.txt"))).toBe(false);
+    await asks.getByRole("button", { name: "Allow", exact: true }).click();
+    // Claude's reply appears in the turn, rendered, and the file is there.
+    await page.getByRole("region", { name: "Turn 1" }).locator("strong", { hasText: "hello.txt" }).waitFor();
+    expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hello\n");
+
+    const prompt = page.getByRole("textbox", { name: "Prompt" });
+    await prompt.fill("touch a file");
+    await prompt.press("Enter");
+    await asks.getByText("Allow Bash?").waitFor();
+    await asks.getByRole("textbox", { name: "Reason" }).fill("not today, thanks");
+    await asks.getByRole("button", { name: "Deny" }).click();
+    await page.getByRole("region", { name: "Turn 2" }).getByText("I did not run it.").waitFor();
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
+    expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain("not today, thanks");
+
+    await prompt.fill("think slowly");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("region", { name: "Turn 3" }).getByText("Let me think about that…").waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByRole("region", { name: "Turn 3" }).getByText("interrupted").first().waitFor();
+    release();
+    await page.getByRole("button", { name: "Send" }).waitFor();
+    expect(await page.getByRole("button", { name: "Stop" }).count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("follows a session a terminal records, with no prompt box", async () => {
+    const repo = await gitdir();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    api = await startScriptedApi([{ textParts: ["From the terminal: ", held, "finished."] }]);
+    web = await startWeb(repo);
+    const origin = web.origin;
+    const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "typed in a terminal\n" });
+    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.getByRole("row").filter({ hasText: "recording" }).getByRole("link").click();
+    await page.getByText("From the terminal:").waitFor();
+    await page.getByText("Being recorded by another nudge").waitFor();
+    expect(await page.getByRole("textbox", { name: "Prompt" }).count()).toBe(0);
+    expect(await page.getByRole("textbox", { name: "Continue with" }).count()).toBe(0);
+    release();
+    expect((await run).exitCode).toBe(0);
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,138 @@
+/**
+ * Driving a session from the page, over real HTTP (the built `nudge web`, the real claude, the
+ * scripted API): start it with a prompt; claude's Write is asked and allowed (the file is
+ * written); a Bash is denied with a reason (claude receives the reason, nothing ran); the turns
+ * are recorded as a terminal records them; a prompt sent while claude works is refused; Stop
+ * interrupts a slow turn; stopping the server saves the session and releases its lock.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
+
+let api: ScriptedApi | undefined;
+let web: WebServerRun | undefined;
+afterEach(async () => {
+  await web?.stop();
+  await api?.close();
+  web = api = undefined;
+});
+
+interface LiveState {
+  busy: boolean;
+  ended: boolean;
+  question: { id: number; kind: string; tool?: string; input?: Record<string, unknown> } | null;
+  notices: Array<{ text: string }>;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+const state = async (id: string) => JSON.parse((await web!.get(`/api/live/${id}`)).body) as LiveState;
+const question = (id: string) => until("a question", async () => (await state(id)).question ?? undefined);
+const idle = (id: string) => until("the turn's end", async () => ((await state(id)).busy ? undefined : true));
+
+describe("driving a session from the page", () => {
+  it("asks for a Write and writes it once allowed, denies a Bash with a reason claude receives, and records both turns", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "hello.txt"), content: "hello\n" } },
+      { text: "Wrote hello.txt." },
+      { tool: "Bash", input: { command: "touch ran.txt", description: "touch" } },
+      { text: "Not run, as you said." },
+    ]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const started = await web.post("/api/live", { prompt: "write hello" });
+    expect(started.status, started.body).toBe(200);
+    const { id } = JSON.parse(started.body) as { id: string };
+    const events = openSse(web.port, `/api/sessions/${id}/events`, { cookie: web.cookie });
+    await events.opened;
+
+    const write = await question(id);
+    expect(write).toMatchObject({ kind: "permission", tool: "Write" });
+    expect(existsSync(path.join(repo, "hello.txt"))).toBe(false);
+    // A prompt while claude waits on its question is refused, with why.
+    const early = await web.post(`/api/live/${id}/prompt`, { text: "and more" });
+    expect(early.status).toBe(409);
+    expect(JSON.parse(early.body).error).toContain("waiting for an answer");
+    expect((await web.post(`/api/live/${id}/answer`, { question: write.id, reply: { kind: "permission", answer: { kind: "yes" } } })).status).toBe(200);
+    await idle(id);
+    expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hello\n");
+    // The page heard of it on the session's stream.
+    await events.next((e) => e.event === "live");
+
+    expect((await web.post(`/api/live/${id}/prompt`, { text: "touch a file" })).status).toBe(202);
+    const bash = await question(id);
+    expect(bash).toMatchObject({ kind: "permission", tool: "Bash" });
+    // An answer to a question no longer asked is refused.
+    expect((await web.post(`/api/live/${id}/answer`, { question: write.id, reply: { kind: "permission", answer: { kind: "yes" } } })).status).toBe(409);
+    const reason = "no touching files today";
+    expect((await web.post(`/api/live/${id}/answer`, { question: bash.id, reply: { kind: "permission", answer: { kind: "no", reason } } })).status).toBe(200);
+    await idle(id);
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
+    expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain(reason);
+
+    expect((await web.post(`/api/live/${id}/end`, {})).status).toBe(200);
+    await until("the session ends", async () => ((await web!.get(`/api/live/${id}`)).status === 404 ? true : undefined));
+    events.close();
+    // Recorded as a terminal records: show and diff work on it.
+    const show = await runNudge(["session", "show", id], { cwd: repo });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/write hello/);
+    expect(show.stdout).toMatch(/touch a file/);
+    const list = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ id: string; state: string; turns: number }>;
+    expect(list.find((s) => s.id === id)).toMatchObject({ state: "complete", turns: 2 });
+  }, 60_000);
+
+  it("stops a slow turn on Stop, and a server stopped mid-session leaves it saved and unlocked", async () => {
+    const repo = await gitdir();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    api = await startScriptedApi([{ textParts: ["Thinking it over… ", held, "done."] }, { text: "second" }, { textParts: ["slow again ", new Promise(() => {})] }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "take your time" })).body) as { id: string };
+    await until("claude asks the API", async () => (api!.mainLoopRequests().length === 1 ? true : undefined));
+    const busy = await web.post(`/api/live/${id}/prompt`, { text: "hurry" });
+    expect(busy.status).toBe(409);
+    expect(JSON.parse(busy.body).error).toContain("still working");
+    const stopped = await web.post(`/api/live/${id}/stop`, {});
+    expect(JSON.parse(stopped.body)).toEqual({ state: "interrupting" });
+    await idle(id);
+    release();
+    expect((await web.post(`/api/live/${id}/prompt`, { text: "again" })).status).toBe(202);
+    await idle(id);
+    expect((await web.post(`/api/live/${id}/prompt`, { text: "one more, slowly" })).status).toBe(202);
+    await until("claude asks the API", async () => (api!.mainLoopRequests().length === 3 ? true : undefined));
+    const end = await web.stop();
+    web = undefined;
+    expect(end.exitCode).toBe(0);
+    const list = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ id: string; state: string; turns: number }>;
+    expect(list.find((s) => s.id === id)).toMatchObject({ state: "complete", turns: 3 });
+    const show = JSON.parse((await runNudge(["session", "show", id, "--json"], { cwd: repo })).stdout) as { turns: Array<{ n: number; status: string }> };
+    expect(show.turns.filter((t) => t.n > 0).map((t) => t.status)).toEqual(["interrupted", "complete", "interrupted"]);
+  }, 60_000);
+
+  it("drives at most --max-live sessions at once, and a start past it says why", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ text: "first" }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN }, ["--max-live", "1"]);
+    const first = await web.post("/api/live", { prompt: "one" });
+    expect(first.status, first.body).toBe(200);
+    const second = await web.post("/api/live", { prompt: "two" });
+    expect(second.status).toBe(409);
+    expect(JSON.parse(second.body)).toMatchObject({ error: "a session is already driven from this page (--max-live 1)", hint: expect.stringContaining("End session") });
+    // Bad input is refused before anything starts: an option that would be a flag of claude's.
+    const flag = await web.post("/api/live", { prompt: "x", model: "--dangerously-skip-permissions" });
+    expect(flag.status).toBe(400);
+  }, 60_000);
+});

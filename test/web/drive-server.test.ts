@@ -13,6 +13,7 @@ import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
+import { DATABASE_QUESTION } from "../support/questions.js";
 
 let api: ScriptedApi | undefined;
 let web: WebServerRun | undefined;
@@ -134,5 +135,59 @@ describe("driving a session from the page", () => {
     // Bad input is refused before anything starts: an option that would be a flag of claude's.
     const flag = await web.post("/api/live", { prompt: "x", model: "--dangerously-skip-permissions" });
     expect(flag.status).toBe(400);
+  }, 60_000);
+
+  it("'always' is not asked again for the same call; AskUserQuestion's answer and a plan's approval reach claude", async () => {
+    const repo = await gitdir();
+    const write = { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } };
+    api = await startScriptedApi([
+      write,
+      write,
+      { text: "wrote it twice" },
+      { tool: "AskUserQuestion", input: { questions: [DATABASE_QUESTION] } },
+      { text: "SQLite it is" },
+      { tool: "ExitPlanMode", input: { plan: "1. Add the function\n2. Test it" } },
+      { text: "IMPLEMENTING" },
+    ]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write it twice" })).body) as { id: string };
+    const first = await question(id);
+    expect((await web.post(`/api/live/${id}/answer`, { question: first.id, reply: { kind: "permission", answer: { kind: "always" } } })).status).toBe(200);
+    await idle(id);
+    expect(api.mainLoopRequests()).toHaveLength(3); // both Writes ran, one question asked
+    expect((await state(id)).question).toBeNull();
+
+    await web.post(`/api/live/${id}/prompt`, { text: "pick a database" });
+    const asked = await question(id);
+    expect(asked).toMatchObject({ kind: "questions", questions: [expect.objectContaining({ question: "Which database should I use?" })] });
+    await web.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "questions", answers: { "Which database should I use?": "SQLite" } } });
+    await idle(id);
+    expect(JSON.stringify(api.mainLoopRequests()[4]!.body)).toContain('\\"Which database should I use?\\"=\\"SQLite\\"');
+
+    // A plan is asked in plan mode: a second session, started so.
+    await web.post(`/api/live/${id}/end`, {});
+    await until("the first session ends", async () => ((await web!.get(`/api/live/${id}`)).status === 404 ? true : undefined));
+    const planning = JSON.parse((await web.post("/api/live", { prompt: "plan it", permissionMode: "plan" })).body) as { id: string };
+    const plan = await question(planning.id);
+    expect(plan).toMatchObject({ kind: "plan", plan: "1. Add the function\n2. Test it" });
+    await web.post(`/api/live/${planning.id}/answer`, { question: plan.id, reply: { kind: "plan", answer: { approve: true } } });
+    await idle(planning.id);
+    expect(JSON.stringify(api.mainLoopRequests()[6]!.body)).toContain("User has approved");
+  }, 60_000);
+
+  it("claude killed between turns: the page is told, and the next prompt resumes the same conversation", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ text: "remembered: the word is PELICAN" }, { text: "it was PELICAN" }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "remember PELICAN" })).body) as { id: string };
+    await idle(id);
+    const lockFile = path.join(repo, ".git", "nudge", "sessions", id, "lock");
+    const pid = await until("claude's pid is in the lock", async () => (JSON.parse(readFileSync(lockFile, "utf8")) as { claude: { pid: number } | null }).claude?.pid);
+    process.kill(pid, "SIGKILL");
+    await until("the page is told claude stopped", async () => ((await state(id)).notices.some((n) => /claude/i.test(n.text)) ? true : undefined));
+    const sent = await web.post(`/api/live/${id}/prompt`, { text: "what was the word?" });
+    expect(sent.status, sent.body).toBe(202);
+    await until("the second turn", async () => (api!.mainLoopRequests().length === 2 && !(await state(id)).busy ? true : undefined));
+    expect(JSON.stringify(api.mainLoopRequests()[1]!.body)).toContain("remember PELICAN");
   }, 60_000);
 });

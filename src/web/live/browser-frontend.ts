@@ -53,8 +53,16 @@ export class BrowserFrontend implements Frontend {
   private notices: Notice[] = [];
   private noticeCount = 0;
 
-  /** `changed`: the state the page shows is different now. */
-  constructor(private readonly changed: () => void) {}
+  /**
+   * `changed`: the state the page shows is different now. `firstPrompt`: the session starts with
+   * it, so it is busy from the start (not only once claude's turn begins).
+   */
+  constructor(
+    private readonly changed: () => void,
+    firstPrompt: string | null = null,
+  ) {
+    this.busy = firstPrompt !== null && !isSlashCommand(firstPrompt);
+  }
 
   readonly prompts: PromptSource = {
     next: () => {

@@ -36,3 +36,9 @@ export function firstLines(text: string, count: number): string[] {
   const lines = visible(text.replace(/\s+$/, "")).split("\n");
   return lines.length > count ? [...lines.slice(0, count), `… (${lines.length - count} more lines)`] : lines;
 }
+
+/** A turn's running time on a status line: whole seconds, then minutes ("7s", "2m05s"). */
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}

@@ -6,11 +6,9 @@
  * `enabled`), so piped output and replays to a file never carry it.
  */
 import type { StreamEvent } from "../claude/stream-events.js";
-import { isSubagentTask, isToolResult, isToolUse } from "../claude/stream-events.js";
 import { visible } from "../inert-text.js";
-import { AnsweredRequests } from "./answered-requests.js";
-import { toolDetail } from "../claude/tool-detail.js";
-import { oneLine } from "./format.js";
+import { formatElapsed } from "../format.js";
+import { activityOf, AnsweredRequests } from "../session/activity.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
 import { fitWidth } from "./text-width.js";
@@ -99,48 +97,4 @@ export class StatusLine {
   private now(): number {
     return (this.o.now ?? Date.now)();
   }
-}
-
-/** What an event says claude is doing, or null when it says nothing new. Subagents' own events count as the subagent's. */
-export function activityOf(event: StreamEvent, cwd: string): string | null {
-  switch (event.type) {
-    case "system":
-      if (event.subtype === "status") return typeof event.status === "string" ? event.status : null;
-      if (event.subtype === "api_retry") return `retrying after an API error${event.attempt ? ` (attempt ${event.attempt})` : ""}`;
-      if (event.subtype === "task_started") {
-        if (!isSubagentTask(event)) return null; // a long Bash command: its tool call already says so
-        const description = typeof event.description === "string" ? event.description : "";
-        return `subagent: ${oneLine(description, 60)}`;
-      }
-      return null;
-    case "stream_event": {
-      if (event.parent_tool_use_id) return null;
-      const e = event.event as { type: string; content_block?: { type?: string; name?: string } };
-      if (e.type !== "content_block_start") return null;
-      if (e.content_block?.type === "thinking") return "thinking";
-      if (e.content_block?.type === "text") return "writing";
-      if (e.content_block?.type === "tool_use") return `preparing ${e.content_block.name ?? "a tool"}`;
-      return null;
-    }
-    case "assistant": {
-      if (event.parent_tool_use_id) return null;
-      const tool = event.message.content.filter(isToolUse).at(-1);
-      if (!tool) return null;
-      const detail = toolDetail(tool, cwd);
-      return `running ${tool.name}${detail ? `(${oneLine(detail, 60)})` : ""}`;
-    }
-    case "user":
-      if (event.parent_tool_use_id || typeof event.message.content === "string") return null;
-      return event.message.content.some(isToolResult) ? "working" : null;
-    case "control_request":
-      // A hook callback is answered by the project's rules, not by a person.
-      return (event.request as { subtype?: unknown }).subtype === "can_use_tool" ? "waiting for your answer" : null;
-    default:
-      return null;
-  }
-}
-
-export function formatElapsed(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
 }

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 import { parseLine, splitLines } from "../../src/claude/ndjson.js";
 import { toStreamEvent } from "../../src/claude/stream-events.js";
 import { Screen } from "../../src/terminal/screen.js";
-import { activityOf, formatElapsed, StatusLine } from "../../src/terminal/status-line.js";
+import { activityOf } from "../../src/session/activity.js";
+import { formatElapsed } from "../../src/format.js";
+import { StatusLine } from "../../src/terminal/status-line.js";
 import { makeStyle } from "../../src/terminal/style.js";
 
 const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/streams/partial-messages.jsonl");

@@ -64,6 +64,8 @@ describe("working with claude from the page", () => {
     await prompt.fill("think slowly");
     await page.getByRole("button", { name: "Send" }).click();
     await page.getByRole("region", { name: "Turn 3" }).getByText("Let me think about that…").waitFor();
+    // The status line says what claude does, and for how long.
+    await expect.poll(() => page.getByRole("status").textContent()).toMatch(/^ writing · \d+s$/);
     await page.getByRole("button", { name: "Stop" }).click();
     await page.getByRole("region", { name: "Turn 3" }).getByText("interrupted").first().waitFor();
     release();

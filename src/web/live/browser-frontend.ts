@@ -10,7 +10,9 @@ import type { Turn } from "../../bundle/manifest-schema.js";
 import type { Asker, PermissionAnswer, PermissionContext, PlanAnswer, Question, QuestionAnswers } from "../../session/ask.js";
 import { isSlashCommand } from "../../session/conversation.js";
 import type { Frontend, PromptSource } from "../../session/frontend.js";
-import { inertValue } from "../../inert-text.js";
+import type { StreamEvent } from "../../claude/stream-events.js";
+import { inertValue, visible } from "../../inert-text.js";
+import { activityOf, AnsweredRequests } from "../../session/activity.js";
 
 /** What the page is asked, one at a time. */
 export type PendingQuestion =
@@ -34,6 +36,9 @@ export interface LiveState {
   /** The session ended: no more prompts. */
   ended: boolean;
   question: PendingQuestion | null;
+  /** What claude is doing in the turn in flight ("running Bash(npm test)"), and since when the turn runs (epoch ms). */
+  activity: string | null;
+  since: number | null;
   /** The last notices, oldest first. */
   notices: Notice[];
 }
@@ -52,6 +57,9 @@ export class BrowserFrontend implements Frontend {
   private questions = 0;
   private notices: Notice[] = [];
   private noticeCount = 0;
+  private activity: string | null = null;
+  private since: number | null = null;
+  private readonly answered: AnsweredRequests;
 
   /**
    * `changed`: the state the page shows is different now. `firstPrompt`: the session starts with
@@ -59,10 +67,15 @@ export class BrowserFrontend implements Frontend {
    */
   constructor(
     private readonly changed: () => void,
-    firstPrompt: string | null = null,
+    o: { firstPrompt: string | null; cwd: string },
   ) {
-    this.busy = firstPrompt !== null && !isSlashCommand(firstPrompt);
+    this.busy = o.firstPrompt !== null && !isSlashCommand(o.firstPrompt);
+    if (this.busy) this.startActivity();
+    this.answered = new AnsweredRequests(o.cwd);
+    this.cwd = o.cwd;
   }
+
+  private readonly cwd: string;
 
   readonly prompts: PromptSource = {
     next: () => {
@@ -103,7 +116,10 @@ export class BrowserFrontend implements Frontend {
     if (resolve) resolve(text);
     else this.queued.push(text);
     // Until the turn's own working(false): the page must not send twice. nudge's own commands run no turn.
-    if (!isSlashCommand(text)) this.busy = true;
+    if (!isSlashCommand(text)) {
+      this.busy = true;
+      this.startActivity();
+    }
     this.changed();
     return "sent";
   }
@@ -122,6 +138,7 @@ export class BrowserFrontend implements Frontend {
   finish(): void {
     this.ended = true;
     this.busy = false;
+    this.activity = this.since = null;
     this.question?.settle(null);
     this.question = null;
     this.prompts.close();
@@ -129,10 +146,20 @@ export class BrowserFrontend implements Frontend {
   }
 
   state(): LiveState {
-    return inertValue({ busy: this.busy, ended: this.ended, question: this.question?.shown ?? null, notices: this.notices });
+    return inertValue({ busy: this.busy, ended: this.ended, question: this.question?.shown ?? null, activity: this.activity, since: this.since, notices: this.notices });
   }
 
-  render(): void {}
+  /** Claude's words reach the page through the recording; here only what it is doing now is followed. */
+  render(event: StreamEvent): void {
+    const answered = this.answered.activity(event);
+    if (!this.busy) return;
+    const found = answered ?? activityOf(event, this.cwd);
+    const next = found === null ? null : visible(found);
+    if (next !== null && next !== this.activity) {
+      this.activity = next;
+      this.changed();
+    }
+  }
 
   turnEnded(_turn: Turn): void {
     this.changed();
@@ -140,7 +167,15 @@ export class BrowserFrontend implements Frontend {
 
   working(busy: boolean): void {
     this.busy = busy;
+    if (busy) this.startActivity();
+    else this.activity = this.since = null;
     this.changed();
+  }
+
+  private startActivity(): void {
+    // A prompt sent and its turn begun are one wait for the person: the clock starts at the first.
+    if (this.since === null) this.since = Date.now();
+    this.activity ??= "starting";
   }
 
   say(text: string): void {

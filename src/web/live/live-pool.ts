@@ -63,7 +63,7 @@ export class LivePool {
     const bin = await locateClaude(this.o.claudeBin, this.env);
     const rules = await loadRules(this.store.repoRoot);
     let id: string | null = null;
-    const frontend = new BrowserFrontend(() => id !== null && this.emit(id), o.prompt);
+    const frontend = new BrowserFrontend(() => id !== null && this.emit(id), { firstPrompt: o.prompt, cwd: this.store.repoRoot });
     return new Promise<string>((resolve, reject) => {
       const done = runSession({
         store: this.store,

@@ -27,6 +27,8 @@ export interface LiveState {
   busy: boolean;
   ended: boolean;
   question: PendingQuestion | null;
+  activity: string | null;
+  since: number | null;
   notices: Array<{ n: number; level: "say" | "warn" | "error"; text: string; hint: string | null }>;
 }
 

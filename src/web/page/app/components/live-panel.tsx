@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { answerQuestion, endSession, sendPrompt, stopTurn, type LiveState } from "../live-session.js";
 import { ErrorLine } from "./error-line.js";
 import { QuestionCard } from "./question-card.js";
+import { elapsed } from "../format.js";
 
 export function LivePanel({ id, state }: { id: string; state: LiveState }) {
   const [text, setText] = useState("");
@@ -97,7 +98,22 @@ export function LivePanel({ id, state }: { id: string; state: LiveState }) {
           </div>
         </div>
       )}
-      {state.busy && !state.question ? <p class="muted status-line">claude is working…</p> : null}
+      {state.busy ? <StatusLine activity={state.activity ?? "working"} since={state.since} /> : null}
     </section>
+  );
+}
+
+/** What claude is doing, and for how long the turn has run (counted here, from the server's start time). */
+function StatusLine({ activity, since }: { activity: string; since: number | null }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <p class="status-line" role="status">
+      <span class="spinner" aria-hidden="true" /> {activity}
+      {since !== null ? ` · ${elapsed(now - since)}` : ""}
+    </p>
   );
 }

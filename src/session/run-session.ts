@@ -43,6 +43,8 @@ export interface RunSessionInput {
   force?: boolean;
   frontend: Frontend;
   guard: ToolGuard | null;
+  /** The session's recording has begun, under this id: before anything is asked (the page must know whom its answers are for). */
+  onRecording?: (sessionId: string) => void;
   /** The conversation, once it exists: the frontend routes Ctrl-C and signals to it. */
   onConversation?: (conversation: Conversation) => void;
   /** After each saved turn (an agentic loop's check, kept on the turn through `recorder`); false ends the session. */
@@ -90,6 +92,7 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       if (last) await requireTree(opened.manifest.repo.root, last.snapshot.tree, `the last snapshot of session ${opened.manifest.id}`);
     }
     const holder = { link: await live.start(opened) };
+    input.onRecording?.(holder.link.recorder.manifest.id);
     const note = opened.isNew ? null : await live.checkResumePoint(holder.link);
     const conversation = new Conversation({
       holder,

@@ -5,7 +5,7 @@
  * are recorded as a terminal records them; a prompt sent while claude works is refused; Stop
  * interrupts a slow turn; stopping the server saves the session and releases its lock.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -189,5 +189,56 @@ describe("driving a session from the page", () => {
     expect(sent.status, sent.body).toBe(202);
     await until("the second turn", async () => (api!.mainLoopRequests().length === 2 && !(await state(id)).busy ? true : undefined));
     expect(JSON.stringify(api.mainLoopRequests()[1]!.body)).toContain("remember PELICAN");
+  }, 60_000);
+
+  it("a typed /rewind shows its plan as a question; confirmed, the files go back; cancelled, nothing changes", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
+      { text: "wrote a" },
+      { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } },
+      { text: "wrote b" },
+    ]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
+    await idle(id);
+    await web.post(`/api/live/${id}/prompt`, { text: "write b" });
+    await idle(id);
+    expect(existsSync(path.join(repo, "b.txt"))).toBe(true);
+
+    await web.post(`/api/live/${id}/prompt`, { text: "/rewind 1" });
+    const cancelled = await question(id);
+    expect(cancelled).toMatchObject({ kind: "confirm", question: expect.stringContaining("turn 1") });
+    expect(JSON.stringify(cancelled)).toContain("b.txt");
+    await web.post(`/api/live/${id}/answer`, { question: cancelled.id, reply: { kind: "confirm", yes: false } });
+    await until("the cancel is said", async () => ((await state(id)).notices.some((n) => /cancel|nothing was changed|not rewound/i.test(n.text)) ? true : undefined));
+    expect(existsSync(path.join(repo, "b.txt"))).toBe(true);
+
+    await web.post(`/api/live/${id}/prompt`, { text: "/rewind 1" });
+    const asked = await question(id);
+    await web.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
+    await until("b.txt is gone", async () => (existsSync(path.join(repo, "b.txt")) ? undefined : true));
+    expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("a\n");
+  }, 60_000);
+
+  it("Continue: a session's files changed since it ran are asked about on the page; 'tell' goes on in the same session", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "wrote a" }, { text: "seen your change" }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
+    await idle(id);
+    await web.post(`/api/live/${id}/end`, {});
+    await until("the session ends", async () => ((await web!.get(`/api/live/${id}`)).status === 404 ? true : undefined));
+    writeFileSync(path.join(repo, "a.txt"), "changed by hand\n");
+
+    const continued = await web.post("/api/live", { prompt: "go on", resume: id });
+    expect(continued.status, continued.body).toBe(200);
+    expect(JSON.parse(continued.body)).toEqual({ id });
+    const asked = await question(id);
+    expect(asked).toMatchObject({ kind: "mismatch", changed: ["a.txt"] });
+    await web.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "mismatch", choice: "tell" } });
+    await until("the second turn", async () => (api!.mainLoopRequests().length === 3 && !(await state(id)).busy ? true : undefined));
+    expect(JSON.stringify(api.mainLoopRequests()[2]!.body)).toContain("a.txt");
+    expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("changed by hand\n");
   }, 60_000);
 });

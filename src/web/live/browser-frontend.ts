@@ -18,9 +18,18 @@ import { activityOf, AnsweredRequests } from "../../session/activity.js";
 export type PendingQuestion =
   | { id: number; kind: "permission"; tool: string; input: Record<string, unknown>; description: string | null; canSave: boolean }
   | { id: number; kind: "questions"; questions: Question[] }
-  | { id: number; kind: "plan"; plan: string };
+  | { id: number; kind: "plan"; plan: string }
+  /** nudge's own question before it discards anything (a typed /rewind, /fork, /undo): its plan, yes or no. */
+  | { id: number; kind: "confirm"; plan: string[]; question: string }
+  /** The files changed since the conversation last ran (Continue): rewind them to match, or tell claude. */
+  | { id: number; kind: "mismatch"; changed: string[] };
 
-export type QuestionReply = { kind: "permission"; answer: PermissionAnswer } | { kind: "questions"; answers: QuestionAnswers | null } | { kind: "plan"; answer: PlanAnswer };
+export type QuestionReply =
+  | { kind: "permission"; answer: PermissionAnswer }
+  | { kind: "questions"; answers: QuestionAnswers | null }
+  | { kind: "plan"; answer: PlanAnswer }
+  | { kind: "confirm"; yes: boolean }
+  | { kind: "mismatch"; choice: "rewind" | "tell" };
 
 export interface Notice {
   n: number;
@@ -190,17 +199,16 @@ export class BrowserFrontend implements Frontend {
     this.notice("error", message, hint ?? null);
   }
 
-  /** /rewind, /fork, /undo typed in the prompt box: their plan is shown, and nothing discarded (the page's own Rewind and Fork buttons ask first). */
-  async confirm(plan: string[], _question: string): Promise<boolean> {
-    for (const line of plan) this.say(line);
-    this.warn("not done: use the turn's Rewind or Fork button, which shows this plan and asks");
-    return false;
+  /** A typed /rewind, /fork, /undo: its plan, asked on the page; nobody answering is a no. */
+  async confirm(plan: string[], question: string): Promise<boolean> {
+    const reply = await this.ask({ kind: "confirm", plan, question });
+    return reply?.kind === "confirm" && reply.yes;
   }
 
-  /** As without a terminal: claude is told which files changed; they are recorded as your edits. */
+  /** Continue, with files changed since: asked on the page; nobody answering tells claude (as without a terminal). */
   async resumeMismatch(changed: string[]): Promise<"rewind" | "tell"> {
-    this.warn(`the files changed since this conversation last ran (${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ", …" : ""}): claude is told, and they are recorded as your edits`);
-    return "tell";
+    const reply = await this.ask({ kind: "mismatch", changed });
+    return reply?.kind === "mismatch" ? reply.choice : "tell";
   }
 
   private ask(question: DistributiveOmit<PendingQuestion, "id">): Promise<QuestionReply | null> {

@@ -16,7 +16,7 @@ import type { Conversation } from "../../session/conversation.js";
 import type { SessionChoice } from "../../session/open-session.js";
 import { rulesGuard } from "../../session/rules-guard.js";
 import { runSession } from "../../session/run-session.js";
-import { BrowserFrontend } from "./browser-frontend.js";
+import { BrowserFrontend, type LiveState } from "./browser-frontend.js";
 
 export interface StartLive {
   choice: SessionChoice;
@@ -26,13 +26,16 @@ export interface StartLive {
 
 interface Driven {
   frontend: BrowserFrontend;
-  conversation: Conversation;
+  /** null while the session starts (a question about changed files may be asked before it runs). */
+  conversation: Conversation | null;
   done: Promise<void>;
 }
 
 export class LivePool {
   private readonly driven = new Map<string, Driven>();
   private readonly listeners = new Map<string, Set<() => void>>();
+  /** Sessions that went on in another while driven here: the old id leads to the new. */
+  private readonly moved = new Map<string, string>();
   private closing = false;
   /** Starts not yet recording: counted against the bound too. */
   private starting = 0;
@@ -63,7 +66,14 @@ export class LivePool {
     const bin = await locateClaude(this.o.claudeBin, this.env);
     const rules = await loadRules(this.store.repoRoot);
     let id: string | null = null;
-    const frontend = new BrowserFrontend(() => id !== null && this.emit(id), { firstPrompt: o.prompt, cwd: this.store.repoRoot });
+    const frontend = new BrowserFrontend(
+      () => {
+        if (id === null) return;
+        id = this.follow(id); // a /fork or /compact goes on in another session: the entry moves with it
+        this.emit(id);
+      },
+      { firstPrompt: o.prompt, cwd: this.store.repoRoot },
+    );
     return new Promise<string>((resolve, reject) => {
       const done = runSession({
         store: this.store,
@@ -76,11 +86,16 @@ export class LivePool {
         firstPrompt: o.prompt,
         frontend,
         guard: rulesGuard(rules, this.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
-        onConversation: (conversation) => {
-          id = conversation.sessionId;
+        onRecording: (sessionId) => {
+          id = sessionId;
           // One driver per session: a second start of the same one is refused by its work tree's lock before this.
-          this.driven.set(id, { frontend, conversation, done: done.then(() => undefined, () => undefined) });
+          this.driven.set(id, { frontend, conversation: null, done: done.then(() => undefined, () => undefined) });
           resolve(id);
+        },
+        onConversation: (conversation) => {
+          const d = id === null ? undefined : this.driven.get(id);
+          if (d) d.conversation = conversation;
+          if (this.closing) conversation.stop(); // the server began stopping while the session started
         },
       }).then(
         (outcome) => {
@@ -98,7 +113,32 @@ export class LivePool {
   }
 
   get(id: string): Driven | undefined {
-    return this.driven.get(id);
+    return this.driven.get(this.current(id));
+  }
+
+  /** Where a session driven here went on (/fork, /compact), followed as far as it went. */
+  private current(id: string): string {
+    let at = id;
+    for (let hops = 0; this.moved.has(at) && hops < 100; hops++) at = this.moved.get(at)!;
+    return at;
+  }
+
+  /** What the page shows of a driven session, with the id it records under now; null when none is driven by that id. */
+  stateOf(id: string): (LiveState & { sessionId: string }) | null {
+    const d = this.get(id);
+    return d ? { ...d.frontend.state(), sessionId: d.conversation?.sessionId ?? this.current(id) } : null;
+  }
+
+  /** The session went on in another (/fork, /compact): move its entry, and tell the page of the old one where it went. */
+  private follow(id: string): string {
+    const d = this.driven.get(id);
+    const now = d?.conversation?.sessionId;
+    if (!d || !now || now === id) return id;
+    this.driven.delete(id);
+    this.driven.set(now, d);
+    this.moved.set(id, now);
+    for (const listener of this.listeners.get(id) ?? []) listener();
+    return now;
   }
 
   /** Calls back when what the page shows of a driven session changed; returns the unsubscribe. */
@@ -139,14 +179,16 @@ const STOP_GRACE_MS = 5_000;
 
 /** Stop the turn and the session; a claude that does not stop is stopped, then killed (its turn kept as interrupted). */
 async function stopDriven(d: Driven): Promise<void> {
-  d.conversation.stop();
+  // Not running yet: what it asks is answered no, and once it runs it is stopped at once (onConversation).
+  if (!d.conversation) d.frontend.finish();
+  d.conversation?.stop();
   for (let tries = 0; tries < 2; tries++) {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), STOP_GRACE_MS)));
     const outcome = await Promise.race([d.done.then(() => "done" as const), late]);
     clearTimeout(timer);
     if (outcome === "done") return;
-    d.conversation.interrupt();
+    d.conversation?.interrupt();
   }
   await d.done;
 }

@@ -34,6 +34,8 @@ const AnswerBody = z.object({
     }),
     z.object({ kind: z.literal("questions"), answers: z.nullable(z.record(z.string().check(z.maxLength(2_000)), z.string().check(z.maxLength(2_000)))) }),
     z.object({ kind: z.literal("plan"), answer: z.discriminatedUnion("approve", [z.object({ approve: z.literal(true) }), z.object({ approve: z.literal(false), feedback: z.string().check(z.maxLength(4_000)) })]) }),
+    z.object({ kind: z.literal("confirm"), yes: z.boolean() }),
+    z.object({ kind: z.literal("mismatch"), choice: z.enum(["rewind", "tell"]) }),
   ]),
 });
 
@@ -60,8 +62,8 @@ export const LIVE_ROUTES: Route[] = [
     }
   }),
   get("/api/live/:id", async (ctx) => {
-    const { d } = await driven(ctx);
-    sendJson(ctx.res, 200, d.frontend.state());
+    const { id } = await driven(ctx);
+    sendJson(ctx.res, 200, ctx.app.live.stateOf(id));
   }),
   post("/api/live/:id/prompt", async (ctx) => {
     const { d } = await driven(ctx);
@@ -82,7 +84,7 @@ export const LIVE_ROUTES: Route[] = [
     const { d } = await driven(ctx);
     await readJsonBody(ctx.req, z.object({}));
     // As Ctrl-C: the first interrupts the turn, a second stops claude (the turn is kept as interrupted).
-    sendJson(ctx.res, 200, { state: d.conversation.interrupt() });
+    sendJson(ctx.res, 200, { state: d.conversation?.interrupt() ?? "idle" });
   }),
   post("/api/live/:id/end", async (ctx) => {
     const { d } = await driven(ctx);

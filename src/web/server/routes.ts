@@ -63,7 +63,7 @@ async function sessionEvents(ctx: Ctx): Promise<void> {
   const { stream, resumed } = openStream(ctx.req, ctx.res, app.streams, () => stop());
   const unwatch = app.watchers.onSession(id, (e) => stream.send(e));
   // A session this server drives: its prompt box, question and notices as they change.
-  const live = () => stream.send({ event: "live", data: app.live.get(id)?.frontend.state() ?? { busy: false, ended: true, question: null, notices: [] } });
+  const live = () => stream.send({ event: "live", data: app.live.stateOf(id) ?? { busy: false, ended: true, question: null, activity: null, since: null, notices: [], sessionId: id } });
   const unlive = app.live.on(id, live);
   stop = () => (unwatch(), unlive());
   if (!resumed) return;

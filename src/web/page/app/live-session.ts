@@ -16,14 +16,20 @@ export interface AskedQuestion {
 export type PendingQuestion =
   | { id: number; kind: "permission"; tool: string; input: Record<string, unknown>; description: string | null; canSave: boolean }
   | { id: number; kind: "questions"; questions: AskedQuestion[] }
-  | { id: number; kind: "plan"; plan: string };
+  | { id: number; kind: "plan"; plan: string }
+  | { id: number; kind: "confirm"; plan: string[]; question: string }
+  | { id: number; kind: "mismatch"; changed: string[] };
 
 export type QuestionReply =
   | { kind: "permission"; answer: PermissionAnswer }
   | { kind: "questions"; answers: Record<string, string> | null }
-  | { kind: "plan"; answer: { approve: true } | { approve: false; feedback: string } };
+  | { kind: "plan"; answer: { approve: true } | { approve: false; feedback: string } }
+  | { kind: "confirm"; yes: boolean }
+  | { kind: "mismatch"; choice: "rewind" | "tell" };
 
 export interface LiveState {
+  /** The session it records under now: another after a /fork or /compact. */
+  sessionId: string;
   busy: boolean;
   ended: boolean;
   question: PendingQuestion | null;

@@ -58,7 +58,7 @@ export function LivePanel({ id, state }: { id: string; state: LiveState }) {
     <section class="live-panel" aria-label="Work with claude">
       {state.notices.length ? (
         <ul class="notices">
-          {state.notices.slice(-6).map((n) => (
+          {state.notices.slice(-10).map((n) => (
             <li key={n.n} class={`notice ${n.level}`}>
               {n.text}
               {n.hint ? <span class="hint"> {n.hint}</span> : null}
@@ -99,6 +99,7 @@ export function LivePanel({ id, state }: { id: string; state: LiveState }) {
         </div>
       )}
       {state.busy ? <StatusLine activity={state.activity ?? "working"} since={state.since} /> : null}
+      {state.ended ? null : <p class="muted small">nudge's commands work here too: /rewind N, /fork [N], /undo, /compact [focus], /session, /help, /exit (each asks before it discards anything)</p>}
     </section>
   );
 }

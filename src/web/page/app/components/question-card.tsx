@@ -1,7 +1,8 @@
 /**
  * Claude's question on the page, answered as in the terminal: a tool's permission (Allow, Always
  * for this session, Don't ask again when claude offers a rule, Deny with a reason claude receives),
- * AskUserQuestion (a choice per question, or your own words), or a plan to approve or send back.
+ * AskUserQuestion (a choice per question, or your own words), or a plan to approve or send back;
+ * and nudge's own: a typed /rewind's plan to confirm, files changed since the session last ran.
  */
 import { useState } from "preact/hooks";
 import type { PendingQuestion, QuestionReply } from "../live-session.js";
@@ -10,7 +11,17 @@ import { Markdown } from "./entries.js";
 export function QuestionCard({ question, onReply }: { question: PendingQuestion; onReply: (reply: QuestionReply) => void }) {
   return (
     <div class="question-card" role="group" aria-label="Claude asks">
-      {question.kind === "permission" ? <Permission q={question} onReply={onReply} /> : question.kind === "questions" ? <Questions q={question} onReply={onReply} /> : <Plan q={question} onReply={onReply} />}
+      {question.kind === "permission" ? (
+        <Permission q={question} onReply={onReply} />
+      ) : question.kind === "questions" ? (
+        <Questions q={question} onReply={onReply} />
+      ) : question.kind === "plan" ? (
+        <Plan q={question} onReply={onReply} />
+      ) : question.kind === "confirm" ? (
+        <Confirm q={question} onReply={onReply} />
+      ) : (
+        <Mismatch q={question} onReply={onReply} />
+      )}
     </div>
   );
 }
@@ -103,6 +114,48 @@ function Plan({ q, onReply }: { q: Extract<PendingQuestion, { kind: "plan" }>; o
         </label>
         <button type="button" disabled={feedback.trim() === ""} onClick={() => onReply({ kind: "plan", answer: { approve: false, feedback: feedback.trim() } })}>
           Keep planning
+        </button>
+      </div>
+    </>
+  );
+}
+
+function Confirm({ q, onReply }: { q: Extract<PendingQuestion, { kind: "confirm" }>; onReply: (reply: QuestionReply) => void }) {
+  return (
+    <>
+      <h3>{q.question}</h3>
+      <pre class="plan">{q.plan.join("\n")}</pre>
+      <div class="row">
+        <button type="button" class="danger" onClick={() => onReply({ kind: "confirm", yes: true })}>
+          Confirm
+        </button>
+        <button type="button" onClick={() => onReply({ kind: "confirm", yes: false })}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
+
+function Mismatch({ q, onReply }: { q: Extract<PendingQuestion, { kind: "mismatch" }>; onReply: (reply: QuestionReply) => void }) {
+  const shown = q.changed.slice(0, 20);
+  return (
+    <>
+      <h3>The files changed since this conversation last ran</h3>
+      <ul>
+        {shown.map((f) => (
+          <li key={f}>
+            <code>{f}</code>
+          </li>
+        ))}
+        {q.changed.length > shown.length ? <li class="muted">and {q.changed.length - shown.length} more</li> : null}
+      </ul>
+      <div class="row">
+        <button type="button" onClick={() => onReply({ kind: "mismatch", choice: "tell" })}>
+          Continue and tell claude
+        </button>
+        <button type="button" class="danger" onClick={() => onReply({ kind: "mismatch", choice: "rewind" })}>
+          Rewind the files to match
         </button>
       </div>
     </>

@@ -66,7 +66,12 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       turn: (data) => {
         if (typeof data.n === "number") bump(data.n);
       },
-      live: (data) => setLive(data as unknown as LiveState),
+      live: (data) => {
+        const state = data as unknown as LiveState;
+        // A /fork or /compact goes on in another session: follow it there.
+        if (typeof state.sessionId === "string" && state.sessionId !== id && !state.ended) location.href = `/s/${encodeURIComponent(state.sessionId)}`;
+        else setLive(state);
+      },
     });
   }, [source, id, load]);
   useEffect(() => {

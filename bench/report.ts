@@ -14,6 +14,7 @@ import { CLI } from "./session.js";
 import type { StoreSizes } from "./store-size.js";
 import type { WebBenchResult } from "./web-bench.js";
 import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
+import type { ManySessionsResult } from "./many-sessions.js";
 import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
 
 export interface BenchResults {
@@ -34,6 +35,7 @@ export interface BenchResults {
   web: WebBenchResult | null;
   page: PageBenchResult | null;
   servedPage: ServedPageBenchResult | null;
+  sessions: ManySessionsResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -147,6 +149,7 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| \`session export\` of a ${e.turns}-turn session (1k files) ÷ \`git bundle create\` of the same commits | time ${fmtRatio(e.exportSeconds / e.gitBundleSeconds)} (${fmtMs(e.exportSeconds * 1000)} / ${fmtMs(e.gitBundleSeconds * 1000)}); size ${fmtRatio(e.exportBytes / e.gitBundleBytes)} (${fmtBytes(e.exportBytes)} / ${fmtBytes(e.gitBundleBytes)}: the tarball also carries the conversation, ${fmtBytes(e.bundleFolderBytes)} in the bundle folder) | |`);
     say(`| \`session import\` of it (every patch checked against its snapshot) | ${fmtMs(e.importSeconds * 1000)} | |`);
   }
+  if (r.sessions) manySessionRows(r.sessions, say);
   if (r.web) webRows(r.web, say);
   if (r.page) {
     const p = r.page;
@@ -156,6 +159,24 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
   if (r.servedPage) {
     const p = r.servedPage;
     say(`| the same, served by \`nudge web\` (a ${p.turns.toLocaleString("en")}-turn session the stand-in recorded): interactive ÷ a one-turn session's page | ${fmtRatio(p.longMs / p.shortMs)} (${fmtMs(p.longMs)} ${mark(p.longMs <= 1000)} / ${fmtMs(p.shortMs)}; n=${p.rounds}) | ≤ 1 s |`);
+  }
+}
+
+function manySessionRows(m: ManySessionsResult, say: (line?: string) => void): void {
+  const n = `n=${m.rounds}`;
+  const run = m.run.many / m.run.one;
+  say(`| \`nudge claude run\` to its first prompt, ${m.many.toLocaleString("en")} sessions in the store ÷ 1 session | ${fmtRatio(run)} ${mark(run <= 1.5)} (${fmtMs(m.run.many)} / ${fmtMs(m.run.one)}, ${n}) | ≤ 1.5× |`);
+  for (const l of m.list) {
+    const page = l.page / m.node;
+    const goal = l.sessions === m.many;
+    say(`| \`nudge session list\` (first screen), ${l.sessions.toLocaleString("en")} session${l.sessions === 1 ? "" : "s"} ÷ \`node -e 0\` | ${fmtRatio(page)}${goal ? ` ${mark(page <= 2)}` : ""} (${fmtMs(l.page)} / ${fmtMs(m.node)}, ${n}) | ${goal ? "≤ 2×" : ""} |`);
+  }
+  const [first, , last] = m.list;
+  if (first && last) {
+    // Linear at most: what the sessions add at 5,000 is no more than 5,000 times what one adds.
+    const added = (last.allJson - first.allJson) / (m.many - 1);
+    const perSession = m.list.map((l) => `${l.sessions.toLocaleString("en")}: ${fmtMs(l.allJson)}`).join(", ");
+    say(`| \`nudge session list --all --json\`, added per session | ${added.toFixed(3)} ms (${perSession}; ${n}) | linear |`);
   }
 }
 

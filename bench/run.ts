@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, web, page
+ *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, web, page, sessions
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
  *   BENCH_CLI=other/dist/nudge.mjs npm run bench -- …   measure another build of nudge
@@ -19,13 +19,14 @@ import { binaryTurnStorage, longSession } from "./long-session.js";
 import { exportBench } from "./export-bench.js";
 import { webBench } from "./web-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
+import { manySessions } from "./many-sessions.js";
 import { recorderBench } from "./recorder.js";
 import { generateRepo, scratchRoot } from "./repo.js";
 import { report, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "web", "page"] as const;
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "web", "page", "sessions"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -59,6 +60,7 @@ const results: BenchResults = {
   web: null,
   page: null,
   servedPage: null,
+  sessions: null,
 };
 
 try {
@@ -92,6 +94,7 @@ try {
     progress("export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create");
     results.exported = await exportBench(200, 1_000);
   }
+  if (wanted("sessions")) results.sessions = await manySessions(5_000, 20);
   if (wanted("web")) results.web = await webBench(200, 10);
   if (wanted("page")) {
     results.page = await pageBench(1000, 5);

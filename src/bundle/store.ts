@@ -13,6 +13,7 @@ import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./mani
 import { fromFormat1 } from "./manifest-v1.js";
 import { isLocked, lockActivity } from "./locks.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
+import { SessionIndex, sessionFolders } from "./session-index.js";
 
 export interface Store {
   /** The repository's work tree top (of the worktree nudge was started in). */
@@ -205,11 +206,7 @@ export async function loadSession(store: Store, id: string): Promise<StoredSessi
 
 /** The ids of the stored sessions: their folder names (a dot-folder is one still being built). */
 export async function sessionIds(store: Store): Promise<string[]> {
-  try {
-    return (await fs.readdir(path.join(store.dir, "sessions"))).filter((name) => !name.startsWith("."));
-  } catch {
-    return [];
-  }
+  return sessionFolders(path.join(store.dir, "sessions"));
 }
 
 /** A session whose claude may be changing files right now. */
@@ -239,19 +236,39 @@ export async function liveClaudes(store: Store): Promise<LiveClaude[]> {
   return live;
 }
 
-/** Every readable session's header, the one used last first; unreadable folders are reported through `onSkip`. */
+/** Every readable session's header, the newest first; unreadable folders are reported through `onSkip`. */
 export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<ListedSession[]> {
-  const sessions: ListedSession[] = [];
-  for (const name of await sessionIds(store)) {
-    const dir = bundleDir(store, name);
-    try {
-      const header = await readHeader(dir);
-      sessions.push({ dir, header, state: await sessionState(dir, header) });
-    } catch (error) {
-      onSkip?.(dir, (error as Error).message);
-    }
-  }
-  return sessions.sort((a, b) => b.header.createdAt.localeCompare(a.header.createdAt));
+  return (await scanSessions(store, { onSkip })).sessions;
+}
+
+export interface SessionScan {
+  /** Newest first (by start time). */
+  sessions: ListedSession[];
+  /** How many readable sessions the store holds, shown or not. */
+  total: number;
+}
+
+/**
+ * Sessions' headers through the session index (session-index.ts): only headers that changed
+ * since are read from their bundles. `limit`: only the newest this many; `unfinished`: only
+ * sessions whose header is not "complete" (recording, or crashed).
+ */
+export async function scanSessions(store: Store, o: { limit?: number; unfinished?: boolean; onSkip?: (dir: string, why: string) => void } = {}): Promise<SessionScan> {
+  const sessions = path.join(store.dir, "sessions");
+  const index = new SessionIndex(
+    store.dir,
+    sessions,
+    (id) => readHeader(path.join(sessions, id)),
+    (id, why) => o.onSkip?.(bundleDir(store, id), why),
+  );
+  const scan = await index.scan({ limit: o.limit, where: o.unfinished ? (state) => state !== "complete" : undefined });
+  const listed = await Promise.all(
+    scan.sessions.map(async ({ id, header }) => {
+      const dir = bundleDir(store, id);
+      return { dir, header, state: await sessionState(dir, header) };
+    }),
+  );
+  return { sessions: listed, total: scan.total };
 }
 
 /** A full id or a unique prefix of one. Matched on folder names: only the match is read. */

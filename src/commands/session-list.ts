@@ -1,24 +1,37 @@
 import { Command } from "commander";
 import * as z from "../zod.js";
 import { summarize } from "../bundle/summary.js";
-import { listSessions, openStore } from "../bundle/store.js";
-import { formatCost, formatDuration, oneLine } from "../terminal/format.js";
+import { openStore, scanSessions } from "../bundle/store.js";
+import { formatCost, formatDuration, oneLine, thousands } from "../terminal/format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { inertValue } from "../inert-text.js";
 
-const Options = z.object({ json: z.optional(z.boolean()) });
+const Options = z.object({
+  json: z.optional(z.boolean()),
+  all: z.optional(z.boolean()),
+  limit: z.optional(z.coerce.number().check(z.int(), z.positive())),
+});
+
+/** Rows the table shows unless told otherwise: a screenful, the newest (JSON is for scripts: every row). */
+export const SCREEN_ROWS = 20;
 
 export const sessionListCommand = new Command("list")
   .alias("ls")
   .description("list this repository's recorded sessions, newest first")
-  .option("--json", "machine-readable output")
-  .addHelpText("after", "\nExamples:\n  $ nudge session list\n  $ nudge session list --json | jq '.[0].id'")
+  .option("--all", `every session (the table shows the newest ${SCREEN_ROWS} unless --all or --limit)`)
+  .option("--limit <n>", "only the newest n sessions")
+  .option("--json", "machine-readable output (every session unless --limit)")
+  .addHelpText(
+    "after",
+    `\nThe table shows the newest ${SCREEN_ROWS} sessions and says how many more there are; --json lists every one.\n\nExamples:\n  $ nudge session list\n  $ nudge session list --all\n  $ nudge session list --limit 5\n  $ nudge session list --json | jq '.[0].id'`,
+  )
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
-    const sessions = await listSessions(store, (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`));
-    const rows = sessions.map(summarize);
+    const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
+    const scan = await scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) });
+    const rows = scan.sessions.map(summarize);
     if (options.json) return printJson(rows);
     // Prompts, branches and origins come from bundles (an import among them): shown, never obeyed.
     const shown = rows.map((r) => inertValue(r));
@@ -41,4 +54,6 @@ export const sessionListCommand = new Command("list")
         ...(imported ? [r.origin ? oneLine(r.origin.exportedBy ?? "(unknown)", 30) : ""] : []),
       ]),
     );
+    const left = scan.total - rows.length;
+    if (left > 0) writeOut(`${thousands(left)} older session${left === 1 ? "" : "s"} not shown (${rows.length} of ${thousands(scan.total)}); every one: nudge session list --all\n`);
   });

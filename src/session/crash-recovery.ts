@@ -5,18 +5,19 @@
  * them as its claude's. So every recording first saves such turns of other sessions in its work
  * tree, before it touches anything (which also stops their orphaned claude).
  */
-import { listSessions, readManifest, type Store } from "../bundle/store.js";
+import { scanSessions, readManifest, type Store } from "../bundle/store.js";
 import { errorMessage } from "../errors.js";
 import type { SessionRecorder } from "../recorder/session-recorder.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 
-/** `open` starts a recorder on a session (it recovers the unsaved turns as it starts). */
+/** `open` starts a recorder on a session (it recovers the unsaved turns as it starts); `unreadable` hears of folders whose header could not be read. */
 export async function recoverCrashedIn(
   store: Store,
   root: string,
-  o: { except: string | null; open: (dir: string, manifest: Manifest) => Promise<SessionRecorder>; warn: (text: string) => void },
+  o: { except: string | null; open: (dir: string, manifest: Manifest) => Promise<SessionRecorder>; warn: (text: string) => void; unreadable?: (dir: string) => void },
 ): Promise<void> {
-  for (const listed of await listSessions(store)) {
+  // Only sessions whose header is not complete can have an unsaved turn: the index finds them without reading every header.
+  for (const listed of (await scanSessions(store, { unfinished: true, onSkip: o.unreadable })).sessions) {
     const { id } = listed.header;
     if (listed.state !== "crashed" || listed.header.repo.root !== root || id === o.except) continue;
     try {

@@ -9,7 +9,7 @@ import { ensureDir } from "../bundle/atomic-write.js";
 import { UserError } from "../errors.js";
 import { MANIFEST_FORMAT, type Manifest } from "../bundle/manifest-schema.js";
 import { lockActivity } from "../bundle/locks.js";
-import { bundleDir, bundleFiles, listSessions, loadSession, newSessionId, resolveSession, sessionIds, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleDir, bundleFiles, listSessions, loadSession, newSessionId, resolveSession, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
 import { pathExists } from "../file-exists.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
@@ -91,9 +91,10 @@ export async function createSession(store: Store, cwd: string, id = newSessionId
  * a lock whose nudge is gone): nothing in them can be recovered, so the next run removes them
  * rather than have every listing warn about them.
  */
-export async function sweepAbandonedSessions(store: Store): Promise<void> {
-  for (const id of await sessionIds(store)) {
-    const files = bundleFiles(bundleDir(store, id));
+export async function sweepAbandonedSessions(unreadable: string[]): Promise<void> {
+  // Only a folder whose header could not be read can be one (the start-up's scan of the store names them).
+  for (const dir of unreadable) {
+    const files = bundleFiles(dir);
     if ((await pathExists(files.manifest)) || !(await pathExists(files.lock))) continue;
     if ((await lockActivity(files.lock)) !== null) continue;
     if ((await fs.stat(files.conversation).then((s) => s.size, () => 0)) > 0) continue;

@@ -61,7 +61,6 @@ export interface RunOutcome {
 
 export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   const { store, frontend } = input;
-  await sweepAbandonedSessions(store);
   const existing = await chooseSession(store, input.choice);
   const root = existing?.manifest.repo.root ?? store.repoRoot;
   const newId = newSessionId();
@@ -77,11 +76,15 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
     // A rewind cut off halfway left the files half switched: never record that as anyone's work.
     await refuseIfInterrupted(store, root);
     const live = new LiveRecording(input, registration);
+    // One look at the store: crashed sessions to save first, and folders a kill left without a header to sweep.
+    const unreadable: string[] = [];
     await recoverCrashedIn(store, root, {
       except: existing?.manifest.id ?? null,
       open: async (dir, manifest) => SessionRecorder.start(dir, manifest, await live.context(manifest, manifest.repo.cwd), { warning: (w) => frontend.warn(`session ${manifest.id}: ${w}`) }),
       warn: (w) => frontend.warn(w),
+      unreadable: (dir) => unreadable.push(dir),
     });
+    await sweepAbandonedSessions(unreadable);
     let opened: OpenedSession;
     if (!existing) opened = await createSession(store, input.cwd, newId);
     else {

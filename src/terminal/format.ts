@@ -4,6 +4,11 @@ import { tokenChange, type Compaction } from "../format.js";
 
 export { firstLines, formatCost, formatDuration, oneLine } from "../format.js";
 
+/** 12345 → "12,345", without Intl (whose first use costs a listing of thousands of sessions more than the listing). */
+export function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 /** "1 file", "3 files". */
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

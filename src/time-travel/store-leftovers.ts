@@ -2,8 +2,9 @@
  * What nudge itself left in its store when something was cut off (a kill, a crash, a reboot):
  * private indexes of sessions that are not recording, session folders that never got a
  * manifest, forks and removals cut off halfway, untracked-cache check scratch folders, locks
- * whose holder is gone, temp files of dead processes, shared index files no index uses, and the
- * work folders of killed imports, exports and forks (what they had done elsewhere is undone).
+ * whose holder is gone, temp files of dead processes (the session index's among them), shared
+ * index files no index uses, and the work folders of killed imports, exports and forks (what
+ * they had done elsewhere is undone).
  * Anything a live process may be using is never a leftover: a lock held or an orphaned claude
  * running, and a grace period for what is made in a moment (a folder between mkdir and lock).
  */
@@ -173,7 +174,14 @@ async function unusedSharedIndexes(store: Store, going: Set<string>, now: number
  */
 export async function findLeftovers(store: Store, view: StoreView, o: { removing: Set<string>; going: Set<string>; now: number }): Promise<LeftoverScan> {
   const folders = await sessionFolders(store, view, o.removing, o.now);
-  const rest = [...(await indexFolder(store, o.removing, o.now)), ...(await locksFolder(store)), ...(await rewindsFolder(store, o.now)), ...(await cutOffWork(store))];
+  const rest = [
+    ...(await indexFolder(store, o.removing, o.now)),
+    ...(await locksFolder(store)),
+    ...(await rewindsFolder(store, o.now)),
+    ...(await cutOffWork(store)),
+    // The session index's temp file, of a listing killed while it wrote the index.
+    ...(await deadProcessFiles(store.dir)),
+  ];
   const leftovers = [...folders.leftovers, ...rest];
   const going = new Set([...o.going, ...leftovers.filter((l) => l.kind === "private-index").map((l) => l.path)]);
   return { leftovers: [...leftovers, ...(await unusedSharedIndexes(store, going, o.now))], kept: folders.kept };

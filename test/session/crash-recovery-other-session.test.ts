@@ -4,7 +4,7 @@
  * repositories.
  */
 import { execa } from "execa";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -61,5 +61,42 @@ describe("crash recovery", () => {
     const paths = diff.files.map((f: { path: string }) => f.path);
     expect(paths).toContain("a-made.txt");
     expect(paths).not.toContain("c.txt"); // session B made it, not A's claude
+  });
+
+  it("a session that crashed after the session index last saw it complete is still recovered before another records", async () => {
+    // A is recorded to the end (the index, written by the listing, says complete), then continued
+    // with -r and killed mid-turn: its header says recording now, the index does not know.
+    const repo = await gitdir({ "a.txt": "a\n" });
+    api = await startScriptedApi([{ text: "first answer" }]);
+    const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NO_COLOR: "1" };
+    const first = await runClaude(repo, ["first"], env);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as { id: string; state: string }[];
+    expect(listed).toMatchObject([{ state: "complete" }]);
+    const idA = listed[0]!.id;
+    expect(readFileSync(path.join(repo, ".git", "nudge", "sessions-index.txt"), "utf8")).toContain(`${idA}\t`);
+
+    api.push({ tool: "Bash", input: { command: "echo from-a > a-made.txt; sleep 2" } }, { delayMs: 30_000, then: { text: "never seen" } });
+    const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "-r", idA, "make a"], { cwd: repo, env, stdin: "pipe", reject: false });
+    const start = Date.now();
+    while (!existsSync(path.join(repo, "a-made.txt"))) {
+      if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    a.kill("SIGKILL");
+    await a;
+    while (api.mainLoopRequests().length < 3) {
+      if (Date.now() - start > 30_000) throw new Error("the orphaned claude never asked again");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+
+    api.push({ tool: "Bash", input: { command: "echo from-b > c.txt" } }, { text: "made c" });
+    const b = await runClaude(repo, ["make c"], env);
+    expect(b.exitCode, b.stderr).toBe(0);
+    expect(b.stderr).toMatch(new RegExp(`session ${idA}: recovered turn 2`));
+    const diff = JSON.parse((await runNudge(["session", "diff", idA, "2", "--json"], { cwd: repo })).stdout);
+    const paths = diff.files.map((f: { path: string }) => f.path);
+    expect(paths).toContain("a-made.txt");
+    expect(paths).not.toContain("c.txt");
   });
 });

@@ -14,7 +14,7 @@ import { importSession } from "../../src/sharing/import-session.js";
 import { git, tempDir, writeFiles } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
-import { fileListing, nudgeRefs } from "../support/store-state.js";
+import { fileListing, nudgeRefs, storeFiles } from "../support/store-state.js";
 import { FIXTURES, hostileCases } from "./hostile-fixtures.js";
 import { configDir, filesUnder, origin, repack } from "./share-support.js";
 
@@ -180,12 +180,12 @@ describe("a failure while installing is undone", () => {
     expect((await runNudge(["session", "import", archive], { cwd: t.b, env: t.env })).exitCode).toBe(0);
     const upto = path.join(tempDir(), "upto.tar.gz");
     expect((await runNudge(["session", "export", rec.id, "--upto", "1", "-o", upto], { cwd: a, env: rec.env })).exitCode).toBe(0);
-    const store = fileListing(path.join(t.b, ".git", "nudge"));
+    const store = storeFiles(path.join(t.b, ".git", "nudge"));
     const refs = await nudgeRefs(t.b);
     const claude = filesUnder(t.cfg);
     const run = await runNudge(["session", "import", upto, "--force"], { cwd: t.b, env: { ...t.env, NUDGE_FAULT: "import-bundle:enospc" } });
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(fileListing(path.join(t.b, ".git", "nudge"))).toEqual(store);
+    expect(storeFiles(path.join(t.b, ".git", "nudge"))).toEqual(store);
     expect(await nudgeRefs(t.b)).toEqual(refs);
     expect(filesUnder(t.cfg)).toEqual(claude);
   });

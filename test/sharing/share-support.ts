@@ -115,10 +115,16 @@ function listFiles(dir: string, rel = ""): string[] {
   });
 }
 
-/** Every file under a folder (relative), for "nothing was left behind"; a missing folder has none. */
+/**
+ * Every file under a folder (relative), for "nothing was left behind"; a missing folder has none.
+ * A store's session index is left out: a cache of the headers that any listing (an import's
+ * among them) may write, checked against the bundles whenever it is used.
+ */
 export function filesUnder(dir: string): string[] {
   try {
-    return listFiles(dir).sort();
+    return listFiles(dir)
+      .filter((f) => f !== "sessions-index.txt")
+      .sort();
   } catch {
     return [];
   }

@@ -27,6 +27,15 @@ export function fileListing(dir: string): string[] {
   return out.sort();
 }
 
+/**
+ * The files of nudge's store, less the session index (sessions-index.txt): a cache of the
+ * sessions' headers that any listing may write, whatever else the command changes or not (what
+ * it holds is checked against the bundles each time it is used: test/bundle/session-index.test.ts).
+ */
+export function storeFiles(store: string): string[] {
+  return fileListing(store).filter((f) => !f.startsWith("sessions-index.txt "));
+}
+
 /** nudge's refs with their tips. */
 export async function nudgeRefs(repo: string): Promise<string[]> {
   return (await git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/nudge/")).split("\n").filter(Boolean);
@@ -39,7 +48,7 @@ export async function nudgeRefs(repo: string): Promise<string[]> {
 export async function storeState(repo: string): Promise<{ files: string[]; refs: string[]; gitDir: string[] }> {
   const gitDir = path.join(repo, ".git");
   return {
-    files: fileListing(path.join(gitDir, "nudge")).filter((f) => !f.startsWith("index/untracked-cache-")),
+    files: storeFiles(path.join(gitDir, "nudge")).filter((f) => !f.startsWith("index/untracked-cache-")),
     refs: await nudgeRefs(repo),
     gitDir: readdirSync(gitDir).filter((n) => n.startsWith("sharedindex.")).sort(),
   };

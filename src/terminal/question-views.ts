@@ -6,7 +6,7 @@
 import { suggestionsToSave, type CanUseToolRequest, type PermissionUpdate } from "../claude/control-protocol.js";
 import type { PermissionAnswer, PermissionContext, Question } from "../session/ask.js";
 import { describeUpdate } from "./decisions.js";
-import { editDiff, type DiffOptions } from "./edit-diff.js";
+import { editDiff, type DiffOptions } from "../session/edit-diff.js";
 import { visible } from "../inert-text.js";
 import { firstLines } from "./format.js";
 import type { Style } from "./style.js";

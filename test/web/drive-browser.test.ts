@@ -43,8 +43,9 @@ describe("working with claude from the page", () => {
     await page.getByRole("textbox", { name: "New session" }).fill("write hello");
     await page.getByRole("button", { name: "Start", exact: true }).click();
     const asks = page.getByRole("group", { name: "Claude asks" });
-    await asks.getByText("Allow Write?").waitFor();
-    expect(await asks.textContent()).toContain("hello.txt");
+    await asks.getByText("Allow Write(hello.txt)?").waitFor();
+    // The Write shown as the diff it would make.
+    expect(await asks.getByLabel("What it would change").textContent()).toContain("+hello");
     expect(existsSync(path.join(repo, "hello.txt"))).toBe(false);
     await asks.getByRole("button", { name: "Allow", exact: true }).click();
     // Claude's reply appears in the turn, rendered, and the file is there.
@@ -54,7 +55,7 @@ describe("working with claude from the page", () => {
     const prompt = page.getByRole("textbox", { name: "Prompt" });
     await prompt.fill("touch a file");
     await prompt.press("Enter");
-    await asks.getByText("Allow Bash?").waitFor();
+    await asks.getByText("Allow Bash(touch ran.txt)?").waitFor();
     await asks.getByRole("textbox", { name: "Reason" }).fill("not today, thanks");
     await asks.getByRole("button", { name: "Deny" }).click();
     await page.getByRole("region", { name: "Turn 2" }).getByText("I did not run it.").waitFor();

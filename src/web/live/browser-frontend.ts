@@ -13,10 +13,13 @@ import type { Frontend, PromptSource } from "../../session/frontend.js";
 import type { StreamEvent } from "../../claude/stream-events.js";
 import { inertValue, visible } from "../../inert-text.js";
 import { activityOf, AnsweredRequests } from "../../session/activity.js";
+import { editDiff } from "../../session/edit-diff.js";
+import { toolDetail } from "../../claude/tool-detail.js";
 
 /** What the page is asked, one at a time. */
 export type PendingQuestion =
-  | { id: number; kind: "permission"; tool: string; input: Record<string, unknown>; description: string | null; canSave: boolean }
+  /** `diff`: what a Write or Edit would change in the file, as unified diff lines (null for other tools). */
+  | { id: number; kind: "permission"; tool: string; detail: string | null; input: Record<string, unknown>; description: string | null; canSave: boolean; diff: string[] | null }
   | { id: number; kind: "questions"; questions: Question[] }
   | { id: number; kind: "plan"; plan: string }
   /** nudge's own question before it discards anything (a typed /rewind, /fork, /undo): its plan, yes or no. */
@@ -103,7 +106,9 @@ export class BrowserFrontend implements Frontend {
 
   readonly asker: Asker = {
     permission: async (request: CanUseToolRequest, _context: PermissionContext) => {
-      const reply = await this.ask({ kind: "permission", tool: request.tool_name, input: request.input, description: request.description ?? null, canSave: (request.permission_suggestions?.length ?? 0) > 0 });
+      const diff = editDiff(request.tool_name, request.input, { cwd: this.cwd, maxLines: 400 });
+      const detail = toolDetail({ input: request.input }, this.cwd) || null;
+      const reply = await this.ask({ kind: "permission", tool: request.tool_name, detail, input: request.input, description: request.description ?? null, canSave: (request.permission_suggestions?.length ?? 0) > 0, diff });
       return reply?.kind === "permission" ? reply.answer : { kind: "no", reason: "nobody answered on the page" };
     },
     questions: async (questions: Question[]) => {

@@ -14,7 +14,7 @@ export interface AskedQuestion {
 }
 
 export type PendingQuestion =
-  | { id: number; kind: "permission"; tool: string; input: Record<string, unknown>; description: string | null; canSave: boolean }
+  | { id: number; kind: "permission"; tool: string; detail: string | null; input: Record<string, unknown>; description: string | null; canSave: boolean; diff: string[] | null }
   | { id: number; kind: "questions"; questions: AskedQuestion[] }
   | { id: number; kind: "plan"; plan: string }
   | { id: number; kind: "confirm"; plan: string[]; question: string }

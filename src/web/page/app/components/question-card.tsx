@@ -1,5 +1,6 @@
 /**
- * Claude's question on the page, answered as in the terminal: a tool's permission (Allow, Always
+ * Claude's question on the page, answered as in the terminal: a tool's permission (a Write or
+ * Edit shown as the diff it would make; Allow, Always
  * for this session, Don't ask again when claude offers a rule, Deny with a reason claude receives),
  * AskUserQuestion (a choice per question, or your own words), or a plan to approve or send back;
  * and nudge's own: a typed /rewind's plan to confirm, files changed since the session last ran.
@@ -32,10 +33,21 @@ function Permission({ q, onReply }: { q: Extract<PendingQuestion, { kind: "permi
   return (
     <>
       <h3>
-        Allow <code>{q.tool}</code>?
+        Allow <code>{q.detail ? `${q.tool}(${q.detail})` : q.tool}</code>?
       </h3>
       {q.description ? <p>{q.description}</p> : null}
-      <pre class="tool-input">{JSON.stringify(q.input, null, 2)}</pre>
+      {q.diff ? (
+        <pre class="tool-diff" aria-label="What it would change">
+          {q.diff.map((line, i) => (
+            <span key={i} class={line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : ""}>
+              {line}
+              {"\n"}
+            </span>
+          ))}
+        </pre>
+      ) : (
+        <pre class="tool-input">{JSON.stringify(q.input, null, 2)}</pre>
+      )}
       <div class="row">
         <button type="button" onClick={() => reply({ kind: "yes" })}>
           Allow

@@ -1,6 +1,6 @@
 /**
- * What a Write, Edit, MultiEdit or NotebookEdit would change, as a coloured unified diff made with
- * the `diff` package, for the permission question. A Write is compared with the file on disk (a new
+ * What a Write, Edit, MultiEdit or NotebookEdit would change, as a unified diff made with the
+ * `diff` package, for the permission question: coloured by the terminal's style, plain for the page. A Write is compared with the file on disk (a new
  * file shows as all added); an Edit applies old_string → new_string to the file's content
  * (replace_all honoured), as claude will. When the file cannot be read or the old string is not in
  * it, the diff is of the strings alone: still the change claude asks for.
@@ -9,14 +9,23 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { structuredPatch } from "diff";
 import { visible } from "../inert-text.js";
-import type { Style } from "./style.js";
+
+/** The colours a frontend paints the diff with (the terminal's Style is one); plain text without. */
+export interface Paint {
+  dim(text: string): string;
+  cyan(text: string): string;
+  green(text: string): string;
+  red(text: string): string;
+}
+
+const PLAIN: Paint = { dim: (t) => t, cyan: (t) => t, green: (t) => t, red: (t) => t };
 
 /** Files larger than this are not read for a diff (the strings alone are shown). */
 const MAX_FILE_BYTES = 1024 * 1024;
 
 export interface DiffOptions {
   cwd: string;
-  style: Style;
+  style?: Paint;
   /** At most this many diff lines; the rest is "… N more lines". */
   maxLines?: number;
   /** The file's text; null when there is no such file, undefined when it cannot be compared (binary, too large, unreadable). */
@@ -43,7 +52,7 @@ export function editDiff(tool: string, input: Record<string, unknown>, o: DiffOp
       const mode = str(input.edit_mode) ?? "replace";
       const cell = str(input.cell_id) ? `cell ${str(input.cell_id)}` : "a new cell";
       const source = str(input.new_source) ?? "";
-      return [o.style.dim(`${mode} ${cell}`), ...(mode === "delete" ? [] : render("", source, o))];
+      return [(o.style ?? PLAIN).dim(`${mode} ${cell}`), ...(mode === "delete" ? [] : render("", source, o))];
     }
     default:
       return null;
@@ -71,11 +80,11 @@ function applyEdits(before: string | null | undefined, edits: Record<string, unk
     before === null ? "(file not found; the strings to replace)" : before === undefined ? "(file cannot be compared; the strings to replace)" : "(text not found in the file; the strings to replace)";
   // Fragments, not files: their missing final newline is no news.
   const whole = (s: string | undefined) => (s && !s.endsWith("\n") ? `${s}\n` : (s ?? ""));
-  return [o.style.dim(note), ...edits.flatMap((e) => render(whole(str(e.old_string)), whole(str(e.new_string)), o))];
+  return [(o.style ?? PLAIN).dim(note), ...edits.flatMap((e) => render(whole(str(e.old_string)), whole(str(e.new_string)), o))];
 }
 
 function render(before: string, after: string, o: DiffOptions, note?: string): string[] {
-  const { style } = o;
+  const style = o.style ?? PLAIN;
   const patch = structuredPatch("a", "b", before, after, "", "", { context: 3 });
   const lines: string[] = note ? [style.dim(note)] : [];
   for (const hunk of patch.hunks) {
@@ -95,7 +104,7 @@ function render(before: string, after: string, o: DiffOptions, note?: string): s
   return cap(lines, o.maxLines ?? 40, style);
 }
 
-function cap(lines: string[], max: number, style: Style): string[] {
+function cap(lines: string[], max: number, style: Paint): string[] {
   if (lines.length <= max) return lines;
   return [...lines.slice(0, max), style.dim(`… ${lines.length - max} more lines`)];
 }

@@ -11,6 +11,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { NUDGE_CLI } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { until } from "../support/until.js";
 import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
 
 let api: ScriptedApi | undefined;
@@ -25,14 +26,6 @@ afterEach(async () => {
   web = api = release = orphan = undefined;
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 describe("nudge web: a recording killed", () => {
   it("is told to the open streams, and reads crashed", async () => {

@@ -12,6 +12,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { until } from "../support/until.js";
 import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
 import { DATABASE_QUESTION } from "../support/questions.js";
 
@@ -30,14 +31,6 @@ interface LiveState {
   notices: Array<{ text: string }>;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 const state = async (id: string) => JSON.parse((await web!.get(`/api/live/${id}`)).body) as LiveState;
 const question = (id: string) => until("a question", async () => (await state(id)).question ?? undefined);

@@ -12,6 +12,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { until } from "../support/until.js";
 import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
 
 let api: ScriptedApi | undefined;
@@ -28,14 +29,6 @@ const gate = () => {
   return { promise, open };
 };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 describe("nudge web: live", () => {
   it("streams a turn event while claude writes, serves the turn in flight, and a session event when it is saved", async () => {

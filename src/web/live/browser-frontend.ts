@@ -7,53 +7,15 @@
  */
 import type { CanUseToolRequest } from "../../claude/control-protocol.js";
 import type { Turn } from "../../bundle/manifest-schema.js";
-import type { Asker, PermissionAnswer, PermissionContext, PlanAnswer, Question, QuestionAnswers } from "../../session/ask.js";
+import type { Asker, PermissionContext, Question } from "../../session/ask.js";
 import { isSlashCommand } from "../../session/conversation.js";
 import type { Frontend, PromptSource } from "../../session/frontend.js";
 import type { StreamEvent } from "../../claude/stream-events.js";
 import { inertValue, visible } from "../../inert-text.js";
+import type { LiveState, Notice, PendingQuestion, QuestionReply } from "./live-types.js";
 import { activityOf, AnsweredRequests } from "../../session/activity.js";
 import { editDiff } from "../../session/edit-diff.js";
 import { toolDetail } from "../../claude/tool-detail.js";
-
-/** What the page is asked, one at a time. */
-export type PendingQuestion =
-  /** `diff`: what a Write or Edit would change in the file, as unified diff lines (null for other tools). */
-  | { id: number; kind: "permission"; tool: string; detail: string | null; input: Record<string, unknown>; description: string | null; canSave: boolean; diff: string[] | null }
-  | { id: number; kind: "questions"; questions: Question[] }
-  | { id: number; kind: "plan"; plan: string }
-  /** nudge's own question before it discards anything (a typed /rewind, /fork, /undo): its plan, yes or no. */
-  | { id: number; kind: "confirm"; plan: string[]; question: string }
-  /** The files changed since the conversation last ran (Continue): rewind them to match, or tell claude. */
-  | { id: number; kind: "mismatch"; changed: string[] };
-
-export type QuestionReply =
-  | { kind: "permission"; answer: PermissionAnswer }
-  | { kind: "questions"; answers: QuestionAnswers | null }
-  | { kind: "plan"; answer: PlanAnswer }
-  | { kind: "confirm"; yes: boolean }
-  | { kind: "mismatch"; choice: "rewind" | "tell" };
-
-export interface Notice {
-  n: number;
-  level: "say" | "warn" | "error";
-  text: string;
-  hint: string | null;
-}
-
-/** What the page shows of a session this server drives. */
-export interface LiveState {
-  /** A turn is running (claude is working). */
-  busy: boolean;
-  /** The session ended: no more prompts. */
-  ended: boolean;
-  question: PendingQuestion | null;
-  /** What claude is doing in the turn in flight ("running Bash(npm test)"), and since when the turn runs (epoch ms). */
-  activity: string | null;
-  since: number | null;
-  /** The last notices, oldest first. */
-  notices: Notice[];
-}
 
 const KEPT_NOTICES = 50;
 

@@ -16,7 +16,8 @@ import type { Conversation } from "../../session/conversation.js";
 import type { SessionChoice } from "../../session/open-session.js";
 import { rulesGuard } from "../../session/rules-guard.js";
 import { runSession } from "../../session/run-session.js";
-import { BrowserFrontend, type LiveState } from "./browser-frontend.js";
+import { BrowserFrontend } from "./browser-frontend.js";
+import type { DrivenState } from "./live-types.js";
 
 export interface StartLive {
   choice: SessionChoice;
@@ -124,7 +125,7 @@ export class LivePool {
   }
 
   /** What the page shows of a driven session, with the id it records under now; null when none is driven by that id. */
-  stateOf(id: string): (LiveState & { sessionId: string }) | null {
+  stateOf(id: string): DrivenState | null {
     const d = this.get(id);
     return d ? { ...d.frontend.state(), sessionId: d.conversation?.sessionId ?? this.current(id) } : null;
   }

@@ -6,7 +6,7 @@
 import * as z from "../../zod.js";
 import { resolveId } from "../../bundle/store.js";
 import { UserError } from "../../errors.js";
-import type { QuestionReply } from "../live/browser-frontend.js";
+import type { QuestionReply } from "../live/live-types.js";
 import { HttpError, readJsonBody, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";
 

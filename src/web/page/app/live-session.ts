@@ -3,40 +3,10 @@
  * the server's `live` events and GET /api/live/<id> give it, and what the page sends.
  */
 import { ApiError, getJson, postJson } from "./source.js";
+import type { DrivenState, QuestionReply } from "../../live/live-types.js";
 
-export type PermissionAnswer = { kind: "yes" } | { kind: "no"; reason?: string } | { kind: "always" } | { kind: "save" };
-
-export interface AskedQuestion {
-  question: string;
-  header?: string;
-  multiSelect?: boolean;
-  options: Array<{ label: string; description?: string }>;
-}
-
-export type PendingQuestion =
-  | { id: number; kind: "permission"; tool: string; detail: string | null; input: Record<string, unknown>; description: string | null; canSave: boolean; diff: string[] | null }
-  | { id: number; kind: "questions"; questions: AskedQuestion[] }
-  | { id: number; kind: "plan"; plan: string }
-  | { id: number; kind: "confirm"; plan: string[]; question: string }
-  | { id: number; kind: "mismatch"; changed: string[] };
-
-export type QuestionReply =
-  | { kind: "permission"; answer: PermissionAnswer }
-  | { kind: "questions"; answers: Record<string, string> | null }
-  | { kind: "plan"; answer: { approve: true } | { approve: false; feedback: string } }
-  | { kind: "confirm"; yes: boolean }
-  | { kind: "mismatch"; choice: "rewind" | "tell" };
-
-export interface LiveState {
-  /** The session it records under now: another after a /fork or /compact. */
-  sessionId: string;
-  busy: boolean;
-  ended: boolean;
-  question: PendingQuestion | null;
-  activity: string | null;
-  since: number | null;
-  notices: Array<{ n: number; level: "say" | "warn" | "error"; text: string; hint: string | null }>;
-}
+export type { PendingQuestion, QuestionReply } from "../../live/live-types.js";
+export type LiveState = DrivenState;
 
 const live = (id: string, what = "") => `/api/live/${encodeURIComponent(id)}${what}`;
 

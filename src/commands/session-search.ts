@@ -1,0 +1,103 @@
+import { Command } from "commander";
+import * as z from "../zod.js";
+import { openStore } from "../bundle/store.js";
+import { UserError } from "../errors.js";
+import { searchSessions } from "../search/search-sessions.js";
+import { maskHit, snippetOf } from "../search/snippet.js";
+import { PLACE_NAMES } from "../search/turn-docs.js";
+import type { SearchHit } from "../search/query.js";
+import { oneLine } from "../terminal/format.js";
+import { printJson, writeErr, writeOut } from "../terminal/output.js";
+import { colorEnabled, makeStyle } from "../terminal/style.js";
+import { inertValue } from "../inert-text.js";
+import { parseOptions } from "./parse-options.js";
+
+const Options = z.object({
+  file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
+  tool: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  since: z.optional(z.string()),
+  session: z.optional(z.string()),
+  limit: z.optional(z.string().check(z.regex(/^[1-9]\d{0,3}$/, "a whole number from 1 to 9999"))),
+  json: z.optional(z.boolean()),
+});
+
+export const sessionSearchCommand = new Command("search")
+  .description("search every session of this repository: prompts, Claude's text, tool inputs and outputs, your edits, file names")
+  .argument("[query...]", 'words (all must match), "a phrase", prefix*; may be left out with --file')
+  .option("--file <path|glob>", "only turns that changed this file (alone: every turn that changed it, newest first)")
+  .option("--tool <name>", "only tool inputs and outputs of this tool (Bash, Edit, Read, ...)")
+  .option("--since <date>", "only turns ended since: 2026-05-01, 2026-05-01T12:00, or 3d / 12h / 30m ago")
+  .option("--session <id>", "only this session (id or unique prefix)")
+  .option("--limit <n>", "at most this many matches (default 20)")
+  .option("--json", "machine-readable output, secrets masked as an export masks them")
+  .addHelpText(
+    "after",
+    `
+Exit status: 0 matches found, 1 none (or a bad option), 2 a bug.
+
+Examples:
+  $ nudge session search auth timeout
+  $ nudge session search '"connection refused"' --tool Bash
+  $ nudge session search 'retry*' --since 7d
+  $ nudge session search --file src/auth.ts          # which turns changed it; then: nudge session diff <id> <turn>
+  $ nudge session search 認証 --json | jq '.[0]'`,
+  )
+  .action(async (words: string[], raw: unknown) => {
+    const o = parseOptions(Options, raw);
+    const query = words.join(" ");
+    if (query.trim() === "" && !o.file) throw new UserError("nothing to search for", "give words to search for, or --file <path>");
+    const store = await openStore(process.cwd());
+    const { hits, catchUp } = await searchSessions(store, {
+      query,
+      file: o.file ?? null,
+      tool: o.tool ?? null,
+      since: o.since === undefined ? null : parseSince(o.since),
+      session: o.session ?? null,
+      limit: o.limit === undefined ? 20 : Number(o.limit),
+    });
+    for (const s of catchUp.skipped) writeErr(`! skipped session ${s.id}: ${s.why}\n`);
+    process.exitCode = hits.length > 0 ? 0 : 1;
+    if (o.json) return printJson(await Promise.all(hits.map(async (h) => jsonHit(await maskHit(h)))));
+    if (hits.length === 0) return void writeErr("no matches\n");
+    const style = makeStyle(colorEnabled(process.stdout));
+    for (const h of hits) {
+      const where = PLACE_NAMES[h.place] + (h.tool ? ` (${h.tool})` : "");
+      writeOut(`${style.bold(h.session)}  turn ${h.turn}  ${h.at.slice(0, 16).replace("T", " ")}  ${where}\n`);
+      const s = snippetOf(h.text, h.matches);
+      let line = "";
+      let at = 0;
+      for (const [a, b] of s.matches) {
+        const match = s.text.slice(a, b);
+        line += s.text.slice(at, a) + (style.enabled ? style.yellow(style.bold(match)) : `[${match}]`);
+        at = b;
+      }
+      writeOut(`  ${line + s.text.slice(at)}\n`);
+    }
+  });
+
+function jsonHit(h: SearchHit) {
+  const snippet = snippetOf(h.text, h.matches);
+  return {
+    session: h.session,
+    turn: h.turn,
+    at: h.at,
+    where: h.place,
+    tool: h.tool,
+    prompt: h.prompt === null ? null : inertValue(oneLine(h.prompt, 200)),
+    snippet: snippet.text,
+    matches: snippet.matches,
+    diff: `nudge session diff ${h.session} ${h.turn}`,
+  };
+}
+
+/** An absolute date or time, or a span back from now (3d, 12h, 30m, 2w). */
+export function parseSince(value: string, now = Date.now()): Date {
+  const span = /^(\d{1,6})([mhdw])$/.exec(value.trim());
+  if (span) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2] as "m" | "h" | "d" | "w"];
+    return new Date(now - Number(span[1]) * unit);
+  }
+  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim()) ? Date.parse(value.trim().replace(" ", "T")) : NaN;
+  if (Number.isNaN(at)) throw new UserError(`--since is not a date: "${value}"`, "use 2026-05-01, 2026-05-01T12:00, or a span back from now: 3d, 12h, 30m, 2w");
+  return new Date(at);
+}

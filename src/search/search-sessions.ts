@@ -1,0 +1,72 @@
+/**
+ * The search as the CLI and the web server call it: bring the index up to date, resolve the
+ * filters, query. An index SQLite finds damaged is removed and rebuilt once, then searched.
+ */
+import { resolveId, type Store } from "../bundle/store.js";
+import { UserError } from "../errors.js";
+import { compileGlob, GlobError } from "../rules/glob.js";
+import { catchUp, type CatchUpReport } from "./catch-up.js";
+import { search, type SearchHit } from "./query.js";
+import { indexFile, isDamage, openSearchDb, removeIndex, type SearchDb } from "./search-db.js";
+
+export interface SearchRequest {
+  query: string;
+  /** A path (relative to the repository) or a glob of them. */
+  file?: string | null;
+  tool?: string | null;
+  since?: Date | null;
+  session?: string | null;
+  limit: number;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  catchUp: CatchUpReport;
+}
+
+export async function searchSessions(store: Store, request: SearchRequest): Promise<SearchResult> {
+  const session = request.session ? await resolveId(store, request.session) : null;
+  try {
+    return await withIndex(store, (db) => run(db, store, request, session));
+  } catch (error) {
+    if (!isDamage(error)) throw error;
+    removeIndex(indexFile(store));
+    return withIndex(store, (db) => run(db, store, request, session));
+  }
+}
+
+/** Bring the index up to date without searching (after a turn is saved, in the background). */
+export async function updateIndex(store: Store): Promise<CatchUpReport> {
+  return withIndex(store, (db) => catchUp(db, store));
+}
+
+async function withIndex<T>(store: Store, use: (db: SearchDb) => Promise<T>): Promise<T> {
+  const db = openSearchDb(store);
+  try {
+    return await use(db);
+  } finally {
+    db.close();
+  }
+}
+
+async function run(db: SearchDb, store: Store, r: SearchRequest, session: string | null): Promise<SearchResult> {
+  const report = await catchUp(db, store);
+  const files = r.file ? filesMatching(db, r.file) : null;
+  if (files && files.length === 0) return { hits: [], catchUp: report };
+  const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, limit: r.limit });
+  return { hits, catchUp: report };
+}
+
+/** The indexed paths a `--file` names: itself, or those its glob matches (a leading ./ dropped). */
+function filesMatching(db: SearchDb, file: string): string[] {
+  const wanted = file.replace(/^\.\//, "");
+  let matches: (path: string) => boolean;
+  try {
+    matches = compileGlob(wanted);
+  } catch (error) {
+    if (error instanceof GlobError) throw new UserError(`--file is not a valid glob: ${error.message}`, 'quote it, e.g. --file "src/**/*.ts"');
+    throw error;
+  }
+  const paths = (db.prepare("SELECT DISTINCT path FROM files").all() as Array<{ path: string }>).map((r) => r.path);
+  return paths.filter((p) => p === wanted || matches(p));
+}

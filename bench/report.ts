@@ -14,6 +14,7 @@ import { CLI } from "./session.js";
 import type { StoreSizes } from "./store-size.js";
 import type { WebBenchResult } from "./web-bench.js";
 import type { PageBenchResult } from "./page-bench.js";
+import type { SearchBenchResult } from "./search-bench.js";
 import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
 
 export interface BenchResults {
@@ -33,6 +34,7 @@ export interface BenchResults {
   exported: ExportBenchRow | null;
   web: WebBenchResult | null;
   page: PageBenchResult | null;
+  search: SearchBenchResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -147,11 +149,23 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| \`session import\` of it (every patch checked against its snapshot) | ${fmtMs(e.importSeconds * 1000)} | |`);
   }
   if (r.web) webRows(r.web, say);
+  if (r.search) searchRows(r.search, say);
   if (r.page) {
     const p = r.page;
     const ok = p.longMs <= 1000;
     say(`| session page of a ${p.turns.toLocaleString("en")}-turn session (static export, ${fmtBytes(p.htmlBytes)}) in Chromium: interactive ÷ the same page with no turns | ${fmtRatio(p.longMs / p.emptyMs)} (${fmtMs(p.longMs)} ${mark(ok)} / ${fmtMs(p.emptyMs)}; every turn's section drawn at ${fmtMs(p.allMs)}; n=${p.rounds}) | ≤ 1 s |`);
   }
+}
+
+function searchRows(s: SearchBenchResult, say: (line?: string) => void): void {
+  const corpus = `${s.shape.sessions.toLocaleString("en")} sessions, ${fmtBytes(s.recordingBytes)} of recordings`;
+  for (const q of s.queries) {
+    const warm = q.warmMs / q.grepWarmMs;
+    const cold = q.coldMs !== null && q.grepColdMs !== null ? `; cold ${fmtRatio(q.coldMs / q.grepColdMs)} (${fmtMs(q.coldMs)} / ${fmtMs(q.grepColdMs)})` : "; cold: page cache could not be dropped";
+    say(`| \`session search\` ${q.label} (${q.hits} hits shown) over ${corpus} ÷ \`grep -rFi\` over the bundles | warm ${fmtRatio(warm)} ${mark(warm <= 0.05)} (${fmtMs(q.warmMs)} / ${fmtMs(q.grepWarmMs)}, n=${s.rounds})${cold} | ≤ 0.05× warm |`);
+  }
+  say(`| search index: built from nothing (the first search) / one saved turn's update, median / p99 (n=${s.update.samples}) | ${fmtMs(s.buildMs)} / ${fmtMs(s.update.median)} / ${fmtMs(s.update.p99)} | off the between-turn path |`);
+  say(`| search index size ÷ recordings | ${fmtRatio(s.indexBytes / s.recordingBytes)} (${fmtBytes(s.indexBytes)} / ${fmtBytes(s.recordingBytes)}) | |`);
 }
 
 function webRows(w: WebBenchResult, say: (line?: string) => void): void {

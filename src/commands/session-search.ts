@@ -2,14 +2,12 @@ import { Command } from "commander";
 import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
 import { UserError } from "../errors.js";
-import { searchSessions } from "../search/search-sessions.js";
-import { maskHit, snippetOf } from "../search/snippet.js";
+import { parseSince, searchSessions } from "../search/search-sessions.js";
+import { hitViews } from "../search/hit-view.js";
+import { snippetOf } from "../search/snippet.js";
 import { PLACE_NAMES } from "../search/turn-docs.js";
-import type { SearchHit } from "../search/query.js";
-import { oneLine } from "../terminal/format.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
-import { inertValue } from "../inert-text.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({
@@ -54,10 +52,11 @@ Examples:
       since: o.since === undefined ? null : parseSince(o.since),
       session: o.session ?? null,
       limit: o.limit === undefined ? 20 : Number(o.limit),
+      onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });
     for (const s of catchUp.skipped) writeErr(`! skipped session ${s.id}: ${s.why}\n`);
     process.exitCode = hits.length > 0 ? 0 : 1;
-    if (o.json) return printJson(await Promise.all(hits.map(async (h) => jsonHit(await maskHit(h)))));
+    if (o.json) return printJson(await hitViews(hits));
     if (hits.length === 0) return void writeErr("no matches\n");
     const style = makeStyle(colorEnabled(process.stdout));
     for (const h of hits) {
@@ -75,29 +74,3 @@ Examples:
     }
   });
 
-function jsonHit(h: SearchHit) {
-  const snippet = snippetOf(h.text, h.matches);
-  return {
-    session: h.session,
-    turn: h.turn,
-    at: h.at,
-    where: h.place,
-    tool: h.tool,
-    prompt: h.prompt === null ? null : inertValue(oneLine(h.prompt, 200)),
-    snippet: snippet.text,
-    matches: snippet.matches,
-    diff: `nudge session diff ${h.session} ${h.turn}`,
-  };
-}
-
-/** An absolute date or time, or a span back from now (3d, 12h, 30m, 2w). */
-export function parseSince(value: string, now = Date.now()): Date {
-  const span = /^(\d{1,6})([mhdw])$/.exec(value.trim());
-  if (span) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2] as "m" | "h" | "d" | "w"];
-    return new Date(now - Number(span[1]) * unit);
-  }
-  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim()) ? Date.parse(value.trim().replace(" ", "T")) : NaN;
-  if (Number.isNaN(at)) throw new UserError(`--since is not a date: "${value}"`, "use 2026-05-01, 2026-05-01T12:00, or a span back from now: 3d, 12h, 30m, 2w");
-  return new Date(at);
-}

@@ -2,14 +2,15 @@
  * Bring the index up to date with the store: every search starts here, so a session recorded
  * while the index was missing, imported, fetched or repaired is found, a removed one is dropped,
  * and an index deleted (or left half-written by a kill -9) is rebuilt. A session is looked at by
- * the stat of its manifest and journal (the header is rewritten, the journal appended, at each
- * saved turn): an unchanged session costs two stats. A changed one has only its new turns read.
+ * the stat of its folder (a new manifest is renamed into it at each saved turn): an unchanged
+ * session costs one stat. A changed one has only its new turns read.
  *
  * Each session's changes are one transaction that first checks the stamp again: two searches
  * catching up at once read the same turns, one writes them, the other finds the work done.
  */
-import { promises as fs } from "node:fs";
-import { bundleDir, bundleFiles, loadSession, sessionIds, type StoredSession, type Store } from "../bundle/store.js";
+import { statSync } from "node:fs";
+import { deflateRawSync } from "node:zlib";
+import { bundleDir, loadSession, sessionIds, type StoredSession, type Store } from "../bundle/store.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { faultPoint } from "../fault-injection.js";
 import { indexedText } from "./tokens.js";
@@ -24,11 +25,16 @@ export interface CatchUpReport {
   skipped: Array<{ id: string; why: string }>;
 }
 
-export async function catchUp(db: SearchDb, store: Store): Promise<CatchUpReport> {
+/** Told once before a catch-up of this many sessions or more begins (a first search over a large store takes a while). */
+const NOTICE_SESSIONS = 50;
+
+export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessions: number) => void): Promise<CatchUpReport> {
   const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [] };
   const known = new Map((db.prepare("SELECT id, stamp FROM sessions").all() as Array<{ id: string; stamp: string }>).map((r) => [r.id, r.stamp]));
   const ids = await sessionIds(store);
-  const stamps = await Promise.all(ids.map((id) => stampOf(store, id)));
+  const stamps = ids.map((id) => stampOf(store, id));
+  const changed = ids.filter((id, i) => known.get(id) !== stamps[i]).length;
+  if (changed >= NOTICE_SESSIONS) onLongCatchUp?.(changed);
   for (const [i, id] of ids.entries()) {
     const stamp = stamps[i]!;
     if (known.get(id) === stamp) continue;
@@ -48,17 +54,21 @@ export async function catchUp(db: SearchDb, store: Store): Promise<CatchUpReport
   return report;
 }
 
-/** What changes when a turn is saved (or the session is repaired, imported again, rewound). */
-async function stampOf(store: Store, id: string): Promise<string> {
-  const files = bundleFiles(bundleDir(store, id));
-  const [manifest, journal] = await Promise.all([fs.stat(files.manifest).catch(() => null), fs.stat(files.journal).catch(() => null)]);
-  const part = (s: { size: number; mtimeMs: number; ino: number } | null) => (s ? `${s.ino}:${s.size}:${s.mtimeMs}` : "-");
-  return `${part(manifest)}/${part(journal)}`;
+/**
+ * What changes when a turn is saved (or the session is repaired, imported again, rewound): the
+ * session folder's own mtime, since each of those ends by renaming a new manifest into it (an
+ * append to the journal alone is a turn begun, not saved). One stat per session, synchronous: at a
+ * thousand sessions, promises and their garbage cost more than the stats themselves.
+ */
+function stampOf(store: Store, id: string): string {
+  const s = statSync(bundleDir(store, id), { throwIfNoEntry: false });
+  return s ? `${s.ino}:${s.mtimeMs}` : "-";
 }
 
-/** What identifies a saved turn's content: a repair or a re-import that rewrote it changes one of these. */
+/** What identifies a saved turn's content: a repair, a re-import or a loop's check added later changes one of these. */
 function turnKey(turn: Turn): string {
-  return `${turn.endedAt}|${turn.patch.sha256}|${turn.lines.from}|${turn.bytes?.from ?? ""}`;
+  const check = turn.check ? `${turn.check.exitCode}:${turn.check.durationMs}` : "";
+  return `${turn.endedAt}|${turn.patch.sha256}|${turn.lines.from}|${turn.bytes?.from ?? ""}|${check}`;
 }
 
 interface Indexed {
@@ -98,34 +108,32 @@ async function readTurns(s: StoredSession, turns: Turn[]): Promise<Indexed[]> {
 
 function insertTurn(db: SearchDb, id: string, t: Indexed): void {
   db.prepare("INSERT INTO turns (session, turn, key, at, prompt) VALUES (?, ?, ?, ?, ?)").run(id, t.turn.n, turnKey(t.turn), t.turn.endedAt, t.turn.prompt);
-  const doc = db.prepare("INSERT INTO docs (session, turn, place, tool, text) VALUES (?, ?, ?, ?, ?)");
+  const doc = db.prepare("INSERT INTO docs (session, turn, place, tool, zip) VALUES (?, ?, ?, ?, ?)");
   const fts = db.prepare("INSERT INTO fts (rowid, text) VALUES (?, ?)");
   for (const d of t.docs) {
-    const text = indexedText(d.text);
-    const row = doc.run(id, t.turn.n, d.place, d.tool, text);
-    fts.run(row.lastInsertRowid, text);
+    const text = d.text.normalize("NFKC");
+    const row = doc.run(id, t.turn.n, d.place, d.tool, deflateRawSync(text));
+    fts.run(row.lastInsertRowid, indexedText(text));
   }
   const file = db.prepare("INSERT INTO files (session, turn, path, place) VALUES (?, ?, ?, ?)");
   for (const f of t.files) file.run(id, t.turn.n, f.path, f.place);
 }
 
 function dropTurn(db: SearchDb, id: string, n: number): void {
-  dropDocs(db, "SELECT id, text FROM docs WHERE session = ? AND turn = ?", [id, n]);
+  dropDocs(db, "SELECT id FROM docs WHERE session = ? AND turn = ?", [id, n]);
   db.prepare("DELETE FROM files WHERE session = ? AND turn = ?").run(id, n);
   db.prepare("DELETE FROM turns WHERE session = ? AND turn = ?").run(id, n);
 }
 
 function dropSession(db: SearchDb, id: string): void {
-  dropDocs(db, "SELECT id, text FROM docs WHERE session = ?", [id]);
+  dropDocs(db, "SELECT id FROM docs WHERE session = ?", [id]);
   db.prepare("DELETE FROM files WHERE session = ?").run(id);
   db.prepare("DELETE FROM turns WHERE session = ?").run(id);
   db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
 }
 
-/** An external-content FTS5 table forgets a row only when told its old text. */
 function dropDocs(db: SearchDb, select: string, params: unknown[]): void {
-  const rows = db.prepare(select).all(...params) as Array<{ id: number; text: string }>;
-  const forget = db.prepare("INSERT INTO fts (fts, rowid, text) VALUES ('delete', ?, ?)");
-  for (const r of rows) forget.run(r.id, r.text);
-  db.prepare(`DELETE FROM docs WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rows.map((r) => r.id)));
+  const ids = JSON.stringify((db.prepare(select).all(...params) as Array<{ id: number }>).map((r) => r.id));
+  db.prepare("DELETE FROM fts WHERE rowid IN (SELECT value FROM json_each(?))").run(ids);
+  db.prepare("DELETE FROM docs WHERE id IN (SELECT value FROM json_each(?))").run(ids);
 }

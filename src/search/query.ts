@@ -4,8 +4,9 @@
  * Best match first (FTS5's bm25); with no words, only `--file`, the turns that changed the file,
  * newest first.
  */
+import { inflateRawSync } from "node:zlib";
 import type { SearchDb } from "./search-db.js";
-import { matchExpression, parseQuery, shownText } from "./tokens.js";
+import { matchExpression, matchRanges, parseQuery } from "./tokens.js";
 import type { Place } from "./turn-docs.js";
 
 export interface SearchFilters {
@@ -32,10 +33,6 @@ export interface SearchHit {
   matches: Array<[number, number]>;
 }
 
-/** Markers highlight() puts around a match: private-use characters, removed before anything is shown. */
-const OPEN = "\ue000";
-const CLOSE = "\ue001";
-
 export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit[] {
   const parts = parseQuery(query);
   const where: string[] = [];
@@ -47,44 +44,38 @@ export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit
     where.push("EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))");
     params.push(JSON.stringify(f.files));
   }
-  if (parts.length === 0) return fileTurns(db, where, params, f.limit);
-  const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, highlight(fts, 0, '${OPEN}', '${CLOSE}') AS marked
+  if (parts.length === 0) return fileTurns(db, where, params, f.limit, f.files ?? []);
+  const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip
     FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn
     WHERE fts MATCH ? ${where.map((w) => `AND ${w}`).join(" ")}
     ORDER BY bm25(fts), t.at DESC LIMIT ?`;
-  const rows = db.prepare(sql).all(matchExpression(parts), ...params, f.limit) as Array<Omit<SearchHit, "text" | "matches"> & { marked: string }>;
-  const hits = rows.map(({ marked, ...row }) => ({ ...row, ...unmark(marked) }));
-  // A phrase matched token by token: "a-b" also finds "a b". Keep that; the tokens are what a reader means.
-  return hits;
+  const rows = db.prepare(sql).all(matchExpression(parts), ...params, f.limit) as Array<Omit<SearchHit, "text" | "matches"> & { zip: Buffer }>;
+  return rows.map(({ zip, ...row }) => {
+    const text = inflateRawSync(zip).toString("utf8");
+    // SQLite said the piece matches; where, for the snippet, is found here with the same cuts.
+    return { ...row, text, matches: merge(matchRanges(text, parts)) };
+  });
 }
 
 /** `--file` alone: the turns that changed the file(s), each with the file names as its text. */
-function fileTurns(db: SearchDb, where: string[], params: unknown[], limit: number): SearchHit[] {
-  const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.text
+function fileTurns(db: SearchDb, where: string[], params: unknown[], limit: number, files: string[]): SearchHit[] {
+  const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip
     FROM docs d JOIN turns t ON t.session = d.session AND t.turn = d.turn
     WHERE d.place = 'file' ${where.map((w) => `AND ${w}`).join(" ")}
     ORDER BY t.at DESC, d.turn DESC LIMIT ?`;
-  const rows = db.prepare(sql).all(...params, limit) as Array<Omit<SearchHit, "matches">>;
-  return rows.map((r) => ({ ...r, text: shownText(r.text), matches: [] }));
-}
-
-/** The text without the markers and the zero-width cuts, and where the markers were. */
-function unmark(marked: string): { text: string; matches: Array<[number, number]> } {
-  let text = "";
-  const matches: Array<[number, number]> = [];
-  let open = -1;
-  let from = 0;
-  for (const m of marked.matchAll(/[\ue000\ue001\u200b]/g)) {
-    text += marked.slice(from, m.index);
-    from = m.index + 1;
-    if (m[0] === OPEN) open = text.length;
-    else if (m[0] === CLOSE && open !== -1) {
-      matches.push([open, text.length]);
-      open = -1;
+  const rows = db.prepare(sql).all(...params, limit) as Array<Omit<SearchHit, "matches" | "text"> & { zip: Buffer }>;
+  const wanted = new Set(files);
+  return rows.map(({ zip, ...r }) => {
+    const text = inflateRawSync(zip).toString("utf8");
+    // The text is one path a line: the lines that are the file(s) asked for are the matches.
+    const matches: Array<[number, number]> = [];
+    let at = 0;
+    for (const line of text.split("\n")) {
+      if (wanted.has(line)) matches.push([at, at + line.length]);
+      at += line.length + 1;
     }
-  }
-  text += marked.slice(from);
-  return { text, matches: merge(matches) };
+    return { ...r, text, matches };
+  });
 }
 
 /** Adjacent matches (the characters of a CJK word, each a token) read as one. */

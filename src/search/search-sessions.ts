@@ -17,6 +17,8 @@ export interface SearchRequest {
   since?: Date | null;
   session?: string | null;
   limit: number;
+  /** Told when the index has many sessions to catch up on before it can answer. */
+  onLongCatchUp?: (sessions: number) => void;
 }
 
 export interface SearchResult {
@@ -50,7 +52,7 @@ async function withIndex<T>(store: Store, use: (db: SearchDb) => Promise<T>): Pr
 }
 
 async function run(db: SearchDb, store: Store, r: SearchRequest, session: string | null): Promise<SearchResult> {
-  const report = await catchUp(db, store);
+  const report = await catchUp(db, store, r.onLongCatchUp);
   const files = r.file ? filesMatching(db, r.file) : null;
   if (files && files.length === 0) return { hits: [], catchUp: report };
   const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, limit: r.limit });
@@ -69,4 +71,16 @@ function filesMatching(db: SearchDb, file: string): string[] {
   }
   const paths = (db.prepare("SELECT DISTINCT path FROM files").all() as Array<{ path: string }>).map((r) => r.path);
   return paths.filter((p) => p === wanted || matches(p));
+}
+
+/** An absolute date or time, or a span back from now (3d, 12h, 30m, 2w). */
+export function parseSince(value: string, now = Date.now()): Date {
+  const span = /^(\d{1,6})([mhdw])$/.exec(value.trim());
+  if (span) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2] as "m" | "h" | "d" | "w"];
+    return new Date(now - Number(span[1]) * unit);
+  }
+  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim()) ? Date.parse(value.trim().replace(" ", "T")) : NaN;
+  if (Number.isNaN(at)) throw new UserError(`--since is not a date: "${value}"`, "use 2026-05-01, 2026-05-01T12:00, or a span back from now: 3d, 12h, 30m, 2w");
+  return new Date(at);
 }

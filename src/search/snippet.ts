@@ -5,8 +5,7 @@
  * masked as an export masks them before the window is cut: a secret is never half-shown.
  */
 import { inertValue } from "../inert-text.js";
-import { detectSecrets } from "../sharing/secret-detect.js";
-import { placeholder } from "../sharing/secrets.js";
+import type { SecretSpan } from "../sharing/secret-detect.js";
 import type { SearchHit } from "./query.js";
 
 export interface Snippet {
@@ -44,6 +43,7 @@ export function snippetOf(text: string, matches: Array<[number, number]>): Snipp
 
 /** The hit's text with its secrets masked, and its matches moved to where they now are. */
 export async function maskHit(hit: SearchHit): Promise<SearchHit> {
+  const { detectSecrets, placeholder } = await secretModules();
   const spans = (await detectSecrets(hit.text)).sort((a, b) => a.start - b.start);
   const prompt = hit.prompt === null ? null : await maskString(hit.prompt);
   if (spans.length === 0) return { ...hit, prompt };
@@ -74,6 +74,7 @@ export async function maskHit(hit: SearchHit): Promise<SearchHit> {
 }
 
 async function maskString(text: string): Promise<string> {
+  const { detectSecrets, placeholder } = await secretModules();
   const spans = (await detectSecrets(text)).sort((a, b) => a.start - b.start);
   let out = "";
   let at = 0;
@@ -83,4 +84,10 @@ async function maskString(text: string): Promise<string> {
     at = s.end;
   }
   return out + text.slice(at);
+}
+
+/** secretlint takes a while to load: only output that masks pays for it. */
+async function secretModules(): Promise<{ detectSecrets: (text: string) => Promise<SecretSpan[]>; placeholder: (kind: string) => string }> {
+  const [{ detectSecrets }, { placeholder }] = await Promise.all([import("../sharing/secret-detect.js"), import("../sharing/secrets.js")]);
+  return { detectSecrets, placeholder };
 }

@@ -18,11 +18,6 @@ export function indexedText(text: string): string {
   return text.normalize("NFKC").replaceAll(CUT, " ").replace(CJK, `${CUT}$1${CUT}`);
 }
 
-/** The text back as it was written (bar NFKC): what snippets show. */
-export function shownText(indexed: string): string {
-  return indexed.replaceAll(CUT, "");
-}
-
 export interface QueryPart {
   /** The words of a quoted phrase, or a single word. */
   text: string;
@@ -55,4 +50,40 @@ export function parseQuery(query: string): QueryPart[] {
 /** The FTS5 MATCH expression of parsed parts: each a quoted string, CJK cut as the index is. */
 export function matchExpression(parts: QueryPart[]): string {
   return parts.map((p) => `"${indexedText(p.text).replaceAll('"', '""')}"${p.prefix ? " *" : ""}`).join(" AND ");
+}
+
+/**
+ * The tokens of a text as the index cut it, with where each is: runs of letters, digits and marks
+ * (unicode61's token characters), each CJK character a token of its own. Used to show where a hit
+ * matched; SQLite decided that it matched.
+ */
+export function tokenSpans(text: string): Array<{ start: number; end: number; token: string }> {
+  const out: Array<{ start: number; end: number; token: string }> = [];
+  for (const m of text.matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|[\p{L}\p{N}\p{M}\p{Co}]+/gu)) {
+    out.push({ start: m.index, end: m.index + m[0].length, token: fold(m[0]) });
+  }
+  return out;
+}
+
+/** Case and accents folded, as unicode61 with remove_diacritics 2 folds them. */
+export function fold(token: string): string {
+  return token.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+/** Where the parts match in `text` (NFKC), [start, end) ranges, in order. */
+export function matchRanges(text: string, parts: QueryPart[]): Array<[number, number]> {
+  const tokens = tokenSpans(text);
+  const ranges: Array<[number, number]> = [];
+  for (const part of parts) {
+    const want = tokenSpans(part.text.normalize("NFKC")).map((t) => t.token);
+    if (want.length === 0) continue;
+    for (let i = 0; i + want.length <= tokens.length; i++) {
+      const hit = want.every((w, k) => {
+        const t = tokens[i + k]!.token;
+        return k === want.length - 1 && part.prefix ? t.startsWith(w) : t === w;
+      });
+      if (hit) ranges.push([tokens[i]!.start, tokens[i + want.length - 1]!.end]);
+    }
+  }
+  return ranges.sort((a, b) => a[0] - b[0]);
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
+import { startWeb } from "../support/web-server.js";
 
 const SECRET = "sk-ant-api03-" + "Xy7_Q2-wErTyUiOpAsDfGhJkLzXcVbNm".repeat(3).slice(0, 93) + "AA";
 
@@ -146,5 +147,25 @@ describe("nudge session search", () => {
     expect(since.stderr).toContain("--since is not a date");
     const limit = await search(["x", "--limit", "0"]);
     expect(limit.exitCode).toBe(1);
+  });
+
+  it("GET /api/search answers as --json does, behind the same login, and refuses a bad query", async () => {
+    const web = await startWeb(repo);
+    try {
+      const answer = await web.get(`/api/search?q=${encodeURIComponent(`"${SECRET}"`)}`);
+      expect(answer.status, answer.body).toBe(200);
+      expect(answer.body).not.toContain(SECRET.slice(20, 60));
+      const { hits } = JSON.parse(answer.body) as { hits: JsonHit[] };
+      expect(hits.map((h) => [h.session, h.turn, h.where])).toContainEqual([first.id, 3, "prompt"]);
+      const file = JSON.parse((await web.get("/api/search?file=src%2Fauth.ts")).body) as { hits: JsonHit[] };
+      expect(file.hits.map((h) => h.turn)).toEqual([3, 2]);
+      expect((await web.request("/api/search?q=zanzibar")).status).toBe(403);
+      const bad = await web.get("/api/search?q=x&limit=1000");
+      expect(bad.status).toBe(400);
+      expect(bad.body).toContain("invalid query.limit");
+      expect((await web.get("/api/search?q=")).status).toBe(400);
+    } finally {
+      expect((await web.stop()).exitCode).toBe(0);
+    }
   });
 });

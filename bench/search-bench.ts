@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openStore, readManifest, writeBundle, bundleDir } from "../src/bundle/store.js";
-import { updateIndex } from "../src/search/search-sessions.js";
+import { searchSessions, updateIndex } from "../src/search/search-sessions.js";
 import { git, scratchDir } from "./repo.js";
 import { makeCorpus, PLANTED, type CorpusShape } from "./search-corpus.js";
 import { CLI } from "./session.js";
@@ -24,6 +24,8 @@ export interface SearchQueryRow {
   grepWarmMs: number;
   coldMs: number | null;
   grepColdMs: number | null;
+  /** The same search in-process (catch-up's stats, the query, the snippets): no node start-up, no module loading. */
+  inProcessMs: number;
 }
 
 export interface SearchBenchResult {
@@ -77,7 +79,14 @@ export async function searchBench(shape: CorpusShape, rounds: number): Promise<S
       dropCaches();
       grepColdMs = (await grep()).ms;
     }
-    rows.push({ label: q.label, args: q.args, hits, warmMs: median(ours), grepWarmMs: median(theirs), coldMs, grepColdMs });
+    const store = await openStore(repo);
+    const inProcess: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const start = nowNs();
+      await searchSessions(store, { query: q.args.join(" "), limit: 20 });
+      inProcess.push(msSince(start));
+    }
+    rows.push({ label: q.label, args: q.args, hits, warmMs: median(ours), grepWarmMs: median(theirs), coldMs, grepColdMs, inProcessMs: median(inProcess) });
   }
   progress("search: one saved turn's index update, per turn, with every other session present");
   const update = await updatePerTurn(repo, shape);

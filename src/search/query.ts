@@ -7,6 +7,9 @@
 import { inflateRawSync } from "node:zlib";
 import type { SearchDb } from "./search-db.js";
 import { matchExpression, matchRanges, parseQuery } from "./tokens.js";
+
+/** Matches are looked for this far past the first one: more than a snippet shows. */
+const SNIPPET_WINDOW = 400;
 import type { Place } from "./turn-docs.js";
 
 export interface SearchFilters {
@@ -53,7 +56,7 @@ export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit
   return rows.map(({ zip, ...row }) => {
     const text = inflateRawSync(zip).toString("utf8");
     // SQLite said the piece matches; where, for the snippet, is found here with the same cuts.
-    return { ...row, text, matches: merge(matchRanges(text, parts)) };
+    return { ...row, text, matches: merge(matchRanges(text, parts, SNIPPET_WINDOW)) };
   });
 }
 

@@ -7,6 +7,7 @@ import { UserError } from "../errors.js";
 import { compileGlob, GlobError } from "../rules/glob.js";
 import { catchUp, type CatchUpReport } from "./catch-up.js";
 import { search, type SearchHit } from "./query.js";
+import { parseQuery } from "./tokens.js";
 import { indexFile, isDamage, openSearchDb, removeIndex, type SearchDb } from "./search-db.js";
 
 export interface SearchRequest {
@@ -27,6 +28,9 @@ export interface SearchResult {
 }
 
 export async function searchSessions(store: Store, request: SearchRequest): Promise<SearchResult> {
+  if (parseQuery(request.query).length === 0 && !request.file) {
+    throw new UserError("nothing to search for: the query has no letters or digits", 'give words to search for (prefix*, "a phrase"), or --file <path>');
+  }
   const session = request.session ? await resolveId(store, request.session) : null;
   try {
     return await withIndex(store, (db) => run(db, store, request, session));

@@ -44,7 +44,8 @@ export function parseQuery(query: string): QueryPart[] {
       if (text !== "") parts.push({ text, phrase: false, prefix });
     }
   }
-  return parts;
+  // A part with no letters or digits ("---") is no word to the index: it would match nothing.
+  return parts.filter((p) => tokenSpans(p.text).length > 0);
 }
 
 /** The FTS5 MATCH expression of parsed parts: each a quoted string, CJK cut as the index is. */
@@ -52,17 +53,18 @@ export function matchExpression(parts: QueryPart[]): string {
   return parts.map((p) => `"${indexedText(p.text).replaceAll('"', '""')}"${p.prefix ? " *" : ""}`).join(" AND ");
 }
 
-/**
- * The tokens of a text as the index cut it, with where each is: runs of letters, digits and marks
- * (unicode61's token characters), each CJK character a token of its own. Used to show where a hit
- * matched; SQLite decided that it matched.
- */
-export function tokenSpans(text: string): Array<{ start: number; end: number; token: string }> {
-  const out: Array<{ start: number; end: number; token: string }> = [];
-  for (const m of text.matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|[\p{L}\p{N}\p{M}\p{Co}]+/gu)) {
-    out.push({ start: m.index, end: m.index + m[0].length, token: fold(m[0]) });
-  }
-  return out;
+/** unicode61's token characters (letters, digits, marks, private use); each CJK character alone. */
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+interface TokenSpan {
+  start: number;
+  end: number;
+  token: string;
+}
+
+/** The tokens of a text as the index cuts them, with where each is. */
+export function tokenSpans(text: string): TokenSpan[] {
+  return [...text.matchAll(TOKEN)].map((m) => ({ start: m.index, end: m.index + m[0].length, token: fold(m[0]) }));
 }
 
 /** Case and accents folded, as unicode61 with remove_diacritics 2 folds them. */
@@ -70,20 +72,41 @@ export function fold(token: string): string {
   return token.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 
-/** Where the parts match in `text` (NFKC), [start, end) ranges, in order. */
-export function matchRanges(text: string, parts: QueryPart[]): Array<[number, number]> {
-  const tokens = tokenSpans(text);
+/**
+ * Where the parts match in `text` (NFKC), as [start, end) ranges in order: from the first match
+ * to `window` characters after it, which is all a snippet shows (a 1 MB tool output is not cut
+ * into tokens to the end for a 200-character line). SQLite decided that the piece matches; this
+ * finds where, with the same cuts.
+ */
+export function matchRanges(text: string, parts: QueryPart[], window = Infinity): Array<[number, number]> {
+  const wanted = parts.map((p) => ({ tokens: tokenSpans(p.text.normalize("NFKC")).map((t) => t.token), prefix: p.prefix })).filter((w) => w.tokens.length > 0);
+  const longest = Math.max(0, ...wanted.map((w) => w.tokens.length));
+  const re = new RegExp(TOKEN.source, "gu");
+  const tokens: TokenSpan[] = [];
+  let done = false;
+  const more = (): boolean => {
+    // exec starts again from the beginning once it has returned null: never call it past the end.
+    const m = done ? null : re.exec(text);
+    if (!m) {
+      done = true;
+      return false;
+    }
+    tokens.push({ start: m.index, end: m.index + m[0].length, token: fold(m[0]) });
+    return true;
+  };
   const ranges: Array<[number, number]> = [];
-  for (const part of parts) {
-    const want = tokenSpans(part.text.normalize("NFKC")).map((t) => t.token);
-    if (want.length === 0) continue;
-    for (let i = 0; i + want.length <= tokens.length; i++) {
-      const hit = want.every((w, k) => {
-        const t = tokens[i + k]!.token;
-        return k === want.length - 1 && part.prefix ? t.startsWith(w) : t === w;
-      });
-      if (hit) ranges.push([tokens[i]!.start, tokens[i + want.length - 1]!.end]);
+  let limit = Infinity;
+  for (let i = 0; ; i++) {
+    while (tokens.length < i + longest && more());
+    const at = tokens[i];
+    if (!at || at.start > limit) break;
+    for (const w of wanted) {
+      if (i + w.tokens.length > tokens.length) continue;
+      const hit = w.tokens.every((t, k) => (k === w.tokens.length - 1 && w.prefix ? tokens[i + k]!.token.startsWith(t) : tokens[i + k]!.token === t));
+      if (!hit) continue;
+      ranges.push([at.start, tokens[i + w.tokens.length - 1]!.end]);
+      if (limit === Infinity) limit = at.start + window;
     }
   }
-  return ranges.sort((a, b) => a[0] - b[0]);
+  return ranges;
 }

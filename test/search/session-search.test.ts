@@ -142,6 +142,9 @@ describe("nudge session search", () => {
     const empty = await search([]);
     expect(empty.exitCode).toBe(1);
     expect(empty.stderr).toContain("nothing to search for");
+    const punctuation = await search(["(…)", "*"]);
+    expect(punctuation.exitCode).toBe(1);
+    expect(punctuation.stderr).toContain("nothing to search for");
     const since = await search(["x", "--since", "yesterday"]);
     expect(since.exitCode).toBe(1);
     expect(since.stderr).toContain("--since is not a date");

@@ -16,6 +16,7 @@ const Options = z.object({
   since: z.optional(z.string()),
   session: z.optional(z.string()),
   limit: z.optional(z.string().check(z.regex(/^[1-9]\d{0,3}$/, "a whole number from 1 to 9999"))),
+  newest: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
 });
 
@@ -27,6 +28,7 @@ export const sessionSearchCommand = new Command("search")
   .option("--since <date>", "only turns ended since: 2026-05-01, 2026-05-01T12:00, or 3d / 12h / 30m ago")
   .option("--session <id>", "only this session (id or unique prefix)")
   .option("--limit <n>", "at most this many matches (default 20)")
+  .option("--newest", "newest turn first (default: best match first)")
   .option("--json", "machine-readable output, secrets masked as an export masks them")
   .addHelpText(
     "after",
@@ -36,7 +38,7 @@ Exit status: 0 matches found, 1 none (or a bad option), 2 a bug.
 Examples:
   $ nudge session search auth timeout
   $ nudge session search '"connection refused"' --tool Bash
-  $ nudge session search 'retry*' --since 7d
+  $ nudge session search 'retry*' --since 7d --newest
   $ nudge session search --file src/auth.ts          # which turns changed it; then: nudge session diff <id> <turn>
   $ nudge session search 認証 --json | jq '.[0]'`,
   )
@@ -51,6 +53,7 @@ Examples:
       tool: o.tool ?? null,
       since: o.since === undefined ? null : parseSince(o.since),
       session: o.session ?? null,
+      newest: o.newest ?? false,
       limit: o.limit === undefined ? 20 : Number(o.limit),
       onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });

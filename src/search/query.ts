@@ -19,6 +19,8 @@ export interface SearchFilters {
   /** ISO time: turns ended at or after it. */
   since?: string | null;
   session?: string | null;
+  /** Newest turn first instead of best match first. */
+  newest?: boolean;
   limit: number;
 }
 
@@ -51,7 +53,7 @@ export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit
   const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip
     FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn
     WHERE fts MATCH ? ${where.map((w) => `AND ${w}`).join(" ")}
-    ORDER BY bm25(fts), t.at DESC LIMIT ?`;
+    ORDER BY ${f.newest ? "t.at DESC, d.turn DESC, bm25(fts)" : "bm25(fts), t.at DESC"} LIMIT ?`;
   const rows = db.prepare(sql).all(matchExpression(parts), ...params, f.limit) as Array<Omit<SearchHit, "text" | "matches"> & { zip: Buffer }>;
   return rows.map(({ zip, ...row }) => {
     const text = inflateRawSync(zip).toString("utf8");

@@ -17,6 +17,7 @@ export interface SearchRequest {
   tool?: string | null;
   since?: Date | null;
   session?: string | null;
+  newest?: boolean;
   limit: number;
   /** Told when the index has many sessions to catch up on before it can answer. */
   onLongCatchUp?: (sessions: number) => void;
@@ -59,7 +60,7 @@ async function run(db: SearchDb, store: Store, r: SearchRequest, session: string
   const report = await catchUp(db, store, r.onLongCatchUp);
   const files = r.file ? filesMatching(db, r.file) : null;
   if (files && files.length === 0) return { hits: [], catchUp: report };
-  const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, limit: r.limit });
+  const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, newest: r.newest ?? false, limit: r.limit });
   return { hits, catchUp: report };
 }
 

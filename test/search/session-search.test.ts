@@ -76,6 +76,9 @@ describe("nudge session search", () => {
     expect(reversed.stderr).toContain("no matches");
     const prefix = json((await search(["zanzi*", "--json"])).stdout);
     expect(prefix.some((h) => h.turn === 1 && h.where === "tool-output")).toBe(true);
+    const newest = json((await search(["timeout", "--newest", "--json"])).stdout).map((h) => h.turn);
+    expect(new Set(newest)).toEqual(new Set([1, 2]));
+    expect(newest).toEqual([...newest].sort((a, b) => b - a));
   });
 
   it("finds CJK words inside unspaced text, and words without their accents", async () => {

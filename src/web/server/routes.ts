@@ -25,6 +25,7 @@ const SearchQuery = z.object({
   since: z.optional(z.string().check(z.maxLength(40))),
   session: z.optional(z.string().check(z.regex(/^[0-9a-z]{1,32}$/, "a session id or prefix"))),
   limit: z.optional(z.string().check(z.regex(/^([1-9]|[1-9]\d|100)$/, "a whole number from 1 to 100"))),
+  newest: z.optional(z.enum(["0", "1"])),
 });
 
 export const ROUTES: Route[] = [
@@ -95,6 +96,7 @@ async function searchRoute(ctx: Ctx): Promise<void> {
     tool: p.tool ?? null,
     since: p.since === undefined ? null : parseSince(p.since),
     session: p.session ?? null,
+    newest: p.newest === "1",
     limit: p.limit === undefined ? 20 : Number(p.limit),
   });
   sendJson(ctx.res, 200, { hits: await hitViews(hits) });

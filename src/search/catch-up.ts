@@ -48,7 +48,7 @@ export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessi
   const present = new Set(ids);
   for (const id of known.keys()) {
     if (present.has(id)) continue;
-    db.transaction(() => dropSession(db, id))();
+    db.transaction(() => dropSession(db, id)).immediate();
     report.removed++;
   }
   return report;
@@ -96,7 +96,9 @@ export async function indexSession(db: SearchDb, store: Store, id: string, stamp
       faultPoint("search-index-turn"); // the crash tests kill here, mid-transaction
     }
     db.prepare("INSERT INTO sessions (id, stamp) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp").run(id, stamp);
-  })();
+    // IMMEDIATE: the write lock is taken (waiting on busy_timeout) before the stamp is read; a
+    // deferred transaction that reads, then writes after another search wrote, fails at once.
+  }).immediate();
   return indexed.length;
 }
 

@@ -55,9 +55,10 @@ export function openSearchDb(store: Store): SearchDb {
 function prepare(file: string): SearchDb {
   const db = new Database(file);
   try {
+    // First, so that even switching a new file to WAL waits for a search making it at the same time.
+    db.pragma("busy_timeout = 30000");
     // WAL: searches read while another process writes; a torn write is rolled back on open.
     db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 30000");
     db.pragma("synchronous = NORMAL"); // the index can be rebuilt: durability of the last commit is not needed
     const version = hasMeta(db) ? (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value : undefined;
     if (version !== undefined && version !== INDEX_VERSION) {

@@ -131,6 +131,16 @@ describe("nudge session search", () => {
     expect(json((await search(["zanzibar", "--json"])).stdout).some((h) => h.session === first.id)).toBe(true);
   });
 
+  it("searches started together on a missing index all answer, and alike", async () => {
+    const expected = (await search(["timeout", "--json", "--limit", "100"])).stdout;
+    rmSync(path.join(repo, ".git", "nudge", "search"), { recursive: true, force: true });
+    const runs = await Promise.all([1, 2, 3].map(() => search(["timeout", "--json", "--limit", "100"])));
+    for (const run of runs) {
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout).toBe(expected);
+    }
+  });
+
   it("after a kill -9 in the middle of an index update, the next search is right", async () => {
     const expected = (await search(["timeout", "--json", "--limit", "100"])).stdout;
     rmSync(path.join(repo, ".git", "nudge", "search"), { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { deflateRawSync } from "node:zlib";
 import { bundleDir, loadSession, sessionIds, type StoredSession, type Store } from "../bundle/store.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { faultPoint } from "../fault-injection.js";
-import { indexedText } from "./tokens.js";
+import { indexedText, runTails } from "./tokens.js";
 import type { SearchDb } from "./search-db.js";
 import { turnDocs, type TurnDoc, type TurnFile } from "./turn-docs.js";
 
@@ -111,12 +111,12 @@ async function readTurns(s: StoredSession, turns: Turn[]): Promise<Indexed[]> {
 function insertTurn(db: SearchDb, id: string, t: Indexed): void {
   db.prepare("INSERT INTO turns (session, turn, key, at, prompt) VALUES (?, ?, ?, ?, ?)").run(id, t.turn.n, turnKey(t.turn), t.turn.endedAt, t.turn.prompt);
   const doc = db.prepare("INSERT INTO docs (session, turn, place, tool, zip) VALUES (?, ?, ?, ?, ?)");
-  const fts = db.prepare("INSERT INTO fts (rowid, text) VALUES (?, ?)");
+  const fts = db.prepare("INSERT INTO fts (rowid, text, tails) VALUES (?, ?, ?)");
   for (const d of t.docs) {
     const text = d.text.normalize("NFKC");
     // Level 1: at the default level deflating took as long as SQLite's indexing of the same text.
     const row = doc.run(id, t.turn.n, d.place, d.tool, deflateRawSync(text, { level: 1 }));
-    fts.run(row.lastInsertRowid, indexedText(text));
+    fts.run(row.lastInsertRowid, indexedText(text), runTails(text));
   }
   const file = db.prepare("INSERT INTO files (session, turn, path, place) VALUES (?, ?, ?, ?)");
   for (const f of t.files) file.run(id, t.turn.n, f.path, f.place);

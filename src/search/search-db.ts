@@ -13,7 +13,7 @@ import type { Store } from "../bundle/store.js";
 export type SearchDb = Database.Database;
 
 /** Bumped when the tables or the text put into them change: an index of another version is rebuilt. */
-export const INDEX_VERSION = "2";
+export const INDEX_VERSION = "3";
 
 export function indexFile(store: Store): string {
   return path.join(store.dir, "search", "index.sqlite");
@@ -32,7 +32,8 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL, place TEXT NOT NULL, tool TEXT, zip BLOB NOT NULL);
   CREATE INDEX IF NOT EXISTS docs_turn ON docs (session, turn);
-  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+  -- text: the piece cut as tokens.ts cuts it; tails: the last character of each CJK run in it.
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tails, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
   -- The files each turn changed (place 'turn') and the user's edits before it (place 'edits').
   CREATE TABLE IF NOT EXISTS files (session TEXT NOT NULL, turn INTEGER NOT NULL, path TEXT NOT NULL, place TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS files_turn ON files (session, turn);

@@ -1,21 +1,44 @@
 /**
  * How text is cut into what the index matches. SQLite's unicode61 tokenizer folds case and strips
  * accents (remove_diacritics 2) for words of scripts that put spaces between words. Chinese,
- * Japanese and Korean do not (or attach particles to words), so each of their characters is made
- * a token of its own by a zero-width space around it, and a CJK word is searched as the phrase of
- * its characters: "認証" matches exactly where those two characters follow each other. The same
- * function prepares the indexed text and the query, so both are cut alike. NFKC first: a
- * full-width "ＡＢＣ" is "ABC".
+ * Japanese and Korean do not (or attach particles to words), so a run of their characters is
+ * indexed as its overlapping pairs ("認証タイ" → 認証 証タ タイ), each a token between zero-width
+ * spaces. A CJK word of two characters or more is searched as the phrase of its pairs: it matches
+ * exactly where its characters follow each other, and a pair is a far rarer token than a single
+ * character (an 8-character word is 7 selective tokens, not 8 common ones). A single character is
+ * searched as a prefix of the pairs, or among the runs' last characters, which go to a column of
+ * their own (in the text they would stand between a run and the word after it, and break phrases
+ * that cross). NFKC first: a full-width "ＡＢＣ" is "ABC".
  */
 
-/** Zero-width space: a separator to the tokenizer (category Cf), invisible in a snippet, removed from it. */
+/** Zero-width space: a separator to the tokenizer (category Cf), invisible, never shown. */
 export const CUT = "\u200b";
 
-const CJK = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}])/gu;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]+/gu;
+const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]$/u;
 
-/** Text as it is stored in the index: NFKC, each CJK character a token of its own. */
+/** Text as it is given to the index: NFKC, each CJK run as its pairs. */
 export function indexedText(text: string): string {
-  return text.normalize("NFKC").replaceAll(CUT, " ").replace(CJK, `${CUT}$1${CUT}`);
+  return text.normalize("NFKC").replaceAll(CUT, " ").replace(CJK_RUN, cutRun);
+}
+
+/** The last character of each CJK run of two or more: the index's second column. */
+export function runTails(text: string): string {
+  return [...text.normalize("NFKC").matchAll(CJK_RUN)].flatMap((m) => (m[0].length > 1 ? [[...m[0]].at(-1)!] : [])).join(" ");
+}
+
+function cutRun(run: string): string {
+  const chars = [...run];
+  const tokens = chars.length === 1 ? chars : chars.slice(0, -1).map((c, i) => c + chars[i + 1]);
+  return CUT + tokens.join(CUT) + CUT;
+}
+
+/** One query part as FTS5 sees it: a quoted string cut as the index is cut. */
+function queryString(p: QueryPart): string {
+  const text = p.text.normalize("NFKC").replaceAll(CUT, " ");
+  // A lone CJK character: a pair that starts with it, or a run's last character.
+  if (CJK_CHAR.test(text)) return `"${text}" *`;
+  return `"${text.replace(CJK_RUN, cutRun).replaceAll('"', '""')}"${p.prefix ? " *" : ""}`;
 }
 
 export interface QueryPart {
@@ -50,7 +73,7 @@ export function parseQuery(query: string): QueryPart[] {
 
 /** The FTS5 MATCH expression of parsed parts: each a quoted string, CJK cut as the index is. */
 export function matchExpression(parts: QueryPart[]): string {
-  return parts.map((p) => `"${indexedText(p.text).replaceAll('"', '""')}"${p.prefix ? " *" : ""}`).join(" AND ");
+  return parts.map(queryString).join(" AND ");
 }
 
 /** unicode61's token characters (letters, digits, marks, private use); each CJK character alone. */

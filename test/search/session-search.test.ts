@@ -89,6 +89,8 @@ describe("nudge session search", () => {
     const two = json((await search(["認証", "--json"])).stdout);
     expect(new Set(two.map((h) => `${h.turn} ${h.where}`))).toEqual(new Set(["2 prompt", "2 text"]));
     expect((await search(["証認"])).exitCode).toBe(1);
+    // One character: inside a run (正 of 修正) or at its end (た of しました).
+    for (const one of ["正", "た"]) expect(json((await search([one, "--json"])).stdout).map((h) => [h.turn, h.where])).toEqual([[2, "text"]]);
     const accents = json((await search(["cafe", "RESUME", "--json"])).stdout);
     expect(accents.map((h) => h.turn)).toEqual([2]);
   });

@@ -1,6 +1,6 @@
 /** How queries and texts are cut: what the index matches, and where a snippet says it matched. */
 import { describe, expect, it } from "vitest";
-import { indexedText, matchExpression, matchRanges, parseQuery } from "../../src/search/tokens.js";
+import { indexedText, matchExpression, matchRanges, parseQuery, runTails } from "../../src/search/tokens.js";
 
 const where = (text: string, query: string, window?: number) => matchRanges(text, parseQuery(query), window).map(([a, b]) => text.slice(a, b));
 
@@ -10,8 +10,10 @@ describe("search tokens", () => {
     expect(parseQuery('(…) * ---')).toEqual([]);
   });
 
-  it("cuts CJK characters apart in the index and in the query alike", () => {
-    expect(indexedText("認証タイムアウト ok")).toBe("\u200b認\u200b\u200b証\u200b\u200bタ\u200b\u200bイ\u200b\u200bム\u200b\u200bア\u200b\u200bウ\u200b\u200bト\u200b ok");
+  it("cuts CJK runs into pairs in the index and in the query alike; a lone character is a prefix", () => {
+    expect(indexedText("認証タイ ok 字")).toBe("\u200b認証\u200b証タ\u200bタイ\u200b ok \u200b字\u200b");
+    expect(runTails("認証タイ ok 字 ウト")).toBe("イ ト");
+    expect(matchExpression(parseQuery("認証タイムアウト 字 認証API"))).toBe('"\u200b認証\u200b証タ\u200bタイ\u200bイム\u200bムア\u200bアウ\u200bウト\u200b" AND "字" * AND "\u200b認証\u200bAPI"');
     expect(where("認証タイムアウトを修正しました", "タイムアウト")).toEqual(["タイムアウト"]);
     expect(where("認証タイムアウトを修正しました", "証認")).toEqual([]);
   });

@@ -1,16 +1,16 @@
 /**
  * A search over the index: the query's parts must all match one piece of a turn (its prompt, a
  * tool's output, ...); filters narrow by tool, date, session and the files the turn changed.
- * Best match first (FTS5's bm25); with no words, only `--file`, the turns that changed the file,
- * newest first.
+ * Best match first (FTS5's bm25) or newest first; with no words, only `--file`, the turns that
+ * changed the file, newest first.
  */
 import { inflateRawSync } from "node:zlib";
 import type { SearchDb } from "./search-db.js";
 import { matchExpression, matchRanges, parseQuery } from "./tokens.js";
+import type { Place } from "./turn-docs.js";
 
 /** Matches are looked for this far past the first one: more than a snippet shows. */
 const SNIPPET_WINDOW = 400;
-import type { Place } from "./turn-docs.js";
 
 export interface SearchFilters {
   /** Paths (relative to the repository, as diffs name them) a matching turn must have changed. */
@@ -32,7 +32,7 @@ export interface SearchHit {
   place: Place;
   tool: string | null;
   prompt: string | null;
-  /** The whole piece's text, as written. */
+  /** The whole piece's text, as written (NFKC). */
   text: string;
   /** Where the query matched in `text`: [start, end) in UTF-16 units. */
   matches: Array<[number, number]>;
@@ -42,13 +42,14 @@ export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit
   const parts = parseQuery(query);
   const where: string[] = [];
   const params: unknown[] = [];
-  if (f.tool) where.push("d.tool = ? COLLATE NOCASE"), params.push(f.tool);
-  if (f.since) where.push("t.at >= ?"), params.push(f.since);
-  if (f.session) where.push("d.session = ?"), params.push(f.session);
-  if (f.files) {
-    where.push("EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))");
-    params.push(JSON.stringify(f.files));
-  }
+  const filter = (clause: string, param: unknown) => {
+    where.push(clause);
+    params.push(param);
+  };
+  if (f.tool) filter("d.tool = ? COLLATE NOCASE", f.tool);
+  if (f.since) filter("t.at >= ?", f.since);
+  if (f.session) filter("d.session = ?", f.session);
+  if (f.files) filter("EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))", JSON.stringify(f.files));
   if (parts.length === 0) return fileTurns(db, where, params, f.limit, f.files ?? []);
   const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip
     FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn

@@ -31,14 +31,14 @@ export function snippetOf(text: string, matches: Array<[number, number]>): Snipp
   }
   if (at < to) pieces.push({ text: text.slice(at, to), match: false });
   let out = from > 0 ? "…" : "";
-  const out_matches: Array<[number, number]> = [];
+  const shownMatches: Array<[number, number]> = [];
   for (const p of pieces) {
     const shown = inertValue(p.text.replace(/\s+/g, " "));
-    if (p.match) out_matches.push([out.length, out.length + shown.length]);
+    if (p.match) shownMatches.push([out.length, out.length + shown.length]);
     out += shown;
   }
   if (to < text.length) out += "…";
-  return { text: out, matches: out_matches };
+  return { text: out, matches: shownMatches };
 }
 
 /** The hit's text with its secrets masked, and its matches moved to where they now are. */

@@ -48,7 +48,12 @@ export async function updateIndex(store: Store): Promise<CatchUpReport> {
 }
 
 async function withIndex<T>(store: Store, use: (db: SearchDb) => Promise<T>): Promise<T> {
-  const db = openSearchDb(store);
+  let db: SearchDb;
+  try {
+    db = openSearchDb(store);
+  } catch (error) {
+    throw unopenable(error, indexFile(store));
+  }
   try {
     return await use(db);
   } finally {
@@ -62,6 +67,13 @@ async function run(db: SearchDb, store: Store, r: SearchRequest, session: string
   if (files && files.length === 0) return { hits: [], catchUp: report };
   const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, newest: r.newest ?? false, limit: r.limit });
   return { hits, catchUp: report };
+}
+
+/** What the file system refused (a file where the index's folder goes, a read-only store): the user's to fix. */
+function unopenable(error: unknown, file: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string" || !/^(EEXIST|ENOTDIR|EACCES|EPERM|EROFS|SQLITE_(CANTOPEN|READONLY|PERM|IOERR))/.test(code)) return error;
+  return new UserError(`cannot open the search index ${file}: ${(error as Error).message}`, "check that path (a file in the way, permissions, a read-only disk); NUDGE_STORE can point the store at a writable folder");
 }
 
 /** The indexed paths a `--file` names: itself, or those its glob matches (a leading ./ dropped). */

@@ -3,7 +3,7 @@
  * tool's output, a phrase, CJK, accents, `--file`, the index made again after it was deleted or
  * killed mid-update, and secrets (found locally, masked in `--json`).
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitdir } from "../support/gitdir.js";
@@ -151,6 +151,19 @@ describe("nudge session search", () => {
     const after = await search(["timeout", "--json", "--limit", "100"]);
     expect(after.exitCode, after.stderr).toBe(0);
     expect(after.stdout).toBe(expected);
+  });
+
+  it("says so in one line, exit 1, when the index cannot be made", async () => {
+    const folder = path.join(repo, ".git", "nudge", "search");
+    rmSync(folder, { recursive: true, force: true });
+    writeFileSync(folder, "in the way\n");
+    try {
+      const run = await search(["zanzibar"]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(/^error: cannot open the search index .*\nhint: check that path/);
+    } finally {
+      rmSync(folder, { force: true });
+    }
   });
 
   it("says what is wrong with a bad option, exit 1", async () => {

@@ -15,6 +15,7 @@ import type { StoreSizes } from "./store-size.js";
 import type { WebBenchResult } from "./web-bench.js";
 import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
 import type { ManySessionsResult } from "./many-sessions.js";
+import type { SearchBenchResult } from "./search-bench.js";
 import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
 
 export interface BenchResults {
@@ -36,6 +37,7 @@ export interface BenchResults {
   page: PageBenchResult | null;
   servedPage: ServedPageBenchResult | null;
   sessions: ManySessionsResult | null;
+  search: SearchBenchResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -151,6 +153,7 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
   }
   if (r.sessions) manySessionRows(r.sessions, say);
   if (r.web) webRows(r.web, say);
+  if (r.search) searchRows(r.search, say);
   if (r.page) {
     const p = r.page;
     const ok = p.longMs <= 1000;
@@ -178,6 +181,18 @@ function manySessionRows(m: ManySessionsResult, say: (line?: string) => void): v
     const perSession = m.list.map((l) => `${l.sessions.toLocaleString("en")}: ${fmtMs(l.allJson)}`).join(", ");
     say(`| \`nudge session list --all --json\`, added per session | ${added.toFixed(3)} ms (${perSession}; ${n}) | linear |`);
   }
+}
+
+function searchRows(s: SearchBenchResult, say: (line?: string) => void): void {
+  const corpus = `${s.shape.sessions.toLocaleString("en")} sessions, ${fmtBytes(s.recordingBytes)} of recordings`;
+  for (const q of s.queries) {
+    const warm = q.warmMs / q.grepWarmMs;
+    const cold = q.coldMs !== null && q.grepColdMs !== null ? `; cold ${fmtRatio(q.coldMs / q.grepColdMs)} (${fmtMs(q.coldMs)} / ${fmtMs(q.grepColdMs)})` : "; cold: page cache could not be dropped";
+    const inProcess = q.inProcessMs / q.grepWarmMs;
+    say(`| \`session search\` ${q.label} (${q.hits} hits shown) over ${corpus} ÷ \`grep -rFi\` over the bundles | warm ${fmtRatio(warm)} ${mark(warm <= 0.05)} (${fmtMs(q.warmMs)} / ${fmtMs(q.grepWarmMs)}, n=${s.rounds})${cold}; in-process ${fmtRatio(inProcess)} ${mark(inProcess <= 0.05)} (${fmtMs(q.inProcessMs)}) | ≤ 0.05× warm |`);
+  }
+  say(`| search index: built from nothing (the first search) / one saved turn's update, median / p99 (n=${s.update.samples}) | ${fmtMs(s.buildMs)} / ${fmtMs(s.update.median)} / ${fmtMs(s.update.p99)} | off the between-turn path |`);
+  say(`| search index size ÷ recordings | ${fmtRatio(s.indexBytes / s.recordingBytes)} (${fmtBytes(s.indexBytes)} / ${fmtBytes(s.recordingBytes)}) | |`);
 }
 
 function webRows(w: WebBenchResult, say: (line?: string) => void): void {

@@ -2,15 +2,17 @@ import type { CommandGroup } from "./group.js";
 
 export const sessionGroup: CommandGroup = {
   name: "session",
-  description: "list, show, diff, replay, rewind, fork, export, import, repair and remove recorded sessions",
+  description: "list, search, show, diff, replay, rewind, fork, export, import, repair and remove recorded sessions",
   helpAfter: `
 Examples:
   $ nudge session list
   $ nudge session show 3f2a
+  $ nudge session search auth timeout --since 7d
   $ nudge session rewind 3f2a 1 --dry-run
   $ nudge session repair 3f2a --dry-run     # a lost turns.jsonl, rebuilt from the snapshots`,
   commands: {
     list: { aliases: ["ls"], load: async () => (await import("./session-list.js")).sessionListCommand },
+    search: { load: async () => (await import("./session-search.js")).sessionSearchCommand },
     show: { load: async () => (await import("./session-show.js")).sessionShowCommand },
     diff: { load: async () => (await import("./session-diff.js")).sessionDiffCommand },
     replay: { load: async () => (await import("./session-replay.js")).sessionReplayCommand },

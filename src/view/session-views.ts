@@ -62,6 +62,21 @@ export async function turnView(store: Store, id: string, n: number, options: { f
   });
 }
 
+/**
+ * A saved turn's whole content, uncut, without the marks a reader sees (rewinds, forks): what the
+ * search index reads (src/search), from the same spans and entries the turn's page shows.
+ */
+export async function savedTurnContent(s: StoredSession, turn: Turn): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
+  const m = s.manifest;
+  const span = spanOf(m, { line: turn.lines.from, byte: turn.bytes?.from, input: turn.input?.from }, turn.n);
+  const lines = turn.n === 0 ? [] : await withInput(s.dir, await readLineSpan(s.dir, span.from, span.to, { writing: false }), span.input, turn);
+  return {
+    entries: buildEntries(lines, { full: true, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: turn.prompt, live: false }),
+    edits: turn.edits ? await storedDiff(s.dir, turn.edits.patch, true) : null,
+    diff: await storedDiff(s.dir, turn.patch, true),
+  };
+}
+
 /** The code change between two turns of a session (from < to), as `session diff --from --to` shows it. */
 export async function diffBetween(store: Store, id: string, from: number, to: number, options: { full?: boolean } = {}): Promise<DiffView> {
   const m = (await resolveSessionKept(store, id)).manifest;

@@ -18,6 +18,16 @@ const turnParam = (value: string | undefined, what: string) => Number(parseInput
 /** The view builders, loaded on the first request that needs them (not at start-up). */
 const views = () => import("../../view/session-views.js");
 const query = (ctx: Ctx, name: string) => ctx.url.searchParams.get(name) ?? undefined;
+/** GET /api/search's parameters, as `session search` takes them; bounded so one request stays small. */
+const SearchQuery = z.object({
+  q: z.optional(z.string().check(z.maxLength(1000))),
+  file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
+  tool: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  since: z.optional(z.string().check(z.maxLength(40))),
+  session: z.optional(z.string().check(z.regex(/^[0-9a-z]{1,32}$/, "a session id or prefix"))),
+  limit: z.optional(z.string().check(z.regex(/^([1-9]|[1-9]\d|100)$/, "a whole number from 1 to 100"))),
+  newest: z.optional(z.enum(["0", "1"])),
+});
 
 export const ROUTES: Route[] = [
   get("/", sendPage),
@@ -38,6 +48,7 @@ export const ROUTES: Route[] = [
     sendJson(ctx.res, 200, await (await views()).diffBetween(ctx.app.store, id, from, to));
   }),
   get("/api/sessions/:id/events", sessionEvents),
+  get("/api/search", searchRoute),
   get("/api/events", listEvents),
   get("/api/downloads/:token", sendDownload),
   post("/api/sessions/:id/rewind", actionRoute("rewind", async () => (await import("./actions.js")).rewindAction)),
@@ -78,4 +89,21 @@ async function listEvents(ctx: Ctx): Promise<void> {
   const { stream, resumed } = openStream(ctx.req, ctx.res, ctx.app.streams, () => stop());
   stop = ctx.app.watchers.onList((e) => stream.send(e));
   if (resumed) stream.send({ event: "sessions", data: {} });
+}
+
+/** The same search as `session search --json`: the index brought up to date, secrets masked in what is sent. */
+async function searchRoute(ctx: Ctx): Promise<void> {
+  const p = parseInput(SearchQuery, Object.fromEntries(ctx.url.searchParams), "query");
+  const { parseSince, searchSessions } = await import("../../search/search-sessions.js");
+  const { hitViews } = await import("../../search/hit-view.js");
+  const { hits } = await searchSessions(ctx.app.store, {
+    query: p.q ?? "",
+    file: p.file ?? null,
+    tool: p.tool ?? null,
+    since: p.since === undefined ? null : parseSince(p.since),
+    session: p.session ?? null,
+    newest: p.newest === "1",
+    limit: p.limit === undefined ? 20 : Number(p.limit),
+  });
+  sendJson(ctx.res, 200, { hits: await hitViews(hits) });
 }

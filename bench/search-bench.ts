@@ -1,0 +1,135 @@
+/**
+ * `nudge session search` over a store of synthetic sessions (search-corpus.ts), through the built
+ * CLI as a user runs it, against `grep -rFi` over the same bundle folders (the baseline: what
+ * finding a word in the recordings costs without an index). Warm: the files in the page cache,
+ * the index up to date. Cold: the page cache dropped first (when this machine lets the bench do
+ * so). Also: building the index from nothing, one saved turn's update (the catch-up a search does
+ * for a turn recorded since the last one, with every other session stat'ed), and the index's size.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { openStore, readManifest, writeBundle, bundleDir } from "../src/bundle/store.js";
+import { searchSessions, updateIndex } from "../src/search/search-sessions.js";
+import { git, scratchDir } from "./repo.js";
+import { makeCorpus, PLANTED, type CorpusShape } from "./search-corpus.js";
+import { CLI } from "./session.js";
+import { median, msSince, nowNs, percentile, progress, timeProcess } from "./stats.js";
+
+export interface SearchQueryRow {
+  label: string;
+  args: string[];
+  hits: number;
+  warmMs: number;
+  grepWarmMs: number;
+  coldMs: number | null;
+  grepColdMs: number | null;
+  /** The same search in-process (catch-up's stats, the query, the snippets): no node start-up, no module loading. */
+  inProcessMs: number;
+}
+
+export interface SearchBenchResult {
+  shape: CorpusShape;
+  recordingBytes: number;
+  indexBytes: number;
+  buildMs: number;
+  queries: SearchQueryRow[];
+  update: { median: number; p99: number; samples: number };
+  rounds: number;
+  load: number[];
+}
+
+export async function searchBench(shape: CorpusShape, rounds: number): Promise<SearchBenchResult> {
+  const repo = scratchDir("search");
+  await git(repo, "init", "-q", "-b", "main");
+  const storeDir = path.join(repo, ".git", "nudge");
+  progress(`search: writing ${shape.sessions} sessions × ${shape.turns} turns`);
+  const { recordingBytes } = await makeCorpus(storeDir, repo, shape);
+  const sessions = path.join(storeDir, "sessions");
+  const env = { ...process.env, NO_COLOR: "1" };
+  const nudge = (args: string[]) => timeProcess("node", [CLI, "session", "search", ...args], { cwd: repo, env }).catch((e: Error) => (/failed/.test(e.message) ? { ms: NaN, stdout: "" } : Promise.reject(e)));
+  progress(`search: building the index from ${(recordingBytes / 1e6).toFixed(0)} MB of recordings (the first search)`);
+  const build = await timeProcess("node", [CLI, "session", "search", "--limit", "1", PLANTED.rare], { cwd: repo, env });
+  const indexBytes = Number(execFileSync("du", ["-sb", path.join(storeDir, "search")]).toString().split("\t")[0]);
+  const queries: Array<{ label: string; args: string[]; grep: string }> = [
+    { label: "a rare word", args: [PLANTED.rare], grep: PLANTED.rare },
+    { label: "a common word", args: ["timeout"], grep: "timeout" },
+    { label: "a phrase", args: [`"${PLANTED.phrase.join(" ")}"`], grep: PLANTED.phrase.join(" ") },
+    { label: "a CJK word", args: [PLANTED.cjk], grep: PLANTED.cjk },
+    { label: "a prefix", args: ["xylophone*"], grep: "xylophone" },
+  ];
+  const canDrop = dropCaches();
+  const rows: SearchQueryRow[] = [];
+  for (const q of queries) {
+    progress(`search: ${q.label}`);
+    const grep = () => timeProcess("sh", ["-c", `grep -rFi -- "$1" "$2" > /dev/null; test $? -le 1`, "sh", q.grep, sessions]);
+    const first = await nudge(["--json", "--limit", "20", ...q.args]);
+    const hits = first.stdout ? (JSON.parse(first.stdout) as unknown[]).length : 0;
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      ours.push((await nudge(q.args)).ms);
+      theirs.push((await grep()).ms);
+    }
+    let coldMs: number | null = null;
+    let grepColdMs: number | null = null;
+    if (canDrop) {
+      dropCaches();
+      coldMs = (await nudge(q.args)).ms;
+      dropCaches();
+      grepColdMs = (await grep()).ms;
+    }
+    const store = await openStore(repo);
+    const inProcess: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const start = nowNs();
+      await searchSessions(store, { query: q.args.join(" "), limit: 20 });
+      inProcess.push(msSince(start));
+    }
+    rows.push({ label: q.label, args: q.args, hits, warmMs: median(ours), grepWarmMs: median(theirs), coldMs, grepColdMs, inProcessMs: median(inProcess) });
+  }
+  progress("search: one saved turn's index update, per turn, with every other session present");
+  const update = await updatePerTurn(repo, shape);
+  return { shape, recordingBytes, indexBytes, buildMs: build.ms, queries: rows, update, rounds, load: (await import("node:os")).loadavg() };
+}
+
+/**
+ * Sessions that grow a turn at a time: each journal is written back with one turn more (as the
+ * recorder saves one), then the index catches up, timed in-process.
+ */
+async function updatePerTurn(repo: string, shape: CorpusShape): Promise<{ median: number; p99: number; samples: number }> {
+  const store = await openStore(repo);
+  const count = Math.min(20, shape.sessions);
+  const growing = Array.from({ length: count }, (_, i) => `b${String(Math.floor((i * shape.sessions) / count)).padStart(9, "0")}`);
+  const full = new Map<string, Awaited<ReturnType<typeof readManifest>>>();
+  for (const id of growing) {
+    const m = await readManifest(bundleDir(store, id));
+    full.set(id, m);
+    await writeBundle(bundleDir(store, id), { ...m, turns: m.turns.slice(0, 1), summary: { ...m.summary, turns: 0 } });
+  }
+  await updateIndex(store); // drops their turns: they start again from none
+  const samples: number[] = [];
+  for (let n = 1; n <= shape.turns; n++) {
+    for (const id of growing) {
+      const m = full.get(id)!;
+      await writeBundle(bundleDir(store, id), { ...m, turns: m.turns.slice(0, n + 1), summary: { ...m.summary, turns: n } });
+      const start = nowNs();
+      const report = await updateIndex(store);
+      samples.push(msSince(start));
+      if (report.turns !== 1) throw new Error(`expected one turn indexed, got ${report.turns}`);
+    }
+  }
+  return { median: median(samples), p99: percentile(samples, 99), samples: samples.length };
+}
+
+/** Drop the page cache (root on Linux); false where the machine does not allow it. */
+function dropCaches(): boolean {
+  try {
+    execFileSync("sync");
+    if (!existsSync("/proc/sys/vm/drop_caches")) return false;
+    writeFileSync("/proc/sys/vm/drop_caches", "3\n");
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Bring the index up to date with the store: every search starts here, so a session recorded
+ * while the index was missing, imported, fetched or repaired is found, a removed one is dropped,
+ * and an index deleted (or left half-written by a kill -9) is rebuilt. A session is looked at by
+ * the stat of its folder (a new manifest is renamed into it at each saved turn): an unchanged
+ * session costs one stat. A changed one has only its new turns read.
+ *
+ * Each session's changes are one transaction that first checks the stamp again: two searches
+ * catching up at once read the same turns, one writes them, the other finds the work done.
+ */
+import { statSync } from "node:fs";
+import { deflateRawSync } from "node:zlib";
+import { bundleDir, loadSession, sessionIds, type StoredSession, type Store } from "../bundle/store.js";
+import type { Turn } from "../bundle/manifest-schema.js";
+import { faultPoint } from "../fault-injection.js";
+import { indexedText, runTails } from "./tokens.js";
+import type { SearchDb } from "./search-db.js";
+import { turnDocs, type TurnDoc, type TurnFile } from "./turn-docs.js";
+
+export interface CatchUpReport {
+  sessions: number;
+  turns: number;
+  removed: number;
+  /** Sessions that could not be read (a damaged bundle): left out, each with why. */
+  skipped: Array<{ id: string; why: string }>;
+}
+
+/** Told once before a catch-up of this many sessions or more begins (a first search over a large store takes a while). */
+const NOTICE_SESSIONS = 50;
+
+export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessions: number) => void): Promise<CatchUpReport> {
+  const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [] };
+  const known = new Map((db.prepare("SELECT id, stamp FROM sessions").all() as Array<{ id: string; stamp: string }>).map((r) => [r.id, r.stamp]));
+  const ids = await sessionIds(store);
+  const stamps = ids.map((id) => stampOf(store, id));
+  const changed = ids.filter((id, i) => known.get(id) !== stamps[i]).length;
+  if (changed >= NOTICE_SESSIONS) onLongCatchUp?.(changed);
+  for (const [i, id] of ids.entries()) {
+    const stamp = stamps[i]!;
+    if (known.get(id) === stamp) continue;
+    try {
+      report.turns += await indexSession(db, store, id, stamp);
+      report.sessions++;
+    } catch (error) {
+      report.skipped.push({ id, why: (error as Error).message });
+    }
+  }
+  const present = new Set(ids);
+  for (const id of known.keys()) {
+    if (present.has(id)) continue;
+    db.transaction(() => dropSession(db, id)).immediate();
+    report.removed++;
+  }
+  return report;
+}
+
+/**
+ * What changes when a turn is saved (or the session is repaired, imported again, rewound): the
+ * session folder's own mtime, since each of those ends by renaming a new manifest into it (an
+ * append to the journal alone is a turn begun, not saved). One stat per session, synchronous: at a
+ * thousand sessions, promises and their garbage cost more than the stats themselves.
+ */
+function stampOf(store: Store, id: string): string {
+  const s = statSync(bundleDir(store, id), { throwIfNoEntry: false });
+  return s ? `${s.ino}:${s.mtimeMs}` : "-";
+}
+
+/** What identifies a saved turn's content: a repair, a re-import or a loop's check added later changes one of these. */
+function turnKey(turn: Turn): string {
+  const check = turn.check ? `${turn.check.exitCode}:${turn.check.durationMs}` : "";
+  return `${turn.endedAt}|${turn.patch.sha256}|${turn.lines.from}|${turn.bytes?.from ?? ""}|${check}`;
+}
+
+interface Indexed {
+  turn: Turn;
+  docs: TurnDoc[];
+  files: TurnFile[];
+}
+
+/** Index a session's turns not yet indexed (all of them when some indexed one no longer matches). Returns how many. */
+export async function indexSession(db: SearchDb, store: Store, id: string, stamp: string): Promise<number> {
+  const s = await loadSession(store, id);
+  const saved = s.manifest.turns.filter((t) => t.n > 0);
+  const have = new Map((db.prepare("SELECT turn, key FROM turns WHERE session = ?").all(id) as Array<{ turn: number; key: string }>).map((r) => [r.turn, r.key]));
+  const keys = new Map(saved.map((t) => [t.n, turnKey(t)]));
+  const stale = [...have].some(([n, key]) => keys.get(n) !== key);
+  const todo = stale ? saved : saved.filter((t) => !have.has(t.n));
+  const indexed = await readTurns(s, todo);
+  db.transaction(() => {
+    const current = db.prepare("SELECT stamp FROM sessions WHERE id = ?").get(id) as { stamp: string } | undefined;
+    if (current?.stamp === stamp) return; // another search did it meanwhile
+    if (stale) dropSession(db, id);
+    else for (const t of indexed) dropTurn(db, id, t.turn.n); // a turn half-seen by a concurrent catch-up
+    for (const t of indexed) {
+      insertTurn(db, id, t);
+      faultPoint("search-index-turn"); // the crash tests kill here, mid-transaction
+    }
+    db.prepare("INSERT INTO sessions (id, stamp) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp").run(id, stamp);
+    // IMMEDIATE: the write lock is taken (waiting on busy_timeout) before the stamp is read; a
+    // deferred transaction that reads, then writes after another search wrote, fails at once.
+  }).immediate();
+  return indexed.length;
+}
+
+async function readTurns(s: StoredSession, turns: Turn[]): Promise<Indexed[]> {
+  const out: Indexed[] = [];
+  for (const turn of turns) out.push({ turn, ...(await turnDocs(s, turn)) });
+  return out;
+}
+
+function insertTurn(db: SearchDb, id: string, t: Indexed): void {
+  db.prepare("INSERT INTO turns (session, turn, key, at, prompt) VALUES (?, ?, ?, ?, ?)").run(id, t.turn.n, turnKey(t.turn), t.turn.endedAt, t.turn.prompt);
+  const doc = db.prepare("INSERT INTO docs (session, turn, place, tool, zip) VALUES (?, ?, ?, ?, ?)");
+  const fts = db.prepare("INSERT INTO fts (rowid, text, tails) VALUES (?, ?, ?)");
+  for (const d of t.docs) {
+    const text = d.text.normalize("NFKC");
+    // Level 1: at the default level deflating took as long as SQLite's indexing of the same text.
+    const row = doc.run(id, t.turn.n, d.place, d.tool, deflateRawSync(text, { level: 1 }));
+    fts.run(row.lastInsertRowid, indexedText(text), runTails(text));
+  }
+  const file = db.prepare("INSERT INTO files (session, turn, path, place) VALUES (?, ?, ?, ?)");
+  for (const f of t.files) file.run(id, t.turn.n, f.path, f.place);
+}
+
+function dropTurn(db: SearchDb, id: string, n: number): void {
+  dropDocs(db, "SELECT id FROM docs WHERE session = ? AND turn = ?", [id, n]);
+  db.prepare("DELETE FROM files WHERE session = ? AND turn = ?").run(id, n);
+  db.prepare("DELETE FROM turns WHERE session = ? AND turn = ?").run(id, n);
+}
+
+function dropSession(db: SearchDb, id: string): void {
+  dropDocs(db, "SELECT id FROM docs WHERE session = ?", [id]);
+  db.prepare("DELETE FROM files WHERE session = ?").run(id);
+  db.prepare("DELETE FROM turns WHERE session = ?").run(id);
+  db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
+}
+
+function dropDocs(db: SearchDb, select: string, params: unknown[]): void {
+  const ids = JSON.stringify((db.prepare(select).all(...params) as Array<{ id: number }>).map((r) => r.id));
+  db.prepare("DELETE FROM fts WHERE rowid IN (SELECT value FROM json_each(?))").run(ids);
+  db.prepare("DELETE FROM docs WHERE id IN (SELECT value FROM json_each(?))").run(ids);
+}

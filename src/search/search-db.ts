@@ -1,0 +1,91 @@
+/**
+ * The search index's database: SQLite with FTS5 (better-sqlite3), one file beside the store at
+ * `<store>/search/index.sqlite`. It holds nothing that is not in the bundles: a missing, stale or
+ * damaged file is rebuilt from them (catch-up.ts). Writes are SQLite transactions in WAL mode, so a
+ * kill -9 mid-update leaves the last committed state; SQLite's own locks keep concurrent searches
+ * (and their catch-ups) from writing over each other.
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { Store } from "../bundle/store.js";
+
+export type SearchDb = Database.Database;
+
+/** Bumped when the tables or the text put into them change: an index of another version is rebuilt. */
+export const INDEX_VERSION = "3";
+
+export function indexFile(store: Store): string {
+  return path.join(store.dir, "search", "index.sqlite");
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  -- What each session looked like when indexed: a changed stamp sends it through catch-up again.
+  CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, stamp TEXT NOT NULL);
+  -- One row per indexed turn; key changes when the turn was saved again (a repair).
+  CREATE TABLE IF NOT EXISTS turns (
+    session TEXT NOT NULL, turn INTEGER NOT NULL, key TEXT NOT NULL, at TEXT NOT NULL, prompt TEXT,
+    PRIMARY KEY (session, turn));
+  -- One row per searchable piece of a turn: where it came from, and its text (NFKC) deflated, for
+  -- snippets; the full-text table keeps only the tokens (contentless), so the text is stored once.
+  CREATE TABLE IF NOT EXISTS docs (
+    id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL, place TEXT NOT NULL, tool TEXT, zip BLOB NOT NULL);
+  CREATE INDEX IF NOT EXISTS docs_turn ON docs (session, turn);
+  -- text: the piece cut as tokens.ts cuts it; tails: the last character of each CJK run in it.
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tails, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+  -- The files each turn changed (place 'turn') and the user's edits before it (place 'edits').
+  CREATE TABLE IF NOT EXISTS files (session TEXT NOT NULL, turn INTEGER NOT NULL, path TEXT NOT NULL, place TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS files_turn ON files (session, turn);
+  CREATE INDEX IF NOT EXISTS files_path ON files (path);
+`;
+
+/** Open (or make) the index; one of another version, or one SQLite cannot read, is removed and made anew. */
+export function openSearchDb(store: Store): SearchDb {
+  const file = indexFile(store);
+  mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    return prepare(file);
+  } catch (error) {
+    if (!isDamage(error)) throw error;
+    removeIndex(file);
+    return prepare(file);
+  }
+}
+
+function prepare(file: string): SearchDb {
+  const db = new Database(file);
+  try {
+    // First, so that even switching a new file to WAL waits for a search making it at the same time.
+    db.pragma("busy_timeout = 30000");
+    // WAL: searches read while another process writes; a torn write is rolled back on open.
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL"); // the index can be rebuilt: durability of the last commit is not needed
+    const version = hasMeta(db) ? (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value : undefined;
+    if (version !== undefined && version !== INDEX_VERSION) {
+      db.close();
+      removeIndex(file);
+      return prepare(file);
+    }
+    db.exec(SCHEMA);
+    db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('version', ?)").run(INDEX_VERSION);
+    return db;
+  } catch (error) {
+    if (db.open) db.close();
+    throw error;
+  }
+}
+
+function hasMeta(db: SearchDb): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+}
+
+/** SQLite's codes for a file that is not (or no longer) a sound database. */
+export function isDamage(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
+}
+
+export function removeIndex(file: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+}

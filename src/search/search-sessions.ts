@@ -1,0 +1,103 @@
+/**
+ * The search as the CLI and the web server call it: bring the index up to date, resolve the
+ * filters, query. An index SQLite finds damaged is removed and rebuilt once, then searched.
+ */
+import { resolveId, type Store } from "../bundle/store.js";
+import { UserError } from "../errors.js";
+import { compileGlob, GlobError } from "../rules/glob.js";
+import { catchUp, type CatchUpReport } from "./catch-up.js";
+import { search, type SearchHit } from "./query.js";
+import { parseQuery } from "./tokens.js";
+import { indexFile, isDamage, openSearchDb, removeIndex, type SearchDb } from "./search-db.js";
+
+export interface SearchRequest {
+  query: string;
+  /** A path (relative to the repository) or a glob of them. */
+  file?: string | null;
+  tool?: string | null;
+  since?: Date | null;
+  session?: string | null;
+  newest?: boolean;
+  limit: number;
+  /** Told when the index has many sessions to catch up on before it can answer. */
+  onLongCatchUp?: (sessions: number) => void;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  catchUp: CatchUpReport;
+}
+
+export async function searchSessions(store: Store, request: SearchRequest): Promise<SearchResult> {
+  if (parseQuery(request.query).length === 0 && !request.file) {
+    throw new UserError("nothing to search for: the query has no letters or digits", 'give words to search for (prefix*, "a phrase"), or --file <path>');
+  }
+  const session = request.session ? await resolveId(store, request.session) : null;
+  try {
+    return await withIndex(store, (db) => run(db, store, request, session));
+  } catch (error) {
+    if (!isDamage(error)) throw error;
+    removeIndex(indexFile(store));
+    return withIndex(store, (db) => run(db, store, request, session));
+  }
+}
+
+/** Bring the index up to date without searching (after a turn is saved, in the background). */
+export async function updateIndex(store: Store): Promise<CatchUpReport> {
+  return withIndex(store, (db) => catchUp(db, store));
+}
+
+async function withIndex<T>(store: Store, use: (db: SearchDb) => Promise<T>): Promise<T> {
+  let db: SearchDb;
+  try {
+    db = openSearchDb(store);
+  } catch (error) {
+    throw unopenable(error, indexFile(store));
+  }
+  try {
+    return await use(db);
+  } finally {
+    db.close();
+  }
+}
+
+async function run(db: SearchDb, store: Store, r: SearchRequest, session: string | null): Promise<SearchResult> {
+  const report = await catchUp(db, store, r.onLongCatchUp);
+  const files = r.file ? filesMatching(db, r.file) : null;
+  if (files && files.length === 0) return { hits: [], catchUp: report };
+  const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, newest: r.newest ?? false, limit: r.limit });
+  return { hits, catchUp: report };
+}
+
+/** What the file system refused (a file where the index's folder goes, a read-only store): the user's to fix. */
+function unopenable(error: unknown, file: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string" || !/^(EEXIST|ENOTDIR|EACCES|EPERM|EROFS|SQLITE_(CANTOPEN|READONLY|PERM|IOERR))/.test(code)) return error;
+  return new UserError(`cannot open the search index ${file}: ${(error as Error).message}`, "check that path (a file in the way, permissions, a read-only disk); NUDGE_STORE can point the store at a writable folder");
+}
+
+/** The indexed paths a `--file` names: itself, or those its glob matches (a leading ./ dropped). */
+function filesMatching(db: SearchDb, file: string): string[] {
+  const wanted = file.replace(/^\.\//, "");
+  let matches: (path: string) => boolean;
+  try {
+    matches = compileGlob(wanted);
+  } catch (error) {
+    if (error instanceof GlobError) throw new UserError(`--file is not a valid glob: ${error.message}`, 'quote it, e.g. --file "src/**/*.ts"');
+    throw error;
+  }
+  const paths = (db.prepare("SELECT DISTINCT path FROM files").all() as Array<{ path: string }>).map((r) => r.path);
+  return paths.filter((p) => p === wanted || matches(p));
+}
+
+/** An absolute date or time, or a span back from now (3d, 12h, 30m, 2w). */
+export function parseSince(value: string, now = Date.now()): Date {
+  const span = /^(\d{1,6})([mhdw])$/.exec(value.trim());
+  if (span) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2] as "m" | "h" | "d" | "w"];
+    return new Date(now - Number(span[1]) * unit);
+  }
+  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim()) ? Date.parse(value.trim().replace(" ", "T")) : NaN;
+  if (Number.isNaN(at)) throw new UserError(`--since is not a date: "${value}"`, "use 2026-05-01, 2026-05-01T12:00, or a span back from now: 3d, 12h, 30m, 2w");
+  return new Date(at);
+}

@@ -1,0 +1,93 @@
+/**
+ * A hit as shown: a one-line window of its text around the first match, the matches inside it,
+ * every piece made inert (a session's control characters shown as escapes, never obeyed). For
+ * anything that may leave the machine (`--json`, the web route), the whole text has its secrets
+ * masked as an export masks them before the window is cut: a secret is never half-shown.
+ */
+import { inertValue } from "../inert-text.js";
+import type { SecretSpan } from "../sharing/secret-detect.js";
+import type { SearchHit } from "./query.js";
+
+export interface Snippet {
+  text: string;
+  /** [start, end) in `text`. */
+  matches: Array<[number, number]>;
+}
+
+const BEFORE = 60;
+const WIDTH = 200;
+
+export function snippetOf(text: string, matches: Array<[number, number]>): Snippet {
+  const first = matches[0]?.[0] ?? 0;
+  const from = Math.max(0, first - BEFORE);
+  const to = Math.min(text.length, from + WIDTH);
+  const inside = matches.filter(([s, e]) => s < to && e > from).map(([s, e]): [number, number] => [Math.max(s, from), Math.min(e, to)]);
+  const pieces: Array<{ text: string; match: boolean }> = [];
+  let at = from;
+  for (const [s, e] of inside) {
+    if (s > at) pieces.push({ text: text.slice(at, s), match: false });
+    pieces.push({ text: text.slice(s, e), match: true });
+    at = e;
+  }
+  if (at < to) pieces.push({ text: text.slice(at, to), match: false });
+  let out = from > 0 ? "…" : "";
+  const shownMatches: Array<[number, number]> = [];
+  for (const p of pieces) {
+    const shown = inertValue(p.text.replace(/\s+/g, " "));
+    if (p.match) shownMatches.push([out.length, out.length + shown.length]);
+    out += shown;
+  }
+  if (to < text.length) out += "…";
+  return { text: out, matches: shownMatches };
+}
+
+/** The hit's text with its secrets masked, and its matches moved to where they now are. */
+export async function maskHit(hit: SearchHit): Promise<SearchHit> {
+  const { detectSecrets, placeholder } = await secretModules();
+  const spans = (await detectSecrets(hit.text)).sort((a, b) => a.start - b.start);
+  const prompt = hit.prompt === null ? null : await maskString(hit.prompt);
+  if (spans.length === 0) return { ...hit, prompt };
+  let text = "";
+  let at = 0;
+  const moves: Array<{ start: number; end: number; newStart: number; newEnd: number }> = [];
+  for (const s of spans) {
+    if (s.end <= at) continue;
+    const start = Math.max(at, s.start);
+    text += hit.text.slice(at, start);
+    const newStart = text.length;
+    text += placeholder(s.kind);
+    moves.push({ start, end: s.end, newStart, newEnd: text.length });
+    at = s.end;
+  }
+  text += hit.text.slice(at);
+  const move = (p: number, side: "start" | "end"): number => {
+    let shift = 0;
+    for (const m of moves) {
+      if (p >= m.end) shift = m.newEnd - m.end;
+      else if (p > m.start) return side === "start" ? m.newStart : m.newEnd;
+      else break;
+    }
+    return p + shift;
+  };
+  const matches = hit.matches.map(([s, e]): [number, number] => [move(s, "start"), move(e, "end")]);
+  return { ...hit, text, matches, prompt };
+}
+
+async function maskString(text: string): Promise<string> {
+  const { detectSecrets, placeholder } = await secretModules();
+  const spans = (await detectSecrets(text)).sort((a, b) => a.start - b.start);
+  let out = "";
+  let at = 0;
+  for (const s of spans) {
+    if (s.end <= at) continue;
+    out += text.slice(at, Math.max(at, s.start)) + placeholder(s.kind);
+    at = s.end;
+  }
+  return out + text.slice(at);
+}
+
+/** secretlint takes a while to load: only output that masks pays for it. */
+async function secretModules(): Promise<{ detectSecrets: (text: string) => Promise<SecretSpan[]>; placeholder: (kind: string) => string }> {
+  const [{ detectSecrets }, { placeholder }] = await Promise.all([import("../sharing/secret-detect.js"), import("../sharing/secrets.js")]);
+  return { detectSecrets, placeholder };
+}

@@ -1,0 +1,135 @@
+/**
+ * How text is cut into what the index matches. SQLite's unicode61 tokenizer folds case and strips
+ * accents (remove_diacritics 2) for words of scripts that put spaces between words. Chinese,
+ * Japanese and Korean do not (or attach particles to words), so a run of their characters is
+ * indexed as its overlapping pairs ("認証タイ" → 認証 証タ タイ), each a token between zero-width
+ * spaces. A CJK word of two characters or more is searched as the phrase of its pairs: it matches
+ * exactly where its characters follow each other, and a pair is a far rarer token than a single
+ * character (an 8-character word is 7 selective tokens, not 8 common ones). A single character is
+ * searched as a prefix of the pairs, or among the runs' last characters, which go to a column of
+ * their own (in the text they would stand between a run and the word after it, and break phrases
+ * that cross). NFKC first: a full-width "ＡＢＣ" is "ABC".
+ */
+
+/** Zero-width space: a separator to the tokenizer (category Cf), invisible, never shown. */
+export const CUT = "\u200b";
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]+/gu;
+const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]$/u;
+
+/** Text as it is given to the index: NFKC, each CJK run as its pairs. */
+export function indexedText(text: string): string {
+  return text.normalize("NFKC").replaceAll(CUT, " ").replace(CJK_RUN, cutRun);
+}
+
+/** The last character of each CJK run of two or more: the index's second column. */
+export function runTails(text: string): string {
+  return [...text.normalize("NFKC").matchAll(CJK_RUN)].flatMap((m) => (m[0].length > 1 ? [[...m[0]].at(-1)!] : [])).join(" ");
+}
+
+function cutRun(run: string): string {
+  const chars = [...run];
+  const tokens = chars.length === 1 ? chars : chars.slice(0, -1).map((c, i) => c + chars[i + 1]);
+  return CUT + tokens.join(CUT) + CUT;
+}
+
+/** One query part as FTS5 sees it: a quoted string cut as the index is cut. */
+function queryString(p: QueryPart): string {
+  const text = p.text.normalize("NFKC").replaceAll(CUT, " ");
+  // A lone CJK character: a pair that starts with it, or a run's last character.
+  if (CJK_CHAR.test(text)) return `"${text}" *`;
+  return `"${text.replace(CJK_RUN, cutRun).replaceAll('"', '""')}"${p.prefix ? " *" : ""}`;
+}
+
+export interface QueryPart {
+  /** The words of a quoted phrase, or a single word. */
+  text: string;
+  phrase: boolean;
+  /** A trailing `*`: words starting with it. */
+  prefix: boolean;
+}
+
+/**
+ * A user's query: words, "quoted phrases", and `word*` for a prefix. Every part must match
+ * (AND). Nothing of FTS5's own syntax (NEAR, OR, NOT, column filters) reaches SQLite: each part is
+ * passed as a quoted string, so a query is never a syntax error and never more than words.
+ */
+export function parseQuery(query: string): QueryPart[] {
+  const parts: QueryPart[] = [];
+  const re = /"([^"]*)"(\*)?|([^\s"]+)/g;
+  for (const m of query.normalize("NFKC").matchAll(re)) {
+    if (m[1] !== undefined) {
+      if (m[1].trim() !== "") parts.push({ text: m[1].trim(), phrase: true, prefix: m[2] === "*" });
+    } else {
+      const word = m[3]!;
+      const prefix = word.endsWith("*");
+      const text = word.replace(/\*+$/, "");
+      if (text !== "") parts.push({ text, phrase: false, prefix });
+    }
+  }
+  // A part with no letters or digits ("---") is no word to the index: it would match nothing.
+  return parts.filter((p) => tokenSpans(p.text).length > 0);
+}
+
+/** The FTS5 MATCH expression of parsed parts: each a quoted string, CJK cut as the index is. */
+export function matchExpression(parts: QueryPart[]): string {
+  return parts.map(queryString).join(" AND ");
+}
+
+/** unicode61's token characters (letters, digits, marks, private use); each CJK character alone. */
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+interface TokenSpan {
+  start: number;
+  end: number;
+  token: string;
+}
+
+/** The tokens of a text as the index cuts them, with where each is. */
+export function tokenSpans(text: string): TokenSpan[] {
+  return [...text.matchAll(TOKEN)].map((m) => ({ start: m.index, end: m.index + m[0].length, token: fold(m[0]) }));
+}
+
+/** Case and accents folded, as unicode61 with remove_diacritics 2 folds them. */
+export function fold(token: string): string {
+  return token.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+/**
+ * Where the parts match in `text` (NFKC), as [start, end) ranges in order: from the first match
+ * to `window` characters after it, which is all a snippet shows (a 1 MB tool output is not cut
+ * into tokens to the end for a 200-character line). SQLite decided that the piece matches; this
+ * finds where, with the same cuts.
+ */
+export function matchRanges(text: string, parts: QueryPart[], window = Infinity): Array<[number, number]> {
+  const wanted = parts.map((p) => ({ tokens: tokenSpans(p.text.normalize("NFKC")).map((t) => t.token), prefix: p.prefix })).filter((w) => w.tokens.length > 0);
+  const longest = Math.max(0, ...wanted.map((w) => w.tokens.length));
+  const re = new RegExp(TOKEN.source, "gu");
+  const tokens: TokenSpan[] = [];
+  let done = false;
+  const more = (): boolean => {
+    // exec starts again from the beginning once it has returned null: never call it past the end.
+    const m = done ? null : re.exec(text);
+    if (!m) {
+      done = true;
+      return false;
+    }
+    tokens.push({ start: m.index, end: m.index + m[0].length, token: fold(m[0]) });
+    return true;
+  };
+  const ranges: Array<[number, number]> = [];
+  let limit = Infinity;
+  for (let i = 0; ; i++) {
+    while (tokens.length < i + longest && more());
+    const at = tokens[i];
+    if (!at || at.start > limit) break;
+    for (const w of wanted) {
+      if (i + w.tokens.length > tokens.length) continue;
+      const hit = w.tokens.every((t, k) => (k === w.tokens.length - 1 && w.prefix ? tokens[i + k]!.token.startsWith(t) : tokens[i + k]!.token === t));
+      if (!hit) continue;
+      ranges.push([at.start, tokens[i + w.tokens.length - 1]!.end]);
+      if (limit === Infinity) limit = at.start + window;
+    }
+  }
+  return ranges;
+}

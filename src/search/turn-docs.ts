@@ -1,0 +1,70 @@
+/**
+ * What of a saved turn is searchable, taken from the entries the session layer builds for a reader
+ * (src/view): the prompt, Claude's text, each tool's input and output (subagents' too), the
+ * answers and rule decisions, the loop's check, the user's own edits, and the names of the files
+ * the turn and those edits changed. Thinking is left out: it is not what the user or Claude said.
+ */
+import type { StoredSession } from "../bundle/store.js";
+import type { Turn } from "../bundle/manifest-schema.js";
+import { savedTurnContent } from "../view/session-views.js";
+import type { Entry } from "../view/view-types.js";
+
+export const PLACES = ["prompt", "text", "tool-input", "tool-output", "edits", "file", "decision", "check"] as const;
+export type Place = (typeof PLACES)[number];
+
+/** How a place is named to a person. */
+export const PLACE_NAMES: Record<Place, string> = {
+  prompt: "prompt",
+  text: "Claude's text",
+  "tool-input": "tool input",
+  "tool-output": "tool output",
+  edits: "your edits",
+  file: "file name",
+  decision: "decision",
+  check: "check",
+};
+
+export interface TurnDoc {
+  place: Place;
+  tool: string | null;
+  text: string;
+}
+
+export interface TurnFile {
+  path: string;
+  place: "turn" | "edits";
+}
+
+/** A piece longer than this is indexed up to here: a tool's 50 MB output would otherwise weigh on every search. */
+const MAX_DOC_CHARS = 1_000_000;
+
+export async function turnDocs(s: StoredSession, turn: Turn): Promise<{ docs: TurnDoc[]; files: TurnFile[] }> {
+  const content = await savedTurnContent(s, turn);
+  const docs: TurnDoc[] = [];
+  const add = (place: Place, tool: string | null, text: string) => {
+    if (text.trim() !== "") docs.push({ place, tool, text: text.slice(0, MAX_DOC_CHARS) });
+  };
+  if (turn.prompt) add("prompt", null, turn.prompt);
+  const walk = (entries: Entry[]) => {
+    for (const e of entries) {
+      if (e.kind === "text") add("text", null, e.markdown);
+      else if (e.kind === "tool") {
+        add("tool-input", e.name, e.input.text);
+        if (e.result) add("tool-output", e.name, e.result.content.text);
+        walk(e.children);
+      } else if (e.kind === "question") add("decision", "AskUserQuestion", [...e.questions, ...e.answers].join("\n"));
+      else if (e.kind === "permission") add("decision", e.tool, [e.detail, e.answer, e.message ?? ""].join("\n"));
+      else if (e.kind === "rule") add("decision", e.tool, [e.rule, e.decision, e.detail, e.message ?? ""].join("\n"));
+    }
+  };
+  walk(content.entries);
+  if (turn.check) add("check", null, `${turn.check.command}\n${turn.check.tail}`);
+  if (content.edits) add("edits", null, content.edits.patch);
+  const files: TurnFile[] = [
+    ...content.diff.files.map((f) => ({ path: f.path, place: "turn" as const })),
+    ...(content.edits?.files ?? []).map((f) => ({ path: f.path, place: "edits" as const })),
+  ];
+  const renamed = [...content.diff.files, ...(content.edits?.files ?? [])].flatMap((f) => (f.oldPath ? [f.oldPath] : []));
+  add("file", null, [...new Set([...files.map((f) => f.path), ...renamed])].join("\n"));
+  return { docs, files };
+}

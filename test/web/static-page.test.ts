@@ -88,6 +88,27 @@ describe("the static page", () => {
     await page.close();
   });
 
+  it("its search counts only the words in the box now, whatever was typed before (QA: an earlier query's late looks set its hits)", async () => {
+    const count = () => page.getByRole("search").locator("[aria-live]").textContent();
+    const { page, watch } = await open();
+    const box = page.getByRole("searchbox", { name: "Search" });
+    await box.fill("status.txt");
+    await expect.poll(count).toMatch(/^1 of \d+$/);
+    const alone = await count();
+    // Another query first, and then this one while the other's looks are still due.
+    await page.reload();
+    await page.getByRole("heading", { name: "fix add in math.js", level: 1 }).waitFor();
+    // The other query's looks come 0.03, 0.25, 1 and 2.5 s after it is searched (0.15 s after typing):
+    // this one is typed before its last, and read after that last one is due.
+    await box.fill("e");
+    await page.waitForTimeout(2_000);
+    await box.fill("status.txt");
+    await page.waitForTimeout(900);
+    expect(await count()).toBe(alone);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
   it("masks a secret in the first prompt everywhere, the page's <title> included", async () => {
     const secret = loadCorpus().secrets.find((c) => c.kind === "aws-access-key-id")!;
     const repo = await gitdir();

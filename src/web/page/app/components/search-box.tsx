@@ -20,8 +20,12 @@ export function SearchBox({ onSearch }: { onSearch: () => void }) {
   const [hits, setHits] = useState<Range[]>([]);
   const [at, setAt] = useState(0);
   const timer = useRef<number | undefined>(undefined);
+  /** The pending looks of the query being searched. */
+  const looks = useRef<number[]>([]);
 
   const find = (q: string) => {
+    for (const t of looks.current) window.clearTimeout(t);
+    looks.current = [];
     const words = q.trim().toLowerCase();
     if (!words) return setHits([]);
     const container = document.getElementById("turns");
@@ -45,7 +49,8 @@ export function SearchBox({ onSearch }: { onSearch: () => void }) {
       setAt((a) => (a < found.length ? a : 0));
     };
     // The turns draw over the next frames (each reads its view first): look again as they do.
-    for (const ms of [30, 250, 1000, 2500]) window.setTimeout(look, ms);
+    // Only for this query: the looks of one typed before are called off (they would set its hits).
+    looks.current = [30, 250, 1000, 2500].map((ms) => window.setTimeout(look, ms));
   };
 
   useEffect(() => {
@@ -81,6 +86,10 @@ export function SearchBox({ onSearch }: { onSearch: () => void }) {
           onInput={(e) => {
             const q = e.currentTarget.value;
             setQuery(q);
+            // What was found for the text before is not for this one.
+            for (const t of looks.current) window.clearTimeout(t);
+            looks.current = [];
+            setHits([]);
             window.clearTimeout(timer.current);
             timer.current = window.setTimeout(() => find(q), 150);
           }}

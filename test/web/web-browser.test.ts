@@ -101,4 +101,20 @@ describe("nudge web in Chromium", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   });
+
+  it("exports from the page: the tarball downloads once under its name, and the link gives way (QA: a second click saved the refusal as true.json)", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(web.url);
+    await page.getByRole("link", { name: "write notes" }).click();
+    await page.getByRole("button", { name: "Export" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export" });
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    const downloaded = page.waitForEvent("download");
+    await dialog.getByRole("link", { name: "Download the export" }).click();
+    expect((await downloaded).suggestedFilename()).toMatch(/^nudge-[0-9a-f]+\.tar\.gz$/);
+    await dialog.getByText("the server gives this export once").waitFor();
+    expect(await dialog.getByRole("link", { name: "Download the export" }).count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -28,6 +28,7 @@ export function ActionDialog({ action, onClose }: { action: Action; onClose: (ch
   const dialog = useRef<HTMLDialogElement>(null);
   const [step, setStep] = useState<Step>(action.kind === "fork" ? { at: "options" } : { at: "asking" });
   const [worktree, setWorktree] = useState("");
+  const [taken, setTaken] = useState(false);
 
   const body = (extra: object) => {
     const base = action.kind === "rewind" ? { turn: action.turn } : action.kind === "fork" ? { turn: action.turn, worktree: worktree.trim() || null } : action.kind === "export" ? { upto: null } : {};
@@ -114,9 +115,14 @@ export function ActionDialog({ action, onClose }: { action: Action; onClose: (ch
           </ul>
           {step.done.download && step.done.download.startsWith("/api/downloads/") ? (
             <p>
-              <a href={step.done.download} download>
-                Download the export
-              </a>
+              {taken ? (
+                // The server gives each export once: a second click would download its refusal as a file.
+                <span class="muted">Downloading: the server gives this export once; export again for another copy.</span>
+              ) : (
+                <a href={step.done.download} download="" onClick={() => setTimeout(() => setTaken(true), 0)}>
+                  Download the export
+                </a>
+              )}
             </p>
           ) : null}
           <div class="buttons">

@@ -117,4 +117,28 @@ describe("nudge web in Chromium", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   });
+
+  it("compares two turns: what was typed stays, a wrong number is named, Enter compares (QA: 99 became 0 or 3 unasked)", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(web.url);
+    await page.getByRole("link", { name: "write notes" }).click();
+    const compare = page.getByRole("region", { name: "Compare turns" });
+    const from = compare.getByRole("spinbutton", { name: "From turn" });
+    const to = compare.getByRole("spinbutton", { name: "to turn" });
+    await from.fill("1");
+    await to.fill("99");
+    await compare.getByRole("button", { name: "Compare" }).click();
+    await compare.getByText("the second turn 99 is not in this session (turns 0 to 3)").waitFor();
+    expect([await from.inputValue(), await to.inputValue()]).toEqual(["1", "99"]);
+    await from.fill("2");
+    await to.fill("1");
+    await to.press("Enter");
+    await compare.getByText("the first turn must come before the second (2 is not before 1)").waitFor();
+    await to.fill("3");
+    await to.press("Enter");
+    await compare.getByRole("region", { name: "Changes from turn 2 to turn 3" }).waitFor();
+    expect(await compare.getByRole("alert").count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
 });

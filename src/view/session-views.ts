@@ -25,8 +25,21 @@ import type { DiffView, Entry, SessionListItem, SessionView, TurnView } from "./
 export async function listSessionItems(store: Store): Promise<SessionListItem[]> {
   const sessions = await listSessions(store);
   const children = childrenOf(sessions.map((s) => ({ id: s.header.id, parent: s.header.parent })));
-  const items = sessions.map((s) => ({ ...summarize(s), children: children.get(s.header.id) ?? [] }));
+  const items = await Promise.all(
+    sessions.map(async (s) => {
+      const item = { ...summarize(s), children: children.get(s.header.id) ?? [] };
+      // Before its first turn is saved (being recorded, or killed during it) the header has no
+      // prompt yet: the journal's turn in flight has it. Only such sessions' journals are read.
+      return item.firstPrompt === null ? { ...item, firstPrompt: await promptInFlight(store, s.header.id) } : item;
+    }),
+  );
   return inertValue(items.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
+}
+
+/** The prompt of the first turn begun and not saved; null when there is none (or the journal cannot be read). */
+async function promptInFlight(store: Store, id: string): Promise<string | null> {
+  const s = await resolveSessionKept(store, id).catch(() => null);
+  return s?.manifest.unsaved[0]?.prompt ?? null;
 }
 
 /** One session's page: its summary and its turns' summaries (not their entries). */
@@ -35,8 +48,9 @@ export async function sessionView(store: Store, id: string): Promise<SessionView
   const m = s.manifest;
   const forks = await forksOf(store, m.id);
   const pending = m.unsaved.at(-1) ?? null;
+  const summary = summarize({ dir: s.dir, header: m, state: s.state });
   return inertValue({
-    session: { ...summarize({ dir: s.dir, header: m, state: s.state }), children: forks.map((f) => f.id) },
+    session: { ...summary, firstPrompt: summary.firstPrompt ?? m.unsaved[0]?.prompt ?? null, children: forks.map((f) => f.id) },
     repo: { root: m.repo.root, branch: m.repo.branch },
     turns: m.turns.map(turnSummary),
     pending: pending && { n: pending.n, prompt: pending.prompt },

@@ -52,6 +52,10 @@ describe("nudge web: live", () => {
       return answer.status === 200 ? (JSON.parse(answer.body) as { summary: { n: number }; entries: Array<{ kind: string; text?: string }> }) : undefined;
     });
     expect(inFlight.summary.n).toBe(1);
+    // Titled by its prompt from the start, not "(no prompt)" until the first turn is saved (QA of issue 16).
+    const listed = JSON.parse((await web.get("/api/sessions")).body) as Array<{ id: string; firstPrompt: string | null }>;
+    expect(listed.find((s) => s.id === id)?.firstPrompt).toBe("tell it in parts");
+    expect((JSON.parse((await web.get(`/api/sessions/${id}`)).body) as { session: { firstPrompt: string | null } }).session.firstPrompt).toBe("tell it in parts");
     expect(inFlight.entries).toContainEqual(expect.objectContaining({ kind: "prompt", text: "tell it in parts" }));
 
     const stream = openSse(web.port, `/api/sessions/${id}/events`, { cookie: web.cookie });

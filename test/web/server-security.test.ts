@@ -6,6 +6,7 @@
  * with nothing changed, and the security headers on every answer.
  */
 import { readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git } from "../support/gitdir.js";
@@ -54,6 +55,32 @@ describe("nudge web: who may talk to it", () => {
       expect((await other.request("/api/sessions", { headers: { cookie: jar } })).status).toBe(200);
     } finally {
       await other.stop();
+    }
+  });
+
+  it("a second server with its own --port leaves the port kept for the first alone (QA: its open pages would look on the second's port after a restart)", async () => {
+    const kept = () => (JSON.parse(readFileSync(path.join(repo, ".git/nudge/web-login.json"), "utf8")) as { port: number }).port;
+    const before = kept();
+    const other = await startWeb(repo, {}, [], "0");
+    try {
+      expect(other.port).not.toBe(before);
+      expect(kept()).toBe(before);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("on every address (--host 0.0.0.0), answers under this machine's own addresses, and still refuses a name (QA: only 0.0.0.0 itself was let in)", async () => {
+    const own = Object.values(os.networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .map((a) => a.address)
+      .filter((a) => a.includes(".") && a !== "127.0.0.1");
+    const every = await startWeb(repo, {}, ["--host", "0.0.0.0"], "0");
+    try {
+      for (const address of own) expect((await every.request("/api/sessions", { headers: { host: `${address}:${every.port}`, cookie: every.cookie } })).status).toBe(200);
+      expect((await every.request("/api/sessions", { headers: { host: `rebind.example:${every.port}`, cookie: every.cookie } })).status).toBe(403);
+    } finally {
+      await every.stop();
     }
   });
 

@@ -37,7 +37,9 @@ export async function startWebServer(o: { store: Store; host: string; port: numb
   // No --port: the port of the last start, so a page left open finds the server again; a free one when it is taken.
   const port = o.port === null ? await listen(server, o.host, kept?.port ?? 0).catch(() => listen(server, o.host, 0)) : await listen(server, o.host, o.port);
   const guard = makeGuard(o.host, port, kept ?? undefined);
-  await keepLogin(o.store, { token: guard.token, csrf: guard.csrf, port });
+  // The port kept is the one a plain `nudge web` uses: a run with its own --port (another server
+  // beside the first, a one-off) must not move the first's open pages to its port.
+  if (!kept || o.port === null || kept.port === port) await keepLogin(o.store, { token: guard.token, csrf: guard.csrf, port });
   const app: App = {
     store: o.store,
     guard,

@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import os from "node:os";
 
 /**
  * The cookie is named after the port: browsers keep cookies per host name, not per port, so two
@@ -37,9 +38,18 @@ const secret = () => randomBytes(32).toString("base64url");
 
 /** The secrets (those a restart kept, else new ones) and the names the server answers to on `port`. */
 export function makeGuard(host: string, port: number, kept?: { token: string; csrf: string }): Guard {
-  const names = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host]);
+  const bracket = (name: string) => (name.includes(":") ? `[${name}]` : name);
+  // Listening on every address (0.0.0.0, ::): a browser on another machine names one of this
+  // machine's own addresses. Addresses only, never a name: a DNS-rebinding page comes by a name.
+  const everywhere = host === "0.0.0.0" || host === "::" ? machineAddresses() : [];
+  const names = new Set(["127.0.0.1", "localhost", "[::1]", bracket(host), ...everywhere.map(bracket)]);
   const hosts = new Set([...names].map((name) => `${name}:${port}`));
   return { token: kept?.token ?? secret(), csrf: kept?.csrf ?? secret(), hosts, origins: new Set([...hosts].map((h) => `http://${h}`)), cookie: cookieName(port) };
+}
+
+/** This machine's addresses, every interface's. */
+export function machineAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address.replace(/%.*$/, "")));
 }
 
 /** Equal without telling by its timing how much of a guess was right (digests: same length). */

@@ -141,4 +141,19 @@ describe("nudge web in Chromium", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   });
+
+  // Last: it deletes the file's session.
+  it("deleted from its own page: one line says so, not an error in every turn (QA: the same error three times)", async () => {
+    const { page, watch } = await openPage();
+    await page.goto(web.url);
+    await page.getByRole("link", { name: "write notes" }).click();
+    await page.getByRole("region", { name: "Turn 1" }).waitFor();
+    await page.getByRole("button", { name: "Delete session" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete session" });
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    await page.getByText(`Session ${id} is no longer in this repository (deleted).`).waitFor();
+    expect(await page.getByText(/no session matches/).count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
 });

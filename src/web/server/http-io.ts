@@ -94,6 +94,7 @@ export async function readJsonBody<T extends z.core.$ZodType>(req: IncomingMessa
 export function parseInput<T extends z.core.$ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
   const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
+  if (value === undefined) throw new HttpError(400, `${what} is missing`, "see the API in the README");
   const issue = parsed.error.issues[0]!;
   const where = issue.path.length ? `${what}.${issue.path.map(String).join(".")}` : what;
   throw new HttpError(400, `invalid ${where}: ${issue.message}`, "see the API in the README");

@@ -5,12 +5,12 @@
  * which turn grew, and that turn is fetched and replaced whole (never appended to: no duplicates).
  */
 import { Component } from "preact";
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { SessionView, TurnSummaryView } from "../../../../view/view-types.js";
 import { title } from "../format.js";
 import { listen } from "../live.js";
 import { liveState, type LiveState } from "../live-session.js";
-import type { Source } from "../source.js";
+import { ApiError, type Source } from "../source.js";
 import { CompareTurns } from "./compare-turns.js";
 import { ErrorLine } from "./error-line.js";
 import { LivePanel } from "./live-panel.js";
@@ -39,6 +39,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const [live, setLive] = useState<LiveState | null>(null);
   /** Chunks of sections drawn so far: the first at once, the rest as the browser is idle. */
   const [drawn, setDrawn] = useState(1);
+  const drawnNow = useRef(drawn);
+  drawnNow.current = drawn;
 
   const load = useCallback(
     () =>
@@ -84,6 +86,18 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     return whenIdle(() => setDrawn((d) => d + 1));
   }, [drawn, chunks.length]);
   const changed = useCallback(() => void load(), [load]);
+  // End (or Ctrl-End) before every section is drawn: draw them all, then go to the last.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "End" || e.defaultPrevented || (e.target instanceof HTMLElement && e.target.closest("input, textarea, select, [contenteditable]"))) return;
+      if (drawnNow.current >= chunks.length) return;
+      setDrawn(Infinity);
+      // Once they are drawn (the frame after next), the end is where it will stay.
+      requestAnimationFrame(() => requestAnimationFrame(() => window.scrollTo({ top: document.documentElement.scrollHeight })));
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [chunks.length]);
 
   const jump = useCallback((n: number) => {
     setDrawn(Infinity);
@@ -94,6 +108,15 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     if (view && scrollTo !== null) jump(scrollTo);
   }, [view !== null]);
 
+  // Deleted while open (its own Delete, or `session rm`): one line, not an error in every turn.
+  if (error instanceof ApiError && error.status === 404 && view)
+    return (
+      <main class="session">
+        <p>
+          Session <code>{view.session.id}</code> is no longer in this repository (deleted). <a href="/">All sessions</a>
+        </p>
+      </main>
+    );
   if (!view) return <main class="session">{error ? <ErrorLine error={error} /> : <p class="muted">Loading…</p>}</main>;
   const turns: TurnSummaryView[] = view.turns;
   const pending = view.pending && !turns.some((t) => t.n === view.pending!.n) ? view.pending : null;

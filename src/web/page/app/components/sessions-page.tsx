@@ -7,7 +7,7 @@ import type { Source } from "../source.js";
 import { ErrorLine } from "./error-line.js";
 import { StartSession } from "./start-session.js";
 
-type Key = "title" | "startedAt" | "updatedAt" | "turns" | "costUsd" | "state";
+type Key = "title" | "startedAt" | "updatedAt" | "turns" | "costUsd" | "state" | "parent" | "origin";
 const COLUMNS: Array<{ key: Key; label: string }> = [
   { key: "title", label: "Session" },
   { key: "startedAt", label: "Started" },
@@ -15,6 +15,8 @@ const COLUMNS: Array<{ key: Key; label: string }> = [
   { key: "turns", label: "Turns" },
   { key: "costUsd", label: "Cost" },
   { key: "state", label: "State" },
+  { key: "parent", label: "Fork of" },
+  { key: "origin", label: "Imported from" },
 ];
 
 export function SessionsPage({ source }: { source: Source }) {
@@ -36,8 +38,16 @@ export function SessionsPage({ source }: { source: Source }) {
 
   const shown = useMemo(() => {
     const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
-    const text = (s: SessionListItem) => [s.id, s.firstPrompt, s.lastPrompt, s.branch, s.state, s.origin?.exportedBy].join(" ").toLowerCase();
-    const value = (s: SessionListItem): string | number => (sort.key === "title" ? title(s.firstPrompt).toLowerCase() : s[sort.key]);
+    // A fork is found by its parent's id too, as the "Fork of" column shows it.
+    const text = (s: SessionListItem) => [s.id, s.firstPrompt, s.lastPrompt, s.branch, s.state, s.parent?.id, s.origin?.exportedBy, s.origin?.sourceId].join(" ").toLowerCase();
+    const value = (s: SessionListItem): string | number =>
+      sort.key === "title"
+        ? title(s.firstPrompt).toLowerCase()
+        : sort.key === "parent"
+          ? (s.parent ? `${s.parent.id}@${s.parent.turn}` : "")
+          : sort.key === "origin"
+            ? (s.origin ? `${s.origin.exportedBy ?? ""} ${s.origin.sourceId}`.toLowerCase() : "")
+            : s[sort.key];
     return (items ?? [])
       .filter((s) => words.every((w) => text(s).includes(w)))
       .sort((a, b) => {
@@ -51,7 +61,7 @@ export function SessionsPage({ source }: { source: Source }) {
       <h1>Sessions</h1>
       {source.static ? null : <StartSession onStarted={(id) => (location.href = `/s/${encodeURIComponent(id)}`)} />}
       <label class="filter">
-        Filter <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="prompt, id, branch, state" />
+        Filter <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="prompt, id, branch, state, fork of" />
       </label>
       <ErrorLine error={error} />
       {items === null && !error ? <p class="muted">Loading…</p> : null}
@@ -66,8 +76,6 @@ export function SessionsPage({ source }: { source: Source }) {
                 </button>
               </th>
             ))}
-            <th>Fork of</th>
-            <th>Imported from</th>
           </tr>
         </thead>
         <tbody>

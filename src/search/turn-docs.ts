@@ -9,20 +9,8 @@ import type { Turn } from "../bundle/manifest-schema.js";
 import { savedTurnContent } from "../view/session-views.js";
 import type { Entry } from "../view/view-types.js";
 
-export const PLACES = ["prompt", "text", "tool-input", "tool-output", "edits", "file", "decision", "check"] as const;
-export type Place = (typeof PLACES)[number];
-
-/** How a place is named to a person. */
-export const PLACE_NAMES: Record<Place, string> = {
-  prompt: "prompt",
-  text: "Claude's text",
-  "tool-input": "tool input",
-  "tool-output": "tool output",
-  edits: "your edits",
-  file: "file name",
-  decision: "decision",
-  check: "check",
-};
+export { PLACES, PLACE_NAMES, type Place } from "./places.js";
+import type { Place } from "./places.js";
 
 export interface TurnDoc {
   place: Place;

@@ -73,4 +73,23 @@ describe("the sessions page", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   });
+
+  it("searches every session from the page: each hit names its turn, marks the words, and leads to it", async () => {
+    const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(web.origin));
+    await page.goto(web.url);
+    const search = page.getByRole("region", { name: "Search every session" });
+    await search.getByRole("searchbox").fill("tidy");
+    const gamma = recorded[1]!.id;
+    const hit = search.getByRole("link", { name: `${gamma} · turn 1` });
+    await hit.waitFor();
+    expect(await search.locator("mark").first().textContent()).toBe("tidy");
+    await search.getByRole("searchbox").fill("nowhere-to-be-found");
+    await search.getByText("Nothing found.").waitFor();
+    await search.getByRole("searchbox").fill("tidy");
+    await hit.click();
+    await page.waitForURL(`${web.origin}/s/${gamma}?turn=1`);
+    await page.getByRole("heading", { name: "gamma: tidy the docs", level: 1 }).waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -5,6 +5,7 @@ import { cost, title, when } from "../format.js";
 import { listen } from "../live.js";
 import type { Source } from "../source.js";
 import { ErrorLine } from "./error-line.js";
+import { SearchSessions } from "./search-sessions.js";
 import { StartSession } from "./start-session.js";
 
 type Key = "title" | "startedAt" | "updatedAt" | "turns" | "costUsd" | "state" | "parent" | "origin";
@@ -60,6 +61,7 @@ export function SessionsPage({ source }: { source: Source }) {
     <main class="sessions">
       <h1>Sessions</h1>
       {source.static ? null : <StartSession onStarted={(id) => (location.href = `/s/${encodeURIComponent(id)}`)} />}
+      {source.static ? null : <SearchSessions />}
       <label class="filter">
         Filter <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="prompt, id, branch, state, fork of" />
       </label>

@@ -44,6 +44,8 @@ describe("working with claude from the page", () => {
     await page.getByRole("button", { name: "Start", exact: true }).click();
     const asks = page.getByRole("group", { name: "Claude asks" });
     await asks.getByText("Allow Write(hello.txt)?").waitFor();
+    // The turn above says it is being asked, not "Not answered" (QA).
+    await page.getByRole("region", { name: "Turn 1" }).locator(".permission").getByText("Asking", { exact: true }).waitFor();
     // The Write shown as the diff it would make.
     expect(await asks.getByLabel("What it would change").textContent()).toContain("+hello");
     expect(existsSync(path.join(repo, "hello.txt"))).toBe(false);
@@ -93,6 +95,32 @@ describe("working with claude from the page", () => {
     expect(await page.getByRole("textbox", { name: "Continue with" }).count()).toBe(0);
     release();
     expect((await run).exitCode).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  it("AskUserQuestion on the page: options ticked and words of one's own both reach claude (QA: Other replaced them); Up recalls the first prompt", async () => {
+    const repo = await gitdir();
+    const extras = { question: "Which extras?", header: "Extras", multiSelect: true, options: [{ label: "Cache", description: "keep results" }, { label: "Queue", description: "defer work" }, { label: "Search", description: "find things" }] };
+    api = await startScriptedApi([{ tool: "AskUserQuestion", input: { questions: [extras] } }, { text: "Noted." }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "pick extras" })).body) as { id: string };
+    const origin = web.origin;
+    const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.goto(`${origin}/s/${id}`);
+    const asks = page.getByRole("group", { name: "Claude asks" });
+    await asks.getByText("Extras: Which extras?").waitFor();
+    await asks.getByRole("checkbox", { name: "Cache" }).check();
+    await asks.getByRole("checkbox", { name: "Queue" }).check();
+    await asks.getByRole("textbox", { name: "Other" }).fill("an index");
+    await asks.getByRole("button", { name: "Answer" }).click();
+    await page.getByRole("region", { name: "Turn 1" }).getByText("Noted.").waitFor();
+    expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain('\\"Which extras?\\"=\\"Cache, Queue, an index\\"');
+    // Up recalls the session's first prompt, typed in another box.
+    const prompt = page.getByRole("textbox", { name: "Prompt" });
+    await prompt.press("ArrowUp");
+    expect(await prompt.inputValue()).toBe("pick extras");
+    expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);
 });

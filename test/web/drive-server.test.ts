@@ -5,7 +5,7 @@
  * are recorded as a terminal records them; a prompt sent while claude works is refused; Stop
  * interrupts a slow turn; stopping the server saves the session and releases its lock.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -77,7 +77,7 @@ describe("driving a session from the page", () => {
     expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain(reason);
 
     expect((await web.post(`/api/live/${id}/end`, {})).status).toBe(200);
-    await until("the session ends", async () => ((await web!.get(`/api/live/${id}`)).status === 404 ? true : undefined));
+    await until("the session ends", async () => ((await state(id)).ended ? true : undefined));
     events.close();
     // Recorded as a terminal records: show and diff work on it.
     const show = await runNudge(["session", "show", id], { cwd: repo });
@@ -159,7 +159,7 @@ describe("driving a session from the page", () => {
 
     // A plan is asked in plan mode: a second session, started so.
     await web.post(`/api/live/${id}/end`, {});
-    await until("the first session ends", async () => ((await web!.get(`/api/live/${id}`)).status === 404 ? true : undefined));
+    await until("the first session ends", async () => ((await state(id)).ended ? true : undefined));
     const planning = JSON.parse((await web.post("/api/live", { prompt: "plan it", permissionMode: "plan" })).body) as { id: string };
     const plan = await question(planning.id);
     expect(plan).toMatchObject({ kind: "plan", plan: "1. Add the function\n2. Test it" });
@@ -221,7 +221,7 @@ describe("driving a session from the page", () => {
     const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
     await idle(id);
     await web.post(`/api/live/${id}/end`, {});
-    await until("the session ends", async () => ((await web!.get(`/api/live/${id}`)).status === 404 ? true : undefined));
+    await until("the session ends", async () => ((await state(id)).ended ? true : undefined));
     writeFileSync(path.join(repo, "a.txt"), "changed by hand\n");
 
     const continued = await web.post("/api/live", { prompt: "go on", resume: id });
@@ -233,5 +233,78 @@ describe("driving a session from the page", () => {
     await until("the second turn", async () => (api!.mainLoopRequests().length === 3 && !(await state(id)).busy ? true : undefined));
     expect(JSON.stringify(api.mainLoopRequests()[2]!.body)).toContain("a.txt");
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("changed by hand\n");
+  }, 60_000);
+
+  it("from QA: one driven session per work tree; a question ends with its turn; an answer of the wrong kind is a 400", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ tool: "Bash", input: { command: "touch k.txt", description: "touch" } }, { text: "stopped" }, { text: "next" }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "touch it" })).body) as { id: string };
+    // A second session in the same work tree is refused, as a second nudge would be.
+    const second = await web.post("/api/live", { prompt: "another one here" });
+    expect(second.status).toBe(409);
+    expect(JSON.parse(second.body).error).toBe(`session ${id} is already driven from this page in this work tree`);
+    const asked = await question(id);
+    const wrong = await web.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "plan", answer: { approve: true } } });
+    expect(wrong.status).toBe(400);
+    // Stop while claude asks: the turn ends, and so does its question (the prompt box is not held by it).
+    await web.post(`/api/live/${id}/stop`, {});
+    await idle(id);
+    expect((await state(id)).question).toBeNull();
+    expect(existsSync(path.join(repo, "k.txt"))).toBe(false);
+    expect((await web.post(`/api/live/${id}/prompt`, { text: "go on" })).status).toBe(202);
+  }, 60_000);
+
+  it("from QA: /undo after a /fork takes the page back to the session it came from", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
+      { text: "wrote a" },
+      { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } },
+      { text: "wrote b" },
+    ]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
+    await idle(id);
+    await web.post(`/api/live/${id}/prompt`, { text: "write b" });
+    await idle(id);
+    const ids: string[] = [];
+    for (const command of ["/fork 1", "/undo"]) {
+      await web.post(`/api/live/${id}/prompt`, { text: command });
+      const asked = await question(id);
+      await web.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
+      const sessionId = async () => ((await state(id)) as unknown as { sessionId: string }).sessionId;
+      // The fork goes on in another session; the undo comes back to this one.
+      ids.push(
+        await until(`${command} is done`, async () => {
+          const now = await sessionId();
+          return (now !== id) === (command === "/fork 1") ? now : undefined;
+        }),
+      );
+    }
+    await until("b.txt is back", async () => (existsSync(path.join(repo, "b.txt")) ? true : undefined));
+    const [fork, back] = ids;
+    expect(fork).not.toBe(id); // the fork goes on in another session
+    expect(back).toBe(id); // and the undo came back
+    // Asked by either id, the session is where it is now: the original one.
+    for (const asked of [id, fork!]) expect(JSON.parse((await web.get(`/api/live/${asked}`)).body)).toMatchObject({ sessionId: id, ended: false });
+  }, 60_000);
+
+  it("from QA: a claude that refuses to start: the page can read why, though nothing was kept", async () => {
+    const repo = await gitdir();
+    const bad = path.join(tempDir(), "claude");
+    writeFileSync(bad, "#!/bin/sh\necho 'claude: this build refuses to start here' >&2\nexit 1\n");
+    chmodSync(bad, 0o755);
+    web = await startWeb(repo, { NUDGE_CLAUDE_BIN: bad });
+    // It records before claude is asked anything: the start answers with the id, and the session goes with claude.
+    const started = await web.post("/api/live", { prompt: "hello" });
+    expect(started.status).toBe(200);
+    const { id } = JSON.parse(started.body) as { id: string };
+    const ended = await until("it ends", async () => {
+      const s = JSON.parse((await web!.get(`/api/live/${id}`)).body) as { ended: boolean; notices: Array<{ level: string; text: string }> };
+      return s.ended ? s : undefined;
+    });
+    expect(ended.notices.filter((n) => n.level === "error").map((n) => n.text).join("\n")).toMatch(/claude/);
+    expect((await web.get(`/api/sessions/${id}`)).status).toBe(404);
   }, 60_000);
 });

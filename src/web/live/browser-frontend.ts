@@ -100,14 +100,15 @@ export class BrowserFrontend implements Frontend {
     return "sent";
   }
 
-  /** The page's answer to the question it was shown; false when that question is no longer asked. */
-  answer(id: number, reply: QuestionReply): boolean {
+  /** The page's answer to the question it was shown (by id, and of that question's kind). */
+  answer(id: number, reply: QuestionReply): "answered" | "not asked" | "wrong kind" {
     const q = this.question;
-    if (!q || q.shown.id !== id || q.shown.kind !== reply.kind) return false;
+    if (!q || q.shown.id !== id) return "not asked";
+    if (q.shown.kind !== reply.kind) return "wrong kind";
     this.question = null;
     q.settle(reply);
     this.changed();
-    return true;
+    return "answered";
   }
 
   /** The session is over (ended, or failed): a question still open is answered no. */
@@ -144,7 +145,12 @@ export class BrowserFrontend implements Frontend {
   working(busy: boolean): void {
     this.busy = busy;
     if (busy) this.startActivity();
-    else this.activity = this.since = null;
+    else {
+      this.activity = this.since = null;
+      // The turn is over (Stop, claude gone): a question still open asks nothing any more.
+      this.question?.settle(null);
+      this.question = null;
+    }
     this.changed();
   }
 

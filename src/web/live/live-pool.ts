@@ -6,7 +6,7 @@
  * pages on one driven session drive the same one. Closing the server stops each turn in flight,
  * which is kept as interrupted, and waits until every bundle is complete and every lock released.
  */
-import type { Store } from "../../bundle/store.js";
+import { resolveSession, type Store } from "../../bundle/store.js";
 import type { ClaudeFlags } from "../../claude/claude-process.js";
 import { locateClaude } from "../../claude/locate-claude.js";
 import { claudeConfigDir } from "../../claude/transcript.js";
@@ -26,6 +26,8 @@ export interface StartLive {
 }
 
 interface Driven {
+  /** The work tree its claude works in: one driven session each, as one recorder each. */
+  root: string;
   frontend: BrowserFrontend;
   /** null while the session starts (a question about changed files may be asked before it runs). */
   conversation: Conversation | null;
@@ -40,6 +42,10 @@ export class LivePool {
   private closing = false;
   /** Starts not yet recording: counted against the bound too. */
   private starting = 0;
+  /** The work trees of those starts. */
+  private readonly launching = new Set<string>();
+  /** How sessions that ended here ended (the last state, an error claude gave at start): kept a while for a page that asks after. */
+  private readonly finished = new Map<string, { state: DrivenState; at: number }>();
 
   constructor(
     private readonly store: Store,
@@ -57,13 +63,25 @@ export class LivePool {
     if (this.driven.size + this.starting >= this.o.max) throw new UserError(`${this.o.max === 1 ? "a session is" : `${this.o.max} sessions are`} already driven from this page (--max-live ${this.o.max})`, "end one (End session), or restart nudge web with a higher --max-live");
     this.starting++;
     try {
-      return await this.launch(o);
+      const root = o.choice.kind === "resume" ? (await resolveSession(this.store, o.choice.id)).manifest.repo.root : this.store.repoRoot;
+      // This process holds the work tree's lock for the session it drives there, and a lock lets
+      // its own holder in again: the refusal a second nudge would get is made here.
+      const there = [...this.driven.entries()].find(([, d]) => d.root === root);
+      if (there || this.launching.has(root)) {
+        throw new UserError(`session ${there?.[0] ?? "(starting)"} is already driven from this page in this work tree`, "one session records a work tree at a time: end it (End session), or continue a session of another work tree (a fork made with --worktree)");
+      }
+      this.launching.add(root);
+      try {
+        return await this.launch(o, root);
+      } finally {
+        this.launching.delete(root);
+      }
     } finally {
       this.starting--;
     }
   }
 
-  private async launch(o: StartLive): Promise<string> {
+  private async launch(o: StartLive, root: string): Promise<string> {
     const bin = await locateClaude(this.o.claudeBin, this.env);
     const rules = await loadRules(this.store.repoRoot);
     let id: string | null = null;
@@ -90,7 +108,7 @@ export class LivePool {
         onRecording: (sessionId) => {
           id = sessionId;
           // One driver per session: a second start of the same one is refused by its work tree's lock before this.
-          this.driven.set(id, { frontend, conversation: null, done: done.then(() => undefined, () => undefined) });
+          this.driven.set(id, { root, frontend, conversation: null, done: done.then(() => undefined, () => undefined) });
           resolve(id);
         },
         onConversation: (conversation) => {
@@ -127,7 +145,8 @@ export class LivePool {
   /** What the page shows of a driven session, with the id it records under now; null when none is driven by that id. */
   stateOf(id: string): DrivenState | null {
     const d = this.get(id);
-    return d ? { ...d.frontend.state(), sessionId: d.conversation?.sessionId ?? this.current(id) } : null;
+    if (d) return { ...d.frontend.state(), sessionId: d.conversation?.sessionId ?? this.current(id) };
+    return this.finished.get(this.current(id))?.state ?? null;
   }
 
   /** The session went on in another (/fork, /compact): move its entry, and tell the page of the old one where it went. */
@@ -137,6 +156,8 @@ export class LivePool {
     if (!d || !now || now === id) return id;
     this.driven.delete(id);
     this.driven.set(now, d);
+    // Back where it was (/undo of a fork): the old move is undone, never a loop of two.
+    this.moved.delete(now);
     this.moved.set(id, now);
     for (const listener of this.listeners.get(id) ?? []) listener();
     return now;
@@ -171,9 +192,16 @@ export class LivePool {
   private forget(id: string, finalId: string): void {
     this.emit(id);
     if (finalId !== id) this.emit(finalId);
+    const d = this.driven.get(id);
+    // What it said last (claude's refusal to start above all, its session discarded) stays readable a while.
+    if (d) this.finished.set(id, { state: { ...d.frontend.state(), sessionId: id }, at: Date.now() });
+    for (const [old, f] of this.finished) if (Date.now() - f.at > FINISHED_KEPT_MS) this.finished.delete(old);
     this.driven.delete(id);
   }
 }
+
+/** How long the last state of a session that ended here stays readable. */
+const FINISHED_KEPT_MS = 10 * 60_000;
 
 /** A claude that does not stop within this after being asked is stopped harder, as Ctrl-C pressed again does. */
 const STOP_GRACE_MS = 5_000;

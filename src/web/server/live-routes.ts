@@ -62,8 +62,12 @@ export const LIVE_ROUTES: Route[] = [
     }
   }),
   get("/api/live/:id", async (ctx) => {
-    const { id } = await driven(ctx);
-    sendJson(ctx.res, 200, ctx.app.live.stateOf(id));
+    // A session that ended here a moment ago (or could not start) answers with its last state: ended, and why.
+    const id = /^[0-9a-f]{1,40}$/.test(ctx.params.id!) ? ctx.app.live.stateOf(ctx.params.id!)?.sessionId : undefined;
+    const state = id ? ctx.app.live.stateOf(id) : null;
+    if (state) return sendJson(ctx.res, 200, state);
+    const { id: full } = await driven(ctx);
+    sendJson(ctx.res, 200, ctx.app.live.stateOf(full));
   }),
   post("/api/live/:id/prompt", async (ctx) => {
     const { d } = await driven(ctx);
@@ -77,7 +81,9 @@ export const LIVE_ROUTES: Route[] = [
   post("/api/live/:id/answer", async (ctx) => {
     const { d } = await driven(ctx);
     const body = await readJsonBody(ctx.req, AnswerBody);
-    if (!d.frontend.answer(body.question, body.reply as QuestionReply)) throw new HttpError(409, "that question is no longer asked", "the page shows the question open now, if any");
+    const answered = d.frontend.answer(body.question, body.reply as QuestionReply);
+    if (answered === "not asked") throw new HttpError(409, "that question is no longer asked", "the page shows the question open now, if any");
+    if (answered === "wrong kind") throw new HttpError(400, `question ${body.question} is not a ${body.reply.kind} question`, "answer it with the reply of its own kind");
     sendJson(ctx.res, 200, d.frontend.state());
   }),
   post("/api/live/:id/stop", async (ctx) => {

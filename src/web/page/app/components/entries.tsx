@@ -8,17 +8,18 @@ import { MARKDOWN_MAX, renderMarkdown } from "../markdown.js";
 import { ClippedBlock } from "./clipped-block.js";
 import { ToolCall } from "./tool-call.js";
 
-export function Entries({ entries, onShowAll }: { entries: Entry[]; onShowAll: (() => void) | null }) {
+/** `inFlight`: the turn is still running, so a question without an answer is still being asked. */
+export function Entries({ entries, onShowAll, inFlight = false }: { entries: Entry[]; onShowAll: (() => void) | null; inFlight?: boolean }) {
   return (
     <div class="entries">
       {entries.map((e, i) => (
-        <EntryView key={i} entry={e} onShowAll={onShowAll} />
+        <EntryView key={i} entry={e} onShowAll={onShowAll} inFlight={inFlight} />
       ))}
     </div>
   );
 }
 
-export function EntryView({ entry, onShowAll }: { entry: Entry; onShowAll: (() => void) | null }) {
+export function EntryView({ entry, onShowAll, inFlight = false }: { entry: Entry; onShowAll: (() => void) | null; inFlight?: boolean }) {
   switch (entry.kind) {
     case "prompt":
       return (
@@ -41,7 +42,7 @@ export function EntryView({ entry, onShowAll }: { entry: Entry; onShowAll: (() =
     case "tool":
       return <ToolCall tool={entry} onShowAll={onShowAll} />;
     case "permission": {
-      const word = entry.answer === "allow" ? "Allowed" : entry.answer === "deny" ? "Denied" : "Not answered";
+      const word = entry.answer === "allow" ? "Allowed" : entry.answer === "deny" ? "Denied" : inFlight ? "Asking" : "Not answered";
       return (
         <div class={`permission ${entry.answer}`}>
           <strong>{word}</strong> {entry.tool}

@@ -9,11 +9,13 @@ import { ErrorLine } from "./error-line.js";
 import { QuestionCard } from "./question-card.js";
 import { elapsed } from "../format.js";
 
-export function LivePanel({ id, state }: { id: string; state: LiveState }) {
+/** `prompts`: the session's prompts so far, newest first: Up recalls them too, after a reload as well. */
+export function LivePanel({ id, state, prompts }: { id: string; state: LiveState; prompts: string[] }) {
   const [text, setText] = useState("");
   const [error, setError] = useState<unknown>(null);
   const [sending, setSending] = useState(false);
-  const [history, setHistory] = useState<string[]>([]);
+  const [sent, setSent] = useState<string[]>([]);
+  const history = [...sent, ...prompts.filter((p) => !sent.includes(p))];
   const [back, setBack] = useState(-1);
   const box = useRef<HTMLTextAreaElement>(null);
   const canSend = !state.busy && !state.question && !state.ended && !sending && text.trim() !== "";
@@ -34,7 +36,7 @@ export function LivePanel({ id, state }: { id: string; state: LiveState }) {
     setSending(true);
     void act(
       sendPrompt(id, prompt).then(() => {
-        setHistory((h) => [prompt, ...h].slice(0, 50));
+        setSent((h) => [prompt, ...h].slice(0, 50));
         setBack(-1);
         setText("");
       }),

@@ -81,7 +81,9 @@ function Questions({ q, onReply }: { q: Extract<PendingQuestion, { kind: "questi
       const now = p[question] ?? [];
       return { ...p, [question]: multi ? (now.includes(label) ? now.filter((l) => l !== label) : [...now, label]) : [label] };
     });
-  const answers = () => Object.fromEntries(q.questions.map((x) => [x.question, other[x.question]?.trim() || (picked[x.question] ?? []).join(", ")]));
+  // Options picked and words of one's own together (a multi-select may have both; for a single
+  // choice, typing your own words unpicks the option).
+  const answers = () => Object.fromEntries(q.questions.map((x) => [x.question, [...(picked[x.question] ?? []), other[x.question]?.trim() ?? ""].filter(Boolean).join(", ")]));
   const complete = q.questions.every((x) => (other[x.question]?.trim() ?? "") !== "" || (picked[x.question]?.length ?? 0) > 0);
   return (
     <>
@@ -95,7 +97,17 @@ function Questions({ q, onReply }: { q: Extract<PendingQuestion, { kind: "questi
             </label>
           ))}
           <label class="option">
-            Other <input type="text" value={other[x.question] ?? ""} maxLength={2000} onInput={(e) => setOther((o) => ({ ...o, [x.question]: e.currentTarget.value }))} />
+            Other{" "}
+            <input
+              type="text"
+              value={other[x.question] ?? ""}
+              maxLength={2000}
+              onInput={(e) => {
+                const text = e.currentTarget.value;
+                setOther((o) => ({ ...o, [x.question]: text }));
+                if (!x.multiSelect && text.trim()) setPicked((p) => ({ ...p, [x.question]: [] }));
+              }}
+            />
           </label>
         </fieldset>
       ))}

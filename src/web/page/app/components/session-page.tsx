@@ -108,6 +108,25 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     if (view && scrollTo !== null) jump(scrollTo);
   }, [view !== null]);
 
+  // Started from the page and gone at once (claude refused to start: nothing was recorded): why.
+  const refusal = live?.ended ? live.notices.filter((n) => n.level === "error") : [];
+  if (error instanceof ApiError && error.status === 404 && refusal.length)
+    return (
+      <main class="session">
+        <p>The session could not start, and nothing was kept:</p>
+        <ul class="notices">
+          {refusal.map((n) => (
+            <li key={n.n} class="notice error">
+              {n.text}
+              {n.hint ? <span class="hint"> {n.hint}</span> : null}
+            </li>
+          ))}
+        </ul>
+        <p>
+          <a href="/">All sessions</a>
+        </p>
+      </main>
+    );
   // Deleted while open (its own Delete, or `session rm`): one line, not an error in every turn.
   if (error instanceof ApiError && error.status === 404 && view)
     return (
@@ -141,7 +160,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         ))}
         {pending ? <TurnSection key={`p${pending.n}`} source={source} sessionId={view.session.id} summary={null} pendingN={pending.n} version={versions[pending.n] ?? 0} forced onChanged={changed} /> : null}
       </div>
-      {source.static ? null : <Driving id={view.session.id} state={view.session.state} live={live} onLive={setLive} />}
+      {source.static ? null : <Driving id={view.session.id} state={view.session.state} live={live} onLive={setLive} prompts={turns.flatMap((t) => (t.prompt ? [t.prompt] : [])).reverse()} />}
     </main>
   );
 }
@@ -194,8 +213,8 @@ function whenIdle(callback: () => void): () => void {
  * Below the turns: the prompt box of a session this server drives; Continue for one nobody
  * records; for one a terminal records, why there is no prompt box here.
  */
-function Driving({ id, state, live, onLive }: { id: string; state: string; live: LiveState | null; onLive: (s: LiveState | null) => void }) {
-  if (live && !live.ended) return <LivePanel id={id} state={live} />;
+function Driving({ id, state, live, onLive, prompts }: { id: string; state: string; live: LiveState | null; onLive: (s: LiveState | null) => void; prompts: string[] }) {
+  if (live && !live.ended) return <LivePanel id={id} state={live} prompts={prompts} />;
   if (state === "recording") return <p class="muted driving-note">Being recorded by another nudge (a terminal, a loop): followed live here, read-only.</p>;
   return (
     <StartSession

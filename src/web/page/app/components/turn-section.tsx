@@ -91,7 +91,7 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
       {view ? (
         <>
           {view.edits && view.edits.files.length ? <DiffViewer diff={view.edits} label={`Your edits before turn ${n}`} /> : null}
-          <Entries entries={view.entries} onShowAll={source.static || full ? null : () => setFull(true)} />
+          <Entries entries={view.entries} onShowAll={source.static || full ? null : () => setFull(true)} inFlight={pending} />
           {view.diff.files.length || !pending ? <DiffViewer diff={view.diff} label={`Diff of turn ${n}`} heading="Diff" onShowAll={source.static || full ? null : () => setFull(true)} /> : null}
         </>
       ) : wanted && !error ? (

@@ -29,9 +29,17 @@ export function onConnection(listener: (connection: Connection) => void): () => 
 export function listen(url: string, handlers: Record<string, (data: Record<string, unknown>) => void>): () => void {
   if (typeof EventSource === "undefined") return () => {};
   const source = new EventSource(url);
-  source.addEventListener("open", () => report("open"));
+  let opened = false;
+  source.addEventListener("open", () => {
+    report("open");
+    // Back after a drop (a server restart, a laptop waking): what was missed or failed meanwhile
+    // is fetched again by the `reopen` handler, whether or not the server sends an event.
+    if (opened) handlers.reopen?.({});
+    opened = true;
+  });
   source.addEventListener("error", () => report(source.readyState === EventSource.CLOSED ? "refused" : "reconnecting"));
   for (const [type, handle] of Object.entries(handlers)) {
+    if (type === "reopen") continue;
     source.addEventListener(type, (event) => {
       let data: unknown;
       try {

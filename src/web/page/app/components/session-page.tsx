@@ -68,6 +68,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       turn: (data) => {
         if (typeof data.n === "number") bump(data.n);
       },
+      reopen: () => void load(),
       live: (data) => {
         const state = data as unknown as LiveState;
         // A /fork or /compact goes on in another session: follow it there.

@@ -34,7 +34,7 @@ export function SessionsPage({ source }: { source: Source }) {
       }, setError);
     void load();
     document.title = "nudge sessions";
-    return source.static ? undefined : listen("/api/events", { sessions: () => void load() });
+    return source.static ? undefined : listen("/api/events", { sessions: () => void load(), reopen: () => void load() });
   }, [source]);
 
   const shown = useMemo(() => {

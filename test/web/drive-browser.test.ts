@@ -118,8 +118,13 @@ describe("working with claude from the page", () => {
     expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain('\\"Which extras?\\"=\\"Cache, Queue, an index\\"');
     // Up recalls the session's first prompt, typed in another box.
     const prompt = page.getByRole("textbox", { name: "Prompt" });
-    await prompt.press("ArrowUp");
-    expect(await prompt.inputValue()).toBe("pick extras");
+    // (Once the turn is saved: the session's prompts come with its saved turns.)
+    await expect
+      .poll(async () => {
+        await prompt.press("ArrowUp");
+        return prompt.inputValue();
+      })
+      .toBe("pick extras");
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -36,6 +36,25 @@ const state = async (id: string) => JSON.parse((await web!.get(`/api/live/${id}`
 const question = (id: string) => until("a question", async () => (await state(id)).question ?? undefined);
 const idle = (id: string) => until("the turn's end", async () => ((await state(id)).busy ? undefined : true));
 
+/** `nudge web` in `repo`, its sessions' claude the real one talking to `scripted`. */
+const serveDriving = (repo: string, scripted: ScriptedApi, args: string[] = []) => startWeb(repo, { ...claudeEnv(scripted, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN }, args);
+
+/** A session driven from the page with two saved turns, one Write each (a.txt, then b.txt); its id. */
+async function twoWrites(repo: string): Promise<string> {
+  api = await startScriptedApi([
+    { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
+    { text: "wrote a" },
+    { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } },
+    { text: "wrote b" },
+  ]);
+  web = await serveDriving(repo, api);
+  const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
+  await idle(id);
+  await web.post(`/api/live/${id}/prompt`, { text: "write b" });
+  await idle(id);
+  return id;
+}
+
 describe("driving a session from the page", () => {
   it("asks for a Write and writes it once allowed, denies a Bash with a reason claude receives, and records both turns", async () => {
     const repo = await gitdir();
@@ -45,7 +64,7 @@ describe("driving a session from the page", () => {
       { tool: "Bash", input: { command: "touch ran.txt", description: "touch" } },
       { text: "Not run, as you said." },
     ]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    web = await serveDriving(repo, api);
     const started = await web.post("/api/live", { prompt: "write hello" });
     expect(started.status, started.body).toBe(200);
     const { id } = JSON.parse(started.body) as { id: string };
@@ -93,7 +112,7 @@ describe("driving a session from the page", () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     api = await startScriptedApi([{ textParts: ["Thinking it over… ", held, "done."] }, { text: "second" }, { textParts: ["slow again ", new Promise(() => {})] }]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    web = await serveDriving(repo, api);
     const { id } = JSON.parse((await web.post("/api/live", { prompt: "take your time" })).body) as { id: string };
     await until("claude asks the API", async () => (api!.mainLoopRequests().length === 1 ? true : undefined));
     const busy = await web.post(`/api/live/${id}/prompt`, { text: "hurry" });
@@ -119,7 +138,7 @@ describe("driving a session from the page", () => {
   it("drives at most --max-live sessions at once, and a start past it says why", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "first" }]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN }, ["--max-live", "1"]);
+    web = await serveDriving(repo, api, ["--max-live", "1"]);
     const first = await web.post("/api/live", { prompt: "one" });
     expect(first.status, first.body).toBe(200);
     const second = await web.post("/api/live", { prompt: "two" });
@@ -142,7 +161,7 @@ describe("driving a session from the page", () => {
       { tool: "ExitPlanMode", input: { plan: "1. Add the function\n2. Test it" } },
       { text: "IMPLEMENTING" },
     ]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    web = await serveDriving(repo, api);
     const { id } = JSON.parse((await web.post("/api/live", { prompt: "write it twice" })).body) as { id: string };
     const first = await question(id);
     expect((await web.post(`/api/live/${id}/answer`, { question: first.id, reply: { kind: "permission", answer: { kind: "always" } } })).status).toBe(200);
@@ -171,7 +190,7 @@ describe("driving a session from the page", () => {
   it("claude killed between turns: the page is told, and the next prompt resumes the same conversation", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "remembered: the word is PELICAN" }, { text: "it was PELICAN" }]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    web = await serveDriving(repo, api);
     const { id } = JSON.parse((await web.post("/api/live", { prompt: "remember PELICAN" })).body) as { id: string };
     await idle(id);
     const lockFile = path.join(repo, ".git", "nudge", "sessions", id, "lock");
@@ -186,30 +205,20 @@ describe("driving a session from the page", () => {
 
   it("a typed /rewind shows its plan as a question; confirmed, the files go back; cancelled, nothing changes", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([
-      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
-      { text: "wrote a" },
-      { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } },
-      { text: "wrote b" },
-    ]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
-    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
-    await idle(id);
-    await web.post(`/api/live/${id}/prompt`, { text: "write b" });
-    await idle(id);
+    const id = await twoWrites(repo);
     expect(existsSync(path.join(repo, "b.txt"))).toBe(true);
 
-    await web.post(`/api/live/${id}/prompt`, { text: "/rewind 1" });
+    await web!.post(`/api/live/${id}/prompt`, { text: "/rewind 1" });
     const cancelled = await question(id);
     expect(cancelled).toMatchObject({ kind: "confirm", question: expect.stringContaining("turn 1") });
     expect(JSON.stringify(cancelled)).toContain("b.txt");
-    await web.post(`/api/live/${id}/answer`, { question: cancelled.id, reply: { kind: "confirm", yes: false } });
+    await web!.post(`/api/live/${id}/answer`, { question: cancelled.id, reply: { kind: "confirm", yes: false } });
     await until("the cancel is said", async () => ((await state(id)).notices.some((n) => /cancel|nothing was changed|not rewound/i.test(n.text)) ? true : undefined));
     expect(existsSync(path.join(repo, "b.txt"))).toBe(true);
 
-    await web.post(`/api/live/${id}/prompt`, { text: "/rewind 1" });
+    await web!.post(`/api/live/${id}/prompt`, { text: "/rewind 1" });
     const asked = await question(id);
-    await web.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
+    await web!.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
     await until("b.txt is gone", async () => (existsSync(path.join(repo, "b.txt")) ? undefined : true));
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("a\n");
   }, 60_000);
@@ -217,7 +226,7 @@ describe("driving a session from the page", () => {
   it("Continue: a session's files changed since it ran are asked about on the page; 'tell' goes on in the same session", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "wrote a" }, { text: "seen your change" }]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    web = await serveDriving(repo, api);
     const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
     await idle(id);
     await web.post(`/api/live/${id}/end`, {});
@@ -238,7 +247,7 @@ describe("driving a session from the page", () => {
   it("from QA: one driven session per work tree; a question ends with its turn; an answer of the wrong kind is a 400", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ tool: "Bash", input: { command: "touch k.txt", description: "touch" } }, { text: "stopped" }, { text: "next" }]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    web = await serveDriving(repo, api);
     const { id } = JSON.parse((await web.post("/api/live", { prompt: "touch it" })).body) as { id: string };
     // A second session in the same work tree is refused, as a second nudge would be.
     const second = await web.post("/api/live", { prompt: "another one here" });
@@ -257,22 +266,12 @@ describe("driving a session from the page", () => {
 
   it("from QA: /undo after a /fork takes the page back to the session it came from", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([
-      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
-      { text: "wrote a" },
-      { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } },
-      { text: "wrote b" },
-    ]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
-    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
-    await idle(id);
-    await web.post(`/api/live/${id}/prompt`, { text: "write b" });
-    await idle(id);
+    const id = await twoWrites(repo);
     const ids: string[] = [];
     for (const command of ["/fork 1", "/undo"]) {
-      await web.post(`/api/live/${id}/prompt`, { text: command });
+      await web!.post(`/api/live/${id}/prompt`, { text: command });
       const asked = await question(id);
-      await web.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
+      await web!.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
       const sessionId = async () => ((await state(id)) as unknown as { sessionId: string }).sessionId;
       // The fork goes on in another session; the undo comes back to this one.
       ids.push(
@@ -287,7 +286,7 @@ describe("driving a session from the page", () => {
     expect(fork).not.toBe(id); // the fork goes on in another session
     expect(back).toBe(id); // and the undo came back
     // Asked by either id, the session is where it is now: the original one.
-    for (const asked of [id, fork!]) expect(JSON.parse((await web.get(`/api/live/${asked}`)).body)).toMatchObject({ sessionId: id, ended: false });
+    for (const asked of [id, fork!]) expect(JSON.parse((await web!.get(`/api/live/${asked}`)).body)).toMatchObject({ sessionId: id, ended: false });
   }, 60_000);
 
   it("from QA: a claude that refuses to start: the page can read why, though nothing was kept", async () => {

@@ -88,7 +88,7 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
   const size = (await fs.stat(src)).size;
   const recorded = Math.min(cut.bytes ?? size, size);
   // Cut short (--upto), the copy ends where the last exported turn ends, not where its recorded length says.
-  const bytes = recorded < size ? await turnEnd(src, cut.lastAssistantUuid, recorded) : recorded;
+  const bytes = cut.cutShort ? await turnEnd(src, cut.lastAssistantUuid, recorded) : recorded;
   await copyPrefix(src, rawCopy, bytes);
   const offsets = cut.turns.flatMap((t) => (t.bytes === null ? [] : [Math.min(t.bytes, bytes)]));
   // Which turn a transcript line belongs to: the first exported turn whose length covers it.

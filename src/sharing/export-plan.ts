@@ -18,6 +18,12 @@ export interface TranscriptCut {
   turns: Array<{ n: number; bytes: number | null }>;
   /** The last exported turn's last assistant line, where that turn ends (export-transcript-end.ts). */
   lastAssistantUuid: string | null;
+  /**
+   * The export stops before the session's last turn (--upto): the copy must end where its last
+   * exported turn ends. The recorded length cannot say where: a turn saved late (a loaded machine,
+   * a prompt typed ahead) records a length that already holds the next turn.
+   */
+  cutShort: boolean;
 }
 
 export interface ExportPlan {
@@ -72,7 +78,7 @@ export function planExport(manifest: Manifest, upto: number | null): ExportPlan 
     upto: whole ? null : n,
     conversationLines: end.lines.to,
     inputLines: turns.reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0),
-    transcripts: transcriptCuts(turns),
+    transcripts: transcriptCuts(turns, !whole),
     patches,
     tip: end.snapshot.commit,
     reach: reachOf(manifest, turns),
@@ -83,12 +89,12 @@ export function planExport(manifest: Manifest, upto: number | null): ExportPlan 
   };
 }
 
-function transcriptCuts(turns: Turn[]): TranscriptCut[] {
+function transcriptCuts(turns: Turn[], cutShort: boolean): TranscriptCut[] {
   const cuts = new Map<string, TranscriptCut>();
   for (const t of turns) {
     if (!t.transcript) continue;
     const claudeSessionId = claudeSessionIdOf(t.transcript);
-    const cut = cuts.get(t.transcript) ?? { name: t.transcript, claudeSessionId, bytes: null, turns: [], lastAssistantUuid: null };
+    const cut = cuts.get(t.transcript) ?? { name: t.transcript, claudeSessionId, bytes: null, turns: [], lastAssistantUuid: null, cutShort };
     cut.bytes = t.transcriptBytes ?? null; // the last turn that wrote it decides
     cut.lastAssistantUuid = t.lastAssistantUuid;
     cut.turns.push({ n: t.n, bytes: t.transcriptBytes ?? null });

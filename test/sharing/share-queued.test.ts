@@ -7,7 +7,13 @@
  *
  * The race is real: two prompts piped to `nudge claude run` while the scripted API holds turn
  * 1's reply, so the second waits in nudge's queue and is handed to claude as turn 1 ends.
+ *
+ * On a loaded machine turn 1 is saved after claude has already logged all of turn 2, so the
+ * length recorded for turn 1 holds turn 2's prompt and reply (a CI failure). That timing cannot
+ * be forced from outside, so the last test writes it into a copy of the journal: turn 1's
+ * recorded length set to turn 2's, as such a late save records it.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -58,7 +64,7 @@ describe("prompts queued ahead in an --upto export", () => {
   afterAll(() => rec?.api.close());
 
   it("no export holds a queued prompt's text; the cut holds no byte of the second prompt anywhere", async () => {
-    const recorded = (await import("node:fs")).readFileSync(path.join(rec.dir, rec.manifest.turns[2]!.transcript!), "utf8");
+    const recorded = readFileSync(path.join(rec.dir, rec.manifest.turns[2]!.transcript!), "utf8");
     expect(recorded).toContain(`"content":${JSON.stringify(SECOND)}`); // claude did queue it, with its text
     for (const archive of [whole, cut]) {
       const lines = queueLines(await exportBytes(archive, a));
@@ -86,4 +92,25 @@ describe("prompts queued ahead in an --upto export", () => {
     const resumed = await resume(carol.b, carol.cfg, result.id);
     for (const said of ["first prompt", "Reply one.", SECOND, "Reply two."]) expect(resumed).toContain(said);
   }, 120_000);
+
+  it("a turn saved after claude logged the next one still cuts at its own end", async () => {
+    const journal = path.join(rec.dir, "turns.jsonl");
+    const kept = readFileSync(journal, "utf8");
+    const [one, two] = [rec.manifest.turns[1]!, rec.manifest.turns[2]!];
+    expect(two.transcript).toBe(one.transcript);
+    try {
+      const late = kept.replace(`"transcriptBytes":${one.transcriptBytes}`, `"transcriptBytes":${two.transcriptBytes}`);
+      expect(late).not.toBe(kept);
+      writeFileSync(journal, late);
+      const lateCut = path.join(tempDir(), "late-cut.tar.gz");
+      const run = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", lateCut], { cwd: a, env: rec.env });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const bytes = await exportBytes(lateCut, a);
+      expect(holding(bytes, SECOND)).toEqual([]);
+      expect(holding(bytes, "Reply two.")).toEqual([]);
+      expect(holding(bytes, "Reply one.").some((name) => name.startsWith("session/claude/"))).toBe(true);
+    } finally {
+      writeFileSync(journal, kept);
+    }
+  }, 60_000);
 });

@@ -10,6 +10,7 @@ import type { SessionView, TurnSummaryView } from "../../../../view/view-types.j
 import { title } from "../format.js";
 import { listen } from "../live.js";
 import { liveState, type LiveState } from "../live-session.js";
+import { settleScroll } from "../settle-scroll.js";
 import { ApiError, type Source } from "../source.js";
 import { CompareTurns } from "./compare-turns.js";
 import { ErrorLine } from "./error-line.js";
@@ -87,23 +88,32 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     return whenIdle(() => setDrawn((d) => d + 1));
   }, [drawn, chunks.length]);
   const changed = useCallback(() => void load(), [load]);
-  // End (or Ctrl-End) before every section is drawn: draw them all, then go to the last.
+  // End before every section is drawn: draw them all, then go to the last once they are (the
+  // commit after setDrawn), staying there while the sections around it take their real height.
+  const goingTo = useRef<number | "end" | null>(null);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "End" || e.defaultPrevented || (e.target instanceof HTMLElement && e.target.closest("input, textarea, select, [contenteditable]"))) return;
       if (drawnNow.current >= chunks.length) return;
+      goingTo.current = "end";
       setDrawn(Infinity);
-      // Once they are drawn (the frame after next), the end is where it will stay.
-      requestAnimationFrame(() => requestAnimationFrame(() => window.scrollTo({ top: document.documentElement.scrollHeight })));
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [chunks.length]);
+  useEffect(() => {
+    const target = goingTo.current;
+    if (target === null || drawn < chunks.length) return;
+    goingTo.current = null;
+    return settleScroll(() =>
+      target === "end" ? window.scrollTo({ top: document.documentElement.scrollHeight }) : document.getElementById(`turn-${target}`)?.scrollIntoView({ block: "start" }),
+    );
+  }, [drawn, chunks.length, forced]);
 
   const jump = useCallback((n: number) => {
+    goingTo.current = n;
     setDrawn(Infinity);
     setForced((f) => new Set([...f, n]));
-    requestAnimationFrame(() => document.getElementById(`turn-${n}`)?.scrollIntoView({ block: "start" }));
   }, []);
   useEffect(() => {
     if (view && scrollTo !== null) jump(scrollTo);

@@ -47,23 +47,20 @@ export class LivePool {
   /** How sessions that ended here ended (the last state, an error claude gave at start): kept a while for a page that asks after. */
   private readonly finished = new Map<string, { state: DrivenState; at: number }>();
 
-  constructor(
-    private readonly store: Store,
-    private readonly o: { max: number; claudeBin?: string; env?: NodeJS.ProcessEnv },
-  ) {}
+  constructor(private readonly o: { max: number; claudeBin?: string; env?: NodeJS.ProcessEnv }) {}
 
   private get env(): NodeJS.ProcessEnv {
     return this.o.env ?? process.env;
   }
 
-  /** Start (or continue) a session with its first prompt; resolves with its id once it records, or with why it could not start. */
-  async start(o: StartLive): Promise<string> {
+  /** Start (or continue) a session of `store`'s repository with its first prompt; resolves with its id once it records, or with why it could not start. */
+  async start(store: Store, o: StartLive): Promise<string> {
     if (this.closing) throw new UserError("nudge web is stopping", "start it again");
     // Each is a claude process of its own: bounded, and the page says why.
     if (this.driven.size + this.starting >= this.o.max) throw new UserError(`${this.o.max === 1 ? "a session is" : `${this.o.max} sessions are`} already driven from this page (--max-live ${this.o.max})`, "end one (End session), or restart nudge web with a higher --max-live");
     this.starting++;
     try {
-      const root = o.choice.kind === "resume" ? (await resolveSession(this.store, o.choice.id)).manifest.repo.root : this.store.repoRoot;
+      const root = o.choice.kind === "resume" ? (await resolveSession(store, o.choice.id)).manifest.repo.root : store.repoRoot;
       // This process holds the work tree's lock for the session it drives there, and a lock lets
       // its own holder in again: the refusal a second nudge would get is made here.
       const there = [...this.driven.entries()].find(([, d]) => d.root === root);
@@ -72,7 +69,7 @@ export class LivePool {
       }
       this.launching.add(root);
       try {
-        return await this.launch(o, root);
+        return await this.launch(store, o, root);
       } finally {
         this.launching.delete(root);
       }
@@ -81,9 +78,9 @@ export class LivePool {
     }
   }
 
-  private async launch(o: StartLive, root: string): Promise<string> {
+  private async launch(store: Store, o: StartLive, root: string): Promise<string> {
     const bin = await locateClaude(this.o.claudeBin, this.env);
-    const rules = await loadRules(this.store.repoRoot);
+    const rules = await loadRules(store.repoRoot);
     let id: string | null = null;
     const frontend = new BrowserFrontend(
       () => {
@@ -91,12 +88,12 @@ export class LivePool {
         id = this.follow(id); // a /fork or /compact goes on in another session: the entry moves with it
         this.emit(id);
       },
-      { firstPrompt: o.prompt, cwd: this.store.repoRoot },
+      { firstPrompt: o.prompt, cwd: store.repoRoot },
     );
     return new Promise<string>((resolve, reject) => {
       const done = runSession({
-        store: this.store,
-        cwd: this.store.repoRoot,
+        store,
+        cwd: store.repoRoot,
         bin,
         claudeConfigDir: claudeConfigDir(this.env),
         env: this.env,
@@ -104,7 +101,7 @@ export class LivePool {
         flags: { ...o.flags, passthrough: [] },
         firstPrompt: o.prompt,
         frontend,
-        guard: rulesGuard(rules, this.store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
+        guard: rulesGuard(rules, store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
         onRecording: (sessionId) => {
           id = sessionId;
           // One driver per session: a second start of the same one is refused by its work tree's lock before this.

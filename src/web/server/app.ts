@@ -5,10 +5,11 @@
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { UserError } from "../../errors.js";
 import type { Store } from "../../bundle/store.js";
-import type { App } from "./app-context.js";
+import type { App, RepoSite } from "./app-context.js";
 import { Downloads } from "./downloads.js";
 import { HttpError, sendError, sendJson } from "./http-io.js";
 import { findRoute } from "./router.js";
@@ -27,8 +28,11 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-/** `port` null: the port of the last start when it is free (see kept-login.ts), else a free one. */
-export async function startWebServer(o: { store: Store; host: string; port: number | null; maxLive?: number; claudeBin?: string }): Promise<WebServer> {
+/**
+ * `port` null: the port of the last start when it is free (see kept-login.ts), else a free one.
+ * `store` is the repository it was started in; `more` those named with --repo, served under `/r/<key>/`.
+ */
+export async function startWebServer(o: { store: Store; more?: Store[]; host: string; port: number | null; maxLive?: number; claudeBin?: string }): Promise<WebServer> {
   const server = http.createServer();
   // A slow or stuck client cannot hold a connection open by sending its request forever.
   server.headersTimeout = 10_000;
@@ -40,14 +44,16 @@ export async function startWebServer(o: { store: Store; host: string; port: numb
   // The port kept is the one a plain `nudge web` uses: a run with its own --port (another server
   // beside the first, a one-off) must not move the first's open pages to its port.
   if (!kept || o.port === null || kept.port === port) await keepLogin(o.store, { token: guard.token, csrf: guard.csrf, port });
+  const repos = repoSites([o.store, ...(o.more ?? [])]);
   const app: App = {
     store: o.store,
+    watchers: repos[0]!.watchers,
+    repos,
     guard,
     key: randomBytes(32),
-    watchers: new Watchers(o.store),
     streams: new Set(),
     downloads: new Downloads(),
-    live: new LivePool(o.store, { max: o.maxLive ?? 4, claudeBin: o.claudeBin }),
+    live: new LivePool({ max: o.maxLive ?? 4, claudeBin: o.claudeBin }),
     assetsDir: await pageAssetsDir().catch(() => null),
   };
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handle(app, req, res));
@@ -60,7 +66,7 @@ export async function startWebServer(o: { store: Store; host: string; port: numb
       // First: each driven session's turn is stopped and saved, its lock released.
       await app.live.closeAll();
       for (const stream of [...app.streams]) stream.close();
-      app.watchers.closeAll();
+      for (const repo of app.repos) repo.watchers.closeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await Promise.all([closed, app.downloads.closeAll()]);
@@ -80,14 +86,36 @@ async function handle(app: App, req: http.IncomingMessage, res: http.ServerRespo
     }
     const method = req.method ?? "GET";
     if (!["GET", "HEAD", "POST"].includes(method)) throw new HttpError(405, `${method} is not allowed`, "the API takes GET, and POST for actions", { allow: "GET, HEAD, POST" });
-    const { handler, params } = findRoute(ROUTES, method, url.pathname);
-    await handler({ req, res, url, params, app });
+    const { site, pathname } = siteOf(app, url.pathname);
+    const { handler, params } = findRoute(ROUTES, method, pathname);
+    await handler({ req, res, url, params, app: site === app.repos[0] ? app : { ...app, store: site.store, watchers: site.watchers } });
   } catch (error) {
     if (error instanceof HttpError && error.status === 405 && !res.headersSent) res.setHeader("Allow", String(error.extra.allow));
     // The request may be only half read (a body too large): close the connection after answering.
     if (error instanceof HttpError && (error.status === 413 || error.status === 408)) res.setHeader("Connection", "close");
     sendError(res, error);
   }
+}
+
+/** Each repository's URL name: its folder's name, made URL-safe, numbered when two are alike. */
+function repoSites(stores: Store[]): RepoSite[] {
+  const taken = new Set<string>();
+  return stores.map((store) => {
+    const name = path.basename(store.repoRoot).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "").slice(0, 40) || "repo";
+    let key = name;
+    for (let n = 2; taken.has(key); n++) key = `${name}-${n}`;
+    taken.add(key);
+    return { key, store, watchers: new Watchers(store) };
+  });
+}
+
+/** The repository a path is for (`/r/<key>/…`, else the first) and the path within it. */
+function siteOf(app: App, pathname: string): { site: RepoSite; pathname: string } {
+  const prefixed = /^\/r\/([^/]+)(\/.*)?$/.exec(pathname);
+  if (!prefixed) return { site: app.repos[0]!, pathname };
+  const site = app.repos.find((r) => r.key === prefixed[1]);
+  if (!site) throw new HttpError(404, `this server serves no repository named ${JSON.stringify(prefixed[1]!.slice(0, 60))}`, `it serves ${app.repos.map((r) => r.key).join(", ")}; start nudge web with --repo <path> for another`);
+  return { site, pathname: prefixed[2] ?? "/" };
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {

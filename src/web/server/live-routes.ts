@@ -53,7 +53,7 @@ export const LIVE_ROUTES: Route[] = [
     const choice = body.resume ? { kind: "resume" as const, id: body.resume } : { kind: "new" as const };
     const flags = { model: body.model, permissionMode: body.permissionMode, allowedTools: body.allowedTools, disallowedTools: body.disallowedTools };
     try {
-      const id = await ctx.app.live.start({ choice, prompt: body.prompt, flags });
+      const id = await ctx.app.live.start(ctx.app.store, { choice, prompt: body.prompt, flags });
       sendJson(ctx.res, 200, { id });
     } catch (error) {
       // A work tree another nudge records, a damaged session: the CLI's refusal, as a conflict.

@@ -33,6 +33,7 @@ export const ROUTES: Route[] = [
   get("/", sendPage),
   get("/s/:id", sendPage),
   get("/assets/:name", (ctx) => sendAsset(ctx, ctx.params.name!)),
+  get("/api/repos", async ({ res, app }) => sendJson(res, 200, app.repos.map((r, i) => ({ key: r.key, root: r.store.repoRoot, path: i === 0 ? "/" : `/r/${r.key}/`, current: r.store === app.store })))),
   get("/api/sessions", async ({ res, app }) => sendJson(res, 200, await (await views()).listSessionItems(app.store))),
   get("/api/sessions/:id", async ({ res, app, params }) => sendJson(res, 200, await (await views()).sessionView(app.store, await resolveId(app.store, params.id!)))),
   get("/api/sessions/:id/turns/:n", async (ctx) => {

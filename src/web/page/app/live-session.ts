@@ -4,11 +4,12 @@
  */
 import { ApiError, getJson, postJson } from "./source.js";
 import type { DrivenState, QuestionReply } from "../../live/live-types.js";
+import { inRepo } from "./repo-base.js";
 
 export type { PendingQuestion, QuestionReply } from "../../live/live-types.js";
 export type LiveState = DrivenState;
 
-const live = (id: string, what = "") => `/api/live/${encodeURIComponent(id)}${what}`;
+const live = (id: string, what = "") => inRepo(`/api/live/${encodeURIComponent(id)}${what}`);
 
 /** The state of a session this server drives; null when it drives none by that id. */
 export async function liveState(id: string): Promise<LiveState | null> {
@@ -30,7 +31,7 @@ export interface StartOptions {
 }
 
 /** Start a session (or continue one: `resume`), answering with the id it records under (a rewound session continues in a fork). */
-export const startLive = (o: StartOptions) => postJson<{ id: string }>("/api/live", o);
+export const startLive = (o: StartOptions) => postJson<{ id: string }>(inRepo("/api/live"), o);
 export const sendPrompt = (id: string, text: string) => postJson<LiveState>(live(id, "/prompt"), { text });
 export const answerQuestion = (id: string, question: number, reply: QuestionReply) => postJson<LiveState>(live(id, "/answer"), { question, reply });
 export const stopTurn = (id: string) => postJson<{ state: string }>(live(id, "/stop"), {});

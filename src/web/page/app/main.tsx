@@ -9,6 +9,7 @@ import { render } from "preact";
 import { ConnectionBanner } from "./components/connection-banner.js";
 import { SessionPage } from "./components/session-page.js";
 import { SessionsPage } from "./components/sessions-page.js";
+import { repoPath } from "./repo-base.js";
 import { readStaticData, serverSource, staticSource } from "./source.js";
 
 function start(): void {
@@ -20,7 +21,7 @@ function start(): void {
     return;
   }
   const source = serverSource();
-  const match = /^\/s\/([^/]+)\/?$/.exec(location.pathname);
+  const match = /^\/s\/([^/]+)\/?$/.exec(repoPath());
   const turn = Number(new URLSearchParams(location.search).get("turn"));
   render(
     <>

@@ -3,6 +3,7 @@
  * `<script type="application/json" id="nudge-data">` element the file carries, never the network.
  */
 import type { DiffView, SessionListItem, SessionView, TurnView } from "../../../view/view-types.js";
+import { inRepo } from "./repo-base.js";
 
 /** What a static export embeds: the session, and every turn in full. */
 export interface StaticData {
@@ -43,7 +44,7 @@ export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
 }
 
 export function serverSource(): Source {
-  const api = (path: string) => `/api/sessions${path}`;
+  const api = (path: string) => inRepo(`/api/sessions${path}`);
   const id = (s: string) => encodeURIComponent(s);
   return {
     static: false,

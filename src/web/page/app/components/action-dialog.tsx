@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, csrfToken, getJson } from "../source.js";
 import { ErrorLine } from "./error-line.js";
+import { inRepo } from "../repo-base.js";
 
 export type Action =
   | { kind: "rewind" | "fork"; sessionId: string; turn: number; label: string }
@@ -35,7 +36,7 @@ export function ActionDialog({ action, onClose }: { action: Action; onClose: (ch
     return JSON.stringify({ ...base, ...extra });
   };
   const post = <T,>(extra: object) =>
-    getJson<T>(`/api/sessions/${encodeURIComponent(action.sessionId)}/${action.kind}`, {
+    getJson<T>(inRepo(`/api/sessions/${encodeURIComponent(action.sessionId)}/${action.kind}`), {
       method: "POST",
       headers: { "content-type": "application/json", "x-nudge-csrf": csrfToken() },
       body: body(extra),

@@ -9,6 +9,7 @@ import { PLACE_NAMES } from "../../../../search/places.js";
 import { when } from "../format.js";
 import { getJson } from "../source.js";
 import { ErrorLine } from "./error-line.js";
+import { inRepo } from "../repo-base.js";
 
 export function SearchSessions() {
   const [query, setQuery] = useState("");
@@ -24,7 +25,7 @@ export function SearchSessions() {
     }
     const mine = ++asked.current;
     const timer = setTimeout(() => {
-      getJson<{ hits: SearchHitView[] }>(`/api/search?q=${encodeURIComponent(q)}&limit=30`).then(
+      getJson<{ hits: SearchHitView[] }>(inRepo(`/api/search?q=${encodeURIComponent(q)}&limit=30`)).then(
         (answer) => mine === asked.current && (setHits(answer.hits), setError(null)),
         (e: unknown) => mine === asked.current && (setHits(null), setError(e)),
       );
@@ -43,7 +44,7 @@ export function SearchSessions() {
         <ol class="hits">
           {hits.map((h, i) => (
             <li key={i}>
-              <a href={`/s/${encodeURIComponent(h.session)}?turn=${h.turn}`}>
+              <a href={inRepo(`/s/${encodeURIComponent(h.session)}?turn=${h.turn}`)}>
                 {h.session} · turn {h.turn}
               </a>{" "}
               <span class="muted small">

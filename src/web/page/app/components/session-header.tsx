@@ -4,16 +4,17 @@ import type { SessionView } from "../../../../view/view-types.js";
 import { cost, duration, plural, title, when } from "../format.js";
 import type { Source } from "../source.js";
 import { ActionDialog, type Action } from "./action-dialog.js";
+import { inRepo } from "../repo-base.js";
 
 export function SessionHeader({ source, view, onChanged }: { source: Source; view: SessionView; onChanged: () => void }) {
   const s = view.session;
   const [action, setAction] = useState<Action | null>(null);
-  const link = (id: string, turn?: number) => (source.static ? <code>{id}</code> : <a href={`/s/${encodeURIComponent(id)}${turn === undefined ? "" : `?turn=${turn}`}`}>{id}</a>);
+  const link = (id: string, turn?: number) => (source.static ? <code>{id}</code> : <a href={inRepo(`/s/${encodeURIComponent(id)}${turn === undefined ? "" : `?turn=${turn}`}`)}>{id}</a>);
   return (
     <header class="session-header">
       {source.static ? null : (
         <nav class="crumbs">
-          <a href="/">Sessions</a>
+          <a href={inRepo("/")}>Sessions</a>
         </nav>
       )}
       <h1>{title(s.firstPrompt)}</h1>
@@ -60,7 +61,7 @@ export function SessionHeader({ source, view, onChanged }: { source: Source; vie
           action={action}
           onClose={(changed) => {
             setAction(null);
-            if (changed && action.kind === "rm") location.href = "/";
+            if (changed && action.kind === "rm") location.href = inRepo("/");
             else if (changed) onChanged();
           }}
         />

@@ -20,6 +20,7 @@ import { SearchBox } from "./search-box.js";
 import { SessionHeader } from "./session-header.js";
 import { Timeline } from "./timeline.js";
 import { TurnSection } from "./turn-section.js";
+import { inRepo } from "../repo-base.js";
 
 /**
  * Sections are drawn a chunk at a time, the first chunk at once and one more whenever the browser
@@ -60,7 +61,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   useEffect(() => {
     if (source.static) return;
     const bump = (n: number) => setVersions((v) => ({ ...v, [n]: (v[n] ?? 0) + 1 }));
-    return listen(`/api/sessions/${encodeURIComponent(id)}/events`, {
+    return listen(inRepo(`/api/sessions/${encodeURIComponent(id)}/events`), {
       session: (data) => {
         void load();
         if (typeof data.pending === "number") bump(data.pending);
@@ -73,7 +74,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       live: (data) => {
         const state = data as unknown as LiveState;
         // A /fork or /compact goes on in another session: follow it there.
-        if (typeof state.sessionId === "string" && state.sessionId !== id && !state.ended) location.href = `/s/${encodeURIComponent(state.sessionId)}`;
+        if (typeof state.sessionId === "string" && state.sessionId !== id && !state.ended) location.href = inRepo(`/s/${encodeURIComponent(state.sessionId)}`);
         else setLive(state);
       },
     });
@@ -134,7 +135,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
           ))}
         </ul>
         <p>
-          <a href="/">All sessions</a>
+          <a href={inRepo("/")}>All sessions</a>
         </p>
       </main>
     );
@@ -143,7 +144,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     return (
       <main class="session">
         <p>
-          Session <code>{view.session.id}</code> is no longer in this repository (deleted). <a href="/">All sessions</a>
+          Session <code>{view.session.id}</code> is no longer in this repository (deleted). <a href={inRepo("/")}>All sessions</a>
         </p>
       </main>
     );
@@ -232,7 +233,7 @@ function Driving({ id, state, live, onLive, prompts }: { id: string; state: stri
       resume={id}
       onStarted={(started) => {
         // A rewound session goes on in a fork: follow it there.
-        if (started !== id) location.href = `/s/${encodeURIComponent(started)}`;
+        if (started !== id) location.href = inRepo(`/s/${encodeURIComponent(started)}`);
         else liveState(id).then(onLive, () => onLive(null));
       }}
     />

@@ -5,8 +5,10 @@ import { cost, title, when } from "../format.js";
 import { listen } from "../live.js";
 import type { Source } from "../source.js";
 import { ErrorLine } from "./error-line.js";
+import { RepoSwitch } from "./repo-switch.js";
 import { SearchSessions } from "./search-sessions.js";
 import { StartSession } from "./start-session.js";
+import { inRepo } from "../repo-base.js";
 
 type Key = "title" | "startedAt" | "updatedAt" | "turns" | "costUsd" | "state" | "parent" | "origin";
 const COLUMNS: Array<{ key: Key; label: string }> = [
@@ -34,7 +36,7 @@ export function SessionsPage({ source }: { source: Source }) {
       }, setError);
     void load();
     document.title = "nudge sessions";
-    return source.static ? undefined : listen("/api/events", { sessions: () => void load(), reopen: () => void load() });
+    return source.static ? undefined : listen(inRepo("/api/events"), { sessions: () => void load(), reopen: () => void load() });
   }, [source]);
 
   const shown = useMemo(() => {
@@ -60,7 +62,8 @@ export function SessionsPage({ source }: { source: Source }) {
   return (
     <main class="sessions">
       <h1>Sessions</h1>
-      {source.static ? null : <StartSession onStarted={(id) => (location.href = `/s/${encodeURIComponent(id)}`)} />}
+      {source.static ? null : <RepoSwitch />}
+      {source.static ? null : <StartSession onStarted={(id) => (location.href = inRepo(`/s/${encodeURIComponent(id)}`))} />}
       {source.static ? null : <SearchSessions />}
       <label class="filter">
         Filter <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="prompt, id, branch, state, fork of" />
@@ -84,7 +87,7 @@ export function SessionsPage({ source }: { source: Source }) {
           {shown.map((s) => (
             <tr key={s.id}>
               <td>
-                <a href={`/s/${encodeURIComponent(s.id)}`}>{title(s.firstPrompt)}</a>
+                <a href={inRepo(`/s/${encodeURIComponent(s.id)}`)}>{title(s.firstPrompt)}</a>
                 <div class="muted small">
                   {s.id}
                   {s.branch ? ` · ${s.branch}` : ""}
@@ -98,7 +101,7 @@ export function SessionsPage({ source }: { source: Source }) {
               <td>
                 <span class={`state state-${s.state}`}>{s.rewoundTo !== null ? `${s.state}, rewound to ${s.rewoundTo}` : s.state}</span>
               </td>
-              <td>{s.parent ? <a href={`/s/${encodeURIComponent(s.parent.id)}?turn=${s.parent.turn}`}>{`${s.parent.id}@${s.parent.turn}`}</a> : ""}</td>
+              <td>{s.parent ? <a href={inRepo(`/s/${encodeURIComponent(s.parent.id)}?turn=${s.parent.turn}`)}>{`${s.parent.id}@${s.parent.turn}`}</a> : ""}</td>
               <td>{s.origin ? `${s.origin.exportedBy ?? "(unknown)"} · ${s.origin.sourceId}` : ""}</td>
             </tr>
           ))}

@@ -67,6 +67,14 @@ describe("nudge web --repo", () => {
     await one.page.getByRole("region", { name: "Turn 2" }).getByText("Still here in the first.").waitFor();
     expect(await two.page.getByRole("textbox", { name: "Prompt" }).count()).toBe(1);
 
+    // nudge's commands as buttons: one without an argument is sent, one with is put in the box.
+    const commands = one.page.getByRole("group", { name: "nudge's commands" });
+    const firstId = /\/s\/([0-9a-f]+)$/.exec(one.page.url())![1]!;
+    await commands.getByRole("button", { name: "/session" }).click();
+    await one.page.locator(".notices").getByText(firstId).first().waitFor();
+    await commands.getByRole("button", { name: "/rewind N" }).click();
+    expect(await prompt.inputValue()).toBe("/rewind ");
+
     // Each session was recorded in its own repository's store.
     const listed = async (repo: string) => JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ firstPrompt: string }>;
     expect((await listed(first)).map((s) => s.firstPrompt)).toEqual(["hello first"]);

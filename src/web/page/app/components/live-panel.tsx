@@ -9,6 +9,16 @@ import { ErrorLine } from "./error-line.js";
 import { QuestionCard } from "./question-card.js";
 import { elapsed } from "../format.js";
 
+/** nudge's commands, as the terminal has them: one that takes an argument is put in the box to finish, the others sent. */
+const COMMANDS: Array<{ text: string; takes?: string; does: string }> = [
+  { text: "/rewind", takes: "N", does: "put the code and the conversation back to turn N (shows its plan first)" },
+  { text: "/fork", takes: "[N]", does: "go on in a new session from turn N (default: the last)" },
+  { text: "/undo", does: "undo the last rewind or fork" },
+  { text: "/compact", takes: "[focus]", does: "summarise the conversation so far, to free context" },
+  { text: "/session", does: "this session's id, turns and cost" },
+  { text: "/help", does: "what each command does" },
+];
+
 /** `prompts`: the session's prompts so far, newest first: Up recalls them too, after a reload as well. */
 export function LivePanel({ id, state, prompts }: { id: string; state: LiveState; prompts: string[] }) {
   const [text, setText] = useState("");
@@ -30,17 +40,18 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
       (e: unknown) => setError(e),
     );
   };
-  const send = () => {
-    if (!canSend) return;
-    const prompt = text;
+  const sendText = (prompt: string) => {
     setSending(true);
-    void act(
+    return act(
       sendPrompt(id, prompt).then(() => {
         setSent((h) => [prompt, ...h].slice(0, 50));
         setBack(-1);
         setText("");
       }),
     ).finally(() => setSending(false));
+  };
+  const send = () => {
+    if (canSend) void sendText(text);
   };
   const onKey = (e: KeyboardEvent) => {
     // Enter sends, Shift-Enter is a new line (as in Claude Code); Up/Down on an empty or recalled box walk the history.
@@ -101,7 +112,29 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
         </div>
       )}
       {state.busy ? <StatusLine activity={state.activity ?? "working"} since={state.since} /> : null}
-      {state.ended ? null : <p class="muted small">nudge's commands work here too: /rewind N, /fork [N], /undo, /compact [focus], /session, /help, /exit (each asks before it discards anything)</p>}
+      {state.ended ? null : (
+        <div class="commands" role="group" aria-label="nudge's commands">
+          {COMMANDS.map((c) => (
+            <button
+              key={c.text}
+              type="button"
+              class="command"
+              title={c.does}
+              disabled={state.busy || state.question !== null || sending}
+              onClick={() => {
+                if (c.takes) {
+                  setText(c.text + " ");
+                  box.current?.focus();
+                } else void sendText(c.text);
+              }}
+            >
+              {c.text}
+              {c.takes ? <span class="muted"> {c.takes}</span> : null}
+            </button>
+          ))}
+          <span class="muted small">typed in the box too; each asks before it discards anything</span>
+        </div>
+      )}
     </section>
   );
 }

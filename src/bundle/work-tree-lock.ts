@@ -50,13 +50,25 @@ async function release(file: string): Promise<void> {
   await mine.lock.release();
 }
 
+/** The work tree is being recorded by another nudge: the terminal's hint, and the session (for a page to word its own). */
+export class RecordingElsewhere extends UserError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly session: string | null,
+  ) {
+    super(message, hint);
+  }
+}
+
 function busyError(root: string, holder: LockInfo): UserError {
   const what = holder.what ?? "working";
   if (what.startsWith("recording")) {
-    const session = /session (\w+)/.exec(what)?.[1];
-    return new UserError(
+    const session = /session (\w+)/.exec(what)?.[1] ?? null;
+    return new RecordingElsewhere(
       `${session ? `session ${session}` : "a session"} is being recorded by another nudge process in ${root} (${holderText(holder)})`,
       "use /rewind, /fork or /undo inside that session, or quit it first (nudge claude run --force records alongside it)",
+      session,
     );
   }
   return new UserError(`another nudge is ${what} in ${root} (${holderText(holder)})`, "wait for it to finish, then run the command again");

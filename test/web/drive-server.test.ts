@@ -264,6 +264,27 @@ describe("driving a session from the page", () => {
     expect((await web.post(`/api/live/${id}/prompt`, { text: "go on" })).status).toBe(202);
   }, 60_000);
 
+  it("from QA: refusals in the page's words: a bad form field by its label, a work tree a terminal records without the terminal's --force", async () => {
+    const repo = await gitdir();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    api = await startScriptedApi([{ textParts: ["From the terminal… ", held, "done."] }]);
+    web = await serveDriving(repo, api);
+    const badModel = await web.post("/api/live", { prompt: "hi", model: "-x" });
+    expect(badModel.status).toBe(400);
+    expect(JSON.parse(badModel.body)).toEqual({ error: "Model: one word, not starting with -", hint: "correct it and try again" });
+    const terminal = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "typed in a terminal\n" });
+    await until("the terminal's recording", async () => (/"recording"/.test((await web!.get("/api/sessions")).body) ? true : undefined));
+    const refused = await web.post("/api/live", { prompt: "here too" });
+    expect(refused.status).toBe(409);
+    const body = JSON.parse(refused.body) as { error: string; hint: string };
+    expect(body.error).toContain("is being recorded by another nudge process");
+    expect(body.hint).toContain("follow it live from the sessions page");
+    expect(body.hint).not.toContain("--force");
+    release();
+    expect((await terminal).exitCode).toBe(0);
+  }, 60_000);
+
   it("from QA: /undo after a /fork takes the page back to the session it came from", async () => {
     const repo = await gitdir();
     const id = await twoWrites(repo);

@@ -53,7 +53,8 @@ function errorAnswer(error: unknown): { status: number; body: Record<string, unk
 }
 
 /** The request's JSON body, at most MAX_BODY bytes and BODY_MS long, checked by `schema`. */
-export async function readJsonBody<T extends z.core.$ZodType>(req: IncomingMessage, schema: T): Promise<z.infer<T>> {
+/** `labels`: what the page calls a field (its form's label), so a bad value reads as the form's words, not the API's. */
+export async function readJsonBody<T extends z.core.$ZodType>(req: IncomingMessage, schema: T, labels: Record<string, string> = {}): Promise<z.infer<T>> {
   const type = req.headers["content-type"] ?? "";
   if (!/^application\/json\b/i.test(type)) throw new HttpError(415, "the body must be JSON (content-type: application/json)", "send the action's JSON body");
   const declared = Number(req.headers["content-length"] ?? 0);
@@ -87,15 +88,17 @@ export async function readJsonBody<T extends z.core.$ZodType>(req: IncomingMessa
   } catch {
     throw new HttpError(400, "the body is not valid JSON", "send the action's JSON body");
   }
-  return parseInput(schema, json, "body");
+  return parseInput(schema, json, "body", labels);
 }
 
 /** Parameters from the URL or the body, checked: a bad one is a 400 naming it. */
-export function parseInput<T extends z.core.$ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+export function parseInput<T extends z.core.$ZodType>(schema: T, value: unknown, what: string, labels: Record<string, string> = {}): z.infer<T> {
   const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
   if (value === undefined) throw new HttpError(400, `${what} is missing`, "see the API in the README");
   const issue = parsed.error.issues[0]!;
+  const label = labels[String(issue.path[0])];
+  if (label) throw new HttpError(400, `${label}: ${issue.message}`, "correct it and try again");
   const where = issue.path.length ? `${what}.${issue.path.map(String).join(".")}` : what;
   throw new HttpError(400, `invalid ${where}: ${issue.message}`, "see the API in the README");
 }

@@ -5,6 +5,7 @@
  */
 import * as z from "../../zod.js";
 import { resolveId } from "../../bundle/store.js";
+import { RecordingElsewhere } from "../../bundle/work-tree-lock.js";
 import { UserError } from "../../errors.js";
 import type { QuestionReply } from "../live/live-types.js";
 import { HttpError, readJsonBody, sendJson } from "./http-io.js";
@@ -23,6 +24,8 @@ const StartBody = z.object({
   allowedTools: Tools,
   disallowedTools: Tools,
 });
+/** The start form's labels (start-session.tsx), for its fields' errors. */
+const START_LABELS = { prompt: "the prompt", model: "Model", permissionMode: "Permission mode", allowedTools: "Allowed tools", disallowedTools: "Disallowed tools" };
 const PromptBody = z.object({ text: Text });
 const Reason = z.optional(z.string().check(z.maxLength(2_000)));
 const AnswerBody = z.object({
@@ -49,7 +52,7 @@ async function driven(ctx: Ctx) {
 
 export const LIVE_ROUTES: Route[] = [
   post("/api/live", async (ctx) => {
-    const body = await readJsonBody(ctx.req, StartBody);
+    const body = await readJsonBody(ctx.req, StartBody, START_LABELS);
     const choice = body.resume ? { kind: "resume" as const, id: body.resume } : { kind: "new" as const };
     const flags = { model: body.model, permissionMode: body.permissionMode, allowedTools: body.allowedTools, disallowedTools: body.disallowedTools };
     try {
@@ -57,6 +60,7 @@ export const LIVE_ROUTES: Route[] = [
       sendJson(ctx.res, 200, { id });
     } catch (error) {
       // A work tree another nudge records, a damaged session: the CLI's refusal, as a conflict.
+      if (error instanceof RecordingElsewhere) throw new HttpError(409, error.message, `follow it live from the sessions page${error.session ? ` (session ${error.session})` : ""}; once that nudge ends, it can be continued here`);
       if (error instanceof UserError) throw new HttpError(409, error.message, error.hint ?? "see the message");
       throw error;
     }

@@ -71,7 +71,12 @@ describe("nudge web --repo", () => {
     const commands = one.page.getByRole("group", { name: "nudge's commands" });
     const firstId = /\/s\/([0-9a-f]+)$/.exec(one.page.url())![1]!;
     await commands.getByRole("button", { name: "/session" }).click();
-    await one.page.locator(".notices").getByText(firstId).first().waitFor();
+    await one.page.locator(".notices > ul").getByText(firstId).first().waitFor();
+    // Notices from before the last prompt fold away (they piled up in the footer): the start's
+    // "recording session" line is behind "earlier" now, /session's answer in plain sight.
+    const notices = one.page.locator(".notices");
+    await notices.getByText(/^\d+ earlier notices?$/).waitFor();
+    expect(await notices.getByText("● nudge recording session").isVisible()).toBe(false);
     await commands.getByRole("button", { name: "/rewind N" }).click();
     expect(await prompt.inputValue()).toBe("/rewind ");
 

@@ -27,6 +27,8 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
   const [sent, setSent] = useState<string[]>([]);
   const history = [...sent, ...prompts.filter((p) => !sent.includes(p))];
   const [back, setBack] = useState(-1);
+  /** Notices from before the last prompt sent fold away behind "earlier" (they piled up in the footer). */
+  const [since, setSince] = useState(0);
   const box = useRef<HTMLTextAreaElement>(null);
   const canSend = !state.busy && !state.question && !state.ended && !sending && text.trim() !== "";
   useEffect(() => {
@@ -44,6 +46,7 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
     setSending(true);
     return act(
       sendPrompt(id, prompt).then(() => {
+        setSince(Math.max(0, ...state.notices.map((n) => n.n + 1)));
         setSent((h) => [prompt, ...h].slice(0, 50));
         setBack(-1);
         setText("");
@@ -69,16 +72,7 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
 
   return (
     <section class="live-panel" aria-label="Work with claude">
-      {state.notices.length ? (
-        <ul class="notices">
-          {state.notices.slice(-10).map((n) => (
-            <li key={n.n} class={`notice ${n.level}`}>
-              {n.text}
-              {n.hint ? <span class="hint"> {n.hint}</span> : null}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <Notices notices={state.notices} since={since} />
       {state.question ? <QuestionCard question={state.question} onReply={(reply) => void act(answerQuestion(id, state.question!.id, reply))} /> : null}
       <ErrorLine error={error} />
       {state.ended ? (
@@ -136,6 +130,30 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
         </div>
       )}
     </section>
+  );
+}
+
+/** The notices since the last prompt sent, the last 10; earlier ones folded, to open. */
+function Notices({ notices, since }: { notices: LiveState["notices"]; since: number }) {
+  const recent = notices.filter((n) => n.n >= since).slice(-10);
+  const earlier = notices.filter((n) => !recent.includes(n));
+  if (!notices.length) return null;
+  const item = (n: LiveState["notices"][number]) => (
+    <li key={n.n} class={`notice ${n.level}`}>
+      {n.text}
+      {n.hint ? <span class="hint"> {n.hint}</span> : null}
+    </li>
+  );
+  return (
+    <div class="notices">
+      {earlier.length ? (
+        <details>
+          <summary>{`${earlier.length} earlier notice${earlier.length === 1 ? "" : "s"}`}</summary>
+          <ul>{earlier.map(item)}</ul>
+        </details>
+      ) : null}
+      {recent.length ? <ul>{recent.map(item)}</ul> : null}
+    </div>
   );
 }
 

@@ -65,29 +65,27 @@ export async function turnView(store: Store, id: string, n: number, options: { f
   const pending = m.turns.some((t) => t.n === n) ? undefined : m.unsaved.find((u) => u.n === n);
   if (pending) return pendingView(s, pending, full);
   const turn = turnOf(m, n);
-  const span = spanOf(m, { line: turn.lines.from, byte: turn.bytes?.from, input: turn.input?.from }, n);
-  const lines = turn.n === 0 ? [] : await withInput(s.dir, await readLineSpan(s.dir, span.from, span.to, { writing: false }), span.input, turn);
-  const entries = [...buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: turn.prompt, live: false }), ...(await marks(store, m, n))];
-  return inertValue({
-    summary: turnSummary(turn),
-    entries,
-    edits: turn.edits ? await storedDiff(s.dir, turn.edits.patch, full) : null,
-    diff: await storedDiff(s.dir, turn.patch, full),
-  });
+  const content = await turnContent(s, turn, full);
+  return inertValue({ summary: turnSummary(turn), ...content, entries: [...content.entries, ...(await marks(store, m, n))] });
 }
 
 /**
  * A saved turn's whole content, uncut, without the marks a reader sees (rewinds, forks): what the
  * search index reads (src/search), from the same spans and entries the turn's page shows.
  */
-export async function savedTurnContent(s: StoredSession, turn: Turn): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
+export function savedTurnContent(s: StoredSession, turn: Turn): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
+  return turnContent(s, turn, true);
+}
+
+/** A saved turn's entries and diffs, from its span of the logs; `full` leaves long texts uncut. */
+async function turnContent(s: StoredSession, turn: Turn, full: boolean): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
   const m = s.manifest;
   const span = spanOf(m, { line: turn.lines.from, byte: turn.bytes?.from, input: turn.input?.from }, turn.n);
   const lines = turn.n === 0 ? [] : await withInput(s.dir, await readLineSpan(s.dir, span.from, span.to, { writing: false }), span.input, turn);
   return {
-    entries: buildEntries(lines, { full: true, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: turn.prompt, live: false }),
-    edits: turn.edits ? await storedDiff(s.dir, turn.edits.patch, true) : null,
-    diff: await storedDiff(s.dir, turn.patch, true),
+    entries: buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: turn.prompt, live: false }),
+    edits: turn.edits ? await storedDiff(s.dir, turn.edits.patch, full) : null,
+    diff: await storedDiff(s.dir, turn.patch, full),
   };
 }
 

@@ -3,7 +3,8 @@
  * layer (src/view), the live watches or the actions; none reads a bundle's files itself.
  */
 import * as z from "../../zod.js";
-import { loadSession, resolveId } from "../../bundle/store.js";
+import { resolveId } from "../../bundle/store.js";
+import { resolveSessionKept } from "../../view/manifest-cache.js";
 import { actionRoute } from "./confirm-action.js";
 import { sendDownload } from "./download-route.js";
 import { HttpError, parseInput, sendJson } from "./http-io.js";
@@ -80,7 +81,7 @@ async function sessionEvents(ctx: Ctx): Promise<void> {
   stop = () => (unwatch(), unlive());
   if (!resumed) return;
   // A reconnect (the server restarted, the laptop slept): say where the session is now, so the page refetches what it lacks.
-  const { manifest } = await loadSession(app.store, id).catch(() => ({ manifest: null }));
+  const { manifest } = await resolveSessionKept(app.store, id).catch(() => ({ manifest: null }));
   stream.send({ event: "session", data: { turns: manifest?.turns.filter((t) => t.n > 0).length ?? 0, pending: manifest?.unsaved.at(-1)?.n ?? null } });
 }
 

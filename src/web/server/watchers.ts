@@ -9,7 +9,8 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { isLocked } from "../../bundle/locks.js";
-import { bundleDir, bundleFiles, loadSession, type Store } from "../../bundle/store.js";
+import { bundleDir, bundleFiles, type Store } from "../../bundle/store.js";
+import { resolveSessionKept } from "../../view/manifest-cache.js";
 import { changeFeed, type ChangeFeed } from "./change-feed.js";
 
 export type LiveEvent =
@@ -89,7 +90,8 @@ function sessionFeed(store: Store, id: string, emit: Listener): ChangeFeed {
   const seen = { conversation: "", book: "" };
   const state = { turns: 0, pending: null as number | null, last: 0 };
   const read = async () => {
-    const { manifest } = await loadSession(store, id);
+    // Kept while its files are unchanged: the page's own fetches after this event then parse nothing again.
+    const { manifest } = await resolveSessionKept(store, id);
     state.turns = manifest.turns.filter((t) => t.n > 0).length;
     state.pending = manifest.unsaved.at(-1)?.n ?? null;
     state.last = manifest.turns.at(-1)?.n ?? 0;

@@ -5,6 +5,7 @@
  * commits it must make sure a clone can reach (the base, the HEADs recorded).
  */
 import { UserError } from "../errors.js";
+import { NoSuchTurn } from "../bundle/turn-lookup.js";
 import type { Manifest, Turn } from "../bundle/manifest-schema.js";
 import { claudeSessionIdOf } from "../bundle/transcript-name.js";
 
@@ -61,7 +62,7 @@ export function planExport(manifest: Manifest, upto: number | null): ExportPlan 
   const last = manifest.turns.at(-1);
   if (!last) throw new UserError(`session ${manifest.id} has no recorded turns to export`, "record at least the starting state: nudge claude run -r " + manifest.id);
   if (upto !== null && !manifest.turns.some((t) => t.n === upto)) {
-    throw new UserError(`session ${manifest.id} has no turn ${upto}`, `its turns are 0 to ${last.n}; nudge session show ${manifest.id} lists them`);
+    throw new NoSuchTurn(`session ${manifest.id} has no turn ${upto}`, `its turns are 0 to ${last.n}; nudge session show ${manifest.id} lists them`);
   }
   const n = upto ?? last.n;
   const turns = manifest.turns.filter((t) => t.n <= n);

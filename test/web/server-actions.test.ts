@@ -64,6 +64,19 @@ describe("nudge web: actions", () => {
     expect(readFileSync(path.join(repo, "mine.txt"), "utf8")).toBe("written by hand\n");
   });
 
+  it("a turn the session does not have is a 404 alike for reading it and acting on it (QA: 400 on GET, 409 on the actions)", async () => {
+    const answers = [
+      await web.get(`/api/sessions/${id}/turns/99`),
+      await web.post(`/api/sessions/${id}/rewind`, { confirm: false, turn: 99 }),
+      await web.post(`/api/sessions/${id}/fork`, { confirm: false, turn: 99, worktree: "../elsewhere" }),
+      await web.post(`/api/sessions/${id}/export`, { confirm: false, upto: 99 }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status, answer.body).toBe(404);
+      expect(json<{ error: string }>(answer).error).toBe(`session ${id} has no turn 99`);
+    }
+  });
+
   it("exports to a download that can be taken once", async () => {
     const shown = json<Shown>(await web.post(`/api/sessions/${id}/export`, { confirm: false, upto: null }));
     expect(shown.plan[0]).toBe(`export session ${id}: turns 0 to 3, as one .tar.gz any clone of the repository can import`);

@@ -10,6 +10,7 @@ import { createHmac } from "node:crypto";
 import * as z from "../../zod.js";
 import { UserError } from "../../errors.js";
 import { resolveId } from "../../bundle/store.js";
+import { NoSuchTurn } from "../../bundle/turn-lookup.js";
 import { HttpError, readJsonBody, sendJson } from "./http-io.js";
 import type { App } from "./app-context.js";
 import type { Handler } from "./router.js";
@@ -50,7 +51,9 @@ export function actionRoute<T>(name: string, load: () => Promise<Action<T>>): Ha
         sendJson(res, 200, await planned.apply());
       });
     } catch (error) {
-      // A refusal (a recording in that work tree, an interrupted rewind…): the state says no.
+      // A turn the session does not have: not there, as for a GET. A refusal (a recording in that
+      // work tree, an interrupted rewind…): the state says no.
+      if (error instanceof NoSuchTurn) throw new HttpError(404, error.message, error.hint ?? "");
       if (error instanceof UserError) throw new HttpError(409, error.message, error.hint ?? "");
       throw error;
     }

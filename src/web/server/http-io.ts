@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import * as z from "../../zod.js";
 import { UserError, errorMessage } from "../../errors.js";
+import { NoSuchTurn } from "../../bundle/turn-lookup.js";
 
 /** An answer with its own status (404, 405, 409, 413…). */
 export class HttpError extends Error {
@@ -42,8 +43,8 @@ export function sendError(res: ServerResponse, error: unknown): void {
 function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message, hint: error.hint, ...error.extra } };
   if (error instanceof UserError) {
-    // The id matched no session (or several): the thing asked for is not there.
-    const status = /^no session matches|is ambiguous:/.test(error.message) ? 404 : 400;
+    // The id matched no session (or several), or the session has no such turn: the thing asked for is not there.
+    const status = error instanceof NoSuchTurn || /^no session matches|is ambiguous:/.test(error.message) ? 404 : 400;
     return { status, body: { error: error.message, hint: error.hint ?? "" } };
   }
   const code = (error as NodeJS.ErrnoException | null)?.code;

@@ -88,10 +88,28 @@ function FileDiff({ file, lines, split }: { file: FileChange; lines: Line[]; spl
   );
 }
 
+/** A line longer than this (a minified file, a data blob) shows its start and a button for the rest: wrapped whole, one line was a screen-tall block. */
+const LINE_CLIP = 400;
+
 function Code({ text, language, index }: { text: string; language: string | null; index: number }) {
-  const html = index < HIGHLIGHT_LINES ? highlight(text, language) : null;
+  const long = text.length > LINE_CLIP;
+  const [whole, setWhole] = useState(everythingShown());
+  // The page's search looks at everything: a long line is drawn whole first.
+  useEffect(() => (long ? onShowEverything(() => setWhole(true)) : undefined), [long]);
+  const clipped = !whole && long;
+  const shown = clipped ? text.slice(0, LINE_CLIP) : text;
+  const html = index < HIGHLIGHT_LINES && !clipped ? highlight(shown, language) : null;
   // hljs escapes what it highlights: its output is its spans around escaped text.
-  return html === null ? <code>{text}</code> : <code dangerouslySetInnerHTML={{ __html: html }} />;
+  const code = html === null ? <code>{shown}</code> : <code dangerouslySetInnerHTML={{ __html: html }} />;
+  if (!clipped) return code;
+  return (
+    <>
+      {code}
+      <button type="button" class="link line-more" onClick={() => setWhole(true)}>
+        {`… ${(text.length - LINE_CLIP).toLocaleString("en")} more characters`}
+      </button>
+    </>
+  );
 }
 
 function UnifiedLines({ lines, language }: { lines: Line[]; language: string | null }) {

@@ -16,7 +16,8 @@ const external = Object.keys(pkg.dependencies).filter((name) => !bundled.has(nam
 
 rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: { nudge: "src/cli.ts" },
+  // The search index's worker thread (src/search/background-index.ts) is an entry of its own.
+  entryPoints: { nudge: "src/cli.ts", "index-worker": "src/search/index-worker.ts" },
   bundle: true,
   splitting: true,
   format: "esm",

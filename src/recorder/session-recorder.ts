@@ -46,6 +46,8 @@ export interface RecorderContext {
   untrackedCache: boolean;
   /** The other recordings live in this work tree between two times (`claude run --force`): a turn that overlapped one is marked. */
   sharedWith?: (from: string, to: string) => Promise<string[]>;
+  /** A turn's record and the header after it are written (the search index follows it, off this path). */
+  turnSaved?: (sessionId: string) => void;
 }
 
 /** A turn in flight: what the stream has told about it so far. */
@@ -106,6 +108,7 @@ export class SessionRecorder {
     private readonly transcripts: TranscriptSync,
     private readonly lock: HeldLock,
     private readonly sharedWith?: RecorderContext["sharedWith"],
+    private readonly onSaved?: RecorderContext["turnSaved"],
   ) {
     const last = manifest_.turns.at(-1);
     this.latestTree = Promise.resolve(last?.snapshot.tree ?? "");
@@ -139,6 +142,7 @@ export class SessionRecorder {
         new TranscriptSync(dir, context.claudeConfigDir, context.cwd),
         lock,
         context.sharedWith,
+        context.turnSaved,
       );
       if (listener) recorder.listen(listener);
       // The header first: a session killed while its starting state is snapshotted still lists (as crashed).
@@ -439,6 +443,7 @@ export class SessionRecorder {
       updatedAt: now(),
     };
     await this.writeHeader();
+    this.onSaved?.(this.manifest_.id);
   }
 
   /** Header writes are serialized, so an older header can never land after a newer one. */

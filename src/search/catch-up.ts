@@ -60,7 +60,7 @@ export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessi
  * append to the journal alone is a turn begun, not saved). One stat per session, synchronous: at a
  * thousand sessions, promises and their garbage cost more than the stats themselves.
  */
-function stampOf(store: Store, id: string): string {
+export function stampOf(store: Store, id: string): string {
   const s = statSync(bundleDir(store, id), { throwIfNoEntry: false });
   return s ? `${s.ino}:${s.mtimeMs}` : "-";
 }

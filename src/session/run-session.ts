@@ -47,6 +47,8 @@ export interface RunSessionInput {
   onRecording?: (sessionId: string) => void;
   /** The conversation, once it exists: the frontend routes Ctrl-C and signals to it. */
   onConversation?: (conversation: Conversation) => void;
+  /** Each time a turn's record is written (the search index follows), never waited on. */
+  onTurnSaved?: (sessionId: string) => void;
   /** After each saved turn (an agentic loop's check, kept on the turn through `recorder`); false ends the session. */
   afterTurn?: (turn: Turn, sessionId: string, recorder: SessionRecorder) => Promise<boolean>;
 }
@@ -155,6 +157,7 @@ class LiveRecording {
       indexFile: privateIndexFile(store, manifest.id),
       untrackedCache: await untrackedCacheVerdict(path.join(store.dir, "index"), root),
       sharedWith: (from, to) => this.registration.during(from, to),
+      turnSaved: this.input.onTurnSaved,
     };
   }
 

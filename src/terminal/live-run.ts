@@ -15,6 +15,7 @@ import type { Frontend, PromptSource } from "../session/frontend.js";
 import type { LoopHooks } from "../loop/loop-hooks.js";
 import type { SessionChoice } from "../session/open-session.js";
 import { rulesGuard } from "../session/rules-guard.js";
+import { BackgroundIndexer } from "../search/background-index.js";
 import { runSession, type RunSessionInput } from "../session/run-session.js";
 import { EventRenderer } from "./event-renderer.js";
 import { shellQuote } from "../shell-quote.js";
@@ -169,6 +170,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGQUIT"];
   process.on("SIGINT", interrupt);
   for (const s of signals) process.on(s, onTerminate);
+  const indexer = new BackgroundIndexer(input.store);
   try {
     const outcome = await runSession({
       store: input.store,
@@ -188,6 +190,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
         else show();
       }),
       afterTurn: input.loop?.afterTurn ?? input.afterTurn,
+      onTurnSaved: (id) => indexer.touch(id),
       onConversation: (c) => {
         conversation = c;
         input.loop?.attach(c);
@@ -205,5 +208,6 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     prompts.close();
     process.off("SIGINT", interrupt);
     for (const s of signals) process.off(s, onTerminate);
+    await indexer.close();
   }
 }

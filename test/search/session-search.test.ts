@@ -4,6 +4,7 @@
  * killed mid-update, and secrets (found locally, masked in `--json`).
  */
 import { existsSync, rmSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitdir } from "../support/gitdir.js";
@@ -122,11 +123,19 @@ describe("nudge session search", () => {
     expect(hits.every((h) => h.prompt?.includes("[REDACTED:"))).toBe(true);
   });
 
-  it("finds a session recorded while the index was missing, and rebuilds a deleted index", async () => {
+  it("a recording puts its saved turns in the index itself; a session the index never saw, or a deleted index, is caught up at the next search", async () => {
     expect((await search(["zanzibar"])).exitCode).toBe(0);
     rmSync(path.join(repo, ".git", "nudge", "search"), { recursive: true, force: true });
     const second = await recordSession(repo, [{ text: "Quokka population counted." }], ["count the quokkas"]);
     apis.push(second.api);
+    // Indexed by the recording nudge (its worker thread), before it exited: no search ran.
+    const db = new Database(index(), { readonly: true });
+    try {
+      expect(db.prepare("SELECT turn FROM turns WHERE session = ?").all(second.id)).toEqual([{ turn: 1 }]);
+    } finally {
+      db.close();
+    }
+    rmSync(path.join(repo, ".git", "nudge", "search"), { recursive: true, force: true });
     expect(existsSync(index())).toBe(false);
     const run = json((await search(["quokka*", "--json"])).stdout);
     expect(new Set(run.map((h) => `${h.session} ${h.turn}`))).toEqual(new Set([`${second.id} 1`]));

@@ -16,6 +16,7 @@ import type { Conversation } from "../../session/conversation.js";
 import type { SessionChoice } from "../../session/open-session.js";
 import { rulesGuard } from "../../session/rules-guard.js";
 import { runSession } from "../../session/run-session.js";
+import { BackgroundIndexer } from "../../search/background-index.js";
 import { BrowserFrontend } from "./browser-frontend.js";
 import type { DrivenState } from "./live-types.js";
 
@@ -44,6 +45,8 @@ export class LivePool {
   private starting = 0;
   /** The work trees of those starts. */
   private readonly launching = new Set<string>();
+  /** Each repository's search index, kept current as the sessions driven here save turns. */
+  private readonly indexers = new Map<string, BackgroundIndexer>();
   /** How sessions that ended here ended (the last state, an error claude gave at start): kept a while for a page that asks after. */
   private readonly finished = new Map<string, { state: DrivenState; at: number }>();
 
@@ -102,6 +105,7 @@ export class LivePool {
         firstPrompt: o.prompt,
         frontend,
         guard: rulesGuard(rules, store.repoRoot, (line) => frontend.say(`⚖ ${line}`)),
+        onTurnSaved: (sessionId) => this.indexerOf(store).touch(sessionId),
         onRecording: (sessionId) => {
           id = sessionId;
           // One driver per session: a second start of the same one is refused by its work tree's lock before this.
@@ -179,6 +183,13 @@ export class LivePool {
   async closeAll(): Promise<void> {
     this.closing = true;
     await Promise.all([...this.driven.values()].map((d) => stopDriven(d)));
+    await Promise.all([...this.indexers.values()].map((i) => i.close()));
+  }
+
+  private indexerOf(store: Store): BackgroundIndexer {
+    let indexer = this.indexers.get(store.dir);
+    if (!indexer) this.indexers.set(store.dir, (indexer = new BackgroundIndexer(store)));
+    return indexer;
   }
 
   private emit(id: string): void {

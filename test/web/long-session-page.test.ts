@@ -35,4 +35,21 @@ describe("a long session's page", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   });
+
+  it("printing draws every turn with its entries first (QA: turns not drawn yet were lost on paper)", async () => {
+    const file = path.join(tempDir("nudge-html-"), "long.html");
+    writeFileSync(file, pageDocument({ mode: "static", title: "long", ...(await readPageAssets()), data: syntheticSession(1000) }));
+    const url = pathToFileURL(file).href;
+    const { page, watch } = await watchedPage(browser(), (u) => u === url);
+    await page.goto(url);
+    await page.locator("#turn-1 .entries").waitFor();
+    expect(await page.locator("#turn-1000").count()).toBe(0);
+    // What the browser fires before it lays the page out for print (Ctrl-P).
+    await page.evaluate(() => globalThis.dispatchEvent(new Event("beforeprint")));
+    await page.emulateMedia({ media: "print" });
+    expect(await page.locator("section.turn").count()).toBe(1001); // turns 0 to 1000
+    expect(await page.locator("#turn-1000 .entries").count()).toBe(1);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -11,6 +11,7 @@ import { title } from "../format.js";
 import { listen } from "../live.js";
 import { liveState, type LiveState } from "../live-session.js";
 import { settleScroll } from "../settle-scroll.js";
+import { showEverything } from "../show-everything.js";
 import { ApiError, type Source } from "../source.js";
 import { CompareTurns } from "./compare-turns.js";
 import { ErrorLine } from "./error-line.js";
@@ -110,6 +111,19 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       target === "end" ? window.scrollTo({ top: document.documentElement.scrollHeight }) : document.getElementById(`turn-${target}`)?.scrollIntoView({ block: "start" }),
     );
   }, [drawn, chunks.length, forced]);
+
+  // Printing (Ctrl-P) prints what is drawn: every turn is drawn first, with its entries, its
+  // whole diff and long lines (a static export has them at hand; a served page draws those it
+  // has fetched — the rest follow, and a second print has them).
+  useEffect(() => {
+    const onPrint = () => {
+      setDrawn(Infinity);
+      setForced(new Set(view?.turns.map((t) => t.n) ?? []));
+      showEverything();
+    };
+    window.addEventListener("beforeprint", onPrint);
+    return () => window.removeEventListener("beforeprint", onPrint);
+  }, [view?.turns]);
 
   const jump = useCallback((n: number) => {
     goingTo.current = n;

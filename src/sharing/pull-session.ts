@@ -76,8 +76,10 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
     const imported = await importSession(store, file, o).catch((error: unknown) => {
       // The import names its file, a temp one here: the user knows it as the published session.
-      if (error instanceof UserError) throw new UserError(error.message.replace(`refusing ${path.basename(file)}:`, `refusing published session ${id} from ${remote.label}:`), error.hint);
-      throw error;
+      if (!(error instanceof UserError)) throw error;
+      const named = `refusing ${path.basename(file)}: `;
+      const message = error.message.startsWith(named) ? `refusing published session ${id} from ${remote.label}: ${error.message.slice(named.length)}` : `published session ${id} from ${remote.label}: ${error.message}`;
+      throw new UserError(message, error.hint);
     });
     if (imported.status !== "dry-run") await setPulled(repo, pulledRef(remote, id, imported.id), commit);
     return { id, remote: remote.label, import: imported };

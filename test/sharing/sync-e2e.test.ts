@@ -204,7 +204,7 @@ describe("team sync over git remotes", () => {
     await scenario({ name: "http", bare: httpBare, args: ["--remote", httpUrl] });
   }, 180_000);
 
-  it("pushing again after another turn updates Ana's publication by a fast-forward that sends the new turn only", async () => {
+  it("pushing again after another turn updates Ana's publication by a fast-forward that sends the new turn only; unpublish removes it", async () => {
     const server = path.join(tempDir(), "again.git");
     await git(path.dirname(server), "clone", "-q", "--bare", bare, server);
     const first = await runNudge(["session", "push", rec.id, "--remote", server, "--json"], { cwd: a });
@@ -228,5 +228,25 @@ describe("team sync over git remotes", () => {
     // Nothing new: nothing pushed.
     const third = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a });
     expect(third.stdout).toContain("as it is now; nothing to push");
+
+    // Ana's repository holds her sessions' snapshot refs and nothing of the sync: that is in nudge's own repository.
+    expect((await git(a, "for-each-ref", "--format=%(refname)")).split("\n").filter((r) => !r.startsWith("refs/nudge/sessions/") && !r.startsWith("refs/remotes/") && !r.startsWith("refs/heads/"))).toEqual([]);
+
+    // Unpublish: hers, at once; someone else's only with --force.
+    const dry = await runNudge(["session", "unpublish", rec.id, "--remote", server, "--dry-run"], { cwd: a });
+    expect(dry.stdout).toBe(`would remove published session ${rec.id} from ${server}`);
+    expect(await git(server, "for-each-ref", "refs/nudge/")).not.toBe("");
+    const gone = await runNudge(["session", "unpublish", rec.id, "--remote", server], { cwd: a });
+    expect(gone.exitCode, gone.stderr).toBe(0);
+    expect(gone.stdout).toBe(`removed published session ${rec.id} from ${server}`);
+    expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
+    expect((await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a })).exitCode).toBe(0);
+    const other = await clone("carol unpublish");
+    const notHers = await runNudge(["session", "unpublish", rec.id, "--remote", server], { cwd: other });
+    expect(notHers.exitCode).toBe(1);
+    expect(notHers.stderr).toContain(`error: published session ${rec.id} on ${server} was not pushed from here`);
+    expect(await git(server, "for-each-ref", "refs/nudge/")).not.toBe("");
+    expect((await runNudge(["session", "unpublish", rec.id, "--remote", server, "--force"], { cwd: other })).stdout).toBe(`removed published session ${rec.id} from ${server} (not published from here)`);
+    expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
   }, 120_000);
 });

@@ -288,3 +288,10 @@ export async function commitMessage(repo: string, commit: string): Promise<strin
   const blank = text.indexOf("\n\n");
   return blank < 0 ? "" : text.slice(blank + 2);
 }
+
+/** A scratch repository with a work tree (what a store needs) that reads `borrowFrom`'s objects and never writes them. */
+export async function borrowingRepository(dir: string, objectFormat: "sha1" | "sha256", borrowFrom: string): Promise<void> {
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  await run(path.dirname(dir), ["init", "-q", `--object-format=${objectFormat}`, dir]);
+  await fs.writeFile(path.join(dir, ".git", "objects", "info", "alternates"), path.join(borrowFrom, "objects") + "\n");
+}

@@ -18,7 +18,7 @@ import { startGitDaemon, startHttpBackend } from "../support/git-servers.js";
 import { recordSession, runClaude, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi } from "../support/scripted-api.js";
-import { configDir, origin } from "./share-support.js";
+import { configDir, filesUnder, origin } from "./share-support.js";
 
 // Made here from parts, so no credential-shaped string sits in the source.
 const SECRET = ["ghp", "_", "Xq7Lm2Rt9Vw4", "Np3Ks8Hd6Fb1", "Zc5Jy0Ue2Ag7"].join("");
@@ -132,6 +132,22 @@ async function scenario(t: Transport): Promise<void> {
   expect(listed[0]).toMatchObject({ id: rec.id, session: rec.id, here: "no", author: "Test <test@example.com>", branch: "main", turns: 2, forkOf: null, firstPrompt: "write notes; the deploy token is [REDACTED:github-token]" });
   const table = await runNudge(["session", "list", "--remote", ...remoteArgs.slice(1)], { cwd: b });
   expect(table.stdout).toMatch(new RegExp(`^${rec.id}\\s+Test <test@example.com>\\s+main\\s+2\\s`, "m"));
+
+  // show, diff and replay read it where it is published, checked as an import is, without pulling it.
+  const shown = await runNudge(["session", "show", rec.id, "--remote", ...remoteArgs.slice(1)], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+  expect(shown.exitCode, shown.stderr).toBe(0);
+  expect(shown.stdout).toContain("write notes; the deploy token is [REDACTED:");
+  expect(shown.stdout).not.toContain(SECRET);
+  expect(shown.stdout).toContain("edit notes");
+  const diffed = await runNudge(["session", "diff", rec.id, "2", "--remote", ...remoteArgs.slice(1)], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+  expect(diffed.exitCode, diffed.stderr).toBe(0);
+  expect(diffed.stdout).toContain("-beta\n+BETA");
+  const replayed = await runNudge(["session", "replay", rec.id, "--remote", ...remoteArgs.slice(1)], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+  expect(replayed.exitCode, replayed.stderr).toBe(0);
+  expect(replayed.stdout).toContain("Edited notes.txt.");
+  expect(await git(b, "for-each-ref", "refs/nudge/")).toBe("");
+  expect(filesUnder(cfg)).toEqual([]);
+  expect((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).toBe("[]");
 
   const pulled = await runNudge(["session", "pull", rec.id.slice(0, 6), ...remoteArgs], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
   expect(pulled.exitCode, pulled.stderr).toBe(0);

@@ -59,12 +59,12 @@ Examples:
         progress: (line) => writeErr(`● ${line}\n`),
       });
       results.push(result);
-      if (!o.json) describe(result).forEach((line) => writeOut(line + "\n"));
+      if (!o.json) describePublished(result).forEach((line) => writeOut(line + "\n"));
     }
     if (o.json) printJson(results);
   });
 
-function describe(r: PublishResult): string[] {
+export function describePublished(r: PublishResult): string[] {
   const where = visible(r.remote);
   if (r.plan.kind === "unchanged") return [`session ${r.session} is published on ${where} as ${r.plan.id} as it is now; nothing to push`];
   const turns = `${r.turns} turn${r.turns === 1 ? "" : "s"}`;

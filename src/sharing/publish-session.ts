@@ -23,6 +23,7 @@ import { newSessionId, type Store, type StoredSession } from "../bundle/store.js
 import { ManifestHeaderSchema } from "../bundle/manifest-schema.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { exportSession, type ExportResult } from "./export-session.js";
+import { planExport } from "./export-plan.js";
 import { CARD_FILE, CARD_FORMAT, CARD_KIND, EXPORT_FILE, cardRef, dataRef, type Card } from "./published-card.js";
 import { fetchedRef, mineRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 import { nudgeVersion } from "../version.js";
@@ -138,6 +139,12 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
   );
   const base = { session: id, remote: remote.label, dryRun: o.dryRun };
   if (plan.kind === "unchanged") return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
+  // The last publication is of the same turns as of the same time: nothing new, and no export made to find out (a pre-push hook asks this at every push).
+  const exportPlan = planExport(session.manifest, o.upto);
+  const facts = plan.parent && plan.kind !== "fork" ? await publishedFacts(repo, plan.parent) : null;
+  if (facts && facts.at === exportPlan.exportedAt && facts.turns === exportPlan.turns.filter((t) => t.n > 0).length) {
+    return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
+  }
 
   const work = await beginWork(store, "publish", `publishing session ${id} to ${remote.label}`);
   try {
@@ -147,9 +154,6 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     const tar = path.join(work.dir, EXPORT_FILE);
     await pipeline(createReadStream(gz), createGunzip(), createWriteStream(tar, { flags: "wx", mode: 0o600 }));
     const { bytes, sha256 } = await measureFile(tar);
-    if (plan.parent && (await sameExport(repo, plan.parent, exported))) {
-      return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: bytes, sentBytes: 0, masked: exported.masked, codeSecrets: exported.codeSecrets, refs: [] };
-    }
     const blob = await remoteGit.writeBlobFile(repo, tar);
     const message = `nudge publish ${plan.id}\n\nsession ${id}\nturns ${exported.turns}\nat ${exported.index.exported.at}\n`;
     const data = await remoteGit.commitTree(repo, await remoteGit.writeTree(repo, [{ name: EXPORT_FILE, blob }]), plan.parent ? [plan.parent] : [], message);
@@ -194,12 +198,6 @@ async function publishedFacts(repo: string, commit: string): Promise<{ turns: nu
   const turns = /^turns (\d{1,9})$/m.exec(message)?.[1];
   const at = /^at (\S{1,40})$/m.exec(message)?.[1];
   return turns && at ? { turns: Number(turns), at } : null;
-}
-
-/** The last publication holds the same turns as of the same time: nothing new to push. */
-async function sameExport(repo: string, parent: string, exported: ExportResult): Promise<boolean> {
-  const facts = await publishedFacts(repo, parent);
-  return facts !== null && facts.turns === exported.turns && facts.at === exported.index.exported.at;
 }
 
 /** The card: everything in it comes from the export as written (so it is masked as the export is). */

@@ -15,6 +15,17 @@ import path from "node:path";
 import { InternalError, UserError } from "../errors.js";
 
 const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+/**
+ * What git sets for a hook it runs (nudge's pre-push hook among them): these calls name their
+ * repository by folder, and must not be sent to the user's by an inherited GIT_DIR.
+ */
+export const REPOSITORY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH"];
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of REPOSITORY_ENV) delete env[name];
+  return env;
+}
 /** A fetch or push that has not finished in this long is stopped. */
 export const NETWORK_TIMEOUT_MS = 10 * 60_000;
 
@@ -24,11 +35,11 @@ interface Result {
   stderr: string;
 }
 
-function spawnGit(cwd: string, args: string[], o: { input?: string | Buffer; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Result> {
+function spawnGit(cwd: string, args: string[], o: { input?: string | Buffer; timeoutMs?: number; env?: Record<string, string>; asConfigured?: boolean } = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [...NO_HOOKS, ...args], {
+    const child = spawn("git", [...(o.asConfigured ? [] : NO_HOOKS), ...args], {
       cwd,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...o.env },
+      env: { ...cleanEnv(), GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...o.env },
       stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
     const stdout: Buffer[] = [];
@@ -242,7 +253,7 @@ export async function blobToFile(repo: string, blob: string, file: string): Prom
   const handle = await fs.open(file, "wx", 0o600);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn("git", [...NO_HOOKS, "cat-file", "blob", blob], { cwd: repo, stdio: ["ignore", handle.fd, "pipe"] });
+      const child = spawn("git", [...NO_HOOKS, "cat-file", "blob", blob], { cwd: repo, env: cleanEnv(), stdio: ["ignore", handle.fd, "pipe"] });
       let err = "";
       child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
       child.on("error", reject);
@@ -294,4 +305,12 @@ export async function borrowingRepository(dir: string, objectFormat: "sha1" | "s
   await fs.mkdir(path.dirname(dir), { recursive: true });
   await run(path.dirname(dir), ["init", "-q", `--object-format=${objectFormat}`, dir]);
   await fs.writeFile(path.join(dir, ".git", "objects", "info", "alternates"), path.join(borrowFrom, "objects") + "\n");
+}
+
+/** Where git looks for the repository's hooks (core.hooksPath respected), absolute. */
+export async function hooksDir(root: string): Promise<string> {
+  // As the user's git sees it: core.hooksPath is not switched off for this one question.
+  const r = await spawnGit(root, ["rev-parse", "--path-format=absolute", "--git-path", "hooks"], { asConfigured: true });
+  if (r.exitCode !== 0) throw new InternalError(`git rev-parse --git-path hooks failed: ${r.stderr}`);
+  return path.resolve(root, r.stdout.toString("utf8").trim());
 }

@@ -266,3 +266,44 @@ describe("team sync over git remotes", () => {
     expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
   }, 120_000);
 });
+
+describe("nudge.push auto through the pre-push hook", () => {
+  it("publishes the sessions of the branch pushed only once asked, says so on the push's output, and never replaces a hook of the user's", async () => {
+    const server = path.join(tempDir(), "team.git");
+    await git(path.dirname(server), "clone", "-q", "--bare", bare, server);
+    await git(a, "remote", "add", "team", server);
+    const installed = await runNudge(["hooks", "install"], { cwd: a });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(`pre-push hook installed: ${path.join(a, ".git", "hooks", "pre-push")}`);
+    expect((await runNudge(["hooks", "install"], { cwd: a })).stdout).toContain("pre-push hook already installed");
+
+    // Installed but not turned on: a push publishes nothing and says nothing.
+    writeFileSync(path.join(a, "mine.txt"), "one\n");
+    await git(a, "add", "mine.txt");
+    await git(a, "commit", "-q", "-m", "one");
+    const quiet = await execa("git", ["push", "team", "main"], { cwd: a, reject: false });
+    expect(quiet.exitCode, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toContain("nudge:");
+    expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
+
+    await git(a, "config", "nudge.push", "auto");
+    writeFileSync(path.join(a, "mine.txt"), "two\n");
+    await git(a, "commit", "-q", "-am", "two");
+    const loud = await execa("git", ["push", "team", "main"], { cwd: a, reject: false });
+    expect(loud.exitCode, loud.stderr).toBe(0);
+    expect(loud.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
+    expect(loud.stderr).toMatch(new RegExp(`nudge: published session ${rec.id} to team \\(\\d turns\\)`));
+    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(`refs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`);
+    // The branch went too, and Ana's repository got no ref of the sync.
+    expect(await git(server, "rev-parse", "main")).toBe(await git(a, "rev-parse", "HEAD"));
+    expect(await git(a, "for-each-ref", "refs/nudge/published/", "refs/nudge/remote/")).toBe("");
+
+    const removed = await runNudge(["hooks", "uninstall"], { cwd: a });
+    expect(removed.stdout).toContain("pre-push hook removed");
+    writeFileSync(path.join(a, ".git", "hooks", "pre-push"), "#!/bin/sh\necho mine\n", { mode: 0o755 });
+    const refused = await runNudge(["hooks", "install"], { cwd: a });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain("is a pre-push hook of your own: nudge leaves it alone");
+    expect(refused.stderr).toContain('hooks pre-push "$@"');
+  }, 120_000);
+});

@@ -79,7 +79,10 @@ export function describePublished(r: PublishResult): string[] {
       : `${what} (${turns}): sent ${formatBytes(r.sentBytes)} for an export of ${formatBytes(r.exportBytes)}`,
   ];
   lines.push(`  refs: ${r.refs.join(", ")}`);
-  lines.push(`  masked: ${r.masked.length ? r.masked.map((m) => `${m.kind} ×${m.count}`).join(", ") : "no secrets found"}`);
+  // One count per kind, over every file of the export it was masked in.
+  const kinds = new Map<string, number>();
+  for (const m of r.masked) kinds.set(m.kind, (kinds.get(m.kind) ?? 0) + m.count);
+  lines.push(`  masked: ${kinds.size ? [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(", ") : "no secrets found"}`);
   if (r.codeSecrets.length) lines.push(`  ! the code holds ${r.codeSecrets.length} secret${r.codeSecrets.length === 1 ? "" : "s"}, published as they are (--allow-secrets-in-code)`);
   if (!r.dryRun) lines.push(`a teammate gets it with: nudge session fetch && nudge session pull ${r.plan.id}`);
   return lines;

@@ -5,7 +5,7 @@ import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session
 import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { inertValue } from "../inert-text.js";
+import { inertValue, visible } from "../inert-text.js";
 import { summarize } from "../bundle/summary.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
@@ -29,6 +29,7 @@ export const sessionShowCommand = new Command("show")
     // A bundle may be a teammate's import: its prompts, branch and origin are shown, never obeyed.
     const m = inertValue(manifest);
     const out = (line: string) => writeOut(line + "\n");
+    if (source.published) out(`published session ${source.published} on ${visible(source.remote!)}, read where it is (not pulled: nudge session pull ${source.published})`);
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
     if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);

@@ -9,9 +9,10 @@ export const REMOTE_FLAG = "--remote [name|url]";
 export const REMOTE_HELP = "a session published on a remote (nudge session fetch lists them), checked and read without pulling it";
 
 /** The store a session is read from, and its id there: this repository's, or a view of a published one. */
-export async function sessionSource(id: string, remote: z.infer<typeof RemoteOption>): Promise<{ store: Store; id: string }> {
+export async function sessionSource(id: string, remote: z.infer<typeof RemoteOption>): Promise<{ store: Store; id: string; published?: string; remote?: string }> {
   const store = await openStore(process.cwd());
   if (remote === undefined || remote === false) return { store, id };
-  const view = await openRemoteView(store, await resolveRemote(store, remote === true ? undefined : remote), id);
-  return { store: view.store, id: view.id };
+  const where = await resolveRemote(store, remote === true ? undefined : remote);
+  const view = await openRemoteView(store, where, id);
+  return { store: view.store, id: view.id, published: view.published, remote: where.label };
 }

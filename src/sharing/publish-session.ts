@@ -25,7 +25,8 @@ import * as remoteGit from "../snapshot/git-remote.js";
 import { exportSession, type ExportResult } from "./export-session.js";
 import { planExport } from "./export-plan.js";
 import { CARD_FILE, CARD_FORMAT, CARD_KIND, EXPORT_FILE, cardRef, dataRef, type Card } from "./published-card.js";
-import { fetchedRef, mineRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
+import { fetchedRef, mineRef, minePrefix, pairs, pendingPrefix, pendingRef, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
+import { faultPoint } from "../fault-injection.js";
 import { nudgeVersion } from "../version.js";
 
 export interface PublishOptions {
@@ -122,6 +123,7 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     const m = /^refs\/nudge\/published\/([0-9a-f]{10})\/data$/.exec(ref);
     if (m) remoteData.set(m[1]!, commit);
   }
+  await settlePending(repo, remote, id, remoteData);
   const mine = (await pairs(repo, minePrefix(remote))).find((p) => p.a === id) ?? null;
   const pulled = (await pairs(repo, pulledPrefix(remote))).find((p) => p.b === id) ?? null;
   const savedTurns = session.manifest.turns.filter((t) => t.n > 0).length;
@@ -141,7 +143,8 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
   if (plan.kind === "unchanged") return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
   // The last publication is of the same turns as of the same time: nothing new, and no export made to find out (a pre-push hook asks this at every push).
   const exportPlan = planExport(session.manifest, o.upto);
-  const facts = plan.parent && plan.kind !== "fork" ? await publishedFacts(repo, plan.parent) : null;
+  // Only while the remote still holds that publication: one removed there is published again.
+  const facts = plan.parent && plan.kind === "update" ? await publishedFacts(repo, plan.parent) : null;
   if (facts && facts.at === exportPlan.exportedAt && facts.turns === exportPlan.turns.filter((t) => t.n > 0).length) {
     return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
   }
@@ -163,13 +166,16 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     const refs = [dataRef(plan.id), cardRef(plan.id)];
     if (o.dryRun) return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: 0, masked: exported.masked, codeSecrets: exported.codeSecrets, refs };
 
+    await remoteGit.setRefs(repo, [{ ref: pendingRef(remote, id, plan.id), commit: data }]);
     // The data ref moves by fast-forward only (its commit builds on the last one); the card, which
     // has no history, is replaced only if it is still the one seen above (a lease).
     const pushed = await remoteGit.pushRefs(repo, remote.pushUrl, [
       { commit: data, ref: dataRef(plan.id), expect: null },
       { commit: cardCommit, ref: cardRef(plan.id), expect: remoteRefs.get(cardRef(plan.id)) ?? "" },
     ]);
+    faultPoint("publish-pushed");
     if (!pushed.ok) {
+      await remoteGit.setRefs(repo, [{ ref: pendingRef(remote, id, plan.id), commit: null }]);
       const why = pushed.rejected.map((r) => `${r.ref} ${r.why}`).join("; ");
       throw new UserError(
         `the remote refused the push (${why}): someone published session ${plan.id} there meanwhile, and pushing would replace it`,
@@ -179,12 +185,25 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     await remoteGit.setRefs(repo, [
       ...(mine && mine.b !== plan.id ? [{ ref: mine.ref, commit: null }] : []),
       { ref: mineRef(remote, id, plan.id), commit: data },
+      { ref: pendingRef(remote, id, plan.id), commit: null },
       { ref: fetchedRef(remote, plan.id, "data"), commit: data },
       { ref: fetchedRef(remote, plan.id, "card"), commit: cardCommit },
     ]);
     return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: pushed.bytes, masked: exported.masked, codeSecrets: exported.codeSecrets, refs };
   } finally {
     await work.finish();
+  }
+}
+
+/**
+ * A push of this session cut off after it was sent and before this clone recorded it: if the
+ * remote holds it, it is this clone's (as if recorded); if not, it never happened.
+ */
+async function settlePending(repo: string, remote: Remote, session: string, remoteData: Map<string, string>): Promise<void> {
+  for (const p of (await pairs(repo, pendingPrefix(remote))).filter((p) => p.a === session)) {
+    const landed = remoteData.get(p.b) === p.commit;
+    const older = landed ? (await pairs(repo, minePrefix(remote))).filter((m) => m.a === session && m.b !== p.b) : [];
+    await remoteGit.setRefs(repo, [...older.map((m) => ({ ref: m.ref, commit: null })), ...(landed ? [{ ref: mineRef(remote, session, p.b), commit: p.commit }] : []), { ref: p.ref, commit: null }]);
   }
 }
 

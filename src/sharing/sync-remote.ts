@@ -4,6 +4,8 @@
  *   refs/nudge/remote/<remote>/<id>/card|data    the remote's publications as last fetched
  *   refs/nudge/mine/<remote>/<session>/<id>      what this clone last published of <session> as <id>
  *   refs/nudge/pulled/<remote>/<id>/<session>    the publication <id> pulled here as <session>
+ *   refs/nudge/pending/<remote>/<session>/<id>   a push under way (a kill between the push and the
+ *                                                refs above leaves it; the next push settles it)
  * so the user's repository gets none of the remote's objects until `session import`'s checks
  * have passed, and none of these refs.
  */
@@ -69,6 +71,9 @@ export const fetchedRef = (r: Remote, id: string, kind: "card" | "data") => `ref
 export const minePrefix = (r: Remote) => `refs/nudge/mine/${r.key}/`;
 export const mineRef = (r: Remote, session: string, id: string) => `refs/nudge/mine/${r.key}/${session}/${id}`;
 export const pulledPrefix = (r: Remote) => `refs/nudge/pulled/${r.key}/`;
+/** A publication being pushed: written before the push, made `mine` once the remote is seen to hold it. */
+export const pendingPrefix = (r: Remote) => `refs/nudge/pending/${r.key}/`;
+export const pendingRef = (r: Remote, session: string, id: string) => `refs/nudge/pending/${r.key}/${session}/${id}`;
 export const pulledRef = (r: Remote, id: string, session: string) => `refs/nudge/pulled/${r.key}/${id}/${session}`;
 
 /** Refs under `prefix` whose rest is `<a>/<b>`: a → b → commit. */

@@ -114,7 +114,7 @@ async function scenario(t: Transport): Promise<void> {
   const pushed = await runNudge(["session", "push", ...remoteArgs], { cwd: a, env: rec.env });
   expect(pushed.exitCode, pushed.stderr).toBe(0);
   expect(pushed.stdout).toMatch(new RegExp(`^published session ${rec.id} to .+ \\(2 turns\\): sent [\\d.]+ (bytes|KiB|MiB) for an export of`, "m"));
-  expect(pushed.stdout).toContain("masked: github-token ×");
+  expect(pushed.stdout).toMatch(/^ {2}masked: github-token ×\d+$/m);
   const after = await serverRefs(t.bare);
   expect(after.filter((r) => r.startsWith("refs/nudge/")).map((r) => r.split(" ")[0])).toEqual([`refs/nudge/published/${rec.id}/card`, `refs/nudge/published/${rec.id}/data`]);
   expect(after.filter((r) => !r.startsWith("refs/nudge/"))).toEqual(codeRefs);
@@ -264,6 +264,14 @@ describe("team sync over git remotes", () => {
     expect(await git(server, "for-each-ref", "refs/nudge/")).not.toBe("");
     expect((await runNudge(["session", "unpublish", rec.id, "--remote", server, "--force"], { cwd: other })).stdout).toBe(`removed published session ${rec.id} from ${server} (not published from here)`);
     expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
+
+    // A push killed after the remote took it, before Ana's clone recorded it: the next push knows it as hers.
+    const killed = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a, env: { NUDGE_FAULT: "publish-pushed:kill" } });
+    expect(killed.signal).toBe("SIGKILL");
+    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(`refs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`);
+    const settled = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a });
+    expect(settled.exitCode, settled.stderr).toBe(0);
+    expect(settled.stdout).toContain(`session ${rec.id} is published on ${server} as ${rec.id} as it is now; nothing to push`);
   }, 120_000);
 });
 

@@ -109,6 +109,16 @@ describe("a hostile remote", () => {
     await nothingInstalled(configDir());
   });
 
+  it("a remote that is not there: one line and a hint, exit 1", async () => {
+    const none = await runNudge(["session", "fetch"], { cwd: victim });
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toBe('error: this repository has no remote "origin" to sync sessions with\nhint: name one with --remote <name|url>, or set one for nudge: git config nudge.remote <name|url>');
+    const gone = path.join(tempDir(), "gone.git");
+    const unreachable = await runNudge(["session", "fetch", "--remote", `file://${gone}`], { cwd: victim });
+    expect(unreachable.exitCode).toBe(1);
+    expect(unreachable.stderr).toMatch(new RegExp(`^error: fetching from file://${gone} failed: .+\nhint: check the remote's URL and that you can reach it`));
+  });
+
   it("refuses a session of another project that claims to belong here", async () => {
     // A real export, published onto this (unrelated) project's remote.
     const { clone } = await origin({ "README.md": "# another project\n" });

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claudeEnv } from "../support/claude-env.js";
 import { git, tempDir } from "../support/gitdir.js";
 import { startGitDaemon, startHttpBackend } from "../support/git-servers.js";
-import { recordSession, runClaude, type Recorded } from "../support/record.js";
+import { readManifestFile, recordSession, runClaude, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi } from "../support/scripted-api.js";
 import { configDir, filesUnder, origin } from "./share-support.js";
@@ -180,6 +180,16 @@ async function scenario(t: Transport): Promise<void> {
   const seen = await listRemote(a, ["--remote", ...remoteArgs.slice(1)]);
   expect(seen.find((r) => r.id === forkId)).toMatchObject({ session: rec.id, forkOf: { id: rec.id, turn: 2 }, turns: 3, here: "no", lastPrompt: "what did we do so far?" });
   expect(seen.find((r) => r.id === rec.id)).toMatchObject({ here: "yours", local: rec.id });
+
+  // Ana pulls Bob's fork: her own session stays as it is, his comes in beside it under a fresh id.
+  const back = await runNudge(["session", "pull", forkId!, ...remoteArgs, "--json"], { cwd: a, env: rec.env });
+  expect(back.exitCode, back.stderr).toBe(0);
+  const backResult = JSON.parse(back.stdout);
+  expect(backResult).toMatchObject({ published: forkId, status: "imported", sourceId: rec.id, idChange: "fresh", turns: 3 });
+  expect((await listRemote(a, ["--remote", ...remoteArgs.slice(1)])).find((r) => r.id === forkId)).toMatchObject({ here: "pulled", local: backResult.id });
+  expect(readManifestFile(rec.dir).turns.map((t) => t.n)).toEqual([0, 1, 2]);
+  // (removed again: the next scenarios and the hook's test publish the sessions Ana recorded)
+  expect((await runNudge(["session", "rm", backResult.id, "--yes"], { cwd: a, env: rec.env })).exitCode).toBe(0);
 
   // The token is in no object the server holds; the scan did read the sessions (their words are there).
   const scanned = await serverBytes(t.bare);

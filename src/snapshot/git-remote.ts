@@ -16,8 +16,9 @@ import { InternalError, UserError } from "../errors.js";
 
 const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 /**
- * What git sets for a hook it runs (nudge's pre-push hook among them): these calls name their
- * repository by folder, and must not be sent to the user's by an inherited GIT_DIR.
+ * What a hook may inherit (GIT_PREFIX always; GIT_DIR and the like when the push was run with
+ * --git-dir or from a script that set them): these calls name their repository by folder, and
+ * must not be sent to the user's by an inherited GIT_DIR.
  */
 export const REPOSITORY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH"];
 

@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, web, page, sessions, search
+ *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, web, page, sessions, search, sync
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -26,9 +26,10 @@ import { generateRepo, scratchRoot } from "./repo.js";
 import { report, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { searchBench } from "./search-bench.js";
+import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "web", "page", "sessions", "search"] as const;
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "web", "page", "sessions", "search", "sync"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -105,7 +106,9 @@ try {
   }
   if (wanted("page")) results.page = await pageBench(1000, 5);
   if (wanted("search")) results.search = await searchBench({ sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 }, 7);
+  const sync: SyncBenchResult | null = wanted("sync") ? await syncBench() : null;
   process.stdout.write(report(results).join("\n") + "\n");
+  if (sync) process.stdout.write(["", ...syncReport(sync), `(load average ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} after)`].join("\n") + "\n");
 } finally {
   if (!keep) rmSync(scratchRoot, { recursive: true, force: true });
   else progress(`kept ${scratchRoot}`);

@@ -8,12 +8,13 @@ import type { Command } from "commander";
 import { UserError } from "./errors.js";
 import { claudeGroup } from "./commands/claude.js";
 import { commandNames, type CommandGroup } from "./commands/group.js";
+import { hooksGroup } from "./commands/hooks.js";
 import { rulesGroup } from "./commands/rules.js";
 import { sessionGroup } from "./commands/session.js";
 import { colorEnabled, makeStyle } from "./terminal/style.js";
 import { nudgeVersion } from "./version.js";
 
-const GROUPS: CommandGroup[] = [claudeGroup, sessionGroup, rulesGroup];
+const GROUPS: CommandGroup[] = [claudeGroup, sessionGroup, rulesGroup, hooksGroup];
 /** Commands of their own, outside any group (`nudge web`), loaded like a group's. */
 const COMMANDS: CommandGroup["commands"] = {
   web: { load: async () => (await import("./commands/web.js")).webCommand },

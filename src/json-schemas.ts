@@ -6,6 +6,7 @@ import * as z from "./zod.js";
 import { journalSchemas, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
 import { RulesFileSchema } from "./rules/rules-schema.js";
 import { ExportIndexSchema } from "./sharing/export-index.js";
+import { CardSchema } from "./sharing/published-card.js";
 
 function schema(name: string, title: string, zodSchema: z.core.$ZodType): [string, string] {
   const json = { $id: `https://nudge.dev/schemas/${name}`, title, ...z.toJSONSchema(zodSchema, { target: "draft-2020-12" }) };
@@ -18,5 +19,6 @@ export function jsonSchemas(): Record<string, string> {
     schema("turn.schema.json", "nudge turn journal record (one line of turns.jsonl)", journalSchemas().JournalRecordSchema),
     schema("rules.schema.json", "nudge rules file (.nudge/rules.yaml)", RulesFileSchema),
     schema("export.schema.json", "nudge export index (nudge-export.json, the first entry of an export tarball)", ExportIndexSchema),
+    schema("published-card.schema.json", "nudge published session card (card.json under refs/nudge/published/<id>/card)", CardSchema),
   ]);
 }

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore, resolveSession } from "../bundle/store.js";
+import { resolveSession } from "../bundle/store.js";
+import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
 import { UserError } from "../errors.js";
 import { pickRange, turnDiff } from "../snapshot/turn-diff.js";
 import { renderPatch, renderStat } from "../terminal/diff-renderer.js";
@@ -8,7 +9,7 @@ import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
-const Options = z.object({
+const Options = z.object({ remote: RemoteOption,
   stat: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
   from: z.optional(z.string()),
@@ -20,6 +21,7 @@ export const sessionDiffCommand = new Command("diff")
   .description("show what a turn changed in the code, or what changed between two turns")
   .argument("<id>", "session id or unique prefix")
   .argument("[turn]", "the turn whose changes to show (0: the uncommitted work the session started from)")
+  .option(REMOTE_FLAG, REMOTE_HELP)
   .option("--from <turn>", "compare from this turn's code…")
   .option("--to <turn>", "…to this turn's code")
   .option("--edits", "with a turn: the edits you made before it (a turn's own diff leaves them out)")
@@ -38,13 +40,14 @@ Examples:
   $ nudge session diff 3f2a 3 --edits
   $ nudge session diff 3f2a --from 0 --to 3 --stat
   $ nudge session diff 3f2a 3 --json | jq '.files[].path'
-  $ FORCE_COLOR=1 nudge session diff 3f2a 1 | less -R`,
+  $ FORCE_COLOR=1 nudge session diff 3f2a 1 | less -R
+  $ nudge session diff 3f2a9c01de 2 --remote # a published session's turn, without pulling it`,
   )
   .action(async (id: string, turnArg: string | undefined, raw: unknown) => {
     const options = parseOptions(Options, raw);
     if (options.stat && options.json) throw new UserError("--stat and --json cannot be used together", "pick one");
-    const store = await openStore(process.cwd());
-    const m = (await resolveSession(store, id)).manifest;
+    const { store, id: sourceId } = await sessionSource(id, options.remote);
+    const m = (await resolveSession(store, sourceId)).manifest;
     const turn = (arg: string | undefined, name: string) => (arg === undefined ? undefined : parseTurnArg(arg, name));
     const range = pickRange(m, turn(turnArg, "turn"), turn(options.from, "--from"), turn(options.to, "--to"), options.edits);
     const ignored = new Set(range.nowIgnored ?? []);

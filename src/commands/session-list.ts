@@ -1,16 +1,19 @@
 import { Command } from "commander";
 import * as z from "../zod.js";
 import { summarize } from "../bundle/summary.js";
-import { openStore, scanSessions } from "../bundle/store.js";
+import { openStore, scanSessions, type Store } from "../bundle/store.js";
+import { remoteListing } from "../sharing/remote-listing.js";
+import { resolveRemote } from "../sharing/sync-remote.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../terminal/format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { inertValue } from "../inert-text.js";
+import { inertValue, visible } from "../inert-text.js";
 
 const Options = z.object({
   json: z.optional(z.boolean()),
   all: z.optional(z.boolean()),
   limit: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  remote: z.optional(z.union([z.boolean(), z.string().check(z.minLength(1))])),
 });
 
 /** Rows the table shows unless told otherwise: a screenful, the newest (JSON is for scripts: every row). */
@@ -21,14 +24,16 @@ export const sessionListCommand = new Command("list")
   .description("list this repository's recorded sessions, newest first")
   .option("--all", `every session (the table shows the newest ${SCREEN_ROWS} unless --all or --limit)`)
   .option("--limit <n>", "only the newest n sessions")
+  .option("--remote [name|url]", "the sessions published on a remote, as last fetched (nudge session fetch), instead of this repository's")
   .option("--json", "machine-readable output (every session unless --limit)")
   .addHelpText(
     "after",
-    `\nThe table shows the newest ${SCREEN_ROWS} sessions and says how many more there are; --json lists every one.\n\nExamples:\n  $ nudge session list\n  $ nudge session list --all\n  $ nudge session list --limit 5\n  $ nudge session list --json | jq '.[0].id'`,
+    `\nThe table shows the newest ${SCREEN_ROWS} sessions and says how many more there are; --json lists every one.\n\nExamples:\n  $ nudge session list\n  $ nudge session list --all\n  $ nudge session list --limit 5\n  $ nudge session list --json | jq '.[0].id'\n  $ nudge session fetch && nudge session list --remote`,
   )
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
+    if (options.remote !== undefined) return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
     const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
     const scan = await scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) });
     const rows = scan.sessions.map(summarize);
@@ -57,3 +62,23 @@ export const sessionListCommand = new Command("list")
     const left = scan.total - rows.length;
     if (left > 0) writeOut(`${thousands(left)} older session${left === 1 ? "" : "s"} not shown (${rows.length} of ${thousands(scan.total)}); every one: nudge session list --all\n`);
   });
+
+async function listRemote(store: Store, given: string | undefined, options: { json?: boolean; all?: boolean; limit?: number }): Promise<void> {
+  const remote = await resolveRemote(store, given);
+  const all = await remoteListing(store, remote);
+  const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
+  const rows = limit === undefined ? all : all.slice(0, limit);
+  if (options.json) return printJson(rows.map((r) => ({ id: r.id, here: r.here, local: r.local, problem: r.problem, ...(r.card ?? {}) })));
+  if (all.length === 0) return void writeOut(`no published sessions from ${visible(remote.label)} known here; fetch them: nudge session fetch${given ? ` --remote ${given}` : ""}\n`);
+  // Everything on a card comes from someone else's remote: shown, never obeyed.
+  printTable(
+    ["ID", "AUTHOR", "BRANCH", "TURNS", "LAST TURN", "FIRST PROMPT", "LAST PROMPT", "FORK OF", "HERE"],
+    rows.map((r) => {
+      const c = r.card ? inertValue(r.card) : null;
+      if (!c) return [visible(r.id), `(unreadable: ${visible(r.problem ?? "")})`, "", "", "", "", "", "", ""];
+      return [c.id, oneLine(c.author ?? "(unknown)", 30), c.branch ?? "(detached)", String(c.turns), c.lastTurnAt.slice(0, 16).replace("T", " "), oneLine(c.firstPrompt ?? "", 30), oneLine(c.lastPrompt ?? "", 30), c.forkOf ? `${c.forkOf.id}@${c.forkOf.turn}` : "", r.local && r.here !== "yours" ? `${r.here} (${r.local})` : r.here];
+    }),
+  );
+  const left = all.length - rows.length;
+  if (left > 0) writeOut(`${thousands(left)} more not shown (${rows.length} of ${thousands(all.length)}); every one: nudge session list --remote --all\n`);
+}

@@ -3,7 +3,8 @@ import { Command } from "commander";
 import * as z from "../zod.js";
 import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
-import { openStore, resolveSession } from "../bundle/store.js";
+import { resolveSession } from "../bundle/store.js";
+import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
 import { mergeInput } from "../bundle/input-merge.js";
@@ -12,7 +13,7 @@ import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { relocateLine, relocateText, transcriptMoves, type PathMove } from "../sharing/relocate.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
-const Options = z.object({
+const Options = z.object({ remote: RemoteOption,
   turn: z.optional(z.string()),
   speed: z.optional(z.coerce.number().check(z.positive())),
   idleLimit: z.optional(z.coerce.number().check(z.nonnegative())),
@@ -22,6 +23,7 @@ const Options = z.object({
 export const sessionReplayCommand = new Command("replay")
   .description("play a recorded conversation back as it looked live, at the recorded pace")
   .argument("<id>", "session id or unique prefix")
+  .option(REMOTE_FLAG, REMOTE_HELP)
   .option("--turn <n>", "only this turn")
   .option("--speed <x>", "playback speed: 2 is twice as fast (default 1)")
   .option("--idle-limit <seconds>", "shorten any recorded pause to at most this many seconds (default 2)")
@@ -35,11 +37,13 @@ Examples:
   $ nudge session replay 3f2a
   $ nudge session replay 3f2a --turn 2 --speed 4
   $ nudge session replay 3f2a --idle-limit 0.5 -v
-  $ nudge session replay 3f2a > conversation.txt`,
+  $ nudge session replay 3f2a > conversation.txt
+  $ nudge session replay 3f2a9c01de --remote`,
   )
   .action(async (id: string, raw: unknown) => {
     const options = parseOptions(Options, raw);
-    const session = await resolveSession(await openStore(process.cwd()), id);
+    const source = await sessionSource(id, options.remote);
+    const session = await resolveSession(source.store, source.id);
     const m = session.manifest;
     // A bad --turn is refused before anything else is said about the bundle.
     const only = options.turn === undefined ? undefined : turnOf(m, parseTurnArg(options.turn), 1).n;

@@ -1,31 +1,35 @@
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore, resolveSession } from "../bundle/store.js";
+import { resolveSession } from "../bundle/store.js";
+import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
 import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { inertValue } from "../inert-text.js";
+import { inertValue, visible } from "../inert-text.js";
 import { summarize } from "../bundle/summary.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { describeCompaction, turnOutcome } from "../terminal/format.js";
 
-const Options = z.object({ json: z.optional(z.boolean()) });
+const Options = z.object({ remote: RemoteOption, json: z.optional(z.boolean()) });
 
 export const sessionShowCommand = new Command("show")
   .description("show one session turn by turn")
   .argument("<id>", "session id or unique prefix")
+  .option(REMOTE_FLAG, REMOTE_HELP)
   .option("--json", "machine-readable output")
-  .addHelpText("after", "\nExamples:\n  $ nudge session show 3f2a\n  $ nudge session show 3f2a --json | jq '.turns[1].patch'")
+  .addHelpText("after", "\nExamples:\n  $ nudge session show 3f2a\n  $ nudge session show 3f2a --json | jq '.turns[1].patch'\n  $ nudge session show 3f2a9c01de --remote   # a teammate's, published (nudge session fetch)")
   .action(async (id: string, raw: unknown) => {
     const options = parseOptions(Options, raw);
-    const session = await resolveSession(await openStore(process.cwd()), id);
+    const source = await sessionSource(id, options.remote);
+    const session = await resolveSession(source.store, source.id);
     const manifest = session.manifest;
     const s = summarize({ dir: session.dir, header: manifest, state: session.state });
     if (options.json) return printJson({ ...s, repo: manifest.repo, claude: manifest.claude, turns: manifest.turns });
     // A bundle may be a teammate's import: its prompts, branch and origin are shown, never obeyed.
     const m = inertValue(manifest);
     const out = (line: string) => writeOut(line + "\n");
+    if (source.published) out(`published session ${source.published} on ${visible(source.remote!)}, read where it is (not pulled: nudge session pull ${source.published})`);
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
     if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);

@@ -1,0 +1,18 @@
+import * as z from "../zod.js";
+import { openStore, type Store } from "../bundle/store.js";
+import { openRemoteView } from "../sharing/remote-view.js";
+import { resolveRemote } from "../sharing/sync-remote.js";
+
+/** `--remote [name|url]` of show, diff and replay: look at a published session instead of one of this repository's. */
+export const RemoteOption = z.optional(z.union([z.boolean(), z.string().check(z.minLength(1))]));
+export const REMOTE_FLAG = "--remote [name|url]";
+export const REMOTE_HELP = "a session published on a remote (nudge session fetch lists them), checked and read without pulling it";
+
+/** The store a session is read from, and its id there: this repository's, or a view of a published one. */
+export async function sessionSource(id: string, remote: z.infer<typeof RemoteOption>): Promise<{ store: Store; id: string; published?: string; remote?: string }> {
+  const store = await openStore(process.cwd());
+  if (remote === undefined || remote === false) return { store, id };
+  const where = await resolveRemote(store, remote === true ? undefined : remote);
+  const view = await openRemoteView(store, where, id);
+  return { store: view.store, id: view.id, published: view.published, remote: where.label };
+}

@@ -1,0 +1,64 @@
+/**
+ * What a publication is made of, from the export as `session export` wrote it: the card (every
+ * field from the export, so masked as it is) and the export's size and sha256.
+ */
+import { createReadStream, promises as fs } from "node:fs";
+import { createHash } from "node:crypto";
+import { Header } from "tar";
+import { ManifestHeaderSchema } from "../bundle/manifest-schema.js";
+import type { ExportResult } from "./export-session.js";
+import { CARD_FORMAT, CARD_KIND, type Card } from "./published-card.js";
+import { nudgeVersion } from "../version.js";
+
+/** The card: everything in it comes from the export as written (so it is masked as the export is). */
+export async function cardOf(tar: string, exported: ExportResult, o: Pick<Card, "id" | "session" | "forkOf" | "data" | "bytes" | "sha256">): Promise<Card> {
+  const manifestBytes = await tarEntry(tar, `nudge-${o.session}/session/manifest.json`);
+  const header = manifestBytes ? ManifestHeaderSchema.parse(JSON.parse(manifestBytes.toString("utf8"))) : null;
+  const by = exported.index.exported.by;
+  const author = by.name || by.email ? `${by.name ?? "(no name)"}${by.email ? ` <${by.email}>` : ""}` : null;
+  const cut = (s: string | null | undefined) => (s == null ? null : s.slice(0, 300));
+  return {
+    kind: CARD_KIND,
+    format: CARD_FORMAT,
+    ...o,
+    author: author && author.slice(0, 600),
+    branch: cut(header?.repo.branch),
+    turns: exported.turns,
+    lastTurnAt: exported.index.exported.at,
+    firstPrompt: cut(header?.summary.firstPrompt),
+    lastPrompt: cut(header?.summary.lastPrompt),
+    publishedAt: exported.index.exported.writtenAt ?? new Date().toISOString(),
+    nudgeVersion: nudgeVersion(),
+  };
+}
+
+/** One entry of an uncompressed tar nudge just wrote, found by walking its headers. */
+async function tarEntry(file: string, name: string): Promise<Buffer | null> {
+  const handle = await fs.open(file, "r");
+  try {
+    const block = Buffer.alloc(512);
+    for (let at = 0; ; ) {
+      if ((await handle.read(block, 0, 512, at)).bytesRead < 512 || block.every((b) => b === 0)) return null;
+      const header = new Header(block);
+      const size = header.size ?? 0;
+      if (header.path === name) {
+        const content = Buffer.alloc(size);
+        await handle.read(content, 0, size, at + 512);
+        return content;
+      }
+      at += 512 + Math.ceil(size / 512) * 512;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function measureFile(file: string): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { bytes, sha256: hash.digest("hex") };
+}

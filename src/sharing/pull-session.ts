@@ -1,0 +1,89 @@
+/**
+ * `nudge session pull <id>`: a published session's content fetched into nudge's sync repository,
+ * then installed by `session import` itself, from the very bytes published (an export tarball,
+ * uncompressed): every check an import runs on a file runs here, and a refusal leaves nothing
+ * installed. Before that, only the shape of the publication is looked at (one file, `export.tar`,
+ * no bigger than an import would unpack), so a hostile server's huge blob is never read.
+ */
+import path from "node:path";
+import { UserError } from "../errors.js";
+import { beginWork } from "../bundle/cut-off-work.js";
+import type { Store } from "../bundle/store.js";
+import * as remoteGit from "../snapshot/git-remote.js";
+import { importSession, type ImportOptions, type ImportResult } from "./import-session.js";
+import { DEFAULT_LIMITS, formatBytes } from "./limits.js";
+import { EXPORT_FILE, PUBLISHED_ID, dataRef } from "./published-card.js";
+import { syncLock } from "./fetch-published.js";
+import { fetchedCards, fetchedRef, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
+
+export interface PullResult {
+  id: string;
+  remote: string;
+  import: ImportResult;
+}
+
+/** A published id, or a unique prefix of one among the cards fetched. */
+export async function resolvePublished(store: Store, remote: Remote, given: string): Promise<string> {
+  if (PUBLISHED_ID.test(given)) return given;
+  if (!/^[0-9a-f]{1,10}$/.test(given)) throw new UserError(`${JSON.stringify(given)} is not a session id`, "published sessions have ids of 10 hex characters; list them: nudge session list --remote");
+  const ids = (await fetchedCards(await syncRepo(store), remote)).map((c) => c.id).filter((id) => id.startsWith(given));
+  if (ids.length === 1) return ids[0]!;
+  if (ids.length === 0) throw new UserError(`no published session ${given} from ${remote.label} is known here`, "fetch the list first: nudge session fetch, then: nudge session list --remote");
+  throw new UserError(`${given} names ${ids.length} published sessions: ${ids.slice(0, 5).join(", ")}`, "give more of the id");
+}
+
+/** The publication's content, fetched (only its own ref) into the sync repository: its data commit. */
+export async function fetchData(store: Store, remote: Remote, id: string): Promise<string> {
+  const repo = await syncRepo(store);
+  const local = fetchedRef(remote, id, "data");
+  const lock = await syncLock(store, `fetching session ${id} from ${remote.label}`);
+  try {
+    const there = (await remoteGit.lsRemote(repo, remote.fetchUrl, dataRef(id))).get(dataRef(id));
+    if (!there) throw new UserError(`${remote.label} has no published session ${id}`, "list what it has: nudge session fetch && nudge session list --remote");
+    if ((await remoteGit.localRefs(repo, local)).get(local) !== there) await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${dataRef(id)}:${local}`], { prune: false });
+    const commit = (await remoteGit.localRefs(repo, local)).get(local);
+    if (!commit) throw new UserError(`fetching session ${id} from ${remote.label} brought nothing`, "run the command again; if it goes on, the remote's refs are damaged");
+    return commit;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The export a publication holds, written to `file` after its shape and size are checked. */
+export async function publishedExport(repo: string, commit: string, id: string, file: string, maxBytes: number | undefined): Promise<void> {
+  const refusing = (why: string, hint = "it was damaged or altered since it was published; ask its author to push it again") => new UserError(`refusing published session ${id}: ${why}`, hint);
+  const entries = await remoteGit.treeEntries(repo, commit);
+  const entry = entries[0];
+  if (entries.length !== 1 || !entry || entry.name !== EXPORT_FILE || entry.type !== "blob" || entry.mode !== "100644") {
+    throw refusing(`it is not a nudge publication (its tree holds ${entries.map((e) => JSON.stringify(e.name)).slice(0, 5).join(", ") || "nothing"}, not one ${EXPORT_FILE})`);
+  }
+  // What an import would unpack at most, plus the tar's own headers: anything bigger is refused unread.
+  const limit = (maxBytes ?? DEFAULT_LIMITS.maxTotalBytes) + DEFAULT_LIMITS.maxIndexBytes + 16 * 1024 * 1024;
+  if ((entry.size ?? Infinity) > limit) {
+    throw refusing(`its export is ${formatBytes(entry.size ?? 0)}, more than an import unpacks (${formatBytes(limit)})`, `if you trust it, pull it with --max-size ${Math.ceil((entry.size ?? 0) / 1024 / 1024)}MiB`);
+  }
+  await remoteGit.blobToFile(repo, entry.id, file);
+}
+
+export async function pullSession(store: Store, remote: Remote, given: string, o: Pick<ImportOptions, "force" | "dryRun" | "maxBytes" | "progress">): Promise<PullResult> {
+  const id = await resolvePublished(store, remote, given);
+  const commit = await fetchData(store, remote, id);
+  const repo = await syncRepo(store);
+  const work = await beginWork(store, "pull", `pulling session ${id} from ${remote.label}`);
+  try {
+    const file = path.join(work.dir, `nudge-${id}.tar`);
+    await publishedExport(repo, commit, id, file, o.maxBytes);
+    // The import path itself, on the published bytes: its checks, its locks, its rollback.
+    const imported = await importSession(store, file, o).catch((error: unknown) => {
+      // The import names its file, a temp one here: the user knows it as the published session.
+      if (!(error instanceof UserError)) throw error;
+      const named = `refusing ${path.basename(file)}: `;
+      const message = error.message.startsWith(named) ? `refusing published session ${id} from ${remote.label}: ${error.message.slice(named.length)}` : `published session ${id} from ${remote.label}: ${error.message}`;
+      throw new UserError(message, error.hint);
+    });
+    if (imported.status !== "dry-run") await setPulled(repo, pulledRef(remote, id, imported.id), commit);
+    return { id, remote: remote.label, import: imported };
+  } finally {
+    await work.finish();
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Which remote session sync talks to, and what this clone remembers about it. All of it lives in
+ * nudge's own bare repository in the store (`<store>/remote.git`), under refs of its own:
+ *   refs/nudge/remote/<remote>/<id>/card|data    the remote's publications as last fetched
+ *   refs/nudge/mine/<remote>/<session>/<id>      what this clone last published of <session> as <id>
+ *   refs/nudge/pulled/<remote>/<id>/<session>    the publication <id> pulled here as <session>
+ *   refs/nudge/pending/<remote>/<session>/<id>   a push under way (a kill between the push and the
+ *                                                refs above leaves it; the next push settles it)
+ * so the user's repository gets none of the remote's objects until `session import`'s checks
+ * have passed, and none of these refs.
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { UserError } from "../errors.js";
+import type { Store } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
+import * as remoteGit from "../snapshot/git-remote.js";
+import { CARD_FILE, CardSchema, MAX_CARD_BYTES, type Card } from "./published-card.js";
+
+export interface Remote {
+  /** As the user named it (a remote's name, or a URL), for messages. */
+  label: string;
+  /** The folder name of this remote's refs in the sync repository. */
+  key: string;
+  fetchUrl: string;
+  pushUrl: string;
+}
+
+/**
+ * The remote: the one named, else `nudge.remote` in git config (a name or a URL: sessions may go
+ * to a repository of their own), else the current branch's upstream remote, else `origin`.
+ */
+export async function resolveRemote(store: Store, given: string | undefined): Promise<Remote> {
+  const root = store.repoRoot;
+  const branch = await git.currentBranch(root);
+  const chosen = given ?? (await remoteGit.configValue(root, "nudge.remote")) ?? (branch ? await remoteGit.configValue(root, `branch.${branch}.remote`) : null) ?? "origin";
+  const urls = await remoteGit.remoteUrls(root, chosen);
+  if (urls) {
+    const local = (u: string) => localPath(root, u);
+    return { label: chosen, key: keyOf(chosen, true), fetchUrl: local(urls.fetch), pushUrl: local(urls.push) };
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(chosen) || /^[^/]+@[^/]+:/.test(chosen) || existsSync(path.resolve(chosen))) {
+    const url = localPath(process.cwd(), chosen);
+    return { label: chosen, key: keyOf(url, false), fetchUrl: url, pushUrl: url };
+  }
+  throw new UserError(
+    given ? `there is no remote ${JSON.stringify(given)} in this repository` : `this repository has no remote ${JSON.stringify(chosen)} to sync sessions with`,
+    "name one with --remote <name|url>, or set one for nudge: git config nudge.remote <name|url>",
+  );
+}
+
+/** git runs in nudge's own repository: a remote given as a relative path is made absolute from where it was meant. */
+function localPath(base: string, url: string): string {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) || /^[^/]+@[^/]+:/.test(url) || path.isAbsolute(url)) return url;
+  return path.resolve(base, url);
+}
+
+/** A remote's name when it is a plain one; a URL by its hash (a ref name cannot hold a URL). */
+function keyOf(name: string, isName: boolean): string {
+  if (isName && /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(name)) return name;
+  return `url-${createHash("sha256").update(name).digest("hex").slice(0, 16)}`;
+}
+
+export async function syncRepo(store: Store): Promise<string> {
+  return remoteGit.syncRepository(path.join(store.dir, "remote.git"), await git.objectFormat(store.repoRoot));
+}
+
+export const fetchedPrefix = (r: Remote) => `refs/nudge/remote/${r.key}/`;
+export const fetchedRef = (r: Remote, id: string, kind: "card" | "data") => `refs/nudge/remote/${r.key}/${id}/${kind}`;
+export const minePrefix = (r: Remote) => `refs/nudge/mine/${r.key}/`;
+export const mineRef = (r: Remote, session: string, id: string) => `refs/nudge/mine/${r.key}/${session}/${id}`;
+export const pulledPrefix = (r: Remote) => `refs/nudge/pulled/${r.key}/`;
+/** A publication being pushed: written before the push, made `mine` once the remote is seen to hold it. */
+export const pendingPrefix = (r: Remote) => `refs/nudge/pending/${r.key}/`;
+export const pendingRef = (r: Remote, session: string, id: string) => `refs/nudge/pending/${r.key}/${session}/${id}`;
+export const pulledRef = (r: Remote, id: string, session: string) => `refs/nudge/pulled/${r.key}/${id}/${session}`;
+
+/** Refs under `prefix` whose rest is `<a>/<b>`: a → b → commit. */
+export async function pairs(repo: string, prefix: string): Promise<Array<{ a: string; b: string; commit: string; ref: string }>> {
+  const out: Array<{ a: string; b: string; commit: string; ref: string }> = [];
+  for (const [ref, commit] of await remoteGit.localRefs(repo, prefix)) {
+    const m = /^([0-9a-f]{10})\/([0-9a-f]{10})$/.exec(ref.slice(prefix.length));
+    if (m) out.push({ a: m[1]!, b: m[2]!, commit, ref });
+  }
+  return out;
+}
+
+export interface FetchedCard {
+  id: string;
+  card: Card | null;
+  /** Why the card could not be read (a damaged or hostile one): it is listed as such, never trusted. */
+  problem: string | null;
+  /** The card commit this clone fetched. */
+  commit: string;
+}
+
+/** The cards fetched from `remote`, read from small objects only. */
+export async function fetchedCards(repo: string, remote: Remote): Promise<FetchedCard[]> {
+  const prefix = fetchedPrefix(remote);
+  const refs = [...(await remoteGit.localRefs(repo, prefix))].flatMap(([ref, commit]) => {
+    const m = /^([^/]+)\/card$/.exec(ref.slice(prefix.length));
+    return m ? [{ id: m[1]!, ref, commit }] : [];
+  });
+  const blobs = await remoteGit.readSmallBlobs(repo, refs.map((r) => `${r.commit}:${CARD_FILE}`), MAX_CARD_BYTES);
+  return refs.map((r, i): FetchedCard => {
+    const blob = blobs[i];
+    if (!blob) return { id: r.id, card: null, problem: `its card is missing or over ${MAX_CARD_BYTES} bytes`, commit: r.commit };
+    let json: unknown;
+    try {
+      json = JSON.parse(blob.toString("utf8"));
+    } catch {
+      return { id: r.id, card: null, problem: "its card is not JSON", commit: r.commit };
+    }
+    const parsed = CardSchema.safeParse(json);
+    if (!parsed.success) return { id: r.id, card: null, problem: `its card does not match the schema (${parsed.error.issues[0]?.path.join(".") ?? ""}: ${parsed.error.issues[0]?.message ?? ""})`, commit: r.commit };
+    if (parsed.data.id !== r.id) return { id: r.id, card: null, problem: `its card names another session (${parsed.data.id})`, commit: r.commit };
+    return { id: r.id, card: parsed.data, problem: null, commit: r.commit };
+  });
+}
+
+/** Remember that publication <id> (at `commit`) is session <session> here: its next push is a fork of it. */
+export async function setPulled(repo: string, ref: string, commit: string): Promise<void> {
+  await remoteGit.setRefs(repo, [{ ref, commit }]);
+}

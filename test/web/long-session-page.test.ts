@@ -45,7 +45,7 @@ describe("a long session's page", () => {
     await page.locator("#turn-1 .entries").waitFor();
     expect(await page.locator("#turn-1000").count()).toBe(0);
     // What the browser fires before it lays the page out for print (Ctrl-P).
-    await page.evaluate(() => globalThis.dispatchEvent(new Event("beforeprint")));
+    await page.evaluate(() => (globalThis as unknown as EventTarget).dispatchEvent(new Event("beforeprint")));
     await page.emulateMedia({ media: "print" });
     expect(await page.locator("section.turn").count()).toBe(1001); // turns 0 to 1000
     expect(await page.locator("#turn-1000 .entries").count()).toBe(1);

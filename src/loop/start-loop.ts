@@ -10,13 +10,22 @@ import { assertCheckSyntax, runCheck, type CheckRun } from "./check-run.js";
 import type { GuardSettings } from "./guards.js";
 import { LoopDriver } from "./loop-driver.js";
 import { describeCheck } from "./loop-report.js";
+import { ModelPlan, type ModelSettings } from "./model-plan.js";
+import { readPromptFile, type PromptFile } from "./prompt-file.js";
 import { loopPrompts } from "./prompt-template.js";
 
 export interface LoopStart {
   goal: string | null;
-  check: string;
+  /** null: no --until, the promise alone ends the loop. */
+  check: string | null;
   checkTimeoutMs: number;
-  promptFile: { text: string; source: string } | null;
+  promptFile: PromptFile | null;
+  fresh: boolean;
+  promise: string | null;
+  failPromise: string;
+  /** --verify: true for nudge's verifier prompt, or the verifier's prompt file. */
+  verify: PromptFile | true | null;
+  models: ModelSettings;
   budget: Budget;
   guards: GuardSettings;
   /** Where the check runs: the folder claude works in. */
@@ -28,11 +37,18 @@ export interface LoopStart {
 
 /** The loop, ready to drive a run; null when the user stopped it during the first check. */
 export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
-  await assertCheckSyntax(o.check);
-  const prompts = loopPrompts(o.goal, o.promptFile);
+  if (o.check !== null) await assertCheckSyntax(o.check);
+  const prompts = loopPrompts(o.goal, o.promptFile, o.check !== null);
+  // Read again before every iteration: editing the file steers the loop.
+  const reloadPrompts = async () => (o.promptFile ? loopPrompts(o.goal, await readPromptFile(o.promptFile.source), o.check !== null) : prompts);
+  const verify = o.verify;
+  const verifyPrompt = verify === null ? null : async () => verifierPrompt(o, verify === true ? null : (await readPromptFile(verify.source, "--verify")).text);
   const startedAt = Date.now();
-  o.say(`↻ loop until \`${o.check}\` exits 0 · ${describeLimits(o)}`);
-  const baseline = await firstCheck(o);
+  const ends = [o.check !== null ? `\`${o.check}\` exits 0` : null, o.promise !== null ? `claude says <promise>${o.promise}</promise>` : null].filter((x) => x !== null);
+  o.say(`↻ loop until ${ends.join(" and ")}${o.verify ? ", and a verifier agrees" : ""} · ${describeLimits(o)}${o.fresh ? " · a fresh claude every iteration" : ""}`);
+  const common = { ...o, prompts, reloadPrompts, verifyPrompt, models: new ModelPlan(o.models), startedAt };
+  if (o.check === null) return new LoopDriver({ ...common, check: null, baseline: null });
+  const baseline = await firstCheck(o, o.check);
   if (baseline.aborted) return null;
   if (baseline.exitCode === 126 || baseline.exitCode === 127) {
     const why = baseline.tail.split("\n").at(-1) ?? "";
@@ -44,16 +60,32 @@ export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
     );
   }
   o.say(`  check before the first turn: ${describeCheck(baseline)}${baseline.exitCode === 0 ? " already; the loop ends after the first turn if it still passes" : ""}`);
-  return new LoopDriver({ ...o, prompts, baseline, startedAt });
+  return new LoopDriver({ ...common, check: o.check, baseline });
+}
+
+/** What the verifier is asked: the user's --verify file, or nudge's, naming the task the loop works on. */
+async function verifierPrompt(o: LoopStart, own: string | null): Promise<string> {
+  if (own !== null) return own;
+  const task = o.promptFile ? (await readPromptFile(o.promptFile.source).catch(() => o.promptFile!)).text : (o.goal ?? "");
+  return `You are a verifier. Another agent has been working in this repository on the task below and says it is done. You cannot change files: read them and run read-only commands (the tests, a linter, git diff) to check whether the task is really complete.
+
+The task:
+<task>
+${task.trim()}
+</task>
+
+End your answer with exactly one of:
+<verify-pass/> when the task is complete;
+<verify-fail>what is missing or wrong</verify-fail> otherwise.`;
 }
 
 /** Ctrl-C during the first check stops it (it runs in its own process group, out of the terminal's reach). */
-async function firstCheck(o: LoopStart): Promise<CheckRun> {
+async function firstCheck(o: LoopStart, check: string): Promise<CheckRun> {
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.on("SIGINT", onSigint);
   try {
-    return await runCheck(o.check, { cwd: o.cwd, timeoutMs: o.checkTimeoutMs, signal: abort.signal });
+    return await runCheck(check, { cwd: o.cwd, timeoutMs: o.checkTimeoutMs, signal: abort.signal });
   } finally {
     process.off("SIGINT", onSigint);
   }

@@ -244,7 +244,7 @@ describe("nudge claude loop refuses before anything starts", () => {
     const repo = await gitdir();
     const noCheck = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it"], { cwd: repo });
     expect(noCheck.exitCode).toBe(1);
-    expect(noCheck.stderr).toMatch(/^error: a loop needs a check: --until <command>\nhint: .*--until false --max-iterations 5/m);
+    expect(noCheck.stderr).toMatch(/^error: a loop needs a check: --until <command>, or --until-promise <text>\nhint: .*--until false --max-iterations 5/m);
 
     const notFound = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "no-such-check-xyz --run"], { cwd: repo });
     expect(notFound.exitCode).toBe(1);

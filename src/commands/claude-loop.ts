@@ -62,7 +62,7 @@ const placeholders = Object.entries(PLACEHOLDERS)
   .join("\n");
 
 export const claudeLoopCommand = new Command("loop")
-  .description("run claude in a loop until a check passes; every iteration is a recorded turn you can rewind to")
+  .description("run claude in a loop until a check passes (or claude keeps its promise); every iteration is a recorded turn you can rewind to")
   .argument("[goal]", "what claude should achieve: the first prompt, and the heart of every later one")
   .option("--until <command>", "the check: a shell command run in the work tree after every turn; the loop ends when it exits 0")
   .option("--until-promise <text>", "done when claude's last message of an iteration says <promise>TEXT</promise> (with --until: and the check passes)")
@@ -104,15 +104,25 @@ The first prompt is the goal; each later one is the goal, the check's exit statu
 60 lines of its output. With --prompt-file, that template makes every prompt, the first included:
 ${placeholders}
 
+The prompt file is read again before every iteration: editing it steers the loop. {{feedback}}
+(a promise the check refuted, the verifier's reason) is added at the end when not used.
+
+With --until-promise the loop is done when claude's last message says <promise>TEXT</promise>
+(in its prose: a tag in a code block or a quoted line does not count), and, with --until, the
+check passes too. <promise>FAILURE</promise> (--fail-promise) stops it with exit 3. --verify runs
+a fresh claude with read-only tools (Bash Read Glob Grep) before it ends; its
+<verify-fail>why</verify-fail> goes to the next iteration. Each iteration's raw NDJSON is kept
+in the session's folder, under iterations/.
+
 The loop stops when the check passes, when a budget is spent, or when a guard trips. A guard
 pauses it: on a terminal you choose to continue, stop, or rewind to the best turn so far;
 otherwise it stops. A line you type during the loop is sent as the next prompt, and the loop
 goes on. Ctrl-C stops the loop after the current turn; a second Ctrl-C interrupts the turn.
 
 Exit codes:
-  0  the check passed
-  3  the loop stopped before it did: a guard, a budget, or you (the summary says which, and
-     names the turn to go back to: nudge session rewind <id> <turn>)
+  0  done: the check passed (and the promise was kept, and the verifier agreed, when asked for)
+  3  the loop stopped before: a guard, a budget, you, or claude's <promise>FAILURE</promise> (the
+     summary says which, and names the turn to go back to: nudge session rewind <id> <turn>)
   1  a problem with the input or the environment (a bad flag, a check that cannot run)
   2  a bug in nudge
 
@@ -120,7 +130,9 @@ Examples:
   $ nudge claude loop "make the failing tests pass" --until "npm test" --permission-mode acceptEdits
   $ nudge claude loop "port utils.js to TypeScript" --until "npx tsc --noEmit" --max-iterations 5 --max-cost 2
   $ nudge claude loop --prompt-file PROMPT.md --until "pytest -q" --guard-no-change 2
-  $ nudge claude loop -c "keep going" --until "npm test"      # more iterations in the same session`,
+  $ nudge claude loop -c "keep going" --until "npm test"      # more iterations in the same session
+  $ nudge claude loop --prompt-file PROMPT.md --fresh --until-promise COMPLETE --until "npm test" --verify
+  $ nudge claude loop "fix the build" --until "make" --model-strategy haiku,sonnet,opus --sandbox`,
   )
   .allowExcessArguments(true)
   .action(async (goal: string | undefined, raw: unknown, command: Command) => {

@@ -206,20 +206,31 @@ export class LoopDriver implements LoopHooks {
       // A line typed during the loop steers it: it is the next prompt, and the loop goes on after it.
       const line = await this.user.next();
       if (line !== null && line.trim() !== "") {
-        if (!isSlashCommand(line)) return this.start(line, true);
+        if (!isSlashCommand(line)) {
+          if (!this.c.fresh) return this.start(line, true);
+          // A fresh claude would get the line alone, without the task: it goes with the prompt instead.
+          this.feedback.push(`[nudge loop] From the person running this loop: ${line.trim()}`);
+          return this.start(await this.iterationPrompt(), true);
+        }
         if (/^\/(exit|quit|q)$/.test(line.trim())) this.reason ??= { kind: "user", message: line.trim() };
         return line;
       }
       if (this.reason || this.closed) return null;
     }
-    // Read again now: an edit to --prompt-file steers the iterations after it.
+    return this.start(await this.iterationPrompt(), false);
+  }
+
+  /** The next iteration's prompt, from --prompt-file as it is now: an edit to it steers the iterations after it. */
+  private async iterationPrompt(): Promise<string> {
     try {
       this.prompts = await this.c.reloadPrompts();
     } catch (error) {
       this.warn(`${error instanceof Error ? error.message : String(error)}; this iteration uses the prompt as it was`);
     }
     const template = this.iteration === 0 ? this.prompts.first : this.prompts.next;
-    return this.start(this.render(template, this.lastCheck), false);
+    const prompt = this.render(template, this.lastCheck);
+    this.feedback = []; // said: a line the user types instead keeps it for the iteration after
+    return prompt;
   }
 
   private async start(prompt: string, intervention: boolean): Promise<string> {
@@ -227,7 +238,6 @@ export class LoopDriver implements LoopHooks {
     this.intervention = intervention;
     await this.prepareClaude(false);
     this.phase = "turn";
-    this.feedback = [];
     this.say(`↻ iteration ${this.iteration} of ${this.c.budget.iterations}${intervention ? " · your line" : ""}${this.c.fresh ? " · fresh context" : ""}${this.running?.model ? ` · ${this.running.model}` : ""}`);
     return prompt;
   }
@@ -360,7 +370,8 @@ export class LoopDriver implements LoopHooks {
     );
     const moved = this.c.models.passed();
     if (moved) this.say(moved);
-    return this.goOn(turn, this.iterations.at(-1)!.sessionId, null);
+    // The verifier changes nothing by design: its turn is no sign of a loop that stopped moving.
+    return this.goOn(turn, this.iterations.at(-1)!.sessionId, null, false);
   }
 
   /** What made the loop done, for its last line. */
@@ -371,7 +382,7 @@ export class LoopDriver implements LoopHooks {
   }
 
   /** Not done: stop on Ctrl-C or a spent budget, pause on a guard, or go on to the next iteration. */
-  private async goOn(turn: Turn, sessionId: string, run: CheckRun | null): Promise<boolean> {
+  private async goOn(turn: Turn, sessionId: string, run: CheckRun | null, guarded = true): Promise<boolean> {
     if (this.stopAfterTurn) {
       this.reason ??= { kind: "user", message: "Ctrl-C" };
       return false;
@@ -381,7 +392,7 @@ export class LoopDriver implements LoopHooks {
       this.reason = { kind: "budget", message: spent };
       return false;
     }
-    const found = this.guards.iteration(turn, run);
+    const found = guarded ? this.guards.iteration(turn, run) : null;
     const trip = this.pendingTrip ?? found;
     this.pendingTrip = null;
     return trip ? this.pause(trip, turn, sessionId) : true;

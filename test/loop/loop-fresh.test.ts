@@ -86,4 +86,19 @@ describe("nudge claude loop --fresh", () => {
     expect(readManifestFile(dir).turns).toHaveLength(4); // the loop's session keeps all its iterations
     expect(existsSync(path.join(repo, "a.txt"))).toBe(true);
   });
+
+  it("a line typed during a fresh loop goes with the next iteration's prompt (a fresh claude would not know the task from the line alone)", async () => {
+    const repo = await gitdir();
+    const { api, run, manifest } = await runLoop(repo, [{ text: "one" }, { text: "<promise>COMPLETE</promise>" }, { text: "never asked" }], ["make notes", "--fresh", "--until-promise", "COMPLETE"], {
+      input: "also write notes.txt\n",
+    });
+    onTestFinished(() => api.close());
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain("↻ iteration 2 of 10 · your line · fresh context");
+    const second = sentPrompts(api)[1]!;
+    expect(second).toMatch(/^make notes\n/);
+    expect(second).toContain("[nudge loop] From the person running this loop: also write notes.txt");
+    expect(dialogue(turnStarts(api)[1]!)).toHaveLength(1);
+    expect(manifest.turns).toHaveLength(3);
+  });
 });

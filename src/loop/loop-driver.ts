@@ -24,9 +24,12 @@ import { readAhead } from "./read-ahead.js";
 import type { LoopHooks } from "./loop-hooks.js";
 import { checked, describeCheck, type Iteration, type LoopOutcome, type StopReason } from "./loop-report.js";
 import { writeIterationLog } from "./iteration-log.js";
+import { LastMessage } from "./last-message.js";
 import type { ModelPlan } from "./model-plan.js";
 import { renderTemplate, type LoopPrompts, type PromptValues, type Template } from "./prompt-template.js";
-import { readSigils, readVerdict, reasonFrom } from "./sigils.js";
+import { iterationVerdict, saidPromise } from "./iteration-verdict.js";
+import { readVerdict } from "./sigils.js";
+import { VERIFIER_FLAGS, verifierFeedback } from "./verifier.js";
 
 export interface LoopConfig {
   goal: string | null;
@@ -57,15 +60,6 @@ export interface LoopConfig {
 
 type Phase = "turn" | "check" | "pause" | "idle";
 
-/** The tools a verifier has: it reads and runs, it does not write (Ralph's `Bash Read Glob Grep`). */
-const VERIFIER_FLAGS = {
-  tools: "Bash,Read,Glob,Grep",
-  allowedTools: "Bash Read Glob Grep",
-  disallowedTools: "Write Edit MultiEdit NotebookEdit",
-  // Not the loop's acceptEdits: anything beyond the tools above is asked, and unattended refused.
-  permissionMode: "default",
-} as const;
-
 export class LoopDriver implements LoopHooks {
   private phase: Phase = "idle";
   private iteration = 0;
@@ -92,10 +86,8 @@ export class LoopDriver implements LoopHooks {
   private lastCheck: CheckRun | null;
   /** What nudge tells claude with the next prompt (a refuted promise, the verifier's reason). */
   private feedback: string[] = [];
-  /** claude's last message in the turn in flight (its main thread's), and the model that wrote it. */
-  private lastText = "";
-  private lastMessageId: string | null = null;
-  private turnModel: string | null = null;
+  /** claude's last message in the turn in flight, and the model that wrote it. */
+  private readonly said = new LastMessage();
   /** The next prompt is the verifier's; the turn in flight is the verifier's. */
   private verifyNext = false;
   private verifying = false;
@@ -286,18 +278,16 @@ export class LoopDriver implements LoopHooks {
       this.logsShown = true;
       this.say(`  iteration logs (raw NDJSON per turn): ${recorder.files.iterations}`);
     }
-    const text = this.lastText;
-    const sigils = readSigils(text);
+    const text = this.said.text;
     const verdict = verifier ? readVerdict(text) : null;
-    const failed = !verifier && sigils.promises.includes(this.c.failPromise);
-    const promise = failed ? this.c.failPromise : this.c.promise !== null && sigils.promises.includes(this.c.promise) ? this.c.promise : null;
+    const said = saidPromise(text, this.c);
     await recorder.annotateTurn(turn.n, {
       loop: {
         role: verifier ? "verifier" : "iteration",
         iteration: this.iteration,
         fresh: verifier || this.c.fresh,
-        model: this.turnModel ?? this.running?.model ?? null,
-        promise: verifier ? null : (promise ?? sigils.promises.at(-1) ?? null),
+        model: this.said.model ?? this.running?.model ?? null,
+        promise: verifier ? null : said.recorded,
         verdict: verifier ? (verdict ?? { pass: false, reason: null }) : null,
         log,
       },
@@ -317,11 +307,11 @@ export class LoopDriver implements LoopHooks {
       return false;
     }
     if (verifier) return this.afterVerifier(verdict, turn);
-    if (failed) {
-      this.reason = { kind: "failed", promise: this.c.failPromise, message: reasonFrom(text) };
+    if (said.gaveUp) {
+      this.reason = { kind: "failed", promise: said.gaveUp.promise, message: said.gaveUp.reason };
       return false;
     }
-    if (sigils.nextModel !== null) this.say(this.c.models.asked(sigils.nextModel));
+    if (said.nextModel !== null) this.say(this.c.models.asked(said.nextModel));
     let run: CheckRun | null = null;
     if (this.c.check !== null) {
       this.checkAbort = new AbortController();
@@ -333,10 +323,9 @@ export class LoopDriver implements LoopHooks {
       this.lastCheck = run;
       this.showCheck(run);
     }
-    const checkPassed = run === null || run.exitCode === 0;
-    const promised = this.c.promise === null || promise !== null;
-    if (promise !== null) this.say(`${checkPassed ? "✓" : "✗"} claude says <promise>${promise}</promise>${checkPassed ? "" : ", but the check fails: not trusted, the loop goes on"}`);
-    if (checkPassed && promised) {
+    const v = iterationVerdict(said, run, this.c);
+    if (v.say) this.say(v.say);
+    if (v.done) {
       if (this.c.verifyPrompt) {
         this.verifyNext = true;
         return true;
@@ -344,12 +333,8 @@ export class LoopDriver implements LoopHooks {
       this.reason = { kind: "passed", how: this.doneBy() };
       return false;
     }
-    if (promise !== null && run) {
-      this.feedback.push(`[nudge loop] You said <promise>${promise}</promise>, but the check \`${run.command}\` still fails (exit status ${run.exitCode ?? "timeout"}), so the task is not done. Do not say it until the check passes.`);
-    } else if (this.c.promise !== null && run && checkPassed) {
-      this.feedback.push(`[nudge loop] The check passes, but your last message did not say <promise>${this.c.promise}</promise>; say it when the whole task is done.`);
-    }
-    const moved = checkPassed && run !== null ? this.c.models.passed() : this.c.models.failed();
+    if (v.feedback) this.feedback.push(v.feedback);
+    const moved = v.checkPassed ? this.c.models.passed() : this.c.models.failed();
     if (moved) this.say(moved);
     return this.goOn(turn, sessionId, run);
   }
@@ -363,11 +348,7 @@ export class LoopDriver implements LoopHooks {
     }
     const why = verdict?.reason ?? null;
     this.warn(`verifier: ${why === null ? "no <verify-pass/> or <verify-fail>…</verify-fail> in its answer: counts as a fail" : `<verify-fail> ${oneLine(why, 200)}`}`);
-    this.feedback.push(
-      why === null
-        ? "[nudge loop] A verifier checked the work and did not confirm that it is done. Check it yourself and finish it."
-        : `[nudge loop] A verifier checked the work and found it not done:\n${why}`,
-    );
+    this.feedback.push(verifierFeedback(why));
     const moved = this.c.models.passed();
     if (moved) this.say(moved);
     // The verifier changes nothing by design: its turn is no sign of a loop that stopped moving.
@@ -441,21 +422,9 @@ export class LoopDriver implements LoopHooks {
   /** Claude's tool calls, on their way to the screen: a call repeated too often cuts the turn short. */
   private observe(event: StreamEvent): void {
     if (event.type === "result" && this.phase === "turn") this.apiFailure = unfixableApiFailure(event);
-    if (event.type === "system" && event.subtype === "init" && this.phase === "turn") {
-      this.lastText = "";
-      this.lastMessageId = null;
-      this.turnModel = event.model ?? null;
-    }
-    if (event.type !== "assistant" || this.phase !== "turn") return;
-    // The main thread's last message is what the iteration said (a subagent's words are not claude's answer).
-    if (!event.parent_tool_use_id) {
-      const id = event.message.id ?? null;
-      if (id === null || id !== this.lastMessageId) this.lastText = "";
-      this.lastMessageId = id;
-      if (event.message.model) this.turnModel = event.message.model;
-      for (const block of event.message.content) if (block.type === "text" && typeof block.text === "string") this.lastText += `${this.lastText ? "\n" : ""}${block.text}`;
-    }
-    if (this.verifying) return; // the verifier's calls are not the loop's work
+    if (this.phase !== "turn") return;
+    this.said.see(event);
+    if (event.type !== "assistant" || this.verifying) return; // the verifier's calls are not the loop's work
     for (const block of event.message.content) {
       if (!isToolUse(block)) continue;
       const trip = this.guards.toolCall(block.id, block.name, block.input);

@@ -13,6 +13,7 @@ import { describeCheck } from "./loop-report.js";
 import { ModelPlan, type ModelSettings } from "./model-plan.js";
 import { readPromptFile, type PromptFile } from "./prompt-file.js";
 import { loopPrompts } from "./prompt-template.js";
+import { verifierPrompt } from "./verifier.js";
 
 export interface LoopStart {
   goal: string | null;
@@ -42,7 +43,8 @@ export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
   // Read again before every iteration: editing the file steers the loop.
   const reloadPrompts = async () => (o.promptFile ? loopPrompts(o.goal, await readPromptFile(o.promptFile.source), o.check !== null) : prompts);
   const verify = o.verify;
-  const verifyPrompt = verify === null ? null : async () => verifierPrompt(o, verify === true ? null : (await readPromptFile(verify.source, "--verify")).text);
+  const verifyPrompt =
+    verify === null ? null : async () => (verify === true ? verifierPrompt(await taskOf(o)) : (await readPromptFile(verify.source, "--verify")).text);
   const startedAt = Date.now();
   const ends = [o.check !== null ? `\`${o.check}\` exits 0` : null, o.promise !== null ? `claude says <promise>${o.promise}</promise>` : null].filter((x) => x !== null);
   o.say(`↻ loop until ${ends.join(" and ")}${o.verify ? ", and a verifier agrees" : ""} · ${describeLimits(o)}${o.fresh ? " · a fresh claude every iteration" : ""}`);
@@ -63,20 +65,10 @@ export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
   return new LoopDriver({ ...common, check: o.check, baseline });
 }
 
-/** What the verifier is asked: the user's --verify file, or nudge's, naming the task the loop works on. */
-async function verifierPrompt(o: LoopStart, own: string | null): Promise<string> {
-  if (own !== null) return own;
-  const task = o.promptFile ? (await readPromptFile(o.promptFile.source).catch(() => o.promptFile!)).text : (o.goal ?? "");
-  return `You are a verifier. Another agent has been working in this repository on the task below and says it is done. You cannot change files: read them and run read-only commands (the tests, a linter, git diff) to check whether the task is really complete.
-
-The task:
-<task>
-${task.trim()}
-</task>
-
-End your answer with exactly one of:
-<verify-pass/> when the task is complete;
-<verify-fail>what is missing or wrong</verify-fail> otherwise.`;
+/** The task as the iterations get it now: the prompt file (as it is now), or the goal. */
+async function taskOf(o: LoopStart): Promise<string> {
+  if (!o.promptFile) return o.goal ?? "";
+  return (await readPromptFile(o.promptFile.source).catch(() => o.promptFile!)).text;
 }
 
 /** Ctrl-C during the first check stops it (it runs in its own process group, out of the terminal's reach). */

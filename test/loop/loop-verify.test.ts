@@ -66,6 +66,8 @@ describe("nudge claude loop --verify", () => {
     const show = await runNudge(["session", "show", id], { cwd: repo });
     expect(show.stdout).toMatch(/^2 .*verifier of 1 · \S+ · ✗ the tests were never run$/m);
     expect(show.stdout).toMatch(/^4 .*verifier of 2 · \S+ · ✓ pass$/m);
+    const replay = await runNudge(["session", "replay", id], { cwd: repo, env: { NO_COLOR: "1" } });
+    expect(replay.stdout.match(/^ {2}[✓✗] verifier of iteration .*$/gm)).toEqual(["  ✗ verifier of iteration 1: the tests were never run", "  ✓ verifier of iteration 2: pass"]);
   });
 
   it("--verify FILE is the verifier's prompt; an answer with no verdict counts as a fail", async () => {

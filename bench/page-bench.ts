@@ -142,6 +142,7 @@ export function syntheticSession(turns: number): { session: SessionView; turns: 
     edits: null,
     check: null,
     compaction: null,
+    loop: null,
   }));
   const view = (s: TurnSummaryView): TurnView => ({
     summary: s,

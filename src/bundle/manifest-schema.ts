@@ -150,6 +150,25 @@ function buildJournalSchemas() {
       z.optional(z.nullable(z.object({ command: z.string(), exitCode: z.nullable(z.int()), tail: z.string(), durationMs: z.number() }))),
       "an agentic loop's --until check, run after the turn",
     ),
+    loop: described(
+      z.optional(
+        z.nullable(
+          z.object({
+            role: described(z.enum(["iteration", "verifier"]), "a loop iteration, or the verifier's check of the work (read-only tools)"),
+            iteration: described(count, "the loop's iteration number (for a verifier: the iteration it checked)"),
+            fresh: described(z.boolean(), "run as a new claude conversation (--fresh, and every verifier)"),
+            model: described(z.nullable(z.string()), "the model claude ran with (null: claude's default)"),
+            promise: described(z.optional(z.nullable(z.string())), "the <promise> claude's last message made, if any"),
+            verdict: described(
+              z.optional(z.nullable(z.object({ pass: z.boolean(), reason: z.nullable(z.string()) }))),
+              "a verifier's answer (no sigil counts as a fail)",
+            ),
+            log: described(z.optional(z.nullable(z.string().check(z.regex(/^iterations\/turn-\d{3,}\.ndjson$/)))), "the turn's raw NDJSON, inside the bundle"),
+          }),
+        ),
+      ),
+      "a `claude loop` turn: which iteration, which model, what claude promised, what the verifier said",
+    ),
     sharedWith: described(
       z.optional(z.array(sessionId)),
       "shared work tree: other sessions recorded in the same work tree while this turn ran (claude run --force); the turn's changes may include theirs",

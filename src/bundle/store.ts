@@ -55,6 +55,8 @@ export function bundleFiles(dir: string) {
     stderr: path.join(dir, "claude-stderr.log"),
     changes: path.join(dir, "changes"),
     transcripts: path.join(dir, "claude"),
+    /** A loop's raw NDJSON per iteration (copies of conversation.jsonl's lines; kept here only). */
+    iterations: path.join(dir, "iterations"),
     lock: path.join(dir, "lock"),
   };
 }

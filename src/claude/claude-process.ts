@@ -35,6 +35,8 @@ export interface ClaudeFlags {
   permissionMode?: string;
   allowedTools?: string;
   disallowedTools?: string;
+  /** The built-in tools claude has at all (`--tools`): a loop's verifier gets read-only ones. */
+  tools?: string;
   /** Continue this claude session (a new process after a crash, or a resumed nudge session). */
   resume?: { claudeSessionId: string; atUuid: string | null; fork: boolean };
   passthrough?: string[];
@@ -49,6 +51,7 @@ export function claudeArgs(flags: ClaudeFlags): string[] {
   if (flags.permissionMode) args.push("--permission-mode", flags.permissionMode);
   if (flags.allowedTools) args.push("--allowedTools", flags.allowedTools);
   if (flags.disallowedTools) args.push("--disallowedTools", flags.disallowedTools);
+  if (flags.tools) args.push("--tools", flags.tools);
   if (flags.resume) {
     args.push("--resume", flags.resume.claudeSessionId);
     // A fork point: continue under a new claude session id, seeing the conversation only up to

@@ -1,6 +1,6 @@
 import { writeErr } from "../terminal/output.js";
 import { Command } from "commander";
-import { existsSync, promises as fs, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
@@ -11,7 +11,10 @@ import { DEFAULT_BUDGET } from "../loop/budget.js";
 import { DEFAULT_GUARDS } from "../loop/guards.js";
 import { loopExitCode, summaryLines } from "../loop/loop-report.js";
 import { PLACEHOLDERS } from "../loop/prompt-template.js";
+import { MODEL_NAME } from "../loop/model-plan.js";
+import { readPromptFile, type PromptFile } from "../loop/prompt-file.js";
 import { startLoop } from "../loop/start-loop.js";
+import { prepareSandbox } from "../claude/sandbox.js";
 import { loadRules } from "../rules/load-rules.js";
 import { chooseSession, type SessionChoice } from "../session/open-session.js";
 import { exitAsHangUp } from "../terminal/hang-up.js";
@@ -24,8 +27,23 @@ const none = z.pipe(z.literal("none"), z.transform(() => null));
 const off = z.pipe(z.union([z.literal("off"), z.literal("0")]), z.transform(() => null));
 const guardCount = z.union([off, z.coerce.number().check(z.int(), z.positive())]);
 
+/** A promise's text goes inside <promise>…</promise>: plain words, no angle brackets. */
+const promiseText = z.string().check(z.regex(/^[^<>\n]{1,100}$/, "plain text of at most 100 characters, without < > or a line break"));
+const modelList = z.pipe(
+  z.string(),
+  z.transform((list) => list.split(",").map((m) => m.trim())),
+).check(z.refine((models: string[]) => models.length > 0 && models.every((m) => MODEL_NAME.test(m)), "a comma-separated list of model names, e.g. haiku,sonnet,opus"));
+
 const LoopOptions = z.object({
-  until: z.string().check(z.minLength(1)),
+  until: z.optional(z.string().check(z.minLength(1))),
+  untilPromise: z.optional(promiseText),
+  failPromise: z._default(promiseText, "FAILURE"),
+  fresh: z._default(z.boolean(), false),
+  verify: z.optional(z.union([z.literal(true), z.string().check(z.minLength(1))])),
+  modelStrategy: z.optional(modelList),
+  escalateAfter: z._default(z.coerce.number().check(z.int(), z.positive()), 2),
+  allowModelHints: z._default(z.boolean(), false),
+  sandbox: z._default(z.boolean(), false),
   maxIterations: z._default(z.coerce.number().check(z.int(), z.positive()), DEFAULT_BUDGET.iterations),
   maxCost: z._default(z.union([none, z.coerce.number().check(z.positive())]), DEFAULT_BUDGET.costUsd),
   maxMinutes: z._default(z.union([none, z.coerce.number().check(z.positive())]), DEFAULT_BUDGET.minutes),
@@ -44,9 +62,17 @@ const placeholders = Object.entries(PLACEHOLDERS)
   .join("\n");
 
 export const claudeLoopCommand = new Command("loop")
-  .description("run claude in a loop until a check passes; every iteration is a recorded turn you can rewind to")
+  .description("run claude in a loop until a check passes (or claude keeps its promise); every iteration is a recorded turn you can rewind to")
   .argument("[goal]", "what claude should achieve: the first prompt, and the heart of every later one")
   .option("--until <command>", "the check: a shell command run in the work tree after every turn; the loop ends when it exits 0")
+  .option("--until-promise <text>", "done when claude's last message of an iteration says <promise>TEXT</promise> (with --until: and the check passes)")
+  .option("--fail-promise <text>", 'claude gives up with <promise>TEXT</promise>: the loop stops, exit 3 (default "FAILURE")')
+  .option("--fresh", "every iteration a new claude conversation, started from the prompt; the files carry the state")
+  .option("--verify [prompt-file]", "when the loop would end, a fresh claude with read-only tools checks the work: <verify-pass/> or <verify-fail>why</verify-fail>")
+  .option("--model-strategy <models>", "models to climb through, e.g. haiku,sonnet,opus: one up after --escalate-after failed iterations, one down after a pass")
+  .option("--escalate-after <k>", "failed iterations in a row before --model-strategy moves up (default 2)")
+  .option("--allow-model-hints", "let <next-model>NAME</next-model> in claude's last message choose the next iteration's model")
+  .option("--sandbox", "run claude under bubblewrap (bwrap): writes only in the work tree, the temp dir and claude's config dir")
   .option("--max-iterations <n>", `stop after n turns (default ${DEFAULT_BUDGET.iterations})`)
   .option("--max-cost <usd>", `stop once the loop's turns cost this much, or "none" (default ${DEFAULT_BUDGET.costUsd})`)
   .option("--max-minutes <m>", `stop after m minutes, interrupting a turn, or "none" (default ${DEFAULT_BUDGET.minutes})`)
@@ -78,15 +104,25 @@ The first prompt is the goal; each later one is the goal, the check's exit statu
 60 lines of its output. With --prompt-file, that template makes every prompt, the first included:
 ${placeholders}
 
+The prompt file is read again before every iteration: editing it steers the loop. {{feedback}}
+(a promise the check refuted, the verifier's reason) is added at the end when not used.
+
+With --until-promise the loop is done when claude's last message says <promise>TEXT</promise>
+(in its prose: a tag in a code block or a quoted line does not count), and, with --until, the
+check passes too. <promise>FAILURE</promise> (--fail-promise) stops it with exit 3. --verify runs
+a fresh claude with read-only tools (Bash Read Glob Grep) before it ends; its
+<verify-fail>why</verify-fail> goes to the next iteration. Each iteration's raw NDJSON is kept
+in the session's folder, under iterations/.
+
 The loop stops when the check passes, when a budget is spent, or when a guard trips. A guard
 pauses it: on a terminal you choose to continue, stop, or rewind to the best turn so far;
 otherwise it stops. A line you type during the loop is sent as the next prompt, and the loop
 goes on. Ctrl-C stops the loop after the current turn; a second Ctrl-C interrupts the turn.
 
 Exit codes:
-  0  the check passed
-  3  the loop stopped before it did: a guard, a budget, or you (the summary says which, and
-     names the turn to go back to: nudge session rewind <id> <turn>)
+  0  done: the check passed (and the promise was kept, and the verifier agreed, when asked for)
+  3  the loop stopped before: a guard, a budget, you, or claude's <promise>FAILURE</promise> (the
+     summary says which, and names the turn to go back to: nudge session rewind <id> <turn>)
   1  a problem with the input or the environment (a bad flag, a check that cannot run)
   2  a bug in nudge
 
@@ -94,17 +130,24 @@ Examples:
   $ nudge claude loop "make the failing tests pass" --until "npm test" --permission-mode acceptEdits
   $ nudge claude loop "port utils.js to TypeScript" --until "npx tsc --noEmit" --max-iterations 5 --max-cost 2
   $ nudge claude loop --prompt-file PROMPT.md --until "pytest -q" --guard-no-change 2
-  $ nudge claude loop -c "keep going" --until "npm test"      # more iterations in the same session`,
+  $ nudge claude loop -c "keep going" --until "npm test"      # more iterations in the same session
+  $ nudge claude loop --prompt-file PROMPT.md --fresh --until-promise COMPLETE --until "npm test" --verify
+  $ nudge claude loop "fix the build" --until "make" --model-strategy haiku,sonnet,opus --sandbox`,
   )
   .allowExcessArguments(true)
   .action(async (goal: string | undefined, raw: unknown, command: Command) => {
-    if ((raw as { until?: unknown }).until === undefined) {
+    const given = raw as { until?: unknown; untilPromise?: unknown };
+    if (given.until === undefined && given.untilPromise === undefined) {
       throw new UserError(
-        "a loop needs a check: --until <command>",
-        'it ends when the check exits 0, e.g. --until "npm test"; for a fixed number of iterations: --until false --max-iterations 5',
+        "a loop needs a check: --until <command>, or --until-promise <text>",
+        'it ends when the check exits 0, e.g. --until "npm test" (or when claude says <promise>COMPLETE</promise>: --until-promise COMPLETE); for a fixed number of iterations: --until false --max-iterations 5',
       );
     }
     const options = parseOptions(LoopOptions, raw);
+    if (options.model && options.modelStrategy) throw new UserError("--model and --model-strategy cannot be used together", "the strategy's first model is where the loop starts");
+    if (options.untilPromise !== undefined && options.untilPromise === options.failPromise) {
+      throw new UserError(`--until-promise and --fail-promise are both "${options.failPromise}"`, "give the failure another word, e.g. --fail-promise FAILURE");
+    }
     if (options.continue && options.resume) throw new UserError("-c and -r cannot be used together", "pick one");
     const passthrough = argsAfterDoubleDash(command);
     const ours = command.args.slice(0, command.args.length - passthrough.length);
@@ -121,6 +164,7 @@ async function runLoop(input: LoopInput): Promise<number> {
   if (!existsSync(cwd)) throw new UserError(`no such directory: ${cwd}`, "check --cwd");
   if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   const promptFile = input.promptFile ? await readPromptFile(input.promptFile) : null;
+  const verify = input.verify === undefined ? null : input.verify === true ? true : await readVerifyFile(input.verify);
   const store = await openStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   const rules = await loadRules(store.repoRoot);
@@ -128,9 +172,15 @@ async function runLoop(input: LoopInput): Promise<number> {
   const existing = await chooseSession(store, choice);
   const errStyle = makeStyle(colorEnabled(process.stderr));
   const say = (line: string) => writeErr(`${errStyle.dim(line)}\n`);
+  const sandbox = input.sandbox ? await prepareSandbox({ workTree: existing?.manifest.repo.root ?? store.repoRoot, claudeConfigDir: claudeConfigDir(), env: process.env }) : null;
   const loop = await startLoop({
     goal: input.goal,
-    check: input.until,
+    check: input.until ?? null,
+    fresh: input.fresh,
+    promise: input.untilPromise ?? null,
+    failPromise: input.failPromise,
+    verify,
+    models: { strategy: input.modelStrategy ?? null, escalateAfter: input.escalateAfter, allowHints: input.allowModelHints },
     checkTimeoutMs: input.checkTimeout * 1000,
     promptFile,
     budget: { iterations: input.maxIterations, costUsd: input.maxCost, minutes: input.maxMinutes },
@@ -163,6 +213,7 @@ async function runLoop(input: LoopInput): Promise<number> {
       force: input.force ?? false,
       rules,
       loop,
+      sandbox,
     });
     const outcome = loop.outcome();
     const [first, ...rest] = summaryLines(outcome);
@@ -176,13 +227,10 @@ async function runLoop(input: LoopInput): Promise<number> {
   }
 }
 
-async function readPromptFile(file: string): Promise<{ text: string; source: string }> {
-  const full = path.resolve(file);
-  const stat = await fs.stat(full).catch(() => null);
-  if (!stat?.isFile()) throw new UserError(`--prompt-file: ${stat ? "not a file" : "no such file"}: ${file}`, "give the path of a text file holding the prompt template");
-  if (stat.size > 100_000) throw new UserError(`--prompt-file: ${file} is ${stat.size} bytes; a prompt template is at most 100 kB`, "keep the template short; claude can read long files itself");
-  const bytes = await fs.readFile(full);
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-  if (text.includes("\uFFFD") || bytes.includes(0)) throw new UserError(`--prompt-file: ${file} is not UTF-8 text`, "save the template as UTF-8");
-  return { text, source: file };
+/** --verify's file; a goal put right after --verify is taken for it, so say so. */
+async function readVerifyFile(file: string): Promise<PromptFile> {
+  if (!existsSync(file)) {
+    throw new UserError(`--verify: no such file: ${file}`, 'a word right after --verify is its prompt file: put the goal before --verify, or write --verify=FILE');
+  }
+  return readPromptFile(file, "--verify");
 }

@@ -44,11 +44,13 @@ export const sessionShowCommand = new Command("show")
     out("");
     // An agentic loop's turns carry their check's result: a column of its own, only then.
     const checks = m.turns.some((t) => t.check);
+    // And, with the options of issue 20, which iteration each was, on which model, what it promised.
+    const loops = m.turns.some((t) => t.loop);
     const changes = (patch: Turn["patch"]) =>
       formatStat(patch) + (patch.binaryFiles ? ` (${patch.binaryFiles} binary)` : "") + (patch.nowIgnored?.length ? ` (${patch.nowIgnored.length} now ignored, still on disk)` : "");
     const rows = m.turns.flatMap((t) => [
       // What the user changed between turns is theirs: a row of its own, before the turn it preceded.
-      ...(t.edits ? [["", "  your edits", changes(t.edits.patch), "", "", "", ...(checks ? [""] : [])]] : []),
+      ...(t.edits ? [["", "  your edits", changes(t.edits.patch), "", "", "", ...(checks ? [""] : []), ...(loops ? [""] : [])]] : []),
       [
         String(t.n),
         t.n === 0 ? "(starting state)" : oneLine(t.prompt ?? "", 50),
@@ -57,9 +59,20 @@ export const sessionShowCommand = new Command("show")
         formatDuration(t.result?.durationMs),
         (t.n === 0 ? "" : t.compaction && t.status === "complete" && !t.result?.isError ? describeCompaction(t.compaction) : turnOutcome(t)) + (t.repaired ? (t.n === 0 ? "(repaired)" : " (repaired)") : ""),
         ...(checks ? [t.check ? `${t.check.exitCode === 0 ? "✓" : "✗"} ${describeCheck(t.check)}` : ""] : []),
+        ...(loops ? [t.loop ? describeLoopTurn(t.loop) : ""] : []),
       ],
     ]);
-    printTable(["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : [])], rows);
+    printTable(["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : []), ...(loops ? ["LOOP"] : [])], rows);
     out("");
     out(`total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turn${s.turns === 1 ? "" : "s"}`);
   });
+
+/** "iteration 2 · fresh · claude-haiku-4-5 · promised COMPLETE", "verifier of 2 · ✗ the tests fail". */
+function describeLoopTurn(l: NonNullable<Turn["loop"]>): string {
+  const model = l.model ?? "default model";
+  if (l.role === "verifier") {
+    const v = l.verdict;
+    return `verifier of ${l.iteration} · ${model} · ${v?.pass ? "✓ pass" : `✗ ${v?.reason ? oneLine(v.reason, 40) : "no verdict"}`}`;
+  }
+  return `iteration ${l.iteration}${l.fresh ? " · fresh" : ""} · ${model}${l.promise ? ` · promised ${oneLine(l.promise, 30)}` : ""}`;
+}

@@ -59,15 +59,18 @@ export class Guards {
   }
 
   /** A turn and its check: a trip when the loop has stopped moving. */
-  iteration(turn: Turn, check: { exitCode: number | null; output: string }): Trip | null {
+  iteration(turn: Turn, check: { exitCode: number | null; output: string } | null): Trip | null {
     const changed = turn.patch.filesChanged > 0 || (turn.edits?.patch.filesChanged ?? 0) > 0;
     if (changed) {
       this.unchanged = 0;
       this.calls.clear();
     } else this.unchanged++;
-    const key = outputKey(check);
-    this.sameOutputs = this.lastOutput !== null && key === this.lastOutput ? this.sameOutputs + 1 : 0;
-    this.lastOutput = key;
+    // No check (a promise alone ends the loop), or a verifier's turn: no output to compare.
+    if (check) {
+      const key = outputKey(check);
+      this.sameOutputs = this.lastOutput !== null && key === this.lastOutput ? this.sameOutputs + 1 : 0;
+      this.lastOutput = key;
+    }
     const { noChange, sameOutput } = this.s;
     if (noChange !== null && this.unchanged >= noChange) {
       return { guard: "no-change", flag: `--guard-no-change ${noChange}`, message: `no file changed in ${this.unchanged} iteration${this.unchanged === 1 ? "" : "s"} in a row` };

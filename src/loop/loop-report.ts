@@ -6,7 +6,9 @@ import { describeSummary, parseTestSummary } from "./check-summary.js";
 import type { Trip } from "./guards.js";
 
 export type StopReason =
-  | { kind: "passed" }
+  | { kind: "passed"; how?: string }
+  /** claude said the --fail-promise (<promise>FAILURE</promise>): it gave up, and says why. */
+  | { kind: "failed"; promise: string; message: string }
   | { kind: "budget"; message: string }
   | { kind: "guard"; trip: Trip }
   | { kind: "rewound"; turn: number; trip: Trip }
@@ -24,6 +26,8 @@ export interface Iteration {
   /** null: the loop stopped before checking this turn (Ctrl-C twice, time up). */
   check: CheckRun | null;
   costUsd: number;
+  /** A verifier's turn (--verify), not an iteration. */
+  verifier?: boolean;
 }
 
 /** The turns whose check ran: the candidates for the best one. */
@@ -38,7 +42,7 @@ export interface LoopOutcome {
   elapsedMs: number;
 }
 
-/** 0: the check passed; 3: the loop stopped before it did (a guard, a budget, or you); 1: the API refused claude's request. */
+/** 0: done (the check passed, the promise was kept); 3: the loop stopped before (a guard, a budget, you, claude's FAILURE); 1: the API refused claude's request. */
 export function loopExitCode(outcome: LoopOutcome): number {
   if (outcome.reason.kind === "api") return 1;
   return outcome.reason.kind === "passed" ? 0 : 3;
@@ -64,6 +68,8 @@ function describeReason(reason: StopReason): string {
       return `guard tripped: ${reason.trip.message} (${reason.trip.flag}); you rewound to turn ${reason.turn}`;
     case "user":
       return `stopped by you (${reason.message})`;
+    case "failed":
+      return `claude gave up: <promise>${reason.promise}</promise>${reason.message ? `: ${reason.message}` : ""}`;
     case "api":
       return `the API refused claude's request, and the next iteration would meet the same: ${reason.message}`;
   }
@@ -71,11 +77,13 @@ function describeReason(reason: StopReason): string {
 
 /** The lines that end a loop: why it stopped, what it cost, and the turn to go back to. */
 export function summaryLines(outcome: LoopOutcome): string[] {
-  const turns = outcome.iterations.filter((i) => i.iteration > 0);
-  const totals = `${turns.length} iteration${turns.length === 1 ? "" : "s"} · ${formatCost(outcome.costUsd)} · ${formatDuration(outcome.elapsedMs)}`;
+  const turns = outcome.iterations.filter((i) => i.iteration > 0 && !i.verifier);
+  const verifiers = outcome.iterations.filter((i) => i.verifier).length;
+  const totals = `${turns.length} iteration${turns.length === 1 ? "" : "s"}${verifiers ? ` and ${verifiers} verification${verifiers === 1 ? "" : "s"}` : ""} · ${formatCost(outcome.costUsd)} · ${formatDuration(outcome.elapsedMs)}`;
   const last = checked(turns).at(-1);
-  if (outcome.reason.kind === "passed" && last) {
-    return [`✓ loop done: the check passed after iteration ${last.iteration} (turn ${last.n} of session ${last.sessionId}) · ${totals}`];
+  const lastIteration = turns.at(-1);
+  if (outcome.reason.kind === "passed" && lastIteration) {
+    return [`✓ loop done: ${outcome.reason.how ?? "the check passed"} after iteration ${lastIteration.iteration} (turn ${lastIteration.n} of session ${lastIteration.sessionId}) · ${totals}`];
   }
   const lines = [`■ loop stopped: ${describeReason(outcome.reason)} · ${totals}`];
   const lastTurn = turns.at(-1);

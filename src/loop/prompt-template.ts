@@ -16,6 +16,7 @@ export const PLACEHOLDERS = {
   exit_code: 'the check\'s exit status after the last turn, or before the first ("timeout" when it timed out)',
   summary: 'the test runner\'s counts when its output has them ("3 failed, 10 passed"), else empty',
   output: "the last lines of the check's output (without colours)",
+  feedback: "what nudge has to tell claude (a promise the check refuted, the verifier's reason); when not used, it is added at the end",
 } as const;
 
 export type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -69,7 +70,9 @@ function lineOf(text: string, index: number): number {
 }
 
 export function renderTemplate(template: Template, values: PromptValues): string {
-  return template.parts.map((p) => ("text" in p ? p.text : values[p.name])).join("");
+  const text = template.parts.map((p) => ("text" in p ? p.text : values[p.name])).join("");
+  // nudge's feedback reaches claude whether or not the template has a place for it.
+  return values.feedback && !template.uses.has("feedback") ? `${text.replace(/\s+$/, "")}\n\n${values.feedback}` : text;
 }
 
 export interface LoopPrompts {
@@ -77,13 +80,19 @@ export interface LoopPrompts {
   first: Template;
   /** Every later one. */
   next: Template;
+  /** nudge's own prompts (no --prompt-file): they tell claude how the loop ends. */
+  usesDefault: boolean;
 }
 
+const DEFAULT_NEXT_NO_CHECK = `{{goal}}
+
+[nudge loop · iteration {{iteration}} of {{max_iterations}}] Keep working towards the goal.`;
+
 /** The default prompts, or the user's template for all iterations; the goal must be there if it is used. */
-export function loopPrompts(goal: string | null, file: { text: string; source: string } | null): LoopPrompts {
+export function loopPrompts(goal: string | null, file: { text: string; source: string } | null, hasCheck = true): LoopPrompts {
   if (!file) {
     if (goal === null) throw new UserError("a loop needs a goal", 'nudge claude loop "<goal>" --until "<check>" (or --prompt-file)');
-    return { first: parseTemplate("{{goal}}", "the goal"), next: parseTemplate(DEFAULT_NEXT, "the default prompt") };
+    return { first: parseTemplate("{{goal}}", "the goal"), next: parseTemplate(hasCheck ? DEFAULT_NEXT : DEFAULT_NEXT_NO_CHECK, "the default prompt"), usesDefault: true };
   }
   const template = parseTemplate(file.text, file.source);
   if (template.uses.has("goal") && goal === null) {
@@ -92,5 +101,5 @@ export function loopPrompts(goal: string | null, file: { text: string; source: s
   if (!template.uses.has("goal") && goal !== null) {
     throw new UserError(`${file.source} has no {{goal}}, so the goal given would never be sent`, "put {{goal}} in the template, or leave the goal out");
   }
-  return { first: template, next: template };
+  return { first: template, next: template, usesDefault: false };
 }

@@ -10,13 +10,23 @@ import { assertCheckSyntax, runCheck, type CheckRun } from "./check-run.js";
 import type { GuardSettings } from "./guards.js";
 import { LoopDriver } from "./loop-driver.js";
 import { describeCheck } from "./loop-report.js";
+import { ModelPlan, type ModelSettings } from "./model-plan.js";
+import { readPromptFile, type PromptFile } from "./prompt-file.js";
 import { loopPrompts } from "./prompt-template.js";
+import { verifierPrompt } from "./verifier.js";
 
 export interface LoopStart {
   goal: string | null;
-  check: string;
+  /** null: no --until, the promise alone ends the loop. */
+  check: string | null;
   checkTimeoutMs: number;
-  promptFile: { text: string; source: string } | null;
+  promptFile: PromptFile | null;
+  fresh: boolean;
+  promise: string | null;
+  failPromise: string;
+  /** --verify: true for nudge's verifier prompt, or the verifier's prompt file. */
+  verify: PromptFile | true | null;
+  models: ModelSettings;
   budget: Budget;
   guards: GuardSettings;
   /** Where the check runs: the folder claude works in. */
@@ -28,11 +38,19 @@ export interface LoopStart {
 
 /** The loop, ready to drive a run; null when the user stopped it during the first check. */
 export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
-  await assertCheckSyntax(o.check);
-  const prompts = loopPrompts(o.goal, o.promptFile);
+  if (o.check !== null) await assertCheckSyntax(o.check);
+  const prompts = loopPrompts(o.goal, o.promptFile, o.check !== null);
+  // Read again before every iteration: editing the file steers the loop.
+  const reloadPrompts = async () => (o.promptFile ? loopPrompts(o.goal, await readPromptFile(o.promptFile.source), o.check !== null) : prompts);
+  const verify = o.verify;
+  const verifyPrompt =
+    verify === null ? null : async () => (verify === true ? verifierPrompt(await taskOf(o)) : (await readPromptFile(verify.source, "--verify")).text);
   const startedAt = Date.now();
-  o.say(`↻ loop until \`${o.check}\` exits 0 · ${describeLimits(o)}`);
-  const baseline = await firstCheck(o);
+  const ends = [o.check !== null ? `\`${o.check}\` exits 0` : null, o.promise !== null ? `claude says <promise>${o.promise}</promise>` : null].filter((x) => x !== null);
+  o.say(`↻ loop until ${ends.join(" and ")}${o.verify ? ", and a verifier agrees" : ""} · ${describeLimits(o)}${o.fresh ? " · a fresh claude every iteration" : ""}`);
+  const common = { ...o, prompts, reloadPrompts, verifyPrompt, models: new ModelPlan(o.models), startedAt };
+  if (o.check === null) return new LoopDriver({ ...common, check: null, baseline: null });
+  const baseline = await firstCheck(o, o.check);
   if (baseline.aborted) return null;
   if (baseline.exitCode === 126 || baseline.exitCode === 127) {
     const why = baseline.tail.split("\n").at(-1) ?? "";
@@ -44,16 +62,22 @@ export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
     );
   }
   o.say(`  check before the first turn: ${describeCheck(baseline)}${baseline.exitCode === 0 ? " already; the loop ends after the first turn if it still passes" : ""}`);
-  return new LoopDriver({ ...o, prompts, baseline, startedAt });
+  return new LoopDriver({ ...common, check: o.check, baseline });
+}
+
+/** The task as the iterations get it now: the prompt file (as it is now), or the goal. */
+async function taskOf(o: LoopStart): Promise<string> {
+  if (!o.promptFile) return o.goal ?? "";
+  return (await readPromptFile(o.promptFile.source).catch(() => o.promptFile!)).text;
 }
 
 /** Ctrl-C during the first check stops it (it runs in its own process group, out of the terminal's reach). */
-async function firstCheck(o: LoopStart): Promise<CheckRun> {
+async function firstCheck(o: LoopStart, check: string): Promise<CheckRun> {
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.on("SIGINT", onSigint);
   try {
-    return await runCheck(o.check, { cwd: o.cwd, timeoutMs: o.checkTimeoutMs, signal: abort.signal });
+    return await runCheck(check, { cwd: o.cwd, timeoutMs: o.checkTimeoutMs, signal: abort.signal });
   } finally {
     process.off("SIGINT", onSigint);
   }

@@ -276,7 +276,7 @@ export class SessionRecorder {
    * Add to a saved turn's record (an agentic loop's check result): a new record of the same turn
    * is appended, and the last one wins.
    */
-  async annotateTurn(n: number, fields: Pick<Partial<Turn>, "check">): Promise<Turn> {
+  async annotateTurn(n: number, fields: Pick<Partial<Turn>, "check" | "loop">): Promise<Turn> {
     await this.saving;
     const turn = this.manifest_.turns.find((t) => t.n === n);
     if (!turn) throw new InternalError(`turn ${n} is not saved`);

@@ -4,7 +4,8 @@
  * requests are answered. If claude dies, the open turn is saved as incomplete and the next turn
  * starts a fresh process that resumes the same conversation.
  */
-import { ClaudeProcess, claudeArgs, type ClaudeExit, type ClaudeFlags } from "../claude/claude-process.js";
+import { sandboxed, type Sandbox } from "../claude/sandbox.js";
+import { ClaudeProcess, claudeArgs, type ClaudeExit, type ClaudeFlags, type ClaudeLaunch } from "../claude/claude-process.js";
 import { initializeRequest } from "../claude/control-protocol.js";
 import { isToolUse, type ToolUse } from "../claude/stream-events.js";
 import { UserError, errorMessage } from "../errors.js";
@@ -20,12 +21,30 @@ export interface ClaudeLinkOptions {
   claudeConfigDir: string;
   recorder: SessionRecorder;
   control: ControlHandler;
+  /** Run claude under bubblewrap (`claude loop --sandbox`). */
+  sandbox?: Sandbox | null;
   /** claude went away while nudge still wanted it (not after our own EOF). */
   onUnexpectedExit?: (exit: ClaudeExit, stderrTail: string) => void;
 }
 
+/**
+ * What the next claude process continues, when a loop decides it (between iterations):
+ * - fresh: a new conversation (`--fresh`, a verifier), until that one has an id of its own;
+ * - session: this claude session (back to the loop's own conversation after a verifier's).
+ */
+export type NextConversation = { kind: "fresh" } | { kind: "session"; claudeSessionId: string };
+
+export interface Restart {
+  next: NextConversation | null;
+  /** Flags for this and later processes, over the session's own (a model, a verifier's tools). */
+  flags: Partial<Omit<ClaudeFlags, "resume">>;
+}
+
 export class ClaudeLink {
   private process: ClaudeProcess | null = null;
+  /** Set by `restart`: the conversation the next process takes up, and since which claude session it applies. */
+  private next: { conversation: NextConversation; since: string | null } | null = null;
+  private flagsOver: Partial<Omit<ClaudeFlags, "resume">> = {};
   private closing = false;
   private stderrTail = "";
   private interrupts = 0;
@@ -165,6 +184,37 @@ export class ClaudeLink {
     await this.exitHandled;
   }
 
+  /**
+   * End the claude process between turns, so that the next turn starts one with `r`'s flags and
+   * conversation. Its exit is expected: it is not reported as claude going away.
+   */
+  async restart(r: Restart): Promise<void> {
+    await this.end();
+    this.closing = false;
+    this.flagsOver = r.flags;
+    this.next = r.next && { conversation: r.next, since: this.o.recorder.claudeSessionId };
+  }
+
+  private launch(l: ClaudeLaunch): ClaudeLaunch {
+    return this.o.sandbox ? sandboxed(l, this.o.sandbox) : l;
+  }
+
+  /** The conversation the next process continues (undefined: a new one). */
+  private resumeFrom(): ClaudeFlags["resume"] {
+    const recorder = this.o.recorder;
+    const manifest = recorder.manifest;
+    const last = recorder.claudeSessionId;
+    // A turn of the conversation chosen by `restart` has been saved since: carry on as usual.
+    if (this.next && last !== this.next.since) this.next = null;
+    if (this.next?.conversation.kind === "fresh") return undefined;
+    if (this.next?.conversation.kind === "session") return { claudeSessionId: this.next.conversation.claudeSessionId, atUuid: null, fork: false };
+    return manifest.resume
+      ? { claudeSessionId: manifest.resume.claudeSessionId, atUuid: manifest.resume.atUuid, fork: true }
+      : last
+        ? { claudeSessionId: last, atUuid: null, fork: false }
+        : undefined;
+  }
+
   private async answer(event: Parameters<ControlHandler["respond"]>[0]): Promise<void> {
     const process = this.process;
     const response = await this.o.control.respond(event);
@@ -177,12 +227,7 @@ export class ClaudeLink {
     if (this.recordingFailure) throw this.recordingError();
     const recorder = this.o.recorder;
     const manifest = recorder.manifest;
-    const last = recorder.claudeSessionId;
-    const resume = manifest.resume
-      ? { claudeSessionId: manifest.resume.claudeSessionId, atUuid: manifest.resume.atUuid, fork: true }
-      : last
-        ? { claudeSessionId: last, atUuid: null, fork: false }
-        : undefined;
+    const resume = this.resumeFrom();
     if (resume) {
       // --resume finds a conversation only under the cwd's project folder of this machine's config.
       await ensureTranscriptPlaced({
@@ -196,7 +241,7 @@ export class ClaudeLink {
     this.stderrTail = "";
     let wroteAnything = false;
     const process: ClaudeProcess = new ClaudeProcess(
-      { bin: this.o.bin, args: claudeArgs({ ...this.o.flags, resume }), cwd: this.o.cwd, env: this.o.env },
+      this.launch({ bin: this.o.bin, args: claudeArgs({ ...this.o.flags, ...this.flagsOver, resume }), cwd: this.o.cwd, env: this.o.env }),
       {
         onStdout: (chunk) => {
           wroteAnything = true;

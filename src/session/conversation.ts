@@ -9,7 +9,7 @@ import type { Turn } from "../bundle/manifest-schema.js";
 import { totalCost } from "../bundle/summary.js";
 import type { StreamEvent } from "../claude/stream-events.js";
 import { UserError } from "../errors.js";
-import type { ClaudeLink } from "./claude-link.js";
+import type { ClaudeLink, Restart } from "./claude-link.js";
 import { failOnFatal, watchForFatal, type TurnFailure } from "./fatal-failures.js";
 import type { Frontend } from "./frontend.js";
 import { formatCost } from "../format.js";
@@ -69,6 +69,14 @@ export class Conversation {
   /** Ctrl-C: interrupt the turn in flight (a second one stops claude). */
   interrupt(): ReturnType<ClaudeLink["interrupt"]> {
     return this.o.holder.link.interrupt();
+  }
+
+  /**
+   * Between turns: end claude, so that the next turn starts one as `r` says (an agentic loop's
+   * fresh iteration, its verifier, another model).
+   */
+  restartClaude(r: Restart): Promise<void> {
+    return this.o.holder.link.restart(r);
   }
 
   /** SIGTERM, the terminal closing: stop the turn in flight, take no more prompts, end normally. */

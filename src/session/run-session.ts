@@ -11,6 +11,7 @@ import { turnOf } from "../bundle/turn-lookup.js";
 import { lockWorkTree } from "../bundle/work-tree-lock.js";
 import { registerRecording, type RecordingRegistration } from "../bundle/work-tree-recordings.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
+import type { Sandbox } from "../claude/sandbox.js";
 import { UserError } from "../errors.js";
 import { tokenChange } from "../format.js";
 import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
@@ -43,6 +44,8 @@ export interface RunSessionInput {
   force?: boolean;
   frontend: Frontend;
   guard: ToolGuard | null;
+  /** Run claude under bubblewrap, writes confined (`claude loop --sandbox`). */
+  sandbox?: Sandbox | null;
   /** The session's recording has begun, under this id: before anything is asked (the page must know whom its answers are for). */
   onRecording?: (sessionId: string) => void;
   /** The conversation, once it exists: the frontend routes Ctrl-C and signals to it. */
@@ -186,6 +189,7 @@ class LiveRecording {
       cwd: runCwd,
       env: this.input.env,
       claudeConfigDir: this.input.claudeConfigDir,
+      sandbox: this.input.sandbox ?? null,
       recorder,
       control: new ControlHandler({ asker: frontend.asker, guard: this.input.guard, cwd: runCwd, notice: (t) => frontend.warn(t), toolUse: (id) => link.toolUse(id) }),
       onUnexpectedExit: (exit, stderr) => {

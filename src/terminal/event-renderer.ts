@@ -195,6 +195,12 @@ export class EventRenderer {
       const passed = turn.check.exitCode === 0;
       this.line((passed ? style.green : style.red)(`  ${passed ? "✓" : "✗"} check ${oneLine(turn.check.command, 60)}: ${describeCheck(turn.check)}`));
     }
+    // A verifier's turn (claude loop --verify) says what it found; its reason is claude's words, made inert.
+    const verdict = turn.loop?.role === "verifier" ? turn.loop.verdict : null;
+    if (verdict) {
+      const why = verdict.pass ? "pass" : inertValue(oneLine(verdict.reason ?? "no verdict", 80));
+      this.line((verdict.pass ? style.green : style.red)(`  ${verdict.pass ? "✓" : "✗"} verifier of iteration ${turn.loop!.iteration}: ${why}`));
+    }
   }
 
   private system(event: Extract<StreamEvent, { type: "system" }>): void {

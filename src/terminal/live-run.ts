@@ -8,6 +8,7 @@
 import type { Store } from "../bundle/store.js";
 import { totalCost } from "../bundle/summary.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
+import type { Sandbox } from "../claude/sandbox.js";
 import { formatCost } from "../format.js";
 import type { RuleSet } from "../rules/parse-rules.js";
 import type { Conversation } from "../session/conversation.js";
@@ -41,6 +42,8 @@ export interface LiveRunInput {
   afterTurn?: RunSessionInput["afterTurn"];
   /** An agentic loop (`nudge claude loop`) drives this run. */
   loop?: LoopHooks;
+  /** Run claude under bubblewrap (`claude loop --sandbox`). */
+  sandbox?: Sandbox | null;
 }
 
 export interface LiveRunOutcome {
@@ -182,6 +185,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       flags: input.flags,
       firstPrompt: input.firstPrompt,
       force: input.force,
+      sandbox: input.sandbox ?? null,
       frontend: input.loop ? input.loop.frontend(frontend, ui !== null) : frontend,
       // A rule decides as claude asks; its line waits behind the end lines of the turns before it.
       guard: rulesGuard(input.rules, input.store.repoRoot, (line) => {

@@ -20,6 +20,9 @@ export function turnSummary(turn: Turn): TurnSummaryView {
     edits: turn.edits ? { files: turn.edits.patch.filesChanged, added: turn.edits.patch.insertions, removed: turn.edits.patch.deletions } : null,
     check: turn.check ?? null,
     compaction: turn.compaction ?? null,
+    loop: turn.loop
+      ? { role: turn.loop.role, iteration: turn.loop.iteration, fresh: turn.loop.fresh, model: turn.loop.model, promise: turn.loop.promise ?? null, verdict: turn.loop.verdict ?? null }
+      : null,
   };
 }
 
@@ -40,6 +43,7 @@ export function pendingSummary(p: PendingTurn, recording: boolean): TurnSummaryV
     edits: null,
     check: null,
     compaction: null,
+    loop: null,
   };
 }
 

@@ -82,6 +82,15 @@ export interface TurnSummaryView {
   edits: { files: number; added: number; removed: number } | null;
   check: { command: string; exitCode: number | null; tail: string; durationMs: number } | null;
   compaction: { preTokens: number | null; postTokens: number | null } | null;
+  /** A `claude loop` turn: which iteration (or its verifier), the model, the promise, the verdict. */
+  loop: {
+    role: "iteration" | "verifier";
+    iteration: number;
+    fresh: boolean;
+    model: string | null;
+    promise: string | null;
+    verdict: { pass: boolean; reason: string | null } | null;
+  } | null;
 }
 
 /** The session page's first load: everything but the turns' entries (fetched per turn). */

@@ -77,10 +77,10 @@ describe("nudge claude loop", () => {
 
     // show marks every turn's check, and --json carries it.
     const show = await runNudge(["session", "show", id], { cwd: repo });
-    expect(show.stdout).toMatch(/^TURN .* RESULT +CHECK$/m);
+    expect(show.stdout).toMatch(/^TURN .* RESULT +CHECK +LOOP$/m);
     expect(show.stdout).toMatch(/^0 .*✗ exit 1$/m);
-    expect(show.stdout).toMatch(/^1 .*✗ exit 1$/m);
-    expect(show.stdout).toMatch(/^3 .*✓ passed$/m);
+    expect(show.stdout).toMatch(/^1 .*✗ exit 1 +iteration 1 · \S+$/m);
+    expect(show.stdout).toMatch(/^3 .*✓ passed +iteration 3 · \S+$/m);
     const json = JSON.parse((await runNudge(["session", "show", id, "--json"], { cwd: repo })).stdout);
     expect(json.turns[3].check).toMatchObject({ command: "test -f done.txt", exitCode: 0 });
     // replay says it after each turn, as the loop did.
@@ -244,7 +244,7 @@ describe("nudge claude loop refuses before anything starts", () => {
     const repo = await gitdir();
     const noCheck = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it"], { cwd: repo });
     expect(noCheck.exitCode).toBe(1);
-    expect(noCheck.stderr).toMatch(/^error: a loop needs a check: --until <command>\nhint: .*--until false --max-iterations 5/m);
+    expect(noCheck.stderr).toMatch(/^error: a loop needs a check: --until <command>, or --until-promise <text>\nhint: .*--until false --max-iterations 5/m);
 
     const notFound = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "no-such-check-xyz --run"], { cwd: repo });
     expect(notFound.exitCode).toBe(1);

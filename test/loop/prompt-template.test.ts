@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
 import { loopPrompts, parseTemplate, renderTemplate, type PromptValues } from "../../src/loop/prompt-template.js";
 
-const values: PromptValues = { goal: "G", iteration: "2", max_iterations: "10", check: "npm test", exit_code: "1", summary: "1 failed, 2 passed", output: "OUT" };
+const values: PromptValues = { goal: "G", iteration: "2", max_iterations: "10", check: "npm test", exit_code: "1", summary: "1 failed, 2 passed", output: "OUT", feedback: "" };
 
 describe("prompt templates", () => {
   it("fills in every placeholder, with or without spaces inside the braces", () => {
@@ -21,7 +21,14 @@ describe("prompt templates", () => {
       }
       return null;
     })();
-    expect(error?.hint).toContain("goal, iteration, max_iterations, check, exit_code, summary, output");
+    expect(error?.hint).toContain("goal, iteration, max_iterations, check, exit_code, summary, output, feedback");
+  });
+
+  it("nudge's feedback goes where {{feedback}} is, or at the end when the template has no place for it", () => {
+    const told = { ...values, feedback: "[nudge loop] the verifier said no" };
+    expect(renderTemplate(parseTemplate("{{feedback}}\nfix: {{output}}", "t.md"), told)).toBe("[nudge loop] the verifier said no\nfix: OUT");
+    expect(renderTemplate(parseTemplate("fix: {{output}}\n\n", "t.md"), told)).toBe("fix: OUT\n\n[nudge loop] the verifier said no");
+    expect(renderTemplate(parseTemplate("fix: {{output}}\n", "t.md"), values)).toBe("fix: OUT\n");
   });
 
   it("refuses stray braces and an empty template", () => {

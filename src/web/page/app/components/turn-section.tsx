@@ -77,6 +77,7 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
           {s.check.tail ? <pre>{s.check.tail}</pre> : null}
         </p>
       ) : null}
+      {s?.loop ? <LoopLine loop={s.loop} /> : null}
       {source.static || pending ? null : (
         <div class="actions">
           <button type="button" onClick={() => setAction({ kind: "rewind", sessionId, turn: n, label: `Rewind to turn ${n}` })}>
@@ -107,5 +108,25 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
         />
       ) : null}
     </section>
+  );
+}
+
+/** A loop turn: "iteration 2 · fresh · claude-haiku-5-5 · promised COMPLETE", or a verifier's verdict. */
+function LoopLine({ loop }: { loop: NonNullable<TurnSummaryView["loop"]> }) {
+  const model = loop.model ?? "default model";
+  if (loop.role === "verifier") {
+    const v = loop.verdict;
+    return (
+      <p class={`loop verifier ${v?.pass ? "passed" : "failed"}`}>
+        verifier of iteration {loop.iteration} · {model} · {v?.pass ? "✓ pass" : `✗ ${v?.reason ?? "no verdict"}`}
+      </p>
+    );
+  }
+  return (
+    <p class="loop">
+      iteration {loop.iteration}
+      {loop.fresh ? " · fresh" : ""} · {model}
+      {loop.promise ? ` · promised ${loop.promise}` : ""}
+    </p>
   );
 }

@@ -52,7 +52,7 @@ const results: BenchResults = {
   between: new Map<number, BetweenResult>(),
   binaries: null,
   profile: null,
-  rewinds: new Map<number, RewindResult>(),
+  rewinds: new Map<string, RewindResult>(),
   long: null,
   listing: null,
   binaryTurn: null,
@@ -67,8 +67,7 @@ const results: BenchResults = {
 };
 
 try {
-  // Rewinds go back and forth in the sessions the between-turn bench recorded.
-  if (wanted("between") || wanted("rewind")) {
+  if (wanted("between")) {
     for (const files of fileCounts) results.between.set(files, await betweenTurns({ files }, turnsFor(files)));
   }
   if (wanted("between")) {
@@ -78,9 +77,9 @@ try {
     results.profile = { files: largest.shape.files, ...(await profileBetweenTurns(largest.repo, 3)) };
   }
   if (wanted("rewind")) {
+    // Their repositories are kept under /tmp between runs (rewind.ts): 100k files take minutes to make.
     for (const files of fileCounts.filter((f) => f >= 10_000)) {
-      const b = results.between.get(files)!;
-      results.rewinds.set(files, await rewindBench(b.shape, b.repo, b.session, files >= 100_000 ? 6 : 8));
+      for (const change of ["small", "many"] as const) results.rewinds.set(`${files}-${change}`, await rewindBench(files, change, files >= 100_000 ? 5 : 8));
     }
   }
   if (wanted("long") && fileCounts.includes(10_000)) {

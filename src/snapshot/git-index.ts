@@ -58,7 +58,7 @@ function privateIndexConfig(untrackedCache: boolean): string[] {
  * be left out: any pathspec makes git skip the untracked cache. git may write the refreshed stat
  * data and the untracked cache back into the private index (that is what makes the next scan cheap).
  */
-export async function changedSinceIndex(root: string, indexFile: string, o: { untrackedCache: boolean; exclude: string[] }): Promise<{ paths: string[]; head: string | null }> {
+export async function changedSinceIndex(root: string, indexFile: string, o: { untrackedCache: boolean; exclude: string[] }): Promise<StatusScan> {
   const pathspec = o.exclude.length ? ["--", ":/", ...excluding(o.exclude)] : [];
   // --branch: HEAD comes with the scan ("# branch.oid"), sparing a process of its own.
   const out = await run(
@@ -69,13 +69,22 @@ export async function changedSinceIndex(root: string, indexFile: string, o: { un
   return parseStatusV2(out.toString("latin1"));
 }
 
+export interface StatusScan {
+  paths: string[];
+  /** HEAD's commit, null on an unborn branch. */
+  head: string | null;
+  /** The branch checked out, null when HEAD is detached; undefined when the scan cannot tell (see parseStatusV2). */
+  branch?: string | null;
+}
+
 /**
- * `status --porcelain=v2 --branch -z`: HEAD's commit (null on an unborn branch), and the paths
- * whose work tree side differs (the index-vs-HEAD side is not ours to care about).
+ * `status --porcelain=v2 --branch -z`: HEAD's commit (null on an unborn branch), the branch, and
+ * the paths whose work tree side differs (the index-vs-HEAD side is not ours to care about).
  */
-export function parseStatusV2(out: string): { paths: string[]; head: string | null } {
+export function parseStatusV2(out: string): StatusScan {
   const paths: string[] = [];
   let head: string | null = null;
+  let branch: string | null | undefined;
   const fields = out.split("\0");
   for (let i = 0; i < fields.length; i++) {
     const entry = fields[i]!;
@@ -84,6 +93,10 @@ export function parseStatusV2(out: string): { paths: string[]; head: string | nu
       // A copy of its own: a slice would keep the whole output alive as long as the turn that records HEAD
       // (measured: ~50 KB a turn at 1k files, the heap growing with the session and every spawn slowing).
       head = /^[0-9a-f]{40,64}$/.test(oid) ? Buffer.from(oid, "latin1").toString("latin1") : null; // "(initial)" on an unborn branch
+    } else if (entry.startsWith("# branch.head ")) {
+      // "(detached)" is also a name a branch could have: that case is left for symbolic-ref to tell.
+      const name = Buffer.from(entry.slice("# branch.head ".length), "latin1").toString("utf8");
+      branch = name === "(detached)" ? undefined : name;
     } else if (entry.startsWith("? ")) paths.push(entry.slice(2));
     else if (entry.startsWith("1 ") || entry.startsWith("2 ") || entry.startsWith("u ")) {
       // "1 XY sub mH mI mW hH hI path", "2 XY sub mH mI mW hH hI Xscore path" + orig path, "u XY sub m1 m2 m3 mW h1 h2 h3 path".
@@ -95,7 +108,7 @@ export function parseStatusV2(out: string): { paths: string[]; head: string | nu
       if (entry[0] === "2") i++; // the original path follows as its own field
     }
   }
-  return { paths, head };
+  return { paths, head, branch };
 }
 
 /**

@@ -24,9 +24,12 @@ export async function repoRoot(cwd: string): Promise<string> {
  * sessions recorded in any worktree are found from all), and this worktree's own git dir, in one call.
  */
 export async function repoLocation(cwd: string): Promise<{ root: string; commonDir: string; gitDir: string }> {
-  const out = await answer(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir"]);
-  const [root, commonDir, gitDir] = out?.split("\n") ?? [];
+  // The index and info/exclude come along (a process each otherwise, for every rewind and capture).
+  const out = await answer(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir", "--git-path", "index", "--git-path", "info/exclude"]);
+  const [root, commonDir, gitDir, index, exclude] = out?.split("\n") ?? [];
   if (!root || !commonDir || !gitDir) throw await whyNoWorkTree(cwd);
+  if (index && !indexPaths.has(root)) indexPaths.set(root, Promise.resolve(path.resolve(root, index)));
+  if (exclude && !infoExcludes.has(root)) infoExcludes.set(root, Promise.resolve(path.resolve(root, exclude)));
   return { root, commonDir, gitDir };
 }
 
@@ -57,6 +60,8 @@ export function indexPath(root: string): Promise<string> {
 }
 
 const ignoreSources = new Map<string, Promise<string[]>>();
+/** Each work tree's info/exclude, when `repoLocation` has already asked. */
+const infoExcludes = new Map<string, Promise<string>>();
 
 /**
  * The ignore files outside the work tree that decide what `git add -A` leaves out: the
@@ -66,7 +71,7 @@ export function ignoreFiles(root: string): Promise<string[]> {
   let known = ignoreSources.get(root);
   if (!known) {
     known = Promise.all([
-      text(root, ["rev-parse", "--git-path", "info/exclude"]).then((p) => path.resolve(root, p)),
+      infoExcludes.get(root) ?? text(root, ["rev-parse", "--git-path", "info/exclude"]).then((p) => path.resolve(root, p)),
       answer(root, ["config", "--path", "core.excludesFile"]),
     ]).then(([exclude, configured]) => {
       const xdg = process.env.XDG_CONFIG_HOME || path.join(process.env.HOME ?? "", ".config");
@@ -120,6 +125,15 @@ export async function emptyTree(root: string): Promise<string> {
 /** Whether the object is in the repository (a snapshot's objects can be pruned once its refs are gone). */
 export async function objectExists(root: string, id: string): Promise<boolean> {
   return (await spawnGit(root, ["cat-file", "-e", id])).exitCode === 0;
+}
+
+/** Which of these objects (full ids) the repository has, in one process. */
+export async function objectsExist(root: string, ids: string[]): Promise<boolean[]> {
+  if (ids.length === 0) return [];
+  const out = await text(root, ["cat-file", "--batch-check"], { input: ids.join("\n") + "\n" });
+  // One line per id asked: "<id> <type> <size>", or "<id> missing".
+  const lines = out.split("\n");
+  return ids.map((_, i) => lines[i] !== undefined && !lines[i]!.endsWith(" missing"));
 }
 
 /** Is `ancestor` an ancestor of (or the same as) `commit`? */

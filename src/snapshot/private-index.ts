@@ -133,6 +133,8 @@ export class PrivateIndex {
   /** A kept index: take over what an earlier process noted, if the index is still as it left it. */
   private async resume(): Promise<void> {
     if (!this.o.stateFile) return;
+    // A lock git left on it belonged to a process that is gone (the caller holds the lock guarding this index).
+    await clearStaleGitLock(`${this.o.indexFile}.lock`);
     const json = await fs.readFile(this.o.stateFile, "utf8").then((t) => JSON.parse(t) as unknown, () => null);
     const state = KeptStateSchema.safeParse(json);
     if (!state.success || !sameStamp(stampOf(this.o.indexFile), state.data.index)) return;

@@ -87,7 +87,7 @@ export async function exportBench(turns = 200, files = 1000): Promise<ExportBenc
 }
 
 /** An origin with `files` small files; the exporter's clone a, the importer's clone b. */
-async function repositories(top: string, files: number): Promise<{ a: string; b: string }> {
+export async function repositories(top: string, files: number): Promise<{ a: string; b: string }> {
   const seed = path.join(top, "seed");
   mkdirSync(seed);
   await git(seed, "init", "-q", "-b", "main");
@@ -110,7 +110,7 @@ async function repositories(top: string, files: number): Promise<{ a: string; b:
 }
 
 /** A `turns`-turn session recorded by the real recorder from a synthetic stream. */
-async function record(repo: string, configDir: string, turns: number): Promise<string> {
+export async function record(repo: string, configDir: string, turns: number): Promise<string> {
   const store = await openStore(repo, { CLAUDE_CONFIG_DIR: configDir });
   const opened = await createSession(store, repo);
   const recorder = await SessionRecorder.start(opened.dir, opened.manifest, {

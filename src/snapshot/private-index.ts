@@ -14,9 +14,9 @@
  * so any write changes it) and the seed's sources are as they were; the index file itself keeps
  * git's racy-git rule, as it is only ever written by git (the seed keeps the user's index's mtime).
  */
+import { randomBytes } from "node:crypto";
 import { promises as fs, statSync, type Stats } from "node:fs";
 import * as z from "../zod.js";
-import { writeFileAtomic } from "../bundle/atomic-write.js";
 import path from "node:path";
 import * as git from "./git.js";
 import { pathExists } from "../file-exists.js";
@@ -146,7 +146,13 @@ export class PrivateIndex {
   private async keep(): Promise<void> {
     const index = this.o.stateFile && this.seededFrom ? stampOf(this.o.indexFile) : null;
     if (!index) return;
-    await writeFileAtomic(this.o.stateFile!, JSON.stringify({ index, seededFrom: this.seededFrom, tree: this.tree }) + "\n");
+    // Renamed into place but not fsynced: a cache. Torn or old after a crash, it fails its checks and the index is seeded again.
+    const temp = path.join(path.dirname(this.o.stateFile!), `.${path.basename(this.o.stateFile!)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    await fs.writeFile(temp, JSON.stringify({ index, seededFrom: this.seededFrom, tree: this.tree }) + "\n");
+    await fs.rename(temp, this.o.stateFile!).catch(async (error: unknown) => {
+      await fs.rm(temp, { force: true });
+      throw error;
+    });
   }
 
   private async scan(): Promise<Staged> {

@@ -7,6 +7,7 @@ import os from "node:os";
 import type { BetweenProfile, BetweenResult } from "./between-turns.js";
 import type { LongListResult, StartResult } from "./cli-start.js";
 import type { ExportBenchRow } from "./export-bench.js";
+import type { ImportBenchRow } from "./import-bench.js";
 import type { BinaryTurnResult, LongSessionResult } from "./long-session.js";
 import type { LatencyFigures, RecorderResult } from "./recorder.js";
 import type { RewindResult } from "./rewind.js";
@@ -34,6 +35,7 @@ export interface BenchResults {
   start: StartResult | null;
   recorder: RecorderResult | null;
   exported: ExportBenchRow | null;
+  imported: ImportBenchRow | null;
   web: WebBenchResult | null;
   page: PageBenchResult | null;
   servedPage: ServedPageBenchResult | null;
@@ -158,6 +160,11 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     const e = r.exported;
     say(`| \`session export\` of a ${e.turns}-turn session (1k files) ÷ \`git bundle create\` of the same commits | time ${fmtRatio(e.exportSeconds / e.gitBundleSeconds)} (${fmtMs(e.exportSeconds * 1000)} / ${fmtMs(e.gitBundleSeconds * 1000)}); size ${fmtRatio(e.exportBytes / e.gitBundleBytes)} (${fmtBytes(e.exportBytes)} / ${fmtBytes(e.gitBundleBytes)}: the tarball also carries the conversation, ${fmtBytes(e.bundleFolderBytes)} in the bundle folder) | |`);
     say(`| \`session import\` of it (every patch checked against its snapshot) | ${fmtMs(e.importSeconds * 1000)} | |`);
+  }
+  if (r.imported) {
+    const i = r.imported;
+    const allowed = 5 * i.unbundleMs + i.readMs;
+    say(`| \`session import\` of a ${i.turns}-turn export (${fmtBytes(i.exportBytes)}, 1k files; whole process, every check) ÷ (5 × \`git bundle unbundle\` of its git bundle + reading the export once) | ${fmtRatio(i.importMs / allowed)} ${mark(i.importMs <= allowed)} (${fmtMs(i.importMs)} / (5 × ${fmtMs(i.unbundleMs)} + ${fmtMs(i.readMs)}), n=${i.rounds}) | ≤ 1× |`);
   }
   if (r.sessions) manySessionRows(r.sessions, say);
   if (r.web) webRows(r.web, say);

@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, web, page, sessions, search
+ *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, import, web, page, sessions, search
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -18,6 +18,7 @@ import { betweenTurns, profileBetweenTurns, type BetweenResult } from "./between
 import { cliStart, longSessionListing } from "./cli-start.js";
 import { binaryTurnStorage, longSession } from "./long-session.js";
 import { exportBench } from "./export-bench.js";
+import { importBench } from "./import-bench.js";
 import { webBench } from "./web-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
@@ -28,7 +29,7 @@ import { rewindBench, type RewindResult } from "./rewind.js";
 import { searchBench } from "./search-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "web", "page", "sessions", "search"] as const;
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "import", "web", "page", "sessions", "search"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -59,6 +60,7 @@ const results: BenchResults = {
   start: null,
   recorder: null,
   exported: null,
+  imported: null,
   web: null,
   page: null,
   servedPage: null,
@@ -96,6 +98,7 @@ try {
     progress("export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create");
     results.exported = await exportBench(200, 1_000);
   }
+  if (wanted("import")) results.imported = await importBench(200, 1_000, 8);
   if (wanted("sessions")) results.sessions = await manySessions(5_000, 20);
   if (wanted("web")) results.web = await webBench(200, 10);
   if (wanted("page")) {

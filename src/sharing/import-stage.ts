@@ -68,9 +68,9 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   const src = (name: string) => path.join(contents.sessionDir, name);
   await fs.mkdir(files.changes, { recursive: true });
   await fs.mkdir(files.transcripts, { recursive: true });
-  for (const name of LOGS) await fs.copyFile(src(name), path.join(dir, name));
-  await fs.writeFile(files.stderr, "");
-  for (const t of contents.turns) for (const p of [t.patch, ...(t.edits ? [t.edits.patch] : [])]) await fs.copyFile(src(p.file), path.join(dir, p.file));
+  // All at once: the copies queue on libuv's threads instead of waiting one by one (a patch or two per turn).
+  const copies = [...LOGS, ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file))];
+  await Promise.all([...copies.map((name) => fs.copyFile(src(name), path.join(dir, name))), fs.writeFile(files.stderr, "")]);
 
   const cwd = path.join(target.root, contents.relativeCwd);
   const projectDir = path.join(target.claudeConfigDir, "projects", encodeProjectDir(cwd));

@@ -17,7 +17,23 @@ async function objectExists(root: string, id: string): Promise<boolean> {
 
 /** The git dir shared by all worktrees, whose objects a scratch repository borrows. */
 async function commonDir(root: string): Promise<string> {
-  return text(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+  return (await location(root)).commonDir;
+}
+
+const locations = new Map<string, Promise<{ commonDir: string; format: "sha1" | "sha256" }>>();
+
+/** A repository's common git dir and hash, asked once per process (neither changes while nudge runs). */
+function location(root: string): Promise<{ commonDir: string; format: "sha1" | "sha256" }> {
+  let known = locations.get(root);
+  if (!known) {
+    known = text(root, ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-object-format"]).then((out) => {
+      const [dir, format] = out.split("\n");
+      return { commonDir: dir!, format: format === "sha256" ? "sha256" : "sha1" };
+    });
+    known.catch(() => locations.delete(root));
+    locations.set(root, known);
+  }
+  return known;
 }
 
 export interface BundleHeader {
@@ -95,7 +111,7 @@ async function withScratchRepository<T>(root: string, parent: string | undefined
 
 /** The repository's hash: "sha1" or "sha256" (an export records it; a clone must match). */
 export async function objectFormat(root: string): Promise<"sha1" | "sha256"> {
-  return (await text(root, ["rev-parse", "--show-object-format"])) === "sha256" ? "sha256" : "sha1";
+  return (await location(root)).format;
 }
 
 /** The root commits (no parents) of `commit`'s history, at most `max`: what tells one project's history from another's. */
@@ -202,7 +218,9 @@ export async function checkBundle(
   remotes: Array<{ commit: string; remoteRef: string | null }> = [],
   inScratch?: (scratch: string) => Promise<void>,
   scratchParent?: string,
-): Promise<{ header: BundleHeader; commits: string[] }> {
+  /** A folder (on the repository's disk, ideally) to keep the checked pack in, for `installBundle` to move into place instead of unbundling again. */
+  keepPackIn?: string,
+): Promise<{ header: BundleHeader; commits: string[]; pack: string[] | null }> {
   file = path.resolve(file); // git runs in the scratch repository too
   const header = await verifyBundle(root, file, remotes);
   const commits = heads.map((ref) => {
@@ -214,18 +232,62 @@ export async function checkBundle(
     const why = stderr.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? stderr.split("\n").at(-1);
     return new UserError(`the export's git bundle is damaged (${why})`, "ask for a fresh export");
   };
-  await withScratchRepository(root, scratchParent, async (scratch) => {
+  const pack = await withScratchRepository(root, scratchParent, async (scratch) => {
     await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
     await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], { explain: damaged });
     await inScratch?.(scratch);
+    return keepPackIn ? keepPack(scratch, keepPackIn) : null;
   });
-  return { header, commits };
+  return { header, commits, pack };
 }
 
-/** After `checkBundle`: the bundle's objects into the repository, and `refs` (none may exist yet) created in one transaction. */
-export async function installBundle(root: string, file: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
-  await run(root, ["bundle", "unbundle", path.resolve(file)], { internal: true });
+/**
+ * The pack `bundle unbundle` wrote in the scratch repository, moved out before it is removed.
+ * index-pack made it whole (--fix-thin: the bases it borrowed from the repository are in it), and
+ * every object in it was hashed and the history checked: the very pack a second unbundle into
+ * the repository would write.
+ */
+async function keepPack(scratch: string, dir: string): Promise<string[] | null> {
+  const packDir = path.join(scratch, "objects", "pack");
+  const names = (await fs.readdir(packDir)).filter((n) => /^pack-[0-9a-f]+\.(pack|idx|rev)$/.test(n));
+  if (!names.some((n) => n.endsWith(".pack")) || !names.some((n) => n.endsWith(".idx"))) return null; // nothing packed (an empty bundle)
+  await fs.mkdir(dir, { recursive: true });
+  const kept: string[] = [];
+  for (const name of names) {
+    await fs.rename(path.join(packDir, name), path.join(dir, name));
+    kept.push(path.join(dir, name));
+  }
+  return kept;
+}
+
+/**
+ * After `checkBundle`: the bundle's objects into the repository, and `refs` (none may exist yet)
+ * created in one transaction. `pack`: the pack `checkBundle` kept, moved into the repository's
+ * pack folder (the index last: git uses a pack once its index is there); without it, unbundled again.
+ */
+export async function installBundle(root: string, file: string, refs: Array<{ ref: string; commit: string }>, pack: string[] | null = null): Promise<void> {
+  if (pack) {
+    const packDir = path.join(await commonDir(root), "objects", "pack");
+    await fs.mkdir(packDir, { recursive: true });
+    const order = (name: string) => (name.endsWith(".pack") ? 0 : name.endsWith(".rev") ? 1 : 2);
+    for (const from of [...pack].sort((a, b) => order(a) - order(b))) await moveFile(from, path.join(packDir, path.basename(from)));
+  } else {
+    await run(root, ["bundle", "unbundle", path.resolve(file)], { internal: true });
+  }
   await run(root, ["update-ref", "--stdin"], { input: refs.map((r) => `create ${r.ref} ${r.commit}\n`).join(""), internal: true });
+}
+
+/** A rename, or (another disk: a store outside the repository) a copy under a temp name renamed into place. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await fs.rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    const temp = `${to}.${process.pid}.tmp`;
+    await fs.copyFile(from, temp);
+    await fs.rename(temp, to);
+    await fs.rm(from, { force: true });
+  }
 }
 
 /** The tree `patch` makes of `tree`, computed in a private index (nothing else is touched); a UserError when it does not apply. */

@@ -135,7 +135,7 @@ export class PrivateIndex {
     if (!this.o.stateFile) return;
     // A lock git left on it belonged to a process that is gone (the caller holds the lock guarding this index).
     await clearStaleGitLock(`${this.o.indexFile}.lock`);
-    const json = await fs.readFile(this.o.stateFile, "utf8").then((t) => JSON.parse(t) as unknown, () => null);
+    const json = await fs.readFile(this.o.stateFile, "utf8").then(parseJson, () => null);
     const state = KeptStateSchema.safeParse(json);
     if (!state.success || !sameStamp(stampOf(this.o.indexFile), state.data.index)) return;
     this.seededFrom = state.data.seededFrom;
@@ -231,6 +231,14 @@ async function clearStaleGitLock(lock: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   await fs.rm(lock, { force: true });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null; // torn or damaged: not a state to trust
+  }
 }
 
 function sameStamp(a: Stamp | null | undefined, b: Stamp | null | undefined): boolean {

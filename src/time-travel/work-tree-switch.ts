@@ -85,10 +85,18 @@ export type Found = "held" | "missing" | "folder" | "other";
  */
 export async function whatIsOnDisk(root: string, entries: Entry[]): Promise<Found[]> {
   const stats = await Promise.all(entries.map((e) => fs.lstat(onDisk(root, e.path)).catch(() => null)));
-  const first = await Promise.all(entries.map((e, i) => found(root, e, stats[i] ?? null)));
+  // Many files: one git process hashes them faster than node reads them one by one (1,100 small
+  // files: ~20 against ~200 ms, measured under load); a few: hashing them here spares the process.
+  const regular = stats.filter((st) => st?.isFile()).length;
+  const byGit = regular > IN_PROCESS_HASHES ? new Map(entries.filter((_, i) => stats[i]?.isFile()).map((e) => [e, ""])) : null;
+  if (byGit) {
+    const ids = await git.hashFiles(root, [...byGit.keys()].map((e) => e.path));
+    [...byGit.keys()].forEach((e, i) => byGit.set(e, ids[i]!));
+  }
+  const first = await Promise.all(entries.map((e, i) => (byGit?.get(e) === e.blob && stats[i] && sameMode(e, stats[i]) ? ("held" as const) : found(root, e, stats[i] ?? null))));
   const filtered = entries.filter((_, i) => first[i] === "unhashed");
   if (filtered.length === 0) return first as Found[];
-  const ids = await git.hashFiles(root, filtered.map((e) => e.path));
+  const ids = byGit ? filtered.map((e) => byGit.get(e)!) : await git.hashFiles(root, filtered.map((e) => e.path));
   const filteredIds = new Map(filtered.map((e, i) => [e, ids[i]]));
   return entries.map((e, i) => (first[i] === "unhashed" ? (filteredIds.get(e) === e.blob ? "held" : "other") : (first[i] as Found)));
 }
@@ -99,8 +107,15 @@ async function found(root: string, e: Entry, stat: Stats | null): Promise<Found 
   if (stat.isDirectory()) return "folder";
   const file = onDisk(root, e.path);
   if (stat.isSymbolicLink()) return e.mode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), e.blob) === e.blob ? "held" : "other";
-  if (!stat.isFile() || e.mode !== (stat.mode & 0o111 ? "100755" : "100644")) return "other"; // a fifo, another mode
+  if (!stat.isFile() || !sameMode(e, stat)) return "other"; // a fifo, another mode
   return (await rawBlobId(file, stat.size, e.blob)) === e.blob ? "held" : "unhashed";
+}
+
+/** Above this many regular files, `whatIsOnDisk` has git hash them first. */
+const IN_PROCESS_HASHES = 32;
+
+function sameMode(e: Entry, stat: Stats): boolean {
+  return e.mode === (stat.mode & 0o111 ? "100755" : "100644");
 }
 
 /** A file's blob id from its bytes as they are (no filters), read whole if small, else streamed. */

@@ -68,9 +68,10 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   const src = (name: string) => path.join(contents.sessionDir, name);
   await fs.mkdir(files.changes, { recursive: true });
   await fs.mkdir(files.transcripts, { recursive: true });
-  // All at once: the copies queue on libuv's threads instead of waiting one by one (a patch or two per turn).
-  const copies = [...LOGS, ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file))];
-  await Promise.all([...copies.map((name) => fs.copyFile(src(name), path.join(dir, name))), fs.writeFile(files.stderr, "")]);
+  // Moved, not copied: the unpacked export is thrown away after staging, and it is on the same disk
+  // (both in the import's work folder), so every byte is not written a second time.
+  const moved = new Set([...LOGS, ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file))]);
+  await Promise.all([...[...moved].map((name) => fs.rename(src(name), path.join(dir, name))), fs.writeFile(files.stderr, "")]);
 
   const cwd = path.join(target.root, contents.relativeCwd);
   const projectDir = path.join(target.claudeConfigDir, "projects", encodeProjectDir(cwd));

@@ -26,7 +26,7 @@ import { backupCommit, interruptedIn, lastRewind, newStamp, rewindsDir, saveReco
 import { restoreHidden, unhiddenFiles, type HiddenFile } from "./unhidden-files.js";
 import { pathsInTheWay, submoduleSwaps, switchVerified } from "./work-tree-switch.js";
 
-/** One private index per work tree for rewinds and undos (seeded from the user's at each process's first capture). */
+/** One private index per work tree for rewinds, undos and forks put in place, kept across processes (see `captureWorkTree`). */
 function worktreeIndex(store: Store, root: string): string {
   return path.join(store.dir, "index", `worktree-${createHash("sha1").update(root).digest("hex").slice(0, 12)}`);
 }

@@ -52,8 +52,9 @@ function binary(mb: number, seed: number): Buffer {
   return out;
 }
 
-export async function generateRepo(shape: RepoShape): Promise<string> {
-  const dir = scratchDir(`repo-${shape.files}`);
+/** `dir`: where to make it (an empty or missing folder; a cached fixture's); by default a scratch folder of this run. */
+export async function generateRepo(shape: RepoShape, dir = scratchDir(`repo-${shape.files}`)): Promise<string> {
+  mkdirSync(dir, { recursive: true });
   await git(dir, "init", "-q", "-b", "main");
   // gc.auto=0: no automatic repack in the middle of a measurement (nudge itself never runs gc).
   for (const [k, v] of [["user.name", "bench"], ["user.email", "bench@example.com"], ["gc.auto", "0"], ["commit.gpgSign", "false"]] as const) {

@@ -7,6 +7,7 @@ import os from "node:os";
 import type { BetweenProfile, BetweenResult } from "./between-turns.js";
 import type { LongListResult, StartResult } from "./cli-start.js";
 import type { ExportBenchRow } from "./export-bench.js";
+import type { ImportBenchRow } from "./import-bench.js";
 import type { BinaryTurnResult, LongSessionResult } from "./long-session.js";
 import type { LatencyFigures, RecorderResult } from "./recorder.js";
 import type { RewindResult } from "./rewind.js";
@@ -26,13 +27,15 @@ export interface BenchResults {
   between: Map<number, BetweenResult>;
   binaries: BetweenResult | null;
   profile: (BetweenProfile & { files: number }) | null;
-  rewinds: Map<number, RewindResult>;
+  /** By `${files}-${change}`. */
+  rewinds: Map<string, RewindResult>;
   long: LongSessionResult | null;
   listing: LongListResult | null;
   binaryTurn: BinaryTurnResult | null;
   start: StartResult | null;
   recorder: RecorderResult | null;
   exported: ExportBenchRow | null;
+  imported: ImportBenchRow | null;
   web: WebBenchResult | null;
   page: PageBenchResult | null;
   servedPage: ServedPageBenchResult | null;
@@ -93,20 +96,27 @@ function sizeTable(r: BenchResults, say: (line?: string) => void): void {
     if (bin) row("same as the first row, with 90 MB of untracked binaries", (f) => (f === 10_000 ? `${fmtRatio(bin.ratio)} (${fmtMs(bin.betweenMs)} / ${fmtMs(bin.statusMs)}, n=${bin.runs})` : ""), "as without them");
   }
   if (r.rewinds.size) {
-    row(
-      "`session rewind <id> <turn> --yes` ÷ `git checkout` of the same change (whole processes)",
-      (f) => {
-        const w = r.rewinds.get(f);
-        if (!w) return "";
-        const ratio = w.rewindMs / w.checkoutMs;
-        return `${fmtRatio(ratio)} ${mark(ratio <= (f >= 100_000 ? 1.5 : 2))} (${fmtMs(w.rewindMs)} / ${fmtMs(w.checkoutMs)}, n=${w.rounds})`;
-      },
-      "≤ 2× at 10k, ≤ 1.5× at 100k",
-    );
-    row("floor: `node -e 0` ÷ `git checkout`", (f) => {
-      const w = r.rewinds.get(f);
-      return w ? `${fmtRatio(w.nodeMs / w.checkoutMs)} (${fmtMs(w.nodeMs)} / ${fmtMs(w.checkoutMs)})` : "";
-    }, "what a Node CLI can reach");
+    // The goal: ≤ 1.5× checkout at 100k; at 10k, node's own start may come on top of that.
+    const met = (f: number, w: RewindResult, ms: number) => (f >= 100_000 ? ms <= 1.5 * w.checkoutMs : ms <= w.nodeMs + 1.5 * w.checkoutMs);
+    for (const change of ["small", "many"] as const) {
+      const what = change === "small" ? "1 file edited, 1 added" : "1,000 files edited, 100 added";
+      for (const command of ["rewind", "fork"] as const) {
+        row(
+          `\`session ${command} <id> <turn> --yes\` ÷ \`git checkout\` of the same change (${what}; whole processes)`,
+          (f) => {
+            const w = r.rewinds.get(`${f}-${change}`);
+            if (!w) return "";
+            const ms = command === "rewind" ? w.rewindMs : w.forkMs;
+            return `${fmtRatio(ms / w.checkoutMs)} ${mark(met(f, w, ms))} (${fmtMs(ms)} / ${fmtMs(w.checkoutMs)}, n=${w.rounds})`;
+          },
+          "≤ 1.5× at 100k; ≤ `node -e 0` + 1.5× at 10k",
+        );
+      }
+      row(`floor: \`node -e 0\` ÷ \`git checkout\` (${what})`, (f) => {
+        const w = r.rewinds.get(`${f}-${change}`);
+        return w ? `${fmtRatio(w.nodeMs / w.checkoutMs)} (${fmtMs(w.nodeMs)} / ${fmtMs(w.checkoutMs)})` : "";
+      }, "what a Node CLI can reach");
+    }
   }
 }
 
@@ -150,6 +160,11 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     const e = r.exported;
     say(`| \`session export\` of a ${e.turns}-turn session (1k files) ÷ \`git bundle create\` of the same commits | time ${fmtRatio(e.exportSeconds / e.gitBundleSeconds)} (${fmtMs(e.exportSeconds * 1000)} / ${fmtMs(e.gitBundleSeconds * 1000)}); size ${fmtRatio(e.exportBytes / e.gitBundleBytes)} (${fmtBytes(e.exportBytes)} / ${fmtBytes(e.gitBundleBytes)}: the tarball also carries the conversation, ${fmtBytes(e.bundleFolderBytes)} in the bundle folder) | |`);
     say(`| \`session import\` of it (every patch checked against its snapshot) | ${fmtMs(e.importSeconds * 1000)} | |`);
+  }
+  if (r.imported) {
+    const i = r.imported;
+    const allowed = 5 * i.unbundleMs + i.readMs;
+    say(`| \`session import\` of a ${i.turns}-turn export (${fmtBytes(i.exportBytes)}, 1k files; whole process, every check) ÷ (5 × \`git bundle unbundle\` of its git bundle + reading the export once) | ${fmtRatio(i.importMs / allowed)} ${mark(i.importMs <= allowed)} (${fmtMs(i.importMs)} / (5 × ${fmtMs(i.unbundleMs)} + ${fmtMs(i.readMs)}), n=${i.rounds}) | ≤ 1× |`);
   }
   if (r.sessions) manySessionRows(r.sessions, say);
   if (r.web) webRows(r.web, say);

@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, web, page, sessions, search, sync
+ *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, import, web, page, sessions, search, sync
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -18,6 +18,7 @@ import { betweenTurns, profileBetweenTurns, type BetweenResult } from "./between
 import { cliStart, longSessionListing } from "./cli-start.js";
 import { binaryTurnStorage, longSession } from "./long-session.js";
 import { exportBench } from "./export-bench.js";
+import { importBench } from "./import-bench.js";
 import { webBench } from "./web-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
@@ -29,7 +30,7 @@ import { searchBench } from "./search-bench.js";
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "web", "page", "sessions", "search", "sync"] as const;
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -53,13 +54,14 @@ const results: BenchResults = {
   between: new Map<number, BetweenResult>(),
   binaries: null,
   profile: null,
-  rewinds: new Map<number, RewindResult>(),
+  rewinds: new Map<string, RewindResult>(),
   long: null,
   listing: null,
   binaryTurn: null,
   start: null,
   recorder: null,
   exported: null,
+  imported: null,
   web: null,
   page: null,
   servedPage: null,
@@ -68,8 +70,7 @@ const results: BenchResults = {
 };
 
 try {
-  // Rewinds go back and forth in the sessions the between-turn bench recorded.
-  if (wanted("between") || wanted("rewind")) {
+  if (wanted("between")) {
     for (const files of fileCounts) results.between.set(files, await betweenTurns({ files }, turnsFor(files)));
   }
   if (wanted("between")) {
@@ -79,9 +80,9 @@ try {
     results.profile = { files: largest.shape.files, ...(await profileBetweenTurns(largest.repo, 3)) };
   }
   if (wanted("rewind")) {
+    // Their repositories are kept under /tmp between runs (rewind.ts): 100k files take minutes to make.
     for (const files of fileCounts.filter((f) => f >= 10_000)) {
-      const b = results.between.get(files)!;
-      results.rewinds.set(files, await rewindBench(b.shape, b.repo, b.session, files >= 100_000 ? 6 : 8));
+      for (const change of ["small", "many"] as const) results.rewinds.set(`${files}-${change}`, await rewindBench(files, change, files >= 100_000 ? 5 : 8));
     }
   }
   if (wanted("long") && fileCounts.includes(10_000)) {
@@ -98,6 +99,7 @@ try {
     progress("export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create");
     results.exported = await exportBench(200, 1_000);
   }
+  if (wanted("import")) results.imported = await importBench(200, 1_000, 8);
   if (wanted("sessions")) results.sessions = await manySessions(5_000, 20);
   if (wanted("web")) results.web = await webBench(200, 10);
   if (wanted("page")) {

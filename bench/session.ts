@@ -54,6 +54,8 @@ export interface SessionOptions {
   onMeasure?: (k: number) => Promise<void> | void;
   /** Continue this session (-r) instead of starting a new one. */
   resume?: string;
+  /** claude's config folder (default: the run's own, `claudeConfig()`): a cached fixture keeps its own. */
+  claudeConfigDir?: string;
 }
 
 let sessionCount = 0;
@@ -66,7 +68,7 @@ export async function runSession(repo: string, prompts: string[], o: SessionOpti
   const args = [...(o.nodeArgs ?? []), CLI, "claude", "run", "--claude-bin", STAND_IN, "--permission-mode", "acceptEdits", ...(o.resume ? ["-r", o.resume] : [])];
   const child = spawn(process.execPath, args, {
     cwd: repo,
-    env: { ...process.env, ...o.env, CLAUDE_CONFIG_DIR: claudeConfig(), BENCH_LOG: log, BENCH_SESSIONS: sessions },
+    env: { ...process.env, ...o.env, CLAUDE_CONFIG_DIR: o.claudeConfigDir ?? claudeConfig(), BENCH_LOG: log, BENCH_SESSIONS: sessions },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";

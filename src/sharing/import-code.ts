@@ -49,14 +49,15 @@ export async function codeRefs(contents: ExportContents, id: string): Promise<Co
 }
 
 /** Everything about the code, checked without writing to `root`. `scratchIndex`: a file path in the import's work folder. */
-export async function checkCode(root: string, contents: ExportContents, refs: CodeRefs, scratchIndex: string, progress?: (line: string) => void): Promise<void> {
+export async function checkCode(root: string, contents: ExportContents, refs: CodeRefs, scratchIndex: string, progress?: (line: string) => void): Promise<{ pack: string[] | null }> {
   const format = await git.objectFormat(root);
   if (format !== contents.git.objectFormat) {
     throw new UserError(`the export is of a ${contents.git.objectFormat.toUpperCase()} repository; this one uses ${format.toUpperCase()}`, "import it into a clone of the repository it was recorded in");
   }
   const base = contents.header.repo.baseCommit;
   await refuseAnotherProject(root, contents);
-  await git.checkBundle(
+  // The pack checked in the scratch repository is kept beside it (the import's work folder), to be moved in at install.
+  const { pack } = await git.checkBundle(
     root,
     contents.bundleFile,
     refs.refs.map((r) => r.from),
@@ -87,7 +88,9 @@ export async function checkCode(root: string, contents: ExportContents, refs: Co
       }
     },
     path.dirname(scratchIndex), // the scratch repository beside it, in the import's work folder
+    path.join(path.dirname(scratchIndex), "pack"),
   );
+  return { pack };
 }
 
 /**

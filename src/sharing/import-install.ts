@@ -28,6 +28,8 @@ export interface InstallInput {
   store: Store;
   staged: StagedSession;
   bundleFile: string;
+  /** The pack the check kept (git-bundle.ts, checkBundle): moved into place instead of unbundling again. */
+  pack: string[] | null;
   refs: Array<{ ref: string; commit: string }>;
   /** With --force: the session now under the id, to set aside first. */
   replace: { refs: Array<{ ref: string; commit: string }> } | null;
@@ -59,7 +61,7 @@ export async function installSession(input: InstallInput): Promise<SetAside | nu
 
     faultPoint("import-refs");
     await work.will({ kind: "refs", refs: input.refs });
-    await git.installBundle(root, input.bundleFile, input.refs);
+    await git.installBundle(root, input.bundleFile, input.refs, input.pack);
 
     const dir = bundleDir(store, id);
     const building = path.join(path.dirname(dir), `.${id}.building`);

@@ -100,7 +100,7 @@ async function importInto(store: Store, archive: string, o: ImportOptions, work:
     const target = await chooseId(store, contents.index.session.id, o.force);
     const refs = await codeRefs(contents, target.id).catch(refusing(name));
     progress("checking the code: the git bundle, every snapshot and patch…");
-    await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(refusing(name));
+    const { pack } = await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(refusing(name));
 
     const now = (o.now ?? (() => new Date()))();
     const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString(), keepBoth: !o.force, parent: await parentHere(store, contents.header.parent) }, path.join(work.dir, "bundle"));
@@ -131,6 +131,7 @@ async function importInto(store: Store, archive: string, o: ImportOptions, work:
       store,
       staged,
       bundleFile: contents.bundleFile,
+      pack,
       refs: refs.refs.map(({ ref, commit }) => ({ ref, commit })),
       replace: target.change === "replaced" ? { refs: target.refs } : null,
       backupDir: path.join(store.dir, "import-backups", `${target.id}-${now.toISOString().replace(/[:.]/g, "-")}`),

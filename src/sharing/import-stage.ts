@@ -68,9 +68,10 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   const src = (name: string) => path.join(contents.sessionDir, name);
   await fs.mkdir(files.changes, { recursive: true });
   await fs.mkdir(files.transcripts, { recursive: true });
-  for (const name of LOGS) await fs.copyFile(src(name), path.join(dir, name));
-  await fs.writeFile(files.stderr, "");
-  for (const t of contents.turns) for (const p of [t.patch, ...(t.edits ? [t.edits.patch] : [])]) await fs.copyFile(src(p.file), path.join(dir, p.file));
+  // Moved, not copied: the unpacked export is thrown away after staging, and it is on the same disk
+  // (both in the import's work folder), so every byte is not written a second time.
+  const moved = new Set([...LOGS, ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file))]);
+  await Promise.all([...[...moved].map((name) => fs.rename(src(name), path.join(dir, name))), fs.writeFile(files.stderr, "")]);
 
   const cwd = path.join(target.root, contents.relativeCwd);
   const projectDir = path.join(target.claudeConfigDir, "projects", encodeProjectDir(cwd));

@@ -7,17 +7,30 @@
  * Correctness never depends on the index being fresh: a tree is always "the index plus every
  * difference git reports against it". What the index decides is which files count as tracked,
  * so it is seeded again whenever the user's index or an ignore source changes.
+ *
+ * A rewind's index is kept across processes too (`stateFile`): what it was seeded from and the
+ * tree it holds are written beside it, with the index file's own stamp. A later process trusts
+ * them only while that stamp is unchanged (git writes an index by renaming a new file over it,
+ * so any write changes it) and the seed's sources are as they were; the index file itself keeps
+ * git's racy-git rule, as it is only ever written by git (the seed keeps the user's index's mtime).
  */
+import { randomBytes } from "node:crypto";
 import { promises as fs, statSync, type Stats } from "node:fs";
+import * as z from "../zod.js";
 import path from "node:path";
 import * as git from "./git.js";
 import { pathExists } from "../file-exists.js";
 
-interface Stamp {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
+const StampSchema = z.object({ ino: z.number(), size: z.number(), mtimeMs: z.number(), ctimeMs: z._default(z.number(), 0) });
+type Stamp = z.infer<typeof StampSchema>;
+
+/** What a kept index holds, for the next process (see the top of this file). */
+const KeptStateSchema = z.object({
+  /** The index file as it was when this was written: anything else means this is stale. */
+  index: StampSchema,
+  seededFrom: z.array(z.nullable(StampSchema)),
+  tree: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/))),
+});
 
 export interface PrivateIndexOptions {
   root: string;
@@ -26,6 +39,8 @@ export interface PrivateIndexOptions {
   exclude: string[];
   /** Whether the untracked cache may be used on this work tree (see `untrackedCacheVerdict`). */
   untrackedCache: boolean;
+  /** Keep the index for later processes: where to note what it holds (none: it is this process's alone). */
+  stateFile?: string;
 }
 
 export interface Capture {
@@ -36,6 +51,8 @@ export interface Capture {
   changed: number;
   /** HEAD's commit as the scan saw it (undefined when the scan did not say). */
   head?: string | null;
+  /** The branch as the scan saw it, null when detached (undefined when the scan did not say). */
+  branch?: string | null;
 }
 
 export type Staged = Omit<Capture, "tree"> & { tree: string | null };
@@ -59,7 +76,9 @@ export class PrivateIndex {
   /** The work tree as a tree id (tracked, untracked, not ignored). */
   async capture(): Promise<Capture> {
     const staged = await this.stage();
-    return { ...staged, tree: staged.tree ?? (await this.writeTree()) };
+    const capture = { ...staged, tree: staged.tree ?? (await this.writeTree()) };
+    await this.keep();
+    return capture;
   }
 
   /**
@@ -68,6 +87,7 @@ export class PrivateIndex {
    * known when nothing changed; otherwise `writeTree()` gives it, and must run before the next stage.
    */
   async stage(): Promise<Staged> {
+    if (this.seededFrom === null) await this.resume();
     if (this.seededFrom === null || !(await this.seedStillValid())) {
       await this.seed();
     }
@@ -98,27 +118,55 @@ export class PrivateIndex {
    * After a rewind wrote `tree` into the work tree and this index: what the index now holds, so
    * the next capture can tell "nothing changed" without staging anything.
    */
-  holds(tree: string): void {
+  async holds(tree: string): Promise<void> {
     this.tree = tree;
+    await this.keep();
   }
 
   /** What the index holds is no longer known (a switch failed halfway): the next capture seeds afresh. */
-  forget(): void {
+  async forget(): Promise<void> {
     this.tree = null;
     this.seededFrom = null;
+    if (this.o.stateFile) await fs.rm(this.o.stateFile, { force: true });
+  }
+
+  /** A kept index: take over what an earlier process noted, if the index is still as it left it. */
+  private async resume(): Promise<void> {
+    if (!this.o.stateFile) return;
+    // A lock git left on it belonged to a process that is gone (the caller holds the lock guarding this index).
+    await clearStaleGitLock(`${this.o.indexFile}.lock`);
+    const json = await fs.readFile(this.o.stateFile, "utf8").then(parseJson, () => null);
+    const state = KeptStateSchema.safeParse(json);
+    if (!state.success || !sameStamp(stampOf(this.o.indexFile), state.data.index)) return;
+    this.seededFrom = state.data.seededFrom;
+    this.tree = state.data.tree;
+  }
+
+  /** A kept index: note what it holds now, for the next process. */
+  private async keep(): Promise<void> {
+    const index = this.o.stateFile && this.seededFrom ? stampOf(this.o.indexFile) : null;
+    if (!index) return;
+    // Renamed into place but not fsynced: a cache. Torn or old after a crash, it fails its checks and the index is seeded again.
+    const temp = path.join(path.dirname(this.o.stateFile!), `.${path.basename(this.o.stateFile!)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    await fs.writeFile(temp, JSON.stringify({ index, seededFrom: this.seededFrom, tree: this.tree }) + "\n");
+    await fs.rename(temp, this.o.stateFile!).catch(async (error: unknown) => {
+      await fs.rm(temp, { force: true });
+      throw error;
+    });
   }
 
   private async scan(): Promise<Staged> {
     const { root, indexFile, untrackedCache, exclude } = this.o;
-    const { paths: changed, head } = await git.changedSinceIndex(root, indexFile, { untrackedCache, exclude });
+    const { paths: changed, head, branch } = await git.changedSinceIndex(root, indexFile, { untrackedCache, exclude });
     if (changed.some(isIgnoreFile)) {
       // An ignore rule changed: which files are tracked must be decided again from the user's index.
       return this.captureFromScratch();
     }
-    if (changed.length === 0 && this.tree) return { tree: this.tree, unreadable: [], changed: 0, head };
-    await git.stagePaths(root, indexFile, changed, untrackedCache);
+    if (changed.length === 0 && this.tree) return { tree: this.tree, unreadable: [], changed: 0, head, branch };
+    // The kept state goes stale by itself: its stamp of the index no longer matches once this writes it.
     this.tree = null;
-    return { tree: null, unreadable: [], changed: changed.length, head };
+    await git.stagePaths(root, indexFile, changed, untrackedCache);
+    return { tree: null, unreadable: [], changed: changed.length, head, branch };
   }
 
   /**
@@ -129,6 +177,7 @@ export class PrivateIndex {
    */
   private async seed(): Promise<void> {
     await clearStaleGitLock(`${this.o.indexFile}.lock`);
+    if (this.o.stateFile) await fs.rm(this.o.stateFile, { force: true });
     const stamps = await this.stamps();
     const userIndex = await git.indexPath(this.o.root);
     await fs.mkdir(path.dirname(this.o.indexFile), { recursive: true });
@@ -166,6 +215,7 @@ export class PrivateIndex {
    */
   async dispose(): Promise<void> {
     await fs.rm(this.o.indexFile, { force: true });
+    if (this.o.stateFile) await fs.rm(this.o.stateFile, { force: true });
   }
 }
 
@@ -183,9 +233,17 @@ async function clearStaleGitLock(lock: string): Promise<void> {
   await fs.rm(lock, { force: true });
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null; // torn or damaged: not a state to trust
+  }
+}
+
 function sameStamp(a: Stamp | null | undefined, b: Stamp | null | undefined): boolean {
   if (!a || !b) return !a && !b;
-  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }
 
 function stampOf(file: string): Stamp | null {
@@ -195,7 +253,7 @@ function stampOf(file: string): Stamp | null {
   } catch {
     return null;
   }
-  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
 function isIgnoreFile(bytes: string): boolean {

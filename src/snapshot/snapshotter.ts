@@ -24,7 +24,12 @@ export const BACKUP_REFS = "refs/nudge/backup/";
  */
 export async function requireTree(root: string, tree: string, what: string): Promise<void> {
   if (await git.objectExists(root, tree)) return;
-  throw new UserError(
+  throw treeGone(what);
+}
+
+/** The refusal of `requireTree`, for a caller that asked git itself (with other objects, in one process). */
+export function treeGone(what: string): UserError {
+  return new UserError(
     `${what} is gone from the repository`,
     "its refs/nudge refs were deleted and git gc pruned it, or the session was imported without its objects; nothing was changed (another export of the session can restore it; git fsck --lost-found may still find it)",
   );

@@ -77,10 +77,9 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
     snapshot: { ...t.snapshot, ref },
     ...(t.edits ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, ref } } } : {}),
   }));
-  for (const t of turns) {
-    await fs.copyFile(path.join(source.dir, t.patch.file), path.join(dir, t.patch.file));
-    if (t.edits) await fs.copyFile(path.join(source.dir, t.edits.patch.file), path.join(dir, t.edits.patch.file));
-  }
+  // All at once: the copies queue on libuv's threads instead of waiting one by one (a patch or two per turn).
+  const patches = turns.flatMap((t) => [t.patch.file, ...(t.edits ? [t.edits.patch.file] : [])]);
+  await Promise.all(patches.map((file) => fs.copyFile(path.join(source.dir, file), path.join(dir, file))));
   await copyTranscripts(source, turns, dir);
   const at = new Date().toISOString();
   const manifest: Manifest = {

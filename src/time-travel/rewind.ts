@@ -19,13 +19,14 @@ import { pathExists } from "../file-exists.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
-import { BACKUP_REFS, requireTree } from "../snapshot/snapshotter.js";
+import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
+import { BACKUP_REFS, requireTree, treeGone } from "../snapshot/snapshotter.js";
 import { planRewind, planUndo, type RewindPlan, type RewindScope, type SharedFiles, type UndoPlan } from "./rewind-plan.js";
 import { backupCommit, interruptedIn, lastRewind, newStamp, rewindsDir, saveRecord, thisProcess, type RewindRecord } from "./rewind-log.js";
 import { restoreHidden, unhiddenFiles, type HiddenFile } from "./unhidden-files.js";
 import { pathsInTheWay, submoduleSwaps, switchVerified } from "./work-tree-switch.js";
 
-/** One private index per work tree for rewinds and undos (seeded from the user's at each process's first capture). */
+/** One private index per work tree for rewinds, undos and forks put in place, kept across processes (see `captureWorkTree`). */
 function worktreeIndex(store: Store, root: string): string {
   return path.join(store.dir, "index", `worktree-${createHash("sha1").update(root).digest("hex").slice(0, 12)}`);
 }
@@ -55,14 +56,27 @@ export async function withWorkTree<T>(store: Store, root: string, what: string, 
   }
 }
 
-/** The work tree as a tree id (tracked, untracked, not ignored), plus HEAD and branch. */
+/**
+ * The work tree as a tree id (tracked, untracked, not ignored), plus HEAD and branch. The work
+ * tree's private index is kept from one rewind to the next (even across processes: its state
+ * file), with the untracked cache where it works and the split index, as between turns: a
+ * capture is then one status scan, and nothing more when nothing changed since the last one.
+ */
 export async function captureWorkTree(store: Store, root: string): Promise<WorkTreeState> {
   if (!holdsWorkTree(store, root)) throw new InternalError(`the work tree ${root} is captured without its lock`);
   const indexFile = worktreeIndex(store, root);
   const exclude = ownPathExcludes(root, store.ownDirs);
   let index = indexes.get(indexFile);
-  if (!index) indexes.set(indexFile, (index = new PrivateIndex({ root, indexFile, exclude, untrackedCache: false })));
-  const [capture, head, branch] = await Promise.all([index.capture(), git.headCommit(root), git.currentBranch(root)]);
+  if (!index) {
+    const untrackedCache = await untrackedCacheVerdict(path.join(store.dir, "index"), root);
+    indexes.set(indexFile, (index = new PrivateIndex({ root, indexFile, exclude, untrackedCache, stateFile: `${indexFile}.state` })));
+  }
+  const capture = await index.capture();
+  // The scan says where HEAD is; a capture that had to start over (or a detached HEAD) asks git.
+  const [head, branch] = await Promise.all([
+    capture.head !== undefined ? capture.head : git.headCommit(root),
+    capture.branch !== undefined ? capture.branch : git.currentBranch(root),
+  ]);
   return { root, indexFile, exclude, index, tree: capture.tree, head, branch };
 }
 
@@ -132,13 +146,20 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   const { manifest } = session;
   const root = manifest.repo.root;
   if (!o.from) refuseElsewhere(store, root, `session ${manifest.id}`);
-  await refuseIfInterrupted(store, root);
-  await refuseIfClaudeRunsIn(store, root, o.from);
   const target = turnOf(manifest, turn);
-  await requireTree(root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${manifest.id}`);
+  const latest = manifest.turns.at(-1)!;
+  // What the capture will ask git first, asked meanwhile (the checks below are files and one git process).
+  void git.ignoreFiles(root).catch(() => undefined);
+  // Independent checks at once; a refusal is the first of them in this order, as when they ran one by one.
+  const [, , present] = await inOrder([
+    refuseIfInterrupted(store, root),
+    refuseIfClaudeRunsIn(store, root, o.from),
+    git.objectsExist(root, [target.snapshot.tree, latest.snapshot.tree]),
+  ] as const);
+  if (!present[0]) throw treeGone(`turn ${turn}'s snapshot of session ${manifest.id}`);
   const state = await captureWorkTree(store, root);
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
-  const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state);
+  const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!);
   const { code, shared } = o.includeShared ? { code: all, shared: null } : await keepShared(store, manifest, target, all);
   const headRelation = await relationOf(root, target.head, state.head);
   const headOnHistory = headRelation !== "behind" && headRelation !== "apart";
@@ -160,6 +181,16 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   return { plan, state, changes: code.changes, keepOnDisk: code.ignoredAtTarget, hidden: code.hidden };
 }
 
+/**
+ * Wait for all of them, then fail with the first failure in the order given (not the first in
+ * time): the same refusal as when they ran one after another.
+ */
+async function inOrder<T extends readonly unknown[]>(work: { readonly [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(work);
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /** Where HEAD now stands against the turn's recorded HEAD (two git processes at most, only when they differ). */
 async function relationOf(root: string, recorded: string | null, current: string | null): Promise<"ahead" | "behind" | "apart" | null> {
   if (!recorded || !current || recorded === current) return null;
@@ -179,14 +210,14 @@ interface CodeSide {
 
 const NO_CODE: CodeSide = { changes: [], userChanges: new Set(), ignoredAtTarget: new Set(), inTheWay: [], hidden: [] };
 
-/** What putting the target's code in place would do to the work tree as captured. */
-async function codeSide(store: Store, manifest: Manifest, target: Turn, state: WorkTreeState): Promise<CodeSide> {
+/** What putting the target's code in place would do to the work tree as captured. `latestThere`: the latest snapshot's tree is in the repository. */
+async function codeSide(store: Store, manifest: Manifest, target: Turn, state: WorkTreeState, latestThere: boolean): Promise<CodeSide> {
   const root = manifest.repo.root;
   const latest = manifest.turns.at(-1)!;
   const [changes, userChanges] = await Promise.all([
     git.changedPaths(root, state.tree, target.snapshot.tree),
     // Which files are the user's own (in no snapshot): unknowable if the latest snapshot was pruned.
-    state.tree === latest.snapshot.tree || !(await git.objectExists(root, latest.snapshot.tree)) ? Promise.resolve([]) : git.changedPaths(root, latest.snapshot.tree, state.tree),
+    state.tree === latest.snapshot.tree || !latestThere ? Promise.resolve([]) : git.changedPaths(root, latest.snapshot.tree, state.tree),
   ]);
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
   const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".ignore-check-"));

@@ -10,7 +10,8 @@
  * Paths here are byte strings (latin1, one character per byte, see git.changedPaths): file names
  * need not be UTF-8, so they reach the file system as Buffers and are decoded only for messages.
  */
-import { promises as fs, type Stats } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, promises as fs, type Stats } from "node:fs";
 import { UserError, errorMessage } from "../errors.js";
 import * as git from "../snapshot/git.js";
 import { faultPoint } from "../fault-injection.js";
@@ -76,26 +77,57 @@ export interface Entry {
 export type Found = "held" | "missing" | "folder" | "other";
 
 /**
- * What stands at each entry's path, compared as git would record it, with one git process for
- * them all. A regular file is hashed through git's filters (eol conversion, git-lfs); only where
- * that id differs is its raw content hashed too, since `text=auto` keeps CRLF in a blob that
- * already has it.
+ * What stands at each entry's path, compared as git would record it. A regular file's bytes are
+ * hashed here first: where they are the blob, it is held (git's own hash adds nothing). Only the
+ * files whose bytes differ are hashed by git through the path's filters and attributes (eol
+ * conversion, git-lfs), one process for them all: that id is what `git add` would store. Both
+ * count, since `text=auto` keeps CRLF in a blob that already has it.
  */
 export async function whatIsOnDisk(root: string, entries: Entry[]): Promise<Found[]> {
   const stats = await Promise.all(entries.map((e) => fs.lstat(onDisk(root, e.path)).catch(() => null)));
-  const regular = entries.filter((_, i) => stats[i]?.isFile());
-  const ids = await git.hashFiles(root, regular.map((e) => e.path));
-  const filteredIds = new Map(regular.map((e, i) => [e, ids[i]]));
-  return Promise.all(entries.map((e, i) => found(root, e, stats[i] ?? null, filteredIds.get(e))));
+  // Many files: one git process hashes them faster than node reads them one by one (1,100 small
+  // files: ~20 against ~200 ms, measured under load); a few: hashing them here spares the process.
+  const regular = stats.filter((st) => st?.isFile()).length;
+  const byGit = regular > IN_PROCESS_HASHES ? new Map(entries.filter((_, i) => stats[i]?.isFile()).map((e) => [e, ""])) : null;
+  if (byGit) {
+    const ids = await git.hashFiles(root, [...byGit.keys()].map((e) => e.path));
+    [...byGit.keys()].forEach((e, i) => byGit.set(e, ids[i]!));
+  }
+  const first = await Promise.all(entries.map((e, i) => (byGit?.get(e) === e.blob && stats[i] && sameMode(e, stats[i]) ? ("held" as const) : found(root, e, stats[i] ?? null))));
+  const filtered = entries.filter((_, i) => first[i] === "unhashed");
+  if (filtered.length === 0) return first as Found[];
+  const ids = byGit ? filtered.map((e) => byGit.get(e)!) : await git.hashFiles(root, filtered.map((e) => e.path));
+  const filteredIds = new Map(filtered.map((e, i) => [e, ids[i]]));
+  return entries.map((e, i) => (first[i] === "unhashed" ? (filteredIds.get(e) === e.blob ? "held" : "other") : (first[i] as Found)));
 }
 
-async function found(root: string, e: Entry, stat: Stats | null, filteredId: string | undefined): Promise<Found> {
+/** What stands at an entry's path, without git; "unhashed": a regular file whose raw bytes are not the blob, for git to hash through its filters. */
+async function found(root: string, e: Entry, stat: Stats | null): Promise<Found | "unhashed"> {
   if (!stat) return "missing";
   if (stat.isDirectory()) return "folder";
   const file = onDisk(root, e.path);
   if (stat.isSymbolicLink()) return e.mode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), e.blob) === e.blob ? "held" : "other";
-  if (!stat.isFile() || e.mode !== (stat.mode & 0o111 ? "100755" : "100644")) return "other"; // a fifo, another mode
-  return filteredId === e.blob || git.blobId(await fs.readFile(file), e.blob) === e.blob ? "held" : "other";
+  if (!stat.isFile() || !sameMode(e, stat)) return "other"; // a fifo, another mode
+  return (await rawBlobId(file, stat.size, e.blob)) === e.blob ? "held" : "unhashed";
+}
+
+/** Above this many regular files, `whatIsOnDisk` has git hash them first. */
+const IN_PROCESS_HASHES = 32;
+
+function sameMode(e: Entry, stat: Stats): boolean {
+  return e.mode === (stat.mode & 0o111 ? "100755" : "100644");
+}
+
+/** A file's blob id from its bytes as they are (no filters), read whole if small, else streamed. */
+async function rawBlobId(file: Buffer, size: number, likeId: string): Promise<string | null> {
+  try {
+    if (size <= 8 * 1024 * 1024) return git.blobId(await fs.readFile(file), likeId);
+    const hash = createHash(likeId.length === 64 ? "sha256" : "sha1").update(`blob ${size}\0`);
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    return hash.digest("hex");
+  } catch {
+    return null; // unreadable here: git says what it makes of it
+  }
 }
 
 /** Does the folder hold nothing but files the switch deletes (so it disappears with them)? */
@@ -229,14 +261,14 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
     faultPoint("switch-after-write");
     const wrong = await pathsChangedSince(tree.root, reversed(files.filter((c) => !(c.status === "D" && keep.has(c.path)))));
     if (wrong.length === 0) {
-      tree.index?.holds(s.to);
+      await tree.index?.holds(s.to);
       return;
     }
     failure = `the work tree did not match ${s.what} after writing it (${wrong.slice(0, 3).join(", ")})`;
   } catch (error) {
     failure = `cannot rewrite the work tree to ${s.what}: ${errorMessage(error)}`;
   }
-  tree.index?.forget();
+  await tree.index?.forget();
   const saved = await saveWhatIsThere(tree);
   const restored = await applyChanges(tree, reversed(s.changes), new Set()).then(
     async () => (await pathsChangedSince(tree.root, files)).length === 0,

@@ -152,3 +152,64 @@ describe("patchBetween", () => {
     expect((await patchBetween(repo, before, after)).nowIgnored).toEqual(["debug.log"]);
   });
 });
+
+/**
+ * A rewind's index is kept across processes (its state file): each process starts with a new
+ * PrivateIndex object on the same files, as two of them do here. What the file notes is trusted
+ * only while the index is as it left it, and the seed's sources are unchanged.
+ */
+describe("an index kept across processes", () => {
+  const files = () => {
+    const dir = tempDir();
+    return { indexFile: path.join(dir, "index"), stateFile: path.join(dir, "index.state") };
+  };
+  const process = (repo: string, f: ReturnType<typeof files>) => new PrivateIndex({ root: repo, ...f, exclude: [], untrackedCache: true });
+
+  it("gives the next process the same trees as git add -A, without seeding again while nothing changed", async () => {
+    const repo = await gitdir({ ".gitignore": "*.log\n", "a.txt": "a\n" });
+    const f = files();
+    expect((await process(repo, f).capture()).tree).toBe(await referenceTree(repo));
+    const next = await process(repo, f).capture();
+    expect(next.tree).toBe(await referenceTree(repo));
+    expect(next.changed).toBe(0); // the noted tree, found with one scan: no seed (a seed stages afresh)
+    writeFiles(repo, { "a.txt": "a changed\n", "new.txt": "n\n", "skip.log": "ignored\n" });
+    expect((await process(repo, f).capture()).tree).toBe(await referenceTree(repo));
+  });
+
+  it("does not trust a noted tree once the index was written after it (a process killed between its index and its note)", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    const f = files();
+    const before = (await process(repo, f).capture()).tree;
+    // What a rewind's switch does to the kept index before it notes the tree it now holds.
+    writeFiles(repo, { "new.txt": "n\n" });
+    await execa("git", ["update-index", "--add", "new.txt"], { cwd: repo, env: { ...globalThis.process.env, GIT_INDEX_FILE: f.indexFile } });
+    const after = (await process(repo, f).capture()).tree;
+    expect(after).not.toBe(before);
+    expect(after).toBe(await referenceTree(repo));
+  });
+
+  it("is seeded again when the user's index changed since (what counts as tracked is the user's)", async () => {
+    const repo = await gitdir({ ".gitignore": "*.log\n", "a.txt": "a\n" });
+    writeFiles(repo, { "forced.log": "tracked though ignored\n" });
+    await git(repo, "add", "-f", "forced.log");
+    await git(repo, "commit", "-q", "-m", "a tracked ignored file");
+    const f = files();
+    expect(await names(repo, (await process(repo, f).capture()).tree)).toContain("forced.log");
+    await git(repo, "rm", "-q", "--cached", "forced.log");
+    const tree = (await process(repo, f).capture()).tree;
+    expect(await names(repo, tree)).not.toContain("forced.log");
+    expect(tree).toBe(await referenceTree(repo));
+  });
+
+  it("starts afresh from a damaged or missing state file", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    const f = files();
+    await process(repo, f).capture();
+    writeFileSync(f.stateFile, "{ not json");
+    writeFiles(repo, { "b.txt": "b\n" });
+    expect((await process(repo, f).capture()).tree).toBe(await referenceTree(repo));
+    rmSync(f.stateFile);
+    writeFiles(repo, { "c.txt": "c\n" });
+    expect((await process(repo, f).capture()).tree).toBe(await referenceTree(repo));
+  });
+});

@@ -79,6 +79,27 @@ describe("switchVerified", () => {
     expect(readFileSync(path.join(repo, "a"), "utf8")).toBe("file a\n");
   });
 
+  it("checks many files as it checks a few (git hashes them then): converted files switch, one edited after the capture is refused", async () => {
+    // More files than nudge hashes itself (work-tree-switch.ts, IN_PROCESS_HASHES), each converted by git (eol=crlf), so only git's hash matches.
+    const names = Array.from({ length: 40 }, (_, i) => `f${i}.txt`);
+    const repo = await gitdir({ ".gitattributes": "*.txt text eol=crlf\n", ...Object.fromEntries(names.map((n) => [n, "one\r\n"])) });
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    writeFiles(repo, Object.fromEntries(names.map((n) => [n, "two\r\n"])));
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-q", "-m", "B");
+    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    await git(repo, "checkout", "-q", "HEAD~1");
+    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const state = await captureWorkTree(store, repo);
+    expect(state.tree).toBe(treeA);
+    await switchTrees(state, treeA, treeB, "B");
+    expect(names.map((n) => readFileSync(path.join(repo, n), "utf8"))).toEqual(names.map(() => "two\r\n"));
+    writeFileSync(path.join(repo, "f7.txt"), "edited after the capture\r\n");
+    await expect(switchTrees(state, treeB, treeA, "A")).rejects.toThrow(/files changed while the rewind was being prepared: f7\.txt$/m);
+    expect(readFileSync(path.join(repo, "f7.txt"), "utf8")).toBe("edited after the capture\r\n");
+    expect(readFileSync(path.join(repo, "f8.txt"), "utf8")).toBe("two\r\n");
+  });
+
   it("refuses, changing nothing, when an ignored file would be lost", async () => {
     const { repo, store, treeA, treeB } = await twoTrees();
     writeFileSync(path.join(repo, "d", "keep.log"), "ignored, mine\n"); // d must become a file

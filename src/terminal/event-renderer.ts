@@ -23,6 +23,7 @@ import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
 import { writeErr } from "./output.js";
+import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
@@ -57,6 +58,11 @@ export interface RendererOptions {
    * calls (replay: paths relative to this repository root). A live run says each as it is made.
    */
   ruleDecisions?: { repoRoot: string };
+  /**
+   * Render claude's words as markdown (headings, lists, highlighted code…), fitted to this many
+   * columns. Only with colour: without it (NO_COLOR, not a terminal) claude's markdown is shown as written.
+   */
+  markdown?: { columns: () => number };
 }
 
 /** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
@@ -86,10 +92,15 @@ export class EventRenderer {
   private readonly partial: PartialMessages;
   private readonly decisions: Decisions;
 
+  private readonly markdown: ((write: (text: string) => void) => MarkdownStream) | undefined;
+
   constructor(private readonly o: RendererOptions) {
+    const md = o.style.enabled ? o.markdown : undefined;
+    this.markdown = md && ((write) => new MarkdownStream({ write, columns: md.columns }));
     this.partial = new PartialMessages({
       style: o.style,
       verbose: o.verbose,
+      markdown: this.markdown,
       sink: { write: (t) => this.write(t), endLine: () => this.endLine(), toolUse: (b) => this.toolUse(b) },
     });
     this.decisions = new Decisions({ style: o.style, cwd: o.cwd, ruleDecisions: o.ruleDecisions });
@@ -161,10 +172,14 @@ export class EventRenderer {
     else this.write(`${text}\n`);
   }
 
-  /** Claude's own words, whole: stdout, always. */
-  private words(text: string): void {
+  /** Claude's own words, whole: stdout, always; as markdown unless they are already styled. */
+  private words(text: string, asMarkdown = true): void {
     this.endLine();
-    this.write(`${text}\n`);
+    if (!this.markdown || !asMarkdown) return this.write(`${text}\n`);
+    const markdown = this.markdown((t) => this.write(t));
+    markdown.push(text);
+    markdown.end();
+    this.endLine();
   }
 
   private write(text: string): void {
@@ -274,7 +289,7 @@ export class EventRenderer {
   private subagentSays(event: AssistantEvent): void {
     if (!this.o.verbose) return;
     for (const block of event.message.content) {
-      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`));
+      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`), false);
       else if (isToolUse(block)) this.toolUse(block, "  │ ");
     }
   }

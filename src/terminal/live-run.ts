@@ -110,6 +110,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     verbose: input.verbose,
     showPrompts: false,
     cwd: input.cwd,
+    markdown: { columns: () => ui?.screen.columns ?? (process.stdout.columns || 80) },
   });
   const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
   const interrupted = new InterruptedResults();

@@ -23,6 +23,7 @@ import { colorEnabled, makeStyle } from "./style.js";
 import { InterruptedResults } from "./interrupted-results.js";
 import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
+import { openPromptHistory } from "../bundle/prompt-history.js";
 import { writeErr, writeOut } from "./output.js";
 
 export interface LiveRunInput {
@@ -68,6 +69,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const ui: TerminalUi | null =
     process.stdin.isTTY === true
       ? openTerminalUi({
+          history: await openPromptHistory(input.store),
           input: process.stdin,
           output: process.stdout,
           errorOutput: process.stderr,

@@ -23,7 +23,7 @@ import { Screen, type TerminalOutput } from "./screen.js";
 import { StatusLine } from "./status-line.js";
 import type { Style } from "./style.js";
 import { TerminalAsker } from "./terminal-asker.js";
-import { TerminalPrompts } from "./tty-prompts.js";
+import { TerminalPrompts, type TerminalPromptsOptions } from "./tty-prompts.js";
 
 export interface TerminalUiOptions {
   /** A terminal (process.stdin when it is a TTY). */
@@ -41,6 +41,8 @@ export interface TerminalUiOptions {
   onHangUp?: () => void;
   /** The prompt ("› " by default). */
   prompt?: string;
+  /** The repository's prompt history (↑, Ctrl-R), kept across runs. */
+  history?: TerminalPromptsOptions["history"];
   /** The status line while claude works; default: when stdout is a terminal that can move the cursor. */
   statusLine?: boolean;
   /** Take SIGHUP as the terminal closing (default true); without, the read error that follows it still is. */
@@ -82,6 +84,7 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     screen,
     style: o.style,
     prompt: o.prompt,
+    history: o.history,
     onInterrupt: o.onInterrupt,
     onPrompt: () => status.stop(),
   });

@@ -34,6 +34,8 @@ export interface TerminalPromptsOptions {
   prompt?: string;
   /** Called as the prompt line appears (the turn is over): the status line goes. */
   onPrompt?: () => void;
+  /** Prompts of earlier runs in this repository, and where to keep this run's (↑, Ctrl-R). */
+  history?: { prompts: readonly string[]; add(prompt: string): unknown };
   now?: () => number;
 }
 
@@ -56,6 +58,7 @@ export class TerminalPrompts implements PromptSource {
     this.prompt = o.prompt ?? "› ";
     // Lines after the first sit under the first line's text, so a pasted block keeps its shape.
     this.continuation = " ".repeat(textWidth(this.prompt));
+    if (o.history) this.editor.loadHistory(o.history.prompts);
     this.release = o.keyboard.acquire();
     this.unfocus = o.keyboard.focus((key) => this.key(key));
     o.keyboard.onHangUp(() => {
@@ -79,7 +82,7 @@ export class TerminalPrompts implements PromptSource {
     if (queued !== undefined) {
       // Sent now: show it where it belongs in the conversation, as if typed at this prompt.
       this.o.screen.write(`${this.echo(queued)}\n`);
-      this.editor.remember(queued);
+      this.remember(queued);
       this.drawTypeAhead();
       return Promise.resolve(queued);
     }
@@ -125,14 +128,24 @@ export class TerminalPrompts implements PromptSource {
       this.editor.reset();
       // Enter on an empty line: a fresh prompt line, as a shell gives, and nothing sent.
       if (text.trim() === "") return this.drawPrompt();
-      this.editor.remember(text);
+      this.remember(text);
       this.finish(text);
     } else if (result === "changed") {
       this.drawPrompt();
     }
   }
 
+  /** A sent prompt, for ↑ in this run and, through the history file, in the next ones. */
+  private remember(text: string): void {
+    this.editor.remember(text);
+    void this.o.history?.add(text);
+  }
+
   private ctrlC(): void {
+    if (this.editor.searching) {
+      this.editor.cancelSearch();
+      return this.drawPrompt();
+    }
     if (this.editor.text !== "") {
       this.editor.reset();
       this.setHint(null);

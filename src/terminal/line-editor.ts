@@ -17,6 +17,9 @@ export interface Key {
   text?: string;
 }
 
+/** A paste of more lines than this stands on the prompt line as `[pasted N lines]` (sent whole). */
+export const PASTE_COLLAPSE_LINES = 20;
+
 /** What a key did: "submit" = Enter on a finished prompt; "changed" = redraw; "ignored" = not an editing key. */
 export type EditResult = "submit" | "changed" | "ignored";
 
@@ -35,6 +38,8 @@ export class LineEditor {
   /** Position while walking the history; history.length = the draft being typed. */
   private historyAt = 0;
   private draft = "";
+  /** Big pastes on the line as their placeholders (`[pasted 500 lines]`) → the text each stands for. */
+  private readonly pastes = new Map<string, string>();
   /** Ctrl-R: the words searched for, and the history entry matching them (-1: none yet). */
   private search: { query: string; at: number; failed: boolean; draft: string } | null = null;
 
@@ -64,10 +69,50 @@ export class LineEditor {
   /** Start over with `text` (the cursor at its end), leaving the history where it is. */
   reset(text = ""): void {
     this.search = null;
+    this.pastes.clear();
     this.text = text;
     this.cursor = text.length;
     this.historyAt = this.history.length;
     this.draft = "";
+  }
+
+  /** The prompt to send: the text with each big paste's placeholder replaced by what was pasted. */
+  get sendText(): string {
+    return this.expanded(this.text);
+  }
+
+  private expanded(text: string): string {
+    let out = text;
+    for (const [placeholder, pasted] of this.pastes) out = out.split(placeholder).join(pasted);
+    return out;
+  }
+
+  /** A paste: as it is, or, past PASTE_COLLAPSE_LINES lines, as one placeholder (Ctrl-O shows it whole). */
+  private paste(text: string): EditResult {
+    const lines = text.replace(/\n$/, "").split("\n").length;
+    if (lines <= PASTE_COLLAPSE_LINES) return this.insert(text);
+    let placeholder = `[pasted ${lines} lines]`;
+    for (let n = 2; this.pastes.has(placeholder) && this.pastes.get(placeholder) !== text; n++) placeholder = `[pasted ${lines} lines #${n}]`;
+    this.pastes.set(placeholder, text);
+    return this.insert(placeholder);
+  }
+
+  /** Ctrl-O: every big paste on the line shown whole, to read or edit it. */
+  private expandPastes(): EditResult {
+    if (this.pastes.size === 0) return "ignored";
+    this.cursor = this.expanded(this.text.slice(0, this.cursor)).length;
+    this.text = this.expanded(this.text);
+    this.pastes.clear();
+    return "changed";
+  }
+
+  /** Backspace right after a paste's placeholder takes the whole paste away. */
+  private deletePlaceholder(): EditResult | null {
+    const before = this.text.slice(0, this.cursor);
+    for (const placeholder of this.pastes.keys()) {
+      if (before.endsWith(placeholder)) return this.deleteBack(this.cursor - placeholder.length);
+    }
+    return null;
   }
 
   /** Remember a sent prompt for ↑ (a repeat of the one before is kept once, as shells do). */
@@ -83,7 +128,7 @@ export class LineEditor {
       if (result !== "accept") return result;
     }
     const name = key.name;
-    if (name === "paste") return this.insert(normalizeNewlines(key.text ?? ""));
+    if (name === "paste") return this.paste(normalizeNewlines(key.text ?? ""));
     if (name === "return" || name === "enter") {
       // Alt-Enter (ESC CR) is a newline; so is Enter after a trailing backslash, which goes away.
       if (key.meta) return this.insert("\n");
@@ -97,7 +142,7 @@ export class LineEditor {
     if (key.meta) return this.alt(name);
     switch (name) {
       case "backspace":
-        return this.deleteBack(this.prevBoundary(this.cursor));
+        return this.deletePlaceholder() ?? this.deleteBack(this.prevBoundary(this.cursor));
       case "delete":
         return this.deleteForward(this.nextBoundary(this.cursor));
       case "left":
@@ -153,6 +198,8 @@ export class LineEditor {
         return this.down();
       case "r":
         return this.startSearch();
+      case "o":
+        return this.expandPastes();
     }
     return "ignored";
   }

@@ -42,6 +42,8 @@ export interface TerminalPromptsOptions {
 export class TerminalPrompts implements PromptSource {
   private readonly editor = new LineEditor();
   private readonly queue: string[] = [];
+  /** Each queued prompt as it was on the line (a big paste as its placeholder), beside `queue`. */
+  private readonly queuedShown: string[] = [];
   /** When each queued line was queued (ms), beside `queue`. */
   private readonly queuedAt: number[] = [];
   private waiting: ((prompt: string | null) => void) | null = null;
@@ -78,10 +80,11 @@ export class TerminalPrompts implements PromptSource {
   next(): Promise<string | null> {
     if (this.closed || this.hungUp) return Promise.resolve(null);
     const queued = this.queue.shift();
+    const shown = this.queuedShown.shift();
     this.queuedAt.shift();
     if (queued !== undefined) {
       // Sent now: show it where it belongs in the conversation, as if typed at this prompt.
-      this.o.screen.write(`${this.echo(queued)}\n`);
+      this.o.screen.write(`${this.echo(shown ?? queued)}\n`);
       this.remember(queued);
       this.drawTypeAhead();
       return Promise.resolve(queued);
@@ -100,6 +103,7 @@ export class TerminalPrompts implements PromptSource {
     if (this.closed) return;
     this.closed = true;
     this.queue.length = 0;
+    this.queuedShown.length = 0;
     this.queuedAt.length = 0;
     clearTimeout(this.hintTimer);
     this.o.screen.set("input", null);
@@ -122,7 +126,7 @@ export class TerminalPrompts implements PromptSource {
     if (ctrl && key.name === "d" && this.editor.text === "") return this.endSession();
     const result = this.editor.key(key);
     if (result === "submit") {
-      const text = this.editor.text;
+      const text = this.editor.sendText;
       this.drawPrompt();
       this.o.screen.commit("input");
       this.editor.reset();
@@ -184,10 +188,12 @@ export class TerminalPrompts implements PromptSource {
     if (key.ctrl && key.name === "d") return; // Ctrl-D ends the session at the prompt, not mid-turn
     const result = this.editor.key(key);
     if (result === "submit") {
-      const text = this.editor.text;
+      const text = this.editor.sendText;
+      const shown = this.editor.text;
       this.editor.reset();
       if (text.trim() !== "") {
         this.queue.push(text);
+        this.queuedShown.push(shown);
         this.queuedAt.push(this.now());
       }
     }
@@ -204,6 +210,7 @@ export class TerminalPrompts implements PromptSource {
     let from = this.queue.length;
     while (from > 0 && now - this.queuedAt[from - 1]! <= windowMs) from--;
     const held = this.queue.splice(from);
+    this.queuedShown.splice(from);
     this.queuedAt.splice(from);
     if (held.length === 0) return held;
     this.editor.reset([...held, this.editor.text].filter((t) => t !== "").join("\n"));
@@ -224,7 +231,7 @@ export class TerminalPrompts implements PromptSource {
   /** While claude works: the queued prompts (dim), then the line being typed, if any. */
   private drawTypeAhead(): void {
     const { style, screen } = this.o;
-    const queued = this.queue.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
+    const queued = this.queuedShown.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
     if (this.editor.text === "") {
       screen.set("input", queued.length > 0 ? { lines: queued } : null);
       return;

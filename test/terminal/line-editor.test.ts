@@ -97,4 +97,22 @@ describe("LineEditor", () => {
     type(e, k("up"));
     expect(e.text).toBe("from yesterday");
   });
+
+  it("a paste of more than 20 lines stands as one placeholder, is sent whole, goes whole with Backspace, shows whole with Ctrl-O", () => {
+    const big = Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    const e = new LineEditor();
+    type(e, "look: ", { name: "paste", text: big.replace(/\n/g, "\r\n") });
+    expect(e.text).toBe("look: [pasted 500 lines]");
+    expect(e.sendText).toBe(`look: ${big}`);
+    type(e, k("backspace"));
+    expect(e.text).toBe("look: ");
+    type(e, { name: "paste", text: big }, " and ", { name: "paste", text: big.replace("line 1\n", "LINE 1\n") });
+    expect(e.text).toBe("look: [pasted 500 lines] and [pasted 500 lines #2]");
+    type(e, k("o", { ctrl: true }));
+    expect(e.text).toBe(`look: ${big} and ${big.replace("line 1\n", "LINE 1\n")}`);
+    expect(e.sendText).toBe(e.text);
+    const small = new LineEditor();
+    type(small, { name: "paste", text: "a\nb\nc" });
+    expect(small.text).toBe("a\nb\nc");
+  });
 });

@@ -152,6 +152,16 @@ export class ClaudeProcess {
     return requestId;
   }
 
+  /**
+   * Change the permission mode for what claude does next, without a restart (measured on 2.1.329:
+   * claude answers with a control_response holding the mode, and its next system/init reports it).
+   */
+  setPermissionMode(mode: string): string {
+    const requestId = `nudge_mode_${++this.requestCount}`;
+    this.writeMessage({ type: "control_request", request_id: requestId, request: { subtype: "set_permission_mode", mode } });
+    return requestId;
+  }
+
   /** EOF on stdin: claude finishes what it is doing and exits. */
   closeInput(): void {
     if (!this.inputOpen) return;

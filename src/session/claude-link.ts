@@ -147,6 +147,16 @@ export class ClaudeLink {
     return "killed";
   }
 
+  /** The permission mode chosen during the session (Shift-Tab); undefined: the flags' own. */
+  permissionMode: string | undefined;
+
+  /** Claude's permission mode from now on: told to the running claude, and given to any it starts later. */
+  setPermissionMode(mode: string): void {
+    this.permissionMode = mode;
+    const process = this.process;
+    if (process?.alive) this.guard(process, () => process.setPermissionMode(mode));
+  }
+
   /** How long claude gets to exit after SIGTERM from a stop before SIGKILL. */
   stopGraceMs = 3_000;
 
@@ -196,7 +206,7 @@ export class ClaudeLink {
     this.stderrTail = "";
     let wroteAnything = false;
     const process: ClaudeProcess = new ClaudeProcess(
-      { bin: this.o.bin, args: claudeArgs({ ...this.o.flags, resume }), cwd: this.o.cwd, env: this.o.env },
+      { bin: this.o.bin, args: claudeArgs({ ...this.o.flags, permissionMode: this.permissionMode ?? this.o.flags.permissionMode, resume }), cwd: this.o.cwd, env: this.o.env },
       {
         onStdout: (chunk) => {
           wroteAnything = true;

@@ -71,6 +71,14 @@ export class Conversation {
     return this.o.holder.link.interrupt();
   }
 
+  /** Shift-Tab: claude's permission mode from now on, kept across /fork, /compact and a restarted claude. */
+  setPermissionMode(mode: string): void {
+    this.permissionMode = mode;
+    this.o.holder.link.setPermissionMode(mode);
+  }
+
+  private permissionMode: string | undefined;
+
   /** SIGTERM, the terminal closing: stop the turn in flight, take no more prompts, end normally. */
   stop(): void {
     this.stopping = true;
@@ -115,6 +123,8 @@ export class Conversation {
         continue;
       }
       const link = this.o.holder.link;
+      // A link started since the mode was chosen (/fork, /compact, /rewind) has not heard of it.
+      if (this.permissionMode && link.permissionMode !== this.permissionMode) link.setPermissionMode(this.permissionMode);
       this.watch(link);
       this.failure = { text: "", status: null };
       // What the user changed since the last capture is theirs, recorded before claude's turn. A

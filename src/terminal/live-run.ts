@@ -24,6 +24,7 @@ import { InterruptedResults } from "./interrupted-results.js";
 import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
 import { openPromptHistory } from "../bundle/prompt-history.js";
+import { modeLabel, nextMode } from "./permission-modes.js";
 import { writeErr, writeOut } from "./output.js";
 
 export interface LiveRunInput {
@@ -70,6 +71,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     process.stdin.isTTY === true
       ? openTerminalUi({
           history: await openPromptHistory(input.store),
+          onCycleMode: () => cycleMode(),
           input: process.stdin,
           output: process.stdout,
           errorOutput: process.stderr,
@@ -151,6 +153,17 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       return choice === "rewind" ? "rewind" : "tell";
     },
   };
+
+  // Shift-Tab: claude's next permission mode, told to it at once (set_permission_mode), shown under the prompt.
+  const startMode = input.flags.permissionMode ?? "default";
+  let mode = startMode;
+  function cycleMode(): void {
+    if (!conversation) return;
+    mode = nextMode(mode, startMode);
+    conversation.setPermissionMode(mode);
+    ui?.setMode(modeLabel(mode));
+  }
+  ui?.setMode(modeLabel(mode));
 
   function interrupt(): void {
     const handled = input.loop?.sigint();

@@ -32,6 +32,8 @@ export class StatusLine {
   private startedAt = 0;
   private activity = "";
   private frame = 0;
+  /** The permission mode's label ("" for the default mode). */
+  private mode = "";
   private readonly answered: AnsweredRequests;
 
   constructor(private readonly o: StatusLineOptions) {
@@ -67,6 +69,12 @@ export class StatusLine {
     }
   }
 
+  /** Show this permission mode on the line ("" for none). */
+  setMode(label: string): void {
+    this.mode = label;
+    if (this.running) this.draw();
+  }
+
   /** The turn is over: the line goes, leaving nothing behind. */
   stop(): void {
     if (!this.timer) return;
@@ -79,7 +87,7 @@ export class StatusLine {
   text(): string {
     const { style } = this.o;
     const elapsed = formatElapsed(this.now() - this.startedAt);
-    const line = `${FRAMES[this.frame % FRAMES.length]} ${this.activity} · ${elapsed}`;
+    const line = `${FRAMES[this.frame % FRAMES.length]} ${this.activity} · ${elapsed}${this.mode ? ` · ${this.mode}` : ""}`;
     const hint = " · Ctrl-C to interrupt";
     const width = this.o.screen.columns - 1;
     return line.length + hint.length <= width ? `${style.cyan(line)}${style.dim(hint)}` : style.cyan(fitWidth(line, width));

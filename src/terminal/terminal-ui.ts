@@ -41,6 +41,8 @@ export interface TerminalUiOptions {
   onHangUp?: () => void;
   /** The prompt ("› " by default). */
   prompt?: string;
+  /** Shift-Tab: the next permission mode (the caller tells claude, then `setMode`). */
+  onCycleMode?: () => void;
   /** The repository's prompt history (↑, Ctrl-R), kept across runs. */
   history?: TerminalPromptsOptions["history"];
   /** The status line while claude works; default: when stdout is a terminal that can move the cursor. */
@@ -59,6 +61,8 @@ export interface TerminalUi {
   write(text: string): void;
   /** One notice line, to `errorOutput`, above the bottom block. */
   say(line: string): void;
+  /** The permission mode's label, under the prompt line and on the status line ("" for the default). */
+  setMode(label: string): void;
   /** Follow claude's events on the status line (same as `status.observe`). */
   observe(event: StreamEvent): void;
   /** The terminal went away: exit with the hang-up status (129) once the bundle is complete. */
@@ -85,6 +89,7 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     style: o.style,
     prompt: o.prompt,
     history: o.history,
+    onCycleMode: o.onCycleMode,
     onInterrupt: o.onInterrupt,
     onPrompt: () => status.stop(),
   });
@@ -112,6 +117,10 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     write: (text) => screen.write(text, o.output),
     say: (line) => screen.write(`${line}\n`, errorOutput),
     observe: (event) => status.observe(event),
+    setMode(label) {
+      prompts.setMode(label);
+      status.setMode(label);
+    },
     get hungUp() {
       return keyboard.hungUp;
     },

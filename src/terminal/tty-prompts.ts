@@ -34,6 +34,8 @@ export interface TerminalPromptsOptions {
   prompt?: string;
   /** Called as the prompt line appears (the turn is over): the status line goes. */
   onPrompt?: () => void;
+  /** Shift-Tab, at the prompt or while claude works: the next permission mode. */
+  onCycleMode?: () => void;
   /** Prompts of earlier runs in this repository, and where to keep this run's (↑, Ctrl-R). */
   history?: { prompts: readonly string[]; add(prompt: string): unknown };
   now?: () => number;
@@ -50,6 +52,8 @@ export class TerminalPrompts implements PromptSource {
   private closed = false;
   private lastCtrlC = -Infinity;
   private hint: string | null = null;
+  /** The permission mode, under the prompt line ("" in the default mode). */
+  private mode = "";
   private hintTimer: NodeJS.Timeout | undefined;
   private readonly release: () => void;
   private readonly unfocus: () => void;
@@ -112,9 +116,16 @@ export class TerminalPrompts implements PromptSource {
     this.finish(null);
   }
 
+  /** Show this permission mode under the prompt line ("" for none). */
+  setMode(label: string): void {
+    this.mode = label;
+    if (this.waiting) this.drawPrompt();
+  }
+
   private key(key: Key): void {
     if (this.closed) return;
     if (key.name === "redraw") return this.waiting ? this.drawPrompt() : this.drawTypeAhead();
+    if (key.name === "tab" && key.shift && this.o.onCycleMode && !this.editor.searching) return this.o.onCycleMode();
     if (this.waiting) this.atPrompt(key);
     else this.whileBusy(key);
   }
@@ -224,7 +235,8 @@ export class TerminalPrompts implements PromptSource {
 
   private drawPrompt(): void {
     const layout = this.editor.layout(this.prompt, this.continuation);
-    const lines = this.hint ? [...layout.lines, this.o.style.dim(this.hint)] : layout.lines;
+    const below = [this.hint, this.mode && `${this.mode} (shift-tab to cycle)`].filter((l): l is string => !!l);
+    const lines = [...layout.lines, ...below.map((l) => this.o.style.dim(l))];
     this.o.screen.set("input", { lines, cursor: layout.cursor });
   }
 

@@ -22,13 +22,14 @@ import { webBench } from "./web-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
 import { recorderBench } from "./recorder.js";
+import { renderBench } from "./render-bench.js";
 import { generateRepo, scratchRoot } from "./repo.js";
 import { report, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { searchBench } from "./search-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "web", "page", "sessions", "search"] as const;
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "render", "export", "web", "page", "sessions", "search"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -58,6 +59,7 @@ const results: BenchResults = {
   binaryTurn: null,
   start: null,
   recorder: null,
+  render: null,
   exported: null,
   web: null,
   page: null,
@@ -88,10 +90,11 @@ try {
     results.listing = await longSessionListing(results.long.repo, results.long.id, results.long.turns, 10);
   }
   if (wanted("storage")) results.binaryTurn = await binaryTurnStorage();
-  if (wanted("start") || wanted("recorder")) {
+  if (wanted("start") || wanted("recorder") || wanted("render")) {
     const small = results.between.get(fileCounts[0]!)?.repo ?? (await generateRepo({ files: 1_000 }));
     if (wanted("start")) results.start = await cliStart(small, 20, 12);
     if (wanted("recorder")) results.recorder = await recorderBench(small, 256);
+    if (wanted("render")) results.render = await renderBench(small, 200);
   }
   if (wanted("export")) {
     progress("export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create");

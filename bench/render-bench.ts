@@ -21,7 +21,10 @@ export interface RenderResult {
   chunks: number;
   markdown: { median: number; p99: number };
   raw: { median: number; p99: number };
+  /** Through nudge with rendering on, and straight from the stand-in. */
   latency: { nudge: LatencyFigures; direct: LatencyFigures };
+  /** Through nudge with rendering off (NO_COLOR), in the same run, alternating with the runs above. */
+  plainLatency: LatencyFigures;
 }
 
 const CODE = Array.from({ length: 20 }, (_, i) => [
@@ -91,16 +94,22 @@ export async function renderBench(repo: string, answers: number): Promise<Render
   progress(`render: ${answers} answers of ${ANSWER.length} characters in 8-character deltas, markdown on and off`);
   const raw = perChunk(false, answers);
   const markdown = perChunk(true, answers);
-  progress("render: latency per line through nudge with rendering on (FORCE_COLOR=1), and straight from the stand-in");
-  const latencies: number[] = [];
-  await runSession(repo, prompts(repo, 1, IDLE), {
-    env: { FORCE_COLOR: "1", NO_COLOR: "" },
-    onStdoutLine: (line, at) => {
-      const m = PING.exec(line);
-      if (m) latencies.push(Number(at - BigInt(m[2]!)) / 1e6);
-    },
-  });
+  progress("render: latency per line through nudge with rendering on (FORCE_COLOR=1) and off (NO_COLOR), alternating, and straight from the stand-in");
+  const rendered: number[] = [];
+  const plain: number[] = [];
+  const session = (into: number[], env: NodeJS.ProcessEnv) =>
+    runSession(repo, prompts(repo, 1, IDLE), {
+      env,
+      onStdoutLine: (line, at) => {
+        const m = PING.exec(line);
+        if (m) into.push(Number(at - BigInt(m[2]!)) / 1e6);
+      },
+    });
+  for (let round = 0; round < 2; round++) {
+    await session(rendered, { FORCE_COLOR: "1", NO_COLOR: "" });
+    await session(plain, { NO_COLOR: "1" });
+  }
   const [direct] = await directLatencies([IDLE]);
   const stat = (xs: number[]) => ({ median: median(xs), p99: percentile(xs, 99) });
-  return { answerChars: ANSWER.length, chunks: markdown.length, markdown: stat(markdown), raw: stat(raw), latency: { nudge: figures(latencies), direct: figures(direct!) } };
+  return { answerChars: ANSWER.length, chunks: markdown.length, markdown: stat(markdown), raw: stat(raw), latency: { nudge: figures(rendered), direct: figures(direct!) }, plainLatency: figures(plain) };
 }

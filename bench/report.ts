@@ -152,6 +152,7 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     const x = r.render;
     say(`| rendering claude's markdown, per streamed chunk (8-character deltas of a ${(x.answerChars / 1024).toFixed(1)} KB answer with a table and a 60-line code block): median / p99 | ${x.markdown.median.toFixed(3)} / ${x.markdown.p99.toFixed(3)} ms (the text as written, NO_COLOR: ${x.raw.median.toFixed(3)} / ${x.raw.p99.toFixed(3)} ms; n=${x.chunks}) | |`);
     latencyRow(say, "a line every 2 ms, markdown rendered (FORCE_COLOR=1)", x.latency);
+    say(`| the same lines through nudge without rendering (NO_COLOR), same run: median / p99 | ${x.plainLatency.median.toFixed(2)} / ${x.plainLatency.p99.toFixed(2)} ms (rendering adds ${(x.latency.nudge.median - x.plainLatency.median).toFixed(2)} ms at the median) | |`);
   }
   if (r.exported) {
     const e = r.exported;

@@ -67,19 +67,23 @@ export function languageOfPath(path: string): string | null {
 }
 
 /**
- * `code` coloured as `language`, one string per line (as many as `code.split("\n")`), or null for
- * a language not known here. The code is the session's text: made visible before it is coloured.
+ * `code` coloured as `language`, one string per line (as many as `code.split("\n")`), and whether
+ * a construct is still open at its end (a comment not closed yet); null for a language not known
+ * here. The code is the session's text: made visible before it is coloured.
  */
-export function highlightLines(code: string, language: string): string[] | null {
+export function highlightLines(code: string, language: string): { lines: string[]; open: boolean } | null {
   const api = load(language);
   if (!api) return null;
-  let html: string;
+  let result: ReturnType<HljsApi["highlight"]>;
   try {
-    html = api.highlight(code, { language, ignoreIllegals: true }).value;
+    result = api.highlight(code, { language, ignoreIllegals: true });
   } catch {
     return null;
   }
-  return htmlToAnsiLines(html);
+  // hljs closes every span at the end of its input; its mode stack (`_top`, a mode with a parent
+  // when not at the language's top level) says whether a comment, string or list was left open.
+  const top = (result as { _top?: { parent?: unknown } })._top;
+  return { lines: htmlToAnsiLines(result.value), open: !!top?.parent };
 }
 
 function load(language: string): HljsApi | null {

@@ -21,15 +21,22 @@ export interface MarkdownStreamOptions {
   columns(): number;
 }
 
-/** A fenced code block being typed: its lines so far, highlighted together so a comment or string over several lines stays coloured. */
+/**
+ * A fenced code block being typed: its lines so far, and where the construct still open at the
+ * end of the last line (a comment or string over several lines) began. Each new line is
+ * highlighted together with the lines from there, so such a construct stays coloured on every
+ * line, while a line after a closed one costs only itself.
+ */
 interface Fence {
   marker: string;
   language: string | null;
   code: string[];
+  /** Index in `code` of the first line the next one is highlighted with. */
+  from: number;
 }
 
-/** Code blocks longer than this are highlighted line by line (highlighting all lines so far for each new one grows with the square). */
-const WHOLE_FENCE_LINES = 200;
+/** A construct open for more lines than this is given up on: the next line starts afresh (bounds the cost per line). */
+const MAX_CARRY_LINES = 200;
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/;
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
@@ -98,7 +105,7 @@ export class MarkdownStream {
     }
     const fence = FENCE.exec(line);
     if (fence) {
-      this.fence = { marker: fence[1]!, language: languageOf(fence[2] ?? ""), code: [] };
+      this.fence = { marker: fence[1]!, language: languageOf(fence[2] ?? ""), code: [], from: 0 };
       return;
     }
     if (TABLE_ROW.test(line)) {
@@ -130,13 +137,16 @@ export class MarkdownStream {
   }
 }
 
-/** The last line of a code block, highlighted with the lines before it (or alone, in a long block). */
+/** The last line of a code block, highlighted with the lines of a construct still open before it. */
 function highlightLast(fence: Fence): string {
   const last = fence.code.at(-1)!;
   if (!fence.language) return sgr("code", visible(last));
-  const whole = fence.code.length <= WHOLE_FENCE_LINES;
-  const lines = highlightLines(whole ? fence.code.join("\n") : last, fence.language);
-  return lines?.at(-1) ?? visible(last);
+  if (fence.code.length - fence.from > MAX_CARRY_LINES) fence.from = fence.code.length - 1;
+  const highlighted = highlightLines(fence.code.slice(fence.from).join("\n"), fence.language);
+  if (!highlighted) return visible(last);
+  // Nothing left open at the end of this line: the next starts afresh.
+  if (!highlighted.open) fence.from = fence.code.length;
+  return highlighted.lines.at(-1)!;
 }
 
 /** One complete line outside code blocks and tables, of which the first `shown` characters are on screen already (plain words). */

@@ -140,9 +140,10 @@ export class ClaudeProcess {
     return true;
   }
 
-  sendPrompt(text: string): boolean {
+  /** A prompt: text, or content blocks (images beside the text). */
+  sendPrompt(content: string | readonly object[]): boolean {
     // The role wrapper is required: without message.role claude fails with a TypeError.
-    return this.writeMessage({ type: "user", message: { role: "user", content: text } });
+    return this.writeMessage({ type: "user", message: { role: "user", content } });
   }
 
   /** Ask claude to stop the running turn; the process and conversation live on. */

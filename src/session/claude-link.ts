@@ -65,7 +65,7 @@ export class ClaudeLink {
 
   /** Send one prompt as its own turn (`editsTree`: the user's edits found just before it). */
   /** `sent`: what claude gets, when it is more than the user's prompt (a note from nudge in front of it). */
-  async startTurn(prompt: string, editsTree: string | null, sent = prompt): Promise<TurnHandle> {
+  async startTurn(prompt: string, editsTree: string | null, sent: string | readonly object[] = prompt): Promise<TurnHandle> {
     let process = await this.ensureProcess();
     // A claude that died while it was starting (before any turn was open to be ended by its exit):
     // start another, once; a second one dying the same way is reported like any dead claude.

@@ -27,6 +27,7 @@ import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
+import { imageSize, imageWords } from "../session/prompt-images.js";
 
 export interface RendererOptions {
   style: Style;
@@ -139,6 +140,7 @@ export class EventRenderer {
           if (isToolResult(block)) this.toolResult(block);
           else if (isText(block) && event.isReplay) this.prompt(true, block.text);
         }
+        if (event.isReplay && this.o.showPrompts) this.images(event.message.content);
         return;
       case "control_request":
         return this.decisions.request(event);
@@ -250,6 +252,20 @@ export class EventRenderer {
       return;
     }
     if (this.o.showPrompts && isReplay !== false) this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${text}`);
+  }
+
+  /** The images a prompt carried, by the names its text gives them: `⎿ [image: shot.png 120 KB]`. */
+  private images(content: Array<{ type: string }>): void {
+    const images = content.filter((b): b is { type: "image"; source?: { data?: unknown } } => b.type === "image");
+    if (images.length === 0) return;
+    const text = content.map((b) => (isText(b) ? b.text : "")).join("\n");
+    const names = imageWords(text).map((w) => w.file.split("/").at(-1)!);
+    const shown = images.map((image, i) => {
+      const data = typeof image.source?.data === "string" ? image.source.data : "";
+      const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+      return `[image: ${names[i] ?? `#${i + 1}`} ${imageSize(bytes)}]`;
+    });
+    this.line(this.o.style.dim(`  ⎿ ${shown.join(" ")}`));
   }
 
   /** A tool call, once per id: streamed, it is known before its assistant line comes. */

@@ -53,6 +53,12 @@ const COLOURS: Record<string, string> = {
 
 let hljs: HljsApi | null = null;
 
+/**
+ * What closes a colour: default foreground, normal weight, not italic. Not a full reset (SGR 0),
+ * so a background around the code (a diff's added line) stays.
+ */
+const OFF = "\u001b[39;22;23m";
+
 /** The language a fence's info string or a file's extension names, or null. */
 export function languageOf(name: string): string | null {
   const key = name.trim().toLowerCase();
@@ -110,23 +116,29 @@ export function htmlToAnsiLines(html: string): string[] {
       if (colour) line += `\u001b[${colour}m`;
     } else if (m[0] === "</span>") {
       stack.pop();
-      line += `\u001b[0m${open()}`;
+      line += `${OFF}${open()}`;
     } else {
       const parts = visible(unescapeHtml(m[2]!)).split("\n");
       line += parts[0];
       for (const part of parts.slice(1)) {
-        lines.push(stack.some(Boolean) ? `${line}\u001b[0m` : line);
+        lines.push(stack.some(Boolean) ? `${line}${OFF}` : line);
         line = open() + part;
       }
     }
   }
-  lines.push(stack.some(Boolean) ? `${line}\u001b[0m` : line);
+  lines.push(stack.some(Boolean) ? `${line}${OFF}` : line);
   return lines.map(tidy);
 }
 
-/** Drop colour codes that colour nothing (an SGR followed at once by a reset or by the line's end). */
+/** Drop colour codes that colour nothing (an SGR followed at once by a close, or a close at the line's start). */
 function tidy(line: string): string {
-  return line.replace(/(?:\u001b\[[0-9;]*m)+(\u001b\[0m)/g, "$1").replace(/^\u001b\[0m/, "").replace(/(\u001b\[0m)+/g, "\u001b[0m");
+  return line.replace(/(?:\u001b\[[0-9;]*m)+(\u001b\[39;22;23m)/g, "$1").replace(/^\u001b\[39;22;23m/, "").replace(/(\u001b\[39;22;23m)+/g, OFF);
+}
+
+/** One line of code coloured by the language of `file` (its extension), or null when nudge does not know it. */
+export function highlightCodeLine(code: string, file: string): string | null {
+  const language = languageOfPath(file);
+  return language ? (highlightLines(code, language)?.lines[0] ?? null) : null;
 }
 
 function unescapeHtml(text: string): string {

@@ -82,6 +82,12 @@ export class Conversation {
 
   private permissionMode: string | undefined;
 
+  /** claude changed its mode itself (a plan approved with accept edits): remembered for a claude started later, not sent. */
+  notePermissionMode(mode: string): void {
+    this.permissionMode = mode;
+    this.o.holder.link.permissionMode = mode;
+  }
+
   /** SIGTERM, the terminal closing: stop the turn in flight, take no more prompts, end normally. */
   stop(): void {
     this.stopping = true;

@@ -72,6 +72,12 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       ? openTerminalUi({
           history: await openPromptHistory(input.store),
           onCycleMode: () => cycleMode(),
+          onAcceptEdits: () => {
+            // claude takes the mode from the plan's answer; nudge remembers it for a claude started later.
+            mode = "acceptEdits";
+            conversation?.notePermissionMode(mode);
+            ui?.setMode(modeLabel(mode));
+          },
           input: process.stdin,
           output: process.stdout,
           errorOutput: process.stderr,

@@ -102,7 +102,7 @@ export function planLines(plan: string, style: Style): string[] {
 }
 
 export function planQuestion(style: Style): string {
-  return `${style.bold("Approve the plan?")} [y]es / [n]o, keep planning `;
+  return `${style.bold("Approve the plan?")} [y]es / [a] yes + accept edits / [n]o, keep planning `;
 }
 
 export function parseYesNo(text: string): boolean | undefined {

@@ -43,6 +43,8 @@ export interface TerminalUiOptions {
   prompt?: string;
   /** Shift-Tab: the next permission mode (the caller tells claude, then `setMode`). */
   onCycleMode?: () => void;
+  /** A plan approved with "accept edits from now on" (claude is told with the answer; the caller shows the mode). */
+  onAcceptEdits?: () => void;
   /** The repository's prompt history (↑, Ctrl-R), kept across runs. */
   history?: TerminalPromptsOptions["history"];
   /** The status line while claude works; default: when stdout is a terminal that can move the cursor. */
@@ -97,6 +99,7 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     keyboard,
     screen,
     style: o.style,
+    onAcceptEdits: o.onAcceptEdits,
     beforeQuestion: () => {
       const held = prompts.holdBackRecent();
       if (held.length === 0) return;

@@ -66,4 +66,24 @@ describe("Shift-Tab", () => {
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(existsSync(path.join(repo, "asked.txt"))).toBe(false);
   });
+
+  it("a plan approved with 'a' (yes, and accept edits) lets the next Write through unasked", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([
+      { tool: "ExitPlanMode", input: { plan: "1. Write plan.txt" } },
+      { tool: "Write", input: { file_path: path.join(repo, "plan.txt"), content: "done\n" } },
+      { text: "IMPLEMENTED" },
+    ]);
+    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "plan"], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    await t.waitFor("› ");
+    t.type("plan it\r");
+    await t.waitFor("[a] yes + accept edits");
+    t.type("a\r");
+    await t.waitFor("turn 1 · success");
+    t.type("/exit\r");
+    expect((await t.child).exitCode, t.text()).toBe(0);
+    expect(t.text()).not.toContain("? Write(");
+    expect(t.text()).toContain("accept edits on");
+    expect(readFileSync(path.join(repo, "plan.txt"), "utf8")).toBe("done\n");
+  });
 });

@@ -38,11 +38,11 @@ export interface RecorderResult {
   loaded: { nudge: LatencyFigures; direct: LatencyFigures };
 }
 
-const PING = /ping (\d+) (\d+)/;
-const IDLE = "pings:1000:2:0";
+export const PING = /ping (\d+) (\d+)/;
+export const IDLE = "pings:1000:2:0";
 const LOADED = "pings:500:3:64";
 
-function figures(latencies: number[]): LatencyFigures {
+export function figures(latencies: number[]): LatencyFigures {
   return { lines: latencies.length, median: median(latencies), p99: percentile(latencies, 99) };
 }
 
@@ -73,7 +73,7 @@ export async function recorderBench(repo: string, streamMB: number): Promise<Rec
 }
 
 /** The stand-in driven directly: its stdout read by this process, as nudge reads it. */
-async function directLatencies(kinds: string[]): Promise<number[][]> {
+export async function directLatencies(kinds: string[]): Promise<number[][]> {
   const dir = scratchDir("direct");
   const child = spawn(STAND_IN, ["--replay-user-messages"], {
     cwd: dir,

@@ -10,6 +10,7 @@ import type { ExportBenchRow } from "./export-bench.js";
 import type { ImportBenchRow } from "./import-bench.js";
 import type { BinaryTurnResult, LongSessionResult } from "./long-session.js";
 import type { LatencyFigures, RecorderResult } from "./recorder.js";
+import type { RenderResult } from "./render-bench.js";
 import type { RewindResult } from "./rewind.js";
 import { CLI } from "./session.js";
 import type { StoreSizes } from "./store-size.js";
@@ -34,6 +35,7 @@ export interface BenchResults {
   binaryTurn: BinaryTurnResult | null;
   start: StartResult | null;
   recorder: RecorderResult | null;
+  render: RenderResult | null;
   exported: ExportBenchRow | null;
   imported: ImportBenchRow | null;
   web: WebBenchResult | null;
@@ -155,6 +157,12 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| recorder throughput, ${recorder.streamMB.toFixed(0)} MB of NDJSON through \`nudge claude run\` | ${recorder.mbPerSecond.toFixed(0)} MB/s ${mark(recorder.mbPerSecond >= 300)} (the recording path alone, in-process: ${recorder.inProcessMbPerSecond.toFixed(0)} MB/s) | ≥ 300 MB/s |`);
     latencyRow(say, "a line every 2 ms", recorder.idle);
     latencyRow(say, "each line followed by a 64 KB tool result", recorder.loaded);
+  }
+  if (r.render) {
+    const x = r.render;
+    say(`| rendering claude's markdown, per streamed chunk (8-character deltas of a ${(x.answerChars / 1024).toFixed(1)} KB answer with a table and a 60-line code block): median / p99 | ${x.markdown.median.toFixed(3)} / ${x.markdown.p99.toFixed(3)} ms (the text as written, NO_COLOR: ${x.raw.median.toFixed(3)} / ${x.raw.p99.toFixed(3)} ms; n=${x.chunks}) | |`);
+    latencyRow(say, "a line every 2 ms, markdown rendered (FORCE_COLOR=1)", x.latency);
+    say(`| the same lines through nudge without rendering (NO_COLOR), same run: median / p99 | ${x.plainLatency.median.toFixed(2)} / ${x.plainLatency.p99.toFixed(2)} ms (rendering adds ${(x.latency.nudge.median - x.plainLatency.median).toFixed(2)} ms at the median) | |`);
   }
   if (r.exported) {
     const e = r.exported;

@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, export, import, web, page, sessions, search, sync
+ *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, render, export, import, web, page, sessions, search, sync
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -23,6 +23,7 @@ import { webBench } from "./web-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
 import { recorderBench } from "./recorder.js";
+import { renderBench } from "./render-bench.js";
 import { generateRepo, scratchRoot } from "./repo.js";
 import { report, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
@@ -30,7 +31,7 @@ import { searchBench } from "./search-bench.js";
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
+const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -60,6 +61,7 @@ const results: BenchResults = {
   binaryTurn: null,
   start: null,
   recorder: null,
+  render: null,
   exported: null,
   imported: null,
   web: null,
@@ -90,10 +92,11 @@ try {
     results.listing = await longSessionListing(results.long.repo, results.long.id, results.long.turns, 10);
   }
   if (wanted("storage")) results.binaryTurn = await binaryTurnStorage();
-  if (wanted("start") || wanted("recorder")) {
+  if (wanted("start") || wanted("recorder") || wanted("render")) {
     const small = results.between.get(fileCounts[0]!)?.repo ?? (await generateRepo({ files: 1_000 }));
     if (wanted("start")) results.start = await cliStart(small, 20, 12);
     if (wanted("recorder")) results.recorder = await recorderBench(small, 256);
+    if (wanted("render")) results.render = await renderBench(small, 200);
   }
   if (wanted("export")) {
     progress("export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create");

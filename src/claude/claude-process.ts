@@ -143,15 +143,26 @@ export class ClaudeProcess {
     return true;
   }
 
-  sendPrompt(text: string): boolean {
+  /** A prompt: text, or content blocks (images beside the text). */
+  sendPrompt(content: string | readonly object[]): boolean {
     // The role wrapper is required: without message.role claude fails with a TypeError.
-    return this.writeMessage({ type: "user", message: { role: "user", content: text } });
+    return this.writeMessage({ type: "user", message: { role: "user", content } });
   }
 
   /** Ask claude to stop the running turn; the process and conversation live on. */
   interrupt(): string {
     const requestId = `nudge_interrupt_${++this.requestCount}`;
     this.writeMessage({ type: "control_request", request_id: requestId, request: { subtype: "interrupt" } });
+    return requestId;
+  }
+
+  /**
+   * Change the permission mode for what claude does next, without a restart (measured on 2.1.329:
+   * claude answers with a control_response holding the mode, and its next system/init reports it).
+   */
+  setPermissionMode(mode: string): string {
+    const requestId = `nudge_mode_${++this.requestCount}`;
+    this.writeMessage({ type: "control_request", request_id: requestId, request: { subtype: "set_permission_mode", mode } });
     return requestId;
   }
 

@@ -5,6 +5,8 @@ import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session
 import { UserError } from "../errors.js";
 import { pickRange, turnDiff } from "../snapshot/turn-diff.js";
 import { renderPatch, renderStat } from "../terminal/diff-renderer.js";
+import { highlightDiffLine } from "../terminal/diff-highlight.js";
+import { page } from "../terminal/pager.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
@@ -76,5 +78,7 @@ Examples:
     }
     const style = makeStyle(colorEnabled(process.stdout));
     if (files.length === 0) return void writeOut(`${style.dim(`no changes ${range.label}`)}\n`);
-    writeOut(options.stat ? renderStat(files, style) : renderPatch(files, style));
+    if (options.stat) return void writeOut(renderStat(files, style));
+    // With colour, each file's code highlighted by its language; on a terminal, through the pager.
+    await page(renderPatch(files, style, style.enabled ? highlightDiffLine : undefined));
   });

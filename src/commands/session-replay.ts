@@ -59,7 +59,7 @@ Examples:
 
     const style = makeStyle(colorEnabled(process.stdout));
     const write = (text: string) => void writeOut(text);
-    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd, notice: stderrNotice, ruleDecisions: { repoRoot: m.repo.root } });
+    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd, notice: stderrNotice, ruleDecisions: { repoRoot: m.repo.root }, markdown: { columns: () => process.stdout.columns || 80 } });
     const stop = new AbortController();
     // Ctrl-C ends the replay, not nudge mid-line: the loop notices, the cursor is left on a fresh line.
     const onSigint = () => stop.abort();

@@ -32,7 +32,8 @@ export interface Question {
 /** The answers, keyed by question text; several labels of a multi-select are joined with ", ". */
 export type QuestionAnswers = Record<string, string>;
 
-export type PlanAnswer = { approve: true } | { approve: false; feedback: string };
+/** `acceptEdits`: approved, and claude's file edits allowed without asking from now on. */
+export type PlanAnswer = { approve: true; acceptEdits?: boolean } | { approve: false; feedback: string };
 
 export interface PermissionContext {
   /** The folder claude works in: paths are shown relative to it. */

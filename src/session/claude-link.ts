@@ -84,7 +84,7 @@ export class ClaudeLink {
 
   /** Send one prompt as its own turn (`editsTree`: the user's edits found just before it). */
   /** `sent`: what claude gets, when it is more than the user's prompt (a note from nudge in front of it). */
-  async startTurn(prompt: string, editsTree: string | null, sent = prompt): Promise<TurnHandle> {
+  async startTurn(prompt: string, editsTree: string | null, sent: string | readonly object[] = prompt): Promise<TurnHandle> {
     let process = await this.ensureProcess();
     // A claude that died while it was starting (before any turn was open to be ended by its exit):
     // start another, once; a second one dying the same way is reported like any dead claude.
@@ -166,6 +166,16 @@ export class ClaudeLink {
     return "killed";
   }
 
+  /** The permission mode chosen during the session (Shift-Tab); undefined: the flags' own. */
+  permissionMode: string | undefined;
+
+  /** Claude's permission mode from now on: told to the running claude, and given to any it starts later. */
+  setPermissionMode(mode: string): void {
+    this.permissionMode = mode;
+    const process = this.process;
+    if (process?.alive) this.guard(process, () => process.setPermissionMode(mode));
+  }
+
   /** How long claude gets to exit after SIGTERM from a stop before SIGKILL. */
   stopGraceMs = 3_000;
 
@@ -241,7 +251,8 @@ export class ClaudeLink {
     this.stderrTail = "";
     let wroteAnything = false;
     const process: ClaudeProcess = new ClaudeProcess(
-      this.launch({ bin: this.o.bin, args: claudeArgs({ ...this.o.flags, ...this.flagsOver, resume }), cwd: this.o.cwd, env: this.o.env }),
+      // A restart's own flags (a verifier's mode) first, then the mode chosen with Shift-Tab.
+      this.launch({ bin: this.o.bin, args: claudeArgs({ ...this.o.flags, ...this.flagsOver, permissionMode: this.flagsOver.permissionMode ?? this.permissionMode ?? this.o.flags.permissionMode, resume }), cwd: this.o.cwd, env: this.o.env }),
       {
         onStdout: (chunk) => {
           wroteAnything = true;

@@ -117,6 +117,8 @@ export class ControlHandler {
     const plan = String(this.c.toolUse(request.tool_use_id)?.input.plan ?? request.input.plan ?? "");
     if (!this.c.asker) return { behavior: "deny", message: "Nobody is at a terminal to approve the plan; keep planning, or say what you need." };
     const answer = await this.c.asker.plan(plan);
+    // "Yes, and accept edits": claude's own permission update, which sets the mode as the plan mode ends.
+    if (answer.approve && answer.acceptEdits) return { behavior: "allow", updatedInput: request.input, updatedPermissions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }] };
     if (answer.approve) return { behavior: "allow", updatedInput: request.input };
     return { behavior: "deny", message: answer.feedback ? `The user wants you to keep planning: ${answer.feedback}` : "The user wants you to keep planning." };
   }

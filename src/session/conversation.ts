@@ -14,6 +14,7 @@ import { failOnFatal, watchForFatal, type TurnFailure } from "./fatal-failures.j
 import type { Frontend } from "./frontend.js";
 import { formatCost } from "../format.js";
 import { OutputOrder } from "./output-order.js";
+import { imageSize, promptContent, promptImages, type PromptImage } from "./prompt-images.js";
 
 /** nudge's own commands inside a session; they may replace the recording (`holder.link`). */
 export interface SlashCommands {
@@ -31,6 +32,8 @@ export interface ConversationOptions {
   /** A note claude gets with the first prompt (what changed in the files since it last ran). */
   note?: string | null;
   slash: SlashCommands;
+  /** Where relative image paths in a prompt are found. */
+  cwd: string;
   /** Called after each saved turn: an agentic loop checks and steers here (return false to stop). */
   afterTurn?: (turn: Turn) => Promise<boolean>;
 }
@@ -79,6 +82,20 @@ export class Conversation {
     return this.o.holder.link.restart(r);
   }
 
+  /** Shift-Tab: claude's permission mode from now on, kept across /fork, /compact and a restarted claude. */
+  setPermissionMode(mode: string): void {
+    this.permissionMode = mode;
+    this.o.holder.link.setPermissionMode(mode);
+  }
+
+  private permissionMode: string | undefined;
+
+  /** claude changed its mode itself (a plan approved with accept edits): remembered for a claude started later, not sent. */
+  notePermissionMode(mode: string): void {
+    this.permissionMode = mode;
+    this.o.holder.link.permissionMode = mode;
+  }
+
   /** SIGTERM, the terminal closing: stop the turn in flight, take no more prompts, end normally. */
   stop(): void {
     this.stopping = true;
@@ -122,7 +139,18 @@ export class Conversation {
         if ((await this.slash(text.trim())) === "exit") return;
         continue;
       }
+      // Images the prompt names go with it; one that cannot (too big, not an image) keeps the prompt back.
+      let images: PromptImage[];
+      try {
+        images = await promptImages(text, this.o.cwd);
+      } catch (error) {
+        if (!(error instanceof UserError)) throw error;
+        frontend.error(error.message, error.hint);
+        continue;
+      }
       const link = this.o.holder.link;
+      // A link started since the mode was chosen (/fork, /compact, /rewind) has not heard of it.
+      if (this.permissionMode && link.permissionMode !== this.permissionMode) link.setPermissionMode(this.permissionMode);
       this.watch(link);
       this.failure = { text: "", status: null };
       // What the user changed since the last capture is theirs, recorded before claude's turn. A
@@ -131,7 +159,9 @@ export class Conversation {
       const edits = queued && !first ? null : await link.recorder.captureEdits();
       if (edits && !first) frontend.say("✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn");
       first = false;
-      const handle = await link.startTurn(text, edits, note ? `${note}\n\n${text}` : text);
+      const sentText = note ? `${note}\n\n${text}` : text;
+      if (images.length > 0) frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
+      const handle = await link.startTurn(text, edits, images.length > 0 ? promptContent(sentText, images) : sentText);
       note = null;
       frontend.working?.(true);
       const ended = await handle.ended.finally(() => frontend.working?.(false));

@@ -30,7 +30,19 @@ export interface DiffOptions {
   maxLines?: number;
   /** The file's text; null when there is no such file, undefined when it cannot be compared (binary, too large, unreadable). */
   readFile?: (absolutePath: string) => string | null | undefined;
+  /**
+   * A frontend's own drawing of a diff line, syntax-highlighted by the file's language (the
+   * terminal's, with colour); null, or absent, for the plain colouring above.
+   */
+  highlight?: DiffLineHighlighter;
 }
+
+interface FileDiffOptions extends DiffOptions {
+  file?: string;
+}
+
+/** One diff line drawn with its code highlighted: `kind` is its first character, `code` the rest (already visible), `file` says the language. */
+export type DiffLineHighlighter = (line: { kind: "+" | "-" | " "; code: string; file: string }) => string | null;
 
 /** The diff lines for a file-changing tool call, or null for a tool that changes no file. */
 export function editDiff(tool: string, input: Record<string, unknown>, o: DiffOptions): string[] | null {
@@ -38,6 +50,8 @@ export function editDiff(tool: string, input: Record<string, unknown>, o: DiffOp
   if (!file) return null;
   const absolute = path.resolve(o.cwd, file);
   const read = o.readFile ?? readText;
+  // The file goes with the options to each hunk line: its extension says how to highlight it.
+  o = { ...o, file: absolute } as FileDiffOptions;
   switch (tool) {
     case "Write": {
       const before = read(absolute);
@@ -94,7 +108,11 @@ function render(before: string, after: string, o: DiffOptions, note?: string): s
     lines.push(style.cyan(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`));
     for (const raw of hunk.lines) {
       const line = visible(raw);
-      if (line.startsWith("+")) lines.push(style.green(line));
+      const kind = line[0];
+      const file = (o as FileDiffOptions).file;
+      const drawn = o.highlight && file && (kind === "+" || kind === "-" || kind === " ") ? o.highlight({ kind, code: line.slice(1), file }) : null;
+      if (drawn !== null) lines.push(drawn);
+      else if (line.startsWith("+")) lines.push(style.green(line));
       else if (line.startsWith("-")) lines.push(style.red(line));
       else if (line.startsWith("\\")) lines.push(style.dim(line));
       else lines.push(line);

@@ -107,6 +107,7 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       frontend,
       firstPrompt: input.firstPrompt,
       note,
+      cwd: input.cwd,
       slash: live.slashCommands(holder),
       afterTurn: input.afterTurn ? (turn) => input.afterTurn!(turn, holder.link.recorder.manifest.id, holder.link.recorder) : undefined,
     });

@@ -7,23 +7,27 @@ import { visible } from "../inert-text.js";
 import { plural } from "./format.js";
 import { BINARY_LINE, type FileDiff } from "../snapshot/patch-sections.js";
 import type { Style } from "./style.js";
+import type { DiffLineHighlighter } from "../session/edit-diff.js";
 
 export type { FileDiff, FileStatus } from "../snapshot/patch-sections.js";
 
 /** The widest `--stat` bar; longer ones are scaled down, as git scales to the terminal. */
 const STAT_BAR = 50;
 
-export function renderPatch(files: FileDiff[], style: Style): string {
+/** `highlight`: code highlighted by each file's language on the added/removed lines (the terminal with colour). */
+export function renderPatch(files: FileDiff[], style: Style, highlight?: DiffLineHighlighter): string {
   const out: string[] = [];
   for (const file of files) {
     if (file.nowIgnored) out.push(style.yellow(`# ${printablePath(file.path)} is ignored now: it left the snapshot, not the disk`));
     let inHunk = false;
+    let drawn: string | null;
     // A file's contents and git's header lines are the session's text: shown, never obeyed.
     for (const line of file.lines.map(visible)) {
       if (line.startsWith("diff --git ")) inHunk = false;
       else if (line.startsWith("@@")) inHunk = true;
       if (!inHunk) out.push(BINARY_LINE.test(line) ? style.yellow(binaryLine(file, line)) : style.bold(line));
       else if (line.startsWith("@@")) out.push(style.cyan(line));
+      else if (highlight && (drawn = lineOf(highlight, line, file.path)) !== null) out.push(drawn);
       else if (line.startsWith("+")) out.push(style.green(line));
       else if (line.startsWith("-")) out.push(style.red(line));
       else if (line.startsWith("\\")) out.push(style.dim(line)); // "\ No newline at end of file"
@@ -31,6 +35,12 @@ export function renderPatch(files: FileDiff[], style: Style): string {
     }
   }
   return out.map((l) => l + "\n").join("");
+}
+
+/** A hunk's line drawn by the highlighter (null: not a code line, or a language it does not know). */
+function lineOf(highlight: DiffLineHighlighter, line: string, file: string): string | null {
+  const kind = line[0];
+  return kind === "+" || kind === "-" || kind === " " ? highlight({ kind, code: line.slice(1), file }) : null;
 }
 
 /** "Binary files a/x and b/x differ" → "Binary file x modified (10 → 12 bytes)". */

@@ -23,9 +23,11 @@ import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
 import { writeErr } from "./output.js";
+import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
+import { imageSize, imageWords } from "../session/prompt-images.js";
 
 export interface RendererOptions {
   style: Style;
@@ -57,6 +59,11 @@ export interface RendererOptions {
    * calls (replay: paths relative to this repository root). A live run says each as it is made.
    */
   ruleDecisions?: { repoRoot: string };
+  /**
+   * Render claude's words as markdown (headings, lists, highlighted code…), fitted to this many
+   * columns. Only with colour: without it (NO_COLOR, not a terminal) claude's markdown is shown as written.
+   */
+  markdown?: { columns: () => number };
 }
 
 /** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
@@ -86,10 +93,15 @@ export class EventRenderer {
   private readonly partial: PartialMessages;
   private readonly decisions: Decisions;
 
+  private readonly markdown: ((write: (text: string) => void) => MarkdownStream) | undefined;
+
   constructor(private readonly o: RendererOptions) {
+    const md = o.style.enabled ? o.markdown : undefined;
+    this.markdown = md && ((write) => new MarkdownStream({ write, columns: md.columns }));
     this.partial = new PartialMessages({
       style: o.style,
       verbose: o.verbose,
+      markdown: this.markdown,
       sink: { write: (t) => this.write(t), endLine: () => this.endLine(), toolUse: (b) => this.toolUse(b) },
     });
     this.decisions = new Decisions({ style: o.style, cwd: o.cwd, ruleDecisions: o.ruleDecisions });
@@ -128,6 +140,7 @@ export class EventRenderer {
           if (isToolResult(block)) this.toolResult(block);
           else if (isText(block) && event.isReplay) this.prompt(true, block.text);
         }
+        if (event.isReplay && this.o.showPrompts) this.images(event.message.content);
         return;
       case "control_request":
         return this.decisions.request(event);
@@ -161,10 +174,14 @@ export class EventRenderer {
     else this.write(`${text}\n`);
   }
 
-  /** Claude's own words, whole: stdout, always. */
-  private words(text: string): void {
+  /** Claude's own words, whole: stdout, always; as markdown unless they are already styled. */
+  private words(text: string, asMarkdown = true): void {
     this.endLine();
-    this.write(`${text}\n`);
+    if (!this.markdown || !asMarkdown) return this.write(`${text}\n`);
+    const markdown = this.markdown((t) => this.write(t));
+    markdown.push(text);
+    markdown.end();
+    this.endLine();
   }
 
   private write(text: string): void {
@@ -243,6 +260,20 @@ export class EventRenderer {
     if (this.o.showPrompts && isReplay !== false) this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${text}`);
   }
 
+  /** The images a prompt carried, by the names its text gives them: `⎿ [image: shot.png 120 KB]`. */
+  private images(content: Array<{ type: string }>): void {
+    const images = content.filter((b): b is { type: "image"; source?: { data?: unknown } } => b.type === "image");
+    if (images.length === 0) return;
+    const text = content.map((b) => (isText(b) ? b.text : "")).join("\n");
+    const names = imageWords(text).map((w) => w.file.split("/").at(-1)!);
+    const shown = images.map((image, i) => {
+      const data = typeof image.source?.data === "string" ? image.source.data : "";
+      const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+      return `[image: ${names[i] ?? `#${i + 1}`} ${imageSize(bytes)}]`;
+    });
+    this.line(this.o.style.dim(`  ⎿ ${shown.join(" ")}`));
+  }
+
   /** A tool call, once per id: streamed, it is known before its assistant line comes. */
   private toolUse(block: ToolUse, indent = ""): void {
     if (block.id) {
@@ -280,7 +311,7 @@ export class EventRenderer {
   private subagentSays(event: AssistantEvent): void {
     if (!this.o.verbose) return;
     for (const block of event.message.content) {
-      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`));
+      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`), false);
       else if (isToolUse(block)) this.toolUse(block, "  │ ");
     }
   }

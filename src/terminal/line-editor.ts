@@ -17,6 +17,9 @@ export interface Key {
   text?: string;
 }
 
+/** A paste of more lines than this stands on the prompt line as `[pasted N lines]` (sent whole). */
+export const PASTE_COLLAPSE_LINES = 20;
+
 /** What a key did: "submit" = Enter on a finished prompt; "changed" = redraw; "ignored" = not an editing key. */
 export type EditResult = "submit" | "changed" | "ignored";
 
@@ -35,15 +38,81 @@ export class LineEditor {
   /** Position while walking the history; history.length = the draft being typed. */
   private historyAt = 0;
   private draft = "";
+  /** Big pastes on the line as their placeholders (`[pasted 500 lines]`) → the text each stands for. */
+  private readonly pastes = new Map<string, string>();
+  /** Ctrl-R: the words searched for, and the history entry matching them (-1: none yet). */
+  private search: { query: string; at: number; failed: boolean; draft: string } | null = null;
 
-  constructor(private readonly historySize = 500) {}
+  constructor(private readonly historySize = 1000) {}
+
+  /** Prompts of earlier runs (oldest first), before this session's own. */
+  loadHistory(prompts: readonly string[]): void {
+    this.history.unshift(...prompts.filter((p) => p.trim()));
+    if (this.history.length > this.historySize) this.history.splice(0, this.history.length - this.historySize);
+    this.historyAt = this.history.length;
+  }
+
+  /** A Ctrl-R search is under way. */
+  get searching(): boolean {
+    return this.search !== null;
+  }
+
+  /** Leave a Ctrl-R search, the text back as it was before it (Esc, Ctrl-G, Ctrl-C). */
+  cancelSearch(): EditResult {
+    if (!this.search) return "ignored";
+    this.text = this.search.draft;
+    this.cursor = this.text.length;
+    this.search = null;
+    return "changed";
+  }
 
   /** Start over with `text` (the cursor at its end), leaving the history where it is. */
   reset(text = ""): void {
+    this.search = null;
+    this.pastes.clear();
     this.text = text;
     this.cursor = text.length;
     this.historyAt = this.history.length;
     this.draft = "";
+  }
+
+  /** The prompt to send: the text with each big paste's placeholder replaced by what was pasted. */
+  get sendText(): string {
+    return this.expanded(this.text);
+  }
+
+  private expanded(text: string): string {
+    let out = text;
+    for (const [placeholder, pasted] of this.pastes) out = out.split(placeholder).join(pasted);
+    return out;
+  }
+
+  /** A paste: as it is, or, past PASTE_COLLAPSE_LINES lines, as one placeholder (Ctrl-O shows it whole). */
+  private paste(text: string): EditResult {
+    const lines = text.replace(/\n$/, "").split("\n").length;
+    if (lines <= PASTE_COLLAPSE_LINES) return this.insert(text);
+    let placeholder = `[pasted ${lines} lines]`;
+    for (let n = 2; this.pastes.has(placeholder) && this.pastes.get(placeholder) !== text; n++) placeholder = `[pasted ${lines} lines #${n}]`;
+    this.pastes.set(placeholder, text);
+    return this.insert(placeholder);
+  }
+
+  /** Ctrl-O: every big paste on the line shown whole, to read or edit it. */
+  private expandPastes(): EditResult {
+    if (this.pastes.size === 0) return "ignored";
+    this.cursor = this.expanded(this.text.slice(0, this.cursor)).length;
+    this.text = this.expanded(this.text);
+    this.pastes.clear();
+    return "changed";
+  }
+
+  /** Backspace right after a paste's placeholder takes the whole paste away. */
+  private deletePlaceholder(): EditResult | null {
+    const before = this.text.slice(0, this.cursor);
+    for (const placeholder of this.pastes.keys()) {
+      if (before.endsWith(placeholder)) return this.deleteBack(this.cursor - placeholder.length);
+    }
+    return null;
   }
 
   /** Remember a sent prompt for ↑ (a repeat of the one before is kept once, as shells do). */
@@ -54,8 +123,12 @@ export class LineEditor {
   }
 
   key(key: Key): EditResult {
+    if (this.search) {
+      const result = this.searchKey(key);
+      if (result !== "accept") return result;
+    }
     const name = key.name;
-    if (name === "paste") return this.insert(normalizeNewlines(key.text ?? ""));
+    if (name === "paste") return this.paste(normalizeNewlines(key.text ?? ""));
     if (name === "return" || name === "enter") {
       // Alt-Enter (ESC CR) is a newline; so is Enter after a trailing backslash, which goes away.
       if (key.meta) return this.insert("\n");
@@ -69,7 +142,7 @@ export class LineEditor {
     if (key.meta) return this.alt(name);
     switch (name) {
       case "backspace":
-        return this.deleteBack(this.prevBoundary(this.cursor));
+        return this.deletePlaceholder() ?? this.deleteBack(this.prevBoundary(this.cursor));
       case "delete":
         return this.deleteForward(this.nextBoundary(this.cursor));
       case "left":
@@ -123,8 +196,61 @@ export class LineEditor {
         return this.up();
       case "n":
         return this.down();
+      case "r":
+        return this.startSearch();
+      case "o":
+        return this.expandPastes();
     }
     return "ignored";
+  }
+
+  /** Ctrl-R: search the history backwards for what is typed next, as a shell does. */
+  private startSearch(): EditResult {
+    this.search = { query: "", at: -1, failed: false, draft: this.text };
+    return "changed";
+  }
+
+  /**
+   * A key during a Ctrl-R search: text and Backspace change the words searched for, Ctrl-R finds
+   * an older match, Esc or Ctrl-G give up; any other key takes the match onto the line and then
+   * does what it does there ("accept"), Enter included, which sends it.
+   */
+  private searchKey(key: Key): EditResult | "accept" {
+    const search = this.search!;
+    const ctrl = key.ctrl && !key.meta;
+    if (ctrl && key.name === "r") return this.find(search.query, (search.at === -1 ? this.history.length : search.at) - 1);
+    if ((ctrl && key.name === "g") || key.name === "escape") return this.cancelSearch();
+    if (key.name === "backspace" && !ctrl && !key.meta) return this.find(search.query.slice(0, -1), this.history.length - 1);
+    const s = key.name === "paste" ? (key.text ?? "") : (key.sequence ?? "");
+    const printable = !ctrl && !key.meta && s !== "" && !/[\u0000-\u001f\u007f]/.test(s) && !["return", "enter", "tab"].includes(key.name ?? "");
+    if (printable) return this.find(search.query + s, search.at === -1 ? this.history.length - 1 : search.at);
+    this.search = null;
+    if (search.at !== -1) {
+      this.historyAt = search.at;
+      this.cursor = Math.min(this.cursor, this.text.length);
+    }
+    return "accept";
+  }
+
+  /** The newest history entry at or before `from` holding `query`; the line shows it (or keeps the last match, marked failing). */
+  private find(query: string, from: number): EditResult {
+    const search = this.search!;
+    search.query = query;
+    if (!query) {
+      search.failed = false;
+      return "changed";
+    }
+    for (let i = Math.min(from, this.history.length - 1); i >= 0; i--) {
+      const at = this.history[i]!.indexOf(query);
+      if (at === -1) continue;
+      search.at = i;
+      search.failed = false;
+      this.text = this.history[i]!;
+      this.cursor = at;
+      return "changed";
+    }
+    search.failed = true;
+    return "changed";
   }
 
   private alt(name: string | undefined): EditResult {
@@ -145,6 +271,15 @@ export class LineEditor {
 
   /** The text as rows on screen: the prompt before the first line, `continuation` before the others. */
   layout(prompt: string, continuation: string): Layout {
+    if (this.search) {
+      // bash's own words for it, which users of a shell know: the match shown after the query.
+      const head = `(${this.search.failed ? "failing " : ""}reverse-i-search)'${this.search.query}': `;
+      const shown = this.search.at === -1 ? [""] : this.text.split("\n");
+      return {
+        lines: shown.map((line, i) => (i === 0 ? head : continuation) + expandTabs(line)),
+        cursor: { row: 0, col: textWidth(head) - 3 },
+      };
+    }
     const lines = this.text.split("\n");
     const before = this.text.slice(0, this.cursor).split("\n");
     const row = before.length - 1;

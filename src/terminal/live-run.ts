@@ -25,6 +25,8 @@ import { colorEnabled, makeStyle } from "./style.js";
 import { InterruptedResults } from "./interrupted-results.js";
 import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
+import { openPromptHistory } from "../bundle/prompt-history.js";
+import { modeLabel, nextMode } from "./permission-modes.js";
 import { writeErr, writeOut } from "./output.js";
 
 export interface LiveRunInput {
@@ -72,6 +74,14 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const ui: TerminalUi | null =
     process.stdin.isTTY === true
       ? openTerminalUi({
+          history: await openPromptHistory(input.store),
+          onCycleMode: () => cycleMode(),
+          onAcceptEdits: () => {
+            // claude takes the mode from the plan's answer; nudge remembers it for a claude started later.
+            mode = "acceptEdits";
+            conversation?.notePermissionMode(mode);
+            ui?.setMode(modeLabel(mode));
+          },
           input: process.stdin,
           output: process.stdout,
           errorOutput: process.stderr,
@@ -114,6 +124,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     verbose: input.verbose,
     showPrompts: false,
     cwd: input.cwd,
+    markdown: { columns: () => ui?.screen.columns ?? (process.stdout.columns || 80) },
   });
   const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
   const interrupted = new InterruptedResults();
@@ -152,6 +163,17 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       return choice === "rewind" ? "rewind" : "tell";
     },
   };
+
+  // Shift-Tab: claude's next permission mode, told to it at once (set_permission_mode), shown under the prompt.
+  const startMode = input.flags.permissionMode ?? "default";
+  let mode = startMode;
+  function cycleMode(): void {
+    if (!conversation) return;
+    mode = nextMode(mode, startMode);
+    conversation.setPermissionMode(mode);
+    ui?.setMode(modeLabel(mode));
+  }
+  ui?.setMode(modeLabel(mode));
 
   function interrupt(): void {
     const handled = input.loop?.sigint();

@@ -9,6 +9,7 @@
  * end, so a streamed block prints exactly what the whole message would have: `text.trimEnd()`.
  */
 import type { ToolUse } from "../claude/stream-events.js";
+import type { MarkdownStream } from "./markdown/markdown-stream.js";
 import type { Style } from "./style.js";
 
 /** Where the streamed text goes: the renderer's output, which knows whether a line is open. */
@@ -21,7 +22,7 @@ export interface StreamSink {
 }
 
 type Open =
-  | { kind: "text" | "thinking"; held: string; wrote: boolean }
+  | { kind: "text" | "thinking"; held: string; wrote: boolean; markdown?: MarkdownStream }
   | { kind: "tool_use"; id: string; name: string; json: string }
   | { kind: "other" };
 
@@ -37,7 +38,15 @@ export class PartialMessages {
   private readonly streamed = new Set<string>();
   private readonly open = new Map<number, Open>();
 
-  constructor(private readonly o: { style: Style; verbose: boolean; sink: StreamSink }) {}
+  constructor(
+    private readonly o: {
+      style: Style;
+      verbose: boolean;
+      sink: StreamSink;
+      /** Render claude's text as markdown, into this function's writes (absent: the text as claude wrote it). */
+      markdown?: (write: (text: string) => void) => MarkdownStream;
+    },
+  ) {}
 
   /** Whether this message's text was shown as it streamed. */
   wasStreamed(messageId: string | undefined): boolean {
@@ -72,7 +81,8 @@ export class PartialMessages {
   private start(e: ApiEvent): void {
     const block = e.content_block ?? {};
     const index = e.index ?? 0;
-    if (block.type === "text" || block.type === "thinking") this.open.set(index, { kind: block.type, held: "", wrote: false });
+    if (block.type === "text") this.open.set(index, { kind: "text", held: "", wrote: false, markdown: this.o.markdown?.((t) => this.o.sink.write(t)) });
+    else if (block.type === "thinking") this.open.set(index, { kind: block.type, held: "", wrote: false });
     else if (block.type === "tool_use" && block.id) this.open.set(index, { kind: "tool_use", id: block.id, name: block.name ?? "tool", json: "" });
     else this.open.set(index, { kind: "other" });
   }
@@ -96,14 +106,18 @@ export class PartialMessages {
       if (open.kind === "thinking") this.o.sink.write(this.o.style.dim("✻ "));
     }
     open.wrote = true;
-    this.o.sink.write(open.kind === "thinking" ? dimLines(visible, this.o.style) : visible);
+    if (open.markdown) open.markdown.push(visible);
+    else this.o.sink.write(open.kind === "thinking" ? dimLines(visible, this.o.style) : visible);
   }
 
   private stop(index: number): void {
     const open = this.open.get(index);
     this.open.delete(index);
     if (!open) return;
-    if ((open.kind === "text" || open.kind === "thinking") && open.wrote) this.o.sink.endLine();
+    if ((open.kind === "text" || open.kind === "thinking") && open.wrote) {
+      open.markdown?.end();
+      this.o.sink.endLine();
+    }
     if (open.kind === "tool_use") this.o.sink.toolUse({ type: "tool_use", id: open.id, name: open.name, input: parseInput(open.json) });
   }
 }

@@ -7,6 +7,7 @@ import { suggestionsToSave, type CanUseToolRequest, type PermissionUpdate } from
 import type { PermissionAnswer, PermissionContext, Question } from "../session/ask.js";
 import { describeUpdate } from "./decisions.js";
 import { editDiff, type DiffOptions } from "../session/edit-diff.js";
+import { highlightDiffLine } from "./diff-highlight.js";
 import { visible } from "../inert-text.js";
 import { firstLines } from "./format.js";
 import type { Style } from "./style.js";
@@ -30,7 +31,7 @@ export function permissionLines(request: CanUseToolRequest, context: PermissionC
   if (command !== undefined) for (const line of firstLines(command, 20)) lines.push(`  ${line}`);
   const description = typeof input.description === "string" ? input.description : request.description;
   if (description && description !== command && description !== detail) lines.push(style.dim(`  ${visible(description)}`));
-  const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: o.maxDiffLines });
+  const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: o.maxDiffLines, highlight: style.enabled ? highlightDiffLine : undefined });
   if (diff) for (const line of diff) lines.push(`  ${line}`);
   // The path that made claude ask (measured: a Bash redirect's target, inside the work tree too), not necessarily outside it.
   if (request.blocked_path && !diff) lines.push(style.dim(`  needs access to ${visible(relativePath(request.blocked_path, context.cwd))}`));
@@ -101,7 +102,7 @@ export function planLines(plan: string, style: Style): string[] {
 }
 
 export function planQuestion(style: Style): string {
-  return `${style.bold("Approve the plan?")} [y]es / [n]o, keep planning `;
+  return `${style.bold("Approve the plan?")} [y]es / [a] yes + accept edits / [n]o, keep planning `;
 }
 
 export function parseYesNo(text: string): boolean | undefined {

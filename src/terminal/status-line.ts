@@ -9,6 +9,7 @@ import type { StreamEvent } from "../claude/stream-events.js";
 import { visible } from "../inert-text.js";
 import { formatElapsed } from "../format.js";
 import { activityOf, AnsweredRequests } from "../session/activity.js";
+import { ContextUse } from "./context-use.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
 import { fitWidth } from "./text-width.js";
@@ -32,7 +33,11 @@ export class StatusLine {
   private startedAt = 0;
   private activity = "";
   private frame = 0;
+  /** The permission mode's label ("" for the default mode). */
+  private mode = "";
   private readonly answered: AnsweredRequests;
+  /** How full claude's context is, from the latest usage claude reported (kept between turns). */
+  readonly context = new ContextUse();
 
   constructor(private readonly o: StatusLineOptions) {
     this.answered = new AnsweredRequests(o.cwd);
@@ -57,7 +62,9 @@ export class StatusLine {
   observe(event: StreamEvent): void {
     // Requests are remembered even between turns' lines: an answer must find its question.
     const answered = this.answered.activity(event);
+    const contextChanged = this.context.observe(event);
     if (!this.running) return;
+    if (contextChanged) this.draw();
     const found = answered ?? activityOf(event, this.o.cwd);
     // Tool names, a status, a subagent's description: claude's words, shown, never obeyed.
     const next = found === null ? null : visible(found);
@@ -65,6 +72,12 @@ export class StatusLine {
       this.activity = next;
       this.draw();
     }
+  }
+
+  /** Show this permission mode on the line ("" for none). */
+  setMode(label: string): void {
+    this.mode = label;
+    if (this.running) this.draw();
   }
 
   /** The turn is over: the line goes, leaving nothing behind. */
@@ -79,10 +92,13 @@ export class StatusLine {
   text(): string {
     const { style } = this.o;
     const elapsed = formatElapsed(this.now() - this.startedAt);
-    const line = `${FRAMES[this.frame % FRAMES.length]} ${this.activity} · ${elapsed}`;
+    const context = this.context.text();
+    const line = `${FRAMES[this.frame % FRAMES.length]} ${this.activity} · ${elapsed}${context ? ` · ${context}` : ""}${this.mode ? ` · ${this.mode}` : ""}`;
     const hint = " · Ctrl-C to interrupt";
     const width = this.o.screen.columns - 1;
-    return line.length + hint.length <= width ? `${style.cyan(line)}${style.dim(hint)}` : style.cyan(fitWidth(line, width));
+    // Near the context's end the whole line turns yellow: claude is about to compact on its own.
+    const colour = this.context.warn ? style.yellow : style.cyan;
+    return line.length + hint.length <= width ? `${colour(line)}${style.dim(hint)}` : colour(fitWidth(line, width));
   }
 
   private tick(): void {

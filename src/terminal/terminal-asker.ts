@@ -37,6 +37,8 @@ export interface TerminalAskerOptions {
   readFile?: ViewOptions["readFile"];
   /** Called as each question appears (the prompt line takes back what was typed just before it). */
   beforeQuestion?: () => void;
+  /** A plan approved with "accept edits from now on": the mode shown changes. */
+  onAcceptEdits?: () => void;
 }
 
 export class TerminalAsker implements Asker {
@@ -85,7 +87,12 @@ export class TerminalAsker implements Asker {
     return this.serial(async () => {
       const { style } = this.o;
       this.show(planLines(plan, style));
-      const answer = await this.read(planQuestion(style), (t) => parseYesNo(t) !== undefined, "type y or n");
+      const accept = (t: string) => /^a$/i.test(t.trim());
+      const answer = await this.read(planQuestion(style), (t) => parseYesNo(t) !== undefined || accept(t), "type y, a or n");
+      if (answer !== null && accept(answer)) {
+        this.o.onAcceptEdits?.();
+        return { approve: true, acceptEdits: true };
+      }
       if (answer !== null && parseYesNo(answer)) return { approve: true };
       if (answer === null) return { approve: false, feedback: "" };
       const feedback = await this.read("What should change? ", () => true);

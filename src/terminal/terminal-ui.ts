@@ -23,7 +23,7 @@ import { Screen, type TerminalOutput } from "./screen.js";
 import { StatusLine } from "./status-line.js";
 import type { Style } from "./style.js";
 import { TerminalAsker } from "./terminal-asker.js";
-import { TerminalPrompts } from "./tty-prompts.js";
+import { TerminalPrompts, type TerminalPromptsOptions } from "./tty-prompts.js";
 
 export interface TerminalUiOptions {
   /** A terminal (process.stdin when it is a TTY). */
@@ -41,6 +41,12 @@ export interface TerminalUiOptions {
   onHangUp?: () => void;
   /** The prompt ("› " by default). */
   prompt?: string;
+  /** Shift-Tab: the next permission mode (the caller tells claude, then `setMode`). */
+  onCycleMode?: () => void;
+  /** A plan approved with "accept edits from now on" (claude is told with the answer; the caller shows the mode). */
+  onAcceptEdits?: () => void;
+  /** The repository's prompt history (↑, Ctrl-R), kept across runs. */
+  history?: TerminalPromptsOptions["history"];
   /** The status line while claude works; default: when stdout is a terminal that can move the cursor. */
   statusLine?: boolean;
   /** Take SIGHUP as the terminal closing (default true); without, the read error that follows it still is. */
@@ -57,6 +63,8 @@ export interface TerminalUi {
   write(text: string): void;
   /** One notice line, to `errorOutput`, above the bottom block. */
   say(line: string): void;
+  /** The permission mode's label, under the prompt line and on the status line ("" for the default). */
+  setMode(label: string): void;
   /** Follow claude's events on the status line (same as `status.observe`). */
   observe(event: StreamEvent): void;
   /** The terminal went away: exit with the hang-up status (129) once the bundle is complete. */
@@ -82,6 +90,8 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     screen,
     style: o.style,
     prompt: o.prompt,
+    history: o.history,
+    onCycleMode: o.onCycleMode,
     onInterrupt: o.onInterrupt,
     onPrompt: () => status.stop(),
   });
@@ -89,6 +99,7 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     keyboard,
     screen,
     style: o.style,
+    onAcceptEdits: o.onAcceptEdits,
     beforeQuestion: () => {
       const held = prompts.holdBackRecent();
       if (held.length === 0) return;
@@ -109,6 +120,10 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     write: (text) => screen.write(text, o.output),
     say: (line) => screen.write(`${line}\n`, errorOutput),
     observe: (event) => status.observe(event),
+    setMode(label) {
+      prompts.setMode(label);
+      status.setMode(label);
+    },
     get hungUp() {
       return keyboard.hungUp;
     },

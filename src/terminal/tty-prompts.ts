@@ -34,18 +34,26 @@ export interface TerminalPromptsOptions {
   prompt?: string;
   /** Called as the prompt line appears (the turn is over): the status line goes. */
   onPrompt?: () => void;
+  /** Shift-Tab, at the prompt or while claude works: the next permission mode. */
+  onCycleMode?: () => void;
+  /** Prompts of earlier runs in this repository, and where to keep this run's (↑, Ctrl-R). */
+  history?: { prompts: readonly string[]; add(prompt: string): unknown };
   now?: () => number;
 }
 
 export class TerminalPrompts implements PromptSource {
   private readonly editor = new LineEditor();
   private readonly queue: string[] = [];
+  /** Each queued prompt as it was on the line (a big paste as its placeholder), beside `queue`. */
+  private readonly queuedShown: string[] = [];
   /** When each queued line was queued (ms), beside `queue`. */
   private readonly queuedAt: number[] = [];
   private waiting: ((prompt: string | null) => void) | null = null;
   private closed = false;
   private lastCtrlC = -Infinity;
   private hint: string | null = null;
+  /** The permission mode, under the prompt line ("" in the default mode). */
+  private mode = "";
   private hintTimer: NodeJS.Timeout | undefined;
   private readonly release: () => void;
   private readonly unfocus: () => void;
@@ -56,6 +64,7 @@ export class TerminalPrompts implements PromptSource {
     this.prompt = o.prompt ?? "› ";
     // Lines after the first sit under the first line's text, so a pasted block keeps its shape.
     this.continuation = " ".repeat(textWidth(this.prompt));
+    if (o.history) this.editor.loadHistory(o.history.prompts);
     this.release = o.keyboard.acquire();
     this.unfocus = o.keyboard.focus((key) => this.key(key));
     o.keyboard.onHangUp(() => {
@@ -75,11 +84,12 @@ export class TerminalPrompts implements PromptSource {
   next(): Promise<string | null> {
     if (this.closed || this.hungUp) return Promise.resolve(null);
     const queued = this.queue.shift();
+    const shown = this.queuedShown.shift();
     this.queuedAt.shift();
     if (queued !== undefined) {
       // Sent now: show it where it belongs in the conversation, as if typed at this prompt.
-      this.o.screen.write(`${this.echo(queued)}\n`);
-      this.editor.remember(queued);
+      this.o.screen.write(`${this.echo(shown ?? queued)}\n`);
+      this.remember(queued);
       this.drawTypeAhead();
       return Promise.resolve(queued);
     }
@@ -97,6 +107,7 @@ export class TerminalPrompts implements PromptSource {
     if (this.closed) return;
     this.closed = true;
     this.queue.length = 0;
+    this.queuedShown.length = 0;
     this.queuedAt.length = 0;
     clearTimeout(this.hintTimer);
     this.o.screen.set("input", null);
@@ -105,9 +116,16 @@ export class TerminalPrompts implements PromptSource {
     this.finish(null);
   }
 
+  /** Show this permission mode under the prompt line ("" for none). */
+  setMode(label: string): void {
+    this.mode = label;
+    if (this.waiting) this.drawPrompt();
+  }
+
   private key(key: Key): void {
     if (this.closed) return;
     if (key.name === "redraw") return this.waiting ? this.drawPrompt() : this.drawTypeAhead();
+    if (key.name === "tab" && key.shift && this.o.onCycleMode && !this.editor.searching) return this.o.onCycleMode();
     if (this.waiting) this.atPrompt(key);
     else this.whileBusy(key);
   }
@@ -119,20 +137,30 @@ export class TerminalPrompts implements PromptSource {
     if (ctrl && key.name === "d" && this.editor.text === "") return this.endSession();
     const result = this.editor.key(key);
     if (result === "submit") {
-      const text = this.editor.text;
+      const text = this.editor.sendText;
       this.drawPrompt();
       this.o.screen.commit("input");
       this.editor.reset();
       // Enter on an empty line: a fresh prompt line, as a shell gives, and nothing sent.
       if (text.trim() === "") return this.drawPrompt();
-      this.editor.remember(text);
+      this.remember(text);
       this.finish(text);
     } else if (result === "changed") {
       this.drawPrompt();
     }
   }
 
+  /** A sent prompt, for ↑ in this run and, through the history file, in the next ones. */
+  private remember(text: string): void {
+    this.editor.remember(text);
+    void this.o.history?.add(text);
+  }
+
   private ctrlC(): void {
+    if (this.editor.searching) {
+      this.editor.cancelSearch();
+      return this.drawPrompt();
+    }
     if (this.editor.text !== "") {
       this.editor.reset();
       this.setHint(null);
@@ -171,10 +199,12 @@ export class TerminalPrompts implements PromptSource {
     if (key.ctrl && key.name === "d") return; // Ctrl-D ends the session at the prompt, not mid-turn
     const result = this.editor.key(key);
     if (result === "submit") {
-      const text = this.editor.text;
+      const text = this.editor.sendText;
+      const shown = this.editor.text;
       this.editor.reset();
       if (text.trim() !== "") {
         this.queue.push(text);
+        this.queuedShown.push(shown);
         this.queuedAt.push(this.now());
       }
     }
@@ -191,6 +221,7 @@ export class TerminalPrompts implements PromptSource {
     let from = this.queue.length;
     while (from > 0 && now - this.queuedAt[from - 1]! <= windowMs) from--;
     const held = this.queue.splice(from);
+    this.queuedShown.splice(from);
     this.queuedAt.splice(from);
     if (held.length === 0) return held;
     this.editor.reset([...held, this.editor.text].filter((t) => t !== "").join("\n"));
@@ -204,14 +235,15 @@ export class TerminalPrompts implements PromptSource {
 
   private drawPrompt(): void {
     const layout = this.editor.layout(this.prompt, this.continuation);
-    const lines = this.hint ? [...layout.lines, this.o.style.dim(this.hint)] : layout.lines;
+    const below = [this.hint, this.mode && `${this.mode} (shift-tab to cycle)`].filter((l): l is string => !!l);
+    const lines = [...layout.lines, ...below.map((l) => this.o.style.dim(l))];
     this.o.screen.set("input", { lines, cursor: layout.cursor });
   }
 
   /** While claude works: the queued prompts (dim), then the line being typed, if any. */
   private drawTypeAhead(): void {
     const { style, screen } = this.o;
-    const queued = this.queue.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
+    const queued = this.queuedShown.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
     if (this.editor.text === "") {
       screen.set("input", queued.length > 0 ? { lines: queued } : null);
       return;

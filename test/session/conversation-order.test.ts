@@ -53,6 +53,7 @@ function session(typedAhead: string[]) {
     holder: { link: link as never },
     frontend,
     firstPrompt: "first",
+    cwd: process.cwd(),
     slash: {} as never,
   });
   const end = (n: number) => turns[n - 1]!.ended.resolve({ n, status: "complete", isError: false, silent: false });

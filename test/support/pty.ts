@@ -5,13 +5,15 @@ import { NUDGE_CLI } from "./run-nudge.js";
 export interface TerminalOptions {
   /** TERM for nudge: "dumb" (no cursor movement, no status line) unless a test wants a real terminal. */
   term?: string;
+  /** Leave colour on (NO_COLOR empty) instead of the NO_COLOR=1 every other run has. */
+  color?: boolean;
 }
 
 export function inTerminal(cwd: string, args: string[], env: Record<string, string> = {}, o: TerminalOptions = {}) {
   // `exec`: nudge becomes the shell itself, so keys like Ctrl-C reach nudge alone.
   // script -q: no banner; -f: flush as it goes; -e: exit with the child's code; -c: the command.
   const command = `exec node ${[NUDGE_CLI, ...args].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")}`;
-  const child = execa("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: o.term ?? "dumb" }, reject: false });
+  const child = execa("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...env, SHELL: "/bin/sh", NO_COLOR: o.color ? "" : "1", TERM: o.term ?? "dumb" }, reject: false });
   let screen = "";
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));
   /** What was written so far, escape sequences removed and CRLF as LF. */

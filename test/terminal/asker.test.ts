@@ -175,7 +175,7 @@ describe("ExitPlanMode", () => {
   it("shows the plan and takes an approval", async () => {
     const t = runHarness({ steps: [{ do: "plan", plan }] });
     await t.waitFor("Approve the plan?");
-    expect((await t.screen()).lines).toEqual(["? Claude's plan", "│ # Plan", "│ ", "│ 1. Add a test", "│ 2. Fix add()", "Approve the plan? [y]es / [n]o, keep planning "]);
+    expect((await t.screen()).lines).toEqual(["? Claude's plan", "│ # Plan", "│ ", "│ 1. Add a test", "│ 2. Fix add()", "Approve the plan? [y]es / [a] yes + accept edits / [n]o, keep planning "]);
     t.type("y\r");
     await t.child;
     expect(t.logged("plan")).toEqual([{ approve: true }]);

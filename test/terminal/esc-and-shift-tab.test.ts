@@ -1,6 +1,7 @@
 /**
  * Issue 15, item 16, on a real terminal with the real claude binary: Esc at a permission question
- * is "no", as in Claude Code; Shift-Tab at the prompt puts nothing into it (it used to insert a tab).
+ * is "no", as in Claude Code; Shift-Tab at the prompt puts nothing into it (it used to insert a tab):
+ * it cycles the permission mode (issue 21), three presses back to the default, which asks.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -25,7 +26,7 @@ describe("Esc and Shift-Tab", () => {
     const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
     await t.waitFor("› ");
     t.type("wri");
-    t.type("\u001b[Z"); // Shift-Tab
+    t.type("\u001b[Z\u001b[Z\u001b[Z"); // Shift-Tab ×3: acceptEdits, plan, default again
     t.type("te it\r");
     await t.waitFor("? Write(hello.txt)");
     t.type("\u001b"); // Esc

@@ -70,4 +70,49 @@ describe("LineEditor", () => {
     expect(type(e, { name: "f5", sequence: "\u001b[15~" }, { name: "g", ctrl: true, sequence: "\u0007" })).toEqual(["ignored", "ignored"]);
     expect(e.text).toBe("");
   });
+
+  it("Ctrl-R searches the history backwards, older matches with Ctrl-R again, Esc gives up, Enter sends the match", () => {
+    const e = new LineEditor();
+    e.loadHistory(["deploy to staging", "run the tests", "deploy to prod"]);
+    type(e, "draft", k("r", { ctrl: true }), "depl");
+    expect(e.text).toBe("deploy to prod");
+    expect(e.layout("› ", "  ").lines).toEqual(["(reverse-i-search)'depl': deploy to prod"]);
+    type(e, k("r", { ctrl: true }));
+    expect(e.text).toBe("deploy to staging");
+    type(e, k("r", { ctrl: true }));
+    expect(e.layout("› ", "  ").lines[0]).toBe("(failing reverse-i-search)'depl': deploy to staging");
+    type(e, k("escape"));
+    expect(e.text).toBe("draft");
+    expect(e.searching).toBe(false);
+    expect(type(e, k("u", { ctrl: true }), k("r", { ctrl: true }), "tests", k("return"))).toEqual(["changed", "changed", "changed", "changed", "changed", "changed", "changed", "submit"]);
+    expect(e.text).toBe("run the tests");
+  });
+
+  it("↑ reaches the prompts of earlier runs, after this run's own", () => {
+    const e = new LineEditor();
+    e.loadHistory(["from yesterday"]);
+    e.remember("from today");
+    type(e, k("up"));
+    expect(e.text).toBe("from today");
+    type(e, k("up"));
+    expect(e.text).toBe("from yesterday");
+  });
+
+  it("a paste of more than 20 lines stands as one placeholder, is sent whole, goes whole with Backspace, shows whole with Ctrl-O", () => {
+    const big = Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    const e = new LineEditor();
+    type(e, "look: ", { name: "paste", text: big.replace(/\n/g, "\r\n") });
+    expect(e.text).toBe("look: [pasted 500 lines]");
+    expect(e.sendText).toBe(`look: ${big}`);
+    type(e, k("backspace"));
+    expect(e.text).toBe("look: ");
+    type(e, { name: "paste", text: big }, " and ", { name: "paste", text: big.replace("line 1\n", "LINE 1\n") });
+    expect(e.text).toBe("look: [pasted 500 lines] and [pasted 500 lines #2]");
+    type(e, k("o", { ctrl: true }));
+    expect(e.text).toBe(`look: ${big} and ${big.replace("line 1\n", "LINE 1\n")}`);
+    expect(e.sendText).toBe(e.text);
+    const small = new LineEditor();
+    type(small, { name: "paste", text: "a\nb\nc" });
+    expect(small.text).toBe("a\nb\nc");
+  });
 });

@@ -98,3 +98,32 @@ export async function render(bytes: string, cols: number, rows: number): Promise
 function quote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
+
+/** How a cell is drawn: bold, and whether its colour is the terminal's default. */
+export interface CellStyle {
+  bold: boolean;
+  italic: boolean;
+  defaultColour: boolean;
+}
+
+/**
+ * The style of the first cell of `text` on the screen (the first row holding it), as a headless
+ * xterm fed the same bytes draws it; null when no row holds it.
+ */
+export async function styleOf(bytes: string, cols: number, rows: number, text: string): Promise<CellStyle | null> {
+  const terminal = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+  await new Promise<void>((resolve) => terminal.write(bytes, resolve));
+  const buffer = terminal.buffer.active;
+  try {
+    for (let i = 0; i < buffer.length; i++) {
+      const line = buffer.getLine(i);
+      const x = line?.translateToString(true).indexOf(text) ?? -1;
+      if (x === -1) continue;
+      const cell = line!.getCell(x)!;
+      return { bold: cell.isBold() !== 0, italic: cell.isItalic() !== 0, defaultColour: cell.isFgDefault() };
+    }
+    return null;
+  } finally {
+    terminal.dispose();
+  }
+}

@@ -118,4 +118,13 @@ describe("parseChoice", () => {
     expect(parseChoice("3 1", { ...q, multiSelect: true })).toEqual({ labels: ["A", "C"], other: false });
     expect(parseChoice("2,4", { ...q, multiSelect: true })).toEqual({ labels: ["B"], other: true });
   });
+
+  it("with colour, a Write's diff has its code highlighted by the file's language, on the added lines' background", () => {
+    const write = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/a.py", content: "def f():\n    return 1\n" } });
+    const lines = permissionLines(write, { cwd: "/repo" }, { style: makeStyle(true), readFile: () => null });
+    expect(lines).toContain("  \u001b[48;5;22m\u001b[32m+\u001b[39m\u001b[35mdef\u001b[39;22;23m \u001b[34mf\u001b[39;22;23m():\u001b[49m");
+    // A file of a language nudge does not highlight keeps git's colours.
+    const other = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/a.unknown", content: "x\n" } });
+    expect(permissionLines(other, { cwd: "/repo" }, { style: makeStyle(true), readFile: () => null })).toContain("  \u001b[32m+x\u001b[39m");
+  });
 });

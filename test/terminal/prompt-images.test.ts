@@ -1,0 +1,52 @@
+/**
+ * Issue 21: a path to an image in a prompt, on a real terminal with the real claude binary, reaches
+ * the Messages API as an image block beside the text; `session replay` names it. An image over the
+ * API's limit is refused in one line, and nothing is sent.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
+import { inTerminal } from "../support/pty.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+
+let api: ScriptedApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
+describe("images in prompts", () => {
+  it("a PNG path in the prompt is sent as an image block, and replay names it; one too big is refused", async () => {
+    const repo = await gitdir();
+    writeFileSync(path.join(repo, "shot.png"), PNG);
+    const big = path.join(tempDir(), "big.png");
+    writeFileSync(big, Buffer.concat([PNG.subarray(0, 16), Buffer.alloc(6 * 1024 * 1024)]));
+    api = await startScriptedApi([{ text: "A SINGLE PIXEL" }]);
+    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    await t.waitFor("› ");
+    t.type(`look at ${big}\r`);
+    await t.waitFor("claude takes at most 5.0 MB per image; nothing was sent");
+    t.type("what is in @shot.png?\r");
+    await t.waitFor("turn 1 · success");
+    t.type("/exit\r");
+    expect((await t.child).exitCode, t.text()).toBe(0);
+
+    expect(api.mainLoopRequests()).toHaveLength(1); // the refused prompt never reached claude
+    const messages = api.mainLoopRequests()[0]!.body.messages as Array<{ role: string; content: unknown }>;
+    const content = messages.filter((m) => m.role === "user").at(-1)!.content as Array<Record<string, unknown>>;
+    expect(content).toContainEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") } });
+    expect(JSON.stringify(content)).toContain("what is in shot.png?"); // the @ dropped: claude does not attach it again
+    expect(content.filter((c) => c.type === "image")).toHaveLength(1);
+
+    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ id: string }>;
+    const replay = await runNudge(["session", "replay", session!.id], { cwd: repo });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain(`⎿ [image: shot.png ${PNG.length} bytes]`);
+  });
+});

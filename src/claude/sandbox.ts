@@ -14,8 +14,17 @@ import type { ClaudeLaunch } from "./claude-process.js";
 
 export interface Sandbox {
   bwrap: string;
+  /** The work tree, writable unless this is a verifier's sandbox. */
+  workTree: string;
   /** Folders (and files) claude may write; everything else is read-only. */
   writable: string[];
+  /**
+   * Inside the writable work tree, what must stay read-only: git's own configuration, hooks and
+   * info (attributes, excludes). nudge runs git there outside the sandbox after each turn: a
+   * filter, fsmonitor or hook claude planted in .git/config would run unconfined (QA: a clean
+   * filter wrote outside the work tree through nudge's snapshot).
+   */
+  readOnly: string[];
 }
 
 const INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or leave out --sandbox";
@@ -30,7 +39,7 @@ export async function prepareSandbox(o: { workTree: string; claudeConfigDir: str
   // Without CLAUDE_CONFIG_DIR claude also keeps ~/.claude.json, beside the config dir.
   const dotJson = path.join(os.homedir(), ".claude.json");
   if (!o.env.CLAUDE_CONFIG_DIR && existsSync(dotJson)) writable.push(dotJson);
-  const sandbox = { bwrap, writable: [...new Set(writable.map((p) => path.resolve(p)))] };
+  const sandbox = { bwrap, workTree: path.resolve(o.workTree), writable: [...new Set(writable.map((p) => path.resolve(p)))], readOnly: await gitControl(o.workTree) };
   // bwrap needs user namespaces (or setuid); a container may refuse them: say so now, not as a dead claude.
   const probe = await execa(bwrap, [...bwrapArgs(sandbox, o.workTree), "true"], { reject: false, stdin: "ignore", all: true, timeout: 10_000 });
   if (probe.exitCode !== 0) {
@@ -38,6 +47,36 @@ export async function prepareSandbox(o: { workTree: string; claudeConfigDir: str
     throw new UserError(`--sandbox: bwrap cannot make a sandbox here${why ? `: ${why}` : ""}`, "this system does not allow unprivileged user namespaces (a container often does not); run without --sandbox, or allow them (sysctl kernel.unprivileged_userns_clone=1)");
   }
   return sandbox;
+}
+
+/** The work tree's git configuration, hooks and info folder, made when missing so that they can be bound read-only. */
+async function gitControl(workTree: string): Promise<string[]> {
+  const gitDir = path.join(path.resolve(workTree), ".git");
+  // A linked worktree's .git is a file naming a git dir outside the work tree: read-only already.
+  if (!(await fs.stat(gitDir).catch(() => null))?.isDirectory()) return [];
+  const files = [path.join(gitDir, "config"), path.join(gitDir, "config.worktree")].filter((f) => existsSync(f));
+  const dirs = [path.join(gitDir, "hooks"), path.join(gitDir, "info")];
+  for (const dir of dirs) await fs.mkdir(dir, { recursive: true });
+  return [...files, ...dirs];
+}
+
+/** The verifier's sandbox: the same, with the work tree read-only too (its Bash may run the tests, never change the work). */
+export function readOnlySandbox(s: Sandbox): Sandbox {
+  // Bound read-only after the writable folders: a work tree inside the temp dir stays read-only too.
+  return { ...s, writable: s.writable.filter((p) => p !== s.workTree), readOnly: [s.workTree, ...s.readOnly] };
+}
+
+/** A sandbox for the verifier when bubblewrap can make one here (without --sandbox); null when it cannot. */
+export async function trySandbox(o: { workTree: string; claudeConfigDir: string; env: NodeJS.ProcessEnv }): Promise<Sandbox | null> {
+  return prepareSandbox(o).catch((error: unknown) => {
+    if (error instanceof UserError) return null;
+    throw error;
+  });
+}
+
+/** A command (the loop's --until check) run inside the sandbox: argv for execa. */
+export function sandboxedCommand(s: Sandbox, file: string, args: string[], cwd: string): { file: string; args: string[] } {
+  return { file: s.bwrap, args: [...bwrapArgs(s, cwd), file, ...args] };
 }
 
 /** claude's launch, run inside the sandbox. */
@@ -52,6 +91,8 @@ function bwrapArgs(s: Sandbox, cwd: string): string[] {
     "--dev", "/dev",
     "--proc", "/proc",
     ...s.writable.flatMap((p) => ["--bind", p, p]),
+    // After the binds above: these stay read-only inside the writable work tree.
+    ...s.readOnly.flatMap((p) => ["--ro-bind", p, p]),
     // claude must not outlive nudge's bwrap (a kill -9 of nudge ends bwrap's stdin; this ends the rest).
     "--die-with-parent",
     "--chdir", cwd,

@@ -14,7 +14,7 @@ import { PLACEHOLDERS } from "../loop/prompt-template.js";
 import { MODEL_NAME } from "../loop/model-plan.js";
 import { readPromptFile, type PromptFile } from "../loop/prompt-file.js";
 import { startLoop } from "../loop/start-loop.js";
-import { prepareSandbox } from "../claude/sandbox.js";
+import { prepareSandbox, readOnlySandbox, trySandbox } from "../claude/sandbox.js";
 import { loadRules } from "../rules/load-rules.js";
 import { chooseSession, type SessionChoice } from "../session/open-session.js";
 import { exitAsHangUp } from "../terminal/hang-up.js";
@@ -28,7 +28,14 @@ const off = z.pipe(z.union([z.literal("off"), z.literal("0")]), z.transform(() =
 const guardCount = z.union([off, z.coerce.number().check(z.int(), z.positive())]);
 
 /** A promise's text goes inside <promise>…</promise>: plain words, no angle brackets. */
-const promiseText = z.string().check(z.regex(/^[^<>\n]{1,100}$/, "plain text of at most 100 characters, without < > or a line break"));
+// Trimmed as claude's <promise> is read (QA: "DONE " could never match); blank is refused.
+const promiseText = z.pipe(
+  z.pipe(
+    z.string(),
+    z.transform((text) => text.trim()),
+  ),
+  z.string().check(z.regex(/^[^<>\n]{1,100}$/, "plain text of at most 100 characters, without < > or a line break")),
+);
 const modelList = z.pipe(
   z.string(),
   z.transform((list) => list.split(",").map((m) => m.trim())),
@@ -150,6 +157,10 @@ Examples:
     }
     if (options.continue && options.resume) throw new UserError("-c and -r cannot be used together", "pick one");
     const passthrough = argsAfterDoubleDash(command);
+    // claude's own --model after -- would silently beat the strategy (QA): refused as --model is.
+    if (options.modelStrategy && passthrough.some((a) => a === "--model" || a.startsWith("--model="))) {
+      throw new UserError("--model after -- and --model-strategy cannot be used together", "the strategy's first model is where the loop starts");
+    }
     const ours = command.args.slice(0, command.args.length - passthrough.length);
     if (ours.length > 1) {
       throw new UserError(`too many arguments: ${ours.slice(1).join(" ")}`, 'quote the goal ("make the tests pass"); flags for claude go after --');
@@ -172,7 +183,11 @@ async function runLoop(input: LoopInput): Promise<number> {
   const existing = await chooseSession(store, choice);
   const errStyle = makeStyle(colorEnabled(process.stderr));
   const say = (line: string) => writeErr(`${errStyle.dim(line)}\n`);
-  const sandbox = input.sandbox ? await prepareSandbox({ workTree: existing?.manifest.repo.root ?? store.repoRoot, claudeConfigDir: claudeConfigDir(), env: process.env }) : null;
+  const where = { workTree: existing?.manifest.repo.root ?? store.repoRoot, claudeConfigDir: claudeConfigDir(), env: process.env };
+  const sandbox = input.sandbox ? await prepareSandbox(where) : null;
+  // The verifier may run the tests but never change the work: confined wherever bubblewrap can do it.
+  const verifierSandbox = verify === null ? null : sandbox ? readOnlySandbox(sandbox) : await trySandbox(where).then((s) => s && readOnlySandbox(s));
+  if (verify !== null && !verifierSandbox) say("⚠ --verify: bubblewrap (bwrap) cannot make a sandbox here, so nothing stops the verifier's Bash commands from writing (it is told not to); install bubblewrap to confine it");
   const loop = await startLoop({
     goal: input.goal,
     check: input.until ?? null,
@@ -189,6 +204,8 @@ async function runLoop(input: LoopInput): Promise<number> {
     newSession: existing === null,
     verbose: input.verbose ?? false,
     say,
+    sandbox,
+    verifierSandbox,
   });
   if (!loop) {
     say("■ loop stopped by you (Ctrl-C) before the first turn; nothing was sent to claude");

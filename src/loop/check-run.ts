@@ -5,6 +5,7 @@
  * runners print their summary last, and a check may print megabytes.
  */
 import { execa } from "execa";
+import { sandboxedCommand, type Sandbox } from "../claude/sandbox.js";
 import { UserError } from "../errors.js";
 
 /** What is kept of the output in memory (for the summary) and on the turn (for show and the prompt). */
@@ -32,6 +33,8 @@ export interface CheckOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /** --sandbox: the check runs code claude may have written (its tests, its package.json): confined as claude is. */
+  sandbox?: Sandbox | null;
 }
 
 /** A check that cannot even be parsed is the user's to fix before anything runs. */
@@ -45,7 +48,8 @@ export async function assertCheckSyntax(command: string): Promise<void> {
 
 export async function runCheck(command: string, o: CheckOptions): Promise<CheckRun> {
   const started = Date.now();
-  const child = execa("/bin/sh", ["-c", command], {
+  const { file, args } = o.sandbox ? sandboxedCommand(o.sandbox, "/bin/sh", ["-c", command], o.cwd) : { file: "/bin/sh", args: ["-c", command] };
+  const child = execa(file, args, {
     cwd: o.cwd,
     env: o.env,
     stdin: "ignore",

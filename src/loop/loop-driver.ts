@@ -16,6 +16,7 @@ import { isSlashCommand, type Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
 import { apiFailureHint, unfixableApiFailure, type ApiFailure } from "./api-failure.js";
 import { bestTurn } from "./best-turn.js";
+import type { Sandbox } from "../claude/sandbox.js";
 import { budgetSpent, timeSpent, type Budget } from "./budget.js";
 import { runCheck, type CheckRun } from "./check-run.js";
 import { describeSummary, parseTestSummary } from "./check-summary.js";
@@ -56,6 +57,10 @@ export interface LoopConfig {
   /** When the loop started (the budget's clock), epoch ms. */
   startedAt: number;
   verbose: boolean;
+  /** --sandbox: the check runs confined as claude does. */
+  sandbox: Sandbox | null;
+  /** The verifier's sandbox (the work tree read-only too); null where bubblewrap cannot make one. */
+  verifierSandbox: Sandbox | null;
 }
 
 type Phase = "turn" | "check" | "pause" | "idle";
@@ -255,10 +260,12 @@ export class LoopDriver implements LoopHooks {
     const was = this.running;
     this.running = { model, verifier };
     if (!this.conversation) return;
-    if (verifier || this.c.fresh) return this.conversation.restartClaude({ next: { kind: "fresh" }, flags });
+    // The verifier in a sandbox of its own, the work tree read-only; the iterations back in the session's.
+    const sandbox = verifier ? this.c.verifierSandbox : undefined;
+    if (verifier || this.c.fresh) return this.conversation.restartClaude({ next: { kind: "fresh" }, flags, sandbox });
     if (was === null ? model === undefined : !was.verifier && was.model === model) return;
     const main = this.mainConversation;
-    await this.conversation.restartClaude({ next: main ? { kind: "session", claudeSessionId: main } : null, flags });
+    await this.conversation.restartClaude({ next: main ? { kind: "session", claudeSessionId: main } : null, flags, sandbox });
   }
 
   private async checkTurn(turn: Turn, sessionId: string, recorder: SessionRecorder): Promise<boolean> {
@@ -315,7 +322,7 @@ export class LoopDriver implements LoopHooks {
     let run: CheckRun | null = null;
     if (this.c.check !== null) {
       this.checkAbort = new AbortController();
-      run = await runCheck(this.c.check, { cwd: recorder.manifest.repo.cwd, timeoutMs: this.c.checkTimeoutMs, signal: this.checkAbort.signal });
+      run = await runCheck(this.c.check, { cwd: recorder.manifest.repo.cwd, timeoutMs: this.c.checkTimeoutMs, signal: this.checkAbort.signal, sandbox: this.c.sandbox });
       this.checkAbort = null;
       if (run.aborted) return false; // the reason is set by whoever stopped it
       await recorder.annotateTurn(turn.n, { check: stored(run) });
@@ -327,6 +334,12 @@ export class LoopDriver implements LoopHooks {
     if (v.say) this.say(v.say);
     if (v.done) {
       if (this.c.verifyPrompt) {
+        // No budget goes past its end for a verifier: a spent one stops the loop unverified (QA).
+        const spent = budgetSpent(this.c.budget, { iterations: 0, costUsd: this.outcome().costUsd, elapsedMs: Date.now() - this.c.startedAt });
+        if (spent) {
+          this.reason = { kind: "budget", message: `${spent}, before the verifier could check the work` };
+          return false;
+        }
         this.verifyNext = true;
         return true;
       }

@@ -10,6 +10,7 @@
 export function prose(text: string): string {
   const out: string[] = [];
   let fence: string | null = null;
+  let indented = false;
   for (const line of text.split("\n")) {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1] ?? null;
     if (fence !== null) {
@@ -23,6 +24,13 @@ export function prose(text: string): string {
       out.push("");
       continue;
     }
+    // An indented code block: four spaces (or a tab) after a blank line or another such line (QA).
+    if (/^( {4}|\t)/.test(line) && (out.length === 0 || out.at(-1) === "" || indented)) {
+      indented = true;
+      out.push("");
+      continue;
+    }
+    indented = false;
     if (/^ {0,3}>/.test(line)) {
       out.push("");
       continue;

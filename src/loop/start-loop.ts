@@ -6,6 +6,7 @@
  */
 import { UserError } from "../errors.js";
 import type { Budget } from "./budget.js";
+import type { Sandbox } from "../claude/sandbox.js";
 import { assertCheckSyntax, runCheck, type CheckRun } from "./check-run.js";
 import type { GuardSettings } from "./guards.js";
 import { LoopDriver } from "./loop-driver.js";
@@ -34,6 +35,10 @@ export interface LoopStart {
   newSession: boolean;
   verbose: boolean;
   say: (line: string) => void;
+  /** --sandbox: the check runs confined as claude does. */
+  sandbox: Sandbox | null;
+  /** The verifier's sandbox, the work tree read-only; null where bubblewrap cannot make one. */
+  verifierSandbox: Sandbox | null;
 }
 
 /** The loop, ready to drive a run; null when the user stopped it during the first check. */
@@ -77,7 +82,7 @@ async function firstCheck(o: LoopStart, check: string): Promise<CheckRun> {
   const onSigint = () => abort.abort();
   process.on("SIGINT", onSigint);
   try {
-    return await runCheck(check, { cwd: o.cwd, timeoutMs: o.checkTimeoutMs, signal: abort.signal });
+    return await runCheck(check, { cwd: o.cwd, timeoutMs: o.checkTimeoutMs, signal: abort.signal, sandbox: o.sandbox });
   } finally {
     process.off("SIGINT", onSigint);
   }

@@ -38,6 +38,8 @@ export interface Restart {
   next: NextConversation | null;
   /** Flags for this and later processes, over the session's own (a model, a verifier's tools). */
   flags: Partial<Omit<ClaudeFlags, "resume">>;
+  /** Another sandbox for this and later processes (a verifier's, the work tree read-only); undefined: the session's. */
+  sandbox?: Sandbox | null;
 }
 
 export class ClaudeLink {
@@ -45,6 +47,7 @@ export class ClaudeLink {
   /** Set by `restart`: the conversation the next process takes up, and since which claude session it applies. */
   private next: { conversation: NextConversation; since: string | null } | null = null;
   private flagsOver: Partial<Omit<ClaudeFlags, "resume">> = {};
+  private sandboxOver: Sandbox | null | undefined = undefined;
   private closing = false;
   private stderrTail = "";
   private interrupts = 0;
@@ -202,11 +205,13 @@ export class ClaudeLink {
     await this.end();
     this.closing = false;
     this.flagsOver = r.flags;
+    this.sandboxOver = r.sandbox;
     this.next = r.next && { conversation: r.next, since: this.o.recorder.claudeSessionId };
   }
 
   private launch(l: ClaudeLaunch): ClaudeLaunch {
-    return this.o.sandbox ? sandboxed(l, this.o.sandbox) : l;
+    const sandbox = this.sandboxOver === undefined ? this.o.sandbox : this.sandboxOver;
+    return sandbox ? sandboxed(l, sandbox) : l;
   }
 
   /** The conversation the next process continues (undefined: a new one). */

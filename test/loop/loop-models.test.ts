@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, onTestFinished } from "vitest";
 import { gitdir } from "../support/gitdir.js";
-import { dialogue, runLoop, turnStarts } from "../support/loop.js";
+import { dialogue, LOOP_FLAGS, runLoop, turnStarts } from "../support/loop.js";
 import { runNudge } from "../support/run-nudge.js";
 
 describe("nudge claude loop --model-strategy", () => {
@@ -41,5 +41,19 @@ describe("nudge claude loop --model-strategy", () => {
     const models = turnStarts(api).map((r) => r.body.model as string);
     expect(models).toHaveLength(2);
     for (const model of models) expect(model).toMatch(/haiku/);
+  });
+
+  it("from QA: claude's own --model after -- is refused beside a strategy, and a promise's spaces are trimmed", async () => {
+    const repo = await gitdir();
+    const both = await runNudge(["claude", "loop", ...LOOP_FLAGS, "do it", "--until-promise", "DONE", "--model-strategy", "haiku,sonnet", "--", "--model", "opus"], { cwd: repo });
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toMatch(/^error: --model after -- and --model-strategy cannot be used together$/m);
+    const blank = await runNudge(["claude", "loop", ...LOOP_FLAGS, "do it", "--until-promise", "   "], { cwd: repo });
+    expect(blank.exitCode).toBe(1);
+    expect(blank.stderr).toMatch(/--until-promise/);
+    const { api, run } = await runLoop(repo, [{ text: "<promise>DONE</promise>" }], ["do it", "--until-promise", " DONE ", "--max-iterations", "2", "--no-guards"]);
+    onTestFinished(() => api.close());
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain("claude said <promise>DONE</promise>");
   });
 });

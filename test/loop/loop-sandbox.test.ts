@@ -4,7 +4,7 @@
  * the real claude, the scripted API; the write outside goes to /var/tmp, outside all three.
  */
 import { execa } from "execa";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { CLAUDE_BIN } from "../support/claude-env.js";
@@ -32,6 +32,40 @@ describe("nudge claude loop --sandbox", () => {
     const result = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
     expect(result).toContain("Read-only file system");
     expect(manifest.turns[1]!.patch.filesChanged).toBe(1);
+  });
+
+  it("from QA: no way out through nudge's own git, the check, or the verifier's Bash", async () => {
+    const repo = await gitdir({ "check.sh": "#!/bin/sh\nexit 1\n" });
+    await execa("chmod", ["+x", path.join(repo, "check.sh")]);
+    const outside = mkdtempSync("/var/tmp/nudge-sandbox-");
+    onTestFinished(() => rmSync(outside, { recursive: true, force: true }));
+    // A clean filter planted in .git/config would run in nudge's end-of-turn snapshot, outside the
+    // sandbox; check.sh rewritten runs as the --until check after the turn.
+    const plant = [
+      `git config filter.qa.clean "sh -c 'echo esc > ${outside}/filter.txt; cat'"; echo "config rc=$?"`,
+      `echo '*.txt filter=qa' > .gitattributes`,
+      `printf '#!/bin/sh\\necho esc > ${outside}/check.txt\\nexit 0\\n' > check.sh`,
+      `echo hello > notes.txt`,
+    ].join("; ");
+    const { api, run } = await runLoop(
+      repo,
+      [
+        { tool: "Bash", input: { command: plant, description: "plant" } },
+        { text: "<promise>COMPLETE</promise>" },
+        { tool: "Bash", input: { command: `echo x > verifier.txt; echo "verifier rc=$?"`, description: "write" } },
+        { text: "<verify-pass/>" },
+      ],
+      ["do it", "--until", "./check.sh", "--until-promise", "COMPLETE", "--verify", "--sandbox"],
+    );
+    onTestFinished(() => api.close());
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, "check.sh"), "utf8")).toContain(`${outside}/check.txt`); // claude did rewrite it
+    expect(existsSync(path.join(outside, "filter.txt"))).toBe(false);
+    expect(existsSync(path.join(outside, "check.txt"))).toBe(false);
+    expect(existsSync(path.join(repo, "verifier.txt"))).toBe(false);
+    const results = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
+    expect(results).not.toContain("config rc=0");
+    expect(results).toContain("verifier rc=1");
   });
 
   it("without bwrap, --sandbox is one clear error before anything starts", async () => {

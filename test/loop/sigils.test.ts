@@ -12,6 +12,12 @@ describe("loop sigils", () => {
     expect(readSigils("```\nx\n```\nnow: <promise> COMPLETE </promise> <next-model>opus</next-model>")).toEqual({ promises: ["COMPLETE"], nextModel: "opus" });
   });
 
+  it("from QA: not in an indented code block either, though an indented line of a paragraph is prose", () => {
+    expect(readSigils("Example:\n\n    <promise>COMPLETE</promise>\n\nnot yet").promises).toEqual([]);
+    expect(readSigils("Example:\n\n\t<promise>COMPLETE</promise>").promises).toEqual([]);
+    expect(readSigils("All done, and\n    <promise>COMPLETE</promise>").promises).toEqual(["COMPLETE"]);
+  });
+
   it("a verifier's fail wins over its pass; no tag is no verdict", () => {
     expect(readVerdict("fine <verify-pass/>")).toEqual({ pass: true, reason: null });
     expect(readVerdict("<verify-pass/> but <verify-fail>tests fail</verify-fail>")).toEqual({ pass: false, reason: "tests fail" });

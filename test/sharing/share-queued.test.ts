@@ -18,7 +18,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { tempDir } from "../support/gitdir.js";
-import { recordSession, type Recorded } from "../support/record.js";
+import { readManifestFile, recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi } from "../support/scripted-api.js";
 import { exportBytes, holding, importTarget, origin } from "./share-support.js";
@@ -99,9 +99,9 @@ describe("prompts queued ahead in an --upto export", () => {
     const [one, two] = [rec.manifest.turns[1]!, rec.manifest.turns[2]!];
     expect(two.transcript).toBe(one.transcript);
     try {
-      const late = kept.replace(`"transcriptBytes":${one.transcriptBytes}`, `"transcriptBytes":${two.transcriptBytes}`);
-      expect(late).not.toBe(kept);
-      writeFileSync(journal, late);
+      // (On a loaded machine the late save may have happened on its own: then there is nothing to change.)
+      writeFileSync(journal, kept.replace(`"transcriptBytes":${one.transcriptBytes}`, `"transcriptBytes":${two.transcriptBytes}`));
+      expect(readManifestFile(rec.dir).turns[1]!.transcriptBytes).toBe(two.transcriptBytes);
       const lateCut = path.join(tempDir(), "late-cut.tar.gz");
       const run = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", lateCut], { cwd: a, env: rec.env });
       expect(run.exitCode, run.stderr).toBe(0);

@@ -219,7 +219,7 @@ function codeLines(c: CodeChanges, state: string, imported = false): string[] {
     ...c.remove.filter((p) => !yoursRemove.has(p)).map((p) => `  delete  ${printablePath(p)}`),
   ];
   if (yoursWrite.size + yoursRemove.size > 0) {
-    lines.push("  changes made outside this session, in none of its snapshots (the backup keeps them):");
+    lines.push("  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):");
     const restore = new Set(c.yours.restore);
     lines.push(
       ...c.yours.write.map((p) => (restore.has(p) ? `    restore    ${printablePath(p)} (${imported ? "not in your work tree" : "you deleted it"})` : `    overwrite  ${printablePath(p)}`)),

@@ -112,7 +112,7 @@ describe("rewind refusals", () => {
       const dry = await runNudge(["session", "rewind", id, "3", "--dry-run"], { cwd: repo, env: { FORCE_COLOR: "0" } });
       expect(dry.exitCode, dry.stderr).toBe(0);
       // The user's own file, in no snapshot: named apart from the turns' files, and quoted.
-      expect(dry.stdout).toContain("  changes made outside this session, in none of its snapshots (the backup keeps them):");
+      expect(dry.stdout).toContain("  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):");
       expect(dry.stdout).toContain(`    delete     ${JSON.stringify(evil)}`);
       expect(dry.stdout).not.toContain("\x1b");
       expect(dry.stdout).not.toMatch(/^ {2}write {3}README\.md$/m);

@@ -289,10 +289,18 @@ describe("driving a session from the page", () => {
     const repo = await gitdir();
     const id = await twoWrites(repo);
     const ids: string[] = [];
+    // Each command is sent where the session is now, as the page (which follows it) sends it.
+    let at = id;
     for (const command of ["/fork 1", "/undo"]) {
-      await web!.post(`/api/live/${id}/prompt`, { text: command });
-      const asked = await question(id);
-      await web!.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
+      if (command === "/undo") {
+        // From QA: the old page's prompt box no longer drives the session that moved on.
+        const stale = await web!.post(`/api/live/${id}/prompt`, { text: "sent from the old page" });
+        expect(stale.status).toBe(409);
+        expect(JSON.parse(stale.body)).toMatchObject({ error: `session ${id} went on in session ${at}`, sessionId: at });
+      }
+      await web!.post(`/api/live/${at}/prompt`, { text: command });
+      const asked = await question(at);
+      await web!.post(`/api/live/${at}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
       const sessionId = async () => ((await state(id)) as unknown as { sessionId: string }).sessionId;
       // The fork goes on in another session; the undo comes back to this one.
       ids.push(
@@ -301,6 +309,7 @@ describe("driving a session from the page", () => {
           return (now !== id) === (command === "/fork 1") ? now : undefined;
         }),
       );
+      at = ids.at(-1)!;
     }
     await until("b.txt is back", async () => (existsSync(path.join(repo, "b.txt")) ? true : undefined));
     const [fork, back] = ids;

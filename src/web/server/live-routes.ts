@@ -42,11 +42,17 @@ const AnswerBody = z.object({
   ]),
 });
 
-/** The session this server drives, by id (or prefix); 404 with what to do when it drives none. */
+/**
+ * The session this server drives, by id (or prefix); 404 with what to do when it drives none. One
+ * that went on in another (/rewind, /fork, /compact) is not driven under its old id any more: a
+ * page still open on it must not send there what would land in the other unseen (QA).
+ */
 async function driven(ctx: Ctx) {
   const id = await resolveId(ctx.app.store, ctx.params.id!);
   const d = ctx.app.live.get(id);
   if (!d) throw new HttpError(404, `session ${id} is not driven from this page`, "continue it with the Continue button (or nudge claude run -r in a terminal)");
+  const now = d.conversation?.sessionId;
+  if (now && now !== id) throw new HttpError(409, `session ${id} went on in session ${now}`, `send it there: open /s/${now}`, { sessionId: now });
   return { id, d };
 }
 

@@ -13,7 +13,7 @@ import { elapsed } from "../format.js";
 const COMMANDS: Array<{ text: string; takes?: string; does: string }> = [
   { text: "/rewind", takes: "N", does: "put the code and the conversation back to turn N (shows its plan first)" },
   { text: "/fork", takes: "[N]", does: "go on in a new session from turn N (default: the last)" },
-  { text: "/undo", does: "undo the last rewind or fork" },
+  { text: "/undo", does: "undo the last rewind (files and conversation), showing its plan first" },
   { text: "/compact", takes: "[focus]", does: "summarise the conversation so far, to free context" },
   { text: "/session", does: "this session's id, turns and cost" },
   { text: "/help", does: "what each command does" },

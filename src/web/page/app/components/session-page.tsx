@@ -240,6 +240,13 @@ function whenIdle(callback: () => void): () => void {
  * records; for one a terminal records, why there is no prompt box here.
  */
 function Driving({ id, state, live, onLive, prompts }: { id: string; state: string; live: LiveState | null; onLive: (s: LiveState | null) => void; prompts: string[] }) {
+  // It went on in another session (a /rewind, /fork or /compact from the page): its prompts go there, not here (QA).
+  if (live && !live.ended && typeof live.sessionId === "string" && live.sessionId !== id)
+    return (
+      <p class="muted driving-note">
+        This session went on in <a href={inRepo(`/s/${encodeURIComponent(live.sessionId)}`)}>session {live.sessionId}</a> (a rewind, fork or compact): continue there. This one keeps its turns as they were.
+      </p>
+    );
   if (live && !live.ended) return <LivePanel id={id} state={live} prompts={prompts} />;
   if (state === "recording") return <p class="muted driving-note">Being recorded by another nudge (a terminal, a loop): followed live here, read-only.</p>;
   return (

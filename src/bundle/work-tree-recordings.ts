@@ -58,7 +58,9 @@ export async function registerRecording(store: Store, root: string, sessionId: s
     },
     live: async () => (await others()).filter((e) => e.entry.endedAt === null).map((e) => ({ session: e.entry.sessions.at(-1)!, pid: e.entry.pid })),
     during: async (from, to) => {
-      const overlapping = (await others()).filter(({ entry }) => entry.startedAt <= to && (entry.endedAt ?? to) >= from);
+      // An earlier recording of these same sessions (a nudge killed mid-turn, its turn recovered
+      // now) is not another's work in the tree (QA: a recovered turn was marked as shared with itself).
+      const overlapping = (await others()).filter(({ entry }) => entry.startedAt <= to && (entry.endedAt ?? to) >= from && !entry.sessions.some((id) => mine.sessions.includes(id)));
       return [...new Set(overlapping.map((e) => e.entry.sessions.at(-1)!))];
     },
     end: async () => {

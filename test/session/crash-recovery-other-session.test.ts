@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
-import { runClaude } from "../support/record.js";
+import { readManifestFile, runClaude } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 
@@ -98,5 +98,34 @@ describe("crash recovery", () => {
     const paths = diff.files.map((f: { path: string }) => f.path);
     expect(paths).toContain("a-made.txt");
     expect(paths).not.toContain("c.txt");
+  });
+
+  it("from QA: a turn recovered by the session's own next run is not marked as sharing the work tree with itself", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "echo from-a > a-made.txt; sleep 2" } },
+      { delayMs: 30_000, then: { text: "never seen" } },
+    ]);
+    const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NO_COLOR: "1" };
+    const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "make a"], { cwd: repo, env, stdin: "pipe", reject: false });
+    const start = Date.now();
+    while (!existsSync(path.join(repo, "a-made.txt"))) {
+      if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    a.kill("SIGKILL");
+    await a;
+    while (api.mainLoopRequests().length < 2) {
+      if (Date.now() - start > 30_000) throw new Error("the orphaned claude never asked again");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const idA = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout)[0].id as string;
+    api.push({ text: "back in A" });
+    const resumed = await runClaude(repo, ["-r", idA, "continue"], env);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/recovered turn 1/);
+    expect(resumed.stderr).not.toMatch(/also recorded in this work tree/);
+    const turns = readManifestFile(path.join(repo, ".git", "nudge", "sessions", idA)).turns;
+    expect(turns.filter((t) => t.sharedWith && t.sharedWith.length > 0).map((t) => t.n)).toEqual([]);
   });
 });

@@ -223,10 +223,12 @@ export class ClaudeLink {
     if (this.next && last !== this.next.since) this.next = null;
     if (this.next?.conversation.kind === "fresh") return undefined;
     if (this.next?.conversation.kind === "session") return { claudeSessionId: this.next.conversation.claudeSessionId, atUuid: null, fork: false };
+    // Not a loop's verifier: its conversation checked the work, the next run goes on with the work's (QA).
+    const work = manifest.turns.findLast((t) => t.claudeSessionId && t.loop?.role !== "verifier")?.claudeSessionId ?? last;
     return manifest.resume
       ? { claudeSessionId: manifest.resume.claudeSessionId, atUuid: manifest.resume.atUuid, fork: true }
-      : last
-        ? { claudeSessionId: last, atUuid: null, fork: false }
+      : work
+        ? { claudeSessionId: work, atUuid: null, fork: false }
         : undefined;
   }
 

@@ -6,6 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { CLAUDE_BIN } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { dialogue, runLoop, sentPrompts, toolResults, turnStarts } from "../support/loop.js";
 import { runNudge } from "../support/run-nudge.js";
@@ -13,7 +14,7 @@ import { runNudge } from "../support/run-nudge.js";
 describe("nudge claude loop --verify", () => {
   it("runs a read-only verifier (its Write is refused) whose fail reason reaches the next iteration; a pass ends the loop; the verifier's turns are marked", async () => {
     const repo = await gitdir();
-    const { api, run, id, manifest } = await runLoop(
+    const { api, run, id, manifest, env } = await runLoop(
       repo,
       [
         { text: "Done! <promise>COMPLETE</promise>" },
@@ -23,7 +24,7 @@ describe("nudge claude loop --verify", () => {
         { text: "Ran them now. <promise>COMPLETE</promise>" },
         { tool: "Bash", input: { command: "ls", description: "look" } },
         { text: "All good. <verify-pass/>" },
-        { text: "never asked" },
+        { text: "Docs added." },
       ],
       ["make the tests pass", "--until-promise", "COMPLETE", "--verify"],
     );
@@ -68,6 +69,14 @@ describe("nudge claude loop --verify", () => {
     expect(show.stdout).toMatch(/^4 .*verifier of 2 · \S+ · ✓ pass$/m);
     const replay = await runNudge(["session", "replay", id], { cwd: repo, env: { NO_COLOR: "1" } });
     expect(replay.stdout.match(/^ {2}[✓✗] verifier of iteration .*$/gm)).toEqual(["  ✗ verifier of iteration 1: the tests were never run", "  ✓ verifier of iteration 2: pass"]);
+
+    // From QA: the session continued afterwards goes on with the work's conversation, not the verifier's.
+    const more = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "now add docs"], { cwd: repo, env });
+    expect(more.exitCode, more.stderr).toBe(0);
+    const next = dialogue(turnStarts(api).at(-1)!).map((m) => JSON.stringify(m.content)).join("\n");
+    expect(next).toContain("now add docs");
+    expect(next).toContain("Ran them now.");
+    expect(next).not.toContain("You are a verifier");
   });
 
   it("--verify FILE is the verifier's prompt; an answer with no verdict counts as a fail", async () => {

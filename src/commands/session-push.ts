@@ -70,12 +70,12 @@ export function describePublished(r: PublishResult): string[] {
   const turns = `${r.turns} turn${r.turns === 1 ? "" : "s"}`;
   const what = {
     new: `published session ${r.session} to ${where}`,
-    update: `updated published session ${r.session} on ${where}`,
+    update: `updated published session ${r.plan.id}${r.plan.id === r.session ? "" : ` (session ${r.session} here)`} on ${where}`,
     fork: `published session ${r.session} to ${where} as ${r.plan.id}, a fork of ${r.plan.forkOf ? `${r.plan.forkOf.id}@${r.plan.forkOf.turn}` : r.session}`,
   }[r.plan.kind];
   const lines = [
     r.dryRun
-      ? `would publish session ${r.session} to ${where} as ${r.plan.id} (${turns}, export ${formatBytes(r.exportBytes)}); nothing was pushed`
+      ? `would ${r.plan.kind === "update" ? `update published session ${r.plan.id} with session ${r.session} on ${where}` : r.plan.kind === "fork" ? `publish session ${r.session} to ${where} under a fresh id, a fork of ${r.plan.forkOf ? `${r.plan.forkOf.id}@${r.plan.forkOf.turn}` : r.session}` : `publish session ${r.session} to ${where}`} (${turns}, export ${formatBytes(r.exportBytes)}); nothing was pushed`
       : `${what} (${turns}): sent ${formatBytes(r.sentBytes)} for an export of ${formatBytes(r.exportBytes)}`,
   ];
   lines.push(`  refs: ${r.refs.join(", ")}`);

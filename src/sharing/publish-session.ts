@@ -58,7 +58,9 @@ export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan
   if (f.mine && !f.fork) {
     const there = f.remoteData.get(f.mine.id);
     // Published from here and not touched since: a fast-forward. Gone from the remote: published again, building on it still.
-    if (there === undefined || there === f.mine.commit) return { kind: there ? "update" : "new", id: f.mine.id, parent: f.mine.commit, forkOf: null, replacing: there ?? null };
+    // A fork published from here stays one through its updates (QA: an update dropped its forkOf).
+    const forkOf = f.pulled && f.pulled.id !== f.mine.id ? { id: f.pulled.id, turn: f.pulled.turns } : null;
+    if (there === undefined || there === f.mine.commit) return { kind: there ? "update" : "new", id: f.mine.id, parent: f.mine.commit, forkOf, replacing: there ?? null };
     throw new UserError(
       `the remote's published session ${f.mine.id} changed since you last pushed it from here (it is at ${there.slice(0, 10)}, you pushed ${f.mine.commit.slice(0, 10)}): pushing would replace someone's work`,
       `nothing was pushed; see what is there: nudge session fetch && nudge session list --remote · publish yours beside it under a fresh id: nudge session push ${f.sessionId} --fork`,

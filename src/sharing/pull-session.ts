@@ -69,6 +69,10 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
   const id = await resolvePublished(store, remote, given);
   const commit = await fetchData(store, remote, id);
   const repo = await syncRepo(store);
+  // What the listing calls unreadable (a card naming another session, not matching its schema) is
+  // not pulled either (QA: another's publication, pushed over this id, was installed under it).
+  const card = (await fetchedCards(repo, remote)).find((c) => c.id === id);
+  if (card?.problem) throw new UserError(`refusing published session ${id} from ${remote.label}: ${card.problem}`, "it was damaged or altered since it was published; ask its author to push it again");
   const work = await beginWork(store, "pull", `pulling session ${id} from ${remote.label}`);
   try {
     const file = path.join(work.dir, `nudge-${id}.tar`);

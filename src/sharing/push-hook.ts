@@ -22,8 +22,14 @@ export function hookScript(node: string, script: string): string {
   return `#!/bin/sh
 ${HOOK_MARK} (nudge hooks install): publishes this branch's sessions when git config nudge.push is "auto".
 # Remove it with: nudge hooks uninstall
+# git push --dry-run runs this hook too, without telling it: a dry run must publish nothing.
+case " $(tr '\\0' ' ' < /proc/$PPID/cmdline 2>/dev/null) " in
+  *" --dry-run "*|*" -n "*) echo "nudge: git push --dry-run: no session published" >&2; exit 0 ;;
+esac
 if [ -x ${q(node)} ] && [ -f ${q(script)} ]; then
-  exec ${q(node)} ${q(script)} hooks pre-push "$@"
+  # Never the reason a push fails: whatever nudge meets, the branch's push goes on.
+  ${q(node)} ${q(script)} hooks pre-push "$@" || echo "nudge: sessions were not published (see above); the push goes on" >&2
+  exit 0
 fi
 echo "nudge: ${script.replace(/["$`\\]/g, "")} is gone; sessions were not published (run nudge hooks install again)" >&2
 exit 0

@@ -37,6 +37,12 @@ describe("planPublish", () => {
     expect(planPublish(facts({ pulled, turns: 2 }), fresh)).toEqual({ kind: "unchanged", id: "1111111111" });
   });
 
+  it("from QA: a fork published from here stays a fork of what it was pulled from through its updates", () => {
+    const pulled = { id: "1111111111", commit: A, turns: 2 };
+    const plan = planPublish(facts({ pulled, mine: { id: "2222222222", commit: B }, remoteData: new Map([["2222222222", B]]) }), fresh);
+    expect(plan).toEqual({ kind: "update", id: "2222222222", parent: B, forkOf: { id: "1111111111", turn: 2 }, replacing: B });
+  });
+
   it("--fork: a fresh id no publication on the remote has", () => {
     const ids = ["2222222222", "3333333333"];
     const plan = planPublish(facts({ fork: true, remoteData: new Map([["2222222222", A]]) }), () => ids.shift()!);

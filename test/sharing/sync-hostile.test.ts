@@ -109,6 +109,15 @@ describe("a hostile remote", () => {
     await nothingInstalled(configDir());
   });
 
+  it("from QA: a publication the listing calls unreadable is not pulled either, for the same reason", async () => {
+    expect((await runNudge(["session", "fetch", "--remote", server], { cwd: victim })).exitCode).toBe(0);
+    const cfg = configDir();
+    const pulled = await runNudge(["session", "pull", "aaaaaaaaa5", "--remote", server], { cwd: victim, env: { CLAUDE_CONFIG_DIR: cfg } });
+    expect(pulled.exitCode, pulled.stderr).toBe(1);
+    expect(pulled.stderr).toContain(`error: refusing published session aaaaaaaaa5 from ${server}: its card names another session (bbbbbbbbbb)`);
+    await nothingInstalled(cfg);
+  });
+
   it("a remote that is not there: one line and a hint, exit 1", async () => {
     const none = await runNudge(["session", "fetch"], { cwd: victim });
     expect(none.exitCode).toBe(1);

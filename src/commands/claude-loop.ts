@@ -80,7 +80,7 @@ export const claudeLoopCommand = new Command("loop")
   .option("--escalate-after <k>", "failed iterations in a row before --model-strategy moves up (default 2)")
   .option("--allow-model-hints", "let <next-model>NAME</next-model> in claude's last message choose the next iteration's model")
   .option("--sandbox", "run claude under bubblewrap (bwrap): writes only in the work tree, the temp dir and claude's config dir")
-  .option("--max-iterations <n>", `stop after n turns (default ${DEFAULT_BUDGET.iterations})`)
+  .option("--max-iterations <n>", `stop after n iterations (default ${DEFAULT_BUDGET.iterations}; a verifier's turns do not count)`)
   .option("--max-cost <usd>", `stop once the loop's turns cost this much, or "none" (default ${DEFAULT_BUDGET.costUsd})`)
   .option("--max-minutes <m>", `stop after m minutes, interrupting a turn, or "none" (default ${DEFAULT_BUDGET.minutes})`)
   .option("--check-timeout <seconds>", "stop a check that runs longer; it counts as failed (default 600)")
@@ -156,6 +156,10 @@ Examples:
       throw new UserError(`--until-promise and --fail-promise are both "${options.failPromise}"`, "give the failure another word, e.g. --fail-promise FAILURE");
     }
     if (options.continue && options.resume) throw new UserError("-c and -r cannot be used together", "pick one");
+    // It would do nothing without a strategy to climb (QA: accepted silently).
+    if ((raw as { escalateAfter?: unknown }).escalateAfter !== undefined && !options.modelStrategy) {
+      throw new UserError("--escalate-after needs --model-strategy", "name the models to climb through, e.g. --model-strategy haiku,sonnet,opus");
+    }
     const passthrough = argsAfterDoubleDash(command);
     // claude's own --model after -- would silently beat the strategy (QA): refused as --model is.
     if (options.modelStrategy && passthrough.some((a) => a === "--model" || a.startsWith("--model="))) {

@@ -43,11 +43,14 @@ describe("nudge claude loop --model-strategy", () => {
     for (const model of models) expect(model).toMatch(/haiku/);
   });
 
-  it("from QA: claude's own --model after -- is refused beside a strategy, and a promise's spaces are trimmed", async () => {
+  it("from QA: claude's own --model after -- is refused beside a strategy, as is --escalate-after without one, and a promise's spaces are trimmed", async () => {
     const repo = await gitdir();
     const both = await runNudge(["claude", "loop", ...LOOP_FLAGS, "do it", "--until-promise", "DONE", "--model-strategy", "haiku,sonnet", "--", "--model", "opus"], { cwd: repo });
     expect(both.exitCode).toBe(1);
     expect(both.stderr).toMatch(/^error: --model after -- and --model-strategy cannot be used together$/m);
+    const alone = await runNudge(["claude", "loop", ...LOOP_FLAGS, "do it", "--until-promise", "DONE", "--escalate-after", "3"], { cwd: repo });
+    expect(alone.exitCode).toBe(1);
+    expect(alone.stderr).toMatch(/^error: --escalate-after needs --model-strategy$/m);
     const blank = await runNudge(["claude", "loop", ...LOOP_FLAGS, "do it", "--until-promise", "   "], { cwd: repo });
     expect(blank.exitCode).toBe(1);
     expect(blank.stderr).toMatch(/--until-promise/);

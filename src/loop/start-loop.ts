@@ -13,7 +13,7 @@ import { LoopDriver } from "./loop-driver.js";
 import { describeCheck } from "./loop-report.js";
 import { ModelPlan, type ModelSettings } from "./model-plan.js";
 import { readPromptFile, type PromptFile } from "./prompt-file.js";
-import { loopPrompts } from "./prompt-template.js";
+import { loopPrompts, parseTemplate, PLACEHOLDERS, renderTemplate, type PromptValues } from "./prompt-template.js";
 import { verifierPrompt } from "./verifier.js";
 
 export interface LoopStart {
@@ -70,10 +70,18 @@ export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
   return new LoopDriver({ ...common, check: o.check, baseline });
 }
 
-/** The task as the iterations get it now: the prompt file (as it is now), or the goal. */
+/**
+ * The task as the iterations get it now, for the verifier: the prompt file (as it is now) with
+ * its placeholders filled, the goal's with the goal given and the per-iteration ones empty (QA:
+ * the verifier got the raw {{…}}).
+ */
 async function taskOf(o: LoopStart): Promise<string> {
   if (!o.promptFile) return o.goal ?? "";
-  return (await readPromptFile(o.promptFile.source).catch(() => o.promptFile!)).text;
+  const file = await readPromptFile(o.promptFile.source).catch(() => o.promptFile!);
+  const template = parseTemplate(file.text, file.source);
+  const values = Object.fromEntries(Object.keys(PLACEHOLDERS).map((name) => [name, ""])) as PromptValues;
+  values.goal = o.goal ?? "";
+  return renderTemplate(template, values).trim();
 }
 
 /** Ctrl-C during the first check stops it (it runs in its own process group, out of the terminal's reach). */

@@ -99,4 +99,20 @@ describe("nudge claude loop --verify", () => {
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/^error: --verify: no such file: make it work\nhint: a word right after --verify is its prompt file/m);
   });
+
+  it("from QA: with a prompt file, the verifier's task is the file with its placeholders filled and the goal given, not the raw template", async () => {
+    const repo = await gitdir();
+    const file = path.join(tempDir(), "PROMPT.md");
+    writeFileSync(file, "{{goal}}: study the specs, then fix it. {{feedback}}\n");
+    const { api, run } = await runLoop(
+      repo,
+      [{ text: "<promise>COMPLETE</promise>" }, { text: "<verify-pass/>" }],
+      ["ship the parser", "--prompt-file", file, "--until-promise", "COMPLETE", "--verify"],
+    );
+    onTestFinished(() => api.close());
+    expect(run.exitCode, run.stderr).toBe(0);
+    const verifier = sentPrompts(api)[1]!;
+    expect(verifier).toContain("<task>\nship the parser: study the specs, then fix it.\n</task>");
+    expect(verifier).not.toContain("{{");
+  });
 });

@@ -19,35 +19,46 @@ afterEach(async () => {
   api = undefined;
 });
 
+/**
+ * `nudge claude run` (of a new session, or `-r` one) killed with -9 while claude works on a Bash
+ * that wrote a-made.txt; resolves once the orphaned claude has taken its next (delayed) step, so
+ * the scripted API's later steps go to the next run. `requests`: how many the API had seen then.
+ */
+async function killMidTurn(repo: string, env: Record<string, string>, args: string[], requests: number): Promise<void> {
+  const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", ...args], {
+    cwd: repo,
+    env,
+    stdin: "pipe", // held open: nudge waits for more prompts
+    reject: false,
+  });
+  const start = Date.now();
+  while (!existsSync(path.join(repo, "a-made.txt"))) {
+    if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  a.kill("SIGKILL");
+  await a;
+  // claude outlives its nudge: wait until it has asked for (and taken) the delayed step.
+  while (api!.mainLoopRequests().length < requests) {
+    if (Date.now() - start > 30_000) throw new Error("the orphaned claude never asked again");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const MAKE_A_AND_HANG = [
+  { tool: "Bash", input: { command: "echo from-a > a-made.txt; sleep 2" } },
+  { delayMs: 30_000, then: { text: "never seen" } },
+];
+
 describe("crash recovery", () => {
   it("a crashed session recovered later does not take another session's changes as its own turn", async () => {
     // Session A: nudge is killed (-9) while claude works. Then session B records a change (c.txt).
     // `run -r A` recovered A's in-flight turn by snapshotting the work tree *now*, so A's turn 1
     // claimed B's c.txt as claude's work in A.
     const repo = await gitdir({ "a.txt": "a\n" });
-    api = await startScriptedApi([
-      { tool: "Bash", input: { command: "echo from-a > a-made.txt; sleep 2" } },
-      { delayMs: 30_000, then: { text: "never seen" } },
-    ]);
+    api = await startScriptedApi(MAKE_A_AND_HANG);
     const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NO_COLOR: "1" };
-    const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "make a"], {
-      cwd: repo,
-      env,
-      stdin: "pipe", // held open: nudge waits for more prompts
-      reject: false,
-    });
-    const start = Date.now();
-    while (!existsSync(path.join(repo, "a-made.txt"))) {
-      if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    a.kill("SIGKILL");
-    await a;
-    // claude outlives its nudge: wait until it has asked for (and taken) the delayed step, so B gets its own.
-    while (api.mainLoopRequests().length < 2) {
-      if (Date.now() - start > 30_000) throw new Error("the orphaned claude never asked again");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await killMidTurn(repo, env, ["make a"], 2);
     const idA = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout)[0].id as string;
 
     api.push({ tool: "Bash", input: { command: "echo from-b > c.txt" } }, { text: "made c" });
@@ -76,19 +87,8 @@ describe("crash recovery", () => {
     const idA = listed[0]!.id;
     expect(readFileSync(path.join(repo, ".git", "nudge", "sessions-index.txt"), "utf8")).toContain(`${idA}\t`);
 
-    api.push({ tool: "Bash", input: { command: "echo from-a > a-made.txt; sleep 2" } }, { delayMs: 30_000, then: { text: "never seen" } });
-    const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "-r", idA, "make a"], { cwd: repo, env, stdin: "pipe", reject: false });
-    const start = Date.now();
-    while (!existsSync(path.join(repo, "a-made.txt"))) {
-      if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    a.kill("SIGKILL");
-    await a;
-    while (api.mainLoopRequests().length < 3) {
-      if (Date.now() - start > 30_000) throw new Error("the orphaned claude never asked again");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    api.push(...MAKE_A_AND_HANG);
+    await killMidTurn(repo, env, ["-r", idA, "make a"], 3);
 
     api.push({ tool: "Bash", input: { command: "echo from-b > c.txt" } }, { text: "made c" });
     const b = await runClaude(repo, ["make c"], env);
@@ -102,23 +102,9 @@ describe("crash recovery", () => {
 
   it("from QA: a turn recovered by the session's own next run is not marked as sharing the work tree with itself", async () => {
     const repo = await gitdir({ "a.txt": "a\n" });
-    api = await startScriptedApi([
-      { tool: "Bash", input: { command: "echo from-a > a-made.txt; sleep 2" } },
-      { delayMs: 30_000, then: { text: "never seen" } },
-    ]);
+    api = await startScriptedApi(MAKE_A_AND_HANG);
     const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NO_COLOR: "1" };
-    const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "make a"], { cwd: repo, env, stdin: "pipe", reject: false });
-    const start = Date.now();
-    while (!existsSync(path.join(repo, "a-made.txt"))) {
-      if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    a.kill("SIGKILL");
-    await a;
-    while (api.mainLoopRequests().length < 2) {
-      if (Date.now() - start > 30_000) throw new Error("the orphaned claude never asked again");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await killMidTurn(repo, env, ["make a"], 2);
     const idA = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout)[0].id as string;
     api.push({ text: "back in A" });
     const resumed = await runClaude(repo, ["-r", idA, "continue"], env);

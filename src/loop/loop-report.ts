@@ -87,7 +87,9 @@ export function summaryLines(outcome: LoopOutcome): string[] {
   }
   const lines = [`■ loop stopped: ${describeReason(outcome.reason)} · ${totals}`];
   const lastTurn = turns.at(-1);
-  if (lastTurn && !lastTurn.check) lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
+  // A loop with no check (--until-promise alone) checks no turn: nothing to say of the last one (QA).
+  const hasCheck = outcome.iterations.some((i) => i.check);
+  if (lastTurn && !lastTurn.check && hasCheck) lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
   else if (last) lines.push(`  last check: turn ${last.n}: ${describeCheck(last.check)}`);
   if (outcome.reason.kind === "api") lines.push(`  hint: ${outcome.reason.hint}`);
   if (outcome.reason.kind === "rewound") {

@@ -27,6 +27,11 @@ describe("loop summary", () => {
     expect(loopExitCode(outcome({ kind: "budget", message: "x" }, iterations))).toBe(3);
   });
 
+  it("from QA: a loop with no check (--until-promise alone) says nothing of turns not checked", () => {
+    const o = outcome({ kind: "budget", message: "10 iterations run (--max-iterations 10)" }, [it_(1, null), it_(2, null)]);
+    expect(summaryLines(o)).toEqual(["■ loop stopped: budget spent: 10 iterations run (--max-iterations 10) · 2 iterations · $0.7500 · 1m01s"]);
+  });
+
   it("says when the last turn was not checked, and when nothing got better than the start", () => {
     const o = outcome({ kind: "budget", message: "3 seconds passed (--max-minutes 0.05)" }, [it_(0, run(1)), it_(1, null)]);
     expect(summaryLines(o).slice(1)).toEqual([

@@ -4,7 +4,7 @@
  * tree; the page under `/r/<name>/` stays in its repository; a name the server does not serve is
  * a 404 that lists the ones it does.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { browserForFile, watchedPage } from "../support/browser.js";
@@ -79,6 +79,15 @@ describe("nudge web --repo", () => {
     expect(await notices.getByText("● nudge recording session").isVisible()).toBe(false);
     await commands.getByRole("button", { name: "/rewind N" }).click();
     expect(await prompt.inputValue()).toBe("/rewind ");
+    // Its plan is nudge's question, not claude's (QA: it sat in a box titled "Claude asks"); a
+    // file written by hand is what it would discard, so it asks.
+    writeFileSync(path.join(first, "by-hand.txt"), "mine\n");
+    await prompt.fill("/rewind 1");
+    await prompt.press("Enter");
+    const nudgeAsks = one.page.getByRole("group", { name: "nudge asks" });
+    await nudgeAsks.getByRole("button", { name: "Cancel" }).click();
+    await nudgeAsks.waitFor({ state: "detached" });
+    expect(readFileSync(path.join(first, "by-hand.txt"), "utf8")).toBe("mine\n");
 
     // Each session was recorded in its own repository's store.
     const listed = async (repo: string) => JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ firstPrompt: string }>;

@@ -85,7 +85,7 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
               ref={box}
               rows={3}
               value={text}
-              placeholder={state.busy ? "claude is working… (Stop interrupts it)" : state.question ? "answer claude's question above first" : "Ask claude (Enter sends, Shift-Enter for a new line)"}
+              placeholder={state.busy ? "claude is working… (Stop interrupts it)" : state.question ? (state.question.kind === "confirm" || state.question.kind === "mismatch" ? "answer nudge's question above first" : "answer claude's question above first") : "Ask claude (Enter sends, Shift-Enter for a new line)"}
               onInput={(e) => setText(e.currentTarget.value)}
               onKeyDown={onKey}
             />

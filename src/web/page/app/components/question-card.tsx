@@ -11,7 +11,8 @@ import { Markdown } from "./entries.js";
 
 export function QuestionCard({ question, onReply }: { question: PendingQuestion; onReply: (reply: QuestionReply) => void }) {
   return (
-    <div class="question-card" role="group" aria-label="Claude asks">
+    // nudge's own questions (a plan to confirm, files changed) are nudge's, not claude's (QA).
+    <div class="question-card" role="group" aria-label={question.kind === "confirm" || question.kind === "mismatch" ? "nudge asks" : "Claude asks"}>
       {question.kind === "permission" ? (
         <Permission q={question} onReply={onReply} />
       ) : question.kind === "questions" ? (

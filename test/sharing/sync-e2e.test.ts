@@ -295,35 +295,33 @@ describe("nudge.push auto through the pre-push hook", () => {
     expect(installed.stdout).toContain(`pre-push hook installed: ${path.join(a, ".git", "hooks", "pre-push")}`);
     expect((await runNudge(["hooks", "install"], { cwd: a })).stdout).toContain("pre-push hook already installed");
 
+    /** A commit of Ana's on main, then `git push [flags] team main`. */
+    const commitAndPush = async (text: string, flags: string[] = []) => {
+      writeFileSync(path.join(a, "mine.txt"), `${text}\n`);
+      await git(a, "add", "mine.txt");
+      await git(a, "commit", "-q", "-m", text);
+      return execa("git", ["push", ...flags, "team", "main"], { cwd: a, reject: false });
+    };
     // Installed but not turned on: a push publishes nothing and says nothing.
-    writeFileSync(path.join(a, "mine.txt"), "one\n");
-    await git(a, "add", "mine.txt");
-    await git(a, "commit", "-q", "-m", "one");
-    const quiet = await execa("git", ["push", "team", "main"], { cwd: a, reject: false });
+    const quiet = await commitAndPush("one");
     expect(quiet.exitCode, quiet.stderr).toBe(0);
     expect(quiet.stderr).not.toContain("nudge:");
     expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
 
     await git(a, "config", "nudge.push", "auto");
-    writeFileSync(path.join(a, "mine.txt"), "two\n");
-    await git(a, "commit", "-q", "-am", "two");
     // From QA: a dry run publishes nothing (git runs the hook for it too, without saying so).
-    const dry = await execa("git", ["push", "--dry-run", "team", "main"], { cwd: a, reject: false });
+    const dry = await commitAndPush("two", ["--dry-run"]);
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(dry.stderr).toContain("nudge: git push --dry-run: no session published");
     expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
     // From QA: nudge.remote naming no remote does not stop the branch's push.
     await git(a, "config", "nudge.remote", "nosuchremote");
-    writeFileSync(path.join(a, "mine.txt"), "two and a half\n");
-    await git(a, "commit", "-q", "-am", "two and a half");
-    const blocked = await execa("git", ["push", "team", "main"], { cwd: a, reject: false });
+    const blocked = await commitAndPush("two and a half");
     expect(blocked.exitCode, blocked.stderr).toBe(0);
     expect(blocked.stderr).toContain("nudge: sessions were not published (see above); the push goes on");
     expect(await git(server, "rev-parse", "main")).toBe(await git(a, "rev-parse", "HEAD"));
     await git(a, "config", "--unset", "nudge.remote");
-    writeFileSync(path.join(a, "mine.txt"), "three\n");
-    await git(a, "commit", "-q", "-am", "three");
-    const loud = await execa("git", ["push", "team", "main"], { cwd: a, reject: false });
+    const loud = await commitAndPush("three");
     expect(loud.exitCode, loud.stderr).toBe(0);
     expect(loud.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
     expect(loud.stderr).toMatch(new RegExp(`nudge: published session ${rec.id} to team \\(\\d turns\\)`));

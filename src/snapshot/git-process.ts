@@ -52,23 +52,33 @@ export interface GitResult {
   stderr: string;
 }
 
-/** One git process: its exit code and its output, stdout byte for byte. */
-export function spawnGit(cwd: string, args: string[], env: Record<string, string> = {}, input?: string | Buffer): Promise<GitResult> {
+/**
+ * One git process: its exit code and its output, stdout byte for byte. `unset`: variables of
+ * nudge's own environment git must not see; `timeoutMs`: stopped (SIGKILL) after that long.
+ */
+export function spawnGit(cwd: string, args: string[], env: Record<string, string> = {}, input?: string | Buffer, more: { unset?: string[]; timeoutMs?: number } = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, env: { ...process.env, ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const base = { ...process.env };
+    for (const name of more.unset ?? []) delete base[name];
+    const child = spawn("git", args, { cwd, env: { ...base, ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
+    let timedOut = false;
+    const timer = more.timeoutMs ? setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), more.timeoutMs) : null;
     child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error: NodeJS.ErrnoException) => {
+      if (timer) clearTimeout(timer);
       // ENOENT is either: no git, or no folder to run it in (a worktree since removed).
       if (error.code !== "ENOENT") reject(error);
       else if (!existsSync(cwd)) reject(new UserError(`the folder ${cwd} no longer exists`, "it was moved or removed; a session recorded there can be forked: nudge session fork <id> --worktree <path>"));
       else reject(new UserError("git is not installed (or not on PATH)", "install git, then run nudge again"));
     });
     child.on("close", (code, signal) => {
+      if (timer) clearTimeout(timer);
       const text = Buffer.concat(stderr).toString("utf8").trim();
-      resolve({ exitCode: code ?? -1, stdout: Buffer.concat(stdout), stderr: signal ? `killed by ${signal}. ${text}` : text });
+      const why = timedOut ? `timed out after ${more.timeoutMs! / 1000} s. ` : signal ? `killed by ${signal}. ` : "";
+      resolve({ exitCode: code ?? -1, stdout: Buffer.concat(stdout), stderr: why + text });
     });
     if (child.stdin) {
       // git may exit before reading everything (on an error it reports itself): not our failure.

@@ -13,8 +13,8 @@ import { spawn } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { InternalError, UserError } from "../errors.js";
+import { NO_HOOKS, spawnGit as spawnProcess, type GitResult } from "./git-process.js";
 
-const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 /**
  * What a hook may inherit (GIT_PREFIX always; GIT_DIR and the like when the push was run with
  * --git-dir or from a script that set them): these calls name their repository by folder, and
@@ -27,42 +27,15 @@ function cleanEnv(): NodeJS.ProcessEnv {
   for (const name of REPOSITORY_ENV) delete env[name];
   return env;
 }
+
 /** A fetch or push that has not finished in this long is stopped. */
 export const NETWORK_TIMEOUT_MS = 10 * 60_000;
 
-interface Result {
-  exitCode: number;
-  stdout: Buffer;
-  stderr: string;
-}
+type Result = GitResult;
 
+/** git for the sync: no hooks (unless `asConfigured`), no prompt for credentials, none of the caller's repository variables. */
 function spawnGit(cwd: string, args: string[], o: { input?: string | Buffer; timeoutMs?: number; env?: Record<string, string>; asConfigured?: boolean } = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", [...(o.asConfigured ? [] : NO_HOOKS), ...args], {
-      cwd,
-      env: { ...cleanEnv(), GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...o.env },
-      stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let timedOut = false;
-    const timer = o.timeoutMs ? setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), o.timeoutMs) : null;
-    child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      if (timer) clearTimeout(timer);
-      reject(error.code === "ENOENT" ? new UserError("git is not installed (or not on PATH)", "install git, then run nudge again") : error);
-    });
-    child.on("close", (code) => {
-      if (timer) clearTimeout(timer);
-      const text = Buffer.concat(stderr).toString("utf8").trim();
-      resolve({ exitCode: timedOut ? -1 : (code ?? -1), stdout: Buffer.concat(stdout), stderr: timedOut ? `timed out after ${o.timeoutMs! / 1000} s. ${text}` : text });
-    });
-    if (child.stdin) {
-      child.stdin.on("error", () => undefined);
-      child.stdin.end(o.input);
-    }
-  });
+  return spawnProcess(cwd, [...(o.asConfigured ? [] : NO_HOOKS), ...args], { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...o.env }, o.input, { unset: REPOSITORY_ENV, timeoutMs: o.timeoutMs });
 }
 
 async function run(cwd: string, args: string[], o: { input?: string | Buffer } = {}): Promise<Buffer> {

@@ -133,17 +133,22 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
   );
 }
 
+/** One of nudge's notices: its text, and its hint after it. */
+export function NoticeLine({ notice }: { notice: LiveState["notices"][number] }) {
+  return (
+    <li class={`notice ${notice.level}`}>
+      {notice.text}
+      {notice.hint ? <span class="hint"> {notice.hint}</span> : null}
+    </li>
+  );
+}
+
 /** The notices since the last prompt sent, the last 10; earlier ones folded, to open. */
 function Notices({ notices, since }: { notices: LiveState["notices"]; since: number }) {
   const recent = notices.filter((n) => n.n >= since).slice(-10);
   const earlier = notices.filter((n) => !recent.includes(n));
   if (!notices.length) return null;
-  const item = (n: LiveState["notices"][number]) => (
-    <li key={n.n} class={`notice ${n.level}`}>
-      {n.text}
-      {n.hint ? <span class="hint"> {n.hint}</span> : null}
-    </li>
-  );
+  const item = (n: LiveState["notices"][number]) => <NoticeLine key={n.n} notice={n} />;
   return (
     <div class="notices">
       {earlier.length ? (

@@ -15,7 +15,7 @@ import { showEverything } from "../show-everything.js";
 import { ApiError, type Source } from "../source.js";
 import { CompareTurns } from "./compare-turns.js";
 import { ErrorLine } from "./error-line.js";
-import { LivePanel } from "./live-panel.js";
+import { LivePanel, NoticeLine } from "./live-panel.js";
 import { StartSession } from "./start-session.js";
 import { SearchBox } from "./search-box.js";
 import { SessionHeader } from "./session-header.js";
@@ -142,10 +142,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         <p>The session could not start, and nothing was kept:</p>
         <ul class="notices">
           {refusal.map((n) => (
-            <li key={n.n} class="notice error">
-              {n.text}
-              {n.hint ? <span class="hint"> {n.hint}</span> : null}
-            </li>
+            <NoticeLine key={n.n} notice={n} />
           ))}
         </ul>
         <p>

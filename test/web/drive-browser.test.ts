@@ -56,6 +56,8 @@ describe("working with claude from the page", () => {
     await page.getByRole("region", { name: "Turn 1" }).locator("strong", { hasText: "hello.txt" }).waitFor();
     expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hello\n");
 
+    // Enter sends only once the turn has ended (its snapshot taken): claude's words show before that.
+    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "detached" });
     const prompt = page.getByRole("textbox", { name: "Prompt" });
     await prompt.fill("touch a file");
     await prompt.press("Enter");
@@ -171,6 +173,7 @@ describe("nudge web --repo", () => {
 
     // Both live at once: the first tab's session still takes a prompt.
     const prompt = one.page.getByRole("textbox", { name: "Prompt" });
+    await one.page.getByRole("button", { name: "Stop" }).waitFor({ state: "detached" });
     await prompt.fill("still there?");
     await prompt.press("Enter");
     await one.page.getByRole("region", { name: "Turn 2" }).getByText("Still here in the first.").waitFor();

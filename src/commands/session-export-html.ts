@@ -4,6 +4,7 @@ import { writeFileAtomic } from "../bundle/atomic-write.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { UserError } from "../errors.js";
 import { exportHtml } from "../sharing/export-html.js";
+import { noteExportedImages } from "./export-images-note.js";
 import { excludeExport } from "../sharing/export-exclude.js";
 import { formatBytes } from "../sharing/limits.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
@@ -36,6 +37,7 @@ export async function exportHtmlAction(id: string, o: HtmlExportFlags): Promise<
     redact: o.redact,
     allowSecretsInCode: o.allowSecretsInCode ?? false,
   });
+  await noteExportedImages(session.dir, session.manifest.turns, result.upto);
   let excludedIn: string | null = null;
   const bytes = Buffer.byteLength(result.html);
   if (out) {

@@ -13,6 +13,7 @@ import { shellQuote } from "../shell-quote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { checkExportTarget, isFolder, refuseSpecialFile, shown } from "./export-target.js";
 import { exportHtmlAction } from "./session-export-html.js";
+import { noteExportedImages } from "./export-images-note.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -86,6 +87,7 @@ Examples:
       await work?.finish();
     }
     const carried = describeCarried(result, session.manifest);
+    await noteExportedImages(session.dir, session.manifest.turns, result.index.session.upto);
     if (o.json) {
       return printJson({
         path: result.path,

@@ -10,6 +10,7 @@ import { summarize } from "../bundle/summary.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { describeCompaction, turnOutcome } from "../terminal/format.js";
+import { promptImageNames } from "../view/prompt-image-names.js";
 
 const Options = z.object({ remote: RemoteOption, json: z.optional(z.boolean()) });
 
@@ -63,6 +64,12 @@ export const sessionShowCommand = new Command("show")
       ],
     ]);
     printTable(["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : []), ...(loops ? ["LOOP"] : [])], rows);
+    // The images prompts carried, named as replay names them (the table's prompt column has no room).
+    const images = await promptImageNames(session.dir, manifest.turns);
+    if (images.length) {
+      out("");
+      for (const i of images) out(`${i.turn === null ? "unsaved turn" : `turn ${i.turn}`}: ${visible(i.label)}`);
+    }
     out("");
     out(`total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turn${s.turns === 1 ? "" : "s"}`);
   });

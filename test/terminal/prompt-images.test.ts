@@ -1,6 +1,7 @@
 /**
  * Issue 21: a path to an image in a prompt, on a real terminal with the real claude binary, reaches
- * the Messages API as an image block beside the text; `session replay` names it. An image over the
+ * the Messages API as an image block beside the text; `session replay` and `session show` name it,
+ * and `session export` says images are not scanned for secrets. An image over the
  * API's limit is refused in one line, and nothing is sent.
  */
 import { writeFileSync } from "node:fs";
@@ -48,5 +49,17 @@ describe("images in prompts", () => {
     const replay = await runNudge(["session", "replay", session!.id], { cwd: repo });
     expect(replay.exitCode, replay.stderr).toBe(0);
     expect(replay.stdout).toContain(`⎿ [image: shot.png ${PNG.length} bytes]`);
+
+    // `session show` names it as replay does; an export (archive or page) says images go unscanned.
+    const show = await runNudge(["session", "show", session!.id], { cwd: repo });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`turn 1: [image: shot.png ${PNG.length} bytes]`);
+    const out = tempDir();
+    const archive = await runNudge(["session", "export", session!.id, "-o", out], { cwd: repo });
+    expect(archive.exitCode, archive.stderr).toBe(0);
+    expect(archive.stderr).toContain(`1 image in the prompts ([image: shot.png ${PNG.length} bytes]) exported as they are: images are not scanned for secrets`);
+    const page = await runNudge(["session", "export", session!.id, "--html", "-o", out], { cwd: repo });
+    expect(page.exitCode, page.stderr).toBe(0);
+    expect(page.stderr).toContain("images are not scanned for secrets");
   });
 });

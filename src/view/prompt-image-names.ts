@@ -1,0 +1,55 @@
+/**
+ * The images a session's prompts carried, for `session show` (`[image: shot.png 120 KB]`, as replay
+ * says) and for `session export`'s warning that images are not scanned for secrets. Read from
+ * `input.jsonl`, what nudge wrote to claude's stdin, byte for byte: a prompt with images is one line
+ * with image blocks beside its text. Only lines that mention an image block are parsed.
+ */
+import { promises as fs } from "node:fs";
+import { bundleFiles } from "../bundle/store.js";
+import type { Turn } from "../bundle/manifest-schema.js";
+import { imageSize, imageWords } from "../session/prompt-images.js";
+
+export interface PromptImageName {
+  /** The turn the prompt began, or null for a line outside every saved turn's input range. */
+  turn: number | null;
+  /** `[image: shot.png 120 KB]`: named by the path the prompt's text gives it, else `#1`. */
+  label: string;
+}
+
+export async function promptImageNames(dir: string, turns: Pick<Turn, "n" | "input">[]): Promise<PromptImageName[]> {
+  const text = await fs.readFile(bundleFiles(dir).input, "utf8").catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return "";
+    throw e;
+  });
+  const found: PromptImageName[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (!line.includes('"image"')) return;
+    const labels = imageLabels(line);
+    const turn = turns.find((t) => t.input && i >= t.input.from && i < t.input.to)?.n ?? null;
+    for (const label of labels) found.push({ turn, label });
+  });
+  return found;
+}
+
+/** The image blocks of one user line, labelled; none when it is not one (or not JSON). */
+export function imageLabels(line: string): string[] {
+  let event: unknown;
+  try {
+    event = JSON.parse(line);
+  } catch {
+    return [];
+  }
+  const content = (event as { type?: unknown; message?: { content?: unknown } } | null)?.message?.content;
+  if ((event as { type?: unknown }).type !== "user" || !Array.isArray(content)) return [];
+  const blocks = content.filter((b): b is Record<string, unknown> => typeof b === "object" && b !== null);
+  const images = blocks.filter((b) => b.type === "image");
+  if (images.length === 0) return [];
+  const words = blocks.map((b) => (b.type === "text" && typeof b.text === "string" ? b.text : "")).join("\n");
+  const names = imageWords(words).map((w) => w.file.split("/").at(-1)!);
+  return images.map((image, i) => {
+    const source = image.source as { data?: unknown } | undefined;
+    const data = typeof source?.data === "string" ? source.data : "";
+    const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+    return `[image: ${names[i] ?? `#${i + 1}`} ${imageSize(bytes)}]`;
+  });
+}

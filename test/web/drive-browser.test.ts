@@ -14,6 +14,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { until } from "../support/until.js";
 import { startWeb, type WebServerRun } from "../support/web-server.js";
 
 const browser = browserForFile();
@@ -129,6 +130,34 @@ describe("working with claude from the page", () => {
         return prompt.inputValue();
       })
       .toBe("pick extras");
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+describe("continuing from the page", () => {
+  it("files changed since the session ran: nudge's question, and the prompt box points at it, not at a working claude (QA)", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "wrote a" }, { text: "seen your change" }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const live = async (id: string) => JSON.parse((await web!.get(`/api/live/${id}`)).body) as { busy: boolean; ended: boolean };
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
+    await until("the turn's end", async () => ((await live(id)).busy ? undefined : true));
+    await web.post(`/api/live/${id}/end`, {});
+    await until("the session ends", async () => ((await live(id)).ended ? true : undefined));
+    writeFileSync(path.join(repo, "a.txt"), "changed by hand\n");
+
+    const origin = web.origin;
+    const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.goto(`${origin}/s/${id}`);
+    await page.getByRole("textbox", { name: "Continue with" }).fill("go on");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    const nudgeAsks = page.getByRole("group", { name: "nudge asks" });
+    await nudgeAsks.getByText("a.txt").first().waitFor();
+    expect(await page.getByRole("textbox", { name: "Prompt" }).getAttribute("placeholder")).toBe("answer nudge's question above first");
+    await nudgeAsks.getByRole("button", { name: "Continue and tell claude" }).click();
+    await page.getByRole("region", { name: "Turn 2" }).getByText("seen your change").waitFor();
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -91,7 +91,7 @@ describe("working with claude from the page", () => {
     web = await startWeb(repo);
     const origin = web.origin;
     const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "typed in a terminal\n" });
-    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(origin));
     await page.goto(web.url);
     await page.getByRole("row").filter({ hasText: "recording" }).getByRole("link").click();
     await page.getByText("From the terminal:").waitFor();
@@ -100,6 +100,8 @@ describe("working with claude from the page", () => {
     expect(await page.getByRole("textbox", { name: "Continue with" }).count()).toBe(0);
     release();
     expect((await run).exitCode).toBe(0);
+    // The page asked whether this server drives the session: "no" is an answer, not a failed request in the console (QA).
+    expect(watch.consoleErrors).toEqual([]);
     await page.close();
   }, 60_000);
 

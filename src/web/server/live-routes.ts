@@ -76,7 +76,11 @@ export const LIVE_ROUTES: Route[] = [
     const id = /^[0-9a-f]{1,40}$/.test(ctx.params.id!) ? ctx.app.live.stateOf(ctx.params.id!)?.sessionId : undefined;
     const state = id ? ctx.app.live.stateOf(id) : null;
     if (state) return sendJson(ctx.res, 200, state);
-    const { id: full } = await driven(ctx);
+    // A session of the store this server does not drive is the usual case for a page that shows
+    // one: "none" is an answer, not an error (a 404 put a red line in the browser's console, QA).
+    const full = await resolveId(ctx.app.store, ctx.params.id!);
+    if (!ctx.app.live.get(full)) return sendJson(ctx.res, 200, null);
+    await driven(ctx);
     sendJson(ctx.res, 200, ctx.app.live.stateOf(full));
   }),
   post("/api/live/:id/prompt", async (ctx) => {

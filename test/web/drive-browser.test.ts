@@ -167,7 +167,8 @@ describe("continuing from the page", () => {
 
 describe("nudge web --repo", () => {
   it("drives a session in each of two repositories at once, from two tabs, each recorded in its own", async () => {
-    const [first, second] = [await gitdir(), await gitdir()];
+    // The second folder's name has capitals and a space: its URL key does not, its link does (QA).
+    const [first, second] = [await gitdir(), await gitdir(undefined, { name: "Second App" })];
     api = await startScriptedApi([
       { text: "Hello from the first." },
       { tool: "Write", input: { file_path: path.join(second, "b.txt"), content: "bee\n" } },
@@ -188,9 +189,9 @@ describe("nudge web --repo", () => {
     const two = await watchedPage(browser(), (url) => url.startsWith(origin));
     await two.page.goto(web.url);
     const repos = two.page.getByRole("navigation", { name: "Repositories" });
-    await repos.getByRole("link", { name: path.basename(second).toLowerCase() }).click();
+    await repos.getByRole("link", { name: "Second App", exact: true }).click();
     await expect.poll(() => new URL(two.page.url()).pathname).toMatch(/^\/r\/[^/]+\/$/);
-    await repos.locator("[aria-current=page]").getByText(path.basename(second).toLowerCase()).waitFor();
+    await repos.locator("[aria-current=page]").getByText("Second App", { exact: true }).waitFor();
     await two.page.getByRole("textbox", { name: "New session" }).fill("write b");
     await two.page.getByRole("button", { name: "Start", exact: true }).click();
     const asks = two.page.getByRole("group", { name: "Claude asks" });
@@ -240,7 +241,7 @@ describe("nudge web --repo", () => {
     // A repository the server does not serve: one line that names those it does.
     const missing = await web.get("/r/nope/api/sessions");
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.body).hint).toContain(path.basename(second).toLowerCase());
+    expect(JSON.parse(missing.body).hint).toContain("second-app");
     expect([...one.watch.errors, ...two.watch.errors]).toEqual([]);
   }, 90_000);
 });

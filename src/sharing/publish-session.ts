@@ -21,7 +21,7 @@ import { newSessionId, type Store, type StoredSession } from "../bundle/store.js
 import * as remoteGit from "../snapshot/git-remote.js";
 import { exportSession, type ExportResult } from "./export-session.js";
 import { planExport } from "./export-plan.js";
-import { CARD_FILE, EXPORT_FILE, cardRef, dataRef } from "./published-card.js";
+import { CARD_FILE, EXPORT_FILE, baseRef, basePins, cardRef, dataRef } from "./published-card.js";
 import { cardOf, measureFile } from "./publish-export.js";
 import { fetchedRef, mineRef, minePrefix, pairs, pendingPrefix, pendingRef, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 import { faultPoint } from "../fault-injection.js";
@@ -100,6 +100,8 @@ export interface PublishResult {
   codeSecrets: ExportResult["codeSecrets"];
   dryRun: boolean;
   refs: string[];
+  /** Commits of the code the export builds on, pinned on the remote (published-card.ts), and those not: the remote is not known to hold them. */
+  pins: { pinned: string[]; unpinned: string[] };
 }
 
 export async function publishSession(store: Store, session: StoredSession, o: PublishOptions): Promise<PublishResult> {
@@ -139,13 +141,14 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     newSessionId,
   );
   const base = { session: id, remote: remote.label, dryRun: o.dryRun };
-  if (plan.kind === "unchanged") return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
+  const noPins = { pinned: [], unpinned: [] };
+  if (plan.kind === "unchanged") return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [], pins: noPins };
   // The last publication is of the same turns as of the same time: nothing new, and no export made to find out (a pre-push hook asks this at every push).
   const exportPlan = planExport(session.manifest, o.upto);
   // Only while the remote still holds that publication: one removed there is published again.
   const facts = plan.parent && plan.kind === "update" ? await publishedFacts(repo, plan.parent) : null;
   if (facts && facts.at === exportPlan.exportedAt && facts.turns === exportPlan.turns.filter((t) => t.n > 0).length) {
-    return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
+    return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [], pins: noPins };
   }
 
   const work = await beginWork(store, "publish", `publishing session ${id} to ${remote.label}`);
@@ -163,7 +166,10 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     const cardBlob = await remoteGit.writeBlob(repo, Buffer.from(JSON.stringify(card, null, 2) + "\n"));
     const cardCommit = await remoteGit.commitTree(repo, await remoteGit.writeTree(repo, [{ name: CARD_FILE, blob: cardBlob }]), [], `nudge card ${plan.id}\n`);
     const refs = [dataRef(plan.id), cardRef(plan.id)];
-    if (o.dryRun) return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: 0, masked: exported.masked, codeSecrets: exported.codeSecrets, refs };
+    const needed = commitsBuiltOn(exported, session.manifest.repo.baseCommit);
+    const held = remote.name ? await remoteGit.heldByRemote(store.repoRoot, remote.name, needed) : [];
+    const pins = { pinned: held, unpinned: needed.filter((c) => !held.includes(c)) };
+    if (o.dryRun) return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: 0, masked: exported.masked, codeSecrets: exported.codeSecrets, refs, pins };
 
     await remoteGit.setRefs(repo, [{ ref: pendingRef(remote, id, plan.id), commit: data }]);
     // The data ref moves by fast-forward only (its commit builds on the last one); the card, which
@@ -188,10 +194,28 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
       { ref: fetchedRef(remote, plan.id, "data"), commit: data },
       { ref: fetchedRef(remote, plan.id, "card"), commit: cardCommit },
     ]);
-    return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: pushed.bytes, masked: exported.masked, codeSecrets: exported.codeSecrets, refs };
+    // The code it builds on, pinned beside it (pushed from the user's repository, the one that has
+    // it; the remote holds it already, so no object travels): a later force-push of the branch
+    // cannot orphan the publication. Already pinned: nothing to push.
+    const there = new Set(basePins(plan.id, remoteRefs));
+    const toPin = held.filter((c) => !there.has(c));
+    if (toPin.length) {
+      const pinned = await remoteGit.pushPins(store.repoRoot, remote.pushUrl, toPin.map((commit) => ({ commit, ref: baseRef(plan.id, commit) })));
+      if (!pinned.ok) throw new UserError(`session ${plan.id} was published, but the remote refused to pin the commits it builds on (${pinned.rejected.map((r) => r.why).join("; ")})`, `push it again to retry: nudge session push ${id}`);
+    }
+    return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: pushed.bytes, masked: exported.masked, codeSecrets: exported.codeSecrets, refs: [...refs, ...held.map((c) => baseRef(plan.id, c))], pins };
   } finally {
     await work.finish();
   }
+}
+
+/** The commits of the code an export needs from the importing clone: its bundle's prerequisites and the base commit, unless carried. */
+function commitsBuiltOn(exported: ExportResult, baseCommit: string | null): string[] {
+  const git = exported.index.git;
+  if (!git) return [];
+  const needed = git.prerequisites.map((p) => p.commit);
+  if (baseCommit && !git.carried.includes(baseCommit)) needed.push(baseCommit);
+  return [...new Set(needed)];
 }
 
 /**

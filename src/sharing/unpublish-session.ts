@@ -38,6 +38,8 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
     const pushed = await remoteGit.pushRefs(repo, remote.pushUrl, [
       ...(data ? [{ commit: null, ref: dataRef(id), expect: data }] : []),
       ...(card ? [{ commit: null, ref: cardRef(id), expect: card }] : []),
+      // The pins of the code it built on go with it (the branches that hold that code keep it).
+      ...[...refs].filter(([ref]) => ref.startsWith(`refs/nudge/published/${id}/base/`)).map(([ref, commit]) => ({ commit: null, ref, expect: commit })),
     ]);
     if (!pushed.ok) throw new UserError(`the remote refused to remove ${id} (${pushed.rejected.map((r) => r.why).join("; ")}): it changed meanwhile`, "fetch and look again: nudge session fetch && nudge session list --remote");
     const pulled = (await pairs(repo, pulledPrefix(remote))).filter((p) => p.a === id);

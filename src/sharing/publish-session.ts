@@ -47,6 +47,8 @@ export interface PublishFacts {
   /** Turns the session has (up to --upto). */
   turns: number;
   fork: boolean;
+  /** A session imported from a file: the session it was exported from, and how many turns it had then. */
+  imported?: { id: string; turns: number } | null;
 }
 
 export type PublishPlan =
@@ -55,11 +57,15 @@ export type PublishPlan =
 
 /** Where the session goes on the remote, built on what; or a refusal. Pure: the tests drive it without a remote. */
 export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan {
-  if (f.mine && !f.fork) {
+  // What this session continues on the remote: the publication it was pulled from, or the one a
+  // file it was imported from was exported from (QA: a tarball's session pushed --fork named none).
+  const origin = f.pulled ? { id: f.pulled.id, turn: f.pulled.turns } : f.imported && f.remoteData.has(f.imported.id) ? { id: f.imported.id, turn: f.imported.turns } : null;
+  // --fork again on a session already published as a fork from here updates that fork (QA: each one published another copy).
+  if (f.mine && (!f.fork || f.mine.id !== f.sessionId)) {
     const there = f.remoteData.get(f.mine.id);
     // Published from here and not touched since: a fast-forward. Gone from the remote: published again, building on it still.
     // A fork published from here stays one through its updates (QA: an update dropped its forkOf).
-    const forkOf = f.pulled && f.pulled.id !== f.mine.id ? { id: f.pulled.id, turn: f.pulled.turns } : null;
+    const forkOf = origin && origin.id !== f.mine.id ? origin : null;
     if (there === undefined || there === f.mine.commit) return { kind: there ? "update" : "new", id: f.mine.id, parent: f.mine.commit, forkOf, replacing: there ?? null };
     throw new UserError(
       `the remote's published session ${f.mine.id} changed since you last pushed it from here (it is at ${there.slice(0, 10)}, you pushed ${f.mine.commit.slice(0, 10)}): pushing would replace someone's work`,
@@ -71,7 +77,7 @@ export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan
     // Someone else's session continued here: theirs stays as it is, this goes beside it, and the new commit builds on theirs (only the new turns travel).
     return { kind: "fork", id: freshUnused(f, freshId), parent: f.pulled.commit, forkOf: { id: f.pulled.id, turn: f.pulled.turns }, replacing: null };
   }
-  if (f.fork) return { kind: "fork", id: freshUnused(f, freshId), parent: f.mine?.commit ?? f.pulled?.commit ?? null, forkOf: f.pulled ? { id: f.pulled.id, turn: f.pulled.turns } : null, replacing: null };
+  if (f.fork) return { kind: "fork", id: freshUnused(f, freshId), parent: f.mine?.commit ?? f.pulled?.commit ?? null, forkOf: origin && origin.id !== f.mine?.id ? origin : null, replacing: null };
   if (f.remoteData.has(f.sessionId)) {
     throw new UserError(
       `the remote already has a published session ${f.sessionId} that was not pushed from here: pushing would replace it`,
@@ -137,6 +143,7 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
       pulled: pulled && { id: pulled.a, commit: pulled.commit, turns: await publishedTurns(repo, pulled.commit) },
       turns,
       fork: o.fork,
+      imported: importedFrom(session),
     },
     newSessionId,
   );
@@ -207,6 +214,14 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
   } finally {
     await work.finish();
   }
+}
+
+/** A session imported from a file: its source session, with the turns it had as of the export. */
+function importedFrom(session: StoredSession): PublishFacts["imported"] {
+  const origin = session.manifest.origin;
+  if (!origin) return null;
+  const asOf = Date.parse(origin.exportedAt);
+  return { id: origin.sourceId, turns: session.manifest.turns.filter((t) => t.n > 0 && t.endedAt !== null && Date.parse(t.endedAt) <= asOf).length };
 }
 
 /** The commits of the code an export needs from the importing clone: its bundle's prerequisites and the base commit, unless carried. */

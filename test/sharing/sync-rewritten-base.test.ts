@@ -24,7 +24,7 @@ describe("a published session whose branch was rewritten", () => {
     await git(ana, "push", "-q", "origin", "main");
     const base = (await git(ana, "rev-parse", "HEAD")).trim();
     const rec = await recordSession(ana, [{ tool: "Write", input: { file_path: path.join(ana, "notes.txt"), content: "notes\n" } }, { text: "Wrote notes.txt." }], ["write notes"]);
-    rec.api.close();
+    await rec.api.close();
     expect(rec.manifest.repo.baseCommit).toBe(base);
     const pushed = await runNudge(["session", "push", rec.id], { cwd: ana, env: rec.env });
     expect(pushed.exitCode, pushed.stderr).toBe(0);

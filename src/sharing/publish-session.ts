@@ -161,7 +161,7 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
   const work = await beginWork(store, "publish", `publishing session ${id} to ${remote.label}`);
   try {
     const gz = path.join(work.dir, `nudge-${id}.tar.gz`);
-    const exported = await exportSession(store, session, { out: gz, upto: o.upto, redact: true, allowSecretsInCode: o.allowSecretsInCode, progress: o.progress });
+    const exported = await exportSession(store, session, { out: gz, upto: o.upto, redact: true, allowSecretsInCode: o.allowSecretsInCode, progress: o.progress, verb: "publish" });
     // Published uncompressed: git compresses it itself and deltas it against the last publication, which a gzip stream would defeat.
     const tar = path.join(work.dir, EXPORT_FILE);
     await pipeline(createReadStream(gz), createGunzip(), createWriteStream(tar, { flags: "wx", mode: 0o600 }));

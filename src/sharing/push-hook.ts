@@ -84,8 +84,10 @@ const PUSH_SETTINGS = new Set(["auto", "off"]);
  * pushed (not deleted) are published, to `nudge.remote` if set, else to the remote pushed to.
  */
 export async function runPrePush(store: Store, remoteArg: string, stdin: string): Promise<HookRun> {
-  const setting = await remoteGit.configValue(store.repoRoot, "nudge.push");
-  if (setting !== "auto") return { enabled: false, branches: [], remote: null, results: [], ...(setting !== null && !PUSH_SETTINGS.has(setting) ? { unknownSetting: setting } : {}) };
+  // As git reads its own words (true, Yes, ON), case does not matter.
+  const raw = await remoteGit.configValue(store.repoRoot, "nudge.push");
+  const setting = raw?.trim().toLowerCase() ?? null;
+  if (setting !== "auto") return { enabled: false, branches: [], remote: null, results: [], ...(raw !== null && !PUSH_SETTINGS.has(setting!) ? { unknownSetting: raw } : {}) };
   const branches = stdin
     .split("\n")
     .map((line) => line.split(" "))

@@ -160,7 +160,7 @@ async function unsettledRecords(store: Store): Promise<RewindRecord[]> {
   const names = await recordNames(dir);
   if (names.length === 0) return [];
   const cached = await readSettledCache(dir);
-  const stats = await Promise.all(names.map((n) => fs.stat(path.join(dir, n)).then(fileKey, () => null)));
+  const stats = await Promise.all(names.map((n) => fs.stat(path.join(dir, n), { bigint: true }).then(fileKey, () => null)));
   const toRead = names.filter((n, i) => stats[i] === null || cached.get(n) !== stats[i]);
   const read = await Promise.all(toRead.map(async (n) => ({ name: n, record: await readRecord(dir, n) })));
   const newlySettled = read.filter((r) => r.record !== null && isSettled(r.record));
@@ -175,9 +175,9 @@ async function unsettledRecords(store: Store): Promise<RewindRecord[]> {
 
 const SETTLED_CACHE = "settled.txt";
 
-/** A file's identity for the cache: its size and modification time in nanoseconds. */
-function fileKey(stat: { size: number; mtimeMs: number }): string {
-  return `${stat.size} ${Math.round(stat.mtimeMs * 1e6)}`;
+/** A file's identity for the cache: its size and modification time in nanoseconds, exactly. */
+function fileKey(stat: { size: bigint; mtimeNs: bigint }): string {
+  return `${stat.size} ${stat.mtimeNs}`;
 }
 
 async function readSettledCache(dir: string): Promise<Map<string, string>> {

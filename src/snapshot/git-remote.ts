@@ -4,7 +4,8 @@
  * the user's: what a remote sends (untrusted until `session import`'s checks pass) never enters
  * the user's refs, and the user's HEAD, index and branches are out of reach. Two exceptions, for
  * the commits of the code a publication builds on (heldByRemote, pushPins, fetchPinnedObjects):
- * pushed from the user's repository, and their objects fetched into it, with no ref either way. The remote is named by URL (resolved in the user's repository, where its name lives).
+ * pushed from the user's repository, and their objects fetched into it, with no ref either way.
+ * The remote is named by URL (resolved in the user's repository, where its name lives).
  *
  * Network calls are bounded in time (a server that stalls is one error, not a hung command) and
  * run with the user's hooks off and no terminal prompt for credentials (a prompt nobody sees

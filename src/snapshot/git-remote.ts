@@ -181,6 +181,24 @@ function sentBytes(stderr: string): number {
   return Math.round(Number(m[1]) * { bytes: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }[m[2] as "bytes"]);
 }
 
+/** What the sync repository holds loose and packed (`git count-objects -v`), to tell whether a gc has anything to do. */
+export async function objectCounts(repo: string): Promise<{ loose: number; packs: number; garbage: number; bytes: number }> {
+  const out = (await run(repo, ["count-objects", "-v"])).toString("utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(out)?.[1] ?? 0);
+  return { loose: field("count"), packs: field("packs"), garbage: field("garbage"), bytes: (field("size") + field("size-pack") + field("size-garbage")) * 1024 };
+}
+
+/**
+ * The sync repository cleaned: `refs` deleted (each only while it still points where the plan
+ * saw it), then git's own gc with every object no ref reaches dropped at once. Safe only while
+ * no nudge syncs (the caller holds the sync lock: a fetch or push writes objects before the ref
+ * that reaches them); kill-safe as git gc is.
+ */
+export async function cleanSyncRepository(repo: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
+  if (refs.length) await run(repo, ["update-ref", "--stdin"], { input: refs.map((r) => `delete ${r.ref} ${r.commit}\n`).join("") });
+  await run(repo, ["gc", "--quiet", "--prune=now"]);
+}
+
 /** Refs of the sync repository under `prefix`, with what they point at. */
 export async function localRefs(repo: string, prefix: string): Promise<Map<string, string>> {
   const out = await run(repo, ["for-each-ref", "--format=%(objectname) %(refname)", prefix]);

@@ -26,6 +26,8 @@ export interface BetweenResult {
   betweenMs: number;
   statusMs: number;
   ratio: number;
+  /** From claude's result to nudge printing that turn's end line (`● turn k · …`), median over the measured turns. */
+  endLineMs: number;
   /** git processes nudge started between result and next prompt: median and range over the traced turns. */
   gitProcesses: { median: number; min: number; max: number; turns: number };
   /** What the untracked-cache check decided for this repository. */
@@ -44,20 +46,31 @@ export async function betweenTurns(shape: RepoShape, turns: number): Promise<Bet
   await runSession(repo, prompts(repo, 1, "small"));
   const untrackedCache = await untrackedCacheVerdict(repo);
   progress(`between turns, ${label}: ${WARM_UP_TURNS + turns} turns, git status timed on each (untracked cache: ${untrackedCache})`);
-  const session = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small", () => ["status"]));
+  // When nudge printed each turn's end line, on stderr with its other notices (the stand-in's result
+  // moments are on the same monotonic clock).
+  const endLines = new Map<number, bigint>();
+  const onStderrLine = (line: string, at: bigint) => {
+    const k = /turn (\d+) · /.exec(line)?.[1];
+    if (k !== undefined && !endLines.has(Number(k))) endLines.set(Number(k), at);
+  };
+  const session = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small", () => ["status"]), { onStderrLine });
   const between: number[] = [];
   const status: number[] = [];
+  const endLine: number[] = [];
   for (let k = WARM_UP_TURNS + 1; k <= WARM_UP_TURNS + turns; k++) {
     const b = session.between.get(k);
     const s = session.status.get(k);
     if (b !== undefined) between.push(b);
     if (s !== undefined) status.push(s);
+    const result = session.records.find((r) => r.type === "result" && r.k === k);
+    const line = endLines.get(k);
+    if (result?.type === "result" && line !== undefined) endLine.push(Number(line - BigInt(result.t)) / 1e6);
   }
   progress(`between turns, ${label}: a traced session (GIT_TRACE2_EVENT) to count git processes`);
   const traced = await tracedSession(repo, 5);
   const betweenMs = median(between);
   const statusMs = median(status);
-  return { shape, repo, session, runs: between.length, betweenMs, statusMs, ratio: betweenMs / statusMs, untrackedCache, ...traced };
+  return { shape, repo, session, runs: between.length, betweenMs, statusMs, ratio: betweenMs / statusMs, endLineMs: median(endLine), untrackedCache, ...traced };
 }
 
 async function tracedSession(repo: string, turns: number) {

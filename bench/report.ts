@@ -87,6 +87,14 @@ function sizeTable(r: BenchResults, say: (line?: string) => void): void {
       "≤ 1.0× at 100k, ≤ 1.3× at 10k",
     );
     row(
+      "claude's `result` → nudge's end-of-turn line (prompts queued)",
+      (f) => {
+        const b = r.between.get(f)!;
+        return `${fmtMs(b.endLineMs)} ${mark(b.endLineMs <= 100)} (n=${b.runs})`;
+      },
+      "≤ 100 ms",
+    );
+    row(
       "git processes nudge starts between result and prompt (median, range)",
       (f) => {
         const g = r.between.get(f)!.gitProcesses;

@@ -50,6 +50,8 @@ export interface SessionOptions {
   nodeArgs?: string[];
   /** Each line nudge prints on stdout, with the moment it was read. */
   onStdoutLine?: (line: string, at: bigint) => void;
+  /** Each line nudge prints on stderr (its notices, the turns' end lines), with the moment it was read. */
+  onStderrLine?: (line: string, at: bigint) => void;
   /** Called when the stand-in pauses on a `measure` prompt (k); the session goes on when it resolves. */
   onMeasure?: (k: number) => Promise<void> | void;
   /** Continue this session (-r) instead of starting a new one. */
@@ -83,7 +85,19 @@ export async function runSession(repo: string, prompts: string[], o: SessionOpti
       pending = pending.slice(nl + 1);
     }
   });
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  let pendingErr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    const at = process.hrtime.bigint();
+    const text = chunk.toString("utf8");
+    stderr += text;
+    if (!o.onStderrLine) return;
+    pendingErr += text;
+    let nl;
+    while ((nl = pendingErr.indexOf("\n")) !== -1) {
+      o.onStderrLine(pendingErr.slice(0, nl), at);
+      pendingErr = pendingErr.slice(nl + 1);
+    }
+  });
   child.stdin.end(prompts.map((p) => p + "\n").join(""));
   const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? -1)));
   let done = false;

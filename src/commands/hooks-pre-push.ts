@@ -19,8 +19,9 @@ export const hooksPrePushCommand = new Command("pre-push")
     const stdin = await readStdin();
     const store = await openStore(process.cwd());
     const run = await runPrePush(store, remote ?? url ?? "origin", stdin);
-    if (!run.enabled || run.results.length === 0) return;
     const say = (line: string) => writeErr(`nudge: ${line}\n`);
+    if (run.unknownSetting !== undefined) say(`git config nudge.push is ${JSON.stringify(visible(run.unknownSetting))}, which nudge does not know ("auto" publishes, "off" does not): nothing was published`);
+    if (!run.enabled || run.results.length === 0) return;
     say(`publishing ${run.results.length} session${run.results.length === 1 ? "" : "s"} of ${run.branches.join(", ")} to ${visible(run.remote ?? "")} (git config nudge.push auto)`);
     for (const r of run.results) {
       if (r.result) describePublished(r.result).forEach((line) => say(line));

@@ -30,10 +30,13 @@ Removed: sessions whose last use is older than the age (as \`nudge session rm\` 
 rewind records and backup refs older than it, and leftovers of cut-off runs (private indexes of
 sessions not recording, shared index files no index uses, session folders that never got a
 manifest, scratch folders, stale locks and temp files, work folders of killed
-imports, exports and forks into a worktree, whose steps are undone first).
+imports, exports and forks into a worktree, whose steps are undone first), and in nudge's
+own sync repository (<store>/remote.git) the contents of publications fetched to be pulled or
+shown (fetched again when needed) and every object no ref reaches (git gc --prune=now there,
+while no sync runs); what you published or pulled and the fetched cards stay.
 Never removed: a session being recorded or whose claude still runs, and the backup
 \`nudge session rewind --undo\` restores (with its session).
-The snapshots' git objects are reclaimed by git gc, which nudge never runs itself.
+The snapshots' git objects are reclaimed by git gc, which nudge never runs in your repository.
 
 Examples:
   $ nudge session gc --dry-run

@@ -75,7 +75,8 @@ async function listRemote(store: Store, given: string | undefined, options: { js
     ["ID", "AUTHOR", "BRANCH", "TURNS", "LAST TURN", "FIRST PROMPT", "LAST PROMPT", "FORK OF", "HERE"],
     rows.map((r) => {
       const c = r.card ? inertValue(r.card) : null;
-      if (!c) return [visible(r.id), `(unreadable: ${visible(r.problem ?? "")})`, "", "", "", "", "", "", ""];
+      // Why it is unreadable goes last, where its length widens no other column (QA: AUTHOR grew with it).
+      if (!c) return [visible(r.id), "(unreadable)", "", "", "", "", "", "", `(unreadable: ${oneLine(visible(r.problem ?? ""), 120)})`];
       return [c.id, oneLine(c.author ?? "(unknown)", 30), c.branch ?? "(detached)", String(c.turns), c.lastTurnAt.slice(0, 16).replace("T", " "), oneLine(c.firstPrompt ?? "", 30), oneLine(c.lastPrompt ?? "", 30), c.forkOf ? `${c.forkOf.id}@${c.forkOf.turn}` : "", r.local && r.here !== "yours" ? `${r.here} (${r.local})` : r.here];
     }),
   );

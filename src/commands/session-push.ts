@@ -84,6 +84,10 @@ export function describePublished(r: PublishResult): string[] {
   for (const m of r.masked) kinds.set(m.kind, (kinds.get(m.kind) ?? 0) + m.count);
   lines.push(`  masked: ${kinds.size ? [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(", ") : "no secrets found"}`);
   if (r.codeSecrets.length) lines.push(`  ! the code holds ${r.codeSecrets.length} secret${r.codeSecrets.length === 1 ? "" : "s"}, published as they are (--allow-secrets-in-code)`);
+  if (r.pins.unpinned.length) {
+    const list = r.pins.unpinned.map((c) => c.slice(0, 10)).join(", ");
+    lines.push(`  ! it builds on ${list}, which no branch of ${where} holds as far as this clone knows: not pinned there, so a teammate must fetch it from where it is (the code's own remote; a force-push there can take it away)`);
+  }
   if (!r.dryRun) lines.push(`a teammate gets it with: nudge session fetch && nudge session pull ${r.plan.id}`);
   return lines;
 }

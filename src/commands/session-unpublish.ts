@@ -16,7 +16,7 @@ const Options = z.object({
 
 export const sessionUnpublishCommand = new Command("unpublish")
   .description("remove a published session from a git remote")
-  .argument("<id>", "your session's id, or the published id")
+  .argument("<id>", "your session's id, or the published id (or the start of either)")
   .option("--remote <name|url>", "from where (default: git config nudge.remote, else the branch's upstream remote, else origin)")
   .option("--force", "remove it even if it was not published from here")
   .option("--dry-run", "say what would be removed; remove nothing")
@@ -24,8 +24,10 @@ export const sessionUnpublishCommand = new Command("unpublish")
   .addHelpText(
     "after",
     `
-Deletes refs/nudge/published/<id>/data and /card on the remote in one atomic push, only if they
-are still what nudge saw. Your local session is not touched. The server keeps the objects until
+Deletes refs/nudge/published/<id>/data, /card and the pins of the code it builds on (/base/…) on
+the remote in one atomic push, only if they are still what nudge saw. An id that names both your
+session here (published as a fork under another id) and a publication of that id is refused
+with both commands to choose from. Your local session is not touched. The server keeps the objects until
 its own garbage collection; a clone that fetched or pulled it keeps its copy.
 
 Examples:

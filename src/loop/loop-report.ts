@@ -97,7 +97,11 @@ export function summaryLines(outcome: LoopOutcome): string[] {
     return lines;
   }
   const best = bestTurn(checked(outcome.iterations));
-  if (best) {
+  if (best && best.iteration === 0 && !turns.some((t) => t.check)) {
+    // No iteration's work was checked (claude gave up, or the budget ran out first): nothing is known
+    // to be better or worse than the start, so it is not called the best (QA).
+    lines.push(`  no iteration was checked after the start (turn ${best.n}: ${describeCheck(best.check)}) · to undo the loop's work: nudge session rewind ${best.sessionId} ${best.n}`);
+  } else if (best) {
     const where = best === last ? " (the last one)" : best.iteration === 0 ? " (where the loop started)" : "";
     lines.push(`  best turn: ${best.n}${where}: ${describeCheck(best.check)} · go back to it: nudge session rewind ${best.sessionId} ${best.n}`);
   }

@@ -37,7 +37,7 @@ export class ModelPlan {
     if (this.failures < this.s.escalateAfter || this.at >= list.length - 1) return null;
     this.at++;
     this.failures = 0;
-    return `↑ model ${list[this.at]} from the next iteration (${this.s.escalateAfter} failed iteration${this.s.escalateAfter === 1 ? "" : "s"} on ${list[this.at - 1]}; --model-strategy)`;
+    return `↑ model ${list[this.at]} ${this.from()} (${this.s.escalateAfter} failed iteration${this.s.escalateAfter === 1 ? "" : "s"} on ${list[this.at - 1]}; --model-strategy)`;
   }
 
   /** The iteration passed but the loop goes on (a verifier refuted it): one step down, the failures count afresh. */
@@ -46,7 +46,12 @@ export class ModelPlan {
     const list = this.s.strategy;
     if (!list || this.at === 0) return null;
     this.at--;
-    return `↓ model ${list[this.at]} from the next iteration (the last one passed; --model-strategy)`;
+    return `↓ model ${list[this.at]} ${this.from()} (the last one passed; --model-strategy)`;
+  }
+
+  /** When the strategy's move takes effect: a hint claude gave for the next iteration comes first (QA: two lines named two models for it). */
+  private from(): string {
+    return this.hint === null ? "from the next iteration" : `from the iteration after next: the next runs ${this.hint}, as claude asked`;
   }
 
   /** claude asked for a model (`<next-model>`): a line saying what became of it. */

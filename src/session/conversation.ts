@@ -38,15 +38,18 @@ export interface ConversationOptions {
   afterTurn?: (turn: Turn) => Promise<boolean>;
 }
 
-export const HELP = [
-  "/session          this session's ids, bundle, turns and cost",
-  "/rewind <n>       put code and conversation back to turn n",
-  "/fork [n]         fork this session at turn n (default: the last) and go on in the fork",
-  "/undo             undo the last rewind (files and conversation)",
-  "/compact [focus]  compact claude's context in a fork; this session stays as it is",
-  "/help             this list",
-  "/exit             end the session (also Ctrl-D)",
-];
+/** nudge's commands, as /help lists them; `endsWith`: the frontend's own way to end the session. */
+export function helpLines(endsWith: string | undefined): string[] {
+  return [
+    "/session          this session's ids, bundle, turns and cost",
+    "/rewind <n>       put code and conversation back to turn n",
+    "/fork [n]         fork this session at turn n (default: the last) and go on in the fork",
+    "/undo             undo the last rewind (files and conversation)",
+    "/compact [focus]  compact claude's context in a fork; this session stays as it is",
+    "/help             this list",
+    `/exit             end the session${endsWith ? ` (also ${endsWith})` : ""}`,
+  ];
+}
 
 const SLASH_COMMANDS = new Set(["/exit", "/quit", "/q", "/help", "/h", "/?", "/session", "/rewind", "/fork", "/compact", "/undo"]);
 
@@ -229,7 +232,7 @@ export class Conversation {
         case "/help":
         case "/h":
         case "/?":
-          for (const l of HELP) frontend.say(l);
+          for (const l of helpLines(frontend.endsWith)) frontend.say(l);
           return "handled";
         case "/session":
           for (const l of this.sessionLines()) frontend.say(l);

@@ -40,6 +40,8 @@ export interface Frontend {
    * tell claude what changed. Without anyone to ask: "tell".
    */
   resumeMismatch(changed: string[]): Promise<"rewind" | "tell">;
+  /** Besides /exit, how the user ends the session here ("Ctrl-D", "the End session button"): /help says it. */
+  readonly endsWith?: string;
   /** The turn in flight is running (true) or done (false): a status line or spinner may follow it. */
   working?(busy: boolean): void;
 }

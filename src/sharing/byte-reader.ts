@@ -59,6 +59,8 @@ export class ByteReader {
   }
 
   private take(n: number): Buffer {
+    // An empty entry may come when nothing is buffered.
+    if (n === 0) return Buffer.alloc(0);
     const first = this.chunks[0]!;
     if (first.length >= n) {
       const piece = first.subarray(0, n);

@@ -8,12 +8,12 @@ import { unreachedFromRemotes } from "../snapshot/git-objects.js";
 import { EXPORT_IN_CODE, type CodeSecret } from "./code-secrets.js";
 import type { ExportPlan } from "./export-plan.js";
 
-export function codeSecretError(secrets: CodeSecret[], carried: string[]): UserError {
+export function codeSecretError(secrets: CodeSecret[], carried: string[], verb: "export" | "publish" = "export"): UserError {
   const exported = secrets.find((s) => s.kind === EXPORT_IN_CODE && s.turn !== null);
   if (exported) {
     return new UserError(
       `an export of a session is in the code changes: ${exported.path} in turn ${exported.turn}; it would travel inside this one, with whatever it holds`,
-      `${exported.turn! > 0 ? `export the turns before it (--upto ${exported.turn! - 1}), or ` : ""}pass --allow-secrets-in-code to export the code as it is`,
+      `${exported.turn! > 0 ? `${verb} the turns before it (--upto ${exported.turn! - 1}), or ` : ""}pass --allow-secrets-in-code to ${verb} the code as it is`,
     );
   }
   const inTurns = secrets.filter((s) => s.turn !== null);
@@ -25,13 +25,13 @@ export function codeSecretError(secrets: CodeSecret[], carried: string[]): UserE
     const earlier = Math.min(...inTurns.map((s) => s.turn!)) - 1;
     return new UserError(
       `${what} is in the code changes: ${describeCodeSecret(first)}${more}; code cannot be masked`,
-      `${earlier >= 0 ? `export the turns before it (--upto ${earlier}), or ` : ""}pass --allow-secrets-in-code to export the code as it is`,
+      `${earlier >= 0 ? `${verb} the turns before it (--upto ${earlier}), or ` : ""}pass --allow-secrets-in-code to ${verb} the code as it is`,
     );
   }
   // Only the carried history holds one: the teammate lacks those commits, so they would travel whole.
   return new UserError(
-    `${what} is in the history this export carries: ${describeCodeSecret(first)}${more}; it travels because ${carried.join(" and ") || "a commit it needs"} ${carried.length > 1 ? "are" : "is"} on no remote-tracking branch here, and code cannot be masked`,
-    "push that history first (git push), so the export builds on it instead of carrying it; or remove the secret from it; or pass --allow-secrets-in-code to export the code as it is",
+    `${what} is in the history this ${verb === "export" ? "export" : "publication"} carries: ${describeCodeSecret(first)}${more}; it travels because ${carried.join(" and ") || "a commit it needs"} ${carried.length > 1 ? "are" : "is"} on no remote-tracking branch here, and code cannot be masked`,
+    `push that history first (git push), so the ${verb === "export" ? "export" : "publication"} builds on it instead of carrying it; or remove the secret from it; or pass --allow-secrets-in-code to ${verb} the code as it is`,
   );
 }
 

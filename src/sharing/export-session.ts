@@ -39,6 +39,8 @@ export interface ExportOptions {
   env?: NodeJS.ProcessEnv;
   /** Phases of a large export, for stderr. */
   progress?: (line: string) => void;
+  /** What the user asked for, as refusals name it: "export" (session export) or "publish" (session push). */
+  verb?: "export" | "publish";
 }
 
 export interface ExportResult {
@@ -83,7 +85,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
   // The base and the HEADs recorded travel with the history they need when no remote has them: all of it is scanned too.
   const carriedSecrets = await scanCarried(root, plan.reach.map((r) => r.commit), code.scanned);
   const codeSecrets = [...code.secrets, ...carriedSecrets];
-  if (codeSecrets.length && !o.allowSecretsInCode) throw codeSecretError(codeSecrets, await carriedOf(root, plan.reach));
+  if (codeSecrets.length && !o.allowSecretsInCode) throw codeSecretError(codeSecrets, await carriedOf(root, plan.reach), o.verb);
 
   // Staged in the store's work folder, with the archive's temp file journalled: a killed export
   // leaves nothing in /tmp or beside -o that the next export or `nudge session gc` does not clear.

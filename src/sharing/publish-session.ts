@@ -21,7 +21,7 @@ import { newSessionId, type Store, type StoredSession } from "../bundle/store.js
 import * as remoteGit from "../snapshot/git-remote.js";
 import { exportSession, type ExportResult } from "./export-session.js";
 import { planExport } from "./export-plan.js";
-import { CARD_FILE, EXPORT_FILE, cardRef, dataRef } from "./published-card.js";
+import { CARD_FILE, EXPORT_FILE, baseRef, basePins, cardRef, dataRef } from "./published-card.js";
 import { cardOf, measureFile } from "./publish-export.js";
 import { fetchedRef, mineRef, minePrefix, pairs, pendingPrefix, pendingRef, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 import { faultPoint } from "../fault-injection.js";
@@ -47,6 +47,8 @@ export interface PublishFacts {
   /** Turns the session has (up to --upto). */
   turns: number;
   fork: boolean;
+  /** A session imported from a file: the session it was exported from, and how many turns it had then. */
+  imported?: { id: string; turns: number } | null;
 }
 
 export type PublishPlan =
@@ -55,11 +57,15 @@ export type PublishPlan =
 
 /** Where the session goes on the remote, built on what; or a refusal. Pure: the tests drive it without a remote. */
 export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan {
-  if (f.mine && !f.fork) {
+  // What this session continues on the remote: the publication it was pulled from, or the one a
+  // file it was imported from was exported from (QA: a tarball's session pushed --fork named none).
+  const origin = f.pulled ? { id: f.pulled.id, turn: f.pulled.turns } : f.imported && f.remoteData.has(f.imported.id) ? { id: f.imported.id, turn: f.imported.turns } : null;
+  // --fork again on a session already published as a fork from here updates that fork (QA: each one published another copy).
+  if (f.mine && (!f.fork || f.mine.id !== f.sessionId)) {
     const there = f.remoteData.get(f.mine.id);
     // Published from here and not touched since: a fast-forward. Gone from the remote: published again, building on it still.
     // A fork published from here stays one through its updates (QA: an update dropped its forkOf).
-    const forkOf = f.pulled && f.pulled.id !== f.mine.id ? { id: f.pulled.id, turn: f.pulled.turns } : null;
+    const forkOf = origin && origin.id !== f.mine.id ? origin : null;
     if (there === undefined || there === f.mine.commit) return { kind: there ? "update" : "new", id: f.mine.id, parent: f.mine.commit, forkOf, replacing: there ?? null };
     throw new UserError(
       `the remote's published session ${f.mine.id} changed since you last pushed it from here (it is at ${there.slice(0, 10)}, you pushed ${f.mine.commit.slice(0, 10)}): pushing would replace someone's work`,
@@ -71,7 +77,7 @@ export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan
     // Someone else's session continued here: theirs stays as it is, this goes beside it, and the new commit builds on theirs (only the new turns travel).
     return { kind: "fork", id: freshUnused(f, freshId), parent: f.pulled.commit, forkOf: { id: f.pulled.id, turn: f.pulled.turns }, replacing: null };
   }
-  if (f.fork) return { kind: "fork", id: freshUnused(f, freshId), parent: f.mine?.commit ?? f.pulled?.commit ?? null, forkOf: f.pulled ? { id: f.pulled.id, turn: f.pulled.turns } : null, replacing: null };
+  if (f.fork) return { kind: "fork", id: freshUnused(f, freshId), parent: f.mine?.commit ?? f.pulled?.commit ?? null, forkOf: origin && origin.id !== f.mine?.id ? origin : null, replacing: null };
   if (f.remoteData.has(f.sessionId)) {
     throw new UserError(
       `the remote already has a published session ${f.sessionId} that was not pushed from here: pushing would replace it`,
@@ -100,6 +106,8 @@ export interface PublishResult {
   codeSecrets: ExportResult["codeSecrets"];
   dryRun: boolean;
   refs: string[];
+  /** Commits of the code the export builds on, pinned on the remote (published-card.ts), and those not: the remote is not known to hold them. */
+  pins: { pinned: string[]; unpinned: string[] };
 }
 
 export async function publishSession(store: Store, session: StoredSession, o: PublishOptions): Promise<PublishResult> {
@@ -135,23 +143,25 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
       pulled: pulled && { id: pulled.a, commit: pulled.commit, turns: await publishedTurns(repo, pulled.commit) },
       turns,
       fork: o.fork,
+      imported: importedFrom(session),
     },
     newSessionId,
   );
   const base = { session: id, remote: remote.label, dryRun: o.dryRun };
-  if (plan.kind === "unchanged") return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
+  const noPins = { pinned: [], unpinned: [] };
+  if (plan.kind === "unchanged") return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [], pins: noPins };
   // The last publication is of the same turns as of the same time: nothing new, and no export made to find out (a pre-push hook asks this at every push).
   const exportPlan = planExport(session.manifest, o.upto);
   // Only while the remote still holds that publication: one removed there is published again.
   const facts = plan.parent && plan.kind === "update" ? await publishedFacts(repo, plan.parent) : null;
   if (facts && facts.at === exportPlan.exportedAt && facts.turns === exportPlan.turns.filter((t) => t.n > 0).length) {
-    return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [] };
+    return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [], pins: noPins };
   }
 
   const work = await beginWork(store, "publish", `publishing session ${id} to ${remote.label}`);
   try {
     const gz = path.join(work.dir, `nudge-${id}.tar.gz`);
-    const exported = await exportSession(store, session, { out: gz, upto: o.upto, redact: true, allowSecretsInCode: o.allowSecretsInCode, progress: o.progress });
+    const exported = await exportSession(store, session, { out: gz, upto: o.upto, redact: true, allowSecretsInCode: o.allowSecretsInCode, progress: o.progress, verb: "publish" });
     // Published uncompressed: git compresses it itself and deltas it against the last publication, which a gzip stream would defeat.
     const tar = path.join(work.dir, EXPORT_FILE);
     await pipeline(createReadStream(gz), createGunzip(), createWriteStream(tar, { flags: "wx", mode: 0o600 }));
@@ -163,7 +173,10 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     const cardBlob = await remoteGit.writeBlob(repo, Buffer.from(JSON.stringify(card, null, 2) + "\n"));
     const cardCommit = await remoteGit.commitTree(repo, await remoteGit.writeTree(repo, [{ name: CARD_FILE, blob: cardBlob }]), [], `nudge card ${plan.id}\n`);
     const refs = [dataRef(plan.id), cardRef(plan.id)];
-    if (o.dryRun) return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: 0, masked: exported.masked, codeSecrets: exported.codeSecrets, refs };
+    const needed = commitsBuiltOn(exported, session.manifest.repo.baseCommit);
+    const held = remote.name ? await remoteGit.heldByRemote(store.repoRoot, remote.name, needed) : [];
+    const pins = { pinned: held, unpinned: needed.filter((c) => !held.includes(c)) };
+    if (o.dryRun) return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: 0, masked: exported.masked, codeSecrets: exported.codeSecrets, refs, pins };
 
     await remoteGit.setRefs(repo, [{ ref: pendingRef(remote, id, plan.id), commit: data }]);
     // The data ref moves by fast-forward only (its commit builds on the last one); the card, which
@@ -188,10 +201,36 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
       { ref: fetchedRef(remote, plan.id, "data"), commit: data },
       { ref: fetchedRef(remote, plan.id, "card"), commit: cardCommit },
     ]);
-    return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: pushed.bytes, masked: exported.masked, codeSecrets: exported.codeSecrets, refs };
+    // The code it builds on, pinned beside it (pushed from the user's repository, the one that has
+    // it; the remote holds it already, so no object travels): a later force-push of the branch
+    // cannot orphan the publication. Already pinned: nothing to push.
+    const there = new Set(basePins(plan.id, remoteRefs));
+    const toPin = held.filter((c) => !there.has(c));
+    if (toPin.length) {
+      const pinned = await remoteGit.pushPins(store.repoRoot, remote.pushUrl, toPin.map((commit) => ({ commit, ref: baseRef(plan.id, commit) })));
+      if (!pinned.ok) throw new UserError(`session ${plan.id} was published, but the remote refused to pin the commits it builds on (${pinned.rejected.map((r) => r.why).join("; ")})`, `push it again to retry: nudge session push ${id}`);
+    }
+    return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: pushed.bytes, masked: exported.masked, codeSecrets: exported.codeSecrets, refs: [...refs, ...held.map((c) => baseRef(plan.id, c))], pins };
   } finally {
     await work.finish();
   }
+}
+
+/** A session imported from a file: its source session, with the turns it had as of the export. */
+function importedFrom(session: StoredSession): PublishFacts["imported"] {
+  const origin = session.manifest.origin;
+  if (!origin) return null;
+  const asOf = Date.parse(origin.exportedAt);
+  return { id: origin.sourceId, turns: session.manifest.turns.filter((t) => t.n > 0 && t.endedAt !== null && Date.parse(t.endedAt) <= asOf).length };
+}
+
+/** The commits of the code an export needs from the importing clone: its bundle's prerequisites and the base commit, unless carried. */
+function commitsBuiltOn(exported: ExportResult, baseCommit: string | null): string[] {
+  const git = exported.index.git;
+  if (!git) return [];
+  const needed = git.prerequisites.map((p) => p.commit);
+  if (baseCommit && !git.carried.includes(baseCommit)) needed.push(baseCommit);
+  return [...new Set(needed)];
 }
 
 /**

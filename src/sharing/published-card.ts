@@ -11,6 +11,11 @@
  *                                   new turn only and a fast-forward is the only update allowed.
  *   refs/nudge/published/<id>/card  a commit with no parent whose tree is one file, `card.json`
  *                                   (this schema), replaced at each publication under a lease.
+ *   refs/nudge/published/<id>/base/<commit>
+ *                                   a commit of the code the export builds on and does not carry
+ *                                   (its git bundle's prerequisites, the session's base commit),
+ *                                   pinned so that a rebase, squash or force-push of the branch
+ *                                   that held it, and the server's gc after, cannot take it away.
  * The card is as untrusted as the rest: parsed with this schema, shown inert, and never used to
  * decide what a pull installs (the export's own checks do that).
  */
@@ -56,6 +61,17 @@ export type Card = z.infer<typeof CardSchema>;
 
 export function dataRef(id: string): string {
   return `${PUBLISHED_PREFIX}${id}/data`;
+}
+
+/** A pin of a commit the publication builds on (see the layout above). */
+export function baseRef(id: string, commit: string): string {
+  return `${PUBLISHED_PREFIX}${id}/base/${commit}`;
+}
+
+/** The pins of one publication, as ls-remote lists them: the commit each names (and holds). */
+export function basePins(id: string, refs: Map<string, string>): string[] {
+  const prefix = `${PUBLISHED_PREFIX}${id}/base/`;
+  return [...refs].filter(([ref, commit]) => ref.startsWith(prefix) && ref.slice(prefix.length) === commit && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)).map(([, commit]) => commit);
 }
 
 export function cardRef(id: string): string {

@@ -12,7 +12,8 @@ import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { importSession, type ImportOptions, type ImportResult } from "./import-session.js";
 import { DEFAULT_LIMITS, formatBytes } from "./limits.js";
-import { EXPORT_FILE, PUBLISHED_ID, dataRef } from "./published-card.js";
+import * as git from "../snapshot/git.js";
+import { EXPORT_FILE, PUBLISHED_ID, PUBLISHED_PREFIX, baseRef, basePins, dataRef } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
 import { fetchedCards, fetchedRef, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
 
@@ -49,6 +50,21 @@ export async function fetchData(store: Store, remote: Remote, id: string): Promi
   }
 }
 
+/** At most this many pins are fetched: an export needs one or two (its base, a HEAD moved during the session). */
+const MAX_PINS = 16;
+
+/**
+ * The commits the publication builds on that this clone lacks (its author rewrote the branch
+ * that held them since), fetched from the remote's pins as `git fetch` fetches code: objects
+ * only, no ref. The import's own checks then decide, as for any commit of this repository's.
+ */
+async function fetchPinnedBase(store: Store, remote: Remote, id: string): Promise<void> {
+  const pins = basePins(id, await remoteGit.lsRemote(await syncRepo(store), remote.fetchUrl, `${PUBLISHED_PREFIX}${id}/base/`)).slice(0, MAX_PINS);
+  const present = await Promise.all(pins.map((c) => git.objectExists(store.repoRoot, `${c}^{commit}`)));
+  const missing = pins.filter((_, i) => !present[i]);
+  await remoteGit.fetchPinnedObjects(store.repoRoot, remote.fetchUrl, missing.map((c) => baseRef(id, c)));
+}
+
 /** The export a publication holds, written to `file` after its shape and size are checked. */
 export async function publishedExport(repo: string, commit: string, id: string, file: string, maxBytes: number | undefined): Promise<void> {
   const refusing = (why: string, hint = "it was damaged or altered since it was published; ask its author to push it again") => new UserError(`refusing published session ${id}: ${why}`, hint);
@@ -77,6 +93,7 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
   try {
     const file = path.join(work.dir, `nudge-${id}.tar`);
     await publishedExport(repo, commit, id, file, o.maxBytes);
+    await fetchPinnedBase(store, remote, id);
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
     const imported = await importSession(store, file, o).catch((error: unknown) => {
       // The import names its file, a temp one here: the user knows it as the published session.

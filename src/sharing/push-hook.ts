@@ -71,7 +71,12 @@ export interface HookRun {
   branches: string[];
   remote: string | null;
   results: Array<{ session: string; result?: PublishResult; error?: UserError }>;
+  /** nudge.push set to something nudge does not know (a typo of "auto"): said, not silently taken for off. */
+  unknownSetting?: string;
 }
+
+/** The values of git config nudge.push nudge knows: "auto" publishes at each push, "off" (or unset) does not. */
+const PUSH_SETTINGS = new Set(["auto", "off"]);
 
 /**
  * What git hands the hook: the remote's name (or URL) and, on stdin, one line per ref pushed
@@ -79,7 +84,10 @@ export interface HookRun {
  * pushed (not deleted) are published, to `nudge.remote` if set, else to the remote pushed to.
  */
 export async function runPrePush(store: Store, remoteArg: string, stdin: string): Promise<HookRun> {
-  if ((await remoteGit.configValue(store.repoRoot, "nudge.push")) !== "auto") return { enabled: false, branches: [], remote: null, results: [] };
+  // As git reads its own words (true, Yes, ON), case does not matter.
+  const raw = await remoteGit.configValue(store.repoRoot, "nudge.push");
+  const setting = raw?.trim().toLowerCase() ?? null;
+  if (setting !== "auto") return { enabled: false, branches: [], remote: null, results: [], ...(raw !== null && !PUSH_SETTINGS.has(setting!) ? { unknownSetting: raw } : {}) };
   const branches = stdin
     .split("\n")
     .map((line) => line.split(" "))

@@ -34,6 +34,12 @@ export async function remoteListing(store: Store, remote: Remote): Promise<Remot
     const same = c.card && c.card.id === c.card.session && localIds.has(c.card.session) ? c.card.session : null;
     return { id: c.id, card: c.card, problem: c.problem, here: same ? "here" : "no", local: same };
   });
-  // Newest last turn first; unreadable cards at the end.
-  return rows.sort((a, b) => (b.card?.lastTurnAt ?? "").localeCompare(a.card?.lastTurnAt ?? "") || a.id.localeCompare(b.id));
+  // Newest last turn first; unreadable cards at the end, and so are cards claiming a last turn in
+  // the future: a card is anyone's to write, and one dated 2099 would sit first for good (QA).
+  const latest = new Date(Date.now() + 60 * 60_000).toISOString();
+  const when = (r: RemoteRow) => {
+    const at = r.card?.lastTurnAt ?? "";
+    return at && new Date(at).toISOString() <= latest ? new Date(at).toISOString() : "";
+  };
+  return rows.sort((a, b) => when(b).localeCompare(when(a)) || a.id.localeCompare(b.id));
 }

@@ -25,6 +25,8 @@ export interface Remote {
   key: string;
   fetchUrl: string;
   pushUrl: string;
+  /** The remote's name in the user's repository (null for a URL): its remote-tracking branches say which commits it holds. */
+  name?: string | null;
 }
 
 /**
@@ -38,11 +40,11 @@ export async function resolveRemote(store: Store, given: string | undefined): Pr
   const urls = await remoteGit.remoteUrls(root, chosen);
   if (urls) {
     const local = (u: string) => localPath(root, u);
-    return { label: chosen, key: keyOf(chosen, true), fetchUrl: local(urls.fetch), pushUrl: local(urls.push) };
+    return { label: chosen, key: keyOf(chosen, true), fetchUrl: local(urls.fetch), pushUrl: local(urls.push), name: chosen };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(chosen) || /^[^/]+@[^/]+:/.test(chosen) || existsSync(path.resolve(chosen))) {
     const url = localPath(process.cwd(), chosen);
-    return { label: chosen, key: keyOf(url, false), fetchUrl: url, pushUrl: url };
+    return { label: chosen, key: keyOf(url, false), fetchUrl: url, pushUrl: url, name: null };
   }
   throw new UserError(
     given ? `there is no remote ${JSON.stringify(given)} in this repository` : `this repository has no remote ${JSON.stringify(chosen)} to sync sessions with`,

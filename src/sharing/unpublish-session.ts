@@ -1,5 +1,5 @@
 /**
- * `nudge session unpublish <id>`: both of a publication's refs deleted on the remote in one
+ * `nudge session unpublish <id>`: a publication's refs (data, card, pins) deleted on the remote in one
  * atomic push, each under a lease (only what was seen is deleted). Someone else's publication is
  * removed only with --force: the server decides who may, nudge makes sure it was meant.
  */
@@ -8,7 +8,7 @@ import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { cardRef, dataRef, PUBLISHED_ID } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
-import { fetchedRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
+import { fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 
 export interface UnpublishResult {
   id: string;
@@ -23,9 +23,24 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
   const lock = await syncLock(store, `unpublishing ${given} from ${remote.label}`);
   try {
     const mine = await pairs(repo, minePrefix(remote));
+    const whole = await wholeId(repo, remote, mine, given);
     // A local session's id names what this clone published of it; else the published id itself.
-    const id = mine.find((p) => p.a === given)?.b ?? given;
-    if (!PUBLISHED_ID.test(id)) throw new UserError(`${JSON.stringify(given)} is not a published session id`, "give the whole id (10 hex characters), as nudge session list --remote shows it");
+    const yours = mine.find((p) => p.a === whole)?.b;
+    let id = yours ?? whole;
+    if (yours && yours !== whole) {
+      // Both a session here (published as a fork under another id) and a publication of that id
+      // there: which one was meant is not for nudge to guess (QA). --force means the one of that id.
+      const other = await remoteGit.lsRemote(repo, remote.pushUrl, `refs/nudge/published/${whole}/`);
+      if (other.has(dataRef(whole)) || other.has(cardRef(whole))) {
+        if (!o.force) {
+          throw new UserError(
+            `${whole} names your session here, published on ${remote.label} as ${yours}, and also a publication ${whole} there: nothing was removed`,
+            `yours: nudge session unpublish ${yours} · the other one (not published from here): nudge session unpublish ${whole} --force`,
+          );
+        }
+        id = whole;
+      }
+    }
     const refs = await remoteGit.lsRemote(repo, remote.pushUrl, `refs/nudge/published/${id}/`);
     const data = refs.get(dataRef(id));
     const card = refs.get(cardRef(id));
@@ -38,6 +53,8 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
     const pushed = await remoteGit.pushRefs(repo, remote.pushUrl, [
       ...(data ? [{ commit: null, ref: dataRef(id), expect: data }] : []),
       ...(card ? [{ commit: null, ref: cardRef(id), expect: card }] : []),
+      // The pins of the code it built on go with it (the branches that hold that code keep it).
+      ...[...refs].filter(([ref]) => ref.startsWith(`refs/nudge/published/${id}/base/`)).map(([ref, commit]) => ({ commit: null, ref, expect: commit })),
     ]);
     if (!pushed.ok) throw new UserError(`the remote refused to remove ${id} (${pushed.rejected.map((r) => r.why).join("; ")}): it changed meanwhile`, "fetch and look again: nudge session fetch && nudge session list --remote");
     const pulled = (await pairs(repo, pulledPrefix(remote))).filter((p) => p.a === id);
@@ -51,4 +68,15 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
   } finally {
     await lock.release();
   }
+}
+
+/** The whole id `given` names: itself, or the one session here or publication fetched from `remote` it is a prefix of. */
+async function wholeId(repo: string, remote: Remote, mine: Array<{ a: string; b: string }>, given: string): Promise<string> {
+  if (PUBLISHED_ID.test(given)) return given;
+  if (!/^[0-9a-f]{1,9}$/.test(given)) throw new UserError(`${JSON.stringify(given)} is not a session id`, "give a session's id or the start of it (hex), as nudge session list --remote shows it");
+  const known = new Set([...mine.flatMap((p) => [p.a, p.b]), ...(await fetchedCards(repo, remote)).map((c) => c.id)]);
+  const matches = [...known].filter((id) => id.startsWith(given));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new UserError(`no session ${given} published on ${remote.label} is known here`, "fetch the list first: nudge session fetch, then: nudge session list --remote (or give the whole id)");
+  throw new UserError(`${given} names ${matches.length} sessions: ${matches.slice(0, 5).join(", ")}`, "give more of the id");
 }

@@ -1,9 +1,11 @@
 /**
  * The git calls of session sync (`nudge session push/fetch/pull/unpublish`), kept apart from
- * git.ts. They all run in nudge's own bare repository in the store (`<store>/remote.git`), never
- * in the user's: what a remote sends (untrusted until `session import`'s checks pass) never
- * enters the user's object database or refs, and the user's HEAD, index and branches are out of
- * reach. The remote is named by URL (resolved in the user's repository, where its name lives).
+ * git.ts. They run in nudge's own bare repository in the store (`<store>/remote.git`), not in
+ * the user's: what a remote sends (untrusted until `session import`'s checks pass) never enters
+ * the user's refs, and the user's HEAD, index and branches are out of reach. Two exceptions, for
+ * the commits of the code a publication builds on (heldByRemote, pushPins, fetchPinnedObjects):
+ * pushed from the user's repository, and their objects fetched into it, with no ref either way.
+ * The remote is named by URL (resolved in the user's repository, where its name lives).
  *
  * Network calls are bounded in time (a server that stalls is one error, not a hung command) and
  * run with the user's hooks off and no terminal prompt for credentials (a prompt nobody sees
@@ -138,12 +140,63 @@ export async function pushRefs(repo: string, url: string, updates: PushUpdate[])
   throw remoteError("pushing to", url, r);
 }
 
+/**
+ * The commits of `commits` that the remote `remoteName` already holds, as the user's repository's
+ * remote-tracking branches show it: pinning those sends no object (the server has them all).
+ */
+export async function heldByRemote(root: string, remoteName: string, commits: string[]): Promise<string[]> {
+  const held: string[] = [];
+  for (const commit of commits) {
+    const r = await spawnGit(root, ["for-each-ref", "--count=1", "--contains", commit, "--format=%(refname)", `refs/remotes/${remoteName}/`]);
+    if (r.exitCode === 0 && r.stdout.toString("utf8").trim() !== "") held.push(commit);
+  }
+  return held;
+}
+
+/**
+ * Pin `pins` on the remote, pushed from the user's repository (the only one that holds these
+ * commits): a push of commits the remote already has sends no object, and changes no ref of the
+ * user's (the destinations are under refs/nudge/published/, which no fetch refspec maps back).
+ */
+export async function pushPins(root: string, url: string, pins: Array<{ commit: string; ref: string }>): Promise<PushOutcome> {
+  return pushRefs(root, url, pins.map((p) => ({ commit: p.commit, ref: p.ref, expect: null })));
+}
+
+/**
+ * The objects of the remote's `refs` fetched into the user's repository, no ref written (no
+ * FETCH_HEAD either): the code history a pinned commit needs, as `git fetch` of the code would
+ * bring it, so a session whose branch was rewritten since it was published still imports.
+ */
+export async function fetchPinnedObjects(root: string, url: string, refs: string[]): Promise<void> {
+  if (refs.length === 0) return;
+  const r = await spawnGit(root, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", url, ...refs], { timeoutMs: NETWORK_TIMEOUT_MS });
+  if (r.exitCode !== 0) throw remoteError("fetching the commits a published session builds on from", url, r);
+}
+
 /** "Writing objects: 100% (3/3), 1.20 KiB | …": the size git reports for the pack it sent (0 when it sent none). */
 function sentBytes(stderr: string): number {
   const line = stderr.split(/[\r\n]/).filter((l) => l.startsWith("Writing objects:")).at(-1);
   const m = line && /, ([\d.]+) (bytes|KiB|MiB|GiB)/.exec(line);
   if (!m) return 0;
   return Math.round(Number(m[1]) * { bytes: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }[m[2] as "bytes"]);
+}
+
+/** What the sync repository holds loose and packed (`git count-objects -v`), to tell whether a gc has anything to do. */
+export async function objectCounts(repo: string): Promise<{ loose: number; packs: number; garbage: number; bytes: number }> {
+  const out = (await run(repo, ["count-objects", "-v"])).toString("utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(out)?.[1] ?? 0);
+  return { loose: field("count"), packs: field("packs"), garbage: field("garbage"), bytes: (field("size") + field("size-pack") + field("size-garbage")) * 1024 };
+}
+
+/**
+ * The sync repository cleaned: `refs` deleted (each only while it still points where the plan
+ * saw it), then git's own gc with every object no ref reaches dropped at once. Safe only while
+ * no nudge syncs (the caller holds the sync lock: a fetch or push writes objects before the ref
+ * that reaches them); kill-safe as git gc is.
+ */
+export async function cleanSyncRepository(repo: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
+  if (refs.length) await run(repo, ["update-ref", "--stdin"], { input: refs.map((r) => `delete ${r.ref} ${r.commit}\n`).join("") });
+  await run(repo, ["gc", "--quiet", "--prune=now"]);
 }
 
 /** Refs of the sync repository under `prefix`, with what they point at. */

@@ -132,6 +132,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
   const frontend: Frontend = {
     prompts,
     asker: ui?.asker ?? null,
+    endsWith: "Ctrl-D",
     render: (event) => {
       const shown = interrupted.shown(event);
       if (shown) renderer.render(shown);

@@ -16,6 +16,7 @@ import { clearCutOff } from "../bundle/cut-off-work.js";
 import { acquireLock, lockActivity, type HeldLock } from "../bundle/locks.js";
 import { bundleFiles, readHeader, type Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
+import * as remoteGit from "../snapshot/git-remote.js";
 import type { HousekeepingPlan, Leftover, SessionRemoval } from "./housekeeping-plan.js";
 import { undoTarget } from "./rewind-records.js";
 import { sharedIndexesInUse } from "./shared-indexes.js";
@@ -161,6 +162,11 @@ async function removeLeftover(store: Store, l: Leftover): Promise<boolean> {
       const taken = await holdIfFree(l.path, "removing a stale lock");
       if (!taken) return false;
       await taken.release();
+      return true;
+    }
+    if (l.kind === "sync-repository") {
+      // Its refs are the sync repository's, not the user's; the lock held above is the sync's.
+      await remoteGit.cleanSyncRepository(l.path, l.refs ?? []);
       return true;
     }
     if (l.kind === "cut-off-work") {

@@ -47,7 +47,7 @@ export interface BackupRefRemoval extends RefAt {
   at: string;
 }
 
-export type LeftoverKind = "private-index" | "shared-index" | "session-folder" | "scratch" | "stale-lock" | "temp-file" | "import-backup" | "cut-off-work";
+export type LeftoverKind = "private-index" | "shared-index" | "session-folder" | "scratch" | "stale-lock" | "temp-file" | "import-backup" | "cut-off-work" | "sync-repository";
 
 export interface Leftover {
   kind: LeftoverKind;
@@ -145,11 +145,11 @@ export function describeHousekeeping(plan: HousekeepingPlan): string[] {
 
 function gitGcNote(plan: HousekeepingPlan): string {
   const refs =
-    plan.sessions.some((s) => s.refs.length > 0) || plan.records.some((r) => r.backup) || plan.backupRefs.length > 0 || plan.leftovers.some((l) => l.refs?.length);
+    plan.sessions.some((s) => s.refs.length > 0) || plan.records.some((r) => r.backup) || plan.backupRefs.length > 0 || plan.leftovers.some((l) => l.kind !== "sync-repository" && l.refs?.length);
   return refs ? "; the snapshots' git objects stay in the repository until git gc removes them" : "";
 }
 
-/** After removing refs: how to reclaim the objects (nudge never runs git gc itself). */
+/** After removing refs: how to reclaim the objects (nudge never runs git gc in the user's repository; only in its own sync repository). */
 export const GIT_GC_HINT =
   "to reclaim the disk the snapshots used: git gc (objects younger than two weeks stay until a later one; git gc --prune=now takes them at once, when no other git command is running here)";
 

@@ -5,7 +5,7 @@
 import path from "node:path";
 import type { Store } from "../bundle/store.js";
 import type * as git from "../snapshot/git.js";
-import { allRecords, lastRewind, lastRewindIn, rewindsDir, type RewindRecord } from "./rewind-log.js";
+import { allRecords, isSettled, lastRewind, lastRewindIn, rewindsDir, type RewindRecord } from "./rewind-log.js";
 
 export interface StoredRecord {
   record: RewindRecord;
@@ -16,15 +16,11 @@ export interface StoredRecord {
 }
 
 /**
- * A record in one of these states is finished with: nothing is in progress on it, and only the
- * newest applied one is still an undo target. Any other state (one written by a newer nudge,
- * or an operation still in progress) is left alone.
+ * A settled record (rewind-log.ts) is finished with, and only the newest applied one is still an
+ * undo target. Any other state (one written by a newer nudge, or an operation still in progress)
+ * is left alone.
  */
-const SETTLED = new Set<string>(["applied", "undone", "failed", "rolled-back"]);
-
-export function isSettled(record: RewindRecord): boolean {
-  return SETTLED.has(record.status);
-}
+export { isSettled };
 
 /** Every readable record, newest first. Unreadable ones are skipped: nudge never removes what it cannot read. */
 export async function storedRecords(store: Store): Promise<StoredRecord[]> {

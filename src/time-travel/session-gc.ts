@@ -14,6 +14,7 @@ import type { BackupRefRemoval, HousekeepingPlan, Leftover } from "./housekeepin
 import { recordTime, unnamedBackups } from "./rewind-records.js";
 import { readStoreView, recordRemovals, sessionRemoval, type StoreView } from "./session-removal.js";
 import { findLeftovers } from "./store-leftovers.js";
+import { syncLeftover } from "./sync-leftovers.js";
 
 export interface GcOptions {
   /** Sessions unused, and records and backups made, longer ago than this go. */
@@ -98,7 +99,7 @@ export async function planGc(store: Store, o: GcOptions): Promise<HousekeepingPl
     sessions,
     records: records.records,
     backupRefs: orphanBackups(view, cutoff),
-    leftovers: [...leftovers.leftovers, ...(await oldImportBackups(store, view, cutoff))],
+    leftovers: [...leftovers.leftovers, ...(await oldImportBackups(store, view, cutoff)), ...[await syncLeftover(store)].filter((l) => l !== null)],
     kept: [...kept, ...records.kept, ...leftovers.kept],
   };
 }

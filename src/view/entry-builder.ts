@@ -102,7 +102,7 @@ class EntryBuilder {
         return;
       }
       case "result":
-        if (event.terminal_reason?.startsWith("aborted")) this.entries.push({ kind: "notice", level: "warn", text: "turn interrupted" });
+        if (event.terminal_reason?.startsWith("aborted")) this.interrupted();
         else if (event.is_error) {
           const detail = event.result ?? (event.errors ?? []).map(String).join("; ");
           const label = event.subtype === "success" ? (event.terminal_reason ?? "error") : event.subtype;
@@ -163,6 +163,13 @@ class EntryBuilder {
     }
   }
 
+  /** The turn was interrupted: said once, though claude's message and its result both say so. */
+  private interrupted(): void {
+    const last = this.entries.at(-1);
+    if (last?.kind === "notice" && last.text === "turn interrupted") return;
+    this.entries.push({ kind: "notice", level: "warn", text: "turn interrupted" });
+  }
+
   /** A user message that is no tool result: the prompt's echo, a slash command's output, a queued prompt. */
   private userText(text: string): void {
     const local = /^<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>$/.exec(text.trim());
@@ -175,6 +182,8 @@ class EntryBuilder {
       this.entries.push({ kind: "notice", level: "info", text: text.trim() });
       return;
     }
+    // claude's record of a Stop or Ctrl-C, written in the user's place: a notice, not a prompt (QA).
+    if (/^\[Request interrupted by user[^\]]*\]$/.test(text.trim())) return this.interrupted();
     if (!this.promptEchoed && text === this.o.prompt) {
       this.promptEchoed = true;
       return;

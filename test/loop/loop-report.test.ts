@@ -33,10 +33,18 @@ describe("loop summary", () => {
   });
 
   it("says when the last turn was not checked, and when nothing got better than the start", () => {
-    const o = outcome({ kind: "budget", message: "3 seconds passed (--max-minutes 0.05)" }, [it_(0, run(1)), it_(1, null)]);
+    const o = outcome({ kind: "budget", message: "3 seconds passed (--max-minutes 0.05)" }, [it_(0, run(1)), it_(1, run(1, "x".repeat(9))), it_(2, null)]);
+    expect(summaryLines(o).slice(1)).toEqual([
+      "  turn 2 was not checked: the loop stopped first",
+      "  best turn: 0 (where the loop started): exit 1 · go back to it: nudge session rewind abc12345 0",
+    ]);
+  });
+
+  it("from QA: claude gave up before any iteration was checked: the start is not called the best turn", () => {
+    const o = outcome({ kind: "failed", promise: "FAILURE", message: "cannot" }, [it_(0, run(1)), it_(1, null)]);
     expect(summaryLines(o).slice(1)).toEqual([
       "  turn 1 was not checked: the loop stopped first",
-      "  best turn: 0 (where the loop started): exit 1 · go back to it: nudge session rewind abc12345 0",
+      "  no iteration was checked after the start (turn 0: exit 1) · to undo the loop's work: nudge session rewind abc12345 0",
     ]);
   });
 });

@@ -43,6 +43,20 @@ describe("planPublish", () => {
     expect(plan).toEqual({ kind: "update", id: "2222222222", parent: B, forkOf: { id: "1111111111", turn: 2 }, replacing: B });
   });
 
+  it("from QA: a session imported from a file, pushed --fork beside its published source: a fork of it, at the turns the file had", () => {
+    const imported = { id: "1111111111", turns: 2 };
+    const plan = planPublish(facts({ fork: true, imported, remoteData: new Map([["1111111111", A]]) }), fresh);
+    expect(plan).toEqual({ kind: "fork", id: "ffffffffff", parent: null, forkOf: { id: "1111111111", turn: 2 }, replacing: null });
+    // Its source not published there: a fork of nothing the remote has.
+    expect(planPublish(facts({ fork: true, imported }), fresh)).toMatchObject({ kind: "fork", forkOf: null });
+  });
+
+  it("from QA: --fork again on a session published as a fork from here updates that fork, not another copy", () => {
+    const imported = { id: "1111111111", turns: 2 };
+    const plan = planPublish(facts({ fork: true, imported, mine: { id: "2222222222", commit: B }, remoteData: new Map([["1111111111", A], ["2222222222", B]]) }), fresh);
+    expect(plan).toEqual({ kind: "update", id: "2222222222", parent: B, forkOf: { id: "1111111111", turn: 2 }, replacing: B });
+  });
+
   it("--fork: a fresh id no publication on the remote has", () => {
     const ids = ["2222222222", "3333333333"];
     const plan = planPublish(facts({ fork: true, remoteData: new Map([["2222222222", A]]) }), () => ids.shift()!);

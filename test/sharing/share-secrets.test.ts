@@ -40,6 +40,13 @@ describe("secrets in an export", () => {
         "hint: export the turns before it (--upto 1), or pass --allow-secrets-in-code to export the code as it is",
     );
     expect(existsSync(path.join(a, `nudge-${rec.id}.tar.gz`))).toBe(false);
+    // The same refusal of a push speaks of publishing, the flags being the push's own (QA: it said "export").
+    const server = path.join(tempDir(), "sessions.git");
+    await git(path.dirname(server), "init", "-q", "--bare", server);
+    const push = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a, env: rec.env });
+    expect(push.exitCode).toBe(1);
+    expect(push.stderr).toContain("hint: publish the turns before it (--upto 1), or pass --allow-secrets-in-code to publish the code as it is");
+    expect(await git(server, "for-each-ref")).toBe("");
 
     const allowed = await runNudge(["session", "export", rec.id, "--allow-secrets-in-code", "-o", "code.tar.gz"], { cwd: a, env: rec.env });
     expect(allowed.exitCode, allowed.stderr).toBe(0);

@@ -116,7 +116,9 @@ async function scenario(t: Transport): Promise<void> {
   expect(pushed.stdout).toMatch(new RegExp(`^published session ${rec.id} to .+ \\(2 turns\\): sent [\\d.]+ (bytes|KiB|MiB) for an export of`, "m"));
   expect(pushed.stdout).toMatch(/^ {2}masked: github-token ×\d+$/m);
   const after = await serverRefs(t.bare);
-  expect(after.filter((r) => r.startsWith("refs/nudge/")).map((r) => r.split(" ")[0])).toEqual([`refs/nudge/published/${rec.id}/card`, `refs/nudge/published/${rec.id}/data`]);
+  // Over the code's own remote, the commit the session builds on is pinned beside it (a remote of its own for sessions lacks it: nothing to pin).
+  const pin = t.args.length === 0 ? [`refs/nudge/published/${rec.id}/base/${rec.manifest.repo.baseCommit}`] : [];
+  expect(after.filter((r) => r.startsWith("refs/nudge/")).map((r) => r.split(" ")[0])).toEqual([...pin, `refs/nudge/published/${rec.id}/card`, `refs/nudge/published/${rec.id}/data`]);
   expect(after.filter((r) => !r.startsWith("refs/nudge/"))).toEqual(codeRefs);
 
   // Bob: another clone, another folder, another claude config.
@@ -325,7 +327,8 @@ describe("nudge.push auto through the pre-push hook", () => {
     expect(loud.exitCode, loud.stderr).toBe(0);
     expect(loud.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
     expect(loud.stderr).toMatch(new RegExp(`nudge: published session ${rec.id} to team \\(\\d turns\\)`));
-    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(`refs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`);
+    // Its card and data, and the commit it builds on pinned (the branch went to this remote too).
+    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(`refs/nudge/published/${rec.id}/base/${rec.manifest.repo.baseCommit}\nrefs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`);
     // The branch went too, and Ana's repository got no ref of the sync.
     expect(await git(server, "rev-parse", "main")).toBe(await git(a, "rev-parse", "HEAD"));
     expect(await git(a, "for-each-ref", "refs/nudge/published/", "refs/nudge/remote/")).toBe("");

@@ -63,6 +63,8 @@ beforeAll(async () => {
   await publish(server, "aaaaaaaaa4", { "export.tar": bytesOf("dotdot"), "run-me.sh": Buffer.from("rm -rf ~\n") });
   await publish(server, "aaaaaaaaa5", { "export.tar": bytesOf("dotdot") }, { id: "bbbbbbbbbb" });
   await publish(server, "aaaaaaaaa6", { "export.tar": bytesOf("dotdot") }, { author: "\u001b]0;pwned\u0007Mallory \u202eevil" });
+  // Dated in the future, to sit first in every listing for good.
+  await publish(server, "aaaaaaaaa7", { "export.tar": bytesOf("dotdot") }, { lastTurnAt: "2099-01-01T00:00:00.000Z" });
 }, 60_000);
 
 /** The objects of the victim's repository: a remote's objects stay in nudge's own repository until an import's checks pass. */
@@ -103,9 +105,15 @@ describe("a hostile remote", () => {
     expect(table.stdout).toContain("\\x1b]0;pwned\\x07Mallory \\u202");
     expect(table.stdout).not.toContain("\u001b");
     expect(table.stdout).not.toContain("\u202e");
-    expect(table.stdout).toMatch(/^aaaaaaaaa5\s+\(unreadable: its card names another session \(bbbbbbbbbb\)\)/m);
-    const json = JSON.parse((await runNudge(["session", "list", "--remote", server, "--json"], { cwd: victim })).stdout);
-    expect(json.map((r: { id: string }) => r.id).sort()).toEqual(["aaaaaaaaa1", "aaaaaaaaa2", "aaaaaaaaa3", "aaaaaaaaa4", "aaaaaaaaa5", "aaaaaaaaa6"]);
+    // Why it is unreadable comes last on its row, so AUTHOR stays as wide as the authors (QA).
+    expect(table.stdout).toMatch(/^aaaaaaaaa5\s+\(unreadable\)\s+\(unreadable: its card names another session \(bbbbbbbbbb\)\)$/m);
+    const header = table.stdout.split("\n")[0]!;
+    expect(header.indexOf("BRANCH") - header.indexOf("AUTHOR")).toBeLessThan(40);
+    const json = JSON.parse((await runNudge(["session", "list", "--remote", server, "--json"], { cwd: victim })).stdout) as Array<{ id: string }>;
+    expect(json.map((r) => r.id).sort()).toEqual(["aaaaaaaaa1", "aaaaaaaaa2", "aaaaaaaaa3", "aaaaaaaaa4", "aaaaaaaaa5", "aaaaaaaaa6", "aaaaaaaaa7"]);
+    // The card dated 2099 does not put itself first: it goes with the unreadable ones, at the end (QA).
+    expect(json.map((r) => r.id).slice(0, 5)).toEqual(["aaaaaaaaa1", "aaaaaaaaa2", "aaaaaaaaa3", "aaaaaaaaa4", "aaaaaaaaa6"]);
+    expect(table.stdout.split("\n")[1]).toMatch(/^aaaaaaaaa1\s/);
     await nothingInstalled(configDir());
   });
 

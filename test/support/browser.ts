@@ -27,7 +27,10 @@ export function browserForFile(): () => Browser {
 export interface Watch {
   dialogs: string[];
   requests: string[];
+  /** Uncaught errors in the page's scripts. */
   errors: string[];
+  /** What the page's console shows as errors (a failed request among them). */
+  consoleErrors: string[];
 }
 
 /**
@@ -37,13 +40,16 @@ export interface Watch {
 export async function watchedPage(browser: Browser, allow: (url: string) => boolean): Promise<{ page: Page; watch: Watch }> {
   const context = await browser.newContext();
   const page = await context.newPage();
-  const watch: Watch = { dialogs: [], requests: [], errors: [] };
+  const watch: Watch = { dialogs: [], requests: [], errors: [], consoleErrors: [] };
   page.on("dialog", (d) => {
     watch.dialogs.push(`${d.type()}: ${d.message()}`);
     // The page may be closing: a dialog it opened then has nobody to dismiss it.
     d.dismiss().catch(() => undefined);
   });
   page.on("pageerror", (e) => watch.errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error") watch.consoleErrors.push(m.text());
+  });
   await context.route("**/*", (route) => {
     const url = route.request().url();
     watch.requests.push(url);

@@ -47,9 +47,10 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
 /** init, a local identity, no signing, no auto-gc, branch main, and a first commit of `files`. */
 export async function gitdir(
   files: Record<string, string> = { "README.md": "# test repo\n" },
-  o: { objectFormat?: "sha1" | "sha256" } = {},
+  o: { objectFormat?: "sha1" | "sha256"; /** the repository's folder name (else a random one) */ name?: string } = {},
 ): Promise<string> {
-  const dir = tempDir();
+  const dir = o.name ? path.join(tempDir(), o.name) : tempDir();
+  mkdirSync(dir, { recursive: true });
   await git(dir, "init", "-q", "-b", "main", `--object-format=${o.objectFormat ?? "sha1"}`);
   for (const [key, value] of Object.entries({
     "user.name": "Test",

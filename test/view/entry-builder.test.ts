@@ -15,6 +15,24 @@ const result = (id: string, content: unknown, parent: string | null = null) =>
   line({ type: "user", parent_tool_use_id: parent, message: { content: [{ type: "tool_result", tool_use_id: id, content }] } });
 
 describe("entries", () => {
+  it("from QA: claude's '[Request interrupted by user]' is the turn's interruption, said once, not a prompt", () => {
+    const entries = buildEntries(
+      [
+        assistant([{ type: "text", text: "Thinking it over…" }]),
+        line({ type: "user", message: { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] } }),
+        line({ type: "result", subtype: "error_during_execution", is_error: true, terminal_reason: "aborted_streaming" }),
+      ],
+      options,
+    );
+    expect(entries).toEqual([
+      { kind: "prompt", text: "go" },
+      { kind: "text", markdown: "Thinking it over…", parent: null },
+      { kind: "notice", level: "warn", text: "turn interrupted" },
+    ]);
+    const forTool = buildEntries([line({ type: "user", message: { role: "user", content: "[Request interrupted by user for tool use]" } })], options);
+    expect(forTool.at(-1)).toEqual({ kind: "notice", level: "warn", text: "turn interrupted" });
+  });
+
   it("a subagent's words and tool calls are nested under the Task call that ran it", () => {
     const entries = buildEntries(
       [

@@ -14,6 +14,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { until } from "../support/until.js";
 import { startWeb, type WebServerRun } from "../support/web-server.js";
 
 const browser = browserForFile();
@@ -90,7 +91,7 @@ describe("working with claude from the page", () => {
     web = await startWeb(repo);
     const origin = web.origin;
     const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "typed in a terminal\n" });
-    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(origin));
     await page.goto(web.url);
     await page.getByRole("row").filter({ hasText: "recording" }).getByRole("link").click();
     await page.getByText("From the terminal:").waitFor();
@@ -99,6 +100,8 @@ describe("working with claude from the page", () => {
     expect(await page.getByRole("textbox", { name: "Continue with" }).count()).toBe(0);
     release();
     expect((await run).exitCode).toBe(0);
+    // The page asked whether this server drives the session: "no" is an answer, not a failed request in the console (QA).
+    expect(watch.consoleErrors).toEqual([]);
     await page.close();
   }, 60_000);
 
@@ -134,9 +137,38 @@ describe("working with claude from the page", () => {
   }, 60_000);
 });
 
+describe("continuing from the page", () => {
+  it("files changed since the session ran: nudge's question, and the prompt box points at it, not at a working claude (QA)", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "wrote a" }, { text: "seen your change" }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const live = async (id: string) => JSON.parse((await web!.get(`/api/live/${id}`)).body) as { busy: boolean; ended: boolean };
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
+    await until("the turn's end", async () => ((await live(id)).busy ? undefined : true));
+    await web.post(`/api/live/${id}/end`, {});
+    await until("the session ends", async () => ((await live(id)).ended ? true : undefined));
+    writeFileSync(path.join(repo, "a.txt"), "changed by hand\n");
+
+    const origin = web.origin;
+    const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.goto(`${origin}/s/${id}`);
+    await page.getByRole("textbox", { name: "Continue with" }).fill("go on");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    const nudgeAsks = page.getByRole("group", { name: "nudge asks" });
+    await nudgeAsks.getByText("a.txt").first().waitFor();
+    expect(await page.getByRole("textbox", { name: "Prompt" }).getAttribute("placeholder")).toBe("answer nudge's question above first");
+    await nudgeAsks.getByRole("button", { name: "Continue and tell claude" }).click();
+    await page.getByRole("region", { name: "Turn 2" }).getByText("seen your change").waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
 describe("nudge web --repo", () => {
   it("drives a session in each of two repositories at once, from two tabs, each recorded in its own", async () => {
-    const [first, second] = [await gitdir(), await gitdir()];
+    // The second folder's name has capitals and a space: its URL key does not, its link does (QA).
+    const [first, second] = [await gitdir(), await gitdir(undefined, { name: "Second App" })];
     api = await startScriptedApi([
       { text: "Hello from the first." },
       { tool: "Write", input: { file_path: path.join(second, "b.txt"), content: "bee\n" } },
@@ -157,9 +189,9 @@ describe("nudge web --repo", () => {
     const two = await watchedPage(browser(), (url) => url.startsWith(origin));
     await two.page.goto(web.url);
     const repos = two.page.getByRole("navigation", { name: "Repositories" });
-    await repos.getByRole("link", { name: path.basename(second).toLowerCase() }).click();
+    await repos.getByRole("link", { name: "Second App", exact: true }).click();
     await expect.poll(() => new URL(two.page.url()).pathname).toMatch(/^\/r\/[^/]+\/$/);
-    await repos.locator("[aria-current=page]").getByText(path.basename(second).toLowerCase()).waitFor();
+    await repos.locator("[aria-current=page]").getByText("Second App", { exact: true }).waitFor();
     await two.page.getByRole("textbox", { name: "New session" }).fill("write b");
     await two.page.getByRole("button", { name: "Start", exact: true }).click();
     const asks = two.page.getByRole("group", { name: "Claude asks" });
@@ -209,7 +241,7 @@ describe("nudge web --repo", () => {
     // A repository the server does not serve: one line that names those it does.
     const missing = await web.get("/r/nope/api/sessions");
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.body).hint).toContain(path.basename(second).toLowerCase());
+    expect(JSON.parse(missing.body).hint).toContain("second-app");
     expect([...one.watch.errors, ...two.watch.errors]).toEqual([]);
   }, 90_000);
 });

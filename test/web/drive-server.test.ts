@@ -221,6 +221,12 @@ describe("driving a session from the page", () => {
     await web!.post(`/api/live/${id}/answer`, { question: asked.id, reply: { kind: "confirm", yes: true } });
     await until("b.txt is gone", async () => (existsSync(path.join(repo, "b.txt")) ? undefined : true));
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("a\n");
+
+    // /help names the page's own way to end the session, not the terminal's key (QA).
+    await web!.post(`/api/live/${id}/prompt`, { text: "/help" });
+    const help = await until("/help's lines", async () => (await state(id)).notices.find((n) => n.text.startsWith("/exit")));
+    expect(help.text).toContain("End session button");
+    expect(help.text).not.toContain("Ctrl-D");
   }, 60_000);
 
   it("Continue: a session's files changed since it ran are asked about on the page; 'tell' goes on in the same session", async () => {

@@ -152,9 +152,14 @@ describe("nudge web: who may talk to it", () => {
     expect(await stateOf()).toEqual(before);
   });
 
-  it("refuses a body over 64 KB (413), one that is not JSON, and fields an action does not take (400)", async () => {
-    const big = await web.post(`/api/sessions/${id}/rewind`, { confirm: false, turn: 1, pad: "x".repeat(70 * 1024) });
+  it("refuses a body over 256 KB (413), one that is not JSON, and fields an action does not take (400)", async () => {
+    const big = await web.post(`/api/sessions/${id}/rewind`, { confirm: false, turn: 1, pad: "x".repeat(260 * 1024) });
     expect(big.status).toBe(413);
+    // A prompt one character too long, in a script of 3 bytes a character: refused by its length in
+    // the page's words, not as a body too large (QA: "larger than 64 KB" for 22,000 characters).
+    const long = await web.post("/api/live", { prompt: "漢".repeat(32_001) });
+    expect(long.status).toBe(400);
+    expect(JSON.parse(long.body)).toEqual({ error: "the prompt: is longer than 32,000 characters", hint: "correct it and try again" });
     const notJson = await web.request(`/api/sessions/${id}/rewind`, { method: "POST", headers: { cookie: web.cookie, origin: web.origin, "x-nudge-csrf": web.csrf, "content-type": "application/json" }, body: "{turn:" });
     expect(notJson.status).toBe(400);
     const extra = await web.post(`/api/sessions/${id}/rewind`, { confirm: false, turn: 1, force: true });

@@ -71,7 +71,7 @@ describe("the static page", () => {
     expect(await turn2.locator(".permission").textContent()).toContain("WebFetch(https://example.com/docs)");
     // No actions or live updates in a file.
     expect(await page.getByRole("button", { name: "Rewind to turn 1" }).count()).toBe(0);
-    expect(watch).toEqual({ dialogs: [], requests: [pathToFileURL(file).href], errors: [] });
+    expect(watch).toEqual({ dialogs: [], requests: [pathToFileURL(file).href], errors: [], consoleErrors: [] });
     await page.close();
   });
 

@@ -50,6 +50,7 @@ export class BrowserFrontend implements Frontend {
   }
 
   private readonly cwd: string;
+  readonly endsWith = "the End session button";
 
   readonly prompts: PromptSource = {
     next: () => {

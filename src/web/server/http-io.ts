@@ -22,7 +22,8 @@ export class HttpError extends Error {
 }
 
 /** Action bodies are a few small fields; anything bigger is not from the page. */
-export const MAX_BODY = 64 * 1024;
+/** Room for the longest prompt (32,000 characters) even when every one is sent as a 6-byte `\uXXXX` escape. */
+export const MAX_BODY = 256 * 1024;
 const BODY_MS = 10_000;
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
@@ -105,5 +106,5 @@ export function parseInput<T extends z.core.$ZodType>(schema: T, value: unknown,
 }
 
 function tooLarge(): HttpError {
-  return new HttpError(413, `the request body is larger than ${MAX_BODY / 1024} KB`, "action bodies are a few small fields");
+  return new HttpError(413, `the request body is larger than ${MAX_BODY / 1024} KB`, "action bodies are a few fields and a prompt of up to 32,000 characters");
 }

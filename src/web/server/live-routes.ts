@@ -11,7 +11,8 @@ import type { QuestionReply } from "../live/live-types.js";
 import { HttpError, readJsonBody, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";
 
-const Text = z.string().check(z.minLength(1), z.maxLength(32_000), z.refine((s) => s.trim() !== "", "is empty"));
+/** A prompt: as long as a paste a person makes into the box, in any script (the body limit fits 32,000 of any character). */
+const Text = z.string().check(z.minLength(1, "is empty"), z.maxLength(32_000, "is longer than 32,000 characters"), z.refine((s) => s.trim() !== "", "is empty"));
 const Name = z.optional(z.string().check(z.minLength(1), z.maxLength(200), z.regex(/^[^\s-][^\s]*$/, "one word, not starting with -")));
 const Tools = z.optional(z.string().check(z.minLength(1), z.maxLength(2_000), z.refine((s) => !s.trim().startsWith("-"), "must not start with -")));
 
@@ -27,6 +28,7 @@ const StartBody = z.object({
 /** The start form's labels (start-session.tsx), for its fields' errors. */
 const START_LABELS = { prompt: "the prompt", model: "Model", permissionMode: "Permission mode", allowedTools: "Allowed tools", disallowedTools: "Disallowed tools" };
 const PromptBody = z.object({ text: Text });
+const PROMPT_LABELS = { text: "the prompt" };
 const Reason = z.optional(z.string().check(z.maxLength(2_000)));
 const AnswerBody = z.object({
   question: z.int().check(z.positive()),
@@ -76,12 +78,16 @@ export const LIVE_ROUTES: Route[] = [
     const id = /^[0-9a-f]{1,40}$/.test(ctx.params.id!) ? ctx.app.live.stateOf(ctx.params.id!)?.sessionId : undefined;
     const state = id ? ctx.app.live.stateOf(id) : null;
     if (state) return sendJson(ctx.res, 200, state);
-    const { id: full } = await driven(ctx);
+    // A session of the store this server does not drive is the usual case for a page that shows
+    // one: "none" is an answer, not an error (a 404 put a red line in the browser's console, QA).
+    const full = await resolveId(ctx.app.store, ctx.params.id!);
+    if (!ctx.app.live.get(full)) return sendJson(ctx.res, 200, null);
+    await driven(ctx);
     sendJson(ctx.res, 200, ctx.app.live.stateOf(full));
   }),
   post("/api/live/:id/prompt", async (ctx) => {
     const { d } = await driven(ctx);
-    const { text } = await readJsonBody(ctx.req, PromptBody);
+    const { text } = await readJsonBody(ctx.req, PromptBody, PROMPT_LABELS);
     const sent = d.frontend.send(text);
     if (sent === "busy") throw new HttpError(409, "claude is still working on the last prompt", "wait for the turn to end, or press Stop");
     if (sent === "asking") throw new HttpError(409, "claude is waiting for an answer to its question", "answer it first");

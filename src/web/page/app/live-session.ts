@@ -14,7 +14,7 @@ const live = (id: string, what = "") => inRepo(`/api/live/${encodeURIComponent(i
 /** The state of a session this server drives; null when it drives none by that id. */
 export async function liveState(id: string): Promise<LiveState | null> {
   try {
-    return await getJson<LiveState>(live(id));
+    return await getJson<LiveState | null>(live(id));
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;

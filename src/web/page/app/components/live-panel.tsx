@@ -85,7 +85,7 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
               ref={box}
               rows={3}
               value={text}
-              placeholder={state.busy ? "claude is working… (Stop interrupts it)" : state.question ? (state.question.kind === "confirm" || state.question.kind === "mismatch" ? "answer nudge's question above first" : "answer claude's question above first") : "Ask claude (Enter sends, Shift-Enter for a new line)"}
+              placeholder={placeholder(state)}
               onInput={(e) => setText(e.currentTarget.value)}
               onKeyDown={onKey}
             />
@@ -131,6 +131,13 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
       )}
     </section>
   );
+}
+
+/** What the empty prompt box says: a question waiting comes first, even in a busy turn (QA: nudge's changed-files question said "claude is working"). */
+function placeholder(state: LiveState): string {
+  if (state.question) return state.question.kind === "confirm" || state.question.kind === "mismatch" ? "answer nudge's question above first" : "answer claude's question above first";
+  if (state.busy) return "claude is working… (Stop interrupts it)";
+  return "Ask claude (Enter sends, Shift-Enter for a new line)";
 }
 
 /** One of nudge's notices: its text, and its hint after it. */

@@ -19,16 +19,20 @@ export function RepoSwitch() {
     getJson<Repo[]>(inRepo("/api/repos")).then(setRepos, () => setRepos([]));
   }, []);
   if (repos.length < 2) return null;
+  // Named as the folder is (QA: the URL's lower-cased, dashed key read as a different name); two
+  // folders of one name are told apart by their keys.
+  const base = (r: Repo) => r.root.split(/[\\/]/).filter(Boolean).at(-1) ?? r.key;
+  const label = (r: Repo) => (repos.filter((o) => base(o) === base(r)).length > 1 ? `${base(r)} (${r.key})` : base(r));
   return (
     <nav class="repos" aria-label="Repositories">
       {repos.map((r) =>
         r.current ? (
           <strong key={r.key} title={r.root} aria-current="page">
-            {r.key}
+            {label(r)}
           </strong>
         ) : (
           <a key={r.key} href={r.path} title={r.root}>
-            {r.key}
+            {label(r)}
           </a>
         ),
       )}

@@ -32,8 +32,25 @@ export async function cardOf(tar: string, exported: ExportResult, o: Pick<Card, 
   };
 }
 
-/** One entry of an uncompressed tar nudge just wrote, found by walking its headers. */
-async function tarEntry(file: string, name: string): Promise<Buffer | null> {
+/**
+ * The commits a published export builds on, as its index lists them (its git bundle's
+ * prerequisites): the only pins a pull may fetch. Read from the index, the tar's first entry, at
+ * most 1 MiB; anything unreadable lists none (the import then refuses the export itself).
+ */
+export async function exportPrerequisites(tar: string): Promise<string[]> {
+  const index = await tarEntry(tar, (name) => /^[^/]+\/nudge-export\.json$/.test(name), { first: true, maxBytes: 1024 * 1024 });
+  try {
+    const git = (JSON.parse(index?.toString("utf8") ?? "null") as { git?: { prerequisites?: Array<{ commit?: unknown }> } } | null)?.git;
+    const commits = Array.isArray(git?.prerequisites) ? git.prerequisites.map((p) => p?.commit) : [];
+    return commits.filter((c): c is string => typeof c === "string" && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(c));
+  } catch {
+    return [];
+  }
+}
+
+/** One entry of an uncompressed tar, found by walking its headers (`first`: only the first entry is looked at). */
+async function tarEntry(file: string, name: string | ((name: string) => boolean), o: { first?: boolean; maxBytes?: number } = {}): Promise<Buffer | null> {
+  const wanted = typeof name === "string" ? (n: string) => n === name : name;
   const handle = await fs.open(file, "r");
   try {
     const block = Buffer.alloc(512);
@@ -41,11 +58,13 @@ async function tarEntry(file: string, name: string): Promise<Buffer | null> {
       if ((await handle.read(block, 0, 512, at)).bytesRead < 512 || block.every((b) => b === 0)) return null;
       const header = new Header(block);
       const size = header.size ?? 0;
-      if (header.path === name) {
+      if (header.path !== undefined && wanted(header.path)) {
+        if (size > (o.maxBytes ?? Infinity)) return null;
         const content = Buffer.alloc(size);
         await handle.read(content, 0, size, at + 512);
         return content;
       }
+      if (o.first) return null;
       at += 512 + Math.ceil(size / 512) * 512;
     }
   } finally {

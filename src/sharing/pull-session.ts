@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS, formatBytes } from "./limits.js";
 import * as git from "../snapshot/git.js";
 import { EXPORT_FILE, PUBLISHED_ID, PUBLISHED_PREFIX, baseRef, basePins, dataRef } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
+import { exportPrerequisites } from "./publish-export.js";
 import { fetchedCards, fetchedRef, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
 
 export interface PullResult {
@@ -50,18 +51,23 @@ export async function fetchData(store: Store, remote: Remote, id: string): Promi
   }
 }
 
-/** At most this many pins are fetched: an export needs one or two (its base, a HEAD moved during the session). */
+/** At most this many pins are fetched: an export builds on one or two commits (its base, a HEAD moved during the session). */
 const MAX_PINS = 16;
 
 /**
  * The commits the publication builds on that this clone lacks (its author rewrote the branch
  * that held them since), fetched from the remote's pins as `git fetch` fetches code: objects
- * only, no ref. The import's own checks then decide, as for any commit of this repository's.
+ * only, no ref. Only pins of commits the export itself says it needs (its index's
+ * prerequisites), and only those missing here: a remote's other pins are never fetched (QA: a
+ * hostile one put 40 MB of unrelated history into the repository). The import's own checks
+ * then decide, as for any commit of this repository's.
  */
-async function fetchPinnedBase(store: Store, remote: Remote, id: string): Promise<void> {
-  const pins = basePins(id, await remoteGit.lsRemote(await syncRepo(store), remote.fetchUrl, `${PUBLISHED_PREFIX}${id}/base/`)).slice(0, MAX_PINS);
-  const present = await Promise.all(pins.map((c) => git.objectExists(store.repoRoot, `${c}^{commit}`)));
-  const missing = pins.filter((_, i) => !present[i]);
+async function fetchPinnedBase(store: Store, remote: Remote, id: string, tar: string): Promise<void> {
+  const needed = await exportPrerequisites(tar);
+  if (needed.length === 0) return;
+  const pinned = new Set(basePins(id, await remoteGit.lsRemote(await syncRepo(store), remote.fetchUrl, `${PUBLISHED_PREFIX}${id}/base/`)));
+  const present = await Promise.all(needed.map((c) => git.objectExists(store.repoRoot, `${c}^{commit}`)));
+  const missing = needed.filter((c, i) => !present[i] && pinned.has(c)).slice(0, MAX_PINS);
   await remoteGit.fetchPinnedObjects(store.repoRoot, remote.fetchUrl, missing.map((c) => baseRef(id, c)));
 }
 
@@ -93,7 +99,7 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
   try {
     const file = path.join(work.dir, `nudge-${id}.tar`);
     await publishedExport(repo, commit, id, file, o.maxBytes);
-    await fetchPinnedBase(store, remote, id);
+    await fetchPinnedBase(store, remote, id, file);
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
     const imported = await importSession(store, file, o).catch((error: unknown) => {
       // The import names its file, a temp one here: the user knows it as the published session.

@@ -44,10 +44,15 @@ describe("a published session whose branch was rewritten", () => {
     await git(path.dirname(bob), "clone", "-q", "--no-local", bare, bob);
     for (const [key, value] of Object.entries({ "user.name": "Bob", "user.email": "bob@example.com", "commit.gpgSign": "false", "gc.auto": "0" })) await git(bob, "config", key, value);
     expect((await execa("git", ["cat-file", "-e", `${base}^{commit}`], { cwd: bob, reject: false })).exitCode).not.toBe(0);
+    // A pin the session does not need (planted on the server): never fetched (QA: a hostile remote's pins came in whole).
+    const tree = (await execa("git", ["mktree"], { cwd: bare, input: "" })).stdout.trim();
+    const stray = (await execa("git", ["commit-tree", tree, "-m", "not this session's"], { cwd: bare, env: { GIT_AUTHOR_NAME: "M", GIT_AUTHOR_EMAIL: "m@x", GIT_COMMITTER_NAME: "M", GIT_COMMITTER_EMAIL: "m@x" } })).stdout.trim();
+    await git(bare, "update-ref", `refs/nudge/published/${rec.id}/base/${stray}`, stray);
     const bobEnv = { CLAUDE_CONFIG_DIR: configDir() };
     expect((await runNudge(["session", "fetch"], { cwd: bob, env: bobEnv })).exitCode).toBe(0);
     const pulled = await runNudge(["session", "pull", rec.id], { cwd: bob, env: bobEnv });
     expect(pulled.exitCode, pulled.stderr).toBe(0);
+    expect((await execa("git", ["cat-file", "-e", stray], { cwd: bob, reject: false })).exitCode).not.toBe(0);
     const shown = await runNudge(["session", "diff", rec.id, "1"], { cwd: bob, env: bobEnv });
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("+notes");

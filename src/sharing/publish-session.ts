@@ -131,7 +131,10 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     if (m) remoteData.set(m[1]!, commit);
   }
   await settlePending(repo, remote, id, remoteData);
-  const mine = (await pairs(repo, minePrefix(remote))).find((p) => p.a === id) ?? null;
+  // A session may be published here under its own id and as a fork too (push --fork): a push
+  // updates its own publication, a push --fork the fork (QA: --fork made nudge forget the first).
+  const published = (await pairs(repo, minePrefix(remote))).filter((p) => p.a === id);
+  const mine = (o.fork ? published.find((p) => p.b !== id) : published.find((p) => p.b === id)) ?? published[0] ?? null;
   const pulled = (await pairs(repo, pulledPrefix(remote))).find((p) => p.b === id) ?? null;
   const savedTurns = session.manifest.turns.filter((t) => t.n > 0).length;
   const turns = o.upto === null ? savedTurns : Math.min(o.upto, savedTurns);
@@ -195,7 +198,6 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
       );
     }
     await remoteGit.setRefs(repo, [
-      ...(mine && mine.b !== plan.id ? [{ ref: mine.ref, commit: null }] : []),
       { ref: mineRef(remote, id, plan.id), commit: data },
       { ref: pendingRef(remote, id, plan.id), commit: null },
       { ref: fetchedRef(remote, plan.id, "data"), commit: data },

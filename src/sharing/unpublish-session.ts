@@ -25,7 +25,8 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
     const mine = await pairs(repo, minePrefix(remote));
     const whole = await wholeId(repo, remote, mine, given);
     // A local session's id names what this clone published of it; else the published id itself.
-    const yours = mine.find((p) => p.a === whole)?.b;
+    // A publication of that very id made here is what it names; else a session here names what it was published as.
+    const yours = mine.some((p) => p.b === whole) ? whole : mine.find((p) => p.a === whole)?.b;
     let id = yours ?? whole;
     if (yours && yours !== whole) {
       // Both a session here (published as a fork under another id) and a publication of that id

@@ -3,8 +3,9 @@
  * session": Ana records a session on a commit she pushed, publishes it, then amends that commit
  * and force-pushes, and the server collects its garbage. Bob clones afterwards (his clone never
  * had the commit the session was recorded on) and still pulls the session and reads its turns: the
- * publication pinned the code it builds on. Published again as a fork, its id names two
- * publications, and unpublish asks which; unpublishing removes the pins with it.
+ * publication pinned the code it builds on. Published again as a fork (Bob's), its id names two
+ * publications, and unpublish asks which; Ana's own --fork keeps her original hers; unpublishing
+ * removes the pins with it.
  */
 import { execa } from "execa";
 import { writeFileSync } from "node:fs";
@@ -60,22 +61,32 @@ describe("a published session whose branch was rewritten", () => {
     expect((await git(bob, "rev-parse", "HEAD")).trim()).toBe((await git(ana, "rev-parse", "HEAD")).trim());
     expect(await git(bob, "for-each-ref", "--format=%(refname)", "refs/remotes", "refs/heads")).not.toContain("nudge");
 
-    // Ana publishes it again as a fork: then its id names two things, and unpublish asks which (QA).
+    // Bob publishes what he pulled as a fork of his own: on his side the id then names two
+    // publications, his fork and Ana's original, and unpublish asks which (QA).
+    const bobFork = await runNudge(["session", "push", rec.id, "--fork", "--json"], { cwd: bob, env: bobEnv });
+    expect(bobFork.exitCode, bobFork.stderr).toBe(0);
+    const bobForkId = (JSON.parse(bobFork.stdout) as Array<{ plan: { id: string } }>)[0]!.plan.id;
+    const which = await runNudge(["session", "unpublish", rec.id], { cwd: bob, env: bobEnv });
+    expect(which.exitCode).toBe(1);
+    expect(which.stderr).toContain(`error: ${rec.id} names your session here, published on origin as ${bobForkId}, and also a publication ${rec.id} there: nothing was removed`);
+    expect(which.stderr).toContain(`hint: yours: nudge session unpublish ${bobForkId} · the other one (not published from here): nudge session unpublish ${rec.id} --force`);
+    // The start of an id will do, as the help's example has it.
+    const bobGone = await runNudge(["session", "unpublish", bobForkId.slice(0, 4)], { cwd: bob, env: bobEnv });
+    expect(bobGone.stdout).toBe(`removed published session ${bobForkId} from origin`);
+
+    // Ana publishes hers again as a fork, twice: one fork, and the original stays hers (QA: --fork made nudge forget it).
     const forked = await runNudge(["session", "push", rec.id, "--fork", "--json"], { cwd: ana, env: rec.env });
     expect(forked.exitCode, forked.stderr).toBe(0);
     const forkId = (JSON.parse(forked.stdout) as Array<{ plan: { id: string } }>)[0]!.plan.id;
     const again = await runNudge(["session", "push", rec.id, "--fork", "--json"], { cwd: ana, env: rec.env });
     expect((JSON.parse(again.stdout) as Array<{ plan: { id: string } }>)[0]!.plan.id).toBe(forkId);
-    const which = await runNudge(["session", "unpublish", rec.id], { cwd: ana, env: rec.env });
-    expect(which.exitCode).toBe(1);
-    expect(which.stderr).toContain(`error: ${rec.id} names your session here, published on origin as ${forkId}, and also a publication ${rec.id} there: nothing was removed`);
-    expect(which.stderr).toContain(`hint: yours: nudge session unpublish ${forkId} · the other one (not published from here): nudge session unpublish ${rec.id} --force`);
-    // The start of an id will do, as the help's example has it.
+    const mineNow = JSON.parse((await runNudge(["session", "list", "--remote", "--json"], { cwd: ana, env: rec.env })).stdout) as Array<{ id: string; here: string }>;
+    expect(mineNow.filter((r) => r.here === "yours").map((r) => r.id).sort()).toEqual([rec.id, forkId].sort());
     const fork = await runNudge(["session", "unpublish", forkId.slice(0, 4)], { cwd: ana, env: rec.env });
-    expect(fork.exitCode, fork.stderr).toBe(0);
     expect(fork.stdout).toBe(`removed published session ${forkId} from origin`);
-    const gone = await runNudge(["session", "unpublish", rec.id, "--force"], { cwd: ana, env: rec.env });
+    const gone = await runNudge(["session", "unpublish", rec.id], { cwd: ana, env: rec.env });
     expect(gone.exitCode, gone.stderr).toBe(0);
+    expect(gone.stdout).toBe(`removed published session ${rec.id} from origin`);
     expect(await git(bare, "for-each-ref", "--format=%(refname)", "refs/nudge")).toBe("");
   }, 120_000);
 });

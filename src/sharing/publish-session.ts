@@ -223,7 +223,7 @@ function importedFrom(session: StoredSession): PublishFacts["imported"] {
   const origin = session.manifest.origin;
   if (!origin) return null;
   const asOf = Date.parse(origin.exportedAt);
-  return { id: origin.sourceId, turns: session.manifest.turns.filter((t) => t.n > 0 && t.endedAt !== null && Date.parse(t.endedAt) <= asOf).length };
+  return { id: origin.sourceId, turns: session.manifest.turns.filter((t) => t.n > 0 && Date.parse(t.endedAt) <= asOf).length };
 }
 
 /** The commits of the code an export needs from the importing clone: its bundle's prerequisites and the base commit, unless carried. */

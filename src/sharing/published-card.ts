@@ -63,14 +63,19 @@ export function dataRef(id: string): string {
   return `${PUBLISHED_PREFIX}${id}/data`;
 }
 
-/** A pin of a commit the publication builds on (see the layout above). */
+/** Where the pins of a publication's code live (see the layout above). */
+export function basePrefix(id: string): string {
+  return `${PUBLISHED_PREFIX}${id}/base/`;
+}
+
+/** A pin of a commit the publication builds on. */
 export function baseRef(id: string, commit: string): string {
-  return `${PUBLISHED_PREFIX}${id}/base/${commit}`;
+  return `${basePrefix(id)}${commit}`;
 }
 
 /** The pins of one publication, as ls-remote lists them: the commit each names (and holds). */
 export function basePins(id: string, refs: Map<string, string>): string[] {
-  const prefix = `${PUBLISHED_PREFIX}${id}/base/`;
+  const prefix = basePrefix(id);
   return [...refs].filter(([ref, commit]) => ref.startsWith(prefix) && ref.slice(prefix.length) === commit && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)).map(([, commit]) => commit);
 }
 

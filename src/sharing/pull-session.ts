@@ -13,7 +13,7 @@ import * as remoteGit from "../snapshot/git-remote.js";
 import { importSession, type ImportOptions, type ImportResult } from "./import-session.js";
 import { DEFAULT_LIMITS, formatBytes } from "./limits.js";
 import * as git from "../snapshot/git.js";
-import { EXPORT_FILE, PUBLISHED_ID, PUBLISHED_PREFIX, baseRef, basePins, dataRef } from "./published-card.js";
+import { EXPORT_FILE, PUBLISHED_ID, basePrefix, baseRef, basePins, dataRef } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
 import { exportPrerequisites } from "./publish-export.js";
 import { fetchedCards, fetchedRef, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
@@ -65,7 +65,7 @@ const MAX_PINS = 16;
 async function fetchPinnedBase(store: Store, remote: Remote, id: string, tar: string): Promise<void> {
   const needed = await exportPrerequisites(tar);
   if (needed.length === 0) return;
-  const pinned = new Set(basePins(id, await remoteGit.lsRemote(await syncRepo(store), remote.fetchUrl, `${PUBLISHED_PREFIX}${id}/base/`)));
+  const pinned = new Set(basePins(id, await remoteGit.lsRemote(await syncRepo(store), remote.fetchUrl, basePrefix(id))));
   const present = await Promise.all(needed.map((c) => git.objectExists(store.repoRoot, `${c}^{commit}`)));
   const missing = needed.filter((c, i) => !present[i] && pinned.has(c)).slice(0, MAX_PINS);
   await remoteGit.fetchPinnedObjects(store.repoRoot, remote.fetchUrl, missing.map((c) => baseRef(id, c)));

@@ -6,7 +6,7 @@
 import { UserError } from "../errors.js";
 import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
-import { cardRef, dataRef, PUBLISHED_ID } from "./published-card.js";
+import { basePrefix, cardRef, dataRef, PUBLISHED_ID } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
 import { fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 
@@ -55,7 +55,7 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
       ...(data ? [{ commit: null, ref: dataRef(id), expect: data }] : []),
       ...(card ? [{ commit: null, ref: cardRef(id), expect: card }] : []),
       // The pins of the code it built on go with it (the branches that hold that code keep it).
-      ...[...refs].filter(([ref]) => ref.startsWith(`refs/nudge/published/${id}/base/`)).map(([ref, commit]) => ({ commit: null, ref, expect: commit })),
+      ...[...refs].filter(([ref]) => ref.startsWith(basePrefix(id))).map(([ref, commit]) => ({ commit: null, ref, expect: commit })),
     ]);
     if (!pushed.ok) throw new UserError(`the remote refused to remove ${id} (${pushed.rejected.map((r) => r.why).join("; ")}): it changed meanwhile`, "fetch and look again: nudge session fetch && nudge session list --remote");
     const pulled = (await pairs(repo, pulledPrefix(remote))).filter((p) => p.a === id);

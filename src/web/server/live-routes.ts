@@ -50,10 +50,16 @@ const AnswerBody = z.object({
  * page still open on it must not send there what would land in the other unseen (QA).
  */
 async function driven(ctx: Ctx) {
+  const { id, d } = await lookUp(ctx);
+  if (!d) throw new HttpError(404, `session ${id} is not driven from this page`, "continue it with the Continue button (or nudge claude run -r in a terminal)");
+  return { id, d };
+}
+
+/** The session's whole id, and what drives it here if anything does (one gone on in another is a 409). */
+async function lookUp(ctx: Ctx) {
   const id = await resolveId(ctx.app.store, ctx.params.id!);
   const d = ctx.app.live.get(id);
-  if (!d) throw new HttpError(404, `session ${id} is not driven from this page`, "continue it with the Continue button (or nudge claude run -r in a terminal)");
-  const now = d.conversation?.sessionId;
+  const now = d?.conversation?.sessionId;
   if (now && now !== id) throw new HttpError(409, `session ${id} went on in session ${now}`, `send it there: open /s/${now}`, { sessionId: now });
   return { id, d };
 }
@@ -80,10 +86,8 @@ export const LIVE_ROUTES: Route[] = [
     if (state) return sendJson(ctx.res, 200, state);
     // A session of the store this server does not drive is the usual case for a page that shows
     // one: "none" is an answer, not an error (a 404 put a red line in the browser's console, QA).
-    const full = await resolveId(ctx.app.store, ctx.params.id!);
-    if (!ctx.app.live.get(full)) return sendJson(ctx.res, 200, null);
-    await driven(ctx);
-    sendJson(ctx.res, 200, ctx.app.live.stateOf(full));
+    const { id: full, d } = await lookUp(ctx);
+    sendJson(ctx.res, 200, d ? ctx.app.live.stateOf(full) : null);
   }),
   post("/api/live/:id/prompt", async (ctx) => {
     const { d } = await driven(ctx);

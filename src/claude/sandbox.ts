@@ -8,7 +8,6 @@
 import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execa } from "execa";
 import { UserError } from "../errors.js";
 import type { ClaudeLaunch } from "./claude-process.js";
 
@@ -41,6 +40,8 @@ export async function prepareSandbox(o: { workTree: string; claudeConfigDir: str
   if (!o.env.CLAUDE_CONFIG_DIR && existsSync(dotJson)) writable.push(dotJson);
   const sandbox = { bwrap, workTree: path.resolve(o.workTree), writable: [...new Set(writable.map((p) => path.resolve(p)))], readOnly: await gitControl(o.workTree) };
   // bwrap needs user namespaces (or setuid); a container may refuse them: say so now, not as a dead claude.
+  // execa is loaded here, not at start-up: only --sandbox needs it.
+  const { execa } = await import("execa");
   const probe = await execa(bwrap, [...bwrapArgs(sandbox, o.workTree), "true"], { reject: false, stdin: "ignore", all: true, timeout: 10_000 });
   if (probe.exitCode !== 0) {
     const why = String(probe.all ?? "").trim().split("\n").at(-1) ?? "";

@@ -7,13 +7,20 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
-import { NO_RULES, parseRules, type RuleSet } from "./parse-rules.js";
+import type { RuleSet } from "./parse-rules.js";
 
 export const RULES_DIR = ".nudge";
 const NAMES = ["rules.yaml", "rules.yml"];
 const OTHER_FORMATS = ["rules.json", "rules.toml", "rules.jsonc"];
 
-/** The rules of the repository at `repoRoot`; NO_RULES when it has no rules file. */
+/** No rules file: nothing is decided by rules. */
+export const NO_RULES: RuleSet = { file: null, rules: [] };
+
+/**
+ * The rules of the repository at `repoRoot`; NO_RULES when it has no rules file. The parser
+ * (yaml, re2js) is loaded only when there is a file to parse: most repositories have none, and
+ * loading it cost `claude run` ~50 ms of its start-up.
+ */
 export async function loadRules(repoRoot: string): Promise<RuleSet> {
   const present = async (name: string) => (await isFile(path.join(repoRoot, RULES_DIR, name))) ? `${RULES_DIR}/${name}` : null;
   const found = (await Promise.all(NAMES.map(present))).filter((f) => f !== null);
@@ -25,6 +32,7 @@ export async function loadRules(repoRoot: string): Promise<RuleSet> {
     return NO_RULES;
   }
   const text = await fs.readFile(path.join(repoRoot, file), "utf8");
+  const { parseRules } = await import("./parse-rules.js");
   return parseRules(text, file);
 }
 

@@ -32,7 +32,6 @@ export interface RuleSet {
   rules: Rule[];
 }
 
-export const NO_RULES: RuleSet = { file: null, rules: [] };
 
 /** Built-in tool names, to catch `bash` for `Bash`; any other name (an MCP tool) is taken as written. */
 const KNOWN_TOOLS = ["Agent", "AskUserQuestion", "Bash", "Edit", "ExitPlanMode", "Glob", "Grep", "MultiEdit", "NotebookEdit", "Read", "Task", "TodoWrite", "WebFetch", "WebSearch", "Write"];

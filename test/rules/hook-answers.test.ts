@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { answerHook, CALLBACK_IDS, hookRegistration, postToolUseOutput, preToolUseOutput, toolMatcher } from "../../src/rules/hook-answers.js";
 import { evaluate } from "../../src/rules/evaluate.js";
 import { describeRecord } from "../../src/rules/decision-record.js";
-import { NO_RULES, parseRules } from "../../src/rules/parse-rules.js";
+import { NO_RULES } from "../../src/rules/load-rules.js";
+import { parseRules } from "../../src/rules/parse-rules.js";
 
 const ROOT = "/home/ana/app";
 const RULES = parseRules(

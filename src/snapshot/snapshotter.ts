@@ -70,12 +70,13 @@ export interface Patch extends PatchStats {
  */
 export async function patchBetween(root: string, from: string, to: string): Promise<Patch> {
   if (from === to) return { bytes: Buffer.alloc(0), sha256: sha256(Buffer.alloc(0)), nowIgnored: [], ...patchStats(Buffer.alloc(0)) };
-  const [bytes, changes] = await Promise.all([git.diffTrees(root, from, to), git.changedPaths(root, from, to)]);
+  const { patch: bytes, changes } = await git.patchAndChanges(root, from, to);
   // A file gone from the snapshot but still on disk was not deleted: an ignore rule took it out.
-  const gone = changes.filter((c) => c.status === "D" && !git.isSubmodule(c));
+  // (A rename's old path is gone from the snapshot too.)
+  const gone = changes.flatMap((c) => (c.oldMode === "160000" ? [] : c.status === "D" ? [c.path] : c.status === "R" ? [c.oldPath!] : [])).sort();
   const nowIgnored: string[] = [];
-  for (const change of gone) {
-    if (await fs.lstat(git.pathOnDisk(root, change.path)).then(() => true, () => false)) nowIgnored.push(git.displayPath(change.path));
+  for (const file of gone) {
+    if (await fs.lstat(git.pathOnDisk(root, file)).then(() => true, () => false)) nowIgnored.push(git.displayPath(file));
   }
   return { bytes, sha256: sha256(bytes), nowIgnored, ...patchStats(bytes) };
 }

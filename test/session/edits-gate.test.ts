@@ -105,6 +105,10 @@ describe("a typed prompt and the user's edits", () => {
     expect(pending.find((r) => r.type === "begin" && r.n === 2)).toMatchObject({ editsPending: true });
     expect(pending.some((r) => r.type === "edits" && r.n === 2)).toBe(false);
 
+    // claude outlives its nudge, its Write waiting on a hook nobody can answer now: it never runs.
+    await until("claude's Write requested", async () => (api!.mainLoopRequests().length >= 2 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(existsSync(path.join(repo, "claude.txt"))).toBe(false);
     api.push({ text: "three" });
     const { NUDGE_FAULT: _, ...calm } = env;
     const again = await runClaude(repo, ["-c", "third"], calm);
@@ -113,5 +117,6 @@ describe("a typed prompt and the user's edits", () => {
     const turn2 = readManifestFile(dir).turns.find((t) => t.n === 2)!;
     expect(turn2.edits).toBeNull();
     expect(readFileSync(path.join(dir, turn2.patch.file), "utf8")).toContain("user.txt");
+    expect(existsSync(path.join(repo, "claude.txt"))).toBe(false);
   }, 90_000);
 });

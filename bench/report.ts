@@ -18,6 +18,7 @@ import type { WebBenchResult } from "./web-bench.js";
 import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
 import type { ManySessionsResult } from "./many-sessions.js";
 import type { SearchBenchResult } from "./search-bench.js";
+import type { TypedResult } from "./typed-prompt.js";
 import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
 
 export interface BenchResults {
@@ -26,6 +27,7 @@ export interface BenchResults {
   started: number;
   loadBefore: number[];
   between: Map<number, BetweenResult>;
+  typed: Map<number, TypedResult>;
   binaries: BetweenResult | null;
   profile: (BetweenProfile & { files: number }) | null;
   /** By `${files}-${change}`. */
@@ -61,7 +63,10 @@ export function report(r: BenchResults): string[] {
   if (r.between.size) {
     say("Between turns: from claude's `result` line to the next prompt reaching claude, through `nudge claude run` (prompts queued on stdin) driving a stand-in claude; each turn edits one file, adds one, and adds ~40 KB to claude's transcript.");
   }
-  if (r.between.size || r.rewinds.size) sizeTable(r, say);
+  if (r.typed.size) {
+    say("Typed prompt: the user edits a file (one changed, one added) and types a prompt after the last turn's end line; from Enter to the prompt reaching the stand-in claude, whose Edit then waits for nudge's capture of those edits (a PreToolUse hook, as the real claude calls it).");
+  }
+  if (r.between.size || r.rewinds.size || r.typed.size) sizeTable(r, say);
   say("");
   say("| | measured | goal |");
   say("|---|---:|---|");
@@ -104,6 +109,26 @@ function sizeTable(r: BenchResults, say: (line?: string) => void): void {
     );
     const bin = r.binaries;
     if (bin) row("same as the first row, with 90 MB of untracked binaries", (f) => (f === 10_000 ? `${fmtRatio(bin.ratio)} (${fmtMs(bin.betweenMs)} / ${fmtMs(bin.statusMs)}, n=${bin.runs})` : ""), "as without them");
+  }
+  if (r.typed.size) {
+    row(
+      "typed prompt → claude (the user's edits captured beside it) ÷ `git status --porcelain -uall`",
+      (f) => {
+        const t = r.typed.get(f);
+        if (!t) return "";
+        const goal = f === 1_000 ? ` ${mark(t.typedMs <= 50)}` : f >= 10_000 ? ` ${mark(t.ratio <= 0.5)}` : "";
+        return `${fmtRatio(t.ratio)}${goal} (${fmtMs(t.typedMs)} / ${fmtMs(t.statusMs)}, n=${t.runs})`;
+      },
+      "≤ 50 ms at 1k; ≤ 0.5× at 10k and 100k",
+    );
+    row(
+      "typed prompt → claude's first tool allowed (after the edits' capture) ÷ `git status --porcelain -uall`",
+      (f) => {
+        const t = r.typed.get(f);
+        return t ? `${fmtRatio(t.toolMs / t.statusMs)} (${fmtMs(t.toolMs)} / ${fmtMs(t.statusMs)}, n=${t.runs})` : "";
+      },
+      "(claude's own API round trip hides it)",
+    );
   }
   if (r.rewinds.size) {
     // The goal: ≤ 1.5× checkout at 100k; at 10k, node's own start may come on top of that.

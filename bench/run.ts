@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, rewind, long, storage, start, recorder, render, export, import, web, page, sessions, search, sync
+ *   npm run bench -- --only=between,start  some sections: between, typed, rewind, long, storage, start, recorder, render, export, import, web, page, sessions, search, sync
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -28,10 +28,11 @@ import { generateRepo, scratchRoot } from "./repo.js";
 import { report, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { searchBench } from "./search-bench.js";
+import { typedPrompt, type TypedResult } from "./typed-prompt.js";
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "rewind", "long", "storage", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
+const SECTIONS = ["between", "typed", "rewind", "long", "storage", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -53,6 +54,7 @@ const results: BenchResults = {
   started: Date.now(),
   loadBefore: os.loadavg(),
   between: new Map<number, BetweenResult>(),
+  typed: new Map<number, TypedResult>(),
   binaries: null,
   profile: null,
   rewinds: new Map<string, RewindResult>(),
@@ -80,6 +82,9 @@ try {
     const largest = results.between.get(fileCounts.at(-1)!)!;
     progress(`profile: one traced, CPU-profiled session at ${largest.shape.files.toLocaleString("en")} files`);
     results.profile = { files: largest.shape.files, ...(await profileBetweenTurns(largest.repo, 3)) };
+  }
+  if (wanted("typed")) {
+    for (const files of fileCounts) results.typed.set(files, await typedPrompt({ files }, files > 50_000 ? 8 : 12));
   }
   if (wanted("rewind")) {
     // Their repositories are kept under /tmp between runs (rewind.ts): 100k files take minutes to make.

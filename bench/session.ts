@@ -26,7 +26,8 @@ export type StandInRecord =
   | { type: "prompt"; k: number; t: string; wall: number }
   | { type: "result"; k: number; t: string; wall: number }
   | { type: "status"; k: number; order: "before" | "after"; ms: number }
-  | { type: "flood"; k: number; bytes: number; ns: string };
+  | { type: "flood"; k: number; bytes: number; ns: string }
+  | { type: "allowed"; k: number; t: string };
 
 export interface SessionRun {
   id: string;

@@ -16,6 +16,11 @@
  * takes it; `pings:<count>:<ms>:<loadKB>` writes assistant lines carrying the time they were
  * written (`ping <i> <ns>`), every <ms>, each followed by a <loadKB> tool result (0: none).
  *
+ * Hooks, as claude keeps them: the PreToolUse hooks an `initialize` request registers are called
+ * (a `hook_callback` control request) before the turn's Edit is applied, and the Edit waits for
+ * nudge's answer, as claude's tools do (nudge's edits gate holds them while it captures the user's
+ * edits). The moment the answer arrives is recorded (`allowed`).
+ *
  * Environment: BENCH_LOG (required), BENCH_SESSIONS (nudge's sessions folder: wait until the
  * previous turn is saved before acting, as a real turn's seconds of thinking would),
  * BENCH_TRANSCRIPT_BYTES.
@@ -63,6 +68,26 @@ const anchor = (() => {
 })();
 const wall = () => anchor.ms + Number(process.hrtime.bigint() - anchor.hr) / 1e6;
 const write = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+
+/** PreToolUse hooks registered by nudge's `initialize`: [matcher regex, callback ids]. */
+let preToolUse = [];
+/** Control requests this stand-in sent and waits on, by request id. */
+const waiting = new Map();
+let requestSeq = 0;
+
+/** Call the PreToolUse hooks matching `tool`, as claude does (together), and wait for every answer. */
+async function preToolHooks(tool, input) {
+  const ids = preToolUse.filter(([matcher]) => new RegExp(matcher).test(tool)).flatMap(([, ids]) => ids);
+  const toolUseId = `toolu_bench_${requestSeq}`;
+  await Promise.all(
+    ids.map((callbackId) => {
+      const requestId = `hook_${++requestSeq}`;
+      const answered = new Promise((resolve) => waiting.set(requestId, resolve));
+      write({ type: "control_request", request_id: requestId, request: { subtype: "hook_callback", callback_id: callbackId, input: { hook_event_name: "PreToolUse", session_id: sessionId, cwd, tool_name: tool, tool_input: input, tool_use_id: toolUseId } } });
+      return answered;
+    }),
+  );
+}
 
 let cost = 0;
 let turnsDone = 0;
@@ -213,7 +238,10 @@ async function turn(k, prompt) {
       if (loadKB > 0) toolResult(loadKB * 1024);
     }
   } else {
-    assistant([{ type: "tool_use", id: "toolu_bench", name: "Edit", input: { file_path: path.join(cwd, "src/m0/d0/f0.ts"), old_string: "a", new_string: "b" } }]);
+    const input = { file_path: path.join(cwd, "src/m0/d0/f0.ts"), old_string: "a", new_string: "b" };
+    assistant([{ type: "tool_use", id: "toolu_bench", name: "Edit", input }]);
+    await preToolHooks("Edit", input);
+    records.push({ type: "allowed", k, t: String(now()) });
     applyTurnChange(cwd, Number(n), kind);
     write({ type: "user", message: { role: "user", content: [{ tool_use_id: "toolu_bench", type: "tool_result", content: "The file has been updated successfully." }] }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() });
   }
@@ -248,7 +276,12 @@ process.stdin.on("data", (chunk) => {
     if (!line.trim()) continue;
     const message = JSON.parse(line);
     if (message.type === "control_request") {
+      if (message.request?.subtype === "initialize") preToolUse = (message.request.hooks?.PreToolUse ?? []).map((h) => [h.matcher, h.hookCallbackIds]);
       write({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: {} } });
+    } else if (message.type === "control_response") {
+      const id = message.response?.request_id;
+      waiting.get(id)?.();
+      waiting.delete(id);
     } else if (message.type === "user") {
       const k = ++prompts;
       records.push({ type: "prompt", k, t: String(t), wall: w });

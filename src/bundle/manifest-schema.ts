@@ -190,6 +190,15 @@ function buildJournalSchemas() {
     fromInput: z.optional(count),
     /** The edits found in the work tree before the prompt, captured as a tree (the turn record completes them). */
     editsTree: z.optional(z.nullable(sha)),
+    /** The edits are being captured while the prompt goes to claude: an `edits` record follows with their tree. */
+    editsPending: described(z.optional(z.literal(true)), "the user's edits are captured while the prompt goes; their tree follows in an `edits` record, written before any tool of claude's may run"),
+  });
+
+  /** The user's edits before a turn, captured while its prompt went to claude (see `editsPending`). */
+  const EditsRecordSchema = z.object({
+    type: z.literal("edits"),
+    n: positive,
+    tree: described(z.nullable(sha), "the work tree as the user left it before the prompt; null: unchanged since the last capture"),
   });
 
   /** A turn's code captured (the critical moment): the rest of its record can be written later, or by a recovery. */
@@ -205,12 +214,12 @@ function buildJournalSchemas() {
 
   const TurnRecordSchema = z.extend(TurnSchema, { type: z.literal("turn") });
 
-  const JournalRecordSchema = z.discriminatedUnion("type", [BeginRecordSchema, EndedRecordSchema, TurnRecordSchema]);
+  const JournalRecordSchema = z.discriminatedUnion("type", [BeginRecordSchema, EditsRecordSchema, EndedRecordSchema, TurnRecordSchema]);
 
   /** The turn in flight as the rest of nudge sees it (from the journal's last unsaved `begin`). */
   const PendingTurnSchema = z.extend(z.omit(BeginRecordSchema, { type: true }), { ended: z.nullable(z.omit(EndedRecordSchema, { type: true })) });
 
-  return { SnapshotSchema, PatchSchema, ResultSchema, TurnStatusSchema, TurnSchema, BeginRecordSchema, EndedRecordSchema, TurnRecordSchema, JournalRecordSchema, PendingTurnSchema };
+  return { SnapshotSchema, PatchSchema, ResultSchema, TurnStatusSchema, TurnSchema, BeginRecordSchema, EditsRecordSchema, EndedRecordSchema, TurnRecordSchema, JournalRecordSchema, PendingTurnSchema };
 }
 
 export type ManifestHeader = z.infer<typeof ManifestHeaderSchema>;
@@ -221,6 +230,7 @@ export type Snapshot = z.infer<JournalSchemas["SnapshotSchema"]>;
 export type PatchInfo = z.infer<JournalSchemas["PatchSchema"]>;
 export type BeginRecord = z.infer<JournalSchemas["BeginRecordSchema"]>;
 export type EndedRecord = z.infer<JournalSchemas["EndedRecordSchema"]>;
+export type EditsRecord = z.infer<JournalSchemas["EditsRecordSchema"]>;
 export type JournalRecord = z.infer<JournalSchemas["JournalRecordSchema"]>;
 export type PendingTurn = z.infer<JournalSchemas["PendingTurnSchema"]>;
 export type Summary = z.infer<typeof SummarySchema>;

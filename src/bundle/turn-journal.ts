@@ -92,6 +92,8 @@ function damaged(file: string, line: number, why: string): UserError {
 /**
  * The journal folded into what it says: the saved turns (the last record of a turn wins) and the
  * turns begun but not saved, in order, each with its `ended` record when its code was captured.
+ * An `edits` record completes its `begin` (the edits' tree, no longer pending); a begin still
+ * `editsPending` is one whose capture never finished.
  */
 export function foldJournal(records: JournalRecord[]): { turns: Turn[]; unsaved: PendingTurn[] } {
   const saved = new Map<number, Turn>();
@@ -104,6 +106,12 @@ export function foldJournal(records: JournalRecord[]): { turns: Turn[]; unsaved:
     } else if (record.type === "begin") {
       const { type: _, ...begin } = record;
       begun.set(begin.n, { ...begin, ended: null });
+    } else if (record.type === "edits") {
+      const begin = begun.get(record.n);
+      if (begin) {
+        const { editsPending: _, ...rest } = begin;
+        begun.set(record.n, { ...rest, editsTree: record.tree });
+      }
     } else {
       const { type: _, ...end } = record;
       ended.set(end.n, end);

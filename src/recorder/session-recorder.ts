@@ -20,7 +20,7 @@ import { TurnJournal } from "../bundle/turn-journal.js";
 import { lineText, parseEventLine, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
 import { InternalError, UserError, errorMessage, inContext } from "../errors.js";
-import { faultPoint } from "../fault-injection.js";
+import { faultPause, faultPoint } from "../fault-injection.js";
 import { pathExists } from "../file-exists.js";
 import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
@@ -56,6 +56,8 @@ interface OpenTurn {
   follower: TurnFollower;
   /** The tree the turn started from: the previous turn's (perhaps still being written), or the user's edits before it. */
   baseTree: Promise<string>;
+  /** The user's edits before it, captured while its prompt went (null: none, or not captured). */
+  edits: Promise<string | null>;
   ended: Deferred<TurnEnd>;
   saved: Deferred<Turn>;
   result: TurnResult | null;
@@ -76,6 +78,8 @@ export interface TurnHandle {
   ended: Promise<TurnEnd>;
   /** The turn's whole record is written (its snapshot, patch, transcript copy). */
   saved: Promise<Turn>;
+  /** The user's edits before the prompt are captured and durable: their tree, or null when there were none. */
+  edits: Promise<string | null>;
 }
 
 export class SessionRecorder {
@@ -93,6 +97,11 @@ export class SessionRecorder {
   private lastCommit: string | null;
   /** Turns begun in this process or recovered: the next turn's number. */
   private nextN: number;
+  /**
+   * The capture of the user's edits running beside the turn's prompt: claude's tools wait for it
+   * (see edits-gate.ts), so nothing of claude's can be in it. Settled: nothing to wait for.
+   */
+  private editsCapture: Promise<boolean> = Promise.resolve(true);
   /** The first save that failed: no later turn is saved out of order after it. */
   private saveBlocked: Error | null = null;
   /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
@@ -193,8 +202,9 @@ export class SessionRecorder {
   }
 
   /**
-   * Has the work tree changed since the last capture (the user's edits between turns, a rewind, an
-   * undo)? Returns the new tree, which the next turn records as "your edits", or null.
+   * Has the work tree changed since the last capture (edits between runs, a rewind, an undo)?
+   * Returns the new tree, or null. A turn captures the user's edits itself, beside its prompt
+   * (`beginTurn`).
    */
   async captureEdits(): Promise<string | null> {
     const previous = await this.latestTree;
@@ -206,9 +216,10 @@ export class SessionRecorder {
 
   /**
    * Open a turn. Its prompt is made durable before claude sees it, so no crash can lose it.
-   * `editsTree`: the user's edits found just before (from `captureEdits`).
+   * `captureEdits`: what the user changed since the last capture is captured now, while the prompt
+   * goes to claude (the handle's `edits`); claude's tools are held until it is durable (`editsSettled`).
    */
-  beginTurn(prompt: string, editsTree: string | null = null): TurnHandle {
+  beginTurn(prompt: string, o: { captureEdits?: boolean } = {}): TurnHandle {
     if (this.open) throw new InternalError("a turn is already in progress");
     const position = this.log.position;
     const begin: PendingTurn = {
@@ -218,20 +229,58 @@ export class SessionRecorder {
       fromLine: position.line,
       fromByte: position.byte,
       fromInput: this.input.lineCount,
-      editsTree,
+      editsTree: null,
+      ...(o.captureEdits ? { editsPending: true as const } : {}),
       ended: null,
     };
     const { ended: _, ...record } = begin;
     this.journal.append({ type: "begin", ...record });
     this.nextN++;
-    if (editsTree) this.latestTree = Promise.resolve(editsTree);
-    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, ended: deferred(), saved: deferred(), result: null };
+    const edits = o.captureEdits ? this.captureEditsBeside(begin.n) : Promise.resolve(null);
+    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, edits, ended: deferred(), saved: deferred(), result: null };
     this.open = open;
-    // A caller may await only one of the two; a failure must still never go unhandled.
+    // The turn cannot end well without its edits: a capture that failed fails the turn.
+    edits.catch((error: unknown) => open.ended.reject(asError(error)));
+    // A caller may await only one of these; a failure must still never go unhandled.
     const ended = open.ended.promise;
     ended.catch(() => undefined);
     open.saved.promise.catch(() => undefined);
-    return { n: begin.n, ended, saved: open.saved.promise };
+    edits.catch(() => undefined);
+    return { n: begin.n, ended, saved: open.saved.promise, edits };
+  }
+
+  /**
+   * The user's edits before turn `n`, captured beside its prompt. Its place in the chain of
+   * captures is taken now: it stages after the previous turn's tree is written, and the turn's own
+   * end capture (and the next turn's base) waits for it. Its `edits` record is durable before it
+   * settles, which is what lets claude's first tool run.
+   */
+  private captureEditsBeside(n: number): Promise<string | null> {
+    const previous = this.latestTree;
+    const edits = (async () => {
+      const before = await previous;
+      await faultPause("edits-capture");
+      const capture = await this.index.capture();
+      this.warnUnreadable(capture.unreadable);
+      const tree = capture.tree === before ? null : capture.tree;
+      this.journal.append({ type: "edits", n, tree });
+      return tree;
+    })();
+    this.editsCapture = edits.then(
+      () => true,
+      () => false,
+    );
+    this.latestTree = edits.then(async (tree) => tree ?? (await previous));
+    this.latestTree.catch(() => undefined);
+    return edits;
+  }
+
+  /**
+   * Resolves once no capture of the user's edits is running: true when the last one was recorded,
+   * false when it failed (then nothing of claude's should run, the turn fails).
+   */
+  editsSettled(): Promise<boolean> {
+    return this.editsCapture;
   }
 
   markInterruptRequested(): void {
@@ -393,7 +442,7 @@ export class SessionRecorder {
         // Let the next prompt go to claude first: the save's git processes start behind it.
         await new Promise((r) => setImmediate(r));
         const turn = await saveTurn(this.saveContext(), {
-          begin: open.begin,
+          begin: { ...open.begin, editsTree: await open.edits },
           follower: open.follower,
           baseTree: await open.baseTree,
           tree: await tree,
@@ -478,6 +527,10 @@ export class SessionRecorder {
     const follower = new TurnFollower();
     const lines = splitLines(readFileSync(this.files.conversation)).slice(pending.fromLine, toLine);
     for (const line of lines) follower.observe(toStreamEvent(parseLine(line), ""));
+    // A capture of the user's edits that never finished: claude's tools were held waiting for it,
+    // but when the user's edits ended and what changed after nudge stopped can no longer be told
+    // apart, so they fold into the turn (its changes hold the user's edits too; README).
+    if (pending.editsPending) this.warn(`turn ${pending.n}: nudge stopped before it had recorded your edits from before the prompt; they are recorded with the turn's changes`);
     const baseTree = pending.editsTree ?? (await this.latestTree);
     const tree = (pending.ended && (pending.ended.tree ?? (await this.treeLeftInIndex()))) ?? (await this.index.capture()).tree;
     const turn = await saveTurn(this.saveContext(), {

@@ -85,9 +85,12 @@ export class ClaudeLink {
     return this.stderrTail.trim();
   }
 
-  /** Send one prompt as its own turn (`editsTree`: the user's edits found just before it). */
-  /** `sent`: what claude gets, when it is more than the user's prompt (a note from nudge in front of it). */
-  async startTurn(prompt: string, editsTree: string | null, sent: string | readonly object[] = prompt): Promise<TurnHandle> {
+  /**
+   * Send one prompt as its own turn. `captureEdits`: record what the user changed since the last
+   * capture, beside the prompt (claude's tools wait for it: edits-gate.ts). `sent`: what claude
+   * gets, when it is more than the user's prompt (a note from nudge in front of it).
+   */
+  async startTurn(prompt: string, captureEdits: boolean, sent: string | readonly object[] = prompt): Promise<TurnHandle> {
     let process = await this.ensureProcess();
     // A claude that died while it was starting (before any turn was open to be ended by its exit):
     // start another, once; a second one dying the same way is reported like any dead claude.
@@ -96,7 +99,7 @@ export class ClaudeLink {
       process = await this.ensureProcess();
     }
     this.interrupts = 0;
-    const handle = this.o.recorder.beginTurn(prompt, editsTree);
+    const handle = this.o.recorder.beginTurn(prompt, { captureEdits });
     // The prompt is recorded either way; one claude can no longer take ends its turn as incomplete.
     if (this.recordingFailure || process.gone) void this.o.recorder.processExited().catch(() => undefined);
     else this.guard(process, () => process.sendPrompt(sent));
@@ -119,7 +122,7 @@ export class ClaudeLink {
     const saved = failFirst(handle.saved);
     ended.catch(() => undefined);
     saved.catch(() => undefined);
-    return { n: handle.n, ended, saved };
+    return { n: handle.n, ended, saved, edits: handle.edits };
   }
 
   private recordingError(): UserError {

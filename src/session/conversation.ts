@@ -156,15 +156,23 @@ export class Conversation {
       if (this.permissionMode && link.permissionMode !== this.permissionMode) link.setPermissionMode(this.permissionMode);
       this.watch(link);
       this.failure = { text: "", status: null };
-      // What the user changed since the last capture is theirs, recorded before claude's turn. A
+      // What the user changed since the last capture is theirs, recorded apart from claude's turn:
+      // captured while the prompt goes, claude's tools held until it is done (edits-gate.ts). A
       // prompt that was already waiting when the last turn ended follows it directly: nothing can
       // have been edited in between that the turn's own capture did not see.
-      const edits = queued && !first ? null : await link.recorder.captureEdits();
-      if (edits && !first) frontend.say("✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn");
+      const captureEdits = !(queued && !first);
+      const sayEdits = !first;
       first = false;
       const sentText = note ? `${note}\n\n${text}` : text;
       if (images.length > 0) frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
-      const handle = await link.startTurn(text, edits, images.length > 0 ? promptContent(sentText, images) : sentText);
+      const handle = await link.startTurn(text, captureEdits, images.length > 0 ? promptContent(sentText, images) : sentText);
+      if (captureEdits && sayEdits) {
+        // A failed capture fails the turn itself (its `ended`): reported there.
+        handle.edits.then(
+          (edits) => edits && this.inOrder(() => frontend.say("✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn")),
+          () => undefined,
+        );
+      }
       note = null;
       frontend.working?.(true);
       const ended = await handle.ended.finally(() => frontend.working?.(false));

@@ -27,6 +27,7 @@ import { ClaudeLink } from "./claude-link.js";
 import { ControlHandler, type ToolGuard } from "./control-handler.js";
 import { recoverCrashedIn } from "./crash-recovery.js";
 import { Conversation } from "./conversation.js";
+import { withEditsGate } from "./edits-gate.js";
 import type { Frontend } from "./frontend.js";
 import { chooseSession, createSession, privateIndexFile, sweepAbandonedSessions, type OpenedSession, type SessionChoice } from "./open-session.js";
 
@@ -192,7 +193,7 @@ class LiveRecording {
       claudeConfigDir: this.input.claudeConfigDir,
       sandbox: this.input.sandbox ?? null,
       recorder,
-      control: new ControlHandler({ asker: frontend.asker, guard: this.input.guard, cwd: runCwd, notice: (t) => frontend.warn(t), toolUse: (id) => link.toolUse(id) }),
+      control: new ControlHandler({ asker: frontend.asker, guard: withEditsGate(this.input.guard, () => recorder.editsSettled()), cwd: runCwd, notice: (t) => frontend.warn(t), toolUse: (id) => link.toolUse(id) }),
       onUnexpectedExit: (exit, stderr) => {
         const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.exitCode}`;
         frontend.error(`claude exited (${how})${stderr ? `: ${stderr.split("\n").at(-1)}` : ""}`, "everything so far is recorded; the next prompt resumes the conversation in a new claude process");
@@ -279,7 +280,7 @@ class LiveRecording {
         const last = recorder.manifest.turns.at(-1)!;
         const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
         await switchTo(async () => ({ ...(await forkBundle(store, source, last.n)), isNew: false }));
-        const compacting = await holder.link.startTurn(`/compact${instructions ? ` ${instructions}` : ""}`, null);
+        const compacting = await holder.link.startTurn(`/compact${instructions ? ` ${instructions}` : ""}`, false);
         const turn = await compacting.saved;
         frontend.turnEnded(turn);
         const fork = holder.link.recorder.manifest.id;

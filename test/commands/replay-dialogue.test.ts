@@ -70,9 +70,11 @@ describe("the bundle holds the dialogue", () => {
     merged.sort((a, b) => a.at - b.at || (a.from === b.from ? 0 : a.from === "nudge" ? -1 : 1));
     const dialogue: string[] = [];
     const asked = new Map<string, string>();
+    // nudge's own answers to its hooks (the edits gate holds every tool that can change files) are not the user's.
+    const hooks = new Set(merged.filter(({ json }) => json.type === "control_request" && json.request.subtype === "hook_callback").map(({ json }) => json.request_id as string));
     for (const { from, json } of merged) {
       if (from === "nudge" && json.type === "user") dialogue.push(`user: ${json.message.content}`);
-      if (from === "nudge" && json.type === "control_response") {
+      if (from === "nudge" && json.type === "control_response" && !hooks.has(json.response.request_id)) {
         const r = json.response.response;
         const tool = asked.get(json.response.request_id) ?? "(a request not asked before)";
         dialogue.push(`user answers ${tool}: ${r.behavior}${r.message ? ` (${r.message})` : ""}${r.updatedInput?.answers ? ` ${JSON.stringify(r.updatedInput.answers)}` : ""}`);

@@ -2,11 +2,17 @@
  * Named points where the crash-safety tests make nudge fail on purpose, through the environment:
  * `NUDGE_FAULT=<point>:<action>[@<n>]`, several separated by commas. Actions: `kill` (SIGKILL
  * this process, as the OOM killer would), `kill-group` (SIGKILL this process's whole group, as a
- * container stop would), `enospc` (the write fails as on a full disk). `@n` fires on the n-th
- * time the point is reached (default: the first). Unset, a point costs one Map lookup.
+ * container stop would), `enospc` (the write fails as on a full disk), and at an async point
+ * (`faultPointAsync`) `hold`: wait there, the event loop free, until the file named by
+ * `NUDGE_FAULT_RELEASE` exists (a save as slow as a test needs it, with no clock in the test; at
+ * most a minute). `@n` fires on the n-th time the point is reached (default: the first). Unset,
+ * a point costs one Map lookup.
  */
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+
 interface Fault {
-  action: "kill" | "kill-group" | "enospc";
+  action: "kill" | "kill-group" | "enospc" | "hold";
   at: number;
   hits: number;
 }
@@ -16,7 +22,7 @@ const faults = parse(process.env.NUDGE_FAULT);
 function parse(spec: string | undefined): Map<string, Fault> {
   const map = new Map<string, Fault>();
   for (const part of (spec ?? "").split(",").filter(Boolean)) {
-    const match = /^([a-z0-9-]+):(kill|kill-group|enospc)(?:@(\d+))?$/.exec(part.trim());
+    const match = /^([a-z0-9-]+):(kill|kill-group|enospc|hold)(?:@(\d+))?$/.exec(part.trim());
     if (match) map.set(match[1]!, { action: match[2] as Fault["action"], at: Number(match[3] ?? 1), hits: 0 });
   }
   return map;
@@ -24,9 +30,18 @@ function parse(spec: string | undefined): Map<string, Fault> {
 
 export function faultPoint(name: string): void {
   const fault = faults.get(name);
-  if (!fault || ++fault.hits !== fault.at) return;
+  if (!fault || fault.action === "hold" || ++fault.hits !== fault.at) return;
   if (fault.action === "enospc") {
     throw Object.assign(new Error(`ENOSPC: no space left on device (injected at ${name})`), { code: "ENOSPC", syscall: "write" });
   }
   process.kill(fault.action === "kill-group" ? 0 : process.pid, "SIGKILL");
+}
+
+/** A point on an async path: the actions of `faultPoint`, and `hold`. */
+export async function faultPointAsync(name: string): Promise<void> {
+  const fault = faults.get(name);
+  if (fault?.action !== "hold") return faultPoint(name);
+  if (++fault.hits !== fault.at) return;
+  const release = process.env.NUDGE_FAULT_RELEASE;
+  for (let waited = 0; release && waited < 60_000 && !existsSync(release); waited += 20) await sleep(20);
 }

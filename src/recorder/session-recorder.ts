@@ -2,7 +2,8 @@
  * Records one nudge session: tees claude's stdout (and what nudge writes to claude) into the
  * bundle, follows turns through the stream, and at each turn's end captures the code.
  *
- * A turn ends in two steps, so the next prompt never waits for bookkeeping:
+ * A turn ends in two steps, so the next prompt never waits for bookkeeping (and, before both,
+ * `finished`: how it ended, its time and cost, known from claude's result line alone):
  * 1. `ended`: the work tree is captured as a tree id and an `ended` record is made durable in
  *    the journal. From here the turn survives any crash, and the next prompt may go to claude.
  * 2. `saved`: the snapshot commit, the session ref, the patch, claude's transcript and the turn
@@ -56,6 +57,7 @@ interface OpenTurn {
   follower: TurnFollower;
   /** The tree the turn started from: the previous turn's (perhaps still being written), or the user's edits before it. */
   baseTree: Promise<string>;
+  finished: Deferred<FinishedTurn>;
   ended: Deferred<TurnEnd>;
   saved: Deferred<Turn>;
   result: TurnResult | null;
@@ -70,8 +72,16 @@ export interface TurnEnd {
   silent: boolean;
 }
 
+/**
+ * What is known the moment claude's result arrives (or claude is gone): enough for the end-of-turn
+ * line's outcome, time and cost, before any of the turn's code is captured.
+ */
+export type FinishedTurn = Pick<Turn, "n" | "status" | "result" | "startedAt" | "endedAt">;
+
 export interface TurnHandle {
   n: number;
+  /** claude's result is in (or claude is gone): the turn's outcome, time and cost. */
+  finished: Promise<FinishedTurn>;
   /** The code is captured and the turn is durable: the next prompt may be sent. */
   ended: Promise<TurnEnd>;
   /** The turn's whole record is written (its snapshot, patch, transcript copy). */
@@ -225,13 +235,13 @@ export class SessionRecorder {
     this.journal.append({ type: "begin", ...record });
     this.nextN++;
     if (editsTree) this.latestTree = Promise.resolve(editsTree);
-    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, ended: deferred(), saved: deferred(), result: null };
+    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, finished: deferred(), ended: deferred(), saved: deferred(), result: null };
     this.open = open;
-    // A caller may await only one of the two; a failure must still never go unhandled.
+    // A caller may await only some of them; a failure must still never go unhandled.
     const ended = open.ended.promise;
     ended.catch(() => undefined);
     open.saved.promise.catch(() => undefined);
-    return { n: begin.n, ended, saved: open.saved.promise };
+    return { n: begin.n, finished: open.finished.promise, ended, saved: open.saved.promise };
   }
 
   markInterruptRequested(): void {
@@ -348,6 +358,7 @@ export class SessionRecorder {
   private endTurn(open: OpenTurn): void {
     if (this.open !== open) return;
     this.open = null;
+    open.finished.resolve({ n: open.begin.n, status: open.follower.status, result: open.result, startedAt: open.begin.startedAt, endedAt: now() });
     const position = this.log.position;
     const inputLine = this.input.lineCount;
     const previous = this.latestTree;

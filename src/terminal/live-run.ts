@@ -139,7 +139,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       ui?.observe(event);
       retryCause.observe(event);
     },
-    turnEnded: (turn) => renderer.turnEnd(turn),
+    turnFinished: (turn) => renderer.turnFinished(turn),
+    turnSaved: (turn) => renderer.turnChanges(turn),
     working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
     say: (text) => say(errStyle.dim(text)),
     warn: (text) => say(errStyle.yellow(`! ${text}`)),

@@ -9,7 +9,7 @@ import type { CanUseToolRequest } from "../../claude/control-protocol.js";
 import type { Turn } from "../../bundle/manifest-schema.js";
 import type { Asker, PermissionContext, Question } from "../../session/ask.js";
 import { isSlashCommand } from "../../session/conversation.js";
-import type { Frontend, PromptSource } from "../../session/frontend.js";
+import type { FinishedTurn, Frontend, PromptSource } from "../../session/frontend.js";
 import type { StreamEvent } from "../../claude/stream-events.js";
 import { inertValue, visible } from "../../inert-text.js";
 import type { LiveState, Notice, PendingQuestion, QuestionReply } from "./live-types.js";
@@ -139,7 +139,12 @@ export class BrowserFrontend implements Frontend {
     }
   }
 
-  turnEnded(_turn: Turn): void {
+  /** claude's result is in: nothing to keep here; `working(false)`, which follows at once, tells the page the turn is over. */
+  turnFinished(_turn: FinishedTurn): void {
+    // the page reads the result line itself, from the recording
+  }
+
+  turnSaved(_turn: Turn): void {
     this.changed();
   }
 

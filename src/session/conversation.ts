@@ -170,12 +170,11 @@ export class Conversation {
       frontend.working?.(true);
       // The turn's outcome, time and cost are shown the moment claude's result is in, right under
       // the result's own lines; what it changed follows once it is saved (that needs the diff).
-      await handle.finished.then(
+      void handle.finished.then(
         (finished) => this.order.show(() => frontend.turnFinished(finished)),
         () => undefined, // not recorded: `ended` says why
       );
-      frontend.working?.(false);
-      const ended = await handle.ended;
+      const ended = await handle.ended.finally(() => frontend.working?.(false));
       if (this.saveFailure) throw this.saveFailure;
       if (this.stopping || frontend.prompts.hasQueued?.() !== true || ended.status !== "complete" || ended.isError || this.o.afterTurn) {
         const turn = await handle.saved;

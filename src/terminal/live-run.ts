@@ -139,7 +139,11 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       ui?.observe(event);
       retryCause.observe(event);
     },
-    turnFinished: (turn) => renderer.turnFinished(turn),
+    // claude is done: the status line goes with the end line, though the turn's code is still being captured.
+    turnFinished: (turn) => {
+      ui?.status.stop();
+      renderer.turnFinished(turn);
+    },
     turnSaved: (turn) => renderer.turnChanges(turn),
     working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
     say: (text) => say(errStyle.dim(text)),

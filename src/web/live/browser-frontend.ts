@@ -139,9 +139,14 @@ export class BrowserFrontend implements Frontend {
     }
   }
 
-  /** claude's result is in: nothing to keep here; `working(false)`, which follows at once, tells the page the turn is over. */
+  /**
+   * claude's result is in: the page's status line says so at once. The session stays busy (no
+   * prompt taken) until `working(false)`, once the turn's code is captured, as before.
+   */
   turnFinished(_turn: FinishedTurn): void {
-    // the page reads the result line itself, from the recording
+    if (!this.busy) return;
+    this.activity = "turn over, recording its changes";
+    this.changed();
   }
 
   turnSaved(_turn: Turn): void {

@@ -26,8 +26,12 @@ export interface BetweenResult {
   betweenMs: number;
   statusMs: number;
   ratio: number;
-  /** From claude's result to nudge printing that turn's end line (`● turn k · …`), median over the measured turns. */
+  /** From claude's result to nudge printing that turn's end line (`● turn k · outcome · time · cost`), median over the measured turns. */
   endLineMs: number;
+  /** From claude's result to the line under it that says what the turn changed (`⎿ turn k saved · …`, once the turn is saved). */
+  changesLineMs: number;
+  /** Turns both lines were timed on. */
+  endLineRuns: number;
   /** git processes nudge started between result and next prompt: median and range over the traced turns. */
   gitProcesses: { median: number; min: number; max: number; turns: number };
   /** What the untracked-cache check decided for this repository. */
@@ -46,17 +50,21 @@ export async function betweenTurns(shape: RepoShape, turns: number): Promise<Bet
   await runSession(repo, prompts(repo, 1, "small"));
   const untrackedCache = await untrackedCacheVerdict(repo);
   progress(`between turns, ${label}: ${WARM_UP_TURNS + turns} turns, git status timed on each (untracked cache: ${untrackedCache})`);
-  // When nudge printed each turn's end line, on stderr with its other notices (the stand-in's result
-  // moments are on the same monotonic clock).
+  // When nudge printed each turn's end line and its changes line, on stderr with its other notices
+  // (the stand-in's result moments are on the same monotonic clock).
   const endLines = new Map<number, bigint>();
+  const changesLines = new Map<number, bigint>();
   const onStderrLine = (line: string, at: bigint) => {
-    const k = /turn (\d+) · /.exec(line)?.[1];
-    if (k !== undefined && !endLines.has(Number(k))) endLines.set(Number(k), at);
+    const end = /● turn (\d+) · /.exec(line)?.[1];
+    if (end !== undefined && !endLines.has(Number(end))) endLines.set(Number(end), at);
+    const changes = /⎿ turn (\d+) saved · /.exec(line)?.[1];
+    if (changes !== undefined && !changesLines.has(Number(changes))) changesLines.set(Number(changes), at);
   };
   const session = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small", () => ["status"]), { onStderrLine });
   const between: number[] = [];
   const status: number[] = [];
   const endLine: number[] = [];
+  const changesLine: number[] = [];
   for (let k = WARM_UP_TURNS + 1; k <= WARM_UP_TURNS + turns; k++) {
     const b = session.between.get(k);
     const s = session.status.get(k);
@@ -64,13 +72,17 @@ export async function betweenTurns(shape: RepoShape, turns: number): Promise<Bet
     if (s !== undefined) status.push(s);
     const result = session.records.find((r) => r.type === "result" && r.k === k);
     const line = endLines.get(k);
-    if (result?.type === "result" && line !== undefined) endLine.push(Number(line - BigInt(result.t)) / 1e6);
+    const changes = changesLines.get(k);
+    if (result?.type === "result" && line !== undefined && changes !== undefined) {
+      endLine.push(Number(line - BigInt(result.t)) / 1e6);
+      changesLine.push(Number(changes - BigInt(result.t)) / 1e6);
+    }
   }
   progress(`between turns, ${label}: a traced session (GIT_TRACE2_EVENT) to count git processes`);
   const traced = await tracedSession(repo, 5);
   const betweenMs = median(between);
   const statusMs = median(status);
-  return { shape, repo, session, runs: between.length, betweenMs, statusMs, ratio: betweenMs / statusMs, endLineMs: median(endLine), untrackedCache, ...traced };
+  return { shape, repo, session, runs: between.length, betweenMs, statusMs, ratio: betweenMs / statusMs, endLineMs: median(endLine), changesLineMs: median(changesLine), endLineRuns: endLine.length, untrackedCache, ...traced };
 }
 
 async function tracedSession(repo: string, turns: number) {

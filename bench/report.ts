@@ -95,7 +95,7 @@ function sizeTable(r: BenchResults, say: (line?: string) => void): void {
       "claude's `result` → nudge's end-of-turn line (prompts queued)",
       (f) => {
         const b = r.between.get(f)!;
-        return `${fmtMs(b.endLineMs)} ${mark(b.endLineMs <= 100)} (n=${b.runs})`;
+        return `${fmtMs(b.endLineMs)} ${mark(b.endLineMs <= 100)} (the changes line under it, once saved: ${fmtMs(b.changesLineMs)}; n=${b.endLineRuns})`;
       },
       "≤ 100 ms",
     );

@@ -2,7 +2,8 @@
  * Records one nudge session: tees claude's stdout (and what nudge writes to claude) into the
  * bundle, follows turns through the stream, and at each turn's end captures the code.
  *
- * A turn ends in two steps, so the next prompt never waits for bookkeeping:
+ * A turn ends in two steps, so the next prompt never waits for bookkeeping (and, before both,
+ * `finished`: how it ended, its time and cost, known from claude's result line alone):
  * 1. `ended`: the work tree is captured as a tree id and an `ended` record is made durable in
  *    the journal. From here the turn survives any crash, and the next prompt may go to claude.
  * 2. `saved`: the snapshot commit, the session ref, the patch, claude's transcript and the turn
@@ -58,6 +59,7 @@ interface OpenTurn {
   baseTree: Promise<string>;
   /** The user's edits before it, captured while its prompt went (null: none, or not captured). */
   edits: Promise<string | null>;
+  finished: Deferred<FinishedTurn>;
   ended: Deferred<TurnEnd>;
   saved: Deferred<Turn>;
   result: TurnResult | null;
@@ -72,8 +74,16 @@ export interface TurnEnd {
   silent: boolean;
 }
 
+/**
+ * What is known the moment claude's result arrives (or claude is gone): enough for the end-of-turn
+ * line's outcome, time and cost, before any of the turn's code is captured.
+ */
+export type FinishedTurn = Pick<Turn, "n" | "status" | "result" | "startedAt" | "endedAt">;
+
 export interface TurnHandle {
   n: number;
+  /** claude's result is in (or claude is gone): the turn's outcome, time and cost. */
+  finished: Promise<FinishedTurn>;
   /** The code is captured and the turn is durable: the next prompt may be sent. */
   ended: Promise<TurnEnd>;
   /** The turn's whole record is written (its snapshot, patch, transcript copy). */
@@ -237,7 +247,7 @@ export class SessionRecorder {
     this.journal.append({ type: "begin", ...record });
     this.nextN++;
     const edits = o.captureEdits ? this.captureEditsBeside(begin.n) : Promise.resolve(null);
-    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, edits, ended: deferred(), saved: deferred(), result: null };
+    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, edits, finished: deferred(), ended: deferred(), saved: deferred(), result: null };
     this.open = open;
     // The turn cannot end well without its edits: a capture that failed fails the turn.
     edits.catch((error: unknown) => open.ended.reject(asError(error)));
@@ -246,7 +256,7 @@ export class SessionRecorder {
     ended.catch(() => undefined);
     open.saved.promise.catch(() => undefined);
     edits.catch(() => undefined);
-    return { n: begin.n, ended, saved: open.saved.promise, edits };
+    return { n: begin.n, finished: open.finished.promise, ended, saved: open.saved.promise, edits };
   }
 
   /**
@@ -397,6 +407,7 @@ export class SessionRecorder {
   private endTurn(open: OpenTurn): void {
     if (this.open !== open) return;
     this.open = null;
+    open.finished.resolve({ n: open.begin.n, status: open.follower.status, result: open.result, startedAt: open.begin.startedAt, endedAt: now() });
     const position = this.log.position;
     const inputLine = this.input.lineCount;
     const previous = this.latestTree;

@@ -7,7 +7,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest, PatchInfo, PendingTurn, Snapshot, Turn, TurnResult } from "../bundle/manifest-schema.js";
 import { patchName } from "../bundle/store.js";
-import { faultPoint } from "../fault-injection.js";
+import { faultPause } from "../fault-injection.js";
 import * as git from "../snapshot/git.js";
 import { editsMessage, startMessage, turnMessage } from "../snapshot/snapshot-message.js";
 import { keepSnapshot, patchBetween, sessionRef } from "../snapshot/snapshotter.js";
@@ -67,7 +67,7 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
   ]);
   // Another recording wrote into the same files meanwhile: whose change is whose cannot be told.
   if (shared.length) ctx.warn(`turn ${t.begin.n} ran while ${sessions(shared)} also recorded in this work tree: its changes may include theirs (the turn is marked "shared work tree")`);
-  faultPoint("after-snapshot");
+  await faultPause("after-snapshot");
   const result = t.result !== undefined ? t.result : t.follower.result ? resultSummary(t.follower.result, ctx.processCostBefore ?? 0) : null;
   return {
     n: t.begin.n,

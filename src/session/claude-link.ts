@@ -118,11 +118,11 @@ export class ClaudeLink {
           throw error;
         },
       );
+    const finished = failFirst(handle.finished);
     const ended = failFirst(handle.ended);
     const saved = failFirst(handle.saved);
-    ended.catch(() => undefined);
-    saved.catch(() => undefined);
-    return { n: handle.n, ended, saved, edits: handle.edits };
+    for (const p of [finished, ended, saved]) p.catch(() => undefined);
+    return { n: handle.n, finished, ended, saved, edits: handle.edits };
   }
 
   private recordingError(): UserError {

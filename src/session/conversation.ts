@@ -2,8 +2,9 @@
  * The conversation loop of a live session, for any frontend: read a prompt, handle nudge's own
  * commands, record what the user changed since the last turn, run the turn, report its end.
  * A prompt already waiting (typed ahead, piped, an agentic loop's next iteration) goes to claude
- * as soon as the previous turn's code is captured; its end line follows when its record is saved,
- * and the next turn's output is held back until then so the screen stays in order.
+ * as soon as the previous turn's code is captured. A turn's end shows in two lines: its outcome,
+ * time and cost when claude's result is in, what it changed when its record is saved; the next
+ * turn's output is held back until then so the screen stays in order.
  */
 import type { Turn } from "../bundle/manifest-schema.js";
 import { totalCost } from "../bundle/summary.js";
@@ -62,7 +63,7 @@ export class Conversation {
   private failure: TurnFailure = { text: "", status: null };
   private stopping = false;
   private readonly watched = new WeakSet<object>();
-  /** While a turn's end line is not shown yet, what follows it waits (the next turns' events, rule lines). */
+  /** While a turn's changes line is not shown yet, what follows it waits (the next turns' events, rule lines). */
   private readonly order = new OutputOrder();
 
   constructor(private readonly o: ConversationOptions) {}
@@ -175,6 +176,12 @@ export class Conversation {
       }
       note = null;
       frontend.working?.(true);
+      // The turn's outcome, time and cost are shown the moment claude's result is in, right under
+      // the result's own lines; what it changed follows once it is saved (that needs the diff).
+      void handle.finished.then(
+        (finished) => this.order.show(() => frontend.turnFinished(finished)),
+        () => undefined, // not recorded: `ended` says why
+      );
       const ended = await handle.ended.finally(() => frontend.working?.(false));
       if (this.saveFailure) throw this.saveFailure;
       if (this.stopping || frontend.prompts.hasQueued?.() !== true || ended.status !== "complete" || ended.isError || this.o.afterTurn) {
@@ -183,7 +190,8 @@ export class Conversation {
         await this.finish(turn);
         if (this.o.afterTurn && !(await this.o.afterTurn(this.lastTurn!))) return;
       } else {
-        // The next prompt goes now; this turn's end line is shown once its record is written.
+        // The next prompt goes now; this turn's changes line is shown once its record is written,
+        // and the next turn's output waits behind it.
         handle.saved.catch((error: unknown) => {
           // The turn could not be saved (a full disk): stop the one already sent after it, take no
           // more, and end with this error; the next run recovers what the journal holds.
@@ -193,7 +201,7 @@ export class Conversation {
         this.order.after(handle.saved, (turn) => {
           if (!turn) return;
           this.lastTurn = turn;
-          this.o.frontend.turnEnded(turn);
+          this.o.frontend.turnSaved(turn);
         });
       }
     }
@@ -212,7 +220,7 @@ export class Conversation {
 
   private async finish(turn: Turn): Promise<void> {
     this.lastTurn = turn;
-    this.o.frontend.turnEnded(turn);
+    this.o.frontend.turnSaved(turn);
     const link = this.o.holder.link;
     failOnFatal(turn, this.failure.text ? this.failure : { text: link.stderrText, status: null }, link.lastExit);
   }

@@ -5,6 +5,9 @@
  */
 import type { Turn } from "../bundle/manifest-schema.js";
 import type { StreamEvent } from "../claude/stream-events.js";
+import type { FinishedTurn } from "../recorder/session-recorder.js";
+
+export type { FinishedTurn };
 import type { Asker } from "./ask.js";
 
 export interface PromptSource {
@@ -22,8 +25,10 @@ export interface Frontend {
   asker: Asker | null;
   /** One of claude's stream events, to show. */
   render(event: StreamEvent): void;
-  /** A turn is saved: its end line (status, cost, what changed). */
-  turnEnded(turn: Turn): void;
+  /** claude's result is in (or claude is gone): the turn's end line (outcome, time, cost), before it is saved. */
+  turnFinished(turn: FinishedTurn): void;
+  /** The turn is saved: what it changed, under its end line. */
+  turnSaved(turn: Turn): void;
   /** A status line from nudge (dim). */
   say(text: string): void;
   /** Something the user should notice (yellow): a refused tool, a recovered turn. */

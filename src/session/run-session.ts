@@ -281,8 +281,9 @@ class LiveRecording {
         const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
         await switchTo(async () => ({ ...(await forkBundle(store, source, last.n)), isNew: false }));
         const compacting = await holder.link.startTurn(`/compact${instructions ? ` ${instructions}` : ""}`, false);
+        frontend.turnFinished(await compacting.finished);
         const turn = await compacting.saved;
-        frontend.turnEnded(turn);
+        frontend.turnSaved(turn);
         const fork = holder.link.recorder.manifest.id;
         if (!turn.compaction) return `claude did not compact (its answer is above); going on in fork ${fork}; session ${source.manifest.id} keeps the whole conversation`;
         return `compacted in fork ${fork} (${tokenChange(turn.compaction)}); session ${source.manifest.id} keeps the whole conversation`;

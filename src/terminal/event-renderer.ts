@@ -8,6 +8,7 @@
  * words only with --verbose. The user's answers to claude's requests show as decision lines.
  */
 import type { Turn } from "../bundle/manifest-schema.js";
+import type { FinishedTurn } from "../session/frontend.js";
 import {
   isSubagentTask,
   isText,
@@ -195,18 +196,23 @@ export class EventRenderer {
     if (!this.atLineStart) this.write("\n");
   }
 
-  /** The line that closes a turn: number, duration, cost, what changed. */
+  /**
+   * A live turn's end line, the moment claude's result is in: number, outcome, duration, cost.
+   * What the turn changed needs its snapshot's diff, so it follows under it (`turnChanges`).
+   */
+  turnFinished(turn: FinishedTurn): void {
+    this.line(this.endOfTurn(turn, []));
+  }
+
+  /** Under a live turn's end line, once the turn is saved: what it changed, with its number (a queued turn's output may come between). */
+  turnChanges(turn: Turn): void {
+    this.line(this.o.style.dim(`  ⎿ turn ${turn.n} saved · ${formatStat(turn.patch)}`));
+  }
+
+  /** The line that closes a saved turn (a replay): number, outcome, duration, cost, what changed. */
   turnEnd(turn: Turn): void {
     const { style } = this.o;
-    const mark = turn.status === "complete" && !turn.result?.isError ? style.green("●") : style.red("●");
-    const parts = [
-      `turn ${turn.n}`,
-      turnOutcome(turn),
-      formatDuration(turn.result?.durationMs ?? Date.parse(turn.endedAt) - Date.parse(turn.startedAt)),
-      formatCost(turn.result?.costUsd),
-      formatStat(turn.patch),
-    ];
-    this.line(`${mark} ${style.dim(parts.join(" · "))}`);
+    this.line(this.endOfTurn(turn, [formatStat(turn.patch)]));
     // An agentic loop's check, kept on the turn (in a replay; live, the loop says it as it runs).
     if (turn.check) {
       const passed = turn.check.exitCode === 0;
@@ -218,6 +224,19 @@ export class EventRenderer {
       const why = verdict.pass ? "pass" : inertValue(oneLine(verdict.reason ?? "no verdict", 80));
       this.line((verdict.pass ? style.green : style.red)(`  ${verdict.pass ? "✓" : "✗"} verifier of iteration ${turn.loop!.iteration}: ${why}`));
     }
+  }
+
+  private endOfTurn(turn: FinishedTurn, more: string[]): string {
+    const { style } = this.o;
+    const mark = turn.status === "complete" && !turn.result?.isError ? style.green("●") : style.red("●");
+    const parts = [
+      `turn ${turn.n}`,
+      turnOutcome(turn),
+      formatDuration(turn.result?.durationMs ?? Date.parse(turn.endedAt) - Date.parse(turn.startedAt)),
+      formatCost(turn.result?.costUsd),
+      ...more,
+    ];
+    return `${mark} ${style.dim(parts.join(" · "))}`;
   }
 
   private system(event: Extract<StreamEvent, { type: "system" }>): void {

@@ -139,7 +139,12 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       ui?.observe(event);
       retryCause.observe(event);
     },
-    turnEnded: (turn) => renderer.turnEnd(turn),
+    // claude is done: the status line goes with the end line, though the turn's code is still being captured.
+    turnFinished: (turn) => {
+      ui?.status.stop();
+      renderer.turnFinished(turn);
+    },
+    turnSaved: (turn) => renderer.turnChanges(turn),
     working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
     say: (text) => say(errStyle.dim(text)),
     warn: (text) => say(errStyle.yellow(`! ${text}`)),

@@ -58,7 +58,7 @@ describe("/compact in a live run", () => {
     const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, configDir));
     await t.waitFor("› ");
     t.type("remember the number 42\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
 
     const [original] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     const before = readManifestFile(original.path);
@@ -70,7 +70,7 @@ describe("/compact in a live run", () => {
     await t.waitFor(/compacted in fork (\w+) \(\d+ → \d+ tokens\); session \w+ keeps the whole conversation/);
     t.type("what was the number?\r");
     await t.waitFor("IT IS 42");
-    await t.waitFor("turn 3 · success");
+    await t.waitFor(/turn 3 · success[^]*turn 3 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
 

@@ -1,7 +1,8 @@
 /**
  * The order of a live session's output when prompts were typed ahead (issue 15, items 5 and 6):
- * each turn's events, then its end line, turn after turn, though the end line can only be shown
- * once the turn is saved and the next turn may have run meanwhile. The race depends on how long
+ * each turn's events, then its end line, then what it changed, turn after turn, though the changes
+ * can only be shown once the turn is saved and the next turn may have run meanwhile; and the end
+ * line itself as soon as claude's result is in, without waiting for the save (issue 24). The race depends on how long
  * git takes to save a turn against how fast claude answers the next prompt, which a real run
  * cannot pin down (test/terminal/queued-order.test.ts drives it with the real claude and a pty);
  * here a stand-in for the claude link decides when each turn ends and is saved.
@@ -10,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { Turn } from "../../src/bundle/manifest-schema.js";
 import type { StreamEvent } from "../../src/claude/stream-events.js";
 import { Conversation } from "../../src/session/conversation.js";
-import type { Frontend } from "../../src/session/frontend.js";
+import type { FinishedTurn, Frontend } from "../../src/session/frontend.js";
 
 function deferred<T>() {
   let resolve!: (value: T) => void;
@@ -27,7 +28,12 @@ async function until(ok: () => boolean): Promise<void> {
 
 function session(typedAhead: string[]) {
   const shown: string[] = [];
-  const turns: Array<{ prompt: string; ended: ReturnType<typeof deferred<unknown>>; saved: ReturnType<typeof deferred<Turn>> }> = [];
+  const turns: Array<{
+    prompt: string;
+    finished: ReturnType<typeof deferred<FinishedTurn>>;
+    ended: ReturnType<typeof deferred<unknown>>;
+    saved: ReturnType<typeof deferred<Turn>>;
+  }> = [];
   const queue = [...typedAhead];
   const link = {
     recorder: { captureEdits: async () => null, settled: async () => undefined, listen: () => undefined },
@@ -35,16 +41,17 @@ function session(typedAhead: string[]) {
     lastExit: null,
     interrupt: () => "idle",
     startTurn: async (prompt: string) => {
-      const turn = { prompt, ended: deferred<unknown>(), saved: deferred<Turn>() };
+      const turn = { prompt, finished: deferred<FinishedTurn>(), ended: deferred<unknown>(), saved: deferred<Turn>() };
       turns.push(turn);
-      return { n: turns.length, ended: turn.ended.promise, saved: turn.saved.promise };
+      return { n: turns.length, finished: turn.finished.promise, ended: turn.ended.promise, saved: turn.saved.promise };
     },
   };
   const frontend = {
     prompts: { next: async () => queue.shift() ?? null, hasQueued: () => queue.length > 0, close: () => undefined },
     asker: null,
     render: (event: StreamEvent) => shown.push((event as unknown as { message: { id: string } }).message.id),
-    turnEnded: (turn: Turn) => shown.push(`● turn ${turn.n}`),
+    turnFinished: (turn: FinishedTurn) => shown.push(`● turn ${turn.n}`),
+    turnSaved: (turn: Turn) => shown.push(`⎿ turn ${turn.n} saved`),
     say: (line: string) => shown.push(line),
     warn: (line: string) => shown.push(line),
     error: (line: string) => shown.push(line),
@@ -56,9 +63,14 @@ function session(typedAhead: string[]) {
     cwd: process.cwd(),
     slash: {} as never,
   });
-  const end = (n: number) => turns[n - 1]!.ended.resolve({ n, status: "complete", isError: false, silent: false });
+  /** claude's result is in (the recorder resolves `finished` there), then the code is captured. */
+  const finish = (n: number) => turns[n - 1]!.finished.resolve({ n, status: "complete", result: null, startedAt: "", endedAt: "" });
+  const end = (n: number) => {
+    finish(n);
+    turns[n - 1]!.ended.resolve({ n, status: "complete", isError: false, silent: false });
+  };
   const save = (n: number) => turns[n - 1]!.saved.resolve({ n, status: "complete", result: null } as unknown as Turn);
-  return { conversation, shown, turns, end, save };
+  return { conversation, shown, turns, finish, end, save };
 }
 
 describe("output of prompts typed ahead", () => {
@@ -79,6 +91,47 @@ describe("output of prompts typed ahead", () => {
     s.save(2);
     s.save(3);
     await running;
-    expect(s.shown).toEqual(["answer to first", "● turn 1", "reply to q1", "⚖ rule no-rm denied Bash(rm x)", "● turn 2", "reply to q2", "● turn 3"]);
+    expect(s.shown).toEqual([
+      "answer to first",
+      "● turn 1",
+      "⎿ turn 1 saved",
+      "reply to q1",
+      "⚖ rule no-rm denied Bash(rm x)",
+      "● turn 2",
+      "⎿ turn 2 saved",
+      "reply to q2",
+      "● turn 3",
+      "⎿ turn 3 saved",
+    ]);
+  });
+
+  it("a turn's end line shows when claude's result is in, before its code is captured or saved; its changes when saved", async () => {
+    const s = session([]);
+    const running = s.conversation.run();
+    await until(() => s.turns.length === 1);
+    s.conversation.show(text("answer to first"));
+    s.finish(1);
+    await until(() => s.shown.length === 2);
+    expect(s.shown).toEqual(["answer to first", "● turn 1"]);
+    s.end(1);
+    s.save(1);
+    await running;
+    expect(s.shown).toEqual(["answer to first", "● turn 1", "⎿ turn 1 saved"]);
+  });
+
+  it("a queued turn's end line waits behind the changes of the turn before it", async () => {
+    const s = session(["q1"]);
+    const running = s.conversation.run();
+    await until(() => s.turns.length === 1);
+    s.end(1);
+    await until(() => s.turns.length === 2);
+    s.conversation.show(text("reply to q1"));
+    s.end(2); // turn 1 is not saved yet: nothing of turn 2 may show above its changes line
+    await new Promise((r) => setImmediate(r));
+    expect(s.shown).toEqual(["● turn 1"]);
+    s.save(1);
+    s.save(2);
+    await running;
+    expect(s.shown).toEqual(["● turn 1", "⎿ turn 1 saved", "reply to q1", "● turn 2", "⎿ turn 2 saved"]);
   });
 });

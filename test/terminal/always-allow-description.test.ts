@@ -36,7 +36,7 @@ describe("always for this session", () => {
     const askedAgain = !/turn 1 ·/.test(t.text());
     if (askedAgain) {
       t.type("y\r");
-      await t.waitFor(/turn 1 ·/);
+      await t.waitFor(/turn 1 · [^]*turn 1 saved/);
     }
     t.type("/exit\r");
     await t.child;

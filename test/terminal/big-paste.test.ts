@@ -26,7 +26,7 @@ describe("a big paste", () => {
     t.type(`summarise this: \u001b[200~${pasted}\u001b[201~`);
     await t.waitFor("› summarise this: [pasted 500 lines]");
     t.type("\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
 

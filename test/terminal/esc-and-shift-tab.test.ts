@@ -30,7 +30,7 @@ describe("Esc and Shift-Tab", () => {
     t.type("te it\r");
     await t.waitFor("? Write(hello.txt)");
     t.type("\u001b"); // Esc
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     expect(t.text()).toMatch(/✗ denied Write\(hello\.txt\)/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);

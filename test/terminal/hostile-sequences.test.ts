@@ -95,9 +95,9 @@ beforeAll(async () => {
   const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN, "-v", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], env, { term: "xterm-256color" });
   await t.waitFor("› ");
   t.type("think\r");
-  await t.waitFor(/turn 1 · success/);
+  await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
   t.type("copy\r");
-  await t.waitFor(/turn 2 · success/);
+  await t.waitFor(/turn 2 · success[^]*turn 2 saved/);
   t.type("/exit\r");
   await t.child;
   live = { id: /session (\w+):/.exec(t.text())![1]!, bytes: t.screen() };

@@ -30,14 +30,16 @@ describe("Ctrl-C during an allowed Bash command", () => {
     t.type("wait\r");
     await t.waitFor("running Bash(node -e 'setTimeout(() => {}, 60000)')");
     t.type("\u0003");
-    await t.waitFor("turn 1 · interrupted");
+    await t.waitFor(/turn 1 · interrupted[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const lines = (await render(t.screen(), 80, 24)).lines;
     const screen = lines.join("\n");
     expect(screen).toContain("⏺ Bash(node -e 'setTimeout(() => {}, 60000)')");
     expect(lines.some((l) => l.startsWith("⏸ interrupting the turn"))).toBe(true);
-    expect(screen).not.toMatch(/Request interrupted|⎿/);
+    expect(screen).not.toMatch(/Request interrupted/);
+    // No tool result line: the one `⎿` is the turn's changes line, under its end line.
+    expect(lines.filter((l) => l.includes("⎿")), screen).toEqual(["  ⎿ turn 1 saved · no changes"]);
   });
 
   it("Ctrl-C while text is half streamed: the notice starts a line of its own", async () => {
@@ -49,7 +51,7 @@ describe("Ctrl-C during an allowed Bash command", () => {
     t.type("talk\r");
     await t.waitFor("Half a sentence and");
     t.type("\u0003");
-    await t.waitFor("turn 1 · interrupted");
+    await t.waitFor(/turn 1 · interrupted[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const lines = (await render(t.screen(), 80, 24)).lines;

@@ -69,7 +69,7 @@ describe("claude asks, in the default permission mode", () => {
     t.type("n\r");
     await t.waitFor("Reason for claude");
     t.type("use printf instead\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     expect(t.text()).toContain("✗ denied Bash(echo ran > ran.txt): The user refused this tool call: use printf instead");
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
@@ -88,7 +88,7 @@ describe("claude asks, in the default permission mode", () => {
     t.type("append twice\r");
     await t.waitFor("? Bash");
     t.type("a\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     await t.child;
     expect(count(t.text(), "? Bash")).toBe(1);
@@ -112,7 +112,7 @@ describe("claude asks, in the default permission mode", () => {
     // On this dumb terminal a question wider than 80 columns goes on in a second row.
     await t.waitFor(acrossRows("[d]on't ask again (save mode acceptEdits (every file edit allowed) in this session)"));
     t.type("d\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     await t.child;
     expect(count(t.text(), "? Write(")).toBe(1);
@@ -128,7 +128,7 @@ describe("claude asks, in the default permission mode", () => {
     t.type("write it twice\r");
     await t.waitFor("Allow?");
     t.type("a\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     await t.child;
     expect(count(t.text(), "? Write(")).toBe(1);
@@ -141,7 +141,7 @@ describe("claude asks, in the default permission mode", () => {
     await t.waitFor("Choose 1-3");
     expect(t.text()).toMatch(/\? Database Which database should I use\?\n {2}1\. PostgreSQL — a server\n {2}2\. SQLite — a file\n {2}3\. Other/);
     t.type("2\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     await t.child;
     expect(t.text()).toContain('? answered "Which database should I use?" = SQLite');
@@ -160,7 +160,7 @@ describe("ExitPlanMode, in --permission-mode plan", () => {
     await t.waitFor("Approve the plan?");
     expect(t.text()).toContain("│ 1. Add the function\n│ 2. Test it");
     t.type("y\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     await t.child;
     expect(t.text()).toContain("✓ plan approved");
@@ -175,7 +175,7 @@ describe("ExitPlanMode, in --permission-mode plan", () => {
     t.type("n\r");
     await t.waitFor("What should change?");
     t.type("test it first\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     await t.child;
     expect(t.text()).toContain("✗ kept planning: The user wants you to keep planning: test it first");

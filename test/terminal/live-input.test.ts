@@ -43,7 +43,7 @@ describe("the prompt line", () => {
     t.type("\u001b[200~TypeError: x is undefined\r\n    at f (app.js:3)\r\n    at g (app.js:7)\u001b[201~");
     await t.waitFor("at g (app.js:7)");
     t.type("\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(api.mainLoopRequests()).toHaveLength(1);
@@ -62,7 +62,7 @@ describe("the prompt line", () => {
     t.type("\u0003");
     await t.waitFor(/› delete everything\s*\r› $/); // the line redrawn empty (a dumb terminal redraws with CR)
     t.type("the real question\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(api.mainLoopRequests()).toHaveLength(1);
@@ -131,7 +131,7 @@ describe("the terminal closing", () => {
     const t = closableTerminal(repo, claudeEnv(api, path.join(tempDir(), "cfg")));
     await t.waitFor("› ");
     t.type("hello\r");
-    await t.waitForNotice("turn 1 · success"); // saved; the prompt line follows
+    await t.waitForNotice("turn 1 saved"); // the prompt line follows
     t.type("half a thought");
     await t.waitFor("half a thought");
     await t.close();

@@ -39,7 +39,7 @@ describe("output as it happens", () => {
     expect(midway.join("\n")).not.toMatch(/turn 1 ·/);
     expect(midway.some((l) => l.includes("Ctrl-C to interrupt"))).toBe(true); // the status line, below the text
     finish();
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     let done = (await render(t.screen(), 80, 24)).lines;
     for (let i = 0; i < 200 && done.at(-1)?.trim() !== "›"; i++) {
       await new Promise((r) => setTimeout(r, 25)); // the prompt line comes back after the end line

@@ -39,7 +39,7 @@ async function ask(color: boolean, chunk?: number) {
   const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color", color });
   await t.waitFor("› ");
   t.type("show me\r");
-  await t.waitFor("turn 1 · success");
+  await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
   t.type("/exit\r");
   expect((await t.child).exitCode, t.text()).toBe(0);
   await api.close();

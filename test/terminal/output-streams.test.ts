@@ -31,7 +31,7 @@ describe("stdout is claude's words, stderr nudge's notices", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toBe("Writing it.\nThe fix is in.");
     expect(run.stderr).toContain("⏺ Bash(echo hi > hi.txt)");
-    expect(run.stderr).toMatch(/^● turn 1 · success .* 1 file \+1 -0$/m);
+    expect(run.stderr).toMatch(/^● turn 1 · success · .*\n {2}⎿ turn 1 saved · 1 file \+1 -0$/m);
   });
 
   it("`nudge claude run 'fix' | tee log` on a terminal: every line whole, none glued to the prompt", async () => {
@@ -51,14 +51,15 @@ describe("stdout is claude's words, stderr nudge's notices", () => {
       for (let i = 0; i < 1200 && !re.test(raw); i++) await new Promise((r) => setTimeout(r, 25));
       expect(raw).toMatch(re);
     };
-    await waitFor(/turn 1 · success/);
+    await waitFor(/turn 1 · success[^]*turn 1 saved/);
     child.stdin!.write("again\r");
-    await waitFor(/turn 2 · success/);
+    await waitFor(/turn 2 · success[^]*turn 2 saved/);
     child.stdin!.write("/exit\r");
     await child;
     const rows = (await render(raw, 80, 24)).lines;
     // Each line on a row of its own: the turn lines start theirs, claude's lines are whole.
     expect(rows.filter((r) => r.includes("● turn")).every((r) => r.startsWith("● turn")), rows.join("\n")).toBe(true);
+    expect(rows.filter((r) => r.includes("⎿ turn")).every((r) => r.startsWith("  ⎿ turn")), rows.join("\n")).toBe(true);
     expect(rows, rows.join("\n")).toContain("The fix is in, in parts.");
     expect(rows, rows.join("\n")).toContain("Second answer.");
     expect(rows.filter((r) => r.includes("›") && /●|⏺|The fix|Second/.test(r)), rows.join("\n")).toEqual([]);

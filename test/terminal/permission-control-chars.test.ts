@@ -34,7 +34,7 @@ describe("control characters in a permission question", () => {
     t.type("n\r");
     await t.waitFor("Reason for claude");
     t.type("\r");
-    await t.waitFor(/turn 1 ·/);
+    await t.waitFor(/turn 1 · [^]*turn 1 saved/);
     t.type("/exit\r");
     await t.child;
     expect(raw).toContain("harmless");

@@ -31,11 +31,11 @@ describe("Shift-Tab", () => {
     const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
     await t.waitFor("› ");
     t.type("hi\r"); // claude is running when the mode changes
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type(SHIFT_TAB);
     await t.waitFor("⏵⏵ accept edits on (shift-tab to cycle)");
     t.type("write it\r");
-    await t.waitFor("turn 2 · success");
+    await t.waitFor(/turn 2 · success[^]*turn 2 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(t.text()).not.toContain("? Write(");
@@ -52,7 +52,7 @@ describe("Shift-Tab", () => {
     const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
     await t.waitFor("› ");
     t.type("hi\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type(SHIFT_TAB);
     await t.waitFor("accept edits on");
     t.type(SHIFT_TAB);
@@ -61,7 +61,7 @@ describe("Shift-Tab", () => {
     t.type("write it\r");
     await t.waitFor("? Write(asked.txt)"); // the default mode asks again
     t.type("\u001b"); // Esc: no
-    await t.waitFor("turn 2 · success");
+    await t.waitFor(/turn 2 · success[^]*turn 2 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(existsSync(path.join(repo, "asked.txt"))).toBe(false);
@@ -79,7 +79,7 @@ describe("Shift-Tab", () => {
     t.type("plan it\r");
     await t.waitFor("[a] yes + accept edits");
     t.type("a\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(t.text()).not.toContain("? Write(");

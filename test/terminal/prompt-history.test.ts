@@ -35,9 +35,9 @@ describe("prompt history across runs", () => {
     const first = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], env, { term: "xterm-256color" });
     await first.waitFor("› ");
     first.type("alpha prompt\r");
-    await first.waitFor("turn 1 · success");
+    await first.waitFor(/turn 1 · success[^]*turn 1 saved/);
     first.type("beta prompt\r");
-    await first.waitFor("turn 2 · success");
+    await first.waitFor(/turn 2 · success[^]*turn 2 saved/);
     first.type("/exit\r");
     expect((await first.child).exitCode, first.text()).toBe(0);
 
@@ -50,7 +50,7 @@ describe("prompt history across runs", () => {
     second.type(CTRL_U + CTRL_R + "alp");
     await second.waitFor("(reverse-i-search)'alp': alpha prompt");
     second.type("\r");
-    await second.waitFor("turn 1 · success");
+    await second.waitFor(/turn 1 · success[^]*turn 1 saved/);
     expect(lastPrompt(api)).toContain("alpha prompt");
     second.type("/exit\r");
     expect((await second.child).exitCode, second.text()).toBe(0);

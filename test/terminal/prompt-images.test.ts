@@ -34,7 +34,7 @@ describe("images in prompts", () => {
     t.type(`look at ${big}\r`);
     await t.waitFor("claude takes at most 5.0 MB per image; nothing was sent");
     t.type("what is in @shot.png?\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
 

@@ -1,6 +1,6 @@
 /**
  * Prompts typed while a turn runs are sent one turn each, and each turn's output appears under
- * its own prompt, in order, with its end line after it (issue 15, item 5); a project rule's
+ * its own prompt, in order, with its end line and then its changes line after it (issue 15, item 5); a project rule's
  * decision line belongs to its turn too (item 6). Real claude, scripted API, real pty.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -23,7 +23,7 @@ function positions(text: string, marks: string[]): number[] {
 }
 
 describe("prompts typed during a turn", () => {
-  it("each queued prompt's reply shows under its own turn, before that turn's end line, in order", async () => {
+  it("each queued prompt's reply shows under its own turn, before that turn's end and changes lines, in order", async () => {
     const repo = await gitdir();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -41,16 +41,16 @@ describe("prompts typed during a turn", () => {
     t.type("queued q2\r");
     await t.waitFor("queued: queued q2");
     release();
-    await t.waitFor("turn 3 · ");
+    await t.waitFor("turn 3 saved");
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const text = t.text();
-    const at = positions(text, ["part two.", "● turn 1 · ", "reply to q1", "● turn 2 · ", "reply to q2", "● turn 3 · "]);
+    const at = positions(text, ["part two.", "● turn 1 · ", "⎿ turn 1 saved", "reply to q1", "● turn 2 · ", "⎿ turn 2 saved", "reply to q2", "● turn 3 · ", "⎿ turn 3 saved"]);
     expect(at.every((p) => p >= 0), text).toBe(true);
     expect([...at].sort((a, b) => a - b), text).toEqual(at);
   });
 
-  it("a rule's decision line of a queued turn comes after the previous turn's end line", async () => {
+  it("a rule's decision line of a queued turn comes after the previous turn's end and changes lines", async () => {
     const repo = await gitdir();
     mkdirSync(path.join(repo, ".nudge"));
     writeFileSync(path.join(repo, ".nudge", "rules.yaml"), "version: 1\nrules:\n  - id: no-rm\n    match: { tool: Bash, command: '^rm ' }\n    action: deny\n    message: do not delete\n");
@@ -68,11 +68,11 @@ describe("prompts typed during a turn", () => {
     t.type("delete it\r");
     await t.waitFor("queued: delete it");
     release();
-    await t.waitFor("turn 2 · ");
+    await t.waitFor("turn 2 saved");
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const text = t.text();
-    const at = positions(text, ["● turn 1 · ", "⚖ ", "● turn 2 · "]);
+    const at = positions(text, ["● turn 1 · ", "⎿ turn 1 saved", "⚖ ", "● turn 2 · ", "⎿ turn 2 saved"]);
     expect(at.every((p) => p >= 0), text).toBe(true);
     expect([...at].sort((a, b) => a - b), text).toEqual(at);
   });

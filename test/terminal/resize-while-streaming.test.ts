@@ -53,7 +53,7 @@ describe("resizing while claude writes", () => {
     execaSync("stty", ["-F", ptyOf(t.child.pid!), "cols", "24", "rows", "24"]);
     await sleep(500); // nudge redraws for the new width
     finish();
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const rows = await replay(t.screen().slice(0, split), t.screen().slice(split), 80, 24);

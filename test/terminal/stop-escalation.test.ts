@@ -45,11 +45,11 @@ describe("stopping claude", () => {
     await t.waitFor("interrupting the turn");
     t.type("\u0003");
     await t.waitFor("■ stopping claude");
-    await t.waitFor("turn 1 · interrupted");
+    await t.waitFor(/turn 1 · interrupted[^]*turn 1 saved/);
     // A new claude resumes the conversation.
     t.type("go on\r");
     await t.waitFor("AFTER THE STOP");
-    await t.waitFor("turn 2 · success");
+    await t.waitFor(/turn 2 · success[^]*turn 2 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const manifest = readManifestFile(dir);

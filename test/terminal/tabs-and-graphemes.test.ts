@@ -28,7 +28,7 @@ describe("tabs and wide characters on a live terminal", () => {
     const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
     await t.waitFor("› ");
     t.type("show me go\r");
-    await t.waitFor("turn 1 · success");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const lines = (await render(t.screen(), 80, 40)).lines;

@@ -54,7 +54,7 @@ describe("nudge claude run on a terminal", () => {
     await t.waitFor("› ");
     t.type("first question\r");
     t.type("second question\r"); // typed while the first turn runs
-    await t.waitFor(/turn 2 · success/);
+    await t.waitFor(/turn 2 · success[^]*turn 2 saved/);
     t.type("/session\r");
     await t.waitFor(/claude session [0-9a-f-]{36}/);
     t.type("/exit\r");

@@ -32,7 +32,7 @@ describe("type-ahead just before a question", () => {
     const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
     await t.waitFor("› ");
     t.type("first\r"); // claude started and warm, so the question follows the key at once
-    await t.waitFor("turn 1 · ");
+    await t.waitFor(/turn 1 · [^]*turn 1 saved/);
     t.type("write early.txt\r");
     for (let i = 0; i < 800 && api.mainLoopRequests().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     t.type("y\r"); // typed ahead, before the question
@@ -40,7 +40,7 @@ describe("type-ahead just before a question", () => {
     ask();
     await t.waitFor("Allow?");
     t.type("y\r");
-    await t.waitFor("turn 2 · ");
+    await t.waitFor(/turn 2 · [^]*turn 2 saved/);
     await t.waitFor("› y");
     expect(t.text()).toContain('! "y", typed just before this question, was not sent: it waits on the prompt line');
     t.type("\u0015/exit\r");

@@ -9,7 +9,7 @@ import type { CanUseToolRequest } from "../../claude/control-protocol.js";
 import type { Turn } from "../../bundle/manifest-schema.js";
 import type { Asker, PermissionContext, Question } from "../../session/ask.js";
 import { isSlashCommand } from "../../session/conversation.js";
-import type { Frontend, PromptSource } from "../../session/frontend.js";
+import type { FinishedTurn, Frontend, PromptSource } from "../../session/frontend.js";
 import type { StreamEvent } from "../../claude/stream-events.js";
 import { inertValue, visible } from "../../inert-text.js";
 import type { LiveState, Notice, PendingQuestion, QuestionReply } from "./live-types.js";
@@ -139,7 +139,17 @@ export class BrowserFrontend implements Frontend {
     }
   }
 
-  turnEnded(_turn: Turn): void {
+  /**
+   * claude's result is in: the page's status line says so at once. The session stays busy (no
+   * prompt taken) until `working(false)`, once the turn's code is captured, as before.
+   */
+  turnFinished(_turn: FinishedTurn): void {
+    if (!this.busy) return;
+    this.activity = "turn over, recording its changes";
+    this.changed();
+  }
+
+  turnSaved(_turn: Turn): void {
     this.changed();
   }
 

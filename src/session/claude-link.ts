@@ -52,6 +52,11 @@ export class ClaudeLink {
   private stderrTail = "";
   private interrupts = 0;
   private recordingFailure: unknown = null;
+
+  /** Writing the recording failed (a full disk): claude was stopped by nudge, whatever it had said. */
+  get recordingFailed(): boolean {
+    return this.recordingFailure !== null;
+  }
   /** The process the user asked to stop (Ctrl-C twice): its exit is no news. */
   private stoppedOnPurpose: ClaudeProcess | null = null;
   private exitHandled: Promise<unknown> = Promise.resolve();

@@ -121,7 +121,8 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       await live.finish(holder.link);
       // Nothing asked, or claude never answered (it rejected its arguments): -c must not land in it.
       const recorder = holder.link.recorder;
-      discarded = opened.isNew && recorder.manifest.id === opened.manifest.id && (!recorder.anyTurnBegun || !recorder.claudeEverSpoke);
+      // A recording that failed (a full disk) stopped claude itself: its prompt is kept for -c.
+      discarded = opened.isNew && recorder.manifest.id === opened.manifest.id && (!recorder.anyTurnBegun || (!recorder.claudeEverSpoke && !holder.link.recordingFailed));
       // Best effort: a failure here must not hide the error the session may be ending with.
       if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     }

@@ -107,8 +107,9 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
     ["after-capture:kill@2", "the second turn's code captured"],
     ["after-ended:kill", "the turn's files staged, its tree not yet written"],
     ["after-ended:kill@2", "the second turn's files staged, its tree not yet written"],
-    ["journal-append:kill@3", "mid-journal: the first turn's `ended` record"],
-    ["journal-append:kill@4", "the next turn's `begin`, or the first turn's record"],
+    ["journal-append:kill@3", "mid-journal: the first turn's `edits` record (claude's first tool waits for it)"],
+    ["journal-append:kill@4", "the first turn's `ended` record"],
+    ["journal-append:kill@5", "the next turn's `begin`, or the first turn's record"],
     ["after-snapshot:kill", "snapshot commit and patch written, no turn record"],
     ["after-turn-record:kill", "the turn record written, the header not"],
     ["atomic-write:kill@4", "inside an atomic write (its temp file half made; the first is the work tree's recordings registry)"],
@@ -125,13 +126,37 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
 
 describe("a full disk at each kind of write", () => {
   it.each([
-    ["journal-append:enospc@3", "the turn journal"],
-    ["log-append:enospc@4", "claude's output"],
+    ["journal-append:enospc@4", "the turn journal: the first turn's `ended` record"],
+    ["log-append:enospc@4", "what nudge writes to claude, before claude has said a word: the session is kept for -c"],
+    ["log-append:enospc@6", "claude's output"],
     ["atomic-write:enospc@6", "a patch, the header, a transcript copy"],
   ])("%s (%s): exit 1 with a hint, the bundle loads, the next run goes on", async (fault) => {
     const { first } = await crashThenRecover(fault, { expectFirstExit: 1 });
     expect(first.stderr).toMatch(/^error: .*(ENOSPC|no space)/m);
     expect(first.stderr).toMatch(/^hint: free (some )?disk space.*then continue with: nudge claude run -c$/m);
+  });
+});
+
+describe("a full disk when the capture of your edits is recorded", () => {
+  it("holds claude's first tool, fails the turn with a hint, and -c recovers it with nothing of claude's written", async () => {
+    const repo = await gitdir();
+    const cfg = path.join(tempDir(), "cfg");
+    api = await startScriptedApi([...steps(repo), { text: "after recovery" }]);
+    const env = claudeEnv(api, cfg);
+    // The journal's third record is the first turn's `edits` (turn 0's record, its `begin`, then that).
+    const first = await nudge(repo, [], { ...env, NUDGE_FAULT: "journal-append:enospc@3" }, "first\nsecond\n");
+    expect(first.exitCode, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/^hint: free (some )?disk space.*then continue with: nudge claude run -c$/m);
+    expect(first.stderr).not.toMatch(/\n\s+at /);
+    // claude's Write waited for the capture, which could not be recorded: it never ran.
+    expect(existsSync(path.join(repo, "one.txt"))).toBe(false);
+    const again = await nudge(repo, ["-c"], env, "third\n");
+    expect(again.exitCode, again.stderr).toBe(0);
+    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+    const m = readManifestFile(session.path);
+    expect(m.turns.map((t) => t.prompt)).toEqual([null, "first", "third"]);
+    expect(m.turns.at(-1)!.status).toBe("complete");
+    expect(m.unsaved).toEqual([]);
   });
 });
 

@@ -69,9 +69,10 @@ export class Screen {
   }
 
   /**
-   * Lend the terminal to another program (a pager over a question): the block is erased, and
-   * everything nudge writes until the returned function is called (claude's words, the status
-   * line's ticks, a redraw after a resize) waits, then goes out in order, the block drawn again.
+   * Lend the terminal to another program (a pager over a question): the block is erased and not
+   * drawn (the status line's ticks, a resize change only what will be drawn), and what nudge
+   * writes until the returned function is called (claude's words, a notice) waits, then goes out
+   * in order, and the block is drawn again as it is then.
    */
   hold(): () => void {
     if (this.held) return () => undefined;
@@ -81,7 +82,7 @@ export class Screen {
       const held = this.held ?? [];
       this.held = null;
       for (const { text, to } of held) this.send(text, to);
-      this.redraw();
+      this.draw();
     };
   }
 
@@ -169,7 +170,7 @@ export class Screen {
 
   private draw(): void {
     const block = this.block();
-    if (!block || this.dead) return;
+    if (!block || this.dead || this.held) return;
     if (!this.ansi) return this.drawDumb(block);
     const columns = this.columns;
     // The block starts on a row of its own; a half-written line is continued after it is erased.

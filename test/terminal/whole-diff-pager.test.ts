@@ -46,7 +46,7 @@ describe("the whole diff of a permission question", () => {
 
     await t.waitFor("› ");
     t.type("write big.ts\r");
-    await t.waitFor("Ctrl-O shows the whole diff");
+    await t.waitFor("Ctrl-O: whole diff"); // the answer's line, drawn after the question's lines
     // Cut at the screen's height: the question's title is still in sight, the end of the file is not.
     const asked = await visibleRows();
     expect(asked.some((r) => r.startsWith("? Write(big.ts)")), asked.join("\n")).toBe(true);

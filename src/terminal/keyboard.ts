@@ -103,6 +103,33 @@ export class Keyboard {
     };
   }
 
+  /**
+   * Lend the terminal to a program nudge runs in the foreground (a pager): cooked mode, no
+   * bracketed paste, stdin paused so that nudge reads none of the keys meant for it (measured:
+   * a paused tty stream stops reading at once). Ctrl-C there is the program's (less stops a
+   * search with it); nudge, in the same process group, ignores the SIGINT it also gets. The
+   * returned function takes the terminal back as it was.
+   */
+  lend(): () => void {
+    if (this.hung || this.users === 0) return () => undefined;
+    const ignore = () => undefined;
+    process.on("SIGINT", ignore);
+    this.o.input.off("keypress", this.onKeypress);
+    this.restore();
+    this.o.input.pause();
+    let back = false;
+    return () => {
+      if (back) return;
+      back = true;
+      process.off("SIGINT", ignore);
+      if (this.hung || this.users === 0) return;
+      this.o.input.on("keypress", this.onKeypress);
+      this.setRaw(true);
+      this.send(PASTE_ON);
+      this.o.input.resume();
+    };
+  }
+
   private start(): void {
     if (this.hung) return;
     this.o.input.on("keypress", this.onKeypress);

@@ -16,12 +16,25 @@ import { relativePath, toolDetail } from "../claude/tool-detail.js";
 export interface ViewOptions {
   style: Style;
   readFile?: DiffOptions["readFile"];
-  /** Diff lines at most (default 40). */
+  /** Diff lines at most (default 40): the terminal asker gives what fits the screen's height. */
   maxDiffLines?: number;
+}
+
+/** The key that shows a cut diff whole, in the pager (^O: nothing else at a question uses it). */
+export const WHOLE_DIFF_KEY = "Ctrl-O";
+
+/** A permission question's lines; `whole`, when the diff was cut: the question with the diff uncut, for the pager. */
+export interface PermissionView {
+  lines: string[];
+  whole: string[] | null;
 }
 
 /** The tool and its useful detail: the command and its description, or the file and its diff. */
 export function permissionLines(request: CanUseToolRequest, context: PermissionContext, o: ViewOptions): string[] {
+  return permissionView(request, context, o).lines;
+}
+
+export function permissionView(request: CanUseToolRequest, context: PermissionContext, o: ViewOptions): PermissionView {
   const { style } = o;
   const input = request.input;
   const lines: string[] = [];
@@ -31,11 +44,16 @@ export function permissionLines(request: CanUseToolRequest, context: PermissionC
   if (command !== undefined) for (const line of firstLines(command, 20)) lines.push(`  ${line}`);
   const description = typeof input.description === "string" ? input.description : request.description;
   if (description && description !== command && description !== detail) lines.push(style.dim(`  ${visible(description)}`));
-  const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: o.maxDiffLines, highlight: style.enabled ? highlightDiffLine : undefined });
-  if (diff) for (const line of diff) lines.push(`  ${line}`);
+  // Made whole, then cut here: the pager shows what the cut left out.
+  const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: Infinity, highlight: style.enabled ? highlightDiffLine : undefined });
   // The path that made claude ask (measured: a Bash redirect's target, inside the work tree too), not necessarily outside it.
   if (request.blocked_path && !diff) lines.push(style.dim(`  needs access to ${visible(relativePath(request.blocked_path, context.cwd))}`));
-  return lines;
+  if (!diff) return { lines, whole: null };
+  const max = Math.max(1, o.maxDiffLines ?? 40);
+  const indented = diff.map((line) => `  ${line}`);
+  if (diff.length <= max) return { lines: [...lines, ...indented], whole: null };
+  const cut = style.dim(`  … ${diff.length - max} more lines (${WHOLE_DIFF_KEY} shows the whole diff)`);
+  return { lines: [...lines, ...indented.slice(0, max), cut], whole: [...lines, ...indented] };
 }
 
 /** The rule "don't ask again" would save, from the request's suggestions; null when it has none. */
@@ -44,10 +62,11 @@ export function savedRule(suggestions: PermissionUpdate[] | undefined): string |
   return saved.length > 0 ? visible(saved.map(describeUpdate).join(", ")) : null;
 }
 
-export function permissionQuestion(request: CanUseToolRequest, style: Style): string {
+/** `cut`: the diff above was cut, and the question names the key that shows it whole. */
+export function permissionQuestion(request: CanUseToolRequest, style: Style, cut = false): string {
   const save = savedRule(request.permission_suggestions);
   const options = ["[y]es", "[n]o", "[a]lways for this session", ...(save ? [`[d]on't ask again (save ${save})`] : [])];
-  return `${style.bold("Allow?")} ${options.join(" / ")} `;
+  return `${style.bold("Allow?")} ${options.join(" / ")}${cut ? style.dim(` · ${WHOLE_DIFF_KEY}: whole diff`) : ""} `;
 }
 
 /** y/yes, n/no, a/always, d (when a rule can be saved); undefined for anything else. */

@@ -16,6 +16,7 @@ import { expandTabsFrom, fitRow, fitWidth, stripAnsi, textWidth } from "./text-w
 export interface TerminalOutput {
   write(text: string): unknown;
   columns?: number;
+  rows?: number;
   isTTY?: boolean;
   on?(event: "resize" | "error", listener: (...args: unknown[]) => void): unknown;
 }
@@ -45,6 +46,8 @@ export class Screen {
   private dumb = { fixed: [] as string[], width: 0 };
   private cursorHidden = false;
   private dead = false;
+  /** While another program has the terminal (a pager): what nudge would have written, in order. */
+  private held: Array<{ text: string; to: TerminalOutput }> | null = null;
 
   constructor(
     private readonly output: TerminalOutput,
@@ -57,6 +60,30 @@ export class Screen {
     // 0 from a terminal that never said its size (a pty nobody set up): assume the classic 80.
     const columns = this.output.columns;
     return columns && columns > 0 ? Math.max(10, columns) : 80;
+  }
+
+  /** The terminal's height (24 when it never said). */
+  get rows(): number {
+    const rows = this.output.rows;
+    return rows && rows > 0 ? rows : 24;
+  }
+
+  /**
+   * Lend the terminal to another program (a pager over a question): the block is erased and not
+   * drawn (the status line's ticks, a resize change only what will be drawn), and what nudge
+   * writes until the returned function is called (claude's words, a notice) waits, then goes out
+   * in order, and the block is drawn again as it is then.
+   */
+  hold(): () => void {
+    if (this.held) return () => undefined;
+    this.erase();
+    this.held = [];
+    return () => {
+      const held = this.held ?? [];
+      this.held = null;
+      for (const { text, to } of held) this.send(text, to);
+      this.draw();
+    };
   }
 
   /** Claude's words, nudge's notices: written above the block. `to` is another stream on the same terminal (stderr). */
@@ -143,7 +170,7 @@ export class Screen {
 
   private draw(): void {
     const block = this.block();
-    if (!block || this.dead) return;
+    if (!block || this.dead || this.held) return;
     if (!this.ansi) return this.drawDumb(block);
     const columns = this.columns;
     // The block starts on a row of its own; a half-written line is continued after it is erased.
@@ -246,6 +273,7 @@ export class Screen {
     // what follows (the end of the turn, the session's last line).
     const terminal = to === this.output || to.isTTY === true;
     if (!text || (this.dead && terminal)) return;
+    if (this.held && terminal) return void this.held.push({ text, to });
     try {
       to.write(text);
     } catch {

@@ -17,8 +17,8 @@ import {
   parseChoice,
   parsePermission,
   parseYesNo,
-  permissionLines,
   permissionQuestion,
+  permissionView,
   planLines,
   planQuestion,
   questionLines,
@@ -26,6 +26,7 @@ import {
   savedRule,
   type ViewOptions,
 } from "./question-views.js";
+import { runPager } from "./pager.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
 
@@ -39,7 +40,14 @@ export interface TerminalAskerOptions {
   beforeQuestion?: () => void;
   /** A plan approved with "accept edits from now on": the mode shown changes. */
   onAcceptEdits?: () => void;
+  /** The terminal's file descriptor, where a pager draws (1 unless stdout is piped). */
+  terminalFd?: number;
+  /** PAGER and LESS for the whole diff. */
+  env?: NodeJS.ProcessEnv;
 }
+
+/** Rows a permission question keeps for itself besides its diff: its title, a description, the cut line, the answer, a hint. */
+const QUESTION_ROWS = 6;
 
 export class TerminalAsker implements Asker {
   private queue: Promise<unknown> = Promise.resolve();
@@ -49,9 +57,18 @@ export class TerminalAsker implements Asker {
   permission(request: CanUseToolRequest, context: PermissionContext): Promise<PermissionAnswer> {
     return this.serial(async () => {
       const { style } = this.o;
-      this.show(permissionLines(request, context, { style, readFile: this.o.readFile }));
+      // The diff is cut at the screen's height, so the question's title stays in sight; the key
+      // named on the cut line shows it whole.
+      const view = permissionView(request, context, { style, readFile: this.o.readFile, maxDiffLines: Math.max(5, this.o.screen.rows - QUESTION_ROWS) });
+      this.show(view.lines);
       const canSave = savedRule(request.permission_suggestions) !== null;
-      const answer = await this.read(permissionQuestion(request, style), (t) => parsePermission(t, canSave) !== undefined, canSave ? "type y, n, a or d" : "type y, n or a");
+      const whole = view.whole;
+      const answer = await this.read(
+        permissionQuestion(request, style, whole !== null),
+        (t) => parsePermission(t, canSave) !== undefined,
+        canSave ? "type y, n, a or d" : "type y, n or a",
+        whole ? () => this.showWhole(whole) : undefined,
+      );
       const kind = answer === null ? "no" : parsePermission(answer, canSave)!;
       if (kind !== "no") return { kind };
       if (answer === null) return { kind: "no" };
@@ -133,11 +150,37 @@ export class TerminalAsker implements Asker {
   }
 
   /**
+   * A question's whole diff, in the pager (`less -R` unless PAGER or LESS say otherwise): the
+   * block put away and the terminal lent to it while it runs (cooked mode; nudge's own output
+   * waits), all of it given back as it was when it quits, the question where it was (less draws
+   * on the alternate screen). No pager, or a terminal that cannot move the cursor: the whole diff
+   * is written above the question instead.
+   */
+  private async showWhole(lines: string[]): Promise<void> {
+    const { screen, keyboard } = this.o;
+    const text = lines.map((l) => `${l}\n`).join("");
+    if (screen.ansi && !keyboard.hungUp) {
+      const resume = screen.hold();
+      const giveBack = keyboard.lend();
+      let paged = false;
+      try {
+        paged = await runPager(text, { env: this.o.env, less: "R", fd: this.o.terminalFd });
+      } finally {
+        giveBack();
+        resume();
+      }
+      if (paged) return;
+    }
+    screen.write(text);
+  }
+
+  /**
    * Read one answer after `label`, in the screen's modal slot. Enter sends it if `accept` says
    * so (otherwise `hint` shows under it); Ctrl-C, Ctrl-D on an empty answer, or the terminal
-   * going away give null. The answered line stays on screen.
+   * going away give null. The answered line stays on screen. `whole`: what Ctrl-O shows (the
+   * question's whole diff); the question is drawn again after it.
    */
-  private read(label: string, accept: (text: string) => boolean, hint = ""): Promise<string | null> {
+  private read(label: string, accept: (text: string) => boolean, hint = "", whole?: () => Promise<void>): Promise<string | null> {
     const { keyboard, screen, style } = this.o;
     if (keyboard.hungUp) return Promise.resolve(null);
     return new Promise((resolve) => {
@@ -149,6 +192,7 @@ export class TerminalAsker implements Asker {
       };
       const release = keyboard.acquire();
       let done = false;
+      let paging = false;
       const finish = (answer: string | null, pressed = "^C") => {
         if (done) return;
         done = true;
@@ -173,6 +217,15 @@ export class TerminalAsker implements Asker {
         // Esc is "no" too, as in Claude Code; shown as such on the answered line.
         if (key.name === "escape") return finish(null, "Esc");
         if (key.ctrl && !key.meta && key.name === "d" && editor.text === "") return finish(null);
+        if (whole && key.ctrl && !key.meta && key.name === "o") {
+          if (paging) return;
+          paging = true;
+          void whole().finally(() => {
+            paging = false;
+            if (!done) draw();
+          });
+          return;
+        }
         const result = editor.key(key);
         if (result === "submit") {
           if (accept(editor.text)) return finish(editor.text);

@@ -100,6 +100,8 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     screen,
     style: o.style,
     onAcceptEdits: o.onAcceptEdits,
+    terminalFd: (term as { fd?: number }).fd,
+    env,
     beforeQuestion: () => {
       const held = prompts.holdBackRecent();
       if (held.length === 0) return;

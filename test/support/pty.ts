@@ -7,12 +7,15 @@ export interface TerminalOptions {
   term?: string;
   /** Leave colour on (NO_COLOR empty) instead of the NO_COLOR=1 every other run has. */
   color?: boolean;
+  /** The terminal's size (the pty's, set with stty); unset, the pty says 0×0 and nudge assumes 80×24. */
+  size?: { cols: number; rows: number };
 }
 
 export function inTerminal(cwd: string, args: string[], env: Record<string, string> = {}, o: TerminalOptions = {}) {
   // `exec`: nudge becomes the shell itself, so keys like Ctrl-C reach nudge alone.
   // script -q: no banner; -f: flush as it goes; -e: exit with the child's code; -c: the command.
-  const command = `exec node ${[NUDGE_CLI, ...args].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")}`;
+  const size = o.size ? `stty cols ${o.size.cols} rows ${o.size.rows}; ` : "";
+  const command = `${size}exec node ${[NUDGE_CLI, ...args].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")}`;
   const child = execa("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...env, SHELL: "/bin/sh", NO_COLOR: o.color ? "" : "1", TERM: o.term ?? "dumb" }, reject: false });
   let screen = "";
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));

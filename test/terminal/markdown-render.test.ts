@@ -33,10 +33,11 @@ afterEach(async () => {
 });
 
 /** Ask once on a terminal; the raw bytes written, and the rows between the prompt and the turn's end line. */
-async function ask(color: boolean, chunk?: number) {
+async function ask(color: boolean, chunk?: number, answer = ANSWER, cols = 80) {
   const repo = await gitdir();
-  api = await startScriptedApi([{ text: ANSWER }], { chunk });
-  const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color", color });
+  api = await startScriptedApi([{ text: answer }], { chunk });
+  const size = cols === 80 ? undefined : { cols, rows: 24 };
+  const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color", color, size });
   await t.waitFor("› ");
   t.type("show me\r");
   await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
@@ -44,7 +45,7 @@ async function ask(color: boolean, chunk?: number) {
   expect((await t.child).exitCode, t.text()).toBe(0);
   await api.close();
   api = undefined;
-  const { lines } = await render(t.screen(), 80, 24);
+  const { lines } = await render(t.screen(), cols, 24);
   const from = lines.findIndex((l) => l.includes("show me"));
   const to = lines.findIndex((l) => l.includes("turn 1 · success"));
   return { repo, bytes: t.screen(), answer: lines.slice(from + 1, to).filter((l) => !l.startsWith("● ") && l.trim() !== "") };
@@ -60,6 +61,17 @@ describe("markdown on the terminal", () => {
     expect(await styleOf(whole.bytes, 80, 24, "Here is")).toMatchObject({ bold: false, defaultColour: true });
 
     const pieces = await ask(true, 5);
+    expect(pieces.answer).toEqual(whole.answer);
+  });
+
+  it("wraps a long paragraph at word boundaries at the terminal's width, CJK two columns a character, the same in 5-byte pieces", async () => {
+    const words = "nudge 日本語の 文章を 表示します and wraps **bold words** at the edge of a narrow terminal, 漢字 included, never cutting a word".split(" ");
+    const whole = await ask(true, undefined, words.join(" "), 40);
+    // Every row ends between words: joined again they are the paragraph, the markers gone.
+    expect(whole.answer.join(" ")).toBe(words.join(" ").replace(/\*\*/g, ""));
+    expect(whole.answer.length).toBeGreaterThan(2);
+    expect(whole.answer[0]).toBe("nudge 日本語の 文章を 表示します and"); // 37 columns: CJK counted as 2 each
+    const pieces = await ask(true, 5, words.join(" "), 40);
     expect(pieces.answer).toEqual(whole.answer);
   });
 

@@ -42,7 +42,8 @@ describe("MarkdownStream", () => {
     const lines = stripAnsi(rendered(DOC).out).split("\n");
     expect(lines).toEqual([
       "Plan",
-      "Some bold, italic, code, gone and docs (https://example.com/x); snake_case_name stays.",
+      "Some bold, italic, code, gone and docs",
+      "(https://example.com/x); snake_case_name stays.",
       "1. first",
       "   • nested [ ] no",
       "• ☑ done",
@@ -70,9 +71,41 @@ describe("MarkdownStream", () => {
 
   it("shows a paragraph's plain words as they are typed, the markdown in it once its line is complete", () => {
     const { writes } = rendered("Hello there, this is **important** indeed.\n", 4);
-    // The plain words came before the line was complete, one whole word at a time.
-    expect(writes.slice(0, 4)).toEqual(["Hello ", "there, ", "this ", "is "]);
-    expect(writes.slice(4)).toEqual(["\u001b[1mimportant\u001b[22m indeed.\n"]);
+    // The plain words came before the line was complete, one whole word at a time (the space after each waits for the next).
+    expect(writes.slice(0, 4)).toEqual(["Hello", " there,", " this", " is"]);
+    expect(writes.slice(4)).toEqual([" \u001b[1mimportant\u001b[22m indeed.\n"]);
+  });
+
+  it("wraps prose at word boundaries, CJK and emoji two columns each, lists and quotes under their text", () => {
+    const words = "日本語の 文章を 表示します 🎉🎉 and some English words, with **bold** 漢字 in between 終わり".split(" ");
+    const text = `${words.join(" ")}\n- ${words.join(" ")}\n> ${words.join(" ")}\n`;
+    const out = stripAnsi(rendered(text, Infinity, 24).out).split("\n");
+    for (const row of out) expect(textWidth(row), row).toBeLessThanOrEqual(23);
+    const bullet = out.findIndex((l) => l.startsWith("• "));
+    const bar = out.findIndex((l) => l.startsWith("│ "));
+    const [para, item, quote] = [out.slice(0, bullet), out.slice(bullet, bar), out.slice(bar).filter(Boolean)];
+    expect(para).toEqual(["日本語の 文章を", "表示します 🎉🎉 and", "some English words,", "with bold 漢字 in", "between 終わり"]);
+    // No word is cut: the rows, joined, are the words again; a list item's rows sit under its text, a quote's keep its bar.
+    const plainWords = words.map((w) => w.replace(/\*\*/g, "")).join(" ");
+    expect(para.join(" ")).toBe(plainWords);
+    expect(item.map((l, i) => (i === 0 ? l.slice(2) : (expect(l.startsWith("  ")).toBe(true), l.slice(2)))).join(" ")).toBe(plainWords);
+    expect(quote.map((l) => (expect(l.startsWith("│ ")).toBe(true), l.slice(2))).join(" ")).toBe(plainWords);
+    // Where the stream is cut never moves a break.
+    for (const size of [1, 3, 5]) expect(rendered(text, size, 24).out).toBe(rendered(text, Infinity, 24).out);
+  });
+
+  it("cuts a word wider than the terminal where the row ends", () => {
+    const out = stripAnsi(rendered(`see ${"x".repeat(50)} ok\n`, Infinity, 21).out).split("\n");
+    expect(out).toEqual(["see", "x".repeat(20), "x".repeat(20), "x".repeat(10) + " ok", ""]);
+  });
+
+  it("renders emphasis that spans a paragraph's line break, and shows the markers of one never closed", () => {
+    const out = rendered("This is **bold\nstill bold** and *it\nx* end.\n", 5).out;
+    expect(out).toBe(rendered("This is **bold\nstill bold** and *it\nx* end.\n").out);
+    expect(out).toBe("This is \u001b[1mbold\u001b[22m\n\u001b[1mstill bold\u001b[22m and \u001b[3mit\u001b[23m\n\u001b[3mx\u001b[23m end.\n");
+    expect(stripAnsi(rendered("a **never\nclosed\n\nnext\n").out)).toBe("a **never\nclosed\n\nnext\n");
+    // A list after it ends the paragraph: the held line is shown as it is, then the list.
+    expect(stripAnsi(rendered("a **open\n- item\n").out)).toBe("a **open\n• item\n");
   });
 
   it("fits a table wider than the terminal to it", () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CanUseToolRequest } from "../../src/claude/control-protocol.js";
 import { editDiff } from "../../src/session/edit-diff.js";
-import { parseChoice, parsePermission, permissionLines, savedRule } from "../../src/terminal/question-views.js";
+import { parseChoice, parsePermission, permissionLines, permissionView, savedRule } from "../../src/terminal/question-views.js";
 import { makeStyle } from "../../src/terminal/style.js";
 
 const style = makeStyle(false);
@@ -78,6 +78,17 @@ describe("permission questions", () => {
       blocked_path: "/repo/ran.txt",
     });
     expect(permissionLines(bash, { cwd: "/repo" }, { style })).toEqual(["? Bash", "  echo ran > ran.txt", "  make ran.txt", "  needs access to ran.txt"]);
+  });
+
+  it("cuts a long diff, naming the key that shows it, and keeps the whole for the pager", () => {
+    const write = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/big.txt", content: "" } });
+    const view = permissionView(write, { cwd: "/repo" }, { style, readFile, maxDiffLines: 10 });
+    expect(view.lines).toHaveLength(12);
+    expect(view.lines.at(-1)).toBe("  … 91 more lines (Ctrl-O shows the whole diff)");
+    expect(view.whole).toHaveLength(102);
+    expect(view.whole!.slice(0, 11)).toEqual(view.lines.slice(0, 11));
+    expect(view.whole!.at(-1)).toBe("  -line 99");
+    expect(permissionView(write, { cwd: "/repo" }, { style, readFile, maxDiffLines: 101 }).whole).toBeNull();
   });
 
   it("reads y/n/a/d, and d only when a rule can be saved", () => {

@@ -38,6 +38,22 @@ describe("Screen", () => {
     }
   });
 
+  it("writes nothing while another program has the terminal, then what waited and the block as it is now", async () => {
+    const t = terminal(30);
+    t.screen.write("claude says\n");
+    t.screen.set("modal", { lines: ["Allow? y"], cursor: { row: 0, col: 8 } });
+    const resume = t.screen.hold();
+    const lent = t.bytes().length;
+    t.screen.set("status", { lines: ["⠋ waiting · 1s"] }); // the status line's ticks
+    t.screen.set("status", { lines: ["⠙ waiting · 2s"] });
+    t.screen.write("more words\n");
+    expect(t.bytes().length).toBe(lent); // the pager's screen is left alone
+    resume();
+    const { lines, cursor } = await t.show();
+    expect(lines).toEqual(["claude says", "more words", "Allow? y"]);
+    expect(cursor).toEqual({ x: 8, y: 2 });
+  });
+
   it("draws a block line of exactly the terminal's width without losing a row", async () => {
     const t = terminal(10);
     t.screen.write("out\n");

@@ -49,6 +49,15 @@ export function renderInline(src: string, base: Attr[] = []): string {
   return renderTokens(children, base);
 }
 
+/** An emphasis or strike opener, or a backtick, that the parser left as text: one a later line may close. */
+const OPENER = /(?:^|[\s([{"'])(?:\*{1,3}|_{1,3}|~~)(?=[^\s*_~])|`/;
+
+/** Whether `src` leaves an emphasis, a strike or a code span open (its marker shown as text), which the paragraph's next line may close. */
+export function hasOpenEmphasis(src: string): boolean {
+  const children = parser().parseInline(src, {})[0]?.children ?? [];
+  return children.some((t) => t.type === "text" && OPENER.test(t.content));
+}
+
 function renderTokens(tokens: Token[], base: Attr[]): string {
   const stack: Attr[] = [...base];
   let out = "";

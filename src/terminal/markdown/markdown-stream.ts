@@ -7,12 +7,17 @@
  *
  * How a line looks depends on the line alone (and the code block it is in), never on where the
  * stream was cut: an answer streamed in 5-byte pieces ends on the same screen as the whole answer.
- * Lines are parsed one at a time, so emphasis that spans two lines shows its markers.
+ * Lines are parsed one at a time, except that a paragraph's line leaving an emphasis (or a code
+ * span) open waits for the next lines of its paragraph, up to MAX_CARRY_LINES, and is parsed with
+ * them: `**bold` on one line and `still bold**` on the next render bold. Prose is wrapped at word
+ * boundaries as it is written (word-wrap.ts); code blocks and tables are not.
  */
 import { visible } from "../../inert-text.js";
 import { highlightLines, languageOf } from "./highlight-ansi.js";
-import { renderInline, sgr } from "./inline.js";
+import { hasOpenEmphasis, renderInline, sgr } from "./inline.js";
 import { renderTable } from "./table.js";
+import { WordWrap } from "./word-wrap.js";
+import { textWidth } from "../text-width.js";
 
 export interface MarkdownStreamOptions {
   /** Rendered text, in order; what is written is never taken back. */
@@ -38,6 +43,9 @@ interface Fence {
 /** A construct open for more lines than this is given up on: the next line starts afresh (bounds the cost per line). */
 const MAX_CARRY_LINES = 200;
 
+/** A paragraph's lines held for an emphasis left open, at most (then shown as they are, markers and all). */
+const MAX_OPEN_EMPHASIS_LINES = 4;
+
 const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)/;
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -55,8 +63,13 @@ export class MarkdownStream {
   private shown = 0;
   private fence: Fence | null = null;
   private table: string[] | null = null;
+  /** A paragraph's markdown left with an emphasis open, and the lines after it so far, waiting to be parsed with what follows. */
+  private open: { text: string; lines: number } | null = null;
+  private readonly wrap: WordWrap;
 
-  constructor(private readonly o: MarkdownStreamOptions) {}
+  constructor(private readonly o: MarkdownStreamOptions) {
+    this.wrap = new WordWrap(o.write, o.columns);
+  }
 
   /** More of the text, as it comes. */
   push(text: string): void {
@@ -74,16 +87,18 @@ export class MarkdownStream {
   end(): void {
     if (this.line || this.shown) this.complete(false);
     this.flushTable(false);
+    this.flushOpen();
     this.fence = null;
+    this.wrap.end();
   }
 
   /** Show a paragraph's plain words as they come, whole words only (the next one may turn out to hold markdown). */
   private typing(): void {
-    if (this.fence || this.table || !this.line || MAY_BE_BLOCK.test(this.line)) return;
+    if (this.fence || this.table || this.open || !this.line || MAY_BE_BLOCK.test(this.line)) return;
     const k = plainEnd(this.line);
     const upTo = k < this.line.length ? k : this.line.search(/\s\S*$/) + 1;
     if (upTo > this.shown) {
-      this.o.write(visible(this.line.slice(this.shown, upTo)));
+      this.wrap.prose(visible(this.line.slice(this.shown, upTo)));
       this.shown = upTo;
     }
   }
@@ -95,6 +110,18 @@ export class MarkdownStream {
     this.shown = 0;
     const nl = newline ? "\n" : "";
     if (this.fence) return this.codeLine(line, nl);
+    if (this.open) {
+      if (continuesParagraph(line)) {
+        const text = `${this.open.text}\n${line}`;
+        if (newline && this.open.lines < MAX_OPEN_EMPHASIS_LINES && hasOpenEmphasis(text)) {
+          this.open = { text, lines: this.open.lines + 1 };
+          return;
+        }
+        this.open = null;
+        return this.wrap.prose(renderInline(text) + nl);
+      }
+      this.flushOpen();
+    }
     if (this.table) {
       if (TABLE_ROW.test(line)) {
         this.table.push(line);
@@ -113,7 +140,22 @@ export class MarkdownStream {
       if (!newline) this.flushTable(false);
       return;
     }
-    this.o.write(renderLine(line, shown, this.o.columns()) + nl);
+    const k = plainEnd(line);
+    if (newline && k < line.length && isParagraph(line) && hasOpenEmphasis(line.slice(k))) {
+      // Its plain words now; the rest once the paragraph's next lines say whether the emphasis closes.
+      this.wrap.prose(visible(line.slice(shown, k)));
+      this.open = { text: line.slice(k), lines: 1 };
+      return;
+    }
+    this.wrap.prose(renderLine(line, shown, this.o.columns()) + nl, hangOf(line));
+  }
+
+  /** The held lines with their emphasis still open: shown as they are (the line end after them was held too). */
+  private flushOpen(): void {
+    if (!this.open) return;
+    const { text } = this.open;
+    this.open = null;
+    this.wrap.prose(`${renderInline(text)}\n`);
   }
 
   private codeLine(line: string, nl: string): void {
@@ -124,7 +166,7 @@ export class MarkdownStream {
       return;
     }
     fence.code.push(line);
-    this.o.write(highlightLast(fence) + nl);
+    this.wrap.raw(highlightLast(fence) + nl);
   }
 
   private flushTable(newline: boolean): void {
@@ -132,8 +174,8 @@ export class MarkdownStream {
     this.table = null;
     if (!rows) return;
     const table = renderTable(rows, this.o.columns());
-    const text = table ?? rows.map((row) => renderLine(row, 0, this.o.columns())).join("\n");
-    this.o.write(text + (newline ? "\n" : ""));
+    if (!table) return rows.forEach((row, i) => this.wrap.prose(renderLine(row, 0, this.o.columns()) + (newline || i < rows.length - 1 ? "\n" : "")));
+    this.wrap.raw(table + (newline ? "\n" : ""));
   }
 }
 
@@ -171,6 +213,31 @@ export function renderLine(line: string, shown: number, columns: number): string
   }
   const indent = /^[ \t]*/.exec(line)![0];
   return indent + paragraph(line.slice(indent.length), 0);
+}
+
+/** What starts each row a long line wraps onto: a list item's text column, a quote's bar, the line's indent. */
+export function hangOf(line: string): string {
+  if (HEADING.test(line) || RULE.test(line)) return "";
+  const quote = QUOTE.exec(line);
+  if (quote) return `${sgr("dim", "│")} ${hangOf(quote[1]!)}`;
+  const item = LIST.exec(line);
+  if (item) {
+    const [, indent, marker, , text] = item as unknown as [string, string, string, string, string];
+    const task = /^\[([ xX])\][ \t]+/.test(text) ? 2 : 0;
+    const bullet = /\d/.test(marker) ? textWidth(marker) : 1;
+    return " ".repeat(textWidth(indent.replace(/\t/g, "  ")) + bullet + 1 + task);
+  }
+  return /^[ \t]*/.exec(line)![0];
+}
+
+/** A plain paragraph's line (no block marker, no indent): the lines an open emphasis may be carried over. */
+function isParagraph(line: string): boolean {
+  return /^\S/.test(line) && continuesParagraph(line);
+}
+
+/** A line that goes on the paragraph before it (not blank, not the start of another block). */
+function continuesParagraph(line: string): boolean {
+  return line.trim() !== "" && ![FENCE, TABLE_ROW, HEADING, RULE, QUOTE, LIST].some((re) => re.test(line));
 }
 
 /**

@@ -19,7 +19,8 @@ import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
 import type { ManySessionsResult } from "./many-sessions.js";
 import type { SearchBenchResult } from "./search-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
-import { fmtBytes, fmtMs, fmtRatio } from "./stats.js";
+import type { ScriptedSessionResult } from "./scripted-session.js";
+import { fmtBytes, fmtMs, fmtRatio, median } from "./stats.js";
 
 export interface BenchResults {
   args: string[];
@@ -28,6 +29,7 @@ export interface BenchResults {
   loadBefore: number[];
   between: Map<number, BetweenResult>;
   typed: Map<number, TypedResult>;
+  scripted: Map<number, ScriptedSessionResult>;
   binaries: BetweenResult | null;
   profile: (BetweenProfile & { files: number }) | null;
   /** By `${files}-${change}`. */
@@ -66,7 +68,10 @@ export function report(r: BenchResults): string[] {
   if (r.typed.size) {
     say("Typed prompt: the user edits a file (one changed, one added) and types a prompt after the last turn's end line; from Enter to the prompt reaching the stand-in claude, whose Edit then waits for nudge's capture of those edits (a PreToolUse hook, as the real claude calls it).");
   }
-  if (r.between.size || r.rewinds.size || r.typed.size) sizeTable(r, say);
+  if (r.scripted.size) {
+    say("Scripted session: 20 turns (each writes a file and answers) through `nudge claude run` and given straight to the real `claude -p` (the next prompt at each result, as nudge sends them), both with the pinned claude and the scripted Messages API; whole sessions, start included, alternating.");
+  }
+  if (r.between.size || r.rewinds.size || r.typed.size || r.scripted.size) sizeTable(r, say);
   say("");
   say("| | measured | goal |");
   say("|---|---:|---|");
@@ -128,6 +133,18 @@ function sizeTable(r: BenchResults, say: (line?: string) => void): void {
         return t ? `${fmtRatio(t.toolMs / t.statusMs)} (${fmtMs(t.toolMs)} / ${fmtMs(t.statusMs)}, n=${t.runs})` : "";
       },
       "(claude's own API round trip hides it)",
+    );
+  }
+  if (r.scripted.size) {
+    row(
+      "a scripted 20-turn session: `nudge claude run` − straight `claude -p`, per turn (start included) − `git status -uall`",
+      (f) => {
+        const s = r.scripted.get(f);
+        if (!s) return "";
+        const perTurn = (median(s.nudge) - median(s.claude)) / s.turns;
+        return `${fmtMs(perTurn - s.statusMs)} ${mark(perTurn <= s.statusMs + 50)} (${fmtMs(median(s.nudge))} / ${fmtMs(median(s.claude))} a session; status ${fmtMs(s.statusMs)}; n=${s.rounds})`;
+      },
+      "≤ 50 ms",
     );
   }
   if (r.rewinds.size) {

@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, typed, rewind, long, storage, start, recorder, render, export, import, web, page, sessions, search, sync
+ *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, start, recorder, render, export, import, web, page, sessions, search, sync
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -29,10 +29,11 @@ import { report, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { searchBench } from "./search-bench.js";
 import { typedPrompt, type TypedResult } from "./typed-prompt.js";
+import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.js";
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "typed", "rewind", "long", "storage", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
+const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -55,6 +56,7 @@ const results: BenchResults = {
   loadBefore: os.loadavg(),
   between: new Map<number, BetweenResult>(),
   typed: new Map<number, TypedResult>(),
+  scripted: new Map<number, ScriptedSessionResult>(),
   binaries: null,
   profile: null,
   rewinds: new Map<string, RewindResult>(),
@@ -85,6 +87,9 @@ try {
   }
   if (wanted("typed")) {
     for (const files of fileCounts) results.typed.set(files, await typedPrompt({ files }, files > 50_000 ? 8 : 12));
+  }
+  if (wanted("scripted")) {
+    for (const files of fileCounts) results.scripted.set(files, await scriptedSession(files, 20, files > 50_000 ? 2 : 3));
   }
   if (wanted("rewind")) {
     // Their repositories are kept under /tmp between runs (rewind.ts): 100k files take minutes to make.

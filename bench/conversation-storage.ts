@@ -21,16 +21,26 @@ const CLI = process.env.BENCH_CLI ?? path.resolve(path.dirname(fileURLToPath(imp
 export interface ConversationStorageResult {
   /** Turns in the short and the long session. */
   turns: [number, number];
+  /** The size of the pieces the API streamed text and tool input in, null for one piece a block. */
+  chunk: number | null;
   /** claude's transcript and side folder, whole, after each session. */
   claude: [number, number];
   /** The bundle's parts after each session. */
   bundle: [StoreSizes["bundle"], StoreSizes["bundle"]];
 }
 
-export async function conversationStorage(short = 3, long = 15): Promise<ConversationStorageResult> {
-  const a = await recordReal(short);
-  const b = await recordReal(long);
-  return { turns: [short, long], claude: [a.claude, b.claude], bundle: [a.bundle, b.bundle] };
+/** `chunk`: the API streams each text and tool input in pieces of this many characters (default: one piece, as the tests' scripted API does). */
+export async function conversationStorage(short = 3, long = 15, chunk?: number): Promise<ConversationStorageResult> {
+  const a = await recordReal(short, chunk);
+  const b = await recordReal(long, chunk);
+  return { turns: [short, long], chunk: chunk ?? null, claude: [a.claude, b.claude], bundle: [a.bundle, b.bundle] };
+}
+
+/** Per turn, between the short session and the long one. */
+export function perTurn(r: ConversationStorageResult): { claude: number; bundle: StoreSizes["bundle"] } {
+  const turns = r.turns[1] - r.turns[0];
+  const bundle = Object.fromEntries(Object.keys(r.bundle[1]).map((k) => [k, (r.bundle[1][k as keyof StoreSizes["bundle"]] - r.bundle[0][k as keyof StoreSizes["bundle"]]) / turns]));
+  return { claude: (r.claude[1] - r.claude[0]) / turns, bundle: bundle as StoreSizes["bundle"] };
 }
 
 /** The conversation's part of a bundle: everything but the patches. */
@@ -38,8 +48,8 @@ export function conversationBytes(b: StoreSizes["bundle"]): number {
   return b.transcriptCopy + b.stream + b.input + b.journal + b.other;
 }
 
-async function recordReal(turns: number): Promise<{ claude: number; bundle: StoreSizes["bundle"] }> {
-  progress(`conversation storage: a ${turns}-turn session with the real claude`);
+async function recordReal(turns: number, chunk: number | undefined): Promise<{ claude: number; bundle: StoreSizes["bundle"] }> {
+  progress(`conversation storage: a ${turns}-turn session with the real claude${chunk ? `, streamed in ${chunk}-character pieces` : ""}`);
   const repo = await generateRepo({ files: 200 });
   const steps: ScriptStep[] = [];
   const prompts: string[] = [];
@@ -56,8 +66,8 @@ async function recordReal(turns: number): Promise<{ claude: number; bundle: Stor
   }
   await execa("git", ["add", "-A"], { cwd: repo });
   await execa("git", ["commit", "-qm", "modules"], { cwd: repo });
-  // Streamed in pieces of a few characters, as the real API streams tokens: the partial-message events are part of what nudge keeps.
-  const api = await startScriptedApi(steps, process.env.CHUNK ? { chunk: Number(process.env.CHUNK) } : {});
+  // In pieces, as the real API streams tokens, every piece is a partial-message event nudge keeps.
+  const api = await startScriptedApi(steps, chunk ? { chunk } : {});
   try {
     const config = path.join(scratchDir("claude-config"), "claude");
     const run = await execa("node", [CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {

@@ -158,6 +158,7 @@ async function sameTail(source: string, known: Known): Promise<boolean> {
 /** The first `bytes` of claude's transcript as a new compressed copy, atomically (a member of 4 MB at a time in memory). */
 async function writeWhole(source: string, bytes: number, copy: string): Promise<void> {
   await replaceAtomically(copy, async (temp) => {
+    faultPoint("atomic-write");
     const handle = await fs.open(temp, "wx");
     try {
       for (let at = 0; at < bytes; at += MEMBER_BYTES) {

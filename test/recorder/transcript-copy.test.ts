@@ -120,34 +120,47 @@ describe("the compressed transcript copy", () => {
     expect(readFileSync(claudesFile(recorded, repo)).subarray(0, after.length).equals(after)).toBe(true);
   }, 120_000);
 
-  it("kill -9 in the middle of appending a turn's member: the copy reads up to the turn before, and the next run cuts the torn member off and goes on", async () => {
+  it("kill -9 in the middle of appending a turn's member: the copy reads up to the turn before, and the next run cuts the torn member off, saves the turn and goes on", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([...steps(repo)]);
+    api = await startScriptedApi([...steps(repo), { text: "TURN-FOUR-REPLY" }]);
     const env = claudeEnv(api, path.join(tempDir(), "claude"));
-    // Turn 1 writes the copy whole; turn 2 appends its member, and nudge is killed halfway through writing it.
+    // The first sync writes the copy whole; the next appends its member, and nudge is killed
+    // halfway through writing it. (Three prompts: the first append comes by turn 3 at the latest.)
     const first = await execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"], {
       cwd: repo,
       env: { NO_COLOR: "1", ...env, NUDGE_FAULT: "transcript-append-torn:kill" },
-      input: "TURN-ONE-PROMPT\nTURN-TWO-PROMPT\n",
+      input: "TURN-ONE-PROMPT\nTURN-TWO-PROMPT\nTURN-THREE-PROMPT\n",
       reject: false,
       detached: true,
       timeout: 60_000,
     });
-    expect(first.signal).toBe("SIGKILL");
+    expect(first.signal, `${first.exitCode} ${first.stderr}`).toBe("SIGKILL");
     const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ id: string; path: string }>;
     const session = sessions[0]!;
     const m = readManifestFile(session.path);
-    const name = m.turns[1]!.transcript!;
+    const last = m.turns.at(-1)!; // the last turn saved: the torn member is the one after it
+    const name = last.transcript!;
     const gz = path.join(session.path, `${name}.gz`);
     const torn = await readMembers(gz);
     expect(torn.size).toBeGreaterThan(torn.end); // half a member written after the whole ones
     expect(() => gunzipSync(readFileSync(gz))).toThrow(); // as gzip reads it: cut short
-    expect(torn.bytes).toBe(m.turns[1]!.transcriptBytes);
+    expect(torn.bytes).toBe(last.transcriptBytes);
 
-    const again = await runClaude(repo, ["-c", "TURN-THREE-PROMPT"], env);
+    // The next run saves the turn the kill cut off (no prompt: nothing else syncs): the torn member
+    // is cut off and that turn's bytes appended as a member of their own.
+    const recovered = await runClaude(repo, ["-c"], env);
+    expect(recovered.exitCode, recovered.stderr).toBe(0);
+    const turns = readManifestFile(session.path).turns;
+    const saved = turns.find((t) => t.n === last.n + 1)!; // (the turn after it may have begun too, and be saved as well)
+    expect(saved.status).toBe("complete");
+    expect(transcriptCopy(session.path, name).length).toBe(turns.at(-1)!.transcriptBytes);
+    const ends = (await readMembers(gz)).members.map((x) => x.start + x.bytes);
+    expect(ends.slice(ends.indexOf(last.transcriptBytes!), ends.indexOf(last.transcriptBytes!) + 2)).toEqual([last.transcriptBytes, saved.transcriptBytes]);
+
+    const again = await runClaude(repo, ["-c", "TURN-FOUR-PROMPT"], env);
     expect(again.exitCode, again.stderr).toBe(0);
     const after = readManifestFile(session.path);
-    expect(after.turns.at(-1)!.prompt).toBe("TURN-THREE-PROMPT");
+    expect(after.turns.at(-1)!.prompt).toBe("TURN-FOUR-PROMPT");
     const copy = transcriptCopy(session.path, name); // whole again: every member complete
     expect(copy.length).toBeGreaterThanOrEqual(after.turns.at(-1)!.transcriptBytes!);
     expect(readFileSync(transcriptPath(env.CLAUDE_CONFIG_DIR!, repo, after.turns.at(-1)!.claudeSessionId!)).subarray(0, copy.length).equals(copy)).toBe(true);

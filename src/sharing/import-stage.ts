@@ -151,6 +151,7 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
 async function compressCopies(folder: string, plainDir: string, placements: Placement[]): Promise<void> {
   for (const name of (await fs.readdir(folder)).filter((n) => /^[A-Za-z0-9_-]{1,128}\.jsonl$/.test(n))) {
     const plain = path.join(folder, name);
+    if (!(await fs.lstat(plain)).isFile()) continue;
     await copyCompressedPrefix({ file: plain, compressed: false }, plain + GZ_SUFFIX, (await fs.stat(plain)).size);
     await fs.mkdir(plainDir, { recursive: true });
     const moved = path.join(plainDir, name);

@@ -21,6 +21,7 @@ import type { SearchBenchResult } from "./search-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
 import type { ScriptedSessionResult } from "./scripted-session.js";
 import { fmtBytes, fmtMs, fmtRatio, median } from "./stats.js";
+import { conversationBytes, perTurn, type ConversationStorageResult } from "./conversation-storage.js";
 
 export interface BenchResults {
   args: string[];
@@ -47,6 +48,8 @@ export interface BenchResults {
   servedPage: ServedPageBenchResult | null;
   sessions: ManySessionsResult | null;
   search: SearchBenchResult | null;
+  /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
+  conversation: ConversationStorageResult[];
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -182,7 +185,13 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| storage per turn, code (snapshot objects + private index + patches) ÷ \`git commit\` of the same change, turns ${long.turns - long.storageTurns + 1}–${long.turns} | ${(code / long.twinGit).toFixed(3)}× ${mark(code <= long.twinGit)} (${fmtBytes(code)} / ${fmtBytes(long.twinGit)}, ${signed(code - long.twinGit)}: snapshot objects ${signed(long.nudge.git - long.twinGit)} against git's, plus ${fmtBytes(long.nudge.bundle.patches)} of patches) | ≤ 1× |`);
     const b = long.nudge.bundle;
     const convo = b.transcriptCopy + b.stream + b.input + b.journal + b.other;
-    say(`| storage per turn, conversation (transcript copy, stream, input, turn records) ÷ claude's own transcript growth | ${fmtRatio(convo / 40_960)} (${fmtBytes(convo)} / 40.0 KB) | |`);
+    say(`| storage per turn, conversation (transcript copy, stream, input, turn records) ÷ claude's own transcript growth, stand-in claude | ${fmtRatio(convo / 40_960)} (${fmtBytes(convo)} / 40.0 KB) | |`);
+  }
+  for (const c of r.conversation) {
+    const { claude, bundle } = perTurn(c);
+    const convo = conversationBytes(bundle);
+    const how = c.chunk ? `API streaming in ${c.chunk}-character pieces` : "API answering a block in one piece";
+    say(`| storage per turn, conversation with the real claude (${how}; turns ${c.turns[0] + 1}–${c.turns[1]}) ÷ claude's own transcript growth | ${fmtRatio(convo / claude)} ${mark(convo <= 1.3 * claude)} (${fmtBytes(convo)} / ${fmtBytes(claude)}: transcript copy ${fmtRatio(bundle.transcriptCopy / claude)}, stream ${fmtRatio(bundle.stream / claude)}, input and turn records ${fmtRatio((bundle.input + bundle.journal + bundle.other) / claude)}) | ≤ 1.3× |`);
   }
   if (binaryTurn) {
     const code = codeBytes(binaryTurn.nudge);

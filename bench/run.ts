@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, start, recorder, render, export, import, web, page, sessions, search, sync
+ *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, page, sessions, search, sync
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -17,6 +17,7 @@ import os from "node:os";
 import { betweenTurns, profileBetweenTurns, type BetweenResult } from "./between-turns.js";
 import { cliStart, longSessionListing } from "./cli-start.js";
 import { binaryTurnStorage, longSession } from "./long-session.js";
+import { conversationStorage } from "./conversation-storage.js";
 import { exportBench } from "./export-bench.js";
 import { importBench } from "./import-bench.js";
 import { webBench } from "./web-bench.js";
@@ -33,7 +34,7 @@ import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
+const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -73,6 +74,7 @@ const results: BenchResults = {
   servedPage: null,
   sessions: null,
   search: null,
+  conversation: [],
 };
 
 try {
@@ -102,6 +104,10 @@ try {
     results.listing = await longSessionListing(results.long.repo, results.long.id, results.long.turns, 10);
   }
   if (wanted("storage")) results.binaryTurn = await binaryTurnStorage();
+  if (wanted("conversation")) {
+    // The real claude (pinned), the scripted API on loopback: blocks in one piece, then in token-sized pieces.
+    for (const chunk of [undefined, 8]) results.conversation.push(await conversationStorage(3, 15, chunk));
+  }
   if (wanted("start") || wanted("recorder") || wanted("render")) {
     const small = results.between.get(fileCounts[0]!)?.repo ?? (await generateRepo({ files: 1_000 }));
     if (wanted("start")) results.start = await cliStart(small, 20, 12);

@@ -39,7 +39,7 @@ export async function copyFileAtomic(from: string, to: string): Promise<void> {
  * Temp files are named `.<name>.<pid>.<random>.tmp` beside their target: whatever fails, the
  * temp is removed, and `sweepTempFiles` clears those a killed process left.
  */
-async function replaceAtomically(file: string, fill: (temp: string) => Promise<void>): Promise<void> {
+export async function replaceAtomically(file: string, fill: (temp: string) => Promise<void>): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {

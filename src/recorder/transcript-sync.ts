@@ -1,18 +1,20 @@
 /**
  * Keeps the bundle's copy of claude's own files for a claude session up to date after each turn:
- * the transcript (`claude/<id>.jsonl`) and its side folder (`claude/<id>/`: subagent
- * transcripts, large tool results), so the conversation can be resumed on another machine or
- * after claude's config is gone.
+ * the transcript (`claude/<id>.jsonl.gz`, compressed: bundle/transcript-copy.ts) and its side
+ * folder (`claude/<id>/`: subagent transcripts, large tool results, kept plain), so the
+ * conversation can be resumed on another machine or after claude's config is gone.
  *
  * claude appends to these files, so only the new bytes are copied: a turn costs what the turn
- * added, not the whole history again. The last block already copied is compared first; a file
- * rewritten in place (shorter, or different where we had copied it) is copied again whole.
+ * added (compressed, one gzip member), not the whole history again. The last block already copied
+ * is compared first; a file rewritten in place (shorter, or different where we had copied it) is
+ * copied again whole.
  */
 import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createWriteStream } from "node:fs";
-import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
+import { copyFileAtomic, ensureDir, replaceAtomically } from "../bundle/atomic-write.js";
+import { encodeMembers, GZ_SUFFIX, inflateMember, MEMBER_BYTES, readMembers } from "../bundle/transcript-copy.js";
 import { findTranscript } from "../claude/transcript.js";
 import { faultPoint } from "../fault-injection.js";
 import { transcriptName } from "../bundle/transcript-name.js";
@@ -26,8 +28,16 @@ export interface TranscriptCopy {
   bytes: number;
 }
 
+/** What this process knows of a compressed copy it wrote last: its length on disk, the transcript's length, its last bytes. */
+interface Known {
+  size: number;
+  bytes: number;
+  tail: Buffer;
+}
+
 export class TranscriptSync {
   private readonly sources = new Map<string, string>();
+  private readonly known = new Map<string, Known>();
 
   constructor(
     private readonly bundleDir: string,
@@ -40,9 +50,57 @@ export class TranscriptSync {
     const source = await this.sourceOf(claudeSessionId);
     if (!source) return null;
     const name = transcriptName(claudeSessionId);
-    const bytes = await syncFile(source, path.join(this.bundleDir, name));
+    const bytes = await this.syncCompressed(source, path.join(this.bundleDir, name));
     await syncFolder(source.replace(/\.jsonl$/, ""), path.join(this.bundleDir, "claude", claudeSessionId));
     return { name, bytes };
+  }
+
+  /**
+   * Append what claude's transcript gained to the compressed copy, or write it again whole. What
+   * the copy holds is read from its members' headers (known from the last sync in this process);
+   * a member a killed append left half written is cut off first, and the next append redoes it.
+   */
+  private async syncCompressed(source: string, plain: string): Promise<number> {
+    const copy = plain + GZ_SUFFIX;
+    const [from, to] = await Promise.all([fs.stat(source), fs.stat(copy).catch(() => null)]);
+    let known = to ? this.known.get(copy) : undefined;
+    if (to && known?.size !== to.size) {
+      known = (await readKnown(copy)) ?? undefined;
+      await fs.rm(plain, { force: true }); // an old plain copy a killed sync left beside the compressed one
+    }
+    if (!known || known.bytes > from.size || !(await sameTail(source, known))) {
+      await ensureDir(path.dirname(copy));
+      this.known.delete(copy);
+      await writeWhole(source, from.size, copy);
+      await fs.rm(plain, { force: true }); // an old bundle's plain copy: the compressed one replaces it
+      this.known.set(copy, (await readKnown(copy))!);
+      return from.size;
+    }
+    if (known.size !== to!.size) await fs.truncate(copy, known.size); // a half-written member: cut off, appended again below
+    if (known.bytes === from.size) return known.bytes;
+    faultPoint("transcript-append");
+    // Appending in place: a crash midway leaves a member whose length runs past the file's end;
+    // the next sync (or any reader) stops before it, and the next sync cuts it off.
+    const handle = await fs.open(copy, "a");
+    let { size, bytes, tail } = known;
+    try {
+      for (; bytes < from.size; ) {
+        const added = await readRange(source, bytes, Math.min(from.size, bytes + MEMBER_BYTES));
+        if (added.length === 0) break; // cut short meanwhile: the next sync sees it rewritten
+        const [member] = await encodeMembers(bytes, added);
+        await handle.write(member!.subarray(0, member!.length >> 1));
+        faultPoint("transcript-append-torn");
+        await handle.write(member!.subarray(member!.length >> 1));
+        size += member!.length;
+        bytes += added.length;
+        tail = Buffer.concat([tail, added.subarray(-TAIL_CHECK)]).subarray(-TAIL_CHECK);
+      }
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    this.known.set(copy, { size, bytes, tail });
+    return bytes;
   }
 
   private async sourceOf(claudeSessionId: string): Promise<string | null> {
@@ -74,6 +132,43 @@ async function syncFile(source: string, copy: string): Promise<number> {
     await handle.close();
   }
   return from.size;
+}
+
+/** What a compressed copy holds: its whole members' length on disk, the transcript's length, and its last bytes; null when it is not one. */
+async function readKnown(copy: string): Promise<Known | null> {
+  const found = await readMembers(copy).catch(() => null);
+  if (!found || (found.members.length === 0 && found.size > 0)) return null;
+  const tail: Buffer[] = [];
+  let have = 0;
+  for (let i = found.members.length - 1; i >= 0 && have < TAIL_CHECK; i--) {
+    const data = await inflateMember(copy, found.members[i]!).catch(() => null);
+    if (!data) return null;
+    tail.unshift(data);
+    have += data.length;
+  }
+  return { size: found.end, bytes: found.bytes, tail: Buffer.concat(tail).subarray(-TAIL_CHECK) };
+}
+
+/** Does claude's transcript still hold, where the copy ends, the bytes the copy ends with? */
+async function sameTail(source: string, known: Known): Promise<boolean> {
+  const start = known.bytes - known.tail.length;
+  return (await readRange(source, start, known.bytes)).equals(known.tail);
+}
+
+/** The first `bytes` of claude's transcript as a new compressed copy, atomically (a member of 4 MB at a time in memory). */
+async function writeWhole(source: string, bytes: number, copy: string): Promise<void> {
+  await replaceAtomically(copy, async (temp) => {
+    faultPoint("atomic-write");
+    const handle = await fs.open(temp, "wx");
+    try {
+      for (let at = 0; at < bytes; at += MEMBER_BYTES) {
+        for (const m of await encodeMembers(at, await readRange(source, at, Math.min(bytes, at + MEMBER_BYTES)))) await handle.write(m);
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
 }
 
 /** Do two files hold the same bytes in [start, end)? */

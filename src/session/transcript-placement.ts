@@ -6,7 +6,8 @@
  */
 import path from "node:path";
 import { pathExists } from "../file-exists.js";
-import { copyFileAtomic, ensureDir } from "../bundle/atomic-write.js";
+import { copyFileAtomic, ensureDir, replaceAtomically } from "../bundle/atomic-write.js";
+import { findCopy, writePlain } from "../bundle/transcript-copy.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { findTranscript, transcriptPath } from "../claude/transcript.js";
 
@@ -24,9 +25,16 @@ export async function ensureTranscriptPlaced(input: PlacementInput): Promise<str
   if (await pathExists(target)) return target;
   const elsewhere = await findTranscript(input.claudeConfigDir, input.cwd, input.claudeSessionId);
   const bundled = input.manifest.turns.findLast((t) => t.claudeSessionId === input.claudeSessionId && t.transcript)?.transcript;
-  const source = elsewhere ?? (bundled ? path.join(input.bundleDir, bundled) : null);
-  if (!source || !(await pathExists(source))) return null;
+  if (elsewhere) {
+    await ensureDir(path.dirname(target));
+    await copyFileAtomic(elsewhere, target);
+    return target;
+  }
+  // The bundle's copy, compressed or (an old bundle) plain: claude gets its transcript byte for byte.
+  const copy = bundled ? await findCopy(input.bundleDir, bundled) : null;
+  if (!copy) return null;
   await ensureDir(path.dirname(target));
-  await copyFileAtomic(source, target);
+  if (copy.compressed) await replaceAtomically(target, async (temp) => void (await writePlain(copy, temp)));
+  else await copyFileAtomic(copy.file, target);
   return target;
 }

@@ -9,6 +9,7 @@ import path from "node:path";
 import { bundleFiles } from "../bundle/store.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { pathExists } from "../file-exists.js";
+import { findCopy, writePlain } from "../bundle/transcript-copy.js";
 import { isEntryPath } from "./archive-path.js";
 import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";
@@ -67,13 +68,17 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
 
   await fs.mkdir(path.join(raw, "claude"), { recursive: true });
   await fs.mkdir(path.join(out, "claude"), { recursive: true });
+  await fs.mkdir(path.join(raw, "whole"), { recursive: true });
   for (const cut of plan.transcripts) {
-    const src = path.join(from.dir, cut.name);
-    if (!(await pathExists(src))) {
+    const kept = await findCopy(from.dir, cut.name);
+    if (!kept) {
       turns = turns.map((t) => (t.transcript === cut.name ? { ...t, transcript: null, transcriptBytes: null } : t));
       continue;
     }
-    const copy = await stageTranscript(src, cut, raw, out, entry, redact);
+    // The export carries the transcript plain, as claude wrote it: a compressed copy is inflated into the staging first.
+    const src = kept.compressed ? path.join(raw, "whole", path.basename(cut.name)) : kept.file;
+    if (kept.compressed) await writePlain(kept, src);
+    const copy = await stageTranscript(src, path.join(from.dir, cut.name).replace(/\.jsonl$/, ""), cut, raw, out, entry, redact);
     findings.push(...copy.findings);
     files.push(...copy.files);
     skipped.push(...copy.skipped);
@@ -82,7 +87,7 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
   return { turns, findings, files, skipped };
 }
 
-async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out: string, entry: (name: string) => string, redact: boolean) {
+async function stageTranscript(src: string, side: string, cut: TranscriptCut, raw: string, out: string, entry: (name: string) => string, redact: boolean) {
   const rawCopy = path.join(raw, cut.name);
   const outCopy = path.join(out, cut.name);
   const size = (await fs.stat(src)).size;
@@ -104,7 +109,6 @@ async function stageTranscript(src: string, cut: TranscriptCut, raw: string, out
 
   // The side folder (subagents, large tool results). Cut short (--upto), a file is kept only if
   // the kept transcript names it: a later turn's subagent must not travel with an earlier cut.
-  const side = src.replace(/\.jsonl$/, "");
   const kept = bytes < size ? await fs.readFile(rawCopy, "utf8") : null;
   for (const rel of await listFiles(side)) {
     const name = `claude/${cut.claudeSessionId}/${rel}`;

@@ -72,8 +72,10 @@ export async function installSession(input: InstallInput): Promise<SetAside | nu
     await work.will({ kind: "made", path: dir });
     await fs.rename(building, dir);
 
-    // claude's files are placed from the bundle folder they moved into with it.
-    await place(staged.placements.map((p) => ({ ...p, from: path.join(dir, path.relative(staged.dir, p.from)) })), work);
+    // claude's files are placed from the bundle folder they moved into with it (the main
+    // transcripts, compressed in the bundle, from their plain copies left in the import's work folder).
+    const moved = (from: string) => (path.relative(staged.dir, from).startsWith("..") ? from : path.join(dir, path.relative(staged.dir, from)));
+    await place(staged.placements.map((p) => ({ ...p, from: moved(p.from) })), work);
     faultPoint("import-done");
     return input.replace || aside.length ? { backupDir: input.backupDir, refs, claudeFiles: aside.map((p) => p.to) } : null;
   } catch (error) {

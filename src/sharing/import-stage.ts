@@ -19,6 +19,7 @@ import { relocateTranscript, transcriptMoves } from "./relocate.js";
 import { listFiles } from "./list-files.js";
 import { renameDiverged } from "./diverged-copy.js";
 import { claudeSessionIdOf, transcriptName } from "../bundle/transcript-name.js";
+import { copyCompressedPrefix, GZ_SUFFIX } from "../bundle/transcript-copy.js";
 
 export interface ImportTarget {
   id: string;
@@ -137,8 +138,26 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     turns,
     unsaved: [],
   };
+  await compressCopies(files.transcripts, `${dir}.plain`, placements);
   await writeBundle(dir, manifest);
   return { dir, manifest, projectDir, placements };
+}
+
+/**
+ * The bundle keeps claude's main transcripts compressed (bundle/transcript-copy.ts), as recording
+ * does; the plain files move beside the staged bundle, in the import's work folder, to be placed
+ * in claude's project folder from there.
+ */
+async function compressCopies(folder: string, plainDir: string, placements: Placement[]): Promise<void> {
+  for (const name of (await fs.readdir(folder)).filter((n) => /^[A-Za-z0-9_-]{1,128}\.jsonl$/.test(n))) {
+    const plain = path.join(folder, name);
+    if (!(await fs.lstat(plain)).isFile()) continue;
+    await copyCompressedPrefix({ file: plain, compressed: false }, plain + GZ_SUFFIX, (await fs.stat(plain)).size);
+    await fs.mkdir(plainDir, { recursive: true });
+    const moved = path.join(plainDir, name);
+    await fs.rename(plain, moved);
+    for (const p of placements) if (p.from === plain) p.from = moved;
+  }
 }
 
 /**

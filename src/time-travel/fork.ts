@@ -8,6 +8,7 @@ import path from "node:path";
 import { UserError } from "../errors.js";
 import { pathExists } from "../file-exists.js";
 import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-schema.js";
+import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../bundle/transcript-copy.js";
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
@@ -111,10 +112,11 @@ async function copyTranscripts(source: StoredSession, turns: Turn[], dir: string
   const lengths = new Map<string, number | null>();
   for (const t of turns) if (t.transcript) lengths.set(t.transcript, t.transcriptBytes ?? null);
   for (const [name, bytes] of lengths) {
-    const from = path.join(source.dir, name);
-    if (!(await pathExists(from))) continue;
-    await copyPrefix(from, path.join(dir, name), bytes ?? (await fs.stat(from)).size);
-    const side = from.replace(/\.jsonl$/, "");
+    const copy = await findCopy(source.dir, name);
+    if (!copy) continue;
+    // Compressed in the fork too (an old bundle's plain copy as well); cut at a turn's end, the members are copied as they are.
+    await copyCompressedPrefix(copy, path.join(dir, name + GZ_SUFFIX), bytes ?? (copy.compressed ? (await readMembers(copy.file)).bytes : (await fs.stat(copy.file)).size));
+    const side = path.join(source.dir, name).replace(/\.jsonl$/, "");
     if (await pathExists(side)) await fs.cp(side, path.join(dir, name.replace(/\.jsonl$/, "")), { recursive: true });
   }
 }

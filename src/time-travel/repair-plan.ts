@@ -17,6 +17,7 @@ import { patchStats, sha256 } from "../snapshot/patch-stats.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import { chainTurns } from "./repair-chain.js";
 import { patchFile, rebuildTurns } from "./repair-turns.js";
+import { findCopy, readCopy } from "../bundle/transcript-copy.js";
 
 export interface RepairPlan {
   id: string;
@@ -118,9 +119,10 @@ async function readPatches(root: string, dir: string, chain: ReturnType<typeof c
 async function transcriptCopies(folder: string): Promise<Map<string, Buffer>> {
   const copies = new Map<string, Buffer>();
   const names = await fs.readdir(folder).catch(() => [] as string[]);
-  for (const name of names.filter((n) => /^[A-Za-z0-9_-]{1,128}\.jsonl$/.test(n))) {
-    const stat = await fs.lstat(path.join(folder, name)).catch(() => null);
-    if (stat?.isFile()) copies.set(`claude/${name}`, await fs.readFile(path.join(folder, name)));
+  // Compressed (`<id>.jsonl.gz`) or an old bundle's plain copy; a member a killed append left half written is not read.
+  for (const name of new Set(names.flatMap((n) => /^([A-Za-z0-9_-]{1,128}\.jsonl)(?:\.gz)?$/.exec(n)?.[1] ?? []))) {
+    const copy = await findCopy(path.dirname(folder), `claude/${name}`);
+    if (copy) copies.set(`claude/${name}`, await readCopy(copy));
   }
   return copies;
 }

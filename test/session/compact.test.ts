@@ -12,6 +12,7 @@ import { inTerminal } from "../support/pty.js";
 import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { transcriptCopy } from "../support/transcript-copy.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -98,7 +99,7 @@ describe("/compact in a live run", () => {
     expect(transcriptAfter.startsWith(transcriptBefore)).toBe(true);
     const appended = transcriptAfter.slice(transcriptBefore.length).split("\n").filter(Boolean);
     expect(appended.map((l) => JSON.parse(l).type)).toEqual(["cost-state"]);
-    expect(bundleAfter[`claude/${claudeSession}.jsonl`]).toBe(transcriptBefore);
+    expect(transcriptCopy(original.path, `claude/${claudeSession}.jsonl`).toString("latin1")).toBe(transcriptBefore);
 
     // The fork: turn 2 is the compaction, with its token counts; turn 3 was answered from the summary alone.
     const fork = readManifestFile(sessions.find((s) => s.id === forkId)!.path);

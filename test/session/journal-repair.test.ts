@@ -14,6 +14,7 @@ import { readManifestFile, runClaude, type Recorded } from "../support/record.js
 import { runNudge } from "../support/run-nudge.js";
 import { recordThreeTurns } from "../support/three-turns.js";
 import { unpack } from "../sharing/share-support.js";
+import { transcriptCopy } from "../support/transcript-copy.js";
 
 let rec: (Recorded & { repo: string }) | undefined;
 afterEach(async () => {
@@ -60,7 +61,7 @@ function expectTranscriptLengths(r: { dir: string; original: Manifest }, rebuilt
   const last = rebuilt.turns.at(-1)!;
   expect(last.transcriptBytes).toBe(r.original.turns.at(-1)!.transcriptBytes);
   for (const t of rebuilt.turns.slice(1, -1).filter((turn) => turn.repaired)) {
-    const copy = readFileSync(path.join(r.dir, t.transcript!)).subarray(0, t.transcriptBytes!).toString("utf8");
+    const copy = transcriptCopy(r.dir, t.transcript!).subarray(0, t.transcriptBytes!).toString("utf8");
     expect(copy.endsWith("\n")).toBe(true);
     expect(copy.trimEnd().split("\n").at(-1)).toContain(`"uuid":"${t.lastAssistantUuid}"`);
     expect(t.transcriptBytes).toBeLessThanOrEqual(r.original.turns[t.n]!.transcriptBytes!);

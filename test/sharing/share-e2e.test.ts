@@ -16,6 +16,7 @@ import { startScriptedApi, type ScriptStep } from "../support/scripted-api.js";
 import { nudgeRefs } from "../support/store-state.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
 import { configDir, filesUnder, origin, unpack } from "./share-support.js";
+import { transcriptCopy } from "../support/transcript-copy.js";
 
 function threeTurns(repo: string): ScriptStep[] {
   return [
@@ -88,6 +89,8 @@ describe("export, then import into another clone (base commit pushed)", () => {
     const placed = readFileSync(transcriptPath(cfg, b, sid), "utf8");
     expect(placed).toContain(JSON.stringify(b).slice(1, -1));
     expect(placed).not.toContain(`"cwd":"${a}"`);
+    // The clone's bundle keeps it compressed (the export carries it plain): the same bytes claude was given.
+    expect(transcriptCopy(path.join(b, ".git", "nudge", "sessions", rec.id), `claude/${sid}.jsonl`).toString("utf8")).toBe(placed);
 
     const m = readManifestFile(path.join(b, ".git", "nudge", "sessions", rec.id));
     expect(m.repo).toMatchObject({ root: b, cwd: b, baseCommit: rec.manifest.repo.baseCommit });
@@ -133,8 +136,10 @@ describe("export, then import into another clone (base commit pushed)", () => {
     const transcript = files.get(`session/${t1.transcript}`)!;
     expect(transcript.length).toBeLessThanOrEqual(t1.transcriptBytes!);
     // (with claude's queued-prompt lines emptied, as in every export: queued-prompts.ts)
-    const unqueued = path.join(tempDir(), "unqueued.jsonl");
-    await emptyQueuedPrompts(path.join(rec.dir, t1.transcript!), unqueued);
+    const scratch = tempDir();
+    const unqueued = path.join(scratch, "unqueued.jsonl");
+    writeFileSync(path.join(scratch, "recorded.jsonl"), transcriptCopy(rec.dir, t1.transcript!));
+    await emptyQueuedPrompts(path.join(scratch, "recorded.jsonl"), unqueued);
     expect(transcript.equals(readFileSync(unqueued).subarray(0, transcript.length))).toBe(true);
     expect(transcript.toString()).not.toContain("edit notes");
     expect([...files.keys()].filter((f) => f.startsWith("session/changes/"))).toEqual(["session/changes/turn-000.patch", "session/changes/turn-001.patch"]);
@@ -193,7 +198,7 @@ describe("export, then import into another clone (base commit pushed)", () => {
     // claude's transcript from the first import holds this conversation and more: it stays as it
     // is, and the replacing session resumes from its own last turn (2) in a fork.
     const sid = rec.manifest.turns[1]!.claudeSessionId!;
-    expect(statSync(transcriptPath(cfg, b, sid)).size).toBe(statSync(path.join(kept, "claude", `${sid}.jsonl`)).size);
+    expect(statSync(transcriptPath(cfg, b, sid)).size).toBe(transcriptCopy(kept, `claude/${sid}.jsonl`).length);
     expect(forced.stdout).toContain("already there and continued since: kept, the session resumes from its own last turn in a fork");
     const seen = await resume(b, cfg, rec.id);
     for (const said of ["write notes", "edit notes", "Edited notes.txt."]) expect(seen.messages).toContain(said);

@@ -22,6 +22,7 @@ import { readManifestFile, recordSession, type Recorded } from "../support/recor
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi } from "../support/scripted-api.js";
 import { exportBytes, holding, importTarget, origin } from "./share-support.js";
+import { transcriptCopy } from "../support/transcript-copy.js";
 
 const SECOND = "second prompt, typed ahead, for turn two only";
 
@@ -64,7 +65,7 @@ describe("prompts queued ahead in an --upto export", () => {
   afterAll(() => rec?.api.close());
 
   it("no export holds a queued prompt's text; the cut holds no byte of the second prompt anywhere", async () => {
-    const recorded = readFileSync(path.join(rec.dir, rec.manifest.turns[2]!.transcript!), "utf8");
+    const recorded = transcriptCopy(rec.dir, rec.manifest.turns[2]!.transcript!).toString("utf8");
     expect(recorded).toContain(`"content":${JSON.stringify(SECOND)}`); // claude did queue it, with its text
     for (const archive of [whole, cut]) {
       const lines = queueLines(await exportBytes(archive, a));

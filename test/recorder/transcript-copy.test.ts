@@ -59,7 +59,9 @@ describe("the compressed transcript copy", () => {
     expect(copy.length).toBeGreaterThanOrEqual(manifest.turns[3]!.transcriptBytes!);
     expect(claudes.subarray(0, copy.length).equals(copy)).toBe(true);
     const { members } = await readMembers(path.join(dir, `${name}.gz`));
-    expect(members.map((m) => m.start + m.bytes)).toEqual(manifest.turns.slice(1).map((t) => t.transcriptBytes));
+    // (A turn's save may run behind the next turn, whose bytes its copy then takes in too: two
+    // turns can end at the same length, and the later one adds no member.)
+    expect(members.map((m) => m.start + m.bytes)).toEqual([...new Set(manifest.turns.slice(1).map((t) => t.transcriptBytes))]);
     expect(statSync(path.join(dir, `${name}.gz`)).size).toBeLessThan(copy.length / 2);
 
     // A fork at turn 2: its copy is the first turn-2 bytes, its members those of the original.

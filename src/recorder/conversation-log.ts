@@ -128,7 +128,8 @@ export class ConversationLog {
       this.route(chunk.subarray(start, end), newline !== -1, out);
       start = end;
     }
-    this.conversation.write(out.length === 1 ? out[0]! : Buffer.concat(out), "log-append", this.completeBytes);
+    // A held-back line writes nothing until it ends.
+    if (out.length > 0) this.conversation.write(out.length === 1 ? out[0]! : Buffer.concat(out), "log-append", this.completeBytes);
     const now = Date.now();
     let times = "";
     const lines: Buffer[] = [];

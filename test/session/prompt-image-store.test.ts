@@ -86,6 +86,17 @@ describe("images in the bundle", () => {
     expect(replay.stdout.split(`⎿ ${echoedLabel()}`), replay.stdout).toHaveLength(3);
   });
 
+  it("a fork shares the image (a hard link, no second copy) and reads its lines back as the original does", async () => {
+    const forked = await runNudge(["session", "fork", id, "1", "--worktree", path.join(tempDir(), "try-b"), "--json"], { cwd: repo, env });
+    expect(forked.exitCode, forked.stderr).toBe(0);
+    const forkId = (JSON.parse(forked.stdout) as { id: string }).id;
+    const forkDir = path.join(repo, ".git", "nudge", "sessions", forkId);
+    expect(statSync(path.join(forkDir, "images", PNG_HASH)).ino).toBe(statSync(path.join(dir, "images", PNG_HASH)).ino);
+    const [first] = await readInput(forkDir);
+    expect(first!.bytes.equals((await readInput(dir))[0]!.bytes)).toBe(true);
+    expect(first!.bytes.toString("latin1")).toContain(PNG.toString("base64"));
+  });
+
   it("an export carries the image once and says it is not scanned; an import into a clean clone reads it back byte for byte", async () => {
     const exported = await runNudge(["session", "export", id, "-o", archive], { cwd: repo, env });
     expect(exported.exitCode, exported.stderr).toBe(0);

@@ -1,8 +1,8 @@
 /**
  * Reads a bundle's conversation back: claude's lines as written (bytes, never re-encoded; an image
- * stored apart put back in its place, image-store.ts), each
- * with the time it arrived, grouped by the turn that owns it. One turn is read by seeking to its
- * byte range, so replaying turn 900 of a long session does not read the 899 before it.
+ * stored apart put back in its place, image-store.ts), each with the time it arrived, grouped by
+ * the turn that owns it. One turn is read by seeking to its byte range, so replaying turn 900 of
+ * a long session does not read the 899 before it.
  */
 import { promises as fs } from "node:fs";
 import { splitLines } from "../claude/ndjson.js";

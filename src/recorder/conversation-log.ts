@@ -4,6 +4,8 @@
  * wrote to claude's stdin (input.jsonl + input-timing.txt). Appends are synchronous so bytes land
  * in arrival order. A write that fails (a full disk) is cut back to where it started, so a log
  * never ends in half a line; a kill -9 can at worst cut the last line short, which `open` repairs.
+ * An image in a line is stored once apart (image-store.ts) and the line keeps a reference: every
+ * reader gets the line back as written through conversation-reader.ts.
  */
 import fs from "node:fs";
 import type { BundleFiles } from "../bundle/store.js";
@@ -11,8 +13,12 @@ import { LineFramer } from "../claude/ndjson.js";
 import { faultPoint } from "../fault-injection.js";
 import { storeImages } from "../bundle/image-store.js";
 
-/** How a line claude writes for a user message starts: only such a line can carry a prompt's image. */
-const USER_LINE = Buffer.from('{"type":"user"');
+/**
+ * How claude's echo of a prompt with images starts (nudge puts the images first; claude keeps the
+ * order): only such a line is held back to store its images apart. Any other line, a tool's result
+ * among them, is written as it arrives, as before; one that does carry an image keeps it inline.
+ */
+const USER_LINE = Buffer.from('{"type":"user","message":{"role":"user","content":[{"type":"image"');
 
 /** A file opened for appending whose every write lands whole or not at all. */
 class AppendFile {
@@ -74,9 +80,9 @@ export class ConversationLog {
   /** Where the last complete line ends: a failed write cuts back to here, never mid-line. */
   private completeBytes: number;
   /**
-   * The line being received. A user line (a prompt's echo, which may carry an image) is held back
-   * and written whole once complete, its images stored apart (image-store.ts); any other line is
-   * written as it arrives. "deciding": too few bytes yet to tell which it is.
+   * The line being received. A prompt's echo with images (USER_LINE) is held back and written
+   * whole once complete, its images stored apart (image-store.ts); any other line is written as
+   * it arrives. "deciding": too few bytes yet to tell which it is.
    */
   private mode: "deciding" | "held" | "direct" = "deciding";
   private held: Buffer[] = [];
@@ -121,15 +127,8 @@ export class ConversationLog {
    * each line it completes, as claude wrote it, with its number.
    */
   appendStdout(chunk: Buffer, onLine: (line: Buffer, n: number) => void): void {
-    const out: Buffer[] = [];
-    for (let start = 0; start < chunk.length; ) {
-      const newline = chunk.indexOf(0x0a, start);
-      const end = newline === -1 ? chunk.length : newline + 1;
-      this.route(chunk.subarray(start, end), newline !== -1, out);
-      start = end;
-    }
-    // A held-back line writes nothing until it ends.
-    if (out.length > 0) this.conversation.write(out.length === 1 ? out[0]! : Buffer.concat(out), "log-append", this.completeBytes);
+    if (this.plain(chunk)) this.conversation.write(chunk, "log-append", this.completeBytes);
+    else this.routeChunk(chunk);
     const now = Date.now();
     let times = "";
     const lines: Buffer[] = [];
@@ -142,13 +141,60 @@ export class ConversationLog {
     for (const line of lines) onLine(line, this.lineCount++);
   }
 
-  /** A piece of one line (`ends`: with its "\n"): written to `out`, or held back until the line ends. */
-  private route(piece: Buffer, ends: boolean, out: Buffer[]): void {
+  /**
+   * Nearly every chunk: no line in it starts a prompt's echo with images, and none is held back.
+   * Then it is written as it came, found with one search for USER_LINE (no look at each line), and
+   * the state is moved to its end.
+   */
+  private plain(chunk: Buffer): boolean {
+    const atLineStart = this.mode === "deciding";
+    if (this.mode === "held" || this.heldBytes > 0) return false;
+    for (let at = chunk.indexOf(USER_LINE); at !== -1; at = chunk.indexOf(USER_LINE, at + 1)) {
+      if (at === 0 ? atLineStart : chunk[at - 1] === 0x0a) return false;
+    }
+    const last = chunk.lastIndexOf(0x0a);
+    const tail = last + 1;
+    const tailIsLineStart = last !== -1 || atLineStart;
+    // A line begun in this chunk too short yet to tell whether it is one to hold back.
+    if (tailIsLineStart && tail < chunk.length && chunk.length - tail < USER_LINE.length && USER_LINE.subarray(0, chunk.length - tail).equals(chunk.subarray(tail))) return false;
+    if (tail === chunk.length) this.nextLine();
+    else {
+      this.partial = tailIsLineStart ? chunk.length - tail : this.partial + chunk.length;
+      this.mode = "direct";
+    }
+    return true;
+  }
+
+  /** A chunk line by line: each line written as it comes, or held back until it ends. */
+  private routeChunk(chunk: Buffer): void {
+    const out: Buffer[] = [];
+    let verbatim = true;
+    for (let start = 0; start < chunk.length; ) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline + 1;
+      verbatim = this.route(chunk.subarray(start, end), newline !== -1, out) && verbatim;
+      start = end;
+    }
+    // Most chunks hold no user line: written as they came, without a copy. A held-back line writes nothing until it ends.
+    if (verbatim) this.conversation.write(chunk, "log-append", this.completeBytes);
+    else if (out.length > 0) this.conversation.write(Buffer.concat(out), "log-append", this.completeBytes);
+  }
+
+  /**
+   * A piece of one line (`ends`: with its "\n"): written to `out`, or held back until the line
+   * ends. True when `out` got the piece itself and nothing else.
+   */
+  private route(piece: Buffer, ends: boolean, out: Buffer[]): boolean {
+    if (this.mode === "deciding" && this.heldBytes === 0 && piece.length >= USER_LINE.length) {
+      // The usual case, the line's start all in this piece: told apart without a copy.
+      if (piece.compare(USER_LINE, 0, USER_LINE.length, 0, USER_LINE.length) === 0) this.mode = "held";
+      else this.mode = "direct";
+    }
     if (this.mode === "direct") {
       out.push(piece);
       this.partial += piece.length;
       if (ends) this.nextLine();
-      return;
+      return true;
     }
     this.held.push(piece);
     this.heldBytes += piece.length;
@@ -161,7 +207,7 @@ export class ConversationLog {
         this.heldBytes = 0;
         this.mode = "direct";
         if (ends) this.nextLine();
-        return;
+        return false;
       }
       if (head.length === USER_LINE.length) this.mode = "held";
     }
@@ -169,6 +215,7 @@ export class ConversationLog {
       out.push(storedLine(this.dir, Buffer.concat(this.held, this.heldBytes)));
       this.nextLine();
     }
+    return false;
   }
 
   private nextLine(): void {

@@ -1,8 +1,9 @@
 /**
  * The images a session's prompts carried, for `session show` (`[image: shot.png 120 KB]`, as replay
  * says) and for `session export`'s warning that images are not scanned for secrets. Read from
- * `input.jsonl`, what nudge wrote to claude's stdin, byte for byte (images stored apart put back): a prompt with images is one line
- * with image blocks beside its text. Only lines that mention an image block are parsed.
+ * `input.jsonl`, what nudge wrote to claude's stdin, byte for byte (images stored apart put
+ * back): a prompt with images is one line with image blocks beside its text. Only lines that
+ * mention an image block are parsed.
  */
 import { readInput } from "../bundle/conversation-reader.js";
 import type { Turn } from "../bundle/manifest-schema.js";

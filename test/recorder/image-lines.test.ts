@@ -21,7 +21,8 @@ const lines = [
   prompt,
   `{"type":"assistant","message":{"content":[{"type":"text","text":"a user line \\"type\\":\\"user\\" quoted"}]}}`,
   prompt.replace('"look"', '"again"'),
-  `{"type":"us`, // short, and a prefix of a user line
+  `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"ok"}]}}`,
+  `{"type":"user","message":{"role":"user","content":[{"type":"im`, // short, and a prefix of a prompt's echo
   `not json at all`,
   `{"type":"result"}`,
 ];
@@ -49,11 +50,27 @@ function pieces(bytes: Buffer, size: number): Buffer[] {
   return out;
 }
 
+/** Pieces of 1 to 200 bytes, by a fixed sequence (the same cuts every run). */
+function randomPieces(bytes: Buffer, seed = 21): Buffer[] {
+  const out: Buffer[] = [];
+  let state = seed;
+  for (let i = 0; i < bytes.length; ) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    const size = 1 + (state % 200);
+    out.push(bytes.subarray(i, i + size));
+    i += size;
+  }
+  return out;
+}
+
 describe("conversation.jsonl with images stored apart", () => {
   for (const [name, chunks] of [
     ["one chunk", [stdout]],
     ["5-byte chunks", pieces(stdout, 5)],
-    ["13-byte chunks (the user-line prefix cut everywhere)", pieces(stdout, 13)],
+    ["13-byte chunks (the echo's first bytes cut everywhere)", pieces(stdout, 13)],
+    ["65- and 67-byte chunks (about the length of what tells an echo with images)", [...pieces(stdout.subarray(0, 3000), 65), ...pieces(stdout.subarray(3000), 67)]],
+    ["chunks of 1 to 200 bytes, cut pseudo-randomly", randomPieces(stdout)],
+    ["chunks of 1 to 200 bytes, cut otherwise", randomPieces(stdout, 4242)],
   ] as const) {
     it(`${name}: the image once, the lines back byte for byte, claude's lines handed on as written`, async () => {
       const { dir, seen } = record([...chunks]);

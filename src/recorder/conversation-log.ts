@@ -123,8 +123,8 @@ export class ConversationLog {
   }
 
   /**
-   * Store a stdout chunk as is (a user line: once it is complete, its images apart); `onLine` gets
-   * each line it completes, as claude wrote it, with its number.
+   * Store a stdout chunk as is (a prompt's echo with images: once it is complete, its images
+   * apart); `onLine` gets each line it completes, as claude wrote it, with its number.
    */
   appendStdout(chunk: Buffer, onLine: (line: Buffer, n: number) => void): void {
     if (this.plain(chunk)) this.conversation.write(chunk, "log-append", this.completeBytes);
@@ -175,7 +175,8 @@ export class ConversationLog {
       verbatim = this.route(chunk.subarray(start, end), newline !== -1, out) && verbatim;
       start = end;
     }
-    // Most chunks hold no user line: written as they came, without a copy. A held-back line writes nothing until it ends.
+    // Every line went out as it came (one only looked like an echo for a while): the chunk itself.
+    // A held-back line writes nothing until it ends.
     if (verbatim) this.conversation.write(chunk, "log-append", this.completeBytes);
     else if (out.length > 0) this.conversation.write(Buffer.concat(out), "log-append", this.completeBytes);
   }

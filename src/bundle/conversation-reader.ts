@@ -16,6 +16,8 @@ export interface TimedLine {
   bytes: Buffer;
   /** Arrival time (epoch ms), or null when the timing file has no usable entry for the line. */
   at: number | null;
+  /** The line's length in its file, when that differs from `bytes` (images stored apart, image-store.ts). */
+  stored?: number;
 }
 
 /** A run of lines: a saved turn's, an unsaved turn a crash left behind, or lines between turns. */

@@ -106,12 +106,12 @@ export async function expandImages(bundleDir: string, line: Buffer, cache: Image
   );
 }
 
-/** Expand each line (as `expandImages`), lines without references untouched. */
-export async function expandLines<T extends { bytes: Buffer }>(bundleDir: string, lines: T[]): Promise<T[]> {
+/** Expand each line (as `expandImages`), lines without references untouched; `stored` keeps an expanded line's length in its file. */
+export async function expandLines<T extends { bytes: Buffer; stored?: number }>(bundleDir: string, lines: T[]): Promise<T[]> {
   if (!lines.some((l) => hasImageRefs(l.bytes))) return lines;
   const cache: ImageCache = new Map();
   const out: T[] = [];
-  for (const line of lines) out.push(hasImageRefs(line.bytes) ? { ...line, bytes: await expandImages(bundleDir, line.bytes, cache) } : line);
+  for (const line of lines) out.push(hasImageRefs(line.bytes) ? { ...line, bytes: await expandImages(bundleDir, line.bytes, cache), stored: line.bytes.length } : line);
   return out;
 }
 

@@ -2,10 +2,11 @@
  * Issue 21: an image in a prompt is kept in the bundle once, by its sha256 (`images/<sha256>`),
  * however many prompts attach it; every line still reads back as claude was sent it and as claude
  * wrote it, byte for byte (witnessed by a `claude` that copies its stdin and stdout); `show` and
- * `replay` name it; an export carries it to a clean clone, and one altered on the way is refused.
+ * `replay` name it; an export carries it to a clean clone, and one altered on the way is refused;
+ * a journal rebuilt by `session repair` places the turns in the stored file.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readConversation, readInput, type TimedLine } from "../../src/bundle/conversation-reader.js";
@@ -13,6 +14,7 @@ import { imageSize } from "../../src/session/prompt-images.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { tempDir } from "../support/gitdir.js";
 import { randomPng } from "../support/png.js";
+import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { configDir, importTarget, origin, repack, unpack } from "../sharing/share-support.js";
@@ -140,6 +142,21 @@ function echoedLabel(): string {
   const data = /"isReplay":true[^\n]*?"media_type":"image\/[a-z]+","data":"([A-Za-z0-9+/=]+)"|"media_type":"image\/[a-z]+","data":"([A-Za-z0-9+/=]+)"/.exec(written.toString("latin1"))!;
   return `[image: shot.png ${imageSize(Buffer.from(data[1] ?? data[2]!, "base64").length)}]`;
 }
+
+describe("a repaired journal", () => {
+  it("places each turn where it is in the stored file (the images apart), so replay reads it whole again", async () => {
+    const original = readManifestFile(dir);
+    rmSync(path.join(dir, "turns.jsonl"));
+    const repaired = await runNudge(["session", "repair", id, "--yes"], { cwd: repo });
+    expect(repaired.exitCode, repaired.stderr).toBe(0);
+    const rebuilt = readManifestFile(dir);
+    expect(rebuilt.turns.map((t) => [t.lines, t.bytes])).toEqual(original.turns.map((t) => [t.lines, t.bytes]));
+    const replay = await runNudge(["session", "replay", id, "--turn", "2"], { cwd: repo });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain(`⎿ ${echoedLabel()}`);
+    expect(replay.stdout).toContain("STILL NOISE");
+  });
+});
 
 function sha256(bytes: Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");

@@ -5,9 +5,8 @@
  * a reference to `images/<sha256>`, which holds the image's bytes once, and every reader gets the
  * lines back through `expandImages`, byte for byte as they were written or read.
  *
- * Only what base64 cannot hold becomes a reference: `"data":"nudge-image:sha256:<hex>"` inside an
- * image block's `source` (base64 has no `:` or `-`, so no image data claude or nudge writes looks
- * like it). A data string is replaced only when decoding and encoding it again gives the same
+ * The reference, `"data":"nudge-image:sha256:<hex>"` inside an image block's `source`, is not
+ * base64 (which has no `:` or `-`), so no image data claude or nudge writes looks like one. A data string is replaced only when decoding and encoding it again gives the same
  * text (canonical base64, no escapes), so expanding it gives the original bytes; anything else,
  * and images under `MIN_STORED_BYTES`, stay inline as before. Bundles from before this (inline
  * base64 everywhere) read as they always did.
@@ -68,6 +67,13 @@ function writeImage(bundleDir: string, hash: string, bytes: Buffer): void {
       fs.closeSync(fd);
     }
     fs.renameSync(temp, file);
+    // The name durable too, before a line that names it can be (the logs are synced at each turn's end).
+    const dirFd = fs.openSync(dir, "r");
+    try {
+      fs.fsyncSync(dirFd);
+    } finally {
+      fs.closeSync(dirFd);
+    }
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;

@@ -1,11 +1,13 @@
 /**
- * Reads a bundle's conversation back: claude's lines as stored (bytes, never re-encoded), each
- * with the time it arrived, grouped by the turn that owns it. One turn is read by seeking to its
- * byte range, so replaying turn 900 of a long session does not read the 899 before it.
+ * Reads a bundle's conversation back: claude's lines as written (bytes, never re-encoded; an image
+ * stored apart put back in its place, image-store.ts), each with the time it arrived, grouped by
+ * the turn that owns it. One turn is read by seeking to its byte range, so replaying turn 900 of
+ * a long session does not read the 899 before it.
  */
 import { promises as fs } from "node:fs";
 import { splitLines } from "../claude/ndjson.js";
 import type { Manifest, PendingTurn, Turn } from "./manifest-schema.js";
+import { expandLines } from "./image-store.js";
 import { bundleFiles } from "./store.js";
 
 export interface TimedLine {
@@ -14,6 +16,8 @@ export interface TimedLine {
   bytes: Buffer;
   /** Arrival time (epoch ms), or null when the timing file has no usable entry for the line. */
   at: number | null;
+  /** The line's length in its file, when that differs from `bytes` (images stored apart, image-store.ts). */
+  stored?: number;
 }
 
 /** A run of lines: a saved turn's, an unsaved turn a crash left behind, or lines between turns. */
@@ -31,7 +35,7 @@ export async function readConversation(dir: string): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   const times = parseTimes((await readIfExists(files.timing)).toString("utf8"));
   // splitLines keeps a last line without "\n" (claude killed mid-write): it is shown, not dropped.
-  return splitLines(await readIfExists(files.conversation)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null }));
+  return expandLines(dir, splitLines(await readIfExists(files.conversation)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
 }
 
 /** One saved turn's lines, read from its byte range when the turn records one. */
@@ -41,7 +45,7 @@ export async function readTurnLines(dir: string, turn: Turn): Promise<TimedLine[
   const bytes = await readRange(files.conversation, turn.bytes.from, turn.bytes.to);
   const lines = splitLines(bytes);
   const times = await readTimes(files.timing, turn.lines.from, turn.lines.to);
-  return lines.map((b, i) => ({ n: turn.lines.from + i, bytes: b, at: times[i] ?? null }));
+  return expandLines(dir, lines.map((b, i) => ({ n: turn.lines.from + i, bytes: b, at: times[i] ?? null })));
 }
 
 /** Where a run of lines starts or ends in conversation.jsonl: a line number, and its byte offset when known. */
@@ -64,14 +68,14 @@ export async function readLineSpan(dir: string, from: LinePoint, to: LinePoint |
   const lines = splitLines(bytes);
   if (o.writing && to === null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) lines.pop();
   const times = await readTimes(files.timing, from.line, from.line + lines.length);
-  return lines.map((b, i) => ({ n: from.line + i, bytes: b, at: times[i] ?? null }));
+  return expandLines(dir, lines.map((b, i) => ({ n: from.line + i, bytes: b, at: times[i] ?? null })));
 }
 
 /** input.jsonl: what nudge wrote to claude, each line with its time. */
 export async function readInput(dir: string): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   const times = parseTimes((await readIfExists(files.inputTiming)).toString("utf8"));
-  return splitLines(await readIfExists(files.input)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null }));
+  return expandLines(dir, splitLines(await readIfExists(files.input)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
 }
 
 /**

@@ -79,16 +79,23 @@ const BACKSLASH = 0x5c;
  * recorder's cost. So a line over 64 KB is first parsed with every string value over 16 KB cut
  * to its first 16 KB; if it is a tool result (a `user` line), that is what is used: the terminal
  * shows the first lines of a tool's output, never more. Any other line (a permission request
- * carrying a file to write, say) is parsed whole.
+ * carrying a file to write, say; a prompt's echo with an image, whose size replay shows) is
+ * parsed whole.
  */
 export function parseEventLine(line: Buffer): unknown | null {
   if (line.length <= LARGE_LINE_BYTES) return parseLine(line);
   const reduced = reduceLongStrings(line);
   if (reduced) {
     const json = parseLine(reduced);
-    if (json !== null && typeof json === "object" && (json as { type?: unknown }).type === "user") return json;
+    if (json !== null && typeof json === "object" && (json as { type?: unknown }).type === "user" && !carriesImage(json)) return json;
   }
   return parseLine(line);
+}
+
+/** A prompt with an image: parsed whole, since the image's size is shown (`[image: shot.png 120 KB]`). */
+function carriesImage(json: object): boolean {
+  const content = (json as { message?: { content?: unknown } }).message?.content;
+  return Array.isArray(content) && content.some((block) => (block as { type?: unknown } | null)?.type === "image");
 }
 
 /**

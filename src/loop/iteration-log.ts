@@ -1,6 +1,7 @@
 /**
  * A loop's raw NDJSON per iteration: the lines claude wrote during the turn, copied byte for
- * byte from the bundle's conversation.jsonl into `iterations/turn-NNN.ndjson`, so a long loop's
+ * byte from the bundle's conversation.jsonl into `iterations/turn-NNN.ndjson` (images stored apart
+ * put back in, so each line reads as claude wrote it), so a long loop's
  * iterations can be read (grep, jq) one by one. They are copies, kept in this bundle only (an
  * export carries conversation.jsonl, from which they are made again).
  */
@@ -9,6 +10,7 @@ import path from "node:path";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { BundleFiles } from "../bundle/store.js";
+import { expandImages, hasImageRefs } from "../bundle/image-store.js";
 
 /** The log's path inside the bundle; null when the turn has no byte range (an older bundle). */
 export async function writeIterationLog(files: BundleFiles, turn: Turn): Promise<string | null> {
@@ -24,9 +26,20 @@ export async function writeIterationLog(files: BundleFiles, turn: Turn): Promise
       done += bytesRead;
     }
     await fs.mkdir(files.iterations, { recursive: true });
-    await writeFileAtomic(path.join(files.iterations, name), bytes);
+    await writeFileAtomic(path.join(files.iterations, name), await withImages(files.dir, bytes));
   } finally {
     await handle.close();
   }
   return `iterations/${name}`;
+}
+
+/** The lines with their stored images put back (most turns have none: the bytes as they are). */
+async function withImages(dir: string, bytes: Buffer): Promise<Buffer> {
+  if (!hasImageRefs(bytes)) return bytes;
+  const cache = new Map<string, string | null>();
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) lines.push(await expandImages(dir, bytes.subarray(start, end + 1), cache));
+  if (start < bytes.length) lines.push(await expandImages(dir, bytes.subarray(start), cache));
+  return Buffer.concat(lines);
 }

@@ -4,11 +4,21 @@
  * wrote to claude's stdin (input.jsonl + input-timing.txt). Appends are synchronous so bytes land
  * in arrival order. A write that fails (a full disk) is cut back to where it started, so a log
  * never ends in half a line; a kill -9 can at worst cut the last line short, which `open` repairs.
+ * An image in a line is stored once apart (image-store.ts) and the line keeps a reference: every
+ * reader gets the line back as written through conversation-reader.ts.
  */
 import fs from "node:fs";
 import type { BundleFiles } from "../bundle/store.js";
 import { LineFramer } from "../claude/ndjson.js";
 import { faultPoint } from "../fault-injection.js";
+import { storeImages } from "../bundle/image-store.js";
+
+/**
+ * How claude's echo of a prompt with images starts (nudge puts the images first; claude keeps the
+ * order): only such a line is held back to store its images apart. Any other line, a tool's result
+ * among them, is written as it arrives, as before; one that does carry an image keeps it inline.
+ */
+const USER_LINE = Buffer.from('{"type":"user","message":{"role":"user","content":[{"type":"image"');
 
 /** A file opened for appending whose every write lands whole or not at all. */
 class AppendFile {
@@ -69,7 +79,18 @@ export class ConversationLog {
   private readonly framer = new LineFramer();
   /** Where the last complete line ends: a failed write cuts back to here, never mid-line. */
   private completeBytes: number;
+  /**
+   * The line being received. A prompt's echo with images (USER_LINE) is held back and written
+   * whole once complete, its images stored apart (image-store.ts); any other line is written as
+   * it arrives. "deciding": too few bytes yet to tell which it is.
+   */
+  private mode: "deciding" | "held" | "direct" = "deciding";
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** Bytes of the current line already written (a line written as it arrives). */
+  private partial = 0;
   private constructor(
+    private readonly dir: string,
     private readonly conversation: AppendFile,
     private readonly timing: AppendFile,
     private readonly stderr: AppendFile,
@@ -93,7 +114,7 @@ export class ConversationLog {
       // Times lost to a crash between the two appends: pad so line i keeps time i.
       timing.write(`${Date.now()}\n`.repeat(lineCount - timingLines), "log-append");
     }
-    return new ConversationLog(conversation, timing, AppendFile.open(files.stderr), lineCount);
+    return new ConversationLog(files.dir, conversation, timing, AppendFile.open(files.stderr), lineCount);
   }
 
   /** After the last complete line: where the next line starts. */
@@ -101,9 +122,13 @@ export class ConversationLog {
     return { line: this.lineCount, byte: this.completeBytes };
   }
 
-  /** Store a stdout chunk as is; `onLine` gets each line it completes with its number. */
+  /**
+   * Store a stdout chunk as is (a prompt's echo with images: once it is complete, its images
+   * apart); `onLine` gets each line it completes, as claude wrote it, with its number.
+   */
   appendStdout(chunk: Buffer, onLine: (line: Buffer, n: number) => void): void {
-    this.conversation.write(chunk, "log-append", this.completeBytes);
+    if (this.plain(chunk)) this.conversation.write(chunk, "log-append", this.completeBytes);
+    else this.routeChunk(chunk);
     const now = Date.now();
     let times = "";
     const lines: Buffer[] = [];
@@ -112,17 +137,103 @@ export class ConversationLog {
       times += `${now}\n`;
     });
     if (times) this.timing.write(times, "log-append");
-    // Every line ends with "\n", and a CR before it stays part of the line's bytes.
-    for (const line of lines) this.completeBytes += line.length + 1;
+    this.completeBytes = this.conversation.size - this.partial;
     for (const line of lines) onLine(line, this.lineCount++);
+  }
+
+  /**
+   * Nearly every chunk: no line in it starts a prompt's echo with images, and none is held back.
+   * Then it is written as it came, found with one search for USER_LINE (no look at each line), and
+   * the state is moved to its end.
+   */
+  private plain(chunk: Buffer): boolean {
+    const atLineStart = this.mode === "deciding";
+    if (this.mode === "held" || this.heldBytes > 0) return false;
+    for (let at = chunk.indexOf(USER_LINE); at !== -1; at = chunk.indexOf(USER_LINE, at + 1)) {
+      if (at === 0 ? atLineStart : chunk[at - 1] === 0x0a) return false;
+    }
+    const last = chunk.lastIndexOf(0x0a);
+    const tail = last + 1;
+    const tailIsLineStart = last !== -1 || atLineStart;
+    // A line begun in this chunk too short yet to tell whether it is one to hold back.
+    if (tailIsLineStart && tail < chunk.length && chunk.length - tail < USER_LINE.length && USER_LINE.subarray(0, chunk.length - tail).equals(chunk.subarray(tail))) return false;
+    if (tail === chunk.length) this.nextLine();
+    else {
+      this.partial = tailIsLineStart ? chunk.length - tail : this.partial + chunk.length;
+      this.mode = "direct";
+    }
+    return true;
+  }
+
+  /** A chunk line by line: each line written as it comes, or held back until it ends. */
+  private routeChunk(chunk: Buffer): void {
+    const out: Buffer[] = [];
+    let verbatim = true;
+    for (let start = 0; start < chunk.length; ) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline + 1;
+      verbatim = this.route(chunk.subarray(start, end), newline !== -1, out) && verbatim;
+      start = end;
+    }
+    // Every line went out as it came (one only looked like an echo for a while): the chunk itself.
+    // A held-back line writes nothing until it ends.
+    if (verbatim) this.conversation.write(chunk, "log-append", this.completeBytes);
+    else if (out.length > 0) this.conversation.write(Buffer.concat(out), "log-append", this.completeBytes);
+  }
+
+  /**
+   * A piece of one line (`ends`: with its "\n"): written to `out`, or held back until the line
+   * ends. True when `out` got the piece itself and nothing else.
+   */
+  private route(piece: Buffer, ends: boolean, out: Buffer[]): boolean {
+    if (this.mode === "deciding" && this.heldBytes === 0 && piece.length >= USER_LINE.length) {
+      // The usual case, the line's start all in this piece: told apart without a copy.
+      if (piece.compare(USER_LINE, 0, USER_LINE.length, 0, USER_LINE.length) === 0) this.mode = "held";
+      else this.mode = "direct";
+    }
+    if (this.mode === "direct") {
+      out.push(piece);
+      this.partial += piece.length;
+      if (ends) this.nextLine();
+      return true;
+    }
+    this.held.push(piece);
+    this.heldBytes += piece.length;
+    if (this.mode === "deciding") {
+      const head = Buffer.concat(this.held, Math.min(this.heldBytes, USER_LINE.length));
+      if (!head.equals(USER_LINE.subarray(0, head.length))) {
+        out.push(...this.held);
+        this.partial = this.heldBytes;
+        this.held = [];
+        this.heldBytes = 0;
+        this.mode = "direct";
+        if (ends) this.nextLine();
+        return false;
+      }
+      if (head.length === USER_LINE.length) this.mode = "held";
+    }
+    if (ends) {
+      out.push(storedLine(this.dir, Buffer.concat(this.held, this.heldBytes)));
+      this.nextLine();
+    }
+    return false;
+  }
+
+  private nextLine(): void {
+    this.mode = "deciding";
+    this.held = [];
+    this.heldBytes = 0;
+    this.partial = 0;
   }
 
   /** At a process's end: a last line without "\n" is terminated, counted and handed on. */
   endOfStream(onLine: (line: Buffer, n: number) => void): void {
     this.framer.end((line) => {
-      this.conversation.write("\n", "log-append");
+      const out: Buffer[] = [];
+      this.route(Buffer.from("\n"), true, out);
+      this.conversation.write(Buffer.concat(out), "log-append", this.completeBytes);
       this.timing.write(`${Date.now()}\n`, "log-append");
-      this.completeBytes += line.length + 1;
+      this.completeBytes = this.conversation.size;
       onLine(line, this.lineCount++);
     });
   }
@@ -141,9 +252,22 @@ export class ConversationLog {
   }
 }
 
-/** input.jsonl: every line nudge wrote to claude's stdin, exactly as written, with its time. */
+/**
+ * A line as the log keeps it: its images in `images/` (image-store.ts). If an image cannot be
+ * written (a full disk, say), the line keeps it inline: a copy too many, never a line lost.
+ */
+function storedLine(dir: string, line: Buffer): Buffer {
+  try {
+    return storeImages(dir, line);
+  } catch {
+    return line;
+  }
+}
+
+/** input.jsonl: every line nudge wrote to claude's stdin, exactly as written (its images apart), with its time. */
 export class InputLog {
   private constructor(
+    private readonly dir: string,
     private readonly input: AppendFile,
     private readonly timing: AppendFile,
     public lineCount: number,
@@ -155,12 +279,12 @@ export class InputLog {
     const lines = countNewlines(files.input);
     const times = countNewlines(files.inputTiming);
     if (times < lines) timing.write(`${Date.now()}\n`.repeat(lines - times), "log-append");
-    return new InputLog(input, timing, lines);
+    return new InputLog(files.dir, input, timing, lines);
   }
 
   /** Record a line before it is written to claude (a line claude never got is marked by the turn's end, not lost). */
   append(line: string): void {
-    this.input.write(line.endsWith("\n") ? line : `${line}\n`, "log-append");
+    this.input.write(storedLine(this.dir, Buffer.from(line.endsWith("\n") ? line : `${line}\n`)), "log-append");
     this.timing.write(`${Date.now()}\n`, "log-append");
     this.lineCount++;
   }

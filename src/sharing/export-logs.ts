@@ -19,6 +19,7 @@ import { maskNdjsonFile, scanAndMaskText, scanNdjsonFile, type SecretFinding } f
 import { listFiles } from "./list-files.js";
 import { turnEnd } from "./export-transcript-end.js";
 import { emptyQueuedPrompts } from "./queued-prompts.js";
+import { exportedImages } from "./export-images.js";
 
 export interface StagedLogs {
   /** The exported turns, positions in the copies; a transcript missing from the bundle is dropped from its turns. */
@@ -60,6 +61,8 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
   await log("timing.txt", plan.conversationLines, null);
   await log("input.jsonl", plan.inputLines, turnOfLine(plan.turns, (t) => t.input));
   await log("input-timing.txt", plan.inputLines, null);
+
+  files.push(...(await exportedImages(bundleDir, [path.join(out, "conversation.jsonl"), path.join(out, "input.jsonl")], SESSION_DIR)));
 
   // Byte ranges of each turn in the (possibly masked) conversation copy.
   const conversation = path.join(out, "conversation.jsonl");

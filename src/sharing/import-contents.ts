@@ -14,12 +14,15 @@ import type { OpenedExport } from "./export-reader.js";
 import { SESSION_DIR } from "./export-logs.js";
 import { Refusal } from "./limits.js";
 import { claudeSessionIdOf } from "../bundle/transcript-name.js";
+import { carriedImages } from "./import-images.js";
 
 export interface ExportContents {
   index: ExportIndex;
   header: ManifestHeader;
   turns: Turn[];
   git: NonNullable<ExportIndex["git"]>;
+  /** The images it carries, as named in a bundle: `images/<sha256>`, each checked. */
+  images: string[];
   /** The session's folder inside the extracted archive (its files laid out as in a bundle). */
   sessionDir: string;
   bundleFile: string;
@@ -70,6 +73,8 @@ export async function readContents(opened: OpenedExport): Promise<ExportContents
       expected.add(name);
     }
   }
+  const images = carriedImages(index.entries, SESSION_DIR);
+  for (const image of images) expected.add(`${SESSION_DIR}/${image}`);
   for (const entry of index.entries) {
     const side = new RegExp(`^${SESSION_DIR}/claude/([A-Za-z0-9_-]{1,128})/`).exec(entry.path);
     if (!expected.has(entry.path) && !(side && claudeIds.has(side[1]!))) throw new Refusal(`entry ${entry.path} is not part of a session`);
@@ -82,7 +87,7 @@ export async function readContents(opened: OpenedExport): Promise<ExportContents
 
   const relativeCwd = path.posix.relative(index.exported.repoRoot, index.exported.cwd);
   if (relativeCwd.startsWith("..") || path.posix.isAbsolute(relativeCwd)) throw new Refusal(`its working folder ${index.exported.cwd} is outside its work tree ${index.exported.repoRoot}`);
-  return { index, header, turns, git, sessionDir: opened.file(SESSION_DIR), bundleFile: opened.file(git.bundle), relativeCwd };
+  return { index, header, turns, git, images, sessionDir: opened.file(SESSION_DIR), bundleFile: opened.file(git.bundle), relativeCwd };
 }
 
 function parseHeader(text: string): ManifestHeader {

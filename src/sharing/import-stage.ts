@@ -9,6 +9,7 @@ import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { MANIFEST_FORMAT, type Manifest } from "../bundle/manifest-schema.js";
 import { bundleFiles, writeBundle } from "../bundle/store.js";
+import { imagesDir } from "../bundle/image-store.js";
 import { summaryOf } from "../bundle/summary.js";
 import { resumePoint } from "../bundle/turn-lookup.js";
 import { encodeProjectDir } from "../claude/transcript.js";
@@ -71,7 +72,8 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   await fs.mkdir(files.transcripts, { recursive: true });
   // Moved, not copied: the unpacked export is thrown away after staging, and it is on the same disk
   // (both in the import's work folder), so every byte is not written a second time.
-  const moved = new Set([...LOGS, ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file))]);
+  const moved = new Set([...LOGS, ...contents.images, ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file))]);
+  if (contents.images.length > 0) await fs.mkdir(imagesDir(dir));
   await Promise.all([...[...moved].map((name) => fs.rename(src(name), path.join(dir, name))), fs.writeFile(files.stderr, "")]);
 
   const cwd = path.join(target.root, contents.relativeCwd);

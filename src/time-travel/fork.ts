@@ -10,6 +10,7 @@ import { pathExists } from "../file-exists.js";
 import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-schema.js";
 import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../bundle/transcript-copy.js";
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
+import { shareImages } from "../bundle/image-store.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
 import type { Work } from "../bundle/cut-off-work.js";
@@ -71,6 +72,7 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   await copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines));
   await copyPrefix(from.inputTiming, to.inputTiming, await offsetOfLine(from.inputTiming, inputLines));
   await fs.writeFile(to.stderr, "");
+  await shareImages(source.dir, dir);
 
   const ref = sessionRef(id);
   const turns = source.manifest.turns.slice(0, turn.n + 1).map((t) => ({

@@ -141,9 +141,19 @@ function promptLines(lines: TimedLine[], from: number, isPrompt: (json: { type?:
   const found: PromptLine[] = [];
   for (const l of lines.slice(from)) {
     const json = parseEventLine(l.bytes) as { type?: unknown; isReplay?: unknown; message?: { content?: unknown } } | null;
-    if (json && isPrompt(json) && typeof json.message?.content === "string") found.push({ line: l.n, text: json.message.content, at: l.at });
+    const text = json && isPrompt(json) ? promptText(json.message?.content) : null;
+    if (text !== null) found.push({ line: l.n, text, at: l.at });
   }
   return found;
+}
+
+/** A prompt's text: the content as sent, or (a prompt with images) its text blocks. */
+function promptText(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.flatMap((b: { type?: unknown; text?: unknown } | null) => (b?.type === "text" && typeof b.text === "string" ? [b.text] : []));
+  // Blocks that are all text, or images beside text: a tool's result (no text block of its own) is not a prompt.
+  return texts.length > 0 && content.every((b: { type?: unknown } | null) => b?.type === "text" || b?.type === "image") ? texts.join("\n") : null;
 }
 
 /**
@@ -169,10 +179,10 @@ function costBefore(lastTotal: number, total: number | undefined): number {
   return total !== undefined && total >= lastTotal ? lastTotal : 0;
 }
 
-/** Where each line starts in conversation.jsonl, and one past the last: each stored line is its bytes and a "\n". */
+/** Where each line starts in conversation.jsonl, and one past the last: each stored line is its bytes (as stored: images apart) and a "\n". */
 function lineOffsets(lines: TimedLine[]): number[] {
   const offsets = [0];
-  for (const l of lines) offsets.push(offsets.at(-1)! + l.bytes.length + 1);
+  for (const l of lines) offsets.push(offsets.at(-1)! + (l.stored ?? l.bytes.length) + 1);
   return offsets;
 }
 

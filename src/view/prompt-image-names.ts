@@ -1,11 +1,11 @@
 /**
  * The images a session's prompts carried, for `session show` (`[image: shot.png 120 KB]`, as replay
  * says) and for `session export`'s warning that images are not scanned for secrets. Read from
- * `input.jsonl`, what nudge wrote to claude's stdin, byte for byte: a prompt with images is one line
- * with image blocks beside its text. Only lines that mention an image block are parsed.
+ * `input.jsonl`, what nudge wrote to claude's stdin, byte for byte (images stored apart put
+ * back): a prompt with images is one line with image blocks beside its text. Only lines that
+ * mention an image block are parsed.
  */
-import { promises as fs } from "node:fs";
-import { bundleFiles } from "../bundle/store.js";
+import { readInput } from "../bundle/conversation-reader.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { imageSize, imageWords } from "../session/prompt-images.js";
 
@@ -17,17 +17,12 @@ export interface PromptImageName {
 }
 
 export async function promptImageNames(dir: string, turns: Pick<Turn, "n" | "input">[]): Promise<PromptImageName[]> {
-  const text = await fs.readFile(bundleFiles(dir).input, "utf8").catch((e: NodeJS.ErrnoException) => {
-    if (e.code === "ENOENT") return "";
-    throw e;
-  });
   const found: PromptImageName[] = [];
-  text.split("\n").forEach((line, i) => {
-    if (!line.includes('"image"')) return;
-    const labels = imageLabels(line);
-    const turn = turns.find((t) => t.input && i >= t.input.from && i < t.input.to)?.n ?? null;
-    for (const label of labels) found.push({ turn, label });
-  });
+  for (const { n, bytes } of await readInput(dir)) {
+    if (!bytes.includes('"image"')) continue;
+    const turn = turns.find((t) => t.input && n >= t.input.from && n < t.input.to)?.n ?? null;
+    for (const label of imageLabels(bytes.toString("utf8"))) found.push({ turn, label });
+  }
   return found;
 }
 

@@ -61,10 +61,14 @@ export function rebuildTurns(f: RebuildFacts): Turn[] {
     const prompt = c.prompt ?? "";
     const sentAt = takeMatching(sent, prompt);
     const echoAt = takeMatching(echoed, prompt);
-    // The turn's input runs from its prompt to the next prompt sent (the answers to claude's questions in between).
+    // The turn's input runs from its prompt to the next prompt sent (the answers to claude's
+    // questions in between), as the recorder counts it: what nudge writes to claude between two
+    // turns (a new claude process's `initialize`, a mode chosen with Shift-Tab) belongs to neither.
     let input: Turn["input"] = null;
     if (sentAt) {
-      input = { from: inputCursor, to: sent.find((p) => p.line > sentAt.line)?.line ?? f.input.length };
+      let to = sent.find((p) => p.line > sentAt.line)?.line ?? f.input.length;
+      while (to > sentAt.line + 1 && isBetweenTurns(f.input[to - 1])) to--;
+      input = { from: Math.max(inputCursor, sentAt.line), to };
       inputCursor = input.to;
     } else unknown.push("input");
     // Its lines run from where the last turn's ended to its result, or to the next prompt claude replayed when it has none (claude died).
@@ -137,6 +141,12 @@ export function patchFile(n: number, kind: "turn" | "edits" = "turn"): string {
 }
 
 /** The prompt lines from line `from` on, each taken once, in order. */
+/** A request nudge makes of claude on its own account, not within a turn: starting a process, switching modes. */
+function isBetweenTurns(line: TimedLine | undefined): boolean {
+  const json = line ? (parseEventLine(line.bytes) as { type?: unknown; request?: { subtype?: unknown } } | null) : null;
+  return json?.type === "control_request" && (json.request?.subtype === "initialize" || json.request?.subtype === "set_permission_mode");
+}
+
 function promptLines(lines: TimedLine[], from: number, isPrompt: (json: { type?: unknown; isReplay?: unknown }) => boolean): PromptLine[] {
   const found: PromptLine[] = [];
   for (const l of lines.slice(from)) {

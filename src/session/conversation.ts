@@ -179,7 +179,11 @@ export class Conversation {
       // The turn's outcome, time and cost are shown the moment claude's result is in, right under
       // the result's own lines; what it changed follows once it is saved (that needs the diff).
       void handle.finished.then(
-        (finished) => this.order.show(() => frontend.turnFinished(finished)),
+        (finished) => {
+          const settled = frontend.outputSettled?.();
+          if (settled) this.order.after(settled, () => frontend.turnFinished(finished));
+          else this.order.show(() => frontend.turnFinished(finished));
+        },
         () => undefined, // not recorded: `ended` says why
       );
       const ended = await handle.ended.finally(() => frontend.working?.(false));

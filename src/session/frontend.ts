@@ -29,6 +29,12 @@ export interface Frontend {
   turnFinished(turn: FinishedTurn): void;
   /** The turn is saved: what it changed, under its end line. */
   turnSaved(turn: Turn): void;
+  /**
+   * Resolves once what was written to stdout can have reached the screen beside what goes to
+   * stderr next (stdout piped through `tee` or a pager while stderr is the terminal): the end
+   * line then does not land in the middle of claude's last line. None: at once.
+   */
+  outputSettled?(): Promise<void>;
   /** A status line from nudge (dim). */
   say(text: string): void;
   /** Something the user should notice (yellow): a refused tool, a recovered turn. */

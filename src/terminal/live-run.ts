@@ -27,7 +27,10 @@ import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
 import { openPromptHistory } from "../bundle/prompt-history.js";
 import { modeLabel, nextMode } from "./permission-modes.js";
-import { writeErr, writeOut } from "./output.js";
+import { stdoutFlushed, writeErr, writeOut } from "./output.js";
+
+/** How long a reader of nudge's piped stdout (tee) gets to pass claude's last words on before the end line. */
+const PIPE_GRACE_MS = 30;
 
 export interface LiveRunInput {
   store: Store;
@@ -145,6 +148,12 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       renderer.turnFinished(turn);
     },
     turnSaved: (turn) => renderer.turnChanges(turn),
+    // stdout through a pipe (`| tee log`) reaches the terminal a moment after stderr: the end line,
+    // written the instant claude's result is in, would otherwise cut into claude's last words.
+    outputSettled: !process.stdout.isTTY && process.stderr.isTTY ? async () => {
+      await stdoutFlushed();
+      await new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS));
+    } : undefined,
     working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
     say: (text) => say(errStyle.dim(text)),
     warn: (text) => say(errStyle.yellow(`! ${text}`)),

@@ -10,6 +10,11 @@ export function writeOut(text: string): void {
   process.stdout.write(inert(text));
 }
 
+/** Resolves once everything written to stdout so far has been handed to the OS (a pipe's reader has it). */
+export function stdoutFlushed(): Promise<void> {
+  return new Promise((resolve) => process.stdout.write("", () => resolve()));
+}
+
 /** Text for stderr (nudge's notices, progress, errors). */
 export function writeErr(text: string): void {
   process.stderr.write(inert(text));

@@ -94,9 +94,11 @@ describe("images in the bundle", () => {
     const forkId = (JSON.parse(forked.stdout) as { id: string }).id;
     const forkDir = path.join(repo, ".git", "nudge", "sessions", forkId);
     expect(statSync(path.join(forkDir, "images", PNG_HASH)).ino).toBe(statSync(path.join(dir, "images", PNG_HASH)).ino);
-    const [first] = await readInput(forkDir);
-    expect(first!.bytes.equals((await readInput(dir))[0]!.bytes)).toBe(true);
-    expect(first!.bytes.toString("latin1")).toContain(PNG.toString("base64"));
+    // The first prompt nudge sent (before it, the `initialize` that registers nudge's hooks).
+    const prompt = (lines: Array<{ bytes: Buffer }>) => lines.find((l) => l.bytes.includes('"type":"user"'))!;
+    const first = prompt(await readInput(forkDir));
+    expect(first.bytes.equals(prompt(await readInput(dir)).bytes)).toBe(true);
+    expect(first.bytes.toString("latin1")).toContain(PNG.toString("base64"));
   });
 
   it("an export carries the image once and says it is not scanned; an import into a clean clone reads it back byte for byte", async () => {

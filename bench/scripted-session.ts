@@ -78,7 +78,9 @@ async function session(repo: string, turns: number, run: number, how: "nudge" | 
  * is read (claude takes a prompt written during a turn into that turn, not as a turn of its own).
  */
 async function straight(repo: string, env: NodeJS.ProcessEnv, prompts: string[]): Promise<{ exitCode: number | undefined; stderr: string }> {
-  const child = execa(CLAUDE_BIN, CLAUDE_ARGS, { cwd: repo, env, stdin: "pipe", stdout: "pipe", reject: false, timeout: 600_000 });
+  // BENCH_STRAIGHT_ARGS: flags added to claude's own (to time what nudge's extra flags cost claude).
+  const extra = process.env.BENCH_STRAIGHT_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = execa(CLAUDE_BIN, [...CLAUDE_ARGS, ...extra], { cwd: repo, env, stdin: "pipe", stdout: "pipe", reject: false, timeout: 600_000 });
   const send = (prompt: string) => child.stdin!.write(JSON.stringify({ type: "user", message: { role: "user", content: prompt } }) + "\n");
   let next = 0;
   send(prompts[next++]!);

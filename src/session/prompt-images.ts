@@ -15,6 +15,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../errors.js";
+import { visible } from "../inert-text.js";
 
 /** The Messages API's limit for one image. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -57,7 +58,8 @@ export async function promptImages(prompt: string, cwd: string): Promise<PromptI
     const full = path.resolve(cwd, file.startsWith("~/") ? path.join(os.homedir(), file.slice(2)) : file);
     const stat = await fs.stat(full).catch(() => null);
     if (!stat?.isFile()) continue;
-    const name = path.basename(full);
+    // Shown on the terminal (and in errors): a file name's escape sequences are shown, not obeyed.
+    const name = visible(path.basename(full));
     if (stat.size > MAX_IMAGE_BYTES) {
       throw new UserError(`the image ${name} is ${megabytes(stat.size)}: claude takes at most ${megabytes(MAX_IMAGE_BYTES)} per image; nothing was sent`, "make it smaller (a screenshot of a part of the screen, or a JPEG), then send the prompt again (↑ brings it back)");
     }

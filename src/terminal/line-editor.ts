@@ -4,6 +4,7 @@
  * a trailing `\`), and readline's line is one line with no notion of a paste. Pure state: no
  * terminal, so every key's effect is unit-testable; the prompt line draws `layout()`.
  */
+import { visible } from "../inert-text.js";
 import { expandTabs, textWidth } from "./text-width.js";
 
 /** A decoded key, as `readline.emitKeypressEvents` gives it, or a whole bracketed paste. */
@@ -128,7 +129,9 @@ export class LineEditor {
       if (result !== "accept") return result;
     }
     const name = key.name;
-    if (name === "paste") return this.paste(normalizeNewlines(key.text ?? ""));
+    // A paste's control characters (an escape sequence that would hide the rest of the line)
+    // become text showing them: what is on the prompt line is what claude gets.
+    if (name === "paste") return this.paste(visible(normalizeNewlines(key.text ?? "")));
     if (name === "return" || name === "enter") {
       // Alt-Enter (ESC CR) is a newline; so is Enter after a trailing backslash, which goes away.
       if (key.meta) return this.insert("\n");

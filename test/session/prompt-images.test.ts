@@ -1,6 +1,10 @@
 /** Which words of a prompt are image paths: as typed, pasted, or dragged into a terminal. */
 import { describe, expect, it } from "vitest";
-import { imageWords, promptContent } from "../../src/session/prompt-images.js";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { imageWords, promptContent, promptImages } from "../../src/session/prompt-images.js";
+import { tempDir } from "../support/gitdir.js";
+import { randomPng } from "../support/png.js";
 
 describe("imageWords", () => {
   it("finds plain, @, quoted, backslash-escaped and file:// paths, without trailing punctuation", () => {
@@ -14,5 +18,17 @@ describe("imageWords", () => {
       { type: "image", source: { type: "base64", media_type: "image/png", data: "eA==" } },
       { type: "text", text: "what is a.png" },
     ]);
+  });
+});
+
+describe("promptImages", () => {
+  it("names an image by a file name whose escape sequences are shown, not obeyed (from QA: SGR passed through)", async () => {
+    const dir = tempDir();
+    const file = "x\u001b[2J\u001b[8my.png";
+    writeFileSync(path.join(dir, file), randomPng(200));
+    const [image] = await promptImages(`see ${file}`, dir);
+    expect(image!.name).toBe("x\\x1b[2J\\x1b[8my.png");
+    writeFileSync(path.join(dir, "b\u001b[8m.png"), "not an image");
+    await expect(promptImages("see b\u001b[8m.png", dir)).rejects.toThrow(/^b\\x1b\[8m\.png is not a PNG/);
   });
 });

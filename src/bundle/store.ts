@@ -3,7 +3,7 @@
  * `$NUDGE_STORE` when set. One folder per session under `sessions/`.
  */
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { claudeConfigDir } from "../claude/transcript.js";
@@ -198,6 +198,23 @@ export interface ListedSession {
 export async function sessionState(dir: string, header: ManifestHeader): Promise<SessionState> {
   if (header.state === "complete") return "complete";
   return (await isLocked(bundleFiles(dir).lock)) ? "recording" : "crashed";
+}
+
+/**
+ * A session whose code lives in another repository (this store was copied with its repository,
+ * `cp -a repo repo-copy`) must not be resumed, rewound or forked from here: its recorded work tree
+ * is the original's, so claude would run there and snapshots would land in the wrong object store.
+ * One git process, only when the session's work tree is not this one (a worktree fork's is).
+ */
+export async function requireOwnRepository(store: Store, manifest: Manifest): Promise<void> {
+  const root = manifest.repo.root;
+  if (root === store.repoRoot || !existsSync(root)) return; // gone: the callers say so themselves
+  const there = await repoLocation(root).catch(() => null);
+  if (there && path.resolve(there.commonDir) === path.resolve(store.commonDir)) return;
+  throw new UserError(
+    `session ${manifest.id} was recorded in ${root}, which is not a work tree of this repository (${store.repoRoot}: a copy of it?)`,
+    `work with it there: cd ${root}; nothing was changed`,
+  );
 }
 
 export async function loadSession(store: Store, id: string): Promise<StoredSession> {

@@ -6,7 +6,7 @@
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Manifest, Turn } from "../bundle/manifest-schema.js";
-import { loadSession, newSessionId, readManifest, type Store } from "../bundle/store.js";
+import { loadSession, newSessionId, readManifest, requireOwnRepository, type Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { lockWorkTree } from "../bundle/work-tree-lock.js";
 import { registerRecording, type RecordingRegistration } from "../bundle/work-tree-recordings.js";
@@ -68,6 +68,7 @@ export interface RunOutcome {
 export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   const { store, frontend } = input;
   const existing = await chooseSession(store, input.choice);
+  if (existing) await requireOwnRepository(store, existing.manifest);
   const root = existing?.manifest.repo.root ?? store.repoRoot;
   const newId = newSessionId();
   const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });

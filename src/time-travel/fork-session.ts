@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { sessionLock } from "../bundle/locks.js";
-import { bundleFiles, readHeader, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
+import { bundleFiles, readHeader, requireOwnRepository, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import * as git from "../snapshot/git.js";
 import { beginWork, clearCutOffWork } from "../bundle/cut-off-work.js";
@@ -40,6 +40,7 @@ export async function planForkIntoWorktree(source: StoredSession, turn: number, 
 
 /** A fork into a new worktree at the HEAD recorded with the turn: nothing of the user's is touched, so nothing needs asking. */
 export async function forkIntoWorktree(store: Store, source: StoredSession, turn: number, dir: string): Promise<ForkOutcome> {
+  await requireOwnRepository(store, source.manifest);
   const target = turnOf(source.manifest, turn);
   await clearCutOffWork(store, "fork"); // a killed fork's worktree may stand where this one goes
   const wt = await planForkIntoWorktree(source, turn, dir);

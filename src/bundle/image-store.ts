@@ -80,6 +80,11 @@ function writeImage(bundleDir: string, hash: string, bytes: Buffer): void {
   }
 }
 
+/** An image block's data that is still a reference after `expandImages`: its image is missing from the bundle, or damaged. */
+export function isImageRef(data: string): boolean {
+  return data.startsWith(REF_PREFIX);
+}
+
 /** Whether a stored line names a stored image (the cheap test before `expandImages`). */
 export function hasImageRefs(line: Buffer): boolean {
   return line.indexOf(REF_PREFIX) !== -1;

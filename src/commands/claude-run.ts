@@ -105,12 +105,15 @@ async function runClaude(input: RunInput): Promise<void> {
   });
   // The terminal went away: the bundle is complete and the lock released; end as a hang-up does (129).
   if (outcome.hungUp) exitAsHangUp();
-  // Unattended (a script, CI): a turn that ended in an error must not read as success to the caller.
-  if (outcome.errorTurns.length > 0) {
-    const turns = outcome.errorTurns;
+  // Unattended (a script, CI): a turn that ended in an error, or a prompt never sent, must not read as success to the caller.
+  const failed = [
+    ...(outcome.errorTurns.length > 0 ? [`${outcome.errorTurns.length === 1 ? `turn ${outcome.errorTurns[0]}` : `turns ${outcome.errorTurns.join(", ")}`} ended in an error`] : []),
+    ...(outcome.refusedPrompts > 0 ? [`${outcome.refusedPrompts === 1 ? "a prompt was" : `${outcome.refusedPrompts} prompts were`} not sent`] : []),
+  ];
+  if (failed.length > 0) {
     throw new UserError(
-      `${turns.length === 1 ? `turn ${turns[0]}` : `turns ${turns.join(", ")}`} ended in an error (shown above)`,
-      `once the cause is fixed, continue with: nudge claude run -r ${outcome.id}`,
+      `${failed.join("; ")} (shown above)`,
+      outcome.discarded ? "once the cause is fixed, run it again" : `once the cause is fixed, continue with: nudge claude run -r ${outcome.id}`,
     );
   }
 }

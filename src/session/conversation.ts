@@ -65,6 +65,8 @@ export class Conversation {
   private readonly watched = new WeakSet<object>();
   /** While a turn's changes line is not shown yet, what follows it waits (the next turns' events, rule lines). */
   private readonly order = new OutputOrder();
+  /** Prompts kept back because an image they name could not go (too big, not an image): a script piping them must hear of it. */
+  refusedPrompts = 0;
 
   constructor(private readonly o: ConversationOptions) {}
 
@@ -150,6 +152,7 @@ export class Conversation {
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
         frontend.error(error.message, error.hint);
+        this.refusedPrompts++;
         continue;
       }
       const link = this.o.holder.link;

@@ -15,6 +15,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../errors.js";
+import { isImageRef } from "../bundle/image-store.js";
 import { visible } from "../inert-text.js";
 
 /** The Messages API's limit for one image. */
@@ -88,6 +89,16 @@ function sniff(data: Buffer): PromptImage["mediaType"] | null {
   if (data.subarray(0, 6).toString("latin1") === "GIF87a" || data.subarray(0, 6).toString("latin1") === "GIF89a") return "image/gif";
   if (data.subarray(0, 4).toString("latin1") === "RIFF" && data.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
   return null;
+}
+
+/**
+ * `[image: shot.png 120 KB]` for a recorded image block's base64; one still a reference after
+ * reading (its image missing from the bundle, or damaged) says so rather than the reference's size.
+ */
+export function imageLabel(name: string, data: string): string {
+  if (isImageRef(data)) return `[image: ${name}, missing from the bundle]`;
+  const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+  return `[image: ${name} ${imageSize(bytes)}]`;
 }
 
 /** "1.2 MB", "120 KB", "512 bytes". */

@@ -63,6 +63,8 @@ export interface RunOutcome {
   turns: Turn[];
   /** A new session in which no turn was recorded is not kept. */
   discarded: boolean;
+  /** Prompts not sent because an image they named could not go (conversation.ts). */
+  refusedPrompts: number;
 }
 
 export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
@@ -128,7 +130,7 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     }
     const final = holder.link.recorder.manifest;
-    return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded };
+    return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded, refusedPrompts: conversation.refusedPrompts };
   } finally {
     await registration.end();
     await workTree?.release();

@@ -15,6 +15,7 @@ import { SESSION_DIR } from "./export-logs.js";
 import { Refusal } from "./limits.js";
 import { claudeSessionIdOf } from "../bundle/transcript-name.js";
 import { carriedImages } from "./import-images.js";
+import { IMAGES_DIR, imageRefsIn } from "../bundle/image-store.js";
 
 export interface ExportContents {
   index: ExportIndex;
@@ -75,6 +76,12 @@ export async function readContents(opened: OpenedExport): Promise<ExportContents
   }
   const images = carriedImages(index.entries, SESSION_DIR);
   for (const image of images) expected.add(`${SESSION_DIR}/${image}`);
+  // Every image the lines name, carried: one missing would read back as its reference, not the image.
+  for (const log of ["input.jsonl", "conversation.jsonl"]) {
+    for (const hash of imageRefsIn(await fs.readFile(opened.file(`${SESSION_DIR}/${log}`)))) {
+      if (!images.includes(`${IMAGES_DIR}/${hash}`)) throw new Refusal(`its ${SESSION_DIR}/${log} names the image ${SESSION_DIR}/${IMAGES_DIR}/${hash}, which it lacks`);
+    }
+  }
   for (const entry of index.entries) {
     const side = new RegExp(`^${SESSION_DIR}/claude/([A-Za-z0-9_-]{1,128})/`).exec(entry.path);
     if (!expected.has(entry.path) && !(side && claudeIds.has(side[1]!))) throw new Refusal(`entry ${entry.path} is not part of a session`);

@@ -28,7 +28,7 @@ import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
-import { imageSize, imageWords } from "../session/prompt-images.js";
+import { imageLabel, imageWords } from "../session/prompt-images.js";
 
 export interface RendererOptions {
   style: Style;
@@ -286,9 +286,7 @@ export class EventRenderer {
     const text = content.map((b) => (isText(b) ? b.text : "")).join("\n");
     const names = imageWords(text).map((w) => w.file.split("/").at(-1)!);
     const shown = images.map((image, i) => {
-      const data = typeof image.source?.data === "string" ? image.source.data : "";
-      const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
-      return `[image: ${names[i] ?? `#${i + 1}`} ${imageSize(bytes)}]`;
+      return imageLabel(names[i] ?? `#${i + 1}`, typeof image.source?.data === "string" ? image.source.data : "");
     });
     this.line(this.o.style.dim(`  ⎿ ${shown.join(" ")}`));
   }

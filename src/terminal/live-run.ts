@@ -58,6 +58,8 @@ export interface LiveRunOutcome {
   hungUp: boolean;
   /** Without a terminal: the turns that ended in an error (an API error, --max-turns), for the exit status. */
   errorTurns: number[];
+  /** Without a terminal: how many prompts were not sent (an image they named could not go), for the exit status. */
+  refusedPrompts: number;
 }
 
 export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
@@ -242,7 +244,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
     else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
     const errorTurns = ui ? [] : outcome.turns.filter((t) => t.n > 0 && t.status !== "interrupted" && t.result?.isError).map((t) => t.n);
-    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false), errorTurns };
+    const refusedPrompts = ui ? 0 : outcome.refusedPrompts;
+    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false), errorTurns, refusedPrompts };
   } finally {
     // Only once the session has ended: a Ctrl-C or a signal before that must never kill nudge mid-save.
     ui?.close();

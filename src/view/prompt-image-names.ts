@@ -7,7 +7,7 @@
  */
 import { readInput } from "../bundle/conversation-reader.js";
 import type { Turn } from "../bundle/manifest-schema.js";
-import { imageSize, imageWords } from "../session/prompt-images.js";
+import { imageLabel, imageWords } from "../session/prompt-images.js";
 
 export interface PromptImageName {
   /** The turn the prompt began, or null for a line outside every saved turn's input range. */
@@ -43,8 +43,6 @@ export function imageLabels(line: string): string[] {
   const names = imageWords(words).map((w) => w.file.split("/").at(-1)!);
   return images.map((image, i) => {
     const source = image.source as { data?: unknown } | undefined;
-    const data = typeof source?.data === "string" ? source.data : "";
-    const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
-    return `[image: ${names[i] ?? `#${i + 1}`} ${imageSize(bytes)}]`;
+    return imageLabel(names[i] ?? `#${i + 1}`, typeof source?.data === "string" ? source.data : "");
   });
 }

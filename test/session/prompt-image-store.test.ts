@@ -6,7 +6,7 @@
  * a journal rebuilt by `session repair` places the turns in the stored file.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readConversation, readInput, type TimedLine } from "../../src/bundle/conversation-reader.js";
@@ -136,6 +136,42 @@ describe("images in the bundle", () => {
     expect(imported.stderr).toContain(`session/images/${PNG_HASH} is not the image its name says`);
     expect(imported.stderr.trim().split("\n").length).toBeLessThanOrEqual(2); // one line and its hint
     expect(existsSync(path.join(t.store, "sessions")) ? readdirSync(path.join(t.store, "sessions")) : []).toEqual([]);
+  });
+
+  it("refuses an export that lacks an image its lines name (the entry and its index line both gone), and writes nothing", async () => {
+    const lacking = await repack(archive, (unpacked) => rmSync(path.join(unpacked, "session", "images", PNG_HASH)));
+    expect((await unpack(lacking)).has(`session/images/${PNG_HASH}`)).toBe(false);
+    const t = await importTarget(clone);
+    const imported = await runNudge(["session", "import", lacking], { cwd: t.b, env: t.env });
+    expect(imported.exitCode, imported.stderr).toBe(1);
+    expect(imported.stderr).toMatch(new RegExp(`names the image session/images/${PNG_HASH}, which it lacks`));
+    expect(imported.stderr.trim().split("\n").length).toBeLessThanOrEqual(2); // one line and its hint
+    expect(existsSync(path.join(t.store, "sessions")) ? readdirSync(path.join(t.store, "sessions")) : []).toEqual([]);
+  });
+
+  it("show and replay of a bundle whose images are gone say each is missing, not the reference's size; export refuses it", async () => {
+    const images = path.join(dir, "images");
+    const aside = path.join(tempDir("nudge-aside-"), "images");
+    renameSync(images, aside);
+    try {
+      const missing = "[image: shot.png, missing from the bundle]";
+      const show = await runNudge(["session", "show", id], { cwd: repo });
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).toContain(`turn 1: ${missing}`);
+      expect(show.stdout).toContain(`turn 2: ${missing}`);
+      const replay = await runNudge(["session", "replay", id], { cwd: repo });
+      expect(replay.exitCode, replay.stderr).toBe(0);
+      expect(replay.stdout).toContain(`⎿ ${missing}`);
+      expect(`${show.stdout}${replay.stdout}`).not.toMatch(/\[image: shot\.png \d+ bytes\]/);
+      const out = path.join(tempDir("nudge-archive-"), "lacking.tar.gz");
+      const exported = await runNudge(["session", "export", id, "-o", out], { cwd: repo, env });
+      expect(exported.exitCode).toBe(1);
+      expect(exported.stderr).toMatch(/the session's (input|conversation)\.jsonl names the image images\/[0-9a-f]{12}…, which is missing in its bundle/);
+      expect(exported.stderr.trim().split("\n").length).toBeLessThanOrEqual(2);
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      renameSync(aside, images);
+    }
   });
 });
 

@@ -16,6 +16,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import { UserError } from "../errors.js";
 
 const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
@@ -111,14 +112,24 @@ export async function readMembers(file: string): Promise<Members> {
   }
 }
 
+/** A copy that cannot give claude's bytes back: the user's to know about, not a bug of nudge's. */
+export function damaged(file: string, why: string): UserError {
+  return new UserError(
+    `the bundle's copy of claude's transcript ${file} is damaged: ${why}`,
+    "nothing was changed; the session's own logs are intact: restore that file from a backup or an export of the session, or work where claude's own transcript still is (its config dir), which nudge prefers",
+  );
+}
+
 /** The transcript bytes one member holds (its CRC checked by zlib). */
 export async function inflateMember(file: string, member: Member): Promise<Buffer> {
   const handle = await fs.open(file, "r");
   try {
     const raw = Buffer.alloc(member.length);
     const { bytesRead } = await handle.read(raw, 0, member.length, member.at);
-    const data = await gunzip(raw.subarray(0, bytesRead));
-    if (data.length !== member.bytes) throw new Error(`${file}: a member at ${member.at} holds ${data.length} bytes, its header says ${member.bytes}`);
+    const data = await gunzip(raw.subarray(0, bytesRead)).catch((error: unknown) => {
+      throw damaged(file, `its part at byte ${member.at} does not inflate (${(error as Error).message})`);
+    });
+    if (data.length !== member.bytes) throw damaged(file, `its part at byte ${member.at} holds ${data.length} bytes, its header says ${member.bytes}`);
     return data;
   } finally {
     await handle.close();

@@ -7,7 +7,7 @@
 import path from "node:path";
 import { pathExists } from "../file-exists.js";
 import { copyFileAtomic, ensureDir, replaceAtomically } from "../bundle/atomic-write.js";
-import { findCopy, writePlain } from "../bundle/transcript-copy.js";
+import { damaged, findCopy, writePlain } from "../bundle/transcript-copy.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { findTranscript, transcriptPath } from "../claude/transcript.js";
 
@@ -34,7 +34,14 @@ export async function ensureTranscriptPlaced(input: PlacementInput): Promise<str
   const copy = bundled ? await findCopy(input.bundleDir, bundled) : null;
   if (!copy) return null;
   await ensureDir(path.dirname(target));
-  if (copy.compressed) await replaceAtomically(target, async (temp) => void (await writePlain(copy, temp)));
-  else await copyFileAtomic(copy.file, target);
+  // What the session's turns say claude had written: a copy holding less (its last part cut off)
+  // would resume claude without those turns, silently.
+  const needed = Math.max(0, ...input.manifest.turns.filter((t) => t.claudeSessionId === input.claudeSessionId).map((t) => t.transcriptBytes ?? 0));
+  if (copy.compressed) {
+    await replaceAtomically(target, async (temp) => {
+      const written = await writePlain(copy, temp);
+      if (written < needed) throw damaged(copy.file, `it holds ${written} bytes of claude's transcript, and the session's turns need ${needed}`);
+    });
+  } else await copyFileAtomic(copy.file, target);
   return target;
 }

@@ -7,7 +7,7 @@
  * recorder, the snapshots and the renderer. The baseline for it is `git status -uall` on the
  * repository (the goal: ≤ status + 50 ms a turn).
  *
- *   node --import tsx bench/scripted-session.ts 1000 10000     the rows, printed
+ *   node --import tsx bench/scripted-session.ts 1000 10000     the medians, printed (the row: --only=scripted)
  */
 import { execa } from "execa";
 import path from "node:path";
@@ -98,17 +98,12 @@ async function straight(repo: string, env: NodeJS.ProcessEnv, prompts: string[])
   return { exitCode: r.exitCode, stderr: String(r.stderr) };
 }
 
-export function scriptedSessionRows(results: ScriptedSessionResult[]): string[] {
-  return results.map((r) => {
-    const perTurn = (median(r.nudge) - median(r.claude)) / r.turns;
-    const met = perTurn <= r.statusMs + 50 ? "✓" : "✗";
-    return `| a scripted ${r.turns}-turn session through \`nudge claude run\` − straight \`claude -p\`, per turn (start included), ${r.files.toLocaleString("en")} files | ${fmtMs(perTurn)} ${met} (${fmtMs(median(r.nudge))} / ${fmtMs(median(r.claude))} a session, n=${r.rounds}; \`git status -uall\` ${fmtMs(r.statusMs)}) | ≤ \`git status\` + 50 ms |`;
-  });
-}
-
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  // The table's row is bench/report.ts's (npm run bench -- --only=scripted); alone, the medians.
   const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-  const results: ScriptedSessionResult[] = [];
-  for (const files of sizes.length ? sizes : [1_000, 10_000]) results.push(await scriptedSession(files, Number(process.env.TURNS ?? 20), Number(process.env.ROUNDS ?? 3)));
-  for (const row of scriptedSessionRows(results)) console.log(row);
+  for (const files of sizes.length ? sizes : [1_000, 10_000]) {
+    const r = await scriptedSession(files, Number(process.env.TURNS ?? 20), Number(process.env.ROUNDS ?? 3));
+    const perTurn = (median(r.nudge) - median(r.claude)) / r.turns;
+    console.log(`${files} files: nudge ${fmtMs(median(r.nudge))}, straight claude ${fmtMs(median(r.claude))} a session; per turn ${fmtMs(perTurn)}; git status ${fmtMs(r.statusMs)}; n=${r.rounds}`);
+  }
 }

@@ -157,7 +157,8 @@ describe("continuing from the page", () => {
     await page.getByRole("button", { name: "Continue", exact: true }).click();
     const nudgeAsks = page.getByRole("group", { name: "nudge asks" });
     await nudgeAsks.getByText("a.txt").first().waitFor();
-    expect(await page.getByRole("textbox", { name: "Prompt" }).getAttribute("placeholder")).toBe("answer nudge's question above first");
+    // The question and the page's state come as two events: the box says so once both are in.
+    await expect.poll(() => page.getByRole("textbox", { name: "Prompt" }).getAttribute("placeholder"), { timeout: 10_000 }).toBe("answer nudge's question above first");
     await nudgeAsks.getByRole("button", { name: "Continue and tell claude" }).click();
     await page.getByRole("region", { name: "Turn 2" }).getByText("seen your change").waitFor();
     expect(watch.errors).toEqual([]);

@@ -110,9 +110,10 @@ export function groupByTurn(manifest: Turns, lines: TimedLine[]): TurnLines[] {
     if (to > cursor) groups.push({ turn: null, pending: null, lines: lines.slice(cursor, to) });
     cursor = Math.max(cursor, to);
   };
-  for (const span of spans) {
+  for (const [i, span] of spans.entries()) {
     loose(span.from);
-    const to = Math.min(span.to, lines.length);
+    // A turn begun but not yet captured ends where the next begun turn starts (a waiting prompt goes at the result).
+    const to = Math.min(span.to, spans[i + 1]?.from ?? Infinity, lines.length);
     groups.push({
       turn: span.turn,
       pending: span.pending && { n: span.pending.n, prompt: span.pending.prompt },

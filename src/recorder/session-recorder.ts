@@ -3,9 +3,11 @@
  * bundle, follows turns through the stream, and at each turn's end captures the code.
  *
  * A turn ends in two steps, so the next prompt never waits for bookkeeping (and, before both,
- * `finished`: how it ended, its time and cost, known from claude's result line alone):
+ * `finished`: how it ended, its time and cost, known from claude's result line alone; a prompt
+ * already waiting goes to claude then):
  * 1. `ended`: the work tree is captured as a tree id and an `ended` record is made durable in
- *    the journal. From here the turn survives any crash, and the next prompt may go to claude.
+ *    the journal. From here the turn survives any crash. Until then claude's tools that can
+ *    change files are held (edits-gate.ts), so a next turn already under way changes nothing in it.
  * 2. `saved`: the snapshot commit, the session ref, the patch, claude's transcript and the turn
  *    record are written behind it, strictly in turn order. A crash before this is finished is
  *    completed by the next run from the `ended` record (see `recoverUnsaved`).
@@ -108,10 +110,11 @@ export class SessionRecorder {
   /** Turns begun in this process or recovered: the next turn's number. */
   private nextN: number;
   /**
-   * The capture of the user's edits running beside the turn's prompt: claude's tools wait for it
-   * (see edits-gate.ts), so nothing of claude's can be in it. Settled: nothing to wait for.
+   * The newest capture of the work tree (a turn's end, or the user's edits beside a prompt), still
+   * running while claude may already work on the next prompt: claude's tools wait for it (see
+   * edits-gate.ts), so nothing of claude's next turn can be in it. Settled: nothing to wait for.
    */
-  private editsCapture: Promise<boolean> = Promise.resolve(true);
+  private capture: Promise<boolean> = Promise.resolve(true);
   /** The first save that failed: no later turn is saved out of order after it. */
   private saveBlocked: Error | null = null;
   /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
@@ -227,7 +230,7 @@ export class SessionRecorder {
   /**
    * Open a turn. Its prompt is made durable before claude sees it, so no crash can lose it.
    * `captureEdits`: what the user changed since the last capture is captured now, while the prompt
-   * goes to claude (the handle's `edits`); claude's tools are held until it is durable (`editsSettled`).
+   * goes to claude (the handle's `edits`); claude's tools are held until it is durable (`capturesSettled`).
    */
   beginTurn(prompt: string, o: { captureEdits?: boolean } = {}): TurnHandle {
     if (this.open) throw new InternalError("a turn is already in progress");
@@ -276,7 +279,7 @@ export class SessionRecorder {
       this.journal.append({ type: "edits", n, tree });
       return tree;
     })();
-    this.editsCapture = edits.then(
+    this.capture = edits.then(
       () => true,
       () => false,
     );
@@ -286,11 +289,11 @@ export class SessionRecorder {
   }
 
   /**
-   * Resolves once no capture of the user's edits is running: true when the last one was recorded,
-   * false when it failed (then nothing of claude's should run, the turn fails).
+   * Resolves once no capture of the work tree is running (a turn's end, the user's edits): true
+   * when the last one was recorded, false when it failed (then nothing of claude's should run).
    */
-  editsSettled(): Promise<boolean> {
-    return this.editsCapture;
+  capturesSettled(): Promise<boolean> {
+    return this.capture;
   }
 
   markInterruptRequested(): void {
@@ -411,21 +414,27 @@ export class SessionRecorder {
     const position = this.log.position;
     const inputLine = this.input.lineCount;
     const previous = this.latestTree;
-    // The critical moment is the stage: the turn's files fixed as blobs in the private index. The
-    // tree id is written behind the next prompt; the `ended` record says which state to write
-    // it from if nudge dies first (the index file itself, see `recoverOne`).
+    // The critical moment is the stage: the turn's files fixed as blobs in the private index. It
+    // runs while a prompt already waiting goes to claude (whose tools wait for it); the tree id is
+    // written after it; the `ended` record says which state to write it from if nudge dies first
+    // (the index file itself, see `recoverOne`).
     const capturing = (async () => {
       await previous.catch(() => undefined); // the last turn's tree is written before this index is touched again
+      await faultPause("turn-capture");
       const staged = await this.index.stage();
       // HEAD comes with the scan; only the slow path (a fresh `add -A`) asks for it apart.
       const head = staged.head !== undefined ? staged.head : await git.headCommit(this.manifest_.repo.root);
       faultPoint("after-capture");
-      // Not synced on its own: the next turn's `begin` (synced before its prompt goes) makes both durable.
-      this.journal.append({ type: "ended", n: open.begin.n, tree: staged.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() }, { sync: false });
+      // Durable before claude's tools may run again: a crash after them must not take their changes for this turn's.
+      this.journal.append({ type: "ended", n: open.begin.n, tree: staged.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
       faultPoint("after-ended");
       this.warnUnreadable(staged.unreadable);
       return { staged, head };
     })();
+    this.capture = capturing.then(
+      () => true,
+      () => false,
+    );
     const tree = capturing.then(async ({ staged }) => {
       if (staged.tree) return staged.tree;
       const written = await this.index.writeTree();
@@ -534,7 +543,10 @@ export class SessionRecorder {
   }
 
   private async recoverOne(pending: PendingTurn): Promise<Turn> {
-    const toLine = pending.ended?.toLine ?? this.log.lineCount;
+    // A turn whose capture never finished ends where the next one begun starts (a prompt that was
+    // waiting went to claude at its result; that turn's tools were held, so it changed nothing).
+    const next = this.manifest_.unsaved.find((u) => u.n > pending.n);
+    const toLine = pending.ended?.toLine ?? next?.fromLine ?? this.log.lineCount;
     const follower = new TurnFollower();
     const lines = splitLines(readFileSync(this.files.conversation)).slice(pending.fromLine, toLine);
     for (const line of lines) follower.observe(toStreamEvent(parseLine(line), ""));
@@ -551,8 +563,8 @@ export class SessionRecorder {
       tree,
       head: await git.headCommit(this.manifest_.repo.root),
       toLine,
-      toByte: pending.ended?.toByte ?? this.log.position.byte,
-      toInput: pending.ended?.toInput ?? this.input.lineCount,
+      toByte: pending.ended?.toByte ?? next?.fromByte ?? this.log.position.byte,
+      toInput: pending.ended?.toInput ?? next?.fromInput ?? this.input.lineCount,
       endedAt: pending.ended?.endedAt ?? now(),
     });
     this.latestTree = Promise.resolve(tree);

@@ -104,7 +104,12 @@ export class ClaudeLink {
       process = await this.ensureProcess();
     }
     this.interrupts = 0;
-    const handle = this.o.recorder.beginTurn(prompt, { captureEdits });
+    let handle: TurnHandle;
+    try {
+      handle = this.o.recorder.beginTurn(prompt, { captureEdits });
+    } catch (error) {
+      throw withDiskHint(error);
+    }
     // The prompt is recorded either way; one claude can no longer take ends its turn as incomplete.
     if (this.recordingFailure || process.gone) void this.o.recorder.processExited().catch(() => undefined);
     else this.guard(process, () => process.sendPrompt(sent));
@@ -117,17 +122,15 @@ export class ClaudeLink {
         (error: unknown) => {
           // The first failure to record is the one to report; saving the turn may fail after it too.
           if (this.recordingFailure) throw this.recordingError();
-          // A full disk while saving: the next run recovers the turn from the logs, so say how to go on.
-          const code = (error as NodeJS.ErrnoException | null)?.code;
-          if (code === "ENOSPC" || code === "EDQUOT") throw new UserError(errorMessage(error), "free some disk space, then continue with: nudge claude run -c");
-          throw error;
+          throw withDiskHint(error);
         },
       );
     const finished = failFirst(handle.finished);
     const ended = failFirst(handle.ended);
     const saved = failFirst(handle.saved);
-    for (const p of [finished, ended, saved]) p.catch(() => undefined);
-    return { n: handle.n, finished, ended, saved, edits: handle.edits };
+    const edits = failFirst(handle.edits);
+    for (const p of [finished, ended, saved, edits]) p.catch(() => undefined);
+    return { n: handle.n, finished, ended, saved, edits };
   }
 
   private recordingError(): UserError {
@@ -303,4 +306,11 @@ export class ClaudeLink {
     });
     return process;
   }
+}
+
+/** A full disk while recording: the next run recovers the turn from the logs, so say how to go on. */
+function withDiskHint(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") return new UserError(errorMessage(error), "free some disk space, then continue with: nudge claude run -c");
+  return error;
 }

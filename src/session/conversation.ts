@@ -187,11 +187,14 @@ export class Conversation {
           if (settled) this.order.after(settled, () => frontend.turnFinished(finished));
           else this.order.show(() => frontend.turnFinished(finished));
         },
-        () => undefined, // not recorded: `ended` says why
+        () => undefined, // not recorded: awaited below, which says why
       );
-      const ended = await handle.ended.finally(() => frontend.working?.(false));
+      // A prompt already waiting goes at the result: the turn's code is captured beside it, and
+      // claude's tools wait for that capture (edits-gate.ts), as for the user's edits.
+      const finished = await handle.finished.finally(() => frontend.working?.(false));
+      await handle.edits; // not recorded (a full disk): the turn fails here, before another prompt goes
       if (this.saveFailure) throw this.saveFailure;
-      if (this.stopping || frontend.prompts.hasQueued?.() !== true || ended.status !== "complete" || ended.isError || this.o.afterTurn) {
+      if (this.stopping || frontend.prompts.hasQueued?.() !== true || finished.status !== "complete" || finished.result?.isError || this.o.afterTurn) {
         const turn = await handle.saved;
         await this.order.drained(); // the end lines of the turns before it first
         await this.finish(turn);

@@ -1,9 +1,10 @@
 /**
- * The user's edits between turns are captured while their prompt already goes to claude, so the
- * prompt never waits for a scan of the work tree. What keeps the two apart is this gate: a
- * PreToolUse hook on every tool that can change files, whose answer waits until the capture is
- * recorded (it answers at once when none is running). The project's rules keep their own hooks
- * beside it.
+ * A prompt never waits for a scan of the work tree: the user's edits between turns are captured
+ * while their prompt already goes to claude, and so is a turn's own code when the next prompt was
+ * already waiting at its result. What keeps claude's next changes out of either capture is this
+ * gate: a PreToolUse hook on every tool that can change files, whose answer waits until the
+ * running capture is recorded (it answers at once when none is running). The project's rules keep
+ * their own hooks beside it.
  *
  * Measured with the pinned claude (2.1.329, test/session/edits-gate-claude.test.ts): the hook is
  * called before Bash, Write and Edit run, and the tool waits for its answer, in every permission
@@ -27,9 +28,9 @@ export const EDITS_GATE_MATCHER = `^(?!(?:${READ_ONLY_TOOLS.join("|")})$)`;
 const PASS: PreToolUseOutput = { hookSpecificOutput: { hookEventName: "PreToolUse" } };
 
 /**
- * `inner` (the rules) with the gate beside it. `settled` resolves once no capture of the user's
- * edits is running: true when it was recorded, false when it failed (the turn fails with it, and
- * nothing of claude's runs meanwhile).
+ * `inner` (the rules) with the gate beside it. `settled` resolves once no capture of the work tree
+ * is running: true when it was recorded, false when it failed (the turn fails with it, and nothing
+ * of claude's runs meanwhile).
  */
 export function withEditsGate(inner: ToolGuard | null, settled: () => Promise<boolean>): ToolGuard {
   return {
@@ -44,7 +45,7 @@ export function withEditsGate(inner: ToolGuard | null, settled: () => Promise<bo
         hookSpecificOutput: {
           hookEventName: "PreToolUse",
           permissionDecision: "deny",
-          permissionDecisionReason: "nudge could not record the user's edits from before this prompt, so nothing may change the files now; stop and tell the user.",
+          permissionDecisionReason: "nudge could not record the files as they were before this prompt, so nothing may change them now; stop and tell the user.",
         },
       } satisfies PreToolUseOutput;
     },

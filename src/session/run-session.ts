@@ -197,7 +197,7 @@ class LiveRecording {
       claudeConfigDir: this.input.claudeConfigDir,
       sandbox: this.input.sandbox ?? null,
       recorder,
-      control: new ControlHandler({ asker: frontend.asker, guard: withEditsGate(this.input.guard, () => recorder.editsSettled()), cwd: runCwd, notice: (t) => frontend.warn(t), toolUse: (id) => link.toolUse(id) }),
+      control: new ControlHandler({ asker: frontend.asker, guard: withEditsGate(this.input.guard, () => recorder.capturesSettled()), cwd: runCwd, notice: (t) => frontend.warn(t), toolUse: (id) => link.toolUse(id) }),
       onUnexpectedExit: (exit, stderr) => {
         const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.exitCode}`;
         frontend.error(`claude exited (${how})${stderr ? `: ${stderr.split("\n").at(-1)}` : ""}`, "everything so far is recorded; the next prompt resumes the conversation in a new claude process");

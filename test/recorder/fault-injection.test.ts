@@ -108,8 +108,8 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
     ["after-ended:kill", "the turn's files staged, its tree not yet written"],
     ["after-ended:kill@2", "the second turn's files staged, its tree not yet written"],
     ["journal-append:kill@3", "mid-journal: the first turn's `edits` record (claude's first tool waits for it)"],
-    ["journal-append:kill@4", "the first turn's `ended` record"],
-    ["journal-append:kill@5", "the next turn's `begin`, or the first turn's record"],
+    ["journal-append:kill@4", "the next turn's `begin` (a waiting prompt goes at the first turn's result)"],
+    ["journal-append:kill@5", "the first turn's `ended` record, written while the next prompt is with claude"],
     ["after-snapshot:kill", "snapshot commit and patch written, no turn record"],
     ["after-turn-record:kill", "the turn record written, the header not"],
     ["atomic-write:kill@4", "inside an atomic write (its temp file half made; the first is the work tree's recordings registry)"],
@@ -126,7 +126,8 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
 
 describe("a full disk at each kind of write", () => {
   it.each([
-    ["journal-append:enospc@4", "the turn journal: the first turn's `ended` record"],
+    ["journal-append:enospc@4", "the turn journal: the next turn's `begin`, its prompt not sent"],
+    ["journal-append:enospc@5", "the turn journal: the first turn's `ended` record, the next prompt already with claude"],
     ["log-append:enospc@4", "what nudge writes to claude, before claude has said a word: the session is kept for -c"],
     ["log-append:enospc@6", "claude's output"],
     ["atomic-write:enospc@6", "a patch, the header, a transcript copy"],

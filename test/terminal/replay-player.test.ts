@@ -115,6 +115,19 @@ describe("groupByTurn", () => {
       [null, 2, 4],
     ]);
   });
+
+  it("ends a turn not yet captured where the next begun turn starts (a waiting prompt goes at the result)", () => {
+    const at = "2025-01-01T00:00:00.000Z";
+    const unsaved = [
+      { n: 1, prompt: "first prompt", startedAt: at, fromLine: 0, ended: null },
+      { n: 2, prompt: "second prompt", startedAt: at, fromLine: 3, ended: null },
+    ];
+    const groups = groupByTurn({ turns: turns.slice(0, 1), unsaved }, lines);
+    expect(groups.map((g) => [g.pending?.n ?? null, g.lines.map((l) => l.n)])).toEqual([
+      [1, [0, 1, 2]],
+      [2, [3, 4, 5, 6]],
+    ]);
+  });
 });
 
 describe("play", () => {

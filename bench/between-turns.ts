@@ -34,6 +34,8 @@ export interface BetweenResult {
   endLineRuns: number;
   /** git processes nudge started between result and next prompt: median and range over the traced turns. */
   gitProcesses: { median: number; min: number; max: number; turns: number };
+  /** Every git process of a turn, from its result to the next result. */
+  gitProcessesPerTurn: { median: number; min: number; max: number; turns: number };
   /** What the untracked-cache check decided for this repository. */
   untrackedCache: string;
   /** One traced between-turn, process by process. */
@@ -90,14 +92,19 @@ async function tracedSession(repo: string, turns: number) {
   const run = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small"), { env: { GIT_TRACE2_EVENT: trace } });
   const processes = readTrace(trace);
   const counts: number[] = [];
+  const perTurn: number[] = [];
   let traceOfOneTurn: string[] = [];
   for (const [k, w] of run.windows) {
     if (k <= WARM_UP_TURNS || !run.windows.has(k)) continue;
     counts.push(inWindow(processes, w.from, w.to).length);
+    // A turn's whole cycle, from its result to the next one's (the stand-in acts only once the turn is saved).
+    const next = run.windows.get(k + 1);
+    if (next) perTurn.push(inWindow(processes, w.from, next.from).length);
     if (traceOfOneTurn.length === 0) traceOfOneTurn = [`result → prompt: ${(w.to - w.from).toFixed(1)} ms (traced)`, ...describeWindow(processes, w.from, w.to)];
   }
   return {
     gitProcesses: { median: median(counts), min: Math.min(...counts), max: Math.max(...counts), turns: counts.length },
+    gitProcessesPerTurn: { median: median(perTurn), min: Math.min(...perTurn), max: Math.max(...perTurn), turns: perTurn.length },
     traceOfOneTurn,
   };
 }

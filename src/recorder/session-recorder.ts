@@ -25,6 +25,7 @@ import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
 import { InternalError, UserError, errorMessage, inContext } from "../errors.js";
 import { faultPause, faultPoint } from "../fault-injection.js";
 import { pathExists } from "../file-exists.js";
+import { RecordingGit } from "../snapshot/git-channels.js";
 import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { turnsPast } from "../snapshot/snapshotter.js";
@@ -119,6 +120,8 @@ export class SessionRecorder {
   private saveBlocked: Error | null = null;
   /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
   private processCost = 0;
+  /** git processes kept for the recording: each turn's patch and ref without starting two more. */
+  private readonly git: RecordingGit;
 
   private constructor(
     private manifest_: Manifest,
@@ -132,6 +135,7 @@ export class SessionRecorder {
     private readonly sharedWith?: RecorderContext["sharedWith"],
     private readonly onSaved?: RecorderContext["turnSaved"],
   ) {
+    this.git = new RecordingGit(manifest_.repo.root);
     const last = manifest_.turns.at(-1);
     this.latestTree = Promise.resolve(last?.snapshot.tree ?? "");
     this.lastCommit = last?.snapshot.commit ?? null;
@@ -368,7 +372,7 @@ export class SessionRecorder {
       if (this.allSaved) await this.index.dispose().catch(() => undefined);
     } finally {
       // Whatever failed, the session must not stay locked.
-      for (const close of [() => this.log.close(), () => this.input.close(), () => this.journal.close()]) {
+      for (const close of [() => this.log.close(), () => this.input.close(), () => this.journal.close(), () => this.git.close()]) {
         try {
           close();
         } catch {
@@ -420,6 +424,8 @@ export class SessionRecorder {
     // (the index file itself, see `recoverOne`).
     const capturing = (async () => {
       await previous.catch(() => undefined); // the last turn's tree is written before this index is touched again
+      // A waiting prompt is written to claude first: starting git holds this thread a few ms.
+      await new Promise((r) => setImmediate(r));
       await faultPause("turn-capture");
       const staged = await this.index.stage();
       // HEAD comes with the scan; only the slow path (a fresh `add -A`) asks for it apart.
@@ -489,6 +495,7 @@ export class SessionRecorder {
       dir: this.files.dir,
       parentCommit: this.lastCommit,
       transcripts: this.transcripts,
+      git: this.git,
       sharedWith: this.sharedWith,
       warn: (message) => this.warn(message),
     };

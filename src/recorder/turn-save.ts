@@ -8,6 +8,7 @@ import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { Manifest, PatchInfo, PendingTurn, Snapshot, Turn, TurnResult } from "../bundle/manifest-schema.js";
 import { patchName } from "../bundle/store.js";
 import { faultPause } from "../fault-injection.js";
+import type { RecordingGit } from "../snapshot/git-channels.js";
 import * as git from "../snapshot/git.js";
 import { editsMessage, startMessage, turnMessage } from "../snapshot/snapshot-message.js";
 import { keepSnapshot, patchBetween, sessionRef } from "../snapshot/snapshotter.js";
@@ -21,6 +22,8 @@ export interface SaveContext {
   /** The newest commit of the session's chain (null before turn 0: its parent is the base commit). */
   parentCommit: string | null;
   transcripts: TranscriptSync;
+  /** The recording's long-lived git processes (its patches and ref), when it keeps them. */
+  git?: RecordingGit;
   /** claude's cumulative cost at the previous result of this process. */
   processCostBefore?: number;
   /** Other recordings live in the work tree between two times (see work-tree-recordings.ts). */
@@ -58,7 +61,7 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
     parent = commit;
   }
   const [snapshot, patch, transcript, shared] = await Promise.all([
-    keepSnapshot(root, { tree: t.tree, parent, message: turnMessage(manifest.id, t.begin.n, t.begin.prompt), ref }).then(
+    keepSnapshot(root, { tree: t.tree, parent, message: turnMessage(manifest.id, t.begin.n, t.begin.prompt), ref }, ctx.git).then(
       (commit): Snapshot => ({ commit, tree: t.tree, ref }),
     ),
     writePatch(ctx, root, t.baseTree, t.tree, patchName(t.begin.n)),
@@ -132,7 +135,7 @@ export async function saveTurnZero(ctx: SaveContext, tree: string, position: Log
 }
 
 async function writePatch(ctx: SaveContext, root: string, from: string, to: string, file: string): Promise<PatchInfo> {
-  const patch = await patchBetween(root, from, to);
+  const patch = await patchBetween(root, from, to, ctx.git);
   await writeFileAtomic(path.join(ctx.dir, file), patch.bytes);
   const { bytes, sha256, nowIgnored, ...stats } = patch;
   return { file, sha256, bytes: bytes.length, ...stats, ...(nowIgnored.length ? { nowIgnored } : {}) };

@@ -186,7 +186,13 @@ export async function diffTrees(root: string, a: string, b: string): Promise<Buf
  * processes cost it a few milliseconds more.
  */
 export async function patchAndChanges(root: string, a: string, b: string): Promise<{ patch: Buffer; changes: TreeDiffEntry[] }> {
-  const out = await run(root, ["diff-tree", "-r", "-z", "--raw", "--no-abbrev", "-p", "--full-index", "-M", "--no-color", a, b]);
+  return parsePatchAndChanges(await run(root, ["diff-tree", ...PATCH_AND_CHANGES, a, b]));
+}
+
+/** diff-tree's options for `patchAndChanges` (also given to a long-lived `diff-tree --stdin`: git-channels.ts). */
+export const PATCH_AND_CHANGES = ["-r", "-z", "--raw", "--no-abbrev", "-p", "--full-index", "-M", "--no-color"];
+
+export function parsePatchAndChanges(out: Buffer): { patch: Buffer; changes: TreeDiffEntry[] } {
   const changes: TreeDiffEntry[] = [];
   let at = 0;
   const field = (): string => {

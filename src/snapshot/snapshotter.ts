@@ -6,6 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import { UserError } from "../errors.js";
+import type { RecordingGit } from "./git-channels.js";
 import * as git from "./git.js";
 import { parseSnapshotMessage } from "./snapshot-message.js";
 import { patchStats, sha256, type PatchStats } from "./patch-stats.js";
@@ -49,10 +50,11 @@ export async function turnsPast(root: string, sessionId: string, lastCommit: str
   });
 }
 
-/** Keep a captured tree as a commit on the session's chain, and point the session's ref at it. */
-export async function keepSnapshot(root: string, o: { tree: string; parent: string | null; message: string; ref: string }): Promise<string> {
+/** Keep a captured tree as a commit on the session's chain, and point the session's ref at it (`via`: a recording's own update-ref). */
+export async function keepSnapshot(root: string, o: { tree: string; parent: string | null; message: string; ref: string }, via?: RecordingGit): Promise<string> {
   const commit = await git.commitTree(root, o.tree, o.parent ? [o.parent] : [], o.message);
-  await git.updateRefs(root, [{ ref: o.ref, commit }]);
+  if (via) await via.updateRef(o.ref, commit);
+  else await git.updateRefs(root, [{ ref: o.ref, commit }]);
   return commit;
 }
 
@@ -68,9 +70,9 @@ export interface Patch extends PatchStats {
  * (`git apply` takes them from the repository, where the snapshots keep them) rather than copied
  * in base85: a one-byte change to a 50 MB file costs a few hundred bytes, not 70 MB.
  */
-export async function patchBetween(root: string, from: string, to: string): Promise<Patch> {
+export async function patchBetween(root: string, from: string, to: string, via?: RecordingGit): Promise<Patch> {
   if (from === to) return { bytes: Buffer.alloc(0), sha256: sha256(Buffer.alloc(0)), nowIgnored: [], ...patchStats(Buffer.alloc(0)) };
-  const { patch: bytes, changes } = await git.patchAndChanges(root, from, to);
+  const { patch: bytes, changes } = await (via ? via.patchAndChanges(from, to) : git.patchAndChanges(root, from, to));
   // A file gone from the snapshot but still on disk was not deleted: an ignore rule took it out.
   // (A rename's old path is gone from the snapshot too.)
   const gone = changes.flatMap((c) => (c.oldMode === "160000" ? [] : c.status === "D" ? [c.path] : c.status === "R" ? [c.oldPath!] : [])).sort();

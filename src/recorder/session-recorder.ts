@@ -256,13 +256,13 @@ export class SessionRecorder {
     const edits = o.captureEdits ? this.captureEditsBeside(begin.n) : Promise.resolve(null);
     const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, edits, finished: deferred(), ended: deferred(), saved: deferred(), result: null };
     this.open = open;
-    // The turn cannot end well without its edits: a capture that failed fails the turn.
+    // The turn cannot end well without its edits: a capture that failed fails the turn (this
+    // handler is also what keeps a failed `edits` from going unhandled).
     edits.catch((error: unknown) => open.ended.reject(asError(error)));
     // A caller may await only one of these; a failure must still never go unhandled.
     const ended = open.ended.promise;
     ended.catch(() => undefined);
     open.saved.promise.catch(() => undefined);
-    edits.catch(() => undefined);
     return { n: begin.n, finished: open.finished.promise, ended, saved: open.saved.promise, edits };
   }
 

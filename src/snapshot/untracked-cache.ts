@@ -10,6 +10,9 @@ import { createHash } from "node:crypto";
 import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
 
+/** git's check takes seconds; a check folder left longer than this was cut off. */
+const CHECK_TAKEN_OVER_MS = 60_000;
+
 export async function untrackedCacheVerdict(cacheDir: string, root: string): Promise<boolean> {
   // The tests pin it, to exercise both paths without waiting for the check.
   const forced = process.env.NUDGE_UNTRACKED_CACHE;
@@ -31,8 +34,22 @@ export async function untrackedCacheVerdict(cacheDir: string, root: string): Pro
  */
 async function startCheck(base: string, dev: number): Promise<void> {
   const scratch = `${base}.check`;
-  await fs.mkdir(scratch, { recursive: true });
-  if ((await fs.stat(scratch)).dev !== dev) return; // another file system: no verdict can be had here
+  await fs.mkdir(path.dirname(scratch), { recursive: true });
+  // One check at a time: its folder is its claim. A second one started meanwhile (two nudge
+  // commands in a row) would have the first one's `rm -rf` pull the folder from under it and
+  // record "no" for good. A folder older than a minute is a check that was cut off: taken over.
+  try {
+    await fs.mkdir(scratch);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if (Date.now() - (await fs.stat(scratch)).mtimeMs < CHECK_TAKEN_OVER_MS) return;
+    await fs.rm(scratch, { recursive: true, force: true });
+    await fs.mkdir(scratch);
+  }
+  if ((await fs.stat(scratch)).dev !== dev) {
+    await fs.rm(scratch, { recursive: true, force: true }); // another file system: no verdict can be had here
+    return;
+  }
   const script = [
     'git init -q "$1" || exit 1',
     'cd "$1" || exit 1',

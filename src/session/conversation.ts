@@ -67,6 +67,8 @@ export class Conversation {
   private readonly order = new OutputOrder();
   /** Prompts kept back because an image they name could not go (too big, not an image): a script piping them must hear of it. */
   refusedPrompts = 0;
+  /** The turns this conversation began, by session (a /fork or /rewind goes on in another). */
+  readonly begun: Array<{ session: string; n: number }> = [];
 
   constructor(private readonly o: ConversationOptions) {}
 
@@ -170,6 +172,7 @@ export class Conversation {
       const sentText = note ? `${note}\n\n${text}` : text;
       if (images.length > 0) frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
       const handle = await link.startTurn(text, captureEdits, images.length > 0 ? promptContent(sentText, images) : sentText);
+      this.begun.push({ session: link.recorder.manifest.id, n: handle.n });
       if (captureEdits && sayEdits) {
         // A failed capture fails the turn itself (its `ended`): reported there.
         handle.edits.then(

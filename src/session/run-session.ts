@@ -61,6 +61,8 @@ export interface RunOutcome {
   id: string;
   dir: string;
   turns: Turn[];
+  /** Of those, the turns this run began (not an earlier run's, nor ones recovered from a crash). */
+  turnsRun: Turn[];
   /** A new session in which no turn was recorded is not kept. */
   discarded: boolean;
   /** Prompts not sent because an image they named could not go (conversation.ts). */
@@ -130,7 +132,9 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     }
     const final = holder.link.recorder.manifest;
-    return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, discarded, refusedPrompts: conversation.refusedPrompts };
+    const begun = new Set(conversation.begun.filter((b) => b.session === final.id).map((b) => b.n));
+    const turnsRun = final.turns.filter((t) => begun.has(t.n));
+    return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, turnsRun, discarded, refusedPrompts: conversation.refusedPrompts };
   } finally {
     await registration.end();
     await workTree?.release();

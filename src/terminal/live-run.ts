@@ -243,7 +243,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
     else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
-    const errorTurns = ui ? [] : outcome.turns.filter((t) => t.n > 0 && t.status !== "interrupted" && t.result?.isError).map((t) => t.n);
+    // An error result, or claude gone mid-turn (crashed, killed): the turn did not finish as asked.
+    const errorTurns = ui ? [] : outcome.turnsRun.filter((t) => t.status !== "interrupted" && (t.result?.isError || t.status === "incomplete")).map((t) => t.n);
     const refusedPrompts = ui ? 0 : outcome.refusedPrompts;
     return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false), errorTurns, refusedPrompts };
   } finally {

@@ -138,7 +138,9 @@ describe("claude killed", () => {
       { text: "resumed" },
     ]);
     const run = await start(repo, ["--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), "start a writer\nthen this\n");
-    expect(run.exitCode, run.stderr).toBe(0);
+    // The session goes on in a new claude; the turn cut short makes the exit 1 (a script must hear of it).
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/^error: turn 1 ended in an error \(shown above\)$/m);
     const ticks = path.join(repo, "ticks.txt");
     const size = statSync(ticks).size;
     await new Promise((r) => setTimeout(r, 500));
@@ -155,12 +157,13 @@ describe("claude killed", () => {
     chmodSync(wrapper, 0o755);
     api = await startScriptedApi([{ text: "answer one" }, { text: "answer two" }]);
     const run = await start(repo, ["--claude-bin", wrapper], claudeEnv(api, path.join(scratch, "cfg")), "first\nsecond\n");
-    expect(run.exitCode, run.stderr).toBe(0);
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     const turns = readManifestFile(session.path).turns;
     // The first prompt went to a claude that was gone, or (found gone first) to the next one.
     expect(turns.map((t) => t.prompt)).toEqual([null, "first", "second"]);
     expect(["complete", "incomplete"]).toContain(turns[1]!.status);
+    // A prompt a dead claude never answered is a turn cut short: exit 1, the session kept going.
+    expect(run.exitCode, run.stderr).toBe(turns[1]!.status === "incomplete" ? 1 : 0);
     expect(turns[2]!.status).toBe("complete");
     expect(run.stdout).toContain(turns[1]!.status === "complete" ? "answer two" : "answer one");
     expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body.messages)).toContain("first");

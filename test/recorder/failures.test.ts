@@ -97,7 +97,9 @@ describe("when things go wrong", () => {
       { text: "resumed fine" },
     ]);
     const run = await startNudge(repo, ["--allowed-tools", "Bash"], claudeEnv(api, path.join(tempDir(), "cfg")), "first prompt\nsecond prompt\n");
-    expect(run.exitCode).toBe(0);
+    // The session goes on, but a script must not read a turn cut short as success (QA).
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/^error: turn 1 ended in an error \(shown above\)$/m);
     expect(run.stderr).toMatch(/claude exited \(signal SIGKILL\)/);
     expect(run.stderr).toContain("the next prompt resumes the conversation");
     expect(run.stdout).toContain("resumed fine");

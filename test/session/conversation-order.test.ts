@@ -36,7 +36,7 @@ function session(typedAhead: string[]) {
   }> = [];
   const queue = [...typedAhead];
   const link = {
-    recorder: { captureEdits: async () => null, settled: async () => undefined, listen: () => undefined },
+    recorder: { manifest: { id: "session" }, captureEdits: async () => null, settled: async () => undefined, listen: () => undefined },
     stderrText: "",
     lastExit: null,
     interrupt: () => "idle",

@@ -309,7 +309,7 @@ export class ClaudeLink {
 }
 
 /** A full disk while recording: the next run recovers the turn from the logs, so say how to go on. */
-function withDiskHint(error: unknown): unknown {
+export function withDiskHint(error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === "ENOSPC" || code === "EDQUOT") return new UserError(errorMessage(error), "free some disk space, then continue with: nudge claude run -c");
   return error;

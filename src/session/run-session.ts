@@ -23,7 +23,7 @@ import { applyForkInPlace, continueRewound, prepareForkInPlace } from "../time-t
 import { forkBundle } from "../time-travel/fork.js";
 import { applyRewind, prepareRewind, prepareUndo, refuseIfInterrupted, undoLastRewind, withUndo, withWorkTree } from "../time-travel/rewind.js";
 import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
-import { ClaudeLink } from "./claude-link.js";
+import { ClaudeLink, withDiskHint } from "./claude-link.js";
 import { ControlHandler, type ToolGuard } from "./control-handler.js";
 import { recoverCrashedIn } from "./crash-recovery.js";
 import { Conversation } from "./conversation.js";
@@ -213,9 +213,14 @@ class LiveRecording {
   /** End a recording: claude's input closed, the last turn saved, the bundle complete. */
   async finish(link: ClaudeLink): Promise<void> {
     try {
-      await link.end();
-    } finally {
-      await link.recorder.close();
+      try {
+        await link.end();
+      } finally {
+        await link.recorder.close();
+      }
+    } catch (error) {
+      // A full disk here (the last header) leaves the session to -c, as during a turn.
+      throw withDiskHint(error);
     }
   }
 

@@ -131,6 +131,7 @@ describe("a full disk at each kind of write", () => {
     ["log-append:enospc@4", "what nudge writes to claude, before claude has said a word: the session is kept for -c"],
     ["log-append:enospc@6", "claude's output"],
     ["atomic-write:enospc@6", "a patch, the header, a transcript copy"],
+    ["atomic-write:enospc@11", "the header written as the session ends, every turn saved (QA: its hint said to run the command again)"],
   ])("%s (%s): exit 1 with a hint, the bundle loads, the next run goes on", async (fault) => {
     const { first } = await crashThenRecover(fault, { expectFirstExit: 1 });
     expect(first.stderr).toMatch(/^error: .*(ENOSPC|no space)/m);

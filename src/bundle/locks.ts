@@ -82,6 +82,8 @@ export interface LockPurpose {
   busy: (holder: LockInfo) => UserError;
   /** How long to wait for a live holder to let go before giving up (short operations only). */
   waitMs?: number;
+  /** Is this holder worth waiting for (default: yes)? One that holds for a long time is refused at once. */
+  waitsFor?: (holder: LockInfo) => boolean;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const current = await readLock(file);
       if (held(current)) {
-        if (Date.now() >= deadline) throw purpose.busy(current!);
+        if (Date.now() >= deadline || purpose.waitsFor?.(current!) === false) throw purpose.busy(current!);
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
@@ -114,7 +116,7 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
       // Read between another process's create and write, a live lock looks empty: it is then waited for like any other.
       const live = await takeOver(file);
       if (live) {
-        if (Date.now() >= deadline) throw purpose.busy(live);
+        if (Date.now() >= deadline || purpose.waitsFor?.(live) === false) throw purpose.busy(live);
         await new Promise((r) => setTimeout(r, 50));
       }
     }

@@ -32,7 +32,10 @@ export async function lockWorkTree(store: Store, root: string, o: WorkTreeLockOp
     mine.count++;
     return { setClaude: (pid) => mine.lock.setClaude(pid), release: async () => release(file) };
   }
-  const lock = await acquireLock(file, { what: o.what, waitMs: o.waitMs ?? 0, busy: (holder) => busyError(root, holder) });
+  // A recording holds the work tree for the whole session: waiting for it only delays the refusal
+  // (or lets a rewind asked for during it run the moment it ends). Short commands are waited for.
+  const waitsFor = (holder: LockInfo) => !(holder.what ?? "").startsWith("recording");
+  const lock = await acquireLock(file, { what: o.what, waitMs: o.waitMs ?? 0, waitsFor, busy: (holder) => busyError(root, holder) });
   held.set(file, { lock, count: 1 });
   return { setClaude: (pid) => lock.setClaude(pid), release: async () => release(file) };
 }

@@ -1,9 +1,11 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isLocked, processStart, sessionLock as acquireLock } from "../../src/bundle/locks.js";
-import { tempDir } from "../support/gitdir.js";
+import { openStore } from "../../src/bundle/store.js";
+import { lockWorkTree, workTreeLockFile } from "../../src/bundle/work-tree-lock.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
 
 describe("session lock", () => {
   it("is held by its owner, refused to a second taker, and free once released", async () => {
@@ -26,6 +28,36 @@ describe("session lock", () => {
     expect(await isLocked(file)).toBe(false);
     const lock = await acquireLock(file, "abcdefgh"); // taken over
     expect(await isLocked(file)).toBe(true);
+    await lock.release();
+  });
+});
+
+describe("the work tree's lock", () => {
+  const holder = (what: string) => ({ host: os.hostname(), owner: { pid: process.ppid, started: processStart(process.ppid) }, claude: null, what });
+
+  it("held by a recording: a rewind is refused at once, not after waiting, even if the recording ends meanwhile (QA)", async () => {
+    const repo = await gitdir();
+    const store = await openStore(repo);
+    const file = workTreeLockFile(store, repo);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(holder("recording session abcdef0123")));
+    // The recording ends a moment later: a rewind still waiting would take the lock and go ahead.
+    const ends = setTimeout(() => rmSync(file, { force: true }), 300);
+    try {
+      await expect(lockWorkTree(store, repo, { what: "rewinding session x", waitMs: 5_000 })).rejects.toThrow(/session abcdef0123 is being recorded by another nudge process/);
+    } finally {
+      clearTimeout(ends);
+    }
+  });
+
+  it("held by a short command (another rewind): waited for, then taken", async () => {
+    const repo = await gitdir();
+    const store = await openStore(repo);
+    const file = workTreeLockFile(store, repo);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(holder("rewinding session abcdef0123")));
+    setTimeout(() => rmSync(file, { force: true }), 300);
+    const lock = await lockWorkTree(store, repo, { what: "rewinding session x", waitMs: 5_000 });
     await lock.release();
   });
 });

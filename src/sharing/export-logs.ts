@@ -9,7 +9,7 @@ import path from "node:path";
 import { bundleFiles } from "../bundle/store.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { pathExists } from "../file-exists.js";
-import { findCopy, writePlain } from "../bundle/transcript-copy.js";
+import { damaged, findCopy, writePlain } from "../bundle/transcript-copy.js";
 import { isEntryPath } from "./archive-path.js";
 import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";
@@ -81,6 +81,10 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
     // The export carries the transcript plain, as claude wrote it: a compressed copy is inflated into the staging first.
     const src = kept.compressed ? path.join(raw, "whole", path.basename(cut.name)) : kept.file;
     if (kept.compressed) await writePlain(kept, src);
+    // Never a transcript shorter than the exported turns recorded (its end cut off on disk): the
+    // import would take it, and the conversation would lose those turns without a word.
+    const holds = (await fs.stat(src)).size;
+    if (cut.bytes != null && holds < cut.bytes) throw damaged(kept.file, `it holds ${holds} bytes of claude's transcript, and the exported turns need ${cut.bytes}`);
     const copy = await stageTranscript(src, path.join(from.dir, cut.name).replace(/\.jsonl$/, ""), cut, raw, out, entry, redact);
     findings.push(...copy.findings);
     files.push(...copy.files);

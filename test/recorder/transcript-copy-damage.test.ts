@@ -1,5 +1,6 @@
 /** A damaged or cut-short transcript copy in a bundle (from QA): said plainly, never used short. */
-import { readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { execa } from "execa";
+import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitdir, tempDir } from "../support/gitdir.js";
@@ -45,5 +46,32 @@ describe("the bundle's copy of claude's transcript, damaged", () => {
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the session's turns need \d+$/m);
     expect(recorded!.api.mainLoopRequests().length).toBe(before); // claude was never asked
+  });
+});
+
+describe("the bundle's copy of claude's transcript, cut short on disk (its last part gone)", () => {
+  it("export refuses a transcript shorter than its turns recorded (exit 1), and writes no archive", async () => {
+    const { repo, gz } = await twoTurns();
+    truncateSync(gz, readFileSync(gz).length - 20);
+    const out = path.join(tempDir(), "x.tgz");
+    const run = await runNudge(["session", "export", recorded!.id, "-o", out], { cwd: repo });
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the exported turns need \d+$/m);
+    expect(run.stderr).not.toMatch(/nudge bug/);
+    expect(readdirSync(path.dirname(out))).toEqual([]);
+  });
+
+  it("a fork at its last turn refuses rather than give the fork a conversation without that turn, and no session is added", async () => {
+    const { repo, gz } = await twoTurns();
+    truncateSync(gz, readFileSync(gz).length - 20);
+    const worktree = path.join(tempDir(), "fork");
+    const run = await runNudge(["session", "fork", recorded!.id, "2", "--worktree", worktree], { cwd: repo });
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the turns it is cut at need \d+$/m);
+    const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as unknown[];
+    expect(listed).toHaveLength(1);
+    // Nothing of the fork is left: no worktree made for it.
+    expect(existsSync(worktree)).toBe(false);
+    expect((await execa("git", ["worktree", "list"], { cwd: repo })).stdout.split("\n")).toHaveLength(1);
   });
 });

@@ -16,6 +16,12 @@ import { NO_HOOKS } from "./git-process.js";
 import * as git from "./git.js";
 import type { TreeDiffEntry } from "./git.js";
 
+/** How many bytes at each end of an answer `AnswerEnd` sees: more than a header of two sha256 ids, or the end line. */
+const EDGE = 256;
+
+/** Where an answer ends, from its first and last EDGE bytes and its length (see `Channel.ask`). */
+type AnswerEnd = (head: Buffer, tail: Buffer, length: number) => number;
+
 /** One long-lived git process answering requests in turn; null from `ask`: the channel is no longer used. */
 class Channel {
   private child: ChildProcess | null = null;
@@ -29,19 +35,26 @@ class Channel {
     private readonly args: string[],
   ) {}
 
-  /** Send `input`; the answer is the output up to where `end` finds its end (its length; -1 while incomplete, -2: not an answer). */
-  ask(input: string, end: (out: Buffer) => number): Promise<Buffer | null> {
+  /**
+   * Send `input`; the answer is the output up to where `end` finds its end. `end` sees the
+   * output's first and last EDGE bytes and its length (a big patch is never copied as it grows)
+   * and says the answer's length, -1 while incomplete, or -2: not an answer.
+   */
+  ask(input: string, end: AnswerEnd): Promise<Buffer | null> {
     const asked = this.queue.then(() => this.exchange(input, end));
     this.queue = asked.catch(() => undefined);
     return asked;
   }
 
-  private exchange(input: string, end: (out: Buffer) => number): Promise<Buffer | null> {
+  private exchange(input: string, end: AnswerEnd): Promise<Buffer | null> {
     const child = this.broken ? null : (this.child ?? this.start());
     if (!child?.stdin || !child.stdout) return Promise.resolve(null);
     const stdout = child.stdout as NodeJS.ReadableStream & { ref?: () => void; unref?: () => void };
     return new Promise((resolve) => {
-      let out = Buffer.alloc(0);
+      const chunks: Buffer[] = [];
+      let length = 0;
+      let head = Buffer.alloc(0);
+      let tail = Buffer.alloc(0);
       const finish = (answer: Buffer | null) => {
         if (this.abandon !== abandon) return;
         this.abandon = null;
@@ -52,10 +65,13 @@ class Channel {
       };
       const abandon = () => finish(null);
       const onData = (chunk: Buffer) => {
-        out = Buffer.concat([out, chunk]);
-        const at = end(out);
+        chunks.push(chunk);
+        length += chunk.length;
+        if (head.length < EDGE) head = Buffer.concat([head, chunk]).subarray(0, EDGE);
+        tail = Buffer.concat([tail, chunk]).subarray(-EDGE);
+        const at = end(head, tail, length);
         if (at === -2) finish(null);
-        else if (at >= 0) finish(at === out.length ? out : null); // more than one answer: not trusted
+        else if (at >= 0) finish(at === length ? Buffer.concat(chunks, length) : null); // more than one answer: not trusted
       };
       this.abandon = abandon;
       stdout.on("data", onData);
@@ -108,12 +124,12 @@ export class RecordingGit {
   async patchAndChanges(a: string, b: string): Promise<{ patch: Buffer; changes: TreeDiffEntry[] }> {
     const header = Buffer.from(`${a} ${b}\n`);
     const endLine = Buffer.from(this.endLine);
-    const out = await this.diff.ask(`${a} ${b}\n${this.endLine}`, (o) => {
-      if (o.length >= header.length && !o.subarray(0, header.length).equals(header)) return -2;
-      if (o.length < header.length + endLine.length || !o.subarray(o.length - endLine.length).equals(endLine)) return -1;
-      const before = o[o.length - endLine.length - 1];
+    const out = await this.diff.ask(`${a} ${b}\n${this.endLine}`, (head, tail, length) => {
+      if (head.length >= header.length && !head.subarray(0, header.length).equals(header)) return -2;
+      if (length < header.length + endLine.length || !tail.subarray(tail.length - endLine.length).equals(endLine)) return -1;
+      const before = tail[tail.length - endLine.length - 1];
       // The echoed line starts a line of its own (after the header, a record's NUL, or a patch line).
-      return o.length === header.length + endLine.length || before === 0x0a || before === 0x00 ? o.length : -1;
+      return length === header.length + endLine.length || before === 0x0a || before === 0x00 ? length : -1;
     });
     if (!out) return git.patchAndChanges(this.root, a, b);
     return git.parsePatchAndChanges(out.subarray(header.length, out.length - endLine.length));
@@ -122,7 +138,8 @@ export class RecordingGit {
   /** As git.updateRefs for one ref, from the long-lived update-ref (one transaction per call). */
   async updateRef(ref: string, commit: string): Promise<void> {
     const ok = Buffer.from("start: ok\ncommit: ok\n");
-    const out = await this.refs.ask(`start\nupdate ${ref} ${commit}\ncommit\n`, (o) => (o.length < ok.length ? (ok.subarray(0, o.length).equals(o) ? -1 : -2) : o.equals(ok) ? o.length : -2));
+    // The answer is short: `head` holds all of it.
+    const out = await this.refs.ask(`start\nupdate ${ref} ${commit}\ncommit\n`, (head, _tail, length) => (length < ok.length ? (ok.subarray(0, length).equals(head) ? -1 : -2) : head.equals(ok) ? length : -2));
     if (!out) await git.updateRefs(this.root, [{ ref, commit }]);
   }
 

@@ -60,6 +60,24 @@ describe("a recording's long-lived git processes", () => {
     }
   });
 
+  it("a patch of many megabytes (a big generated file) comes back whole, in the pieces the pipe gives it", async () => {
+    const repo = await gitdir({ "keep.txt": "a\n" });
+    const index = path.join(tempDir(), "index");
+    const before = (await stageAll(repo, index)).tree;
+    writeFileSync(path.join(repo, "big.txt"), Array.from({ length: 200_000 }, (_, i) => `line ${i} of a generated file\n`).join(""));
+    const after = (await stageAll(repo, index)).tree;
+    const channels = new RecordingGit(repo);
+    try {
+      const got = await channels.patchAndChanges(before, after);
+      const expected = await patchAndChanges(repo, before, after);
+      expect(got.patch.length).toBeGreaterThan(5_000_000);
+      expect(got.patch.equals(expected.patch)).toBe(true);
+      expect(got.changes).toEqual(expected.changes);
+    } finally {
+      channels.close();
+    }
+  });
+
   it("moves a ref with one update-ref for many turns; a ref git refuses fails with git's own words, and the next update still lands", async () => {
     const repo = await gitdir({ "a.txt": "1\n" });
     const tree = (await stageAll(repo, path.join(tempDir(), "index"))).tree;

@@ -135,13 +135,18 @@ export class Conversation {
     let prompt: string | null | undefined = this.o.firstPrompt;
     let note = this.o.note ?? null;
     let first = true;
+    // The prompt about to go was waiting at the last turn's result and goes right after it (see
+    // below): that turn's capture, which claude's tools wait for, covers everything until then.
+    let atResult = false;
     for (;;) {
       if (this.saveFailure) throw this.saveFailure;
-      const queued = prompt !== undefined || frontend.prompts.hasQueued?.() === true;
       if (prompt === undefined) prompt = this.stopping ? null : await frontend.prompts.next();
       if (prompt === null) return;
       const text: string = prompt;
       prompt = undefined;
+      // Only the line taken right at the result: after an empty line, a command or a refused prompt, not.
+      const sentAtResult = atResult;
+      atResult = false;
       if (text.trim() === "") continue; // Enter on an empty prompt line: ask again
       if (isSlashCommand(text)) {
         if ((await this.slash(text.trim())) === "exit") return;
@@ -163,10 +168,11 @@ export class Conversation {
       this.watch(link);
       this.failure = { text: "", status: null };
       // What the user changed since the last capture is theirs, recorded apart from claude's turn:
-      // captured while the prompt goes, claude's tools held until it is done (edits-gate.ts). A
-      // prompt that was already waiting when the last turn ended follows it directly: nothing can
-      // have been edited in between that the turn's own capture did not see.
-      const captureEdits = !(queued && !first);
+      // captured while the prompt goes, claude's tools held until it is done (edits-gate.ts). Only
+      // a prompt sent at the last turn's result skips it: nothing can have been edited in between
+      // that the turn's own capture did not see. One that came while the turn was being saved
+      // (typed during the save, sent from the page) is captured for: the user may have edited then.
+      const captureEdits = !sentAtResult;
       const sayEdits = !first;
       first = false;
       const sentText = note ? `${note}\n\n${text}` : text;
@@ -205,6 +211,7 @@ export class Conversation {
       } else {
         // The next prompt goes now; this turn's changes line is shown once its record is written,
         // and the next turn's output waits behind it.
+        atResult = true;
         handle.saved.catch((error: unknown) => {
           // The turn could not be saved (a full disk): stop the one already sent after it, take no
           // more, and end with this error; the next run recovers what the journal holds.

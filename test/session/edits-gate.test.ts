@@ -88,6 +88,30 @@ describe("a typed prompt and the user's edits", () => {
     expect(patch).not.toContain("user.txt");
   }, 90_000);
 
+  it("a prompt typed while the last turn is still being saved: the edits made meanwhile are the user's, not claude's next turn (QA)", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    api = await startScriptedApi([{ text: "one" }, { tool: "Write", input: { file_path: path.join(repo, "claude.txt"), content: "written by claude\n" } }, { text: "two" }]);
+    const release = path.join(tempDir(), "release");
+    // Turn 1's save is held after its snapshot: its code is captured, its record not yet written.
+    const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NUDGE_FAULT: "after-snapshot:hold@1", NUDGE_FAULT_RELEASE: release };
+    const run = nudge(repo, env);
+    run.stdin!.write("first\n");
+    const dir = await until("turn 1 captured", async () => (existsSync(path.join(repo, ".git", "nudge", "sessions")) && journal(sessionDir(repo)).some((r) => r.type === "ended" && r.n === 1) ? sessionDir(repo) : undefined));
+    writeFileSync(path.join(repo, "user.txt"), "typed by the user while the turn was saved\n");
+    run.stdin!.write("second\n");
+    await new Promise((r) => setTimeout(r, 500)); // the prompt is read, and waits for the save
+    writeFileSync(release, "");
+    run.stdin!.end();
+    const result = await run;
+    expect(result.exitCode, result.stderr).toBe(0);
+    const turn2 = readManifestFile(dir).turns.find((t) => t.n === 2)!;
+    expect(turn2.edits).not.toBeNull();
+    expect(await files(repo, turn2.edits!.snapshot.tree)).toContain("user.txt");
+    const patch = readFileSync(path.join(dir, turn2.patch.file), "utf8");
+    expect(patch).toContain("claude.txt");
+    expect(patch).not.toContain("user.txt");
+  }, 90_000);
+
   it("nudge killed before the edits are recorded: the next run recovers the turn, the edits folded into it, and says so", async () => {
     const repo = await gitdir({ "a.txt": "a\n" });
     api = await startScriptedApi([

@@ -63,18 +63,8 @@ interface OpenTurn {
   /** The user's edits before it, captured while its prompt went (null: none, or not captured). */
   edits: Promise<string | null>;
   finished: Deferred<FinishedTurn>;
-  ended: Deferred<TurnEnd>;
   saved: Deferred<Turn>;
   result: TurnResult | null;
-}
-
-/** What is known the moment a turn's code is captured. */
-export interface TurnEnd {
-  n: number;
-  status: Turn["status"];
-  isError: boolean;
-  /** Did claude write anything during the turn? */
-  silent: boolean;
 }
 
 /**
@@ -87,8 +77,6 @@ export interface TurnHandle {
   n: number;
   /** claude's result is in (or claude is gone): the turn's outcome, time and cost. */
   finished: Promise<FinishedTurn>;
-  /** The code is captured and the turn is durable: the next prompt may be sent. */
-  ended: Promise<TurnEnd>;
   /** The turn's whole record is written (its snapshot, patch, transcript copy). */
   saved: Promise<Turn>;
   /** The user's edits before the prompt are captured and durable: their tree, or null when there were none. */
@@ -254,16 +242,13 @@ export class SessionRecorder {
     this.journal.append({ type: "begin", ...record });
     this.nextN++;
     const edits = o.captureEdits ? this.captureEditsBeside(begin.n) : Promise.resolve(null);
-    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, edits, finished: deferred(), ended: deferred(), saved: deferred(), result: null };
+    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, edits, finished: deferred(), saved: deferred(), result: null };
     this.open = open;
-    // The turn cannot end well without its edits: a capture that failed fails the turn (this
-    // handler is also what keeps a failed `edits` from going unhandled).
-    edits.catch((error: unknown) => open.ended.reject(asError(error)));
-    // A caller may await only one of these; a failure must still never go unhandled.
-    const ended = open.ended.promise;
-    ended.catch(() => undefined);
+    // A caller may await only one of these; a failure must still never go unhandled. (A capture of
+    // the edits that failed fails the turn: its save awaits them.)
+    edits.catch(() => undefined);
     open.saved.promise.catch(() => undefined);
-    return { n: begin.n, finished: open.finished.promise, ended, saved: open.saved.promise, edits };
+    return { n: begin.n, finished: open.finished.promise, saved: open.saved.promise, edits };
   }
 
   /**
@@ -283,10 +268,7 @@ export class SessionRecorder {
       this.journal.append({ type: "edits", n, tree });
       return tree;
     })();
-    this.capture = edits.then(
-      () => true,
-      () => false,
-    );
+    this.holdToolsUntil(edits);
     this.latestTree = edits.then(async (tree) => tree ?? (await previous));
     this.latestTree.catch(() => undefined);
     return edits;
@@ -298,6 +280,14 @@ export class SessionRecorder {
    */
   capturesSettled(): Promise<boolean> {
     return this.capture;
+  }
+
+  /** `capture` is now the newest one: claude's tools wait until it is recorded (or has failed). */
+  private holdToolsUntil(capture: Promise<unknown>): void {
+    this.capture = capture.then(
+      () => true,
+      () => false,
+    );
   }
 
   markInterruptRequested(): void {
@@ -437,10 +427,7 @@ export class SessionRecorder {
       this.warnUnreadable(staged.unreadable);
       return { staged, head };
     })();
-    this.capture = capturing.then(
-      () => true,
-      () => false,
-    );
+    this.holdToolsUntil(capturing);
     const tree = capturing.then(async ({ staged }) => {
       if (staged.tree) return staged.tree;
       const written = await this.index.writeTree();
@@ -450,23 +437,11 @@ export class SessionRecorder {
     });
     tree.catch(() => undefined);
     this.latestTree = tree;
-    capturing.then(
-      () =>
-        open.ended.resolve({
-          n: open.begin.n,
-          status: open.follower.status,
-          isError: open.result?.isError ?? false,
-          silent: position.line === open.begin.fromLine,
-        }),
-      (error: unknown) => open.ended.reject(asError(error)),
-    );
     this.saving = this.saving.then(async () => {
       try {
         // Turns are saved in order or not at all: after one that could not be, the later ones wait for the recovery.
         if (this.saveBlocked) throw this.saveBlocked;
         const { head } = await capturing;
-        // Let the next prompt go to claude first: the save's git processes start behind it.
-        await new Promise((r) => setImmediate(r));
         const turn = await saveTurn(this.saveContext(), {
           begin: { ...open.begin, editsTree: await open.edits },
           follower: open.follower,
@@ -634,10 +609,6 @@ function deferred<T>(): Deferred<T> {
   let reject!: (error: Error) => void;
   const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
   return { promise, resolve, reject };
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 function now(): string {

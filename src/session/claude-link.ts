@@ -126,11 +126,10 @@ export class ClaudeLink {
         },
       );
     const finished = failFirst(handle.finished);
-    const ended = failFirst(handle.ended);
     const saved = failFirst(handle.saved);
     const edits = failFirst(handle.edits);
-    for (const p of [finished, ended, saved, edits]) p.catch(() => undefined);
-    return { n: handle.n, finished, ended, saved, edits };
+    for (const p of [finished, saved, edits]) p.catch(() => undefined);
+    return { n: handle.n, finished, saved, edits };
   }
 
   private recordingError(): UserError {

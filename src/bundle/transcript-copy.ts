@@ -192,11 +192,12 @@ export async function writePlain(copy: { file: string; compressed: boolean }, to
  * the kernel, nothing inflated); else the part is compressed again.
  */
 export async function copyCompressedPrefix(copy: { file: string; compressed: boolean }, to: string, bytes: number): Promise<void> {
+  const read = copy.compressed ? await readMembers(copy.file) : null;
   // A copy cut short on disk would give the fork fewer turns than it says it has, silently.
-  const holds = copy.compressed ? (await readMembers(copy.file)).bytes : (await fs.stat(copy.file)).size;
+  const holds = read ? read.bytes : (await fs.stat(copy.file)).size;
   if (holds < bytes) throw damaged(copy.file, `it holds ${holds} bytes of claude's transcript, and the turns it is cut at need ${bytes}`);
-  if (copy.compressed) {
-    const { members } = await readMembers(copy.file);
+  if (read) {
+    const { members } = read;
     const last = members.find((m) => m.start + m.bytes === bytes);
     if (last || bytes === 0) {
       await fs.copyFile(copy.file, to, fs.constants.COPYFILE_EXCL);

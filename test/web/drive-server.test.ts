@@ -222,9 +222,12 @@ describe("driving a session from the page", () => {
     await until("b.txt is gone", async () => (existsSync(path.join(repo, "b.txt")) ? undefined : true));
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("a\n");
 
-    // /help names the page's own way to end the session, not the terminal's key (QA).
-    await web!.post(`/api/live/${id}/prompt`, { text: "/help" });
-    const help = await until("/help's lines", async () => (await state(id)).notices.find((n) => n.text.startsWith("/exit")));
+    // /help names the page's own way to end the session, not the terminal's key (QA). The rewind
+    // goes on in a new session once its switch is done: the prompt goes there (the old id is a 409).
+    await until("the rewind's switch", async () => ((await state(id)).notices.some((n) => n.text.startsWith("rewound to turn 1")) ? true : undefined));
+    const now = ((await state(id)) as { sessionId?: string }).sessionId ?? id;
+    expect((await web!.post(`/api/live/${now}/prompt`, { text: "/help" })).status).toBe(202);
+    const help = await until("/help's lines", async () => (await state(now)).notices.find((n) => n.text.startsWith("/exit")));
     expect(help.text).toContain("End session button");
     expect(help.text).not.toContain("Ctrl-D");
   }, 60_000);

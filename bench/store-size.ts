@@ -35,7 +35,7 @@ export function storeSizes(repo: string, sessionId: string): StoreSizes {
   const file = (name: string) => treeBytes(bundle, (rel) => rel !== name && !rel.startsWith(`${name}/`));
   const parts = {
     transcriptCopy: treeBytes(path.join(bundle, "claude")),
-    stream: file("conversation.jsonl") + file("timing.txt") + file("claude-stderr.log"),
+    stream: file("conversation.jsonl") + file("conversation.d") + file("timing.txt") + file("claude-stderr.log"),
     input: file("input.jsonl") + file("input-timing.txt"),
     journal: file("turns.jsonl") + file("manifest.json"),
     patches: treeBytes(path.join(bundle, "changes")),

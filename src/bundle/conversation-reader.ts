@@ -1,14 +1,15 @@
 /**
  * Reads a bundle's conversation back: claude's lines as written (bytes, never re-encoded; an image
  * stored apart put back in its place, image-store.ts), each with the time it arrived, grouped by
- * the turn that owns it. One turn is read by seeking to its byte range, so replaying turn 900 of
- * a long session does not read the 899 before it.
+ * the turn that owns it. One turn is read from its byte range (conversation-pieces.ts: the piece
+ * that holds it), so replaying turn 900 of a long session does not read the 899 before it.
  */
 import { promises as fs } from "node:fs";
 import { splitLines } from "../claude/ndjson.js";
 import type { Manifest, PendingTurn, Turn } from "./manifest-schema.js";
 import { expandLines } from "./image-store.js";
 import { bundleFiles } from "./store.js";
+import { readStream } from "./conversation-pieces.js";
 
 export interface TimedLine {
   /** 0-based line number in its file. */
@@ -35,14 +36,14 @@ export async function readConversation(dir: string): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   const times = parseTimes((await readIfExists(files.timing)).toString("utf8"));
   // splitLines keeps a last line without "\n" (claude killed mid-write): it is shown, not dropped.
-  return expandLines(dir, splitLines(await readIfExists(files.conversation)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
+  return expandLines(dir, splitLines(await readStream(dir, 0)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
 }
 
 /** One saved turn's lines, read from its byte range when the turn records one. */
 export async function readTurnLines(dir: string, turn: Turn): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   if (!turn.bytes || turn.bytes.to < turn.bytes.from) return (await readConversation(dir)).slice(turn.lines.from, turn.lines.to);
-  const bytes = await readRange(files.conversation, turn.bytes.from, turn.bytes.to);
+  const bytes = await readStream(dir, turn.bytes.from, turn.bytes.to);
   const lines = splitLines(bytes);
   const times = await readTimes(files.timing, turn.lines.from, turn.lines.to);
   return expandLines(dir, lines.map((b, i) => ({ n: turn.lines.from + i, bytes: b, at: times[i] ?? null })));
@@ -63,8 +64,7 @@ export interface LinePoint {
 export async function readLineSpan(dir: string, from: LinePoint, to: LinePoint | null, o: { writing: boolean }): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   if (from.byte === undefined || (to !== null && to.byte === undefined)) return (await readConversation(dir)).slice(from.line, to?.line);
-  const end = to?.byte ?? (await fs.stat(files.conversation).catch(() => null))?.size ?? 0;
-  const bytes = await readRange(files.conversation, from.byte, Math.max(from.byte, end));
+  const bytes = await readStream(dir, from.byte, to === null ? null : Math.max(from.byte, to.byte!));
   const lines = splitLines(bytes);
   if (o.writing && to === null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) lines.pop();
   const times = await readTimes(files.timing, from.line, from.line + lines.length);

@@ -11,25 +11,16 @@ import type { Turn } from "../bundle/manifest-schema.js";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { BundleFiles } from "../bundle/store.js";
 import { expandImages, hasImageRefs } from "../bundle/image-store.js";
+import { readStream } from "../bundle/conversation-pieces.js";
 
 /** The log's path inside the bundle; null when the turn has no byte range (an older bundle). */
 export async function writeIterationLog(files: BundleFiles, turn: Turn): Promise<string | null> {
   if (!turn.bytes) return null;
   const { from, to } = turn.bytes;
   const name = `turn-${String(turn.n).padStart(3, "0")}.ndjson`;
-  const handle = await fs.open(files.conversation, "r");
-  try {
-    const bytes = Buffer.alloc(to - from);
-    for (let done = 0; done < bytes.length; ) {
-      const { bytesRead } = await handle.read(bytes, done, bytes.length - done, from + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    await fs.mkdir(files.iterations, { recursive: true });
-    await writeFileAtomic(path.join(files.iterations, name), await withImages(files.dir, bytes));
-  } finally {
-    await handle.close();
-  }
+  const bytes = await readStream(files.dir, from, to);
+  await fs.mkdir(files.iterations, { recursive: true });
+  await writeFileAtomic(path.join(files.iterations, name), await withImages(files.dir, bytes));
   return `iterations/${name}`;
 }
 

@@ -12,6 +12,10 @@ import type { BundleFiles } from "../bundle/store.js";
 import { LineFramer } from "../claude/ndjson.js";
 import { faultPoint } from "../fault-injection.js";
 import { storeImages } from "../bundle/image-store.js";
+import { compressPiece, finishPieceSync, streamLayoutSync, tidyPieces, type StreamPoint } from "../bundle/conversation-pieces.js";
+
+/** conversation.jsonl is finished as a piece (and compressed) at a turn's end once it holds this much (conversation-pieces.ts). */
+export const PIECE_BYTES = 64 << 10;
 
 /**
  * How claude's echo of a prompt with images starts (nudge puts the images first; claude keeps the
@@ -28,7 +32,10 @@ class AppendFile {
   ) {}
 
   static open(file: string): AppendFile {
-    const fd = fs.openSync(file, "a+");
+    return AppendFile.adopt(fs.openSync(file, "a+"));
+  }
+
+  static adopt(fd: number): AppendFile {
     return new AppendFile(fd, fs.fstatSync(fd).size);
   }
 
@@ -89,20 +96,27 @@ export class ConversationLog {
   private heldBytes = 0;
   /** Bytes of the current line already written (a line written as it arrives). */
   private partial = 0;
+  /** A turn ended with this much in conversation.jsonl: it becomes a piece at the next line's end. */
+  private pieceWanted = false;
+  /** Pieces being compressed (a failure leaves a plain piece, which reads the same). */
+  private compressing: Promise<void> = Promise.resolve();
   private constructor(
     private readonly dir: string,
-    private readonly conversation: AppendFile,
+    private conversation: AppendFile,
     private readonly timing: AppendFile,
     private readonly stderr: AppendFile,
-    /** Lines completed so far in conversation.jsonl (the next line's number). */
+    /** Where conversation.jsonl starts in the stream (the end of the finished pieces). */
+    private liveFrom: StreamPoint,
+    /** Lines completed so far in the stream (the next line's number). */
     public lineCount: number,
   ) {
     this.completeBytes = conversation.size;
   }
 
   static open(files: BundleFiles): ConversationLog {
+    const liveFrom = streamLayoutSync(files.dir).live.from;
     const conversation = AppendFile.open(files.conversation);
-    let lineCount = countNewlines(files.conversation);
+    let lineCount = liveFrom.line + countNewlines(files.conversation);
     if (conversation.size > 0 && lastByte(conversation.fd, conversation.size) !== 0x0a) {
       // A previous claude died mid-line: end that line so the next process starts a fresh one.
       conversation.write("\n", "log-append");
@@ -114,12 +128,55 @@ export class ConversationLog {
       // Times lost to a crash between the two appends: pad so line i keeps time i.
       timing.write(`${Date.now()}\n`.repeat(lineCount - timingLines), "log-append");
     }
-    return new ConversationLog(files.dir, conversation, timing, AppendFile.open(files.stderr), lineCount);
+    const log = new ConversationLog(files.dir, conversation, timing, AppendFile.open(files.stderr), liveFrom, lineCount);
+    // Pieces a crash left plain (or half compressed) are compressed now, behind the recording.
+    log.compressing = tidyPieces(files.dir).then(async (plain) => {
+      for (const piece of plain) await compressPiece(piece).catch(() => undefined);
+    }, () => undefined);
+    return log;
   }
 
-  /** After the last complete line: where the next line starts. */
+  /** After the last complete line: where the next line starts in the stream. */
   get position(): LogPosition {
-    return { line: this.lineCount, byte: this.completeBytes };
+    return { line: this.lineCount, byte: this.liveFrom.byte + this.completeBytes };
+  }
+
+  /**
+   * At a turn's end: once conversation.jsonl holds PIECE_BYTES, it is finished as a piece and
+   * compressed behind the recording; at the session's end (`always`), whatever it holds. Done at
+   * once when no line is half received, else at the end of that line.
+   */
+  finishPiece(o: { always: boolean }): void {
+    if (this.conversation.size === 0 || (!o.always && this.conversation.size < PIECE_BYTES)) return;
+    this.pieceWanted = true;
+    this.finishPieceAtLineEnd();
+  }
+
+  /** Every piece compressed (or left plain by a failure). */
+  async piecesSettled(): Promise<void> {
+    await this.compressing;
+  }
+
+  private finishPieceAtLineEnd(): void {
+    if (!this.pieceWanted || this.partial > 0 || this.heldBytes > 0 || this.completeBytes !== this.conversation.size) return;
+    this.pieceWanted = false;
+    const to = this.position;
+    let finished: { fd: number; piece: string };
+    try {
+      finished = finishPieceSync(this.dir, this.conversation.fd, this.liveFrom, to);
+    } catch {
+      // Not finished (the disk refused a rename): the stream goes on in conversation.jsonl, whole.
+      return;
+    }
+    try {
+      this.conversation.close();
+    } catch {
+      // the piece is in place; its old descriptor is of no more use
+    }
+    this.conversation = AppendFile.adopt(finished.fd);
+    this.liveFrom = to;
+    this.completeBytes = 0;
+    this.compressing = this.compressing.then(() => compressPiece(finished.piece).catch(() => undefined));
   }
 
   /**
@@ -139,6 +196,7 @@ export class ConversationLog {
     if (times) this.timing.write(times, "log-append");
     this.completeBytes = this.conversation.size - this.partial;
     for (const line of lines) onLine(line, this.lineCount++);
+    this.finishPieceAtLineEnd();
   }
 
   /**

@@ -13,7 +13,6 @@
  *    completed by the next run from the `ended` record (see `recoverUnsaved`).
  * It knows nothing about terminals; listeners get the parsed events.
  */
-import { readFileSync } from "node:fs";
 import { ensureDir, sweepTempFiles } from "../bundle/atomic-write.js";
 import type { Manifest, ManifestHeader, PendingTurn, Turn, TurnResult } from "../bundle/manifest-schema.js";
 import { isRunning, processStart, sessionLock, type HeldLock } from "../bundle/locks.js";
@@ -30,6 +29,7 @@ import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { turnsPast } from "../snapshot/snapshotter.js";
 import { ConversationLog, InputLog } from "./conversation-log.js";
+import { readStream } from "../bundle/conversation-pieces.js";
 import { TranscriptSync } from "./transcript-sync.js";
 import { TurnFollower, resultSummary } from "./turn-follower.js";
 import { saveTurn, saveTurnZero, type SaveContext } from "./turn-save.js";
@@ -352,6 +352,9 @@ export class SessionRecorder {
   async close(): Promise<void> {
     try {
       await this.saving;
+      // A finished session's stream is all in compressed pieces.
+      this.log.finishPiece({ always: true });
+      await this.log.piecesSettled();
       this.log.sync();
       this.input.sync();
       // A turn begun but not saved (its save failed: a full disk) leaves the session "recording",
@@ -495,6 +498,7 @@ export class SessionRecorder {
     };
     await this.writeHeader();
     this.onSaved?.(this.manifest_.id);
+    this.log.finishPiece({ always: false });
   }
 
   /** Header writes are serialized, so an older header can never land after a newer one. */
@@ -530,7 +534,9 @@ export class SessionRecorder {
     const next = this.manifest_.unsaved.find((u) => u.n > pending.n);
     const toLine = pending.ended?.toLine ?? next?.fromLine ?? this.log.lineCount;
     const follower = new TurnFollower();
-    const lines = splitLines(readFileSync(this.files.conversation)).slice(pending.fromLine, toLine);
+    // Read from the turn's first byte when the journal has it (an older journal: from the start).
+    const skipped = pending.fromByte === undefined ? 0 : pending.fromLine;
+    const lines = splitLines(await readStream(this.files.dir, pending.fromByte ?? 0)).slice(pending.fromLine - skipped, toLine - skipped);
     for (const line of lines) follower.observe(toStreamEvent(parseLine(line), ""));
     // A capture of the user's edits that never finished: claude's tools were held waiting for it,
     // but when the user's edits ended and what changed after nudge stopped can no longer be told

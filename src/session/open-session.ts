@@ -10,6 +10,7 @@ import { UserError } from "../errors.js";
 import { MANIFEST_FORMAT, type Manifest } from "../bundle/manifest-schema.js";
 import { lockActivity } from "../bundle/locks.js";
 import { bundleDir, bundleFiles, listSessions, loadSession, newSessionId, resolveSession, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
+import { holdsStream } from "../bundle/conversation-pieces.js";
 import { pathExists } from "../file-exists.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
@@ -97,7 +98,7 @@ export async function sweepAbandonedSessions(unreadable: string[]): Promise<void
     const files = bundleFiles(dir);
     if ((await pathExists(files.manifest)) || !(await pathExists(files.lock))) continue;
     if ((await lockActivity(files.lock)) !== null) continue;
-    if ((await fs.stat(files.conversation).then((s) => s.size, () => 0)) > 0) continue;
+    if (await holdsStream(dir)) continue;
     await fs.rm(files.dir, { recursive: true, force: true });
   }
 }

@@ -10,6 +10,7 @@ import { bundleFiles } from "../bundle/store.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { pathExists } from "../file-exists.js";
 import { damaged, findCopy, writePlain } from "../bundle/transcript-copy.js";
+import { LIVE_NAME, writeStreamLines } from "../bundle/conversation-pieces.js";
 import { isEntryPath } from "./archive-path.js";
 import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";
@@ -51,8 +52,13 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
     const src = path.join(bundleDir, name);
     const cut = path.join(raw, name);
     const dest = path.join(out, name);
-    const bytes = (await pathExists(src)) ? (await lineStarts(src, [lines])).get(lines)! : 0;
-    await (bytes > 0 ? copyPrefix(src, cut, bytes) : fs.writeFile(cut, ""));
+    if (name === LIVE_NAME) {
+      // The stream may lie in compressed pieces: the export carries it plain, as claude wrote it.
+      await writeStreamLines(bundleDir, cut, lines);
+    } else {
+      const bytes = (await pathExists(src)) ? (await lineStarts(src, [lines])).get(lines)! : 0;
+      await (bytes > 0 ? copyPrefix(src, cut, bytes) : fs.writeFile(cut, ""));
+    }
     if (ndjson) findings.push(...(await secretsOf(cut, dest, { file: entry(name), turnOfLine: ndjson }, redact)));
     else await fs.rename(cut, dest);
     files.push({ path: entry(name), source: { file: dest } });

@@ -11,6 +11,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { MANIFEST_FORMAT, type ManifestHeader, type Turn } from "../bundle/manifest-schema.js";
 import { headerOf, type Store, type StoredSession } from "../bundle/store.js";
+import { streamSize } from "../bundle/conversation-pieces.js";
 import { summaryOf } from "../bundle/summary.js";
 import { journalOf, parseJournal, foldJournal } from "../bundle/turn-journal.js";
 import { claudeConfigDir, encodeProjectDir, findTranscript } from "../claude/transcript.js";
@@ -77,7 +78,7 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
   const root = store.repoRoot;
   // Every earlier snapshot is an ancestor of this one: present with it (git gc keeps what a ref reaches).
   await requireTree(root, plan.turns.at(-1)!.snapshot.tree, `the snapshot of turn ${plan.turns.at(-1)!.n}`);
-  const large = (await sizeOf(path.join(session.dir, "conversation.jsonl"))) + (await sizeOf(path.join(session.dir, "claude"))) > LARGE_BYTES;
+  const large = (await streamSize(session.dir)) + (await sizeOf(path.join(session.dir, "claude"))) > LARGE_BYTES;
   const progress = (line: string) => (large ? o.progress?.(line) : undefined);
 
   progress("checking the code changes for secrets…");

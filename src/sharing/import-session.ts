@@ -7,6 +7,7 @@
  * folder inside the store (cut-off-work.ts), removed whatever happens; a killed import's folder,
  * and whatever it had installed, is cleared by the next import or `nudge session gc`.
  */
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
@@ -24,7 +25,8 @@ import { checkCode, codeRefs } from "./import-code.js";
 import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
 import type { Work } from "../bundle/cut-off-work.js";
-import { exporter, sha256, stageSession, type Placement } from "./import-stage.js";
+import { exporter, stageSession, type Placement } from "./import-stage.js";
+import { streamChunks, streamSize } from "../bundle/conversation-pieces.js";
 import { formatBytes, raisedLimits, refusing } from "./limits.js";
 import { parentHere } from "./import-parent.js";
 
@@ -165,9 +167,8 @@ async function alreadyImported(store: Store, contents: ExportContents): Promise<
   for (const s of await listSessions(store)) {
     const origin = s.header.origin;
     if (!origin || origin.sourceId !== index.session.id || origin.exportedAt !== index.exported.at) continue;
-    const installed = bundleFiles(s.dir).conversation;
-    const size = (await fs.stat(installed).catch(() => null))?.size ?? -1;
-    if (size < exported.bytes || (await sha256(installed, exported.bytes)) !== exported.sha256) continue;
+    const size = await streamSize(s.dir).catch(() => -1);
+    if (size < exported.bytes || (await streamSha256(s.dir, exported.bytes)) !== exported.sha256) continue;
     if (s.header.summary.turns < index.session.turns) continue;
     return { id: s.header.id, continuedBy: s.header.summary.turns - index.session.turns };
   }
@@ -194,4 +195,11 @@ async function chooseId(store: Store, id: string, force: boolean): Promise<Chose
     const fresh = newSessionId();
     if (!taken(fresh)) return { id: fresh, change: "fresh" };
   }
+}
+
+/** sha256 of the stream's first `bytes` bytes, wherever its pieces lie. */
+async function streamSha256(dir: string, bytes: number): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of streamChunks(dir, bytes)) hash.update(chunk);
+  return hash.digest("hex");
 }

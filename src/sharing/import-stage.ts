@@ -19,6 +19,7 @@ import { remapOffsets } from "./line-offsets.js";
 import { relocateTranscript, transcriptMoves } from "./relocate.js";
 import { listFiles } from "./list-files.js";
 import { renameDiverged } from "./diverged-copy.js";
+import { packLive } from "../bundle/conversation-pieces.js";
 import { claudeSessionIdOf, transcriptName } from "../bundle/transcript-name.js";
 import { copyCompressedPrefix, GZ_SUFFIX } from "../bundle/transcript-copy.js";
 
@@ -141,6 +142,8 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     unsaved: [],
   };
   await compressCopies(files.transcripts, `${dir}.plain`, placements);
+  // The stream is kept in compressed pieces, as a recording keeps it (the export carries it plain).
+  await packLive(dir);
   await writeBundle(dir, manifest);
   return { dir, manifest, projectDir, placements };
 }

@@ -11,6 +11,7 @@ import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-sc
 import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../bundle/transcript-copy.js";
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
 import { shareImages } from "../bundle/image-store.js";
+import { copyStreamPrefix, streamOffsetOfLine } from "../bundle/conversation-pieces.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
 import type { Work } from "../bundle/cut-off-work.js";
@@ -66,7 +67,8 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   await fs.mkdir(to.transcripts);
 
   // The logs up to the end of turn n: copied in the kernel, then cut (never read into memory).
-  await copyPrefix(from.conversation, to.conversation, turn.bytes?.to ?? (await offsetOfLine(from.conversation, turn.lines.to)));
+  // The stream's finished pieces are linked, not copied; the rest up to the turn's end becomes one new piece.
+  await copyStreamPrefix(source.dir, dir, turn.bytes?.to ?? (await streamOffsetOfLine(source.dir, turn.lines.to)));
   await copyPrefix(from.timing, to.timing, await offsetOfLine(from.timing, turn.lines.to));
   const inputLines = turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
   await copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines));

@@ -14,6 +14,7 @@ import { findCutOffWork } from "../bundle/cut-off-work.js";
 import { diskUsage } from "../bundle/disk-usage.js";
 import { isRunning, lockActivity, processStart } from "../bundle/locks.js";
 import { bundleDir, bundleFiles, type Store } from "../bundle/store.js";
+import { holdsStream } from "../bundle/conversation-pieces.js";
 import { pathExists } from "../file-exists.js";
 import type { Leftover } from "./housekeeping-plan.js";
 import { sharedIndexFiles, sharedIndexesInUse } from "./shared-indexes.js";
@@ -89,8 +90,7 @@ async function sessionFolders(store: Store, view: StoreView, removing: Set<strin
       continue;
     }
     // No manifest: a session killed before its first snapshot was saved, unless it holds a conversation.
-    const conversation = await fs.stat(files.conversation).then((s) => s.size, () => 0);
-    if (conversation > 0) {
+    if (await holdsStream(dir)) {
       out.kept.push(`session folder ${e.name}: it has no manifest.json but holds a conversation (remove it with: nudge session rm ${e.name})`);
     } else if ((await pathExists(files.lock)) || (await olderThan(dir, GRACE_MS, now))) {
       const refs = sessionRefsOf(view, e.name);

@@ -3,7 +3,7 @@
  * nudge wrote to claude (input.jsonl: prompts and the user's answers), each line with its time.
  * Recorded once on a real pty with the real claude binary, in the default permission mode.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -12,6 +12,7 @@ import { inTerminal } from "../support/pty.js";
 import { runNudge } from "../support/run-nudge.js";
 import { DATABASE_QUESTION } from "../support/questions.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { readStreamOf, writeStreamOf } from "../support/stream.js";
 
 const QUESTION = DATABASE_QUESTION;
 
@@ -58,7 +59,8 @@ type Line = { at: number; from: "claude" | "nudge"; json: Record<string, any> };
 
 function timed(file: string, timing: string, from: Line["from"]): Line[] {
   const times = readFileSync(path.join(bundle, timing), "utf8").split("\n").filter(Boolean).map(Number);
-  const lines = readFileSync(path.join(bundle, file), "utf8").split("\n").filter(Boolean);
+  const text = file === "conversation.jsonl" ? readStreamOf(bundle).toString("utf8") : readFileSync(path.join(bundle, file), "utf8");
+  const lines = text.split("\n").filter(Boolean);
   expect(times).toHaveLength(lines.length);
   return lines.map((l, i) => ({ at: times[i]!, from, json: JSON.parse(l) }));
 }
@@ -148,8 +150,7 @@ describe("nudge session replay shows the decisions", () => {
   });
 
   it("from input.jsonl: with claude's echo of the answers gone from conversation.jsonl, the replay still shows them", async () => {
-    const file = path.join(bundle, "conversation.jsonl");
-    const original = readFileSync(file);
+    const original = readStreamOf(bundle);
     // Same length, so the turns' line and byte ranges still hold.
     const blanked = original
       .toString("utf8")
@@ -157,14 +158,14 @@ describe("nudge session replay shows the decisions", () => {
       .map((l) => (l.startsWith('{"type":"control_response"') ? pad(l) : l))
       .join("\n");
     expect(blanked).not.toEqual(original.toString("utf8"));
-    writeFileSync(file, blanked);
+    writeStreamOf(bundle, blanked);
     try {
       const run = await runNudge(["session", "replay", id], { cwd: repo });
       expect(run.exitCode, run.stderr).toBe(0);
       expectInOrder(run.stdout, ["⏺ Write(hello.txt)", decisions[0]!, "⏺ Bash(echo ran > ran.txt)", decisions[1]!, "TURN ONE DONE", "⏺ AskUserQuestion", decisions[2]!, "SQLite it is"]);
       for (const line of decisions) expect(run.stdout.split(line)).toHaveLength(2);
     } finally {
-      writeFileSync(file, original);
+      writeStreamOf(bundle, original);
     }
   });
 });

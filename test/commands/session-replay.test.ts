@@ -5,6 +5,7 @@
 import { appendFileSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readStreamOf, writeStreamOf } from "../support/stream.js";
 import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { recordThreeTurnsForFile } from "../support/three-turns.js";
@@ -105,7 +106,8 @@ describe("nudge session replay", () => {
 
   it("shows a half-written last line (claude killed mid-write) as not JSON instead of failing", async () => {
     const conversation = path.join(bundle, "conversation.jsonl");
-    const original = readFileSync(conversation);
+    const original = readStreamOf(bundle);
+    writeStreamOf(bundle, original);
     appendFileSync(conversation, '{"type":"assistant","message":{"content":[{"type":"te');
     try {
       const run = await replay(id);
@@ -115,7 +117,7 @@ describe("nudge session replay", () => {
       expect(run.stderr).toBe('! not JSON: {"type":"assistant","message":{"content":[{"type":"te');
       expect(run.stdout).not.toContain("not JSON");
     } finally {
-      writeFileSync(conversation, original);
+      writeStreamOf(bundle, original);
     }
   });
 });
@@ -129,12 +131,14 @@ describe("nudge session replay of a damaged conversation.jsonl", () => {
 
   /** Damage the file for one test; the next test gets it back as recorded. */
   async function withDamage<T>(damage: (file: string) => void, check: () => Promise<T>): Promise<T> {
-    const original = readFileSync(conversation());
+    // Kept whole in conversation.jsonl (as a bundle from before pieces), so the damage is to the one file.
+    const original = readStreamOf(bundle);
+    writeStreamOf(bundle, original);
     damage(conversation());
     try {
       return await check();
     } finally {
-      writeFileSync(conversation(), original);
+      writeStreamOf(bundle, original);
     }
   }
 

@@ -6,7 +6,7 @@
  * file is left behind.
  */
 import { execa } from "execa";
-import { readdirSync, existsSync, writeFileSync } from "node:fs";
+import { readdirSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -14,6 +14,9 @@ import { gitdir, tempDir } from "../support/gitdir.js";
 import { readManifestFile } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { readStreamOf } from "../support/stream.js";
+
+const streamNewlines = (b: Buffer) => b.toString("latin1").split("\n").length - 1;
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -96,6 +99,14 @@ async function crashThenRecover(fault: string, opts: { expectFirstExit?: number 
     if (t.prompt === "first") expect(files).not.toContain("two.txt");
     if (t.prompt === "second") expect(files).toContain("two.txt");
   }
+  // The stream reads back whole, wherever its pieces were left: one time per line, each turn's byte range its own lines.
+  const stream = readStreamOf(session.path);
+  expect(streamNewlines(stream)).toBe(readFileSync(path.join(session.path, "timing.txt"), "utf8").split("\n").length - 1);
+  for (const t of m.turns.filter((t) => t.bytes)) {
+    expect(streamNewlines(stream.subarray(0, t.bytes!.from))).toBe(t.lines.from);
+    expect(streamNewlines(stream.subarray(t.bytes!.from, t.bytes!.to))).toBe(t.lines.to - t.lines.from);
+  }
+  expect(readdirSync(session.path).filter((n) => n.startsWith("conversation.jsonl."))).toEqual([]);
   // Every saved turn's snapshot is kept by the session's ref.
   for (const t of m.turns) await execa("git", ["merge-base", "--is-ancestor", t.snapshot.commit, `refs/nudge/sessions/${m.id}`], { cwd: repo });
   return { repo, session: m, first, again };
@@ -115,6 +126,8 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
     ["atomic-write:kill@4", "inside an atomic write (its temp file half made; the first is the work tree's recordings registry)"],
     ["transcript-append:kill", "while claude's transcript is copied"],
     ["log-append:kill@6", "while claude's output is teed"],
+    ["piece-finish:kill", "the stream's piece renamed into conversation.d, the new conversation.jsonl not yet in place (at the session's end)"],
+    ["piece-compress:kill", "a piece's .gz in place, its plain file not yet removed"],
   ])("%s (%s)", async (fault) => {
     await crashThenRecover(fault);
   });

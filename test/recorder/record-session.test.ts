@@ -15,6 +15,7 @@ import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { teeClaude } from "../support/tee-claude.js";
 import { transcriptCopy } from "../support/transcript-copy.js";
+import { readStreamOf } from "../support/stream.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -103,7 +104,7 @@ describe("nudge claude run records a session", () => {
     expect(manifest.claude.version).toBe("2.1.329");
 
     // conversation.jsonl is claude's stdout, byte for byte; every line has an arrival time.
-    const conversation = readFileSync(path.join(bundle, "conversation.jsonl"));
+    const conversation = readStreamOf(bundle);
     expect(conversation.equals(readFileSync(tee.stdoutFile))).toBe(true);
     const lineCount = conversation.toString("utf8").split("\n").length - 1;
     expect(readFileSync(path.join(bundle, "timing.txt"), "utf8").trim().split("\n")).toHaveLength(lineCount);
@@ -161,7 +162,7 @@ describe("nudge claude run records a session", () => {
     expect(run.stderr).toContain("not JSON (line 1); kept as is");
     expect(run.stdout).toContain("hello back");
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
-    const conversation = readFileSync(path.join(session.path, "conversation.jsonl"), "utf8");
+    const conversation = readStreamOf(session.path).toString("utf8");
     expect(conversation.startsWith("Debugger listening on ws://x\n")).toBe(true);
     expect(session.turns).toBe(1);
   });

@@ -13,6 +13,7 @@ import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { transcriptCopy } from "../support/transcript-copy.js";
+import { readStreamOf } from "../support/stream.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -27,10 +28,12 @@ function contents(dir: string): Record<string, string> {
     for (const name of readdirSync(path.join(dir, sub))) {
       const rel = path.join(sub, name);
       if (statSync(path.join(dir, rel)).isDirectory()) walk(rel);
-      else out[rel] = readFileSync(path.join(dir, rel), "latin1");
+      // The stream is compared whole: closing the session finishes its last piece (conversation-pieces.ts).
+      else if (rel !== "conversation.jsonl" && !rel.startsWith("conversation.d")) out[rel] = readFileSync(path.join(dir, rel), "latin1");
     }
   };
   walk("");
+  out["(the stream)"] = readStreamOf(dir).toString("latin1");
   return out;
 }
 

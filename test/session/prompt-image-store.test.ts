@@ -18,6 +18,7 @@ import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { configDir, importTarget, origin, repack, unpack } from "../sharing/share-support.js";
+import { readStreamOf } from "../support/stream.js";
 
 const PNG = randomPng(200 * 1024);
 const PNG_HASH = sha256(PNG);
@@ -64,8 +65,7 @@ describe("images in the bundle", () => {
     expect(images.get(PNG_HASH)).toBeGreaterThanOrEqual(2);
     expect(readdirSync(path.join(dir, "images")).sort()).toEqual([...images.keys()].sort());
     expect(readFileSync(path.join(dir, "images", PNG_HASH)).equals(PNG)).toBe(true);
-    for (const file of ["input.jsonl", "conversation.jsonl"]) {
-      const stored = readFileSync(path.join(dir, file), "latin1");
+    for (const stored of [readFileSync(path.join(dir, "input.jsonl"), "latin1"), readStreamOf(dir).toString("latin1")]) {
       expect(stored).toContain(`"data":"nudge-image:sha256:${PNG_HASH}"`);
       expect(stored).not.toContain(PNG.toString("base64").slice(0, 400));
     }

@@ -16,6 +16,7 @@ import { readManifestFile, runClaude } from "../support/record.js";
 import { NUDGE_CLI } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { until } from "../support/until.js";
+import { readStreamOf } from "../support/stream.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -35,7 +36,7 @@ const files = async (repo: string, tree: string) => (await execa("git", ["ls-tre
 /** A line of claude's asking nudge's hooks before it writes `file`. */
 const isHookCall = (line: string, file: string) => line.includes('"subtype":"hook_callback"') && line.includes(`${file}"`);
 /** claude asked nudge's hooks before writing `file` (its line is in the recording). */
-const hookAsked = (dir: string, file: string) => readFileSync(path.join(dir, "conversation.jsonl"), "utf8").split("\n").some((l) => isHookCall(l, file));
+const hookAsked = (dir: string, file: string) => readStreamOf(dir).toString("utf8").split("\n").some((l) => isHookCall(l, file));
 
 function twoTurns(repo: string, secondWrite: Promise<unknown>) {
   return [
@@ -105,7 +106,7 @@ describe("a prompt waiting at a turn's result", () => {
     const [one, two] = [turns.find((t) => t.n === 1)!, turns.find((t) => t.n === 2)!];
     // Turn 1's lines stop where turn 2's prompt went: its result is in them, turn 2's hook call is not.
     expect(one.lines.to).toBe(two.lines.from);
-    const lines = readFileSync(path.join(dir, "conversation.jsonl"), "utf8").split("\n");
+    const lines = readStreamOf(dir).toString("utf8").split("\n");
     const ofOne = lines.slice(one.lines.from, one.lines.to).join("\n");
     expect(ofOne).toContain('"type":"result"');
     expect(lines.slice(one.lines.from, one.lines.to).some((l) => isHookCall(l, "two.txt"))).toBe(false);

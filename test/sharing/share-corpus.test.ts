@@ -17,6 +17,7 @@ import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { loadCorpus, type CorpusLookalike, type CorpusSecret } from "../support/secret-corpus.js";
 import { bundleObjects, unpack } from "./share-support.js";
+import { readStreamOf } from "../support/stream.js";
 
 const PLACES = ["prompt", "claude-text", "tool-input", "tool-output", "subagent", "code"] as const;
 type Place = (typeof PLACES)[number];
@@ -120,7 +121,12 @@ describe("the secret corpus in a recorded session", () => {
     const exported = texts.map(([, t]) => t).join("\n") + "\n" + objects + "\n" + joinedDeltas(conversation);
     // The local recording, for the look-alikes: each should occur in the export as often as there.
     // (claude's queued-prompt lines emptied, as every export empties them: the prompt is in its own user line)
-    const local = filesUnder(rec.dir).filter((f) => !/turns\.jsonl$|manifest\.json$|\.patch$|stderr|\.lock$/.test(f)).map((f) => withoutQueuedText(readFileSync(f, "latin1"))).join("\n");
+    const local = [
+      ...filesUnder(rec.dir)
+        .filter((f) => !/turns\.jsonl$|manifest\.json$|\.patch$|stderr|\.lock$|conversation\.jsonl$|conversation\.d/.test(f))
+        .map((f) => withoutQueuedText(readFileSync(f, "latin1"))),
+      withoutQueuedText(readStreamOf(rec.dir).toString("latin1")),
+    ].join("\n");
     const exportedSession = texts.filter(([name]) => name.startsWith("session/") && !/turns\.jsonl$|manifest\.json$|\.patch$/.test(name)).map(([, t]) => t).join("\n");
 
     type Row = { masked: number; missed: number; total: number };

@@ -17,6 +17,7 @@ import { nudgeRefs } from "../support/store-state.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
 import { configDir, filesUnder, origin, unpack } from "./share-support.js";
 import { transcriptCopy } from "../support/transcript-copy.js";
+import { readStreamOf } from "../support/stream.js";
 
 function threeTurns(repo: string): ScriptStep[] {
   return [
@@ -129,7 +130,7 @@ describe("export, then import into another clone (base commit pushed)", () => {
     const files = await unpack(path.join(a, "upto.tar.gz"));
     const t1 = rec.manifest.turns[1]!;
     const conversation = files.get("session/conversation.jsonl")!;
-    expect(conversation.equals(readFileSync(path.join(rec.dir, "conversation.jsonl")).subarray(0, t1.bytes!.to))).toBe(true);
+    expect(conversation.equals(readStreamOf(rec.dir).subarray(0, t1.bytes!.to))).toBe(true);
     expect(conversation.toString()).not.toContain("edit notes");
     expect(files.get("session/timing.txt")!.toString().split("\n").filter(Boolean)).toHaveLength(t1.lines.to);
     // Cut where turn 1 ends: a prefix of the recording, at most the length recorded at turn 1 (which may run into turn 2: leak 3).

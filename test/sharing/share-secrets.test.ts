@@ -11,6 +11,7 @@ import { git, gitdir, tempDir } from "../support/gitdir.js";
 import { readManifestFile, recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { bundleObjects, configDir, unpack } from "./share-support.js";
+import { readStreamOf } from "../support/stream.js";
 
 // Shaped like a real Anthropic key (made up): what secretlint's preset finds.
 const KEY = "sk-ant-api03-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7dEf0hIj3kLm6nOp9qRs2tUv5wXy8zAb1dEf4hIj7kLm0nOp3qRs-AAAAAAAA";
@@ -72,7 +73,7 @@ describe("secrets in an export", () => {
     expect(objects.messages).toContain("my key is [REDACTED:anthropic-api-key] keep it safe");
 
     // The local recording is as it was.
-    for (const name of ["conversation.jsonl", "turns.jsonl", "input.jsonl"]) expect(readFileSync(path.join(rec.dir, name), "utf8")).toContain(KEY);
+    for (const text of [readStreamOf(rec.dir).toString("utf8"), ...["turns.jsonl", "input.jsonl"].map((name) => readFileSync(path.join(rec.dir, name), "utf8"))]) expect(text).toContain(KEY);
     expect(await git(a, "log", "-1", "--format=%B", rec.manifest.turns[1]!.snapshot.commit)).toContain(KEY);
 
     // The masked copy imports: its snapshot commits are copies with the same trees.

@@ -13,6 +13,7 @@ import { readManifestFile } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptStep, type ScriptedApi } from "../support/scripted-api.js";
 import { DATABASE_QUESTION } from "../support/questions.js";
+import { readStreamOf } from "../support/stream.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -96,7 +97,7 @@ describe("claude asks, in the default permission mode", () => {
     expect(readFileSync(path.join(repo, "log.txt"), "utf8")).toBe("again\nagain\n");
     // claude 2.1.329 asks again (its session rule does not cover a redirect); nudge answers itself.
     const { path: dir } = await sessionOf(repo);
-    const asked = readFileSync(path.join(dir, "conversation.jsonl"), "utf8").split("\n").filter((l) => l.includes('"subtype":"can_use_tool"'));
+    const asked = readStreamOf(dir).toString("utf8").split("\n").filter((l) => l.includes('"subtype":"can_use_tool"'));
     const allowed = readFileSync(path.join(dir, "input.jsonl"), "utf8").split("\n").filter((l) => l.includes('"behavior":"allow"'));
     expect(allowed).toHaveLength(asked.length);
   });

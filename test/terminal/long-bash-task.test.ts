@@ -3,12 +3,11 @@
  * Reproduced through the built CLI with the real claude binary and the scripted API on real temp
  * repositories.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
+import { readStreamOf } from "../support/stream.js";
 
 let recorded: Recorded | undefined;
 afterEach(async () => {
@@ -23,7 +22,7 @@ describe("terminal rendering", () => {
     // "⎿ subagent done: sleep 6 …" in the transcript (and in replay).
     const repo = await gitdir({ "a.txt": "a\n" });
     recorded = await recordSession(repo, [{ tool: "Bash", input: { command: "sleep 6; echo done > late.txt" } }, { text: "slept" }], ["sleep a while"]);
-    const conversation = readFileSync(path.join(recorded.dir, "conversation.jsonl"), "utf8");
+    const conversation = readStreamOf(recorded.dir).toString("utf8");
     expect(conversation).toMatch(/"task_type":"local_bash"/); // the event is there: the test checks what it is called
     const replay = await runNudge(["session", "replay", recorded.id], { cwd: repo });
     expect(replay.exitCode, replay.stderr).toBe(0);

@@ -10,6 +10,7 @@ import { diffBetween, listSessionItems, sessionView, turnView } from "../../src/
 import type { Entry } from "../../src/view/view-types.js";
 import type { Recorded } from "../support/record.js";
 import { MARKDOWN_REPLY, recordWebSession } from "../support/web-session.js";
+import { readStreamOf, writeStreamOf } from "../support/stream.js";
 
 let r: Recorded & { repo: string };
 let store: Store;
@@ -99,9 +100,9 @@ describe("the turn in flight", () => {
     const journal = readFileSync(files.journal, "utf8").trimEnd().split("\n");
     const last = JSON.parse(journal.at(-1)!) as { n: number; lines: { from: number }; bytes: { from: number }; input: { from: number } };
     expect(last.n).toBe(3);
-    const lines = readFileSync(files.conversation, "utf8").split("\n");
+    const lines = readStreamOf(r.dir).toString("utf8").split("\n");
     const textLine = lines.findIndex((l, i) => i >= last.lines.from && l.includes('"type":"assistant"') && l.includes("Wrote status.txt."));
-    writeFileSync(files.conversation, lines.slice(0, textLine).map((l) => `${l}\n`).join(""));
+    writeStreamOf(r.dir, lines.slice(0, textLine).map((l) => `${l}\n`).join(""));
     const begin = { type: "begin", n: 3, prompt: "write the status", startedAt: new Date().toISOString(), fromLine: last.lines.from, fromByte: last.bytes.from, fromInput: last.input.from };
     const kept = journal.filter((l) => (JSON.parse(l) as { n: number }).n !== 3);
     writeFileSync(files.journal, [...kept, JSON.stringify(begin)].map((l) => `${l}\n`).join(""));

@@ -11,6 +11,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
+import { until } from "../support/until.js";
 import { openSse, serveThreeTurnsForFile, startWeb, type WebServerRun } from "../support/web-server.js";
 
 let repo = "";
@@ -27,8 +28,10 @@ const stateOf = async () => ({
 });
 
 describe("nudge web: who may talk to it", () => {
-  it("prints one URL line with a random token, and says on stderr what it serves", () => {
+  it("prints one URL line with a random token, and says on stderr what it serves", async () => {
     expect(web.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    // stderr is another pipe: its line may come after the URL's (this raced in CI).
+    await until("the stderr line", async () => (web.stderr().includes("serving the sessions of") ? true : undefined));
     expect(web.stderr()).toContain(`serving the sessions of ${repo}`);
   });
 

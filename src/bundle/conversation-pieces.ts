@@ -18,7 +18,8 @@
  * compress 8–12×; claude's own transcript holds the conversation once, so the stream plain cost
  * 1.2–1.9× of it again.
  */
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, promises as fs } from "node:fs";
+import { closeSync, createReadStream, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, promises as fs } from "node:fs";
+import { pipeline } from "node:stream/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
@@ -240,17 +241,20 @@ function mkdirOnce(folder: string): void {
   }
 }
 
-/** Replace a plain piece by its compressed copy (written aside, synced, renamed in), then remove the plain one. */
+/**
+ * Replace a plain piece by its compressed copy (written aside, synced, renamed in), then remove
+ * the plain one. Streamed: a turn that printed hundreds of MB makes a piece that large.
+ */
 export async function compressPiece(file: string): Promise<void> {
-  const data = await fs.readFile(file);
-  const packed = await gzip(data, { level: 6 });
   await replaceAtomically(`${file}.gz`, async (temp) => {
-    const handle = await fs.open(temp, "wx");
+    const out = await fs.open(temp, "wx");
     try {
-      await handle.writeFile(packed);
-      await handle.sync();
+      await pipeline(createReadStream(file), zlib.createGzip({ level: 6 }), async (packed: AsyncIterable<Buffer>) => {
+        for await (const chunk of packed) for (let done = 0; done < chunk.length; ) done += (await out.write(chunk, done, chunk.length - done)).bytesWritten;
+      });
+      await out.sync();
     } finally {
-      await handle.close();
+      await out.close();
     }
   });
   faultPoint("piece-compress");
@@ -381,34 +385,50 @@ export async function holdsStream(dir: string): Promise<boolean> {
   );
 }
 
-/** A piece packed from a whole stream (an import) holds at most this much: reading one turn inflates its piece. */
+/** A piece packed from a whole stream (an import) holds about this much: reading one turn inflates its piece. */
 const PACKED_PIECE_BYTES = 4 << 20;
 
 /**
  * A bundle being built apart (an import's staging, nobody else reads it): its conversation.jsonl
- * packed into compressed pieces of whole lines, at most PACKED_PIECE_BYTES each. A last line
- * without its "\n" stays in conversation.jsonl.
+ * packed into compressed pieces of whole lines, about PACKED_PIECE_BYTES each (up to a read block
+ * more). A last line without its "\n" stays in conversation.jsonl.
  */
 export async function packLive(dir: string): Promise<void> {
   const layout = await streamLayout(dir);
-  const bytes = await fs.readFile(layout.live.file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return Buffer.alloc(0);
+  const handle = await fs.open(layout.live.file, "r").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
     throw error;
   });
-  const end = bytes.lastIndexOf(0x0a) + 1;
-  if (end === 0) return;
-  await fs.mkdir(path.join(dir, PIECES_DIR), { recursive: true });
+  if (!handle) return;
   let at = layout.live.from;
-  for (let start = 0; start < end; ) {
-    let stop = Math.min(end, start + PACKED_PIECE_BYTES);
-    if (stop < end) stop = bytes.lastIndexOf(0x0a, stop - 1) >= start ? bytes.lastIndexOf(0x0a, stop - 1) + 1 : bytes.indexOf(0x0a, stop) + 1;
-    const part = bytes.subarray(start, stop);
-    let lines = 0;
-    for (let i = part.indexOf(0x0a); i !== -1; i = part.indexOf(0x0a, i + 1)) lines++;
-    const to = { line: at.line + lines, byte: at.byte + part.length };
-    await fs.writeFile(path.join(dir, PIECES_DIR, pieceName(at, to, true)), await gzip(part, { level: 6 }), { flag: "wx" });
-    at = to;
-    start = stop;
+  let pending = Buffer.alloc(0);
+  try {
+    const block = Buffer.alloc(1 << 20);
+    let made = false;
+    const write = async (whole: Buffer) => {
+      if (!made) await fs.mkdir(path.join(dir, PIECES_DIR), { recursive: true });
+      made = true;
+      let lines = 0;
+      for (let i = whole.indexOf(0x0a); i !== -1; i = whole.indexOf(0x0a, i + 1)) lines++;
+      const to = { line: at.line + lines, byte: at.byte + whole.length };
+      await fs.writeFile(path.join(dir, PIECES_DIR, pieceName(at, to, true)), await gzip(whole, { level: 6 }), { flag: "wx" });
+      at = to;
+    };
+    // Read a block at a time: an imported stream may be hundreds of MB.
+    for (let read = (await handle.read(block, 0, block.length, null)).bytesRead; read > 0; read = (await handle.read(block, 0, block.length, null)).bytesRead) {
+      pending = Buffer.concat([pending, block.subarray(0, read)]);
+      if (pending.length < PACKED_PIECE_BYTES) continue;
+      const cut = pending.lastIndexOf(0x0a) + 1;
+      if (cut === 0) continue; // one line longer than a piece: it goes whole into the next
+      await write(pending.subarray(0, cut));
+      pending = Buffer.from(pending.subarray(cut));
+    }
+    const cut = pending.lastIndexOf(0x0a) + 1;
+    if (cut > 0) await write(pending.subarray(0, cut));
+    pending = Buffer.from(pending.subarray(cut));
+  } finally {
+    await handle.close();
   }
-  await fs.writeFile(layout.live.file, bytes.subarray(end));
+  if (at.byte === layout.live.from.byte) return;
+  await fs.writeFile(layout.live.file, pending);
 }

@@ -232,7 +232,7 @@ describe("copies", () => {
     expect(readFileSync(file).equals(turnOf(0, 1501))).toBe(true);
   });
 
-  it("an import's stream is packed into compressed pieces of at most 4 MB of whole lines", async () => {
+  it("an import's stream is packed into compressed pieces of about 4 MB of whole lines", async () => {
     const dir = tempDir("nudge-import-");
     const big = turnOf(0, 60_000); // ~9 MB
     writeFileSync(path.join(dir, "conversation.jsonl"), Buffer.concat([big, Buffer.from('{"type":"assist')]));

@@ -5,7 +5,7 @@
  */
 import { execa } from "execa";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeEnv } from "../support/claude-env.js";
@@ -15,7 +15,7 @@ import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { teeClaude } from "../support/tee-claude.js";
 import { transcriptCopy } from "../support/transcript-copy.js";
-import { readStreamOf } from "../support/stream.js";
+import { pieceNames, readStreamOf } from "../support/stream.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -109,6 +109,12 @@ describe("nudge claude run records a session", () => {
     const lineCount = conversation.toString("utf8").split("\n").length - 1;
     expect(readFileSync(path.join(bundle, "timing.txt"), "utf8").trim().split("\n")).toHaveLength(lineCount);
     expect(manifest.turns.at(-1)!.lines.to).toBe(lineCount);
+    // Kept compressed once the session ended (issue 24): all of it in gzipped pieces, none plain.
+    expect(readFileSync(path.join(bundle, "conversation.jsonl"))).toHaveLength(0);
+    expect(pieceNames(bundle).length).toBeGreaterThan(0);
+    expect(pieceNames(bundle).every((n) => n.endsWith(".jsonl.gz"))).toBe(true);
+    const stored = pieceNames(bundle).reduce((sum, n) => sum + statSync(path.join(bundle, "conversation.d", n)).size, 0);
+    expect(stored).toBeLessThan(conversation.length / 4);
     for (const turn of manifest.turns.slice(1)) {
       const lines = conversation.toString("utf8").split("\n").slice(turn.lines.from, turn.lines.to);
       expect(JSON.parse(lines.at(-1)!).type).toBe("result");

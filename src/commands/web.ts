@@ -3,6 +3,7 @@ import * as z from "../zod.js";
 import path from "node:path";
 import { openStore, type Store } from "../bundle/store.js";
 import { UserError } from "../errors.js";
+import { visible } from "../inert-text.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { canOpenBrowser, openBrowser } from "../web/open-browser.js";
 import { startWebServer } from "../web/server/app.js";
@@ -52,7 +53,7 @@ Examples:
     const o = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
     const more = await otherRepos(store, o.repo);
-    const server = await startWebServer({ store, more, host: o.host, port: o.port === undefined ? null : Number(o.port), maxLive: o.maxLive ?? 4, claudeBin: o.claudeBin });
+    const server = await startWebServer({ store, more, host: o.host, port: o.port === undefined ? null : Number(o.port), maxLive: o.maxLive ?? 4, claudeBin: o.claudeBin, warn: (line) => writeErr(`! ${visible(line)}\n`) });
     // Registered before the URL is printed: a script that reads it and sends SIGTERM at once still gets a clean stop.
     const stopped = new Promise<string>((resolve) => {
       process.once("SIGINT", () => resolve("SIGINT"));

@@ -135,6 +135,37 @@ describe("driving a session from the page", () => {
     expect(show.turns.filter((t) => t.n > 0).map((t) => t.status)).toEqual(["interrupted", "complete", "interrupted"]);
   }, 60_000);
 
+  it("a prompt sent while the last turn is still being saved: Stop takes it back; the server stopped then says it was not sent (QA)", async () => {
+    const repo = await gitdir();
+    const release = path.join(tempDir(), "release");
+    api = await startScriptedApi([{ text: "first done" }, { text: "never asked for" }]);
+    // Turn 1's save held after its snapshot (turn 0 has no such point): the page is idle (claude's result is in), the loop is not.
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN, NUDGE_FAULT: "after-snapshot:hold", NUDGE_FAULT_RELEASE: release });
+    const { id } = JSON.parse((await web.post("/api/live", { prompt: "first" })).body) as { id: string };
+    await idle(id);
+    expect((await web.post(`/api/live/${id}/prompt`, { text: "second, please" })).status).toBe(202);
+    expect((await state(id)).busy).toBe(true);
+    const stopped = await web.post(`/api/live/${id}/stop`, {});
+    expect(JSON.parse(stopped.body)).toEqual({ state: "withdrawn" });
+    const after = await state(id);
+    expect(after.busy).toBe(false);
+    expect(after.notices.map((n) => n.text)).toContain("stopped before it went to claude: not sent: second, please");
+    // Sent again, then the server is stopped while it still waits for the save.
+    expect((await web.post(`/api/live/${id}/prompt`, { text: "third one" })).status).toBe(202);
+    const stopping = web.stop();
+    await until("the server's word on the prompt", async () => (web!.stderr().includes("not sent") ? true : undefined));
+    writeFileSync(release, "");
+    const end = await stopping;
+    web = undefined;
+    expect(end.exitCode).toBe(0);
+    expect(end.stderr).toContain(`! session ${id}: a prompt from the page was not sent, the session ended first: "third one"`);
+    expect(end.stderr).not.toContain("second, please");
+    // Neither reached claude; the first turn is saved whole.
+    expect(api.mainLoopRequests()).toHaveLength(1);
+    const show = JSON.parse((await runNudge(["session", "show", id, "--json"], { cwd: repo })).stdout) as { turns: Array<{ n: number; prompt: string | null; status: string }> };
+    expect(show.turns.filter((t) => t.n > 0).map((t) => [t.prompt, t.status])).toEqual([["first", "complete"]]);
+  }, 60_000);
+
   it("drives at most --max-live sessions at once, and a start past it says why", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "first" }]);

@@ -41,8 +41,9 @@ export class BrowserFrontend implements Frontend {
    */
   constructor(
     private readonly changed: () => void,
-    o: { firstPrompt: string | null; cwd: string },
+    o: { firstPrompt: string | null; cwd: string; dropped?: (prompt: string) => void },
   ) {
+    this.dropped = o.dropped ?? (() => undefined);
     this.busy = o.firstPrompt !== null && !isSlashCommand(o.firstPrompt);
     if (this.busy) this.startActivity();
     this.answered = new AnsweredRequests(o.cwd);
@@ -50,6 +51,8 @@ export class BrowserFrontend implements Frontend {
   }
 
   private readonly cwd: string;
+  /** A prompt the page sent that never went to claude (the session ended first): said where someone sees it. */
+  private readonly dropped: (prompt: string) => void;
   readonly endsWith = "the End session button";
 
   readonly prompts: PromptSource = {
@@ -62,7 +65,10 @@ export class BrowserFrontend implements Frontend {
     hasQueued: () => this.queued.length > 0,
     close: () => {
       this.closed = true;
-      this.queued.length = 0;
+      for (const prompt of this.queued.splice(0)) {
+        this.notice("warn", `the session ended before it went to claude: not sent: ${prompt}`, null);
+        this.dropped(prompt);
+      }
       for (const resolve of this.waiting.splice(0)) resolve(null);
     },
   };
@@ -99,6 +105,19 @@ export class BrowserFrontend implements Frontend {
     }
     this.changed();
     return "sent";
+  }
+
+  /**
+   * Stop pressed while the page's prompt waits for the last turn's save (it has not gone to
+   * claude): it is taken back, and the page says so. Null when no prompt of the page's waits.
+   */
+  withdraw(): string | null {
+    const prompt = this.queued.shift();
+    if (prompt === undefined) return null;
+    this.busy = false;
+    this.activity = this.since = null;
+    this.notice("warn", `stopped before it went to claude: not sent: ${prompt}`, null);
+    return prompt;
   }
 
   /** The page's answer to the question it was shown (by id, and of that question's kind). */

@@ -50,7 +50,8 @@ export class LivePool {
   /** How sessions that ended here ended (the last state, an error claude gave at start): kept a while for a page that asks after. */
   private readonly finished = new Map<string, { state: DrivenState; at: number }>();
 
-  constructor(private readonly o: { max: number; claudeBin?: string; env?: NodeJS.ProcessEnv }) {}
+  /** `warn`: a line for the person who started `nudge web` (its stderr). */
+  constructor(private readonly o: { max: number; claudeBin?: string; env?: NodeJS.ProcessEnv; warn?: (line: string) => void }) {}
 
   private get env(): NodeJS.ProcessEnv {
     return this.o.env ?? process.env;
@@ -91,7 +92,11 @@ export class LivePool {
         id = this.follow(id); // a /fork or /compact goes on in another session: the entry moves with it
         this.emit(id);
       },
-      { firstPrompt: o.prompt, cwd: store.repoRoot },
+      {
+        firstPrompt: o.prompt,
+        cwd: store.repoRoot,
+        dropped: (prompt) => this.o.warn?.(`session ${id ?? "(not started)"}: a prompt from the page was not sent, the session ended first: ${JSON.stringify(prompt)}`),
+      },
     );
     return new Promise<string>((resolve, reject) => {
       const done = runSession({

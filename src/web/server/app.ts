@@ -32,7 +32,7 @@ export interface WebServer {
  * `port` null: the port of the last start when it is free (see kept-login.ts), else a free one.
  * `store` is the repository it was started in; `more` those named with --repo, served under `/r/<key>/`.
  */
-export async function startWebServer(o: { store: Store; more?: Store[]; host: string; port: number | null; maxLive?: number; claudeBin?: string }): Promise<WebServer> {
+export async function startWebServer(o: { store: Store; more?: Store[]; host: string; port: number | null; maxLive?: number; claudeBin?: string; warn?: (line: string) => void }): Promise<WebServer> {
   const server = http.createServer();
   // A slow or stuck client cannot hold a connection open by sending its request forever.
   server.headersTimeout = 10_000;
@@ -53,7 +53,7 @@ export async function startWebServer(o: { store: Store; more?: Store[]; host: st
     key: randomBytes(32),
     streams: new Set(),
     downloads: new Downloads(),
-    live: new LivePool({ max: o.maxLive ?? 4, claudeBin: o.claudeBin }),
+    live: new LivePool({ max: o.maxLive ?? 4, claudeBin: o.claudeBin, warn: o.warn }),
     assetsDir: await pageAssetsDir().catch(() => null),
   };
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handle(app, req, res));

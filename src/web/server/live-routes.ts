@@ -109,6 +109,8 @@ export const LIVE_ROUTES: Route[] = [
   post("/api/live/:id/stop", async (ctx) => {
     const { d } = await driven(ctx);
     await readJsonBody(ctx.req, z.object({}));
+    // A prompt of the page's still waiting for the last turn's save is taken back: it never went.
+    if (d.frontend.withdraw() !== null) return sendJson(ctx.res, 200, { state: "withdrawn" });
     // As Ctrl-C: the first interrupts the turn, a second stops claude (the turn is kept as interrupted).
     sendJson(ctx.res, 200, { state: d.conversation?.interrupt() ?? "idle" });
   }),

@@ -158,23 +158,32 @@ let inflated: { key: string; bytes: Buffer } | null = null;
 
 async function pieceBytes(p: Piece): Promise<Buffer> {
   const expected = p.to.byte - p.from.byte;
-  if (!p.compressed) {
-    const bytes = await fs.readFile(p.file);
-    if (bytes.length !== expected) throw damaged(path.dirname(path.dirname(p.file)), `${path.basename(p.file)} holds ${bytes.length} bytes, and its name says ${expected}`);
-    return bytes;
-  }
+  const dir = path.dirname(path.dirname(p.file));
+  const name = path.basename(p.file);
+  if (!p.compressed) return checkedPiece(dir, name, p, await fs.readFile(p.file));
   const stat = await fs.stat(p.file);
   const key = `${p.file}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
   if (inflated?.key === key) return inflated.bytes;
   let bytes: Buffer;
   try {
-    bytes = await gunzip(await fs.readFile(p.file));
+    // Never more than the name says (and one byte to tell): a piece that inflates to gigabytes is damage, found at once.
+    bytes = await gunzip(await fs.readFile(p.file), { maxOutputLength: expected + 1 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw error;
-    throw damaged(path.dirname(path.dirname(p.file)), `${path.basename(p.file)} cannot be inflated (${(error as Error).message})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw error;
+    if (code === "ERR_BUFFER_TOO_LARGE") throw damaged(dir, `${name} inflates to more than the ${expected} bytes its name says`);
+    throw damaged(dir, `${name} cannot be inflated (${(error as Error).message})`);
   }
-  if (bytes.length !== expected) throw damaged(path.dirname(path.dirname(p.file)), `${path.basename(p.file)} inflates to ${bytes.length} bytes, and its name says ${expected}`);
-  inflated = { key, bytes };
+  inflated = { key, bytes: checkedPiece(dir, name, p, bytes) };
+  return bytes;
+}
+
+/** A piece's bytes hold as many bytes and lines as its name says, or it is damaged (a turn would read another's lines). */
+function checkedPiece(dir: string, name: string, p: Piece, bytes: Buffer): Buffer {
+  if (bytes.length !== p.to.byte - p.from.byte) throw damaged(dir, `${name} holds ${bytes.length} bytes, and its name says ${p.to.byte - p.from.byte}`);
+  let lines = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) lines++;
+  if (lines !== p.to.line - p.from.line) throw damaged(dir, `${name} holds ${lines} lines, and its name says ${p.to.line - p.from.line}`);
   return bytes;
 }
 
@@ -303,8 +312,8 @@ function missingIsEmpty(error: Error): string[] {
   throw error;
 }
 
-function damaged(dir: string, what: string): UserError {
-  return new UserError(`the conversation of the session in ${dir} is damaged: ${what}`, "restore the session's folder from a backup, or remove the session with: nudge session rm <id>");
+export function damaged(dir: string, what: string): UserError {
+  return new UserError(`the conversation of the session in ${dir} is damaged: ${what}`, `restore the session's folder from a backup, or remove the session with: nudge session rm ${path.basename(dir)}`);
 }
 
 /** Where line `n` (0-based) starts in the stream; its length when it has fewer lines. */
@@ -319,7 +328,10 @@ export async function streamOffsetOfLine(dir: string, n: number): Promise<number
   return offset;
 }
 
-/** The stream's first `lines` lines written to `file` (plain, as claude wrote them), a piece at a time. */
+/**
+ * The stream's first `lines` lines written to `file` (plain, as claude wrote them), a piece at a
+ * time. A stream holding fewer is damaged (the turns were recorded in those lines): refused.
+ */
 export async function writeStreamLines(dir: string, file: string, lines: number): Promise<void> {
   const out = await fs.open(file, "wx");
   try {
@@ -337,6 +349,7 @@ export async function writeStreamLines(dir: string, file: string, lines: number)
         if (seen === lines) break;
       }
     }
+    if (seen < lines) throw damaged(dir, `it holds ${seen} whole lines, and the turns were recorded up to line ${lines}: a piece of conversation.d or the end of conversation.jsonl is missing`);
   } finally {
     await out.close();
   }
@@ -354,16 +367,46 @@ export async function copyStreamPrefix(fromDir: string, toDir: string, end: numb
   let at: StreamPoint = { line: 0, byte: 0 };
   for (const p of layout.pieces) {
     if (p.to.byte > end) break;
+    await requireWholePiece(fromDir, p);
     await linkPiece(p, path.join(toDir, PIECES_DIR));
     at = p.to;
   }
   const rest = end > at.byte ? await readStream(fromDir, at.byte, end) : Buffer.alloc(0);
+  if (at.byte + rest.length < end) throw damaged(fromDir, `it ends at byte ${at.byte + rest.length}, and the fork's turns were recorded up to byte ${end}: a piece of conversation.d or the end of conversation.jsonl is missing`);
   const live = path.join(toDir, LIVE_NAME);
   if (rest.length === 0 || rest[rest.length - 1] !== 0x0a) return fs.writeFile(live, rest, { flag: "wx" });
   let lines = 0;
   for (let i = rest.indexOf(0x0a); i !== -1; i = rest.indexOf(0x0a, i + 1)) lines++;
   await fs.writeFile(path.join(toDir, PIECES_DIR, pieceName(at, { line: at.line + lines, byte: at.byte + rest.length }, true)), await gzip(rest, { level: GZIP_LEVEL }), { flag: "wx" });
   await fs.writeFile(live, "", { flag: "wx" });
+}
+
+/**
+ * A piece about to be linked into a fork, checked without inflating it: a plain one's length, a
+ * compressed one's gzip trailer (ISIZE: the inflated length, mod 2^32), which a cut or garbage
+ * file does not end with. The fork would otherwise carry the damage without a word.
+ */
+async function requireWholePiece(dir: string, p: Piece): Promise<void> {
+  const expected = p.to.byte - p.from.byte;
+  const name = path.basename(p.file);
+  const handle = await fs.open(p.file, "r").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" && !p.compressed) return null; // compressed meanwhile: linkPiece takes the .gz
+    throw error;
+  });
+  if (!handle) return;
+  try {
+    const size = (await handle.stat()).size;
+    if (!p.compressed) {
+      if (size !== expected) throw damaged(dir, `${name} holds ${size} bytes, and its name says ${expected}`);
+      return;
+    }
+    const trailer = Buffer.alloc(4);
+    if (size < 18 || (await handle.read(trailer, 0, 4, size - 4)).bytesRead !== 4 || trailer.readUInt32LE(0) !== expected % 2 ** 32) {
+      throw damaged(dir, `${name} does not end as a gzip file of ${expected} bytes does (cut short or overwritten)`);
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Link a piece into another bundle's folder (copied where links are refused); its plain file compressed meanwhile: the .gz. */

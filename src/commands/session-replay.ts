@@ -106,12 +106,12 @@ function promptsInThisClone(moves: PathMove[], m: Manifest): Manifest {
 }
 
 /**
- * A damaged conversation.jsonl still replays what it holds (exit 0: that part is still useful),
+ * A damaged conversation (a piece of conversation.d gone, conversation.jsonl cut) still replays what it holds (exit 0: that part is still useful),
  * but turns that look empty because their lines are gone must not pass for turns that were empty.
  */
 function warnIfLinesMissing(manifest: Manifest, lines: TimedLine[]): void {
   const recorded = recordedLineCount(manifest);
   if (lines.length >= recorded) return;
   const holds = `${lines.length} line${lines.length === 1 ? "" : "s"}`;
-  stderrNotice(`! conversation.jsonl holds ${holds} while the manifest records ${recorded} (truncated or missing); replaying what is left`);
+  stderrNotice(`! the conversation (conversation.d and conversation.jsonl) holds ${holds} while the manifest records ${recorded} (truncated or missing); replaying what is left`);
 }

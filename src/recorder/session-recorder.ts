@@ -28,8 +28,9 @@ import { RecordingGit } from "../snapshot/git-channels.js";
 import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { turnsPast } from "../snapshot/snapshotter.js";
-import { ConversationLog, InputLog } from "./conversation-log.js";
-import { readStream } from "../bundle/conversation-pieces.js";
+import { ConversationLog, InputLog, type LogPosition } from "./conversation-log.js";
+import { damaged, readStream } from "../bundle/conversation-pieces.js";
+import { recordedLineCount } from "../bundle/conversation-reader.js";
 import { TranscriptSync } from "./transcript-sync.js";
 import { TurnFollower, resultSummary } from "./turn-follower.js";
 import { saveTurn, saveTurnZero, type SaveContext } from "./turn-save.js";
@@ -145,11 +146,18 @@ export class SessionRecorder {
       await sweepTempFiles(dir, (pid) => isRunning({ pid, started: processStart(pid) }));
       // A bundle of the older format is rewritten in this one before anything is appended.
       if (manifest.format !== 2 || manifest.unsaved.length > 0) await writeBundle(dir, manifest);
+      const log = ConversationLog.open(files);
+      try {
+        requireRecordedStream(dir, manifest, log.position);
+      } catch (error) {
+        log.close();
+        throw error;
+      }
       const index = new PrivateIndex({ root: manifest.repo.root, indexFile: context.indexFile, exclude: context.exclude, untrackedCache: context.untrackedCache });
       const recorder = new SessionRecorder(
         manifest,
         files,
-        ConversationLog.open(files),
+        log,
         InputLog.open(files),
         TurnJournal.open(files.journal),
         index,
@@ -620,3 +628,15 @@ function deferred<T>(): Deferred<T> {
 function now(): string {
   return new Date().toISOString();
 }
+
+/**
+ * The stream holds every line and byte the session's turns were recorded at. Shorter (a piece of
+ * conversation.d gone, conversation.jsonl cut), recording on would put the new turn's lines where
+ * those turns' lines were, and every reader would show the wrong ones.
+ */
+function requireRecordedStream(dir: string, manifest: Manifest, at: LogPosition): void {
+  const lines = recordedLineCount(manifest);
+  const bytes = Math.max(0, ...manifest.turns.map((t) => t.bytes?.to ?? 0), ...manifest.unsaved.map((u) => u.ended?.toByte ?? u.fromByte ?? 0));
+  if (at.line < lines || at.byte < bytes) throw damaged(dir, `it ends at line ${at.line} (byte ${at.byte}), and the session's turns were recorded up to line ${lines} (byte ${bytes}): a piece of conversation.d or the end of conversation.jsonl is missing`);
+}
+

@@ -127,7 +127,7 @@ describe("nudge session replay of a damaged conversation.jsonl", () => {
   /** The lines the manifest's turns cover: the end of the last turn's range. */
   const recorded = () => Math.max(...readManifestFile(bundle).turns.map((t) => t.lines.to));
   const warning = (holds: string) =>
-    `! conversation.jsonl holds ${holds} while the manifest records ${recorded()} (truncated or missing); replaying what is left`;
+    `! the conversation (conversation.d and conversation.jsonl) holds ${holds} while the manifest records ${recorded()} (truncated or missing); replaying what is left`;
 
   /** Damage the file for one test; the next test gets it back as recorded. */
   async function withDamage<T>(damage: (file: string) => void, check: () => Promise<T>): Promise<T> {

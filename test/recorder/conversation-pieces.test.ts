@@ -154,9 +154,42 @@ describe("what a crash leaves", () => {
   it("a damaged piece is one clear error naming it, never wrong bytes", async () => {
     const { dir, plain } = await finishedPlain();
     writeFileSync(`${plain}.gz`, gzipSync(turnOf(0, 19)));
-    await expect(readStream(dir, 0)).rejects.toThrow(/conversation of the session .* is damaged: .*jsonl\.gz inflates to \d+ bytes, and its name says \d+/);
+    await expect(readStream(dir, 0)).rejects.toThrow(/conversation of the session .* is damaged: .*jsonl\.gz holds \d+ bytes, and its name says \d+/);
     writeFileSync(path.join(dir, "conversation.d", name(40, 41, 999, 1000)), gzipSync("x"));
     await expect(readStream(dir, 0)).rejects.toThrow(/0+40-0+41\.0+999-0+1000\.jsonl\.gz does not start where the piece before it ends/);
+  });
+});
+
+describe("damage found, not read past (QA)", () => {
+  async function onePiece(): Promise<{ dir: string; gz: string }> {
+    const { dir, log } = openLog();
+    append(log, turnOf(0, 20));
+    log.finishPiece({ always: true });
+    await log.piecesSettled();
+    log.close();
+    return { dir, gz: path.join(dir, "conversation.d", gzNames(dir)[0]!) };
+  }
+
+  it("a piece with its bytes but other lines (newlines gone) is damage: a turn would read another's lines", async () => {
+    const { dir, gz } = await onePiece();
+    writeFileSync(gz, gzipSync(Buffer.from(turnOf(0, 20).toString("latin1").replace(/\n/g, " "), "latin1")));
+    await expect(readStream(dir, 0)).rejects.toThrow(/jsonl\.gz holds 0 lines, and its name says 20/);
+  });
+
+  it("a piece that inflates far past its name is refused at its name's length, not inflated whole", async () => {
+    const { dir, gz } = await onePiece();
+    writeFileSync(gz, gzipSync(Buffer.alloc(64 << 20)));
+    await expect(readStream(dir, 0)).rejects.toThrow(/jsonl\.gz inflates to more than the \d+ bytes its name says/);
+  });
+
+  it("a fork refuses a cut-short piece before its cut, and a stream that ends before it", async () => {
+    const { dir, gz } = await onePiece();
+    const whole = readFileSync(gz);
+    writeFileSync(gz, whole.subarray(0, whole.length - 10));
+    await expect(copyStreamPrefix(dir, tempDir("nudge-fork-"), turnOf(0, 20).length)).rejects.toThrow(/does not end as a gzip file of \d+ bytes does/);
+    writeFileSync(gz, whole);
+    await expect(copyStreamPrefix(dir, tempDir("nudge-fork-"), turnOf(0, 25).length)).rejects.toThrow(/it ends at byte \d+, and the fork's turns were recorded up to byte \d+/);
+    await expect(writeStreamLines(dir, path.join(tempDir(), "c.jsonl"), 21)).rejects.toThrow(/holds 20 whole lines, and the turns were recorded up to line 21/);
   });
 });
 

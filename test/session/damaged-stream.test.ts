@@ -23,12 +23,14 @@ let bundle: string;
 
 beforeAll(async () => {
   repo = await gitdir();
-  // Turn 1 writes more than a piece holds (64 KB): it becomes a piece of its own at its end; turn 2 another at the session's end.
+  // Each run ends by finishing what it wrote as a piece: turn 2, from the second run, is in the last one.
   api = await startScriptedApi([{ text: `long answer ${"word ".repeat(16_000)}` }, { text: "short answer" }, { text: "never" }]);
   env = claudeEnv(api, path.join(tempDir(), "cfg"));
-  const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env, input: "first\nsecond\n" });
+  const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env, input: "first\n" });
   expect(run.exitCode, run.stderr).toBe(0);
   id = /session (\w+):/.exec(run.stderr)![1]!;
+  const again = await runNudge(["claude", "run", "-c", "--claude-bin", CLAUDE_BIN], { cwd: repo, env, input: "second\n" });
+  expect(again.exitCode, again.stderr).toBe(0);
   bundle = path.join(repo, ".git", "nudge", "sessions", id);
   expect(pieceNames(bundle).length).toBeGreaterThanOrEqual(2);
   rmSync(path.join(bundle, "conversation.d", pieceNames(bundle).at(-1)!));

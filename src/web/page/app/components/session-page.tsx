@@ -40,6 +40,16 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const [forced, setForced] = useState<Set<number>>(new Set());
   /** The session as this server drives it (prompt box, question); null: it drives it not. */
   const [live, setLive] = useState<LiveState | null>(null);
+  // A fetched state is older than any event that came after the fetch was sent: it must not undo
+  // one (a question asked while a fetch was on its way left the box saying claude works, QA/CI).
+  const liveEvents = useRef(0);
+  const refreshLive = useCallback(() => {
+    const sent = liveEvents.current;
+    const settle = (state: LiveState | null) => {
+      if (liveEvents.current === sent) setLive(state);
+    };
+    liveState(id).then(settle, () => settle(null));
+  }, [id]);
   /** Chunks of sections drawn so far: the first at once, the rest as the browser is idle. */
   const [drawn, setDrawn] = useState(1);
   const drawnNow = useRef(drawn);
@@ -75,14 +85,15 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       live: (data) => {
         const state = data as unknown as LiveState;
         // A /fork or /compact goes on in another session: follow it there.
+        liveEvents.current++;
         if (typeof state.sessionId === "string" && state.sessionId !== id && !state.ended) location.href = inRepo(`/s/${encodeURIComponent(state.sessionId)}`);
         else setLive(state);
       },
     });
   }, [source, id, load]);
   useEffect(() => {
-    if (!source.static) liveState(id).then(setLive, () => setLive(null));
-  }, [source, id]);
+    if (!source.static) refreshLive();
+  }, [source, refreshLive]);
 
   const chunks = useMemo(() => chunked(view?.turns ?? [], CHUNK), [view?.turns]);
   useEffect(() => {
@@ -183,7 +194,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         ))}
         {pending ? <TurnSection key={`p${pending.n}`} source={source} sessionId={view.session.id} summary={null} pendingN={pending.n} version={versions[pending.n] ?? 0} forced onChanged={changed} /> : null}
       </div>
-      {source.static ? null : <Driving id={view.session.id} state={view.session.state} live={live} onLive={setLive} prompts={turns.flatMap((t) => (t.prompt ? [t.prompt] : [])).reverse()} />}
+      {source.static ? null : <Driving id={view.session.id} state={view.session.state} live={live} refreshLive={refreshLive} prompts={turns.flatMap((t) => (t.prompt ? [t.prompt] : [])).reverse()} />}
     </main>
   );
 }
@@ -236,7 +247,7 @@ function whenIdle(callback: () => void): () => void {
  * Below the turns: the prompt box of a session this server drives; Continue for one nobody
  * records; for one a terminal records, why there is no prompt box here.
  */
-function Driving({ id, state, live, onLive, prompts }: { id: string; state: string; live: LiveState | null; onLive: (s: LiveState | null) => void; prompts: string[] }) {
+function Driving({ id, state, live, refreshLive, prompts }: { id: string; state: string; live: LiveState | null; refreshLive: () => void; prompts: string[] }) {
   // It went on in another session (a /rewind, /fork or /compact from the page): its prompts go there, not here (QA).
   if (live && !live.ended && typeof live.sessionId === "string" && live.sessionId !== id)
     return (
@@ -252,7 +263,7 @@ function Driving({ id, state, live, onLive, prompts }: { id: string; state: stri
       onStarted={(started) => {
         // A rewound session goes on in a fork: follow it there.
         if (started !== id) location.href = inRepo(`/s/${encodeURIComponent(started)}`);
-        else liveState(id).then(onLive, () => onLive(null));
+        else refreshLive();
       }}
     />
   );

@@ -115,15 +115,20 @@ describe("the recorder's log in pieces", () => {
   });
 });
 
+/** A session's stream of 20 lines, finished as one compressed piece. */
+async function onePiece(): Promise<{ dir: string; gz: string }> {
+  const { dir, log } = openLog();
+  append(log, turnOf(0, 20));
+  log.finishPiece({ always: true });
+  await log.piecesSettled();
+  log.close();
+  return { dir, gz: path.join(dir, "conversation.d", gzNames(dir)[0]!) };
+}
+
 describe("what a crash leaves", () => {
   async function finishedPlain(): Promise<{ dir: string; plain: string }> {
-    const { dir, log } = openLog();
-    append(log, turnOf(0, 20));
-    log.finishPiece({ always: true });
-    await log.piecesSettled();
-    log.close();
+    const { dir, gz } = await onePiece();
     // Back to the moment before compressing: the piece plain.
-    const gz = path.join(dir, "conversation.d", gzNames(dir)[0]!);
     const plain = gz.replace(/\.gz$/, "");
     writeFileSync(plain, turnOf(0, 20));
     return { dir, plain };
@@ -161,14 +166,6 @@ describe("what a crash leaves", () => {
 });
 
 describe("damage found, not read past (QA)", () => {
-  async function onePiece(): Promise<{ dir: string; gz: string }> {
-    const { dir, log } = openLog();
-    append(log, turnOf(0, 20));
-    log.finishPiece({ always: true });
-    await log.piecesSettled();
-    log.close();
-    return { dir, gz: path.join(dir, "conversation.d", gzNames(dir)[0]!) };
-  }
 
   it("a piece with its bytes but other lines (newlines gone) is damage: a turn would read another's lines", async () => {
     const { dir, gz } = await onePiece();

@@ -12,7 +12,8 @@ import type { BundleFiles } from "../bundle/store.js";
 import { LineFramer } from "../claude/ndjson.js";
 import { faultPoint } from "../fault-injection.js";
 import { storeImages } from "../bundle/image-store.js";
-import { compressPiece, finishPieceSync, streamLayoutSync, tidyPieces, type StreamPoint } from "../bundle/conversation-pieces.js";
+import { streamLayoutSync, type StreamPoint } from "../bundle/conversation-pieces.js";
+import { compressPiece, finishPieceSync, tidyPieces } from "../bundle/piece-writing.js";
 
 /** conversation.jsonl is finished as a piece (and compressed) at a turn's end once it holds this much (conversation-pieces.ts). */
 export const PIECE_BYTES = 64 << 10;

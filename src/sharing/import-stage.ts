@@ -19,7 +19,7 @@ import { remapOffsets } from "./line-offsets.js";
 import { relocateTranscript, transcriptMoves } from "./relocate.js";
 import { listFiles } from "./list-files.js";
 import { renameDiverged } from "./diverged-copy.js";
-import { packLive } from "../bundle/conversation-pieces.js";
+import { packLive } from "../bundle/piece-writing.js";
 import { claudeSessionIdOf, transcriptName } from "../bundle/transcript-name.js";
 import { copyCompressedPrefix, GZ_SUFFIX } from "../bundle/transcript-copy.js";
 

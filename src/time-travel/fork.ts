@@ -11,7 +11,8 @@ import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-sc
 import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../bundle/transcript-copy.js";
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
 import { shareImages } from "../bundle/image-store.js";
-import { copyStreamPrefix, streamOffsetOfLine } from "../bundle/conversation-pieces.js";
+import { streamOffsetOfLine } from "../bundle/conversation-pieces.js";
+import { copyStreamPrefix } from "../bundle/piece-writing.js";
 import { summaryOf } from "../bundle/summary.js";
 import * as git from "../snapshot/git.js";
 import type { Work } from "../bundle/cut-off-work.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { closeSync, fsyncSync, openSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { faultPoint } from "../fault-injection.js";
 
@@ -94,6 +94,19 @@ export async function ensureDir(dir: string): Promise<void> {
     await fs.mkdir(folder).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "EEXIST") throw error; // made meanwhile by another process: fine
     });
+  }
+}
+
+/** `syncDir` for a writer that must not yield between its steps (the stream's piece finished between two appends). */
+export function syncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename itself is still atomic.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

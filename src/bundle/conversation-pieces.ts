@@ -171,8 +171,7 @@ async function pieceBytes(p: Piece): Promise<Buffer> {
 /** A piece's bytes hold as many bytes and lines as its name says, or it is damaged (a turn would read another's lines). */
 function checkedPiece(dir: string, name: string, p: Piece, bytes: Buffer): Buffer {
   if (bytes.length !== p.to.byte - p.from.byte) throw damaged(dir, `${name} holds ${bytes.length} bytes, and its name says ${p.to.byte - p.from.byte}`);
-  let lines = 0;
-  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) lines++;
+  const lines = countLines(bytes);
   if (lines !== p.to.line - p.from.line) throw damaged(dir, `${name} holds ${lines} lines, and its name says ${p.to.line - p.from.line}`);
   return bytes;
 }
@@ -206,6 +205,13 @@ export function missingIsEmpty(error: Error): string[] {
 
 export function damaged(dir: string, what: string): UserError {
   return new UserError(`the conversation of the session in ${dir} is damaged: ${what}`, `restore the session's folder from a backup, or remove the session with: nudge session rm ${path.basename(dir)}`);
+}
+
+/** How many "\n"-ended lines `bytes` holds. */
+export function countLines(bytes: Buffer): number {
+  let lines = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) lines++;
+  return lines;
 }
 
 /** Where line `n` (0-based) starts in the stream; its length when it has fewer lines. */

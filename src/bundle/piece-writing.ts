@@ -3,14 +3,14 @@
  * being written, compressing it behind the recording, finishing what a crash left half done, a
  * fork's copy and an import's packing.
  */
-import { closeSync, createReadStream, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, promises as fs } from "node:fs";
+import { closeSync, createReadStream, fdatasyncSync, mkdirSync, openSync, renameSync, promises as fs } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { faultPoint } from "../fault-injection.js";
-import { replaceAtomically } from "./atomic-write.js";
-import { damaged, LIVE_NAME, missingIsEmpty, PIECE_NAME, PIECES_DIR, pieceName, readStream, streamLayout, type Piece, type StreamPoint } from "./conversation-pieces.js";
+import { replaceAtomically, syncDirSync } from "./atomic-write.js";
+import { countLines, damaged, LIVE_NAME, missingIsEmpty, PIECE_NAME, PIECES_DIR, pieceName, readStream, streamLayout, type Piece, type StreamPoint } from "./conversation-pieces.js";
 
 const gzip = promisify(zlib.gzip);
 
@@ -107,18 +107,6 @@ export async function tidyPieces(dir: string): Promise<string[]> {
   return plain;
 }
 
-function syncDirSync(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, "r");
-    fsyncSync(fd);
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename itself is still atomic.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 /**
  * The stream up to `end` (a line's start) as the stream of a new bundle being built in `toDir`:
  * the finished pieces before it are hard-linked (they never change), the rest is one new
@@ -139,9 +127,7 @@ export async function copyStreamPrefix(fromDir: string, toDir: string, end: numb
   if (at.byte + rest.length < end) throw damaged(fromDir, `it ends at byte ${at.byte + rest.length}, and the fork's turns were recorded up to byte ${end}: a piece of conversation.d or the end of conversation.jsonl is missing`);
   const live = path.join(toDir, LIVE_NAME);
   if (rest.length === 0 || rest[rest.length - 1] !== 0x0a) return fs.writeFile(live, rest, { flag: "wx" });
-  let lines = 0;
-  for (let i = rest.indexOf(0x0a); i !== -1; i = rest.indexOf(0x0a, i + 1)) lines++;
-  await fs.writeFile(path.join(toDir, PIECES_DIR, pieceName(at, { line: at.line + lines, byte: at.byte + rest.length }, true)), await gzip(rest, { level: GZIP_LEVEL }), { flag: "wx" });
+  await writePackedPiece(toDir, at, rest);
   await fs.writeFile(live, "", { flag: "wx" });
 }
 
@@ -190,6 +176,17 @@ async function linkPiece(p: Piece, folder: string): Promise<void> {
   }
 }
 
+/**
+ * Whole lines that start at `at` in the stream, as one compressed piece of a bundle nobody reads
+ * yet (a fork or an import being built); where the stream goes on after them.
+ */
+async function writePackedPiece(dir: string, at: StreamPoint, whole: Buffer): Promise<StreamPoint> {
+  const to = { line: at.line + countLines(whole), byte: at.byte + whole.length };
+  await fs.mkdir(path.join(dir, PIECES_DIR), { recursive: true });
+  await fs.writeFile(path.join(dir, PIECES_DIR, pieceName(at, to, true)), await gzip(whole, { level: GZIP_LEVEL }), { flag: "wx" });
+  return to;
+}
+
 /** A piece packed from a whole stream (an import) holds about this much: reading one turn inflates its piece. */
 const PACKED_PIECE_BYTES = 4 << 20;
 
@@ -209,15 +206,8 @@ export async function packLive(dir: string): Promise<void> {
   let pending = Buffer.alloc(0);
   try {
     const block = Buffer.alloc(1 << 20);
-    let made = false;
     const write = async (whole: Buffer) => {
-      if (!made) await fs.mkdir(path.join(dir, PIECES_DIR), { recursive: true });
-      made = true;
-      let lines = 0;
-      for (let i = whole.indexOf(0x0a); i !== -1; i = whole.indexOf(0x0a, i + 1)) lines++;
-      const to = { line: at.line + lines, byte: at.byte + whole.length };
-      await fs.writeFile(path.join(dir, PIECES_DIR, pieceName(at, to, true)), await gzip(whole, { level: GZIP_LEVEL }), { flag: "wx" });
-      at = to;
+      at = await writePackedPiece(dir, at, whole);
     };
     // Read a block at a time: an imported stream may be hundreds of MB.
     for (let read = (await handle.read(block, 0, block.length, null)).bytesRead; read > 0; read = (await handle.read(block, 0, block.length, null)).bytesRead) {

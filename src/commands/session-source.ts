@@ -1,7 +1,5 @@
 import * as z from "../zod.js";
 import { openStore, type Store } from "../bundle/store.js";
-import { openRemoteView } from "../sharing/remote-view.js";
-import { resolveRemote } from "../sharing/sync-remote.js";
 
 /** `--remote [name|url]` of show, diff and replay: look at a published session instead of one of this repository's. */
 export const RemoteOption = z.optional(z.union([z.boolean(), z.string().check(z.minLength(1))]));
@@ -12,6 +10,9 @@ export const REMOTE_HELP = "a session published on a remote (nudge session fetch
 export async function sessionSource(id: string, remote: z.infer<typeof RemoteOption>): Promise<{ store: Store; id: string; published?: string; remote?: string }> {
   const store = await openStore(process.cwd());
   if (remote === undefined || remote === false) return { store, id };
+  // Loaded only here: a remote view checks the published session as an import does (the import's
+  // reader, tar headers, git bundles), which show, diff and replay of a local session never need.
+  const [{ resolveRemote }, { openRemoteView }] = await Promise.all([import("../sharing/sync-remote.js"), import("../sharing/remote-view.js")]);
   const where = await resolveRemote(store, remote === true ? undefined : remote);
   const view = await openRemoteView(store, where, id);
   return { store: view.store, id: view.id, published: view.published, remote: where.label };

@@ -11,6 +11,9 @@
 /** One path segment: letters, digits, `.`, `_`, `-`; not `.` or `..`; at most 100 bytes (a ustar name field). */
 const SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
 
+/** Where the staged copy of the bundle lives inside the archive (beside `git/` with its git bundle). */
+export const SESSION_DIR = "session";
+
 /** Longest path inside the top folder; with the folder it still fits a ustar header without pax. */
 export const MAX_PATH_LENGTH = 200;
 

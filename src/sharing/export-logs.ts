@@ -11,7 +11,7 @@ import type { Turn } from "../bundle/manifest-schema.js";
 import { pathExists } from "../file-exists.js";
 import { damaged, findCopy, writePlain } from "../bundle/transcript-copy.js";
 import { LIVE_NAME, writeStreamLines } from "../bundle/conversation-pieces.js";
-import { isEntryPath } from "./archive-path.js";
+import { SESSION_DIR, isEntryPath } from "./archive-path.js";
 import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";
 import { turnOfLine } from "./export-plan.js";
@@ -32,9 +32,6 @@ export interface StagedLogs {
   /** Side files whose names an export cannot carry (not plain ASCII): left out. */
   skipped: string[];
 }
-
-/** Where the staged copy of the bundle lives inside the archive. */
-export const SESSION_DIR = "session";
 
 export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: string, redact: boolean): Promise<StagedLogs> {
   const from = bundleFiles(bundleDir);

@@ -11,7 +11,7 @@ import { MANIFEST_FORMAT, ManifestHeaderSchema, type ManifestHeader, type Turn }
 import { foldJournal, parseJournal } from "../bundle/turn-journal.js";
 import type { ExportIndex } from "./export-index.js";
 import type { OpenedExport } from "./export-reader.js";
-import { SESSION_DIR } from "./export-logs.js";
+import { SESSION_DIR } from "./archive-path.js";
 import { Refusal } from "./limits.js";
 import { claudeSessionIdOf } from "../bundle/transcript-name.js";
 import { carriedImages } from "./import-images.js";

@@ -20,7 +20,7 @@ import * as git from "../snapshot/git.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import { worktreeName } from "../session/open-session.js";
 import { openExport } from "./export-reader.js";
-import { SESSION_DIR } from "./export-logs.js";
+import { SESSION_DIR } from "./archive-path.js";
 import { checkCode, codeRefs } from "./import-code.js";
 import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";

@@ -9,6 +9,7 @@ import { shellQuote } from "../shell-quote.js";
 import fs from "node:fs";
 import { UserError } from "../errors.js";
 import { faultPoint } from "../fault-injection.js";
+import { acceptor } from "../zod-accept.js";
 import {
   journalSchemas,
   type EndedRecord,
@@ -71,7 +72,10 @@ export function parseJournal(text: string, file: string): JournalRecord[] {
     } catch {
       throw damaged(file, i, "not JSON");
     }
-    const parsed = journalSchemas().JournalRecordSchema.safeParse(json);
+    // Nearly every line is exactly as nudge wrote it: the quick check says so without zod's walk.
+    const schema = journalSchemas().JournalRecordSchema;
+    if (acceptor(schema)(json)) return json as JournalRecord;
+    const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw damaged(file, i, `${issue?.path.join(".")}: ${issue?.message}`);
@@ -125,10 +129,14 @@ export function foldJournal(records: JournalRecord[]): { turns: Turn[]; unsaved:
   return { turns, unsaved };
 }
 
-/** The records that write a whole history afresh (a fork, an import, a migrated bundle). */
+/**
+ * The records that write a whole history afresh (a fork, an import, a migrated bundle, an
+ * export), each with its keys in the order zod's parse gives them (a turn's `type` last), as the
+ * recorder's own lines are: a reader then takes them as they are (see zod-accept.ts).
+ */
 export function journalOf(turns: Turn[], unsaved: PendingTurn[] = []): JournalRecord[] {
   return [
-    ...turns.map((t): JournalRecord => ({ type: "turn", ...t })),
+    ...turns.map((t): JournalRecord => ({ ...t, type: "turn" })),
     ...unsaved.flatMap(({ ended, ...begin }): JournalRecord[] => [
       { type: "begin", ...begin },
       ...(ended ? [{ type: "ended" as const, ...ended }] : []),

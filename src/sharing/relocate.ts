@@ -51,11 +51,14 @@ export function relocateText(text: string, moves: PathMove[]): string {
 
 /** One NDJSON line moved; the same string when nothing in it changes. A line that is not JSON is left alone. */
 export function relocateLine(line: string, moves: PathMove[]): string {
-  if (!moves.some((m) => line.includes(jsonEscaped(m.from))) || !isJsonLine(line)) return line;
+  const escaped = moves.map((m) => jsonEscaped(m.from));
+  if (!escaped.some((e) => line.includes(e)) || !isJsonLine(line)) return line;
   let out = "";
   let done = 0;
   for (const token of stringTokens(line)) {
     const raw = line.slice(token.start, token.end);
+    // The line's own test, string by string: only a string that holds a path is decoded.
+    if (!escaped.some((e) => raw.includes(e))) continue;
     const value = decodeToken(raw);
     const moved = relocateText(value, moves);
     if (moved === value) continue;

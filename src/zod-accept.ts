@@ -141,8 +141,11 @@ function matches(pattern: RegExp, value: string): boolean {
   return pattern.test(value);
 }
 
+/** An object as JSON.parse makes them; anything else (inherited fields, a Date, a class) is left to zod. */
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /**

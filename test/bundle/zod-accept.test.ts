@@ -149,6 +149,9 @@ describe("the journal's quick check", () => {
     expect(acceptor(z.strictObject({ a: z.string() }))({ a: "x" })).toBe(false);
     expect(acceptor(z._default(z.string(), "x"))("x")).toBe(false);
     expect(acceptor(z.string().check(z.minLength(2)))("xyz")).toBe(false);
+    // Values JSON.parse never makes: fields inherited from a prototype, a Date where an object goes.
+    expect(accept(Object.create({ type: "edits", n: 1, tree: null }))).toBe(false);
+    expect(accept({ ...fullTurn, result: { ...fullTurn.result, usage: new Date() } })).toBe(false);
   });
 
   it("still names the damaged line and field, as zod says it", () => {

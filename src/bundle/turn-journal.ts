@@ -65,6 +65,9 @@ function completeLength(fd: number, size: number): number {
 export function parseJournal(text: string, file: string): JournalRecord[] {
   const lines = text.split("\n");
   lines.pop(); // the part after the last "\n": empty, or a torn line a crash left
+  const schema = journalSchemas().JournalRecordSchema;
+  // Nearly every line is exactly as nudge wrote it: the quick check says so without zod's walk.
+  const accept = acceptor(schema);
   return lines.map((line, i) => {
     let json: unknown;
     try {
@@ -72,9 +75,7 @@ export function parseJournal(text: string, file: string): JournalRecord[] {
     } catch {
       throw damaged(file, i, "not JSON");
     }
-    // Nearly every line is exactly as nudge wrote it: the quick check says so without zod's walk.
-    const schema = journalSchemas().JournalRecordSchema;
-    if (acceptor(schema)(json)) return json as JournalRecord;
+    if (accept(json)) return json as JournalRecord;
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

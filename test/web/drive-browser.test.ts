@@ -48,13 +48,13 @@ describe("working with claude from the page", () => {
     const asks = page.getByRole("group", { name: "Claude asks" });
     await asks.getByText("Allow Write(hello.txt)?").waitFor();
     // The turn above says it is being asked, not "Not answered" (QA).
-    await page.getByRole("region", { name: "Turn 1" }).locator(".permission").getByText("Asking", { exact: true }).waitFor();
+    await page.getByRole("region", { name: "Turn 1", exact: true }).locator(".permission").getByText("Asking", { exact: true }).waitFor();
     // The Write shown as the diff it would make.
     expect(await asks.getByLabel("What it would change").textContent()).toContain("+hello");
     expect(existsSync(path.join(repo, "hello.txt"))).toBe(false);
     await asks.getByRole("button", { name: "Allow", exact: true }).click();
     // Claude's reply appears in the turn, rendered, and the file is there.
-    await page.getByRole("region", { name: "Turn 1" }).locator("strong", { hasText: "hello.txt" }).waitFor();
+    await page.getByRole("region", { name: "Turn 1", exact: true }).locator("strong", { hasText: "hello.txt" }).waitFor();
     expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hello\n");
 
     // Enter sends only once the turn has ended (its snapshot taken): claude's words show before that.
@@ -65,17 +65,17 @@ describe("working with claude from the page", () => {
     await asks.getByText("Allow Bash(touch ran.txt)?").waitFor();
     await asks.getByRole("textbox", { name: "Reason" }).fill("not today, thanks");
     await asks.getByRole("button", { name: "Deny" }).click();
-    await page.getByRole("region", { name: "Turn 2" }).getByText("I did not run it.").waitFor();
+    await page.getByRole("region", { name: "Turn 2", exact: true }).getByText("I did not run it.").waitFor();
     expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
     expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain("not today, thanks");
 
     await prompt.fill("think slowly");
     await page.getByRole("button", { name: "Send" }).click();
-    await page.getByRole("region", { name: "Turn 3" }).getByText("Let me think about that…").waitFor();
+    await page.getByRole("region", { name: "Turn 3", exact: true }).getByText("Let me think about that…").waitFor();
     // The status line says what claude does, and for how long.
     await expect.poll(() => page.getByRole("status").textContent()).toMatch(/^ writing · \d+s$/);
     await page.getByRole("button", { name: "Stop" }).click();
-    await page.getByRole("region", { name: "Turn 3" }).getByText("interrupted").first().waitFor();
+    await page.getByRole("region", { name: "Turn 3", exact: true }).getByText("interrupted").first().waitFor();
     release();
     await page.getByRole("button", { name: "Send" }).waitFor();
     expect(await page.getByRole("button", { name: "Stop" }).count()).toBe(0);
@@ -121,7 +121,7 @@ describe("working with claude from the page", () => {
     await asks.getByRole("checkbox", { name: "Queue" }).check();
     await asks.getByRole("textbox", { name: "Other" }).fill("an index");
     await asks.getByRole("button", { name: "Answer" }).click();
-    await page.getByRole("region", { name: "Turn 1" }).getByText("Noted.").waitFor();
+    await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("Noted.").waitFor();
     expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain('\\"Which extras?\\"=\\"Cache, Queue, an index\\"');
     // Up recalls the session's first prompt, typed in another box.
     const prompt = page.getByRole("textbox", { name: "Prompt" });
@@ -160,7 +160,7 @@ describe("continuing from the page", () => {
     // The question and the page's state come as two events: the box says so once both are in.
     await expect.poll(() => page.getByRole("textbox", { name: "Prompt" }).getAttribute("placeholder"), { timeout: 10_000 }).toBe("answer nudge's question above first");
     await nudgeAsks.getByRole("button", { name: "Continue and tell claude" }).click();
-    await page.getByRole("region", { name: "Turn 2" }).getByText("seen your change").waitFor();
+    await page.getByRole("region", { name: "Turn 2", exact: true }).getByText("seen your change").waitFor();
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -183,7 +183,7 @@ describe("nudge web --repo", () => {
     await one.page.goto(web.url);
     await one.page.getByRole("textbox", { name: "New session" }).fill("hello first");
     await one.page.getByRole("button", { name: "Start", exact: true }).click();
-    await one.page.getByRole("region", { name: "Turn 1" }).getByText("Hello from the first.").waitFor();
+    await one.page.getByRole("region", { name: "Turn 1", exact: true }).getByText("Hello from the first.").waitFor();
     await one.page.getByRole("textbox", { name: "Prompt" }).waitFor();
 
     // The second tab: the sessions page lists both repositories; the second's is its own address.
@@ -198,7 +198,7 @@ describe("nudge web --repo", () => {
     const asks = two.page.getByRole("group", { name: "Claude asks" });
     await asks.getByText("Allow Write(b.txt)?").waitFor();
     await asks.getByRole("button", { name: "Allow", exact: true }).click();
-    await two.page.getByRole("region", { name: "Turn 1" }).getByText("Wrote b.txt in the second.").waitFor();
+    await two.page.getByRole("region", { name: "Turn 1", exact: true }).getByText("Wrote b.txt in the second.").waitFor();
     expect(readFileSync(path.join(second, "b.txt"), "utf8")).toBe("bee\n");
     expect(existsSync(path.join(first, "b.txt"))).toBe(false);
     // The session's address stays under the second repository's prefix.
@@ -209,7 +209,7 @@ describe("nudge web --repo", () => {
     await one.page.getByRole("button", { name: "Stop" }).waitFor({ state: "detached" });
     await prompt.fill("still there?");
     await prompt.press("Enter");
-    await one.page.getByRole("region", { name: "Turn 2" }).getByText("Still here in the first.").waitFor();
+    await one.page.getByRole("region", { name: "Turn 2", exact: true }).getByText("Still here in the first.").waitFor();
     expect(await two.page.getByRole("textbox", { name: "Prompt" }).count()).toBe(1);
 
     // nudge's commands as buttons: one without an argument is sent, one with is put in the box.

@@ -48,7 +48,7 @@ async function expectInert(page: Page, watch: Watch, allowed: (url: string) => b
 
 /** The payloads are on the page as text. */
 async function expectShownAsText(page: Page) {
-  const turn1 = page.getByRole("region", { name: "Turn 1" });
+  const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
   await turn1.getByText(PAYLOADS[0]!, { exact: true }).first().waitFor();
   const markdown = (await turn1.locator(".markdown").first().textContent())!;
   for (const p of [PAYLOADS[1]!, PAYLOADS[4]!, PAYLOADS[5]!, PAYLOADS[12]!]) expect(markdown).toContain(p);
@@ -64,7 +64,7 @@ async function expectShownAsText(page: Page) {
   await diff.getByText(HOSTILE_FILE.replace("\u202e", "\\u202e"), { exact: true }).waitFor();
   expect(await diff.textContent()).toContain(PAYLOADS[0]);
   // The 10 MB tool output, collapsed, with its payload only as text.
-  const turn2 = page.getByRole("region", { name: "Turn 2" });
+  const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
   await turn2.locator("details.tool").first().waitFor();
 }
 
@@ -93,7 +93,7 @@ describe("a hostile session", () => {
     await page.getByRole("heading", { level: 1, name: PAYLOADS[0] }).waitFor();
     await expectShownAsText(page);
     // Served, a long output is clipped, the rest one click away.
-    const tool = page.getByRole("region", { name: "Turn 2" }).locator("details.tool").first();
+    const tool = page.getByRole("region", { name: "Turn 2", exact: true }).locator("details.tool").first();
     await tool.locator("summary").click();
     await tool.getByRole("button", { name: "Show all" }).first().waitFor();
     await expectInert(page, watch, (u) => u.startsWith(`${origin}/`));

@@ -49,7 +49,7 @@ describe("the static page", () => {
 
   it("shows the prompts, the markdown rendered and highlighted, a tool call, the permission decision and the diff, loading nothing", async () => {
     const { page, watch } = await open();
-    const turn1 = page.getByRole("region", { name: "Turn 1" });
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
     await expect.poll(() => turn1.getByText("fix add in math.js", { exact: true }).count()).toBe(1);
     // Markdown: a heading, bold, a highlighted code block.
     await turn1.getByRole("heading", { name: "Fixed the sum" }).waitFor();
@@ -66,7 +66,7 @@ describe("the static page", () => {
     await diff.getByRole("button", { name: "Side by side" }).click();
     expect(await diff.locator("table.split").count()).toBe(1);
     // Turn 2: the permission question, denied.
-    const turn2 = page.getByRole("region", { name: "Turn 2" });
+    const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
     await turn2.getByText("Denied", { exact: true }).waitFor();
     expect(await turn2.locator(".permission").textContent()).toContain("WebFetch(https://example.com/docs)");
     // No actions or live updates in a file.

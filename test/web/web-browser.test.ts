@@ -45,7 +45,7 @@ describe("nudge web in Chromium", () => {
     const { page, watch } = await openPage();
     await page.goto(web.url);
     await page.getByRole("link", { name: "write notes" }).click();
-    const turn = page.getByRole("region", { name: "Turn 2" });
+    const turn = page.getByRole("region", { name: "Turn 2", exact: true });
     // The table's first row is the hunk header spanning every column; the gutters stay narrow all the same.
     const widths = async (table: string) => {
       await turn.locator(table).first().waitFor();
@@ -70,11 +70,11 @@ describe("nudge web in Chromium", () => {
       const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "answer me live\n" });
       // The sessions page hears of the new session by itself. (Its title, the first prompt, is known once that turn is saved.)
       await page.getByRole("row").filter({ hasText: "recording" }).getByRole("link").click();
-      await page.getByRole("region", { name: "Turn 1" }).getByText("answer me live").waitFor();
+      await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("answer me live").waitFor();
       // A mark on the page's global object: a reload would lose it. (No DOM types here: globalThis is the window.)
       await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
       release();
-      await page.getByRole("region", { name: "Turn 1" }).getByText("the live answer arrived.").waitFor();
+      await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("the live answer arrived.").waitFor();
       expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
       expect((await run).exitCode).toBe(0);
       expect(watch.errors).toEqual([]);
@@ -89,7 +89,7 @@ describe("nudge web in Chromium", () => {
     const { page, watch } = await openPage();
     await page.goto(web.url);
     await page.getByRole("link", { name: "write notes" }).click();
-    await page.getByRole("region", { name: "Turn 1" }).waitFor();
+    await page.getByRole("region", { name: "Turn 1", exact: true }).waitFor();
     await page.getByRole("button", { name: "Rewind to turn 1" }).click();
     const dialog = page.getByRole("dialog", { name: "Rewind to turn 1" });
     await dialog.getByText(`rewind session ${id} to turn 1`).waitFor();
@@ -147,7 +147,7 @@ describe("nudge web in Chromium", () => {
     const { page, watch } = await openPage();
     await page.goto(web.url);
     await page.getByRole("link", { name: "write notes" }).click();
-    await page.getByRole("region", { name: "Turn 1" }).waitFor();
+    await page.getByRole("region", { name: "Turn 1", exact: true }).waitFor();
     await page.getByRole("button", { name: "Delete session" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete session" });
     await dialog.getByRole("button", { name: "Confirm" }).click();

@@ -4,6 +4,8 @@
  * `--all --json`) at 1, 1,000 and 5,000 sessions against `node -e 0`. The many sessions are copies
  * of one real recorded session's header and journal under new ids and start times (what a listing
  * and a start-up read of them is the same as for recorded ones; their snapshots are not needed).
+ * A rewind (the recorded session's one turn undone and redone) at 5,000 sessions against the same
+ * at one: a rewind looks for a claude still running in the work tree, in every session.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -19,6 +21,8 @@ export interface ManySessionsResult {
   node: number;
   list: { sessions: number; page: number; allJson: number }[];
   run: { one: number; many: number };
+  /** `session rewind` to turn 0 and back to turn 1 (their mean), in the repository with one session and in the one with `many`. */
+  rewind: { one: number; many: number };
 }
 
 /** Copies of a recorded session in `store` (its `sessions/` folder), `count` of them, one minute apart. */
@@ -54,6 +58,15 @@ async function toFirstPrompt(repo: string): Promise<number> {
   return Number(BigInt(first.t) - start) / 1e6;
 }
 
+/** `nudge session rewind <id> 0 --yes`, then back to turn 1: the mean of the two. */
+async function rewindThereAndBack(r: { repo: string; bundle: string }): Promise<number> {
+  const id = path.basename(r.bundle);
+  const env = { ...process.env, CLAUDE_CONFIG_DIR: claudeConfig() };
+  const there = await timeProcess(process.execPath, [CLI, "session", "rewind", id, "0", "--yes"], { cwd: r.repo, env });
+  const back = await timeProcess(process.execPath, [CLI, "session", "rewind", id, "1", "--yes"], { cwd: r.repo, env });
+  return (there.ms + back.ms) / 2;
+}
+
 export async function manySessions(many: number, rounds: number): Promise<ManySessionsResult> {
   progress(`many sessions: two repositories with one recorded session each; ${many.toLocaleString("en")} copies of it added to one`);
   const one = await repoWithOneSession();
@@ -68,11 +81,13 @@ export async function manySessions(many: number, rounds: number): Promise<ManySe
   }
   const env = (store?: string) => ({ ...process.env, CLAUDE_CONFIG_DIR: claudeConfig(), ...(store ? { NUDGE_STORE: store } : {}) });
   const list = (n: number, args: string[]) => async () => (await timeProcess(process.execPath, [CLI, "session", "list", ...args], { cwd: one.repo, env: env(stores.get(n)) })).ms;
-  progress(`many sessions: ${rounds} rounds of node -e 0, session list (first screen, --all --json) at ${counts.join(", ")} sessions, claude run to its first prompt at 1 and ${many}`);
+  progress(`many sessions: ${rounds} rounds of node -e 0, session list (first screen, --all --json) at ${counts.join(", ")} sessions, claude run to its first prompt and session rewind at 1 and ${many}`);
   const runs: Record<string, () => Promise<number>> = {
     node: async () => (await timeProcess(process.execPath, ["-e", "0"], { cwd: one.repo, env: env() })).ms,
     runOne: () => toFirstPrompt(one.repo),
     runMany: () => toFirstPrompt(full.repo),
+    rewindOne: () => rewindThereAndBack(one),
+    rewindMany: () => rewindThereAndBack(full),
   };
   for (const n of counts) {
     runs[`page${n}`] = list(n, []);
@@ -85,5 +100,6 @@ export async function manySessions(many: number, rounds: number): Promise<ManySe
     node: median(s.node!),
     list: counts.map((n) => ({ sessions: n, page: median(s[`page${n}`]!), allJson: median(s[`all${n}`]!) })),
     run: { one: median(s.runOne!), many: median(s.runMany!) },
+    rewind: { one: median(s.rewindOne!), many: median(s.rewindMany!) },
   };
 }

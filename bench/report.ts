@@ -261,6 +261,8 @@ function manySessionRows(m: ManySessionsResult, say: (line?: string) => void): v
   // The stand-in is a node process: its own start (about \`node -e 0\`) is in this figure, not nudge's.
   say(`| \`nudge claude run\` (1k files, 1 session) to its first prompt read by claude − \`node -e 0\` (claude's own start) | ${fmtMs(m.run.one - m.node)} ${mark(m.run.one - m.node <= 300)} (${fmtMs(m.run.one)} − ${fmtMs(m.node)}, ${n}) | claude started ≤ 300 ms after nudge |`);
   say(`| \`nudge claude run\` to its first prompt, ${m.many.toLocaleString("en")} sessions in the store ÷ 1 session | ${fmtRatio(run)} ${mark(run <= 1.5)} (${fmtMs(m.run.many)} / ${fmtMs(m.run.one)}, ${n}) | ≤ 1.5× |`);
+  const rewind = m.rewind.many / m.rewind.one;
+  say(`| \`nudge session rewind\` (1k files, one turn back and forth), ${m.many.toLocaleString("en")} sessions in the store ÷ 1 session | ${fmtRatio(rewind)} ${mark(rewind <= 1.1)} (${fmtMs(m.rewind.many)} / ${fmtMs(m.rewind.one)}, ${n}) | ≤ 1.1× (flat) |`);
   for (const l of m.list) {
     const page = l.page / m.node;
     const goal = l.sessions === m.many;

@@ -3,7 +3,7 @@
  * `$NUDGE_STORE` when set. One folder per session under `sessions/`.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, promises as fs, statSync } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { claudeConfigDir } from "../claude/transcript.js";
@@ -242,10 +242,15 @@ export interface LiveClaude {
  * died. Each lock is read once, and only the headers of those sessions are read.
  */
 export async function liveClaudes(store: Store): Promise<LiveClaude[]> {
-  // All at once: one after another, a store of 5,000 sessions (nearly all without a lock) cost
-  // every rewind and fork half a second before it began.
+  // Nearly every session has no lock (one exists only while a nudge records it, or after a
+  // crash): which ones do is asked with one synchronous stat each (about 2 µs; no error made for
+  // a missing file), and only those locks are read. Reading every lock instead (an open that
+  // fails, through the thread pool and a promise) cost a rewind or fork 240 ms in a store of
+  // 5,000 sessions; this costs it about 10 ms.
+  const sessions = path.join(store.dir, "sessions");
+  const withLock = (await sessionIds(store)).filter((id) => statSync(`${sessions}${path.sep}${id}${path.sep}lock`, { throwIfNoEntry: false }) !== undefined);
   const found = await Promise.all(
-    (await sessionIds(store)).map(async (id): Promise<LiveClaude | null> => {
+    withLock.map(async (id): Promise<LiveClaude | null> => {
       const dir = bundleDir(store, id);
       const activity = await lockActivity(bundleFiles(dir).lock);
       if (!activity) return null;

@@ -1,8 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MANIFEST_FORMAT, type Manifest } from "../../src/bundle/manifest-schema.js";
-import { resolveSession, writeBundle, type Store } from "../../src/bundle/store.js";
+import { liveClaudes, resolveSession, writeBundle, type Store } from "../../src/bundle/store.js";
+import { processStart } from "../../src/bundle/locks.js";
 import { summaryOf } from "../../src/bundle/summary.js";
 import { tempDir } from "../support/gitdir.js";
 
@@ -14,11 +17,11 @@ function manifest(id: string, createdAt: string): Manifest {
   };
 }
 
-async function storeWith(ids: string[]): Promise<Store> {
+async function storeWith(ids: string[], state: Manifest["state"] = "complete"): Promise<Store> {
   const dir = tempDir();
   for (const [i, id] of ids.entries()) {
     mkdirSync(path.join(dir, "sessions", id), { recursive: true });
-    await writeBundle(path.join(dir, "sessions", id), manifest(id, `2026-11-2${i}T00:00:00.000Z`));
+    await writeBundle(path.join(dir, "sessions", id), { ...manifest(id, `2026-11-2${i % 10}T00:00:00.000Z`), state });
   }
   return { repoRoot: "/r", commonDir: "/r/.git", gitDir: "/r/.git", dir, ownDirs: [] };
 }
@@ -34,5 +37,29 @@ describe("resolveSession", () => {
     const store = await storeWith(["abc1230000", "abd4560000"]);
     await expect(resolveSession(store, "ab")).rejects.toMatchObject({ message: expect.stringMatching(/"ab" is ambiguous: (abc1230000, abd4560000|abd4560000, abc1230000)/), hint: "type more of the id" });
     await expect(resolveSession(store, "zz")).rejects.toMatchObject({ message: 'no session matches "zz"', hint: "list the sessions with: nudge session list" });
+  });
+});
+
+describe("liveClaudes", () => {
+  it("finds, among many sessions without a lock, the one being recorded and the one whose nudge died with its claude still running", async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `a${String(i).padStart(9, "0")}`);
+    const store = await storeWith(ids, "recording");
+    const claude = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      const lock = (id: string, info: object) => writeFileSync(path.join(store.dir, "sessions", id, "lock"), JSON.stringify({ host: os.hostname(), claude: null, ...info }));
+      const gone = { pid: 2 ** 22 + 17, started: null };
+      lock(ids[17]!, { owner: { pid: process.pid, started: processStart(process.pid) } });
+      lock(ids[250]!, { owner: gone, claude: { pid: claude.pid!, started: processStart(claude.pid!) } });
+      // Stale locks: owner and claude gone, or a lock that cannot be read.
+      lock(ids[3]!, { owner: gone, claude: gone });
+      writeFileSync(path.join(store.dir, "sessions", ids[4]!, "lock"), "{not json");
+      const live = await liveClaudes(store);
+      expect(live.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+        { id: ids[17], root: "/r", orphanPid: null },
+        { id: ids[250], root: "/r", orphanPid: claude.pid },
+      ]);
+    } finally {
+      claude.kill("SIGKILL");
+    }
   });
 });

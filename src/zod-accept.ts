@@ -26,6 +26,16 @@ export function acceptor(schema: z.ZodMiniType): Accept {
   return accept;
 }
 
+/**
+ * `schema.safeParse(value)`, with the value taken as it is when the quick check says zod would
+ * return it unchanged (a session's header: ~60 µs of zod's walk each, and a listing of 5,000
+ * sessions reads every one).
+ */
+export function quickParse<S extends z.ZodMiniType>(schema: S, value: unknown): ReturnType<S["safeParse"]> {
+  if (acceptor(schema)(value)) return { success: true, data: value } as ReturnType<S["safeParse"]>;
+  return schema.safeParse(value) as ReturnType<S["safeParse"]>;
+}
+
 /** A schema's definition, as zod keeps it (the parts read here). */
 interface Def {
   type: string;

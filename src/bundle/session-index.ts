@@ -28,6 +28,7 @@ import { closeSync, fstatSync, promises as fs, openSync, readFileSync, readSync,
 import path from "node:path";
 import { faultPoint } from "../fault-injection.js";
 import { ManifestHeaderSchema, type ManifestHeader } from "./manifest-schema.js";
+import { quickParse } from "../zod-accept.js";
 
 export const INDEX_FILE = "sessions-index.txt";
 const MAGIC = "nudge sessions index 3";
@@ -374,7 +375,7 @@ export class SessionIndex {
 function parseHeader(e: Entry): ManifestHeader | null {
   if (e.header) return e.header;
   try {
-    const parsed = ManifestHeaderSchema.safeParse(JSON.parse(e.bytes.toString("utf8")));
+    const parsed = quickParse(ManifestHeaderSchema, JSON.parse(e.bytes.toString("utf8")));
     if (parsed.success && parsed.data.createdAt === e.createdAt && parsed.data.state === e.state) return (e.header = parsed.data);
   } catch {
     // damaged: read from the bundle

@@ -12,6 +12,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./manifest-schema.js";
 import { fromFormat1 } from "./manifest-v1.js";
 import { isLocked, lockActivity } from "./locks.js";
+import { quickParse } from "../zod-accept.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
 import { SessionIndex, sessionFolders } from "./session-index.js";
 
@@ -85,7 +86,7 @@ async function readJson(file: string, dir: string): Promise<unknown> {
 }
 
 function checkHeader(json: unknown, file: string): ManifestHeader {
-  const parsed = ManifestHeaderSchema.safeParse(json);
+  const parsed = quickParse(ManifestHeaderSchema, json);
   if (parsed.success) return parsed.data;
   const format = (json as { format?: unknown } | null)?.format;
   if (typeof format === "number" && format > 2) {

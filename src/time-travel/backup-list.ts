@@ -41,13 +41,17 @@ export async function listBackups(store: Store): Promise<BackupListing> {
   const root = store.repoRoot;
   const [records, refs] = await Promise.all([storedRecords(store), git.listRefs(root, [BACKUP_REFS])]);
   const target = undoTargetIn(records);
-  const present = new Set(refs.map((r) => r.ref));
+  const refsPresent = new Set(refs.map((r) => r.ref));
+  // The files each rewind changed, counted in two git processes for all of them (a tree pruned since: not counted).
+  const trees = [...new Set(records.flatMap(({ record }) => (record.after ? [record.backup.tree, record.after.tree] : [])))];
+  const found = await git.treesExist(root, trees);
+  const present = new Set(trees.filter((_, i) => found[i]));
+  const counted = records.map(({ record }) => (record.after && present.has(record.backup.tree) && present.has(record.after.tree) ? ([record.backup.tree, record.after.tree] as [string, string]) : null));
+  const counts = await git.changedFileCounts(root, counted.filter((p) => p !== null));
   const entries: BackupEntry[] = [];
-  for (const { record } of records) {
-    let filesChanged: number | null = null;
-    if (record.after && (await git.objectExists(root, record.backup.tree)) && (await git.objectExists(root, record.after.tree))) {
-      filesChanged = (await git.diffEntries(root, record.backup.tree, record.after.tree, false)).length;
-    }
+  let next = 0;
+  for (const [i, { record }] of records.entries()) {
+    const filesChanged = counted[i] ? counts[next++]! : null;
     entries.push({
       stamp: record.stamp,
       at: record.at,
@@ -57,7 +61,7 @@ export async function listBackups(store: Store): Promise<BackupListing> {
       scope: record.scope,
       status: record.status,
       ref: record.backup.ref,
-      exists: present.has(record.backup.ref),
+      exists: refsPresent.has(record.backup.ref),
       filesChanged,
       undo: record.stamp === target,
     });

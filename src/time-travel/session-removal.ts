@@ -41,10 +41,26 @@ export async function readStoreView(store: Store): Promise<StoreView> {
 
 /** A session's snapshot refs: its one ref, and the per-turn refs bundles made before the journal had. */
 export function sessionRefsOf(view: StoreView, id: string): RefAt[] {
-  const own = sessionRef(id);
-  // "sessions" and "backup" are nudge's own folders under refs/nudge/, never an old session's.
-  const old = id === "sessions" || id === "backup" ? null : new RegExp(`^refs/nudge/${id}/\\d+$`);
-  return view.refs.filter((r) => r.ref === own || old?.test(r.ref)).map(({ ref, commit }) => ({ ref, commit }));
+  return refsBySession(view).get(id) ?? [];
+}
+
+const bySession = new WeakMap<StoreView, Map<string, RefAt[]>>();
+
+/** The refs under refs/nudge/ by the session they belong to, grouped once per view (a gc plans thousands of sessions). */
+function refsBySession(view: StoreView): Map<string, RefAt[]> {
+  let map = bySession.get(view);
+  if (map) return map;
+  map = new Map();
+  for (const { ref, commit } of view.refs) {
+    // refs/nudge/sessions/<id>, or refs/nudge/<id>/<n> of older bundles ("sessions" and "backup" are nudge's own folders, never a session's).
+    const id = /^refs\/nudge\/sessions\/([^/]+)$/.exec(ref)?.[1] ?? /^refs\/nudge\/([^/]+)\/\d+$/.exec(ref)?.[1];
+    if (!id || (ref !== sessionRef(id) && (id === "sessions" || id === "backup"))) continue;
+    const list = map.get(id) ?? [];
+    list.push({ ref, commit });
+    map.set(id, list);
+  }
+  bySession.set(view, map);
+  return map;
 }
 
 /** A private index of a session and the lock git may have left beside it. */
@@ -55,9 +71,26 @@ export async function indexFilesOf(store: Store, id: string): Promise<string[]> 
   return found;
 }
 
+const sessionMaps = new WeakMap<StoreView, { byDir: Map<string, ListedSession>; forksOf: Map<string, Array<{ id: string; turn: number }>> }>();
+
+/** The view's sessions by folder, and the forks made from each, found once per view. */
+function sessionsOf(view: StoreView) {
+  let maps = sessionMaps.get(view);
+  if (maps) return maps;
+  maps = { byDir: new Map(), forksOf: new Map() };
+  for (const s of view.sessions) {
+    if (!maps.byDir.has(s.dir)) maps.byDir.set(s.dir, s);
+    const parent = s.header.parent;
+    if (parent) maps.forksOf.set(parent.id, [...(maps.forksOf.get(parent.id) ?? []), { id: s.header.id, turn: parent.turn }]);
+  }
+  sessionMaps.set(view, maps);
+  return maps;
+}
+
 export async function sessionRemoval(store: Store, view: StoreView, id: string): Promise<SessionRemoval> {
   const dir = bundleDir(store, id);
-  const listed = view.sessions.find((s) => s.header.id === id && s.dir === dir);
+  const found = sessionsOf(view).byDir.get(dir);
+  const listed = found?.header.id === id ? found : undefined;
   let unreadable: string | null = null;
   if (!listed) {
     const why = await readHeader(dir).then(() => null, (error: Error) => error.message);
@@ -74,7 +107,7 @@ export async function sessionRemoval(store: Store, view: StoreView, id: string):
     unreadable,
     refs: sessionRefsOf(view, id),
     indexFiles: await indexFilesOf(store, id),
-    forks: view.sessions.filter((s) => s.header.parent?.id === id).map((s) => ({ id: s.header.id, turn: s.header.parent!.turn })),
+    forks: [...(sessionsOf(view).forksOf.get(id) ?? [])],
   };
 }
 

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import * as z from "../../src/zod.js";
-import { journalSchemas } from "../../src/bundle/manifest-schema.js";
+import { journalSchemas, ManifestHeaderSchema, MANIFEST_FORMAT } from "../../src/bundle/manifest-schema.js";
 import { parseJournal } from "../../src/bundle/turn-journal.js";
-import { acceptor } from "../../src/zod-accept.js";
+import { acceptor, quickParse } from "../../src/zod-accept.js";
 
 const SHA = "95a01f0e51d83673694d30a94fabfbba6b0ee503";
 const SHA2 = "46e611b0df0cd105d182123872e807930c9851eb";
@@ -158,5 +158,47 @@ describe("the journal's quick check", () => {
     const lines = RECORDS.map((r) => JSON.stringify(r));
     lines[4] = lines[4]!.replace(SHA, "not-a-sha");
     expect(() => parseJournal(lines.join("\n") + "\n", "/b/0afa1d7564/turns.jsonl")).toThrow(/turns\.jsonl line 5 is damaged \(tree: /);
+  });
+});
+
+/** A session's header with every field it can have (an imported fork, rewound, repaired), in the order nudge writes them. */
+const fullHeader = {
+  format: MANIFEST_FORMAT,
+  id: "0afa1d7564",
+  createdAt: AT,
+  updatedAt: "2026-11-28T21:00:00+01:00",
+  state: "complete",
+  repo: { root: "/home/me/app", cwd: "/home/me/app/src", baseCommit: SHA, branch: "main", worktree: "feature" },
+  claude: { version: "2.0.1", model: "claude-opus-4-1" },
+  parent: { id: "1bfb2e8675", turn: 2 },
+  resume: { claudeSessionId: "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f", atUuid: null },
+  rewoundTo: 1,
+  origin: { exportedBy: "Ann", exportedAt: AT, writtenAt: AT, root: "/home/ann/app", cwd: "/home/ann/app", importedAt: AT, sourceId: "2cac3f9786" },
+  repairedAt: AT,
+  summary: { turns: 3, costUsd: 0.5, durationMs: 1200, firstPrompt: "fix it", lastPrompt: null },
+};
+const HEADERS: Record<string, unknown>[] = [
+  fullHeader,
+  { ...fullHeader, repo: { root: "/r", cwd: "/r", baseCommit: null, branch: null }, claude: { version: null, model: null }, parent: null, resume: null, rewoundTo: null, origin: null, repairedAt: null, state: "recording" },
+  Object.fromEntries(Object.entries(fullHeader).filter(([key]) => key !== "origin" && key !== "repairedAt")),
+];
+
+describe("a session header's quick check (session list, the session index)", () => {
+  it("takes every header nudge writes as zod parses it, and never one zod refuses or would change", () => {
+    let tried = 0;
+    for (const header of HEADERS) {
+      const json = JSON.parse(JSON.stringify(header));
+      expect(quickParse(ManifestHeaderSchema, json)).toEqual({ success: true, data: json });
+      expect(acceptor(ManifestHeaderSchema)(json)).toBe(true);
+      for (const mutant of mutants(header)) {
+        const damaged = JSON.parse(JSON.stringify(mutant.value));
+        tried++;
+        const quick = quickParse(ManifestHeaderSchema, damaged);
+        const zod = ManifestHeaderSchema.safeParse(damaged);
+        expect(quick.success, mutant.where).toBe(zod.success);
+        expect(JSON.stringify(quick.data), mutant.where).toBe(JSON.stringify(zod.data));
+      }
+    }
+    expect(tried).toBeGreaterThan(1500);
   });
 });

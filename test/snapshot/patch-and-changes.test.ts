@@ -1,9 +1,9 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { diffEntries, diffTrees, patchAndChanges, stageAll } from "../../src/snapshot/git.js";
+import { changedFileCounts, diffEntries, diffTrees, patchAndChanges, stageAll, treesExist } from "../../src/snapshot/git.js";
 import { patchBetween } from "../../src/snapshot/snapshotter.js";
-import { gitdir, tempDir } from "../support/gitdir.js";
+import { git, gitdir, tempDir } from "../support/gitdir.js";
 
 describe("a turn's patch and its changes from one git process", () => {
   it("gives diffTrees' patch byte for byte and diff-tree's records, with names git would quote", async () => {
@@ -45,5 +45,33 @@ describe("a turn's patch and its changes from one git process", () => {
     const after = (await stageAll(repo, path.join(tempDir(), "index"))).tree;
     const patch = await patchBetween(repo, before, after);
     expect(patch.nowIgnored).toEqual(["build.log", "moved.txt"]);
+  });
+});
+
+describe("files changed between many pairs of trees, from one git process", () => {
+  it("counts as one diff-tree per pair would, with names holding a newline or starting with a colon, the same tree twice, and a pair asked twice", async () => {
+    const odd = Buffer.from("caf\xe9\n:line.txt", "latin1");
+    const repo = await gitdir({ "a.txt": "1\n", ":colon.txt": "c\n" });
+    const index = path.join(tempDir(), "index");
+    const trees = [(await stageAll(repo, index)).tree];
+    writeFileSync(Buffer.concat([Buffer.from(`${repo}/`), odd]), "odd\n");
+    trees.push((await stageAll(repo, index)).tree);
+    writeFileSync(path.join(repo, ":colon.txt"), "changed\n");
+    rmSync(path.join(repo, "a.txt"));
+    writeFileSync(path.join(repo, "b.txt"), "new\n");
+    trees.push((await stageAll(repo, index)).tree);
+    const pairs: Array<[string, string]> = [
+      [trees[0]!, trees[1]!],
+      [trees[1]!, trees[2]!],
+      [trees[0]!, trees[2]!],
+      [trees[2]!, trees[0]!],
+      [trees[1]!, trees[1]!],
+      [trees[0]!, trees[1]!],
+    ];
+    const one = await Promise.all(pairs.map(async ([a, b]) => (await diffEntries(repo, a, b, false)).length));
+    expect(one).toEqual([1, 3, 4, 4, 0, 1]);
+    expect(await changedFileCounts(repo, pairs)).toEqual(one);
+    expect(await changedFileCounts(repo, [])).toEqual([]);
+    expect(await treesExist(repo, [trees[2]!, "0".repeat(40), (await git(repo, "rev-parse", "HEAD")).trim()])).toEqual([true, false, false]);
   });
 });

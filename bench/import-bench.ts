@@ -33,6 +33,8 @@ export interface ImportBenchRow {
   unbundleMs: number;
   /** Reading every byte of the export once: gunzip and read every entry. */
   readMs: number;
+  /** Loading the command (`session import --help`): what an import costs before it reads a byte. */
+  loadMs: number;
 }
 
 /** `trace`: first one import with git's trace and a CPU profile (into this folder), its git processes printed. */
@@ -69,7 +71,7 @@ export async function importBench(turns = 200, files = 1000, rounds = 6, trace?:
       process.stdout.write(`import: ${ms.toFixed(0)} ms, ${processes.length} git processes\n`);
       for (const p of processes) process.stdout.write(`  +${(p.start - started).toFixed(0).padStart(5)} ms ${((p.end ?? p.start) - p.start).toFixed(1).padStart(7)} ms  git ${p.command}\n`);
     }
-    progress(`import: ${rounds} rounds of nudge session import, git bundle unbundle and tar -xzOf`);
+    progress(`import: ${rounds} rounds of nudge session import, git bundle unbundle, tar -xzOf and import --help`);
     const samples = await alternate(rounds, {
       import: async () => {
         await forget();
@@ -79,6 +81,7 @@ export async function importBench(turns = 200, files = 1000, rounds = 6, trace?:
       },
       unbundle: async () => (await timeProcess("git", ["bundle", "unbundle", path.join(unpacked, bundle)], { cwd: b })).ms,
       read: async () => (await timeProcess("sh", ["-c", 'tar -xzOf "$1" > /dev/null', "sh", out], { cwd: b })).ms,
+      load: async () => (await timeProcess(process.execPath, [CLI, "session", "import", "--help"], { cwd: b, env })).ms,
     });
     return {
       turns,
@@ -88,6 +91,7 @@ export async function importBench(turns = 200, files = 1000, rounds = 6, trace?:
       importMs: median(samples.import!),
       unbundleMs: median(samples.unbundle!),
       readMs: median(samples.read!),
+      loadMs: median(samples.load!),
     };
   } finally {
     await fs.rm(top, { recursive: true, force: true });

@@ -47,6 +47,9 @@ export interface RewindResult {
   forkMs: number;
   checkoutMs: number;
   nodeMs: number;
+  /** What no rewind can go below: loading the command (`session rewind --help`), and git's own scan of the work tree. */
+  loadMs: number;
+  statusMs: number;
 }
 
 const cacheRoot = process.env.BENCH_CACHE ?? "/tmp/nudge-bench-cache";
@@ -98,7 +101,7 @@ export async function rewindBench(files: number, change: Change, rounds: number)
   // Round -1 (the warm-up) goes back to the turn before; then forth and back, every round. A rewind
   // and a fork each go back and forth within their round, so each measures both directions equally.
   const back = (round: number) => round % 2 !== 0;
-  progress(`rewind, ${label}: ${rounds} rounds of nudge rewind, nudge fork, git checkout and node -e 0`);
+  progress(`rewind, ${label}: ${rounds} rounds of nudge rewind, nudge fork, git checkout, node -e 0, rewind --help and git status`);
   const samples = await alternate(rounds, {
     rewind: async (round) => {
       const there = await timeProcess(process.execPath, rewindArgs(f, back(round)), { cwd: f.repo, env: nudgeEnv(f) });
@@ -116,6 +119,9 @@ export async function rewindBench(files: number, change: Change, rounds: number)
       return (there.ms + again.ms) / 2;
     },
     node: async () => (await timeProcess(process.execPath, ["-e", "0"], { cwd: f.repo })).ms,
+    load: async () => (await timeProcess(process.execPath, [CLI, "session", "rewind", "--help"], { cwd: f.repo, env: nudgeEnv(f) })).ms,
+    // In the twin (the same files): a status in the recorded repository would refresh the index the rewinds use.
+    status: async () => (await timeProcess("git", ["status", "--porcelain", "-uall"], { cwd: f.twin })).ms,
   });
   return {
     files,
@@ -125,6 +131,8 @@ export async function rewindBench(files: number, change: Change, rounds: number)
     forkMs: median(samples.fork!),
     checkoutMs: median(samples.checkout!),
     nodeMs: median(samples.node!),
+    loadMs: median(samples.load!),
+    statusMs: median(samples.status!),
   };
 }
 

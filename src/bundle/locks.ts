@@ -49,14 +49,15 @@ export async function readLock(file: string): Promise<LockInfo | null> {
   }
 }
 
-function held(lock: LockInfo | null): boolean {
+/** Does a live process hold this lock (one written on another host counts as held)? */
+export function isHeld(lock: LockInfo | null): boolean {
   if (!lock) return false;
   // A lock written on another host (a shared file system) cannot be checked from here: held.
   return lock.host !== os.hostname() || lock.owner.pid === process.pid || isRunning(lock.owner);
 }
 
 export async function isLocked(file: string): Promise<boolean> {
-  return held(await readLock(file));
+  return isHeld(await readLock(file));
 }
 
 /**
@@ -65,7 +66,7 @@ export async function isLocked(file: string): Promise<boolean> {
  */
 export async function lockActivity(file: string): Promise<"recording" | { orphanPid: number } | null> {
   const lock = await readLock(file);
-  if (held(lock)) return "recording";
+  if (isHeld(lock)) return "recording";
   return lock?.claude && isRunning(lock.claude) ? { orphanPid: lock.claude.pid } : null;
 }
 
@@ -107,7 +108,7 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
       }
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const current = await readLock(file);
-      if (held(current)) {
+      if (isHeld(current)) {
         if (Date.now() >= deadline || purpose.waitsFor?.(current!) === false) throw purpose.busy(current!);
         await new Promise((r) => setTimeout(r, 50));
         continue;
@@ -153,7 +154,7 @@ async function takeOver(file: string): Promise<LockInfo | null> {
     return null; // someone else moved it first; try again
   }
   const moved = await readLock(aside);
-  if (held(moved)) {
+  if (isHeld(moved)) {
     await fs.link(aside, file).catch(() => undefined);
     await fs.rm(aside, { force: true });
     return moved; // live after all: the caller waits for it or says who holds it

@@ -11,7 +11,7 @@ import { repoLocation } from "../snapshot/git.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./manifest-schema.js";
 import { fromFormat1 } from "./manifest-v1.js";
-import { isLocked, lockActivity } from "./locks.js";
+import { isHeld, isLocked, lockActivity, readLock, type LockInfo } from "./locks.js";
 import { quickParse } from "../zod-accept.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
 import { SessionIndex, sessionFolders } from "./session-index.js";
@@ -229,6 +229,30 @@ export async function sessionIds(store: Store): Promise<string[]> {
   return sessionFolders(path.join(store.dir, "sessions"));
 }
 
+/**
+ * The sessions that have a lock file. Nearly every session has none (one exists only while a
+ * nudge works on it, or after a crash): which ones do is asked with one synchronous stat each
+ * (about 2 µs; no error made for a missing file). Reading every lock instead (an open that fails,
+ * through the thread pool and a promise) cost a rewind or fork 240 ms in a store of 5,000
+ * sessions; this costs it about 10 ms.
+ */
+async function sessionsWithLock(store: Store): Promise<string[]> {
+  const sessions = path.join(store.dir, "sessions");
+  return (await sessionIds(store)).filter((id) => statSync(`${sessions}${path.sep}${id}${path.sep}lock`, { throwIfNoEntry: false }) !== undefined);
+}
+
+/** Sessions whose lock a live nudge process holds (recording it, or removing, exporting… it), with the lock. */
+export async function heldSessions(store: Store): Promise<Map<string, LockInfo>> {
+  const held = new Map<string, LockInfo>();
+  await Promise.all(
+    (await sessionsWithLock(store)).map(async (id) => {
+      const lock = await readLock(bundleFiles(bundleDir(store, id)).lock);
+      if (lock && isHeld(lock)) held.set(id, lock);
+    }),
+  );
+  return held;
+}
+
 /** A session whose claude may be changing files right now. */
 export interface LiveClaude {
   id: string;
@@ -243,13 +267,7 @@ export interface LiveClaude {
  * died. Each lock is read once, and only the headers of those sessions are read.
  */
 export async function liveClaudes(store: Store): Promise<LiveClaude[]> {
-  // Nearly every session has no lock (one exists only while a nudge records it, or after a
-  // crash): which ones do is asked with one synchronous stat each (about 2 µs; no error made for
-  // a missing file), and only those locks are read. Reading every lock instead (an open that
-  // fails, through the thread pool and a promise) cost a rewind or fork 240 ms in a store of
-  // 5,000 sessions; this costs it about 10 ms.
-  const sessions = path.join(store.dir, "sessions");
-  const withLock = (await sessionIds(store)).filter((id) => statSync(`${sessions}${path.sep}${id}${path.sep}lock`, { throwIfNoEntry: false }) !== undefined);
+  const withLock = await sessionsWithLock(store);
   const found = await Promise.all(
     withLock.map(async (id): Promise<LiveClaude | null> => {
       const dir = bundleDir(store, id);

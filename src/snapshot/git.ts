@@ -379,8 +379,9 @@ export function displayPath(bytes: string): string {
  * screen nor pass for another line of a plan the user is asked to confirm.
  */
 export function printablePath(path: string): string {
-  // inertJson: JSON.stringify leaves C1 controls (U+009B is CSI) and bidi overrides as they are.
-  return hasControls(path) ? inertJson(JSON.stringify(path)) : path;
+  // Text may hold tabs and newlines (hasControls lets them be); a path holding one is quoted, as
+  // git quotes it. inertJson: JSON.stringify leaves C1 controls (U+009B is CSI) and bidi overrides as they are.
+  return hasControls(path) || /[\t\n]/.test(path) ? inertJson(JSON.stringify(path)) : path;
 }
 
 /** A path of a work tree as the file system takes it: `rel` is git's bytes (latin1, one character per byte), the root the file system's own. */

@@ -47,7 +47,7 @@ export async function listBackups(store: Store): Promise<BackupListing> {
   const found = await git.treesExist(root, trees);
   const present = new Set(trees.filter((_, i) => found[i]));
   const counted = records.map(({ record }) => (record.after && present.has(record.backup.tree) && present.has(record.after.tree) ? ([record.backup.tree, record.after.tree] as [string, string]) : null));
-  const counts = await git.changedFileCounts(root, counted.filter((p) => p !== null));
+  const counts = await filesChanged(root, counted.filter((p) => p !== null));
   const entries: BackupEntry[] = [];
   let next = 0;
   for (const [i, { record }] of records.entries()) {
@@ -70,4 +70,16 @@ export async function listBackups(store: Store): Promise<BackupListing> {
     .sort((a, b) => b.time - a.time || b.ref.localeCompare(a.ref))
     .map(({ ref, commit, at }) => ({ ref, commit, at }));
   return { entries, others };
+}
+
+/**
+ * The counts for all pairs at once; if git cannot diff them all (a tree below one of them was
+ * pruned or damaged), each pair on its own, and "cannot tell" for the ones that fail.
+ */
+async function filesChanged(root: string, pairs: Array<[string, string]>): Promise<Array<number | null>> {
+  try {
+    return await git.changedFileCounts(root, pairs);
+  } catch {
+    return Promise.all(pairs.map(([a, b]) => git.diffEntries(root, a, b, false).then((e) => e.length, () => null)));
+  }
 }

@@ -12,7 +12,7 @@ import { bundleFiles, type Store } from "../bundle/store.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
 import type { BackupRefRemoval, HousekeepingPlan, Leftover } from "./housekeeping-plan.js";
 import { recordTime, unnamedBackups } from "./rewind-records.js";
-import { readStoreView, recordRemovals, sessionRemoval, type StoreView } from "./session-removal.js";
+import { heldText, readStoreView, recordRemovals, sessionRemoval, type StoreView } from "./session-removal.js";
 import { findLeftovers } from "./store-leftovers.js";
 import { syncLeftover } from "./sync-leftovers.js";
 
@@ -30,7 +30,9 @@ function oldSessions(view: StoreView, cutoff: number, kept: string[]): string[] 
     const id = s.header.id;
     if (!(Date.parse(s.header.updatedAt) < cutoff)) continue;
     const live = view.live.find((l) => l.id === id);
+    const held = view.held.get(id);
     if (live) kept.push(`session ${id}: ${live.orphanPid === null ? "it is being recorded" : `the claude of its crashed nudge still runs (pid ${live.orphanPid})`}`);
+    else if (held) kept.push(`session ${id}: ${heldText(held)}`);
     // `--undo` of a rewind that moved the conversation too writes the session's header.
     else if (id === undoSession) kept.push(`session ${id}: \`nudge session rewind --undo\` goes back to its rewind`);
     else chosen.push(id);

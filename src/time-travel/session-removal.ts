@@ -8,8 +8,8 @@ import path from "node:path";
 import { UserError } from "../errors.js";
 import { pathExists } from "../file-exists.js";
 import { diskUsage } from "../bundle/disk-usage.js";
-import { readLock } from "../bundle/locks.js";
-import { bundleDir, bundleFiles, listSessions, liveClaudes, readHeader, resolveId, type LiveClaude, type ListedSession, type Store } from "../bundle/store.js";
+import { holderText, readLock, type LockInfo } from "../bundle/locks.js";
+import { bundleDir, bundleFiles, heldSessions, listSessions, liveClaudes, readHeader, resolveId, type LiveClaude, type ListedSession, type Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS, sessionRef } from "../snapshot/snapshotter.js";
 import type { HousekeepingPlan, RecordRemoval, RefAt, SessionRemoval } from "./housekeeping-plan.js";
@@ -23,6 +23,8 @@ export interface StoreView {
   /** Session folders whose manifest could not be read. */
   unreadable: Array<{ dir: string; why: string }>;
   live: LiveClaude[];
+  /** Sessions whose lock a live nudge process holds (recording, or another command working on them): not removed under it. */
+  held: Map<string, LockInfo>;
   records: StoredRecord[];
   /** The record `--undo` restores. */
   undoStamp: string | null;
@@ -30,13 +32,14 @@ export interface StoreView {
 
 export async function readStoreView(store: Store): Promise<StoreView> {
   const unreadable: StoreView["unreadable"] = [];
-  const [refs, sessions, live, records] = await Promise.all([
+  const [refs, sessions, live, held, records] = await Promise.all([
     git.listRefs(store.repoRoot, ["refs/nudge/"]),
     listSessions(store, (dir, why) => unreadable.push({ dir, why })),
     liveClaudes(store),
+    heldSessions(store),
     storedRecords(store),
   ]);
-  return { refs, sessions, unreadable, live, records, undoStamp: undoTargetIn(records) };
+  return { refs, sessions, unreadable, live, held, records, undoStamp: undoTargetIn(records) };
 }
 
 /** A session's snapshot refs: its one ref, and the per-turn refs bundles made before the journal had. */
@@ -147,9 +150,16 @@ export function recordRemovals(view: StoreView, chosen: (r: StoredRecord) => boo
   return { records, kept };
 }
 
-/** A session with a claude that may be writing: not to be removed under it. */
-export async function refuseIfLive(store: Store, live: LiveClaude[], id: string): Promise<void> {
-  const found = live.find((l) => l.id === id);
+/** Why another nudge process holds a session's lock, for a plan that leaves the session alone. */
+export function heldText(lock: LockInfo): string {
+  return `another nudge process holds it (${holderText(lock)}${lock.what ? `: ${lock.what}` : ""})`;
+}
+
+/** A session with a claude that may be writing, or that another nudge process works on: not to be removed under it. */
+export async function refuseIfLive(store: Store, view: Pick<StoreView, "live" | "held">, id: string): Promise<void> {
+  const found = view.live.find((l) => l.id === id);
+  const held = view.held.get(id);
+  if (!found && held) throw new UserError(`session ${id} cannot be removed now: ${heldText(held)}`, "wait for it to finish, then run the rm again");
   if (!found) return;
   if (found.orphanPid !== null) {
     throw new UserError(
@@ -168,7 +178,7 @@ export async function refuseIfLive(store: Store, live: LiveClaude[], id: string)
 export async function planRemoval(store: Store, idsOrPrefixes: string[]): Promise<HousekeepingPlan> {
   const ids = [...new Set(await Promise.all(idsOrPrefixes.map((p) => resolveId(store, p))))];
   const view = await readStoreView(store);
-  for (const id of ids) await refuseIfLive(store, view.live, id);
+  for (const id of ids) await refuseIfLive(store, view, id);
   const sessions = await Promise.all(ids.map((id) => sessionRemoval(store, view, id)));
   const removed = new Set(ids);
   // A fork being removed too is not one that "keeps working".

@@ -67,6 +67,19 @@ describe("nudge session rm", () => {
       const orphan = await runNudge(["session", "rm", id, "--yes"], { cwd: repo });
       expectRefusal(orphan, new RegExp(`^error: the claude of crashed session ${id} is still running \\(pid ${process.pid}\\)`, "m"));
       expect(orphan.stderr).toContain(`hint: stop it (kill ${process.pid}), or recover the session first (nudge claude run -r ${id})`);
+      // Finished, but another nudge works on it (an export, another rm): the plan refuses as the removal would (QA: it planned, then refused, forever).
+      writeFileSync(path.join(dir, "manifest.json"), manifest);
+      writeFileSync(lock, JSON.stringify({ host: os.hostname(), owner: { pid: process.pid, started: null }, claude: null, what: `exporting session ${id}` }));
+      for (const args of [["--dry-run"], ["--yes"]]) {
+        expectRefusal(
+          await runNudge(["session", "rm", id, ...args], { cwd: repo }),
+          new RegExp(`^error: session ${id} cannot be removed now: another nudge process holds it \\(pid ${process.pid}: exporting session ${id}\\)$`, "m"),
+        );
+      }
+      const gc = await runNudge(["session", "gc", "--older-than", "0h", "--dry-run"], { cwd: repo });
+      expect(gc.exitCode, gc.stderr).toBe(0);
+      expect(gc.stdout).not.toMatch(new RegExp(`^remove session ${id}`, "m"));
+      expect(gc.stdout).toContain(`keep session ${id}: another nudge process holds it (pid ${process.pid}: exporting session ${id})`);
     } finally {
       rmSync(lock, { force: true });
       writeFileSync(path.join(dir, "manifest.json"), manifest);

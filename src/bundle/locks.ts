@@ -64,8 +64,14 @@ export async function isLocked(file: string): Promise<boolean> {
  * Whether a session's claude may be running, from one read of its lock: "recording" (its nudge
  * holds the lock), an orphan (its nudge died, its claude did not), or null (nothing runs).
  */
-export async function lockActivity(file: string): Promise<"recording" | { orphanPid: number } | null> {
-  const lock = await readLock(file);
+export async function lockActivity(file: string): Promise<LockActivity> {
+  return activityOf(await readLock(file));
+}
+
+export type LockActivity = "recording" | { orphanPid: number } | null;
+
+/** The same, from a lock already read. */
+export function activityOf(lock: LockInfo | null): LockActivity {
   if (isHeld(lock)) return "recording";
   return lock?.claude && isRunning(lock.claude) ? { orphanPid: lock.claude.pid } : null;
 }

@@ -11,7 +11,7 @@ import { repoLocation } from "../snapshot/git.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./manifest-schema.js";
 import { fromFormat1 } from "./manifest-v1.js";
-import { isHeld, isLocked, lockActivity, readLock, type LockInfo } from "./locks.js";
+import { activityOf, isHeld, isLocked, readLock, type LockInfo } from "./locks.js";
 import { quickParse } from "../zod-accept.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
 import { SessionIndex, sessionFolders } from "./session-index.js";
@@ -229,28 +229,28 @@ export async function sessionIds(store: Store): Promise<string[]> {
   return sessionFolders(path.join(store.dir, "sessions"));
 }
 
-/**
- * The sessions that have a lock file. Nearly every session has none (one exists only while a
- * nudge works on it, or after a crash): which ones do is asked with one synchronous stat each
- * (about 2 µs; no error made for a missing file). Reading every lock instead (an open that fails,
- * through the thread pool and a promise) cost a rewind or fork 240 ms in a store of 5,000
- * sessions; this costs it about 10 ms.
- */
-async function sessionsWithLock(store: Store): Promise<string[]> {
-  const sessions = path.join(store.dir, "sessions");
-  return (await sessionIds(store)).filter((id) => statSync(`${sessions}${path.sep}${id}${path.sep}lock`, { throwIfNoEntry: false }) !== undefined);
+/** A session that has a lock file, and what the lock says (null: unreadable). */
+export interface SessionLock {
+  id: string;
+  lock: LockInfo | null;
 }
 
-/** Sessions whose lock a live nudge process holds (recording it, or removing, exporting… it), with the lock. */
-export async function heldSessions(store: Store): Promise<Map<string, LockInfo>> {
-  const held = new Map<string, LockInfo>();
-  await Promise.all(
-    (await sessionsWithLock(store)).map(async (id) => {
-      const lock = await readLock(bundleFiles(bundleDir(store, id)).lock);
-      if (lock && isHeld(lock)) held.set(id, lock);
-    }),
-  );
-  return held;
+/**
+ * The sessions that have a lock file, each lock read once. Nearly every session has none (one
+ * exists only while a nudge works on it, or after a crash): which ones do is asked with one
+ * synchronous stat each (about 2 µs; no error made for a missing file). Reading every lock
+ * instead (an open that fails, through the thread pool and a promise) cost a rewind or fork
+ * 240 ms in a store of 5,000 sessions; this costs it about 10 ms.
+ */
+export async function sessionLocks(store: Store): Promise<SessionLock[]> {
+  const sessions = path.join(store.dir, "sessions");
+  const withLock = (await sessionIds(store)).filter((id) => statSync(`${sessions}${path.sep}${id}${path.sep}lock`, { throwIfNoEntry: false }) !== undefined);
+  return Promise.all(withLock.map(async (id) => ({ id, lock: await readLock(bundleFiles(bundleDir(store, id)).lock) })));
+}
+
+/** Of those, the sessions whose lock a live nudge process holds (recording it, or removing, exporting… it). */
+export function heldLocks(locks: SessionLock[]): Map<string, LockInfo> {
+  return new Map(locks.flatMap(({ id, lock }) => (lock && isHeld(lock) ? [[id, lock] as const] : [])));
 }
 
 /** A session whose claude may be changing files right now. */
@@ -264,16 +264,14 @@ export interface LiveClaude {
 
 /**
  * Sessions with a claude that may be writing files: recorded now, or orphaned by a nudge that
- * died. Each lock is read once, and only the headers of those sessions are read.
+ * died. Only the headers of sessions whose lock says so are read.
  */
-export async function liveClaudes(store: Store): Promise<LiveClaude[]> {
-  const withLock = await sessionsWithLock(store);
+export async function liveClaudes(store: Store, locks?: SessionLock[]): Promise<LiveClaude[]> {
   const found = await Promise.all(
-    withLock.map(async (id): Promise<LiveClaude | null> => {
-      const dir = bundleDir(store, id);
-      const activity = await lockActivity(bundleFiles(dir).lock);
+    (locks ?? (await sessionLocks(store))).map(async ({ id, lock }): Promise<LiveClaude | null> => {
+      const activity = activityOf(lock);
       if (!activity) return null;
-      const header = await readHeader(dir).catch(() => null);
+      const header = await readHeader(bundleDir(store, id)).catch(() => null);
       if (!header) return null;
       if (activity !== "recording") return { id, root: header.repo.root, orphanPid: activity.orphanPid };
       return header.state === "recording" ? { id, root: header.repo.root, orphanPid: null } : null;

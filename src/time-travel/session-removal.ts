@@ -9,7 +9,7 @@ import { UserError } from "../errors.js";
 import { pathExists } from "../file-exists.js";
 import { diskUsage } from "../bundle/disk-usage.js";
 import { holderText, readLock, type LockInfo } from "../bundle/locks.js";
-import { bundleDir, bundleFiles, heldSessions, listSessions, liveClaudes, readHeader, resolveId, type LiveClaude, type ListedSession, type Store } from "../bundle/store.js";
+import { bundleDir, bundleFiles, heldLocks, listSessions, liveClaudes, readHeader, sessionLocks, resolveId, type LiveClaude, type ListedSession, type Store } from "../bundle/store.js";
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS, sessionRef } from "../snapshot/snapshotter.js";
 import type { HousekeepingPlan, RecordRemoval, RefAt, SessionRemoval } from "./housekeeping-plan.js";
@@ -32,14 +32,13 @@ export interface StoreView {
 
 export async function readStoreView(store: Store): Promise<StoreView> {
   const unreadable: StoreView["unreadable"] = [];
-  const [refs, sessions, live, held, records] = await Promise.all([
+  const [refs, sessions, locks, records] = await Promise.all([
     git.listRefs(store.repoRoot, ["refs/nudge/"]),
     listSessions(store, (dir, why) => unreadable.push({ dir, why })),
-    liveClaudes(store),
-    heldSessions(store),
+    sessionLocks(store),
     storedRecords(store),
   ]);
-  return { refs, sessions, unreadable, live, held, records, undoStamp: undoTargetIn(records) };
+  return { refs, sessions, unreadable, live: await liveClaudes(store, locks), held: heldLocks(locks), records, undoStamp: undoTargetIn(records) };
 }
 
 /** A session's snapshot refs: its one ref, and the per-turn refs bundles made before the journal had. */
@@ -84,7 +83,10 @@ function sessionsOf(view: StoreView) {
   for (const s of view.sessions) {
     if (!maps.byDir.has(s.dir)) maps.byDir.set(s.dir, s);
     const parent = s.header.parent;
-    if (parent) maps.forksOf.set(parent.id, [...(maps.forksOf.get(parent.id) ?? []), { id: s.header.id, turn: parent.turn }]);
+    if (!parent) continue;
+    const forks = maps.forksOf.get(parent.id) ?? [];
+    forks.push({ id: s.header.id, turn: parent.turn });
+    maps.forksOf.set(parent.id, forks);
   }
   sessionMaps.set(view, maps);
   return maps;

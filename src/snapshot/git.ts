@@ -127,21 +127,13 @@ export async function objectExists(root: string, id: string): Promise<boolean> {
   return (await spawnGit(root, ["cat-file", "-e", id])).exitCode === 0;
 }
 
-/** Which of these objects (full ids) the repository has, in one process. */
-export async function objectsExist(root: string, ids: string[]): Promise<boolean[]> {
+/** Which of these objects (full ids) the repository has, in one process; with `type`, only objects of that type count. */
+export async function objectsExist(root: string, ids: string[], type?: "tree"): Promise<boolean[]> {
   if (ids.length === 0) return [];
   const out = await text(root, ["cat-file", "--batch-check"], { input: ids.join("\n") + "\n" });
   // One line per id asked: "<id> <type> <size>", or "<id> missing".
   const lines = out.split("\n");
-  return ids.map((_, i) => lines[i] !== undefined && !lines[i]!.endsWith(" missing"));
-}
-
-/** Which of these ids (full ids) name a tree the repository has, in one process. */
-export async function treesExist(root: string, ids: string[]): Promise<boolean[]> {
-  if (ids.length === 0) return [];
-  const lines = (await text(root, ["cat-file", "--batch-check"], { input: ids.join("\n") + "\n" })).split("\n");
-  // One line per id asked: "<id> <type> <size>", or "<id> missing" (or "ambiguous").
-  return ids.map((_, i) => lines[i]?.split(" ")[1] === "tree");
+  return ids.map((_, i) => lines[i] !== undefined && !lines[i]!.endsWith(" missing") && (!type || lines[i]!.split(" ")[1] === type));
 }
 
 /**

@@ -44,7 +44,7 @@ export async function listBackups(store: Store): Promise<BackupListing> {
   const refsPresent = new Set(refs.map((r) => r.ref));
   // The files each rewind changed, counted in two git processes for all of them (a tree pruned since: not counted).
   const trees = [...new Set(records.flatMap(({ record }) => (record.after ? [record.backup.tree, record.after.tree] : [])))];
-  const found = await git.treesExist(root, trees);
+  const found = await git.objectsExist(root, trees, "tree");
   const present = new Set(trees.filter((_, i) => found[i]));
   const counted = records.map(({ record }) => (record.after && present.has(record.backup.tree) && present.has(record.after.tree) ? ([record.backup.tree, record.after.tree] as [string, string]) : null));
   const counts = await filesChanged(root, counted.filter((p) => p !== null));
@@ -73,13 +73,17 @@ export async function listBackups(store: Store): Promise<BackupListing> {
 }
 
 /**
- * The counts for all pairs at once; if git cannot diff them all (a tree below one of them was
- * pruned or damaged), each pair on its own, and "cannot tell" for the ones that fail.
+ * The counts for all pairs at once. If git cannot diff them all (a tree below one of them pruned
+ * or damaged, an id that names no tree), each half on its own, down to the pair that fails, which
+ * is "cannot tell": a few more git processes for each bad record, never one per record.
  */
 async function filesChanged(root: string, pairs: Array<[string, string]>): Promise<Array<number | null>> {
+  if (pairs.length === 0) return [];
   try {
     return await git.changedFileCounts(root, pairs);
   } catch {
-    return Promise.all(pairs.map(([a, b]) => git.diffEntries(root, a, b, false).then((e) => e.length, () => null)));
+    if (pairs.length === 1) return [null];
+    const half = pairs.length >> 1;
+    return [...(await filesChanged(root, pairs.slice(0, half))), ...(await filesChanged(root, pairs.slice(half)))];
   }
 }

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { changedFileCounts, diffEntries, diffTrees, patchAndChanges, stageAll, treesExist } from "../../src/snapshot/git.js";
+import { changedFileCounts, diffEntries, diffTrees, patchAndChanges, objectsExist, stageAll } from "../../src/snapshot/git.js";
 import { patchBetween } from "../../src/snapshot/snapshotter.js";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 
@@ -72,6 +72,6 @@ describe("files changed between many pairs of trees, from one git process", () =
     expect(one).toEqual([1, 3, 4, 4, 0, 1]);
     expect(await changedFileCounts(repo, pairs)).toEqual(one);
     expect(await changedFileCounts(repo, [])).toEqual([]);
-    expect(await treesExist(repo, [trees[2]!, "0".repeat(40), (await git(repo, "rev-parse", "HEAD")).trim()])).toEqual([true, false, false]);
+    expect(await objectsExist(repo, [trees[2]!, "0".repeat(40), (await git(repo, "rev-parse", "HEAD")).trim()], "tree")).toEqual([true, false, false]);
   });
 });

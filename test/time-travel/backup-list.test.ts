@@ -9,28 +9,12 @@ import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/bundle/store.js";
 import { stageAll } from "../../src/snapshot/git.js";
 import { listBackups } from "../../src/time-travel/backup-list.js";
-import { saveRecord, type RewindRecord } from "../../src/time-travel/rewind-log.js";
+import { saveRecord } from "../../src/time-travel/rewind-log.js";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
+import { rewindRecord } from "../support/rewind-record.js";
 
-function record(root: string, i: number, before: string, after: string): RewindRecord {
-  return {
-    stamp: `20261129-0100${String(i).padStart(4, "0")}-1`,
-    at: new Date(Date.UTC(2026, 10, 29, 1, 0, i)).toISOString(),
-    kind: "rewind",
-    sessionId: "abc",
-    turn: 1,
-    root,
-    scope: "both",
-    backup: { commit: null, tree: before, ref: `refs/nudge/backup/${i}` },
-    before: { head: null, branch: null, rewoundTo: null, indexCopy: null },
-    after: { tree: after, head: null },
-    hidden: [],
-    undoes: null,
-    fork: null,
-    status: "applied",
-    owner: null,
-  };
-}
+const record = (root: string, i: number, before: string, after: string) =>
+  rewindRecord(root, i, { backup: { commit: null, tree: before, ref: `refs/nudge/backup/${i}` }, after: { tree: after, head: null } });
 
 describe("session backups' file counts", () => {
   it("counts every record's files, and says it cannot tell for one whose trees git cannot read in full", async () => {
@@ -59,5 +43,11 @@ describe("session backups' file counts", () => {
     expect(await counts()).toEqual([["0003-1", 2], ["0002-1", null], ["0001-1", null]]);
     renameSync(`${loose}.away`, loose);
     expect(await counts()).toEqual([["0003-1", 2], ["0002-1", 4], ["0001-1", 2]]);
+
+    // A record naming a blob or a commit where a tree goes (damaged by hand): cannot tell, the others counted.
+    const blob = (await git(repo, "rev-parse", `${t1}:a.txt`)).trim();
+    await saveRecord(store, record(repo, 4, blob, t2));
+    await saveRecord(store, record(repo, 5, t0, (await git(repo, "rev-parse", "HEAD")).trim()));
+    expect(await counts()).toEqual([["0005-1", null], ["0004-1", null], ["0003-1", 2], ["0002-1", 4], ["0001-1", 2]]);
   });
 });

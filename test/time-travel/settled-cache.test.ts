@@ -9,29 +9,10 @@ import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/bundle/store.js";
 import { interruptedIn, lastRewind, rewindsDir, saveRecord, type RewindRecord } from "../../src/time-travel/rewind-log.js";
 import { gitdir } from "../support/gitdir.js";
+import { rewindRecord } from "../support/rewind-record.js";
 
-const TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-
-function record(root: string, i: number, status: RewindRecord["status"]): RewindRecord {
-  return {
-    stamp: `20261128-0700${String(i).padStart(4, "0")}-1`,
-    at: new Date(Date.UTC(2026, 10, 28, 7, 0, i)).toISOString(),
-    kind: "rewind",
-    sessionId: "abc",
-    turn: 1,
-    root,
-    scope: "both",
-    backup: { commit: null, tree: TREE, ref: `refs/nudge/backup/${i}` },
-    before: { head: null, branch: null, rewoundTo: null, indexCopy: null },
-    after: { tree: TREE, head: null },
-    hidden: [],
-    undoes: null,
-    fork: null,
-    status,
-    // A process that is not running: a "started" record of it was cut off.
-    owner: { pid: 2 ** 22 + 17, started: null },
-  };
-}
+/** A record of a process that is not running: a "started" one of it was cut off. */
+const record = (root: string, i: number, status: RewindRecord["status"]): RewindRecord => rewindRecord(root, i, { status, owner: { pid: 2 ** 22 + 17, started: null } });
 
 describe("settled rewind records", () => {
   it("an interrupted record is found with the cache present, missing, damaged or stale", async () => {

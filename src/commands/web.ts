@@ -59,11 +59,12 @@ Examples:
       process.once("SIGINT", () => resolve("SIGINT"));
       process.once("SIGTERM", () => resolve("SIGTERM"));
     });
-    if (o.json) printJson({ url: server.url, host: o.host, port: server.port, repo: store.repoRoot, repos: server.app.repos.map((r) => ({ root: r.store.repoRoot, path: r === server.app.repos[0] ? "/" : `/r/${r.key}/` })) });
+    if (o.json) printJson({ url: server.url, urls: server.urls, host: o.host, port: server.port, repo: store.repoRoot, repos: server.app.repos.map((r) => ({ root: r.store.repoRoot, path: r === server.app.repos[0] ? "/" : `/r/${r.key}/` })) });
     else writeOut(`nudge web: ${server.url}\n`);
     const roots = server.app.repos.map((r) => r.store.repoRoot);
     writeErr(`serving the sessions of ${roots.join(", ")}${roots.length === 1 ? " (--repo <path> serves another's too)" : ""}; Ctrl-C stops it\n`);
     if (!LOOPBACK.test(o.host)) writeErr(`warning: listening on ${o.host}: anyone who can reach that address with the token can read your sessions and rewind your code\n`);
+    for (const other of server.urls.filter((u) => u !== server.url)) writeErr(`  from another machine: ${other}\n`);
     if (o.open && canOpenBrowser()) openBrowser(server.url);
     await stopped;
     const driven = server.app.live.size;

@@ -82,6 +82,10 @@ describe("nudge web: who may talk to it", () => {
     try {
       for (const address of own) expect((await every.request("/api/sessions", { headers: { host: `${address}:${every.port}`, cookie: every.cookie } })).status).toBe(200);
       expect((await every.request("/api/sessions", { headers: { host: `rebind.example:${every.port}`, cookie: every.cookie } })).status).toBe(403);
+      // The address printed is one a browser can open (0.0.0.0 is none), and each of this machine's others is named.
+      expect(new URL(every.url).hostname).toBe("127.0.0.1");
+      await until("the other addresses printed", async () => (own.every((address) => every.stderr().includes(`from another machine: http://${address}:${every.port}/?token=${every.token}`)) ? true : undefined));
+      expect(every.stderr()).not.toContain("http://0.0.0.0");
     } finally {
       await every.stop();
     }

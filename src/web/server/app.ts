@@ -14,7 +14,7 @@ import { Downloads } from "./downloads.js";
 import { HttpError, sendError, sendJson } from "./http-io.js";
 import { findRoute } from "./router.js";
 import { ROUTES } from "./routes.js";
-import { checkRequest, makeGuard, securityHeaders } from "./security.js";
+import { checkRequest, machineAddresses, makeGuard, securityHeaders } from "./security.js";
 import { keepLogin, readKeptLogin } from "./kept-login.js";
 import { pageAssetsDir } from "../page/assets.js";
 import { Watchers } from "./watchers.js";
@@ -23,6 +23,8 @@ import { LivePool } from "../live/live-pool.js";
 export interface WebServer {
   /** The URL to open: the token in it, once. */
   url: string;
+  /** Every address the page can be opened at (on 0.0.0.0: loopback, then this machine's other addresses). */
+  urls: string[];
   port: number;
   app: App;
   close(): Promise<void>;
@@ -57,9 +59,12 @@ export async function startWebServer(o: { store: Store; more?: Store[]; host: st
     assetsDir: await pageAssetsDir().catch(() => null),
   };
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handle(app, req, res));
-  const name = o.host.includes(":") ? `[${o.host}]` : o.host;
+  const at = (host: string) => `http://${host.includes(":") ? `[${host}]` : host}:${port}/?token=${app.guard.token}`;
+  // 0.0.0.0 and :: are no address a browser can open: this machine opens loopback, others one of its addresses.
+  const wildcard = o.host === "0.0.0.0" || o.host === "::";
   return {
-    url: `http://${name}:${port}/?token=${app.guard.token}`,
+    url: at(wildcard ? "127.0.0.1" : o.host),
+    urls: wildcard ? [at("127.0.0.1"), ...outsideAddresses(o.host).map(at)] : [at(o.host)],
     port,
     app,
     async close() {
@@ -128,4 +133,11 @@ function listen(server: http.Server, host: string, port: number): Promise<number
     });
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+/** This machine's own addresses another machine may reach it at: not loopback or link-local, IPv4 first (only IPv6 for `::`'s family too). */
+function outsideAddresses(host: string): string[] {
+  const all = machineAddresses().filter((a) => !/^(127\.|::1$|fe80:)/i.test(a));
+  const v4 = all.filter((a) => !a.includes(":"));
+  return host === "::" ? [...v4, ...all.filter((a) => a.includes(":"))] : v4;
 }

@@ -37,7 +37,10 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
     if (opened) handlers.reopen?.({});
     opened = true;
   });
-  source.addEventListener("error", () => report(source.readyState === EventSource.CLOSED ? "refused" : "reconnecting"));
+  source.addEventListener("error", () => {
+    if (source.readyState !== EventSource.CLOSED) return report("reconnecting");
+    void whyRefused(url).then((c) => c && report(c));
+  });
   for (const [type, handle] of Object.entries(handlers)) {
     if (type === "reopen") continue;
     source.addEventListener(type, (event) => {
@@ -51,4 +54,18 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
     });
   }
   return () => source.close();
+}
+
+/**
+ * EventSource says only that the server refused the stream, not why. Asked again with fetch: a 403
+ * is this page's login refused; a 404 is a session that is not there (the page says so itself),
+ * not a lost login. A HEAD: the server answers a stream's HEAD with its headers alone.
+ */
+async function whyRefused(url: string): Promise<Connection | null> {
+  try {
+    const answer = await fetch(url, { method: "HEAD" });
+    return answer.status === 404 || answer.status === 410 ? null : "refused";
+  } catch {
+    return "refused";
+  }
 }

@@ -10,6 +10,7 @@ import { ConnectionBanner } from "./components/connection-banner.js";
 import { SessionPage } from "./components/session-page.js";
 import { SessionsPage } from "./components/sessions-page.js";
 import { repoPath } from "./repo-base.js";
+import { turnInAddress } from "./turn-address.js";
 import { readStaticData, serverSource, staticSource } from "./source.js";
 
 function start(): void {
@@ -22,11 +23,11 @@ function start(): void {
   }
   const source = serverSource();
   const match = /^\/s\/([^/]+)\/?$/.exec(repoPath());
-  const turn = Number(new URLSearchParams(location.search).get("turn"));
+  const turn = turnInAddress();
   render(
     <>
       <ConnectionBanner />
-      {match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={Number.isInteger(turn) && turn > 0 ? turn : null} /> : <SessionsPage source={source} />}
+      {match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={turn} /> : <SessionsPage source={source} />}
     </>,
     root,
   );

@@ -16,7 +16,42 @@ const md = new MarkdownIt({
   linkify: true,
   highlight: (code, language) => highlight(code, language.toLowerCase()) ?? "",
 });
-md.validateLink = (url) => SAFE_LINK.test(url.trim());
+// A link with no scheme is a path in the repository (`[the README](./README.md)`): kept, so it and
+// a reference definition are not shown as raw markdown, but drawn as text the page cannot open.
+const SCHEME = /^[a-z][a-z0-9+.-]*:|^\/\//i;
+md.validateLink = (url) => SAFE_LINK.test(url.trim()) || !SCHEME.test(url.trim());
+const isLocal = (href: string) => !SAFE_LINK.test(href.trim());
+
+md.renderer.rules.link_open = (tokens, i, options, _env, self) => {
+  const href = String(tokens[i]!.attrGet("href") ?? "");
+  if (!isLocal(href)) return self.renderToken(tokens, i, options);
+  return `<span class="local-link" title="${md.utils.escapeHtml(`a path in the repository: ${href}`)}">`;
+};
+md.renderer.rules.link_close = (tokens, i, options, _env, self) => {
+  // The matching opener decides: the nearest link_open before this close at the same level.
+  for (let j = i - 1; j >= 0; j--) {
+    const t = tokens[j]!;
+    if (t.type === "link_open" && t.level === tokens[i]!.level) return isLocal(String(t.attrGet("href") ?? "")) ? "</span>" : self.renderToken(tokens, i, options);
+  }
+  return self.renderToken(tokens, i, options);
+};
+
+// A task list (`- [ ] todo`, `- [x] done`) shows boxes, as Claude Code and GitHub draw them.
+md.core.ruler.after("inline", "task-lists", (state) => {
+  const tokens = state.tokens;
+  for (let i = 2; i < tokens.length; i++) {
+    const inline = tokens[i]!;
+    if (inline.type !== "inline" || tokens[i - 1]!.type !== "paragraph_open" || tokens[i - 2]!.type !== "list_item_open") continue;
+    const first = inline.children?.[0];
+    const box = first?.type === "text" ? /^\[([ xX])\]\s+/.exec(first.content) : null;
+    if (!first || !box) continue;
+    first.content = first.content.slice(box[0].length);
+    const mark = new state.Token("html_inline", "", 0);
+    mark.content = box[1] === " " ? '<span class="task">☐</span> ' : '<span class="task done">☑</span> ';
+    inline.children!.unshift(mark);
+    tokens[i - 2]!.attrJoin("class", "task-item");
+  }
+});
 
 md.renderer.rules.image = (tokens, i) => {
   const token = tokens[i]!;

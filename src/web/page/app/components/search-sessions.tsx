@@ -11,40 +11,78 @@ import { getJson } from "../source.js";
 import { ErrorLine } from "./error-line.js";
 import { inRepo } from "../repo-base.js";
 
+/** The query is kept in the address (`?q=`), so Back from a hit finds the search as it was left. */
+const queryInAddress = () => new URLSearchParams(location.search).get("q") ?? "";
+
+function keepQueryInAddress(q: string): void {
+  const url = new URL(location.href);
+  if (q) url.searchParams.set("q", q);
+  else url.searchParams.delete("q");
+  if (url.href !== location.href) history.replaceState(history.state, "", url);
+}
+
 export function SearchSessions() {
-  const [query, setQuery] = useState("");
+  const [query, setQuery] = useState(queryInAddress);
   const [hits, setHits] = useState<SearchHitView[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const asked = useRef(0);
+  const list = useRef<HTMLOListElement>(null);
+  /** The query as typed is looked up at once (Enter), else after a pause in the typing. */
+  const [now, setNow] = useState(0);
   useEffect(() => {
     const q = query.trim();
+    keepQueryInAddress(q);
     if (!q) {
       setHits(null);
       setError(null);
       return;
     }
     const mine = ++asked.current;
-    const timer = setTimeout(() => {
-      getJson<{ hits: SearchHitView[] }>(inRepo(`/api/search?q=${encodeURIComponent(q)}&limit=30`)).then(
-        (answer) => mine === asked.current && (setHits(answer.hits), setError(null)),
-        (e: unknown) => mine === asked.current && (setHits(null), setError(e)),
-      );
-    }, 250);
+    const timer = setTimeout(
+      () => {
+        getJson<{ hits: SearchHitView[] }>(inRepo(`/api/search?q=${encodeURIComponent(q)}&limit=30`)).then(
+          (answer) => mine === asked.current && (setHits(answer.hits), setError(null)),
+          (e: unknown) => mine === asked.current && (setHits(null), setError(e)),
+        );
+      },
+      now ? 0 : 250,
+    );
     return () => clearTimeout(timer);
-  }, [query]);
+  }, [query, now]);
+  const links = () => [...(list.current?.querySelectorAll<HTMLAnchorElement>("a.hit") ?? [])];
+  // Down from the box goes into the hits, Up and Down move among them, Enter opens one (a link's own key).
+  const onBoxKey = (e: KeyboardEvent) => {
+    if (e.key === "Enter" && !e.isComposing) {
+      e.preventDefault();
+      setNow((n) => n + 1);
+    } else if (e.key === "ArrowDown" && links().length) {
+      e.preventDefault();
+      links()[0]!.focus();
+    }
+  };
+  const onHitsKey = (e: KeyboardEvent) => {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    const all = links();
+    const at = all.indexOf(document.activeElement as HTMLAnchorElement);
+    if (at < 0) return;
+    e.preventDefault();
+    const next = at + (e.key === "ArrowDown" ? 1 : -1);
+    if (next < 0) (e.currentTarget as HTMLElement).closest("section")?.querySelector("input")?.focus();
+    else all[Math.min(next, all.length - 1)]!.focus();
+  };
   return (
     <section class="search-sessions" aria-label="Search every session">
       <label class="filter">
         Search every session{" "}
-        <input type="search" value={query} placeholder='words, "a phrase", prefix*' onInput={(e) => setQuery(e.currentTarget.value)} />
+        <input type="search" value={query} placeholder='words, "a phrase", prefix*' onInput={(e) => setQuery(e.currentTarget.value)} onKeyDown={onBoxKey} />
       </label>
       <ErrorLine error={error} />
       {hits && hits.length === 0 ? <p class="muted">Nothing found.</p> : null}
       {hits && hits.length ? (
-        <ol class="hits">
+        <ol class="hits" ref={list} onKeyDown={onHitsKey}>
           {hits.map((h, i) => (
             <li key={i}>
-              <a href={inRepo(`/s/${encodeURIComponent(h.session)}?turn=${h.turn}`)}>
+              <a class="hit" href={inRepo(`/s/${encodeURIComponent(h.session)}?turn=${h.turn}`)}>
                 {h.session} · turn {h.turn}
               </a>{" "}
               <span class="muted small">

@@ -6,7 +6,7 @@ import type { Source } from "../source.js";
 import { ActionDialog, type Action } from "./action-dialog.js";
 import { inRepo } from "../repo-base.js";
 
-export function SessionHeader({ source, view, onChanged }: { source: Source; view: SessionView; onChanged: () => void }) {
+export function SessionHeader({ source, view, onChanged, lockedWhy = null }: { source: Source; view: SessionView; onChanged: () => void; lockedWhy?: string | null }) {
   const s = view.session;
   const [action, setAction] = useState<Action | null>(null);
   const link = (id: string, turn?: number) => (source.static ? <code>{id}</code> : <a href={inRepo(`/s/${encodeURIComponent(id)}${turn === undefined ? "" : `?turn=${turn}`}`)}>{id}</a>);
@@ -51,9 +51,10 @@ export function SessionHeader({ source, view, onChanged }: { source: Source; vie
           <button type="button" onClick={() => setAction({ kind: "export", sessionId: s.id, label: "Export" })}>
             Export
           </button>
-          <button type="button" class="danger" onClick={() => setAction({ kind: "rm", sessionId: s.id, label: "Delete session" })}>
+          <button type="button" class="danger" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "rm", sessionId: s.id, label: "Delete session" })}>
             Delete session
           </button>
+          {lockedWhy ? <span class="muted why-not">Rewind, fork and delete wait: {lockedWhy}</span> : null}
         </div>
       )}
       {action ? (

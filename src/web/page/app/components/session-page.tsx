@@ -22,6 +22,8 @@ import { SessionHeader } from "./session-header.js";
 import { Timeline } from "./timeline.js";
 import { TurnSection } from "./turn-section.js";
 import { inRepo } from "../repo-base.js";
+import { useFollowLive } from "../follow-live.js";
+import { turnInAddress } from "../turn-address.js";
 
 /**
  * Sections are drawn a chunk at a time, the first chunk at once and one more whenever the browser
@@ -144,6 +146,18 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   useEffect(() => {
     if (view && scrollTo !== null) jump(scrollTo);
   }, [view !== null]);
+  // A link to another turn of this page (a heading's permalink, a typed #turn-N) goes there.
+  useEffect(() => {
+    const onHash = () => {
+      const n = turnInAddress();
+      if (n !== null) jump(n);
+    };
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, [jump]);
+
+  const working = !source.static && view !== null && (view.session.state === "recording" || (live !== null && !live.ended && live.busy));
+  const { following, jumpToLive } = useFollowLive(working, scrollTo === null);
 
   // Started from the page and gone at once (claude refused to start: nothing was recorded): why.
   const refusal = live?.ended ? live.notices.filter((n) => n.level === "error") : [];
@@ -170,13 +184,29 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         </p>
       </main>
     );
+  if (!view && error instanceof ApiError && error.status === 404)
+    return (
+      <main class="session">
+        <h1>No such session</h1>
+        <p>
+          No session in this repository matches <code>{id}</code>: the address is mistyped, or the session was deleted. <a href={inRepo("/")}>All sessions</a>
+        </p>
+      </main>
+    );
   if (!view) return <main class="session">{error ? <ErrorLine error={error} /> : <p class="muted">Loading…</p>}</main>;
   const turns: TurnSummaryView[] = view.turns;
   const pending = view.pending && !turns.some((t) => t.n === view.pending!.n) ? view.pending : null;
+  const lockedWhy = recordingWhy(view.session.state, live);
+  const asked = scrollTo !== null && !turns.some((t) => t.n === scrollTo) && pending?.n !== scrollTo ? scrollTo : null;
   return (
     <main class="session">
-      <SessionHeader source={source} view={view} onChanged={() => void load()} />
+      <SessionHeader source={source} view={view} onChanged={() => void load()} lockedWhy={lockedWhy} />
       <ErrorLine error={error} />
+      {asked !== null ? (
+        <p class="notice warn" role="status">
+          This session has no turn {asked}: its turns are {turns.length ? `${turns[0]!.n} to ${turns.at(-1)!.n}` : "none yet"}.
+        </p>
+      ) : null}
       {source.static ? (
         <SearchBox
           onSearch={() => {
@@ -190,13 +220,28 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       {!source.static && turns.length > 1 ? <CompareTurns source={source} id={view.session.id} turns={turns.map((t) => t.n)} /> : null}
       <div id="turns">
         {chunks.slice(0, drawn).map((chunk) => (
-          <TurnChunk key={chunk[0]!.n} source={source} sessionId={view.session.id} turns={chunk} versions={versions} forced={forced} onChanged={changed} />
+          <TurnChunk key={chunk[0]!.n} source={source} sessionId={view.session.id} turns={chunk} versions={versions} forced={forced} onChanged={changed} lockedWhy={lockedWhy} />
         ))}
         {pending ? <TurnSection key={`p${pending.n}`} source={source} sessionId={view.session.id} summary={null} pendingN={pending.n} version={versions[pending.n] ?? 0} forced onChanged={changed} /> : null}
       </div>
+      {working && !following ? (
+        <button type="button" class="jump-live" onClick={jumpToLive}>
+          ↓ Jump to live
+        </button>
+      ) : null}
       {source.static ? null : <Driving id={view.session.id} state={view.session.state} live={live} refreshLive={refreshLive} prompts={turns.flatMap((t) => (t.prompt ? [t.prompt] : [])).reverse()} />}
     </main>
   );
+}
+
+/**
+ * Why a rewind, fork or delete cannot be done from here now: the recorder holds the session, and
+ * the server would refuse (409). Said before the click rather than after it.
+ */
+function recordingWhy(state: string, live: LiveState | null): string | null {
+  if (state !== "recording") return null;
+  if (live && !live.ended) return "This page drives the session: use /rewind or /fork in the prompt box, or End it first.";
+  return "Another nudge is recording this session (a terminal or a loop): end it there first.";
 }
 
 interface ChunkProps {
@@ -206,21 +251,22 @@ interface ChunkProps {
   versions: Record<number, number>;
   forced: Set<number>;
   onChanged: () => void;
+  lockedWhy: string | null;
 }
 
 /** A run of turn sections, drawn again only when one of its own turns changed. */
 class TurnChunk extends Component<ChunkProps> {
   override shouldComponentUpdate(next: ChunkProps): boolean {
     const now = this.props;
-    if (now.source !== next.source || now.sessionId !== next.sessionId || now.turns !== next.turns || now.onChanged !== next.onChanged) return true;
+    if (now.source !== next.source || now.sessionId !== next.sessionId || now.turns !== next.turns || now.onChanged !== next.onChanged || now.lockedWhy !== next.lockedWhy) return true;
     return next.turns.some((t) => (now.versions[t.n] ?? 0) !== (next.versions[t.n] ?? 0) || now.forced.has(t.n) !== next.forced.has(t.n));
   }
 
-  override render({ source, sessionId, turns, versions, forced, onChanged }: ChunkProps) {
+  override render({ source, sessionId, turns, versions, forced, onChanged, lockedWhy }: ChunkProps) {
     return (
       <>
         {turns.map((t) => (
-          <TurnSection key={t.n} source={source} sessionId={sessionId} summary={t} version={versions[t.n] ?? 0} forced={forced.has(t.n)} onChanged={onChanged} />
+          <TurnSection key={t.n} source={source} sessionId={sessionId} summary={t} version={versions[t.n] ?? 0} forced={forced.has(t.n)} onChanged={onChanged} lockedWhy={lockedWhy} />
         ))}
       </>
     );

@@ -1,7 +1,8 @@
 /** A tool call: its name and detail, its input and output (collapsed), a subagent's entries nested. */
 import type { Entry } from "../../../../view/view-types.js";
-import { ClippedBlock } from "./clipped-block.js";
+import { ClippedBlock, ClippedNote } from "./clipped-block.js";
 import { EntryView } from "./entries.js";
+import { FileInputView, readFileInput } from "./file-input.js";
 
 type Tool = Extract<Entry, { kind: "tool" }>;
 
@@ -17,7 +18,7 @@ export function ToolCall({ tool, onShowAll }: { tool: Tool; onShowAll: (() => vo
       </summary>
       <div class="tool-body">
         <h4>Input</h4>
-        <ClippedBlock text={tool.input} onShowAll={onShowAll} />
+        <ToolInput tool={tool} onShowAll={onShowAll} />
         {tool.result ? (
           <>
             <h4>{failed ? "Error" : "Output"}</h4>
@@ -34,5 +35,17 @@ export function ToolCall({ tool, onShowAll }: { tool: Tool; onShowAll: (() => vo
         ) : null}
       </div>
     </details>
+  );
+}
+
+function ToolInput({ tool, onShowAll }: { tool: Tool; onShowAll: (() => void) | null }) {
+  const file = readFileInput(tool.name, tool.input);
+  if (!file) return <ClippedBlock text={tool.input} onShowAll={onShowAll} />;
+  const cut = tool.input.length > tool.input.text.length;
+  return (
+    <>
+      <FileInputView input={file} />
+      {cut ? <ClippedNote text={`… the input is cut here (${tool.input.length - tool.input.text.length} more characters)`} onShowAll={onShowAll} /> : null}
+    </>
   );
 }

@@ -21,9 +21,11 @@ interface Props {
   version: number;
   forced: boolean;
   onChanged: () => void;
+  /** Why Rewind and Fork cannot be done now (the session is being recorded), or null. */
+  lockedWhy?: string | null;
 }
 
-export function TurnSection({ source, sessionId, summary, pendingN, version, forced, onChanged }: Props) {
+export function TurnSection({ source, sessionId, summary, pendingN, version, forced, onChanged, lockedWhy = null }: Props) {
   const n = summary?.n ?? pendingN ?? 0;
   const ref = useRef<HTMLElement>(null);
   const [near, setNear] = useState(false);
@@ -38,7 +40,9 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
     return whenNear(element, () => setNear(true));
   }, [near]);
 
-  const wanted = near || forced;
+  // A turn the server said changed is fetched wherever it is: a live session's new and interrupted
+  // turns must show without the user scrolling to them.
+  const wanted = near || forced || version > 0;
   useEffect(() => {
     if (!wanted) return;
     let live = true;
@@ -55,7 +59,15 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
   const pending = summary === null;
   return (
     <section class={`turn${pending ? " pending" : ""}`} id={`turn-${n}`} ref={ref} aria-labelledby={`turn-${n}-title`}>
-      <h2 id={`turn-${n}-title`}>{n === 0 ? "Turn 0" : `Turn ${n}`}</h2>
+      <h2>
+        {/* The region is named by the words alone, not by the permalink beside them. */}
+        <span id={`turn-${n}-title`}>{n === 0 ? "Turn 0" : `Turn ${n}`}</span>
+        {source.static ? null : (
+          <a class="permalink" href={`#turn-${n}`} aria-label={`Link to turn ${n}`} title="Link to this turn">
+            #
+          </a>
+        )}
+      </h2>
       <p class="turn-meta">
         {n === 0 ? (
           // Turn 0 is no exchange with claude: no status, cost, time or tokens to show.
@@ -80,10 +92,10 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
       {s?.loop ? <LoopLine loop={s.loop} /> : null}
       {source.static || pending ? null : (
         <div class="actions">
-          <button type="button" onClick={() => setAction({ kind: "rewind", sessionId, turn: n, label: `Rewind to turn ${n}` })}>
+          <button type="button" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "rewind", sessionId, turn: n, label: `Rewind to turn ${n}` })}>
             Rewind to turn {n}
           </button>
-          <button type="button" onClick={() => setAction({ kind: "fork", sessionId, turn: n, label: `Fork at turn ${n}` })}>
+          <button type="button" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "fork", sessionId, turn: n, label: `Fork at turn ${n}` })}>
             Fork at turn {n}
           </button>
         </div>

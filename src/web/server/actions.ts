@@ -14,8 +14,9 @@ import { describeForked, describeWorktreeFork } from "../../time-travel/fork-des
 import { applyForkInPlace, forkIntoWorktree, forkTurn, planForkIntoWorktree, prepareForkInPlace } from "../../time-travel/fork-session.js";
 import { applyHousekeeping } from "../../time-travel/housekeeping-apply.js";
 import { describeHousekeeping, describeRemoved, planKey } from "../../time-travel/housekeeping-plan.js";
-import { applyRewind, prepareRewind, withWorkTree } from "../../time-travel/rewind.js";
-import { describePlan, describeRewound } from "../../time-travel/rewind-plan.js";
+import { applyRewind, prepareRewind, prepareUndo, undoLastRewind, withUndo, withWorkTree } from "../../time-travel/rewind.js";
+import { describePlan, describeRewound, describeUndo } from "../../time-travel/rewind-plan.js";
+import { UserError } from "../../errors.js";
 import { planRemoval } from "../../time-travel/session-removal.js";
 import type { Action } from "./confirm-action.js";
 
@@ -32,6 +33,36 @@ export const rewindAction: Action<{ turn: number; scope?: "both" | "code" | "con
         question: `rewind ${id} to turn ${input.turn}?`,
         fingerprint: prepared.plan,
         apply: async () => ({ done: describeRewound(prepared.plan, await applyRewind(store, session, prepared)) }),
+      });
+    });
+  },
+};
+
+/**
+ * Undo the repository's last rewind (or in-place fork), as `session rewind --undo` does, from the
+ * page of the session it rewound: offered there, refused for any other session's page.
+ */
+export const undoAction: Action<Record<string, never>> = {
+  fields: {},
+  async run({ store }, id, _input, decide) {
+    await withUndo(store, async () => {
+      const prepared = await prepareUndo(store);
+      const record = prepared.plan.undo;
+      if (record.sessionId !== id) throw new UserError(`the last rewind in this repository is of session ${record.sessionId}, not ${id}`, `undo it from that session's page (or nudge session rewind --undo)`);
+      await decide({
+        plan: describeUndo(prepared.plan),
+        question: `undo the ${record.fork ? "fork" : "rewind"} of ${id} to turn ${record.turn}?`,
+        fingerprint: { record: record.stamp, tree: prepared.state.tree },
+        apply: async () => {
+          const { savedEdits, notRestored } = await undoLastRewind(store, prepared);
+          return {
+            done: [
+              `undid the ${record.fork ? "fork" : "rewind"} of ${id} to turn ${record.turn}: the files are as they were before it`,
+              ...(savedEdits ? [`edits made after that rewind are kept under ${savedEdits}`] : []),
+              ...notRestored.map((file) => `could not write back ${file}`),
+            ],
+          };
+        },
       });
     });
   },

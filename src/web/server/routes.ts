@@ -54,6 +54,7 @@ export const ROUTES: Route[] = [
   get("/api/events", listEvents),
   get("/api/downloads/:token", sendDownload),
   post("/api/sessions/:id/rewind", actionRoute("rewind", async () => (await import("./actions.js")).rewindAction)),
+  post("/api/sessions/:id/undo", actionRoute("undo", async () => (await import("./actions.js")).undoAction)),
   post("/api/sessions/:id/fork", actionRoute("fork", async () => (await import("./actions.js")).forkAction)),
   post("/api/sessions/:id/export", actionRoute("export", async () => (await import("./actions.js")).exportAction)),
   post("/api/sessions/:id/rm", actionRoute("rm", async () => (await import("./actions.js")).rmAction)),

@@ -11,7 +11,7 @@ import { inRepo } from "../repo-base.js";
 
 export type Action =
   | { kind: "rewind" | "fork"; sessionId: string; turn: number; label: string }
-  | { kind: "export" | "rm"; sessionId: string; label: string };
+  | { kind: "export" | "rm" | "undo"; sessionId: string; label: string };
 
 interface Plan {
   plan: string[];
@@ -25,7 +25,8 @@ interface Done {
 
 type Step = { at: "options" } | { at: "asking" } | { at: "plan"; plan: Plan; stale: boolean } | { at: "applying"; plan: Plan } | { at: "done"; done: Done } | { at: "failed"; error: unknown };
 
-export function ActionDialog({ action, onClose }: { action: Action; onClose: (changed: boolean) => void }) {
+/** `onUndo`: after a rewind or an in-place fork is done, the dialog offers to undo it (the page opens the undo's own plan). */
+export function ActionDialog({ action, onClose, onUndo }: { action: Action; onClose: (changed: boolean) => void; onUndo?: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [step, setStep] = useState<Step>(action.kind === "fork" ? { at: "options" } : { at: "asking" });
   const [worktree, setWorktree] = useState("");
@@ -130,6 +131,11 @@ export function ActionDialog({ action, onClose }: { action: Action; onClose: (ch
             <button type="button" onClick={() => onClose(true)}>
               Close
             </button>
+            {onUndo && (action.kind === "rewind" || (action.kind === "fork" && !worktree.trim())) ? (
+              <button type="button" onClick={onUndo}>
+                Undo it
+              </button>
+            ) : null}
           </div>
         </>
       ) : null}

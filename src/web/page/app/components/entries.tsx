@@ -7,6 +7,11 @@ import type { Entry } from "../../../../view/view-types.js";
 import { MARKDOWN_MAX, renderMarkdown } from "../markdown.js";
 import { ClippedBlock } from "./clipped-block.js";
 import { ToolCall } from "./tool-call.js";
+import { openByDefault } from "../disclosure.js";
+import { useCopyButtons } from "../copy-code.js";
+import { markdownPieces } from "../markdown-pieces.js";
+import { whenNear } from "../near-screen.js";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 /** `inFlight`: the turn is still running, so a question without an answer is still being asked. */
 export function Entries({ entries, onShowAll, inFlight = false }: { entries: Entry[]; onShowAll: (() => void) | null; inFlight?: boolean }) {
@@ -34,7 +39,7 @@ export function EntryView({ entry, onShowAll, inFlight = false }: { entry: Entry
       return <Markdown source={entry.markdown} subagent={entry.parent !== null} />;
     case "thinking":
       return (
-        <details class="thinking">
+        <details class="thinking" open={openByDefault()}>
           <summary>Thinking</summary>
           <pre>{entry.text}</pre>
         </details>
@@ -91,7 +96,32 @@ export function EntryView({ entry, onShowAll, inFlight = false }: { entry: Entry
 
 export function Markdown({ source, subagent }: { source: string; subagent: boolean }) {
   const cls = `markdown${subagent ? " subagent" : ""}`;
-  // Megabytes of markdown would hold the page up: past the limit it is plain text.
-  if (source.length > MARKDOWN_MAX) return <pre class={cls}>{source}</pre>;
-  return <div class={cls} dangerouslySetInnerHTML={{ __html: renderMarkdown(source) }} />;
+  // Megabytes of markdown would hold the page up: past the limit it is rendered in pieces, each as it nears the screen.
+  if (source.length > MARKDOWN_MAX)
+    return (
+      <div class={cls}>
+        {markdownPieces(source).map((piece, i) => (
+          <MarkdownPiece key={i} source={piece} />
+        ))}
+      </div>
+    );
+  return <MarkdownHtml cls={cls} source={source} />;
+}
+
+function MarkdownHtml({ cls, source }: { cls: string; source: string }) {
+  const ref = useCopyButtons(source);
+  return <div class={cls} ref={ref} dangerouslySetInnerHTML={{ __html: renderMarkdown(source) }} />;
+}
+
+/** One piece of a long answer: its text at first, its markdown once near the screen. */
+function MarkdownPiece({ source }: { source: string }) {
+  const [near, setNear] = useState(false);
+  const ref = useRef<HTMLPreElement>(null);
+  useEffect(() => (near || !ref.current ? undefined : whenNear(ref.current, () => setNear(true))), [near]);
+  if (near) return <MarkdownHtml cls="markdown-piece" source={source} />;
+  return (
+    <pre class="markdown-piece" ref={ref}>
+      {source}
+    </pre>
+  );
 }

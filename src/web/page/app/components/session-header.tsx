@@ -45,7 +45,7 @@ export function SessionHeader({ source, view, onChanged, lockedWhy = null }: { s
           Imported: exported by {s.origin.exportedBy ?? "(unknown)"} from {s.origin.root} on {when(s.origin.exportedAt)} (session {s.origin.sourceId} there)
         </p>
       ) : null}
-      {s.rewoundTo !== null ? <p class="meta">Rewound to turn {s.rewoundTo}: the next run continues from there in a fork.</p> : null}
+      {s.rewoundTo !== null ? <p class="meta">Rewound to turn {s.rewoundTo}: the next run continues from there in a fork. Undo the rewind puts the files back as they were before it.</p> : null}
       {source.static ? null : (
         <div class="actions">
           <button type="button" onClick={() => setAction({ kind: "export", sessionId: s.id, label: "Export" })}>
@@ -54,6 +54,11 @@ export function SessionHeader({ source, view, onChanged, lockedWhy = null }: { s
           <button type="button" class="danger" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "rm", sessionId: s.id, label: "Delete session" })}>
             Delete session
           </button>
+          {s.rewoundTo !== null ? (
+            <button type="button" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "undo", sessionId: s.id, label: "Undo the rewind" })}>
+              Undo the rewind
+            </button>
+          ) : null}
           {lockedWhy ? <span class="muted why-not">Rewind, fork and delete wait: {lockedWhy}</span> : null}
         </div>
       )}

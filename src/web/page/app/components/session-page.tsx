@@ -20,6 +20,7 @@ import { StartSession } from "./start-session.js";
 import { SearchBox } from "./search-box.js";
 import { SessionHeader } from "./session-header.js";
 import { Timeline } from "./timeline.js";
+import { ReadingTools } from "./reading-tools.js";
 import { TurnSection } from "./turn-section.js";
 import { inRepo } from "../repo-base.js";
 import { useFollowLive } from "../follow-live.js";
@@ -217,6 +218,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         />
       ) : null}
       <Timeline turns={turns} onPick={jump} />
+      {turns.length > 1 ? <ReadingTools turns={turns} onPick={jump} /> : null}
       {!source.static && turns.length > 1 ? <CompareTurns source={source} id={view.session.id} turns={turns.map((t) => t.n)} /> : null}
       <div id="turns">
         {chunks.slice(0, drawn).map((chunk) => (

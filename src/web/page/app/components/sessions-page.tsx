@@ -92,6 +92,7 @@ export function SessionsPage({ source }: { source: Source }) {
                   {s.id}
                   {s.branch ? ` · ${s.branch}` : ""}
                   {s.children.length ? ` · ${s.children.length} fork${s.children.length === 1 ? "" : "s"}` : ""}
+                  <span class="narrow-only"> · last used {when(s.updatedAt)}</span>
                 </div>
               </td>
               <td>{when(s.startedAt)}</td>

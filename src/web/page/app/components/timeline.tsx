@@ -28,10 +28,14 @@ export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: 
     const box = (e.currentTarget as SVGSVGElement).getBoundingClientRect();
     return asked[Math.min(asked.length - 1, Math.max(0, Math.floor(((e.clientX - box.left) / box.width) * asked.length)))] ?? null;
   };
+  // The scale in words: each row's bars run from 0 to its highest turn, named here.
+  const top = (pick: (t: TurnSummaryView) => number) => asked.reduce((a, b) => (pick(b) > pick(a) ? b : a));
+  const [costliest, slowest] = [top((t) => t.costUsd ?? 0), top((t) => t.durationMs ?? 0)];
+  const sum = (pick: (t: TurnSummaryView) => number) => asked.reduce((total, t) => total + pick(t), 0);
   return (
     <figure class="timeline">
       <figcaption>
-        <span class="key cost">cost</span> and <span class="key time">time</span> per turn
+        <span class="key cost">cost</span> per turn (top bar: up to {cost(costliest.costUsd)}, turn {costliest.n}; total {cost(sum((t) => t.costUsd ?? 0))}) and <span class="key time">time</span> per turn (lower bar: up to {duration(slowest.durationMs)}, turn {slowest.n}; total {duration(sum((t) => t.durationMs ?? 0))})
         {hover ? <span class="muted">{` · turn ${hover.n}: ${cost(hover.costUsd)}, ${duration(hover.durationMs)}`}</span> : null}
       </figcaption>
       <svg
@@ -49,6 +53,11 @@ export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: 
         <path class="bar cost" d={row((t) => t.costUsd ?? 0, 0)} />
         <path class="bar time" d={row((t) => t.durationMs ?? 0, HEIGHT + 4)} />
       </svg>
+      <div class="axis" aria-hidden="true">
+        <span>turn {asked[0]!.n}</span>
+        {asked.length > 2 ? <span>turn {asked[Math.floor(asked.length / 2)]!.n}</span> : null}
+        <span>turn {asked.at(-1)!.n}</span>
+      </div>
     </figure>
   );
 }

@@ -3,13 +3,14 @@ import type { Entry } from "../../../../view/view-types.js";
 import { ClippedBlock, ClippedNote } from "./clipped-block.js";
 import { EntryView } from "./entries.js";
 import { FileInputView, readFileInput } from "./file-input.js";
+import { openByDefault } from "../disclosure.js";
 
 type Tool = Extract<Entry, { kind: "tool" }>;
 
 export function ToolCall({ tool, onShowAll }: { tool: Tool; onShowAll: (() => void) | null }) {
   const failed = tool.result?.isError === true;
   return (
-    <details class={`tool${failed ? " failed" : ""}`}>
+    <details class={`tool${failed ? " failed" : ""}`} open={openByDefault()}>
       <summary>
         <span class="tool-name">{tool.name}</span>
         {tool.detail ? <span class="tool-detail">{tool.detail}</span> : null}

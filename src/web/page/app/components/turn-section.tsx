@@ -112,10 +112,15 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
       ) : null}
       {action ? (
         <ActionDialog
+          key={action.kind}
           action={action}
           onClose={(changed) => {
             setAction(null);
             if (changed) onChanged();
+          }}
+          onUndo={() => {
+            onChanged();
+            setAction({ kind: "undo", sessionId, label: "Undo the rewind" });
           }}
         />
       ) : null}

@@ -1,0 +1,76 @@
+/**
+ * Tools for reading a long session: an outline of the turns to jump through, which kinds of entry
+ * to show (or only the errors), and every tool call and thought opened or closed at once. Hiding
+ * is by classes on the turns' container, so turns fetched later follow the same choice.
+ */
+import { useEffect, useState } from "preact/hooks";
+import type { TurnSummaryView } from "../../../../view/view-types.js";
+import { title } from "../format.js";
+import { setDisclosure } from "../disclosure.js";
+
+const KINDS = [
+  { key: "prompt", label: "Prompts" },
+  { key: "reply", label: "Replies" },
+  { key: "tool", label: "Tools" },
+  { key: "thinking", label: "Thinking" },
+  { key: "diff", label: "Diffs" },
+] as const;
+type Kind = (typeof KINDS)[number]["key"];
+
+export function ReadingTools({ turns, onPick }: { turns: TurnSummaryView[]; onPick: (n: number) => void }) {
+  const [hidden, setHidden] = useState<Set<Kind>>(new Set());
+  const [errorsOnly, setErrorsOnly] = useState(false);
+  useEffect(() => {
+    const container = document.getElementById("turns");
+    if (!container) return;
+    for (const k of KINDS) container.classList.toggle(`hide-${k.key}`, hidden.has(k.key));
+    container.classList.toggle("errors-only", errorsOnly);
+  }, [hidden, errorsOnly, turns.length]);
+  const toggle = (k: Kind) => setHidden((h) => (h.has(k) ? new Set([...h].filter((x) => x !== k)) : new Set([...h, k])));
+  return (
+    <div class="reading-tools">
+      <details class="outline">
+        <summary>Outline: {turns.length} turns</summary>
+        <nav aria-label="Outline of the turns">
+          <ol>
+            {turns.map((t) => (
+              <li key={t.n} value={t.n}>
+                <a
+                  href={`#turn-${t.n}`}
+                  onClick={(e) => {
+                    // The hash changes (Back returns here); the jump draws the turn first if it is not yet.
+                    e.preventDefault();
+                    history.pushState(history.state, "", `#turn-${t.n}`);
+                    onPick(t.n);
+                  }}
+                >
+                  {t.n === 0 ? "the starting state" : title(t.prompt ?? "(no prompt)")}
+                </a>
+                {t.status === "error" ? <span class="badge error">error</span> : null}
+              </li>
+            ))}
+          </ol>
+        </nav>
+      </details>
+      <fieldset class="show-kinds">
+        <legend>Show</legend>
+        {KINDS.map((k) => (
+          <label key={k.key}>
+            <input type="checkbox" checked={!hidden.has(k.key)} disabled={errorsOnly} onChange={() => toggle(k.key)} /> {k.label}
+          </label>
+        ))}
+        <label>
+          <input type="checkbox" checked={errorsOnly} onChange={() => setErrorsOnly((e) => !e)} /> Only errors
+        </label>
+      </fieldset>
+      <span class="toggle" role="group" aria-label="Tool calls and thinking">
+        <button type="button" onClick={() => setDisclosure(true)}>
+          Expand all
+        </button>
+        <button type="button" onClick={() => setDisclosure(false)}>
+          Collapse all
+        </button>
+      </span>
+    </div>
+  );
+}

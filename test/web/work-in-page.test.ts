@@ -1,0 +1,218 @@
+/**
+ * Working in `nudge web` as a person does, in real Chromium against the built CLI and the real
+ * claude: the live turn stays in view while claude works (a long turn 0 above it), "Jump to live"
+ * after scrolling away, a stopped turn and the next prompt shown without scrolling; actions that
+ * cannot be done on a live session say why before the click; a rewind undone from the page; deep
+ * links to turns, a turn that does not exist, a session that does not exist; a search kept across
+ * Back, driven by the keyboard; task lists, quotes, local links, a Write shown as its file, and a
+ * very long answer rendered as markdown; the sessions table at a phone's width.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { browserForFile, watchedPage } from "../support/browser.js";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { gitdir, tempDir, writeFiles } from "../support/gitdir.js";
+import { recordSession } from "../support/record.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { startWeb, type WebServerRun } from "../support/web-server.js";
+
+const browser = browserForFile();
+let api: ScriptedApi | undefined;
+let web: WebServerRun | undefined;
+afterEach(async () => {
+  await web?.stop();
+  await api?.close();
+  web = api = undefined;
+});
+
+const openPage = async (w: WebServerRun, viewport = { width: 1200, height: 800 }) => {
+  const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(w.origin));
+  await page.setViewportSize(viewport);
+  await page.goto(w.url);
+  return { page, watch };
+};
+
+/** Whether any part of the element is inside the window (and not under the sticky prompt panel). */
+const inView = (page: Page, name: string) =>
+  page.getByRole("region", { name, exact: true }).evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const panel = document.querySelector(".live-panel")?.getBoundingClientRect().top ?? innerHeight;
+    return box.bottom > 0 && box.top < Math.min(innerHeight, panel);
+  });
+
+describe("driving a session from the page", () => {
+  it("keeps the live turn in view under a long turn 0, offers Jump to live, and shows a stopped turn and the next one without scrolling", { timeout: 120_000 }, async () => {
+    const repo = await gitdir();
+    // Uncommitted work when the session starts: turn 0's diff is several screens long.
+    writeFiles(repo, Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`draft-${i}.txt`, Array.from({ length: 20 }, (_, j) => `line ${j}`).join("\n") + "\n"])));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    api = await startScriptedApi([{ textParts: ["Working on it… ", held, "done."] }, { text: "The second answer." }]);
+    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+    const { page, watch } = await openPage(web);
+    await page.getByRole("textbox", { name: "New session" }).fill("think slowly");
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    await turn1.getByText("Working on it…").waitFor();
+    // Turn 0's diff drawn: the page is several screens long, and the live turn is at its end.
+    await page.locator("#turn-0 section.diff .file").first().waitFor({ state: "attached" });
+    expect(await page.evaluate(() => document.documentElement.scrollHeight > 2 * innerHeight)).toBe(true);
+    await expect.poll(() => inView(page, "Turn 1")).toBe(true);
+    expect(await page.locator("#turn-0-title").evaluate((el) => el.getBoundingClientRect().bottom > 0)).toBe(false);
+
+    // A live session cannot be rewound, forked or deleted from its buttons: said before any click.
+    expect(await page.getByRole("button", { name: "Rewind to turn 0" }).isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Fork at turn 0" }).isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Delete session" }).isDisabled()).toBe(true);
+    expect(await page.getByText("Rewind, fork and delete wait:").textContent()).toContain("This page drives the session");
+
+    // The user scrolls away: the page stays where the user is, and offers the way back.
+    await page.mouse.move(600, 200);
+    await page.mouse.wheel(0, -20000);
+    await expect.poll(() => inView(page, "Turn 1")).toBe(false);
+    await page.getByRole("button", { name: "Jump to live" }).click();
+    await expect.poll(() => inView(page, "Turn 1")).toBe(true);
+
+    await page.getByRole("button", { name: "Stop" }).click();
+    await turn1.getByText("interrupted").first().waitFor();
+    release();
+    // The stopped turn keeps its prompt on the page.
+    await turn1.getByText("think slowly").waitFor();
+    const prompt = page.getByRole("textbox", { name: "Prompt" });
+    await page.getByRole("button", { name: "Send" }).waitFor();
+    await prompt.fill("and now?");
+    await prompt.press("Enter");
+    // No scrolling: the next turn's prompt and answer come into view by themselves.
+    const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
+    await turn2.getByText("The second answer.").waitFor({ timeout: 20_000 });
+    await expect.poll(() => inView(page, "Turn 2")).toBe(true);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("a recorded session on the page", () => {
+  it("undoes a rewind from the page, links to turns, says a turn or a session is not there, and keeps a search across Back", async () => {
+    const repo = await gitdir({ "notes.txt": "one\n" });
+    const recorded = await recordSession(
+      repo,
+      [
+        { tool: "Write", input: { file_path: path.join(repo, "notes.txt"), content: "two\n" } },
+        { text: "Wrote two. The word is zanzibar." },
+        { tool: "Write", input: { file_path: path.join(repo, "notes.txt"), content: "three\n" } },
+        { text: "Wrote three." },
+      ],
+      ["write two", "write three"],
+    );
+    api = recorded.api;
+    web = await startWeb(repo);
+    const { page, watch } = await openPage(web);
+
+    // Search, by the keyboard: Enter looks it up at once, Down goes to the hits, Enter opens one.
+    const search = page.getByRole("searchbox", { name: "Search every session" });
+    await search.fill("zanzibar");
+    await search.press("Enter");
+    const hit = page.getByRole("link", { name: `${recorded.id} · turn 1` });
+    await hit.waitFor();
+    await search.press("ArrowDown");
+    expect(await hit.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/s\/\w+\?turn=1/);
+    await page.goBack();
+    // Back: the query and its hits are as they were left.
+    expect(await page.getByRole("searchbox", { name: "Search every session" }).inputValue()).toBe("zanzibar");
+    await page.getByRole("link", { name: `${recorded.id} · turn 1` }).waitFor();
+
+    // A deep link to a turn scrolls to it; a heading's permalink is that link.
+    await page.goto(`${web.origin}/s/${recorded.id}#turn-2`);
+    await page.getByRole("region", { name: "Turn 2", exact: true }).getByText("Wrote three.").waitFor();
+    expect(await page.getByRole("link", { name: "Link to turn 2" }).getAttribute("href")).toBe("#turn-2");
+    await page.goto(`${web.origin}/s/${recorded.id}?turn=99`);
+    await page.getByText("This session has no turn 99: its turns are 0 to 2.").waitFor();
+
+    // A rewind, then its undo, both from the page, each after its plan.
+    await page.goto(`${web.origin}/s/${recorded.id}`);
+    await page.getByRole("region", { name: "Turn 1", exact: true }).getByRole("button", { name: "Rewind to turn 1" }).click();
+    const rewind = page.getByRole("dialog", { name: "Rewind to turn 1" });
+    await rewind.getByRole("button", { name: "Confirm" }).click();
+    await rewind.getByRole("button", { name: "Undo it" }).click();
+    expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("two\n");
+    const undo = page.getByRole("dialog", { name: "Undo the rewind" });
+    await undo.getByRole("button", { name: "Confirm" }).click();
+    await undo.getByText(/undid the rewind of \w+ to turn 1/).waitFor();
+    expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("three\n");
+    await undo.getByRole("button", { name: "Close" }).click();
+
+    // A mistyped session's address: said as such, not as a lost login.
+    await page.goto(`${web.origin}/s/nosuchsession`);
+    await page.getByRole("heading", { name: "No such session" }).waitFor();
+    await page.waitForTimeout(3500);
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("renders task lists, quotes, local links, a Write as its file, and a one-megabyte answer as markdown", async () => {
+    const repo = await gitdir();
+    const long = [...Array.from({ length: 25_000 }, (_, i) => `Paragraph ${i} of a very long answer, with **bold** words.\n`), "# The end of the long answer", ""].join("\n");
+    const recorded = await recordSession(
+      repo,
+      [
+        { tool: "Write", input: { file_path: path.join(repo, "port.ts"), content: 'export const port = Number(process.env.PORT ?? "3000");\nexport const host = "127.0.0.1";\n' } },
+        { text: ["- [x] read the code", "- [ ] write the tests", "", "> quoted from the docs", "", "See [the notes](./NOTES.md) and [the spec][spec].", "", "[spec]: docs/spec.md", "", "```sh", "npm test", "```"].join("\n") },
+        { text: long },
+        { text: "After the long one." },
+      ],
+      ["write the port", "say a lot", "and after"],
+    );
+    api = recorded.api;
+    web = await startWeb(repo);
+    const { page, watch } = await openPage(web);
+    await page.goto(`${web.origin}/s/${recorded.id}`);
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    await turn1.getByText("read the code").waitFor();
+    expect(await turn1.locator(".task.done").textContent()).toBe("☑");
+    expect(await turn1.locator(".task:not(.done)").textContent()).toBe("☐");
+    expect(await turn1.locator("blockquote").textContent()).toContain("quoted from the docs");
+    // A path in the repository is named, not shown as raw markdown, and not a link the page would follow.
+    expect(await turn1.locator(".markdown").textContent()).not.toContain("](");
+    expect(await turn1.locator(".local-link", { hasText: "the spec" }).getAttribute("title")).toContain("docs/spec.md");
+    expect(await turn1.getByRole("link", { name: "the notes" }).count()).toBe(0);
+    // Code blocks have a Copy button.
+    await turn1.getByRole("button", { name: "Copy" }).waitFor();
+    // The Write's input is the file, highlighted, not JSON.
+    await turn1.locator("summary", { hasText: "Write" }).click();
+    const file = turn1.getByRole("figure", { name: `The file ${path.join(repo, "port.ts")}` });
+    expect(await file.textContent()).toContain('export const host = "127.0.0.1";');
+    expect(await file.textContent()).not.toContain("\\n");
+    expect(await file.locator(".hljs-keyword").count()).toBeGreaterThan(0);
+
+    // The megabyte answer is markdown all the way down, and the turn after it is drawn.
+    const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
+    await turn2.getByText("Paragraph 0 of a very long answer").waitFor();
+    await page.getByRole("region", { name: "Turn 3", exact: true }).scrollIntoViewIfNeeded();
+    await page.getByRole("region", { name: "Turn 3", exact: true }).getByText("After the long one.").waitFor();
+    // The last piece of the long answer is next to turn 3, so it is near the screen now: rendered.
+    await turn2.getByRole("heading", { name: "The end of the long answer" }).waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("keeps turns, cost and state in the sessions table at 390 px wide", async () => {
+    const repo = await gitdir();
+    const recorded = await recordSession(repo, [{ text: "Hello." }], ["say hello"]);
+    api = recorded.api;
+    web = await startWeb(repo);
+    const { page } = await openPage(web, { width: 390, height: 844 });
+    await page.getByRole("link", { name: "say hello" }).waitFor();
+    for (const name of ["Turns", "Cost", "State"]) {
+      const box = await page.getByRole("columnheader", { name }).boundingBox();
+      expect(box, name).not.toBeNull();
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(390);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.close();
+  });
+});

@@ -7,7 +7,8 @@
  * Back, driven by the keyboard; task lists, quotes, local links, a Write shown as its file, and a
  * very long answer rendered as markdown; the sessions table at a phone's width.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { execa } from "execa";
+import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -215,4 +216,34 @@ describe("a recorded session on the page", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.close();
   });
+
+  it("lists every project claude kept sessions for, nudge or not: sessions, last use, a folder that is gone, the way to each", async () => {
+    const [served, other, gone] = [await gitdir(), await gitdir(), await gitdir()];
+    const config = path.join(tempDir(), "claude");
+    api = await startScriptedApi([{ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" }]);
+    const env = claudeEnv(api, config);
+    // Plain claude, nudge not involved: the sessions every user already has on disk.
+    for (const cwd of [served, served, other, gone]) {
+      const run = await execa(CLAUDE_BIN, ["-p", "hello"], { cwd, env: { ...process.env, ...env }, reject: false });
+      expect(run.exitCode, run.stderr).toBe(0);
+    }
+    rmSync(gone, { recursive: true, force: true });
+    // A link inside claude's folder is not followed.
+    symlinkSync(served, path.join(config, "projects", "a-link"));
+    web = await startWeb(served, env);
+    const { page, watch } = await openPage(web);
+    await page.getByRole("link", { name: "All projects" }).click();
+    await page.getByRole("heading", { name: "All projects" }).waitFor();
+    const row = (dir: string) => page.getByRole("row").filter({ hasText: dir });
+    await row(served).getByRole("link", { name: served }).waitFor();
+    expect(await row(served).getByRole("cell").nth(1).textContent()).toBe("2");
+    expect(await row(other).textContent()).toContain(`nudge web --repo ${other}`);
+    expect(await row(gone).textContent()).toContain("folder no longer exists");
+    expect(await page.getByRole("row").count()).toBe(4); // the header and three projects: not the link
+    await row(served).getByRole("link", { name: served }).click();
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
 });
+

@@ -33,6 +33,8 @@ const SearchQuery = z.object({
 export const ROUTES: Route[] = [
   get("/", sendPage),
   get("/s/:id", sendPage),
+  get("/projects", sendPage),
+  get("/api/projects", projectsRoute),
   get("/assets/:name", (ctx) => sendAsset(ctx, ctx.params.name!)),
   get("/api/repos", async ({ res, app }) => sendJson(res, 200, app.repos.map((r, i) => ({ key: r.key, root: r.store.repoRoot, path: i === 0 ? "/" : `/r/${r.key}/`, current: r.store === app.store })))),
   get("/api/sessions", async ({ res, app }) => sendJson(res, 200, await (await views()).listSessionItems(app.store))),
@@ -109,4 +111,21 @@ async function searchRoute(ctx: Ctx): Promise<void> {
     limit: p.limit === undefined ? 20 : Number(p.limit),
   });
   sendJson(ctx.res, 200, { hits: await hitViews(hits) });
+}
+
+/**
+ * Every project claude kept sessions for on this machine (`$CLAUDE_CONFIG_DIR/projects`), newest
+ * first, each marked with the address of its sessions page when this server serves its repository.
+ */
+async function projectsRoute({ res, app }: Ctx): Promise<void> {
+  const { claudeConfigDir } = await import("../../claude/transcript.js");
+  const { listClaudeProjects } = await import("../../claude/claude-projects.js");
+  const configDir = claudeConfigDir();
+  const { projects, more } = await listClaudeProjects(configDir);
+  const inside = (dir: string, root: string) => dir === root || dir.startsWith(root.endsWith("/") ? root : `${root}/`);
+  const servedAt = (cwd: string | null) => {
+    const i = cwd === null ? -1 : app.repos.findIndex((r) => inside(cwd, r.store.repoRoot));
+    return i < 0 ? null : i === 0 ? "/" : `/r/${app.repos[i]!.key}/`;
+  };
+  sendJson(res, 200, { configDir, more, projects: projects.map((p) => ({ ...p, served: servedAt(p.cwd) })) });
 }

@@ -9,6 +9,7 @@ import { render } from "preact";
 import { ConnectionBanner } from "./components/connection-banner.js";
 import { SessionPage } from "./components/session-page.js";
 import { SessionsPage } from "./components/sessions-page.js";
+import { ProjectsPage } from "./components/projects-page.js";
 import { repoPath } from "./repo-base.js";
 import { turnInAddress } from "./turn-address.js";
 import { readStaticData, serverSource, staticSource } from "./source.js";
@@ -27,7 +28,7 @@ function start(): void {
   render(
     <>
       <ConnectionBanner />
-      {match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={turn} /> : <SessionsPage source={source} />}
+      {match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={turn} /> : repoPath() === "/projects" ? <ProjectsPage /> : <SessionsPage source={source} />}
     </>,
     root,
   );

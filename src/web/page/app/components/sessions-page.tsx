@@ -62,6 +62,11 @@ export function SessionsPage({ source }: { source: Source }) {
   return (
     <main class="sessions">
       <h1>Sessions</h1>
+      {source.static ? null : (
+        <nav class="crumbs">
+          <a href={inRepo("/projects")}>All projects</a> (every folder claude kept sessions for on this machine)
+        </nav>
+      )}
       {source.static ? null : <RepoSwitch />}
       {source.static ? null : <StartSession onStarted={(id) => (location.href = inRepo(`/s/${encodeURIComponent(id)}`))} />}
       {source.static ? null : <SearchSessions />}

@@ -1,0 +1,76 @@
+/**
+ * Every project claude kept sessions for on this machine, newest first: its folder, how many
+ * sessions and how much transcript, when it was last used, whether the folder is still there, and
+ * the way to its sessions page (served here, or the `nudge web --repo` that serves it).
+ */
+import { useEffect, useState } from "preact/hooks";
+import { when } from "../format.js";
+import { getJson } from "../source.js";
+import { inRepo } from "../repo-base.js";
+import { ErrorLine } from "./error-line.js";
+
+interface Project {
+  folder: string;
+  cwd: string | null;
+  exists: boolean;
+  inGit: boolean;
+  sessions: number;
+  bytes: number;
+  lastActivity: string | null;
+  served: string | null;
+}
+
+const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+
+export function ProjectsPage() {
+  const [answer, setAnswer] = useState<{ configDir: string; more: number; projects: Project[] } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    document.title = "claude's projects · nudge";
+    getJson<{ configDir: string; more: number; projects: Project[] }>(inRepo("/api/projects")).then(setAnswer, setError);
+  }, []);
+  return (
+    <main class="sessions projects">
+      <nav class="crumbs">
+        <a href={inRepo("/")}>Sessions</a>
+      </nav>
+      <h1>All projects</h1>
+      <ErrorLine error={error} />
+      {answer === null && !error ? <p class="muted">Loading…</p> : null}
+      {answer ? (
+        <>
+          <p class="muted">
+            Every folder claude kept sessions for on this machine ({answer.configDir}/projects), with or without nudge.
+            {answer.more ? ` ${answer.more} more folders are not listed.` : ""}
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th>Project</th>
+                <th>Sessions</th>
+                <th>Last used</th>
+                <th>Transcripts</th>
+              </tr>
+            </thead>
+            <tbody>
+              {answer.projects.map((p) => (
+                <tr key={p.folder}>
+                  <td>
+                    {p.served ? <a href={p.served}>{p.cwd}</a> : <span>{p.cwd ?? p.folder}</span>}
+                    <div class="muted small">
+                      {!p.cwd ? "no transcript says where it ran" : !p.exists ? <span class="badge error">folder no longer exists</span> : !p.inGit ? "not a git repository" : p.served ? "served here" : <code>nudge web --repo {p.cwd}</code>}
+                    </div>
+                  </td>
+                  <td class="num">{p.sessions}</td>
+                  <td>{p.lastActivity ? when(p.lastActivity) : "–"}</td>
+                  <td class="num">{size(p.bytes)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {answer.projects.length === 0 ? <p class="muted">Claude has kept no sessions here yet.</p> : null}
+        </>
+      ) : null}
+    </main>
+  );
+}

@@ -245,5 +245,54 @@ describe("a recorded session on the page", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   });
+
+  it("reading tools: the outline jumps to a turn, kinds of entry hide and show, only errors, expand and collapse all, Copy, the timeline's scale", async () => {
+    const repo = await gitdir();
+    const recorded = await recordSession(
+      repo,
+      [
+        { tool: "Bash", input: { command: "echo first", description: "say first" } },
+        { text: "```sh\necho copied\n```" },
+        { tool: "Bash", input: { command: "exit 3", description: "fail" } },
+        { text: "That failed." },
+      ],
+      ["run the first", "run the second"],
+    );
+    api = recorded.api;
+    web = await startWeb(repo);
+    const { page, watch } = await openPage(web);
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: web.origin });
+    await page.goto(`${web.origin}/s/${recorded.id}`);
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
+    await turn2.getByText("That failed.").waitFor();
+    expect(await page.getByRole("figure").filter({ hasText: "per turn" }).textContent()).toMatch(/up to \$[\d.]+, turn \d; total \$[\d.]+/);
+
+    await page.getByText("Outline: 3 turns").click();
+    await page.getByRole("navigation", { name: "Outline of the turns" }).getByRole("link", { name: "run the second" }).click();
+    expect(page.url()).toContain("#turn-2");
+
+    const tool = turn1.locator("details.tool");
+    await page.getByRole("button", { name: "Expand all" }).click();
+    expect(await tool.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    await page.getByRole("button", { name: "Collapse all" }).click();
+    expect(await tool.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+
+    await page.getByRole("checkbox", { name: "Tools" }).uncheck();
+    expect(await tool.isVisible()).toBe(false);
+    await page.getByRole("checkbox", { name: "Tools" }).check();
+    expect(await tool.isVisible()).toBe(true);
+    await page.getByRole("checkbox", { name: "Only errors" }).check();
+    expect(await turn1.locator("details.tool").isVisible()).toBe(false);
+    expect(await turn2.locator("details.tool.failed").isVisible()).toBe(true);
+    expect(await turn2.getByText("That failed.").isVisible()).toBe(false);
+    await page.getByRole("checkbox", { name: "Only errors" }).uncheck();
+
+    await turn1.getByRole("button", { name: "Copy" }).click();
+    await turn1.getByRole("button", { name: "Copied" }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("echo copied\n");
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
 });
 

@@ -40,7 +40,11 @@ async function expectInert(page: Page, watch: Watch, allowed: (url: string) => b
   expect(smuggled).toEqual([]);
   for (const a of await page.locator("#app a[href]").all()) {
     const href = (await a.getAttribute("href"))!;
-    if (href.startsWith("/")) continue; // the page's own links (sessions, forks)
+    // The page's own links: sessions and forks; a turn's permalink and the outline's links to turns (never the session's: markdown links are http(s) or text).
+    if (href.startsWith("/") || /^#turn-\d+$/.test(href)) {
+      expect(await a.evaluate((el) => el.closest(".markdown") === null)).toBe(true);
+      continue;
+    }
     expect(href).toMatch(/^(https?|mailto):/);
     expect([href, await a.getAttribute("target"), await a.getAttribute("rel")]).toEqual([href, "_blank", "noopener noreferrer"]);
   }

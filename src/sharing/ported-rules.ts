@@ -30,9 +30,10 @@ const AFTER = 4096;
 
 interface Compiled {
   rule: PortedRule;
-  re: RE2JS;
   multiline: boolean;
-  allow: Array<{ target: string; regexes: RE2JS[]; stopwords: string[] }>;
+  /** Compiled on the rule's first keyword hit: most texts hold few rules' keywords. */
+  re?: RE2JS;
+  allow?: Array<{ target: string; regexes: RE2JS[]; stopwords: string[] }>;
 }
 
 export class PortedRules {
@@ -42,12 +43,7 @@ export class PortedRules {
   private readonly keywords: RegExp;
 
   constructor(rules: PortedRule[]) {
-    this.compiled = rules.map((rule) => ({
-      rule,
-      re: RE2JS.compile(rule.regex),
-      multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex),
-      allow: (rule.allow ?? []).map((a) => ({ target: a.target ?? "secret", regexes: (a.regexes ?? []).map((r) => RE2JS.compile(r)), stopwords: a.stopwords ?? [] })),
-    }));
+    this.compiled = rules.map((rule) => ({ rule, multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex) }));
     const all = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
     for (const keyword of all) {
       const ids: number[] = [];
@@ -91,10 +87,16 @@ export class PortedRules {
     return out;
   }
 
+  /** Every regex compiled now (a test's check that the whole set is valid RE2). */
+  compileAll(): void {
+    for (const c of this.compiled) compile(c);
+  }
+
   private run(c: Compiled, text: string, from: number, to: number): SecretSpan[] {
     const found: SecretSpan[] = [];
     const window = text.slice(from, to);
-    const m = c.re.matcher(window);
+    const { re, allow } = compile(c);
+    const m = re.matcher(window);
     while (m.find()) {
       let g = c.rule.group ?? 0;
       if (g === 0) for (let i = 1; i <= m.groupCount(); i++) if (m.group(i) !== null && m.group(i) !== "") (g = i), (i = Infinity);
@@ -102,14 +104,20 @@ export class PortedRules {
       if (!secret) continue;
       if (c.rule.entropy !== undefined && shannon(secret) < c.rule.entropy) continue;
       const start = from + m.start(g);
-      if (c.allow.some((a) => allowed(a, secret, m.group(0)!, lineOf(text, start)))) continue;
+      if (allow.some((a) => allowed(a, secret, m.group(0)!, lineOf(text, start)))) continue;
       found.push({ kind: c.rule.id, start, end: start + secret.length });
     }
     return found;
   }
 }
 
-function allowed(a: Compiled["allow"][number], secret: string, match: string, line: string): boolean {
+function compile(c: Compiled): Required<Compiled> {
+  c.re ??= RE2JS.compile(c.rule.regex);
+  c.allow ??= (c.rule.allow ?? []).map((a) => ({ target: a.target ?? "secret", regexes: (a.regexes ?? []).map((r) => RE2JS.compile(r)), stopwords: a.stopwords ?? [] }));
+  return c as Required<Compiled>;
+}
+
+function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, match: string, line: string): boolean {
   const target = a.target === "match" ? match : a.target === "line" ? line : secret;
   if (a.regexes.some((re) => re.matcher(target).find())) return true;
   const lower = secret.toLowerCase();

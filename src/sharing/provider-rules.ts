@@ -30,6 +30,7 @@ export const PROVIDER_RULES: PortedRule[] = [
   // A password in a connection string (`Server=…;User Id=app;Password=…;`), not one named by a variable.
   { id: "connection-string-password", regex: "(?i)(?:^|;)[ \\t]*(?:Password|Pwd)[ \\t]*=[ \\t]*([^;\\s\"'$<{%]{6,200})[ \\t]*(?:;|$)", keywords: ["password", "pwd"] },
   { id: "dropbox-access-token", regex: "\\b(sl\\.(?:u\\.)?[A-Za-z0-9_-]{130,1000})", keywords: ["sl."] },
+  { id: "sourcegraph-access-token", regex: "\\b(sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40})\\b", keywords: ["sgp_"] },
   { id: "openrouter-api-key", regex: "\\b(sk-or-v1-[a-f0-9]{64})\\b", keywords: ["sk-or-v1-"] },
   { id: "xai-api-key", regex: "\\b(xai-[A-Za-z0-9]{70,90})\\b", keywords: ["xai-"] },
   { id: "replicate-api-token", regex: "\\b(r8_[A-Za-z0-9]{37})\\b", keywords: ["r8_"] },

@@ -24,7 +24,10 @@ function puttyKeys(text: string): SecretSpan[] {
     PUTTY_BODY.lastIndex += lineEnd === -1 ? 0 : lineEnd;
     const body = PUTTY_BODY.exec(text)![0];
     if (!/Private-(?:Lines|MAC)/.test(body)) continue;
-    found.push({ kind: "putty-private-key", start: m.index, end: PUTTY_BODY.lastIndex });
+    // The MAC line is the file's last: what follows is other text, however base64 it looks.
+    const mac = body.search(/Private-MAC:[^\n\\]*/);
+    const end = mac === -1 ? PUTTY_BODY.lastIndex : PUTTY_BODY.lastIndex - body.length + mac + /Private-MAC:[^\n\\]*/.exec(body.slice(mac))![0].length;
+    found.push({ kind: "putty-private-key", start: m.index, end });
   }
   return found;
 }

@@ -1,6 +1,8 @@
 /**
- * Secret scanning speed on ~12 MB of conversation-like NDJSON: secretlint alone on the raw text,
- * then nudge's scan (decoded string values) and mask (scan + a masked copy).
+ * Secret scanning speed on conversation-like NDJSON (100 MB unless told): secretlint alone on the
+ * raw text, gitleaks' ported rules with the providers' formats alone, the block detections alone
+ * (PuTTY, base64-wrapped, prose passwords, Discord), then nudge's scan (decoded string values) and
+ * mask (scan + a masked copy).
  *
  *     node --import tsx bench/secret-scan-bench.ts [megabytes]
  */
@@ -10,8 +12,12 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { maskNdjsonFile, scanNdjsonFile } from "../src/sharing/secrets.js";
+import { GITLEAKS_RULES } from "../src/sharing/gitleaks-rules.js";
+import { PortedRules } from "../src/sharing/ported-rules.js";
+import { PROVIDER_RULES } from "../src/sharing/provider-rules.js";
+import { blockFindings } from "../src/sharing/secret-blocks.js";
 
-const megabytes = Number(process.argv[2] ?? 12);
+const megabytes = Number(process.argv[2] ?? 100);
 const dir = mkdtempSync(path.join(os.tmpdir(), "nudge-secret-bench-"));
 const file = path.join(dir, "conversation.jsonl");
 
@@ -47,6 +53,9 @@ await time(
   () => lintSource({ source: { content: raw, filePath: "x.jsonl", contentType: "text" }, options: { config: { rules: [{ id: recommended.meta.id, rule: recommended }] }, noPhysicFilePath: true } }),
   (r) => `${r.messages.length} findings`,
 );
+const ported = new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES]);
+await time(`${GITLEAKS_RULES.length} gitleaks + ${PROVIDER_RULES.length} provider rules alone, raw text`, async () => ported.findings(raw), (f) => `${f.length} findings`);
+await time("blocks alone (PuTTY, base64, prose, Discord), raw text", async () => blockFindings(raw, () => []), (f) => `${f.length} findings`);
 await time("nudge scan (string values)", () => scanNdjsonFile(file, { file: "conversation.jsonl" }), (f) => `${f.length} findings`);
 await time("nudge mask (scan + masked copy)", () => maskNdjsonFile(file, path.join(dir, "masked.jsonl"), { file: "conversation.jsonl" }), (f) => `${f.length} masked`);
 rmSync(dir, { recursive: true, force: true });

@@ -120,13 +120,16 @@ async function stageTranscript(src: string, side: string, cut: TranscriptCut, ra
   // The side folder (subagents, large tool results). Cut short (--upto), a file is kept only if
   // the kept transcript names it: a later turn's subagent must not travel with an earlier cut.
   const kept = bytes < size ? await fs.readFile(rawCopy, "utf8") : null;
-  for (const rel of await listFiles(side)) {
+  const sideFiles = await listFiles(side);
+  // A subagent's large tool results are named in its own transcript, which is kept when the main one names the agent.
+  const keptAgents = kept === null ? "" : (await Promise.all(sideFiles.filter((rel) => /^agent-.+\.jsonl$/.test(path.basename(rel)) && kept.includes(sideKey(rel))).map((rel) => fs.readFile(path.join(side, rel), "utf8")))).join("\n");
+  for (const rel of sideFiles) {
     const name = `claude/${cut.claudeSessionId}/${rel}`;
     if (!isEntryPath(entry(name))) {
       skipped.push(name);
       continue;
     }
-    if (kept !== null && !kept.includes(sideKey(rel))) continue;
+    if (kept !== null && !kept.includes(sideKey(rel)) && !keptAgents.includes(sideKey(rel))) continue;
     const from = path.join(side, rel);
     const dest = path.join(out, name);
     await fs.mkdir(path.dirname(dest), { recursive: true });

@@ -18,6 +18,11 @@ import { creator as recommended } from "@secretlint/secretlint-rule-preset-recom
 import type { SecretLintCoreConfig } from "@secretlint/types";
 import { entropyFindings } from "./secret-entropy.js";
 import { ruleFindings } from "./secret-rules.js";
+import { isSecretName, nameAround } from "./secret-names.js";
+import { GITLEAKS_RULES } from "./gitleaks-rules.js";
+import { PortedRules } from "./ported-rules.js";
+import { PROVIDER_RULES } from "./provider-rules.js";
+import { blockFindings } from "./secret-blocks.js";
 
 export interface SecretSpan {
   /** What it is, as in its placeholder `[REDACTED:<kind>]`: `anthropic-api-key`, `private-key`, `password`. */
@@ -62,8 +67,16 @@ const FIELD = /(?:password|passwd|secret|api_?key|access_?token|auth_?token|clie
 const NOT_A_SECRET = /^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|x+|\*+|\.+|-+|changeme|password|secret|example|null|none|true|false|undefined|required|optional|string|redacted.*|\[REDACTED:.*)$/i;
 
 export async function detectSecrets(text: string): Promise<SecretSpan[]> {
-  const found = [...(await secretlintFindings(text)), ...assignmentFindings(text), ...ruleFindings(text), ...entropyFindings(text)];
+  const found = [...(await secretlintFindings(text)), ...textFindings(text), ...blockFindings(text, textFindings)];
   return merged(found.filter((s) => !isExample(text.slice(s.start, s.end))));
+}
+
+let ported: PortedRules | undefined;
+
+/** Every detection but secretlint's and the blocks: what a base64-wrapped text is checked with too. */
+export function textFindings(text: string): SecretSpan[] {
+  ported ??= new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES]);
+  return [...assignmentFindings(text), ...ruleFindings(text), ...ported.findings(text), ...entropyFindings(text)];
 }
 
 /** secretlint's recommended preset alone (the corpus test reports what each detection finds). */
@@ -79,6 +92,7 @@ export function assignmentFindings(text: string): SecretSpan[] {
     for (const match of text.matchAll(pattern)) {
       const value = match.groups!.value!;
       if (NOT_A_SECRET.test(value)) continue;
+      if (!isSecretName(nameAround(text, match.index, match.index + match[0].search(/[^\w.-]/)))) continue;
       const start = match.index + match[0].length - value.length;
       if (!found.some((s) => s.start === start)) found.push({ kind: /^passw/i.test(match[0]) ? "password" : "secret-assignment", start, end: start + value.length });
     }
@@ -87,7 +101,7 @@ export function assignmentFindings(text: string): SecretSpan[] {
 }
 
 /** Generic names: a secret one of these and a token format both found is named by its format (ANTHROPIC_API_KEY=sk-ant-…). */
-const GENERIC = new Set(["secret-assignment", "password", "high-entropy-secret", "authorization-header", "password-in-url"]);
+const GENERIC = new Set(["secret-assignment", "password", "high-entropy-secret", "authorization-header", "password-in-url", "connection-string-password"]);
 
 /**
  * One span per secret: overlapping findings become their union, named by the most specific

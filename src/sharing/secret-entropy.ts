@@ -5,6 +5,7 @@
  * lockfile hash): both must hold.
  */
 import type { SecretSpan } from "./secret-detect.js";
+import { isSecretName, nameAround } from "./secret-names.js";
 
 /**
  * The keyword, the rest of its name (bounded), a separator (`=`, `:`, `=>`, `is`, or only
@@ -12,7 +13,7 @@ import type { SecretSpan } from "./secret-detect.js";
  * value's one character class, so it runs in linear time.
  */
 const NAMED_VALUE =
-  /(?:key|token|secret|passw(?:or)?d|pwd|credentials?|auth)[\w.-]{0,30}["']?(?:[ \t]{0,4}(?:=>|:=|[:=])[ \t]{0,4}|[ \t]{1,4}(?:is[ \t]{1,4})?)["']?(?<value>[A-Za-z0-9+/=_.~-]{16,400})(?![A-Za-z0-9+/=_.~-])/gi;
+  /(?<keyword>key|token|secret|pass|pw|pwd|cred|auth)[\w.-]{0,30}["']?(?:[ \t]{0,4}(?:=>|:=|[:=])[ \t]{0,4}|[ \t]{1,4}(?:is[ \t]{1,4})?)["']?(?<value>[A-Za-z0-9+/=_.~-]{16,400})(?![A-Za-z0-9+/=_.~-])/gi;
 
 /** Below this many bits per character a value reads as words or an identifier, not a random secret. */
 const MIN_BITS_PER_CHAR = 3.5;
@@ -21,7 +22,10 @@ export function entropyFindings(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (const m of text.matchAll(NAMED_VALUE)) {
     const value = m.groups!.value!;
-    if (!looksRandom(value)) continue;
+    const nameEnd = m.index + m[0].search(/["']?(?:[ \t]|=|:)/);
+    if (!isSecretName(nameAround(text, m.index, nameEnd))) continue;
+    // A secret's name makes a hex value a secret too (SECRET_KEY_BASE=<hex>, app_key: <hex>): a hash has another name.
+    if (!looksRandom(value) && !/^[0-9a-f]{16,}$/i.test(value)) continue;
     const start = m.index + m[0].length - value.length;
     found.push({ kind: "high-entropy-secret", start, end: start + value.length });
   }

@@ -24,7 +24,7 @@ export interface CorpusLookalike {
 }
 
 interface Spec {
-  secrets: Array<{ kind: string; value?: string; line?: string; pem?: { label: string; prefix: string; chars: number }; gcp?: boolean }>;
+  secrets: Array<{ kind: string; value?: string; line?: string; pem?: { label: string; prefix: string; chars: number }; gcp?: boolean; kubeconfig?: boolean; ppk?: boolean; base64env?: boolean }>;
   lookalikes: Array<{ kind: string; line: string }>;
 }
 
@@ -67,6 +67,8 @@ export function loadCorpus(seed = 22): { secrets: CorpusSecret[]; lookalikes: Co
     const payload = b64url(JSON.stringify({ sub: fill("{0:9}"), name: "Ana Lima", iat: 1732493000 + Math.floor(random() * 1e6), scope: "orders:write" }));
     return `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.${payload}.${fill("{w:43}")}`;
   };
+  // A Discord bot token: the bot's user id in base64, a timestamp part, an HMAC part.
+  const discord = () => `${Buffer.from(fill("1{0:17}")).toString("base64url")}.${fill("{w:6}")}.${fill("{w:38}")}`;
   const pem = (p: { label: string; prefix: string; chars: number }) => {
     const body = p.prefix + pick(CLASSES.b!, p.chars - p.prefix.length);
     const lines = body.match(/.{1,64}/g)!;
@@ -95,8 +97,26 @@ export function loadCorpus(seed = 22): { secrets: CorpusSecret[]; lookalikes: Co
       };
       return { kind: s.kind, text: JSON.stringify(json, null, 2), multiline: true, needles: key.needles };
     }
-    const value = s.value === "{jwt}" ? jwt() : fill(s.value!);
-    const text = s.line!.replace("{s}", value);
+    if (s.kubeconfig) {
+      // The key as kubeconfig holds it: the PEM file, base64'd onto one line.
+      const key = pem({ label: "RSA PRIVATE KEY", prefix: "MIIEpAIBAAKCAQEA", chars: 1588 }).text;
+      const data = Buffer.from(key + "\n").toString("base64");
+      const text = `users:\n- name: admin@acme-prod\n  user:\n    client-certificate-data: ${Buffer.from("-----BEGIN CERTIFICATE-----\nMIIC" + fill("{b:60}") + "\n-----END CERTIFICATE-----\n").toString("base64")}\n    client-key-data: ${data}`;
+      return { kind: s.kind, text, multiline: true, needles: [data.slice(0, 60), data.slice(-60)] };
+    }
+    if (s.ppk) {
+      const priv = fill("{b:64}") + "\n" + fill("{b:64}") + "\n" + fill("{b:44}");
+      const text = `PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nComment: rsa-key-20261125\nPublic-Lines: 2\nAAAAB3NzaC1yc2EAAAADAQABAAABAQ${fill("{b:34}")}\n${fill("{b:40}")}\nPrivate-Lines: 3\n${priv}\nPrivate-MAC: ${fill("{x:64}")}`;
+      return { kind: s.kind, text, multiline: true, needles: priv.split("\n") };
+    }
+    if (s.base64env) {
+      // A .env file base64'd (a Kubernetes secret's data, a CI variable): only decoding shows the key.
+      const env = `STRIPE_SECRET=${fill("sk_live_{n:24}")}\nDB_HOST=db.internal\n`;
+      const data = Buffer.from(env).toString("base64");
+      return { kind: s.kind, text: `  env_file: ${data}`, multiline: false, needles: [data] };
+    }
+    const value = s.value === "{jwt}" ? jwt() : s.value === "{discord}" ? discord() : fill(s.value!);
+    const text = fill(s.line!).replace("{s}", value);
     return { kind: s.kind, text, multiline: text.includes("\n"), needles: [value] };
   });
   const lookalikes = spec.lookalikes.map((l) => ({ kind: l.kind, text: fill(l.line) }));

@@ -16,8 +16,8 @@ import { sendAsset, sendPage } from "./static-assets.js";
 /** A turn number in the URL: digits only ("", "1e3", " 1" are not turns). */
 const Turn = z.string().check(z.regex(/^\d{1,9}$/, "a turn number (digits)"));
 const turnParam = (value: string | undefined, what: string) => Number(parseInput(Turn, value, what));
-/** The view builders, loaded on the first request that needs them (not at start-up). */
-const views = () => import("../../view/session-views.js");
+/** The view builders, loaded on the first request that needs them (not at start-up); what they show is masked as an export is. */
+const views = () => import("../../view/masked-views.js");
 const query = (ctx: Ctx, name: string) => ctx.url.searchParams.get(name) ?? undefined;
 /** GET /api/search's parameters, as `session search` takes them; bounded so one request stays small. */
 const SearchQuery = z.object({
@@ -37,19 +37,19 @@ export const ROUTES: Route[] = [
   get("/api/projects", projectsRoute),
   get("/assets/:name", (ctx) => sendAsset(ctx, ctx.params.name!)),
   get("/api/repos", async ({ res, app }) => sendJson(res, 200, app.repos.map((r, i) => ({ key: r.key, root: r.store.repoRoot, path: i === 0 ? "/" : `/r/${r.key}/`, current: r.store === app.store })))),
-  get("/api/sessions", async ({ res, app }) => sendJson(res, 200, await (await views()).listSessionItems(app.store))),
-  get("/api/sessions/:id", async ({ res, app, params }) => sendJson(res, 200, await (await views()).sessionView(app.store, await resolveId(app.store, params.id!)))),
+  get("/api/sessions", async ({ res, app }) => sendJson(res, 200, await (await views()).maskedSessionItems(app.store))),
+  get("/api/sessions/:id", async ({ res, app, params }) => sendJson(res, 200, await (await views()).maskedSessionView(app.store, await resolveId(app.store, params.id!)))),
   get("/api/sessions/:id/turns/:n", async (ctx) => {
     const id = await resolveId(ctx.app.store, ctx.params.id!);
     const n = turnParam(ctx.params.n, "turn");
-    sendJson(ctx.res, 200, await (await views()).turnView(ctx.app.store, id, n, { full: query(ctx, "full") === "1" }));
+    sendJson(ctx.res, 200, await (await views()).maskedTurnView(ctx.app.store, id, n, { full: query(ctx, "full") === "1" }));
   }),
   get("/api/sessions/:id/diff", async (ctx) => {
     const id = await resolveId(ctx.app.store, ctx.params.id!);
     const from = turnParam(query(ctx, "from"), "from");
     const to = turnParam(query(ctx, "to"), "to");
     if (from >= to) throw new HttpError(400, `from (${from}) must be before to (${to})`, "e.g. ?from=1&to=3");
-    sendJson(ctx.res, 200, await (await views()).diffBetween(ctx.app.store, id, from, to));
+    sendJson(ctx.res, 200, await (await import("../../view/session-views.js")).diffBetween(ctx.app.store, id, from, to));
   }),
   get("/api/sessions/:id/events", sessionEvents),
   get("/api/search", searchRoute),

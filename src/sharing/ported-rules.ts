@@ -1,0 +1,144 @@
+/**
+ * Rules kept as data (gitleaks' default set, ported by scripts/port-gitleaks-rules.mjs, and the
+ * providers' formats no public set has yet), run the way gitleaks runs them: a rule's regex only
+ * where one of its keywords occurs, a window around each, and the secret only when it is random
+ * enough for the rule and no allowlist of the rule names it.
+ *
+ * The regexes are RE2's, matched by re2js: time proportional to pattern × window, whatever the
+ * text, so a foreign rule set cannot make a scan hang. The keywords are found in one pass with
+ * V8's engine (a plain alternation of literals), which keeps the cost of 200+ rules near one.
+ */
+import { RE2JS } from "re2js";
+import type { SecretSpan } from "./secret-detect.js";
+
+export interface PortedRule {
+  id: string;
+  /** RE2 syntax. The secret is group `group`, else the first group that matched, else the whole match. */
+  regex: string;
+  /** Lower case; the rule runs only near one of them. */
+  keywords: string[];
+  group?: number;
+  /** Least Shannon entropy (bits per character) of the secret. */
+  entropy?: number;
+  /** Findings to drop: a regex found in the secret (or the whole match, or its line), or a stopword in the secret. */
+  allow?: Array<{ target?: string; regexes?: string[]; stopwords?: string[] }>;
+}
+
+/** How far around a keyword a rule looks: most secrets sit just after their keyword, a few (JWTs, keys) run long. */
+const BEFORE = 512;
+const AFTER = 4096;
+
+interface Compiled {
+  rule: PortedRule;
+  multiline: boolean;
+  /** Compiled on the rule's first keyword hit: most texts hold few rules' keywords. */
+  re?: RE2JS;
+  allow?: Array<{ target: string; regexes: RE2JS[]; stopwords: string[] }>;
+}
+
+export class PortedRules {
+  private readonly compiled: Compiled[];
+  /** Each keyword: the rules to run where it occurs (its own, and those of the keywords inside it). */
+  private readonly byKeyword = new Map<string, number[]>();
+  private readonly keywords: RegExp;
+
+  constructor(rules: PortedRule[]) {
+    this.compiled = rules.map((rule) => ({ rule, multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex) }));
+    const all = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
+    for (const keyword of all) {
+      const ids: number[] = [];
+      rules.forEach((r, i) => {
+        if (r.keywords.some((k) => keyword.includes(k))) ids.push(i);
+      });
+      this.byKeyword.set(keyword, ids);
+    }
+    // Longest first: at one position the longest keyword wins, and the rules of those inside it come with it.
+    this.keywords = new RegExp(all.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|"), "g");
+  }
+
+  findings(text: string): SecretSpan[] {
+    const windows = this.windows(text);
+    const found: SecretSpan[] = [];
+    for (const [index, spans] of windows) {
+      const c = this.compiled[index]!;
+      for (const [from, to] of spans) found.push(...this.run(c, text, from, to));
+    }
+    return found;
+  }
+
+  /** Per rule, the merged windows around its keywords' occurrences. */
+  private windows(text: string): Map<number, Array<[number, number]>> {
+    const lower = lowerSameLength(text);
+    const out = new Map<number, Array<[number, number]>>();
+    for (const m of lower.matchAll(this.keywords)) {
+      const at = m.index;
+      for (const index of this.byKeyword.get(m[0])!) {
+        const multiline = this.compiled[index]!.multiline;
+        const from = multiline ? Math.max(0, at - BEFORE) : Math.max(text.lastIndexOf("\n", at) + 1, at - BEFORE);
+        const lineEnd = multiline ? -1 : text.indexOf("\n", at);
+        const to = Math.min(lineEnd === -1 ? text.length : lineEnd, at + AFTER);
+        const list = out.get(index) ?? [];
+        const last = list.at(-1);
+        if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+        else list.push([from, to]);
+        out.set(index, list);
+      }
+    }
+    return out;
+  }
+
+  /** Every regex compiled now (a test's check that the whole set is valid RE2). */
+  compileAll(): void {
+    for (const c of this.compiled) compile(c);
+  }
+
+  private run(c: Compiled, text: string, from: number, to: number): SecretSpan[] {
+    const found: SecretSpan[] = [];
+    const window = text.slice(from, to);
+    const { re, allow } = compile(c);
+    const m = re.matcher(window);
+    while (m.find()) {
+      let g = c.rule.group ?? 0;
+      if (g === 0) for (let i = 1; i <= m.groupCount(); i++) if (m.group(i) !== null && m.group(i) !== "") (g = i), (i = Infinity);
+      const secret = m.group(g);
+      if (!secret) continue;
+      if (c.rule.entropy !== undefined && shannon(secret) < c.rule.entropy) continue;
+      const start = from + m.start(g);
+      if (allow.some((a) => allowed(a, secret, m.group(0)!, lineOf(text, start)))) continue;
+      found.push({ kind: c.rule.id, start, end: start + secret.length });
+    }
+    return found;
+  }
+}
+
+function compile(c: Compiled): Required<Compiled> {
+  c.re ??= RE2JS.compile(c.rule.regex);
+  c.allow ??= (c.rule.allow ?? []).map((a) => ({ target: a.target ?? "secret", regexes: (a.regexes ?? []).map((r) => RE2JS.compile(r)), stopwords: a.stopwords ?? [] }));
+  return c as Required<Compiled>;
+}
+
+function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, match: string, line: string): boolean {
+  const target = a.target === "match" ? match : a.target === "line" ? line : secret;
+  if (a.regexes.some((re) => re.matcher(target).find())) return true;
+  const lower = secret.toLowerCase();
+  return a.stopwords.some((w) => lower.includes(w));
+}
+
+function lineOf(text: string, at: number): string {
+  const end = text.indexOf("\n", at);
+  return text.slice(text.lastIndexOf("\n", at) + 1, end === -1 ? text.length : end);
+}
+
+/** Lower case with every offset kept (`İ` alone grows when lowered; ASCII is all a keyword needs). */
+function lowerSameLength(text: string): string {
+  const lower = text.toLowerCase();
+  return lower.length === text.length ? lower : text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+export function shannon(value: string): number {
+  const counts = new Map<string, number>();
+  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / value.length) * Math.log2(n / value.length);
+  return bits;
+}

@@ -79,7 +79,7 @@ export function layoutOf(dir: string, names: string[]): StreamLayout {
 }
 
 export async function streamLayout(dir: string): Promise<StreamLayout> {
-  await checkFolder(path.join(dir, PIECES_DIR));
+  checkFolder(path.join(dir, PIECES_DIR));
   return layoutOf(dir, await fs.readdir(path.join(dir, PIECES_DIR)).catch(missingIsEmpty));
 }
 

@@ -148,6 +148,23 @@ describe("a symbolic link in a session's folder", () => {
     });
   });
 
+  it("session rm removes a session holding a link: the link goes, the file it leads to stays", async () => {
+    const other = await recordThreeTurns();
+    try {
+      const live = path.join(other.dir, "conversation.jsonl");
+      const target = path.join(outside, "kept.txt");
+      writeFileSync(target, `${CANARY}\n`);
+      rmSync(live);
+      symlinkSync(target, live);
+      const rm = await runNudge(["session", "rm", other.id, "--yes"], { cwd: other.repo, env: other.env });
+      expect(rm.exitCode, rm.stderr).toBe(0);
+      expect(existsSync(other.dir)).toBe(false);
+      expect(readFileSync(target, "utf8")).toBe(`${CANARY}\n`);
+    } finally {
+      await other.api.close();
+    }
+  }, 60_000);
+
   it("session import does not read a session here through a link to decide it is already imported", async () => {
     const out = path.join(tempDir(), "s.tar.gz");
     expect((await runNudge(["session", "export", rec.id, "-o", out], { cwd: rec.repo, env: rec.env })).exitCode).toBe(0);

@@ -23,6 +23,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { UserError } from "../errors.js";
+import { checkFolder, openBundleFile, readBundleFile } from "./bundle-links.js";
 
 const gunzip = promisify(zlib.gunzip);
 
@@ -78,6 +79,7 @@ export function layoutOf(dir: string, names: string[]): StreamLayout {
 }
 
 export async function streamLayout(dir: string): Promise<StreamLayout> {
+  checkFolder(path.join(dir, PIECES_DIR));
   return layoutOf(dir, await fs.readdir(path.join(dir, PIECES_DIR)).catch(missingIsEmpty));
 }
 
@@ -150,15 +152,16 @@ async function pieceBytes(p: Piece): Promise<Buffer> {
   const expected = p.to.byte - p.from.byte;
   const dir = path.dirname(path.dirname(p.file));
   const name = path.basename(p.file);
-  if (!p.compressed) return checkedPiece(dir, name, p, await fs.readFile(p.file));
+  if (!p.compressed) return checkedPiece(dir, name, p, await readBundleFile(p.file));
   const stat = await fs.stat(p.file);
   const key = `${p.file}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
   if (inflated?.key === key) return inflated.bytes;
   let bytes: Buffer;
   try {
     // Never more than the name says (and one byte to tell): a piece that inflates to gigabytes is damage, found at once.
-    bytes = await gunzip(await fs.readFile(p.file), { maxOutputLength: expected + 1 });
+    bytes = await gunzip(await readBundleFile(p.file), { maxOutputLength: expected + 1 });
   } catch (error) {
+    if (error instanceof UserError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw error;
     if (code === "ERR_BUFFER_TOO_LARGE") throw damaged(dir, `${name} inflates to more than the ${expected} bytes its name says`);
@@ -177,7 +180,7 @@ function checkedPiece(dir: string, name: string, p: Piece, bytes: Buffer): Buffe
 }
 
 async function readLive(file: string, from: number, to: number | null): Promise<Buffer> {
-  const handle = await fs.open(file, "r").catch((error: NodeJS.ErrnoException) => {
+  const handle = await openBundleFile(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return null;
     throw error;
   });

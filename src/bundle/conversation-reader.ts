@@ -4,7 +4,7 @@
  * the turn that owns it. One turn is read from its byte range (conversation-pieces.ts: the piece
  * that holds it), so replaying turn 900 of a long session does not read the 899 before it.
  */
-import { promises as fs } from "node:fs";
+import { openBundleFile, readBundleFile } from "./bundle-links.js";
 import { splitLines } from "../claude/ndjson.js";
 import type { Manifest, PendingTurn, Turn } from "./manifest-schema.js";
 import { expandLines } from "./image-store.js";
@@ -127,7 +127,7 @@ export function groupByTurn(manifest: Turns, lines: TimedLine[]): TurnLines[] {
 
 async function readIfExists(file: string): Promise<Buffer> {
   try {
-    return await fs.readFile(file);
+    return await readBundleFile(file);
   } catch (error) {
     // A session whose claude never wrote a line has no conversation yet: that is an empty one.
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return Buffer.alloc(0);
@@ -136,7 +136,10 @@ async function readIfExists(file: string): Promise<Buffer> {
 }
 
 async function readRange(file: string, from: number, to: number): Promise<Buffer> {
-  const handle = await fs.open(file, "r").catch(() => null);
+  const handle = await openBundleFile(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
   if (!handle) return Buffer.alloc(0);
   try {
     const buffer = Buffer.alloc(to - from);

@@ -14,6 +14,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { readBundleFile } from "./bundle-links.js";
 
 export const IMAGES_DIR = "images";
 const REF_PREFIX = "nudge-image:sha256:";
@@ -127,7 +128,8 @@ export async function expandLines<T extends { bytes: Buffer; stored?: number }>(
 }
 
 async function loadImage(bundleDir: string, hash: string): Promise<string | null> {
-  const bytes = await fs.promises.readFile(path.join(imagesDir(bundleDir), hash)).catch(() => null);
+  // Through a link nothing is read (the image is then missing, as a damaged one is).
+  const bytes = await readBundleFile(path.join(imagesDir(bundleDir), hash)).catch(() => null);
   if (!bytes || createHash("sha256").update(bytes).digest("hex") !== hash) return null;
   return bytes.toString("base64");
 }

@@ -9,6 +9,7 @@ import { UserError } from "../errors.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { repoLocation } from "../snapshot/git.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { readBundleFile } from "./bundle-links.js";
 import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./manifest-schema.js";
 import { fromFormat1 } from "./manifest-v1.js";
 import { activityOf, isHeld, isLocked, readLock, type LockInfo } from "./locks.js";
@@ -74,8 +75,9 @@ export function newSessionId(): string {
 async function readJson(file: string, dir: string): Promise<unknown> {
   let raw: string;
   try {
-    raw = await fs.readFile(file, "utf8");
-  } catch {
+    raw = await readBundleFile(file, "utf8");
+  } catch (error) {
+    if (error instanceof UserError) throw error;
     throw new UserError(`no session bundle at ${dir}`, "list the sessions with: nudge session list");
   }
   try {
@@ -122,7 +124,7 @@ export async function readJournalState(dir: string): Promise<JournalState | null
   if (fromFormat1(json)) return null;
   const header = checkHeader(json, files.manifest);
   let missing = false;
-  const raw = await fs.readFile(files.journal, "utf8").catch((error: NodeJS.ErrnoException) => {
+  const raw = await readBundleFile(files.journal, "utf8").catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;
     missing = true;
     return "";

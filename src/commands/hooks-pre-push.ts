@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { openStore } from "../bundle/store.js";
 import { runPrePush } from "../sharing/push-hook.js";
+import { pushIsDryRun } from "../sharing/push-dry-run.js";
 import { visible } from "../inert-text.js";
 import { writeErr } from "../terminal/output.js";
 import { describePublished } from "./session-push.js";
@@ -18,8 +19,9 @@ export const hooksPrePushCommand = new Command("pre-push")
     for (const name of REPOSITORY_ENV) delete process.env[name];
     const stdin = await readStdin();
     const store = await openStore(process.cwd());
-    const run = await runPrePush(store, remote ?? url ?? "origin", stdin);
+    const run = await runPrePush(store, remote ?? url ?? "origin", stdin, () => pushIsDryRun(store.repoRoot));
     const say = (line: string) => writeErr(`nudge: ${line}\n`);
+    if (run.heldBack) return say("unsure" in run.heldBack ? `cannot tell whether this push is a dry run (${visible(run.heldBack.unsure)}): no session published` : "git push --dry-run: no session published");
     if (run.unknownSetting !== undefined) say(`git config nudge.push is ${JSON.stringify(visible(run.unknownSetting))}, which nudge does not know ("auto" publishes, "off" does not): nothing was published`);
     if (!run.enabled || run.results.length === 0) return;
     say(`publishing ${run.results.length} session${run.results.length === 1 ? "" : "s"} of ${run.branches.join(", ")} to ${visible(run.remote ?? "")} (git config nudge.push auto)`);

@@ -1,49 +1,72 @@
 /**
  * The tags a loop reads in claude's last message of an iteration: `<promise>TEXT</promise>`,
  * `<next-model>NAME</next-model>`, and a verifier's `<verify-pass/>` or
- * `<verify-fail>why</verify-fail>`. Only claude's own prose counts: a tag inside a fenced code
- * block, an inline code span or a quoted line ("> …", how tool output is usually quoted) is
- * something claude is showing, not saying; loops that trusted those stopped on a file's contents.
+ * `<verify-fail>why</verify-fail>`. Only what claude says counts, read as CommonMark (markdown-it,
+ * as the session page renders it): a tag in a paragraph, heading, list item or table. One in a
+ * code block or span, a `>` quote at any depth (a list item's too: tool output is quoted so), an
+ * HTML comment, or between quotation marks is something claude shows or hides, not says: loops
+ * that trusted those stopped on a file's contents, a comment, or claude explaining its own rules.
  */
+import { createRequire } from "node:module";
 
-/** The message with code blocks, code spans and quoted lines blanked out. */
+type MarkdownItCtor = typeof import("markdown-it").default;
+type MarkdownIt = InstanceType<MarkdownItCtor>;
+type Token = ReturnType<MarkdownIt["parse"]>[number];
+
+const require = createRequire(import.meta.url);
+let md: MarkdownIt | null = null;
+
+/** Loaded the first time a message is read (~50 ms): commands that read none never pay for it. */
+function parser(): MarkdownIt {
+  // Raw HTML on: only so that a comment is told from text; the tags themselves come back as written.
+  md ??= new (require("markdown-it") as MarkdownItCtor)({ html: true, linkify: false, typographer: false });
+  return md;
+}
+
+const COMMENT = /<!--[\s\S]*?-->/g;
+/** HTML blocks that are not tags: comments, `<?…>`, `<!…>`, and script, pre, style, textarea (code). */
+const NOT_PROSE_HTML = /^\s*<(?:!|\?|(?:script|pre|style|textarea)\b)/i;
+
+/** The message's prose: its paragraphs, headings, list items and table cells outside quotes, without code or comments, a blank line between blocks. */
 export function prose(text: string): string {
-  const out: string[] = [];
-  let fence: string | null = null;
-  let indented = false;
-  for (const line of text.split("\n")) {
-    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1] ?? null;
-    if (fence !== null) {
-      // A fence closes with the same character, at least as long, and nothing but spaces after it.
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
-      out.push("");
-      continue;
-    }
-    if (marker) {
-      fence = marker;
-      out.push("");
-      continue;
-    }
-    // An indented code block: four spaces (or a tab) after a blank line or another such line (QA).
-    if (/^( {4}|\t)/.test(line) && (out.length === 0 || out.at(-1) === "" || indented)) {
-      indented = true;
-      out.push("");
-      continue;
-    }
-    indented = false;
-    if (/^ {0,3}>/.test(line)) {
-      out.push("");
-      continue;
-    }
-    out.push(line.replace(/(`+)[\s\S]*?\1/g, ""));
+  const blocks: string[] = [];
+  let quoted = 0;
+  for (const t of parser().parse(text, {})) {
+    if (t.type === "blockquote_open") quoted++;
+    else if (t.type === "blockquote_close") quoted--;
+    else if (quoted > 0) continue;
+    else if (t.type === "inline") blocks.push(inlineProse(t.children ?? []));
+    else if (t.type === "html_block" && !NOT_PROSE_HTML.test(t.content)) blocks.push(t.content.replace(COMMENT, ""));
   }
-  return out.join("\n");
+  return blocks.join("\n\n");
+}
+
+/** A block's text as written, its tags included; code spans, comments and emphasis marks left out. */
+function inlineProse(children: Token[]): string {
+  let out = "";
+  for (const c of children) {
+    if (c.type === "text") out += c.content;
+    else if (c.type === "html_inline" && !c.content.startsWith("<!--")) out += c.content;
+    else if (c.type === "softbreak" || c.type === "hardbreak") out += "\n";
+  }
+  return out;
+}
+
+/**
+ * Quotations on one line that hold a tag: "…", “…”, or a whole tag in single quotes ('…' or ‘…’:
+ * apostrophes make longer spans ambiguous). Quoted words without a tag stay (a fail's reason).
+ */
+const QUOTED = [/"[^"\n<]*<[^"\n]*"/g, /“[^”\n<]*<[^”\n]*”/g, /['‘]\s*<([a-z-]+)(?:\s*\/>|>[^\n]*?<\/\1>)\s*['’]/g];
+
+/** Prose without what it quotes: where a tag counts. */
+function said(text: string): string {
+  return QUOTED.reduce((t, re) => t.replace(re, " "), prose(text));
 }
 
 /** The inner texts of every `<tag>…</tag>` in claude's prose, trimmed, in order. */
 function tagged(text: string, tag: string): string[] {
   const found: string[] = [];
-  for (const m of prose(text).matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))) found.push(m[1]!.trim());
+  for (const m of said(text).matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))) found.push(m[1]!.trim());
   return found;
 }
 
@@ -67,7 +90,7 @@ export interface Verdict {
 export function readVerdict(text: string): Verdict | null {
   const fails = tagged(text, "verify-fail");
   if (fails.length > 0) return { pass: false, reason: fails.join("\n").slice(0, 4000) || null };
-  return /<verify-pass\s*\/>/.test(prose(text)) ? { pass: true, reason: null } : null;
+  return /<verify-pass\s*\/>/.test(said(text)) ? { pass: true, reason: null } : null;
 }
 
 /** The message without its tags, on one line and short: a reason to show ("FAILURE: the API it needs is gone"). */

@@ -10,6 +10,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { beginWork } from "../bundle/cut-off-work.js";
 import type { Store, StoredSession } from "../bundle/store.js";
+import { refuseLinksWithin } from "../bundle/bundle-links.js";
 import { pageDocument } from "../web/page/document.js";
 import { readPageAssets } from "../web/page/assets.js";
 import { summaryOf } from "../bundle/summary.js";
@@ -41,6 +42,7 @@ const DATA_NAME = "session.html";
 
 export async function exportHtml(store: Store, session: StoredSession, o: HtmlExportOptions): Promise<HtmlExportResult> {
   const manifest = session.manifest;
+  await refuseLinksWithin(session.dir);
   const plan = planExport(manifest, o.upto);
   // The page carries the turns' diffs, not the history under them: their content, names and link targets are what is scanned.
   const codeSecrets = (await scanCode(store.repoRoot, plan.tip, manifest.repo.baseCommit, plan.turns)).secrets;

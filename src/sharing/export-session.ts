@@ -11,6 +11,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { MANIFEST_FORMAT, type ManifestHeader, type Turn } from "../bundle/manifest-schema.js";
 import { headerOf, type Store, type StoredSession } from "../bundle/store.js";
+import { refuseLinksWithin } from "../bundle/bundle-links.js";
 import { streamSize } from "../bundle/conversation-pieces.js";
 import { summaryOf } from "../bundle/summary.js";
 import { journalOf, parseJournal, foldJournal } from "../bundle/turn-journal.js";
@@ -75,6 +76,8 @@ export function defaultExportName(id: string): string {
 
 export async function exportSession(store: Store, session: StoredSession, o: ExportOptions): Promise<ExportResult> {
   const manifest = session.manifest;
+  // Whole folders are copied below (claude's files): a link anywhere would carry its target out.
+  await refuseLinksWithin(session.dir);
   const plan = planExport(manifest, o.upto);
   const root = store.repoRoot;
   // Every earlier snapshot is an ancestor of this one: present with it (git gc keeps what a ref reaches).

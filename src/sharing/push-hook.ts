@@ -12,6 +12,7 @@ import { listSessions, loadSession, type Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { publishSession, type PublishResult } from "./publish-session.js";
 import { resolveRemote } from "./sync-remote.js";
+import type { DryRunAnswer } from "./push-dry-run.js";
 
 /** The line that marks a hook as nudge's: only such a hook is replaced or removed. */
 export const HOOK_MARK = "# nudge pre-push hook";
@@ -22,10 +23,6 @@ export function hookScript(node: string, script: string): string {
   return `#!/bin/sh
 ${HOOK_MARK} (nudge hooks install): publishes this branch's sessions when git config nudge.push is "auto".
 # Remove it with: nudge hooks uninstall
-# git push --dry-run runs this hook too, without telling it: a dry run must publish nothing.
-case " $(tr '\\0' ' ' < /proc/$PPID/cmdline 2>/dev/null) " in
-  *" --dry-run "*|*" -n "*) echo "nudge: git push --dry-run: no session published" >&2; exit 0 ;;
-esac
 if [ -x ${q(node)} ] && [ -f ${q(script)} ]; then
   # Never the reason a push fails: whatever nudge meets, the branch's push goes on.
   ${q(node)} ${q(script)} hooks pre-push "$@" || echo "nudge: sessions were not published (see above); the push goes on" >&2
@@ -71,6 +68,8 @@ export interface HookRun {
   branches: string[];
   remote: string | null;
   results: Array<{ session: string; result?: PublishResult; error?: UserError }>;
+  /** Nothing published because the push is a dry run, or because the hook cannot tell whether it is one. */
+  heldBack?: DryRunAnswer;
   /** nudge.push set to something nudge does not know (a typo of "auto"): said, not silently taken for off. */
   unknownSetting?: string;
 }
@@ -83,7 +82,7 @@ const PUSH_SETTINGS = new Set(["auto", "off"]);
  * (`<local ref> <local id> <remote ref> <remote id>`). The sessions recorded on the branches
  * pushed (not deleted) are published, to `nudge.remote` if set, else to the remote pushed to.
  */
-export async function runPrePush(store: Store, remoteArg: string, stdin: string): Promise<HookRun> {
+export async function runPrePush(store: Store, remoteArg: string, stdin: string, isDryRun: () => Promise<DryRunAnswer>): Promise<HookRun> {
   // As git reads its own words (true, Yes, ON), case does not matter.
   const raw = await remoteGit.configValue(store.repoRoot, "nudge.push");
   const setting = raw?.trim().toLowerCase() ?? null;
@@ -93,10 +92,13 @@ export async function runPrePush(store: Store, remoteArg: string, stdin: string)
     .map((line) => line.split(" "))
     .filter(([local, id]) => local?.startsWith("refs/heads/") && id && !/^0+$/.test(id))
     .map(([local]) => local!.slice("refs/heads/".length));
-  if (branches.length === 0) return { enabled: true, branches, remote: null, results: [] };
+  const sessions = (await listSessions(store)).filter((s) => s.header.summary.turns > 0 && s.header.repo.branch !== null && branches.includes(s.header.repo.branch));
+  if (sessions.length === 0) return { enabled: true, branches, remote: null, results: [] };
+  // git runs this hook for a dry run too, without telling it: asked only when there is something to publish.
+  const dry = await isDryRun();
+  if ("unsure" in dry || dry.dryRun) return { enabled: true, branches, remote: null, results: [], heldBack: "unsure" in dry ? { unsure: dry.unsure } : { dryRun: true } };
   const configured = await remoteGit.configValue(store.repoRoot, "nudge.remote");
   const remote = await resolveRemote(store, configured ?? remoteArg);
-  const sessions = (await listSessions(store)).filter((s) => s.header.summary.turns > 0 && s.header.repo.branch !== null && branches.includes(s.header.repo.branch));
   const results: HookRun["results"] = [];
   for (const s of sessions) {
     try {

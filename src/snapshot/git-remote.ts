@@ -87,6 +87,15 @@ export async function configValue(root: string, key: string): Promise<string | n
   return r.exitCode === 0 ? r.stdout.toString("utf8").trim() : null;
 }
 
+/**
+ * Arguments read by git's own option parser, given a command's options as a `rev-parse --parseopt`
+ * spec: `set -- <options in long form> -- <the rest>`, shell-quoted; null when git refuses them.
+ */
+export async function parseOptions(root: string, spec: string, args: string[]): Promise<string | null> {
+  const r = await spawnGit(root, ["rev-parse", "--parseopt", "--stuck-long", "--", ...args], { input: spec });
+  return r.exitCode === 0 ? r.stdout.toString("utf8") : null;
+}
+
 /** The remote's refs under `prefix` (only names and ids travel: no object). */
 export async function lsRemote(repo: string, url: string, prefix: string): Promise<Map<string, string>> {
   const r = await spawnGit(repo, ["ls-remote", "--refs", url, `${prefix}*`], { timeoutMs: NETWORK_TIMEOUT_MS });

@@ -11,6 +11,7 @@ import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-sc
 import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../bundle/transcript-copy.js";
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
 import { shareImages } from "../bundle/image-store.js";
+import { refuseLinksWithin } from "../bundle/bundle-links.js";
 import { streamOffsetOfLine } from "../bundle/conversation-pieces.js";
 import { copyStreamPrefix } from "../bundle/piece-writing.js";
 import { summaryOf } from "../bundle/summary.js";
@@ -64,6 +65,8 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   const turn = source.manifest.turns[n]!;
   const from = bundleFiles(source.dir);
   const to = bundleFiles(dir);
+  // Copied and hard-linked whole below: a link's target would become a plain file of the fork, which an export then carries.
+  await refuseLinksWithin(source.dir);
   await fs.mkdir(to.changes);
   await fs.mkdir(to.transcripts);
 

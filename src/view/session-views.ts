@@ -4,8 +4,8 @@
  * what they return. Every string in them went through `inertValue`: a session's control characters
  * (ANSI, bidi overrides) arrive as visible escapes.
  */
-import { promises as fs } from "node:fs";
 import path from "node:path";
+import { readBundleFile } from "../bundle/bundle-links.js";
 import { readInput, readLineSpan, type LinePoint, type TimedLine } from "../bundle/conversation-reader.js";
 import { mergeInput } from "../bundle/input-merge.js";
 import type { Manifest, PatchInfo, PendingTurn, Turn } from "../bundle/manifest-schema.js";
@@ -144,7 +144,10 @@ async function withInput(dir: string, lines: TimedLine[], range: { from: number;
 /** A turn's stored patch (changes/turn-NNN.patch, or the edits before it); a missing file is an empty diff. */
 async function storedDiff(dir: string, patch: PatchInfo, full: boolean): Promise<DiffView> {
   // The name was checked against changes/(turn|edits)-NNN.patch when the journal was read.
-  const bytes = await fs.readFile(path.join(dir, patch.file)).catch(() => Buffer.alloc(0));
+  const bytes = await readBundleFile(path.join(dir, patch.file)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return Buffer.alloc(0);
+    throw error;
+  });
   return diffView(bytes.toString("utf8"), full);
 }
 

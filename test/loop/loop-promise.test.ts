@@ -43,6 +43,26 @@ describe("nudge claude loop --until-promise", () => {
     expect(show.stdout).toMatch(/^2 .*✗ exit 1 +iteration 2 · \S+ · promised COMPLETE$/m);
   });
 
+  it("a promise in an HTML comment, in a quote inside a list item, or in quotation marks does not end the loop; one said after them does", async () => {
+    const repo = await gitdir();
+    const { api, run, manifest } = await runLoop(
+      repo,
+      [
+        { text: "Working on it. <!-- <promise>COMPLETE</promise> -->" },
+        { text: "The tool printed:\n- > <promise>COMPLETE</promise>\n\nso not yet." },
+        { text: 'When the file exists I will end with "<promise>COMPLETE</promise>".' },
+        { text: "All done.\n\n<promise>COMPLETE</promise>" },
+        { text: "never asked" },
+      ],
+      ["make done.txt", "--until-promise", "COMPLETE", "--no-guards"],
+    );
+    onTestFinished(() => api.close());
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/✓ loop done: claude said <promise>COMPLETE<\/promise> after iteration 4/);
+    expect(manifest.turns.map((t) => t.loop?.promise ?? null)).toEqual([null, null, null, null, "COMPLETE"]);
+    expect(api.remaining()).toBe(1);
+  });
+
   it("an iteration that ends on a tool call with no text counts and the loop goes on", async () => {
     const repo = await gitdir();
     const { api, run, manifest } = await runLoop(

@@ -18,6 +18,36 @@ describe("loop sigils", () => {
     expect(readSigils("All done, and\n    <promise>COMPLETE</promise>").promises).toEqual(["COMPLETE"]);
   });
 
+  it("not in an HTML comment, a quote inside a list item (or any quote, at any depth), or quotation marks", () => {
+    const none = (text: string) => expect(readSigils(text).promises, text).toEqual([]);
+    none("Not yet. <!-- <promise>COMPLETE</promise> -->");
+    none("<!--\nwhen done:\n\n<promise>COMPLETE</promise>\n-->\nStill working.");
+    none("The log:\n- > <promise>COMPLETE</promise>");
+    none("1. the tool said\n   > <promise>COMPLETE</promise>");
+    none("> - > <promise>COMPLETE</promise>");
+    none("> the tool said\n<promise>COMPLETE</promise>"); // a lazy line: still inside the quote, as rendered
+    none('I will end with "<promise>COMPLETE</promise>" once the tests pass.');
+    none('The rule is "say <promise>COMPLETE</promise> when done".');
+    none("I will end with “<promise>COMPLETE</promise>” later.");
+    none("I will end with '<promise>COMPLETE</promise>' later.");
+    none("```\n<promise>COMPLETE</promise>\n```");
+    none("<pre>\n<promise>COMPLETE</promise>\n</pre>");
+    expect(readVerdict('I would say "<verify-pass/>" if the tests ran')).toBeNull();
+  });
+
+  it("said in a list item, a heading, a table, after a quote, beside quoted words, or as a tag block, it counts", () => {
+    const one = (text: string) => expect(readSigils(text).promises, text).toEqual(["COMPLETE"]);
+    one("- all items ticked <promise>COMPLETE</promise>");
+    one("# Done <promise>COMPLETE</promise>");
+    one("| state |\n| --- |\n| <promise>COMPLETE</promise> |");
+    one("> the tool said ok\n\n<promise>COMPLETE</promise>");
+    one('The "build" passes and it\'s done. <promise>COMPLETE</promise>');
+    one("<promise>\nCOMPLETE\n</promise>");
+    one("Done <!-- a note --> <promise>COMPLETE</promise>");
+    one("**Done.** <promise>COMPLETE</promise>");
+    expect(readVerdict('<verify-fail>the "tests" fail</verify-fail>')).toEqual({ pass: false, reason: 'the "tests" fail' });
+  });
+
   it("a verifier's fail wins over its pass; no tag is no verdict", () => {
     expect(readVerdict("fine <verify-pass/>")).toEqual({ pass: true, reason: null });
     expect(readVerdict("<verify-pass/> but <verify-fail>tests fail</verify-fail>")).toEqual({ pass: false, reason: "tests fail" });

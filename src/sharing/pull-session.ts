@@ -16,7 +16,7 @@ import * as git from "../snapshot/git.js";
 import { EXPORT_FILE, PUBLISHED_ID, basePrefix, baseRef, basePins, dataRef } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
 import { exportPrerequisites } from "./publish-export.js";
-import { fetchedCards, fetchedRef, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
+import { fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
 
 export interface PullResult {
   id: string;
@@ -101,7 +101,8 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
     await publishedExport(repo, commit, id, file, o.maxBytes);
     await fetchPinnedBase(store, remote, id, file);
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
-    const imported = await importSession(store, file, o).catch((error: unknown) => {
+    // A fork published from a publication this clone has (its own, or one it pulled) comes in as a fork of that session here.
+    const imported = await importSession(store, file, { ...o, lineage: await localOrigin(repo, remote, card?.card?.forkOf ?? null) }).catch((error: unknown) => {
       // The import names its file, a temp one here: the user knows it as the published session.
       if (!(error instanceof UserError)) throw error;
       const named = `refusing ${path.basename(file)}: `;
@@ -113,4 +114,13 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
   } finally {
     await work.finish();
   }
+}
+
+/** The session here that publication `forkOf.id` is (published from here, or pulled here), at the turn the fork took. */
+async function localOrigin(repo: string, remote: Remote, forkOf: { id: string; turn: number } | null): Promise<{ id: string; turn: number } | null> {
+  if (!forkOf) return null;
+  const mine = (await pairs(repo, minePrefix(remote))).find((p) => p.b === forkOf.id);
+  const pulled = (await pairs(repo, pulledPrefix(remote))).find((p) => p.a === forkOf.id);
+  const local = mine?.a ?? pulled?.b;
+  return local ? { id: local, turn: forkOf.turn } : null;
 }

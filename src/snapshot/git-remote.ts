@@ -87,6 +87,11 @@ export async function configValue(root: string, key: string): Promise<string | n
   return r.exitCode === 0 ? r.stdout.toString("utf8").trim() : null;
 }
 
+/** Set a git config value of a repository of nudge's own (the sync repository). */
+export async function setConfigValue(repo: string, key: string, value: string): Promise<void> {
+  await run(repo, ["config", key, value]);
+}
+
 /** The remote's refs under `prefix` (only names and ids travel: no object). */
 export async function lsRemote(repo: string, url: string, prefix: string): Promise<Map<string, string>> {
   const r = await spawnGit(repo, ["ls-remote", "--refs", url, `${prefix}*`], { timeoutMs: NETWORK_TIMEOUT_MS });
@@ -117,7 +122,8 @@ export interface PushUpdate {
   expect: string | null;
 }
 
-export type PushOutcome = { ok: true; bytes: number } | { ok: false; rejected: Array<{ ref: string; why: string }> };
+/** A refusal: each ref's reason as git's porcelain gives it ("[rejected] (stale info)", "[remote rejected] (unpacker error)"), and what the remote said besides. */
+export type PushOutcome = { ok: true; bytes: number } | { ok: false; rejected: Array<{ ref: string; why: string }>; said: string };
 
 /**
  * One atomic push (all refs or none). Leases make "replace only what I saw" exact even when
@@ -136,7 +142,7 @@ export async function pushRefs(repo: string, url: string, updates: PushUpdate[])
     if (m) rejected.push({ ref: m[2]!, why: m[3]! });
   }
   if (r.exitCode === 0) return { ok: true, bytes: sentBytes(r.stderr) };
-  if (rejected.length) return { ok: false, rejected };
+  if (rejected.length) return { ok: false, rejected, said: gitSaid(r.stderr.split("\n").filter((l) => !/failed to push some refs/.test(l)).join("\n")) };
   throw remoteError("pushing to", url, r);
 }
 

@@ -101,7 +101,8 @@ export interface FetchedCard {
 export async function fetchedCards(repo: string, remote: Remote): Promise<FetchedCard[]> {
   const prefix = fetchedPrefix(remote);
   const refs = [...(await remoteGit.localRefs(repo, prefix))].flatMap(([ref, commit]) => {
-    const m = /^([^/]+)\/card$/.exec(ref.slice(prefix.length));
+    // Only ids nudge publishes: anything else a remote holds is never listed (its length would widen every table).
+    const m = /^([0-9a-f]{10})\/card$/.exec(ref.slice(prefix.length));
     return m ? [{ id: m[1]!, ref, commit }] : [];
   });
   const blobs = await remoteGit.readSmallBlobs(repo, refs.map((r) => `${r.commit}:${CARD_FILE}`), MAX_CARD_BYTES);

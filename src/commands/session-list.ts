@@ -77,7 +77,7 @@ async function listRemote(store: Store, given: string | undefined, options: { js
       const c = r.card ? inertValue(r.card) : null;
       // Why it is unreadable goes last, where its length widens no other column (QA: AUTHOR grew with it).
       if (!c) return [visible(r.id), "(unreadable)", "", "", "", "", "", "", `(unreadable: ${oneLine(visible(r.problem ?? ""), 120)})`];
-      return [c.id, oneLine(c.author ?? "(unknown)", 30), c.branch ?? "(detached)", String(c.turns), c.lastTurnAt.slice(0, 16).replace("T", " "), oneLine(c.firstPrompt ?? "", 30), oneLine(c.lastPrompt ?? "", 30), c.forkOf ? `${c.forkOf.id}@${c.forkOf.turn}` : "", r.local && r.here !== "yours" ? `${r.here} (${r.local})` : r.here];
+      return [c.id, oneLine(c.author ?? "(unknown)", 30), oneLine(c.branch ?? "(detached)", 30), String(c.turns), c.lastTurnAt.slice(0, 16).replace("T", " "), oneLine(c.firstPrompt ?? "", 30), oneLine(c.lastPrompt ?? "", 30), c.forkOf ? `${c.forkOf.id}@${c.forkOf.turn}` : "", r.local && r.here !== "yours" ? `${r.here} (${r.local})` : r.here];
     }),
   );
   const left = all.length - rows.length;

@@ -69,7 +69,7 @@ export function describePublished(r: PublishResult): string[] {
   if (r.plan.kind === "unchanged") return [`session ${r.session} is published on ${where} as ${r.plan.id} as it is now; nothing to push`];
   const turns = `${r.turns} turn${r.turns === 1 ? "" : "s"}`;
   const what = {
-    new: `published session ${r.session} to ${where}`,
+    new: `published session ${r.session} to ${where}${r.plan.forkOf ? `, a fork of ${r.plan.forkOf.id}@${r.plan.forkOf.turn}` : ""}`,
     update: `updated published session ${r.plan.id}${r.plan.id === r.session ? "" : ` (session ${r.session} here)`} on ${where}`,
     fork: `published session ${r.session} to ${where} as ${r.plan.id}, a fork of ${r.plan.forkOf ? `${r.plan.forkOf.id}@${r.plan.forkOf.turn}` : r.session}`,
   }[r.plan.kind];

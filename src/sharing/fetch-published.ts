@@ -8,7 +8,7 @@ import { UserError } from "../errors.js";
 import { acquireLock, holderText } from "../bundle/locks.js";
 import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
-import { PUBLISHED_PREFIX } from "./published-card.js";
+import { MAX_CARD_BYTES, PUBLISHED_ID, PUBLISHED_PREFIX } from "./published-card.js";
 import { fetchedCards, fetchedPrefix, syncRepo, type FetchedCard, type Remote } from "./sync-remote.js";
 
 export interface FetchResult {
@@ -17,6 +17,8 @@ export interface FetchResult {
   added: string[];
   updated: string[];
   removed: string[];
+  /** Refs under the published prefix whose id is not one nudge publishes: not fetched for good. */
+  ignored: number;
 }
 
 export async function syncLock(store: Store, what: string) {
@@ -34,8 +36,13 @@ export async function fetchPublished(store: Store, remote: Remote): Promise<Fetc
     const prefix = fetchedPrefix(remote);
     const before = await remoteGit.localRefs(repo, prefix);
     // Only the cards: `*` in the middle of a refspec matches the id, so no data ref is asked for.
-    await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${PUBLISHED_PREFIX}*/card:${prefix}*/card`], { prune: true });
-    const after = await remoteGit.localRefs(repo, prefix);
+    // A card over its size limit stays on the server (listed as unreadable), however big it is.
+    await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${PUBLISHED_PREFIX}*/card:${prefix}*/card`], { prune: true, maxBlobBytes: MAX_CARD_BYTES, keepRefsToLeftOut: true });
+    // Ids nudge never publishes (a hostile 200-character one, say): dropped, never listed or pulled.
+    const fetched = await remoteGit.localRefs(repo, prefix);
+    const foreign = [...fetched.keys()].filter((ref) => !PUBLISHED_ID.test(ref.slice(prefix.length).split("/")[0] ?? ""));
+    await remoteGit.setRefs(repo, foreign.map((ref) => ({ ref, commit: null })));
+    const after = new Map([...fetched].filter(([ref]) => !foreign.includes(ref)));
     const cardsBefore = new Map([...before].filter(([ref]) => ref.endsWith("/card")));
     const cardsAfter = new Map([...after].filter(([ref]) => ref.endsWith("/card")));
     const idOf = (ref: string) => ref.slice(prefix.length, -"/card".length);
@@ -47,7 +54,8 @@ export async function fetchPublished(store: Store, remote: Remote): Promise<Fetc
       cards: await fetchedCards(repo, remote),
       added: [...cardsAfter.keys()].filter((r) => !cardsBefore.has(r)).map(idOf),
       updated: [...cardsAfter].filter(([r, c]) => cardsBefore.has(r) && cardsBefore.get(r) !== c).map(([r]) => idOf(r)),
-      removed: [...cardsBefore.keys()].filter((r) => !cardsAfter.has(r)).map(idOf),
+      removed: [...cardsBefore.keys()].filter((r) => !cardsAfter.has(r) && !foreign.includes(r)).map(idOf),
+      ignored: foreign.length,
     };
   } finally {
     await lock.release();

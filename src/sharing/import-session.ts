@@ -29,6 +29,7 @@ import { exporter, stageSession, type Placement } from "./import-stage.js";
 import { streamChunks, streamSize } from "../bundle/conversation-pieces.js";
 import { formatBytes, raisedLimits, refusing } from "./limits.js";
 import { parentHere } from "./import-parent.js";
+import type { Manifest } from "../bundle/manifest-schema.js";
 
 export interface ImportOptions {
   force: boolean;
@@ -39,6 +40,8 @@ export interface ImportOptions {
   progress?: (line: string) => void;
   /** For tests: the clock. */
   now?: () => Date;
+  /** A pull of a published fork: the session here it continues, for a session whose export names no parent. */
+  lineage?: Manifest["parent"];
 }
 
 export interface ImportResult {
@@ -105,7 +108,7 @@ async function importInto(store: Store, archive: string, o: ImportOptions, work:
     const { pack } = await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(refusing(name));
 
     const now = (o.now ?? (() => new Date()))();
-    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString(), keepBoth: !o.force, parent: await parentHere(store, contents.header.parent) }, path.join(work.dir, "bundle"));
+    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString(), keepBoth: !o.force, parent: (await parentHere(store, contents.header.parent)) ?? (o.lineage && o.lineage.id !== target.id ? o.lineage : null) }, path.join(work.dir, "bundle"));
     faultPoint("import-staged");
     const different = staged.placements.filter((p) => p.state === "different");
     if (different.length && !o.force) {

@@ -10,6 +10,7 @@
  * turn's objects travel). A session pulled from someone and continued here is published as a
  * fork under a fresh id, beside theirs. Anything else under the same id is refused with a hint.
  */
+import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -17,14 +18,15 @@ import { createGunzip } from "node:zlib";
 import { UserError } from "../errors.js";
 import { beginWork } from "../bundle/cut-off-work.js";
 import { syncLock } from "./fetch-published.js";
-import { newSessionId, type Store, type StoredSession } from "../bundle/store.js";
+import type { Store, StoredSession } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { exportSession, type ExportResult } from "./export-session.js";
 import { planExport } from "./export-plan.js";
 import { CARD_FILE, EXPORT_FILE, baseRef, basePins, cardRef, dataRef } from "./published-card.js";
 import { cardOf, measureFile } from "./publish-export.js";
-import { fetchedRef, mineRef, minePrefix, pairs, pendingPrefix, pendingRef, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
+import { adoptKnown, fetchedRef, mineRef, minePrefix, pairs, pendingPrefix, pendingRef, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 import { faultPoint } from "../fault-injection.js";
+import { classifyRefusal } from "./push-refusal.js";
 
 export interface PublishOptions {
   remote: Remote;
@@ -49,6 +51,8 @@ export interface PublishFacts {
   fork: boolean;
   /** A session imported from a file: the session it was exported from, and how many turns it had then. */
   imported?: { id: string; turns: number } | null;
+  /** A fork made here of a session this clone published or pulled: that publication, at the turn forked. */
+  parent?: { id: string; turn: number } | null;
 }
 
 export type PublishPlan =
@@ -59,7 +63,13 @@ export type PublishPlan =
 export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan {
   // What this session continues on the remote: the publication it was pulled from, or the one a
   // file it was imported from was exported from (QA: a tarball's session pushed --fork named none).
-  const origin = f.pulled ? { id: f.pulled.id, turn: f.pulled.turns } : f.imported && f.remoteData.has(f.imported.id) ? { id: f.imported.id, turn: f.imported.turns } : null;
+  const origin = f.pulled
+    ? { id: f.pulled.id, turn: f.pulled.turns }
+    : f.imported && f.remoteData.has(f.imported.id)
+      ? { id: f.imported.id, turn: f.imported.turns }
+      : f.parent && f.parent.id !== f.sessionId
+        ? f.parent
+        : null;
   // --fork again on a session already published as a fork from here updates that fork (QA: each one published another copy).
   if (f.mine && (!f.fork || f.mine.id !== f.sessionId)) {
     const there = f.remoteData.get(f.mine.id);
@@ -79,12 +89,16 @@ export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan
   }
   if (f.fork) return { kind: "fork", id: freshUnused(f, freshId), parent: f.mine?.commit ?? f.pulled?.commit ?? null, forkOf: origin && origin.id !== f.mine?.id ? origin : null, replacing: null };
   if (f.remoteData.has(f.sessionId)) {
+    // A copy imported from an export of it, with no turn since: publishing it beside would publish a duplicate.
+    const nothingNew = f.imported?.id === f.sessionId && f.turns <= f.imported.turns;
     throw new UserError(
       `the remote already has a published session ${f.sessionId} that was not pushed from here: pushing would replace it`,
-      `nothing was pushed; see it: nudge session fetch && nudge session list --remote · publish yours beside it under a fresh id: nudge session push ${f.sessionId} --fork`,
+      nothingNew
+        ? `nothing was pushed; yours is a copy of it with no turn it lacks, so there is nothing to publish: see it: nudge session fetch && nudge session list --remote`
+        : `nothing was pushed; see it: nudge session fetch && nudge session list --remote · publish yours beside it under a fresh id: nudge session push ${f.sessionId} --fork`,
     );
   }
-  return { kind: "new", id: f.sessionId, parent: null, forkOf: null, replacing: null };
+  return { kind: "new", id: f.sessionId, parent: null, forkOf: origin, replacing: null };
 }
 
 function freshUnused(f: PublishFacts, freshId: () => string): string {
@@ -131,11 +145,13 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     if (m) remoteData.set(m[1]!, commit);
   }
   await settlePending(repo, remote, id, remoteData);
+  await adoptKnown(repo, remote, remoteData);
   // A session may be published here under its own id and as a fork too (push --fork): a push
   // updates its own publication, a push --fork the fork (QA: --fork made nudge forget the first).
   const published = (await pairs(repo, minePrefix(remote))).filter((p) => p.a === id);
   const mine = (o.fork ? published.find((p) => p.b !== id) : published.find((p) => p.b === id)) ?? published[0] ?? null;
-  const pulled = (await pairs(repo, pulledPrefix(remote))).find((p) => p.b === id) ?? null;
+  const pulledAll = await pairs(repo, pulledPrefix(remote));
+  const pulled = pulledAll.find((p) => p.b === id) ?? null;
   const savedTurns = session.manifest.turns.filter((t) => t.n > 0).length;
   const turns = o.upto === null ? savedTurns : Math.min(o.upto, savedTurns);
   const plan = planPublish(
@@ -147,8 +163,9 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
       turns,
       fork: o.fork,
       imported: importedFrom(session),
+      parent: await parentPublished(repo, session.manifest.parent, pulledAll, await pairs(repo, minePrefix(remote))),
     },
-    newSessionId,
+    await forkIds(repo, remote, id),
   );
   const base = { session: id, remote: remote.label, dryRun: o.dryRun };
   const noPins = { pinned: [], unpinned: [] };
@@ -191,9 +208,18 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     faultPoint("publish-pushed");
     if (!pushed.ok) {
       await remoteGit.setRefs(repo, [{ ref: pendingRef(remote, id, plan.id), commit: null }]);
-      const why = pushed.rejected.map((r) => `${r.ref} ${r.why}`).join("; ");
+      const refusal = classifyRefusal(pushed.rejected, pushed.said);
+      if (refusal.kind === "busy") {
+        throw new UserError(`the remote refused the push (${refusal.why}): another push to session ${plan.id}'s refs was under way at that moment`, `nothing was pushed; once it is done, push again: nudge session push ${id}`);
+      }
+      if (refusal.kind === "refused") {
+        throw new UserError(
+          `the remote refused the push (${refusal.why}): nothing was published`,
+          `the remote could not take it (a full disk there, a size limit or a hook of the server's): ask whoever runs it, then push again: nudge session push ${id}`,
+        );
+      }
       throw new UserError(
-        `the remote refused the push (${why}): someone published session ${plan.id} there meanwhile, and pushing would replace it`,
+        `the remote refused the push (${refusal.why}): someone published session ${plan.id} there meanwhile, and pushing would replace it`,
         `nothing was pushed; look at it: nudge session fetch && nudge session list --remote · publish yours beside it: nudge session push ${id} --fork`,
       );
     }
@@ -216,6 +242,33 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
   } finally {
     await work.finish();
   }
+}
+
+/**
+ * The fresh ids a fork of `session` may take on `remote`, in order: derived from a random salt kept
+ * in the sync repository, so a `--dry-run` names the very id the push then takes (planned under the
+ * sync lock, so the salt is made once).
+ */
+async function forkIds(repo: string, remote: Remote, session: string): Promise<() => string> {
+  let salt = await remoteGit.configValue(repo, "nudge.forkSalt");
+  if (!salt || !/^[0-9a-f]{32}$/.test(salt)) {
+    salt = randomBytes(16).toString("hex");
+    await remoteGit.setConfigValue(repo, "nudge.forkSalt", salt);
+  }
+  let n = 0;
+  return () => createHash("sha256").update(`${salt}\0${remote.key}\0${session}\0${n++}`).digest("hex").slice(0, 10);
+}
+
+/**
+ * A fork made here (`session fork`) of a session pulled here or published from here: the
+ * publication it continues, at the turn forked (no later than what that publication holds).
+ */
+async function parentPublished(repo: string, parent: StoredSession["manifest"]["parent"], pulled: Array<{ a: string; b: string; commit: string }>, mine: Array<{ a: string; b: string; commit: string }>): Promise<PublishFacts["parent"]> {
+  if (!parent) return null;
+  const from = pulled.find((p) => p.b === parent.id);
+  const own = mine.find((p) => p.a === parent.id && p.b === parent.id) ?? mine.find((p) => p.a === parent.id);
+  const at = from ? { id: from.a, commit: from.commit } : own ? { id: own.b, commit: own.commit } : null;
+  return at && { id: at.id, turn: Math.min(parent.turn, await publishedTurns(repo, at.commit)) };
 }
 
 /** A session imported from a file: its source session, with the turns it had as of the export. */

@@ -13,10 +13,10 @@ import * as remoteGit from "../snapshot/git-remote.js";
 import { importSession, type ImportOptions, type ImportResult } from "./import-session.js";
 import { DEFAULT_LIMITS, formatBytes } from "./limits.js";
 import * as git from "../snapshot/git.js";
-import { EXPORT_FILE, PUBLISHED_ID, basePrefix, baseRef, basePins, dataRef } from "./published-card.js";
+import { EXPORT_FILE, PUBLISHED_ID, PUBLISHED_PREFIX, basePrefix, baseRef, basePins, cardRef, dataRef } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
 import { exportPrerequisites } from "./publish-export.js";
-import { fetchedCards, fetchedRef, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
+import { fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
 
 export interface PullResult {
   id: string;
@@ -34,15 +34,33 @@ export async function resolvePublished(store: Store, remote: Remote, given: stri
   throw new UserError(`${given} names ${ids.length} published sessions: ${ids.slice(0, 5).join(", ")}`, "give more of the id");
 }
 
-/** The publication's content, fetched (only its own ref) into the sync repository: its data commit. */
-export async function fetchData(store: Store, remote: Remote, id: string): Promise<string> {
+/** The most a publication's export may be: what an import would unpack at most, plus the tar's own headers. */
+export function exportLimit(maxBytes: number | undefined): number {
+  return (maxBytes ?? DEFAULT_LIMITS.maxTotalBytes) + DEFAULT_LIMITS.maxIndexBytes + 16 * 1024 * 1024;
+}
+
+/**
+ * The publication's content, fetched (only its own ref) into the sync repository: its data
+ * commit. A blob over the limit is not downloaded at all (publishedExport then refuses it).
+ */
+export async function fetchData(store: Store, remote: Remote, id: string, maxBytes: number | undefined): Promise<string> {
   const repo = await syncRepo(store);
   const local = fetchedRef(remote, id, "data");
   const lock = await syncLock(store, `fetching session ${id} from ${remote.label}`);
   try {
-    const there = (await remoteGit.lsRemote(repo, remote.fetchUrl, dataRef(id))).get(dataRef(id));
+    const refs = await remoteGit.lsRemote(repo, remote.fetchUrl, `${PUBLISHED_PREFIX}${id}/`);
+    const there = refs.get(dataRef(id));
+    if (!there && refs.has(cardRef(id))) {
+      throw new UserError(
+        `${remote.label} lists published session ${id} (its card is there) but holds none of its content: the publication is incomplete or was damaged`,
+        `nothing was pulled; its author can push it again (nudge session push), or remove it: nudge session unpublish ${id} --force`,
+      );
+    }
     if (!there) throw new UserError(`${remote.label} has no published session ${id}`, "list what it has: nudge session fetch && nudge session list --remote");
-    if ((await remoteGit.localRefs(repo, local)).get(local) !== there) await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${dataRef(id)}:${local}`], { prune: false });
+    const limit = { prune: false, maxBlobBytes: exportLimit(maxBytes) };
+    if ((await remoteGit.localRefs(repo, local)).get(local) !== there) await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${dataRef(id)}:${local}`], limit);
+    // Left out by an earlier fetch under a smaller limit: asked for again, under this one.
+    else if ((await remoteGit.treeEntries(repo, there)).some((e) => e.type === "blob" && e.size === null)) await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${dataRef(id)}:${local}`], { ...limit, refetch: true });
     const commit = (await remoteGit.localRefs(repo, local)).get(local);
     if (!commit) throw new UserError(`fetching session ${id} from ${remote.label} brought nothing`, "run the command again; if it goes on, the remote's refs are damaged");
     return commit;
@@ -80,8 +98,12 @@ export async function publishedExport(repo: string, commit: string, id: string, 
     throw refusing(`it is not a nudge publication (its tree holds ${entries.map((e) => JSON.stringify(e.name)).slice(0, 5).join(", ") || "nothing"}, not one ${EXPORT_FILE})`);
   }
   // What an import would unpack at most, plus the tar's own headers: anything bigger is refused unread.
-  const limit = (maxBytes ?? DEFAULT_LIMITS.maxTotalBytes) + DEFAULT_LIMITS.maxIndexBytes + 16 * 1024 * 1024;
-  if ((entry.size ?? Infinity) > limit) {
+  const limit = exportLimit(maxBytes);
+  if (entry.size === null) {
+    // The fetch's filter left it on the server: it is over the limit.
+    throw refusing(`its export is more than an import unpacks (${formatBytes(limit)}); it was not downloaded`, "if you trust it, pull it with a larger --max-size");
+  }
+  if (entry.size > limit) {
     throw refusing(`its export is ${formatBytes(entry.size ?? 0)}, more than an import unpacks (${formatBytes(limit)})`, `if you trust it, pull it with --max-size ${Math.ceil((entry.size ?? 0) / 1024 / 1024)}MiB`);
   }
   await remoteGit.blobToFile(repo, entry.id, file);
@@ -89,7 +111,7 @@ export async function publishedExport(repo: string, commit: string, id: string, 
 
 export async function pullSession(store: Store, remote: Remote, given: string, o: Pick<ImportOptions, "force" | "dryRun" | "maxBytes" | "progress">): Promise<PullResult> {
   const id = await resolvePublished(store, remote, given);
-  const commit = await fetchData(store, remote, id);
+  const commit = await fetchData(store, remote, id, o.maxBytes);
   const repo = await syncRepo(store);
   // What the listing calls unreadable (a card naming another session, not matching its schema) is
   // not pulled either (QA: another's publication, pushed over this id, was installed under it).
@@ -101,7 +123,8 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
     await publishedExport(repo, commit, id, file, o.maxBytes);
     await fetchPinnedBase(store, remote, id, file);
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
-    const imported = await importSession(store, file, o).catch((error: unknown) => {
+    // A fork published from a publication this clone has (its own, or one it pulled) comes in as a fork of that session here.
+    const imported = await importSession(store, file, { ...o, lineage: await localOrigin(repo, remote, card?.card?.forkOf ?? null) }).catch((error: unknown) => {
       // The import names its file, a temp one here: the user knows it as the published session.
       if (!(error instanceof UserError)) throw error;
       const named = `refusing ${path.basename(file)}: `;
@@ -113,4 +136,13 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
   } finally {
     await work.finish();
   }
+}
+
+/** The session here that publication `forkOf.id` is (published from here, or pulled here), at the turn the fork took. */
+async function localOrigin(repo: string, remote: Remote, forkOf: { id: string; turn: number } | null): Promise<{ id: string; turn: number } | null> {
+  if (!forkOf) return null;
+  const mine = (await pairs(repo, minePrefix(remote))).find((p) => p.b === forkOf.id);
+  const pulled = (await pairs(repo, pulledPrefix(remote))).find((p) => p.a === forkOf.id);
+  const local = mine?.a ?? pulled?.b;
+  return local ? { id: local, turn: forkOf.turn } : null;
 }

@@ -26,7 +26,7 @@ export interface RemoteView {
 
 export async function openRemoteView(store: Store, remote: Remote, given: string): Promise<RemoteView> {
   const published = await resolvePublished(store, remote, given);
-  const commit = await fetchData(store, remote, published);
+  const commit = await fetchData(store, remote, published, undefined);
   const dir = path.join(store.dir, "remote-view", remote.key, published);
   const marker = path.join(dir, "data");
   const repo = path.join(dir, "repo");

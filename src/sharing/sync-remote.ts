@@ -101,7 +101,8 @@ export interface FetchedCard {
 export async function fetchedCards(repo: string, remote: Remote): Promise<FetchedCard[]> {
   const prefix = fetchedPrefix(remote);
   const refs = [...(await remoteGit.localRefs(repo, prefix))].flatMap(([ref, commit]) => {
-    const m = /^([^/]+)\/card$/.exec(ref.slice(prefix.length));
+    // Only ids nudge publishes: anything else a remote holds is never listed (its length would widen every table).
+    const m = /^([0-9a-f]{10})\/card$/.exec(ref.slice(prefix.length));
     return m ? [{ id: m[1]!, ref, commit }] : [];
   });
   const blobs = await remoteGit.readSmallBlobs(repo, refs.map((r) => `${r.commit}:${CARD_FILE}`), MAX_CARD_BYTES);
@@ -125,3 +126,28 @@ export async function fetchedCards(repo: string, remote: Remote): Promise<Fetche
 export async function setPulled(repo: string, ref: string, commit: string): Promise<void> {
   await remoteGit.setRefs(repo, [{ ref, commit }]);
 }
+
+/**
+ * The same server reached under another URL (`git://` here, `http://` there) has refs of its own
+ * key here. A publication is known by what it is, not by the URL: where the remote holds, under an
+ * id, the very commit this clone published or pulled under that id through another URL, that
+ * record is copied under this remote's key. Returns how many were copied.
+ */
+export async function adoptKnown(repo: string, remote: Remote, remoteData: Map<string, string>): Promise<number> {
+  const updates: Array<{ ref: string; commit: string }> = [];
+  for (const kind of ["mine", "pulled"] as const) {
+    const here = new Map(await remoteGit.localRefs(repo, `refs/nudge/${kind}/${remote.key}/`));
+    for (const [ref, commit] of await remoteGit.localRefs(repo, `refs/nudge/${kind}/`)) {
+      // mine: <key>/<session>/<published id>; pulled: <key>/<published id>/<session>
+      const m = /^refs\/nudge\/(?:mine|pulled)\/([^/]+)\/([0-9a-f]{10})\/([0-9a-f]{10})$/.exec(ref);
+      if (!m || m[1] === remote.key) continue;
+      const published = kind === "mine" ? m[3]! : m[2]!;
+      if (remoteData.get(published) !== commit) continue;
+      const own = kind === "mine" ? mineRef(remote, m[2]!, m[3]!) : pulledRef(remote, m[2]!, m[3]!);
+      if (here.get(own) !== commit) updates.push({ ref: own, commit });
+    }
+  }
+  if (updates.length) await remoteGit.setRefs(repo, updates);
+  return updates.length;
+}
+

@@ -8,7 +8,8 @@ import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { basePrefix, cardRef, dataRef, PUBLISHED_ID } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
-import { fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
+import { adoptKnown, fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
+import { classifyRefusal } from "./push-refusal.js";
 
 export interface UnpublishResult {
   id: string;
@@ -46,7 +47,8 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
     const data = refs.get(dataRef(id));
     const card = refs.get(cardRef(id));
     if (!data && !card) throw new UserError(`${remote.label} has no published session ${id}`, "list what it has: nudge session fetch && nudge session list --remote");
-    const ours = mine.some((p) => p.b === id);
+    // Published from here through another URL of the same server: it is known by its commit.
+    const ours = mine.some((p) => p.b === id) || (data !== undefined && (await adoptKnown(repo, remote, new Map([[id, data]]))) > 0);
     if (!ours && !o.force) {
       throw new UserError(`published session ${id} on ${remote.label} was not pushed from here`, `nothing was removed; to remove someone else's publication all the same: nudge session unpublish ${id} --force`);
     }
@@ -57,10 +59,14 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
       // The pins of the code it built on go with it (the branches that hold that code keep it).
       ...[...refs].filter(([ref]) => ref.startsWith(basePrefix(id))).map(([ref, commit]) => ({ commit: null, ref, expect: commit })),
     ]);
-    if (!pushed.ok) throw new UserError(`the remote refused to remove ${id} (${pushed.rejected.map((r) => r.why).join("; ")}): it changed meanwhile`, "fetch and look again: nudge session fetch && nudge session list --remote");
+    if (!pushed.ok) {
+      const refusal = classifyRefusal(pushed.rejected, pushed.said);
+      if (refusal.kind === "moved") throw new UserError(`the remote refused to remove ${id} (${refusal.why}): it changed meanwhile`, "fetch and look again: nudge session fetch && nudge session list --remote");
+      throw new UserError(`the remote refused to remove ${id} (${refusal.why})`, `nothing was removed; ${refusal.kind === "busy" ? "another push to it was under way: run the command again" : "ask whoever runs the remote why, then run the command again"}`);
+    }
     const pulled = (await pairs(repo, pulledPrefix(remote))).filter((p) => p.a === id);
     await remoteGit.setRefs(repo, [
-      ...mine.filter((p) => p.b === id).map((p) => ({ ref: p.ref, commit: null })),
+      ...(await pairs(repo, minePrefix(remote))).filter((p) => p.b === id).map((p) => ({ ref: p.ref, commit: null })),
       ...pulled.map((p) => ({ ref: p.ref, commit: null })),
       { ref: fetchedRef(remote, id, "data"), commit: null },
       { ref: fetchedRef(remote, id, "card"), commit: null },

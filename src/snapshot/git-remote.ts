@@ -96,6 +96,11 @@ export async function parseOptions(root: string, spec: string, args: string[]): 
   return r.exitCode === 0 ? r.stdout.toString("utf8") : null;
 }
 
+/** Set a git config value of a repository of nudge's own (the sync repository). */
+export async function setConfigValue(repo: string, key: string, value: string): Promise<void> {
+  await run(repo, ["config", key, value]);
+}
+
 /** The remote's refs under `prefix` (only names and ids travel: no object). */
 export async function lsRemote(repo: string, url: string, prefix: string): Promise<Map<string, string>> {
   const r = await spawnGit(repo, ["ls-remote", "--refs", url, `${prefix}*`], { timeoutMs: NETWORK_TIMEOUT_MS });
@@ -113,9 +118,49 @@ export async function lsRemote(repo: string, url: string, prefix: string): Promi
  * refspecs' destinations that the remote no longer has; `--refmap=` keeps git from updating any
  * other ref on the side; `--no-tags`: a session's refs are all it takes.
  */
-export async function fetchRefs(repo: string, url: string, refspecs: string[], o: { prune: boolean }): Promise<void> {
-  const r = await spawnGit(repo, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", ...(o.prune ? ["--prune"] : []), url, ...refspecs], { timeoutMs: NETWORK_TIMEOUT_MS });
+export async function fetchRefs(repo: string, url: string, refspecs: string[], o: { prune: boolean; maxBlobBytes?: number; refetch?: boolean; keepRefsToLeftOut?: boolean }): Promise<void> {
+  // --filter: the server leaves out every blob over the size (a hostile 1 GiB one never travels);
+  // a server without uploadpack.allowFilter ignores it with a warning and sends all (the size
+  // checks on what arrived still refuse it). --refetch: the blobs a smaller limit left out, now wanted.
+  const filter = o.maxBlobBytes === undefined ? [] : [`--filter=blob:limit=${Math.floor(o.maxBlobBytes)}`, ...(o.refetch ? ["--refetch"] : [])];
+  const before = await promisorMarks(repo);
+  // A filtered fetch names the server by a remote's name, given for this run only: git records the
+  // server as a promisor under that name, and a URL or a path cannot be one ("cannot begin with '/'").
+  const from = filter.length ? ["-c", `remote.${FETCHING}.url=${url}`, "fetch"] : ["fetch"];
+  const r = await spawnGit(repo, [...from, "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", ...filter, ...(o.prune ? ["--prune"] : []), filter.length ? FETCHING : url, ...refspecs], { timeoutMs: NETWORK_TIMEOUT_MS });
+  if (filter.length) await forgetPromisors(repo, before, o.keepRefsToLeftOut ?? false);
   if (r.exitCode !== 0) throw remoteError("fetching from", url, r);
+}
+
+async function promisorMarks(repo: string): Promise<Set<string>> {
+  const names = await fs.readdir(path.join(repo, "objects", "pack")).catch(() => []);
+  return new Set(names.filter((n) => n.endsWith(".promisor")));
+}
+
+const FETCHING = "nudge-fetching";
+
+/**
+ * A filtered fetch makes git remember the server as a "promisor" and fetch a missing blob from it
+ * whenever one is read: the very download the filter kept out. Forgotten at once, so a blob left
+ * out reads as missing (cat-file says so, ls-tree -l prints no size). The git version nudge
+ * supports has no switch for that (GIT_NO_LAZY_FETCH came later). The pack's promisor mark goes
+ * too, or git's gc would keep its objects for good, unless refs are kept that reach what was left
+ * out (the cards: a gc then tells git those are meant to be missing).
+ */
+async function forgetPromisors(repo: string, before: Set<string>, keepMarks: boolean): Promise<void> {
+  if (!keepMarks) for (const mark of await promisorMarks(repo)) if (!before.has(mark)) await fs.rm(path.join(repo, "objects", "pack", mark), { force: true });
+  const r = await spawnGit(repo, ["config", "--name-only", "--get-regexp", "^remote\\..*\\.promisor$"]);
+  const sections = new Set(r.stdout.toString("utf8").split("\n").filter(Boolean).map((key) => key.slice(0, -".promisor".length)));
+  for (const section of sections) await spawnGit(repo, ["config", "--remove-section", section]);
+}
+
+/**
+ * For git's gc in the sync repository: a promisor that is never reachable, so the repack knows
+ * blobs a filter left out are meant to be missing (without one it stops: "unable to read") and
+ * fetches none of them.
+ */
+function noLazyPromisor(repo: string): string[] {
+  return ["-c", "remote.nudge-no-lazy-fetch.promisor=true", "-c", `remote.nudge-no-lazy-fetch.url=${path.join(repo, "no-lazy-fetch.git")}`];
 }
 
 export interface PushUpdate {
@@ -126,7 +171,8 @@ export interface PushUpdate {
   expect: string | null;
 }
 
-export type PushOutcome = { ok: true; bytes: number } | { ok: false; rejected: Array<{ ref: string; why: string }> };
+/** A refusal: each ref's reason as git's porcelain gives it ("[rejected] (stale info)", "[remote rejected] (unpacker error)"), and what the remote said besides. */
+export type PushOutcome = { ok: true; bytes: number } | { ok: false; rejected: Array<{ ref: string; why: string }>; said: string };
 
 /**
  * One atomic push (all refs or none). Leases make "replace only what I saw" exact even when
@@ -145,7 +191,7 @@ export async function pushRefs(repo: string, url: string, updates: PushUpdate[])
     if (m) rejected.push({ ref: m[2]!, why: m[3]! });
   }
   if (r.exitCode === 0) return { ok: true, bytes: sentBytes(r.stderr) };
-  if (rejected.length) return { ok: false, rejected };
+  if (rejected.length) return { ok: false, rejected, said: gitSaid(r.stderr.split("\n").filter((l) => !/failed to push some refs/.test(l)).join("\n")) };
   throw remoteError("pushing to", url, r);
 }
 
@@ -205,7 +251,10 @@ export async function objectCounts(repo: string): Promise<{ loose: number; packs
  */
 export async function cleanSyncRepository(repo: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
   if (refs.length) await run(repo, ["update-ref", "--stdin"], { input: refs.map((r) => `delete ${r.ref} ${r.commit}\n`).join("") });
-  await run(repo, ["gc", "--quiet", "--prune=now"]);
+  // Only where a ref still reaches a blob a filter left out (a hostile card over its limit): a
+  // promisor's gc keeps every object of a filtered fetch's pack, so it is not the usual gc.
+  const missing = (await run(repo, ["rev-list", "--all", "--objects", "--missing=print"])).toString("utf8").includes("\n?");
+  await run(repo, [...(missing ? noLazyPromisor(repo) : []), "gc", "--quiet", "--prune=now"]);
 }
 
 /** Refs of the sync repository under `prefix`, with what they point at. */
@@ -270,7 +319,8 @@ export async function treeEntries(repo: string, commit: string): Promise<TreeEnt
     .map((line) => {
       const tab = line.indexOf("\t");
       const [mode, type, id, size] = line.slice(0, tab).split(/ +/);
-      return { mode: mode!, type: type!, id: id!, size: size === "-" ? null : Number(size), name: line.slice(tab + 1) };
+      // "-" for a tree; "BAD" for a blob a filtered fetch left out (not here).
+      return { mode: mode!, type: type!, id: id!, size: size && /^\d+$/.test(size) ? Number(size) : null, name: line.slice(tab + 1) };
     });
 }
 

@@ -62,4 +62,16 @@ describe("planPublish", () => {
     const plan = planPublish(facts({ fork: true, remoteData: new Map([["2222222222", A]]) }), () => ids.shift()!);
     expect(plan).toMatchObject({ kind: "fork", id: "3333333333", parent: null });
   });
+
+  it("a fork made here of a pulled or published session: published under its own id as a fork of that publication, and stays one through its updates", () => {
+    const parent = { id: "2222222222", turn: 1 };
+    expect(planPublish(facts({ parent, remoteData: new Map([["2222222222", A]]) }), fresh)).toEqual({ kind: "new", id: "1111111111", parent: null, forkOf: parent, replacing: null });
+    expect(planPublish(facts({ parent, mine: { id: "1111111111", commit: B }, remoteData: new Map([["1111111111", B]]) }), fresh)).toMatchObject({ kind: "update", forkOf: parent });
+  });
+
+  it("a copy imported from an export of what the remote holds, with no turn since: refused without suggesting a duplicate", () => {
+    const f = facts({ imported: { id: "1111111111", turns: 3 }, remoteData: new Map([["1111111111", A]]) });
+    expect(() => planPublish(f, fresh)).toThrow(expect.objectContaining({ hint: expect.not.stringContaining("--fork") }));
+    expect(() => planPublish({ ...f, turns: 4 }, fresh)).toThrow(expect.objectContaining({ hint: expect.stringContaining("--fork") }));
+  });
 });

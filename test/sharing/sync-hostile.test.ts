@@ -65,7 +65,15 @@ beforeAll(async () => {
   await publish(server, "aaaaaaaaa6", { "export.tar": bytesOf("dotdot") }, { author: "\u001b]0;pwned\u0007Mallory \u202eevil" });
   // Dated in the future, to sit first in every listing for good.
   await publish(server, "aaaaaaaaa7", { "export.tar": bytesOf("dotdot") }, { lastTurnAt: "2099-01-01T00:00:00.000Z" });
+  // The server lets a fetch leave big blobs out (uploadpack.allowFilter), as GitHub's and GitLab's do.
+  await plumb(server, ["config", "uploadpack.allowFilter", "true"]);
 }, 60_000);
+
+const syncRepo = () => path.join(victim, ".git", "nudge", "remote.git");
+/** Whether nudge's sync repository holds the object: a left-out blob reads as missing there. */
+async function held(object: string): Promise<boolean> {
+  return (await execa("git", ["cat-file", "-e", object], { cwd: syncRepo(), reject: false })).exitCode === 0;
+}
 
 /** The objects of the victim's repository: a remote's objects stay in nudge's own repository until an import's checks pass. */
 async function objectCount(): Promise<string> {
@@ -84,7 +92,7 @@ describe("a hostile remote", () => {
   it.each([
     ["aaaaaaaaa1", [], `refusing published session aaaaaaaaa1 from ${"SERVER"}: entry "nudge-hostile01/../evil.txt" climbs out of the archive (..)`],
     ["aaaaaaaaa2", [], `refusing published session aaaaaaaaa2 from SERVER: entry "nudge-hostile01/notes.txt" does not match its sha256 in the index`],
-    ["aaaaaaaaa3", ["--max-size", "1MiB"], "refusing published session aaaaaaaaa3: its export is 40 MiB, more than an import unpacks"],
+    ["aaaaaaaaa3", ["--max-size", "1MiB"], "refusing published session aaaaaaaaa3: its export is more than an import unpacks (33 MiB); it was not downloaded"],
     ["aaaaaaaaa4", [], 'refusing published session aaaaaaaaa4: it is not a nudge publication (its tree holds "export.tar", "run-me.sh", not one export.tar)'],
   ])("pull %s is refused and installs nothing", async (id, flags, refusal) => {
     const cfg = configDir();
@@ -124,6 +132,53 @@ describe("a hostile remote", () => {
     expect(pulled.exitCode, pulled.stderr).toBe(1);
     expect(pulled.stderr).toContain(`error: refusing published session aaaaaaaaa5 from ${server}: its card names another session (bbbbbbbbbb)`);
     await nothingInstalled(cfg);
+  });
+
+  it("a big export is never downloaded: the fetch leaves it on the server, and a larger --max-size brings it", async () => {
+    const blob = await plumb(server, ["rev-parse", "refs/nudge/published/aaaaaaaaa3/data:export.tar"]);
+    const pulled = await runNudge(["session", "pull", "aaaaaaaaa3", "--remote", server, "--max-size", "1MiB"], { cwd: victim, env: { CLAUDE_CONFIG_DIR: configDir() } });
+    expect(pulled.exitCode).toBe(1);
+    expect(await held(blob)).toBe(false);
+    // Asked for with a limit that takes it: fetched now, then refused by the import's own checks.
+    const bigger = await runNudge(["session", "pull", "aaaaaaaaa3", "--remote", server, "--max-size", "100MiB"], { cwd: victim, env: { CLAUDE_CONFIG_DIR: configDir() } });
+    expect(bigger.exitCode).toBe(1);
+    expect(bigger.stderr).not.toContain("it was not downloaded");
+    expect(await held(blob)).toBe(true);
+    // nudge's repository does not fetch a left-out blob on its own when read (no promisor remote is kept).
+    expect(await execa("git", ["config", "--get-regexp", "promisor"], { cwd: syncRepo(), reject: false }).then((r) => r.stdout)).toBe("");
+  });
+
+  it("from QA: a huge card, an id nudge never makes, and a card whose content is missing: bounded, ignored, and named", async () => {
+    const { clone } = await origin({ "README.md": "# x\n" });
+    const other = path.join(tempDir(), "odd.git");
+    await git(path.dirname(other), "clone", "-q", "--bare", await clone("src"), other);
+    await plumb(other, ["config", "uploadpack.allowFilter", "true"]);
+    // 3 MiB that do not compress: a card 48 times over its limit.
+    const huge = (await import("node:crypto")).randomBytes(3 * 1024 * 1024);
+    const hugeBlob = await plumb(other, ["hash-object", "-w", "--stdin"], huge);
+    const hugeCard = await plumb(other, ["commit-tree", await plumb(other, ["mktree"], `100644 blob ${hugeBlob}\tcard.json\n`), "-m", "x"]);
+    await plumb(other, ["update-ref", "refs/nudge/published/cccccccccc/card", hugeCard]);
+    await plumb(other, ["update-ref", "refs/nudge/published/cccccccccc/data", hugeCard]);
+    await publish(other, "a".repeat(200), { "export.tar": bytesOf("dotdot") });
+    await publish(other, "dddddddddd", { "export.tar": bytesOf("dotdot") });
+    await plumb(other, ["update-ref", "-d", "refs/nudge/published/dddddddddd/data"]);
+
+    const fetched = await runNudge(["session", "fetch", "--remote", other], { cwd: victim });
+    expect(fetched.exitCode, fetched.stderr).toBe(0);
+    expect(fetched.stderr).toContain("! 1 ref under refs/nudge/published/ is not named as nudge names a publication (10 hex characters): ignored");
+    expect(await held(hugeBlob)).toBe(false);
+    const table = await runNudge(["session", "list", "--remote", other], { cwd: victim });
+    expect(table.stdout).toMatch(/^cccccccccc\s+\(unreadable\)\s+\(unreadable: its card is missing or over 65536 bytes\)$/m);
+    expect(table.stdout).not.toContain("a".repeat(20));
+    expect(Math.max(...table.stdout.split("\n").map((l) => l.length))).toBeLessThan(200);
+    // git's gc in nudge's repository copes with the card it holds without its blob, and fetches nothing.
+    const gc = await runNudge(["session", "gc", "--yes"], { cwd: victim });
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(await held(hugeBlob)).toBe(false);
+    const missing = await runNudge(["session", "pull", "dddddddddd", "--remote", other], { cwd: victim, env: { CLAUDE_CONFIG_DIR: configDir() } });
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain(`error: ${other} lists published session dddddddddd (its card is there) but holds none of its content: the publication is incomplete or was damaged`);
+    expect(missing.stderr).toContain("hint: nothing was pulled; its author can push it again (nudge session push), or remove it: nudge session unpublish dddddddddd --force");
   });
 
   it("a remote that is not there: one line and a hint, exit 1", async () => {

@@ -197,7 +197,7 @@ describe("nudge web: who may talk to it", () => {
 
   it("refuses what it cannot serve with one line and a hint (exit 1): a bad port, a port in use, an address not of this machine", async () => {
     for (const [args, message] of [
-      [["--port", "99999"], "error: invalid --port: a port is at most 65535"],
+      [["--port", "99999"], 'error: invalid --port: a port is at most 65535, got "99999"'],
       [["--port", String(web.port)], `error: port ${web.port} is in use`],
       [["--host", "192.0.2.1"], "error: cannot listen on 192.0.2.1: no such address here"],
     ] as Array<[string[], string]>) {

@@ -2,10 +2,11 @@
  * `claude loop --sandbox` as an attacker tries it: each test is a scripted Bash step inside the
  * sandbox (the real bwrap, the real claude, the scripted API) that tries one way out, and fails.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
@@ -126,6 +127,19 @@ describe("claude loop --sandbox holds", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(output).toContain(`home is ${home}`);
     expect(output).not.toContain("canary-ssh-key");
+  });
+
+  it("a transcript swapped for a link to a file outside is not copied into the session", async () => {
+    const repo = await gitdir();
+    const canary = path.join(tempDir(), "secret.txt");
+    writeFileSync(canary, "canary-linked-secret\n");
+    // claude's transcripts' folder is writable inside; nudge reads it outside, after the turn.
+    const swap = `for f in "$CLAUDE_CONFIG_DIR"/projects/*/*.jsonl; do ln -sf ${canary} "$f" && echo linked; done`;
+    const { run, output, dir } = await attack(repo, swap);
+    expect(output).toContain("linked");
+    expect(run.stderr).not.toContain("canary-linked-secret");
+    const copies = readdirSync(path.join(dir, "claude")).filter((f) => f.endsWith(".gz"));
+    for (const f of copies) expect(gunzipSync(readFileSync(path.join(dir, "claude", f))).toString()).not.toContain("canary-linked-secret");
   });
 
   it("no network but the API: a loopback server started here is out of reach", async () => {

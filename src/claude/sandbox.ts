@@ -57,9 +57,9 @@ export async function prepareSandbox(o: SandboxOptions): Promise<Sandbox> {
   if (!bwrap) throw new UserError("--sandbox needs bubblewrap (bwrap), which is not installed", INSTALL_HINT);
   for (const p of o.allowRead ?? []) if (!existsSync(p)) throw new UserError(`--sandbox-read: no such file or folder: ${p}`, "name a folder to show read-only inside the sandbox");
   const workTree = path.resolve(o.workTree);
+  const api = apiEndpoint(o.env);
   const state = await makePrivateState({ configDir: o.claudeConfigDir, home: os.homedir(), cwd: path.resolve(o.cwd), defaultConfig: !o.env.CLAUDE_CONFIG_DIR });
   const socket = path.join(state.dir, "api.sock");
-  const api = apiEndpoint(o.env);
   let gate: net.Server;
   try {
     gate = await startApiGate(socket, api, o.allowNet ?? []);

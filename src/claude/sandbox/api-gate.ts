@@ -6,6 +6,7 @@
  * HTTPS_PROXY, end to end encrypted, without nudge seeing the traffic.
  */
 import net from "node:net";
+import { UserError } from "../../errors.js";
 
 export interface HostPort {
   host: string;
@@ -19,9 +20,20 @@ export const INNER_SOCKET = "/run/nudge/api.sock";
 
 /** The Messages API's host and port, from ANTHROPIC_BASE_URL (claude's default otherwise). */
 export function apiEndpoint(env: NodeJS.ProcessEnv): HostPort & { url: URL } {
-  const url = new URL(env.ANTHROPIC_BASE_URL || "https://api.anthropic.com");
+  const url = parseUrl(env.ANTHROPIC_BASE_URL || "https://api.anthropic.com");
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new UserError(`--sandbox: ANTHROPIC_BASE_URL is not an http or https URL: ${JSON.stringify(env.ANTHROPIC_BASE_URL)}`, "set it to the Messages API's address, e.g. https://api.anthropic.com, or unset it");
+  }
   const port = url.port ? Number(url.port) : url.protocol === "http:" ? 80 : 443;
   return { host: url.hostname.replace(/^\[|\]$/g, ""), port, url };
+}
+
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
 }
 
 const HEAD_LIMIT = 8192;

@@ -213,7 +213,8 @@ async function runLoop(input: LoopInput): Promise<number> {
   };
   const sandbox = input.sandbox ? await prepareSandbox(where) : null;
   // The verifier may run the tests but never change the work: confined wherever bubblewrap can do it.
-  const verifierSandbox = verify === null ? null : sandbox ? readOnlySandbox(sandbox) : await trySandbox(where).then((s) => s && readOnlySandbox(s));
+  // A sandbox of its own (its own private config copy): what it leaves there never reaches the iterations' claude.
+  const verifierSandbox = verify === null ? null : await (sandbox ? prepareSandbox(where) : trySandbox(where)).then((s) => s && readOnlySandbox(s));
   try {
     return await loopIn(input, { cwd, store, bin, rules, choice, existing, verify, promptFile, say, errStyle, sandbox, verifierSandbox });
   } finally {

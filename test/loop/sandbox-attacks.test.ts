@@ -168,7 +168,7 @@ describe("claude loop --sandbox holds", () => {
     expect(named.hits()).toBe(1);
   });
 
-  it("--sandbox-net takes host:port, and only with --sandbox", async () => {
+  it("--sandbox-net takes host:port, and only with --sandbox; --sandbox-read an existing path", async () => {
     const repo = await gitdir();
     const bad = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "go", "--until", "true", "--sandbox", "--sandbox-net", "example.org"], { cwd: repo });
     expect(bad.exitCode).toBe(1);
@@ -176,5 +176,8 @@ describe("claude loop --sandbox holds", () => {
     const alone = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "go", "--until", "true", "--sandbox-net", "example.org:443"], { cwd: repo });
     expect(alone.exitCode).toBe(1);
     expect(alone.stderr).toMatch(/^error: --sandbox-net needs --sandbox/m);
+    const missing = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "go", "--until", "true", "--sandbox", "--sandbox-read", "/no/such/folder"], { cwd: repo });
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toMatch(/^error: --sandbox-read: no such file or folder: \/no\/such\/folder\nhint: /m);
   });
 });

@@ -1,101 +1,169 @@
 /**
- * `--sandbox` on Linux: claude runs under bubblewrap (`bwrap`, Debian's package `bubblewrap`)
- * with the whole file system read-only except the folders it must write: the work tree, the
- * temp dir and claude's config dir (the plan's macOS sandbox-exec profile, done with Linux's
- * namespaces). Everything claude starts (its Bash commands) inherits the same view, so a command
- * that writes elsewhere fails with "Read-only file system".
+ * `--sandbox` on Linux: claude runs under bubblewrap (`bwrap`, Debian's package `bubblewrap`) in
+ * namespaces of its own (user without capabilities, pid, network, ipc, uts), seeing only an
+ * allow-list of the file system (see sandbox/visible.ts): the work tree is writable, its .git is
+ * read-only, the home folder and claude's config dir are private copies (sandbox/private-home.ts),
+ * /tmp is empty and private, and the only way out is the Messages API (sandbox/api-gate.ts).
+ * Everything claude starts (its Bash commands) inherits the same view.
  */
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type net from "node:net";
 import { UserError } from "../errors.js";
 import type { ClaudeLaunch } from "./claude-process.js";
+import { apiEndpoint, INNER_FORWARDER, INNER_PORT, INNER_SOCKET, startApiGate, type HostPort } from "./sandbox/api-gate.js";
+import { makePrivateState } from "./sandbox/private-home.js";
+import { programArgs, systemArgs } from "./sandbox/visible.js";
 
 export interface Sandbox {
   bwrap: string;
   /** The work tree, writable unless this is a verifier's sandbox. */
   workTree: string;
-  /** Folders (and files) claude may write; everything else is read-only. */
+  /** Host folder → where it shows inside, writable: the private home and config dir. */
+  privateBinds: Array<{ host: string; inside: string }>;
+  /** Shown read-only before the writable ones: claude's config folders it only reads, --sandbox-read. */
+  visible: string[];
+  /** Folders claude may write (the work tree, its transcripts' folder); everything else is read-only or hidden. */
   writable: string[];
   /**
-   * Inside the writable work tree, what must stay read-only: git's own configuration, hooks and
-   * info (attributes, excludes). nudge runs git there outside the sandbox after each turn: a
-   * filter, fsmonitor or hook claude planted in .git/config would run unconfined (QA: a clean
-   * filter wrote outside the work tree through nudge's snapshot).
+   * Inside the writable work tree, what must stay read-only: git's whole dir (its config, hooks,
+   * refs, objects and nudge's store). nudge runs git there outside the sandbox after each turn.
    */
   readOnly: string[];
+  /** The gate's socket outside, and the environment that sends claude through it. */
+  net: { socket: string; env: Record<string, string> };
+  /** Stop the gate and remove the private copies. */
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  workTree: string;
+  /** Where claude runs: its transcripts' folder is named after it. */
+  cwd: string;
+  claudeConfigDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Hosts reachable through the gate's CONNECT besides the API (--sandbox-net). */
+  allowNet?: HostPort[];
+  /** More folders shown read-only (--sandbox-read): a toolchain outside /usr. */
+  allowRead?: string[];
 }
 
 const INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or leave out --sandbox";
 
 /** The sandbox for a work tree, after checking that bwrap is there and can make one here. */
-export async function prepareSandbox(o: { workTree: string; claudeConfigDir: string; env: NodeJS.ProcessEnv }): Promise<Sandbox> {
+export async function prepareSandbox(o: SandboxOptions): Promise<Sandbox> {
   const bwrap = findOnPath("bwrap", o.env.PATH ?? "");
   if (!bwrap) throw new UserError("--sandbox needs bubblewrap (bwrap), which is not installed", INSTALL_HINT);
-  // claude's config dir must exist to be bound; claude would create it anyway.
-  await fs.mkdir(o.claudeConfigDir, { recursive: true });
-  const writable = [o.workTree, os.tmpdir(), o.claudeConfigDir];
-  // Without CLAUDE_CONFIG_DIR claude also keeps ~/.claude.json, beside the config dir.
-  const dotJson = path.join(os.homedir(), ".claude.json");
-  if (!o.env.CLAUDE_CONFIG_DIR && existsSync(dotJson)) writable.push(dotJson);
-  const sandbox = { bwrap, workTree: path.resolve(o.workTree), writable: [...new Set(writable.map((p) => path.resolve(p)))], readOnly: await gitControl(o.workTree) };
+  for (const p of o.allowRead ?? []) if (!existsSync(p)) throw new UserError(`--sandbox-read: no such file or folder: ${p}`, "name a folder to show read-only inside the sandbox");
+  const workTree = path.resolve(o.workTree);
+  const api = apiEndpoint(o.env);
+  const state = await makePrivateState({ configDir: o.claudeConfigDir, home: os.homedir(), cwd: path.resolve(o.cwd), defaultConfig: !o.env.CLAUDE_CONFIG_DIR });
+  const socket = path.join(state.dir, "api.sock");
+  let gate: net.Server;
+  try {
+    gate = await startApiGate(socket, api, o.allowNet ?? []);
+  } catch (error) {
+    state.remove();
+    throw error;
+  }
+  const close = async () => {
+    await new Promise<void>((resolve) => gate.close(() => resolve()));
+    state.remove();
+  };
+  const sandbox: Sandbox = {
+    bwrap,
+    workTree,
+    privateBinds: state.binds,
+    visible: [...state.readOnly, ...(o.allowRead ?? []).map((p) => path.resolve(p))],
+    writable: [workTree, state.transcripts],
+    readOnly: await gitDirs(workTree),
+    net: { socket, env: innerEnv(api.url) },
+    close,
+  };
   // bwrap needs user namespaces (or setuid); a container may refuse them: say so now, not as a dead claude.
   // execa is loaded here, not at start-up: only --sandbox needs it.
   const { execa } = await import("execa");
-  const probe = await execa(bwrap, [...bwrapArgs(sandbox, o.workTree), "true"], { reject: false, stdin: "ignore", all: true, timeout: 10_000 });
+  const probe = await execa(bwrap, [...bwrapArgs(sandbox, workTree), "true"], { reject: false, stdin: "ignore", all: true, timeout: 10_000 });
   if (probe.exitCode !== 0) {
+    await close();
     const why = String(probe.all ?? "").trim().split("\n").at(-1) ?? "";
     throw new UserError(`--sandbox: bwrap cannot make a sandbox here${why ? `: ${why}` : ""}`, "this system does not allow unprivileged user namespaces (a container often does not); run without --sandbox, or allow them (sysctl kernel.unprivileged_userns_clone=1)");
   }
   return sandbox;
 }
 
-/** The work tree's git configuration, hooks and info folder, made when missing so that they can be bound read-only. */
-async function gitControl(workTree: string): Promise<string[]> {
-  const gitDir = path.join(path.resolve(workTree), ".git");
-  // A linked worktree's .git is a file naming a git dir outside the work tree: read-only already.
-  if (!(await fs.stat(gitDir).catch(() => null))?.isDirectory()) return [];
-  const files = [path.join(gitDir, "config"), path.join(gitDir, "config.worktree")].filter((f) => existsSync(f));
-  const dirs = [path.join(gitDir, "hooks"), path.join(gitDir, "info")];
-  for (const dir of dirs) await fs.mkdir(dir, { recursive: true });
-  return [...files, ...dirs];
+/**
+ * An https API is reached through the forwarder as a proxy (CONNECT), so its certificate still
+ * holds; an http one at the forwarder itself, which claude must then reach directly (claude sends
+ * even http requests to HTTPS_PROXY when it may).
+ */
+function innerEnv(api: URL): Record<string, string> {
+  const proxy = `http://127.0.0.1:${INNER_PORT}`;
+  const direct = api.protocol === "http:" ? "127.0.0.1,localhost,::1" : "";
+  const env: Record<string, string> = { HTTPS_PROXY: proxy, https_proxy: proxy, NO_PROXY: direct, no_proxy: direct };
+  if (api.protocol === "http:") env.ANTHROPIC_BASE_URL = `${proxy}${api.pathname === "/" ? "" : api.pathname.replace(/\/$/, "")}`;
+  return env;
+}
+
+/** The work tree's git dir (and a linked worktree's common dir, outside it): read-only, git still works for reading. */
+async function gitDirs(workTree: string): Promise<string[]> {
+  const { execa } = await import("execa");
+  const r = await execa("git", ["rev-parse", "--absolute-git-dir", "--git-common-dir"], { cwd: workTree, reject: false, stdin: "ignore" });
+  if (r.exitCode !== 0) return [];
+  const dirs = r.stdout.split("\n").filter(Boolean).map((d) => path.resolve(workTree, d));
+  return [...new Set(dirs)];
 }
 
 /** The verifier's sandbox: the same, with the work tree read-only too (its Bash may run the tests, never change the work). */
 export function readOnlySandbox(s: Sandbox): Sandbox {
-  // Bound read-only after the writable folders: a work tree inside the temp dir stays read-only too.
   return { ...s, writable: s.writable.filter((p) => p !== s.workTree), readOnly: [s.workTree, ...s.readOnly] };
 }
 
 /** A sandbox for the verifier when bubblewrap can make one here (without --sandbox); null when it cannot. */
-export async function trySandbox(o: { workTree: string; claudeConfigDir: string; env: NodeJS.ProcessEnv }): Promise<Sandbox | null> {
+export async function trySandbox(o: SandboxOptions): Promise<Sandbox | null> {
   return prepareSandbox(o).catch((error: unknown) => {
     if (error instanceof UserError) return null;
     throw error;
   });
 }
 
-/** A command (the loop's --until check) run inside the sandbox: argv for execa. */
+/** A command (the loop's --until check) run inside the sandbox: argv for execa. It has no network at all. */
 export function sandboxedCommand(s: Sandbox, file: string, args: string[], cwd: string): { file: string; args: string[] } {
   return { file: s.bwrap, args: [...bwrapArgs(s, cwd), file, ...args] };
 }
 
-/** claude's launch, run inside the sandbox. */
+/** claude's launch, run inside the sandbox, after the forwarder to the API has started there. */
 export function sandboxed(launch: ClaudeLaunch, s: Sandbox): ClaudeLaunch {
-  return { ...launch, bin: s.bwrap, args: [...bwrapArgs(s, launch.cwd), launch.bin, ...launch.args] };
+  const net = ["--ro-bind", s.net.socket, INNER_SOCKET, ...Object.entries(s.net.env).flatMap(([k, v]) => ["--setenv", k, v])];
+  // claude starts once the forwarder listens (it says so through a fifo in the private /tmp).
+  const script = `f=/tmp/.nudge-forwarder; mkfifo "$f"; "$0" -e "$1" >"$f" 2>/dev/null & read -r _ <"$f"; rm -f "$f"; shift; exec "$@"`;
+  const args = [...bwrapArgs(s, launch.cwd, [...programArgs(launch.bin), ...net]), "/bin/sh", "-c", script, process.execPath, INNER_FORWARDER, launch.bin, ...launch.args];
+  return { ...launch, bin: s.bwrap, args };
 }
 
-function bwrapArgs(s: Sandbox, cwd: string): string[] {
+function bwrapArgs(s: Sandbox, cwd: string, programs: string[] = []): string[] {
   return [
-    "--ro-bind", "/", "/",
-    // A /dev of its own (null, tty, urandom…) and the processes' /proc: the read-only / would hide neither well.
+    // A user namespace without capabilities (as root too: bwrap run by root keeps them all
+    // otherwise), its own pids (nudge and the rest are not there to see or kill), no network but
+    // loopback, and a session of its own (no typing into nudge's terminal).
+    "--unshare-user", "--cap-drop", "ALL",
+    "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--new-session",
+    "--die-with-parent",
+    ...systemArgs(),
     "--dev", "/dev",
     "--proc", "/proc",
+    "--tmpfs", "/tmp",
+    ...s.privateBinds.flatMap((b) => ["--bind", b.host, b.inside]),
+    // node (the forwarder, and a check's npm) and claude, wherever they are installed.
+    ...programArgs(process.execPath),
+    ...programs,
+    ...s.visible.flatMap((p) => ["--ro-bind", p, p]),
     ...s.writable.flatMap((p) => ["--bind", p, p]),
     // After the binds above: these stay read-only inside the writable work tree.
     ...s.readOnly.flatMap((p) => ["--ro-bind", p, p]),
-    // claude must not outlive nudge's bwrap (a kill -9 of nudge ends bwrap's stdin; this ends the rest).
-    "--die-with-parent",
+    "--setenv", "TMPDIR", "/tmp",
     "--chdir", cwd,
     "--",
   ];
@@ -109,3 +177,5 @@ function findOnPath(name: string, PATH: string): string | null {
   }
   return null;
 }
+
+export type { HostPort } from "./sandbox/api-gate.js";

@@ -14,7 +14,7 @@ import { PLACEHOLDERS } from "../loop/prompt-template.js";
 import { MODEL_NAME } from "../loop/model-plan.js";
 import { readPromptFile, type PromptFile } from "../loop/prompt-file.js";
 import { startLoop } from "../loop/start-loop.js";
-import { prepareSandbox, readOnlySandbox, trySandbox } from "../claude/sandbox.js";
+import { prepareSandbox, readOnlySandbox, trySandbox, type Sandbox } from "../claude/sandbox.js";
 import { loadRules } from "../rules/load-rules.js";
 import { chooseSession, type SessionChoice } from "../session/open-session.js";
 import { exitAsHangUp } from "../terminal/hang-up.js";
@@ -41,6 +41,15 @@ const modelList = z.pipe(
   z.transform((list) => list.split(",").map((m) => m.trim())),
 ).check(z.refine((models: string[]) => models.length > 0 && models.every((m) => MODEL_NAME.test(m)), "a comma-separated list of model names, e.g. haiku,sonnet,opus"));
 
+/** --sandbox-net's host:port (an IPv6 address in brackets). */
+const hostPort = z.pipe(
+  z.string().check(z.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "host:port, e.g. registry.npmjs.org:443")),
+  z.transform((v) => {
+    const at = v.lastIndexOf(":");
+    return { host: v.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(v.slice(at + 1)) };
+  }),
+).check(z.refine((t: { port: number }) => t.port >= 1 && t.port <= 65535, "a port from 1 to 65535"));
+
 const LoopOptions = z.object({
   until: z.optional(z.string().check(z.minLength(1))),
   untilPromise: z.optional(promiseText),
@@ -51,6 +60,8 @@ const LoopOptions = z.object({
   escalateAfter: z._default(z.coerce.number().check(z.int(), z.positive()), 2),
   allowModelHints: z._default(z.boolean(), false),
   sandbox: z._default(z.boolean(), false),
+  sandboxNet: z._default(z.array(hostPort), []),
+  sandboxRead: z._default(z.array(z.string().check(z.minLength(1))), []),
   maxIterations: z._default(z.coerce.number().check(z.int(), z.positive()), DEFAULT_BUDGET.iterations),
   maxCost: z._default(z.union([none, z.coerce.number().check(z.positive())]), DEFAULT_BUDGET.costUsd),
   maxMinutes: z._default(z.union([none, z.coerce.number().check(z.positive())]), DEFAULT_BUDGET.minutes),
@@ -79,7 +90,9 @@ export const claudeLoopCommand = new Command("loop")
   .option("--model-strategy <models>", "models to climb through, e.g. haiku,sonnet,opus: one up after --escalate-after failed iterations, one down after a pass")
   .option("--escalate-after <k>", "failed iterations in a row before --model-strategy moves up (default 2)")
   .option("--allow-model-hints", "let <next-model>NAME</next-model> in claude's last message choose the next iteration's model")
-  .option("--sandbox", "run claude under bubblewrap (bwrap): writes only in the work tree, the temp dir and claude's config dir")
+  .option("--sandbox", "run claude under bubblewrap (bwrap): it sees the work tree (writable, .git read-only), the system's programs and a private home; no network but the API")
+  .option("--sandbox-net <host:port>", "with --sandbox: also reachable through the sandbox's HTTPS_PROXY (repeat for more)", (v: string, all: string[]) => [...all, v], [] as string[])
+  .option("--sandbox-read <path>", "with --sandbox: also show this folder, read-only (a toolchain outside /usr; repeat for more)", (v: string, all: string[]) => [...all, v], [] as string[])
   .option("--max-iterations <n>", `stop after n iterations (default ${DEFAULT_BUDGET.iterations}; a verifier's turns do not count)`)
   .option("--max-cost <usd>", `stop once the loop's turns cost this much, or "none" (default ${DEFAULT_BUDGET.costUsd})`)
   .option("--max-minutes <m>", `stop after m minutes, interrupting a turn, or "none" (default ${DEFAULT_BUDGET.minutes})`)
@@ -155,6 +168,9 @@ Examples:
     if (options.untilPromise !== undefined && options.untilPromise === options.failPromise) {
       throw new UserError(`--until-promise and --fail-promise are both "${options.failPromise}"`, "give the failure another word, e.g. --fail-promise FAILURE");
     }
+    if (!options.sandbox && (options.sandboxNet.length > 0 || options.sandboxRead.length > 0)) {
+      throw new UserError(`${options.sandboxNet.length > 0 ? "--sandbox-net" : "--sandbox-read"} needs --sandbox`, "add --sandbox, or leave it out");
+    }
     if (options.continue && options.resume) throw new UserError("-c and -r cannot be used together", "pick one");
     // It would do nothing without a strategy to climb (QA: accepted silently).
     if ((raw as { escalateAfter?: unknown }).escalateAfter !== undefined && !options.modelStrategy) {
@@ -187,10 +203,42 @@ async function runLoop(input: LoopInput): Promise<number> {
   const existing = await chooseSession(store, choice);
   const errStyle = makeStyle(colorEnabled(process.stderr));
   const say = (line: string) => writeErr(`${errStyle.dim(line)}\n`);
-  const where = { workTree: existing?.manifest.repo.root ?? store.repoRoot, claudeConfigDir: claudeConfigDir(), env: process.env };
+  const where = {
+    workTree: existing?.manifest.repo.root ?? store.repoRoot,
+    cwd: existing?.manifest.repo.cwd ?? cwd,
+    claudeConfigDir: claudeConfigDir(),
+    env: process.env,
+    allowNet: input.sandboxNet,
+    allowRead: input.sandboxRead,
+  };
   const sandbox = input.sandbox ? await prepareSandbox(where) : null;
   // The verifier may run the tests but never change the work: confined wherever bubblewrap can do it.
-  const verifierSandbox = verify === null ? null : sandbox ? readOnlySandbox(sandbox) : await trySandbox(where).then((s) => s && readOnlySandbox(s));
+  // A sandbox of its own (its own private config copy): what it leaves there never reaches the iterations' claude.
+  const verifierSandbox = verify === null ? null : await (sandbox ? prepareSandbox(where) : trySandbox(where)).then((s) => s && readOnlySandbox(s));
+  try {
+    return await loopIn(input, { cwd, store, bin, rules, choice, existing, verify, promptFile, say, errStyle, sandbox, verifierSandbox });
+  } finally {
+    await Promise.all([sandbox?.close(), verifierSandbox?.close()]);
+  }
+}
+
+type LoopPlace = {
+  cwd: string;
+  store: Awaited<ReturnType<typeof openStore>>;
+  bin: string;
+  rules: Awaited<ReturnType<typeof loadRules>>;
+  choice: SessionChoice;
+  existing: Awaited<ReturnType<typeof chooseSession>>;
+  verify: true | PromptFile | null;
+  promptFile: PromptFile | null;
+  say: (line: string) => void;
+  errStyle: ReturnType<typeof makeStyle>;
+  sandbox: Sandbox | null;
+  verifierSandbox: Sandbox | null;
+};
+
+async function loopIn(input: LoopInput, p: LoopPlace): Promise<number> {
+  const { cwd, store, bin, rules, choice, existing, verify, promptFile, say, errStyle, sandbox, verifierSandbox } = p;
   if (verify !== null && !verifierSandbox) say("⚠ --verify: bubblewrap (bwrap) cannot make a sandbox here, so nothing stops the verifier's Bash commands from writing (it is told not to); install bubblewrap to confine it");
   const loop = await startLoop({
     goal: input.goal,

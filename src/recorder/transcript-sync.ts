@@ -48,7 +48,8 @@ export class TranscriptSync {
   /** Bring the copy of one claude session up to date; null when claude's transcript is not found. */
   async sync(claudeSessionId: string): Promise<TranscriptCopy | null> {
     const source = await this.sourceOf(claudeSessionId);
-    if (!source) return null;
+    // A link in claude's folder (a sandboxed claude can write there) would copy what it points at into the bundle.
+    if (!source || !(await fs.lstat(source).catch(() => null))?.isFile()) return null;
     const name = transcriptName(claudeSessionId);
     const bytes = await this.syncCompressed(source, path.join(this.bundleDir, name));
     await syncFolder(source.replace(/\.jsonl$/, ""), path.join(this.bundleDir, "claude", claudeSessionId));
@@ -192,6 +193,7 @@ async function readRange(file: string, start: number, end: number): Promise<Buff
 /** Mirror a side folder: new and grown files are brought over; nothing is ever deleted from the copy. */
 async function syncFolder(source: string, copy: string): Promise<void> {
   let entries;
+  if (!(await fs.lstat(source).catch(() => null))?.isDirectory()) return;
   try {
     entries = await fs.readdir(source, { withFileTypes: true });
   } catch {

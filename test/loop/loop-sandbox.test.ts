@@ -1,12 +1,13 @@
 /**
- * `nudge claude loop --sandbox` (issue 20): claude under bubblewrap, writes confined to the work
- * tree, the temp dir and claude's config dir. The real bwrap (CI installs Debian's bubblewrap),
- * the real claude, the scripted API; the write outside goes to /var/tmp, outside all three.
+ * `nudge claude loop --sandbox`: claude under bubblewrap, writes confined to the work tree. The
+ * real bwrap (CI installs Debian's bubblewrap), the real claude, the scripted API; the write
+ * outside goes to /var/tmp, which the sandbox does not show. sandbox-attacks.test.ts tries the rest.
  */
 import { execa } from "execa";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { transcriptPath } from "../../src/claude/transcript.js";
 import { CLAUDE_BIN } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { runLoop, toolResults } from "../support/loop.js";
@@ -30,7 +31,8 @@ describe("nudge claude loop --sandbox", () => {
     expect(existsSync(path.join(repo, "in.txt"))).toBe(true);
     expect(existsSync(path.join(outside, "out.txt"))).toBe(false);
     const result = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
-    expect(result).toContain("Read-only file system");
+    // /var/tmp is not there at all inside.
+    expect(result).toContain("No such file or directory");
     expect(manifest.turns[1]!.patch.filesChanged).toBe(1);
   });
 
@@ -66,6 +68,33 @@ describe("nudge claude loop --sandbox", () => {
     const results = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
     expect(results).not.toContain("config rc=0");
     expect(results).toContain("verifier rc=1");
+  });
+
+  it("with claude's default config (~/.claude, ~/.claude.json) and the work tree in the home folder", async () => {
+    const repo = await gitdir(undefined, { name: "home/src/app" });
+    const home = path.dirname(path.dirname(repo));
+    const dotJson = path.join(home, ".claude.json");
+    writeFileSync(dotJson, JSON.stringify({ hasCompletedOnboarding: true }));
+    const before = readFileSync(dotJson, "utf8");
+    // Through node: claude asks before a Bash command that names its own ~/.claude.
+    const steps = [
+      { tool: "Bash", input: { command: `node -e 'require("fs").writeFileSync(process.env.HOME + "/.claude/settings.json", "{}")'; echo "settings rc=$?"; echo x > in.txt`, description: "write" } },
+      { text: "<promise>COMPLETE</promise>" },
+    ];
+    // Unset, not empty: claude takes an empty CLAUDE_CONFIG_DIR for the current folder.
+    const unset = undefined as unknown as string;
+    const { api, run, manifest } = await runLoop(repo, steps, ["go", "--until-promise", "COMPLETE", "--sandbox"], { env: { HOME: home, CLAUDE_CONFIG_DIR: unset } });
+    onTestFinished(() => api.close());
+    expect(run.exitCode, run.stderr).toBe(0);
+    const out = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
+    expect(out, out).toContain("settings rc=0");
+    expect(existsSync(path.join(repo, "in.txt"))).toBe(true);
+    expect(existsSync(path.join(home, ".claude", "settings.json"))).toBe(false);
+    expect(readFileSync(dotJson, "utf8")).toBe(before);
+    // claude's transcript is where nudge and --resume look, and in the session.
+    const id = manifest.turns[1]!.claudeSessionId!;
+    expect(existsSync(transcriptPath(path.join(home, ".claude"), repo, id))).toBe(true);
+    expect(manifest.turns[1]!.transcript).toBeTruthy();
   });
 
   it("without bwrap, --sandbox is one clear error before anything starts", async () => {

@@ -17,6 +17,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { UserError } from "../errors.js";
+import { openBundleFile } from "./bundle-links.js";
 
 const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
@@ -88,7 +89,7 @@ export async function encodeMembers(start: number, data: Buffer): Promise<Buffer
  * before ended in the transcript; `end` says where.
  */
 export async function readMembers(file: string): Promise<Members> {
-  const handle = await fs.open(file, "r");
+  const handle = await openBundleFile(file);
   try {
     const size = (await handle.stat()).size;
     const members: Member[] = [];
@@ -122,7 +123,7 @@ export function damaged(file: string, why: string): UserError {
 
 /** The transcript bytes one member holds (its CRC checked by zlib). */
 export async function inflateMember(file: string, member: Member): Promise<Buffer> {
-  const handle = await fs.open(file, "r");
+  const handle = await openBundleFile(file);
   try {
     const raw = Buffer.alloc(member.length);
     const { bytesRead } = await handle.read(raw, 0, member.length, member.at);
@@ -152,7 +153,7 @@ export async function readCopyInPieces(copy: { file: string; compressed: boolean
     }
     return done;
   }
-  const handle = await fs.open(copy.file, "r");
+  const handle = await openBundleFile(copy.file);
   try {
     const block = Buffer.alloc(MEMBER_BYTES);
     while (done < limit) {

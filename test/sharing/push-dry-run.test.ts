@@ -48,7 +48,7 @@ async function push(args: string[]) {
 }
 
 describe("the pre-push hook on a dry run", () => {
-  it.each(["-vn", "-qn", "-nq", "-fnv", "--dry-run", "--dry", "--dr -v", "--porcelain -un", "-o x -n"])("git push %s team main publishes nothing", async (spelling) => {
+  it.each(["-vn", "-qn", "-nq", "-fnv", "--dry-run", "--dry", "--dr -v", "--porcelain -un", "--receive-pack git-receive-pack -qn"])("git push %s team main publishes nothing", async (spelling) => {
     const { run, moved, published } = await push(["push", ...spelling.split(" "), "team", "main"]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain("nudge: git push --dry-run: no session published");

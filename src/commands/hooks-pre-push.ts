@@ -1,5 +1,5 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import { openStore } from "../bundle/store.js";
 import { runPrePush } from "../sharing/push-hook.js";
 import { visible } from "../inert-text.js";
 import { writeErr } from "../terminal/output.js";
@@ -17,7 +17,7 @@ export const hooksPrePushCommand = new Command("pre-push")
     // theirs by folder (its own scratch repositories among them), so none may inherit it.
     for (const name of REPOSITORY_ENV) delete process.env[name];
     const stdin = await readStdin();
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const run = await runPrePush(store, remote ?? url ?? "origin", stdin);
     const say = (line: string) => writeErr(`nudge: ${line}\n`);
     if (run.unknownSetting !== undefined) say(`git config nudge.push is ${JSON.stringify(visible(run.unknownSetting))}, which nudge does not know ("auto" publishes, "off" does not): nothing was published`);

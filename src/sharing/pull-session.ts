@@ -101,7 +101,7 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
     await publishedExport(repo, commit, id, file, o.maxBytes);
     await fetchPinnedBase(store, remote, id, file);
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
-    const imported = await importSession(store, file, o).catch((error: unknown) => {
+    const imported = await importSession(store, file, { ...o, what: `a pull of session ${id} from ${remote.label}` }).catch((error: unknown) => {
       // The import names its file, a temp one here: the user knows it as the published session.
       if (!(error instanceof UserError)) throw error;
       const named = `refusing ${path.basename(file)}: `;

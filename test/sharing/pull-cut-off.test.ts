@@ -60,22 +60,19 @@ describe("a pull --force cut off while installing", () => {
     expect(killed.signal, killed.stderr).toBe("SIGKILL");
 
     const api = await startScriptedApi([{ text: "Bob's own turn." }]);
-    try {
-      const run = await runClaude(b, ["-r", rec.id], claudeEnv(api, env.CLAUDE_CONFIG_DIR), "bob goes on\n");
-      expect(run.exitCode, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`nudge: a pull of session ${rec.id} from origin was cut off (its nudge was killed): what it had done is undone; run it again`);
-      // Claude was handed Bob's copy (two turns), not the half-pulled one (Ana's third turn).
-      const said = JSON.stringify(api.mainLoopRequests()[0]!.body.messages);
-      expect(said).toContain("anything else?");
-      expect(said).not.toContain("a third turn");
-    } finally {
-      await api.close();
-    }
+    const run = await runClaude(b, ["-r", rec.id], claudeEnv(api, env.CLAUDE_CONFIG_DIR), "bob goes on\n").finally(() => api.close());
+    expect(run.exitCode, run.stderr).toBe(0);
+    const said = JSON.stringify(api.mainLoopRequests()[0]!.body.messages);
 
+    // The issue's sequence went wrong here: gc undid the pull over Bob's new turn and failed (exit 2, "cannot lock ref").
     const gc = await runNudge(["session", "gc", "--yes"], { cwd: b, env });
     expect(gc.exitCode, gc.stderr).toBe(0);
     expect(await listed(b, env)).toMatchObject([{ id: rec.id, turns: 3, lastPrompt: "bob goes on" }]);
     expect(readdirSync(path.join(b, ".git", "nudge", "work"))).toEqual([]);
+    // The run undid the cut-off pull before it continued: claude was handed Bob's copy (two turns), not Ana's third turn.
+    expect(run.stderr).toContain(`nudge: a pull of session ${rec.id} from origin was cut off (its nudge was killed): what it had done is undone; run it again`);
+    expect(said).toContain("anything else?");
+    expect(said).not.toContain("a third turn");
 
     // Pulled again, whole: Bob's continued copy is set aside, and the pull says where.
     const again = await runNudge(["session", "pull", rec.id, "--force"], { cwd: b, env });

@@ -2,10 +2,11 @@
  * Work a command does outside its final place — an import's unpacked archive and staged session,
  * an export's temp file, a fork's new worktree — in a folder of the store's `work/` named after
  * the command and its pid (`import-<pid>-<random>`), with a journal (`journal.json`) of what it
- * put elsewhere, written *before* each step. A kill -9 leaves the folder; the next command of
- * that kind, or `nudge session gc`, finds it by its dead pid, undoes the journal's steps newest
- * first (each undo does nothing when its step never happened), and removes the folder. So a killed
- * command leaves nothing behind that nudge does not clear, and nothing half-installed.
+ * put elsewhere, written *before* each step. A kill -9 leaves the folder; the next command that
+ * opens the store (cut-off-recovery.ts), or `nudge session gc`, finds it by its dead pid, undoes the
+ * journal's steps newest first (each undo does nothing when its step never happened), and removes
+ * the folder. So a killed command leaves nothing behind that nudge does not clear, and nothing
+ * half-installed; what was used since (a session recorded into) is kept, never undone.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";

@@ -4,7 +4,7 @@
  * renamed into place whole), claude's files (never over an existing one) — each journalled
  * before it is taken (cut-off-work.ts). If any step fails, what was done is undone in reverse: no
  * partial session, no refs, nothing left under the claude config dir; if the process is killed,
- * the next import or `nudge session gc` undoes it from the journal. The work tree, HEAD, index
+ * the next nudge command undoes it from the journal (cut-off-recovery.ts) before it reads anything. The work tree, HEAD, index
  * and branches are never touched.
  */
 import { promises as fs } from "node:fs";

@@ -5,7 +5,7 @@
  * (import-stage.ts) and installed in one go that undoes itself on failure (import-install.ts).
  * One import runs at a time in a store (its lock). The archive is unpacked and staged in a work
  * folder inside the store (cut-off-work.ts), removed whatever happens; a killed import's folder,
- * and whatever it had installed, is cleared by the next import or `nudge session gc`.
+ * and whatever it had installed, is cleared by the next nudge command (cut-off-recovery.ts).
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";

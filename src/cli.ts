@@ -5,7 +5,7 @@
  */
 import { writeOut, writeErr } from "./terminal/output.js";
 import type { Command } from "commander";
-import { UserError } from "./errors.js";
+import { DISK_FULL_HINT, UserError, isDiskFull } from "./errors.js";
 import { claudeGroup } from "./commands/claude.js";
 import { commandNames, type CommandGroup } from "./commands/group.js";
 import { hooksGroup } from "./commands/hooks.js";
@@ -93,8 +93,10 @@ function report(error: unknown): number {
     return (error as { exitCode: number }).exitCode === 0 ? 0 : 1;
   }
   if (error instanceof UserError) {
+    // A full disk found on the way (a remote's fetch, say) is said as one, whatever else was suspected.
+    const hint = isDiskFull(error) && !/disk space/.test(error.hint ?? "") ? DISK_FULL_HINT : error.hint;
     writeErr(`${style.red("error:")} ${error.message}\n`);
-    if (error.hint) writeErr(`${style.dim("hint:")} ${error.hint}\n`);
+    if (hint) writeErr(`${style.dim("hint:")} ${hint}\n`);
     return 1;
   }
   const system = systemProblem(error);
@@ -103,6 +105,11 @@ function report(error: unknown): number {
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
+  // git or SQLite finding the disk full is not nudge's bug, even where nudge did not expect it.
+  if (isDiskFull(error)) {
+    writeErr(`${style.red("error:")} ${message}\n${style.dim("hint:")} ${DISK_FULL_HINT}\n`);
+    return 1;
+  }
   writeErr(`${style.red("nudge bug:")} ${message}\n`);
   if (process.env.NUDGE_DEBUG && error instanceof Error) writeErr(`${error.stack}\n`);
   writeErr(`${style.dim("hint:")} rerun with NUDGE_DEBUG=1 for details and report it\n`);
@@ -123,8 +130,8 @@ function systemProblem(error: unknown): { message: string; hint: string } | null
     EACCES: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
     EPERM: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
     EROFS: "that file system is read-only; NUDGE_STORE can point the store at a writable folder",
-    ENOSPC: "free some disk space, then run the command again",
-    EDQUOT: "free some disk space, then run the command again",
+    ENOSPC: DISK_FULL_HINT,
+    EDQUOT: DISK_FULL_HINT,
     ENOTDIR: "a file stands where a folder is needed; check that path",
     ENOENT: "check that the path exists",
   };

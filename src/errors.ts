@@ -22,6 +22,20 @@ export class InternalError extends Error {
   }
 }
 
+/** The one hint for a full disk, whoever found it full (nudge, git, SQLite). */
+export const DISK_FULL_HINT = "free some disk space, then run the command again";
+
+/**
+ * A full disk, from an error or another program's words: the OS's errno, git passing on
+ * "No space left on device", SQLite's SQLITE_FULL ("database or disk is full").
+ */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL") return true;
+  const text = typeof error === "string" ? error : error instanceof Error ? error.message : "";
+  return /No space left on device|Disk quota exceeded|database or disk is full/.test(text);
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,9 +1,9 @@
+import { commandStore } from "./command-store.js";
 import { writeErr } from "../terminal/output.js";
 import { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { locateClaude } from "../claude/locate-claude.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../errors.js";
@@ -196,7 +196,7 @@ async function runLoop(input: LoopInput): Promise<number> {
   if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   const promptFile = input.promptFile ? await readPromptFile(input.promptFile) : null;
   const verify = input.verify === undefined ? null : input.verify === true ? true : await readVerifyFile(input.verify);
-  const store = await openStore(cwd);
+  const store = await commandStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   const rules = await loadRules(store.repoRoot);
   const choice: SessionChoice = input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" };
@@ -224,7 +224,7 @@ async function runLoop(input: LoopInput): Promise<number> {
 
 type LoopPlace = {
   cwd: string;
-  store: Awaited<ReturnType<typeof openStore>>;
+  store: Awaited<ReturnType<typeof commandStore>>;
   bin: string;
   rules: Awaited<ReturnType<typeof loadRules>>;
   choice: SessionChoice;

@@ -1,9 +1,9 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import * as z from "../zod.js";
 import { UserError } from "../errors.js";
-import { openStore } from "../bundle/store.js";
 import { locateClaude } from "../claude/locate-claude.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { loadRules } from "../rules/load-rules.js";
@@ -80,7 +80,7 @@ async function runClaude(input: RunInput): Promise<void> {
   const cwd = path.resolve(input.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UserError(`no such directory: ${cwd}`, "check --cwd");
   if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
-  const store = await openStore(cwd);
+  const store = await commandStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   // A broken rules file is one clear error now, never a surprise in the middle of a turn.
   const rules = await loadRules(store.repoRoot);

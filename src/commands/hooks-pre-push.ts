@@ -1,5 +1,5 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import { openStore } from "../bundle/store.js";
 import { runPrePush } from "../sharing/push-hook.js";
 import { pushIsDryRun } from "../sharing/push-dry-run.js";
 import { visible } from "../inert-text.js";
@@ -18,7 +18,7 @@ export const hooksPrePushCommand = new Command("pre-push")
     // theirs by folder (its own scratch repositories among them), so none may inherit it.
     for (const name of REPOSITORY_ENV) delete process.env[name];
     const stdin = await readStdin();
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const run = await runPrePush(store, remote ?? url ?? "origin", stdin, () => pushIsDryRun(store.repoRoot));
     const say = (line: string) => writeErr(`nudge: ${line}\n`);
     if (run.heldBack) return say("unsure" in run.heldBack ? `cannot tell whether this push is a dry run (${visible(run.heldBack.unsure)}): no session published` : "git push --dry-run: no session published");

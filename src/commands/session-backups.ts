@@ -1,6 +1,6 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { listBackups } from "../time-travel/backup-list.js";
 import { parseOptions } from "./parse-options.js";
@@ -25,7 +25,7 @@ Examples:
   )
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const listing = await listBackups(store);
     if (o.json) return printJson(listing);
     const say = (line: string): void => void writeOut(line + "\n");

@@ -1,7 +1,8 @@
 /** `nudge session export <id> --html`: where the page goes and what is said; export-html.ts makes it. */
+import { commandStore } from "./command-store.js";
 import path from "node:path";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
-import { openStore, resolveSession } from "../bundle/store.js";
+import { resolveSession } from "../bundle/store.js";
 import { UserError } from "../errors.js";
 import { exportHtml } from "../sharing/export-html.js";
 import { noteExportedImages } from "./export-images-note.js";
@@ -24,7 +25,7 @@ export interface HtmlExportFlags {
 export async function exportHtmlAction(id: string, o: HtmlExportFlags): Promise<void> {
   const toStdout = o.output === "-";
   if (toStdout && o.json) throw new UserError("-o - writes the page to stdout, where --json would go too", "give -o a file or a folder to have --json");
-  const store = await openStore(process.cwd());
+  const store = await commandStore(process.cwd());
   const session = await resolveSession(store, id);
   const given = path.resolve(o.output ?? ".");
   const out = toStdout ? null : o.output === undefined || (await isFolder(given)) ? path.join(given, `nudge-${session.manifest.id}.html`) : given;

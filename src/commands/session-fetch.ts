@@ -1,6 +1,6 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { fetchPublished } from "../sharing/fetch-published.js";
 import { resolveRemote } from "../sharing/sync-remote.js";
 import { visible } from "../inert-text.js";
@@ -29,7 +29,7 @@ Examples:
   )
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
     const r = await fetchPublished(store, remote);
     if (o.json) return printJson({ remote: r.remote, sessions: r.cards.length, added: r.added, updated: r.updated, removed: r.removed, ignored: r.ignored });

@@ -1,8 +1,8 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import os from "node:os";
 import path from "node:path";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
 import { parseSize } from "../sharing/limits.js";
 import { shellQuote } from "../shell-quote.js";
@@ -43,7 +43,7 @@ Examples:
   )
   .action(async (file: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const result = await importSession(store, path.resolve(file), {
       force: o.force ?? false,
       dryRun: o.dryRun ?? false,

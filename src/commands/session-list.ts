@@ -1,7 +1,8 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
 import { summarize } from "../bundle/summary.js";
-import { openStore, scanSessions, type Store } from "../bundle/store.js";
+import { scanSessions, type Store } from "../bundle/store.js";
 import { remoteListing } from "../sharing/remote-listing.js";
 import { resolveRemote } from "../sharing/sync-remote.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../terminal/format.js";
@@ -32,7 +33,7 @@ export const sessionListCommand = new Command("list")
   )
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     if (options.remote !== undefined) return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
     const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
     const scan = await scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) });

@@ -1,6 +1,6 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { parseSize } from "../sharing/limits.js";
 import { pullSession } from "../sharing/pull-session.js";
 import { resolveRemote } from "../sharing/sync-remote.js";
@@ -40,7 +40,7 @@ Examples:
   )
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
     const r = await pullSession(store, remote, id, { force: o.force ?? false, dryRun: o.dryRun ?? false, maxBytes: o.maxSize, progress: (line) => writeErr(`● ${line}\n`) });
     if (o.json) return printJson({ published: r.id, remote: r.remote, ...r.import });

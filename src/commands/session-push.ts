@@ -1,6 +1,7 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore, resolveSession } from "../bundle/store.js";
+import { resolveSession } from "../bundle/store.js";
 import { chooseSession } from "../session/open-session.js";
 import { formatBytes } from "../sharing/limits.js";
 import { publishSession, type PublishResult } from "../sharing/publish-session.js";
@@ -45,7 +46,7 @@ Examples:
   )
   .action(async (ids: string[], raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
     const sessions = ids.length ? await Promise.all(ids.map((id) => resolveSession(store, id))) : [(await chooseSession(store, { kind: "continue" }))!];
     const results: PublishResult[] = [];

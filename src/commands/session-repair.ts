@@ -1,6 +1,6 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { applyRepair, describeRepair, repairJson } from "../time-travel/repair-apply.js";
 import { planRepair } from "../time-travel/repair-plan.js";
 import { printJson, writeOut } from "../terminal/output.js";
@@ -33,7 +33,7 @@ Examples:
   )
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const plan = await planRepair(store, id);
     if (o.json && o.dryRun) return printJson({ dryRun: true, plan: repairJson(plan) });
     if (!o.json) describeRepair(plan).forEach(say);

@@ -1,3 +1,4 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import { existsSync } from "node:fs";
 import * as z from "../zod.js";
@@ -58,7 +59,7 @@ Examples:
   )
   .action(async (id: string | undefined, turnArg: string | undefined, raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const modes = [o.undo, o.continue, o.abort].filter(Boolean).length;
     if (modes > 1) throw new UserError("--undo, --continue and --abort exclude each other", "pick one");
     if (modes === 1) {

@@ -1,6 +1,6 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { planRemoval } from "../time-travel/session-removal.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
@@ -27,7 +27,7 @@ Examples:
   )
   .action(async (ids: string[], raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     await runHousekeeping({
       store,
       o,

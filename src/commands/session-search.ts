@@ -1,6 +1,6 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { UserError } from "../errors.js";
 import { parseSince, searchSessions } from "../search/search-sessions.js";
 import { hitViews } from "../search/hit-view.js";
@@ -46,7 +46,7 @@ Examples:
     const o = parseOptions(Options, raw);
     const query = words.join(" ");
     if (query.trim() === "" && !o.file) throw new UserError("nothing to search for", "give words to search for, or --file <path>");
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const { hits, catchUp } = await searchSessions(store, {
       query,
       file: o.file ?? null,

@@ -1,5 +1,6 @@
+import { commandStore } from "./command-store.js";
 import * as z from "../zod.js";
-import { openStore, type Store } from "../bundle/store.js";
+import { type Store } from "../bundle/store.js";
 
 /** `--remote [name|url]` of show, diff and replay: look at a published session instead of one of this repository's. */
 export const RemoteOption = z.optional(z.union([z.boolean(), z.string().check(z.minLength(1))]));
@@ -8,7 +9,7 @@ export const REMOTE_HELP = "a session published on a remote (nudge session fetch
 
 /** The store a session is read from, and its id there: this repository's, or a view of a published one. */
 export async function sessionSource(id: string, remote: z.infer<typeof RemoteOption>): Promise<{ store: Store; id: string; published?: string; remote?: string }> {
-  const store = await openStore(process.cwd());
+  const store = await commandStore(process.cwd());
   if (remote === undefined || remote === false) return { store, id };
   // Loaded only here: a remote view checks the published session as an import does (the import's
   // reader, tar headers, git bundles), which show, diff and replay of a local session never need.

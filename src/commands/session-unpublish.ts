@@ -1,6 +1,6 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
 import { unpublishSession } from "../sharing/unpublish-session.js";
 import { resolveRemote } from "../sharing/sync-remote.js";
 import { visible } from "../inert-text.js";
@@ -36,7 +36,7 @@ Examples:
   )
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
     const r = await unpublishSession(store, remote, id, { force: o.force ?? false, dryRun: o.dryRun ?? false });
     if (o.json) return printJson(r);

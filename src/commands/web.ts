@@ -1,7 +1,8 @@
+import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
 import path from "node:path";
-import { openStore, type Store } from "../bundle/store.js";
+import { type Store } from "../bundle/store.js";
 import { UserError } from "../errors.js";
 import { visible } from "../inert-text.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
@@ -51,7 +52,7 @@ Examples:
   )
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
-    const store = await openStore(process.cwd());
+    const store = await commandStore(process.cwd());
     const more = await otherRepos(store, o.repo);
     const server = await startWebServer({ store, more, host: o.host, port: o.port === undefined ? null : Number(o.port), maxLive: o.maxLive ?? 4, claudeBin: o.claudeBin, warn: (line) => writeErr(`! ${visible(line)}\n`) });
     // Registered before the URL is printed: a script that reads it and sends SIGTERM at once still gets a clean stop.
@@ -77,7 +78,7 @@ async function otherRepos(first: Store, paths: string[]): Promise<Store[]> {
   if (paths.length && process.env.NUDGE_STORE) throw new UserError("--repo cannot be used with NUDGE_STORE set", "NUDGE_STORE points every repository at one store: unset it to serve several");
   const stores: Store[] = [];
   for (const p of paths) {
-    const store = await openStore(path.resolve(p)).catch((error: unknown) => {
+    const store = await commandStore(path.resolve(p)).catch((error: unknown) => {
       throw new UserError(`--repo ${p}: ${(error as Error).message}`, (error as UserError).hint ?? "name a folder inside a git repository");
     });
     if (store.repoRoot === first.repoRoot || stores.some((s) => s.repoRoot === store.repoRoot)) continue;

@@ -10,7 +10,8 @@
  */
 import { statSync } from "node:fs";
 import { deflateRawSync } from "node:zlib";
-import { bundleDir, loadSession, sessionIds, type StoredSession, type Store } from "../bundle/store.js";
+import { isDiskFull } from "../errors.js";
+import { bundleDir, bundleFiles, loadSession, sessionIds, type StoredSession, type Store } from "../bundle/store.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { faultPoint } from "../fault-injection.js";
 import { indexedText, runTails } from "./tokens.js";
@@ -42,6 +43,8 @@ export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessi
       report.turns += await indexSession(db, store, id, stamp);
       report.sessions++;
     } catch (error) {
+      // A bundle that cannot be read is left out; the index that cannot be written (a full disk) is no answer at all.
+      if (isDiskFull(error) || /^SQLITE_/.test(String((error as { code?: unknown }).code))) throw error;
       report.skipped.push({ id, why: (error as Error).message });
     }
   }
@@ -56,13 +59,17 @@ export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessi
 
 /**
  * What changes when a turn is saved (or the session is repaired, imported again, rewound): the
- * session folder's own mtime, since each of those ends by renaming a new manifest into it (an
- * append to the journal alone is a turn begun, not saved). One stat per session, synchronous: at a
- * thousand sessions, promises and their garbage cost more than the stats themselves.
+ * session folder's own mtime, since each of those ends by renaming a new manifest into it; and the
+ * turn journal's size, since a turn is saved once its record is appended there, before the header
+ * says so (a nudge killed between the two leaves only the record). Two stats per session,
+ * synchronous: at a thousand sessions, promises and their garbage cost more than the stats themselves.
  */
 export function stampOf(store: Store, id: string): string {
-  const s = statSync(bundleDir(store, id), { throwIfNoEntry: false });
-  return s ? `${s.ino}:${s.mtimeMs}` : "-";
+  const dir = bundleDir(store, id);
+  const s = statSync(dir, { throwIfNoEntry: false });
+  if (!s) return "-";
+  const journal = statSync(bundleFiles(dir).journal, { throwIfNoEntry: false });
+  return `${s.ino}:${s.mtimeMs}:${journal?.size ?? "-"}`;
 }
 
 /** What identifies a saved turn's content: a repair, a re-import or a loop's check added later changes one of these. */

@@ -3,7 +3,9 @@
  * filters, query. An index SQLite finds damaged is removed and rebuilt once, then searched.
  */
 import { resolveId, type Store } from "../bundle/store.js";
-import { UserError } from "../errors.js";
+import { statfsSync } from "node:fs";
+import path from "node:path";
+import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../errors.js";
 import { compileGlob, GlobError } from "../rules/glob.js";
 import { catchUp, type CatchUpReport } from "./catch-up.js";
 import { search, type SearchHit } from "./query.js";
@@ -52,12 +54,34 @@ async function withIndex<T>(store: Store, use: (db: SearchDb) => Promise<T>): Pr
   try {
     db = openSearchDb(store);
   } catch (error) {
-    throw unopenable(error, indexFile(store));
+    throw fullDisk(error, indexFile(store)) ?? unopenable(error, indexFile(store));
   }
   try {
     return await use(db);
+  } catch (error) {
+    throw fullDisk(error, indexFile(store)) ?? error;
   } finally {
     db.close();
+  }
+}
+
+/**
+ * SQLite on a full disk: SQLITE_FULL ("database or disk is full") while it writes, or an I/O error
+ * where it makes its WAL and shared-memory files, on a disk with (next to) no space left.
+ */
+function fullDisk(error: unknown, file: string): UserError | null {
+  const code = (error as { code?: unknown }).code;
+  const io = typeof code === "string" && code.startsWith("SQLITE_IOERR");
+  if (!isDiskFull(error) && !(io && spaceLeft(path.dirname(file)) < 1024 * 1024)) return null;
+  return new UserError(`the search index ${file} cannot be written: the disk is full (${errorMessage(error)})`, DISK_FULL_HINT);
+}
+
+function spaceLeft(dir: string): number {
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return Infinity;
   }
 }
 

@@ -57,15 +57,17 @@ export async function scanCode(root: string, tip: string, base: string | null, t
     owner.set(t.snapshot.commit, { turn: t.n, patch: t.patch.file });
     if (t.edits) owner.set(t.edits.snapshot.commit, { turn: t.n, patch: t.edits.patch.file });
   }
-  // Every change first (one diff-tree per commit), then every blob in two cat-file processes, not two per commit.
+  // Every change first (one diff-tree for all the commits), then every blob in two cat-file processes, not two per commit.
   const changes: Array<{ of: { turn: number; patch: string }; entry: git.TreeDiffEntry; before: boolean }> = [];
   const names: Array<{ of: { turn: number; patch: string }; path: string }> = [];
-  const empty = await git.emptyTree(root);
-  for (const commit of await git.commitChain(root, tip, base)) {
-    const of = owner.get(commit.commit);
-    if (!of) continue;
-    // --no-renames: a renamed file is a deletion and an addition; a pure rename (same blob) adds nothing new but its name.
-    const entries = await git.diffEntries(root, commit.parents[0] ?? empty, commit.commit, false);
+  const all = await git.commitChain(root, tip, base);
+  const chain = all.filter((c) => owner.has(c.commit));
+  const trees = await parentTrees(root, chain, all);
+  // --no-renames: a renamed file is a deletion and an addition; a pure rename (same blob) adds nothing new but its name.
+  const diffs = await git.treePairEntries(root, chain.map((c, i) => [trees[i]!, c.tree]));
+  for (const [i, commit] of chain.entries()) {
+    const of = owner.get(commit.commit)!;
+    const entries = diffs[i]!;
     const deleted = new Set(entries.filter((e) => e.status === "D").map((e) => e.oldBlob));
     for (const entry of entries) {
       if (entry.status === "A") names.push({ of, path: entry.path });
@@ -129,4 +131,13 @@ export function isExport(content: Buffer): boolean {
   if (head.length < 512) return false;
   const name = head.toString("latin1", 0, 100).replace(/\0.*$/s, "");
   return name.endsWith(`/${INDEX_NAME}`) && /^nudge-/.test(name);
+}
+
+/** The tree of each commit's first parent (the empty tree for a root commit): from the chain itself, or asked of git for those before it. */
+async function parentTrees(root: string, chain: Array<{ commit: string; tree: string; parents: string[] }>, all: typeof chain): Promise<string[]> {
+  const known = new Map(all.map((c) => [c.commit, c.tree]));
+  const empty = await git.emptyTree(root);
+  const outside = [...new Set(chain.flatMap((c) => (c.parents[0] && !known.has(c.parents[0]) ? [c.parents[0]] : [])))];
+  for (const commit of outside) known.set(commit, await git.treeOf(root, commit));
+  return chain.map((c) => (c.parents[0] ? known.get(c.parents[0])! : empty));
 }

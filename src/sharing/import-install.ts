@@ -4,7 +4,7 @@
  * renamed into place whole), claude's files (never over an existing one) — each journalled
  * before it is taken (cut-off-work.ts). If any step fails, what was done is undone in reverse: no
  * partial session, no refs, nothing left under the claude config dir; if the process is killed,
- * the next import or `nudge session gc` undoes it from the journal. The work tree, HEAD, index
+ * the next nudge command undoes it from the journal (cut-off-recovery.ts) before it reads anything. The work tree, HEAD, index
  * and branches are never touched.
  */
 import { promises as fs } from "node:fs";
@@ -13,6 +13,7 @@ import type { Work } from "../bundle/cut-off-work.js";
 import { bundleDir, type Store } from "../bundle/store.js";
 import { faultPoint } from "../fault-injection.js";
 import * as git from "../snapshot/git.js";
+import { sessionRef } from "../snapshot/snapshotter.js";
 import type { Placement, StagedSession } from "./import-stage.js";
 
 export interface SetAside {
@@ -71,6 +72,9 @@ export async function installSession(input: InstallInput): Promise<SetAside | nu
     faultPoint("import-bundle");
     await work.will({ kind: "made", path: dir });
     await fs.rename(building, dir);
+    // From here the session can be continued: once it is, a kill's undo must keep it (cut-off-work.ts).
+    const tip = input.refs.find((r) => r.ref === sessionRef(id));
+    if (tip) await work.will({ kind: "session", dir, ref: tip.ref, commit: tip.commit });
 
     // claude's files are placed from the bundle folder they moved into with it (the main
     // transcripts, compressed in the bundle, from their plain copies left in the import's work folder).

@@ -5,13 +5,14 @@
  * (import-stage.ts) and installed in one go that undoes itself on failure (import-install.ts).
  * One import runs at a time in a store (its lock). The archive is unpacked and staged in a work
  * folder inside the store (cut-off-work.ts), removed whatever happens; a killed import's folder,
- * and whatever it had installed, is cleared by the next import or `nudge session gc`.
+ * and whatever it had installed, is cleared by the next nudge command (cut-off-recovery.ts).
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { beginWork } from "../bundle/cut-off-work.js";
+import { importLockFile } from "../bundle/cut-off-recovery.js";
 import { acquireLock, holderText, lockActivity } from "../bundle/locks.js";
 import { faultPoint } from "../fault-injection.js";
 import { bundleDir, bundleFiles, listSessions, newSessionId, sessionIds, type Store } from "../bundle/store.js";
@@ -42,6 +43,8 @@ export interface ImportOptions {
   now?: () => Date;
   /** A pull of a published fork: the session here it continues, for a session whose export names no parent. */
   lineage?: Manifest["parent"];
+  /** What the import is, as a later command names it if this one is cut off (default: an import of <file>). */
+  what?: string;
 }
 
 export interface ImportResult {
@@ -68,14 +71,14 @@ export interface ImportResult {
 const LARGE_BYTES = 8 * 1024 * 1024;
 
 export async function importSession(store: Store, archive: string, o: ImportOptions): Promise<ImportResult> {
-  const lock = await acquireLock(path.join(store.dir, "locks", "import.lock"), {
+  const lock = await acquireLock(importLockFile(store), {
     what: `importing ${path.basename(archive)}`,
     // Imports take seconds: the second of two waits its turn, rather than race for the same id.
     waitMs: 120_000,
     busy: (holder) => new UserError(`another import into this repository is running (${holderText(holder)}: ${holder.what ?? "an import"})`, "wait for it to finish, then import again"),
   });
   try {
-    const work = await beginWork(store, "import", `an import of ${path.basename(archive)}`);
+    const work = await beginWork(store, "import", o.what ?? `an import of ${path.basename(archive)}`);
     try {
       return await importInto(store, archive, o, work);
     } finally {

@@ -124,7 +124,7 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
     await fetchPinnedBase(store, remote, id, file);
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
     // A fork published from a publication this clone has (its own, or one it pulled) comes in as a fork of that session here.
-    const imported = await importSession(store, file, { ...o, lineage: await localOrigin(repo, remote, card?.card?.forkOf ?? null) }).catch((error: unknown) => {
+    const imported = await importSession(store, file, { ...o, what: `a pull of session ${id} from ${remote.label}`, lineage: await localOrigin(repo, remote, card?.card?.forkOf ?? null) }).catch((error: unknown) => {
       // The import names its file, a temp one here: the user knows it as the published session.
       if (!(error instanceof UserError)) throw error;
       const named = `refusing ${path.basename(file)}: `;

@@ -10,10 +10,11 @@
  * have passed, and none of these refs.
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import type { Store } from "../bundle/store.js";
+import { isRunning, processStart } from "../bundle/locks.js";
 import * as git from "../snapshot/git.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { CARD_FILE, CardSchema, MAX_CARD_BYTES, type Card } from "./published-card.js";
@@ -64,8 +65,22 @@ function keyOf(name: string, isName: boolean): string {
   return `url-${createHash("sha256").update(name).digest("hex").slice(0, 16)}`;
 }
 
+/** What syncRepository makes the repository in before renaming it (git-remote.ts). */
+const SYNC_TEMP = /^remote\.git\.(\d+)\.tmp$/;
+
 export async function syncRepo(store: Store): Promise<string> {
-  return remoteGit.syncRepository(path.join(store.dir, "remote.git"), await git.objectFormat(store.repoRoot));
+  const repo = path.join(store.dir, "remote.git");
+  if (!existsSync(path.join(repo, "HEAD"))) await removeDeadTemps(store);
+  return remoteGit.syncRepository(repo, await git.objectFormat(store.repoRoot));
+}
+
+/** The sync repository is made as `remote.git.<pid>.tmp` and renamed: one a killed nudge was making goes. */
+async function removeDeadTemps(store: Store): Promise<void> {
+  for (const name of await fs.readdir(store.dir).catch(() => [] as string[])) {
+    const pid = SYNC_TEMP.exec(name)?.[1];
+    if (!pid || Number(pid) === process.pid || isRunning({ pid: Number(pid), started: processStart(Number(pid)) })) continue;
+    await fs.rm(path.join(store.dir, name), { recursive: true, force: true });
+  }
 }
 
 export const fetchedPrefix = (r: Remote) => `refs/nudge/remote/${r.key}/`;

@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { InternalError, UserError } from "../errors.js";
+import { DISK_FULL_HINT, InternalError, UserError, isDiskFull } from "../errors.js";
 import { NO_HOOKS, spawnGit as spawnProcess, type GitResult } from "./git-process.js";
 
 /**
@@ -53,7 +53,9 @@ function gitSaid(stderr: string): string {
 }
 
 function remoteError(doing: string, url: string, r: Result): UserError {
-  return new UserError(`${doing} ${url} failed: ${gitSaid(r.stderr)}`, "check the remote's URL and that you can reach it (git ls-remote <remote> works), then run the command again");
+  // A full disk here is this clone's, not the remote's: the URL is not the thing to check.
+  const hint = isDiskFull(r.stderr) ? DISK_FULL_HINT : "check the remote's URL and that you can reach it (git ls-remote <remote> works), then run the command again";
+  return new UserError(`${doing} ${url} failed: ${gitSaid(r.stderr)}`, hint);
 }
 
 /** nudge's bare repository for sync, made on first use with the object format of the user's. */
@@ -62,9 +64,14 @@ export async function syncRepository(dir: string, objectFormat: "sha1" | "sha256
   await fs.mkdir(path.dirname(dir), { recursive: true });
   // Made beside its final place and renamed: two nudges starting at once end with one whole repository.
   const temp = `${dir}.${process.pid}.tmp`;
-  await run(path.dirname(dir), ["init", "-q", "--bare", `--object-format=${objectFormat}`, temp]);
-  // No auto-gc in the middle of a push; objects no ref reaches are nudge's to drop, never the user's.
-  await run(temp, ["config", "gc.auto", "0"]);
+  try {
+    await run(path.dirname(dir), ["init", "-q", "--bare", `--object-format=${objectFormat}`, temp]);
+    // No auto-gc in the middle of a push; objects no ref reaches are nudge's to drop, never the user's.
+    await run(temp, ["config", "gc.auto", "0"]);
+  } catch (error) {
+    await fs.rm(temp, { recursive: true, force: true }); // a full disk leaves git's half-made folder
+    throw error;
+  }
   await fs.rename(temp, dir).catch(async (error: NodeJS.ErrnoException) => {
     await fs.rm(temp, { recursive: true, force: true });
     if (!existsSync(path.join(dir, "HEAD"))) throw error;

@@ -3,6 +3,7 @@
  * place as an undoable code rewind (planned, shown and confirmed like any rewind). Also the
  * automatic fork that continues a rewound session.
  */
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { sessionLock } from "../bundle/locks.js";
 import { bundleFiles, readHeader, requireOwnRepository, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
@@ -48,7 +49,9 @@ export async function forkIntoWorktree(store: Store, source: StoredSession, turn
   // and no half-made session; the next `fork --worktree` or `nudge session gc` removes them.
   const work = await beginWork(store, "fork", `a fork of session ${source.manifest.id} into ${wt.root}`);
   try {
-    await work.will({ kind: "worktree", path: wt.root });
+    // git's admin folders before the add: a kill inside it may leave one git cannot read, found by this list.
+    const admin = await fs.readdir(path.join(store.commonDir, "worktrees")).catch(() => [] as string[]);
+    await work.will({ kind: "worktree", path: wt.root, admin });
     await git.addWorktree(source.manifest.repo.root, wt.root, wt.commit);
     faultPoint("fork-worktree-added");
     const outcome = await withWorkTree(store, wt.root, `forking session ${source.manifest.id} into it`, async () => {

@@ -28,6 +28,7 @@ export const SHARED_INDEX_GRACE_MS = 60 * 60_000;
 const SESSION_ID = "[0-9a-z]{8,32}";
 const TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/; // atomic-write.ts's temp files
 const ASIDE = /\.lock\.(\d+)\.[0-9a-f]{8}$/; // locks.ts moves a stale lock aside under this name
+const SYNC_TEMP = /^remote\.git\.(\d+)\.tmp$/; // git-remote.ts makes the sync repository under this name
 
 export interface LeftoverScan {
   leftovers: Leftover[];
@@ -60,6 +61,8 @@ async function deadProcessFiles(dir: string): Promise<Leftover[]> {
     const aside = ASIDE.exec(e.name);
     if (e.isFile() && temp && dead(temp[1]!)) found.push(await leftover("temp-file", path.join(dir, e.name), "a temp file of a nudge that died"));
     if (e.isFile() && aside && dead(aside[1]!)) found.push(await leftover("temp-file", path.join(dir, e.name), "a lock set aside by a nudge that died"));
+    const sync = SYNC_TEMP.exec(e.name);
+    if (e.isDirectory() && sync && dead(sync[1]!)) found.push(await leftover("temp-file", path.join(dir, e.name), "a sync repository a nudge that failed or died was making"));
   }
   return found;
 }

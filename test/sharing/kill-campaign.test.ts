@@ -6,7 +6,8 @@
  * clears it: nothing half-installed (no session folder without its refs or refs without their
  * folder, no claude files of a session that is not there), and the command works.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { execa } from "execa";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
@@ -131,6 +132,28 @@ describe("a killed fork --worktree", () => {
     expect(sessions().length).toBe(before.sessions.length + 1);
     expect(readdirSync(path.join(a, ".git", "nudge", "work"))).toEqual([]);
     await git(a, "worktree", "remove", "--force", wt);
+  }, 120_000);
+});
+
+describe("a fork --worktree killed inside git worktree add", () => {
+  it("its admin folder left locked with an empty commondir (every git worktree command fails on it): the next nudge command, any, removes it", async () => {
+    const wt = path.join(tempDir("nudge-fork-"), "wt0");
+    killed(await runNudge(["session", "fork", rec.id, "1", "--worktree", wt], { cwd: a, env: { ...rec.env, NUDGE_FAULT: "fork-worktree-added:kill" } }));
+    // What git leaves when killed after it locked the new worktree and made `commondir`, before writing it.
+    const admin = path.join(a, ".git", "worktrees", "wt0");
+    writeFileSync(path.join(admin, "locked"), "initializing\n");
+    writeFileSync(path.join(admin, "commondir"), "");
+    expect((await execa("git", ["worktree", "list"], { cwd: a, reject: false })).stderr).toContain("failed to read");
+
+    const list = await runNudge(["session", "list"], { cwd: a, env: rec.env });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stderr).toContain(`nudge: a fork of session ${rec.id} into ${wt} was cut off (its nudge was killed): what it had done is undone`);
+    const worktrees = await execa("git", ["worktree", "list"], { cwd: a, reject: false });
+    expect(worktrees.exitCode, worktrees.stderr).toBe(0);
+    expect(worktrees.stdout).not.toContain(wt);
+    expect(existsSync(admin)).toBe(false);
+    expect(existsSync(wt)).toBe(false);
+    expect((await runNudge(["session", "gc", "--yes"], { cwd: a, env: rec.env })).exitCode).toBe(0);
   }, 120_000);
 });
 

@@ -283,6 +283,11 @@ describe("team sync over git remotes", () => {
     const killed = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a, env: { NUDGE_FAULT: "publish-pushed:kill" } });
     expect(killed.signal).toBe("SIGKILL");
     expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(`refs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`);
+    // Its work folder goes at the next command of any kind, which sees its nudge is dead.
+    const work = path.join(a, ".git", "nudge", "work");
+    expect(readdirSync(work).filter((n) => n.startsWith("publish-"))).toHaveLength(1);
+    expect((await runNudge(["session", "list"], { cwd: a })).exitCode).toBe(0);
+    expect(readdirSync(work)).toEqual([]);
     const settled = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a });
     expect(settled.exitCode, settled.stderr).toBe(0);
     expect(settled.stdout).toContain(`session ${rec.id} is published on ${server} as ${rec.id} as it is now; nothing to push`);

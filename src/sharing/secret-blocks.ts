@@ -32,8 +32,11 @@ function puttyKeys(text: string): SecretSpan[] {
   return found;
 }
 
-/** A base64 run: one greedy class, so a megabyte image is one match, skipped by its length. */
-const BASE64_RUN = /[A-Za-z0-9+/_-]{40,}={0,2}/g;
+/**
+ * A base64 run: one greedy class, so a megabyte image is one match, skipped by its length; tried
+ * only where a run starts (not again inside every identifier).
+ */
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}/g;
 /** An encoded key or key file is at most a few kilobytes; longer runs are images and archives. */
 const MAX_RUN = 24 * 1024;
 const DECODED_KEY = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY|PuTTY-User-Key-File-|openssh-key-v1\0/;

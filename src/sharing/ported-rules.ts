@@ -6,7 +6,7 @@
  *
  * The regexes are RE2's, matched by re2js: time proportional to pattern × window, whatever the
  * text, so a foreign rule set cannot make a scan hang. The keywords are found in one pass with
- * V8's engine (a plain alternation of literals), which keeps the cost of 200+ rules near one.
+ * V8's engine (an alternation of the literals), which keeps the cost of 250 rules near one.
  */
 import { RE2JS } from "re2js";
 import type { SecretSpan } from "./secret-detect.js";
@@ -25,12 +25,15 @@ export interface PortedRule {
 }
 
 /** How far around a keyword a rule looks: most secrets sit just after their keyword, a few (JWTs, keys) run long. */
-const BEFORE = 512;
-const AFTER = 4096;
+const BEFORE = 160;
+const AFTER = 1024;
+const AFTER_LONG = 4096;
 
 interface Compiled {
   rule: PortedRule;
   multiline: boolean;
+  /** A rule whose secret may run past AFTER (an open or a 3-digit repeat). */
+  long: boolean;
   /** Compiled on the rule's first keyword hit: most texts hold few rules' keywords. */
   re?: RE2JS;
   allow?: Array<{ target: string; regexes: RE2JS[]; stopwords: string[] }>;
@@ -43,7 +46,7 @@ export class PortedRules {
   private readonly keywords: RegExp;
 
   constructor(rules: PortedRule[]) {
-    this.compiled = rules.map((rule) => ({ rule, multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex) }));
+    this.compiled = rules.map((rule) => ({ rule, multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex), long: /,\}|\{\d{3,}|,\d{3,}\}|[*+]/.test(rule.regex) }));
     const all = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
     for (const keyword of all) {
       const ids: number[] = [];
@@ -68,15 +71,14 @@ export class PortedRules {
 
   /** Per rule, the merged windows around its keywords' occurrences. */
   private windows(text: string): Map<number, Array<[number, number]>> {
-    const lower = lowerSameLength(text);
     const out = new Map<number, Array<[number, number]>>();
-    for (const m of lower.matchAll(this.keywords)) {
-      const at = m.index;
-      for (const index of this.byKeyword.get(m[0])!) {
-        const multiline = this.compiled[index]!.multiline;
-        const from = multiline ? Math.max(0, at - BEFORE) : Math.max(text.lastIndexOf("\n", at) + 1, at - BEFORE);
-        const lineEnd = multiline ? -1 : text.indexOf("\n", at);
-        const to = Math.min(lineEnd === -1 ? text.length : lineEnd, at + AFTER);
+    for (const [at, keyword] of this.keywordsIn(text)) {
+      for (const index of this.byKeyword.get(keyword)!) {
+        const c = this.compiled[index]!;
+        const reach = c.long ? AFTER_LONG : AFTER;
+        const from = c.multiline ? Math.max(0, at - BEFORE) : Math.max(text.lastIndexOf("\n", at) + 1, at - BEFORE);
+        const lineEnd = c.multiline ? -1 : text.indexOf("\n", at);
+        const to = Math.min(lineEnd === -1 ? text.length : lineEnd, at + reach);
         const list = out.get(index) ?? [];
         const last = list.at(-1);
         if (last && from <= last[1]) last[1] = Math.max(last[1], to);
@@ -85,6 +87,11 @@ export class PortedRules {
       }
     }
     return out;
+  }
+
+  /** Where keywords occur, case-insensitively, the longest at each position: one regex pass over the text lower-cased. */
+  private *keywordsIn(text: string): Generator<[number, string]> {
+    for (const m of lowerSameLength(text).matchAll(this.keywords)) yield [m.index, m[0]];
   }
 
   /** Every regex compiled now (a test's check that the whole set is valid RE2). */

@@ -32,8 +32,8 @@ function puttyKeys(text: string): SecretSpan[] {
   return found;
 }
 
-/** A base64 run: one greedy class, so a megabyte image is one match, skipped by its length. */
-const BASE64_RUN = /[A-Za-z0-9+/_-]{40,}={0,2}/g;
+/** Where a base64 run of 40+ starts: a fixed count, so V8 keeps no backtracking state along a megabyte run. */
+const BASE64_START = /[A-Za-z0-9+/_-]{40}/g;
 /** An encoded key or key file is at most a few kilobytes; longer runs are images and archives. */
 const MAX_RUN = 24 * 1024;
 const DECODED_KEY = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY|PuTTY-User-Key-File-|openssh-key-v1\0/;
@@ -44,19 +44,28 @@ const DECODED_KEY = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY|PuTTY-User-Key-File-|
  */
 function base64Wrapped(text: string, inner: (decoded: string) => SecretSpan[]): SecretSpan[] {
   const found: SecretSpan[] = [];
-  for (const m of text.matchAll(BASE64_RUN)) {
-    const run = m[0];
+  BASE64_START.lastIndex = 0;
+  for (let m = BASE64_START.exec(text); m !== null; m = BASE64_START.exec(text)) {
+    let end = m.index + 40;
+    while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+    for (let pad = 0; pad < 2 && text[end] === "="; pad++) end++;
+    BASE64_START.lastIndex = end;
+    const run = text.slice(m.index, end);
     if (run.length > MAX_RUN || !/[0-9]/.test(run) || !/[A-Z]/.test(run) || !/[a-z]/.test(run)) continue;
     const decoded = Buffer.from(run, /[_-]/.test(run) ? "base64url" : "base64").toString("latin1");
     if (DECODED_KEY.test(decoded)) {
-      found.push({ kind: "base64-private-key", start: m.index, end: m.index + run.length });
+      found.push({ kind: "base64-private-key", start: m.index, end });
       continue;
     }
     if (!isText(decoded)) continue;
     const spans = inner(decoded);
-    if (spans.length > 0) found.push({ kind: `base64-${spans[0]!.kind}`, start: m.index, end: m.index + run.length });
+    if (spans.length > 0) found.push({ kind: `base64-${spans[0]!.kind}`, start: m.index, end });
   }
   return found;
+}
+
+function isBase64Char(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
 }
 
 /** Mostly printable ASCII with line ends: text, not a hash or an image. */

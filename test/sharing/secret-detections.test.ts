@@ -95,6 +95,10 @@ describe("blocks", () => {
     expect(await found(`data: ${randomBytes(300).toString("base64")}`)).toEqual([]);
   });
 
+  it("a 10 MB run of base64 characters (an image, a hostile tool output) is passed over, not a crash", async () => {
+    expect(await found("A".repeat(10 * 1024 * 1024) + " done")).toEqual([]);
+  });
+
   it.each([
     ["the password is {p}", "hunter2x!"],
     ["ok so the password for the staging db: {p}.", "Tr0ub4dor&3"],

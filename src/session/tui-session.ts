@@ -25,6 +25,7 @@ import { recoverCrashedIn } from "./crash-recovery.js";
 import { withEditsGate } from "./edits-gate.js";
 import { chooseSession, createSession, sweepAbandonedSessions, type OpenedSession, type SessionChoice } from "./open-session.js";
 import { discardSession, recorderContext } from "./run-session.js";
+import { cutTranscript } from "./transcript-cut.js";
 import { ensureTranscriptPlaced } from "./transcript-placement.js";
 import { firstPrompt, openPartLines, TranscriptTail } from "./transcript-tail.js";
 import { HookServer, type HookInput, type RecordedEvent } from "./tui-hooks.js";
@@ -143,8 +144,11 @@ async function resumePoint(input: TuiInput, recorder: SessionRecorder, cwd: stri
     : recorder.claudeSessionId
       ? { claudeSessionId: recorder.claudeSessionId, atUuid: null, fork: false }
       : undefined;
-  if (resume) await ensureTranscriptPlaced({ bundleDir: recorder.files.dir, manifest, claudeSessionId: resume.claudeSessionId, claudeConfigDir: input.claudeConfigDir, cwd });
-  return resume;
+  if (!resume) return undefined;
+  const placed = await ensureTranscriptPlaced({ bundleDir: recorder.files.dir, manifest, claudeSessionId: resume.claudeSessionId, claudeConfigDir: input.claudeConfigDir, cwd });
+  if (!resume.atUuid || !placed) return resume;
+  const id = await cutTranscript(placed, { atUuid: resume.atUuid, claudeSessionId: resume.claudeSessionId, configDir: input.claudeConfigDir, cwd });
+  return { claudeSessionId: id, atUuid: null, fork: false };
 }
 
 /**
@@ -231,6 +235,8 @@ class TuiTurns {
 
   /** Turns claude ran while no nudge recorded (its hooks could not reach one): one turn, with the code as it is now. */
   async recordMissed(): Promise<void> {
+    // A fork point (a rewound session) goes on from an earlier message: what follows it in claude's transcript is another session's.
+    if (this.recorder.manifest.resume) return;
     const missed = await this.tail.missed(this.recorder.claudeSessionId);
     if (!missed) return;
     this.recorder.beginTurn(firstPrompt(missed.lines) ?? "(turns nudge did not see)");

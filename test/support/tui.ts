@@ -78,6 +78,15 @@ export class Terminal {
     return Number(match![1]);
   }
 
+  /** The pid of the command the terminal runs (the shell's child). */
+  nudgePid(): number {
+    const shell = execFileSync("tmux", ["-L", this.socket, "display-message", "-p", "#{pane_pid}"]).toString().trim();
+    const children = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", shell]).toString().trim().split("\n");
+    const node = children.map((l) => l.trim().split(/\s+/)).find(([, comm]) => comm === "node");
+    if (!node) throw new Error(`no node process under the terminal's shell: ${children.join("; ")}`);
+    return Number(node[0]);
+  }
+
   close(): void {
     try {
       execFileSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });

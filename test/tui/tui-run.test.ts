@@ -34,13 +34,14 @@ async function savedTurns(repo: string, n: number): Promise<string> {
 }
 
 describe("claude run --tui", () => {
-  it("records two typed turns (a Write, a Bash change) with a hand edit between them kept apart; /exit ends nudge with claude's status; rewind to turn 1 restores the code", async () => {
+  it("records two typed turns (a Write, a Bash change) with a hand edit between them kept apart; /exit ends nudge with claude's status; rewind to turn 1 restores the code; --tui -r goes on from turn 1", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     api = await startScriptedApi([
       { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "from claude\n" } },
       { text: "wrote a.txt" },
       { tool: "Bash", input: { command: "echo bash > b.txt", description: "write b" } },
       { text: "made b.txt" },
+      { text: "going on from turn 1" },
     ]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
     const term = Terminal.nudge(["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], { cwd: repo, env });
@@ -86,10 +87,79 @@ describe("claude run --tui", () => {
     expect(replay.stdout).toContain("echo bash > b.txt");
     expect(replay.stdout).toContain("made b.txt");
 
-    const rewind = await runNudge(["session", "rewind", id!, "1", "--code-only", "--yes"], { cwd: repo });
+    const rewind = await runNudge(["session", "rewind", id!, "1", "--yes"], { cwd: repo });
     expect(rewind.exitCode, rewind.stderr).toBe(0);
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("from claude\n");
     expect(existsSync(path.join(repo, "b.txt"))).toBe(false);
     expect(readFileSync(path.join(repo, "README.md"), "utf8")).toBe("# test\n");
+
+    // Resumed in claude's UI: the conversation is turn 1's, not turn 2's.
+    const again = Terminal.nudge(["claude", "run", "--tui", "-r", id!, "--permission-mode", "acceptEdits"], { cwd: repo, env });
+    await again.ready();
+    await again.type("go on");
+    await again.waitFor(/going on from turn 1/);
+    await again.type("/exit");
+    expect(await again.exited()).toBe(0);
+    const request = JSON.stringify(api.mainLoopRequests().at(-1)!.body.messages);
+    expect(request).toContain("write a");
+    expect(request).toContain("wrote a.txt");
+    expect(request).toContain("go on");
+    expect(request).not.toContain("make b");
+    const fork = /recorded session (\w+): 2 turns/.exec(again.screen())?.[1];
+    expect(fork, again.screen()).toBeDefined();
+    const forked = readManifestFile(path.join(sessions(repo), fork!));
+    expect(forked.turns.map((t) => t.prompt)).toEqual([null, "write a", "go on"]);
+  }, 120_000);
+
+  it("a nudge killed (kill -9) mid-turn: claude is not held by its hooks, the finished turn is kept, and the next start records the rest from claude's transcript", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } },
+      { text: "turn one done" },
+      { after: held, then: { tool: "Bash", input: { command: "echo two > b.txt", description: "write b" } } },
+      { text: "turn two done" },
+      { tool: "Bash", input: { command: "echo three > c.txt", description: "write c" } },
+      { text: "turn three done" },
+    ]);
+    const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
+    const term = Terminal.nudge(["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], { cwd: repo, env });
+    await term.ready();
+    await term.type("first");
+    await term.waitFor(/turn one done/);
+    const id = await savedTurns(repo, 1);
+    await term.type("second");
+    await until("turn 2 asked", async () => (api!.mainLoopRequests().length >= 3 ? true : undefined));
+    process.kill(term.nudgePid(), "SIGKILL");
+    release();
+    // Every hook of claude's now fails to connect: each turn goes on at once.
+    const started = Date.now();
+    await term.waitFor(/turn two done/);
+    await term.type("third");
+    await term.waitFor(/turn three done/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    await term.type("/exit");
+    await term.waitFor(/\[exit 137\]/);
+    expect(readManifestFile(path.join(sessions(repo), id)).turns.map((t) => t.prompt)).toEqual([null, "first"]);
+
+    const next = Terminal.nudge(["claude", "run", "--tui", "-c"], { cwd: repo, env });
+    await next.ready();
+    await next.type("/exit");
+    expect(await next.exited()).toBe(0);
+    expect(next.screen()).toContain("recovered turn 2");
+    const manifest = readManifestFile(path.join(sessions(repo), id));
+    expect(manifest.turns.map((t) => [t.prompt, t.status])).toEqual([
+      [null, "complete"],
+      ["first", "complete"],
+      ["second", "incomplete"],
+    ]);
+    const replay = await runNudge(["session", "replay", id], { cwd: repo });
+    expect(replay.stdout).toContain("turn one done");
+    expect(replay.stdout).toContain("turn two done");
+    expect(replay.stdout).toContain("turn three done");
+    const patch = readFileSync(path.join(sessions(repo), id, manifest.turns[2]!.patch.file), "utf8");
+    expect(patch).toContain("b.txt");
+    expect(patch).toContain("c.txt");
   }, 120_000);
 });

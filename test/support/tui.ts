@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { onTestFinished } from "vitest";
 import { claudeEnv, CLAUDE_BIN } from "./claude-env.js";
+import { tempDir } from "./gitdir.js";
 import { NUDGE_CLI } from "./run-nudge.js";
 import { shellQuote } from "../../src/shell-quote.js";
 
@@ -43,6 +44,18 @@ export class Terminal {
   /** `nudge <args>` in a terminal. */
   static nudge(args: string[], o: { cwd: string; env: Record<string, string> }): Terminal {
     return Terminal.open(["node", NUDGE_CLI, ...args], o);
+  }
+
+  /** An interactive bash (job control on, as a person's terminal has it), `env` exported. */
+  static shell(o: { cwd: string; env: Record<string, string> }): Terminal {
+    const rc = path.join(tempDir("nudge-tui-rc-"), "bashrc");
+    writeFileSync(rc, `${Object.entries(o.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`).join("\n")}\nPS1='$ '\n`);
+    return Terminal.open(["bash", "--noprofile", "--rcfile", rc, "-i"], { cwd: o.cwd, env: {} });
+  }
+
+  async keys(...keys: string[]): Promise<void> {
+    execFileSync("tmux", ["-L", this.socket, "send-keys", ...keys]);
+    await sleep(300);
   }
 
   screen(): string {

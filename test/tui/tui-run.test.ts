@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { readManifestFile } from "../support/record.js";
-import { runNudge } from "../support/run-nudge.js";
+import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { Terminal, tuiEnv } from "../support/tui.js";
 import { until } from "../support/until.js";
@@ -161,5 +161,30 @@ describe("claude run --tui", () => {
     const patch = readFileSync(path.join(sessions(repo), id, manifest.turns[2]!.patch.file), "utf8");
     expect(patch).toContain("b.txt");
     expect(patch).toContain("c.txt");
+  }, 120_000);
+
+  it("Ctrl-Z stops claude and nudge together and fg brings both back, as with claude alone; a claude that will not start ends nudge with its status and keeps no session", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    api = await startScriptedApi([{ text: "after fg" }]);
+    const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
+    const term = Terminal.shell({ cwd: repo, env });
+    await term.type(`node ${NUDGE_CLI} claude run --tui`);
+    await term.ready();
+    await term.keys("C-z");
+    await term.waitFor(/Stopped/);
+    await term.type("fg");
+    await term.ready();
+    await term.type("hello");
+    await term.waitFor(/after fg/);
+    await savedTurns(repo, 1);
+    await term.type("/exit");
+    await term.waitFor(/recorded session \w+: 1 turn/);
+    await term.type("echo status=$?");
+    await term.waitFor(/status=0/);
+
+    const bad = Terminal.nudge(["claude", "run", "--tui", "--", "--no-such-flag"], { cwd: repo, env });
+    expect(await bad.exited()).toBe(1);
+    expect(bad.screen()).toContain("--no-such-flag");
+    expect(readdirSync(sessions(repo))).toHaveLength(1);
   }, 120_000);
 });

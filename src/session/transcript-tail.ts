@@ -62,8 +62,12 @@ export class TranscriptTail {
   /** Lines past the last part taken, in the claude session the last turn ran in: turns claude ran while nudge was not recording. */
   async missed(id: string | null): Promise<{ id: string; lines: Buffer; upTo: number } | null> {
     if (!id || !this.taken.has(id)) return null;
+    const from = this.taken.get(id)!;
     const part = await this.take(id);
-    return part.lines.length ? { id, ...part } : null;
+    if (part.lines.length > 0 && holdsAnswer(part.lines)) return { id, ...part };
+    // What claude writes after a turn and at its exit (costs, the /exit command) is the next turn's.
+    this.taken.set(id, from);
+    return null;
   }
 
   private async size(id: string): Promise<number | null> {
@@ -94,6 +98,14 @@ export function firstPrompt(lines: Buffer): string | null {
     if (typeof content === "string" && !content.startsWith("<")) return content;
   }
   return null;
+}
+
+/** Did claude answer in these lines (an assistant message of the main conversation)? */
+function holdsAnswer(lines: Buffer): boolean {
+  return splitLines(lines).some((line) => {
+    const event = toStreamEvent(parseLine(line), "");
+    return event.type === "assistant" && (event as { isSidechain?: unknown }).isSidechain !== true;
+  });
 }
 
 /** Does the part hold the line claude writes last in a turn (its duration)? */

@@ -163,9 +163,9 @@ describe("claude run --tui", () => {
     expect(patch).toContain("c.txt");
   }, 120_000);
 
-  it("Ctrl-Z stops claude and nudge together and fg brings both back, as with claude alone; a claude that will not start ends nudge with its status and keeps no session", async () => {
+  it("Ctrl-Z stops claude and nudge together and fg brings both back, as with claude alone; -c goes on with no turn made of claude's exit; a claude that will not start ends nudge with its status and keeps no session", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
-    api = await startScriptedApi([{ text: "after fg" }]);
+    api = await startScriptedApi([{ text: "after fg" }, { text: "second answer" }]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
     const term = Terminal.shell({ cwd: repo, env });
     await term.type(`node ${NUDGE_CLI} claude run --tui`);
@@ -181,6 +181,17 @@ describe("claude run --tui", () => {
     await term.waitFor(/recorded session \w+: 1 turn/);
     await term.type("echo status=$?");
     await term.waitFor(/status=0/);
+
+    // Continued: what claude wrote after its last turn and at /exit is no turn of its own.
+    const id = await savedTurns(repo, 1);
+    const next = Terminal.nudge(["claude", "run", "--tui", "-c"], { cwd: repo, env });
+    await next.ready();
+    await next.type("again");
+    await next.waitFor(/second answer/);
+    await next.type("/exit");
+    expect(await next.exited()).toBe(0);
+    expect(next.screen()).not.toContain("warning");
+    expect(readManifestFile(path.join(sessions(repo), id)).turns.map((t) => t.prompt)).toEqual([null, "hello", "again"]);
 
     const bad = Terminal.nudge(["claude", "run", "--tui", "--", "--no-such-flag"], { cwd: repo, env });
     expect(await bad.exited()).toBe(1);

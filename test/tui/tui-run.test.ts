@@ -87,6 +87,14 @@ describe("claude run --tui", () => {
     expect(replay.stdout).toContain("echo bash > b.txt");
     expect(replay.stdout).toContain("made b.txt");
 
+    const search = await runNudge(["session", "search", "made", "b.txt", "--json"], { cwd: repo });
+    expect(search.exitCode, search.stderr).toBe(0);
+    expect(search.stdout).toContain(id!);
+    const html = path.join(tempDir(), "page.html");
+    const exported = await runNudge(["session", "export", id!, "--html", "-o", html], { cwd: repo });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    expect(readFileSync(html, "utf8")).toContain("made b.txt");
+
     const rewind = await runNudge(["session", "rewind", id!, "1", "--yes"], { cwd: repo });
     expect(rewind.exitCode, rewind.stderr).toBe(0);
     expect(readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("from claude\n");

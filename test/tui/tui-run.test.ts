@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { gitdir, tempDir } from "../support/gitdir.js";
+import { gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 import { readManifestFile } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
@@ -205,5 +205,39 @@ describe("claude run --tui", () => {
     expect(await bad.exited()).toBe(1);
     expect(bad.screen()).toContain("--no-such-flag");
     expect(readdirSync(sessions(repo))).toHaveLength(1);
+  }, 120_000);
+
+  it("the project's rules answer claude's own UI through the same hooks: a denied command never runs and claude is told why; a note follows the result", async () => {
+    const repo = await gitdir({ "keep.txt": "precious\n" });
+    writeFiles(repo, {
+      ".nudge/rules.yaml": `version: 1
+rules:
+  - id: no-rm
+    match: { tool: Bash, command: '\\brm\\b' }
+    action: deny
+    message: Never delete files with rm here.
+  - id: pnpm-only
+    match: { tool: Bash, command: '\\bnpm\\b' }
+    action: note
+    message: This repository uses pnpm.
+`,
+    });
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "rm keep.txt", description: "delete" } },
+      { tool: "Bash", input: { command: "echo npm > used-npm.txt", description: "npm" } },
+      { text: "all done" },
+    ]);
+    const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
+    const term = Terminal.nudge(["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], { cwd: repo, env });
+    await term.ready();
+    await term.type("clean up");
+    await term.waitFor(/all done/);
+    await term.type("/exit");
+    expect(await term.exited()).toBe(0);
+    expect(readFileSync(path.join(repo, "keep.txt"), "utf8")).toBe("precious\n");
+    expect(readFileSync(path.join(repo, "used-npm.txt"), "utf8")).toBe("npm\n");
+    const requests = api.mainLoopRequests().map((r) => JSON.stringify(r.body.messages));
+    expect(requests[1]).toContain("Never delete files with rm here.");
+    expect(requests[2]).toContain("This repository uses pnpm.");
   }, 120_000);
 });

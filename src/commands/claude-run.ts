@@ -9,6 +9,7 @@ import { claudeConfigDir } from "../claude/transcript.js";
 import { loadRules } from "../rules/load-rules.js";
 import { exitAsHangUp } from "../terminal/hang-up.js";
 import { liveRun } from "../terminal/live-run.js";
+import { writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
 export const RunOptions = z.object({
@@ -23,6 +24,7 @@ export const RunOptions = z.object({
   disallowedTools: z.optional(z.string().check(z.minLength(1))),
   claudeBin: z.optional(z.string().check(z.minLength(1))),
   force: z.optional(z.boolean()),
+  tui: z.optional(z.boolean()),
 });
 
 export const claudeRunCommand = new Command("run")
@@ -30,6 +32,7 @@ export const claudeRunCommand = new Command("run")
   .argument("[prompt]", "the first prompt (more come from the prompt line, or one per stdin line)")
   .option("-c, --continue", "continue the latest session of this work tree")
   .option("-r, --resume <id>", "continue a session by id or unique prefix")
+  .option("--tui", "claude's own terminal UI, recorded through its hooks (within a subscription's plan)")
   .option("-v, --verbose", "show tool inputs and outputs")
   .option("--max-turns <n>", "passed to claude: agentic turns per prompt")
   .option("--model <name>", "passed to claude: the model")
@@ -49,6 +52,7 @@ Examples:
   $ nudge claude run -c
   $ printf 'add a test\\nrun it\\n' | nudge claude run --permission-mode acceptEdits
   $ nudge claude run "refactor" -- --add-dir ../shared
+  $ nudge claude run --tui             # claude's own UI; every turn recorded as above
 
 At the prompt: /session, /rewind <n>, /fork [n], /undo, /compact [focus], /help, /exit (/help there says more).`,
   )
@@ -62,7 +66,8 @@ At the prompt: /session, /rewind <n>, /fork [n], /undo, /compact [focus], /help,
     if (ours.length > 1) {
       throw new UserError(`too many arguments: ${ours.slice(1).join(" ")}`, 'quote the prompt ("fix the flaky test"); flags for claude go after --');
     }
-    await runClaude({ ...options, prompt: ours[0], passthrough });
+    if (options.tui) await runTui({ ...options, prompt: ours[0], passthrough });
+    else await runClaude({ ...options, prompt: ours[0], passthrough });
   });
 
 export function argsAfterDoubleDash(command: Command): string[] {
@@ -76,10 +81,43 @@ export function argsAfterDoubleDash(command: Command): string[] {
 
 type RunInput = z.infer<typeof RunOptions> & { prompt?: string; passthrough: string[] };
 
-async function runClaude(input: RunInput): Promise<void> {
+function workingDir(input: RunInput): string {
   const cwd = path.resolve(input.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UserError(`no such directory: ${cwd}`, "check --cwd");
   if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
+  return cwd;
+}
+
+/** claude's own UI in this terminal; nudge ends with claude's exit status. */
+async function runTui(input: RunInput): Promise<void> {
+  if (input.verbose || input.maxTurns !== undefined) throw new UserError("--verbose and --max-turns are for nudge's own frontend", "leave them out with --tui (claude's UI shows tool details itself)");
+  if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UserError("--tui needs a terminal: claude's own UI runs in it", "without a terminal, leave out --tui (prompts are then read one per stdin line)");
+  const cwd = workingDir(input);
+  const store = await commandStore(cwd);
+  const bin = await locateClaude(input.claudeBin);
+  const rules = await loadRules(store.repoRoot);
+  const { runTuiSession } = await import("../session/tui-session.js");
+  const { rulesGuard } = await import("../session/rules-guard.js");
+  const outcome = await runTuiSession({
+    store,
+    cwd,
+    bin,
+    claudeConfigDir: claudeConfigDir(),
+    env: process.env,
+    choice: input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" },
+    flags: { model: input.model, permissionMode: input.permissionMode, allowedTools: input.allowedTools, disallowedTools: input.disallowedTools, passthrough: input.passthrough },
+    firstPrompt: input.prompt,
+    force: input.force ?? false,
+    // Decisions are recorded as hook answers; claude's UI shows their reasons itself.
+    guard: rulesGuard(rules, store.repoRoot, () => undefined),
+    say: (line) => writeErr(`${line}\n`),
+    warn: (line) => writeErr(`warning: ${line}\n`),
+  });
+  process.exitCode = outcome.exitCode;
+}
+
+async function runClaude(input: RunInput): Promise<void> {
+  const cwd = workingDir(input);
   const store = await commandStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   // A broken rules file is one clear error now, never a surprise in the middle of a turn.

@@ -35,6 +35,9 @@ import { TranscriptSync } from "./transcript-sync.js";
 import { TurnFollower, resultSummary } from "./turn-follower.js";
 import { saveTurn, saveTurnZero, type SaveContext } from "./turn-save.js";
 
+/** Lines a start takes before it recovers unsaved turns (claude's own UI: its transcript's part nudge missed). */
+export type CatchUp = (manifest: Manifest) => Promise<Buffer | null>;
+
 export interface RecorderListener {
   event?(event: StreamEvent, line: number): void;
   warning?(message: string): void;
@@ -66,6 +69,8 @@ interface OpenTurn {
   finished: Deferred<FinishedTurn>;
   saved: Deferred<Turn>;
   result: TurnResult | null;
+  /** Claude's own UI: where the turn's part of claude's transcript ends. */
+  transcriptUpTo?: number;
 }
 
 /**
@@ -136,7 +141,7 @@ export class SessionRecorder {
    * turn 0 (HEAD plus uncommitted work) before claude touches anything; for an existing one,
    * finish the turns a crash left unsaved.
    */
-  static async start(dir: string, manifest: Manifest, context: RecorderContext, listener?: RecorderListener): Promise<SessionRecorder> {
+  static async start(dir: string, manifest: Manifest, context: RecorderContext, listener?: RecorderListener, catchUp?: CatchUp): Promise<SessionRecorder> {
     const files = bundleFiles(dir);
     await ensureDir(files.changes);
     await ensureDir(files.transcripts);
@@ -171,7 +176,11 @@ export class SessionRecorder {
       recorder.manifest_ = { ...recorder.manifest_, state: "recording", updatedAt: now() };
       await recorder.writeHeader();
       if (recorder.manifest_.turns.length === 0) await recorder.recordTurnZero();
-      else await recorder.recoverUnsaved();
+      else {
+        const missed = catchUp ? await catchUp(recorder.manifest_) : null;
+        if (missed) recorder.takeLines(missed);
+        await recorder.recoverUnsaved();
+      }
       return recorder;
     } catch (error) {
       await lock.release();
@@ -322,6 +331,36 @@ export class SessionRecorder {
     this.log.appendStderr(chunk);
   }
 
+  /**
+   * Claude's own UI writes no stream: a turn's lines are its part of claude's transcript (whole
+   * lines, kept as bytes), and its Stop hook ends the turn (`complete` false: claude exited with
+   * the turn open). The code is captured at once; the lines, which claude writes a moment after
+   * the hook, are taken when `part` gives them, and the turn's end is made durable after both.
+   */
+  endTurnByHook(part: Promise<{ lines: Buffer; upTo: number }>, complete: boolean): TurnHandle | null {
+    const open = this.open;
+    if (!open) return null;
+    if (complete) open.follower.hookEnded();
+    const taken = part.then(({ lines, upTo }) => {
+      this.takeLines(lines, open.follower);
+      open.transcriptUpTo = upTo;
+    });
+    this.endTurn(open, taken);
+    return { n: open.begin.n, finished: open.finished.promise, saved: open.saved.promise, edits: open.edits };
+  }
+
+  /** Lines of claude's transcript, observed by the turn they belong to (none: the recovery's catch-up, before any turn). */
+  private takeLines(lines: Buffer, follower?: TurnFollower): void {
+    if (lines.length === 0) return;
+    this.heardFromClaude = true;
+    this.log.appendStdout(lines, (line, n) => {
+      const json = parseEventLine(line);
+      const event = toStreamEvent(json, json === null ? lineText(line) : "");
+      follower?.observe(event);
+      for (const l of this.listeners) l.event?.(event, n);
+    });
+  }
+
   /** Every line nudge writes to claude goes through here first (input.jsonl). */
   recordInput(line: string): void {
     this.input.append(line);
@@ -412,12 +451,13 @@ export class SessionRecorder {
   }
 
   /** Step 1 of a turn's end: capture the code and make the turn durable; then queue its save. */
-  private endTurn(open: OpenTurn): void {
+  private endTurn(open: OpenTurn, lines?: Promise<void>): void {
     if (this.open !== open) return;
     this.open = null;
     open.finished.resolve({ n: open.begin.n, status: open.follower.status, result: open.result, startedAt: open.begin.startedAt, endedAt: now() });
-    const position = this.log.position;
-    const inputLine = this.input.lineCount;
+    // The turn's lines, when they come after its end (claude's own UI), are in before its end is durable.
+    let position = this.log.position;
+    let inputLine = this.input.lineCount;
     const previous = this.latestTree;
     // The critical moment is the stage: the turn's files fixed as blobs in the private index. It
     // runs while a prompt already waiting goes to claude (whose tools wait for it); the tree id is
@@ -432,6 +472,11 @@ export class SessionRecorder {
       // HEAD comes with the scan; only the slow path (a fresh `add -A`) asks for it apart.
       const head = staged.head !== undefined ? staged.head : await git.headCommit(this.manifest_.repo.root);
       faultPoint("after-capture");
+      if (lines) {
+        await lines;
+        position = this.log.position;
+        inputLine = this.input.lineCount;
+      }
       // Durable before claude's tools may run again: a crash after them must not take their changes for this turn's.
       this.journal.append({ type: "ended", n: open.begin.n, tree: staged.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
       faultPoint("after-ended");
@@ -464,6 +509,7 @@ export class SessionRecorder {
           toInput: inputLine,
           endedAt: now(),
           result: open.result,
+          transcriptUpTo: open.transcriptUpTo,
         });
         await this.turnSaved(turn);
         open.saved.resolve(turn);

@@ -45,13 +45,16 @@ export class TranscriptSync {
     private readonly cwd: string,
   ) {}
 
-  /** Bring the copy of one claude session up to date; null when claude's transcript is not found. */
-  async sync(claudeSessionId: string): Promise<TranscriptCopy | null> {
+  /**
+   * Bring the copy of one claude session up to date (or up to `upTo` bytes: where a turn of claude's
+   * own UI ended, so the next turn's part starts there); null when claude's transcript is not found.
+   */
+  async sync(claudeSessionId: string, upTo?: number): Promise<TranscriptCopy | null> {
     const source = await this.sourceOf(claudeSessionId);
     // A link in claude's folder (a sandboxed claude can write there) would copy what it points at into the bundle.
     if (!source || !(await fs.lstat(source).catch(() => null))?.isFile()) return null;
     const name = transcriptName(claudeSessionId);
-    const bytes = await this.syncCompressed(source, path.join(this.bundleDir, name));
+    const bytes = await this.syncCompressed(source, path.join(this.bundleDir, name), upTo);
     await syncFolder(source.replace(/\.jsonl$/, ""), path.join(this.bundleDir, "claude", claudeSessionId));
     return { name, bytes };
   }
@@ -61,9 +64,10 @@ export class TranscriptSync {
    * the copy holds is read from its members' headers (known from the last sync in this process);
    * a member a killed append left half written is cut off first, and the next append redoes it.
    */
-  private async syncCompressed(source: string, plain: string): Promise<number> {
+  private async syncCompressed(source: string, plain: string, upTo?: number): Promise<number> {
     const copy = plain + GZ_SUFFIX;
-    const [from, to] = await Promise.all([fs.stat(source), fs.stat(copy).catch(() => null)]);
+    const [stat, to] = await Promise.all([fs.stat(source), fs.stat(copy).catch(() => null)]);
+    const from = { size: upTo === undefined ? stat.size : Math.min(upTo, stat.size) };
     let known = to ? this.known.get(copy) : undefined;
     if (to && known?.size !== to.size) {
       known = (await readKnown(copy)) ?? undefined;

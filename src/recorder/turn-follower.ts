@@ -13,15 +13,23 @@ export class TurnFollower {
   lastAssistantUuid: string | null = null;
   compaction: { preTokens: number | null; postTokens: number | null } | null = null;
   private interrupted = false;
+  /** Claude's own UI writes no result line: its Stop hook says the turn ended (see endTurnByHook). */
+  private endedByHook = false;
 
   interruptRequested(): void {
     this.interrupted = true;
   }
 
+  hookEnded(): void {
+    this.endedByHook = true;
+  }
+
   /** Take in one event; true when it is the result that ends this turn. */
   observe(event: StreamEvent): boolean {
     if (event.type === "system" || event.type === "assistant" || event.type === "user" || event.type === "result") {
-      if (typeof event.session_id === "string") this.claudeSessionId = event.session_id;
+      // A line of claude's transcript (its own UI's sessions) names the session in camelCase.
+      const id = event.session_id ?? event.sessionId;
+      if (typeof id === "string") this.claudeSessionId = id;
     }
     if (event.type === "assistant" && event.uuid && !event.parent_tool_use_id) this.lastAssistantUuid = event.uuid;
     if (event.type === "system" && event.subtype === "compact_boundary") {
@@ -37,7 +45,7 @@ export class TurnFollower {
 
   get status(): Turn["status"] {
     // No result after the user asked to stop (Ctrl-C twice: claude was stopped): interrupted, as asked.
-    if (!this.result) return this.interrupted ? "interrupted" : "incomplete";
+    if (!this.result) return this.endedByHook ? "complete" : this.interrupted ? "interrupted" : "incomplete";
     // An interrupt sent as claude was finishing changed nothing: its result says "completed". A
     // result claude ended early says "aborted_…" (also what a recovery, which never saw the Ctrl-C, goes by).
     if (this.result.terminal_reason?.startsWith("aborted")) return "interrupted";

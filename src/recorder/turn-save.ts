@@ -43,6 +43,8 @@ export interface EndedTurn {
   toInput: number;
   endedAt: string;
   result?: TurnResult | null;
+  /** Claude's own UI: the transcript is copied up to here (where this turn's part of it ends). */
+  transcriptUpTo?: number;
 }
 
 export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
@@ -65,7 +67,7 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
       (commit): Snapshot => ({ commit, tree: t.tree, ref }),
     ),
     writePatch(ctx, root, t.baseTree, t.tree, patchName(t.begin.n)),
-    copyTranscript(ctx, t.follower.claudeSessionId),
+    copyTranscript(ctx, t.follower.claudeSessionId, t.transcriptUpTo),
     ctx.sharedWith?.(t.begin.startedAt, t.endedAt) ?? [],
   ]);
   // Another recording wrote into the same files meanwhile: whose change is whose cannot be told.
@@ -142,9 +144,9 @@ async function writePatch(ctx: SaveContext, root: string, from: string, to: stri
 }
 
 /** Missing is a warning, not a failure: the conversation is in conversation.jsonl either way. */
-async function copyTranscript(ctx: SaveContext, claudeSessionId: string | null) {
+async function copyTranscript(ctx: SaveContext, claudeSessionId: string | null, upTo?: number) {
   if (!claudeSessionId) return null;
-  const copy = await ctx.transcripts.sync(claudeSessionId);
+  const copy = await ctx.transcripts.sync(claudeSessionId, upTo);
   if (!copy) ctx.warn(`claude's transcript for ${claudeSessionId} was not found; resuming this turn elsewhere may not work`);
   return copy;
 }

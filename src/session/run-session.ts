@@ -141,8 +141,26 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   }
 }
 
+/** Where a session's recorder keeps its index, what it leaves out, where claude's files are. */
+export async function recorderContext(
+  o: { store: Store; claudeConfigDir: string; registration: RecordingRegistration; onTurnSaved?: (sessionId: string) => void },
+  manifest: Manifest,
+  cwd: string,
+): Promise<RecorderContext> {
+  const root = manifest.repo.root;
+  return {
+    claudeConfigDir: o.claudeConfigDir,
+    cwd,
+    exclude: ownPathExcludes(root, o.store.ownDirs),
+    indexFile: privateIndexFile(o.store, manifest.id),
+    untrackedCache: await untrackedCacheVerdict(path.join(o.store.dir, "index"), root),
+    sharedWith: (from, to) => o.registration.during(from, to),
+    turnSaved: o.onTurnSaved,
+  };
+}
+
 /** A session in which nothing happened (an aborted run, /exit at once, a claude that would not start) is not kept. */
-async function discardSession(store: Store, dir: string, id: string): Promise<void> {
+export async function discardSession(store: Store, dir: string, id: string): Promise<void> {
   await fs.rm(dir, { recursive: true, force: true });
   await git.deleteRefs(store.repoRoot, [sessionRef(id)]).catch(() => undefined);
 }
@@ -159,19 +177,8 @@ class LiveRecording {
     this.show = (event) => input.frontend.render(event);
   }
 
-  /** Where a session's recorder keeps its index, what it leaves out, where claude's files are. */
-  async context(manifest: Manifest, cwd: string): Promise<RecorderContext> {
-    const { store } = this.input;
-    const root = manifest.repo.root;
-    return {
-      claudeConfigDir: this.input.claudeConfigDir,
-      cwd,
-      exclude: ownPathExcludes(root, store.ownDirs),
-      indexFile: privateIndexFile(store, manifest.id),
-      untrackedCache: await untrackedCacheVerdict(path.join(store.dir, "index"), root),
-      sharedWith: (from, to) => this.registration.during(from, to),
-      turnSaved: this.input.onTurnSaved,
-    };
+  context(manifest: Manifest, cwd: string): Promise<RecorderContext> {
+    return recorderContext({ ...this.input, registration: this.registration }, manifest, cwd);
   }
 
   /** Record into a bundle with a claude process of its own. */

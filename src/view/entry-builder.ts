@@ -41,7 +41,21 @@ const QUIET_SYSTEM = new Set([
   "hook_progress",
   "hook_response",
   "files_persisted",
+  // claude's transcript (its own UI's sessions): a turn's bookkeeping
+  "stop_hook_summary",
+  "turn_duration",
 ]);
+
+/**
+ * Records of claude's transcript that are no part of the conversation (its own UI's sessions take
+ * their lines from it): its modes, file history, the API requests' shapes, attachments, costs.
+ * A stream line never names `sessionId` or `parentUuid` (it says session_id).
+ */
+function transcriptBookkeeping(raw: unknown): boolean {
+  if (raw === null || typeof raw !== "object") return false;
+  const type = (raw as { type?: unknown }).type;
+  return type === "file-history-snapshot" || type === "file-history-delta" || "sessionId" in raw || "parentUuid" in raw;
+}
 
 export function buildEntries(lines: PlayLine[], o: EntryOptions): Entry[] {
   const b = new EntryBuilder(o);
@@ -111,8 +125,9 @@ class EntryBuilder {
         return;
       case "system":
         return this.system(event, line);
-      case "invalid":
       case "other":
+        return transcriptBookkeeping(event.raw) ? undefined : this.raw(line);
+      case "invalid":
         return this.raw(line);
     }
   }
@@ -148,6 +163,8 @@ class EntryBuilder {
   }
 
   private user(event: UserEvent): void {
+    // claude's transcript: text claude adds for itself (a caveat before a slash command's output).
+    if (event.isMeta === true) return;
     const parent = event.parent_tool_use_id ?? null;
     const content = event.message.content;
     if (typeof content === "string") return parent ? undefined : this.userText(content);
@@ -175,6 +192,12 @@ class EntryBuilder {
     const local = /^<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>$/.exec(text.trim());
     if (local) {
       if (local[2]!.trim()) this.entries.push({ kind: "notice", level: local[1] === "stderr" ? "warn" : "info", text: local[2]!.trim() });
+      return;
+    }
+    // A slash command typed in claude's own UI, as its transcript records it.
+    const command = /^<command-name>([^<]*)<\/command-name>/.exec(text.trim());
+    if (command) {
+      this.entries.push({ kind: "mark", text: command[1]!.trim() });
       return;
     }
     // claude's own messages in the user's place (<task-notification>…): news, not a prompt.

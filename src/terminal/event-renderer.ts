@@ -167,6 +167,11 @@ export class EventRenderer {
     }
   }
 
+  /** The turn was interrupted: claude's words so far end where they are (what follows is not shown; see InterruptedResults). */
+  interrupted(): void {
+    this.partial.cut();
+  }
+
   /** One styled line of nudge's, on a line of its own; the newline stays outside the colour codes so a terminal never carries them over. */
   private line(text: string): void {
     // Claude's line is ended first, even when this goes to the other stream: both reach one terminal.

@@ -156,7 +156,10 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       await stdoutFlushed();
       await new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS));
     } : undefined,
-    working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
+    working: (busy) => {
+      if (busy) interrupted.reset();
+      return busy ? ui?.status.start() : ui?.status.stop();
+    },
     say: (text) => say(errStyle.dim(text)),
     warn: (text) => say(errStyle.yellow(`! ${text}`)),
     error: (message, hint) => {
@@ -196,7 +199,10 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const handled = input.loop?.sigint();
     if (handled) return say(errStyle.yellow(handled));
     const state = conversation?.interrupt() ?? "idle";
-    if (state !== "idle") interrupted.interrupt();
+    if (state !== "idle") {
+      interrupted.interrupt();
+      renderer.interrupted();
+    }
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
     else if (state === "killed") say(errStyle.red("■ stopping claude (SIGKILL in 3s if it has not stopped; Ctrl-C again kills it now); the turn is kept as interrupted"));
     else if (state === "killing") say(errStyle.red("■ killing claude (SIGKILL)"));

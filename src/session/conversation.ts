@@ -152,10 +152,12 @@ export class Conversation {
         if ((await this.slash(text.trim())) === "exit") return;
         continue;
       }
-      // Images the prompt names go with it; one that cannot (too big, not an image) keeps the prompt back.
+      // Images the prompt names go with it; a real one that cannot (too big, too many) keeps the
+      // prompt back; a file named like an image that is not one leaves the prompt as text, with a note.
       let images: PromptImage[];
+      let notAttached: string[];
       try {
-        images = await promptImages(text, this.o.cwd);
+        ({ images, notAttached } = await promptImages(text, this.o.cwd));
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
         frontend.error(error.message, error.hint);
@@ -177,6 +179,7 @@ export class Conversation {
       first = false;
       const sentText = note ? `${note}\n\n${text}` : text;
       if (images.length > 0) frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
+      for (const line of notAttached) frontend.say(`⎿ ${line}`);
       const handle = await link.startTurn(text, captureEdits, images.length > 0 ? promptContent(sentText, images) : sentText);
       this.begun.push({ session: link.recorder.manifest.id, n: handle.n });
       if (captureEdits && sayEdits) {

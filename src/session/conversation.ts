@@ -133,6 +133,8 @@ export class Conversation {
   private async loop(): Promise<void> {
     const { frontend } = this.o;
     let prompt: string | null | undefined = this.o.firstPrompt;
+    // A prompt that did not come from the prompt line (the command line's) is shown as typed ones are.
+    if (prompt !== undefined && prompt.trim() !== "") frontend.promptGiven?.(prompt);
     let note = this.o.note ?? null;
     let first = true;
     // The prompt about to go was waiting at the last turn's result and goes right after it (see

@@ -156,6 +156,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       await stdoutFlushed();
       await new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS));
     } : undefined,
+    promptGiven: ui ? (text) => ui.prompts.echoGiven(text) : undefined,
     working: (busy) => {
       if (busy) interrupted.reset();
       return busy ? ui?.status.start() : ui?.status.stop();

@@ -39,8 +39,11 @@ export interface ConversationOptions {
   afterTurn?: (turn: Turn) => Promise<boolean>;
 }
 
-/** nudge's commands, as /help lists them; `endsWith`: the frontend's own way to end the session. */
-export function helpLines(endsWith: string | undefined): string[] {
+/**
+ * nudge's commands, as /help lists them; `endsWith`: the frontend's own way to end the session;
+ * `keys`: the frontend's keys, listed after the commands.
+ */
+export function helpLines(endsWith: string | undefined, keys: readonly string[] = []): string[] {
   return [
     "/session          this session's ids, bundle, turns and cost",
     "/rewind <n>       put code and conversation back to turn n",
@@ -49,8 +52,14 @@ export function helpLines(endsWith: string | undefined): string[] {
     "/compact [focus]  compact claude's context in a fork; this session stays as it is",
     "/help             this list",
     `/exit             end the session${endsWith ? ` (also ${endsWith})` : ""}`,
+    "any other line, claude's own commands (/clear, /cost, /model …) included, goes to claude as it is",
+    ...(keys.length > 0 ? ["", ...keys] : []),
   ];
 }
+
+/** Said as claude's /clear goes: claude forgets the conversation, nudge does not. */
+export const CLEAR_NOTE =
+  "⎿ /clear: claude starts a new conversation without the turns before it; nudge keeps recording them in this session, and /rewind <n> to one of them brings back that turn's conversation and code";
 
 const SLASH_COMMANDS = new Set(["/exit", "/quit", "/q", "/help", "/h", "/?", "/session", "/rewind", "/fork", "/compact", "/undo"]);
 
@@ -182,6 +191,7 @@ export class Conversation {
       const sentText = note ? `${note}\n\n${text}` : text;
       if (images.length > 0) frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
       for (const line of notAttached) frontend.say(`⎿ ${line}`);
+      if (/^\/clear(\s|$)/.test(text.trim())) this.inOrder(() => frontend.say(CLEAR_NOTE));
       const handle = await link.startTurn(text, captureEdits, images.length > 0 ? promptContent(sentText, images) : sentText);
       this.begun.push({ session: link.recorder.manifest.id, n: handle.n });
       if (captureEdits && sayEdits) {
@@ -273,7 +283,7 @@ export class Conversation {
         case "/help":
         case "/h":
         case "/?":
-          for (const l of helpLines(frontend.endsWith)) frontend.say(l);
+          for (const l of helpLines(frontend.endsWith, frontend.keys)) frontend.say(l);
           return "handled";
         case "/session":
           for (const l of this.sessionLines()) frontend.say(l);

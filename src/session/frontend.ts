@@ -51,6 +51,8 @@ export interface Frontend {
    * tell claude what changed. Without anyone to ask: "tell".
    */
   resumeMismatch(changed: string[]): Promise<"rewind" | "tell">;
+  /** The keys this frontend understands, one line each, for /help (a terminal's; none elsewhere). */
+  readonly keys?: readonly string[];
   /** Besides /exit, how the user ends the session here ("Ctrl-D", "the End session button"): /help says it. */
   readonly endsWith?: string;
   /** A prompt given another way than `prompts` (on the command line): show it as a typed one stands. */

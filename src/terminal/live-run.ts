@@ -29,6 +29,14 @@ import { openPromptHistory } from "../bundle/prompt-history.js";
 import { modeLabel, nextMode } from "./permission-modes.js";
 import { stdoutFlushed, writeErr, writeOut } from "./output.js";
 
+/** The prompt's keys, for /help (the README's key table has them all). */
+const TERMINAL_KEYS = [
+  "keys: Enter send (while claude works: queue) · Alt-Enter or \\ at the end: a new line",
+  "      ↑/↓ earlier prompts · Ctrl-R search them · Ctrl-O show a paste or a diff whole",
+  "      Shift-Tab next permission mode · Esc or Ctrl-C interrupt the turn (at a question: no)",
+  "      Ctrl-C clears the line; on an empty line, twice, or Ctrl-D: end the session · Ctrl-Z suspend",
+];
+
 /** How long a reader of nudge's piped stdout (tee) gets to pass claude's last words on before the end line. */
 const PIPE_GRACE_MS = 30;
 
@@ -138,6 +146,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     prompts,
     asker: ui?.asker ?? null,
     endsWith: "Ctrl-D",
+    keys: ui ? TERMINAL_KEYS : undefined,
     render: (event) => {
       const shown = interrupted.shown(event);
       if (shown) renderer.render(shown);

@@ -103,7 +103,7 @@ export class TerminalAsker implements Asker {
   plan(plan: string): Promise<PlanAnswer> {
     return this.serial(async () => {
       const { style } = this.o;
-      this.show(planLines(plan, style));
+      this.show(planLines(plan, style, this.o.screen.columns));
       const accept = (t: string) => /^a$/i.test(t.trim());
       const answer = await this.read(planQuestion(style), (t) => parseYesNo(t) !== undefined || accept(t), "type y, a or n");
       if (answer !== null && accept(answer)) {

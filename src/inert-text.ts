@@ -8,13 +8,16 @@
  * What counts: C0 controls but \n and \t (ESC starts every sequence; \r and \b overwrite what is on
  * the line), DEL, C1 controls (U+0080–U+009F: a terminal that takes UTF-8 C1 takes U+009B as CSI,
  * U+009D as OSC), and the bidirectional overrides and isolates that reorder what a line seems to
- * say (Trojan Source: U+202A–U+202E, U+2066–U+2069, and the marks U+061C, U+200E, U+200F).
+ * say (Trojan Source: U+202A–U+202E, U+2066–U+2069, and the marks U+061C, U+200E, U+200F), and
+ * the invisible ones that hide in a name or a command (U+200B zero width space, U+2060–U+2064
+ * word joiner and invisible operators, U+FEFF, U+180E). The joiners U+200C and U+200D stay: emoji
+ * sequences and scripts such as Persian and the Indic ones need them to be drawn right.
  */
 
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 const ANY_CONTROL = new RegExp(CONTROL.source);
 /** An SGR sequence (colour, bold, dim) as style.ts writes it: the only kind `inert` lets through. */
-const SGR_OR_CONTROL = /(\u001b\[[0-9;]*m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const SGR_OR_CONTROL = /(\u001b\[[0-9;]*m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** `\x1b` for a byte-sized control, `\u202e` for the rest. */
 function shown(c: string): string {
@@ -59,7 +62,7 @@ export function inertValue<T>(value: T): T {
  * controls as they are. Escaped as \uXXXX the JSON means the same and prints inert.
  */
 export function inertJson(json: string): string {
-  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.replace(/[\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Whether text holds anything `visible` would change (a file name to quote). */

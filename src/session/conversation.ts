@@ -39,8 +39,11 @@ export interface ConversationOptions {
   afterTurn?: (turn: Turn) => Promise<boolean>;
 }
 
-/** nudge's commands, as /help lists them; `endsWith`: the frontend's own way to end the session. */
-export function helpLines(endsWith: string | undefined): string[] {
+/**
+ * nudge's commands, as /help lists them; `endsWith`: the frontend's own way to end the session;
+ * `keys`: the frontend's keys, listed after the commands.
+ */
+export function helpLines(endsWith: string | undefined, keys: readonly string[] = []): string[] {
   return [
     "/session          this session's ids, bundle, turns and cost",
     "/rewind <n>       put code and conversation back to turn n",
@@ -49,8 +52,14 @@ export function helpLines(endsWith: string | undefined): string[] {
     "/compact [focus]  compact claude's context in a fork; this session stays as it is",
     "/help             this list",
     `/exit             end the session${endsWith ? ` (also ${endsWith})` : ""}`,
+    "any other line, claude's own commands (/clear, /cost, /model …) included, goes to claude as it is",
+    ...(keys.length > 0 ? ["", ...keys] : []),
   ];
 }
+
+/** Said as claude's /clear goes: claude forgets the conversation, nudge does not. */
+export const CLEAR_NOTE =
+  "⎿ /clear: claude starts a new conversation without the turns before it; nudge keeps recording them in this session, and /rewind <n> to one of them brings back that turn's conversation and code";
 
 const SLASH_COMMANDS = new Set(["/exit", "/quit", "/q", "/help", "/h", "/?", "/session", "/rewind", "/fork", "/compact", "/undo"]);
 
@@ -133,6 +142,8 @@ export class Conversation {
   private async loop(): Promise<void> {
     const { frontend } = this.o;
     let prompt: string | null | undefined = this.o.firstPrompt;
+    // A prompt that did not come from the prompt line (the command line's) is shown as typed ones are.
+    if (prompt !== undefined && prompt.trim() !== "") frontend.promptGiven?.(prompt);
     let note = this.o.note ?? null;
     let first = true;
     // The prompt about to go was waiting at the last turn's result and goes right after it (see
@@ -152,10 +163,12 @@ export class Conversation {
         if ((await this.slash(text.trim())) === "exit") return;
         continue;
       }
-      // Images the prompt names go with it; one that cannot (too big, not an image) keeps the prompt back.
+      // Images the prompt names go with it; a real one that cannot (too big, too many) keeps the
+      // prompt back; a file named like an image that is not one leaves the prompt as text, with a note.
       let images: PromptImage[];
+      let notAttached: string[];
       try {
-        images = await promptImages(text, this.o.cwd);
+        ({ images, notAttached } = await promptImages(text, this.o.cwd));
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
         frontend.error(error.message, error.hint);
@@ -177,6 +190,8 @@ export class Conversation {
       first = false;
       const sentText = note ? `${note}\n\n${text}` : text;
       if (images.length > 0) frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
+      for (const line of notAttached) frontend.say(`⎿ ${line}`);
+      if (/^\/clear(\s|$)/.test(text.trim())) this.inOrder(() => frontend.say(CLEAR_NOTE));
       const handle = await link.startTurn(text, captureEdits, images.length > 0 ? promptContent(sentText, images) : sentText);
       this.begun.push({ session: link.recorder.manifest.id, n: handle.n });
       if (captureEdits && sayEdits) {
@@ -268,7 +283,7 @@ export class Conversation {
         case "/help":
         case "/h":
         case "/?":
-          for (const l of helpLines(frontend.endsWith)) frontend.say(l);
+          for (const l of helpLines(frontend.endsWith, frontend.keys)) frontend.say(l);
           return "handled";
         case "/session":
           for (const l of this.sessionLines()) frontend.say(l);

@@ -51,8 +51,12 @@ export interface Frontend {
    * tell claude what changed. Without anyone to ask: "tell".
    */
   resumeMismatch(changed: string[]): Promise<"rewind" | "tell">;
+  /** The keys this frontend understands, one line each, for /help (a terminal's; none elsewhere). */
+  readonly keys?: readonly string[];
   /** Besides /exit, how the user ends the session here ("Ctrl-D", "the End session button"): /help says it. */
   readonly endsWith?: string;
+  /** A prompt given another way than `prompts` (on the command line): show it as a typed one stands. */
+  promptGiven?(text: string): void;
   /** The turn in flight is running (true) or done (false): a status line or spinner may follow it. */
   working?(busy: boolean): void;
 }

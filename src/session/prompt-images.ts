@@ -8,8 +8,11 @@
  * the file a second time itself.
  *
  * A word that names an image file that does not exist is left as text (the prompt may be about a
- * file name); one that exists but is too big or not an image is the user's problem, said in one
- * line, and nothing is sent.
+ * file name), and so is one whose bytes are not an image (`why does fake.png not open?` is about
+ * the file): the prompt goes as text, with a note saying why nothing was attached. A real image
+ * that cannot go (over the API's limit, or more than MAX_IMAGES) keeps the whole prompt back, said
+ * in one line: naming an image is how one attaches it, and claude would answer about a picture it
+ * never saw.
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -52,9 +55,16 @@ export function imageWords(prompt: string): Array<{ word: string; file: string }
   return found;
 }
 
+export interface PromptImages {
+  images: PromptImage[];
+  /** Files named like images that are not images, one line each: `fake.png not attached: not an image (its first bytes are text)`. */
+  notAttached: string[];
+}
+
 /** The images a prompt names that exist, read and checked. */
-export async function promptImages(prompt: string, cwd: string): Promise<PromptImage[]> {
+export async function promptImages(prompt: string, cwd: string): Promise<PromptImages> {
   const images: PromptImage[] = [];
+  const notAttached: string[] = [];
   for (const { word, file } of imageWords(prompt)) {
     const full = path.resolve(cwd, file.startsWith("~/") ? path.join(os.homedir(), file.slice(2)) : file);
     const stat = await fs.stat(full).catch(() => null);
@@ -66,11 +76,26 @@ export async function promptImages(prompt: string, cwd: string): Promise<PromptI
     }
     const data = await fs.readFile(full);
     const mediaType = sniff(data);
-    if (!mediaType) throw new UserError(`${name} is not a PNG, JPEG, GIF or WebP image (by its first bytes); nothing was sent`, "attach PNG, JPEG, GIF or WebP files only, or put the name in quotes of another kind to send it as text");
+    if (!mediaType) {
+      if (!notAttached.some((n) => n.startsWith(`${name} `))) notAttached.push(`${name} not attached: not an image (its first bytes are ${looksLikeText(data) ? "text" : "not a PNG, JPEG, GIF or WebP"})`);
+      continue;
+    }
     if (!images.some((i) => i.data.equals(data))) images.push({ word, name, mediaType, data });
   }
   if (images.length > MAX_IMAGES) throw new UserError(`the prompt names ${images.length} images; claude takes at most ${MAX_IMAGES} at once; nothing was sent`, "send them in several prompts");
-  return images;
+  return { images, notAttached };
+}
+
+/** The file's start is UTF-8 text (no NUL, decodes cleanly; a character cut at the end is allowed). */
+function looksLikeText(data: Buffer): boolean {
+  const head = data.subarray(0, 512);
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What claude gets: the images, then the text (an `@` before an attached path dropped). */

@@ -2,7 +2,8 @@
  * How full claude's context is, for the status line: the tokens of the main agent's latest
  * message (its prompt — input, cache written, cache read — and its answer so far), against the
  * model's window. The window is what claude reports in each result's `modelUsage[model].contextWindow`
- * (measured on 2.1.329: 200,000, or 1,000,000 for a 1M model); until a result says, 200,000.
+ * (measured on 2.1.329: 200,000, or 1,000,000 for a 1M model, keyed `<model>[1m]` with
+ * `canonicalModel` the name its messages carry); until a result says, 200,000.
  * Past WARN_AT of the window the line warns that claude will soon compact on its own (claude's
  * exact threshold is its own and not reported; nudge warns early rather than late).
  */
@@ -26,8 +27,13 @@ export class ContextUse {
     if (e.type === "assistant") this.take(e.message);
     else if (e.type === "stream_event" && e.event?.type === "message_start") this.take(e.event.message);
     else if (e.type === "result" && e.modelUsage && typeof e.modelUsage === "object") {
-      for (const [model, usage] of Object.entries(e.modelUsage as Record<string, { contextWindow?: unknown }>)) {
-        if (typeof usage?.contextWindow === "number" && usage.contextWindow > 0) this.windows.set(model, usage.contextWindow);
+      for (const [model, usage] of Object.entries(e.modelUsage as Record<string, { contextWindow?: unknown; canonicalModel?: unknown }>)) {
+        if (typeof usage?.contextWindow !== "number" || usage.contextWindow <= 0) continue;
+        this.windows.set(model, usage.contextWindow);
+        // A 1M model is reported as "claude-sonnet-4-5[1m]", its messages as "claude-sonnet-4-5":
+        // the window is found by the message's name too.
+        const base = typeof usage.canonicalModel === "string" ? usage.canonicalModel : model.replace(/\[[^\]]*\]$/, "");
+        if (base !== model) this.windows.set(base, usage.contextWindow);
       }
     }
     return this.text() !== before;

@@ -29,6 +29,14 @@ import { openPromptHistory } from "../bundle/prompt-history.js";
 import { modeLabel, nextMode } from "./permission-modes.js";
 import { stdoutFlushed, writeErr, writeOut } from "./output.js";
 
+/** The prompt's keys, for /help (the README's key table has them all). */
+const TERMINAL_KEYS = [
+  "keys: Enter send (while claude works: queue) · Alt-Enter or \\ at the end: a new line",
+  "      ↑/↓ earlier prompts · Ctrl-R search them · Ctrl-O show a paste or a diff whole",
+  "      Shift-Tab next permission mode · Esc or Ctrl-C interrupt the turn (at a question: no)",
+  "      Ctrl-C clears the line; on an empty line, twice, or Ctrl-D: end the session · Ctrl-Z suspend",
+];
+
 /** How long a reader of nudge's piped stdout (tee) gets to pass claude's last words on before the end line. */
 const PIPE_GRACE_MS = 30;
 
@@ -130,6 +138,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     showPrompts: false,
     cwd: input.cwd,
     markdown: { columns: () => ui?.screen.columns ?? (process.stdout.columns || 80) },
+    columns: ui ? () => ui.screen.columns : undefined,
   });
   const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
   const interrupted = new InterruptedResults();
@@ -138,6 +147,7 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     prompts,
     asker: ui?.asker ?? null,
     endsWith: "Ctrl-D",
+    keys: ui ? TERMINAL_KEYS : undefined,
     render: (event) => {
       const shown = interrupted.shown(event);
       if (shown) renderer.render(shown);
@@ -156,7 +166,11 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       await stdoutFlushed();
       await new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS));
     } : undefined,
-    working: (busy) => (busy ? ui?.status.start() : ui?.status.stop()),
+    promptGiven: ui ? (text) => ui.prompts.echoGiven(text) : undefined,
+    working: (busy) => {
+      if (busy) interrupted.reset();
+      return busy ? ui?.status.start() : ui?.status.stop();
+    },
     say: (text) => say(errStyle.dim(text)),
     warn: (text) => say(errStyle.yellow(`! ${text}`)),
     error: (message, hint) => {
@@ -196,7 +210,10 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const handled = input.loop?.sigint();
     if (handled) return say(errStyle.yellow(handled));
     const state = conversation?.interrupt() ?? "idle";
-    if (state !== "idle") interrupted.interrupt();
+    if (state !== "idle") {
+      interrupted.interrupt();
+      renderer.interrupted();
+    }
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
     else if (state === "killed") say(errStyle.red("■ stopping claude (SIGKILL in 3s if it has not stopped; Ctrl-C again kills it now); the turn is kept as interrupted"));
     else if (state === "killing") say(errStyle.red("■ killing claude (SIGKILL)"));

@@ -59,6 +59,18 @@ export class PartialMessages {
     this.open.clear();
   }
 
+  /**
+   * The turn was interrupted: what was typed so far ends here (a line held back for its markdown
+   * is written), and the blocks still open are forgotten, so nothing more of them is shown.
+   */
+  cut(): void {
+    for (const open of this.open.values()) {
+      if ((open.kind === "text" || open.kind === "thinking") && open.wrote) open.markdown?.end();
+    }
+    this.open.clear();
+    this.o.sink.endLine();
+  }
+
   /** One of the main agent's stream events (a subagent's are not streamed). */
   event(raw: { type: string }): void {
     const e = raw as ApiEvent;

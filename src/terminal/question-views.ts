@@ -8,6 +8,7 @@ import type { PermissionAnswer, PermissionContext, Question } from "../session/a
 import { describeUpdate } from "./decisions.js";
 import { editDiff, type DiffOptions } from "../session/edit-diff.js";
 import { highlightDiffLine } from "./diff-highlight.js";
+import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { visible } from "../inert-text.js";
 import { firstLines } from "./format.js";
 import type { Style } from "./style.js";
@@ -115,8 +116,19 @@ export function parseChoice(text: string, q: Question): ChoiceParse {
 }
 
 /** The plan, as claude wrote it (markdown shown as plain text), under a heading. */
-export function planLines(plan: string, style: Style): string[] {
-  const body = plan.trim() ? visible(plan.replace(/\s+$/, "")).split("\n") : ["(claude sent no plan text)"];
+/** Claude's plan under a bar, rendered as markdown when there is colour (as claude's words are), fitted to `columns`. */
+export function planLines(plan: string, style: Style, columns = 80): string[] {
+  const text = plan.replace(/\s+$/, "");
+  let body: string[];
+  if (!plan.trim()) body = ["(claude sent no plan text)"];
+  else if (!style.enabled) body = visible(text).split("\n");
+  else {
+    let out = "";
+    const markdown = new MarkdownStream({ write: (t) => void (out += t), columns: () => Math.max(20, columns - 3) });
+    markdown.push(text);
+    markdown.end();
+    body = out.replace(/\n+$/, "").split("\n");
+  }
   return [style.bold(style.cyan("? Claude's plan")), ...body.map((line) => `${style.dim("│")} ${line}`)];
 }
 

@@ -27,7 +27,7 @@ export interface Block {
   cursor?: { row: number; col: number };
 }
 
-/** The slots the block is made of, top to bottom; a modal slot (a question being answered) hides the others. */
+/** The slots the block is made of, top to bottom; a modal slot (a question being answered) hides the input slot and comes above the status. */
 export type Slot = "status" | "input" | "modal";
 
 const ESC = "\u001b[";
@@ -155,9 +155,10 @@ export class Screen {
   }
 
   private block(): Block | null {
-    const modal = this.slots.get("modal");
-    if (modal) return { ...modal, lines: modal.lines.map(inert) };
-    const parts = (["status", "input"] as const).map((s) => this.slots.get(s)).filter((b): b is Block => !!b && b.lines.length > 0);
+    // A question hides the line typed ahead, not the status line, which says it waits for the
+    // answer; it goes under the question, so the question's lines and its answer stay together.
+    const order = this.slots.has("modal") ? (["modal", "status"] as const) : (["status", "input"] as const);
+    const parts = order.map((s) => this.slots.get(s)).filter((b): b is Block => !!b && b.lines.length > 0);
     if (parts.length === 0) return null;
     const lines: string[] = [];
     let cursor: Block["cursor"];

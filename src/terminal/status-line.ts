@@ -1,7 +1,7 @@
 /**
  * The line at the bottom of the screen while claude works: a spinner, what is happening
  * ("requesting", the tool running, a subagent), and how long the turn has taken. It lives in the
- * screen's "status" slot, so claude's words scroll above it and a question hides it. Only for a
+ * screen's "status" slot, so claude's words scroll above it; a question shows under it. Only for a
  * terminal that can move the cursor, and never when stdout is not one (the caller decides:
  * `enabled`), so piped output and replays to a file never carry it.
  */
@@ -14,6 +14,7 @@ import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
 import { fitWidth } from "./text-width.js";
 
+const WAITING = "waiting for your answer";
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 export interface StatusLineOptions {
@@ -94,7 +95,8 @@ export class StatusLine {
     const elapsed = formatElapsed(this.now() - this.startedAt);
     const context = this.context.text();
     const line = `${FRAMES[this.frame % FRAMES.length]} ${this.activity} · ${elapsed}${context ? ` · ${context}` : ""}${this.mode ? ` · ${this.mode}` : ""}`;
-    const hint = " · Ctrl-C to interrupt";
+    // At a question Ctrl-C is "no", not an interrupt: the question's own line says what to type.
+    const hint = this.activity === WAITING ? "" : " · Ctrl-C to interrupt";
     const width = this.o.screen.columns - 1;
     // Near the context's end the whole line turns yellow: claude is about to compact on its own.
     const colour = this.context.warn ? style.yellow : style.cyan;

@@ -27,6 +27,7 @@ import {
   type ViewOptions,
 } from "./question-views.js";
 import { runPager } from "./pager.js";
+import { wrapRows } from "./wrap-lines.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
 
@@ -46,8 +47,8 @@ export interface TerminalAskerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Rows a permission question keeps for itself besides its diff: its title, a description, the cut line, the answer, a hint. */
-const QUESTION_ROWS = 6;
+/** Rows a permission question keeps for itself besides its diff: its title, a description, the cut line, the answer (wrapped), a hint, the status line. */
+const QUESTION_ROWS = 8;
 
 export class TerminalAsker implements Asker {
   private queue: Promise<unknown> = Promise.resolve();
@@ -103,7 +104,7 @@ export class TerminalAsker implements Asker {
   plan(plan: string): Promise<PlanAnswer> {
     return this.serial(async () => {
       const { style } = this.o;
-      this.show(planLines(plan, style));
+      this.show(planLines(plan, style, this.o.screen.columns));
       const accept = (t: string) => /^a$/i.test(t.trim());
       const answer = await this.read(planQuestion(style), (t) => parseYesNo(t) !== undefined || accept(t), "type y, a or n");
       if (answer !== null && accept(answer)) {
@@ -186,8 +187,16 @@ export class TerminalAsker implements Asker {
     return new Promise((resolve) => {
       const editor = new LineEditor();
       let shownHint: string | null = null;
+      // A label wider than the screen (the permission question's choices) wraps at word
+      // boundaries; the answer is typed after its last row.
+      const labelled = () => {
+        const rows = wrapRows(label, screen.columns);
+        const layout = editor.layout(rows.at(-1)!, "  ");
+        const head = rows.slice(0, -1);
+        return { lines: [...head, ...layout.lines], cursor: { row: head.length + layout.cursor.row, col: layout.cursor.col } };
+      };
       const draw = () => {
-        const layout = editor.layout(label, " ".repeat(2));
+        const layout = labelled();
         screen.set("modal", { lines: shownHint ? [...layout.lines, style.dim(shownHint)] : layout.lines, cursor: layout.cursor });
       };
       const release = keyboard.acquire();
@@ -203,7 +212,7 @@ export class TerminalAsker implements Asker {
           screen.set("modal", null);
         } else {
           // What was answered stays in the conversation; a cancelled question says so.
-          const layout = editor.layout(label, "  ");
+          const layout = labelled();
           const lines = answer === null ? [...layout.lines.slice(0, -1), `${layout.lines.at(-1)}${style.dim(pressed)}`] : layout.lines;
           screen.set("modal", { lines });
           screen.commit("modal");

@@ -121,7 +121,11 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     screen,
     write: (text) => screen.write(text, o.output),
     say: (line) => screen.write(`${line}\n`, errorOutput),
-    observe: (event) => status.observe(event),
+    observe: (event) => {
+      status.observe(event);
+      // At the prompt too: how full the context is matters most when deciding what to ask next.
+      prompts.setContext(status.context.text());
+    },
     setMode(label) {
       prompts.setMode(label);
       status.setMode(label);

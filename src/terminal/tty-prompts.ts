@@ -54,6 +54,10 @@ export class TerminalPrompts implements PromptSource {
   private hint: string | null = null;
   /** The permission mode, under the prompt line ("" in the default mode). */
   private mode = "";
+  /** The mode as last written into the conversation, under a sent prompt: it is said again only when it changed. */
+  private modeSaid = "";
+  /** How full claude's context is ("context 45k/1M (5%)"), under the prompt line once claude has said. */
+  private context = "";
   private hintTimer: NodeJS.Timeout | undefined;
   private readonly release: () => void;
   private readonly unfocus: () => void;
@@ -88,7 +92,7 @@ export class TerminalPrompts implements PromptSource {
     this.queuedAt.shift();
     if (queued !== undefined) {
       // Sent now: show it where it belongs in the conversation, as if typed at this prompt.
-      this.o.screen.write(`${this.echo(shown ?? queued)}\n`);
+      this.o.screen.write(`${this.echo(shown ?? queued)}\n${this.modeChange()}`);
       this.remember(queued);
       this.drawTypeAhead();
       return Promise.resolve(queued);
@@ -122,6 +126,25 @@ export class TerminalPrompts implements PromptSource {
     if (this.waiting) this.drawPrompt();
   }
 
+  /** A prompt given on the command line: written into the conversation as a typed one is. */
+  echoGiven(text: string): void {
+    this.o.screen.write(`${this.echo(text)}\n${this.modeChange()}`);
+  }
+
+  /** Show how full claude's context is under the prompt line ("" for nothing yet). */
+  setContext(text: string): void {
+    if (text === this.context) return;
+    this.context = text;
+    if (this.waiting) this.drawPrompt();
+  }
+
+  /** Under a sent prompt: the mode it goes in, when that changed since the last prompt (a line, or ""). */
+  private modeChange(): string {
+    if (this.mode === this.modeSaid) return "";
+    this.modeSaid = this.mode;
+    return `${this.o.style.dim(`  ${this.mode || "default mode on (edits and commands ask)"}`)}\n`;
+  }
+
   private key(key: Key): void {
     if (this.closed) return;
     if (key.name === "redraw") return this.waiting ? this.drawPrompt() : this.drawTypeAhead();
@@ -138,11 +161,14 @@ export class TerminalPrompts implements PromptSource {
     const result = this.editor.key(key);
     if (result === "submit") {
       const text = this.editor.sendText;
-      this.drawPrompt();
+      // What stays in the conversation is the prompt alone: the mode and context lines belong to the live prompt.
+      this.drawPrompt(false);
       this.o.screen.commit("input");
       this.editor.reset();
       // Enter on an empty line: a fresh prompt line, as a shell gives, and nothing sent.
       if (text.trim() === "") return this.drawPrompt();
+      const change = this.modeChange();
+      if (change) this.o.screen.write(change);
       this.remember(text);
       this.finish(text);
     } else if (result === "changed") {
@@ -174,7 +200,7 @@ export class TerminalPrompts implements PromptSource {
 
   private endSession(): void {
     this.setHint(null);
-    this.drawPrompt();
+    this.drawPrompt(false);
     this.o.screen.commit("input");
     this.finish(null);
   }
@@ -233,10 +259,11 @@ export class TerminalPrompts implements PromptSource {
     return (this.o.now ?? Date.now)();
   }
 
-  private drawPrompt(): void {
+  /** The prompt line, and under it (`below`) the hint, the mode and the context. */
+  private drawPrompt(below = true): void {
     const layout = this.editor.layout(this.prompt, this.continuation);
-    const below = [this.hint, this.mode && `${this.mode} (shift-tab to cycle)`].filter((l): l is string => !!l);
-    const lines = [...layout.lines, ...below.map((l) => this.o.style.dim(l))];
+    const status = [this.mode && `${this.mode} (shift-tab to cycle)`, this.context].filter(Boolean).join(" · ");
+    const lines = [...layout.lines, ...(below ? [this.hint, status] : []).filter((l): l is string => !!l).map((l) => this.o.style.dim(l))];
     this.o.screen.set("input", { lines, cursor: layout.cursor });
   }
 

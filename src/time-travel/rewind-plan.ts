@@ -24,6 +24,8 @@ export interface RewindFacts {
   changes: TreeChange[];
   /** Paths (bytes) where the work tree differs from the session's latest snapshot: the user's own, in no snapshot. */
   userChanges: Set<string>;
+  /** Paths (bytes) the user changed by hand after the target turn, recorded as their edits between turns (in snapshots, but theirs). */
+  recordedEdits?: Set<string>;
   /** Paths (bytes) the target's ignore rules ignore: a deletion of one leaves it on disk, as it was then. */
   ignoredAtTarget: Set<string>;
   /** Ignored files of the user's standing where the target has a file (no snapshot holds them). */
@@ -56,13 +58,15 @@ export interface CodeChanges {
    * the files of `write` the user deleted, which the switch brings back rather than overwrites.
    */
   yours: { write: string[]; remove: string[]; restore: string[] };
+  /** Of `write` and `remove`, files the user changed by hand between turns (recorded as their edits): named as theirs. */
+  yourRecorded: string[];
   /** Deletions left undone: the files were ignored at that turn, so they stay on disk. */
   keep: string[];
   /** Submodules whose recorded commit differs: recorded only, their work trees stay as they are. */
   submodules: Array<{ path: string; commit: string | null }>;
 }
 
-export function codeChanges(changes: TreeChange[], userChanges = new Set<string>(), keep = new Set<string>()): CodeChanges {
+export function codeChanges(changes: TreeChange[], userChanges = new Set<string>(), keep = new Set<string>(), recordedEdits = new Set<string>()): CodeChanges {
   const files = changes.filter((c) => !isSubmodule(c));
   const written = files.filter((c) => c.status !== "D");
   const removed = files.filter((c) => c.status === "D" && !keep.has(c.path));
@@ -75,6 +79,7 @@ export function codeChanges(changes: TreeChange[], userChanges = new Set<string>
       remove: names(removed.filter((c) => userChanges.has(c.path))),
       restore: names(written.filter((c) => userChanges.has(c.path) && c.status === "A")),
     },
+    yourRecorded: names([...written, ...removed].filter((c) => recordedEdits.has(c.path) && !userChanges.has(c.path))),
     keep: names(files.filter((c) => c.status === "D" && keep.has(c.path))),
     submodules: changes.filter(isSubmodule).map((c) => ({ path: displayPath(c.path), commit: c.mode === "160000" ? c.blob : null })),
   };
@@ -117,7 +122,7 @@ export function planRewind(f: RewindFacts): RewindPlan {
     scope: f.scope,
     target: { tree: withCode && f.shared ? f.shared.tree : turn.snapshot.tree, commit: turn.snapshot.commit },
     current: f.current,
-    ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget),
+    ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget, f.recordedEdits),
     unsavedWork: f.current.tree !== latest.snapshot.tree,
     head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers, relation: f.headRelation ?? null },
     imported: Boolean(f.manifest.origin),
@@ -212,12 +217,18 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
 /** The code part of a plan, one line per path; the user's own files under a heading of their own. */
 function codeLines(c: CodeChanges, state: string, imported = false): string[] {
   if (c.write.length + c.remove.length + c.submodules.length + c.keep.length === 0) return [`  code: already as ${state}, nothing to write`];
-  const yoursWrite = new Set(c.yours.write);
-  const yoursRemove = new Set(c.yours.remove);
+  const yoursWrite = new Set([...c.yours.write, ...c.yourRecorded]);
+  const yoursRemove = new Set([...c.yours.remove, ...c.yourRecorded]);
   const lines = [
     ...c.write.filter((p) => !yoursWrite.has(p)).map((p) => `  write   ${printablePath(p)}`),
     ...c.remove.filter((p) => !yoursRemove.has(p)).map((p) => `  delete  ${printablePath(p)}`),
   ];
+  if (c.yourRecorded.length > 0) {
+    // Claude Code's rewind leaves such files alone; nudge puts the turn back whole, and says whose they are.
+    lines.push("  yours: files you changed by hand between turns (recorded as your edits; the backup keeps them, undo brings them back):");
+    const removed = new Set(c.remove);
+    lines.push(...c.yourRecorded.map((p) => `    ${removed.has(p) ? "delete " : "write  "}   ${printablePath(p)}`));
+  }
   if (yoursWrite.size + yoursRemove.size > 0) {
     lines.push("  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):");
     const restore = new Set(c.yours.restore);

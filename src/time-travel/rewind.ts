@@ -171,6 +171,7 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
     current: { tree: state.tree, head: state.head, branch: state.branch },
     changes: code.changes,
     userChanges: code.userChanges,
+    recordedEdits: o.scope === "conversation" ? new Set() : await recordedEdits(root, manifest, target),
     ignoredAtTarget: code.ignoredAtTarget,
     inTheWay: code.inTheWay,
     submoduleSwaps: submoduleSwaps(code.changes),
@@ -196,6 +197,14 @@ async function relationOf(root: string, recorded: string | null, current: string
   if (!recorded || !current || recorded === current) return null;
   if (await git.isAncestor(root, recorded, current)) return "ahead";
   return (await git.isAncestor(root, current, recorded)) ? "behind" : "apart";
+}
+
+/** Paths the user changed by hand after the target turn: what each later turn recorded as their edits before its prompt. */
+async function recordedEdits(root: string, manifest: Manifest, target: Turn): Promise<Set<string>> {
+  const turns = manifest.turns.filter((t) => t.n > target.n && t.edits);
+  const before = (t: Turn) => manifest.turns.find((p) => p.n === t.n - 1)?.snapshot.tree;
+  const lists = await Promise.all(turns.map((t) => (before(t) ? git.changedPaths(root, before(t)!, t.edits!.snapshot.tree).catch(() => []) : [])));
+  return new Set(lists.flat().map((c) => c.path));
 }
 
 interface CodeSide {

@@ -26,9 +26,9 @@ describe("promptImages", () => {
     const dir = tempDir();
     const file = "x\u001b[2J\u001b[8my.png";
     writeFileSync(path.join(dir, file), randomPng(200));
-    const [image] = await promptImages(`see ${file}`, dir);
+    const [image] = (await promptImages(`see ${file}`, dir)).images;
     expect(image!.name).toBe("x\\x1b[2J\\x1b[8my.png");
     writeFileSync(path.join(dir, "b\u001b[8m.png"), "not an image");
-    await expect(promptImages("see b\u001b[8m.png", dir)).rejects.toThrow(/^b\\x1b\[8m\.png is not a PNG/);
+    expect((await promptImages("see b\u001b[8m.png", dir)).notAttached).toEqual(["b\\x1b[8m.png not attached: not an image (its first bytes are text)"]);
   });
 });

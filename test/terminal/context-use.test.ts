@@ -20,6 +20,13 @@ describe("ContextUse", () => {
     expect(c.text()).toBe("context 44k/1M (4%)");
   });
 
+  it("finds the window of a 1M model, which claude reports under another name than its messages carry", () => {
+    const c = new ContextUse();
+    c.observe(assistant({ input_tokens: 50_000 }));
+    c.observe(ev({ type: "result", subtype: "success", modelUsage: { "claude-x[1m]": { contextWindow: 1_000_000, canonicalModel: "claude-x" }, "claude-haiku": { contextWindow: 200_000 } } }));
+    expect(c.text()).toBe("context 50k/1M (5%)");
+  });
+
   it("warns past 80% of the window that claude will compact soon", () => {
     const c = new ContextUse();
     c.observe(ev({ type: "stream_event", event: { type: "message_start", message: { model: "claude-x", usage: { input_tokens: 170_000 } } } }));

@@ -29,9 +29,9 @@ async function run(steps: ScriptStep[], args: string[] = []) {
   return { repo, t, api };
 }
 
-/** `text` as the terminal shows it when it may be cut into rows anywhere. */
+/** `text` as the terminal shows it when it may be cut into rows anywhere (a space may be where a row ends). */
 function acrossRows(text: string): RegExp {
-  return new RegExp(text.split("").map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\r\\n]*"));
+  return new RegExp(text.split("").map((c) => (c === " " ? "[ \\r\\n]+" : c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("[\\r\\n]*"));
 }
 
 /** How often `what` appears in the text (a question is asked once: its label is drawn once per key on a dumb terminal, so count headings). */

@@ -76,15 +76,28 @@ describe("MarkdownStream", () => {
     expect(writes.slice(4)).toEqual([" \u001b[1mimportant\u001b[22m indeed.\n"]);
   });
 
+  it("breaks a Japanese sentence without spaces between its characters, never before a closing mark", () => {
+    const sentence = "これは日本語の長い文章で、空白がありません。次の文も続きます。";
+    const out = stripAnsi(rendered(`ok ${sentence}\n`, Infinity, 24).out).split("\n").filter(Boolean);
+    // The first row is filled (the sentence does not jump whole to the next one), and nothing is lost.
+    expect(out[0]).toBe("ok これは日本語の長い文");
+    expect(out.join("")).toBe(`ok ${sentence}`);
+    for (const row of out) {
+      expect(textWidth(row), row).toBeLessThanOrEqual(23);
+      expect(row).not.toMatch(/^[、。]/);
+    }
+    for (const size of [1, 2, 7]) expect(rendered(`ok ${sentence}\n`, size, 24).out).toBe(rendered(`ok ${sentence}\n`, Infinity, 24).out);
+  });
+
   it("wraps prose at word boundaries, CJK and emoji two columns each, lists and quotes under their text", () => {
-    const words = "日本語の 文章を 表示します 🎉🎉 and some English words, with **bold** 漢字 in between 終わり".split(" ");
+    const words = "hello there 🎉🎉 and some English words, with **bold** in between all of them".split(" ");
     const text = `${words.join(" ")}\n- ${words.join(" ")}\n> ${words.join(" ")}\n`;
     const out = stripAnsi(rendered(text, Infinity, 24).out).split("\n");
     for (const row of out) expect(textWidth(row), row).toBeLessThanOrEqual(23);
     const bullet = out.findIndex((l) => l.startsWith("• "));
     const bar = out.findIndex((l) => l.startsWith("│ "));
     const [para, item, quote] = [out.slice(0, bullet), out.slice(bullet, bar), out.slice(bar).filter(Boolean)];
-    expect(para).toEqual(["日本語の 文章を", "表示します 🎉🎉 and", "some English words,", "with bold 漢字 in", "between 終わり"]);
+    expect(para).toEqual(["hello there 🎉🎉 and", "some English words,", "with bold in between", "all of them"]);
     // No word is cut: the rows, joined, are the words again; a list item's rows sit under its text, a quote's keep its bar.
     const plainWords = words.map((w) => w.replace(/\*\*/g, "")).join(" ");
     expect(para.join(" ")).toBe(plainWords);

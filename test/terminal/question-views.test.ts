@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CanUseToolRequest } from "../../src/claude/control-protocol.js";
 import { editDiff } from "../../src/session/edit-diff.js";
-import { parseChoice, parsePermission, permissionLines, permissionView, savedRule } from "../../src/terminal/question-views.js";
+import { parseChoice, parsePermission, permissionLines, permissionView, planLines, savedRule } from "../../src/terminal/question-views.js";
 import { makeStyle } from "../../src/terminal/style.js";
 
 const style = makeStyle(false);
@@ -137,5 +137,17 @@ describe("parseChoice", () => {
     // A file of a language nudge does not highlight keeps git's colours.
     const other = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/a.unknown", content: "x\n" } });
     expect(permissionLines(other, { cwd: "/repo" }, { style: makeStyle(true), readFile: () => null })).toContain("  \u001b[32m+x\u001b[39m");
+  });
+});
+
+describe("planLines", () => {
+  const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "");
+  it("renders the plan as markdown with colour, under a bar, its markers gone", () => {
+    const lines = planLines("# Plan\n\n1. Add **tests**\n- use `vitest`\n\x1b[2Jdone", makeStyle(true), 60).map(plain);
+    expect(lines).toEqual(["? Claude's plan", "│ Plan", "│ ", "│ 1. Add tests", "│ • use vitest", "│ \\x1b[2Jdone"]);
+  });
+
+  it("without colour, shows the plan as claude wrote it", () => {
+    expect(planLines("# Plan\n- **a**", makeStyle(false))).toEqual(["? Claude's plan", "│ # Plan", "│ - **a**"]);
   });
 });

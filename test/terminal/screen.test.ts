@@ -50,7 +50,7 @@ describe("Screen", () => {
     expect(t.bytes().length).toBe(lent); // the pager's screen is left alone
     resume();
     const { lines, cursor } = await t.show();
-    expect(lines).toEqual(["claude says", "more words", "Allow? y"]);
+    expect(lines).toEqual(["claude says", "more words", "Allow? y", "⠙ waiting · 2s"]);
     expect(cursor).toEqual({ x: 8, y: 2 });
   });
 
@@ -64,11 +64,13 @@ describe("Screen", () => {
     expect(cursor).toEqual({ x: 5, y: 4 });
   });
 
-  it("a modal block hides the others until it goes; commit leaves it on screen for good", async () => {
+  it("a modal block hides the input until it goes, the status line under it; commit leaves it on screen for good", async () => {
     const t = terminal(30);
     t.screen.set("status", { lines: ["⠋ working"] });
+    t.screen.set("input", { lines: ["› typed ahead"] });
     t.screen.set("modal", { lines: ["Allow? y"], cursor: { row: 0, col: 8 } });
-    expect((await t.show()).lines).toEqual(["Allow? y"]);
+    expect((await t.show()).lines).toEqual(["Allow? y", "⠋ working"]);
+    t.screen.set("input", null);
     t.screen.commit("modal");
     expect((await t.show()).lines).toEqual(["Allow? y", "⠋ working"]);
     t.screen.clear();

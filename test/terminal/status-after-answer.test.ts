@@ -17,6 +17,27 @@ afterEach(async () => {
   api = undefined;
 });
 
+describe("the status line during a question", () => {
+  it("stays on screen under the question and says it waits for your answer", async () => {
+    const repo = await gitdir();
+    api = await startScriptedApi([{ tool: "Bash", input: { command: "touch asked.txt", description: "ask" } }, { text: "DONE" }]);
+    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    await t.waitFor("› ");
+    t.type("ask me\r");
+    await t.waitFor("Allow?");
+    await new Promise((r) => setTimeout(r, 300)); // a few ticks of the status line
+    const { lines } = await render(t.screen(), 80, 24);
+    // The bottom row, under the question's answer line.
+    expect(lines.findLastIndex((l) => l.includes("Allow?"))).toBeGreaterThan(lines.length - 4);
+    expect(lines.at(-1)).toMatch(/^. waiting for your answer · \d+s/);
+    expect(lines.at(-1)).not.toContain("Ctrl-C to interrupt"); // at a question Ctrl-C is "no"
+    t.type("y\r");
+    await t.waitFor(/turn 1 · success[^]*turn 1 saved/, 60_000);
+    t.type("/exit\r");
+    expect((await t.child).exitCode, t.text()).toBe(0);
+  }, 120_000);
+});
+
 describe("the status line while an allowed tool runs", () => {
   it("says `running Bash(…)` once the question is answered, while the command runs", async () => {
     const repo = await gitdir();

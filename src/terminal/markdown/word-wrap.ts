@@ -2,13 +2,17 @@
  * Rendered prose wrapped at word boundaries as it is written, never taken back: a word that would
  * cross the last column starts the next row instead (after the row's hanging indent: a list
  * item's text column, a quote's bar). Widths are the terminal's (text-width.ts: CJK and emoji two
- * columns, styling none). A word wider than a whole row is cut where the row ends.
+ * columns, styling none). A word wider than a whole row is cut where the row ends. CJK text,
+ * which has no spaces, may break between any two of its characters.
  *
  * Whitespace and styling after the last word wait for the next word (a wrap drops the spaces, and
  * a row never ends in them), and so does a word until what follows it shows it is whole: where the
  * text was cut into pieces never changes where a row breaks.
  */
 import { graphemes, graphemeWidth, textWidth } from "../text-width.js";
+
+/** Closing marks that never start a row (Japanese and Chinese punctuation, closing brackets). */
+const NO_BREAK_BEFORE = /^[、。，．・：；？！）」』】〕〉》”’ー々〜…]$/u;
 
 /** An SGR sequence (the only control the renderer writes), a line end, a run of spaces, or a run of anything else. */
 const TOKEN = /(\u001b\[[0-9;]*m)|(\n)|([ \t]+)|([^\s\u001b]+|\u001b)/g;
@@ -53,11 +57,26 @@ export class WordWrap {
         this.pending += space;
         this.pendingWidth += textWidth(space.replace(/\t/g, " "));
       } else {
-        this.word += token;
-        this.wordWidth += textWidth(token);
+        out += this.addWord(token);
       }
     }
     if (out) this.write(out);
+  }
+
+  /**
+   * A run of anything but spaces joins the word being read; a wide character (CJK, emoji) is a
+   * word of its own, as text without spaces between its characters may break between any two
+   * (a closing mark such as `。` stays with the character before it).
+   */
+  private addWord(token: string): string {
+    let out = "";
+    for (const g of graphemes(token)) {
+      const width = graphemeWidth(g);
+      if (width === 2 && !NO_BREAK_BEFORE.test(g)) out += this.placeWord();
+      this.word += g;
+      this.wordWidth += width;
+    }
+    return out;
   }
 
   /** Text that is not wrapped (a code block's line, a table): written as it is, after what waits. */

@@ -60,6 +60,17 @@ describe("team sync: lineage and identity", () => {
     expect(again.stderr).not.toContain("--fork");
   }, 60_000);
 
+  it("show of a session fetched, not pulled, points to where it is", async () => {
+    const c = await clone("carol");
+    expect((await runNudge(["session", "fetch", "--remote", httpUrl], { cwd: c })).exitCode).toBe(0);
+    const shown = await runNudge(["session", "show", rec.id.slice(0, 6)], { cwd: c });
+    expect(shown.exitCode).toBe(1);
+    expect(shown.stderr).toContain(`error: no session here matches "${rec.id.slice(0, 6)}": ${rec.id} is a published session fetched from ${httpUrl}, not pulled`);
+    expect(shown.stderr).toContain(`hint: look at it where it is: nudge session show ${rec.id} --remote ${httpUrl} · or pull it here: nudge session pull ${rec.id} --remote ${httpUrl}`);
+    // Nothing fetched by that name: as before.
+    expect((await runNudge(["session", "show", "ffff"], { cwd: c })).stderr).toContain('error: no session matches "ffff"');
+  }, 60_000);
+
   it("a dry run names the fresh id the push then takes", async () => {
     const [dry] = await json(["session", "push", rec.id, "--fork", "--dry-run", "--remote", httpUrl], a);
     const [real] = await json(["session", "push", rec.id, "--fork", "--remote", httpUrl], a);

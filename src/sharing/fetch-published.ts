@@ -9,6 +9,7 @@ import { acquireLock, holderText } from "../bundle/locks.js";
 import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { MAX_CARD_BYTES, PUBLISHED_ID, PUBLISHED_PREFIX } from "./published-card.js";
+import { rememberLabel } from "./fetched-elsewhere.js";
 import { fetchedCards, fetchedPrefix, syncRepo, type FetchedCard, type Remote } from "./sync-remote.js";
 
 export interface FetchResult {
@@ -34,6 +35,7 @@ export async function fetchPublished(store: Store, remote: Remote): Promise<Fetc
   const lock = await syncLock(store, `fetching sessions from ${remote.label}`);
   try {
     const prefix = fetchedPrefix(remote);
+    await rememberLabel(repo, remote.key, remote.label);
     const before = await remoteGit.localRefs(repo, prefix);
     // Only the cards: `*` in the middle of a refspec matches the id, so no data ref is asked for.
     // A card over its size limit stays on the server (listed as unreadable), however big it is.

@@ -137,6 +137,27 @@ export async function objectsExist(root: string, ids: string[], type?: "tree"): 
 }
 
 /**
+ * What `path` is in each tree (its object id, or null where the tree has none), for every pair
+ * asked, in one process. Paths with a newline cannot be asked this way: left out of the answer.
+ */
+export async function pathObjects(root: string, trees: string[], paths: string[]): Promise<Map<string, Map<string, string | null>>> {
+  const asked = paths.filter((p) => !p.includes("\n"));
+  const names = trees.flatMap((t) => asked.map((p) => `${t}:${p}`));
+  const out = names.length ? await text(root, ["cat-file", "--batch-check=%(objectname)"], { input: names.join("\n") + "\n" }) : "";
+  const lines = out.split("\n");
+  const answer = new Map<string, Map<string, string | null>>();
+  trees.forEach((t, ti) => {
+    const m = new Map<string, string | null>();
+    asked.forEach((p, pi) => {
+      const line = lines[ti * asked.length + pi] ?? "";
+      m.set(p, line.endsWith(" missing") || !/^[0-9a-f]{40,64}$/.test(line) ? null : line);
+    });
+    answer.set(t, m);
+  });
+  return answer;
+}
+
+/**
  * How many files differ between each pair of trees, in one process (`diff-tree --stdin`: one
  * process per pair made a listing of 700 rewinds take ten seconds). Every tree must exist.
  */

@@ -4,6 +4,7 @@
  * colours pass, any other control character a session's text brought is shown, not obeyed.
  */
 import { inert, inertJson } from "../inert-text.js";
+import { textWidth } from "./text-width.js";
 
 /** Text for stdout (what the command was asked for). */
 export function writeOut(text: string): void {
@@ -25,8 +26,10 @@ export function printJson(value: unknown): void {
 }
 
 export function printTable(header: string[], rows: string[][], write = writeOut): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  // Columns as a terminal draws them: a CJK character or an emoji takes two.
+  const widths = header.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ""))));
+  const pad = (c: string, width: number) => c + " ".repeat(Math.max(0, width - textWidth(c)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : pad(c, widths[i]!))).join("  ").trimEnd();
   write(line(header) + "\n");
   for (const row of rows) write(line(row) + "\n");
 }

@@ -207,6 +207,22 @@ async function recordedEdits(root: string, manifest: Manifest, target: Turn): Pr
   return new Set(lists.flat().map((c) => c.path));
 }
 
+/**
+ * Of the paths that differ from the latest snapshot, the user's own. In an imported (or pulled)
+ * session, a file as some turn left it — the base state the clone was at — is not the user's;
+ * in one recorded here, a deletion can be the user's even where an early turn lacked the file.
+ */
+async function inNoSnapshot(root: string, manifest: Manifest, current: string, paths: string[]): Promise<Set<string>> {
+  if (paths.length === 0 || !manifest.origin) return new Set(paths);
+  const distinct = [...new Set(manifest.turns.map((t) => t.snapshot.tree))];
+  // A pruned snapshot tree reads as holding nothing: it would pass for a deletion.
+  const present = await git.objectsExist(root, distinct, "tree");
+  const trees = distinct.filter((_, i) => present[i]);
+  const seen = await git.pathObjects(root, [current, ...trees], paths);
+  const now = seen.get(current)!;
+  return new Set(paths.filter((p) => !now.has(p) || !trees.some((t) => seen.get(t)!.get(p) === now.get(p))));
+}
+
 interface CodeSide {
   /** From the captured tree to the target, with the hidden files to delete (see unhidden-files.ts). */
   changes: git.TreeChange[];
@@ -238,7 +254,7 @@ async function codeSide(store: Store, manifest: Manifest, target: Turn, state: W
   changes.push(...unhidden);
   return {
     changes,
-    userChanges: new Set(userChanges.map((c) => c.path)),
+    userChanges: await inNoSnapshot(root, manifest, state.tree, userChanges.map((c) => c.path)),
     ignoredAtTarget,
     inTheWay: await pathsInTheWay(root, changes),
     hidden: unhidden.map((c) => ({ path: c.path, mode: c.oldMode, blob: c.oldBlob })),

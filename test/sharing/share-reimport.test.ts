@@ -168,7 +168,9 @@ describe("re-imports", () => {
     // Before: "HEAD: commits were made since turn 1 … pass --reset-head to move it back" (then refused), and "restore notes.txt (you deleted it)".
     expect(plan.stdout).toMatch(/^ {2}HEAD: \w+ here is behind \w+ at turn 1 \(this clone lacks the commits made up to then\); HEAD stays$/m);
     expect(plan.stdout).not.toContain("--reset-head");
-    expect(plan.stdout).toContain("    restore    notes.txt (not in your work tree)");
+    // The clone is at the state the session started from: notes.txt is written, not "your edits" restored.
+    expect(plan.stdout).toMatch(/^ {2}write {3}notes\.txt$/m);
+    expect(plan.stdout).not.toContain("your edits");
     expect(plan.stdout).not.toContain("you deleted it");
   }, 180_000);
 });

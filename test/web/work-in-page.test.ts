@@ -89,6 +89,9 @@ describe("driving a session from the page", () => {
     const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
     await turn2.getByText("The second answer.").waitFor({ timeout: 20_000 });
     await expect.poll(() => inView(page, "Turn 2")).toBe(true);
+    // Still following after the clicks on Stop and Send: at the end, and no "Jump to live" offered.
+    await expect.poll(() => page.evaluate(() => innerHeight + scrollY >= document.documentElement.scrollHeight - 48)).toBe(true);
+    expect(await page.getByRole("button", { name: "Jump to live" }).count()).toBe(0);
     expect(watch.errors).toEqual([]);
     await page.close();
   });
@@ -132,6 +135,8 @@ describe("a recorded session on the page", () => {
     expect(await page.getByRole("link", { name: "Link to turn 2" }).getAttribute("href")).toBe("#turn-2");
     await page.goto(`${web.origin}/s/${recorded.id}?turn=99`);
     await page.getByText("This session has no turn 99: its turns are 0 to 2.").waitFor();
+    await page.goto(`${web.origin}/s/${recorded.id}?turn=abc`);
+    await page.getByText("“abc” is no turn number: this session's turns are 0 to 2.").waitFor();
 
     // A rewind, then its undo, both from the page, each after its plan.
     await page.goto(`${web.origin}/s/${recorded.id}`);
@@ -204,6 +209,8 @@ describe("a recorded session on the page", () => {
   it("keeps turns, cost and state in the sessions table at 390 px wide", async () => {
     const repo = await gitdir();
     const recorded = await recordSession(repo, [{ text: "Hello." }], ["say hello"]);
+    // A title with a long unbroken word (a path, a tag) wraps: the page does not get wider than the phone.
+    await (await recordSession(repo, [{ text: "Long." }], ["look-at-/src/components/very-long-folder-name/and/a/file-name.tsx"])).api.close();
     api = recorded.api;
     web = await startWeb(repo);
     const { page } = await openPage(web, { width: 390, height: 844 });
@@ -291,6 +298,34 @@ describe("a recorded session on the page", () => {
     await turn1.getByRole("button", { name: "Copy" }).click();
     await turn1.getByRole("button", { name: "Copied" }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("echo copied\n");
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a deep link lands on its turn, and stays there while the turns above it are fetched and drawn", async () => {
+    const repo = await gitdir();
+    const long = (n: number) => Array.from({ length: 120 }, (_, i) => `- point ${i} of answer ${n}`).join("\n");
+    const recorded = await recordSession(
+      repo,
+      [{ text: long(1) }, { text: long(2) }, { text: long(3) }, { text: "The fourth answer." }, { text: long(5) }],
+      ["one", "two", "three", "four", "five"],
+    );
+    api = recorded.api;
+    web = await startWeb(repo);
+    const { page, watch } = await openPage(web, { width: 1000, height: 700 });
+    const top = () => page.locator("#turn-4").evaluate((el) => Math.round(el.getBoundingClientRect().top));
+    for (const address of [`/s/${recorded.id}#turn-4`, `/s/${recorded.id}?turn=4`, `/s/${recorded.id}#turn-4`]) {
+      await page.goto(`${web.origin}${address}`);
+      await page.getByRole("region", { name: "Turn 4", exact: true }).getByText("The fourth answer.").waitFor();
+      await expect.poll(top, { timeout: 10_000 }).toBeLessThan(60);
+      // Once the turns around it have their real height, it is still at the top.
+      await page.getByRole("region", { name: "Turn 3", exact: true }).getByText("point 119 of answer 3").waitFor({ state: "attached" });
+      await page.waitForTimeout(1000);
+      expect(Math.abs(await top())).toBeLessThan(60);
+    }
+    // The outline numbers the turns as they are: turn 0 is 0.
+    await page.getByText("Outline: 6 turns").click();
+    expect(await page.getByRole("navigation", { name: "Outline of the turns" }).getByRole("listitem").first().textContent()).toMatch(/^0\. the starting state/);
     expect(watch.errors).toEqual([]);
     await page.close();
   });

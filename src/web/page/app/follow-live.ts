@@ -5,12 +5,12 @@
  * ResizeObserver, since a turn's words arrive after the event that announced them.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { isUserScroll, USER_SCROLLS } from "./settle-scroll.js";
 
 /** How close to the end counts as "at the end" (a line or two). */
 const AT_END_PX = 48;
 /** A scroll this soon after the user's own input is the user's; any other is the page's. */
 const USER_INPUT_MS = 800;
-const USER_INPUTS = ["wheel", "touchmove", "mousedown", "keydown"] as const;
 
 const atEnd = () => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - AT_END_PX;
 const toEnd = () => window.scrollTo({ top: document.documentElement.scrollHeight });
@@ -23,12 +23,15 @@ export function useFollowLive(active: boolean, start: boolean): { following: boo
   useEffect(() => {
     if (!active) return;
     let userAt = -Infinity;
-    const onInput = () => (userAt = performance.now());
+    // A click on Stop or Send is no scroll: only the wheel, a drag, a scrolling key or the scroll bar are.
+    const onInput = (e: Event) => {
+      if (isUserScroll(e)) userAt = performance.now();
+    };
     const onScroll = () => {
       if (atEnd()) setFollowing(true);
       else if (performance.now() - userAt < USER_INPUT_MS) setFollowing(false);
     };
-    for (const type of USER_INPUTS) window.addEventListener(type, onInput, { passive: true });
+    for (const type of USER_SCROLLS) window.addEventListener(type, onInput, { passive: true });
     window.addEventListener("scroll", onScroll, { passive: true });
     const grown = new ResizeObserver(() => {
       if (followingNow.current) toEnd();
@@ -36,7 +39,7 @@ export function useFollowLive(active: boolean, start: boolean): { following: boo
     grown.observe(document.body);
     if (followingNow.current) toEnd();
     return () => {
-      for (const type of USER_INPUTS) window.removeEventListener(type, onInput);
+      for (const type of USER_SCROLLS) window.removeEventListener(type, onInput);
       window.removeEventListener("scroll", onScroll);
       grown.disconnect();
     };

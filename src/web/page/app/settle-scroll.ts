@@ -1,34 +1,54 @@
 /**
- * Scroll to a place on a page whose sections change height as they are drawn: a section under
- * `content-visibility: auto` is laid out at a guessed height until it comes near the screen, so
- * one scroll lands short once the sections around the target take their real height (End on a
- * long session stopped above the last turn on a loaded machine). The scroll is repeated each frame
- * until the page's height has held for a few frames, and given up as soon as the user scrolls.
+ * Scroll to a place on a page whose sections change height as they are drawn and fetched: a
+ * section under `content-visibility: auto` is laid out at a guessed height until it comes near the
+ * screen, and the turns around the target fetch their entries after the jump, so one scroll lands
+ * short (or the target is pushed off the screen). The scroll is applied again whenever the page
+ * changes size, until it has kept its size for a while, and given up as soon as the user scrolls.
  */
-const STEADY_FRAMES = 3;
-const MOST_FRAMES = 120;
+const QUIET_MS = 2000;
+const MOST_MS = 15_000;
 
 /** Keep `scroll` applied until the layout settles; returns a function that stops it. */
 export function settleScroll(scroll: () => void): () => void {
-  let frame = 0;
-  let steady = 0;
-  let height = -1;
-  let handle = 0;
-  const stop = () => {
-    cancelAnimationFrame(handle);
-    for (const type of USER_SCROLLS) window.removeEventListener(type, stop);
-  };
-  const step = () => {
+  let quiet: ReturnType<typeof setTimeout> | undefined;
+  const resized = new ResizeObserver(() => {
     scroll();
-    const now = document.documentElement.scrollHeight;
-    steady = now === height ? steady + 1 : 0;
-    height = now;
-    if (steady >= STEADY_FRAMES || ++frame >= MOST_FRAMES) return stop();
-    handle = requestAnimationFrame(step);
+    clearTimeout(quiet);
+    quiet = setTimeout(stop, QUIET_MS);
+  });
+  const most = setTimeout(() => stop(), MOST_MS);
+  const onInput = (e: Event) => {
+    if (isUserScroll(e)) stop();
   };
-  for (const type of USER_SCROLLS) window.addEventListener(type, stop, { passive: true });
-  handle = requestAnimationFrame(step);
+  function stop(): void {
+    resized.disconnect();
+    clearTimeout(quiet);
+    clearTimeout(most);
+    for (const type of USER_SCROLLS) window.removeEventListener(type, onInput);
+  }
+  for (const type of USER_SCROLLS) window.addEventListener(type, onInput, { passive: true });
+  requestAnimationFrame(() => {
+    scroll();
+    resized.observe(document.body);
+    quiet = setTimeout(stop, QUIET_MS);
+  });
   return stop;
 }
 
-const USER_SCROLLS = ["wheel", "touchstart", "mousedown", "keydown"] as const;
+export const USER_SCROLLS = ["wheel", "touchmove", "mousedown", "keydown"] as const;
+const SCROLL_KEYS = new Set(["PageUp", "PageDown", "ArrowUp", "ArrowDown", "Home", "End", " ", "Spacebar"]);
+
+/**
+ * Whether an input event is the user scrolling the page: the wheel, a touch drag, a key that
+ * scrolls (not typed into a field), or a press on the scroll bar. A click on a button is not.
+ */
+export function isUserScroll(e: Event): boolean {
+  if (e.type === "wheel" || e.type === "touchmove") return true;
+  if (e.type === "mousedown") return e.target === document.documentElement;
+  if (e.type === "keydown") {
+    const target = e.target as HTMLElement | null;
+    if (target?.closest?.("input, textarea, select, [contenteditable]")) return false;
+    return SCROLL_KEYS.has((e as KeyboardEvent).key);
+  }
+  return false;
+}

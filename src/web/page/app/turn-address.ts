@@ -7,3 +7,10 @@ export function turnInAddress(): number | null {
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : null;
 }
+
+/** What the address gives for a turn when it is no turn number (`?turn=abc`, `#turn-x`), to say so; null otherwise. */
+export function badTurnInAddress(): string | null {
+  const hash = /^#turn-(.*)$/.exec(location.hash)?.[1];
+  const text = hash ?? new URLSearchParams(location.search).get("turn");
+  return text !== null && turnInAddress() === null ? decodeURIComponent(text) : null;
+}

@@ -34,7 +34,8 @@ export function ReadingTools({ turns, onPick }: { turns: TurnSummaryView[]; onPi
         <nav aria-label="Outline of the turns">
           <ol>
             {turns.map((t) => (
-              <li key={t.n} value={t.n}>
+              <li key={t.n}>
+                <span class="outline-n">{t.n}.</span>{" "}
                 <a
                   href={`#turn-${t.n}`}
                   onClick={(e) => {
@@ -46,7 +47,8 @@ export function ReadingTools({ turns, onPick }: { turns: TurnSummaryView[]; onPi
                 >
                   {t.n === 0 ? "the starting state" : title(t.prompt ?? "(no prompt)")}
                 </a>
-                {t.status === "error" ? <span class="badge error">error</span> : null}
+                {t.n > 0 && t.status !== "success" ? <span class="badge error">{t.status}</span> : null}
+                {t.check && t.check.exitCode !== 0 ? <span class="badge error">check failed</span> : null}
               </li>
             ))}
           </ol>

@@ -24,7 +24,7 @@ import { ReadingTools } from "./reading-tools.js";
 import { TurnSection } from "./turn-section.js";
 import { inRepo } from "../repo-base.js";
 import { useFollowLive } from "../follow-live.js";
-import { turnInAddress } from "../turn-address.js";
+import { badTurnInAddress, turnInAddress } from "../turn-address.js";
 
 /**
  * Sections are drawn a chunk at a time, the first chunk at once and one more whenever the browser
@@ -185,6 +185,24 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         </p>
       </main>
     );
+  // A prefix of several sessions' ids: name them, as `session show` does, rather than call it a typo.
+  const several = !view && error instanceof ApiError && error.status === 404 && / is ambiguous: /.test(error.message) ? [...new Set(error.message.match(/\b[0-9a-f]{10}\b/g) ?? [])] : [];
+  if (several.length)
+    return (
+      <main class="session">
+        <h1>Which session?</h1>
+        <p>
+          <code>{id}</code> begins the ids of several sessions:
+        </p>
+        <ul>
+          {several.map((s) => (
+            <li key={s}>
+              <a href={inRepo(`/s/${s}${location.search}${location.hash}`)}>{s}</a>
+            </li>
+          ))}
+        </ul>
+      </main>
+    );
   if (!view && error instanceof ApiError && error.status === 404)
     return (
       <main class="session">
@@ -198,11 +216,17 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const turns: TurnSummaryView[] = view.turns;
   const pending = view.pending && !turns.some((t) => t.n === view.pending!.n) ? view.pending : null;
   const lockedWhy = recordingWhy(view.session.state, live);
+  const badTurn = source.static ? null : badTurnInAddress();
   const asked = scrollTo !== null && !turns.some((t) => t.n === scrollTo) && pending?.n !== scrollTo ? scrollTo : null;
   return (
     <main class="session">
       <SessionHeader source={source} view={view} onChanged={() => void load()} lockedWhy={lockedWhy} />
       <ErrorLine error={error} />
+      {badTurn !== null ? (
+        <p class="notice warn" role="status">
+          “{badTurn}” is no turn number: this session's turns are {turns.length ? `${turns[0]!.n} to ${turns.at(-1)!.n}` : "none yet"}.
+        </p>
+      ) : null}
       {asked !== null ? (
         <p class="notice warn" role="status">
           This session has no turn {asked}: its turns are {turns.length ? `${turns[0]!.n} to ${turns.at(-1)!.n}` : "none yet"}.

@@ -1,13 +1,64 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * The unit tier: tests that start no processes (test/support/no-processes.ts fails any that does).
+ * It runs in seconds and needs no native module, so CI also runs it on the oldest Node nudge supports.
+ */
+const UNIT = [
+  "test/bundle/transcript-copy.test.ts",
+  "test/bundle/zod-accept.test.ts",
+  "test/claude/ndjson.test.ts",
+  "test/json-schemas.test.ts",
+  "test/loop/best-turn.test.ts",
+  "test/loop/guards.test.ts",
+  "test/loop/iteration-verdict.test.ts",
+  "test/loop/loop-report.test.ts",
+  "test/loop/model-plan.test.ts",
+  "test/loop/prompt-template.test.ts",
+  "test/loop/sigils.test.ts",
+  "test/recorder/conversation-pieces.test.ts",
+  "test/recorder/image-lines.test.ts",
+  "test/recorder/turn-follower.test.ts",
+  "test/rules/evaluate.test.ts",
+  "test/rules/hook-answers.test.ts",
+  "test/rules/load-rules.test.ts",
+  "test/rules/parse-rules.test.ts",
+  "test/search/tokens.test.ts",
+  "test/session/conversation-order.test.ts",
+  "test/session/prompt-images.test.ts",
+  "test/sharing/byte-reader.test.ts",
+  "test/sharing/export-plan.test.ts",
+  "test/sharing/json-strings.test.ts",
+  "test/sharing/publish-plan.test.ts",
+  "test/sharing/secret-corpus.test.ts",
+  "test/sharing/secrets.test.ts",
+  "test/terminal/context-use.test.ts",
+  "test/terminal/durations.test.ts",
+  "test/terminal/event-renderer.test.ts",
+  "test/terminal/line-editor.test.ts",
+  "test/terminal/markdown-stream.test.ts",
+  "test/terminal/partial-messages.test.ts",
+  "test/terminal/prompt-keys-readme.test.ts",
+  "test/terminal/question-views.test.ts",
+  "test/terminal/replay-player.test.ts",
+  "test/terminal/status-line.test.ts",
+  "test/time-travel/plan-paths.test.ts",
+  "test/view/diff-view.test.ts",
+  "test/view/entry-builder.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     setupFiles: ["test/support/setup.ts"],
     // End-to-end tests drive the real claude binary and real git repos; give them room.
     testTimeout: 60_000,
     hookTimeout: 30_000,
     // The machine has 2 cores; the e2e tests each spawn claude + git, so keep parallelism modest.
     maxWorkers: 2,
+    // `vitest run` runs both; `vitest run --project unit` (npm run test:unit) the unit tier alone.
+    projects: [
+      { extends: true, test: { name: "unit", include: UNIT, setupFiles: ["test/support/no-processes.ts"] } },
+      { extends: true, test: { name: "runtime", include: ["test/**/*.test.ts"], exclude: [...UNIT, "**/node_modules/**"] } },
+    ],
   },
 });

@@ -17,6 +17,8 @@ export interface StartResult {
   /** Medians in ms, by environment. */
   withCerts: { node: number; version: number; list: number };
   withoutCerts: { node: number; version: number; list: number };
+  /** With the certificates, node's compile cache off. */
+  noCache: { version: number; list: number };
   certs: string | undefined;
 }
 
@@ -28,9 +30,9 @@ export async function cliStart(repo: string, wantSessions: number, rounds: numbe
   const withCerts = { ...process.env };
   const withoutCerts = { ...process.env };
   delete withoutCerts.NODE_EXTRA_CA_CERTS;
-  const env = (certs: boolean) => ({ ...(certs ? withCerts : withoutCerts), CLAUDE_CONFIG_DIR: claudeConfig() });
-  progress(`CLI start: ${rounds} rounds of node -e 0, nudge --version, nudge session list, with and without NODE_EXTRA_CA_CERTS`);
-  const run = (args: string[], certs: boolean) => async () => (await timeProcess(process.execPath, args, { cwd: repo, env: env(certs) })).ms;
+  const env = (certs: boolean, cache = true) => ({ ...(certs ? withCerts : withoutCerts), CLAUDE_CONFIG_DIR: claudeConfig(), ...(cache ? {} : { NODE_DISABLE_COMPILE_CACHE: "1" }) });
+  progress(`CLI start: ${rounds} rounds of node -e 0, nudge --version, nudge session list, with and without NODE_EXTRA_CA_CERTS, and without the compile cache`);
+  const run = (args: string[], certs: boolean, cache = true) => async () => (await timeProcess(process.execPath, args, { cwd: repo, env: env(certs, cache) })).ms;
   const s = await alternate(rounds, {
     node: run(["-e", "0"], true),
     version: run([CLI, "--version"], true),
@@ -38,12 +40,15 @@ export async function cliStart(repo: string, wantSessions: number, rounds: numbe
     nodeBare: run(["-e", "0"], false),
     versionBare: run([CLI, "--version"], false),
     listBare: run([CLI, "session", "list"], false),
+    versionNoCache: run([CLI, "--version"], true, false),
+    listNoCache: run([CLI, "session", "list"], true, false),
   });
   return {
     rounds,
     sessions: wantSessions,
     withCerts: { node: median(s.node!), version: median(s.version!), list: median(s.list!) },
     withoutCerts: { node: median(s.nodeBare!), version: median(s.versionBare!), list: median(s.listBare!) },
+    noCache: { version: median(s.versionNoCache!), list: median(s.listNoCache!) },
     certs: process.env.NODE_EXTRA_CA_CERTS,
   };
 }

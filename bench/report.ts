@@ -8,6 +8,7 @@ import type { BetweenProfile, BetweenResult } from "./between-turns.js";
 import type { LongListResult, StartResult } from "./cli-start.js";
 import type { ExportBenchRow } from "./export-bench.js";
 import type { ImportBenchRow } from "./import-bench.js";
+import type { InstallResult } from "./install-bench.js";
 import type { BinaryTurnResult, LongSessionResult } from "./long-session.js";
 import type { LatencyFigures, RecorderResult } from "./recorder.js";
 import type { RenderResult } from "./render-bench.js";
@@ -50,6 +51,7 @@ export interface BenchResults {
   search: SearchBenchResult | null;
   /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
   conversation: ConversationStorageResult[];
+  install: InstallResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -215,7 +217,7 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     const row = (label: string, which: "version" | "list") => {
       const a = start.withCerts[which] / start.withCerts.node;
       const b = start.withoutCerts[which] / start.withoutCerts.node;
-      say(`| ${label} ÷ \`node -e 0\` | ${fmtRatio(a)} ${mark(a <= 2)} (${fmtMs(start.withCerts[which])} / ${fmtMs(start.withCerts.node)}); without NODE_EXTRA_CA_CERTS ${fmtRatio(b)} ${mark(b <= 2)} (${fmtMs(start.withoutCerts[which])} / ${fmtMs(start.withoutCerts.node)}); n=${start.rounds} | ≤ 2× |`);
+      say(`| ${label} ÷ \`node -e 0\` | ${fmtRatio(a)} ${mark(a <= 2)} (${fmtMs(start.withCerts[which])} / ${fmtMs(start.withCerts.node)}); without NODE_EXTRA_CA_CERTS ${fmtRatio(b)} ${mark(b <= 2)} (${fmtMs(start.withoutCerts[which])} / ${fmtMs(start.withoutCerts.node)}); compile cache off ${fmtMs(start.noCache[which])}; n=${start.rounds} | ≤ 2× |`);
     };
     row("`nudge --version`", "version");
     row(`\`nudge session list\` (${start.sessions} sessions)`, "list");
@@ -249,6 +251,11 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     // Below this no import can go: the command loaded, the snapshots unbundled once, the export read once.
     const floor = i.loadMs + i.unbundleMs + i.readMs;
     say(`| floor: loading the command (\`session import --help\`) + one unbundle + reading the export once, ÷ the same allowance | ${fmtRatio(floor / allowed)} (${fmtMs(i.loadMs)} + ${fmtMs(i.unbundleMs)} + ${fmtMs(i.readMs)} / ${fmtMs(allowed)}${floor > allowed ? "; the goal is below this floor" : ""}) | what a Node CLI started per command can reach |`);
+  }
+  if (r.install) {
+    const i = r.install;
+    const sqlite = i.sqliteCompiled ? "better-sqlite3 compiled from its sources, no prebuilt binary reachable" : "better-sqlite3's prebuilt binary downloaded";
+    say(`| a user's install: \`npm install -g ./nudge-<v>.tgz\` (${fmtBytes(i.tarballBytes)}), empty npm cache, ÷ a contributor's \`npm ci\` on disk | ${fmtBytes(i.bytes)} on disk, ${i.packages} packages, ${(i.ms / 1000).toFixed(0)} s (${sqlite}); ${fmtRatio(i.bytes / i.contributorBytes)} of the ${fmtBytes(i.contributorBytes)} \`npm ci\` puts in node_modules | one command, run-time dependencies only |`);
   }
   if (r.sessions) manySessionRows(r.sessions, say);
   if (r.web) webRows(r.web, say);

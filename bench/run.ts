@@ -6,7 +6,8 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, page, sessions, search, sync
+ *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, page, sessions, search, sync, install
+ *   npm run bench -- --only=install        a user's install from the packed package (fetches from the npm registry; not in the default run)
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
@@ -20,6 +21,7 @@ import { binaryTurnStorage, longSession } from "./long-session.js";
 import { conversationStorage } from "./conversation-storage.js";
 import { exportBench } from "./export-bench.js";
 import { importBench } from "./import-bench.js";
+import { installBench } from "./install-bench.js";
 import { webBench } from "./web-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
@@ -34,7 +36,7 @@ import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync"] as const;
+const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync", "install"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -42,7 +44,8 @@ const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const fileCounts = sizes.length ? sizes.sort((a, b) => a - b) : [1_000, 10_000, 100_000];
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const longTurns = Number(option("long-turns") ?? 1000);
-const only = option("only")?.split(",") ?? [...SECTIONS];
+// The install fetches every package from the npm registry: only when asked for.
+const only = option("only")?.split(",") ?? SECTIONS.filter((s) => s !== "install");
 for (const s of only) if (!SECTIONS.includes(s as Section)) throw new Error(`unknown section ${s}; the sections are ${SECTIONS.join(", ")}`);
 const wanted = (s: Section) => only.includes(s);
 const keep = args.includes("--keep");
@@ -75,6 +78,7 @@ const results: BenchResults = {
   sessions: null,
   search: null,
   conversation: [],
+  install: null,
 };
 
 try {
@@ -127,6 +131,7 @@ try {
   }
   if (wanted("page")) results.page = await pageBench(1000, 5);
   if (wanted("search")) results.search = await searchBench({ sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 }, 7);
+  if (wanted("install")) results.install = await installBench();
   const sync: SyncBenchResult | null = wanted("sync") ? await syncBench() : null;
   process.stdout.write(report(results).join("\n") + "\n");
   if (sync) process.stdout.write(["", ...syncReport(sync), `(load average ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} after)`].join("\n") + "\n");

@@ -17,12 +17,12 @@ const external = Object.keys(pkg.dependencies).filter((name) => !bundled.has(nam
 rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
 await build({
   // The search index's worker thread (src/search/background-index.ts) is an entry of its own.
-  entryPoints: { nudge: "src/cli.ts", "index-worker": "src/search/index-worker.ts" },
+  entryPoints: { nudge: "src/bin.ts", "index-worker": "src/search/index-worker.ts" },
   bundle: true,
   splitting: true,
   format: "esm",
   platform: "node",
-  target: "node20",
+  target: "node22",
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunks/[name]-[hash]",

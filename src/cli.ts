@@ -1,7 +1,6 @@
-#!/usr/bin/env node
 /**
- * nudge's entry: chains the commands and holds the one catch that turns errors into a message
- * and an exit code — 0 ok, 1 the user's problem (with a hint), 2 a bug in nudge.
+ * nudge's CLI (bin.ts loads it): chains the commands and holds the one catch that turns errors
+ * into a message and an exit code — 0 ok, 1 the user's problem (with a hint), 2 a bug in nudge.
  */
 import { writeOut, writeErr } from "./terminal/output.js";
 import type { Command } from "commander";

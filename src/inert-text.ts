@@ -65,6 +65,18 @@ export function inertJson(json: string): string {
   return json.replace(/[\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+const JSON_SHORT: Record<string, string> = { b: "\\x08", f: "\\x0c", r: "\\x0d" };
+
+/**
+ * JSON for people (a tool's input under `-v`, a quoted file name): JSON's own escapes for C0
+ * controls (`\u001b`, `\r`) are written in `visible`'s style (`\x1b`, `\x0d`) and the controls
+ * JSON.stringify leaves as they are are escaped, so a name reads the same in every view.
+ */
+export function visibleJson(value: unknown, indent?: number): string {
+  const json = JSON.stringify(value, null, indent) ?? String(value);
+  return visible(json.replace(/\\(\\|[bfr]|u00([0-9a-f]{2}))/g, (escape, what: string, hex: string | undefined) => (hex ? `\\x${hex}` : (JSON_SHORT[what] ?? escape))));
+}
+
 /** Whether text holds anything `visible` would change (a file name to quote). */
 export function hasControls(text: string): boolean {
   return ANY_CONTROL.test(text);

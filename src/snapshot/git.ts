@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
-import { hasControls, inertJson } from "../inert-text.js";
+import { hasControls, visibleJson } from "../inert-text.js";
 import { answer, run, SNAPSHOT_IDENTITY, spawnGit, text } from "./git-process.js";
 
 export { NO_REF, type GitOptions } from "./git-process.js";
@@ -405,9 +405,8 @@ export function displayPath(bytes: string): string {
  * screen nor pass for another line of a plan the user is asked to confirm.
  */
 export function printablePath(path: string): string {
-  // Text may hold tabs and newlines (hasControls lets them be); a path holding one is quoted, as
-  // git quotes it. inertJson: JSON.stringify leaves C1 controls (U+009B is CSI) and bidi overrides as they are.
-  return hasControls(path) || /[\t\n]/.test(path) ? inertJson(JSON.stringify(path)) : path;
+  // Text may hold tabs and newlines (hasControls lets them be); a path holding one is quoted too.
+  return hasControls(path) || /[\t\n]/.test(path) ? visibleJson(path) : path;
 }
 
 /** A path of a work tree as the file system takes it: `rel` is git's bytes (latin1, one character per byte), the root the file system's own. */

@@ -55,3 +55,33 @@ export function countChanges(lines: string[]): { insertions: number; deletions: 
   }
   return { insertions, deletions, binary };
 }
+
+const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+
+/** A path as git C-quotes it ("caf\303\251.txt") back to its text; an unquoted one as it is. */
+export function unquote(text: string): string {
+  if (!text.startsWith('"') || !text.endsWith('"') || text.length < 2) return text;
+  const bytes: number[] = [];
+  const body = text.slice(1, -1);
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c !== "\\") {
+      bytes.push(...Buffer.from(c, "utf8"));
+      continue;
+    }
+    const octal = /^[0-7]{3}/.exec(body.slice(i + 1));
+    if (octal) {
+      bytes.push(parseInt(octal[0], 8));
+      i += 3;
+    } else {
+      bytes.push(ESCAPES[body[i + 1] ?? ""] ?? 92);
+      i++;
+    }
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+
+/** A header line of git's patch with each name git quoted (`"a/\\033[31m.txt"`) written as nudge shows names everywhere else (`show`). */
+export function requoteNames(line: string, show: (path: string) => string): string {
+  return line.replace(/"(?:[^"\\]|\\.)*"/g, (name) => show(unquote(name)));
+}

@@ -5,7 +5,7 @@
 import { printablePath } from "../snapshot/git.js";
 import { visible } from "../inert-text.js";
 import { plural } from "./format.js";
-import { BINARY_LINE, type FileDiff } from "../snapshot/patch-sections.js";
+import { BINARY_LINE, requoteNames, type FileDiff } from "../snapshot/patch-sections.js";
 import type { Style } from "./style.js";
 import type { DiffLineHighlighter } from "../session/edit-diff.js";
 
@@ -21,10 +21,12 @@ export function renderPatch(files: FileDiff[], style: Style, highlight?: DiffLin
     if (file.nowIgnored) out.push(style.yellow(`# ${printablePath(file.path)} is ignored now: it left the snapshot, not the disk`));
     let inHunk = false;
     let drawn: string | null;
-    // A file's contents and git's header lines are the session's text: shown, never obeyed.
-    for (const line of file.lines.map(visible)) {
-      if (line.startsWith("diff --git ")) inHunk = false;
-      else if (line.startsWith("@@")) inHunk = true;
+    // A file's contents and git's header lines are the session's text: shown, never obeyed. The
+    // names git quoted in its own octal style are shown as printablePath shows them everywhere else.
+    for (const gitLine of file.lines) {
+      if (gitLine.startsWith("diff --git ")) inHunk = false;
+      else if (gitLine.startsWith("@@")) inHunk = true;
+      const line = visible(inHunk ? gitLine : requoteNames(gitLine, printablePath));
       if (!inHunk) out.push(BINARY_LINE.test(line) ? style.yellow(binaryLine(file, line)) : style.bold(line));
       else if (line.startsWith("@@")) out.push(style.cyan(line));
       else if (highlight && (drawn = lineOf(highlight, line, file.path)) !== null) out.push(drawn);

@@ -19,7 +19,7 @@ import {
   type ToolResult,
   type ToolUse,
 } from "../claude/stream-events.js";
-import { inertValue } from "../inert-text.js";
+import { inertValue, visibleJson } from "../inert-text.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
@@ -122,14 +122,14 @@ export class EventRenderer {
         if (!event.parent_tool_use_id) this.partial.event(event.event);
         return;
       case "assistant":
-        if (event.parent_tool_use_id) return this.subagentSays(event);
-        for (const block of event.message.content) {
+        if (event.parent_tool_use_id) return this.subagentSays(event, raw as AssistantEvent);
+        event.message.content.forEach((block, i) => {
           if (isText(block) && block.text.trim()) {
             if (!this.partial.wasStreamed(event.message.id)) this.words(block.text.trimEnd());
           } else if (isToolUse(block)) {
-            this.toolUse(block);
+            this.toolUse(block, "", rawInput(raw as AssistantEvent, i));
           }
-        }
+        });
         if (event.error) this.line(this.o.style.red(`✗ ${oneLine(String(event.error), 200)}`));
         return;
       case "user":
@@ -299,8 +299,13 @@ export class EventRenderer {
     this.line(this.o.style.dim(`  ⎿ ${shown.join(" ")}`));
   }
 
-  /** A tool call, once per id: streamed, it is known before its assistant line comes. */
-  private toolUse(block: ToolUse, indent = ""): void {
+  /**
+   * A tool call, once per id: streamed, it is known before its assistant line comes. `input`: the
+   * call's input as claude sent it (the block's strings are already escaped; escaping them again
+   * as JSON would double every backslash). A streamed call's input is parsed from its JSON text,
+   * which holds no raw control, so it is the input as sent.
+   */
+  private toolUse(block: ToolUse, indent = "", input: unknown = block.input): void {
     if (block.id) {
       if (this.shownTools.has(block.id)) return;
       this.shownTools.add(block.id);
@@ -313,7 +318,7 @@ export class EventRenderer {
       this.subagents.set(block.id, { kind: "subagent", description, background: false, ended: false });
     }
     if (this.o.verbose) {
-      for (const line of firstLines(JSON.stringify(block.input, null, 2), 12)) this.line(this.o.style.dim(`${indent}  ${line}`));
+      for (const line of firstLines(visibleJson(input, 2), 12)) this.line(this.o.style.dim(`${indent}  ${line}`));
     }
   }
 
@@ -339,12 +344,12 @@ export class EventRenderer {
   }
 
   /** A subagent's own message: shown, dimmed and indented, only with --verbose. */
-  private subagentSays(event: AssistantEvent): void {
+  private subagentSays(event: AssistantEvent, raw: AssistantEvent): void {
     if (!this.o.verbose) return;
-    for (const block of event.message.content) {
+    event.message.content.forEach((block, i) => {
       if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`), false);
-      else if (isToolUse(block)) this.toolUse(block, "  │ ");
-    }
+      else if (isToolUse(block)) this.toolUse(block, "  │ ", rawInput(raw, i));
+    });
   }
 
   /** The line that says a subagent is done (once, whichever of its notification or tool result comes first). */
@@ -369,4 +374,10 @@ function toolResultText(content: unknown): string {
       .join("\n");
   }
   return "";
+}
+
+/** The input of the tool call at `index` of an assistant event as claude sent it, before `inertValue`. */
+function rawInput(raw: AssistantEvent, index: number): unknown {
+  const block = raw.message.content[index];
+  return block && isToolUse(block) ? block.input : undefined;
 }

@@ -3,7 +3,9 @@
  * symlink change) read from git's own header lines, and the text itself, cut when long. Pure: the
  * turn's stored patch (changes/turn-NNN.patch) and the patch between two turns both come here.
  */
-import { BINARY_LINE, countChanges, splitPatch } from "../snapshot/patch-sections.js";
+import { BINARY_LINE, countChanges, splitPatch, unquote } from "../snapshot/patch-sections.js";
+
+export { unquote };
 import type { DiffView, FileChange } from "./view-types.js";
 
 /** A first view carries at most this much of a patch; `full` carries all of it. */
@@ -96,29 +98,4 @@ function closingQuote(text: string): number {
     else if (text[i] === '"') return i;
   }
   return text.length - 1;
-}
-
-const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
-
-/** A path as git C-quotes it ("caf\303\251.txt") back to its text; an unquoted one as it is. */
-export function unquote(text: string): string {
-  if (!text.startsWith('"') || !text.endsWith('"') || text.length < 2) return text;
-  const bytes: number[] = [];
-  const body = text.slice(1, -1);
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c !== "\\") {
-      bytes.push(...Buffer.from(c, "utf8"));
-      continue;
-    }
-    const octal = /^[0-7]{3}/.exec(body.slice(i + 1));
-    if (octal) {
-      bytes.push(parseInt(octal[0], 8));
-      i += 3;
-    } else {
-      bytes.push(ESCAPES[body[i + 1] ?? ""] ?? 92);
-      i++;
-    }
-  }
-  return Buffer.from(bytes).toString("utf8");
 }

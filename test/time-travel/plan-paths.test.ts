@@ -35,7 +35,7 @@ describe("a rewind plan's file names", () => {
     expect(lines).toEqual([
       "rewind session 0afa1d7564 to turn 1",
       '  write   "tab\\there.txt"',
-      '  write   "bell\\u0007\\u001b[31mred.txt"',
+      '  write   "bell\\x07\\x1b[31mred.txt"',
       "  write   plain name.txt",
       "  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):",
       '    delete     "notes.txt\\n  delete  src/main.ts"',

@@ -10,6 +10,7 @@
  */
 import { RE2JS } from "re2js";
 import type { SecretSpan } from "./secret-detect.js";
+import { RULE_PREFILTERS } from "./rule-prefilters.js";
 
 export interface PortedRule {
   id: string;
@@ -34,6 +35,8 @@ interface Compiled {
   multiline: boolean;
   /** A rule whose secret may run past AFTER (an open or a 3-digit repeat). */
   long: boolean;
+  /** What every match contains (rule-prefilters.ts): a window without it is skipped. */
+  prefilter?: RegExp;
   /** Compiled on the rule's first keyword hit: most texts hold few rules' keywords. */
   re?: RE2JS;
   allow?: Array<{ target: string; regexes: RE2JS[]; stopwords: string[] }>;
@@ -45,8 +48,14 @@ export class PortedRules {
   private readonly byKeyword = new Map<string, number[]>();
   private readonly keywords: RegExp;
 
-  constructor(rules: PortedRule[]) {
-    this.compiled = rules.map((rule) => ({ rule, multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex), long: /,\}|\{\d{3,}|,\d{3,}\}|[*+]/.test(rule.regex) }));
+  /** `prefilters`: by rule id, as in rule-prefilters.ts (a test runs the rules without them too). */
+  constructor(rules: PortedRule[], prefilters: Record<string, RegExp> = RULE_PREFILTERS) {
+    this.compiled = rules.map((rule) => ({
+      rule,
+      multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex),
+      long: /,\}|\{\d{3,}|,\d{3,}\}|[*+]/.test(rule.regex),
+      prefilter: prefilters[rule.id],
+    }));
     const all = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
     for (const keyword of all) {
       const ids: number[] = [];
@@ -102,6 +111,7 @@ export class PortedRules {
   private run(c: Compiled, text: string, from: number, to: number): SecretSpan[] {
     const found: SecretSpan[] = [];
     const window = text.slice(from, to);
+    if (c.prefilter && !c.prefilter.test(window)) return found;
     const { re, allow } = compile(c);
     const m = re.matcher(window);
     while (m.find()) {

@@ -8,8 +8,10 @@ const WIDTH = 128;
 
 export class KeywordMatcher {
   private readonly next: Int32Array;
-  /** Per state, the keywords (indexes into `keywords`) that end there, its own and its suffixes'. */
+  /** Per state (at its pre-multiplied index), the keywords that end there, its own and its suffixes'. */
   private readonly ends: number[][];
+  /** 1 where a state has keywords ending there. */
+  private readonly hit: Uint8Array;
 
   constructor(readonly keywords: readonly string[]) {
     const children: Array<Map<number, number>> = [new Map()];
@@ -31,7 +33,7 @@ export class KeywordMatcher {
       own[state]!.push(k);
     });
     this.next = new Int32Array(children.length * WIDTH);
-    this.ends = own.map((o) => [...o]);
+    const ends = own.map((o) => [...o]);
     const fail = new Int32Array(children.length);
     // Breadth first: a state's failure link is known before its children's.
     const queue: number[] = [];
@@ -41,7 +43,7 @@ export class KeywordMatcher {
     }
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!;
-      this.ends[state]!.push(...this.ends[fail[state]!]!);
+      ends[state]!.push(...ends[fail[state]!]!);
       for (let c = 0; c < WIDTH; c++) {
         const child = children[state]!.get(c);
         if (child === undefined) this.next[state * WIDTH + c] = this.next[fail[state]! * WIDTH + c]!;
@@ -52,12 +54,20 @@ export class KeywordMatcher {
         }
       }
     }
+    for (let i = 0; i < this.next.length; i++) this.next[i] = this.next[i]! * WIDTH;
+    this.hit = new Uint8Array(children.length * WIDTH);
+    this.ends = [];
+    own.forEach((_, state) => {
+      this.ends[state * WIDTH] = ends[state]!;
+      if (ends[state]!.length > 0) this.hit[state * WIDTH] = 1;
+    });
   }
 
   /** Calls `found(start, keyword index)` for each occurrence, overlapping ones too, in order of their ends. */
   each(text: string, found: (start: number, keyword: number) => void): void {
     const next = this.next;
     const ends = this.ends;
+    const hit = this.hit;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       let c = text.charCodeAt(i);
@@ -66,9 +76,9 @@ export class KeywordMatcher {
         continue;
       }
       if (c >= 65 && c <= 90) c += 32;
-      state = next[state * WIDTH + c]!;
-      const here = ends[state]!;
-      for (let j = 0; j < here.length; j++) found(i + 1 - this.keywords[here[j]!]!.length, here[j]!);
+      // States are stored pre-multiplied by WIDTH: one add per character.
+      state = next[state + c]!;
+      if (hit[state] === 1) for (const k of ends[state]!) found(i + 1 - this.keywords[k]!.length, k);
     }
   }
 }

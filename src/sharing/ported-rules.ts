@@ -5,11 +5,13 @@
  * enough for the rule and no allowlist of the rule names it.
  *
  * The regexes are RE2's, matched by re2js: time proportional to pattern × window, whatever the
- * text, so a foreign rule set cannot make a scan hang. The keywords are found in one pass with
- * V8's engine (an alternation of the literals), which keeps the cost of 250 rules near one.
+ * text, so a foreign rule set cannot make a scan hang. The keywords are found in one pass by an
+ * Aho–Corasick table (keyword-matcher.ts), which keeps the cost of 250 rules near one.
  */
 import { RE2JS } from "re2js";
 import type { SecretSpan } from "./secret-detect.js";
+import { RULE_PREFILTERS } from "./rule-prefilters.js";
+import { KeywordMatcher } from "./keyword-matcher.js";
 
 export interface PortedRule {
   id: string;
@@ -34,6 +36,8 @@ interface Compiled {
   multiline: boolean;
   /** A rule whose secret may run past AFTER (an open or a 3-digit repeat). */
   long: boolean;
+  /** What every match contains (rule-prefilters.ts): a window without it is skipped. */
+  prefilter?: RegExp;
   /** Compiled on the rule's first keyword hit: most texts hold few rules' keywords. */
   re?: RE2JS;
   allow?: Array<{ target: string; regexes: RE2JS[]; stopwords: string[] }>;
@@ -41,22 +45,22 @@ interface Compiled {
 
 export class PortedRules {
   private readonly compiled: Compiled[];
-  /** Each keyword: the rules to run where it occurs (its own, and those of the keywords inside it). */
-  private readonly byKeyword = new Map<string, number[]>();
-  private readonly keywords: RegExp;
+  /** Per keyword (as the matcher numbers them), the rules that name it. */
+  private readonly byKeyword: number[][];
+  private readonly keywords: KeywordMatcher;
 
-  constructor(rules: PortedRule[]) {
-    this.compiled = rules.map((rule) => ({ rule, multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex), long: /,\}|\{\d{3,}|,\d{3,}\}|[*+]/.test(rule.regex) }));
-    const all = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
-    for (const keyword of all) {
-      const ids: number[] = [];
-      rules.forEach((r, i) => {
-        if (r.keywords.some((k) => keyword.includes(k))) ids.push(i);
-      });
-      this.byKeyword.set(keyword, ids);
-    }
-    // Longest first: at one position the longest keyword wins, and the rules of those inside it come with it.
-    this.keywords = new RegExp(all.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|"), "g");
+  /** `prefilters`: by rule id, as in rule-prefilters.ts (a test runs the rules without them too). */
+  constructor(rules: PortedRule[], prefilters: Record<string, RegExp> = RULE_PREFILTERS) {
+    this.compiled = rules.map((rule) => ({
+      rule,
+      multiline: /\(\?s|\\n|\\r|\[\\s\\S/.test(rule.regex),
+      long: /,\}|\{\d{3,}|,\d{3,}\}|[*+]/.test(rule.regex),
+      prefilter: prefilters[rule.id],
+    }));
+    const all = [...new Set(rules.flatMap((r) => r.keywords))];
+    this.byKeyword = all.map((keyword) => rules.flatMap((r, i) => (r.keywords.includes(keyword) ? [i] : [])));
+    // Every occurrence is reported, those inside a longer keyword too, so each keyword needs only its own rules.
+    this.keywords = new KeywordMatcher(all);
   }
 
   findings(text: string): SecretSpan[] {
@@ -71,9 +75,14 @@ export class PortedRules {
 
   /** Per rule, the merged windows around its keywords' occurrences. */
   private windows(text: string): Map<number, Array<[number, number]>> {
+    const hits: number[] = [];
+    this.keywords.each(text, (at, keyword) => hits.push(at, keyword));
+    // In order of where they start: a long keyword is reported at its end, after a short one that starts later.
+    const order = Array.from({ length: hits.length / 2 }, (_, i) => i).sort((a, b) => hits[2 * a]! - hits[2 * b]!);
     const out = new Map<number, Array<[number, number]>>();
-    for (const [at, keyword] of this.keywordsIn(text)) {
-      for (const index of this.byKeyword.get(keyword)!) {
+    for (const h of order) {
+      const at = hits[2 * h]!;
+      for (const index of this.byKeyword[hits[2 * h + 1]!]!) {
         const c = this.compiled[index]!;
         const reach = c.long ? AFTER_LONG : AFTER;
         const from = c.multiline ? Math.max(0, at - BEFORE) : Math.max(text.lastIndexOf("\n", at) + 1, at - BEFORE);
@@ -89,11 +98,6 @@ export class PortedRules {
     return out;
   }
 
-  /** Where keywords occur, case-insensitively, the longest at each position: one regex pass over the text lower-cased. */
-  private *keywordsIn(text: string): Generator<[number, string]> {
-    for (const m of lowerSameLength(text).matchAll(this.keywords)) yield [m.index, m[0]];
-  }
-
   /** Every regex compiled now (a test's check that the whole set is valid RE2). */
   compileAll(): void {
     for (const c of this.compiled) compile(c);
@@ -102,6 +106,7 @@ export class PortedRules {
   private run(c: Compiled, text: string, from: number, to: number): SecretSpan[] {
     const found: SecretSpan[] = [];
     const window = text.slice(from, to);
+    if (c.prefilter && !c.prefilter.test(window)) return found;
     const { re, allow } = compile(c);
     const m = re.matcher(window);
     while (m.find()) {
@@ -134,12 +139,6 @@ function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, matc
 function lineOf(text: string, at: number): string {
   const end = text.indexOf("\n", at);
   return text.slice(text.lastIndexOf("\n", at) + 1, end === -1 ? text.length : end);
-}
-
-/** Lower case with every offset kept (`İ` alone grows when lowered; ASCII is all a keyword needs). */
-function lowerSameLength(text: string): string {
-  const lower = text.toLowerCase();
-  return lower.length === text.length ? lower : text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
 export function shannon(value: string): number {

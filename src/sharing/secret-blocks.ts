@@ -32,8 +32,8 @@ function puttyKeys(text: string): SecretSpan[] {
   return found;
 }
 
-/** Where a base64 run of 40+ starts: a fixed count, so V8 keeps no backtracking state along a megabyte run. */
-const BASE64_START = /[A-Za-z0-9+/_-]{40}/g;
+/** A base64 run shorter than this is no key and no wrapped text worth decoding. */
+const MIN_RUN = 40;
 /** An encoded key or key file is at most a few kilobytes; longer runs are images and archives. */
 const MAX_RUN = 24 * 1024;
 const DECODED_KEY = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY|PuTTY-User-Key-File-|openssh-key-v1\0/;
@@ -44,28 +44,35 @@ const DECODED_KEY = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY|PuTTY-User-Key-File-|
  */
 function base64Wrapped(text: string, inner: (decoded: string) => SecretSpan[]): SecretSpan[] {
   const found: SecretSpan[] = [];
-  BASE64_START.lastIndex = 0;
-  for (let m = BASE64_START.exec(text); m !== null; m = BASE64_START.exec(text)) {
-    let end = m.index + 40;
-    while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+  // One pass by char codes: a regex for "40 base64 characters" retries every start inside a shorter run.
+  for (let i = 0; i < text.length; i++) {
+    if (!isBase64Char(text.charCodeAt(i))) continue;
+    const begin = i;
+    while (i < text.length && isBase64Char(text.charCodeAt(i))) i++;
+    if (i - begin < MIN_RUN) continue;
+    let end = i;
     for (let pad = 0; pad < 2 && text[end] === "="; pad++) end++;
-    BASE64_START.lastIndex = end;
-    const run = text.slice(m.index, end);
+    i = end - 1; // the loop steps past the run
+    const run = text.slice(begin, end);
     if (run.length > MAX_RUN || !/[0-9]/.test(run) || !/[A-Z]/.test(run) || !/[a-z]/.test(run)) continue;
     const decoded = Buffer.from(run, /[_-]/.test(run) ? "base64url" : "base64").toString("latin1");
     if (DECODED_KEY.test(decoded)) {
-      found.push({ kind: "base64-private-key", start: m.index, end });
+      found.push({ kind: "base64-private-key", start: begin, end });
       continue;
     }
     if (!isText(decoded)) continue;
     const spans = inner(decoded);
-    if (spans.length > 0) found.push({ kind: `base64-${spans[0]!.kind}`, start: m.index, end });
+    if (spans.length > 0) found.push({ kind: `base64-${spans[0]!.kind}`, start: begin, end });
   }
   return found;
 }
 
+/** Base64 and base64url characters by char code (a table: this runs once per character of every text). */
+const BASE64_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-") BASE64_CHAR[c.charCodeAt(0)] = 1;
+
 function isBase64Char(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
+  return c < 128 && BASE64_CHAR[c] === 1;
 }
 
 /** Mostly printable ASCII with line ends: text, not a hash or an image. */

@@ -11,6 +11,7 @@ import { isSecretName } from "../../src/sharing/secret-names.js";
 import { GITLEAKS_RULES } from "../../src/sharing/gitleaks-rules.js";
 import { PortedRules } from "../../src/sharing/ported-rules.js";
 import { PROVIDER_RULES } from "../../src/sharing/provider-rules.js";
+import { RULE_PREFILTERS } from "../../src/sharing/rule-prefilters.js";
 import { loadCorpus } from "../support/secret-corpus.js";
 
 const pick = (chars: string, n: number) => Array.from({ length: n }, () => chars[randomInt(chars.length)]).join("");
@@ -48,6 +49,18 @@ describe("formats", () => {
   it("every ported and provider rule compiles in re2js", () => {
     expect(() => new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES]).compileAll()).not.toThrow();
     expect(GITLEAKS_RULES.length).toBeGreaterThan(200);
+  });
+
+  it("the rules' prefilters skip only windows their rule finds nothing in (the corpus, with and without them)", () => {
+    const ids = new Set([...GITLEAKS_RULES, ...PROVIDER_RULES].map((r) => r.id));
+    expect(Object.keys(RULE_PREFILTERS).filter((id) => !ids.has(id))).toEqual([]);
+    const { secrets, lookalikes } = loadCorpus();
+    const texts = [...secrets, ...lookalikes].map((s) => s.text);
+    const withThem = new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES]);
+    const without = new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES], {});
+    for (const text of texts) expect(withThem.findings(text)).toEqual(without.findings(text));
+    const hit = new Set(texts.flatMap((t) => without.findings(t).map((f) => f.kind)));
+    expect(Object.keys(RULE_PREFILTERS).filter((id) => hit.has(id)).length).toBeGreaterThanOrEqual(8);
   });
 
   it("a Slack app token is masked whole, its 64-hex tail included", async () => {

@@ -1,7 +1,7 @@
 /**
  * Tools for reading a long session: an outline of the turns to jump through, which kinds of entry
  * to show (or only the errors), and every tool call and thought opened or closed at once. Hiding
- * is by classes on the turns' container, so turns fetched later follow the same choice.
+ * is by classes the page renders on the turns' container, so turns fetched later follow the same choice.
  */
 import { useEffect, useState } from "preact/hooks";
 import type { TurnSummaryView } from "../../../../view/view-types.js";
@@ -17,15 +17,11 @@ const KINDS = [
 ] as const;
 type Kind = (typeof KINDS)[number]["key"];
 
-export function ReadingTools({ turns, onPick }: { turns: TurnSummaryView[]; onPick: (n: number) => void }) {
+/** `onShown`: the classes the turns' container takes for what is hidden (the page renders them on it). */
+export function ReadingTools({ turns, onPick, onShown }: { turns: TurnSummaryView[]; onPick: (n: number) => void; onShown: (classes: string) => void }) {
   const [hidden, setHidden] = useState<Set<Kind>>(new Set());
   const [errorsOnly, setErrorsOnly] = useState(false);
-  useEffect(() => {
-    const container = document.getElementById("turns");
-    if (!container) return;
-    for (const k of KINDS) container.classList.toggle(`hide-${k.key}`, hidden.has(k.key));
-    container.classList.toggle("errors-only", errorsOnly);
-  }, [hidden, errorsOnly, turns.length]);
+  useEffect(() => onShown([...KINDS.filter((k) => hidden.has(k.key)).map((k) => `hide-${k.key}`), ...(errorsOnly ? ["errors-only"] : [])].join(" ")), [hidden, errorsOnly]);
   const toggle = (k: Kind) => setHidden((h) => (h.has(k) ? new Set([...h].filter((x) => x !== k)) : new Set([...h, k])));
   return (
     <div class="reading-tools">

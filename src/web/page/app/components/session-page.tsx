@@ -53,6 +53,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     };
     liveState(id).then(settle, () => settle(null));
   }, [id]);
+  /** What the reading tools hide, as classes of the turns' container. */
+  const [shownClasses, setShownClasses] = useState("");
   /** Chunks of sections drawn so far: the first at once, the rest as the browser is idle. */
   const [drawn, setDrawn] = useState(1);
   const drawnNow = useRef(drawn);
@@ -242,9 +244,9 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         />
       ) : null}
       <Timeline turns={turns} onPick={jump} />
-      {turns.length > 1 ? <ReadingTools turns={turns} onPick={jump} /> : null}
+      {turns.length > 1 ? <ReadingTools turns={turns} onPick={jump} onShown={setShownClasses} /> : null}
       {!source.static && turns.length > 1 ? <CompareTurns source={source} id={view.session.id} turns={turns.map((t) => t.n)} /> : null}
-      <div id="turns">
+      <div id="turns" class={shownClasses}>
         {chunks.slice(0, drawn).map((chunk) => (
           <TurnChunk key={chunk[0]!.n} source={source} sessionId={view.session.id} turns={chunk} versions={versions} forced={forced} onChanged={changed} lockedWhy={lockedWhy} />
         ))}

@@ -193,16 +193,21 @@ describe("claude loop --sandbox holds", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  it("a `git init` in the loop's subfolder does not redirect nudge's git there (its core.fsmonitor never runs)", async () => {
+  it("a `git init` in the loop's subfolder: its core.fsmonitor never runs in nudge's git, then or later", async () => {
     const repo = await gitdir({ "sub/keep.txt": "keep\n" });
     const marker = path.join(tempDir(), "fsmonitor-ran");
     const evil = `git init -q . && git config core.fsmonitor 'touch ${marker}; echo' && echo x > y.txt && echo "init done"`;
-    const { run, output, dir } = await attack(repo, evil, { args: ["--cwd", path.join(repo, "sub")] });
+    const { run, output, manifest } = await attack(repo, evil, { args: ["--cwd", path.join(repo, "sub")] });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(output).toContain("init done");
     expect(existsSync(marker)).toBe(false);
-    // The turn was recorded in the repository nudge found at the start.
-    expect(existsSync(dir)).toBe(true);
+    expect(manifest.turns.at(-1)!.patch.filesChanged).toBe(1); // y.txt, in the repository found at the start
+    // nudge run there later finds the nested repository (git's own discovery), and its git still runs no fsmonitor.
+    const api = await startScriptedApi([{ text: "hello" }]);
+    onTestFinished(() => api.close());
+    const later = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hello"], { cwd: path.join(repo, "sub"), env: claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), timeout: 120_000 });
+    expect(later.exitCode, later.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("claude's transcripts' folder keeps no link and its memory/ is read-only (both reach a later claude outside)", async () => {

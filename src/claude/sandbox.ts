@@ -14,6 +14,7 @@ import { UserError } from "../errors.js";
 import type { ClaudeLaunch } from "./claude-process.js";
 import { apiEndpoint, INNER_FORWARDER, INNER_PORT, INNER_SOCKET, startApiGate, type HostPort } from "./sandbox/api-gate.js";
 import { makePrivateState } from "./sandbox/private-home.js";
+import { projectConfigFiles } from "./sandbox/project-config.js";
 import { programArgs, systemArgs } from "./sandbox/visible.js";
 
 export interface Sandbox {
@@ -35,6 +36,10 @@ export interface Sandbox {
   gitDir: string | null;
   /** Folders under `writable` hidden behind an empty private one (the verifier's view of claude's transcripts). */
   hidden: Array<{ host: string; inside: string }>;
+  /** Folders whose .claude/ and .mcp.json claude reads (the work tree, the loop's folder). */
+  configFolders: string[];
+  /** Their project config files before claude ran (path → hash). */
+  projectConfig: Map<string, string>;
   /** The gate's socket outside, and the environment that sends claude through it. */
   net: { socket: string; env: Record<string, string> };
   /** Stop the gate and remove the private copies. */
@@ -90,6 +95,8 @@ export async function prepareSandbox(o: SandboxOptions): Promise<Sandbox> {
     readOnly: [...git.dirs, ...state.transcriptsReadOnly],
     gitDir: git.dirs[0] ?? null,
     hidden: [],
+    configFolders: [workTree, path.resolve(o.cwd)],
+    projectConfig: projectConfigFiles([workTree, path.resolve(o.cwd)]),
     net: { socket, env: innerEnv(api.url) },
     close,
   };

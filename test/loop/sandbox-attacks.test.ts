@@ -193,6 +193,18 @@ describe("claude loop --sandbox holds", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("a submodule's .git file is read-only too (the user's own git status there would follow it)", async () => {
+    const sub = await gitdir();
+    const repo = await gitdir();
+    execFileSync("git", ["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub"], { cwd: repo });
+    const gitfile = readFileSync(path.join(repo, "sub", ".git"), "utf8");
+    const { run, output } = await attack(repo, `G=.g; G=\${G}it; printf 'gitdir: /tmp\\n' > sub/$G; echo "sub gitfile rc=$?"; echo x > sub/work.txt; echo "sub work rc=$?"`);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(output).toMatch(/sub gitfile rc=[12]/);
+    expect(output).toContain("sub work rc=0");
+    expect(readFileSync(path.join(repo, "sub", ".git"), "utf8")).toBe(gitfile);
+  });
+
   it("a `git init` in the loop's subfolder: its core.fsmonitor never runs in nudge's git, then or later", async () => {
     const repo = await gitdir({ "sub/keep.txt": "keep\n" });
     const marker = path.join(tempDir(), "fsmonitor-ran");

@@ -6,7 +6,7 @@
  * /tmp is empty and private, and the only way out is the Messages API (sandbox/api-gate.ts).
  * Everything claude starts (its Bash commands) inherits the same view.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type net from "node:net";
@@ -14,6 +14,7 @@ import { UserError } from "../errors.js";
 import type { ClaudeLaunch } from "./claude-process.js";
 import { apiEndpoint, INNER_FORWARDER, INNER_PORT, INNER_SOCKET, startApiGate, type HostPort } from "./sandbox/api-gate.js";
 import { makePrivateState } from "./sandbox/private-home.js";
+import { projectConfigFiles } from "./sandbox/project-config.js";
 import { programArgs, systemArgs } from "./sandbox/visible.js";
 
 export interface Sandbox {
@@ -31,6 +32,14 @@ export interface Sandbox {
    * refs, objects and nudge's store). nudge runs git there outside the sandbox after each turn.
    */
   readOnly: string[];
+  /** The work tree's git dir as found before claude ran: nudge's own git uses it, never one claude planted. */
+  gitDir: string | null;
+  /** Folders under `writable` hidden behind an empty private one (the verifier's view of claude's transcripts). */
+  hidden: Array<{ host: string; inside: string }>;
+  /** Folders whose .claude/ and .mcp.json claude reads (the work tree, the loop's folder). */
+  configFolders: string[];
+  /** Their project config files before claude ran (path → hash). */
+  projectConfig: Map<string, string>;
   /** The gate's socket outside, and the environment that sends claude through it. */
   net: { socket: string; env: Record<string, string> };
   /** Stop the gate and remove the private copies. */
@@ -48,6 +57,9 @@ export interface SandboxOptions {
   /** More folders shown read-only (--sandbox-read): a toolchain outside /usr. */
   allowRead?: string[];
 }
+
+/** The private /tmp's size: 2 GiB, or a quarter of the memory on a smaller machine. */
+const TMP_BYTES = Math.min(2 * 1024 ** 3, Math.floor(os.totalmem() / 4));
 
 const INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or leave out --sandbox";
 
@@ -69,15 +81,22 @@ export async function prepareSandbox(o: SandboxOptions): Promise<Sandbox> {
   }
   const close = async () => {
     await new Promise<void>((resolve) => gate.close(() => resolve()));
+    // claude is gone: what it planted in its transcripts' folder goes before a claude outside reads it.
+    state.scrub();
     state.remove();
   };
+  const git = await gitDirs(workTree);
   const sandbox: Sandbox = {
     bwrap,
     workTree,
     privateBinds: state.binds,
     visible: [...state.readOnly, ...(o.allowRead ?? []).map((p) => path.resolve(p))],
     writable: [workTree, state.transcripts],
-    readOnly: await gitDirs(workTree),
+    readOnly: [...git.dirs, ...state.transcriptsReadOnly],
+    gitDir: git.dirs[0] ?? null,
+    hidden: [],
+    configFolders: [workTree, path.resolve(o.cwd)],
+    projectConfig: projectConfigFiles([workTree, path.resolve(o.cwd)]),
     net: { socket, env: innerEnv(api.url) },
     close,
   };
@@ -106,18 +125,40 @@ function innerEnv(api: URL): Record<string, string> {
   return env;
 }
 
-/** The work tree's git dir (and a linked worktree's common dir, outside it): read-only, git still works for reading. */
-async function gitDirs(workTree: string): Promise<string[]> {
+/**
+ * The work tree's git dir (and a linked worktree's common dir, outside it), its `.git` entry (a
+ * linked worktree's gitfile) and its submodules' gitfiles: read-only, git still works for reading.
+ * A gitfile claude could rewrite would send the next git run here (nudge's, the user's) to a
+ * config of claude's making, with a core.fsmonitor program in it.
+ */
+async function gitDirs(workTree: string): Promise<{ dirs: string[] }> {
   const { execa } = await import("execa");
   const r = await execa("git", ["rev-parse", "--absolute-git-dir", "--git-common-dir"], { cwd: workTree, reject: false, stdin: "ignore" });
-  if (r.exitCode !== 0) return [];
+  if (r.exitCode !== 0) return { dirs: [] };
   const dirs = r.stdout.split("\n").filter(Boolean).map((d) => path.resolve(workTree, d));
-  return [...new Set(dirs)];
+  const entries = [path.join(workTree, ".git")];
+  const subs = await execa("git", ["-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"], { cwd: workTree, reject: false, stdin: "ignore", maxBuffer: 256 * 1024 * 1024 });
+  for (const line of subs.exitCode === 0 ? subs.stdout.split("\0") : []) {
+    if (line.startsWith("160000 ")) entries.push(path.join(workTree, line.slice(line.indexOf("\t") + 1), ".git"));
+  }
+  return { dirs: [...new Set([...dirs, ...entries.filter((e) => existsSync(e))])] };
 }
 
 /** The verifier's sandbox: the same, with the work tree read-only too (its Bash may run the tests, never change the work). */
 export function readOnlySandbox(s: Sandbox): Sandbox {
   return { ...s, writable: s.writable.filter((p) => p !== s.workTree), readOnly: [s.workTree, ...s.readOnly] };
+}
+
+/**
+ * The verifier's sandbox changes nothing of claude's real config dir: its transcripts' folder is
+ * an empty private one too (what it writes there is thrown away with the sandbox).
+ */
+export function checkerSandbox(s: Sandbox): Sandbox {
+  const ro = readOnlySandbox(s);
+  const transcripts = s.writable.filter((p) => p !== s.workTree);
+  const privateDir = path.join(path.dirname(s.net.socket), "checker-transcripts");
+  mkdirSync(privateDir, { recursive: true });
+  return { ...ro, writable: [], readOnly: ro.readOnly.filter((p) => !transcripts.some((t) => p.startsWith(t + path.sep))), hidden: transcripts.map((t) => ({ host: privateDir, inside: t })) };
 }
 
 /** A sandbox for the verifier when bubblewrap can make one here (without --sandbox); null when it cannot. */
@@ -154,13 +195,15 @@ function bwrapArgs(s: Sandbox, cwd: string, programs: string[] = []): string[] {
     ...systemArgs(),
     "--dev", "/dev",
     "--proc", "/proc",
-    "--tmpfs", "/tmp",
+    // Private and capped: a full /tmp inside fills no more than this of the host's memory.
+    "--size", String(TMP_BYTES), "--tmpfs", "/tmp",
     ...s.privateBinds.flatMap((b) => ["--bind", b.host, b.inside]),
     // node (the forwarder, and a check's npm) and claude, wherever they are installed.
     ...programArgs(process.execPath),
     ...programs,
     ...s.visible.flatMap((p) => ["--ro-bind", p, p]),
     ...s.writable.flatMap((p) => ["--bind", p, p]),
+    ...s.hidden.flatMap((b) => ["--bind", b.host, b.inside]),
     // After the binds above: these stay read-only inside the writable work tree.
     ...s.readOnly.flatMap((p) => ["--ro-bind", p, p]),
     "--setenv", "TMPDIR", "/tmp",

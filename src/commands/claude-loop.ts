@@ -14,7 +14,8 @@ import { PLACEHOLDERS } from "../loop/prompt-template.js";
 import { MODEL_NAME } from "../loop/model-plan.js";
 import { readPromptFile, type PromptFile } from "../loop/prompt-file.js";
 import { startLoop } from "../loop/start-loop.js";
-import { prepareSandbox, readOnlySandbox, trySandbox, type Sandbox } from "../claude/sandbox.js";
+import { pinRepository } from "../snapshot/git-process.js";
+import { checkerSandbox, prepareSandbox, trySandbox, type Sandbox } from "../claude/sandbox.js";
 import { loadRules } from "../rules/load-rules.js";
 import { chooseSession, type SessionChoice } from "../session/open-session.js";
 import { exitAsHangUp } from "../terminal/hang-up.js";
@@ -212,9 +213,11 @@ async function runLoop(input: LoopInput): Promise<number> {
     allowRead: input.sandboxRead,
   };
   const sandbox = input.sandbox ? await prepareSandbox(where) : null;
+  // From here claude may plant a .git (a gitfile, a `git init` below): nudge's git keeps to the one found now.
+  if (sandbox?.gitDir) pinRepository(sandbox.workTree, sandbox.gitDir);
   // The verifier may run the tests but never change the work: confined wherever bubblewrap can do it.
   // A sandbox of its own (its own private config copy): what it leaves there never reaches the iterations' claude.
-  const verifierSandbox = verify === null ? null : await (sandbox ? prepareSandbox(where) : trySandbox(where)).then((s) => s && readOnlySandbox(s));
+  const verifierSandbox = verify === null ? null : await (sandbox ? prepareSandbox(where) : trySandbox(where)).then((s) => s && checkerSandbox(s));
   try {
     return await loopIn(input, { cwd, store, bin, rules, choice, existing, verify, promptFile, say, errStyle, sandbox, verifierSandbox });
   } finally {

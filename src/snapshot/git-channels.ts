@@ -12,7 +12,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { NO_HOOKS } from "./git-process.js";
+import { NO_HOOKS, NO_PROGRAMS, pinnedEnv } from "./git-process.js";
 import * as git from "./git.js";
 import type { TreeDiffEntry } from "./git.js";
 
@@ -81,7 +81,7 @@ class Channel {
   }
 
   private start(): ChildProcess {
-    const child = spawn("git", [...NO_HOOKS, ...this.args], { cwd: this.cwd, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" }, stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn("git", [...NO_HOOKS, ...NO_PROGRAMS, ...this.args], { cwd: this.cwd, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", ...pinnedEnv(this.cwd) }, stdio: ["pipe", "pipe", "ignore"] });
     const failed = () => {
       if (this.child === child) this.close();
     };

@@ -13,6 +13,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { UserError, InternalError } from "../errors.js";
 
 /** As the expected old value of a ref (update-ref): "must not exist yet", whatever the hash. */
@@ -46,6 +47,31 @@ export interface GitOptions {
  */
 export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 
+/**
+ * Settings that make git run a program of the repository's choosing on a plain status or add:
+ * off for every git nudge runs, whatever config git finds.
+ */
+export const NO_PROGRAMS = ["-c", "core.fsmonitor=false"];
+
+let pinned: { workTree: string; gitDir: string } | null = null;
+
+/**
+ * From now on, git run in this work tree (or below it) uses this git dir, not one it finds on its
+ * own: a sandboxed claude may write a `.git` file or folder into the work tree (a linked worktree's
+ * gitfile, a `git init` in a subfolder) that would send nudge's git to a config of its making.
+ */
+export function pinRepository(workTree: string, gitDir: string): void {
+  pinned = { workTree: path.resolve(workTree), gitDir: path.resolve(gitDir) };
+}
+
+/** GIT_DIR and GIT_WORK_TREE for git run in `cwd`, when cwd is in the pinned work tree. */
+export function pinnedEnv(cwd: string): Record<string, string> {
+  if (!pinned) return {};
+  const rel = path.relative(pinned.workTree, path.resolve(cwd));
+  if (rel.startsWith("..") || path.isAbsolute(rel)) return {};
+  return { GIT_DIR: pinned.gitDir, GIT_WORK_TREE: pinned.workTree };
+}
+
 export interface GitResult {
   exitCode: number;
   stdout: Buffer;
@@ -60,7 +86,7 @@ export function spawnGit(cwd: string, args: string[], env: Record<string, string
   return new Promise((resolve, reject) => {
     const base = { ...process.env };
     for (const name of more.unset ?? []) delete base[name];
-    const child = spawn("git", args, { cwd, env: { ...base, ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn("git", [...NO_PROGRAMS, ...args], { cwd, env: { ...base, ...(more.unset?.includes("GIT_DIR") ? {} : pinnedEnv(cwd)), ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;

@@ -5,10 +5,12 @@
  * Claude's words go to stdout, nudge's notices to stderr; signals become the session's interrupt
  * and stop. The session itself decides everything else.
  */
+import path from "node:path";
 import type { Store } from "../bundle/store.js";
 import { totalCost } from "../bundle/summary.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import type { Sandbox } from "../claude/sandbox.js";
+import { changedProjectConfig } from "../claude/sandbox/project-config.js";
 import { formatCost } from "../format.js";
 import type { RuleSet } from "../rules/parse-rules.js";
 import type { Conversation } from "../session/conversation.js";
@@ -259,7 +261,8 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     });
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
-    else say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
+    else if (input.sandbox) warnProjectConfig(input.sandbox, say, errStyle);
+    if (!outcome.discarded) say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
     // An error result, or claude gone mid-turn (crashed, killed): the turn did not finish as asked.
     const errorTurns = ui ? [] : outcome.turnsRun.filter((t) => t.status !== "interrupted" && (t.result?.isError || t.status === "incomplete")).map((t) => t.n);
     const refusedPrompts = ui ? 0 : outcome.refusedPrompts;
@@ -272,4 +275,13 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     for (const s of signals) process.off(s, onTerminate);
     await indexer.close();
   }
+}
+
+/** claude's project config the sandboxed claude changed runs on the host with the next claude outside: named first. */
+function warnProjectConfig(sandbox: Sandbox, say: (line: string) => void, errStyle: ReturnType<typeof makeStyle>): void {
+  const changed = changedProjectConfig(sandbox.projectConfig, sandbox.configFolders);
+  if (changed.length === 0) return;
+  const shown = changed.slice(0, 10).map((f) => path.relative(sandbox.workTree, f) || f);
+  const more = changed.length > shown.length ? ` and ${changed.length - shown.length} more` : "";
+  say(errStyle.yellow(`⚠ claude changed its project config in the work tree: ${shown.join(", ")}${more} — a claude run outside the sandbox (nudge claude run -c) obeys it (hooks, MCP servers): read it first`));
 }

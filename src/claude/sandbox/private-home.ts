@@ -4,7 +4,7 @@
  * .claude.json, commands) never reaches a claude that runs outside later. Only its transcripts go
  * to the real config dir, where nudge and `--resume` read them: projects/<this work tree's folder>.
  */
-import { promises as fs, rmSync } from "node:fs";
+import { promises as fs, readdirSync, rmSync, type Dirent } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { encodeProjectDir } from "../transcript.js";
@@ -18,6 +18,10 @@ export interface PrivateState {
   readOnly: string[];
   /** The real folder of this work tree's transcripts: writable. */
   transcripts: string;
+  /** Inside it, read-only: claude's auto-memory, which a later claude outside reads as instructions. */
+  transcriptsReadOnly: string[];
+  /** Remove what is neither a file nor a folder (a link a later claude outside would follow) from the transcripts' folder. */
+  scrub(): void;
   remove(): void;
 }
 
@@ -48,8 +52,26 @@ export async function makePrivateState(o: { configDir: string; home: string; cwd
     if ((await fs.stat(real).catch(() => null))?.isDirectory()) readOnly.push(real);
   }
   const transcripts = path.join(o.configDir, "projects", encodeProjectDir(o.cwd));
-  await fs.mkdir(transcripts, { recursive: true });
-  return { dir, binds, readOnly, transcripts, remove };
+  await fs.mkdir(path.join(transcripts, "memory"), { recursive: true });
+  const scrub = () => scrubLinks(transcripts);
+  scrub();
+  return { dir, binds, readOnly, transcripts, transcriptsReadOnly: [path.join(transcripts, "memory")], scrub, remove };
+}
+
+/** Links, fifos, sockets and devices under `dir` removed (not followed); files and folders kept. */
+export function scrubLinks(dir: string, depth = 0): void {
+  if (depth > 8) return;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) scrubLinks(full, depth + 1);
+    else if (!e.isFile()) rmSync(full, { force: true });
+  }
 }
 
 /** The folder's own regular files (settings, credentials, .claude.json), not its folders. */

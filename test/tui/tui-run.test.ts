@@ -2,6 +2,7 @@
  * `nudge claude run --tui`: the real claude's own UI in a real terminal (tmux), against the
  * scripted API, recorded through its hooks as a person uses it.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -139,7 +140,9 @@ describe("claude run --tui", () => {
     const id = await savedTurns(repo, 1);
     await term.type("second");
     await until("turn 2 asked", async () => (api!.mainLoopRequests().length >= 3 ? true : undefined));
-    process.kill(term.nudgePid(), "SIGKILL");
+    const nudgePid = term.nudgePid();
+    const claudePids = execFileSync("ps", ["-o", "pid=", "--ppid", String(nudgePid)]).toString().trim().split(/\s+/).map(Number);
+    process.kill(nudgePid, "SIGKILL");
     release();
     // Every hook of claude's now fails to connect: each turn goes on at once.
     const started = Date.now();
@@ -148,7 +151,18 @@ describe("claude run --tui", () => {
     await term.waitFor(/turn three done/);
     expect(Date.now() - started).toBeLessThan(20_000);
     await term.type("/exit");
-    await term.waitFor(/\[exit 137\]/);
+    // The shell's "[exit 137]" was written when nudge died, under claude's screen, which draws over
+    // it: wait for claude itself to end instead.
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(nudgePid)).toBe(false);
+    await until("claude ended", async () => (claudePids.some(alive) ? undefined : true));
     expect(readManifestFile(path.join(sessions(repo), id)).turns.map((t) => t.prompt)).toEqual([null, "first"]);
 
     const next = Terminal.nudge(["claude", "run", "--tui", "-c"], { cwd: repo, env });

@@ -43,7 +43,7 @@ beforeAll(async () => {
 describe("the packed package", () => {
   it("carries the bundle, its chunks, the web page and the schemas, and no sources, maps or tsc output", () => {
     const kinds = new Set(files.map((file) => (file.startsWith("dist/chunks/") ? "dist/chunks/*" : file.startsWith("schemas/") ? "schemas/*" : file)));
-    expect([...kinds].sort()).toEqual(["README.md", "dist/chunks/*", "dist/index-worker.mjs", "dist/nudge.mjs", "dist/web/page.css", "dist/web/page.js", "package.json", "schemas/*"]);
+    expect([...kinds].sort()).toEqual(["LICENSE", "README.md", "dist/chunks/*", "dist/index-worker.mjs", "dist/nudge.mjs", "dist/web/page.css", "dist/web/page.js", "package.json", "schemas/*"]);
     expect(files.filter((file) => file.startsWith("dist/chunks/") && !file.endsWith(".mjs"))).toEqual([]);
   });
 

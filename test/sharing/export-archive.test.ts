@@ -117,8 +117,9 @@ describe("writing an export", () => {
     } finally {
       clearInterval(sampler);
     }
-    // Buffers are freed at the next GC, so the peak includes some garbage; holding the file would be ≥ 96 MiB.
-    expect(peak).toBeLessThan(48 * 1024 * 1024);
+    // Buffers are freed at the next GC, so the peak includes garbage (Node 24 collects later than 20:
+    // ~49 MiB there); holding the file would be ≥ 96 MiB.
+    expect(peak).toBeLessThan(72 * 1024 * 1024);
   });
 
   it("refuses a file that changed after it was measured, rather than write an archive that fails its own check", async () => {

@@ -4,8 +4,9 @@
  * `<verify-fail>why</verify-fail>`. Only what claude says counts, read as CommonMark (markdown-it,
  * as the session page renders it): a tag in a paragraph, heading, list item or table. One in a
  * code block or span, a `>` quote at any depth (a list item's too: tool output is quoted so), an
- * HTML comment, or between quotation marks is something claude shows or hides, not says: loops
- * that trusted those stopped on a file's contents, a comment, or claude explaining its own rules.
+ * HTML comment or block, a folded `<details>`, struck out, written as entities or escapes, or
+ * between quotation marks is something claude shows, hides or withdraws, not says: loops that
+ * trusted those stopped on a file's contents, a comment, or claude explaining its own rules.
  */
 import { createRequire } from "node:module";
 
@@ -19,33 +20,54 @@ let md: MarkdownIt | null = null;
 /** Loaded the first time a message is read (~50 ms): commands that read none never pay for it. */
 function parser(): MarkdownIt {
   // Raw HTML on: only so that a comment is told from text; the tags themselves come back as written.
-  md ??= new (require("markdown-it") as MarkdownItCtor)({ html: true, linkify: false, typographer: false });
+  if (md === null) {
+    md = new (require("markdown-it") as MarkdownItCtor)({ html: true, linkify: false, typographer: false });
+    // Kept apart, `&lt;` and `\<` stay told from a real `<`: they render a tag's text, not a tag.
+    md.core.ruler.disable("text_join");
+  }
   return md;
 }
 
 const COMMENT = /<!--[\s\S]*?-->/g;
-/** HTML blocks that are not tags: comments, `<?…>`, `<!…>`, and script, pre, style, textarea (code). */
-const NOT_PROSE_HTML = /^\s*<(?:!|\?|(?:script|pre|style|textarea)\b)/i;
+/** The only HTML blocks that are prose: one that opens with a loop's own tag (a tag block). Any other is markup claude writes. */
+const TAG_BLOCK = /^\s*<\/?(?:promise|next-model|verify-pass|verify-fail)\b/i;
+/** A `<details>` is folded away on the page: the blocks inside it are hidden, not said. */
+const DETAILS_OPEN = /<details\b/gi;
+const DETAILS_CLOSE = /<\/details\s*>/gi;
+/** Struck out in HTML: withdrawn, as `~~…~~` is. */
+const STRIKE_OPEN = /^<(?:s|del|strike)(?:\s[^>]*)?>$/i;
+const STRIKE_CLOSE = /^<\/(?:s|del|strike)\s*>$/i;
 
 /** The message's prose: its paragraphs, headings, list items and table cells outside quotes, without code or comments, a blank line between blocks. */
 export function prose(text: string): string {
   const blocks: string[] = [];
   let quoted = 0;
+  let folded = 0;
   for (const t of parser().parse(text, {})) {
+    if (t.type === "html_block") {
+      const content = t.content.replace(COMMENT, "");
+      folded = Math.max(0, folded + (content.match(DETAILS_OPEN)?.length ?? 0) - (content.match(DETAILS_CLOSE)?.length ?? 0));
+    }
     if (t.type === "blockquote_open") quoted++;
     else if (t.type === "blockquote_close") quoted--;
-    else if (quoted > 0) continue;
+    else if (quoted > 0 || folded > 0) continue;
     else if (t.type === "inline") blocks.push(inlineProse(t.children ?? []));
-    else if (t.type === "html_block" && !NOT_PROSE_HTML.test(t.content)) blocks.push(t.content.replace(COMMENT, ""));
+    else if (t.type === "html_block" && TAG_BLOCK.test(t.content)) blocks.push(t.content.replace(COMMENT, ""));
   }
   return blocks.join("\n\n");
 }
 
-/** A block's text as written, its tags included; code spans, comments and emphasis marks left out. */
+/** A block's text as written, its tags included; code spans, comments, struck-out text and emphasis marks left out. */
 function inlineProse(children: Token[]): string {
   let out = "";
+  let struck = 0;
   for (const c of children) {
-    if (c.type === "text") out += c.content;
+    if (c.type === "s_open" || (c.type === "html_inline" && STRIKE_OPEN.test(c.content))) struck++;
+    else if (c.type === "s_close" || (c.type === "html_inline" && STRIKE_CLOSE.test(c.content))) struck = Math.max(0, struck - 1);
+    else if (struck > 0) continue;
+    else if (c.type === "text") out += c.content;
+    // An entity or escape (`&lt;`, `\<`) shows a bracket, never makes one: no tag is built from it.
+    else if (c.type === "text_special") out += c.content.replace(/[<>]/g, " ");
     else if (c.type === "html_inline" && !c.content.startsWith("<!--")) out += c.content;
     else if (c.type === "softbreak" || c.type === "hardbreak") out += "\n";
   }

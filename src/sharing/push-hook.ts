@@ -87,11 +87,7 @@ export async function runPrePush(store: Store, remoteArg: string, stdin: string,
   const raw = await remoteGit.configValue(store.repoRoot, "nudge.push");
   const setting = raw?.trim().toLowerCase() ?? null;
   if (setting !== "auto") return { enabled: false, branches: [], remote: null, results: [], ...(raw !== null && !PUSH_SETTINGS.has(setting!) ? { unknownSetting: raw } : {}) };
-  const branches = stdin
-    .split("\n")
-    .map((line) => line.split(" "))
-    .filter(([local, id]) => local?.startsWith("refs/heads/") && id && !/^0+$/.test(id))
-    .map(([local]) => local!.slice("refs/heads/".length));
+  const branches = await pushedBranches(store.repoRoot, stdin);
   const sessions = (await listSessions(store)).filter((s) => s.header.summary.turns > 0 && s.header.repo.branch !== null && branches.includes(s.header.repo.branch));
   if (sessions.length === 0) return { enabled: true, branches, remote: null, results: [] };
   // git runs this hook for a dry run too, without telling it: asked only when there is something to publish.
@@ -110,4 +106,22 @@ export async function runPrePush(store: Store, remoteArg: string, stdin: string,
     }
   }
   return { enabled: true, branches, remote: remote.label, results };
+}
+
+/**
+ * The branches a push sends (not deletes), from the hook's stdin lines. git names the local side
+ * as the user wrote it once resolved: `refs/heads/x`, or `HEAD` for `git push origin HEAD` (and
+ * `@`, `HEAD:refs/heads/x`), which is the checked-out branch (none when detached).
+ */
+export async function pushedBranches(root: string, stdin: string): Promise<string[]> {
+  const branches = new Set<string>();
+  for (const [local, id] of stdin.split("\n").map((line) => line.split(" "))) {
+    if (!local || !id || /^0+$/.test(id)) continue;
+    if (local.startsWith("refs/heads/")) branches.add(local.slice("refs/heads/".length));
+    else if (local === "HEAD") {
+      const head = await remoteGit.headRef(root);
+      if (head?.startsWith("refs/heads/")) branches.add(head.slice("refs/heads/".length));
+    }
+  }
+  return [...branches];
 }

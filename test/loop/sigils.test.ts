@@ -48,6 +48,34 @@ describe("loop sigils", () => {
     expect(readVerdict('<verify-fail>the "tests" fail</verify-fail>')).toEqual({ pass: false, reason: 'the "tests" fail' });
   });
 
+  it("from QA: not written as entities or escapes, struck out, in an HTML block or a folded <details>", () => {
+    const none = (text: string) => expect(readSigils(text).promises, text).toEqual([]);
+    none("&lt;promise&gt;COMPLETE&lt;/promise&gt;");
+    none("&#60;promise&#62;COMPLETE&#60;/promise&#62;");
+    none("\\<promise>COMPLETE\\</promise>");
+    none("~~<promise>COMPLETE</promise>~~");
+    none("Not yet: <del><promise>COMPLETE</promise></del>");
+    none("<s><promise>COMPLETE</promise></s>");
+    none("<strike><promise>COMPLETE</promise></strike>");
+    none("![<promise>COMPLETE</promise>](done.png)");
+    none("<div>\n<promise>COMPLETE</promise>\n</div>");
+    none("<details>\n<summary>rules</summary>\n<promise>COMPLETE</promise>\n</details>");
+    none("<details>\n\n<promise>COMPLETE</promise>\n\n</details>");
+    expect(readVerdict("~~<verify-pass/>~~ the tests were never run")).toBeNull();
+    expect(readVerdict("&lt;verify-pass/&gt;")).toBeNull();
+  });
+
+  it("from QA: said in link text, beside a broken autolink, in a footnote-like line, after struck or escaped words, it counts", () => {
+    const one = (text: string) => expect(readSigils(text).promises, text).toEqual(["COMPLETE"]);
+    one("[<promise>COMPLETE</promise>](https://example.com)");
+    one("<https://example.com <promise>COMPLETE</promise>>");
+    one("[^1]: <promise>COMPLETE</promise>");
+    one("~~not yet~~ now: <promise>COMPLETE</promise>");
+    one("a \\* b &amp; c <promise>COMPLETE</promise>");
+    one("<details>\n\nthe log\n\n</details>\n\n<promise>COMPLETE</promise>");
+    one("<div>\n\n<promise>COMPLETE</promise>\n\n</div>");
+  });
+
   it("a verifier's fail wins over its pass; no tag is no verdict", () => {
     expect(readVerdict("fine <verify-pass/>")).toEqual({ pass: true, reason: null });
     expect(readVerdict("<verify-pass/> but <verify-fail>tests fail</verify-fail>")).toEqual({ pass: false, reason: "tests fail" });

@@ -2,7 +2,8 @@
  * The pre-push hook publishes nothing on a dry run, however git is told (combined short flags, an
  * abbreviated --dry-run, after the refspecs, through an alias or a shell alias, with git's own
  * options before push), and nothing when it cannot tell; an option that only looks like one
- * (`-on`: push option "n") is no dry run. Each is a real `git push` to a real bare repository
+ * (`-on`: push option "n") is no dry run; a branch pushed as HEAD (`git push team HEAD`) is the
+ * checked-out branch. Each is a real `git push` to a real bare repository
  * running the hook nudge installs; that the server's branch did not move shows git took it as a
  * dry run too. Real claude, scripted API, for the session to publish.
  */
@@ -62,6 +63,7 @@ describe("the pre-push hook on a dry run", () => {
     [["pq", "team", "main"], "alias pq = p -q (an alias of an alias)"],
     [["sp", "team", "main"], "shell alias sp = !git push -vn"],
     [["-C", ".", "-c", "push.default=current", "--no-pager", "push", "-vn", "team", "main"], "git's own options before push"],
+    [["push", "-n", "team", "HEAD"], "the branch named as HEAD"],
   ])("git %j (%s) publishes nothing", async (args) => {
     const { run, moved, published } = await push(args);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -92,5 +94,14 @@ describe("the pre-push hook on a dry run", () => {
     expect(run.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
     expect(moved).toBe(true);
     expect(published).toBe(true);
+  });
+
+  // git hands the hook `HEAD <id> refs/heads/main <id>` for these: HEAD is the checked-out branch.
+  it.each(["HEAD", "@", "HEAD:refs/heads/main"])("git push team %s publishes the sessions of the checked-out branch", async (refspec) => {
+    const { run, moved } = await push(["push", "team", refspec]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
+    expect(run.stderr).toContain(rec.id);
+    expect(moved).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { readBundleFile } from "./bundle-links.js";
 import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./manifest-schema.js";
 import { fromFormat1 } from "./manifest-v1.js";
+import { summaryOf } from "./summary.js";
 import { activityOf, isHeld, isLocked, readLock, type LockInfo } from "./locks.js";
 import { quickParse } from "../zod-accept.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
@@ -153,7 +154,32 @@ export async function readManifest(dir: string): Promise<Manifest> {
       `nothing was changed; rebuild it from the session's snapshots and logs: nudge session repair ${header.id} (--dry-run shows what it would write)`,
     );
   }
-  return { ...header, ...state.folded };
+  return { ...journalCounted(header, state.folded.turns), ...state.folded };
+}
+
+/**
+ * The header with its summary as the journal's turns make it, where the journal holds more: a
+ * kill between a turn's record and the header's write leaves the header a turn behind.
+ */
+function journalCounted(header: ManifestHeader, turns: Manifest["turns"]): ManifestHeader {
+  return turns.filter((t) => t.n > 0).length > header.summary.turns ? { ...header, summary: summaryOf(turns) } : header;
+}
+
+/**
+ * For a listing: the header of a session not marked complete (recording, or cut off), counted
+ * from its journal; a complete one's header was written after its last turn. A journal that
+ * cannot be read leaves the header as it is (reading the session says what is wrong).
+ */
+async function listedHeader(dir: string, header: ManifestHeader): Promise<ManifestHeader> {
+  if (header.state === "complete") return header;
+  const file = bundleFiles(dir).journal;
+  const raw = await readBundleFile(file, "utf8").catch(() => null);
+  if (raw === null) return header;
+  try {
+    return journalCounted(header, foldJournal(parseJournal(raw, file)).turns);
+  } catch {
+    return header;
+  }
 }
 
 export function headerOf(manifest: Manifest): ManifestHeader {
@@ -311,7 +337,7 @@ export async function scanSessions(store: Store, o: { limit?: number; unfinished
   const listed = await Promise.all(
     scan.sessions.map(async ({ id, header }) => {
       const dir = bundleDir(store, id);
-      return { dir, header, state: await sessionState(dir, header) };
+      return { dir, header: await listedHeader(dir, header), state: await sessionState(dir, header) };
     }),
   );
   return { sessions: listed, total: scan.total };

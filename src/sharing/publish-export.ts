@@ -48,6 +48,39 @@ export async function exportPrerequisites(tar: string): Promise<string[]> {
   }
 }
 
+/**
+ * What is wrong with the start of a published export (null: nothing): a tar's first header must be
+ * one the tar library reads, before anything else reads the file. A gzip is left to the import,
+ * which inflates it and checks every header as it does any export's.
+ */
+export async function tarStartProblem(tar: string): Promise<string | null> {
+  const handle = await fs.open(tar, "r");
+  try {
+    const block = Buffer.alloc(512);
+    const { bytesRead } = await handle.read(block, 0, 512, 0);
+    if (block[0] === 0x1f && block[1] === 0x8b) return null;
+    if (bytesRead < 512) return "it is shorter than one tar header";
+    if (block.subarray(257, 262).toString("latin1") !== "ustar") return "it is not a tar archive (its first block has no ustar header)";
+    try {
+      if (!new Header(block).cksumValid) return "its first tar header is damaged (checksum mismatch)";
+    } catch (error) {
+      return `its first tar header is damaged (${(error as Error).message})`;
+    }
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A tar header as the tar library reads it, or null where it refuses the block (a field it cannot parse). */
+function parsedHeader(block: Buffer): Header | null {
+  try {
+    return new Header(block);
+  } catch {
+    return null;
+  }
+}
+
 /** One entry of an uncompressed tar, found by walking its headers (`first`: only the first entry is looked at). */
 async function tarEntry(file: string, name: string | ((name: string) => boolean), o: { first?: boolean; maxBytes?: number } = {}): Promise<Buffer | null> {
   const wanted = typeof name === "string" ? (n: string) => n === name : name;
@@ -56,7 +89,8 @@ async function tarEntry(file: string, name: string | ((name: string) => boolean)
     const block = Buffer.alloc(512);
     for (let at = 0; ; ) {
       if ((await handle.read(block, 0, 512, at)).bytesRead < 512 || block.every((b) => b === 0)) return null;
-      const header = new Header(block);
+      const header = parsedHeader(block);
+      if (!header) return null;
       const size = header.size ?? 0;
       if (header.path !== undefined && wanted(header.path)) {
         if (size > (o.maxBytes ?? Infinity)) return null;

@@ -15,7 +15,7 @@ import { DEFAULT_LIMITS, formatBytes } from "./limits.js";
 import * as git from "../snapshot/git.js";
 import { EXPORT_FILE, PUBLISHED_ID, PUBLISHED_PREFIX, basePrefix, baseRef, basePins, cardRef, dataRef } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
-import { exportPrerequisites } from "./publish-export.js";
+import { exportPrerequisites, tarStartProblem } from "./publish-export.js";
 import { fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, pulledRef, setPulled, syncRepo, type Remote } from "./sync-remote.js";
 
 export interface PullResult {
@@ -121,6 +121,9 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
   try {
     const file = path.join(work.dir, `nudge-${id}.tar`);
     await publishedExport(repo, commit, id, file, o.maxBytes);
+    // Publications are plain tars: one that does not start as one is refused before anything reads it.
+    const problem = await tarStartProblem(file);
+    if (problem) throw new UserError(`the published export of ${id} from ${remote.label} is not a valid nudge export: ${problem}`, "it was damaged or altered since it was published; ask its author to push it again");
     await fetchPinnedBase(store, remote, id, file);
     // The import path itself, on the published bytes: its checks, its locks, its rollback.
     // A fork published from a publication this clone has (its own, or one it pulled) comes in as a fork of that session here.

@@ -7,9 +7,18 @@ import { Header } from "tar";
 import { isEntryPath } from "./archive-path.js";
 import { Refusal } from "./limits.js";
 
+/** The tar library throws on a numeric field it cannot read (a bad base-256 lead byte): a damaged header. */
+function parse(block: Buffer): Header {
+  try {
+    return new Header(block);
+  } catch (error) {
+    throw new Refusal(`it has a damaged tar header (${(error as Error).message})`);
+  }
+}
+
 /** Decode a header; only a regular file or a folder, with an intact checksum and a size, passes. */
 export function decode(block: Buffer): Header {
-  const header = new Header(block);
+  const header = parse(block);
   if (!header.cksumValid) throw new Refusal("it has a damaged tar header (checksum mismatch)");
   const name = quote(header.path);
   switch (header.typeKey) {

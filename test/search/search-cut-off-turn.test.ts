@@ -3,6 +3,7 @@
  * is saved (`session show` lists it), so the search finds it too, though the index had already
  * seen the session as of the turn before (held at the second turn's snapshot, a search indexes it).
  * (after-turn-record is reached first for turn 0, the starting state: @3 is turn 2's record.)
+ * `session show` and `session list` count that turn too: the journal is the truth, the header a cache.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -44,6 +45,14 @@ describe("a turn recorded just before a kill -9", () => {
 
     const shown = await runNudge(["session", "show", id], { cwd: repo });
     expect(shown.stdout).toMatch(/^2 +second question/m);
+    // The header, a cache, still counts one turn: every count follows the journal, which holds two.
+    expect(JSON.parse(readFileSync(path.join(sessions, id, "manifest.json"), "utf8")).summary.turns).toBe(1);
+    expect(shown.stdout).toMatch(/total .*\b2 turns\b/);
+    const listed = await runNudge(["session", "list", "--json"], { cwd: repo });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).find((s: { id: string }) => s.id === id)).toMatchObject({ turns: 2, lastPrompt: "second question" });
+    const table = await runNudge(["session", "list"], { cwd: repo });
+    expect(table.stdout.split("\n").find((l) => l.startsWith(id.slice(0, 8)))).toMatch(/\s2\s/);
     for (const args of [[], ["--session", id]]) {
       const found = await runNudge(["session", "search", "quetzal", "--json", ...args], { cwd: repo });
       expect(found.exitCode, found.stderr).toBe(0);

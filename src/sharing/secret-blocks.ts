@@ -1,14 +1,15 @@
 /**
  * Secrets no single-token pattern finds: a PuTTY key file, a key or token wrapped in base64 (a
  * kubeconfig's `client-key-data`, a Kubernetes secret, a base64'd `.env`), a password stated in
- * prose, a Discord bot token (its first part is a user id in base64, nothing literal).
+ * prose, a Discord bot token (its first part is a user id in base64, nothing literal), a Docker
+ * config's `"auth"` (base64 of `user:password`).
  * Every pattern here has one unbounded character class at most and no nested repeat, so it runs
  * in linear time in V8's engine.
  */
 import type { SecretSpan } from "./secret-detect.js";
 
 export function blockFindings(text: string, inner: (decoded: string) => SecretSpan[]): SecretSpan[] {
-  return [...puttyKeys(text), ...base64Wrapped(text, inner), ...prosePasswords(text), ...discordTokens(text)];
+  return [...puttyKeys(text), ...base64Wrapped(text, inner), ...prosePasswords(text), ...discordTokens(text), ...dockerAuths(text)];
 }
 
 const PUTTY = /PuTTY-User-Key-File-[0-9]+:/g;
@@ -86,12 +87,12 @@ function isText(decoded: string): boolean {
 }
 
 /**
- * "the password is hunter2x!", "password for the db: Tr0ub4dor&3", "pw was s3cr3t-Pa55": a password
- * named in prose, then one word with a digit or a symbol in it (so "the password is stored in the
+ * "the password is hunter2x!", "password for the db: Tr0ub4dor&3", "pw was s3cr3t-Pa55", "the
+ * password is now kK5l…", "password changed to …": a password named in prose (a few filler words between), then one word with a digit or a symbol in it (so "the password is stored in the
  * vault" and "the password is required" are prose, not a secret). A `$NAME` or `<placeholder>` is not one.
  */
 const PROSE_PASSWORD =
-  /\b(?:password|passphrase|passcode|passwd|pwd|pw)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[\w.@/-]{1,40}){1,3})?(?:[ \t]+(?:is|was|=)[ \t]*:?|[ \t]*[:=])[ \t]+["'`]?([^\s"'`$<{%][^\s"'`]{5,63})/gi;
+  /\b(?:password|passphrase|passcode|passwd|pwd|pw)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[\w.@/-]{1,40}){1,3})?(?:[ \t]+(?:is|was|=)(?:[ \t]+(?:now|still|currently|set[ \t]+to|changed[ \t]+to))?[ \t]*:?|[ \t]+(?:(?:is|was|has[ \t]+been)[ \t]+)?(?:set|changed|reset)[ \t]+to[ \t]*:?|[ \t]*[:=])[ \t]+["'`]?([^\s"'`$<{%][^\s"'`]{5,63})/gi;
 
 function prosePasswords(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
@@ -107,12 +108,29 @@ function prosePasswords(text: string): SecretSpan[] {
 
 const DISCORD = /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])/g;
 
-/** A Discord bot token: its first part must decode to a user id (17 to 20 digits). */
+/**
+ * A Discord bot token: its first part decodes to a user id (17 to 20 digits), or has the shape of
+ * one (`MT…`, as every id since 2017 encodes) with letters of both cases and digits across the token.
+ */
 function discordTokens(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (const m of text.matchAll(DISCORD)) {
     const id = Buffer.from(m[0].slice(0, m[0].indexOf(".")), "base64url").toString("latin1");
-    if (/^[0-9]{17,20}$/.test(id)) found.push({ kind: "discord-bot-token", start: m.index, end: m.index + m[0].length });
+    const shaped = /^MT[A-Za-z0-9_-]{22,26}\./.test(m[0]) && /[A-Z]/.test(m[0].slice(2)) && /[a-z]/.test(m[0]) && /[0-9]/.test(m[0]);
+    if (/^[0-9]{17,20}$/.test(id) || shaped) found.push({ kind: "discord-bot-token", start: m.index, end: m.index + m[0].length });
+  }
+  return found;
+}
+
+const DOCKER_AUTH = /"auth"[ \t]{0,4}:[ \t]{0,4}"([A-Za-z0-9+/]{8,400}={0,2})"/g;
+
+/** A Docker config's `"auth": "<base64 of user:password>"` (`~/.docker/config.json`). */
+function dockerAuths(text: string): SecretSpan[] {
+  const found: SecretSpan[] = [];
+  for (const m of text.matchAll(DOCKER_AUTH)) {
+    if (!/^[\x21-\x39\x3b-\x7e]{1,200}:[\x20-\x7e]{1,400}$/.test(Buffer.from(m[1]!, "base64").toString("latin1"))) continue;
+    const start = m.index + m[0].length - m[1]!.length - 1;
+    found.push({ kind: "docker-registry-auth", start, end: start + m[1]!.length });
   }
   return found;
 }

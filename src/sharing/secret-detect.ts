@@ -23,6 +23,7 @@ import { GITLEAKS_RULES } from "./gitleaks-rules.js";
 import { PortedRules } from "./ported-rules.js";
 import { PROVIDER_RULES } from "./provider-rules.js";
 import { blockFindings } from "./secret-blocks.js";
+import { escapedFindings } from "./secret-escaped.js";
 
 export interface SecretSpan {
   /** What it is, as in its placeholder `[REDACTED:<kind>]`: `anthropic-api-key`, `private-key`, `password`. */
@@ -67,7 +68,7 @@ const FIELD = /(?:password|passwd|secret|api_?key|access_?token|auth_?token|clie
 const NOT_A_SECRET = /^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|x+|\*+|\.+|-+|changeme|password|secret|example|null|none|true|false|undefined|required|optional|string|redacted.*|\[REDACTED:.*)$/i;
 
 export async function detectSecrets(text: string): Promise<SecretSpan[]> {
-  const found = [...(await secretlintFindings(text)), ...textFindings(text), ...blockFindings(text, textFindings)];
+  const found = [...(await secretlintFindings(text)), ...textFindings(text), ...blockFindings(text, textFindings), ...escapedFindings(text, decodedFindings)];
   return merged(found.filter((s) => !isExample(text.slice(s.start, s.end))));
 }
 
@@ -77,6 +78,11 @@ let ported: PortedRules | undefined;
 export function textFindings(text: string): SecretSpan[] {
   ported ??= new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES]);
   return [...assignmentFindings(text), ...ruleFindings(text), ...ported.findings(text), ...entropyFindings(text)];
+}
+
+/** What a JSON string's decoded value is checked with: every detection but secretlint's. */
+function decodedFindings(text: string): SecretSpan[] {
+  return [...textFindings(text), ...blockFindings(text, textFindings)];
 }
 
 /** secretlint's recommended preset alone (the corpus test reports what each detection finds). */

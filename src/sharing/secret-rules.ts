@@ -46,6 +46,10 @@ const RULES: Rule[] = [
   { kind: "linear-api-key", pattern: /\blin_api_[a-zA-Z0-9]{40}\b/g },
   { kind: "age-secret-key", pattern: /\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b/g },
   { kind: "square-token", pattern: /\bEAAA[\w-]{60}(?![\w-])/g },
+  // Mapbox's secret (`sk.`) and temporary (`tk.`) tokens; its public `pk.` tokens are meant to be published.
+  { kind: "mapbox-secret-token", pattern: /\b[st]k\.eyJ[\w-]{10,400}\.[\w-]{20,30}(?![\w-])/g },
+  // A service account key file's key id: the name says it is one (the name alone is no secret's elsewhere).
+  { kind: "gcp-private-key-id", pattern: /"private_key_id"[ \t]{0,4}:[ \t]{0,4}"([a-f0-9]{40})"/g },
   { kind: "azure-storage-key", pattern: /\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})/g },
   // A password inside a URL (postgres://app:pw@, redis://:pw@, https://deploy:pw@): the password only.
   // Anchored on `://` with the scheme checked behind it, so V8 skips ahead to the literal.

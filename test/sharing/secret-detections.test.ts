@@ -131,4 +131,57 @@ describe("blocks", () => {
     const notAnId = `${Buffer.from("Hello there, world!").toString("base64url")}.${tail}`;
     expect((await detectSecrets(`v = "${notAnId}"`)).map((s) => s.kind)).not.toContain("discord-bot-token");
   });
+
+  it("a Discord bot token with no name before it, its first part shaped as a user id's", async () => {
+    const B64URL = ALNUM + "_-";
+    const token = `MT${pick(B64URL, 21 + randomInt(3))}A1b.${pick(B64URL, 6)}.${pick(B64URL, 27 + randomInt(12))}`;
+    expect(await found(`the bot runs as ${token} now`)).toEqual([token]);
+  });
+
+  it.each(["the new root password is now {p}", "the password is still {p}", "the db password was changed to {p}", "admin password set to: {p}"])("a password in prose with filler words: %s", async (template) => {
+    const password = `${pick(ALNUM, 10)}!${pick("0123456789", 3)}`;
+    expect(await found(template.replace("{p}", password))).toEqual([password]);
+  });
+
+  it.each(["the password is now stored in the vault", "the password is still required", "the password was changed to something stronger"])("filler words before prose are not a password: %s", async (text) => {
+    expect(await found(text)).toEqual([]);
+  });
+
+  it("a Docker config's auth (base64 of user:password), not another base64 value named auth", async () => {
+    const auth = Buffer.from(`deploy:${pick(ALNUM, 16)}`).toString("base64");
+    expect(await found(`{"auths":{"ghcr.io":{"auth":"${auth}"}}}`)).toEqual([auth]);
+    expect((await detectSecrets(`{"auth":"${randomBytes(24).toString("base64")}"}`)).map((s) => s.kind)).not.toContain("docker-registry-auth");
+  });
 });
+
+describe("named formats", () => {
+  it("a Mapbox secret (sk.) or temporary (tk.) token; a public pk. token is left", async () => {
+    const body = `${Buffer.from(JSON.stringify({ u: pick(ALNUM, 8).toLowerCase(), a: pick(ALNUM, 25) })).toString("base64url")}.${pick(ALNUM, 22)}`;
+    for (const prefix of ["sk", "tk"]) expect(await found(`MAPBOX=${prefix}.${body}`)).toContain(`${prefix}.${body}`);
+    expect(await found(`const style = "pk.${body}";`)).toEqual([]);
+  });
+
+  it("a GCP service account's private_key_id", async () => {
+    const id = pick(HEX, 40);
+    expect(await found(`{"type": "service_account", "private_key_id": "${id}"}`)).toEqual([id]);
+  });
+});
+
+describe("strings still JSON-escaped (a tool input as JSON)", () => {
+  it("a PuTTY key, a Docker auth and a key id inside a Write input's JSON text, masked with the JSON kept valid", async () => {
+    const ppk = `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: key\nPublic-Lines: 2\n${randomBytes(48).toString("base64")}\n${randomBytes(20).toString("base64")}\nPrivate-Lines: 1\n${randomBytes(36).toString("base64")}\nPrivate-MAC: ${pick(HEX, 64)}\n`.replaceAll("\\n", "\n");
+    const auth = Buffer.from(`alice:${pick(ALNUM, 14)}`).toString("base64");
+    const id = pick(HEX, 40);
+    for (const content of [ppk, JSON.stringify({ auths: { "https://index.docker.io/v1/": { auth } } }, null, 2), JSON.stringify({ type: "service_account", private_key_id: id }, null, 2)]) {
+      const input = JSON.stringify({ file_path: "/tmp/x", content });
+      const spans = await detectSecrets(input);
+      expect(spans.length).toBe(1);
+      let masked = input;
+      for (const s of [...spans].reverse()) masked = masked.slice(0, s.start) + `[REDACTED:${s.kind}]` + masked.slice(s.end);
+      const back = (JSON.parse(masked) as { content: string }).content;
+      expect(back).toContain("[REDACTED:");
+      for (const secret of [ppk.split("\n")[7]!, auth, id]) expect(back).not.toContain(secret);
+    }
+  });
+});
+

@@ -44,12 +44,12 @@ describe("private keys in the code", () => {
   it("refuses the export, naming every file that holds one; a key the repository held before is not counted", async () => {
     const out = await runNudge(["session", "export", rec.id], { cwd: a, env: rec.env });
     expect(out.exitCode).toBe(1);
-    expect(out.stderr).toContain("error: a secret (private-key) is in the code changes: certs/server.pem in turn 1 (and 4 more: deploy/id_ed25519 in turn 1, deploy/id_rsa in turn 1, gcp/service-account.json in turn 1, …)");
+    expect(out.stderr).toContain("error: a secret (private-key) is in the code changes: certs/server.pem in turn 1 (and 5 more: deploy/id_ed25519 in turn 1, deploy/id_rsa in turn 1, gcp/service-account.json in turn 1, …)");
     const allowed = await runNudge(["session", "export", rec.id, "--allow-secrets-in-code", "--json", "-o", "code.tar.gz"], { cwd: a, env: rec.env });
     expect(allowed.exitCode, allowed.stderr).toBe(0);
     const found = (JSON.parse(allowed.stdout).codeSecrets as Array<{ kind: string; path: string; turn: number }>).map((s) => `${s.turn} ${s.path} ${s.kind}`).sort();
     // Turn 2's note went into a file whose key the repository already held: not counted. Its change to
     // one line of deploy/id_rsa is a new key, though the patch shows neither marker.
-    expect(found).toEqual(["1 certs/server.pem private-key", "1 deploy/id_ed25519 private-key", "1 deploy/id_rsa private-key", "1 gcp/service-account.json private-key", "2 deploy/id_rsa private-key"]);
+    expect(found).toEqual(["1 certs/server.pem private-key", "1 deploy/id_ed25519 private-key", "1 deploy/id_rsa private-key", "1 gcp/service-account.json gcp-private-key-id", "1 gcp/service-account.json private-key", "2 deploy/id_rsa private-key"]);
   });
 });

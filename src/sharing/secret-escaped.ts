@@ -1,0 +1,76 @@
+/**
+ * Secrets inside strings still JSON-escaped in a text: a tool input shown as JSON, a streamed
+ * tool input that came in one fragment, a `config.json` written by a tool. There a key file's
+ * line ends are `\n` escapes and a JSON file's quotes `\"`, so the checks that read lines or
+ * quotes (a PuTTY key, a Docker `"auth"`, a key id by its name) see the string decoded; each
+ * finding is mapped back onto the escaped text, where its placeholder keeps the JSON valid.
+ */
+import { rawIndex } from "./json-strings.js";
+import type { SecretSpan } from "./secret-detect.js";
+
+/** Strings shorter than this hold no key file or config worth decoding. */
+const MIN_STRING = 24;
+/** Between two decoded strings in one scan: no pattern reaches across a NUL line. */
+const SEPARATOR = "\n\u0000\n";
+
+export function escapedFindings(text: string, detect: (decoded: string) => SecretSpan[], depth = 2): SecretSpan[] {
+  const pieces: Array<{ from: number; to: number; at: number; raw: string }> = [];
+  const parts: string[] = [];
+  let offset = 0;
+  for (const { at, raw } of escapedStrings(text)) {
+    const decoded = JSON.parse(raw) as string;
+    pieces.push({ from: offset, to: offset + decoded.length, at, raw });
+    parts.push(decoded);
+    offset += decoded.length + SEPARATOR.length;
+  }
+  if (pieces.length === 0) return [];
+  const joined = parts.join(SEPARATOR);
+  const spans = [...detect(joined), ...(depth > 1 ? escapedFindings(joined, detect, depth - 1) : [])];
+  const found: SecretSpan[] = [];
+  for (const span of spans) {
+    const piece = pieces.find((p) => span.start >= p.from && span.start < p.to);
+    if (!piece) continue;
+    const start = piece.at + rawIndex(piece.raw, span.start - piece.from);
+    const end = piece.at + rawIndex(piece.raw, Math.min(span.end, piece.to) - piece.from);
+    found.push({ kind: span.kind, start, end });
+  }
+  return found;
+}
+
+/** Each `"…"` on one line with a backslash escape in it that decodes as a JSON string (one pass by char codes). */
+function* escapedStrings(text: string): Generator<{ at: number; raw: string }> {
+  let at = text.indexOf('"');
+  while (at !== -1) {
+    let i = at + 1;
+    let escaped = false;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === 0x5c) {
+        escaped = true;
+        i += 2;
+      } else if (c === 0x22 || c === 0x0a) break;
+      else i++;
+    }
+    if (i >= text.length) return;
+    if (text.charCodeAt(i) === 0x0a) {
+      at = text.indexOf('"', i);
+      continue;
+    }
+    if (escaped && i - at >= MIN_STRING) {
+      const raw = text.slice(at, i + 1);
+      let ok = true;
+      try {
+        JSON.parse(raw);
+      } catch {
+        ok = false;
+      }
+      if (ok) yield { at, raw };
+      else {
+        // Not a string after all (quotes paired wrongly in prose): its closing quote may open one.
+        at = i;
+        continue;
+      }
+    }
+    at = text.indexOf('"', i + 1);
+  }
+}

@@ -8,17 +8,10 @@ import { when } from "../format.js";
 import { getJson } from "../source.js";
 import { inRepo } from "../repo-base.js";
 import { ErrorLine } from "./error-line.js";
+import type { ClaudeProject } from "../../../../claude/claude-projects.js";
 
-interface Project {
-  folder: string;
-  cwd: string | null;
-  exists: boolean;
-  inGit: boolean;
-  sessions: number;
-  bytes: number;
-  lastActivity: string | null;
-  served: string | null;
-}
+/** A project as the server lists it: claude's folder read (src/claude/claude-projects.ts), and where this server serves it. */
+type Project = ClaudeProject & { served: string | null };
 
 const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
 

@@ -94,8 +94,9 @@ export class Terminal {
   /** The pid of the command the terminal runs (the shell's child). */
   nudgePid(): number {
     const shell = execFileSync("tmux", ["-L", this.socket, "display-message", "-p", "#{pane_pid}"]).toString().trim();
-    const children = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", shell]).toString().trim().split("\n");
-    const node = children.map((l) => l.trim().split(/\s+/)).find(([, comm]) => comm === "node");
+    // By its command line: Node 24 names its main thread "MainThread", so `comm` is not "node" there.
+    const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", shell]).toString().trim().split("\n");
+    const node = children.map((l) => l.trim().split(/\s+/)).find(([, command, script]) => /(^|\/)node$/.test(command ?? "") && (script ?? "").endsWith("nudge.mjs"));
     if (!node) throw new Error(`no node process under the terminal's shell: ${children.join("; ")}`);
     return Number(node[0]);
   }

@@ -59,15 +59,16 @@ describe("driving a session from the page", () => {
     await turn1.getByText("Working on it…").waitFor();
     // Turn 0's diff drawn: the page is several screens long, and the live turn is at its end.
     await page.locator("#turn-0 section.diff .file").first().waitFor({ state: "attached" });
-    expect(await page.evaluate(() => document.documentElement.scrollHeight > 2 * innerHeight)).toBe(true);
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollHeight > 2 * innerHeight)).toBe(true);
     await expect.poll(() => inView(page, "Turn 1")).toBe(true);
-    expect(await page.locator("#turn-0-title").evaluate((el) => el.getBoundingClientRect().bottom > 0)).toBe(false);
+    await expect.poll(() => page.locator("#turn-0-title").evaluate((el) => el.getBoundingClientRect().bottom > 0)).toBe(false);
 
     // A live session cannot be rewound, forked or deleted from its buttons: said before any click.
-    expect(await page.getByRole("button", { name: "Rewind to turn 0" }).isDisabled()).toBe(true);
-    expect(await page.getByRole("button", { name: "Fork at turn 0" }).isDisabled()).toBe(true);
-    expect(await page.getByRole("button", { name: "Delete session" }).isDisabled()).toBe(true);
-    expect(await page.getByText("Rewind, fork and delete wait:").textContent()).toContain("This page drives the session");
+    await expect.poll(() => page.getByRole("button", { name: "Rewind to turn 0" }).isDisabled()).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Fork at turn 0" }).isDisabled()).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Delete session" }).isDisabled()).toBe(true);
+    // Once the page knows it drives the session (its live state), the reason says so.
+    await expect.poll(() => page.getByText("Rewind, fork and delete wait:").textContent()).toContain("This page drives the session");
 
     // The user scrolls away: the page stays where the user is, and offers the way back.
     await page.mouse.move(600, 200);

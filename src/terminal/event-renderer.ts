@@ -25,7 +25,6 @@ import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
 import { writeErr } from "./output.js";
 import { MarkdownStream } from "./markdown/markdown-stream.js";
-import { hangOf, wrapRows } from "./wrap-lines.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
@@ -66,8 +65,6 @@ export interface RendererOptions {
    * columns. Only with colour: without it (NO_COLOR, not a terminal) claude's markdown is shown as written.
    */
   markdown?: { columns: () => number };
-  /** On a terminal: its width, to which a tool's output is wrapped at word boundaries (the terminal would cut words). */
-  columns?: () => number;
 }
 
 /** A notice on stderr, coloured only if stderr is a terminal (stdout may be piped while it is not). */
@@ -331,16 +328,10 @@ export class EventRenderer {
     }
     if (block.is_error) {
       if (this.decisions.wasRefused(block.tool_use_id)) return;
-      for (const line of firstLines(text, 4)) this.wrappedLine(`${indent}  ⎿ ${line}`, this.o.style.red);
+      for (const line of firstLines(text, 4)) this.line(this.o.style.red(`${indent}  ⎿ ${line}`));
     } else if (this.o.verbose && text) {
-      for (const line of firstLines(text, 10)) this.wrappedLine(`${indent}  ⎿ ${line}`, this.o.style.dim);
+      for (const line of firstLines(text, 10)) this.line(this.o.style.dim(`${indent}  ⎿ ${line}`));
     }
-  }
-
-  /** One of nudge's lines, wrapped at word boundaries on a terminal, each row styled on its own. */
-  private wrappedLine(text: string, style: (s: string) => string): void {
-    const rows = this.o.columns ? wrapRows(text, this.o.columns(), hangOf(text)) : [text];
-    for (const row of rows) this.line(style(row));
   }
 
   /** A subagent's own message: shown, dimmed and indented, only with --verbose. */

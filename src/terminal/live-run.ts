@@ -140,7 +140,6 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     showPrompts: false,
     cwd: input.cwd,
     markdown: { columns: () => ui?.screen.columns ?? (process.stdout.columns || 80) },
-    columns: ui ? () => ui.screen.columns : undefined,
   });
   const prompts: PromptSource = ui ? ui.prompts : linePrompts(process.stdin);
   const interrupted = new InterruptedResults();

@@ -11,6 +11,7 @@
  */
 import { inert } from "../inert-text.js";
 import { expandTabsFrom, fitRow, fitWidth, stripAnsi, textWidth } from "./text-width.js";
+import { wrapLine } from "./wrap-lines.js";
 
 /** The part of a terminal's output stream the screen uses. */
 export interface TerminalOutput {
@@ -96,11 +97,25 @@ export class Screen {
     this.erase();
     // Tabs become the spaces the terminal would move over: the width of the line is then known,
     // and the cursor put back after the block is erased lands where the terminal left it.
-    const shown = expandTabsFrom(text, textWidth(this.tail) % this.columns);
+    const shown = this.wrapped(expandTabsFrom(text, textWidth(this.tail) % this.columns));
     this.send(shown, to);
     this.track(shown);
     this.dumb.fixed = []; // no longer right above where the block goes
     this.draw();
+  }
+
+  /**
+   * Every whole line wider than the terminal, wrapped at word boundaries (the terminal would cut
+   * it mid-word). A line still being written (streamed words, wrapped as they come) is left as it is.
+   */
+  private wrapped(text: string): string {
+    const parts = text.split("\n");
+    return parts
+      .map((part, i) => {
+        const whole = i < parts.length - 1 && (i > 0 || this.tail === "") && !part.includes("\r");
+        return whole ? wrapLine(part, this.columns) : part;
+      })
+      .join("\n");
   }
 
   /** Make sure what comes next starts on a line of its own (a question after half a line of streamed text). */

@@ -229,7 +229,8 @@ function codeLines(c: CodeChanges, state: string, imported = false): string[] {
     const removed = new Set(c.remove);
     lines.push(...c.yourRecorded.map((p) => `    ${removed.has(p) ? "delete " : "write  "}   ${printablePath(p)}`));
   }
-  if (yoursWrite.size + yoursRemove.size > 0) {
+  // A heading only over lines of its own (the files recorded as the user's are listed above).
+  if (c.yours.write.length + c.yours.remove.length > 0) {
     lines.push("  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):");
     const restore = new Set(c.yours.restore);
     lines.push(

@@ -10,6 +10,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { readManifestFile } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
+import { unwrapped } from "../support/pty.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
 
@@ -27,7 +28,8 @@ function inTerminal(repo: string, env: Record<string, string>, args: string[]) {
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));
   const waitFor = async (text: string, times = 1) => {
     const start = Date.now();
-    while (screen.split(text).length - 1 < times) {
+    // A line wider than the terminal is wrapped between words: read it across its rows.
+    while (unwrapped(screen).split(text).length - 1 < times) {
       if (Date.now() - start > 30_000) throw new Error(`timed out waiting for ${text} in:\n${screen}`);
       await new Promise((r) => setTimeout(r, 25));
     }

@@ -23,7 +23,9 @@ export function inTerminal(cwd: string, args: string[], env: Record<string, stri
   const text = () => plain(screen);
   const waitFor = async (what: string | RegExp, timeoutMs = 20_000) => {
     const start = Date.now();
-    while (!(typeof what === "string" ? text().includes(what) : what.test(text()))) {
+    // nudge wraps a line wider than the terminal between words: it is found across its rows too.
+    const found = (t: string) => (typeof what === "string" ? t.includes(what) : what.test(t));
+    while (!found(text()) && !found(unwrapped(text()))) {
       if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what} in:\n${text()}`);
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -37,4 +39,9 @@ export function plain(text: string): string {
     .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")
     .replace(/\u001b[()][0-9A-Z]/g, "")
     .replace(/\r\n/g, "\n");
+}
+
+/** Terminal text with each line end (and the indent after it) read as one space: wrapped lines whole again. */
+export function unwrapped(text: string): string {
+  return text.replace(/ *\r?\n */g, " ");
 }

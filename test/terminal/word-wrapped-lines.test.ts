@@ -51,4 +51,51 @@ describe("long lines of nudge's own", () => {
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
   }, 120_000);
+
+  it("wrap at word boundaries in colour at 60 columns: the question's command, the ⏺ line, /help and /clear", async () => {
+    const wide = { cols: 60, rows: 60 };
+    const command = "echo all such words to show how a bigger command wraps > .claude/settings.local.json";
+    const repo = await gitdir();
+    api = await startScriptedApi([{ tool: "Bash", input: { command, description: "write it" } }, { text: "DONE" }]);
+    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color", size: wide, color: true });
+    await t.waitFor("› ");
+    t.type("go\r");
+    await t.waitFor("Allow?");
+    await new Promise((r) => setTimeout(r, 200));
+    const asking = (await render(t.screen(), wide.cols, wide.rows)).lines;
+    // The command as the question shows it: its rows, joined with spaces, are the command again.
+    expect(logicalLine(asking, "echo all", command)).toBe(command);
+    t.type("n\r");
+    await t.waitFor("Reason for claude");
+    t.type("\r");
+    await t.waitFor(/turn 1 · [^]*turn 1 saved/, 60_000);
+    t.type("/help\r");
+    await t.waitFor("Ctrl-Z suspend");
+    t.type("/clear\r");
+    await t.waitFor(/\/clear: claude starts[^]*conversation\s+and\s+code/);
+    await new Promise((r) => setTimeout(r, 200));
+    const { lines } = await render(t.screen(), wide.cols, wide.rows);
+    expect(logicalLine(lines, "⏺ Bash(", `⏺ Bash(${command})`)).toBe(`⏺ Bash(${command})`);
+    const keys = "Shift-Tab next permission mode · Esc or Ctrl-C interrupt the turn (at a question: no)";
+    expect(logicalLine(lines, "Shift-Tab", keys)).toBe(keys);
+    const clear =
+      "⎿ /clear: claude starts a new conversation without the turns before it; nudge keeps recording them in this session, and /rewind <n> to one of them brings back that turn's conversation and code";
+    expect(logicalLine(lines, "⎿ /clear", clear)).toBe(clear);
+    // No row is wider than the terminal would show whole (each fits, so the terminal cut none).
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(wide.cols);
+    t.type("/exit\r");
+    expect((await t.child).exitCode, t.text()).toBe(0);
+  }, 120_000);
 });
+
+/**
+ * The rows from the last that starts (after its indent) with `start`, as many as `whole` takes,
+ * trimmed and joined with spaces: `whole` again when every row ended between two words.
+ */
+function logicalLine(lines: string[], start: string, whole: string): string {
+  const first = lines.findLastIndex((l) => l.trimStart().startsWith(start));
+  expect(first, lines.join("\n")).toBeGreaterThan(-1);
+  const rows: string[] = [];
+  for (let i = first; i < lines.length && rows.join(" ").length < whole.length; i++) rows.push(lines[i]!.trim());
+  return rows.join(" ");
+}

@@ -10,14 +10,14 @@ import type { TreeChange } from "../../src/snapshot/git.js";
 const ZERO = "0".repeat(40);
 const change = (status: TreeChange["status"], path: string): TreeChange => ({ status, path, oldMode: "100644", oldBlob: ZERO, mode: status === "D" ? "000000" : "100644", blob: ZERO });
 
-function plan(changes: TreeChange[], yours: string[]): RewindPlan {
+function plan(changes: TreeChange[], yours: string[], recorded: string[] = []): RewindPlan {
   return {
     sessionId: "0afa1d7564",
     turn: 1,
     scope: "code",
     target: { tree: ZERO, commit: ZERO },
     current: { tree: ZERO, head: null, branch: "main" },
-    ...codeChanges(changes, new Set(yours)),
+    ...codeChanges(changes, new Set(yours), new Set(), new Set(recorded)),
     unsavedWork: true,
     head: { recorded: null, current: null, differs: false, reset: false, relation: null },
     imported: false,
@@ -42,5 +42,16 @@ describe("a rewind plan's file names", () => {
       "  backup: the work tree has changes not in any snapshot; they are saved first (undo: nudge session rewind --undo)",
     ]);
     expect(lines.join("\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+  });
+
+  it("files recorded as the user's edits, and none else of theirs: their heading only, no empty one after it", () => {
+    const lines = describePlan(plan([change("M", "hand-made.txt"), change("A", "claude.txt")], [], ["hand-made.txt"]));
+    expect(lines).toEqual([
+      "rewind session 0afa1d7564 to turn 1",
+      "  write   claude.txt",
+      "  yours: files you changed by hand between turns (recorded as your edits; the backup keeps them, undo brings them back):",
+      "    write     hand-made.txt",
+      "  backup: the work tree has changes not in any snapshot; they are saved first (undo: nudge session rewind --undo)",
+    ]);
   });
 });

@@ -113,7 +113,8 @@ describe("rewind refusals", () => {
       expect(dry.exitCode, dry.stderr).toBe(0);
       // The user's own file, in no snapshot: named apart from the turns' files, and quoted.
       expect(dry.stdout).toContain("  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):");
-      expect(dry.stdout).toContain(`    delete     ${JSON.stringify(evil)}`);
+      // Quoted in the terminal's one escape style (\x1b for a control byte, as everywhere nudge shows a name).
+      expect(dry.stdout).toContain(`    delete     ${JSON.stringify(evil).replace("\\u001b", "\\x1b")}`);
       expect(dry.stdout).not.toContain("\x1b");
       expect(dry.stdout).not.toMatch(/^ {2}write {3}README\.md$/m);
     } finally {

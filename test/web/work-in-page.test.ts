@@ -287,13 +287,13 @@ describe("a recorded session on the page", () => {
     expect(await tool.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
 
     await page.getByRole("checkbox", { name: "Tools" }).uncheck();
-    expect(await tool.isVisible()).toBe(false);
+    await expect.poll(() => tool.isVisible()).toBe(false);
     await page.getByRole("checkbox", { name: "Tools" }).check();
-    expect(await tool.isVisible()).toBe(true);
+    await expect.poll(() => tool.isVisible()).toBe(true);
     await page.getByRole("checkbox", { name: "Only errors" }).check();
-    expect(await turn1.locator("details.tool").isVisible()).toBe(false);
-    expect(await turn2.locator("details.tool.failed").isVisible()).toBe(true);
-    expect(await turn2.getByText("That failed.").isVisible()).toBe(false);
+    await expect.poll(() => turn1.locator("details.tool").isVisible()).toBe(false);
+    await expect.poll(() => turn2.locator("details.tool.failed").isVisible()).toBe(true);
+    await expect.poll(() => turn2.getByText("That failed.").isVisible()).toBe(false);
     await page.getByRole("checkbox", { name: "Only errors" }).uncheck();
 
     await turn1.getByRole("button", { name: "Copy" }).click();

@@ -42,3 +42,34 @@ export function formatElapsed(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
 }
+
+/** 12345 → "12,345", without Intl (whose first use costs a listing of thousands of sessions more than the listing). */
+export function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** "1 file", "3 files". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** "3 files +10 -2", or "no changes". */
+export function formatStat(s: { filesChanged: number; insertions: number; deletions: number }): string {
+  if (s.filesChanged === 0) return "no changes";
+  return `${s.filesChanged} file${s.filesChanged === 1 ? "" : "s"} +${s.insertions} -${s.deletions}`;
+}
+
+/** A /compact turn: claude's context before and after, as claude reported it. */
+export function describeCompaction(c: Compaction): string {
+  return `compacted ${tokenChange(c)}`;
+}
+
+/**
+ * How a turn ended, in a word: claude's result subtype, except that a turn an API error ended has
+ * subtype "success" with is_error set, which must not read as a success.
+ */
+export function turnOutcome(turn: { status: string; result: { isError: boolean; subtype: string } | null }): string {
+  if (turn.status !== "complete") return turn.status;
+  if (!turn.result) return "done";
+  return turn.result.isError && turn.result.subtype === "success" ? "error" : turn.result.subtype;
+}

@@ -3,7 +3,7 @@ import * as z from "../zod.js";
 import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { loadRules } from "../rules/load-rules.js";
 import { repoRoot } from "../snapshot/git.js";
-import { oneLine } from "../terminal/format.js";
+import { oneLine } from "../format.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 

@@ -5,7 +5,7 @@ import { summarize } from "../bundle/summary.js";
 import { scanSessions, type Store } from "../bundle/store.js";
 import { remoteListing } from "../sharing/remote-listing.js";
 import { resolveRemote } from "../sharing/sync-remote.js";
-import { formatCost, formatDuration, oneLine, thousands } from "../terminal/format.js";
+import { formatCost, formatDuration, oneLine, thousands } from "../format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { inertValue, visible } from "../inert-text.js";

@@ -2,14 +2,13 @@ import { Command } from "commander";
 import * as z from "../zod.js";
 import { resolveSession } from "../bundle/store.js";
 import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
-import { formatCost, formatDuration, formatStat, oneLine } from "../terminal/format.js";
+import { describeCompaction, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../format.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { inertValue, visible } from "../inert-text.js";
 import { summarize } from "../bundle/summary.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
-import { describeCompaction, turnOutcome } from "../terminal/format.js";
 import { promptImageNames } from "../view/prompt-image-names.js";
 
 const Options = z.object({ remote: RemoteOption, json: z.optional(z.boolean()) });

@@ -13,7 +13,7 @@ import { describeRecord } from "../rules/decision-record.js";
 import { decisionFromAnswer } from "../rules/hook-answers.js";
 import { toolDetail } from "../claude/tool-detail.js";
 import { visible } from "../inert-text.js";
-import { oneLine } from "./format.js";
+import { oneLine } from "../format.js";
 import type { Style } from "./style.js";
 
 interface Asked {

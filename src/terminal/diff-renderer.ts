@@ -4,7 +4,7 @@
  */
 import { printablePath } from "../snapshot/git.js";
 import { visible } from "../inert-text.js";
-import { plural } from "./format.js";
+import { plural } from "../format.js";
 import { BINARY_LINE, requoteNames, type FileDiff } from "../snapshot/patch-sections.js";
 import type { Style } from "./style.js";
 import type { DiffLineHighlighter } from "../session/edit-diff.js";

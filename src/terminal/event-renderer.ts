@@ -22,7 +22,7 @@ import {
 import { inertValue, visibleJson } from "../inert-text.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
-import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "./format.js";
+import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../format.js";
 import { writeErr } from "./output.js";
 import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";

@@ -10,7 +10,7 @@ import { editDiff, type DiffOptions } from "../session/edit-diff.js";
 import { highlightDiffLine } from "./diff-highlight.js";
 import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { visible } from "../inert-text.js";
-import { firstLines } from "./format.js";
+import { firstLines } from "../format.js";
 import type { Style } from "./style.js";
 import { relativePath, toolDetail } from "../claude/tool-detail.js";
 

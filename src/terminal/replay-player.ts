@@ -10,7 +10,7 @@ import type { PlayLine } from "../bundle/input-merge.js";
 import { lineText, parseEventLine } from "../claude/ndjson.js";
 import { toStreamEvent } from "../claude/stream-events.js";
 import type { EventRenderer } from "./event-renderer.js";
-import { formatStat, describeCompaction, oneLine } from "./format.js";
+import { formatStat, describeCompaction, oneLine } from "../format.js";
 import type { Style } from "./style.js";
 
 export interface Pacing {

@@ -13,7 +13,7 @@ import { journalSchemas } from "../bundle/manifest-schema.js";
 import { bundleFiles, writeHeader, type Store } from "../bundle/store.js";
 import { summaryOf } from "../bundle/summary.js";
 import { UserError } from "../errors.js";
-import { formatStat, oneLine, plural } from "../terminal/format.js";
+import { formatStat, oneLine, plural } from "../format.js";
 import { planRepair, samePlan, type RepairPlan } from "./repair-plan.js";
 
 export async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {

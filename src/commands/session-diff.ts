@@ -3,7 +3,7 @@ import * as z from "../zod.js";
 import { resolveSession } from "../bundle/store.js";
 import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
 import { UserError } from "../errors.js";
-import { pickRange, turnDiff } from "../snapshot/turn-diff.js";
+import { pickRange, turnDiff } from "../view/turn-diff.js";
 import { renderPatch, renderStat } from "../terminal/diff-renderer.js";
 import { highlightDiffLine } from "../terminal/diff-highlight.js";
 import { page } from "../terminal/pager.js";

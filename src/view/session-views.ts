@@ -14,7 +14,7 @@ import { listSessions, type StoredSession, type Store } from "../bundle/store.js
 import { summarize } from "../bundle/summary.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { inertValue } from "../inert-text.js";
-import { pickRange, turnDiff } from "../snapshot/turn-diff.js";
+import { pickRange, turnDiff } from "./turn-diff.js";
 import { diffView } from "./diff-view.js";
 import { resolveSessionKept } from "./manifest-cache.js";
 import { buildEntries } from "./entry-builder.js";

@@ -6,9 +6,9 @@ import type { Manifest } from "../bundle/manifest-schema.js";
 import type { Store } from "../bundle/store.js";
 import { turnOf } from "../bundle/turn-lookup.js";
 import { UserError } from "../errors.js";
-import * as git from "./git.js";
-import { countChanges, splitPatch, type FileDiff, type FileStatus } from "./patch-sections.js";
-import { requireTree } from "./snapshotter.js";
+import * as git from "../snapshot/git.js";
+import { countChanges, splitPatch, type FileDiff, type FileStatus } from "../snapshot/patch-sections.js";
+import { requireTree } from "../snapshot/snapshotter.js";
 
 export interface DiffRange {
   /** Turn numbers; `from` null means the commit the session started on. */

@@ -12,11 +12,11 @@ import { creator as recommended } from "@secretlint/secretlint-rule-preset-recom
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { maskNdjsonFile, scanNdjsonFile } from "../src/sharing/secrets.js";
-import { GITLEAKS_RULES } from "../src/sharing/gitleaks-rules.js";
-import { PortedRules } from "../src/sharing/ported-rules.js";
-import { PROVIDER_RULES } from "../src/sharing/provider-rules.js";
-import { blockFindings } from "../src/sharing/secret-blocks.js";
+import { maskNdjsonFile, scanNdjsonFile } from "../src/secrets/secrets.js";
+import { GITLEAKS_RULES } from "../src/secrets/gitleaks-rules.js";
+import { PortedRules } from "../src/secrets/ported-rules.js";
+import { PROVIDER_RULES } from "../src/secrets/provider-rules.js";
+import { blockFindings } from "../src/secrets/secret-blocks.js";
 
 const megabytes = Number(process.argv[2] ?? 100);
 const dir = mkdtempSync(path.join(os.tmpdir(), "nudge-secret-bench-"));

@@ -1,6 +1,6 @@
 /**
  * Port gitleaks' default rules (config/gitleaks.toml) to data nudge scans with:
- * src/sharing/gitleaks-rules.ts. Run again when gitleaks adds rules:
+ * src/secrets/gitleaks-rules.ts. Run again when gitleaks adds rules:
  *
  *     node scripts/port-gitleaks-rules.mjs path/to/gitleaks.toml <gitleaks commit>
  *
@@ -89,5 +89,5 @@ export const GITLEAKS_RULES: PortedRule[] = [
 ${ported.map((r) => `  ${JSON.stringify(r)},`).join("\n")}
 ];
 `;
-writeFileSync(new URL("../src/sharing/gitleaks-rules.ts", import.meta.url), out);
+writeFileSync(new URL("../src/secrets/gitleaks-rules.ts", import.meta.url), out);
 process.stdout.write(`${ported.length} rules written (${rules.length - ported.length} left out)\n`);

@@ -5,7 +5,7 @@
  * masked as an export masks them before the window is cut: a secret is never half-shown.
  */
 import { inertValue } from "../inert-text.js";
-import type { SecretSpan } from "../sharing/secret-detect.js";
+import type { SecretSpan } from "../secrets/secret-detect.js";
 import type { SearchHit } from "./query.js";
 
 export interface Snippet {
@@ -88,6 +88,6 @@ async function maskString(text: string): Promise<string> {
 
 /** secretlint takes a while to load: only output that masks pays for it. */
 async function secretModules(): Promise<{ detectSecrets: (text: string) => Promise<SecretSpan[]>; placeholder: (kind: string) => string }> {
-  const [{ detectSecrets }, { placeholder }] = await Promise.all([import("../sharing/secret-detect.js"), import("../sharing/secrets.js")]);
+  const [{ detectSecrets }, { placeholder }] = await Promise.all([import("../secrets/secret-detect.js"), import("../secrets/secrets.js")]);
   return { detectSecrets, placeholder };
 }

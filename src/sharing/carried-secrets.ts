@@ -13,7 +13,7 @@
  */
 import { eachObject, packedObjects, treeEntries } from "../snapshot/git-objects.js";
 import { EXPORT_IN_CODE, MAX_SCANNED, isBinary, isExport, type CodeSecret } from "./code-secrets.js";
-import { SecretBatch } from "./secret-batch.js";
+import { SecretBatch } from "../secrets/secret-batch.js";
 
 type Item = { in: CodeSecret["in"]; path: string };
 

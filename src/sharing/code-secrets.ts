@@ -17,7 +17,7 @@ import { gunzipSync } from "node:zlib";
 import type { Turn } from "../bundle/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { INDEX_NAME } from "./export-index.js";
-import { SecretBatch } from "./secret-batch.js";
+import { SecretBatch } from "../secrets/secret-batch.js";
 
 export interface CodeSecret {
   kind: string;

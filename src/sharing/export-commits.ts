@@ -9,7 +9,7 @@
 import { InternalError, UserError } from "../errors.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import * as git from "../snapshot/git.js";
-import { maskTextData } from "./secrets.js";
+import { maskTextData } from "../secrets/secrets.js";
 
 export interface ExportedCommits {
   turns: Turn[];

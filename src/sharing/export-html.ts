@@ -19,7 +19,7 @@ import type { SessionView, TurnView } from "../view/view-types.js";
 import { scanCode, type CodeSecret } from "./code-secrets.js";
 import { planExport } from "./export-plan.js";
 import { codeSecretError } from "./code-secret-error.js";
-import { maskNdjsonFile, scanNdjsonFile, summarizeFindings } from "./secrets.js";
+import { maskNdjsonFile, scanNdjsonFile, summarizeFindings } from "../secrets/secrets.js";
 
 export interface HtmlExportOptions {
   upto: number | null;

@@ -16,7 +16,7 @@ import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";
 import { turnOfLine } from "./export-plan.js";
 import { copyPrefix, lineStarts, linesBefore, remapOffsets } from "./line-offsets.js";
-import { maskNdjsonFile, scanAndMaskText, scanNdjsonFile, type SecretFinding } from "./secrets.js";
+import { maskNdjsonFile, scanAndMaskText, scanNdjsonFile, type SecretFinding } from "../secrets/secrets.js";
 import { listFiles } from "./list-files.js";
 import { turnEnd } from "./export-transcript-end.js";
 import { emptyQueuedPrompts } from "./queued-prompts.js";

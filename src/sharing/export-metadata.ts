@@ -8,8 +8,8 @@
 import type { ManifestHeader } from "../bundle/manifest-schema.js";
 import type { ExportIndex } from "./export-index.js";
 import { INDEX_NAME } from "./export-index.js";
-import { placeholder, type SecretFinding } from "./secrets.js";
-import { SecretBatch } from "./secret-batch.js";
+import { placeholder, type SecretFinding } from "../secrets/secrets.js";
+import { SecretBatch } from "../secrets/secret-batch.js";
 
 type Exported = ExportIndex["exported"];
 

@@ -30,7 +30,7 @@ import { maskMetadata } from "./export-metadata.js";
 import { writeExport, type ExportFile } from "./export-writer.js";
 import { beginWork } from "../bundle/cut-off-work.js";
 import { faultPoint } from "../fault-injection.js";
-import { summarizeFindings, type SecretFinding } from "./secrets.js";
+import { summarizeFindings, type SecretFinding } from "../secrets/secrets.js";
 import { nudgeVersion } from "../version.js";
 import { claudeSessionIdOf } from "../bundle/transcript-name.js";
 

@@ -10,7 +10,7 @@
  *
  * Only that string changes; every other byte of the line stays as claude wrote it.
  */
-import { stringTokens } from "./json-strings.js";
+import { stringTokens } from "../secrets/json-strings.js";
 import { rewriteLines } from "./rewrite-lines.js";
 
 const MARK = Buffer.from('"queue-operation"');

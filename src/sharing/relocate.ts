@@ -10,7 +10,7 @@
  * Rewriting happens inside decoded JSON string values (keys too), and only a string that changes
  * is re-encoded: every other byte of the line stays as claude wrote it.
  */
-import { decodeToken, isJsonLine, stringTokens } from "./json-strings.js";
+import { decodeToken, isJsonLine, stringTokens } from "../secrets/json-strings.js";
 import { rewriteLines } from "./rewrite-lines.js";
 
 export interface PathMove {

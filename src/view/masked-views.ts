@@ -6,7 +6,7 @@
  * on shared screens and in screenshots as often as an export is sent.
  */
 import type { Store } from "../bundle/store.js";
-import type { SecretSpan } from "../sharing/secret-detect.js";
+import type { SecretSpan } from "../secrets/secret-detect.js";
 import type { SessionListItem, SessionView, TurnView } from "./view-types.js";
 import { listSessionItems, sessionView, turnView } from "./session-views.js";
 
@@ -27,7 +27,7 @@ export async function maskedTurnView(store: Store, id: string, n: number, o: { f
 
 /** A copy of `value` with every string's secrets masked (object keys stay), found in a few detection calls. */
 export async function maskStrings<T>(value: T): Promise<T> {
-  const [{ SecretBatch }, { placeholder }] = await Promise.all([import("../sharing/secret-batch.js"), import("../sharing/secrets.js")]);
+  const [{ SecretBatch }, { placeholder }] = await Promise.all([import("../secrets/secret-batch.js"), import("../secrets/secrets.js")]);
   const batch = new SecretBatch<{ holder: Record<string | number, unknown>; key: string | number }>(({ holder, key }, spans, text) => {
     holder[key] = masked(text, spans, placeholder);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeToken, rawIndex, stringTokens } from "../../src/sharing/json-strings.js";
+import { decodeToken, rawIndex, stringTokens } from "../../src/secrets/json-strings.js";
 
 describe("the strings of a JSON line", () => {
   it("finds every key and value with its place in the raw text, escapes and all", () => {

@@ -3,14 +3,14 @@
  * look-alike left alone, and what each detection finds on its own (printed). The same corpus goes through a real recorded session in share-corpus.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { entropyFindings } from "../../src/sharing/secret-entropy.js";
-import { assignmentFindings, detectSecrets, secretlintFindings } from "../../src/sharing/secret-detect.js";
-import { ruleFindings } from "../../src/sharing/secret-rules.js";
-import { GITLEAKS_RULES } from "../../src/sharing/gitleaks-rules.js";
-import { PortedRules } from "../../src/sharing/ported-rules.js";
-import { PROVIDER_RULES } from "../../src/sharing/provider-rules.js";
-import { blockFindings } from "../../src/sharing/secret-blocks.js";
-import { maskTextData } from "../../src/sharing/secrets.js";
+import { entropyFindings } from "../../src/secrets/secret-entropy.js";
+import { assignmentFindings, detectSecrets, secretlintFindings } from "../../src/secrets/secret-detect.js";
+import { ruleFindings } from "../../src/secrets/secret-rules.js";
+import { GITLEAKS_RULES } from "../../src/secrets/gitleaks-rules.js";
+import { PortedRules } from "../../src/secrets/ported-rules.js";
+import { PROVIDER_RULES } from "../../src/secrets/provider-rules.js";
+import { blockFindings } from "../../src/secrets/secret-blocks.js";
+import { maskTextData } from "../../src/secrets/secrets.js";
 import { loadCorpus } from "../support/secret-corpus.js";
 
 const { secrets, lookalikes } = loadCorpus();

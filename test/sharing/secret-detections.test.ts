@@ -6,12 +6,12 @@
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { detectSecrets } from "../../src/sharing/secret-detect.js";
-import { isSecretName } from "../../src/sharing/secret-names.js";
-import { GITLEAKS_RULES } from "../../src/sharing/gitleaks-rules.js";
-import { PortedRules } from "../../src/sharing/ported-rules.js";
-import { PROVIDER_RULES } from "../../src/sharing/provider-rules.js";
-import { RULE_PREFILTERS } from "../../src/sharing/rule-prefilters.js";
+import { detectSecrets } from "../../src/secrets/secret-detect.js";
+import { isSecretName } from "../../src/secrets/secret-names.js";
+import { GITLEAKS_RULES } from "../../src/secrets/gitleaks-rules.js";
+import { PortedRules } from "../../src/secrets/ported-rules.js";
+import { PROVIDER_RULES } from "../../src/secrets/provider-rules.js";
+import { RULE_PREFILTERS } from "../../src/secrets/rule-prefilters.js";
 import { loadCorpus } from "../support/secret-corpus.js";
 
 const pick = (chars: string, n: number) => Array.from({ length: n }, () => chars[randomInt(chars.length)]).join("");

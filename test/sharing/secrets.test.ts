@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { detectSecrets } from "../../src/sharing/secret-detect.js";
-import { maskNdjsonFile, maskTextData, scanNdjsonFile, scanText, summarizeFindings } from "../../src/sharing/secrets.js";
+import { detectSecrets } from "../../src/secrets/secret-detect.js";
+import { maskNdjsonFile, maskTextData, scanNdjsonFile, scanText, summarizeFindings } from "../../src/secrets/secrets.js";
 import { tempDir } from "../support/gitdir.js";
 
 // Shaped like the real thing; none is a live credential. Built from parts so this file is not itself flagged.

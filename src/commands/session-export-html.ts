@@ -4,7 +4,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import { resolveSession } from "../bundle/store.js";
 import { UserError } from "../errors.js";
-import { exportHtml } from "../sharing/export-html.js";
+import { exportHtml } from "../web/export-html.js";
 import { noteExportedImages } from "./export-images-note.js";
 import { excludeExport } from "../sharing/export-exclude.js";
 import { formatBytes } from "../sharing/limits.js";

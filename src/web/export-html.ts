@@ -11,14 +11,14 @@ import path from "node:path";
 import { beginWork } from "../bundle/cut-off-work.js";
 import type { Store, StoredSession } from "../bundle/store.js";
 import { refuseLinksWithin } from "../bundle/bundle-links.js";
-import { pageDocument } from "../web/page/document.js";
-import { readPageAssets } from "../web/page/assets.js";
+import { pageDocument } from "./page/document.js";
+import { readPageAssets } from "./page/assets.js";
 import { summaryOf } from "../bundle/summary.js";
 import { sessionView, turnView } from "../view/session-views.js";
 import type { SessionView, TurnView } from "../view/view-types.js";
-import { scanCode, type CodeSecret } from "./code-secrets.js";
-import { planExport } from "./export-plan.js";
-import { codeSecretError } from "./code-secret-error.js";
+import { scanCode, type CodeSecret } from "../sharing/code-secrets.js";
+import { planExport } from "../sharing/export-plan.js";
+import { codeSecretError } from "../sharing/code-secret-error.js";
 import { maskNdjsonFile, scanNdjsonFile, summarizeFindings } from "../secrets/secrets.js";
 
 export interface HtmlExportOptions {

@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
  * It runs in seconds and needs no native module, so CI also runs it on the oldest Node nudge supports.
  */
 const UNIT = [
+  "test/architecture.test.ts",
   "test/bundle/transcript-copy.test.ts",
   "test/bundle/zod-accept.test.ts",
   "test/claude/ndjson.test.ts",

@@ -77,6 +77,19 @@ describe("driving a session from the page", () => {
     await page.getByRole("button", { name: "Jump to live" }).click();
     await expect.poll(() => inView(page, "Turn 1")).toBe(true);
 
+    // Going to a turn by its link leaves the live end: the page stays there while the turns change.
+    await page.getByRole("link", { name: "Link to turn 0" }).click();
+    const turn0AtTop = () => page.locator("#turn-0-title").evaluate((el) => Math.abs(el.getBoundingClientRect().top) < 80);
+    await expect.poll(turn0AtTop).toBe(true);
+    // Past the jump's own settling (2 s without a change of size), the page grows: it stays on turn 0.
+    await page.waitForTimeout(2500);
+    // (clicked from the page's script: Playwright would scroll to the button first)
+    await page.getByRole("region", { name: "Turn 0", exact: true }).getByRole("button", { name: "Show all 5" }).evaluate((b) => (b as HTMLButtonElement).click());
+    await page.waitForTimeout(800);
+    expect(await turn0AtTop()).toBe(true);
+    await page.getByRole("button", { name: "Jump to live" }).click();
+    await expect.poll(() => inView(page, "Turn 1")).toBe(true);
+
     await page.getByRole("button", { name: "Stop" }).click();
     await turn1.getByText("interrupted").first().waitFor();
     release();
@@ -138,6 +151,11 @@ describe("a recorded session on the page", () => {
     await page.getByText("This session has no turn 99: its turns are 0 to 2.").waitFor();
     await page.goto(`${web.origin}/s/${recorded.id}?turn=abc`);
     await page.getByText("“abc” is no turn number: this session's turns are 0 to 2.").waitFor();
+    // One that does not even decode is said the same way, not a blank page.
+    await page.goto(`${web.origin}/s/${recorded.id}?turn=%25`);
+    await page.getByText("“%” is no turn number: this session's turns are 0 to 2.").waitFor();
+    await page.goto(`${web.origin}/s/${recorded.id}#turn-%zz`);
+    await page.getByText("“%zz” is no turn number: this session's turns are 0 to 2.").waitFor();
 
     // A rewind, then its undo, both from the page, each after its plan.
     await page.goto(`${web.origin}/s/${recorded.id}`);

@@ -24,7 +24,7 @@ function start(): void {
   }
   const source = serverSource();
   const match = /^\/s\/([^/]+)\/?$/.exec(repoPath());
-  const turn = turnInAddress();
+  const turn = turnInAddress().turn;
   render(
     <>
       <ConnectionBanner />

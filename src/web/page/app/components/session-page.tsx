@@ -24,7 +24,7 @@ import { ReadingTools } from "./reading-tools.js";
 import { TurnSection } from "./turn-section.js";
 import { inRepo } from "../repo-base.js";
 import { useFollowLive } from "../follow-live.js";
-import { badTurnInAddress, turnInAddress } from "../turn-address.js";
+import { turnInAddress } from "../turn-address.js";
 
 /**
  * Sections are drawn a chunk at a time, the first chunk at once and one more whenever the browser
@@ -109,6 +109,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   // End before every section is drawn: draw them all, then go to the last once they are (the
   // commit after setDrawn), staying there while the sections around it take their real height.
   const goingTo = useRef<number | "end" | null>(null);
+  /** Stops the scroll to a turn still settling (Jump to live ends it). */
+  const settling = useRef<() => void>(() => {});
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "End" || e.defaultPrevented || (e.target instanceof HTMLElement && e.target.closest("input, textarea, select, [contenteditable]"))) return;
@@ -123,9 +125,11 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     const target = goingTo.current;
     if (target === null || drawn < chunks.length) return;
     goingTo.current = null;
-    return settleScroll(() =>
+    const stop = settleScroll(() =>
       target === "end" ? window.scrollTo({ top: document.documentElement.scrollHeight }) : document.getElementById(`turn-${target}`)?.scrollIntoView({ block: "start" }),
     );
+    settling.current = stop;
+    return stop;
   }, [drawn, chunks.length, forced]);
 
   // Printing (Ctrl-P) prints what is drawn: every turn is drawn first, with its entries, its
@@ -141,26 +145,29 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     return () => window.removeEventListener("beforeprint", onPrint);
   }, [view?.turns]);
 
+  const working = !source.static && view !== null && (view.session.state === "recording" || (live !== null && !live.ended && live.busy));
+  const { following, jumpToLive, stopFollowing } = useFollowLive(working, scrollTo === null);
+  // Going to a turn (the timeline, the outline, a permalink) is leaving the live end: following it
+  // would pull the page back there as the turns grow.
   const jump = useCallback((n: number) => {
+    stopFollowing();
     goingTo.current = n;
     setDrawn(Infinity);
     setForced((f) => new Set([...f, n]));
-  }, []);
+  }, [stopFollowing]);
   useEffect(() => {
     if (view && scrollTo !== null) jump(scrollTo);
   }, [view !== null]);
   // A link to another turn of this page (a heading's permalink, a typed #turn-N) goes there.
   useEffect(() => {
     const onHash = () => {
-      const n = turnInAddress();
+      const n = turnInAddress().turn;
       if (n !== null) jump(n);
     };
     window.addEventListener("hashchange", onHash);
     return () => window.removeEventListener("hashchange", onHash);
   }, [jump]);
 
-  const working = !source.static && view !== null && (view.session.state === "recording" || (live !== null && !live.ended && live.busy));
-  const { following, jumpToLive } = useFollowLive(working, scrollTo === null);
 
   // Started from the page and gone at once (claude refused to start: nothing was recorded): why.
   const refusal = live?.ended ? live.notices.filter((n) => n.level === "error") : [];
@@ -218,7 +225,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const turns: TurnSummaryView[] = view.turns;
   const pending = view.pending && !turns.some((t) => t.n === view.pending!.n) ? view.pending : null;
   const lockedWhy = recordingWhy(view.session.state, live);
-  const badTurn = source.static ? null : badTurnInAddress();
+  const badTurn = source.static ? null : turnInAddress().bad;
   const asked = scrollTo !== null && !turns.some((t) => t.n === scrollTo) && pending?.n !== scrollTo ? scrollTo : null;
   return (
     <main class="session">
@@ -253,7 +260,14 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         {pending ? <TurnSection key={`p${pending.n}`} source={source} sessionId={view.session.id} summary={null} pendingN={pending.n} version={versions[pending.n] ?? 0} forced onChanged={changed} /> : null}
       </div>
       {working && !following ? (
-        <button type="button" class="jump-live" onClick={jumpToLive}>
+        <button
+          type="button"
+          class="jump-live"
+          onClick={() => {
+            settling.current();
+            jumpToLive();
+          }}
+        >
           ↓ Jump to live
         </button>
       ) : null}

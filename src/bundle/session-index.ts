@@ -2,8 +2,8 @@
  * The session index: `<store>/sessions-index.txt`, every session's header as it was when last
  * read, so that a store of thousands of sessions is listed without reading thousands of files.
  * It is a cache, never trusted over the bundles: each entry carries the identity of the
- * manifest.json it was read from (inode, size, modification and change times), and is used only
- * while that file is unchanged; a session that is not in it is read from its bundle, and one it
+ * manifest.json it was read from (inode, size, modification and change times), and for a session
+ * not marked complete its journal's too, and is used only while those are unchanged; a session that is not in it is read from its bundle, and one it
  * has but the store no longer holds is dropped. A missing or damaged index is rebuilt.
  *
  * Format: a first line `nudge sessions index 3 TAB <sessions folder identity> TAB <sessions> TAB
@@ -76,6 +76,22 @@ function fileKey(file: string): string | null {
   const s = statSync(file, { throwIfNoEntry: false });
   return s ? `${s.ino}-${s.size}-${s.mtimeMs}-${s.ctimeMs}` : null;
 }
+
+/**
+ * What an entry's header was read from: the manifest, and for a session not marked complete its
+ * journal too, whose turns count in its listed header (a kill between a turn's record and the
+ * header's write leaves the header a turn behind; see store.ts). A complete session's header was
+ * written after its last turn: its journal is not looked at.
+ */
+function entryKey(dir: string, state: string | null): string | null {
+  const manifest = fileKey(path.join(dir, "manifest.json"));
+  if (manifest === null || state === "complete") return manifest;
+  const journal = statSync(path.join(dir, "turns.jsonl"), { throwIfNoEntry: false });
+  return `${manifest}+${journal ? `${journal.size}-${journal.mtimeMs}` : "none"}`;
+}
+
+/** The key an entry read as `header` keeps: without its journal's part once complete. */
+const keptKey = (key: string, header: ManifestHeader) => (header.state === "complete" ? key.split("+")[0]! : key);
 
 /** The sessions folder's identity, or "-" while it is too fresh to tell a later change by. */
 function folderKey(dir: string): string {
@@ -274,7 +290,7 @@ export class SessionIndex {
         skipped.push([e.id, why]);
         continue;
       }
-      if (fileKey(path.join(this.sessionsDir, e.id, "manifest.json")) !== e.key) return null;
+      if (entryKey(path.join(this.sessionsDir, e.id), e.state) !== e.key) return null;
       shown.push(e);
     }
     if (!readHeaders(this.file, index, shown)) return null;
@@ -302,12 +318,12 @@ export class SessionIndex {
     // In the index's order (newest first), so that sorting what is mostly sorted costs little.
     for (const old of stored) {
       if (!ids.delete(old.id)) continue; // gone from the store
-      const key = fileKey(path.join(this.sessionsDir, old.id, "manifest.json"));
+      const key = entryKey(path.join(this.sessionsDir, old.id), old.state);
       if (old.key !== "-" && old.key === key) entries.push(old);
-      else unread.push({ id: old.id, key });
+      else unread.push({ id: old.id, key: entryKey(path.join(this.sessionsDir, old.id), null) });
     }
     const gone = stored.length !== entries.length + unread.length;
-    for (const id of ids) unread.push({ id, key: fileKey(path.join(this.sessionsDir, id, "manifest.json")) });
+    for (const id of ids) unread.push({ id, key: entryKey(path.join(this.sessionsDir, id), null) });
     entries.push(...(await this.readAll(unread)));
     const readable = entries.filter((e) => e.key !== "-");
     const wanted = readable.filter((e) => !o.where || o.where(e.state)).sort(newerFirst);
@@ -354,7 +370,7 @@ export class SessionIndex {
         // The identity was taken before the read: a header rewritten meanwhile is read again next time.
         const header = await this.readOne(id);
         if (!header) out.push({ id, key: "-", createdAt: "-", state: "-", bytes: Buffer.alloc(0) });
-        else out.push({ id, key: key ?? "", createdAt: header.createdAt, state: header.state, header, bytes: key && indexable(id) ? Buffer.from(JSON.stringify(header)) : Buffer.alloc(0) });
+        else out.push({ id, key: key ? keptKey(key, header) : "", createdAt: header.createdAt, state: header.state, header, bytes: key && indexable(id) ? Buffer.from(JSON.stringify(header)) : Buffer.alloc(0) });
       }
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, items.length) }, worker));

@@ -330,14 +330,15 @@ export async function scanSessions(store: Store, o: { limit?: number; unfinished
   const index = new SessionIndex(
     store.dir,
     sessions,
-    (id) => readHeader(path.join(sessions, id)),
+    // What a listing shows of a session: its header, counted from its journal where that is behind (cached as read).
+    async (id) => listedHeader(path.join(sessions, id), await readHeader(path.join(sessions, id))),
     (id, why) => o.onSkip?.(bundleDir(store, id), why),
   );
   const scan = await index.scan({ limit: o.limit, where: o.unfinished ? (state) => state !== "complete" : undefined });
   const listed = await Promise.all(
     scan.sessions.map(async ({ id, header }) => {
       const dir = bundleDir(store, id);
-      return { dir, header: await listedHeader(dir, header), state: await sessionState(dir, header) };
+      return { dir, header, state: await sessionState(dir, header) };
     }),
   );
   return { sessions: listed, total: scan.total };

@@ -15,6 +15,7 @@ import { applyForkInPlace, forkIntoWorktree, forkTurn, planForkIntoWorktree, pre
 import { applyHousekeeping } from "../../time-travel/housekeeping-apply.js";
 import { describeHousekeeping, describeRemoved, planKey } from "../../time-travel/housekeeping-plan.js";
 import { applyRewind, prepareRewind, prepareUndo, undoLastRewind, withUndo, withWorkTree } from "../../time-travel/rewind.js";
+import { lastRewind } from "../../time-travel/rewind-log.js";
 import { describePlan, describeRewound, describeUndo } from "../../time-travel/rewind-plan.js";
 import { UserError } from "../../errors.js";
 import { planRemoval } from "../../time-travel/session-removal.js";
@@ -46,9 +47,11 @@ export const undoAction: Action<Record<string, never>> = {
   fields: {},
   async run({ store }, id, _input, decide) {
     await withUndo(store, async () => {
+      // Whose rewind it is, before the work of planning its undo (a scan of the work tree).
+      const last = await lastRewind(store);
+      if (last && last.sessionId !== id) throw new UserError(`the last rewind in this repository is of session ${last.sessionId}, not ${id}`, `undo it from that session's page (or nudge session rewind --undo)`);
       const prepared = await prepareUndo(store);
       const record = prepared.plan.undo;
-      if (record.sessionId !== id) throw new UserError(`the last rewind in this repository is of session ${record.sessionId}, not ${id}`, `undo it from that session's page (or nudge session rewind --undo)`);
       await decide({
         plan: describeUndo(prepared.plan),
         question: `undo the ${record.fork ? "fork" : "rewind"} of ${id} to turn ${record.turn}?`,

@@ -13,7 +13,7 @@ import path from "node:path";
 import * as z from "../zod.js";
 import * as git from "../snapshot/git.js";
 import { ensureDir, writeFileAtomic } from "./atomic-write.js";
-import { isLocked, isRunning, processStart } from "./locks.js";
+import { isLocked, isRunning } from "./locks.js";
 import type { Store } from "./store.js";
 
 const Step = z.discriminatedUnion("kind", [
@@ -104,7 +104,8 @@ export async function findCutOffWork(store: Store, kind?: string): Promise<CutOf
     const m = NAME.exec(name);
     if (!m || (kind && m[1] !== kind)) continue;
     const pid = Number(m[2]);
-    if (pid === process.pid || isRunning({ pid, started: processStart(pid) })) continue;
+    // The folder's name holds only the pid: alive is all that can be asked (a start time read now would be compared with itself).
+    if (pid === process.pid || isRunning({ pid, started: null })) continue;
     const journal = await readJournal(path.join(workRoot(store), name));
     found.push({ dir: path.join(workRoot(store), name), kind: m[1]!, what: journal?.what ?? `a ${m[1]} cut off`, steps: journal && !journal.done ? journal.steps.length : 0 });
   }
@@ -148,7 +149,7 @@ async function inUse(store: Store, steps: WorkStep[]): Promise<boolean> {
   return false;
 }
 
-export async function readJournal(dir: string): Promise<Journal | null> {
+async function readJournal(dir: string): Promise<Journal | null> {
   try {
     return JournalSchema.parse(JSON.parse(await fs.readFile(path.join(dir, "journal.json"), "utf8")));
   } catch {
@@ -196,7 +197,7 @@ async function removeWorktree(store: Store, dir: string, before: string[] | unde
 }
 
 /** git's admin folders of the worktree at `dir`: one naming it in its `gitdir`, or (new since `before`) naming nothing. */
-export async function addedAdminFolders(store: Store, dir: string, before: string[] | undefined): Promise<string[]> {
+async function addedAdminFolders(store: Store, dir: string, before: string[] | undefined): Promise<string[]> {
   const base = path.join(store.commonDir, "worktrees");
   const found: string[] = [];
   for (const name of await fs.readdir(base).catch(() => [] as string[])) {

@@ -354,8 +354,18 @@ export async function resolveId(store: Store, idOrPrefix: string): Promise<strin
   const ids = await sessionIds(store);
   const matches = ids.includes(idOrPrefix) ? [idOrPrefix] : ids.filter((id) => id.startsWith(idOrPrefix));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) {
-    throw new UserError(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list");
+  if (matches.length === 0) throw new NoSuchSession(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list", []);
+  const some = matches.sort().slice(0, 8);
+  throw new NoSuchSession(`"${idOrPrefix}" is ambiguous: ${some.join(", ")}`, "type more of the id", some);
+}
+
+/** An id or prefix that names no one session: `matches` are the sessions it begins (none, or several). */
+export class NoSuchSession extends UserError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly matches: string[],
+  ) {
+    super(message, hint);
   }
-  throw new UserError(`"${idOrPrefix}" is ambiguous: ${matches.sort().slice(0, 8).join(", ")}`, "type more of the id");
 }

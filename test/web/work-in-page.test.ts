@@ -8,7 +8,7 @@
  * very long answer rendered as markdown; the sessions table at a phone's width.
  */
 import { execa } from "execa";
-import { readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -169,6 +169,13 @@ describe("a recorded session on the page", () => {
     await undo.getByText(/undid the rewind of \w+ to turn 1/).waitFor();
     expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("three\n");
     await undo.getByRole("button", { name: "Close" }).click();
+
+    // A prefix of two sessions' ids: the page names both (from the server's answer, not its words).
+    const twin = `${recorded.id.slice(0, 2)}${recorded.id.slice(2) === "ffffffff" ? "eeeeeeee" : "ffffffff"}`;
+    cpSync(recorded.dir, path.join(path.dirname(recorded.dir), twin), { recursive: true });
+    await page.goto(`${web.origin}/s/${recorded.id.slice(0, 2)}`);
+    await page.getByRole("heading", { name: "Which session?" }).waitFor();
+    expect(await page.getByRole("listitem").allTextContents()).toEqual([recorded.id, twin].sort());
 
     // A mistyped session's address: said as such, not as a lost login.
     await page.goto(`${web.origin}/s/nosuchsession`);

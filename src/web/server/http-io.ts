@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import * as z from "../../zod.js";
 import { UserError, errorMessage } from "../../errors.js";
 import { NoSuchTurn } from "../../bundle/turn-lookup.js";
+import { NoSuchSession } from "../../bundle/store.js";
 
 /** An answer with its own status (404, 405, 409, 413…). */
 export class HttpError extends Error {
@@ -45,8 +46,8 @@ function errorAnswer(error: unknown): { status: number; body: Record<string, unk
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message, hint: error.hint, ...error.extra } };
   if (error instanceof UserError) {
     // The id matched no session (or several), or the session has no such turn: the thing asked for is not there.
-    const status = error instanceof NoSuchTurn || /^no session matches|is ambiguous:/.test(error.message) ? 404 : 400;
-    return { status, body: { error: error.message, hint: error.hint ?? "" } };
+    if (error instanceof NoSuchSession) return { status: 404, body: { error: error.message, hint: error.hint ?? "", matches: error.matches } };
+    return { status: error instanceof NoSuchTurn ? 404 : 400, body: { error: error.message, hint: error.hint ?? "" } };
   }
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const line = errorMessage(error).split("\n")[0]!;

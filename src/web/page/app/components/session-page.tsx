@@ -195,7 +195,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       </main>
     );
   // A prefix of several sessions' ids: name them, as `session show` does, rather than call it a typo.
-  const several = !view && error instanceof ApiError && error.status === 404 && / is ambiguous: /.test(error.message) ? [...new Set(error.message.match(/\b[0-9a-f]{10}\b/g) ?? [])] : [];
+  const matches = !view && error instanceof ApiError && error.status === 404 ? (error.body as { matches?: unknown } | null)?.matches : undefined;
+  const several = Array.isArray(matches) ? matches.filter((m): m is string => typeof m === "string" && /^[0-9a-f]{1,40}$/.test(m)) : [];
   if (several.length)
     return (
       <main class="session">

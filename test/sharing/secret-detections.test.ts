@@ -63,6 +63,17 @@ describe("formats", () => {
     expect(Object.keys(RULE_PREFILTERS).filter((id) => hit.has(id)).length).toBeGreaterThanOrEqual(8);
   });
 
+  it("a Kubernetes Secret's data is found with its prefilter as without, `kind` before `data` or after", () => {
+    const rules = GITLEAKS_RULES.filter((r) => r.id === "kubernetes-secret-yaml");
+    const value = Buffer.from(pick(ALNUM, 24)).toString("base64");
+    // The last spells `kind` with a Kelvin sign, which RE2's (?i) reads as k.
+    for (const yaml of [`apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: ${value}\n`, `data:\n  password: ${value}\nkind: 'secret'\n`, `a\u212Aind: Secret\ndata:\n  password: ${value}\n`]) {
+      const spans = new PortedRules(rules).findings(yaml);
+      expect(spans.map((s) => yaml.slice(s.start, s.end))).toEqual([`password: ${value}`]);
+      expect(spans).toEqual(new PortedRules(rules, {}).findings(yaml));
+    }
+  });
+
   it("a Slack app token is masked whole, its 64-hex tail included", async () => {
     const token = `xapp-1-A${pick("ABCDEFGHIJ0123456789", 10)}-${pick("0123456789", 13)}-${pick(HEX, 64)}`;
     expect(await found(`connect with ${token} in socket mode`)).toEqual([token]);

@@ -19,7 +19,7 @@ import { LineFramer } from "../claude/ndjson.js";
 import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.js";
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
 import { StreamedSecrets } from "./secret-stream.js";
-import { itemAt } from "./secret-batch.js";
+import { itemAt } from "./joined-texts.js";
 
 export interface SecretFinding {
   kind: string;

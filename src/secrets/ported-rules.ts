@@ -12,6 +12,7 @@ import { RE2JS } from "re2js";
 import type { SecretSpan } from "./secret-detect.js";
 import { RULE_PREFILTERS } from "./rule-prefilters.js";
 import { KeywordMatcher } from "./keyword-matcher.js";
+import { shannon } from "./secret-entropy.js";
 
 export interface PortedRule {
   id: string;
@@ -148,12 +149,4 @@ function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, matc
 function lineOf(text: string, at: number): string {
   const end = text.indexOf("\n", at);
   return text.slice(text.lastIndexOf("\n", at) + 1, end === -1 ? text.length : end);
-}
-
-export function shannon(value: string): number {
-  const counts = new Map<string, number>();
-  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
-  let bits = 0;
-  for (const n of counts.values()) bits -= (n / value.length) * Math.log2(n / value.length);
-  return bits;
 }

@@ -74,20 +74,12 @@ export async function maskHit(hit: SearchHit): Promise<SearchHit> {
 }
 
 async function maskString(text: string): Promise<string> {
-  const { detectSecrets, placeholder } = await secretModules();
-  const spans = (await detectSecrets(text)).sort((a, b) => a.start - b.start);
-  let out = "";
-  let at = 0;
-  for (const s of spans) {
-    if (s.end <= at) continue;
-    out += text.slice(at, Math.max(at, s.start)) + placeholder(s.kind);
-    at = s.end;
-  }
-  return out + text.slice(at);
+  const { detectSecrets, maskText } = await secretModules();
+  return maskText(text, await detectSecrets(text));
 }
 
 /** secretlint takes a while to load: only output that masks pays for it. */
-async function secretModules(): Promise<{ detectSecrets: (text: string) => Promise<SecretSpan[]>; placeholder: (kind: string) => string }> {
-  const [{ detectSecrets }, { placeholder }] = await Promise.all([import("../secrets/secret-detect.js"), import("../secrets/secrets.js")]);
-  return { detectSecrets, placeholder };
+async function secretModules(): Promise<{ detectSecrets: (text: string) => Promise<SecretSpan[]>; placeholder: (kind: string) => string; maskText: (text: string, spans: SecretSpan[]) => string }> {
+  const [{ detectSecrets }, { placeholder, maskText }] = await Promise.all([import("../secrets/secret-detect.js"), import("../secrets/secrets.js")]);
+  return { detectSecrets, placeholder, maskText };
 }

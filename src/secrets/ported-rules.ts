@@ -12,6 +12,7 @@ import { RE2JS } from "re2js";
 import type { SecretSpan } from "./secret-detect.js";
 import { RULE_PREFILTERS } from "./rule-prefilters.js";
 import { KeywordMatcher } from "./keyword-matcher.js";
+import { shannon } from "./secret-entropy.js";
 
 export interface PortedRule {
   id: string;
@@ -80,14 +81,22 @@ export class PortedRules {
     // In order of where they start: a long keyword is reported at its end, after a short one that starts later.
     const order = Array.from({ length: hits.length / 2 }, (_, i) => i).sort((a, b) => hits[2 * a]! - hits[2 * b]!);
     const out = new Map<number, Array<[number, number]>>();
+    // The line around each hit, found once per hit and by cursors that only move forward (hits are
+    // in order): a scan per hit and rule to the line's ends would be quadratic on a long line.
+    let lineStart = 0;
+    let lineEnd = -1;
     for (const h of order) {
       const at = hits[2 * h]!;
+      if (at >= lineEnd) {
+        const nl = text.indexOf("\n", at);
+        lineEnd = nl === -1 ? text.length : nl;
+        lineStart = text.lastIndexOf("\n", at) + 1;
+      }
       for (const index of this.byKeyword[hits[2 * h + 1]!]!) {
         const c = this.compiled[index]!;
         const reach = c.long ? AFTER_LONG : AFTER;
-        const from = c.multiline ? Math.max(0, at - BEFORE) : Math.max(text.lastIndexOf("\n", at) + 1, at - BEFORE);
-        const lineEnd = c.multiline ? -1 : text.indexOf("\n", at);
-        const to = Math.min(lineEnd === -1 ? text.length : lineEnd, at + reach);
+        const from = c.multiline ? Math.max(0, at - BEFORE) : Math.max(lineStart, at - BEFORE);
+        const to = Math.min(c.multiline ? text.length : lineEnd, at + reach);
         const list = out.get(index) ?? [];
         const last = list.at(-1);
         if (last && from <= last[1]) last[1] = Math.max(last[1], to);
@@ -116,7 +125,7 @@ export class PortedRules {
       if (!secret) continue;
       if (c.rule.entropy !== undefined && shannon(secret) < c.rule.entropy) continue;
       const start = from + m.start(g);
-      if (allow.some((a) => allowed(a, secret, m.group(0)!, lineOf(text, start)))) continue;
+      if (allow.some((a) => allowed(a, secret, m.group(0)!, () => lineOf(text, start)))) continue;
       found.push({ kind: c.rule.id, start, end: start + secret.length });
     }
     return found;
@@ -129,8 +138,9 @@ function compile(c: Compiled): Required<Compiled> {
   return c as Required<Compiled>;
 }
 
-function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, match: string, line: string): boolean {
-  const target = a.target === "match" ? match : a.target === "line" ? line : secret;
+/** `line` is read only for an allowlist on the line: finding a long line's ends per match would be quadratic. */
+function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, match: string, line: () => string): boolean {
+  const target = a.target === "match" ? match : a.target === "line" ? line() : secret;
   if (a.regexes.some((re) => re.matcher(target).find())) return true;
   const lower = secret.toLowerCase();
   return a.stopwords.some((w) => lower.includes(w));
@@ -139,12 +149,4 @@ function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, matc
 function lineOf(text: string, at: number): string {
   const end = text.indexOf("\n", at);
   return text.slice(text.lastIndexOf("\n", at) + 1, end === -1 ? text.length : end);
-}
-
-export function shannon(value: string): number {
-  const counts = new Map<string, number>();
-  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
-  let bits = 0;
-  for (const n of counts.values()) bits -= (n / value.length) * Math.log2(n / value.length);
-  return bits;
 }

@@ -15,6 +15,9 @@ export const RULE_PREFILTERS: Record<string, RegExp> = {
   "huggingface-access-token": /\bhf_/,
   "huggingface-token": /\bhf_/,
   jwt: /\bey[a-zA-Z0-9]{17}/,
+  // Both of the rule's orders hold `kind: secret`; its keyword alone (`secret`) is everywhere in code.
+  // RE2's (?i) also folds the Kelvin sign (U+212A) into k; V8's /i does not.
+  "kubernetes-secret-yaml": /\b[k\u212A]ind:[ \t]*["']?secret\b/i,
   "mailchimp-api-key": /-us[0-9]/i,
   "notion-integration-token": /\bsecret_[A-Za-z0-9]{43}/,
   "octopus-deploy-api-key": /\bAPI-[A-Z0-9]{26}/,

@@ -6,19 +6,19 @@
  * is handed back with its own text, clipped to it.
  */
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
+import { JoinedTexts, SEPARATOR } from "./joined-texts.js";
 
-const SEPARATOR = "\n\u0000\n";
 /** About this many characters per detection call: enough to amortize the setup, small enough to keep memory flat. */
 const BATCH_CHARS = 4 * 1024 * 1024;
 
 export class SecretBatch<T> {
-  private items: Array<{ item: T; text: string; from: number }> = [];
+  private items: Array<{ item: T; text: string }> = [];
   private size = 0;
 
   constructor(private readonly found: (item: T, spans: SecretSpan[], text: string) => void) {}
 
   async add(item: T, text: string): Promise<void> {
-    this.items.push({ item, text, from: this.size });
+    this.items.push({ item, text });
     this.size += text.length + SEPARATOR.length;
     if (this.size >= BATCH_CHARS) await this.flush();
   }
@@ -29,26 +29,9 @@ export class SecretBatch<T> {
     this.items = [];
     this.size = 0;
     if (items.length === 0) return;
-    const spans = await detectSecrets(items.map((i) => i.text).join(SEPARATOR));
+    const joined = new JoinedTexts(items.map((i) => i.text));
     const byItem = new Map<number, SecretSpan[]>();
-    for (const span of spans) {
-      const at = itemAt(items, span.start);
-      const { from, text } = items[at]!;
-      if (span.start >= from + text.length) continue; // inside a separator
-      byItem.set(at, [...(byItem.get(at) ?? []), { kind: span.kind, start: span.start - from, end: Math.min(span.end - from, text.length) }]);
-    }
+    for (const [at, span] of joined.split(await detectSecrets(joined.text))) byItem.set(at, [...(byItem.get(at) ?? []), span]);
     for (const [at, found] of byItem) this.found(items[at]!.item, found, items[at]!.text);
   }
-}
-
-/** In pieces of one joined text, sorted by start: the last piece that starts at or before `offset`. */
-export function itemAt(items: Array<{ from: number }>, offset: number): number {
-  let lo = 0;
-  let hi = items.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (items[mid]!.from <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }

@@ -13,7 +13,7 @@ import { isSecretName, nameAround } from "./secret-names.js";
  * value's one character class, so it runs in linear time.
  */
 const NAMED_VALUE =
-  /(?<keyword>key|token|secret|pass|pw|pwd|cred|auth)[\w.-]{0,30}["']?(?:[ \t]{0,4}(?:=>|:=|[:=])[ \t]{0,4}|[ \t]{1,4}(?:is[ \t]{1,4})?)["']?(?<value>[A-Za-z0-9+/=_.~-]{16,400})(?![A-Za-z0-9+/=_.~-])/gi;
+  /(?:key|token|secret|pass|pw|pwd|cred|auth)[\w.-]{0,30}["']?(?:[ \t]{0,4}(?:=>|:=|[:=])[ \t]{0,4}|[ \t]{1,4}(?:is[ \t]{1,4})?)["']?(?<value>[A-Za-z0-9+/=_.~-]{16,400})(?![A-Za-z0-9+/=_.~-])/gi;
 
 /** Below this many bits per character a value reads as words or an identifier, not a random secret. */
 const MIN_BITS_PER_CHAR = 3.5;
@@ -41,11 +41,11 @@ export function looksRandom(value: string): boolean {
   // Letters alone, or with slashes and dashes, are words, CamelCase names or paths (ArrowDownPageUp,
   // prod/database/credentials); a random secret of 16+ characters mixes three kinds, or has a digit.
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((c) => c.test(value)).length;
-  return (classes >= 3 || (classes === 2 && /\d/.test(value))) && bitsPerChar(value) >= MIN_BITS_PER_CHAR;
+  return (classes >= 3 || (classes === 2 && /\d/.test(value))) && shannon(value) >= MIN_BITS_PER_CHAR;
 }
 
-/** Shannon entropy of the value's characters. */
-function bitsPerChar(value: string): number {
+/** Shannon entropy of the value's characters, in bits per character. */
+export function shannon(value: string): number {
   const counts = new Map<string, number>();
   for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
   let bits = 0;

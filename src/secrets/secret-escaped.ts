@@ -6,39 +6,27 @@
  * finding is mapped back onto the escaped text, where its placeholder keeps the JSON valid.
  */
 import { rawIndex } from "./json-strings.js";
+import { JoinedTexts } from "./joined-texts.js";
 import type { SecretSpan } from "./secret-detect.js";
 
 /** Strings shorter than this hold no key file or config worth decoding. */
 const MIN_STRING = 24;
-/** Between two decoded strings in one scan: no pattern reaches across a NUL line. */
-const SEPARATOR = "\n\u0000\n";
 
 export function escapedFindings(text: string, detect: (decoded: string) => SecretSpan[], depth = 2): SecretSpan[] {
-  const pieces: Array<{ from: number; to: number; at: number; raw: string }> = [];
-  const parts: string[] = [];
-  let offset = 0;
-  for (const { at, raw } of escapedStrings(text)) {
-    const decoded = JSON.parse(raw) as string;
-    pieces.push({ from: offset, to: offset + decoded.length, at, raw });
-    parts.push(decoded);
-    offset += decoded.length + SEPARATOR.length;
-  }
+  const pieces = [...escapedStrings(text)];
   if (pieces.length === 0) return [];
-  const joined = parts.join(SEPARATOR);
-  const spans = [...detect(joined), ...(depth > 1 ? escapedFindings(joined, detect, depth - 1) : [])];
+  const joined = new JoinedTexts(pieces.map((p) => p.decoded));
+  const spans = [...detect(joined.text), ...(depth > 1 ? escapedFindings(joined.text, detect, depth - 1) : [])];
   const found: SecretSpan[] = [];
-  for (const span of spans) {
-    const piece = pieces.find((p) => span.start >= p.from && span.start < p.to);
-    if (!piece) continue;
-    const start = piece.at + rawIndex(piece.raw, span.start - piece.from);
-    const end = piece.at + rawIndex(piece.raw, Math.min(span.end, piece.to) - piece.from);
-    found.push({ kind: span.kind, start, end });
+  for (const [i, span] of joined.split(spans)) {
+    const { at, raw } = pieces[i]!;
+    found.push({ kind: span.kind, start: at + rawIndex(raw, span.start), end: at + rawIndex(raw, span.end) });
   }
   return found;
 }
 
 /** Each `"…"` on one line with a backslash escape in it that decodes as a JSON string (one pass by char codes). */
-function* escapedStrings(text: string): Generator<{ at: number; raw: string }> {
+function* escapedStrings(text: string): Generator<{ at: number; raw: string; decoded: string }> {
   let at = text.indexOf('"');
   while (at !== -1) {
     let i = at + 1;
@@ -58,13 +46,8 @@ function* escapedStrings(text: string): Generator<{ at: number; raw: string }> {
     }
     if (escaped && i - at >= MIN_STRING) {
       const raw = text.slice(at, i + 1);
-      let ok = true;
-      try {
-        JSON.parse(raw);
-      } catch {
-        ok = false;
-      }
-      if (ok) yield { at, raw };
+      const decoded = parsed(raw);
+      if (decoded !== undefined) yield { at, raw, decoded };
       else {
         // Not a string after all (quotes paired wrongly in prose): its closing quote may open one.
         at = i;
@@ -72,5 +55,13 @@ function* escapedStrings(text: string): Generator<{ at: number; raw: string }> {
       }
     }
     at = text.indexOf('"', i + 1);
+  }
+}
+
+function parsed(raw: string): string | undefined {
+  try {
+    return JSON.parse(raw) as string;
+  } catch {
+    return undefined;
   }
 }

@@ -19,7 +19,7 @@ import { LineFramer } from "../claude/ndjson.js";
 import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.js";
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
 import { StreamedSecrets } from "./secret-stream.js";
-import { itemAt } from "./secret-batch.js";
+import { itemAt } from "./joined-texts.js";
 
 export interface SecretFinding {
   kind: string;
@@ -232,8 +232,8 @@ function maskJsonLine(text: string, spans: LineSpan[]): string {
   return out + text.slice(at);
 }
 
-/** Replace each span (sorted by start; overlaps merge into the first) with its placeholder. */
-function maskText(text: string, spans: LineSpan[]): string {
+/** `text` with each span replaced by its placeholder (or its `replacement`); overlapping spans merge into the first. */
+export function maskText(text: string, spans: ReadonlyArray<SecretSpan & { replacement?: string }>): string {
   let out = "";
   let at = 0;
   for (const s of [...spans].sort((a, b) => a.start - b.start)) {

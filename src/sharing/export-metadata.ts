@@ -8,7 +8,7 @@
 import type { ManifestHeader } from "../bundle/manifest-schema.js";
 import type { ExportIndex } from "./export-index.js";
 import { INDEX_NAME } from "./export-index.js";
-import { placeholder, type SecretFinding } from "../secrets/secrets.js";
+import { maskText, type SecretFinding } from "../secrets/secrets.js";
 import { SecretBatch } from "../secrets/secret-batch.js";
 
 type Exported = ExportIndex["exported"];
@@ -34,14 +34,8 @@ export async function maskMetadata(header: ManifestHeader, exported: Exported, m
   ];
   const findings: SecretFinding[] = [];
   const batch = new SecretBatch<(typeof fields)[number]>((field, spans, text) => {
-    let out = "";
-    let at = 0;
-    for (const s of [...spans].sort((a, b) => a.start - b.start)) {
-      findings.push({ kind: s.kind, file: field.file, line: 1, start: s.start, end: s.end });
-      out += text.slice(at, Math.max(at, s.start)) + (s.start >= at ? placeholder(s.kind) : "");
-      at = Math.max(at, s.end);
-    }
-    if (redact) field.set(out + text.slice(at));
+    for (const s of [...spans].sort((a, b) => a.start - b.start)) findings.push({ kind: s.kind, file: field.file, line: 1, start: s.start, end: s.end });
+    if (redact) field.set(maskText(text, spans));
   });
   for (const field of fields) {
     const value = field.get();

@@ -6,7 +6,6 @@
  * on shared screens and in screenshots as often as an export is sent.
  */
 import type { Store } from "../bundle/store.js";
-import type { SecretSpan } from "../secrets/secret-detect.js";
 import type { SessionListItem, SessionView, TurnView } from "./view-types.js";
 import { listSessionItems, sessionView, turnView } from "./session-views.js";
 
@@ -27,9 +26,9 @@ export async function maskedTurnView(store: Store, id: string, n: number, o: { f
 
 /** A copy of `value` with every string's secrets masked (object keys stay), found in a few detection calls. */
 export async function maskStrings<T>(value: T): Promise<T> {
-  const [{ SecretBatch }, { placeholder }] = await Promise.all([import("../secrets/secret-batch.js"), import("../secrets/secrets.js")]);
+  const [{ SecretBatch }, { maskText }] = await Promise.all([import("../secrets/secret-batch.js"), import("../secrets/secrets.js")]);
   const batch = new SecretBatch<{ holder: Record<string | number, unknown>; key: string | number }>(({ holder, key }, spans, text) => {
-    holder[key] = masked(text, spans, placeholder);
+    holder[key] = maskText(text, spans);
   });
   const strings: Array<{ holder: Record<string | number, unknown>; key: string | number; text: string }> = [];
   const walk = (holder: Record<string | number, unknown>) => {
@@ -44,15 +43,4 @@ export async function maskStrings<T>(value: T): Promise<T> {
   for (const s of strings) await batch.add(s, s.text);
   await batch.flush();
   return root.value as T;
-}
-
-function masked(text: string, spans: SecretSpan[], placeholder: (kind: string) => string): string {
-  let out = "";
-  let at = 0;
-  for (const s of [...spans].sort((a, b) => a.start - b.start)) {
-    if (s.end <= at) continue;
-    out += text.slice(at, Math.max(at, s.start)) + placeholder(s.kind);
-    at = s.end;
-  }
-  return out + text.slice(at);
 }

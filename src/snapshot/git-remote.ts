@@ -94,12 +94,6 @@ export async function configValue(root: string, key: string): Promise<string | n
   return r.exitCode === 0 ? r.stdout.toString("utf8").trim() : null;
 }
 
-/** The full ref HEAD points at (`refs/heads/main`), or null when HEAD is detached. */
-export async function headRef(root: string): Promise<string | null> {
-  const r = await spawnGit(root, ["symbolic-ref", "--quiet", "HEAD"]);
-  return r.exitCode === 0 ? r.stdout.toString("utf8").trim() : null;
-}
-
 /**
  * Arguments read by git's own option parser, given a command's options as a `rev-parse --parseopt`
  * spec: `set -- <options in long form> -- <the rest>`, shell-quoted; null when git refuses them.

@@ -112,9 +112,11 @@ export async function refCommit(root: string, ref: string): Promise<string | nul
   return answer(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
 }
 
-/** The checked-out branch name, or null when HEAD is detached. */
+/** The checked-out branch name, or null when HEAD is detached (or names a ref that is no branch). */
 export async function currentBranch(root: string): Promise<string | null> {
-  return answer(root, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
+  // The full ref, not --short: with a tag of the branch's name, --short says "heads/main".
+  const ref = await answer(root, ["symbolic-ref", "--quiet", "HEAD"]);
+  return ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
 }
 
 /** The empty tree's id in this repository's hash (what an unborn branch's "base" is). */

@@ -7,14 +7,15 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
+import { FETCHED_ROOT, parseFetchedRef } from "./sync-remote.js";
 
 export async function fetchedElsewhere(store: Store, prefix: string): Promise<{ id: string; remote: string | null } | null> {
   const repo = path.join(store.dir, "remote.git");
   if (!existsSync(path.join(repo, "HEAD"))) return null;
   const found = new Map<string, string>();
-  for (const ref of (await remoteGit.localRefs(repo, "refs/nudge/remote/")).keys()) {
-    const m = /^refs\/nudge\/remote\/([^/]+)\/([0-9a-f]{10})\/card$/.exec(ref);
-    if (m && m[2]!.startsWith(prefix)) found.set(m[2]!, m[1]!);
+  for (const ref of (await remoteGit.localRefs(repo, FETCHED_ROOT)).keys()) {
+    const card = parseFetchedRef(ref);
+    if (card?.kind === "card" && card.id.startsWith(prefix)) found.set(card.id, card.key);
   }
   if (found.size !== 1) return null;
   const [id, key] = [...found][0]!;

@@ -22,7 +22,7 @@ import type { Store, StoredSession } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { exportSession, type ExportResult } from "./export-session.js";
 import { planExport } from "./export-plan.js";
-import { CARD_FILE, EXPORT_FILE, baseRef, basePins, cardRef, dataRef } from "./published-card.js";
+import { CARD_FILE, EXPORT_FILE, PUBLISHED_PREFIX, baseRef, basePins, cardRef, dataRef, parsePublishedRef } from "./published-card.js";
 import { cardOf, measureFile } from "./publish-export.js";
 import { adoptKnown, fetchedRef, mineRef, minePrefix, pairs, pendingPrefix, pendingRef, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 import { faultPoint } from "../fault-injection.js";
@@ -138,11 +138,11 @@ export async function publishSession(store: Store, session: StoredSession, o: Pu
 async function publishLocked(store: Store, session: StoredSession, o: PublishOptions, repo: string): Promise<PublishResult> {
   const remote = o.remote;
   const id = session.manifest.id;
-  const remoteRefs = await remoteGit.lsRemote(repo, remote.pushUrl, "refs/nudge/published/");
+  const remoteRefs = await remoteGit.lsRemote(repo, remote.pushUrl, PUBLISHED_PREFIX);
   const remoteData = new Map<string, string>();
   for (const [ref, commit] of remoteRefs) {
-    const m = /^refs\/nudge\/published\/([0-9a-f]{10})\/data$/.exec(ref);
-    if (m) remoteData.set(m[1]!, commit);
+    const published = parsePublishedRef(ref);
+    if (published?.kind === "data") remoteData.set(published.id, commit);
   }
   await settlePending(repo, remote, id, remoteData);
   await adoptKnown(repo, remote, remoteData);

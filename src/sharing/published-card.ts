@@ -59,13 +59,18 @@ export const CardSchema = z.object({
 });
 export type Card = z.infer<typeof CardSchema>;
 
+/** All refs of one publication: its data, card and pins. */
+export function publishedPrefix(id: string): string {
+  return `${PUBLISHED_PREFIX}${id}/`;
+}
+
 export function dataRef(id: string): string {
-  return `${PUBLISHED_PREFIX}${id}/data`;
+  return `${publishedPrefix(id)}data`;
 }
 
 /** Where the pins of a publication's code live (see the layout above). */
 export function basePrefix(id: string): string {
-  return `${PUBLISHED_PREFIX}${id}/base/`;
+  return `${publishedPrefix(id)}base/`;
 }
 
 /** A pin of a commit the publication builds on. */
@@ -80,11 +85,11 @@ export function basePins(id: string, refs: Map<string, string>): string[] {
 }
 
 export function cardRef(id: string): string {
-  return `${PUBLISHED_PREFIX}${id}/card`;
+  return `${publishedPrefix(id)}card`;
 }
 
-/** `refs/nudge/published/<id>/<kind>` → its id and kind, or null for a ref nudge did not make. */
+/** `refs/nudge/published/<id>/<kind>` (or `<prefix><id>/<kind>`) → its id and kind, or null for a ref nudge did not make. */
 export function parsePublishedRef(ref: string, prefix = PUBLISHED_PREFIX): { id: string; kind: "data" | "card" } | null {
-  const m = /^([0-9a-f]{10})\/(data|card)$/.exec(ref.startsWith(prefix) ? ref.slice(prefix.length) : "");
-  return m ? { id: m[1]!, kind: m[2] as "data" | "card" } : null;
+  const [id = "", kind, ...more] = ref.startsWith(prefix) ? ref.slice(prefix.length).split("/") : [];
+  return PUBLISHED_ID.test(id) && (kind === "data" || kind === "card") && more.length === 0 ? { id, kind } : null;
 }

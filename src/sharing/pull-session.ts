@@ -39,11 +39,17 @@ export function exportLimit(maxBytes: number | undefined): number {
   return (maxBytes ?? DEFAULT_LIMITS.maxTotalBytes) + DEFAULT_LIMITS.maxIndexBytes + 16 * 1024 * 1024;
 }
 
+/** A publication's data commit in the sync repository, and its tree's entries when they were read already. */
+export interface FetchedData {
+  commit: string;
+  entries?: remoteGit.TreeEntry[];
+}
+
 /**
  * The publication's content, fetched (only its own ref) into the sync repository: its data
  * commit. A blob over the limit is not downloaded at all (publishedExport then refuses it).
  */
-export async function fetchData(store: Store, remote: Remote, id: string, maxBytes: number | undefined): Promise<string> {
+export async function fetchData(store: Store, remote: Remote, id: string, maxBytes: number | undefined): Promise<FetchedData> {
   const repo = await syncRepo(store);
   const local = fetchedRef(remote, id, "data");
   const lock = await syncLock(store, `fetching session ${id} from ${remote.label}`);
@@ -59,11 +65,15 @@ export async function fetchData(store: Store, remote: Remote, id: string, maxByt
     if (!there) throw new UserError(`${remote.label} has no published session ${id}`, "list what it has: nudge session fetch && nudge session list --remote");
     const limit = { prune: false, maxBlobBytes: exportLimit(maxBytes) };
     if ((await remoteGit.localRefs(repo, local)).get(local) !== there) await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${dataRef(id)}:${local}`], limit);
-    // Left out by an earlier fetch under a smaller limit: asked for again, under this one.
-    else if ((await remoteGit.treeEntries(repo, there)).some((e) => e.type === "blob" && e.size === null)) await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${dataRef(id)}:${local}`], { ...limit, refetch: true });
+    else {
+      // Left out by an earlier fetch under a smaller limit: asked for again, under this one.
+      const entries = await remoteGit.treeEntries(repo, there);
+      if (!entries.some((e) => e.type === "blob" && e.size === null)) return { commit: there, entries };
+      await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${dataRef(id)}:${local}`], { ...limit, refetch: true });
+    }
     const commit = (await remoteGit.localRefs(repo, local)).get(local);
     if (!commit) throw new UserError(`fetching session ${id} from ${remote.label} brought nothing`, "run the command again; if it goes on, the remote's refs are damaged");
-    return commit;
+    return { commit };
   } finally {
     await lock.release();
   }
@@ -90,9 +100,9 @@ async function fetchPinnedBase(store: Store, remote: Remote, id: string, tar: st
 }
 
 /** The export a publication holds, written to `file` after its shape and size are checked. */
-export async function publishedExport(repo: string, commit: string, id: string, file: string, maxBytes: number | undefined): Promise<void> {
+export async function publishedExport(repo: string, data: FetchedData, id: string, file: string, maxBytes: number | undefined): Promise<void> {
   const refusing = (why: string, hint = "it was damaged or altered since it was published; ask its author to push it again") => new UserError(`refusing published session ${id}: ${why}`, hint);
-  const entries = await remoteGit.treeEntries(repo, commit);
+  const entries = data.entries ?? (await remoteGit.treeEntries(repo, data.commit));
   const entry = entries[0];
   if (entries.length !== 1 || !entry || entry.name !== EXPORT_FILE || entry.type !== "blob" || entry.mode !== "100644") {
     throw refusing(`it is not a nudge publication (its tree holds ${entries.map((e) => JSON.stringify(e.name)).slice(0, 5).join(", ") || "nothing"}, not one ${EXPORT_FILE})`);
@@ -111,7 +121,7 @@ export async function publishedExport(repo: string, commit: string, id: string, 
 
 export async function pullSession(store: Store, remote: Remote, given: string, o: Pick<ImportOptions, "force" | "dryRun" | "maxBytes" | "progress">): Promise<PullResult> {
   const id = await resolvePublished(store, remote, given);
-  const commit = await fetchData(store, remote, id, o.maxBytes);
+  const data = await fetchData(store, remote, id, o.maxBytes);
   const repo = await syncRepo(store);
   // What the listing calls unreadable (a card naming another session, not matching its schema) is
   // not pulled either (QA: another's publication, pushed over this id, was installed under it).
@@ -120,7 +130,7 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
   const work = await beginWork(store, "pull", `pulling session ${id} from ${remote.label}`);
   try {
     const file = path.join(work.dir, `nudge-${id}.tar`);
-    await publishedExport(repo, commit, id, file, o.maxBytes);
+    await publishedExport(repo, data, id, file, o.maxBytes);
     // Publications are plain tars: one that does not start as one is refused before anything reads it.
     const problem = await tarStartProblem(file);
     if (problem) throw new UserError(`the published export of ${id} from ${remote.label} is not a valid nudge export: ${problem}`, "it was damaged or altered since it was published; ask its author to push it again");
@@ -134,7 +144,7 @@ export async function pullSession(store: Store, remote: Remote, given: string, o
       const message = error.message.startsWith(named) ? `refusing published session ${id} from ${remote.label}: ${error.message.slice(named.length)}` : `published session ${id} from ${remote.label}: ${error.message}`;
       throw new UserError(message, error.hint);
     });
-    if (imported.status !== "dry-run") await setPulled(repo, pulledRef(remote, id, imported.id), commit);
+    if (imported.status !== "dry-run") await setPulled(repo, pulledRef(remote, id, imported.id), data.commit);
     return { id, remote: remote.label, import: imported };
   } finally {
     await work.finish();

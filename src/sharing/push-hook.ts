@@ -9,6 +9,7 @@ import path from "node:path";
 import { UserError } from "../errors.js";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import { listSessions, loadSession, type Store } from "../bundle/store.js";
+import * as git from "../snapshot/git.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { publishSession, type PublishResult } from "./publish-session.js";
 import { resolveRemote } from "./sync-remote.js";
@@ -119,8 +120,8 @@ export async function pushedBranches(root: string, stdin: string): Promise<strin
     if (!local || !id || /^0+$/.test(id)) continue;
     if (local.startsWith("refs/heads/")) branches.add(local.slice("refs/heads/".length));
     else if (local === "HEAD") {
-      const head = await remoteGit.headRef(root);
-      if (head?.startsWith("refs/heads/")) branches.add(head.slice("refs/heads/".length));
+      const head = await git.currentBranch(root);
+      if (head) branches.add(head);
     }
   }
   return [...branches];

@@ -26,7 +26,8 @@ export interface RemoteView {
 
 export async function openRemoteView(store: Store, remote: Remote, given: string): Promise<RemoteView> {
   const published = await resolvePublished(store, remote, given);
-  const commit = await fetchData(store, remote, published, undefined);
+  const data = await fetchData(store, remote, published, undefined);
+  const commit = data.commit;
   const dir = path.join(store.dir, "remote-view", remote.key, published);
   const marker = path.join(dir, "data");
   const repo = path.join(dir, "repo");
@@ -46,7 +47,7 @@ export async function openRemoteView(store: Store, remote: Remote, given: string
     await fs.rm(dir, { recursive: true, force: true });
     await remoteGit.borrowingRepository(repo, await git.objectFormat(store.repoRoot), store.commonDir);
     const file = path.join(dir, `nudge-${published}.tar`);
-    await publishedExport(await syncRepo(store), commit, published, file, undefined);
+    await publishedExport(await syncRepo(store), data, published, file, undefined);
     const imported = await importSession(await viewStore(), file, { force: false, dryRun: false, env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, "claude") } }).catch(async (error: unknown) => {
       await fs.rm(dir, { recursive: true, force: true });
       if (error instanceof UserError) throw new UserError(`published session ${published} from ${remote.label}: ${error.message.replace(`refusing ${path.basename(file)}: `, "refusing it: ")}`, error.hint);

@@ -17,7 +17,7 @@ import type { Store } from "../bundle/store.js";
 import { isRunning, processStart } from "../bundle/locks.js";
 import * as git from "../snapshot/git.js";
 import * as remoteGit from "../snapshot/git-remote.js";
-import { CARD_FILE, CardSchema, MAX_CARD_BYTES, type Card } from "./published-card.js";
+import { CARD_FILE, CardSchema, MAX_CARD_BYTES, PUBLISHED_ID, parsePublishedRef, type Card } from "./published-card.js";
 
 export interface Remote {
   /** As the user named it (a remote's name, or a URL), for messages. */
@@ -83,24 +83,38 @@ async function removeDeadTemps(store: Store): Promise<void> {
   }
 }
 
-export const fetchedPrefix = (r: Remote) => `refs/nudge/remote/${r.key}/`;
-export const fetchedRef = (r: Remote, id: string, kind: "card" | "data") => `refs/nudge/remote/${r.key}/${id}/${kind}`;
+/** Where the remotes' publications, as last fetched, live: `<root><remote key>/<id>/card|data`. */
+export const FETCHED_ROOT = "refs/nudge/remote/";
+export const fetchedPrefix = (r: Remote) => `${FETCHED_ROOT}${r.key}/`;
+export const fetchedRef = (r: Remote, id: string, kind: "card" | "data") => `${fetchedPrefix(r)}${id}/${kind}`;
 export const minePrefix = (r: Remote) => `refs/nudge/mine/${r.key}/`;
-export const mineRef = (r: Remote, session: string, id: string) => `refs/nudge/mine/${r.key}/${session}/${id}`;
+export const mineRef = (r: Remote, session: string, id: string) => `${minePrefix(r)}${session}/${id}`;
 export const pulledPrefix = (r: Remote) => `refs/nudge/pulled/${r.key}/`;
 /** A publication being pushed: written before the push, made `mine` once the remote is seen to hold it. */
 export const pendingPrefix = (r: Remote) => `refs/nudge/pending/${r.key}/`;
-export const pendingRef = (r: Remote, session: string, id: string) => `refs/nudge/pending/${r.key}/${session}/${id}`;
-export const pulledRef = (r: Remote, id: string, session: string) => `refs/nudge/pulled/${r.key}/${id}/${session}`;
+export const pendingRef = (r: Remote, session: string, id: string) => `${pendingPrefix(r)}${session}/${id}`;
+export const pulledRef = (r: Remote, id: string, session: string) => `${pulledPrefix(r)}${id}/${session}`;
+
+/** A fetched ref (`<FETCHED_ROOT><key>/<id>/<kind>`) → the remote's key, the id and the kind; null for any other. */
+export function parseFetchedRef(ref: string): { key: string; id: string; kind: "card" | "data" } | null {
+  const rest = ref.startsWith(FETCHED_ROOT) ? ref.slice(FETCHED_ROOT.length) : "";
+  const slash = rest.indexOf("/");
+  const published = slash > 0 ? parsePublishedRef(rest.slice(slash + 1), "") : null;
+  return published && { key: rest.slice(0, slash), ...published };
+}
+
+/** `<a>/<b>`, two ids (the rest of a mine, pulled or pending ref), or null. */
+function idPair(rest: string): { a: string; b: string } | null {
+  const [a = "", b = "", ...more] = rest.split("/");
+  return PUBLISHED_ID.test(a) && PUBLISHED_ID.test(b) && more.length === 0 ? { a, b } : null;
+}
 
 /** Refs under `prefix` whose rest is `<a>/<b>`: a → b → commit. */
 export async function pairs(repo: string, prefix: string): Promise<Array<{ a: string; b: string; commit: string; ref: string }>> {
-  const out: Array<{ a: string; b: string; commit: string; ref: string }> = [];
-  for (const [ref, commit] of await remoteGit.localRefs(repo, prefix)) {
-    const m = /^([0-9a-f]{10})\/([0-9a-f]{10})$/.exec(ref.slice(prefix.length));
-    if (m) out.push({ a: m[1]!, b: m[2]!, commit, ref });
-  }
-  return out;
+  return [...(await remoteGit.localRefs(repo, prefix))].flatMap(([ref, commit]) => {
+    const ids = idPair(ref.slice(prefix.length));
+    return ids ? [{ ...ids, commit, ref }] : [];
+  });
 }
 
 export interface FetchedCard {
@@ -117,8 +131,8 @@ export async function fetchedCards(repo: string, remote: Remote): Promise<Fetche
   const prefix = fetchedPrefix(remote);
   const refs = [...(await remoteGit.localRefs(repo, prefix))].flatMap(([ref, commit]) => {
     // Only ids nudge publishes: anything else a remote holds is never listed (its length would widen every table).
-    const m = /^([0-9a-f]{10})\/card$/.exec(ref.slice(prefix.length));
-    return m ? [{ id: m[1]!, ref, commit }] : [];
+    const card = parsePublishedRef(ref, prefix);
+    return card?.kind === "card" ? [{ id: card.id, ref, commit }] : [];
   });
   const blobs = await remoteGit.readSmallBlobs(repo, refs.map((r) => `${r.commit}:${CARD_FILE}`), MAX_CARD_BYTES);
   return refs.map((r, i): FetchedCard => {
@@ -150,16 +164,18 @@ export async function setPulled(repo: string, ref: string, commit: string): Prom
  */
 export async function adoptKnown(repo: string, remote: Remote, remoteData: Map<string, string>): Promise<number> {
   const updates: Array<{ ref: string; commit: string }> = [];
+  const refs = await remoteGit.localRefs(repo, "refs/nudge/");
   for (const kind of ["mine", "pulled"] as const) {
-    const here = new Map(await remoteGit.localRefs(repo, `refs/nudge/${kind}/${remote.key}/`));
-    for (const [ref, commit] of await remoteGit.localRefs(repo, `refs/nudge/${kind}/`)) {
-      // mine: <key>/<session>/<published id>; pulled: <key>/<published id>/<session>
-      const m = /^refs\/nudge\/(?:mine|pulled)\/([^/]+)\/([0-9a-f]{10})\/([0-9a-f]{10})$/.exec(ref);
-      if (!m || m[1] === remote.key) continue;
-      const published = kind === "mine" ? m[3]! : m[2]!;
-      if (remoteData.get(published) !== commit) continue;
-      const own = kind === "mine" ? mineRef(remote, m[2]!, m[3]!) : pulledRef(remote, m[2]!, m[3]!);
-      if (here.get(own) !== commit) updates.push({ ref: own, commit });
+    // mine: <key>/<session>/<published id>; pulled: <key>/<published id>/<session>
+    const root = `refs/nudge/${kind}/`;
+    for (const [ref, commit] of refs) {
+      const rest = ref.startsWith(root) ? ref.slice(root.length) : "";
+      const slash = rest.indexOf("/");
+      const ids = slash > 0 ? idPair(rest.slice(slash + 1)) : null;
+      if (!ids || rest.slice(0, slash) === remote.key) continue;
+      if (remoteData.get(kind === "mine" ? ids.b : ids.a) !== commit) continue;
+      const own = kind === "mine" ? mineRef(remote, ids.a, ids.b) : pulledRef(remote, ids.a, ids.b);
+      if (refs.get(own) !== commit) updates.push({ ref: own, commit });
     }
   }
   if (updates.length) await remoteGit.setRefs(repo, updates);

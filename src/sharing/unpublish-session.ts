@@ -6,7 +6,7 @@
 import { UserError } from "../errors.js";
 import type { Store } from "../bundle/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
-import { basePrefix, cardRef, dataRef, PUBLISHED_ID } from "./published-card.js";
+import { basePrefix, cardRef, dataRef, PUBLISHED_ID, publishedPrefix } from "./published-card.js";
 import { syncLock } from "./fetch-published.js";
 import { adoptKnown, fetchedCards, fetchedRef, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 import { classifyRefusal } from "./push-refusal.js";
@@ -32,7 +32,7 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
     if (yours && yours !== whole) {
       // Both a session here (published as a fork under another id) and a publication of that id
       // there: which one was meant is not for nudge to guess (QA). --force means the one of that id.
-      const other = await remoteGit.lsRemote(repo, remote.pushUrl, `refs/nudge/published/${whole}/`);
+      const other = await remoteGit.lsRemote(repo, remote.pushUrl, publishedPrefix(whole));
       if (other.has(dataRef(whole)) || other.has(cardRef(whole))) {
         if (!o.force) {
           throw new UserError(
@@ -43,7 +43,7 @@ export async function unpublishSession(store: Store, remote: Remote, given: stri
         id = whole;
       }
     }
-    const refs = await remoteGit.lsRemote(repo, remote.pushUrl, `refs/nudge/published/${id}/`);
+    const refs = await remoteGit.lsRemote(repo, remote.pushUrl, publishedPrefix(id));
     const data = refs.get(dataRef(id));
     const card = refs.get(cardRef(id));
     if (!data && !card) throw new UserError(`${remote.label} has no published session ${id}`, "list what it has: nudge session fetch && nudge session list --remote");

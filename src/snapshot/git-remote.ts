@@ -94,12 +94,6 @@ export async function configValue(root: string, key: string): Promise<string | n
   return r.exitCode === 0 ? r.stdout.toString("utf8").trim() : null;
 }
 
-/** The full ref HEAD points at (`refs/heads/main`), or null when HEAD is detached. */
-export async function headRef(root: string): Promise<string | null> {
-  const r = await spawnGit(root, ["symbolic-ref", "--quiet", "HEAD"]);
-  return r.exitCode === 0 ? r.stdout.toString("utf8").trim() : null;
-}
-
 /**
  * Arguments read by git's own option parser, given a command's options as a `rev-parse --parseopt`
  * spec: `set -- <options in long form> -- <the rest>`, shell-quoted; null when git refuses them.
@@ -162,9 +156,8 @@ const FETCHING = "nudge-fetching";
  */
 async function forgetPromisors(repo: string, before: Set<string>, keepMarks: boolean): Promise<void> {
   if (!keepMarks) for (const mark of await promisorMarks(repo)) if (!before.has(mark)) await fs.rm(path.join(repo, "objects", "pack", mark), { force: true });
-  const r = await spawnGit(repo, ["config", "--name-only", "--get-regexp", "^remote\\..*\\.promisor$"]);
-  const sections = new Set(r.stdout.toString("utf8").split("\n").filter(Boolean).map((key) => key.slice(0, -".promisor".length)));
-  for (const section of sections) await spawnGit(repo, ["config", "--remove-section", section]);
+  // The only promisor git is told of (the gc's is given with -c, never written); absent, git says so and nothing changes.
+  await spawnGit(repo, ["config", "--remove-section", `remote.${FETCHING}`]);
 }
 
 /**

@@ -112,9 +112,11 @@ export async function refCommit(root: string, ref: string): Promise<string | nul
   return answer(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
 }
 
-/** The checked-out branch name, or null when HEAD is detached. */
+/** The checked-out branch name, or null when HEAD is detached (or names a ref that is no branch). */
 export async function currentBranch(root: string): Promise<string | null> {
-  return answer(root, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
+  // The full ref, not --short: with a tag of the branch's name, --short says "heads/main".
+  const ref = await answer(root, ["symbolic-ref", "--quiet", "HEAD"]);
+  return ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
 }
 
 /** The empty tree's id in this repository's hash (what an unborn branch's "base" is). */
@@ -175,24 +177,14 @@ export async function treePairEntries(root: string, pairs: Array<[string, string
   if (asked.length === 0) return pairs.map(() => []);
   const out = await run(root, ["diff-tree", "--stdin", "-r", "--no-renames", "-z", "--raw", "--no-abbrev"], { input: asked.join("\n") + "\n" });
   // For each pair: the line as it was given ("<a> <b>"), then one record per file that differs,
-  // ":<modes> <ids> <status>" and its path, each ending in NUL (a path may hold a newline; a
-  // record is read by its NULs, so it never looks like a pair's line).
+  // read by its NULs (a path may hold a newline), so a record never looks like a pair's line.
   const found = new Map<string, TreeDiffEntry[]>();
-  let pair: TreeDiffEntry[] = [];
   for (let at = 0; at < out.length; ) {
-    if (out[at] === 0x3a) {
-      const fields = out.indexOf(0, at);
-      const end = fields === -1 ? -1 : out.indexOf(0, fields + 1);
-      const [oldMode = "", newMode = "", oldBlob = "", newBlob = "", status = ""] = out.toString("latin1", at + 1, fields === -1 ? out.length : fields).split(" ");
-      const file = fields === -1 ? "" : out.toString("utf8", fields + 1, end === -1 ? out.length : end);
-      pair.push({ status: status as TreeDiffEntry["status"], path: file, oldMode, newMode, oldBlob, newBlob });
-      at = end === -1 ? out.length : end + 1;
-    } else {
-      const eol = out.indexOf(10, at);
-      pair = [];
-      found.set(out.toString("latin1", at, eol === -1 ? out.length : eol), pair);
-      at = eol === -1 ? out.length : eol + 1;
-    }
+    const eol = out.indexOf(10, at);
+    const line = out.toString("latin1", at, eol === -1 ? out.length : eol);
+    const records = rawRecords(out, eol === -1 ? out.length : eol + 1, "utf8");
+    found.set(line, records.entries);
+    at = records.end;
   }
   return pairs.map(([a, b]) => found.get(`${a} ${b}`) ?? []);
 }
@@ -254,25 +246,34 @@ export async function patchAndChanges(root: string, a: string, b: string): Promi
 export const PATCH_AND_CHANGES = ["-r", "-z", "--raw", "--no-abbrev", "-p", "--full-index", "-M", "--no-color"];
 
 export function parsePatchAndChanges(out: Buffer): { patch: Buffer; changes: TreeDiffEntry[] } {
-  const changes: TreeDiffEntry[] = [];
-  let at = 0;
-  const field = (): string => {
+  const { entries: changes, end } = rawRecords(out, 0, "latin1");
+  // The NUL between the records and the patch (none when there is no patch to follow).
+  return { patch: out.subarray(end < out.length && out[end] === 0 ? end + 1 : end), changes };
+}
+
+/**
+ * The `diff-tree --raw -z` records from `at` on, up to the first byte that starts none, and where
+ * they end. Each is ":<old mode> <new mode> <old blob> <new blob> <status>" then its path, or for
+ * a rename or copy ("R<score>", "C<score>") the old and the new path, each ending in NUL. Paths
+ * are decoded as `encoding` ("latin1" keeps each byte one character).
+ */
+function rawRecords(out: Buffer, at: number, encoding: "utf8" | "latin1"): { entries: TreeDiffEntry[]; end: number } {
+  const entries: TreeDiffEntry[] = [];
+  const field = (as: "utf8" | "latin1"): string => {
     const end = out.indexOf(0, at);
     if (end === -1) throw new InternalError("git diff-tree --raw -z: a record without its NUL");
-    const value = out.toString("latin1", at, end);
+    const value = out.toString(as, at, end);
     at = end + 1;
     return value;
   };
   while (at < out.length && out[at] === 0x3a /* ":" */) {
-    const [oldMode = "", newMode = "", oldBlob = "", newBlob = "", code = ""] = field().slice(1).split(" ");
+    const [oldMode = "", newMode = "", oldBlob = "", newBlob = "", code = ""] = field("latin1").slice(1).split(" ");
     if (code.startsWith("R") || code.startsWith("C")) {
-      const oldPath = field();
-      changes.push({ status: "R", oldPath, path: field(), oldMode, newMode, oldBlob, newBlob });
-    } else changes.push({ status: code as TreeDiffEntry["status"], path: field(), oldMode, newMode, oldBlob, newBlob });
+      const oldPath = field(encoding);
+      entries.push({ status: "R", oldPath, path: field(encoding), oldMode, newMode, oldBlob, newBlob });
+    } else entries.push({ status: code as TreeDiffEntry["status"], path: field(encoding), oldMode, newMode, oldBlob, newBlob });
   }
-  // The NUL between the records and the patch (none when there is no patch to follow).
-  if (at < out.length && out[at] === 0) at++;
-  return { patch: out.subarray(at), changes };
+  return { entries, end: at };
 }
 
 /**
@@ -308,21 +309,7 @@ export async function diffEntries(
 ): Promise<TreeDiffEntry[]> {
   // -z: paths verbatim, never C-quoted; --no-abbrev: full blob ids, which `blobSizes` looks up.
   const out = await run(root, ["diff-tree", "-r", renames ? "-M" : "--no-renames", "-z", "--raw", "--no-abbrev", a, b]);
-  const fields = out.toString(encoding).split("\0");
-  const entries: TreeDiffEntry[] = [];
-  // Each record: ":<old mode> <new mode> <old blob> <new blob> <status>" then its path, or for a
-  // rename "R<similarity>" then the old and the new path.
-  for (let i = 0; i + 1 < fields.length; ) {
-    const [oldMode = "", newMode = "", oldBlob = "", newBlob = "", code = ""] = fields[i]!.slice(1).split(" ");
-    if (code.startsWith("R")) {
-      entries.push({ status: "R", oldPath: fields[i + 1]!, path: fields[i + 2]!, oldMode, newMode, oldBlob, newBlob });
-      i += 3;
-    } else {
-      entries.push({ status: code as TreeDiffEntry["status"], path: fields[i + 1]!, oldMode, newMode, oldBlob, newBlob });
-      i += 2;
-    }
-  }
-  return entries;
+  return rawRecords(out, 0, encoding).entries;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { changedFileCounts, diffEntries, diffTrees, patchAndChanges, objectsExist, stageAll } from "../../src/snapshot/git.js";
+import { changedFileCounts, diffEntries, diffTrees, patchAndChanges, objectsExist, stageAll, treePairEntries } from "../../src/snapshot/git.js";
 import { patchBetween } from "../../src/snapshot/snapshotter.js";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 
@@ -71,6 +71,8 @@ describe("files changed between many pairs of trees, from one git process", () =
     const one = await Promise.all(pairs.map(async ([a, b]) => (await diffEntries(repo, a, b, false)).length));
     expect(one).toEqual([1, 3, 4, 4, 0, 1]);
     expect(await changedFileCounts(repo, pairs)).toEqual(one);
+    // The records themselves, paths as UTF-8, as one diff-tree per pair reads them.
+    expect(await treePairEntries(repo, pairs)).toEqual(await Promise.all(pairs.map(([a, b]) => diffEntries(repo, a, b, false))));
     expect(await changedFileCounts(repo, [])).toEqual([]);
     expect(await objectsExist(repo, [trees[2]!, "0".repeat(40), (await git(repo, "rev-parse", "HEAD")).trim()], "tree")).toEqual([true, false, false]);
   });

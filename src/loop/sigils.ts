@@ -74,15 +74,15 @@ function inlineProse(children: Token[]): string {
   return out;
 }
 
-/**
- * Quotations on one line that hold a tag: "…", “…”, or a whole tag in single quotes ('…' or ‘…’:
- * apostrophes make longer spans ambiguous). Quoted words without a tag stay (a fail's reason).
- */
-const QUOTED = [/"[^"\n<]*<[^"\n]*"/g, /“[^”\n<]*<[^”\n]*”/g, /['‘]\s*<([a-z-]+)(?:\s*\/>|>[^\n]*?<\/\1>)\s*['’]/g];
+/** Quotations on one line, paired left to right: "…" and “…”. */
+const QUOTATIONS = [/"[^"\n]*"/g, /“[^”\n]*”/g];
+/** A whole tag in single quotes ('…' or ‘…’): apostrophes make longer spans ambiguous. */
+const SINGLE_QUOTED_TAG = /['‘]\s*<([a-z-]+)(?:\s*\/>|>[^\n]*?<\/\1>)\s*['’]/g;
 
-/** Prose without what it quotes: where a tag counts. */
+/** Prose without its quotations that hold a tag: where a tag counts. Quoted words without a tag stay (a fail's reason). */
 function said(text: string): string {
-  return QUOTED.reduce((t, re) => t.replace(re, " "), prose(text));
+  const unquoted = QUOTATIONS.reduce((t, re) => t.replace(re, (q) => (q.includes("<") ? " " : q)), prose(text));
+  return unquoted.replace(SINGLE_QUOTED_TAG, " ");
 }
 
 /** The inner texts of every `<tag>…</tag>` in claude's prose, trimmed, in order. */

@@ -214,7 +214,7 @@ async function runLoop(input: LoopInput): Promise<number> {
   };
   const sandbox = input.sandbox ? await prepareSandbox(where) : null;
   // From here claude may plant a .git (a gitfile, a `git init` below): nudge's git keeps to the one found now.
-  if (sandbox?.gitDir) pinRepository(sandbox.workTree, sandbox.gitDir);
+  if (sandbox?.gitDir) pinRepository(sandbox.workTree, sandbox.gitDir, store.commonDir);
   // The verifier may run the tests but never change the work: confined wherever bubblewrap can do it.
   // A sandbox of its own (its own private config copy): what it leaves there never reaches the iterations' claude.
   const verifierSandbox = verify === null ? null : await (sandbox ? prepareSandbox(where) : trySandbox(where)).then((s) => s && checkerSandbox(s));

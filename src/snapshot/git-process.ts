@@ -53,23 +53,30 @@ export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
  */
 export const NO_PROGRAMS = ["-c", "core.fsmonitor=false"];
 
-let pinned: { workTree: string; gitDir: string } | null = null;
+let pinned: { workTree: string; gitDirs: string[]; env: Record<string, string> } | null = null;
 
 /**
  * From now on, git run in this work tree (or below it) uses this git dir, not one it finds on its
  * own: a sandboxed claude may write a `.git` file or folder into the work tree (a linked worktree's
  * gitfile, a `git init` in a subfolder) that would send nudge's git to a config of its making.
+ * Git run in the git dir or the common dir (nudge's store: its bare and scratch repositories) is
+ * left to find its own.
  */
-export function pinRepository(workTree: string, gitDir: string): void {
-  pinned = { workTree: path.resolve(workTree), gitDir: path.resolve(gitDir) };
+export function pinRepository(workTree: string, gitDir: string, commonDir = gitDir): void {
+  const top = path.resolve(workTree);
+  pinned = { workTree: top, gitDirs: [path.resolve(gitDir), path.resolve(commonDir)], env: { GIT_DIR: path.resolve(gitDir), GIT_WORK_TREE: top } };
 }
 
-/** GIT_DIR and GIT_WORK_TREE for git run in `cwd`, when cwd is in the pinned work tree. */
+/** GIT_DIR and GIT_WORK_TREE for git run in `cwd`, when cwd is in the pinned work tree (and not in its git dirs). */
 export function pinnedEnv(cwd: string): Record<string, string> {
   if (!pinned) return {};
-  const rel = path.relative(pinned.workTree, path.resolve(cwd));
-  if (rel.startsWith("..") || path.isAbsolute(rel)) return {};
-  return { GIT_DIR: pinned.gitDir, GIT_WORK_TREE: pinned.workTree };
+  const at = path.resolve(cwd);
+  return within(pinned.workTree, at) && !pinned.gitDirs.some((dir) => within(dir, at)) ? pinned.env : {};
+}
+
+function within(dir: string, at: string): boolean {
+  const rel = path.relative(dir, at);
+  return rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 
 export interface GitResult {
@@ -86,7 +93,7 @@ export function spawnGit(cwd: string, args: string[], env: Record<string, string
   return new Promise((resolve, reject) => {
     const base = { ...process.env };
     for (const name of more.unset ?? []) delete base[name];
-    const child = spawn("git", [...NO_PROGRAMS, ...args], { cwd, env: { ...base, ...(more.unset?.includes("GIT_DIR") ? {} : pinnedEnv(cwd)), ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn("git", [...NO_PROGRAMS, ...args], { cwd, env: { ...base, ...pinnedEnv(cwd), ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;

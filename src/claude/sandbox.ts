@@ -17,29 +17,46 @@ import { makePrivateState } from "./sandbox/private-home.js";
 import { projectConfigFiles } from "./sandbox/project-config.js";
 import { programArgs, systemArgs } from "./sandbox/visible.js";
 
-export interface Sandbox {
+/** The work tree's git as found before claude ran (repoLocation; gitlinkPaths: its submodules, relative to the top). */
+export interface SandboxGit {
+  gitDir: string;
+  commonDir: string;
+  gitlinks: string[];
+}
+
+/** What every sandbox of a work tree shares, found once (for the first): bubblewrap, git's folders, the folders shown. */
+interface SandboxShared {
   bwrap: string;
   /** The work tree, writable unless this is a verifier's sandbox. */
   workTree: string;
+  /** The work tree's git dir as found before claude ran: nudge's own git uses it, never one claude planted. */
+  gitDir: string | null;
+  /**
+   * Inside the writable work tree, what must stay read-only: git's whole dir (its config, hooks,
+   * refs, objects and nudge's store). nudge runs git there outside the sandbox after each turn.
+   */
+  gitReadOnly: string[];
+  /** --sandbox-read's folders, resolved. */
+  allowRead: string[];
+  /** Folders whose .claude/ and .mcp.json claude reads (the work tree, the loop's folder). */
+  configFolders: string[];
+}
+
+export interface Sandbox extends SandboxShared {
   /** Host folder → where it shows inside, writable: the private home and config dir. */
   privateBinds: Array<{ host: string; inside: string }>;
   /** Shown read-only before the writable ones: claude's config folders it only reads, --sandbox-read. */
   visible: string[];
   /** Folders claude may write (the work tree, its transcripts' folder); everything else is read-only or hidden. */
   writable: string[];
-  /**
-   * Inside the writable work tree, what must stay read-only: git's whole dir (its config, hooks,
-   * refs, objects and nudge's store). nudge runs git there outside the sandbox after each turn.
-   */
+  /** Shown read-only after the writable ones: git's folders, claude's auto-memory. */
   readOnly: string[];
-  /** The work tree's git dir as found before claude ran: nudge's own git uses it, never one claude planted. */
-  gitDir: string | null;
   /** Folders under `writable` hidden behind an empty private one (the verifier's view of claude's transcripts). */
   hidden: Array<{ host: string; inside: string }>;
-  /** Folders whose .claude/ and .mcp.json claude reads (the work tree, the loop's folder). */
-  configFolders: string[];
-  /** Their project config files before claude ran (path → hash). */
+  /** The project config files before claude ran (path → fingerprint); empty in a sandbox beside the first. */
   projectConfig: Map<string, string>;
+  /** The private folder outside (mode 0700), removed by `close`. */
+  privateDir: string;
   /** The gate's socket outside, and the environment that sends claude through it. */
   net: { socket: string; env: Record<string, string> };
   /** Stop the gate and remove the private copies. */
@@ -52,6 +69,8 @@ export interface SandboxOptions {
   cwd: string;
   claudeConfigDir: string;
   env: NodeJS.ProcessEnv;
+  /** The work tree's git (null: not in a repository). */
+  git: SandboxGit | null;
   /** Hosts reachable through the gate's CONNECT besides the API (--sandbox-net). */
   allowNet?: HostPort[];
   /** More folders shown read-only (--sandbox-read): a toolchain outside /usr. */
@@ -69,6 +88,32 @@ export async function prepareSandbox(o: SandboxOptions): Promise<Sandbox> {
   if (!bwrap) throw new UserError("--sandbox needs bubblewrap (bwrap), which is not installed", INSTALL_HINT);
   for (const p of o.allowRead ?? []) if (!existsSync(p)) throw new UserError(`--sandbox-read: no such file or folder: ${p}`, "name a folder to show read-only inside the sandbox");
   const workTree = path.resolve(o.workTree);
+  const configFolders = [workTree, path.resolve(o.cwd)];
+  const shared: SandboxShared = { bwrap, workTree, gitDir: o.git?.gitDir ?? null, gitReadOnly: gitReadOnly(workTree, o.git), allowRead: (o.allowRead ?? []).map((p) => path.resolve(p)), configFolders };
+  const sandbox = await openSandbox(shared, o, projectConfigFiles(configFolders));
+  // bwrap needs user namespaces (or setuid); a container may refuse them: say so now, not as a dead claude.
+  // execa is loaded here, not at start-up: only --sandbox needs it.
+  const { execa } = await import("execa");
+  const probe = await execa(bwrap, [...bwrapArgs(sandbox, workTree), "true"], { reject: false, stdin: "ignore", all: true, timeout: 10_000 });
+  if (probe.exitCode !== 0) {
+    await sandbox.close();
+    const why = String(probe.all ?? "").trim().split("\n").at(-1) ?? "";
+    throw new UserError(`--sandbox: bwrap cannot make a sandbox here${why ? `: ${why}` : ""}`, "this system does not allow unprivileged user namespaces (a container often does not); run without --sandbox, or allow them (sysctl kernel.unprivileged_userns_clone=1)");
+  }
+  return sandbox;
+}
+
+/**
+ * A second sandbox beside `s` (the verifier's): a private home, config copy and gate of its own,
+ * so that what it leaves there never reaches the first's claude; what `s` found is not found again.
+ */
+export function sandboxBeside(s: Sandbox, o: SandboxOptions): Promise<Sandbox> {
+  const { bwrap, workTree, gitDir, gitReadOnly, allowRead, configFolders } = s;
+  return openSandbox({ bwrap, workTree, gitDir, gitReadOnly, allowRead, configFolders }, o, new Map());
+}
+
+/** A sandbox's own parts: its private home and config copy, and its gate to the API. */
+async function openSandbox(shared: SandboxShared, o: SandboxOptions, projectConfig: Map<string, string>): Promise<Sandbox> {
   const api = apiEndpoint(o.env);
   const state = await makePrivateState({ configDir: o.claudeConfigDir, home: os.homedir(), cwd: path.resolve(o.cwd), defaultConfig: !o.env.CLAUDE_CONFIG_DIR });
   const socket = path.join(state.dir, "api.sock");
@@ -85,31 +130,18 @@ export async function prepareSandbox(o: SandboxOptions): Promise<Sandbox> {
     state.scrub();
     state.remove();
   };
-  const git = await gitDirs(workTree);
-  const sandbox: Sandbox = {
-    bwrap,
-    workTree,
+  return {
+    ...shared,
     privateBinds: state.binds,
-    visible: [...state.readOnly, ...(o.allowRead ?? []).map((p) => path.resolve(p))],
-    writable: [workTree, state.transcripts],
-    readOnly: [...git.dirs, ...state.transcriptsReadOnly],
-    gitDir: git.dirs[0] ?? null,
+    visible: [...state.readOnly, ...shared.allowRead],
+    writable: [shared.workTree, state.transcripts],
+    readOnly: [...shared.gitReadOnly, ...state.transcriptsReadOnly],
     hidden: [],
-    configFolders: [workTree, path.resolve(o.cwd)],
-    projectConfig: projectConfigFiles([workTree, path.resolve(o.cwd)]),
+    projectConfig,
+    privateDir: state.dir,
     net: { socket, env: innerEnv(api.url) },
     close,
   };
-  // bwrap needs user namespaces (or setuid); a container may refuse them: say so now, not as a dead claude.
-  // execa is loaded here, not at start-up: only --sandbox needs it.
-  const { execa } = await import("execa");
-  const probe = await execa(bwrap, [...bwrapArgs(sandbox, workTree), "true"], { reject: false, stdin: "ignore", all: true, timeout: 10_000 });
-  if (probe.exitCode !== 0) {
-    await close();
-    const why = String(probe.all ?? "").trim().split("\n").at(-1) ?? "";
-    throw new UserError(`--sandbox: bwrap cannot make a sandbox here${why ? `: ${why}` : ""}`, "this system does not allow unprivileged user namespaces (a container often does not); run without --sandbox, or allow them (sysctl kernel.unprivileged_userns_clone=1)");
-  }
-  return sandbox;
 }
 
 /**
@@ -131,34 +163,23 @@ function innerEnv(api: URL): Record<string, string> {
  * A gitfile claude could rewrite would send the next git run here (nudge's, the user's) to a
  * config of claude's making, with a core.fsmonitor program in it.
  */
-async function gitDirs(workTree: string): Promise<{ dirs: string[] }> {
-  const { execa } = await import("execa");
-  const r = await execa("git", ["rev-parse", "--absolute-git-dir", "--git-common-dir"], { cwd: workTree, reject: false, stdin: "ignore" });
-  if (r.exitCode !== 0) return { dirs: [] };
-  const dirs = r.stdout.split("\n").filter(Boolean).map((d) => path.resolve(workTree, d));
-  const entries = [path.join(workTree, ".git")];
-  const subs = await execa("git", ["-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"], { cwd: workTree, reject: false, stdin: "ignore", maxBuffer: 256 * 1024 * 1024 });
-  for (const line of subs.exitCode === 0 ? subs.stdout.split("\0") : []) {
-    if (line.startsWith("160000 ")) entries.push(path.join(workTree, line.slice(line.indexOf("\t") + 1), ".git"));
-  }
-  return { dirs: [...new Set([...dirs, ...entries.filter((e) => existsSync(e))])] };
-}
-
-/** The verifier's sandbox: the same, with the work tree read-only too (its Bash may run the tests, never change the work). */
-export function readOnlySandbox(s: Sandbox): Sandbox {
-  return { ...s, writable: s.writable.filter((p) => p !== s.workTree), readOnly: [s.workTree, ...s.readOnly] };
+function gitReadOnly(workTree: string, git: SandboxGit | null): string[] {
+  if (!git) return [];
+  const entries = [path.join(workTree, ".git"), ...git.gitlinks.map((p) => path.join(workTree, p, ".git"))];
+  return [...new Set([git.gitDir, git.commonDir, ...entries.filter((e) => existsSync(e))])];
 }
 
 /**
- * The verifier's sandbox changes nothing of claude's real config dir: its transcripts' folder is
- * an empty private one too (what it writes there is thrown away with the sandbox).
+ * The verifier's sandbox: the work tree read-only too (its Bash may run the tests, never change
+ * the work), and claude's transcripts' folder an empty private one (what it writes there is thrown
+ * away with the sandbox), so it changes nothing of claude's real config dir.
  */
 export function checkerSandbox(s: Sandbox): Sandbox {
-  const ro = readOnlySandbox(s);
   const transcripts = s.writable.filter((p) => p !== s.workTree);
-  const privateDir = path.join(path.dirname(s.net.socket), "checker-transcripts");
-  mkdirSync(privateDir, { recursive: true });
-  return { ...ro, writable: [], readOnly: ro.readOnly.filter((p) => !transcripts.some((t) => p.startsWith(t + path.sep))), hidden: transcripts.map((t) => ({ host: privateDir, inside: t })) };
+  const empty = path.join(s.privateDir, "checker-transcripts");
+  mkdirSync(empty, { recursive: true });
+  const readOnly = [s.workTree, ...s.readOnly].filter((p) => !transcripts.some((t) => p.startsWith(t + path.sep)));
+  return { ...s, writable: [], readOnly, hidden: transcripts.map((t) => ({ host: empty, inside: t })) };
 }
 
 /** A sandbox for the verifier when bubblewrap can make one here (without --sandbox); null when it cannot. */

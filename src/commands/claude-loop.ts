@@ -14,8 +14,7 @@ import { PLACEHOLDERS } from "../loop/prompt-template.js";
 import { MODEL_NAME } from "../loop/model-plan.js";
 import { readPromptFile, type PromptFile } from "../loop/prompt-file.js";
 import { startLoop } from "../loop/start-loop.js";
-import { pinRepository } from "../snapshot/git-process.js";
-import { checkerSandbox, prepareSandbox, trySandbox, type Sandbox } from "../claude/sandbox.js";
+import { openLoopSandboxes } from "../loop/loop-sandboxes.js";
 import { loadRules } from "../rules/load-rules.js";
 import { chooseSession, type SessionChoice } from "../session/open-session.js";
 import { exitAsHangUp } from "../terminal/hang-up.js";
@@ -212,90 +211,65 @@ async function runLoop(input: LoopInput): Promise<number> {
     allowNet: input.sandboxNet,
     allowRead: input.sandboxRead,
   };
-  const sandbox = input.sandbox ? await prepareSandbox(where) : null;
-  // From here claude may plant a .git (a gitfile, a `git init` below): nudge's git keeps to the one found now.
-  if (sandbox?.gitDir) pinRepository(sandbox.workTree, sandbox.gitDir);
-  // The verifier may run the tests but never change the work: confined wherever bubblewrap can do it.
-  // A sandbox of its own (its own private config copy): what it leaves there never reaches the iterations' claude.
-  const verifierSandbox = verify === null ? null : await (sandbox ? prepareSandbox(where) : trySandbox(where)).then((s) => s && checkerSandbox(s));
+  const { sandbox, verifierSandbox, close } = await openLoopSandboxes(where, { sandbox: input.sandbox, verifier: verify !== null });
   try {
-    return await loopIn(input, { cwd, store, bin, rules, choice, existing, verify, promptFile, say, errStyle, sandbox, verifierSandbox });
-  } finally {
-    await Promise.all([sandbox?.close(), verifierSandbox?.close()]);
-  }
-}
-
-type LoopPlace = {
-  cwd: string;
-  store: Awaited<ReturnType<typeof commandStore>>;
-  bin: string;
-  rules: Awaited<ReturnType<typeof loadRules>>;
-  choice: SessionChoice;
-  existing: Awaited<ReturnType<typeof chooseSession>>;
-  verify: true | PromptFile | null;
-  promptFile: PromptFile | null;
-  say: (line: string) => void;
-  errStyle: ReturnType<typeof makeStyle>;
-  sandbox: Sandbox | null;
-  verifierSandbox: Sandbox | null;
-};
-
-async function loopIn(input: LoopInput, p: LoopPlace): Promise<number> {
-  const { cwd, store, bin, rules, choice, existing, verify, promptFile, say, errStyle, sandbox, verifierSandbox } = p;
-  if (verify !== null && !verifierSandbox) say("⚠ --verify: bubblewrap (bwrap) cannot make a sandbox here, so nothing stops the verifier's Bash commands from writing (it is told not to); install bubblewrap to confine it");
-  const loop = await startLoop({
-    goal: input.goal,
-    check: input.until ?? null,
-    fresh: input.fresh,
-    promise: input.untilPromise ?? null,
-    failPromise: input.failPromise,
-    verify,
-    models: { strategy: input.modelStrategy ?? null, escalateAfter: input.escalateAfter, allowHints: input.allowModelHints },
-    checkTimeoutMs: input.checkTimeout * 1000,
-    promptFile,
-    budget: { iterations: input.maxIterations, costUsd: input.maxCost, minutes: input.maxMinutes },
-    guards: input.guards ? { noChange: input.guardNoChange, repeat: input.guardRepeat, sameOutput: input.guardSameOutput } : { noChange: null, repeat: null, sameOutput: null },
-    cwd: existing?.manifest.repo.cwd ?? cwd,
-    newSession: existing === null,
-    verbose: input.verbose ?? false,
-    say,
-    sandbox,
-    verifierSandbox,
-  });
-  if (!loop) {
-    say("■ loop stopped by you (Ctrl-C) before the first turn; nothing was sent to claude");
-    return 3;
-  }
-  try {
-    const run = await liveRun({
-      store,
-      cwd,
-      bin,
-      claudeConfigDir: claudeConfigDir(),
-      choice,
-      flags: {
-        model: input.model,
-        maxTurns: input.maxTurns,
-        permissionMode: input.permissionMode,
-        allowedTools: input.allowedTools,
-        disallowedTools: input.disallowedTools,
-        passthrough: input.passthrough,
-      },
+    if (verify !== null && !verifierSandbox) say("⚠ --verify: bubblewrap (bwrap) cannot make a sandbox here, so nothing stops the verifier's Bash commands from writing (it is told not to); install bubblewrap to confine it");
+    const loop = await startLoop({
+      goal: input.goal,
+      check: input.until ?? null,
+      fresh: input.fresh,
+      promise: input.untilPromise ?? null,
+      failPromise: input.failPromise,
+      verify,
+      models: { strategy: input.modelStrategy ?? null, escalateAfter: input.escalateAfter, allowHints: input.allowModelHints },
+      checkTimeoutMs: input.checkTimeout * 1000,
+      promptFile,
+      budget: { iterations: input.maxIterations, costUsd: input.maxCost, minutes: input.maxMinutes },
+      guards: input.guards ? { noChange: input.guardNoChange, repeat: input.guardRepeat, sameOutput: input.guardSameOutput } : { noChange: null, repeat: null, sameOutput: null },
+      cwd: existing?.manifest.repo.cwd ?? cwd,
+      newSession: existing === null,
       verbose: input.verbose ?? false,
-      force: input.force ?? false,
-      rules,
-      loop,
+      say,
       sandbox,
+      verifierSandbox,
     });
-    const outcome = loop.outcome();
-    const [first, ...rest] = summaryLines(outcome);
-    writeErr(`${outcome.reason.kind === "passed" ? errStyle.green(first!) : errStyle.yellow(first!)}\n`);
-    for (const line of rest) writeErr(`${line}\n`);
-    // The terminal went away: the bundle is complete and the lock released; end as a hang-up does (129).
-    if (run.hungUp) exitAsHangUp();
-    return loopExitCode(outcome);
+    if (!loop) {
+      say("■ loop stopped by you (Ctrl-C) before the first turn; nothing was sent to claude");
+      return 3;
+    }
+    try {
+      const run = await liveRun({
+        store,
+        cwd,
+        bin,
+        claudeConfigDir: claudeConfigDir(),
+        choice,
+        flags: {
+          model: input.model,
+          maxTurns: input.maxTurns,
+          permissionMode: input.permissionMode,
+          allowedTools: input.allowedTools,
+          disallowedTools: input.disallowedTools,
+          passthrough: input.passthrough,
+        },
+        verbose: input.verbose ?? false,
+        force: input.force ?? false,
+        rules,
+        loop,
+        sandbox,
+      });
+      const outcome = loop.outcome();
+      const [first, ...rest] = summaryLines(outcome);
+      writeErr(`${outcome.reason.kind === "passed" ? errStyle.green(first!) : errStyle.yellow(first!)}\n`);
+      for (const line of rest) writeErr(`${line}\n`);
+      // The terminal went away: the bundle is complete and the lock released; end as a hang-up does (129).
+      if (run.hungUp) exitAsHangUp();
+      return loopExitCode(outcome);
+    } finally {
+      loop.dispose();
+    }
   } finally {
-    loop.dispose();
+    await close();
   }
 }
 

@@ -8,25 +8,13 @@
  * between quotation marks is something claude shows, hides or withdraws, not says: loops that
  * trusted those stopped on a file's contents, a comment, or claude explaining its own rules.
  */
-import { createRequire } from "node:module";
+import { lazyMarkdownIt, type MarkdownToken as Token } from "../markdown-it.js";
 
-type MarkdownItCtor = typeof import("markdown-it").default;
-type MarkdownIt = InstanceType<MarkdownItCtor>;
-type Token = ReturnType<MarkdownIt["parse"]>[number];
-
-const require = createRequire(import.meta.url);
-let md: MarkdownIt | null = null;
-
-/** Loaded the first time a message is read (~50 ms): commands that read none never pay for it. */
-function parser(): MarkdownIt {
-  // Raw HTML on: only so that a comment is told from text; the tags themselves come back as written.
-  if (md === null) {
-    md = new (require("markdown-it") as MarkdownItCtor)({ html: true, linkify: false, typographer: false });
-    // Kept apart, `&lt;` and `\<` stay told from a real `<`: they render a tag's text, not a tag.
-    md.core.ruler.disable("text_join");
-  }
-  return md;
-}
+/** Raw HTML on: only so that a comment is told from text; the tags themselves come back as written. */
+const parser = lazyMarkdownIt({ html: true, linkify: false, typographer: false }, (md) => {
+  // Kept apart, `&lt;` and `\<` stay told from a real `<`: they render a tag's text, not a tag.
+  md.core.ruler.disable("text_join");
+});
 
 const COMMENT = /<!--[\s\S]*?-->/g;
 /** The only HTML blocks that are prose: one that opens with a loop's own tag (a tag block). Any other is markup claude writes. */
@@ -74,21 +62,21 @@ function inlineProse(children: Token[]): string {
   return out;
 }
 
-/**
- * Quotations on one line that hold a tag: "…", “…”, or a whole tag in single quotes ('…' or ‘…’:
- * apostrophes make longer spans ambiguous). Quoted words without a tag stay (a fail's reason).
- */
-const QUOTED = [/"[^"\n<]*<[^"\n]*"/g, /“[^”\n<]*<[^”\n]*”/g, /['‘]\s*<([a-z-]+)(?:\s*\/>|>[^\n]*?<\/\1>)\s*['’]/g];
+/** Quotations on one line, paired left to right: "…" and “…”. */
+const QUOTATIONS = [/"[^"\n]*"/g, /“[^”\n]*”/g];
+/** A whole tag in single quotes ('…' or ‘…’): apostrophes make longer spans ambiguous. */
+const SINGLE_QUOTED_TAG = /['‘]\s*<([a-z-]+)(?:\s*\/>|>[^\n]*?<\/\1>)\s*['’]/g;
 
-/** Prose without what it quotes: where a tag counts. */
+/** Prose without its quotations that hold a tag: where a tag counts. Quoted words without a tag stay (a fail's reason). */
 function said(text: string): string {
-  return QUOTED.reduce((t, re) => t.replace(re, " "), prose(text));
+  const unquoted = QUOTATIONS.reduce((t, re) => t.replace(re, (q) => (q.includes("<") ? " " : q)), prose(text));
+  return unquoted.replace(SINGLE_QUOTED_TAG, " ");
 }
 
-/** The inner texts of every `<tag>…</tag>` in claude's prose, trimmed, in order. */
-function tagged(text: string, tag: string): string[] {
+/** The inner texts of every `<tag>…</tag>` in what said() left of a message, trimmed, in order. */
+function tagged(saidText: string, tag: string): string[] {
   const found: string[] = [];
-  for (const m of said(text).matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))) found.push(m[1]!.trim());
+  for (const m of saidText.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))) found.push(m[1]!.trim());
   return found;
 }
 
@@ -99,7 +87,8 @@ export interface IterationSigils {
 }
 
 export function readSigils(text: string): IterationSigils {
-  return { promises: tagged(text, "promise"), nextModel: tagged(text, "next-model").at(-1) ?? null };
+  const s = said(text);
+  return { promises: tagged(s, "promise"), nextModel: tagged(s, "next-model").at(-1) ?? null };
 }
 
 export interface Verdict {
@@ -110,9 +99,10 @@ export interface Verdict {
 
 /** A verifier's answer; null when it gave none (which counts as a fail). A fail anywhere wins over a pass. */
 export function readVerdict(text: string): Verdict | null {
-  const fails = tagged(text, "verify-fail");
+  const s = said(text);
+  const fails = tagged(s, "verify-fail");
   if (fails.length > 0) return { pass: false, reason: fails.join("\n").slice(0, 4000) || null };
-  return /<verify-pass\s*\/>/.test(said(text)) ? { pass: true, reason: null } : null;
+  return /<verify-pass\s*\/>/.test(s) ? { pass: true, reason: null } : null;
 }
 
 /** The message without its tags, on one line and short: a reason to show ("FAILURE: the API it needs is gone"). */

@@ -12,7 +12,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { NO_HOOKS, NO_PROGRAMS, pinnedEnv } from "./git-process.js";
+import { gitChildOptions } from "./git-process.js";
 import * as git from "./git.js";
 import type { TreeDiffEntry } from "./git.js";
 
@@ -81,7 +81,8 @@ class Channel {
   }
 
   private start(): ChildProcess {
-    const child = spawn("git", [...NO_HOOKS, ...NO_PROGRAMS, ...this.args], { cwd: this.cwd, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", ...pinnedEnv(this.cwd) }, stdio: ["pipe", "pipe", "ignore"] });
+    const c = gitChildOptions(this.cwd, this.args, { internal: true });
+    const child = spawn("git", c.args, { cwd: this.cwd, env: c.env, stdio: ["pipe", "pipe", "ignore"] });
     const failed = () => {
       if (this.child === child) this.close();
     };

@@ -37,8 +37,8 @@ export async function stageAll(root: string, indexFile: string, exclude: string[
  * Settings for nudge's own private indexes, never the user's:
  * - the untracked cache, built for `-uall`, spares the walk of every folder at each scan (it is
  *   only turned on where `git update-index --test-untracked-cache` passed for the work tree);
- * - the split index writes only what changed at each update instead of the whole index;
- * - no fsmonitor: its token in a private copy of the index would not be the user's daemon's.
+ * - the split index writes only what changed at each update instead of the whole index.
+ * (No fsmonitor either, its token in a private copy would not be the user's daemon's: it is off for every git nudge runs.)
  */
 function privateIndexConfig(untrackedCache: boolean): string[] {
   return [
@@ -48,7 +48,6 @@ function privateIndexConfig(untrackedCache: boolean): string[] {
     // The split part holds every entry changed since the shared index was last written; git's default
     // (20%) lets it grow for ~1,000 turns of a long session, each read and write slower than the last.
     "-c", "splitIndex.maxPercentChange=5",
-    "-c", "core.fsmonitor=false",
   ];
 }
 

@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { InternalError } from "../errors.js";
-import { NO_HOOKS, NO_PROGRAMS, pinnedEnv } from "./git-process.js";
+import { gitChildOptions } from "./git-process.js";
 
 export interface PackedObject {
   id: string;
@@ -15,9 +15,11 @@ export interface PackedObject {
   size: number;
 }
 
-/** Arguments for read-only calls: no hooks, no lock on the user's index. */
-const READ_ONLY = [...NO_HOOKS, ...NO_PROGRAMS];
-const ENV = { ...process.env, GIT_OPTIONAL_LOCKS: "0" };
+/** A read-only git process (no hooks, no lock on the user's index). */
+function spawnReader(cwd: string, args: string[]) {
+  const c = gitChildOptions(cwd, args, { internal: true });
+  return spawn("git", c.args, { cwd, env: c.env, stdio: ["pipe", "pipe", "pipe"] });
+}
 
 /**
  * The objects a bundle of `commits` made against the remote-tracking branches packs, in the
@@ -54,7 +56,7 @@ export async function unreachedFromRemotes(root: string, commits: string[]): Pro
  */
 export async function eachObject(root: string, ids: string[], use: (id: string, type: string, content: Buffer) => Promise<void> | void): Promise<void> {
   if (ids.length === 0) return;
-  const child = spawn("git", [...READ_ONLY, "cat-file", "--batch"], { cwd: root, env: { ...ENV, ...pinnedEnv(root) }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawnReader(root, ["cat-file", "--batch"]);
   const exited = new Promise<number>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => resolve(code ?? -1));
@@ -110,7 +112,7 @@ export function treeEntries(content: Buffer, idBytes: number): TreeEntry[] {
 /** One read-only git process's stdout, all of it (its input given). */
 function output(cwd: string, args: string[], input: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [...READ_ONLY, ...args], { cwd, env: { ...ENV, ...pinnedEnv(cwd) }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawnReader(cwd, args);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));

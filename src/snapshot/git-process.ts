@@ -53,23 +53,42 @@ export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
  */
 export const NO_PROGRAMS = ["-c", "core.fsmonitor=false"];
 
-let pinned: { workTree: string; gitDir: string } | null = null;
+let pinned: { workTree: string; gitDirs: string[]; env: Record<string, string> } | null = null;
 
 /**
  * From now on, git run in this work tree (or below it) uses this git dir, not one it finds on its
  * own: a sandboxed claude may write a `.git` file or folder into the work tree (a linked worktree's
  * gitfile, a `git init` in a subfolder) that would send nudge's git to a config of its making.
+ * Git run in the git dir or the common dir (nudge's store: its bare and scratch repositories) is
+ * left to find its own.
  */
-export function pinRepository(workTree: string, gitDir: string): void {
-  pinned = { workTree: path.resolve(workTree), gitDir: path.resolve(gitDir) };
+export function pinRepository(workTree: string, gitDir: string, commonDir = gitDir): void {
+  const top = path.resolve(workTree);
+  pinned = { workTree: top, gitDirs: [path.resolve(gitDir), path.resolve(commonDir)], env: { GIT_DIR: path.resolve(gitDir), GIT_WORK_TREE: top } };
 }
 
-/** GIT_DIR and GIT_WORK_TREE for git run in `cwd`, when cwd is in the pinned work tree. */
+/** GIT_DIR and GIT_WORK_TREE for git run in `cwd`, when cwd is in the pinned work tree (and not in its git dirs). */
 export function pinnedEnv(cwd: string): Record<string, string> {
   if (!pinned) return {};
-  const rel = path.relative(pinned.workTree, path.resolve(cwd));
-  if (rel.startsWith("..") || path.isAbsolute(rel)) return {};
-  return { GIT_DIR: pinned.gitDir, GIT_WORK_TREE: pinned.workTree };
+  const at = path.resolve(cwd);
+  return within(pinned.workTree, at) && !pinned.gitDirs.some((dir) => within(dir, at)) ? pinned.env : {};
+}
+
+function within(dir: string, at: string): boolean {
+  const rel = path.relative(dir, at);
+  return rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+
+/**
+ * The arguments and environment of every git process nudge starts (through spawnGit, or spawned
+ * by hand to stream): no fsmonitor program, the user's hooks off for nudge's own bookkeeping
+ * (`internal`), no optional locks (a read must not refresh and rewrite the user's index), the
+ * pinned repository in its work tree. `unset`: variables of nudge's own environment git must not see.
+ */
+export function gitChildOptions(cwd: string, args: string[], o: { internal?: boolean; env?: Record<string, string>; unset?: string[] } = {}): { args: string[]; env: NodeJS.ProcessEnv } {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of o.unset ?? []) delete env[name];
+  return { args: [...NO_PROGRAMS, ...(o.internal ? NO_HOOKS : []), ...args], env: Object.assign(env, { GIT_OPTIONAL_LOCKS: "0" }, pinnedEnv(cwd), o.env) };
 }
 
 export interface GitResult {
@@ -79,14 +98,13 @@ export interface GitResult {
 }
 
 /**
- * One git process: its exit code and its output, stdout byte for byte. `unset`: variables of
- * nudge's own environment git must not see; `timeoutMs`: stopped (SIGKILL) after that long.
+ * One git process: its exit code and its output, stdout byte for byte. `unset` and `internal` as
+ * for gitChildOptions; `timeoutMs`: stopped (SIGKILL) after that long.
  */
-export function spawnGit(cwd: string, args: string[], env: Record<string, string> = {}, input?: string | Buffer, more: { unset?: string[]; timeoutMs?: number } = {}): Promise<GitResult> {
+export function spawnGit(cwd: string, args: string[], env: Record<string, string> = {}, input?: string | Buffer, more: { unset?: string[]; timeoutMs?: number; internal?: boolean } = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const base = { ...process.env };
-    for (const name of more.unset ?? []) delete base[name];
-    const child = spawn("git", [...NO_PROGRAMS, ...args], { cwd, env: { ...base, ...(more.unset?.includes("GIT_DIR") ? {} : pinnedEnv(cwd)), ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const c = gitChildOptions(cwd, args, { env, unset: more.unset, internal: more.internal });
+    const child = spawn("git", c.args, { cwd, env: c.env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
@@ -115,17 +133,13 @@ export function spawnGit(cwd: string, args: string[], env: Record<string, string
 }
 
 export async function run(cwd: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
-  const env: Record<string, string> = {
-    // Read-only commands must not refresh (and so lock and rewrite) the user's index behind their back.
-    GIT_OPTIONAL_LOCKS: "0",
-    ...options.env,
-  };
+  const env: Record<string, string> = { ...options.env };
   if (options.indexFile) env.GIT_INDEX_FILE = options.indexFile;
   const internal = options.internal ?? options.indexFile !== undefined;
   // On a private index (split, as nudge keeps them): nothing nudge runs ever expires a shared
   // index file, the user's or another private index's (they are named by content, so shared).
-  const prefix = [...(internal ? NO_HOOKS : []), ...(options.indexFile ? ["-c", "splitIndex.sharedIndexExpire=never"] : [])];
-  const result = await spawnGit(cwd, [...prefix, ...args], env, options.input);
+  const prefix = options.indexFile ? ["-c", "splitIndex.sharedIndexExpire=never"] : [];
+  const result = await spawnGit(cwd, [...prefix, ...args], env, options.input, { internal });
   if (result.exitCode !== 0) {
     if (options.tolerate?.(result.exitCode, result.stderr)) return result.stdout;
     const known = options.explain?.(result.stderr) ?? lockedByAnotherGit(result.stderr);

@@ -15,7 +15,7 @@ import { spawn } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { DISK_FULL_HINT, InternalError, UserError, isDiskFull } from "../errors.js";
-import { NO_HOOKS, spawnGit as spawnProcess, type GitResult } from "./git-process.js";
+import { gitChildOptions, NO_HOOKS, spawnGit as spawnProcess, type GitResult } from "./git-process.js";
 
 /**
  * What a hook may inherit (GIT_PREFIX always; GIT_DIR and the like when the push was run with
@@ -23,12 +23,6 @@ import { NO_HOOKS, spawnGit as spawnProcess, type GitResult } from "./git-proces
  * must not be sent to the user's by an inherited GIT_DIR.
  */
 export const REPOSITORY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH"];
-
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of REPOSITORY_ENV) delete env[name];
-  return env;
-}
 
 /** A fetch or push that has not finished in this long is stopped. */
 export const NETWORK_TIMEOUT_MS = 10 * 60_000;
@@ -345,7 +339,8 @@ export async function blobToFile(repo: string, blob: string, file: string): Prom
   const handle = await fs.open(file, "wx", 0o600);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn("git", [...NO_HOOKS, "cat-file", "blob", blob], { cwd: repo, env: cleanEnv(), stdio: ["ignore", handle.fd, "pipe"] });
+      const c = gitChildOptions(repo, ["cat-file", "blob", blob], { internal: true, unset: REPOSITORY_ENV });
+      const child = spawn("git", c.args, { cwd: repo, env: c.env, stdio: ["ignore", handle.fd, "pipe"] });
       let err = "";
       child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
       child.on("error", reject);

@@ -33,6 +33,14 @@ export async function repoLocation(cwd: string): Promise<{ root: string; commonD
   return { root, commonDir, gitDir };
 }
 
+/** The submodules in the index of the work tree at `root` (gitlinks, mode 160000), relative to the top; none when git cannot say. */
+export async function gitlinkPaths(root: string): Promise<string[]> {
+  const r = await spawnGit(root, ["ls-files", "--stage", "-z"]);
+  if (r.exitCode !== 0) return [];
+  // "<mode> <id> <stage>\t<path>" each, NUL-terminated.
+  return r.stdout.toString("utf8").split("\0").flatMap((entry) => (entry.startsWith("160000 ") ? [entry.slice(entry.indexOf("\t") + 1)] : []));
+}
+
 /** The error for a folder with no work tree above it: missing, a git folder or bare repository itself, or plain. */
 async function whyNoWorkTree(cwd: string): Promise<UserError> {
   if (!(await fs.stat(cwd).catch(() => null))?.isDirectory()) return new UserError(`no such folder: ${cwd}`, "check the path (--cwd takes the folder claude should work in)");

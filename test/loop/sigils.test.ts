@@ -48,6 +48,13 @@ describe("loop sigils", () => {
     expect(readVerdict('<verify-fail>the "tests" fail</verify-fail>')).toEqual({ pass: false, reason: 'the "tests" fail' });
   });
 
+  it("quotation marks pair left to right: a tag between two quotations (not inside one) counts", () => {
+    expect(readSigils('I ran "npm test" and it passes. <promise>DONE</promise> See "README".').promises).toEqual(["DONE"]);
+    expect(readSigils("I ran “npm test” and it passes. <promise>DONE</promise> See “README”.").promises).toEqual(["DONE"]);
+    expect(readVerdict('The "build" works; <verify-pass/> and the "lint" too')).toEqual({ pass: true, reason: null });
+    expect(readSigils('Said "a" then "<promise>DONE</promise>" then "b".').promises).toEqual([]);
+  });
+
   it("from QA: not written as entities or escapes, struck out, in an HTML block or a folded <details>", () => {
     const none = (text: string) => expect(readSigils(text).promises, text).toEqual([]);
     none("&lt;promise&gt;COMPLETE&lt;/promise&gt;");

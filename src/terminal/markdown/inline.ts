@@ -8,15 +8,10 @@
  * text: the OSC 8 hyperlink a terminal could make clickable is a control sequence, and nudge lets
  * none reach the terminal but its colours (src/inert-text.ts).
  */
-import { createRequire } from "node:module";
 import { visible } from "../../inert-text.js";
+import { lazyMarkdownIt, type MarkdownToken as Token } from "../../markdown-it.js";
 
-type MarkdownItCtor = typeof import("markdown-it").default;
-type MarkdownIt = InstanceType<MarkdownItCtor>;
-type Token = ReturnType<MarkdownIt["parseInline"]>[number];
-
-const require = createRequire(import.meta.url);
-let md: MarkdownIt | null = null;
+const parser = lazyMarkdownIt({ html: false, linkify: false, typographer: false });
 
 /** SGR on/off pairs; off codes that turn off only their own attribute, so styles nest. */
 const SGR = {
@@ -32,14 +27,6 @@ type Attr = keyof typeof SGR;
 export function sgr(attr: Attr, text: string): string {
   const [on, off] = SGR[attr];
   return text ? `\u001b[${on}m${text}\u001b[${off}m` : text;
-}
-
-function parser(): MarkdownIt {
-  if (!md) {
-    const MarkdownIt = require("markdown-it") as MarkdownItCtor;
-    md = new MarkdownIt({ html: false, linkify: false, typographer: false });
-  }
-  return md;
 }
 
 /** One line's (or a table cell's) inline markdown, styled. `base`: attributes around all of it (a heading's bold). */

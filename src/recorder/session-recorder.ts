@@ -356,8 +356,7 @@ export class SessionRecorder {
     if (lines.length === 0) return;
     this.heardFromClaude = true;
     this.log.appendStdout(lines, (line, n) => {
-      const json = parseEventLine(line);
-      const event = toStreamEvent(json, json === null ? lineText(line) : "");
+      const event = lineEvent(line);
       follower?.observe(event);
       for (const l of this.listeners) l.event?.(event, n);
     });
@@ -426,8 +425,7 @@ export class SessionRecorder {
   }
 
   private handleLine(line: Buffer, n: number): void {
-    const json = parseEventLine(line);
-    const event = toStreamEvent(json, json === null ? lineText(line) : "");
+    const event = lineEvent(line);
     if (event.type === "invalid" && event.text.trim() !== "") {
       this.warn(`claude wrote a line that is not JSON (line ${n + 1}); kept as is`);
     }
@@ -667,6 +665,12 @@ function deferred<T>(): Deferred<T> {
   let reject!: (error: Error) => void;
   const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
   return { promise, resolve, reject };
+}
+
+/** A line of claude's as the event it is (one that is not JSON: its text, kept for the warning and the view). */
+function lineEvent(line: Buffer): StreamEvent {
+  const json = parseEventLine(line);
+  return toStreamEvent(json, json === null ? lineText(line) : "");
 }
 
 function now(): string {

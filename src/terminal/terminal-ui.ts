@@ -122,9 +122,8 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     write: (text) => screen.write(text, o.output),
     say: (line) => screen.writeLines(`${line}\n`, errorOutput),
     observe: (event) => {
-      status.observe(event);
       // At the prompt too: how full the context is matters most when deciding what to ask next.
-      prompts.setContext(status.context.text());
+      if (status.observe(event)) prompts.setContext(status.context.text());
     },
     setMode(label) {
       prompts.setMode(label);

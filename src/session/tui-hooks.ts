@@ -26,13 +26,11 @@ export const HookInput = z.looseObject({
   prompt: z.optional(z.string()),
   tool_name: z.optional(z.string()),
   tool_input: z.optional(z.record(z.string(), z.unknown())),
-  tool_use_id: z.optional(z.string()),
-  cwd: z.optional(z.string()),
 });
 export type HookInput = z.infer<typeof HookInput>;
 
 /** The events nudge records by; each is answered by `onEvent`. */
-export const RECORDED_EVENTS = ["UserPromptSubmit", "Stop", "StopFailure", "PreCompact", "SessionEnd"] as const;
+export const RECORDED_EVENTS = ["UserPromptSubmit", "Stop", "StopFailure"] as const;
 export type RecordedEvent = (typeof RECORDED_EVENTS)[number];
 
 /**

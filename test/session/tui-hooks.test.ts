@@ -33,7 +33,7 @@ describe("hook server", () => {
     await server.writeSettings(file, { PreToolUse: [{ matcher: "^Bash$", hookCallbackIds: ["deny-me"] }] });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const hooks = JSON.parse(readFileSync(file, "utf8")).hooks as Record<string, Array<{ matcher: string; hooks: Array<{ type: string; url: string; timeout: number }> }>>;
-    expect(Object.keys(hooks).sort()).toEqual(["PreCompact", "PreToolUse", "SessionEnd", "Stop", "StopFailure", "UserPromptSubmit"]);
+    expect(Object.keys(hooks).sort()).toEqual(["PreToolUse", "Stop", "StopFailure", "UserPromptSubmit"]);
     const prompt = hooks.UserPromptSubmit![0]!.hooks[0]!;
     expect(prompt.type).toBe("http");
     expect(prompt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{48}\/event\/UserPromptSubmit$/);

@@ -344,6 +344,8 @@ export class SessionRecorder {
     const taken = part.then(({ lines, upTo }) => {
       this.takeLines(lines, open.follower);
       open.transcriptUpTo = upTo;
+      // Where the turn ends is read now: once `part` is in, the next turn's lines may follow before this end's capture is done.
+      return { position: this.log.position, inputLine: this.input.lineCount };
     });
     this.endTurn(open, taken);
     return { n: open.begin.n, finished: open.finished.promise, saved: open.saved.promise, edits: open.edits };
@@ -354,8 +356,7 @@ export class SessionRecorder {
     if (lines.length === 0) return;
     this.heardFromClaude = true;
     this.log.appendStdout(lines, (line, n) => {
-      const json = parseEventLine(line);
-      const event = toStreamEvent(json, json === null ? lineText(line) : "");
+      const event = lineEvent(line);
       follower?.observe(event);
       for (const l of this.listeners) l.event?.(event, n);
     });
@@ -424,8 +425,7 @@ export class SessionRecorder {
   }
 
   private handleLine(line: Buffer, n: number): void {
-    const json = parseEventLine(line);
-    const event = toStreamEvent(json, json === null ? lineText(line) : "");
+    const event = lineEvent(line);
     if (event.type === "invalid" && event.text.trim() !== "") {
       this.warn(`claude wrote a line that is not JSON (line ${n + 1}); kept as is`);
     }
@@ -451,7 +451,7 @@ export class SessionRecorder {
   }
 
   /** Step 1 of a turn's end: capture the code and make the turn durable; then queue its save. */
-  private endTurn(open: OpenTurn, lines?: Promise<void>): void {
+  private endTurn(open: OpenTurn, lines?: Promise<{ position: LogPosition; inputLine: number }>): void {
     if (this.open !== open) return;
     this.open = null;
     open.finished.resolve({ n: open.begin.n, status: open.follower.status, result: open.result, startedAt: open.begin.startedAt, endedAt: now() });
@@ -472,11 +472,7 @@ export class SessionRecorder {
       // HEAD comes with the scan; only the slow path (a fresh `add -A`) asks for it apart.
       const head = staged.head !== undefined ? staged.head : await git.headCommit(this.manifest_.repo.root);
       faultPoint("after-capture");
-      if (lines) {
-        await lines;
-        position = this.log.position;
-        inputLine = this.input.lineCount;
-      }
+      if (lines) ({ position, inputLine } = await lines);
       // Durable before claude's tools may run again: a crash after them must not take their changes for this turn's.
       this.journal.append({ type: "ended", n: open.begin.n, tree: staged.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
       faultPoint("after-ended");
@@ -669,6 +665,12 @@ function deferred<T>(): Deferred<T> {
   let reject!: (error: Error) => void;
   const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
   return { promise, resolve, reject };
+}
+
+/** A line of claude's as the event it is (one that is not JSON: its text, kept for the warning and the view). */
+function lineEvent(line: Buffer): StreamEvent {
+  const json = parseEventLine(line);
+  return toStreamEvent(json, json === null ? lineText(line) : "");
 }
 
 function now(): string {

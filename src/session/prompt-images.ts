@@ -71,24 +71,39 @@ export async function promptImages(prompt: string, cwd: string): Promise<PromptI
     if (!stat?.isFile()) continue;
     // Shown on the terminal (and in errors): a file name's escape sequences are shown, not obeyed.
     const name = visible(path.basename(full));
+    // The type first, from the first bytes alone: a large file that is no image goes as text, unread.
+    const head = await firstBytes(full, HEAD_BYTES);
+    const mediaType = sniff(head);
+    if (!mediaType) {
+      if (!notAttached.some((n) => n.startsWith(`${name} `))) notAttached.push(`${name} not attached: not an image (its first bytes are ${looksLikeText(head) ? "text" : "not a PNG, JPEG, GIF or WebP"})`);
+      continue;
+    }
     if (stat.size > MAX_IMAGE_BYTES) {
       throw new UserError(`the image ${name} is ${megabytes(stat.size)}: claude takes at most ${megabytes(MAX_IMAGE_BYTES)} per image; nothing was sent`, "make it smaller (a screenshot of a part of the screen, or a JPEG), then send the prompt again (↑ brings it back)");
     }
     const data = await fs.readFile(full);
-    const mediaType = sniff(data);
-    if (!mediaType) {
-      if (!notAttached.some((n) => n.startsWith(`${name} `))) notAttached.push(`${name} not attached: not an image (its first bytes are ${looksLikeText(data) ? "text" : "not a PNG, JPEG, GIF or WebP"})`);
-      continue;
-    }
     if (!images.some((i) => i.data.equals(data))) images.push({ word, name, mediaType, data });
   }
   if (images.length > MAX_IMAGES) throw new UserError(`the prompt names ${images.length} images; claude takes at most ${MAX_IMAGES} at once; nothing was sent`, "send them in several prompts");
   return { images, notAttached };
 }
 
+/** Enough of a file to tell its type, and whether it is text. */
+const HEAD_BYTES = 512;
+
+async function firstBytes(file: string, count: number): Promise<Buffer> {
+  const handle = await fs.open(file, "r");
+  try {
+    const buffer = Buffer.alloc(count);
+    const { bytesRead } = await handle.read(buffer, 0, count, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The file's start is UTF-8 text (no NUL, decodes cleanly; a character cut at the end is allowed). */
-function looksLikeText(data: Buffer): boolean {
-  const head = data.subarray(0, 512);
+function looksLikeText(head: Buffer): boolean {
   if (head.includes(0)) return false;
   try {
     new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));

@@ -14,7 +14,8 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
-import type { HookRegistration } from "../claude/control-protocol.js";
+import type { HookRegistration, PreToolUseOutput } from "../claude/control-protocol.js";
+import { errorMessage } from "../errors.js";
 import * as z from "../zod.js";
 
 /** What nudge reads of a hook's JSON; claude sends more, and a field nudge does not know is no error. */
@@ -25,13 +26,11 @@ export const HookInput = z.looseObject({
   prompt: z.optional(z.string()),
   tool_name: z.optional(z.string()),
   tool_input: z.optional(z.record(z.string(), z.unknown())),
-  tool_use_id: z.optional(z.string()),
-  cwd: z.optional(z.string()),
 });
 export type HookInput = z.infer<typeof HookInput>;
 
 /** The events nudge records by; each is answered by `onEvent`. */
-export const RECORDED_EVENTS = ["UserPromptSubmit", "Stop", "StopFailure", "PreCompact", "SessionEnd"] as const;
+export const RECORDED_EVENTS = ["UserPromptSubmit", "Stop", "StopFailure"] as const;
 export type RecordedEvent = (typeof RECORDED_EVENTS)[number];
 
 /**
@@ -103,27 +102,34 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, secre
   const parts = (req.url ?? "").split("/");
   // Anything but a POST to this session's secret path is not claude's hook: no answer worth having.
   if (req.method !== "POST" || parts[1] !== secret || parts.length !== 4) return reply(404, {});
+  const [kind, name] = [parts[2], decodeURIComponent(parts[3]!)];
+  // claude takes `{}` as "no decision": for a guard (the edits gate, the project's rules) that is an allow, so a call it could not judge is denied.
+  const failed = (why: string) => reply(200, kind === "callback" ? refusal(why) : {});
   let body: Buffer;
   try {
     body = await readBody(req);
   } catch {
-    return reply(200, {});
+    return failed(`nudge could not read this tool call (larger than ${MAX_BODY / 1024 / 1024} MB)`);
   }
   let input: HookInput;
   try {
     input = HookInput.parse(JSON.parse(body.toString("utf8")));
   } catch {
-    return reply(200, {}); // not a hook input nudge understands: claude goes on as if there were no hook
+    return failed("nudge could not read this tool call"); // for an event: claude goes on as if there were no hook
   }
   try {
-    const [kind, name] = [parts[2], decodeURIComponent(parts[3]!)];
     if (kind === "event" && (RECORDED_EVENTS as readonly string[]).includes(name)) return reply(200, await handlers.onEvent(name as RecordedEvent, input));
     if (kind === "callback") return reply(200, await handlers.onCallback(name, input));
     return reply(404, {});
-  } catch {
+  } catch (error) {
     // The recording's own failure is said by the recording; claude is never broken by it.
-    return reply(200, {});
+    return failed(`nudge could not check this tool call (${errorMessage(error)})`);
   }
+}
+
+/** A guard's answer when nudge could not judge the call: claude does not run it, and says why. */
+function refusal(why: string): PreToolUseOutput {
+  return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `${why}; it was not run.` } };
 }
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {

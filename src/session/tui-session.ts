@@ -98,16 +98,17 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
         },
       });
       const gate = withEditsGate(input.guard, () => recorder.capturesSettled());
+      const settingsFile = path.join(opened.dir, SETTINGS_FILE);
       try {
-        const settingsFile = path.join(opened.dir, SETTINGS_FILE);
         await server.writeSettings(settingsFile, gate.hooks() ?? {});
         const resume = await resumePoint(input, recorder, cwd);
         const m = recorder.manifest;
         input.say(`● nudge ${opened.isNew ? "recording" : "continuing"} session ${m.id} in claude's own UI${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${opened.dir}`);
         exitCode = await runClaude(input.bin, interactiveArgs({ ...input.flags, resume }, { settingsFile, prompt: input.firstPrompt }), cwd, input.env);
         await turns.claudeExited();
-        await fs.rm(settingsFile, { force: true });
       } finally {
+        // The file holds the hook secret: it never outlives the recording, however it ends.
+        await fs.rm(settingsFile, { force: true }).catch(() => undefined);
         await server.close();
       }
     } finally {

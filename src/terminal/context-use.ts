@@ -21,11 +21,14 @@ export class ContextUse {
 
   /** Follow one event; true when the figure changed. */
   observe(event: StreamEvent): boolean {
-    const before = this.text();
     const e = event as { type: string; parent_tool_use_id?: unknown; message?: { model?: unknown; usage?: Usage }; event?: { type?: string; message?: { model?: unknown; usage?: Usage } }; modelUsage?: unknown };
     if (e.parent_tool_use_id) return false; // a subagent's context is its own
+    const start = e.type === "stream_event" && e.event?.type === "message_start";
+    // Every streamed delta comes through here: only these three events carry a figure.
+    if (!start && e.type !== "assistant" && e.type !== "result") return false;
+    const before = this.text();
     if (e.type === "assistant") this.take(e.message);
-    else if (e.type === "stream_event" && e.event?.type === "message_start") this.take(e.event.message);
+    else if (start) this.take(e.event!.message);
     else if (e.type === "result" && e.modelUsage && typeof e.modelUsage === "object") {
       for (const [model, usage] of Object.entries(e.modelUsage as Record<string, { contextWindow?: unknown; canonicalModel?: unknown }>)) {
         if (typeof usage?.contextWindow !== "number" || usage.contextWindow <= 0) continue;

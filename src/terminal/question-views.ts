@@ -24,10 +24,15 @@ export interface ViewOptions {
 /** The key that shows a cut diff whole, in the pager (^O: nothing else at a question uses it). */
 export const WHOLE_DIFF_KEY = "Ctrl-O";
 
-/** A permission question's lines; `whole`, when the diff was cut: the question with the diff uncut, for the pager. */
+/**
+ * A permission question's lines; `whole`, when the diff was cut: the question with the diff uncut,
+ * for the pager. In both, the lines from `diffAt` on are the diff's, shown as they are (never
+ * wrapped at words: a wrapped row would lose its `+`/`-` gutter).
+ */
 export interface PermissionView {
   lines: string[];
   whole: string[] | null;
+  diffAt: number;
 }
 
 /** The tool and its useful detail: the command and its description, or the file and its diff. */
@@ -49,12 +54,13 @@ export function permissionView(request: CanUseToolRequest, context: PermissionCo
   const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: Infinity, highlight: style.enabled ? highlightDiffLine : undefined });
   // The path that made claude ask (measured: a Bash redirect's target, inside the work tree too), not necessarily outside it.
   if (request.blocked_path && !diff) lines.push(style.dim(`  needs access to ${visible(relativePath(request.blocked_path, context.cwd))}`));
-  if (!diff) return { lines, whole: null };
+  const diffAt = lines.length;
+  if (!diff) return { lines, whole: null, diffAt };
   const max = Math.max(1, o.maxDiffLines ?? 40);
   const indented = diff.map((line) => `  ${line}`);
-  if (diff.length <= max) return { lines: [...lines, ...indented], whole: null };
+  if (diff.length <= max) return { lines: [...lines, ...indented], whole: null, diffAt };
   const cut = style.dim(`  … ${diff.length - max} more lines (${WHOLE_DIFF_KEY} shows the whole diff)`);
-  return { lines: [...lines, ...indented.slice(0, max), cut], whole: [...lines, ...indented] };
+  return { lines: [...lines, ...indented.slice(0, max), cut], whole: [...lines, ...indented], diffAt };
 }
 
 /** The rule "don't ask again" would save, from the request's suggestions; null when it has none. */

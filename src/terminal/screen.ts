@@ -87,8 +87,23 @@ export class Screen {
     };
   }
 
-  /** Claude's words, nudge's notices: written above the block. `to` is another stream on the same terminal (stderr). */
+  /**
+   * Claude's words, written above the block as they are: markdown wraps its prose itself, and a
+   * code block's or a table's lines keep their columns. `to` is another stream on the same terminal (stderr).
+   */
   write(raw: string, to: TerminalOutput = this.output): void {
+    this.put(raw, to, false);
+  }
+
+  /**
+   * nudge's own lines (a notice, a tool's line, a question's head): each whole line wider than the
+   * terminal is wrapped at word boundaries, where the terminal would cut it mid-word.
+   */
+  writeLines(raw: string, to: TerminalOutput = this.output): void {
+    this.put(raw, to, true);
+  }
+
+  private put(raw: string, to: TerminalOutput, wrap: boolean): void {
     // The output layer's guard: whatever a caller forgot to make visible cannot drive the terminal.
     const text = inert(raw);
     if (!text) return;
@@ -97,17 +112,15 @@ export class Screen {
     this.erase();
     // Tabs become the spaces the terminal would move over: the width of the line is then known,
     // and the cursor put back after the block is erased lands where the terminal left it.
-    const shown = this.wrapped(expandTabsFrom(text, textWidth(this.tail) % this.columns));
+    const expanded = expandTabsFrom(text, textWidth(this.tail) % this.columns);
+    const shown = wrap ? this.wrapped(expanded) : expanded;
     this.send(shown, to);
     this.track(shown);
     this.dumb.fixed = []; // no longer right above where the block goes
     this.draw();
   }
 
-  /**
-   * Every whole line wider than the terminal, wrapped at word boundaries (the terminal would cut
-   * it mid-word). A line still being written (streamed words, wrapped as they come) is left as it is.
-   */
+  /** Every whole line wider than the terminal, wrapped at word boundaries; a line already begun (after streamed words) is left as it is. */
   private wrapped(text: string): string {
     const parts = text.split("\n");
     return parts

@@ -59,12 +59,12 @@ export class StatusLine {
     this.draw();
   }
 
-  /** Follow the stream: each event that says what claude is doing now updates the line. */
-  observe(event: StreamEvent): void {
+  /** Follow the stream: each event that says what claude is doing now updates the line. True when the context's figure changed. */
+  observe(event: StreamEvent): boolean {
     // Requests are remembered even between turns' lines: an answer must find its question.
     const answered = this.answered.activity(event);
     const contextChanged = this.context.observe(event);
-    if (!this.running) return;
+    if (!this.running) return contextChanged;
     if (contextChanged) this.draw();
     const found = answered ?? activityOf(event, this.o.cwd);
     // Tool names, a status, a subagent's description: claude's words, shown, never obeyed.
@@ -73,6 +73,7 @@ export class StatusLine {
       this.activity = next;
       this.draw();
     }
+    return contextChanged;
   }
 
   /** Show this permission mode on the line ("" for none). */

@@ -61,14 +61,14 @@ export class TerminalAsker implements Asker {
       // The diff is cut at the screen's height, so the question's title stays in sight; the key
       // named on the cut line shows it whole.
       const view = permissionView(request, context, { style, readFile: this.o.readFile, maxDiffLines: Math.max(5, this.o.screen.rows - QUESTION_ROWS) });
-      this.show(view.lines);
+      this.show(view.lines, view.diffAt);
       const canSave = savedRule(request.permission_suggestions) !== null;
       const whole = view.whole;
       const answer = await this.read(
         permissionQuestion(request, style, whole !== null),
         (t) => parsePermission(t, canSave) !== undefined,
         canSave ? "type y, n, a or d" : "type y, n or a",
-        whole ? () => this.showWhole(whole) : undefined,
+        whole ? () => this.showWhole(whole, view.diffAt) : undefined,
       );
       const kind = answer === null ? "no" : parsePermission(answer, canSave)!;
       if (kind !== "no") return { kind };
@@ -104,7 +104,8 @@ export class TerminalAsker implements Asker {
   plan(plan: string): Promise<PlanAnswer> {
     return this.serial(async () => {
       const { style } = this.o;
-      this.show(planLines(plan, style, this.o.screen.columns));
+      // Fitted to the screen by its markdown already; its code lines keep their columns.
+      this.show(planLines(plan, style, this.o.screen.columns), 0);
       const accept = (t: string) => /^a$/i.test(t.trim());
       const answer = await this.read(planQuestion(style), (t) => parseYesNo(t) !== undefined || accept(t), "type y, a or n");
       if (answer !== null && accept(answer)) {
@@ -144,10 +145,17 @@ export class TerminalAsker implements Asker {
     return run;
   }
 
-  private show(lines: string[]): void {
+  /** A question's lines: nudge's own (before `rawFrom`) wrapped at words, the rest (a diff, a plan) as they are. */
+  private show(lines: string[], rawFrom = lines.length): void {
     this.o.screen.endLine();
     this.o.beforeQuestion?.();
-    this.o.screen.write(lines.map((l) => `${l}\n`).join(""));
+    this.writeLines(lines, rawFrom);
+  }
+
+  private writeLines(lines: string[], rawFrom: number): void {
+    const text = (part: string[]) => part.map((l) => `${l}\n`).join("");
+    this.o.screen.writeLines(text(lines.slice(0, rawFrom)));
+    this.o.screen.write(text(lines.slice(rawFrom)));
   }
 
   /**
@@ -157,7 +165,7 @@ export class TerminalAsker implements Asker {
    * on the alternate screen). No pager, or a terminal that cannot move the cursor: the whole diff
    * is written above the question instead.
    */
-  private async showWhole(lines: string[]): Promise<void> {
+  private async showWhole(lines: string[], diffAt: number): Promise<void> {
     const { screen, keyboard } = this.o;
     const text = lines.map((l) => `${l}\n`).join("");
     if (screen.ansi && !keyboard.hungUp) {
@@ -172,7 +180,7 @@ export class TerminalAsker implements Asker {
       }
       if (paged) return;
     }
-    screen.write(text);
+    this.writeLines(lines, diffAt);
   }
 
   /**

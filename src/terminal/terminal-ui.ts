@@ -106,7 +106,7 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
       const held = prompts.holdBackRecent();
       if (held.length === 0) return;
       const shown = held.map((h) => `"${visible(h.replace(/\n/g, " ⏎ "))}"`).join(", ");
-      screen.write(`${o.style.yellow(`! ${shown}, typed just before this question, was not sent: it waits on the prompt line (Enter sends it, Ctrl-U clears it)`)}\n`, errorOutput);
+      screen.writeLines(`${o.style.yellow(`! ${shown}, typed just before this question, was not sent: it waits on the prompt line (Enter sends it, Ctrl-U clears it)`)}\n`, errorOutput);
     },
   });
   // (The prompt line tells the screen itself.)
@@ -120,11 +120,10 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
     status,
     screen,
     write: (text) => screen.write(text, o.output),
-    say: (line) => screen.write(`${line}\n`, errorOutput),
+    say: (line) => screen.writeLines(`${line}\n`, errorOutput),
     observe: (event) => {
-      status.observe(event);
       // At the prompt too: how full the context is matters most when deciding what to ask next.
-      prompts.setContext(status.context.text());
+      if (status.observe(event)) prompts.setContext(status.context.text());
     },
     setMode(label) {
       prompts.setMode(label);

@@ -92,7 +92,7 @@ export class TerminalPrompts implements PromptSource {
     this.queuedAt.shift();
     if (queued !== undefined) {
       // Sent now: show it where it belongs in the conversation, as if typed at this prompt.
-      this.o.screen.write(`${this.echo(shown ?? queued)}\n${this.modeChange()}`);
+      this.o.screen.writeLines(`${this.echo(shown ?? queued)}\n${this.modeChange()}`);
       this.remember(queued);
       this.drawTypeAhead();
       return Promise.resolve(queued);
@@ -128,7 +128,7 @@ export class TerminalPrompts implements PromptSource {
 
   /** A prompt given on the command line: written into the conversation as a typed one is. */
   echoGiven(text: string): void {
-    this.o.screen.write(`${this.echo(text)}\n${this.modeChange()}`);
+    this.o.screen.writeLines(`${this.echo(text)}\n${this.modeChange()}`);
   }
 
   /** Show how full claude's context is under the prompt line ("" for nothing yet). */
@@ -168,7 +168,7 @@ export class TerminalPrompts implements PromptSource {
       // Enter on an empty line: a fresh prompt line, as a shell gives, and nothing sent.
       if (text.trim() === "") return this.drawPrompt();
       const change = this.modeChange();
-      if (change) this.o.screen.write(change);
+      if (change) this.o.screen.writeLines(change);
       this.remember(text);
       this.finish(text);
     } else if (result === "changed") {

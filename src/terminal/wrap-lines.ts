@@ -40,7 +40,7 @@ export function wrapLine(line: string, columns: number): string {
 }
 
 /** The indent that lines a wrapped row up under the text after a line's marker (`  ⎿ `, `│ `, `⏺ `). */
-export function hangOf(line: string): string {
+function hangOf(line: string): string {
   const plain = line.replace(SGR, "");
   const lead = /^( *(?:[⎿│•⏺]\s)?)/.exec(plain)![1]!;
   return " ".repeat(lead.length);

@@ -5,7 +5,6 @@
  */
 import { BINARY_LINE, countChanges, splitPatch, unquote } from "../snapshot/patch-sections.js";
 
-export { unquote };
 import type { DiffView, FileChange } from "./view-types.js";
 
 /** A first view carries at most this much of a patch; `full` carries all of it. */

@@ -31,4 +31,13 @@ describe("promptImages", () => {
     writeFileSync(path.join(dir, "b\u001b[8m.png"), "not an image");
     expect((await promptImages("see b\u001b[8m.png", dir)).notAttached).toEqual(["b\\x1b[8m.png not attached: not an image (its first bytes are text)"]);
   });
+
+  it("goes by a file's first bytes before its size: a large file that is not an image is text, a large image is refused", async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, "log.png"), "a line of a log\n".repeat(400_000)); // 6.4 MB of text
+    expect(await promptImages("why is log.png so big?", dir)).toEqual({ images: [], notAttached: ["log.png not attached: not an image (its first bytes are text)"] });
+    writeFileSync(path.join(dir, "huge.png"), Buffer.concat([randomPng(200), Buffer.alloc(6 * 1024 * 1024)]));
+    await expect(promptImages("see huge.png", dir)).rejects.toThrow(/the image huge\.png is 6\.\d MB/);
+  });
 });
+

@@ -1,7 +1,8 @@
 /**
  * The channel claude's hooks reach a `--tui` recording by: only a POST to the session's secret
- * path is answered; what is not a hook input, too large, or fails in nudge gets claude's "no
- * decision" (claude goes on); the settings holding the secret are readable by this user only.
+ * path is answered; an event that is not a hook input, too large, or fails in nudge gets claude's
+ * "no decision" (claude goes on), a guard's call is denied (claude would take "no decision" as an
+ * allow); the settings holding the secret are readable by this user only.
  */
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -32,7 +33,7 @@ describe("hook server", () => {
     await server.writeSettings(file, { PreToolUse: [{ matcher: "^Bash$", hookCallbackIds: ["deny-me"] }] });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const hooks = JSON.parse(readFileSync(file, "utf8")).hooks as Record<string, Array<{ matcher: string; hooks: Array<{ type: string; url: string; timeout: number }> }>>;
-    expect(Object.keys(hooks).sort()).toEqual(["PreCompact", "PreToolUse", "SessionEnd", "Stop", "StopFailure", "UserPromptSubmit"]);
+    expect(Object.keys(hooks).sort()).toEqual(["PreToolUse", "Stop", "StopFailure", "UserPromptSubmit"]);
     const prompt = hooks.UserPromptSubmit![0]!.hooks[0]!;
     expect(prompt.type).toBe("http");
     expect(prompt.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{48}\/event\/UserPromptSubmit$/);
@@ -52,5 +53,27 @@ describe("hook server", () => {
       expect([res.status, await res.json()]).toEqual([200, {}]);
     }
     expect(seen).toEqual(["UserPromptSubmit:hi", "UserPromptSubmit:boom"]);
+  });
+
+  it("a guard's call that nudge cannot read or judge is denied with a reason, never passed as claude's allow", async () => {
+    server = await HookServer.start({
+      onEvent: () => ({}),
+      onCallback: (id) => {
+        if (id === "rules") throw new Error("the rules could not be read");
+        return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
+      },
+    });
+    const hooks = server.settings({ PreToolUse: [{ matcher: "", hookCallbackIds: ["rules", "gate"] }] }) as { hooks: Record<string, Array<{ hooks: Array<{ url: string }> }>> };
+    const [rules, gate] = hooks.hooks.PreToolUse!.map((h) => h.hooks[0]!.url);
+    const post = async (url: string, body: string) => (await fetch(url, { method: "POST", body })).json() as Promise<{ hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }>;
+    const thrown = await post(rules!, input("PreToolUse", { tool_name: "Bash" }));
+    expect(thrown.hookSpecificOutput?.permissionDecision).toBe("deny");
+    expect(thrown.hookSpecificOutput?.permissionDecisionReason).toContain("the rules could not be read");
+    for (const body of ["not json", JSON.stringify({ hook_event_name: "PreToolUse", session_id: "../x" })]) {
+      const unread = await post(gate!, body);
+      expect(unread.hookSpecificOutput?.permissionDecision).toBe("deny");
+      expect(unread.hookSpecificOutput?.permissionDecisionReason).toMatch(/could not read this tool call/);
+    }
+    expect((await post(gate!, input("PreToolUse", { tool_name: "Bash" }))).hookSpecificOutput?.permissionDecision).toBe("allow");
   });
 });

@@ -111,6 +111,20 @@ describe("a permission question", () => {
     expect(t.logged("prompt")).toEqual(["go", "next thing"]);
     await t.child;
   });
+
+  it("shows a diff's long lines as they are, never wrapped at words: each row of a wrapped line would lose its + gutter", async () => {
+    const cwd = tempDir();
+    const long = "const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];";
+    const write = request("Write", { file_path: path.join(cwd, "w.js"), content: `${long}\n` });
+    const t = runHarness({ steps: [{ do: "permission", cwd, request: write }] }, { cols: 40 });
+    await t.waitFor("Allow?");
+    const { lines } = await t.screen();
+    const at = lines.findIndex((l) => l.startsWith("  +const"));
+    // The terminal's own wrap: the first row full to the last column, the next going on mid-word.
+    expect(lines.slice(at, at + 2).join("")).toBe(`  +${long}`);
+    t.type("y\r");
+    await t.child;
+  });
 });
 
 const DB = {

@@ -14,6 +14,13 @@ function terminal(columns: number, ansi = true, onlcr = false) {
 }
 
 describe("Screen", () => {
+  it("writes claude's words as they are (a code line keeps its columns), and wraps nudge's own lines at words", async () => {
+    const t = terminal(20, true, true);
+    t.screen.write("  if (a) return b + c + d;\n");
+    t.screen.writeLines("! alpha bravo charlie delta\n");
+    expect((await t.show()).lines).toEqual(["  if (a) return b + ", "c + d;", "! alpha bravo", "charlie delta"]);
+  });
+
   it("keeps the block under the output, whatever is written while it is shown", async () => {
     const t = terminal(20);
     t.screen.set("status", { lines: ["⠋ working · 1s"] });

@@ -62,4 +62,16 @@ await time(`${GITLEAKS_RULES.length} gitleaks + ${PROVIDER_RULES.length} provide
 await time("blocks alone (PuTTY, base64, prose, Discord), raw text", async () => blockFindings(raw, () => []), (f) => `${f.length} findings`);
 await time("nudge scan (string values)", () => scanNdjsonFile(file, { file: "conversation.jsonl" }), (f) => `${f.length} findings`);
 await time("nudge mask (scan + masked copy)", () => maskNdjsonFile(file, path.join(dir, "masked.jsonl"), { file: "conversation.jsonl" }), (f) => `${f.length} masked`);
+// A long one-line text (minified code, a base64 blob) against the same text in lines: a scan to the
+// line's ends per hit once made the one line 8× slower.
+const oneLine = "id AKIAQYLPMN5HHHFPZAM2, the secret api_key=getKey() ".repeat(8000);
+const inLines = oneLine.replaceAll(", ", ",\n");
+const seconds = (text: string) => {
+  const started = performance.now();
+  ported.findings(text);
+  return (performance.now() - started) / 1000;
+};
+seconds(inLines.slice(0, 2000));
+const [a, b] = [seconds(oneLine), seconds(inLines)];
+process.stdout.write(`| one ${(oneLine.length / 1e6).toFixed(1)} MB line ÷ the same text in lines | | ${a.toFixed(3)} s ÷ ${b.toFixed(3)} s | | ${(a / b).toFixed(2)}× | |\n`);
 rmSync(dir, { recursive: true, force: true });

@@ -98,18 +98,12 @@ describe("formats", () => {
     expect(PROVIDER_RULES.map((r) => r.id).filter((id) => !ids.has(id) && !notInCorpus.includes(id))).toEqual([]);
   });
 
-  it("a long one-line text (minified code, a base64 blob) is scanned about as fast as the same text in lines", () => {
+  it("a long one-line text (minified code, a base64 blob): every hit found, as in the same text in lines", () => {
+    // Its speed against the same text in lines is a row of bench/secret-scan-bench.ts.
     const rules = new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES]);
-    const oneLine = "id AKIAQYLPMN5HHHFPZAM2, the secret api_key=getKey() ".repeat(8000);
-    const lines = oneLine.replaceAll(", ", ",\n");
-    const timed = (text: string) => {
-      const start = performance.now();
-      expect(rules.findings(text)).toHaveLength(text.split("AKIA").length - 1);
-      return performance.now() - start;
-    };
-    timed(lines.slice(0, 2000));
-    // A ratio, not a time, so a busy machine slows both alike; a scan to the line's ends per hit made it 8×.
-    expect(timed(oneLine)).toBeLessThan(3 * timed(lines));
+    const oneLine = "id AKIAQYLPMN5HHHFPZAM2, the secret api_key=getKey() ".repeat(2000);
+    expect(rules.findings(oneLine)).toHaveLength(2000);
+    expect(rules.findings(oneLine.replaceAll(", ", ",\n"))).toHaveLength(2000);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * The bench's output: the markdown table for the README (between the bench markers; only the
- * rows of the sections that ran), then details that are not for the README.
+ * The bench's output: the markdown table for bench/results/README.md (between the bench markers;
+ * only the rows of the sections that ran), then details that are not for it.
  */
 import { execFileSync } from "node:child_process";
 import os from "node:os";
@@ -323,7 +323,7 @@ function latencyRow(say: (line?: string) => void, label: string, x: { nudge: Lat
 
 function details(r: BenchResults, say: (line?: string) => void): void {
   say("");
-  say("## Details (not for the README)");
+  say("## Details (not for bench/results)");
   say("");
   say(`- CLI measured: ${CLI}`);
   say(`- load average (1, 5, 15 min) before / after: ${r.loadBefore.map((l) => l.toFixed(1)).join(" ")} / ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; the run took ${((Date.now() - r.started) / 60_000).toFixed(1)} min`);

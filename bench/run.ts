@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: nudge's performance goals (issue 9), each a ratio against git (or node) on the
  * same repository in the same run, measured through the real built CLI driving a stand-in claude.
- * Prints a markdown table for the README (between the bench markers), then details that explain
+ * Prints a markdown table for bench/results/README.md (between the bench markers), then details that explain
  * it (traces, a profile, storage by part). Progress goes to stderr.
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)

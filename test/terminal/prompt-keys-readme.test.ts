@@ -14,10 +14,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LineEditor, type Key } from "../../src/terminal/line-editor.js";
 
-const README = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/guide/recording.md"), "utf8");
-const TABLE = README.slice(README.indexOf("- The keys the prompt understands"), README.indexOf("Prompts are kept per repository"));
+const GUIDE = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/guide/recording.md"), "utf8");
+const TABLE = GUIDE.slice(GUIDE.indexOf("- The keys the prompt understands"), GUIDE.indexOf("Prompts are kept per repository"));
 
-/** What a terminal sends for a key, and the key's name as the README writes it. */
+/** What a terminal sends for a key, and the key's name as the guide writes it. */
 function terminalKeys(): Array<[string, string]> {
   const keys: Array<[string, string]> = [];
   const special: Record<string, string> = { "\r": "Enter", "\n": "Ctrl-J", "\t": "Tab", "\b": "Ctrl-H" };
@@ -63,7 +63,7 @@ function busyEditor(): LineEditor {
   return editor;
 }
 
-describe("the README's keys", () => {
+describe("the recording guide's keys", () => {
   it("names every key the prompt's editor acts on", async () => {
     const acted: string[] = [];
     for (const [sequence, name] of terminalKeys()) {

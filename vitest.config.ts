@@ -9,6 +9,7 @@ const UNIT = [
   "test/bundle/transcript-copy.test.ts",
   "test/bundle/zod-accept.test.ts",
   "test/claude/ndjson.test.ts",
+  "test/docs/command-pages.test.ts",
   "test/json-schemas.test.ts",
   "test/loop/best-turn.test.ts",
   "test/loop/guards.test.ts",

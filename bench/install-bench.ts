@@ -1,5 +1,5 @@
 /**
- * A user's install, as the README's quick start gives it: the packed package (`npm pack`) installed
+ * A user's install, as the README's install section gives it: the packed package (`npm pack`) installed
  * with `npm install -g` into a prefix of its own with an empty npm cache, as on a fresh machine, so
  * every package comes from the registry and better-sqlite3 is built (its prebuilt download where it
  * can be reached, else from its sources). Beside it, what a contributor's `npm ci` puts on disk:

@@ -1,8 +1,9 @@
 /**
- * The bench's output: the markdown table for the README (between the bench markers; only the
- * rows of the sections that ran), then details that are not for the README.
+ * The bench's output: the markdown table for bench/results/README.md (between the bench markers;
+ * only the rows of the sections that ran), then details that are not for it.
  */
 import { execFileSync } from "node:child_process";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import type { BetweenProfile, BetweenResult } from "./between-turns.js";
 import type { LongListResult, StartResult } from "./cli-start.js";
@@ -323,7 +324,7 @@ function latencyRow(say: (line?: string) => void, label: string, x: { nudge: Lat
 
 function details(r: BenchResults, say: (line?: string) => void): void {
   say("");
-  say("## Details (not for the README)");
+  say("## Details (not for bench/results)");
   say("");
   say(`- CLI measured: ${CLI}`);
   say(`- load average (1, 5, 15 min) before / after: ${r.loadBefore.map((l) => l.toFixed(1)).join(" ")} / ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; the run took ${((Date.now() - r.started) / 60_000).toFixed(1)} min`);
@@ -361,4 +362,21 @@ function details(r: BenchResults, say: (line?: string) => void): void {
     say(`- storage per turn, turns ${r.long.turns - r.long.storageTurns + 1}–${r.long.turns}: ${parts(r.long.nudge)}; git's own commit of the same change ${fmtBytes(r.long.twinGit)}`);
   }
   if (r.binaryTurn) say(`- the 50 MB binary turn: ${parts(r.binaryTurn.nudge)}; git's commit ${fmtBytes(r.binaryTurn.twinGit)}`);
+}
+
+/**
+ * Puts the table (the report's lines from one bench marker to the other) in place of the marked
+ * block of `file`, bench/results/README.md, written beside it and renamed over it so a failed
+ * write leaves the old table whole. The hand-written notes around the markers are kept.
+ */
+export function writeTable(lines: string[], file: string): void {
+  const start = "<!-- bench:start -->";
+  const end = "<!-- bench:end -->";
+  const table = lines.slice(lines.indexOf(start), lines.indexOf(end) + 1).join("\n");
+  const old = readFileSync(file, "utf8");
+  const from = old.indexOf(start);
+  const to = old.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${file} has no ${start} … ${end} block to replace`);
+  writeFileSync(`${file}.tmp`, old.slice(0, from) + table + old.slice(to + end.length));
+  renameSync(`${file}.tmp`, file);
 }

@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: nudge's performance goals (issue 9), each a ratio against git (or node) on the
+ * `npm run bench`: nudge's performance goals, each a ratio against git (or node) on the
  * same repository in the same run, measured through the real built CLI driving a stand-in claude.
- * Prints a markdown table for the README (between the bench markers), then details that explain
+ * Prints a markdown table for bench/results/README.md (between the bench markers), then details that explain
  * it (traces, a profile, storage by part). Progress goes to stderr.
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
@@ -11,6 +11,7 @@
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
+ *   npm run bench -- --write               also put the table in bench/results/README.md (a full run: its rows replace the table's)
  *   BENCH_CLI=other/dist/nudge.mjs npm run bench -- …   measure another build of nudge
  */
 import { rmSync } from "node:fs";
@@ -28,7 +29,7 @@ import { manySessions } from "./many-sessions.js";
 import { recorderBench } from "./recorder.js";
 import { renderBench } from "./render-bench.js";
 import { generateRepo, scratchRoot } from "./repo.js";
-import { report, type BenchResults } from "./report.js";
+import { report, writeTable, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { searchBench } from "./search-bench.js";
 import { typedPrompt, type TypedResult } from "./typed-prompt.js";
@@ -133,7 +134,9 @@ try {
   if (wanted("search")) results.search = await searchBench({ sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 }, 7);
   if (wanted("install")) results.install = await installBench();
   const sync: SyncBenchResult | null = wanted("sync") ? await syncBench() : null;
-  process.stdout.write(report(results).join("\n") + "\n");
+  const lines = report(results);
+  process.stdout.write(lines.join("\n") + "\n");
+  if (args.includes("--write")) writeTable(lines, new URL("./results/README.md", import.meta.url).pathname);
   if (sync) process.stdout.write(["", ...syncReport(sync), `(load average ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} after)`].join("\n") + "\n");
 } finally {
   if (!keep) rmSync(scratchRoot, { recursive: true, force: true });

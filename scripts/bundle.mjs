@@ -2,7 +2,7 @@
  * Bundles the CLI into dist/nudge.mjs (the `nudge` bin) with one chunk per lazily loaded command
  * in dist/chunks/. A command's start-up is mostly module loading: one file per command instead of
  * dozens, and only the parts of zod/mini a command uses, is what brings `nudge session list` near
- * `node -e 0` (see the README's benchmarks).
+ * `node -e 0` (see docs/performance.md).
  *
  * commander and zod are bundled (every command needs them); the other dependencies stay in
  * node_modules, loaded only by the commands that use them.

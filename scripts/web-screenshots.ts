@@ -1,5 +1,5 @@
 /**
- * The README's pictures of `nudge web`: the sessions page (wide and at a phone's 390 px), a
+ * The docs' pictures of `nudge web`: the sessions page (wide and at a phone's 390 px), a
  * session's page (markdown, a tool call, a diff), and a session driven from the page while claude
  * asks. Real sessions: the built CLI records the pinned claude binary against the tests' scripted
  * API (so claude's words are scripted, the rest is nudge's real output); the page is the built

@@ -3,51 +3,10 @@
  * into a message and an exit code — 0 ok, 1 the user's problem (with a hint), 2 a bug in nudge.
  */
 import { writeOut, writeErr } from "./terminal/output.js";
-import type { Command } from "commander";
 import { DISK_FULL_HINT, UserError, isDiskFull } from "./errors.js";
-import { claudeGroup } from "./commands/claude.js";
-import { commandNames, type CommandGroup } from "./commands/group.js";
-import { hooksGroup } from "./commands/hooks.js";
-import { rulesGroup } from "./commands/rules.js";
-import { sessionGroup } from "./commands/session.js";
+import { program } from "./commands/program.js";
 import { colorEnabled, makeStyle } from "./terminal/style.js";
 import { nudgeVersion } from "./version.js";
-
-const GROUPS: CommandGroup[] = [claudeGroup, sessionGroup, rulesGroup, hooksGroup];
-/** Commands of their own, outside any group (`nudge web`), loaded like a group's. */
-const COMMANDS: CommandGroup["commands"] = {
-  web: { load: async () => (await import("./commands/web.js")).webCommand },
-};
-
-/**
- * The command tree, with only the commands this command line can reach loaded: `nudge session
- * list` loads one command's code, `nudge session --help` its group's, `nudge --help` all.
- */
-async function program(argv: string[]): Promise<Command> {
-  const { Command } = await import("commander");
-  const [groupArg, commandArg] = argv.slice(2);
-  const root = new Command("nudge")
-    .description("record, replay, rewind and fork Claude Code sessions — code and conversation together")
-    .version(nudgeVersion())
-    .addHelpText("after", "\nExit codes: 0 ok, 1 a problem with the input or the environment (the message says what to do), 2 a bug in nudge.");
-  // A command line naming no group or command of ours (`nudge --help`, a typo) loads them all, for the help.
-  const known = GROUPS.some((g) => g.name === groupArg) || Object.hasOwn(COMMANDS, groupArg ?? "");
-  for (const group of GROUPS) {
-    const command = new Command(group.name).description(group.description);
-    if (group.helpAfter) command.addHelpText("after", group.helpAfter);
-    const wanted = groupArg === group.name ? commandNames(group).get(commandArg ?? "") : undefined;
-    const names = wanted ? [wanted] : groupArg === group.name || !known ? Object.keys(group.commands) : [];
-    for (const sub of await Promise.all(names.map((name) => group.commands[name]!.load()))) command.addCommand(sub);
-    root.addCommand(command);
-  }
-  for (const [name, entry] of Object.entries(COMMANDS)) if (groupArg === name || !known) root.addCommand(await entry.load());
-  const strict = (command: Command) => {
-    command.exitOverride().showHelpAfterError("hint: add --help for usage");
-    command.commands.forEach(strict);
-  };
-  strict(root);
-  return root;
-}
 
 /**
  * A reader that goes away (`nudge session list | head -1`) makes writes fail with EPIPE. That is

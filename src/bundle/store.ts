@@ -45,7 +45,7 @@ export function bundleDir(store: Store, id: string): string {
   return path.join(store.dir, "sessions", id);
 }
 
-/** The files of one bundle; the README's "bundle format" section describes each. */
+/** The files of one bundle; docs/reference/bundle-format.md describes each. */
 export function bundleFiles(dir: string) {
   return {
     dir,

@@ -1,5 +1,5 @@
 /**
- * claude's control protocol over stream-json (measured with 2.1.329, see the README): requests
+ * claude's control protocol over stream-json (measured with 2.1.329, see docs/guide/recording.md): requests
  * claude sends on stdout and waits for (`can_use_tool` with `--permission-prompt-tool stdio`,
  * `hook_callback` for hooks registered by an `initialize` request), and the responses nudge
  * writes back on stdin. Schemas are loose: fields claude adds must never break a session.

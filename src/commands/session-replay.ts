@@ -27,7 +27,7 @@ export const sessionReplayCommand = new Command("replay")
   .option("--turn <n>", "only this turn")
   .option("--speed <x>", "playback speed: 2 is twice as fast (default 1)")
   .option("--idle-limit <seconds>", "shorten any recorded pause to at most this many seconds (default 2)")
-  .option("-v, --verbose", "show tool inputs and outputs")
+  .option("-v, --verbose", "show tool inputs and outputs, thinking, and subagents' own words")
   .addHelpText(
     "after",
     `

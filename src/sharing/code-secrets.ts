@@ -34,7 +34,7 @@ export interface CodeSecret {
 /** What a file that is itself an export is reported as. */
 export const EXPORT_IN_CODE = "nudge-export";
 
-/** Files larger than this are not scanned (they are binaries or generated; a secret in one goes unseen, as the README says). */
+/** Files larger than this are not scanned (they are binaries or generated; a secret in one goes unseen, as docs/reference/security-model.md says). */
 export const MAX_SCANNED = 8 * 1024 * 1024;
 /** Bytes looked at to tell a binary file: git's own rule is a NUL in the first 8,000. */
 const BINARY_PROBE = 8000;

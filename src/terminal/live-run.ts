@@ -31,7 +31,7 @@ import { openPromptHistory } from "../bundle/prompt-history.js";
 import { modeLabel, nextMode } from "./permission-modes.js";
 import { stdoutFlushed, writeErr, writeOut } from "./output.js";
 
-/** The prompt's keys, for /help (the README's key table has them all). */
+/** The prompt's keys, for /help (docs/guide/recording.md's key table has them all). */
 const TERMINAL_KEYS = [
   "keys: Enter send (while claude works: queue) · Alt-Enter or \\ at the end: a new line",
   "      ↑/↓ earlier prompts · Ctrl-R search them · Ctrl-O show a paste or a diff whole",

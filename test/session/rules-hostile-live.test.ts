@@ -1,5 +1,5 @@
 /**
- * Issue-15 reproductions in a live `nudge claude run` with the real claude binary: the README's
+ * Issue-15 reproductions in a live `nudge claude run` with the real claude binary: the docs'
  * own allow rule (`^node --test$`) does not let `touch PWNED.txt\nnode --test` through, and a
  * catastrophic pattern in a teammate's rules file does not freeze nudge.
  */

@@ -7,7 +7,7 @@
  *
  * Goals (issue 22): 100% masked outside code, 100% refused in code (multi-line included), at
  * most 2% of look-alikes masked; and the masked export holds no byte of a corpus secret in any
- * entry, decompressed, the git bundle's objects included. The table is printed (the README's).
+ * entry, decompressed, the git bundle's objects included. The table is printed (the security model's, docs/reference/security-model.md).
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -31,7 +31,7 @@ const message = corpus.map((h) => `[${h.name}] ${h.text}`).join("\n");
 /** The same, for a command line, which cannot hold NUL. */
 const argMessage = corpus.filter((h) => !h.text.includes("\u0000")).map((h) => `[${h.name}] ${h.text}`).join("\n");
 
-/** How a control is shown, as the README says: \xNN for a byte-sized one, \uNNNN for the bidi ones. Written out here, not taken from src. */
+/** How a control is shown, as docs/reference/security-model.md says: \xNN for a byte-sized one, \uNNNN for the bidi ones. Written out here, not taken from src. */
 function shownForm(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
     const code = c.charCodeAt(0);

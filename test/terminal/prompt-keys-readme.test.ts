@@ -1,10 +1,10 @@
 /**
- * Issue 21: the README names every key the prompt understands. Each key a terminal can send
+ * The recording guide (docs/guide/recording.md) names every key the prompt understands. Each key a terminal can send
  * (control characters, Alt with a letter, arrows and their Ctrl/Alt forms, Home, End, Delete) is
  * decoded as nudge decodes it (readline's keypress events) and given to the prompt's line editor
  * with text, history and a big paste on the line; every key that does something there, and the
  * keys the prompt line itself takes (Ctrl-C, Esc, Shift-Tab, Ctrl-Z), must be named in the
- * README's table of keys.
+ * guide's table of keys.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -14,10 +14,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LineEditor, type Key } from "../../src/terminal/line-editor.js";
 
-const README = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../README.md"), "utf8");
-const TABLE = README.slice(README.indexOf("- The keys the prompt understands"), README.indexOf("Prompts are kept per repository"));
+const GUIDE = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/guide/recording.md"), "utf8");
+const TABLE = GUIDE.slice(GUIDE.indexOf("- The keys the prompt understands"), GUIDE.indexOf("Prompts are kept per repository"));
 
-/** What a terminal sends for a key, and the key's name as the README writes it. */
+/** What a terminal sends for a key, and the key's name as the guide writes it. */
 function terminalKeys(): Array<[string, string]> {
   const keys: Array<[string, string]> = [];
   const special: Record<string, string> = { "\r": "Enter", "\n": "Ctrl-J", "\t": "Tab", "\b": "Ctrl-H" };
@@ -63,7 +63,7 @@ function busyEditor(): LineEditor {
   return editor;
 }
 
-describe("the README's keys", () => {
+describe("the recording guide's keys", () => {
   it("names every key the prompt's editor acts on", async () => {
     const acted: string[] = [];
     for (const [sequence, name] of terminalKeys()) {

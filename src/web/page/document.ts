@@ -12,7 +12,7 @@ export type PageDocument =
   | { mode: "server"; csrf: string; title: string }
   | { mode: "static"; data: { session: SessionView; turns: TurnView[] }; title: string; script: string; css: string };
 
-/** The CSP `nudge web` sends with every page (see the README's security model). */
+/** The CSP `nudge web` sends with every page (see docs/reference/security-model.md). */
 export const SERVER_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 

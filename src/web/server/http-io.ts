@@ -98,12 +98,12 @@ export async function readJsonBody<T extends z.core.$ZodType>(req: IncomingMessa
 export function parseInput<T extends z.core.$ZodType>(schema: T, value: unknown, what: string, labels: Record<string, string> = {}): z.infer<T> {
   const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
-  if (value === undefined) throw new HttpError(400, `${what} is missing`, "see the API in the README");
+  if (value === undefined) throw new HttpError(400, `${what} is missing`, "see the API in docs/reference/http-api.md");
   const issue = parsed.error.issues[0]!;
   const label = labels[String(issue.path[0])];
   if (label) throw new HttpError(400, `${label}: ${issue.message}`, "correct it and try again");
   const where = issue.path.length ? `${what}.${issue.path.map(String).join(".")}` : what;
-  throw new HttpError(400, `invalid ${where}: ${issue.message}`, "see the API in the README");
+  throw new HttpError(400, `invalid ${where}: ${issue.message}`, "see the API in docs/reference/http-api.md");
 }
 
 function tooLarge(): HttpError {

@@ -7,8 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { pathExists } from "../file-exists.js";
 
-export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CLAUDE_CONFIG_DIR ? path.resolve(env.CLAUDE_CONFIG_DIR) : path.join(os.homedir(), ".claude");
+/** Set but empty, claude takes its working folder (measured on the pinned claude): so does this, from `cwd`. */
+export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  return env.CLAUDE_CONFIG_DIR !== undefined ? path.resolve(cwd, env.CLAUDE_CONFIG_DIR) : path.join(os.homedir(), ".claude");
 }
 
 /** Every character outside [A-Za-z0-9] becomes "-" (claude cuts and hashes very long paths; see findTranscript). */

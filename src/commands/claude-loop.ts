@@ -196,6 +196,10 @@ async function runLoop(input: LoopInput): Promise<number> {
   if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   const promptFile = input.promptFile ? await readPromptFile(input.promptFile) : null;
   const verify = input.verify === undefined ? null : input.verify === true ? true : await readVerifyFile(input.verify);
+  // Set but empty, claude keeps its config in its working folder: a sandbox's private copy of it would be the work tree.
+  if (process.env.CLAUDE_CONFIG_DIR === "" && (input.sandbox || verify !== null)) {
+    throw new UserError("CLAUDE_CONFIG_DIR is set but empty, so claude would keep its config in the work tree, which a sandbox cannot copy", "unset CLAUDE_CONFIG_DIR, or set it to a folder");
+  }
   const store = await commandStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   const rules = await loadRules(store.repoRoot);
@@ -206,7 +210,7 @@ async function runLoop(input: LoopInput): Promise<number> {
   const where = {
     workTree: existing?.manifest.repo.root ?? store.repoRoot,
     cwd: existing?.manifest.repo.cwd ?? cwd,
-    claudeConfigDir: claudeConfigDir(),
+    claudeConfigDir: claudeConfigDir(process.env, cwd),
     env: process.env,
     allowNet: input.sandboxNet,
     allowRead: input.sandboxRead,
@@ -242,7 +246,7 @@ async function runLoop(input: LoopInput): Promise<number> {
         store,
         cwd,
         bin,
-        claudeConfigDir: claudeConfigDir(),
+        claudeConfigDir: claudeConfigDir(process.env, cwd),
         choice,
         flags: {
           model: input.model,

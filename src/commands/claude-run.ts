@@ -102,7 +102,7 @@ async function runTui(input: RunInput): Promise<void> {
     store,
     cwd,
     bin,
-    claudeConfigDir: claudeConfigDir(),
+    claudeConfigDir: claudeConfigDir(process.env, cwd),
     env: process.env,
     choice: input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" },
     flags: { model: input.model, permissionMode: input.permissionMode, allowedTools: input.allowedTools, disallowedTools: input.disallowedTools, passthrough: input.passthrough },
@@ -126,7 +126,7 @@ async function runClaude(input: RunInput): Promise<void> {
     store,
     cwd,
     bin,
-    claudeConfigDir: claudeConfigDir(),
+    claudeConfigDir: claudeConfigDir(process.env, cwd),
     choice: input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" },
     flags: {
       model: input.model,

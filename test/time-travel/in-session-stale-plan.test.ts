@@ -2,7 +2,7 @@
  * An in-session /rewind, /fork or /undo shows a plan and waits for a person: what they answer
  * is about the work tree they saw. A file changed meanwhile refuses the apply, as the CLI's
  * and the page's confirmations do; nothing of the user's is overwritten or left out of the plan.
- * Real claude, scripted API, nudge's own terminal on a real pty.
+ * The CLI's own y/N keeps the same rule. Real claude, scripted API, nudge's terminal on a real pty.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { inTerminal } from "../support/pty.js";
+import { recordSession } from "../support/record.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 
 let api: ScriptedApi | undefined;
@@ -102,5 +103,32 @@ describe("an in-session plan that went stale while asking", () => {
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
+  }, 120_000);
+});
+
+describe("the CLI's y/N, same rule", () => {
+  it("session rewind on a terminal: a file edited before the answer refuses it, exit 1; answered again, it goes ahead", async () => {
+    const repo = await gitdir();
+    const file = path.join(repo, "a.txt");
+    const recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: file, content: "one\n" } }, { text: "ONE" }, { tool: "Write", input: { file_path: file, content: "two\n" } }, { text: "TWO" }],
+      ["write one", "write two"],
+    );
+    await recorded.api.close();
+    const stale = inTerminal(repo, ["session", "rewind", recorded.id, "1"]);
+    await stale.waitFor(`rewind ${recorded.id} to turn 1? [y/N]`);
+    writeFileSync(file, "mine\n");
+    stale.type("y\r");
+    expect((await stale.child).exitCode).toBe(1);
+    expect(stale.text()).toContain(`error: ${CHANGED}`);
+    expect(stale.text()).toContain("hint: run the rewind again to see the new plan");
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+
+    const fresh = inTerminal(repo, ["session", "rewind", recorded.id, "1"]);
+    await fresh.waitFor(`rewind ${recorded.id} to turn 1? [y/N]`);
+    fresh.type("y\r");
+    expect((await fresh.child).exitCode, fresh.text()).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe("one\n");
   }, 120_000);
 });

@@ -3,12 +3,12 @@ import { Command } from "commander";
 import path from "node:path";
 import * as z from "../zod.js";
 import { resolveSession } from "../bundle/store.js";
-import { applyForkInPlace, forkIntoWorktree, forkTurn, planForkIntoWorktree, prepareForkInPlace, type ForkOutcome } from "../time-travel/fork-session.js";
+import { forkIntoWorktree, forkTurn, type ForkOutcome } from "../time-travel/fork-session.js";
+import { forkInPlaceOperation, forkIntoWorktreeOperation } from "../time-travel/operations.js";
 import { withWorkTree } from "../time-travel/rewind.js";
-import { describePlan } from "../time-travel/rewind-plan.js";
-import { describeForked, describeWorktreeFork } from "../time-travel/fork-describe.js";
+import { describeForked } from "../time-travel/fork-describe.js";
 import { printJson, writeOut } from "../terminal/output.js";
-import { changedWhileAsking, confirm } from "./confirm.js";
+import { confirmPlan } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -45,32 +45,29 @@ Examples:
     const turn = forkTurn(source, turnArg === undefined ? undefined : parseTurnArg(turnArg));
     const say = (line: string) => writeOut(line + "\n");
     let fork: ForkOutcome | null;
-    if (o.worktree && o.dryRun) {
-      const plan = await planForkIntoWorktree(source, turn, path.resolve(o.worktree));
-      if (o.json) return printJson({ dryRun: true, worktree: plan.root, commit: plan.commit, session: source.manifest.id, turn });
-      const [where, untouched] = describeWorktreeFork(source.manifest.id, turn, plan);
-      say(where!);
-      say(`${untouched}; nothing was done (dry run)`);
-      return;
-    }
-    if (o.worktree) fork = await forkIntoWorktree(store, source, turn, path.resolve(o.worktree));
-    else {
+    if (o.worktree) {
+      const op = forkIntoWorktreeOperation(store, source, turn, path.resolve(o.worktree));
+      if (o.dryRun) {
+        const plan = await op.prepare();
+        if (o.json) return printJson({ dryRun: true, worktree: plan.root, commit: plan.commit, session: source.manifest.id, turn });
+        const [where, untouched] = op.describe(plan);
+        say(where!);
+        say(`${untouched}; nothing was done (dry run)`);
+        return;
+      }
+      // Nothing of the user's is touched, so nothing to ask: it plans (and checks) as it goes.
+      fork = await forkIntoWorktree(store, source, turn, path.resolve(o.worktree));
+    } else {
       fork = await withWorkTree(store, source.manifest.repo.root, `forking session ${source.manifest.id}`, async () => {
-        const prepared = await prepareForkInPlace(store, source, turn);
+        const op = forkInPlaceOperation(store, source, turn);
+        const shown = await op.prepare();
         if (o.dryRun) {
-          if (o.json) printJson({ dryRun: true, plan: prepared.plan });
-          else describePlan(prepared.plan, "fork").forEach(say);
+          if (o.json) printJson({ dryRun: true, plan: shown.plan });
+          else op.describe(shown).forEach(say);
           return null;
         }
-        if (prepared.changes.length > 0) {
-          if (!o.json) describePlan(prepared.plan, "fork").forEach(say);
-          if (await confirm(`fork ${source.manifest.id} at turn ${turn} and put its code in place?`, o.yes)) {
-            // A person took time to answer: the plan holds only if the work tree is still what it showed.
-            const again = await prepareForkInPlace(store, source, turn);
-            if (again.state.tree !== prepared.state.tree) throw changedWhileAsking("fork");
-          }
-        }
-        return applyForkInPlace(store, source, prepared);
+        if (!o.json && op.asks!(shown)) op.describe(shown).forEach(say);
+        return op.apply(await confirmPlan(op, shown, o.yes, "fork"));
       });
     }
     if (!fork) return;

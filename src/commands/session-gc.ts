@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import * as z from "../zod.js";
 import { openStore } from "../bundle/store.js";
-import { planGc } from "../time-travel/session-gc.js";
+import { gcOperation } from "../time-travel/housekeeping-operation.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -45,11 +45,5 @@ Examples:
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await openStore(process.cwd());
-    await runHousekeeping({
-      store,
-      o,
-      strict: false,
-      plan: () => planGc(store, { olderThanMs: o.olderThan }),
-      question: () => "remove all of this?",
-    });
+    await runHousekeeping(gcOperation(store, { olderThanMs: o.olderThan }), o);
   });

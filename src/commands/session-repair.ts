@@ -1,8 +1,7 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { applyRepair, describeRepair, repairJson } from "../time-travel/repair-apply.js";
-import { planRepair } from "../time-travel/repair-plan.js";
+import { repairJson, repairOperation } from "../time-travel/repair-apply.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { confirm } from "./confirm.js";
 import { parseOptions } from "./parse-options.js";
@@ -34,12 +33,13 @@ Examples:
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
-    const plan = await planRepair(store, id);
+    const op = repairOperation(store, id);
+    const plan = await op.prepare();
     if (o.json && o.dryRun) return printJson({ dryRun: true, plan: repairJson(plan) });
-    if (!o.json) describeRepair(plan).forEach(say);
+    if (!o.json) op.describe(plan).forEach(say);
     if (o.dryRun) return say("dry run: nothing was changed");
-    await confirm(`write the rebuilt turns.jsonl of session ${plan.id}?`, o.yes);
-    await applyRepair(store, plan);
+    await confirm(op.question(plan), o.yes);
+    await op.apply(plan);
     if (o.json) return printJson({ plan: repairJson(plan), repaired: true });
     say(`repaired session ${plan.id}: turns.jsonl holds turns 0 to ${plan.rebuilt.at(-1)!.n} · continue it with: nudge claude run -r ${plan.id}`);
   });

@@ -5,10 +5,11 @@ import * as z from "../zod.js";
 import { UserError } from "../errors.js";
 import { openStore, resolveSession } from "../bundle/store.js";
 import { describeInterrupted, planInterrupted, resolveInterrupted, type Resolution } from "../time-travel/interrupted.js";
-import { applyRewind, prepareRewind, prepareUndo, undoLastRewind, withUndo, withWorkTree } from "../time-travel/rewind.js";
-import { describePlan, describeRewound, describeUndo } from "../time-travel/rewind-plan.js";
+import { withUndo, withWorkTree } from "../time-travel/rewind.js";
+import { rewindOperation, undoOperation } from "../time-travel/operations.js";
+import { describeRewound } from "../time-travel/rewind-plan.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
-import { changedWhileAsking, confirm } from "./confirm.js";
+import { confirm, confirmPlan } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -75,16 +76,12 @@ Examples:
     const turn = parseTurnArg(turnArg);
     const scope = o.codeOnly ? "code" : o.conversationOnly ? "conversation" : "both";
     await withWorkTree(store, session.manifest.repo.root, `rewinding session ${session.manifest.id}`, async () => {
-      const prepare = () => prepareRewind(store, session, turn, { scope, resetHead: o.resetHead ?? false, includeShared: o.includeShared ?? false });
-      const prepared = await prepare();
-      const { plan, state } = prepared;
-      if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : describePlan(plan).forEach(say);
-      if (!o.json) describePlan(plan).forEach(say);
-      if (await confirm(`rewind ${plan.sessionId} to turn ${plan.turn}?`, o.yes)) {
-        // A person took time to answer: the plan holds only if the work tree is still what it showed.
-        if ((await prepare()).state.tree !== state.tree) throw changedWhileAsking("rewind");
-      }
-      const record = await applyRewind(store, session, prepared);
+      const op = rewindOperation(store, session, turn, { scope, resetHead: o.resetHead ?? false, includeShared: o.includeShared ?? false });
+      const shown = await op.prepare();
+      const { plan } = shown;
+      if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : op.describe(shown).forEach(say);
+      if (!o.json) op.describe(shown).forEach(say);
+      const record = await op.apply(await confirmPlan(op, shown, o.yes, "rewind"));
       if (o.json) return printJson({ plan, record });
       const [rewound, ...next] = describeRewound(plan, record);
       say(rewound!);
@@ -96,14 +93,12 @@ Examples:
 
 async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): Promise<void> {
   await withUndo(store, async () => {
-    const prepared = await prepareUndo(store);
-    if (o.dryRun) return o.json ? printJson({ dryRun: true, ...prepared.plan }) : describeUndo(prepared.plan).forEach(say);
+    const op = undoOperation(store);
+    const shown = await op.prepare();
+    if (o.dryRun) return o.json ? printJson({ dryRun: true, ...shown.plan }) : op.describe(shown).forEach(say);
     // Like a rewind: shown and asked on a terminal, --yes without one.
-    if (!o.yes && process.stdin.isTTY && !o.json) describeUndo(prepared.plan).forEach(say);
-    if (await confirm("undo it?", o.yes)) {
-      if ((await prepareUndo(store)).state.tree !== prepared.state.tree) throw changedWhileAsking("undo");
-    }
-    const { record, savedEdits, notRestored } = await undoLastRewind(store, prepared);
+    if (!o.yes && process.stdin.isTTY && !o.json) op.describe(shown).forEach(say);
+    const { record, savedEdits, notRestored } = await op.apply(await confirmPlan(op, shown, o.yes, "undo"));
     for (const file of notRestored) writeErr(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });
     say(

@@ -1,7 +1,7 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../zod.js";
-import { planRemoval } from "../time-travel/session-removal.js";
+import { removalOperation } from "../time-travel/housekeeping-operation.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -28,11 +28,5 @@ Examples:
   .action(async (ids: string[], raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
-    await runHousekeeping({
-      store,
-      o,
-      strict: true,
-      plan: () => planRemoval(store, ids),
-      question: (plan) => (plan.sessions.length === 1 ? `remove session ${plan.sessions[0]!.id}?` : `remove these ${plan.sessions.length} sessions?`),
-    });
+    await runHousekeeping(removalOperation(store, ids), o);
   });

@@ -19,14 +19,16 @@ import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { requireTree, sessionRef } from "../snapshot/snapshotter.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
-import { applyForkInPlace, continueRewound, prepareForkInPlace } from "../time-travel/fork-session.js";
+import { continueRewound } from "../time-travel/fork-session.js";
 import { forkBundle } from "../time-travel/fork.js";
-import { applyRewind, prepareRewind, prepareUndo, refuseIfInterrupted, undoLastRewind, withUndo, withWorkTree } from "../time-travel/rewind.js";
-import { describePlan, describeUndo } from "../time-travel/rewind-plan.js";
+import { forkInPlaceOperation, undoOperation } from "../time-travel/operations.js";
+import { applyRewind, prepareRewind, refuseIfInterrupted, withUndo, withWorkTree, type PreparedRewind } from "../time-travel/rewind.js";
+import { describePlan } from "../time-travel/rewind-plan.js";
 import { ClaudeLink, withDiskHint } from "./claude-link.js";
 import { ControlHandler, type ToolGuard } from "./control-handler.js";
 import { recoverCrashedIn } from "./crash-recovery.js";
 import { Conversation } from "./conversation.js";
+import { confirmInSession } from "./confirm-operation.js";
 import { withEditsGate } from "./edits-gate.js";
 import type { Frontend } from "./frontend.js";
 import { chooseSession, createSession, privateIndexFile, sweepAbandonedSessions, type OpenedSession, type SessionChoice } from "./open-session.js";
@@ -276,13 +278,13 @@ class LiveRecording {
       await recorder.settled();
       const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
       return withWorkTree(store, source.manifest.repo.root, `${verb === "rewind" ? "rewinding" : "forking"} session ${source.manifest.id}`, async () => {
-        const prepared = await prepareForkInPlace(store, source, turn, { from: source.manifest.id });
-        if (prepared.changes.length > 0 && !(await frontend.confirm(describePlan(prepared.plan, verb), `${verb} to turn ${turn}?`))) {
-          return "cancelled; nothing was changed";
-        }
+        // The session's own words: here a /rewind is a fork put in place, going on in the fork.
+        const op = { ...forkInPlaceOperation(store, source, turn, { from: source.manifest.id }), describe: (p: PreparedRewind) => describePlan(p.plan, verb), question: () => `${verb} to turn ${turn}?` };
+        const plan = await confirmInSession(frontend, op, `/${verb}`);
+        if (!plan) return "cancelled; nothing was changed";
         let backup = "";
         await switchTo(async () => {
-          const fork = await applyForkInPlace(store, source, prepared);
+          const fork = await op.apply(plan);
           backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref} (undo: /undo)` : "";
           return { dir: fork.dir, manifest: fork.manifest, isNew: false };
         });
@@ -310,13 +312,14 @@ class LiveRecording {
       },
       undo: async (): Promise<string | null> =>
         withUndo(store, async () => {
-          const prepared = await prepareUndo(store, { from: holder.link.recorder.manifest.id });
-          if (!(await frontend.confirm(describeUndo(prepared.plan), "undo that rewind?"))) return "cancelled; nothing was changed";
+          const op = undoOperation(store, { from: holder.link.recorder.manifest.id });
+          const prepared = await confirmInSession(frontend, op, "/undo");
+          if (!prepared) return "cancelled; nothing was changed";
           const recordedIn = prepared.plan.undo.sessionId;
           let result = "";
           await holder.link.recorder.settled();
           await switchTo(async () => {
-            const { record, notRestored } = await undoLastRewind(store, prepared);
+            const { record, notRestored } = await op.apply(prepared);
             for (const file of notRestored) frontend.warn(`could not write back ${file}`);
             result = `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`;
             const session = await loadSession(store, recordedIn);

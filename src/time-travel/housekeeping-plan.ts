@@ -89,11 +89,6 @@ export function planKey(p: HousekeepingPlan): string {
   ]);
 }
 
-/** Two plans remove the same things: what was shown is still what will happen. */
-export function samePlan(a: HousekeepingPlan, b: HousekeepingPlan): boolean {
-  return planKey(a) === planKey(b);
-}
-
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ["KiB", "MiB", "GiB", "TiB"];

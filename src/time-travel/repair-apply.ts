@@ -14,7 +14,8 @@ import { bundleFiles, writeHeader, type Store } from "../bundle/store.js";
 import { summaryOf } from "../bundle/summary.js";
 import { UserError } from "../errors.js";
 import { formatStat, oneLine, plural } from "../format.js";
-import { planRepair, samePlan, type RepairPlan } from "./repair-plan.js";
+import { stillHolds, type Operation } from "../operation.js";
+import { planRepair, repairFingerprint, type RepairPlan } from "./repair-plan.js";
 
 export async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {
   const files = bundleFiles(plan.dir);
@@ -27,9 +28,8 @@ export async function applyRepair(store: Store, plan: RepairPlan): Promise<void>
     busy: (holder) => new UserError(`session ${plan.id} is in use by another nudge process (${holderText(holder)})`, "repair it once that nudge has finished; nothing was changed"),
   });
   try {
-    if (!samePlan(plan, await planRepair(store, plan.id))) {
-      throw new UserError(`session ${plan.id} changed while waiting for your answer; nothing was changed`, "run the repair again to see the new plan");
-    }
+    // The plan's own staleness check (../operation.ts), made here under the session's lock, even with --yes.
+    await stillHolds(repairOperation(store, plan.id), plan, "repair");
     for (const patch of plan.patches) {
       // Made again only where still missing: a patch that is there is never overwritten.
       const target = path.join(plan.dir, patch.file);
@@ -76,5 +76,17 @@ export function repairJson(plan: RepairPlan) {
     kept: plan.kept.map((t) => t.n),
     rebuilt: plan.rebuilt,
     patches: plan.patches.map((p) => p.file),
+  };
+}
+
+/** `session repair` as an operation: the apply takes the session's lock and checks the plan still holds under it. */
+export function repairOperation(store: Store, id: string): Operation<RepairPlan, void> {
+  return {
+    prepare: () => planRepair(store, id),
+    describe: describeRepair,
+    question: (plan) => `write the rebuilt turns.jsonl of session ${plan.id}?`,
+    fingerprint: repairFingerprint,
+    apply: (plan) => applyRepair(store, plan),
+    watches: `session ${id}`,
   };
 }

@@ -127,8 +127,7 @@ async function transcriptCopies(folder: string): Promise<Map<string, Buffer>> {
   return copies;
 }
 
-/** The same plan, still: nothing the repair reads from changed while a person answered. */
-export function samePlan(a: RepairPlan, b: RepairPlan): boolean {
-  const commits = (p: RepairPlan) => p.rebuilt.map((t) => `${t.n}:${t.snapshot.commit}`).join();
-  return a.tip === b.tip && a.keptText === b.keptText && commits(a) === commits(b) && a.patches.map((p) => p.file).join() === b.patches.map((p) => p.file).join();
+/** What the plan was computed from: the ref's tip, the journal as it was, the snapshots and the patches to make. */
+export function repairFingerprint(p: RepairPlan): unknown {
+  return [p.tip, p.keptText, p.rebuilt.map((t) => `${t.n}:${t.snapshot.commit}`).join(), p.patches.map((f) => f.file).join()];
 }

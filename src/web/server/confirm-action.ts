@@ -3,12 +3,14 @@
  * lines the CLI prints for --dry-run — with a question and a confirm token; `{ confirm: true,
  * confirmToken }` computes the plan again and applies it only if its token is the same, i.e. if
  * what the person saw is still what will happen (as the CLI re-plans after its y/N); otherwise 409
- * with the fresh plan. The token is an HMAC of the action, its input and what the plan was
- * computed from, under a key of this server's: an apply cannot skip being shown the plan.
+ * with the fresh plan. The token is an HMAC of the action, its input and the operation's
+ * fingerprint (what the plan was computed from), under a key of this server's: an apply cannot
+ * skip being shown the plan. The page's adapter of ../../operation.ts.
  */
 import { createHmac } from "node:crypto";
 import * as z from "../../zod.js";
 import { UserError } from "../../errors.js";
+import { fingerprintOf, type Operation } from "../../operation.js";
 import { resolveId } from "../../bundle/store.js";
 import { NoSuchTurn } from "../../bundle/turn-lookup.js";
 import { HttpError, readJsonBody, sendJson } from "./http-io.js";
@@ -16,19 +18,20 @@ import type { App } from "./app-context.js";
 import type { Handler } from "./router.js";
 import { sameSecret } from "./security.js";
 
-export interface Planned {
-  plan: string[];
-  question: string;
-  /** What the plan was computed from (the captured work tree, the snapshots, the records). */
-  fingerprint: unknown;
-  apply(): Promise<{ done: string[]; download?: string }>;
+/** What the page says of an applied operation. */
+export interface Done {
+  done: string[];
+  download?: string;
 }
+
+/** Prepare the operation's plan, then answer it, or apply it when confirmed with its token; `done` words the result. */
+export type Decide = <P, R>(op: Operation<P, R>, done: (result: R, plan: P) => Done | Promise<Done>) => Promise<void>;
 
 export interface Action<T> {
   /** The action's own fields of the body. */
   fields: z.core.$ZodLooseShape;
-  /** Plan, and hand the plan to `decide`, holding whatever lock the apply needs in between. */
-  run(app: App, id: string, input: T, decide: (planned: Planned) => Promise<void>): Promise<void>;
+  /** Hand the operation to `decide`, holding whatever lock its prepare and apply need meanwhile. */
+  run(app: App, id: string, input: T, decide: Decide): Promise<void>;
 }
 
 const confirmFields = { confirm: z.boolean(), confirmToken: z.optional(z.string().check(z.maxLength(200))) };
@@ -41,14 +44,15 @@ export function actionRoute<T>(name: string, load: () => Promise<Action<T>>): Ha
     const { confirm, confirmToken, ...input } = (await readJsonBody(req, Body)) as { confirm: boolean; confirmToken?: string } & Record<string, unknown>;
     const id = await resolveId(app.store, params.id!);
     try {
-      await action.run(app, id, input as T, async (planned) => {
-        const token = createHmac("sha256", app.key).update(JSON.stringify([name, id, input, planned.fingerprint])).digest("base64url");
-        const shown = { plan: planned.plan, question: planned.question, confirmToken: token };
+      await action.run(app, id, input as T, async (op, done) => {
+        const plan = await op.prepare();
+        const token = createHmac("sha256", app.key).update(JSON.stringify([name, id, input, fingerprintOf(op, plan)])).digest("base64url");
+        const shown = { plan: op.describe(plan), question: op.question(plan), confirmToken: token };
         if (!confirm) return sendJson(res, 200, shown);
         if (!sameSecret(confirmToken, token)) {
           throw new HttpError(409, confirmToken ? "the plan changed since it was shown; nothing was changed" : "not confirmed: an apply needs the confirmToken of the plan shown", "read the plan and confirm again", shown);
         }
-        sendJson(res, 200, await planned.apply());
+        sendJson(res, 200, await done(await op.apply(plan), plan));
       });
     } catch (error) {
       // A turn the session does not have: not there, as for a GET. A refusal (a recording in that

@@ -11,6 +11,7 @@ const UNIT = [
   "test/claude/ndjson.test.ts",
   "test/docs/command-pages.test.ts",
   "test/json-schemas.test.ts",
+  "test/operation.test.ts",
   "test/loop/best-turn.test.ts",
   "test/loop/guards.test.ts",
   "test/loop/iteration-verdict.test.ts",

@@ -34,6 +34,11 @@ export class TuiTurns {
     return {};
   }
 
+  /** A turn an earlier process began in claude session `id` is open here (installed hooks: one process per hook). */
+  adopt(id: string | null): void {
+    this.claudeSession = id;
+  }
+
   /** Every hook so far is handled: claude's next tool waits for this, then for the capture a turn's end began. */
   handled(): Promise<unknown> {
     return this.queue;

@@ -1,0 +1,163 @@
+/**
+ * `nudge hooks install --claude`: a plain claude (its own UI, in a real terminal, against the
+ * scripted API), nudge not in front, is recorded through the hooks written in its settings.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLAUDE_BIN } from "../support/claude-env.js";
+import { gitdir, tempDir, writeFiles } from "../support/gitdir.js";
+import { readManifestFile } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
+import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { Terminal, tuiEnv } from "../support/tui.js";
+import { until } from "../support/until.js";
+
+let api: ScriptedApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const sessions = (repo: string) => path.join(repo, ".git", "nudge", "sessions");
+const ids = (repo: string) => (existsSync(sessions(repo)) ? readdirSync(sessions(repo)).filter((d) => !d.startsWith(".")) : []);
+
+/** The turns saved past turn 0 of session `id`, once there are `n`. */
+async function savedTurns(repo: string, id: string, n: number) {
+  return until(`turn ${n} saved`, async () => {
+    try {
+      const m = readManifestFile(path.join(sessions(repo), id));
+      return m.turns.length > n ? m : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+}
+
+describe("nudge hooks install --claude", () => {
+  it("a plain claude started in a subfolder is recorded into the repository's store: its turns, its code, its conversation; uninstall puts the settings file back byte for byte", async () => {
+    const repo = await gitdir({ "README.md": "# test\n", "sub/keep.txt": "x\n" });
+    // The user's own local settings, oddly formatted: kept byte for byte, and restored so.
+    const own = '{"permissions":   {"allow": ["Bash(ls:*)"]},\n\n\t"model" : "sonnet"   }\n';
+    writeFiles(repo, { ".claude/settings.local.json": own });
+    const installed = await runNudge(["hooks", "install", "--claude"], { cwd: repo });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    const settings = readFileSync(path.join(repo, ".claude/settings.local.json"), "utf8");
+    expect(settings).toContain(own.slice(1)); // the user's bytes, after nudge's inserted "hooks"
+    expect(JSON.parse(settings).model).toBe("sonnet");
+    const status = await runNudge(["session", "list"], { cwd: repo }); // nothing recorded yet
+    expect(status.exitCode).toBe(0);
+
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "sub", "a.txt"), content: "from claude\n" } },
+      { text: "wrote a.txt" },
+      { tool: "Bash", input: { command: "echo bash > b.txt", description: "write b" } },
+      { text: "made b.txt" },
+    ]);
+    const cwd = path.join(repo, "sub");
+    const env = tuiEnv(api, path.join(tempDir(), "cfg"), cwd);
+    const term = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"], { cwd, env });
+    await term.ready();
+    await term.type("write a");
+    await term.waitFor(/wrote a\.txt/);
+    const id = await until("a session", async () => ids(repo)[0]);
+    await savedTurns(repo, id, 1);
+    writeFileSync(path.join(repo, "README.md"), "# test\nhand edit\n");
+    await term.type("make b");
+    await term.waitFor(/made b\.txt/);
+    const manifest = await savedTurns(repo, id, 2);
+    await term.type("/exit");
+    expect(await term.exited()).toBe(0);
+
+    expect(ids(repo)).toEqual([id]);
+    expect(manifest.repo.cwd).toBe(cwd);
+    expect(manifest.turns.map((t) => [t.n, t.prompt, t.status])).toEqual([
+      [0, null, "complete"],
+      [1, "write a", "complete"],
+      [2, "make b", "complete"],
+    ]);
+    const dir = path.join(sessions(repo), id);
+    const [, one, two] = manifest.turns;
+    expect(one!.edits).toBeNull();
+    expect(readFileSync(path.join(dir, one!.patch.file), "utf8")).toContain("+from claude");
+    expect(readFileSync(path.join(dir, two!.edits!.patch.file), "utf8")).toContain("+hand edit");
+    const turnTwo = readFileSync(path.join(dir, two!.patch.file), "utf8");
+    expect(turnTwo).toContain("b.txt");
+    expect(turnTwo).not.toContain("hand edit");
+
+    const list = await runNudge(["session", "list"], { cwd: repo });
+    expect(list.stdout).toContain(id);
+    const show = await runNudge(["session", "show", id], { cwd: repo });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain("write a");
+    expect(show.stdout).toContain("make b");
+    const replay = await runNudge(["session", "replay", id], { cwd: repo });
+    expect(replay.stdout).toContain("made b.txt");
+    await until("the session closed", async () => (readManifestFile(dir).state === "complete" && !existsSync(path.join(dir, "session.lock")) ? true : undefined));
+
+    const removed = await runNudge(["hooks", "uninstall", "--claude"], { cwd: repo });
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, ".claude/settings.local.json"), "utf8")).toBe(own);
+  }, 150_000);
+
+  it("with no settings file before, uninstall removes the one install wrote; the file is ignored by git; an edit made after install survives uninstall", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    const file = path.join(repo, ".claude/settings.local.json");
+    expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(file, "utf8")).hooks.UserPromptSubmit[0].hooks[0].timeout).toBeGreaterThan(0);
+    const status = await runNudge(["hooks", "install", "--claude"], { cwd: repo });
+    expect(status.stdout).toContain("already installed");
+    const { execFileSync } = await import("node:child_process");
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo }).toString()).toBe("");
+    expect((await runNudge(["hooks", "uninstall", "--claude"], { cwd: repo })).exitCode).toBe(0);
+    expect(existsSync(file)).toBe(false);
+
+    // Edited after install: the user's key stays, nudge's entries go.
+    writeFiles(repo, { ".claude/settings.local.json": '{\n  "model": "opus"\n}\n' });
+    await runNudge(["hooks", "install", "--claude"], { cwd: repo });
+    writeFileSync(file, readFileSync(file, "utf8").replace('"model": "opus"', '"model": "haiku"'));
+    const edited = await runNudge(["hooks", "uninstall", "--claude"], { cwd: repo });
+    expect(edited.stdout).toContain("edited since");
+    expect(readFileSync(file, "utf8")).toBe('{\n  "model": "haiku"\n}\n');
+
+    // --user: claude's config folder's settings.json, kept the same way.
+    const config = tempDir();
+    const user = path.join(config, "settings.json");
+    writeFileSync(user, '{"theme":"dark","hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo mine"}]}]}}');
+    const before = readFileSync(user);
+    const env = { CLAUDE_CONFIG_DIR: config };
+    expect((await runNudge(["hooks", "install", "--claude", "--user"], { cwd: repo, env })).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(user, "utf8")).hooks.Stop).toHaveLength(2);
+    expect((await runNudge(["hooks", "uninstall", "--claude", "--user"], { cwd: repo, env })).exitCode).toBe(0);
+    expect(readFileSync(user).equals(before)).toBe(true);
+  }, 60_000);
+
+  it("a claude run by nudge claude run --tui with the hooks installed is recorded once; a hook that cannot write the store does not stall claude", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
+    api = await startScriptedApi([{ text: "first answer" }, { text: "second answer" }, { text: "third answer" }]);
+    const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
+    const term = Terminal.nudge(["claude", "run", "--tui"], { cwd: repo, env });
+    await term.ready();
+    await term.type("hello");
+    await term.waitFor(/first answer/);
+    await term.type("/exit");
+    expect(await term.exited()).toBe(0);
+    await new Promise((r) => setTimeout(r, 1500)); // a finisher the hooks started would have run by now
+    expect(ids(repo)).toHaveLength(1);
+    expect(readManifestFile(path.join(sessions(repo), ids(repo)[0]!)).turns.map((t) => t.prompt)).toEqual([null, "hello"]);
+
+    // A store nothing can be written in (under a file: root could write anywhere else): claude goes on at once.
+    const plain = Terminal.open([CLAUDE_BIN], { cwd: repo, env: { ...env, NUDGE_STORE: path.join(repo, "README.md", "store") } });
+    await plain.ready();
+    const started = Date.now();
+    await plain.type("again");
+    await plain.waitFor(/second answer/);
+    await plain.type("and again");
+    await plain.waitFor(/third answer/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await plain.type("/exit");
+    expect(await plain.exited()).toBe(0);
+    expect(ids(repo)).toHaveLength(1);
+  }, 120_000);
+});

@@ -15,7 +15,7 @@ import os from "node:os";
 export const HOOK_LOCK = "hook.lock";
 
 /** A hook waits this long for the one before it (a turn's end: a capture and a save). */
-const WAIT_MS = 25_000;
+const WAIT_MS = 10_000;
 
 export interface HookLock extends HeldLock {
   /** The session lock was this claude's already: a turn it began may be open. */
@@ -27,7 +27,7 @@ export async function takeHookLock(dir: string, lockFile: string, sessionId: str
   const mutex = await acquireLock(path.join(dir, HOOK_LOCK), {
     what: `a hook of claude ${claudePid}`,
     waitMs: WAIT_MS,
-    busy: (holder) => new UserError(`session ${sessionId}: an earlier hook still runs (${holderText(holder)})`, "it is waited for at most 25 s"),
+    busy: (holder) => new UserError(`session ${sessionId}: an earlier hook still runs (${holderText(holder)})`, "it is waited for at most 10 s"),
   });
   try {
     const claude = procRef(claudePid);

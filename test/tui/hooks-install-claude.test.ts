@@ -160,4 +160,51 @@ describe("nudge hooks install --claude", () => {
     expect(await plain.exited()).toBe(0);
     expect(ids(repo)).toHaveLength(1);
   }, 120_000);
+
+  it("two plain claudes at once in one repository record a session each; a claude in a folder that is not git (hooks in the user's settings) runs unrecorded, told so once", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
+      { text: "A wrote" },
+      { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } },
+      { text: "B wrote" },
+      { text: "not here" },
+    ]);
+    const config = path.join(tempDir(), "cfg");
+    const env = tuiEnv(api, config, repo);
+    expect((await runNudge(["hooks", "install", "--claude", "--user"], { cwd: repo, env })).exitCode).toBe(0);
+    const one = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits"], { cwd: repo, env });
+    const two = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits"], { cwd: repo, env });
+    await one.ready();
+    await two.ready();
+    await one.type("write a");
+    await one.waitFor(/A wrote/);
+    await two.type("write b");
+    await two.waitFor(/B wrote/);
+    await one.type("/exit");
+    await two.type("/exit");
+    expect(await one.exited()).toBe(0);
+    expect(await two.exited()).toBe(0);
+    const both = await until("two sessions of one turn", async () => {
+      const found = ids(repo).map((id) => readManifestFile(path.join(sessions(repo), id)));
+      return found.length === 2 && found.every((m) => m.turns.length === 2 && m.state === "complete") ? found : undefined;
+    });
+    const byPrompt = Object.fromEntries(both.map((m) => [m.turns[1]!.prompt, m]));
+    const patch = (prompt: string) => readFileSync(path.join(sessions(repo), byPrompt[prompt]!.id, byPrompt[prompt]!.turns[1]!.patch.file), "utf8");
+    expect(patch("write a")).toContain("a.txt");
+    expect(patch("write a")).not.toContain("b.txt");
+    expect(patch("write b")).toContain("b.txt");
+    expect(patch("write b")).not.toContain("a.txt");
+
+    const elsewhere = tempDir();
+    tuiEnv(api, config, elsewhere);
+    const outside = Terminal.open([CLAUDE_BIN], { cwd: elsewhere, env });
+    await outside.ready();
+    await outside.type("hello");
+    const screen = await outside.waitFor(/not here/);
+    expect(screen).toContain("nudge is not recording this session: not a git repository");
+    await outside.type("/exit");
+    expect(await outside.exited()).toBe(0);
+    expect(existsSync(path.join(elsewhere, ".git"))).toBe(false);
+  }, 150_000);
 });

@@ -207,4 +207,28 @@ describe("nudge hooks install --claude", () => {
     expect(await outside.exited()).toBe(0);
     expect(existsSync(path.join(elsewhere, ".git"))).toBe(false);
   }, 150_000);
+
+  it("the project's rules answer a plain claude's tools through the installed PreToolUse hook, as under --tui: a denied command never runs and claude is told why", async () => {
+    const repo = await gitdir({ "keep.txt": "precious\n" });
+    writeFiles(repo, {
+      ".nudge/rules.yaml": `version: 1
+rules:
+  - id: no-rm
+    match: { tool: Bash, command: '\\brm\\b' }
+    action: deny
+    message: Never delete files with rm here.
+`,
+    });
+    expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
+    api = await startScriptedApi([{ tool: "Bash", input: { command: "rm keep.txt", description: "delete" } }, { text: "all done" }]);
+    const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
+    const term = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"], { cwd: repo, env });
+    await term.ready();
+    await term.type("clean up");
+    await term.waitFor(/all done/);
+    await term.type("/exit");
+    expect(await term.exited()).toBe(0);
+    expect(readFileSync(path.join(repo, "keep.txt"), "utf8")).toBe("precious\n");
+    expect(JSON.stringify(api.mainLoopRequests()[1]!.body.messages)).toContain("Never delete files with rm here.");
+  }, 90_000);
 });

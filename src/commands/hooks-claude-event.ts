@@ -34,7 +34,8 @@ export const hooksClaudeEventCommand = new Command("claude-event")
     // However long git or the disk takes, claude gets its answer (no answer: the hook is as if absent).
     setTimeout(() => process.exit(0), (o.finish ? FINISH_LIMIT_S : 25) * 1000).unref();
     try {
-      if (process.env.NUDGE_TUI_SESSION) return; // `claude run --tui` records this claude itself
+      // TUI_RECORDING_ENV (hook-gate.ts): `claude run --tui` records this claude itself. Read before anything loads.
+      if (process.env.NUDGE_TUI_SESSION) return;
       if (o.finish) return await finish(o.finish, o.end ?? false, Number(o.claudePid ?? 0));
       const out = await hook();
       if (out) writeOut(`${JSON.stringify(out)}\n`);
@@ -59,6 +60,8 @@ async function hook(): Promise<object | null> {
     // Not a git repository (or no store possible): claude goes on unrecorded, said once per session.
     return hook.hook_event_name === "SessionStart" ? { systemMessage: `nudge is not recording this session: ${errorMessage(error)}` } : null;
   }
+  // Before every tool of claude's: only what the gate and the rules need is loaded.
+  if (hook.hook_event_name === "PreToolUse") return (await import("../session/hook-gate.js")).preToolUse(store, hook);
   const { onClaudeHook } = await import("../session/hook-events.js");
   const claudePid = /^\d{1,9}$/.test(process.env.CLAUDE_PID ?? "") ? Number(process.env.CLAUDE_PID) : process.ppid;
   const script = process.argv[1]!;

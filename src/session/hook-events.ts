@@ -15,31 +15,23 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic, ensureDir } from "../bundle/atomic-write.js";
-import { hookRunning, releaseForClaude, takeHookLock } from "../bundle/hook-locks.js";
+import { releaseForClaude, takeHookLock } from "../bundle/hook-locks.js";
 import type { Manifest } from "../bundle/manifest-schema.js";
 import { bundleDir, bundleFiles, readManifest, type Store } from "../bundle/store.js";
 import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
-import { answerHook } from "../rules/hook-answers.js";
-import { loadRules } from "../rules/load-rules.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
 import * as z from "../zod.js";
+import { mappedSession, mappingFile, preToolUse, STOP_FILE } from "./hook-gate.js";
 import { createSession, privateIndexFile } from "./open-session.js";
 import { discardSession } from "./run-session.js";
 import { openPartLines, TranscriptTail } from "./transcript-tail.js";
 import type { HookInput } from "./tui-hooks.js";
 import { TuiTurns } from "./tui-turns.js";
 
-/** Set by `claude run --tui` for the claude it runs: that claude is recorded there, never twice. */
-export const TUI_RECORDING_ENV = "NUDGE_TUI_SESSION";
 
-const STOP_FILE = "claude-ui-stop.json";
 const PendingStop = z.object({ event: z.enum(["Stop", "StopFailure"]), claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)) });
 
-/** A PreToolUse waits this long at most for a hook still capturing the files (claude gives it 60 s). */
-const GATE_WAIT_MS = 50_000;
-/** A turn's end noted longer ago than this was dropped by its finisher (killed): it no longer holds claude's tools. */
-const STOP_STALE_MS = 15_000;
 
 export interface HookContext {
   store: Store;
@@ -69,7 +61,7 @@ export async function onClaudeHook(c: HookContext): Promise<object | null> {
       return null;
     }
     case "PreToolUse":
-      return preToolUse(c);
+      return preToolUse(c.store, c.hook);
     case "Stop":
     case "StopFailure": {
       const dir = await sessionOf(c, false);
@@ -130,26 +122,6 @@ async function readPendingStop(dir: string): Promise<z.infer<typeof PendingStop>
   }
 }
 
-/**
- * The gate: a hook still capturing the files (the user's edits, a turn's end) holds claude's tool
- * until it is done, as under `--tui`. Then the project's rules decide, as they do there.
- */
-async function preToolUse(c: HookContext): Promise<object | null> {
-  const dir = await mappedSession(c.store, c.hook.session_id);
-  if (dir) {
-    for (const end = Date.now() + GATE_WAIT_MS; Date.now() < end && (await capturing(dir)); ) await new Promise((r) => setTimeout(r, 25));
-  }
-  const rules = await loadRules(c.store.repoRoot);
-  if (rules.rules.length === 0) return null;
-  return answerHook(rules, c.hook, c.store.repoRoot).output;
-}
-
-async function capturing(dir: string): Promise<boolean> {
-  if (await hookRunning(dir)) return true;
-  const stat = await fs.stat(path.join(dir, STOP_FILE)).catch(() => null);
-  return stat !== null && Date.now() - stat.mtimeMs < STOP_STALE_MS;
-}
-
 /** The session recording claude's session `hook.session_id`: made (with turn 0) when `create` and there is none. */
 async function sessionOf(c: HookContext, create: boolean): Promise<string | null> {
   const mapped = await mappedSession(c.store, c.hook.session_id);
@@ -169,19 +141,6 @@ async function sessionOf(c: HookContext, create: boolean): Promise<string | null
   await ensureDir(path.dirname(file));
   await writeFileAtomic(file, opened.manifest.id);
   return opened.dir;
-}
-
-const SESSION_ID = /^[A-Za-z0-9_-]{1,100}$/;
-
-function mappingFile(store: Store, claudeSessionId: string): string {
-  return path.join(store.dir, "claude-ui", claudeSessionId);
-}
-
-async function mappedSession(store: Store, claudeSessionId: string): Promise<string | null> {
-  const id = (await fs.readFile(mappingFile(store, claudeSessionId), "utf8").catch(() => "")).trim();
-  if (!SESSION_ID.test(id)) return null;
-  const dir = bundleDir(store, id);
-  return (await fs.stat(path.join(dir, "manifest.json")).catch(() => null)) ? dir : null;
 }
 
 async function forgetMapping(store: Store, sessionId: string): Promise<void> {

@@ -28,7 +28,7 @@ import { cutTranscript } from "./transcript-cut.js";
 import { ensureTranscriptPlaced } from "./transcript-placement.js";
 import { openPartLines, TranscriptTail } from "./transcript-tail.js";
 import { HookServer } from "./tui-hooks.js";
-import { TUI_RECORDING_ENV } from "./hook-events.js";
+import { TUI_RECORDING_ENV } from "./hook-gate.js";
 import { TuiTurns } from "./tui-turns.js";
 
 export interface TuiInput {

@@ -133,7 +133,7 @@ function withoutOurEntries(file: string, current: Buffer, backup: Backup | null)
 function parseSettings(file: string, bytes: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString("utf8"));
+    value = JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""));
   } catch (error) {
     throw new UserError(`${file} is not valid JSON (${(error as Error).message})`, "fix it (claude would not read it either), then run this again");
   }
@@ -143,7 +143,7 @@ function parseSettings(file: string, bytes: Buffer): Record<string, unknown> {
 
 function parsesAsObject(bytes: Buffer): boolean {
   try {
-    const value: unknown = JSON.parse(bytes.toString("utf8"));
+    const value: unknown = JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""));
     return typeof value === "object" && value !== null && !Array.isArray(value);
   } catch {
     return false;

@@ -34,8 +34,9 @@ export const hooksClaudeEventCommand = new Command("claude-event")
     // However long git or the disk takes, claude gets its answer (no answer: the hook is as if absent).
     setTimeout(() => process.exit(0), (o.finish ? FINISH_LIMIT_S : 25) * 1000).unref();
     try {
-      // TUI_RECORDING_ENV (hook-gate.ts): `claude run --tui` records this claude itself. Read before anything loads.
-      if (process.env.NUDGE_TUI_SESSION) return;
+      // A claude nudge runs (`claude run --tui`: TUI_RECORDING_ENV in hook-gate.ts; nudge's own
+      // frontend and loops: claude-process.ts's mark) is recorded by that nudge. Read before anything loads.
+      if (process.env.NUDGE_TUI_SESSION || process.env.NUDGE_CLAUDE_RUN) return;
       if (o.finish) return await finish(o.finish, o.end ?? false, Number(o.claudePid ?? 0));
       const out = await hook();
       if (out) writeOut(`${JSON.stringify(out)}\n`);

@@ -132,10 +132,10 @@ describe("nudge hooks install --claude", () => {
     expect(readFileSync(user).equals(before)).toBe(true);
   }, 60_000);
 
-  it("a claude run by nudge claude run --tui with the hooks installed is recorded once; a hook that cannot write the store does not stall claude", async () => {
+  it("a claude run by nudge claude run --tui or by nudge's own frontend with the hooks installed is recorded once; a hook that cannot write the store does not stall claude", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
-    api = await startScriptedApi([{ text: "first answer" }, { text: "second answer" }, { text: "third answer" }]);
+    api = await startScriptedApi([{ text: "first answer" }, { text: "own frontend" }, { text: "second answer" }, { text: "third answer" }]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
     const term = Terminal.nudge(["claude", "run", "--tui"], { cwd: repo, env });
     await term.ready();
@@ -143,9 +143,16 @@ describe("nudge hooks install --claude", () => {
     await term.waitFor(/first answer/);
     await term.type("/exit");
     expect(await term.exited()).toBe(0);
+    // nudge's own frontend: claude -p runs the installed hooks too.
+    const own = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hi again"], { cwd: repo, env });
+    expect(own.exitCode, own.stderr).toBe(0);
     await new Promise((r) => setTimeout(r, 1500)); // a finisher the hooks started would have run by now
-    expect(ids(repo)).toHaveLength(1);
-    expect(readManifestFile(path.join(sessions(repo), ids(repo)[0]!)).turns.map((t) => t.prompt)).toEqual([null, "hello"]);
+    expect(ids(repo)).toHaveLength(2);
+    const prompts = ids(repo).map((id) => readManifestFile(path.join(sessions(repo), id)).turns.map((t) => t.prompt));
+    expect(prompts.sort()).toEqual([
+      [null, "hello"],
+      [null, "hi again"],
+    ]);
 
     // A store nothing can be written in (under a file: root could write anywhere else): claude goes on at once.
     const plain = Terminal.open([CLAUDE_BIN], { cwd: repo, env: { ...env, NUDGE_STORE: path.join(repo, "README.md", "store") } });
@@ -158,7 +165,7 @@ describe("nudge hooks install --claude", () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     await plain.type("/exit");
     expect(await plain.exited()).toBe(0);
-    expect(ids(repo)).toHaveLength(1);
+    expect(ids(repo)).toHaveLength(2);
   }, 120_000);
 
   it("two plain claudes at once in one repository record a session each; a claude in a folder that is not git (hooks in the user's settings) runs unrecorded, told so once", async () => {

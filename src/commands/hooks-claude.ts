@@ -21,6 +21,7 @@ export async function claudeHooks(uninstall: boolean, o: { user?: boolean; dryRu
   const would = o.dryRun ? "would be " : "";
   const said = {
     install: `claude hooks ${would}installed: ${plan.file}`,
+    update: `claude hooks ${would}updated to run this nudge: ${plan.file}`,
     already: `claude hooks already installed: ${plan.file}`,
     restore: `claude hooks ${would}removed: ${plan.file} ${plan.content === null ? "removed (there was none before)" : "is as it was before"}`,
     "remove-entries": `claude hooks ${would}removed from ${plan.file} (edited since: only nudge's entries were taken out)`,

@@ -36,7 +36,7 @@ type Backup = z.infer<typeof Backup>;
 
 export interface SettingsPlan {
   file: string;
-  action: "install" | "already" | "restore" | "remove-entries" | "absent";
+  action: "install" | "update" | "already" | "restore" | "remove-entries" | "absent";
   /** The file's new bytes; null: the file is removed (it did not exist before). */
   content: Buffer | null;
   backupFile: string;
@@ -53,7 +53,7 @@ export function hookCommand(node: string, script: string): string {
 
 export async function planInstall(file: string, backupFile: string, command: string): Promise<SettingsPlan> {
   const current = await readIf(file);
-  if (current && current.includes(HOOK_MARK)) return { file, action: "already", content: current, backupFile, backup: null };
+  if (current && current.includes(HOOK_MARK)) return replaceCommand(file, backupFile, current, command);
   const ours = hookEntries(command);
   const settings = current === null ? {} : parseSettings(file, current);
   let inserted: string | null = null;
@@ -79,6 +79,18 @@ export async function planInstall(file: string, backupFile: string, command: str
   return { file, action: "install", content, backupFile, backup };
 }
 
+/** Installed already: the same entries, or (nudge moved, or another node) the same entries running this nudge. */
+async function replaceCommand(file: string, backupFile: string, current: Buffer, command: string): Promise<SettingsPlan> {
+  const text = current.toString("utf8");
+  const installed = /"command":\s*("(?:[^"\\]|\\.)*hooks claude-event")/.exec(text)?.[1];
+  const old = installed ? (JSON.parse(installed) as string) : command;
+  if (old === command) return { file, action: "already", content: current, backupFile, backup: null };
+  const content = Buffer.from(text.split(JSON.stringify(old).slice(1, -1)).join(JSON.stringify(command).slice(1, -1)));
+  const backup = await readBackup(backupFile);
+  // The backup still holds what the file held before nudge; only what nudge wrote changed.
+  return { file, action: "update", content, backupFile, backup: backup ? { ...backup, installed: sha(content) } : null };
+}
+
 export async function planUninstall(file: string, backupFile: string): Promise<SettingsPlan> {
   const current = await readIf(file);
   const backup = await readBackup(backupFile);
@@ -97,11 +109,11 @@ export async function planUninstall(file: string, backupFile: string): Promise<S
 
 export async function applySettingsPlan(plan: SettingsPlan): Promise<void> {
   if (plan.action === "already" || plan.action === "absent") return;
-  if (plan.action === "install") {
+  if (plan.action === "install" || plan.action === "update") {
     await fs.mkdir(path.dirname(plan.file), { recursive: true });
     await fs.mkdir(path.dirname(plan.backupFile), { recursive: true });
     // The backup first: a file nudge changed always has what it held before somewhere.
-    await writeFileAtomic(plan.backupFile, `${JSON.stringify(plan.backup)}\n`, 0o600);
+    if (plan.backup) await writeFileAtomic(plan.backupFile, `${JSON.stringify(plan.backup)}\n`, 0o600);
     await writeFileAtomic(plan.file, plan.content!, await modeOf(plan.file));
     return;
   }

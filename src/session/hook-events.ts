@@ -86,20 +86,27 @@ export async function finishTurn(c: Omit<HookContext, "hook" | "finish">, sessio
   if (!end && !(await readPendingStop(dir))) return; // a hook of the session did it first
   const lockFile = bundleFiles(dir).lock;
   let discard = false;
+  let allSaved = false;
   await withRecorder({ ...c, finish: () => undefined }, dir, async (recorder, turns) => {
     await endNotedTurn(dir, recorder, turns);
     if (!end) return;
     await turns.claudeExited();
     await recorder.settled();
     discard = !recorder.anyTurnBegun;
+    allSaved = recorder.allSaved;
   });
   if (!end) return;
   if (discard) {
     await discardSession(c.store, dir, sessionId);
     await forgetMapping(c.store, sessionId);
   }
+  // The index kept between hooks goes with claude; a turn left unsaved (a failed save) still needs it for its recovery.
+  const indexFile = privateIndexFile(c.store, sessionId);
+  if (allSaved) await Promise.all([indexFile, keptIndexState(indexFile)].map((f) => fs.rm(f, { force: true })));
   await releaseForClaude(lockFile, c.claudePid);
 }
+
+const keptIndexState = (indexFile: string) => `${indexFile}.kept.json`;
 
 /** A turn's end a Stop hook noted and nobody did yet: done now, before anything else of the session. */
 async function endNotedTurn(dir: string, recorder: SessionRecorder, turns: TuiTurns): Promise<void> {
@@ -182,6 +189,6 @@ async function hookRecorderContext(c: Omit<HookContext, "hook">, manifest: Manif
     exclude: ownPathExcludes(root, c.store.ownDirs),
     indexFile,
     untrackedCache: await untrackedCacheVerdict(path.join(c.store.dir, "index"), root),
-    keptIndexState: `${indexFile}.kept.json`,
+    keptIndexState: keptIndexState(indexFile),
   };
 }

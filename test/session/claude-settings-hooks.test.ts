@@ -48,6 +48,11 @@ describe("claude settings hooks", () => {
     if (!content.includes('"hooks"')) expect(after).toContain(content.replace(/^\uFEFF?\{/, "")); // the user's bytes, untouched
     else expect(parsed.hooks.Stop![0]!.hooks[0]!.command).toBe("say done");
     expect((await planInstall(f.file, f.backup, command)).action).toBe("already");
+    // nudge moved (an upgrade, another node): install again points the same entries at it, and uninstall still restores.
+    const moved = hookCommand("/usr/local/bin/node", '/home/a "b"/nudge.mjs');
+    await applySettingsPlan(await planInstall(f.file, f.backup, moved));
+    expect(readFileSync(f.file, "utf8")).not.toContain(command.replace(/"/g, '\\"'));
+    expect(JSON.parse(readFileSync(f.file, "utf8").replace(/^\uFEFF/, "")).hooks.Stop.at(-1).hooks[0].command).toBe(moved);
     expect(await uninstall(f)).toBe("restore");
     expect(readFileSync(f.file).equals(before)).toBe(true);
     expect(existsSync(f.backup)).toBe(false);

@@ -93,7 +93,9 @@ describe("nudge hooks install --claude", () => {
     expect(show.stdout).toContain("make b");
     const replay = await runNudge(["session", "replay", id], { cwd: repo });
     expect(replay.stdout).toContain("made b.txt");
-    await until("the session closed", async () => (readManifestFile(dir).state === "complete" && !existsSync(path.join(dir, "session.lock")) ? true : undefined));
+    // claude gone: the session is complete, its lock let go, the index kept between hooks removed.
+    const index = path.join(repo, ".git", "nudge", "index", id);
+    await until("the session closed", async () => (readManifestFile(dir).state === "complete" && !existsSync(path.join(dir, "lock")) && !existsSync(index) ? true : undefined));
 
     const removed = await runNudge(["hooks", "uninstall", "--claude"], { cwd: repo });
     expect(removed.exitCode, removed.stderr).toBe(0);

@@ -31,6 +31,8 @@ const Backup = z.object({
   installed: z.string(),
   /** The text nudge inserted (the file had no "hooks"): taken out again on its own if the file was edited since. */
   inserted: z.nullable(z.string()),
+  /** The file's folder was made by install (no file before): removed with the file, when empty. */
+  madeFolder: z.optional(z.boolean()),
 });
 type Backup = z.infer<typeof Backup>;
 
@@ -75,7 +77,8 @@ export async function planInstall(file: string, backupFile: string, command: str
     }
     content = Buffer.from(`${JSON.stringify({ ...settings, hooks: merged }, null, 2)}\n`);
   }
-  const backup: Backup = { version: 1, file, existed: current !== null, original: current?.toString("base64") ?? null, installed: sha(content), inserted };
+  const madeFolder = !(await fs.stat(path.dirname(file)).catch(() => null));
+  const backup: Backup = { version: 1, file, existed: current !== null, original: current?.toString("base64") ?? null, installed: sha(content), inserted, madeFolder };
   return { file, action: "install", content, backupFile, backup };
 }
 
@@ -97,7 +100,7 @@ export async function planUninstall(file: string, backupFile: string): Promise<S
   const base = { file, backupFile, backup: null };
   if (current === null || !current.includes(HOOK_MARK)) return { ...base, action: "absent", content: current };
   if (backup && sha(current) === backup.installed) {
-    return { ...base, action: "restore", content: backup.existed ? Buffer.from(backup.original ?? "", "base64") : null };
+    return { ...base, backup, action: "restore", content: backup.existed ? Buffer.from(backup.original ?? "", "base64") : null };
   }
   const text = current.toString("utf8");
   if (backup?.inserted && text.split(backup.inserted).length === 2) {
@@ -117,8 +120,10 @@ export async function applySettingsPlan(plan: SettingsPlan): Promise<void> {
     await writeFileAtomic(plan.file, plan.content!, await modeOf(plan.file));
     return;
   }
-  if (plan.content === null) await fs.rm(plan.file, { force: true });
-  else await writeFileAtomic(plan.file, plan.content, await modeOf(plan.file));
+  if (plan.content === null) {
+    await fs.rm(plan.file, { force: true });
+    if (plan.backup?.madeFolder) await fs.rmdir(path.dirname(plan.file)).catch(() => undefined); // only when empty
+  } else await writeFileAtomic(plan.file, plan.content, await modeOf(plan.file));
   await fs.rm(plan.backupFile, { force: true });
 }
 

@@ -64,6 +64,7 @@ describe("claude settings hooks", () => {
     expect(existsSync(none.file)).toBe(true);
     expect(await uninstall(none)).toBe("restore");
     expect(existsSync(none.file)).toBe(false);
+    expect(existsSync(path.dirname(none.file))).toBe(false); // .claude/ was made by install
 
     const f = files('{\n  "model": "opus"\n}\n');
     await install(f);

@@ -90,7 +90,8 @@ export async function finishTurn(c: Omit<HookContext, "hook" | "finish">, sessio
   await withRecorder({ ...c, finish: () => undefined }, dir, async (recorder, turns) => {
     await endNotedTurn(dir, recorder, turns);
     if (!end) return;
-    await turns.claudeExited();
+    // Its Stop may not have come (claude exited at once): the turn's end line, if claude wrote it, says it finished.
+    await turns.claudeExited(1000);
     await recorder.settled();
     discard = !recorder.anyTurnBegun;
     allSaved = recorder.allSaved;

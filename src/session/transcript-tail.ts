@@ -120,7 +120,7 @@ function holdsAnswer(lines: Buffer): boolean {
 }
 
 /** Does the part hold the line claude writes last in a turn (its duration)? */
-function endsTurn(lines: Buffer): boolean {
+export function endsTurn(lines: Buffer): boolean {
   for (let at = lines.indexOf(TURN_END); at !== -1; at = lines.indexOf(TURN_END, at + 1)) {
     const start = lines.lastIndexOf(0x0a, at) + 1;
     const end = lines.indexOf(0x0a, at);

@@ -2,6 +2,7 @@
  * `nudge hooks install --claude`: a plain claude (its own UI, in a real terminal, against the
  * scripted API), nudge not in front, is recorded through the hooks written in its settings.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -240,4 +241,46 @@ rules:
     expect(readFileSync(path.join(repo, "keep.txt"), "utf8")).toBe("precious\n");
     expect(JSON.stringify(api.mainLoopRequests()[1]!.body.messages)).toContain("Never delete files with rm here.");
   }, 90_000);
+
+  it("a claude killed (kill -9) mid-turn: the session shows as cut off, and claude --resume records the cut-off turn from claude's transcript", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
+    const held = new Promise<void>(() => undefined); // the first answer never comes: claude is killed waiting for it
+    api = await startScriptedApi([{ after: held, then: { text: "never" } }, { text: "resumed answer" }]);
+    const config = path.join(tempDir(), "cfg");
+    const env = tuiEnv(api, config, repo);
+    const term = Terminal.open([CLAUDE_BIN], { cwd: repo, env });
+    await term.ready();
+    await term.type("first");
+    await until("the prompt asked", async () => (api!.mainLoopRequests().length >= 1 ? true : undefined));
+    const id = ids(repo)[0]!;
+    const claudeSession = readdirSync(path.join(repo, ".git", "nudge", "claude-ui"))[0]!;
+    // Killed once its transcript holds the prompt (claude writes it a moment after sending it): --resume needs it.
+    const transcript = path.join(config, "projects", repo.replace(/[^A-Za-z0-9]/g, "-"), `${claudeSession}.jsonl`);
+    await until("the prompt in claude's transcript", async () => (existsSync(transcript) && readFileSync(transcript, "utf8").includes("first") ? true : undefined));
+    writeFileSync(path.join(repo, "during.txt"), "written while claude worked\n");
+    const shell = execFileSync("tmux", ["-L", term.socketName, "display-message", "-p", "#{pane_pid}"]).toString().trim();
+    const claude = Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell]).toString().trim().split(/\s+/)[0]);
+    process.kill(claude, "SIGKILL");
+    await term.exited();
+    const listed = await runNudge(["session", "list", "--json"], { cwd: repo });
+    expect(listed.stdout).toMatch(/cut off|crashed/);
+
+    const again = Terminal.open([CLAUDE_BIN, "--resume", claudeSession], { cwd: repo, env });
+    await again.ready();
+    await again.type("go on");
+    await again.waitFor(/resumed answer/);
+    await again.type("/exit");
+    expect(await again.exited()).toBe(0);
+    const manifest = await until("turn 2 saved", async () => {
+      const m = readManifestFile(path.join(sessions(repo), id));
+      return m.turns.length > 2 && m.state === "complete" ? m : undefined;
+    });
+    expect(manifest.turns.map((t) => [t.prompt, t.status])).toEqual([
+      [null, "complete"],
+      ["first", "incomplete"],
+      ["go on", "complete"],
+    ]);
+    expect(readFileSync(path.join(sessions(repo), id, manifest.turns[1]!.patch.file), "utf8")).toContain("during.txt");
+  }, 120_000);
 });

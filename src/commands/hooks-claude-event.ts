@@ -9,7 +9,7 @@ import { Command } from "commander";
 import { openStore } from "../bundle/store.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { errorMessage } from "../errors.js";
-import { HookInput } from "../session/tui-hooks.js";
+import { HookInput } from "../session/hook-input.js";
 import { writeErr, writeOut } from "../terminal/output.js";
 import * as z from "../zod.js";
 import { parseOptions } from "./parse-options.js";

@@ -26,7 +26,7 @@ import { mappedSession, mappingFile, preToolUse, STOP_FILE } from "./hook-gate.j
 import { createSession, privateIndexFile } from "./open-session.js";
 import { discardSession } from "./run-session.js";
 import { openPartLines, TranscriptTail } from "./transcript-tail.js";
-import type { HookInput } from "./tui-hooks.js";
+import type { HookInput } from "./hook-input.js";
 import { TuiTurns } from "./tui-turns.js";
 
 

@@ -12,7 +12,11 @@ const Options = z.object({ dryRun: z.optional(z.boolean()), json: z.optional(z.b
 function hookCommand(name: "install" | "uninstall"): Command {
   const uninstall = name === "uninstall";
   return new Command(name)
-    .description(uninstall ? "remove nudge's pre-push hook from this repository" : "install nudge's pre-push hook: with git config nudge.push auto, pushing a branch publishes its sessions")
+    .description(
+      uninstall
+        ? "remove nudge's pre-push hook from this repository (--claude: nudge's claude hooks)"
+        : "install nudge's pre-push hook: with git config nudge.push auto, pushing a branch publishes its sessions (--claude: claude's hooks, so a plain claude is recorded)",
+    )
     .option("--claude", uninstall ? "remove nudge's claude hooks (the settings file as it was before)" : "claude's hooks instead: a plain `claude` is recorded, nudge not in front")
     .option("--project", "with --claude: this repository's .claude/settings.local.json (the default)")
     .option("--user", "with --claude: your claude settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json)")

@@ -106,12 +106,16 @@ describe("nudge hooks install --claude", () => {
   it("with no settings file before, uninstall removes the one install wrote; the file is ignored by git; an edit made after install survives uninstall", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     const file = path.join(repo, ".claude/settings.local.json");
-    expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
+    // No global ignore of claude's (claude writes one to ~/.config/git/ignore): nudge keeps the file out of git itself.
+    const home = tempDir();
+    const bare = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    const first = await runNudge(["hooks", "install", "--claude"], { cwd: repo, env: bare });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout).toContain("info/exclude");
     expect(JSON.parse(readFileSync(file, "utf8")).hooks.UserPromptSubmit[0].hooks[0].timeout).toBeGreaterThan(0);
-    const status = await runNudge(["hooks", "install", "--claude"], { cwd: repo });
+    const status = await runNudge(["hooks", "install", "--claude"], { cwd: repo, env: bare });
     expect(status.stdout).toContain("already installed");
-    const { execFileSync } = await import("node:child_process");
-    expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo }).toString()).toBe("");
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo, env: { ...process.env, ...bare } }).toString()).toBe("");
     expect((await runNudge(["hooks", "uninstall", "--claude"], { cwd: repo })).exitCode).toBe(0);
     expect(existsSync(file)).toBe(false);
 

@@ -32,7 +32,8 @@ export const hooksClaudeEventCommand = new Command("claude-event")
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
     // However long git or the disk takes, claude gets its answer (no answer: the hook is as if absent).
-    setTimeout(() => process.exit(0), (o.finish ? FINISH_LIMIT_S : 25) * 1000).unref();
+    // Until the event is known, the longest any hook gets; then its own (hook()).
+    setTimeout(() => process.exit(0), (o.finish ? FINISH_LIMIT_S : Math.max(...Object.values(HOOK_LIMIT_S))) * 1000).unref();
     try {
       // A claude nudge runs (`claude run --tui`: TUI_RECORDING_ENV in hook-gate.ts; nudge's own
       // frontend and loops: claude-process.ts's mark) is recorded by that nudge. Read before anything loads.

@@ -28,7 +28,7 @@ export function processStart(pid: number): string | null {
   }
 }
 
-function procRef(pid: number): ProcRef {
+export function procRef(pid: number): ProcRef {
   return { pid, started: processStart(pid) };
 }
 

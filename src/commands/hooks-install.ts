@@ -4,13 +4,22 @@ import { openStore } from "../bundle/store.js";
 import { applyHook, planHook } from "../sharing/push-hook.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
+import { UserError } from "../errors.js";
+import { claudeHooks } from "./hooks-claude.js";
 
-const Options = z.object({ dryRun: z.optional(z.boolean()), json: z.optional(z.boolean()) });
+const Options = z.object({ dryRun: z.optional(z.boolean()), json: z.optional(z.boolean()), claude: z.optional(z.boolean()), project: z.optional(z.boolean()), user: z.optional(z.boolean()) });
 
 function hookCommand(name: "install" | "uninstall"): Command {
   const uninstall = name === "uninstall";
   return new Command(name)
-    .description(uninstall ? "remove nudge's pre-push hook from this repository" : "install nudge's pre-push hook: with git config nudge.push auto, pushing a branch publishes its sessions")
+    .description(
+      uninstall
+        ? "remove nudge's pre-push hook from this repository (--claude: nudge's claude hooks)"
+        : "install nudge's pre-push hook: with git config nudge.push auto, pushing a branch publishes its sessions (--claude: claude's hooks, so a plain claude is recorded)",
+    )
+    .option("--claude", uninstall ? "remove nudge's claude hooks (the settings file as it was before)" : "claude's hooks instead: a plain `claude` is recorded, nudge not in front")
+    .option("--project", "with --claude: this repository's .claude/settings.local.json (the default)")
+    .option("--user", "with --claude: your claude settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json)")
     .option("--dry-run", "say what would be written or removed; change nothing")
     .option("--json", "machine-readable output")
     .addHelpText(
@@ -24,12 +33,21 @@ git config nudge.push is "auto"; then it publishes the sessions recorded on the 
 remote pushed to, and says so on the push's output. A session it cannot publish is named with
 the reason; the branch's push goes on. A pre-push hook of your own is never replaced.
 
+With --claude, the hooks are claude's: every claude started in this repository (--project, the
+default: .claude/settings.local.json) or anywhere (--user) is recorded as with nudge claude run
+--tui, nudge not in front. Your settings are kept byte for byte; uninstall --claude puts the file
+back as it was (removed, if there was none).
+
 Examples:
   $ nudge hooks install && git config nudge.push auto
-  $ git config nudge.push off     # the hook stays, and publishes nothing`,
+  $ git config nudge.push off     # the hook stays, and publishes nothing
+  $ nudge hooks install --claude  # then: claude`,
     )
     .action(async (raw: unknown) => {
       const o = parseOptions(Options, raw);
+      if ((o.project || o.user) && !o.claude) throw new UserError("--project and --user go with --claude", "nudge hooks " + name + " --claude --user");
+      if (o.project && o.user) throw new UserError("--project and --user cannot be used together", "pick one");
+      if (o.claude) return claudeHooks(uninstall, o);
       const store = await openStore(process.cwd());
       const plan = await planHook(store, { uninstall, node: process.execPath, script: process.argv[1]! });
       if (!o.dryRun) await applyHook(plan);

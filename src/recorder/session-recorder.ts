@@ -56,6 +56,16 @@ export interface RecorderContext {
   sharedWith?: (from: string, to: string) => Promise<string[]>;
   /** A turn's record and the header after it are written (the search index follows it, off this path). */
   turnSaved?: (sessionId: string) => void;
+  /** The private index outlives this process (installed hooks: one short process per hook); what it holds is noted here. */
+  keptIndexState?: string;
+}
+
+/** How a recorder starts beyond its session: installed hooks run it for one hook at a time. */
+export interface StartOptions {
+  /** The session's lock, already held for this process (otherwise taken here). */
+  lock?: HeldLock;
+  /** A turn begun by an earlier process and not yet ended is open again here, to be ended by this one. */
+  reopen?: boolean;
 }
 
 /** A turn in flight: what the stream has told about it so far. */
@@ -141,11 +151,11 @@ export class SessionRecorder {
    * turn 0 (HEAD plus uncommitted work) before claude touches anything; for an existing one,
    * finish the turns a crash left unsaved.
    */
-  static async start(dir: string, manifest: Manifest, context: RecorderContext, listener?: RecorderListener, catchUp?: CatchUp): Promise<SessionRecorder> {
+  static async start(dir: string, manifest: Manifest, context: RecorderContext, listener?: RecorderListener, catchUp?: CatchUp, o: StartOptions = {}): Promise<SessionRecorder> {
     const files = bundleFiles(dir);
     await ensureDir(files.changes);
     await ensureDir(files.transcripts);
-    const lock = await sessionLock(files.lock, manifest.id);
+    const lock = o.lock ?? (await sessionLock(files.lock, manifest.id));
     try {
       await refuseLostTurns(manifest);
       await sweepTempFiles(dir, (pid) => isRunning({ pid, started: processStart(pid) }));
@@ -158,7 +168,7 @@ export class SessionRecorder {
         log.close();
         throw error;
       }
-      const index = new PrivateIndex({ root: manifest.repo.root, indexFile: context.indexFile, exclude: context.exclude, untrackedCache: context.untrackedCache });
+      const index = new PrivateIndex({ root: manifest.repo.root, indexFile: context.indexFile, exclude: context.exclude, untrackedCache: context.untrackedCache, stateFile: context.keptIndexState });
       const recorder = new SessionRecorder(
         manifest,
         files,
@@ -177,10 +187,13 @@ export class SessionRecorder {
       await recorder.writeHeader();
       if (recorder.manifest_.turns.length === 0) await recorder.recordTurnZero();
       else {
-        const missed = catchUp ? await catchUp(recorder.manifest_) : null;
+        const reopened = o.reopen ? recorder.takeOpenTurn() : null;
+        const missed = !reopened && catchUp ? await catchUp(recorder.manifest_) : null;
         if (missed) recorder.takeLines(missed);
         await recorder.recoverUnsaved();
+        if (reopened) recorder.reopen(reopened);
       }
+      recorder.keepIndex = context.keptIndexState !== undefined;
       return recorder;
     } catch (error) {
       await lock.release();
@@ -207,6 +220,27 @@ export class SessionRecorder {
 
   /** In this process: a turn still open is not in the manifest yet. */
   private heardFromClaude = false;
+  /** The private index is kept for the next process (see `RecorderContext.keptIndexState`). */
+  private keepIndex = false;
+
+  /** The turn an earlier process began and none ended (its user's edits recorded), out of the turns to recover. */
+  private takeOpenTurn(): PendingTurn | null {
+    const last = this.manifest_.unsaved.at(-1);
+    if (!last || last.ended !== null || last.editsPending) return null;
+    this.manifest_ = { ...this.manifest_, unsaved: this.manifest_.unsaved.slice(0, -1) };
+    return last;
+  }
+
+  /** That turn open in this process, as `beginTurn` left it in the earlier one. */
+  private reopen(begin: PendingTurn): void {
+    // The turn's changes are counted from after the user's edits, as `beginTurn` counts them.
+    const baseTree = this.latestTree.then((tree) => begin.editsTree ?? tree);
+    const edits = Promise.resolve(begin.editsTree ?? null);
+    this.latestTree = baseTree;
+    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree, edits, finished: deferred(), saved: deferred(), result: null };
+    open.saved.promise.catch(() => undefined);
+    this.open = open;
+  }
 
   /** Has every turn begun been saved? */
   get allSaved(): boolean {
@@ -410,7 +444,7 @@ export class SessionRecorder {
       this.manifest_ = { ...this.manifest_, state: this.allSaved ? "complete" : "recording", updatedAt: now() };
       await this.writeHeader();
       // A turn not saved may need the index as it is (its tree not yet written): it stays for the recovery.
-      if (this.allSaved) await this.index.dispose().catch(() => undefined);
+      if (this.allSaved && !this.keepIndex) await this.index.dispose().catch(() => undefined);
     } finally {
       // Whatever failed, the session must not stay locked.
       for (const close of [() => this.log.close(), () => this.input.close(), () => this.journal.close(), () => this.git.close()]) {

@@ -40,6 +40,13 @@ export class TranscriptTail {
     await writeFileAtomic(path.join(this.dir, OPEN_PART_FILE), JSON.stringify({ claudeSessionId: id, from: this.taken.get(id) }));
   }
 
+  /** The open turn's part as an earlier process began it (installed hooks: one process per hook); its claude session, or null. */
+  async reopen(): Promise<string | null> {
+    const part = await readOpenPart(this.dir);
+    if (part) this.taken.set(part.claudeSessionId, part.from);
+    return part?.claudeSessionId ?? null;
+  }
+
   /**
    * The whole lines claude wrote since the last part taken (none when its transcript is not found),
    * and where they end. `waitMs`: claude writes a turn's last lines after its Stop hook was called
@@ -79,14 +86,18 @@ export class TranscriptTail {
 /** The open turn's part of the transcript, read at a start after nudge was killed mid-turn (SessionRecorder's catch-up). */
 export async function openPartLines(dir: string, configDir: string, cwd: string, manifest: Manifest): Promise<Buffer | null> {
   if (!manifest.unsaved.some((u) => u.ended === null)) return null;
-  let part: z.infer<typeof OpenPart>;
+  const part = await readOpenPart(dir);
+  if (!part) return null;
+  const file = await findTranscript(configDir, cwd, part.claudeSessionId);
+  return file ? wholeLinesFrom(file, part.from) : null;
+}
+
+async function readOpenPart(dir: string): Promise<z.infer<typeof OpenPart> | null> {
   try {
-    part = OpenPart.parse(JSON.parse(await fs.readFile(path.join(dir, OPEN_PART_FILE), "utf8")));
+    return OpenPart.parse(JSON.parse(await fs.readFile(path.join(dir, OPEN_PART_FILE), "utf8")));
   } catch {
     return null; // not a session of claude's own UI, or it never began a turn
   }
-  const file = await findTranscript(configDir, cwd, part.claudeSessionId);
-  return file ? wholeLinesFrom(file, part.from) : null;
 }
 
 /** What a turn nudge did not see was asked: the first prompt typed in its lines. */
@@ -109,7 +120,7 @@ function holdsAnswer(lines: Buffer): boolean {
 }
 
 /** Does the part hold the line claude writes last in a turn (its duration)? */
-function endsTurn(lines: Buffer): boolean {
+export function endsTurn(lines: Buffer): boolean {
   for (let at = lines.indexOf(TURN_END); at !== -1; at = lines.indexOf(TURN_END, at + 1)) {
     const start = lines.lastIndexOf(0x0a, at) + 1;
     const end = lines.indexOf(0x0a, at);

@@ -16,18 +16,10 @@ import type { AddressInfo } from "node:net";
 import { writeFileAtomic } from "../bundle/atomic-write.js";
 import type { HookRegistration, PreToolUseOutput } from "../claude/control-protocol.js";
 import { errorMessage } from "../errors.js";
-import * as z from "../zod.js";
 
-/** What nudge reads of a hook's JSON; claude sends more, and a field nudge does not know is no error. */
-export const HookInput = z.looseObject({
-  hook_event_name: z.string(),
-  session_id: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)),
-  transcript_path: z.optional(z.string()),
-  prompt: z.optional(z.string()),
-  tool_name: z.optional(z.string()),
-  tool_input: z.optional(z.record(z.string(), z.unknown())),
-});
-export type HookInput = z.infer<typeof HookInput>;
+import { HookInput } from "./hook-input.js";
+
+export { HookInput };
 
 /** The events nudge records by; each is answered by `onEvent`. */
 export const RECORDED_EVENTS = ["UserPromptSubmit", "Stop", "StopFailure"] as const;

@@ -28,6 +28,7 @@ import { cutTranscript } from "./transcript-cut.js";
 import { ensureTranscriptPlaced } from "./transcript-placement.js";
 import { openPartLines, TranscriptTail } from "./transcript-tail.js";
 import { HookServer } from "./tui-hooks.js";
+import { TUI_RECORDING_ENV } from "./hook-gate.js";
 import { TuiTurns } from "./tui-turns.js";
 
 export interface TuiInput {
@@ -104,7 +105,9 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
         const resume = await resumePoint(input, recorder, cwd);
         const m = recorder.manifest;
         input.say(`● nudge ${opened.isNew ? "recording" : "continuing"} session ${m.id} in claude's own UI${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${opened.dir}`);
-        exitCode = await runClaude(input.bin, interactiveArgs({ ...input.flags, resume }, { settingsFile, prompt: input.firstPrompt }), cwd, input.env);
+        // Hooks installed in claude's settings (hook-events.ts) see this and leave the recording to this nudge.
+        const env = { ...input.env, [TUI_RECORDING_ENV]: m.id };
+        exitCode = await runClaude(input.bin, interactiveArgs({ ...input.flags, resume }, { settingsFile, prompt: input.firstPrompt }), cwd, env);
         await turns.claudeExited();
       } finally {
         // The file holds the hook secret: it never outlives the recording, however it ends.

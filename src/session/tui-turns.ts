@@ -4,7 +4,7 @@
  */
 import { errorMessage } from "../errors.js";
 import type { SessionRecorder } from "../recorder/session-recorder.js";
-import { firstPrompt, type TranscriptTail } from "./transcript-tail.js";
+import { endsTurn, firstPrompt, type TranscriptTail } from "./transcript-tail.js";
 import type { HookInput, RecordedEvent } from "./tui-hooks.js";
 
 /** How long a turn's end waits for claude's last lines of it (measured: tens of ms); a failed turn may write none. */
@@ -32,6 +32,11 @@ export class TuiTurns {
     this.queue = run.catch((error: unknown) => this.warn(`${event}: ${errorMessage(error)}`));
     if (event === "UserPromptSubmit") await this.queue;
     return {};
+  }
+
+  /** A turn an earlier process began in claude session `id` is open here (installed hooks: one process per hook). */
+  adopt(id: string | null): void {
+    this.claudeSession = id;
   }
 
   /** Every hook so far is handled: claude's next tool waits for this, then for the capture a turn's end began. */
@@ -78,9 +83,14 @@ export class TuiTurns {
     this.warn(`recorded turn ${turn.n} from claude's transcript: claude went on while nudge was not recording (its changes and any of yours are in it together)`);
   }
 
-  /** claude is gone: a turn still open is saved with what its transcript holds, as incomplete. */
-  async claudeExited(): Promise<void> {
+  /**
+   * claude is gone: a turn still open is saved with what its transcript holds, as incomplete unless
+   * claude had written its end (it exited before the turn's Stop was handled).
+   */
+  async claudeExited(waitMs = 0): Promise<void> {
     await this.queue;
-    if (this.recorder.turnInProgress && this.claudeSession) await this.end(this.claudeSession, false, 0);
+    if (!this.recorder.turnInProgress || !this.claudeSession) return;
+    const part = await this.tail.take(this.claudeSession, waitMs);
+    await this.recorder.endTurnByHook(Promise.resolve(part), endsTurn(part.lines))!.finished;
   }
 }

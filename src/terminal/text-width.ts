@@ -60,9 +60,12 @@ function stripAnsiSplit(text: string): Array<{ text: string; ansi: boolean }> {
   return parts;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+// Made on first use: building it loads ICU's break rules (~20 ms), which a command that writes
+// only plain lines (a hook claude waits on) never needs.
+let segmenter: Intl.Segmenter | null = null;
 
 export function graphemes(text: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 

@@ -30,6 +30,11 @@ export function tuiEnv(api: { url: string }, configDir: string, repo: string): R
 export class Terminal {
   private constructor(private readonly socket: string) {}
 
+  /** The tmux server's socket name (-L), for a test that looks at the terminal's processes. */
+  get socketName(): string {
+    return this.socket;
+  }
+
   /** `command` (argv) in a new 120x40 terminal in `cwd`; when it ends the screen says `[exit N]`. */
   static open(argv: string[], o: { cwd: string; env: Record<string, string> }): Terminal {
     const socket = `nudge-tui-${process.pid}-${++servers}`;

@@ -5,26 +5,28 @@
  * transcript. A folder whose transcripts all ran outside the repository is skipped by its cached
  * working directory: its files are not even stat'ed. Claude's folder is never written.
  */
-import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { statSync, type Dirent } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ensureDir, writeFileAtomic } from "../bundle/atomic-write.js";
 import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
 
-const CACHE_FILE = "claude-sessions.json";
-const CACHE_VERSION = 1;
-const AT_ONCE = 32;
+const CACHE_VERSION = 2;
+const AT_ONCE = 16;
+/** A cached card's prompts are cut to this many characters: the cache stays small, and a listing shows far less. */
+const PROMPT_CHARS = 1000;
 
-interface Cached {
-  size: number;
-  mtimeMs: number;
-  card: ClaudeSessionCard;
+/** A transcript's card as cached: its identity (size, mtime) and the card without its path. */
+type Cached = [size: number, mtimeMs: number, card: Omit<ClaudeSessionCard, "file">];
+interface CachedFolder {
+  /** The working directory its transcripts ran in, when they all agree. */
+  cwd: string | null;
+  files: Record<string, Cached>;
 }
 interface Cache {
   version: number;
-  /** folder name → the working directory its transcripts ran in (when they agree). */
-  folders: Record<string, string | null>;
-  files: Record<string, Cached>;
+  folders: Record<string, CachedFolder>;
 }
 
 /** Which working directories a listing wants: this repository's (its worktrees, its subfolders), or every one. */
@@ -38,75 +40,97 @@ export interface ClaudeSessionScan {
 
 export async function scanClaudeSessions(configDir: string, cacheDir: string, wanted: CwdFilter): Promise<ClaudeSessionScan> {
   const root = path.join(configDir, "projects");
-  const cache = await loadCache(cacheDir);
-  const next: Cache = { version: CACHE_VERSION, folders: {}, files: {} };
+  // One cache per claude folder: CLAUDE_CONFIG_DIR may name another one next time.
+  const cacheFile = path.join(cacheDir, `claude-sessions-${createHash("sha256").update(configDir).digest("hex").slice(0, 16)}.json`);
+  const cache = await loadCache(cacheFile);
+  const next: Cache = { version: CACHE_VERSION, folders: {} };
   let changed = false;
   const folders = (await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])).filter((d) => d.isDirectory());
-  const byDir = new Map<string, Array<[string, Cached]>>();
-  for (const entry of Object.entries(cache.files)) {
-    const dir = path.dirname(entry[0]);
-    const list = byDir.get(dir);
-    if (list) list.push(entry);
-    else byDir.set(dir, [entry]);
-  }
+  if (folders.length !== Object.keys(cache.folders).length) changed = true;
   const sessions: ClaudeSessionCard[] = [];
   let unreadable = 0;
   for (const folder of folders) {
     const dir = path.join(root, folder.name);
     const known = cache.folders[folder.name];
-    if (known !== undefined && known !== null && !wanted(known)) {
+    if (known && known.cwd !== null && !wanted(known.cwd)) {
       // Kept as it was: the folder's transcripts are another project's.
       next.folders[folder.name] = known;
-      for (const [file, c] of byDir.get(dir) ?? []) next.files[file] = c;
       continue;
     }
     const names = (await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[])).filter((e) => e.isFile() && e.name.endsWith(".jsonl"));
-    const cwds = new Set<string | null>();
-    for (let i = 0; i < names.length; i += AT_ONCE) {
-      const cards = await Promise.all(
-        names.slice(i, i + AT_ONCE).map(async (e) => {
-          const file = path.join(dir, e.name);
-          const s = await stat(file).catch(() => null);
-          if (!s?.isFile()) return null;
-          const hit = cache.files[file];
-          if (hit && hit.size === s.size && hit.mtimeMs === s.mtimeMs) {
-            next.files[file] = hit;
-            return hit.card;
-          }
-          const card = await readCard(file, s).catch(() => null);
-          if (!card) return null;
+    const files: Record<string, Cached> = {};
+    const missed: Array<{ name: string; size: number; mtimeMs: number }> = [];
+    for (const { name } of names) {
+      // Synchronous: 2,000 stats of cached metadata cost less this way than as 2,000 promises.
+      const s = statOrNull(path.join(dir, name));
+      if (!s) {
+        unreadable++;
+        continue;
+      }
+      const hit = known?.files[name];
+      if (hit && hit[0] === s.size && hit[1] === s.mtimeMs) files[name] = hit;
+      else missed.push({ name, size: s.size, mtimeMs: s.mtimeMs });
+    }
+    for (let i = 0; i < missed.length; i += AT_ONCE) {
+      await Promise.all(
+        missed.slice(i, i + AT_ONCE).map(async (m) => {
+          const card = await readCard(path.join(dir, m.name), m).catch(() => null);
+          if (!card) return void unreadable++;
+          const { file: _file, ...kept } = card;
+          void _file;
+          files[m.name] = [m.size, m.mtimeMs, { ...kept, firstPrompt: cut(kept.firstPrompt), lastPrompt: cut(kept.lastPrompt) }];
           changed = true;
-          next.files[file] = { size: s.size, mtimeMs: s.mtimeMs, card };
-          return card;
         }),
       );
-      for (const card of cards) {
-        if (!card) {
-          unreadable++;
-          continue;
-        }
-        cwds.add(card.cwd);
-        if (wanted(card.cwd)) sessions.push(card);
-      }
     }
-    const agreed = cwds.size === 1 ? [...cwds][0]! : null;
-    next.folders[folder.name] = agreed;
-    if (agreed !== known) changed = true;
+    const cwds = new Set<string | null>();
+    for (const [name, [, , card]] of Object.entries(files)) {
+      cwds.add(card.cwd);
+      if (wanted(card.cwd)) sessions.push({ ...card, file: path.join(dir, name) });
+    }
+    if (!known || Object.keys(known.files).length !== Object.keys(files).length) changed = true;
+    next.folders[folder.name] = { cwd: cwds.size === 1 ? [...cwds][0]! : null, files };
   }
-  if (changed || Object.keys(next.files).length !== Object.keys(cache.files).length) await ensureDir(cacheDir).then(() => writeFileAtomic(path.join(cacheDir, CACHE_FILE), JSON.stringify(next))).catch(() => undefined);
+  if (changed) await ensureDir(cacheDir).then(() => writeFileAtomic(cacheFile, JSON.stringify(next))).catch(() => undefined);
   sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   return { sessions, unreadable };
 }
 
-async function loadCache(dir: string): Promise<Cache> {
+function statOrNull(file: string): { size: number; mtimeMs: number } | null {
   try {
-    const json = JSON.parse(await readFile(path.join(dir, CACHE_FILE), "utf8")) as Partial<Cache>;
+    const s = statSync(file);
+    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
+  } catch {
+    return null;
+  }
+}
+
+function isCard(c: unknown): c is Cached[2] {
+  const card = c as Partial<Cached[2]> | null;
+  return card !== null && typeof card === "object" && typeof card.id === "string" && typeof card.updatedAt === "string" && typeof card.startedAt === "string" && (card.cwd === null || typeof card.cwd === "string");
+}
+
+function cut(text: string | null): string | null {
+  return text !== null && text.length > PROMPT_CHARS ? text.slice(0, PROMPT_CHARS) : text;
+}
+
+async function loadCache(file: string): Promise<Cache> {
+  try {
+    const json = JSON.parse(await readFile(file, "utf8")) as Partial<Cache>;
     // nudge's own file, rebuilt from claude's whenever it is not what this version wrote.
-    if (json.version === CACHE_VERSION && json.files && typeof json.files === "object" && json.folders && typeof json.folders === "object") return json as Cache;
+    if (json.version === CACHE_VERSION && json.folders && typeof json.folders === "object") {
+      const folders: Cache["folders"] = {};
+      for (const [name, f] of Object.entries(json.folders)) {
+        if (!f || typeof f !== "object" || !f.files || typeof f.files !== "object" || (f.cwd !== null && typeof f.cwd !== "string")) continue;
+        const files = Object.fromEntries(Object.entries(f.files).filter(([, c]) => Array.isArray(c) && typeof c[0] === "number" && typeof c[1] === "number" && isCard(c[2])));
+        folders[name] = { cwd: f.cwd, files };
+      }
+      return { version: CACHE_VERSION, folders };
+    }
   } catch {
     // none yet, or damaged: rebuilt
   }
-  return { version: CACHE_VERSION, folders: {}, files: {} };
+  return { version: CACHE_VERSION, folders: {} };
 }
 
 /** Is `cwd` one of these folders, or inside one? */

@@ -39,6 +39,7 @@ export const sessionShowCommand = new Command("show")
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
     if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);
+    if (m.adopted) out(`adopted ${m.adopted.at} from claude's own session ${m.adopted.claudeSessionId}: turns 1 to ${m.adopted.turns} hold its conversation; their code was never recorded (each holds the work tree as it was at adoption)`);
     if (m.rewoundTo !== null) out(`rewound to turn ${m.rewoundTo}; the next run continues from there in a fork`);
     const repaired = m.turns.filter((t) => t.repaired);
     if (repaired.length) {

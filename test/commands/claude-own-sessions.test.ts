@@ -125,6 +125,36 @@ describe("claude's own sessions", () => {
     }
   });
 
+  it("adopt makes one a nudge session: its whole conversation, the work tree now as its code, resumable, exportable and forkable, no longer listed as claude's", async () => {
+    const before = folderState(config);
+    const adopt = await nudge(["session", "adopt", ids.sub!.slice(0, 8)]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    expect(adopt.stdout).toContain(`adopted claude's session ${ids.sub} as nudge session`);
+    expect(adopt.stdout).toContain("its code state is the work tree as it is now (turn 0)");
+    const id = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    expect(folderState(config)).toEqual(before); // claude's folder only read
+    const list = JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{ id: string; source: string }>;
+    expect(list.filter((r) => r.id === ids.sub)).toEqual([]); // listed once, as nudge's
+    expect(list.find((r) => r.id === id)?.source).toBe("nudge");
+    const show = await nudge(["session", "show", id]);
+    expect(show.stdout).toContain(`from claude's own session ${ids.sub}: turns 1 to 1 hold its conversation; their code was never recorded`);
+    expect((await nudge(["session", "replay", id])).stdout).toContain("from the subfolder");
+    expect((await nudge(["session", "adopt", ids.sub!])).stderr).toContain("is nudge's already");
+    // Resumed with nudge claude run -r: claude is sent the adopted conversation.
+    const api = await startScriptedApi([{ text: "going on" }]);
+    const resumed = await runClaude(repo, ["-r", id, "and now this"], claudeEnv(api, config));
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(JSON.stringify(api.mainLoopRequests()[0]!.body.messages)).toContain("asked in sub");
+    await api.close();
+    // Export and fork work on it as on any session.
+    const out = path.join(tempDir(), "adopted.tar.gz");
+    const exported = await nudge(["session", "export", id, "-o", out]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    expect(statSync(out).size).toBeGreaterThan(0);
+    const fork = await nudge(["session", "fork", id, "1", "--worktree", path.join(tempDir(), "fork"), "--json"]);
+    expect(fork.exitCode, fork.stderr).toBe(0);
+  }, 120_000);
+
   it("a damaged, a huge (a 600 MB line), a hostile and a linked transcript break no command, and nothing in claude's folder is written", async () => {
     const folder = path.dirname(JSON.parse((await nudge(["session", "list", "--json"])).stdout).find((r: { id: string }) => r.id === ids.root).file);
     const real = readFileSync(path.join(folder, `${ids.root}.jsonl`), "utf8");

@@ -155,6 +155,28 @@ describe("claude's own sessions", () => {
     expect(fork.exitCode, fork.stderr).toBe(0);
   }, 120_000);
 
+  it("session search finds them (CJK, tool output) once the background indexer has them, says what is left meanwhile; --all-projects reaches other projects'", async () => {
+    const first = await nudge(["session", "search", "工具の出力"]);
+    expect(first.stderr).toMatch(/\d+ of claude's own sessions \(.+\) not indexed yet: they are being indexed in the background/);
+    type Hit = { session: string; turn: number; where: string; snippet: string; diff: string };
+    let hits: Hit[] = [];
+    for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
+      hits = JSON.parse((await nudge(["session", "search", "工具の出力", "--json"])).stdout) as Hit[];
+      if (hits.length > 0) break;
+    }
+    expect(hits.find((h) => h.where === "tool-output")).toMatchObject({ session: ids.root, turn: 1, diff: `nudge session replay ${ids.root} --turn 1` });
+    const prompt = JSON.parse((await nudge(["session", "search", "質問", "--json"])).stdout) as Hit[];
+    expect(prompt.map((h) => [h.session, h.where])).toContainEqual([ids.root, "prompt"]);
+    // Another project's session: not in this repository's search, found with --all-projects.
+    expect((await nudge(["session", "search", "another", "project's"])).exitCode).toBe(1);
+    let all: Hit[] = [];
+    for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
+      all = JSON.parse((await nudge(["session", "search", "another", "project's", "--all-projects", "--json"])).stdout) as Hit[];
+      if (all.length > 0) break;
+    }
+    expect(all.map((h) => h.session)).toContain(ids.other);
+  }, 150_000);
+
   it("a damaged, a huge (a 600 MB line), a hostile and a linked transcript break no command, and nothing in claude's folder is written", async () => {
     const folder = path.dirname(JSON.parse((await nudge(["session", "list", "--json"])).stdout).find((r: { id: string }) => r.id === ids.root).file);
     const real = readFileSync(path.join(folder, `${ids.root}.jsonl`), "utf8");
@@ -203,6 +225,9 @@ describe("claude's own sessions", () => {
     const hugeJson = JSON.parse((await nudge(["session", "show", hugeId, "--json"])).stdout) as { turns: Array<{ entries: Array<{ kind: string; line?: { text: string } }> }> };
     expect(hugeJson.turns[0]!.entries.some((e) => e.kind === "raw" && /too long to read/.test(e.line!.text))).toBe(true);
     expect((await nudge(["session", "show", "11111111"])).exitCode).toBe(1); // the link names no session
+    const search = await nudge(["session", "search", "paint"]);
+    expect(search.exitCode).toBeLessThan(2);
+    expect(search.stderr).not.toMatch(/\n\s+at /);
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(folderState(config)).toEqual(before);
   }, 120_000);

@@ -5,7 +5,7 @@
  * hostile transcripts break nothing, and claude's folder is never written.
  */
 import { execa } from "execa";
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, ftruncateSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, rmSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, ftruncateSync, writeSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -176,6 +176,24 @@ describe("claude's own sessions", () => {
     }
     expect(all.map((h) => h.session)).toContain(ids.other);
   }, 150_000);
+
+  it("session list --all-projects lists every project claude has sessions for, a folder that is gone shown as such", async () => {
+    const gone = await gitdir();
+    const api = await startScriptedApi([{ text: "soon gone" }]);
+    const run = await execa(CLAUDE_BIN, ["-p", "in a folder soon gone"], { cwd: gone, env: { ...process.env, ...claudeEnv(api, config) }, reject: false, input: "" });
+    expect(run.exitCode, run.stderr).toBe(0);
+    await api.close();
+    rmSync(gone, { recursive: true, force: true });
+    const list = await nudge(["session", "list", "--all-projects"]);
+    expect(list.exitCode, list.stderr).toBe(0);
+    const row = (dir: string) => list.stdout.split("\n").find((l) => l.startsWith(dir + " "))!;
+    expect(row(repo)).toContain("this repository");
+    expect(row(other)).toMatch(/\s1\s/);
+    expect(row(gone)).toContain("folder no longer exists");
+    const json = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as Array<{ cwd: string; exists: boolean; sessions: number; costUsd: number }>;
+    expect(json.find((p) => p.cwd === gone)).toMatchObject({ exists: false, sessions: 1 });
+    expect(json.find((p) => p.cwd === worktree)).toMatchObject({ exists: true, sessions: 1 });
+  }, 60_000);
 
   it("a damaged, a huge (a 600 MB line), a hostile and a linked transcript break no command, and nothing in claude's folder is written", async () => {
     const folder = path.dirname(JSON.parse((await nudge(["session", "list", "--json"])).stdout).find((r: { id: string }) => r.id === ids.root).file);

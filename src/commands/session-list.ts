@@ -9,7 +9,7 @@ import { formatCost, formatDuration, oneLine, thousands } from "../format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { inertValue, visible } from "../inert-text.js";
-import { claudeOwnSessions } from "../session/claude-own-sessions.js";
+import { claudeOwnScan } from "../session/claude-own-sessions.js";
 import { listProjects, printClaudeOwn } from "./claude-own-list.js";
 
 const Options = z.object({
@@ -41,15 +41,14 @@ export const sessionListCommand = new Command("list")
     if (options.remote !== undefined) return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
     if (options.allProjects) return listProjects(store, options);
     const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
-    const [scan, claude] = await Promise.all([scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) }), claudeOwnSessions(store)]);
+    const [scan, claude] = await Promise.all([scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) }), claudeOwnScan(store, { limit })]);
     const rows = scan.sessions.map(summarize);
-    const claudeRows = limit === undefined ? claude : claude.slice(0, limit);
-    if (options.json) return printJson([...rows.map((r) => ({ source: "nudge", ...r })), ...claudeRows]);
+    if (options.json) return printJson([...rows.map((r) => ({ source: "nudge", ...r })), ...claude.sessions]);
     // Prompts, branches and origins come from bundles (an import among them): shown, never obeyed.
     const shown = rows.map((r) => inertValue(r));
-    if (rows.length === 0 && claude.length === 0) return void writeOut("no sessions yet; start one with: nudge claude run\n");
+    if (rows.length === 0 && claude.total === 0) return void writeOut("no sessions yet; start one with: nudge claude run\n");
     if (rows.length > 0) printRecorded(shown, scan.total);
-    if (claude.length > 0) printClaudeOwn(store, claudeRows, claude.length, rows.length > 0);
+    if (claude.total > 0) printClaudeOwn(store, claude.sessions, claude.total, rows.length > 0);
   });
 
 function printRecorded(shown: Array<ReturnType<typeof summarize>>, total: number): void {

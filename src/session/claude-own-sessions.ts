@@ -16,9 +16,14 @@ export type ClaudeSession = ClaudeSessionCard & { source: "claude" };
 
 /** This repository's (`allProjects`: every project's) sessions claude kept that nudge does not hold, the one used last first. */
 export async function claudeOwnSessions(store: Store, o: { allProjects?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<ClaudeSession[]> {
+  return (await claudeOwnScan(store, o)).sessions;
+}
+
+/** The same, at most `limit` of them, and how many there are. */
+export async function claudeOwnScan(store: Store, o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number } = {}): Promise<{ sessions: ClaudeSession[]; total: number }> {
   const wanted = o.allProjects ? () => true : insideAny(await workTreesOf(store.repoRoot, store.commonDir));
-  const [scan, known] = await Promise.all([scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted), knownClaudeIds(store)]);
-  return scan.sessions.filter((s) => !known.has(s.id)).map((s) => ({ ...s, source: "claude" as const }));
+  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, { limit: o.limit, skip: await knownClaudeIds(store) });
+  return { sessions: scan.sessions.map((s) => ({ ...s, source: "claude" as const })), total: scan.total };
 }
 
 /** The claude session ids nudge's bundles hold a transcript of (recorded, adopted, imported). */

@@ -3,10 +3,11 @@
  * directory in one of its work trees (or a folder inside one), less those nudge recorded or
  * adopted already (their claude session ids are the transcript copies in its bundles).
  */
-import { readdir } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { NoSuchSession, type Store } from "../bundle/store.js";
-import type { ClaudeSessionCard } from "../claude/claude-session-card.js";
+import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "./claude-session-scan.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../errors.js";
@@ -43,18 +44,31 @@ export async function knownClaudeIds(store: Store): Promise<Set<string>> {
 }
 
 /**
- * The claude session an id or a unique prefix of one names, among every project's (a full id
- * is unique anywhere); null when none does.
+ * The claude session an id or a unique prefix of one names, among every project's (a full id is
+ * unique anywhere); null when none does. Found by file name: only the match is read.
  */
 export async function findClaudeSession(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<ClaudeSession | null> {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(idOrPrefix)) return null;
-  const all = await claudeOwnSessions(store, { allProjects: true, env });
-  const exact = all.find((s) => s.id === idOrPrefix);
-  if (exact) return exact;
-  const matches = all.filter((s) => s.id.startsWith(idOrPrefix));
-  if (matches.length <= 1) return matches[0] ?? null;
-  const some = matches.map((s) => s.id).sort().slice(0, 8);
-  throw new NoSuchSession(`"${idOrPrefix}" is ambiguous among claude's own sessions: ${some.join(", ")}`, "type more of the id", some);
+  const root = path.join(claudeConfigDir(env), "projects");
+  const known = await knownClaudeIds(store);
+  const matches: string[] = [];
+  for (const folder of await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])) {
+    if (!folder.isDirectory()) continue;
+    for (const e of await readdir(path.join(root, folder.name), { withFileTypes: true }).catch(() => [] as Dirent[])) {
+      const id = e.name.slice(0, -".jsonl".length);
+      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !known.has(id)) matches.push(path.join(root, folder.name, e.name));
+    }
+  }
+  const exact = matches.filter((f) => path.basename(f) === `${idOrPrefix}.jsonl`);
+  const [one] = exact.length ? exact : matches;
+  if (matches.length > 1 && exact.length === 0) {
+    const some = [...new Set(matches.map((f) => path.basename(f, ".jsonl")))].sort().slice(0, 8);
+    throw new NoSuchSession(`"${idOrPrefix}" is ambiguous among claude's own sessions: ${some.join(", ")}`, "type more of the id", some);
+  }
+  if (!one) return null;
+  const s = await stat(one).catch(() => null);
+  const card = s?.isFile() ? await readCard(one, s).catch(() => null) : null;
+  return card && { ...card, source: "claude" };
 }
 
 /** Thrown where a nudge session is needed and the id names one of claude's own: says what it lacks, and how to adopt it. */

@@ -19,6 +19,7 @@ import type { StoreSizes } from "./store-size.js";
 import type { WebBenchResult } from "./web-bench.js";
 import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
 import type { ManySessionsResult } from "./many-sessions.js";
+import type { ClaudeSessionsResult } from "./claude-sessions-bench.js";
 import type { SearchBenchResult } from "./search-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
 import type { ScriptedSessionResult } from "./scripted-session.js";
@@ -49,6 +50,7 @@ export interface BenchResults {
   page: PageBenchResult | null;
   servedPage: ServedPageBenchResult | null;
   sessions: ManySessionsResult | null;
+  claudeSessions?: ClaudeSessionsResult | null;
   search: SearchBenchResult | null;
   /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
   conversation: ConversationStorageResult[];
@@ -259,6 +261,11 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| a user's install: \`npm install -g ./nudge-<v>.tgz\` (${fmtBytes(i.tarballBytes)}), empty npm cache, ÷ a contributor's \`npm ci\` on disk | ${fmtBytes(i.bytes)} on disk, ${i.packages} packages, ${(i.ms / 1000).toFixed(0)} s (${sqlite}); ${fmtRatio(i.bytes / i.contributorBytes)} of the ${fmtBytes(i.contributorBytes)} \`npm ci\` puts in node_modules | one command, run-time dependencies only |`);
   }
   if (r.sessions) manySessionRows(r.sessions, say);
+  if (r.claudeSessions) {
+    const c = r.claudeSessions;
+    const warm = c.warm / c.none;
+    say(`| \`nudge session list\`, ${c.sessions.toLocaleString("en")} of claude's own sessions of the repository on disk (cards cached) ÷ none | ${fmtRatio(warm)} ${mark(warm <= 1.2)} (${fmtMs(c.warm)} / ${fmtMs(c.none)}; the first listing, every transcript read: ${fmtMs(c.cold)}; n=${c.rounds}) | ≤ 1.2× |`);
+  }
   if (r.web) webRows(r.web, say);
   if (r.search) searchRows(r.search, say);
   if (r.page) {

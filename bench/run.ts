@@ -26,6 +26,7 @@ import { installBench } from "./install-bench.js";
 import { webBench } from "./web-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
+import { claudeSessionsBench } from "./claude-sessions-bench.js";
 import { recorderBench } from "./recorder.js";
 import { renderBench } from "./render-bench.js";
 import { generateRepo, scratchRoot } from "./repo.js";
@@ -37,7 +38,7 @@ import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "search", "sync", "install"] as const;
+const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "claude", "search", "sync", "install"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -125,6 +126,7 @@ try {
   }
   if (wanted("import")) results.imported = await importBench(200, 1_000, 8);
   if (wanted("sessions")) results.sessions = await manySessions(5_000, 20);
+  if (wanted("claude")) results.claudeSessions = await claudeSessionsBench(2_000, 20);
   if (wanted("web")) results.web = await webBench(200, 10);
   if (wanted("page")) {
     results.page = await pageBench(1000, 5);

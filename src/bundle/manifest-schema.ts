@@ -74,6 +74,10 @@ export const ManifestHeaderSchema = z.object({
     "an imported session: who exported it, from where, when",
   ),
   repairedAt: described(z.optional(z.nullable(isoTime)), "when `nudge session repair` last rebuilt turns of turns.jsonl from the snapshots and logs"),
+  adopted: described(
+    z.optional(z.nullable(z.object({ claudeSessionId: claudeId, at: isoTime, turns: count }))),
+    "made from claude's own session (`nudge session adopt`): its first `turns` turns hold that conversation, their code not recorded (each is the work tree as it was at `at`)",
+  ),
   summary: described(SummarySchema, "what `session list` shows, kept here so it need not read the turns"),
 });
 

@@ -10,7 +10,7 @@ export interface CommandGroup {
   description: string;
   helpAfter?: string;
   /** Each command by name (aliases too), loaded on demand. */
-  commands: Record<string, { load: () => Promise<Command>; aliases?: string[] }>;
+  commands: Record<string, { load: () => Promise<Command>; aliases?: string[]; /** Not listed in help: a process nudge starts itself. */ hidden?: boolean }>;
 }
 
 /** The names a group's command answers to, mapped to its own name. */

@@ -14,7 +14,7 @@ Examples:
   commands: {
     install: { load: async () => (await import("./hooks-install.js")).hooksInstallCommand },
     uninstall: { load: async () => (await import("./hooks-install.js")).hooksUninstallCommand },
-    "claude-event": { load: async () => (await import("./hooks-claude-event.js")).hooksClaudeEventCommand },
+    "claude-event": { hidden: true, load: async () => (await import("./hooks-claude-event.js")).hooksClaudeEventCommand },
     "pre-push": { load: async () => (await import("./hooks-pre-push.js")).hooksPrePushCommand },
   },
 };

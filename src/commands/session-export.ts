@@ -1,12 +1,12 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
+import { resolveRecorded } from "./session-source.js";
 import { createReadStream } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import * as z from "../zod.js";
 import { UserError } from "../errors.js";
 import { beginWork } from "../bundle/cut-off-work.js";
-import { resolveSession } from "../bundle/store.js";
 import { defaultExportName, exportSession, type ExportResult } from "../sharing/export-session.js";
 import { excludeExport } from "../sharing/export-exclude.js";
 import { describeCarried, describeExported } from "../sharing/export-describe.js";
@@ -63,7 +63,7 @@ Examples:
     if (toStdout && o.json) throw new UserError("-o - writes the archive to stdout, where --json would go too", "give -o a file or a folder to have --json");
     if (toStdout && process.stdout.isTTY) throw new UserError("-o - would write a binary archive to the terminal; nothing was written", "redirect it: nudge session export <id> -o - > session.tar.gz");
     const store = await commandStore(process.cwd());
-    const session = await resolveSession(store, id);
+    const session = await resolveRecorded(store, id, "export");
     // -o may name a folder: the file goes in it under its default name. -o -: a private temp file, then stdout.
     // In the store's work folder, so a killed export leaves nothing that gc does not clear.
     const work = toStdout ? await beginWork(store, "stdout", "an export to stdout") : null;

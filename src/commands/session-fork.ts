@@ -1,8 +1,8 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
+import { resolveRecorded } from "./session-source.js";
 import path from "node:path";
 import * as z from "../zod.js";
-import { resolveSession } from "../bundle/store.js";
 import { forkIntoWorktree, forkTurn, type ForkOutcome } from "../time-travel/fork-session.js";
 import { forkInPlaceOperation, forkIntoWorktreeOperation } from "../time-travel/operations.js";
 import { withWorkTree } from "../time-travel/rewind.js";
@@ -41,7 +41,7 @@ Examples:
   .action(async (id: string, turnArg: string | undefined, raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
-    const source = await resolveSession(store, id);
+    const source = await resolveRecorded(store, id, "fork");
     const turn = forkTurn(source, turnArg === undefined ? undefined : parseTurnArg(turnArg));
     const say = (line: string) => writeOut(line + "\n");
     let fork: ForkOutcome | null;

@@ -9,12 +9,15 @@ import { formatCost, formatDuration, oneLine, thousands } from "../format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { inertValue, visible } from "../inert-text.js";
+import { claudeOwnScan } from "../session/claude-own-sessions.js";
+import { listProjects, printClaudeOwn } from "./claude-own-list.js";
 
 const Options = z.object({
   json: z.optional(z.boolean()),
   all: z.optional(z.boolean()),
   limit: z.optional(z.coerce.number().check(z.int(), z.positive())),
   remote: z.optional(z.union([z.boolean(), z.string().check(z.minLength(1))])),
+  allProjects: z.optional(z.boolean()),
 });
 
 /** Rows the table shows unless told otherwise: a screenful, the newest (JSON is for scripts: every row). */
@@ -26,43 +29,51 @@ export const sessionListCommand = new Command("list")
   .option("--all", `every session (the table shows the newest ${SCREEN_ROWS} unless --all or --limit)`)
   .option("--limit <n>", "only the newest n sessions")
   .option("--remote [name|url]", "the sessions published on a remote, as last fetched (nudge session fetch), instead of this repository's")
+  .option("--all-projects", "every project claude has sessions for on this machine: its sessions, last activity, cost")
   .option("--json", "machine-readable output (every session unless --limit)")
   .addHelpText(
     "after",
-    `\nThe table shows the newest ${SCREEN_ROWS} sessions and says how many more there are; --json lists every one.\n\nExamples:\n  $ nudge session list\n  $ nudge session list --all\n  $ nudge session list --limit 5\n  $ nudge session list --json | jq '.[0].id'\n  $ nudge session fetch && nudge session list --remote`,
+    `\nThe table shows the newest ${SCREEN_ROWS} sessions and says how many more there are; --json lists every one.\n\nExamples:\n  $ nudge session list\n  $ nudge session list --all\n  $ nudge session list --limit 5\n  $ nudge session list --json | jq '.[0].id'\n  $ nudge session fetch && nudge session list --remote\n  $ nudge session list --all-projects\n\nclaude's own sessions of this repository (run without nudge, in any of its work trees or folders) are listed after the recorded ones, marked "claude" (--json: "source": "claude"); show, replay and search read them, adopt makes one a nudge session.`,
   )
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
     if (options.remote !== undefined) return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
+    if (options.allProjects) return listProjects(store, options);
     const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
-    const scan = await scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) });
+    const [scan, claude] = await Promise.all([scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) }), claudeOwnScan(store, { limit })]);
     const rows = scan.sessions.map(summarize);
-    if (options.json) return printJson(rows);
+    if (options.json) return printJson([...rows.map((r) => ({ source: "nudge", ...r })), ...claude.sessions]);
     // Prompts, branches and origins come from bundles (an import among them): shown, never obeyed.
     const shown = rows.map((r) => inertValue(r));
-    if (rows.length === 0) return void writeOut("no sessions yet; start one with: nudge claude run\n");
-    // Imported sessions say whose they are: a column of its own, only when there is one.
-    const imported = shown.some((r) => r.origin);
-    printTable(
-      ["ID", "STARTED", "BRANCH", "TURNS", "COST", "TIME", "STATE", "FIRST PROMPT", "LAST PROMPT", "FORK OF", ...(imported ? ["IMPORTED FROM"] : [])],
-      shown.map((r) => [
-        r.id,
-        r.startedAt.slice(0, 16).replace("T", " "),
-        r.branch ?? "(detached)",
-        String(r.turns),
-        formatCost(r.costUsd),
-        formatDuration(r.durationMs),
-        r.repairedAt ? `${r.state}, repaired` : r.state,
-        oneLine(r.firstPrompt ?? "", 30),
-        oneLine(r.lastPrompt ?? "", 30),
-        r.parent ? `${r.parent.id}@${r.parent.turn}` : "",
-        ...(imported ? [r.origin ? oneLine(r.origin.exportedBy ?? "(unknown)", 30) : ""] : []),
-      ]),
-    );
-    const left = scan.total - rows.length;
-    if (left > 0) writeOut(`${thousands(left)} older session${left === 1 ? "" : "s"} not shown (${rows.length} of ${thousands(scan.total)}); every one: nudge session list --all\n`);
+    if (rows.length === 0 && claude.total === 0) return void writeOut("no sessions yet; start one with: nudge claude run\n");
+    if (rows.length > 0) printRecorded(shown, scan.total);
+    if (claude.total > 0) printClaudeOwn(store, claude.sessions, claude.total, rows.length > 0);
   });
+
+function printRecorded(shown: Array<ReturnType<typeof summarize>>, total: number): void {
+  const rows = shown;
+  // Imported sessions say whose they are: a column of its own, only when there is one.
+  const imported = shown.some((r) => r.origin);
+  printTable(
+    ["ID", "STARTED", "BRANCH", "TURNS", "COST", "TIME", "STATE", "FIRST PROMPT", "LAST PROMPT", "FORK OF", ...(imported ? ["IMPORTED FROM"] : [])],
+    shown.map((r) => [
+      r.id,
+      r.startedAt.slice(0, 16).replace("T", " "),
+      r.branch ?? "(detached)",
+      String(r.turns),
+      formatCost(r.costUsd),
+      formatDuration(r.durationMs),
+      r.repairedAt ? `${r.state}, repaired` : r.state,
+      oneLine(r.firstPrompt ?? "", 30),
+      oneLine(r.lastPrompt ?? "", 30),
+      r.parent ? `${r.parent.id}@${r.parent.turn}` : "",
+      ...(imported ? [r.origin ? oneLine(r.origin.exportedBy ?? "(unknown)", 30) : ""] : []),
+    ]),
+  );
+  const left = total - rows.length;
+  if (left > 0) writeOut(`${thousands(left)} older session${left === 1 ? "" : "s"} not shown (${rows.length} of ${thousands(total)}); every one: nudge session list --all\n`);
+}
 
 async function listRemote(store: Store, given: string | undefined, options: { json?: boolean; all?: boolean; limit?: number }): Promise<void> {
   const remote = await resolveRemote(store, given);

@@ -12,6 +12,8 @@ import { play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { relocateLine, relocateText, transcriptMoves, type PathMove } from "../sharing/relocate.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
+import { NotRecorded } from "../session/claude-own-sessions.js";
+import { replayClaudeSession } from "./claude-own-show.js";
 
 const Options = z.object({ remote: RemoteOption,
   turn: z.optional(z.string()),
@@ -42,7 +44,11 @@ Examples:
   )
   .action(async (id: string, raw: unknown) => {
     const options = parseOptions(Options, raw);
-    const source = await sessionSource(id, options.remote);
+    const source = await sessionSource(id, options.remote).catch((error: unknown) => {
+      if (error instanceof NotRecorded) return error.session;
+      throw error;
+    });
+    if ("source" in source) return replayClaudeSession(source, options);
     const session = await resolveSession(source.store, source.id);
     const m = session.manifest;
     // A bad --turn is refused before anything else is said about the bundle.

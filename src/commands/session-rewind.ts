@@ -1,9 +1,10 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
+import { resolveRecorded } from "./session-source.js";
 import { existsSync } from "node:fs";
 import * as z from "../zod.js";
 import { UserError } from "../errors.js";
-import { openStore, resolveSession } from "../bundle/store.js";
+import { openStore } from "../bundle/store.js";
 import { describeInterrupted, planInterrupted, resolveInterrupted, type Resolution } from "../time-travel/interrupted.js";
 import { withUndo, withWorkTree } from "../time-travel/rewind.js";
 import { rewindOperation, undoOperation } from "../time-travel/operations.js";
@@ -72,7 +73,7 @@ Examples:
     }
     if (!id || turnArg === undefined) throw new UserError("rewind needs a session and a turn", "e.g. nudge session rewind 3f2a 2 (or --undo)");
     if (o.codeOnly && o.conversationOnly) throw new UserError("--code-only and --conversation-only exclude each other", "pass one, or neither for both");
-    const session = await resolveSession(store, id);
+    const session = await resolveRecorded(store, id, "rewind");
     const turn = parseTurnArg(turnArg);
     const scope = o.codeOnly ? "code" : o.conversationOnly ? "conversation" : "both";
     await withWorkTree(store, session.manifest.repo.root, `rewinding session ${session.manifest.id}`, async () => {

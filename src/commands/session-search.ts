@@ -9,6 +9,8 @@ import { PLACE_NAMES } from "../search/turn-docs.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions } from "./parse-options.js";
+import { thousands } from "../format.js";
+import { imageSize } from "../session/prompt-images.js";
 
 const Options = z.object({
   file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
@@ -18,6 +20,7 @@ const Options = z.object({
   limit: z.optional(z.string().check(z.regex(/^[1-9]\d{0,3}$/, "a whole number from 1 to 9999"))),
   newest: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
+  allProjects: z.optional(z.boolean()),
 });
 
 export const sessionSearchCommand = new Command("search")
@@ -29,10 +32,14 @@ export const sessionSearchCommand = new Command("search")
   .option("--session <id>", "only this session (id or unique prefix)")
   .option("--limit <n>", "at most this many matches (default 20)")
   .option("--newest", "newest turn first (default: best match first)")
+  .option("--all-projects", "claude's own sessions of every project on this machine too (not only this repository's)")
   .option("--json", "machine-readable output, secrets masked as an export masks them")
   .addHelpText(
     "after",
     `
+claude's own sessions of this repository (run without nudge) are searched too; they are indexed in
+the background, and until that is done a search says how many are left.
+
 Exit status: 0 matches found, 1 none (or a bad option), 2 a bug.
 
 Examples:
@@ -47,7 +54,8 @@ Examples:
     const query = words.join(" ");
     if (query.trim() === "" && !o.file) throw new UserError("nothing to search for", "give words to search for, or --file <path>");
     const store = await commandStore(process.cwd());
-    const { hits, catchUp } = await searchSessions(store, {
+    const { hits, catchUp, claudeLeft } = await searchSessions(store, {
+      claude: o.allProjects ? "all" : "repository",
       query,
       file: o.file ?? null,
       tool: o.tool ?? null,
@@ -58,6 +66,7 @@ Examples:
       onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });
     for (const s of catchUp.skipped) writeErr(`! skipped session ${s.id}: ${s.why}\n`);
+    if (claudeLeft.sessions > 0) writeErr(`${thousands(claudeLeft.sessions)} of claude's own sessions (${imageSize(claudeLeft.bytes)}) not indexed yet: they are being indexed in the background; these results are from what is indexed\n`);
     process.exitCode = hits.length > 0 ? 0 : 1;
     if (o.json) return printJson(await hitViews(hits));
     if (hits.length === 0) return void writeErr("no matches\n");

@@ -10,6 +10,8 @@ import { summarize } from "../bundle/summary.js";
 import type { Turn } from "../bundle/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { promptImageNames } from "../view/prompt-image-names.js";
+import { NotRecorded } from "../session/claude-own-sessions.js";
+import { showClaudeSession } from "./claude-own-show.js";
 
 const Options = z.object({ remote: RemoteOption, json: z.optional(z.boolean()) });
 
@@ -21,7 +23,11 @@ export const sessionShowCommand = new Command("show")
   .addHelpText("after", "\nExamples:\n  $ nudge session show 3f2a\n  $ nudge session show 3f2a --json | jq '.turns[1].patch'\n  $ nudge session show 3f2a9c01de --remote   # a teammate's, published (nudge session fetch)")
   .action(async (id: string, raw: unknown) => {
     const options = parseOptions(Options, raw);
-    const source = await sessionSource(id, options.remote);
+    const source = await sessionSource(id, options.remote).catch((error: unknown) => {
+      if (error instanceof NotRecorded) return error.session;
+      throw error;
+    });
+    if ("source" in source) return showClaudeSession(source, options.json ?? false);
     const session = await resolveSession(source.store, source.id);
     const manifest = session.manifest;
     const s = summarize({ dir: session.dir, header: manifest, state: session.state });
@@ -33,6 +39,7 @@ export const sessionShowCommand = new Command("show")
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
     if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);
+    if (m.adopted) out(`adopted ${m.adopted.at} from claude's own session ${m.adopted.claudeSessionId}: turns 1 to ${m.adopted.turns} hold its conversation; their code was never recorded (each holds the work tree as it was at adoption)`);
     if (m.rewoundTo !== null) out(`rewound to turn ${m.rewoundTo}; the next run continues from there in a fork`);
     const repaired = m.turns.filter((t) => t.repaired);
     if (repaired.length) {

@@ -1,6 +1,7 @@
 import { commandStore } from "./command-store.js";
 import * as z from "../zod.js";
-import { resolveId, type Store } from "../bundle/store.js";
+import { NoSuchSession, resolveId, resolveSession, type StoredSession, type Store } from "../bundle/store.js";
+import { findClaudeSession, NotRecorded } from "../session/claude-own-sessions.js";
 import { UserError } from "../errors.js";
 import { visible } from "../inert-text.js";
 import { shellQuote } from "../shell-quote.js";
@@ -15,6 +16,7 @@ export async function sessionSource(id: string, remote: z.infer<typeof RemoteOpt
   const store = await commandStore(process.cwd());
   if (remote === undefined || remote === false) {
     const here = await resolveId(store, id).catch(async (error: unknown) => {
+      await explainClaudeSession(store, id, error);
       // Not here, but fetched from a remote: say where it is, rather than "no session matches".
       const { fetchedElsewhere } = await import("../sharing/fetched-elsewhere.js");
       const found = error instanceof UserError && /^[0-9a-f]{1,10}$/.test(id) ? await fetchedElsewhere(store, id) : null;
@@ -30,4 +32,19 @@ export async function sessionSource(id: string, remote: z.infer<typeof RemoteOpt
   const where = await resolveRemote(store, remote === true ? undefined : remote);
   const view = await openRemoteView(store, where, id);
   return { store: view.store, id: view.id, published: view.published, remote: where.label };
+}
+
+/** A nudge session for a command that needs its code (rewind, fork, export): one of claude's own is refused, saying why. */
+export async function resolveRecorded(store: Store, id: string, doing: string): Promise<StoredSession> {
+  return resolveSession(store, id).catch(async (error: unknown) => {
+    await explainClaudeSession(store, id, error, doing);
+    throw error;
+  });
+}
+
+/** No nudge session matches: if the id names one of claude's own sessions, that is said (NotRecorded) instead. */
+async function explainClaudeSession(store: Store, id: string, error: unknown, doing?: string): Promise<void> {
+  if (!(error instanceof NoSuchSession) || error.matches.length > 0) return;
+  const claude = await findClaudeSession(store, id);
+  if (claude) throw new NotRecorded(claude, doing);
 }

@@ -14,6 +14,8 @@ Examples:
   $ nudge session fetch && nudge session list --remote`,
   commands: {
     list: { aliases: ["ls"], load: async () => (await import("./session-list.js")).sessionListCommand },
+    "index-claude": { hidden: true, load: async () => (await import("./session-index-claude.js")).sessionIndexClaudeCommand },
+    adopt: { load: async () => (await import("./session-adopt.js")).sessionAdoptCommand },
     search: { load: async () => (await import("./session-search.js")).sessionSearchCommand },
     show: { load: async () => (await import("./session-show.js")).sessionShowCommand },
     diff: { load: async () => (await import("./session-diff.js")).sessionDiffCommand },

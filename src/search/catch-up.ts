@@ -50,7 +50,8 @@ export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessi
   }
   const present = new Set(ids);
   for (const id of known.keys()) {
-    if (present.has(id)) continue;
+    // claude's own sessions (ids with "-") are kept by claude-index.ts, not by the store.
+    if (present.has(id) || id.includes("-")) continue;
     db.transaction(() => dropSession(db, id)).immediate();
     report.removed++;
   }
@@ -116,17 +117,22 @@ async function readTurns(s: StoredSession, turns: Turn[]): Promise<Indexed[]> {
 }
 
 function insertTurn(db: SearchDb, id: string, t: Indexed): void {
-  db.prepare("INSERT INTO turns (session, turn, key, at, prompt) VALUES (?, ?, ?, ?, ?)").run(id, t.turn.n, turnKey(t.turn), t.turn.endedAt, t.turn.prompt);
+  insertPieces(db, id, { n: t.turn.n, key: turnKey(t.turn), at: t.turn.endedAt, prompt: t.turn.prompt }, t.docs, t.files);
+}
+
+/** One turn's row and its searchable pieces (a recorded turn's, or one of claude's own sessions'). */
+export function insertPieces(db: SearchDb, id: string, turn: { n: number; key: string; at: string; prompt: string | null }, docs: TurnDoc[], files: TurnFile[]): void {
+  db.prepare("INSERT INTO turns (session, turn, key, at, prompt) VALUES (?, ?, ?, ?, ?)").run(id, turn.n, turn.key, turn.at, turn.prompt);
   const doc = db.prepare("INSERT INTO docs (session, turn, place, tool, zip) VALUES (?, ?, ?, ?, ?)");
   const fts = db.prepare("INSERT INTO fts (rowid, text, tails) VALUES (?, ?, ?)");
-  for (const d of t.docs) {
+  for (const d of docs) {
     const text = d.text.normalize("NFKC");
     // Level 1: at the default level deflating took as long as SQLite's indexing of the same text.
-    const row = doc.run(id, t.turn.n, d.place, d.tool, deflateRawSync(text, { level: 1 }));
+    const row = doc.run(id, turn.n, d.place, d.tool, deflateRawSync(text, { level: 1 }));
     fts.run(row.lastInsertRowid, indexedText(text), runTails(text));
   }
   const file = db.prepare("INSERT INTO files (session, turn, path, place) VALUES (?, ?, ?, ?)");
-  for (const f of t.files) file.run(id, t.turn.n, f.path, f.place);
+  for (const f of files) file.run(id, turn.n, f.path, f.place);
 }
 
 function dropTurn(db: SearchDb, id: string, n: number): void {
@@ -135,7 +141,7 @@ function dropTurn(db: SearchDb, id: string, n: number): void {
   db.prepare("DELETE FROM turns WHERE session = ? AND turn = ?").run(id, n);
 }
 
-function dropSession(db: SearchDb, id: string): void {
+export function dropSession(db: SearchDb, id: string): void {
   dropDocs(db, "SELECT id FROM docs WHERE session = ?", [id]);
   db.prepare("DELETE FROM files WHERE session = ?").run(id);
   db.prepare("DELETE FROM turns WHERE session = ?").run(id);

@@ -22,7 +22,7 @@ export interface SearchHitView {
   snippet: string;
   /** [start, end) of each match in `snippet`, UTF-16 units. */
   matches: Array<[number, number]>;
-  /** The command that shows what the turn changed. */
+  /** The command that shows what the turn changed (one of claude's own sessions has no code: the command that shows the turn). */
   diff: string;
 }
 
@@ -41,6 +41,6 @@ function view(h: SearchHit): SearchHitView {
     prompt: h.prompt === null ? null : inertValue(oneLine(h.prompt, 200)),
     snippet: snippet.text,
     matches: snippet.matches,
-    diff: `nudge session diff ${h.session} ${h.turn}`,
+    diff: h.session.includes("-") ? `nudge session replay ${h.session} --turn ${h.turn}` : `nudge session diff ${h.session} ${h.turn}`,
   };
 }

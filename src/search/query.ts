@@ -19,6 +19,8 @@ export interface SearchFilters {
   /** ISO time: turns ended at or after it. */
   since?: string | null;
   session?: string | null;
+  /** claude's own sessions (their ids hold "-", nudge's never do) that may match; null: any indexed. */
+  claudeSessions?: string[] | null;
   /** Newest turn first instead of best match first. */
   newest?: boolean;
   limit: number;
@@ -49,6 +51,7 @@ export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit
   if (f.tool) filter("d.tool = ? COLLATE NOCASE", f.tool);
   if (f.since) filter("t.at >= ?", f.since);
   if (f.session) filter("d.session = ?", f.session);
+  if (f.claudeSessions) filter("(d.session NOT LIKE '%-%' OR d.session IN (SELECT value FROM json_each(?)))", JSON.stringify(f.claudeSessions));
   if (f.files) filter("EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))", JSON.stringify(f.files));
   if (parts.length === 0) return fileTurns(db, where, params, f.limit, f.files ?? []);
   const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip

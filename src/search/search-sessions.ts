@@ -8,6 +8,9 @@ import path from "node:path";
 import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../errors.js";
 import { compileGlob, GlobError } from "../rules/glob.js";
 import { catchUp, type CatchUpReport } from "./catch-up.js";
+import { claudeOwnSessions } from "../session/claude-own-sessions.js";
+import { notIndexed } from "./claude-index.js";
+import { startClaudeIndexer } from "./claude-indexer.js";
 import { search, type SearchHit } from "./query.js";
 import { parseQuery } from "./tokens.js";
 import { indexFile, isDamage, openSearchDb, removeIndex, type SearchDb } from "./search-db.js";
@@ -21,6 +24,8 @@ export interface SearchRequest {
   session?: string | null;
   newest?: boolean;
   limit: number;
+  /** claude's own sessions too: this repository's, or every project's ("all"); left out: none. */
+  claude?: "repository" | "all";
   /** Told when the index has many sessions to catch up on before it can answer. */
   onLongCatchUp?: (sessions: number) => void;
 }
@@ -28,6 +33,8 @@ export interface SearchRequest {
 export interface SearchResult {
   hits: SearchHit[];
   catchUp: CatchUpReport;
+  /** claude's own sessions not indexed yet (a background process is indexing them), and their transcripts' bytes. */
+  claudeLeft: { sessions: number; bytes: number };
 }
 
 export async function searchSessions(store: Store, request: SearchRequest): Promise<SearchResult> {
@@ -86,11 +93,16 @@ function spaceLeft(dir: string): number {
 }
 
 async function run(db: SearchDb, store: Store, r: SearchRequest, session: string | null): Promise<SearchResult> {
-  const report = await catchUp(db, store, r.onLongCatchUp);
+  const [report, claude] = await Promise.all([catchUp(db, store, r.onLongCatchUp), r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all" }) : []]);
+  // claude's own sessions are indexed off this path: the search answers from what is indexed, and says what is left.
+  const left = notIndexed(db, claude);
+  if (left.length > 0) startClaudeIndexer(store, r.claude === "all");
+  const claudeLeft = { sessions: left.length, bytes: left.reduce((sum, s) => sum + s.bytes, 0) };
   const files = r.file ? filesMatching(db, r.file) : null;
-  if (files && files.length === 0) return { hits: [], catchUp: report };
-  const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, newest: r.newest ?? false, limit: r.limit });
-  return { hits, catchUp: report };
+  if (files && files.length === 0) return { hits: [], catchUp: report, claudeLeft };
+  const claudeSessions = claude.map((s) => s.id);
+  const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, claudeSessions, newest: r.newest ?? false, limit: r.limit });
+  return { hits, catchUp: report, claudeLeft };
 }
 
 /** What the file system refused (a file where the index's folder goes, a read-only store): the user's to fix. */

@@ -24,7 +24,21 @@ export interface TurnFile {
 }
 
 /** A piece longer than this is indexed up to here: a tool's 50 MB output would otherwise weigh on every search. */
-const MAX_DOC_CHARS = 1_000_000;
+export const MAX_DOC_CHARS = 1_000_000;
+
+/** The searchable pieces of a turn's entries (a recorded turn's, or one of claude's own sessions'). */
+export function entryDocs(entries: Entry[], add: (place: Place, tool: string | null, text: string) => void): void {
+  for (const e of entries) {
+    if (e.kind === "text") add("text", null, e.markdown);
+    else if (e.kind === "tool") {
+      add("tool-input", e.name, e.input.text);
+      if (e.result) add("tool-output", e.name, e.result.content.text);
+      entryDocs(e.children, add);
+    } else if (e.kind === "question") add("decision", "AskUserQuestion", [...e.questions, ...e.answers].join("\n"));
+    else if (e.kind === "permission") add("decision", e.tool, [e.detail, e.answer, e.message ?? ""].join("\n"));
+    else if (e.kind === "rule") add("decision", e.tool, [e.rule, e.decision, e.detail, e.message ?? ""].join("\n"));
+  }
+}
 
 export async function turnDocs(s: StoredSession, turn: Turn): Promise<{ docs: TurnDoc[]; files: TurnFile[] }> {
   const content = await savedTurnContent(s, turn);
@@ -33,19 +47,7 @@ export async function turnDocs(s: StoredSession, turn: Turn): Promise<{ docs: Tu
     if (text.trim() !== "") docs.push({ place, tool, text: text.slice(0, MAX_DOC_CHARS) });
   };
   if (turn.prompt) add("prompt", null, turn.prompt);
-  const walk = (entries: Entry[]) => {
-    for (const e of entries) {
-      if (e.kind === "text") add("text", null, e.markdown);
-      else if (e.kind === "tool") {
-        add("tool-input", e.name, e.input.text);
-        if (e.result) add("tool-output", e.name, e.result.content.text);
-        walk(e.children);
-      } else if (e.kind === "question") add("decision", "AskUserQuestion", [...e.questions, ...e.answers].join("\n"));
-      else if (e.kind === "permission") add("decision", e.tool, [e.detail, e.answer, e.message ?? ""].join("\n"));
-      else if (e.kind === "rule") add("decision", e.tool, [e.rule, e.decision, e.detail, e.message ?? ""].join("\n"));
-    }
-  };
-  walk(content.entries);
+  entryDocs(content.entries, add);
   if (turn.check) add("check", null, `${turn.check.command}\n${turn.check.tail}`);
   if (content.edits) add("edits", null, content.edits.patch);
   const files: TurnFile[] = [

@@ -59,7 +59,8 @@ export const sleep: Sleep = (ms, signal) =>
   });
 
 export interface PlayOptions {
-  groups: TurnLines[];
+  /** `heading`: a group that is no recorded turn says what it is (a turn of claude's own session). */
+  groups: Array<TurnLines & { heading?: string }>;
   renderer: EventRenderer;
   style: Style;
   write: (text: string) => void;
@@ -83,6 +84,7 @@ export async function play(o: PlayOptions): Promise<"finished" | "stopped"> {
     if (group.turn?.edits) o.write(o.style.yellow(`✎ your edits before turn ${group.turn.n}: ${formatStat(group.turn.edits.patch)}`) + "\n");
     if (group.turn) o.write(o.style.dim(turnHeader(group.turn.n, group.turn.prompt, group.turn.compaction ? ` · ${describeCompaction(group.turn.compaction)}` : "")) + "\n");
     if (group.pending) o.write(o.style.dim(turnHeader(group.pending.n, group.pending.prompt, " · not saved")) + "\n");
+    if (group.heading) o.write(o.style.dim(group.heading) + "\n");
     for (const [k, line] of group.lines.entries()) {
       if (k > 0 && !(await wait(o, delays[i] ?? 0))) return "stopped";
       renderLine(o.renderer, line);

@@ -19,8 +19,10 @@ interface Entry {
   command: Command;
 }
 
+/** The commands --help lists (a hidden one is a process nudge or claude starts, not a person). */
 function walk(command: Command, words: string[]): Entry[] {
-  return [{ words, command }, ...command.commands.flatMap((sub) => walk(sub, [...words, sub.name()]))];
+  const listed = command.createHelp().visibleCommands(command).filter((sub) => command.commands.includes(sub));
+  return [{ words, command }, ...listed.flatMap((sub) => walk(sub, [...words, sub.name()]))];
 }
 
 const root = await program(["node", "nudge"]);

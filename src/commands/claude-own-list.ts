@@ -1,0 +1,90 @@
+/** `session list`'s part for claude's own sessions (never recorded by nudge), and `--all-projects`. */
+import { statSync } from "node:fs";
+import path from "node:path";
+import type { Store } from "../bundle/store.js";
+import { scanClaudeSessions } from "../session/claude-session-scan.js";
+import { claudeConfigDir } from "../claude/transcript.js";
+import { formatCost, formatDuration, oneLine, thousands } from "../format.js";
+import { inertValue } from "../inert-text.js";
+import type { ClaudeSession } from "../session/claude-own-sessions.js";
+import { printJson, printTable, writeOut } from "../terminal/output.js";
+
+/** Shown ids are this long: any unique prefix names the session (the full id is in --json). */
+const SHORT_ID = 8;
+
+export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: number, afterRecorded: boolean): void {
+  if (afterRecorded) writeOut("\n");
+  writeOut("claude's own sessions of this repository, not recorded by nudge (no code snapshots; make one a nudge session: nudge session adopt <id>):\n");
+  // Everything in a transcript is claude's and the user's text: shown, never obeyed.
+  const shown = inertValue(rows);
+  printTable(
+    ["ID", "SOURCE", "STARTED", "LAST ACTIVE", "BRANCH", "TURNS", "COST", "TIME", "FOLDER", "FIRST PROMPT", "LAST PROMPT"],
+    shown.map((r) => [
+      r.id.slice(0, SHORT_ID),
+      "claude",
+      r.startedAt.slice(0, 16).replace("T", " "),
+      r.updatedAt.slice(0, 16).replace("T", " "),
+      r.branch ?? "",
+      r.turns === null ? "?" : String(r.turns),
+      formatCost(r.costUsd),
+      formatDuration(r.durationMs),
+      folderOf(store, r.cwd),
+      oneLine(r.firstPrompt ?? "", 30),
+      oneLine(r.lastPrompt ?? "", 30),
+    ]),
+  );
+  const left = total - rows.length;
+  if (left > 0) writeOut(`${thousands(left)} older of claude's own not shown (${rows.length} of ${thousands(total)}); every one: nudge session list --all\n`);
+}
+
+/** Where a session ran, relative to this work tree ("." here, "src" below it, a worktree's path). */
+function folderOf(store: Store, cwd: string | null): string {
+  if (cwd === null) return "?";
+  const rel = path.relative(store.repoRoot, cwd);
+  return rel === "" ? "." : rel.startsWith("..") ? oneLine(cwd, 40) : oneLine(rel, 40);
+}
+
+export interface ClaudeProjectRow {
+  cwd: string | null;
+  exists: boolean;
+  sessions: number;
+  lastActivity: string;
+  costUsd: number;
+}
+
+/** Every project claude has sessions for, the one used last first: `session list --all-projects`. */
+export async function listProjects(store: Store, options: { json?: boolean }): Promise<void> {
+  const scan = await scanClaudeSessions(claudeConfigDir(), store.dir, () => true);
+  const byCwd = new Map<string, ClaudeProjectRow>();
+  for (const s of scan.sessions) {
+    const key = s.cwd ?? "";
+    const row = byCwd.get(key) ?? { cwd: s.cwd, exists: s.cwd !== null && isDir(s.cwd), sessions: 0, lastActivity: s.updatedAt, costUsd: 0 };
+    row.sessions++;
+    if (s.updatedAt > row.lastActivity) row.lastActivity = s.updatedAt;
+    row.costUsd += s.costUsd ?? 0;
+    byCwd.set(key, row);
+  }
+  const rows = [...byCwd.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+  if (options.json) return printJson(rows);
+  if (rows.length === 0) return void writeOut(`claude has no sessions on this machine (looked in ${claudeConfigDir()}/projects)\n`);
+  const shown = inertValue(rows);
+  printTable(
+    ["PROJECT", "SESSIONS", "LAST ACTIVE", "COST", "STATE"],
+    shown.map((r) => [
+      r.cwd ?? "(no folder named in its transcripts)",
+      thousands(r.sessions),
+      r.lastActivity.slice(0, 16).replace("T", " "),
+      formatCost(r.costUsd),
+      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : r.cwd === store.repoRoot ? "this repository" : "",
+    ]),
+  );
+  writeOut(`${thousands(rows.length)} project${rows.length === 1 ? "" : "s"}, ${thousands(scan.sessions.length)} sessions; one project's: cd <project> && nudge session list\n`);
+}
+
+function isDir(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}

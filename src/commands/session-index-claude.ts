@@ -1,0 +1,16 @@
+import { commandStore } from "./command-store.js";
+import { Command } from "commander";
+import * as z from "../zod.js";
+import { runClaudeIndexer } from "../search/claude-indexer.js";
+import { parseOptions } from "./parse-options.js";
+
+const Options = z.object({ allProjects: z.optional(z.boolean()) });
+
+/** Not for people: the background process `session search` starts to index claude's own sessions. */
+export const sessionIndexClaudeCommand = new Command("index-claude")
+  .description("index claude's own sessions for search (session search starts this in the background)")
+  .option("--all-projects", "every project's, not only this repository's")
+  .action(async (raw: unknown) => {
+    const options = parseOptions(Options, raw);
+    await runClaudeIndexer(await commandStore(process.cwd()), options.allProjects ?? false);
+  });

@@ -34,3 +34,32 @@ export function timeSpent(minutes: number): string {
   if (minutes < 1) return `${Math.round(minutes * 60)} seconds`;
   return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
+
+/** A running loop's budget: what is spent so far, and a timer for when its time is up. */
+export class BudgetClock {
+  private readonly timer: NodeJS.Timeout | null;
+
+  /** `startedAt`: epoch ms; `timeUp` runs once, when --max-minutes have passed. */
+  constructor(
+    private readonly budget: Budget,
+    private readonly startedAt: number,
+    timeUp: (minutes: number) => void,
+  ) {
+    const minutes = budget.minutes;
+    this.timer = minutes === null ? null : setTimeout(() => timeUp(minutes), Math.max(0, startedAt + minutes * 60_000 - Date.now()));
+    this.timer?.unref();
+  }
+
+  elapsedMs(): number {
+    return Date.now() - this.startedAt;
+  }
+
+  /** What is spent, as the summary says it, or null while there is budget left. */
+  spent(iterations: number, costUsd: number): string | null {
+    return budgetSpent(this.budget, { iterations, costUsd, elapsedMs: this.elapsedMs() });
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}

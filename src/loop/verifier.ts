@@ -36,3 +36,13 @@ export function verifierFeedback(why: string | null): string {
     ? "[nudge loop] A verifier checked the work and did not confirm that it is done. Check it yourself and finish it."
     : `[nudge loop] A verifier checked the work and found it not done:\n${why}`;
 }
+
+/** The warning when the verifier did not agree (`why`: null when it gave no verdict). */
+export function verifierFailWarning(why: string | null): string {
+  return `verifier: ${why === null ? "no <verify-pass/> or <verify-fail>…</verify-fail> in its answer: counts as a fail" : `<verify-fail> ${oneLine(why, 200)}`}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -23,10 +23,10 @@ export interface Spending {
 }
 
 /** What is spent, as the summary says it, or null while there is budget left. */
-export function budgetSpent(b: Budget, s: Spending): string | null {
-  if (b.costUsd !== null && s.costUsd >= b.costUsd) return `${formatCost(s.costUsd)} spent (--max-cost ${b.costUsd})`;
-  if (b.minutes !== null && s.elapsedMs >= b.minutes * 60_000) return `${timeSpent(b.minutes)} passed (--max-minutes ${b.minutes})`;
-  if (s.iterations >= b.iterations) return `${s.iterations} iteration${s.iterations === 1 ? "" : "s"} run (--max-iterations ${b.iterations})`;
+export function budgetSpent(budget: Budget, spending: Spending): string | null {
+  if (budget.costUsd !== null && spending.costUsd >= budget.costUsd) return `${formatCost(spending.costUsd)} spent (--max-cost ${budget.costUsd})`;
+  if (budget.minutes !== null && spending.elapsedMs >= budget.minutes * 60_000) return `${timeSpent(budget.minutes)} passed (--max-minutes ${budget.minutes})`;
+  if (spending.iterations >= budget.iterations) return `${spending.iterations} iteration${spending.iterations === 1 ? "" : "s"} run (--max-iterations ${budget.iterations})`;
   return null;
 }
 

@@ -5,6 +5,7 @@
  * runners print their summary last, and a check may print megabytes.
  */
 import { execa } from "execa";
+import type { Turn } from "../bundle/manifest-schema.js";
 import { sandboxedCommand, type Sandbox } from "../claude/sandbox.js";
 import { UserError } from "../errors.js";
 
@@ -127,4 +128,9 @@ export function tailOf(output: string): string {
 
 function lastLine(text: string): string {
   return text.trim().split("\n").at(-1) ?? "";
+}
+
+/** What a turn keeps of a check (the bundle's schema). */
+export function storedCheck(run: CheckRun): NonNullable<Turn["check"]> {
+  return { command: run.command, exitCode: run.exitCode, tail: run.tail, durationMs: run.durationMs };
 }

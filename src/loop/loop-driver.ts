@@ -14,55 +14,24 @@ import type { SessionRecorder } from "../recorder/session-recorder.js";
 import { isSlashCommand, type Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
 import { apiFailureHint, unfixableApiFailure, type ApiFailure } from "./api-failure.js";
-import { bestTurn } from "./best-turn.js";
-import type { Sandbox } from "../claude/sandbox.js";
-import { BudgetClock, timeSpent, type Budget } from "./budget.js";
-import { runCheck, type CheckRun } from "./check-run.js";
-import { Guards, type GuardSettings, type Trip } from "./guards.js";
-import { readAhead } from "./read-ahead.js";
-import type { LoopHooks } from "./loop-hooks.js";
-import { checked, checkLines, describeCheck, type Iteration, type LoopOutcome, type StopReason } from "./loop-report.js";
-import { writeIterationLog } from "./iteration-log.js";
-import { LastMessage } from "./last-message.js";
-import type { ModelPlan } from "./model-plan.js";
-import type { LoopPrompts } from "./prompt-template.js";
+import { BudgetClock, timeSpent } from "./budget.js";
+import { runCheck, storedCheck, type CheckRun } from "./check-run.js";
+import { pauseQuestion } from "./guard-pause.js";
+import { Guards, type Trip } from "./guards.js";
 import { iterationPrompt } from "./iteration-prompt.js";
+import { writeIterationLog } from "./iteration-log.js";
 import { iterationVerdict, saidPromise } from "./iteration-verdict.js";
+import { LastMessage } from "./last-message.js";
+import { LoopClaude } from "./loop-claude.js";
+import type { LoopConfig } from "./loop-config.js";
+import { loopFrontend } from "./loop-frontend.js";
+import type { LoopHooks } from "./loop-hooks.js";
+import { IDLE, type LoopPhase, type TurnRole } from "./loop-phase.js";
+import { checkLines, type Iteration, type LoopOutcome, type StopReason } from "./loop-report.js";
+import type { LoopPrompts } from "./prompt-template.js";
+import { readAhead } from "./read-ahead.js";
 import { readVerdict } from "./sigils.js";
 import { VERIFIER_FLAGS, verifierFailWarning, verifierFeedback } from "./verifier.js";
-import { LoopClaude } from "./loop-claude.js";
-import { IDLE, type LoopPhase, type TurnRole } from "./loop-phase.js";
-
-export interface LoopConfig {
-  goal: string | null;
-  /** The --until check; null: the promise alone says when it is done. */
-  check: string | null;
-  checkTimeoutMs: number;
-  prompts: LoopPrompts;
-  /** The prompts as they are now (--prompt-file is read again before every iteration). */
-  reloadPrompts: () => Promise<LoopPrompts>;
-  /** Every iteration a new claude conversation (--fresh). */
-  fresh: boolean;
-  /** --until-promise: done when claude's last message says <promise>TEXT</promise>. */
-  promise: string | null;
-  /** --fail-promise: claude gives up (exit 3). */
-  failPromise: string;
-  /** --verify: the verifier's prompt, made afresh each time. */
-  verifyPrompt: (() => Promise<string>) | null;
-  models: ModelPlan;
-  budget: Budget;
-  guards: GuardSettings;
-  /** The check as it stood before the first turn; on turn 0 of a new session (null: no check). */
-  baseline: CheckRun | null;
-  newSession: boolean;
-  /** When the loop started (the budget's clock), epoch ms. */
-  startedAt: number;
-  verbose: boolean;
-  /** --sandbox: the check runs confined as claude does. */
-  sandbox: Sandbox | null;
-  /** The verifier's sandbox (the work tree read-only too); null where bubblewrap cannot make one. */
-  verifierSandbox: Sandbox | null;
-}
 
 /** The session's side of the loop, once the run hands over its frontend (`tty`: someone can be asked). */
 interface Io {
@@ -102,37 +71,20 @@ export class LoopDriver implements LoopHooks {
   frontend(base: Frontend, tty: boolean): Frontend {
     const user = tty || base.prompts.hasQueued ? base.prompts : readAhead(base.prompts);
     this.io = { screen: base, user, tty };
-    const prompts: PromptSource = {
+    return loopFrontend(base, {
       next: () => this.nextPrompt(),
-      // Never "queued": after the check ran, what is in the work tree that is not claude's (the
-      // check's own output, the user's edits) must be captured before the next turn.
-      hasQueued: () => false,
       close: () => {
         this.stopAsked.inputClosed = true;
         this.reason ??= { kind: "user", message: "the run was stopped" };
         if (this.phase.kind === "check") this.phase.abort?.abort();
         user.close();
       },
-    };
-    const render = (event: StreamEvent) => {
-      this.observe(event);
-      base.render(event);
-    };
-    // The rewind the user chose at a pause runs as the conversation's /rewind: declined at its
-    // confirmation, or refused (a file in the way), the loop has stopped on the guard after all.
-    const notRewound = () => {
-      if (this.reason?.kind === "rewound") this.reason = { kind: "guard", trip: this.reason.trip };
-    };
-    const confirm = async (plan: string[], question: string) => {
-      const yes = await base.confirm(plan, question);
-      if (!yes) notRewound();
-      return yes;
-    };
-    const error = (message: string, hint?: string) => {
-      notRewound();
-      base.error(message, hint);
-    };
-    return { ...base, prompts, render, confirm, error };
+      observe: (event) => this.observe(event),
+      // The loop has stopped on the guard after all.
+      notRewound: () => {
+        if (this.reason?.kind === "rewound") this.reason = { kind: "guard", trip: this.reason.trip };
+      },
+    });
   }
 
   attach(conversation: Conversation): void {
@@ -243,7 +195,7 @@ export class LoopDriver implements LoopHooks {
     const { config } = this;
     if (this.iterations.length === 0) {
       this.iterations.push({ sessionId, n: turn.n - 1, iteration: 0, intervention: false, check: config.baseline, costUsd: 0 });
-      if (config.newSession && turn.n === 1 && config.baseline) await recorder.annotateTurn(0, { check: stored(config.baseline) });
+      if (config.newSession && turn.n === 1 && config.baseline) await recorder.annotateTurn(0, { check: storedCheck(config.baseline) });
     }
     const verifier = role === "verifier";
     const entry: Iteration = { sessionId, n: turn.n, iteration: this.iteration.n, intervention: this.iteration.intervention, check: null, costUsd: turn.result?.costUsd ?? 0, verifier };
@@ -288,7 +240,7 @@ export class LoopDriver implements LoopHooks {
       run = await runCheck(config.check, { cwd: recorder.manifest.repo.cwd, timeoutMs: config.checkTimeoutMs, signal: abort.signal, sandbox: config.sandbox });
       this.phase = { kind: "check", abort: null };
       if (run.aborted) return false; // the reason is set by whoever stopped it
-      await recorder.annotateTurn(turn.n, { check: stored(run) });
+      await recorder.annotateTurn(turn.n, { check: storedCheck(run) });
       entry.check = run;
       this.promptInputs.lastCheck = run;
       for (const line of checkLines(run, config.verbose)) this.say(line);
@@ -384,10 +336,8 @@ export class LoopDriver implements LoopHooks {
       this.reason = { kind: "guard", trip };
       return false;
     }
-    const best = bestTurn(checked(this.iterations));
-    const rewindTo = best && best.sessionId === sessionId && best.n !== turn.n ? best : null;
-    const options = `[c]ontinue, [s]top${rewindTo ? `, or [r]ewind to turn ${rewindTo.n} (the best so far: ${describeCheck(rewindTo.check)})` : ""}`;
-    this.say(`${options}? [c/S${rewindTo ? "/r" : ""}]`);
+    const { question, rewindTo } = pauseQuestion(this.iterations, sessionId, turn.n);
+    this.say(question);
     this.phase = { kind: "pause" };
     const answer = (await io.user.next())?.trim().toLowerCase() ?? null;
     this.phase = IDLE;
@@ -399,11 +349,11 @@ export class LoopDriver implements LoopHooks {
       this.guards.reset(trip.guard);
       return true;
     }
-    if (rewindTo && answer.startsWith("r")) {
+    if (rewindTo !== null && answer.startsWith("r")) {
       // The conversation's own /rewind: code and claude's memory go back, the plan is shown first.
-      this.phase = { kind: "idle", next: { kind: "rewind", turn: rewindTo.n } };
+      this.phase = { kind: "idle", next: { kind: "rewind", turn: rewindTo } };
       this.claude.forget();
-      this.reason = { kind: "rewound", turn: rewindTo.n, trip };
+      this.reason = { kind: "rewound", turn: rewindTo, trip };
       return true;
     }
     this.reason = { kind: "guard", trip };
@@ -444,9 +394,4 @@ export class LoopDriver implements LoopHooks {
   private warn(text: string): void {
     this.io?.screen.warn(text);
   }
-}
-
-/** What a turn keeps of a check (the bundle's schema). */
-export function stored(run: CheckRun): NonNullable<Turn["check"]> {
-  return { command: run.command, exitCode: run.exitCode, tail: run.tail, durationMs: run.durationMs };
 }

@@ -70,11 +70,8 @@ export async function startLoop(settings: LoopStart): Promise<LoopDriver | null>
   return new LoopDriver({ ...common, check: settings.check, baseline });
 }
 
-/**
- * The task as the iterations get it now, for the verifier: the prompt file (as it is now) with
- * its placeholders filled, the goal's with the goal given and the per-iteration ones empty (the
- * verifier must not see raw {{…}}).
- */
+/** The task for the verifier: the prompt file as it is now, {{goal}} filled and the per-iteration
+ *  placeholders empty, so the verifier never sees a raw {{…}}. */
 async function taskOf(settings: LoopStart): Promise<string> {
   if (!settings.promptFile) return settings.goal ?? "";
   const file = await readPromptFile(settings.promptFile.source).catch(() => settings.promptFile!);

@@ -4,11 +4,8 @@
  * <verify-fail>why</verify-fail>. Ralph's verification agent, as one more turn of the session.
  */
 
-/**
- * The tools it has (Ralph's `Bash Read Glob Grep`): `--tools` leaves the others out of claude's
- * request altogether (claude 2.1.329 answers a Write with "No such tool available: Write"), and
- * the mode is not the loop's acceptEdits: anything else is asked, and unattended refused.
- */
+/** Ralph's tools: `--tools` leaves the others out of claude's request (a Write gets "No such tool
+ *  available"), and not acceptEdits: anything else is asked, and refused unattended. */
 export const VERIFIER_FLAGS = {
   tools: "Bash,Read,Glob,Grep",
   allowedTools: "Bash Read Glob Grep",

@@ -5,6 +5,7 @@
  * runners print their summary last, and a check may print megabytes.
  */
 import { execa } from "execa";
+import type { Turn } from "../bundle/manifest-schema.js";
 import { sandboxedCommand, type Sandbox } from "../claude/sandbox.js";
 import { UserError } from "../errors.js";
 
@@ -40,18 +41,18 @@ export interface CheckOptions {
 /** A check that cannot even be parsed is the user's to fix before anything runs. */
 export async function assertCheckSyntax(command: string): Promise<void> {
   if (command.trim() === "") throw new UserError("--until is empty", 'give a shell command that exits 0 when the goal is met, e.g. --until "npm test"');
-  const r = await execa("/bin/sh", ["-n", "-c", command], { reject: false, stdin: "ignore", all: true });
-  if (r.exitCode !== 0) {
-    throw new UserError(`--until is not a valid shell command: ${lastLine(String(r.all ?? ""))}`, "quote the whole check once for your shell, e.g. --until 'npm test -- --run'");
+  const parsed = await execa("/bin/sh", ["-n", "-c", command], { reject: false, stdin: "ignore", all: true });
+  if (parsed.exitCode !== 0) {
+    throw new UserError(`--until is not a valid shell command: ${lastLine(String(parsed.all ?? ""))}`, "quote the whole check once for your shell, e.g. --until 'npm test -- --run'");
   }
 }
 
-export async function runCheck(command: string, o: CheckOptions): Promise<CheckRun> {
+export async function runCheck(command: string, options: CheckOptions): Promise<CheckRun> {
   const started = Date.now();
-  const { file, args } = o.sandbox ? sandboxedCommand(o.sandbox, "/bin/sh", ["-c", command], o.cwd) : { file: "/bin/sh", args: ["-c", command] };
+  const { file, args } = options.sandbox ? sandboxedCommand(options.sandbox, "/bin/sh", ["-c", command], options.cwd) : { file: "/bin/sh", args: ["-c", command] };
   const child = execa(file, args, {
-    cwd: o.cwd,
-    env: o.env,
+    cwd: options.cwd,
+    env: options.env,
     stdin: "ignore",
     all: true,
     buffer: false,
@@ -76,22 +77,22 @@ export async function runCheck(command: string, o: CheckOptions): Promise<CheckR
   const timer = setTimeout(() => {
     timedOut = true;
     stop();
-  }, o.timeoutMs);
+  }, options.timeoutMs);
   const onAbort = () => {
     aborted = true;
     stop();
   };
-  if (o.signal?.aborted) onAbort();
-  o.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
   const result = await child;
   clearTimeout(timer);
-  o.signal?.removeEventListener("abort", onAbort);
+  options.signal?.removeEventListener("abort", onAbort);
   // The group may outlive sh (a background job): it is the check's, so it goes too.
   stopGroup(child.pid, "SIGKILL");
   const output = cleanOutput(kept.subarray(Math.max(0, kept.length - KEEP_BYTES)).toString("utf8"));
   const exitCode = timedOut || aborted ? null : (result.exitCode ?? null);
   let tail = tailOf(output);
-  if (timedOut) tail = `${tail}\n(nudge: the check timed out after ${Math.round(o.timeoutMs / 1000)}s and was stopped)`.trimStart();
+  if (timedOut) tail = `${tail}\n(nudge: the check timed out after ${Math.round(options.timeoutMs / 1000)}s and was stopped)`.trimStart();
   return { command, exitCode, timedOut, aborted, output, tail, outputBytes, durationMs: Date.now() - started };
 }
 
@@ -127,4 +128,9 @@ export function tailOf(output: string): string {
 
 function lastLine(text: string): string {
   return text.trim().split("\n").at(-1) ?? "";
+}
+
+/** What a turn keeps of a check (the bundle's schema). */
+export function storedCheck(run: CheckRun): NonNullable<Turn["check"]> {
+  return { command: run.command, exitCode: run.exitCode, tail: run.tail, durationMs: run.durationMs };
 }

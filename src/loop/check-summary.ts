@@ -97,6 +97,6 @@ function goTest(lines: string[]): TestSummary | null {
   return { runner: "go", failed, passed: lines.filter((l) => /^\s*--- PASS: /.test(l)).length };
 }
 
-export function describeSummary(s: TestSummary): string {
-  return `${s.failed} failed, ${s.passed} passed`;
+export function describeSummary(summary: TestSummary): string {
+  return `${summary.failed} failed, ${summary.passed} passed`;
 }

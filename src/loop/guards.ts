@@ -37,7 +37,7 @@ export class Guards {
   private readonly calls = new Map<string, number>();
   private readonly seen = new Set<string>();
 
-  constructor(private readonly s: GuardSettings) {}
+  constructor(private readonly settings: GuardSettings) {}
 
   /** The check run before the first turn: the first iteration's output is compared with it. */
   baseline(check: { exitCode: number | null; output: string }): void {
@@ -52,7 +52,7 @@ export class Guards {
     if (EDITING_TOOLS.has(name)) for (const other of [...this.calls.keys()]) if (other !== key) this.calls.delete(other);
     const count = (this.calls.get(key) ?? 0) + 1;
     this.calls.set(key, count);
-    const k = this.s.repeat;
+    const k = this.settings.repeat;
     if (k === null || count < k) return null;
     this.calls.delete(key);
     return { guard: "repeat", flag: `--guard-repeat ${k}`, message: `${describeCall(name, input)} was called ${count} times with the same input and no edit in between` };
@@ -71,7 +71,7 @@ export class Guards {
       this.sameOutputs = this.lastOutput !== null && key === this.lastOutput ? this.sameOutputs + 1 : 0;
       this.lastOutput = key;
     }
-    const { noChange, sameOutput } = this.s;
+    const { noChange, sameOutput } = this.settings;
     if (noChange !== null && this.unchanged >= noChange) {
       return { guard: "no-change", flag: `--guard-no-change ${noChange}`, message: `no file changed in ${this.unchanged} iteration${this.unchanged === 1 ? "" : "s"} in a row` };
     }

@@ -1,6 +1,6 @@
 /**
  * How an iteration ended, decided from what claude said and what the check found (a pure
- * function: the driver applies it). The rules of issue 20: a promise is kept only when the check
+ * function: the driver applies it). The rules: a promise is kept only when the check
  * (if there is one) agrees; a promise the check refutes is told to claude, never trusted; the
  * --fail-promise ends the loop whatever the check says.
  */
@@ -23,10 +23,10 @@ export interface SaidPromise {
   nextModel: string | null;
 }
 
-export function saidPromise(text: string, e: Endings): SaidPromise {
+export function saidPromise(text: string, endings: Endings): SaidPromise {
   const sigils = readSigils(text);
-  const gaveUp = sigils.promises.includes(e.failPromise) ? { promise: e.failPromise, reason: reasonFrom(text) } : null;
-  const kept = !gaveUp && e.promise !== null && sigils.promises.includes(e.promise) ? e.promise : null;
+  const gaveUp = sigils.promises.includes(endings.failPromise) ? { promise: endings.failPromise, reason: reasonFrom(text) } : null;
+  const kept = !gaveUp && endings.promise !== null && sigils.promises.includes(endings.promise) ? endings.promise : null;
   return { gaveUp, kept, recorded: gaveUp?.promise ?? kept ?? sigils.promises.at(-1) ?? null, nextModel: sigils.nextModel };
 }
 
@@ -41,15 +41,15 @@ export interface IterationVerdict {
   feedback: string | null;
 }
 
-export function iterationVerdict(said: SaidPromise, run: CheckRun | null, e: Endings): IterationVerdict {
+export function iterationVerdict(said: SaidPromise, run: CheckRun | null, endings: Endings): IterationVerdict {
   const checkPassed = run === null || run.exitCode === 0;
-  const promised = e.promise === null || said.kept !== null;
+  const promised = endings.promise === null || said.kept !== null;
   const say = said.kept === null ? null : `${checkPassed ? "✓" : "✗"} claude says <promise>${said.kept}</promise>${checkPassed ? "" : ", but the check fails: not trusted, the loop goes on"}`;
   let feedback: string | null = null;
   if (said.kept !== null && run && !checkPassed) {
     feedback = `[nudge loop] You said <promise>${said.kept}</promise>, but the check \`${run.command}\` still fails (exit status ${run.exitCode ?? "timeout"}), so the task is not done. Do not say it until the check passes.`;
-  } else if (e.promise !== null && run && checkPassed && said.kept === null) {
-    feedback = `[nudge loop] The check passes, but your last message did not say <promise>${e.promise}</promise>; say it when the whole task is done.`;
+  } else if (endings.promise !== null && run && checkPassed && said.kept === null) {
+    feedback = `[nudge loop] The check passes, but your last message did not say <promise>${endings.promise}</promise>; say it when the whole task is done.`;
   }
   return { done: checkPassed && promised, checkPassed: run !== null && checkPassed, say, feedback };
 }

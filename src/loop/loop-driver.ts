@@ -11,158 +11,95 @@
 import type { Turn } from "../bundle/manifest-schema.js";
 import { isToolUse, type StreamEvent } from "../claude/stream-events.js";
 import type { SessionRecorder } from "../recorder/session-recorder.js";
-import type { Restart } from "../session/claude-link.js";
 import { isSlashCommand, type Conversation } from "../session/conversation.js";
 import type { Frontend, PromptSource } from "../session/frontend.js";
 import { apiFailureHint, unfixableApiFailure, type ApiFailure } from "./api-failure.js";
-import { bestTurn } from "./best-turn.js";
-import type { Sandbox } from "../claude/sandbox.js";
-import { budgetSpent, timeSpent, type Budget } from "./budget.js";
-import { runCheck, type CheckRun } from "./check-run.js";
-import { describeSummary, parseTestSummary } from "./check-summary.js";
-import { Guards, type GuardSettings, type Trip } from "./guards.js";
-import { readAhead } from "./read-ahead.js";
-import type { LoopHooks } from "./loop-hooks.js";
-import { checked, describeCheck, type Iteration, type LoopOutcome, type StopReason } from "./loop-report.js";
+import { BudgetClock, timeSpent } from "./budget.js";
+import { runCheck, storedCheck, type CheckRun } from "./check-run.js";
+import { pauseQuestion } from "./guard-pause.js";
+import { Guards, type Trip } from "./guards.js";
+import { iterationPrompt } from "./iteration-prompt.js";
 import { writeIterationLog } from "./iteration-log.js";
-import { LastMessage } from "./last-message.js";
-import type { ModelPlan } from "./model-plan.js";
-import { renderTemplate, type LoopPrompts, type PromptValues, type Template } from "./prompt-template.js";
 import { iterationVerdict, saidPromise } from "./iteration-verdict.js";
+import { LastMessage } from "./last-message.js";
+import { LoopClaude } from "./loop-claude.js";
+import type { LoopConfig } from "./loop-config.js";
+import { loopFrontend } from "./loop-frontend.js";
+import type { LoopHooks } from "./loop-hooks.js";
+import { IDLE, type LoopPhase, type TurnRole } from "./loop-phase.js";
+import { checkLines, type Iteration, type LoopOutcome, type StopReason } from "./loop-report.js";
+import type { LoopPrompts } from "./prompt-template.js";
+import { readAhead } from "./read-ahead.js";
 import { readVerdict } from "./sigils.js";
-import { VERIFIER_FLAGS, verifierFeedback } from "./verifier.js";
+import { VERIFIER_FLAGS, verifierFailWarning, verifierFeedback } from "./verifier.js";
 
-export interface LoopConfig {
-  goal: string | null;
-  /** The --until check; null: the promise alone says when it is done. */
-  check: string | null;
-  checkTimeoutMs: number;
-  prompts: LoopPrompts;
-  /** The prompts as they are now (--prompt-file is read again before every iteration). */
-  reloadPrompts: () => Promise<LoopPrompts>;
-  /** Every iteration a new claude conversation (--fresh). */
-  fresh: boolean;
-  /** --until-promise: done when claude's last message says <promise>TEXT</promise>. */
-  promise: string | null;
-  /** --fail-promise: claude gives up (exit 3). */
-  failPromise: string;
-  /** --verify: the verifier's prompt, made afresh each time. */
-  verifyPrompt: (() => Promise<string>) | null;
-  models: ModelPlan;
-  budget: Budget;
-  guards: GuardSettings;
-  /** The check as it stood before the first turn; on turn 0 of a new session (null: no check). */
-  baseline: CheckRun | null;
-  newSession: boolean;
-  /** When the loop started (the budget's clock), epoch ms. */
-  startedAt: number;
-  verbose: boolean;
-  /** --sandbox: the check runs confined as claude does. */
-  sandbox: Sandbox | null;
-  /** The verifier's sandbox (the work tree read-only too); null where bubblewrap cannot make one. */
-  verifierSandbox: Sandbox | null;
+/** The session's side of the loop, once the run hands over its frontend (`tty`: someone can be asked). */
+interface Io {
+  screen: Frontend;
+  user: PromptSource;
+  tty: boolean;
 }
 
-type Phase = "turn" | "check" | "pause" | "idle";
-
 export class LoopDriver implements LoopHooks {
-  private phase: Phase = "idle";
-  private iteration = 0;
+  private phase: LoopPhase = IDLE;
+  /** The iteration under way: its number, and whether its prompt is a line the user typed. */
+  private iteration = { n: 0, intervention: false };
   private reason: StopReason | null = null;
-  /** A slash command the loop itself sends (a rewind the user chose at a pause). */
-  private slash: string | null = null;
-  private intervention = false;
-  private stopAfterTurn = false;
-  private closed = false;
-  private timeUp = false;
-  private pendingTrip: Trip | null = null;
-  /** The API error the turn in flight ended with, when no further iteration can get past it. */
-  private apiFailure: ApiFailure | null = null;
+  /** What asked the loop to stop: the run's input closed, the time is up, one Ctrl-C during a turn. */
+  private readonly stopAsked = { inputClosed: false, timeUp: false, afterTurn: false };
+  /** A guard that cut a turn short, for the pause after the turn. */
+  private tripped: Trip | null = null;
   private readonly iterations: Iteration[] = [];
   private readonly guards: Guards;
-  private checkAbort: AbortController | null = null;
-  private conversation: Conversation | null = null;
-  private base: Frontend | null = null;
-  private user: PromptSource | null = null;
-  private tty = false;
-  private readonly timer: NodeJS.Timeout | null;
-  private prompts: LoopPrompts;
-  /** The check after the last iteration, for the next prompt (null: no check). */
-  private lastCheck: CheckRun | null;
-  /** What nudge tells claude with the next prompt (a refuted promise, the verifier's reason). */
-  private feedback: string[] = [];
+  private readonly budget: BudgetClock;
+  private readonly claude: LoopClaude;
+  private io: Io | null = null;
+  /** What the next prompt is made of: the prompts, the check after the last iteration, what nudge tells claude. */
+  private readonly promptInputs: { prompts: LoopPrompts; lastCheck: CheckRun | null; feedback: string[] };
   /** claude's last message in the turn in flight, and the model that wrote it. */
   private readonly said = new LastMessage();
-  /** The next prompt is the verifier's; the turn in flight is the verifier's. */
-  private verifyNext = false;
-  private verifying = false;
-  /** The claude process runs as the last iteration left it: its model, a verifier's tools. */
-  private running: { model: string | undefined; verifier: boolean } | null = null;
-  /** The loop's own claude conversation (not a verifier's), to go back to when not --fresh. */
-  private mainConversation: string | null = null;
   private logsShown = false;
 
-  constructor(private readonly c: LoopConfig) {
-    this.prompts = c.prompts;
-    this.lastCheck = c.baseline;
-    this.guards = new Guards(c.guards);
-    if (c.baseline) this.guards.baseline(c.baseline);
-    const minutes = c.budget.minutes;
-    this.timer = minutes === null ? null : setTimeout(() => this.outOfTime(minutes), Math.max(0, c.startedAt + minutes * 60_000 - Date.now()));
-    this.timer?.unref();
+  constructor(private readonly config: LoopConfig) {
+    this.promptInputs = { prompts: config.prompts, lastCheck: config.baseline, feedback: [] };
+    this.guards = new Guards(config.guards);
+    if (config.baseline) this.guards.baseline(config.baseline);
+    this.claude = new LoopClaude(config);
+    this.budget = new BudgetClock(config.budget, config.startedAt, (minutes) => this.outOfTime(minutes));
   }
 
   frontend(base: Frontend, tty: boolean): Frontend {
-    this.base = base;
-    this.user = tty || base.prompts.hasQueued ? base.prompts : readAhead(base.prompts);
-    this.tty = tty;
-    const user = this.user;
-    const prompts: PromptSource = {
+    const user = tty || base.prompts.hasQueued ? base.prompts : readAhead(base.prompts);
+    this.io = { screen: base, user, tty };
+    return loopFrontend(base, {
       next: () => this.nextPrompt(),
-      // Never "queued": after the check ran, what is in the work tree that is not claude's (the
-      // check's own output, the user's edits) must be captured before the next turn.
-      hasQueued: () => false,
       close: () => {
-        this.closed = true;
+        this.stopAsked.inputClosed = true;
         this.reason ??= { kind: "user", message: "the run was stopped" };
-        this.checkAbort?.abort();
+        if (this.phase.kind === "check") this.phase.abort?.abort();
         user.close();
       },
-    };
-    const render = (event: StreamEvent) => {
-      this.observe(event);
-      base.render(event);
-    };
-    // The rewind the user chose at a pause runs as the conversation's /rewind: declined at its
-    // confirmation, or refused (a file in the way), the loop has stopped on the guard after all.
-    const notRewound = () => {
-      if (this.reason?.kind === "rewound") this.reason = { kind: "guard", trip: this.reason.trip };
-    };
-    const confirm = async (plan: string[], question: string) => {
-      const yes = await base.confirm(plan, question);
-      if (!yes) notRewound();
-      return yes;
-    };
-    const error = (message: string, hint?: string) => {
-      notRewound();
-      base.error(message, hint);
-    };
-    return { ...base, prompts, render, confirm, error };
+      observe: (event) => this.observe(event),
+      // The loop has stopped on the guard after all.
+      notRewound: () => {
+        if (this.reason?.kind === "rewound") this.reason = { kind: "guard", trip: this.reason.trip };
+      },
+    });
   }
 
   attach(conversation: Conversation): void {
-    this.conversation = conversation;
+    this.claude.attach(conversation);
   }
 
   /** Ctrl-C: the first stops the loop after this turn; the second interrupts the turn (the run does that). */
   sigint(): string | null {
-    if (this.phase === "check") {
+    if (this.phase.kind === "check") {
       this.reason ??= { kind: "user", message: "Ctrl-C" };
-      this.checkAbort?.abort();
+      this.phase.abort?.abort();
       return "■ stopping the check; the loop ends";
     }
-    if (this.phase === "turn" && !this.stopAfterTurn) {
-      this.stopAfterTurn = true;
+    if (this.phase.kind === "turn" && !this.stopAsked.afterTurn) {
+      this.stopAsked.afterTurn = true;
       return "⏸ the loop stops after this turn (Ctrl-C again interrupts the turn)";
     }
     this.reason ??= { kind: "user", message: "Ctrl-C" };
@@ -170,11 +107,13 @@ export class LoopDriver implements LoopHooks {
   }
 
   readonly afterTurn = async (turn: Turn, sessionId: string, recorder: SessionRecorder): Promise<boolean> => {
-    this.phase = "check";
+    // A turn the loop did not start (a slash command the user typed) counts as an iteration's.
+    const ended = this.phase.kind === "turn" ? this.phase : { role: "iteration" as const, apiFailure: null };
+    this.phase = { kind: "check", abort: null };
     try {
-      return await this.checkTurn(turn, sessionId, recorder);
+      return await this.checkTurn(turn, sessionId, recorder, ended.role, ended.apiFailure);
     } finally {
-      if (this.phase === "check") this.phase = "idle";
+      if (this.phase.kind === "check") this.phase = IDLE;
     }
   };
 
@@ -183,131 +122,106 @@ export class LoopDriver implements LoopHooks {
       reason: this.reason ?? { kind: "user", message: "the session ended" },
       iterations: this.iterations,
       costUsd: this.iterations.reduce((sum, i) => sum + i.costUsd, 0),
-      elapsedMs: Date.now() - this.c.startedAt,
+      elapsedMs: this.budget.elapsedMs(),
     };
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.budget.dispose();
   }
 
   private async nextPrompt(): Promise<string | null> {
-    if (this.slash !== null) {
-      const slash = this.slash;
-      this.slash = null;
-      return slash;
+    const next = this.phase.kind === "idle" ? this.phase.next : null;
+    if (next?.kind === "rewind") {
+      this.phase = IDLE;
+      return `/rewind ${next.turn}`;
     }
-    if (this.reason || this.closed) return null;
-    if (this.verifyNext) return this.startVerifier();
-    if (this.iteration > 0 && this.user?.hasQueued?.()) {
+    if (this.reason || this.stopAsked.inputClosed) return null;
+    if (next?.kind === "verifier") return this.startVerifier();
+    const user = this.io?.user;
+    if (this.iteration.n > 0 && user?.hasQueued?.()) {
       // A line typed during the loop steers it: it is the next prompt, and the loop goes on after it.
-      const line = await this.user.next();
+      const line = await user.next();
       if (line !== null && line.trim() !== "") {
         if (!isSlashCommand(line)) {
-          if (!this.c.fresh) return this.start(line, true);
+          if (!this.config.fresh) return this.start(line, true);
           // A fresh claude would get the line alone, without the task: it goes with the prompt instead.
-          this.feedback.push(`[nudge loop] From the person running this loop: ${line.trim()}`);
+          this.promptInputs.feedback.push(`[nudge loop] From the person running this loop: ${line.trim()}`);
           return this.start(await this.iterationPrompt(), true);
         }
         if (/^\/(exit|quit|q)$/.test(line.trim())) this.reason ??= { kind: "user", message: line.trim() };
         return line;
       }
-      if (this.reason || this.closed) return null;
+      if (this.reason || this.stopAsked.inputClosed) return null;
     }
     return this.start(await this.iterationPrompt(), false);
   }
 
   /** The next iteration's prompt, from --prompt-file as it is now: an edit to it steers the iterations after it. */
   private async iterationPrompt(): Promise<string> {
+    const inputs = this.promptInputs;
     try {
-      this.prompts = await this.c.reloadPrompts();
+      inputs.prompts = await this.config.reloadPrompts();
     } catch (error) {
       this.warn(`${error instanceof Error ? error.message : String(error)}; this iteration uses the prompt as it was`);
     }
-    const template = this.iteration === 0 ? this.prompts.first : this.prompts.next;
-    const prompt = this.render(template, this.lastCheck);
-    this.feedback = []; // said: a line the user types instead keeps it for the iteration after
+    const template = this.iteration.n === 0 ? inputs.prompts.first : inputs.prompts.next;
+    const { goal, check, promise, budget, prompts } = this.config;
+    const settings = { goal, check, promise, maxIterations: budget.iterations, usesDefault: prompts.usesDefault };
+    const prompt = iterationPrompt(template, settings, this.iteration.n + 1, inputs.lastCheck, inputs.feedback);
+    inputs.feedback = []; // said: a line the user types instead keeps it for the iteration after
     return prompt;
   }
 
   private async start(prompt: string, intervention: boolean): Promise<string> {
-    this.iteration++;
-    this.intervention = intervention;
-    await this.prepareClaude(false);
-    this.phase = "turn";
-    this.say(`↻ iteration ${this.iteration} of ${this.c.budget.iterations}${intervention ? " · your line" : ""}${this.c.fresh ? " · fresh context" : ""}${this.running?.model ? ` · ${this.running.model}` : ""}`);
+    this.iteration = { n: this.iteration.n + 1, intervention };
+    await this.claude.prepare("iteration");
+    this.phase = { kind: "turn", role: "iteration", apiFailure: null };
+    const model = this.claude.model;
+    this.say(`↻ iteration ${this.iteration.n} of ${this.config.budget.iterations}${intervention ? " · your line" : ""}${this.config.fresh ? " · fresh context" : ""}${model ? ` · ${model}` : ""}`);
     return prompt;
   }
 
   private async startVerifier(): Promise<string> {
-    this.verifyNext = false;
-    this.verifying = true;
-    const prompt = await this.c.verifyPrompt!();
-    await this.prepareClaude(true);
-    this.phase = "turn";
-    this.say(`⚑ verifying iteration ${this.iteration}: a fresh claude with read-only tools (${VERIFIER_FLAGS.tools})`);
+    this.phase = IDLE;
+    const prompt = await this.config.verifyPrompt!();
+    await this.claude.prepare("verifier");
+    this.phase = { kind: "turn", role: "verifier", apiFailure: null };
+    this.say(`⚑ verifying iteration ${this.iteration.n}: a fresh claude with read-only tools (${VERIFIER_FLAGS.tools})`);
     return prompt;
   }
 
-  /**
-   * The claude process the next turn needs: a new conversation for every --fresh iteration and
-   * every verifier, the loop's own conversation back after a verifier, another model when the
-   * strategy or a hint says so. Ending claude between turns is cheap: the next turn starts it.
-   */
-  private async prepareClaude(verifier: boolean): Promise<void> {
-    const model = verifier ? this.running?.model : this.c.models.next();
-    const flags: Restart["flags"] = { ...(model ? { model } : {}), ...(verifier ? VERIFIER_FLAGS : {}) };
-    const was = this.running;
-    this.running = { model, verifier };
-    if (!this.conversation) return;
-    // The verifier in a sandbox of its own, the work tree read-only; the iterations back in the session's.
-    const sandbox = verifier ? this.c.verifierSandbox : undefined;
-    if (verifier || this.c.fresh) return this.conversation.restartClaude({ next: { kind: "fresh" }, flags, sandbox });
-    if (was === null ? model === undefined : !was.verifier && was.model === model) return;
-    const main = this.mainConversation;
-    await this.conversation.restartClaude({ next: main ? { kind: "session", claudeSessionId: main } : null, flags, sandbox });
-  }
-
-  private async checkTurn(turn: Turn, sessionId: string, recorder: SessionRecorder): Promise<boolean> {
+  private async checkTurn(turn: Turn, sessionId: string, recorder: SessionRecorder, role: TurnRole, failure: ApiFailure | null): Promise<boolean> {
+    const { config } = this;
     if (this.iterations.length === 0) {
-      this.iterations.push({ sessionId, n: turn.n - 1, iteration: 0, intervention: false, check: this.c.baseline, costUsd: 0 });
-      if (this.c.newSession && turn.n === 1 && this.c.baseline) await recorder.annotateTurn(0, { check: stored(this.c.baseline) });
+      this.iterations.push({ sessionId, n: turn.n - 1, iteration: 0, intervention: false, check: config.baseline, costUsd: 0 });
+      if (config.newSession && turn.n === 1 && config.baseline) await recorder.annotateTurn(0, { check: storedCheck(config.baseline) });
     }
-    const verifier = this.verifying;
-    this.verifying = false;
-    const entry: Iteration = { sessionId, n: turn.n, iteration: this.iteration, intervention: this.intervention, check: null, costUsd: turn.result?.costUsd ?? 0, verifier };
+    const verifier = role === "verifier";
+    const entry: Iteration = { sessionId, n: turn.n, iteration: this.iteration.n, intervention: this.iteration.intervention, check: null, costUsd: turn.result?.costUsd ?? 0, verifier };
     this.iterations.push(entry);
-    const log = await writeIterationLog(recorder.files, turn).catch((error: unknown) => {
-      this.warn(`could not write the iteration's log: ${error instanceof Error ? error.message : String(error)}`);
-      return null;
-    });
-    if (log && !this.logsShown) {
-      this.logsShown = true;
-      this.say(`  iteration logs (raw NDJSON per turn): ${recorder.files.iterations}`);
-    }
+    const log = await this.writeLog(recorder, turn);
     const text = this.said.text;
     const verdict = verifier ? readVerdict(text) : null;
-    const said = saidPromise(text, this.c);
+    const said = saidPromise(text, config);
     await recorder.annotateTurn(turn.n, {
       loop: {
-        role: verifier ? "verifier" : "iteration",
-        iteration: this.iteration,
-        fresh: verifier || this.c.fresh,
-        model: this.said.model ?? this.running?.model ?? null,
+        role,
+        iteration: this.iteration.n,
+        fresh: verifier || config.fresh,
+        model: this.said.model ?? this.claude.model ?? null,
         promise: verifier ? null : said.recorded,
         verdict: verifier ? (verdict ?? { pass: false, reason: null }) : null,
         log,
       },
     });
-    if (!verifier && turn.claudeSessionId) this.mainConversation = turn.claudeSessionId;
+    if (!verifier && turn.claudeSessionId) this.claude.remember(turn.claudeSessionId);
     // Stopping now (Ctrl-C twice, the time is up): no check to wait for.
-    const userInterrupted = this.stopAfterTurn && turn.status === "interrupted";
-    if (this.closed || this.timeUp || userInterrupted) {
+    const userInterrupted = this.stopAsked.afterTurn && turn.status === "interrupted";
+    if (this.stopAsked.inputClosed || this.stopAsked.timeUp || userInterrupted) {
       this.reason ??= { kind: "user", message: "Ctrl-C" };
       return false;
     }
-    const failure = this.apiFailure;
-    this.apiFailure = null;
     if (failure) {
       const status = failure.status !== null ? `HTTP ${failure.status}: ` : "";
       this.reason = { kind: "api", message: `${status}${failure.text}`, hint: apiFailureHint(failure, sessionId) };
@@ -318,38 +232,55 @@ export class LoopDriver implements LoopHooks {
       this.reason = { kind: "failed", promise: said.gaveUp.promise, message: said.gaveUp.reason };
       return false;
     }
-    if (said.nextModel !== null) this.say(this.c.models.asked(said.nextModel));
+    if (said.nextModel !== null) this.say(config.models.asked(said.nextModel));
     let run: CheckRun | null = null;
-    if (this.c.check !== null) {
-      this.checkAbort = new AbortController();
-      run = await runCheck(this.c.check, { cwd: recorder.manifest.repo.cwd, timeoutMs: this.c.checkTimeoutMs, signal: this.checkAbort.signal, sandbox: this.c.sandbox });
-      this.checkAbort = null;
+    if (config.check !== null) {
+      const abort = new AbortController();
+      this.phase = { kind: "check", abort };
+      run = await runCheck(config.check, { cwd: recorder.manifest.repo.cwd, timeoutMs: config.checkTimeoutMs, signal: abort.signal, sandbox: config.sandbox });
+      this.phase = { kind: "check", abort: null };
       if (run.aborted) return false; // the reason is set by whoever stopped it
-      await recorder.annotateTurn(turn.n, { check: stored(run) });
+      await recorder.annotateTurn(turn.n, { check: storedCheck(run) });
       entry.check = run;
-      this.lastCheck = run;
-      this.showCheck(run);
+      this.promptInputs.lastCheck = run;
+      for (const line of checkLines(run, config.verbose)) this.say(line);
     }
-    const v = iterationVerdict(said, run, this.c);
-    if (v.say) this.say(v.say);
-    if (v.done) {
-      if (this.c.verifyPrompt) {
-        // No budget goes past its end for a verifier: a spent one stops the loop unverified (QA).
-        const spent = budgetSpent(this.c.budget, { iterations: 0, costUsd: this.outcome().costUsd, elapsedMs: Date.now() - this.c.startedAt });
-        if (spent) {
-          this.reason = { kind: "budget", message: `${spent}, before the verifier could check the work` };
-          return false;
-        }
-        this.verifyNext = true;
-        return true;
-      }
+    const verdictOfIteration = iterationVerdict(said, run, config);
+    if (verdictOfIteration.say) this.say(verdictOfIteration.say);
+    if (verdictOfIteration.done) return this.done();
+    if (verdictOfIteration.feedback) this.promptInputs.feedback.push(verdictOfIteration.feedback);
+    const moved = verdictOfIteration.checkPassed ? config.models.passed() : config.models.failed();
+    if (moved) this.say(moved);
+    return this.goOn(turn, sessionId, run);
+  }
+
+  /** The iteration's raw events beside the session; the first one written says where they are. */
+  private async writeLog(recorder: SessionRecorder, turn: Turn): Promise<string | null> {
+    const log = await writeIterationLog(recorder.files, turn).catch((error: unknown) => {
+      this.warn(`could not write the iteration's log: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    });
+    if (log && !this.logsShown) {
+      this.logsShown = true;
+      this.say(`  iteration logs (raw NDJSON per turn): ${recorder.files.iterations}`);
+    }
+    return log;
+  }
+
+  /** The iteration says the work is done: the loop ends, or the verifier checks it first. */
+  private done(): boolean {
+    if (!this.config.verifyPrompt) {
       this.reason = { kind: "passed", how: this.doneBy() };
       return false;
     }
-    if (v.feedback) this.feedback.push(v.feedback);
-    const moved = v.checkPassed ? this.c.models.passed() : this.c.models.failed();
-    if (moved) this.say(moved);
-    return this.goOn(turn, sessionId, run);
+    // No budget goes past its end for a verifier: a spent one stops the loop unverified.
+    const spent = this.budget.spent(0, this.outcome().costUsd);
+    if (spent) {
+      this.reason = { kind: "budget", message: `${spent}, before the verifier could check the work` };
+      return false;
+    }
+    this.phase = { kind: "idle", next: { kind: "verifier" } };
+    return true;
   }
 
   /** The verifier has answered: done, or its reason goes to the next iteration. */
@@ -360,9 +291,9 @@ export class LoopDriver implements LoopHooks {
       return false;
     }
     const why = verdict?.reason ?? null;
-    this.warn(`verifier: ${why === null ? "no <verify-pass/> or <verify-fail>…</verify-fail> in its answer: counts as a fail" : `<verify-fail> ${oneLine(why, 200)}`}`);
-    this.feedback.push(verifierFeedback(why));
-    const moved = this.c.models.passed();
+    this.warn(verifierFailWarning(why));
+    this.promptInputs.feedback.push(verifierFeedback(why));
+    const moved = this.config.models.passed();
     if (moved) this.say(moved);
     // The verifier changes nothing by design: its turn is no sign of a loop that stopped moving.
     return this.goOn(turn, this.iterations.at(-1)!.sessionId, null, false);
@@ -370,47 +301,46 @@ export class LoopDriver implements LoopHooks {
 
   /** What made the loop done, for its last line. */
   private doneBy(): string {
-    const promise = this.c.promise !== null ? `claude said <promise>${this.c.promise}</promise>` : null;
-    const check = this.c.check !== null ? "the check passed" : null;
+    const promise = this.config.promise !== null ? `claude said <promise>${this.config.promise}</promise>` : null;
+    const check = this.config.check !== null ? "the check passed" : null;
     return [promise, check].filter((x) => x !== null).join(" and ");
   }
 
   /** Not done: stop on Ctrl-C or a spent budget, pause on a guard, or go on to the next iteration. */
   private async goOn(turn: Turn, sessionId: string, run: CheckRun | null, guarded = true): Promise<boolean> {
-    if (this.stopAfterTurn) {
+    if (this.stopAsked.afterTurn) {
       this.reason ??= { kind: "user", message: "Ctrl-C" };
       return false;
     }
-    const spent = budgetSpent(this.c.budget, { iterations: this.iteration, costUsd: this.outcome().costUsd, elapsedMs: Date.now() - this.c.startedAt });
+    const spent = this.budget.spent(this.iteration.n, this.outcome().costUsd);
     if (spent) {
       this.reason = { kind: "budget", message: spent };
       return false;
     }
     const found = guarded ? this.guards.iteration(turn, run) : null;
-    const trip = this.pendingTrip ?? found;
-    this.pendingTrip = null;
+    const trip = this.tripped ?? found;
+    this.tripped = null;
     return trip ? this.pause(trip, turn, sessionId) : true;
   }
 
   /** A guard tripped: on a terminal, ask; otherwise stop. */
   private async pause(trip: Trip, turn: Turn, sessionId: string): Promise<boolean> {
     this.warn(`guard: ${trip.message} (${trip.flag})`);
-    if (this.user?.hasQueued?.()) {
+    const io = this.io;
+    if (io?.user.hasQueued?.()) {
       this.say("the line you typed goes next: the loop goes on");
       this.guards.reset(trip.guard);
       return true;
     }
-    if (!this.tty || !this.user) {
+    if (!io?.tty) {
       this.reason = { kind: "guard", trip };
       return false;
     }
-    const best = bestTurn(checked(this.iterations));
-    const rewindTo = best && best.sessionId === sessionId && best.n !== turn.n ? best : null;
-    const options = `[c]ontinue, [s]top${rewindTo ? `, or [r]ewind to turn ${rewindTo.n} (the best so far: ${describeCheck(rewindTo.check)})` : ""}`;
-    this.say(`${options}? [c/S${rewindTo ? "/r" : ""}]`);
-    this.phase = "pause";
-    const answer = (await this.user.next())?.trim().toLowerCase() ?? null;
-    this.phase = "idle";
+    const { question, rewindTo } = pauseQuestion(this.iterations, sessionId, turn.n);
+    this.say(question);
+    this.phase = { kind: "pause" };
+    const answer = (await io.user.next())?.trim().toLowerCase() ?? null;
+    this.phase = IDLE;
     if (answer === null) {
       this.reason ??= { kind: "guard", trip };
       return false;
@@ -419,13 +349,11 @@ export class LoopDriver implements LoopHooks {
       this.guards.reset(trip.guard);
       return true;
     }
-    if (rewindTo && answer.startsWith("r")) {
+    if (rewindTo !== null && answer.startsWith("r")) {
       // The conversation's own /rewind: code and claude's memory go back, the plan is shown first.
-      this.slash = `/rewind ${rewindTo.n}`;
-      // The rewind starts claude anew, in the conversation of that turn.
-      this.running = null;
-      this.mainConversation = null;
-      this.reason = { kind: "rewound", turn: rewindTo.n, trip };
+      this.phase = { kind: "idle", next: { kind: "rewind", turn: rewindTo } };
+      this.claude.forget();
+      this.reason = { kind: "rewound", turn: rewindTo, trip };
       return true;
     }
     this.reason = { kind: "guard", trip };
@@ -434,67 +362,36 @@ export class LoopDriver implements LoopHooks {
 
   /** Claude's tool calls, on their way to the screen: a call repeated too often cuts the turn short. */
   private observe(event: StreamEvent): void {
-    if (event.type === "result" && this.phase === "turn") this.apiFailure = unfixableApiFailure(event);
-    if (this.phase !== "turn") return;
+    const phase = this.phase;
+    if (phase.kind !== "turn") return;
+    if (event.type === "result") phase.apiFailure = unfixableApiFailure(event);
     this.said.see(event);
-    if (event.type !== "assistant" || this.verifying) return; // the verifier's calls are not the loop's work
+    if (event.type !== "assistant" || phase.role === "verifier") return; // the verifier's calls are not the loop's work
     for (const block of event.message.content) {
       if (!isToolUse(block)) continue;
       const trip = this.guards.toolCall(block.id, block.name, block.input);
-      if (trip && !this.pendingTrip) {
-        this.pendingTrip = trip;
+      if (trip && !this.tripped) {
+        this.tripped = trip;
         this.warn(`guard: ${trip.message} (${trip.flag}); interrupting the turn`);
-        this.conversation?.interrupt();
+        this.claude.interrupt();
       }
     }
   }
 
   private outOfTime(minutes: number): void {
-    this.timeUp = true;
+    this.stopAsked.timeUp = true;
     this.reason ??= { kind: "budget", message: `${timeSpent(minutes)} passed (--max-minutes ${minutes})` };
-    if (this.phase === "turn") {
+    if (this.phase.kind === "turn") {
       this.warn(`the loop's time is up (--max-minutes ${minutes}): interrupting the turn`);
-      this.conversation?.interrupt();
-    } else if (this.phase === "check") this.checkAbort?.abort();
-  }
-
-  private render(template: Template, check: CheckRun | null): string {
-    const summary = check ? parseTestSummary(check.output) : null;
-    const promise = this.c.promise !== null && this.c.prompts.usesDefault ? [`[nudge loop] When the whole task is done, end your last message with <promise>${this.c.promise}</promise>.`] : [];
-    const values: PromptValues = {
-      goal: this.c.goal ?? "",
-      iteration: String(this.iteration + 1),
-      max_iterations: String(this.c.budget.iterations),
-      check: this.c.check ?? "(no check)",
-      exit_code: check === null ? "(no check)" : check.exitCode === null ? "timeout" : String(check.exitCode),
-      summary: summary ? describeSummary(summary) : "",
-      output: check === null ? "(no check)" : check.tail === "" ? "(no output)" : check.tail,
-      feedback: [...this.feedback, ...promise].join("\n\n"),
-    };
-    return renderTemplate(template, values);
-  }
-
-  private showCheck(run: CheckRun): void {
-    const line = `check ${describeCheck(run)} · ${run.durationMs < 1000 ? `${run.durationMs}ms` : `${(run.durationMs / 1000).toFixed(1)}s`}`;
-    this.say(`${run.exitCode === 0 ? "✓" : "✗"} ${line}`);
-    if (this.c.verbose && run.exitCode !== 0) for (const l of run.tail.split("\n").slice(-10)) this.say(`  ${l}`);
+      this.claude.interrupt();
+    } else if (this.phase.kind === "check") this.phase.abort?.abort();
   }
 
   private say(text: string): void {
-    this.base?.say(text);
+    this.io?.screen.say(text);
   }
 
   private warn(text: string): void {
-    this.base?.warn(text);
+    this.io?.screen.warn(text);
   }
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-/** What a turn keeps of a check (the bundle's schema). */
-export function stored(run: CheckRun): NonNullable<Turn["check"]> {
-  return { command: run.command, exitCode: run.exitCode, tail: run.tail, durationMs: run.durationMs };
 }

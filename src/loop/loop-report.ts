@@ -87,7 +87,7 @@ export function summaryLines(outcome: LoopOutcome): string[] {
   }
   const lines = [`■ loop stopped: ${describeReason(outcome.reason)} · ${totals}`];
   const lastTurn = turns.at(-1);
-  // A loop with no check (--until-promise alone) checks no turn: nothing to say of the last one (QA).
+  // A loop with no check (--until-promise alone) checks no turn: nothing to say of the last one.
   const hasCheck = outcome.iterations.some((i) => i.check);
   if (lastTurn && !lastTurn.check && hasCheck) lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
   else if (last) lines.push(`  last check: turn ${last.n}: ${describeCheck(last.check)}`);
@@ -99,11 +99,19 @@ export function summaryLines(outcome: LoopOutcome): string[] {
   const best = bestTurn(checked(outcome.iterations));
   if (best && best.iteration === 0 && !turns.some((t) => t.check)) {
     // No iteration's work was checked (claude gave up, or the budget ran out first): nothing is known
-    // to be better or worse than the start, so it is not called the best (QA).
+    // to be better or worse than the start, so it is not called the best.
     lines.push(`  no iteration was checked after the start (turn ${best.n}: ${describeCheck(best.check)}) · to undo the loop's work: nudge session rewind ${best.sessionId} ${best.n}`);
   } else if (best) {
     const where = best === last ? " (the last one)" : best.iteration === 0 ? " (where the loop started)" : "";
     lines.push(`  best turn: ${best.n}${where}: ${describeCheck(best.check)} · go back to it: nudge session rewind ${best.sessionId} ${best.n}`);
   }
+  return lines;
+}
+
+/** The line after a check; with --verbose, the end of a failing check's output under it. */
+export function checkLines(run: CheckRun, verbose: boolean): string[] {
+  const took = run.durationMs < 1000 ? `${run.durationMs}ms` : `${(run.durationMs / 1000).toFixed(1)}s`;
+  const lines = [`${run.exitCode === 0 ? "✓" : "✗"} check ${describeCheck(run)} · ${took}`];
+  if (verbose && run.exitCode !== 0) for (const l of run.tail.split("\n").slice(-10)) lines.push(`  ${l}`);
   return lines;
 }

@@ -17,13 +17,13 @@ export interface LoopSandboxes {
 export async function openLoopSandboxes(where: Omit<SandboxOptions, "git">, want: { sandbox: boolean; verifier: boolean }): Promise<LoopSandboxes> {
   if (!want.sandbox && !want.verifier) return { sandbox: null, verifierSandbox: null, close: async () => undefined };
   const loc = await repoLocation(where.workTree);
-  const o: SandboxOptions = { ...where, git: { gitDir: loc.gitDir, commonDir: loc.commonDir, gitlinks: await gitlinkPaths(loc.root) } };
-  const sandbox = want.sandbox ? await prepareSandbox(o) : null;
+  const options: SandboxOptions = { ...where, git: { gitDir: loc.gitDir, commonDir: loc.commonDir, gitlinks: await gitlinkPaths(loc.root) } };
+  const sandbox = want.sandbox ? await prepareSandbox(options) : null;
   // From here claude may plant a .git (a gitfile, a `git init` below): nudge's git keeps to the one found now.
   if (sandbox) pinRepository(sandbox.workTree, loc.gitDir, loc.commonDir);
   let beside: Sandbox | null = null;
   try {
-    beside = want.verifier ? await (sandbox ? sandboxBeside(sandbox, o) : trySandbox(o)) : null;
+    beside = want.verifier ? await (sandbox ? sandboxBeside(sandbox, options) : trySandbox(options)) : null;
     const verifierSandbox = beside && checkerSandbox(beside);
     return { sandbox, verifierSandbox, close: async () => void (await Promise.all([sandbox?.close(), verifierSandbox?.close()])) };
   } catch (error) {

@@ -42,20 +42,20 @@ export interface LoopStart {
 }
 
 /** The loop, ready to drive a run; null when the user stopped it during the first check. */
-export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
-  if (o.check !== null) await assertCheckSyntax(o.check);
-  const prompts = loopPrompts(o.goal, o.promptFile, o.check !== null);
+export async function startLoop(settings: LoopStart): Promise<LoopDriver | null> {
+  if (settings.check !== null) await assertCheckSyntax(settings.check);
+  const prompts = loopPrompts(settings.goal, settings.promptFile, settings.check !== null);
   // Read again before every iteration: editing the file steers the loop.
-  const reloadPrompts = async () => (o.promptFile ? loopPrompts(o.goal, await readPromptFile(o.promptFile.source), o.check !== null) : prompts);
-  const verify = o.verify;
+  const reloadPrompts = async () => (settings.promptFile ? loopPrompts(settings.goal, await readPromptFile(settings.promptFile.source), settings.check !== null) : prompts);
+  const verify = settings.verify;
   const verifyPrompt =
-    verify === null ? null : async () => (verify === true ? verifierPrompt(await taskOf(o)) : (await readPromptFile(verify.source, "--verify")).text);
+    verify === null ? null : async () => (verify === true ? verifierPrompt(await taskOf(settings)) : (await readPromptFile(verify.source, "--verify")).text);
   const startedAt = Date.now();
-  const ends = [o.check !== null ? `\`${o.check}\` exits 0` : null, o.promise !== null ? `claude says <promise>${o.promise}</promise>` : null].filter((x) => x !== null);
-  o.say(`↻ loop until ${ends.join(" and ")}${o.verify ? ", and a verifier agrees" : ""} · ${describeLimits(o)}${o.fresh ? " · a fresh claude every iteration" : ""}`);
-  const common = { ...o, prompts, reloadPrompts, verifyPrompt, models: new ModelPlan(o.models), startedAt };
-  if (o.check === null) return new LoopDriver({ ...common, check: null, baseline: null });
-  const baseline = await firstCheck(o, o.check);
+  const ends = [settings.check !== null ? `\`${settings.check}\` exits 0` : null, settings.promise !== null ? `claude says <promise>${settings.promise}</promise>` : null].filter((x) => x !== null);
+  settings.say(`↻ loop until ${ends.join(" and ")}${settings.verify ? ", and a verifier agrees" : ""} · ${describeLimits(settings)}${settings.fresh ? " · a fresh claude every iteration" : ""}`);
+  const common = { ...settings, prompts, reloadPrompts, verifyPrompt, models: new ModelPlan(settings.models), startedAt };
+  if (settings.check === null) return new LoopDriver({ ...common, check: null, baseline: null });
+  const baseline = await firstCheck(settings, settings.check);
   if (baseline.aborted) return null;
   if (baseline.exitCode === 126 || baseline.exitCode === 127) {
     const why = baseline.tail.split("\n").at(-1) ?? "";
@@ -66,45 +66,42 @@ export async function startLoop(o: LoopStart): Promise<LoopDriver | null> {
         : "the command given to --until is not executable: chmod +x it, or run it through its interpreter",
     );
   }
-  o.say(`  check before the first turn: ${describeCheck(baseline)}${baseline.exitCode === 0 ? " already; the loop ends after the first turn if it still passes" : ""}`);
-  return new LoopDriver({ ...common, check: o.check, baseline });
+  settings.say(`  check before the first turn: ${describeCheck(baseline)}${baseline.exitCode === 0 ? " already; the loop ends after the first turn if it still passes" : ""}`);
+  return new LoopDriver({ ...common, check: settings.check, baseline });
 }
 
-/**
- * The task as the iterations get it now, for the verifier: the prompt file (as it is now) with
- * its placeholders filled, the goal's with the goal given and the per-iteration ones empty (QA:
- * the verifier got the raw {{…}}).
- */
-async function taskOf(o: LoopStart): Promise<string> {
-  if (!o.promptFile) return o.goal ?? "";
-  const file = await readPromptFile(o.promptFile.source).catch(() => o.promptFile!);
+/** The task for the verifier: the prompt file as it is now, {{goal}} filled and the per-iteration
+ *  placeholders empty, so the verifier never sees a raw {{…}}. */
+async function taskOf(settings: LoopStart): Promise<string> {
+  if (!settings.promptFile) return settings.goal ?? "";
+  const file = await readPromptFile(settings.promptFile.source).catch(() => settings.promptFile!);
   const template = parseTemplate(file.text, file.source);
   const values = Object.fromEntries(Object.keys(PLACEHOLDERS).map((name) => [name, ""])) as PromptValues;
-  values.goal = o.goal ?? "";
+  values.goal = settings.goal ?? "";
   return renderTemplate(template, values).trim();
 }
 
 /** Ctrl-C during the first check stops it (it runs in its own process group, out of the terminal's reach). */
-async function firstCheck(o: LoopStart, check: string): Promise<CheckRun> {
+async function firstCheck(settings: LoopStart, check: string): Promise<CheckRun> {
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.on("SIGINT", onSigint);
   try {
-    return await runCheck(check, { cwd: o.cwd, timeoutMs: o.checkTimeoutMs, signal: abort.signal, sandbox: o.sandbox });
+    return await runCheck(check, { cwd: settings.cwd, timeoutMs: settings.checkTimeoutMs, signal: abort.signal, sandbox: settings.sandbox });
   } finally {
     process.off("SIGINT", onSigint);
   }
 }
 
-function describeLimits(o: LoopStart): string {
-  const { budget: b, guards: g } = o;
-  const limits = [`at most ${b.iterations} iteration${b.iterations === 1 ? "" : "s"}`];
-  if (b.costUsd !== null) limits.push(`$${b.costUsd}`);
-  if (b.minutes !== null) limits.push(`${b.minutes} min`);
-  const guards = [
-    g.noChange !== null ? `no change ×${g.noChange}` : null,
-    g.repeat !== null ? `same tool call ×${g.repeat}` : null,
-    g.sameOutput !== null ? `same check output ×${g.sameOutput}` : null,
+function describeLimits(settings: LoopStart): string {
+  const { budget, guards } = settings;
+  const limits = [`at most ${budget.iterations} iteration${budget.iterations === 1 ? "" : "s"}`];
+  if (budget.costUsd !== null) limits.push(`$${budget.costUsd}`);
+  if (budget.minutes !== null) limits.push(`${budget.minutes} min`);
+  const watching = [
+    guards.noChange !== null ? `no change ×${guards.noChange}` : null,
+    guards.repeat !== null ? `same tool call ×${guards.repeat}` : null,
+    guards.sameOutput !== null ? `same check output ×${guards.sameOutput}` : null,
   ].filter((x) => x !== null);
-  return `${limits.join(", ")} · guards: ${guards.length ? guards.join(", ") : "off"}`;
+  return `${limits.join(", ")} · guards: ${watching.length ? watching.join(", ") : "off"}`;
 }

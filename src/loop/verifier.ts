@@ -4,11 +4,8 @@
  * <verify-fail>why</verify-fail>. Ralph's verification agent, as one more turn of the session.
  */
 
-/**
- * The tools it has (Ralph's `Bash Read Glob Grep`): `--tools` leaves the others out of claude's
- * request altogether (claude 2.1.329 answers a Write with "No such tool available: Write"), and
- * the mode is not the loop's acceptEdits: anything else is asked, and unattended refused.
- */
+/** Ralph's tools: `--tools` leaves the others out of claude's request (a Write gets "No such tool
+ *  available"), and not acceptEdits: anything else is asked, and refused unattended. */
 export const VERIFIER_FLAGS = {
   tools: "Bash,Read,Glob,Grep",
   allowedTools: "Bash Read Glob Grep",
@@ -35,4 +32,14 @@ export function verifierFeedback(why: string | null): string {
   return why === null
     ? "[nudge loop] A verifier checked the work and did not confirm that it is done. Check it yourself and finish it."
     : `[nudge loop] A verifier checked the work and found it not done:\n${why}`;
+}
+
+/** The warning when the verifier did not agree (`why`: null when it gave no verdict). */
+export function verifierFailWarning(why: string | null): string {
+  return `verifier: ${why === null ? "no <verify-pass/> or <verify-fail>…</verify-fail> in its answer: counts as a fail" : `<verify-fail> ${oneLine(why, 200)}`}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

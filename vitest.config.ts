@@ -6,8 +6,8 @@ import { defineConfig } from "vitest/config";
  */
 const UNIT = [
   "test/architecture.test.ts",
-  "test/bundle/transcript-copy.test.ts",
-  "test/bundle/zod-accept.test.ts",
+  "test/store/transcript-copy.test.ts",
+  "test/store/zod-accept.test.ts",
   "test/claude/ndjson.test.ts",
   "test/docs/command-pages.test.ts",
   "test/json-schemas.test.ts",
@@ -27,8 +27,8 @@ const UNIT = [
   "test/rules/load-rules.test.ts",
   "test/rules/parse-rules.test.ts",
   "test/search/tokens.test.ts",
-  "test/session/conversation-order.test.ts",
-  "test/session/prompt-images.test.ts",
+  "test/live/conversation-order.test.ts",
+  "test/live/prompt-images.test.ts",
   "test/sharing/byte-reader.test.ts",
   "test/sharing/export-plan.test.ts",
   "test/sharing/json-strings.test.ts",

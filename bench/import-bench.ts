@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { loadSession, openStore } from "../src/bundle/store.js";
+import { loadSession, openStore } from "../src/store/store.js";
 import { exportSession } from "../src/sharing/export-session.js";
 import { record, repositories } from "./export-bench.js";
 import { readTrace } from "./git-trace.js";

@@ -14,7 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { bundleFiles } from "../src/bundle/store.js";
+import { bundleFiles } from "../src/store/store.js";
 import { parseLine, lineText } from "../src/claude/ndjson.js";
 import { toStreamEvent } from "../src/claude/stream-events.js";
 import { ConversationLog } from "../src/recorder/conversation-log.js";

@@ -9,7 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { openStore, readManifest, writeBundle, bundleDir } from "../src/bundle/store.js";
+import { openStore, readManifest, writeBundle, bundleDir } from "../src/store/store.js";
 import { searchSessions, updateIndex } from "../src/search/search-sessions.js";
 import { git, scratchDir } from "./repo.js";
 import { makeCorpus, PLANTED, type CorpusShape } from "./search-corpus.js";

@@ -9,8 +9,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Manifest, Turn } from "../src/bundle/manifest-schema.js";
-import { writeBundle } from "../src/bundle/store.js";
+import type { Manifest, Turn } from "../src/store/manifest-schema.js";
+import { writeBundle } from "../src/store/store.js";
 
 export interface CorpusShape {
   sessions: number;

@@ -3,10 +3,10 @@
  * into a message and an exit code — 0 ok, 1 the user's problem (with a hint), 2 a bug in nudge.
  */
 import { writeOut, writeErr } from "./terminal/output.js";
-import { DISK_FULL_HINT, UserError, isDiskFull } from "./errors.js";
+import { DISK_FULL_HINT, UserError, isDiskFull } from "./base/errors.js";
 import { program } from "./commands/program.js";
 import { colorEnabled, makeStyle } from "./terminal/style.js";
-import { nudgeVersion } from "./version.js";
+import { nudgeVersion } from "./base/version.js";
 
 /**
  * A reader that goes away (`nudge session list | head -1`) makes writes fail with EPIPE. That is

@@ -2,11 +2,11 @@
  * The JSON Schemas published in schemas/, generated from the zod schemas so the two can never
  * disagree (a test fails when the committed files are stale; `npm run schemas` rewrites them).
  */
-import * as z from "./zod.js";
-import { journalSchemas, ManifestHeaderSchema } from "./bundle/manifest-schema.js";
+import * as z from "./base/zod.js";
+import { journalSchemas, ManifestHeaderSchema } from "./store/manifest-schema.js";
 import { RulesFileSchema } from "./rules/rules-schema.js";
 import { ExportIndexSchema } from "./sharing/export-index.js";
-import { CardSchema } from "./sharing/published-card.js";
+import { CardSchema } from "./sync/published-card.js";
 
 function schema(name: string, title: string, zodSchema: z.core.$ZodType): [string, string] {
   const json = { $id: `https://nudge.dev/schemas/${name}`, title, ...z.toJSONSchema(zodSchema, { target: "draft-2020-12" }) };

@@ -12,21 +12,23 @@ import { describe, expect, it } from "vitest";
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../src");
 
-/** Lowest first. `.` is src/'s loose helpers (errors, zod, format, inert text…), below everything. */
+/** Lowest first. `base` holds the helpers every layer uses (errors, zod, format, inert text…). */
 const LAYERS = [
-  ".",
+  "base",
   "claude",
   "snapshot",
-  "bundle",
+  "store",
   "rules",
   "secrets",
   "recorder",
   "time-travel",
-  "session",
+  "maintenance",
+  "live",
   "loop",
   "view",
   "search",
   "sharing",
+  "sync",
   "terminal",
   "web",
   "commands",
@@ -45,6 +47,7 @@ function sources(dir: string): string[] {
 
 function layerOf(file: string): string {
   const [first, ...rest] = path.relative(SRC, file).split(path.sep);
+  // A loose file that does not start the program belongs in a folder: "." has no layer.
   if (rest.length === 0) return ENTRY_FILES.has(first!) ? "entry" : ".";
   return first!;
 }

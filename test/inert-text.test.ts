@@ -1,6 +1,6 @@
 /** What nudge shows of outside text: every invisible or reordering character escaped in one style. */
 import { describe, expect, it } from "vitest";
-import { inert, inertJson, visible, visibleJson } from "../src/inert-text.js";
+import { inert, inertJson, visible, visibleJson } from "../src/base/inert-text.js";
 import { requoteNames } from "../src/snapshot/patch-sections.js";
 
 describe("visible", () => {

@@ -1,7 +1,7 @@
-/** The one staleness rule every frontend applies after a person answers (src/operation.ts). No processes. */
+/** The one staleness rule every frontend applies after a person answers (src/base/operation.ts). No processes. */
 import { describe, expect, it } from "vitest";
-import { UserError } from "../src/errors.js";
-import { stillHolds, type Operation } from "../src/operation.js";
+import { UserError } from "../src/base/errors.js";
+import { stillHolds, type Operation } from "../src/base/operation.js";
 
 /** An operation over a value in memory: its plan is what the value was when prepared. */
 function over(state: { files: string[]; at: number }, watches?: string): Operation<{ files: string[]; at: number }, void> {

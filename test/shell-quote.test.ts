@@ -1,7 +1,7 @@
 /** shellQuote, checked against a real POSIX shell: what it prints must read back as the same word. */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { shellQuote } from "../src/shell-quote.js";
+import { shellQuote } from "../src/base/shell-quote.js";
 
 /** The word after `sh` has parsed the quoted form: printf prints exactly its one argument. */
 const throughShell = (quoted: string) => execFileSync("sh", ["-c", `printf %s ${quoted}`], { encoding: "utf8" });

@@ -4,7 +4,7 @@
  * `hook_callback` for hooks registered by an `initialize` request), and the responses nudge
  * writes back on stdin. Schemas are loose: fields claude adds must never break a session.
  */
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 
 /** A rule claude can add to its permission settings, as offered in `permission_suggestions`. */
 export const PermissionUpdate = z.looseObject({

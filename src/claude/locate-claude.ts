@@ -1,6 +1,6 @@
 import { promises as fs, constants } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 
 /** --claude-bin, then NUDGE_CLAUDE_BIN, then `claude` on PATH. */
 export async function locateClaude(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type net from "node:net";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import type { ClaudeLaunch } from "./claude-process.js";
 import { apiEndpoint, INNER_FORWARDER, INNER_PORT, INNER_SOCKET, startApiGate, type HostPort } from "./sandbox/api-gate.js";
 import { makePrivateState } from "./sandbox/private-home.js";

@@ -3,7 +3,7 @@
  * between versions, and a field we do not know must never break a recording. Anything that does
  * not match is an `OtherEvent` and is still stored byte for byte.
  */
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { ControlRequestEvent } from "./control-protocol.js";
 
 const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });

@@ -1,8 +1,8 @@
 /** The one detail that says what a tool call does, for the tool lines, the status line and the decision lines. */
 import path from "node:path";
 import type { ToolUse } from "./stream-events.js";
-import { visible } from "../inert-text.js";
-import { oneLine } from "../format.js";
+import { visible } from "../base/inert-text.js";
+import { oneLine } from "../base/format.js";
 
 /** A path, a command, a pattern: relative to `cwd` when it is inside it. */
 export function toolDetail(block: Pick<ToolUse, "input">, cwd: string): string {

@@ -5,7 +5,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathExists } from "../file-exists.js";
+import { pathExists } from "../base/file-exists.js";
 
 /** Set but empty, claude takes its working folder (measured on the pinned claude): so does this, from `cwd`. */
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {

@@ -1,12 +1,12 @@
 /** `session list`'s part for claude's own sessions (never recorded by nudge), and `--all-projects`. */
 import { statSync } from "node:fs";
 import path from "node:path";
-import type { Store } from "../bundle/store.js";
-import { scanClaudeSessions } from "../session/claude-session-scan.js";
+import type { Store } from "../store/store.js";
+import { scanClaudeSessions } from "../live/claude-session-scan.js";
 import { claudeConfigDir } from "../claude/transcript.js";
-import { formatCost, formatDuration, oneLine, thousands } from "../format.js";
-import { inertValue } from "../inert-text.js";
-import type { ClaudeSession } from "../session/claude-own-sessions.js";
+import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
+import { inertValue } from "../base/inert-text.js";
+import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 
 /** Shown ids are this long: any unique prefix names the session (the full id is in --json). */

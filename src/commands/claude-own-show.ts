@@ -1,14 +1,14 @@
 /** `session show` and `session replay` of one of claude's own sessions: its conversation, through the same view layer and renderer as a recorded one's. */
-import { formatCost, formatDuration, oneLine, thousands } from "../format.js";
-import { inertValue, visible } from "../inert-text.js";
-import type { ClaudeSession } from "../session/claude-own-sessions.js";
+import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
+import { inertValue, visible } from "../base/inert-text.js";
+import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { play, sleep, turnHeader } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { claudeTurnViews, readClaudeTranscript, type ClaudeTranscript } from "../view/claude-session-view.js";
 import type { Entry } from "../view/view-types.js";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import { parseTurnArg } from "./parse-options.js";
 
 const NO_CODE = "no code snapshots: nudge did not record this session, so it has no diffs and cannot be rewound or forked";

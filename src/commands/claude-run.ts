@@ -2,8 +2,8 @@ import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import * as z from "../zod.js";
-import { UserError } from "../errors.js";
+import * as z from "../base/zod.js";
+import { UserError } from "../base/errors.js";
 import { locateClaude } from "../claude/locate-claude.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { loadRules } from "../rules/load-rules.js";
@@ -96,8 +96,8 @@ async function runTui(input: RunInput): Promise<void> {
   const store = await commandStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   const rules = await loadRules(store.repoRoot);
-  const { runTuiSession } = await import("../session/tui-session.js");
-  const { rulesGuard } = await import("../session/rules-guard.js");
+  const { runTuiSession } = await import("../live/tui-session.js");
+  const { rulesGuard } = await import("../live/rules-guard.js");
   const outcome = await runTuiSession({
     store,
     cwd,

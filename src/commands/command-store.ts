@@ -1,6 +1,6 @@
 /** The store a command works in, with what a killed nudge left half done settled first (cut-off-recovery.ts). */
-import { openStore, type Store } from "../bundle/store.js";
-import { recoverCutOffWork } from "../bundle/cut-off-recovery.js";
+import { openStore, type Store } from "../store/store.js";
+import { recoverCutOffWork } from "../store/cut-off-recovery.js";
 import { writeErr } from "../terminal/output.js";
 
 export async function commandStore(cwd: string): Promise<Store> {

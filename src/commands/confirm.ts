@@ -1,8 +1,8 @@
 import { writeErr } from "../terminal/output.js";
 import readline from "node:readline/promises";
-import { inert } from "../inert-text.js";
-import { UserError } from "../errors.js";
-import { stillHolds, type Operation } from "../operation.js";
+import { inert } from "../base/inert-text.js";
+import { UserError } from "../base/errors.js";
+import { stillHolds, type Operation } from "../base/operation.js";
 
 /** How a go-ahead was given: a person answered yes (time passed), or --yes said it up front. */
 export type GoAhead = "answered" | "--yes";

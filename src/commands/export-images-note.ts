@@ -1,6 +1,6 @@
 /** What `session export` (archive or page) says about images in prompts: they travel unscanned. */
-import type { Turn } from "../bundle/manifest-schema.js";
-import { visible } from "../inert-text.js";
+import type { Turn } from "../store/manifest-schema.js";
+import { visible } from "../base/inert-text.js";
 import { writeErr } from "../terminal/output.js";
 import { promptImageNames } from "../view/prompt-image-names.js";
 

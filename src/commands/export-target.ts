@@ -5,7 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import { confirm } from "./confirm.js";
 
 export async function checkExportTarget(given: string | undefined, out: string, force: boolean): Promise<void> {

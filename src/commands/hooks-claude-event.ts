@@ -6,12 +6,12 @@
  */
 import { spawn } from "node:child_process";
 import { Command } from "commander";
-import { openStore } from "../bundle/store.js";
+import { openStore } from "../store/store.js";
 import { claudeConfigDir } from "../claude/transcript.js";
-import { errorMessage } from "../errors.js";
-import { HookInput } from "../session/hook-input.js";
+import { errorMessage } from "../base/errors.js";
+import { HookInput } from "../live/hook-input.js";
 import { writeErr, writeOut } from "../terminal/output.js";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { parseOptions } from "./parse-options.js";
 
 /** Seconds nudge gives itself per hook, under the `timeout` its entry gives claude (claude-settings-hooks.ts). */
@@ -63,8 +63,8 @@ async function hook(): Promise<object | null> {
     return hook.hook_event_name === "SessionStart" ? { systemMessage: `nudge is not recording this session: ${errorMessage(error)}` } : null;
   }
   // Before every tool of claude's: only what the gate and the rules need is loaded.
-  if (hook.hook_event_name === "PreToolUse") return (await import("../session/hook-gate.js")).preToolUse(store, hook);
-  const { onClaudeHook } = await import("../session/hook-events.js");
+  if (hook.hook_event_name === "PreToolUse") return (await import("../live/hook-gate.js")).preToolUse(store, hook);
+  const { onClaudeHook } = await import("../live/hook-events.js");
   const claudePid = /^\d{1,9}$/.test(process.env.CLAUDE_PID ?? "") ? Number(process.env.CLAUDE_PID) : process.ppid;
   const script = process.argv[1]!;
   try {
@@ -88,7 +88,7 @@ async function hook(): Promise<object | null> {
 
 async function finish(sessionId: string, end: boolean, claudePid: number): Promise<void> {
   const store = await openStore(process.cwd());
-  const { finishTurn } = await import("../session/hook-events.js");
+  const { finishTurn } = await import("../live/hook-events.js");
   const { appendFile } = await import("node:fs/promises");
   const path = await import("node:path");
   const log = path.join(store.dir, "claude-hooks.log");

@@ -5,8 +5,8 @@
 import { execa } from "execa";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { openStore } from "../bundle/store.js";
-import { applySettingsPlan, hookCommand, planInstall, planUninstall } from "../session/claude-settings-hooks.js";
+import { openStore } from "../store/store.js";
+import { applySettingsPlan, hookCommand, planInstall, planUninstall } from "../live/claude-settings-hooks.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { printJson, writeOut } from "../terminal/output.js";
 

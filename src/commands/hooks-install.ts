@@ -1,10 +1,10 @@
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
-import { applyHook, planHook } from "../sharing/push-hook.js";
+import * as z from "../base/zod.js";
+import { openStore } from "../store/store.js";
+import { applyHook, planHook } from "../sync/push-hook.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import { claudeHooks } from "./hooks-claude.js";
 
 const Options = z.object({ dryRun: z.optional(z.boolean()), json: z.optional(z.boolean()), claude: z.optional(z.boolean()), project: z.optional(z.boolean()), user: z.optional(z.boolean()) });

@@ -1,8 +1,8 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import { runPrePush } from "../sharing/push-hook.js";
-import { pushIsDryRun } from "../sharing/push-dry-run.js";
-import { visible } from "../inert-text.js";
+import { runPrePush } from "../sync/push-hook.js";
+import { pushIsDryRun } from "../sync/push-dry-run.js";
+import { visible } from "../base/inert-text.js";
 import { writeErr } from "../terminal/output.js";
 import { describePublished } from "./session-push.js";
 import { REPOSITORY_ENV } from "../snapshot/git-remote.js";

@@ -3,9 +3,9 @@
  * still holds after a person answered, apply it, and say what went and what git gc reclaims.
  */
 import { printJson, writeOut } from "../terminal/output.js";
-import type { Operation } from "../operation.js";
-import { describeRemoved, isEmpty, type HousekeepingPlan } from "../time-travel/housekeeping-plan.js";
-import type { HousekeepingResult } from "../time-travel/housekeeping-apply.js";
+import type { Operation } from "../base/operation.js";
+import { describeRemoved, isEmpty, type HousekeepingPlan } from "../maintenance/housekeeping-plan.js";
+import type { HousekeepingResult } from "../maintenance/housekeeping-apply.js";
 import { confirmPlan } from "./confirm.js";
 
 const say = (line: string): void => void writeOut(line + "\n");

@@ -4,7 +4,7 @@
  * options need no second description; a check with a message of its own (a refine, a regex) says
  * it in its own words and is not described here.
  */
-import type * as z from "../zod.js";
+import type * as z from "../base/zod.js";
 
 export interface Accepted {
   /** Each way the option can be given, e.g. ["a whole number above 0", `"none"`]. */

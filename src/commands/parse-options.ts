@@ -1,5 +1,5 @@
-import * as z from "../zod.js";
-import { UserError } from "../errors.js";
+import * as z from "../base/zod.js";
+import { UserError } from "../base/errors.js";
 import { accepted } from "./option-words.js";
 
 /** zod's own English messages ("Invalid input: expected number, received NaN"): said again in nudge's words. */

@@ -8,7 +8,7 @@ import { commandNames, type CommandGroup } from "./group.js";
 import { hooksGroup } from "./hooks.js";
 import { rulesGroup } from "./rules.js";
 import { sessionGroup } from "./session.js";
-import { nudgeVersion } from "../version.js";
+import { nudgeVersion } from "../base/version.js";
 
 const GROUPS: CommandGroup[] = [claudeGroup, sessionGroup, rulesGroup, hooksGroup];
 /** Commands of their own, outside any group (`nudge web`), loaded like a group's. */

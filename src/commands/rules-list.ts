@@ -1,9 +1,9 @@
 import { Command } from "commander";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { loadRules } from "../rules/load-rules.js";
 import { repoRoot } from "../snapshot/git.js";
-import { oneLine } from "../format.js";
+import { oneLine } from "../base/format.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 

@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { UserError } from "../errors.js";
+import * as z from "../base/zod.js";
+import { UserError } from "../base/errors.js";
 import { describeMatch, ruleJson } from "../rules/describe-rule.js";
 import { evaluate } from "../rules/evaluate.js";
 import { postToolUseOutput, preToolUseOutput, whatClaudeReceives } from "../rules/hook-answers.js";

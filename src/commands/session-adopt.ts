@@ -1,11 +1,11 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { claudeConfigDir } from "../claude/transcript.js";
-import { UserError } from "../errors.js";
-import { visible } from "../inert-text.js";
-import { adoptClaudeSession } from "../session/adopt-session.js";
-import { claudeOwnSessions, findClaudeSession, knownClaudeIds } from "../session/claude-own-sessions.js";
+import { UserError } from "../base/errors.js";
+import { visible } from "../base/inert-text.js";
+import { adoptClaudeSession } from "../live/adopt-session.js";
+import { claudeOwnSessions, findClaudeSession, knownClaudeIds } from "../live/claude-own-sessions.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 

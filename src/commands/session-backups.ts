@@ -1,8 +1,8 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
-import { listBackups } from "../time-travel/backup-list.js";
+import { listBackups } from "../maintenance/backup-list.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({ json: z.optional(z.boolean()) });

@@ -1,8 +1,8 @@
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { resolveSession } from "../bundle/store.js";
+import * as z from "../base/zod.js";
+import { resolveSession } from "../store/store.js";
 import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import { pickRange, turnDiff } from "../view/turn-diff.js";
 import { renderPatch, renderStat } from "../terminal/diff-renderer.js";
 import { highlightDiffLine } from "../terminal/diff-highlight.js";

@@ -1,9 +1,9 @@
 /** `nudge session export <id> --html`: where the page goes and what is said; export-html.ts makes it. */
 import { commandStore } from "./command-store.js";
 import path from "node:path";
-import { writeFileAtomic } from "../bundle/atomic-write.js";
-import { resolveSession } from "../bundle/store.js";
-import { UserError } from "../errors.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
+import { resolveSession } from "../store/store.js";
+import { UserError } from "../base/errors.js";
 import { exportHtml } from "../web/export-html.js";
 import { noteExportedImages } from "./export-images-note.js";
 import { excludeExport } from "../sharing/export-exclude.js";

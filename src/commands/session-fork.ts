@@ -2,7 +2,7 @@ import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import { resolveRecorded } from "./session-source.js";
 import path from "node:path";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { forkIntoWorktree, forkTurn, type ForkOutcome } from "../time-travel/fork-session.js";
 import { forkInPlaceOperation, forkIntoWorktreeOperation } from "../time-travel/operations.js";
 import { withWorkTree } from "../time-travel/rewind.js";

@@ -1,7 +1,7 @@
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { openStore } from "../bundle/store.js";
-import { gcOperation } from "../time-travel/housekeeping-operation.js";
+import * as z from "../base/zod.js";
+import { openStore } from "../store/store.js";
+import { gcOperation } from "../maintenance/housekeeping-operation.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
 

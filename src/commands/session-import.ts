@@ -2,10 +2,10 @@ import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import os from "node:os";
 import path from "node:path";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { importSession, type ImportResult } from "../sharing/import-session.js";
 import { parseSize } from "../sharing/limits.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../base/shell-quote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 

@@ -1,6 +1,6 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { runClaudeIndexer } from "../search/claude-indexer.js";
 import { parseOptions } from "./parse-options.js";
 

@@ -1,15 +1,15 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { summarize } from "../bundle/summary.js";
-import { scanSessions, type Store } from "../bundle/store.js";
-import { remoteListing } from "../sharing/remote-listing.js";
-import { resolveRemote } from "../sharing/sync-remote.js";
-import { formatCost, formatDuration, oneLine, thousands } from "../format.js";
+import * as z from "../base/zod.js";
+import { summarize } from "../store/summary.js";
+import { scanSessions, type Store } from "../store/store.js";
+import { remoteListing } from "../sync/remote-listing.js";
+import { resolveRemote } from "../sync/sync-remote.js";
+import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { inertValue, visible } from "../inert-text.js";
-import { claudeOwnScan } from "../session/claude-own-sessions.js";
+import { inertValue, visible } from "../base/inert-text.js";
+import { claudeOwnScan } from "../live/claude-own-sessions.js";
 import { listProjects, printClaudeOwn } from "./claude-own-list.js";
 
 const Options = z.object({

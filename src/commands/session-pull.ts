@@ -1,9 +1,9 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { parseSize } from "../sharing/limits.js";
-import { pullSession } from "../sharing/pull-session.js";
-import { resolveRemote } from "../sharing/sync-remote.js";
+import { pullSession } from "../sync/pull-session.js";
+import { resolveRemote } from "../sync/sync-remote.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { describe } from "./session-import.js";

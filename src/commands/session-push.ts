@@ -1,12 +1,12 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { resolveSession } from "../bundle/store.js";
-import { chooseSession } from "../session/open-session.js";
+import * as z from "../base/zod.js";
+import { resolveSession } from "../store/store.js";
+import { chooseSession } from "../live/open-session.js";
 import { formatBytes } from "../sharing/limits.js";
-import { publishSession, type PublishResult } from "../sharing/publish-session.js";
-import { resolveRemote } from "../sharing/sync-remote.js";
-import { visible } from "../inert-text.js";
+import { publishSession, type PublishResult } from "../sync/publish-session.js";
+import { resolveRemote } from "../sync/sync-remote.js";
+import { visible } from "../base/inert-text.js";
 import { printJson, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 

@@ -1,7 +1,7 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { repairJson, repairOperation } from "../time-travel/repair-apply.js";
+import * as z from "../base/zod.js";
+import { repairJson, repairOperation } from "../maintenance/repair-apply.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { confirm } from "./confirm.js";
 import { parseOptions } from "./parse-options.js";

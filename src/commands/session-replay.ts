@@ -1,18 +1,18 @@
 import { writeOut } from "../terminal/output.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../bundle/conversation-reader.js";
-import type { Manifest } from "../bundle/manifest-schema.js";
-import { resolveSession } from "../bundle/store.js";
+import * as z from "../base/zod.js";
+import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../store/conversation-reader.js";
+import type { Manifest } from "../store/manifest-schema.js";
+import { resolveSession } from "../store/store.js";
 import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
-import { turnOf } from "../bundle/turn-lookup.js";
+import { turnOf } from "../store/turn-lookup.js";
 import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
-import { mergeInput } from "../bundle/input-merge.js";
+import { mergeInput } from "../store/input-merge.js";
 import { play, sleep } from "../terminal/replay-player.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { relocateLine, relocateText, transcriptMoves, type PathMove } from "../sharing/relocate.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
-import { NotRecorded } from "../session/claude-own-sessions.js";
+import { NotRecorded } from "../live/claude-own-sessions.js";
 import { replayClaudeSession } from "./claude-own-show.js";
 
 const Options = z.object({ remote: RemoteOption,

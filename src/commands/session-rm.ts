@@ -1,7 +1,7 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { removalOperation } from "../time-travel/housekeeping-operation.js";
+import * as z from "../base/zod.js";
+import { removalOperation } from "../maintenance/housekeeping-operation.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
 

@@ -1,7 +1,7 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { UserError } from "../errors.js";
+import * as z from "../base/zod.js";
+import { UserError } from "../base/errors.js";
 import { parseSince, searchSessions } from "../search/search-sessions.js";
 import { hitViews } from "../search/hit-view.js";
 import { snippetOf } from "../search/snippet.js";
@@ -9,8 +9,8 @@ import { PLACE_NAMES } from "../search/turn-docs.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions } from "./parse-options.js";
-import { thousands } from "../format.js";
-import { imageSize } from "../session/prompt-images.js";
+import { thousands } from "../base/format.js";
+import { imageSize } from "../live/prompt-images.js";
 
 const Options = z.object({
   file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),

@@ -1,16 +1,16 @@
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { resolveSession } from "../bundle/store.js";
+import * as z from "../base/zod.js";
+import { resolveSession } from "../store/store.js";
 import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
-import { describeCompaction, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../format.js";
+import { describeCompaction, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../base/format.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
-import { inertValue, visible } from "../inert-text.js";
-import { summarize } from "../bundle/summary.js";
-import type { Turn } from "../bundle/manifest-schema.js";
+import { inertValue, visible } from "../base/inert-text.js";
+import { summarize } from "../store/summary.js";
+import type { Turn } from "../store/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { promptImageNames } from "../view/prompt-image-names.js";
-import { NotRecorded } from "../session/claude-own-sessions.js";
+import { NotRecorded } from "../live/claude-own-sessions.js";
 import { showClaudeSession } from "./claude-own-show.js";
 
 const Options = z.object({ remote: RemoteOption, json: z.optional(z.boolean()) });

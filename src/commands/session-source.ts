@@ -1,10 +1,10 @@
 import { commandStore } from "./command-store.js";
-import * as z from "../zod.js";
-import { NoSuchSession, resolveId, resolveSession, type StoredSession, type Store } from "../bundle/store.js";
-import { findClaudeSession, NotRecorded } from "../session/claude-own-sessions.js";
-import { UserError } from "../errors.js";
-import { visible } from "../inert-text.js";
-import { shellQuote } from "../shell-quote.js";
+import * as z from "../base/zod.js";
+import { NoSuchSession, resolveId, resolveSession, type StoredSession, type Store } from "../store/store.js";
+import { findClaudeSession, NotRecorded } from "../live/claude-own-sessions.js";
+import { UserError } from "../base/errors.js";
+import { visible } from "../base/inert-text.js";
+import { shellQuote } from "../base/shell-quote.js";
 
 /** `--remote [name|url]` of show, diff and replay: look at a published session instead of one of this repository's. */
 export const RemoteOption = z.optional(z.union([z.boolean(), z.string().check(z.minLength(1))]));
@@ -18,7 +18,7 @@ export async function sessionSource(id: string, remote: z.infer<typeof RemoteOpt
     const here = await resolveId(store, id).catch(async (error: unknown) => {
       await explainClaudeSession(store, id, error);
       // Not here, but fetched from a remote: say where it is, rather than "no session matches".
-      const { fetchedElsewhere } = await import("../sharing/fetched-elsewhere.js");
+      const { fetchedElsewhere } = await import("../sync/fetched-elsewhere.js");
       const found = error instanceof UserError && /^[0-9a-f]{1,10}$/.test(id) ? await fetchedElsewhere(store, id) : null;
       if (!found) throw error;
       const flag = found.remote ? ` --remote ${shellQuote(found.remote)}` : " --remote <the remote you fetched it from>";
@@ -28,7 +28,7 @@ export async function sessionSource(id: string, remote: z.infer<typeof RemoteOpt
   }
   // Loaded only here: a remote view checks the published session as an import does (the import's
   // reader, tar headers, git bundles), which show, diff and replay of a local session never need.
-  const [{ resolveRemote }, { openRemoteView }] = await Promise.all([import("../sharing/sync-remote.js"), import("../sharing/remote-view.js")]);
+  const [{ resolveRemote }, { openRemoteView }] = await Promise.all([import("../sync/sync-remote.js"), import("../sync/remote-view.js")]);
   const where = await resolveRemote(store, remote === true ? undefined : remote);
   const view = await openRemoteView(store, where, id);
   return { store: view.store, id: view.id, published: view.published, remote: where.label };

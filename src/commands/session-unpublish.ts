@@ -1,9 +1,9 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
-import { unpublishSession } from "../sharing/unpublish-session.js";
-import { resolveRemote } from "../sharing/sync-remote.js";
-import { visible } from "../inert-text.js";
+import * as z from "../base/zod.js";
+import { unpublishSession } from "../sync/unpublish-session.js";
+import { resolveRemote } from "../sync/sync-remote.js";
+import { visible } from "../base/inert-text.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 

@@ -1,10 +1,10 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import path from "node:path";
-import { type Store } from "../bundle/store.js";
-import { UserError } from "../errors.js";
-import { visible } from "../inert-text.js";
+import { type Store } from "../store/store.js";
+import { UserError } from "../base/errors.js";
+import { visible } from "../base/inert-text.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { canOpenBrowser, openBrowser } from "../web/open-browser.js";
 import { startWebServer } from "../web/server/app.js";

@@ -6,7 +6,7 @@
  * "no file changed".
  */
 import type { ResultEvent } from "../claude/stream-events.js";
-import { visible } from "../inert-text.js";
+import { visible } from "../base/inert-text.js";
 
 export interface ApiFailure {
   status: number | null;

@@ -4,7 +4,7 @@
  * when a turn ends (claude reports it with the turn's result), so a turn can overshoot it; time is
  * watched as it passes, and a turn still running when it is up is interrupted.
  */
-import { formatCost } from "../format.js";
+import { formatCost } from "../base/format.js";
 
 export interface Budget {
   iterations: number;

@@ -5,9 +5,9 @@
  * runners print their summary last, and a check may print megabytes.
  */
 import { execa } from "execa";
-import type { Turn } from "../bundle/manifest-schema.js";
+import type { Turn } from "../store/manifest-schema.js";
 import { sandboxedCommand, type Sandbox } from "../claude/sandbox.js";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 
 /** What is kept of the output in memory (for the summary) and on the turn (for show and the prompt). */
 const KEEP_BYTES = 64 * 1024;

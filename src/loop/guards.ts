@@ -7,8 +7,8 @@
  * - same-output: the check printed the same thing as the time before, K times in a row (timings
  *   and clock times are ignored: they differ on every run).
  */
-import type { Turn } from "../bundle/manifest-schema.js";
-import { stableJson } from "../stable-json.js";
+import type { Turn } from "../store/manifest-schema.js";
+import { stableJson } from "../base/stable-json.js";
 
 export interface GuardSettings {
   noChange: number | null;

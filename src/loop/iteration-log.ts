@@ -7,11 +7,11 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Turn } from "../bundle/manifest-schema.js";
-import { writeFileAtomic } from "../bundle/atomic-write.js";
-import type { BundleFiles } from "../bundle/store.js";
-import { expandImages, hasImageRefs } from "../bundle/image-store.js";
-import { readStream } from "../bundle/conversation-pieces.js";
+import type { Turn } from "../store/manifest-schema.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
+import type { BundleFiles } from "../store/store.js";
+import { expandImages, hasImageRefs } from "../store/image-store.js";
+import { readStream } from "../store/conversation-pieces.js";
 
 /** The log's path inside the bundle; null when the turn has no byte range (an older bundle). */
 export async function writeIterationLog(files: BundleFiles, turn: Turn): Promise<string | null> {

@@ -4,8 +4,8 @@
  * strategy or a hint says so. Ending claude between turns is cheap: the next turn starts it.
  */
 import type { Sandbox } from "../claude/sandbox.js";
-import type { Restart } from "../session/claude-link.js";
-import type { Conversation } from "../session/conversation.js";
+import type { Restart } from "../live/claude-link.js";
+import type { Conversation } from "../live/conversation.js";
 import type { TurnRole } from "./loop-phase.js";
 import type { ModelPlan } from "./model-plan.js";
 import { VERIFIER_FLAGS } from "./verifier.js";

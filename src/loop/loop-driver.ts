@@ -8,11 +8,11 @@
  * (a line the user types during the loop still goes first: that is how a loop is steered), its
  * render sees claude's tool calls on their way to the screen, and it takes Ctrl-C first.
  */
-import type { Turn } from "../bundle/manifest-schema.js";
+import type { Turn } from "../store/manifest-schema.js";
 import { isToolUse, type StreamEvent } from "../claude/stream-events.js";
 import type { SessionRecorder } from "../recorder/session-recorder.js";
-import { isSlashCommand, type Conversation } from "../session/conversation.js";
-import type { Frontend, PromptSource } from "../session/frontend.js";
+import { isSlashCommand, type Conversation } from "../live/conversation.js";
+import type { Frontend, PromptSource } from "../live/frontend.js";
 import { apiFailureHint, unfixableApiFailure, type ApiFailure } from "./api-failure.js";
 import { BudgetClock, timeSpent } from "./budget.js";
 import { runCheck, storedCheck, type CheckRun } from "./check-run.js";

@@ -4,7 +4,7 @@
  * that does not happen turned back into a stop on the guard.
  */
 import type { StreamEvent } from "../claude/stream-events.js";
-import type { Frontend, PromptSource } from "../session/frontend.js";
+import type { Frontend, PromptSource } from "../live/frontend.js";
 
 export interface LoopSide {
   next(): Promise<string | null>;

@@ -3,9 +3,9 @@
  * the loop wraps the frontend (its prompts, and a look at claude's events), sees the conversation
  * (to cut a turn short), checks after every turn, and takes Ctrl-C before the run does.
  */
-import type { Conversation } from "../session/conversation.js";
-import type { Frontend } from "../session/frontend.js";
-import type { RunSessionInput } from "../session/run-session.js";
+import type { Conversation } from "../live/conversation.js";
+import type { Frontend } from "../live/frontend.js";
+import type { RunSessionInput } from "../live/run-session.js";
 
 export interface LoopHooks {
   /** The frontend the session gets, built on the run's own (`tty`: someone can be asked). */

@@ -1,5 +1,5 @@
 /** What a loop says about its checks and how it ended, and the exit status that goes with it. */
-import { formatCost, formatDuration } from "../format.js";
+import { formatCost, formatDuration } from "../base/format.js";
 import { bestTurn, type CheckedTurn } from "./best-turn.js";
 import type { CheckRun } from "./check-run.js";
 import { describeSummary, parseTestSummary } from "./check-summary.js";

@@ -1,7 +1,7 @@
 /** A loop's --prompt-file (and --verify's): read whole, checked to be short UTF-8 text. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 
 export interface PromptFile {
   text: string;

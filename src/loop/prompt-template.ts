@@ -6,7 +6,7 @@
  * Placeholders are `{{name}}` (spaces inside the braces allowed). The template is checked when the
  * loop starts, so a typo is one clear error, not a strange prompt at 3 a.m.
  */
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 
 export const PLACEHOLDERS = {
   goal: "the goal given on the command line",

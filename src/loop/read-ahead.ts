@@ -5,7 +5,7 @@
  * Only for sources that show nothing when asked: a terminal's prompt line must not be drawn while
  * claude works, so on a terminal the source's own `hasQueued` (type-ahead) is what counts.
  */
-import type { PromptSource } from "../session/frontend.js";
+import type { PromptSource } from "../live/frontend.js";
 
 export function readAhead(source: PromptSource): PromptSource & { hasQueued(): boolean } {
   const queue: Array<string | null> = [];

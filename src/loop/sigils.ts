@@ -8,7 +8,7 @@
  * between quotation marks is something claude shows, hides or withdraws, not says: loops that
  * trusted those stopped on a file's contents, a comment, or claude explaining its own rules.
  */
-import { lazyMarkdownIt, type MarkdownToken as Token } from "../markdown-it.js";
+import { lazyMarkdownIt, type MarkdownToken as Token } from "../base/markdown-it.js";
 
 /** Raw HTML on: only so that a comment is told from text; the tags themselves come back as written. */
 const parser = lazyMarkdownIt({ html: true, linkify: false, typographer: false }, (md) => {

@@ -4,7 +4,7 @@
  * (what the first prompt template sees, what the guards compare with, the starting point of
  * "best turn"), and it catches a check that cannot run at all before any money is spent.
  */
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import type { Budget } from "./budget.js";
 import type { Sandbox } from "../claude/sandbox.js";
 import { assertCheckSyntax, runCheck, type CheckRun } from "./check-run.js";

@@ -8,12 +8,12 @@
  * reader gets the line back as written through conversation-reader.ts.
  */
 import fs from "node:fs";
-import type { BundleFiles } from "../bundle/store.js";
+import type { BundleFiles } from "../store/store.js";
 import { LineFramer } from "../claude/ndjson.js";
-import { faultPoint } from "../fault-injection.js";
-import { storeImages } from "../bundle/image-store.js";
-import { streamLayoutSync, type StreamPoint } from "../bundle/conversation-pieces.js";
-import { compressPiece, finishPieceSync, tidyPieces } from "../bundle/piece-writing.js";
+import { faultPoint } from "../base/fault-injection.js";
+import { storeImages } from "../store/image-store.js";
+import { streamLayoutSync, type StreamPoint } from "../store/conversation-pieces.js";
+import { compressPiece, finishPieceSync, tidyPieces } from "../store/piece-writing.js";
 
 /** conversation.jsonl is finished as a piece (and compressed) at a turn's end once it holds this much (conversation-pieces.ts). */
 export const PIECE_BYTES = 64 << 10;

@@ -13,24 +13,24 @@
  *    completed by the next run from the `ended` record (see `recoverUnsaved`).
  * It knows nothing about terminals; listeners get the parsed events.
  */
-import { ensureDir, sweepTempFiles } from "../bundle/atomic-write.js";
-import type { Manifest, ManifestHeader, PendingTurn, Turn, TurnResult } from "../bundle/manifest-schema.js";
-import { isRunning, processStart, sessionLock, type HeldLock } from "../bundle/locks.js";
-import { bundleFiles, headerOf, writeBundle, writeHeader, type BundleFiles } from "../bundle/store.js";
-import { summaryOf } from "../bundle/summary.js";
-import { TurnJournal } from "../bundle/turn-journal.js";
+import { ensureDir, sweepTempFiles } from "../store/atomic-write.js";
+import type { Manifest, ManifestHeader, PendingTurn, Turn, TurnResult } from "../store/manifest-schema.js";
+import { isRunning, processStart, sessionLock, type HeldLock } from "../store/locks.js";
+import { bundleFiles, headerOf, writeBundle, writeHeader, type BundleFiles } from "../store/store.js";
+import { summaryOf } from "../store/summary.js";
+import { TurnJournal } from "../store/turn-journal.js";
 import { lineText, parseEventLine, parseLine, splitLines } from "../claude/ndjson.js";
 import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
-import { InternalError, UserError, errorMessage, inContext } from "../errors.js";
-import { faultPause, faultPoint } from "../fault-injection.js";
-import { pathExists } from "../file-exists.js";
+import { InternalError, UserError, errorMessage, inContext } from "../base/errors.js";
+import { faultPause, faultPoint } from "../base/fault-injection.js";
+import { pathExists } from "../base/file-exists.js";
 import { RecordingGit } from "../snapshot/git-channels.js";
 import * as git from "../snapshot/git.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { turnsPast } from "../snapshot/snapshotter.js";
 import { ConversationLog, InputLog, type LogPosition } from "./conversation-log.js";
-import { damaged, readStream } from "../bundle/conversation-pieces.js";
-import { recordedLineCount } from "../bundle/conversation-reader.js";
+import { damaged, readStream } from "../store/conversation-pieces.js";
+import { recordedLineCount } from "../store/conversation-reader.js";
 import { TranscriptSync } from "./transcript-sync.js";
 import { TurnFollower, resultSummary } from "./turn-follower.js";
 import { saveTurn, saveTurnZero, type SaveContext } from "./turn-save.js";

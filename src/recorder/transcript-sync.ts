@@ -1,6 +1,6 @@
 /**
  * Keeps the bundle's copy of claude's own files for a claude session up to date after each turn:
- * the transcript (`claude/<id>.jsonl.gz`, compressed: bundle/transcript-copy.ts) and its side
+ * the transcript (`claude/<id>.jsonl.gz`, compressed: store/transcript-copy.ts) and its side
  * folder (`claude/<id>/`: subagent transcripts, large tool results, kept plain), so the
  * conversation can be resumed on another machine or after claude's config is gone.
  *
@@ -13,11 +13,11 @@ import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createWriteStream } from "node:fs";
-import { copyFileAtomic, ensureDir, replaceAtomically } from "../bundle/atomic-write.js";
-import { encodeMembers, GZ_SUFFIX, inflateMember, MEMBER_BYTES, readMembers } from "../bundle/transcript-copy.js";
+import { copyFileAtomic, ensureDir, replaceAtomically } from "../store/atomic-write.js";
+import { encodeMembers, GZ_SUFFIX, inflateMember, MEMBER_BYTES, readMembers } from "../store/transcript-copy.js";
 import { findTranscript } from "../claude/transcript.js";
-import { faultPoint } from "../fault-injection.js";
-import { transcriptName } from "../bundle/transcript-name.js";
+import { faultPoint } from "../base/fault-injection.js";
+import { transcriptName } from "../store/transcript-name.js";
 
 const TAIL_CHECK = 4096;
 

@@ -4,7 +4,7 @@
  * known kinds count: a line after claude's last result (a wrapper's output, garbage) can neither
  * end a turn nor change which claude session is resumed.
  */
-import type { Turn, TurnResult } from "../bundle/manifest-schema.js";
+import type { Turn, TurnResult } from "../store/manifest-schema.js";
 import type { ResultEvent, StreamEvent } from "../claude/stream-events.js";
 
 export class TurnFollower {

@@ -4,10 +4,10 @@
  * and the copy of claude's transcript.
  */
 import path from "node:path";
-import { writeFileAtomic } from "../bundle/atomic-write.js";
-import type { Manifest, PatchInfo, PendingTurn, Snapshot, Turn, TurnResult } from "../bundle/manifest-schema.js";
-import { patchName } from "../bundle/store.js";
-import { faultPause } from "../fault-injection.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
+import type { Manifest, PatchInfo, PendingTurn, Snapshot, Turn, TurnResult } from "../store/manifest-schema.js";
+import { patchName } from "../store/store.js";
+import { faultPause } from "../base/fault-injection.js";
 import type { RecordingGit } from "../snapshot/git-channels.js";
 import * as git from "../snapshot/git.js";
 import { editsMessage, startMessage, turnMessage } from "../snapshot/snapshot-message.js";

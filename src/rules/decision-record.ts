@@ -2,7 +2,7 @@
  * "A rule decided this": what the session bundle keeps for every rule decision, and what replay
  * shows. The recorder adds where it happened (turn, time); this is the decision itself.
  */
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import type { RuleDecision } from "./evaluate.js";
 import { RULE_ACTIONS } from "./rules-schema.js";
 import { callDetail, type ToolCall } from "./tool-input.js";

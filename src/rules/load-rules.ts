@@ -6,7 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import type { RuleSet } from "./parse-rules.js";
 
 export const RULES_DIR = ".nudge";

@@ -5,7 +5,7 @@
  */
 import os from "node:os";
 import { LineCounter, parseDocument } from "yaml";
-import { errorMessage, UserError } from "../errors.js";
+import { errorMessage, UserError } from "../base/errors.js";
 import { compileGlob, GlobError } from "./glob.js";
 import { compilePattern, PatternError, type Pattern } from "./pattern.js";
 import { RulesFileProblems } from "./rules-file-error.js";

@@ -6,7 +6,7 @@
  * and backreferences (exactly what makes a match linear); such a pattern is refused at load.
  */
 import { RE2JS } from "re2js";
-import { errorMessage } from "../errors.js";
+import { errorMessage } from "../base/errors.js";
 
 export interface Pattern {
   readonly source: string;

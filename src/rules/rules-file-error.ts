@@ -4,8 +4,8 @@
  */
 import type { Document, LineCounter } from "yaml";
 import { isMap, isScalar } from "yaml";
-import type * as z from "../zod.js";
-import { UserError } from "../errors.js";
+import type * as z from "../base/zod.js";
+import { UserError } from "../base/errors.js";
 
 type Path = ReadonlyArray<PropertyKey>;
 

@@ -3,7 +3,7 @@
  * from this (npm run schemas) and a test fails when it is stale. Every object is strict: a typo
  * in a key ("comand") must fail loudly, never silently turn a rule off.
  */
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 
 export const RULES_FORMAT = 1;
 

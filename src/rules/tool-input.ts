@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { visible } from "../inert-text.js";
+import { visible } from "../base/inert-text.js";
 
 export interface ToolCall {
   toolName: string;

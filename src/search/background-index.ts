@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Store } from "../bundle/store.js";
+import type { Store } from "../store/store.js";
 
 const WORKER = workerScript();
 

@@ -10,10 +10,10 @@
  */
 import { statSync } from "node:fs";
 import { deflateRawSync } from "node:zlib";
-import { isDiskFull } from "../errors.js";
-import { bundleDir, bundleFiles, loadSession, sessionIds, type StoredSession, type Store } from "../bundle/store.js";
-import type { Turn } from "../bundle/manifest-schema.js";
-import { faultPoint } from "../fault-injection.js";
+import { isDiskFull } from "../base/errors.js";
+import { bundleDir, bundleFiles, loadSession, sessionIds, type StoredSession, type Store } from "../store/store.js";
+import type { Turn } from "../store/manifest-schema.js";
+import { faultPoint } from "../base/fault-injection.js";
 import { indexedText, runTails } from "./tokens.js";
 import type { SearchDb } from "./search-db.js";
 import { turnDocs, type TurnDoc, type TurnFile } from "./turn-docs.js";

@@ -6,7 +6,7 @@
  * search that finds some not indexed) takes them one at a time, each its own transaction, so a
  * search meanwhile answers from what is indexed.
  */
-import type { ClaudeSession } from "../session/claude-own-sessions.js";
+import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { claudeTurnViews, readClaudeTranscript } from "../view/claude-session-view.js";
 import { dropSession, insertPieces } from "./catch-up.js";
 import type { SearchDb } from "./search-db.js";

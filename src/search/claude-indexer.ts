@@ -6,8 +6,8 @@
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Store } from "../bundle/store.js";
-import { claudeOwnSessions } from "../session/claude-own-sessions.js";
+import type { Store } from "../store/store.js";
+import { claudeOwnSessions } from "../live/claude-own-sessions.js";
 import { indexClaudeSession, notIndexed } from "./claude-index.js";
 import { indexFile, openSearchDb } from "./search-db.js";
 

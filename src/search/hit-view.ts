@@ -5,8 +5,8 @@
  * output piped into a file meant to be shared carries none (the terminal output, for the user's
  * eyes on their own machine, is not masked).
  */
-import { inertValue } from "../inert-text.js";
-import { oneLine } from "../format.js";
+import { inertValue } from "../base/inert-text.js";
+import { oneLine } from "../base/format.js";
 import type { SearchHit } from "./query.js";
 import { maskHit, snippetOf } from "./snippet.js";
 import type { Place } from "./turn-docs.js";

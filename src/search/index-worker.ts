@@ -6,7 +6,7 @@
  * catches up, as after any crash).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { Store } from "../bundle/store.js";
+import type { Store } from "../store/store.js";
 import { indexSession, stampOf } from "./catch-up.js";
 import { openSearchDb, type SearchDb } from "./search-db.js";
 

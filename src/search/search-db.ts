@@ -8,7 +8,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import type { Store } from "../bundle/store.js";
+import type { Store } from "../store/store.js";
 
 export type SearchDb = Database.Database;
 

@@ -2,13 +2,13 @@
  * The search as the CLI and the web server call it: bring the index up to date, resolve the
  * filters, query. An index SQLite finds damaged is removed and rebuilt once, then searched.
  */
-import { resolveId, type Store } from "../bundle/store.js";
+import { resolveId, type Store } from "../store/store.js";
 import { statfsSync } from "node:fs";
 import path from "node:path";
-import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../errors.js";
+import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../base/errors.js";
 import { compileGlob, GlobError } from "../rules/glob.js";
 import { catchUp, type CatchUpReport } from "./catch-up.js";
-import { claudeOwnSessions } from "../session/claude-own-sessions.js";
+import { claudeOwnSessions } from "../live/claude-own-sessions.js";
 import { notIndexed } from "./claude-index.js";
 import { startClaudeIndexer } from "./claude-indexer.js";
 import { search, type SearchHit } from "./query.js";

@@ -4,7 +4,7 @@
  * anything that may leave the machine (`--json`, the web route), the whole text has its secrets
  * masked as an export masks them before the window is cut: a secret is never half-shown.
  */
-import { inertValue } from "../inert-text.js";
+import { inertValue } from "../base/inert-text.js";
 import type { SecretSpan } from "../secrets/secret-detect.js";
 import type { SearchHit } from "./query.js";
 

@@ -4,8 +4,8 @@
  * answers and rule decisions, the loop's check, the user's own edits, and the names of the files
  * the turn and those edits changed. Thinking is left out: it is not what the user or Claude said.
  */
-import type { StoredSession } from "../bundle/store.js";
-import type { Turn } from "../bundle/manifest-schema.js";
+import type { StoredSession } from "../store/store.js";
+import type { Turn } from "../store/manifest-schema.js";
 import { savedTurnContent } from "../view/session-views.js";
 import type { Entry } from "../view/view-types.js";
 

@@ -3,7 +3,7 @@
  * a turn brought is left out by exporting the turns before it; one in history the export carries
  * (a base commit on no remote) is left out by pushing that history, so the bundle builds on it.
  */
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import { unreachedFromRemotes } from "../snapshot/git-objects.js";
 import { EXPORT_IN_CODE, type CodeSecret } from "./code-secrets.js";
 import type { ExportPlan } from "./export-plan.js";

@@ -14,7 +14,7 @@
  * either: a secret in the name of a file a turn adds, or in a link's target, is found the same way.
  */
 import { gunzipSync } from "node:zlib";
-import type { Turn } from "../bundle/manifest-schema.js";
+import type { Turn } from "../store/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { INDEX_NAME } from "./export-index.js";
 import { SecretBatch } from "../secrets/secret-batch.js";

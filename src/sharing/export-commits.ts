@@ -6,8 +6,8 @@
  * ref names them; git gc prunes them) and the same chain always gives the same copies, so the
  * export stays the same bytes. Commits before the first secret keep their ids.
  */
-import { InternalError, UserError } from "../errors.js";
-import type { Turn } from "../bundle/manifest-schema.js";
+import { InternalError, UserError } from "../base/errors.js";
+import type { Turn } from "../store/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { maskTextData } from "../secrets/secrets.js";
 

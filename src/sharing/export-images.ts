@@ -7,8 +7,8 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { IMAGES_DIR, imageRefsIn, imagesDir } from "../bundle/image-store.js";
-import { UserError } from "../errors.js";
+import { IMAGES_DIR, imageRefsIn, imagesDir } from "../store/image-store.js";
+import { UserError } from "../base/errors.js";
 import { measure, type ExportFile } from "./export-writer.js";
 
 export async function exportedImages(bundleDir: string, stagedLogs: string[], sessionDir: string): Promise<ExportFile[]> {

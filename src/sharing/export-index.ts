@@ -3,7 +3,7 @@
  * a reader knows what to expect (every other entry, its size and sha256) before it writes a byte.
  * The single source of truth for it; `schemas/export.schema.json` is generated from this.
  */
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import { ENTRY_PATH, MAX_PATH_LENGTH, collisionKey, parentFolders } from "./archive-path.js";
 
 export const EXPORT_KIND = "nudge-export";

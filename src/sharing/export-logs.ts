@@ -6,11 +6,11 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { bundleFiles } from "../bundle/store.js";
-import type { Turn } from "../bundle/manifest-schema.js";
-import { pathExists } from "../file-exists.js";
-import { damaged, findCopy, writePlain } from "../bundle/transcript-copy.js";
-import { LIVE_NAME, writeStreamLines } from "../bundle/conversation-pieces.js";
+import { bundleFiles } from "../store/store.js";
+import type { Turn } from "../store/manifest-schema.js";
+import { pathExists } from "../base/file-exists.js";
+import { damaged, findCopy, writePlain } from "../store/transcript-copy.js";
+import { LIVE_NAME, writeStreamLines } from "../store/conversation-pieces.js";
 import { SESSION_DIR, isEntryPath } from "./archive-path.js";
 import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";

@@ -5,7 +5,7 @@
  * named after a ticket and a token, a folder holding a key) is masked like the conversation,
  * one detection for all of it. Ids, hashes and times are not free text and are left alone.
  */
-import type { ManifestHeader } from "../bundle/manifest-schema.js";
+import type { ManifestHeader } from "../store/manifest-schema.js";
 import type { ExportIndex } from "./export-index.js";
 import { INDEX_NAME } from "./export-index.js";
 import { maskText, type SecretFinding } from "../secrets/secrets.js";

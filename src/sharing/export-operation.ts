@@ -2,8 +2,8 @@
  * An export as an operation (see ../operation.ts), as the page asks for one: the plan (which
  * turns, lines and files go, what is left out), and the archive written once confirmed.
  */
-import type { Store, StoredSession } from "../bundle/store.js";
-import type { Operation } from "../operation.js";
+import type { Store, StoredSession } from "../store/store.js";
+import type { Operation } from "../base/operation.js";
 import { describeExportPlan } from "./export-describe.js";
 import { planExport, type ExportPlan } from "./export-plan.js";
 import { exportSession, type ExportOptions, type ExportResult } from "./export-session.js";

@@ -4,10 +4,10 @@
  * the last exported turn that wrote it, the patches, the commit the code bundle ends at, and the
  * commits it must make sure a clone can reach (the base, the HEADs recorded).
  */
-import { UserError } from "../errors.js";
-import { NoSuchTurn } from "../bundle/turn-lookup.js";
-import type { Manifest, Turn } from "../bundle/manifest-schema.js";
-import { claudeSessionIdOf } from "../bundle/transcript-name.js";
+import { UserError } from "../base/errors.js";
+import { NoSuchTurn } from "../store/turn-lookup.js";
+import type { Manifest, Turn } from "../store/manifest-schema.js";
+import { claudeSessionIdOf } from "../store/transcript-name.js";
 
 export interface TranscriptCut {
   /** In the bundle: claude/<id>.jsonl. */

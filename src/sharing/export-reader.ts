@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import { isTopFolder, parentFolders } from "./archive-path.js";
 import { ByteReader } from "./byte-reader.js";
 import { EXPORT_FORMAT, ExportIndexSchema, INDEX_NAME, IndexEnvelopeSchema, type ExportEntry, type ExportIndex } from "./export-index.js";

@@ -9,12 +9,12 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { MANIFEST_FORMAT, type ManifestHeader, type Turn } from "../bundle/manifest-schema.js";
-import { headerOf, type Store, type StoredSession } from "../bundle/store.js";
-import { refuseLinksWithin } from "../bundle/bundle-links.js";
-import { streamSize } from "../bundle/conversation-pieces.js";
-import { summaryOf } from "../bundle/summary.js";
-import { journalOf, parseJournal, foldJournal } from "../bundle/turn-journal.js";
+import { MANIFEST_FORMAT, type ManifestHeader, type Turn } from "../store/manifest-schema.js";
+import { headerOf, type Store, type StoredSession } from "../store/store.js";
+import { refuseLinksWithin } from "../store/bundle-links.js";
+import { streamSize } from "../store/conversation-pieces.js";
+import { summaryOf } from "../store/summary.js";
+import { journalOf, parseJournal, foldJournal } from "../store/turn-journal.js";
 import { claudeConfigDir, encodeProjectDir, findTranscript } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
@@ -28,11 +28,11 @@ import { secretsOf, stageLogs } from "./export-logs.js";
 import { BUNDLE_TIP, planExport } from "./export-plan.js";
 import { maskMetadata } from "./export-metadata.js";
 import { writeExport, type ExportFile } from "./export-writer.js";
-import { beginWork } from "../bundle/cut-off-work.js";
-import { faultPoint } from "../fault-injection.js";
+import { beginWork } from "../store/cut-off-work.js";
+import { faultPoint } from "../base/fault-injection.js";
 import { summarizeFindings, type SecretFinding } from "../secrets/secrets.js";
-import { nudgeVersion } from "../version.js";
-import { claudeSessionIdOf } from "../bundle/transcript-name.js";
+import { nudgeVersion } from "../base/version.js";
+import { claudeSessionIdOf } from "../store/transcript-name.js";
 
 export interface ExportOptions {
   out: string;

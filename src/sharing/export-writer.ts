@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { InternalError } from "../errors.js";
+import { InternalError } from "../base/errors.js";
 import { sha256 } from "../snapshot/patch-stats.js";
 import { isEntryPath, isTopFolder } from "./archive-path.js";
 import { ExportIndexSchema, INDEX_NAME, type ExportEntry, type ExportIndex } from "./export-index.js";

@@ -7,8 +7,8 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
-import type { Turn } from "../bundle/manifest-schema.js";
+import { UserError } from "../base/errors.js";
+import type { Turn } from "../store/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import { BUNDLE_BASE, BUNDLE_TIP } from "./export-plan.js";

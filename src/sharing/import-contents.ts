@@ -7,15 +7,15 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { MANIFEST_FORMAT, ManifestHeaderSchema, type ManifestHeader, type Turn } from "../bundle/manifest-schema.js";
-import { foldJournal, parseJournal } from "../bundle/turn-journal.js";
+import { MANIFEST_FORMAT, ManifestHeaderSchema, type ManifestHeader, type Turn } from "../store/manifest-schema.js";
+import { foldJournal, parseJournal } from "../store/turn-journal.js";
 import type { ExportIndex } from "./export-index.js";
 import type { OpenedExport } from "./export-reader.js";
 import { SESSION_DIR } from "./archive-path.js";
 import { Refusal } from "./limits.js";
-import { claudeSessionIdOf } from "../bundle/transcript-name.js";
+import { claudeSessionIdOf } from "../store/transcript-name.js";
 import { carriedImages } from "./import-images.js";
-import { IMAGES_DIR, imageRefsIn } from "../bundle/image-store.js";
+import { IMAGES_DIR, imageRefsIn } from "../store/image-store.js";
 
 export interface ExportContents {
   index: ExportIndex;

@@ -5,7 +5,7 @@
  * image altered, or one passed off as another), and no bigger than a line may be once it is put
  * back into its line as base64.
  */
-import { IMAGES_DIR, IMAGE_NAME } from "../bundle/image-store.js";
+import { IMAGES_DIR, IMAGE_NAME } from "../store/image-store.js";
 import type { ExportEntry } from "./export-index.js";
 import { DEFAULT_LIMITS, Refusal, formatBytes } from "./limits.js";
 

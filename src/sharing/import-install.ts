@@ -9,9 +9,9 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Work } from "../bundle/cut-off-work.js";
-import { bundleDir, type Store } from "../bundle/store.js";
-import { faultPoint } from "../fault-injection.js";
+import type { Work } from "../store/cut-off-work.js";
+import { bundleDir, type Store } from "../store/store.js";
+import { faultPoint } from "../base/fault-injection.js";
 import * as git from "../snapshot/git.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import type { Placement, StagedSession } from "./import-stage.js";

@@ -3,8 +3,8 @@
  * parent is named by the id it had where it was recorded; when that parent was imported here
  * under a fresh id, the fork points at that one instead.
  */
-import { listSessions, type Store } from "../bundle/store.js";
-import type { Manifest } from "../bundle/manifest-schema.js";
+import { listSessions, type Store } from "../store/store.js";
+import type { Manifest } from "../store/manifest-schema.js";
 
 export async function parentHere(store: Store, parent: Manifest["parent"]): Promise<Manifest["parent"]> {
   if (!parent) return null;

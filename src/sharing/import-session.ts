@@ -10,27 +10,27 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
-import { beginWork } from "../bundle/cut-off-work.js";
-import { importLockFile } from "../bundle/cut-off-recovery.js";
-import { acquireLock, holderText, lockActivity } from "../bundle/locks.js";
-import { faultPoint } from "../fault-injection.js";
-import { bundleDir, bundleFiles, listSessions, newSessionId, sessionIds, type Store } from "../bundle/store.js";
+import { UserError } from "../base/errors.js";
+import { beginWork } from "../store/cut-off-work.js";
+import { importLockFile } from "../store/cut-off-recovery.js";
+import { acquireLock, holderText, lockActivity } from "../store/locks.js";
+import { faultPoint } from "../base/fault-injection.js";
+import { bundleDir, bundleFiles, listSessions, newSessionId, sessionIds, type Store } from "../store/store.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
-import { worktreeName } from "../session/open-session.js";
+import { worktreeName } from "../live/open-session.js";
 import { openExport } from "./export-reader.js";
 import { SESSION_DIR } from "./archive-path.js";
 import { checkCode, codeRefs } from "./import-code.js";
 import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
-import type { Work } from "../bundle/cut-off-work.js";
+import type { Work } from "../store/cut-off-work.js";
 import { exporter, stageSession, type Placement } from "./import-stage.js";
-import { streamChunks, streamSize } from "../bundle/conversation-pieces.js";
+import { streamChunks, streamSize } from "../store/conversation-pieces.js";
 import { formatBytes, raisedLimits, refusing } from "./limits.js";
 import { parentHere } from "./import-parent.js";
-import type { Manifest } from "../bundle/manifest-schema.js";
+import type { Manifest } from "../store/manifest-schema.js";
 
 export interface ImportOptions {
   force: boolean;

@@ -7,11 +7,11 @@
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
-import { MANIFEST_FORMAT, type Manifest } from "../bundle/manifest-schema.js";
-import { bundleFiles, writeBundle } from "../bundle/store.js";
-import { imagesDir } from "../bundle/image-store.js";
-import { summaryOf } from "../bundle/summary.js";
-import { resumePoint } from "../bundle/turn-lookup.js";
+import { MANIFEST_FORMAT, type Manifest } from "../store/manifest-schema.js";
+import { bundleFiles, writeBundle } from "../store/store.js";
+import { imagesDir } from "../store/image-store.js";
+import { summaryOf } from "../store/summary.js";
+import { resumePoint } from "../store/turn-lookup.js";
 import { encodeProjectDir } from "../claude/transcript.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import type { ExportContents } from "./import-contents.js";
@@ -19,9 +19,9 @@ import { remapOffsets } from "./line-offsets.js";
 import { relocateTranscript, transcriptMoves } from "./relocate.js";
 import { listFiles } from "./list-files.js";
 import { renameDiverged } from "./diverged-copy.js";
-import { packLive } from "../bundle/piece-writing.js";
-import { claudeSessionIdOf, transcriptName } from "../bundle/transcript-name.js";
-import { copyCompressedPrefix, GZ_SUFFIX } from "../bundle/transcript-copy.js";
+import { packLive } from "../store/piece-writing.js";
+import { claudeSessionIdOf, transcriptName } from "../store/transcript-name.js";
+import { copyCompressedPrefix, GZ_SUFFIX } from "../store/transcript-copy.js";
 
 export interface ImportTarget {
   id: string;
@@ -149,7 +149,7 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
 }
 
 /**
- * The bundle keeps claude's main transcripts compressed (bundle/transcript-copy.ts), as recording
+ * The bundle keeps claude's main transcripts compressed (store/transcript-copy.ts), as recording
  * does; the plain files move beside the staged bundle, in the import's work folder, to be placed
  * in claude's project folder from there.
  */

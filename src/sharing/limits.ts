@@ -6,7 +6,7 @@
  * unpacks to is also bounded by its own size: a megabyte of gzip that says it holds a gigabyte
  * of zeros is refused before a byte is written. `--max-size` raises the size caps (`maxSizeFlag`).
  */
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 export interface ReadLimits {
   /** Entries the index may list. */
   maxEntries: number;

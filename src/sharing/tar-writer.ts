@@ -16,12 +16,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
-import { faultPoint } from "../fault-injection.js";
+import { faultPoint } from "../base/fault-injection.js";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { Header } from "tar";
-import { InternalError, UserError } from "../errors.js";
+import { InternalError, UserError } from "../base/errors.js";
 
 export const FIXED_MTIME = new Date("2000-01-01T00:00:00Z");
 const BLOCK = 512;

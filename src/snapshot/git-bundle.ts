@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { UserError, InternalError } from "../errors.js";
+import { UserError, InternalError } from "../base/errors.js";
 import { answer, run, text } from "./git-process.js";
 
 /** The git dir shared by all worktrees, whose objects a scratch repository borrows. */

@@ -6,7 +6,7 @@
  * history of thousands of files costs what one batch of them does).
  */
 import { spawn } from "node:child_process";
-import { InternalError } from "../errors.js";
+import { InternalError } from "../base/errors.js";
 import { gitChildOptions } from "./git-process.js";
 
 export interface PackedObject {

@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { UserError, InternalError } from "../errors.js";
+import { UserError, InternalError } from "../base/errors.js";
 
 /** As the expected old value of a ref (update-ref): "must not exist yet", whatever the hash. */
 export const NO_REF = "";

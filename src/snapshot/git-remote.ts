@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { DISK_FULL_HINT, InternalError, UserError, isDiskFull } from "../errors.js";
+import { DISK_FULL_HINT, InternalError, UserError, isDiskFull } from "../base/errors.js";
 import { gitChildOptions, NO_HOOKS, spawnGit as spawnProcess, type GitResult } from "./git-process.js";
 
 /**

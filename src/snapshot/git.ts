@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError, InternalError } from "../errors.js";
-import { hasControls, visibleJson } from "../inert-text.js";
+import { UserError, InternalError } from "../base/errors.js";
+import { hasControls, visibleJson } from "../base/inert-text.js";
 import { answer, run, SNAPSHOT_IDENTITY, spawnGit, text } from "./git-process.js";
 
 export { NO_REF, type GitOptions } from "./git-process.js";

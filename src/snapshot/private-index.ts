@@ -16,10 +16,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs, statSync, type Stats } from "node:fs";
-import * as z from "../zod.js";
+import * as z from "../base/zod.js";
 import path from "node:path";
 import * as git from "./git.js";
-import { pathExists } from "../file-exists.js";
+import { pathExists } from "../base/file-exists.js";
 
 const StampSchema = z.object({ ino: z.number(), size: z.number(), mtimeMs: z.number(), ctimeMs: z._default(z.number(), 0) });
 type Stamp = z.infer<typeof StampSchema>;

@@ -5,7 +5,7 @@
  * touched; git stores only what changed.
  */
 import { promises as fs } from "node:fs";
-import { UserError } from "../errors.js";
+import { UserError } from "../base/errors.js";
 import type { RecordingGit } from "./git-channels.js";
 import * as git from "./git.js";
 import { parseSnapshotMessage } from "./snapshot-message.js";

@@ -12,8 +12,8 @@ import type { ControlRequestEvent, ControlResponseEvent } from "../claude/stream
 import { describeRecord } from "../rules/decision-record.js";
 import { decisionFromAnswer } from "../rules/hook-answers.js";
 import { toolDetail } from "../claude/tool-detail.js";
-import { visible } from "../inert-text.js";
-import { oneLine } from "../format.js";
+import { visible } from "../base/inert-text.js";
+import { oneLine } from "../base/format.js";
 import type { Style } from "./style.js";
 
 interface Asked {

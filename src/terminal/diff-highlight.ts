@@ -3,7 +3,7 @@
  * on a dark green (added) or dark red (removed) background, so both what changed and what it is
  * read at a glance. Only for files of a language nudge highlights; others keep git's colours.
  */
-import type { DiffLineHighlighter } from "../session/edit-diff.js";
+import type { DiffLineHighlighter } from "../live/edit-diff.js";
 import { highlightCodeLine } from "./markdown/highlight-ansi.js";
 
 const ADDED = "\u001b[48;5;22m";

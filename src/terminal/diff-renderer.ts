@@ -3,11 +3,11 @@
  * binary files named with their size instead of "Binary files … differ", and a `--stat` summary.
  */
 import { printablePath } from "../snapshot/git.js";
-import { visible } from "../inert-text.js";
-import { plural } from "../format.js";
+import { visible } from "../base/inert-text.js";
+import { plural } from "../base/format.js";
 import { BINARY_LINE, requoteNames, type FileDiff } from "../snapshot/patch-sections.js";
 import type { Style } from "./style.js";
-import type { DiffLineHighlighter } from "../session/edit-diff.js";
+import type { DiffLineHighlighter } from "../live/edit-diff.js";
 
 export type { FileDiff, FileStatus } from "../snapshot/patch-sections.js";
 

@@ -7,8 +7,8 @@
  * replaying as they did). Subagents show a line when they start and one when they end; their own
  * words only with --verbose. The user's answers to claude's requests show as decision lines.
  */
-import type { Turn } from "../bundle/manifest-schema.js";
-import type { FinishedTurn } from "../session/frontend.js";
+import type { Turn } from "../store/manifest-schema.js";
+import type { FinishedTurn } from "../live/frontend.js";
 import {
   isSubagentTask,
   isText,
@@ -19,16 +19,16 @@ import {
   type ToolResult,
   type ToolUse,
 } from "../claude/stream-events.js";
-import { inertValue, visibleJson } from "../inert-text.js";
+import { inertValue, visibleJson } from "../base/inert-text.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
-import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../format.js";
+import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../base/format.js";
 import { writeErr } from "./output.js";
 import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
-import { imageLabel, imageWords } from "../session/prompt-images.js";
+import { imageLabel, imageWords } from "../live/prompt-images.js";
 
 export interface RendererOptions {
   style: Style;

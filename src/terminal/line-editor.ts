@@ -4,7 +4,7 @@
  * a trailing `\`), and readline's line is one line with no notion of a paste. Pure state: no
  * terminal, so every key's effect is unit-testable; the prompt line draws `layout()`.
  */
-import { visible } from "../inert-text.js";
+import { visible } from "../base/inert-text.js";
 import { expandTabs, textWidth } from "./text-width.js";
 
 /** A decoded key, as `readline.emitKeypressEvents` gives it, or a whole bracketed paste. */

@@ -6,28 +6,28 @@
  * and stop. The session itself decides everything else.
  */
 import path from "node:path";
-import type { Store } from "../bundle/store.js";
-import { totalCost } from "../bundle/summary.js";
+import type { Store } from "../store/store.js";
+import { totalCost } from "../store/summary.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import type { Sandbox } from "../claude/sandbox.js";
 import { changedProjectConfig } from "../claude/sandbox/project-config.js";
-import { formatCost } from "../format.js";
+import { formatCost } from "../base/format.js";
 import type { RuleSet } from "../rules/parse-rules.js";
-import type { Conversation } from "../session/conversation.js";
-import type { Frontend, PromptSource } from "../session/frontend.js";
+import type { Conversation } from "../live/conversation.js";
+import type { Frontend, PromptSource } from "../live/frontend.js";
 import type { LoopHooks } from "../loop/loop-hooks.js";
-import type { SessionChoice } from "../session/open-session.js";
-import { rulesGuard } from "../session/rules-guard.js";
+import type { SessionChoice } from "../live/open-session.js";
+import { rulesGuard } from "../live/rules-guard.js";
 import { BackgroundIndexer } from "../search/background-index.js";
-import { runSession, type RunSessionInput } from "../session/run-session.js";
+import { runSession, type RunSessionInput } from "../live/run-session.js";
 import { EventRenderer } from "./event-renderer.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../base/shell-quote.js";
 import { linePrompts } from "./prompt-input.js";
 import { colorEnabled, makeStyle } from "./style.js";
 import { InterruptedResults } from "./interrupted-results.js";
 import { RetryCause } from "./retry-cause.js";
 import { openTerminalUi, type TerminalUi } from "./terminal-ui.js";
-import { openPromptHistory } from "../bundle/prompt-history.js";
+import { openPromptHistory } from "../store/prompt-history.js";
 import { modeLabel, nextMode } from "./permission-modes.js";
 import { stdoutFlushed, writeErr, writeOut } from "./output.js";
 

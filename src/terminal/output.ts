@@ -3,7 +3,7 @@
  * command's output goes through. Both writes are the output layer's guard (`inert`): nudge's
  * colours pass, any other control character a session's text brought is shown, not obeyed.
  */
-import { inert, inertJson } from "../inert-text.js";
+import { inert, inertJson } from "../base/inert-text.js";
 import { textWidth } from "./text-width.js";
 
 /** Text for stdout (what the command was asked for). */

@@ -6,7 +6,7 @@
  * (writeOut's `inert`), so the pager gets only nudge's colours.
  */
 import { spawn } from "node:child_process";
-import { inert } from "../inert-text.js";
+import { inert } from "../base/inert-text.js";
 import { writeOut } from "./output.js";
 
 export async function page(text: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {

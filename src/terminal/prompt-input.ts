@@ -5,7 +5,7 @@
  */
 import readline from "node:readline";
 import type { Readable } from "node:stream";
-import type { PromptSource } from "../session/frontend.js";
+import type { PromptSource } from "../live/frontend.js";
 
 /** Blank lines are passed on as they are: the run loop skips them. */
 export function linePrompts(input: Readable): PromptSource {

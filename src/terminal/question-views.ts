@@ -4,13 +4,13 @@
  * these lines and asks.
  */
 import { suggestionsToSave, type CanUseToolRequest, type PermissionUpdate } from "../claude/control-protocol.js";
-import type { PermissionAnswer, PermissionContext, Question } from "../session/ask.js";
+import type { PermissionAnswer, PermissionContext, Question } from "../live/ask.js";
 import { describeUpdate } from "./decisions.js";
-import { editDiff, type DiffOptions } from "../session/edit-diff.js";
+import { editDiff, type DiffOptions } from "../live/edit-diff.js";
 import { highlightDiffLine } from "./diff-highlight.js";
 import { MarkdownStream } from "./markdown/markdown-stream.js";
-import { visible } from "../inert-text.js";
-import { firstLines } from "../format.js";
+import { visible } from "../base/inert-text.js";
+import { firstLines } from "../base/format.js";
 import type { Style } from "./style.js";
 import { relativePath, toolDetail } from "../claude/tool-detail.js";
 

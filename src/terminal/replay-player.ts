@@ -3,14 +3,14 @@
  * by pure functions (`delaysFor`); the loop only sleeps and renders, and its sleep is injected so
  * tests never wait. Streamed text (partial messages) plays at the pace it was typed, since each
  * stream event has its own arrival time. What nudge wrote to claude (input.jsonl) can be merged in
- * by time (`mergeInput`, src/bundle/input-merge.ts), so the user's decisions show where they were made.
+ * by time (`mergeInput`, src/store/input-merge.ts), so the user's decisions show where they were made.
  */
-import type { TurnLines } from "../bundle/conversation-reader.js";
-import type { PlayLine } from "../bundle/input-merge.js";
+import type { TurnLines } from "../store/conversation-reader.js";
+import type { PlayLine } from "../store/input-merge.js";
 import { lineText, parseEventLine } from "../claude/ndjson.js";
 import { toStreamEvent } from "../claude/stream-events.js";
 import type { EventRenderer } from "./event-renderer.js";
-import { formatStat, describeCompaction, oneLine } from "../format.js";
+import { formatStat, describeCompaction, oneLine } from "../base/format.js";
 import type { Style } from "./style.js";
 
 export interface Pacing {

@@ -6,7 +6,7 @@
  */
 import { whyUnreachable } from "../claude/api-reach.js";
 import type { StreamEvent } from "../claude/stream-events.js";
-import { oneLine } from "../format.js";
+import { oneLine } from "../base/format.js";
 
 export class RetryCause {
   private explained = false;

@@ -9,7 +9,7 @@
  * backspace are trusted: there the block is its last line only, the lines above it having been
  * written once for good.
  */
-import { inert } from "../inert-text.js";
+import { inert } from "../base/inert-text.js";
 import { expandTabsFrom, fitRow, fitWidth, stripAnsi, textWidth } from "./text-width.js";
 import { wrapLine } from "./wrap-lines.js";
 

@@ -6,9 +6,9 @@
  * `enabled`), so piped output and replays to a file never carry it.
  */
 import type { StreamEvent } from "../claude/stream-events.js";
-import { visible } from "../inert-text.js";
-import { formatElapsed } from "../format.js";
-import { activityOf, AnsweredRequests } from "../session/activity.js";
+import { visible } from "../base/inert-text.js";
+import { formatElapsed } from "../base/format.js";
+import { activityOf, AnsweredRequests } from "../live/activity.js";
 import { ContextUse } from "./context-use.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";

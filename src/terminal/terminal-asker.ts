@@ -10,7 +10,7 @@
  * Questions asked at the same time (parallel tool calls) are asked one after another.
  */
 import type { CanUseToolRequest } from "../claude/control-protocol.js";
-import type { Asker, PermissionAnswer, PermissionContext, PlanAnswer, Question, QuestionAnswers } from "../session/ask.js";
+import type { Asker, PermissionAnswer, PermissionContext, PlanAnswer, Question, QuestionAnswers } from "../live/ask.js";
 import type { Keyboard } from "./keyboard.js";
 import { LineEditor } from "./line-editor.js";
 import {

@@ -17,7 +17,7 @@
  *   ui.close();                                        // then, if ui.hungUp: exit status 129
  */
 import type { StreamEvent } from "../claude/stream-events.js";
-import { visible } from "../inert-text.js";
+import { visible } from "../base/inert-text.js";
 import { Keyboard, type TerminalInput } from "./keyboard.js";
 import { Screen, type TerminalOutput } from "./screen.js";
 import { StatusLine } from "./status-line.js";

@@ -12,7 +12,7 @@
  *
  * The terminal going away ends it too: `next()` resolves null and `hungUp` is true.
  */
-import type { PromptSource } from "../session/frontend.js";
+import type { PromptSource } from "../live/frontend.js";
 import type { Keyboard } from "./keyboard.js";
 import { LineEditor, type Key } from "./line-editor.js";
 import type { Screen } from "./screen.js";

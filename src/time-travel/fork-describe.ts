@@ -1,5 +1,5 @@
 /** A fork's plan and outcome in words, the same from the CLI and from the web page. */
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "../base/shell-quote.js";
 import type { ForkOutcome } from "./fork-session.js";
 
 /** A fork into a new worktree, before it is made (its --dry-run). */

@@ -5,12 +5,12 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { sessionLock } from "../bundle/locks.js";
-import { bundleFiles, readHeader, requireOwnRepository, updateHeader, type Store, type StoredSession } from "../bundle/store.js";
-import { turnOf } from "../bundle/turn-lookup.js";
+import { sessionLock } from "../store/locks.js";
+import { bundleFiles, readHeader, requireOwnRepository, updateHeader, type Store, type StoredSession } from "../store/store.js";
+import { turnOf } from "../store/turn-lookup.js";
 import * as git from "../snapshot/git.js";
-import { beginWork, clearCutOffWork } from "../bundle/cut-off-work.js";
-import { faultPoint } from "../fault-injection.js";
+import { beginWork, clearCutOffWork } from "../store/cut-off-work.js";
+import { faultPoint } from "../base/fault-injection.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { forkBundle, planWorktreeFork, type ForkResult } from "./fork.js";
 import { saveRecord, type RewindRecord } from "./rewind-log.js";

@@ -5,21 +5,21 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserError } from "../errors.js";
-import { pathExists } from "../file-exists.js";
-import { MANIFEST_FORMAT, type Manifest, type Turn } from "../bundle/manifest-schema.js";
-import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../bundle/transcript-copy.js";
-import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../bundle/store.js";
-import { shareImages } from "../bundle/image-store.js";
-import { refuseLinksWithin } from "../bundle/bundle-links.js";
-import { streamOffsetOfLine } from "../bundle/conversation-pieces.js";
-import { copyStreamPrefix } from "../bundle/piece-writing.js";
-import { summaryOf } from "../bundle/summary.js";
+import { UserError } from "../base/errors.js";
+import { pathExists } from "../base/file-exists.js";
+import { MANIFEST_FORMAT, type Manifest, type Turn } from "../store/manifest-schema.js";
+import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../store/transcript-copy.js";
+import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../store/store.js";
+import { shareImages } from "../store/image-store.js";
+import { refuseLinksWithin } from "../store/bundle-links.js";
+import { streamOffsetOfLine } from "../store/conversation-pieces.js";
+import { copyStreamPrefix } from "../store/piece-writing.js";
+import { summaryOf } from "../store/summary.js";
 import * as git from "../snapshot/git.js";
-import type { Work } from "../bundle/cut-off-work.js";
-import { faultPoint } from "../fault-injection.js";
+import type { Work } from "../store/cut-off-work.js";
+import { faultPoint } from "../base/fault-injection.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
-import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
+import { resumePoint, turnOf } from "../store/turn-lookup.js";
 
 export interface ForkResult {
   dir: string;

@@ -5,12 +5,12 @@
  * found as it was before or as it should be after; anything else was changed by someone since,
  * and is never overwritten.
  */
-import { UserError } from "../errors.js";
-import { copyFileAtomic } from "../bundle/atomic-write.js";
-import { bundleDir, updateHeader, type Store } from "../bundle/store.js";
+import { UserError } from "../base/errors.js";
+import { copyFileAtomic } from "../store/atomic-write.js";
+import { bundleDir, updateHeader, type Store } from "../store/store.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
-import { pathExists } from "../file-exists.js";
+import { pathExists } from "../base/file-exists.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
 import { allRecords, interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";

@@ -3,8 +3,8 @@
  * fingerprint and its apply, defined once for the CLI, the page and a live session alike. The
  * caller holds the work tree's lock around prepare and apply (`withWorkTree`, `withUndo`).
  */
-import type { Store, StoredSession } from "../bundle/store.js";
-import type { Operation } from "../operation.js";
+import type { Store, StoredSession } from "../store/store.js";
+import type { Operation } from "../base/operation.js";
 import { applyForkInPlace, forkIntoWorktree, planForkIntoWorktree, prepareForkInPlace, type ForkOutcome } from "./fork-session.js";
 import { describeWorktreeFork } from "./fork-describe.js";
 import { applyRewind, prepareRewind, prepareUndo, undoLastRewind, type PreparedRewind, type PreparedUndo, type RewindOptions } from "./rewind.js";

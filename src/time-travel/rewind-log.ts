@@ -7,10 +7,10 @@
  */
 import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
-import * as z from "../zod.js";
-import { writeFileAtomic, ensureDir } from "../bundle/atomic-write.js";
-import { isRunning, processStart } from "../bundle/locks.js";
-import type { Store } from "../bundle/store.js";
+import * as z from "../base/zod.js";
+import { writeFileAtomic, ensureDir } from "../store/atomic-write.js";
+import { isRunning, processStart } from "../store/locks.js";
+import type { Store } from "../store/store.js";
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
 

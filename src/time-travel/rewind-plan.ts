@@ -4,9 +4,9 @@
  * and to the conversation. Pure: the facts come in, the plan (or a refusal) comes out. Every check
  * the apply makes is made here, so a --dry-run never promises what the apply would refuse.
  */
-import { UserError } from "../errors.js";
-import type { Manifest } from "../bundle/manifest-schema.js";
-import { resumePoint, turnOf } from "../bundle/turn-lookup.js";
+import { UserError } from "../base/errors.js";
+import type { Manifest } from "../store/manifest-schema.js";
+import { resumePoint, turnOf } from "../store/turn-lookup.js";
 import { displayPath, isSubmodule, printablePath, type TreeChange } from "../snapshot/git.js";
 import type { RewindRecord } from "./rewind-log.js";
 import { unsafeSwitch } from "./work-tree-switch.js";

@@ -3,7 +3,7 @@
  * lives in, and which record `nudge session rewind --undo` would restore (never removed).
  */
 import path from "node:path";
-import type { Store } from "../bundle/store.js";
+import type { Store } from "../store/store.js";
 import type * as git from "../snapshot/git.js";
 import { allRecords, isSettled, lastRewind, lastRewindIn, rewindsDir, type RewindRecord } from "./rewind-log.js";
 

@@ -8,8 +8,8 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Turn } from "../bundle/manifest-schema.js";
-import { errorMessage } from "../errors.js";
+import type { Turn } from "../store/manifest-schema.js";
+import { errorMessage } from "../base/errors.js";
 import * as git from "../snapshot/git.js";
 import { whatIsOnDisk, type Entry } from "./work-tree-switch.js";
 

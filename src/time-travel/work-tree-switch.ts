@@ -12,9 +12,9 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs, type Stats } from "node:fs";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError, errorMessage } from "../base/errors.js";
 import * as git from "../snapshot/git.js";
-import { faultPoint } from "../fault-injection.js";
+import { faultPoint } from "../base/fault-injection.js";
 import type { PrivateIndex } from "../snapshot/private-index.js";
 import { keepBackup } from "./rewind-log.js";
 

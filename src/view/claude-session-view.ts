@@ -4,11 +4,11 @@
  * sessions' turns go through (a session of claude's own UI recorded by nudge has exactly these
  * lines). There is no code: no diffs, no snapshots. Every string is inert.
  */
-import type { TimedLine } from "../bundle/conversation-reader.js";
+import type { TimedLine } from "../store/conversation-reader.js";
 import type { ClaudeSessionCard } from "../claude/claude-session-card.js";
 import { readTranscriptLines } from "../claude/transcript-lines.js";
 import { transcriptTurns } from "../claude/transcript-turns.js";
-import { inertValue } from "../inert-text.js";
+import { inertValue } from "../base/inert-text.js";
 import { buildEntries } from "./entry-builder.js";
 import type { Entry } from "./view-types.js";
 

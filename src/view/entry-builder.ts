@@ -4,12 +4,12 @@
  * call that ran them, permission questions and answers, rule decisions, retries and errors. A line
  * nudge does not know is a `raw` entry: a newer claude never breaks the page.
  */
-import type { PlayLine } from "../bundle/input-merge.js";
+import type { PlayLine } from "../store/input-merge.js";
 import { lineText, parseEventLine, parseLine } from "../claude/ndjson.js";
 import { isText, isToolResult, isToolUse, toStreamEvent, type AssistantEvent, type StreamEvent, type SystemEvent, type UserEvent } from "../claude/stream-events.js";
 import { toolDetail } from "../claude/tool-detail.js";
-import { formatDuration } from "../format.js";
-import { inertValue } from "../inert-text.js";
+import { formatDuration } from "../base/format.js";
+import { inertValue } from "../base/inert-text.js";
 import { clip } from "./clip.js";
 import { RequestEntries } from "./entry-requests.js";
 import type { Entry } from "./view-types.js";

@@ -8,8 +8,8 @@
  * is read afresh every time: a lock changes without the bundle changing.
  */
 import { promises as fs } from "node:fs";
-import { bundleDir, bundleFiles, readManifest, resolveId, sessionState, type Store, type StoredSession } from "../bundle/store.js";
-import type { Manifest } from "../bundle/manifest-schema.js";
+import { bundleDir, bundleFiles, readManifest, resolveId, sessionState, type Store, type StoredSession } from "../store/store.js";
+import type { Manifest } from "../store/manifest-schema.js";
 
 const KEPT = 16;
 const kept = new Map<string, { identity: string; manifest: Promise<Manifest> }>();

@@ -5,7 +5,7 @@
  * they are, as in the export. One rule for the whole page, its search included: a page is shown
  * on shared screens and in screenshots as often as an export is sent.
  */
-import type { Store } from "../bundle/store.js";
+import type { Store } from "../store/store.js";
 import type { SessionListItem, SessionView, TurnView } from "./view-types.js";
 import { listSessionItems, sessionView, turnView } from "./session-views.js";
 

@@ -5,9 +5,9 @@
  * back): a prompt with images is one line with image blocks beside its text. Only lines that
  * mention an image block are parsed.
  */
-import { readInput } from "../bundle/conversation-reader.js";
-import type { Turn } from "../bundle/manifest-schema.js";
-import { imageLabel, imageWords } from "../session/prompt-images.js";
+import { readInput } from "../store/conversation-reader.js";
+import type { Turn } from "../store/manifest-schema.js";
+import { imageLabel, imageWords } from "../live/prompt-images.js";
 
 export interface PromptImageName {
   /** The turn the prompt began, or null for a line outside every saved turn's input range. */

@@ -5,15 +5,15 @@
  * (ANSI, bidi overrides) arrive as visible escapes.
  */
 import path from "node:path";
-import { readBundleFile } from "../bundle/bundle-links.js";
-import { readInput, readLineSpan, type LinePoint, type TimedLine } from "../bundle/conversation-reader.js";
-import { mergeInput } from "../bundle/input-merge.js";
-import type { Manifest, PatchInfo, PendingTurn, Turn } from "../bundle/manifest-schema.js";
-import { listSessions, type StoredSession, type Store } from "../bundle/store.js";
+import { readBundleFile } from "../store/bundle-links.js";
+import { readInput, readLineSpan, type LinePoint, type TimedLine } from "../store/conversation-reader.js";
+import { mergeInput } from "../store/input-merge.js";
+import type { Manifest, PatchInfo, PendingTurn, Turn } from "../store/manifest-schema.js";
+import { listSessions, type StoredSession, type Store } from "../store/store.js";
 
-import { summarize } from "../bundle/summary.js";
-import { turnOf } from "../bundle/turn-lookup.js";
-import { inertValue } from "../inert-text.js";
+import { summarize } from "../store/summary.js";
+import { turnOf } from "../store/turn-lookup.js";
+import { inertValue } from "../base/inert-text.js";
 import { pickRange, turnDiff } from "./turn-diff.js";
 import { diffView } from "./diff-view.js";
 import { resolveSessionKept } from "./manifest-cache.js";

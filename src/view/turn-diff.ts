@@ -2,10 +2,10 @@
  * What changed in a session's code between two of its snapshots: a turn's own change, the user's
  * edits before a turn, or any two turns. `session diff` prints it; the web view shows it.
  */
-import type { Manifest } from "../bundle/manifest-schema.js";
-import type { Store } from "../bundle/store.js";
-import { turnOf } from "../bundle/turn-lookup.js";
-import { UserError } from "../errors.js";
+import type { Manifest } from "../store/manifest-schema.js";
+import type { Store } from "../store/store.js";
+import { turnOf } from "../store/turn-lookup.js";
+import { UserError } from "../base/errors.js";
 import * as git from "../snapshot/git.js";
 import { countChanges, splitPatch, type FileDiff, type FileStatus } from "../snapshot/patch-sections.js";
 import { requireTree } from "../snapshot/snapshotter.js";

@@ -1,5 +1,5 @@
 /** A turn's line on the session page: what it cost, how long it took, what it changed. */
-import type { PendingTurn, Turn } from "../bundle/manifest-schema.js";
+import type { PendingTurn, Turn } from "../store/manifest-schema.js";
 import type { TurnSummaryView } from "./view-types.js";
 
 export function turnSummary(turn: Turn): TurnSummaryView {

@@ -4,7 +4,7 @@
  * only renders these. Every string in them comes from a session (Claude's output, a teammate's
  * import) and is untrusted: the page shows it as text, or as markdown through the sanitizer.
  */
-import type { summarize } from "../bundle/summary.js";
+import type { summarize } from "../store/summary.js";
 
 /** One row of the sessions page: what `session list --json` gives, and what only the page needs. */
 export type SessionListItem = ReturnType<typeof summarize> & {

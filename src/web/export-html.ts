@@ -8,12 +8,12 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { beginWork } from "../bundle/cut-off-work.js";
-import type { Store, StoredSession } from "../bundle/store.js";
-import { refuseLinksWithin } from "../bundle/bundle-links.js";
+import { beginWork } from "../store/cut-off-work.js";
+import type { Store, StoredSession } from "../store/store.js";
+import { refuseLinksWithin } from "../store/bundle-links.js";
 import { pageDocument } from "./page/document.js";
 import { readPageAssets } from "./page/assets.js";
-import { summaryOf } from "../bundle/summary.js";
+import { summaryOf } from "../store/summary.js";
 import { sessionView, turnView } from "../view/session-views.js";
 import type { SessionView, TurnView } from "../view/view-types.js";
 import { scanCode, type CodeSecret } from "../sharing/code-secrets.js";

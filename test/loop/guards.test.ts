@@ -1,6 +1,6 @@
 /** The loop's guards, fed turns and tool calls as a live loop would. */
 import { describe, expect, it } from "vitest";
-import type { Turn } from "../../src/bundle/manifest-schema.js";
+import type { Turn } from "../../src/store/manifest-schema.js";
 import { Guards, normalizeOutput } from "../../src/loop/guards.js";
 
 const patch = (filesChanged: number) => ({ file: "changes/turn-001.patch", sha256: "0".repeat(64), bytes: 0, filesChanged, insertions: 0, deletions: 0, binaryFiles: 0 });

@@ -1,6 +1,6 @@
 /** --prompt-file templates: checked when the loop starts, filled in for every iteration. */
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../src/base/errors.js";
 import { loopPrompts, parseTemplate, renderTemplate, type PromptValues } from "../../src/loop/prompt-template.js";
 
 const values: PromptValues = { goal: "G", iteration: "2", max_iterations: "10", check: "npm test", exit_code: "1", summary: "1 failed, 2 passed", output: "OUT", feedback: "" };

@@ -1,5 +1,5 @@
 /**
- * The stream kept in pieces (src/bundle/conversation-pieces.ts): the recorder's log finishes
+ * The stream kept in pieces (src/store/conversation-pieces.ts): the recorder's log finishes
  * conversation.jsonl as a piece at a turn's end and compresses it; every position recorded is a
  * position in the whole stream, which reads back byte for byte (nudge's readers, and by hand:
  * `zcat` of the pieces then conversation.jsonl), across a reopen, a crash's leftovers, a reader
@@ -9,10 +9,10 @@ import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileS
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { readConversation, readLineSpan } from "../../src/bundle/conversation-reader.js";
-import { readStream, streamOffsetOfLine, streamSize, writeStreamLines } from "../../src/bundle/conversation-pieces.js";
-import { copyStreamPrefix, packLive } from "../../src/bundle/piece-writing.js";
-import { bundleFiles } from "../../src/bundle/store.js";
+import { readConversation, readLineSpan } from "../../src/store/conversation-reader.js";
+import { readStream, streamOffsetOfLine, streamSize, writeStreamLines } from "../../src/store/conversation-pieces.js";
+import { copyStreamPrefix, packLive } from "../../src/store/piece-writing.js";
+import { bundleFiles } from "../../src/store/store.js";
 import { ConversationLog, PIECE_BYTES } from "../../src/recorder/conversation-log.js";
 import { tempDir } from "../support/gitdir.js";
 import { pieceNames, readStreamOf } from "../support/stream.js";

@@ -6,7 +6,7 @@ import { execa } from "execa";
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Manifest } from "../../src/bundle/manifest-schema.js";
+import type { Manifest } from "../../src/store/manifest-schema.js";
 import { readManifestFile } from "../support/record.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";

@@ -1,5 +1,5 @@
 /**
- * Crash safety of recording, proven by failing on purpose (NUDGE_FAULT, src/fault-injection.ts)
+ * Crash safety of recording, proven by failing on purpose (NUDGE_FAULT, src/base/fault-injection.ts)
  * at each point of a turn's life: kill -9 of nudge alone, of its whole process group (its git
  * children too), and a full disk at each kind of write. After each: the bundle loads, at most the
  * turn in flight is incomplete, `run -c` recovers it and records a new turn, and no temp or lock

@@ -6,8 +6,8 @@
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { readConversation, readInput, readLineSpan } from "../../src/bundle/conversation-reader.js";
-import { bundleFiles } from "../../src/bundle/store.js";
+import { readConversation, readInput, readLineSpan } from "../../src/store/conversation-reader.js";
+import { bundleFiles } from "../../src/store/store.js";
 import { ConversationLog, InputLog } from "../../src/recorder/conversation-log.js";
 import { tempDir } from "../support/gitdir.js";
 import { randomPng } from "../support/png.js";

@@ -1,6 +1,6 @@
 /**
  * The bundle's copy of claude's transcript is kept compressed (`claude/<id>.jsonl.gz`, a gzip
- * member per turn: src/bundle/transcript-copy.ts), with the real claude: it gives back claude's
+ * member per turn: src/store/transcript-copy.ts), with the real claude: it gives back claude's
  * transcript byte for byte, a fork copies it cut at a turn's end, a resume with claude's own file
  * gone restores it, an old bundle's plain copy is still read, and a kill -9 in the middle of an
  * append leaves a copy the next turn repairs and continues.
@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { readMembers } from "../../src/bundle/transcript-copy.js";
+import { readMembers } from "../../src/store/transcript-copy.js";
 import { transcriptPath } from "../../src/claude/transcript.js";
 import { emptyQueuedPrompts } from "../../src/sharing/queued-prompts.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";

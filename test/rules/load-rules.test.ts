@@ -1,6 +1,6 @@
 /** Finding the rules file in a repository (fixtures/rules/<case>/.nudge, copied to a temp dir). */
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../src/base/errors.js";
 import { loadRules } from "../../src/rules/load-rules.js";
 import { copyFixture } from "../support/fixture-dir.js";
 import { tempDir } from "../support/gitdir.js";

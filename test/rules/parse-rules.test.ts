@@ -3,7 +3,7 @@
  * rule that silently does nothing.
  */
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../src/base/errors.js";
 import { parseRules } from "../../src/rules/parse-rules.js";
 
 const FILE = ".nudge/rules.yaml";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Turn } from "../../src/bundle/manifest-schema.js";
+import type { Turn } from "../../src/store/manifest-schema.js";
 import { scanCode } from "../../src/sharing/code-secrets.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 import { loadCorpus } from "../support/secret-corpus.js";

@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Manifest, Turn } from "../../src/bundle/manifest-schema.js";
+import type { Manifest, Turn } from "../../src/store/manifest-schema.js";
 import { planExport } from "../../src/sharing/export-plan.js";
 import { lineStarts, linesBefore, remapOffsets } from "../../src/sharing/line-offsets.js";
 import { tempDir } from "../support/gitdir.js";

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/bundle/store.js";
+import { openStore } from "../../src/store/store.js";
 import { importSession } from "../../src/sharing/import-session.js";
 import { git, tempDir, writeFiles } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";

@@ -1,6 +1,6 @@
 /** Where a push goes, decided from what the remote holds and what this clone published or pulled (planPublish: pure). */
 import { describe, expect, it } from "vitest";
-import { planPublish, type PublishFacts } from "../../src/sharing/publish-session.js";
+import { planPublish, type PublishFacts } from "../../src/sync/publish-session.js";
 
 const A = "a".repeat(40);
 const B = "b".repeat(40);

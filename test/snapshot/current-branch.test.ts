@@ -1,7 +1,7 @@
 /** The branch checked out, as the session's header and the pre-push hook name it: never git's disambiguated short form. */
 import { describe, expect, it } from "vitest";
 import { currentBranch } from "../../src/snapshot/git.js";
-import { pushedBranches } from "../../src/sharing/push-hook.js";
+import { pushedBranches } from "../../src/sync/push-hook.js";
 import { git, gitdir } from "../support/gitdir.js";
 
 describe("currentBranch", () => {

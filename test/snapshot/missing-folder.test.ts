@@ -2,7 +2,7 @@ import { execa } from "execa";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../src/base/errors.js";
 import * as git from "../../src/snapshot/git.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";

@@ -5,12 +5,12 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Store } from "../../src/bundle/store.js";
+import type { Store } from "../../src/store/store.js";
 import { PrivateIndex } from "../../src/snapshot/private-index.js";
 import { keepSnapshot } from "../../src/snapshot/snapshotter.js";
 import { captureWorkTree } from "../../src/time-travel/rewind.js";
 import { plannedSwitch, switchVerified } from "../../src/time-travel/work-tree-switch.js";
-import { lockWorkTree } from "../../src/bundle/work-tree-lock.js";
+import { lockWorkTree } from "../../src/store/work-tree-lock.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 
 const HOOKS = ["post-index-change", "reference-transaction", "post-commit", "post-checkout", "pre-commit"];

@@ -1,6 +1,6 @@
 /** Running `nudge claude loop` in tests: the real claude against the scripted API, and what the API saw. */
 import path from "node:path";
-import type { Manifest } from "../../src/bundle/manifest-schema.js";
+import type { Manifest } from "../../src/store/manifest-schema.js";
 import { CLAUDE_BIN, claudeEnv } from "./claude-env.js";
 import { tempDir } from "./gitdir.js";
 import { readManifestFile } from "./record.js";

@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { ManifestHeaderSchema, type Manifest } from "../../src/bundle/manifest-schema.js";
-import { foldJournal, parseJournal } from "../../src/bundle/turn-journal.js";
+import { ManifestHeaderSchema, type Manifest } from "../../src/store/manifest-schema.js";
+import { foldJournal, parseJournal } from "../../src/store/turn-journal.js";
 import { CLAUDE_BIN, claudeEnv } from "./claude-env.js";
 import { tempDir } from "./gitdir.js";
 import { runNudge } from "./run-nudge.js";

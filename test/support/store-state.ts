@@ -30,7 +30,7 @@ export function fileListing(dir: string): string[] {
 /**
  * The files of nudge's store, less the session index (sessions-index.txt): a cache of the
  * sessions' headers that any listing may write, whatever else the command changes or not (what
- * it holds is checked against the bundles each time it is used: test/bundle/session-index.test.ts).
+ * it holds is checked against the bundles each time it is used: test/store/session-index.test.ts).
  */
 export function storeFiles(store: string): string[] {
   return fileListing(store).filter((f) => !f.startsWith("sessions-index.txt "));

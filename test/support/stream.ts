@@ -1,6 +1,6 @@
 /**
  * A bundle's conversation stream as a user gets it back by hand: `zcat` of conversation.d's
- * pieces in the order their names give, then conversation.jsonl (see src/bundle/conversation-pieces.ts).
+ * pieces in the order their names give, then conversation.jsonl (see src/store/conversation-pieces.ts).
  * Read here without nudge's reader, so a test of that reader is not checked against itself.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

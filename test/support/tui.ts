@@ -9,7 +9,7 @@ import { onTestFinished } from "vitest";
 import { claudeEnv, CLAUDE_BIN } from "./claude-env.js";
 import { tempDir } from "./gitdir.js";
 import { NUDGE_CLI } from "./run-nudge.js";
-import { shellQuote } from "../../src/shell-quote.js";
+import { shellQuote } from "../../src/base/shell-quote.js";
 
 let servers = 0;
 

@@ -1,6 +1,6 @@
 /** Durations as a person reads them: a minute is never shown as 60 seconds (issue 15, item 9). */
 import { describe, expect, it } from "vitest";
-import { formatDuration } from "../../src/format.js";
+import { formatDuration } from "../../src/base/format.js";
 
 describe("formatDuration", () => {
   it("rounds to whole seconds before splitting minutes: 179.6 s is 3m00s, not 2m60s", () => {

@@ -7,7 +7,7 @@ import { execa } from "execa";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Manifest } from "../../src/bundle/manifest-schema.js";
+import type { Manifest } from "../../src/store/manifest-schema.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { inTerminal, plain } from "../support/pty.js";

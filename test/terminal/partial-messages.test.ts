@@ -8,11 +8,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parseTimes, type TimedLine } from "../../src/bundle/conversation-reader.js";
+import { parseTimes, type TimedLine } from "../../src/store/conversation-reader.js";
 import { parseLine, splitLines } from "../../src/claude/ndjson.js";
 import { toStreamEvent } from "../../src/claude/stream-events.js";
 import { EventRenderer } from "../../src/terminal/event-renderer.js";
-import { inputLines, mergeInput } from "../../src/bundle/input-merge.js";
+import { inputLines, mergeInput } from "../../src/store/input-merge.js";
 import { play } from "../../src/terminal/replay-player.js";
 import { makeStyle } from "../../src/terminal/style.js";
 

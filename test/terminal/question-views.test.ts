@@ -1,7 +1,7 @@
 /** How claude's requests are shown and answers read, without a terminal: edit diffs, choices, rules. */
 import { describe, expect, it } from "vitest";
 import { CanUseToolRequest } from "../../src/claude/control-protocol.js";
-import { editDiff } from "../../src/session/edit-diff.js";
+import { editDiff } from "../../src/live/edit-diff.js";
 import { parseChoice, parsePermission, permissionLines, permissionView, planLines, savedRule } from "../../src/terminal/question-views.js";
 import { makeStyle } from "../../src/terminal/style.js";
 

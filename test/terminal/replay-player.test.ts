@@ -1,7 +1,7 @@
 /** Replay pacing and the player loop, with an injected sleep so nothing here waits. */
 import { describe, expect, it } from "vitest";
-import { groupByTurn, parseTimes, type TimedLine } from "../../src/bundle/conversation-reader.js";
-import type { Turn } from "../../src/bundle/manifest-schema.js";
+import { groupByTurn, parseTimes, type TimedLine } from "../../src/store/conversation-reader.js";
+import type { Turn } from "../../src/store/manifest-schema.js";
 import { EventRenderer } from "../../src/terminal/event-renderer.js";
 import { delaysFor, play, type Pacing } from "../../src/terminal/replay-player.js";
 import { makeStyle } from "../../src/terminal/style.js";

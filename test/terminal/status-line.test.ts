@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { parseLine, splitLines } from "../../src/claude/ndjson.js";
 import { toStreamEvent } from "../../src/claude/stream-events.js";
 import { Screen } from "../../src/terminal/screen.js";
-import { activityOf } from "../../src/session/activity.js";
-import { formatElapsed } from "../../src/format.js";
+import { activityOf } from "../../src/live/activity.js";
+import { formatElapsed } from "../../src/base/format.js";
 import { StatusLine } from "../../src/terminal/status-line.js";
 import { makeStyle } from "../../src/terminal/style.js";
 

@@ -1,6 +1,6 @@
 /** Tables (session list and the like) line up by the columns text takes on a terminal: CJK characters take two. */
 import { describe, expect, it } from "vitest";
-import { oneLine } from "../../src/format.js";
+import { oneLine } from "../../src/base/format.js";
 import { printTable } from "../../src/terminal/output.js";
 import { textWidth } from "../../src/terminal/text-width.js";
 

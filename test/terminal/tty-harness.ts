@@ -13,7 +13,7 @@
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { CanUseToolRequest } from "../../src/claude/control-protocol.js";
-import type { Question } from "../../src/session/ask.js";
+import type { Question } from "../../src/live/ask.js";
 import { makeStyle, colorEnabled } from "../../src/terminal/style.js";
 import { exitAsHangUp } from "../../src/terminal/hang-up.js";
 import { openTerminalUi } from "../../src/terminal/terminal-ui.js";

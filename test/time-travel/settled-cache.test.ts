@@ -6,7 +6,7 @@
 import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openStore } from "../../src/bundle/store.js";
+import { openStore } from "../../src/store/store.js";
 import { interruptedIn, lastRewind, rewindsDir, saveRecord, type RewindRecord } from "../../src/time-travel/rewind-log.js";
 import { gitdir } from "../support/gitdir.js";
 import { rewindRecord } from "../support/rewind-record.js";

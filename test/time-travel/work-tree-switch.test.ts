@@ -1,10 +1,10 @@
 import { readFileSync, readdirSync, rmSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { Store } from "../../src/bundle/store.js";
+import type { Store } from "../../src/store/store.js";
 import { captureWorkTree as capture, type WorkTreeState } from "../../src/time-travel/rewind.js";
 import { plannedSwitch, switchVerified } from "../../src/time-travel/work-tree-switch.js";
-import { lockWorkTree } from "../../src/bundle/work-tree-lock.js";
+import { lockWorkTree } from "../../src/store/work-tree-lock.js";
 import { git, gitdir, writeFiles } from "../support/gitdir.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
 

@@ -4,7 +4,7 @@
  * the shapes claude and nudge write them (see conversation.jsonl / input.jsonl of any recording).
  */
 import { describe, expect, it } from "vitest";
-import type { PlayLine } from "../../src/bundle/input-merge.js";
+import type { PlayLine } from "../../src/store/input-merge.js";
 import { buildEntries } from "../../src/view/entry-builder.js";
 import { CLIP_CHARS } from "../../src/view/clip.js";
 

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/bundle/store.js";
+import { openStore } from "../../src/store/store.js";
 import { sessionView, turnView } from "../../src/view/session-views.js";
 import { claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";

@@ -4,8 +4,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleFiles, openStore, type Store } from "../../src/bundle/store.js";
-import { sessionLock } from "../../src/bundle/locks.js";
+import { bundleFiles, openStore, type Store } from "../../src/store/store.js";
+import { sessionLock } from "../../src/store/locks.js";
 import { diffBetween, listSessionItems, sessionView, turnView } from "../../src/view/session-views.js";
 import type { Entry } from "../../src/view/view-types.js";
 import type { Recorded } from "../support/record.js";

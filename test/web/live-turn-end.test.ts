@@ -2,7 +2,7 @@
  * Issue 24, on the page: when claude's result is in, the live state says the turn is over at
  * once (its status line stops showing claude at work), while the session still takes no prompt
  * until the turn's code is captured (`working(false)`), as before. The browser frontend alone:
- * the conversation calls it in this order (test/session/conversation-order.test.ts).
+ * the conversation calls it in this order (test/live/conversation-order.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { BrowserFrontend } from "../../src/web/live/browser-frontend.js";

@@ -6,7 +6,7 @@
  * HTTPS_PROXY, end to end encrypted, without nudge seeing the traffic.
  */
 import net from "node:net";
-import { UserError } from "../../errors.js";
+import { UserError } from "../../base/errors.js";
 
 export interface HostPort {
   host: string;

@@ -6,7 +6,7 @@
  * line opening again the colours still open from the line before, so a line can be printed alone.
  */
 import { createRequire } from "node:module";
-import { visible } from "../../inert-text.js";
+import { visible } from "../../base/inert-text.js";
 
 type HljsApi = typeof import("highlight.js").default;
 type LanguageFn = Parameters<HljsApi["registerLanguage"]>[1];

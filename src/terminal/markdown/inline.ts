@@ -6,10 +6,10 @@
  *
  * Links are shown as their text, underlined, and the address after it when it says more than the
  * text: the OSC 8 hyperlink a terminal could make clickable is a control sequence, and nudge lets
- * none reach the terminal but its colours (src/inert-text.ts).
+ * none reach the terminal but its colours (src/base/inert-text.ts).
  */
-import { visible } from "../../inert-text.js";
-import { lazyMarkdownIt, type MarkdownToken as Token } from "../../markdown-it.js";
+import { visible } from "../../base/inert-text.js";
+import { lazyMarkdownIt, type MarkdownToken as Token } from "../../base/markdown-it.js";
 
 const parser = lazyMarkdownIt({ html: false, linkify: false, typographer: false });
 

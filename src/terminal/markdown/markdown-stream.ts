@@ -12,7 +12,7 @@
  * them: `**bold` on one line and `still bold**` on the next render bold. Prose is wrapped at word
  * boundaries as it is written (word-wrap.ts); code blocks and tables are not.
  */
-import { visible } from "../../inert-text.js";
+import { visible } from "../../base/inert-text.js";
 import { highlightLines, languageOf } from "./highlight-ansi.js";
 import { hasOpenEmphasis, renderInline, sgr } from "./inline.js";
 import { renderTable } from "./table.js";

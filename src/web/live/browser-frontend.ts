@@ -6,15 +6,15 @@
  * a terminal records, so the two never disagree.
  */
 import type { CanUseToolRequest } from "../../claude/control-protocol.js";
-import type { Turn } from "../../bundle/manifest-schema.js";
-import type { Asker, PermissionContext, Question } from "../../session/ask.js";
-import { isSlashCommand } from "../../session/conversation.js";
-import type { FinishedTurn, Frontend, PromptSource } from "../../session/frontend.js";
+import type { Turn } from "../../store/manifest-schema.js";
+import type { Asker, PermissionContext, Question } from "../../live/ask.js";
+import { isSlashCommand } from "../../live/conversation.js";
+import type { FinishedTurn, Frontend, PromptSource } from "../../live/frontend.js";
 import type { StreamEvent } from "../../claude/stream-events.js";
-import { inertValue, visible } from "../../inert-text.js";
+import { inertValue, visible } from "../../base/inert-text.js";
 import type { LiveState, Notice, PendingQuestion, QuestionReply } from "./live-types.js";
-import { activityOf, AnsweredRequests } from "../../session/activity.js";
-import { editDiff } from "../../session/edit-diff.js";
+import { activityOf, AnsweredRequests } from "../../live/activity.js";
+import { editDiff } from "../../live/edit-diff.js";
 import { toolDetail } from "../../claude/tool-detail.js";
 
 const KEPT_NOTICES = 50;

@@ -6,16 +6,16 @@
  * pages on one driven session drive the same one. Closing the server stops each turn in flight,
  * which is kept as interrupted, and waits until every bundle is complete and every lock released.
  */
-import { resolveSession, type Store } from "../../bundle/store.js";
+import { resolveSession, type Store } from "../../store/store.js";
 import type { ClaudeFlags } from "../../claude/claude-process.js";
 import { locateClaude } from "../../claude/locate-claude.js";
 import { claudeConfigDir } from "../../claude/transcript.js";
-import { UserError } from "../../errors.js";
+import { UserError } from "../../base/errors.js";
 import { loadRules } from "../../rules/load-rules.js";
-import type { Conversation } from "../../session/conversation.js";
-import type { SessionChoice } from "../../session/open-session.js";
-import { rulesGuard } from "../../session/rules-guard.js";
-import { runSession } from "../../session/run-session.js";
+import type { Conversation } from "../../live/conversation.js";
+import type { SessionChoice } from "../../live/open-session.js";
+import { rulesGuard } from "../../live/rules-guard.js";
+import { runSession } from "../../live/run-session.js";
 import { BackgroundIndexer } from "../../search/background-index.js";
 import { BrowserFrontend } from "./browser-frontend.js";
 import type { DrivenState } from "./live-types.js";

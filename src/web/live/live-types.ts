@@ -3,7 +3,7 @@
  * question it asks, the answers. Types only: the server (browser-frontend.ts) and the page
  * (src/web/page/app/live-session.ts) both use them, so the two cannot drift apart.
  */
-import type { PermissionAnswer, PlanAnswer, Question, QuestionAnswers } from "../../session/ask.js";
+import type { PermissionAnswer, PlanAnswer, Question, QuestionAnswers } from "../../live/ask.js";
 
 /** What the page is asked, one at a time. */
 export type PendingQuestion =

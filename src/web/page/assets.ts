@@ -6,7 +6,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { UserError } from "../../errors.js";
+import { UserError } from "../../base/errors.js";
 
 export async function pageAssetsDir(): Promise<string> {
   for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {

@@ -5,7 +5,7 @@
  * connection at all). Node side: the server and `session export --html` call it.
  */
 import { createHash } from "node:crypto";
-import { inertJson } from "../../inert-text.js";
+import { inertJson } from "../../base/inert-text.js";
 import type { SessionView, TurnView } from "../../view/view-types.js";
 
 export type PageDocument =

@@ -4,21 +4,21 @@
  * taken once), rm. Only the words of the outcome are the server's.
  */
 import path from "node:path";
-import * as z from "../../zod.js";
-import { beginWork, type Work } from "../../bundle/cut-off-work.js";
-import { loadSession } from "../../bundle/store.js";
+import * as z from "../../base/zod.js";
+import { beginWork, type Work } from "../../store/cut-off-work.js";
+import { loadSession } from "../../store/store.js";
 import { describeCarried, describeExported } from "../../sharing/export-describe.js";
 import { exportOperation } from "../../sharing/export-operation.js";
 import { defaultExportName } from "../../sharing/export-session.js";
 import { describeForked } from "../../time-travel/fork-describe.js";
 import { forkTurn } from "../../time-travel/fork-session.js";
-import { describeRemoved } from "../../time-travel/housekeeping-plan.js";
-import { removalOperation } from "../../time-travel/housekeeping-operation.js";
+import { describeRemoved } from "../../maintenance/housekeeping-plan.js";
+import { removalOperation } from "../../maintenance/housekeeping-operation.js";
 import { forkInPlaceOperation, forkIntoWorktreeOperation, rewindOperation, undoOperation } from "../../time-travel/operations.js";
 import { withUndo, withWorkTree } from "../../time-travel/rewind.js";
 import { lastRewind } from "../../time-travel/rewind-log.js";
 import { describeRewound } from "../../time-travel/rewind-plan.js";
-import { UserError } from "../../errors.js";
+import { UserError } from "../../base/errors.js";
 import type { Action } from "./confirm-action.js";
 
 const turnNumber = z.int().check(z.nonnegative());

@@ -2,7 +2,7 @@
  * What a route handler gets: the repository the request is for (its store and live watches) and
  * what the whole server shares (the secrets, the streams, the sessions it drives).
  */
-import type { Store } from "../../bundle/store.js";
+import type { Store } from "../../store/store.js";
 import type { LivePool } from "../live/live-pool.js";
 import type { Downloads } from "./downloads.js";
 import type { Guard } from "./security.js";

@@ -8,11 +8,11 @@
  * skip being shown the plan. The page's adapter of ../../operation.ts.
  */
 import { createHmac } from "node:crypto";
-import * as z from "../../zod.js";
-import { UserError } from "../../errors.js";
-import { fingerprintOf, type Operation } from "../../operation.js";
-import { resolveId } from "../../bundle/store.js";
-import { NoSuchTurn } from "../../bundle/turn-lookup.js";
+import * as z from "../../base/zod.js";
+import { UserError } from "../../base/errors.js";
+import { fingerprintOf, type Operation } from "../../base/operation.js";
+import { resolveId } from "../../store/store.js";
+import { NoSuchTurn } from "../../store/turn-lookup.js";
 import { HttpError, readJsonBody, sendJson } from "./http-io.js";
 import type { App } from "./app-context.js";
 import type { Handler } from "./router.js";

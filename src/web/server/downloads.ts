@@ -4,7 +4,7 @@
  * random token; taken, or unclaimed for ten minutes, it is removed.
  */
 import { randomBytes } from "node:crypto";
-import type { Work } from "../../bundle/cut-off-work.js";
+import type { Work } from "../../store/cut-off-work.js";
 
 const KEEP_MS = 10 * 60_000;
 

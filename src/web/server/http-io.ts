@@ -4,10 +4,10 @@
  * only its first line is shown).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import * as z from "../../zod.js";
-import { UserError, errorMessage } from "../../errors.js";
-import { NoSuchTurn } from "../../bundle/turn-lookup.js";
-import { NoSuchSession } from "../../bundle/store.js";
+import * as z from "../../base/zod.js";
+import { UserError, errorMessage } from "../../base/errors.js";
+import { NoSuchTurn } from "../../store/turn-lookup.js";
+import { NoSuchSession } from "../../store/store.js";
 
 /** An answer with its own status (404, 405, 409, 413…). */
 export class HttpError extends Error {

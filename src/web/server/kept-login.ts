@@ -6,9 +6,9 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import * as z from "../../zod.js";
-import type { Store } from "../../bundle/store.js";
-import { ensureDir, writeFileAtomic } from "../../bundle/atomic-write.js";
+import * as z from "../../base/zod.js";
+import type { Store } from "../../store/store.js";
+import { ensureDir, writeFileAtomic } from "../../store/atomic-write.js";
 
 const secret = z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/));
 const KeptSchema = z.object({ token: secret, csrf: secret, port: z.int().check(z.gte(1), z.lte(65535)) });

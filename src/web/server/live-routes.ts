@@ -3,10 +3,10 @@
  * prompt, answer claude's question, stop the turn, end the session. POSTs like every action
  * (token, Host, Origin, CSRF checked before a route runs); bodies checked by zod and bounded.
  */
-import * as z from "../../zod.js";
-import { resolveId } from "../../bundle/store.js";
-import { RecordingElsewhere } from "../../bundle/work-tree-lock.js";
-import { UserError } from "../../errors.js";
+import * as z from "../../base/zod.js";
+import { resolveId } from "../../store/store.js";
+import { RecordingElsewhere } from "../../store/work-tree-lock.js";
+import { UserError } from "../../base/errors.js";
 import type { QuestionReply } from "../live/live-types.js";
 import { HttpError, readJsonBody, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";

@@ -2,8 +2,8 @@
  * Every route of `nudge web`, one line each. Handlers parse their parameters and call the view
  * layer (src/view), the live watches or the actions; none reads a bundle's files itself.
  */
-import * as z from "../../zod.js";
-import { resolveId } from "../../bundle/store.js";
+import * as z from "../../base/zod.js";
+import { resolveId } from "../../store/store.js";
 import { resolveSessionKept } from "../../view/manifest-cache.js";
 import { actionRoute } from "./confirm-action.js";
 import { sendDownload } from "./download-route.js";

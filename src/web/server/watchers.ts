@@ -8,8 +8,8 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { isLocked } from "../../bundle/locks.js";
-import { bundleDir, bundleFiles, type Store } from "../../bundle/store.js";
+import { isLocked } from "../../store/locks.js";
+import { bundleDir, bundleFiles, type Store } from "../../store/store.js";
 import { resolveSessionKept } from "../../view/manifest-cache.js";
 import { changeFeed, type ChangeFeed } from "./change-feed.js";
 

@@ -1,5 +1,5 @@
 /** Numbers as the CLI shows them ($0.1645, 2.5s): the same formatters, bundled into the page. */
-export { formatCost as cost, formatDuration as duration, formatElapsed as elapsed } from "../../../format.js";
+export { formatCost as cost, formatDuration as duration, formatElapsed as elapsed } from "../../../base/format.js";
 
 /** "2026-11-22 01:07", in the reader's time zone. */
 export function when(iso: string): string {

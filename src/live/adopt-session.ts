@@ -1,0 +1,84 @@
+/**
+ * `nudge session adopt`: one of claude's own sessions made a nudge session. Its transcript's turns
+ * (cut at its prompts) are recorded as claude's own UI's turns are, through the same recorder: a
+ * turn's lines are its part of the transcript, kept as bytes, and the transcript is copied into
+ * the bundle, so `claude run -r` resumes the conversation. The code was never recorded: turn 0 and
+ * every adopted turn hold the work tree as it is now, and the header says so (`adopted`).
+ * Claude's folder is only read.
+ */
+import { statSync } from "node:fs";
+import path from "node:path";
+import { newSessionId, updateHeader, type Store } from "../store/store.js";
+import { lockWorkTree } from "../store/work-tree-lock.js";
+import { registerRecording } from "../store/work-tree-recordings.js";
+import { eachTranscriptLine, MOST_READ_BYTES, readTranscriptRange } from "../claude/transcript-lines.js";
+import { promptOf } from "../claude/transcript-turns.js";
+import { parseEventLine } from "../claude/ndjson.js";
+import { UserError } from "../base/errors.js";
+import { SessionRecorder } from "../recorder/session-recorder.js";
+import type { ClaudeSession } from "./claude-own-sessions.js";
+import { createSession } from "./open-session.js";
+import { recorderContext } from "./run-session.js";
+
+export interface Adopted {
+  id: string;
+  dir: string;
+  turns: number;
+  cwd: string;
+}
+
+export async function adoptClaudeSession(store: Store, session: ClaudeSession, o: { claudeConfigDir: string }): Promise<Adopted> {
+  const size = statSync(session.file).size;
+  if (size > MOST_READ_BYTES) {
+    throw new UserError(`claude's session ${session.id} is too large to adopt (${size.toLocaleString("en")} bytes; at most ${MOST_READ_BYTES.toLocaleString("en")})`, `read it where it is: nudge session show ${session.id.slice(0, 8)}`);
+  }
+  const starts = await promptStarts(session.file);
+  const cwd = session.cwd && isDir(session.cwd) && insideRepo(store, session.cwd) ? session.cwd : store.repoRoot;
+  const id = newSessionId();
+  const root = store.repoRoot;
+  const workTree = await lockWorkTree(store, root, { what: `adopting claude's session ${session.id} as ${id}` });
+  const registration = await registerRecording(store, root, id);
+  try {
+    const opened = await createSession(store, cwd, id);
+    const recorder = await SessionRecorder.start(opened.dir, opened.manifest, await recorderContext({ store, claudeConfigDir: o.claudeConfigDir, registration }, opened.manifest, cwd));
+    try {
+      for (const [i, start] of starts.entries()) {
+        const end = starts[i + 1]?.at ?? size;
+        const lines = await readTranscriptRange(session.file, start.at, end - start.at);
+        recorder.beginTurn(start.prompt);
+        await recorder.endTurnByHook(Promise.resolve({ lines, upTo: start.at + lines.length }), true)!.saved;
+      }
+    } finally {
+      await recorder.close();
+    }
+    await updateHeader(opened.dir, { adopted: { claudeSessionId: session.id, at: opened.manifest.createdAt, turns: starts.length } });
+    return { id, dir: opened.dir, turns: starts.length, cwd };
+  } finally {
+    await registration.end();
+    await workTree.release();
+  }
+}
+
+/** Where each turn's part of the transcript begins (the first from its first byte: claude's bookkeeping before the prompt is the turn's). */
+async function promptStarts(file: string): Promise<Array<{ at: number; prompt: string }>> {
+  const starts: Array<{ at: number; prompt: string }> = [];
+  await eachTranscriptLine(file, (line) => {
+    const prompt = promptOf(parseEventLine(line.bytes));
+    if (prompt !== null) starts.push({ at: starts.length === 0 ? 0 : line.at, prompt });
+  });
+  if (starts.length === 0) throw new UserError("claude's session has no prompt to adopt (its transcript holds none)", "look at it where it is: nudge session show <id>");
+  return starts;
+}
+
+function insideRepo(store: Store, dir: string): boolean {
+  const rel = path.relative(store.repoRoot, dir);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function isDir(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * claude's own sessions as sessions of a repository: those whose transcripts name a working
+ * directory in one of its work trees (or a folder inside one), less those nudge recorded or
+ * adopted already (their claude session ids are the transcript copies in its bundles).
+ */
+import type { Dirent } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { NoSuchSession, type Store } from "../store/store.js";
+import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
+import { insideAny, scanClaudeSessions, workTreesOf } from "./claude-session-scan.js";
+import { claudeConfigDir } from "../claude/transcript.js";
+import { UserError } from "../base/errors.js";
+import { visible } from "../base/inert-text.js";
+
+export type ClaudeSession = ClaudeSessionCard & { source: "claude" };
+
+/** This repository's (`allProjects`: every project's) sessions claude kept that nudge does not hold, the one used last first. */
+export async function claudeOwnSessions(store: Store, o: { allProjects?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<ClaudeSession[]> {
+  return (await claudeOwnScan(store, o)).sessions;
+}
+
+/** The same, at most `limit` of them, and how many there are. */
+export async function claudeOwnScan(store: Store, o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number } = {}): Promise<{ sessions: ClaudeSession[]; total: number }> {
+  const wanted = o.allProjects ? () => true : insideAny(await workTreesOf(store.repoRoot, store.commonDir));
+  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, { limit: o.limit, skip: await knownClaudeIds(store) });
+  return { sessions: scan.sessions.map((s) => ({ ...s, source: "claude" as const })), total: scan.total };
+}
+
+/** The claude session ids nudge's bundles hold a transcript of (recorded, adopted, imported). */
+export async function knownClaudeIds(store: Store): Promise<Set<string>> {
+  const sessions = path.join(store.dir, "sessions");
+  const ids = new Set<string>();
+  const folders = await readdir(sessions).catch(() => [] as string[]);
+  await Promise.all(
+    folders.map(async (id) => {
+      for (const name of await readdir(path.join(sessions, id, "claude")).catch(() => [] as string[])) {
+        const m = /^([A-Za-z0-9_-]{1,128})\.jsonl(\.gz)?$/.exec(name);
+        if (m) ids.add(m[1]!);
+      }
+    }),
+  );
+  return ids;
+}
+
+/**
+ * The claude session an id or a unique prefix of one names, among every project's (a full id is
+ * unique anywhere); null when none does. Found by file name: only the match is read.
+ */
+export async function findClaudeSession(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<ClaudeSession | null> {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(idOrPrefix)) return null;
+  const root = path.join(claudeConfigDir(env), "projects");
+  const known = await knownClaudeIds(store);
+  const matches: string[] = [];
+  for (const folder of await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])) {
+    if (!folder.isDirectory()) continue;
+    for (const e of await readdir(path.join(root, folder.name), { withFileTypes: true }).catch(() => [] as Dirent[])) {
+      const id = e.name.slice(0, -".jsonl".length);
+      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !known.has(id)) matches.push(path.join(root, folder.name, e.name));
+    }
+  }
+  const exact = matches.filter((f) => path.basename(f) === `${idOrPrefix}.jsonl`);
+  const [one] = exact.length ? exact : matches;
+  if (matches.length > 1 && exact.length === 0) {
+    const some = [...new Set(matches.map((f) => path.basename(f, ".jsonl")))].sort().slice(0, 8);
+    throw new NoSuchSession(`"${idOrPrefix}" is ambiguous among claude's own sessions: ${some.join(", ")}`, "type more of the id", some);
+  }
+  if (!one) return null;
+  const s = await stat(one).catch(() => null);
+  const card = s?.isFile() ? await readCard(one, s).catch(() => null) : null;
+  return card && { ...card, source: "claude" };
+}
+
+/** Thrown where a nudge session is needed and the id names one of claude's own: says what it lacks, and how to adopt it. */
+export class NotRecorded extends UserError {
+  constructor(
+    readonly session: ClaudeSession,
+    doing = "diff, rewind or fork",
+  ) {
+    super(
+      `${session.id} is claude's own session, not recorded by nudge: it has no code snapshots to ${doing}`,
+      `make it a nudge session (its code state: the work tree as it is now): nudge session adopt ${visible(session.id)}`,
+    );
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * A plain `claude` recorded through the hooks `nudge hooks install --claude` writes: no nudge runs
+ * beside it, so each hook runs `nudge hooks claude-event` for a moment, with the same recorder,
+ * transcript tail and turns as `claude run --tui` (tui-turns.ts). SessionStart opens the session
+ * of claude's session id (turn 0), UserPromptSubmit begins a turn (the user's edits captured
+ * apart), PreToolUse is the edits gate and the project's rules, Stop / StopFailure end a turn and
+ * SessionEnd closes the session. What lasts between hooks is in the session folder: the journal,
+ * the open turn's part of claude's transcript (claude-ui.json), a turn's end still to do
+ * (claude-ui-stop.json), under the locks of hook-locks.ts.
+ *
+ * A turn's end cannot be done inside its Stop hook: claude writes the turn's last lines after the
+ * hook returns. The hook notes it and starts a detached `--finish` process that waits for them;
+ * whichever hook of the session takes the lock first does that end.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { writeFileAtomic, ensureDir } from "../store/atomic-write.js";
+import { releaseForClaude, takeHookLock } from "../store/hook-locks.js";
+import type { Manifest } from "../store/manifest-schema.js";
+import { bundleDir, bundleFiles, readManifest, type Store } from "../store/store.js";
+import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
+import { ownPathExcludes } from "../snapshot/own-paths.js";
+import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
+import * as z from "../base/zod.js";
+import { mappedSession, mappingFile, preToolUse, STOP_FILE } from "./hook-gate.js";
+import { createSession, privateIndexFile } from "./open-session.js";
+import { discardSession } from "./run-session.js";
+import { openPartLines, TranscriptTail } from "./transcript-tail.js";
+import type { HookInput } from "./hook-input.js";
+import { TuiTurns } from "./tui-turns.js";
+
+
+const PendingStop = z.object({ event: z.enum(["Stop", "StopFailure"]), claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)) });
+
+
+export interface HookContext {
+  store: Store;
+  hook: HookInput & { cwd: string };
+  claudePid: number;
+  claudeConfigDir: string;
+  /** Start the detached process that ends a turn (or, with `end`, the session) after this hook returns. */
+  finish(sessionId: string, end: boolean): void;
+  note(line: string): void;
+}
+
+/** One hook of claude's: what to answer on stdout (null: nothing). */
+export async function onClaudeHook(c: HookContext): Promise<object | null> {
+  switch (c.hook.hook_event_name) {
+    case "SessionStart":
+      await sessionOf(c, true);
+      return null;
+    case "UserPromptSubmit": {
+      const dir = (await sessionOf(c, true))!;
+      await withRecorder(c, dir, async (recorder, turns) => {
+        await endNotedTurn(dir, recorder, turns);
+        if (!recorder.turnInProgress) await turns.recordMissed();
+        await turns.event("UserPromptSubmit", c.hook);
+        // The user's edits are durable before claude's first tool (and before this process ends).
+        await recorder.capturesSettled();
+      });
+      return null;
+    }
+    case "PreToolUse":
+      return preToolUse(c.store, c.hook);
+    case "Stop":
+    case "StopFailure": {
+      const dir = await sessionOf(c, false);
+      if (!dir) return null;
+      await writeFileAtomic(path.join(dir, STOP_FILE), JSON.stringify({ event: c.hook.hook_event_name, claudeSessionId: c.hook.session_id }));
+      c.finish(path.basename(dir), false);
+      return null;
+    }
+    case "SessionEnd": {
+      const dir = await sessionOf(c, false);
+      if (dir) c.finish(path.basename(dir), true);
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The detached end of a turn (`end`: of claude, then the session is closed, and dropped if no prompt was recorded). */
+export async function finishTurn(c: Omit<HookContext, "hook" | "finish">, sessionId: string, end: boolean): Promise<void> {
+  const dir = bundleDir(c.store, sessionId);
+  if (!end && !(await readPendingStop(dir))) return; // a hook of the session did it first
+  const lockFile = bundleFiles(dir).lock;
+  let discard = false;
+  let allSaved = false;
+  await withRecorder({ ...c, finish: () => undefined }, dir, async (recorder, turns) => {
+    await endNotedTurn(dir, recorder, turns);
+    if (!end) return;
+    // Its Stop may not have come (claude exited at once): the turn's end line, if claude wrote it, says it finished.
+    await turns.claudeExited(1000);
+    await recorder.settled();
+    discard = !recorder.anyTurnBegun;
+    allSaved = recorder.allSaved;
+  });
+  if (!end) return;
+  if (discard) {
+    await discardSession(c.store, dir, sessionId);
+    await forgetMapping(c.store, sessionId);
+  }
+  // The index kept between hooks goes with claude; a turn left unsaved (a failed save) still needs it for its recovery.
+  const indexFile = privateIndexFile(c.store, sessionId);
+  if (allSaved) await Promise.all([indexFile, keptIndexState(indexFile)].map((f) => fs.rm(f, { force: true })));
+  await releaseForClaude(lockFile, c.claudePid);
+}
+
+const keptIndexState = (indexFile: string) => `${indexFile}.kept.json`;
+
+/** A turn's end a Stop hook noted and nobody did yet: done now, before anything else of the session. */
+async function endNotedTurn(dir: string, recorder: SessionRecorder, turns: TuiTurns): Promise<void> {
+  const stop = await readPendingStop(dir);
+  if (!stop) return;
+  try {
+    await turns.event(stop.event, { hook_event_name: stop.event, session_id: stop.claudeSessionId });
+    await turns.handled();
+    await recorder.settled();
+  } finally {
+    await fs.rm(path.join(dir, STOP_FILE), { force: true });
+  }
+}
+
+async function readPendingStop(dir: string): Promise<z.infer<typeof PendingStop> | null> {
+  try {
+    return PendingStop.parse(JSON.parse(await fs.readFile(path.join(dir, STOP_FILE), "utf8")));
+  } catch {
+    return null;
+  }
+}
+
+/** The session recording claude's session `hook.session_id`: made (with turn 0) when `create` and there is none. */
+async function sessionOf(c: HookContext, create: boolean): Promise<string | null> {
+  const mapped = await mappedSession(c.store, c.hook.session_id);
+  if (mapped) {
+    if (c.hook.hook_event_name === "SessionStart") await withRecorder(c, mapped, async () => undefined); // a crashed turn is recovered, the lock is this claude's
+    return mapped;
+  }
+  if (!create) return null;
+  const opened = await createSession(c.store, c.hook.cwd);
+  try {
+    await withRecorder(c, opened.dir, async () => undefined, opened.manifest);
+  } catch (error) {
+    await fs.rm(opened.dir, { recursive: true, force: true });
+    throw error;
+  }
+  const file = mappingFile(c.store, c.hook.session_id);
+  await ensureDir(path.dirname(file));
+  await writeFileAtomic(file, opened.manifest.id);
+  return opened.dir;
+}
+
+async function forgetMapping(store: Store, sessionId: string): Promise<void> {
+  const dir = path.join(store.dir, "claude-ui");
+  for (const name of await fs.readdir(dir).catch(() => [])) {
+    if ((await fs.readFile(path.join(dir, name), "utf8").catch(() => "")).trim() === sessionId) await fs.rm(path.join(dir, name), { force: true });
+  }
+}
+
+/** The session's recorder for one hook: its open turn (if an earlier hook of this claude began one) open again. */
+async function withRecorder(c: Omit<HookContext, "hook">, dir: string, work: (recorder: SessionRecorder, turns: TuiTurns) => Promise<void>, created?: Manifest): Promise<void> {
+  const manifest = created ?? (await readManifest(dir));
+  const lock = await takeHookLock(dir, bundleFiles(dir).lock, manifest.id, c.claudePid);
+  let recorder: SessionRecorder;
+  try {
+    const cwd = manifest.repo.cwd;
+    const catchUp = (m: typeof manifest) => openPartLines(dir, c.claudeConfigDir, cwd, m);
+    recorder = await SessionRecorder.start(dir, manifest, await hookRecorderContext(c, manifest), { warning: c.note }, catchUp, { lock, reopen: lock.ownedBefore });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  try {
+    const tail = new TranscriptTail(dir, c.claudeConfigDir, manifest.repo.cwd, recorder.manifest);
+    const turns = new TuiTurns(recorder, tail, c.note);
+    if (recorder.turnInProgress) turns.adopt(await tail.reopen());
+    await work(recorder, turns);
+  } finally {
+    await recorder.close();
+  }
+}
+
+async function hookRecorderContext(c: Omit<HookContext, "hook">, manifest: Manifest): Promise<RecorderContext> {
+  const root = manifest.repo.root;
+  const indexFile = privateIndexFile(c.store, manifest.id);
+  return {
+    claudeConfigDir: c.claudeConfigDir,
+    cwd: manifest.repo.cwd,
+    exclude: ownPathExcludes(root, c.store.ownDirs),
+    indexFile,
+    untrackedCache: await untrackedCacheVerdict(path.join(c.store.dir, "index"), root),
+    keptIndexState: keptIndexState(indexFile),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * No symbolic link in a session's folder is ever followed. nudge writes none there, so one is
+ * someone else's doing (a sandboxed claude, a hand edit, a hostile copy), and through it a page,
+ * a show, an export or a push would read any file of the user's (`conversation.jsonl` →
+ * `~/.ssh/id_rsa`). Each file is opened with O_NOFOLLOW, after an lstat of the folder that holds
+ * it (O_NOFOLLOW checks only the last step); an export, which copies whole folders, first walks
+ * the session's folder and refuses any link in it. The cost: one lstat per file read.
+ */
+import { constants, lstatSync, promises as fs, type Dirent } from "node:fs";
+import path from "node:path";
+import { UserError } from "../base/errors.js";
+import { visible } from "../base/inert-text.js";
+
+const READ_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
+
+function refused(file: string): UserError {
+  return new UserError(
+    `${visible(file)} is a symbolic link: nudge reads no link in a session's folder (it could lead to any of your files)`,
+    "nothing was read through it; remove the link (if it replaced a file of the session, that file is gone)",
+  );
+}
+
+/**
+ * Whether `folder` is a real folder: false when missing, a refusal when a link. Synchronous: one
+ * lstat costs a few µs, and no error is made for a missing folder (a thread-pool round trip and
+ * an ENOENT error on every read cost a turn's read several times its time under load).
+ */
+function realFolder(folder: string): boolean {
+  const stat = lstatSync(folder, { throwIfNoEntry: false });
+  if (stat?.isSymbolicLink()) throw refused(folder);
+  return stat !== undefined && stat.isDirectory();
+}
+
+/** A folder of a bundle checked before it is listed or a file in it is read: a link is refused. */
+export function checkFolder(folder: string): void {
+  realFolder(folder);
+}
+
+/** ELOOP from an O_NOFOLLOW open is the link itself: said as a refusal; every other error as it was. */
+function linkError(file: string): (error: NodeJS.ErrnoException) => never {
+  return (error) => {
+    throw error.code === "ELOOP" ? refused(file) : error;
+  };
+}
+
+export async function openBundleFile(file: string): Promise<fs.FileHandle> {
+  checkFolder(path.dirname(file));
+  return fs.open(file, READ_NO_FOLLOW).catch(linkError(file));
+}
+
+export async function readBundleFile(file: string): Promise<Buffer>;
+export async function readBundleFile(file: string, encoding: "utf8"): Promise<string>;
+export async function readBundleFile(file: string, encoding?: "utf8"): Promise<Buffer | string> {
+  checkFolder(path.dirname(file));
+  return fs.readFile(file, { flag: READ_NO_FOLLOW, encoding }).catch(linkError(file));
+}
+
+/** Every entry under a bundle's folder, the folder itself included: the first link found is refused (an export or a publication carries no link's target). */
+export async function refuseLinksWithin(dir: string): Promise<void> {
+  if (!realFolder(dir)) return;
+  const entries: Dirent[] = await fs.readdir(dir, { withFileTypes: true });
+  for (const e of entries) {
+    const at = path.join(dir, e.name);
+    if (e.isSymbolicLink()) throw refused(at);
+    if (e.isDirectory()) await refuseLinksWithin(at);
+  }
+}

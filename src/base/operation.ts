@@ -27,7 +27,7 @@ export function fingerprintOf<P>(op: Operation<P, unknown>, plan: P): string {
 }
 
 /** What a person answered was about another state: refused, nothing done. `again`: the command to run again ("rewind", "/undo"). */
-export function changedWhileAsking(watches: string, again: string): UserError {
+function changedWhileAsking(watches: string, again: string): UserError {
   return new UserError(`${watches} changed while waiting for your answer; nothing was changed`, `run the ${again} again to see the new plan`);
 }
 

@@ -17,7 +17,7 @@ export interface ClaudeLaunch {
 }
 
 /** The fixed protocol flags; user-chosen flags are appended by `claudeArgs`. */
-export const STREAM_JSON_ARGS = [
+const STREAM_JSON_ARGS = [
   "-p",
   "--verbose",
   "--input-format",

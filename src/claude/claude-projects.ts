@@ -25,7 +25,7 @@ export interface ClaudeProject {
 }
 
 /** More folders than this are not read (a machine with that many projects is listed in part, and says so). */
-export const MOST_PROJECTS = 5000;
+const MOST_PROJECTS = 5000;
 const HEAD_BYTES = 64 * 1024;
 const AT_ONCE = 16;
 

@@ -29,7 +29,7 @@ export interface ClaudeSessionCard {
 }
 
 const EDGE_BYTES = 64 * 1024;
-export const COUNTED_BYTES = 32 << 20;
+const COUNTED_BYTES = 32 << 20;
 
 export async function readCard(file: string, stat: { size: number; mtimeMs: number }): Promise<ClaudeSessionCard> {
   const id = path.basename(file, ".jsonl");

@@ -18,7 +18,7 @@ import { projectConfigFiles } from "./sandbox/project-config.js";
 import { programArgs, systemArgs } from "./sandbox/visible.js";
 
 /** The work tree's git as found before claude ran (repoLocation; gitlinkPaths: its submodules, relative to the top). */
-export interface SandboxGit {
+interface SandboxGit {
   gitDir: string;
   commonDir: string;
   gitlinks: string[];
@@ -242,4 +242,4 @@ function findOnPath(name: string, PATH: string): string | null {
   return null;
 }
 
-export type { HostPort } from "./sandbox/api-gate.js";
+;

@@ -89,7 +89,7 @@ export const ControlResponseEvent = z.looseObject({
  * with text_delta / thinking_delta / input_json_delta, message_delta, message_stop), so text can
  * be shown as it is typed. The whole `assistant` line still follows each message.
  */
-export const PartialEvent = z.looseObject({
+const PartialEvent = z.looseObject({
   type: z.literal("stream_event"),
   event: z.looseObject({ type: z.string() }),
   parent_tool_use_id: z.optional(z.nullable(z.string())),
@@ -98,7 +98,7 @@ export const PartialEvent = z.looseObject({
 });
 
 export type SystemEvent = z.infer<typeof SystemEvent>;
-export type PartialEvent = z.infer<typeof PartialEvent>;
+type PartialEvent = z.infer<typeof PartialEvent>;
 export type AssistantEvent = z.infer<typeof AssistantEvent>;
 export type UserEvent = z.infer<typeof UserEvent>;
 export type ResultEvent = z.infer<typeof ResultEvent>;
@@ -106,11 +106,11 @@ export type ControlResponseEvent = z.infer<typeof ControlResponseEvent>;
 export type { ControlRequestEvent };
 export type ToolUse = z.infer<typeof ToolUseBlock>;
 export type ToolResult = z.infer<typeof ToolResultBlock>;
-export interface OtherEvent {
+interface OtherEvent {
   type: "other";
   raw: unknown;
 }
-export interface InvalidLine {
+interface InvalidLine {
   type: "invalid";
   text: string;
 }

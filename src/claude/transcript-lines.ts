@@ -6,7 +6,7 @@
  */
 import { constants, promises as fs } from "node:fs";
 
-export const MOST_LINE_BYTES = 16 << 20;
+const MOST_LINE_BYTES = 16 << 20;
 export const MOST_READ_BYTES = 256 << 20;
 const CHUNK = 1 << 20;
 
@@ -18,7 +18,7 @@ export interface TranscriptLine {
 }
 
 /** Open a transcript for reading, refusing links and anything but a regular file. */
-export async function openTranscript(file: string): Promise<fs.FileHandle> {
+async function openTranscript(file: string): Promise<fs.FileHandle> {
   const handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   const stat = await handle.stat();
   if (!stat.isFile()) {

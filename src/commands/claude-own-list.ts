@@ -44,7 +44,7 @@ function folderOf(store: Store, cwd: string | null): string {
   return rel === "" ? "." : rel.startsWith("..") ? oneLine(cwd, 40) : oneLine(rel, 40);
 }
 
-export interface ClaudeProjectRow {
+interface ClaudeProjectRow {
   cwd: string | null;
   exists: boolean;
   sessions: number;

@@ -16,7 +16,7 @@ export type PermissionAnswer =
   /** Run it, and save the request's permission suggestion as a rule (claude's settings). */
   | { kind: "save" };
 
-export interface QuestionOption {
+interface QuestionOption {
   label: string;
   description?: string;
 }

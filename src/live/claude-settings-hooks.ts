@@ -16,10 +16,10 @@ import { shellQuote } from "../base/shell-quote.js";
 import * as z from "../base/zod.js";
 
 /** What every nudge entry's command holds, and nothing of the user's would. */
-export const HOOK_MARK = "hooks claude-event";
+const HOOK_MARK = "hooks claude-event";
 
 /** The events recorded by, with the seconds claude gives each (nudge gives itself less: hooks-claude-event.ts). */
-export const HOOK_TIMEOUTS_S = { SessionStart: 30, UserPromptSubmit: 30, PreToolUse: 60, Stop: 10, StopFailure: 10, SessionEnd: 10 } as const;
+const HOOK_TIMEOUTS_S = { SessionStart: 30, UserPromptSubmit: 30, PreToolUse: 60, Stop: 10, StopFailure: 10, SessionEnd: 10 } as const;
 
 const Backup = z.object({
   version: z.literal(1),
@@ -45,7 +45,7 @@ export interface SettingsPlan {
   backup: Backup | null;
 }
 
-export function hookEntries(command: string): Record<string, unknown[]> {
+function hookEntries(command: string): Record<string, unknown[]> {
   return Object.fromEntries(Object.entries(HOOK_TIMEOUTS_S).map(([event, timeout]) => [event, [{ matcher: "", hooks: [{ type: "command", command, timeout }] }]]));
 }
 

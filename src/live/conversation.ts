@@ -18,7 +18,7 @@ import { OutputOrder } from "./output-order.js";
 import { imageSize, promptContent, promptImages, type PromptImage } from "./prompt-images.js";
 
 /** nudge's own commands inside a session; they may replace the recording (`holder.link`). */
-export interface SlashCommands {
+interface SlashCommands {
   rewind(turn: number): Promise<string | null>;
   fork(turn: number | undefined): Promise<string | null>;
   compact(instructions: string): Promise<string | null>;
@@ -43,7 +43,7 @@ export interface ConversationOptions {
  * nudge's commands, as /help lists them; `endsWith`: the frontend's own way to end the session;
  * `keys`: the frontend's keys, listed after the commands.
  */
-export function helpLines(endsWith: string | undefined, keys: readonly string[] = []): string[] {
+function helpLines(endsWith: string | undefined, keys: readonly string[] = []): string[] {
   return [
     "/session          this session's ids, bundle, turns and cost",
     "/rewind <n>       put code and conversation back to turn n",
@@ -58,7 +58,7 @@ export function helpLines(endsWith: string | undefined, keys: readonly string[] 
 }
 
 /** Said as claude's /clear goes: claude forgets the conversation, nudge does not. */
-export const CLEAR_NOTE =
+const CLEAR_NOTE =
   "⎿ /clear: claude starts a new conversation without the turns before it; nudge keeps recording them in this session, and /rewind <n> to one of them brings back that turn's conversation and code";
 
 const SLASH_COMMANDS = new Set(["/exit", "/quit", "/q", "/help", "/h", "/?", "/session", "/rewind", "/fork", "/compact", "/undo"]);

@@ -11,7 +11,7 @@ import { structuredPatch } from "diff";
 import { visible } from "../base/inert-text.js";
 
 /** The colours a frontend paints the diff with (the terminal's Style is one); plain text without. */
-export interface Paint {
+interface Paint {
   dim(text: string): string;
   cyan(text: string): string;
   green(text: string): string;

@@ -15,7 +15,7 @@
 import type { HookCallbackRequest, HookRegistration, PreToolUseOutput } from "../claude/control-protocol.js";
 import type { ToolGuard } from "./control-handler.js";
 
-export const EDITS_GATE_ID = "nudge-edits-gate";
+const EDITS_GATE_ID = "nudge-edits-gate";
 
 /**
  * claude's tools that change no file: not held, so a turn of reading costs no round trip. Every
@@ -23,7 +23,7 @@ export const EDITS_GATE_ID = "nudge-edits-gate";
  */
 const READ_ONLY_TOOLS = ["Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite", "AskUserQuestion", "ExitPlanMode"];
 
-export const EDITS_GATE_MATCHER = `^(?!(?:${READ_ONLY_TOOLS.join("|")})$)`;
+const EDITS_GATE_MATCHER = `^(?!(?:${READ_ONLY_TOOLS.join("|")})$)`;
 
 const PASS: PreToolUseOutput = { hookSpecificOutput: { hookEventName: "PreToolUse" } };
 

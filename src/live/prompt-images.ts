@@ -22,9 +22,9 @@ import { isImageRef } from "../store/image-store.js";
 import { visible } from "../base/inert-text.js";
 
 /** The Messages API's limit for one image. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Images in one prompt. */
-export const MAX_IMAGES = 20;
+const MAX_IMAGES = 20;
 
 const EXTENSION = /\.(png|jpe?g|gif|webp)$/i;
 /** A word: quoted as a terminal pastes a dragged file, or with backslash-escaped spaces. */

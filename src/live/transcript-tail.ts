@@ -16,7 +16,7 @@ import * as z from "../base/zod.js";
 
 const OpenPart = z.object({ claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)), from: z.number().check(z.int(), z.nonnegative()) });
 
-export const OPEN_PART_FILE = "claude-ui.json";
+const OPEN_PART_FILE = "claude-ui.json";
 
 export class TranscriptTail {
   /** Bytes of each claude session's transcript already taken as a turn's lines. */

@@ -22,7 +22,7 @@ import { HookInput } from "./hook-input.js";
 export { HookInput };
 
 /** The events nudge records by; each is answered by `onEvent`. */
-export const RECORDED_EVENTS = ["UserPromptSubmit", "Stop", "StopFailure"] as const;
+const RECORDED_EVENTS = ["UserPromptSubmit", "Stop", "StopFailure"] as const;
 export type RecordedEvent = (typeof RECORDED_EVENTS)[number];
 
 /**

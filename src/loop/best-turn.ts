@@ -19,7 +19,7 @@ export interface CheckedTurn {
 }
 
 /** Smaller is further along; compared element by element. */
-export function checkRank(check: CheckedTurn["check"]): number[] {
+function checkRank(check: CheckedTurn["check"]): number[] {
   if (check.exitCode === 0) return [0];
   if (check.exitCode === null) return [3];
   const summary: TestSummary | null = parseTestSummary(check.output);

@@ -16,14 +16,14 @@ export interface Budget {
 
 export const DEFAULT_BUDGET: Budget = { iterations: 10, costUsd: 5, minutes: 60 };
 
-export interface Spending {
+interface Spending {
   iterations: number;
   costUsd: number;
   elapsedMs: number;
 }
 
 /** What is spent, as the summary says it, or null while there is budget left. */
-export function budgetSpent(budget: Budget, spending: Spending): string | null {
+function budgetSpent(budget: Budget, spending: Spending): string | null {
   if (budget.costUsd !== null && spending.costUsd >= budget.costUsd) return `${formatCost(spending.costUsd)} spent (--max-cost ${budget.costUsd})`;
   if (budget.minutes !== null && spending.elapsedMs >= budget.minutes * 60_000) return `${timeSpent(budget.minutes)} passed (--max-minutes ${budget.minutes})`;
   if (spending.iterations >= budget.iterations) return `${spending.iterations} iteration${spending.iterations === 1 ? "" : "s"} run (--max-iterations ${budget.iterations})`;

@@ -106,7 +106,7 @@ function stopGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /** Colours and cursor codes out; a line redrawn with \r (a progress bar) keeps only its last state. */
-export function cleanOutput(text: string): string {
+function cleanOutput(text: string): string {
   return text
     .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g, "")
     .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "")
@@ -119,7 +119,7 @@ export function cleanOutput(text: string): string {
     .join("\n");
 }
 
-export function tailOf(output: string): string {
+function tailOf(output: string): string {
   const lines = output.replace(/\s+$/, "").split("\n");
   let tail = lines.slice(-TAIL_LINES).join("\n");
   if (tail.length > TAIL_CHARS) tail = tail.slice(tail.length - TAIL_CHARS);

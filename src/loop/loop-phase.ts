@@ -9,7 +9,7 @@ import type { ApiFailure } from "./api-failure.js";
 export type TurnRole = "iteration" | "verifier";
 
 /** What the next prompt is: an iteration's, the verifier's, or the /rewind the user chose at a pause. */
-export type NextPrompt = { kind: "iteration" } | { kind: "verifier" } | { kind: "rewind"; turn: number };
+type NextPrompt = { kind: "iteration" } | { kind: "verifier" } | { kind: "rewind"; turn: number };
 
 export type LoopPhase =
   /** Between turns. */

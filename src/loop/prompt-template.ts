@@ -19,7 +19,7 @@ export const PLACEHOLDERS = {
   feedback: "what nudge has to tell claude (a promise the check refuted, the verifier's reason); when not used, it is added at the end",
 } as const;
 
-export type PlaceholderName = keyof typeof PLACEHOLDERS;
+type PlaceholderName = keyof typeof PLACEHOLDERS;
 export type PromptValues = Record<PlaceholderName, string>;
 
 export interface Template {

@@ -27,7 +27,7 @@ const STRIKE_OPEN = /^<(?:s|del|strike)(?:\s[^>]*)?>$/i;
 const STRIKE_CLOSE = /^<\/(?:s|del|strike)\s*>$/i;
 
 /** The message's prose: its paragraphs, headings, list items and table cells outside quotes, without code or comments, a blank line between blocks. */
-export function prose(text: string): string {
+function prose(text: string): string {
   const blocks: string[] = [];
   let quoted = 0;
   let folded = 0;

@@ -8,7 +8,7 @@ import * as git from "../snapshot/git.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
 import { storedRecords, undoTargetIn, unnamedBackups } from "../time-travel/rewind-records.js";
 
-export interface BackupEntry {
+interface BackupEntry {
   stamp: string;
   at: string;
   /** rewind, or (records of newer nudges) undo. */
@@ -26,7 +26,7 @@ export interface BackupEntry {
   undo: boolean;
 }
 
-export interface OtherBackup {
+interface OtherBackup {
   ref: string;
   commit: string;
   at: string;

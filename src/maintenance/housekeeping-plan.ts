@@ -47,7 +47,7 @@ export interface BackupRefRemoval extends RefAt {
   at: string;
 }
 
-export type LeftoverKind = "private-index" | "shared-index" | "session-folder" | "scratch" | "stale-lock" | "temp-file" | "import-backup" | "cut-off-work" | "sync-repository";
+type LeftoverKind = "private-index" | "shared-index" | "session-folder" | "scratch" | "stale-lock" | "temp-file" | "import-backup" | "cut-off-work" | "sync-repository";
 
 export interface Leftover {
   kind: LeftoverKind;
@@ -75,7 +75,7 @@ export function isEmpty(plan: HousekeepingPlan): boolean {
 }
 
 /** Bytes the plan frees in nudge's store (the snapshots' git objects are git gc's). */
-export function storeBytes(plan: HousekeepingPlan): number {
+function storeBytes(plan: HousekeepingPlan): number {
   return plan.sessions.reduce((n, s) => n + s.bytes, 0) + plan.leftovers.reduce((n, l) => n + l.bytes, 0);
 }
 
@@ -89,7 +89,7 @@ export function planKey(p: HousekeepingPlan): string {
   ]);
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ["KiB", "MiB", "GiB", "TiB"];
   let value = bytes / 1024;
@@ -145,7 +145,7 @@ function gitGcNote(plan: HousekeepingPlan): string {
 }
 
 /** After removing refs: how to reclaim the objects (nudge never runs git gc in the user's repository; only in its own sync repository). */
-export const GIT_GC_HINT =
+const GIT_GC_HINT =
   "to reclaim the disk the snapshots used: git gc (objects younger than two weeks stay until a later one; git gc --prune=now takes them at once, when no other git command is running here)";
 
 /** What an applied plan removed, and what it skipped, as the CLI and the web page say it. */

@@ -17,7 +17,7 @@ import { formatStat, oneLine, plural } from "../base/format.js";
 import { stillHolds, type Operation } from "../base/operation.js";
 import { planRepair, repairFingerprint, type RepairPlan } from "./repair-plan.js";
 
-export async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {
+async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {
   const files = bundleFiles(plan.dir);
   const activity = await lockActivity(files.lock);
   if (activity && activity !== "recording") {
@@ -45,7 +45,7 @@ export async function applyRepair(store: Store, plan: RepairPlan): Promise<void>
 }
 
 /** The plan as a person reads it. */
-export function describeRepair(plan: RepairPlan): string[] {
+function describeRepair(plan: RepairPlan): string[] {
   const counted = plural(plan.headerTurns, "turn");
   const past = plan.rebuilt.at(-1)!.n;
   // The header may have been cut back with the journal: then only the ref knows the later turns.

@@ -66,7 +66,7 @@ function refsBySession(view: StoreView): Map<string, RefAt[]> {
 }
 
 /** A private index of a session and the lock git may have left beside it. */
-export async function indexFilesOf(store: Store, id: string): Promise<string[]> {
+async function indexFilesOf(store: Store, id: string): Promise<string[]> {
   const file = path.join(store.dir, "index", id);
   const found: string[] = [];
   for (const candidate of [file, `${file}.lock`]) if (await pathExists(candidate)) found.push(candidate);
@@ -158,7 +158,7 @@ export function heldText(lock: LockInfo): string {
 }
 
 /** A session with a claude that may be writing, or that another nudge process works on: not to be removed under it. */
-export async function refuseIfLive(store: Store, view: Pick<StoreView, "live" | "held">, id: string): Promise<void> {
+async function refuseIfLive(store: Store, view: Pick<StoreView, "live" | "held">, id: string): Promise<void> {
   const found = view.live.find((l) => l.id === id);
   const held = view.held.get(id);
   if (!found && held) throw new UserError(`session ${id} cannot be removed now: ${heldText(held)}`, "wait for it to finish, then run the rm again");

@@ -14,7 +14,7 @@ import { sharedIndexOf } from "../snapshot/private-index.js";
 const SHARED_INDEX = /^sharedindex\.[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /** The repository's git dirs: the common one and each linked worktree's own. */
-export async function gitDirs(store: Store): Promise<string[]> {
+async function gitDirs(store: Store): Promise<string[]> {
   const linked = path.join(store.commonDir, "worktrees");
   const names = await fs.readdir(linked, { withFileTypes: true }).catch(() => []);
   return [store.commonDir, ...names.filter((d) => d.isDirectory()).map((d) => path.join(linked, d.name))];

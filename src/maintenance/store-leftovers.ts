@@ -21,7 +21,7 @@ import { sharedIndexFiles, sharedIndexesInUse } from "./shared-indexes.js";
 import { sessionRefsOf, type StoreView } from "./session-removal.js";
 
 /** Long enough for anything nudge makes and fills in one go (a fork's folder, a scratch check). */
-export const GRACE_MS = 10 * 60_000;
+const GRACE_MS = 10 * 60_000;
 /** git writes a shared index, then the index that points to it: never take one that fresh. */
 export const SHARED_INDEX_GRACE_MS = 60 * 60_000;
 

@@ -7,7 +7,7 @@ import type { RuleDecision } from "./evaluate.js";
 import { RULE_ACTIONS } from "./rules-schema.js";
 import { callDetail, type ToolCall } from "./tool-input.js";
 
-export const RuleDecisionRecordSchema = z.object({
+const RuleDecisionRecordSchema = z.object({
   rule: z.string().check(z.describe("the rule's id")),
   action: z.enum(RULE_ACTIONS),
   tool: z.string().check(z.describe("the tool claude called: Bash, Write, …")),

@@ -29,7 +29,7 @@ export function evaluate(rules: RuleSet, call: ToolCall): RuleDecision | null {
  * the command split into its simple commands, the file with its links resolved (read per rule,
  * that was a shell parse and a realpath per rule per tool call).
  */
-export class CallView {
+class CallView {
   readonly command: string | null;
   private cache: { file?: FilePaths | null; realFile?: FilePaths | null; shell?: ShellReading | null } = {};
   constructor(readonly call: ToolCall) {
@@ -47,7 +47,7 @@ export class CallView {
 }
 
 /** Every field the rule gives must match; a field the call lacks (no file_path, say) does not match. */
-export function matches(rule: Rule, seen: CallView): boolean {
+function matches(rule: Rule, seen: CallView): boolean {
   if (!rule.tools.includes(seen.call.toolName)) return false;
   const { path, command, content } = rule.compiled;
   if (path) {

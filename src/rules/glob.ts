@@ -22,7 +22,7 @@ export function compileGlob(glob: string): (path: string) => boolean {
   return (path) => re.matches(path);
 }
 
-export function globToRe2(glob: string): string {
+function globToRe2(glob: string): string {
   const { source, end } = translate(glob, 0, false);
   if (end !== glob.length) throw new GlobError(`an unexpected "${glob[end]}" at ${end + 1}`);
   return source;

@@ -43,11 +43,11 @@ export function toolMatcher(tools: readonly string[]): string {
 }
 
 /** What claude receives when a deny rule stops a call: it must read as the project's rule, not a glitch to retry. */
-export function denyReason(decision: RuleDecision): string {
+function denyReason(decision: RuleDecision): string {
   return `Blocked by the project's rule "${decision.rule.id}": ${decision.message}`;
 }
 
-export function noteText(decision: RuleDecision): string {
+function noteText(decision: RuleDecision): string {
   return `Note from the project's rule "${decision.rule.id}": ${decision.message}`;
 }
 

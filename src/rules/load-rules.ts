@@ -9,7 +9,7 @@ import path from "node:path";
 import { UserError } from "../base/errors.js";
 import type { RuleSet } from "./parse-rules.js";
 
-export const RULES_DIR = ".nudge";
+const RULES_DIR = ".nudge";
 const NAMES = ["rules.yaml", "rules.yml"];
 const OTHER_FORMATS = ["rules.json", "rules.toml", "rules.jsonc"];
 

@@ -5,7 +5,7 @@
  */
 import * as z from "../base/zod.js";
 
-export const RULES_FORMAT = 1;
+const RULES_FORMAT = 1;
 
 /** The tools whose input names a file (`file_path`, or `notebook_path` for NotebookEdit). */
 export const PATH_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Read"] as const;
@@ -18,7 +18,7 @@ export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 const oneOrMore = <T extends z.ZodMiniType>(item: T) => z.union([item, z.array(item).check(z.minLength(1))]);
 
-export const RuleMatchSchema = z
+const RuleMatchSchema = z
   .strictObject({
     tool: z
       .optional(oneOrMore(z.string().check(z.minLength(1))))
@@ -53,7 +53,7 @@ const message = z.string().check(z.trim(), z.minLength(1));
 const rule = <A extends RuleAction, M extends z.ZodMiniType>(action: A, msg: M, about: string) =>
   z.strictObject({ id, match: RuleMatchSchema, action: z.literal(action), message: msg }).check(z.describe(about));
 
-export const RuleSchema = z.discriminatedUnion("action", [
+const RuleSchema = z.discriminatedUnion("action", [
   rule("deny", message.check(z.describe("what claude receives instead of the tool's result: say what to do instead")), "deny: the tool does not run"),
   rule("ask", z.optional(message).check(z.describe("shown to the user with the permission prompt")), "ask: the user decides, as a permission prompt"),
   rule("allow", z.optional(message).check(z.describe("kept in the session record")), "allow: the tool runs without a permission prompt"),
@@ -65,4 +65,3 @@ export const RulesFileSchema = z.strictObject({
   version: z.literal(RULES_FORMAT).check(z.describe("the rules file format; 1")),
   rules: z.array(RuleSchema).check(z.describe("in evaluation order: the first rule that matches a tool call decides it")),
 });
-export type RulesFile = z.infer<typeof RulesFileSchema>;

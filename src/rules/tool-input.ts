@@ -22,7 +22,7 @@ export function commandOf(call: ToolCall): string | null {
 }
 
 /** The file a file tool acts on, as written in the input (NotebookEdit calls it notebook_path). */
-export function rawFilePath(call: ToolCall): string | null {
+function rawFilePath(call: ToolCall): string | null {
   const value = call.toolName === "NotebookEdit" ? call.input.notebook_path : call.input.file_path;
   return typeof value === "string" && value !== "" ? value : null;
 }

@@ -12,7 +12,7 @@ import { dropSession, insertPieces } from "./catch-up.js";
 import type { SearchDb } from "./search-db.js";
 import { entryDocs, MAX_DOC_CHARS, type Place, type TurnDoc } from "./turn-docs.js";
 
-export function claudeStamp(s: Pick<ClaudeSession, "bytes" | "updatedAt">): string {
+function claudeStamp(s: Pick<ClaudeSession, "bytes" | "updatedAt">): string {
   return `claude:${s.bytes}:${s.updatedAt}`;
 }
 

@@ -16,7 +16,7 @@ function pidFile(store: Store): string {
 }
 
 /** Is an indexer running for this store now? */
-export function indexerRunning(store: Store): boolean {
+function indexerRunning(store: Store): boolean {
   try {
     const pid = Number(readFileSync(pidFile(store), "utf8").trim());
     if (!Number.isInteger(pid) || pid <= 0) return false;

@@ -1,5 +1,5 @@
 /** Where in a turn a match is, and how a person calls it: for the CLI, --json and the page alike (no imports: the page bundles it). */
-export const PLACES = ["prompt", "text", "tool-input", "tool-output", "edits", "file", "decision", "check"] as const;
+const PLACES = ["prompt", "text", "tool-input", "tool-output", "edits", "file", "decision", "check"] as const;
 export type Place = (typeof PLACES)[number];
 
 /** How a place is named to a person. */

@@ -13,7 +13,7 @@ import type { Store } from "../store/store.js";
 export type SearchDb = Database.Database;
 
 /** Bumped when the tables or the text put into them change: an index of another version is rebuilt. */
-export const INDEX_VERSION = "3";
+const INDEX_VERSION = "3";
 
 export function indexFile(store: Store): string {
   return path.join(store.dir, "search", "index.sqlite");

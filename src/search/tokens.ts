@@ -12,7 +12,7 @@
  */
 
 /** Zero-width space: a separator to the tokenizer (category Cf), invisible, never shown. */
-export const CUT = "\u200b";
+const CUT = "\u200b";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]+/gu;
 const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]$/u;
@@ -86,12 +86,12 @@ interface TokenSpan {
 }
 
 /** The tokens of a text as the index cuts them, with where each is. */
-export function tokenSpans(text: string): TokenSpan[] {
+function tokenSpans(text: string): TokenSpan[] {
   return [...text.matchAll(TOKEN)].map((m) => ({ start: m.index, end: m.index + m[0].length, token: fold(m[0]) }));
 }
 
 /** Case and accents folded, as unicode61 with remove_diacritics 2 folds them. */
-export function fold(token: string): string {
+function fold(token: string): string {
   return token.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 

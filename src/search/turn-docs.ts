@@ -9,7 +9,7 @@ import type { Turn } from "../store/manifest-schema.js";
 import { savedTurnContent } from "../view/session-views.js";
 import type { Entry } from "../view/view-types.js";
 
-export { PLACES, PLACE_NAMES, type Place } from "./places.js";
+export {  PLACE_NAMES, type Place } from "./places.js";
 import type { Place } from "./places.js";
 
 export interface TurnDoc {

@@ -75,7 +75,7 @@ export async function detectSecrets(text: string): Promise<SecretSpan[]> {
 let ported: PortedRules | undefined;
 
 /** Every detection but secretlint's and the blocks: what a base64-wrapped text is checked with too. */
-export function textFindings(text: string): SecretSpan[] {
+function textFindings(text: string): SecretSpan[] {
   ported ??= new PortedRules([...GITLEAKS_RULES, ...PROVIDER_RULES]);
   return [...assignmentFindings(text), ...ruleFindings(text), ...ported.findings(text), ...entropyFindings(text)];
 }

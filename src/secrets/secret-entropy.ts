@@ -32,7 +32,7 @@ export function entropyFindings(text: string): SecretSpan[] {
   return found;
 }
 
-export function looksRandom(value: string): boolean {
+function looksRandom(value: string): boolean {
   // Hashes and ids are random but not secret: a git SHA or sha256 (hex), a UUID, a dotted name.
   if (/^[0-9a-f]+$/i.test(value) || /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(value)) return false;
   if (/^(?:sha(?:1|256|384|512)|md5)[-:]/i.test(value) || (/^[\w-]+(?:\.[\w-]+)+$/.test(value) && !/\d/.test(value))) return false;

@@ -19,7 +19,7 @@ const JOINED_NOUN = /(?:password|passwd|passphrase|secret|token|apikey|accesskey
 const STORAGE_PARTS = new Set(["base", "data", "value", "val", "b64", "base64", "hex", "str", "string", "raw", "enc", "encoded", "text", "plain", "plaintext", "pem", "env", "file", "contents", "content", "old", "new", "current", "prev", "previous", "next", "1", "2", "v1", "v2", "hash", "salt"]);
 
 /** `dbPassword` → [db, password]; `SECRET_KEY_BASE` → [secret, key, base]; `client-key-data` → [client, key, data]. */
-export function nameParts(name: string): string[] {
+function nameParts(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")

@@ -18,20 +18,20 @@ const claudeId = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/, "a claude se
 const entryPath = z.string().check(z.maxLength(MAX_PATH_LENGTH), z.regex(ENTRY_PATH, "a path of segments of letters, digits, '.', '_', '-' (no '.' or '..')"));
 const absolutePath = z.string().check(z.startsWith("/"), z.maxLength(4096));
 
-export const ExportEntrySchema = z.object({
+const ExportEntrySchema = z.object({
   path: entryPath.check(z.describe("inside the top folder, e.g. session/conversation.jsonl")),
   bytes: z.int().check(z.nonnegative()),
   sha256,
 });
 
-export const MaskedSchema = z.object({
+const MaskedSchema = z.object({
   kind: z.string().check(z.regex(/^[a-z0-9-]{1,64}$/), z.describe("what was masked, as in its placeholder: [REDACTED:<kind>]")),
   file: entryPath,
   count: z.int().check(z.positive()),
   turns: z.array(z.int().check(z.nonnegative())).check(z.describe("the turns the masked lines belong to, where known")),
 });
 
-export const ExportGitSchema = z.object({
+const ExportGitSchema = z.object({
   bundle: entryPath.check(z.describe("the git bundle holding the session's commits")),
   objectFormat: z.enum(["sha1", "sha256"]),
   prerequisites: z

@@ -56,7 +56,7 @@ export interface ExportPlan {
 /** The ref names inside the git bundle (only its header sees them; an import maps them to its own). */
 export const BUNDLE_TIP = "refs/nudge/export/session";
 export const BUNDLE_BASE = "refs/nudge/export/base";
-export const bundleHeadRef = (turn: number) => `refs/nudge/export/head-${turn}`;
+const bundleHeadRef = (turn: number) => `refs/nudge/export/head-${turn}`;
 
 export function planExport(manifest: Manifest, upto: number | null): ExportPlan {
   const last = manifest.turns.at(-1);

@@ -66,7 +66,7 @@ export interface ExportResult {
   skipped: string[];
 }
 
-export const BUNDLE_ENTRY = "git/session.bundle";
+const BUNDLE_ENTRY = "git/session.bundle";
 /** Above this much conversation and transcript, each phase is reported on stderr. */
 const LARGE_BYTES = 8 * 1024 * 1024;
 

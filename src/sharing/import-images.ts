@@ -10,7 +10,7 @@ import type { ExportEntry } from "./export-index.js";
 import { DEFAULT_LIMITS, Refusal, formatBytes } from "./limits.js";
 
 /** base64 is 4 bytes for 3: an image is read back inside a line, which `maxLineBytes` bounds. */
-export const MAX_IMAGE_BYTES = Math.floor((DEFAULT_LIMITS.maxLineBytes / 4) * 3);
+const MAX_IMAGE_BYTES = Math.floor((DEFAULT_LIMITS.maxLineBytes / 4) * 3);
 
 /** The image entries, by their names in the bundle (`images/<sha256>`); a bad one refused. */
 export function carriedImages(entries: ExportEntry[], sessionDir: string): string[] {

@@ -209,7 +209,7 @@ async function compare(staged: string, placed: string): Promise<Placement["state
   return there.size === size ? "same" : "longer";
 }
 
-export async function sha256(file: string, bytes?: number): Promise<string> {
+async function sha256(file: string, bytes?: number): Promise<string> {
   const hash = createHash("sha256");
   if (bytes === 0) return hash.digest("hex");
   for await (const chunk of createReadStream(file, bytes === undefined ? {} : { start: 0, end: bytes - 1 })) hash.update(chunk as Buffer);

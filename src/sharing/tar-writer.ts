@@ -23,7 +23,7 @@ import { createGzip } from "node:zlib";
 import { Header } from "tar";
 import { InternalError, UserError } from "../base/errors.js";
 
-export const FIXED_MTIME = new Date("2000-01-01T00:00:00Z");
+const FIXED_MTIME = new Date("2000-01-01T00:00:00Z");
 const BLOCK = 512;
 
 export type TarSource = Uint8Array | { file: string };

@@ -153,7 +153,7 @@ export async function readBundleHeader(file: string): Promise<BundleHeader> {
 }
 
 /** The prerequisites of a bundle this repository lacks (an import must stop before touching anything). */
-export async function missingPrerequisites(root: string, header: BundleHeader): Promise<string[]> {
+async function missingPrerequisites(root: string, header: BundleHeader): Promise<string[]> {
   if (header.prerequisites.length === 0) return [];
   // One `cat-file --batch-check` for them all: a line per name asked, "<name> missing" for one not here.
   const out = await text(root, ["cat-file", "--batch-check"], { input: header.prerequisites.map((c) => `${c}^{commit}\n`).join("") });
@@ -168,7 +168,7 @@ export async function missingPrerequisites(root: string, header: BundleHeader): 
  * checks before it writes anything (checkBundle runs it in a scratch repository), and a process
  * saved is ~5–10 ms of every import.
  */
-export async function verifyBundle(root: string, file: string, remotes: Array<{ commit: string; remoteRef: string | null }> = []): Promise<BundleHeader> {
+async function verifyBundle(root: string, file: string, remotes: Array<{ commit: string; remoteRef: string | null }> = []): Promise<BundleHeader> {
   const header = await readBundleHeader(file);
   const missing = await missingPrerequisites(root, header);
   if (missing.length) {

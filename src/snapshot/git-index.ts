@@ -2,7 +2,7 @@
  * git on nudge's private indexes (never the user's): staging the work tree, the status scan a
  * capture starts from, writing trees, and setting entries and files for a switch.
  */
-import { excluding, run, spawnGit, text } from "./git-process.js";
+import { excluding, run, text } from "./git-process.js";
 import type { TreeChange } from "./git.js";
 
 /**
@@ -80,7 +80,7 @@ export interface StatusScan {
  * `status --porcelain=v2 --branch -z`: HEAD's commit (null on an unborn branch), the branch, and
  * the paths whose work tree side differs (the index-vs-HEAD side is not ours to care about).
  */
-export function parseStatusV2(out: string): StatusScan {
+function parseStatusV2(out: string): StatusScan {
   const paths: string[] = [];
   let head: string | null = null;
   let branch: string | null | undefined;
@@ -127,14 +127,6 @@ export async function writeTree(root: string, indexFile: string, untrackedCache:
   return text(root, [...privateIndexConfig(untrackedCache), "write-tree"], { indexFile });
 }
 
-/**
- * Whether the untracked cache can be trusted on this work tree's file system (folder mtimes
- * change when entries are added or removed). git's own test; it takes several seconds.
- */
-export async function untrackedCacheWorks(root: string): Promise<boolean> {
-  return (await spawnGit(root, ["update-index", "--test-untracked-cache"])).exitCode === 0;
-}
-
 /** Set (or, for deletions, drop) exactly these entries in a private index, leaving all others alone. */
 export async function setIndexEntries(root: string, indexFile: string, changes: TreeChange[]): Promise<void> {
   if (changes.length === 0) return;
@@ -151,22 +143,6 @@ export async function checkoutPaths(root: string, indexFile: string, paths: stri
   // would rewrite the whole index (~40 ms at 100k files, measured) to spare the check that
   // follows hashing only the files just written.
   await run(root, ["checkout-index", "-f", "-z", "--stdin"], { indexFile, input: Buffer.from(paths.join("\0"), "latin1") });
-}
-
-/**
- * Paths where the work tree differs from a private index: modified, deleted or untracked (not
- * ignored). Empty means the work tree's tree is exactly the index's. One scan, like `git status`.
- */
-export async function workTreeDifferences(root: string, indexFile: string, exclude: string[] = []): Promise<string[]> {
-  // --ignore-submodules=all: a submodule's own work tree is not part of a snapshot (only its commit is).
-  const out = await run(root, ["status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all", "--", ":/", ...excluding(exclude)], {
-    indexFile,
-  });
-  return out
-    .toString("latin1")
-    .split("\0")
-    .filter((entry) => entry.length > 3 && (entry[1] !== " " || entry.startsWith("??")))
-    .map((entry) => entry.slice(3));
 }
 
 /** `tree` with these entries set (or, for deletions, dropped), computed in a private index (nothing else is touched). */

@@ -51,7 +51,7 @@ export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
  * Settings that make git run a program of the repository's choosing on a plain status or add:
  * off for every git nudge runs, whatever config git finds.
  */
-export const NO_PROGRAMS = ["-c", "core.fsmonitor=false"];
+const NO_PROGRAMS = ["-c", "core.fsmonitor=false"];
 
 let pinned: { workTree: string; gitDirs: string[]; env: Record<string, string> } | null = null;
 
@@ -68,7 +68,7 @@ export function pinRepository(workTree: string, gitDir: string, commonDir = gitD
 }
 
 /** GIT_DIR and GIT_WORK_TREE for git run in `cwd`, when cwd is in the pinned work tree (and not in its git dirs). */
-export function pinnedEnv(cwd: string): Record<string, string> {
+function pinnedEnv(cwd: string): Record<string, string> {
   if (!pinned) return {};
   const at = path.resolve(cwd);
   return within(pinned.workTree, at) && !pinned.gitDirs.some((dir) => within(dir, at)) ? pinned.env : {};

@@ -25,7 +25,7 @@ import { gitChildOptions, NO_HOOKS, spawnGit as spawnProcess, type GitResult } f
 export const REPOSITORY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH"];
 
 /** A fetch or push that has not finished in this long is stopped. */
-export const NETWORK_TIMEOUT_MS = 10 * 60_000;
+const NETWORK_TIMEOUT_MS = 10 * 60_000;
 
 type Result = GitResult;
 
@@ -322,16 +322,6 @@ export async function treeEntries(repo: string, commit: string): Promise<TreeEnt
       // "-" for a tree; "BAD" for a blob a filtered fetch left out (not here).
       return { mode: mode!, type: type!, id: id!, size: size && /^\d+$/.test(size) ? Number(size) : null, name: line.slice(tab + 1) };
     });
-}
-
-/** The parents of a commit (ids), from its header. */
-export async function commitParents(repo: string, commit: string): Promise<string[]> {
-  const out = (await run(repo, ["rev-list", "--parents", "-n", "1", commit])).toString("utf8").trim();
-  return out.split(" ").slice(1);
-}
-
-export async function hasObject(repo: string, id: string): Promise<boolean> {
-  return (await spawnGit(repo, ["cat-file", "-e", `${id}^{commit}`])).exitCode === 0;
 }
 
 /** A blob written to `file` by git itself (`cat-file blob`, streamed to the file: never held in memory). */

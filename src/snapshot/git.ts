@@ -10,7 +10,7 @@ import { UserError, InternalError } from "../base/errors.js";
 import { hasControls, visibleJson } from "../base/inert-text.js";
 import { answer, run, SNAPSHOT_IDENTITY, spawnGit, text } from "./git-process.js";
 
-export { NO_REF, type GitOptions } from "./git-process.js";
+export { NO_REF,  } from "./git-process.js";
 export * from "./git-index.js";
 export * from "./git-bundle.js";
 

@@ -41,7 +41,7 @@ const Step = z.discriminatedUnion("kind", [
    */
   z.object({ kind: z.literal("session"), dir: z.string(), ref: z.string(), commit: z.string() }),
 ]);
-export type WorkStep = z.infer<typeof Step>;
+type WorkStep = z.infer<typeof Step>;
 const JournalSchema = z.object({ what: z.string(), steps: z.array(Step), done: z.boolean() });
 export type Journal = z.infer<typeof JournalSchema>;
 
@@ -57,7 +57,7 @@ export interface Work {
   finish(): Promise<void>;
 }
 
-export function workRoot(store: Store): string {
+function workRoot(store: Store): string {
   return path.join(store.dir, "work");
 }
 

@@ -12,7 +12,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { acquireLock, holderText, isHeld, procRef, readLock, type HeldLock, type LockInfo } from "./locks.js";
 import os from "node:os";
 
-export const HOOK_LOCK = "hook.lock";
+const HOOK_LOCK = "hook.lock";
 
 /** A hook waits this long for the one before it (a turn's end: a capture and a save). */
 const WAIT_MS = 10_000;

@@ -19,7 +19,7 @@ import { readBundleFile } from "./bundle-links.js";
 export const IMAGES_DIR = "images";
 const REF_PREFIX = "nudge-image:sha256:";
 /** Smaller images stay inline: a file of their own would cost more than the copies. */
-export const MIN_STORED_BYTES = 3 * 1024;
+const MIN_STORED_BYTES = 3 * 1024;
 /** Where an image block's data starts, as claude and nudge both write it. */
 const SOURCE = '"source":{"type":"base64","media_type":"image/';
 const INLINE = /("source":\{"type":"base64","media_type":"image\/[a-z]{1,10}","data":")([A-Za-z0-9+/]+={0,2})"/g;
@@ -92,7 +92,7 @@ export function hasImageRefs(line: Buffer): boolean {
 }
 
 /** The images a stored line names, by hash. */
-export function imageRefs(line: Buffer | string): string[] {
+function imageRefs(line: Buffer | string): string[] {
   const text = typeof line === "string" ? line : line.toString("latin1");
   if (!text.includes(REF_PREFIX)) return [];
   return [...text.matchAll(REF)].map((m) => m[2]!);

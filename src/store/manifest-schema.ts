@@ -23,7 +23,7 @@ const claudeId = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/, "a claude se
 const isoTime = z.iso.datetime({ offset: true });
 const count = z.int().check(z.nonnegative());
 const positive = z.int().check(z.positive());
-export const sessionId = z.string().check(z.regex(/^[0-9a-z]{8,32}$/, "a nudge session id"));
+const sessionId = z.string().check(z.regex(/^[0-9a-z]{8,32}$/, "a nudge session id"));
 /** The fields of a turn a repair may have to stand in for (see maintenance/repair-plan.ts). */
 export const REPAIR_UNKNOWABLE = ["status", "startedAt", "endedAt", "lines", "input", "result", "claudeSessionId", "lastAssistantUuid", "head", "transcriptBytes"] as const;
 const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.describe(description));
@@ -232,9 +232,7 @@ export type Turn = z.infer<JournalSchemas["TurnSchema"]>;
 export type TurnResult = z.infer<JournalSchemas["ResultSchema"]>;
 export type Snapshot = z.infer<JournalSchemas["SnapshotSchema"]>;
 export type PatchInfo = z.infer<JournalSchemas["PatchSchema"]>;
-export type BeginRecord = z.infer<JournalSchemas["BeginRecordSchema"]>;
 export type EndedRecord = z.infer<JournalSchemas["EndedRecordSchema"]>;
-export type EditsRecord = z.infer<JournalSchemas["EditsRecordSchema"]>;
 export type JournalRecord = z.infer<JournalSchemas["JournalRecordSchema"]>;
 export type PendingTurn = z.infer<JournalSchemas["PendingTurnSchema"]>;
 export type Summary = z.infer<typeof SummarySchema>;

@@ -12,9 +12,9 @@ import { writeFileAtomic } from "./atomic-write.js";
 import type { Store } from "./store.js";
 
 /** Prompts kept (the newest); what ↑ can reach. */
-export const HISTORY_CAP = 1000;
+const HISTORY_CAP = 1000;
 /** A prompt longer than this (a huge paste) is not kept: history is for what is typed again. */
-export const HISTORY_PROMPT_CHARS = 64 * 1024;
+const HISTORY_PROMPT_CHARS = 64 * 1024;
 
 const Entry = z.object({ at: z.string(), prompt: z.string() });
 
@@ -25,7 +25,7 @@ export interface PromptHistory {
   add(prompt: string): Promise<void>;
 }
 
-export function historyFile(store: Store): string {
+function historyFile(store: Store): string {
   return path.join(store.dir, "prompt-history.jsonl");
 }
 

@@ -30,7 +30,7 @@ import { faultPoint } from "../base/fault-injection.js";
 import { ManifestHeaderSchema, type ManifestHeader } from "./manifest-schema.js";
 import { quickParse } from "../base/zod-accept.js";
 
-export const INDEX_FILE = "sessions-index.txt";
+const INDEX_FILE = "sessions-index.txt";
 const MAGIC = "nudge sessions index 3";
 /** Headers read at once from bundles when the index lacks them (the first listing of a big store). */
 const READ_CONCURRENCY = 16;
@@ -58,7 +58,7 @@ interface Entry {
 /** How a session's header is read from its bundle (throws, with the reason, for an unreadable one). */
 export type ReadHeader = (id: string) => Promise<ManifestHeader>;
 
-export interface IndexedHeader {
+interface IndexedHeader {
   id: string;
   header: ManifestHeader;
 }

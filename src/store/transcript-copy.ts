@@ -66,7 +66,7 @@ async function isFile(file: string): Promise<boolean> {
 }
 
 /** One member holding `data`, which starts at `start` in the transcript. */
-export async function encodeMember(start: number, data: Buffer): Promise<Buffer> {
+async function encodeMember(start: number, data: Buffer): Promise<Buffer> {
   const body = (await gzip(data)).subarray(ZLIB_HEADER_BYTES); // deflate data + CRC32 + ISIZE, our header instead of zlib's
   const header = Buffer.alloc(HEADER_BYTES);
   HEAD.copy(header);
@@ -141,7 +141,7 @@ export async function inflateMember(file: string, member: Member): Promise<Buffe
  * Call `each` with the transcript's bytes in order, up to `limit` (all by default), a member at a
  * time (never the whole transcript in memory). A plain copy is read in blocks of the same size.
  */
-export async function readCopyInPieces(copy: { file: string; compressed: boolean }, each: (piece: Buffer) => Promise<void> | void, limit = Infinity): Promise<number> {
+async function readCopyInPieces(copy: { file: string; compressed: boolean }, each: (piece: Buffer) => Promise<void> | void, limit = Infinity): Promise<number> {
   let done = 0;
   if (copy.compressed) {
     for (const m of (await readMembers(copy.file)).members) {

@@ -26,7 +26,7 @@ const EntrySchema = z.object({
 });
 type Entry = z.infer<typeof EntrySchema>;
 
-export interface OtherRecording {
+interface OtherRecording {
   session: string;
   pid: number;
 }

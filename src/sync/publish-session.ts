@@ -301,7 +301,7 @@ async function settlePending(repo: string, remote: Remote, session: string, remo
 }
 
 /** A publication's turn count, from its data commit's message (nudge wrote it; a stranger's counts as 0, so any continuation is new). */
-export async function publishedTurns(repo: string, commit: string): Promise<number> {
+async function publishedTurns(repo: string, commit: string): Promise<number> {
   return (await publishedFacts(repo, commit))?.turns ?? 0;
 }
 

@@ -35,7 +35,7 @@ export async function resolvePublished(store: Store, remote: Remote, given: stri
 }
 
 /** The most a publication's export may be: what an import would unpack at most, plus the tar's own headers. */
-export function exportLimit(maxBytes: number | undefined): number {
+function exportLimit(maxBytes: number | undefined): number {
   return (maxBytes ?? DEFAULT_LIMITS.maxTotalBytes) + DEFAULT_LIMITS.maxIndexBytes + 16 * 1024 * 1024;
 }
 

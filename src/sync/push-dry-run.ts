@@ -65,7 +65,7 @@ export async function pushIsDryRun(root: string, fromPid: number = process.ppid)
 }
 
 /** The arguments of the nearest `git push` above `pid`, or why there is none to read. */
-export function findGitPush(pid: number): { args: string[]; shown: string } | { unsure: string } {
+function findGitPush(pid: number): { args: string[]; shown: string } | { unsure: string } {
   for (let depth = 0, at = pid; depth < MAX_DEPTH && at > 1; depth++) {
     const argv = commandLine(at);
     if (argv === null) return { unsure: `cannot read the command line of process ${at} (no /proc?)` };
@@ -96,7 +96,7 @@ function afterGlobalOptions(argv: string[]): number | string {
 }
 
 /** The last of --dry-run and --no-dry-run wins, as in git; after a bare `--` come refspecs. */
-export function dryRunIn(parsed: string): boolean {
+function dryRunIn(parsed: string): boolean {
   let dry = false;
   for (const word of shellWords(parsed.replace(/^set -- /, ""))) {
     if (word === "--") break;

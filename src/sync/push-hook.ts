@@ -16,10 +16,10 @@ import { resolveRemote } from "./sync-remote.js";
 import type { DryRunAnswer } from "./push-dry-run.js";
 
 /** The line that marks a hook as nudge's: only such a hook is replaced or removed. */
-export const HOOK_MARK = "# nudge pre-push hook";
+const HOOK_MARK = "# nudge pre-push hook";
 
 /** The hook: this nudge, by absolute paths (a hook's PATH is not the shell's); gone, it says so and lets the push go. */
-export function hookScript(node: string, script: string): string {
+function hookScript(node: string, script: string): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return `#!/bin/sh
 ${HOOK_MARK} (nudge hooks install): publishes this branch's sessions when git config nudge.push is "auto".

@@ -5,7 +5,7 @@
  * that very moment, or the remote itself could not take it (a full disk's `unpacker error`, a
  * size limit, a hook).
  */
-export type RefusalKind = "moved" | "busy" | "refused";
+type RefusalKind = "moved" | "busy" | "refused";
 
 export interface Refusal {
   kind: RefusalKind;

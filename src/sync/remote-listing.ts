@@ -7,7 +7,7 @@ import { listSessions, type Store } from "../store/store.js";
 import type { Card } from "./published-card.js";
 import { fetchedCards, minePrefix, pairs, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
 
-export type Here = "yours" | "yours, changed there" | "pulled" | "pulled, newer there" | "here" | "no";
+type Here = "yours" | "yours, changed there" | "pulled" | "pulled, newer there" | "here" | "no";
 
 export interface RemoteRow {
   id: string;

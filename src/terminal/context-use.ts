@@ -9,8 +9,8 @@
  */
 import type { StreamEvent } from "../claude/stream-events.js";
 
-export const DEFAULT_WINDOW = 200_000;
-export const WARN_AT = 0.8;
+const DEFAULT_WINDOW = 200_000;
+const WARN_AT = 0.8;
 
 type Usage = Partial<Record<"input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens", unknown>>;
 

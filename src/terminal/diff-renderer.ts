@@ -9,7 +9,7 @@ import { BINARY_LINE, requoteNames, type FileDiff } from "../snapshot/patch-sect
 import type { Style } from "./style.js";
 import type { DiffLineHighlighter } from "../live/edit-diff.js";
 
-export type { FileDiff, FileStatus } from "../snapshot/patch-sections.js";
+export type { FileDiff,  } from "../snapshot/patch-sections.js";
 
 /** The widest `--stat` bar; longer ones are scaled down, as git scales to the terminal. */
 const STAT_BAR = 50;

@@ -19,7 +19,7 @@ export interface Key {
 }
 
 /** A paste of more lines than this stands on the prompt line as `[pasted N lines]` (sent whole). */
-export const PASTE_COLLAPSE_LINES = 20;
+const PASTE_COLLAPSE_LINES = 20;
 
 /** What a key did: "submit" = Enter on a finished prompt; "changed" = redraw; "ignored" = not an editing key. */
 export type EditResult = "submit" | "changed" | "ignored";
@@ -391,6 +391,6 @@ export class LineEditor {
 }
 
 /** A paste's line ends as "\n", whatever the terminal or the copied text used. */
-export function normalizeNewlines(text: string): string {
+function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n");
 }

@@ -22,7 +22,7 @@ export interface ViewOptions {
 }
 
 /** The key that shows a cut diff whole, in the pager (^O: nothing else at a question uses it). */
-export const WHOLE_DIFF_KEY = "Ctrl-O";
+const WHOLE_DIFF_KEY = "Ctrl-O";
 
 /**
  * A permission question's lines; `whole`, when the diff was cut: the question with the diff uncut,

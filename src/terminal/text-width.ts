@@ -8,9 +8,9 @@
  * stops (`expandTabsFrom`), so a cursor put back after a redraw lands where the terminal left it.
  */
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
-export const TAB_WIDTH = 4;
+const TAB_WIDTH = 4;
 /** A terminal's tab stops: every 8 columns, as `tabs` and every terminal nudge targets set them. */
-export const TAB_STOP = 8;
+const TAB_STOP = 8;
 
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, "");
@@ -79,7 +79,7 @@ export function graphemeWidth(g: string): number {
   return charWidth(first);
 }
 
-export function charWidth(codePoint: number): number {
+function charWidth(codePoint: number): number {
   if (codePoint === 0x09) return TAB_WIDTH;
   if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint < 0xa0)) return 0;
   // Combining marks, zero-width space/joiners, variation selectors.

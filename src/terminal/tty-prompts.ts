@@ -19,10 +19,10 @@ import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
 import { fitWidth, textWidth } from "./text-width.js";
 
-export const CTRL_C_WINDOW_MS = 2000;
+const CTRL_C_WINDOW_MS = 2000;
 
 /** Lines queued this shortly before a question appears were likely meant as its answer. */
-export const BEFORE_QUESTION_MS = 2000;
+const BEFORE_QUESTION_MS = 2000;
 
 export interface TerminalPromptsOptions {
   keyboard: Keyboard;

@@ -16,7 +16,7 @@ import { BACKUP_REFS } from "../snapshot/snapshotter.js";
 
 const sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/));
 
-export const RewindRecordSchema = z.object({
+const RewindRecordSchema = z.object({
   stamp: z.string().check(z.regex(/^[0-9-]+$/)),
   at: z.string(),
   /** rewind: to a turn (also a fork put in place); undo: back to before a rewind. */

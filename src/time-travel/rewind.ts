@@ -94,7 +94,7 @@ export interface RewindOptions {
  * claude of a crashed session, still running): rewriting files under it would be recorded as its
  * work, or undone by it. `except`: the caller's own session.
  */
-export async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string): Promise<void> {
+async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string): Promise<void> {
   const live = (await liveClaudes(store)).find((s) => s.root === root && s.id !== except);
   if (!live) return;
   if (live.orphanPid === null) {
@@ -121,7 +121,7 @@ export async function refuseIfInterrupted(store: Store, root: string): Promise<v
  * A session's code lives in the work tree it was recorded in. Run from another one (a linked
  * worktree, a copy of the repository), a rewind would rewrite files far from where the user is.
  */
-export function refuseElsewhere(store: Store, root: string, what: string): void {
+function refuseElsewhere(store: Store, root: string, what: string): void {
   if (store.repoRoot === root) return;
   throw new UserError(
     `${what} was recorded in ${root}, not in this work tree (${store.repoRoot})`,

@@ -12,7 +12,7 @@ import { inertValue } from "../base/inert-text.js";
 import { buildEntries } from "./entry-builder.js";
 import type { Entry } from "./view-types.js";
 
-export interface ClaudeTurnLines {
+interface ClaudeTurnLines {
   n: number;
   prompt: string | null;
   startedAt: string | null;

@@ -27,7 +27,7 @@ export async function promptImageNames(dir: string, turns: Pick<Turn, "n" | "inp
 }
 
 /** The image blocks of one user line, labelled; none when it is not one (or not JSON). */
-export function imageLabels(line: string): string[] {
+function imageLabels(line: string): string[] {
   let event: unknown;
   try {
     event = JSON.parse(line);

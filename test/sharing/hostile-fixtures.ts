@@ -284,7 +284,7 @@ export const hostileCases: HostileCase[] = [
 ];
 
 /** Write every fixture (run this file with tsx). */
-export function writeFixtures(): void {
+function writeFixtures(): void {
   mkdirSync(FIXTURES, { recursive: true });
   for (const c of hostileCases) writeFileSync(path.join(FIXTURES, `${c.name}.tar.gz`), c.bytes());
 }

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
 
-export const CHROMIUM = process.env.NUDGE_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.NUDGE_CHROMIUM ?? "/usr/bin/chromium";
 
 /** The file's browser; each test opens its own page (a fresh context: no cookies or storage shared). */
 export function browserForFile(): () => Browser {

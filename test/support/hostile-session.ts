@@ -13,7 +13,7 @@ import { git, gitdir, writeFiles } from "./gitdir.js";
 
 const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/hostile-session/payloads.json");
 export const PAYLOADS = (JSON.parse(readFileSync(FIXTURE, "utf8")) as { payloads: string[] }).payloads;
-export const HOSTILE_ID = "h0571e5e55";
+const HOSTILE_ID = "h0571e5e55";
 /** A file name no page may obey: markup, and a bidi override. */
 export const HOSTILE_FILE = "<img src=x onerror=alert(1)>\u202etxt.md";
 

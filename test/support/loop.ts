@@ -18,7 +18,7 @@ export async function runLoop(repo: string, steps: ScriptStep[], args: string[],
   return { api, env, run, ...loopSession(repo, run.stderr) };
 }
 
-export function loopSession(repo: string, stderr: string): { id: string; dir: string; manifest: Manifest } {
+function loopSession(repo: string, stderr: string): { id: string; dir: string; manifest: Manifest } {
   const id = /● session (\w+):/.exec(stderr)?.[1];
   if (!id) throw new Error(`no session in:\n${stderr}`);
   const dir = path.join(repo, ".git", "nudge", "sessions", id);

@@ -14,7 +14,7 @@ import { shellQuote } from "../../src/base/shell-quote.js";
 let servers = 0;
 
 /** claude's config for its UI offline: onboarding done, the test key approved, the project trusted. */
-export function tuiConfig(configDir: string, env: Record<string, string>, projects: string[]): void {
+function tuiConfig(configDir: string, env: Record<string, string>, projects: string[]): void {
   const trusted = Object.fromEntries(projects.map((p) => [p, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }]));
   const approved = [env.ANTHROPIC_API_KEY!.slice(-20)];
   mkdirSync(configDir, { recursive: true });
@@ -115,6 +115,6 @@ export class Terminal {
   }
 }
 
-export function sleep(ms: number): Promise<void> {
+function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }

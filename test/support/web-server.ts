@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { NUDGE_CLI } from "./run-nudge.js";
 import { recordThreeTurnsForFile } from "./three-turns.js";
 
-export interface Answer {
+interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;

@@ -78,7 +78,7 @@ function readLog(file: string): Array<Record<string, unknown>> {
 }
 
 /** Output without escape sequences, for waiting on text. */
-export function plain(text: string): string {
+function plain(text: string): string {
   return text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/\u001b[()][0-9A-Z]/g, "");
 }
 

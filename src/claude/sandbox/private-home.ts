@@ -59,7 +59,7 @@ export async function makePrivateState(o: { configDir: string; home: string; cwd
 }
 
 /** Links, fifos, sockets and devices under `dir` removed (not followed); files and folders kept. */
-export function scrubLinks(dir: string, depth = 0): void {
+function scrubLinks(dir: string, depth = 0): void {
   if (depth > 8) return;
   let entries: Dirent[];
   try {

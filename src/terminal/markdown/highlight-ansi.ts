@@ -67,7 +67,7 @@ export function languageOf(name: string): string | null {
 }
 
 /** The language of a file, by its extension. */
-export function languageOfPath(path: string): string | null {
+function languageOfPath(path: string): string | null {
   const ext = /\.([A-Za-z0-9+]+)$/.exec(path)?.[1];
   return ext ? languageOf(ext) : null;
 }
@@ -103,7 +103,7 @@ function load(language: string): HljsApi | null {
 const TOKEN = /<span class="([^"]*)">|<\/span>|([^<]+)/g;
 
 /** hljs's HTML as lines of SGR-coloured text, each line closing its colours and opening them again on the next. */
-export function htmlToAnsiLines(html: string): string[] {
+function htmlToAnsiLines(html: string): string[] {
   const stack: string[] = [];
   const lines: string[] = [];
   let line = "";

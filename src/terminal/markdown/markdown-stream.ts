@@ -192,7 +192,7 @@ function highlightLast(fence: Fence): string {
 }
 
 /** One complete line outside code blocks and tables, of which the first `shown` characters are on screen already (plain words). */
-export function renderLine(line: string, shown: number, columns: number): string {
+function renderLine(line: string, shown: number, columns: number): string {
   if (shown > 0) return paragraph(line, shown);
   if (!line.trim()) return "";
   if (RULE.test(line)) return sgr("dim", "─".repeat(Math.max(3, Math.min(columns - 1, 80))));
@@ -216,7 +216,7 @@ export function renderLine(line: string, shown: number, columns: number): string
 }
 
 /** What starts each row a long line wraps onto: a list item's text column, a quote's bar, the line's indent. */
-export function hangOf(line: string): string {
+function hangOf(line: string): string {
   if (HEADING.test(line) || RULE.test(line)) return "";
   const quote = QUOTE.exec(line);
   if (quote) return `${sgr("dim", "│")} ${hangOf(quote[1]!)}`;

@@ -12,10 +12,6 @@ export type PageDocument =
   | { mode: "server"; csrf: string; title: string }
   | { mode: "static"; data: { session: SessionView; turns: TurnView[] }; title: string; script: string; css: string };
 
-/** The CSP `nudge web` sends with every page (see docs/reference/security-model.md). */
-export const SERVER_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
 /** nudge's icon inline (img-src allows data:), so the browser does not ask the server for /favicon.ico (a 404 in every log). */
 const ICON = `data:image/svg+xml,${encodeURIComponent("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' fill='#0969da'/><path d='M4.5 12V4l7 8V4' stroke='#fff' stroke-width='2' fill='none'/></svg>")}`;
 
@@ -67,7 +63,7 @@ function html(head: string[]): string {
  * \u escape (the same string to JSON.parse), and so are the characters a terminal would obey, for
  * `-o -` (the data's strings arrive inert already; this covers the rest).
  */
-export function jsonForHtml(value: unknown): string {
+function jsonForHtml(value: unknown): string {
   return inertJson(JSON.stringify(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
@@ -80,6 +76,6 @@ function sha256(text: string): string {
   return `sha256-${createHash("sha256").update(text, "utf8").digest("base64")}`;
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -19,13 +19,13 @@ import type { Handler } from "./router.js";
 import { sameSecret } from "./security.js";
 
 /** What the page says of an applied operation. */
-export interface Done {
+interface Done {
   done: string[];
   download?: string;
 }
 
 /** Prepare the operation's plan, then answer it, or apply it when confirmed with its token; `done` words the result. */
-export type Decide = <P, R>(op: Operation<P, R>, done: (result: R, plan: P) => Done | Promise<Done>) => Promise<void>;
+type Decide = <P, R>(op: Operation<P, R>, done: (result: R, plan: P) => Done | Promise<Done>) => Promise<void>;
 
 export interface Action<T> {
   /** The action's own fields of the body. */

@@ -24,7 +24,7 @@ export class HttpError extends Error {
 
 /** Action bodies are a few small fields; anything bigger is not from the page. */
 /** Room for the longest prompt (32,000 characters) even when every one is sent as a 6-byte `\uXXXX` escape. */
-export const MAX_BODY = 256 * 1024;
+const MAX_BODY = 256 * 1024;
 const BODY_MS = 10_000;
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {

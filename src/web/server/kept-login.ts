@@ -14,7 +14,7 @@ const secret = z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/));
 const KeptSchema = z.object({ token: secret, csrf: secret, port: z.int().check(z.gte(1), z.lte(65535)) });
 export type KeptLogin = z.infer<typeof KeptSchema>;
 
-export const keptLoginFile = (store: Store) => path.join(store.dir, "web-login.json");
+const keptLoginFile = (store: Store) => path.join(store.dir, "web-login.json");
 
 export async function readKeptLogin(store: Store): Promise<KeptLogin | null> {
   const text = await fs.readFile(keptLoginFile(store), "utf8").catch(() => null);

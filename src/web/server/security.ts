@@ -14,11 +14,11 @@ import os from "node:os";
  * The cookie is named after the port: browsers keep cookies per host name, not per port, so two
  * `nudge web` servers on one machine would otherwise log each other out.
  */
-export const cookieName = (port: number) => `nudge_token_${port}`;
-export const CSRF_HEADER = "x-nudge-csrf";
+const cookieName = (port: number) => `nudge_token_${port}`;
+const CSRF_HEADER = "x-nudge-csrf";
 
 /** No inline script, no remote origin: a session's text that slips into the DOM cannot run. */
-export const CSP =
+const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export interface Guard {

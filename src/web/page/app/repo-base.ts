@@ -5,7 +5,7 @@
  */
 const served = location.protocol === "http:" || location.protocol === "https:";
 
-export const repoBase = served ? (/^\/r\/[a-z0-9][a-z0-9._-]{0,63}(?=\/|$)/.exec(location.pathname)?.[0] ?? "") : "";
+const repoBase = served ? (/^\/r\/[a-z0-9][a-z0-9._-]{0,63}(?=\/|$)/.exec(location.pathname)?.[0] ?? "") : "";
 
 export const inRepo = (path: string): string => repoBase + path;
 

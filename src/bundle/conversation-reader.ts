@@ -43,6 +43,19 @@ export async function readConversation(dir: string): Promise<TimedLine[]> {
   return expandLines(dir, splitLines(await readStream(dir, 0)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
 }
 
+/**
+ * Every line as readConversation reads them, read a piece at a time, each long one reduced
+ * (line-reducer.ts): what a replay shows, in memory bounded by the short lines.
+ */
+export async function readConversationReduced(dir: string, limits: ReduceLimits): Promise<TimedLine[]> {
+  const times = parseTimes((await readIfExists(bundleFiles(dir).timing)).toString("utf8"));
+  const lines: SplitLine[] = [];
+  const reducer = new LineReducer(limits, 0);
+  for await (const chunk of streamRange(dir, 0, null)) reducer.push(chunk, (l) => lines.push(l));
+  reducer.end((l) => lines.push(l));
+  return expandLines(dir, lines.map((l, n) => timed(l, n, times[n] ?? null)));
+}
+
 /** One saved turn's lines, read from its byte range when the turn records one. */
 export async function readTurnLines(dir: string, turn: Turn): Promise<TimedLine[]> {
   const files = bundleFiles(dir);

@@ -22,6 +22,14 @@ export interface ReduceLimits {
   keptTextBytes: number;
 }
 
+/**
+ * What a reader reads of a long line: a first view (a page, a replay) at most 16 KB of each string
+ * of a line over 64 KB, "Show all" 256 KB of each string of a line over 1 MB; Claude's own text
+ * and thinking, shown whole as markdown, up to 4 MB.
+ */
+export const FIRST_VIEW_LIMITS: ReduceLimits = { lineBytes: 64 << 10, keptStringBytes: 16 << 10, keptTextBytes: 4 << 20 };
+export const FULL_VIEW_LIMITS: ReduceLimits = { lineBytes: 1 << 20, keptStringBytes: 256 << 10, keptTextBytes: 4 << 20 };
+
 /** Keys whose string values are Claude's words: kept longer (keptTextBytes). */
 const TEXT_KEYS = new Set(["text", "thinking"]);
 

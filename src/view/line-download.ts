@@ -1,7 +1,7 @@
 /**
  * The whole of a line a view showed only the start of (a clipped text's `whole`), read from the
  * session's stream a piece at a time and masked as the page is: a 50 MB tool input is sent in
- * pieces of 256 KB, and never held, parsed or JSON-encoded whole.
+ * pieces of 64 KB, and never held, parsed or JSON-encoded whole.
  */
 import { UserError } from "../errors.js";
 import { streamSize } from "../bundle/conversation-pieces.js";
@@ -9,10 +9,10 @@ import { streamRange } from "../bundle/stream-range.js";
 import type { Store } from "../bundle/store.js";
 import { resolveSessionKept } from "./manifest-cache.js";
 
-/** Masked a piece of about this many bytes at a time: each detection holds the server a few tens of ms. */
-const MASK_PIECE = 256 << 10;
+/** Masked a piece of about this many bytes at a time: each detection holds the server a few ms. */
+const MASK_PIECE = 64 << 10;
 /** A piece is cut after a space or a newline found this near its end, so a secret (no spaces) is never split between two. */
-const CUT_SEARCH = 16 << 10;
+const CUT_SEARCH = 4 << 10;
 
 /** Bytes [at, at + bytes) of the session's stream, masked; refused when the range is not within it. */
 export async function wholeLine(store: Store, id: string, at: number, bytes: number): Promise<AsyncGenerator<Buffer>> {

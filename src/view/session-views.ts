@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { readInputReduced, readLineSpanReduced, type LinePoint, type TimedLine } from "../bundle/conversation-reader.js";
-import type { ReduceLimits } from "../bundle/line-reducer.js";
+import { FIRST_VIEW_LIMITS, FULL_VIEW_LIMITS, type ReduceLimits } from "../bundle/line-reducer.js";
 import { mergeInput } from "../bundle/input-merge.js";
 import type { Manifest, PatchInfo, PendingTurn, Turn } from "../bundle/manifest-schema.js";
 import { listSessions, type StoredSession, type Store } from "../bundle/store.js";
@@ -114,15 +114,9 @@ async function pendingView(s: StoredSession, pending: PendingTurn, full: boolean
   });
 }
 
-/**
- * How much of a long line a view reads: a first view at most 16 KB of each string of a line over
- * 64 KB (the page shows 4 KB of a text), "Show all" 256 KB of each string of a line over 1 MB;
- * Claude's own text and thinking (shown whole, as markdown) up to 4 MB. What is cut is
- * downloaded from the stream (the `whole` of a clipped text), never held here.
- */
+/** How much of a long line a view reads (what is cut is downloaded from the stream, the `whole` of a clipped text). */
 function readLimits(full: boolean): ReduceLimits {
-  const keptTextBytes = 4 << 20;
-  return full ? { lineBytes: 1 << 20, keptStringBytes: 256 << 10, keptTextBytes } : { lineBytes: 64 << 10, keptStringBytes: 16 << 10, keptTextBytes };
+  return full ? FULL_VIEW_LIMITS : FIRST_VIEW_LIMITS;
 }
 
 type Start = LinePoint & { input?: number };

@@ -8,8 +8,8 @@ import { BINARY_LINE } from "../snapshot/patch-sections.js";
 import { PATCH_CHARS, mergeFileChanges, sectionChange } from "./diff-view.js";
 import type { DiffView } from "./view-types.js";
 
-/** "Show all" carries this much of a patch at most: more is read with `nudge session diff`. */
-export const FULL_PATCH_BYTES = 2 << 20;
+/** "Show all" carries this much of a patch at most (a page draws each line: more would hold it for seconds); the rest is read with `nudge session diff`. */
+export const FULL_PATCH_BYTES = 512 << 10;
 /** What is kept of one line of a section's header (a path); hunk lines are only counted. */
 const HEAD_BYTES = 64 << 10;
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserForFile, watchedPage } from "../support/browser.js";
 import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
 import { startWeb, type WebServerRun } from "../support/web-server.js";
 import type { TurnView } from "../../src/view/view-types.js";
 
@@ -111,4 +112,14 @@ describe("a turn with an 8 MB tool input, in the page", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);
+});
+
+describe("a turn with an 8 MB tool input, replayed", () => {
+  it("replay -v shows the input's start, read in pieces, never the 8 MB", async () => {
+    const run = await runNudge(["session", "replay", r.id, "-v"], { cwd: path.dirname(path.dirname(path.dirname(path.dirname(r.dir)))) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Write(big.txt)");
+    expect(run.stdout).toContain("0123456789 the quick brown fox");
+    expect(run.stdout.length).toBeLessThan(64 << 10);
+  });
 });

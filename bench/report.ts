@@ -21,6 +21,7 @@ import type { ManySessionsResult } from "./many-sessions.js";
 import type { SearchBenchResult } from "./search-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
 import type { ScriptedSessionResult } from "./scripted-session.js";
+import { bigContentRows, type BigContentResult } from "./big-content-bench.js";
 import { fmtBytes, fmtMs, fmtRatio, median } from "./stats.js";
 import { conversationBytes, perTurn, type ConversationStorageResult } from "./conversation-storage.js";
 
@@ -52,6 +53,7 @@ export interface BenchResults {
   /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
   conversation: ConversationStorageResult[];
   install: InstallResult | null;
+  big: BigContentResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -259,6 +261,7 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
   }
   if (r.sessions) manySessionRows(r.sessions, say);
   if (r.web) webRows(r.web, say);
+  if (r.big) bigContentRows(r.big, say);
   if (r.search) searchRows(r.search, say);
   if (r.page) {
     const p = r.page;

@@ -42,7 +42,7 @@ export function WholeNote({ whole }: { whole: NonNullable<ClippedText["whole"]> 
           Download whole ({size})
         </a>
       ) : (
-        " (in the session: nudge session replay -v)"
+        " (nudge web offers it as a download)"
       )}
     </p>
   );

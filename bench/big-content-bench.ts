@@ -151,7 +151,8 @@ export function bigContentRows(r: BigContentResult, say: (line?: string) => void
   const w = big.web;
   say(`| \`nudge web\` peak RSS, a ${big.mb} MB Write's turn viewed, "Show all", its input downloaded ÷ a 1 KB Write's | ${(w.peakMB / small.web.peakMB).toFixed(2)}× ${ok(w.peakMB <= 250)} (${mb(w.peakMB)} / ${mb(small.web.peakMB)}; idle ${mb(w.idleMB)}, after ${mb(w.afterMB)}) | ≤ 250 MB |`);
   say(`| … the turn's view / "Show all" / the whole input downloaded | ${ms(w.view.ms)}, ${size(w.view.bytes)} / ${ms(w.full.ms)}, ${size(w.full.bytes)} / ${w.whole ? `${ms(w.whole.ms)}, ${size(w.whole.bytes)}` : "no download offered"} | |`);
-  say(`| … another request meanwhile, worst ÷ idle | ${(w.pingWorstMs / w.pingIdleMs).toFixed(1)}× (${ms(w.pingWorstMs)} / ${ms(w.pingIdleMs)}) | unaffected |`);
+  const by = Object.entries(w.pingWorstBy).map(([k, v]) => `${k} ${ms(v)}`).join(", ");
+  say(`| … another request meanwhile, worst ÷ idle | ${(w.pingWorstMs / w.pingIdleMs).toFixed(1)}× (${ms(w.pingWorstMs)} / ${ms(w.pingIdleMs)}; worst during ${by}) | unaffected |`);
   for (const c of big.cli) {
     const base = small.cli.find((s) => s.command === c.command)!;
     say(`| \`nudge ${c.command}\` peak RSS, the ${big.mb} MB Write's session ÷ the 1 KB one's | ${(c.peakMB / base.peakMB).toFixed(2)}× ${ok(c.peakMB <= 250)} (${mb(c.peakMB)} / ${mb(base.peakMB)}; ${ms(c.ms)}${c.exitCode === 0 ? "" : c.exitCode === 124 ? ", stopped after 3 min" : `, exit ${c.exitCode}`}) | ≤ 250 MB |`);

@@ -30,20 +30,19 @@ async function* masked(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     // Nothing found: the bytes as recorded (text that is not UTF-8 included).
     return spans.length === 0 ? piece : Buffer.from(maskText(text, spans));
   };
-  let pending: Buffer[] = [];
-  let length = 0;
+  let rest: Buffer = Buffer.alloc(0);
   for await (const chunk of chunks) {
-    pending.push(chunk);
-    length += chunk.length;
-    while (length >= MASK_PIECE) {
-      const all = Buffer.concat(pending);
+    let all: Buffer = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+    while (all.length >= MASK_PIECE) {
       const cut = cutPoint(all, MASK_PIECE);
       yield await mask(all.subarray(0, cut));
-      pending = [all.subarray(cut)];
-      length = all.length - cut;
+      all = all.subarray(cut);
+      // Detection resolves without I/O: let the server answer other requests between two pieces.
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    rest = all;
   }
-  if (length > 0) yield await mask(Buffer.concat(pending));
+  if (rest.length > 0) yield await mask(rest);
 }
 
 /** After the last space or newline shortly before `near`; else at `near`, moved back to a character's start. */

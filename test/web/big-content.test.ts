@@ -17,7 +17,9 @@ import type { TurnView } from "../../src/view/view-types.js";
 
 const browser = browserForFile();
 const LINE = "0123456789 the quick brown fox jumps over the lazy dog, a line of a big generated file\n";
-const content = LINE.repeat(Math.ceil((8 << 20) / LINE.length)) + "the last line\n";
+/** A token near the end: the page never shows it, and the download masks it as the page would. */
+const TOKEN = "ghp_R8xk2Lq9Vw3Zt7Yb5Nc1Md4Pf6Hg0Js2Ka9E";
+const content = LINE.repeat(Math.ceil((8 << 20) / LINE.length)) + `GITHUB_TOKEN=${TOKEN}\nthe last line\n`;
 let r: Recorded;
 let web: WebServerRun;
 
@@ -72,8 +74,13 @@ describe("a turn with an 8 MB tool input, served", () => {
     // A whole line of the recording: a line starts at it, and ends where it ends.
     expect(stream[whole.byte - 1]).toBe(0x0a);
     expect(stream[whole.byte + whole.bytes]).toBe(0x0a);
-    expect(download.body.equals(stream.subarray(whole.byte, whole.byte + whole.bytes))).toBe(true);
-    expect((JSON.parse(download.body.toString()) as { message: { content: Array<{ input: { content: string } }> } }).message.content[0]!.input.content).toBe(content);
+    // Byte for byte the recorded line, but for the token, masked.
+    const text = download.body.toString();
+    expect(text).not.toContain(TOKEN);
+    expect(text.match(/\[REDACTED:[a-z0-9_-]+\]/g)).toHaveLength(1);
+    expect(Buffer.from(text.replace(/\[REDACTED:[a-z0-9_-]+\]/, TOKEN)).equals(stream.subarray(whole.byte, whole.byte + whole.bytes))).toBe(true);
+    const masked = (JSON.parse(text) as { message: { content: Array<{ input: { content: string } }> } }).message.content[0]!.input.content;
+    expect(masked.replace(/\[REDACTED:[a-z0-9_-]+\]/, TOKEN)).toBe(content);
   }, 60_000);
 
   it("the download is behind the same checks as every route, and only within the recording", async () => {

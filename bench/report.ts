@@ -23,6 +23,7 @@ import type { ClaudeSessionsResult } from "./claude-sessions-bench.js";
 import type { SearchBenchResult } from "./search-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
 import type { ScriptedSessionResult } from "./scripted-session.js";
+import { bigContentRows, type BigContentResult } from "./big-content-bench.js";
 import { fmtBytes, fmtMs, fmtRatio, median } from "./stats.js";
 import { conversationBytes, perTurn, type ConversationStorageResult } from "./conversation-storage.js";
 
@@ -55,6 +56,7 @@ export interface BenchResults {
   /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
   conversation: ConversationStorageResult[];
   install: InstallResult | null;
+  big: BigContentResult | null;
 }
 
 const mark = (ok: boolean) => (ok ? "✓" : "✗");
@@ -267,6 +269,7 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     say(`| \`nudge session list\`, ${c.sessions.toLocaleString("en")} of claude's own sessions of the repository on disk (cards cached) ÷ none | ${fmtRatio(warm)} ${mark(warm <= 1.2)} (${fmtMs(c.warm)} / ${fmtMs(c.none)}; the first listing, every transcript read: ${fmtMs(c.cold)}; n=${c.rounds}) | ≤ 1.2× |`);
   }
   if (r.web) webRows(r.web, say);
+  if (r.big) bigContentRows(r.big, say);
   if (r.search) searchRows(r.search, say);
   if (r.page) {
     const p = r.page;

@@ -6,7 +6,8 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, page, sessions, search, sync, install
+ *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, search, sync, install
+ *   npm run bench -- --only=big --big-mb=50   a session with one Write of 50 MB (the default), read by nudge web and the CLI
  *   npm run bench -- --only=install        a user's install from the packed package (fetches from the npm registry; not in the default run)
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
@@ -24,6 +25,7 @@ import { exportBench } from "./export-bench.js";
 import { importBench } from "./import-bench.js";
 import { installBench } from "./install-bench.js";
 import { webBench } from "./web-bench.js";
+import { bigContentBench } from "./big-content-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
 import { claudeSessionsBench } from "./claude-sessions-bench.js";
@@ -38,7 +40,7 @@ import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "page", "sessions", "claude", "search", "sync", "install"] as const;
+const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "big", "page", "sessions", "claude", "search", "sync", "install"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -81,6 +83,7 @@ const results: BenchResults = {
   search: null,
   conversation: [],
   install: null,
+  big: null,
 };
 
 try {
@@ -128,6 +131,7 @@ try {
   if (wanted("sessions")) results.sessions = await manySessions(5_000, 20);
   if (wanted("claude")) results.claudeSessions = await claudeSessionsBench(2_000, 20);
   if (wanted("web")) results.web = await webBench(200, 10);
+  if (wanted("big")) results.big = await bigContentBench(Number(option("big-mb") ?? 50));
   if (wanted("page")) {
     results.page = await pageBench(1000, 5);
     results.servedPage = await servedPageBench(1000, 5);

@@ -3,7 +3,7 @@
  * uses, where classic zod's methods cost every command ~45 ms of start-up) with English error
  * messages (mini ships none: without this every issue reads "Invalid input").
  *
- * Import it as a namespace, `import * as z from "../zod.js"`, which keeps it tree-shakeable.
+ * Import it as a namespace, `import * as z from "./zod.js"`, which keeps it tree-shakeable.
  */
 import { config } from "zod/mini";
 // The English locale's own module: mini's `locales` namespace would bundle all of zod's ~60 languages.

@@ -1,7 +1,8 @@
 import { writeOut } from "../terminal/output.js";
 import { Command } from "commander";
 import * as z from "../base/zod.js";
-import { groupByTurn, readConversation, readInput, recordedLineCount, type TimedLine } from "../store/conversation-reader.js";
+import { groupByTurn, readConversationReduced, readInputReduced, recordedLineCount, type TimedLine } from "../store/conversation-reader.js";
+import { FIRST_VIEW_LIMITS } from "../store/line-reducer.js";
 import type { Manifest } from "../store/manifest-schema.js";
 import { resolveSession } from "../store/store.js";
 import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
@@ -54,11 +55,12 @@ Examples:
     // A bad --turn is refused before anything else is said about the bundle.
     const only = options.turn === undefined ? undefined : turnOf(m, parseTurnArg(options.turn), 1).n;
     const moves = m.origin ? transcriptMoves({ oldRoot: m.origin.root, newRoot: m.repo.root }) : [];
-    const lines = inThisClone(moves, await readConversation(session.dir));
+    // Long lines reduced as they are read: a terminal shows a tool's first lines, never a 50 MB input whole.
+    const lines = inThisClone(moves, await readConversationReduced(session.dir, FIRST_VIEW_LIMITS));
     warnIfLinesMissing(m, lines);
     // What nudge wrote to claude (the user's answers to its questions) goes where its time puts
     // it, before a turn is picked: an answer belongs to the turn it was given in.
-    const input = inThisClone(moves, await readInput(session.dir)).map((line) => ({ ...line, input: true as const }));
+    const input = inThisClone(moves, await readInputReduced(session.dir, FIRST_VIEW_LIMITS)).map((line) => ({ ...line, input: true as const }));
     let groups = mergeInput(groupByTurn(promptsInThisClone(moves, m), lines), input);
     if (only !== undefined) groups = groups.filter((g) => g.turn?.n === only);
     if (groups.length === 0) return void writeOut("nothing recorded in this session yet\n");

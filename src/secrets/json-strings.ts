@@ -18,13 +18,19 @@ export interface StringToken {
 export function stringTokens(json: string): StringToken[] {
   const tokens: StringToken[] = [];
   let at = json.indexOf('"');
+  // Each search is made again only once passed: a string with an escape every line (a file's text
+  // in a tool input) made the next quote be searched for after every escape, megabytes each time.
+  let backslash = json.indexOf("\\");
   while (at !== -1) {
     let close = at + 1;
+    let quote = json.indexOf('"', close);
+    if (backslash !== -1 && backslash < close) backslash = json.indexOf("\\", close);
     for (;;) {
-      const quote = json.indexOf('"', close);
-      const backslash = json.indexOf("\\", close);
-      if (backslash !== -1 && backslash < quote) close = backslash + 2;
-      else {
+      if (backslash !== -1 && backslash < quote) {
+        close = backslash + 2;
+        if (quote < close) quote = json.indexOf('"', close);
+        backslash = json.indexOf("\\", close);
+      } else {
         close = quote;
         break;
       }

@@ -57,7 +57,7 @@ export function pieceName(from: StreamPoint, to: StreamPoint, compressed: boolea
 }
 
 /** The pieces of a bundle's stream from the folder's names (one listing). */
-export function layoutOf(dir: string, names: string[]): StreamLayout {
+function layoutOf(dir: string, names: string[]): StreamLayout {
   const byRange = new Map<string, Piece>();
   for (const name of names) {
     const m = PIECE_NAME.exec(name);
@@ -147,8 +147,10 @@ async function readFromLayout(layout: StreamLayout, from: number, to: number | n
 
 /** The last piece inflated, kept: one turn after another read from the same piece inflates it once. */
 let inflated: { key: string; bytes: Buffer } | null = null;
+/** A piece larger than this inflated is never kept (a 50 MB tool input would stay in a server's memory). */
+const KEPT_INFLATED_BYTES = 32 << 20;
 
-async function pieceBytes(p: Piece): Promise<Buffer> {
+export async function pieceBytes(p: Piece): Promise<Buffer> {
   const expected = p.to.byte - p.from.byte;
   const dir = path.dirname(path.dirname(p.file));
   const name = path.basename(p.file);
@@ -167,8 +169,9 @@ async function pieceBytes(p: Piece): Promise<Buffer> {
     if (code === "ERR_BUFFER_TOO_LARGE") throw damaged(dir, `${name} inflates to more than the ${expected} bytes its name says`);
     throw damaged(dir, `${name} cannot be inflated (${(error as Error).message})`);
   }
-  inflated = { key, bytes: checkedPiece(dir, name, p, bytes) };
-  return bytes;
+  const checked = checkedPiece(dir, name, p, bytes);
+  inflated = checked.length <= KEPT_INFLATED_BYTES ? { key, bytes: checked } : null;
+  return checked;
 }
 
 /** A piece's bytes hold as many bytes and lines as its name says, or it is damaged (a turn would read another's lines). */

@@ -10,6 +10,8 @@ import type { Manifest, PendingTurn, Turn } from "./manifest-schema.js";
 import { expandLines } from "./image-store.js";
 import { bundleFiles } from "./store.js";
 import { readStream } from "./conversation-pieces.js";
+import { LineReducer, type ReduceLimits, type SplitLine } from "./line-reducer.js";
+import { streamRange } from "./stream-range.js";
 
 export interface TimedLine {
   /** 0-based line number in its file. */
@@ -19,6 +21,8 @@ export interface TimedLine {
   at: number | null;
   /** The line's length in its file, when that differs from `bytes` (images stored apart, image-store.ts). */
   stored?: number;
+  /** Set when `bytes` is the line reduced (its long strings cut): where the whole line lies in its file. */
+  whole?: { byte: number; length: number };
 }
 
 /** A run of lines: a saved turn's, an unsaved turn a crash left behind, or lines between turns. */
@@ -39,14 +43,17 @@ export async function readConversation(dir: string): Promise<TimedLine[]> {
   return expandLines(dir, splitLines(await readStream(dir, 0)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
 }
 
-/** One saved turn's lines, read from its byte range when the turn records one. */
-export async function readTurnLines(dir: string, turn: Turn): Promise<TimedLine[]> {
-  const files = bundleFiles(dir);
-  if (!turn.bytes || turn.bytes.to < turn.bytes.from) return (await readConversation(dir)).slice(turn.lines.from, turn.lines.to);
-  const bytes = await readStream(dir, turn.bytes.from, turn.bytes.to);
-  const lines = splitLines(bytes);
-  const times = await readTimes(files.timing, turn.lines.from, turn.lines.to);
-  return expandLines(dir, lines.map((b, i) => ({ n: turn.lines.from + i, bytes: b, at: times[i] ?? null })));
+/**
+ * Every line as readConversation reads them, read a piece at a time, each long one reduced
+ * (line-reducer.ts): what a replay shows, in memory bounded by the short lines.
+ */
+export async function readConversationReduced(dir: string, limits: ReduceLimits): Promise<TimedLine[]> {
+  const times = parseTimes((await readIfExists(bundleFiles(dir).timing)).toString("utf8"));
+  const lines: SplitLine[] = [];
+  const reducer = new LineReducer(limits, 0);
+  for await (const chunk of streamRange(dir, 0, null)) reducer.push(chunk, (l) => lines.push(l));
+  reducer.end((l) => lines.push(l));
+  return expandLines(dir, lines.map((l, n) => timed(l, n, times[n] ?? null)));
 }
 
 /** Where a run of lines starts or ends in conversation.jsonl: a line number, and its byte offset when known. */
@@ -69,6 +76,47 @@ export async function readLineSpan(dir: string, from: LinePoint, to: LinePoint |
   if (o.writing && to === null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) lines.pop();
   const times = await readTimes(files.timing, from.line, from.line + lines.length);
   return expandLines(dir, lines.map((b, i) => ({ n: from.line + i, bytes: b, at: times[i] ?? null })));
+}
+
+/**
+ * The same lines as readLineSpan, read a piece at a time, each line longer than `limits.lineBytes`
+ * reduced (line-reducer.ts) and marked with where its whole lies: what a reader's view needs,
+ * in memory bounded by the turn's short lines, whatever its long ones hold.
+ */
+export async function readLineSpanReduced(dir: string, from: LinePoint, to: LinePoint | null, o: { writing: boolean; limits: ReduceLimits }): Promise<TimedLine[]> {
+  if (from.byte === undefined || (to !== null && to.byte === undefined)) return readLineSpan(dir, from, to, o);
+  const lines: SplitLine[] = [];
+  const reducer = new LineReducer(o.limits, from.byte);
+  for await (const chunk of streamRange(dir, from.byte, to === null ? null : Math.max(from.byte, to.byte!))) reducer.push(chunk, (l) => lines.push(l));
+  // Claude is writing: a last line without its "\n" is not a line yet.
+  if (!(o.writing && to === null)) reducer.end((l) => lines.push(l));
+  const times = await readTimes(bundleFiles(dir).timing, from.line, from.line + lines.length);
+  return expandLines(dir, lines.map((l, i) => timed(l, from.line + i, times[i] ?? null)));
+}
+
+function timed(l: SplitLine, n: number, at: number | null): TimedLine {
+  return l.reduced ? { n, bytes: l.bytes, at, whole: { byte: l.byte, length: l.length } } : { n, bytes: l.bytes, at };
+}
+
+/** input.jsonl as readInput reads it, each long line reduced as readLineSpanReduced reduces them. */
+export async function readInputReduced(dir: string, limits: ReduceLimits): Promise<TimedLine[]> {
+  const files = bundleFiles(dir);
+  const times = parseTimes((await readIfExists(files.inputTiming)).toString("utf8"));
+  const lines: SplitLine[] = [];
+  const reducer = new LineReducer(limits, 0);
+  const handle = await openBundleFile(files.input).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
+  if (handle) {
+    try {
+      for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false }) as AsyncIterable<Buffer>) reducer.push(chunk, (l) => lines.push(l));
+    } finally {
+      await handle.close();
+    }
+  }
+  reducer.end((l) => lines.push(l));
+  return expandLines(dir, lines.map((l, n) => timed(l, n, times[n] ?? null)));
 }
 
 /** input.jsonl: what nudge wrote to claude, each line with its time. */

@@ -11,7 +11,7 @@ import type { DiffView, FileChange } from "./view-types.js";
 export const PATCH_CHARS = 256 * 1024;
 
 export function diffView(patch: string, full: boolean): DiffView {
-  const files = mergeTypeChanges(splitPatch(patch).filter((s) => s[0]?.startsWith("diff --git ")).map(fileChange));
+  const files = mergeFileChanges(splitPatch(patch).filter((s) => s[0]?.startsWith("diff --git ")).map(fileChange));
   const truncated = !full && patch.length > PATCH_CHARS;
   // Cut at a line end, so the page never shows half a line as if it were the file's.
   const text = truncated ? patch.slice(0, patch.lastIndexOf("\n", PATCH_CHARS) + 1) : patch;
@@ -19,9 +19,13 @@ export function diffView(patch: string, full: boolean): DiffView {
 }
 
 /** One file's section of the patch: what git's header lines say of it. */
-export function fileChange(lines: string[]): FileChange {
+function fileChange(lines: string[]): FileChange {
   const hunk = lines.findIndex((l) => l.startsWith("@@"));
-  const header = hunk === -1 ? lines : lines.slice(0, hunk);
+  return sectionChange(hunk === -1 ? lines : lines.slice(0, hunk), countChanges(lines));
+}
+
+/** A section from its header lines (up to its first hunk) and its counts, as a patch read a piece at a time gives them. */
+export function sectionChange(header: string[], counts: { insertions: number; deletions: number; binary: boolean }): FileChange {
   const field = (prefix: string) => {
     const line = header.find((l) => l.startsWith(prefix));
     return line === undefined ? null : line.slice(prefix.length);
@@ -37,10 +41,10 @@ export function fileChange(lines: string[]): FileChange {
   const index = /^[0-9a-f]+\.\.[0-9a-f]+ (\d{6})$/.exec(field("index ") ?? "");
   const renamed = field("rename to ") ?? field("copy to ");
   const from = field("rename from ") ?? field("copy from ");
-  const path = renamed !== null ? unquote(renamed) : (plain(field("+++ "), "b/") ?? plain(field("--- "), "a/") ?? gitLinePath(lines[0] ?? ""));
+  const path = renamed !== null ? unquote(renamed) : (plain(field("+++ "), "b/") ?? plain(field("--- "), "a/") ?? gitLinePath(header[0] ?? ""));
   const oldMode = field("deleted file mode ") ?? field("old mode ") ?? index?.[1] ?? null;
   const newMode = field("new file mode ") ?? field("new mode ") ?? index?.[1] ?? null;
-  const { insertions, deletions, binary } = countChanges(lines);
+  const { insertions, deletions, binary } = counts;
   const status: FileChange["status"] =
     field("new file mode ") !== null
       ? "added"
@@ -67,7 +71,7 @@ export function fileChange(lines: string[]): FileChange {
 }
 
 /** git shows a file that became a symlink (or back) as a delete and an add of one path: one change. */
-function mergeTypeChanges(files: FileChange[]): FileChange[] {
+export function mergeFileChanges(files: FileChange[]): FileChange[] {
   const out: FileChange[] = [];
   for (const file of files) {
     const before = out.at(-1);

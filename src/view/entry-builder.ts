@@ -10,9 +10,10 @@ import { isText, isToolResult, isToolUse, toStreamEvent, type AssistantEvent, ty
 import { toolDetail } from "../claude/tool-detail.js";
 import { formatDuration } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
-import { clip } from "./clip.js";
+import { CUT_MARK } from "../store/line-reducer.js";
+import { clipRead } from "./clip.js";
 import { RequestEntries } from "./entry-requests.js";
-import type { Entry } from "./view-types.js";
+import type { ClippedText, Entry } from "./view-types.js";
 
 type Tool = Extract<Entry, { kind: "tool" }>;
 
@@ -61,7 +62,7 @@ export function buildEntries(lines: PlayLine[], o: EntryOptions): Entry[] {
   const b = new EntryBuilder(o);
   for (const line of lines) b.line(line);
   // Every string is a session's: its control characters (ANSI, bidi overrides) shown, never obeyed.
-  return inertValue(b.finish());
+  return inertValue(unmarked(b.finish()));
 }
 
 class EntryBuilder {
@@ -71,6 +72,8 @@ class EntryBuilder {
   private promptEchoed = false;
   /** Text of the main agent's block being streamed, until its assistant line comes. */
   private streaming: string | null = null;
+  /** Where the line being read lies whole, when it was read reduced (its long strings cut). */
+  private whole: PlayLine["whole"];
 
   constructor(private readonly o: EntryOptions) {
     this.requests = new RequestEntries({ cwd: o.cwd, repoRoot: o.repoRoot });
@@ -78,12 +81,18 @@ class EntryBuilder {
   }
 
   line(line: PlayLine): void {
-    // A reduced parse (strings cut at 16 KB) is plenty for a clipped view; `full` reads it all.
-    const json = this.o.full ? parseLine(line.bytes) : parseEventLine(line.bytes);
+    // A line read reduced is parsed as it is; else a reduced parse (strings cut at 16 KB) is plenty for a clipped view.
+    const json = this.o.full || line.whole ? parseLine(line.bytes) : parseEventLine(line.bytes);
     const event = toStreamEvent(json, "");
     // Of what nudge wrote, only the answers are news: the prompts are claude's echo and the turn's.
     if (line.input && event.type !== "control_response") return;
+    // A download is offered from claude's stream only (nudge's own lines are in another file).
+    this.whole = line.input ? undefined : line.whole;
     this.event(event, line);
+  }
+
+  private clip(text: string): ClippedText {
+    return clipRead(text, this.o.full, this.whole);
   }
 
   finish(): Entry[] {
@@ -147,7 +156,7 @@ class EntryBuilder {
           kind: "tool",
           id: block.id,
           name: block.name,
-          input: clip(JSON.stringify(block.input, null, 2), this.o.full),
+          input: this.clip(JSON.stringify(block.input, null, 2)),
           detail: toolDetail(block, this.o.cwd),
           result: null,
           children: [],
@@ -156,7 +165,7 @@ class EntryBuilder {
         this.tools.set(block.id, tool);
         this.add(tool, parent);
       } else if (block.type !== "redacted_thinking") {
-        this.add({ kind: "raw", line: clip(JSON.stringify(block), this.o.full) }, parent);
+        this.add({ kind: "raw", line: this.clip(JSON.stringify(block)) }, parent);
       }
     }
     if (event.error) this.add({ kind: "notice", level: "error", text: typeof event.error === "string" ? event.error : JSON.stringify(event.error) }, parent);
@@ -171,7 +180,7 @@ class EntryBuilder {
     for (const block of content) {
       if (isToolResult(block)) {
         const tool = this.tools.get(block.tool_use_id);
-        const result = { content: clip(resultText(block.content), this.o.full), isError: block.is_error === true };
+        const result = { content: this.clip(resultText(block.content)), isError: block.is_error === true };
         if (tool) tool.result = result;
         else this.add({ kind: "notice", level: block.is_error ? "error" : "info", text: `result of an unseen tool call: ${result.content.text}` }, parent);
       } else if (isText(block) && !parent) {
@@ -238,8 +247,17 @@ class EntryBuilder {
 
   private raw(line: PlayLine): void {
     const text = lineText(line.bytes); // invalid UTF-8 decodes to replacement characters
-    if (text.trim()) this.entries.push({ kind: "raw", line: clip(text, this.o.full) });
+    // A reduced line's cut strings show here as the escape itself.
+    if (text.trim()) this.entries.push({ kind: "raw", line: this.clip(this.whole ? text.replaceAll("\\uffff", CUT_MARK) : text) });
   }
+}
+
+/** A text cut when its line was read (not one of the clipped ones, which say so): "…" where it was cut. */
+function unmarked<T>(value: T): T {
+  if (typeof value === "string") return (value.includes(CUT_MARK) ? value.replaceAll(CUT_MARK, "…") : value) as T;
+  if (Array.isArray(value)) return value.map(unmarked) as T;
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmarked(v)])) as T;
+  return value;
 }
 
 function resultText(content: unknown): string {

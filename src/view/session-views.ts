@@ -5,8 +5,8 @@
  * (ANSI, bidi overrides) arrive as visible escapes.
  */
 import path from "node:path";
-import { readBundleFile } from "../store/bundle-links.js";
-import { readInput, readLineSpan, type LinePoint, type TimedLine } from "../store/conversation-reader.js";
+import { readInputReduced, readLineSpanReduced, type LinePoint, type TimedLine } from "../store/conversation-reader.js";
+import { FIRST_VIEW_LIMITS, FULL_VIEW_LIMITS, type ReduceLimits } from "../store/line-reducer.js";
 import { mergeInput } from "../store/input-merge.js";
 import type { Manifest, PatchInfo, PendingTurn, Turn } from "../store/manifest-schema.js";
 import { listSessions, type StoredSession, type Store } from "../store/store.js";
@@ -16,6 +16,7 @@ import { turnOf } from "../store/turn-lookup.js";
 import { inertValue } from "../base/inert-text.js";
 import { pickRange, turnDiff } from "./turn-diff.js";
 import { diffView } from "./diff-view.js";
+import { storedDiffView } from "./stored-diff.js";
 import { resolveSessionKept } from "./manifest-cache.js";
 import { buildEntries } from "./entry-builder.js";
 import { pendingSummary, turnSummary } from "./turn-summary.js";
@@ -81,7 +82,8 @@ export function savedTurnContent(s: StoredSession, turn: Turn): Promise<{ entrie
 async function turnContent(s: StoredSession, turn: Turn, full: boolean): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
   const m = s.manifest;
   const span = spanOf(m, { line: turn.lines.from, byte: turn.bytes?.from, input: turn.input?.from }, turn.n);
-  const lines = turn.n === 0 ? [] : await withInput(s.dir, await readLineSpan(s.dir, span.from, span.to, { writing: false }), span.input, turn);
+  const limits = readLimits(full);
+  const lines = turn.n === 0 ? [] : await withInput(s.dir, await readLineSpanReduced(s.dir, span.from, span.to, { writing: false, limits }), span.input, turn, limits);
   return {
     entries: buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: turn.prompt, live: false }),
     edits: turn.edits ? await storedDiff(s.dir, turn.edits.patch, full) : null,
@@ -102,13 +104,19 @@ async function pendingView(s: StoredSession, pending: PendingTurn, full: boolean
   const m = s.manifest;
   const writing = s.state === "recording";
   const span = spanOf(m, { line: pending.fromLine, byte: pending.fromByte, input: pending.fromInput }, pending.n);
-  const lines = await withInput(s.dir, await readLineSpan(s.dir, span.from, span.to, { writing }), span.input, null);
+  const limits = readLimits(full);
+  const lines = await withInput(s.dir, await readLineSpanReduced(s.dir, span.from, span.to, { writing, limits }), span.input, null, limits);
   return inertValue({
     summary: pendingSummary(pending, writing),
     entries: buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: pending.prompt, live: writing }),
     edits: null,
     diff: { files: [], patch: "", truncated: false },
   });
+}
+
+/** How much of a long line a view reads (what is cut is downloaded from the stream, the `whole` of a clipped text). */
+function readLimits(full: boolean): ReduceLimits {
+  return full ? FULL_VIEW_LIMITS : FIRST_VIEW_LIMITS;
 }
 
 type Start = LinePoint & { input?: number };
@@ -133,8 +141,8 @@ function spanOf(m: Manifest, start: Start, n: number): { from: LinePoint; to: Li
  * Claude's lines with nudge's (the answers to claude's questions) merged in by time. A turn
  * recorded before input ranges were kept takes the input lines written while it ran.
  */
-async function withInput(dir: string, lines: TimedLine[], range: { from: number; to: number } | null, turn: Turn | null): Promise<TimedLine[]> {
-  const input = (await readInput(dir)).filter((l) =>
+async function withInput(dir: string, lines: TimedLine[], range: { from: number; to: number } | null, turn: Turn | null, limits: ReduceLimits): Promise<TimedLine[]> {
+  const input = (await readInputReduced(dir, limits)).filter((l) =>
     range ? l.n >= range.from && l.n < range.to : turn !== null && l.at !== null && l.at >= Date.parse(turn.startedAt) && l.at <= Date.parse(turn.endedAt),
   );
   const merged = mergeInput([{ turn: null, pending: null, lines }], input.map((l) => ({ ...l, input: true as const })));
@@ -142,13 +150,9 @@ async function withInput(dir: string, lines: TimedLine[], range: { from: number;
 }
 
 /** A turn's stored patch (changes/turn-NNN.patch, or the edits before it); a missing file is an empty diff. */
-async function storedDiff(dir: string, patch: PatchInfo, full: boolean): Promise<DiffView> {
+function storedDiff(dir: string, patch: PatchInfo, full: boolean): Promise<DiffView> {
   // The name was checked against changes/(turn|edits)-NNN.patch when the journal was read.
-  const bytes = await readBundleFile(path.join(dir, patch.file)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return Buffer.alloc(0);
-    throw error;
-  });
-  return diffView(bytes.toString("utf8"), full);
+  return storedDiffView(path.join(dir, patch.file), full);
 }
 
 /** What happened to the session at this turn after it was recorded: a rewind to it, forks from it. */

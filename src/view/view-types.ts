@@ -39,6 +39,11 @@ export interface ClippedText {
   text: string;
   /** Length in characters of the whole text; more than text.length when it was cut. */
   length: number;
+  /**
+   * Set when the text came from a line too long to read whole (a 50 MB tool input): `length` is
+   * then only what was read, and the whole line is downloaded from the session's stream at `byte`.
+   */
+  whole?: { byte: number; bytes: number };
 }
 
 export type Entry =

@@ -96,10 +96,10 @@ describe("a hostile session", () => {
     await row.getByRole("link", { name: PAYLOADS[0] }).click();
     await page.getByRole("heading", { level: 1, name: PAYLOADS[0] }).waitFor();
     await expectShownAsText(page);
-    // Served, a long output is clipped, the rest one click away.
+    // Served, a 10 MB output shows its start, and its whole is a download, never drawn.
     const tool = page.getByRole("region", { name: "Turn 2", exact: true }).locator("details.tool").first();
     await tool.locator("summary").click();
-    await tool.getByRole("button", { name: "Show all" }).first().waitFor();
+    await tool.getByRole("link", { name: "Download whole (10.0 MB)" }).waitFor();
     await expectInert(page, watch, (u) => u.startsWith(`${origin}/`));
     await page.close();
   }, 120_000);

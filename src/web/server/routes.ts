@@ -7,6 +7,7 @@ import { resolveId } from "../../store/store.js";
 import { resolveSessionKept } from "../../view/manifest-cache.js";
 import { actionRoute } from "./confirm-action.js";
 import { sendDownload } from "./download-route.js";
+import { sendWholeLine } from "./whole-line-route.js";
 import { HttpError, parseInput, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";
 import { LIVE_ROUTES } from "./live-routes.js";
@@ -51,6 +52,7 @@ export const ROUTES: Route[] = [
     if (from >= to) throw new HttpError(400, `from (${from}) must be before to (${to})`, "e.g. ?from=1&to=3");
     sendJson(ctx.res, 200, await (await import("../../view/session-views.js")).diffBetween(ctx.app.store, id, from, to));
   }),
+  get("/api/sessions/:id/raw", sendWholeLine),
   get("/api/sessions/:id/events", sessionEvents),
   get("/api/search", searchRoute),
   get("/api/events", listEvents),

@@ -60,7 +60,7 @@ export function DiffViewer({ diff, label, heading, onShowAll }: { diff: DiffView
           </button>
         </p>
       ) : null}
-      {diff.truncated ? <ClippedNote text="The diff is cut here." onShowAll={onShowAll ?? null} /> : null}
+      {diff.truncated ? <ClippedNote text={onShowAll ? "The diff is cut here." : "The diff is cut here: nudge session diff shows all of it."} onShowAll={onShowAll ?? null} /> : null}
     </section>
   );
 }

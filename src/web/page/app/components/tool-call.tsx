@@ -1,6 +1,6 @@
 /** A tool call: its name and detail, its input and output (collapsed), a subagent's entries nested. */
 import type { Entry } from "../../../../view/view-types.js";
-import { ClippedBlock, ClippedNote } from "./clipped-block.js";
+import { ClippedBlock, ClippedNote, WholeNote } from "./clipped-block.js";
 import { EntryView } from "./entries.js";
 import { FileInputView, readFileInput } from "./file-input.js";
 import { openByDefault } from "../disclosure.js";
@@ -46,7 +46,11 @@ function ToolInput({ tool, onShowAll }: { tool: Tool; onShowAll: (() => void) | 
   return (
     <>
       <FileInputView input={file} />
-      {cut ? <ClippedNote text={`… the input is cut here (${tool.input.length - tool.input.text.length} more characters)`} onShowAll={onShowAll} /> : null}
+      {tool.input.whole ? (
+        <WholeNote whole={tool.input.whole} />
+      ) : cut ? (
+        <ClippedNote text={`… the input is cut here (${tool.input.length - tool.input.text.length} more characters)`} onShowAll={onShowAll} />
+      ) : null}
     </>
   );
 }

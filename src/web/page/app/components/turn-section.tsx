@@ -11,6 +11,7 @@ import { DiffViewer } from "./diff-viewer.js";
 import { Entries } from "./entries.js";
 import { ErrorLine } from "./error-line.js";
 import { whenNear } from "../near-screen.js";
+import { WholeLink, wholeHref } from "../whole-link.js";
 
 interface Props {
   source: Source;
@@ -104,7 +105,9 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
       {view ? (
         <>
           {view.edits && view.edits.files.length ? <DiffViewer diff={view.edits} label={`Your edits before turn ${n}`} /> : null}
-          <Entries entries={view.entries} onShowAll={source.static || full ? null : () => setFull(true)} inFlight={pending} />
+          <WholeLink.Provider value={source.static ? null : wholeHref(sessionId)}>
+            <Entries entries={view.entries} onShowAll={source.static || full ? null : () => setFull(true)} inFlight={pending} />
+          </WholeLink.Provider>
           {view.diff.files.length || !pending ? <DiffViewer diff={view.diff} label={`Diff of turn ${n}`} heading="Diff" onShowAll={source.static || full ? null : () => setFull(true)} /> : null}
         </>
       ) : wanted && !error ? (

@@ -178,13 +178,16 @@ async function readBackup(file: string): Promise<Backup | null> {
   }
 }
 
+/** The settings file's bytes, null when there is none. A link or a folder there is refused: writing would replace it with a file. */
 async function readIf(file: string): Promise<Buffer | null> {
-  try {
-    return await fs.readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+  const stat = await fs.lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
     throw error;
-  }
+  });
+  if (!stat) return null;
+  if (stat.isSymbolicLink()) throw new UserError(`${file} is a link: nudge would replace it with a file of its own`, `add the hooks where it points, or replace the link with that file, and run this again`);
+  if (!stat.isFile()) throw new UserError(`${file} is not a file`, "move it away, and run this again");
+  return fs.readFile(file);
 }
 
 async function modeOf(file: string): Promise<number> {

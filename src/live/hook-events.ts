@@ -95,7 +95,7 @@ export async function finishTurn(c: Omit<HookContext, "hook" | "finish">, sessio
     await recorder.settled();
     discard = !recorder.anyTurnBegun;
     allSaved = recorder.allSaved;
-  });
+  }, undefined, end);
   if (!end) return;
   if (discard) {
     await discardSession(c.store, dir, sessionId);
@@ -159,14 +159,14 @@ async function forgetMapping(store: Store, sessionId: string): Promise<void> {
 }
 
 /** The session's recorder for one hook: its open turn (if an earlier hook of this claude began one) open again. */
-async function withRecorder(c: Omit<HookContext, "hook">, dir: string, work: (recorder: SessionRecorder, turns: TuiTurns) => Promise<void>, created?: Manifest): Promise<void> {
+async function withRecorder(c: Omit<HookContext, "hook">, dir: string, work: (recorder: SessionRecorder, turns: TuiTurns) => Promise<void>, created?: Manifest, ends = false): Promise<void> {
   const manifest = created ?? (await readManifest(dir));
   const lock = await takeHookLock(dir, bundleFiles(dir).lock, manifest.id, c.claudePid);
   let recorder: SessionRecorder;
   try {
     const cwd = manifest.repo.cwd;
     const catchUp = (m: typeof manifest) => openPartLines(dir, c.claudeConfigDir, cwd, m);
-    recorder = await SessionRecorder.start(dir, manifest, await hookRecorderContext(c, manifest), { warning: c.note }, catchUp, { lock, reopen: lock.ownedBefore });
+    recorder = await SessionRecorder.start(dir, manifest, await hookRecorderContext(c, manifest), { warning: c.note }, catchUp, { lock, reopen: lock.ownedBefore, goesOn: !ends });
   } catch (error) {
     await lock.release();
     throw error;

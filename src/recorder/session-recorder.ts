@@ -66,6 +66,8 @@ export interface StartOptions {
   lock?: HeldLock;
   /** A turn begun by an earlier process and not yet ended is open again here, to be ended by this one. */
   reopen?: boolean;
+  /** The session goes on after this process (claude still runs it): closing leaves it "recording", its lock claude's. */
+  goesOn?: boolean;
 }
 
 /** A turn in flight: what the stream has told about it so far. */
@@ -194,6 +196,7 @@ export class SessionRecorder {
         if (reopened) recorder.reopen(reopened);
       }
       recorder.keepIndex = context.keptIndexState !== undefined;
+      recorder.goesOn = o.goesOn ?? false;
       return recorder;
     } catch (error) {
       await lock.release();
@@ -222,6 +225,7 @@ export class SessionRecorder {
   private heardFromClaude = false;
   /** The private index is kept for the next process (see `RecorderContext.keptIndexState`). */
   private keepIndex = false;
+  private goesOn = false;
 
   /** The turn an earlier process began and none ended (its user's edits recorded), out of the turns to recover. */
   private takeOpenTurn(): PendingTurn | null {
@@ -441,7 +445,7 @@ export class SessionRecorder {
       this.input.sync();
       // A turn begun but not saved (its save failed: a full disk) leaves the session "recording",
       // which with no lock held lists as crashed: the next run recovers that turn.
-      this.manifest_ = { ...this.manifest_, state: this.allSaved ? "complete" : "recording", updatedAt: now() };
+      this.manifest_ = { ...this.manifest_, state: this.allSaved && !this.goesOn ? "complete" : "recording", updatedAt: now() };
       await this.writeHeader();
       // A turn not saved may need the index as it is (its tree not yet written): it stays for the recovery.
       if (this.allSaved && !this.keepIndex) await this.index.dispose().catch(() => undefined);

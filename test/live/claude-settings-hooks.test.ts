@@ -2,7 +2,7 @@
  * nudge's hooks in a claude settings file: the user's bytes kept on install, put back exactly on
  * uninstall, and a later edit of the user's kept.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applySettingsPlan, hookCommand, planInstall, planUninstall } from "../../src/live/claude-settings-hooks.js";
@@ -84,5 +84,19 @@ describe("claude settings hooks", () => {
     const f = files('{"model": "opus",}');
     await expect(planInstall(f.file, f.backup, command)).rejects.toThrow(/is not valid JSON/);
     expect(readFileSync(f.file, "utf8")).toBe('{"model": "opus",}');
+  });
+
+  it("a settings file that is a link (dotfiles) or a folder is refused, never replaced by a file", async () => {
+    const f = files();
+    const dotfiles = path.join(tempDir(), "settings.json");
+    writeFileSync(dotfiles, '{"model": "opus"}\n');
+    mkdirSync(path.dirname(f.file), { recursive: true });
+    symlinkSync(dotfiles, f.file);
+    await expect(planInstall(f.file, f.backup, command)).rejects.toThrow(/is a link/);
+    expect(lstatSync(f.file).isSymbolicLink()).toBe(true);
+    expect(readFileSync(dotfiles, "utf8")).toBe('{"model": "opus"}\n');
+    const folder = files();
+    mkdirSync(folder.file, { recursive: true });
+    await expect(planInstall(folder.file, folder.backup, command)).rejects.toThrow(/is not a file/);
   });
 });

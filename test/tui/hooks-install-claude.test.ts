@@ -63,6 +63,15 @@ describe("nudge hooks install --claude", () => {
     await term.waitFor(/wrote a\.txt/);
     const id = await until("a session", async () => ids(repo)[0]);
     await savedTurns(repo, id, 1);
+    // claude still open, its turn's end done: the session is being recorded, so nothing rewinds it under claude.
+    const bundle = path.join(sessions(repo), id);
+    await until("the turn's end done", async () => (!existsSync(path.join(bundle, "claude-ui-stop.json")) && !existsSync(path.join(bundle, "hook.lock")) ? true : undefined));
+    const live = await runNudge(["session", "list", "--json"], { cwd: repo });
+    expect((JSON.parse(live.stdout) as Array<{ id: string; state: string }>).find((s) => s.id === id)?.state).toBe("recording");
+    const rewind = await runNudge(["session", "rewind", id, "0", "--yes"], { cwd: repo });
+    expect(rewind.exitCode, rewind.stderr).toBe(1);
+    expect(rewind.stderr).toContain("being recorded");
+    expect(readFileSync(path.join(repo, "sub", "a.txt"), "utf8")).toBe("from claude\n");
     writeFileSync(path.join(repo, "README.md"), "# test\nhand edit\n");
     await term.type("make b");
     await term.waitFor(/made b\.txt/);

@@ -25,7 +25,8 @@ export default tseslint.config(
       "no-restricted-syntax": [
         "error",
         {
-          selector: "CallExpression[callee.property.name='write'][callee.object.property.name=/^std(out|err)$/][callee.object.object.name='process']",
+          selector:
+            "CallExpression[callee.property.name='write'][callee.object.property.name=/^std(out|err)$/][callee.object.object.name='process']",
           message: "write through writeOut/writeErr (src/terminal/output.ts), which keep session text inert",
         },
       ],

@@ -61,7 +61,10 @@ export default defineConfig({
     // `vitest run` runs both; `vitest run --project unit` (npm run test:unit) the unit tier alone.
     projects: [
       { extends: true, test: { name: "unit", include: UNIT, setupFiles: ["test/support/no-processes.ts"] } },
-      { extends: true, test: { name: "runtime", include: ["test/**/*.test.ts"], exclude: [...UNIT, "**/node_modules/**"] } },
+      {
+        extends: true,
+        test: { name: "runtime", include: ["test/**/*.test.ts"], exclude: [...UNIT, "**/node_modules/**"] },
+      },
     ],
   },
 });

@@ -51,7 +51,9 @@ export async function betweenTurns(shape: RepoShape, turns: number): Promise<Bet
   progress(`between turns, ${label}: a first session (starts nudge's untracked-cache check)`);
   await runSession(repo, prompts(repo, 1, "small"));
   const untrackedCache = await untrackedCacheVerdict(repo);
-  progress(`between turns, ${label}: ${WARM_UP_TURNS + turns} turns, git status timed on each (untracked cache: ${untrackedCache})`);
+  progress(
+    `between turns, ${label}: ${WARM_UP_TURNS + turns} turns, git status timed on each (untracked cache: ${untrackedCache})`,
+  );
   // When nudge printed each turn's end line and its changes line, on stderr with its other notices
   // (the stand-in's result moments are on the same monotonic clock).
   const endLines = new Map<number, bigint>();
@@ -62,7 +64,11 @@ export async function betweenTurns(shape: RepoShape, turns: number): Promise<Bet
     const changes = /⎿ turn (\d+) saved · /.exec(line)?.[1];
     if (changes !== undefined && !changesLines.has(Number(changes))) changesLines.set(Number(changes), at);
   };
-  const session = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small", () => ["status"]), { onStderrLine });
+  const session = await runSession(
+    repo,
+    prompts(repo, WARM_UP_TURNS + turns, "small", () => ["status"]),
+    { onStderrLine },
+  );
   const between: number[] = [];
   const status: number[] = [];
   const endLine: number[] = [];
@@ -84,12 +90,27 @@ export async function betweenTurns(shape: RepoShape, turns: number): Promise<Bet
   const traced = await tracedSession(repo, 5);
   const betweenMs = median(between);
   const statusMs = median(status);
-  return { shape, repo, session, runs: between.length, betweenMs, statusMs, ratio: betweenMs / statusMs, endLineMs: median(endLine), changesLineMs: median(changesLine), endLineRuns: endLine.length, untrackedCache, ...traced };
+  return {
+    shape,
+    repo,
+    session,
+    runs: between.length,
+    betweenMs,
+    statusMs,
+    ratio: betweenMs / statusMs,
+    endLineMs: median(endLine),
+    changesLineMs: median(changesLine),
+    endLineRuns: endLine.length,
+    untrackedCache,
+    ...traced,
+  };
 }
 
 async function tracedSession(repo: string, turns: number) {
   const trace = path.join(scratchDir("trace"), "trace2.json");
-  const run = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small"), { env: { GIT_TRACE2_EVENT: trace } });
+  const run = await runSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small"), {
+    env: { GIT_TRACE2_EVENT: trace },
+  });
   const processes = readTrace(trace);
   const counts: number[] = [];
   const perTurn: number[] = [];
@@ -100,11 +121,20 @@ async function tracedSession(repo: string, turns: number) {
     // A turn's whole cycle, from its result to the next one's (the stand-in acts only once the turn is saved).
     const next = run.windows.get(k + 1);
     if (next) perTurn.push(inWindow(processes, w.from, next.from).length);
-    if (traceOfOneTurn.length === 0) traceOfOneTurn = [`result → prompt: ${(w.to - w.from).toFixed(1)} ms (traced)`, ...describeWindow(processes, w.from, w.to)];
+    if (traceOfOneTurn.length === 0)
+      traceOfOneTurn = [
+        `result → prompt: ${(w.to - w.from).toFixed(1)} ms (traced)`,
+        ...describeWindow(processes, w.from, w.to),
+      ];
   }
   return {
     gitProcesses: { median: median(counts), min: Math.min(...counts), max: Math.max(...counts), turns: counts.length },
-    gitProcessesPerTurn: { median: median(perTurn), min: Math.min(...perTurn), max: Math.max(...perTurn), turns: perTurn.length },
+    gitProcessesPerTurn: {
+      median: median(perTurn),
+      min: Math.min(...perTurn),
+      max: Math.max(...perTurn),
+      turns: perTurn.length,
+    },
     traceOfOneTurn,
   };
 }

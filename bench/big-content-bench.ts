@@ -23,7 +23,17 @@ interface Fetched {
 
 export interface BigContentSide {
   mb: number;
-  web: { idleMB: number; peakMB: number; afterMB: number; view: Fetched; full: Fetched; whole: Fetched | null; pingIdleMs: number; pingWorstMs: number; pingWorstBy: Record<string, number> };
+  web: {
+    idleMB: number;
+    peakMB: number;
+    afterMB: number;
+    view: Fetched;
+    full: Fetched;
+    whole: Fetched | null;
+    pingIdleMs: number;
+    pingWorstMs: number;
+    pingWorstBy: Record<string, number>;
+  };
   cli: Array<{ command: string; peakMB: number; ms: number; exitCode: number }>;
 }
 
@@ -38,7 +48,9 @@ export async function bigContentBench(mb = 50, o: { cli?: boolean } = {}): Promi
 }
 
 async function measure(mb: number, cli: boolean): Promise<BigContentSide> {
-  progress(`big content: a session that Writes ${mb >= 1 ? `${mb} MB` : "1 KB"} (the real claude), read by nudge web${cli ? " and the CLI" : ""}`);
+  progress(
+    `big content: a session that Writes ${mb >= 1 ? `${mb} MB` : "1 KB"} (the real claude), read by nudge web${cli ? " and the CLI" : ""}`,
+  );
   const { repo, id } = await recordWrite(mb);
   return { mb, web: await webSide(repo, id), cli: cli ? await cliSide(repo, id) : [] };
 }
@@ -47,15 +59,22 @@ async function recordWrite(mb: number): Promise<{ repo: string; id: string }> {
   const repo = await generateRepo({ files: 100 });
   const line = "0123456789 the quick brown fox jumps over the lazy dog, a line of a big generated file\n";
   const content = line.repeat(Math.max(1, Math.ceil((mb * 1024 * 1024) / line.length)));
-  const api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "big.txt"), content } }, { text: "wrote it" }]);
+  const api = await startScriptedApi([
+    { tool: "Write", input: { file_path: path.join(repo, "big.txt"), content } },
+    { text: "wrote it" },
+  ]);
   try {
-    const run = await execa("node", [CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {
-      cwd: repo,
-      env: { NO_COLOR: "1", ...claudeEnv(api, path.join(scratchDir("claude-config"), "claude")) },
-      input: "write the big file\n",
-      reject: false,
-      timeout: 600_000,
-    });
+    const run = await execa(
+      "node",
+      [CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+      {
+        cwd: repo,
+        env: { NO_COLOR: "1", ...claudeEnv(api, path.join(scratchDir("claude-config"), "claude")) },
+        input: "write the big file\n",
+        reject: false,
+        timeout: 600_000,
+      },
+    );
     const id = /session (\w+):/.exec(run.stderr)?.[1];
     if (!id) throw new Error(`the big session was not recorded: ${run.stderr.slice(-500)}`);
     return { repo, id };
@@ -64,21 +83,26 @@ async function recordWrite(mb: number): Promise<{ repo: string; id: string }> {
   }
 }
 
-const status = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const status = (pid: number, field: string) =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 function fetchPath(s: Server, p: string): Promise<Fetched & { body: Buffer }> {
   const t0 = nowNs();
   return new Promise((resolve, reject) => {
     http
-      .get({ host: "127.0.0.1", port: s.port, path: p, headers: { host: `127.0.0.1:${s.port}`, cookie: s.cookie } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const body = Buffer.concat(chunks);
-          if (res.statusCode !== 200) reject(new Error(`${p}: HTTP ${res.statusCode} ${body.toString().slice(0, 300)}`));
-          else resolve({ ms: msSince(t0), bytes: body.length, body });
-        });
-      })
+      .get(
+        { host: "127.0.0.1", port: s.port, path: p, headers: { host: `127.0.0.1:${s.port}`, cookie: s.cookie } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const body = Buffer.concat(chunks);
+            if (res.statusCode !== 200)
+              reject(new Error(`${p}: HTTP ${res.statusCode} ${body.toString().slice(0, 300)}`));
+            else resolve({ ms: msSince(t0), bytes: body.length, body });
+          });
+        },
+      )
       .on("error", reject);
   });
 }
@@ -110,14 +134,30 @@ async function webSide(repo: string, id: string): Promise<BigContentSide["web"]>
     };
     const view = await phase("view", () => fetchPath(server, `/api/sessions/${id}/turns/1`));
     const full = await phase("full", () => fetchPath(server, `/api/sessions/${id}/turns/1?full=1`));
-    const input = (JSON.parse(view.body.toString()) as { entries: Array<{ kind: string; input?: { whole?: { byte: number; bytes: number } } }> }).entries.find((e) => e.kind === "tool")?.input?.whole;
-    const whole = input ? await phase("whole", () => fetchPath(server, `/api/sessions/${id}/raw?at=${input.byte}&bytes=${input.bytes}`)) : null;
+    const input = (
+      JSON.parse(view.body.toString()) as {
+        entries: Array<{ kind: string; input?: { whole?: { byte: number; bytes: number } } }>;
+      }
+    ).entries.find((e) => e.kind === "tool")?.input?.whole;
+    const whole = input
+      ? await phase("whole", () => fetchPath(server, `/api/sessions/${id}/raw?at=${input.byte}&bytes=${input.bytes}`))
+      : null;
     pinging = false;
     await pinger;
     const peakMB = status(pid, "VmHWM");
     await sleep(500);
     const strip = (f: Fetched & { body: Buffer }): Fetched => ({ ms: f.ms, bytes: f.bytes });
-    return { idleMB, peakMB, afterMB: status(pid, "VmRSS"), view: strip(view), full: strip(full), whole: whole && strip(whole), pingIdleMs, pingWorstMs: Math.max(...Object.values(worst)), pingWorstBy: worst };
+    return {
+      idleMB,
+      peakMB,
+      afterMB: status(pid, "VmRSS"),
+      view: strip(view),
+      full: strip(full),
+      whole: whole && strip(whole),
+      pingIdleMs,
+      pingWorstMs: Math.max(...Object.values(worst)),
+      pingWorstBy: worst,
+    };
   } finally {
     await stopServer(server);
   }
@@ -134,9 +174,20 @@ async function cliSide(repo: string, id: string): Promise<BigContentSide["cli"]>
   for (const args of runs) {
     const t0 = nowNs();
     // Stopped after 3 minutes (the export of a 50 MB Write's session does not end sooner): its peak so far.
-    const run = await execa("/usr/bin/time", ["-f", "%M", "timeout", "180", "node", CLI, ...args], { cwd: repo, reject: false, timeout: 600_000, env: { NO_COLOR: "1" }, stdout: "ignore" });
+    const run = await execa("/usr/bin/time", ["-f", "%M", "timeout", "180", "node", CLI, ...args], {
+      cwd: repo,
+      reject: false,
+      timeout: 600_000,
+      env: { NO_COLOR: "1" },
+      stdout: "ignore",
+    });
     const peakKB = Number(/(\d+)\s*$/.exec(run.stderr)?.[1] ?? NaN);
-    out.push({ command: args.slice(0, 2).join(" ") + (args.includes("-v") ? " -v" : ""), peakMB: peakKB / 1024, ms: msSince(t0), exitCode: run.exitCode ?? -1 });
+    out.push({
+      command: args.slice(0, 2).join(" ") + (args.includes("-v") ? " -v" : ""),
+      peakMB: peakKB / 1024,
+      ms: msSince(t0),
+      exitCode: run.exitCode ?? -1,
+    });
   }
   return out;
 }
@@ -149,12 +200,22 @@ export function bigContentRows(r: BigContentResult, say: (line?: string) => void
   const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
   const ok = (pass: boolean) => (pass ? "✓" : "✗");
   const w = big.web;
-  say(`| \`nudge web\` peak RSS, a ${big.mb} MB Write's turn viewed, "Show all", its input downloaded ÷ a 1 KB Write's | ${(w.peakMB / small.web.peakMB).toFixed(2)}× ${ok(w.peakMB <= 250)} (${mb(w.peakMB)} / ${mb(small.web.peakMB)}; idle ${mb(w.idleMB)}, after ${mb(w.afterMB)}) | ≤ 250 MB |`);
-  say(`| … the turn's view / "Show all" / the whole input downloaded | ${ms(w.view.ms)}, ${size(w.view.bytes)} / ${ms(w.full.ms)}, ${size(w.full.bytes)} / ${w.whole ? `${ms(w.whole.ms)}, ${size(w.whole.bytes)}` : "no download offered"} | |`);
-  const by = Object.entries(w.pingWorstBy).map(([k, v]) => `${k} ${ms(v)}`).join(", ");
-  say(`| … another request meanwhile, worst ÷ idle | ${(w.pingWorstMs / w.pingIdleMs).toFixed(1)}× (${ms(w.pingWorstMs)} / ${ms(w.pingIdleMs)}; worst during ${by}) | unaffected |`);
+  say(
+    `| \`nudge web\` peak RSS, a ${big.mb} MB Write's turn viewed, "Show all", its input downloaded ÷ a 1 KB Write's | ${(w.peakMB / small.web.peakMB).toFixed(2)}× ${ok(w.peakMB <= 250)} (${mb(w.peakMB)} / ${mb(small.web.peakMB)}; idle ${mb(w.idleMB)}, after ${mb(w.afterMB)}) | ≤ 250 MB |`,
+  );
+  say(
+    `| … the turn's view / "Show all" / the whole input downloaded | ${ms(w.view.ms)}, ${size(w.view.bytes)} / ${ms(w.full.ms)}, ${size(w.full.bytes)} / ${w.whole ? `${ms(w.whole.ms)}, ${size(w.whole.bytes)}` : "no download offered"} | |`,
+  );
+  const by = Object.entries(w.pingWorstBy)
+    .map(([k, v]) => `${k} ${ms(v)}`)
+    .join(", ");
+  say(
+    `| … another request meanwhile, worst ÷ idle | ${(w.pingWorstMs / w.pingIdleMs).toFixed(1)}× (${ms(w.pingWorstMs)} / ${ms(w.pingIdleMs)}; worst during ${by}) | unaffected |`,
+  );
   for (const c of big.cli) {
     const base = small.cli.find((s) => s.command === c.command)!;
-    say(`| \`nudge ${c.command}\` peak RSS, the ${big.mb} MB Write's session ÷ the 1 KB one's | ${(c.peakMB / base.peakMB).toFixed(2)}× ${ok(c.peakMB <= 250)} (${mb(c.peakMB)} / ${mb(base.peakMB)}; ${ms(c.ms)}${c.exitCode === 0 ? "" : c.exitCode === 124 ? ", stopped after 3 min" : `, exit ${c.exitCode}`}) | ≤ 250 MB |`);
+    say(
+      `| \`nudge ${c.command}\` peak RSS, the ${big.mb} MB Write's session ÷ the 1 KB one's | ${(c.peakMB / base.peakMB).toFixed(2)}× ${ok(c.peakMB <= 250)} (${mb(c.peakMB)} / ${mb(base.peakMB)}; ${ms(c.ms)}${c.exitCode === 0 ? "" : c.exitCode === 124 ? ", stopped after 3 min" : `, exit ${c.exitCode}`}) | ≤ 250 MB |`,
+    );
   }
 }

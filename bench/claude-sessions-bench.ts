@@ -26,11 +26,48 @@ function transcript(cwd: string, id: string, at: number): string {
   const time = (k: number) => new Date(at + k * 1000).toISOString();
   const lines: object[] = [{ type: "queue-operation", operation: "enqueue", timestamp: time(0), sessionId: id }];
   for (let p = 0; p < 3; p++) {
-    lines.push({ ...base, type: "user", message: { role: "user", content: `prompt ${p} of ${id}: make the parser faster` }, uuid: randomUUID(), timestamp: time(p * 10) });
-    lines.push({ ...base, type: "attachment", attachment: { type: "prompt_snapshot", systemPrompt: ["x".repeat(12_000)] }, timestamp: time(p * 10 + 1) });
-    lines.push({ ...base, type: "assistant", message: { model: "claude-opus-5-5", role: "assistant", content: [{ type: "tool_use", id: `toolu_${p}`, name: "Bash", input: { command: "npm test" } }] }, timestamp: time(p * 10 + 2) });
-    lines.push({ ...base, type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${p}`, content: "ok ".repeat(2_000) }] }, timestamp: time(p * 10 + 3) });
-    lines.push({ ...base, type: "assistant", message: { model: "claude-opus-5-5", role: "assistant", content: [{ type: "text", text: "Done: the tests pass." }] }, timestamp: time(p * 10 + 4) });
+    lines.push({
+      ...base,
+      type: "user",
+      message: { role: "user", content: `prompt ${p} of ${id}: make the parser faster` },
+      uuid: randomUUID(),
+      timestamp: time(p * 10),
+    });
+    lines.push({
+      ...base,
+      type: "attachment",
+      attachment: { type: "prompt_snapshot", systemPrompt: ["x".repeat(12_000)] },
+      timestamp: time(p * 10 + 1),
+    });
+    lines.push({
+      ...base,
+      type: "assistant",
+      message: {
+        model: "claude-opus-5-5",
+        role: "assistant",
+        content: [{ type: "tool_use", id: `toolu_${p}`, name: "Bash", input: { command: "npm test" } }],
+      },
+      timestamp: time(p * 10 + 2),
+    });
+    lines.push({
+      ...base,
+      type: "user",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: `toolu_${p}`, content: "ok ".repeat(2_000) }],
+      },
+      timestamp: time(p * 10 + 3),
+    });
+    lines.push({
+      ...base,
+      type: "assistant",
+      message: {
+        model: "claude-opus-5-5",
+        role: "assistant",
+        content: [{ type: "text", text: "Done: the tests pass." }],
+      },
+      timestamp: time(p * 10 + 4),
+    });
   }
   lines.push({ type: "last-prompt", lastPrompt: `prompt 2 of ${id}`, sessionId: id });
   lines.push({ type: "cost-state", sessionId: id, totalCostUSD: 0.42, totalDuration: 61_000 });
@@ -53,7 +90,13 @@ export async function claudeSessionsBench(count: number, rounds: number): Promis
     const id = randomUUID();
     writeFileSync(path.join(folder, `${id}.jsonl`), transcript(repo, id, start + i * 60_000));
   }
-  const list = (config: string) => async () => (await timeProcess(process.execPath, [CLI, "session", "list"], { cwd: repo, env: { ...process.env, CLAUDE_CONFIG_DIR: config, NO_COLOR: "1" } })).ms;
+  const list = (config: string) => async () =>
+    (
+      await timeProcess(process.execPath, [CLI, "session", "list"], {
+        cwd: repo,
+        env: { ...process.env, CLAUDE_CONFIG_DIR: config, NO_COLOR: "1" },
+      })
+    ).ms;
   const cache = path.join(repo, ".git", "nudge", "claude-sessions.json");
   const cold: number[] = [];
   for (let i = 0; i < 3; i++) {

@@ -25,14 +25,25 @@ export interface StartResult {
 export async function cliStart(repo: string, wantSessions: number, rounds: number): Promise<StartResult> {
   const existing = (await timeProcess(process.execPath, [CLI, "session", "list", "--json"], { cwd: repo })).stdout;
   const have = (JSON.parse(existing) as unknown[]).length;
-  progress(`CLI start: recording ${Math.max(0, wantSessions - have)} more one-turn sessions (for ${wantSessions} in all)`);
+  progress(
+    `CLI start: recording ${Math.max(0, wantSessions - have)} more one-turn sessions (for ${wantSessions} in all)`,
+  );
   for (let i = have; i < wantSessions; i++) await runSession(repo, prompts(repo, 1, "small"));
   const withCerts = { ...process.env };
   const withoutCerts = { ...process.env };
   delete withoutCerts.NODE_EXTRA_CA_CERTS;
-  const env = (certs: boolean, cache = true) => ({ ...(certs ? withCerts : withoutCerts), CLAUDE_CONFIG_DIR: claudeConfig(), ...(cache ? {} : { NODE_DISABLE_COMPILE_CACHE: "1" }) });
-  progress(`CLI start: ${rounds} rounds of node -e 0, nudge --version, nudge session list, with and without NODE_EXTRA_CA_CERTS, and without the compile cache`);
-  const run = (args: string[], certs: boolean, cache = true) => async () => (await timeProcess(process.execPath, args, { cwd: repo, env: env(certs, cache) })).ms;
+  const env = (certs: boolean, cache = true) => ({
+    ...(certs ? withCerts : withoutCerts),
+    CLAUDE_CONFIG_DIR: claudeConfig(),
+    ...(cache ? {} : { NODE_DISABLE_COMPILE_CACHE: "1" }),
+  });
+  progress(
+    `CLI start: ${rounds} rounds of node -e 0, nudge --version, nudge session list, with and without NODE_EXTRA_CA_CERTS, and without the compile cache`,
+  );
+  const run =
+    (args: string[], certs: boolean, cache = true) =>
+    async () =>
+      (await timeProcess(process.execPath, args, { cwd: repo, env: env(certs, cache) })).ms;
   const s = await alternate(rounds, {
     node: run(["-e", "0"], true),
     version: run([CLI, "--version"], true),
@@ -61,16 +72,31 @@ export interface LongListResult {
 }
 
 /** `session list` / `session show` of a long session against a one-turn session, each alone in a store. */
-export async function longSessionListing(repo: string, longId: string, longTurns: number, rounds: number): Promise<LongListResult> {
+export async function longSessionListing(
+  repo: string,
+  longId: string,
+  longTurns: number,
+  rounds: number,
+): Promise<LongListResult> {
   progress("list/show: a one-turn session next to the long one, each copied into a store of its own");
   const short = await runSession(repo, prompts(repo, 1, "small"));
   const stores = { long: scratchDir("store-long"), short: scratchDir("store-short") };
-  for (const [which, id] of [["long", longId], ["short", short.id]] as const) {
+  for (const [which, id] of [
+    ["long", longId],
+    ["short", short.id],
+  ] as const) {
     mkdirSync(path.join(stores[which], "sessions"), { recursive: true });
-    cpSync(path.join(repo, ".git", "nudge", "sessions", id), path.join(stores[which], "sessions", id), { recursive: true });
+    cpSync(path.join(repo, ".git", "nudge", "sessions", id), path.join(stores[which], "sessions", id), {
+      recursive: true,
+    });
   }
   const run = (which: "long" | "short", args: string[]) => async () =>
-    (await timeProcess(process.execPath, [CLI, "session", ...args], { cwd: repo, env: { ...process.env, NUDGE_STORE: stores[which], CLAUDE_CONFIG_DIR: claudeConfig() } })).ms;
+    (
+      await timeProcess(process.execPath, [CLI, "session", ...args], {
+        cwd: repo,
+        env: { ...process.env, NUDGE_STORE: stores[which], CLAUDE_CONFIG_DIR: claudeConfig() },
+      })
+    ).ms;
   progress(`list/show: ${rounds} rounds of session list and session show, ${longTurns}-turn against 1-turn`);
   const s = await alternate(rounds, {
     listLong: run("long", ["list"]),

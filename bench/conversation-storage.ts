@@ -39,7 +39,12 @@ export async function conversationStorage(short = 3, long = 15, chunk?: number):
 /** Per turn, between the short session and the long one. */
 export function perTurn(r: ConversationStorageResult): { claude: number; bundle: StoreSizes["bundle"] } {
   const turns = r.turns[1] - r.turns[0];
-  const bundle = Object.fromEntries(Object.keys(r.bundle[1]).map((k) => [k, (r.bundle[1][k as keyof StoreSizes["bundle"]] - r.bundle[0][k as keyof StoreSizes["bundle"]]) / turns]));
+  const bundle = Object.fromEntries(
+    Object.keys(r.bundle[1]).map((k) => [
+      k,
+      (r.bundle[1][k as keyof StoreSizes["bundle"]] - r.bundle[0][k as keyof StoreSizes["bundle"]]) / turns,
+    ]),
+  );
   return { claude: (r.claude[1] - r.claude[0]) / turns, bundle: bundle as StoreSizes["bundle"] };
 }
 
@@ -48,8 +53,13 @@ export function conversationBytes(b: StoreSizes["bundle"]): number {
   return b.transcriptCopy + b.stream + b.input + b.journal + b.other;
 }
 
-async function recordReal(turns: number, chunk: number | undefined): Promise<{ claude: number; bundle: StoreSizes["bundle"] }> {
-  progress(`conversation storage: a ${turns}-turn session with the real claude${chunk ? `, streamed in ${chunk}-character pieces` : ""}`);
+async function recordReal(
+  turns: number,
+  chunk: number | undefined,
+): Promise<{ claude: number; bundle: StoreSizes["bundle"] }> {
+  progress(
+    `conversation storage: a ${turns}-turn session with the real claude${chunk ? `, streamed in ${chunk}-character pieces` : ""}`,
+  );
   const repo = await generateRepo({ files: 200 });
   const steps: ScriptStep[] = [];
   const prompts: string[] = [];
@@ -58,8 +68,18 @@ async function recordReal(turns: number, chunk: number | undefined): Promise<{ c
     writeFileSync(file, sourceText(n));
     steps.push(
       { tool: "Read", input: { file_path: file } },
-      { tool: "Edit", input: { file_path: file, old_string: `export const limit${n} = ${n};`, new_string: `export const limit${n} = ${n * 10};` } },
-      { tool: "Bash", input: { command: `grep -c export ${path.basename(file)} && ls | head -20`, description: "check the module" } },
+      {
+        tool: "Edit",
+        input: {
+          file_path: file,
+          old_string: `export const limit${n} = ${n};`,
+          new_string: `export const limit${n} = ${n * 10};`,
+        },
+      },
+      {
+        tool: "Bash",
+        input: { command: `grep -c export ${path.basename(file)} && ls | head -20`, description: "check the module" },
+      },
       { text: answerText(n) },
     );
     prompts.push(`turn ${n}: raise the limit in module-${n}.ts and check it`);
@@ -70,15 +90,20 @@ async function recordReal(turns: number, chunk: number | undefined): Promise<{ c
   const api = await startScriptedApi(steps, chunk ? { chunk } : {});
   try {
     const config = path.join(scratchDir("claude-config"), "claude");
-    const run = await execa("node", [CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {
-      cwd: repo,
-      env: { NO_COLOR: "1", ...claudeEnv(api, config) },
-      input: prompts.join("\n") + "\n",
-      reject: false,
-      timeout: 60_000 + turns * 20_000,
-    });
+    const run = await execa(
+      "node",
+      [CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+      {
+        cwd: repo,
+        env: { NO_COLOR: "1", ...claudeEnv(api, config) },
+        input: prompts.join("\n") + "\n",
+        reject: false,
+        timeout: 60_000 + turns * 20_000,
+      },
+    );
     const id = /session (\w+):/.exec(run.stderr)?.[1];
-    if (run.exitCode !== 0 || !id) throw new Error(`nudge claude run failed (${run.exitCode}): ${run.stderr.slice(-2000)}`);
+    if (run.exitCode !== 0 || !id)
+      throw new Error(`nudge claude run failed (${run.exitCode}): ${run.stderr.slice(-2000)}`);
     const projects = path.join(config, "projects");
     const claude = readdirSync(projects).reduce((sum, p) => sum + treeBytes(path.join(projects, p)), 0);
     return { claude, bundle: storeSizes(repo, id).bundle };
@@ -90,7 +115,12 @@ async function recordReal(turns: number, chunk: number | undefined): Promise<{ c
 /** A module of a few KB, different in every turn (claude's Read puts it in the transcript). */
 function sourceText(n: number): string {
   const lines = [`// module ${n}: limits and helpers`, `export const limit${n} = ${n};`];
-  for (let i = 0; i < 60; i++) lines.push(`export function helper${n}_${i}(value: number): number {`, `  return value * ${i + n} + ${(i * 7919 + n) % 1000};`, "}");
+  for (let i = 0; i < 60; i++)
+    lines.push(
+      `export function helper${n}_${i}(value: number): number {`,
+      `  return value * ${i + n} + ${(i * 7919 + n) % 1000};`,
+      "}",
+    );
   return lines.join("\n") + "\n";
 }
 

@@ -37,7 +37,9 @@ export interface WindowProfile {
 export function readProfile(dir: string): Profile {
   const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
   if (files.length === 0) throw new Error(`no .cpuprofile in ${dir}`);
-  const largest = files.map((f) => path.join(dir, f)).sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0]!;
+  const largest = files
+    .map((f) => path.join(dir, f))
+    .sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0]!;
   return JSON.parse(readFileSync(largest, "utf8")) as Profile;
 }
 
@@ -77,6 +79,7 @@ export function profileWindows(profile: Profile, windows: Array<{ fromUs: number
       byFunction.set(name, (byFunction.get(name) ?? 0) + dt);
     }
   }
-  const sorted = (m: Map<string, number>) => [...m.entries()].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
+  const sorted = (m: Map<string, number>) =>
+    [...m.entries()].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
   return { totalMs: total, byKind: sorted(byKind), topFunctions: sorted(byFunction).slice(0, 15) };
 }

@@ -56,13 +56,24 @@ export async function exportBench(turns = 200, files = 1000): Promise<ExportBenc
     const session = await loadSession(store, id);
     const out = path.join(top, `nudge-${id}.tar.gz`);
     let t = process.hrtime.bigint();
-    const exported = await exportSession(store, session, { out, upto: null, redact: true, allowSecretsInCode: true, env: { CLAUDE_CONFIG_DIR: cfgA } });
+    const exported = await exportSession(store, session, {
+      out,
+      upto: null,
+      redact: true,
+      allowSecretsInCode: true,
+      env: { CLAUDE_CONFIG_DIR: cfgA },
+    });
     const exportSeconds = seconds(t);
 
     t = process.hrtime.bigint();
-    const imported = await importSession(await openStore(b, {}), out, { force: false, dryRun: false, env: { CLAUDE_CONFIG_DIR: path.join(top, "cfg-b") } });
+    const imported = await importSession(await openStore(b, {}), out, {
+      force: false,
+      dryRun: false,
+      env: { CLAUDE_CONFIG_DIR: path.join(top, "cfg-b") },
+    });
     const importSeconds = seconds(t);
-    if (imported.status !== "imported" || imported.turns !== turns) throw new Error(`import went wrong: ${JSON.stringify(imported)}`);
+    if (imported.status !== "imported" || imported.turns !== turns)
+      throw new Error(`import went wrong: ${JSON.stringify(imported)}`);
 
     // The reference: the same commits, thin against the same remote-tracking branches.
     const reference = path.join(top, "reference.bundle");
@@ -103,7 +114,13 @@ export async function repositories(top: string, files: number): Promise<{ a: str
   for (const name of ["ana app", "bob app"]) {
     await git(top, "clone", "-q", "origin.git", name);
     const dir = path.join(top, name);
-    for (const [k, v] of [["user.name", "bench"], ["user.email", "bench@example.com"], ["gc.auto", "0"], ["commit.gpgSign", "false"]]) await git(dir, "config", k!, v!);
+    for (const [k, v] of [
+      ["user.name", "bench"],
+      ["user.email", "bench@example.com"],
+      ["gc.auto", "0"],
+      ["commit.gpgSign", "false"],
+    ])
+      await git(dir, "config", k!, v!);
     clones.push(dir);
   }
   return { a: clones[0]!, b: clones[1]! };
@@ -131,25 +148,68 @@ export async function record(repo: string, configDir: string, turns: number): Pr
     writeFileSync(path.join(repo, "src", "d0", "f0.ts"), `export const v0 = ${n};\n`);
     writeFileSync(path.join(repo, `turn-${n}.ts`), `export const t = ${n};\n`.repeat(20));
     if (n % 25 === 0) writeFileSync(path.join(repo, `asset-${n}.bin`), Buffer.alloc(64 * 1024, n));
-    const prompt = n % 50 === 0 ? `deploy with API_TOKEN=f3a9c1d27b8e4f60${n}a1b2 please` : `turn ${n}: make the change`;
+    const prompt =
+      n % 50 === 0 ? `deploy with API_TOKEN=f3a9c1d27b8e4f60${n}a1b2 please` : `turn ${n}: make the change`;
     const handle = recorder.beginTurn(prompt);
     const uuid = (k: number) => `00000000-0000-4000-8000-${String(n * 10 + k).padStart(12, "0")}`;
     const records = [
       { type: "user", cwd: repo, sessionId: sid, uuid: uuid(1), message: { role: "user", content: prompt } },
-      { type: "assistant", cwd: repo, sessionId: sid, uuid: uuid(2), message: { role: "assistant", content: [{ type: "tool_use", id: `toolu_${n}`, name: "Bash", input: { command: "npm test", cwd: repo } }] } },
-      { type: "user", cwd: repo, sessionId: sid, uuid: uuid(3), message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${n}`, content: output }] } },
-      { type: "assistant", cwd: repo, sessionId: sid, uuid: uuid(4), message: { role: "assistant", content: [{ type: "text", text: `Done with turn ${n}.` }] } },
+      {
+        type: "assistant",
+        cwd: repo,
+        sessionId: sid,
+        uuid: uuid(2),
+        message: {
+          role: "assistant",
+          content: [{ type: "tool_use", id: `toolu_${n}`, name: "Bash", input: { command: "npm test", cwd: repo } }],
+        },
+      },
+      {
+        type: "user",
+        cwd: repo,
+        sessionId: sid,
+        uuid: uuid(3),
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${n}`, content: output }] },
+      },
+      {
+        type: "assistant",
+        cwd: repo,
+        sessionId: sid,
+        uuid: uuid(4),
+        message: { role: "assistant", content: [{ type: "text", text: `Done with turn ${n}.` }] },
+      },
     ];
     appendFileSync(transcript, records.map(line).join(""));
-    if (n === 10) writeFileSync(path.join(project, sid, "subagents", "agent-a1b2c3.jsonl"), line({ type: "user", cwd: repo, message: { role: "user", content: "survey" } }).repeat(50));
+    if (n === 10)
+      writeFileSync(
+        path.join(project, sid, "subagents", "agent-a1b2c3.jsonl"),
+        line({ type: "user", cwd: repo, message: { role: "user", content: "survey" } }).repeat(50),
+      );
     if (n === 30) writeFileSync(path.join(project, sid, "tool-results", `toolu_${n}.txt`), output.repeat(10));
     const stream = [
-      { type: "system", subtype: "init", session_id: sid, cwd: repo, model: "claude-bench", claude_code_version: "2.1.329" },
+      {
+        type: "system",
+        subtype: "init",
+        session_id: sid,
+        cwd: repo,
+        model: "claude-bench",
+        claude_code_version: "2.1.329",
+      },
       { type: "user", message: { role: "user", content: prompt }, session_id: sid, uuid: uuid(1), isReplay: true },
       { type: "assistant", message: records[1]!.message, session_id: sid, uuid: uuid(2), parent_tool_use_id: null },
       { type: "user", message: records[2]!.message, session_id: sid, uuid: uuid(3) },
       { type: "assistant", message: records[3]!.message, session_id: sid, uuid: uuid(4), parent_tool_use_id: null },
-      { type: "result", subtype: "success", is_error: false, session_id: sid, total_cost_usd: n * 0.01, duration_ms: 1000, num_turns: 2, result: "done", usage: {} },
+      {
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        session_id: sid,
+        total_cost_usd: n * 0.01,
+        duration_ms: 1000,
+        num_turns: 2,
+        result: "done",
+        usage: {},
+      },
     ];
     recorder.recordInput(JSON.stringify({ type: "user", message: { role: "user", content: prompt } }));
     recorder.handleStdout(Buffer.from(stream.map(line).join("")));
@@ -179,11 +239,17 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
   process.stderr.write(`… recording a ${turns}-turn session in a ${files}-file repository\n`);
   const r = await exportBench(turns, files);
   const out = (s: string) => process.stdout.write(s + "\n");
-  out(`Export and import of a ${r.turns}-turn session (${r.files}-file repository; recorded in ${r.recordSeconds.toFixed(1)} s; its bundle folder holds ${kib(r.bundleFolderBytes)})`);
+  out(
+    `Export and import of a ${r.turns}-turn session (${r.files}-file repository; recorded in ${r.recordSeconds.toFixed(1)} s; its bundle folder holds ${kib(r.bundleFolderBytes)})`,
+  );
   out("| what | time | size |");
   out("|---|---:|---:|");
   out(`| nudge session export | ${r.exportSeconds.toFixed(2)} s | ${kib(r.exportBytes)} |`);
   out(`| nudge session import | ${r.importSeconds.toFixed(2)} s | |`);
-  out(`| git bundle create (the same commits, thin against origin) | ${r.gitBundleSeconds.toFixed(2)} s | ${kib(r.gitBundleBytes)} |`);
-  out(`| ratio export ÷ git bundle | ${(r.exportSeconds / r.gitBundleSeconds).toFixed(1)}× | ${(r.exportBytes / r.gitBundleBytes).toFixed(1)}× |`);
+  out(
+    `| git bundle create (the same commits, thin against origin) | ${r.gitBundleSeconds.toFixed(2)} s | ${kib(r.gitBundleBytes)} |`,
+  );
+  out(
+    `| ratio export ÷ git bundle | ${(r.exportSeconds / r.gitBundleSeconds).toFixed(1)}× | ${(r.exportBytes / r.gitBundleBytes).toFixed(1)}× |`,
+  );
 }

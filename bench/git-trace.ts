@@ -20,7 +20,8 @@ export function readTrace(file: string): GitProcess[] {
     const e = JSON.parse(line) as { event: string; sid: string; time: string; argv?: string[] };
     // A sid with "/" is a process git itself started (a hook, a helper): part of its parent's time.
     if (e.sid.includes("/")) continue;
-    if (e.event === "start") byId.set(e.sid, { start: Date.parse(e.time) + micros(e.time), end: null, command: commandOf(e.argv ?? []) });
+    if (e.event === "start")
+      byId.set(e.sid, { start: Date.parse(e.time) + micros(e.time), end: null, command: commandOf(e.argv ?? []) });
     if (e.event === "exit") {
       const p = byId.get(e.sid);
       if (p) p.end = Date.parse(e.time) + micros(e.time);
@@ -32,7 +33,7 @@ export function readTrace(file: string): GitProcess[] {
 /** Date.parse keeps milliseconds only; trace2 gives microseconds. */
 function micros(time: string): number {
   const frac = /\.(\d+)Z$/.exec(time)?.[1] ?? "";
-  return Number(`0.${frac.slice(3).padEnd(3, "0")}`) ;
+  return Number(`0.${frac.slice(3).padEnd(3, "0")}`);
 }
 
 function commandOf(argv: string[]): string {

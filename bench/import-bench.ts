@@ -47,7 +47,13 @@ export async function importBench(turns = 200, files = 1000, rounds = 6, trace?:
     const id = await record(a, cfgA, turns);
     const store = await openStore(a, {});
     const out = path.join(top, `nudge-${id}.tar.gz`);
-    await exportSession(store, await loadSession(store, id), { out, upto: null, redact: true, allowSecretsInCode: true, env: { CLAUDE_CONFIG_DIR: cfgA } });
+    await exportSession(store, await loadSession(store, id), {
+      out,
+      upto: null,
+      redact: true,
+      allowSecretsInCode: true,
+      env: { CLAUDE_CONFIG_DIR: cfgA },
+    });
     // The export's git bundle, for git's own unbundle.
     const unpacked = path.join(top, "unpacked");
     await fs.mkdir(unpacked);
@@ -60,26 +66,41 @@ export async function importBench(turns = 200, files = 1000, rounds = 6, trace?:
       // What the import added, gone again (its objects stay in the clone, as git's unbundle leaves its own).
       await fs.rm(path.join(b, ".git", "nudge", "sessions"), { recursive: true, force: true });
       await fs.rm(cfgB, { recursive: true, force: true });
-      for (const ref of (await git(b, "for-each-ref", "--format=%(refname)", "refs/nudge/")).split("\n").filter(Boolean)) await git(b, "update-ref", "-d", ref);
+      for (const ref of (await git(b, "for-each-ref", "--format=%(refname)", "refs/nudge/"))
+        .split("\n")
+        .filter(Boolean))
+        await git(b, "update-ref", "-d", ref);
     };
     if (trace) {
       await forget();
       const events = path.join(trace, "trace2.json");
       const started = Date.now();
-      const { ms } = await timeProcess(process.execPath, ["--cpu-prof", "--cpu-prof-dir", trace, CLI, "session", "import", out, "--json"], { cwd: b, env: { ...env, GIT_TRACE2_EVENT: events } });
+      const { ms } = await timeProcess(
+        process.execPath,
+        ["--cpu-prof", "--cpu-prof-dir", trace, CLI, "session", "import", out, "--json"],
+        { cwd: b, env: { ...env, GIT_TRACE2_EVENT: events } },
+      );
       const processes = readTrace(events);
       process.stdout.write(`import: ${ms.toFixed(0)} ms, ${processes.length} git processes\n`);
-      for (const p of processes) process.stdout.write(`  +${(p.start - started).toFixed(0).padStart(5)} ms ${((p.end ?? p.start) - p.start).toFixed(1).padStart(7)} ms  git ${p.command}\n`);
+      for (const p of processes)
+        process.stdout.write(
+          `  +${(p.start - started).toFixed(0).padStart(5)} ms ${((p.end ?? p.start) - p.start).toFixed(1).padStart(7)} ms  git ${p.command}\n`,
+        );
     }
     progress(`import: ${rounds} rounds of nudge session import, git bundle unbundle, tar -xzOf and import --help`);
     const samples = await alternate(rounds, {
       import: async () => {
         await forget();
-        const { ms, stdout } = await timeProcess(process.execPath, [CLI, "session", "import", out, "--json"], { cwd: b, env });
-        if (!stdout.includes('"status": "imported"') && !stdout.includes('"status":"imported"')) throw new Error(`the import did not import: ${stdout}`);
+        const { ms, stdout } = await timeProcess(process.execPath, [CLI, "session", "import", out, "--json"], {
+          cwd: b,
+          env,
+        });
+        if (!stdout.includes('"status": "imported"') && !stdout.includes('"status":"imported"'))
+          throw new Error(`the import did not import: ${stdout}`);
         return ms;
       },
-      unbundle: async () => (await timeProcess("git", ["bundle", "unbundle", path.join(unpacked, bundle)], { cwd: b })).ms,
+      unbundle: async () =>
+        (await timeProcess("git", ["bundle", "unbundle", path.join(unpacked, bundle)], { cwd: b })).ms,
       read: async () => (await timeProcess("sh", ["-c", 'tar -xzOf "$1" > /dev/null', "sh", out], { cwd: b })).ms,
       load: async () => (await timeProcess(process.execPath, [CLI, "session", "import", "--help"], { cwd: b, env })).ms,
     });

@@ -27,27 +27,46 @@ export interface InstallResult {
 export async function installBench(): Promise<InstallResult> {
   const dir = scratchDir("install");
   const prefix = path.join(dir, "prefix");
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}` };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`,
+  };
   // node-gyp builds against the headers installed with this node when there are any (a nodedir in
   // ~/.npmrc may name another node's); elsewhere it downloads them, as on a user's machine.
   const nodeDir = path.resolve(path.dirname(process.execPath), "..");
   if (existsSync(path.join(nodeDir, "include", "node", "node_api.h"))) env.npm_config_nodedir = nodeDir;
-  progress(`install: npm pack, then npm install -g of it into an empty prefix with an empty npm cache (node ${process.version})`);
+  progress(
+    `install: npm pack, then npm install -g of it into an empty prefix with an empty npm cache (node ${process.version})`,
+  );
   // Without scripts: `npm run bench` has just built dist/.
   await timeProcess("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: ROOT, env });
   const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
   const tarball = path.join(dir, `nudge-${version}.tgz`);
-  const install = await timeProcess("npm", ["install", "-g", "--prefix", prefix, "--cache", path.join(dir, "cache"), "--no-audit", "--no-fund", tarball], { cwd: dir, env });
+  const install = await timeProcess(
+    "npm",
+    ["install", "-g", "--prefix", prefix, "--cache", path.join(dir, "cache"), "--no-audit", "--no-fund", tarball],
+    { cwd: dir, env },
+  );
   // It must work: the CLI starts, and the search index's native module loads.
   const installed = path.join(prefix, "lib", "node_modules", "nudge");
   await timeProcess(path.join(prefix, "bin", "nudge"), ["--version"], { env });
-  await timeProcess(process.execPath, ["-e", "new (require(process.argv[1]))(':memory:').close()", path.join(installed, "node_modules", "better-sqlite3")], { env });
+  await timeProcess(
+    process.execPath,
+    [
+      "-e",
+      "new (require(process.argv[1]))(':memory:').close()",
+      path.join(installed, "node_modules", "better-sqlite3"),
+    ],
+    { env },
+  );
   return {
     ms: install.ms,
     bytes: diskBytes(prefix),
     packages: Number(/added (\d+) package/.exec(install.stdout)?.[1] ?? NaN),
     tarballBytes: statSync(tarball).size,
-    sqliteCompiled: existsSync(path.join(installed, "node_modules", "better-sqlite3", "build", "Release", "obj.target")),
+    sqliteCompiled: existsSync(
+      path.join(installed, "node_modules", "better-sqlite3", "build", "Release", "obj.target"),
+    ),
     contributorBytes: diskBytes(path.join(ROOT, "node_modules")),
   };
 }

@@ -49,7 +49,9 @@ export async function longSession(files: number, turns: number): Promise<LongSes
   const sizes = new Map<number, StoreSizes>();
   let id = "";
   let lastReport = Date.now();
-  progress(`long session: ${turns} turns (git status timed on turns ${early.from}–${early.to} and ${late.from}–${late.to})`);
+  progress(
+    `long session: ${turns} turns (git status timed on turns ${early.from}–${early.to} and ${late.from}–${late.to})`,
+  );
   const run = await runSession(repo, prompts, {
     onMeasure: (k) => {
       id ||= findSession(repo);
@@ -63,11 +65,17 @@ export async function longSession(files: number, turns: number): Promise<LongSes
       }
     },
   });
-  const pick = (m: Map<number, number>, r: { from: number; to: number }) => [...m.entries()].filter(([k]) => k >= r.from && k <= r.to).map(([, v]) => v);
+  const pick = (m: Map<number, number>, r: { from: number; to: number }) =>
+    [...m.entries()].filter(([k]) => k >= r.from && k <= r.to).map(([, v]) => v);
   const before = sizes.get(turns - storageTurns + 1)!;
   const after = sizes.get(turns + 1)!;
   progress(`long session: committing the same ${storageTurns} changes with git in a twin repository`);
-  const twinGit = await twinStorage(files, numbers.slice(0, turns - storageTurns), numbers.slice(turns - storageTurns, turns), nextWarmUpNumbers(numbers));
+  const twinGit = await twinStorage(
+    files,
+    numbers.slice(0, turns - storageTurns),
+    numbers.slice(turns - storageTurns, turns),
+    nextWarmUpNumbers(numbers),
+  );
   return {
     turns,
     repo,

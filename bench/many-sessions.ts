@@ -36,7 +36,10 @@ export function fillStore(store: string, template: string, count: number): void 
     mkdirSync(dir, { recursive: true });
     const at = new Date(start + i * 60_000).toISOString();
     writeFileSync(path.join(dir, "turns.jsonl"), journal);
-    writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ ...header, id, createdAt: at, updatedAt: at }, null, 2) + "\n");
+    writeFileSync(
+      path.join(dir, "manifest.json"),
+      JSON.stringify({ ...header, id, createdAt: at, updatedAt: at }, null, 2) + "\n",
+    );
   }
 }
 
@@ -68,7 +71,9 @@ async function rewindThereAndBack(r: { repo: string; bundle: string }): Promise<
 }
 
 export async function manySessions(many: number, rounds: number): Promise<ManySessionsResult> {
-  progress(`many sessions: two repositories with one recorded session each; ${many.toLocaleString("en")} copies of it added to one`);
+  progress(
+    `many sessions: two repositories with one recorded session each; ${many.toLocaleString("en")} copies of it added to one`,
+  );
   const one = await repoWithOneSession();
   const full = await repoWithOneSession();
   fillStore(path.join(full.repo, ".git", "nudge"), full.bundle, many - 1);
@@ -79,9 +84,17 @@ export async function manySessions(many: number, rounds: number): Promise<ManySe
     fillStore(store, one.bundle, n);
     stores.set(n, store);
   }
-  const env = (store?: string) => ({ ...process.env, CLAUDE_CONFIG_DIR: claudeConfig(), ...(store ? { NUDGE_STORE: store } : {}) });
-  const list = (n: number, args: string[]) => async () => (await timeProcess(process.execPath, [CLI, "session", "list", ...args], { cwd: one.repo, env: env(stores.get(n)) })).ms;
-  progress(`many sessions: ${rounds} rounds of node -e 0, session list (first screen, --all --json) at ${counts.join(", ")} sessions, claude run to its first prompt and session rewind at 1 and ${many}`);
+  const env = (store?: string) => ({
+    ...process.env,
+    CLAUDE_CONFIG_DIR: claudeConfig(),
+    ...(store ? { NUDGE_STORE: store } : {}),
+  });
+  const list = (n: number, args: string[]) => async () =>
+    (await timeProcess(process.execPath, [CLI, "session", "list", ...args], { cwd: one.repo, env: env(stores.get(n)) }))
+      .ms;
+  progress(
+    `many sessions: ${rounds} rounds of node -e 0, session list (first screen, --all --json) at ${counts.join(", ")} sessions, claude run to its first prompt and session rewind at 1 and ${many}`,
+  );
   const runs: Record<string, () => Promise<number>> = {
     node: async () => (await timeProcess(process.execPath, ["-e", "0"], { cwd: one.repo, env: env() })).ms,
     runOne: () => toFirstPrompt(one.repo),

@@ -54,7 +54,14 @@ export async function pageBench(turns = 1000, rounds = 5): Promise<PageBenchResu
       longMs.push(m.ms);
       allMs.push(m.all);
     }
-    return { turns, rounds, longMs: median(longMs), emptyMs: median(emptyMs), allMs: median(allMs), htmlBytes: long.bytes };
+    return {
+      turns,
+      rounds,
+      longMs: median(longMs),
+      emptyMs: median(emptyMs),
+      allMs: median(allMs),
+      htmlBytes: long.bytes,
+    };
   } finally {
     await browser.close();
     rmSync(dir, { recursive: true, force: true });
@@ -104,14 +111,22 @@ export async function servedPageBench(turns = 1000, rounds = 5): Promise<ServedP
 }
 
 function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.NUDGE_CHROMIUM ?? "/usr/bin/chromium", headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  return chromium.launch({
+    executablePath: process.env.NUDGE_CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
+  });
 }
 
 /**
  * Navigation start to interactive: the header and the first turn's entries drawn, and the main
  * thread free (a task queued then runs at once); then to the last turn's section drawn.
  */
-async function interactive(opener: { newPage(): Promise<Page> }, url: string, last: number): Promise<{ ms: number; all: number }> {
+async function interactive(
+  opener: { newPage(): Promise<Page> },
+  url: string,
+  last: number,
+): Promise<{ ms: number; all: number }> {
   const page = await opener.newPage();
   await page.goto(url);
   // Functions, not strings: the page's CSP refuses eval. The bench's tsconfig has no DOM types.
@@ -120,7 +135,13 @@ async function interactive(opener: { newPage(): Promise<Page> }, url: string, la
     return !!d.querySelector("h1") && (n === 0 || !!d.querySelector("#turn-1 .entries"));
   }, last);
   const ms = await page.evaluate(() => new Promise<number>((done) => setTimeout(() => done(performance.now()), 0)));
-  await page.waitForFunction((n) => !!(globalThis as unknown as { document: { querySelector(selector: string): unknown } }).document.querySelector(`#turn-${n}`), last);
+  await page.waitForFunction(
+    (n) =>
+      !!(globalThis as unknown as { document: { querySelector(selector: string): unknown } }).document.querySelector(
+        `#turn-${n}`,
+      ),
+    last,
+  );
   const all = await page.evaluate(() => performance.now());
   await page.close();
   return { ms, all };
@@ -151,13 +172,44 @@ export function syntheticSession(turns: number): { session: SessionView; turns: 
         ? []
         : [
             { kind: "prompt", text: s.prompt! },
-            { kind: "tool", id: `t${s.n}`, name: "Edit", input: { text: `{"file_path":"src/parse.ts"}`, length: 28 }, detail: "src/parse.ts", result: { content: { text: "ok", length: 2 }, isError: false }, children: [], parent: null },
-            { kind: "text", markdown: `Changed **line ${s.n}**:\n\n\`\`\`ts\nexport const v${s.n} = ${s.n};\n\`\`\``, parent: null },
+            {
+              kind: "tool",
+              id: `t${s.n}`,
+              name: "Edit",
+              input: { text: `{"file_path":"src/parse.ts"}`, length: 28 },
+              detail: "src/parse.ts",
+              result: { content: { text: "ok", length: 2 }, isError: false },
+              children: [],
+              parent: null,
+            },
+            {
+              kind: "text",
+              markdown: `Changed **line ${s.n}**:\n\n\`\`\`ts\nexport const v${s.n} = ${s.n};\n\`\`\``,
+              parent: null,
+            },
           ],
     edits: null,
     diff: {
-      files: s.n === 0 ? [] : [{ path: "src/parse.ts", oldPath: null, status: "modified", binary: false, symlink: false, oldMode: "100644", newMode: "100644", added: 1, removed: 1 }],
-      patch: s.n === 0 ? "" : `diff --git a/src/parse.ts b/src/parse.ts\nindex 1111111..2222222 100644\n--- a/src/parse.ts\n+++ b/src/parse.ts\n@@ -1 +1 @@\n-export const v = ${s.n - 1};\n+export const v = ${s.n};\n`,
+      files:
+        s.n === 0
+          ? []
+          : [
+              {
+                path: "src/parse.ts",
+                oldPath: null,
+                status: "modified",
+                binary: false,
+                symlink: false,
+                oldMode: "100644",
+                newMode: "100644",
+                added: 1,
+                removed: 1,
+              },
+            ],
+      patch:
+        s.n === 0
+          ? ""
+          : `diff --git a/src/parse.ts b/src/parse.ts\nindex 1111111..2222222 100644\n--- a/src/parse.ts\n+++ b/src/parse.ts\n@@ -1 +1 @@\n-export const v = ${s.n - 1};\n+export const v = ${s.n};\n`,
       truncated: false,
     },
   });

@@ -51,13 +51,17 @@ export async function recorderBench(repo: string, streamMB: number): Promise<Rec
   // Latency first, on a fresh session: the flood's hundreds of MB of garbage must not be in it.
   const latencies: number[][] = [[], []];
   let k = 0;
-  const run = await runSession(repo, [...prompts(repo, 1, IDLE), ...prompts(repo, 1, LOADED), ...prompts(repo, 1, `flood:${streamMB}`)], {
-    onStdoutLine: (line, at) => {
-      if (/^● turn/.test(line)) k++;
-      const m = PING.exec(line);
-      if (m) latencies[k]!.push(Number(at - BigInt(m[2]!)) / 1e6);
+  const run = await runSession(
+    repo,
+    [...prompts(repo, 1, IDLE), ...prompts(repo, 1, LOADED), ...prompts(repo, 1, `flood:${streamMB}`)],
+    {
+      onStdoutLine: (line, at) => {
+        if (/^● turn/.test(line)) k++;
+        const m = PING.exec(line);
+        if (m) latencies[k]!.push(Number(at - BigInt(m[2]!)) / 1e6);
+      },
     },
-  });
+  );
   const flood = run.records.find((r) => r.type === "flood");
   if (!flood || flood.type !== "flood") throw new Error("the stand-in wrote no flood record");
   progress("recorder: the same lines read straight from the stand-in (the floor)");
@@ -82,7 +86,10 @@ export async function directLatencies(kinds: string[]): Promise<number[][]> {
   });
   const out: number[][] = kinds.map(() => []);
   // One prompt at a time, each after the previous result, as nudge sends them.
-  const send = (i: number) => child.stdin.write(JSON.stringify({ type: "user", message: { role: "user", content: `bench 0 ${kinds[i]}` } }) + "\n");
+  const send = (i: number) =>
+    child.stdin.write(
+      JSON.stringify({ type: "user", message: { role: "user", content: `bench 0 ${kinds[i]}` } }) + "\n",
+    );
   let turn = 0;
   let pending = "";
   child.stdout.on("data", (chunk: Buffer) => {
@@ -110,10 +117,47 @@ export async function directLatencies(kinds: string[]): Promise<number[][]> {
 function inProcessThroughput(targetMb: number): number {
   const files = bundleFiles(scratchDir("in-process"));
   const session = "94ecd445-8f4f-4f60-93d3-2ff868316284";
-  const text = (t: string) => JSON.stringify({ type: "assistant", message: { id: "msg_1", role: "assistant", model: "m", content: [{ type: "text", text: t }] }, session_id: session, uuid: "2a831e46-6e65-41a4-99e1-0f24dd1907b4", parent_tool_use_id: null });
-  const tool = JSON.stringify({ type: "assistant", message: { id: "msg_2", role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }] }, session_id: session, uuid: "3a831e46-6e65-41a4-99e1-0f24dd1907b4", parent_tool_use_id: null });
-  const result = (size: number) => JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "line of output\n".repeat(size / 15) }] }, session_id: session, uuid: "4a831e46-6e65-41a4-99e1-0f24dd1907b4" });
-  const unit = Buffer.from([text("Let me look at the failing test. ".repeat(20)), tool, result(4_000), text("Done."), tool, result(200_000), tool, result(1_000_000)].join("\n") + "\n");
+  const text = (t: string) =>
+    JSON.stringify({
+      type: "assistant",
+      message: { id: "msg_1", role: "assistant", model: "m", content: [{ type: "text", text: t }] },
+      session_id: session,
+      uuid: "2a831e46-6e65-41a4-99e1-0f24dd1907b4",
+      parent_tool_use_id: null,
+    });
+  const tool = JSON.stringify({
+    type: "assistant",
+    message: {
+      id: "msg_2",
+      role: "assistant",
+      content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }],
+    },
+    session_id: session,
+    uuid: "3a831e46-6e65-41a4-99e1-0f24dd1907b4",
+    parent_tool_use_id: null,
+  });
+  const result = (size: number) =>
+    JSON.stringify({
+      type: "user",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "line of output\n".repeat(size / 15) }],
+      },
+      session_id: session,
+      uuid: "4a831e46-6e65-41a4-99e1-0f24dd1907b4",
+    });
+  const unit = Buffer.from(
+    [
+      text("Let me look at the failing test. ".repeat(20)),
+      tool,
+      result(4_000),
+      text("Done."),
+      tool,
+      result(200_000),
+      tool,
+      result(1_000_000),
+    ].join("\n") + "\n",
+  );
   const copies = Math.ceil((targetMb * 1024 * 1024) / unit.length);
   const stream = Buffer.concat(Array.from({ length: copies }, () => unit));
   const log = ConversationLog.open(files);

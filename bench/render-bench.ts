@@ -58,10 +58,18 @@ export const ANSWER = [
 
 function events(answer: string, chunk: number): StreamEvent[] {
   const out: StreamEvent[] = [];
-  const e = (event: object) => out.push({ type: "stream_event", event, parent_tool_use_id: null, session_id: "s", uuid: "u" } as unknown as StreamEvent);
+  const e = (event: object) =>
+    out.push({
+      type: "stream_event",
+      event,
+      parent_tool_use_id: null,
+      session_id: "s",
+      uuid: "u",
+    } as unknown as StreamEvent);
   e({ type: "message_start", message: { id: `msg_${Math.random()}` } });
   e({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
-  for (let i = 0; i < answer.length; i += chunk) e({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: answer.slice(i, i + chunk) } });
+  for (let i = 0; i < answer.length; i += chunk)
+    e({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: answer.slice(i, i + chunk) } });
   e({ type: "content_block_stop", index: 0 });
   return out;
 }
@@ -94,7 +102,9 @@ export async function renderBench(repo: string, answers: number): Promise<Render
   progress(`render: ${answers} answers of ${ANSWER.length} characters in 8-character deltas, markdown on and off`);
   const raw = perChunk(false, answers);
   const markdown = perChunk(true, answers);
-  progress("render: latency per line through nudge with rendering on (FORCE_COLOR=1) and off (NO_COLOR), alternating, and straight from the stand-in");
+  progress(
+    "render: latency per line through nudge with rendering on (FORCE_COLOR=1) and off (NO_COLOR), alternating, and straight from the stand-in",
+  );
   const rendered: number[] = [];
   const plain: number[] = [];
   const session = (into: number[], env: NodeJS.ProcessEnv) =>
@@ -111,5 +121,12 @@ export async function renderBench(repo: string, answers: number): Promise<Render
   }
   const [direct] = await directLatencies([IDLE]);
   const stat = (xs: number[]) => ({ median: median(xs), p99: percentile(xs, 99) });
-  return { answerChars: ANSWER.length, chunks: markdown.length, markdown: stat(markdown), raw: stat(raw), latency: { nudge: figures(rendered), direct: figures(direct!) }, plainLatency: figures(plain) };
+  return {
+    answerChars: ANSWER.length,
+    chunks: markdown.length,
+    markdown: stat(markdown),
+    raw: stat(raw),
+    latency: { nudge: figures(rendered), direct: figures(direct!) },
+    plainLatency: figures(plain),
+  };
 }

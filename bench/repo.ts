@@ -57,7 +57,12 @@ export async function generateRepo(shape: RepoShape, dir = scratchDir(`repo-${sh
   mkdirSync(dir, { recursive: true });
   await git(dir, "init", "-q", "-b", "main");
   // gc.auto=0: no automatic repack in the middle of a measurement (nudge itself never runs gc).
-  for (const [k, v] of [["user.name", "bench"], ["user.email", "bench@example.com"], ["gc.auto", "0"], ["commit.gpgSign", "false"]] as const) {
+  for (const [k, v] of [
+    ["user.name", "bench"],
+    ["user.email", "bench@example.com"],
+    ["gc.auto", "0"],
+    ["commit.gpgSign", "false"],
+  ] as const) {
     await git(dir, "config", k, v);
   }
   const chunks: Buffer[] = [];
@@ -65,7 +70,9 @@ export async function generateRepo(shape: RepoShape, dir = scratchDir(`repo-${sh
     const bytes = typeof content === "string" ? Buffer.from(content) : content;
     chunks.push(Buffer.from(`M 100644 inline ${file}\ndata ${bytes.length}\n`), bytes, Buffer.from("\n"));
   };
-  chunks.push(Buffer.from("commit refs/heads/main\ncommitter bench <bench@example.com> 1700000000 +0000\ndata 10\ngenerated\n"));
+  chunks.push(
+    Buffer.from("commit refs/heads/main\ncommitter bench <bench@example.com> 1700000000 +0000\ndata 10\ngenerated\n"),
+  );
   for (let i = 0; i < shape.files; i++) {
     const f = sourceFile(i);
     add(f.path, f.content);
@@ -74,7 +81,10 @@ export async function generateRepo(shape: RepoShape, dir = scratchDir(`repo-${sh
   if (shape.trackedBinaryMB) add("assets/big.bin", binary(shape.trackedBinaryMB, 1));
   chunks.push(Buffer.from("done\n"));
   await new Promise<void>((resolve, reject) => {
-    const child = spawn("git", ["fast-import", "--quiet", "--done"], { cwd: dir, stdio: ["pipe", "ignore", "inherit"] });
+    const child = spawn("git", ["fast-import", "--quiet", "--done"], {
+      cwd: dir,
+      stdio: ["pipe", "ignore", "inherit"],
+    });
     child.on("error", reject);
     child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited ${code}`))));
     child.stdin.end(Buffer.concat(chunks));

@@ -75,7 +75,9 @@ export async function rewindFixture(files: number, change: Change): Promise<Rewi
   progress(`rewind fixture, ${label}: recording a session`);
   await runSession(repo, ["bench 1 none"], { claudeConfigDir: claudeConfig });
   await untrackedCacheVerdict(repo);
-  const session = await runSession(repo, ["bench 2 small", `bench 3 ${change}`, `bench 4 ${change}`], { claudeConfigDir: claudeConfig });
+  const session = await runSession(repo, ["bench 2 small", `bench 3 ${change}`, `bench 4 ${change}`], {
+    claudeConfigDir: claudeConfig,
+  });
   applyTurnChange(twin, 2, "small");
   applyTurnChange(twin, 3, change);
   await git(twin, "add", "-A");
@@ -86,14 +88,43 @@ export async function rewindFixture(files: number, change: Change): Promise<Rewi
   await git(twin, "commit", "-q", "-m", "last turn");
   const twinAfter = (await git(twin, "rev-parse", "HEAD")).trim();
   await git(twin, "checkout", "-q", "--detach", twinAfter);
-  const fixture: RewindFixture = { files, change, repo, twin, claudeConfig, id: session.id, before: 2, last: 3, twinBefore, twinAfter };
+  const fixture: RewindFixture = {
+    files,
+    change,
+    repo,
+    twin,
+    claudeConfig,
+    id: session.id,
+    before: 2,
+    last: 3,
+    twinBefore,
+    twinAfter,
+  };
   writeFileSync(file, JSON.stringify({ ...fixture, version: FIXTURE_VERSION }, null, 2));
   return fixture;
 }
 
-const nudgeEnv = (f: RewindFixture, more: NodeJS.ProcessEnv = {}) => ({ ...process.env, CLAUDE_CONFIG_DIR: f.claudeConfig, ...more });
-const rewindArgs = (f: RewindFixture, back: boolean) => [CLI, "session", "rewind", f.id, String(back ? f.before : f.last), "--yes"];
-const forkArgs = (f: RewindFixture, back: boolean) => [CLI, "session", "fork", f.id, String(back ? f.before : f.last), "--yes"];
+const nudgeEnv = (f: RewindFixture, more: NodeJS.ProcessEnv = {}) => ({
+  ...process.env,
+  CLAUDE_CONFIG_DIR: f.claudeConfig,
+  ...more,
+});
+const rewindArgs = (f: RewindFixture, back: boolean) => [
+  CLI,
+  "session",
+  "rewind",
+  f.id,
+  String(back ? f.before : f.last),
+  "--yes",
+];
+const forkArgs = (f: RewindFixture, back: boolean) => [
+  CLI,
+  "session",
+  "fork",
+  f.id,
+  String(back ? f.before : f.last),
+  "--yes",
+];
 
 export async function rewindBench(files: number, change: Change, rounds: number): Promise<RewindResult> {
   const f = await rewindFixture(files, change);
@@ -101,7 +132,9 @@ export async function rewindBench(files: number, change: Change, rounds: number)
   // Round -1 (the warm-up) goes back to the turn before; then forth and back, every round. A rewind
   // and a fork each go back and forth within their round, so each measures both directions equally.
   const back = (round: number) => round % 2 !== 0;
-  progress(`rewind, ${label}: ${rounds} rounds of nudge rewind, nudge fork, git checkout, node -e 0, rewind --help and git status`);
+  progress(
+    `rewind, ${label}: ${rounds} rounds of nudge rewind, nudge fork, git checkout, node -e 0, rewind --help and git status`,
+  );
   const samples = await alternate(rounds, {
     rewind: async (round) => {
       const there = await timeProcess(process.execPath, rewindArgs(f, back(round)), { cwd: f.repo, env: nudgeEnv(f) });
@@ -114,12 +147,17 @@ export async function rewindBench(files: number, change: Change, rounds: number)
       return (there.ms + again.ms) / 2;
     },
     checkout: async (round) => {
-      const there = await timeProcess("git", ["checkout", "-q", "--detach", back(round) ? f.twinBefore : f.twinAfter], { cwd: f.twin });
-      const again = await timeProcess("git", ["checkout", "-q", "--detach", back(round) ? f.twinAfter : f.twinBefore], { cwd: f.twin });
+      const there = await timeProcess("git", ["checkout", "-q", "--detach", back(round) ? f.twinBefore : f.twinAfter], {
+        cwd: f.twin,
+      });
+      const again = await timeProcess("git", ["checkout", "-q", "--detach", back(round) ? f.twinAfter : f.twinBefore], {
+        cwd: f.twin,
+      });
       return (there.ms + again.ms) / 2;
     },
     node: async () => (await timeProcess(process.execPath, ["-e", "0"], { cwd: f.repo })).ms,
-    load: async () => (await timeProcess(process.execPath, [CLI, "session", "rewind", "--help"], { cwd: f.repo, env: nudgeEnv(f) })).ms,
+    load: async () =>
+      (await timeProcess(process.execPath, [CLI, "session", "rewind", "--help"], { cwd: f.repo, env: nudgeEnv(f) })).ms,
     // In the twin (the same files): a status in the recorded repository would refresh the index the rewinds use.
     status: async () => (await timeProcess("git", ["status", "--porcelain", "-uall"], { cwd: f.twin })).ms,
   });
@@ -143,10 +181,18 @@ async function traceRewinds(files: number, change: Change, what: "rewind" | "for
     const trace = path.join(cacheRoot, `trace-${process.pid}.json`);
     rmSync(trace, { force: true });
     const started = Date.now();
-    const { ms } = await timeProcess(process.execPath, (what === "rewind" ? rewindArgs : forkArgs)(f, back), { cwd: f.repo, env: nudgeEnv(f, { GIT_TRACE2_EVENT: trace }) });
+    const { ms } = await timeProcess(process.execPath, (what === "rewind" ? rewindArgs : forkArgs)(f, back), {
+      cwd: f.repo,
+      env: nudgeEnv(f, { GIT_TRACE2_EVENT: trace }),
+    });
     const processes = existsSync(trace) ? readTrace(trace) : [];
-    process.stdout.write(`${what} ${back ? "back" : "forth"}: ${ms.toFixed(0)} ms, ${processes.length} git processes, ${processes.reduce((s, p) => s + (p.end ?? p.start) - p.start, 0).toFixed(0)} ms in them\n`);
-    for (const p of processes) process.stdout.write(`  +${(p.start - started).toFixed(0).padStart(5)} ms ${((p.end ?? p.start) - p.start).toFixed(1).padStart(7)} ms  git ${p.command}\n`);
+    process.stdout.write(
+      `${what} ${back ? "back" : "forth"}: ${ms.toFixed(0)} ms, ${processes.length} git processes, ${processes.reduce((s, p) => s + (p.end ?? p.start) - p.start, 0).toFixed(0)} ms in them\n`,
+    );
+    for (const p of processes)
+      process.stdout.write(
+        `  +${(p.start - started).toFixed(0).padStart(5)} ms ${((p.end ?? p.start) - p.start).toFixed(1).padStart(7)} ms  git ${p.command}\n`,
+      );
     rmSync(trace, { force: true });
   }
 }

@@ -40,7 +40,28 @@ import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
 import { progress } from "./stats.js";
 
-const SECTIONS = ["between", "typed", "scripted", "rewind", "long", "storage", "conversation", "start", "recorder", "render", "export", "import", "web", "big", "page", "sessions", "claude", "search", "sync", "install"] as const;
+const SECTIONS = [
+  "between",
+  "typed",
+  "scripted",
+  "rewind",
+  "long",
+  "storage",
+  "conversation",
+  "start",
+  "recorder",
+  "render",
+  "export",
+  "import",
+  "web",
+  "big",
+  "page",
+  "sessions",
+  "claude",
+  "search",
+  "sync",
+  "install",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -50,7 +71,9 @@ const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.s
 const longTurns = Number(option("long-turns") ?? 1000);
 // The install fetches every package from the npm registry: only when asked for.
 const only = option("only")?.split(",") ?? SECTIONS.filter((s) => s !== "install");
-for (const s of only) if (!SECTIONS.includes(s as Section)) throw new Error(`unknown section ${s}; the sections are ${SECTIONS.join(", ")}`);
+for (const s of only)
+  if (!SECTIONS.includes(s as Section))
+    throw new Error(`unknown section ${s}; the sections are ${SECTIONS.join(", ")}`);
 const wanted = (s: Section) => only.includes(s);
 const keep = args.includes("--keep");
 
@@ -91,7 +114,8 @@ try {
     for (const files of fileCounts) results.between.set(files, await betweenTurns({ files }, turnsFor(files)));
   }
   if (wanted("between")) {
-    if (fileCounts.includes(10_000)) results.binaries = await betweenTurns({ files: 10_000, untrackedBinaryMB: 90 }, 10);
+    if (fileCounts.includes(10_000))
+      results.binaries = await betweenTurns({ files: 10_000, untrackedBinaryMB: 90 }, 10);
     const largest = results.between.get(fileCounts.at(-1)!)!;
     progress(`profile: one traced, CPU-profiled session at ${largest.shape.files.toLocaleString("en")} files`);
     results.profile = { files: largest.shape.files, ...(await profileBetweenTurns(largest.repo, 3)) };
@@ -100,12 +124,14 @@ try {
     for (const files of fileCounts) results.typed.set(files, await typedPrompt({ files }, files > 50_000 ? 8 : 12));
   }
   if (wanted("scripted")) {
-    for (const files of fileCounts) results.scripted.set(files, await scriptedSession(files, 20, files > 50_000 ? 2 : 3));
+    for (const files of fileCounts)
+      results.scripted.set(files, await scriptedSession(files, 20, files > 50_000 ? 2 : 3));
   }
   if (wanted("rewind")) {
     // Their repositories are kept under /tmp between runs (rewind.ts): 100k files take minutes to make.
     for (const files of fileCounts.filter((f) => f >= 10_000)) {
-      for (const change of ["small", "many"] as const) results.rewinds.set(`${files}-${change}`, await rewindBench(files, change, files >= 100_000 ? 5 : 8));
+      for (const change of ["small", "many"] as const)
+        results.rewinds.set(`${files}-${change}`, await rewindBench(files, change, files >= 100_000 ? 5 : 8));
     }
   }
   if (wanted("long") && fileCounts.includes(10_000)) {
@@ -124,7 +150,9 @@ try {
     if (wanted("render")) results.render = await renderBench(small, 200);
   }
   if (wanted("export")) {
-    progress("export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create");
+    progress(
+      "export: a 200-turn session recorded in a 1k-file repository, exported and imported, against git bundle create",
+    );
     results.exported = await exportBench(200, 1_000);
   }
   if (wanted("import")) results.imported = await importBench(200, 1_000, 8);
@@ -137,13 +165,27 @@ try {
     results.servedPage = await servedPageBench(1000, 5);
   }
   if (wanted("page")) results.page = await pageBench(1000, 5);
-  if (wanted("search")) results.search = await searchBench({ sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 }, 7);
+  if (wanted("search"))
+    results.search = await searchBench(
+      { sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 },
+      7,
+    );
   if (wanted("install")) results.install = await installBench();
   const sync: SyncBenchResult | null = wanted("sync") ? await syncBench() : null;
   const lines = report(results);
   process.stdout.write(lines.join("\n") + "\n");
   if (args.includes("--write")) writeTable(lines, new URL("./results/README.md", import.meta.url).pathname);
-  if (sync) process.stdout.write(["", ...syncReport(sync), `(load average ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} after)`].join("\n") + "\n");
+  if (sync)
+    process.stdout.write(
+      [
+        "",
+        ...syncReport(sync),
+        `(load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(", ")} after)`,
+      ].join("\n") + "\n",
+    );
 } finally {
   if (!keep) rmSync(scratchRoot, { recursive: true, force: true });
   else progress(`kept ${scratchRoot}`);

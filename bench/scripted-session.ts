@@ -34,7 +34,9 @@ export async function scriptedSession(files: number, turns = 20, rounds = 3): Pr
   progress(`scripted session, ${files.toLocaleString("en")} files: generating the repository`);
   const repo = await generateRepo({ files });
   await settleIndex(repo);
-  progress(`scripted session, ${files.toLocaleString("en")} files: ${rounds} rounds of ${turns} turns through nudge and straight`);
+  progress(
+    `scripted session, ${files.toLocaleString("en")} files: ${rounds} rounds of ${turns} turns through nudge and straight`,
+  );
   let run = 0;
   const samples = await alternate(rounds, {
     nudge: () => session(repo, turns, ++run, "nudge"),
@@ -54,7 +56,13 @@ async function session(repo: string, turns: number, run: number, how: "nudge" | 
   const steps: ScriptStep[] = [];
   const prompts: string[] = [];
   for (let n = 1; n <= turns; n++) {
-    steps.push({ tool: "Write", input: { file_path: path.join(repo, "scripted", `turn-${n}.txt`), content: `run ${run}, turn ${n}\n` } }, { text: `wrote turn-${n}.txt` });
+    steps.push(
+      {
+        tool: "Write",
+        input: { file_path: path.join(repo, "scripted", `turn-${n}.txt`), content: `run ${run}, turn ${n}\n` },
+      },
+      { text: `wrote turn-${n}.txt` },
+    );
     prompts.push(`turn ${n}: write scripted/turn-${n}.txt`);
   }
   const api = await startScriptedApi(steps);
@@ -63,10 +71,27 @@ async function session(repo: string, turns: number, run: number, how: "nudge" | 
     const start = nowNs();
     const r =
       how === "nudge"
-        ? await execa("node", [CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], { cwd: repo, env, input: prompts.join("\n") + "\n", reject: false, timeout: 600_000 })
+        ? await execa(
+            "node",
+            [
+              CLI,
+              "claude",
+              "run",
+              "--claude-bin",
+              CLAUDE_BIN,
+              "--permission-mode",
+              "acceptEdits",
+              "--allowed-tools",
+              "Bash",
+            ],
+            { cwd: repo, env, input: prompts.join("\n") + "\n", reject: false, timeout: 600_000 },
+          )
         : await straight(repo, env, prompts);
     const ms = msSince(start);
-    if (r.exitCode !== 0 || api.remaining() !== 0) throw new Error(`${how} failed (exit ${r.exitCode}, ${api.remaining()} steps left): ${String(r.stderr).slice(-1500)}`);
+    if (r.exitCode !== 0 || api.remaining() !== 0)
+      throw new Error(
+        `${how} failed (exit ${r.exitCode}, ${api.remaining()} steps left): ${String(r.stderr).slice(-1500)}`,
+      );
     return ms;
   } finally {
     await api.close();
@@ -77,11 +102,23 @@ async function session(repo: string, turns: number, run: number, how: "nudge" | 
  * claude itself, driven as nudge drives it: the next prompt written when the last turn's result
  * is read (claude takes a prompt written during a turn into that turn, not as a turn of its own).
  */
-async function straight(repo: string, env: NodeJS.ProcessEnv, prompts: string[]): Promise<{ exitCode: number | undefined; stderr: string }> {
+async function straight(
+  repo: string,
+  env: NodeJS.ProcessEnv,
+  prompts: string[],
+): Promise<{ exitCode: number | undefined; stderr: string }> {
   // BENCH_STRAIGHT_ARGS: flags added to claude's own (to time what nudge's extra flags cost claude).
   const extra = process.env.BENCH_STRAIGHT_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = execa(CLAUDE_BIN, [...CLAUDE_ARGS, ...extra], { cwd: repo, env, stdin: "pipe", stdout: "pipe", reject: false, timeout: 600_000 });
-  const send = (prompt: string) => child.stdin!.write(JSON.stringify({ type: "user", message: { role: "user", content: prompt } }) + "\n");
+  const child = execa(CLAUDE_BIN, [...CLAUDE_ARGS, ...extra], {
+    cwd: repo,
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    reject: false,
+    timeout: 600_000,
+  });
+  const send = (prompt: string) =>
+    child.stdin!.write(JSON.stringify({ type: "user", message: { role: "user", content: prompt } }) + "\n");
   let next = 0;
   send(prompts[next++]!);
   let rest = "";
@@ -100,10 +137,15 @@ async function straight(repo: string, env: NodeJS.ProcessEnv, prompts: string[])
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   // The table's row is bench/report.ts's (npm run bench -- --only=scripted); alone, the medians.
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   for (const files of sizes.length ? sizes : [1_000, 10_000]) {
     const r = await scriptedSession(files, Number(process.env.TURNS ?? 20), Number(process.env.ROUNDS ?? 3));
     const perTurn = (median(r.nudge) - median(r.claude)) / r.turns;
-    console.log(`${files} files: nudge ${fmtMs(median(r.nudge))}, straight claude ${fmtMs(median(r.claude))} a session; per turn ${fmtMs(perTurn)}; git status ${fmtMs(r.statusMs)}; n=${r.rounds}`);
+    console.log(
+      `${files} files: nudge ${fmtMs(median(r.nudge))}, straight claude ${fmtMs(median(r.claude))} a session; per turn ${fmtMs(perTurn)}; git status ${fmtMs(r.statusMs)}; n=${r.rounds}`,
+    );
   }
 }

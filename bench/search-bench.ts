@@ -47,10 +47,17 @@ export async function searchBench(shape: CorpusShape, rounds: number): Promise<S
   const { recordingBytes } = await makeCorpus(storeDir, repo, shape);
   const sessions = path.join(storeDir, "sessions");
   const env = { ...process.env, NO_COLOR: "1" };
-  const nudge = (args: string[]) => timeProcess("node", [CLI, "session", "search", ...args], { cwd: repo, env }).catch((e: Error) => (/failed/.test(e.message) ? { ms: NaN, stdout: "" } : Promise.reject(e)));
+  const nudge = (args: string[]) =>
+    timeProcess("node", [CLI, "session", "search", ...args], { cwd: repo, env }).catch((e: Error) =>
+      /failed/.test(e.message) ? { ms: NaN, stdout: "" } : Promise.reject(e),
+    );
   progress(`search: building the index from ${(recordingBytes / 1e6).toFixed(0)} MB of recordings (the first search)`);
   const build = await timeProcess("node", [CLI, "session", "search", "--limit", "1", PLANTED.rare], { cwd: repo, env });
-  const indexBytes = Number(execFileSync("du", ["-sb", path.join(storeDir, "search")]).toString().split("\t")[0]);
+  const indexBytes = Number(
+    execFileSync("du", ["-sb", path.join(storeDir, "search")])
+      .toString()
+      .split("\t")[0],
+  );
   const queries: Array<{ label: string; args: string[]; grep: string }> = [
     { label: "a rare word", args: [PLANTED.rare], grep: PLANTED.rare },
     { label: "a common word", args: ["timeout"], grep: "timeout" },
@@ -62,7 +69,8 @@ export async function searchBench(shape: CorpusShape, rounds: number): Promise<S
   const rows: SearchQueryRow[] = [];
   for (const q of queries) {
     progress(`search: ${q.label}`);
-    const grep = () => timeProcess("sh", ["-c", `grep -rFi -- "$1" "$2" > /dev/null; test $? -le 1`, "sh", q.grep, sessions]);
+    const grep = () =>
+      timeProcess("sh", ["-c", `grep -rFi -- "$1" "$2" > /dev/null; test $? -le 1`, "sh", q.grep, sessions]);
     const first = await nudge(["--json", "--limit", "20", ...q.args]);
     const hits = first.stdout ? (JSON.parse(first.stdout) as unknown[]).length : 0;
     const ours: number[] = [];
@@ -86,21 +94,45 @@ export async function searchBench(shape: CorpusShape, rounds: number): Promise<S
       await searchSessions(store, { query: q.args.join(" "), limit: 20 });
       inProcess.push(msSince(start));
     }
-    rows.push({ label: q.label, args: q.args, hits, warmMs: median(ours), grepWarmMs: median(theirs), coldMs, grepColdMs, inProcessMs: median(inProcess) });
+    rows.push({
+      label: q.label,
+      args: q.args,
+      hits,
+      warmMs: median(ours),
+      grepWarmMs: median(theirs),
+      coldMs,
+      grepColdMs,
+      inProcessMs: median(inProcess),
+    });
   }
   progress("search: one saved turn's index update, per turn, with every other session present");
   const update = await updatePerTurn(repo, shape);
-  return { shape, recordingBytes, indexBytes, buildMs: build.ms, queries: rows, update, rounds, load: (await import("node:os")).loadavg() };
+  return {
+    shape,
+    recordingBytes,
+    indexBytes,
+    buildMs: build.ms,
+    queries: rows,
+    update,
+    rounds,
+    load: (await import("node:os")).loadavg(),
+  };
 }
 
 /**
  * Sessions that grow a turn at a time: each journal is written back with one turn more (as the
  * recorder saves one), then the index catches up, timed in-process.
  */
-async function updatePerTurn(repo: string, shape: CorpusShape): Promise<{ median: number; p99: number; samples: number }> {
+async function updatePerTurn(
+  repo: string,
+  shape: CorpusShape,
+): Promise<{ median: number; p99: number; samples: number }> {
   const store = await openStore(repo);
   const count = Math.min(20, shape.sessions);
-  const growing = Array.from({ length: count }, (_, i) => `b${String(Math.floor((i * shape.sessions) / count)).padStart(9, "0")}`);
+  const growing = Array.from(
+    { length: count },
+    (_, i) => `b${String(Math.floor((i * shape.sessions) / count)).padStart(9, "0")}`,
+  );
   const full = new Map<string, Awaited<ReturnType<typeof readManifest>>>();
   for (const id of growing) {
     const m = await readManifest(bundleDir(store, id));
@@ -112,7 +144,11 @@ async function updatePerTurn(repo: string, shape: CorpusShape): Promise<{ median
   for (let n = 1; n <= shape.turns; n++) {
     for (const id of growing) {
       const m = full.get(id)!;
-      await writeBundle(bundleDir(store, id), { ...m, turns: m.turns.slice(0, n + 1), summary: { ...m.summary, turns: n } });
+      await writeBundle(bundleDir(store, id), {
+        ...m,
+        turns: m.turns.slice(0, n + 1),
+        summary: { ...m.summary, turns: n },
+      });
       const start = nowNs();
       const report = await updateIndex(store);
       samples.push(msSince(start));

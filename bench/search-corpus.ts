@@ -20,7 +20,11 @@ export interface CorpusShape {
 }
 
 /** Words planted for the queries, with how many sessions hold each. */
-export const PLANTED = { rare: "xylophonequartz", phrase: ["connection", "refused", "while", "retrying"], cjk: "認証タイムアウト" } as const;
+export const PLANTED = {
+  rare: "xylophonequartz",
+  phrase: ["connection", "refused", "while", "retrying"],
+  cjk: "認証タイムアウト",
+} as const;
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -33,8 +37,26 @@ function rng(seed: number): () => number {
   };
 }
 
-const ENGLISH = "the a to of and in is it that for on with as this was be by not are from or have an they which one you were all we when there can use each file test error function value return request timeout auth user session token cache build config server client retry login parse import export module type string number fix change update add remove check run".split(" ");
-const JAPANESE = ["認証", "タイムアウト", "を", "修正", "しました", "設定", "ファイル", "エラー", "接続", "再試行", "ユーザー", "の", "が", "です"];
+const ENGLISH =
+  "the a to of and in is it that for on with as this was be by not are from or have an they which one you were all we when there can use each file test error function value return request timeout auth user session token cache build config server client retry login parse import export module type string number fix change update add remove check run".split(
+    " ",
+  );
+const JAPANESE = [
+  "認証",
+  "タイムアウト",
+  "を",
+  "修正",
+  "しました",
+  "設定",
+  "ファイル",
+  "エラー",
+  "接続",
+  "再試行",
+  "ユーザー",
+  "の",
+  "が",
+  "です",
+];
 
 export async function makeCorpus(store: string, root: string, shape: CorpusShape): Promise<{ recordingBytes: number }> {
   const random = rng(42);
@@ -48,7 +70,8 @@ export async function makeCorpus(store: string, root: string, shape: CorpusShape
     return vocab[Math.floor(vocab.length * random() ** 3)]!;
   };
   const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
-  const japanese = (n: number) => Array.from({ length: n }, () => JAPANESE[Math.floor(random() * JAPANESE.length)]).join("");
+  const japanese = (n: number) =>
+    Array.from({ length: n }, () => JAPANESE[Math.floor(random() * JAPANESE.length)]).join("");
   let recordingBytes = 0;
   for (let s = 0; s < shape.sessions; s++) {
     const id = `b${String(s).padStart(9, "0")}`;
@@ -76,15 +99,93 @@ export async function makeCorpus(store: string, root: string, shape: CorpusShape
       if (s % 100 === 7 && n === 3) prompt += ` ${PLANTED.rare}`;
       if (s % 10 === 3 && n === 2) prompt += ` the ${PLANTED.phrase.join(" ")} the server`;
       if (s % 20 === 5 && n === 4) prompt += ` ${PLANTED.cjk}を修正`;
-      emit({ type: "user", message: { role: "user", content: prompt }, session_id: claudeId, parent_tool_use_id: null, uuid: randomUUID(), isReplay: true }, at);
+      emit(
+        {
+          type: "user",
+          message: { role: "user", content: prompt },
+          session_id: claudeId,
+          parent_tool_use_id: null,
+          uuid: randomUUID(),
+          isReplay: true,
+        },
+        at,
+      );
       const file = `src/m${s % 50}/f${(s * 7 + n) % 300}.ts`;
-      emit(assistant(claudeId, [{ type: "text", text: sentence(30) }, { type: "tool_use", id: `toolu_${s}_${n}`, name: "Bash", input: { command: `npm test -- ${word()} ${word()}`, description: sentence(4) } }]), at + 1000);
-      const output = Array.from({ length: Math.ceil(shape.outputChars / 80) }, () => (random() < 0.05 ? japanese(20) : sentence(12))).join("\n").slice(0, shape.outputChars);
-      emit({ type: "user", message: { role: "user", content: [{ tool_use_id: `toolu_${s}_${n}`, type: "tool_result", content: output }] }, session_id: claudeId, parent_tool_use_id: null, uuid: randomUUID() }, at + 5000);
-      emit(assistant(claudeId, [{ type: "tool_use", id: `toolu_e${s}_${n}`, name: "Edit", input: { file_path: path.join(root, file), old_string: sentence(6), new_string: sentence(6) } }]), at + 6000);
-      emit({ type: "user", message: { role: "user", content: [{ tool_use_id: `toolu_e${s}_${n}`, type: "tool_result", content: "The file has been updated successfully." }] }, session_id: claudeId, parent_tool_use_id: null, uuid: randomUUID() }, at + 6500);
+      emit(
+        assistant(claudeId, [
+          { type: "text", text: sentence(30) },
+          {
+            type: "tool_use",
+            id: `toolu_${s}_${n}`,
+            name: "Bash",
+            input: { command: `npm test -- ${word()} ${word()}`, description: sentence(4) },
+          },
+        ]),
+        at + 1000,
+      );
+      const output = Array.from({ length: Math.ceil(shape.outputChars / 80) }, () =>
+        random() < 0.05 ? japanese(20) : sentence(12),
+      )
+        .join("\n")
+        .slice(0, shape.outputChars);
+      emit(
+        {
+          type: "user",
+          message: {
+            role: "user",
+            content: [{ tool_use_id: `toolu_${s}_${n}`, type: "tool_result", content: output }],
+          },
+          session_id: claudeId,
+          parent_tool_use_id: null,
+          uuid: randomUUID(),
+        },
+        at + 5000,
+      );
+      emit(
+        assistant(claudeId, [
+          {
+            type: "tool_use",
+            id: `toolu_e${s}_${n}`,
+            name: "Edit",
+            input: { file_path: path.join(root, file), old_string: sentence(6), new_string: sentence(6) },
+          },
+        ]),
+        at + 6000,
+      );
+      emit(
+        {
+          type: "user",
+          message: {
+            role: "user",
+            content: [
+              {
+                tool_use_id: `toolu_e${s}_${n}`,
+                type: "tool_result",
+                content: "The file has been updated successfully.",
+              },
+            ],
+          },
+          session_id: claudeId,
+          parent_tool_use_id: null,
+          uuid: randomUUID(),
+        },
+        at + 6500,
+      );
       emit(assistant(claudeId, [{ type: "text", text: sentence(60) }]), at + 8000);
-      emit({ type: "result", subtype: "success", is_error: false, duration_ms: 9000, num_turns: 3, result: "done", session_id: claudeId, total_cost_usd: 0.01, usage: { input_tokens: 1000, output_tokens: 100 } }, at + 9000);
+      emit(
+        {
+          type: "result",
+          subtype: "success",
+          is_error: false,
+          duration_ms: 9000,
+          num_turns: 3,
+          result: "done",
+          session_id: claudeId,
+          total_cost_usd: 0.01,
+          usage: { input_tokens: 1000, output_tokens: 100 },
+        },
+        at + 9000,
+      );
       const patch = `diff --git a/${file} b/${file}\nindex 1111111..2222222 100644\n--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-${sentence(6)}\n+${sentence(6)}\n`;
       const patchFile = `changes/turn-${String(n).padStart(3, "0")}.patch`;
       writeFileSync(path.join(dir, patchFile), patch);
@@ -96,9 +197,24 @@ export async function makeCorpus(store: string, root: string, shape: CorpusShape
         lines: { from: from.line, to: lines.length },
         bytes: { from: from.byte, to: bytes },
         input: null,
-        result: { subtype: "success", isError: false, costUsd: 0.01, durationMs: 9000, numTurns: 3, usage: { input_tokens: 1000, output_tokens: 100 } },
+        result: {
+          subtype: "success",
+          isError: false,
+          costUsd: 0.01,
+          durationMs: 9000,
+          numTurns: 3,
+          usage: { input_tokens: 1000, output_tokens: 100 },
+        },
         claudeSessionId: claudeId,
-        patch: { file: patchFile, sha256: createHash("sha256").update(patch).digest("hex"), bytes: patch.length, filesChanged: 1, insertions: 1, deletions: 1, binaryFiles: 0 },
+        patch: {
+          file: patchFile,
+          sha256: createHash("sha256").update(patch).digest("hex"),
+          bytes: patch.length,
+          filesChanged: 1,
+          insertions: 1,
+          deletions: 1,
+          binaryFiles: 0,
+        },
         transcript: `claude/${claudeId}.jsonl`,
       } as Turn);
     }
@@ -120,7 +236,13 @@ export async function makeCorpus(store: string, root: string, shape: CorpusShape
       resume: null,
       rewoundTo: null,
       origin: null,
-      summary: { turns: shape.turns, costUsd: 0.01 * shape.turns, durationMs: 9000 * shape.turns, firstPrompt: turns[1]?.prompt ?? null, lastPrompt: turns.at(-1)?.prompt ?? null },
+      summary: {
+        turns: shape.turns,
+        costUsd: 0.01 * shape.turns,
+        durationMs: 9000 * shape.turns,
+        firstPrompt: turns[1]?.prompt ?? null,
+        lastPrompt: turns.at(-1)?.prompt ?? null,
+      },
       turns,
       unsaved: [],
     } as unknown as Manifest;
@@ -130,7 +252,21 @@ export async function makeCorpus(store: string, root: string, shape: CorpusShape
 }
 
 function assistant(claudeId: string, content: unknown[]) {
-  return { type: "assistant", message: { id: `msg_${randomUUID().slice(0, 12)}`, type: "message", role: "assistant", model: "claude-bench", content, stop_reason: null, usage: { input_tokens: 100, output_tokens: 10 } }, parent_tool_use_id: null, session_id: claudeId, uuid: randomUUID() };
+  return {
+    type: "assistant",
+    message: {
+      id: `msg_${randomUUID().slice(0, 12)}`,
+      type: "message",
+      role: "assistant",
+      model: "claude-bench",
+      content,
+      stop_reason: null,
+      usage: { input_tokens: 100, output_tokens: 10 },
+    },
+    parent_tool_use_id: null,
+    session_id: claudeId,
+    uuid: randomUUID(),
+  };
 }
 
 function turn0(id: string, at: number): Turn {
@@ -148,7 +284,15 @@ function turn0(id: string, at: number): Turn {
     lastAssistantUuid: null,
     head: "0".repeat(40),
     snapshot: { commit: "1".repeat(40), tree: "2".repeat(40), ref: `refs/nudge/sessions/${id}` },
-    patch: { file: "changes/turn-000.patch", sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", bytes: 0, filesChanged: 0, insertions: 0, deletions: 0, binaryFiles: 0 },
+    patch: {
+      file: "changes/turn-000.patch",
+      sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+      bytes: 0,
+      filesChanged: 0,
+      insertions: 0,
+      deletions: 0,
+      binaryFiles: 0,
+    },
     edits: null,
     transcript: null,
     transcriptBytes: null,

@@ -13,7 +13,9 @@ import { sleep } from "./stats.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The CLI under test: the built one, or another build to compare (BENCH_CLI=path/to/dist/nudge.mjs). */
-export const CLI = process.env.BENCH_CLI ? path.resolve(process.env.BENCH_CLI) : path.resolve(here, "..", "dist", "nudge.mjs");
+export const CLI = process.env.BENCH_CLI
+  ? path.resolve(process.env.BENCH_CLI)
+  : path.resolve(here, "..", "dist", "nudge.mjs");
 export const STAND_IN = path.resolve(here, "stand-in-claude.mjs");
 
 /** claude's config folder for every bench session: outside the repositories, as ~/.claude is. */
@@ -68,10 +70,26 @@ export async function runSession(repo: string, prompts: string[], o: SessionOpti
   const log = path.join(logDir, "stand-in.jsonl");
   const sessions = path.join(repo, ".git", "nudge", "sessions");
   mkdirSync(sessions, { recursive: true });
-  const args = [...(o.nodeArgs ?? []), CLI, "claude", "run", "--claude-bin", STAND_IN, "--permission-mode", "acceptEdits", ...(o.resume ? ["-r", o.resume] : [])];
+  const args = [
+    ...(o.nodeArgs ?? []),
+    CLI,
+    "claude",
+    "run",
+    "--claude-bin",
+    STAND_IN,
+    "--permission-mode",
+    "acceptEdits",
+    ...(o.resume ? ["-r", o.resume] : []),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: repo,
-    env: { ...process.env, ...o.env, CLAUDE_CONFIG_DIR: o.claudeConfigDir ?? claudeConfig(), BENCH_LOG: log, BENCH_SESSIONS: sessions },
+    env: {
+      ...process.env,
+      ...o.env,
+      CLAUDE_CONFIG_DIR: o.claudeConfigDir ?? claudeConfig(),
+      BENCH_LOG: log,
+      BENCH_SESSIONS: sessions,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -119,7 +137,11 @@ export async function runSession(repo: string, prompts: string[], o: SessionOpti
   if (code !== 0) throw new Error(`nudge claude run exited ${code}:\n${stderr}`);
   const id = /recording session ([0-9a-f]+)/.exec(stderr)?.[1] ?? o.resume;
   if (!id) throw new Error(`no session id in nudge's output:\n${stderr}`);
-  const records = readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as StandInRecord);
+  const records = readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as StandInRecord);
   if (/^! |error:/m.test(stderr)) throw new Error(`nudge reported a problem:\n${stderr}`);
   return { id, log, prompts, records, stderr, ...timings(records) };
 }
@@ -156,8 +178,15 @@ export function nextTurnNumber(repo: string): number {
 }
 
 /** `count` prompts of one kind (with flags), each numbered for its repository. */
-export function prompts(repo: string, count: number, kind: string, flags: (k: number) => string[] = () => []): string[] {
-  return Array.from({ length: count }, (_, i) => ["bench", String(nextTurnNumber(repo)), kind, ...flags(i + 1)].join(" "));
+export function prompts(
+  repo: string,
+  count: number,
+  kind: string,
+  flags: (k: number) => string[] = () => [],
+): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    ["bench", String(nextTurnNumber(repo)), kind, ...flags(i + 1)].join(" "),
+  );
 }
 
 /** Wait for nudge's verdict on the untracked cache for this repository (its check runs in the background after the first session). */
@@ -165,7 +194,9 @@ export async function untrackedCacheVerdict(repo: string, timeoutMs = 30_000): P
   const dir = path.join(repo, ".git", "nudge", "index");
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const verdict = existsSync(dir) ? (await import("node:fs")).readdirSync(dir).find((f) => f.endsWith(".verdict")) : undefined;
+    const verdict = existsSync(dir)
+      ? (await import("node:fs")).readdirSync(dir).find((f) => f.endsWith(".verdict"))
+      : undefined;
     if (verdict) return readFileSync(path.join(dir, verdict), "utf8").trim().split(" ")[0]!;
     if (Date.now() > deadline) return "none (the check did not finish)";
     await sleep(100);

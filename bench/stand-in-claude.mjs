@@ -32,7 +32,18 @@
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, closeSync, fstatSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  fstatSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { applyTurnChange } from "./turn-change.mjs";
 
@@ -83,7 +94,22 @@ async function preToolHooks(tool, input) {
     ids.map((callbackId) => {
       const requestId = `hook_${++requestSeq}`;
       const answered = new Promise((resolve) => waiting.set(requestId, resolve));
-      write({ type: "control_request", request_id: requestId, request: { subtype: "hook_callback", callback_id: callbackId, input: { hook_event_name: "PreToolUse", session_id: sessionId, cwd, tool_name: tool, tool_input: input, tool_use_id: toolUseId } } });
+      write({
+        type: "control_request",
+        request_id: requestId,
+        request: {
+          subtype: "hook_callback",
+          callback_id: callbackId,
+          input: {
+            hook_event_name: "PreToolUse",
+            session_id: sessionId,
+            cwd,
+            tool_name: tool,
+            tool_input: input,
+            tool_use_id: toolUseId,
+          },
+        },
+      });
       return answered;
     }),
   );
@@ -112,7 +138,8 @@ function findJournal() {
   for (const id of readdirSync(sessionsDir)) {
     const lock = path.join(sessionsDir, id, "lock");
     try {
-      if (new RegExp(`"claude":\\{"pid":${process.pid}\\b`).test(readFileSync(lock, "utf8"))) journal = path.join(sessionsDir, id, "turns.jsonl");
+      if (new RegExp(`"claude":\\{"pid":${process.pid}\\b`).test(readFileSync(lock, "utf8")))
+        journal = path.join(sessionsDir, id, "turns.jsonl");
     } catch {
       // not this one
     }
@@ -151,53 +178,177 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function init() {
   write({
-    type: "system", subtype: "init", cwd, session_id: sessionId,
-    tools: ["Task", "Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "TodoWrite", "WebFetch", "WebSearch", "Write"],
-    mcp_servers: [], model: "claude-bench", permissionMode: "acceptEdits",
-    slash_commands: Array.from({ length: 60 }, (_, i) => `command-${i}`), apiKeySource: "ANTHROPIC_API_KEY",
-    claude_code_version: "2.1.329", output_style: "default", agents: ["general-purpose", "Explore", "Plan"],
-    capabilities: Array.from({ length: 20 }, (_, i) => `capability_${i}_v1`), uuid: randomUUID(),
+    type: "system",
+    subtype: "init",
+    cwd,
+    session_id: sessionId,
+    tools: [
+      "Task",
+      "Bash",
+      "Edit",
+      "Glob",
+      "Grep",
+      "NotebookEdit",
+      "Read",
+      "TodoWrite",
+      "WebFetch",
+      "WebSearch",
+      "Write",
+    ],
+    mcp_servers: [],
+    model: "claude-bench",
+    permissionMode: "acceptEdits",
+    slash_commands: Array.from({ length: 60 }, (_, i) => `command-${i}`),
+    apiKeySource: "ANTHROPIC_API_KEY",
+    claude_code_version: "2.1.329",
+    output_style: "default",
+    agents: ["general-purpose", "Explore", "Plan"],
+    capabilities: Array.from({ length: 20 }, (_, i) => `capability_${i}_v1`),
+    uuid: randomUUID(),
   });
 }
 
 function transcriptRecord(type, content, extra = {}) {
-  return JSON.stringify({ parentUuid: randomUUID(), isSidechain: false, userType: "external", cwd, sessionId, version: "2.1.329", gitBranch: "main", type, message: { role: type, content }, uuid: randomUUID(), timestamp: new Date().toISOString(), ...extra }) + "\n";
+  return (
+    JSON.stringify({
+      parentUuid: randomUUID(),
+      isSidechain: false,
+      userType: "external",
+      cwd,
+      sessionId,
+      version: "2.1.329",
+      gitBranch: "main",
+      type,
+      message: { role: type, content },
+      uuid: randomUUID(),
+      timestamp: new Date().toISOString(),
+      ...extra,
+    }) + "\n"
+  );
 }
 
 /** About `transcriptBytes` of records, as claude appends them over a turn. */
 function appendTranscript(prompt, reply) {
-  const head = transcriptRecord("user", prompt) + transcriptRecord("assistant", [{ type: "tool_use", id: "toolu_bench", name: "Edit", input: { file_path: "src/m0/d0/f0.ts" } }]);
+  const head =
+    transcriptRecord("user", prompt) +
+    transcriptRecord("assistant", [
+      { type: "tool_use", id: "toolu_bench", name: "Edit", input: { file_path: "src/m0/d0/f0.ts" } },
+    ]);
   const tail = transcriptRecord("assistant", [{ type: "text", text: reply }]);
   const room = Math.max(0, transcriptBytes - head.length - tail.length - 300);
-  const result = transcriptRecord("user", [{ type: "tool_result", tool_use_id: "toolu_bench", content: "output line of the tool\n".repeat(Math.ceil(room / 24)).slice(0, room) }]);
+  const result = transcriptRecord("user", [
+    {
+      type: "tool_result",
+      tool_use_id: "toolu_bench",
+      content: "output line of the tool\n".repeat(Math.ceil(room / 24)).slice(0, room),
+    },
+  ]);
   appendFileSync(transcript, head + result + tail);
 }
 
 function assistant(content) {
-  write({ type: "assistant", message: { id: `msg_${randomUUID().slice(0, 12)}`, type: "message", role: "assistant", model: "claude-bench", content, stop_reason: null, usage: { input_tokens: 100, output_tokens: 10 } }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() });
+  write({
+    type: "assistant",
+    message: {
+      id: `msg_${randomUUID().slice(0, 12)}`,
+      type: "message",
+      role: "assistant",
+      model: "claude-bench",
+      content,
+      stop_reason: null,
+      usage: { input_tokens: 100, output_tokens: 10 },
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+  });
 }
 
 function toolResult(bytes) {
-  write({ type: "user", message: { role: "user", content: [{ tool_use_id: "toolu_bench", type: "tool_result", content: "line of tool output\n".repeat(Math.ceil(bytes / 20)).slice(0, bytes) }] }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() });
+  write({
+    type: "user",
+    message: {
+      role: "user",
+      content: [
+        {
+          tool_use_id: "toolu_bench",
+          type: "tool_result",
+          content: "line of tool output\n".repeat(Math.ceil(bytes / 20)).slice(0, bytes),
+        },
+      ],
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+  });
 }
 
 function result(k, started, text) {
   cost += 0.01;
   write({
-    type: "result", subtype: "success", is_error: false, duration_ms: Math.round(Number(now() - started) / 1e6), duration_api_ms: 10,
-    num_turns: 2, result: text, session_id: sessionId, total_cost_usd: Number(cost.toFixed(6)),
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    duration_ms: Math.round(Number(now() - started) / 1e6),
+    duration_api_ms: 10,
+    num_turns: 2,
+    result: text,
+    session_id: sessionId,
+    total_cost_usd: Number(cost.toFixed(6)),
     usage: { input_tokens: 12000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 40 },
     model_usage_since_last_result: { "claude-bench": { inputTokens: 12000, outputTokens: 40, costUSD: 0.01 } },
-    permission_denials: [], terminal_reason: "completed", uuid: randomUUID(),
+    permission_denials: [],
+    terminal_reason: "completed",
+    uuid: randomUUID(),
   });
 }
 
 /** The recorder's load: NDJSON shaped like claude's (text, tool calls, tool results up to 1 MB). */
 function floodUnit() {
-  const text = (t) => JSON.stringify({ type: "assistant", message: { id: "msg_1", role: "assistant", model: "m", content: [{ type: "text", text: t }] }, session_id: sessionId, uuid: randomUUID(), parent_tool_use_id: "toolu_sub" });
-  const tool = JSON.stringify({ type: "assistant", message: { id: "msg_2", role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test", description: "run tests" } }] }, session_id: sessionId, uuid: randomUUID(), parent_tool_use_id: "toolu_sub" });
-  const out = (size) => JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "line of output\n".repeat(size / 15) }] }, session_id: sessionId, uuid: randomUUID(), parent_tool_use_id: "toolu_sub" });
-  return Buffer.from([text("Let me look at the failing test. ".repeat(20)), tool, out(4_000), text("Done."), tool, out(200_000), tool, out(1_000_000)].join("\n") + "\n");
+  const text = (t) =>
+    JSON.stringify({
+      type: "assistant",
+      message: { id: "msg_1", role: "assistant", model: "m", content: [{ type: "text", text: t }] },
+      session_id: sessionId,
+      uuid: randomUUID(),
+      parent_tool_use_id: "toolu_sub",
+    });
+  const tool = JSON.stringify({
+    type: "assistant",
+    message: {
+      id: "msg_2",
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test", description: "run tests" } },
+      ],
+    },
+    session_id: sessionId,
+    uuid: randomUUID(),
+    parent_tool_use_id: "toolu_sub",
+  });
+  const out = (size) =>
+    JSON.stringify({
+      type: "user",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "line of output\n".repeat(size / 15) }],
+      },
+      session_id: sessionId,
+      uuid: randomUUID(),
+      parent_tool_use_id: "toolu_sub",
+    });
+  return Buffer.from(
+    [
+      text("Let me look at the failing test. ".repeat(20)),
+      tool,
+      out(4_000),
+      text("Done."),
+      tool,
+      out(200_000),
+      tool,
+      out(1_000_000),
+    ].join("\n") + "\n",
+  );
 }
 
 async function turn(k, prompt) {
@@ -205,7 +356,16 @@ async function turn(k, prompt) {
   const [, n, kind = "none", ...flags] = prompt.split(" ");
   const timeStatus = flags.includes("status");
   init();
-  if (replay) write({ type: "user", message: { role: "user", content: prompt }, session_id: sessionId, parent_tool_use_id: null, uuid: randomUUID(), timestamp: new Date().toISOString(), isReplay: true });
+  if (replay)
+    write({
+      type: "user",
+      message: { role: "user", content: prompt },
+      session_id: sessionId,
+      parent_tool_use_id: null,
+      uuid: randomUUID(),
+      timestamp: new Date().toISOString(),
+      isReplay: true,
+    });
   if (turnsDone > 0) await waitSaved(turnsDone);
   if (flags.includes("measure")) {
     writeFileSync(`${logFile}.pause`, String(k));
@@ -227,7 +387,8 @@ async function turn(k, prompt) {
       const last = bytes >= target;
       const flushed = new Promise((resolve) => process.stdout.write(unit, resolve));
       if (last) await flushed;
-      else if (process.stdout.writableLength > 4 * unit.length) await new Promise((resolve) => process.stdout.once("drain", resolve));
+      else if (process.stdout.writableLength > 4 * unit.length)
+        await new Promise((resolve) => process.stdout.once("drain", resolve));
     }
     records.push({ type: "flood", k, bytes, ns: String(now() - start) });
   } else if (kind.startsWith("pings:")) {
@@ -243,7 +404,18 @@ async function turn(k, prompt) {
     await preToolHooks("Edit", input);
     records.push({ type: "allowed", k, t: String(now()) });
     applyTurnChange(cwd, Number(n), kind);
-    write({ type: "user", message: { role: "user", content: [{ tool_use_id: "toolu_bench", type: "tool_result", content: "The file has been updated successfully." }] }, parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID() });
+    write({
+      type: "user",
+      message: {
+        role: "user",
+        content: [
+          { tool_use_id: "toolu_bench", type: "tool_result", content: "The file has been updated successfully." },
+        ],
+      },
+      parent_tool_use_id: null,
+      session_id: sessionId,
+      uuid: randomUUID(),
+    });
   }
   const reply = `Done with turn ${n}.`;
   assistant([{ type: "text", text: reply }]);
@@ -276,8 +448,12 @@ process.stdin.on("data", (chunk) => {
     if (!line.trim()) continue;
     const message = JSON.parse(line);
     if (message.type === "control_request") {
-      if (message.request?.subtype === "initialize") preToolUse = (message.request.hooks?.PreToolUse ?? []).map((h) => [h.matcher, h.hookCallbackIds]);
-      write({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: {} } });
+      if (message.request?.subtype === "initialize")
+        preToolUse = (message.request.hooks?.PreToolUse ?? []).map((h) => [h.matcher, h.hookCallbackIds]);
+      write({
+        type: "control_response",
+        response: { subtype: "success", request_id: message.request_id, response: {} },
+      });
     } else if (message.type === "control_response") {
       const id = message.response?.request_id;
       waiting.get(id)?.();
@@ -285,7 +461,10 @@ process.stdin.on("data", (chunk) => {
     } else if (message.type === "user") {
       const k = ++prompts;
       records.push({ type: "prompt", k, t: String(t), wall: w });
-      const text = typeof message.message.content === "string" ? message.message.content : message.message.content.map((b) => b.text ?? "").join("");
+      const text =
+        typeof message.message.content === "string"
+          ? message.message.content
+          : message.message.content.map((b) => b.text ?? "").join("");
       chain = chain.then(() => turn(k, text));
     }
   }

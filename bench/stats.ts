@@ -27,7 +27,11 @@ export interface ProcessTiming {
  * A whole process, wall time from launch to exit, launched the cheapest way node has (execFile:
  * no shell, no wrapper), for nudge and its baselines alike.
  */
-export function timeProcess(file: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ProcessTiming> {
+export function timeProcess(
+  file: string,
+  args: string[],
+  o: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<ProcessTiming> {
   return new Promise((resolve, reject) => {
     const start = nowNs();
     execFile(file, args, { cwd: o.cwd, env: o.env ?? process.env, maxBuffer: 1 << 30 }, (error, stdout, stderr) => {
@@ -42,7 +46,10 @@ export function timeProcess(file: string, args: string[], o: { cwd?: string; env
  * Alternate the given measurements round by round (the order rotating each round, so none always
  * runs first), after one warm-up round; returns every sample per name.
  */
-export async function alternate(rounds: number, runs: Record<string, (round: number) => Promise<number>>): Promise<Record<string, number[]>> {
+export async function alternate(
+  rounds: number,
+  runs: Record<string, (round: number) => Promise<number>>,
+): Promise<Record<string, number[]>> {
   const names = Object.keys(runs);
   const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (let round = -1; round < rounds; round++) {
@@ -55,9 +62,15 @@ export async function alternate(rounds: number, runs: Record<string, (round: num
   return samples;
 }
 
-export const fmtMs = (ms: number) => (ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`);
+export const fmtMs = (ms: number) =>
+  ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`;
 export const fmtRatio = (r: number) => `${r.toFixed(2)}×`;
 export const fmtBytes = (b: number) =>
-  Math.abs(b) >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MB` : Math.abs(b) >= 1024 ? `${(b / 1024).toFixed(1)} KB` : `${Math.round(b)} B`;
+  Math.abs(b) >= 1024 * 1024
+    ? `${(b / 1024 / 1024).toFixed(1)} MB`
+    : Math.abs(b) >= 1024
+      ? `${(b / 1024).toFixed(1)} KB`
+      : `${Math.round(b)} B`;
 
-export const progress = (text: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+export const progress = (text: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);

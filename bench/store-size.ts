@@ -50,6 +50,15 @@ export function storeSizes(repo: string, sessionId: string): StoreSizes {
 
 export function sizeDelta(before: StoreSizes, after: StoreSizes, turns: number): StoreSizes {
   const per = (a: number, b: number) => (b - a) / turns;
-  const bundle = Object.fromEntries(Object.keys(after.bundle).map((k) => [k, per(before.bundle[k as keyof StoreSizes["bundle"]], after.bundle[k as keyof StoreSizes["bundle"]])]));
-  return { git: per(before.git, after.git), privateIndex: per(before.privateIndex, after.privateIndex), bundle: bundle as StoreSizes["bundle"] };
+  const bundle = Object.fromEntries(
+    Object.keys(after.bundle).map((k) => [
+      k,
+      per(before.bundle[k as keyof StoreSizes["bundle"]], after.bundle[k as keyof StoreSizes["bundle"]]),
+    ]),
+  );
+  return {
+    git: per(before.git, after.git),
+    privateIndex: per(before.privateIndex, after.privateIndex),
+    bundle: bundle as StoreSizes["bundle"],
+  };
 }

@@ -27,7 +27,8 @@ import { alternate, fmtBytes, fmtMs, median, progress, timeProcess } from "./sta
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run("git", args, { cwd, maxBuffer: 1 << 30 });
-const nudge = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) => run("node", [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 1 << 30 });
+const nudge = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  run("node", [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 1 << 30 });
 
 export interface PushStep {
   turns: number;
@@ -66,13 +67,31 @@ async function pushStep(top: string, n: number): Promise<PushStep> {
   const cfg = path.join(top, "cfg");
   const id = await record(a, cfg, n + 1);
   const server = path.join(top, "origin.git");
-  const first = JSON.parse((await nudge(a, ["session", "push", id, "--upto", String(n), "--remote", server, "--json"], { CLAUDE_CONFIG_DIR: cfg })).stdout)[0];
-  const next = JSON.parse((await nudge(a, ["session", "push", id, "--remote", server, "--json"], { CLAUDE_CONFIG_DIR: cfg })).stdout)[0];
+  const first = JSON.parse(
+    (
+      await nudge(a, ["session", "push", id, "--upto", String(n), "--remote", server, "--json"], {
+        CLAUDE_CONFIG_DIR: cfg,
+      })
+    ).stdout,
+  )[0];
+  const next = JSON.parse(
+    (await nudge(a, ["session", "push", id, "--remote", server, "--json"], { CLAUDE_CONFIG_DIR: cfg })).stdout,
+  )[0];
   if (next.plan.kind !== "update") throw new Error(`the second push was not an update: ${JSON.stringify(next.plan)}`);
-  return { turns: n, sent: next.sentBytes, turnBytes: next.exportBytes - first.exportBytes, exportBytes: next.exportBytes, firstSent: first.sentBytes };
+  return {
+    turns: n,
+    sent: next.sentBytes,
+    turnBytes: next.exportBytes - first.exportBytes,
+    exportBytes: next.exportBytes,
+    firstSent: first.sentBytes,
+  };
 }
 
-async function manyPublished(top: string, sessions: number, rounds: number): Promise<Pick<SyncBenchResult, "fetch" | "list">> {
+async function manyPublished(
+  top: string,
+  sessions: number,
+  rounds: number,
+): Promise<Pick<SyncBenchResult, "fetch" | "list">> {
   await fs.mkdir(top, { recursive: true });
   progress(`sync: ${sessions} published sessions made with git fast-import, fetched and listed`);
   const { a } = await repositories(top, 10);
@@ -94,13 +113,24 @@ async function manyPublished(top: string, sessions: number, rounds: number): Pro
   const sync = path.join(a, ".git", "nudge", "remote.git");
   const samples = await alternate(rounds, {
     nudge: async () => {
-      const r = await timeProcess("node", [CLI, "session", "list", "--remote", server, "--all"], { cwd: a, env: { ...process.env, NO_COLOR: "1" } });
+      const r = await timeProcess("node", [CLI, "session", "list", "--remote", server, "--all"], {
+        cwd: a,
+        env: { ...process.env, NO_COLOR: "1" },
+      });
       if (r.stdout.split("\n").length < sessions) throw new Error("the listing is short");
       return r.ms;
     },
-    git: async () => (await timeProcess("git", ["for-each-ref", "--format=%(objectname) %(refname)", "refs/nudge/remote/"], { cwd: sync })).ms,
+    git: async () =>
+      (
+        await timeProcess("git", ["for-each-ref", "--format=%(objectname) %(refname)", "refs/nudge/remote/"], {
+          cwd: sync,
+        })
+      ).ms,
   });
-  return { fetch: { nudgeMs, nudgeBytes, gitMs, gitBytes }, list: { rounds, nudgeMs: median(samples.nudge!), gitMs: median(samples.git!) } };
+  return {
+    fetch: { nudgeMs, nudgeBytes, gitMs, gitBytes },
+    list: { rounds, nudgeMs: median(samples.nudge!), gitMs: median(samples.git!) },
+  };
 }
 
 /** `sessions` publications: a 64 KiB export.tar and a card each, under refs/nudge/published/<id>/. */
@@ -111,7 +141,13 @@ async function fastImport(server: string, sessions: number): Promise<void> {
   for (let i = 0; i < sessions; i++) {
     const id = randomBytes(5).toString("hex");
     const content = randomBytes(64 * 1024);
-    parts.push(Buffer.from(`commit refs/nudge/published/${id}/data\nmark :${2 * i + 1}\ncommitter nudge <nudge@localhost> ${when} +0000\ndata 8\npublish\nM 100644 inline export.tar\ndata ${content.length}\n`), content, Buffer.from("\n"));
+    parts.push(
+      Buffer.from(
+        `commit refs/nudge/published/${id}/data\nmark :${2 * i + 1}\ncommitter nudge <nudge@localhost> ${when} +0000\ndata 8\npublish\nM 100644 inline export.tar\ndata ${content.length}\n`,
+      ),
+      content,
+      Buffer.from("\n"),
+    );
     const card = JSON.stringify({
       kind: "nudge-published",
       format: 1,
@@ -130,10 +166,16 @@ async function fastImport(server: string, sessions: number): Promise<void> {
       sha256: "0".repeat(64),
       nudgeVersion: "0.1.0",
     });
-    parts.push(Buffer.from(`commit refs/nudge/published/${id}/card\ncommitter nudge <nudge@localhost> ${when} +0000\ndata 5\ncard\nM 100644 inline card.json\ndata ${Buffer.byteLength(card)}\n${card}\n`));
+    parts.push(
+      Buffer.from(
+        `commit refs/nudge/published/${id}/card\ncommitter nudge <nudge@localhost> ${when} +0000\ndata 5\ncard\nM 100644 inline card.json\ndata ${Buffer.byteLength(card)}\n${card}\n`,
+      ),
+    );
   }
   await new Promise<void>((resolve, reject) => {
-    const child = execFile("git", ["fast-import", "--quiet"], { cwd: server }, (error) => (error ? reject(error) : resolve()));
+    const child = execFile("git", ["fast-import", "--quiet"], { cwd: server }, (error) =>
+      error ? reject(error) : resolve(),
+    );
     child.stdin!.end(Buffer.concat(parts));
   });
 }
@@ -155,12 +197,22 @@ export function syncReport(r: SyncBenchResult): string[] {
     "|---|---:|---:|---:|",
   ];
   for (const p of r.push) {
-    out.push(`| push of turn ${p.turns + 1} after turn ${p.turns}: bytes sent ÷ the turn's own bytes (the export's growth) | ${fmtBytes(p.sent)} | ${fmtBytes(p.turnBytes)} | ${(p.sent / p.turnBytes).toFixed(2)}× |`);
-    out.push(`| … the same push ÷ the whole export (${fmtBytes(p.exportBytes)}; the first push of turns 0–${p.turns} sent ${fmtBytes(p.firstSent)}) | ${fmtBytes(p.sent)} | ${fmtBytes(p.exportBytes)} | ${(p.sent / p.exportBytes).toFixed(3)}× |`);
+    out.push(
+      `| push of turn ${p.turns + 1} after turn ${p.turns}: bytes sent ÷ the turn's own bytes (the export's growth) | ${fmtBytes(p.sent)} | ${fmtBytes(p.turnBytes)} | ${(p.sent / p.turnBytes).toFixed(2)}× |`,
+    );
+    out.push(
+      `| … the same push ÷ the whole export (${fmtBytes(p.exportBytes)}; the first push of turns 0–${p.turns} sent ${fmtBytes(p.firstSent)}) | ${fmtBytes(p.sent)} | ${fmtBytes(p.exportBytes)} | ${(p.sent / p.exportBytes).toFixed(3)}× |`,
+    );
   }
-  out.push(`| fetch of ${r.sessions.toLocaleString("en")} sessions' listing vs \`git fetch\` of the same refs: time | ${fmtMs(r.fetch.nudgeMs)} | ${fmtMs(r.fetch.gitMs)} | ${(r.fetch.nudgeMs / r.fetch.gitMs).toFixed(2)}× |`);
-  out.push(`| … bytes stored | ${fmtBytes(r.fetch.nudgeBytes)} | ${fmtBytes(r.fetch.gitBytes)} | ${(r.fetch.nudgeBytes / r.fetch.gitBytes).toFixed(3)}× |`);
-  out.push(`| \`session list --remote --all\` of ${r.sessions.toLocaleString("en")} vs \`git for-each-ref\` of their refs (median of ${r.list.rounds}) | ${fmtMs(r.list.nudgeMs)} | ${fmtMs(r.list.gitMs)} | ${(r.list.nudgeMs / r.list.gitMs).toFixed(1)}× |`);
+  out.push(
+    `| fetch of ${r.sessions.toLocaleString("en")} sessions' listing vs \`git fetch\` of the same refs: time | ${fmtMs(r.fetch.nudgeMs)} | ${fmtMs(r.fetch.gitMs)} | ${(r.fetch.nudgeMs / r.fetch.gitMs).toFixed(2)}× |`,
+  );
+  out.push(
+    `| … bytes stored | ${fmtBytes(r.fetch.nudgeBytes)} | ${fmtBytes(r.fetch.gitBytes)} | ${(r.fetch.nudgeBytes / r.fetch.gitBytes).toFixed(3)}× |`,
+  );
+  out.push(
+    `| \`session list --remote --all\` of ${r.sessions.toLocaleString("en")} vs \`git for-each-ref\` of their refs (median of ${r.list.rounds}) | ${fmtMs(r.list.nudgeMs)} | ${fmtMs(r.list.gitMs)} | ${(r.list.nudgeMs / r.list.gitMs).toFixed(1)}× |`,
+  );
   return out;
 }
 

@@ -64,8 +64,15 @@ async function measure(files: number, turns: number) {
     });
     if (n === 1) await new Promise((r) => setTimeout(r, 5000));
   }
-  const runs = (JSON.parse(readFileSync(out, "utf8")) as Array<{ prompt: number; preTool: number; stop: number }>).slice(1);
-  return { files, prompt: median(runs.map((r) => r.prompt)), preTool: median(runs.map((r) => r.preTool)), stop: median(runs.map((r) => r.stop)) };
+  const runs = (
+    JSON.parse(readFileSync(out, "utf8")) as Array<{ prompt: number; preTool: number; stop: number }>
+  ).slice(1);
+  return {
+    files,
+    prompt: median(runs.map((r) => r.prompt)),
+    preTool: median(runs.map((r) => r.preTool)),
+    stop: median(runs.map((r) => r.stop)),
+  };
 }
 
 const turns = Number(process.argv[2] ?? 6);
@@ -73,4 +80,7 @@ const rows = [];
 for (const files of [1_000, 10_000, 100_000]) rows.push(await measure(files, turns));
 console.log("| files | UserPromptSubmit | PreToolUse (after your edit) | Stop |");
 console.log("|---|---|---|---|");
-for (const r of rows) console.log(`| ${r.files.toLocaleString("en")} | ${r.prompt.toFixed(0)} ms | ${r.preTool.toFixed(0)} ms | ${r.stop.toFixed(0)} ms |`);
+for (const r of rows)
+  console.log(
+    `| ${r.files.toLocaleString("en")} | ${r.prompt.toFixed(0)} ms | ${r.preTool.toFixed(0)} ms | ${r.stop.toFixed(0)} ms |`,
+  );

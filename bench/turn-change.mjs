@@ -31,7 +31,8 @@ export function applyTurnChange(root, n, kind) {
       closeSync(fd);
     }
   } else if (kind === "many") {
-    for (let i = 0; i < MANY_EDITED; i++) writeFileSync(path.join(root, `src/m0/d${Math.floor(i / 100)}/f${i}.ts`), `export const v${i} = ${n};\n`);
+    for (let i = 0; i < MANY_EDITED; i++)
+      writeFileSync(path.join(root, `src/m0/d${Math.floor(i / 100)}/f${i}.ts`), `export const v${i} = ${n};\n`);
     const added = path.join(root, "added", `many-${n}`);
     mkdirSync(added, { recursive: true });
     for (let i = 0; i < MANY_ADDED; i++) writeFileSync(path.join(added, `a${i}.ts`), `export const a${i} = ${n};\n`);

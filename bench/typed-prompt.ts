@@ -12,7 +12,15 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { generateRepo, scratchDir, type RepoShape } from "./repo.js";
-import { CLI, STAND_IN, claudeConfig, prompts, runSession, untrackedCacheVerdict, type StandInRecord } from "./session.js";
+import {
+  CLI,
+  STAND_IN,
+  claudeConfig,
+  prompts,
+  runSession,
+  untrackedCacheVerdict,
+  type StandInRecord,
+} from "./session.js";
 import { median, msSince, nowNs, progress, sleep } from "./stats.js";
 
 /** Turns at the start left out: turn 1 runs on a freshly seeded index. */
@@ -38,23 +46,36 @@ export async function typedPrompt(shape: RepoShape, turns: number): Promise<Type
   progress(`typed prompt, ${label}: a first session (starts nudge's untracked-cache check)`);
   await runSession(repo, prompts(repo, 1, "small"));
   const untrackedCache = await untrackedCacheVerdict(repo);
-  progress(`typed prompt, ${label}: ${WARM_UP_TURNS + turns} prompts typed one at a time (untracked cache: ${untrackedCache})`);
+  progress(
+    `typed prompt, ${label}: ${WARM_UP_TURNS + turns} prompts typed one at a time (untracked cache: ${untrackedCache})`,
+  );
   const { typed, allowed, status } = await typedSession(repo, prompts(repo, WARM_UP_TURNS + turns, "small"));
   const keep = (values: Map<number, number>) => [...values].filter(([k]) => k > WARM_UP_TURNS).map(([, v]) => v);
   const typedMs = median(keep(typed));
   const statusMs = median(keep(status));
-  return { shape, runs: keep(typed).length, typedMs, toolMs: median(keep(allowed)), statusMs, ratio: typedMs / statusMs };
+  return {
+    shape,
+    runs: keep(typed).length,
+    typedMs,
+    toolMs: median(keep(allowed)),
+    statusMs,
+    ratio: typedMs / statusMs,
+  };
 }
 
 async function typedSession(repo: string, lines: string[]) {
   const log = path.join(scratchDir("typed"), "stand-in.jsonl");
   const sessions = path.join(repo, ".git", "nudge", "sessions");
   mkdirSync(sessions, { recursive: true });
-  const child = spawn(process.execPath, [CLI, "claude", "run", "--claude-bin", STAND_IN, "--permission-mode", "acceptEdits"], {
-    cwd: repo,
-    env: { ...process.env, CLAUDE_CONFIG_DIR: claudeConfig(), BENCH_LOG: log, BENCH_SESSIONS: sessions },
-    stdio: ["pipe", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, "claude", "run", "--claude-bin", STAND_IN, "--permission-mode", "acceptEdits"],
+    {
+      cwd: repo,
+      env: { ...process.env, CLAUDE_CONFIG_DIR: claudeConfig(), BENCH_LOG: log, BENCH_SESSIONS: sessions },
+      stdio: ["pipe", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   const ended = new Set<number>();
   child.stderr.on("data", (chunk: Buffer) => {
@@ -67,7 +88,9 @@ async function typedSession(repo: string, lines: string[]) {
   const timeStatus = async (k: number) => {
     const start = nowNs();
     await new Promise<void>((resolve, reject) =>
-      spawn("git", ["status", "--porcelain", "-uall"], { cwd: repo, stdio: "ignore" }).on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git status exited ${code}`)))),
+      spawn("git", ["status", "--porcelain", "-uall"], { cwd: repo, stdio: "ignore" }).on("close", (code) =>
+        code === 0 ? resolve() : reject(new Error(`git status exited ${code}`)),
+      ),
     );
     status.set(k, msSince(start));
   };
@@ -91,9 +114,19 @@ async function typedSession(repo: string, lines: string[]) {
   const code = await exited;
   if (code !== 0) throw new Error(`nudge claude run exited ${code}:\n${stderr}`);
   if (/^! |error:/m.test(stderr)) throw new Error(`nudge reported a problem:\n${stderr}`);
-  const records = readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as StandInRecord);
+  const records = readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as StandInRecord);
   const since = (type: "prompt" | "allowed") =>
-    new Map(records.flatMap((r) => (r.type === type && enter.has(r.k) ? [[r.k, Number(BigInt(r.t) - enter.get(r.k)!) / 1e6] as [number, number]] : [])));
+    new Map(
+      records.flatMap((r) =>
+        r.type === type && enter.has(r.k)
+          ? [[r.k, Number(BigInt(r.t) - enter.get(r.k)!) / 1e6] as [number, number]]
+          : [],
+      ),
+    );
   // Even turns' status was timed just after the turn: the same repository, one turn's change apart.
   return { typed: since("prompt"), allowed: since("allowed"), status };
 }

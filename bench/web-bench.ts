@@ -31,7 +31,10 @@ export interface Server {
 }
 
 export async function startServer(repo: string): Promise<Server> {
-  const child = spawn(process.execPath, [CLI, "web", "--no-open", "--port", "0"], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "web", "--no-open", "--port", "0"], {
+    cwd: repo,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (c: Buffer) => {
@@ -55,10 +58,13 @@ export async function stopServer(s: Server): Promise<void> {
 function get(s: Server, p: string, headers: Record<string, string> = { cookie: s.cookie }): Promise<number> {
   return new Promise((resolve, reject) => {
     http
-      .get({ host: "127.0.0.1", port: s.port, path: p, headers: { host: `127.0.0.1:${s.port}`, ...headers } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode!));
-      })
+      .get(
+        { host: "127.0.0.1", port: s.port, path: p, headers: { host: `127.0.0.1:${s.port}`, ...headers } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode!));
+        },
+      )
       .on("error", reject);
   });
 }
@@ -66,27 +72,35 @@ function get(s: Server, p: string, headers: Record<string, string> = { cookie: s
 /** A stream's events, each handed to `on` as it arrives. */
 function stream(s: Server, p: string, on: (event: string, data: string) => void): Promise<http.ClientRequest> {
   return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port: s.port, path: p, headers: { host: `127.0.0.1:${s.port}`, cookie: s.cookie } }, (res) => {
-      let buffer = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let at;
-        while ((at = buffer.indexOf("\n\n")) !== -1) {
-          const block = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          if (event) on(event, /^data: (.*)$/m.exec(block)?.[1] ?? "");
-        }
-      });
-      resolve(req);
-    });
+    const req = http.get(
+      { host: "127.0.0.1", port: s.port, path: p, headers: { host: `127.0.0.1:${s.port}`, cookie: s.cookie } },
+      (res) => {
+        let buffer = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffer += chunk;
+          let at;
+          while ((at = buffer.indexOf("\n\n")) !== -1) {
+            const block = buffer.slice(0, at);
+            buffer = buffer.slice(at + 2);
+            const event = /^event: (.*)$/m.exec(block)?.[1];
+            if (event) on(event, /^data: (.*)$/m.exec(block)?.[1] ?? "");
+          }
+        });
+        resolve(req);
+      },
+    );
   });
 }
 
 const rssMB = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 /** A line shaped like claude's streamed text delta. */
-const line = (i: number) => JSON.stringify({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `word ${i} ` } }, session_id: "bench" }) + "\n";
+const line = (i: number) =>
+  JSON.stringify({
+    type: "stream_event",
+    event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `word ${i} ` } },
+    session_id: "bench",
+  }) + "\n";
 
 export async function webBench(samples: number, rounds: number): Promise<WebBenchResult> {
   progress("web: 10 one-turn sessions recorded with the stand-in in a 1k-file repository");

@@ -12,7 +12,9 @@ import { readFileSync, rmSync } from "node:fs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 const bundled = new Set(["commander", "zod"]);
-const external = Object.keys(pkg.dependencies).filter((name) => !bundled.has(name)).flatMap((name) => [name, `${name}/*`]);
+const external = Object.keys(pkg.dependencies)
+  .filter((name) => !bundled.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
 
 rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
 await build({
@@ -28,7 +30,9 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   external,
   // commander is CommonJS: its require() of node's own modules needs a require in an ES module.
-  banner: { js: "import { createRequire as __nudgeRequire } from 'node:module'; const require = __nudgeRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __nudgeRequire } from 'node:module'; const require = __nudgeRequire(import.meta.url);",
+  },
   logLevel: "warning",
 });
 

@@ -27,7 +27,7 @@ const ROWS = 38;
 const ANSWER = [
   "Read it from **`PORT`**, with a default, and check it is a number:",
   "",
-  "- `Number()` turns `\"8080\"` into `8080`, and anything else into `NaN`",
+  '- `Number()` turns `"8080"` into `8080`, and anything else into `NaN`',
   "- keep the default in *one* place, so tests can pass their own",
   "",
   "```ts",
@@ -40,7 +40,14 @@ const ANSWER = [
   "```",
 ].join("\n");
 
-const SERVER_BEFORE = ['import http from "node:http";', 'import { handler } from "./handler.js";', "", "const server = http.createServer(handler);", "server.listen(3000);", ""].join("\n");
+const SERVER_BEFORE = [
+  'import http from "node:http";',
+  'import { handler } from "./handler.js";',
+  "",
+  "const server = http.createServer(handler);",
+  "server.listen(3000);",
+  "",
+].join("\n");
 const SERVER_AFTER = [
   'import http from "node:http";',
   'import { handler } from "./handler.js";',
@@ -57,12 +64,25 @@ async function main(): Promise<void> {
   writeFileSync(path.join(repo, "src/server.ts"), SERVER_BEFORE);
   await execa("git", ["add", "-A"], { cwd: repo });
   await execa("git", ["commit", "-qm", "server"], { cwd: repo });
-  const api = await startScriptedApi([{ text: ANSWER }, { tool: "Write", input: { file_path: path.join(repo, "src/server.ts"), content: SERVER_AFTER } }, { text: "Done." }], { chunk: 12 });
+  const api = await startScriptedApi(
+    [
+      { text: ANSWER },
+      { tool: "Write", input: { file_path: path.join(repo, "src/server.ts"), content: SERVER_AFTER } },
+      { text: "Done." },
+    ],
+    { chunk: 12 },
+  );
   const nudge = path.join(ROOT, "dist/nudge.mjs");
   const command = `stty cols ${COLS} rows ${ROWS}; exec node '${nudge}' claude run --claude-bin '${CLAUDE_BIN}'`;
   const child = execa("script", ["-qfec", command, "/dev/null"], {
     cwd: repo,
-    env: { ...claudeEnv(api, path.join(tempDir(), "cfg")), SHELL: "/bin/sh", TERM: "xterm-256color", NO_COLOR: "", HOME: tempDir() },
+    env: {
+      ...claudeEnv(api, path.join(tempDir(), "cfg")),
+      SHELL: "/bin/sh",
+      TERM: "xterm-256color",
+      NO_COLOR: "",
+      HOME: tempDir(),
+    },
     reject: false,
   });
   let bytes = "";
@@ -132,7 +152,11 @@ async function screenHtml(bytes: string): Promise<string> {
 type Cell = NonNullable<ReturnType<NonNullable<ReturnType<xterm.Terminal["buffer"]["active"]["getLine"]>>["getCell"]>>;
 
 function cellStyle(cell: Cell, cursor: boolean): string {
-  let fg = cell.isFgDefault() ? null : cell.isFgRGB() ? rgb(cell.getFgColor()) : palette(cell.getFgColor(), !!cell.isBold());
+  let fg = cell.isFgDefault()
+    ? null
+    : cell.isFgRGB()
+      ? rgb(cell.getFgColor())
+      : palette(cell.getFgColor(), !!cell.isBold());
   let bg = cell.isBgDefault() ? null : cell.isBgRGB() ? rgb(cell.getBgColor()) : palette(cell.getBgColor(), false);
   if (cell.isInverse() || cursor) [fg, bg] = [bg ?? BACKGROUND, fg ?? FOREGROUND];
   const css: string[] = [];
@@ -149,7 +173,24 @@ function cellStyle(cell: Cell, cursor: boolean): string {
 const FOREGROUND = "#d4d4d4";
 const BACKGROUND = "#1e1e1e";
 /** The 16 colours of a common dark theme (VS Code's terminal); the bright ones for bold too, as xterm draws them. */
-const ANSI16 = ["#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5", "#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff"];
+const ANSI16 = [
+  "#000000",
+  "#cd3131",
+  "#0dbc79",
+  "#e5e510",
+  "#2472c8",
+  "#bc3fbc",
+  "#11a8cd",
+  "#e5e5e5",
+  "#666666",
+  "#f14c4c",
+  "#23d18b",
+  "#f5f543",
+  "#3b8eea",
+  "#d670d6",
+  "#29b8db",
+  "#ffffff",
+];
 
 function palette(n: number, bold: boolean): string {
   if (n < 16) return ANSI16[bold && n < 8 ? n + 8 : n]!;
@@ -181,7 +222,11 @@ async function photograph(rows: string, out: string): Promise<void> {
     .row { height: 1.35em; }
   </style><div class="term">${rows}</div>`;
   const asRoot = process.getuid?.() === 0;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: asRoot ? ["--no-sandbox"] : [] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: asRoot ? ["--no-sandbox"] : [],
+  });
   try {
     const page = await browser.newPage({ deviceScaleFactor: 2 });
     await page.setContent(html);

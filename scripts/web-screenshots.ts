@@ -40,12 +40,26 @@ const ANSWER = [
 async function record(repo: string, steps: ScriptStep[], prompts: string[]): Promise<void> {
   const api = await startScriptedApi(steps, { chunk: 12 });
   try {
-    const run = await execa("node", [NUDGE, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {
-      cwd: repo,
-      env: { NO_COLOR: "1", ...claudeEnv(api, path.join(tempDir(), "cfg")) },
-      input: prompts.join("\n") + "\n",
-      reject: false,
-    });
+    const run = await execa(
+      "node",
+      [
+        NUDGE,
+        "claude",
+        "run",
+        "--claude-bin",
+        CLAUDE_BIN,
+        "--permission-mode",
+        "acceptEdits",
+        "--allowed-tools",
+        "Bash",
+      ],
+      {
+        cwd: repo,
+        env: { NO_COLOR: "1", ...claudeEnv(api, path.join(tempDir(), "cfg")) },
+        input: prompts.join("\n") + "\n",
+        reject: false,
+      },
+    );
     if (run.exitCode !== 0) throw new Error(`recording failed: ${run.stderr}`);
   } finally {
     await api.close();
@@ -58,18 +72,48 @@ async function main(): Promise<void> {
     repo,
     [
       { tool: "Read", input: { file_path: path.join(repo, "math.js") } },
-      { tool: "Write", input: { file_path: path.join(repo, "math.js"), content: "export function add(a, b) {\n  return a + b;\n}\n" } },
+      {
+        tool: "Write",
+        input: { file_path: path.join(repo, "math.js"), content: "export function add(a, b) {\n  return a + b;\n}\n" },
+      },
       { thinking: "The sign is wrong.", text: ANSWER },
-      { tool: "Bash", input: { command: "node -e \"import('./math.js').then(m => console.log(m.add(2, 3)))\"", description: "check add" } },
+      {
+        tool: "Bash",
+        input: {
+          command: "node -e \"import('./math.js').then(m => console.log(m.add(2, 3)))\"",
+          description: "check add",
+        },
+      },
       { text: "It prints 5." },
     ],
     ["add() is broken, fix it", "check it"],
   );
-  await record(repo, [{ text: "The README says what the app does; nothing to change." }], ["is the README up to date?"]);
+  await record(
+    repo,
+    [{ text: "The README says what the app does; nothing to change." }],
+    ["is the README up to date?"],
+  );
 
   // The session driven from the page asks before it writes.
-  const api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "math.test.js"), content: 'import { add } from "./math.js";\nconsole.assert(add(2, 3) === 5);\n' } }, { text: "Added math.test.js." }], { chunk: 12 });
-  const web = execa("node", [NUDGE, "web", "--no-open", "--port", "0"], { cwd: repo, env: { NO_COLOR: "1", NUDGE_CLAUDE_BIN: CLAUDE_BIN, ...claudeEnv(api, path.join(tempDir(), "cfg")) }, reject: false, buffer: false });
+  const api = await startScriptedApi(
+    [
+      {
+        tool: "Write",
+        input: {
+          file_path: path.join(repo, "math.test.js"),
+          content: 'import { add } from "./math.js";\nconsole.assert(add(2, 3) === 5);\n',
+        },
+      },
+      { text: "Added math.test.js." },
+    ],
+    { chunk: 12 },
+  );
+  const web = execa("node", [NUDGE, "web", "--no-open", "--port", "0"], {
+    cwd: repo,
+    env: { NO_COLOR: "1", NUDGE_CLAUDE_BIN: CLAUDE_BIN, ...claudeEnv(api, path.join(tempDir(), "cfg")) },
+    reject: false,
+    buffer: false,
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     web.stdout!.on("data", (d: Buffer) => {
@@ -79,9 +123,17 @@ async function main(): Promise<void> {
     });
     void web.then(() => reject(new Error("nudge web stopped")));
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
+  });
   try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 760 }, deviceScaleFactor: 1, colorScheme: "light" });
+    const page = await browser.newPage({
+      viewport: { width: 1100, height: 760 },
+      deviceScaleFactor: 1,
+      colorScheme: "light",
+    });
     await page.goto(url);
     await page.getByRole("link", { name: "add() is broken, fix it" }).waitFor();
     await shot(page, "screenshot-sessions.png", repo);
@@ -118,7 +170,8 @@ async function main(): Promise<void> {
 async function shot(page: Page, name: string, repo: string): Promise<void> {
   await page.evaluate((from) => {
     const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walk.nextNode(); node; node = walk.nextNode()) if (node.nodeValue?.includes(from)) node.nodeValue = node.nodeValue.split(from).join("~/app");
+    for (let node = walk.nextNode(); node; node = walk.nextNode())
+      if (node.nodeValue?.includes(from)) node.nodeValue = node.nodeValue.split(from).join("~/app");
   }, repo);
   const file = path.join(OUT, name);
   writeFileSync(file, await page.screenshot());

@@ -14,5 +14,7 @@ import path from "node:path";
 // turns it off; a folder that cannot be made leaves it off, silently.
 const xdg = process.env.XDG_CACHE_HOME;
 const caches = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache");
-(module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(path.join(caches, "nudge", "compile-cache"));
+(module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(
+  path.join(caches, "nudge", "compile-cache"),
+);
 await import("./cli.js");

@@ -82,7 +82,10 @@ function systemProblem(error: unknown): { message: string; hint: string } | null
   if (!(error instanceof Error) || !("code" in error) || typeof error.code !== "string") return null;
   const { code, syscall } = error as NodeJS.ErrnoException;
   if (syscall === "uv_cwd") {
-    return { message: "the current folder no longer exists (a rewind may have removed it)", hint: "cd to the repository's top folder and run the command again" };
+    return {
+      message: "the current folder no longer exists (a rewind may have removed it)",
+      hint: "cd to the repository's top folder and run the command again",
+    };
   }
   const hints: Record<string, string> = {
     EACCES: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",

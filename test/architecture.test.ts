@@ -55,7 +55,9 @@ function layerOf(file: string): string {
 /** Every relative module a file names: `import … from`, `export … from`, `import type`, `import("…")`. */
 function importsOf(text: string): string[] {
   const found: string[] = [];
-  for (const m of text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'"`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s+["']([^"']+)["']/gm)) {
+  for (const m of text.matchAll(
+    /(?:^|[\s;])(?:import|export)\s[^'"`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s+["']([^"']+)["']/gm,
+  )) {
     const spec = m[1] ?? m[2] ?? m[3]!;
     if (spec.startsWith(".")) found.push(spec);
   }
@@ -82,7 +84,9 @@ describe("the layout", () => {
 
   it("imports run one way: no file imports a folder above its own", () => {
     const rank = (layer: string) => LAYERS.indexOf(layer as (typeof LAYERS)[number]);
-    const upward = edges.filter((e) => rank(e.to) > rank(e.from)).map((e) => `${e.file} → ${e.spec} (${e.from} → ${e.to})`);
+    const upward = edges
+      .filter((e) => rank(e.to) > rank(e.from))
+      .map((e) => `${e.file} → ${e.spec} (${e.from} → ${e.to})`);
     expect(upward).toEqual([]);
   });
 });

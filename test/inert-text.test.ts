@@ -9,7 +9,9 @@ describe("visible", () => {
     expect(visible("a\u001bb")).toBe("a\\x1bb");
     const family = "\u{1f468}\u200d\u{1f469}\u200d\u{1f467}";
     expect(visible(family)).toBe(family);
-    expect(visible("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")).toBe("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"); // Persian keeps its ZWNJ
+    expect(visible("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")).toBe(
+      "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+    ); // Persian keeps its ZWNJ
   });
 
   it("the output guard and JSON for a terminal escape them too", () => {
@@ -30,7 +32,9 @@ describe("visibleJson", () => {
 describe("requoteNames", () => {
   it("turns git's octal-quoted names in a patch header into the name as shown everywhere else", () => {
     const shown = (p: string) => visibleJson(p);
-    expect(requoteNames('diff --git "a/\\033[31m\\342\\200\\256x.txt" "b/\\033[31m\\342\\200\\256x.txt"', shown)).toBe('diff --git "a/\\x1b[31m\\u202ex.txt" "b/\\x1b[31m\\u202ex.txt"');
+    expect(requoteNames('diff --git "a/\\033[31m\\342\\200\\256x.txt" "b/\\033[31m\\342\\200\\256x.txt"', shown)).toBe(
+      'diff --git "a/\\x1b[31m\\u202ex.txt" "b/\\x1b[31m\\u202ex.txt"',
+    );
     expect(requoteNames('+++ "b/say \\"hi\\".txt"', (p) => p)).toBe('+++ b/say "hi".txt');
   });
 });

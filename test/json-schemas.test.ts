@@ -7,9 +7,12 @@ import { jsonSchemas } from "../src/json-schemas.js";
 const schemasDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../schemas");
 
 describe("schemas/", () => {
-  it.each(Object.entries(jsonSchemas()))("%s is generated from the zod schema (run `npm run schemas` if this fails)", (name, text) => {
-    expect(readFileSync(path.join(schemasDir, name), "utf8")).toBe(text);
-  });
+  it.each(Object.entries(jsonSchemas()))(
+    "%s is generated from the zod schema (run `npm run schemas` if this fails)",
+    (name, text) => {
+      expect(readFileSync(path.join(schemasDir, name), "utf8")).toBe(text);
+    },
+  );
 
   it("holds exactly the generated schemas: the bundle's and the rules file's", () => {
     expect(readdirSync(schemasDir).sort()).toEqual(Object.keys(jsonSchemas()).sort());

@@ -4,7 +4,10 @@ import { UserError } from "../src/base/errors.js";
 import { stillHolds, type Operation } from "../src/base/operation.js";
 
 /** An operation over a value in memory: its plan is what the value was when prepared. */
-function over(state: { files: string[]; at: number }, watches?: string): Operation<{ files: string[]; at: number }, void> {
+function over(
+  state: { files: string[]; at: number },
+  watches?: string,
+): Operation<{ files: string[]; at: number }, void> {
   return {
     prepare: async () => ({ files: [...state.files], at: state.at++ }),
     describe: (plan) => plan.files,
@@ -31,7 +34,12 @@ describe("stillHolds", () => {
     state.files.push("mine.txt");
     const refusal = await stillHolds(op, shown, "/rewind").catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(UserError);
-    expect(refusal).toMatchObject({ message: "the sessions changed while waiting for your answer; nothing was changed", hint: "run the /rewind again to see the new plan" });
-    expect((await stillHolds(over(state), shown, "undo").catch((e: Error) => e.message)) as string).toBe("the work tree changed while waiting for your answer; nothing was changed");
+    expect(refusal).toMatchObject({
+      message: "the sessions changed while waiting for your answer; nothing was changed",
+      hint: "run the /rewind again to see the new plan",
+    });
+    expect((await stillHolds(over(state), shown, "undo").catch((e: Error) => e.message)) as string).toBe(
+      "the work tree changed while waiting for your answer; nothing was changed",
+    );
   });
 });

@@ -49,7 +49,10 @@ export function inContext(error: unknown, doing: string): Error {
   if (error instanceof UserError) return new UserError(`${doing}: ${error.message}`, error.hint);
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (typeof code === "string" && /^E[A-Z]+$/.test(code)) {
-    return Object.assign(new Error(`${doing}: ${errorMessage(error)}`), { code, syscall: (error as NodeJS.ErrnoException).syscall });
+    return Object.assign(new Error(`${doing}: ${errorMessage(error)}`), {
+      code,
+      syscall: (error as NodeJS.ErrnoException).syscall,
+    });
   }
   return new InternalError(`${doing}: ${errorMessage(error)}`, { cause: error });
 }

@@ -35,7 +35,10 @@ export function faultPoint(name: string): void {
   const fault = faults.get(name);
   if (!fault || fault.action === "delay" || fault.action === "hold" || ++fault.hits !== fault.at) return;
   if (fault.action === "enospc") {
-    throw Object.assign(new Error(`ENOSPC: no space left on device (injected at ${name})`), { code: "ENOSPC", syscall: "write" });
+    throw Object.assign(new Error(`ENOSPC: no space left on device (injected at ${name})`), {
+      code: "ENOSPC",
+      syscall: "write",
+    });
   }
   process.kill(fault.action === "kill-group" ? 0 : process.pid, "SIGKILL");
 }

@@ -14,10 +14,12 @@
  * sequences and scripts such as Persian and the Indic ones need them to be drawn right.
  */
 
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const CONTROL =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 const ANY_CONTROL = new RegExp(CONTROL.source);
 /** An SGR sequence (colour, bold, dim) as style.ts writes it: the only kind `inert` lets through. */
-const SGR_OR_CONTROL = /(\u001b\[[0-9;]*m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const SGR_OR_CONTROL =
+  /(\u001b\[[0-9;]*m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** `\x1b` for a byte-sized control, `\u202e` for the rest. */
 function shown(c: string): string {
@@ -62,7 +64,10 @@ export function inertValue<T>(value: T): T {
  * controls as they are. Escaped as \uXXXX the JSON means the same and prints inert.
  */
 export function inertJson(json: string): string {
-  return json.replace(/[\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.replace(
+    /[\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 const JSON_SHORT: Record<string, string> = { b: "\\x08", f: "\\x0c", r: "\\x0d" };
@@ -74,7 +79,11 @@ const JSON_SHORT: Record<string, string> = { b: "\\x08", f: "\\x0c", r: "\\x0d" 
  */
 export function visibleJson(value: unknown, indent?: number): string {
   const json = JSON.stringify(value, null, indent) ?? String(value);
-  return visible(json.replace(/\\(\\|[bfr]|u00([0-9a-f]{2}))/g, (escape, what: string, hex: string | undefined) => (hex ? `\\x${hex}` : (JSON_SHORT[what] ?? escape))));
+  return visible(
+    json.replace(/\\(\\|[bfr]|u00([0-9a-f]{2}))/g, (escape, what: string, hex: string | undefined) =>
+      hex ? `\\x${hex}` : (JSON_SHORT[what] ?? escape),
+    ),
+  );
 }
 
 /** Whether text holds anything `visible` would change (a file name to quote). */

@@ -28,7 +28,10 @@ export function fingerprintOf<P>(op: Operation<P, unknown>, plan: P): string {
 
 /** What a person answered was about another state: refused, nothing done. `again`: the command to run again ("rewind", "/undo"). */
 function changedWhileAsking(watches: string, again: string): UserError {
-  return new UserError(`${watches} changed while waiting for your answer; nothing was changed`, `run the ${again} again to see the new plan`);
+  return new UserError(
+    `${watches} changed while waiting for your answer; nothing was changed`,
+    `run the ${again} again to see the new plan`,
+  );
 }
 
 /**
@@ -37,6 +40,7 @@ function changedWhileAsking(watches: string, again: string): UserError {
  */
 export async function stillHolds<P>(op: Operation<P, unknown>, shown: P, again: string): Promise<P> {
   const fresh = await op.prepare();
-  if (fingerprintOf(op, fresh) !== fingerprintOf(op, shown)) throw changedWhileAsking(op.watches ?? "the work tree", again);
+  if (fingerprintOf(op, fresh) !== fingerprintOf(op, shown))
+    throw changedWhileAsking(op.watches ?? "the work tree", again);
   return fresh;
 }

@@ -7,7 +7,10 @@ import { readFileSync } from "node:fs";
 export function nudgeVersion(): string {
   for (const up of ["../package.json", "../../package.json"]) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (pkg.name === "nudge" && typeof pkg.version === "string") return pkg.version;
     } catch {
       // not there: try the next folder up

@@ -86,7 +86,10 @@ function baseOf(schema: Schema): Accept {
   switch (def.type) {
     case "string": {
       if (def.check === undefined) return (v) => typeof v === "string";
-      const pattern = def.check === "string_format" && (def.format === "datetime" || def.format === "regex") ? def.pattern : undefined;
+      const pattern =
+        def.check === "string_format" && (def.format === "datetime" || def.format === "regex")
+          ? def.pattern
+          : undefined;
       return pattern ? (v) => typeof v === "string" && matches(pattern, v) : NEVER;
     }
     case "number":
@@ -116,7 +119,9 @@ function baseOf(schema: Schema): Accept {
     }
     case "record":
       // Only string keys with values of any kind: zod then copies the object as it is.
-      return def.keyType?._zod.def.type === "string" && !def.keyType._zod.def.checks?.length && def.valueType?._zod.def.type === "unknown"
+      return def.keyType?._zod.def.type === "string" &&
+        !def.keyType._zod.def.checks?.length &&
+        def.valueType?._zod.def.type === "unknown"
         ? (v) => isPlainObject(v) && !Object.hasOwn(v, "__proto__")
         : NEVER;
     case "object":
@@ -134,13 +139,34 @@ function checkOf(def: CheckDef): Accept | "nothing" | null {
     case "describe":
       return "nothing";
     case "string_format":
-      return def.format === "regex" && def.pattern ? ((pattern) => (v: unknown) => matches(pattern, v as string))(def.pattern) : null;
+      return def.format === "regex" && def.pattern
+        ? (
+            (pattern) => (v: unknown) =>
+              matches(pattern, v as string)
+          )(def.pattern)
+        : null;
     case "greater_than":
       if (typeof def.value !== "number") return null;
-      return def.inclusive ? ((min) => (v: unknown) => (v as number) >= min)(def.value) : ((min) => (v: unknown) => (v as number) > min)(def.value);
+      return def.inclusive
+        ? (
+            (min) => (v: unknown) =>
+              (v as number) >= min
+          )(def.value)
+        : (
+            (min) => (v: unknown) =>
+              (v as number) > min
+          )(def.value);
     case "less_than":
       if (typeof def.value !== "number") return null;
-      return def.inclusive ? ((max) => (v: unknown) => (v as number) <= max)(def.value) : ((max) => (v: unknown) => (v as number) < max)(def.value);
+      return def.inclusive
+        ? (
+            (max) => (v: unknown) =>
+              (v as number) <= max
+          )(def.value)
+        : (
+            (max) => (v: unknown) =>
+              (v as number) < max
+          )(def.value);
     default:
       return null;
   }
@@ -165,7 +191,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 function objectOf(shape: Record<string, Schema>): Accept {
   const keys = Object.keys(shape);
   const position = new Map(keys.map((key, i) => [key, i]));
-  const fields = keys.map((key) => ({ key, accept: compile(shape[key]), optional: shape[key]!._zod.def.type === "optional" }));
+  const fields = keys.map((key) => ({
+    key,
+    accept: compile(shape[key]),
+    optional: shape[key]!._zod.def.type === "optional",
+  }));
   return (v) => {
     if (!isPlainObject(v)) return false;
     // Own keys only (JSON.parse makes nothing else), an own "__proto__" included: it is unknown.

@@ -31,6 +31,8 @@ export async function whyUnreachable(env: NodeJS.ProcessEnv, timeoutMs = 5_000):
     };
     socket.setTimeout(timeoutMs, () => done(`no answer from ${where} within ${timeoutMs / 1000}s`));
     socket.once("connect", () => done(null));
-    socket.once("error", (error: NodeJS.ErrnoException) => done(`cannot connect to ${where}: ${error.code ?? error.message}`));
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      done(`cannot connect to ${where}: ${error.code ?? error.message}`),
+    );
   });
 }

@@ -85,7 +85,10 @@ export class ClaudeProcess {
   private requestCount = 0;
   private inputOpen = true;
 
-  constructor(launch: ClaudeLaunch, private readonly streams: ClaudeStreams) {
+  constructor(
+    launch: ClaudeLaunch,
+    private readonly streams: ClaudeStreams,
+  ) {
     // Every process claude starts inherits this mark, even one in a session of its own (claude runs
     // each Bash command under setsid), so what it left running is found when it is gone.
     const mark = `${process.pid}-${randomBytes(6).toString("hex")}`;
@@ -158,7 +161,11 @@ export class ClaudeProcess {
    */
   setPermissionMode(mode: string): string {
     const requestId = `nudge_mode_${++this.requestCount}`;
-    this.writeMessage({ type: "control_request", request_id: requestId, request: { subtype: "set_permission_mode", mode } });
+    this.writeMessage({
+      type: "control_request",
+      request_id: requestId,
+      request: { subtype: "set_permission_mode", mode },
+    });
     return requestId;
   }
 

@@ -31,10 +31,13 @@ const AT_ONCE = 16;
 
 export async function listClaudeProjects(configDir: string): Promise<{ projects: ClaudeProject[]; more: number }> {
   const root = path.join(configDir, "projects");
-  const folders = (await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])).filter((d) => d.isDirectory());
+  const folders = (await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])).filter((d) =>
+    d.isDirectory(),
+  );
   const read = folders.slice(0, MOST_PROJECTS);
   const projects: ClaudeProject[] = [];
-  for (let i = 0; i < read.length; i += AT_ONCE) projects.push(...(await Promise.all(read.slice(i, i + AT_ONCE).map((d) => readProject(root, d.name)))));
+  for (let i = 0; i < read.length; i += AT_ONCE)
+    projects.push(...(await Promise.all(read.slice(i, i + AT_ONCE).map((d) => readProject(root, d.name)))));
   projects.sort((a, b) => (b.lastActivity ?? "").localeCompare(a.lastActivity ?? ""));
   return { projects, more: folders.length - read.length };
 }
@@ -54,7 +57,12 @@ async function readProject(root: string, folder: string): Promise<ClaudeProject>
   const kept = transcripts.filter((t) => t !== null).sort((a, b) => b.mtime - a.mtime);
   let cwd: string | null = null;
   for (const t of kept.slice(0, 3)) if ((cwd = await cwdOf(t.file))) break;
-  const exists = cwd !== null && (await stat(cwd).then((s) => s.isDirectory(), () => false));
+  const exists =
+    cwd !== null &&
+    (await stat(cwd).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
   return {
     folder,
     cwd,

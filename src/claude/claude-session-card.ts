@@ -55,7 +55,8 @@ export async function readCard(file: string, stat: { size: number; mtimeMs: numb
     const r = json as Record<string, unknown>;
     const time = timeOf(r);
     if (time !== null && (started === null || time < started)) started = time;
-    if (card.cwd === null && typeof r.cwd === "string" && path.isAbsolute(r.cwd) && !r.cwd.includes("\0")) card.cwd = r.cwd;
+    if (card.cwd === null && typeof r.cwd === "string" && path.isAbsolute(r.cwd) && !r.cwd.includes("\0"))
+      card.cwd = r.cwd;
     if (typeof r.gitBranch === "string" && r.gitBranch) card.branch = r.gitBranch;
     if (typeof r.version === "string") card.version = r.version;
     const model = (r.message as { model?: unknown } | undefined)?.model;
@@ -74,16 +75,24 @@ export async function readCard(file: string, stat: { size: number; mtimeMs: numb
   if (stat.size <= COUNTED_BYTES) {
     card.turns = 0;
     // Only records that can say something are parsed: most of a transcript is API bookkeeping.
-    await eachTranscriptLine(file, (line) => look(worthParsing(line.bytes) ? parseLine(line.bytes) : null, true), { most: COUNTED_BYTES });
+    await eachTranscriptLine(file, (line) => look(worthParsing(line.bytes) ? parseLine(line.bytes) : null, true), {
+      most: COUNTED_BYTES,
+    });
   } else {
     for (const json of edgeRecords(await readTranscriptRange(file, 0, EDGE_BYTES), "head")) look(json, false);
-    for (const json of edgeRecords(await readTranscriptRange(file, Math.max(0, stat.size - EDGE_BYTES), EDGE_BYTES), "tail")) look(json, false);
+    for (const json of edgeRecords(
+      await readTranscriptRange(file, Math.max(0, stat.size - EDGE_BYTES), EDGE_BYTES),
+      "tail",
+    ))
+      look(json, false);
   }
   if (started !== null) card.startedAt = new Date(started).toISOString();
   return card;
 }
 
-const WORTH = ['"cwd"', '"type":"user"', '"cost-state"', '"last-prompt"', '"type":"assistant"'].map((s) => Buffer.from(s));
+const WORTH = ['"cwd"', '"type":"user"', '"cost-state"', '"last-prompt"', '"type":"assistant"'].map((s) =>
+  Buffer.from(s),
+);
 
 function worthParsing(line: Buffer): boolean {
   // A long line is a tool's output or a pasted file: its record's kind is told by its first bytes and its last.

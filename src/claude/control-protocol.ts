@@ -63,7 +63,12 @@ export type ControlRequestEvent = z.infer<typeof ControlRequestEvent>;
  * says what was kept.
  */
 export type PermissionDecision =
-  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: PermissionUpdate[]; nudgeAlways?: true }
+  | {
+      behavior: "allow";
+      updatedInput: Record<string, unknown>;
+      updatedPermissions?: PermissionUpdate[];
+      nudgeAlways?: true;
+    }
   | { behavior: "deny"; message: string; interrupt?: boolean };
 
 /** The answer to a PreToolUse hook: claude's own permission flow runs when it is "ask" or absent. */

@@ -4,7 +4,10 @@
  */
 import type { ClaudeFlags } from "./claude-process.js";
 
-export function interactiveArgs(flags: Omit<ClaudeFlags, "maxTurns" | "tools">, o: { settingsFile: string; prompt?: string }): string[] {
+export function interactiveArgs(
+  flags: Omit<ClaudeFlags, "maxTurns" | "tools">,
+  o: { settingsFile: string; prompt?: string },
+): string[] {
   const args = o.prompt !== undefined ? [o.prompt] : [];
   args.push("--settings", o.settingsFile);
   if (flags.model) args.push("--model", flags.model);

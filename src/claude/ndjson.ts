@@ -87,7 +87,13 @@ export function parseEventLine(line: Buffer): unknown | null {
   const reduced = reduceLongStrings(line);
   if (reduced) {
     const json = parseLine(reduced);
-    if (json !== null && typeof json === "object" && (json as { type?: unknown }).type === "user" && !carriesImage(json)) return json;
+    if (
+      json !== null &&
+      typeof json === "object" &&
+      (json as { type?: unknown }).type === "user" &&
+      !carriesImage(json)
+    )
+      return json;
   }
   return parseLine(line);
 }
@@ -140,7 +146,8 @@ function cutPoint(line: Buffer, start: number, limit: number): number {
   let safe = start;
   while (i < limit) {
     const byte = line[i]!;
-    const width = byte === BACKSLASH ? (line[i + 1] === 0x75 ? 6 : 2) : byte < 0x80 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+    const width =
+      byte === BACKSLASH ? (line[i + 1] === 0x75 ? 6 : 2) : byte < 0x80 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
     if (i + width > limit) break;
     i += width;
     safe = i;

@@ -12,7 +12,14 @@ import path from "node:path";
 import type net from "node:net";
 import { UserError } from "../base/errors.js";
 import type { ClaudeLaunch } from "./claude-process.js";
-import { apiEndpoint, INNER_FORWARDER, INNER_PORT, INNER_SOCKET, startApiGate, type HostPort } from "./sandbox/api-gate.js";
+import {
+  apiEndpoint,
+  INNER_FORWARDER,
+  INNER_PORT,
+  INNER_SOCKET,
+  startApiGate,
+  type HostPort,
+} from "./sandbox/api-gate.js";
 import { makePrivateState } from "./sandbox/private-home.js";
 import { projectConfigFiles } from "./sandbox/project-config.js";
 import { programArgs, systemArgs } from "./sandbox/visible.js";
@@ -80,25 +87,50 @@ export interface SandboxOptions {
 /** The private /tmp's size: 2 GiB, or a quarter of the memory on a smaller machine. */
 const TMP_BYTES = Math.min(2 * 1024 ** 3, Math.floor(os.totalmem() / 4));
 
-const INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or leave out --sandbox";
+const INSTALL_HINT =
+  "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or leave out --sandbox";
 
 /** The sandbox for a work tree, after checking that bwrap is there and can make one here. */
 export async function prepareSandbox(o: SandboxOptions): Promise<Sandbox> {
   const bwrap = findOnPath("bwrap", o.env.PATH ?? "");
   if (!bwrap) throw new UserError("--sandbox needs bubblewrap (bwrap), which is not installed", INSTALL_HINT);
-  for (const p of o.allowRead ?? []) if (!existsSync(p)) throw new UserError(`--sandbox-read: no such file or folder: ${p}`, "name a folder to show read-only inside the sandbox");
+  for (const p of o.allowRead ?? [])
+    if (!existsSync(p))
+      throw new UserError(
+        `--sandbox-read: no such file or folder: ${p}`,
+        "name a folder to show read-only inside the sandbox",
+      );
   const workTree = path.resolve(o.workTree);
   const configFolders = [workTree, path.resolve(o.cwd)];
-  const shared: SandboxShared = { bwrap, workTree, gitDir: o.git?.gitDir ?? null, gitReadOnly: gitReadOnly(workTree, o.git), allowRead: (o.allowRead ?? []).map((p) => path.resolve(p)), configFolders };
+  const shared: SandboxShared = {
+    bwrap,
+    workTree,
+    gitDir: o.git?.gitDir ?? null,
+    gitReadOnly: gitReadOnly(workTree, o.git),
+    allowRead: (o.allowRead ?? []).map((p) => path.resolve(p)),
+    configFolders,
+  };
   const sandbox = await openSandbox(shared, o, projectConfigFiles(configFolders));
   // bwrap needs user namespaces (or setuid); a container may refuse them: say so now, not as a dead claude.
   // execa is loaded here, not at start-up: only --sandbox needs it.
   const { execa } = await import("execa");
-  const probe = await execa(bwrap, [...bwrapArgs(sandbox, workTree), "true"], { reject: false, stdin: "ignore", all: true, timeout: 10_000 });
+  const probe = await execa(bwrap, [...bwrapArgs(sandbox, workTree), "true"], {
+    reject: false,
+    stdin: "ignore",
+    all: true,
+    timeout: 10_000,
+  });
   if (probe.exitCode !== 0) {
     await sandbox.close();
-    const why = String(probe.all ?? "").trim().split("\n").at(-1) ?? "";
-    throw new UserError(`--sandbox: bwrap cannot make a sandbox here${why ? `: ${why}` : ""}`, "this system does not allow unprivileged user namespaces (a container often does not); run without --sandbox, or allow them (sysctl kernel.unprivileged_userns_clone=1)");
+    const why =
+      String(probe.all ?? "")
+        .trim()
+        .split("\n")
+        .at(-1) ?? "";
+    throw new UserError(
+      `--sandbox: bwrap cannot make a sandbox here${why ? `: ${why}` : ""}`,
+      "this system does not allow unprivileged user namespaces (a container often does not); run without --sandbox, or allow them (sysctl kernel.unprivileged_userns_clone=1)",
+    );
   }
   return sandbox;
 }
@@ -113,9 +145,18 @@ export function sandboxBeside(s: Sandbox, o: SandboxOptions): Promise<Sandbox> {
 }
 
 /** A sandbox's own parts: its private home and config copy, and its gate to the API. */
-async function openSandbox(shared: SandboxShared, o: SandboxOptions, projectConfig: Map<string, string>): Promise<Sandbox> {
+async function openSandbox(
+  shared: SandboxShared,
+  o: SandboxOptions,
+  projectConfig: Map<string, string>,
+): Promise<Sandbox> {
   const api = apiEndpoint(o.env);
-  const state = await makePrivateState({ configDir: o.claudeConfigDir, home: os.homedir(), cwd: path.resolve(o.cwd), defaultConfig: !o.env.CLAUDE_CONFIG_DIR });
+  const state = await makePrivateState({
+    configDir: o.claudeConfigDir,
+    home: os.homedir(),
+    cwd: path.resolve(o.cwd),
+    defaultConfig: !o.env.CLAUDE_CONFIG_DIR,
+  });
   const socket = path.join(state.dir, "api.sock");
   let gate: net.Server;
   try {
@@ -153,7 +194,8 @@ function innerEnv(api: URL): Record<string, string> {
   const proxy = `http://127.0.0.1:${INNER_PORT}`;
   const direct = api.protocol === "http:" ? "127.0.0.1,localhost,::1" : "";
   const env: Record<string, string> = { HTTPS_PROXY: proxy, https_proxy: proxy, NO_PROXY: direct, no_proxy: direct };
-  if (api.protocol === "http:") env.ANTHROPIC_BASE_URL = `${proxy}${api.pathname === "/" ? "" : api.pathname.replace(/\/$/, "")}`;
+  if (api.protocol === "http:")
+    env.ANTHROPIC_BASE_URL = `${proxy}${api.pathname === "/" ? "" : api.pathname.replace(/\/$/, "")}`;
   return env;
 }
 
@@ -191,16 +233,35 @@ export async function trySandbox(o: SandboxOptions): Promise<Sandbox | null> {
 }
 
 /** A command (the loop's --until check) run inside the sandbox: argv for execa. It has no network at all. */
-export function sandboxedCommand(s: Sandbox, file: string, args: string[], cwd: string): { file: string; args: string[] } {
+export function sandboxedCommand(
+  s: Sandbox,
+  file: string,
+  args: string[],
+  cwd: string,
+): { file: string; args: string[] } {
   return { file: s.bwrap, args: [...bwrapArgs(s, cwd), file, ...args] };
 }
 
 /** claude's launch, run inside the sandbox, after the forwarder to the API has started there. */
 export function sandboxed(launch: ClaudeLaunch, s: Sandbox): ClaudeLaunch {
-  const net = ["--ro-bind", s.net.socket, INNER_SOCKET, ...Object.entries(s.net.env).flatMap(([k, v]) => ["--setenv", k, v])];
+  const net = [
+    "--ro-bind",
+    s.net.socket,
+    INNER_SOCKET,
+    ...Object.entries(s.net.env).flatMap(([k, v]) => ["--setenv", k, v]),
+  ];
   // claude starts once the forwarder listens (it says so through a fifo in the private /tmp).
   const script = `f=/tmp/.nudge-forwarder; mkfifo "$f"; "$0" -e "$1" >"$f" 2>/dev/null & read -r _ <"$f"; rm -f "$f"; shift; exec "$@"`;
-  const args = [...bwrapArgs(s, launch.cwd, [...programArgs(launch.bin), ...net]), "/bin/sh", "-c", script, process.execPath, INNER_FORWARDER, launch.bin, ...launch.args];
+  const args = [
+    ...bwrapArgs(s, launch.cwd, [...programArgs(launch.bin), ...net]),
+    "/bin/sh",
+    "-c",
+    script,
+    process.execPath,
+    INNER_FORWARDER,
+    launch.bin,
+    ...launch.args,
+  ];
   return { ...launch, bin: s.bwrap, args };
 }
 
@@ -209,15 +270,26 @@ function bwrapArgs(s: Sandbox, cwd: string, programs: string[] = []): string[] {
     // A user namespace without capabilities (as root too: bwrap run by root keeps them all
     // otherwise), its own pids (nudge and the rest are not there to see or kill), no network but
     // loopback, and a session of its own (no typing into nudge's terminal).
-    "--unshare-user", "--cap-drop", "ALL",
-    "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--unshare-user",
+    "--cap-drop",
+    "ALL",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
     "--new-session",
     "--die-with-parent",
     ...systemArgs(),
-    "--dev", "/dev",
-    "--proc", "/proc",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
     // Private and capped: a full /tmp inside fills no more than this of the host's memory.
-    "--size", String(TMP_BYTES), "--tmpfs", "/tmp",
+    "--size",
+    String(TMP_BYTES),
+    "--tmpfs",
+    "/tmp",
     ...s.privateBinds.flatMap((b) => ["--bind", b.host, b.inside]),
     // node (the forwarder, and a check's npm) and claude, wherever they are installed.
     ...programArgs(process.execPath),
@@ -227,8 +299,11 @@ function bwrapArgs(s: Sandbox, cwd: string, programs: string[] = []): string[] {
     ...s.hidden.flatMap((b) => ["--bind", b.host, b.inside]),
     // After the binds above: these stay read-only inside the writable work tree.
     ...s.readOnly.flatMap((p) => ["--ro-bind", p, p]),
-    "--setenv", "TMPDIR", "/tmp",
-    "--chdir", cwd,
+    "--setenv",
+    "TMPDIR",
+    "/tmp",
+    "--chdir",
+    cwd,
     "--",
   ];
 }
@@ -241,5 +316,3 @@ function findOnPath(name: string, PATH: string): string | null {
   }
   return null;
 }
-
-;

@@ -20,7 +20,10 @@ export function toolDetail(block: Pick<ToolUse, "input">, cwd: string): string {
   // AskUserQuestion: the (first) question.
   const questions = input.questions;
   if (Array.isArray(questions) && typeof questions[0]?.question === "string") {
-    return oneLine(questions.length > 1 ? `${questions[0].question} (+${questions.length - 1})` : questions[0].question, 100);
+    return oneLine(
+      questions.length > 1 ? `${questions[0].question} (+${questions.length - 1})` : questions[0].question,
+      100,
+    );
   }
   const first = Object.values(input).find((v) => typeof v === "string") as string | undefined;
   return first ? oneLine(first, 80) : "";

@@ -32,7 +32,10 @@ async function openTranscript(file: string): Promise<fs.FileHandle> {
  * Every line of `file` from byte `from`, up to `most` bytes read. `cut` in the outcome says the
  * file went on past what was read (its size then).
  */
-export async function readTranscriptLines(file: string, o: { from?: number; most?: number } = {}): Promise<{ lines: TranscriptLine[]; size: number; cut: boolean }> {
+export async function readTranscriptLines(
+  file: string,
+  o: { from?: number; most?: number } = {},
+): Promise<{ lines: TranscriptLine[]; size: number; cut: boolean }> {
   const lines: TranscriptLine[] = [];
   const size = await eachTranscriptLine(file, (line) => void lines.push(line), o);
   const most = o.most ?? MOST_READ_BYTES;
@@ -40,7 +43,11 @@ export async function readTranscriptLines(file: string, o: { from?: number; most
 }
 
 /** Call `each` for every line (see readTranscriptLines); returns the file's size. */
-export async function eachTranscriptLine(file: string, each: (line: TranscriptLine) => void, o: { from?: number; most?: number } = {}): Promise<number> {
+export async function eachTranscriptLine(
+  file: string,
+  each: (line: TranscriptLine) => void,
+  o: { from?: number; most?: number } = {},
+): Promise<number> {
   const handle = await openTranscript(file);
   try {
     const size = (await handle.stat()).size;
@@ -53,13 +60,16 @@ export async function eachTranscriptLine(file: string, each: (line: TranscriptLi
     let lineStart = start;
     let n = 0;
     const emit = () => {
-      const bytes = dropped > 0 ? Buffer.from(`(a line of ${dropped.toLocaleString("en")} bytes in claude's transcript, too long to read)`) : Buffer.concat(pieces, held);
+      const bytes =
+        dropped > 0
+          ? Buffer.from(`(a line of ${dropped.toLocaleString("en")} bytes in claude's transcript, too long to read)`)
+          : Buffer.concat(pieces, held);
       each({ n: n++, at: lineStart, bytes });
       pieces = [];
       held = 0;
       dropped = 0;
     };
-    for (let at = start; at < end; ) {
+    for (let at = start; at < end;) {
       const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, end - at), at);
       if (bytesRead === 0) break;
       let from = 0;

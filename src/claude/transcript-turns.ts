@@ -9,14 +9,20 @@ import type { TranscriptLine } from "./transcript-lines.js";
 /** The prompt a record holds, or null when it is none (any other record, a tool result, claude's own text). */
 export function promptOf(json: unknown): string | null {
   if (json === null || typeof json !== "object") return null;
-  const r = json as { type?: unknown; isSidechain?: unknown; isMeta?: unknown; isCompactSummary?: unknown; message?: { content?: unknown } };
+  const r = json as {
+    type?: unknown;
+    isSidechain?: unknown;
+    isMeta?: unknown;
+    isCompactSummary?: unknown;
+    message?: { content?: unknown };
+  };
   if (r.type !== "user" || r.isSidechain === true || r.isMeta === true || r.isCompactSummary === true) return null;
   const content = r.message?.content;
   let text: string;
   if (typeof content === "string") text = content;
   else if (Array.isArray(content) && !content.some((b) => (b as { type?: unknown } | null)?.type === "tool_result")) {
     text = content
-      .map((b) => (b as { type?: unknown; text?: unknown } | null))
+      .map((b) => b as { type?: unknown; text?: unknown } | null)
       .filter((b) => b?.type === "text" && typeof b.text === "string")
       .map((b) => b!.text as string)
       .join("\n");
@@ -27,7 +33,8 @@ export function promptOf(json: unknown): string | null {
   const command = /^<command-name>([^<]*)<\/command-name>/.exec(trimmed);
   if (command) return command[1]!.trim();
   // claude's own messages in the user's place (command output, task notifications, interrupts): no prompt.
-  if (/^<([a-z][a-z-]*)>[\s\S]*<\/\1>$/.test(trimmed) || /^\[Request interrupted by user[^\]]*\]$/.test(trimmed)) return null;
+  if (/^<([a-z][a-z-]*)>[\s\S]*<\/\1>$/.test(trimmed) || /^\[Request interrupted by user[^\]]*\]$/.test(trimmed))
+    return null;
   return trimmed === "" ? null : text;
 }
 
@@ -68,7 +75,8 @@ export function transcriptTurns(lines: TranscriptLine[]): TranscriptTurn[] {
     } else loose.push(timed);
   }
   // A transcript with no prompt at all (damaged, or only bookkeeping) is one turn without one.
-  if (turns.length === 0 && loose.length > 0) turns.push({ n: 1, prompt: null, lines: loose, startedAt: null, endedAt: null });
+  if (turns.length === 0 && loose.length > 0)
+    turns.push({ n: 1, prompt: null, lines: loose, startedAt: null, endedAt: null });
   else if (open && loose.length) open.lines.push(...loose);
   return turns;
 }

@@ -9,7 +9,9 @@ import { pathExists } from "../base/file-exists.js";
 
 /** Set but empty, claude takes its working folder (measured on the pinned claude): so does this, from `cwd`. */
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
-  return env.CLAUDE_CONFIG_DIR !== undefined ? path.resolve(cwd, env.CLAUDE_CONFIG_DIR) : path.join(os.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR !== undefined
+    ? path.resolve(cwd, env.CLAUDE_CONFIG_DIR)
+    : path.join(os.homedir(), ".claude");
 }
 
 /** Every character outside [A-Za-z0-9] becomes "-" (claude cuts and hashes very long paths; see findTranscript). */

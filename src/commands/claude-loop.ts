@@ -23,8 +23,14 @@ import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { argsAfterDoubleDash, RunOptions } from "./claude-run.js";
 import { parseOptions } from "./parse-options.js";
 
-const none = z.pipe(z.literal("none"), z.transform(() => null));
-const off = z.pipe(z.union([z.literal("off"), z.literal("0")]), z.transform(() => null));
+const none = z.pipe(
+  z.literal("none"),
+  z.transform(() => null),
+);
+const off = z.pipe(
+  z.union([z.literal("off"), z.literal("0")]),
+  z.transform(() => null),
+);
 const guardCount = z.union([off, z.coerce.number().check(z.int(), z.positive())]);
 
 /** A promise's text goes inside <promise>…</promise>: plain words, no angle brackets. */
@@ -36,19 +42,30 @@ const promiseText = z.pipe(
   ),
   z.string().check(z.regex(/^[^<>\n]{1,100}$/, "plain text of at most 100 characters, without < > or a line break")),
 );
-const modelList = z.pipe(
-  z.string(),
-  z.transform((list) => list.split(",").map((m) => m.trim())),
-).check(z.refine((models: string[]) => models.length > 0 && models.every((m) => MODEL_NAME.test(m)), "a comma-separated list of model names, e.g. haiku,sonnet,opus"));
+const modelList = z
+  .pipe(
+    z.string(),
+    z.transform((list) => list.split(",").map((m) => m.trim())),
+  )
+  .check(
+    z.refine(
+      (models: string[]) => models.length > 0 && models.every((m) => MODEL_NAME.test(m)),
+      "a comma-separated list of model names, e.g. haiku,sonnet,opus",
+    ),
+  );
 
 /** --sandbox-net's host:port (an IPv6 address in brackets). */
-const hostPort = z.pipe(
-  z.string().check(z.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "host:port, e.g. registry.npmjs.org:443")),
-  z.transform((v) => {
-    const at = v.lastIndexOf(":");
-    return { host: v.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(v.slice(at + 1)) };
-  }),
-).check(z.refine((t: { port: number }) => t.port >= 1 && t.port <= 65535, "a port from 1 to 65535"));
+const hostPort = z
+  .pipe(
+    z
+      .string()
+      .check(z.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "host:port, e.g. registry.npmjs.org:443")),
+    z.transform((v) => {
+      const at = v.lastIndexOf(":");
+      return { host: v.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(v.slice(at + 1)) };
+    }),
+  )
+  .check(z.refine((t: { port: number }) => t.port >= 1 && t.port <= 65535, "a port from 1 to 65535"));
 
 const LoopOptions = z.object({
   until: z.optional(z.string().check(z.minLength(1))),
@@ -80,31 +97,85 @@ const placeholders = Object.entries(PLACEHOLDERS)
   .join("\n");
 
 export const claudeLoopCommand = new Command("loop")
-  .description("run claude in a loop until a check passes (or claude keeps its promise); every iteration is a recorded turn you can rewind to")
+  .description(
+    "run claude in a loop until a check passes (or claude keeps its promise); every iteration is a recorded turn you can rewind to",
+  )
   .argument("[goal]", "what claude should achieve: the first prompt, and the heart of every later one")
-  .option("--until <command>", "the check: a shell command run in the work tree after every turn; the loop ends when it exits 0")
-  .option("--until-promise <text>", "done when claude's last message of an iteration says <promise>TEXT</promise> (with --until: and the check passes)")
-  .option("--fail-promise <text>", 'claude gives up with <promise>TEXT</promise>: the loop stops, exit 3 (default "FAILURE")')
+  .option(
+    "--until <command>",
+    "the check: a shell command run in the work tree after every turn; the loop ends when it exits 0",
+  )
+  .option(
+    "--until-promise <text>",
+    "done when claude's last message of an iteration says <promise>TEXT</promise> (with --until: and the check passes)",
+  )
+  .option(
+    "--fail-promise <text>",
+    'claude gives up with <promise>TEXT</promise>: the loop stops, exit 3 (default "FAILURE")',
+  )
   .option("--fresh", "every iteration a new claude conversation, started from the prompt; the files carry the state")
-  .option("--verify [prompt-file]", "when the loop would end, a fresh claude with read-only tools checks the work: <verify-pass/> or <verify-fail>why</verify-fail>")
-  .option("--model-strategy <models>", "models to climb through, e.g. haiku,sonnet,opus: one up after --escalate-after failed iterations, one down after a pass")
+  .option(
+    "--verify [prompt-file]",
+    "when the loop would end, a fresh claude with read-only tools checks the work: <verify-pass/> or <verify-fail>why</verify-fail>",
+  )
+  .option(
+    "--model-strategy <models>",
+    "models to climb through, e.g. haiku,sonnet,opus: one up after --escalate-after failed iterations, one down after a pass",
+  )
   .option("--escalate-after <k>", "failed iterations in a row before --model-strategy moves up (default 2)")
-  .option("--allow-model-hints", "let <next-model>NAME</next-model> in claude's last message choose the next iteration's model")
-  .option("--sandbox", "run claude under bubblewrap (bwrap): it sees the work tree (writable, .git read-only), the system's programs and a private home; no network but the API")
-  .option("--sandbox-net <host:port>", "with --sandbox: also reachable through the sandbox's HTTPS_PROXY (repeat for more)", (v: string, all: string[]) => [...all, v], [] as string[])
-  .option("--sandbox-read <path>", "with --sandbox: also show this folder, read-only (a toolchain outside /usr; repeat for more)", (v: string, all: string[]) => [...all, v], [] as string[])
-  .option("--max-iterations <n>", `stop after n iterations (default ${DEFAULT_BUDGET.iterations}; a verifier's turns do not count)`)
-  .option("--max-cost <usd>", `stop once the loop's turns cost this much, or "none" (default ${DEFAULT_BUDGET.costUsd})`)
-  .option("--max-minutes <m>", `stop after m minutes, interrupting a turn, or "none" (default ${DEFAULT_BUDGET.minutes})`)
+  .option(
+    "--allow-model-hints",
+    "let <next-model>NAME</next-model> in claude's last message choose the next iteration's model",
+  )
+  .option(
+    "--sandbox",
+    "run claude under bubblewrap (bwrap): it sees the work tree (writable, .git read-only), the system's programs and a private home; no network but the API",
+  )
+  .option(
+    "--sandbox-net <host:port>",
+    "with --sandbox: also reachable through the sandbox's HTTPS_PROXY (repeat for more)",
+    (v: string, all: string[]) => [...all, v],
+    [] as string[],
+  )
+  .option(
+    "--sandbox-read <path>",
+    "with --sandbox: also show this folder, read-only (a toolchain outside /usr; repeat for more)",
+    (v: string, all: string[]) => [...all, v],
+    [] as string[],
+  )
+  .option(
+    "--max-iterations <n>",
+    `stop after n iterations (default ${DEFAULT_BUDGET.iterations}; a verifier's turns do not count)`,
+  )
+  .option(
+    "--max-cost <usd>",
+    `stop once the loop's turns cost this much, or "none" (default ${DEFAULT_BUDGET.costUsd})`,
+  )
+  .option(
+    "--max-minutes <m>",
+    `stop after m minutes, interrupting a turn, or "none" (default ${DEFAULT_BUDGET.minutes})`,
+  )
   .option("--check-timeout <seconds>", "stop a check that runs longer; it counts as failed (default 600)")
   .option("--prompt-file <file>", "a template for every iteration's prompt (placeholders below)")
-  .option("--guard-no-change <k>", `pause after k iterations in a row that changed no file, or "off" (default ${DEFAULT_GUARDS.noChange})`)
-  .option("--guard-repeat <k>", `pause when the same tool call (name and input) comes k times with no edit in between, or "off" (default ${DEFAULT_GUARDS.repeat})`)
-  .option("--guard-same-output <k>", `pause when the check prints the same as before k times in a row, or "off" (default ${DEFAULT_GUARDS.sameOutput})`)
+  .option(
+    "--guard-no-change <k>",
+    `pause after k iterations in a row that changed no file, or "off" (default ${DEFAULT_GUARDS.noChange})`,
+  )
+  .option(
+    "--guard-repeat <k>",
+    `pause when the same tool call (name and input) comes k times with no edit in between, or "off" (default ${DEFAULT_GUARDS.repeat})`,
+  )
+  .option(
+    "--guard-same-output <k>",
+    `pause when the check prints the same as before k times in a row, or "off" (default ${DEFAULT_GUARDS.sameOutput})`,
+  )
   .option("--no-guards", "turn the three guards off (the budgets stay)")
   .option("-c, --continue", "loop on in the latest session of this work tree")
   .option("-r, --resume <id>", "loop on in a session, by id or unique prefix")
-  .option("-v, --verbose", "show tool inputs and outputs, thinking, subagents' own words, and the end of a failing check's output")
+  .option(
+    "-v, --verbose",
+    "show tool inputs and outputs, thinking, subagents' own words, and the end of a failing check's output",
+  )
   .option("--max-turns <n>", "passed to claude: agentic turns per prompt")
   .option("--model <name>", "passed to claude: the model")
   .option("--cwd <dir>", "run (and check) in this directory instead of the current one")
@@ -164,26 +235,45 @@ Examples:
       );
     }
     const options = parseOptions(LoopOptions, raw);
-    if (options.model && options.modelStrategy) throw new UserError("--model and --model-strategy cannot be used together", "the strategy's first model is where the loop starts");
+    if (options.model && options.modelStrategy)
+      throw new UserError(
+        "--model and --model-strategy cannot be used together",
+        "the strategy's first model is where the loop starts",
+      );
     if (options.untilPromise !== undefined && options.untilPromise === options.failPromise) {
-      throw new UserError(`--until-promise and --fail-promise are both "${options.failPromise}"`, "give the failure another word, e.g. --fail-promise FAILURE");
+      throw new UserError(
+        `--until-promise and --fail-promise are both "${options.failPromise}"`,
+        "give the failure another word, e.g. --fail-promise FAILURE",
+      );
     }
     if (!options.sandbox && (options.sandboxNet.length > 0 || options.sandboxRead.length > 0)) {
-      throw new UserError(`${options.sandboxNet.length > 0 ? "--sandbox-net" : "--sandbox-read"} needs --sandbox`, "add --sandbox, or leave it out");
+      throw new UserError(
+        `${options.sandboxNet.length > 0 ? "--sandbox-net" : "--sandbox-read"} needs --sandbox`,
+        "add --sandbox, or leave it out",
+      );
     }
     if (options.continue && options.resume) throw new UserError("-c and -r cannot be used together", "pick one");
     // It would do nothing without a strategy to climb (QA: accepted silently).
     if ((raw as { escalateAfter?: unknown }).escalateAfter !== undefined && !options.modelStrategy) {
-      throw new UserError("--escalate-after needs --model-strategy", "name the models to climb through, e.g. --model-strategy haiku,sonnet,opus");
+      throw new UserError(
+        "--escalate-after needs --model-strategy",
+        "name the models to climb through, e.g. --model-strategy haiku,sonnet,opus",
+      );
     }
     const passthrough = argsAfterDoubleDash(command);
     // claude's own --model after -- would silently beat the strategy (QA): refused as --model is.
     if (options.modelStrategy && passthrough.some((a) => a === "--model" || a.startsWith("--model="))) {
-      throw new UserError("--model after -- and --model-strategy cannot be used together", "the strategy's first model is where the loop starts");
+      throw new UserError(
+        "--model after -- and --model-strategy cannot be used together",
+        "the strategy's first model is where the loop starts",
+      );
     }
     const ours = command.args.slice(0, command.args.length - passthrough.length);
     if (ours.length > 1) {
-      throw new UserError(`too many arguments: ${ours.slice(1).join(" ")}`, 'quote the goal ("make the tests pass"); flags for claude go after --');
+      throw new UserError(
+        `too many arguments: ${ours.slice(1).join(" ")}`,
+        'quote the goal ("make the tests pass"); flags for claude go after --',
+      );
     }
     process.exitCode = await runLoop({ ...options, goal: ours[0] ?? null, passthrough });
   });
@@ -193,17 +283,25 @@ type LoopInput = z.infer<typeof LoopOptions> & { goal: string | null; passthroug
 async function runLoop(input: LoopInput): Promise<number> {
   const cwd = path.resolve(input.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UserError(`no such directory: ${cwd}`, "check --cwd");
-  if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
+  if (!statSync(cwd).isDirectory())
+    throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   const promptFile = input.promptFile ? await readPromptFile(input.promptFile) : null;
   const verify = input.verify === undefined ? null : input.verify === true ? true : await readVerifyFile(input.verify);
   // Set but empty, claude keeps its config in its working folder: a sandbox's private copy of it would be the work tree.
   if (process.env.CLAUDE_CONFIG_DIR === "" && (input.sandbox || verify !== null)) {
-    throw new UserError("CLAUDE_CONFIG_DIR is set but empty, so claude would keep its config in the work tree, which a sandbox cannot copy", "unset CLAUDE_CONFIG_DIR, or set it to a folder");
+    throw new UserError(
+      "CLAUDE_CONFIG_DIR is set but empty, so claude would keep its config in the work tree, which a sandbox cannot copy",
+      "unset CLAUDE_CONFIG_DIR, or set it to a folder",
+    );
   }
   const store = await commandStore(cwd);
   const bin = await locateClaude(input.claudeBin);
   const rules = await loadRules(store.repoRoot);
-  const choice: SessionChoice = input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" };
+  const choice: SessionChoice = input.resume
+    ? { kind: "resume", id: input.resume }
+    : input.continue
+      ? { kind: "continue" }
+      : { kind: "new" };
   const existing = await chooseSession(store, choice);
   const errStyle = makeStyle(colorEnabled(process.stderr));
   const say = (line: string) => writeErr(`${errStyle.dim(line)}\n`);
@@ -215,9 +313,15 @@ async function runLoop(input: LoopInput): Promise<number> {
     allowNet: input.sandboxNet,
     allowRead: input.sandboxRead,
   };
-  const { sandbox, verifierSandbox, close } = await openLoopSandboxes(where, { sandbox: input.sandbox, verifier: verify !== null });
+  const { sandbox, verifierSandbox, close } = await openLoopSandboxes(where, {
+    sandbox: input.sandbox,
+    verifier: verify !== null,
+  });
   try {
-    if (verify !== null && !verifierSandbox) say("⚠ --verify: bubblewrap (bwrap) cannot make a sandbox here, so nothing stops the verifier's Bash commands from writing (it is told not to); install bubblewrap to confine it");
+    if (verify !== null && !verifierSandbox)
+      say(
+        "⚠ --verify: bubblewrap (bwrap) cannot make a sandbox here, so nothing stops the verifier's Bash commands from writing (it is told not to); install bubblewrap to confine it",
+      );
     const loop = await startLoop({
       goal: input.goal,
       check: input.until ?? null,
@@ -225,11 +329,17 @@ async function runLoop(input: LoopInput): Promise<number> {
       promise: input.untilPromise ?? null,
       failPromise: input.failPromise,
       verify,
-      models: { strategy: input.modelStrategy ?? null, escalateAfter: input.escalateAfter, allowHints: input.allowModelHints },
+      models: {
+        strategy: input.modelStrategy ?? null,
+        escalateAfter: input.escalateAfter,
+        allowHints: input.allowModelHints,
+      },
       checkTimeoutMs: input.checkTimeout * 1000,
       promptFile,
       budget: { iterations: input.maxIterations, costUsd: input.maxCost, minutes: input.maxMinutes },
-      guards: input.guards ? { noChange: input.guardNoChange, repeat: input.guardRepeat, sameOutput: input.guardSameOutput } : { noChange: null, repeat: null, sameOutput: null },
+      guards: input.guards
+        ? { noChange: input.guardNoChange, repeat: input.guardRepeat, sameOutput: input.guardSameOutput }
+        : { noChange: null, repeat: null, sameOutput: null },
       cwd: existing?.manifest.repo.cwd ?? cwd,
       newSession: existing === null,
       verbose: input.verbose ?? false,
@@ -280,7 +390,10 @@ async function runLoop(input: LoopInput): Promise<number> {
 /** --verify's file; a goal put right after --verify is taken for it, so say so. */
 async function readVerifyFile(file: string): Promise<PromptFile> {
   if (!existsSync(file)) {
-    throw new UserError(`--verify: no such file: ${file}`, 'a word right after --verify is its prompt file: put the goal before --verify, or write --verify=FILE');
+    throw new UserError(
+      `--verify: no such file: ${file}`,
+      "a word right after --verify is its prompt file: put the goal before --verify, or write --verify=FILE",
+    );
   }
   return readPromptFile(file, "--verify");
 }

@@ -14,11 +14,25 @@ const SHORT_ID = 8;
 
 export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: number, afterRecorded: boolean): void {
   if (afterRecorded) writeOut("\n");
-  writeOut("claude's own sessions of this repository, not recorded by nudge (no code snapshots; make one a nudge session: nudge session adopt <id>):\n");
+  writeOut(
+    "claude's own sessions of this repository, not recorded by nudge (no code snapshots; make one a nudge session: nudge session adopt <id>):\n",
+  );
   // Everything in a transcript is claude's and the user's text: shown, never obeyed.
   const shown = inertValue(rows);
   printTable(
-    ["ID", "SOURCE", "STARTED", "LAST ACTIVE", "BRANCH", "TURNS", "COST", "TIME", "FOLDER", "FIRST PROMPT", "LAST PROMPT"],
+    [
+      "ID",
+      "SOURCE",
+      "STARTED",
+      "LAST ACTIVE",
+      "BRANCH",
+      "TURNS",
+      "COST",
+      "TIME",
+      "FOLDER",
+      "FIRST PROMPT",
+      "LAST PROMPT",
+    ],
     shown.map((r) => [
       r.id.slice(0, SHORT_ID),
       "claude",
@@ -34,7 +48,10 @@ export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: numbe
     ]),
   );
   const left = total - rows.length;
-  if (left > 0) writeOut(`${thousands(left)} older of claude's own not shown (${rows.length} of ${thousands(total)}); every one: nudge session list --all\n`);
+  if (left > 0)
+    writeOut(
+      `${thousands(left)} older of claude's own not shown (${rows.length} of ${thousands(total)}); every one: nudge session list --all\n`,
+    );
 }
 
 /** Where a session ran, relative to this work tree ("." here, "src" below it, a worktree's path). */
@@ -58,7 +75,13 @@ export async function listProjects(store: Store, options: { json?: boolean }): P
   const byCwd = new Map<string, ClaudeProjectRow>();
   for (const s of scan.sessions) {
     const key = s.cwd ?? "";
-    const row = byCwd.get(key) ?? { cwd: s.cwd, exists: s.cwd !== null && isDir(s.cwd), sessions: 0, lastActivity: s.updatedAt, costUsd: 0 };
+    const row = byCwd.get(key) ?? {
+      cwd: s.cwd,
+      exists: s.cwd !== null && isDir(s.cwd),
+      sessions: 0,
+      lastActivity: s.updatedAt,
+      costUsd: 0,
+    };
     row.sessions++;
     if (s.updatedAt > row.lastActivity) row.lastActivity = s.updatedAt;
     row.costUsd += s.costUsd ?? 0;
@@ -66,7 +89,8 @@ export async function listProjects(store: Store, options: { json?: boolean }): P
   }
   const rows = [...byCwd.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   if (options.json) return printJson(rows);
-  if (rows.length === 0) return void writeOut(`claude has no sessions on this machine (looked in ${claudeConfigDir()}/projects)\n`);
+  if (rows.length === 0)
+    return void writeOut(`claude has no sessions on this machine (looked in ${claudeConfigDir()}/projects)\n`);
   const shown = inertValue(rows);
   printTable(
     ["PROJECT", "SESSIONS", "LAST ACTIVE", "COST", "STATE"],
@@ -78,7 +102,9 @@ export async function listProjects(store: Store, options: { json?: boolean }): P
       r.cwd === null ? "" : !r.exists ? "folder no longer exists" : r.cwd === store.repoRoot ? "this repository" : "",
     ]),
   );
-  writeOut(`${thousands(rows.length)} project${rows.length === 1 ? "" : "s"}, ${thousands(scan.sessions.length)} sessions; one project's: cd <project> && nudge session list\n`);
+  writeOut(
+    `${thousands(rows.length)} project${rows.length === 1 ? "" : "s"}, ${thousands(scan.sessions.length)} sessions; one project's: cd <project> && nudge session list\n`,
+  );
 }
 
 function isDir(dir: string): boolean {

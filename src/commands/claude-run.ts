@@ -64,7 +64,10 @@ At the prompt: /session, /rewind <n>, /fork [n], /undo, /compact [focus], /help,
     const passthrough = argsAfterDoubleDash(command);
     const ours = command.args.slice(0, command.args.length - passthrough.length);
     if (ours.length > 1) {
-      throw new UserError(`too many arguments: ${ours.slice(1).join(" ")}`, 'quote the prompt ("fix the flaky test"); flags for claude go after --');
+      throw new UserError(
+        `too many arguments: ${ours.slice(1).join(" ")}`,
+        'quote the prompt ("fix the flaky test"); flags for claude go after --',
+      );
     }
     if (options.tui) await runTui({ ...options, prompt: ours[0], passthrough });
     else await runClaude({ ...options, prompt: ours[0], passthrough });
@@ -84,14 +87,23 @@ type RunInput = z.infer<typeof RunOptions> & { prompt?: string; passthrough: str
 function workingDir(input: RunInput): string {
   const cwd = path.resolve(input.cwd ?? process.cwd());
   if (!existsSync(cwd)) throw new UserError(`no such directory: ${cwd}`, "check --cwd");
-  if (!statSync(cwd).isDirectory()) throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
+  if (!statSync(cwd).isDirectory())
+    throw new UserError(`not a directory: ${cwd}`, "--cwd takes the folder claude works in");
   return cwd;
 }
 
 /** claude's own UI in this terminal; nudge ends with claude's exit status. */
 async function runTui(input: RunInput): Promise<void> {
-  if (input.verbose || input.maxTurns !== undefined) throw new UserError("--verbose and --max-turns are for nudge's own frontend", "leave them out with --tui (claude's UI shows tool details itself)");
-  if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UserError("--tui needs a terminal: claude's own UI runs in it", "without a terminal, leave out --tui (prompts are then read one per stdin line)");
+  if (input.verbose || input.maxTurns !== undefined)
+    throw new UserError(
+      "--verbose and --max-turns are for nudge's own frontend",
+      "leave them out with --tui (claude's UI shows tool details itself)",
+    );
+  if (!process.stdin.isTTY || !process.stdout.isTTY)
+    throw new UserError(
+      "--tui needs a terminal: claude's own UI runs in it",
+      "without a terminal, leave out --tui (prompts are then read one per stdin line)",
+    );
   const cwd = workingDir(input);
   const store = await commandStore(cwd);
   const bin = await locateClaude(input.claudeBin);
@@ -104,8 +116,18 @@ async function runTui(input: RunInput): Promise<void> {
     bin,
     claudeConfigDir: claudeConfigDir(process.env, cwd),
     env: process.env,
-    choice: input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" },
-    flags: { model: input.model, permissionMode: input.permissionMode, allowedTools: input.allowedTools, disallowedTools: input.disallowedTools, passthrough: input.passthrough },
+    choice: input.resume
+      ? { kind: "resume", id: input.resume }
+      : input.continue
+        ? { kind: "continue" }
+        : { kind: "new" },
+    flags: {
+      model: input.model,
+      permissionMode: input.permissionMode,
+      allowedTools: input.allowedTools,
+      disallowedTools: input.disallowedTools,
+      passthrough: input.passthrough,
+    },
     firstPrompt: input.prompt,
     force: input.force ?? false,
     // Decisions are recorded as hook answers; claude's UI shows their reasons itself.
@@ -127,7 +149,11 @@ async function runClaude(input: RunInput): Promise<void> {
     cwd,
     bin,
     claudeConfigDir: claudeConfigDir(process.env, cwd),
-    choice: input.resume ? { kind: "resume", id: input.resume } : input.continue ? { kind: "continue" } : { kind: "new" },
+    choice: input.resume
+      ? { kind: "resume", id: input.resume }
+      : input.continue
+        ? { kind: "continue" }
+        : { kind: "new" },
     flags: {
       model: input.model,
       maxTurns: input.maxTurns,
@@ -145,13 +171,21 @@ async function runClaude(input: RunInput): Promise<void> {
   if (outcome.hungUp) exitAsHangUp();
   // Unattended (a script, CI): a turn that ended in an error, or a prompt never sent, must not read as success to the caller.
   const failed = [
-    ...(outcome.errorTurns.length > 0 ? [`${outcome.errorTurns.length === 1 ? `turn ${outcome.errorTurns[0]}` : `turns ${outcome.errorTurns.join(", ")}`} ended in an error`] : []),
-    ...(outcome.refusedPrompts > 0 ? [`${outcome.refusedPrompts === 1 ? "a prompt was" : `${outcome.refusedPrompts} prompts were`} not sent`] : []),
+    ...(outcome.errorTurns.length > 0
+      ? [
+          `${outcome.errorTurns.length === 1 ? `turn ${outcome.errorTurns[0]}` : `turns ${outcome.errorTurns.join(", ")}`} ended in an error`,
+        ]
+      : []),
+    ...(outcome.refusedPrompts > 0
+      ? [`${outcome.refusedPrompts === 1 ? "a prompt was" : `${outcome.refusedPrompts} prompts were`} not sent`]
+      : []),
   ];
   if (failed.length > 0) {
     throw new UserError(
       `${failed.join("; ")} (shown above)`,
-      outcome.discarded ? "once the cause is fixed, run it again" : `once the cause is fixed, continue with: nudge claude run -r ${outcome.id}`,
+      outcome.discarded
+        ? "once the cause is fixed, run it again"
+        : `once the cause is fixed, continue with: nudge claude run -r ${outcome.id}`,
     );
   }
 }

@@ -13,7 +13,8 @@ export type GoAhead = "answered" | "--yes";
  */
 export async function confirm(question: string, yes: boolean | undefined): Promise<GoAhead> {
   if (yes) return "--yes";
-  if (!process.stdin.isTTY) throw new UserError("not confirmed: there is no terminal to ask", "pass --yes to go ahead (see --dry-run first)");
+  if (!process.stdin.isTTY)
+    throw new UserError("not confirmed: there is no terminal to ask", "pass --yes to go ahead (see --dry-run first)");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   // Ctrl-C or Ctrl-D at the question rejects it: the same as answering no.
   const answer = await rl.question(inert(`${question} [y/N] `)).catch(() => {
@@ -21,7 +22,8 @@ export async function confirm(question: string, yes: boolean | undefined): Promi
     return "";
   });
   rl.close();
-  if (!/^y(es)?$/i.test(answer.trim())) throw new UserError("cancelled; nothing was changed", "see what would happen with --dry-run");
+  if (!/^y(es)?$/i.test(answer.trim()))
+    throw new UserError("cancelled; nothing was changed", "see what would happen with --dry-run");
   return "answered";
 }
 
@@ -30,7 +32,12 @@ export async function confirm(question: string, yes: boolean | undefined): Promi
  * took time, so the plan is prepared again and must have the same fingerprint. Returns the plan to
  * apply. `again`: the command, as the refusal names it ("rewind").
  */
-export async function confirmPlan<P>(op: Operation<P, unknown>, plan: P, yes: boolean | undefined, again: string): Promise<P> {
+export async function confirmPlan<P>(
+  op: Operation<P, unknown>,
+  plan: P,
+  yes: boolean | undefined,
+  again: string,
+): Promise<P> {
   if (op.asks?.(plan) === false) return plan;
   if ((await confirm(op.question(plan), yes)) === "--yes") return plan;
   return stillHolds(op, plan, again);

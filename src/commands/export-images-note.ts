@@ -9,9 +9,17 @@ import { promptImageNames } from "../view/prompt-image-names.js";
  * that no scanner here sees. Said on stderr, so it reaches the user with --json and with -o - too.
  * Only the exported turns count (up to `upto`; turns not saved yet are left out of every export).
  */
-export async function noteExportedImages(dir: string, turns: Pick<Turn, "n" | "input">[], upto: number | null): Promise<void> {
-  const images = (await promptImageNames(dir, turns)).filter((i) => i.turn !== null && (upto === null || i.turn <= upto));
+export async function noteExportedImages(
+  dir: string,
+  turns: Pick<Turn, "n" | "input">[],
+  upto: number | null,
+): Promise<void> {
+  const images = (await promptImageNames(dir, turns)).filter(
+    (i) => i.turn !== null && (upto === null || i.turn <= upto),
+  );
   if (images.length === 0) return;
   const labels = images.map((i) => visible(i.label)).join(" ");
-  writeErr(`● ${images.length} image${images.length === 1 ? "" : "s"} in the prompts (${labels}) exported as they are: images are not scanned for secrets\n`);
+  writeErr(
+    `● ${images.length} image${images.length === 1 ? "" : "s"} in the prompts (${labels}) exported as they are: images are not scanned for secrets\n`,
+  );
 }

@@ -12,11 +12,18 @@ export async function checkExportTarget(given: string | undefined, out: string, 
   const folder = given !== undefined && /[/\\]$/.test(given) ? path.resolve(given) : path.dirname(out);
   const there = await fs.stat(folder).catch(() => null);
   if (!there?.isDirectory()) {
-    throw new UserError(`the folder ${folder} ${there ? "is not a folder" : "does not exist"}; nothing was written`, `make it first (mkdir -p ${folder}), or give -o a folder that exists`);
+    throw new UserError(
+      `the folder ${folder} ${there ? "is not a folder" : "does not exist"}; nothing was written`,
+      `make it first (mkdir -p ${folder}), or give -o a folder that exists`,
+    );
   }
   const file = await fs.lstat(out).catch(() => null);
   if (!file?.isFile() || force) return;
-  if (!process.stdin.isTTY) throw new UserError(`${out} already exists; nothing was written`, "pass --force to replace it, or give -o another name");
+  if (!process.stdin.isTTY)
+    throw new UserError(
+      `${out} already exists; nothing was written`,
+      "pass --force to replace it, or give -o another name",
+    );
   await confirm(`${out} already exists: replace it?`, false);
 }
 
@@ -24,7 +31,10 @@ export async function checkExportTarget(given: string | undefined, out: string, 
 export async function refuseSpecialFile(out: string): Promise<void> {
   const there = await fs.stat(out).catch(() => null);
   if (there && !there.isFile()) {
-    throw new UserError(`${out} is not a regular file (a pipe, a device or a socket); nothing was written`, "give -o a file path or a folder; to send the archive elsewhere, export to a file and copy it");
+    throw new UserError(
+      `${out} is not a regular file (a pipe, a device or a socket); nothing was written`,
+      "give -o a file path or a folder; to send the archive elsewhere, export to a file and copy it",
+    );
   }
 }
 

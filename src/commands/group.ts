@@ -10,7 +10,14 @@ export interface CommandGroup {
   description: string;
   helpAfter?: string;
   /** Each command by name (aliases too), loaded on demand. */
-  commands: Record<string, { load: () => Promise<Command>; aliases?: string[]; /** Not listed in help: a process nudge starts itself. */ hidden?: boolean }>;
+  commands: Record<
+    string,
+    {
+      load: () => Promise<Command>;
+      aliases?: string[];
+      /** Not listed in help: a process nudge starts itself. */ hidden?: boolean;
+    }
+  >;
 }
 
 /** The names a group's command answers to, mapped to its own name. */

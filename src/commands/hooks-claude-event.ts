@@ -15,25 +15,46 @@ import * as z from "../base/zod.js";
 import { parseOptions } from "./parse-options.js";
 
 /** Seconds nudge gives itself per hook, under the `timeout` its entry gives claude (claude-settings-hooks.ts). */
-export const HOOK_LIMIT_S: Record<string, number> = { SessionStart: 25, UserPromptSubmit: 25, PreToolUse: 55, Stop: 8, StopFailure: 8, SessionEnd: 8 };
+export const HOOK_LIMIT_S: Record<string, number> = {
+  SessionStart: 25,
+  UserPromptSubmit: 25,
+  PreToolUse: 55,
+  Stop: 8,
+  StopFailure: 8,
+  SessionEnd: 8,
+};
 const FINISH_LIMIT_S = 60;
 /** A hook's input is bounded: a Write's content can be a whole file. */
 const MAX_INPUT = 32 * 1024 * 1024;
 
-const Input = z.looseObject({ ...HookInput.shape, cwd: z.string().check(z.minLength(1)), tool_use_id: z.optional(z.string()) });
-const Options = z.object({ finish: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,100}$/))), end: z.optional(z.boolean()), claudePid: z.optional(z.string().check(z.regex(/^\d{1,9}$/))) });
+const Input = z.looseObject({
+  ...HookInput.shape,
+  cwd: z.string().check(z.minLength(1)),
+  tool_use_id: z.optional(z.string()),
+});
+const Options = z.object({
+  finish: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,100}$/))),
+  end: z.optional(z.boolean()),
+  claudePid: z.optional(z.string().check(z.regex(/^\d{1,9}$/))),
+});
 
 export const hooksClaudeEventCommand = new Command("claude-event")
   .description("what the hooks of `nudge hooks install --claude` run (claude gives the hook's JSON on stdin)")
   .option("--finish <session>", "end the turn a Stop hook noted (run detached by that hook)")
   .option("--end", "with --finish: claude ended; close the session")
   .option("--claude-pid <pid>", "with --finish: the claude whose hook started it")
-  .addHelpText("after", "\nNot meant to be run by hand.\n\nExamples:\n  $ echo '{\"hook_event_name\":\"Stop\",\"session_id\":\"…\",\"cwd\":\"/repo\"}' | nudge hooks claude-event")
+  .addHelpText(
+    "after",
+    '\nNot meant to be run by hand.\n\nExamples:\n  $ echo \'{"hook_event_name":"Stop","session_id":"…","cwd":"/repo"}\' | nudge hooks claude-event',
+  )
   .action(async (raw: unknown) => {
     const o = parseOptions(Options, raw);
     // However long git or the disk takes, claude gets its answer (no answer: the hook is as if absent).
     // Until the event is known, the longest any hook gets; then its own (hook()).
-    setTimeout(() => process.exit(0), (o.finish ? FINISH_LIMIT_S : Math.max(...Object.values(HOOK_LIMIT_S))) * 1000).unref();
+    setTimeout(
+      () => process.exit(0),
+      (o.finish ? FINISH_LIMIT_S : Math.max(...Object.values(HOOK_LIMIT_S))) * 1000,
+    ).unref();
     try {
       // A claude nudge runs (`claude run --tui`: TUI_RECORDING_ENV in hook-gate.ts; nudge's own
       // frontend and loops: claude-process.ts's mark) is recorded by that nudge. Read before anything loads.
@@ -60,7 +81,9 @@ async function hook(): Promise<object | null> {
     store = await openStore(hook.cwd);
   } catch (error) {
     // Not a git repository (or no store possible): claude goes on unrecorded, said once per session.
-    return hook.hook_event_name === "SessionStart" ? { systemMessage: `nudge is not recording this session: ${errorMessage(error)}` } : null;
+    return hook.hook_event_name === "SessionStart"
+      ? { systemMessage: `nudge is not recording this session: ${errorMessage(error)}` }
+      : null;
   }
   // Before every tool of claude's: only what the gate and the rules need is loaded.
   if (hook.hook_event_name === "PreToolUse") return (await import("../live/hook-gate.js")).preToolUse(store, hook);
@@ -75,13 +98,23 @@ async function hook(): Promise<object | null> {
       claudeConfigDir: claudeConfigDir(),
       note: (line) => writeErr(`nudge: ${line}\n`),
       finish: (sessionId, end) => {
-        const args = [script, "hooks", "claude-event", "--finish", sessionId, "--claude-pid", String(claudePid), ...(end ? ["--end"] : [])];
+        const args = [
+          script,
+          "hooks",
+          "claude-event",
+          "--finish",
+          sessionId,
+          "--claude-pid",
+          String(claudePid),
+          ...(end ? ["--end"] : []),
+        ];
         spawn(process.execPath, args, { cwd: hook.cwd, detached: true, stdio: "ignore", env: process.env }).unref();
       },
     });
   } catch (error) {
     // Said where the person sees it; claude goes on.
-    if (hook.hook_event_name === "UserPromptSubmit" || hook.hook_event_name === "SessionStart") return { systemMessage: `nudge could not record this: ${errorMessage(error)}` };
+    if (hook.hook_event_name === "UserPromptSubmit" || hook.hook_event_name === "SessionStart")
+      return { systemMessage: `nudge could not record this: ${errorMessage(error)}` };
     throw error;
   }
 }
@@ -92,7 +125,8 @@ async function finish(sessionId: string, end: boolean, claudePid: number): Promi
   const { appendFile } = await import("node:fs/promises");
   const path = await import("node:path");
   const log = path.join(store.dir, "claude-hooks.log");
-  const note = (line: string) => void appendFile(log, `${new Date().toISOString()} session ${sessionId}: ${line}\n`).catch(() => undefined);
+  const note = (line: string) =>
+    void appendFile(log, `${new Date().toISOString()} session ${sessionId}: ${line}\n`).catch(() => undefined);
   try {
     await finishTurn({ store, claudePid, claudeConfigDir: claudeConfigDir(), note }, sessionId, end);
   } catch (error) {

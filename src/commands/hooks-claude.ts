@@ -12,9 +12,14 @@ import { printJson, writeOut } from "../terminal/output.js";
 
 const LOCAL_SETTINGS = path.join(".claude", "settings.local.json");
 
-export async function claudeHooks(uninstall: boolean, o: { user?: boolean; dryRun?: boolean; json?: boolean }): Promise<void> {
+export async function claudeHooks(
+  uninstall: boolean,
+  o: { user?: boolean; dryRun?: boolean; json?: boolean },
+): Promise<void> {
   const where = await settingsFile(o.user ?? false);
-  const plan = uninstall ? await planUninstall(where.file, where.backup) : await planInstall(where.file, where.backup, hookCommand(process.execPath, path.resolve(process.argv[1]!)));
+  const plan = uninstall
+    ? await planUninstall(where.file, where.backup)
+    : await planInstall(where.file, where.backup, hookCommand(process.execPath, path.resolve(process.argv[1]!)));
   if (!o.dryRun) await applySettingsPlan(plan);
   const ignored = !o.dryRun && !uninstall && where.root ? await keepOutOfGit(where.root) : null;
   if (o.json) return printJson({ file: plan.file, action: plan.action, dryRun: o.dryRun ?? false });
@@ -29,7 +34,10 @@ export async function claudeHooks(uninstall: boolean, o: { user?: boolean; dryRu
   }[plan.action];
   writeOut(`${said}\n`);
   if (ignored) writeOut(`${LOCAL_SETTINGS} was not ignored by git: added to ${ignored}\n`);
-  if (plan.action === "install" && !o.dryRun) writeOut(`every claude started ${o.user ? "in a git repository" : "in this repository"} is now recorded: nudge session list\n`);
+  if (plan.action === "install" && !o.dryRun)
+    writeOut(
+      `every claude started ${o.user ? "in a git repository" : "in this repository"} is now recorded: nudge session list\n`,
+    );
 }
 
 /** The settings file, and where its backup goes (nudge's store for the project's; claude's config folder for the user's). */
@@ -39,14 +47,20 @@ async function settingsFile(user: boolean): Promise<{ file: string; backup: stri
     return { file: path.join(dir, "settings.json"), backup: path.join(dir, "nudge-settings-backup.json"), root: null };
   }
   const store = await openStore(process.cwd());
-  return { file: path.join(store.repoRoot, LOCAL_SETTINGS), backup: path.join(store.dir, "claude-settings-backup.json"), root: store.repoRoot };
+  return {
+    file: path.join(store.repoRoot, LOCAL_SETTINGS),
+    backup: path.join(store.dir, "claude-settings-backup.json"),
+    root: store.repoRoot,
+  };
 }
 
 /** The project's settings file holds this machine's paths: never committed. Said in .git/info/exclude when nothing ignores it yet. */
 async function keepOutOfGit(root: string): Promise<string | null> {
   const check = await execa("git", ["check-ignore", "-q", LOCAL_SETTINGS], { cwd: root, reject: false });
   if (check.exitCode === 0) return null;
-  const exclude = (await execa("git", ["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], { cwd: root })).stdout.trim();
+  const exclude = (
+    await execa("git", ["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], { cwd: root })
+  ).stdout.trim();
   await fs.mkdir(path.dirname(exclude), { recursive: true });
   const text = await fs.readFile(exclude, "utf8").catch(() => "");
   await fs.appendFile(exclude, `${text === "" || text.endsWith("\n") ? "" : "\n"}/${LOCAL_SETTINGS}\n`);

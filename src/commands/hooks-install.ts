@@ -7,7 +7,13 @@ import { parseOptions } from "./parse-options.js";
 import { UserError } from "../base/errors.js";
 import { claudeHooks } from "./hooks-claude.js";
 
-const Options = z.object({ dryRun: z.optional(z.boolean()), json: z.optional(z.boolean()), claude: z.optional(z.boolean()), project: z.optional(z.boolean()), user: z.optional(z.boolean()) });
+const Options = z.object({
+  dryRun: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
+  claude: z.optional(z.boolean()),
+  project: z.optional(z.boolean()),
+  user: z.optional(z.boolean()),
+});
 
 function hookCommand(name: "install" | "uninstall"): Command {
   const uninstall = name === "uninstall";
@@ -17,7 +23,12 @@ function hookCommand(name: "install" | "uninstall"): Command {
         ? "remove nudge's pre-push hook from this repository (--claude: nudge's claude hooks)"
         : "install nudge's pre-push hook: with git config nudge.push auto, pushing a branch publishes its sessions (--claude: claude's hooks, so a plain claude is recorded)",
     )
-    .option("--claude", uninstall ? "remove nudge's claude hooks (the settings file as it was before)" : "claude's hooks instead: a plain `claude` is recorded, nudge not in front")
+    .option(
+      "--claude",
+      uninstall
+        ? "remove nudge's claude hooks (the settings file as it was before)"
+        : "claude's hooks instead: a plain `claude` is recorded, nudge not in front",
+    )
     .option("--project", "with --claude: this repository's .claude/settings.local.json (the default)")
     .option("--user", "with --claude: your claude settings ($CLAUDE_CONFIG_DIR or ~/.claude/settings.json)")
     .option("--dry-run", "say what would be written or removed; change nothing")
@@ -45,7 +56,8 @@ Examples:
     )
     .action(async (raw: unknown) => {
       const o = parseOptions(Options, raw);
-      if ((o.project || o.user) && !o.claude) throw new UserError("--project and --user go with --claude", "nudge hooks " + name + " --claude --user");
+      if ((o.project || o.user) && !o.claude)
+        throw new UserError("--project and --user go with --claude", "nudge hooks " + name + " --claude --user");
       if (o.project && o.user) throw new UserError("--project and --user cannot be used together", "pick one");
       if (o.claude) return claudeHooks(uninstall, o);
       const store = await openStore(process.cwd());

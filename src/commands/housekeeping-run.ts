@@ -10,7 +10,10 @@ import { confirmPlan } from "./confirm.js";
 
 const say = (line: string): void => void writeOut(line + "\n");
 
-export async function runHousekeeping(op: Operation<HousekeepingPlan, HousekeepingResult>, o: { dryRun?: boolean; yes?: boolean; json?: boolean }): Promise<void> {
+export async function runHousekeeping(
+  op: Operation<HousekeepingPlan, HousekeepingResult>,
+  o: { dryRun?: boolean; yes?: boolean; json?: boolean },
+): Promise<void> {
   const plan = await op.prepare();
   if (o.dryRun) {
     if (o.json) return printJson({ dryRun: true, plan });

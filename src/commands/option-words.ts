@@ -35,17 +35,30 @@ export function accepted(schema: z.core.$ZodType): Accepted {
     case "default": {
       const inner = accepted(def.innerType!);
       const value = def.defaultValue;
-      return { ...inner, example: typeof value === "number" || typeof value === "string" ? String(value) : inner.example };
+      return {
+        ...inner,
+        example: typeof value === "number" || typeof value === "string" ? String(value) : inner.example,
+      };
     }
     case "pipe":
       return accepted(def.in!);
     case "union": {
       // A boolean branch is the flag given without a value: nothing to say about it.
       const parts = def.options!.map(accepted);
-      return { words: parts.flatMap((p) => p.words), example: parts.map((p) => p.example).reverse().find((e) => e !== null) ?? null };
+      return {
+        words: parts.flatMap((p) => p.words),
+        example:
+          parts
+            .map((p) => p.example)
+            .reverse()
+            .find((e) => e !== null) ?? null,
+      };
     }
     case "literal":
-      return { words: def.values!.map((v) => JSON.stringify(v)), example: def.values!.length ? String(def.values![0]) : null };
+      return {
+        words: def.values!.map((v) => JSON.stringify(v)),
+        example: def.values!.length ? String(def.values![0]) : null,
+      };
     case "enum": {
       const values = Object.values(def.entries!).map(String);
       return { words: [`one of ${values.join(", ")}`], example: values[0] ?? null };
@@ -66,8 +79,10 @@ function numberWords(def: Def): Accepted {
   for (const { _zod } of def.checks ?? []) {
     const c = _zod.def;
     if (c.check === "number_format" && /int/.test(c.format ?? "")) whole = true;
-    else if (c.check === "greater_than" && typeof c.value === "number") low = { value: c.value, inclusive: c.inclusive ?? false };
-    else if (c.check === "less_than" && typeof c.value === "number") high = { value: c.value, inclusive: c.inclusive ?? false };
+    else if (c.check === "greater_than" && typeof c.value === "number")
+      low = { value: c.value, inclusive: c.inclusive ?? false };
+    else if (c.check === "less_than" && typeof c.value === "number")
+      high = { value: c.value, inclusive: c.inclusive ?? false };
   }
   // The int format's own bound (2^53) is no limit a person needs to hear about.
   if (high && high.value >= Number.MAX_SAFE_INTEGER) high = null;
@@ -75,8 +90,13 @@ function numberWords(def: Def): Accepted {
   const range =
     low && high && low.inclusive && high.inclusive
       ? ` from ${low.value} to ${high.value}`
-      : [low && (low.inclusive ? ` of at least ${low.value}` : ` above ${low.value}`), high && (high.inclusive ? ` of at most ${high.value}` : ` below ${high.value}`)].filter(Boolean).join(" and");
+      : [
+          low && (low.inclusive ? ` of at least ${low.value}` : ` above ${low.value}`),
+          high && (high.inclusive ? ` of at most ${high.value}` : ` below ${high.value}`),
+        ]
+          .filter(Boolean)
+          .join(" and");
   const start = low ? (low.inclusive ? low.value : whole ? Math.floor(low.value) + 1 : low.value + 1) : 1;
-  const example = high && start > high.value ? low?.value ?? high.value : start;
+  const example = high && start > high.value ? (low?.value ?? high.value) : start;
   return { words: [`${kind}${range}`], example: String(example) };
 }

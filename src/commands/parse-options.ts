@@ -23,7 +23,10 @@ export function parseOptions<T extends z.core.$ZodType>(schema: T, raw: unknown)
   if (!what?.words.length || !ZOD_WORDS.test(issue.message)) {
     // A check with words of its own (a refine's, a regex's) already says what it takes.
     const words = ZOD_WORDS.test(issue.message) ? "not a value it takes" : issue.message;
-    throw new UserError(`invalid ${flag}: ${words}${got}`, `see ${flag === "options" ? "" : `${flag} in `}--help for the values it takes`);
+    throw new UserError(
+      `invalid ${flag}: ${words}${got}`,
+      `see ${flag === "options" ? "" : `${flag} in `}--help for the values it takes`,
+    );
   }
   const example = what.example === null ? "" : `for example ${flag} ${what.example}; `;
   throw new UserError(`invalid ${flag}: expected ${what.words.join(" or ")}${got}`, `${example}see --help for more`);

@@ -46,11 +46,17 @@ Exit codes: 0 ok, 1 a problem with the input or the environment (the message say
     if (group.helpAfter) command.addHelpText("after", group.helpAfter);
     const wanted = groupArg === group.name ? commandNames(group).get(commandArg ?? "") : undefined;
     const names = wanted ? [wanted] : groupArg === group.name || !known ? Object.keys(group.commands) : [];
-    const loaded = await Promise.all(names.map(async (name) => ({ sub: await group.commands[name]!.load(), hidden: group.commands[name]!.hidden === true })));
+    const loaded = await Promise.all(
+      names.map(async (name) => ({
+        sub: await group.commands[name]!.load(),
+        hidden: group.commands[name]!.hidden === true,
+      })),
+    );
     for (const { sub, hidden } of loaded) command.addCommand(sub, { hidden });
     root.addCommand(command);
   }
-  for (const [name, entry] of Object.entries(COMMANDS)) if (groupArg === name || !known) root.addCommand(await entry.load());
+  for (const [name, entry] of Object.entries(COMMANDS))
+    if (groupArg === name || !known) root.addCommand(await entry.load());
   const strict = (command: Command) => {
     command.exitOverride().showHelpAfterError("hint: add --help for usage");
     command.commands.forEach(strict);

@@ -27,7 +27,8 @@ Examples:
     const options = parseOptions(Options, raw);
     const rules = await loadRules(await repoRoot(process.cwd()));
     if (options.json) return printJson({ file: rules.file, rules: rules.rules.map(ruleJson) });
-    if (!rules.file) return void writeOut("no rules file in this repository (.nudge/rules.yaml); claude's own permissions decide\n");
+    if (!rules.file)
+      return void writeOut("no rules file in this repository (.nudge/rules.yaml); claude's own permissions decide\n");
     if (rules.rules.length === 0) return void writeOut(`${rules.file} has no rules\n`);
     printTable(
       ["#", "ID", "ACTION", "MATCHES", "MESSAGE"],

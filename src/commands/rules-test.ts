@@ -58,11 +58,14 @@ Examples:
     }
     const out = (line: string): void => void writeOut(line + "\n");
     const what = `${tool}(${callDetail(call, 80)})`;
-    if (!rules.file) return out(`no rules file in this repository (.nudge/rules.yaml): claude's own permissions decide ${what}`);
+    if (!rules.file)
+      return out(`no rules file in this repository (.nudge/rules.yaml): claude's own permissions decide ${what}`);
     if (!decision) out(`no rule matches ${what}: claude's own permissions decide, as without rules`);
     // What the rules saw of a command that is more than one simple command: why an allow rule did not match.
     if (shell && (shell.commands.length > 1 || shell.notPlain)) {
-      out(`  the command is ${shell.commands.length} simple command${shell.commands.length === 1 ? "" : "s"}: ${shell.commands.map((c) => `[${showControls(c)}]`).join(" ")}`);
+      out(
+        `  the command is ${shell.commands.length} simple command${shell.commands.length === 1 ? "" : "s"}: ${shell.commands.map((c) => `[${showControls(c)}]`).join(" ")}`,
+      );
       if (shell.notPlain && rules.rules.some((r) => r.action === "allow" && r.match.command !== undefined)) {
         out(`  it is not plain (${shell.notPlain}), so no allow rule on command can match it`);
       }
@@ -73,9 +76,14 @@ Examples:
     out(`  matches: ${describeMatch(r)}`);
     out(`  action:  ${decision.action}`);
     if (decision.action === "deny") out(`the call does not run; claude receives as its error result:\n  ${receives}`);
-    if (decision.action === "note") out(`the call is asked or allowed as without the rule; after it runs, claude receives:\n  ${receives}`);
-    if (decision.action === "ask") out(`you are asked, as a permission prompt, even where claude's mode would allow it${r.message ? `:\n  ${r.message}` : ""}`);
-    if (decision.action === "allow") out("the call runs without a permission prompt (a deny rule in claude's own settings still wins)");
+    if (decision.action === "note")
+      out(`the call is asked or allowed as without the rule; after it runs, claude receives:\n  ${receives}`);
+    if (decision.action === "ask")
+      out(
+        `you are asked, as a permission prompt, even where claude's mode would allow it${r.message ? `:\n  ${r.message}` : ""}`,
+      );
+    if (decision.action === "allow")
+      out("the call runs without a permission prompt (a deny rule in claude's own settings still wins)");
   });
 
 function parseInput(text: string): Record<string, unknown> {
@@ -83,10 +91,16 @@ function parseInput(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UserError(`the tool input is not valid JSON: ${(error as Error).message}`, `quote it for the shell: ${EXAMPLE}`);
+    throw new UserError(
+      `the tool input is not valid JSON: ${(error as Error).message}`,
+      `quote it for the shell: ${EXAMPLE}`,
+    );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new UserError("the tool input must be a JSON object, like the input of claude's tool call", `for example: ${EXAMPLE}`);
+    throw new UserError(
+      "the tool input must be a JSON object, like the input of claude's tool call",
+      `for example: ${EXAMPLE}`,
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -101,8 +115,19 @@ async function readStdin(): Promise<string> {
 function inputWarnings(call: ToolCall): string[] {
   const warnings: string[] = [];
   const known = miscasedTool(call.toolName);
-  if (known) warnings.push(`claude has no tool "${call.toolName}"; tool names are case-sensitive: did you mean ${known}?`);
-  const field = call.toolName === "Bash" ? "command" : call.toolName === "NotebookEdit" ? "notebook_path" : (PATH_TOOLS as readonly string[]).includes(call.toolName) ? "file_path" : null;
-  if (field && typeof call.input[field] !== "string") warnings.push(`the input has no "${field}" text, so no rule on ${field === "command" ? "command" : "path"} can match it`);
+  if (known)
+    warnings.push(`claude has no tool "${call.toolName}"; tool names are case-sensitive: did you mean ${known}?`);
+  const field =
+    call.toolName === "Bash"
+      ? "command"
+      : call.toolName === "NotebookEdit"
+        ? "notebook_path"
+        : (PATH_TOOLS as readonly string[]).includes(call.toolName)
+          ? "file_path"
+          : null;
+  if (field && typeof call.input[field] !== "string")
+    warnings.push(
+      `the input has no "${field}" text, so no rule on ${field === "command" ? "command" : "path"} can match it`,
+    );
   return warnings;
 }

@@ -12,7 +12,9 @@ import { parseOptions } from "./parse-options.js";
 const Options = z.object({ json: z.optional(z.boolean()) });
 
 export const sessionAdoptCommand = new Command("adopt")
-  .description("make one of claude's own sessions (run without nudge) a nudge session: its whole conversation, resumable, its code state the work tree now")
+  .description(
+    "make one of claude's own sessions (run without nudge) a nudge session: its whole conversation, resumable, its code state the work tree now",
+  )
   .argument("<claude-session-id>", "claude's session id or a unique prefix (nudge session list shows them)")
   .option("--json", "machine-readable output")
   .addHelpText(
@@ -32,14 +34,29 @@ Examples:
     const store = await commandStore(process.cwd());
     const session = await findClaudeSession(store, id);
     if (!session) {
-      const held = (await knownClaudeIds(store)).has(id) || [...(await knownClaudeIds(store))].some((k) => k.startsWith(id));
-      if (held) throw new UserError(`claude's session ${visible(id)} is nudge's already (recorded or adopted)`, "find it with: nudge session list");
+      const held =
+        (await knownClaudeIds(store)).has(id) || [...(await knownClaudeIds(store))].some((k) => k.startsWith(id));
+      if (held)
+        throw new UserError(
+          `claude's session ${visible(id)} is nudge's already (recorded or adopted)`,
+          "find it with: nudge session list",
+        );
       const here = await claudeOwnSessions(store);
-      throw new UserError(`no session of claude's own matches "${visible(id)}"`, here.length ? "list them with: nudge session list" : "claude has no sessions of this repository that nudge does not hold");
+      throw new UserError(
+        `no session of claude's own matches "${visible(id)}"`,
+        here.length
+          ? "list them with: nudge session list"
+          : "claude has no sessions of this repository that nudge does not hold",
+      );
     }
     const adopted = await adoptClaudeSession(store, session, { claudeConfigDir: claudeConfigDir() });
-    if (options.json) return printJson({ ...adopted, claudeSessionId: session.id, codeState: "the work tree at adoption (turn 0)" });
-    writeOut(`adopted claude's session ${visible(session.id)} as nudge session ${adopted.id}: ${adopted.turns} turn${adopted.turns === 1 ? "" : "s"} of its conversation\n`);
-    writeOut(`its code state is the work tree as it is now (turn 0): claude's changes in those turns were never recorded, so no diff shows them and a rewind to them restores the work tree of now\n`);
+    if (options.json)
+      return printJson({ ...adopted, claudeSessionId: session.id, codeState: "the work tree at adoption (turn 0)" });
+    writeOut(
+      `adopted claude's session ${visible(session.id)} as nudge session ${adopted.id}: ${adopted.turns} turn${adopted.turns === 1 ? "" : "s"} of its conversation\n`,
+    );
+    writeOut(
+      `its code state is the work tree as it is now (turn 0): claude's changes in those turns were never recorded, so no diff shows them and a rewind to them restores the work tree of now\n`,
+    );
     writeOut(`go on with it: nudge claude run -r ${adopted.id}  ·  look at it: nudge session show ${adopted.id}\n`);
   });

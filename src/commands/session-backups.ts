@@ -29,7 +29,8 @@ Examples:
     const listing = await listBackups(store);
     if (o.json) return printJson(listing);
     const say = (line: string): void => void writeOut(line + "\n");
-    if (listing.entries.length === 0 && listing.others.length === 0) return say("no backups: no rewind has been made in this repository");
+    if (listing.entries.length === 0 && listing.others.length === 0)
+      return say("no backups: no rewind has been made in this repository");
     if (listing.entries.length > 0) {
       printTable(
         ["", "WHEN (UTC)", "SESSION", "TURN", "WHAT", "STATUS", "FILES", "BACKUP"],
@@ -45,7 +46,11 @@ Examples:
         ]),
       );
       const target = listing.entries.find((e) => e.undo);
-      say(target ? `* nudge session rewind --undo puts back the files from before this rewind` : "nothing to undo: every rewind listed was undone or failed");
+      say(
+        target
+          ? `* nudge session rewind --undo puts back the files from before this rewind`
+          : "nothing to undo: every rewind listed was undone or failed",
+      );
     }
     if (listing.others.length > 0) {
       say("");

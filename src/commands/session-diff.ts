@@ -11,7 +11,8 @@ import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
-const Options = z.object({ remote: RemoteOption,
+const Options = z.object({
+  remote: RemoteOption,
   stat: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
   from: z.optional(z.string()),
@@ -51,30 +52,42 @@ Examples:
     const { store, id: sourceId } = await sessionSource(id, options.remote);
     const m = (await resolveSession(store, sourceId)).manifest;
     const turn = (arg: string | undefined, name: string) => (arg === undefined ? undefined : parseTurnArg(arg, name));
-    const range = pickRange(m, turn(turnArg, "turn"), turn(options.from, "--from"), turn(options.to, "--to"), options.edits);
+    const range = pickRange(
+      m,
+      turn(turnArg, "turn"),
+      turn(options.from, "--from"),
+      turn(options.to, "--to"),
+      options.edits,
+    );
     const ignored = new Set(range.nowIgnored ?? []);
     const files = (await turnDiff(store, m, range)).map((f) => (ignored.has(f.path) ? { ...f, nowIgnored: true } : f));
     // Claude's turns in the range that ran beside another recording (--force): their changes may be its.
-    const sharedTurns = options.edits ? [] : m.turns.filter((t) => t.n > (range.from ?? -1) && t.n <= range.to && t.sharedWith?.length);
+    const sharedTurns = options.edits
+      ? []
+      : m.turns.filter((t) => t.n > (range.from ?? -1) && t.n <= range.to && t.sharedWith?.length);
     const shared = [...new Set(sharedTurns.flatMap((t) => t.sharedWith ?? []))];
     if (options.json) {
       // The modes say what a chmod-only change is (0 insertions, 0 deletions otherwise).
-      const list = files.map(({ path, oldPath, status, insertions, deletions, binary, oldMode, newMode, nowIgnored }) => ({
-        path,
-        oldPath,
-        status,
-        insertions,
-        deletions,
-        binary,
-        oldMode,
-        newMode,
-        nowIgnored: nowIgnored ?? false,
-      }));
+      const list = files.map(
+        ({ path, oldPath, status, insertions, deletions, binary, oldMode, newMode, nowIgnored }) => ({
+          path,
+          oldPath,
+          status,
+          insertions,
+          deletions,
+          binary,
+          oldMode,
+          newMode,
+          nowIgnored: nowIgnored ?? false,
+        }),
+      );
       return printJson({ id: m.id, from: range.from, to: range.to, sharedWith: shared, files: list });
     }
     if (shared.length) {
       const turns = `turn${sharedTurns.length === 1 ? "" : "s"} ${sharedTurns.map((t) => t.n).join(", ")}`;
-      writeErr(`! shared work tree: session${shared.length === 1 ? "" : "s"} ${shared.join(", ")} also recorded here during ${turns}; these changes may include ${shared.length === 1 ? "its own" : "their own"}\n`);
+      writeErr(
+        `! shared work tree: session${shared.length === 1 ? "" : "s"} ${shared.join(", ")} also recorded here during ${turns}; these changes may include ${shared.length === 1 ? "its own" : "their own"}\n`,
+      );
     }
     const style = makeStyle(colorEnabled(process.stdout));
     if (files.length === 0) return void writeOut(`${style.dim(`no changes ${range.label}`)}\n`);

@@ -24,11 +24,19 @@ export interface HtmlExportFlags {
 
 export async function exportHtmlAction(id: string, o: HtmlExportFlags): Promise<void> {
   const toStdout = o.output === "-";
-  if (toStdout && o.json) throw new UserError("-o - writes the page to stdout, where --json would go too", "give -o a file or a folder to have --json");
+  if (toStdout && o.json)
+    throw new UserError(
+      "-o - writes the page to stdout, where --json would go too",
+      "give -o a file or a folder to have --json",
+    );
   const store = await commandStore(process.cwd());
   const session = await resolveSession(store, id);
   const given = path.resolve(o.output ?? ".");
-  const out = toStdout ? null : o.output === undefined || (await isFolder(given)) ? path.join(given, `nudge-${session.manifest.id}.html`) : given;
+  const out = toStdout
+    ? null
+    : o.output === undefined || (await isFolder(given))
+      ? path.join(given, `nudge-${session.manifest.id}.html`)
+      : given;
   if (out) {
     await refuseSpecialFile(out);
     await checkExportTarget(o.output, out, o.force ?? false);
@@ -49,13 +57,31 @@ export async function exportHtmlAction(id: string, o: HtmlExportFlags): Promise<
     writeOut(result.html);
   }
   if (o.json) {
-    return printJson({ path: out, excludedIn, bytes, id: session.manifest.id, turns: result.turns, upto: result.upto, masked: result.masked, keptSecrets: result.kept, codeSecrets: result.codeSecrets, leftOut: result.leftOut });
+    return printJson({
+      path: out,
+      excludedIn,
+      bytes,
+      id: session.manifest.id,
+      turns: result.turns,
+      upto: result.upto,
+      masked: result.masked,
+      keptSecrets: result.kept,
+      codeSecrets: result.codeSecrets,
+      leftOut: result.leftOut,
+    });
   }
   const say = (line: string) => (toStdout ? writeErr : writeOut)(line + "\n");
-  say(`exported session ${session.manifest.id} → ${out ? shown(out) : "stdout"} (${formatBytes(bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${result.upto === null ? "" : `, up to turn ${result.upto}`}): one page, opens with no network`);
+  say(
+    `exported session ${session.manifest.id} → ${out ? shown(out) : "stdout"} (${formatBytes(bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${result.upto === null ? "" : `, up to turn ${result.upto}`}): one page, opens with no network`,
+  );
   say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
   if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
-  for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${s.path}, turn ${s.turn}`);
-  if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
-  if (excludedIn) say(`  kept out of your next turns: it is inside the work tree, so ${shown(excludedIn)} now names it`);
+  for (const s of result.codeSecrets)
+    say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${s.path}, turn ${s.turn}`);
+  if (result.leftOut)
+    say(
+      `  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`,
+    );
+  if (excludedIn)
+    say(`  kept out of your next turns: it is inside the work tree, so ${shown(excludedIn)} now names it`);
 }

@@ -30,13 +30,19 @@ const Options = z.object({
 export const sessionExportCommand = new Command("export")
   .description("write a session to one .tar.gz that any clone of the repository can import")
   .argument("<id>", "session id or unique prefix")
-  .option("-o, --output <file>", "where to write it: a file, a folder for nudge-<id>.tar.gz (default: here), or - for stdout")
+  .option(
+    "-o, --output <file>",
+    "where to write it: a file, a folder for nudge-<id>.tar.gz (default: here), or - for stdout",
+  )
   .option("--upto <turn>", "export turns 0..N only (leave out later turns, e.g. one that leaked something)")
   .option("--no-redact", "keep secrets found in the conversation and transcripts verbatim (they are masked by default)")
   .option("--allow-secrets-in-code", "export even if the code changes hold a secret (code is never masked)")
   .option("--force", "replace the file -o names if it exists (without a terminal it is refused otherwise)")
   .option("--json", "machine-readable output")
-  .option("--html", "write the session's web page instead: one self-contained .html file to open in any browser, masked the same way")
+  .option(
+    "--html",
+    "write the session's web page instead: one self-contained .html file to open in any browser, masked the same way",
+  )
   .addHelpText(
     "after",
     `
@@ -60,8 +66,16 @@ Examples:
     const o = parseOptions(Options, raw);
     if (o.html) return exportHtmlAction(id, o);
     const toStdout = o.output === "-";
-    if (toStdout && o.json) throw new UserError("-o - writes the archive to stdout, where --json would go too", "give -o a file or a folder to have --json");
-    if (toStdout && process.stdout.isTTY) throw new UserError("-o - would write a binary archive to the terminal; nothing was written", "redirect it: nudge session export <id> -o - > session.tar.gz");
+    if (toStdout && o.json)
+      throw new UserError(
+        "-o - writes the archive to stdout, where --json would go too",
+        "give -o a file or a folder to have --json",
+      );
+    if (toStdout && process.stdout.isTTY)
+      throw new UserError(
+        "-o - would write a binary archive to the terminal; nothing was written",
+        "redirect it: nudge session export <id> -o - > session.tar.gz",
+      );
     const store = await commandStore(process.cwd());
     const session = await resolveRecorded(store, id, "export");
     // -o may name a folder: the file goes in it under its default name. -o -: a private temp file, then stdout.
@@ -69,7 +83,10 @@ Examples:
     const work = toStdout ? await beginWork(store, "stdout", "an export to stdout") : null;
     const scratch = work?.dir ?? null;
     const given = path.resolve(scratch ?? o.output ?? ".");
-    const out = o.output === undefined || scratch || (await isFolder(given)) ? path.join(given, defaultExportName(session.manifest.id)) : given;
+    const out =
+      o.output === undefined || scratch || (await isFolder(given))
+        ? path.join(given, defaultExportName(session.manifest.id))
+        : given;
     await refuseSpecialFile(out);
     if (!scratch) await checkExportTarget(o.output, out, o.force ?? false);
     let result: ExportResult;

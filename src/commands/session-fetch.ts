@@ -13,8 +13,13 @@ const Options = z.object({
 });
 
 export const sessionFetchCommand = new Command("fetch")
-  .description("bring the list of a remote's published sessions here (their cards only; content comes with pull or show)")
-  .option("--remote <name|url>", "from where (default: git config nudge.remote, else the branch's upstream remote, else origin)")
+  .description(
+    "bring the list of a remote's published sessions here (their cards only; content comes with pull or show)",
+  )
+  .option(
+    "--remote <name|url>",
+    "from where (default: git config nudge.remote, else the branch's upstream remote, else origin)",
+  )
   .option("--json", "machine-readable output")
   .addHelpText(
     "after",
@@ -32,10 +37,24 @@ Examples:
     const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
     const r = await fetchPublished(store, remote);
-    if (o.json) return printJson({ remote: r.remote, sessions: r.cards.length, added: r.added, updated: r.updated, removed: r.removed, ignored: r.ignored });
-    for (const bad of r.cards.filter((c) => c.problem)) writeErr(`! published session ${visible(bad.id)} is unreadable: ${visible(bad.problem!)}\n`);
-    if (r.ignored) writeErr(`! ${r.ignored} ref${r.ignored === 1 ? "" : "s"} under refs/nudge/published/ ${r.ignored === 1 ? "is" : "are"} not named as nudge names a publication (10 hex characters): ignored\n`);
+    if (o.json)
+      return printJson({
+        remote: r.remote,
+        sessions: r.cards.length,
+        added: r.added,
+        updated: r.updated,
+        removed: r.removed,
+        ignored: r.ignored,
+      });
+    for (const bad of r.cards.filter((c) => c.problem))
+      writeErr(`! published session ${visible(bad.id)} is unreadable: ${visible(bad.problem!)}\n`);
+    if (r.ignored)
+      writeErr(
+        `! ${r.ignored} ref${r.ignored === 1 ? "" : "s"} under refs/nudge/published/ ${r.ignored === 1 ? "is" : "are"} not named as nudge names a publication (10 hex characters): ignored\n`,
+      );
     const n = r.cards.length;
-    writeOut(`${visible(r.remote)} has ${n} published session${n === 1 ? "" : "s"} (${r.added.length} new, ${r.updated.length} updated, ${r.removed.length} gone since the last fetch)\n`);
+    writeOut(
+      `${visible(r.remote)} has ${n} published session${n === 1 ? "" : "s"} (${r.added.length} new, ${r.updated.length} updated, ${r.removed.length} gone since the last fetch)\n`,
+    );
     if (n) writeOut("list them: nudge session list --remote\n");
   });

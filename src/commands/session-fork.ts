@@ -49,7 +49,14 @@ Examples:
       const op = forkIntoWorktreeOperation(store, source, turn, path.resolve(o.worktree));
       if (o.dryRun) {
         const plan = await op.prepare();
-        if (o.json) return printJson({ dryRun: true, worktree: plan.root, commit: plan.commit, session: source.manifest.id, turn });
+        if (o.json)
+          return printJson({
+            dryRun: true,
+            worktree: plan.root,
+            commit: plan.commit,
+            session: source.manifest.id,
+            turn,
+          });
         const [where, untouched] = op.describe(plan);
         say(where!);
         say(`${untouched}; nothing was done (dry run)`);
@@ -71,6 +78,13 @@ Examples:
       });
     }
     if (!fork) return;
-    if (o.json) return printJson({ id: fork.manifest.id, path: fork.dir, parent: fork.manifest.parent, codeAt: fork.codeAt, backup: fork.rewind?.backup.ref ?? null });
+    if (o.json)
+      return printJson({
+        id: fork.manifest.id,
+        path: fork.dir,
+        parent: fork.manifest.parent,
+        codeAt: fork.codeAt,
+        backup: fork.rewind?.backup.ref ?? null,
+      });
     describeForked(source.manifest.id, fork, Boolean(o.worktree)).forEach(say);
   });

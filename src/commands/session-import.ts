@@ -13,7 +13,12 @@ const Options = z.object({
   force: z.optional(z.boolean()),
   dryRun: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
-  maxSize: z.optional(z.pipe(z.string().check(z.refine((s) => parseSize(s) !== null, "a size such as 2GiB, 800MiB or 1500000000 (bytes)")), z.transform((s) => parseSize(s)!))),
+  maxSize: z.optional(
+    z.pipe(
+      z.string().check(z.refine((s) => parseSize(s) !== null, "a size such as 2GiB, 800MiB or 1500000000 (bytes)")),
+      z.transform((s) => parseSize(s)!),
+    ),
+  ),
 });
 
 export const sessionImportCommand = new Command("import")
@@ -22,7 +27,10 @@ export const sessionImportCommand = new Command("import")
   .option("--force", "replace a different session under the same id (it is set aside first, and the output says where)")
   .option("--dry-run", "check everything and print what would be installed; write nothing")
   .option("--json", "machine-readable output")
-  .option("--max-size <size>", "the most the export may unpack to, per file and in total (default 256MiB a file, 512MiB in all, and at most 50 times the archive's size past 64MiB)")
+  .option(
+    "--max-size <size>",
+    "the most the export may unpack to, per file and in total (default 256MiB a file, 512MiB in all, and at most 50 times the archive's size past 64MiB)",
+  )
   .addHelpText(
     "after",
     `
@@ -58,38 +66,71 @@ export function describe(r: ImportResult, file: string): string[] {
   const lines: string[] = [];
   const turns = `${r.turns} turn${r.turns === 1 ? "" : "s"}`;
   if (r.status === "already") {
-    lines.push(`${file} is already imported, as session ${r.id}${r.continuedBy ? ` (continued here since: ${r.continuedBy} more turn${r.continuedBy === 1 ? "" : "s"})` : ""}; nothing to do`);
+    lines.push(
+      `${file} is already imported, as session ${r.id}${r.continuedBy ? ` (continued here since: ${r.continuedBy} more turn${r.continuedBy === 1 ? "" : "s"})` : ""}; nothing to do`,
+    );
     lines.push(`continue it: nudge claude run -r ${shellQuote(r.id)}`);
     return lines;
   }
   const verb = r.status === "dry-run" ? "would import" : "imported";
   lines.push(`${verb} session ${r.id} from ${file} (${turns})`);
-  if (r.idChange === "fresh") lines.push(`  a different session ${r.sourceId} is already here: ${r.status === "dry-run" ? "it would get" : "it got"} the fresh id ${r.id} (--force replaces the one that is here)`);
-  if (r.idChange === "replaced") lines.push(`  replaces the session ${r.id} that was here${r.setAside ? `, now kept in ${home(r.setAside.backupDir)} (refs under refs/nudge/import-backups/)` : ", which would be set aside first"}`);
+  if (r.idChange === "fresh")
+    lines.push(
+      `  a different session ${r.sourceId} is already here: ${r.status === "dry-run" ? "it would get" : "it got"} the fresh id ${r.id} (--force replaces the one that is here)`,
+    );
+  if (r.idChange === "replaced")
+    lines.push(
+      `  replaces the session ${r.id} that was here${r.setAside ? `, now kept in ${home(r.setAside.backupDir)} (refs under refs/nudge/import-backups/)` : ", which would be set aside first"}`,
+    );
   // An export of an older nudge does not say when it was written: nothing is said rather than the session's time.
-  lines.push(`  exported by ${r.origin.exportedBy ?? "(unknown)"} from ${r.origin.root}${r.origin.writtenAt ? ` on ${r.origin.writtenAt}` : ""}`);
+  lines.push(
+    `  exported by ${r.origin.exportedBy ?? "(unknown)"} from ${r.origin.root}${r.origin.writtenAt ? ` on ${r.origin.writtenAt}` : ""}`,
+  );
   lines.push(`  bundle: ${home(r.dir)}`);
-  lines.push(`  code: ${r.refs[0]}${r.carried.length ? ` (the export carried ${r.carried.length} commit${r.carried.length === 1 ? "" : "s"} this clone may lack: ${r.carried.map((c) => c.slice(0, 10)).join(", ")})` : ""}`);
+  lines.push(
+    `  code: ${r.refs[0]}${r.carried.length ? ` (the export carried ${r.carried.length} commit${r.carried.length === 1 ? "" : "s"} this clone may lack: ${r.carried.map((c) => c.slice(0, 10)).join(", ")})` : ""}`,
+  );
   const files = r.claudeFiles;
   if (files.length) {
-    const folder = path.dirname(files.find((f) => !f.path.includes(`${path.sep}subagents${path.sep}`) && f.path.endsWith(".jsonl"))?.path ?? files[0]!.path);
+    const folder = path.dirname(
+      files.find((f) => !f.path.includes(`${path.sep}subagents${path.sep}`) && f.path.endsWith(".jsonl"))?.path ??
+        files[0]!.path,
+    );
     const same = files.filter((f) => f.state === "same").length;
     const longer = files.filter((f) => f.state === "longer").length;
     const holds = files.filter((f) => f.state === "holds").length;
     const extended = files.filter((f) => f.state === "extends").length;
-    const beside = files.filter((f) => f.state === "beside" && f.path.endsWith(".jsonl") && path.dirname(f.path) === folder);
+    const beside = files.filter(
+      (f) => f.state === "beside" && f.path.endsWith(".jsonl") && path.dirname(f.path) === folder,
+    );
     const notes = [
       ...(same ? [`${same} already there`] : []),
-      ...(longer ? [`${longer} already there and continued since: kept, the session resumes from its own last turn in a fork`] : []),
-      ...(holds ? [`${holds} already there in another version (the original of a masked export?): kept as they are, the session resumes from its own last turn in a fork`] : []),
+      ...(longer
+        ? [`${longer} already there and continued since: kept, the session resumes from its own last turn in a fork`]
+        : []),
+      ...(holds
+        ? [
+            `${holds} already there in another version (the original of a masked export?): kept as they are, the session resumes from its own last turn in a fork`,
+          ]
+        : []),
       ...(extended ? [`${extended} already there in part (an earlier part of this conversation): now whole`] : []),
-      ...(beside.length ? [`another version of this conversation is already there, continued apart: both kept, this one as claude session ${beside.map((f) => path.basename(f.path, ".jsonl")).join(", ")}`] : []),
+      ...(beside.length
+        ? [
+            `another version of this conversation is already there, continued apart: both kept, this one as claude session ${beside.map((f) => path.basename(f.path, ".jsonl")).join(", ")}`,
+          ]
+        : []),
     ];
-    lines.push(`  claude: ${files.length} file${files.length === 1 ? "" : "s"} in ${home(folder)}${notes.length ? ` (${notes.join("; ")})` : ""}`);
+    lines.push(
+      `  claude: ${files.length} file${files.length === 1 ? "" : "s"} in ${home(folder)}${notes.length ? ` (${notes.join("; ")})` : ""}`,
+    );
   }
-  for (const moved of r.setAside?.claudeFiles ?? []) lines.push(`  set aside claude's ${home(moved)} into ${home(r.setAside!.backupDir)}`);
+  for (const moved of r.setAside?.claudeFiles ?? [])
+    lines.push(`  set aside claude's ${home(moved)} into ${home(r.setAside!.backupDir)}`);
   // The code first: a run started on this clone's own tree would record it as edits undoing the session's work.
-  if (r.status === "imported") lines.push(`put its code in place: nudge session rewind ${shellQuote(r.id)} ${r.turns} · then continue it: nudge claude run -r ${shellQuote(r.id)}`);
+  if (r.status === "imported")
+    lines.push(
+      `put its code in place: nudge session rewind ${shellQuote(r.id)} ${r.turns} · then continue it: nudge claude run -r ${shellQuote(r.id)}`,
+    );
   return lines;
 }
 

@@ -28,7 +28,10 @@ export const sessionListCommand = new Command("list")
   .description("list this repository's recorded sessions, newest first")
   .option("--all", `every session (the table shows the newest ${SCREEN_ROWS} unless --all or --limit)`)
   .option("--limit <n>", "only the newest n sessions")
-  .option("--remote [name|url]", "the sessions published on a remote, as last fetched (nudge session fetch), instead of this repository's")
+  .option(
+    "--remote [name|url]",
+    "the sessions published on a remote, as last fetched (nudge session fetch), instead of this repository's",
+  )
   .option("--all-projects", "every project claude has sessions for on this machine: its sessions, last activity, cost")
   .option("--json", "machine-readable output (every session unless --limit)")
   .addHelpText(
@@ -38,15 +41,20 @@ export const sessionListCommand = new Command("list")
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
-    if (options.remote !== undefined) return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
+    if (options.remote !== undefined)
+      return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
     if (options.allProjects) return listProjects(store, options);
     const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
-    const [scan, claude] = await Promise.all([scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) }), claudeOwnScan(store, { limit })]);
+    const [scan, claude] = await Promise.all([
+      scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) }),
+      claudeOwnScan(store, { limit }),
+    ]);
     const rows = scan.sessions.map(summarize);
     if (options.json) return printJson([...rows.map((r) => ({ source: "nudge", ...r })), ...claude.sessions]);
     // Prompts, branches and origins come from bundles (an import among them): shown, never obeyed.
     const shown = rows.map((r) => inertValue(r));
-    if (rows.length === 0 && claude.total === 0) return void writeOut("no sessions yet; start one with: nudge claude run\n");
+    if (rows.length === 0 && claude.total === 0)
+      return void writeOut("no sessions yet; start one with: nudge claude run\n");
     if (rows.length > 0) printRecorded(shown, scan.total);
     if (claude.total > 0) printClaudeOwn(store, claude.sessions, claude.total, rows.length > 0);
   });
@@ -56,7 +64,19 @@ function printRecorded(shown: Array<ReturnType<typeof summarize>>, total: number
   // Imported sessions say whose they are: a column of its own, only when there is one.
   const imported = shown.some((r) => r.origin);
   printTable(
-    ["ID", "STARTED", "BRANCH", "TURNS", "COST", "TIME", "STATE", "FIRST PROMPT", "LAST PROMPT", "FORK OF", ...(imported ? ["IMPORTED FROM"] : [])],
+    [
+      "ID",
+      "STARTED",
+      "BRANCH",
+      "TURNS",
+      "COST",
+      "TIME",
+      "STATE",
+      "FIRST PROMPT",
+      "LAST PROMPT",
+      "FORK OF",
+      ...(imported ? ["IMPORTED FROM"] : []),
+    ],
     shown.map((r) => [
       r.id,
       r.startedAt.slice(0, 16).replace("T", " "),
@@ -72,26 +92,63 @@ function printRecorded(shown: Array<ReturnType<typeof summarize>>, total: number
     ]),
   );
   const left = total - rows.length;
-  if (left > 0) writeOut(`${thousands(left)} older session${left === 1 ? "" : "s"} not shown (${rows.length} of ${thousands(total)}); every one: nudge session list --all\n`);
+  if (left > 0)
+    writeOut(
+      `${thousands(left)} older session${left === 1 ? "" : "s"} not shown (${rows.length} of ${thousands(total)}); every one: nudge session list --all\n`,
+    );
 }
 
-async function listRemote(store: Store, given: string | undefined, options: { json?: boolean; all?: boolean; limit?: number }): Promise<void> {
+async function listRemote(
+  store: Store,
+  given: string | undefined,
+  options: { json?: boolean; all?: boolean; limit?: number },
+): Promise<void> {
   const remote = await resolveRemote(store, given);
   const all = await remoteListing(store, remote);
   const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
   const rows = limit === undefined ? all : all.slice(0, limit);
-  if (options.json) return printJson(rows.map((r) => ({ id: r.id, here: r.here, local: r.local, problem: r.problem, ...(r.card ?? {}) })));
-  if (all.length === 0) return void writeOut(`no published sessions from ${visible(remote.label)} known here; fetch them: nudge session fetch${given ? ` --remote ${given}` : ""}\n`);
+  if (options.json)
+    return printJson(
+      rows.map((r) => ({ id: r.id, here: r.here, local: r.local, problem: r.problem, ...(r.card ?? {}) })),
+    );
+  if (all.length === 0)
+    return void writeOut(
+      `no published sessions from ${visible(remote.label)} known here; fetch them: nudge session fetch${given ? ` --remote ${given}` : ""}\n`,
+    );
   // Everything on a card comes from someone else's remote: shown, never obeyed.
   printTable(
     ["ID", "AUTHOR", "BRANCH", "TURNS", "LAST TURN", "FIRST PROMPT", "LAST PROMPT", "FORK OF", "HERE"],
     rows.map((r) => {
       const c = r.card ? inertValue(r.card) : null;
       // Why it is unreadable goes last, where its length widens no other column (QA: AUTHOR grew with it).
-      if (!c) return [visible(r.id), "(unreadable)", "", "", "", "", "", "", `(unreadable: ${oneLine(visible(r.problem ?? ""), 120)})`];
-      return [c.id, oneLine(c.author ?? "(unknown)", 30), oneLine(c.branch ?? "(detached)", 30), String(c.turns), c.lastTurnAt.slice(0, 16).replace("T", " "), oneLine(c.firstPrompt ?? "", 30), oneLine(c.lastPrompt ?? "", 30), c.forkOf ? `${c.forkOf.id}@${c.forkOf.turn}` : "", r.local && r.here !== "yours" ? `${r.here} (${r.local})` : r.here];
+      if (!c)
+        return [
+          visible(r.id),
+          "(unreadable)",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          `(unreadable: ${oneLine(visible(r.problem ?? ""), 120)})`,
+        ];
+      return [
+        c.id,
+        oneLine(c.author ?? "(unknown)", 30),
+        oneLine(c.branch ?? "(detached)", 30),
+        String(c.turns),
+        c.lastTurnAt.slice(0, 16).replace("T", " "),
+        oneLine(c.firstPrompt ?? "", 30),
+        oneLine(c.lastPrompt ?? "", 30),
+        c.forkOf ? `${c.forkOf.id}@${c.forkOf.turn}` : "",
+        r.local && r.here !== "yours" ? `${r.here} (${r.local})` : r.here,
+      ];
     }),
   );
   const left = all.length - rows.length;
-  if (left > 0) writeOut(`${thousands(left)} more not shown (${rows.length} of ${thousands(all.length)}); every one: nudge session list --remote --all\n`);
+  if (left > 0)
+    writeOut(
+      `${thousands(left)} more not shown (${rows.length} of ${thousands(all.length)}); every one: nudge session list --remote --all\n`,
+    );
 }

@@ -13,13 +13,21 @@ const Options = z.object({
   force: z.optional(z.boolean()),
   dryRun: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
-  maxSize: z.optional(z.pipe(z.string().check(z.refine((s) => parseSize(s) !== null, "a size such as 2GiB, 800MiB or 1500000000 (bytes)")), z.transform((s) => parseSize(s)!))),
+  maxSize: z.optional(
+    z.pipe(
+      z.string().check(z.refine((s) => parseSize(s) !== null, "a size such as 2GiB, 800MiB or 1500000000 (bytes)")),
+      z.transform((s) => parseSize(s)!),
+    ),
+  ),
 });
 
 export const sessionPullCommand = new Command("pull")
   .description("install a published session from a git remote, exactly as `session import` installs an export")
   .argument("<id>", "the published session's id (or a unique prefix among those fetched)")
-  .option("--remote <name|url>", "from where (default: git config nudge.remote, else the branch's upstream remote, else origin)")
+  .option(
+    "--remote <name|url>",
+    "from where (default: git config nudge.remote, else the branch's upstream remote, else origin)",
+  )
   .option("--force", "replace a different session under the same id (set aside first)")
   .option("--dry-run", "fetch and check everything, print what would be installed; install nothing")
   .option("--max-size <size>", "the most the export may unpack to (as for session import)")
@@ -42,7 +50,12 @@ Examples:
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
-    const r = await pullSession(store, remote, id, { force: o.force ?? false, dryRun: o.dryRun ?? false, maxBytes: o.maxSize, progress: (line) => writeErr(`● ${line}\n`) });
+    const r = await pullSession(store, remote, id, {
+      force: o.force ?? false,
+      dryRun: o.dryRun ?? false,
+      maxBytes: o.maxSize,
+      progress: (line) => writeErr(`● ${line}\n`),
+    });
     if (o.json) return printJson({ published: r.id, remote: r.remote, ...r.import });
     describe(r.import, `published session ${r.id}`).forEach((line) => writeOut(line + "\n"));
   });

@@ -22,7 +22,10 @@ const Options = z.object({
 export const sessionPushCommand = new Command("push")
   .description("publish sessions to a git remote (what `session export` writes, under refs/nudge/published/)")
   .argument("[ids...]", "session ids or unique prefixes (default: the session used last in this work tree)")
-  .option("--remote <name|url>", "where to (default: git config nudge.remote, else the branch's upstream remote, else origin)")
+  .option(
+    "--remote <name|url>",
+    "where to (default: git config nudge.remote, else the branch's upstream remote, else origin)",
+  )
   .option("--upto <turn>", "publish turns 0..N only")
   .option("--fork", "publish under a fresh id, beside what is published under this session's id")
   .option("--allow-secrets-in-code", "publish even if the code changes hold a secret (code is never masked)")
@@ -48,7 +51,9 @@ Examples:
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
-    const sessions = ids.length ? await Promise.all(ids.map((id) => resolveSession(store, id))) : [(await chooseSession(store, { kind: "continue" }))!];
+    const sessions = ids.length
+      ? await Promise.all(ids.map((id) => resolveSession(store, id)))
+      : [(await chooseSession(store, { kind: "continue" }))!];
     const results: PublishResult[] = [];
     for (const session of sessions) {
       const result = await publishSession(store, session, {
@@ -67,7 +72,8 @@ Examples:
 
 export function describePublished(r: PublishResult): string[] {
   const where = visible(r.remote);
-  if (r.plan.kind === "unchanged") return [`session ${r.session} is published on ${where} as ${r.plan.id} as it is now; nothing to push`];
+  if (r.plan.kind === "unchanged")
+    return [`session ${r.session} is published on ${where} as ${r.plan.id} as it is now; nothing to push`];
   const turns = `${r.turns} turn${r.turns === 1 ? "" : "s"}`;
   const what = {
     new: `published session ${r.session} to ${where}${r.plan.forkOf ? `, a fork of ${r.plan.forkOf.id}@${r.plan.forkOf.turn}` : ""}`,
@@ -83,11 +89,18 @@ export function describePublished(r: PublishResult): string[] {
   // One count per kind, over every file of the export it was masked in.
   const kinds = new Map<string, number>();
   for (const m of r.masked) kinds.set(m.kind, (kinds.get(m.kind) ?? 0) + m.count);
-  lines.push(`  masked: ${kinds.size ? [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(", ") : "no secrets found"}`);
-  if (r.codeSecrets.length) lines.push(`  ! the code holds ${r.codeSecrets.length} secret${r.codeSecrets.length === 1 ? "" : "s"}, published as they are (--allow-secrets-in-code)`);
+  lines.push(
+    `  masked: ${kinds.size ? [...kinds].map(([kind, count]) => `${kind} ×${count}`).join(", ") : "no secrets found"}`,
+  );
+  if (r.codeSecrets.length)
+    lines.push(
+      `  ! the code holds ${r.codeSecrets.length} secret${r.codeSecrets.length === 1 ? "" : "s"}, published as they are (--allow-secrets-in-code)`,
+    );
   if (r.pins.unpinned.length) {
     const list = r.pins.unpinned.map((c) => c.slice(0, 10)).join(", ");
-    lines.push(`  ! it builds on ${list}, which no branch of ${where} holds as far as this clone knows: not pinned there, so a teammate must fetch it from where it is (the code's own remote; a force-push there can take it away)`);
+    lines.push(
+      `  ! it builds on ${list}, which no branch of ${where} holds as far as this clone knows: not pinned there, so a teammate must fetch it from where it is (the code's own remote; a force-push there can take it away)`,
+    );
   }
   if (!r.dryRun) lines.push(`a teammate gets it with: nudge session fetch && nudge session pull ${r.plan.id}`);
   return lines;

@@ -6,7 +6,11 @@ import { printJson, writeOut } from "../terminal/output.js";
 import { confirm } from "./confirm.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ dryRun: z.optional(z.boolean()), yes: z.optional(z.boolean()), json: z.optional(z.boolean()) });
+const Options = z.object({
+  dryRun: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
+});
 
 const say = (line: string) => writeOut(line + "\n");
 
@@ -41,5 +45,7 @@ Examples:
     await confirm(op.question(plan), o.yes);
     await op.apply(plan);
     if (o.json) return printJson({ plan: repairJson(plan), repaired: true });
-    say(`repaired session ${plan.id}: turns.jsonl holds turns 0 to ${plan.rebuilt.at(-1)!.n} · continue it with: nudge claude run -r ${plan.id}`);
+    say(
+      `repaired session ${plan.id}: turns.jsonl holds turns 0 to ${plan.rebuilt.at(-1)!.n} · continue it with: nudge claude run -r ${plan.id}`,
+    );
   });

@@ -1,7 +1,13 @@
 import { writeOut } from "../terminal/output.js";
 import { Command } from "commander";
 import * as z from "../base/zod.js";
-import { groupByTurn, readConversationReduced, readInputReduced, recordedLineCount, type TimedLine } from "../store/conversation-reader.js";
+import {
+  groupByTurn,
+  readConversationReduced,
+  readInputReduced,
+  recordedLineCount,
+  type TimedLine,
+} from "../store/conversation-reader.js";
 import { FIRST_VIEW_LIMITS } from "../store/line-reducer.js";
 import type { Manifest } from "../store/manifest-schema.js";
 import { resolveSession } from "../store/store.js";
@@ -16,7 +22,8 @@ import { parseOptions, parseTurnArg } from "./parse-options.js";
 import { NotRecorded } from "../live/claude-own-sessions.js";
 import { replayClaudeSession } from "./claude-own-show.js";
 
-const Options = z.object({ remote: RemoteOption,
+const Options = z.object({
+  remote: RemoteOption,
   turn: z.optional(z.string()),
   speed: z.optional(z.coerce.number().check(z.positive())),
   idleLimit: z.optional(z.coerce.number().check(z.nonnegative())),
@@ -60,14 +67,26 @@ Examples:
     warnIfLinesMissing(m, lines);
     // What nudge wrote to claude (the user's answers to its questions) goes where its time puts
     // it, before a turn is picked: an answer belongs to the turn it was given in.
-    const input = inThisClone(moves, await readInputReduced(session.dir, FIRST_VIEW_LIMITS)).map((line) => ({ ...line, input: true as const }));
+    const input = inThisClone(moves, await readInputReduced(session.dir, FIRST_VIEW_LIMITS)).map((line) => ({
+      ...line,
+      input: true as const,
+    }));
     let groups = mergeInput(groupByTurn(promptsInThisClone(moves, m), lines), input);
     if (only !== undefined) groups = groups.filter((g) => g.turn?.n === only);
     if (groups.length === 0) return void writeOut("nothing recorded in this session yet\n");
 
     const style = makeStyle(colorEnabled(process.stdout));
     const write = (text: string) => void writeOut(text);
-    const renderer = new EventRenderer({ style, write, verbose: options.verbose ?? false, showPrompts: true, cwd: m.repo.cwd, notice: stderrNotice, ruleDecisions: { repoRoot: m.repo.root }, markdown: { columns: () => process.stdout.columns || 80 } });
+    const renderer = new EventRenderer({
+      style,
+      write,
+      verbose: options.verbose ?? false,
+      showPrompts: true,
+      cwd: m.repo.cwd,
+      notice: stderrNotice,
+      ruleDecisions: { repoRoot: m.repo.root },
+      markdown: { columns: () => process.stdout.columns || 80 },
+    });
     const stop = new AbortController();
     // Ctrl-C ends the replay, not nudge mid-line: the loop notices, the cursor is left on a fresh line.
     const onSigint = () => stop.abort();
@@ -110,7 +129,11 @@ function inThisClone(moves: PathMove[], lines: TimedLine[]): TimedLine[] {
 function promptsInThisClone(moves: PathMove[], m: Manifest): Manifest {
   if (moves.length === 0) return m;
   const move = (prompt: string) => relocateText(prompt, moves);
-  return { ...m, turns: m.turns.map((t) => ({ ...t, prompt: t.prompt === null ? null : move(t.prompt) })), unsaved: m.unsaved.map((u) => ({ ...u, prompt: move(u.prompt) })) };
+  return {
+    ...m,
+    turns: m.turns.map((t) => ({ ...t, prompt: t.prompt === null ? null : move(t.prompt) })),
+    unsaved: m.unsaved.map((u) => ({ ...u, prompt: move(u.prompt) })),
+  };
 }
 
 /**
@@ -121,5 +144,7 @@ function warnIfLinesMissing(manifest: Manifest, lines: TimedLine[]): void {
   const recorded = recordedLineCount(manifest);
   if (lines.length >= recorded) return;
   const holds = `${lines.length} line${lines.length === 1 ? "" : "s"}`;
-  stderrNotice(`! the conversation (conversation.d and conversation.jsonl) holds ${holds} while the manifest records ${recorded} (truncated or missing); replaying what is left`);
+  stderrNotice(
+    `! the conversation (conversation.d and conversation.jsonl) holds ${holds} while the manifest records ${recorded} (truncated or missing); replaying what is left`,
+  );
 }

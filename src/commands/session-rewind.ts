@@ -5,7 +5,12 @@ import { existsSync } from "node:fs";
 import * as z from "../base/zod.js";
 import { UserError } from "../base/errors.js";
 import { openStore } from "../store/store.js";
-import { describeInterrupted, planInterrupted, resolveInterrupted, type Resolution } from "../time-travel/interrupted.js";
+import {
+  describeInterrupted,
+  planInterrupted,
+  resolveInterrupted,
+  type Resolution,
+} from "../time-travel/interrupted.js";
 import { withUndo, withWorkTree } from "../time-travel/rewind.js";
 import { rewindOperation, undoOperation } from "../time-travel/operations.js";
 import { describeRewound } from "../time-travel/rewind-plan.js";
@@ -37,7 +42,10 @@ export const sessionRewindCommand = new Command("rewind")
   .option("--code-only", "rewind the files only")
   .option("--conversation-only", "rewind claude's memory only; the files stay")
   .option("--reset-head", "also move the session's branch back to the commit HEAD was at that turn")
-  .option("--include-shared", "also rewind files changed in turns another recording shared the work tree with (claude run --force)")
+  .option(
+    "--include-shared",
+    "also rewind files changed in turns another recording shared the work tree with (claude run --force)",
+  )
   .option("-y, --yes", "do not ask for confirmation")
   .option("--undo", "restore exactly the state from before the last rewind")
   .option("--continue", "finish a rewind or undo that was interrupted halfway")
@@ -65,19 +73,32 @@ Examples:
     const modes = [o.undo, o.continue, o.abort].filter(Boolean).length;
     if (modes > 1) throw new UserError("--undo, --continue and --abort exclude each other", "pick one");
     if (modes === 1) {
-      if (id) throw new UserError(`${o.undo ? "--undo" : o.continue ? "--continue" : "--abort"} takes no session or turn`, "run it without them");
+      if (id)
+        throw new UserError(
+          `${o.undo ? "--undo" : o.continue ? "--continue" : "--abort"} takes no session or turn`,
+          "run it without them",
+        );
       if (o.codeOnly || o.conversationOnly || o.resetHead) {
-        throw new UserError("--undo, --continue and --abort put back or finish everything; they take no --code-only, --conversation-only or --reset-head", "run it without those (add --dry-run to see what it would do)");
+        throw new UserError(
+          "--undo, --continue and --abort put back or finish everything; they take no --code-only, --conversation-only or --reset-head",
+          "run it without those (add --dry-run to see what it would do)",
+        );
       }
       return o.undo ? undo(store, o) : interrupted(store, o, o.continue ? "continue" : "abort");
     }
-    if (!id || turnArg === undefined) throw new UserError("rewind needs a session and a turn", "e.g. nudge session rewind 3f2a 2 (or --undo)");
-    if (o.codeOnly && o.conversationOnly) throw new UserError("--code-only and --conversation-only exclude each other", "pass one, or neither for both");
+    if (!id || turnArg === undefined)
+      throw new UserError("rewind needs a session and a turn", "e.g. nudge session rewind 3f2a 2 (or --undo)");
+    if (o.codeOnly && o.conversationOnly)
+      throw new UserError("--code-only and --conversation-only exclude each other", "pass one, or neither for both");
     const session = await resolveRecorded(store, id, "rewind");
     const turn = parseTurnArg(turnArg);
     const scope = o.codeOnly ? "code" : o.conversationOnly ? "conversation" : "both";
     await withWorkTree(store, session.manifest.repo.root, `rewinding session ${session.manifest.id}`, async () => {
-      const op = rewindOperation(store, session, turn, { scope, resetHead: o.resetHead ?? false, includeShared: o.includeShared ?? false });
+      const op = rewindOperation(store, session, turn, {
+        scope,
+        resetHead: o.resetHead ?? false,
+        includeShared: o.includeShared ?? false,
+      });
       const shown = await op.prepare();
       const { plan } = shown;
       if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : op.describe(shown).forEach(say);
@@ -87,7 +108,8 @@ Examples:
       const [rewound, ...next] = describeRewound(plan, record);
       say(rewound!);
       // Node keeps the path of the folder we started in; the rewind may have deleted that folder.
-      if (!existsSync(process.cwd())) say(`the folder you are in did not exist at turn ${plan.turn}: cd ${record.root}`);
+      if (!existsSync(process.cwd()))
+        say(`the folder you are in did not exist at turn ${plan.turn}: cd ${record.root}`);
       next.forEach(say);
     });
   });
@@ -112,13 +134,25 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
 }
 
 async function interrupted(store: Awaited<ReturnType<typeof openStore>>, o: Options, how: Resolution): Promise<void> {
-  await withWorkTree(store, store.repoRoot, how === "continue" ? "finishing an interrupted rewind" : "rolling back an interrupted rewind", async () => {
-    const plan = await planInterrupted(store, how);
-    if (o.dryRun) return o.json ? printJson({ dryRun: true, ...plan, state: undefined, changes: undefined }) : describeInterrupted(plan).forEach(say);
-    if (!o.json) describeInterrupted(plan).forEach(say);
-    await confirm(`${how === "continue" ? "finish" : "roll back"} it?`, o.yes);
-    const record = await resolveInterrupted(store, plan);
-    if (o.json) return printJson({ [how === "continue" ? "finished" : "rolledBack"]: record });
-    say(how === "continue" ? `finished: the work tree is at turn ${record.turn} of ${record.sessionId}` : "rolled back: the work tree is as it was before");
-  });
+  await withWorkTree(
+    store,
+    store.repoRoot,
+    how === "continue" ? "finishing an interrupted rewind" : "rolling back an interrupted rewind",
+    async () => {
+      const plan = await planInterrupted(store, how);
+      if (o.dryRun)
+        return o.json
+          ? printJson({ dryRun: true, ...plan, state: undefined, changes: undefined })
+          : describeInterrupted(plan).forEach(say);
+      if (!o.json) describeInterrupted(plan).forEach(say);
+      await confirm(`${how === "continue" ? "finish" : "roll back"} it?`, o.yes);
+      const record = await resolveInterrupted(store, plan);
+      if (o.json) return printJson({ [how === "continue" ? "finished" : "rolledBack"]: record });
+      say(
+        how === "continue"
+          ? `finished: the work tree is at turn ${record.turn} of ${record.sessionId}`
+          : "rolled back: the work tree is as it was before",
+      );
+    },
+  );
 }

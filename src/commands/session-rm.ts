@@ -5,7 +5,11 @@ import { removalOperation } from "../maintenance/housekeeping-operation.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ dryRun: z.optional(z.boolean()), yes: z.optional(z.boolean()), json: z.optional(z.boolean()) });
+const Options = z.object({
+  dryRun: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
+});
 
 export const sessionRmCommand = new Command("rm")
   .description("remove sessions: their bundle, snapshot refs, private index, and the rewind backups made on them")

@@ -24,7 +24,9 @@ const Options = z.object({
 });
 
 export const sessionSearchCommand = new Command("search")
-  .description("search every session of this repository: prompts, Claude's text, tool inputs and outputs, your edits, file names")
+  .description(
+    "search every session of this repository: prompts, Claude's text, tool inputs and outputs, your edits, file names",
+  )
   .argument("[query...]", 'words (all must match), "a phrase", prefix*; may be left out with --file')
   .option("--file <path|glob>", "only turns that changed this file (alone: every turn that changed it, newest first)")
   .option("--tool <name>", "only tool inputs and outputs of this tool (Bash, Edit, Read, ...)")
@@ -52,7 +54,8 @@ Examples:
   .action(async (words: string[], raw: unknown) => {
     const o = parseOptions(Options, raw);
     const query = words.join(" ");
-    if (query.trim() === "" && !o.file) throw new UserError("nothing to search for", "give words to search for, or --file <path>");
+    if (query.trim() === "" && !o.file)
+      throw new UserError("nothing to search for", "give words to search for, or --file <path>");
     const store = await commandStore(process.cwd());
     const { hits, catchUp, claudeLeft } = await searchSessions(store, {
       claude: o.allProjects ? "all" : "repository",
@@ -66,7 +69,10 @@ Examples:
       onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });
     for (const s of catchUp.skipped) writeErr(`! skipped session ${s.id}: ${s.why}\n`);
-    if (claudeLeft.sessions > 0) writeErr(`${thousands(claudeLeft.sessions)} of claude's own sessions (${imageSize(claudeLeft.bytes)}) not indexed yet: they are being indexed in the background; these results are from what is indexed\n`);
+    if (claudeLeft.sessions > 0)
+      writeErr(
+        `${thousands(claudeLeft.sessions)} of claude's own sessions (${imageSize(claudeLeft.bytes)}) not indexed yet: they are being indexed in the background; these results are from what is indexed\n`,
+      );
     process.exitCode = hits.length > 0 ? 0 : 1;
     if (o.json) return printJson(await hitViews(hits));
     if (hits.length === 0) return void writeErr("no matches\n");
@@ -85,4 +91,3 @@ Examples:
       writeOut(`  ${line + s.text.slice(at)}\n`);
     }
   });
-

@@ -20,7 +20,10 @@ export const sessionShowCommand = new Command("show")
   .argument("<id>", "session id or unique prefix")
   .option(REMOTE_FLAG, REMOTE_HELP)
   .option("--json", "machine-readable output")
-  .addHelpText("after", "\nExamples:\n  $ nudge session show 3f2a\n  $ nudge session show 3f2a --json | jq '.turns[1].patch'\n  $ nudge session show 3f2a9c01de --remote   # a teammate's, published (nudge session fetch)")
+  .addHelpText(
+    "after",
+    "\nExamples:\n  $ nudge session show 3f2a\n  $ nudge session show 3f2a --json | jq '.turns[1].patch'\n  $ nudge session show 3f2a9c01de --remote   # a teammate's, published (nudge session fetch)",
+  )
   .action(async (id: string, raw: unknown) => {
     const options = parseOptions(Options, raw);
     const source = await sessionSource(id, options.remote).catch((error: unknown) => {
@@ -35,17 +38,28 @@ export const sessionShowCommand = new Command("show")
     // A bundle may be a teammate's import: its prompts, branch and origin are shown, never obeyed.
     const m = inertValue(manifest);
     const out = (line: string) => writeOut(line + "\n");
-    if (source.published) out(`published session ${source.published} on ${visible(source.remote!)}, read where it is (not pulled: nudge session pull ${source.published})`);
+    if (source.published)
+      out(
+        `published session ${source.published} on ${visible(source.remote!)}, read where it is (not pulled: nudge session pull ${source.published})`,
+      );
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
-    if (m.origin) out(`imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`);
-    if (m.adopted) out(`adopted ${m.adopted.at} from claude's own session ${m.adopted.claudeSessionId}: turns 1 to ${m.adopted.turns} hold its conversation; their code was never recorded (each holds the work tree as it was at adoption)`);
+    if (m.origin)
+      out(
+        `imported: exported by ${m.origin.exportedBy ?? "(unknown)"} from ${m.origin.root}${m.origin.writtenAt ? ` on ${m.origin.writtenAt}` : ""} (session ${m.origin.sourceId} there), imported ${m.origin.importedAt}`,
+      );
+    if (m.adopted)
+      out(
+        `adopted ${m.adopted.at} from claude's own session ${m.adopted.claudeSessionId}: turns 1 to ${m.adopted.turns} hold its conversation; their code was never recorded (each holds the work tree as it was at adoption)`,
+      );
     if (m.rewoundTo !== null) out(`rewound to turn ${m.rewoundTo}; the next run continues from there in a fork`);
     const repaired = m.turns.filter((t) => t.repaired);
     if (repaired.length) {
       // What a repair could not recover is said once here; the turns' RESULT says which were rebuilt.
       const unknown = [...new Set(repaired.flatMap((t) => t.repaired!.unknown))];
-      out(`repaired ${m.repairedAt ?? repaired[0]!.repaired!.at}: turns ${repaired[0]!.n} to ${repaired.at(-1)!.n} were rebuilt from the snapshots and logs${unknown.length ? ` (not recovered: ${unknown.join(", ")})` : ""}`);
+      out(
+        `repaired ${m.repairedAt ?? repaired[0]!.repaired!.at}: turns ${repaired[0]!.n} to ${repaired.at(-1)!.n} were rebuilt from the snapshots and logs${unknown.length ? ` (not recovered: ${unknown.join(", ")})` : ""}`,
+      );
     }
     out(`bundle ${session.dir}`);
     out("");
@@ -54,22 +68,34 @@ export const sessionShowCommand = new Command("show")
     // And, with the options of issue 20, which iteration each was, on which model, what it promised.
     const loops = m.turns.some((t) => t.loop);
     const changes = (patch: Turn["patch"]) =>
-      formatStat(patch) + (patch.binaryFiles ? ` (${patch.binaryFiles} binary)` : "") + (patch.nowIgnored?.length ? ` (${patch.nowIgnored.length} now ignored, still on disk)` : "");
+      formatStat(patch) +
+      (patch.binaryFiles ? ` (${patch.binaryFiles} binary)` : "") +
+      (patch.nowIgnored?.length ? ` (${patch.nowIgnored.length} now ignored, still on disk)` : "");
     const rows = m.turns.flatMap((t) => [
       // What the user changed between turns is theirs: a row of its own, before the turn it preceded.
-      ...(t.edits ? [["", "  your edits", changes(t.edits.patch), "", "", "", ...(checks ? [""] : []), ...(loops ? [""] : [])]] : []),
+      ...(t.edits
+        ? [["", "  your edits", changes(t.edits.patch), "", "", "", ...(checks ? [""] : []), ...(loops ? [""] : [])]]
+        : []),
       [
         String(t.n),
         t.n === 0 ? "(starting state)" : oneLine(t.prompt ?? "", 50),
-        changes(t.patch) + (t.sharedWith?.length ? ` (shared work tree: may include ${t.sharedWith.join(", ")}'s)` : ""),
+        changes(t.patch) +
+          (t.sharedWith?.length ? ` (shared work tree: may include ${t.sharedWith.join(", ")}'s)` : ""),
         formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
-        (t.n === 0 ? "" : t.compaction && t.status === "complete" && !t.result?.isError ? describeCompaction(t.compaction) : turnOutcome(t)) + (t.repaired ? (t.n === 0 ? "(repaired)" : " (repaired)") : ""),
+        (t.n === 0
+          ? ""
+          : t.compaction && t.status === "complete" && !t.result?.isError
+            ? describeCompaction(t.compaction)
+            : turnOutcome(t)) + (t.repaired ? (t.n === 0 ? "(repaired)" : " (repaired)") : ""),
         ...(checks ? [t.check ? `${t.check.exitCode === 0 ? "✓" : "✗"} ${describeCheck(t.check)}` : ""] : []),
         ...(loops ? [t.loop ? describeLoopTurn(t.loop) : ""] : []),
       ],
     ]);
-    printTable(["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : []), ...(loops ? ["LOOP"] : [])], rows);
+    printTable(
+      ["TURN", "PROMPT", "CHANGES", "COST", "TIME", "RESULT", ...(checks ? ["CHECK"] : []), ...(loops ? ["LOOP"] : [])],
+      rows,
+    );
     // The images prompts carried, named as replay names them (the table's prompt column has no room).
     const images = await promptImageNames(session.dir, manifest.turns);
     if (images.length) {
@@ -77,7 +103,9 @@ export const sessionShowCommand = new Command("show")
       for (const i of images) out(`${i.turn === null ? "unsaved turn" : `turn ${i.turn}`}: ${visible(i.label)}`);
     }
     out("");
-    out(`total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turn${s.turns === 1 ? "" : "s"}`);
+    out(
+      `total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turn${s.turns === 1 ? "" : "s"}`,
+    );
   });
 
 /** "iteration 2 · fresh · claude-haiku-4-5 · promised COMPLETE", "verifier of 2 · ✗ the tests fail". */

@@ -9,26 +9,39 @@ import { shellQuote } from "../base/shell-quote.js";
 /** `--remote [name|url]` of show, diff and replay: look at a published session instead of one of this repository's. */
 export const RemoteOption = z.optional(z.union([z.boolean(), z.string().check(z.minLength(1))]));
 export const REMOTE_FLAG = "--remote [name|url]";
-export const REMOTE_HELP = "a session published on a remote (nudge session fetch lists them), checked and read without pulling it";
+export const REMOTE_HELP =
+  "a session published on a remote (nudge session fetch lists them), checked and read without pulling it";
 
 /** The store a session is read from, and its id there: this repository's, or a view of a published one. */
-export async function sessionSource(id: string, remote: z.infer<typeof RemoteOption>): Promise<{ store: Store; id: string; published?: string; remote?: string }> {
+export async function sessionSource(
+  id: string,
+  remote: z.infer<typeof RemoteOption>,
+): Promise<{ store: Store; id: string; published?: string; remote?: string }> {
   const store = await commandStore(process.cwd());
   if (remote === undefined || remote === false) {
     const here = await resolveId(store, id).catch(async (error: unknown) => {
       await explainClaudeSession(store, id, error);
       // Not here, but fetched from a remote: say where it is, rather than "no session matches".
       const { fetchedElsewhere } = await import("../sync/fetched-elsewhere.js");
-      const found = error instanceof UserError && /^[0-9a-f]{1,10}$/.test(id) ? await fetchedElsewhere(store, id) : null;
+      const found =
+        error instanceof UserError && /^[0-9a-f]{1,10}$/.test(id) ? await fetchedElsewhere(store, id) : null;
       if (!found) throw error;
-      const flag = found.remote ? ` --remote ${shellQuote(found.remote)}` : " --remote <the remote you fetched it from>";
-      throw new UserError(`no session here matches "${id}": ${found.id} is a published session fetched from ${found.remote ? visible(found.remote) : "a remote"}, not pulled`, `look at it where it is: nudge session show ${found.id}${flag} · or pull it here: nudge session pull ${found.id}${flag}`);
+      const flag = found.remote
+        ? ` --remote ${shellQuote(found.remote)}`
+        : " --remote <the remote you fetched it from>";
+      throw new UserError(
+        `no session here matches "${id}": ${found.id} is a published session fetched from ${found.remote ? visible(found.remote) : "a remote"}, not pulled`,
+        `look at it where it is: nudge session show ${found.id}${flag} · or pull it here: nudge session pull ${found.id}${flag}`,
+      );
     });
     return { store, id: here };
   }
   // Loaded only here: a remote view checks the published session as an import does (the import's
   // reader, tar headers, git bundles), which show, diff and replay of a local session never need.
-  const [{ resolveRemote }, { openRemoteView }] = await Promise.all([import("../sync/sync-remote.js"), import("../sync/remote-view.js")]);
+  const [{ resolveRemote }, { openRemoteView }] = await Promise.all([
+    import("../sync/sync-remote.js"),
+    import("../sync/remote-view.js"),
+  ]);
   const where = await resolveRemote(store, remote === true ? undefined : remote);
   const view = await openRemoteView(store, where, id);
   return { store: view.store, id: view.id, published: view.published, remote: where.label };

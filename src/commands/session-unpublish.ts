@@ -17,7 +17,10 @@ const Options = z.object({
 export const sessionUnpublishCommand = new Command("unpublish")
   .description("remove a published session from a git remote")
   .argument("<id>", "your session's id, or the published id (or the start of either)")
-  .option("--remote <name|url>", "from where (default: git config nudge.remote, else the branch's upstream remote, else origin)")
+  .option(
+    "--remote <name|url>",
+    "from where (default: git config nudge.remote, else the branch's upstream remote, else origin)",
+  )
   .option("--force", "remove it even if it was not published from here")
   .option("--dry-run", "say what would be removed; remove nothing")
   .option("--json", "machine-readable output")
@@ -40,5 +43,7 @@ Examples:
     const remote = await resolveRemote(store, o.remote);
     const r = await unpublishSession(store, remote, id, { force: o.force ?? false, dryRun: o.dryRun ?? false });
     if (o.json) return printJson(r);
-    writeOut(`${r.dryRun ? "would remove" : "removed"} published session ${r.id} from ${visible(r.remote)}${r.mine ? "" : " (not published from here)"}\n`);
+    writeOut(
+      `${r.dryRun ? "would remove" : "removed"} published session ${r.id} from ${visible(r.remote)}${r.mine ? "" : " (not published from here)"}\n`,
+    );
   });

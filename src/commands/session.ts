@@ -2,7 +2,8 @@ import type { CommandGroup } from "./group.js";
 
 export const sessionGroup: CommandGroup = {
   name: "session",
-  description: "list, search, show, diff, replay, rewind, fork, export, import, publish to and pull from git remotes, repair and remove recorded sessions",
+  description:
+    "list, search, show, diff, replay, rewind, fork, export, import, publish to and pull from git remotes, repair and remove recorded sessions",
   helpAfter: `
 Examples:
   $ nudge session list
@@ -14,7 +15,10 @@ Examples:
   $ nudge session fetch && nudge session list --remote`,
   commands: {
     list: { aliases: ["ls"], load: async () => (await import("./session-list.js")).sessionListCommand },
-    "index-claude": { hidden: true, load: async () => (await import("./session-index-claude.js")).sessionIndexClaudeCommand },
+    "index-claude": {
+      hidden: true,
+      load: async () => (await import("./session-index-claude.js")).sessionIndexClaudeCommand,
+    },
     adopt: { load: async () => (await import("./session-adopt.js")).sessionAdoptCommand },
     search: { load: async () => (await import("./session-search.js")).sessionSearchCommand },
     show: { load: async () => (await import("./session-show.js")).sessionShowCommand },

@@ -11,7 +11,12 @@ import { startWebServer } from "../web/server/app.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({
-  port: z.optional(z.string().check(z.regex(/^\d{1,5}$/, "a port number (0 for a free one)"), z.refine((p) => Number(p) <= 65535, "a port is at most 65535"))),
+  port: z.optional(
+    z.string().check(
+      z.regex(/^\d{1,5}$/, "a port number (0 for a free one)"),
+      z.refine((p) => Number(p) <= 65535, "a port is at most 65535"),
+    ),
+  ),
   host: z.string().check(z.minLength(1), z.maxLength(255)),
   open: z.boolean(),
   json: z.optional(z.boolean()),
@@ -29,8 +34,16 @@ export const webCommand = new Command("web")
   .option("--no-open", "do not open the browser")
   .option("--json", "print the URL as JSON ({ url, host, port, repo })")
   .option("--max-live <n>", "sessions the page may drive at once (default 4)")
-  .option("--repo <path>", "serve this repository's sessions too, under /r/<name>/ (repeat for more)", (value: string, all: string[]) => [...all, value], [] as string[])
-  .option("--claude-bin <path>", "the claude executable for sessions started from the page (default: $NUDGE_CLAUDE_BIN, then PATH)")
+  .option(
+    "--repo <path>",
+    "serve this repository's sessions too, under /r/<name>/ (repeat for more)",
+    (value: string, all: string[]) => [...all, value],
+    [] as string[],
+  )
+  .option(
+    "--claude-bin <path>",
+    "the claude executable for sessions started from the page (default: $NUDGE_CLAUDE_BIN, then PATH)",
+  )
   .addHelpText(
     "after",
     `
@@ -54,17 +67,41 @@ Examples:
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
     const more = await otherRepos(store, o.repo);
-    const server = await startWebServer({ store, more, host: o.host, port: o.port === undefined ? null : Number(o.port), maxLive: o.maxLive ?? 4, claudeBin: o.claudeBin, warn: (line) => writeErr(`! ${visible(line)}\n`) });
+    const server = await startWebServer({
+      store,
+      more,
+      host: o.host,
+      port: o.port === undefined ? null : Number(o.port),
+      maxLive: o.maxLive ?? 4,
+      claudeBin: o.claudeBin,
+      warn: (line) => writeErr(`! ${visible(line)}\n`),
+    });
     // Registered before the URL is printed: a script that reads it and sends SIGTERM at once still gets a clean stop.
     const stopped = new Promise<string>((resolve) => {
       process.once("SIGINT", () => resolve("SIGINT"));
       process.once("SIGTERM", () => resolve("SIGTERM"));
     });
-    if (o.json) printJson({ url: server.url, urls: server.urls, host: o.host, port: server.port, repo: store.repoRoot, repos: server.app.repos.map((r) => ({ root: r.store.repoRoot, path: r === server.app.repos[0] ? "/" : `/r/${r.key}/` })) });
+    if (o.json)
+      printJson({
+        url: server.url,
+        urls: server.urls,
+        host: o.host,
+        port: server.port,
+        repo: store.repoRoot,
+        repos: server.app.repos.map((r) => ({
+          root: r.store.repoRoot,
+          path: r === server.app.repos[0] ? "/" : `/r/${r.key}/`,
+        })),
+      });
     else writeOut(`nudge web: ${server.url}\n`);
     const roots = server.app.repos.map((r) => r.store.repoRoot);
-    writeErr(`serving the sessions of ${roots.join(", ")}${roots.length === 1 ? " (--repo <path> serves another's too)" : ""}; Ctrl-C stops it\n`);
-    if (!LOOPBACK.test(o.host)) writeErr(`warning: listening on ${o.host}: anyone who can reach that address with the token can read your sessions and rewind your code\n`);
+    writeErr(
+      `serving the sessions of ${roots.join(", ")}${roots.length === 1 ? " (--repo <path> serves another's too)" : ""}; Ctrl-C stops it\n`,
+    );
+    if (!LOOPBACK.test(o.host))
+      writeErr(
+        `warning: listening on ${o.host}: anyone who can reach that address with the token can read your sessions and rewind your code\n`,
+      );
     for (const other of server.urls.filter((u) => u !== server.url)) writeErr(`  from another machine: ${other}\n`);
     if (o.open && canOpenBrowser()) openBrowser(server.url);
     await stopped;
@@ -75,11 +112,18 @@ Examples:
 
 /** The stores of the repositories named with --repo: each a git repository, each once, none the one started in. */
 async function otherRepos(first: Store, paths: string[]): Promise<Store[]> {
-  if (paths.length && process.env.NUDGE_STORE) throw new UserError("--repo cannot be used with NUDGE_STORE set", "NUDGE_STORE points every repository at one store: unset it to serve several");
+  if (paths.length && process.env.NUDGE_STORE)
+    throw new UserError(
+      "--repo cannot be used with NUDGE_STORE set",
+      "NUDGE_STORE points every repository at one store: unset it to serve several",
+    );
   const stores: Store[] = [];
   for (const p of paths) {
     const store = await commandStore(path.resolve(p)).catch((error: unknown) => {
-      throw new UserError(`--repo ${p}: ${(error as Error).message}`, (error as UserError).hint ?? "name a folder inside a git repository");
+      throw new UserError(
+        `--repo ${p}: ${(error as Error).message}`,
+        (error as UserError).hint ?? "name a folder inside a git repository",
+      );
     });
     if (store.repoRoot === first.repoRoot || stores.some((s) => s.repoRoot === store.repoRoot)) continue;
     stores.push(store);

@@ -14,7 +14,8 @@ export function activityOf(event: StreamEvent, cwd: string): string | null {
   switch (event.type) {
     case "system":
       if (event.subtype === "status") return typeof event.status === "string" ? event.status : null;
-      if (event.subtype === "api_retry") return `retrying after an API error${event.attempt ? ` (attempt ${event.attempt})` : ""}`;
+      if (event.subtype === "api_retry")
+        return `retrying after an API error${event.attempt ? ` (attempt ${event.attempt})` : ""}`;
       if (event.subtype === "task_started") {
         if (!isSubagentTask(event)) return null; // a long Bash command: its tool call already says so
         const description = typeof event.description === "string" ? event.description : "";
@@ -63,7 +64,10 @@ export class AnsweredRequests {
     if (event.type === "control_request") {
       const r = event.request as { subtype: string; tool_name?: unknown; input?: unknown };
       if (r.subtype === "can_use_tool" && typeof r.tool_name === "string") {
-        this.asked.set(event.request_id, { tool: r.tool_name, input: r.input && typeof r.input === "object" ? (r.input as Record<string, unknown>) : {} });
+        this.asked.set(event.request_id, {
+          tool: r.tool_name,
+          input: r.input && typeof r.input === "object" ? (r.input as Record<string, unknown>) : {},
+        });
       }
       return null;
     }

@@ -27,10 +27,17 @@ export interface Adopted {
   cwd: string;
 }
 
-export async function adoptClaudeSession(store: Store, session: ClaudeSession, o: { claudeConfigDir: string }): Promise<Adopted> {
+export async function adoptClaudeSession(
+  store: Store,
+  session: ClaudeSession,
+  o: { claudeConfigDir: string },
+): Promise<Adopted> {
   const size = statSync(session.file).size;
   if (size > MOST_READ_BYTES) {
-    throw new UserError(`claude's session ${session.id} is too large to adopt (${size.toLocaleString("en")} bytes; at most ${MOST_READ_BYTES.toLocaleString("en")})`, `read it where it is: nudge session show ${session.id.slice(0, 8)}`);
+    throw new UserError(
+      `claude's session ${session.id} is too large to adopt (${size.toLocaleString("en")} bytes; at most ${MOST_READ_BYTES.toLocaleString("en")})`,
+      `read it where it is: nudge session show ${session.id.slice(0, 8)}`,
+    );
   }
   const starts = await promptStarts(session.file);
   const cwd = session.cwd && isDir(session.cwd) && insideRepo(store, session.cwd) ? session.cwd : store.repoRoot;
@@ -40,7 +47,11 @@ export async function adoptClaudeSession(store: Store, session: ClaudeSession, o
   const registration = await registerRecording(store, root, id);
   try {
     const opened = await createSession(store, cwd, id);
-    const recorder = await SessionRecorder.start(opened.dir, opened.manifest, await recorderContext({ store, claudeConfigDir: o.claudeConfigDir, registration }, opened.manifest, cwd));
+    const recorder = await SessionRecorder.start(
+      opened.dir,
+      opened.manifest,
+      await recorderContext({ store, claudeConfigDir: o.claudeConfigDir, registration }, opened.manifest, cwd),
+    );
     try {
       for (const [i, start] of starts.entries()) {
         const end = starts[i + 1]?.at ?? size;
@@ -51,7 +62,9 @@ export async function adoptClaudeSession(store: Store, session: ClaudeSession, o
     } finally {
       await recorder.close();
     }
-    await updateHeader(opened.dir, { adopted: { claudeSessionId: session.id, at: opened.manifest.createdAt, turns: starts.length } });
+    await updateHeader(opened.dir, {
+      adopted: { claudeSessionId: session.id, at: opened.manifest.createdAt, turns: starts.length },
+    });
     return { id, dir: opened.dir, turns: starts.length, cwd };
   } finally {
     await registration.end();
@@ -66,7 +79,11 @@ async function promptStarts(file: string): Promise<Array<{ at: number; prompt: s
     const prompt = promptOf(parseEventLine(line.bytes));
     if (prompt !== null) starts.push({ at: starts.length === 0 ? 0 : line.at, prompt });
   });
-  if (starts.length === 0) throw new UserError("claude's session has no prompt to adopt (its transcript holds none)", "look at it where it is: nudge session show <id>");
+  if (starts.length === 0)
+    throw new UserError(
+      "claude's session has no prompt to adopt (its transcript holds none)",
+      "look at it where it is: nudge session show <id>",
+    );
   return starts;
 }
 

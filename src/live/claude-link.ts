@@ -5,7 +5,13 @@
  * starts a fresh process that resumes the same conversation.
  */
 import { sandboxed, type Sandbox } from "../claude/sandbox.js";
-import { ClaudeProcess, claudeArgs, type ClaudeExit, type ClaudeFlags, type ClaudeLaunch } from "../claude/claude-process.js";
+import {
+  ClaudeProcess,
+  claudeArgs,
+  type ClaudeExit,
+  type ClaudeFlags,
+  type ClaudeLaunch,
+} from "../claude/claude-process.js";
 import { initializeRequest } from "../claude/control-protocol.js";
 import { isToolUse, type ToolUse } from "../claude/stream-events.js";
 import { UserError, errorMessage } from "../base/errors.js";
@@ -95,7 +101,11 @@ export class ClaudeLink {
    * capture, beside the prompt (claude's tools wait for it: edits-gate.ts). `sent`: what claude
    * gets, when it is more than the user's prompt (a note from nudge in front of it).
    */
-  async startTurn(prompt: string, captureEdits: boolean, sent: string | readonly object[] = prompt): Promise<TurnHandle> {
+  async startTurn(
+    prompt: string,
+    captureEdits: boolean,
+    sent: string | readonly object[] = prompt,
+  ): Promise<TurnHandle> {
     let process = await this.ensureProcess();
     // A claude that died while it was starting (before any turn was open to be ended by its exit):
     // start another, once; a second one dying the same way is reported like any dead claude.
@@ -232,9 +242,11 @@ export class ClaudeLink {
     // A turn of the conversation chosen by `restart` has been saved since: carry on as usual.
     if (this.next && last !== this.next.since) this.next = null;
     if (this.next?.conversation.kind === "fresh") return undefined;
-    if (this.next?.conversation.kind === "session") return { claudeSessionId: this.next.conversation.claudeSessionId, atUuid: null, fork: false };
+    if (this.next?.conversation.kind === "session")
+      return { claudeSessionId: this.next.conversation.claudeSessionId, atUuid: null, fork: false };
     // Not a loop's verifier: its conversation checked the work, the next run goes on with the work's (QA).
-    const work = manifest.turns.findLast((t) => t.claudeSessionId && t.loop?.role !== "verifier")?.claudeSessionId ?? last;
+    const work =
+      manifest.turns.findLast((t) => t.claudeSessionId && t.loop?.role !== "verifier")?.claudeSessionId ?? last;
     return manifest.resume
       ? { claudeSessionId: manifest.resume.claudeSessionId, atUuid: manifest.resume.atUuid, fork: true }
       : work
@@ -269,7 +281,17 @@ export class ClaudeLink {
     let wroteAnything = false;
     const process: ClaudeProcess = new ClaudeProcess(
       // A restart's own flags (a verifier's mode) first, then the mode chosen with Shift-Tab.
-      this.launch({ bin: this.o.bin, args: claudeArgs({ ...this.o.flags, ...this.flagsOver, permissionMode: this.flagsOver.permissionMode ?? this.permissionMode ?? this.o.flags.permissionMode, resume }), cwd: this.o.cwd, env: this.o.env }),
+      this.launch({
+        bin: this.o.bin,
+        args: claudeArgs({
+          ...this.o.flags,
+          ...this.flagsOver,
+          permissionMode: this.flagsOver.permissionMode ?? this.permissionMode ?? this.o.flags.permissionMode,
+          resume,
+        }),
+        cwd: this.o.cwd,
+        env: this.o.env,
+      }),
       {
         onStdout: (chunk) => {
           wroteAnything = true;
@@ -301,7 +323,8 @@ export class ClaudeLink {
       // Arguments claude rejects (it exits with an error before a word): the turn's failure says so, once.
       const rejected = !wroteAnything && !exit.signal && exit.exitCode !== 0;
       if (rejected) return;
-      if ((!this.closing || wasInTurn) && this.process === process && !expected) this.o.onUnexpectedExit?.(exit, this.stderrText);
+      if ((!this.closing || wasInTurn) && this.process === process && !expected)
+        this.o.onUnexpectedExit?.(exit, this.stderrText);
     });
     return process;
   }
@@ -310,6 +333,7 @@ export class ClaudeLink {
 /** A full disk while recording: the next run recovers the turn from the logs, so say how to go on. */
 export function withDiskHint(error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === "ENOSPC" || code === "EDQUOT") return new UserError(errorMessage(error), "free some disk space, then continue with: nudge claude run -c");
+  if (code === "ENOSPC" || code === "EDQUOT")
+    return new UserError(errorMessage(error), "free some disk space, then continue with: nudge claude run -c");
   return error;
 }

@@ -16,14 +16,23 @@ import { visible } from "../base/inert-text.js";
 export type ClaudeSession = ClaudeSessionCard & { source: "claude" };
 
 /** This repository's (`allProjects`: every project's) sessions claude kept that nudge does not hold, the one used last first. */
-export async function claudeOwnSessions(store: Store, o: { allProjects?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<ClaudeSession[]> {
+export async function claudeOwnSessions(
+  store: Store,
+  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<ClaudeSession[]> {
   return (await claudeOwnScan(store, o)).sessions;
 }
 
 /** The same, at most `limit` of them, and how many there are. */
-export async function claudeOwnScan(store: Store, o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number } = {}): Promise<{ sessions: ClaudeSession[]; total: number }> {
+export async function claudeOwnScan(
+  store: Store,
+  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number } = {},
+): Promise<{ sessions: ClaudeSession[]; total: number }> {
   const wanted = o.allProjects ? () => true : insideAny(await workTreesOf(store.repoRoot, store.commonDir));
-  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, { limit: o.limit, skip: await knownClaudeIds(store) });
+  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, {
+    limit: o.limit,
+    skip: await knownClaudeIds(store),
+  });
   return { sessions: scan.sessions.map((s) => ({ ...s, source: "claude" as const })), total: scan.total };
 }
 
@@ -47,7 +56,11 @@ export async function knownClaudeIds(store: Store): Promise<Set<string>> {
  * The claude session an id or a unique prefix of one names, among every project's (a full id is
  * unique anywhere); null when none does. Found by file name: only the match is read.
  */
-export async function findClaudeSession(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<ClaudeSession | null> {
+export async function findClaudeSession(
+  store: Store,
+  idOrPrefix: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<ClaudeSession | null> {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(idOrPrefix)) return null;
   const root = path.join(claudeConfigDir(env), "projects");
   const known = await knownClaudeIds(store);
@@ -56,14 +69,19 @@ export async function findClaudeSession(store: Store, idOrPrefix: string, env?: 
     if (!folder.isDirectory()) continue;
     for (const e of await readdir(path.join(root, folder.name), { withFileTypes: true }).catch(() => [] as Dirent[])) {
       const id = e.name.slice(0, -".jsonl".length);
-      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !known.has(id)) matches.push(path.join(root, folder.name, e.name));
+      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !known.has(id))
+        matches.push(path.join(root, folder.name, e.name));
     }
   }
   const exact = matches.filter((f) => path.basename(f) === `${idOrPrefix}.jsonl`);
   const [one] = exact.length ? exact : matches;
   if (matches.length > 1 && exact.length === 0) {
     const some = [...new Set(matches.map((f) => path.basename(f, ".jsonl")))].sort().slice(0, 8);
-    throw new NoSuchSession(`"${idOrPrefix}" is ambiguous among claude's own sessions: ${some.join(", ")}`, "type more of the id", some);
+    throw new NoSuchSession(
+      `"${idOrPrefix}" is ambiguous among claude's own sessions: ${some.join(", ")}`,
+      "type more of the id",
+      some,
+    );
   }
   if (!one) return null;
   const s = await stat(one).catch(() => null);

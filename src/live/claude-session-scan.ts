@@ -49,15 +49,27 @@ export interface ClaudeSessionScan {
 /** A folder's transcript as this scan has it: its entry in the old cache (its card in the old cards file), or a card read now. */
 type Entry = Cached | { size: number; mtimeMs: number; cwd: string | null; card: Buffer };
 
-export async function scanClaudeSessions(configDir: string, cacheDir: string, wanted: CwdFilter, o: { limit?: number; skip?: Set<string> } = {}): Promise<ClaudeSessionScan> {
+export async function scanClaudeSessions(
+  configDir: string,
+  cacheDir: string,
+  wanted: CwdFilter,
+  o: { limit?: number; skip?: Set<string> } = {},
+): Promise<ClaudeSessionScan> {
   const root = path.join(configDir, "projects");
   // One cache per claude folder: CLAUDE_CONFIG_DIR may name another one next time.
-  const base = path.join(cacheDir, `claude-sessions-${createHash("sha256").update(configDir).digest("hex").slice(0, 16)}`);
+  const base = path.join(
+    cacheDir,
+    `claude-sessions-${createHash("sha256").update(configDir).digest("hex").slice(0, 16)}`,
+  );
   const cache = await loadCache(base + ".json");
-  const cards = cache.cards ? await readFile(path.join(path.dirname(base), cache.cards)).catch(() => Buffer.alloc(0)) : Buffer.alloc(0);
+  const cards = cache.cards
+    ? await readFile(path.join(path.dirname(base), cache.cards)).catch(() => Buffer.alloc(0))
+    : Buffer.alloc(0);
   const next = new Map<string, { cwds: Array<string | null>; entries: Map<string, Entry> }>();
   let changed = false;
-  const folders = (await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])).filter((d) => d.isDirectory());
+  const folders = (await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])).filter((d) =>
+    d.isDirectory(),
+  );
   if (folders.length !== Object.keys(cache.folders).length) changed = true;
   // Only what sorting needs is made per transcript; a card is sliced and parsed only when shown.
   const found: Array<{ dir: string; name: string; mtimeMs: number; entry: Entry }> = [];
@@ -73,7 +85,9 @@ export async function scanClaudeSessions(configDir: string, cacheDir: string, wa
       for (const name in known.files) entries.set(name, known.files[name]!);
       continue;
     }
-    const names = (await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[])).filter((e) => e.isFile() && e.name.endsWith(".jsonl"));
+    const names = (await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[])).filter(
+      (e) => e.isFile() && e.name.endsWith(".jsonl"),
+    );
     const missed: Array<{ name: string; size: number; mtimeMs: number }> = [];
     for (const { name } of names) {
       // Synchronous: 2,000 stats of cached metadata cost less this way than as 2,000 promises.
@@ -83,7 +97,8 @@ export async function scanClaudeSessions(configDir: string, cacheDir: string, wa
         continue;
       }
       const hit = known?.files[name];
-      if (hit && hit[0] === s.size && hit[1] === s.mtimeMs && hit[4] > 0 && hit[3] + hit[4] <= cards.length) entries.set(name, hit);
+      if (hit && hit[0] === s.size && hit[1] === s.mtimeMs && hit[4] > 0 && hit[3] + hit[4] <= cards.length)
+        entries.set(name, hit);
       else missed.push({ name, size: s.size, mtimeMs: s.mtimeMs });
     }
     for (let i = 0; i < missed.length; i += AT_ONCE) {
@@ -93,14 +108,22 @@ export async function scanClaudeSessions(configDir: string, cacheDir: string, wa
           if (!card) return void unreadable++;
           const { file: _file, ...kept } = card;
           void _file;
-          entries.set(m.name, { size: m.size, mtimeMs: m.mtimeMs, cwd: card.cwd, card: Buffer.from(JSON.stringify({ ...kept, firstPrompt: cut(kept.firstPrompt), lastPrompt: cut(kept.lastPrompt) })) });
+          entries.set(m.name, {
+            size: m.size,
+            mtimeMs: m.mtimeMs,
+            cwd: card.cwd,
+            card: Buffer.from(
+              JSON.stringify({ ...kept, firstPrompt: cut(kept.firstPrompt), lastPrompt: cut(kept.lastPrompt) }),
+            ),
+          });
           changed = true;
         }),
       );
     }
     for (const [name, e] of entries) {
       const cwd = Array.isArray(e) ? (cwds[e[2]] ?? null) : e.cwd;
-      if (wanted(cwd) && !o.skip?.has(name.slice(0, -".jsonl".length))) found.push({ dir, name, mtimeMs: Array.isArray(e) ? e[1] : e.mtimeMs, entry: e });
+      if (wanted(cwd) && !o.skip?.has(name.slice(0, -".jsonl".length)))
+        found.push({ dir, name, mtimeMs: Array.isArray(e) ? e[1] : e.mtimeMs, entry: e });
     }
     if (!known || Object.keys(known.files).length !== entries.size) changed = true;
   }
@@ -116,7 +139,12 @@ export async function scanClaudeSessions(configDir: string, cacheDir: string, wa
 }
 
 /** A new cards file, then the index that names it, then the old cards file removed: a reader of the old index meanwhile reads the old cards (or, gone, reads the transcripts again). */
-async function saveCache(base: string, oldCards: string, folders: Map<string, { cwds: Array<string | null>; entries: Map<string, Entry> }>, cardOf: (e: Entry) => Buffer): Promise<void> {
+async function saveCache(
+  base: string,
+  oldCards: string,
+  folders: Map<string, { cwds: Array<string | null>; entries: Map<string, Entry> }>,
+  cardOf: (e: Entry) => Buffer,
+): Promise<void> {
   const pieces: Buffer[] = [];
   let at = 0;
   const cardsName = `${path.basename(base)}.${randomBytes(4).toString("hex")}.cards`;
@@ -147,7 +175,12 @@ function parseCard(bytes: Buffer): Omit<ClaudeSessionCard, "file"> | null {
   try {
     const card = JSON.parse(bytes.toString("utf8")) as Partial<ClaudeSessionCard> | null;
     // nudge's own file, checked as read: a damaged entry is not shown rather than shown wrong.
-    return card !== null && typeof card === "object" && typeof card.updatedAt === "string" && typeof card.startedAt === "string" ? (card as ClaudeSessionCard) : null;
+    return card !== null &&
+      typeof card === "object" &&
+      typeof card.updatedAt === "string" &&
+      typeof card.startedAt === "string"
+      ? (card as ClaudeSessionCard)
+      : null;
   } catch {
     return null;
   }
@@ -178,11 +211,21 @@ async function loadCache(file: string): Promise<Cache> {
         const files: Record<string, Cached> = {};
         for (const n in f.files) {
           const c = f.files[n];
-          if (Array.isArray(c) && c.length === 5 && c.every((v) => typeof v === "number") && (f.cwds[c[2]] === null || typeof f.cwds[c[2]] === "string")) files[n] = c;
+          if (
+            Array.isArray(c) &&
+            c.length === 5 &&
+            c.every((v) => typeof v === "number") &&
+            (f.cwds[c[2]] === null || typeof f.cwds[c[2]] === "string")
+          )
+            files[n] = c;
         }
         folders[name] = { cwds: f.cwds, files };
       }
-      return { version: CACHE_VERSION, cards: typeof json.cards === "string" && /^[\w.-]+\.cards$/.test(json.cards) ? json.cards : "", folders };
+      return {
+        version: CACHE_VERSION,
+        cards: typeof json.cards === "string" && /^[\w.-]+\.cards$/.test(json.cards) ? json.cards : "",
+        folders,
+      };
     }
   } catch {
     // none yet, or damaged: rebuilt
@@ -192,7 +235,8 @@ async function loadCache(file: string): Promise<Cache> {
 
 /** Is `cwd` one of these folders, or inside one? */
 export function insideAny(roots: string[]): CwdFilter {
-  return (cwd) => cwd !== null && roots.some((r) => cwd === r || cwd.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+  return (cwd) =>
+    cwd !== null && roots.some((r) => cwd === r || cwd.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
 }
 
 /** The work trees of a repository: the main one and every linked worktree git knows (read from the common git dir, no git process). */

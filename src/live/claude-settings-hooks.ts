@@ -19,7 +19,14 @@ import * as z from "../base/zod.js";
 const HOOK_MARK = "hooks claude-event";
 
 /** The events recorded by, with the seconds claude gives each (nudge gives itself less: hooks-claude-event.ts). */
-const HOOK_TIMEOUTS_S = { SessionStart: 30, UserPromptSubmit: 30, PreToolUse: 60, Stop: 10, StopFailure: 10, SessionEnd: 10 } as const;
+const HOOK_TIMEOUTS_S = {
+  SessionStart: 30,
+  UserPromptSubmit: 30,
+  PreToolUse: 60,
+  Stop: 10,
+  StopFailure: 10,
+  SessionEnd: 10,
+} as const;
 
 const Backup = z.object({
   version: z.literal(1),
@@ -46,7 +53,12 @@ export interface SettingsPlan {
 }
 
 function hookEntries(command: string): Record<string, unknown[]> {
-  return Object.fromEntries(Object.entries(HOOK_TIMEOUTS_S).map(([event, timeout]) => [event, [{ matcher: "", hooks: [{ type: "command", command, timeout }] }]]));
+  return Object.fromEntries(
+    Object.entries(HOOK_TIMEOUTS_S).map(([event, timeout]) => [
+      event,
+      [{ matcher: "", hooks: [{ type: "command", command, timeout }] }],
+    ]),
+  );
 }
 
 export function hookCommand(node: string, script: string): string {
@@ -68,22 +80,37 @@ export async function planInstall(file: string, backupFile: string, command: str
     content = Buffer.from(text.slice(0, brace + 1) + inserted + text.slice(brace + 1));
   } else {
     const hooks = settings.hooks;
-    if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) throw new UserError(`${file}: "hooks" is not an object`, "fix the file, then install again");
+    if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks))
+      throw new UserError(`${file}: "hooks" is not an object`, "fix the file, then install again");
     const merged: Record<string, unknown> = { ...(hooks as Record<string, unknown>) };
     for (const [event, entries] of Object.entries(ours)) {
       const mine = merged[event];
-      if (mine !== undefined && !Array.isArray(mine)) throw new UserError(`${file}: hooks.${event} is not a list`, "fix the file, then install again");
+      if (mine !== undefined && !Array.isArray(mine))
+        throw new UserError(`${file}: hooks.${event} is not a list`, "fix the file, then install again");
       merged[event] = [...((mine as unknown[] | undefined) ?? []), ...entries];
     }
     content = Buffer.from(`${JSON.stringify({ ...settings, hooks: merged }, null, 2)}\n`);
   }
   const madeFolder = !(await fs.stat(path.dirname(file)).catch(() => null));
-  const backup: Backup = { version: 1, file, existed: current !== null, original: current?.toString("base64") ?? null, installed: sha(content), inserted, madeFolder };
+  const backup: Backup = {
+    version: 1,
+    file,
+    existed: current !== null,
+    original: current?.toString("base64") ?? null,
+    installed: sha(content),
+    inserted,
+    madeFolder,
+  };
   return { file, action: "install", content, backupFile, backup };
 }
 
 /** Installed already: the same entries, or (nudge moved, or another node) the same entries running this nudge. */
-async function replaceCommand(file: string, backupFile: string, current: Buffer, command: string): Promise<SettingsPlan> {
+async function replaceCommand(
+  file: string,
+  backupFile: string,
+  current: Buffer,
+  command: string,
+): Promise<SettingsPlan> {
   const text = current.toString("utf8");
   const installed = /"command":\s*("(?:[^"\\]|\\.)*hooks claude-event")/.exec(text)?.[1];
   const old = installed ? (JSON.parse(installed) as string) : command;
@@ -91,7 +118,13 @@ async function replaceCommand(file: string, backupFile: string, current: Buffer,
   const content = Buffer.from(text.split(JSON.stringify(old).slice(1, -1)).join(JSON.stringify(command).slice(1, -1)));
   const backup = await readBackup(backupFile);
   // The backup still holds what the file held before nudge; only what nudge wrote changed.
-  return { file, action: "update", content, backupFile, backup: backup ? { ...backup, installed: sha(content) } : null };
+  return {
+    file,
+    action: "update",
+    content,
+    backupFile,
+    backup: backup ? { ...backup, installed: sha(content) } : null,
+  };
 }
 
 export async function planUninstall(file: string, backupFile: string): Promise<SettingsPlan> {
@@ -100,7 +133,12 @@ export async function planUninstall(file: string, backupFile: string): Promise<S
   const base = { file, backupFile, backup: null };
   if (current === null || !current.includes(HOOK_MARK)) return { ...base, action: "absent", content: current };
   if (backup && sha(current) === backup.installed) {
-    return { ...base, backup, action: "restore", content: backup.existed ? Buffer.from(backup.original ?? "", "base64") : null };
+    return {
+      ...base,
+      backup,
+      action: "restore",
+      content: backup.existed ? Buffer.from(backup.original ?? "", "base64") : null,
+    };
   }
   const text = current.toString("utf8");
   if (backup?.inserted && text.split(backup.inserted).length === 2) {
@@ -152,9 +190,13 @@ function parseSettings(file: string, bytes: Buffer): Record<string, unknown> {
   try {
     value = JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""));
   } catch (error) {
-    throw new UserError(`${file} is not valid JSON (${(error as Error).message})`, "fix it (claude would not read it either), then run this again");
+    throw new UserError(
+      `${file} is not valid JSON (${(error as Error).message})`,
+      "fix it (claude would not read it either), then run this again",
+    );
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UserError(`${file} does not hold a JSON object`, "fix it, then run this again");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UserError(`${file} does not hold a JSON object`, "fix it, then run this again");
   return value as Record<string, unknown>;
 }
 
@@ -185,7 +227,11 @@ async function readIf(file: string): Promise<Buffer | null> {
     throw error;
   });
   if (!stat) return null;
-  if (stat.isSymbolicLink()) throw new UserError(`${file} is a link: nudge would replace it with a file of its own`, `add the hooks where it points, or replace the link with that file, and run this again`);
+  if (stat.isSymbolicLink())
+    throw new UserError(
+      `${file} is a link: nudge would replace it with a file of its own`,
+      `add the hooks where it points, or replace the link with that file, and run this again`,
+    );
   if (!stat.isFile()) throw new UserError(`${file} is not a file`, "move it away, and run this again");
   return fs.readFile(file);
 }

@@ -64,7 +64,8 @@ export class ControlHandler {
   async respond(event: ControlRequestEvent): Promise<object> {
     try {
       const subtype = event.request.subtype;
-      if (subtype === "can_use_tool") return controlResponse(event.request_id, await this.canUseTool(CanUseToolRequest.parse(event.request)));
+      if (subtype === "can_use_tool")
+        return controlResponse(event.request_id, await this.canUseTool(CanUseToolRequest.parse(event.request)));
       if (subtype === "hook_callback" && this.c.guard) {
         const hook = HookCallbackRequest.parse(event.request);
         return controlResponse(event.request_id, await this.c.guard.answer(hook.callback_id, hook.input));
@@ -80,20 +81,31 @@ export class ControlHandler {
     if (request.tool_name === "AskUserQuestion") return this.questions(request);
     if (request.tool_name === "ExitPlanMode") return this.plan(request);
     if (this.allowed(request)) return { behavior: "allow", updatedInput: request.input };
-    if (!asker) return this.refuseUnattended(request, (request.tool_use_id && this.c.guard?.askedBy?.(request.tool_use_id)) || null);
+    if (!asker)
+      return this.refuseUnattended(
+        request,
+        (request.tool_use_id && this.c.guard?.askedBy?.(request.tool_use_id)) || null,
+      );
     const answer = await asker.permission(request, { cwd: this.c.cwd, toolUse: this.c.toolUse(request.tool_use_id) });
     switch (answer.kind) {
       case "yes":
         return { behavior: "allow", updatedInput: request.input };
       case "no":
-        return { behavior: "deny", message: answer.reason ? `The user refused this tool call: ${answer.reason}` : "The user refused this tool call." };
+        return {
+          behavior: "deny",
+          message: answer.reason
+            ? `The user refused this tool call: ${answer.reason}`
+            : "The user refused this tool call.",
+        };
       case "always":
       case "save": {
         this.remember(request);
         const suggestions = request.permission_suggestions ?? [];
         // "always" keeps claude's rules for the session; "don't ask again" saves what the question named.
         const updatedPermissions: PermissionUpdate[] =
-          answer.kind === "always" ? suggestions.filter((s) => s.type === "addRules").map((s) => ({ ...s, destination: "session" })) : suggestionsToSave(suggestions);
+          answer.kind === "always"
+            ? suggestions.filter((s) => s.type === "addRules").map((s) => ({ ...s, destination: "session" }))
+            : suggestionsToSave(suggestions);
         return {
           behavior: "allow",
           updatedInput: request.input,
@@ -106,7 +118,12 @@ export class ControlHandler {
 
   private async questions(request: CanUseToolRequest): Promise<PermissionDecision> {
     const questions = Array.isArray(request.input.questions) ? (request.input.questions as Question[]) : [];
-    if (!this.c.asker) return { behavior: "deny", message: "Nobody is at a terminal to answer questions in this session; go on with your best judgement and say what you assumed." };
+    if (!this.c.asker)
+      return {
+        behavior: "deny",
+        message:
+          "Nobody is at a terminal to answer questions in this session; go on with your best judgement and say what you assumed.",
+      };
     const answers = await this.c.asker.questions(questions);
     if (!answers) return { behavior: "deny", message: "The user declined to answer." };
     return { behavior: "allow", updatedInput: { ...request.input, answers } };
@@ -115,12 +132,26 @@ export class ControlHandler {
   private async plan(request: CanUseToolRequest): Promise<PermissionDecision> {
     // The request's input arrives empty: the plan is in the assistant's tool_use block.
     const plan = String(this.c.toolUse(request.tool_use_id)?.input.plan ?? request.input.plan ?? "");
-    if (!this.c.asker) return { behavior: "deny", message: "Nobody is at a terminal to approve the plan; keep planning, or say what you need." };
+    if (!this.c.asker)
+      return {
+        behavior: "deny",
+        message: "Nobody is at a terminal to approve the plan; keep planning, or say what you need.",
+      };
     const answer = await this.c.asker.plan(plan);
     // "Yes, and accept edits": claude's own permission update, which sets the mode as the plan mode ends.
-    if (answer.approve && answer.acceptEdits) return { behavior: "allow", updatedInput: request.input, updatedPermissions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }] };
+    if (answer.approve && answer.acceptEdits)
+      return {
+        behavior: "allow",
+        updatedInput: request.input,
+        updatedPermissions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }],
+      };
     if (answer.approve) return { behavior: "allow", updatedInput: request.input };
-    return { behavior: "deny", message: answer.feedback ? `The user wants you to keep planning: ${answer.feedback}` : "The user wants you to keep planning." };
+    return {
+      behavior: "deny",
+      message: answer.feedback
+        ? `The user wants you to keep planning: ${answer.feedback}`
+        : "The user wants you to keep planning.",
+    };
   }
 
   /** Without a terminal nobody can answer: refuse, and say once per tool which flag would allow it. */
@@ -130,9 +161,14 @@ export class ControlHandler {
       // An ask rule asks whatever claude's mode and flags allow: no flag helps, only a person (or the rule).
       if (!this.refusedTools.has(`rule:${rule}`)) {
         this.refusedTools.add(`rule:${rule}`);
-        this.c.notice(`${tool} was refused: the project's rule "${rule}" asks a person, and there is no terminal to ask; run on a terminal, or change the rule in .nudge/rules.yaml`);
+        this.c.notice(
+          `${tool} was refused: the project's rule "${rule}" asks a person, and there is no terminal to ask; run on a terminal, or change the rule in .nudge/rules.yaml`,
+        );
       }
-      return { behavior: "deny", message: `Permission to use ${tool} was refused: the project's rule "${rule}" needs the user's answer, and nobody is at a terminal.` };
+      return {
+        behavior: "deny",
+        message: `Permission to use ${tool} was refused: the project's rule "${rule}" needs the user's answer, and nobody is at a terminal.`,
+      };
     }
     // A path outside the folders claude may use is asked about in every mode: --add-dir lets claude in.
     const blocked = request.blocked_path && path.isAbsolute(request.blocked_path) ? request.blocked_path : null;
@@ -146,9 +182,14 @@ export class ControlHandler {
     // Once per tool and flag: a second kind of refusal of the same tool gets its own notice.
     if (!this.refusedTools.has(`${tool} ${flag}`)) {
       this.refusedTools.add(`${tool} ${flag}`);
-      this.c.notice(`${tool} was refused: nobody can answer a permission question without a terminal; allow it with ${flag}`);
+      this.c.notice(
+        `${tool} was refused: nobody can answer a permission question without a terminal; allow it with ${flag}`,
+      );
     }
-    return { behavior: "deny", message: `Permission to use ${tool} was refused: nobody is at a terminal to allow it (the user can rerun with ${flag}).` };
+    return {
+      behavior: "deny",
+      message: `Permission to use ${tool} was refused: nobody is at a terminal to allow it (the user can rerun with ${flag}).`,
+    };
   }
 
   private remember(request: CanUseToolRequest): void {
@@ -165,7 +206,9 @@ export class ControlHandler {
   private allowed(request: CanUseToolRequest): boolean {
     const input = callKey(request.tool_name, request.input);
     const command = typeof request.input.command === "string" ? request.input.command : null;
-    return this.allowances.some((a) => a.tool === request.tool_name && (a.input === input || underPrefix(command, a.commandPrefix)));
+    return this.allowances.some(
+      (a) => a.tool === request.tool_name && (a.input === input || underPrefix(command, a.commandPrefix)),
+    );
   }
 }
 
@@ -188,4 +231,3 @@ function callKey(tool: string, input: Record<string, unknown>): string {
   const { description: _, ...rest } = input;
   return stableJson(rest);
 }
-

@@ -61,7 +61,19 @@ function helpLines(endsWith: string | undefined, keys: readonly string[] = []): 
 const CLEAR_NOTE =
   "⎿ /clear: claude starts a new conversation without the turns before it; nudge keeps recording them in this session, and /rewind <n> to one of them brings back that turn's conversation and code";
 
-const SLASH_COMMANDS = new Set(["/exit", "/quit", "/q", "/help", "/h", "/?", "/session", "/rewind", "/fork", "/compact", "/undo"]);
+const SLASH_COMMANDS = new Set([
+  "/exit",
+  "/quit",
+  "/q",
+  "/help",
+  "/h",
+  "/?",
+  "/session",
+  "/rewind",
+  "/fork",
+  "/compact",
+  "/undo",
+]);
 
 /** nudge's own commands only: any other line, "/src/app.ts crashes" included, is a prompt for claude. */
 export function isSlashCommand(line: string): boolean {
@@ -177,7 +189,8 @@ export class Conversation {
       }
       const link = this.o.holder.link;
       // A link started since the mode was chosen (/fork, /compact, /rewind) has not heard of it.
-      if (this.permissionMode && link.permissionMode !== this.permissionMode) link.setPermissionMode(this.permissionMode);
+      if (this.permissionMode && link.permissionMode !== this.permissionMode)
+        link.setPermissionMode(this.permissionMode);
       this.watch(link);
       this.failure = { text: "", status: null };
       // What the user changed since the last capture is theirs, recorded apart from claude's turn:
@@ -189,15 +202,26 @@ export class Conversation {
       const sayEdits = !first;
       first = false;
       const sentText = note ? `${note}\n\n${text}` : text;
-      if (images.length > 0) frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
+      if (images.length > 0)
+        frontend.say(`⎿ with ${images.map((i) => `[image: ${i.name} ${imageSize(i.data.length)}]`).join(" ")}`);
       for (const line of notAttached) frontend.say(`⎿ ${line}`);
       if (/^\/clear(\s|$)/.test(text.trim())) this.inOrder(() => frontend.say(CLEAR_NOTE));
-      const handle = await link.startTurn(text, captureEdits, images.length > 0 ? promptContent(sentText, images) : sentText);
+      const handle = await link.startTurn(
+        text,
+        captureEdits,
+        images.length > 0 ? promptContent(sentText, images) : sentText,
+      );
       this.begun.push({ session: link.recorder.manifest.id, n: handle.n });
       if (captureEdits && sayEdits) {
         // A failed capture fails the turn itself (its `ended`): reported there.
         handle.edits.then(
-          (edits) => edits && this.inOrder(() => frontend.say("✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn")),
+          (edits) =>
+            edits &&
+            this.inOrder(() =>
+              frontend.say(
+                "✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn",
+              ),
+            ),
           () => undefined,
         );
       }
@@ -218,7 +242,13 @@ export class Conversation {
       const finished = await handle.finished.finally(() => frontend.working?.(false));
       await handle.edits; // not recorded (a full disk): the turn fails here, before another prompt goes
       if (this.saveFailure) throw this.saveFailure;
-      if (this.stopping || frontend.prompts.hasQueued?.() !== true || finished.status !== "complete" || finished.result?.isError || this.o.afterTurn) {
+      if (
+        this.stopping ||
+        frontend.prompts.hasQueued?.() !== true ||
+        finished.status !== "complete" ||
+        finished.result?.isError ||
+        this.o.afterTurn
+      ) {
         const turn = await handle.saved;
         await this.order.drained(); // the end lines of the turns before it first
         await this.finish(turn);

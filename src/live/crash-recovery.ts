@@ -14,7 +14,12 @@ import type { Manifest } from "../store/manifest-schema.js";
 export async function recoverCrashedIn(
   store: Store,
   root: string,
-  o: { except: string | null; open: (dir: string, manifest: Manifest) => Promise<SessionRecorder>; warn: (text: string) => void; unreadable?: (dir: string) => void },
+  o: {
+    except: string | null;
+    open: (dir: string, manifest: Manifest) => Promise<SessionRecorder>;
+    warn: (text: string) => void;
+    unreadable?: (dir: string) => void;
+  },
 ): Promise<void> {
   // Only sessions whose header is not complete can have an unsaved turn: the index finds them without reading every header.
   for (const listed of (await scanSessions(store, { unfinished: true, onSkip: o.unreadable })).sessions) {
@@ -26,7 +31,9 @@ export async function recoverCrashedIn(
       const recorder = await o.open(listed.dir, manifest);
       await recorder.close();
     } catch (error) {
-      o.warn(`could not save the unsaved turn of crashed session ${id} (${errorMessage(error)}); its lines stay in its conversation.jsonl`);
+      o.warn(
+        `could not save the unsaved turn of crashed session ${id} (${errorMessage(error)}); its lines stay in its conversation.jsonl`,
+      );
     }
   }
 }

@@ -55,13 +55,23 @@ export function editDiff(tool: string, input: Record<string, unknown>, o: DiffOp
   switch (tool) {
     case "Write": {
       const before = read(absolute);
-      if (before === undefined) return render("", str(input.content) ?? "", o, "(replaces a file that cannot be compared: binary, large or unreadable)");
+      if (before === undefined)
+        return render(
+          "",
+          str(input.content) ?? "",
+          o,
+          "(replaces a file that cannot be compared: binary, large or unreadable)",
+        );
       return render(before ?? "", str(input.content) ?? "", o, before === null ? "(new file)" : undefined);
     }
     case "Edit":
       return applyEdits(read(absolute), [input], o);
     case "MultiEdit":
-      return applyEdits(read(absolute), Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [], o);
+      return applyEdits(
+        read(absolute),
+        Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [],
+        o,
+      );
     case "NotebookEdit": {
       const mode = str(input.edit_mode) ?? "replace";
       const cell = str(input.cell_id) ? `cell ${str(input.cell_id)}` : "a new cell";
@@ -86,15 +96,23 @@ function applyEdits(before: string | null | undefined, edits: Record<string, unk
         break;
       }
       // split/join, not String.replace: "$&" in new_string must stay literal text.
-      after = edit.replace_all === true ? after.split(oldString).join(newString) : after.replace(oldString, () => newString);
+      after =
+        edit.replace_all === true ? after.split(oldString).join(newString) : after.replace(oldString, () => newString);
     }
     if (applied) return render(before, after, o);
   }
   const note =
-    before === null ? "(file not found; the strings to replace)" : before === undefined ? "(file cannot be compared; the strings to replace)" : "(text not found in the file; the strings to replace)";
+    before === null
+      ? "(file not found; the strings to replace)"
+      : before === undefined
+        ? "(file cannot be compared; the strings to replace)"
+        : "(text not found in the file; the strings to replace)";
   // Fragments, not files: their missing final newline is no news.
   const whole = (s: string | undefined) => (s && !s.endsWith("\n") ? `${s}\n` : (s ?? ""));
-  return [(o.style ?? PLAIN).dim(note), ...edits.flatMap((e) => render(whole(str(e.old_string)), whole(str(e.new_string)), o))];
+  return [
+    (o.style ?? PLAIN).dim(note),
+    ...edits.flatMap((e) => render(whole(str(e.old_string)), whole(str(e.new_string)), o)),
+  ];
 }
 
 function render(before: string, after: string, o: DiffOptions, note?: string): string[] {
@@ -110,7 +128,10 @@ function render(before: string, after: string, o: DiffOptions, note?: string): s
       const line = visible(raw);
       const kind = line[0];
       const file = (o as FileDiffOptions).file;
-      const drawn = o.highlight && file && (kind === "+" || kind === "-" || kind === " ") ? o.highlight({ kind, code: line.slice(1), file }) : null;
+      const drawn =
+        o.highlight && file && (kind === "+" || kind === "-" || kind === " ")
+          ? o.highlight({ kind, code: line.slice(1), file })
+          : null;
       if (drawn !== null) lines.push(drawn);
       else if (line.startsWith("+")) lines.push(style.green(line));
       else if (line.startsWith("-")) lines.push(style.red(line));

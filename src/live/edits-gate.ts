@@ -21,7 +21,18 @@ const EDITS_GATE_ID = "nudge-edits-gate";
  * claude's tools that change no file: not held, so a turn of reading costs no round trip. Every
  * other tool is (MCP tools, subagents, and any tool a later claude adds).
  */
-const READ_ONLY_TOOLS = ["Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite", "AskUserQuestion", "ExitPlanMode"];
+const READ_ONLY_TOOLS = [
+  "Read",
+  "Glob",
+  "Grep",
+  "LS",
+  "NotebookRead",
+  "WebFetch",
+  "WebSearch",
+  "TodoWrite",
+  "AskUserQuestion",
+  "ExitPlanMode",
+];
 
 const EDITS_GATE_MATCHER = `^(?!(?:${READ_ONLY_TOOLS.join("|")})$)`;
 
@@ -36,7 +47,10 @@ export function withEditsGate(inner: ToolGuard | null, settled: () => Promise<bo
   return {
     hooks: (): HookRegistration => {
       const hooks = inner?.hooks() ?? {};
-      return { ...hooks, PreToolUse: [...(hooks.PreToolUse ?? []), { matcher: EDITS_GATE_MATCHER, hookCallbackIds: [EDITS_GATE_ID] }] };
+      return {
+        ...hooks,
+        PreToolUse: [...(hooks.PreToolUse ?? []), { matcher: EDITS_GATE_MATCHER, hookCallbackIds: [EDITS_GATE_ID] }],
+      };
     },
     answer: async (callbackId: string, input: HookCallbackRequest["input"]) => {
       if (callbackId !== EDITS_GATE_ID) return inner ? inner.answer(callbackId, input) : {};
@@ -45,7 +59,8 @@ export function withEditsGate(inner: ToolGuard | null, settled: () => Promise<bo
         hookSpecificOutput: {
           hookEventName: "PreToolUse",
           permissionDecision: "deny",
-          permissionDecisionReason: "nudge could not record the files as they were before this prompt, so nothing may change them now; stop and tell the user.",
+          permissionDecisionReason:
+            "nudge could not record the files as they were before this prompt, so nothing may change them now; stop and tell the user.",
         },
       } satisfies PreToolUseOutput;
     },

@@ -21,7 +21,11 @@ export function watchForFatal(link: ClaudeLink, onFailure: (failure: TurnFailure
         onFailure({ text: event.result ?? (event.errors ?? []).join("; "), status: event.api_error_status ?? null });
       }
       // claude retries a 401 ten times over ~3 minutes; a bad key will not get better, so stop now.
-      if (event.type === "system" && event.subtype === "api_retry" && (event.error_status === 401 || event.error_status === 403)) {
+      if (
+        event.type === "system" &&
+        event.subtype === "api_retry" &&
+        (event.error_status === 401 || event.error_status === 403)
+      ) {
         onFailure({ text: String(event.error ?? "authentication failed"), status: event.error_status });
         link.interrupt();
       }
@@ -51,9 +55,18 @@ export function failOnFatal(turn: Turn, failure: TurnFailure, exit: ClaudeExit |
     );
   }
   if (failure.status === 429 || /rate.?limit/i.test(text)) {
-    throw new UserError(`the API is rate limiting claude (${firstLine})`, "wait a minute, then continue with: nudge claude run -c");
+    throw new UserError(
+      `the API is rate limiting claude (${firstLine})`,
+      "wait a minute, then continue with: nudge claude run -c",
+    );
   }
-  if (turn.status === "incomplete" && turn.lines.from === turn.lines.to && exit && !exit.signal && exit.exitCode !== 0) {
+  if (
+    turn.status === "incomplete" &&
+    turn.lines.from === turn.lines.to &&
+    exit &&
+    !exit.signal &&
+    exit.exitCode !== 0
+  ) {
     throw new UserError(
       `claude exited without answering${text ? `: ${text.split("\n").slice(-3).join(" ")}` : ""}`,
       "check what nudge passes on to claude (--permission-mode, --model, --allowed-tools, --claude-bin, anything after --) and that `claude -p hello` works on its own",

@@ -29,9 +29,10 @@ import { openPartLines, TranscriptTail } from "./transcript-tail.js";
 import type { HookInput } from "./hook-input.js";
 import { TuiTurns } from "./tui-turns.js";
 
-
-const PendingStop = z.object({ event: z.enum(["Stop", "StopFailure"]), claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)) });
-
+const PendingStop = z.object({
+  event: z.enum(["Stop", "StopFailure"]),
+  claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)),
+});
 
 export interface HookContext {
   store: Store;
@@ -66,7 +67,10 @@ export async function onClaudeHook(c: HookContext): Promise<object | null> {
     case "StopFailure": {
       const dir = await sessionOf(c, false);
       if (!dir) return null;
-      await writeFileAtomic(path.join(dir, STOP_FILE), JSON.stringify({ event: c.hook.hook_event_name, claudeSessionId: c.hook.session_id }));
+      await writeFileAtomic(
+        path.join(dir, STOP_FILE),
+        JSON.stringify({ event: c.hook.hook_event_name, claudeSessionId: c.hook.session_id }),
+      );
       c.finish(path.basename(dir), false);
       return null;
     }
@@ -81,21 +85,31 @@ export async function onClaudeHook(c: HookContext): Promise<object | null> {
 }
 
 /** The detached end of a turn (`end`: of claude, then the session is closed, and dropped if no prompt was recorded). */
-export async function finishTurn(c: Omit<HookContext, "hook" | "finish">, sessionId: string, end: boolean): Promise<void> {
+export async function finishTurn(
+  c: Omit<HookContext, "hook" | "finish">,
+  sessionId: string,
+  end: boolean,
+): Promise<void> {
   const dir = bundleDir(c.store, sessionId);
   if (!end && !(await readPendingStop(dir))) return; // a hook of the session did it first
   const lockFile = bundleFiles(dir).lock;
   let discard = false;
   let allSaved = false;
-  await withRecorder({ ...c, finish: () => undefined }, dir, async (recorder, turns) => {
-    await endNotedTurn(dir, recorder, turns);
-    if (!end) return;
-    // Its Stop may not have come (claude exited at once): the turn's end line, if claude wrote it, says it finished.
-    await turns.claudeExited(1000);
-    await recorder.settled();
-    discard = !recorder.anyTurnBegun;
-    allSaved = recorder.allSaved;
-  }, undefined, end);
+  await withRecorder(
+    { ...c, finish: () => undefined },
+    dir,
+    async (recorder, turns) => {
+      await endNotedTurn(dir, recorder, turns);
+      if (!end) return;
+      // Its Stop may not have come (claude exited at once): the turn's end line, if claude wrote it, says it finished.
+      await turns.claudeExited(1000);
+      await recorder.settled();
+      discard = !recorder.anyTurnBegun;
+      allSaved = recorder.allSaved;
+    },
+    undefined,
+    end,
+  );
   if (!end) return;
   if (discard) {
     await discardSession(c.store, dir, sessionId);
@@ -154,19 +168,33 @@ async function sessionOf(c: HookContext, create: boolean): Promise<string | null
 async function forgetMapping(store: Store, sessionId: string): Promise<void> {
   const dir = path.join(store.dir, "claude-ui");
   for (const name of await fs.readdir(dir).catch(() => [])) {
-    if ((await fs.readFile(path.join(dir, name), "utf8").catch(() => "")).trim() === sessionId) await fs.rm(path.join(dir, name), { force: true });
+    if ((await fs.readFile(path.join(dir, name), "utf8").catch(() => "")).trim() === sessionId)
+      await fs.rm(path.join(dir, name), { force: true });
   }
 }
 
 /** The session's recorder for one hook: its open turn (if an earlier hook of this claude began one) open again. */
-async function withRecorder(c: Omit<HookContext, "hook">, dir: string, work: (recorder: SessionRecorder, turns: TuiTurns) => Promise<void>, created?: Manifest, ends = false): Promise<void> {
+async function withRecorder(
+  c: Omit<HookContext, "hook">,
+  dir: string,
+  work: (recorder: SessionRecorder, turns: TuiTurns) => Promise<void>,
+  created?: Manifest,
+  ends = false,
+): Promise<void> {
   const manifest = created ?? (await readManifest(dir));
   const lock = await takeHookLock(dir, bundleFiles(dir).lock, manifest.id, c.claudePid);
   let recorder: SessionRecorder;
   try {
     const cwd = manifest.repo.cwd;
     const catchUp = (m: typeof manifest) => openPartLines(dir, c.claudeConfigDir, cwd, m);
-    recorder = await SessionRecorder.start(dir, manifest, await hookRecorderContext(c, manifest), { warning: c.note }, catchUp, { lock, reopen: lock.ownedBefore, goesOn: !ends });
+    recorder = await SessionRecorder.start(
+      dir,
+      manifest,
+      await hookRecorderContext(c, manifest),
+      { warning: c.note },
+      catchUp,
+      { lock, reopen: lock.ownedBefore, goesOn: !ends },
+    );
   } catch (error) {
     await lock.release();
     throw error;

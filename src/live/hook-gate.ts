@@ -23,10 +23,14 @@ const GATE_WAIT_MS = 50_000;
 /** A turn's end noted longer ago than this was dropped by its finisher (killed): it no longer holds claude's tools. */
 const STOP_STALE_MS = 15_000;
 
-export async function preToolUse(store: Store, hook: HookCallbackRequest["input"] & { session_id: string }): Promise<object | null> {
+export async function preToolUse(
+  store: Store,
+  hook: HookCallbackRequest["input"] & { session_id: string },
+): Promise<object | null> {
   const dir = await mappedSession(store, hook.session_id);
   if (dir) {
-    for (const end = Date.now() + GATE_WAIT_MS; Date.now() < end && (await capturing(dir)); ) await new Promise((r) => setTimeout(r, 25));
+    for (const end = Date.now() + GATE_WAIT_MS; Date.now() < end && (await capturing(dir));)
+      await new Promise((r) => setTimeout(r, 25));
   }
   const rules = await loadRules(store.repoRoot);
   if (rules.rules.length === 0) return null;

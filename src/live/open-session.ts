@@ -9,7 +9,17 @@ import { ensureDir } from "../store/atomic-write.js";
 import { UserError } from "../base/errors.js";
 import { MANIFEST_FORMAT, type Manifest } from "../store/manifest-schema.js";
 import { lockActivity } from "../store/locks.js";
-import { bundleDir, bundleFiles, listSessions, loadSession, newSessionId, resolveSession, updateHeader, type Store, type StoredSession } from "../store/store.js";
+import {
+  bundleDir,
+  bundleFiles,
+  listSessions,
+  loadSession,
+  newSessionId,
+  resolveSession,
+  updateHeader,
+  type Store,
+  type StoredSession,
+} from "../store/store.js";
 import { holdsStream } from "../store/conversation-pieces.js";
 import { pathExists } from "../base/file-exists.js";
 import { summaryOf } from "../store/summary.js";
@@ -32,9 +42,14 @@ export async function chooseSession(store: Store, choice: SessionChoice): Promis
   if (choice.kind === "resume") return relocateIfMoved(store, await resolveSession(store, choice.id));
   const here = (await listSessions(store))
     // A session still marked "recording" was cut off (or is live: its lock says so) and may hold an unsaved turn.
-    .filter((s) => (s.header.summary.turns > 0 || s.header.state === "recording") && (s.header.repo.root === store.repoRoot || movedHere(store, s.header.repo)))
+    .filter(
+      (s) =>
+        (s.header.summary.turns > 0 || s.header.state === "recording") &&
+        (s.header.repo.root === store.repoRoot || movedHere(store, s.header.repo)),
+    )
     .sort((a, b) => b.header.updatedAt.localeCompare(a.header.updatedAt));
-  if (here.length === 0) throw new UserError("no session to continue in this work tree", "start one with: nudge claude run");
+  if (here.length === 0)
+    throw new UserError("no session to continue in this work tree", "start one with: nudge claude run");
   return relocateIfMoved(store, await loadSession(store, here[0]!.header.id));
 }
 
@@ -56,7 +71,11 @@ async function relocateIfMoved(store: Store, session: StoredSession): Promise<St
   const repo = session.manifest.repo;
   if (!movedHere(store, repo)) return session;
   const inside = path.relative(repo.root, repo.cwd);
-  const moved = { ...repo, root: store.repoRoot, cwd: path.join(store.repoRoot, inside.startsWith("..") ? "" : inside) };
+  const moved = {
+    ...repo,
+    root: store.repoRoot,
+    cwd: path.join(store.repoRoot, inside.startsWith("..") ? "" : inside),
+  };
   await updateHeader(session.dir, { repo: moved });
   return { ...session, manifest: { ...session.manifest, repo: moved } };
 }

@@ -39,7 +39,8 @@ export interface PromptImage {
   data: Buffer;
 }
 
-export type ContentBlock = { type: "text"; text: string } | { type: "image"; source: { type: "base64"; media_type: string; data: string } };
+export type ContentBlock =
+  { type: "text"; text: string } | { type: "image"; source: { type: "base64"; media_type: string; data: string } };
 
 /** The words of a prompt that look like image paths (by extension), as file paths, unquoted. */
 export function imageWords(prompt: string): Array<{ word: string; file: string }> {
@@ -75,16 +76,26 @@ export async function promptImages(prompt: string, cwd: string): Promise<PromptI
     const head = await firstBytes(full, HEAD_BYTES);
     const mediaType = sniff(head);
     if (!mediaType) {
-      if (!notAttached.some((n) => n.startsWith(`${name} `))) notAttached.push(`${name} not attached: not an image (its first bytes are ${looksLikeText(head) ? "text" : "not a PNG, JPEG, GIF or WebP"})`);
+      if (!notAttached.some((n) => n.startsWith(`${name} `)))
+        notAttached.push(
+          `${name} not attached: not an image (its first bytes are ${looksLikeText(head) ? "text" : "not a PNG, JPEG, GIF or WebP"})`,
+        );
       continue;
     }
     if (stat.size > MAX_IMAGE_BYTES) {
-      throw new UserError(`the image ${name} is ${megabytes(stat.size)}: claude takes at most ${megabytes(MAX_IMAGE_BYTES)} per image; nothing was sent`, "make it smaller (a screenshot of a part of the screen, or a JPEG), then send the prompt again (↑ brings it back)");
+      throw new UserError(
+        `the image ${name} is ${megabytes(stat.size)}: claude takes at most ${megabytes(MAX_IMAGE_BYTES)} per image; nothing was sent`,
+        "make it smaller (a screenshot of a part of the screen, or a JPEG), then send the prompt again (↑ brings it back)",
+      );
     }
     const data = await fs.readFile(full);
     if (!images.some((i) => i.data.equals(data))) images.push({ word, name, mediaType, data });
   }
-  if (images.length > MAX_IMAGES) throw new UserError(`the prompt names ${images.length} images; claude takes at most ${MAX_IMAGES} at once; nothing was sent`, "send them in several prompts");
+  if (images.length > MAX_IMAGES)
+    throw new UserError(
+      `the prompt names ${images.length} images; claude takes at most ${MAX_IMAGES} at once; nothing was sent`,
+      "send them in several prompts",
+    );
   return { images, notAttached };
 }
 
@@ -118,7 +129,10 @@ export function promptContent(text: string, images: PromptImage[]): ContentBlock
   let shown = text;
   for (const image of images) if (image.word.startsWith("@")) shown = shown.split(image.word).join(image.word.slice(1));
   return [
-    ...images.map((i): ContentBlock => ({ type: "image", source: { type: "base64", media_type: i.mediaType, data: i.data.toString("base64") } })),
+    ...images.map((i): ContentBlock => ({
+      type: "image",
+      source: { type: "base64", media_type: i.mediaType, data: i.data.toString("base64") },
+    })),
     { type: "text", text: shown },
   ];
 }
@@ -126,8 +140,10 @@ export function promptContent(text: string, images: PromptImage[]): ContentBlock
 function sniff(data: Buffer): PromptImage["mediaType"] | null {
   if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
   if (data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return "image/jpeg";
-  if (data.subarray(0, 6).toString("latin1") === "GIF87a" || data.subarray(0, 6).toString("latin1") === "GIF89a") return "image/gif";
-  if (data.subarray(0, 4).toString("latin1") === "RIFF" && data.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
+  if (data.subarray(0, 6).toString("latin1") === "GIF87a" || data.subarray(0, 6).toString("latin1") === "GIF89a")
+    return "image/gif";
+  if (data.subarray(0, 4).toString("latin1") === "RIFF" && data.subarray(8, 12).toString("latin1") === "WEBP")
+    return "image/webp";
   return null;
 }
 

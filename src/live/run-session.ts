@@ -22,7 +22,14 @@ import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
 import { continueRewound } from "../time-travel/fork-session.js";
 import { forkBundle } from "../time-travel/fork.js";
 import { forkInPlaceOperation, undoOperation } from "../time-travel/operations.js";
-import { applyRewind, prepareRewind, refuseIfInterrupted, withUndo, withWorkTree, type PreparedRewind } from "../time-travel/rewind.js";
+import {
+  applyRewind,
+  prepareRewind,
+  refuseIfInterrupted,
+  withUndo,
+  withWorkTree,
+  type PreparedRewind,
+} from "../time-travel/rewind.js";
 import { describePlan } from "../time-travel/rewind-plan.js";
 import { ClaudeLink, withDiskHint } from "./claude-link.js";
 import { ControlHandler, type ToolGuard } from "./control-handler.js";
@@ -31,7 +38,14 @@ import { Conversation } from "./conversation.js";
 import { confirmInSession } from "./confirm-operation.js";
 import { withEditsGate } from "./edits-gate.js";
 import type { Frontend } from "./frontend.js";
-import { chooseSession, createSession, privateIndexFile, sweepAbandonedSessions, type OpenedSession, type SessionChoice } from "./open-session.js";
+import {
+  chooseSession,
+  createSession,
+  privateIndexFile,
+  sweepAbandonedSessions,
+  type OpenedSession,
+  type SessionChoice,
+} from "./open-session.js";
 
 export interface RunSessionInput {
   store: Store;
@@ -77,7 +91,9 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
   if (existing) await requireOwnRepository(store, existing.manifest);
   const root = existing?.manifest.repo.root ?? store.repoRoot;
   const newId = newSessionId();
-  const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });
+  const workTree = input.force
+    ? null
+    : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });
   const registration = await registerRecording(store, root, existing?.manifest.id ?? newId);
   try {
     // Two recordings in one work tree (--force): say at once what that does to both.
@@ -93,7 +109,10 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
     const unreadable: string[] = [];
     await recoverCrashedIn(store, root, {
       except: existing?.manifest.id ?? null,
-      open: async (dir, manifest) => SessionRecorder.start(dir, manifest, await live.context(manifest, manifest.repo.cwd), { warning: (w) => frontend.warn(`session ${manifest.id}: ${w}`) }),
+      open: async (dir, manifest) =>
+        SessionRecorder.start(dir, manifest, await live.context(manifest, manifest.repo.cwd), {
+          warning: (w) => frontend.warn(`session ${manifest.id}: ${w}`),
+        }),
       warn: (w) => frontend.warn(w),
       unreadable: (dir) => unreadable.push(dir),
     });
@@ -102,10 +121,17 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
     if (!existing) opened = await createSession(store, input.cwd, newId);
     else {
       const fork = existing.manifest.rewoundTo !== null ? await continueRewound(store, existing) : null;
-      opened = fork ? { ...fork, isNew: false } : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
+      opened = fork
+        ? { ...fork, isNew: false }
+        : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
       // Before anything runs: the snapshot the session goes on from must still exist.
       const last = opened.manifest.turns.at(-1);
-      if (last) await requireTree(opened.manifest.repo.root, last.snapshot.tree, `the last snapshot of session ${opened.manifest.id}`);
+      if (last)
+        await requireTree(
+          opened.manifest.repo.root,
+          last.snapshot.tree,
+          `the last snapshot of session ${opened.manifest.id}`,
+        );
     }
     const holder = { link: await live.start(opened) };
     input.onRecording?.(holder.link.recorder.manifest.id);
@@ -117,7 +143,9 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       note,
       cwd: input.cwd,
       slash: live.slashCommands(holder),
-      afterTurn: input.afterTurn ? (turn) => input.afterTurn!(turn, holder.link.recorder.manifest.id, holder.link.recorder) : undefined,
+      afterTurn: input.afterTurn
+        ? (turn) => input.afterTurn!(turn, holder.link.recorder.manifest.id, holder.link.recorder)
+        : undefined,
     });
     live.show = (event) => conversation.show(event);
     input.onConversation?.(conversation);
@@ -129,14 +157,24 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       // Nothing asked, or claude never answered (it rejected its arguments): -c must not land in it.
       const recorder = holder.link.recorder;
       // A recording that failed (a full disk) stopped claude itself: its prompt is kept for -c.
-      discarded = opened.isNew && recorder.manifest.id === opened.manifest.id && (!recorder.anyTurnBegun || (!recorder.claudeEverSpoke && !holder.link.recordingFailed));
+      discarded =
+        opened.isNew &&
+        recorder.manifest.id === opened.manifest.id &&
+        (!recorder.anyTurnBegun || (!recorder.claudeEverSpoke && !holder.link.recordingFailed));
       // Best effort: a failure here must not hide the error the session may be ending with.
       if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     }
     const final = holder.link.recorder.manifest;
     const begun = new Set(conversation.begun.filter((b) => b.session === final.id).map((b) => b.n));
     const turnsRun = final.turns.filter((t) => begun.has(t.n));
-    return { id: final.id, dir: holder.link.recorder.files.dir, turns: final.turns, turnsRun, discarded, refusedPrompts: conversation.refusedPrompts };
+    return {
+      id: final.id,
+      dir: holder.link.recorder.files.dir,
+      turns: final.turns,
+      turnsRun,
+      discarded,
+      refusedPrompts: conversation.refusedPrompts,
+    };
   } finally {
     await registration.end();
     await workTree?.release();
@@ -145,7 +183,12 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
 
 /** Where a session's recorder keeps its index, what it leaves out, where claude's files are. */
 export async function recorderContext(
-  o: { store: Store; claudeConfigDir: string; registration: RecordingRegistration; onTurnSaved?: (sessionId: string) => void },
+  o: {
+    store: Store;
+    claudeConfigDir: string;
+    registration: RecordingRegistration;
+    onTurnSaved?: (sessionId: string) => void;
+  },
   manifest: Manifest,
   cwd: string,
 ): Promise<RecorderContext> {
@@ -188,19 +231,29 @@ class LiveRecording {
     const { frontend } = this.input;
     const runCwd = session.isNew ? this.input.cwd : session.manifest.repo.cwd;
     if (!existsSync(runCwd)) {
-      throw new UserError(`the session's directory is gone: ${runCwd}`, "fork the session into a worktree: nudge session fork <id> --worktree <path>");
+      throw new UserError(
+        `the session's directory is gone: ${runCwd}`,
+        "fork the session into a worktree: nudge session fork <id> --worktree <path>",
+      );
     }
-    const recorder = await SessionRecorder.start(session.dir, session.manifest, await this.context(session.manifest, runCwd), {
-      event: (e) => this.show(e),
-      warning: (w) => frontend.warn(w),
-    }).catch(async (error: unknown) => {
+    const recorder = await SessionRecorder.start(
+      session.dir,
+      session.manifest,
+      await this.context(session.manifest, runCwd),
+      {
+        event: (e) => this.show(e),
+        warning: (w) => frontend.warn(w),
+      },
+    ).catch(async (error: unknown) => {
       // A new session that could not even record its starting state leaves no empty folder behind.
       if (session.isNew) await fs.rm(session.dir, { recursive: true, force: true });
       throw error;
     });
     const m = recorder.manifest;
     await this.registration.setSession(m.id);
-    frontend.say(`● nudge ${session.isNew ? "recording" : "continuing"} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${session.dir}`);
+    frontend.say(
+      `● nudge ${session.isNew ? "recording" : "continuing"} session ${m.id}${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${session.dir}`,
+    );
     if (runCwd !== this.input.cwd) frontend.say(`  claude runs in ${runCwd}, where this session's code is`);
     const link: ClaudeLink = new ClaudeLink({
       bin: this.input.bin,
@@ -210,10 +263,19 @@ class LiveRecording {
       claudeConfigDir: this.input.claudeConfigDir,
       sandbox: this.input.sandbox ?? null,
       recorder,
-      control: new ControlHandler({ asker: frontend.asker, guard: withEditsGate(this.input.guard, () => recorder.capturesSettled()), cwd: runCwd, notice: (t) => frontend.warn(t), toolUse: (id) => link.toolUse(id) }),
+      control: new ControlHandler({
+        asker: frontend.asker,
+        guard: withEditsGate(this.input.guard, () => recorder.capturesSettled()),
+        cwd: runCwd,
+        notice: (t) => frontend.warn(t),
+        toolUse: (id) => link.toolUse(id),
+      }),
       onUnexpectedExit: (exit, stderr) => {
         const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.exitCode}`;
-        frontend.error(`claude exited (${how})${stderr ? `: ${stderr.split("\n").at(-1)}` : ""}`, "everything so far is recorded; the next prompt resumes the conversation in a new claude process");
+        frontend.error(
+          `claude exited (${how})${stderr ? `: ${stderr.split("\n").at(-1)}` : ""}`,
+          "everything so far is recorded; the next prompt resumes the conversation in a new claude process",
+        );
       },
     });
     return link;
@@ -243,16 +305,24 @@ class LiveRecording {
     const edits = await recorder.captureEdits();
     if (!edits) return null;
     const root = recorder.manifest.repo.root;
-    const changed = (await git.diffEntries(root, await recorder.currentTree(), edits)).map((e) => git.printablePath(e.path));
+    const changed = (await git.diffEntries(root, await recorder.currentTree(), edits)).map((e) =>
+      git.printablePath(e.path),
+    );
     const choice = await this.input.frontend.resumeMismatch(changed);
     if (choice === "rewind") {
       const last = recorder.manifest.turns.at(-1)!;
       const session = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
       const { store } = this.input;
       const record = await withWorkTree(store, root, `rewinding session ${session.manifest.id}`, async () =>
-        applyRewind(store, session, await prepareRewind(store, session, last.n, { scope: "code", resetHead: false, from: session.manifest.id })),
+        applyRewind(
+          store,
+          session,
+          await prepareRewind(store, session, last.n, { scope: "code", resetHead: false, from: session.manifest.id }),
+        ),
       );
-      this.input.frontend.say(`the files are back at turn ${last.n}; your changes are saved as ${record.backup.ref} (undo: /undo)`);
+      this.input.frontend.say(
+        `the files are back at turn ${last.n}; your changes are saved as ${record.backup.ref} (undo: /undo)`,
+      );
       return null;
     }
     const shown = changed.slice(0, 20).join(", ") + (changed.length > 20 ? ` and ${changed.length - 20} more` : "");
@@ -277,19 +347,28 @@ class LiveRecording {
       turnOf(recorder.manifest, turn); // a turn that is not there: say so, and keep recording as before
       await recorder.settled();
       const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
-      return withWorkTree(store, source.manifest.repo.root, `${verb === "rewind" ? "rewinding" : "forking"} session ${source.manifest.id}`, async () => {
-        // The session's own words: here a /rewind is a fork put in place, going on in the fork.
-        const op = { ...forkInPlaceOperation(store, source, turn, { from: source.manifest.id }), describe: (p: PreparedRewind) => describePlan(p.plan, verb), question: () => `${verb} to turn ${turn}?` };
-        const plan = await confirmInSession(frontend, op, `/${verb}`);
-        if (!plan) return "cancelled; nothing was changed";
-        let backup = "";
-        await switchTo(async () => {
-          const fork = await op.apply(plan);
-          backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref} (undo: /undo)` : "";
-          return { dir: fork.dir, manifest: fork.manifest, isNew: false };
-        });
-        return `${verb === "rewind" ? "rewound" : "forked"} to turn ${turn}: code and conversation as they were then; turns after it stay in ${source.manifest.id}${backup}`;
-      });
+      return withWorkTree(
+        store,
+        source.manifest.repo.root,
+        `${verb === "rewind" ? "rewinding" : "forking"} session ${source.manifest.id}`,
+        async () => {
+          // The session's own words: here a /rewind is a fork put in place, going on in the fork.
+          const op = {
+            ...forkInPlaceOperation(store, source, turn, { from: source.manifest.id }),
+            describe: (p: PreparedRewind) => describePlan(p.plan, verb),
+            question: () => `${verb} to turn ${turn}?`,
+          };
+          const plan = await confirmInSession(frontend, op, `/${verb}`);
+          if (!plan) return "cancelled; nothing was changed";
+          let backup = "";
+          await switchTo(async () => {
+            const fork = await op.apply(plan);
+            backup = fork.rewind ? ` · previous state saved as ${fork.rewind.backup.ref} (undo: /undo)` : "";
+            return { dir: fork.dir, manifest: fork.manifest, isNew: false };
+          });
+          return `${verb === "rewind" ? "rewound" : "forked"} to turn ${turn}: code and conversation as they were then; turns after it stay in ${source.manifest.id}${backup}`;
+        },
+      );
     };
     return {
       rewind: (turn: number) => branchAt(turn, "rewind"),
@@ -298,7 +377,8 @@ class LiveRecording {
         const recorder = holder.link.recorder;
         await recorder.settled();
         // Nothing claude could compact: no fork, no empty session left behind.
-        if (!recorder.claudeSessionId) throw new UserError("nothing to compact yet: claude has not answered in this session", "type a prompt first");
+        if (!recorder.claudeSessionId)
+          throw new UserError("nothing to compact yet: claude has not answered in this session", "type a prompt first");
         const last = recorder.manifest.turns.at(-1)!;
         const source = { dir: recorder.files.dir, manifest: recorder.manifest, state: "recording" as const };
         await switchTo(async () => ({ ...(await forkBundle(store, source, last.n)), isNew: false }));
@@ -307,7 +387,8 @@ class LiveRecording {
         const turn = await compacting.saved;
         frontend.turnSaved(turn);
         const fork = holder.link.recorder.manifest.id;
-        if (!turn.compaction) return `claude did not compact (its answer is above); going on in fork ${fork}; session ${source.manifest.id} keeps the whole conversation`;
+        if (!turn.compaction)
+          return `claude did not compact (its answer is above); going on in fork ${fork}; session ${source.manifest.id} keeps the whole conversation`;
         return `compacted in fork ${fork} (${tokenChange(turn.compaction)}); session ${source.manifest.id} keeps the whole conversation`;
       },
       undo: async (): Promise<string | null> =>

@@ -12,10 +12,17 @@ import { parseLine, splitLines } from "../claude/ndjson.js";
 import { transcriptPath } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 
-export async function cutTranscript(source: string, o: { atUuid: string; claudeSessionId: string; configDir: string; cwd: string }): Promise<string> {
+export async function cutTranscript(
+  source: string,
+  o: { atUuid: string; claudeSessionId: string; configDir: string; cwd: string },
+): Promise<string> {
   const lines = splitLines(await fs.readFile(source));
   const at = lines.findIndex((line) => (parseLine(line) as { uuid?: unknown } | null)?.uuid === o.atUuid);
-  if (at === -1) throw new UserError(`claude's transcript ${source} does not hold the message the session resumes at (${o.atUuid})`, "the transcript was changed outside nudge; fork the session at an earlier turn");
+  if (at === -1)
+    throw new UserError(
+      `claude's transcript ${source} does not hold the message the session resumes at (${o.atUuid})`,
+      "the transcript was changed outside nudge; fork the session at an earlier turn",
+    );
   const id = randomUUID();
   const from = Buffer.from(`"sessionId":${JSON.stringify(o.claudeSessionId)}`);
   const to = Buffer.from(`"sessionId":${JSON.stringify(id)}`);

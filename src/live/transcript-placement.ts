@@ -24,7 +24,9 @@ export async function ensureTranscriptPlaced(input: PlacementInput): Promise<str
   const target = transcriptPath(input.claudeConfigDir, input.cwd, input.claudeSessionId);
   if (await pathExists(target)) return target;
   const elsewhere = await findTranscript(input.claudeConfigDir, input.cwd, input.claudeSessionId);
-  const bundled = input.manifest.turns.findLast((t) => t.claudeSessionId === input.claudeSessionId && t.transcript)?.transcript;
+  const bundled = input.manifest.turns.findLast(
+    (t) => t.claudeSessionId === input.claudeSessionId && t.transcript,
+  )?.transcript;
   if (elsewhere) {
     await ensureDir(path.dirname(target));
     await copyFileAtomic(elsewhere, target);
@@ -36,11 +38,20 @@ export async function ensureTranscriptPlaced(input: PlacementInput): Promise<str
   await ensureDir(path.dirname(target));
   // What the session's turns say claude had written: a copy holding less (its last part cut off)
   // would resume claude without those turns, silently.
-  const needed = Math.max(0, ...input.manifest.turns.filter((t) => t.claudeSessionId === input.claudeSessionId).map((t) => t.transcriptBytes ?? 0));
+  const needed = Math.max(
+    0,
+    ...input.manifest.turns
+      .filter((t) => t.claudeSessionId === input.claudeSessionId)
+      .map((t) => t.transcriptBytes ?? 0),
+  );
   if (copy.compressed) {
     await replaceAtomically(target, async (temp) => {
       const written = await writePlain(copy, temp);
-      if (written < needed) throw damaged(copy.file, `it holds ${written} bytes of claude's transcript, and the session's turns need ${needed}`);
+      if (written < needed)
+        throw damaged(
+          copy.file,
+          `it holds ${written} bytes of claude's transcript, and the session's turns need ${needed}`,
+        );
     });
   } else await copyFileAtomic(copy.file, target);
   return target;

@@ -14,7 +14,10 @@ import { toStreamEvent } from "../claude/stream-events.js";
 import { findTranscript } from "../claude/transcript.js";
 import * as z from "../base/zod.js";
 
-const OpenPart = z.object({ claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)), from: z.number().check(z.int(), z.nonnegative()) });
+const OpenPart = z.object({
+  claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)),
+  from: z.number().check(z.int(), z.nonnegative()),
+});
 
 const OPEN_PART_FILE = "claude-ui.json";
 
@@ -28,7 +31,9 @@ export class TranscriptTail {
     private readonly cwd: string,
     manifest: Manifest,
   ) {
-    for (const t of manifest.turns) if (t.claudeSessionId && typeof t.transcriptBytes === "number") this.taken.set(t.claudeSessionId, t.transcriptBytes);
+    for (const t of manifest.turns)
+      if (t.claudeSessionId && typeof t.transcriptBytes === "number")
+        this.taken.set(t.claudeSessionId, t.transcriptBytes);
   }
 
   /**
@@ -37,7 +42,10 @@ export class TranscriptTail {
    */
   async begin(id: string): Promise<void> {
     if (!this.taken.has(id)) this.taken.set(id, (await this.size(id)) ?? 0);
-    await writeFileAtomic(path.join(this.dir, OPEN_PART_FILE), JSON.stringify({ claudeSessionId: id, from: this.taken.get(id) }));
+    await writeFileAtomic(
+      path.join(this.dir, OPEN_PART_FILE),
+      JSON.stringify({ claudeSessionId: id, from: this.taken.get(id) }),
+    );
   }
 
   /** The open turn's part as an earlier process began it (installed hooks: one process per hook); its claude session, or null. */
@@ -58,7 +66,7 @@ export class TranscriptTail {
     const file = await findTranscript(this.configDir, this.cwd, id);
     if (!file) return { lines: Buffer.alloc(0), upTo: from };
     let lines = await wholeLinesFrom(file, from);
-    for (const end = Date.now() + waitMs; !endsTurn(lines) && Date.now() < end; ) {
+    for (const end = Date.now() + waitMs; !endsTurn(lines) && Date.now() < end;) {
       await new Promise((r) => setTimeout(r, 20));
       lines = await wholeLinesFrom(file, from);
     }
@@ -84,7 +92,12 @@ export class TranscriptTail {
 }
 
 /** The open turn's part of the transcript, read at a start after nudge was killed mid-turn (SessionRecorder's catch-up). */
-export async function openPartLines(dir: string, configDir: string, cwd: string, manifest: Manifest): Promise<Buffer | null> {
+export async function openPartLines(
+  dir: string,
+  configDir: string,
+  cwd: string,
+  manifest: Manifest,
+): Promise<Buffer | null> {
   if (!manifest.unsaved.some((u) => u.ended === null)) return null;
   const part = await readOpenPart(dir);
   if (!part) return null;
@@ -124,7 +137,10 @@ export function endsTurn(lines: Buffer): boolean {
   for (let at = lines.indexOf(TURN_END); at !== -1; at = lines.indexOf(TURN_END, at + 1)) {
     const start = lines.lastIndexOf(0x0a, at) + 1;
     const end = lines.indexOf(0x0a, at);
-    const event = parseLine(lines.subarray(start, end === -1 ? lines.length : end)) as { type?: unknown; subtype?: unknown } | null;
+    const event = parseLine(lines.subarray(start, end === -1 ? lines.length : end)) as {
+      type?: unknown;
+      subtype?: unknown;
+    } | null;
     if (event?.type === "system" && event.subtype === "turn_duration") return true;
   }
   return false;

@@ -67,10 +67,13 @@ export class HookServer {
   /** claude's `--settings`: an http hook per recorded event, and one per guard callback. */
   settings(guards: HookRegistration): object {
     const hooks: Record<string, unknown[]> = {};
-    const add = (event: string, matcher: string, url: string, timeout: number) => (hooks[event] ??= []).push({ matcher, hooks: [{ type: "http", url, timeout }] });
+    const add = (event: string, matcher: string, url: string, timeout: number) =>
+      (hooks[event] ??= []).push({ matcher, hooks: [{ type: "http", url, timeout }] });
     for (const event of RECORDED_EVENTS) add(event, "", this.url(`event/${event}`), TIMEOUT_S.event);
     for (const [event, entries] of Object.entries(guards)) {
-      for (const entry of entries ?? []) for (const id of entry.hookCallbackIds) add(event, entry.matcher, this.url(`callback/${encodeURIComponent(id)}`), TIMEOUT_S.gate);
+      for (const entry of entries ?? [])
+        for (const id of entry.hookCallbackIds)
+          add(event, entry.matcher, this.url(`callback/${encodeURIComponent(id)}`), TIMEOUT_S.gate);
     }
     return { hooks };
   }
@@ -86,7 +89,12 @@ export class HookServer {
   }
 }
 
-async function answer(req: http.IncomingMessage, res: http.ServerResponse, secret: string, handlers: HookHandlers): Promise<void> {
+async function answer(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  secret: string,
+  handlers: HookHandlers,
+): Promise<void> {
   const reply = (status: number, body: object) => {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
@@ -110,7 +118,8 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, secre
     return failed("nudge could not read this tool call"); // for an event: claude goes on as if there were no hook
   }
   try {
-    if (kind === "event" && (RECORDED_EVENTS as readonly string[]).includes(name)) return reply(200, await handlers.onEvent(name as RecordedEvent, input));
+    if (kind === "event" && (RECORDED_EVENTS as readonly string[]).includes(name))
+      return reply(200, await handlers.onEvent(name as RecordedEvent, input));
     if (kind === "callback") return reply(200, await handlers.onCallback(name, input));
     return reply(404, {});
   } catch (error) {
@@ -121,7 +130,13 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse, secre
 
 /** A guard's answer when nudge could not judge the call: claude does not run it, and says why. */
 function refusal(why: string): PreToolUseOutput {
-  return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `${why}; it was not run.` } };
+  return {
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: `${why}; it was not run.`,
+    },
+  };
 }
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {

@@ -22,7 +22,13 @@ import { refuseIfInterrupted } from "../time-travel/rewind.js";
 import type { ToolGuard } from "./control-handler.js";
 import { recoverCrashedIn } from "./crash-recovery.js";
 import { withEditsGate } from "./edits-gate.js";
-import { chooseSession, createSession, sweepAbandonedSessions, type OpenedSession, type SessionChoice } from "./open-session.js";
+import {
+  chooseSession,
+  createSession,
+  sweepAbandonedSessions,
+  type OpenedSession,
+  type SessionChoice,
+} from "./open-session.js";
 import { discardSession, recorderContext } from "./run-session.js";
 import { cutTranscript } from "./transcript-cut.js";
 import { ensureTranscriptPlaced } from "./transcript-placement.js";
@@ -57,34 +63,52 @@ export interface TuiOutcome {
 
 const SETTINGS_FILE = "claude-ui-hooks.json";
 
-
 export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
   const { store } = input;
   const existing = await chooseSession(store, input.choice);
   if (existing) await requireOwnRepository(store, existing.manifest);
   const root = existing?.manifest.repo.root ?? store.repoRoot;
   const newId = newSessionId();
-  const workTree = input.force ? null : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });
+  const workTree = input.force
+    ? null
+    : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });
   const registration = await registerRecording(store, root, existing?.manifest.id ?? newId);
   // Said after claude's screen is gone: written while it is up, they would tear it.
   const later: string[] = [];
   try {
-    for (const other of await registration.live()) input.warn(`session ${other.session} is also being recorded in this work tree (pid ${other.pid}): turns of either may hold the other's changes`);
+    for (const other of await registration.live())
+      input.warn(
+        `session ${other.session} is also being recorded in this work tree (pid ${other.pid}): turns of either may hold the other's changes`,
+      );
     await refuseIfInterrupted(store, root);
-    const context = (manifest: OpenedSession["manifest"], cwd: string) => recorderContext({ ...input, registration }, manifest, cwd);
-    const catchUp = (dir: string, cwd: string) => (manifest: OpenedSession["manifest"]) => openPartLines(dir, input.claudeConfigDir, cwd, manifest);
+    const context = (manifest: OpenedSession["manifest"], cwd: string) =>
+      recorderContext({ ...input, registration }, manifest, cwd);
+    const catchUp = (dir: string, cwd: string) => (manifest: OpenedSession["manifest"]) =>
+      openPartLines(dir, input.claudeConfigDir, cwd, manifest);
     const unreadable: string[] = [];
     await recoverCrashedIn(store, root, {
       except: existing?.manifest.id ?? null,
       open: async (dir, manifest) =>
-        SessionRecorder.start(dir, manifest, await context(manifest, manifest.repo.cwd), { warning: (w) => input.warn(`session ${manifest.id}: ${w}`) }, catchUp(dir, manifest.repo.cwd)),
+        SessionRecorder.start(
+          dir,
+          manifest,
+          await context(manifest, manifest.repo.cwd),
+          { warning: (w) => input.warn(`session ${manifest.id}: ${w}`) },
+          catchUp(dir, manifest.repo.cwd),
+        ),
       warn: (w) => input.warn(w),
       unreadable: (dir) => unreadable.push(dir),
     });
     await sweepAbandonedSessions(unreadable);
     const opened = existing ? await reopen(store, existing) : await createSession(store, input.cwd, newId);
     const cwd = opened.isNew ? input.cwd : opened.manifest.repo.cwd;
-    const recorder = await SessionRecorder.start(opened.dir, opened.manifest, await context(opened.manifest, cwd), { warning: (w) => later.push(w) }, catchUp(opened.dir, cwd));
+    const recorder = await SessionRecorder.start(
+      opened.dir,
+      opened.manifest,
+      await context(opened.manifest, cwd),
+      { warning: (w) => later.push(w) },
+      catchUp(opened.dir, cwd),
+    );
     let exitCode = 1;
     try {
       await registration.setSession(recorder.manifest.id);
@@ -104,10 +128,17 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
         await server.writeSettings(settingsFile, gate.hooks() ?? {});
         const resume = await resumePoint(input, recorder, cwd);
         const m = recorder.manifest;
-        input.say(`● nudge ${opened.isNew ? "recording" : "continuing"} session ${m.id} in claude's own UI${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${opened.dir}`);
+        input.say(
+          `● nudge ${opened.isNew ? "recording" : "continuing"} session ${m.id} in claude's own UI${m.parent ? ` (fork of ${m.parent.id} at turn ${m.parent.turn})` : ""} · ${opened.dir}`,
+        );
         // Hooks installed in claude's settings (hook-events.ts) see this and leave the recording to this nudge.
         const env = { ...input.env, [TUI_RECORDING_ENV]: m.id };
-        exitCode = await runClaude(input.bin, interactiveArgs({ ...input.flags, resume }, { settingsFile, prompt: input.firstPrompt }), cwd, env);
+        exitCode = await runClaude(
+          input.bin,
+          interactiveArgs({ ...input.flags, resume }, { settingsFile, prompt: input.firstPrompt }),
+          cwd,
+          env,
+        );
         await turns.claudeExited();
       } finally {
         // The file holds the hook secret: it never outlives the recording, however it ends.
@@ -121,7 +152,10 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
     if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     for (const w of later) input.warn(w);
     const saved = recorder.manifest.turns.length - 1;
-    if (!discarded) input.say(`● nudge recorded session ${recorder.manifest.id}: ${saved} turn${saved === 1 ? "" : "s"} · nudge session show ${recorder.manifest.id}`);
+    if (!discarded)
+      input.say(
+        `● nudge recorded session ${recorder.manifest.id}: ${saved} turn${saved === 1 ? "" : "s"} · nudge session show ${recorder.manifest.id}`,
+      );
     return { id: recorder.manifest.id, turns: saved, discarded, exitCode };
   } finally {
     await registration.end();
@@ -130,11 +164,21 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
 }
 
 /** An existing session, where it goes on: a rewound one in a fork (its later turns stay where they are). */
-async function reopen(store: Store, existing: Awaited<ReturnType<typeof chooseSession>> & object): Promise<OpenedSession> {
+async function reopen(
+  store: Store,
+  existing: Awaited<ReturnType<typeof chooseSession>> & object,
+): Promise<OpenedSession> {
   const fork = existing.manifest.rewoundTo !== null ? await continueRewound(store, existing) : null;
-  const opened = fork ? { ...fork, isNew: false } : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
+  const opened = fork
+    ? { ...fork, isNew: false }
+    : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
   const last = opened.manifest.turns.at(-1);
-  if (last) await requireTree(opened.manifest.repo.root, last.snapshot.tree, `the last snapshot of session ${opened.manifest.id}`);
+  if (last)
+    await requireTree(
+      opened.manifest.repo.root,
+      last.snapshot.tree,
+      `the last snapshot of session ${opened.manifest.id}`,
+    );
   return opened;
 }
 
@@ -147,9 +191,20 @@ async function resumePoint(input: TuiInput, recorder: SessionRecorder, cwd: stri
       ? { claudeSessionId: recorder.claudeSessionId, atUuid: null, fork: false }
       : undefined;
   if (!resume) return undefined;
-  const placed = await ensureTranscriptPlaced({ bundleDir: recorder.files.dir, manifest, claudeSessionId: resume.claudeSessionId, claudeConfigDir: input.claudeConfigDir, cwd });
+  const placed = await ensureTranscriptPlaced({
+    bundleDir: recorder.files.dir,
+    manifest,
+    claudeSessionId: resume.claudeSessionId,
+    claudeConfigDir: input.claudeConfigDir,
+    cwd,
+  });
   if (!resume.atUuid || !placed) return resume;
-  const id = await cutTranscript(placed, { atUuid: resume.atUuid, claudeSessionId: resume.claudeSessionId, configDir: input.claudeConfigDir, cwd });
+  const id = await cutTranscript(placed, {
+    atUuid: resume.atUuid,
+    claudeSessionId: resume.claudeSessionId,
+    configDir: input.claudeConfigDir,
+    cwd,
+  });
   return { claudeSessionId: id, atUuid: null, fork: false };
 }
 
@@ -174,6 +229,12 @@ async function runClaude(bin: string, args: string[], cwd: string, env: NodeJS.P
 }
 
 function signalNumber(signal: NodeJS.Signals | null): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+  const numbers: Partial<Record<NodeJS.Signals, number>> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGQUIT: 3,
+    SIGKILL: 9,
+    SIGTERM: 15,
+  };
   return (signal && numbers[signal]) ?? 1;
 }

@@ -80,7 +80,9 @@ export class TuiTurns {
     if (!missed) return;
     this.recorder.beginTurn(firstPrompt(missed.lines) ?? "(turns nudge did not see)");
     const turn = await this.recorder.endTurnByHook(Promise.resolve(missed), true)!.saved;
-    this.warn(`recorded turn ${turn.n} from claude's transcript: claude went on while nudge was not recording (its changes and any of yours are in it together)`);
+    this.warn(
+      `recorded turn ${turn.n} from claude's transcript: claude went on while nudge was not recording (its changes and any of yours are in it together)`,
+    );
   }
 
   /**

@@ -28,6 +28,7 @@ export function unfixableApiFailure(result: ResultEvent): ApiFailure | null {
 
 /** What to do about it, for the loop's last lines. */
 export function apiFailureHint(failure: ApiFailure, sessionId: string): string {
-  if (/too long/i.test(failure.text)) return `the conversation is too long for the model: go on in a compacted fork (nudge claude run -r ${sessionId}, then /compact), or start a new loop`;
+  if (/too long/i.test(failure.text))
+    return `the conversation is too long for the model: go on in a compacted fork (nudge claude run -r ${sessionId}, then /compact), or start a new loop`;
   return "fix the request (the model, the flags after --), then run the loop again";
 }

@@ -24,9 +24,12 @@ interface Spending {
 
 /** What is spent, as the summary says it, or null while there is budget left. */
 function budgetSpent(budget: Budget, spending: Spending): string | null {
-  if (budget.costUsd !== null && spending.costUsd >= budget.costUsd) return `${formatCost(spending.costUsd)} spent (--max-cost ${budget.costUsd})`;
-  if (budget.minutes !== null && spending.elapsedMs >= budget.minutes * 60_000) return `${timeSpent(budget.minutes)} passed (--max-minutes ${budget.minutes})`;
-  if (spending.iterations >= budget.iterations) return `${spending.iterations} iteration${spending.iterations === 1 ? "" : "s"} run (--max-iterations ${budget.iterations})`;
+  if (budget.costUsd !== null && spending.costUsd >= budget.costUsd)
+    return `${formatCost(spending.costUsd)} spent (--max-cost ${budget.costUsd})`;
+  if (budget.minutes !== null && spending.elapsedMs >= budget.minutes * 60_000)
+    return `${timeSpent(budget.minutes)} passed (--max-minutes ${budget.minutes})`;
+  if (spending.iterations >= budget.iterations)
+    return `${spending.iterations} iteration${spending.iterations === 1 ? "" : "s"} run (--max-iterations ${budget.iterations})`;
   return null;
 }
 
@@ -46,7 +49,10 @@ export class BudgetClock {
     timeUp: (minutes: number) => void,
   ) {
     const minutes = budget.minutes;
-    this.timer = minutes === null ? null : setTimeout(() => timeUp(minutes), Math.max(0, startedAt + minutes * 60_000 - Date.now()));
+    this.timer =
+      minutes === null
+        ? null
+        : setTimeout(() => timeUp(minutes), Math.max(0, startedAt + minutes * 60_000 - Date.now()));
     this.timer?.unref();
   }
 

@@ -40,16 +40,25 @@ export interface CheckOptions {
 
 /** A check that cannot even be parsed is the user's to fix before anything runs. */
 export async function assertCheckSyntax(command: string): Promise<void> {
-  if (command.trim() === "") throw new UserError("--until is empty", 'give a shell command that exits 0 when the goal is met, e.g. --until "npm test"');
+  if (command.trim() === "")
+    throw new UserError(
+      "--until is empty",
+      'give a shell command that exits 0 when the goal is met, e.g. --until "npm test"',
+    );
   const parsed = await execa("/bin/sh", ["-n", "-c", command], { reject: false, stdin: "ignore", all: true });
   if (parsed.exitCode !== 0) {
-    throw new UserError(`--until is not a valid shell command: ${lastLine(String(parsed.all ?? ""))}`, "quote the whole check once for your shell, e.g. --until 'npm test -- --run'");
+    throw new UserError(
+      `--until is not a valid shell command: ${lastLine(String(parsed.all ?? ""))}`,
+      "quote the whole check once for your shell, e.g. --until 'npm test -- --run'",
+    );
   }
 }
 
 export async function runCheck(command: string, options: CheckOptions): Promise<CheckRun> {
   const started = Date.now();
-  const { file, args } = options.sandbox ? sandboxedCommand(options.sandbox, "/bin/sh", ["-c", command], options.cwd) : { file: "/bin/sh", args: ["-c", command] };
+  const { file, args } = options.sandbox
+    ? sandboxedCommand(options.sandbox, "/bin/sh", ["-c", command], options.cwd)
+    : { file: "/bin/sh", args: ["-c", command] };
   const child = execa(file, args, {
     cwd: options.cwd,
     env: options.env,
@@ -92,7 +101,9 @@ export async function runCheck(command: string, options: CheckOptions): Promise<
   const output = cleanOutput(kept.subarray(Math.max(0, kept.length - KEEP_BYTES)).toString("utf8"));
   const exitCode = timedOut || aborted ? null : (result.exitCode ?? null);
   let tail = tailOf(output);
-  if (timedOut) tail = `${tail}\n(nudge: the check timed out after ${Math.round(options.timeoutMs / 1000)}s and was stopped)`.trimStart();
+  if (timedOut)
+    tail =
+      `${tail}\n(nudge: the check timed out after ${Math.round(options.timeoutMs / 1000)}s and was stopped)`.trimStart();
   return { command, exitCode, timedOut, aborted, output, tail, outputBytes, durationMs: Date.now() - started };
 }
 

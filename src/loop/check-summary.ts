@@ -50,7 +50,10 @@ const LINE_PARSERS: LineParser[] = [
     // pytest: "===== 3 failed, 10 passed, 1 error in 0.12s =====" (or without the rules, with -q)
     runner: "pytest",
     match: (line) => {
-      const m = /^=*\s*((?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, |\s))+)\s*in [\d.]+s\b/.exec(line.trim());
+      const m =
+        /^=*\s*((?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, |\s))+)\s*in [\d.]+s\b/.exec(
+          line.trim(),
+        );
       if (!m) return null;
       const c = counts(m[1]!);
       return { failed: get(c, "failed", "error", "errors"), passed: get(c, "passed") };
@@ -73,7 +76,12 @@ export function parseTestSummary(output: string): TestSummary | null {
     let total = null as TestSummary | null;
     for (const line of lines) {
       const found = parser.match(line);
-      if (found) total = { runner: parser.runner, failed: (total?.failed ?? 0) + found.failed, passed: (total?.passed ?? 0) + found.passed };
+      if (found)
+        total = {
+          runner: parser.runner,
+          failed: (total?.failed ?? 0) + found.failed,
+          passed: (total?.passed ?? 0) + found.passed,
+        };
     }
     if (total) return total;
   }
@@ -83,7 +91,12 @@ export function parseTestSummary(output: string): TestSummary | null {
 /** mocha ("10 passing (20ms)" / "3 failing") and node --test ("# pass 10" / "ℹ fail 3"): two lines. */
 function pairedCounts(output: string): TestSummary | null {
   const mochaPass = /^\s*(\d+) passing\b/m.exec(output);
-  if (mochaPass) return { runner: "mocha", passed: Number(mochaPass[1]), failed: Number(/^\s*(\d+) failing\b/m.exec(output)?.[1] ?? 0) };
+  if (mochaPass)
+    return {
+      runner: "mocha",
+      passed: Number(mochaPass[1]),
+      failed: Number(/^\s*(\d+) failing\b/m.exec(output)?.[1] ?? 0),
+    };
   const nodePass = /^(?:#|ℹ) pass (\d+)\s*$/m.exec(output);
   const nodeFail = /^(?:#|ℹ) fail (\d+)\s*$/m.exec(output);
   if (nodePass && nodeFail) return { runner: "node", passed: Number(nodePass[1]), failed: Number(nodeFail[1]) };

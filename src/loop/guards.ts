@@ -49,13 +49,18 @@ export class Guards {
     if (this.seen.has(id)) return null;
     this.seen.add(id);
     const key = `${name}\u0000${stableJson(input)}`;
-    if (EDITING_TOOLS.has(name)) for (const other of [...this.calls.keys()]) if (other !== key) this.calls.delete(other);
+    if (EDITING_TOOLS.has(name))
+      for (const other of [...this.calls.keys()]) if (other !== key) this.calls.delete(other);
     const count = (this.calls.get(key) ?? 0) + 1;
     this.calls.set(key, count);
     const k = this.settings.repeat;
     if (k === null || count < k) return null;
     this.calls.delete(key);
-    return { guard: "repeat", flag: `--guard-repeat ${k}`, message: `${describeCall(name, input)} was called ${count} times with the same input and no edit in between` };
+    return {
+      guard: "repeat",
+      flag: `--guard-repeat ${k}`,
+      message: `${describeCall(name, input)} was called ${count} times with the same input and no edit in between`,
+    };
   }
 
   /** A turn and its check: a trip when the loop has stopped moving. */
@@ -73,10 +78,18 @@ export class Guards {
     }
     const { noChange, sameOutput } = this.settings;
     if (noChange !== null && this.unchanged >= noChange) {
-      return { guard: "no-change", flag: `--guard-no-change ${noChange}`, message: `no file changed in ${this.unchanged} iteration${this.unchanged === 1 ? "" : "s"} in a row` };
+      return {
+        guard: "no-change",
+        flag: `--guard-no-change ${noChange}`,
+        message: `no file changed in ${this.unchanged} iteration${this.unchanged === 1 ? "" : "s"} in a row`,
+      };
     }
     if (sameOutput !== null && this.sameOutputs >= sameOutput) {
-      return { guard: "same-output", flag: `--guard-same-output ${sameOutput}`, message: `the check's output has not changed in ${this.sameOutputs} iteration${this.sameOutputs === 1 ? "" : "s"}` };
+      return {
+        guard: "same-output",
+        flag: `--guard-same-output ${sameOutput}`,
+        message: `the check's output has not changed in ${this.sameOutputs} iteration${this.sameOutputs === 1 ? "" : "s"}`,
+      };
     }
     return null;
   }

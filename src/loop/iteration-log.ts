@@ -30,7 +30,8 @@ async function withImages(dir: string, bytes: Buffer): Promise<Buffer> {
   const cache = new Map<string, string | null>();
   const lines: Buffer[] = [];
   let start = 0;
-  for (let end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) lines.push(await expandImages(dir, bytes.subarray(start, end + 1), cache));
+  for (let end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start))
+    lines.push(await expandImages(dir, bytes.subarray(start, end + 1), cache));
   if (start < bytes.length) lines.push(await expandImages(dir, bytes.subarray(start), cache));
   return Buffer.concat(lines);
 }

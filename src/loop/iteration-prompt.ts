@@ -18,10 +18,18 @@ export interface PromptSettings {
 }
 
 /** `iteration`: the one the prompt starts (1 for the first); `check`: the last check (null: none). */
-export function iterationPrompt(template: Template, settings: PromptSettings, iteration: number, check: CheckRun | null, feedback: string[]): string {
+export function iterationPrompt(
+  template: Template,
+  settings: PromptSettings,
+  iteration: number,
+  check: CheckRun | null,
+  feedback: string[],
+): string {
   const summary = check ? parseTestSummary(check.output) : null;
   const promise =
-    settings.promise !== null && settings.usesDefault ? [`[nudge loop] When the whole task is done, end your last message with <promise>${settings.promise}</promise>.`] : [];
+    settings.promise !== null && settings.usesDefault
+      ? [`[nudge loop] When the whole task is done, end your last message with <promise>${settings.promise}</promise>.`]
+      : [];
   const values: PromptValues = {
     goal: settings.goal ?? "",
     iteration: String(iteration),

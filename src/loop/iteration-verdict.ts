@@ -25,9 +25,17 @@ export interface SaidPromise {
 
 export function saidPromise(text: string, endings: Endings): SaidPromise {
   const sigils = readSigils(text);
-  const gaveUp = sigils.promises.includes(endings.failPromise) ? { promise: endings.failPromise, reason: reasonFrom(text) } : null;
-  const kept = !gaveUp && endings.promise !== null && sigils.promises.includes(endings.promise) ? endings.promise : null;
-  return { gaveUp, kept, recorded: gaveUp?.promise ?? kept ?? sigils.promises.at(-1) ?? null, nextModel: sigils.nextModel };
+  const gaveUp = sigils.promises.includes(endings.failPromise)
+    ? { promise: endings.failPromise, reason: reasonFrom(text) }
+    : null;
+  const kept =
+    !gaveUp && endings.promise !== null && sigils.promises.includes(endings.promise) ? endings.promise : null;
+  return {
+    gaveUp,
+    kept,
+    recorded: gaveUp?.promise ?? kept ?? sigils.promises.at(-1) ?? null,
+    nextModel: sigils.nextModel,
+  };
 }
 
 export interface IterationVerdict {
@@ -44,7 +52,10 @@ export interface IterationVerdict {
 export function iterationVerdict(said: SaidPromise, run: CheckRun | null, endings: Endings): IterationVerdict {
   const checkPassed = run === null || run.exitCode === 0;
   const promised = endings.promise === null || said.kept !== null;
-  const say = said.kept === null ? null : `${checkPassed ? "✓" : "✗"} claude says <promise>${said.kept}</promise>${checkPassed ? "" : ", but the check fails: not trusted, the loop goes on"}`;
+  const say =
+    said.kept === null
+      ? null
+      : `${checkPassed ? "✓" : "✗"} claude says <promise>${said.kept}</promise>${checkPassed ? "" : ", but the check fails: not trusted, the loop goes on"}`;
   let feedback: string | null = null;
   if (said.kept !== null && run && !checkPassed) {
     feedback = `[nudge loop] You said <promise>${said.kept}</promise>, but the check \`${run.command}\` still fails (exit status ${run.exitCode ?? "timeout"}), so the task is not done. Do not say it until the check passes.`;

@@ -24,6 +24,7 @@ export class LastMessage {
     if (id === null || id !== this.id) this.text = "";
     this.id = id;
     if (event.message.model) this.model = event.message.model;
-    for (const block of event.message.content) if (block.type === "text" && typeof block.text === "string") this.text += `${this.text ? "\n" : ""}${block.text}`;
+    for (const block of event.message.content)
+      if (block.type === "text" && typeof block.text === "string") this.text += `${this.text ? "\n" : ""}${block.text}`;
   }
 }

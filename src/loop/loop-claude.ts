@@ -45,10 +45,15 @@ export class LoopClaude {
     if (!this.conversation) return;
     // The verifier in a sandbox of its own, the work tree read-only; the iterations back in the session's.
     const sandbox = verifier ? this.settings.verifierSandbox : undefined;
-    if (verifier || this.settings.fresh) return this.conversation.restartClaude({ next: { kind: "fresh" }, flags, sandbox });
+    if (verifier || this.settings.fresh)
+      return this.conversation.restartClaude({ next: { kind: "fresh" }, flags, sandbox });
     if (was === null ? model === undefined : !was.verifier && was.model === model) return;
     const main = this.mainConversation;
-    await this.conversation.restartClaude({ next: main ? { kind: "session", claudeSessionId: main } : null, flags, sandbox });
+    await this.conversation.restartClaude({
+      next: main ? { kind: "session", claudeSessionId: main } : null,
+      flags,
+      sandbox,
+    });
   }
 
   /** An iteration's turn ended in this claude conversation: the next one goes on in it. */

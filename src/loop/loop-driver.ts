@@ -178,7 +178,9 @@ export class LoopDriver implements LoopHooks {
     await this.claude.prepare("iteration");
     this.phase = { kind: "turn", role: "iteration", apiFailure: null };
     const model = this.claude.model;
-    this.say(`↻ iteration ${this.iteration.n} of ${this.config.budget.iterations}${intervention ? " · your line" : ""}${this.config.fresh ? " · fresh context" : ""}${model ? ` · ${model}` : ""}`);
+    this.say(
+      `↻ iteration ${this.iteration.n} of ${this.config.budget.iterations}${intervention ? " · your line" : ""}${this.config.fresh ? " · fresh context" : ""}${model ? ` · ${model}` : ""}`,
+    );
     return prompt;
   }
 
@@ -187,18 +189,42 @@ export class LoopDriver implements LoopHooks {
     const prompt = await this.config.verifyPrompt!();
     await this.claude.prepare("verifier");
     this.phase = { kind: "turn", role: "verifier", apiFailure: null };
-    this.say(`⚑ verifying iteration ${this.iteration.n}: a fresh claude with read-only tools (${VERIFIER_FLAGS.tools})`);
+    this.say(
+      `⚑ verifying iteration ${this.iteration.n}: a fresh claude with read-only tools (${VERIFIER_FLAGS.tools})`,
+    );
     return prompt;
   }
 
-  private async checkTurn(turn: Turn, sessionId: string, recorder: SessionRecorder, role: TurnRole, failure: ApiFailure | null): Promise<boolean> {
+  private async checkTurn(
+    turn: Turn,
+    sessionId: string,
+    recorder: SessionRecorder,
+    role: TurnRole,
+    failure: ApiFailure | null,
+  ): Promise<boolean> {
     const { config } = this;
     if (this.iterations.length === 0) {
-      this.iterations.push({ sessionId, n: turn.n - 1, iteration: 0, intervention: false, check: config.baseline, costUsd: 0 });
-      if (config.newSession && turn.n === 1 && config.baseline) await recorder.annotateTurn(0, { check: storedCheck(config.baseline) });
+      this.iterations.push({
+        sessionId,
+        n: turn.n - 1,
+        iteration: 0,
+        intervention: false,
+        check: config.baseline,
+        costUsd: 0,
+      });
+      if (config.newSession && turn.n === 1 && config.baseline)
+        await recorder.annotateTurn(0, { check: storedCheck(config.baseline) });
     }
     const verifier = role === "verifier";
-    const entry: Iteration = { sessionId, n: turn.n, iteration: this.iteration.n, intervention: this.iteration.intervention, check: null, costUsd: turn.result?.costUsd ?? 0, verifier };
+    const entry: Iteration = {
+      sessionId,
+      n: turn.n,
+      iteration: this.iteration.n,
+      intervention: this.iteration.intervention,
+      check: null,
+      costUsd: turn.result?.costUsd ?? 0,
+      verifier,
+    };
     this.iterations.push(entry);
     const log = await this.writeLog(recorder, turn);
     const text = this.said.text;
@@ -237,7 +263,12 @@ export class LoopDriver implements LoopHooks {
     if (config.check !== null) {
       const abort = new AbortController();
       this.phase = { kind: "check", abort };
-      run = await runCheck(config.check, { cwd: recorder.manifest.repo.cwd, timeoutMs: config.checkTimeoutMs, signal: abort.signal, sandbox: config.sandbox });
+      run = await runCheck(config.check, {
+        cwd: recorder.manifest.repo.cwd,
+        timeoutMs: config.checkTimeoutMs,
+        signal: abort.signal,
+        sandbox: config.sandbox,
+      });
       this.phase = { kind: "check", abort: null };
       if (run.aborted) return false; // the reason is set by whoever stopped it
       await recorder.annotateTurn(turn.n, { check: storedCheck(run) });

@@ -49,7 +49,12 @@ export function loopExitCode(outcome: LoopOutcome): number {
 }
 
 /** "passed", "exit 1 · 3 failed, 10 passed", "timed out". */
-export function describeCheck(check: { exitCode: number | null; output?: string; tail?: string; timedOut?: boolean }): string {
+export function describeCheck(check: {
+  exitCode: number | null;
+  output?: string;
+  tail?: string;
+  timedOut?: boolean;
+}): string {
   if (check.exitCode === 0) return "passed";
   if (check.exitCode === null) return check.timedOut === false ? "stopped" : "timed out";
   const summary = parseTestSummary(check.output ?? check.tail ?? "");
@@ -83,27 +88,36 @@ export function summaryLines(outcome: LoopOutcome): string[] {
   const last = checked(turns).at(-1);
   const lastIteration = turns.at(-1);
   if (outcome.reason.kind === "passed" && lastIteration) {
-    return [`✓ loop done: ${outcome.reason.how ?? "the check passed"} after iteration ${lastIteration.iteration} (turn ${lastIteration.n} of session ${lastIteration.sessionId}) · ${totals}`];
+    return [
+      `✓ loop done: ${outcome.reason.how ?? "the check passed"} after iteration ${lastIteration.iteration} (turn ${lastIteration.n} of session ${lastIteration.sessionId}) · ${totals}`,
+    ];
   }
   const lines = [`■ loop stopped: ${describeReason(outcome.reason)} · ${totals}`];
   const lastTurn = turns.at(-1);
   // A loop with no check (--until-promise alone) checks no turn: nothing to say of the last one.
   const hasCheck = outcome.iterations.some((i) => i.check);
-  if (lastTurn && !lastTurn.check && hasCheck) lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
+  if (lastTurn && !lastTurn.check && hasCheck)
+    lines.push(`  turn ${lastTurn.n} was not checked: the loop stopped first`);
   else if (last) lines.push(`  last check: turn ${last.n}: ${describeCheck(last.check)}`);
   if (outcome.reason.kind === "api") lines.push(`  hint: ${outcome.reason.hint}`);
   if (outcome.reason.kind === "rewound") {
-    lines.push(`  the files are back at turn ${outcome.reason.turn}; every turn of the loop stays in session ${last?.sessionId ?? "?"}`);
+    lines.push(
+      `  the files are back at turn ${outcome.reason.turn}; every turn of the loop stays in session ${last?.sessionId ?? "?"}`,
+    );
     return lines;
   }
   const best = bestTurn(checked(outcome.iterations));
   if (best && best.iteration === 0 && !turns.some((t) => t.check)) {
     // No iteration's work was checked (claude gave up, or the budget ran out first): nothing is known
     // to be better or worse than the start, so it is not called the best.
-    lines.push(`  no iteration was checked after the start (turn ${best.n}: ${describeCheck(best.check)}) · to undo the loop's work: nudge session rewind ${best.sessionId} ${best.n}`);
+    lines.push(
+      `  no iteration was checked after the start (turn ${best.n}: ${describeCheck(best.check)}) · to undo the loop's work: nudge session rewind ${best.sessionId} ${best.n}`,
+    );
   } else if (best) {
     const where = best === last ? " (the last one)" : best.iteration === 0 ? " (where the loop started)" : "";
-    lines.push(`  best turn: ${best.n}${where}: ${describeCheck(best.check)} · go back to it: nudge session rewind ${best.sessionId} ${best.n}`);
+    lines.push(
+      `  best turn: ${best.n}${where}: ${describeCheck(best.check)} · go back to it: nudge session rewind ${best.sessionId} ${best.n}`,
+    );
   }
   return lines;
 }

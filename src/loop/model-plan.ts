@@ -51,15 +51,20 @@ export class ModelPlan {
 
   /** When the strategy's move takes effect: a hint claude gave for the next iteration comes first, so one line names one model. */
   private from(): string {
-    return this.hint === null ? "from the next iteration" : `from the iteration after next: the next runs ${this.hint}, as claude asked`;
+    return this.hint === null
+      ? "from the next iteration"
+      : `from the iteration after next: the next runs ${this.hint}, as claude asked`;
   }
 
   /** claude asked for a model (`<next-model>`): a line saying what became of it. */
   asked(name: string): string {
-    if (!this.settings.allowHints) return `claude asked for <next-model>${name}</next-model>; ignored (--allow-model-hints lets it choose)`;
-    if (!MODEL_NAME.test(name)) return `claude asked for a model nudge will not pass to claude (<next-model> holds no model name); ignored`;
+    if (!this.settings.allowHints)
+      return `claude asked for <next-model>${name}</next-model>; ignored (--allow-model-hints lets it choose)`;
+    if (!MODEL_NAME.test(name))
+      return `claude asked for a model nudge will not pass to claude (<next-model> holds no model name); ignored`;
     const list = this.settings.strategy;
-    if (list && !list.includes(name)) return `claude asked for <next-model>${name}</next-model>, which is not in --model-strategy ${list.join(",")}; ignored`;
+    if (list && !list.includes(name))
+      return `claude asked for <next-model>${name}</next-model>, which is not in --model-strategy ${list.join(",")}; ignored`;
     this.hint = name;
     return `model ${name} for the next iteration, as claude asked (<next-model>)`;
   }

@@ -16,7 +16,8 @@ export const PLACEHOLDERS = {
   exit_code: 'the check\'s exit status after the last turn, or before the first ("timeout" when it timed out)',
   summary: 'the test runner\'s counts when its output has them ("3 failed, 10 passed"), else empty',
   output: "the last lines of the check's output (without colours)",
-  feedback: "what nudge has to tell claude (a promise the check refuted, the verifier's reason); when not used, it is added at the end",
+  feedback:
+    "what nudge has to tell claude (a promise the check refuted, the verifier's reason); when not used, it is added at the end",
 } as const;
 
 type PlaceholderName = keyof typeof PLACEHOLDERS;
@@ -39,7 +40,8 @@ Keep working towards the goal; the loop ends when the check exits 0.`;
 
 /** A template's text, checked: every {{…}} a known placeholder, no stray braces. */
 export function parseTemplate(text: string, source: string): Template {
-  if (text.trim() === "") throw new UserError(`${source} is empty`, "write the prompt to send each iteration, e.g. {{goal}} and {{output}}");
+  if (text.trim() === "")
+    throw new UserError(`${source} is empty`, "write the prompt to send each iteration, e.g. {{goal}} and {{output}}");
   const parts: Template["parts"] = [];
   const uses = new Set<PlaceholderName>();
   const known = Object.keys(PLACEHOLDERS).join(", ");
@@ -47,7 +49,10 @@ export function parseTemplate(text: string, source: string): Template {
   for (const m of text.matchAll(/\{\{([^{}]*)\}\}/g)) {
     const name = m[1]!.trim();
     if (!(name in PLACEHOLDERS)) {
-      throw new UserError(`${source}:${lineOf(text, m.index)}: unknown placeholder {{${name}}}`, `the placeholders are ${known}`);
+      throw new UserError(
+        `${source}:${lineOf(text, m.index)}: unknown placeholder {{${name}}}`,
+        `the placeholders are ${known}`,
+      );
     }
     checkStray(text.slice(at, m.index), text, at, source);
     parts.push({ text: text.slice(at, m.index) }, { name: name as PlaceholderName });
@@ -62,7 +67,10 @@ export function parseTemplate(text: string, source: string): Template {
 function checkStray(segment: string, text: string, offset: number, source: string): void {
   const i = segment.search(/\{\{|\}\}/);
   if (i === -1) return;
-  throw new UserError(`${source}:${lineOf(text, offset + i)}: "${segment.slice(i, i + 2)}" without its other half`, "placeholders are written {{name}}, e.g. {{output}}");
+  throw new UserError(
+    `${source}:${lineOf(text, offset + i)}: "${segment.slice(i, i + 2)}" without its other half`,
+    "placeholders are written {{name}}, e.g. {{output}}",
+  );
 }
 
 function lineOf(text: string, index: number): number {
@@ -89,17 +97,32 @@ const DEFAULT_NEXT_NO_CHECK = `{{goal}}
 [nudge loop · iteration {{iteration}} of {{max_iterations}}] Keep working towards the goal.`;
 
 /** The default prompts, or the user's template for all iterations; the goal must be there if it is used. */
-export function loopPrompts(goal: string | null, file: { text: string; source: string } | null, hasCheck = true): LoopPrompts {
+export function loopPrompts(
+  goal: string | null,
+  file: { text: string; source: string } | null,
+  hasCheck = true,
+): LoopPrompts {
   if (!file) {
-    if (goal === null) throw new UserError("a loop needs a goal", 'nudge claude loop "<goal>" --until "<check>" (or --prompt-file)');
-    return { first: parseTemplate("{{goal}}", "the goal"), next: parseTemplate(hasCheck ? DEFAULT_NEXT : DEFAULT_NEXT_NO_CHECK, "the default prompt"), usesDefault: true };
+    if (goal === null)
+      throw new UserError("a loop needs a goal", 'nudge claude loop "<goal>" --until "<check>" (or --prompt-file)');
+    return {
+      first: parseTemplate("{{goal}}", "the goal"),
+      next: parseTemplate(hasCheck ? DEFAULT_NEXT : DEFAULT_NEXT_NO_CHECK, "the default prompt"),
+      usesDefault: true,
+    };
   }
   const template = parseTemplate(file.text, file.source);
   if (template.uses.has("goal") && goal === null) {
-    throw new UserError(`${file.source} uses {{goal}} but no goal was given`, 'give one: nudge claude loop "<goal>" --prompt-file …');
+    throw new UserError(
+      `${file.source} uses {{goal}} but no goal was given`,
+      'give one: nudge claude loop "<goal>" --prompt-file …',
+    );
   }
   if (!template.uses.has("goal") && goal !== null) {
-    throw new UserError(`${file.source} has no {{goal}}, so the goal given would never be sent`, "put {{goal}} in the template, or leave the goal out");
+    throw new UserError(
+      `${file.source} has no {{goal}}, so the goal given would never be sent`,
+      "put {{goal}} in the template, or leave the goal out",
+    );
   }
   return { first: template, next: template, usesDefault: false };
 }

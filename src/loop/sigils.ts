@@ -34,7 +34,10 @@ function prose(text: string): string {
   for (const t of parser().parse(text, {})) {
     if (t.type === "html_block") {
       const content = t.content.replace(COMMENT, "");
-      folded = Math.max(0, folded + (content.match(DETAILS_OPEN)?.length ?? 0) - (content.match(DETAILS_CLOSE)?.length ?? 0));
+      folded = Math.max(
+        0,
+        folded + (content.match(DETAILS_OPEN)?.length ?? 0) - (content.match(DETAILS_CLOSE)?.length ?? 0),
+      );
     }
     if (t.type === "blockquote_open") quoted++;
     else if (t.type === "blockquote_close") quoted--;
@@ -51,7 +54,8 @@ function inlineProse(children: Token[]): string {
   let struck = 0;
   for (const c of children) {
     if (c.type === "s_open" || (c.type === "html_inline" && STRIKE_OPEN.test(c.content))) struck++;
-    else if (c.type === "s_close" || (c.type === "html_inline" && STRIKE_CLOSE.test(c.content))) struck = Math.max(0, struck - 1);
+    else if (c.type === "s_close" || (c.type === "html_inline" && STRIKE_CLOSE.test(c.content)))
+      struck = Math.max(0, struck - 1);
     else if (struck > 0) continue;
     else if (c.type === "text") out += c.content;
     // An entity or escape (`&lt;`, `\<`) shows a bracket, never makes one: no tag is built from it.

@@ -46,14 +46,34 @@ export async function startLoop(settings: LoopStart): Promise<LoopDriver | null>
   if (settings.check !== null) await assertCheckSyntax(settings.check);
   const prompts = loopPrompts(settings.goal, settings.promptFile, settings.check !== null);
   // Read again before every iteration: editing the file steers the loop.
-  const reloadPrompts = async () => (settings.promptFile ? loopPrompts(settings.goal, await readPromptFile(settings.promptFile.source), settings.check !== null) : prompts);
+  const reloadPrompts = async () =>
+    settings.promptFile
+      ? loopPrompts(settings.goal, await readPromptFile(settings.promptFile.source), settings.check !== null)
+      : prompts;
   const verify = settings.verify;
   const verifyPrompt =
-    verify === null ? null : async () => (verify === true ? verifierPrompt(await taskOf(settings)) : (await readPromptFile(verify.source, "--verify")).text);
+    verify === null
+      ? null
+      : async () =>
+          verify === true
+            ? verifierPrompt(await taskOf(settings))
+            : (await readPromptFile(verify.source, "--verify")).text;
   const startedAt = Date.now();
-  const ends = [settings.check !== null ? `\`${settings.check}\` exits 0` : null, settings.promise !== null ? `claude says <promise>${settings.promise}</promise>` : null].filter((x) => x !== null);
-  settings.say(`↻ loop until ${ends.join(" and ")}${settings.verify ? ", and a verifier agrees" : ""} · ${describeLimits(settings)}${settings.fresh ? " · a fresh claude every iteration" : ""}`);
-  const common = { ...settings, prompts, reloadPrompts, verifyPrompt, models: new ModelPlan(settings.models), startedAt };
+  const ends = [
+    settings.check !== null ? `\`${settings.check}\` exits 0` : null,
+    settings.promise !== null ? `claude says <promise>${settings.promise}</promise>` : null,
+  ].filter((x) => x !== null);
+  settings.say(
+    `↻ loop until ${ends.join(" and ")}${settings.verify ? ", and a verifier agrees" : ""} · ${describeLimits(settings)}${settings.fresh ? " · a fresh claude every iteration" : ""}`,
+  );
+  const common = {
+    ...settings,
+    prompts,
+    reloadPrompts,
+    verifyPrompt,
+    models: new ModelPlan(settings.models),
+    startedAt,
+  };
   if (settings.check === null) return new LoopDriver({ ...common, check: null, baseline: null });
   const baseline = await firstCheck(settings, settings.check);
   if (baseline.aborted) return null;
@@ -66,7 +86,9 @@ export async function startLoop(settings: LoopStart): Promise<LoopDriver | null>
         : "the command given to --until is not executable: chmod +x it, or run it through its interpreter",
     );
   }
-  settings.say(`  check before the first turn: ${describeCheck(baseline)}${baseline.exitCode === 0 ? " already; the loop ends after the first turn if it still passes" : ""}`);
+  settings.say(
+    `  check before the first turn: ${describeCheck(baseline)}${baseline.exitCode === 0 ? " already; the loop ends after the first turn if it still passes" : ""}`,
+  );
   return new LoopDriver({ ...common, check: settings.check, baseline });
 }
 
@@ -87,7 +109,12 @@ async function firstCheck(settings: LoopStart, check: string): Promise<CheckRun>
   const onSigint = () => abort.abort();
   process.on("SIGINT", onSigint);
   try {
-    return await runCheck(check, { cwd: settings.cwd, timeoutMs: settings.checkTimeoutMs, signal: abort.signal, sandbox: settings.sandbox });
+    return await runCheck(check, {
+      cwd: settings.cwd,
+      timeoutMs: settings.checkTimeoutMs,
+      signal: abort.signal,
+      sandbox: settings.sandbox,
+    });
   } finally {
     process.off("SIGINT", onSigint);
   }

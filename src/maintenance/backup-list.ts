@@ -43,11 +43,20 @@ export async function listBackups(store: Store): Promise<BackupListing> {
   const target = undoTargetIn(records);
   const refsPresent = new Set(refs.map((r) => r.ref));
   // The files each rewind changed, counted in two git processes for all of them (a tree pruned since: not counted).
-  const trees = [...new Set(records.flatMap(({ record }) => (record.after ? [record.backup.tree, record.after.tree] : [])))];
+  const trees = [
+    ...new Set(records.flatMap(({ record }) => (record.after ? [record.backup.tree, record.after.tree] : []))),
+  ];
   const found = await git.objectsExist(root, trees, "tree");
   const present = new Set(trees.filter((_, i) => found[i]));
-  const counted = records.map(({ record }) => (record.after && present.has(record.backup.tree) && present.has(record.after.tree) ? ([record.backup.tree, record.after.tree] as [string, string]) : null));
-  const counts = await filesChanged(root, counted.filter((p) => p !== null));
+  const counted = records.map(({ record }) =>
+    record.after && present.has(record.backup.tree) && present.has(record.after.tree)
+      ? ([record.backup.tree, record.after.tree] as [string, string])
+      : null,
+  );
+  const counts = await filesChanged(
+    root,
+    counted.filter((p) => p !== null),
+  );
   const entries: BackupEntry[] = [];
   let next = 0;
   for (const [i, { record }] of records.entries()) {

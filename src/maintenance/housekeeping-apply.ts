@@ -46,14 +46,19 @@ async function holdIfFree(file: string, what: string): Promise<HeldLock | null> 
  * `strict` (rm): a session found live or changed refuses the whole command before anything
  * goes. Otherwise (gc) it is skipped and said so.
  */
-export async function applyHousekeeping(store: Store, plan: HousekeepingPlan, o: { strict: boolean }): Promise<HousekeepingResult> {
+export async function applyHousekeeping(
+  store: Store,
+  plan: HousekeepingPlan,
+  o: { strict: boolean },
+): Promise<HousekeepingResult> {
   const result: HousekeepingResult = { sessions: [], records: [], refs: [], leftovers: [], skipped: [] };
   const held = new Map<SessionRemoval, HeldLock>();
   try {
     for (const s of plan.sessions) {
       const why = await holdSession(s, held);
       if (!why) continue;
-      if (o.strict) throw new UserError(`session ${s.id} ${why}; nothing was removed`, "run the rm again to see the new plan");
+      if (o.strict)
+        throw new UserError(`session ${s.id} ${why}; nothing was removed`, "run the rm again to see the new plan");
       result.skipped.push(`session ${s.id}: ${why}`);
     }
     for (const [s] of held) {
@@ -78,7 +83,12 @@ async function holdSession(s: SessionRemoval, held: Map<SessionRemoval, HeldLock
   if (!(await pathExists(s.dir))) return "is gone already";
   const lock = await holdIfFree(bundleFiles(s.dir).lock, `removing session ${s.id}`);
   if (!lock) return "is being recorded, or its claude is running";
-  const now = s.unreadable ? null : await readHeader(s.dir).then((h) => h.updatedAt, () => null);
+  const now = s.unreadable
+    ? null
+    : await readHeader(s.dir).then(
+        (h) => h.updatedAt,
+        () => null,
+      );
   if (now !== s.updatedAt) {
     await lock.release();
     return "was used since the plan was made";
@@ -103,7 +113,12 @@ async function removeSession(store: Store, s: SessionRemoval): Promise<void> {
   await fs.rm(hidden, { recursive: true, force: true });
 }
 
-async function removeRefs(store: Store, refs: Array<{ ref: string; commit: string }>, result: HousekeepingResult, what: string): Promise<void> {
+async function removeRefs(
+  store: Store,
+  refs: Array<{ ref: string; commit: string }>,
+  result: HousekeepingResult,
+  what: string,
+): Promise<void> {
   try {
     await git.deleteRefsAt(store.repoRoot, refs);
     result.refs.push(...refs.map((r) => r.ref));

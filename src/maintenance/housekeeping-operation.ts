@@ -9,7 +9,10 @@ import { describeHousekeeping, isEmpty, planKey, type HousekeepingPlan } from ".
 import { planGc, type GcOptions } from "./session-gc.js";
 import { planRemoval } from "./session-removal.js";
 
-function housekeeping(store: Store, o: { plan: () => Promise<HousekeepingPlan>; question: (plan: HousekeepingPlan) => string; strict: boolean }): Operation<HousekeepingPlan, HousekeepingResult> {
+function housekeeping(
+  store: Store,
+  o: { plan: () => Promise<HousekeepingPlan>; question: (plan: HousekeepingPlan) => string; strict: boolean },
+): Operation<HousekeepingPlan, HousekeepingResult> {
   return {
     prepare: o.plan,
     describe: describeHousekeeping,
@@ -25,7 +28,10 @@ function housekeeping(store: Store, o: { plan: () => Promise<HousekeepingPlan>; 
 export function removalOperation(store: Store, ids: string[]): Operation<HousekeepingPlan, HousekeepingResult> {
   return housekeeping(store, {
     plan: () => planRemoval(store, ids),
-    question: (plan) => (plan.sessions.length === 1 ? `remove session ${plan.sessions[0]!.id}?` : `remove these ${plan.sessions.length} sessions?`),
+    question: (plan) =>
+      plan.sessions.length === 1
+        ? `remove session ${plan.sessions[0]!.id}?`
+        : `remove these ${plan.sessions.length} sessions?`,
     strict: true,
   });
 }

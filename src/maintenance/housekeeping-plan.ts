@@ -47,7 +47,16 @@ export interface BackupRefRemoval extends RefAt {
   at: string;
 }
 
-type LeftoverKind = "private-index" | "shared-index" | "session-folder" | "scratch" | "stale-lock" | "temp-file" | "import-backup" | "cut-off-work" | "sync-repository";
+type LeftoverKind =
+  | "private-index"
+  | "shared-index"
+  | "session-folder"
+  | "scratch"
+  | "stale-lock"
+  | "temp-file"
+  | "import-backup"
+  | "cut-off-work"
+  | "sync-repository";
 
 export interface Leftover {
   kind: LeftoverKind;
@@ -122,7 +131,10 @@ export function describeHousekeeping(plan: HousekeepingPlan): string[] {
     }
   }
   for (const r of plan.records) {
-    const what = r.kind === "undo" ? `undo record ${r.stamp} · the undo of the rewind of session ${r.sessionId} to turn ${r.turn}` : `rewind record ${r.stamp} · session ${r.sessionId} to turn ${r.turn}`;
+    const what =
+      r.kind === "undo"
+        ? `undo record ${r.stamp} · the undo of the rewind of session ${r.sessionId} to turn ${r.turn}`
+        : `rewind record ${r.stamp} · session ${r.sessionId} to turn ${r.turn}`;
     lines.push(`remove ${what} · ${r.status} · ${when(r.at)}`);
     if (r.backup) lines.push(`  ref     ${r.backup.ref}`);
   }
@@ -140,7 +152,10 @@ export function describeHousekeeping(plan: HousekeepingPlan): string[] {
 
 function gitGcNote(plan: HousekeepingPlan): string {
   const refs =
-    plan.sessions.some((s) => s.refs.length > 0) || plan.records.some((r) => r.backup) || plan.backupRefs.length > 0 || plan.leftovers.some((l) => l.kind !== "sync-repository" && l.refs?.length);
+    plan.sessions.some((s) => s.refs.length > 0) ||
+    plan.records.some((r) => r.backup) ||
+    plan.backupRefs.length > 0 ||
+    plan.leftovers.some((l) => l.kind !== "sync-repository" && l.refs?.length);
   return refs ? "; the snapshots' git objects stay in the repository until git gc removes them" : "";
 }
 
@@ -151,7 +166,12 @@ const GIT_GC_HINT =
 /** What an applied plan removed, and what it skipped, as the CLI and the web page say it. */
 export function describeRemoved(result: HousekeepingResult): string[] {
   const count = (n: number, word: string) => (n ? `${n} ${word}${n === 1 ? "" : "s"}` : "");
-  const parts = [count(result.sessions.length, "session"), count(result.records.length, "record"), count(result.refs.length, "ref"), count(result.leftovers.length, "leftover")].filter(Boolean);
+  const parts = [
+    count(result.sessions.length, "session"),
+    count(result.records.length, "record"),
+    count(result.refs.length, "ref"),
+    count(result.leftovers.length, "leftover"),
+  ].filter(Boolean);
   const lines = [parts.length ? `removed ${parts.join(", ")}` : "nothing was removed"];
   for (const s of result.skipped) lines.push(`skipped ${s}`);
   if (result.refs.length) lines.push(GIT_GC_HINT);

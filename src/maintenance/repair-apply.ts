@@ -21,11 +21,18 @@ async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {
   const files = bundleFiles(plan.dir);
   const activity = await lockActivity(files.lock);
   if (activity && activity !== "recording") {
-    throw new UserError(`session ${plan.id}'s claude (pid ${activity.orphanPid}) still runs after its nudge stopped`, `let it finish or stop it (kill ${activity.orphanPid}), then repair again; nothing was changed`);
+    throw new UserError(
+      `session ${plan.id}'s claude (pid ${activity.orphanPid}) still runs after its nudge stopped`,
+      `let it finish or stop it (kill ${activity.orphanPid}), then repair again; nothing was changed`,
+    );
   }
   const lock = await acquireLock(files.lock, {
     what: `repairing session ${plan.id}`,
-    busy: (holder) => new UserError(`session ${plan.id} is in use by another nudge process (${holderText(holder)})`, "repair it once that nudge has finished; nothing was changed"),
+    busy: (holder) =>
+      new UserError(
+        `session ${plan.id} is in use by another nudge process (${holderText(holder)})`,
+        "repair it once that nudge has finished; nothing was changed",
+      ),
   });
   try {
     // The plan's own staleness check (../operation.ts), made here under the session's lock, even with --yes.
@@ -33,12 +40,24 @@ async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {
     for (const patch of plan.patches) {
       // Made again only where still missing: a patch that is there is never overwritten.
       const target = path.join(plan.dir, patch.file);
-      if (!(await fs.lstat(target).then(() => true, () => false))) await writeFileAtomic(target, patch.bytes);
+      if (
+        !(await fs.lstat(target).then(
+          () => true,
+          () => false,
+        ))
+      )
+        await writeFileAtomic(target, patch.bytes);
     }
-    const records = plan.rebuilt.map((t) => JSON.stringify(journalSchemas().TurnRecordSchema.parse({ type: "turn", ...t })) + "\n");
+    const records = plan.rebuilt.map(
+      (t) => JSON.stringify(journalSchemas().TurnRecordSchema.parse({ type: "turn", ...t })) + "\n",
+    );
     await writeFileAtomic(files.journal, plan.keptText + records.join(""));
     const turns = [...plan.kept, ...plan.rebuilt];
-    await writeHeader(plan.dir, { ...plan.header, summary: summaryOf(turns), repairedAt: plan.rebuilt[0]!.repaired!.at });
+    await writeHeader(plan.dir, {
+      ...plan.header,
+      summary: summaryOf(turns),
+      repairedAt: plan.rebuilt[0]!.repaired!.at,
+    });
   } finally {
     await lock.release();
   }
@@ -56,12 +75,15 @@ function describeRepair(plan: RepairPlan): string[] {
   for (const t of plan.rebuilt) {
     const what = t.n === 0 ? "(starting state)" : `${oneLine(t.prompt ?? "", 40)} · ${t.status}`;
     const unknown = t.repaired!.unknown.length ? ` · not recovered: ${t.repaired!.unknown.join(", ")}` : "";
-    lines.push(`    turn ${t.n}  ${what} · ${formatStat(t.patch)}${t.edits ? ` (your edits before it: ${formatStat(t.edits.patch)})` : ""}${unknown}`);
+    lines.push(
+      `    turn ${t.n}  ${what} · ${formatStat(t.patch)}${t.edits ? ` (your edits before it: ${formatStat(t.edits.patch)})` : ""}${unknown}`,
+    );
   }
   for (const p of plan.patches) lines.push(`  write    ${p.file} (it is missing; made again from the snapshots)`);
   lines.push(`  write    turns.jsonl: ${plural(plan.rebuilt.length, "turn record")}, each marked "repaired"`);
   const last = plan.rebuilt.at(-1)!.n;
-  if (last < plan.headerTurns) lines.push(`  lost     turns ${last + 1} to ${plan.headerTurns}: their snapshots are not on ${plan.ref}`);
+  if (last < plan.headerTurns)
+    lines.push(`  lost     turns ${last + 1} to ${plan.headerTurns}: their snapshots are not on ${plan.ref}`);
   return lines;
 }
 

@@ -33,14 +33,18 @@ export function chainTurns(chain: ChainCommit[], ref: string, baseTree: string):
   let previous: string | null = null;
   for (const c of chain) {
     const notOurs = (why: string) =>
-      new UserError(`commit ${c.commit.slice(0, 10)} on ${ref} ${why}`, "the snapshot chain is not one nudge wrote; nothing was changed (git log " + ref + " shows it)");
+      new UserError(
+        `commit ${c.commit.slice(0, 10)} on ${ref} ${why}`,
+        "the snapshot chain is not one nudge wrote; nothing was changed (git log " + ref + " shows it)",
+      );
     if (previous !== null && c.parents[0] !== previous) throw notOurs("does not follow the one before it");
     if (c.parents.length > 1) throw notOurs("is a merge");
     previous = c.commit;
     const expected = turns.length;
     const said = parseSnapshotMessage(c.message);
     if (said?.kind === "edits") {
-      if (said.n !== expected || edits) throw notOurs(`holds your edits before turn ${said.n} where turn ${expected} was expected`);
+      if (said.n !== expected || edits)
+        throw notOurs(`holds your edits before turn ${said.n} where turn ${expected} was expected`);
       edits = { commit: c.commit, tree: c.tree };
       continue;
     }
@@ -51,6 +55,10 @@ export function chainTurns(chain: ChainCommit[], ref: string, baseTree: string):
     turns.push({ ...turn, commit: c.commit, tree: c.tree, time: Number(c.committerDate.split(" ")[0]), edits, from });
     edits = null;
   }
-  if (edits) throw new UserError(`${ref} ends in your edits before a turn, not in a turn`, "the snapshot chain is not one nudge wrote; nothing was changed");
+  if (edits)
+    throw new UserError(
+      `${ref} ends in your edits before a turn, not in a turn`,
+      "the snapshot chain is not one nudge wrote; nothing was changed",
+    );
   return turns;
 }

@@ -44,7 +44,11 @@ export async function planRepair(store: Store, idOrPrefix: string): Promise<Repa
   const id = await resolveId(store, idOrPrefix);
   const dir = bundleDir(store, id);
   const state = await readJournalState(dir);
-  if (!state) throw new UserError(`session ${id} is in bundle format 1, which has no turns.jsonl to repair`, "its turns are in its manifest.json; nothing was changed");
+  if (!state)
+    throw new UserError(
+      `session ${id} is in bundle format 1, which has no turns.jsonl to repair`,
+      "its turns are in its manifest.json; nothing was changed",
+    );
   const { header } = state;
   // HEAD's reflog is the session's work tree's own (a linked worktree has its own HEAD): read
   // there while that folder is still a work tree of this repository.
@@ -53,28 +57,44 @@ export async function planRepair(store: Store, idOrPrefix: string): Promise<Repa
   const ref = sessionRef(id);
   const tip = await git.refCommit(root, ref);
   if (!tip) {
-    throw new UserError(`session ${id}'s snapshot ref ${ref} is gone: there is nothing to rebuild its turns from`, "restore the session from an export if you have one; nothing was changed");
+    throw new UserError(
+      `session ${id}'s snapshot ref ${ref} is gone: there is nothing to rebuild its turns from`,
+      "restore the session from an export if you have one; nothing was changed",
+    );
   }
   const baseTree = header.repo.baseCommit ? await git.treeOf(root, header.repo.baseCommit) : await git.emptyTree(root);
   const chain = chainTurns(await git.commitChain(root, tip, header.repo.baseCommit), ref, baseTree);
   // A ref moved onto the base commit (or behind it) walks to no commit at all: no turn 0 to start from.
   if (chain.length === 0) {
-    throw new UserError(`${ref} points at ${tip.slice(0, 10)}, which holds no snapshot of session ${id}`, `the snapshot chain is not one nudge wrote; nothing was changed (git log ${ref} shows it)`);
+    throw new UserError(
+      `${ref} points at ${tip.slice(0, 10)}, which holds no snapshot of session ${id}`,
+      `the snapshot chain is not one nudge wrote; nothing was changed (git log ${ref} shows it)`,
+    );
   }
   const kept = state.folded.turns;
   for (const t of kept) {
     if (chain[t.n]?.commit !== t.snapshot.commit && chain[t.n]?.commit !== undefined) {
-      throw new UserError(`turn ${t.n} in ${bundleFiles(dir).journal} is not the snapshot ${ref} holds for it`, "the journal and the snapshots disagree; nothing was changed");
+      throw new UserError(
+        `turn ${t.n} in ${bundleFiles(dir).journal} is not the snapshot ${ref} holds for it`,
+        "the journal and the snapshots disagree; nothing was changed",
+      );
     }
   }
   const last = kept.at(-1)?.n ?? -1;
   const missing = chain.filter((c) => c.n > last);
   if (state.saved >= header.summary.turns) {
-    if (missing.length === 0) throw new UserError(`session ${id}'s turn journal is whole (turns 0 to ${last}, as its snapshots); nothing to repair`, `see it with: nudge session show ${id}`);
+    if (missing.length === 0)
+      throw new UserError(
+        `session ${id}'s turn journal is whole (turns 0 to ${last}, as its snapshots); nothing to repair`,
+        `see it with: nudge session show ${id}`,
+      );
     // A turn snapshotted just before nudge stopped is in the journal as unsaved: the next run saves it.
     const unsaved = new Set(state.folded.unsaved.map((u) => u.n));
     if (missing.every((c) => unsaved.has(c.n))) {
-      throw new UserError(`session ${id}'s turn journal is whole; turn ${missing.at(-1)!.n} was snapshotted but not saved when nudge stopped`, `the next run saves it: nudge claude run -r ${id}`);
+      throw new UserError(
+        `session ${id}'s turn journal is whole; turn ${missing.at(-1)!.n} was snapshotted but not saved when nudge stopped`,
+        `the next run saves it: nudge claude run -r ${id}`,
+      );
     }
   }
   const files = bundleFiles(dir);
@@ -92,7 +112,19 @@ export async function planRepair(store: Store, idOrPrefix: string): Promise<Repa
     now: new Date().toISOString(),
   });
   for (const t of rebuilt) journalSchemas().TurnRecordSchema.parse({ type: "turn", ...t }); // never plan a line a reader would refuse
-  return { id, dir, damage: journalDamage(state), headerTurns: header.summary.turns, ref, tip, kept, rebuilt, patches: regenerated, keptText: state.text, header };
+  return {
+    id,
+    dir,
+    damage: journalDamage(state),
+    headerTurns: header.summary.turns,
+    ref,
+    tip,
+    kept,
+    rebuilt,
+    patches: regenerated,
+    keptText: state.text,
+    header,
+  };
 }
 
 /** Each turn's patch (and its edits' patch) as its file says, or made again from the snapshots when the file is gone. */
@@ -129,5 +161,10 @@ async function transcriptCopies(folder: string): Promise<Map<string, Buffer>> {
 
 /** What the plan was computed from: the ref's tip, the journal as it was, the snapshots and the patches to make. */
 export function repairFingerprint(p: RepairPlan): unknown {
-  return [p.tip, p.keptText, p.rebuilt.map((t) => `${t.n}:${t.snapshot.commit}`).join(), p.patches.map((f) => f.file).join()];
+  return [
+    p.tip,
+    p.keptText,
+    p.rebuilt.map((t) => `${t.n}:${t.snapshot.commit}`).join(),
+    p.patches.map((f) => f.file).join(),
+  ];
 }

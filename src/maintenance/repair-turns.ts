@@ -39,7 +39,11 @@ interface PromptLine {
 
 export function rebuildTurns(f: RebuildFacts): Turn[] {
   const sent = promptLines(f.input, f.before?.input?.to ?? 0, (json) => json.type === "user");
-  const echoed = promptLines(f.conversation, f.before?.lines.to ?? 0, (json) => json.type === "user" && json.isReplay === true);
+  const echoed = promptLines(
+    f.conversation,
+    f.before?.lines.to ?? 0,
+    (json) => json.type === "user" && json.isReplay === true,
+  );
   const results = f.conversation.flatMap((l) => (isResult(l) ? [l.n] : []));
   const offsets = lineOffsets(f.conversation);
   let lineCursor = f.before?.lines.to ?? 0;
@@ -49,13 +53,40 @@ export function rebuildTurns(f: RebuildFacts): Turn[] {
   for (const c of f.chain) {
     const unknown: Unknown[] = [];
     const patch = f.patches.get(patchFile(c.n))!;
-    const edits = c.edits ? { snapshot: { commit: c.edits.commit, tree: c.edits.tree, ref: f.ref }, patch: f.patches.get(patchFile(c.n, "edits"))! } : null;
+    const edits = c.edits
+      ? {
+          snapshot: { commit: c.edits.commit, tree: c.edits.tree, ref: f.ref },
+          patch: f.patches.get(patchFile(c.n, "edits"))!,
+        }
+      : null;
     const snapshotTime = new Date(c.time * 1000).toISOString();
-    const common = { n: c.n, prompt: c.prompt, snapshot: { commit: c.commit, tree: c.tree, ref: f.ref }, patch, edits, compaction: null };
+    const common = {
+      n: c.n,
+      prompt: c.prompt,
+      snapshot: { commit: c.commit, tree: c.tree, ref: f.ref },
+      patch,
+      edits,
+      compaction: null,
+    };
     if (c.n === 0) {
       // The starting state: HEAD then was the base commit, and claude had not written a line.
       const at = { from: lineCursor, to: lineCursor };
-      turns.push({ ...common, status: "complete", startedAt: snapshotTime, endedAt: snapshotTime, lines: at, bytes: { from: offsets[at.from]!, to: offsets[at.to]! }, input: null, result: null, claudeSessionId: null, lastAssistantUuid: null, head: f.baseCommit, transcript: null, transcriptBytes: null, repaired: { at: f.now, unknown: [] } });
+      turns.push({
+        ...common,
+        status: "complete",
+        startedAt: snapshotTime,
+        endedAt: snapshotTime,
+        lines: at,
+        bytes: { from: offsets[at.from]!, to: offsets[at.to]! },
+        input: null,
+        result: null,
+        claudeSessionId: null,
+        lastAssistantUuid: null,
+        head: f.baseCommit,
+        transcript: null,
+        transcriptBytes: null,
+        repaired: { at: f.now, unknown: [] },
+      });
       continue;
     }
     const prompt = c.prompt ?? "";
@@ -80,19 +111,28 @@ export function rebuildTurns(f: RebuildFacts): Turn[] {
       lineCursor = lines.to;
     } else unknown.push("lines", "status", "result", "claudeSessionId", "lastAssistantUuid");
     const follower = new TurnFollower();
-    for (const l of f.conversation.slice(lines.from, lines.to)) follower.observe(toStreamEvent(parseEventLine(l.bytes), ""));
-    const result = follower.result ? resultSummary(follower.result, costBefore(lastTotal, follower.result.total_cost_usd)) : null;
+    for (const l of f.conversation.slice(lines.from, lines.to))
+      follower.observe(toStreamEvent(parseEventLine(l.bytes), ""));
+    const result = follower.result
+      ? resultSummary(follower.result, costBefore(lastTotal, follower.result.total_cost_usd))
+      : null;
     lastTotal = follower.result?.total_cost_usd ?? lastTotal;
     const startedAt = sentAt?.at ?? echoAt?.at ?? null;
     if (startedAt === null) unknown.push("startedAt");
     const endedAt = follower.result ? (f.conversation[lines.to - 1]?.at ?? null) : null;
     const head = headAt(f.headMoves, c.time);
     if (head === null) unknown.push("head");
-    const transcript = follower.claudeSessionId && f.transcripts.has(`claude/${follower.claudeSessionId}.jsonl`) ? `claude/${follower.claudeSessionId}.jsonl` : null;
+    const transcript =
+      follower.claudeSessionId && f.transcripts.has(`claude/${follower.claudeSessionId}.jsonl`)
+        ? `claude/${follower.claudeSessionId}.jsonl`
+        : null;
     turns.push({
       ...common,
       status: follower.status,
-      startedAt: startedAt !== null ? new Date(startedAt).toISOString() : (turns.at(-1)?.endedAt ?? f.before?.endedAt ?? snapshotTime),
+      startedAt:
+        startedAt !== null
+          ? new Date(startedAt).toISOString()
+          : (turns.at(-1)?.endedAt ?? f.before?.endedAt ?? snapshotTime),
       // With no result line to time it, the snapshot's own time (to the second) stands in.
       endedAt: endedAt !== null ? new Date(endedAt).toISOString() : snapshotTime,
       lines,
@@ -122,8 +162,15 @@ function withTranscriptLengths(turns: Turn[], transcripts: Map<string, Buffer>):
   return turns.map((t) => {
     const copy = t.transcript ? transcripts.get(t.transcript) : undefined;
     const bytes = !copy ? null : last.get(t.transcript!) === t.n ? copy.length : replyEnd(copy, t.lastAssistantUuid);
-    const unknown: Unknown[] = [...(t.repaired?.unknown ?? []), ...(t.transcript && bytes === null ? ["transcriptBytes" as const] : [])];
-    return { ...t, transcriptBytes: bytes, repaired: { at: t.repaired!.at, unknown: REPAIR_UNKNOWABLE.filter((u) => unknown.includes(u)) } };
+    const unknown: Unknown[] = [
+      ...(t.repaired?.unknown ?? []),
+      ...(t.transcript && bytes === null ? ["transcriptBytes" as const] : []),
+    ];
+    return {
+      ...t,
+      transcriptBytes: bytes,
+      repaired: { at: t.repaired!.at, unknown: REPAIR_UNKNOWABLE.filter((u) => unknown.includes(u)) },
+    };
   });
 }
 
@@ -144,13 +191,24 @@ export function patchFile(n: number, kind: "turn" | "edits" = "turn"): string {
 /** A request nudge makes of claude on its own account, not within a turn: starting a process, switching modes. */
 function isBetweenTurns(line: TimedLine | undefined): boolean {
   const json = line ? (parseEventLine(line.bytes) as { type?: unknown; request?: { subtype?: unknown } } | null) : null;
-  return json?.type === "control_request" && (json.request?.subtype === "initialize" || json.request?.subtype === "set_permission_mode");
+  return (
+    json?.type === "control_request" &&
+    (json.request?.subtype === "initialize" || json.request?.subtype === "set_permission_mode")
+  );
 }
 
-function promptLines(lines: TimedLine[], from: number, isPrompt: (json: { type?: unknown; isReplay?: unknown }) => boolean): PromptLine[] {
+function promptLines(
+  lines: TimedLine[],
+  from: number,
+  isPrompt: (json: { type?: unknown; isReplay?: unknown }) => boolean,
+): PromptLine[] {
   const found: PromptLine[] = [];
   for (const l of lines.slice(from)) {
-    const json = parseEventLine(l.bytes) as { type?: unknown; isReplay?: unknown; message?: { content?: unknown } } | null;
+    const json = parseEventLine(l.bytes) as {
+      type?: unknown;
+      isReplay?: unknown;
+      message?: { content?: unknown };
+    } | null;
     const text = json && isPrompt(json) ? promptText(json.message?.content) : null;
     if (text !== null) found.push({ line: l.n, text, at: l.at });
   }
@@ -161,9 +219,13 @@ function promptLines(lines: TimedLine[], from: number, isPrompt: (json: { type?:
 function promptText(content: unknown): string | null {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return null;
-  const texts = content.flatMap((b: { type?: unknown; text?: unknown } | null) => (b?.type === "text" && typeof b.text === "string" ? [b.text] : []));
+  const texts = content.flatMap((b: { type?: unknown; text?: unknown } | null) =>
+    b?.type === "text" && typeof b.text === "string" ? [b.text] : [],
+  );
   // Blocks that are all text, or images beside text: a tool's result (no text block of its own) is not a prompt.
-  return texts.length > 0 && content.every((b: { type?: unknown } | null) => b?.type === "text" || b?.type === "image") ? texts.join("\n") : null;
+  return texts.length > 0 && content.every((b: { type?: unknown } | null) => b?.type === "text" || b?.type === "image")
+    ? texts.join("\n")
+    : null;
 }
 
 /**

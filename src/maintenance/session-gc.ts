@@ -31,7 +31,10 @@ function oldSessions(view: StoreView, cutoff: number, kept: string[]): string[] 
     if (!(Date.parse(s.header.updatedAt) < cutoff)) continue;
     const live = view.live.find((l) => l.id === id);
     const held = view.held.get(id);
-    if (live) kept.push(`session ${id}: ${live.orphanPid === null ? "it is being recorded" : `the claude of its crashed nudge still runs (pid ${live.orphanPid})`}`);
+    if (live)
+      kept.push(
+        `session ${id}: ${live.orphanPid === null ? "it is being recorded" : `the claude of its crashed nudge still runs (pid ${live.orphanPid})`}`,
+      );
     else if (held) kept.push(`session ${id}: ${heldText(held)}`);
     // `--undo` of a rewind that moved the conversation too writes the session's header.
     else if (id === undoSession) kept.push(`session ${id}: \`nudge session rewind --undo\` goes back to its rewind`);
@@ -59,7 +62,13 @@ async function oldImportBackups(store: Store, view: StoreView, cutoff: number): 
     if (!stat?.isDirectory() || !(stat.mtimeMs < cutoff)) continue;
     const prefix = `refs/nudge/import-backups/${name}/`;
     const refs = view.refs.filter((r) => r.ref.startsWith(prefix)).map(({ ref, commit }) => ({ ref, commit }));
-    found.push({ kind: "import-backup", path: dir, what: `a session an import replaced, set aside ${stat.mtime.toISOString().slice(0, 10)}`, bytes: await diskUsage(dir), refs });
+    found.push({
+      kind: "import-backup",
+      path: dir,
+      what: `a session an import replaced, set aside ${stat.mtime.toISOString().slice(0, 10)}`,
+      bytes: await diskUsage(dir),
+      refs,
+    });
   }
   return found;
 }
@@ -69,7 +78,11 @@ async function oldImportBackups(store: Store, view: StoreView, cutoff: number): 
  * another NUDGE_STORE has its refs in the same repository), only pointed out.
  */
 async function strayRefs(store: Store, view: StoreView): Promise<string | null> {
-  const folders = new Set((await fs.readdir(path.join(store.dir, "sessions")).catch(() => [] as string[])).map((n) => n.replace(/^\.|\.(building|removing)$/g, "")));
+  const folders = new Set(
+    (await fs.readdir(path.join(store.dir, "sessions")).catch(() => [] as string[])).map((n) =>
+      n.replace(/^\.|\.(building|removing)$/g, ""),
+    ),
+  );
   const ids = new Set<string>();
   for (const { ref } of view.refs) {
     const id = /^refs\/nudge\/sessions\/([^/]+)$/.exec(ref)?.[1] ?? /^refs\/nudge\/([^/]+)\/\d+$/.exec(ref)?.[1];
@@ -93,7 +106,8 @@ export async function planGc(store: Store, o: GcOptions): Promise<HousekeepingPl
   const leftovers = await findLeftovers(store, view, { removing, going, now });
   for (const u of view.unreadable) {
     // A folder without a manifest is a leftover (or kept) already; one with a damaged manifest is the user's call.
-    if (await pathExists(bundleFiles(u.dir).manifest)) kept.push(`session ${path.basename(u.dir)}: ${u.why} (remove it with: nudge session rm ${path.basename(u.dir)})`);
+    if (await pathExists(bundleFiles(u.dir).manifest))
+      kept.push(`session ${path.basename(u.dir)}: ${u.why} (remove it with: nudge session rm ${path.basename(u.dir)})`);
   }
   const stray = await strayRefs(store, view);
   if (stray) kept.push(stray);
@@ -101,7 +115,11 @@ export async function planGc(store: Store, o: GcOptions): Promise<HousekeepingPl
     sessions,
     records: records.records,
     backupRefs: orphanBackups(view, cutoff),
-    leftovers: [...leftovers.leftovers, ...(await oldImportBackups(store, view, cutoff)), ...[await syncLeftover(store)].filter((l) => l !== null)],
+    leftovers: [
+      ...leftovers.leftovers,
+      ...(await oldImportBackups(store, view, cutoff)),
+      ...[await syncLeftover(store)].filter((l) => l !== null),
+    ],
     kept: [...kept, ...records.kept, ...leftovers.kept],
   };
 }

@@ -9,7 +9,19 @@ import { UserError } from "../base/errors.js";
 import { pathExists } from "../base/file-exists.js";
 import { diskUsage } from "../store/disk-usage.js";
 import { holderText, readLock, type LockInfo } from "../store/locks.js";
-import { bundleDir, bundleFiles, heldLocks, listSessions, liveClaudes, readHeader, sessionLocks, resolveId, type LiveClaude, type ListedSession, type Store } from "../store/store.js";
+import {
+  bundleDir,
+  bundleFiles,
+  heldLocks,
+  listSessions,
+  liveClaudes,
+  readHeader,
+  sessionLocks,
+  resolveId,
+  type LiveClaude,
+  type ListedSession,
+  type Store,
+} from "../store/store.js";
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS, sessionRef } from "../snapshot/snapshotter.js";
 import type { HousekeepingPlan, RecordRemoval, RefAt, SessionRemoval } from "./housekeeping-plan.js";
@@ -38,7 +50,15 @@ export async function readStoreView(store: Store): Promise<StoreView> {
     sessionLocks(store),
     storedRecords(store),
   ]);
-  return { refs, sessions, unreadable, live: await liveClaudes(store, locks), held: heldLocks(locks), records, undoStamp: undoTargetIn(records) };
+  return {
+    refs,
+    sessions,
+    unreadable,
+    live: await liveClaudes(store, locks),
+    held: heldLocks(locks),
+    records,
+    undoStamp: undoTargetIn(records),
+  };
 }
 
 /** A session's snapshot refs: its one ref, and the per-turn refs bundles made before the journal had. */
@@ -73,7 +93,10 @@ async function indexFilesOf(store: Store, id: string): Promise<string[]> {
   return found;
 }
 
-const sessionMaps = new WeakMap<StoreView, { byDir: Map<string, ListedSession>; forksOf: Map<string, Array<{ id: string; turn: number }>> }>();
+const sessionMaps = new WeakMap<
+  StoreView,
+  { byDir: Map<string, ListedSession>; forksOf: Map<string, Array<{ id: string; turn: number }>> }
+>();
 
 /** The view's sessions by folder, and the forks made from each, found once per view. */
 function sessionsOf(view: StoreView) {
@@ -98,7 +121,10 @@ export async function sessionRemoval(store: Store, view: StoreView, id: string):
   const listed = found?.header.id === id ? found : undefined;
   let unreadable: string | null = null;
   if (!listed) {
-    const why = await readHeader(dir).then(() => null, (error: Error) => error.message);
+    const why = await readHeader(dir).then(
+      () => null,
+      (error: Error) => error.message,
+    );
     unreadable = why && !(await pathExists(bundleFiles(dir).manifest)) ? "it has no manifest.json" : why;
   }
   const header = listed?.header;
@@ -121,12 +147,17 @@ export async function sessionRemoval(store: Store, view: StoreView, id: string):
  * restores: it holds the state from before the last rewind, which may be work of the user's that
  * nothing else keeps, so it stays (gc removes it once it is no longer the undo target).
  */
-export function recordRemovals(view: StoreView, chosen: (r: StoredRecord) => boolean): { records: RecordRemoval[]; kept: string[] } {
+export function recordRemovals(
+  view: StoreView,
+  chosen: (r: StoredRecord) => boolean,
+): { records: RecordRemoval[]; kept: string[] } {
   const kept: string[] = [];
   const going = view.records.filter((r) => {
     if (!chosen(r)) return false;
     if (r.record.stamp === view.undoStamp) {
-      kept.push(`rewind record ${r.record.stamp} and ${r.record.backup.ref}: \`nudge session rewind --undo\` restores it (session ${r.record.sessionId}, to turn ${r.record.turn})`);
+      kept.push(
+        `rewind record ${r.record.stamp} and ${r.record.backup.ref}: \`nudge session rewind --undo\` restores it (session ${r.record.sessionId}, to turn ${r.record.turn})`,
+      );
       return false;
     }
     if (!isSettled(r.record)) {
@@ -161,7 +192,11 @@ export function heldText(lock: LockInfo): string {
 async function refuseIfLive(store: Store, view: Pick<StoreView, "live" | "held">, id: string): Promise<void> {
   const found = view.live.find((l) => l.id === id);
   const held = view.held.get(id);
-  if (!found && held) throw new UserError(`session ${id} cannot be removed now: ${heldText(held)}`, "wait for it to finish, then run the rm again");
+  if (!found && held)
+    throw new UserError(
+      `session ${id} cannot be removed now: ${heldText(held)}`,
+      "wait for it to finish, then run the rm again",
+    );
   if (!found) return;
   if (found.orphanPid !== null) {
     throw new UserError(

@@ -49,7 +49,12 @@ async function olderThan(file: string, ms: number, now: number): Promise<boolean
   return stat !== null && now - stat.mtimeMs > ms;
 }
 
-async function leftover(kind: Leftover["kind"], file: string, what: string, extra: Partial<Leftover> = {}): Promise<Leftover> {
+async function leftover(
+  kind: Leftover["kind"],
+  file: string,
+  what: string,
+  extra: Partial<Leftover> = {},
+): Promise<Leftover> {
   return { kind, path: file, what, bytes: await diskUsage(file), ...extra };
 }
 
@@ -59,15 +64,25 @@ async function deadProcessFiles(dir: string): Promise<Leftover[]> {
   for (const e of await entries(dir)) {
     const temp = TEMP.exec(e.name);
     const aside = ASIDE.exec(e.name);
-    if (e.isFile() && temp && dead(temp[1]!)) found.push(await leftover("temp-file", path.join(dir, e.name), "a temp file of a nudge that died"));
-    if (e.isFile() && aside && dead(aside[1]!)) found.push(await leftover("temp-file", path.join(dir, e.name), "a lock set aside by a nudge that died"));
+    if (e.isFile() && temp && dead(temp[1]!))
+      found.push(await leftover("temp-file", path.join(dir, e.name), "a temp file of a nudge that died"));
+    if (e.isFile() && aside && dead(aside[1]!))
+      found.push(await leftover("temp-file", path.join(dir, e.name), "a lock set aside by a nudge that died"));
     const sync = SYNC_TEMP.exec(e.name);
-    if (e.isDirectory() && sync && dead(sync[1]!)) found.push(await leftover("temp-file", path.join(dir, e.name), "a sync repository a nudge that failed or died was making"));
+    if (e.isDirectory() && sync && dead(sync[1]!))
+      found.push(
+        await leftover("temp-file", path.join(dir, e.name), "a sync repository a nudge that failed or died was making"),
+      );
   }
   return found;
 }
 
-async function sessionFolders(store: Store, view: StoreView, removing: Set<string>, now: number): Promise<LeftoverScan> {
+async function sessionFolders(
+  store: Store,
+  view: StoreView,
+  removing: Set<string>,
+  now: number,
+): Promise<LeftoverScan> {
   const out: LeftoverScan = { leftovers: [], kept: [] };
   const root = path.join(store.dir, "sessions");
   for (const e of (await entries(root)).filter((d) => d.isDirectory())) {
@@ -80,7 +95,8 @@ async function sessionFolders(store: Store, view: StoreView, removing: Set<strin
       if (!orphaned && !(await olderThan(dir, GRACE_MS, now))) continue;
       const id = cut[1]!;
       const refs = (await pathExists(bundleDir(store, id))) ? [] : sessionRefsOf(view, id);
-      const what = cut[2] === "building" ? "a fork cut off while it was being made" : "a session removal that was cut off";
+      const what =
+        cut[2] === "building" ? "a fork cut off while it was being made" : "a session removal that was cut off";
       out.leftovers.push(await leftover("session-folder", dir, what, { refs }));
       continue;
     }
@@ -88,16 +104,26 @@ async function sessionFolders(store: Store, view: StoreView, removing: Set<strin
     const files = bundleFiles(dir);
     if (await lockActivity(files.lock)) continue; // recording, or its claude still runs
     if (await pathExists(files.manifest)) {
-      if (await pathExists(files.lock)) out.leftovers.push(await leftover("stale-lock", files.lock, `the lock of session ${e.name}, whose nudge is gone`));
+      if (await pathExists(files.lock))
+        out.leftovers.push(
+          await leftover("stale-lock", files.lock, `the lock of session ${e.name}, whose nudge is gone`),
+        );
       for (const sub of [dir, files.changes, files.transcripts]) out.leftovers.push(...(await deadProcessFiles(sub)));
       continue;
     }
     // No manifest: a session killed before its first snapshot was saved, unless it holds a conversation.
     if (await holdsStream(dir)) {
-      out.kept.push(`session folder ${e.name}: it has no manifest.json but holds a conversation (remove it with: nudge session rm ${e.name})`);
+      out.kept.push(
+        `session folder ${e.name}: it has no manifest.json but holds a conversation (remove it with: nudge session rm ${e.name})`,
+      );
     } else if ((await pathExists(files.lock)) || (await olderThan(dir, GRACE_MS, now))) {
       const refs = sessionRefsOf(view, e.name);
-      out.leftovers.push(await leftover("session-folder", dir, "a session cut off before its first snapshot was saved", { refs, lock: files.lock }));
+      out.leftovers.push(
+        await leftover("session-folder", dir, "a session cut off before its first snapshot was saved", {
+          refs,
+          lock: files.lock,
+        }),
+      );
     }
   }
   return out;
@@ -120,7 +146,10 @@ async function indexFolder(store: Store, removing: Set<string>, now: number): Pr
       const lock = path.join(store.dir, "locks", `${worktree[1]}.lock`);
       if (await lockActivity(lock)) continue;
       found.push(await leftover("private-index", file, "the private index of a rewind, not in use", { lock }));
-    } else if (/^untracked-cache-[0-9a-f]{12}\.(check|verdict\.tmp)$/.test(e.name) && (await olderThan(file, GRACE_MS, now))) {
+    } else if (
+      /^untracked-cache-[0-9a-f]{12}\.(check|verdict\.tmp)$/.test(e.name) &&
+      (await olderThan(file, GRACE_MS, now))
+    ) {
       found.push(await leftover("scratch", file, "an untracked-cache check that was cut off"));
     }
   }
@@ -132,7 +161,8 @@ async function locksFolder(store: Store): Promise<Leftover[]> {
   const found: Leftover[] = [];
   for (const e of await entries(root)) {
     const file = path.join(root, e.name);
-    if (e.isFile() && e.name.endsWith(".lock") && !(await lockActivity(file))) found.push(await leftover("stale-lock", file, "a lock whose holder is gone"));
+    if (e.isFile() && e.name.endsWith(".lock") && !(await lockActivity(file)))
+      found.push(await leftover("stale-lock", file, "a lock whose holder is gone"));
   }
   return [...found, ...(await deadProcessFiles(root))];
 }
@@ -144,7 +174,12 @@ async function rewindsFolder(store: Store, now: number): Promise<Leftover[]> {
     const file = path.join(root, e.name);
     const copy = /^(.+)\.index$/.exec(e.name);
     // A rewind copies the user's index just before it writes its record: only an old orphan is one.
-    if (copy && e.isFile() && !(await pathExists(path.join(root, `${copy[1]}.json`))) && (await olderThan(file, GRACE_MS, now))) {
+    if (
+      copy &&
+      e.isFile() &&
+      !(await pathExists(path.join(root, `${copy[1]}.json`))) &&
+      (await olderThan(file, GRACE_MS, now))
+    ) {
       found.push(await leftover("scratch", file, "a copy of your index kept for a rewind record that is gone"));
     }
   }
@@ -167,7 +202,12 @@ async function unusedSharedIndexes(store: Store, going: Set<string>, now: number
   return sharedIndexFiles(store).then((all) =>
     all
       .filter((s) => !used.has(s.file) && now - s.mtimeMs > SHARED_INDEX_GRACE_MS)
-      .map((s) => ({ kind: "shared-index" as const, path: s.file, what: "a shared index file no index refers to", bytes: s.bytes })),
+      .map((s) => ({
+        kind: "shared-index" as const,
+        path: s.file,
+        what: "a shared index file no index refers to",
+        bytes: s.bytes,
+      })),
   );
 }
 
@@ -175,7 +215,11 @@ async function unusedSharedIndexes(store: Store, going: Set<string>, now: number
  * Every leftover in the store. `removing`: sessions the plan removes (their folders and indexes
  * are the plan's already); `going`: index files the plan removes, which keep no shared index.
  */
-export async function findLeftovers(store: Store, view: StoreView, o: { removing: Set<string>; going: Set<string>; now: number }): Promise<LeftoverScan> {
+export async function findLeftovers(
+  store: Store,
+  view: StoreView,
+  o: { removing: Set<string>; going: Set<string>; now: number },
+): Promise<LeftoverScan> {
   const folders = await sessionFolders(store, view, o.removing, o.now);
   const rest = [
     ...(await indexFolder(store, o.removing, o.now)),

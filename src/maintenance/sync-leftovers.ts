@@ -18,11 +18,15 @@ const FETCHED_DATA = /^refs\/nudge\/remote\/[^/]+\/[^/]+\/data$/;
 export async function syncLeftover(store: Store): Promise<Leftover | null> {
   const repo = path.join(store.dir, "remote.git");
   if (!existsSync(path.join(repo, "HEAD"))) return null;
-  const fetched = [...(await remoteGit.localRefs(repo, "refs/nudge/remote/"))].filter(([ref]) => FETCHED_DATA.test(ref)).map(([ref, commit]) => ({ ref, commit }));
+  const fetched = [...(await remoteGit.localRefs(repo, "refs/nudge/remote/"))]
+    .filter(([ref]) => FETCHED_DATA.test(ref))
+    .map(([ref, commit]) => ({ ref, commit }));
   const counts = await remoteGit.objectCounts(repo);
   // Nothing fetched to drop, and git's gc would find everything packed once already.
   if (fetched.length === 0 && counts.loose === 0 && counts.garbage === 0 && counts.packs <= 1) return null;
-  const contents = fetched.length ? `${fetched.length} fetched publication content${fetched.length === 1 ? "" : "s"} (fetched again when pulled or shown), ` : "";
+  const contents = fetched.length
+    ? `${fetched.length} fetched publication content${fetched.length === 1 ? "" : "s"} (fetched again when pulled or shown), `
+    : "";
   return {
     kind: "sync-repository",
     path: repo,

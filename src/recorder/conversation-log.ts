@@ -49,7 +49,7 @@ class AppendFile {
     const start = this.size;
     try {
       faultPoint(point);
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.fd, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length;) done += fs.writeSync(this.fd, bytes, done, bytes.length - done);
     } catch (error) {
       try {
         fs.ftruncateSync(this.fd, rollbackTo);
@@ -129,11 +129,21 @@ export class ConversationLog {
       // Times lost to a crash between the two appends: pad so line i keeps time i.
       timing.write(`${Date.now()}\n`.repeat(lineCount - timingLines), "log-append");
     }
-    const log = new ConversationLog(files.dir, conversation, timing, AppendFile.open(files.stderr), liveFrom, lineCount);
+    const log = new ConversationLog(
+      files.dir,
+      conversation,
+      timing,
+      AppendFile.open(files.stderr),
+      liveFrom,
+      lineCount,
+    );
     // Pieces a crash left plain (or half compressed) are compressed now, behind the recording.
-    log.compressing = tidyPieces(files.dir).then(async (plain) => {
-      for (const piece of plain) await compressPiece(piece).catch(() => undefined);
-    }, () => undefined);
+    log.compressing = tidyPieces(files.dir).then(
+      async (plain) => {
+        for (const piece of plain) await compressPiece(piece).catch(() => undefined);
+      },
+      () => undefined,
+    );
     return log;
   }
 
@@ -159,7 +169,8 @@ export class ConversationLog {
   }
 
   private finishPieceAtLineEnd(): void {
-    if (!this.pieceWanted || this.partial > 0 || this.heldBytes > 0 || this.completeBytes !== this.conversation.size) return;
+    if (!this.pieceWanted || this.partial > 0 || this.heldBytes > 0 || this.completeBytes !== this.conversation.size)
+      return;
     this.pieceWanted = false;
     const to = this.position;
     let finished: { fd: number; piece: string };
@@ -215,7 +226,13 @@ export class ConversationLog {
     const tail = last + 1;
     const tailIsLineStart = last !== -1 || atLineStart;
     // A line begun in this chunk too short yet to tell whether it is one to hold back.
-    if (tailIsLineStart && tail < chunk.length && chunk.length - tail < USER_LINE.length && USER_LINE.subarray(0, chunk.length - tail).equals(chunk.subarray(tail))) return false;
+    if (
+      tailIsLineStart &&
+      tail < chunk.length &&
+      chunk.length - tail < USER_LINE.length &&
+      USER_LINE.subarray(0, chunk.length - tail).equals(chunk.subarray(tail))
+    )
+      return false;
     if (tail === chunk.length) this.nextLine();
     else {
       this.partial = tailIsLineStart ? chunk.length - tail : this.partial + chunk.length;
@@ -228,7 +245,7 @@ export class ConversationLog {
   private routeChunk(chunk: Buffer): void {
     const out: Buffer[] = [];
     let verbatim = true;
-    for (let start = 0; start < chunk.length; ) {
+    for (let start = 0; start < chunk.length;) {
       const newline = chunk.indexOf(0x0a, start);
       const end = newline === -1 ? chunk.length : newline + 1;
       verbatim = this.route(chunk.subarray(start, end), newline !== -1, out) && verbatim;

@@ -153,7 +153,14 @@ export class SessionRecorder {
    * turn 0 (HEAD plus uncommitted work) before claude touches anything; for an existing one,
    * finish the turns a crash left unsaved.
    */
-  static async start(dir: string, manifest: Manifest, context: RecorderContext, listener?: RecorderListener, catchUp?: CatchUp, o: StartOptions = {}): Promise<SessionRecorder> {
+  static async start(
+    dir: string,
+    manifest: Manifest,
+    context: RecorderContext,
+    listener?: RecorderListener,
+    catchUp?: CatchUp,
+    o: StartOptions = {},
+  ): Promise<SessionRecorder> {
     const files = bundleFiles(dir);
     await ensureDir(files.changes);
     await ensureDir(files.transcripts);
@@ -170,7 +177,13 @@ export class SessionRecorder {
         log.close();
         throw error;
       }
-      const index = new PrivateIndex({ root: manifest.repo.root, indexFile: context.indexFile, exclude: context.exclude, untrackedCache: context.untrackedCache, stateFile: context.keptIndexState });
+      const index = new PrivateIndex({
+        root: manifest.repo.root,
+        indexFile: context.indexFile,
+        exclude: context.exclude,
+        untrackedCache: context.untrackedCache,
+        stateFile: context.keptIndexState,
+      });
       const recorder = new SessionRecorder(
         manifest,
         files,
@@ -241,7 +254,15 @@ export class SessionRecorder {
     const baseTree = this.latestTree.then((tree) => begin.editsTree ?? tree);
     const edits = Promise.resolve(begin.editsTree ?? null);
     this.latestTree = baseTree;
-    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree, edits, finished: deferred(), saved: deferred(), result: null };
+    const open: OpenTurn = {
+      begin,
+      follower: new TurnFollower(),
+      baseTree,
+      edits,
+      finished: deferred(),
+      saved: deferred(),
+      result: null,
+    };
     open.saved.promise.catch(() => undefined);
     this.open = open;
   }
@@ -297,7 +318,15 @@ export class SessionRecorder {
     this.journal.append({ type: "begin", ...record });
     this.nextN++;
     const edits = o.captureEdits ? this.captureEditsBeside(begin.n) : Promise.resolve(null);
-    const open: OpenTurn = { begin, follower: new TurnFollower(), baseTree: this.latestTree, edits, finished: deferred(), saved: deferred(), result: null };
+    const open: OpenTurn = {
+      begin,
+      follower: new TurnFollower(),
+      baseTree: this.latestTree,
+      edits,
+      finished: deferred(),
+      saved: deferred(),
+      result: null,
+    };
     this.open = open;
     // A caller may await only one of these; a failure must still never go unhandled. (A capture of
     // the edits that failed fails the turn: its save awaits them.)
@@ -424,7 +453,11 @@ export class SessionRecorder {
     if (!turn) throw new InternalError(`turn ${n} is not saved`);
     const updated = { ...turn, ...fields };
     this.journal.append({ type: "turn", ...updated });
-    this.manifest_ = { ...this.manifest_, turns: this.manifest_.turns.map((t) => (t.n === n ? updated : t)), updatedAt: now() };
+    this.manifest_ = {
+      ...this.manifest_,
+      turns: this.manifest_.turns.map((t) => (t.n === n ? updated : t)),
+      updatedAt: now(),
+    };
     await this.writeHeader();
     return updated;
   }
@@ -445,13 +478,22 @@ export class SessionRecorder {
       this.input.sync();
       // A turn begun but not saved (its save failed: a full disk) leaves the session "recording",
       // which with no lock held lists as crashed: the next run recovers that turn.
-      this.manifest_ = { ...this.manifest_, state: this.allSaved && !this.goesOn ? "complete" : "recording", updatedAt: now() };
+      this.manifest_ = {
+        ...this.manifest_,
+        state: this.allSaved && !this.goesOn ? "complete" : "recording",
+        updatedAt: now(),
+      };
       await this.writeHeader();
       // A turn not saved may need the index as it is (its tree not yet written): it stays for the recovery.
       if (this.allSaved && !this.keepIndex) await this.index.dispose().catch(() => undefined);
     } finally {
       // Whatever failed, the session must not stay locked.
-      for (const close of [() => this.log.close(), () => this.input.close(), () => this.journal.close(), () => this.git.close()]) {
+      for (const close of [
+        () => this.log.close(),
+        () => this.input.close(),
+        () => this.journal.close(),
+        () => this.git.close(),
+      ]) {
         try {
           close();
         } catch {
@@ -492,7 +534,13 @@ export class SessionRecorder {
   private endTurn(open: OpenTurn, lines?: Promise<{ position: LogPosition; inputLine: number }>): void {
     if (this.open !== open) return;
     this.open = null;
-    open.finished.resolve({ n: open.begin.n, status: open.follower.status, result: open.result, startedAt: open.begin.startedAt, endedAt: now() });
+    open.finished.resolve({
+      n: open.begin.n,
+      status: open.follower.status,
+      result: open.result,
+      startedAt: open.begin.startedAt,
+      endedAt: now(),
+    });
     // The turn's lines, when they come after its end (claude's own UI), are in before its end is durable.
     let position = this.log.position;
     let inputLine = this.input.lineCount;
@@ -512,7 +560,15 @@ export class SessionRecorder {
       faultPoint("after-capture");
       if (lines) ({ position, inputLine } = await lines);
       // Durable before claude's tools may run again: a crash after them must not take their changes for this turn's.
-      this.journal.append({ type: "ended", n: open.begin.n, tree: staged.tree, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
+      this.journal.append({
+        type: "ended",
+        n: open.begin.n,
+        tree: staged.tree,
+        toLine: position.line,
+        toByte: position.byte,
+        toInput: inputLine,
+        endedAt: now(),
+      });
       faultPoint("after-ended");
       this.warnUnreadable(staged.unreadable);
       return { staged, head };
@@ -522,7 +578,15 @@ export class SessionRecorder {
       if (staged.tree) return staged.tree;
       const written = await this.index.writeTree();
       // Durable before the index is staged into again: from then on it no longer holds this turn's state.
-      this.journal.append({ type: "ended", n: open.begin.n, tree: written, toLine: position.line, toByte: position.byte, toInput: inputLine, endedAt: now() });
+      this.journal.append({
+        type: "ended",
+        n: open.begin.n,
+        tree: written,
+        toLine: position.line,
+        toByte: position.byte,
+        toInput: inputLine,
+        endedAt: now(),
+      });
       return written;
     });
     tree.catch(() => undefined);
@@ -624,14 +688,21 @@ export class SessionRecorder {
     const follower = new TurnFollower();
     // Read from the turn's first byte when the journal has it (an older journal: from the start).
     const skipped = pending.fromByte === undefined ? 0 : pending.fromLine;
-    const lines = splitLines(await readStream(this.files.dir, pending.fromByte ?? 0)).slice(pending.fromLine - skipped, toLine - skipped);
+    const lines = splitLines(await readStream(this.files.dir, pending.fromByte ?? 0)).slice(
+      pending.fromLine - skipped,
+      toLine - skipped,
+    );
     for (const line of lines) follower.observe(toStreamEvent(parseLine(line), ""));
     // A capture of the user's edits that never finished: claude's tools were held waiting for it,
     // but when the user's edits ended and what changed after nudge stopped can no longer be told
     // apart, so they fold into the turn (its changes hold the user's edits too; README).
-    if (pending.editsPending) this.warn(`turn ${pending.n}: nudge stopped before it had recorded your edits from before the prompt; they are recorded with the turn's changes`);
+    if (pending.editsPending)
+      this.warn(
+        `turn ${pending.n}: nudge stopped before it had recorded your edits from before the prompt; they are recorded with the turn's changes`,
+      );
     const baseTree = pending.editsTree ?? (await this.latestTree);
-    const tree = (pending.ended && (pending.ended.tree ?? (await this.treeLeftInIndex()))) ?? (await this.index.capture()).tree;
+    const tree =
+      (pending.ended && (pending.ended.tree ?? (await this.treeLeftInIndex()))) ?? (await this.index.capture()).tree;
     const turn = await saveTurn(this.saveContext(), {
       begin: pending,
       follower,
@@ -668,7 +739,9 @@ export class SessionRecorder {
 
   private warnUnreadable(files: string[]): void {
     if (files.length === 0) return;
-    this.warn(`git could not read ${files.slice(0, 5).join(", ")}${files.length > 5 ? ` and ${files.length - 5} more` : ""}; the snapshot keeps their last readable version`);
+    this.warn(
+      `git could not read ${files.slice(0, 5).join(", ")}${files.length > 5 ? ` and ${files.length - 5} more` : ""}; the snapshot keeps their last readable version`,
+    );
   }
 
   private warn(message: string): void {
@@ -684,7 +757,9 @@ export class SessionRecorder {
 async function refuseLostTurns(manifest: Manifest): Promise<void> {
   const last = manifest.turns.at(-1);
   if (!last) return;
-  const lost = (await turnsPast(manifest.repo.root, manifest.id, last.snapshot.commit)).filter((n) => !manifest.unsaved.some((u) => u.n === n));
+  const lost = (await turnsPast(manifest.repo.root, manifest.id, last.snapshot.commit)).filter(
+    (n) => !manifest.unsaved.some((u) => u.n === n),
+  );
   if (lost.length === 0) return;
   throw new UserError(
     `session ${manifest.id}'s snapshots go on to turn ${Math.max(...lost)}, but its turn journal ends at turn ${last.n}: turns.jsonl was damaged`,
@@ -722,7 +797,14 @@ function now(): string {
  */
 function requireRecordedStream(dir: string, manifest: Manifest, at: LogPosition): void {
   const lines = recordedLineCount(manifest);
-  const bytes = Math.max(0, ...manifest.turns.map((t) => t.bytes?.to ?? 0), ...manifest.unsaved.map((u) => u.ended?.toByte ?? u.fromByte ?? 0));
-  if (at.line < lines || at.byte < bytes) throw damaged(dir, `it ends at line ${at.line} (byte ${at.byte}), and the session's turns were recorded up to line ${lines} (byte ${bytes}): a piece of conversation.d or the end of conversation.jsonl is missing`);
+  const bytes = Math.max(
+    0,
+    ...manifest.turns.map((t) => t.bytes?.to ?? 0),
+    ...manifest.unsaved.map((u) => u.ended?.toByte ?? u.fromByte ?? 0),
+  );
+  if (at.line < lines || at.byte < bytes)
+    throw damaged(
+      dir,
+      `it ends at line ${at.line} (byte ${at.byte}), and the session's turns were recorded up to line ${lines} (byte ${bytes}): a piece of conversation.d or the end of conversation.jsonl is missing`,
+    );
 }
-

@@ -89,7 +89,7 @@ export class TranscriptSync {
     const handle = await fs.open(copy, "a");
     let { size, bytes, tail } = known;
     try {
-      for (; bytes < from.size; ) {
+      for (; bytes < from.size;) {
         const added = await readRange(source, bytes, Math.min(from.size, bytes + MEMBER_BYTES));
         if (added.length === 0) break; // cut short meanwhile: the next sync sees it rewritten
         const [member] = await encodeMembers(bytes, added);
@@ -129,7 +129,10 @@ async function syncFile(source: string, copy: string): Promise<number> {
   faultPoint("transcript-append");
   // Appending in place: a crash midway leaves a shorter copy whose bytes are still the source's,
   // which the next sync continues from.
-  await pipeline(createReadStream(source, { start: to.size, end: from.size - 1 }), createWriteStream(copy, { flags: "a" }));
+  await pipeline(
+    createReadStream(source, { start: to.size, end: from.size - 1 }),
+    createWriteStream(copy, { flags: "a" }),
+  );
   const handle = await fs.open(copy, "r");
   try {
     await handle.datasync();
@@ -167,7 +170,8 @@ async function writeWhole(source: string, bytes: number, copy: string): Promise<
     const handle = await fs.open(temp, "wx");
     try {
       for (let at = 0; at < bytes; at += MEMBER_BYTES) {
-        for (const m of await encodeMembers(at, await readRange(source, at, Math.min(bytes, at + MEMBER_BYTES)))) await handle.write(m);
+        for (const m of await encodeMembers(at, await readRange(source, at, Math.min(bytes, at + MEMBER_BYTES))))
+          await handle.write(m);
       }
       await handle.sync();
     } finally {

@@ -63,17 +63,27 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
     parent = commit;
   }
   const [snapshot, patch, transcript, shared] = await Promise.all([
-    keepSnapshot(root, { tree: t.tree, parent, message: turnMessage(manifest.id, t.begin.n, t.begin.prompt), ref }, ctx.git).then(
-      (commit): Snapshot => ({ commit, tree: t.tree, ref }),
-    ),
+    keepSnapshot(
+      root,
+      { tree: t.tree, parent, message: turnMessage(manifest.id, t.begin.n, t.begin.prompt), ref },
+      ctx.git,
+    ).then((commit): Snapshot => ({ commit, tree: t.tree, ref })),
     writePatch(ctx, root, t.baseTree, t.tree, patchName(t.begin.n)),
     copyTranscript(ctx, t.follower.claudeSessionId, t.transcriptUpTo),
     ctx.sharedWith?.(t.begin.startedAt, t.endedAt) ?? [],
   ]);
   // Another recording wrote into the same files meanwhile: whose change is whose cannot be told.
-  if (shared.length) ctx.warn(`turn ${t.begin.n} ran while ${sessions(shared)} also recorded in this work tree: its changes may include theirs (the turn is marked "shared work tree")`);
+  if (shared.length)
+    ctx.warn(
+      `turn ${t.begin.n} ran while ${sessions(shared)} also recorded in this work tree: its changes may include theirs (the turn is marked "shared work tree")`,
+    );
   await faultPause("after-snapshot");
-  const result = t.result !== undefined ? t.result : t.follower.result ? resultSummary(t.follower.result, ctx.processCostBefore ?? 0) : null;
+  const result =
+    t.result !== undefined
+      ? t.result
+      : t.follower.result
+        ? resultSummary(t.follower.result, ctx.processCostBefore ?? 0)
+        : null;
   return {
     n: t.begin.n,
     prompt: t.begin.prompt,
@@ -147,6 +157,7 @@ async function writePatch(ctx: SaveContext, root: string, from: string, to: stri
 async function copyTranscript(ctx: SaveContext, claudeSessionId: string | null, upTo?: number) {
   if (!claudeSessionId) return null;
   const copy = await ctx.transcripts.sync(claudeSessionId, upTo);
-  if (!copy) ctx.warn(`claude's transcript for ${claudeSessionId} was not found; resuming this turn elsewhere may not work`);
+  if (!copy)
+    ctx.warn(`claude's transcript for ${claudeSessionId} was not found; resuming this turn elsewhere may not work`);
   return copy;
 }

@@ -12,5 +12,12 @@ export function describeMatch(rule: Rule): string {
 
 /** A rule as plain data (no compiled matchers), for --json. */
 export function ruleJson(rule: Rule) {
-  return { id: rule.id, position: rule.position, action: rule.action, tools: rule.tools, match: rule.match, message: rule.message };
+  return {
+    id: rule.id,
+    position: rule.position,
+    action: rule.action,
+    tools: rule.tools,
+    match: rule.match,
+    message: rule.message,
+  };
 }

@@ -36,13 +36,15 @@ class CallView {
     this.command = commandOf(call);
   }
   get file(): FilePaths | null {
-    return "file" in this.cache ? this.cache.file ?? null : (this.cache.file = filePaths(this.call));
+    return "file" in this.cache ? (this.cache.file ?? null) : (this.cache.file = filePaths(this.call));
   }
   get realFile(): FilePaths | null {
-    return "realFile" in this.cache ? this.cache.realFile ?? null : (this.cache.realFile = realFilePaths(this.call));
+    return "realFile" in this.cache ? (this.cache.realFile ?? null) : (this.cache.realFile = realFilePaths(this.call));
   }
   get shell(): ShellReading | null {
-    return "shell" in this.cache ? this.cache.shell ?? null : (this.cache.shell = this.command === null ? null : readShell(this.command));
+    return "shell" in this.cache
+      ? (this.cache.shell ?? null)
+      : (this.cache.shell = this.command === null ? null : readShell(this.command));
   }
 }
 
@@ -56,7 +58,8 @@ function matches(rule: Rule, seen: CallView): boolean {
     // Through a symlink the tool reaches another file: deny, ask and note see either name; allow needs both.
     const real = seen.realFile;
     const hit = path(file);
-    if (rule.action === "allow" ? !hit || (real !== null && !path(real)) : !hit && (real === null || !path(real))) return false;
+    if (rule.action === "allow" ? !hit || (real !== null && !path(real)) : !hit && (real === null || !path(real)))
+      return false;
   }
   if (command) {
     if (seen.command === null || !commandMatches(rule.action, command, seen.command, seen.shell!)) return false;
@@ -75,6 +78,9 @@ function matches(rule: Rule, seen: CallView): boolean {
  * the whole.
  */
 function commandMatches(action: RuleAction, pattern: Pattern, command: string, reading: ShellReading): boolean {
-  if (action === "allow") return reading.notPlain === null && reading.commands.length > 0 && reading.commands.every((c) => pattern.matchesWhole(c));
+  if (action === "allow")
+    return (
+      reading.notPlain === null && reading.commands.length > 0 && reading.commands.every((c) => pattern.matchesWhole(c))
+    );
   return pattern.search(command) || reading.commands.some((c) => commandForms(c).some((form) => pattern.search(form)));
 }

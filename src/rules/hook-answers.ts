@@ -8,7 +8,13 @@
  *   does not fire then): the text reaches the model right after the tool result. A note grants
  *   nothing: the call is asked or allowed exactly as without the rule.
  */
-import type { HookCallbackRequest, HookEvent, HookRegistration, PostToolUseOutput, PreToolUseOutput } from "../claude/control-protocol.js";
+import type {
+  HookCallbackRequest,
+  HookEvent,
+  HookRegistration,
+  PostToolUseOutput,
+  PreToolUseOutput,
+} from "../claude/control-protocol.js";
 import { decisionRecord, type RuleDecisionRecord } from "./decision-record.js";
 import { callDetail } from "./tool-input.js";
 import { evaluate, type RuleDecision, type ToolCall } from "./evaluate.js";
@@ -25,14 +31,19 @@ export const CALLBACK_IDS = {
  * call back for every Read. Empty when there are no rules (then send no hooks at all).
  */
 export function hookRegistration(rules: RuleSet): HookRegistration {
-  const toolsOf = (pick: (action: string) => boolean) => [...new Set(rules.rules.filter((r) => pick(r.action)).flatMap((r) => r.tools))];
+  const toolsOf = (pick: (action: string) => boolean) => [
+    ...new Set(rules.rules.filter((r) => pick(r.action)).flatMap((r) => r.tools)),
+  ];
   const registration: HookRegistration = {};
   const decided = toolsOf((a) => a !== "note");
   const noted = toolsOf((a) => a === "note");
-  if (decided.length) registration.PreToolUse = [{ matcher: toolMatcher(decided), hookCallbackIds: [CALLBACK_IDS.PreToolUse] }];
+  if (decided.length)
+    registration.PreToolUse = [{ matcher: toolMatcher(decided), hookCallbackIds: [CALLBACK_IDS.PreToolUse] }];
   if (noted.length) {
     registration.PostToolUse = [{ matcher: toolMatcher(noted), hookCallbackIds: [CALLBACK_IDS.PostToolUse] }];
-    registration.PostToolUseFailure = [{ matcher: toolMatcher(noted), hookCallbackIds: [CALLBACK_IDS.PostToolUseFailure] }];
+    registration.PostToolUseFailure = [
+      { matcher: toolMatcher(noted), hookCallbackIds: [CALLBACK_IDS.PostToolUseFailure] },
+    ];
   }
   return registration;
 }
@@ -69,18 +80,41 @@ export function preToolUseOutput(decision: RuleDecision | null): PreToolUseOutpu
   const id = decision.rule.id;
   switch (decision.action) {
     case "deny":
-      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: denyReason(decision) } };
+      return {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: denyReason(decision),
+        },
+      };
     case "ask":
-      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: decision.message ? `rule ${id}: ${decision.message}` : `rule ${id}` } };
+      return {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "ask",
+          permissionDecisionReason: decision.message ? `rule ${id}: ${decision.message}` : `rule ${id}`,
+        },
+      };
     case "allow":
-      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: decision.message ? `allowed by rule ${id}: ${decision.message}` : `allowed by rule ${id}` } };
+      return {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "allow",
+          permissionDecisionReason: decision.message
+            ? `allowed by rule ${id}: ${decision.message}`
+            : `allowed by rule ${id}`,
+        },
+      };
     case "note":
       return none;
   }
 }
 
 /** The PostToolUse / PostToolUseFailure answer: a note's text, or nothing. */
-export function postToolUseOutput(decision: RuleDecision | null, event: "PostToolUse" | "PostToolUseFailure" = "PostToolUse"): PostToolUseOutput {
+export function postToolUseOutput(
+  decision: RuleDecision | null,
+  event: "PostToolUse" | "PostToolUseFailure" = "PostToolUse",
+): PostToolUseOutput {
   if (decision?.action !== "note") return { hookSpecificOutput: { hookEventName: event } };
   return { hookSpecificOutput: { hookEventName: event, additionalContext: noteText(decision) } };
 }
@@ -98,7 +132,12 @@ export interface HookAnswer {
  */
 export function answerHook(rules: RuleSet, input: HookCallbackRequest["input"], repoRoot: string): HookAnswer {
   const event = input.hook_event_name;
-  const call: ToolCall = { toolName: input.tool_name ?? "", input: input.tool_input ?? {}, cwd: input.cwd ?? repoRoot, repoRoot };
+  const call: ToolCall = {
+    toolName: input.tool_name ?? "",
+    input: input.tool_input ?? {},
+    cwd: input.cwd ?? repoRoot,
+    repoRoot,
+  };
   const decision = evaluate(rules, call);
   const toolUseId = input.tool_use_id ?? null;
   if (event === "PreToolUse") {
@@ -107,7 +146,10 @@ export function answerHook(rules: RuleSet, input: HookCallbackRequest["input"], 
   }
   if (event === "PostToolUse" || event === "PostToolUseFailure") {
     const acts = decision?.action === "note";
-    return { output: postToolUseOutput(decision, event), record: acts ? decisionRecord(decision, call, toolUseId) : null };
+    return {
+      output: postToolUseOutput(decision, event),
+      record: acts ? decisionRecord(decision, call, toolUseId) : null,
+    };
   }
   return { output: {}, record: null };
 }
@@ -126,14 +168,43 @@ const ANSWERS: Array<{ action: RuleDecisionRecord["action"]; text: RegExp }> = [
  * inverse of the outputs above, kept beside them so the two cannot drift apart. Null for an
  * answer that decided nothing.
  */
-export function decisionFromAnswer(input: HookCallbackRequest["input"], answer: unknown, repoRoot: string): RuleDecisionRecord | null {
-  const out = (answer as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown; additionalContext?: unknown } } | null)?.hookSpecificOutput;
+export function decisionFromAnswer(
+  input: HookCallbackRequest["input"],
+  answer: unknown,
+  repoRoot: string,
+): RuleDecisionRecord | null {
+  const out = (
+    answer as {
+      hookSpecificOutput?: {
+        permissionDecision?: unknown;
+        permissionDecisionReason?: unknown;
+        additionalContext?: unknown;
+      };
+    } | null
+  )?.hookSpecificOutput;
   if (!out) return null;
-  const text = typeof out.permissionDecisionReason === "string" ? out.permissionDecisionReason : typeof out.additionalContext === "string" ? out.additionalContext : null;
+  const text =
+    typeof out.permissionDecisionReason === "string"
+      ? out.permissionDecisionReason
+      : typeof out.additionalContext === "string"
+        ? out.additionalContext
+        : null;
   const wanted = typeof out.permissionDecision === "string" ? out.permissionDecision : "note";
   const kind = ANSWERS.find((a) => a.action === wanted);
   const found = text === null || !kind ? null : kind.text.exec(text);
   if (!kind || !found) return null;
-  const call: ToolCall = { toolName: input.tool_name ?? "", input: input.tool_input ?? {}, cwd: input.cwd ?? repoRoot, repoRoot };
-  return { rule: found[1]!, action: kind.action, tool: call.toolName, toolUseId: input.tool_use_id ?? null, detail: callDetail(call), message: found[2] ?? null };
+  const call: ToolCall = {
+    toolName: input.tool_name ?? "",
+    input: input.tool_input ?? {},
+    cwd: input.cwd ?? repoRoot,
+    repoRoot,
+  };
+  return {
+    rule: found[1]!,
+    action: kind.action,
+    tool: call.toolName,
+    toolUseId: input.tool_use_id ?? null,
+    detail: callDetail(call),
+    message: found[2] ?? null,
+  };
 }

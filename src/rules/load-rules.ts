@@ -22,13 +22,19 @@ export const NO_RULES: RuleSet = { file: null, rules: [] };
  * loading it cost `claude run` ~50 ms of its start-up.
  */
 export async function loadRules(repoRoot: string): Promise<RuleSet> {
-  const present = async (name: string) => (await isFile(path.join(repoRoot, RULES_DIR, name))) ? `${RULES_DIR}/${name}` : null;
+  const present = async (name: string) =>
+    (await isFile(path.join(repoRoot, RULES_DIR, name))) ? `${RULES_DIR}/${name}` : null;
   const found = (await Promise.all(NAMES.map(present))).filter((f) => f !== null);
-  if (found.length > 1) throw new UserError(`both ${found.join(" and ")} exist`, "keep one rules file: remove or merge the other");
+  if (found.length > 1)
+    throw new UserError(`both ${found.join(" and ")} exist`, "keep one rules file: remove or merge the other");
   const file = found[0];
   if (!file) {
     const other = (await Promise.all(OTHER_FORMATS.map(present))).find((f) => f !== null);
-    if (other) throw new UserError(`${other}: nudge reads rules from ${RULES_DIR}/rules.yaml only`, `rename it to ${RULES_DIR}/rules.yaml (JSON is valid YAML) or rewrite it in YAML`);
+    if (other)
+      throw new UserError(
+        `${other}: nudge reads rules from ${RULES_DIR}/rules.yaml only`,
+        `rename it to ${RULES_DIR}/rules.yaml (JSON is valid YAML) or rewrite it in YAML`,
+      );
     return NO_RULES;
   }
   const text = await fs.readFile(path.join(repoRoot, file), "utf8");

@@ -25,7 +25,11 @@ export function compilePattern(source: string): Pattern {
     re = RE2JS.compile(source, RE2JS.MULTILINE);
   } catch (error) {
     // re2js quotes the pattern with the (?m) it was compiled with; the user wrote it without.
-    throw new PatternError(errorMessage(error).replace(/^error parsing regexp: /, "").replace("`(?m)", "`"));
+    throw new PatternError(
+      errorMessage(error)
+        .replace(/^error parsing regexp: /, "")
+        .replace("`(?m)", "`"),
+    );
   }
   return {
     source,

@@ -32,7 +32,10 @@ export class RulesFileProblems {
   fromZod(error: z.core.$ZodError): UserError {
     // A misspelt key usually also leaves a required one missing: name the typo, the real cause.
     const issue = error.issues.find((i) => i.code === "unrecognized_keys") ?? error.issues[0]!;
-    const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? "s" : ""})` : "";
+    const more =
+      error.issues.length > 1
+        ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? "s" : ""})`
+        : "";
     const { message, hint, key } = describeIssue(issue, this.doc.getIn(issue.path as PropertyKey[]));
     return this.error(issue.path, message + more, hint, key);
   }
@@ -45,9 +48,11 @@ export class RulesFileProblems {
 
   private position(path: Path, key?: string): string {
     let node = this.doc.getIn(path as PropertyKey[], true) as { range?: [number, number, number] } | undefined;
-    if (key !== undefined && isMap(node)) node = node.items.find((p) => isScalar(p.key) && p.key.value === key)?.key as typeof node;
+    if (key !== undefined && isMap(node))
+      node = node.items.find((p) => isScalar(p.key) && p.key.value === key)?.key as typeof node;
     // A missing key has no node of its own: point at the object that lacks it.
-    for (let up = path.length - 1; !node?.range && up >= 0; up--) node = this.doc.getIn(path.slice(0, up) as PropertyKey[], true) as typeof node;
+    for (let up = path.length - 1; !node?.range && up >= 0; up--)
+      node = this.doc.getIn(path.slice(0, up) as PropertyKey[], true) as typeof node;
     if (!node?.range) return "";
     const { line, col } = this.lines.linePos(node.range[0]);
     return `:${line}:${col}`;
@@ -57,28 +62,49 @@ export class RulesFileProblems {
 function describeIssue(issue: z.core.$ZodIssue, value: unknown): { message: string; hint: string; key?: string } {
   const path = issue.path;
   const name = path.length ? String(path[path.length - 1]) : "the file";
-  const where = path.length === 0 ? "file" : path[path.length - 1] === "match" ? "match" : path.length === 2 && path[0] === "rules" ? "rule" : "";
+  const where =
+    path.length === 0
+      ? "file"
+      : path[path.length - 1] === "match"
+        ? "match"
+        : path.length === 2 && path[0] === "rules"
+          ? "rule"
+          : "";
   const schemaHint = "the format is in schemas/rules.schema.json; `nudge rules list` checks the file";
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((k) => `"${k}"`).join(", ");
     return {
       message: `unknown key ${keys}${where === "match" ? " in match" : ""}`,
-      hint: where ? `the keys here are ${KEYS[where]}; a misspelt key would silently disable a rule, so nudge refuses it` : schemaHint,
+      hint: where
+        ? `the keys here are ${KEYS[where]}; a misspelt key would silently disable a rule, so nudge refuses it`
+        : schemaHint,
       key: issue.keys[0],
     };
   }
   if (issue.code === "invalid_union" && "discriminator" in issue && issue.discriminator === "action") {
-    return { message: value === undefined ? "action is missing" : `unknown action ${JSON.stringify(value)}`, hint: "action is one of deny, ask, allow, note" };
+    return {
+      message: value === undefined ? "action is missing" : `unknown action ${JSON.stringify(value)}`,
+      hint: "action is one of deny, ask, allow, note",
+    };
   }
   if (path.length === 1 && path[0] === "version") {
-    if (typeof value === "number" && value > 1) return { message: `this rules file is version ${value}; this nudge reads version 1`, hint: "update nudge" };
-    return { message: value === undefined ? "version is missing" : `version must be 1, not ${JSON.stringify(value)}`, hint: "start the file with `version: 1`" };
+    if (typeof value === "number" && value > 1)
+      return { message: `this rules file is version ${value}; this nudge reads version 1`, hint: "update nudge" };
+    return {
+      message: value === undefined ? "version is missing" : `version must be 1, not ${JSON.stringify(value)}`,
+      hint: "start the file with `version: 1`",
+    };
   }
   if (issue.code === "invalid_type" && value === undefined) {
-    const hint = name === "message" ? "deny and note rules need a message: what claude should do instead, or know" : schemaHint;
+    const hint =
+      name === "message" ? "deny and note rules need a message: what claude should do instead, or know" : schemaHint;
     return { message: `${name} is missing`, hint };
   }
-  if (issue.code === "invalid_type" && path.length === 0) return { message: "must be a mapping with version and rules", hint: "start the file with `version: 1` and a `rules:` list" };
+  if (issue.code === "invalid_type" && path.length === 0)
+    return {
+      message: "must be a mapping with version and rules",
+      hint: "start the file with `version: 1` and a `rules:` list",
+    };
   if (issue.code === "invalid_union" && (name === "tool" || name === "path")) {
     return { message: `${name} must be a text or a list of texts`, hint: schemaHint };
   }

@@ -17,13 +17,34 @@ export interface ShellReading {
 }
 
 /** Words that open or continue a compound command (`if …; then …`), or change how the next one runs. */
-const RESERVED = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "select", "function", "coproc", "!", "{", "}", "[["]);
+const RESERVED = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "do",
+  "done",
+  "while",
+  "until",
+  "for",
+  "case",
+  "esac",
+  "select",
+  "function",
+  "coproc",
+  "!",
+  "{",
+  "}",
+  "[[",
+]);
 
 /** Longer than this is read as one opaque part: the reader stays linear, and such a command is never plain. */
 const MAX_COMMAND = 1_000_000;
 
 export function readShell(command: string): ShellReading {
-  if (command.length > MAX_COMMAND) return { commands: [command], notPlain: "a command longer than a million characters" };
+  if (command.length > MAX_COMMAND)
+    return { commands: [command], notPlain: "a command longer than a million characters" };
   const reader = new Reader(command);
   // A control character, or an invisible one (bidi override, zero-width space), has no place in a command anyone reviewed.
   if (/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(command)) reader.flag("a control character");
@@ -93,7 +114,8 @@ class Reader {
         return i + 1;
       }
       if (c === "\\") {
-        if (next === "\n") i += 2; // a line continuation: bash joins the lines
+        if (next === "\n")
+          i += 2; // a line continuation: bash joins the lines
         else {
           current += s.slice(i, i + 2);
           i += 2;
@@ -216,7 +238,25 @@ class Reader {
 /** A leading assignment (`FOO=1`, `a[0]=1`, `A+=1`) or redirection (`2>/dev/null`, `<in`) before the command word. */
 const PREFIX = /^(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]\s]*\])?\+?=\S*|\d*(?:>>|>&|<&|>\||&>|[<>])\s*\S+)\s+/;
 /** Commands that run a command given among their arguments: `nice -n 5 rm x` runs rm. */
-const WRAPPERS = new Set(["command", "exec", "builtin", "env", "nohup", "sudo", "doas", "nice", "ionice", "time", "timeout", "stdbuf", "xargs", "chrt", "taskset", "setsid", "unbuffer"]);
+const WRAPPERS = new Set([
+  "command",
+  "exec",
+  "builtin",
+  "env",
+  "nohup",
+  "sudo",
+  "doas",
+  "nice",
+  "ionice",
+  "time",
+  "timeout",
+  "stdbuf",
+  "xargs",
+  "chrt",
+  "taskset",
+  "setsid",
+  "unbuffer",
+]);
 
 /**
  * A simple command as bash will run it, for deny, ask and note rules: the text as written, and

@@ -58,7 +58,8 @@ export function realFilePaths(call: ToolCall): FilePaths | null {
 
 function pathsOf(absolute: string, repoRoot: string): FilePaths {
   const relative = path.relative(repoRoot, absolute);
-  const outside = relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  const outside =
+    relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
   const slashes = (p: string) => p.split(path.sep).join("/");
   return { relative: outside ? null : slashes(relative), absolute: slashes(absolute) };
 }
@@ -74,7 +75,7 @@ function resolveExisting(file: string): string {
   if (file.length > MAX_PATH) return file;
   let rest = "";
   let links = 0;
-  for (let at = file; ; ) {
+  for (let at = file; ;) {
     try {
       return path.join(fs.realpathSync.native(at), rest);
     } catch {
@@ -111,7 +112,11 @@ export function newTexts(call: ToolCall): string[] {
     case "NotebookEdit":
       return text(input.new_source);
     case "MultiEdit":
-      return Array.isArray(input.edits) ? input.edits.flatMap((e: unknown) => (e && typeof e === "object" ? text((e as Record<string, unknown>).new_string) : [])) : [];
+      return Array.isArray(input.edits)
+        ? input.edits.flatMap((e: unknown) =>
+            e && typeof e === "object" ? text((e as Record<string, unknown>).new_string) : [],
+          )
+        : [];
     default:
       return [];
   }

@@ -41,7 +41,10 @@ export class BackgroundIndexer {
     if (!this.worker) return;
     if (this.busy !== null || this.queue.size) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise<void>((resolve) => this.idle.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.idle.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+      ]);
       clearTimeout(timer);
     }
     const worker = this.worker;
@@ -92,6 +95,10 @@ export class BackgroundIndexer {
  */
 function workerScript(): string | null {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, "index-worker.mjs"), path.join(path.dirname(here), "index-worker.mjs"), path.join(here, "index-worker.js")];
+  const candidates = [
+    path.join(here, "index-worker.mjs"),
+    path.join(path.dirname(here), "index-worker.mjs"),
+    path.join(here, "index-worker.js"),
+  ];
   return candidates.find((file) => existsSync(file)) ?? null;
 }

@@ -29,9 +29,18 @@ export interface CatchUpReport {
 /** Told once before a catch-up of this many sessions or more begins (a first search over a large store takes a while). */
 const NOTICE_SESSIONS = 50;
 
-export async function catchUp(db: SearchDb, store: Store, onLongCatchUp?: (sessions: number) => void): Promise<CatchUpReport> {
+export async function catchUp(
+  db: SearchDb,
+  store: Store,
+  onLongCatchUp?: (sessions: number) => void,
+): Promise<CatchUpReport> {
   const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [] };
-  const known = new Map((db.prepare("SELECT id, stamp FROM sessions").all() as Array<{ id: string; stamp: string }>).map((r) => [r.id, r.stamp]));
+  const known = new Map(
+    (db.prepare("SELECT id, stamp FROM sessions").all() as Array<{ id: string; stamp: string }>).map((r) => [
+      r.id,
+      r.stamp,
+    ]),
+  );
   const ids = await sessionIds(store);
   const stamps = ids.map((id) => stampOf(store, id));
   const changed = ids.filter((id, i) => known.get(id) !== stamps[i]).length;
@@ -89,7 +98,11 @@ interface Indexed {
 export async function indexSession(db: SearchDb, store: Store, id: string, stamp: string): Promise<number> {
   const s = await loadSession(store, id);
   const saved = s.manifest.turns.filter((t) => t.n > 0);
-  const have = new Map((db.prepare("SELECT turn, key FROM turns WHERE session = ?").all(id) as Array<{ turn: number; key: string }>).map((r) => [r.turn, r.key]));
+  const have = new Map(
+    (db.prepare("SELECT turn, key FROM turns WHERE session = ?").all(id) as Array<{ turn: number; key: string }>).map(
+      (r) => [r.turn, r.key],
+    ),
+  );
   const keys = new Map(saved.map((t) => [t.n, turnKey(t)]));
   const stale = [...have].some(([n, key]) => keys.get(n) !== key);
   const todo = stale ? saved : saved.filter((t) => !have.has(t.n));
@@ -103,7 +116,9 @@ export async function indexSession(db: SearchDb, store: Store, id: string, stamp
       insertTurn(db, id, t);
       faultPoint("search-index-turn"); // the crash tests kill here, mid-transaction
     }
-    db.prepare("INSERT INTO sessions (id, stamp) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp").run(id, stamp);
+    db.prepare(
+      "INSERT INTO sessions (id, stamp) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp",
+    ).run(id, stamp);
     // IMMEDIATE: the write lock is taken (waiting on busy_timeout) before the stamp is read; a
     // deferred transaction that reads, then writes after another search wrote, fails at once.
   }).immediate();
@@ -117,12 +132,30 @@ async function readTurns(s: StoredSession, turns: Turn[]): Promise<Indexed[]> {
 }
 
 function insertTurn(db: SearchDb, id: string, t: Indexed): void {
-  insertPieces(db, id, { n: t.turn.n, key: turnKey(t.turn), at: t.turn.endedAt, prompt: t.turn.prompt }, t.docs, t.files);
+  insertPieces(
+    db,
+    id,
+    { n: t.turn.n, key: turnKey(t.turn), at: t.turn.endedAt, prompt: t.turn.prompt },
+    t.docs,
+    t.files,
+  );
 }
 
 /** One turn's row and its searchable pieces (a recorded turn's, or one of claude's own sessions'). */
-export function insertPieces(db: SearchDb, id: string, turn: { n: number; key: string; at: string; prompt: string | null }, docs: TurnDoc[], files: TurnFile[]): void {
-  db.prepare("INSERT INTO turns (session, turn, key, at, prompt) VALUES (?, ?, ?, ?, ?)").run(id, turn.n, turn.key, turn.at, turn.prompt);
+export function insertPieces(
+  db: SearchDb,
+  id: string,
+  turn: { n: number; key: string; at: string; prompt: string | null },
+  docs: TurnDoc[],
+  files: TurnFile[],
+): void {
+  db.prepare("INSERT INTO turns (session, turn, key, at, prompt) VALUES (?, ?, ?, ?, ?)").run(
+    id,
+    turn.n,
+    turn.key,
+    turn.at,
+    turn.prompt,
+  );
   const doc = db.prepare("INSERT INTO docs (session, turn, place, tool, zip) VALUES (?, ?, ?, ?, ?)");
   const fts = db.prepare("INSERT INTO fts (rowid, text, tails) VALUES (?, ?, ?)");
   for (const d of docs) {

@@ -18,7 +18,11 @@ function claudeStamp(s: Pick<ClaudeSession, "bytes" | "updatedAt">): string {
 
 /** Those of `sessions` the index does not hold as they are now. */
 export function notIndexed(db: SearchDb, sessions: ClaudeSession[]): ClaudeSession[] {
-  const known = new Map((db.prepare("SELECT id, stamp FROM sessions WHERE id LIKE '%-%'").all() as Array<{ id: string; stamp: string }>).map((r) => [r.id, r.stamp]));
+  const known = new Map(
+    (
+      db.prepare("SELECT id, stamp FROM sessions WHERE id LIKE '%-%'").all() as Array<{ id: string; stamp: string }>
+    ).map((r) => [r.id, r.stamp]),
+  );
   return sessions.filter((s) => known.get(s.id) !== claudeStamp(s));
 }
 
@@ -38,7 +42,9 @@ export async function indexClaudeSession(db: SearchDb, s: ClaudeSession): Promis
       entryDocs(t.entries, add);
       insertPieces(db, s.id, { n: t.n, key: stamp, at: t.endedAt ?? s.updatedAt, prompt: t.prompt }, docs, []);
     }
-    db.prepare("INSERT INTO sessions (id, stamp) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp").run(s.id, stamp);
+    db.prepare(
+      "INSERT INTO sessions (id, stamp) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp",
+    ).run(s.id, stamp);
   }).immediate();
   return turns.length;
 }

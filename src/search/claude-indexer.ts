@@ -30,12 +30,16 @@ function indexerRunning(store: Store): boolean {
 /** Start the indexer, detached (it outlives this command), unless one runs. */
 export function startClaudeIndexer(store: Store, allProjects: boolean): void {
   if (indexerRunning(store) || !process.argv[1]) return;
-  const child = spawn(process.execPath, [process.argv[1], "session", "index-claude", ...(allProjects ? ["--all-projects"] : [])], {
-    cwd: store.repoRoot,
-    env: process.env,
-    detached: true,
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    [process.argv[1], "session", "index-claude", ...(allProjects ? ["--all-projects"] : [])],
+    {
+      cwd: store.repoRoot,
+      env: process.env,
+      detached: true,
+      stdio: "ignore",
+    },
+  );
   child.on("error", () => undefined);
   child.unref();
 }

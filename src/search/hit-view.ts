@@ -41,6 +41,8 @@ function view(h: SearchHit): SearchHitView {
     prompt: h.prompt === null ? null : inertValue(oneLine(h.prompt, 200)),
     snippet: snippet.text,
     matches: snippet.matches,
-    diff: h.session.includes("-") ? `nudge session replay ${h.session} --turn ${h.turn}` : `nudge session diff ${h.session} ${h.turn}`,
+    diff: h.session.includes("-")
+      ? `nudge session replay ${h.session} --turn ${h.turn}`
+      : `nudge session diff ${h.session} ${h.turn}`,
   };
 }

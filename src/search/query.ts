@@ -51,14 +51,24 @@ export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit
   if (f.tool) filter("d.tool = ? COLLATE NOCASE", f.tool);
   if (f.since) filter("t.at >= ?", f.since);
   if (f.session) filter("d.session = ?", f.session);
-  if (f.claudeSessions) filter("(d.session NOT LIKE '%-%' OR d.session IN (SELECT value FROM json_each(?)))", JSON.stringify(f.claudeSessions));
-  if (f.files) filter("EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))", JSON.stringify(f.files));
+  if (f.claudeSessions)
+    filter(
+      "(d.session NOT LIKE '%-%' OR d.session IN (SELECT value FROM json_each(?)))",
+      JSON.stringify(f.claudeSessions),
+    );
+  if (f.files)
+    filter(
+      "EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))",
+      JSON.stringify(f.files),
+    );
   if (parts.length === 0) return fileTurns(db, where, params, f.limit, f.files ?? []);
   const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip
     FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn
     WHERE fts MATCH ? ${where.map((w) => `AND ${w}`).join(" ")}
     ORDER BY ${f.newest ? "t.at DESC, d.turn DESC, bm25(fts)" : "bm25(fts), t.at DESC"} LIMIT ?`;
-  const rows = db.prepare(sql).all(matchExpression(parts), ...params, f.limit) as Array<Omit<SearchHit, "text" | "matches"> & { zip: Buffer }>;
+  const rows = db.prepare(sql).all(matchExpression(parts), ...params, f.limit) as Array<
+    Omit<SearchHit, "text" | "matches"> & { zip: Buffer }
+  >;
   return rows.map(({ zip, ...row }) => {
     const text = inflateRawSync(zip).toString("utf8");
     // SQLite said the piece matches; where, for the snippet, is found here with the same cuts.

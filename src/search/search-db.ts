@@ -61,7 +61,9 @@ function prepare(file: string): SearchDb {
     // WAL: searches read while another process writes; a torn write is rolled back on open.
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL"); // the index can be rebuilt: durability of the last commit is not needed
-    const version = hasMeta(db) ? (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value : undefined;
+    const version = hasMeta(db)
+      ? (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value
+      : undefined;
     if (version !== undefined && version !== INDEX_VERSION) {
       db.close();
       removeIndex(file);

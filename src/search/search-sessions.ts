@@ -39,7 +39,10 @@ export interface SearchResult {
 
 export async function searchSessions(store: Store, request: SearchRequest): Promise<SearchResult> {
   if (parseQuery(request.query).length === 0 && !request.file) {
-    throw new UserError("nothing to search for: the query has no letters or digits", 'give words to search for (prefix*, "a phrase"), or --file <path>');
+    throw new UserError(
+      "nothing to search for: the query has no letters or digits",
+      'give words to search for (prefix*, "a phrase"), or --file <path>',
+    );
   }
   const session = request.session ? await resolveId(store, request.session) : null;
   try {
@@ -80,7 +83,10 @@ function fullDisk(error: unknown, file: string): UserError | null {
   const code = (error as { code?: unknown }).code;
   const io = typeof code === "string" && code.startsWith("SQLITE_IOERR");
   if (!isDiskFull(error) && !(io && spaceLeft(path.dirname(file)) < 1024 * 1024)) return null;
-  return new UserError(`the search index ${file} cannot be written: the disk is full (${errorMessage(error)})`, DISK_FULL_HINT);
+  return new UserError(
+    `the search index ${file} cannot be written: the disk is full (${errorMessage(error)})`,
+    DISK_FULL_HINT,
+  );
 }
 
 function spaceLeft(dir: string): number {
@@ -93,7 +99,10 @@ function spaceLeft(dir: string): number {
 }
 
 async function run(db: SearchDb, store: Store, r: SearchRequest, session: string | null): Promise<SearchResult> {
-  const [report, claude] = await Promise.all([catchUp(db, store, r.onLongCatchUp), r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all" }) : []]);
+  const [report, claude] = await Promise.all([
+    catchUp(db, store, r.onLongCatchUp),
+    r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all" }) : [],
+  ]);
   // claude's own sessions are indexed off this path: the search answers from what is indexed, and says what is left.
   const left = notIndexed(db, claude);
   if (left.length > 0) startClaudeIndexer(store, r.claude === "all");
@@ -101,15 +110,30 @@ async function run(db: SearchDb, store: Store, r: SearchRequest, session: string
   const files = r.file ? filesMatching(db, r.file) : null;
   if (files && files.length === 0) return { hits: [], catchUp: report, claudeLeft };
   const claudeSessions = claude.map((s) => s.id);
-  const hits = search(db, r.query, { files, tool: r.tool ?? null, since: r.since?.toISOString() ?? null, session, claudeSessions, newest: r.newest ?? false, limit: r.limit });
+  const hits = search(db, r.query, {
+    files,
+    tool: r.tool ?? null,
+    since: r.since?.toISOString() ?? null,
+    session,
+    claudeSessions,
+    newest: r.newest ?? false,
+    limit: r.limit,
+  });
   return { hits, catchUp: report, claudeLeft };
 }
 
 /** What the file system refused (a file where the index's folder goes, a read-only store): the user's to fix. */
 function unopenable(error: unknown, file: string): unknown {
   const code = (error as { code?: unknown }).code;
-  if (typeof code !== "string" || !/^(EEXIST|ENOTDIR|EACCES|EPERM|EROFS|SQLITE_(CANTOPEN|READONLY|PERM|IOERR))/.test(code)) return error;
-  return new UserError(`cannot open the search index ${file}: ${(error as Error).message}`, "check that path (a file in the way, permissions, a read-only disk); NUDGE_STORE can point the store at a writable folder");
+  if (
+    typeof code !== "string" ||
+    !/^(EEXIST|ENOTDIR|EACCES|EPERM|EROFS|SQLITE_(CANTOPEN|READONLY|PERM|IOERR))/.test(code)
+  )
+    return error;
+  return new UserError(
+    `cannot open the search index ${file}: ${(error as Error).message}`,
+    "check that path (a file in the way, permissions, a read-only disk); NUDGE_STORE can point the store at a writable folder",
+  );
 }
 
 /** The indexed paths a `--file` names: itself, or those its glob matches (a leading ./ dropped). */
@@ -119,7 +143,8 @@ function filesMatching(db: SearchDb, file: string): string[] {
   try {
     matches = compileGlob(wanted);
   } catch (error) {
-    if (error instanceof GlobError) throw new UserError(`--file is not a valid glob: ${error.message}`, 'quote it, e.g. --file "src/**/*.ts"');
+    if (error instanceof GlobError)
+      throw new UserError(`--file is not a valid glob: ${error.message}`, 'quote it, e.g. --file "src/**/*.ts"');
     throw error;
   }
   const paths = (db.prepare("SELECT DISTINCT path FROM files").all() as Array<{ path: string }>).map((r) => r.path);
@@ -133,7 +158,13 @@ export function parseSince(value: string, now = Date.now()): Date {
     const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2] as "m" | "h" | "d" | "w"];
     return new Date(now - Number(span[1]) * unit);
   }
-  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim()) ? Date.parse(value.trim().replace(" ", "T")) : NaN;
-  if (Number.isNaN(at)) throw new UserError(`--since is not a date: "${value}"`, "use 2026-05-01, 2026-05-01T12:00, or a span back from now: 3d, 12h, 30m, 2w");
+  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim())
+    ? Date.parse(value.trim().replace(" ", "T"))
+    : NaN;
+  if (Number.isNaN(at))
+    throw new UserError(
+      `--since is not a date: "${value}"`,
+      "use 2026-05-01, 2026-05-01T12:00, or a span back from now: 3d, 12h, 30m, 2w",
+    );
   return new Date(at);
 }

@@ -21,7 +21,9 @@ export function snippetOf(text: string, matches: Array<[number, number]>): Snipp
   const first = matches[0]?.[0] ?? 0;
   const from = Math.max(0, first - BEFORE);
   const to = Math.min(text.length, from + WIDTH);
-  const inside = matches.filter(([s, e]) => s < to && e > from).map(([s, e]): [number, number] => [Math.max(s, from), Math.min(e, to)]);
+  const inside = matches
+    .filter(([s, e]) => s < to && e > from)
+    .map(([s, e]): [number, number] => [Math.max(s, from), Math.min(e, to)]);
   const pieces: Array<{ text: string; match: boolean }> = [];
   let at = from;
   for (const [s, e] of inside) {
@@ -79,7 +81,14 @@ async function maskString(text: string): Promise<string> {
 }
 
 /** secretlint takes a while to load: only output that masks pays for it. */
-async function secretModules(): Promise<{ detectSecrets: (text: string) => Promise<SecretSpan[]>; placeholder: (kind: string) => string; maskText: (text: string, spans: SecretSpan[]) => string }> {
-  const [{ detectSecrets }, { placeholder, maskText }] = await Promise.all([import("../secrets/secret-detect.js"), import("../secrets/secrets.js")]);
+async function secretModules(): Promise<{
+  detectSecrets: (text: string) => Promise<SecretSpan[]>;
+  placeholder: (kind: string) => string;
+  maskText: (text: string, spans: SecretSpan[]) => string;
+}> {
+  const [{ detectSecrets }, { placeholder, maskText }] = await Promise.all([
+    import("../secrets/secret-detect.js"),
+    import("../secrets/secrets.js"),
+  ]);
   return { detectSecrets, placeholder, maskText };
 }

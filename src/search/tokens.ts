@@ -24,7 +24,9 @@ export function indexedText(text: string): string {
 
 /** The last character of each CJK run of two or more: the index's second column. */
 export function runTails(text: string): string {
-  return [...text.normalize("NFKC").matchAll(CJK_RUN)].flatMap((m) => (m[0].length > 1 ? [[...m[0]].at(-1)!] : [])).join(" ");
+  return [...text.normalize("NFKC").matchAll(CJK_RUN)]
+    .flatMap((m) => (m[0].length > 1 ? [[...m[0]].at(-1)!] : []))
+    .join(" ");
 }
 
 function cutRun(run: string): string {
@@ -77,7 +79,8 @@ export function matchExpression(parts: QueryPart[]): string {
 }
 
 /** unicode61's token characters (letters, digits, marks, private use); each CJK character alone. */
-const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+const TOKEN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
 interface TokenSpan {
   start: number;
@@ -102,7 +105,9 @@ function fold(token: string): string {
  * finds where, with the same cuts.
  */
 export function matchRanges(text: string, parts: QueryPart[], window = Infinity): Array<[number, number]> {
-  const wanted = parts.map((p) => ({ tokens: tokenSpans(p.text.normalize("NFKC")).map((t) => t.token), prefix: p.prefix })).filter((w) => w.tokens.length > 0);
+  const wanted = parts
+    .map((p) => ({ tokens: tokenSpans(p.text.normalize("NFKC")).map((t) => t.token), prefix: p.prefix }))
+    .filter((w) => w.tokens.length > 0);
   const longest = Math.max(0, ...wanted.map((w) => w.tokens.length));
   const re = new RegExp(TOKEN.source, "gu");
   const tokens: TokenSpan[] = [];
@@ -125,7 +130,9 @@ export function matchRanges(text: string, parts: QueryPart[], window = Infinity)
     if (!at || at.start > limit) break;
     for (const w of wanted) {
       if (i + w.tokens.length > tokens.length) continue;
-      const hit = w.tokens.every((t, k) => (k === w.tokens.length - 1 && w.prefix ? tokens[i + k]!.token.startsWith(t) : tokens[i + k]!.token === t));
+      const hit = w.tokens.every((t, k) =>
+        k === w.tokens.length - 1 && w.prefix ? tokens[i + k]!.token.startsWith(t) : tokens[i + k]!.token === t,
+      );
       if (!hit) continue;
       ranges.push([at.start, tokens[i + w.tokens.length - 1]!.end]);
       if (limit === Infinity) limit = at.start + window;

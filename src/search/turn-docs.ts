@@ -9,7 +9,7 @@ import type { Turn } from "../store/manifest-schema.js";
 import { savedTurnContent } from "../view/session-views.js";
 import type { Entry } from "../view/view-types.js";
 
-export {  PLACE_NAMES, type Place } from "./places.js";
+export { PLACE_NAMES, type Place } from "./places.js";
 import type { Place } from "./places.js";
 
 export interface TurnDoc {
@@ -54,7 +54,9 @@ export async function turnDocs(s: StoredSession, turn: Turn): Promise<{ docs: Tu
     ...content.diff.files.map((f) => ({ path: f.path, place: "turn" as const })),
     ...(content.edits?.files ?? []).map((f) => ({ path: f.path, place: "edits" as const })),
   ];
-  const renamed = [...content.diff.files, ...(content.edits?.files ?? [])].flatMap((f) => (f.oldPath ? [f.oldPath] : []));
+  const renamed = [...content.diff.files, ...(content.edits?.files ?? [])].flatMap((f) =>
+    f.oldPath ? [f.oldPath] : [],
+  );
   add("file", null, [...new Set([...files.map((f) => f.path), ...renamed])].join("\n"));
   return { docs, files };
 }

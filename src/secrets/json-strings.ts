@@ -36,7 +36,11 @@ export function stringTokens(json: string): StringToken[] {
       }
     }
     let next = close + 1;
-    while (next < json.length && (json[next] === " " || json[next] === "\t" || json[next] === "\n" || json[next] === "\r")) next++;
+    while (
+      next < json.length &&
+      (json[next] === " " || json[next] === "\t" || json[next] === "\n" || json[next] === "\r")
+    )
+      next++;
     tokens.push({ start: at, end: close + 1, isValue: json[next] !== ":" });
     at = json.indexOf('"', close + 1);
   }

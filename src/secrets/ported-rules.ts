@@ -120,7 +120,9 @@ export class PortedRules {
     const m = re.matcher(window);
     while (m.find()) {
       let g = c.rule.group ?? 0;
-      if (g === 0) for (let i = 1; i <= m.groupCount(); i++) if (m.group(i) !== null && m.group(i) !== "") (g = i), (i = Infinity);
+      if (g === 0)
+        for (let i = 1; i <= m.groupCount(); i++)
+          if (m.group(i) !== null && m.group(i) !== "") ((g = i), (i = Infinity));
       const secret = m.group(g);
       if (!secret) continue;
       if (c.rule.entropy !== undefined && shannon(secret) < c.rule.entropy) continue;
@@ -134,12 +136,21 @@ export class PortedRules {
 
 function compile(c: Compiled): Required<Compiled> {
   c.re ??= RE2JS.compile(c.rule.regex);
-  c.allow ??= (c.rule.allow ?? []).map((a) => ({ target: a.target ?? "secret", regexes: (a.regexes ?? []).map((r) => RE2JS.compile(r)), stopwords: a.stopwords ?? [] }));
+  c.allow ??= (c.rule.allow ?? []).map((a) => ({
+    target: a.target ?? "secret",
+    regexes: (a.regexes ?? []).map((r) => RE2JS.compile(r)),
+    stopwords: a.stopwords ?? [],
+  }));
   return c as Required<Compiled>;
 }
 
 /** `line` is read only for an allowlist on the line: finding a long line's ends per match would be quadratic. */
-function allowed(a: NonNullable<Compiled["allow"]>[number], secret: string, match: string, line: () => string): boolean {
+function allowed(
+  a: NonNullable<Compiled["allow"]>[number],
+  secret: string,
+  match: string,
+  line: () => string,
+): boolean {
   const target = a.target === "match" ? match : a.target === "line" ? line() : secret;
   if (a.regexes.some((re) => re.matcher(target).find())) return true;
   const lower = secret.toLowerCase();

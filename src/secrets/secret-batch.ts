@@ -31,7 +31,8 @@ export class SecretBatch<T> {
     if (items.length === 0) return;
     const joined = new JoinedTexts(items.map((i) => i.text));
     const byItem = new Map<number, SecretSpan[]>();
-    for (const [at, span] of joined.split(await detectSecrets(joined.text))) byItem.set(at, [...(byItem.get(at) ?? []), span]);
+    for (const [at, span] of joined.split(await detectSecrets(joined.text)))
+      byItem.set(at, [...(byItem.get(at) ?? []), span]);
     for (const [at, found] of byItem) this.found(items[at]!.item, found, items[at]!.text);
   }
 }

@@ -9,7 +9,13 @@
 import type { SecretSpan } from "./secret-detect.js";
 
 export function blockFindings(text: string, inner: (decoded: string) => SecretSpan[]): SecretSpan[] {
-  return [...puttyKeys(text), ...base64Wrapped(text, inner), ...prosePasswords(text), ...discordTokens(text), ...dockerAuths(text)];
+  return [
+    ...puttyKeys(text),
+    ...base64Wrapped(text, inner),
+    ...prosePasswords(text),
+    ...discordTokens(text),
+    ...dockerAuths(text),
+  ];
 }
 
 const PUTTY = /PuTTY-User-Key-File-[0-9]+:/g;
@@ -27,7 +33,10 @@ function puttyKeys(text: string): SecretSpan[] {
     if (!/Private-(?:Lines|MAC)/.test(body)) continue;
     // The MAC line is the file's last: what follows is other text, however base64 it looks.
     const mac = body.search(/Private-MAC:[^\n\\]*/);
-    const end = mac === -1 ? PUTTY_BODY.lastIndex : PUTTY_BODY.lastIndex - body.length + mac + /Private-MAC:[^\n\\]*/.exec(body.slice(mac))![0].length;
+    const end =
+      mac === -1
+        ? PUTTY_BODY.lastIndex
+        : PUTTY_BODY.lastIndex - body.length + mac + /Private-MAC:[^\n\\]*/.exec(body.slice(mac))![0].length;
     found.push({ kind: "putty-private-key", start: m.index, end });
   }
   return found;
@@ -99,7 +108,13 @@ function prosePasswords(text: string): SecretSpan[] {
   for (const m of text.matchAll(PROSE_PASSWORD)) {
     // A sentence's last word keeps its full stop or comma out; a password's own symbols stay.
     const value = m[1]!.replace(/[.,;:)\]]+$/, "");
-    if (value.length < 6 || !/[0-9]/.test(value) || !/[A-Za-z]/.test(value) || /^[\w-]+\(|^https?:|^\/|^[\w.-]+\.[a-z]{2,4}$/.test(value)) continue;
+    if (
+      value.length < 6 ||
+      !/[0-9]/.test(value) ||
+      !/[A-Za-z]/.test(value) ||
+      /^[\w-]+\(|^https?:|^\/|^[\w.-]+\.[a-z]{2,4}$/.test(value)
+    )
+      continue;
     const start = m.index + m[0].length - m[1]!.length;
     found.push({ kind: "password", start, end: start + value.length });
   }
@@ -116,8 +131,10 @@ function discordTokens(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (const m of text.matchAll(DISCORD)) {
     const id = Buffer.from(m[0].slice(0, m[0].indexOf(".")), "base64url").toString("latin1");
-    const shaped = /^MT[A-Za-z0-9_-]{22,26}\./.test(m[0]) && /[A-Z]/.test(m[0].slice(2)) && /[a-z]/.test(m[0]) && /[0-9]/.test(m[0]);
-    if (/^[0-9]{17,20}$/.test(id) || shaped) found.push({ kind: "discord-bot-token", start: m.index, end: m.index + m[0].length });
+    const shaped =
+      /^MT[A-Za-z0-9_-]{22,26}\./.test(m[0]) && /[A-Z]/.test(m[0].slice(2)) && /[a-z]/.test(m[0]) && /[0-9]/.test(m[0]);
+    if (/^[0-9]{17,20}$/.test(id) || shaped)
+      found.push({ kind: "discord-bot-token", start: m.index, end: m.index + m[0].length });
   }
   return found;
 }
@@ -128,7 +145,8 @@ const DOCKER_AUTH = /"auth"[ \t]{0,4}:[ \t]{0,4}"([A-Za-z0-9+/]{8,400}={0,2})"/g
 function dockerAuths(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (const m of text.matchAll(DOCKER_AUTH)) {
-    if (!/^[\x21-\x39\x3b-\x7e]{1,200}:[\x20-\x7e]{1,400}$/.test(Buffer.from(m[1]!, "base64").toString("latin1"))) continue;
+    if (!/^[\x21-\x39\x3b-\x7e]{1,200}:[\x20-\x7e]{1,400}$/.test(Buffer.from(m[1]!, "base64").toString("latin1")))
+      continue;
     const start = m.index + m[0].length - m[1]!.length - 1;
     found.push({ kind: "docker-registry-auth", start, end: start + m[1]!.length });
   }

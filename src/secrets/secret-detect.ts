@@ -40,7 +40,9 @@ const FILTER_COMMENTS = "@secretlint/secretlint-rule-filter-comments";
  * for the rest of the text. (`disabled` on a rule inside a preset is ignored by secretlint 13.)
  */
 const CONFIG: SecretLintCoreConfig = {
-  rules: recommended.rules.filter((rule) => rule.meta.id !== FILTER_COMMENTS).map((rule) => ({ id: rule.meta.id, rule })),
+  rules: recommended.rules
+    .filter((rule) => rule.meta.id !== FILTER_COMMENTS)
+    .map((rule) => ({ id: rule.meta.id, rule })),
 };
 
 /** secretlint's message ids where the generic spelling reads badly. */
@@ -63,12 +65,19 @@ const KINDS: Record<string, string> = {
 const ENV_ASSIGNMENT =
   /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?<=(?<![A-Za-z0-9_])(?:[A-Z][A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD))[ \t]*=[ \t]*["']?(?<value>[^\s"'`$<>]{6,})/g;
 /** `password: value` (YAML), `"password": "value"` (JSON), `password = "value"` (TOML), and the same for secrets, API keys and tokens. */
-const FIELD = /(?:password|passwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?[ \t]*(?::|=(?=[ \t]*["']))[ \t]*["']?(?<value>[^\s"',{}[\]`$<>]{6,})/gi;
+const FIELD =
+  /(?:password|passwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?[ \t]*(?::|=(?=[ \t]*["']))[ \t]*["']?(?<value>[^\s"',{}[\]`$<>]{6,})/gi;
 /** Values that are names or placeholders, not secrets. */
-const NOT_A_SECRET = /^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|x+|\*+|\.+|-+|changeme|password|secret|example|null|none|true|false|undefined|required|optional|string|redacted.*|\[REDACTED:.*)$/i;
+const NOT_A_SECRET =
+  /^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|x+|\*+|\.+|-+|changeme|password|secret|example|null|none|true|false|undefined|required|optional|string|redacted.*|\[REDACTED:.*)$/i;
 
 export async function detectSecrets(text: string): Promise<SecretSpan[]> {
-  const found = [...(await secretlintFindings(text)), ...textFindings(text), ...blockFindings(text, textFindings), ...escapedFindings(text, decodedFindings)];
+  const found = [
+    ...(await secretlintFindings(text)),
+    ...textFindings(text),
+    ...blockFindings(text, textFindings),
+    ...escapedFindings(text, decodedFindings),
+  ];
   return merged(found.filter((s) => !isExample(text.slice(s.start, s.end))));
 }
 
@@ -87,7 +96,10 @@ function decodedFindings(text: string): SecretSpan[] {
 
 /** secretlint's recommended preset alone (the corpus test reports what each detection finds). */
 export async function secretlintFindings(text: string): Promise<SecretSpan[]> {
-  const result = await lintSource({ source: { content: text, filePath: "text", contentType: "text" }, options: { config: CONFIG, noPhysicFilePath: true } });
+  const result = await lintSource({
+    source: { content: text, filePath: "text", contentType: "text" },
+    options: { config: CONFIG, noPhysicFilePath: true },
+  });
   return result.messages.map((m) => ({ kind: kindOf(m.messageId), ...anchored(text, m.range, m.data) }));
 }
 
@@ -100,14 +112,26 @@ export function assignmentFindings(text: string): SecretSpan[] {
       if (NOT_A_SECRET.test(value)) continue;
       if (!isSecretName(nameAround(text, match.index, match.index + match[0].search(/[^\w.-]/)))) continue;
       const start = match.index + match[0].length - value.length;
-      if (!found.some((s) => s.start === start)) found.push({ kind: /^passw/i.test(match[0]) ? "password" : "secret-assignment", start, end: start + value.length });
+      if (!found.some((s) => s.start === start))
+        found.push({
+          kind: /^passw/i.test(match[0]) ? "password" : "secret-assignment",
+          start,
+          end: start + value.length,
+        });
     }
   }
   return found;
 }
 
 /** Generic names: a secret one of these and a token format both found is named by its format (ANTHROPIC_API_KEY=sk-ant-…). */
-const GENERIC = new Set(["secret-assignment", "password", "high-entropy-secret", "authorization-header", "password-in-url", "connection-string-password"]);
+const GENERIC = new Set([
+  "secret-assignment",
+  "password",
+  "high-entropy-secret",
+  "authorization-header",
+  "password-in-url",
+  "connection-string-password",
+]);
 
 /**
  * One span per secret: overlapping findings become their union, named by the most specific
@@ -140,11 +164,14 @@ function isExample(value: string): boolean {
  * name and leave most of the key.
  */
 function anchored(text: string, range: readonly [number, number], data: unknown): { start: number; end: number } {
-  const values = Object.values((data ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === "string" && v.length >= 8);
+  const values = Object.values((data ?? {}) as Record<string, unknown>).filter(
+    (v): v is string => typeof v === "string" && v.length >= 8,
+  );
   let best: { start: number; end: number } | undefined;
   for (const value of values) {
     const at = text.indexOf(value, range[0]);
-    if (at !== -1 && at < range[0] + 256 && (!best || value.length > best.end - best.start)) best = { start: at, end: at + value.length };
+    if (at !== -1 && at < range[0] + 256 && (!best || value.length > best.end - best.start))
+      best = { start: at, end: at + value.length };
   }
   return best ?? { start: range[0], end: range[1] };
 }

@@ -35,7 +35,8 @@ export function entropyFindings(text: string): SecretSpan[] {
 function looksRandom(value: string): boolean {
   // Hashes and ids are random but not secret: a git SHA or sha256 (hex), a UUID, a dotted name.
   if (/^[0-9a-f]+$/i.test(value) || /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(value)) return false;
-  if (/^(?:sha(?:1|256|384|512)|md5)[-:]/i.test(value) || (/^[\w-]+(?:\.[\w-]+)+$/.test(value) && !/\d/.test(value))) return false;
+  if (/^(?:sha(?:1|256|384|512)|md5)[-:]/i.test(value) || (/^[\w-]+(?:\.[\w-]+)+$/.test(value) && !/\d/.test(value)))
+    return false;
   // A name with a hash after it: node-modules-<sha256>, build-<sha>.
   if (/^[a-z][a-z0-9_-]*[-_][0-9a-f]{16,}$/.test(value)) return false;
   // Letters alone, or with slashes and dashes, are words, CamelCase names or paths (ArrowDownPageUp,

@@ -53,7 +53,10 @@ const RULES: Rule[] = [
   { kind: "azure-storage-key", pattern: /\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})/g },
   // A password inside a URL (postgres://app:pw@, redis://:pw@, https://deploy:pw@): the password only.
   // Anchored on `://` with the scheme checked behind it, so V8 skips ahead to the literal.
-  { kind: "password-in-url", pattern: /:\/\/(?<=\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/)[^\s:/@'"`]{0,100}:([^\s@/'"`]{3,200})@/g },
+  {
+    kind: "password-in-url",
+    pattern: /:\/\/(?<=\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/)[^\s:/@'"`]{0,100}:([^\s@/'"`]{3,200})@/g,
+  },
   { kind: "authorization-header", pattern: /\b(?:Bearer|Basic|Token)[ \t]{1,4}([A-Za-z0-9._~+/-]{16,2000}=*)/g },
   // curl -u user:password / --user user:password (the password only).
   { kind: "password", pattern: /(?:^|\s)(?:-u|--user)[ \t=]{1,4}["']?[^\s:"']{1,100}:([^\s"']{4,200})/g },

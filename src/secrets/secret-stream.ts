@@ -39,7 +39,11 @@ interface Block {
   fragments: Fragment[];
 }
 
-const FIELDS: Record<string, string> = { text_delta: "text", thinking_delta: "thinking", input_json_delta: "partial_json" };
+const FIELDS: Record<string, string> = {
+  text_delta: "text",
+  thinking_delta: "thinking",
+  input_json_delta: "partial_json",
+};
 /** Blocks are scanned together in batches of about this much text (secretlint's setup is per call). */
 const BATCH_CHARS = 4 * 1024 * 1024;
 /** Between two blocks in one scan: no pattern reaches across a NUL line. */
@@ -59,7 +63,12 @@ export class StreamedSecrets {
   /** One line of the log. Cheap for lines that are not stream events. */
   async line(text: string, line: number): Promise<void> {
     if (!text.includes('"stream_event"')) return;
-    let parsed: { type?: unknown; event?: { type?: unknown; index?: unknown; delta?: Record<string, unknown> }; session_id?: unknown; parent_tool_use_id?: unknown };
+    let parsed: {
+      type?: unknown;
+      event?: { type?: unknown; index?: unknown; delta?: Record<string, unknown> };
+      session_id?: unknown;
+      parent_tool_use_id?: unknown;
+    };
     try {
       parsed = JSON.parse(text) as typeof parsed;
     } catch {
@@ -119,7 +128,12 @@ export class StreamedSecrets {
     for (const block of blocks) {
       const tokens = block.json ? jsonValues(block.text) : null;
       if (!tokens) add(block, block.text);
-      else for (const t of tokens) add(block, decodeToken(block.text.slice(t.start, t.end)), { start: t.start, token: block.text.slice(t.start, t.end) });
+      else
+        for (const t of tokens)
+          add(block, decodeToken(block.text.slice(t.start, t.end)), {
+            start: t.start,
+            token: block.text.slice(t.start, t.end),
+          });
     }
     for (const span of await detectSecrets(parts.join(SEPARATOR))) {
       const piece = pieces.find((p) => span.start >= p.from && span.start < p.to);
@@ -140,7 +154,13 @@ export class StreamedSecrets {
       const from = Math.max(start, f.at);
       const to = Math.min(end, f.at + f.length);
       if (from >= to) continue;
-      const edit = { token: f.token, start: from - f.at, end: to - f.at, kind, replacement: from === start ? this.placeholder(kind) : "" };
+      const edit = {
+        token: f.token,
+        start: from - f.at,
+        end: to - f.at,
+        kind,
+        replacement: from === start ? this.placeholder(kind) : "",
+      };
       this.edits.set(f.line, [...(this.edits.get(f.line) ?? []), edit]);
     }
   }
@@ -161,7 +181,13 @@ function valueToken(line: string, field: string, value: string): { start: number
   const tokens = stringTokens(line);
   for (const [i, t] of tokens.entries()) {
     const next = tokens[i + 1];
-    if (!t.isValue && line.slice(t.start, t.end) === `"${field}"` && next?.isValue && decodeToken(line.slice(next.start, next.end)) === value) return { start: next.start, end: next.end };
+    if (
+      !t.isValue &&
+      line.slice(t.start, t.end) === `"${field}"` &&
+      next?.isValue &&
+      decodeToken(line.slice(next.start, next.end)) === value
+    )
+      return { start: next.start, end: next.end };
   }
   return undefined;
 }

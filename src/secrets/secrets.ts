@@ -53,7 +53,8 @@ export async function scanNdjsonFile(file: string, options: ScanOptions): Promis
   const streamed = await streamedSecrets(file);
   const findings: SecretFinding[] = [];
   await eachBatch(file, async (lines, firstLine) => {
-    for (const { line, spans } of await scanLines(lines, firstLine, streamed)) findings.push(...report(spans, line.text, firstLine + line.index, options));
+    for (const { line, spans } of await scanLines(lines, firstLine, streamed))
+      findings.push(...report(spans, line.text, firstLine + line.index, options));
   });
   return findings;
 }
@@ -95,10 +96,17 @@ export async function scanText(data: Buffer | string, options: ScanOptions): Pro
  * A file that is not NDJSON, scanned and (with `redact`) masked with one detection: its findings,
  * and the bytes to keep — the same bytes when nothing was masked (an image a tool saved stays as it is).
  */
-export async function scanAndMaskText(data: Buffer, options: ScanOptions, redact: boolean): Promise<{ findings: SecretFinding[]; data: Buffer }> {
+export async function scanAndMaskText(
+  data: Buffer,
+  options: ScanOptions,
+  redact: boolean,
+): Promise<{ findings: SecretFinding[]; data: Buffer }> {
   const text = data.toString("utf8");
   const spans = await detectSecrets(text);
-  return { findings: findingsIn(text, spans, options), data: redact && spans.length > 0 ? Buffer.from(maskText(text, spans)) : data };
+  return {
+    findings: findingsIn(text, spans, options),
+    data: redact && spans.length > 0 ? Buffer.from(maskText(text, spans)) : data,
+  };
 }
 
 function findingsIn(text: string, spans: SecretSpan[], options: ScanOptions): SecretFinding[] {
@@ -108,7 +116,14 @@ function findingsIn(text: string, spans: SecretSpan[], options: ScanOptions): Se
     const lineEnd = text.indexOf("\n", span.start);
     const line = countNewlines(text, lineStart) + 1;
     const turn = options.turnOfLine?.(line);
-    findings.push({ kind: span.kind, file: options.file, line, start: span.start - lineStart, end: Math.min(span.end, lineEnd === -1 ? text.length : lineEnd) - lineStart, ...(turn === undefined ? {} : { turn }) });
+    findings.push({
+      kind: span.kind,
+      file: options.file,
+      line,
+      start: span.start - lineStart,
+      end: Math.min(span.end, lineEnd === -1 ? text.length : lineEnd) - lineStart,
+      ...(turn === undefined ? {} : { turn }),
+    });
   }
   return findings;
 }
@@ -155,7 +170,8 @@ interface Line {
 async function streamedSecrets(file: string): Promise<StreamedSecrets> {
   const streamed = new StreamedSecrets(placeholder);
   await eachBatch(file, async (lines, firstLine) => {
-    for (const [i, raw] of lines.entries()) if (raw.includes(STREAM_EVENT)) await streamed.line(raw.toString("utf8"), firstLine + i);
+    for (const [i, raw] of lines.entries())
+      if (raw.includes(STREAM_EVENT)) await streamed.line(raw.toString("utf8"), firstLine + i);
   });
   await streamed.end();
   return streamed;
@@ -167,7 +183,11 @@ const STREAM_EVENT = Buffer.from('"stream_event"');
  * One detection call over a batch: the JSON lines' string values and the other lines' text,
  * joined by newlines; plus the edits the streamed fragments of these lines need.
  */
-async function scanLines(lines: Buffer[], firstLine: number, streamed: StreamedSecrets): Promise<Array<{ line: Line; spans: LineSpan[] }>> {
+async function scanLines(
+  lines: Buffer[],
+  firstLine: number,
+  streamed: StreamedSecrets,
+): Promise<Array<{ line: Line; spans: LineSpan[] }>> {
   const parts: string[] = [];
   const segments: Array<{ line: Line; from: number; to: number; token?: { start: number; end: number } }> = [];
   let offset = 0;
@@ -184,13 +204,20 @@ async function scanLines(lines: Buffer[], firstLine: number, streamed: StreamedS
     byIndex.set(index, line);
     if (streamed.covered.has(firstLine + index)) continue;
     if (!json) add(line, text);
-    else for (const token of stringTokens(text)) if (token.isValue) add(line, decodeToken(text.slice(token.start, token.end)), token);
+    else
+      for (const token of stringTokens(text))
+        if (token.isValue) add(line, decodeToken(text.slice(token.start, token.end)), token);
   }
   const found = new Map<Line, LineSpan[]>();
   for (const span of await detectSecrets(parts.join("\n"))) {
     const segment = segments[itemAt(segments, span.start)]!;
     const spans = found.get(segment.line) ?? [];
-    spans.push({ kind: span.kind, start: span.start - segment.from, end: Math.min(span.end, segment.to) - segment.from, token: segment.token });
+    spans.push({
+      kind: span.kind,
+      start: span.start - segment.from,
+      end: Math.min(span.end, segment.to) - segment.from,
+      token: segment.token,
+    });
     found.set(segment.line, spans);
   }
   for (const [index, line] of byIndex) {
@@ -210,12 +237,14 @@ interface LineSpan extends SecretSpan {
 function report(spans: LineSpan[], text: string, line: number, options: ScanOptions): SecretFinding[] {
   const turn = options.turnOfLine?.(line);
   // A secret spread over streamed fragments is counted once, where it starts.
-  return spans.filter((s) => s.replacement !== "").map((s) => {
-    const raw = s.token ? text.slice(s.token.start, s.token.end) : "";
-    const start = s.token ? s.token.start + rawIndex(raw, s.start) : s.start;
-    const end = s.token ? s.token.start + rawIndex(raw, s.end) : s.end;
-    return { kind: s.kind, file: options.file, line, start, end, ...(turn === undefined ? {} : { turn }) };
-  });
+  return spans
+    .filter((s) => s.replacement !== "")
+    .map((s) => {
+      const raw = s.token ? text.slice(s.token.start, s.token.end) : "";
+      const start = s.token ? s.token.start + rawIndex(raw, s.start) : s.start;
+      const end = s.token ? s.token.start + rawIndex(raw, s.end) : s.end;
+      return { kind: s.kind, file: options.file, line, start, end, ...(turn === undefined ? {} : { turn }) };
+    });
 }
 
 function maskJsonLine(text: string, spans: LineSpan[]): string {
@@ -248,7 +277,10 @@ export function maskText(text: string, spans: ReadonlyArray<SecretSpan & { repla
  * Read a file line by line and hand over batches of about BATCH_CHARS (lines without their "\n";
  * `unterminated` when the batch's last line is the file's and had none).
  */
-async function eachBatch(file: string, use: (lines: Buffer[], firstLine: number, unterminated: boolean) => Promise<void>): Promise<void> {
+async function eachBatch(
+  file: string,
+  use: (lines: Buffer[], firstLine: number, unterminated: boolean) => Promise<void>,
+): Promise<void> {
   const framer = new LineFramer();
   let batch: Buffer[] = [];
   let size = 0;

@@ -23,7 +23,8 @@ export function isTopFolder(name: string): boolean {
 }
 
 /** The same rule for a whole `/`-separated path (the index's JSON Schema carries it as a pattern). */
-export const ENTRY_PATH = /^(?!(?:.*\/)?\.{1,2}(?:\/|$))[A-Za-z0-9._-]{1,100}(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._-]{1,100})*$/;
+export const ENTRY_PATH =
+  /^(?!(?:.*\/)?\.{1,2}(?:\/|$))[A-Za-z0-9._-]{1,100}(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._-]{1,100})*$/;
 
 /** A path inside the top folder, `/`-separated: `session/changes/turn-001.patch`. */
 export function isEntryPath(relative: string): boolean {

@@ -33,28 +33,33 @@ export async function scanCarried(root: string, commits: string[], alreadyScanne
     seen.add(key);
   };
   const batch = new SecretBatch<Item>((item, spans) => spans.forEach((s) => report(s.kind, item)));
-  await eachObject(root, wanted.map((o) => o.id), async (id, type, content) => {
-    if (type === "commit") {
-      const text = content.toString("utf8");
-      const root = /^tree ([0-9a-f]+)$/m.exec(text)?.[1];
-      if (root && !treePath.has(root)) treePath.set(root, "");
-      // The tree and parent lines are ids; the rest (who, when, the message) is text a person wrote.
-      await batch.add({ in: "message", path: id }, text.replace(/^(tree|parent) [0-9a-f]+\n/gm, ""));
-    } else if (type === "tree") {
-      const base = treePath.get(id) ?? "";
-      for (const entry of treeEntries(content, idBytes)) {
-        const path = base ? `${base}/${entry.name}` : entry.name;
-        if (entry.mode === "40000") {
-          if (!treePath.has(entry.id)) treePath.set(entry.id, path);
-        } else if (!blobAt.has(entry.id)) blobAt.set(entry.id, { in: entry.mode === "120000" ? "link target" : "content", path });
-        await batch.add({ in: "name", path }, entry.name);
+  await eachObject(
+    root,
+    wanted.map((o) => o.id),
+    async (id, type, content) => {
+      if (type === "commit") {
+        const text = content.toString("utf8");
+        const root = /^tree ([0-9a-f]+)$/m.exec(text)?.[1];
+        if (root && !treePath.has(root)) treePath.set(root, "");
+        // The tree and parent lines are ids; the rest (who, when, the message) is text a person wrote.
+        await batch.add({ in: "message", path: id }, text.replace(/^(tree|parent) [0-9a-f]+\n/gm, ""));
+      } else if (type === "tree") {
+        const base = treePath.get(id) ?? "";
+        for (const entry of treeEntries(content, idBytes)) {
+          const path = base ? `${base}/${entry.name}` : entry.name;
+          if (entry.mode === "40000") {
+            if (!treePath.has(entry.id)) treePath.set(entry.id, path);
+          } else if (!blobAt.has(entry.id))
+            blobAt.set(entry.id, { in: entry.mode === "120000" ? "link target" : "content", path });
+          await batch.add({ in: "name", path }, entry.name);
+        }
+      } else if (type === "blob") {
+        const item = blobAt.get(id) ?? { in: "content", path: id };
+        if (isExport(content)) report(EXPORT_IN_CODE, item);
+        else if (!isBinary(content)) await batch.add(item, content.toString("utf8"));
       }
-    } else if (type === "blob") {
-      const item = blobAt.get(id) ?? { in: "content", path: id };
-      if (isExport(content)) report(EXPORT_IN_CODE, item);
-      else if (!isBinary(content)) await batch.add(item, content.toString("utf8"));
-    }
-  });
+    },
+  );
   await batch.flush();
   return found.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }

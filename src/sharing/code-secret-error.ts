@@ -8,7 +8,11 @@ import { unreachedFromRemotes } from "../snapshot/git-objects.js";
 import { EXPORT_IN_CODE, type CodeSecret } from "./code-secrets.js";
 import type { ExportPlan } from "./export-plan.js";
 
-export function codeSecretError(secrets: CodeSecret[], carried: string[], verb: "export" | "publish" = "export"): UserError {
+export function codeSecretError(
+  secrets: CodeSecret[],
+  carried: string[],
+  verb: "export" | "publish" = "export",
+): UserError {
   const exported = secrets.find((s) => s.kind === EXPORT_IN_CODE && s.turn !== null);
   if (exported) {
     return new UserError(
@@ -19,7 +23,10 @@ export function codeSecretError(secrets: CodeSecret[], carried: string[], verb: 
   const inTurns = secrets.filter((s) => s.turn !== null);
   const listed = inTurns.length ? inTurns : secrets;
   const [first] = listed as [CodeSecret, ...CodeSecret[]];
-  const more = listed.length > 1 ? ` (and ${listed.length - 1} more: ${listed.slice(1, 4).map(describeCodeSecret).join(", ")}${listed.length > 4 ? ", …" : ""})` : "";
+  const more =
+    listed.length > 1
+      ? ` (and ${listed.length - 1} more: ${listed.slice(1, 4).map(describeCodeSecret).join(", ")}${listed.length > 4 ? ", …" : ""})`
+      : "";
   const what = first.kind === EXPORT_IN_CODE ? "an export of a session" : `a secret (${first.kind})`;
   if (inTurns.length) {
     const earlier = Math.min(...inTurns.map((s) => s.turn!)) - 1;
@@ -37,12 +44,28 @@ export function codeSecretError(secrets: CodeSecret[], carried: string[], verb: 
 
 /** The base and HEADs the bundle carries, as the user knows them: the base commit 1a2b3c4d5e, the HEAD of turn 2 (…). */
 export async function carriedOf(root: string, reach: ExportPlan["reach"]): Promise<string[]> {
-  const carried = await unreachedFromRemotes(root, reach.map((r) => r.commit));
-  return reach.filter((r) => carried.has(r.commit)).map((r) => (r.turn === null ? `the base commit ${r.commit.slice(0, 10)}` : `the HEAD of turn ${r.turn} (${r.commit.slice(0, 10)})`));
+  const carried = await unreachedFromRemotes(
+    root,
+    reach.map((r) => r.commit),
+  );
+  return reach
+    .filter((r) => carried.has(r.commit))
+    .map((r) =>
+      r.turn === null
+        ? `the base commit ${r.commit.slice(0, 10)}`
+        : `the HEAD of turn ${r.turn} (${r.commit.slice(0, 10)})`,
+    );
 }
 
 /** Where a secret in the code is: `app/.env in turn 2`, `the name of keys/AKIA… in turn 1`, `the message of commit 1a2b3c4d5e`. */
 export function describeCodeSecret(s: CodeSecret): string {
-  const where = s.in === "message" ? `the message of commit ${s.path.slice(0, 10)}` : s.in === "name" ? `the name ${s.path}` : s.in === "link target" ? `the target of the link ${s.path}` : s.path;
+  const where =
+    s.in === "message"
+      ? `the message of commit ${s.path.slice(0, 10)}`
+      : s.in === "name"
+        ? `the name ${s.path}`
+        : s.in === "link target"
+          ? `the target of the link ${s.path}`
+          : s.path;
   return s.turn === null ? where : `${where} in turn ${s.turn}`;
 }

@@ -51,7 +51,12 @@ const HAS_CONTENT = /^(100[67]|120000)/;
  * user's edits before it). `scanned`: every blob looked at (or left unread for its size), which
  * the scan of carried history need not read again.
  */
-export async function scanCode(root: string, tip: string, base: string | null, turns: Turn[]): Promise<{ secrets: CodeSecret[]; scanned: Set<string> }> {
+export async function scanCode(
+  root: string,
+  tip: string,
+  base: string | null,
+  turns: Turn[],
+): Promise<{ secrets: CodeSecret[]; scanned: Set<string> }> {
   const owner = new Map<string, { turn: number; patch: string }>();
   for (const t of turns) {
     owner.set(t.snapshot.commit, { turn: t.n, patch: t.patch.file });
@@ -64,7 +69,10 @@ export async function scanCode(root: string, tip: string, base: string | null, t
   const chain = all.filter((c) => owner.has(c.commit));
   const trees = await parentTrees(root, chain, all);
   // --no-renames: a renamed file is a deletion and an addition; a pure rename (same blob) adds nothing new but its name.
-  const diffs = await git.treePairEntries(root, chain.map((c, i) => [trees[i]!, c.tree]));
+  const diffs = await git.treePairEntries(
+    root,
+    chain.map((c, i) => [trees[i]!, c.tree]),
+  );
   for (const [i, commit] of chain.entries()) {
     const of = owner.get(commit.commit)!;
     const entries = diffs[i]!;
@@ -76,12 +84,23 @@ export async function scanCode(root: string, tip: string, base: string | null, t
     }
   }
   // Files above MAX_SCANNED are not read (a large binary changed in many turns would be read whole each time).
-  const sizes = await git.blobSizes(root, [...new Set(changes.flatMap((c) => [c.entry.newBlob, ...(c.before ? [c.entry.oldBlob] : [])]))]);
+  const sizes = await git.blobSizes(root, [
+    ...new Set(changes.flatMap((c) => [c.entry.newBlob, ...(c.before ? [c.entry.oldBlob] : [])])),
+  ]);
   const scanned = new Set(changes.map((c) => c.entry.newBlob));
   const read = changes.filter((c) => (sizes.get(c.entry.newBlob) ?? 0) <= MAX_SCANNED);
   for (const c of read) if (c.before && (sizes.get(c.entry.oldBlob) ?? 0) > MAX_SCANNED) c.before = false;
   const olds = read.filter((c) => c.before);
-  const [now, then] = await Promise.all([git.readBlobs(root, read.map((c) => c.entry.newBlob)), git.readBlobs(root, olds.map((c) => c.entry.oldBlob))]);
+  const [now, then] = await Promise.all([
+    git.readBlobs(
+      root,
+      read.map((c) => c.entry.newBlob),
+    ),
+    git.readBlobs(
+      root,
+      olds.map((c) => c.entry.oldBlob),
+    ),
+  ]);
   const old = new Map(olds.map((c, i) => [c, then[i]!.toString("utf8")]));
 
   const found: CodeSecret[] = [];
@@ -91,18 +110,21 @@ export async function scanCode(root: string, tip: string, base: string | null, t
     if (!seen.has(key)) found.push(s);
     seen.add(key);
   };
-  const batch = new SecretBatch<{ change?: (typeof read)[number]; name?: (typeof names)[number] }>((item, spans, text) => {
-    const before = item.change ? (old.get(item.change) ?? "") : "";
-    for (const span of spans) {
-      if (item.change && before.includes(text.slice(span.start, span.end))) continue; // the file held it already
-      const { of, path } = item.change ? { of: item.change.of, path: item.change.entry.path } : item.name!;
-      const what = item.name ? "name" : item.change!.entry.newMode === "120000" ? "link target" : "content";
-      report({ kind: span.kind, path, in: what, turn: of.turn, patch: of.patch });
-    }
-  });
+  const batch = new SecretBatch<{ change?: (typeof read)[number]; name?: (typeof names)[number] }>(
+    (item, spans, text) => {
+      const before = item.change ? (old.get(item.change) ?? "") : "";
+      for (const span of spans) {
+        if (item.change && before.includes(text.slice(span.start, span.end))) continue; // the file held it already
+        const { of, path } = item.change ? { of: item.change.of, path: item.change.entry.path } : item.name!;
+        const what = item.name ? "name" : item.change!.entry.newMode === "120000" ? "link target" : "content";
+        report({ kind: span.kind, path, in: what, turn: of.turn, patch: of.patch });
+      }
+    },
+  );
   for (const [i, c] of read.entries()) {
     const content = now[i]!;
-    if (isExport(content)) report({ kind: EXPORT_IN_CODE, path: c.entry.path, in: "content", turn: c.of.turn, patch: c.of.patch });
+    if (isExport(content))
+      report({ kind: EXPORT_IN_CODE, path: c.entry.path, in: "content", turn: c.of.turn, patch: c.of.patch });
     else if (!isBinary(content)) await batch.add({ change: c }, content.toString("utf8"));
   }
   // A name is scanned as git stores it; a name that is not UTF-8 is read as latin1 would show it.
@@ -123,7 +145,9 @@ export function isExport(content: Buffer): boolean {
   let head = content;
   if (content[0] === 0x1f && content[1] === 0x8b) {
     try {
-      head = gunzipSync(content.subarray(0, GZIP_PROBE), { finishFlush: 2 /* Z_SYNC_FLUSH: a cut stream is not an error */ });
+      head = gunzipSync(content.subarray(0, GZIP_PROBE), {
+        finishFlush: 2 /* Z_SYNC_FLUSH: a cut stream is not an error */,
+      });
     } catch {
       return false;
     }
@@ -134,7 +158,11 @@ export function isExport(content: Buffer): boolean {
 }
 
 /** The tree of each commit's first parent (the empty tree for a root commit): from the chain itself, or asked of git for those before it. */
-async function parentTrees(root: string, chain: Array<{ commit: string; tree: string; parents: string[] }>, all: typeof chain): Promise<string[]> {
+async function parentTrees(
+  root: string,
+  chain: Array<{ commit: string; tree: string; parents: string[] }>,
+  all: typeof chain,
+): Promise<string[]> {
   const known = new Map(all.map((c) => [c.commit, c.tree]));
   const empty = await git.emptyTree(root);
   const outside = [...new Set(chain.flatMap((c) => (c.parents[0] && !known.has(c.parents[0]) ? [c.parents[0]] : [])))];

@@ -22,8 +22,12 @@ export async function renameDiverged(placements: Placement[], projectDir: string
     const stagedSide = main.from.slice(0, -".jsonl".length) + path.sep;
     for (const p of placements) {
       if (p !== main && !p.to.startsWith(oldSide)) continue;
-      const to = p === main ? path.join(projectDir, `${fresh}.jsonl`) : path.join(projectDir, fresh, p.to.slice(oldSide.length));
-      const from = p === main ? path.join(path.dirname(main.from), `${fresh}.jsonl`) : path.join(path.dirname(main.from), fresh, p.from.slice(stagedSide.length));
+      const to =
+        p === main ? path.join(projectDir, `${fresh}.jsonl`) : path.join(projectDir, fresh, p.to.slice(oldSide.length));
+      const from =
+        p === main
+          ? path.join(path.dirname(main.from), `${fresh}.jsonl`)
+          : path.join(path.dirname(main.from), fresh, p.from.slice(stagedSide.length));
       await fs.mkdir(path.dirname(from), { recursive: true });
       await fs.writeFile(from, replaceAll(await fs.readFile(p.from), old, fresh));
       await fs.rm(p.from);
@@ -42,7 +46,14 @@ function isMain(p: Placement, projectDir: string): boolean {
 async function freeId(projectDir: string, length: number): Promise<string> {
   for (;;) {
     const id = length === 36 ? randomUUID() : randomBytes(length).toString("hex").slice(0, length);
-    const taken = await Promise.all([`${id}.jsonl`, id].map((name) => fs.lstat(path.join(projectDir, name)).then(() => true, () => false)));
+    const taken = await Promise.all(
+      [`${id}.jsonl`, id].map((name) =>
+        fs.lstat(path.join(projectDir, name)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     if (!taken.some(Boolean)) return id;
   }
 }

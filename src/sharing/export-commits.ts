@@ -21,7 +21,13 @@ export interface ExportedCommits {
   found: Array<{ kind: string; turn: number | null }>;
 }
 
-export async function exportCommits(root: string, tip: string, base: string | null, turns: Turn[], redact: boolean): Promise<ExportedCommits> {
+export async function exportCommits(
+  root: string,
+  tip: string,
+  base: string | null,
+  turns: Turn[],
+  redact: boolean,
+): Promise<ExportedCommits> {
   const chain = await git.commitChain(root, tip, base);
   const inChain = new Set(chain.map((c) => c.commit));
   for (const t of turns) {
@@ -35,15 +41,28 @@ export async function exportCommits(root: string, tip: string, base: string | nu
     }
   }
   const messages = await maskMessages(chain.map((c) => c.message));
-  const turnOfCommit = new Map(turns.flatMap((t) => [[t.snapshot.commit, t.n] as const, ...(t.edits ? [[t.edits.snapshot.commit, t.n] as const] : [])]));
+  const turnOfCommit = new Map(
+    turns.flatMap((t) => [
+      [t.snapshot.commit, t.n] as const,
+      ...(t.edits ? [[t.edits.snapshot.commit, t.n] as const] : []),
+    ]),
+  );
   const found: ExportedCommits["found"] = [];
   // From the first commit whose message holds a secret on, each commit is copied (its parent changed).
   const first = messages.findIndex((m) => m.kinds.length > 0);
   const copied = first === -1 ? [] : chain.slice(first);
-  for (const [i, c] of copied.entries()) for (const kind of messages[first + i]!.kinds) found.push({ kind, turn: turnOfCommit.get(c.commit) ?? null });
+  for (const [i, c] of copied.entries())
+    for (const kind of messages[first + i]!.kinds) found.push({ kind, turn: turnOfCommit.get(c.commit) ?? null });
   // --no-redact: the messages travel as they are, and the output says what they hold.
   if (!redact) return { turns, tip, copied: 0, found };
-  const ids = await git.copyCommits(root, copied.map((c, i) => ({ commit: c.commit, parents: c.parents, ...(messages[first + i]!.kinds.length ? { message: messages[first + i]!.text } : {}) })));
+  const ids = await git.copyCommits(
+    root,
+    copied.map((c, i) => ({
+      commit: c.commit,
+      parents: c.parents,
+      ...(messages[first + i]!.kinds.length ? { message: messages[first + i]!.text } : {}),
+    })),
+  );
   const copies = new Map(copied.map((c, i) => [c.commit, ids[i]!]));
   if (copies.size === 0) return { turns, tip, copied: 0, found };
   const copy = (commit: string) => copies.get(commit) ?? commit;
@@ -51,7 +70,9 @@ export async function exportCommits(root: string, tip: string, base: string | nu
     turns: turns.map((t) => ({
       ...t,
       snapshot: { ...t.snapshot, commit: copy(t.snapshot.commit) },
-      ...(t.edits ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, commit: copy(t.edits.snapshot.commit) } } } : {}),
+      ...(t.edits
+        ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, commit: copy(t.edits.snapshot.commit) } } }
+        : {}),
     })),
     tip: copy(tip),
     copied: copies.size,

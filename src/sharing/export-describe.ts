@@ -17,7 +17,10 @@ export function describeExportPlan(plan: ExportPlan): string[] {
     "  secrets in the conversation, the transcripts and the turn records are masked in the copy (your recording is not changed)",
     "  refused if the code changes hold a secret (code is never masked)",
   ];
-  if (plan.leftOut) lines.push(`  left out: ${plan.leftOut} turn${plan.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
+  if (plan.leftOut)
+    lines.push(
+      `  left out: ${plan.leftOut} turn${plan.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`,
+    );
   return lines;
 }
 
@@ -30,31 +33,52 @@ export function describeExported(
   const lines: string[] = [];
   const say = (line: string) => void lines.push(line);
   const upto = result.index.session.upto;
-  say(`exported session ${result.index.session.id} → ${o.to} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`);
+  say(
+    `exported session ${result.index.session.id} → ${o.to} (${formatBytes(result.bytes)}, ${result.turns} turn${result.turns === 1 ? "" : "s"}${upto === null ? "" : `, up to turn ${upto}`})`,
+  );
   say(`  masked: ${result.masked.length ? describeSecrets(result.masked) : "no secrets found"}`);
   if (result.kept.length) say(`  kept verbatim (--no-redact): ${describeSecrets(result.kept)}`);
-  for (const s of result.codeSecrets) say(`  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${describeCodeSecret({ ...s, turn: null })}${s.turn === null ? " (in the history it carries)" : `, turn ${s.turn}`}`);
+  for (const s of result.codeSecrets)
+    say(
+      `  secret in the code, exported as it is (--allow-secrets-in-code): ${s.kind} in ${describeCodeSecret({ ...s, turn: null })}${s.turn === null ? " (in the history it carries)" : `, turn ${s.turn}`}`,
+    );
   say(`  code: ${describeCode(carried, result.index.git?.prerequisites ?? [])}`);
-  if (result.leftOut) say(`  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`);
-  if (result.skipped.length) say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);
+  if (result.leftOut)
+    say(
+      `  left out: ${result.leftOut} turn${result.leftOut === 1 ? "" : "s"} not saved yet (the session is being recorded or crashed)`,
+    );
+  if (result.skipped.length)
+    say(`  left out: ${result.skipped.length} of claude's side files whose names an export cannot carry`);
   if (o.excludedIn) say(`  kept out of your next turns: it is inside the work tree, so ${o.excludedIn} now names it`);
   say(`import it in any clone of the repository: nudge session import ${o.importName}`);
   return lines;
 }
 
 /** Which carried commits they are, for the user: the base, or a HEAD Claude's commits made. */
-export function describeCarried(result: ExportResult, manifest: { repo: { baseCommit: string | null }; turns: Array<{ n: number; head: string | null }> }) {
+export function describeCarried(
+  result: ExportResult,
+  manifest: { repo: { baseCommit: string | null }; turns: Array<{ n: number; head: string | null }> },
+) {
   return (result.index.git?.carried ?? []).map((commit) => {
     const turn = manifest.turns.find((t) => t.head === commit && commit !== manifest.repo.baseCommit);
-    return { commit, what: turn ? `the HEAD of turn ${turn.n} (${commit.slice(0, 10)})` : `the base commit ${commit.slice(0, 10)}` };
+    return {
+      commit,
+      what: turn ? `the HEAD of turn ${turn.n} (${commit.slice(0, 10)})` : `the base commit ${commit.slice(0, 10)}`,
+    };
   });
 }
 
 /** What the git bundle carries, and what it builds on that the importing clone must have. */
-function describeCode(carried: Array<{ what: string }>, prerequisites: Array<{ commit: string; remoteRef: string | null }>): string {
-  const on = prerequisites.map((p) => `${p.commit.slice(0, 10)}${p.remoteRef ? ` (on ${p.remoteRef})` : ""}`).join(", ");
+function describeCode(
+  carried: Array<{ what: string }>,
+  prerequisites: Array<{ commit: string; remoteRef: string | null }>,
+): string {
+  const on = prerequisites
+    .map((p) => `${p.commit.slice(0, 10)}${p.remoteRef ? ` (on ${p.remoteRef})` : ""}`)
+    .join(", ");
   const builds = prerequisites.length ? `it builds on ${on}, which the importing clone must have` : "";
-  if (carried.length) return `carries ${carried.map((c) => c.what).join(" and ")}, on no remote-tracking branch here${builds ? `; ${builds}` : ""}`;
+  if (carried.length)
+    return `carries ${carried.map((c) => c.what).join(" and ")}, on no remote-tracking branch here${builds ? `; ${builds}` : ""}`;
   return builds ? `thin; ${builds}` : "self-contained (the bundle holds every commit it needs)";
 }
 
@@ -75,4 +99,3 @@ export function describeSecrets(found: ExportResult["masked"]): string {
     })
     .join("; ");
 }
-

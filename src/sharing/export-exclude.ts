@@ -20,6 +20,9 @@ export async function excludeExport(root: string, file: string): Promise<string 
   const before = await fs.readFile(exclude!, "utf8").catch(() => "");
   // Anchored at the root, wildcards and leading specials escaped: exactly this file.
   const line = "/" + posix.replace(/[*?[\]\\!#]/g, (c) => `\\${c}`);
-  await fs.appendFile(exclude!, `${before === "" || before.endsWith("\n") ? "" : "\n"}# nudge session export\n${line}\n`);
+  await fs.appendFile(
+    exclude!,
+    `${before === "" || before.endsWith("\n") ? "" : "\n"}# nudge session export\n${line}\n`,
+  );
   return exclude!;
 }

@@ -11,7 +11,11 @@ import { IMAGES_DIR, imageRefsIn, imagesDir } from "../store/image-store.js";
 import { UserError } from "../base/errors.js";
 import { measure, type ExportFile } from "./export-writer.js";
 
-export async function exportedImages(bundleDir: string, stagedLogs: string[], sessionDir: string): Promise<ExportFile[]> {
+export async function exportedImages(
+  bundleDir: string,
+  stagedLogs: string[],
+  sessionDir: string,
+): Promise<ExportFile[]> {
   const hashes = new Set<string>();
   const namedBy = new Map<string, string>();
   for (const file of stagedLogs) {

@@ -15,7 +15,12 @@ const sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a git obj
 const sha256 = z.string().check(z.regex(/^[0-9a-f]{64}$/, "a sha256 in hex"));
 const isoTime = z.iso.datetime({ offset: true });
 const claudeId = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/, "a claude session id"));
-const entryPath = z.string().check(z.maxLength(MAX_PATH_LENGTH), z.regex(ENTRY_PATH, "a path of segments of letters, digits, '.', '_', '-' (no '.' or '..')"));
+const entryPath = z
+  .string()
+  .check(
+    z.maxLength(MAX_PATH_LENGTH),
+    z.regex(ENTRY_PATH, "a path of segments of letters, digits, '.', '_', '-' (no '.' or '..')"),
+  );
 const absolutePath = z.string().check(z.startsWith("/"), z.maxLength(4096));
 
 const ExportEntrySchema = z.object({
@@ -25,7 +30,9 @@ const ExportEntrySchema = z.object({
 });
 
 const MaskedSchema = z.object({
-  kind: z.string().check(z.regex(/^[a-z0-9-]{1,64}$/), z.describe("what was masked, as in its placeholder: [REDACTED:<kind>]")),
+  kind: z
+    .string()
+    .check(z.regex(/^[a-z0-9-]{1,64}$/), z.describe("what was masked, as in its placeholder: [REDACTED:<kind>]")),
   file: entryPath,
   count: z.int().check(z.positive()),
   turns: z.array(z.int().check(z.nonnegative())).check(z.describe("the turns the masked lines belong to, where known")),
@@ -35,14 +42,29 @@ const ExportGitSchema = z.object({
   bundle: entryPath.check(z.describe("the git bundle holding the session's commits")),
   objectFormat: z.enum(["sha1", "sha256"]),
   prerequisites: z
-    .array(z.object({ commit: sha, remoteRef: z.nullable(z.string()).check(z.describe("a remote-tracking branch holding it, for the hint to fetch it")) }))
+    .array(
+      z.object({
+        commit: sha,
+        remoteRef: z
+          .nullable(z.string())
+          .check(z.describe("a remote-tracking branch holding it, for the hint to fetch it")),
+      }),
+    )
     .check(z.describe("commits the bundle is thin against: the importing clone must have them")),
-  carried: z.array(sha).check(z.describe("the base commit and recorded HEADs that were on no remote-tracking branch, carried in the bundle")),
-  rootCommits: z.optional(
-    z.array(sha).check(
-      z.maxLength(16),
-      z.describe("the root commits of the base commit's history: a clone with none of them is another project, not one lacking recent commits (absent in exports of older nudges)"),
+  carried: z
+    .array(sha)
+    .check(
+      z.describe("the base commit and recorded HEADs that were on no remote-tracking branch, carried in the bundle"),
     ),
+  rootCommits: z.optional(
+    z
+      .array(sha)
+      .check(
+        z.maxLength(16),
+        z.describe(
+          "the root commits of the base commit's history: a clone with none of them is another project, not one lacking recent commits (absent in exports of older nudges)",
+        ),
+      ),
   ),
 });
 
@@ -52,14 +74,29 @@ export const ExportIndexSchema = z
     format: z.literal(EXPORT_FORMAT),
     nudgeVersion: z.string().check(z.maxLength(64)),
     exported: z.object({
-      at: isoTime.check(z.describe("the session's time the export is as of (its last update, or turn N's end with --upto): with the session id, it tells an export imported twice")),
-      writtenAt: z.optional(isoTime.check(z.describe("when the export was written, by the exporter's clock ($SOURCE_DATE_EPOCH when set); absent in exports of older nudges"))),
+      at: isoTime.check(
+        z.describe(
+          "the session's time the export is as of (its last update, or turn N's end with --upto): with the session id, it tells an export imported twice",
+        ),
+      ),
+      writtenAt: z.optional(
+        isoTime.check(
+          z.describe(
+            "when the export was written, by the exporter's clock ($SOURCE_DATE_EPOCH when set); absent in exports of older nudges",
+          ),
+        ),
+      ),
       by: z
-        .object({ name: z.nullable(z.string().check(z.maxLength(256))), email: z.nullable(z.string().check(z.maxLength(256))) })
+        .object({
+          name: z.nullable(z.string().check(z.maxLength(256))),
+          email: z.nullable(z.string().check(z.maxLength(256))),
+        })
         .check(z.describe("git config user.name / user.email of the exporter")),
       repoRoot: absolutePath.check(z.describe("the work tree the session was recorded in")),
       cwd: absolutePath.check(z.describe("the folder claude ran in (its transcripts name it in every record)")),
-      claudeProjectDir: z.nullable(absolutePath).check(z.describe("where claude kept the transcripts: paths under it are rewritten on import")),
+      claudeProjectDir: z
+        .nullable(absolutePath)
+        .check(z.describe("where claude kept the transcripts: paths under it are rewritten on import")),
     }),
     session: z.object({
       id: z.string().check(z.regex(/^[0-9a-z]{8,32}$/)),
@@ -68,7 +105,9 @@ export const ExportIndexSchema = z
       claudeSessionIds: z.array(claudeId),
     }),
     git: z.nullable(ExportGitSchema),
-    masked: z.array(MaskedSchema).check(z.describe("secrets replaced by placeholders in this copy (never in the local recording)")),
+    masked: z
+      .array(MaskedSchema)
+      .check(z.describe("secrets replaced by placeholders in this copy (never in the local recording)")),
     entries: z.array(ExportEntrySchema).check(z.describe("every other entry of the archive, sorted by path")),
   })
   .check(

@@ -33,7 +33,12 @@ export interface StagedLogs {
   skipped: string[];
 }
 
-export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: string, redact: boolean): Promise<StagedLogs> {
+export async function stageLogs(
+  bundleDir: string,
+  plan: ExportPlan,
+  stage: string,
+  redact: boolean,
+): Promise<StagedLogs> {
   const from = bundleFiles(bundleDir);
   const raw = path.join(stage, "raw");
   const out = path.join(stage, SESSION_DIR);
@@ -60,17 +65,37 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
     else await fs.rename(cut, dest);
     files.push({ path: entry(name), source: { file: dest } });
   };
-  await log("conversation.jsonl", plan.conversationLines, turnOfLine(plan.turns, (t) => t.lines));
+  await log(
+    "conversation.jsonl",
+    plan.conversationLines,
+    turnOfLine(plan.turns, (t) => t.lines),
+  );
   await log("timing.txt", plan.conversationLines, null);
-  await log("input.jsonl", plan.inputLines, turnOfLine(plan.turns, (t) => t.input));
+  await log(
+    "input.jsonl",
+    plan.inputLines,
+    turnOfLine(plan.turns, (t) => t.input),
+  );
   await log("input-timing.txt", plan.inputLines, null);
 
-  files.push(...(await exportedImages(bundleDir, [path.join(out, "conversation.jsonl"), path.join(out, "input.jsonl")], SESSION_DIR)));
+  files.push(
+    ...(await exportedImages(
+      bundleDir,
+      [path.join(out, "conversation.jsonl"), path.join(out, "input.jsonl")],
+      SESSION_DIR,
+    )),
+  );
 
   // Byte ranges of each turn in the (possibly masked) conversation copy.
   const conversation = path.join(out, "conversation.jsonl");
-  const starts = await lineStarts(conversation, plan.turns.flatMap((t) => [t.lines.from, t.lines.to]));
-  let turns = plan.turns.map((t) => ({ ...t, bytes: { from: starts.get(t.lines.from)!, to: starts.get(t.lines.to)! } }));
+  const starts = await lineStarts(
+    conversation,
+    plan.turns.flatMap((t) => [t.lines.from, t.lines.to]),
+  );
+  let turns = plan.turns.map((t) => ({
+    ...t,
+    bytes: { from: starts.get(t.lines.from)!, to: starts.get(t.lines.to)! },
+  }));
 
   await fs.mkdir(path.join(raw, "claude"), { recursive: true });
   await fs.mkdir(path.join(out, "claude"), { recursive: true });
@@ -87,17 +112,41 @@ export async function stageLogs(bundleDir: string, plan: ExportPlan, stage: stri
     // Never a transcript shorter than the exported turns recorded (its end cut off on disk): the
     // import would take it, and the conversation would lose those turns without a word.
     const holds = (await fs.stat(src)).size;
-    if (cut.bytes != null && holds < cut.bytes) throw damaged(kept.file, `it holds ${holds} bytes of claude's transcript, and the exported turns need ${cut.bytes}`);
-    const copy = await stageTranscript(src, path.join(from.dir, cut.name).replace(/\.jsonl$/, ""), cut, raw, out, entry, redact);
+    if (cut.bytes != null && holds < cut.bytes)
+      throw damaged(
+        kept.file,
+        `it holds ${holds} bytes of claude's transcript, and the exported turns need ${cut.bytes}`,
+      );
+    const copy = await stageTranscript(
+      src,
+      path.join(from.dir, cut.name).replace(/\.jsonl$/, ""),
+      cut,
+      raw,
+      out,
+      entry,
+      redact,
+    );
     findings.push(...copy.findings);
     files.push(...copy.files);
     skipped.push(...copy.skipped);
-    turns = turns.map((t) => (t.transcript === cut.name && t.transcriptBytes != null ? { ...t, transcriptBytes: copy.lengths.get(Math.min(t.transcriptBytes, copy.bytes))! } : t));
+    turns = turns.map((t) =>
+      t.transcript === cut.name && t.transcriptBytes != null
+        ? { ...t, transcriptBytes: copy.lengths.get(Math.min(t.transcriptBytes, copy.bytes))! }
+        : t,
+    );
   }
   return { turns, findings, files, skipped };
 }
 
-async function stageTranscript(src: string, side: string, cut: TranscriptCut, raw: string, out: string, entry: (name: string) => string, redact: boolean) {
+async function stageTranscript(
+  src: string,
+  side: string,
+  cut: TranscriptCut,
+  raw: string,
+  out: string,
+  entry: (name: string) => string,
+  redact: boolean,
+) {
   const rawCopy = path.join(raw, cut.name);
   const outCopy = path.join(out, cut.name);
   const size = (await fs.stat(src)).size;
@@ -108,7 +157,8 @@ async function stageTranscript(src: string, side: string, cut: TranscriptCut, ra
   const offsets = cut.turns.flatMap((t) => (t.bytes === null ? [] : [Math.min(t.bytes, bytes)]));
   // Which turn a transcript line belongs to: the first exported turn whose length covers it.
   const ends = await linesBefore(rawCopy, offsets);
-  const turnOf = (line: number) => cut.turns.find((t) => t.bytes !== null && line <= ends.get(Math.min(t.bytes, bytes))!)?.n;
+  const turnOf = (line: number) =>
+    cut.turns.find((t) => t.bytes !== null && line <= ends.get(Math.min(t.bytes, bytes))!)?.n;
   // Queued prompts' text goes in every export alike (queued-prompts.ts): what a cut would carry of the next turn.
   const unqueued = `${rawCopy}.unqueued`;
   await emptyQueuedPrompts(rawCopy, unqueued);
@@ -122,7 +172,16 @@ async function stageTranscript(src: string, side: string, cut: TranscriptCut, ra
   const kept = bytes < size ? await fs.readFile(rawCopy, "utf8") : null;
   const sideFiles = await listFiles(side);
   // A subagent's large tool results are named in its own transcript, which is kept when the main one names the agent.
-  const keptAgents = kept === null ? "" : (await Promise.all(sideFiles.filter((rel) => /^agent-.+\.jsonl$/.test(path.basename(rel)) && kept.includes(sideKey(rel))).map((rel) => fs.readFile(path.join(side, rel), "utf8")))).join("\n");
+  const keptAgents =
+    kept === null
+      ? ""
+      : (
+          await Promise.all(
+            sideFiles
+              .filter((rel) => /^agent-.+\.jsonl$/.test(path.basename(rel)) && kept.includes(sideKey(rel)))
+              .map((rel) => fs.readFile(path.join(side, rel), "utf8")),
+          )
+        ).join("\n");
   for (const rel of sideFiles) {
     const name = `claude/${cut.claudeSessionId}/${rel}`;
     if (!isEntryPath(entry(name))) {
@@ -151,7 +210,12 @@ function sideKey(rel: string): string {
 }
 
 /** NDJSON `src` into `dest`: masked, or copied as it is and only scanned. */
-export async function secretsOf(src: string, dest: string, options: { file: string; turnOfLine?: (line: number) => number | undefined }, redact: boolean): Promise<SecretFinding[]> {
+export async function secretsOf(
+  src: string,
+  dest: string,
+  options: { file: string; turnOfLine?: (line: number) => number | undefined },
+  redact: boolean,
+): Promise<SecretFinding[]> {
   if (redact) return maskNdjsonFile(src, dest, options);
   await fs.copyFile(src, dest, fs.constants.COPYFILE_EXCL);
   return scanNdjsonFile(dest, options);

@@ -14,7 +14,12 @@ import { SecretBatch } from "../secrets/secret-batch.js";
 type Exported = ExportIndex["exported"];
 
 /** Header and index fields with every secret masked (or, without `redact`, as they were), and what was found. */
-export async function maskMetadata(header: ManifestHeader, exported: Exported, manifestEntry: string, redact: boolean): Promise<{ header: ManifestHeader; exported: Exported; findings: SecretFinding[] }> {
+export async function maskMetadata(
+  header: ManifestHeader,
+  exported: Exported,
+  manifestEntry: string,
+  redact: boolean,
+): Promise<{ header: ManifestHeader; exported: Exported; findings: SecretFinding[] }> {
   const h = structuredClone(header);
   const e = structuredClone(exported);
   const fields: Array<{ file: string; get: () => string | null | undefined; set: (value: string) => void }> = [
@@ -34,7 +39,8 @@ export async function maskMetadata(header: ManifestHeader, exported: Exported, m
   ];
   const findings: SecretFinding[] = [];
   const batch = new SecretBatch<(typeof fields)[number]>((field, spans, text) => {
-    for (const s of [...spans].sort((a, b) => a.start - b.start)) findings.push({ kind: s.kind, file: field.file, line: 1, start: s.start, end: s.end });
+    for (const s of [...spans].sort((a, b) => a.start - b.start))
+      findings.push({ kind: s.kind, file: field.file, line: 1, start: s.start, end: s.end });
     if (redact) field.set(maskText(text, spans));
   });
   for (const field of fields) {

@@ -13,12 +13,20 @@ export interface ExportOperationOptions extends Omit<ExportOptions, "out"> {
   out: () => Promise<string>;
 }
 
-export function exportOperation(store: Store, session: StoredSession, o: ExportOperationOptions): Operation<ExportPlan, ExportResult> {
+export function exportOperation(
+  store: Store,
+  session: StoredSession,
+  o: ExportOperationOptions,
+): Operation<ExportPlan, ExportResult> {
   return {
     prepare: async () => planExport(session.manifest, o.upto),
     describe: describeExportPlan,
     question: () => `export ${session.manifest.id}?`,
-    fingerprint: (plan) => ({ turns: plan.turns.map((t) => [t.n, t.snapshot.commit]), lines: [plan.conversationLines, plan.inputLines], leftOut: plan.leftOut }),
+    fingerprint: (plan) => ({
+      turns: plan.turns.map((t) => [t.n, t.snapshot.commit]),
+      lines: [plan.conversationLines, plan.inputLines],
+      leftOut: plan.leftOut,
+    }),
     apply: async () => exportSession(store, session, { ...o, out: await o.out() }),
     watches: "the session",
   };

@@ -60,14 +60,24 @@ const bundleHeadRef = (turn: number) => `refs/nudge/export/head-${turn}`;
 
 export function planExport(manifest: Manifest, upto: number | null): ExportPlan {
   const last = manifest.turns.at(-1);
-  if (!last) throw new UserError(`session ${manifest.id} has no recorded turns to export`, "record at least the starting state: nudge claude run -r " + manifest.id);
+  if (!last)
+    throw new UserError(
+      `session ${manifest.id} has no recorded turns to export`,
+      "record at least the starting state: nudge claude run -r " + manifest.id,
+    );
   if (upto !== null && !manifest.turns.some((t) => t.n === upto)) {
-    throw new NoSuchTurn(`session ${manifest.id} has no turn ${upto}`, `its turns are 0 to ${last.n}; nudge session show ${manifest.id} lists them`);
+    throw new NoSuchTurn(
+      `session ${manifest.id} has no turn ${upto}`,
+      `its turns are 0 to ${last.n}; nudge session show ${manifest.id} lists them`,
+    );
   }
   const n = upto ?? last.n;
   const turns = manifest.turns.filter((t) => t.n <= n);
   const end = turns.at(-1)!;
-  const patches = turns.flatMap((t) => [...(t.edits ? [{ file: t.edits.patch.file, turn: t.n }] : []), { file: t.patch.file, turn: t.n }]);
+  const patches = turns.flatMap((t) => [
+    ...(t.edits ? [{ file: t.edits.patch.file, turn: t.n }] : []),
+    { file: t.patch.file, turn: t.n },
+  ]);
   const whole = upto === null || upto === last.n;
   // A rewind's fork point survives only if it lies inside the export; otherwise the cut transcript ends where the next run continues.
   const keepsRewind = manifest.rewoundTo !== null && manifest.rewoundTo <= n;
@@ -95,7 +105,14 @@ function transcriptCuts(turns: Turn[], cutShort: boolean): TranscriptCut[] {
   for (const t of turns) {
     if (!t.transcript) continue;
     const claudeSessionId = claudeSessionIdOf(t.transcript);
-    const cut = cuts.get(t.transcript) ?? { name: t.transcript, claudeSessionId, bytes: null, turns: [], lastAssistantUuid: null, cutShort };
+    const cut = cuts.get(t.transcript) ?? {
+      name: t.transcript,
+      claudeSessionId,
+      bytes: null,
+      turns: [],
+      lastAssistantUuid: null,
+      cutShort,
+    };
     cut.bytes = t.transcriptBytes ?? null; // the last turn that wrote it decides
     cut.lastAssistantUuid = t.lastAssistantUuid;
     cut.turns.push({ n: t.n, bytes: t.transcriptBytes ?? null });
@@ -121,9 +138,13 @@ function reachOf(manifest: Manifest, turns: Turn[]): ExportPlan["reach"] {
 }
 
 /** The turn a 1-based line of a log belongs to, from the turns' half-open 0-based ranges. */
-export function turnOfLine(turns: Turn[], range: (t: Turn) => { from: number; to: number } | null | undefined): (line: number) => number | undefined {
-  return (line) => turns.find((t) => {
-    const r = range(t);
-    return r && line - 1 >= r.from && line - 1 < r.to;
-  })?.n;
+export function turnOfLine(
+  turns: Turn[],
+  range: (t: Turn) => { from: number; to: number } | null | undefined,
+): (line: number) => number | undefined {
+  return (line) =>
+    turns.find((t) => {
+      const r = range(t);
+      return r && line - 1 >= r.from && line - 1 < r.to;
+    })?.n;
 }

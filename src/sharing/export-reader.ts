@@ -19,7 +19,14 @@ import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { isTopFolder, parentFolders } from "./archive-path.js";
 import { ByteReader } from "./byte-reader.js";
-import { EXPORT_FORMAT, ExportIndexSchema, INDEX_NAME, IndexEnvelopeSchema, type ExportEntry, type ExportIndex } from "./export-index.js";
+import {
+  EXPORT_FORMAT,
+  ExportIndexSchema,
+  INDEX_NAME,
+  IndexEnvelopeSchema,
+  type ExportEntry,
+  type ExportIndex,
+} from "./export-index.js";
 import { inflate } from "./inflate.js";
 import { DEFAULT_LIMITS, Refusal, formatBytes, maxSizeFlag, refusing, type ReadLimits } from "./limits.js";
 import { checkedPath, decode, isZero, quote } from "./tar-header.js";
@@ -60,13 +67,28 @@ export async function openExport(archive: string, options: OpenOptions = {}): Pr
     await fs.chmod(dir, 0o700); // mkdtemp makes it 0700 already; say so rather than rely on it
     const space = { copies: options.copies ?? 1, place: options.placeName ?? path.dirname(dir) };
     const { top, index } = await extract(archive, dir, limits, space);
-    return { dir, top, index, file: (entry) => path.join(dir, ...entry.split("/")), remove: () => fs.rm(dir, { recursive: true, force: true }) };
+    return {
+      dir,
+      top,
+      index,
+      file: (entry) => path.join(dir, ...entry.split("/")),
+      remove: () => fs.rm(dir, { recursive: true, force: true }),
+    };
   } catch (error) {
     await fs.rm(dir, { recursive: true, force: true });
-    if (error instanceof Refusal) refusing(path.basename(archive), "this is not a file made by `nudge session export`, or it was damaged or altered since; ask for a fresh export")(error);
+    if (error instanceof Refusal)
+      refusing(
+        path.basename(archive),
+        "this is not a file made by `nudge session export`, or it was damaged or altered since; ask for a fresh export",
+      )(error);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "EISDIR" || code === "EACCES") throw new UserError(`cannot read ${archive} (${code})`, "check the path of the export file");
-    if (code === "ENOSPC" || code === "EDQUOT") throw new UserError(`not enough disk space to unpack ${path.basename(archive)}`, `free some space under ${path.dirname(dir)}, then import again`);
+    if (code === "ENOENT" || code === "EISDIR" || code === "EACCES")
+      throw new UserError(`cannot read ${archive} (${code})`, "check the path of the export file");
+    if (code === "ENOSPC" || code === "EDQUOT")
+      throw new UserError(
+        `not enough disk space to unpack ${path.basename(archive)}`,
+        `free some space under ${path.dirname(dir)}, then import again`,
+      );
     throw error;
   }
 }
@@ -80,7 +102,12 @@ interface Expected {
   folders: Set<string>;
 }
 
-async function extract(archive: string, dir: string, limits: ReadLimits, space: { copies: number; place: string }): Promise<{ top: string; index: ExportIndex }> {
+async function extract(
+  archive: string,
+  dir: string,
+  limits: ReadLimits,
+  space: { copies: number; place: string },
+): Promise<{ top: string; index: ExportIndex }> {
   const archiveBytes = (await fs.stat(archive)).size;
   // Until the index is read, allow its header and body only; then exactly what it lists.
   let cap = BLOCK + padded(limits.maxIndexBytes) + END_SLACK;
@@ -103,7 +130,8 @@ async function extract(archive: string, dir: string, limits: ReadLimits, space: 
     await extractEntries(reader, dir, limits, expected, seen, made);
     if (!(await reader.restIsZero())) throw new Refusal("it has data after the end of the archive");
     const missing = [...expected.entries.keys()].find((entry) => !seen.has(entry));
-    if (missing !== undefined) throw new Refusal(`entry ${quote(`${expected.top}/${missing}`)} is listed in the index but missing`);
+    if (missing !== undefined)
+      throw new Refusal(`entry ${quote(`${expected.top}/${missing}`)} is listed in the index but missing`);
     return { top: expected.top, index: expected.index };
   } finally {
     await reader.close();
@@ -115,7 +143,14 @@ const SMALL_ENTRY = 256 * 1024;
 /** How many such writes may be in flight (at most 4 MB held). */
 const WRITES_IN_FLIGHT = 16;
 
-async function extractEntries(reader: ByteReader, dir: string, limits: ReadLimits, expected: Expected, seen: Set<string>, made: Set<string>): Promise<void> {
+async function extractEntries(
+  reader: ByteReader,
+  dir: string,
+  limits: ReadLimits,
+  expected: Expected,
+  seen: Set<string>,
+  made: Set<string>,
+): Promise<void> {
   const writing: Array<Promise<void>> = [];
   try {
     for (;;) {
@@ -127,13 +162,15 @@ async function extractEntries(reader: ByteReader, dir: string, limits: ReadLimit
       if (seen.has(relative)) throw new Refusal(`entry ${quote(header.path)} appears twice`);
       seen.add(relative);
       if (header.type === "Directory") {
-        if (!expected.folders.has(relative)) throw new Refusal(`entry ${quote(header.path)} is not listed in the index`);
+        if (!expected.folders.has(relative))
+          throw new Refusal(`entry ${quote(header.path)} is not listed in the index`);
         await makeFolders(dir, [...parentFolders(relative), relative], made);
         continue;
       }
       const listed = expected.entries.get(relative);
       if (!listed) throw new Refusal(`entry ${quote(header.path)} is not listed in the index`);
-      if (header.size !== listed.bytes) throw new Refusal(`entry ${quote(header.path)} is ${header.size} bytes, but the index says ${listed.bytes}`);
+      if (header.size !== listed.bytes)
+        throw new Refusal(`entry ${quote(header.path)} is ${header.size} bytes, but the index says ${listed.bytes}`);
       await makeFolders(dir, parentFolders(relative), made);
       const maxLine = relative.endsWith(".jsonl") ? limits.maxLineBytes : Infinity;
       const file = path.join(dir, ...relative.split("/"));
@@ -149,7 +186,8 @@ async function extractEntries(reader: ByteReader, dir: string, limits: ReadLimit
       } else {
         sha256 = await writeEntry(reader, file, listed.bytes, header.path!, maxLine);
       }
-      if (sha256 !== listed.sha256) throw new Refusal(`entry ${quote(header.path)} does not match its sha256 in the index`);
+      if (sha256 !== listed.sha256)
+        throw new Refusal(`entry ${quote(header.path)} does not match its sha256 in the index`);
     }
     await Promise.all(writing.splice(0));
   } finally {
@@ -165,21 +203,38 @@ async function readIndex(reader: ByteReader, dir: string, limits: ReadLimits): P
   const header = decode(block);
   const [top = "", ...rest] = (header.path ?? "").split("/");
   const first = checkedPath(header, isTopFolder(top) ? top : "");
-  if (rest.join("/") !== INDEX_NAME || header.type !== "File") throw new Refusal(`its first entry is ${quote(header.path)}, not the index ${INDEX_NAME}`);
-  if (header.size! > limits.maxIndexBytes) throw new Refusal(`its index is ${formatBytes(header.size!)}, more than the ${formatBytes(limits.maxIndexBytes)} nudge reads`);
+  if (rest.join("/") !== INDEX_NAME || header.type !== "File")
+    throw new Refusal(`its first entry is ${quote(header.path)}, not the index ${INDEX_NAME}`);
+  if (header.size! > limits.maxIndexBytes)
+    throw new Refusal(
+      `its index is ${formatBytes(header.size!)}, more than the ${formatBytes(limits.maxIndexBytes)} nudge reads`,
+    );
   const data = await readBody(reader, header.size!, header.path!);
   const index = parseIndex(data);
-  if (index.entries.length > limits.maxEntries) throw new Refusal(`its index lists ${index.entries.length} entries, more than the ${limits.maxEntries} nudge accepts`);
+  if (index.entries.length > limits.maxEntries)
+    throw new Refusal(
+      `its index lists ${index.entries.length} entries, more than the ${limits.maxEntries} nudge accepts`,
+    );
   let total = 0;
   for (const entry of index.entries) {
     if (entry.bytes > limits.maxEntryBytes) {
-      throw new Refusal(`entry ${quote(`${top}/${entry.path}`)} is ${formatBytes(entry.bytes)}, more than the ${formatBytes(limits.maxEntryBytes)} nudge accepts for one entry`, maxSizeFlag(entry.bytes));
+      throw new Refusal(
+        `entry ${quote(`${top}/${entry.path}`)} is ${formatBytes(entry.bytes)}, more than the ${formatBytes(limits.maxEntryBytes)} nudge accepts for one entry`,
+        maxSizeFlag(entry.bytes),
+      );
     }
     total += entry.bytes;
   }
-  if (total > limits.maxTotalBytes) throw new Refusal(`its entries add up to ${formatBytes(total)}, more than the ${formatBytes(limits.maxTotalBytes)} nudge accepts`, maxSizeFlag(total));
+  if (total > limits.maxTotalBytes)
+    throw new Refusal(
+      `its entries add up to ${formatBytes(total)}, more than the ${formatBytes(limits.maxTotalBytes)} nudge accepts`,
+      maxSizeFlag(total),
+    );
   // The index is extracted too: the importer installs what it read, from the same bytes.
-  await fs.writeFile(path.join(dir, first), data, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode: 0o600 });
+  await fs.writeFile(path.join(dir, first), data, {
+    flag: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    mode: 0o600,
+  });
   const folders = new Set(["", ...index.entries.flatMap((e) => parentFolders(e.path))]);
   return { top, indexBytes: data.length, index, entries: new Map(index.entries.map((e) => [e.path, e])), folders };
 }
@@ -194,12 +249,17 @@ function parseIndex(data: Buffer): ExportIndex {
   const envelope = IndexEnvelopeSchema.safeParse(json);
   if (!envelope.success) throw new Refusal(`its index ${INDEX_NAME} is not a nudge export index`);
   if (envelope.data.format > EXPORT_FORMAT) {
-    throw new Refusal(`it was made by a newer nudge (export format ${envelope.data.format}; this nudge reads format ${EXPORT_FORMAT})`, "upgrade nudge, then import it again");
+    throw new Refusal(
+      `it was made by a newer nudge (export format ${envelope.data.format}; this nudge reads format ${EXPORT_FORMAT})`,
+      "upgrade nudge, then import it again",
+    );
   }
   const parsed = ExportIndexSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Refusal(`its index does not match the export schema (${issue.path.join(".") || "index"}: ${issue.message})`);
+    throw new Refusal(
+      `its index does not match the export schema (${issue.path.join(".") || "index"}: ${issue.message})`,
+    );
   }
   return parsed.data;
 }
@@ -214,7 +274,13 @@ async function readBody(reader: ByteReader, bytes: number, name: string): Promis
 /** Every entry is a new file, never through a link: a name met twice or planted is an error. */
 const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-async function writeEntry(reader: ByteReader, file: string, bytes: number, name: string, maxLine: number): Promise<string> {
+async function writeEntry(
+  reader: ByteReader,
+  file: string,
+  bytes: number,
+  name: string,
+  maxLine: number,
+): Promise<string> {
   const hash = createHash("sha256");
   const handle = await fs.open(file, NEW_FILE, 0o600);
   const lines = new LineLength(maxLine, name);
@@ -248,10 +314,13 @@ class LineLength {
 
   push(piece: Buffer): void {
     if (this.max === Infinity) return;
-    for (let start = 0; ; ) {
+    for (let start = 0; ;) {
       const newline = piece.indexOf(0x0a, start);
       this.current += (newline === -1 ? piece.length : newline) - start;
-      if (this.current > this.max) throw new Refusal(`entry ${quote(this.name)} has a line longer than the ${formatBytes(this.max)} nudge reads (line ${this.line})`);
+      if (this.current > this.max)
+        throw new Refusal(
+          `entry ${quote(this.name)} has a line longer than the ${formatBytes(this.max)} nudge reads (line ${this.line})`,
+        );
       if (newline === -1) return;
       this.current = 0;
       this.line++;
@@ -265,7 +334,10 @@ async function checkFreeSpace(dir: string, bytes: number, name: string, place: s
   const stats = await fs.statfs(dir);
   const free = stats.bavail * stats.bsize;
   if (bytes + SPACE_MARGIN > free) {
-    throw new UserError(`not enough disk space to import ${name}: it needs ${formatBytes(bytes)} and more than ${formatBytes(SPACE_MARGIN)} to spare, and ${place} has ${formatBytes(free)} free`, "free some space there, then import again");
+    throw new UserError(
+      `not enough disk space to import ${name}: it needs ${formatBytes(bytes)} and more than ${formatBytes(SPACE_MARGIN)} to spare, and ${place} has ${formatBytes(free)} free`,
+      "free some space there, then import again",
+    );
   }
 }
 

@@ -88,21 +88,36 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
   progress("checking the code changes for secrets…");
   const code = await scanCode(root, plan.tip, manifest.repo.baseCommit, plan.turns);
   // The base and the HEADs recorded travel with the history they need when no remote has them: all of it is scanned too.
-  const carriedSecrets = await scanCarried(root, plan.reach.map((r) => r.commit), code.scanned);
+  const carriedSecrets = await scanCarried(
+    root,
+    plan.reach.map((r) => r.commit),
+    code.scanned,
+  );
   const codeSecrets = [...code.secrets, ...carriedSecrets];
-  if (codeSecrets.length && !o.allowSecretsInCode) throw codeSecretError(codeSecrets, await carriedOf(root, plan.reach), o.verb);
+  if (codeSecrets.length && !o.allowSecretsInCode)
+    throw codeSecretError(codeSecrets, await carriedOf(root, plan.reach), o.verb);
 
   // Staged in the store's work folder, with the archive's temp file journalled: a killed export
   // leaves nothing in /tmp or beside -o that the next export or `nudge session gc` does not clear.
   const work = await beginWork(store, "export", `an export of session ${manifest.id} to ${o.out}`);
   const stage = work.dir;
   try {
-    progress(o.redact ? "masking secrets in the conversation and claude's transcripts…" : "scanning the conversation and claude's transcripts…");
+    progress(
+      o.redact
+        ? "masking secrets in the conversation and claude's transcripts…"
+        : "scanning the conversation and claude's transcripts…",
+    );
     const logs = await stageLogs(session.dir, plan, stage, o.redact);
     progress("bundling the snapshot commits…");
     const commits = await exportCommits(root, plan.tip, manifest.repo.baseCommit, logs.turns, o.redact);
     const bundleFile = path.join(stage, "session.bundle");
-    const bundle = await git.createBundle(root, bundleFile, [{ ref: BUNDLE_TIP, commit: commits.tip }], plan.reach.map(({ ref, commit }) => ({ ref, commit })), work.dir);
+    const bundle = await git.createBundle(
+      root,
+      bundleFile,
+      [{ ref: BUNDLE_TIP, commit: commits.tip }],
+      plan.reach.map(({ ref, commit }) => ({ ref, commit })),
+      work.dir,
+    );
 
     const journal = await stageJournal(stage, commits.turns, o.redact);
     const turns = journal.turns;
@@ -129,13 +144,28 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
     const manifestFile = path.join(stage, SESSION_DIR, "manifest.json");
     await fs.writeFile(manifestFile, JSON.stringify(meta.header, null, 2) + "\n", { flag: "wx" });
 
-    const findings = [...logs.findings, ...journal.findings, ...meta.findings, ...commits.found.map((m): SecretFinding => ({ kind: m.kind, file: BUNDLE_ENTRY, line: 0, start: 0, end: 0, ...(m.turn === null ? {} : { turn: m.turn }) }))];
+    const findings = [
+      ...logs.findings,
+      ...journal.findings,
+      ...meta.findings,
+      ...commits.found.map((m): SecretFinding => ({
+        kind: m.kind,
+        file: BUNDLE_ENTRY,
+        line: 0,
+        start: 0,
+        end: 0,
+        ...(m.turn === null ? {} : { turn: m.turn }),
+      })),
+    ];
     const summary = summarizeFindings(findings);
     const files: ExportFile[] = [
       ...logs.files,
       { path: `${SESSION_DIR}/turns.jsonl`, source: { file: journal.file } },
       { path: `${SESSION_DIR}/manifest.json`, source: { file: manifestFile } },
-      ...plan.patches.map((p) => ({ path: `${SESSION_DIR}/${p.file}`, source: { file: path.join(session.dir, p.file) } })),
+      ...plan.patches.map((p) => ({
+        path: `${SESSION_DIR}/${p.file}`,
+        source: { file: path.join(session.dir, p.file) },
+      })),
       { path: BUNDLE_ENTRY, source: { file: bundleFile } },
     ];
     const index: Omit<ExportIndex, "entries"> = {
@@ -161,7 +191,9 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
     };
     progress("writing the archive…");
     faultPoint("export-staged");
-    const written = await writeExport(o.out, { top: `nudge-${manifest.id}`, index, files }, (temp) => work.will({ kind: "made", path: temp }));
+    const written = await writeExport(o.out, { top: `nudge-${manifest.id}`, index, files }, (temp) =>
+      work.will({ kind: "made", path: temp }),
+    );
     return {
       path: o.out,
       bytes: written.bytes,
@@ -180,10 +212,20 @@ export async function exportSession(store: Store, session: StoredSession, o: Exp
 }
 
 /** turns.jsonl afresh (one `turn` record per turn), masked like the logs: prompts and check output may hold secrets. */
-async function stageJournal(stage: string, turns: Turn[], redact: boolean): Promise<{ file: string; turns: Turn[]; findings: SecretFinding[] }> {
+async function stageJournal(
+  stage: string,
+  turns: Turn[],
+  redact: boolean,
+): Promise<{ file: string; turns: Turn[]; findings: SecretFinding[] }> {
   const raw = path.join(stage, "raw", "turns.jsonl");
   const file = path.join(stage, SESSION_DIR, "turns.jsonl");
-  await fs.writeFile(raw, journalOf(turns).map((r) => JSON.stringify(r) + "\n").join(""), { flag: "wx" });
+  await fs.writeFile(
+    raw,
+    journalOf(turns)
+      .map((r) => JSON.stringify(r) + "\n")
+      .join(""),
+    { flag: "wx" },
+  );
   const options = { file: `${SESSION_DIR}/turns.jsonl`, turnOfLine: (line: number) => turns[line - 1]?.n };
   const findings = await secretsOf(raw, file, options, redact);
   return { file, turns: foldJournal(parseJournal(await fs.readFile(file, "utf8"), file)).turns, findings };

@@ -36,7 +36,13 @@ export async function turnEnd(file: string, lastAssistantUuid: string | null, li
 
 /** A prompt queued for claude, a user line that is a prompt (not a tool's result), or another reply. */
 function beginsTurn(line: Buffer): boolean {
-  let parsed: { type?: unknown; operation?: unknown; isMeta?: unknown; message?: { content?: unknown }; toolUseResult?: unknown };
+  let parsed: {
+    type?: unknown;
+    operation?: unknown;
+    isMeta?: unknown;
+    message?: { content?: unknown };
+    toolUseResult?: unknown;
+  };
   try {
     parsed = JSON.parse(line.toString("utf8")) as typeof parsed;
   } catch {
@@ -48,5 +54,8 @@ function beginsTurn(line: Buffer): boolean {
   if (parsed.type === "assistant") return true;
   if (parsed.type !== "user" || parsed.toolUseResult !== undefined || parsed.isMeta === true) return false;
   const content = parsed.message?.content;
-  return typeof content === "string" || (Array.isArray(content) && !content.some((c: { type?: unknown }) => c?.type === "tool_result"));
+  return (
+    typeof content === "string" ||
+    (Array.isArray(content) && !content.some((c: { type?: unknown }) => c?.type === "tool_result"))
+  );
 }

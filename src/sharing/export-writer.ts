@@ -24,15 +24,23 @@ export interface ExportInput {
 }
 
 /** Write the export at `out` (atomically; `beforeTemp` hears of the temp file first). Returns the archive's size and the index it holds. */
-export async function writeExport(out: string, input: ExportInput, beforeTemp?: (temp: string) => Promise<void>): Promise<{ bytes: number; index: ExportIndex }> {
+export async function writeExport(
+  out: string,
+  input: ExportInput,
+  beforeTemp?: (temp: string) => Promise<void>,
+): Promise<{ bytes: number; index: ExportIndex }> {
   if (!isTopFolder(input.top)) throw new InternalError(`bad top folder for an export: ${JSON.stringify(input.top)}`);
   const files = [...input.files].sort((a, b) => compareBytes(a.path, b.path));
   const measured: Array<ExportEntry & { source: TarSource }> = [];
   for (const file of files) {
-    if (!isEntryPath(file.path) || file.path === INDEX_NAME) throw new InternalError(`bad path for an export entry: ${JSON.stringify(file.path)}`);
+    if (!isEntryPath(file.path) || file.path === INDEX_NAME)
+      throw new InternalError(`bad path for an export entry: ${JSON.stringify(file.path)}`);
     measured.push({ path: file.path, source: file.source, ...(await measure(file.source)) });
   }
-  const parsed = ExportIndexSchema.safeParse({ ...input.index, entries: measured.map(({ path, bytes, sha256 }) => ({ path, bytes, sha256 })) });
+  const parsed = ExportIndexSchema.safeParse({
+    ...input.index,
+    entries: measured.map(({ path, bytes, sha256 }) => ({ path, bytes, sha256 })),
+  });
   if (!parsed.success) throw new InternalError(`the export index does not match its schema: ${parsed.error.message}`);
   const index = parsed.data;
   const indexBytes = Buffer.from(JSON.stringify(index, null, 2) + "\n");

@@ -26,7 +26,10 @@ export async function codeRefs(contents: ExportContents, id: string): Promise<Co
   const tip = header.heads.find((h) => h.ref === BUNDLE_TIP);
   const last = contents.turns.at(-1)!;
   if (!tip) throw new Refusal(`its git bundle has no ${BUNDLE_TIP}`);
-  if (tip.commit !== last.snapshot.commit) throw new Refusal(`its git bundle ends at ${tip.commit.slice(0, 10)}, but turn ${last.n} recorded ${last.snapshot.commit.slice(0, 10)}`);
+  if (tip.commit !== last.snapshot.commit)
+    throw new Refusal(
+      `its git bundle ends at ${tip.commit.slice(0, 10)}, but turn ${last.n} recorded ${last.snapshot.commit.slice(0, 10)}`,
+    );
   const refs = [{ from: BUNDLE_TIP, ref: sessionRef(id), commit: tip.commit }];
   // Every other ref becomes a ref of this clone: each must be the HEAD a turn of the journal recorded.
   for (const h of header.heads) {
@@ -34,14 +37,19 @@ export async function codeRefs(contents: ExportContents, id: string): Promise<Co
     if (h.ref === BUNDLE_BASE) {
       // Carries the base commit's history; no ref is made for it here, but it must be what the manifest names.
       const base = contents.header.repo.baseCommit;
-      if (h.commit !== base) throw new Refusal(`its git bundle's ${h.ref} points at ${h.commit.slice(0, 10)}, but the session's base commit is ${base?.slice(0, 10) ?? "(none)"}`);
+      if (h.commit !== base)
+        throw new Refusal(
+          `its git bundle's ${h.ref} points at ${h.commit.slice(0, 10)}, but the session's base commit is ${base?.slice(0, 10) ?? "(none)"}`,
+        );
       continue;
     }
     const n = /^refs\/nudge\/export\/head-(\d{1,9})$/.exec(h.ref)?.[1];
     if (n === undefined) throw new Refusal(`its git bundle carries ${h.ref}, which no export makes`);
     const turn = contents.turns[Number(n)];
     if (!turn || turn.head !== h.commit) {
-      throw new Refusal(`its git bundle's ${h.ref} points at ${h.commit.slice(0, 10)}, but ${turn ? `turn ${turn.n} recorded HEAD ${turn.head?.slice(0, 10) ?? "(none)"}` : `the session has no turn ${Number(n)}`}`);
+      throw new Refusal(
+        `its git bundle's ${h.ref} points at ${h.commit.slice(0, 10)}, but ${turn ? `turn ${turn.n} recorded HEAD ${turn.head?.slice(0, 10) ?? "(none)"}` : `the session has no turn ${Number(n)}`}`,
+      );
     }
     refs.push({ from: h.ref, ref: `refs/nudge/${id}/${turn.n}`, commit: h.commit });
   }
@@ -49,10 +57,19 @@ export async function codeRefs(contents: ExportContents, id: string): Promise<Co
 }
 
 /** Everything about the code, checked without writing to `root`. `scratchIndex`: a file path in the import's work folder. */
-export async function checkCode(root: string, contents: ExportContents, refs: CodeRefs, scratchIndex: string, progress?: (line: string) => void): Promise<{ pack: string[] | null }> {
+export async function checkCode(
+  root: string,
+  contents: ExportContents,
+  refs: CodeRefs,
+  scratchIndex: string,
+  progress?: (line: string) => void,
+): Promise<{ pack: string[] | null }> {
   const format = await git.objectFormat(root);
   if (format !== contents.git.objectFormat) {
-    throw new UserError(`the export is of a ${contents.git.objectFormat.toUpperCase()} repository; this one uses ${format.toUpperCase()}`, "import it into a clone of the repository it was recorded in");
+    throw new UserError(
+      `the export is of a ${contents.git.objectFormat.toUpperCase()} repository; this one uses ${format.toUpperCase()}`,
+      "import it into a clone of the repository it was recorded in",
+    );
   }
   const base = contents.header.repo.baseCommit;
   await refuseAnotherProject(root, contents);
@@ -64,27 +81,46 @@ export async function checkCode(root: string, contents: ExportContents, refs: Co
     contents.git.prerequisites,
     async (scratch) => {
       if (base && !(await git.objectExists(scratch, `${base}^{commit}`))) {
-        throw new UserError(`this repository lacks the session's base commit ${base}`, "fetch it (git fetch), then import again");
+        throw new UserError(
+          `this repository lacks the session's base commit ${base}`,
+          "fetch it (git fetch), then import again",
+        );
       }
       progress?.("checking every snapshot…");
-      const chain = new Map((await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]));
-      for (const t of contents.turns) for (const s of snapshotsOf(t)) if (chain.get(s.commit) !== s.tree) throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
+      const chain = new Map(
+        (await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]),
+      );
+      for (const t of contents.turns)
+        for (const s of snapshotsOf(t))
+          if (chain.get(s.commit) !== s.tree)
+            throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
       progress?.("checking every patch…");
-      const steps = contents.turns.flatMap((t) => [...(t.edits ? [{ turn: t, patch: t.edits.patch.file, tree: t.edits.snapshot.tree }] : []), { turn: t, patch: t.patch.file, tree: t.snapshot.tree }]);
+      const steps = contents.turns.flatMap((t) => [
+        ...(t.edits ? [{ turn: t, patch: t.edits.patch.file, tree: t.edits.snapshot.tree }] : []),
+        { turn: t, patch: t.patch.file, tree: t.snapshot.tree },
+      ]);
       const patches = await Promise.all(steps.map((s) => fs.readFile(path.join(contents.sessionDir, s.patch))));
       const start = base ? await git.treeOf(scratch, base) : await git.emptyTree(scratch);
       const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
       // Each patch is what git makes between the recorded trees, in one process for all: then
       // applying it reproduces the tree. One that differs (another git may write a diff another
       // way) is applied for real, onto the tree before it.
-      const made = await git.diffTreePairs(scratch, steps.map((s, i) => [from[i]!, s.tree]));
+      const made = await git.diffTreePairs(
+        scratch,
+        steps.map((s, i) => [from[i]!, s.tree]),
+      );
       for (const [i, step] of steps.entries()) {
         if (made[i]!.equals(patches[i]!)) continue;
         const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patches[i]!).catch((error: unknown) => {
           if (!(error instanceof UserError)) throw error;
-          throw new Refusal(`${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`);
+          throw new Refusal(
+            `${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`,
+          );
         });
-        if (tree !== step.tree) throw new Refusal(`${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`);
+        if (tree !== step.tree)
+          throw new Refusal(
+            `${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`,
+          );
       }
     },
     path.dirname(scratchIndex), // the scratch repository beside it, in the import's work folder
@@ -102,7 +138,10 @@ async function refuseAnotherProject(root: string, contents: ExportContents): Pro
   const roots = contents.git.rootCommits ?? [];
   if (roots.length === 0) return; // an export of an older nudge: the fetch hint below is all it can say
   const base = contents.header.repo.baseCommit;
-  const needed = [...contents.git.prerequisites.map((p) => p.commit), ...(base && !contents.git.carried.includes(base) ? [base] : [])];
+  const needed = [
+    ...contents.git.prerequisites.map((p) => p.commit),
+    ...(base && !contents.git.carried.includes(base) ? [base] : []),
+  ];
   const present = async (commit: string) => git.objectExists(root, `${commit}^{commit}`);
   if ((await Promise.all(needed.map(present))).every(Boolean)) return;
   if ((await Promise.all(roots.map(present))).some(Boolean) || (await git.isShallow(root))) return;

@@ -19,9 +19,14 @@ export function carriedImages(entries: ExportEntry[], sessionDir: string): strin
   for (const entry of entries) {
     if (!entry.path.startsWith(prefix)) continue;
     const name = entry.path.slice(prefix.length);
-    if (!IMAGE_NAME.test(name)) throw new Refusal(`entry ${entry.path} is not part of a session (an image is named by its sha256)`);
-    if (entry.sha256 !== name) throw new Refusal(`${entry.path} is not the image its name says (its sha256 is ${entry.sha256.slice(0, 12)}…)`);
-    if (entry.bytes > MAX_IMAGE_BYTES) throw new Refusal(`${entry.path} is an image of ${formatBytes(entry.bytes)}, more than the ${formatBytes(MAX_IMAGE_BYTES)} nudge reads back into a line`);
+    if (!IMAGE_NAME.test(name))
+      throw new Refusal(`entry ${entry.path} is not part of a session (an image is named by its sha256)`);
+    if (entry.sha256 !== name)
+      throw new Refusal(`${entry.path} is not the image its name says (its sha256 is ${entry.sha256.slice(0, 12)}…)`);
+    if (entry.bytes > MAX_IMAGE_BYTES)
+      throw new Refusal(
+        `${entry.path} is an image of ${formatBytes(entry.bytes)}, more than the ${formatBytes(MAX_IMAGE_BYTES)} nudge reads back into a line`,
+      );
     images.push(`${IMAGES_DIR}/${name}`);
   }
   return images;

@@ -78,10 +78,16 @@ export async function installSession(input: InstallInput): Promise<SetAside | nu
 
     // claude's files are placed from the bundle folder they moved into with it (the main
     // transcripts, compressed in the bundle, from their plain copies left in the import's work folder).
-    const moved = (from: string) => (path.relative(staged.dir, from).startsWith("..") ? from : path.join(dir, path.relative(staged.dir, from)));
-    await place(staged.placements.map((p) => ({ ...p, from: moved(p.from) })), work);
+    const moved = (from: string) =>
+      path.relative(staged.dir, from).startsWith("..") ? from : path.join(dir, path.relative(staged.dir, from));
+    await place(
+      staged.placements.map((p) => ({ ...p, from: moved(p.from) })),
+      work,
+    );
     faultPoint("import-done");
-    return input.replace || aside.length ? { backupDir: input.backupDir, refs, claudeFiles: aside.map((p) => p.to) } : null;
+    return input.replace || aside.length
+      ? { backupDir: input.backupDir, refs, claudeFiles: aside.map((p) => p.to) }
+      : null;
   } catch (error) {
     await work.rollBack().catch(() => undefined);
     throw error;
@@ -89,7 +95,13 @@ export async function installSession(input: InstallInput): Promise<SetAside | nu
 }
 
 /** The session under the id moves aside: its folder and private index into the backup folder, its refs under refs/nudge/import-backups/. */
-async function setAside(store: Store, id: string, refs: Array<{ ref: string; commit: string }>, backupDir: string, work: Work): Promise<string[]> {
+async function setAside(
+  store: Store,
+  id: string,
+  refs: Array<{ ref: string; commit: string }>,
+  backupDir: string,
+  work: Work,
+): Promise<string[]> {
   const dir = bundleDir(store, id);
   const kept = path.join(backupDir, "session");
   await work.will({ kind: "renamed", from: dir, to: kept });
@@ -100,7 +112,11 @@ async function setAside(store: Store, id: string, refs: Array<{ ref: string; com
     await fs.rename(index, path.join(backupDir, "index"));
   }
   const prefix = `refs/nudge/import-backups/${path.basename(backupDir)}`;
-  const moves = refs.map((r) => ({ from: r.ref, to: `${prefix}/${r.ref === `refs/nudge/sessions/${id}` ? "session" : r.ref.split("/").at(-1)}`, commit: r.commit }));
+  const moves = refs.map((r) => ({
+    from: r.ref,
+    to: `${prefix}/${r.ref === `refs/nudge/sessions/${id}` ? "session" : r.ref.split("/").at(-1)}`,
+    commit: r.commit,
+  }));
   await work.will({ kind: "moved-refs", moves });
   await git.moveRefs(store.repoRoot, moves);
   return moves.map((m) => m.to);
@@ -133,7 +149,13 @@ async function place(placements: Placement[], work: Work): Promise<void> {
 /** The deepest folder on the way to `dir` that exists. */
 async function existing(dir: string): Promise<string> {
   for (let at = dir; ; at = path.dirname(at)) {
-    if (await fs.stat(at).then((s) => s.isDirectory(), () => false)) return at;
+    if (
+      await fs.stat(at).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    )
+      return at;
     if (path.dirname(at) === at) return at;
   }
 }

@@ -75,7 +75,11 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
     what: `importing ${path.basename(archive)}`,
     // Imports take seconds: the second of two waits its turn, rather than race for the same id.
     waitMs: 120_000,
-    busy: (holder) => new UserError(`another import into this repository is running (${holderText(holder)}: ${holder.what ?? "an import"})`, "wait for it to finish, then import again"),
+    busy: (holder) =>
+      new UserError(
+        `another import into this repository is running (${holderText(holder)}: ${holder.what ?? "an import"})`,
+        "wait for it to finish, then import again",
+      ),
   });
   try {
     const work = await beginWork(store, "import", o.what ?? `an import of ${path.basename(archive)}`);
@@ -92,26 +96,68 @@ export async function importSession(store: Store, archive: string, o: ImportOpti
 async function importInto(store: Store, archive: string, o: ImportOptions, work: Work): Promise<ImportResult> {
   const name = path.basename(archive);
   // Unpacked and staged in the store: installing moves the bundle folder, and a kill leaves nothing in /tmp.
-  const opened = await openExport(archive, { tempParent: work.dir, copies: 2, placeName: store.dir, limits: o.maxBytes ? raisedLimits(o.maxBytes) : {} });
+  const opened = await openExport(archive, {
+    tempParent: work.dir,
+    copies: 2,
+    placeName: store.dir,
+    limits: o.maxBytes ? raisedLimits(o.maxBytes) : {},
+  });
   faultPoint("import-unpacked");
   try {
     const contents = await readContents(opened).catch(refusing(name));
     const large = opened.index.entries.reduce((n, e) => n + e.bytes, 0) > LARGE_BYTES;
     const progress = (line: string) => (large ? o.progress?.(line) : undefined);
-    const origin = { exportedBy: exporter(contents.index), exportedAt: contents.index.exported.at, writtenAt: contents.index.exported.writtenAt ?? null, root: contents.index.exported.repoRoot, cwd: contents.index.exported.cwd };
-    const base = { sourceId: contents.index.session.id, turns: contents.index.session.turns, carried: contents.git.carried };
+    const origin = {
+      exportedBy: exporter(contents.index),
+      exportedAt: contents.index.exported.at,
+      writtenAt: contents.index.exported.writtenAt ?? null,
+      root: contents.index.exported.repoRoot,
+      cwd: contents.index.exported.cwd,
+    };
+    const base = {
+      sourceId: contents.index.session.id,
+      turns: contents.index.session.turns,
+      carried: contents.git.carried,
+    };
 
     const here = await alreadyImported(store, contents);
     if (here) {
-      return { ...base, status: "already", id: here.id, idChange: null, dir: bundleDir(store, here.id), origin, refs: [], claudeFiles: [], setAside: null, continuedBy: here.continuedBy };
+      return {
+        ...base,
+        status: "already",
+        id: here.id,
+        idChange: null,
+        dir: bundleDir(store, here.id),
+        origin,
+        refs: [],
+        claudeFiles: [],
+        setAside: null,
+        continuedBy: here.continuedBy,
+      };
     }
     const target = await chooseId(store, contents.index.session.id, o.force);
     const refs = await codeRefs(contents, target.id).catch(refusing(name));
     progress("checking the code: the git bundle, every snapshot and patch…");
-    const { pack } = await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(refusing(name));
+    const { pack } = await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(
+      refusing(name),
+    );
 
     const now = (o.now ?? (() => new Date()))();
-    const staged = await stageSession(contents, { id: target.id, root: store.repoRoot, worktree: worktreeName(store), claudeConfigDir: claudeConfigDir(o.env ?? process.env), importedAt: now.toISOString(), keepBoth: !o.force, parent: (await parentHere(store, contents.header.parent)) ?? (o.lineage && o.lineage.id !== target.id ? o.lineage : null) }, path.join(work.dir, "bundle"));
+    const staged = await stageSession(
+      contents,
+      {
+        id: target.id,
+        root: store.repoRoot,
+        worktree: worktreeName(store),
+        claudeConfigDir: claudeConfigDir(o.env ?? process.env),
+        importedAt: now.toISOString(),
+        keepBoth: !o.force,
+        parent:
+          (await parentHere(store, contents.header.parent)) ??
+          (o.lineage && o.lineage.id !== target.id ? o.lineage : null),
+      },
+      path.join(work.dir, "bundle"),
+    );
     faultPoint("import-staged");
     const different = staged.placements.filter((p) => p.state === "different");
     if (different.length && !o.force) {
@@ -156,18 +202,31 @@ async function checkClaudeSpace(placements: Placement[], projectDir: string): Pr
   let bytes = 0;
   for (const p of placements) if (p.state === "new" || p.state === "different") bytes += (await fs.stat(p.from)).size;
   let at = projectDir;
-  while (!(await fs.stat(at).then((s) => s.isDirectory(), () => false)) && path.dirname(at) !== at) at = path.dirname(at);
+  while (
+    !(await fs.stat(at).then(
+      (s) => s.isDirectory(),
+      () => false,
+    )) &&
+    path.dirname(at) !== at
+  )
+    at = path.dirname(at);
   const stats = await fs.statfs(at);
   const free = stats.bavail * stats.bsize;
-  if (bytes > free) throw new UserError(`not enough disk space for claude's files of this session: they need ${formatBytes(bytes)}, and ${at} has ${formatBytes(free)} free`, "free some space there, then import again; nothing was imported");
+  if (bytes > free)
+    throw new UserError(
+      `not enough disk space for claude's files of this session: they need ${formatBytes(bytes)}, and ${at} has ${formatBytes(free)} free`,
+      "free some space there, then import again; nothing was imported",
+    );
 }
-
 
 /**
  * A session here that came from this very export: the same source session, exported at the same
  * moment, whose conversation starts with the export's byte for byte (it may have been continued since).
  */
-async function alreadyImported(store: Store, contents: ExportContents): Promise<{ id: string; continuedBy: number } | null> {
+async function alreadyImported(
+  store: Store,
+  contents: ExportContents,
+): Promise<{ id: string; continuedBy: number } | null> {
   const { index } = contents;
   const exported = index.entries.find((e) => e.path === `${SESSION_DIR}/conversation.jsonl`)!;
   for (const s of await listSessions(store)) {
@@ -181,19 +240,26 @@ async function alreadyImported(store: Store, contents: ExportContents): Promise<
   return null;
 }
 
-type Chosen = { id: string; change: null } | { id: string; change: "fresh" } | { id: string; change: "replaced"; refs: Array<{ ref: string; commit: string }> };
+type Chosen =
+  | { id: string; change: null }
+  | { id: string; change: "fresh" }
+  | { id: string; change: "replaced"; refs: Array<{ ref: string; commit: string }> };
 
 /** The exported id when it is free here; else a fresh one, or (--force) the same one, replacing what is there. */
 async function chooseId(store: Store, id: string, force: boolean): Promise<Chosen> {
   const refs = await git.listRefs(store.repoRoot, ["refs/nudge/"]);
-  const refsOf = (x: string) => refs.filter((r) => r.ref === sessionRef(x) || new RegExp(`^refs/nudge/${x}/\\d+$`).test(r.ref));
+  const refsOf = (x: string) =>
+    refs.filter((r) => r.ref === sessionRef(x) || new RegExp(`^refs/nudge/${x}/\\d+$`).test(r.ref));
   const ids = new Set(await sessionIds(store));
   const taken = (x: string) => ids.has(x) || refsOf(x).length > 0;
   if (!taken(id)) return { id, change: null };
   if (force && ids.has(id)) {
     const activity = await lockActivity(bundleFiles(bundleDir(store, id)).lock);
     if (activity) {
-      throw new UserError(`session ${id} is ${activity === "recording" ? "being recorded" : `still running its claude (pid ${activity.orphanPid})`}; it cannot be replaced now`, "import without --force to get it under a fresh id, or finish that session first");
+      throw new UserError(
+        `session ${id} is ${activity === "recording" ? "being recorded" : `still running its claude (pid ${activity.orphanPid})`}; it cannot be replaced now`,
+        "import without --force to get it under a fresh id, or finish that session first",
+      );
     }
     return { id, change: "replaced", refs: refsOf(id).map(({ ref, commit }) => ({ ref, commit })) };
   }

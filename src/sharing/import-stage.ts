@@ -65,7 +65,11 @@ export interface StagedSession {
 
 const LOGS = ["conversation.jsonl", "timing.txt", "input.jsonl", "input-timing.txt"];
 
-export async function stageSession(contents: ExportContents, target: ImportTarget, dir: string): Promise<StagedSession> {
+export async function stageSession(
+  contents: ExportContents,
+  target: ImportTarget,
+  dir: string,
+): Promise<StagedSession> {
   const { index } = contents;
   const files = bundleFiles(dir);
   const src = (name: string) => path.join(contents.sessionDir, name);
@@ -73,13 +77,25 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   await fs.mkdir(files.transcripts, { recursive: true });
   // Moved, not copied: the unpacked export is thrown away after staging, and it is on the same disk
   // (both in the import's work folder), so every byte is not written a second time.
-  const moved = new Set([...LOGS, ...contents.images, ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file))]);
+  const moved = new Set([
+    ...LOGS,
+    ...contents.images,
+    ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file)),
+  ]);
   if (contents.images.length > 0) await fs.mkdir(imagesDir(dir));
-  await Promise.all([...[...moved].map((name) => fs.rename(src(name), path.join(dir, name))), fs.writeFile(files.stderr, "")]);
+  await Promise.all([
+    ...[...moved].map((name) => fs.rename(src(name), path.join(dir, name))),
+    fs.writeFile(files.stderr, ""),
+  ]);
 
   const cwd = path.join(target.root, contents.relativeCwd);
   const projectDir = path.join(target.claudeConfigDir, "projects", encodeProjectDir(cwd));
-  const moves = transcriptMoves({ oldRoot: index.exported.repoRoot, newRoot: target.root, oldProjectDir: index.exported.claudeProjectDir, newProjectDir: projectDir });
+  const moves = transcriptMoves({
+    oldRoot: index.exported.repoRoot,
+    newRoot: target.root,
+    oldProjectDir: index.exported.claudeProjectDir,
+    newProjectDir: projectDir,
+  });
   const lengths = new Map<string, Map<number, number>>();
   const placements: Placement[] = [];
   for (const rel of await listFiles(src("claude"))) {
@@ -90,7 +106,9 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     else await fs.copyFile(from, to);
     const main = /^[^/]+\.jsonl$/.test(rel);
     if (main) {
-      const offsets = contents.turns.flatMap((t) => (t.transcript === `claude/${rel}` && t.transcriptBytes != null ? [t.transcriptBytes] : []));
+      const offsets = contents.turns.flatMap((t) =>
+        t.transcript === `claude/${rel}` && t.transcriptBytes != null ? [t.transcriptBytes] : [],
+      );
       lengths.set(`claude/${rel}`, await remapOffsets(from, to, offsets));
     }
     const placed = path.join(projectDir, ...rel.split("/"));
@@ -102,7 +120,9 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
     ...t,
     snapshot: { ...t.snapshot, ref },
     ...(t.edits ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, ref } } } : {}),
-    ...(t.transcript && t.transcriptBytes != null ? { transcriptBytes: lengths.get(t.transcript)?.get(t.transcriptBytes) ?? t.transcriptBytes } : {}),
+    ...(t.transcript && t.transcriptBytes != null
+      ? { transcriptBytes: lengths.get(t.transcript)?.get(t.transcriptBytes) ?? t.transcriptBytes }
+      : {}),
   }));
   const { header } = contents;
   const last = resumePoint({ ...header, turns: recorded, unsaved: [] }, recorded.at(-1)!.n);
@@ -111,14 +131,23 @@ export async function stageSession(contents: ExportContents, target: ImportTarge
   const renameTurn = (t: (typeof recorded)[number]) => {
     const session = t.claudeSessionId && renamed.get(t.claudeSessionId);
     const file = t.transcript && renamed.get(claudeSessionIdOf(t.transcript));
-    return { ...t, ...(session ? { claudeSessionId: session } : {}), ...(file ? { transcript: transcriptName(file) } : {}) };
+    return {
+      ...t,
+      ...(session ? { claudeSessionId: session } : {}),
+      ...(file ? { transcript: transcriptName(file) } : {}),
+    };
   };
   // claude's copy there is this conversation continued further: resume from the export's last reply, in a fork.
-  const continued = placements.some((p) => (p.state === "longer" || p.state === "holds") && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir);
+  const continued = placements.some(
+    (p) => (p.state === "longer" || p.state === "holds") && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir,
+  );
   const turns = recorded.map(renameTurn);
   const point = continued && !header.resume ? last : null;
   const resumeAt = point ? { claudeSessionId: point.claudeSessionId, atUuid: point.atUuid } : header.resume;
-  const resume = resumeAt && { ...resumeAt, claudeSessionId: renamed.get(resumeAt.claudeSessionId) ?? resumeAt.claudeSessionId };
+  const resume = resumeAt && {
+    ...resumeAt,
+    claudeSessionId: renamed.get(resumeAt.claudeSessionId) ?? resumeAt.claudeSessionId,
+  };
   const manifest: Manifest = {
     ...header,
     format: MANIFEST_FORMAT,
@@ -172,12 +201,15 @@ async function compressCopies(folder: string, plainDir: string, placements: Plac
  */
 async function keepOtherCopies(placements: Placement[], projectDir: string, lastUuid: string | null): Promise<void> {
   if (!lastUuid) return;
-  for (const main of placements.filter((p) => p.state === "different" && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir)) {
+  for (const main of placements.filter(
+    (p) => p.state === "different" && /\.jsonl$/.test(p.to) && path.dirname(p.to) === projectDir,
+  )) {
     // Unreadable (a folder, no permission): not known to be the same conversation, so "different" it stays.
     if (!(await fileContains(main.to, `"uuid":"${lastUuid}"`).catch(() => false))) continue;
     const sideFolder = main.to.slice(0, -".jsonl".length) + path.sep;
     main.state = "holds";
-    for (const side of placements) if (side.state === "different" && side.to.startsWith(sideFolder)) side.state = "holds";
+    for (const side of placements)
+      if (side.state === "different" && side.to.startsWith(sideFolder)) side.state = "holds";
   }
 }
 
@@ -203,7 +235,8 @@ async function compare(staged: string, placed: string): Promise<Placement["state
   const there = await fs.lstat(placed).catch(() => null);
   if (!there) return "new";
   const size = (await fs.stat(staged)).size;
-  if (there.isFile() && there.size < size && (await sha256(staged, there.size)) === (await sha256(placed))) return "extends";
+  if (there.isFile() && there.size < size && (await sha256(staged, there.size)) === (await sha256(placed)))
+    return "extends";
   if (!there.isFile() || there.size < size) return "different";
   if ((await sha256(placed, size)) !== (await sha256(staged))) return "different";
   return there.size === size ? "same" : "longer";
@@ -212,6 +245,7 @@ async function compare(staged: string, placed: string): Promise<Placement["state
 async function sha256(file: string, bytes?: number): Promise<string> {
   const hash = createHash("sha256");
   if (bytes === 0) return hash.digest("hex");
-  for await (const chunk of createReadStream(file, bytes === undefined ? {} : { start: 0, end: bytes - 1 })) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(file, bytes === undefined ? {} : { start: 0, end: bytes - 1 }))
+    hash.update(chunk as Buffer);
   return hash.digest("hex");
 }

@@ -24,7 +24,10 @@ export async function* inflate(file: string, cap: () => number): AsyncGenerator<
   try {
     for await (const chunk of gunzip) {
       total += (chunk as Buffer).length;
-      if (total > cap()) throw new Refusal(`it inflates to more than ${formatBytes(cap())}, more than its index accounts for (a decompression bomb?)`);
+      if (total > cap())
+        throw new Refusal(
+          `it inflates to more than ${formatBytes(cap())}, more than its index accounts for (a decompression bomb?)`,
+        );
       yield chunk as Buffer;
     }
   } catch (error) {
@@ -42,7 +45,11 @@ async function isPlainTar(file: string): Promise<boolean> {
   try {
     const head = Buffer.alloc(263);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return bytesRead === head.length && !(head[0] === 0x1f && head[1] === 0x8b) && head.subarray(257, 262).toString("latin1") === "ustar";
+    return (
+      bytesRead === head.length &&
+      !(head[0] === 0x1f && head[1] === 0x8b) &&
+      head.subarray(257, 262).toString("latin1") === "ustar"
+    );
   } finally {
     await handle.close();
   }
@@ -62,7 +69,8 @@ function gzipRefusal(error: unknown): unknown {
   const { code, message } = error as NodeJS.ErrnoException;
   if (code === "ENOENT" || code === "EISDIR" || code === "EACCES") return error;
   if (code === "Z_DATA_ERROR" && /incorrect header check/.test(message)) return new Refusal("it is not a gzip file");
-  if (code === "Z_BUF_ERROR" || /unexpected end of file/.test(message)) return new Refusal("it is truncated (the gzip stream ends early)");
+  if (code === "Z_BUF_ERROR" || /unexpected end of file/.test(message))
+    return new Refusal("it is truncated (the gzip stream ends early)");
   if (typeof code === "string" && code.startsWith("Z_")) return new Refusal(`its gzip data is damaged (${message})`);
   return error;
 }

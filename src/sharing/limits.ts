@@ -70,7 +70,10 @@ export class Refusal extends Error {
 }
 
 /** A refusal as the user reads it, "refusing <file>: why", with its own hint or `hint`; any other error passes through. */
-export function refusing(name: string, hint = "it was damaged or altered since it was exported; ask for a fresh export") {
+export function refusing(
+  name: string,
+  hint = "it was damaged or altered since it was exported; ask for a fresh export",
+) {
   return (error: unknown): never => {
     throw error instanceof Refusal ? new UserError(`refusing ${name}: ${error.message}`, error.hint ?? hint) : error;
   };

@@ -20,7 +20,12 @@ export interface PathMove {
 }
 
 /** The moves for a transcript: its work tree, and claude's project folder (tool outputs, memory) when known. */
-export function transcriptMoves(input: { oldRoot: string; newRoot: string; oldProjectDir?: string | null; newProjectDir?: string | null }): PathMove[] {
+export function transcriptMoves(input: {
+  oldRoot: string;
+  newRoot: string;
+  oldProjectDir?: string | null;
+  newProjectDir?: string | null;
+}): PathMove[] {
   const moves = [{ from: input.oldRoot, to: input.newRoot }];
   if (input.oldProjectDir && input.newProjectDir) moves.push({ from: input.oldProjectDir, to: input.newProjectDir });
   return moves.filter((m) => m.from !== m.to).map((m) => ({ from: trimSlash(m.from), to: trimSlash(m.to) }));
@@ -69,7 +74,11 @@ export function relocateLine(line: string, moves: PathMove[]): string {
 }
 
 /** Copy a transcript (or a subagent's) from `src` to `dest` (which must not exist), moved. Streams. */
-export async function relocateTranscript(src: string, dest: string, moves: PathMove[]): Promise<{ lines: number; changed: number }> {
+export async function relocateTranscript(
+  src: string,
+  dest: string,
+  moves: PathMove[],
+): Promise<{ lines: number; changed: number }> {
   return rewriteLines(src, dest, (line) => {
     const cr = line[line.length - 1] === 0x0d;
     const text = line.toString("utf8", 0, cr ? line.length - 1 : line.length);
@@ -77,7 +86,6 @@ export async function relocateTranscript(src: string, dest: string, moves: PathM
     return moved === text ? null : Buffer.from(moved + (cr ? "\r" : ""));
   });
 }
-
 
 function startsPath(text: string, at: number): boolean {
   if (at === 0) return true;

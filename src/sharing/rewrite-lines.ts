@@ -9,7 +9,11 @@ import { LineFramer } from "../claude/ndjson.js";
 const NEWLINE = Buffer.from("\n");
 
 /** Copy `src` to `dest` (which must not exist); `change` returns a line's new bytes, or null to keep it. */
-export async function rewriteLines(src: string, dest: string, change: (line: Buffer) => Buffer | null): Promise<{ lines: number; changed: number }> {
+export async function rewriteLines(
+  src: string,
+  dest: string,
+  change: (line: Buffer) => Buffer | null,
+): Promise<{ lines: number; changed: number }> {
   const out = createWriteStream(dest, { flags: "wx" });
   const closed = once(out, "close");
   const framer = new LineFramer();

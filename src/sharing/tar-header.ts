@@ -44,7 +44,8 @@ export function decode(block: Buffer): Header {
     default:
       throw new Refusal(`entry ${name} is of tar type ${JSON.stringify(header.typeKey)}, not a regular file`);
   }
-  if (header.size === undefined || !Number.isSafeInteger(header.size)) throw new Refusal(`entry ${name} has a damaged size`);
+  if (header.size === undefined || !Number.isSafeInteger(header.size))
+    throw new Refusal(`entry ${name} has a damaged size`);
   return header;
 }
 
@@ -54,7 +55,8 @@ export function checkedPath(header: Header, top: string): string {
   const full = header.type === "Directory" ? name.replace(/\/$/, "") : name;
   if (full.startsWith("/") || /^[A-Za-z]:/.test(full)) throw new Refusal(`entry ${quote(name)} has an absolute path`);
   if (full.split(/[/\\]/).includes("..")) throw new Refusal(`entry ${quote(name)} climbs out of the archive (..)`);
-  if (!full.startsWith(`${top}/`) && full !== top) throw new Refusal(`entry ${quote(name)} is outside the archive's top folder ${top || "(none)"}`);
+  if (!full.startsWith(`${top}/`) && full !== top)
+    throw new Refusal(`entry ${quote(name)} is outside the archive's top folder ${top || "(none)"}`);
   const relative = full === top ? "" : full.slice(top.length + 1);
   if (!top || (relative !== "" && !isEntryPath(relative)) || (relative === "" && header.type !== "Directory")) {
     throw new Refusal(`entry ${quote(name)} has a name nudge never writes`);

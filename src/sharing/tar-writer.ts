@@ -37,11 +37,23 @@ export interface TarFile {
 }
 
 /** Write `files` as a gzipped tar at `out`, atomically (a temp file beside it, renamed into place). */
-export async function writeTarGz(out: string, files: TarFile[], beforeTemp?: (temp: string) => Promise<void>): Promise<{ bytes: number }> {
-  const temp = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+export async function writeTarGz(
+  out: string,
+  files: TarFile[],
+  beforeTemp?: (temp: string) => Promise<void>,
+): Promise<{ bytes: number }> {
+  const temp = path.join(
+    path.dirname(out),
+    `.${path.basename(out)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
   await beforeTemp?.(temp);
   try {
-    await pipeline(Readable.from(tarBlocks(files)), createGzip({ level: 6 }), portableGzipHeader(), createWriteStream(temp, { flags: "wx", mode: 0o600 }));
+    await pipeline(
+      Readable.from(tarBlocks(files)),
+      createGzip({ level: 6 }),
+      portableGzipHeader(),
+      createWriteStream(temp, { flags: "wx", mode: 0o600 }),
+    );
     const handle = await fs.open(temp, "r");
     try {
       await handle.sync(); // on disk before it takes the final name
@@ -79,7 +91,17 @@ async function* tarBlocks(files: TarFile[]): AsyncGenerator<Buffer> {
 
 function header(name: string, bytes: number): Buffer {
   const block = Buffer.alloc(BLOCK);
-  const needPax = new Header({ path: name, mode: 0o644, uid: 0, gid: 0, size: bytes, mtime: FIXED_MTIME, type: "File", uname: "", gname: "" }).encode(block);
+  const needPax = new Header({
+    path: name,
+    mode: 0o644,
+    uid: 0,
+    gid: 0,
+    size: bytes,
+    mtime: FIXED_MTIME,
+    type: "File",
+    uname: "",
+    gname: "",
+  }).encode(block);
   if (needPax) throw new InternalError(`the archive name ${JSON.stringify(name)} does not fit a plain tar header`);
   return block;
 }

@@ -21,10 +21,12 @@ const locations = new Map<string, Promise<{ commonDir: string; format: "sha1" | 
 function location(root: string): Promise<{ commonDir: string; format: "sha1" | "sha256" }> {
   let known = locations.get(root);
   if (!known) {
-    known = text(root, ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-object-format"]).then((out) => {
-      const [dir, format] = out.split("\n");
-      return { commonDir: dir!, format: format === "sha256" ? "sha256" : "sha1" };
-    });
+    known = text(root, ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-object-format"]).then(
+      (out) => {
+        const [dir, format] = out.split("\n");
+        return { commonDir: dir!, format: format === "sha256" ? "sha256" : "sha1" };
+      },
+    );
     known.catch(() => locations.delete(root));
     locations.set(root, known);
   }
@@ -64,23 +66,35 @@ export async function createBundle(
 ): Promise<CreatedBundle> {
   file = path.resolve(file); // git runs in the scratch repository
   return withScratchRepository(root, scratchParent, async (scratch) => {
-    const remotes = (await text(root, ["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"])).split("\n").filter(Boolean);
+    const remotes = (await text(root, ["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"]))
+      .split("\n")
+      .filter(Boolean);
     const own = [...tips, ...reach];
-    const updates = [...own.map((t) => `create ${t.ref} ${t.commit}\n`), ...remotes.map((line) => `create ${line.split(" ")[1]} ${line.split(" ")[0]}\n`)];
+    const updates = [
+      ...own.map((t) => `create ${t.ref} ${t.commit}\n`),
+      ...remotes.map((line) => `create ${line.split(" ")[1]} ${line.split(" ")[0]}\n`),
+    ];
     await run(scratch, ["update-ref", "--stdin"], { input: updates.join(""), internal: true });
-    const unreached = reach.length ? new Set((await text(scratch, ["rev-list", ...reach.map((r) => r.ref), "--not", "--remotes"])).split("\n")) : new Set<string>();
+    const unreached = reach.length
+      ? new Set((await text(scratch, ["rev-list", ...reach.map((r) => r.ref), "--not", "--remotes"])).split("\n"))
+      : new Set<string>();
     const carried = reach.filter((r) => unreached.has(r.commit));
     const revs = [...tips, ...carried].map((t) => t.ref);
     // --stdin takes revisions, not options like --remotes: the remote-tracking tips go as ^<ref>.
     const exclude = remotes.map((line) => `^${line.split(" ")[1]}`);
     // One thread: pack-objects' delta search split over threads can pick other bases run to run,
     // and an export must be the same bytes every time.
-    await run(scratch, ["-c", "pack.threads=1", "bundle", "create", "--quiet", file, "--stdin"], { input: [...revs, ...exclude].join("\n") + "\n", internal: true });
+    await run(scratch, ["-c", "pack.threads=1", "bundle", "create", "--quiet", file, "--stdin"], {
+      input: [...revs, ...exclude].join("\n") + "\n",
+      internal: true,
+    });
     const header = await readBundleHeader(file);
     const prerequisiteRemotes = [];
     for (const commit of header.prerequisites) {
       // Any remote-tracking branch holding it but origin/HEAD, which only names another.
-      const holders = (await text(root, ["for-each-ref", "--contains", commit, "--format=%(symref)|%(refname:short)", "refs/remotes"])).split("\n");
+      const holders = (
+        await text(root, ["for-each-ref", "--contains", commit, "--format=%(symref)|%(refname:short)", "refs/remotes"])
+      ).split("\n");
       const holder = holders.find((h) => h.startsWith("|"))?.slice(1) ?? null;
       prerequisiteRemotes.push({ commit, remoteRef: holder });
     }
@@ -92,12 +106,19 @@ export async function createBundle(
  * A bare repository in a temp dir that sees every object of `root` (objects/info/alternates) and
  * whose refs and new objects are its own: work that must not write into the user's repository.
  */
-async function withScratchRepository<T>(root: string, parent: string | undefined, use: (scratch: string) => Promise<T>): Promise<T> {
+async function withScratchRepository<T>(
+  root: string,
+  parent: string | undefined,
+  use: (scratch: string) => Promise<T>,
+): Promise<T> {
   // `parent`: a command's work folder in the store, so a kill leaves nothing in the OS's temp dir.
   const scratch = await fs.mkdtemp(path.join(parent ?? os.tmpdir(), "nudge-git-"));
   try {
     await run(scratch, ["init", "--quiet", "--bare", `--object-format=${await objectFormat(root)}`, "."]);
-    await fs.writeFile(path.join(scratch, "objects", "info", "alternates"), path.join(await commonDir(root), "objects") + "\n");
+    await fs.writeFile(
+      path.join(scratch, "objects", "info", "alternates"),
+      path.join(await commonDir(root), "objects") + "\n",
+    );
     return await use(scratch);
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
@@ -139,7 +160,8 @@ export async function readBundleHeader(file: string): Promise<BundleHeader> {
     await handle.close();
   }
   const [signature, ...lines] = head.split("\n");
-  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle") throw new UserError(`${file} is not a git bundle`, "the export's git bundle is damaged; ask for a fresh export");
+  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle")
+    throw new UserError(`${file} is not a git bundle`, "the export's git bundle is damaged; ask for a fresh export");
   const header: BundleHeader = { prerequisites: [], heads: [] };
   for (const line of lines) {
     if (line.startsWith("@")) continue; // v3 capabilities (@object-format=…)
@@ -156,7 +178,9 @@ export async function readBundleHeader(file: string): Promise<BundleHeader> {
 async function missingPrerequisites(root: string, header: BundleHeader): Promise<string[]> {
   if (header.prerequisites.length === 0) return [];
   // One `cat-file --batch-check` for them all: a line per name asked, "<name> missing" for one not here.
-  const out = await text(root, ["cat-file", "--batch-check"], { input: header.prerequisites.map((c) => `${c}^{commit}\n`).join("") });
+  const out = await text(root, ["cat-file", "--batch-check"], {
+    input: header.prerequisites.map((c) => `${c}^{commit}\n`).join(""),
+  });
   const lines = out.split("\n");
   return header.prerequisites.filter((_, i) => lines[i] === undefined || lines[i]!.endsWith(" missing"));
 }
@@ -168,7 +192,11 @@ async function missingPrerequisites(root: string, header: BundleHeader): Promise
  * checks before it writes anything (checkBundle runs it in a scratch repository), and a process
  * saved is ~5–10 ms of every import.
  */
-async function verifyBundle(root: string, file: string, remotes: Array<{ commit: string; remoteRef: string | null }> = []): Promise<BundleHeader> {
+async function verifyBundle(
+  root: string,
+  file: string,
+  remotes: Array<{ commit: string; remoteRef: string | null }> = [],
+): Promise<BundleHeader> {
   const header = await readBundleHeader(file);
   const missing = await missingPrerequisites(root, header);
   if (missing.length) {
@@ -177,7 +205,9 @@ async function verifyBundle(root: string, file: string, remotes: Array<{ commit:
     const branch = missing.map(where).find(Boolean);
     throw new UserError(
       `this repository lacks commit ${named}, which the session's code builds on`,
-      branch ? `fetch it: git fetch ${branch.split("/")[0]} ${branch.split("/").slice(1).join("/")}, then import again` : "fetch it (git fetch), then import again",
+      branch
+        ? `fetch it: git fetch ${branch.split("/")[0]} ${branch.split("/").slice(1).join("/")}, then import again`
+        : "fetch it (git fetch), then import again",
     );
   }
   return header;
@@ -198,8 +228,18 @@ export async function unbundle(
   remotes: Array<{ commit: string; remoteRef: string | null }> = [],
   beforeWriting?: (scratch: string) => Promise<void>,
 ): Promise<void> {
-  const { commits } = await checkBundle(root, file, refs.map((r) => r.from), remotes, beforeWriting);
-  await installBundle(root, file, refs.map((r, i) => ({ ref: r.to, commit: commits[i]! })));
+  const { commits } = await checkBundle(
+    root,
+    file,
+    refs.map((r) => r.from),
+    remotes,
+    beforeWriting,
+  );
+  await installBundle(
+    root,
+    file,
+    refs.map((r, i) => ({ ref: r.to, commit: commits[i]! })),
+  );
 }
 
 /**
@@ -222,7 +262,8 @@ export async function checkBundle(
   const header = await verifyBundle(root, file, remotes);
   const commits = heads.map((ref) => {
     const head = header.heads.find((h) => h.ref === ref);
-    if (!head) throw new UserError(`the export's git bundle has no ${ref}`, "the export is damaged; ask for a fresh export");
+    if (!head)
+      throw new UserError(`the export's git bundle has no ${ref}`, "the export is damaged; ask for a fresh export");
     return head.commit;
   });
   const damaged = (stderr: string) => {
@@ -231,7 +272,9 @@ export async function checkBundle(
   };
   const pack = await withScratchRepository(root, scratchParent, async (scratch) => {
     await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
-    await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], { explain: damaged });
+    await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], {
+      explain: damaged,
+    });
     await inScratch?.(scratch);
     return keepPackIn ? keepPack(scratch, keepPackIn) : null;
   });
@@ -262,16 +305,25 @@ async function keepPack(scratch: string, dir: string): Promise<string[] | null> 
  * created in one transaction. `pack`: the pack `checkBundle` kept, moved into the repository's
  * pack folder (the index last: git uses a pack once its index is there); without it, unbundled again.
  */
-export async function installBundle(root: string, file: string, refs: Array<{ ref: string; commit: string }>, pack: string[] | null = null): Promise<void> {
+export async function installBundle(
+  root: string,
+  file: string,
+  refs: Array<{ ref: string; commit: string }>,
+  pack: string[] | null = null,
+): Promise<void> {
   if (pack) {
     const packDir = path.join(await commonDir(root), "objects", "pack");
     await fs.mkdir(packDir, { recursive: true });
     const order = (name: string) => (name.endsWith(".pack") ? 0 : name.endsWith(".rev") ? 1 : 2);
-    for (const from of [...pack].sort((a, b) => order(a) - order(b))) await moveFile(from, path.join(packDir, path.basename(from)));
+    for (const from of [...pack].sort((a, b) => order(a) - order(b)))
+      await moveFile(from, path.join(packDir, path.basename(from)));
   } else {
     await run(root, ["bundle", "unbundle", path.resolve(file)], { internal: true });
   }
-  await run(root, ["update-ref", "--stdin"], { input: refs.map((r) => `create ${r.ref} ${r.commit}\n`).join(""), internal: true });
+  await run(root, ["update-ref", "--stdin"], {
+    input: refs.map((r) => `create ${r.ref} ${r.commit}\n`).join(""),
+    internal: true,
+  });
 }
 
 /** A rename, or (another disk: a store outside the repository) a copy under a temp name renamed into place. */
@@ -294,12 +346,15 @@ export async function applyToTree(root: string, indexFile: string, tree: string,
     await run(root, ["apply", "--cached", "--whitespace=nowarn", "-"], {
       indexFile,
       input: patch,
-      explain: (stderr) => new UserError(`a patch in the export does not apply: ${stderr.split("\n")[0]}`, "the export is damaged or does not match this repository; ask for a fresh export"),
+      explain: (stderr) =>
+        new UserError(
+          `a patch in the export does not apply: ${stderr.split("\n")[0]}`,
+          "the export is damaged or does not match this repository; ask for a fresh export",
+        ),
     });
   }
   return text(root, ["write-tree"], { indexFile });
 }
-
 
 export interface ChainCommit {
   commit: string;
@@ -314,11 +369,26 @@ export interface ChainCommit {
 /** The commits reachable from `tip` but not from `stop`, parents before children, with all a copy needs. */
 export async function commitChain(root: string, tip: string, stop: string | null): Promise<ChainCommit[]> {
   // NUL cannot occur in a commit message (git refuses it), so it separates the fields.
-  const out = await run(root, ["rev-list", "--reverse", "--topo-order", "--date=raw", "--format=%T%x00%P%x00%ad%x00%cd%x00%B%x00", tip, ...(stop ? [`^${stop}`] : [])]);
+  const out = await run(root, [
+    "rev-list",
+    "--reverse",
+    "--topo-order",
+    "--date=raw",
+    "--format=%T%x00%P%x00%ad%x00%cd%x00%B%x00",
+    tip,
+    ...(stop ? [`^${stop}`] : []),
+  ]);
   const chain: ChainCommit[] = [];
   const record = /commit ([0-9a-f]+)\n([0-9a-f]+)\0([0-9a-f ]*)\0([^\0]*)\0([^\0]*)\0([^\0]*)\0\n/g;
   for (const m of out.toString("utf8").matchAll(record)) {
-    chain.push({ commit: m[1]!, tree: m[2]!, parents: m[3] ? m[3].split(" ") : [], authorDate: m[4]!, committerDate: m[5]!, message: m[6]! });
+    chain.push({
+      commit: m[1]!,
+      tree: m[2]!,
+      parents: m[3] ? m[3].split(" ") : [],
+      authorDate: m[4]!,
+      committerDate: m[5]!,
+      message: m[6]!,
+    });
   }
   return chain;
 }
@@ -329,11 +399,13 @@ export async function commitChain(root: string, tip: string, stop: string | null
  */
 export async function diffTreePairs(root: string, pairs: Array<[string, string]>): Promise<Buffer[]> {
   if (pairs.length === 0) return [];
-  const out = await run(root, ["diff-tree", "--stdin", "-r", "-p", "--full-index", "-M", "--no-color"], { input: pairs.map(([a, b]) => `${a} ${b}\n`).join("") });
+  const out = await run(root, ["diff-tree", "--stdin", "-r", "-p", "--full-index", "-M", "--no-color"], {
+    input: pairs.map(([a, b]) => `${a} ${b}\n`).join(""),
+  });
   // git echoes each input line, then its patch (nothing for equal trees). A patch line never is two bare ids.
   const bounds: Array<{ from: number; to: number }> = [];
   let next = 0;
-  for (let start = 0; start < out.length && next < pairs.length; ) {
+  for (let start = 0; start < out.length && next < pairs.length;) {
     const end = out.indexOf(0x0a, start);
     const stop = end === -1 ? out.length : end + 1;
     if (out.toString("latin1", start, stop) === `${pairs[next]![0]} ${pairs[next]![1]}\n`) {
@@ -343,7 +415,8 @@ export async function diffTreePairs(root: string, pairs: Array<[string, string]>
     }
     start = stop;
   }
-  if (bounds.length !== pairs.length) throw new InternalError(`git diff-tree --stdin answered ${bounds.length} of ${pairs.length} pairs`);
+  if (bounds.length !== pairs.length)
+    throw new InternalError(`git diff-tree --stdin answered ${bounds.length} of ${pairs.length} pairs`);
   return bounds.map((b) => out.subarray(b.from, b.to));
 }
 
@@ -353,7 +426,10 @@ export async function diffTreePairs(root: string, pairs: Array<[string, string]>
  * copied in the same batch (they come first) becomes its copy. Read in one `cat-file --batch`,
  * written in one `hash-object -w`: the same copies always give the same ids. Returns the new ids.
  */
-export async function copyCommits(root: string, copies: Array<{ commit: string; parents: string[]; message?: string }>): Promise<string[]> {
+export async function copyCommits(
+  root: string,
+  copies: Array<{ commit: string; parents: string[]; message?: string }>,
+): Promise<string[]> {
   if (copies.length === 0) return [];
   const format = await objectFormat(root);
   const raw = await run(root, ["cat-file", "--batch"], { input: copies.map((c) => `${c.commit}\n`).join("") });
@@ -368,7 +444,10 @@ export async function copyCommits(root: string, copies: Array<{ commit: string; 
     const body = raw.toString("utf8", headerEnd + 1, headerEnd + 1 + Number(size));
     at = headerEnd + 1 + Number(size) + 1;
     const split = body.indexOf("\n\n");
-    const headers = body.slice(0, split).split("\n").filter((line) => !line.startsWith("parent "));
+    const headers = body
+      .slice(0, split)
+      .split("\n")
+      .filter((line) => !line.startsWith("parent "));
     // A parent copied in this batch is named by its copy (parents come first, so its id is known).
     headers.splice(1, 0, ...c.parents.map((p) => `parent ${copied.get(p) ?? p}`)); // right after "tree …", as git writes them
     const object = Buffer.from(`${headers.join("\n")}\n\n${c.message ?? body.slice(split + 2)}`);
@@ -379,12 +458,16 @@ export async function copyCommits(root: string, copies: Array<{ commit: string; 
   }
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-commits-"));
   try {
-    const files = await Promise.all(objects.map(async (o, i) => {
-      const file = path.join(dir, String(i));
-      await fs.writeFile(file, o);
-      return file;
-    }));
-    const written = (await text(root, ["hash-object", "-t", "commit", "-w", "--stdin-paths"], { input: files.join("\n") + "\n" })).split("\n");
+    const files = await Promise.all(
+      objects.map(async (o, i) => {
+        const file = path.join(dir, String(i));
+        await fs.writeFile(file, o);
+        return file;
+      }),
+    );
+    const written = (
+      await text(root, ["hash-object", "-t", "commit", "-w", "--stdin-paths"], { input: files.join("\n") + "\n" })
+    ).split("\n");
     if (written.join() !== ids.join()) throw new InternalError("git hashed the copied commits differently");
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
@@ -393,7 +476,10 @@ export async function copyCommits(root: string, copies: Array<{ commit: string; 
 }
 
 /** Move refs in one transaction, each only if it still points where it was seen (an import's --force sets a session aside). */
-export async function moveRefs(root: string, moves: Array<{ from: string; to: string; commit: string }>): Promise<void> {
+export async function moveRefs(
+  root: string,
+  moves: Array<{ from: string; to: string; commit: string }>,
+): Promise<void> {
   if (moves.length === 0) return;
   await run(root, ["update-ref", "--stdin"], {
     input: moves.map((m) => `create ${m.to} ${m.commit}\ndelete ${m.from} ${m.commit}\n`).join(""),

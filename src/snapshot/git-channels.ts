@@ -127,7 +127,8 @@ export class RecordingGit {
     const endLine = Buffer.from(this.endLine);
     const out = await this.diff.ask(`${a} ${b}\n${this.endLine}`, (head, tail, length) => {
       if (head.length >= header.length && !head.subarray(0, header.length).equals(header)) return -2;
-      if (length < header.length + endLine.length || !tail.subarray(tail.length - endLine.length).equals(endLine)) return -1;
+      if (length < header.length + endLine.length || !tail.subarray(tail.length - endLine.length).equals(endLine))
+        return -1;
       const before = tail[tail.length - endLine.length - 1];
       // The echoed line starts a line of its own (after the header, a record's NUL, or a patch line).
       return length === header.length + endLine.length || before === 0x0a || before === 0x00 ? length : -1;
@@ -140,7 +141,9 @@ export class RecordingGit {
   async updateRef(ref: string, commit: string): Promise<void> {
     const ok = Buffer.from("start: ok\ncommit: ok\n");
     // The answer is short: `head` holds all of it.
-    const out = await this.refs.ask(`start\nupdate ${ref} ${commit}\ncommit\n`, (head, _tail, length) => (length < ok.length ? (ok.subarray(0, length).equals(head) ? -1 : -2) : head.equals(ok) ? length : -2));
+    const out = await this.refs.ask(`start\nupdate ${ref} ${commit}\ncommit\n`, (head, _tail, length) =>
+      length < ok.length ? (ok.subarray(0, length).equals(head) ? -1 : -2) : head.equals(ok) ? length : -2,
+    );
     if (!out) await git.updateRefs(this.root, [{ ref, commit }]);
   }
 

@@ -15,7 +15,11 @@ import type { TreeChange } from "./git.js";
  * exits 1; one unreadable file (left by docker, chmod 000) must not cost the turn, so that exit
  * is accepted when unreadable files are all git complains about.
  */
-export async function stageAll(root: string, indexFile: string, exclude: string[] = []): Promise<{ tree: string; unreadable: string[] }> {
+export async function stageAll(
+  root: string,
+  indexFile: string,
+  exclude: string[] = [],
+): Promise<{ tree: string; unreadable: string[] }> {
   const unreadable: string[] = [];
   await run(root, ["add", "-A", "--ignore-errors", "--", ":/", ...excluding(exclude)], {
     indexFile,
@@ -42,12 +46,16 @@ export async function stageAll(root: string, indexFile: string, exclude: string[
  */
 function privateIndexConfig(untrackedCache: boolean): string[] {
   return [
-    "-c", `core.untrackedCache=${untrackedCache}`,
-    "-c", "status.showUntrackedFiles=all",
-    "-c", "core.splitIndex=true",
+    "-c",
+    `core.untrackedCache=${untrackedCache}`,
+    "-c",
+    "status.showUntrackedFiles=all",
+    "-c",
+    "core.splitIndex=true",
     // The split part holds every entry changed since the shared index was last written; git's default
     // (20%) lets it grow for ~1,000 turns of a long session, each read and write slower than the last.
-    "-c", "splitIndex.maxPercentChange=5",
+    "-c",
+    "splitIndex.maxPercentChange=5",
   ];
 }
 
@@ -57,12 +65,26 @@ function privateIndexConfig(untrackedCache: boolean): string[] {
  * be left out: any pathspec makes git skip the untracked cache. git may write the refreshed stat
  * data and the untracked cache back into the private index (that is what makes the next scan cheap).
  */
-export async function changedSinceIndex(root: string, indexFile: string, o: { untrackedCache: boolean; exclude: string[] }): Promise<StatusScan> {
+export async function changedSinceIndex(
+  root: string,
+  indexFile: string,
+  o: { untrackedCache: boolean; exclude: string[] },
+): Promise<StatusScan> {
   const pathspec = o.exclude.length ? ["--", ":/", ...excluding(o.exclude)] : [];
   // --branch: HEAD comes with the scan ("# branch.oid"), sparing a process of its own.
   const out = await run(
     root,
-    [...privateIndexConfig(o.untrackedCache), "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty", ...pathspec],
+    [
+      ...privateIndexConfig(o.untrackedCache),
+      "status",
+      "--porcelain=v2",
+      "--branch",
+      "-z",
+      "--untracked-files=all",
+      "--no-renames",
+      "--ignore-submodules=dirty",
+      ...pathspec,
+    ],
     { indexFile, env: { GIT_OPTIONAL_LOCKS: "1" } },
   );
   return parseStatusV2(out.toString("latin1"));
@@ -114,12 +136,21 @@ function parseStatusV2(out: string): StatusScan {
  * Stage exactly these paths into a private index as they are on disk: new ones added, gone ones
  * removed, a file that became a folder (or the reverse) replaced.
  */
-export async function stagePaths(root: string, indexFile: string, paths: string[], untrackedCache: boolean): Promise<void> {
+export async function stagePaths(
+  root: string,
+  indexFile: string,
+  paths: string[],
+  untrackedCache: boolean,
+): Promise<void> {
   if (paths.length === 0) return;
-  await run(root, [...privateIndexConfig(untrackedCache), "update-index", "--add", "--remove", "--replace", "-z", "--stdin"], {
-    indexFile,
-    input: Buffer.from(paths.join("\0") + "\0", "latin1"),
-  });
+  await run(
+    root,
+    [...privateIndexConfig(untrackedCache), "update-index", "--add", "--remove", "--replace", "-z", "--stdin"],
+    {
+      indexFile,
+      input: Buffer.from(paths.join("\0") + "\0", "latin1"),
+    },
+  );
 }
 
 /** The private index as a tree (cheap where the index's cached trees are still valid). */
@@ -132,7 +163,9 @@ export async function setIndexEntries(root: string, indexFile: string, changes: 
   if (changes.length === 0) return;
   // --index-info: "<mode> <id>\t<path>"; mode 0 removes the path.
   // The id of a removal is ignored, but must have the repository's hash length (SHA-1 or SHA-256).
-  const input = changes.map((c) => `${c.status === "D" ? `0 ${"0".repeat(c.oldBlob.length)}` : `${c.mode} ${c.blob}`}\t${c.path}\0`).join("");
+  const input = changes
+    .map((c) => `${c.status === "D" ? `0 ${"0".repeat(c.oldBlob.length)}` : `${c.mode} ${c.blob}`}\t${c.path}\0`)
+    .join("");
   await run(root, ["update-index", "-z", "--index-info"], { indexFile, input: Buffer.from(input, "latin1") });
 }
 
@@ -142,11 +175,19 @@ export async function checkoutPaths(root: string, indexFile: string, paths: stri
   // -z --stdin: any path and no argv length limit. No -u: recording the new files' stat data
   // would rewrite the whole index (~40 ms at 100k files, measured) to spare the check that
   // follows hashing only the files just written.
-  await run(root, ["checkout-index", "-f", "-z", "--stdin"], { indexFile, input: Buffer.from(paths.join("\0"), "latin1") });
+  await run(root, ["checkout-index", "-f", "-z", "--stdin"], {
+    indexFile,
+    input: Buffer.from(paths.join("\0"), "latin1"),
+  });
 }
 
 /** `tree` with these entries set (or, for deletions, dropped), computed in a private index (nothing else is touched). */
-export async function overlayTree(root: string, indexFile: string, tree: string, changes: TreeChange[]): Promise<string> {
+export async function overlayTree(
+  root: string,
+  indexFile: string,
+  tree: string,
+  changes: TreeChange[],
+): Promise<string> {
   await run(root, ["read-tree", tree], { indexFile });
   await setIndexEntries(root, indexFile, changes);
   return text(root, ["write-tree"], { indexFile });

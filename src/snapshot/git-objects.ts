@@ -32,12 +32,19 @@ export async function packedObjects(root: string, commits: string[]): Promise<Pa
   // --no-object-names: a path may hold a newline; the names come from the trees themselves.
   // The commits are few (the base and the HEADs recorded): on the command line, as git 2.39's
   // --stdin takes no --not.
-  const ids = (await output(root, ["rev-list", "--objects", "--no-object-names", ...commits, "--not", "--remotes"], "")).toString("latin1").split("\n").filter(Boolean);
+  const ids = (await output(root, ["rev-list", "--objects", "--no-object-names", ...commits, "--not", "--remotes"], ""))
+    .toString("latin1")
+    .split("\n")
+    .filter(Boolean);
   if (ids.length === 0) return [];
-  const checked = (await output(root, ["cat-file", "--batch-check"], ids.join("\n") + "\n")).toString("latin1").split("\n").filter(Boolean);
+  const checked = (await output(root, ["cat-file", "--batch-check"], ids.join("\n") + "\n"))
+    .toString("latin1")
+    .split("\n")
+    .filter(Boolean);
   return checked.map((line) => {
     const [id, type, size] = line.split(" "); // "<id> <type> <size>"
-    if (!id || !size || !["commit", "tree", "blob", "tag"].includes(type ?? "")) throw new InternalError(`git cat-file --batch-check answered "${line}"`);
+    if (!id || !size || !["commit", "tree", "blob", "tag"].includes(type ?? ""))
+      throw new InternalError(`git cat-file --batch-check answered "${line}"`);
     return { id, type: type as PackedObject["type"], size: Number(size) };
   });
 }
@@ -54,7 +61,11 @@ export async function unreachedFromRemotes(root: string, commits: string[]): Pro
  * Each object's content, in the order asked, handed over as it is read (one `cat-file --batch`
  * process; `use` is awaited before more is read, so memory holds about one object at a time).
  */
-export async function eachObject(root: string, ids: string[], use: (id: string, type: string, content: Buffer) => Promise<void> | void): Promise<void> {
+export async function eachObject(
+  root: string,
+  ids: string[],
+  use: (id: string, type: string, content: Buffer) => Promise<void> | void,
+): Promise<void> {
   if (ids.length === 0) return;
   const child = spawnReader(root, ["cat-file", "--batch"]);
   const exited = new Promise<number>((resolve, reject) => {
@@ -74,7 +85,8 @@ export async function eachObject(root: string, ids: string[], use: (id: string, 
         const headerEnd = pending.indexOf(0x0a);
         if (headerEnd === -1) break;
         const [id, type, size] = pending.toString("latin1", 0, headerEnd).split(" "); // "<id> <type> <size>", or "<id> missing"
-        if (!id || !type || size === undefined) throw new InternalError(`git cat-file --batch: ${ids[next]} is missing`);
+        if (!id || !type || size === undefined)
+          throw new InternalError(`git cat-file --batch: ${ids[next]} is missing`);
         const end = headerEnd + 1 + Number(size);
         if (pending.length < end + 1) break;
         await use(id, type, pending.subarray(headerEnd + 1, end));
@@ -86,7 +98,10 @@ export async function eachObject(root: string, ids: string[], use: (id: string, 
     if (next < ids.length) child.kill();
   }
   const code = await exited;
-  if (next < ids.length || code !== 0) throw new InternalError(`git cat-file --batch stopped after ${next} of ${ids.length} objects (exit ${code}): ${Buffer.concat(stderr).toString("utf8").trim()}`);
+  if (next < ids.length || code !== 0)
+    throw new InternalError(
+      `git cat-file --batch stopped after ${next} of ${ids.length} objects (exit ${code}): ${Buffer.concat(stderr).toString("utf8").trim()}`,
+    );
 }
 
 export interface TreeEntry {
@@ -99,11 +114,16 @@ export interface TreeEntry {
 /** A tree object's entries: `<mode> <name>\0<id as raw bytes>` each; `idBytes` is 20 (SHA-1) or 32 (SHA-256). */
 export function treeEntries(content: Buffer, idBytes: number): TreeEntry[] {
   const entries: TreeEntry[] = [];
-  for (let at = 0; at < content.length; ) {
+  for (let at = 0; at < content.length;) {
     const space = content.indexOf(0x20, at);
     const nul = content.indexOf(0, space);
-    if (space === -1 || nul === -1 || nul + 1 + idBytes > content.length) throw new InternalError("a tree object git gave could not be read");
-    entries.push({ mode: content.toString("latin1", at, space), name: content.toString("utf8", space + 1, nul), id: content.toString("hex", nul + 1, nul + 1 + idBytes) });
+    if (space === -1 || nul === -1 || nul + 1 + idBytes > content.length)
+      throw new InternalError("a tree object git gave could not be read");
+    entries.push({
+      mode: content.toString("latin1", at, space),
+      name: content.toString("utf8", space + 1, nul),
+      id: content.toString("hex", nul + 1, nul + 1 + idBytes),
+    });
     at = nul + 1 + idBytes;
   }
   return entries;
@@ -120,7 +140,10 @@ function output(cwd: string, args: string[], input: string): Promise<Buffer> {
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolve(Buffer.concat(out));
-      else reject(new InternalError(`git ${args[0]} failed (exit ${code}): ${Buffer.concat(err).toString("utf8").trim()}`));
+      else
+        reject(
+          new InternalError(`git ${args[0]} failed (exit ${code}): ${Buffer.concat(err).toString("utf8").trim()}`),
+        );
     });
     child.stdin.on("error", () => undefined);
     child.stdin.end(input);

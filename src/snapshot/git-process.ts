@@ -64,7 +64,11 @@ let pinned: { workTree: string; gitDirs: string[]; env: Record<string, string> }
  */
 export function pinRepository(workTree: string, gitDir: string, commonDir = gitDir): void {
   const top = path.resolve(workTree);
-  pinned = { workTree: top, gitDirs: [path.resolve(gitDir), path.resolve(commonDir)], env: { GIT_DIR: path.resolve(gitDir), GIT_WORK_TREE: top } };
+  pinned = {
+    workTree: top,
+    gitDirs: [path.resolve(gitDir), path.resolve(commonDir)],
+    env: { GIT_DIR: path.resolve(gitDir), GIT_WORK_TREE: top },
+  };
 }
 
 /** GIT_DIR and GIT_WORK_TREE for git run in `cwd`, when cwd is in the pinned work tree (and not in its git dirs). */
@@ -85,10 +89,17 @@ function within(dir: string, at: string): boolean {
  * (`internal`), no optional locks (a read must not refresh and rewrite the user's index), the
  * pinned repository in its work tree. `unset`: variables of nudge's own environment git must not see.
  */
-export function gitChildOptions(cwd: string, args: string[], o: { internal?: boolean; env?: Record<string, string>; unset?: string[] } = {}): { args: string[]; env: NodeJS.ProcessEnv } {
+export function gitChildOptions(
+  cwd: string,
+  args: string[],
+  o: { internal?: boolean; env?: Record<string, string>; unset?: string[] } = {},
+): { args: string[]; env: NodeJS.ProcessEnv } {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of o.unset ?? []) delete env[name];
-  return { args: [...NO_PROGRAMS, ...(o.internal ? NO_HOOKS : []), ...args], env: Object.assign(env, { GIT_OPTIONAL_LOCKS: "0" }, pinnedEnv(cwd), o.env) };
+  return {
+    args: [...NO_PROGRAMS, ...(o.internal ? NO_HOOKS : []), ...args],
+    env: Object.assign(env, { GIT_OPTIONAL_LOCKS: "0" }, pinnedEnv(cwd), o.env),
+  };
 }
 
 export interface GitResult {
@@ -101,10 +112,20 @@ export interface GitResult {
  * One git process: its exit code and its output, stdout byte for byte. `unset` and `internal` as
  * for gitChildOptions; `timeoutMs`: stopped (SIGKILL) after that long.
  */
-export function spawnGit(cwd: string, args: string[], env: Record<string, string> = {}, input?: string | Buffer, more: { unset?: string[]; timeoutMs?: number; internal?: boolean } = {}): Promise<GitResult> {
+export function spawnGit(
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string | Buffer,
+  more: { unset?: string[]; timeoutMs?: number; internal?: boolean } = {},
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const c = gitChildOptions(cwd, args, { env, unset: more.unset, internal: more.internal });
-    const child = spawn("git", c.args, { cwd, env: c.env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn("git", c.args, {
+      cwd,
+      env: c.env,
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
@@ -115,7 +136,13 @@ export function spawnGit(cwd: string, args: string[], env: Record<string, string
       if (timer) clearTimeout(timer);
       // ENOENT is either: no git, or no folder to run it in (a worktree since removed).
       if (error.code !== "ENOENT") reject(error);
-      else if (!existsSync(cwd)) reject(new UserError(`the folder ${cwd} no longer exists`, "it was moved or removed; a session recorded there can be forked: nudge session fork <id> --worktree <path>"));
+      else if (!existsSync(cwd))
+        reject(
+          new UserError(
+            `the folder ${cwd} no longer exists`,
+            "it was moved or removed; a session recorded there can be forked: nudge session fork <id> --worktree <path>",
+          ),
+        );
       else reject(new UserError("git is not installed (or not on PATH)", "install git, then run nudge again"));
     });
     child.on("close", (code, signal) => {
@@ -162,7 +189,10 @@ function subcommand(args: string[]): string {
 function lockedByAnotherGit(stderr: string): UserError | undefined {
   const lock = /Unable to create '(.+\.lock)': File exists/.exec(stderr)?.[1];
   if (!lock) return undefined;
-  return new UserError(`another git process is working in this repository (${lock} exists)`, "wait for it to finish; if no git is running, remove that file and run the command again");
+  return new UserError(
+    `another git process is working in this repository (${lock} exists)`,
+    "wait for it to finish; if no git is running, remove that file and run the command again",
+  );
 }
 
 /** A question git answers with its exit code: the trimmed output, or null when git says no. */

@@ -22,7 +22,17 @@ import { gitChildOptions, NO_HOOKS, spawnGit as spawnProcess, type GitResult } f
  * --git-dir or from a script that set them): these calls name their repository by folder, and
  * must not be sent to the user's by an inherited GIT_DIR.
  */
-export const REPOSITORY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH"];
+export const REPOSITORY_ENV = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+  "GIT_QUARANTINE_PATH",
+];
 
 /** A fetch or push that has not finished in this long is stopped. */
 const NETWORK_TIMEOUT_MS = 10 * 60_000;
@@ -30,8 +40,18 @@ const NETWORK_TIMEOUT_MS = 10 * 60_000;
 type Result = GitResult;
 
 /** git for the sync: no hooks (unless `asConfigured`), no prompt for credentials, none of the caller's repository variables. */
-function spawnGit(cwd: string, args: string[], o: { input?: string | Buffer; timeoutMs?: number; env?: Record<string, string>; asConfigured?: boolean } = {}): Promise<Result> {
-  return spawnProcess(cwd, [...(o.asConfigured ? [] : NO_HOOKS), ...args], { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...o.env }, o.input, { unset: REPOSITORY_ENV, timeoutMs: o.timeoutMs });
+function spawnGit(
+  cwd: string,
+  args: string[],
+  o: { input?: string | Buffer; timeoutMs?: number; env?: Record<string, string>; asConfigured?: boolean } = {},
+): Promise<Result> {
+  return spawnProcess(
+    cwd,
+    [...(o.asConfigured ? [] : NO_HOOKS), ...args],
+    { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...o.env },
+    o.input,
+    { unset: REPOSITORY_ENV, timeoutMs: o.timeoutMs },
+  );
 }
 
 async function run(cwd: string, args: string[], o: { input?: string | Buffer } = {}): Promise<Buffer> {
@@ -42,13 +62,18 @@ async function run(cwd: string, args: string[], o: { input?: string | Buffer } =
 
 /** The last lines git said, for an error about a remote: its own words, one line. */
 function gitSaid(stderr: string): string {
-  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("hint:"));
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("hint:"));
   return lines.slice(-2).join(" · ").slice(0, 400) || "no message";
 }
 
 function remoteError(doing: string, url: string, r: Result): UserError {
   // A full disk here is this clone's, not the remote's: the URL is not the thing to check.
-  const hint = isDiskFull(r.stderr) ? DISK_FULL_HINT : "check the remote's URL and that you can reach it (git ls-remote <remote> works), then run the command again";
+  const hint = isDiskFull(r.stderr)
+    ? DISK_FULL_HINT
+    : "check the remote's URL and that you can reach it (git ls-remote <remote> works), then run the command again";
   return new UserError(`${doing} ${url} failed: ${gitSaid(r.stderr)}`, hint);
 }
 
@@ -119,16 +144,38 @@ export async function lsRemote(repo: string, url: string, prefix: string): Promi
  * refspecs' destinations that the remote no longer has; `--refmap=` keeps git from updating any
  * other ref on the side; `--no-tags`: a session's refs are all it takes.
  */
-export async function fetchRefs(repo: string, url: string, refspecs: string[], o: { prune: boolean; maxBlobBytes?: number; refetch?: boolean; keepRefsToLeftOut?: boolean }): Promise<void> {
+export async function fetchRefs(
+  repo: string,
+  url: string,
+  refspecs: string[],
+  o: { prune: boolean; maxBlobBytes?: number; refetch?: boolean; keepRefsToLeftOut?: boolean },
+): Promise<void> {
   // --filter: the server leaves out every blob over the size (a hostile 1 GiB one never travels);
   // a server without uploadpack.allowFilter ignores it with a warning and sends all (the size
   // checks on what arrived still refuse it). --refetch: the blobs a smaller limit left out, now wanted.
-  const filter = o.maxBlobBytes === undefined ? [] : [`--filter=blob:limit=${Math.floor(o.maxBlobBytes)}`, ...(o.refetch ? ["--refetch"] : [])];
+  const filter =
+    o.maxBlobBytes === undefined
+      ? []
+      : [`--filter=blob:limit=${Math.floor(o.maxBlobBytes)}`, ...(o.refetch ? ["--refetch"] : [])];
   const before = await promisorMarks(repo);
   // A filtered fetch names the server by a remote's name, given for this run only: git records the
   // server as a promisor under that name, and a URL or a path cannot be one ("cannot begin with '/'").
   const from = filter.length ? ["-c", `remote.${FETCHING}.url=${url}`, "fetch"] : ["fetch"];
-  const r = await spawnGit(repo, [...from, "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", ...filter, ...(o.prune ? ["--prune"] : []), filter.length ? FETCHING : url, ...refspecs], { timeoutMs: NETWORK_TIMEOUT_MS });
+  const r = await spawnGit(
+    repo,
+    [
+      ...from,
+      "--quiet",
+      "--no-tags",
+      "--no-write-fetch-head",
+      "--refmap=",
+      ...filter,
+      ...(o.prune ? ["--prune"] : []),
+      filter.length ? FETCHING : url,
+      ...refspecs,
+    ],
+    { timeoutMs: NETWORK_TIMEOUT_MS },
+  );
   if (filter.length) await forgetPromisors(repo, before, o.keepRefsToLeftOut ?? false);
   if (r.exitCode !== 0) throw remoteError("fetching from", url, r);
 }
@@ -149,7 +196,9 @@ const FETCHING = "nudge-fetching";
  * out (the cards: a gc then tells git those are meant to be missing).
  */
 async function forgetPromisors(repo: string, before: Set<string>, keepMarks: boolean): Promise<void> {
-  if (!keepMarks) for (const mark of await promisorMarks(repo)) if (!before.has(mark)) await fs.rm(path.join(repo, "objects", "pack", mark), { force: true });
+  if (!keepMarks)
+    for (const mark of await promisorMarks(repo))
+      if (!before.has(mark)) await fs.rm(path.join(repo, "objects", "pack", mark), { force: true });
   // The only promisor git is told of (the gc's is given with -c, never written); absent, git says so and nothing changes.
   await spawnGit(repo, ["config", "--remove-section", `remote.${FETCHING}`]);
 }
@@ -160,7 +209,12 @@ async function forgetPromisors(repo: string, before: Set<string>, keepMarks: boo
  * fetches none of them.
  */
 function noLazyPromisor(repo: string): string[] {
-  return ["-c", "remote.nudge-no-lazy-fetch.promisor=true", "-c", `remote.nudge-no-lazy-fetch.url=${path.join(repo, "no-lazy-fetch.git")}`];
+  return [
+    "-c",
+    "remote.nudge-no-lazy-fetch.promisor=true",
+    "-c",
+    `remote.nudge-no-lazy-fetch.url=${path.join(repo, "no-lazy-fetch.git")}`,
+  ];
 }
 
 export interface PushUpdate {
@@ -172,7 +226,8 @@ export interface PushUpdate {
 }
 
 /** A refusal: each ref's reason as git's porcelain gives it ("[rejected] (stale info)", "[remote rejected] (unpacker error)"), and what the remote said besides. */
-export type PushOutcome = { ok: true; bytes: number } | { ok: false; rejected: Array<{ ref: string; why: string }>; said: string };
+export type PushOutcome =
+  { ok: true; bytes: number } | { ok: false; rejected: Array<{ ref: string; why: string }>; said: string };
 
 /**
  * One atomic push (all refs or none). Leases make "replace only what I saw" exact even when
@@ -182,7 +237,22 @@ export async function pushRefs(repo: string, url: string, updates: PushUpdate[])
   const leases = updates.filter((u) => u.expect !== null).map((u) => `--force-with-lease=${u.ref}:${u.expect}`);
   const specs = updates.map((u) => `${u.commit ?? ""}:${u.ref}`);
   // followTags/recurseSubmodules off: what nudge pushes is these refs and what they reach, nothing of the user's.
-  const args = ["-c", "push.followTags=false", "-c", "push.recurseSubmodules=no", "-c", "push.gpgSign=false", "push", "--atomic", "--porcelain", "--progress", "--no-verify", ...leases, url, ...specs];
+  const args = [
+    "-c",
+    "push.followTags=false",
+    "-c",
+    "push.recurseSubmodules=no",
+    "-c",
+    "push.gpgSign=false",
+    "push",
+    "--atomic",
+    "--porcelain",
+    "--progress",
+    "--no-verify",
+    ...leases,
+    url,
+    ...specs,
+  ];
   const r = await spawnGit(repo, args, { timeoutMs: NETWORK_TIMEOUT_MS });
   const rejected: Array<{ ref: string; why: string }> = [];
   for (const line of r.stdout.toString("utf8").split("\n")) {
@@ -191,7 +261,17 @@ export async function pushRefs(repo: string, url: string, updates: PushUpdate[])
     if (m) rejected.push({ ref: m[2]!, why: m[3]! });
   }
   if (r.exitCode === 0) return { ok: true, bytes: sentBytes(r.stderr) };
-  if (rejected.length) return { ok: false, rejected, said: gitSaid(r.stderr.split("\n").filter((l) => !/failed to push some refs/.test(l)).join("\n")) };
+  if (rejected.length)
+    return {
+      ok: false,
+      rejected,
+      said: gitSaid(
+        r.stderr
+          .split("\n")
+          .filter((l) => !/failed to push some refs/.test(l))
+          .join("\n"),
+      ),
+    };
   throw remoteError("pushing to", url, r);
 }
 
@@ -202,7 +282,14 @@ export async function pushRefs(repo: string, url: string, updates: PushUpdate[])
 export async function heldByRemote(root: string, remoteName: string, commits: string[]): Promise<string[]> {
   const held: string[] = [];
   for (const commit of commits) {
-    const r = await spawnGit(root, ["for-each-ref", "--count=1", "--contains", commit, "--format=%(refname)", `refs/remotes/${remoteName}/`]);
+    const r = await spawnGit(root, [
+      "for-each-ref",
+      "--count=1",
+      "--contains",
+      commit,
+      "--format=%(refname)",
+      `refs/remotes/${remoteName}/`,
+    ]);
     if (r.exitCode === 0 && r.stdout.toString("utf8").trim() !== "") held.push(commit);
   }
   return held;
@@ -213,8 +300,16 @@ export async function heldByRemote(root: string, remoteName: string, commits: st
  * commits): a push of commits the remote already has sends no object, and changes no ref of the
  * user's (the destinations are under refs/nudge/published/, which no fetch refspec maps back).
  */
-export async function pushPins(root: string, url: string, pins: Array<{ commit: string; ref: string }>): Promise<PushOutcome> {
-  return pushRefs(root, url, pins.map((p) => ({ commit: p.commit, ref: p.ref, expect: null })));
+export async function pushPins(
+  root: string,
+  url: string,
+  pins: Array<{ commit: string; ref: string }>,
+): Promise<PushOutcome> {
+  return pushRefs(
+    root,
+    url,
+    pins.map((p) => ({ commit: p.commit, ref: p.ref, expect: null })),
+  );
 }
 
 /**
@@ -224,23 +319,37 @@ export async function pushPins(root: string, url: string, pins: Array<{ commit: 
  */
 export async function fetchPinnedObjects(root: string, url: string, refs: string[]): Promise<void> {
   if (refs.length === 0) return;
-  const r = await spawnGit(root, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", url, ...refs], { timeoutMs: NETWORK_TIMEOUT_MS });
+  const r = await spawnGit(
+    root,
+    ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", url, ...refs],
+    { timeoutMs: NETWORK_TIMEOUT_MS },
+  );
   if (r.exitCode !== 0) throw remoteError("fetching the commits a published session builds on from", url, r);
 }
 
 /** "Writing objects: 100% (3/3), 1.20 KiB | …": the size git reports for the pack it sent (0 when it sent none). */
 function sentBytes(stderr: string): number {
-  const line = stderr.split(/[\r\n]/).filter((l) => l.startsWith("Writing objects:")).at(-1);
+  const line = stderr
+    .split(/[\r\n]/)
+    .filter((l) => l.startsWith("Writing objects:"))
+    .at(-1);
   const m = line && /, ([\d.]+) (bytes|KiB|MiB|GiB)/.exec(line);
   if (!m) return 0;
   return Math.round(Number(m[1]) * { bytes: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }[m[2] as "bytes"]);
 }
 
 /** What the sync repository holds loose and packed (`git count-objects -v`), to tell whether a gc has anything to do. */
-export async function objectCounts(repo: string): Promise<{ loose: number; packs: number; garbage: number; bytes: number }> {
+export async function objectCounts(
+  repo: string,
+): Promise<{ loose: number; packs: number; garbage: number; bytes: number }> {
   const out = (await run(repo, ["count-objects", "-v"])).toString("utf8");
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(out)?.[1] ?? 0);
-  return { loose: field("count"), packs: field("packs"), garbage: field("garbage"), bytes: (field("size") + field("size-pack") + field("size-garbage")) * 1024 };
+  return {
+    loose: field("count"),
+    packs: field("packs"),
+    garbage: field("garbage"),
+    bytes: (field("size") + field("size-pack") + field("size-garbage")) * 1024,
+  };
 }
 
 /**
@@ -250,10 +359,13 @@ export async function objectCounts(repo: string): Promise<{ loose: number; packs
  * that reaches them); kill-safe as git gc is.
  */
 export async function cleanSyncRepository(repo: string, refs: Array<{ ref: string; commit: string }>): Promise<void> {
-  if (refs.length) await run(repo, ["update-ref", "--stdin"], { input: refs.map((r) => `delete ${r.ref} ${r.commit}\n`).join("") });
+  if (refs.length)
+    await run(repo, ["update-ref", "--stdin"], { input: refs.map((r) => `delete ${r.ref} ${r.commit}\n`).join("") });
   // Only where a ref still reaches a blob a filter left out (a hostile card over its limit): a
   // promisor's gc keeps every object of a filtered fetch's pack, so it is not the usual gc.
-  const missing = (await run(repo, ["rev-list", "--all", "--objects", "--missing=print"])).toString("utf8").includes("\n?");
+  const missing = (await run(repo, ["rev-list", "--all", "--objects", "--missing=print"]))
+    .toString("utf8")
+    .includes("\n?");
   await run(repo, [...(missing ? noLazyPromisor(repo) : []), "gc", "--quiet", "--prune=now"]);
 }
 
@@ -280,7 +392,9 @@ export async function writeBlobFile(repo: string, file: string): Promise<string>
 }
 
 export async function writeBlob(repo: string, content: Buffer): Promise<string> {
-  return (await run(repo, ["hash-object", "-w", "--no-filters", "--stdin"], { input: content })).toString("utf8").trim();
+  return (await run(repo, ["hash-object", "-w", "--no-filters", "--stdin"], { input: content }))
+    .toString("utf8")
+    .trim();
 }
 
 /** A tree of regular files (name → blob). */
@@ -294,7 +408,12 @@ export async function commitTree(repo: string, tree: string, parents: string[], 
   const args = ["commit-tree", "--no-gpg-sign", tree, ...parents.flatMap((p) => ["-p", p])];
   const r = await spawnGit(repo, args, {
     input: message,
-    env: { GIT_AUTHOR_NAME: "nudge", GIT_AUTHOR_EMAIL: "nudge@localhost", GIT_COMMITTER_NAME: "nudge", GIT_COMMITTER_EMAIL: "nudge@localhost" },
+    env: {
+      GIT_AUTHOR_NAME: "nudge",
+      GIT_AUTHOR_EMAIL: "nudge@localhost",
+      GIT_COMMITTER_NAME: "nudge",
+      GIT_COMMITTER_EMAIL: "nudge@localhost",
+    },
   });
   if (r.exitCode !== 0) throw new InternalError(`git commit-tree failed: ${r.stderr}`);
   return r.stdout.toString("utf8").trim();
@@ -320,7 +439,13 @@ export async function treeEntries(repo: string, commit: string): Promise<TreeEnt
       const tab = line.indexOf("\t");
       const [mode, type, id, size] = line.slice(0, tab).split(/ +/);
       // "-" for a tree; "BAD" for a blob a filtered fetch left out (not here).
-      return { mode: mode!, type: type!, id: id!, size: size && /^\d+$/.test(size) ? Number(size) : null, name: line.slice(tab + 1) };
+      return {
+        mode: mode!,
+        type: type!,
+        id: id!,
+        size: size && /^\d+$/.test(size) ? Number(size) : null,
+        name: line.slice(tab + 1),
+      };
     });
 }
 
@@ -334,7 +459,9 @@ export async function blobToFile(repo: string, blob: string, file: string): Prom
       let err = "";
       child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
       child.on("error", reject);
-      child.on("close", (code) => (code === 0 ? resolve() : reject(new InternalError(`git cat-file blob failed: ${err.trim()}`))));
+      child.on("close", (code) =>
+        code === 0 ? resolve() : reject(new InternalError(`git cat-file blob failed: ${err.trim()}`)),
+      );
     });
   } finally {
     await handle.close();
@@ -347,7 +474,13 @@ export async function blobToFile(repo: string, blob: string, file: string): Prom
  */
 export async function readSmallBlobs(repo: string, names: string[], maxBytes: number): Promise<Array<Buffer | null>> {
   if (names.length === 0) return [];
-  const check = (await run(repo, ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], { input: names.join("\n") + "\n" })).toString("utf8").split("\n");
+  const check = (
+    await run(repo, ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], {
+      input: names.join("\n") + "\n",
+    })
+  )
+    .toString("utf8")
+    .split("\n");
   const ids = names.map((_, i) => {
     const [id, type, size] = (check[i] ?? "").split(" ");
     return type === "blob" && Number(size) <= maxBytes ? id! : null;
@@ -378,7 +511,11 @@ export async function commitMessage(repo: string, commit: string): Promise<strin
 }
 
 /** A scratch repository with a work tree (what a store needs) that reads `borrowFrom`'s objects and never writes them. */
-export async function borrowingRepository(dir: string, objectFormat: "sha1" | "sha256", borrowFrom: string): Promise<void> {
+export async function borrowingRepository(
+  dir: string,
+  objectFormat: "sha1" | "sha256",
+  borrowFrom: string,
+): Promise<void> {
   await fs.mkdir(path.dirname(dir), { recursive: true });
   await run(path.dirname(dir), ["init", "-q", `--object-format=${objectFormat}`, dir]);
   await fs.writeFile(path.join(dir, ".git", "objects", "info", "alternates"), path.join(borrowFrom, "objects") + "\n");
@@ -387,7 +524,9 @@ export async function borrowingRepository(dir: string, objectFormat: "sha1" | "s
 /** Where git looks for the repository's hooks (core.hooksPath respected), absolute. */
 export async function hooksDir(root: string): Promise<string> {
   // As the user's git sees it: core.hooksPath is not switched off for this one question.
-  const r = await spawnGit(root, ["rev-parse", "--path-format=absolute", "--git-path", "hooks"], { asConfigured: true });
+  const r = await spawnGit(root, ["rev-parse", "--path-format=absolute", "--git-path", "hooks"], {
+    asConfigured: true,
+  });
   if (r.exitCode !== 0) throw new InternalError(`git rev-parse --git-path hooks failed: ${r.stderr}`);
   return path.resolve(root, r.stdout.toString("utf8").trim());
 }

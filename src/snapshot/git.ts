@@ -10,7 +10,7 @@ import { UserError, InternalError } from "../base/errors.js";
 import { hasControls, visibleJson } from "../base/inert-text.js";
 import { answer, run, SNAPSHOT_IDENTITY, spawnGit, text } from "./git-process.js";
 
-export { NO_REF,  } from "./git-process.js";
+export { NO_REF } from "./git-process.js";
 export * from "./git-index.js";
 export * from "./git-bundle.js";
 
@@ -25,7 +25,17 @@ export async function repoRoot(cwd: string): Promise<string> {
  */
 export async function repoLocation(cwd: string): Promise<{ root: string; commonDir: string; gitDir: string }> {
   // The index and info/exclude come along (a process each otherwise, for every rewind and capture).
-  const out = await answer(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir", "--git-path", "index", "--git-path", "info/exclude"]);
+  const out = await answer(cwd, [
+    "rev-parse",
+    "--path-format=absolute",
+    "--show-toplevel",
+    "--git-common-dir",
+    "--git-dir",
+    "--git-path",
+    "index",
+    "--git-path",
+    "info/exclude",
+  ]);
   const [root, commonDir, gitDir, index, exclude] = out?.split("\n") ?? [];
   if (!root || !commonDir || !gitDir) throw await whyNoWorkTree(cwd);
   if (index && !indexPaths.has(root)) indexPaths.set(root, Promise.resolve(path.resolve(root, index)));
@@ -38,15 +48,23 @@ export async function gitlinkPaths(root: string): Promise<string[]> {
   const r = await spawnGit(root, ["ls-files", "--stage", "-z"]);
   if (r.exitCode !== 0) return [];
   // "<mode> <id> <stage>\t<path>" each, NUL-terminated.
-  return r.stdout.toString("utf8").split("\0").flatMap((entry) => (entry.startsWith("160000 ") ? [entry.slice(entry.indexOf("\t") + 1)] : []));
+  return r.stdout
+    .toString("utf8")
+    .split("\0")
+    .flatMap((entry) => (entry.startsWith("160000 ") ? [entry.slice(entry.indexOf("\t") + 1)] : []));
 }
 
 /** The error for a folder with no work tree above it: missing, a git folder or bare repository itself, or plain. */
 async function whyNoWorkTree(cwd: string): Promise<UserError> {
-  if (!(await fs.stat(cwd).catch(() => null))?.isDirectory()) return new UserError(`no such folder: ${cwd}`, "check the path (--cwd takes the folder claude should work in)");
-  const [insideGitDir, bare] = (await answer(cwd, ["rev-parse", "--is-inside-git-dir", "--is-bare-repository"]))?.split("\n") ?? [];
+  if (!(await fs.stat(cwd).catch(() => null))?.isDirectory())
+    return new UserError(`no such folder: ${cwd}`, "check the path (--cwd takes the folder claude should work in)");
+  const [insideGitDir, bare] =
+    (await answer(cwd, ["rev-parse", "--is-inside-git-dir", "--is-bare-repository"]))?.split("\n") ?? [];
   if (insideGitDir === "true" || bare === "true") {
-    return new UserError(`${cwd} is ${bare === "true" ? "a bare repository" : "inside a .git folder"}: there are no files to work on`, "run nudge in a work tree of the repository (git worktree add <path> makes one)");
+    return new UserError(
+      `${cwd} is ${bare === "true" ? "a bare repository" : "inside a .git folder"}: there are no files to work on`,
+      "run nudge in a work tree of the repository (git worktree add <path> makes one)",
+    );
   }
   return new UserError(`not a git repository: ${cwd}`, "run nudge inside a git repository (git init creates one)");
 }
@@ -79,7 +97,8 @@ export function ignoreFiles(root: string): Promise<string[]> {
   let known = ignoreSources.get(root);
   if (!known) {
     known = Promise.all([
-      infoExcludes.get(root) ?? text(root, ["rev-parse", "--git-path", "info/exclude"]).then((p) => path.resolve(root, p)),
+      infoExcludes.get(root) ??
+        text(root, ["rev-parse", "--git-path", "info/exclude"]).then((p) => path.resolve(root, p)),
       answer(root, ["config", "--path", "core.excludesFile"]),
     ]).then(([exclude, configured]) => {
       const xdg = process.env.XDG_CONFIG_HOME || path.join(process.env.HOME ?? "", ".config");
@@ -94,7 +113,10 @@ export function ignoreFiles(root: string): Promise<string[]> {
 /** Whether git ignores a path of the work tree (any .gitignore, info/exclude, core.excludesFile). */
 export async function isIgnored(root: string, rel: string): Promise<boolean> {
   // check-ignore exits 1 for a path nothing ignores; --no-index: a tracked file is judged by the rules too.
-  const out = await text(root, ["check-ignore", "--no-index", "-z", "--stdin"], { input: `${rel}\0`, tolerate: (code) => code === 1 });
+  const out = await text(root, ["check-ignore", "--no-index", "-z", "--stdin"], {
+    input: `${rel}\0`,
+    tolerate: (code) => code === 1,
+  });
   return out !== "";
 }
 
@@ -112,7 +134,10 @@ export async function headMoves(root: string): Promise<Array<{ commit: string; t
   // --date=unix makes %gd the move's time ("HEAD@{1732512345}"), not its position ("HEAD@{3}").
   const result = await spawnGit(root, ["log", "--walk-reflogs", "--date=unix", "--format=%H %gd", "HEAD"]);
   if (result.exitCode !== 0) return [];
-  return [...result.stdout.toString("utf8").matchAll(/^([0-9a-f]{40,64}) \S*@\{(\d+)\}$/gm)].map((m) => ({ commit: m[1]!, time: Number(m[2]) }));
+  return [...result.stdout.toString("utf8").matchAll(/^([0-9a-f]{40,64}) \S*@\{(\d+)\}$/gm)].map((m) => ({
+    commit: m[1]!,
+    time: Number(m[2]),
+  }));
 }
 
 /** The commit a ref points at, or null when there is no such ref. */
@@ -143,17 +168,25 @@ export async function objectsExist(root: string, ids: string[], type?: "tree"): 
   const out = await text(root, ["cat-file", "--batch-check"], { input: ids.join("\n") + "\n" });
   // One line per id asked: "<id> <type> <size>", or "<id> missing".
   const lines = out.split("\n");
-  return ids.map((_, i) => lines[i] !== undefined && !lines[i]!.endsWith(" missing") && (!type || lines[i]!.split(" ")[1] === type));
+  return ids.map(
+    (_, i) => lines[i] !== undefined && !lines[i]!.endsWith(" missing") && (!type || lines[i]!.split(" ")[1] === type),
+  );
 }
 
 /**
  * What `path` is in each tree (its object id, or null where the tree has none), for every pair
  * asked, in one process. Paths with a newline cannot be asked this way: left out of the answer.
  */
-export async function pathObjects(root: string, trees: string[], paths: string[]): Promise<Map<string, Map<string, string | null>>> {
+export async function pathObjects(
+  root: string,
+  trees: string[],
+  paths: string[],
+): Promise<Map<string, Map<string, string | null>>> {
   const asked = paths.filter((p) => !p.includes("\n"));
   const names = trees.flatMap((t) => asked.map((p) => `${t}:${p}`));
-  const out = names.length ? await text(root, ["cat-file", "--batch-check=%(objectname)"], { input: names.join("\n") + "\n" }) : "";
+  const out = names.length
+    ? await text(root, ["cat-file", "--batch-check=%(objectname)"], { input: names.join("\n") + "\n" })
+    : "";
   const lines = out.split("\n");
   const answer = new Map<string, Map<string, string | null>>();
   trees.forEach((t, ti) => {
@@ -183,11 +216,13 @@ export async function changedFileCounts(root: string, pairs: Array<[string, stri
 export async function treePairEntries(root: string, pairs: Array<[string, string]>): Promise<TreeDiffEntry[][]> {
   const asked = [...new Set(pairs.map(([a, b]) => `${a} ${b}`))];
   if (asked.length === 0) return pairs.map(() => []);
-  const out = await run(root, ["diff-tree", "--stdin", "-r", "--no-renames", "-z", "--raw", "--no-abbrev"], { input: asked.join("\n") + "\n" });
+  const out = await run(root, ["diff-tree", "--stdin", "-r", "--no-renames", "-z", "--raw", "--no-abbrev"], {
+    input: asked.join("\n") + "\n",
+  });
   // For each pair: the line as it was given ("<a> <b>"), then one record per file that differs,
   // read by its NULs (a path may hold a newline), so a record never looks like a pair's line.
   const found = new Map<string, TreeDiffEntry[]>();
-  for (let at = 0; at < out.length; ) {
+  for (let at = 0; at < out.length;) {
     const eol = out.indexOf(10, at);
     const line = out.toString("latin1", at, eol === -1 ? out.length : eol);
     const records = rawRecords(out, eol === -1 ? out.length : eol + 1, "utf8");
@@ -206,7 +241,6 @@ export async function isAncestor(root: string, ancestor: string, commit: string)
 export async function treeOf(root: string, commit: string): Promise<string> {
   return text(root, ["rev-parse", `${commit}^{tree}`]);
 }
-
 
 export async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
   const parentArgs = parents.flatMap((p) => ["-p", p]);
@@ -246,7 +280,11 @@ export async function diffTrees(root: string, a: string, b: string): Promise<Buf
  * separated), one NUL, then the very patch `diffTrees` prints. A turn's save needs both; two
  * processes cost it a few milliseconds more.
  */
-export async function patchAndChanges(root: string, a: string, b: string): Promise<{ patch: Buffer; changes: TreeDiffEntry[] }> {
+export async function patchAndChanges(
+  root: string,
+  a: string,
+  b: string,
+): Promise<{ patch: Buffer; changes: TreeDiffEntry[] }> {
   return parsePatchAndChanges(await run(root, ["diff-tree", ...PATCH_AND_CHANGES, a, b]));
 }
 
@@ -279,7 +317,15 @@ function rawRecords(out: Buffer, at: number, encoding: "utf8" | "latin1"): { ent
     if (code.startsWith("R") || code.startsWith("C")) {
       const oldPath = field(encoding);
       entries.push({ status: "R", oldPath, path: field(encoding), oldMode, newMode, oldBlob, newBlob });
-    } else entries.push({ status: code as TreeDiffEntry["status"], path: field(encoding), oldMode, newMode, oldBlob, newBlob });
+    } else
+      entries.push({
+        status: code as TreeDiffEntry["status"],
+        path: field(encoding),
+        oldMode,
+        newMode,
+        oldBlob,
+        newBlob,
+      });
   }
   return { entries, end: at };
 }
@@ -331,7 +377,8 @@ export async function hashFiles(root: string, paths: string[]): Promise<string[]
   // A trailing CR would be taken as part of the line ending, so any control byte gets quoted too.
   const lines = paths.map((p) => (/^"|[\x00-\x1f]/.test(p) ? cQuote(p) : p)).join("\n") + "\n";
   const ids = (await text(root, ["hash-object", "--stdin-paths"], { input: Buffer.from(lines, "latin1") })).split("\n");
-  if (ids.length !== paths.length) throw new InternalError(`git hash-object gave ${ids.length} ids for ${paths.length} paths`);
+  if (ids.length !== paths.length)
+    throw new InternalError(`git hash-object gave ${ids.length} ids for ${paths.length} paths`);
   return ids;
 }
 
@@ -427,19 +474,26 @@ export async function changedPaths(root: string, a: string, b: string): Promise<
   }));
 }
 
-
 /**
  * Which of `paths` the ignore rules of `tree` would ignore: its .gitignore files along those
  * paths, plus the repository's info/exclude and the user's excludes file. The .gitignore files
  * are laid out in a scratch folder and `git check-ignore --no-index` is asked there, so a tree
  * that is not checked out can be asked (the work tree and every index stay untouched).
  */
-export async function ignoredInTree(root: string, tree: string, paths: string[], scratch: string): Promise<Set<string>> {
+export async function ignoredInTree(
+  root: string,
+  tree: string,
+  paths: string[],
+  scratch: string,
+): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
   const folders = new Set<string>([""]);
-  for (const p of paths) for (let at = p.lastIndexOf("/"); at > 0; at = p.lastIndexOf("/", at - 1)) folders.add(p.slice(0, at));
+  for (const p of paths)
+    for (let at = p.lastIndexOf("/"); at > 0; at = p.lastIndexOf("/", at - 1)) folders.add(p.slice(0, at));
   const specs = [...folders].map((f) => (f ? `${f}/.gitignore` : ".gitignore"));
-  const out = await run(root, ["cat-file", "--batch"], { input: Buffer.from(specs.map((s) => `${tree}:${s}`).join("\n") + "\n", "latin1") });
+  const out = await run(root, ["cat-file", "--batch"], {
+    input: Buffer.from(specs.map((s) => `${tree}:${s}`).join("\n") + "\n", "latin1"),
+  });
   let at = 0;
   for (const spec of specs) {
     const header = out.toString("latin1", at, out.indexOf(0x0a, at));
@@ -451,10 +505,14 @@ export async function ignoredInTree(root: string, tree: string, paths: string[],
     at += Number(size) + 1;
   }
   const gitDir = path.dirname(await indexPath(root));
-  const result = await run(scratch, ["--git-dir", gitDir, "--work-tree", scratch, "check-ignore", "--no-index", "-z", "--stdin"], {
-    input: Buffer.from(paths.join("\0") + "\0", "latin1"),
-    tolerate: (code) => code === 1, // 1: none of them is ignored
-  });
+  const result = await run(
+    scratch,
+    ["--git-dir", gitDir, "--work-tree", scratch, "check-ignore", "--no-index", "-z", "--stdin"],
+    {
+      input: Buffer.from(paths.join("\0") + "\0", "latin1"),
+      tolerate: (code) => code === 1, // 1: none of them is ignored
+    },
+  );
   return new Set(result.toString("latin1").split("\0").filter(Boolean));
 }
 
@@ -496,7 +554,9 @@ export async function addWorktree(root: string, dir: string, commit: string): Pr
     // Where git cannot make the folder (a file in the path, no permission), git says why.
     explain: (stderr) => {
       const why = /fatal: (.*)/.exec(stderr)?.[1];
-      return why ? new UserError(`git could not add a worktree at ${dir}: ${why}`, "pick another path for --worktree") : undefined;
+      return why
+        ? new UserError(`git could not add a worktree at ${dir}: ${why}`, "pick another path for --worktree")
+        : undefined;
     },
   });
 }
@@ -517,8 +577,6 @@ export async function pruneWorktrees(root: string): Promise<void> {
   await run(root, ["worktree", "prune"]);
 }
 
-
-
 // ---- session housekeeping (nudge session rm / gc / backups) ----------------------------------
 
 export interface RefTip {
@@ -532,7 +590,11 @@ export interface RefTip {
 export async function listRefs(root: string, prefixes: string[]): Promise<RefTip[]> {
   if (prefixes.length === 0) return [];
   // %(committerdate:unix) is empty for a ref to something not a commit: such a ref is not nudge's.
-  const out = await text(root, ["for-each-ref", "--format=%(objectname) %(committerdate:unix) %(refname)", ...prefixes]);
+  const out = await text(root, [
+    "for-each-ref",
+    "--format=%(objectname) %(committerdate:unix) %(refname)",
+    ...prefixes,
+  ]);
   return out
     .split("\n")
     .map((line) => /^([0-9a-f]+) (\d+) (\S.*)$/.exec(line))
@@ -551,7 +613,10 @@ export async function deleteRefsAt(root: string, refs: Array<{ ref: string; comm
     internal: true,
     explain: (stderr) =>
       /cannot lock ref|is at .* but expected/.test(stderr)
-        ? new UserError("a snapshot ref changed while nudge was removing it; nothing more was removed", "run the command again to see the new plan")
+        ? new UserError(
+            "a snapshot ref changed while nudge was removing it; nothing more was removed",
+            "run the command again to see the new plan",
+          )
         : undefined,
   });
 }

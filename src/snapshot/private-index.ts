@@ -21,7 +21,12 @@ import path from "node:path";
 import * as git from "./git.js";
 import { pathExists } from "../base/file-exists.js";
 
-const StampSchema = z.object({ ino: z.number(), size: z.number(), mtimeMs: z.number(), ctimeMs: z._default(z.number(), 0) });
+const StampSchema = z.object({
+  ino: z.number(),
+  size: z.number(),
+  mtimeMs: z.number(),
+  ctimeMs: z._default(z.number(), 0),
+});
 type Stamp = z.infer<typeof StampSchema>;
 
 /** What a kept index holds, for the next process (see the top of this file). */
@@ -147,7 +152,10 @@ export class PrivateIndex {
     const index = this.o.stateFile && this.seededFrom ? stampOf(this.o.indexFile) : null;
     if (!index) return;
     // Renamed into place but not fsynced: a cache. Torn or old after a crash, it fails its checks and the index is seeded again.
-    const temp = path.join(path.dirname(this.o.stateFile!), `.${path.basename(this.o.stateFile!)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    const temp = path.join(
+      path.dirname(this.o.stateFile!),
+      `.${path.basename(this.o.stateFile!)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+    );
     await fs.writeFile(temp, JSON.stringify({ index, seededFrom: this.seededFrom, tree: this.tree }) + "\n");
     await fs.rename(temp, this.o.stateFile!).catch(async (error: unknown) => {
       await fs.rm(temp, { force: true });
@@ -277,7 +285,13 @@ export async function sharedIndexOf(indexFile: string, gitDir: string): Promise<
     for (const length of [20, 32]) {
       if (size < length || at + 8 + length > data.length) continue;
       const name = `sharedindex.${data.toString("hex", at + 8, at + 8 + length)}`;
-      if (await fs.stat(path.join(gitDir, name)).then(() => true, () => false)) return name;
+      if (
+        await fs.stat(path.join(gitDir, name)).then(
+          () => true,
+          () => false,
+        )
+      )
+        return name;
     }
   }
   return null;

@@ -3,7 +3,8 @@
  * snapshot chain tells its turns apart when the journal that names them is gone (`session
  * repair`, and the check a recording makes before it moves a session's ref).
  */
-export type SnapshotKind = { kind: "start"; n: 0 } | { kind: "turn"; n: number; prompt: string } | { kind: "edits"; n: number };
+export type SnapshotKind =
+  { kind: "start"; n: 0 } | { kind: "turn"; n: number; prompt: string } | { kind: "edits"; n: number };
 
 export const startMessage = (id: string) => `nudge ${id} turn 0 (starting state)`;
 export const turnMessage = (id: string, n: number, prompt: string) => `nudge ${id} turn ${n}\n\n${prompt}`;

@@ -51,7 +51,11 @@ export async function turnsPast(root: string, sessionId: string, lastCommit: str
 }
 
 /** Keep a captured tree as a commit on the session's chain, and point the session's ref at it (`via`: a recording's own update-ref). */
-export async function keepSnapshot(root: string, o: { tree: string; parent: string | null; message: string; ref: string }, via?: RecordingGit): Promise<string> {
+export async function keepSnapshot(
+  root: string,
+  o: { tree: string; parent: string | null; message: string; ref: string },
+  via?: RecordingGit,
+): Promise<string> {
   const commit = await git.commitTree(root, o.tree, o.parent ? [o.parent] : [], o.message);
   if (via) await via.updateRef(o.ref, commit);
   else await git.updateRefs(root, [{ ref: o.ref, commit }]);
@@ -71,14 +75,23 @@ export interface Patch extends PatchStats {
  * in base85: a one-byte change to a 50 MB file costs a few hundred bytes, not 70 MB.
  */
 export async function patchBetween(root: string, from: string, to: string, via?: RecordingGit): Promise<Patch> {
-  if (from === to) return { bytes: Buffer.alloc(0), sha256: sha256(Buffer.alloc(0)), nowIgnored: [], ...patchStats(Buffer.alloc(0)) };
+  if (from === to)
+    return { bytes: Buffer.alloc(0), sha256: sha256(Buffer.alloc(0)), nowIgnored: [], ...patchStats(Buffer.alloc(0)) };
   const { patch: bytes, changes } = await (via ? via.patchAndChanges(from, to) : git.patchAndChanges(root, from, to));
   // A file gone from the snapshot but still on disk was not deleted: an ignore rule took it out.
   // (A rename's old path is gone from the snapshot too.)
-  const gone = changes.flatMap((c) => (c.oldMode === "160000" ? [] : c.status === "D" ? [c.path] : c.status === "R" ? [c.oldPath!] : [])).sort();
+  const gone = changes
+    .flatMap((c) => (c.oldMode === "160000" ? [] : c.status === "D" ? [c.path] : c.status === "R" ? [c.oldPath!] : []))
+    .sort();
   const nowIgnored: string[] = [];
   for (const file of gone) {
-    if (await fs.lstat(git.pathOnDisk(root, file)).then(() => true, () => false)) nowIgnored.push(git.displayPath(file));
+    if (
+      await fs.lstat(git.pathOnDisk(root, file)).then(
+        () => true,
+        () => false,
+      )
+    )
+      nowIgnored.push(git.displayPath(file));
   }
   return { bytes, sha256: sha256(bytes), nowIgnored, ...patchStats(bytes) };
 }

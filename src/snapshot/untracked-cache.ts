@@ -53,11 +53,15 @@ async function startCheck(base: string, dev: number): Promise<void> {
   const script = [
     'git init -q "$1" || exit 1',
     'cd "$1" || exit 1',
-    'if git update-index --test-untracked-cache >/dev/null 2>&1; then r=ok; else r=no; fi',
+    "if git update-index --test-untracked-cache >/dev/null 2>&1; then r=ok; else r=no; fi",
     'printf "%s %s\\n" "$r" "$2" > "$3.tmp" && mv "$3.tmp" "$3"',
     'cd / && rm -rf "$1"',
   ].join("\n");
   const env = { ...process.env };
   for (const key of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"]) delete env[key];
-  spawn("sh", ["-c", script, "sh", scratch, String(dev), `${base}.verdict`], { detached: true, stdio: "ignore", env }).unref();
+  spawn("sh", ["-c", script, "sh", scratch, String(dev), `${base}.verdict`], {
+    detached: true,
+    stdio: "ignore",
+    env,
+  }).unref();
 }

@@ -86,7 +86,12 @@ export async function ensureDir(dir: string): Promise<void> {
       throw error;
     });
     if (stat?.isDirectory()) break;
-    if (stat) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${at}'`), { code: "ENOTDIR", syscall: "mkdir", path: at });
+    if (stat)
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${at}'`), {
+        code: "ENOTDIR",
+        syscall: "mkdir",
+        path: at,
+      });
     missing.push(at);
     if (path.dirname(at) === at) break;
   }

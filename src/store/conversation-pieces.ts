@@ -63,7 +63,12 @@ function layoutOf(dir: string, names: string[]): StreamLayout {
     const m = PIECE_NAME.exec(name);
     if (!m) continue;
     const key = name.replace(/\.gz$/, "");
-    const piece: Piece = { from: { line: +m[1]!, byte: +m[3]! }, to: { line: +m[2]!, byte: +m[4]! }, file: path.join(dir, PIECES_DIR, name), compressed: m[5] !== undefined };
+    const piece: Piece = {
+      from: { line: +m[1]!, byte: +m[3]! },
+      to: { line: +m[2]!, byte: +m[4]! },
+      file: path.join(dir, PIECES_DIR, name),
+      compressed: m[5] !== undefined,
+    };
     // Both there (compressed, its plain twin not yet removed): the .gz is whole, it was renamed into place.
     if (!byRange.get(key)?.compressed) byRange.set(key, piece);
   }
@@ -71,7 +76,10 @@ function layoutOf(dir: string, names: string[]): StreamLayout {
   let at: StreamPoint = { line: 0, byte: 0 };
   for (const p of pieces) {
     if (p.from.byte !== at.byte || p.from.line !== at.line || p.to.byte < p.from.byte || p.to.line < p.from.line) {
-      throw damaged(dir, `${path.basename(p.file)} does not start where the piece before it ends (line ${at.line}, byte ${at.byte})`);
+      throw damaged(
+        dir,
+        `${path.basename(p.file)} does not start where the piece before it ends (line ${at.line}, byte ${at.byte})`,
+      );
     }
     at = p.to;
   }
@@ -95,7 +103,10 @@ export function streamLayoutSync(dir: string): StreamLayout {
 
 /** The stream's length so far (finished pieces and the piece being written). */
 export async function streamSize(dir: string): Promise<number> {
-  return retryOnRotation(dir, async (layout) => layout.live.from.byte + ((await fs.stat(layout.live.file).catch(() => null))?.size ?? 0));
+  return retryOnRotation(
+    dir,
+    async (layout) => layout.live.from.byte + ((await fs.stat(layout.live.file).catch(() => null))?.size ?? 0),
+  );
 }
 
 /** The stream's bytes [from, to), `to` cut at its end (null: to its end). */
@@ -106,7 +117,7 @@ export async function readStream(dir: string, from: number, to: number | null = 
 /** The whole stream, or its first `to` bytes, a piece at a time (never all in memory). */
 export async function* streamChunks(dir: string, to: number | null = null): AsyncGenerator<Buffer> {
   const CHUNK = 4 << 20;
-  for (let at = 0; to === null || at < to; ) {
+  for (let at = 0; to === null || at < to;) {
     const chunk = await readStream(dir, at, to === null ? at + CHUNK : Math.min(to, at + CHUNK));
     if (chunk.length === 0) return;
     yield chunk;
@@ -138,10 +149,15 @@ async function readFromLayout(layout: StreamLayout, from: number, to: number | n
   for (const p of layout.pieces) {
     if (p.to.byte <= from || (to !== null && p.from.byte >= to)) continue;
     const bytes = await pieceBytes(p);
-    parts.push(bytes.subarray(Math.max(0, from - p.from.byte), to === null ? undefined : Math.max(0, to - p.from.byte)));
+    parts.push(
+      bytes.subarray(Math.max(0, from - p.from.byte), to === null ? undefined : Math.max(0, to - p.from.byte)),
+    );
   }
   const start = Math.max(from, layout.live.from.byte);
-  if (to === null || to > start) parts.push(await readLive(layout.live.file, start - layout.live.from.byte, to === null ? null : to - layout.live.from.byte));
+  if (to === null || to > start)
+    parts.push(
+      await readLive(layout.live.file, start - layout.live.from.byte, to === null ? null : to - layout.live.from.byte),
+    );
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
@@ -166,7 +182,8 @@ export async function pieceBytes(p: Piece): Promise<Buffer> {
     if (error instanceof UserError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw error;
-    if (code === "ERR_BUFFER_TOO_LARGE") throw damaged(dir, `${name} inflates to more than the ${expected} bytes its name says`);
+    if (code === "ERR_BUFFER_TOO_LARGE")
+      throw damaged(dir, `${name} inflates to more than the ${expected} bytes its name says`);
     throw damaged(dir, `${name} cannot be inflated (${(error as Error).message})`);
   }
   const checked = checkedPiece(dir, name, p, bytes);
@@ -176,9 +193,11 @@ export async function pieceBytes(p: Piece): Promise<Buffer> {
 
 /** A piece's bytes hold as many bytes and lines as its name says, or it is damaged (a turn would read another's lines). */
 function checkedPiece(dir: string, name: string, p: Piece, bytes: Buffer): Buffer {
-  if (bytes.length !== p.to.byte - p.from.byte) throw damaged(dir, `${name} holds ${bytes.length} bytes, and its name says ${p.to.byte - p.from.byte}`);
+  if (bytes.length !== p.to.byte - p.from.byte)
+    throw damaged(dir, `${name} holds ${bytes.length} bytes, and its name says ${p.to.byte - p.from.byte}`);
   const lines = countLines(bytes);
-  if (lines !== p.to.line - p.from.line) throw damaged(dir, `${name} holds ${lines} lines, and its name says ${p.to.line - p.from.line}`);
+  if (lines !== p.to.line - p.from.line)
+    throw damaged(dir, `${name} holds ${lines} lines, and its name says ${p.to.line - p.from.line}`);
   return bytes;
 }
 
@@ -205,12 +224,16 @@ async function readLive(file: string, from: number, to: number | null): Promise<
 }
 
 export function missingIsEmpty(error: Error): string[] {
-  if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+  if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR")
+    return [];
   throw error;
 }
 
 export function damaged(dir: string, what: string): UserError {
-  return new UserError(`the conversation of the session in ${dir} is damaged: ${what}`, `restore the session's folder from a backup, or remove the session with: nudge session rm ${path.basename(dir)}`);
+  return new UserError(
+    `the conversation of the session in ${dir} is damaged: ${what}`,
+    `restore the session's folder from a backup, or remove the session with: nudge session rm ${path.basename(dir)}`,
+  );
 }
 
 /** How many "\n"-ended lines `bytes` holds. */
@@ -249,11 +272,15 @@ export async function writeStreamLines(dir: string, file: string, lines: number)
             break;
           }
         }
-        for (let done = 0; done < end; ) done += (await out.write(chunk, done, end - done)).bytesWritten;
+        for (let done = 0; done < end;) done += (await out.write(chunk, done, end - done)).bytesWritten;
         if (seen === lines) break;
       }
     }
-    if (seen < lines) throw damaged(dir, `it holds ${seen} whole lines, and the turns were recorded up to line ${lines}: a piece of conversation.d or the end of conversation.jsonl is missing`);
+    if (seen < lines)
+      throw damaged(
+        dir,
+        `it holds ${seen} whole lines, and the turns were recorded up to line ${lines}: a piece of conversation.d or the end of conversation.jsonl is missing`,
+      );
   } finally {
     await out.close();
   }

@@ -40,7 +40,10 @@ export async function readConversation(dir: string): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   const times = parseTimes((await readIfExists(files.timing)).toString("utf8"));
   // splitLines keeps a last line without "\n" (claude killed mid-write): it is shown, not dropped.
-  return expandLines(dir, splitLines(await readStream(dir, 0)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
+  return expandLines(
+    dir,
+    splitLines(await readStream(dir, 0)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })),
+  );
 }
 
 /**
@@ -53,7 +56,10 @@ export async function readConversationReduced(dir: string, limits: ReduceLimits)
   const reducer = new LineReducer(limits, 0);
   for await (const chunk of streamRange(dir, 0, null)) reducer.push(chunk, (l) => lines.push(l));
   reducer.end((l) => lines.push(l));
-  return expandLines(dir, lines.map((l, n) => timed(l, n, times[n] ?? null)));
+  return expandLines(
+    dir,
+    lines.map((l, n) => timed(l, n, times[n] ?? null)),
+  );
 }
 
 /** Where a run of lines starts or ends in conversation.jsonl: a line number, and its byte offset when known. */
@@ -68,14 +74,23 @@ export interface LinePoint {
  * `writing`: claude is writing to the file now, so a last line without its "\n" is not a line yet
  * (a crash's torn last line is one: it stays).
  */
-export async function readLineSpan(dir: string, from: LinePoint, to: LinePoint | null, o: { writing: boolean }): Promise<TimedLine[]> {
+export async function readLineSpan(
+  dir: string,
+  from: LinePoint,
+  to: LinePoint | null,
+  o: { writing: boolean },
+): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
-  if (from.byte === undefined || (to !== null && to.byte === undefined)) return (await readConversation(dir)).slice(from.line, to?.line);
+  if (from.byte === undefined || (to !== null && to.byte === undefined))
+    return (await readConversation(dir)).slice(from.line, to?.line);
   const bytes = await readStream(dir, from.byte, to === null ? null : Math.max(from.byte, to.byte!));
   const lines = splitLines(bytes);
   if (o.writing && to === null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) lines.pop();
   const times = await readTimes(files.timing, from.line, from.line + lines.length);
-  return expandLines(dir, lines.map((b, i) => ({ n: from.line + i, bytes: b, at: times[i] ?? null })));
+  return expandLines(
+    dir,
+    lines.map((b, i) => ({ n: from.line + i, bytes: b, at: times[i] ?? null })),
+  );
 }
 
 /**
@@ -83,15 +98,24 @@ export async function readLineSpan(dir: string, from: LinePoint, to: LinePoint |
  * reduced (line-reducer.ts) and marked with where its whole lies: what a reader's view needs,
  * in memory bounded by the turn's short lines, whatever its long ones hold.
  */
-export async function readLineSpanReduced(dir: string, from: LinePoint, to: LinePoint | null, o: { writing: boolean; limits: ReduceLimits }): Promise<TimedLine[]> {
+export async function readLineSpanReduced(
+  dir: string,
+  from: LinePoint,
+  to: LinePoint | null,
+  o: { writing: boolean; limits: ReduceLimits },
+): Promise<TimedLine[]> {
   if (from.byte === undefined || (to !== null && to.byte === undefined)) return readLineSpan(dir, from, to, o);
   const lines: SplitLine[] = [];
   const reducer = new LineReducer(o.limits, from.byte);
-  for await (const chunk of streamRange(dir, from.byte, to === null ? null : Math.max(from.byte, to.byte!))) reducer.push(chunk, (l) => lines.push(l));
+  for await (const chunk of streamRange(dir, from.byte, to === null ? null : Math.max(from.byte, to.byte!)))
+    reducer.push(chunk, (l) => lines.push(l));
   // Claude is writing: a last line without its "\n" is not a line yet.
   if (!(o.writing && to === null)) reducer.end((l) => lines.push(l));
   const times = await readTimes(bundleFiles(dir).timing, from.line, from.line + lines.length);
-  return expandLines(dir, lines.map((l, i) => timed(l, from.line + i, times[i] ?? null)));
+  return expandLines(
+    dir,
+    lines.map((l, i) => timed(l, from.line + i, times[i] ?? null)),
+  );
 }
 
 function timed(l: SplitLine, n: number, at: number | null): TimedLine {
@@ -110,20 +134,30 @@ export async function readInputReduced(dir: string, limits: ReduceLimits): Promi
   });
   if (handle) {
     try {
-      for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false }) as AsyncIterable<Buffer>) reducer.push(chunk, (l) => lines.push(l));
+      for await (const chunk of handle.createReadStream({
+        highWaterMark: 1 << 20,
+        autoClose: false,
+      }) as AsyncIterable<Buffer>)
+        reducer.push(chunk, (l) => lines.push(l));
     } finally {
       await handle.close();
     }
   }
   reducer.end((l) => lines.push(l));
-  return expandLines(dir, lines.map((l, n) => timed(l, n, times[n] ?? null)));
+  return expandLines(
+    dir,
+    lines.map((l, n) => timed(l, n, times[n] ?? null)),
+  );
 }
 
 /** input.jsonl: what nudge wrote to claude, each line with its time. */
 export async function readInput(dir: string): Promise<TimedLine[]> {
   const files = bundleFiles(dir);
   const times = parseTimes((await readIfExists(files.inputTiming)).toString("utf8"));
-  return expandLines(dir, splitLines(await readIfExists(files.input)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })));
+  return expandLines(
+    dir,
+    splitLines(await readIfExists(files.input)).map((bytes, n) => ({ n, bytes, at: times[n] ?? null })),
+  );
 }
 
 /**
@@ -149,7 +183,9 @@ export function parseTimes(text: string): Array<number | null> {
 export function groupByTurn(manifest: Turns, lines: TimedLine[]): TurnLines[] {
   type Span = { from: number; to: number; turn: Turn | null; pending: PendingTurn | null };
   const spans: Span[] = [
-    ...manifest.turns.filter((t) => t.n > 0).map((t) => ({ from: t.lines.from, to: t.lines.to, turn: t, pending: null })),
+    ...manifest.turns
+      .filter((t) => t.n > 0)
+      .map((t) => ({ from: t.lines.from, to: t.lines.to, turn: t, pending: null })),
     ...manifest.unsaved.map((u) => ({ from: u.fromLine, to: u.ended?.toLine ?? Infinity, turn: null, pending: u })),
   ].sort((a, b) => a.from - b.from);
   const groups: TurnLines[] = [];

@@ -26,10 +26,18 @@ export async function recoverCutOffWork(store: Store, say: (line: string) => voi
       if (c.kind === "import" && !importLock) continue;
       try {
         const { outcome, journal } = await clearCutOff(store, c.dir);
-        if (outcome === "undone") say(`${c.what} was cut off (its nudge was killed): what it had done is undone${c.kind === "import" ? "; run it again" : ""}`);
-        if (outcome === "kept") say(`${c.what} was cut off (its nudge was killed) after its session was in place, and that session was used since: it is kept${setAsideNote(journal)}`);
+        if (outcome === "undone")
+          say(
+            `${c.what} was cut off (its nudge was killed): what it had done is undone${c.kind === "import" ? "; run it again" : ""}`,
+          );
+        if (outcome === "kept")
+          say(
+            `${c.what} was cut off (its nudge was killed) after its session was in place, and that session was used since: it is kept${setAsideNote(journal)}`,
+          );
       } catch (error) {
-        say(`${c.what} was cut off (its nudge was killed), and undoing it failed: ${errorMessage(error)}; nudge session gc tries again`);
+        say(
+          `${c.what} was cut off (its nudge was killed), and undoing it failed: ${errorMessage(error)}; nudge session gc tries again`,
+        );
       }
     }
   } finally {
@@ -38,7 +46,10 @@ export async function recoverCutOffWork(store: Store, say: (line: string) => voi
 }
 
 async function tryImportLock(store: Store): Promise<HeldLock | null> {
-  return acquireLock(importLockFile(store), { what: "undoing a cut-off import", busy: () => new UserError("an import is running") }).catch(() => null);
+  return acquireLock(importLockFile(store), {
+    what: "undoing a cut-off import",
+    busy: () => new UserError("an import is running"),
+  }).catch(() => null);
 }
 
 /** Where what the import replaced was kept (with --force), for the user to take back by hand. */

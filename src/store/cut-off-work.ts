@@ -28,7 +28,10 @@ const Step = z.discriminatedUnion("kind", [
   /** Refs created (undo: delete those still at their commit). */
   z.object({ kind: z.literal("refs"), refs: z.array(z.object({ ref: z.string(), commit: z.string() })) }),
   /** Refs moved (undo: move back those still moved). */
-  z.object({ kind: z.literal("moved-refs"), moves: z.array(z.object({ from: z.string(), to: z.string(), commit: z.string() })) }),
+  z.object({
+    kind: z.literal("moved-refs"),
+    moves: z.array(z.object({ from: z.string(), to: z.string(), commit: z.string() })),
+  }),
   /**
    * A git worktree registered (undo: `git worktree remove --force`, then prune). `admin`: git's
    * folders under <common dir>/worktrees/ before it was added; one added since that names this
@@ -107,7 +110,12 @@ export async function findCutOffWork(store: Store, kind?: string): Promise<CutOf
     // The folder's name holds only the pid: alive is all that can be asked (a start time read now would be compared with itself).
     if (pid === process.pid || isRunning({ pid, started: null })) continue;
     const journal = await readJournal(path.join(workRoot(store), name));
-    found.push({ dir: path.join(workRoot(store), name), kind: m[1]!, what: journal?.what ?? `a ${m[1]} cut off`, steps: journal && !journal.done ? journal.steps.length : 0 });
+    found.push({
+      dir: path.join(workRoot(store), name),
+      kind: m[1]!,
+      what: journal?.what ?? `a ${m[1]} cut off`,
+      steps: journal && !journal.done ? journal.steps.length : 0,
+    });
   }
   return found;
 }
@@ -124,12 +132,16 @@ export async function clearCutOff(store: Store, dir: string): Promise<Cleared> {
   const m = NAME.exec(path.basename(dir));
   const mine = m ? path.join(path.dirname(dir), path.basename(dir).replace(`-${m[2]}-`, `-${process.pid}-`)) : dir;
   if (mine !== dir) {
-    const claimed = await fs.rename(dir, mine).then(() => true, (error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? false : Promise.reject(error)));
+    const claimed = await fs.rename(dir, mine).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? false : Promise.reject(error)),
+    );
     if (!claimed) return { outcome: "none", journal: null };
   }
   const journal = await readJournal(mine);
   let outcome: Cleared["outcome"] = "none";
-  if (journal && !journal.done && journal.steps.length) outcome = (await inUse(store, journal.steps)) ? "kept" : (await undo(store, journal.steps), "undone");
+  if (journal && !journal.done && journal.steps.length)
+    outcome = (await inUse(store, journal.steps)) ? "kept" : (await undo(store, journal.steps), "undone");
   await fs.rm(mine, { recursive: true, force: true });
   return { outcome, journal };
 }
@@ -166,18 +178,47 @@ async function undo(store: Store, steps: WorkStep[]): Promise<void> {
     else if (step.kind === "renamed") await fs.rename(step.to, step.from).catch(() => undefined);
     else if (step.kind === "refs") await git.deleteRefsAt(root, await stillAt(root, step.refs));
     else if (step.kind === "moved-refs") {
-      const moved = new Set((await stillAt(root, step.moves.map((m) => ({ ref: m.to, commit: m.commit })))).map((r) => r.ref));
+      const moved = new Set(
+        (
+          await stillAt(
+            root,
+            step.moves.map((m) => ({ ref: m.to, commit: m.commit })),
+          )
+        ).map((r) => r.ref),
+      );
       // A name taken again since (by a ref no step of this journal made) is never overwritten: that ref stays where it was moved.
-      const taken = new Set((await git.listRefs(root, step.moves.map((m) => m.from))).map((r) => r.ref));
-      await git.moveRefs(root, step.moves.filter((m) => moved.has(m.to) && !taken.has(m.from)).map((m) => ({ from: m.to, to: m.from, commit: m.commit })));
+      const taken = new Set(
+        (
+          await git.listRefs(
+            root,
+            step.moves.map((m) => m.from),
+          )
+        ).map((r) => r.ref),
+      );
+      await git.moveRefs(
+        root,
+        step.moves
+          .filter((m) => moved.has(m.to) && !taken.has(m.from))
+          .map((m) => ({ from: m.to, to: m.from, commit: m.commit })),
+      );
     } else if (step.kind === "worktree") await removeWorktree(store, step.path, step.admin);
   }
 }
 
 /** The refs that exist and point at the commit the step recorded (a ref since moved is someone else's now). */
-async function stillAt(root: string, refs: Array<{ ref: string; commit: string }>): Promise<Array<{ ref: string; commit: string }>> {
+async function stillAt(
+  root: string,
+  refs: Array<{ ref: string; commit: string }>,
+): Promise<Array<{ ref: string; commit: string }>> {
   if (refs.length === 0) return [];
-  const now = new Map((await git.listRefs(root, refs.map((r) => r.ref))).map((r) => [r.ref, r.commit]));
+  const now = new Map(
+    (
+      await git.listRefs(
+        root,
+        refs.map((r) => r.ref),
+      )
+    ).map((r) => [r.ref, r.commit]),
+  );
   return refs.filter((r) => now.get(r.ref) === r.commit);
 }
 

@@ -23,21 +23,38 @@ export interface HookLock extends HeldLock {
 }
 
 /** Take the hooks' lock, then make the session lock this claude's (it may be absent or stale, never another live one's). */
-export async function takeHookLock(dir: string, lockFile: string, sessionId: string, claudePid: number): Promise<HookLock> {
+export async function takeHookLock(
+  dir: string,
+  lockFile: string,
+  sessionId: string,
+  claudePid: number,
+): Promise<HookLock> {
   const mutex = await acquireLock(path.join(dir, HOOK_LOCK), {
     what: `a hook of claude ${claudePid}`,
     waitMs: WAIT_MS,
-    busy: (holder) => new UserError(`session ${sessionId}: an earlier hook still runs (${holderText(holder)})`, "it is waited for at most 10 s"),
+    busy: (holder) =>
+      new UserError(
+        `session ${sessionId}: an earlier hook still runs (${holderText(holder)})`,
+        "it is waited for at most 10 s",
+      ),
   });
   try {
     const claude = procRef(claudePid);
     const current = await readLock(lockFile);
     const ownedBefore = current !== null && sameProc(current.owner, claude);
     if (!ownedBefore && isHeld(current)) {
-      throw new UserError(`session ${sessionId} is being recorded by another process (${holderText(current!)})`, "it is recorded by that one");
+      throw new UserError(
+        `session ${sessionId} is being recorded by another process (${holderText(current!)})`,
+        "it is recorded by that one",
+      );
     }
     if (!ownedBefore) {
-      const info: LockInfo = { host: os.hostname(), owner: claude, claude, what: `recording session ${sessionId} through claude's hooks` };
+      const info: LockInfo = {
+        host: os.hostname(),
+        owner: claude,
+        claude,
+        what: `recording session ${sessionId} through claude's hooks`,
+      };
       await writeFileAtomic(lockFile, JSON.stringify(info) + "\n");
     }
     return { ownedBefore, setClaude: async () => undefined, release: () => mutex.release() };

@@ -23,7 +23,8 @@ const MIN_STORED_BYTES = 3 * 1024;
 /** Where an image block's data starts, as claude and nudge both write it. */
 const SOURCE = '"source":{"type":"base64","media_type":"image/';
 const INLINE = /("source":\{"type":"base64","media_type":"image\/[a-z]{1,10}","data":")([A-Za-z0-9+/]+={0,2})"/g;
-const REF = /("source":\{"type":"base64","media_type":"image\/[a-z]{1,10}","data":")nudge-image:sha256:([0-9a-f]{64})"/g;
+const REF =
+  /("source":\{"type":"base64","media_type":"image\/[a-z]{1,10}","data":")nudge-image:sha256:([0-9a-f]{64})"/g;
 /** A stored image's file name. */
 export const IMAGE_NAME = /^[0-9a-f]{64}$/;
 
@@ -62,7 +63,7 @@ function writeImage(bundleDir: string, hash: string, bytes: Buffer): void {
   try {
     const fd = fs.openSync(temp, "wx", 0o644);
     try {
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length;) done += fs.writeSync(fd, bytes, done, bytes.length - done);
       fs.fdatasyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -119,11 +120,19 @@ export async function expandImages(bundleDir: string, line: Buffer, cache: Image
 }
 
 /** Expand each line (as `expandImages`), lines without references untouched; `stored` keeps an expanded line's length in its file. */
-export async function expandLines<T extends { bytes: Buffer; stored?: number }>(bundleDir: string, lines: T[]): Promise<T[]> {
+export async function expandLines<T extends { bytes: Buffer; stored?: number }>(
+  bundleDir: string,
+  lines: T[],
+): Promise<T[]> {
   if (!lines.some((l) => hasImageRefs(l.bytes))) return lines;
   const cache: ImageCache = new Map();
   const out: T[] = [];
-  for (const line of lines) out.push(hasImageRefs(line.bytes) ? { ...line, bytes: await expandImages(bundleDir, line.bytes, cache), stored: line.bytes.length } : line);
+  for (const line of lines)
+    out.push(
+      hasImageRefs(line.bytes)
+        ? { ...line, bytes: await expandImages(bundleDir, line.bytes, cache), stored: line.bytes.length }
+        : line,
+    );
   return out;
 }
 
@@ -139,7 +148,9 @@ async function loadImage(bundleDir: string, hash: string): Promise<string | null
  * no second copy (a copy where links cannot be made). Images its lines do not name are harmless.
  */
 export async function shareImages(fromBundle: string, toBundle: string): Promise<void> {
-  const names = (await fs.promises.readdir(imagesDir(fromBundle)).catch(() => [] as string[])).filter((n) => IMAGE_NAME.test(n));
+  const names = (await fs.promises.readdir(imagesDir(fromBundle)).catch(() => [] as string[])).filter((n) =>
+    IMAGE_NAME.test(n),
+  );
   if (names.length === 0) return;
   await fs.promises.mkdir(imagesDir(toBundle), { recursive: true });
   for (const name of names) {

@@ -27,8 +27,16 @@ export interface ReduceLimits {
  * of a line over 64 KB, "Show all" 256 KB of each string of a line over 1 MB; Claude's own text
  * and thinking, shown whole as markdown, up to 4 MB.
  */
-export const FIRST_VIEW_LIMITS: ReduceLimits = { lineBytes: 64 << 10, keptStringBytes: 16 << 10, keptTextBytes: 4 << 20 };
-export const FULL_VIEW_LIMITS: ReduceLimits = { lineBytes: 1 << 20, keptStringBytes: 256 << 10, keptTextBytes: 4 << 20 };
+export const FIRST_VIEW_LIMITS: ReduceLimits = {
+  lineBytes: 64 << 10,
+  keptStringBytes: 16 << 10,
+  keptTextBytes: 4 << 20,
+};
+export const FULL_VIEW_LIMITS: ReduceLimits = {
+  lineBytes: 1 << 20,
+  keptStringBytes: 256 << 10,
+  keptTextBytes: 4 << 20,
+};
 
 /** Keys whose string values are Claude's words: kept longer (keptTextBytes). */
 const TEXT_KEYS = new Set(["text", "thinking"]);
@@ -180,7 +188,7 @@ class StringCutter {
 
   /** Skipped string content up to its closing quote (emitted); returns where it stopped. */
   private skip(b: Buffer, from: number, to: number): number {
-    for (let at = from; ; ) {
+    for (let at = from; ;) {
       const q = b.indexOf(QUOTE, at);
       if (q === -1 || q >= to) {
         this.run = backslashesBefore(b, to, at, this.run);

@@ -104,7 +104,8 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
     try {
       await fs.writeFile(file, JSON.stringify(info) + "\n", { flag: "wx" });
       return {
-        setClaude: async (pid) => writeFileAtomic(file, JSON.stringify({ ...info, claude: pid ? procRef(pid) : null }) + "\n"),
+        setClaude: async (pid) =>
+          writeFileAtomic(file, JSON.stringify({ ...info, claude: pid ? procRef(pid) : null }) + "\n"),
         release: () => fs.rm(file, { force: true }),
       };
     } catch (error) {
@@ -119,7 +120,8 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
-      if (attempt > 20 && Date.now() >= deadline) throw new UserError(`could not take the lock ${file}`, "another nudge is starting on it; try again");
+      if (attempt > 20 && Date.now() >= deadline)
+        throw new UserError(`could not take the lock ${file}`, "another nudge is starting on it; try again");
       // Read between another process's create and write, a live lock looks empty: it is then waited for like any other.
       const live = await takeOver(file);
       if (live) {

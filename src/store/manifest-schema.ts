@@ -25,7 +25,18 @@ const count = z.int().check(z.nonnegative());
 const positive = z.int().check(z.positive());
 const sessionId = z.string().check(z.regex(/^[0-9a-z]{8,32}$/, "a nudge session id"));
 /** The fields of a turn a repair may have to stand in for (see maintenance/repair-plan.ts). */
-export const REPAIR_UNKNOWABLE = ["status", "startedAt", "endedAt", "lines", "input", "result", "claudeSessionId", "lastAssistantUuid", "head", "transcriptBytes"] as const;
+export const REPAIR_UNKNOWABLE = [
+  "status",
+  "startedAt",
+  "endedAt",
+  "lines",
+  "input",
+  "result",
+  "claudeSessionId",
+  "lastAssistantUuid",
+  "head",
+  "transcriptBytes",
+] as const;
 const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.describe(description));
 
 const SummarySchema = z.object({
@@ -41,7 +52,10 @@ export const ManifestHeaderSchema = z.object({
   id: sessionId,
   createdAt: isoTime,
   updatedAt: described(isoTime, "the last time the session changed: `claude run -c` continues the one used last"),
-  state: described(z.enum(["recording", "complete"]), "recording while a nudge process holds the lock; a dead holder means crashed"),
+  state: described(
+    z.enum(["recording", "complete"]),
+    "recording while a nudge process holds the lock; a dead holder means crashed",
+  ),
   repo: z.object({
     root: z.string(),
     cwd: z.string(),
@@ -56,13 +70,19 @@ export const ManifestHeaderSchema = z.object({
     z.nullable(z.object({ claudeSessionId: claudeId, atUuid: z.nullable(claudeId) })),
     "how the next run continues the conversation; set by a rewind or fork to a turn's fork point",
   ),
-  rewoundTo: described(z.nullable(count), "set by a rewind: the next run continues from this turn in an automatic fork, keeping later turns"),
+  rewoundTo: described(
+    z.nullable(count),
+    "set by a rewind: the next run continues from this turn in an automatic fork, keeping later turns",
+  ),
   origin: described(
     z.optional(
       z.nullable(
         z.object({
           exportedBy: z.nullable(z.string()),
-          exportedAt: described(isoTime, "the session's time the export is as of (with sourceId, it tells the same export imported again)"),
+          exportedAt: described(
+            isoTime,
+            "the session's time the export is as of (with sourceId, it tells the same export imported again)",
+          ),
           writtenAt: described(z.optional(isoTime), "when the export was written; absent for exports of older nudges"),
           root: z.string(),
           cwd: z.string(),
@@ -73,7 +93,10 @@ export const ManifestHeaderSchema = z.object({
     ),
     "an imported session: who exported it, from where, when",
   ),
-  repairedAt: described(z.optional(z.nullable(isoTime)), "when `nudge session repair` last rebuilt turns of turns.jsonl from the snapshots and logs"),
+  repairedAt: described(
+    z.optional(z.nullable(isoTime)),
+    "when `nudge session repair` last rebuilt turns of turns.jsonl from the snapshots and logs",
+  ),
   adopted: described(
     z.optional(z.nullable(z.object({ claudeSessionId: claudeId, at: isoTime, turns: count }))),
     "made from claude's own session (`nudge session adopt`): its first `turns` turns hold that conversation, their code not recorded (each is the work tree as it was at `at`)",
@@ -98,7 +121,10 @@ function buildJournalSchemas() {
   });
 
   const PatchSchema = z.object({
-    file: described(z.string().check(z.regex(/^changes\/(turn|edits)-\d{3,}\.patch$/)), "path inside the bundle, e.g. changes/turn-001.patch"),
+    file: described(
+      z.string().check(z.regex(/^changes\/(turn|edits)-\d{3,}\.patch$/)),
+      "path inside the bundle, e.g. changes/turn-001.patch",
+    ),
     sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
     bytes: count,
     filesChanged: count,
@@ -133,32 +159,51 @@ function buildJournalSchemas() {
     endedAt: isoTime,
     lines: described(LineRange, "line numbers in conversation.jsonl"),
     bytes: described(z.optional(LineRange), "byte offsets in conversation.jsonl, so a replay of one turn seeks"),
-    input: described(z.optional(z.nullable(LineRange)), "line numbers in input.jsonl: what nudge wrote to claude during the turn"),
+    input: described(
+      z.optional(z.nullable(LineRange)),
+      "line numbers in input.jsonl: what nudge wrote to claude during the turn",
+    ),
     result: z.nullable(ResultSchema),
     claudeSessionId: z.nullable(claudeId),
     lastAssistantUuid: described(z.nullable(claudeId), "uuid of the turn's last assistant line: where a fork resumes"),
     head: described(z.nullable(sha), "the user's HEAD when the turn ended"),
     snapshot: SnapshotSchema,
-    patch: described(PatchSchema, "diff from the state the turn started from (your edits, else the previous turn; turn 0: the base commit)"),
+    patch: described(
+      PatchSchema,
+      "diff from the state the turn started from (your edits, else the previous turn; turn 0: the base commit)",
+    ),
     edits: described(
       z.optional(z.nullable(z.object({ snapshot: SnapshotSchema, patch: PatchSchema }))),
       "your edits: what changed in the work tree between the previous turn and this turn's prompt",
     ),
-    transcript: described(z.nullable(z.string().check(z.regex(/^claude\/[A-Za-z0-9_-]{1,128}\.jsonl$/))), "copy of claude's own transcript, inside the bundle"),
-    transcriptBytes: described(z.optional(z.nullable(count)), "the transcript's length after this turn (an export cut at this turn keeps that much)"),
+    transcript: described(
+      z.nullable(z.string().check(z.regex(/^claude\/[A-Za-z0-9_-]{1,128}\.jsonl$/))),
+      "copy of claude's own transcript, inside the bundle",
+    ),
+    transcriptBytes: described(
+      z.optional(z.nullable(count)),
+      "the transcript's length after this turn (an export cut at this turn keeps that much)",
+    ),
     compaction: described(
       z.optional(z.nullable(z.object({ preTokens: z.nullable(z.number()), postTokens: z.nullable(z.number()) }))),
       "a /compact turn: claude's context before and after",
     ),
     check: described(
-      z.optional(z.nullable(z.object({ command: z.string(), exitCode: z.nullable(z.int()), tail: z.string(), durationMs: z.number() }))),
+      z.optional(
+        z.nullable(
+          z.object({ command: z.string(), exitCode: z.nullable(z.int()), tail: z.string(), durationMs: z.number() }),
+        ),
+      ),
       "an agentic loop's --until check, run after the turn",
     ),
     loop: described(
       z.optional(
         z.nullable(
           z.object({
-            role: described(z.enum(["iteration", "verifier"]), "a loop iteration, or the verifier's check of the work (read-only tools)"),
+            role: described(
+              z.enum(["iteration", "verifier"]),
+              "a loop iteration, or the verifier's check of the work (read-only tools)",
+            ),
             iteration: described(count, "the loop's iteration number (for a verifier: the iteration it checked)"),
             fresh: described(z.boolean(), "run as a new claude conversation (--fresh, and every verifier)"),
             model: described(z.nullable(z.string()), "the model claude ran with (null: claude's default)"),
@@ -167,7 +212,10 @@ function buildJournalSchemas() {
               z.optional(z.nullable(z.object({ pass: z.boolean(), reason: z.nullable(z.string()) }))),
               "a verifier's answer (no sigil counts as a fail)",
             ),
-            log: described(z.optional(z.nullable(z.string().check(z.regex(/^iterations\/turn-\d{3,}\.ndjson$/)))), "the turn's raw NDJSON, inside the bundle"),
+            log: described(
+              z.optional(z.nullable(z.string().check(z.regex(/^iterations\/turn-\d{3,}\.ndjson$/)))),
+              "the turn's raw NDJSON, inside the bundle",
+            ),
           }),
         ),
       ),
@@ -195,21 +243,30 @@ function buildJournalSchemas() {
     /** The edits found in the work tree before the prompt, captured as a tree (the turn record completes them). */
     editsTree: z.optional(z.nullable(sha)),
     /** The edits are being captured while the prompt goes to claude: an `edits` record follows with their tree. */
-    editsPending: described(z.optional(z.literal(true)), "the user's edits are captured while the prompt goes; their tree follows in an `edits` record, written before any tool of claude's may run"),
+    editsPending: described(
+      z.optional(z.literal(true)),
+      "the user's edits are captured while the prompt goes; their tree follows in an `edits` record, written before any tool of claude's may run",
+    ),
   });
 
   /** The user's edits before a turn, captured while its prompt went to claude (see `editsPending`). */
   const EditsRecordSchema = z.object({
     type: z.literal("edits"),
     n: positive,
-    tree: described(z.nullable(sha), "the work tree as the user left it before the prompt; null: unchanged since the last capture"),
+    tree: described(
+      z.nullable(sha),
+      "the work tree as the user left it before the prompt; null: unchanged since the last capture",
+    ),
   });
 
   /** A turn's code captured (the critical moment): the rest of its record can be written later, or by a recovery. */
   const EndedRecordSchema = z.object({
     type: z.literal("ended"),
     n: positive,
-    tree: described(z.nullable(sha), "null: staged in the session's private index, the tree written after (a recovery writes it from the index)"),
+    tree: described(
+      z.nullable(sha),
+      "null: staged in the session's private index, the tree written after (a recovery writes it from the index)",
+    ),
     toLine: count,
     toByte: z.optional(count),
     toInput: z.optional(count),
@@ -218,12 +275,31 @@ function buildJournalSchemas() {
 
   const TurnRecordSchema = z.extend(TurnSchema, { type: z.literal("turn") });
 
-  const JournalRecordSchema = z.discriminatedUnion("type", [BeginRecordSchema, EditsRecordSchema, EndedRecordSchema, TurnRecordSchema]);
+  const JournalRecordSchema = z.discriminatedUnion("type", [
+    BeginRecordSchema,
+    EditsRecordSchema,
+    EndedRecordSchema,
+    TurnRecordSchema,
+  ]);
 
   /** The turn in flight as the rest of nudge sees it (from the journal's last unsaved `begin`). */
-  const PendingTurnSchema = z.extend(z.omit(BeginRecordSchema, { type: true }), { ended: z.nullable(z.omit(EndedRecordSchema, { type: true })) });
+  const PendingTurnSchema = z.extend(z.omit(BeginRecordSchema, { type: true }), {
+    ended: z.nullable(z.omit(EndedRecordSchema, { type: true })),
+  });
 
-  return { SnapshotSchema, PatchSchema, ResultSchema, TurnStatusSchema, TurnSchema, BeginRecordSchema, EditsRecordSchema, EndedRecordSchema, TurnRecordSchema, JournalRecordSchema, PendingTurnSchema };
+  return {
+    SnapshotSchema,
+    PatchSchema,
+    ResultSchema,
+    TurnStatusSchema,
+    TurnSchema,
+    BeginRecordSchema,
+    EditsRecordSchema,
+    EndedRecordSchema,
+    TurnRecordSchema,
+    JournalRecordSchema,
+    PendingTurnSchema,
+  };
 }
 
 export type ManifestHeader = z.infer<typeof ManifestHeaderSchema>;

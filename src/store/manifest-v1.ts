@@ -17,12 +17,19 @@ const v1Schema = () =>
     createdAt: isoTime,
     updatedAt: isoTime,
     state: z.enum(["recording", "complete"]),
-    repo: z.object({ root: z.string(), cwd: z.string(), baseCommit: z.nullable(z.string()), branch: z.nullable(z.string()) }),
+    repo: z.object({
+      root: z.string(),
+      cwd: z.string(),
+      baseCommit: z.nullable(z.string()),
+      branch: z.nullable(z.string()),
+    }),
     claude: z.object({ version: z.nullable(z.string()), model: z.nullable(z.string()) }),
     parent: z.nullable(z.object({ id: z.string(), turn: count })),
     resume: z.nullable(z.object({ claudeSessionId: z.string(), atUuid: z.nullable(z.string()) })),
     rewoundTo: z.nullable(count),
-    pendingTurn: z.nullable(z.object({ n: z.int().check(z.positive()), prompt: z.string(), startedAt: z.string(), fromLine: count })),
+    pendingTurn: z.nullable(
+      z.object({ n: z.int().check(z.positive()), prompt: z.string(), startedAt: z.string(), fromLine: count }),
+    ),
     turns: z.array(journalSchemas().TurnSchema),
   });
 

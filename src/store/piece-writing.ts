@@ -10,7 +10,19 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { faultPoint } from "../base/fault-injection.js";
 import { replaceAtomically, syncDirSync } from "./atomic-write.js";
-import { countLines, damaged, LIVE_NAME, missingIsEmpty, PIECE_NAME, PIECES_DIR, pieceName, readStream, streamLayout, type Piece, type StreamPoint } from "./conversation-pieces.js";
+import {
+  countLines,
+  damaged,
+  LIVE_NAME,
+  missingIsEmpty,
+  PIECE_NAME,
+  PIECES_DIR,
+  pieceName,
+  readStream,
+  streamLayout,
+  type Piece,
+  type StreamPoint,
+} from "./conversation-pieces.js";
 
 const gzip = promisify(zlib.gzip);
 
@@ -29,7 +41,12 @@ const GZIP_LEVEL = 1;
  * appends, so no byte can land in between. If a step fails, what was done is undone and the
  * error thrown: the writer goes on with the file it had.
  */
-export function finishPieceSync(dir: string, fd: number, from: StreamPoint, to: StreamPoint): { fd: number; piece: string } {
+export function finishPieceSync(
+  dir: string,
+  fd: number,
+  from: StreamPoint,
+  to: StreamPoint,
+): { fd: number; piece: string } {
   const live = path.join(dir, LIVE_NAME);
   const next = `${live}.next`;
   const folder = path.join(dir, PIECES_DIR);
@@ -76,9 +93,15 @@ export async function compressPiece(file: string): Promise<void> {
   await replaceAtomically(`${file}.gz`, async (temp) => {
     const out = await fs.open(temp, "wx");
     try {
-      await pipeline(createReadStream(file), zlib.createGzip({ level: GZIP_LEVEL }), async (packed: AsyncIterable<Buffer>) => {
-        for await (const chunk of packed) for (let done = 0; done < chunk.length; ) done += (await out.write(chunk, done, chunk.length - done)).bytesWritten;
-      });
+      await pipeline(
+        createReadStream(file),
+        zlib.createGzip({ level: GZIP_LEVEL }),
+        async (packed: AsyncIterable<Buffer>) => {
+          for await (const chunk of packed)
+            for (let done = 0; done < chunk.length;)
+              done += (await out.write(chunk, done, chunk.length - done)).bytesWritten;
+        },
+      );
       await out.sync();
     } finally {
       await out.close();
@@ -124,7 +147,11 @@ export async function copyStreamPrefix(fromDir: string, toDir: string, end: numb
     at = p.to;
   }
   const rest = end > at.byte ? await readStream(fromDir, at.byte, end) : Buffer.alloc(0);
-  if (at.byte + rest.length < end) throw damaged(fromDir, `it ends at byte ${at.byte + rest.length}, and the fork's turns were recorded up to byte ${end}: a piece of conversation.d or the end of conversation.jsonl is missing`);
+  if (at.byte + rest.length < end)
+    throw damaged(
+      fromDir,
+      `it ends at byte ${at.byte + rest.length}, and the fork's turns were recorded up to byte ${end}: a piece of conversation.d or the end of conversation.jsonl is missing`,
+    );
   const live = path.join(toDir, LIVE_NAME);
   if (rest.length === 0 || rest[rest.length - 1] !== 0x0a) return fs.writeFile(live, rest, { flag: "wx" });
   await writePackedPiece(toDir, at, rest);
@@ -151,7 +178,11 @@ async function requireWholePiece(dir: string, p: Piece): Promise<void> {
       return;
     }
     const trailer = Buffer.alloc(4);
-    if (size < 18 || (await handle.read(trailer, 0, 4, size - 4)).bytesRead !== 4 || trailer.readUInt32LE(0) !== expected % 2 ** 32) {
+    if (
+      size < 18 ||
+      (await handle.read(trailer, 0, 4, size - 4)).bytesRead !== 4 ||
+      trailer.readUInt32LE(0) !== expected % 2 ** 32
+    ) {
       throw damaged(dir, `${name} does not end as a gzip file of ${expected} bytes does (cut short or overwritten)`);
     }
   } finally {
@@ -183,7 +214,9 @@ async function linkPiece(p: Piece, folder: string): Promise<void> {
 async function writePackedPiece(dir: string, at: StreamPoint, whole: Buffer): Promise<StreamPoint> {
   const to = { line: at.line + countLines(whole), byte: at.byte + whole.length };
   await fs.mkdir(path.join(dir, PIECES_DIR), { recursive: true });
-  await fs.writeFile(path.join(dir, PIECES_DIR, pieceName(at, to, true)), await gzip(whole, { level: GZIP_LEVEL }), { flag: "wx" });
+  await fs.writeFile(path.join(dir, PIECES_DIR, pieceName(at, to, true)), await gzip(whole, { level: GZIP_LEVEL }), {
+    flag: "wx",
+  });
   return to;
 }
 
@@ -210,7 +243,11 @@ export async function packLive(dir: string): Promise<void> {
       at = await writePackedPiece(dir, at, whole);
     };
     // Read a block at a time: an imported stream may be hundreds of MB.
-    for (let read = (await handle.read(block, 0, block.length, null)).bytesRead; read > 0; read = (await handle.read(block, 0, block.length, null)).bytesRead) {
+    for (
+      let read = (await handle.read(block, 0, block.length, null)).bytesRead;
+      read > 0;
+      read = (await handle.read(block, 0, block.length, null)).bytesRead
+    ) {
       pending = Buffer.concat([pending, block.subarray(0, read)]);
       if (pending.length < PACKED_PIECE_BYTES) continue;
       const cut = pending.lastIndexOf(0x0a) + 1;

@@ -96,7 +96,12 @@ const keptKey = (key: string, header: ManifestHeader) => (header.state === "comp
 /** The sessions folder's identity, or "-" while it is too fresh to tell a later change by. */
 function folderKey(dir: string): string {
   const s = statSync(dir, { bigint: true, throwIfNoEntry: false });
-  if (!s || Date.now() - Number(s.mtimeNs / 1_000_000n) < RACY_MS || Date.now() - Number(s.ctimeNs / 1_000_000n) < RACY_MS) return "-";
+  if (
+    !s ||
+    Date.now() - Number(s.mtimeNs / 1_000_000n) < RACY_MS ||
+    Date.now() - Number(s.ctimeNs / 1_000_000n) < RACY_MS
+  )
+    return "-";
   return `${s.ino}-${s.mtimeNs}-${s.ctimeNs}`;
 }
 
@@ -131,7 +136,8 @@ function openIndex(file: string, part: "whole" | "head" | "lines"): StoredIndex 
         buf = readAt(fd, 0, HEAD_BYTES);
         const headers = /^[^\n]*\t(\d+)\n/.exec(buf.toString("latin1", 0, Math.min(buf.length, 512)))?.[1];
         // Never more than the file holds, whatever a damaged first line says.
-        if (part === "lines" && headers && Number(headers) > buf.length) buf = readAt(fd, 0, Math.min(Number(headers), fstatSync(fd).size));
+        if (part === "lines" && headers && Number(headers) > buf.length)
+          buf = readAt(fd, 0, Math.min(Number(headers), fstatSync(fd).size));
       } finally {
         closeSync(fd);
       }
@@ -143,7 +149,16 @@ function openIndex(file: string, part: "whole" | "head" | "lines"): StoredIndex 
   if (first === -1) return null;
   const [magic, folder, total, headers, extra] = buf.toString("utf8", 0, first).split("\t");
   if (magic !== MAGIC || extra !== undefined || !/^\d+$/.test(total ?? "") || !/^\d+$/.test(headers ?? "")) return null;
-  return { folder: folder!, total: Number(total), buf, whole: part === "whole", line: first + 1, header: Number(headers), end: Number(headers) - 1, file: identity };
+  return {
+    folder: folder!,
+    total: Number(total),
+    buf,
+    whole: part === "whole",
+    line: first + 1,
+    header: Number(headers),
+    end: Number(headers) - 1,
+    file: identity,
+  };
 }
 
 function fdKey(fd: number): string {
@@ -171,9 +186,12 @@ function nextEntry(index: StoredIndex): Entry | null | undefined {
   if (extra !== undefined || state === undefined || !id || !(to >= from)) return undefined;
   index.line = eol + 1;
   index.header = to;
-  if (to <= index.buf.length) return { id, key: key!, createdAt: createdAt!, state, bytes: index.buf.subarray(from, to) };
+  if (to <= index.buf.length)
+    return { id, key: key!, createdAt: createdAt!, state, bytes: index.buf.subarray(from, to) };
   // A header cut short (a damaged file) is no entry.
-  return index.whole ? undefined : { id, key: key!, createdAt: createdAt!, state, bytes: Buffer.alloc(0), at: from, length: to - from };
+  return index.whole
+    ? undefined
+    : { id, key: key!, createdAt: createdAt!, state, bytes: Buffer.alloc(0), at: from, length: to - from };
 }
 
 /** Read the headers of entries from the index file, in one read (they follow one another); false if it was replaced since. */
@@ -205,15 +223,19 @@ const newerFirst = (a: Entry, b: Entry) => (a.createdAt < b.createdAt ? 1 : a.cr
 
 /** Replace the index whole; best effort (a read-only store is still listed, only slower). */
 async function writeIndex(file: string, folder: string, entries: Entry[]): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
   const unreadable = entries.filter((e) => e.key === "-");
   const readable = entries.filter((e) => e.key !== "-" && e.bytes.length > 0).sort(newerFirst);
   let lines = "";
-  for (const e of [...unreadable, ...readable]) lines += `${e.id}\t${e.key}\t${e.createdAt}\t${e.state}\t${e.bytes.length}\n`;
+  for (const e of [...unreadable, ...readable])
+    lines += `${e.id}\t${e.key}\t${e.createdAt}\t${e.state}\t${e.bytes.length}\n`;
   const body = Buffer.from(lines + "\n");
   // The first line says where the headers start, so that the first screen reads only the head of the file.
   let first = "";
-  for (let guess = 0; ; ) {
+  for (let guess = 0; ;) {
     first = `${MAGIC}\t${folder}\t${readable.length}\t${guess}\n`;
     const at = Buffer.byteLength(first) + body.length;
     if (at === guess) break;
@@ -285,7 +307,10 @@ export class SessionIndex {
       if (e === undefined) return null;
       if (e.key === "-") {
         // Still unreadable: said again. Readable now: the full scan indexes it.
-        const why = await this.read(e.id).then(() => null, (error: Error) => error.message);
+        const why = await this.read(e.id).then(
+          () => null,
+          (error: Error) => error.message,
+        );
         if (why === null) return null;
         skipped.push([e.id, why]);
         continue;
@@ -307,7 +332,11 @@ export class SessionIndex {
    * Every session folder checked against its bundle, the headers that changed read again, and the
    * index rewritten if anything changed (by a scan for some sessions only, when many had).
    */
-  private async full(folder: string, index: StoredIndex | null, o: { limit?: number; where?: (state: string) => boolean }): Promise<IndexScan> {
+  private async full(
+    folder: string,
+    index: StoredIndex | null,
+    o: { limit?: number; where?: (state: string) => boolean },
+  ): Promise<IndexScan> {
     const stored: Entry[] = [];
     let last: Entry | null | undefined = null;
     if (index) for (last = nextEntry(index); last; last = nextEntry(index)) stored.push(last);
@@ -344,7 +373,8 @@ export class SessionIndex {
     const changed = !intact || gone || damaged || unread.length > 0 || index!.folder !== folder;
     const write = o.where ? !intact || unread.length > START_WRITE_AFTER : changed;
     // An empty store gets no index file until it has a session.
-    if (write && (index !== null || entries.length > 0)) await writeIndex(this.file, folder, index?.whole ? entries : this.withHeaders(entries));
+    if (write && (index !== null || entries.length > 0))
+      await writeIndex(this.file, folder, index?.whole ? entries : this.withHeaders(entries));
     return { sessions, total: readable.length };
   }
 
@@ -370,7 +400,15 @@ export class SessionIndex {
         // The identity was taken before the read: a header rewritten meanwhile is read again next time.
         const header = await this.readOne(id);
         if (!header) out.push({ id, key: "-", createdAt: "-", state: "-", bytes: Buffer.alloc(0) });
-        else out.push({ id, key: key ? keptKey(key, header) : "", createdAt: header.createdAt, state: header.state, header, bytes: key && indexable(id) ? Buffer.from(JSON.stringify(header)) : Buffer.alloc(0) });
+        else
+          out.push({
+            id,
+            key: key ? keptKey(key, header) : "",
+            createdAt: header.createdAt,
+            state: header.state,
+            header,
+            bytes: key && indexable(id) ? Buffer.from(JSON.stringify(header)) : Buffer.alloc(0),
+          });
       }
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, items.length) }, worker));
@@ -392,7 +430,8 @@ function parseHeader(e: Entry): ManifestHeader | null {
   if (e.header) return e.header;
   try {
     const parsed = quickParse(ManifestHeaderSchema, JSON.parse(e.bytes.toString("utf8")));
-    if (parsed.success && parsed.data.createdAt === e.createdAt && parsed.data.state === e.state) return (e.header = parsed.data);
+    if (parsed.success && parsed.data.createdAt === e.createdAt && parsed.data.state === e.state)
+      return (e.header = parsed.data);
   } catch {
     // damaged: read from the bundle
   }

@@ -36,7 +36,10 @@ export async function openStore(cwd: string, env: NodeJS.ProcessEnv = process.en
   const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(commonDir, "nudge");
   const stat = await fs.stat(dir).catch(() => null);
   if (stat && !stat.isDirectory()) {
-    throw new UserError(`the nudge store is not a folder: ${dir}`, "point NUDGE_STORE at a folder (it is made if missing), or unset it");
+    throw new UserError(
+      `the nudge store is not a folder: ${dir}`,
+      "point NUDGE_STORE at a folder (it is made if missing), or unset it",
+    );
   }
   return { repoRoot: root, commonDir, gitDir, dir, ownDirs: [dir, claudeConfigDir(env)] };
 }
@@ -84,7 +87,10 @@ async function readJson(file: string, dir: string): Promise<unknown> {
   try {
     return JSON.parse(raw);
   } catch {
-    throw new UserError(`${file} is not valid JSON`, "the bundle is damaged; restore it from an export if you have one");
+    throw new UserError(
+      `${file} is not valid JSON`,
+      "the bundle is damaged; restore it from an export if you have one",
+    );
   }
 }
 
@@ -93,10 +99,16 @@ function checkHeader(json: unknown, file: string): ManifestHeader {
   if (parsed.success) return parsed.data;
   const format = (json as { format?: unknown } | null)?.format;
   if (typeof format === "number" && format > 2) {
-    throw new UserError(`${file} is in bundle format ${format}, newer than this nudge reads`, "update nudge to read this session");
+    throw new UserError(
+      `${file} is in bundle format ${format}, newer than this nudge reads`,
+      "update nudge to read this session",
+    );
   }
   const issue = parsed.error.issues[0];
-  throw new UserError(`${file} does not match the bundle format: ${issue?.path.join(".")}: ${issue?.message}`, "the bundle was written by another nudge version or damaged");
+  throw new UserError(
+    `${file} does not match the bundle format: ${issue?.path.join(".")}: ${issue?.message}`,
+    "the bundle was written by another nudge version or damaged",
+  );
 }
 
 /** The header alone: what `session list` needs, the same cost however long the session is. */
@@ -138,7 +150,11 @@ export async function readJournalState(dir: string): Promise<JournalState | null
 /** How a journal with fewer turns than its header counts is described, to a person. */
 export function journalDamage(state: JournalState): string {
   const { saved } = state;
-  return state.missing ? "is missing" : state.text.trim() === "" ? "is empty" : `holds ${saved} turn${saved === 1 ? "" : "s"}`;
+  return state.missing
+    ? "is missing"
+    : state.text.trim() === ""
+      ? "is empty"
+      : `holds ${saved} turn${saved === 1 ? "" : "s"}`;
 }
 
 /** The whole session: the header and its turn journal. */
@@ -272,8 +288,12 @@ export interface SessionLock {
  */
 export async function sessionLocks(store: Store): Promise<SessionLock[]> {
   const sessions = path.join(store.dir, "sessions");
-  const withLock = (await sessionIds(store)).filter((id) => statSync(`${sessions}${path.sep}${id}${path.sep}lock`, { throwIfNoEntry: false }) !== undefined);
-  return Promise.all(withLock.map(async (id) => ({ id, lock: await readLock(bundleFiles(bundleDir(store, id)).lock) })));
+  const withLock = (await sessionIds(store)).filter(
+    (id) => statSync(`${sessions}${path.sep}${id}${path.sep}lock`, { throwIfNoEntry: false }) !== undefined,
+  );
+  return Promise.all(
+    withLock.map(async (id) => ({ id, lock: await readLock(bundleFiles(bundleDir(store, id)).lock) })),
+  );
 }
 
 /** Of those, the sessions whose lock a live nudge process holds (recording it, or removing, exporting… it). */
@@ -309,7 +329,10 @@ export async function liveClaudes(store: Store, locks?: SessionLock[]): Promise<
 }
 
 /** Every readable session's header, the newest first; unreadable folders are reported through `onSkip`. */
-export async function listSessions(store: Store, onSkip?: (dir: string, why: string) => void): Promise<ListedSession[]> {
+export async function listSessions(
+  store: Store,
+  onSkip?: (dir: string, why: string) => void,
+): Promise<ListedSession[]> {
   return (await scanSessions(store, { onSkip })).sessions;
 }
 
@@ -325,7 +348,10 @@ export interface SessionScan {
  * since are read from their bundles. `limit`: only the newest this many; `unfinished`: only
  * sessions whose header is not "complete" (recording, or crashed).
  */
-export async function scanSessions(store: Store, o: { limit?: number; unfinished?: boolean; onSkip?: (dir: string, why: string) => void } = {}): Promise<SessionScan> {
+export async function scanSessions(
+  store: Store,
+  o: { limit?: number; unfinished?: boolean; onSkip?: (dir: string, why: string) => void } = {},
+): Promise<SessionScan> {
   const sessions = path.join(store.dir, "sessions");
   const index = new SessionIndex(
     store.dir,
@@ -350,11 +376,13 @@ export async function resolveSession(store: Store, idOrPrefix: string): Promise<
 }
 
 export async function resolveId(store: Store, idOrPrefix: string): Promise<string> {
-  if (idOrPrefix.trim() === "") throw new UserError("no session id given", "list the sessions with: nudge session list");
+  if (idOrPrefix.trim() === "")
+    throw new UserError("no session id given", "list the sessions with: nudge session list");
   const ids = await sessionIds(store);
   const matches = ids.includes(idOrPrefix) ? [idOrPrefix] : ids.filter((id) => id.startsWith(idOrPrefix));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) throw new NoSuchSession(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list", []);
+  if (matches.length === 0)
+    throw new NoSuchSession(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list", []);
   const some = matches.sort().slice(0, 8);
   throw new NoSuchSession(`"${idOrPrefix}" is ambiguous: ${some.join(", ")}`, "type more of the id", some);
 }

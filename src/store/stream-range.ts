@@ -37,7 +37,8 @@ async function* fromLayout(layout: StreamLayout, from: number, to: number | null
     const start = from - p.from.byte;
     const end = Math.min(p.to.byte, to ?? Infinity) - p.from.byte;
     if (!p.compressed) yield* fileRange(p.file, Math.max(0, start), end);
-    else if (p.to.byte - p.from.byte <= WHOLE_PIECE_BYTES) yield* slices((await pieceBytes(p)).subarray(Math.max(0, start), end));
+    else if (p.to.byte - p.from.byte <= WHOLE_PIECE_BYTES)
+      yield* slices((await pieceBytes(p)).subarray(Math.max(0, start), end));
     else yield* inflatedRange(p, Math.max(0, start), end);
   }
   const base = layout.live.from.byte;
@@ -59,7 +60,7 @@ async function* fileRange(file: string, from: number, to: number | null): AsyncG
   if (!handle) return;
   try {
     const end = to ?? (await handle.stat()).size;
-    for (let at = from; at < end; ) {
+    for (let at = from; at < end;) {
       const buffer = Buffer.allocUnsafe(Math.min(RANGE_CHUNK, end - at));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
       if (bytesRead === 0) return;
@@ -83,15 +84,27 @@ async function* inflatedRange(p: Piece, from: number, to: number): AsyncGenerato
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       const next = at + chunk.length;
-      if (next > expected) throw damaged(path.dirname(path.dirname(p.file)), `${path.basename(p.file)} inflates to more than the ${expected} bytes its name says`);
+      if (next > expected)
+        throw damaged(
+          path.dirname(path.dirname(p.file)),
+          `${path.basename(p.file)} inflates to more than the ${expected} bytes its name says`,
+        );
       if (next > from) yield chunk.subarray(Math.max(0, from - at), Math.min(chunk.length, to - at));
       at = next;
       if (at >= to) return;
     }
-    if (at < to) throw damaged(path.dirname(path.dirname(p.file)), `${path.basename(p.file)} holds ${at} bytes, and its name says ${expected}`);
+    if (at < to)
+      throw damaged(
+        path.dirname(path.dirname(p.file)),
+        `${path.basename(p.file)} holds ${at} bytes, and its name says ${expected}`,
+      );
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (typeof code === "string" && code.startsWith("Z_")) throw damaged(path.dirname(path.dirname(p.file)), `${path.basename(p.file)} cannot be inflated (${(error as Error).message})`);
+    if (typeof code === "string" && code.startsWith("Z_"))
+      throw damaged(
+        path.dirname(path.dirname(p.file)),
+        `${path.basename(p.file)} cannot be inflated (${(error as Error).message})`,
+      );
     throw error;
   } finally {
     input.destroy();

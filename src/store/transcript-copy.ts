@@ -62,7 +62,10 @@ export async function findCopy(bundleDir: string, name: string): Promise<{ file:
 }
 
 async function isFile(file: string): Promise<boolean> {
-  return fs.lstat(file).then((s) => s.isFile(), () => false);
+  return fs.lstat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 /** One member holding `data`, which starts at `start` in the transcript. */
@@ -79,7 +82,8 @@ async function encodeMember(start: number, data: Buffer): Promise<Buffer> {
 /** `data` as members (split at MEMBER_BYTES), the first starting at `start` in the transcript. */
 export async function encodeMembers(start: number, data: Buffer): Promise<Buffer[]> {
   const out: Buffer[] = [];
-  for (let at = 0; at < data.length; at += MEMBER_BYTES) out.push(await encodeMember(start + at, data.subarray(at, at + MEMBER_BYTES)));
+  for (let at = 0; at < data.length; at += MEMBER_BYTES)
+    out.push(await encodeMember(start + at, data.subarray(at, at + MEMBER_BYTES)));
   return out;
 }
 
@@ -130,7 +134,8 @@ export async function inflateMember(file: string, member: Member): Promise<Buffe
     const data = await gunzip(raw.subarray(0, bytesRead)).catch((error: unknown) => {
       throw damaged(file, `its part at byte ${member.at} does not inflate (${(error as Error).message})`);
     });
-    if (data.length !== member.bytes) throw damaged(file, `its part at byte ${member.at} holds ${data.length} bytes, its header says ${member.bytes}`);
+    if (data.length !== member.bytes)
+      throw damaged(file, `its part at byte ${member.at} holds ${data.length} bytes, its header says ${member.bytes}`);
     return data;
   } finally {
     await handle.close();
@@ -141,7 +146,11 @@ export async function inflateMember(file: string, member: Member): Promise<Buffe
  * Call `each` with the transcript's bytes in order, up to `limit` (all by default), a member at a
  * time (never the whole transcript in memory). A plain copy is read in blocks of the same size.
  */
-async function readCopyInPieces(copy: { file: string; compressed: boolean }, each: (piece: Buffer) => Promise<void> | void, limit = Infinity): Promise<number> {
+async function readCopyInPieces(
+  copy: { file: string; compressed: boolean },
+  each: (piece: Buffer) => Promise<void> | void,
+  limit = Infinity,
+): Promise<number> {
   let done = 0;
   if (copy.compressed) {
     for (const m of (await readMembers(copy.file)).members) {
@@ -176,7 +185,11 @@ export async function readCopy(copy: { file: string; compressed: boolean }, limi
 }
 
 /** The transcript a copy holds (its first `limit` bytes), written out plain to `to` (an export's staging). */
-export async function writePlain(copy: { file: string; compressed: boolean }, to: string, limit = Infinity): Promise<number> {
+export async function writePlain(
+  copy: { file: string; compressed: boolean },
+  to: string,
+  limit = Infinity,
+): Promise<number> {
   const handle = await fs.open(to, "wx");
   try {
     const bytes = await readCopyInPieces(copy, async (p) => void (await handle.write(p)), limit);
@@ -192,11 +205,19 @@ export async function writePlain(copy: { file: string; compressed: boolean }, to
  * the cut falls at a member's end, as a turn's end does, the members are copied as they are (in
  * the kernel, nothing inflated); else the part is compressed again.
  */
-export async function copyCompressedPrefix(copy: { file: string; compressed: boolean }, to: string, bytes: number): Promise<void> {
+export async function copyCompressedPrefix(
+  copy: { file: string; compressed: boolean },
+  to: string,
+  bytes: number,
+): Promise<void> {
   const read = copy.compressed ? await readMembers(copy.file) : null;
   // A copy cut short on disk would give the fork fewer turns than it says it has, silently.
   const holds = read ? read.bytes : (await fs.stat(copy.file)).size;
-  if (holds < bytes) throw damaged(copy.file, `it holds ${holds} bytes of claude's transcript, and the turns it is cut at need ${bytes}`);
+  if (holds < bytes)
+    throw damaged(
+      copy.file,
+      `it holds ${holds} bytes of claude's transcript, and the turns it is cut at need ${bytes}`,
+    );
   if (read) {
     const { members } = read;
     const last = members.find((m) => m.start + m.bytes === bytes);

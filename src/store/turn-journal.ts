@@ -51,7 +51,7 @@ export class TurnJournal {
 /** Length of the file up to and including its last "\n" (reads backwards in small blocks). */
 function completeLength(fd: number, size: number): number {
   const block = Buffer.alloc(4096);
-  for (let end = size; end > 0; ) {
+  for (let end = size; end > 0;) {
     const start = Math.max(0, end - block.length);
     const read = fs.readSync(fd, block, 0, end - start, start);
     const at = block.subarray(0, read).lastIndexOf(0x0a);

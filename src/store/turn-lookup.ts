@@ -14,7 +14,10 @@ export function turnOf(manifest: Manifest, n: number, first: 0 | 1 = 0): Turn {
   if (turn) return turn;
   const last = manifest.turns.at(-1)?.n ?? 0;
   const range = last < first ? "it has no turns yet" : `its turns are ${first} to ${last}`;
-  throw new NoSuchTurn(`session ${manifest.id} has no turn ${n}`, `${range}; nudge session show ${manifest.id} lists them`);
+  throw new NoSuchTurn(
+    `session ${manifest.id} has no turn ${n}`,
+    `${range}; nudge session show ${manifest.id} lists them`,
+  );
 }
 
 /**
@@ -22,9 +25,13 @@ export function turnOf(manifest: Manifest, n: number, first: 0 | 1 = 0): Turn {
  * A turn interrupted or cut off before claude answered has no reply of its own, so the memory is
  * that of the last turn that has one; with none at all, a resume starts a fresh conversation.
  */
-export function resumePoint(manifest: Manifest, n: number): { claudeSessionId: string; atUuid: string; turn: number } | null {
+export function resumePoint(
+  manifest: Manifest,
+  n: number,
+): { claudeSessionId: string; atUuid: string; turn: number } | null {
   for (const turn of manifest.turns.filter((t) => t.n >= 1 && t.n <= n).reverse()) {
-    if (turn.claudeSessionId && turn.lastAssistantUuid) return { claudeSessionId: turn.claudeSessionId, atUuid: turn.lastAssistantUuid, turn: turn.n };
+    if (turn.claudeSessionId && turn.lastAssistantUuid)
+      return { claudeSessionId: turn.claudeSessionId, atUuid: turn.lastAssistantUuid, turn: turn.n };
   }
   return null;
 }

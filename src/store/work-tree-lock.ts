@@ -35,7 +35,12 @@ export async function lockWorkTree(store: Store, root: string, o: WorkTreeLockOp
   // A recording holds the work tree for the whole session: waiting for it only delays the refusal
   // (or lets a rewind asked for during it run the moment it ends). Short commands are waited for.
   const waitsFor = (holder: LockInfo) => !(holder.what ?? "").startsWith("recording");
-  const lock = await acquireLock(file, { what: o.what, waitMs: o.waitMs ?? 0, waitsFor, busy: (holder) => busyError(root, holder) });
+  const lock = await acquireLock(file, {
+    what: o.what,
+    waitMs: o.waitMs ?? 0,
+    waitsFor,
+    busy: (holder) => busyError(root, holder),
+  });
   held.set(file, { lock, count: 1 });
   return { setClaude: (pid) => lock.setClaude(pid), release: async () => release(file) };
 }
@@ -74,5 +79,8 @@ function busyError(root: string, holder: LockInfo): UserError {
       session,
     );
   }
-  return new UserError(`another nudge is ${what} in ${root} (${holderText(holder)})`, "wait for it to finish, then run the command again");
+  return new UserError(
+    `another nudge is ${what} in ${root} (${holderText(holder)})`,
+    "wait for it to finish, then run the command again",
+  );
 }

@@ -45,7 +45,14 @@ export async function registerRecording(store: Store, root: string, sessionId: s
   const folder = workTreeLockFile(store, root).replace(/\.lock$/, ".recordings");
   await ensureDir(folder);
   const file = path.join(folder, `${process.pid}-${randomBytes(4).toString("hex")}.json`);
-  let mine: Entry = { host: os.hostname(), pid: process.pid, started: processStart(process.pid), sessions: [sessionId], startedAt: new Date().toISOString(), endedAt: null };
+  let mine: Entry = {
+    host: os.hostname(),
+    pid: process.pid,
+    started: processStart(process.pid),
+    sessions: [sessionId],
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+  };
   const write = () => writeFileAtomic(file, JSON.stringify(mine) + "\n");
   await forgetOld(folder, mine.startedAt);
   await write();
@@ -56,11 +63,19 @@ export async function registerRecording(store: Store, root: string, sessionId: s
       mine = { ...mine, sessions: [...mine.sessions, id] };
       await write();
     },
-    live: async () => (await others()).filter((e) => e.entry.endedAt === null).map((e) => ({ session: e.entry.sessions.at(-1)!, pid: e.entry.pid })),
+    live: async () =>
+      (await others())
+        .filter((e) => e.entry.endedAt === null)
+        .map((e) => ({ session: e.entry.sessions.at(-1)!, pid: e.entry.pid })),
     during: async (from, to) => {
       // An earlier recording of these same sessions (a nudge killed mid-turn, its turn recovered
       // now) is not another's work in the tree (QA: a recovered turn was marked as shared with itself).
-      const overlapping = (await others()).filter(({ entry }) => entry.startedAt <= to && (entry.endedAt ?? to) >= from && !entry.sessions.some((id) => mine.sessions.includes(id)));
+      const overlapping = (await others()).filter(
+        ({ entry }) =>
+          entry.startedAt <= to &&
+          (entry.endedAt ?? to) >= from &&
+          !entry.sessions.some((id) => mine.sessions.includes(id)),
+      );
       return [...new Set(overlapping.map((e) => e.entry.sessions.at(-1)!))];
     },
     end: async () => {
@@ -82,7 +97,11 @@ async function readEntries(folder: string): Promise<Array<{ file: string; entry:
     const parsed = EntrySchema.safeParse(await fs.readFile(file, "utf8").then(JSON.parse, () => null));
     if (!parsed.success) continue;
     let entry = parsed.data;
-    if (entry.endedAt === null && entry.host === os.hostname() && !isRunning({ pid: entry.pid, started: entry.started })) {
+    if (
+      entry.endedAt === null &&
+      entry.host === os.hostname() &&
+      !isRunning({ pid: entry.pid, started: entry.started })
+    ) {
       entry = { ...entry, endedAt: new Date().toISOString() };
       await writeFileAtomic(file, JSON.stringify(entry) + "\n").catch(() => undefined);
     }
@@ -94,6 +113,12 @@ async function readEntries(folder: string): Promise<Array<{ file: string; entry:
 /** Entries that ended before every live recording began can matter to no turn: removed. */
 async function forgetOld(folder: string, now: string): Promise<void> {
   const entries = await readEntries(folder);
-  const earliestLive = entries.filter((e) => e.entry.endedAt === null).reduce((min, e) => (e.entry.startedAt < min ? e.entry.startedAt : min), now);
-  await Promise.all(entries.filter((e) => e.entry.endedAt !== null && e.entry.endedAt < earliestLive).map((e) => fs.rm(e.file, { force: true })));
+  const earliestLive = entries
+    .filter((e) => e.entry.endedAt === null)
+    .reduce((min, e) => (e.entry.startedAt < min ? e.entry.startedAt : min), now);
+  await Promise.all(
+    entries
+      .filter((e) => e.entry.endedAt !== null && e.entry.endedAt < earliestLive)
+      .map((e) => fs.rm(e.file, { force: true })),
+  );
 }

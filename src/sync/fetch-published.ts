@@ -26,7 +26,11 @@ export async function syncLock(store: Store, what: string) {
   return acquireLock(path.join(store.dir, "locks", "sync.lock"), {
     what,
     waitMs: 120_000,
-    busy: (holder) => new UserError(`another nudge is syncing sessions in this repository (${holderText(holder)})`, "wait for it to finish, then run the command again"),
+    busy: (holder) =>
+      new UserError(
+        `another nudge is syncing sessions in this repository (${holderText(holder)})`,
+        "wait for it to finish, then run the command again",
+      ),
   });
 }
 
@@ -39,18 +43,32 @@ export async function fetchPublished(store: Store, remote: Remote): Promise<Fetc
     const before = await remoteGit.localRefs(repo, prefix);
     // Only the cards: `*` in the middle of a refspec matches the id, so no data ref is asked for.
     // A card over its size limit stays on the server (listed as unreadable), however big it is.
-    await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${PUBLISHED_PREFIX}*/card:${prefix}*/card`], { prune: true, maxBlobBytes: MAX_CARD_BYTES, keepRefsToLeftOut: true });
+    await remoteGit.fetchRefs(repo, remote.fetchUrl, [`+${PUBLISHED_PREFIX}*/card:${prefix}*/card`], {
+      prune: true,
+      maxBlobBytes: MAX_CARD_BYTES,
+      keepRefsToLeftOut: true,
+    });
     // Ids nudge never publishes (a hostile 200-character one, say): dropped, never listed or pulled.
     const fetched = await remoteGit.localRefs(repo, prefix);
-    const foreign = [...fetched.keys()].filter((ref) => !PUBLISHED_ID.test(ref.slice(prefix.length).split("/")[0] ?? ""));
-    await remoteGit.setRefs(repo, foreign.map((ref) => ({ ref, commit: null })));
+    const foreign = [...fetched.keys()].filter(
+      (ref) => !PUBLISHED_ID.test(ref.slice(prefix.length).split("/")[0] ?? ""),
+    );
+    await remoteGit.setRefs(
+      repo,
+      foreign.map((ref) => ({ ref, commit: null })),
+    );
     const after = new Map([...fetched].filter(([ref]) => !foreign.includes(ref)));
     const cardsBefore = new Map([...before].filter(([ref]) => ref.endsWith("/card")));
     const cardsAfter = new Map([...after].filter(([ref]) => ref.endsWith("/card")));
     const idOf = (ref: string) => ref.slice(prefix.length, -"/card".length);
     // Content fetched earlier for a publication that is gone: dropped with its card.
-    const stale = [...after.keys()].filter((ref) => ref.endsWith("/data") && !cardsAfter.has(ref.replace(/\/data$/, "/card")));
-    await remoteGit.setRefs(repo, stale.map((ref) => ({ ref, commit: null })));
+    const stale = [...after.keys()].filter(
+      (ref) => ref.endsWith("/data") && !cardsAfter.has(ref.replace(/\/data$/, "/card")),
+    );
+    await remoteGit.setRefs(
+      repo,
+      stale.map((ref) => ({ ref, commit: null })),
+    );
     return {
       remote: remote.label,
       cards: await fetchedCards(repo, remote),

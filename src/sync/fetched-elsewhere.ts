@@ -9,7 +9,10 @@ import type { Store } from "../store/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { FETCHED_ROOT, parseFetchedRef } from "./sync-remote.js";
 
-export async function fetchedElsewhere(store: Store, prefix: string): Promise<{ id: string; remote: string | null } | null> {
+export async function fetchedElsewhere(
+  store: Store,
+  prefix: string,
+): Promise<{ id: string; remote: string | null } | null> {
   const repo = path.join(store.dir, "remote.git");
   if (!existsSync(path.join(repo, "HEAD"))) return null;
   const found = new Map<string, string>();

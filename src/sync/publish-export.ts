@@ -11,7 +11,11 @@ import { CARD_FORMAT, CARD_KIND, type Card } from "./published-card.js";
 import { nudgeVersion } from "../base/version.js";
 
 /** The card: everything in it comes from the export as written (so it is masked as the export is). */
-export async function cardOf(tar: string, exported: ExportResult, o: Pick<Card, "id" | "session" | "forkOf" | "data" | "bytes" | "sha256">): Promise<Card> {
+export async function cardOf(
+  tar: string,
+  exported: ExportResult,
+  o: Pick<Card, "id" | "session" | "forkOf" | "data" | "bytes" | "sha256">,
+): Promise<Card> {
   const manifestBytes = await tarEntry(tar, `nudge-${o.session}/session/manifest.json`);
   const header = manifestBytes ? ManifestHeaderSchema.parse(JSON.parse(manifestBytes.toString("utf8"))) : null;
   const by = exported.index.exported.by;
@@ -38,9 +42,14 @@ export async function cardOf(tar: string, exported: ExportResult, o: Pick<Card, 
  * most 1 MiB; anything unreadable lists none (the import then refuses the export itself).
  */
 export async function exportPrerequisites(tar: string): Promise<string[]> {
-  const index = await tarEntry(tar, (name) => /^[^/]+\/nudge-export\.json$/.test(name), { first: true, maxBytes: 1024 * 1024 });
+  const index = await tarEntry(tar, (name) => /^[^/]+\/nudge-export\.json$/.test(name), {
+    first: true,
+    maxBytes: 1024 * 1024,
+  });
   try {
-    const git = (JSON.parse(index?.toString("utf8") ?? "null") as { git?: { prerequisites?: Array<{ commit?: unknown }> } } | null)?.git;
+    const git = (
+      JSON.parse(index?.toString("utf8") ?? "null") as { git?: { prerequisites?: Array<{ commit?: unknown }> } } | null
+    )?.git;
     const commits = Array.isArray(git?.prerequisites) ? git.prerequisites.map((p) => p?.commit) : [];
     return commits.filter((c): c is string => typeof c === "string" && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(c));
   } catch {
@@ -60,7 +69,8 @@ export async function tarStartProblem(tar: string): Promise<string | null> {
     const { bytesRead } = await handle.read(block, 0, 512, 0);
     if (block[0] === 0x1f && block[1] === 0x8b) return null;
     if (bytesRead < 512) return "it is shorter than one tar header";
-    if (block.subarray(257, 262).toString("latin1") !== "ustar") return "it is not a tar archive (its first block has no ustar header)";
+    if (block.subarray(257, 262).toString("latin1") !== "ustar")
+      return "it is not a tar archive (its first block has no ustar header)";
     try {
       if (!new Header(block).cksumValid) return "its first tar header is damaged (checksum mismatch)";
     } catch (error) {
@@ -82,12 +92,16 @@ function parsedHeader(block: Buffer): Header | null {
 }
 
 /** One entry of an uncompressed tar, found by walking its headers (`first`: only the first entry is looked at). */
-async function tarEntry(file: string, name: string | ((name: string) => boolean), o: { first?: boolean; maxBytes?: number } = {}): Promise<Buffer | null> {
+async function tarEntry(
+  file: string,
+  name: string | ((name: string) => boolean),
+  o: { first?: boolean; maxBytes?: number } = {},
+): Promise<Buffer | null> {
   const wanted = typeof name === "string" ? (n: string) => n === name : name;
   const handle = await fs.open(file, "r");
   try {
     const block = Buffer.alloc(512);
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       if ((await handle.read(block, 0, 512, at)).bytesRead < 512 || block.every((b) => b === 0)) return null;
       const header = parsedHeader(block);
       if (!header) return null;

@@ -22,9 +22,29 @@ import type { Store, StoredSession } from "../store/store.js";
 import * as remoteGit from "../snapshot/git-remote.js";
 import { exportSession, type ExportResult } from "../sharing/export-session.js";
 import { planExport } from "../sharing/export-plan.js";
-import { CARD_FILE, EXPORT_FILE, PUBLISHED_PREFIX, baseRef, basePins, cardRef, dataRef, parsePublishedRef } from "./published-card.js";
+import {
+  CARD_FILE,
+  EXPORT_FILE,
+  PUBLISHED_PREFIX,
+  baseRef,
+  basePins,
+  cardRef,
+  dataRef,
+  parsePublishedRef,
+} from "./published-card.js";
 import { cardOf, measureFile } from "./publish-export.js";
-import { adoptKnown, fetchedRef, mineRef, minePrefix, pairs, pendingPrefix, pendingRef, pulledPrefix, syncRepo, type Remote } from "./sync-remote.js";
+import {
+  adoptKnown,
+  fetchedRef,
+  mineRef,
+  minePrefix,
+  pairs,
+  pendingPrefix,
+  pendingRef,
+  pulledPrefix,
+  syncRepo,
+  type Remote,
+} from "./sync-remote.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { classifyRefusal } from "./push-refusal.js";
 
@@ -56,7 +76,13 @@ export interface PublishFacts {
 }
 
 export type PublishPlan =
-  | { kind: "new" | "update" | "fork"; id: string; parent: string | null; forkOf: { id: string; turn: number } | null; replacing: string | null }
+  | {
+      kind: "new" | "update" | "fork";
+      id: string;
+      parent: string | null;
+      forkOf: { id: string; turn: number } | null;
+      replacing: string | null;
+    }
   | { kind: "unchanged"; id: string };
 
 /** Where the session goes on the remote, built on what; or a refusal. Pure: the tests drive it without a remote. */
@@ -76,7 +102,8 @@ export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan
     // Published from here and not touched since: a fast-forward. Gone from the remote: published again, building on it still.
     // A fork published from here stays one through its updates (QA: an update dropped its forkOf).
     const forkOf = origin && origin.id !== f.mine.id ? origin : null;
-    if (there === undefined || there === f.mine.commit) return { kind: there ? "update" : "new", id: f.mine.id, parent: f.mine.commit, forkOf, replacing: there ?? null };
+    if (there === undefined || there === f.mine.commit)
+      return { kind: there ? "update" : "new", id: f.mine.id, parent: f.mine.commit, forkOf, replacing: there ?? null };
     throw new UserError(
       `the remote's published session ${f.mine.id} changed since you last pushed it from here (it is at ${there.slice(0, 10)}, you pushed ${f.mine.commit.slice(0, 10)}): pushing would replace someone's work`,
       `nothing was pushed; see what is there: nudge session fetch && nudge session list --remote · publish yours beside it under a fresh id: nudge session push ${f.sessionId} --fork`,
@@ -85,9 +112,22 @@ export function planPublish(f: PublishFacts, freshId: () => string): PublishPlan
   if (f.pulled && !f.fork) {
     if (f.turns <= f.pulled.turns) return { kind: "unchanged", id: f.pulled.id };
     // Someone else's session continued here: theirs stays as it is, this goes beside it, and the new commit builds on theirs (only the new turns travel).
-    return { kind: "fork", id: freshUnused(f, freshId), parent: f.pulled.commit, forkOf: { id: f.pulled.id, turn: f.pulled.turns }, replacing: null };
+    return {
+      kind: "fork",
+      id: freshUnused(f, freshId),
+      parent: f.pulled.commit,
+      forkOf: { id: f.pulled.id, turn: f.pulled.turns },
+      replacing: null,
+    };
   }
-  if (f.fork) return { kind: "fork", id: freshUnused(f, freshId), parent: f.mine?.commit ?? f.pulled?.commit ?? null, forkOf: origin && origin.id !== f.mine?.id ? origin : null, replacing: null };
+  if (f.fork)
+    return {
+      kind: "fork",
+      id: freshUnused(f, freshId),
+      parent: f.mine?.commit ?? f.pulled?.commit ?? null,
+      forkOf: origin && origin.id !== f.mine?.id ? origin : null,
+      replacing: null,
+    };
   if (f.remoteData.has(f.sessionId)) {
     // A copy imported from an export of it, with no turn since: publishing it beside would publish a duplicate.
     const nothingNew = f.imported?.id === f.sessionId && f.turns <= f.imported.turns;
@@ -135,7 +175,12 @@ export async function publishSession(store: Store, session: StoredSession, o: Pu
   }
 }
 
-async function publishLocked(store: Store, session: StoredSession, o: PublishOptions, repo: string): Promise<PublishResult> {
+async function publishLocked(
+  store: Store,
+  session: StoredSession,
+  o: PublishOptions,
+  repo: string,
+): Promise<PublishResult> {
   const remote = o.remote;
   const id = session.manifest.id;
   const remoteRefs = await remoteGit.lsRemote(repo, remote.pushUrl, PUBLISHED_PREFIX);
@@ -169,34 +214,73 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
   );
   const base = { session: id, remote: remote.label, dryRun: o.dryRun };
   const noPins = { pinned: [], unpinned: [] };
-  if (plan.kind === "unchanged") return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [], pins: noPins };
+  if (plan.kind === "unchanged")
+    return { ...base, plan, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [], pins: noPins };
   // The last publication is of the same turns as of the same time: nothing new, and no export made to find out (a pre-push hook asks this at every push).
   const exportPlan = planExport(session.manifest, o.upto);
   // Only while the remote still holds that publication: one removed there is published again.
   const facts = plan.parent && plan.kind === "update" ? await publishedFacts(repo, plan.parent) : null;
   if (facts && facts.at === exportPlan.exportedAt && facts.turns === exportPlan.turns.filter((t) => t.n > 0).length) {
-    return { ...base, plan: { kind: "unchanged", id: plan.id }, turns, exportBytes: 0, sentBytes: 0, masked: [], codeSecrets: [], refs: [], pins: noPins };
+    return {
+      ...base,
+      plan: { kind: "unchanged", id: plan.id },
+      turns,
+      exportBytes: 0,
+      sentBytes: 0,
+      masked: [],
+      codeSecrets: [],
+      refs: [],
+      pins: noPins,
+    };
   }
 
   const work = await beginWork(store, "publish", `publishing session ${id} to ${remote.label}`);
   try {
     const gz = path.join(work.dir, `nudge-${id}.tar.gz`);
-    const exported = await exportSession(store, session, { out: gz, upto: o.upto, redact: true, allowSecretsInCode: o.allowSecretsInCode, progress: o.progress, verb: "publish" });
+    const exported = await exportSession(store, session, {
+      out: gz,
+      upto: o.upto,
+      redact: true,
+      allowSecretsInCode: o.allowSecretsInCode,
+      progress: o.progress,
+      verb: "publish",
+    });
     // Published uncompressed: git compresses it itself and deltas it against the last publication, which a gzip stream would defeat.
     const tar = path.join(work.dir, EXPORT_FILE);
     await pipeline(createReadStream(gz), createGunzip(), createWriteStream(tar, { flags: "wx", mode: 0o600 }));
     const { bytes, sha256 } = await measureFile(tar);
     const blob = await remoteGit.writeBlobFile(repo, tar);
     const message = `nudge publish ${plan.id}\n\nsession ${id}\nturns ${exported.turns}\nat ${exported.index.exported.at}\n`;
-    const data = await remoteGit.commitTree(repo, await remoteGit.writeTree(repo, [{ name: EXPORT_FILE, blob }]), plan.parent ? [plan.parent] : [], message);
+    const data = await remoteGit.commitTree(
+      repo,
+      await remoteGit.writeTree(repo, [{ name: EXPORT_FILE, blob }]),
+      plan.parent ? [plan.parent] : [],
+      message,
+    );
     const card = await cardOf(tar, exported, { id: plan.id, session: id, forkOf: plan.forkOf, data, bytes, sha256 });
     const cardBlob = await remoteGit.writeBlob(repo, Buffer.from(JSON.stringify(card, null, 2) + "\n"));
-    const cardCommit = await remoteGit.commitTree(repo, await remoteGit.writeTree(repo, [{ name: CARD_FILE, blob: cardBlob }]), [], `nudge card ${plan.id}\n`);
+    const cardCommit = await remoteGit.commitTree(
+      repo,
+      await remoteGit.writeTree(repo, [{ name: CARD_FILE, blob: cardBlob }]),
+      [],
+      `nudge card ${plan.id}\n`,
+    );
     const refs = [dataRef(plan.id), cardRef(plan.id)];
     const needed = commitsBuiltOn(exported, session.manifest.repo.baseCommit);
     const held = remote.name ? await remoteGit.heldByRemote(store.repoRoot, remote.name, needed) : [];
     const pins = { pinned: held, unpinned: needed.filter((c) => !held.includes(c)) };
-    if (o.dryRun) return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: 0, masked: exported.masked, codeSecrets: exported.codeSecrets, refs, pins };
+    if (o.dryRun)
+      return {
+        ...base,
+        plan,
+        turns: exported.turns,
+        exportBytes: bytes,
+        sentBytes: 0,
+        masked: exported.masked,
+        codeSecrets: exported.codeSecrets,
+        refs,
+        pins,
+      };
 
     await remoteGit.setRefs(repo, [{ ref: pendingRef(remote, id, plan.id), commit: data }]);
     // The data ref moves by fast-forward only (its commit builds on the last one); the card, which
@@ -210,7 +294,10 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
       await remoteGit.setRefs(repo, [{ ref: pendingRef(remote, id, plan.id), commit: null }]);
       const refusal = classifyRefusal(pushed.rejected, pushed.said);
       if (refusal.kind === "busy") {
-        throw new UserError(`the remote refused the push (${refusal.why}): another push to session ${plan.id}'s refs was under way at that moment`, `nothing was pushed; once it is done, push again: nudge session push ${id}`);
+        throw new UserError(
+          `the remote refused the push (${refusal.why}): another push to session ${plan.id}'s refs was under way at that moment`,
+          `nothing was pushed; once it is done, push again: nudge session push ${id}`,
+        );
       }
       if (refusal.kind === "refused") {
         throw new UserError(
@@ -235,10 +322,28 @@ async function publishLocked(store: Store, session: StoredSession, o: PublishOpt
     const there = new Set(basePins(plan.id, remoteRefs));
     const toPin = held.filter((c) => !there.has(c));
     if (toPin.length) {
-      const pinned = await remoteGit.pushPins(store.repoRoot, remote.pushUrl, toPin.map((commit) => ({ commit, ref: baseRef(plan.id, commit) })));
-      if (!pinned.ok) throw new UserError(`session ${plan.id} was published, but the remote refused to pin the commits it builds on (${pinned.rejected.map((r) => r.why).join("; ")})`, `push it again to retry: nudge session push ${id}`);
+      const pinned = await remoteGit.pushPins(
+        store.repoRoot,
+        remote.pushUrl,
+        toPin.map((commit) => ({ commit, ref: baseRef(plan.id, commit) })),
+      );
+      if (!pinned.ok)
+        throw new UserError(
+          `session ${plan.id} was published, but the remote refused to pin the commits it builds on (${pinned.rejected.map((r) => r.why).join("; ")})`,
+          `push it again to retry: nudge session push ${id}`,
+        );
     }
-    return { ...base, plan, turns: exported.turns, exportBytes: bytes, sentBytes: pushed.bytes, masked: exported.masked, codeSecrets: exported.codeSecrets, refs: [...refs, ...held.map((c) => baseRef(plan.id, c))], pins };
+    return {
+      ...base,
+      plan,
+      turns: exported.turns,
+      exportBytes: bytes,
+      sentBytes: pushed.bytes,
+      masked: exported.masked,
+      codeSecrets: exported.codeSecrets,
+      refs: [...refs, ...held.map((c) => baseRef(plan.id, c))],
+      pins,
+    };
   } finally {
     await work.finish();
   }
@@ -263,7 +368,12 @@ async function forkIds(repo: string, remote: Remote, session: string): Promise<(
  * A fork made here (`session fork`) of a session pulled here or published from here: the
  * publication it continues, at the turn forked (no later than what that publication holds).
  */
-async function parentPublished(repo: string, parent: StoredSession["manifest"]["parent"], pulled: Array<{ a: string; b: string; commit: string }>, mine: Array<{ a: string; b: string; commit: string }>): Promise<PublishFacts["parent"]> {
+async function parentPublished(
+  repo: string,
+  parent: StoredSession["manifest"]["parent"],
+  pulled: Array<{ a: string; b: string; commit: string }>,
+  mine: Array<{ a: string; b: string; commit: string }>,
+): Promise<PublishFacts["parent"]> {
   if (!parent) return null;
   const from = pulled.find((p) => p.b === parent.id);
   const own = mine.find((p) => p.a === parent.id && p.b === parent.id) ?? mine.find((p) => p.a === parent.id);
@@ -276,7 +386,10 @@ function importedFrom(session: StoredSession): PublishFacts["imported"] {
   const origin = session.manifest.origin;
   if (!origin) return null;
   const asOf = Date.parse(origin.exportedAt);
-  return { id: origin.sourceId, turns: session.manifest.turns.filter((t) => t.n > 0 && Date.parse(t.endedAt) <= asOf).length };
+  return {
+    id: origin.sourceId,
+    turns: session.manifest.turns.filter((t) => t.n > 0 && Date.parse(t.endedAt) <= asOf).length,
+  };
 }
 
 /** The commits of the code an export needs from the importing clone: its bundle's prerequisites and the base commit, unless carried. */
@@ -292,11 +405,20 @@ function commitsBuiltOn(exported: ExportResult, baseCommit: string | null): stri
  * A push of this session cut off after it was sent and before this clone recorded it: if the
  * remote holds it, it is this clone's (as if recorded); if not, it never happened.
  */
-async function settlePending(repo: string, remote: Remote, session: string, remoteData: Map<string, string>): Promise<void> {
+async function settlePending(
+  repo: string,
+  remote: Remote,
+  session: string,
+  remoteData: Map<string, string>,
+): Promise<void> {
   for (const p of (await pairs(repo, pendingPrefix(remote))).filter((p) => p.a === session)) {
     const landed = remoteData.get(p.b) === p.commit;
     const older = landed ? (await pairs(repo, minePrefix(remote))).filter((m) => m.a === session && m.b !== p.b) : [];
-    await remoteGit.setRefs(repo, [...older.map((m) => ({ ref: m.ref, commit: null })), ...(landed ? [{ ref: mineRef(remote, session, p.b), commit: p.commit }] : []), { ref: p.ref, commit: null }]);
+    await remoteGit.setRefs(repo, [
+      ...older.map((m) => ({ ref: m.ref, commit: null })),
+      ...(landed ? [{ ref: mineRef(remote, session, p.b), commit: p.commit }] : []),
+      { ref: p.ref, commit: null },
+    ]);
   }
 }
 

@@ -81,7 +81,12 @@ export function baseRef(id: string, commit: string): string {
 /** The pins of one publication, as ls-remote lists them: the commit each names (and holds). */
 export function basePins(id: string, refs: Map<string, string>): string[] {
   const prefix = basePrefix(id);
-  return [...refs].filter(([ref, commit]) => ref.startsWith(prefix) && ref.slice(prefix.length) === commit && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)).map(([, commit]) => commit);
+  return [...refs]
+    .filter(
+      ([ref, commit]) =>
+        ref.startsWith(prefix) && ref.slice(prefix.length) === commit && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit),
+    )
+    .map(([, commit]) => commit);
 }
 
 export function cardRef(id: string): string {
@@ -89,7 +94,10 @@ export function cardRef(id: string): string {
 }
 
 /** `refs/nudge/published/<id>/<kind>` (or `<prefix><id>/<kind>`) → its id and kind, or null for a ref nudge did not make. */
-export function parsePublishedRef(ref: string, prefix = PUBLISHED_PREFIX): { id: string; kind: "data" | "card" } | null {
+export function parsePublishedRef(
+  ref: string,
+  prefix = PUBLISHED_PREFIX,
+): { id: string; kind: "data" | "card" } | null {
   const [id = "", kind, ...more] = ref.startsWith(prefix) ? ref.slice(prefix.length).split("/") : [];
   return PUBLISHED_ID.test(id) && (kind === "data" || kind === "card") && more.length === 0 ? { id, kind } : null;
 }

@@ -50,8 +50,18 @@ o,push-option= x
 `;
 
 /** git's options before the command that take the next word as their value (git.c handle_options). */
-const GLOBAL_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--attr-source"]);
-const GLOBAL_FLAG = /^(-p|-P|--paginate|--no-pager|--bare|--no-replace-objects|--no-lazy-fetch|--no-optional-locks|--no-advice|--literal-pathspecs|--glob-pathspecs|--noglob-pathspecs|--icase-pathspecs|--exec-path(=.*)?|--(git-dir|work-tree|namespace|super-prefix|config-env|attr-source|list-cmds)=.*)$/s;
+const GLOBAL_WITH_VALUE = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--super-prefix",
+  "--config-env",
+  "--attr-source",
+]);
+const GLOBAL_FLAG =
+  /^(-p|-P|--paginate|--no-pager|--bare|--no-replace-objects|--no-lazy-fetch|--no-optional-locks|--no-advice|--literal-pathspecs|--glob-pathspecs|--noglob-pathspecs|--icase-pathspecs|--exec-path(=.*)?|--(git-dir|work-tree|namespace|super-prefix|config-env|attr-source|list-cmds)=.*)$/s;
 
 /** How far up the process tree a git push is looked for: git → the hook's shell → nudge, plus a hook manager or two. */
 const MAX_DEPTH = 6;
@@ -60,7 +70,8 @@ export async function pushIsDryRun(root: string, fromPid: number = process.ppid)
   const found = findGitPush(fromPid);
   if ("unsure" in found) return found;
   const parsed = await parseOptions(root, PUSH_SPEC, found.args);
-  if (parsed === null) return { unsure: `git's option parser does not read the push's options as nudge knows them (${found.shown})` };
+  if (parsed === null)
+    return { unsure: `git's option parser does not read the push's options as nudge knows them (${found.shown})` };
   return { dryRun: dryRunIn(parsed) };
 }
 

@@ -39,7 +39,10 @@ export interface HookPlan {
   action: "install" | "replace" | "already" | "remove" | "absent";
 }
 
-export async function planHook(store: Store, o: { uninstall: boolean; node: string; script: string }): Promise<HookPlan & { content: string }> {
+export async function planHook(
+  store: Store,
+  o: { uninstall: boolean; node: string; script: string },
+): Promise<HookPlan & { content: string }> {
   const file = path.join(await remoteGit.hooksDir(store.repoRoot), "pre-push");
   const content = hookScript(o.node, o.script);
   const existing = await fs.readFile(file, "utf8").catch(() => null);
@@ -47,7 +50,9 @@ export async function planHook(store: Store, o: { uninstall: boolean; node: stri
   if (existing !== null && !ours) {
     throw new UserError(
       `${file} is a pre-push hook of your own: nudge leaves it alone`,
-      o.uninstall ? "there is no nudge hook to remove" : `add this line to it yourself: ${JSON.stringify(o.node)} ${JSON.stringify(o.script)} hooks pre-push "$@"`,
+      o.uninstall
+        ? "there is no nudge hook to remove"
+        : `add this line to it yourself: ${JSON.stringify(o.node)} ${JSON.stringify(o.script)} hooks pre-push "$@"`,
     );
   }
   if (o.uninstall) return { file, content, action: ours ? "remove" : "absent" };
@@ -83,23 +88,50 @@ const PUSH_SETTINGS = new Set(["auto", "off"]);
  * (`<local ref> <local id> <remote ref> <remote id>`). The sessions recorded on the branches
  * pushed (not deleted) are published, to `nudge.remote` if set, else to the remote pushed to.
  */
-export async function runPrePush(store: Store, remoteArg: string, stdin: string, isDryRun: () => Promise<DryRunAnswer>): Promise<HookRun> {
+export async function runPrePush(
+  store: Store,
+  remoteArg: string,
+  stdin: string,
+  isDryRun: () => Promise<DryRunAnswer>,
+): Promise<HookRun> {
   // As git reads its own words (true, Yes, ON), case does not matter.
   const raw = await remoteGit.configValue(store.repoRoot, "nudge.push");
   const setting = raw?.trim().toLowerCase() ?? null;
-  if (setting !== "auto") return { enabled: false, branches: [], remote: null, results: [], ...(raw !== null && !PUSH_SETTINGS.has(setting!) ? { unknownSetting: raw } : {}) };
+  if (setting !== "auto")
+    return {
+      enabled: false,
+      branches: [],
+      remote: null,
+      results: [],
+      ...(raw !== null && !PUSH_SETTINGS.has(setting!) ? { unknownSetting: raw } : {}),
+    };
   const branches = await pushedBranches(store.repoRoot, stdin);
-  const sessions = (await listSessions(store)).filter((s) => s.header.summary.turns > 0 && s.header.repo.branch !== null && branches.includes(s.header.repo.branch));
+  const sessions = (await listSessions(store)).filter(
+    (s) => s.header.summary.turns > 0 && s.header.repo.branch !== null && branches.includes(s.header.repo.branch),
+  );
   if (sessions.length === 0) return { enabled: true, branches, remote: null, results: [] };
   // git runs this hook for a dry run too, without telling it: asked only when there is something to publish.
   const dry = await isDryRun();
-  if ("unsure" in dry || dry.dryRun) return { enabled: true, branches, remote: null, results: [], heldBack: "unsure" in dry ? { unsure: dry.unsure } : { dryRun: true } };
+  if ("unsure" in dry || dry.dryRun)
+    return {
+      enabled: true,
+      branches,
+      remote: null,
+      results: [],
+      heldBack: "unsure" in dry ? { unsure: dry.unsure } : { dryRun: true },
+    };
   const configured = await remoteGit.configValue(store.repoRoot, "nudge.remote");
   const remote = await resolveRemote(store, configured ?? remoteArg);
   const results: HookRun["results"] = [];
   for (const s of sessions) {
     try {
-      const result = await publishSession(store, await loadSession(store, s.header.id), { remote, upto: null, fork: false, dryRun: false, allowSecretsInCode: false });
+      const result = await publishSession(store, await loadSession(store, s.header.id), {
+        remote,
+        upto: null,
+        fork: false,
+        dryRun: false,
+        allowSecretsInCode: false,
+      });
       results.push({ session: s.header.id, result });
     } catch (error) {
       if (!(error instanceof UserError)) throw error;

@@ -27,9 +27,23 @@ export async function remoteListing(store: Store, remote: Remote): Promise<Remot
   const rows = cards.map((c): RemoteRow => {
     const data = c.card?.data;
     const own = mine.find((p) => p.b === c.id);
-    if (own) return { id: c.id, card: c.card, problem: c.problem, here: own.commit === data ? "yours" : "yours, changed there", local: own.a };
+    if (own)
+      return {
+        id: c.id,
+        card: c.card,
+        problem: c.problem,
+        here: own.commit === data ? "yours" : "yours, changed there",
+        local: own.a,
+      };
     const got = pulled.find((p) => p.a === c.id && localIds.has(p.b));
-    if (got) return { id: c.id, card: c.card, problem: c.problem, here: got.commit === data ? "pulled" : "pulled, newer there", local: got.b };
+    if (got)
+      return {
+        id: c.id,
+        card: c.card,
+        problem: c.problem,
+        here: got.commit === data ? "pulled" : "pulled, newer there",
+        local: got.b,
+      };
     // A fork published under a fresh id holds the session id of what it continued: that one being here is not this one.
     const same = c.card && c.card.id === c.card.session && localIds.has(c.card.session) ? c.card.session : null;
     return { id: c.id, card: c.card, problem: c.problem, here: same ? "here" : "no", local: same };

@@ -48,9 +48,17 @@ export async function openRemoteView(store: Store, remote: Remote, given: string
     await remoteGit.borrowingRepository(repo, await git.objectFormat(store.repoRoot), store.commonDir);
     const file = path.join(dir, `nudge-${published}.tar`);
     await publishedExport(await syncRepo(store), data, published, file, undefined);
-    const imported = await importSession(await viewStore(), file, { force: false, dryRun: false, env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, "claude") } }).catch(async (error: unknown) => {
+    const imported = await importSession(await viewStore(), file, {
+      force: false,
+      dryRun: false,
+      env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, "claude") },
+    }).catch(async (error: unknown) => {
       await fs.rm(dir, { recursive: true, force: true });
-      if (error instanceof UserError) throw new UserError(`published session ${published} from ${remote.label}: ${error.message.replace(`refusing ${path.basename(file)}: `, "refusing it: ")}`, error.hint);
+      if (error instanceof UserError)
+        throw new UserError(
+          `published session ${published} from ${remote.label}: ${error.message.replace(`refusing ${path.basename(file)}: `, "refusing it: ")}`,
+          error.hint,
+        );
       throw error;
     });
     await fs.rm(file);

@@ -37,18 +37,34 @@ export interface Remote {
 export async function resolveRemote(store: Store, given: string | undefined): Promise<Remote> {
   const root = store.repoRoot;
   const branch = await git.currentBranch(root);
-  const chosen = given ?? (await remoteGit.configValue(root, "nudge.remote")) ?? (branch ? await remoteGit.configValue(root, `branch.${branch}.remote`) : null) ?? "origin";
+  const chosen =
+    given ??
+    (await remoteGit.configValue(root, "nudge.remote")) ??
+    (branch ? await remoteGit.configValue(root, `branch.${branch}.remote`) : null) ??
+    "origin";
   const urls = await remoteGit.remoteUrls(root, chosen);
   if (urls) {
     const local = (u: string) => localPath(root, u);
-    return { label: chosen, key: keyOf(chosen, true), fetchUrl: local(urls.fetch), pushUrl: local(urls.push), name: chosen };
+    return {
+      label: chosen,
+      key: keyOf(chosen, true),
+      fetchUrl: local(urls.fetch),
+      pushUrl: local(urls.push),
+      name: chosen,
+    };
   }
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(chosen) || /^[^/]+@[^/]+:/.test(chosen) || existsSync(path.resolve(chosen))) {
+  if (
+    /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(chosen) ||
+    /^[^/]+@[^/]+:/.test(chosen) ||
+    existsSync(path.resolve(chosen))
+  ) {
     const url = localPath(process.cwd(), chosen);
     return { label: chosen, key: keyOf(url, false), fetchUrl: url, pushUrl: url, name: null };
   }
   throw new UserError(
-    given ? `there is no remote ${JSON.stringify(given)} in this repository` : `this repository has no remote ${JSON.stringify(chosen)} to sync sessions with`,
+    given
+      ? `there is no remote ${JSON.stringify(given)} in this repository`
+      : `this repository has no remote ${JSON.stringify(chosen)} to sync sessions with`,
     "name one with --remote <name|url>, or set one for nudge: git config nudge.remote <name|url>",
   );
 }
@@ -78,7 +94,8 @@ export async function syncRepo(store: Store): Promise<string> {
 async function removeDeadTemps(store: Store): Promise<void> {
   for (const name of await fs.readdir(store.dir).catch(() => [] as string[])) {
     const pid = SYNC_TEMP.exec(name)?.[1];
-    if (!pid || Number(pid) === process.pid || isRunning({ pid: Number(pid), started: processStart(Number(pid)) })) continue;
+    if (!pid || Number(pid) === process.pid || isRunning({ pid: Number(pid), started: processStart(Number(pid)) }))
+      continue;
     await fs.rm(path.join(store.dir, name), { recursive: true, force: true });
   }
 }
@@ -110,7 +127,10 @@ function idPair(rest: string): { a: string; b: string } | null {
 }
 
 /** Refs under `prefix` whose rest is `<a>/<b>`: a → b → commit. */
-export async function pairs(repo: string, prefix: string): Promise<Array<{ a: string; b: string; commit: string; ref: string }>> {
+export async function pairs(
+  repo: string,
+  prefix: string,
+): Promise<Array<{ a: string; b: string; commit: string; ref: string }>> {
   return [...(await remoteGit.localRefs(repo, prefix))].flatMap(([ref, commit]) => {
     const ids = idPair(ref.slice(prefix.length));
     return ids ? [{ ...ids, commit, ref }] : [];
@@ -134,10 +154,15 @@ export async function fetchedCards(repo: string, remote: Remote): Promise<Fetche
     const card = parsePublishedRef(ref, prefix);
     return card?.kind === "card" ? [{ id: card.id, ref, commit }] : [];
   });
-  const blobs = await remoteGit.readSmallBlobs(repo, refs.map((r) => `${r.commit}:${CARD_FILE}`), MAX_CARD_BYTES);
+  const blobs = await remoteGit.readSmallBlobs(
+    repo,
+    refs.map((r) => `${r.commit}:${CARD_FILE}`),
+    MAX_CARD_BYTES,
+  );
   return refs.map((r, i): FetchedCard => {
     const blob = blobs[i];
-    if (!blob) return { id: r.id, card: null, problem: `its card is missing or over ${MAX_CARD_BYTES} bytes`, commit: r.commit };
+    if (!blob)
+      return { id: r.id, card: null, problem: `its card is missing or over ${MAX_CARD_BYTES} bytes`, commit: r.commit };
     let json: unknown;
     try {
       json = JSON.parse(blob.toString("utf8"));
@@ -145,8 +170,15 @@ export async function fetchedCards(repo: string, remote: Remote): Promise<Fetche
       return { id: r.id, card: null, problem: "its card is not JSON", commit: r.commit };
     }
     const parsed = CardSchema.safeParse(json);
-    if (!parsed.success) return { id: r.id, card: null, problem: `its card does not match the schema (${parsed.error.issues[0]?.path.join(".") ?? ""}: ${parsed.error.issues[0]?.message ?? ""})`, commit: r.commit };
-    if (parsed.data.id !== r.id) return { id: r.id, card: null, problem: `its card names another session (${parsed.data.id})`, commit: r.commit };
+    if (!parsed.success)
+      return {
+        id: r.id,
+        card: null,
+        problem: `its card does not match the schema (${parsed.error.issues[0]?.path.join(".") ?? ""}: ${parsed.error.issues[0]?.message ?? ""})`,
+        commit: r.commit,
+      };
+    if (parsed.data.id !== r.id)
+      return { id: r.id, card: null, problem: `its card names another session (${parsed.data.id})`, commit: r.commit };
     return { id: r.id, card: parsed.data, problem: null, commit: r.commit };
   });
 }
@@ -181,4 +213,3 @@ export async function adoptKnown(repo: string, remote: Remote, remoteData: Map<s
   if (updates.length) await remoteGit.setRefs(repo, updates);
   return updates.length;
 }
-

@@ -12,7 +12,9 @@ import type { StreamEvent } from "../claude/stream-events.js";
 const DEFAULT_WINDOW = 200_000;
 const WARN_AT = 0.8;
 
-type Usage = Partial<Record<"input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens", unknown>>;
+type Usage = Partial<
+  Record<"input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens", unknown>
+>;
 
 export class ContextUse {
   private tokens: number | null = null;
@@ -21,7 +23,13 @@ export class ContextUse {
 
   /** Follow one event; true when the figure changed. */
   observe(event: StreamEvent): boolean {
-    const e = event as { type: string; parent_tool_use_id?: unknown; message?: { model?: unknown; usage?: Usage }; event?: { type?: string; message?: { model?: unknown; usage?: Usage } }; modelUsage?: unknown };
+    const e = event as {
+      type: string;
+      parent_tool_use_id?: unknown;
+      message?: { model?: unknown; usage?: Usage };
+      event?: { type?: string; message?: { model?: unknown; usage?: Usage } };
+      modelUsage?: unknown;
+    };
     if (e.parent_tool_use_id) return false; // a subagent's context is its own
     const start = e.type === "stream_event" && e.event?.type === "message_start";
     // Every streamed delta comes through here: only these three events carry a figure.
@@ -30,7 +38,9 @@ export class ContextUse {
     if (e.type === "assistant") this.take(e.message);
     else if (start) this.take(e.event!.message);
     else if (e.type === "result" && e.modelUsage && typeof e.modelUsage === "object") {
-      for (const [model, usage] of Object.entries(e.modelUsage as Record<string, { contextWindow?: unknown; canonicalModel?: unknown }>)) {
+      for (const [model, usage] of Object.entries(
+        e.modelUsage as Record<string, { contextWindow?: unknown; canonicalModel?: unknown }>,
+      )) {
         if (typeof usage?.contextWindow !== "number" || usage.contextWindow <= 0) continue;
         this.windows.set(model, usage.contextWindow);
         // A 1M model is reported as "claude-sonnet-4-5[1m]", its messages as "claude-sonnet-4-5":
@@ -68,7 +78,11 @@ export class ContextUse {
     const usage = message?.usage;
     if (!usage) return;
     const n = (v: unknown) => (typeof v === "number" && v > 0 ? v : 0);
-    const total = n(usage.input_tokens) + n(usage.cache_creation_input_tokens) + n(usage.cache_read_input_tokens) + n(usage.output_tokens);
+    const total =
+      n(usage.input_tokens) +
+      n(usage.cache_creation_input_tokens) +
+      n(usage.cache_read_input_tokens) +
+      n(usage.output_tokens);
     if (total === 0) return;
     this.tokens = total;
     if (typeof message.model === "string") this.model = message.model;

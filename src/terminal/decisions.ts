@@ -47,7 +47,11 @@ export class Decisions {
     }
     if (r.subtype !== "can_use_tool" || typeof r.tool_name !== "string") return;
     const input = r.input && typeof r.input === "object" ? (r.input as Record<string, unknown>) : {};
-    this.asked.set(event.request_id, { tool: r.tool_name, input, toolUseId: typeof r.tool_use_id === "string" ? r.tool_use_id : undefined });
+    this.asked.set(event.request_id, {
+      tool: r.tool_name,
+      input,
+      toolUseId: typeof r.tool_use_id === "string" ? r.tool_use_id : undefined,
+    });
   }
 
   /** Whether the user refused this tool call (a decision line said so already). */
@@ -64,7 +68,10 @@ export class Decisions {
     const { style } = this.o;
     const hook = this.hooks.get(id);
     if (hook) {
-      const record = r.subtype === "success" ? decisionFromAnswer(hook, r.response, this.o.ruleDecisions?.repoRoot ?? this.o.cwd) : null;
+      const record =
+        r.subtype === "success"
+          ? decisionFromAnswer(hook, r.response, this.o.ruleDecisions?.repoRoot ?? this.o.cwd)
+          : null;
       if (!record) return [];
       this.shown.add(id);
       // claude reports a denial as a "hook error" result that only repeats the rule's message.
@@ -77,7 +84,8 @@ export class Decisions {
       this.shown.add(id);
       return [style.red(`✗ ${this.name(asked)}: not answered (${oneLine(String(r.error ?? "error"), 120)})`)];
     }
-    const answer = r.response as { behavior?: unknown; message?: unknown; updatedInput?: unknown; updatedPermissions?: unknown } | undefined;
+    const answer = r.response as
+      { behavior?: unknown; message?: unknown; updatedInput?: unknown; updatedPermissions?: unknown } | undefined;
     // A response to something else (claude acknowledging an interrupt, an initialize) is no
     // decision; nor is one to a request not seen (a replay of one turn meeting another's answer).
     if (!asked || !answer || (answer.behavior !== "allow" && answer.behavior !== "deny")) return [];
@@ -98,7 +106,9 @@ export class Decisions {
       return answers.map(([q, a]) => style.cyan(`? answered "${oneLine(q, 80)}" = ${oneLine(String(a), 120)}`));
     }
     const name = this.name(asked);
-    const updates = Array.isArray(answer.updatedPermissions) ? (answer.updatedPermissions as PermissionUpdateLike[]) : [];
+    const updates = Array.isArray(answer.updatedPermissions)
+      ? (answer.updatedPermissions as PermissionUpdateLike[])
+      : [];
     const kept = keptBy(updates, (answer as { nudgeAlways?: unknown }).nudgeAlways === true);
     return [style.green(`✓ allowed ${name}`) + (kept ? style.dim(` · ${kept}`) : "")];
   }
@@ -118,7 +128,10 @@ function keptBy(updates: PermissionUpdateLike[], always: boolean): string {
   const session = updates.filter((u) => u.destination === "session").map(describeChange);
   const saved = updates.filter((u) => u.destination !== "session").map(describeUpdate);
   const forSession = [...(always ? ["this same call"] : []), ...session];
-  return [forSession.length ? `for this session: ${forSession.join(", ")}` : "", saved.length ? `saved for every session: ${saved.join(", ")}` : ""]
+  return [
+    forSession.length ? `for this session: ${forSession.join(", ")}` : "",
+    saved.length ? `saved for every session: ${saved.join(", ")}` : "",
+  ]
     .filter(Boolean)
     .join(" · ");
 }
@@ -130,11 +143,14 @@ export function describeUpdate(update: PermissionUpdateLike): string {
 
 /** What a permission update allows: "rule Bash(npm test:*)", "mode acceptEdits (every file edit allowed)". */
 function describeChange(update: PermissionUpdateLike): string {
-  const rules = (update.rules ?? []).map((r) => (typeof r.ruleContent === "string" && r.ruleContent ? `${String(r.toolName)}(${r.ruleContent})` : String(r.toolName)));
+  const rules = (update.rules ?? []).map((r) =>
+    typeof r.ruleContent === "string" && r.ruleContent ? `${String(r.toolName)}(${r.ruleContent})` : String(r.toolName),
+  );
   const u = update as PermissionUpdateLike & { directories?: unknown; mode?: unknown };
   if (update.type === "addRules" && rules.length > 0) return `rule ${rules.join(", ")}`;
   if (update.type === "addDirectories" && Array.isArray(u.directories)) return `directory ${u.directories.join(", ")}`;
-  if (update.type === "setMode" && typeof u.mode === "string") return `mode ${u.mode}${MODE_MEANS[u.mode] ? ` (${MODE_MEANS[u.mode]})` : ""}`;
+  if (update.type === "setMode" && typeof u.mode === "string")
+    return `mode ${u.mode}${MODE_MEANS[u.mode] ? ` (${MODE_MEANS[u.mode]})` : ""}`;
   return String(update.type ?? "a permission");
 }
 

@@ -9,7 +9,7 @@ import { BINARY_LINE, requoteNames, type FileDiff } from "../snapshot/patch-sect
 import type { Style } from "./style.js";
 import type { DiffLineHighlighter } from "../live/edit-diff.js";
 
-export type { FileDiff,  } from "../snapshot/patch-sections.js";
+export type { FileDiff } from "../snapshot/patch-sections.js";
 
 /** The widest `--stat` bar; longer ones are scaled down, as git scales to the terminal. */
 const STAT_BAR = 50;
@@ -18,7 +18,8 @@ const STAT_BAR = 50;
 export function renderPatch(files: FileDiff[], style: Style, highlight?: DiffLineHighlighter): string {
   const out: string[] = [];
   for (const file of files) {
-    if (file.nowIgnored) out.push(style.yellow(`# ${printablePath(file.path)} is ignored now: it left the snapshot, not the disk`));
+    if (file.nowIgnored)
+      out.push(style.yellow(`# ${printablePath(file.path)} is ignored now: it left the snapshot, not the disk`));
     let inHunk = false;
     let drawn: string | null;
     // A file's contents and git's header lines are the session's text: shown, never obeyed. The
@@ -32,7 +33,8 @@ export function renderPatch(files: FileDiff[], style: Style, highlight?: DiffLin
       else if (highlight && (drawn = lineOf(highlight, line, file.path)) !== null) out.push(drawn);
       else if (line.startsWith("+")) out.push(style.green(line));
       else if (line.startsWith("-")) out.push(style.red(line));
-      else if (line.startsWith("\\")) out.push(style.dim(line)); // "\ No newline at end of file"
+      else if (line.startsWith("\\"))
+        out.push(style.dim(line)); // "\ No newline at end of file"
       else out.push(line);
     }
   }
@@ -57,7 +59,9 @@ function binaryLine(file: FileDiff, gitLine: string): string {
 
 /** One line per file with its +/- count and bar, then the totals, like `git diff --stat`. */
 export function renderStat(files: FileDiff[], style: Style): string {
-  const names = files.map((f) => (f.oldPath ? `${printablePath(f.oldPath)} => ${printablePath(f.path)}` : printablePath(f.path)));
+  const names = files.map((f) =>
+    f.oldPath ? `${printablePath(f.oldPath)} => ${printablePath(f.path)}` : printablePath(f.path),
+  );
   const counts = files.map((f) => (f.binary ? "Bin" : String(f.insertions + f.deletions)));
   const nameWidth = Math.max(0, ...names.map((n) => n.length));
   const countWidth = Math.max(0, ...counts.map((c) => c.length));

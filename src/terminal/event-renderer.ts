@@ -221,13 +221,21 @@ export class EventRenderer {
     // An agentic loop's check, kept on the turn (in a replay; live, the loop says it as it runs).
     if (turn.check) {
       const passed = turn.check.exitCode === 0;
-      this.line((passed ? style.green : style.red)(`  ${passed ? "✓" : "✗"} check ${oneLine(turn.check.command, 60)}: ${describeCheck(turn.check)}`));
+      this.line(
+        (passed ? style.green : style.red)(
+          `  ${passed ? "✓" : "✗"} check ${oneLine(turn.check.command, 60)}: ${describeCheck(turn.check)}`,
+        ),
+      );
     }
     // A verifier's turn (claude loop --verify) says what it found; its reason is claude's words, made inert.
     const verdict = turn.loop?.role === "verifier" ? turn.loop.verdict : null;
     if (verdict) {
       const why = verdict.pass ? "pass" : inertValue(oneLine(verdict.reason ?? "no verdict", 80));
-      this.line((verdict.pass ? style.green : style.red)(`  ${verdict.pass ? "✓" : "✗"} verifier of iteration ${turn.loop!.iteration}: ${why}`));
+      this.line(
+        (verdict.pass ? style.green : style.red)(
+          `  ${verdict.pass ? "✓" : "✗"} verifier of iteration ${turn.loop!.iteration}: ${why}`,
+        ),
+      );
     }
   }
 
@@ -323,7 +331,12 @@ export class EventRenderer {
     const text = toolResultText(block.content);
     const subagent = indent ? undefined : this.subagents.get(block.tool_use_id);
     if (subagent && !subagent.background) {
-      this.subagentEnds(block.tool_use_id, block.is_error ? "failed" : "completed", undefined, block.is_error ? text : undefined);
+      this.subagentEnds(
+        block.tool_use_id,
+        block.is_error ? "failed" : "completed",
+        undefined,
+        block.is_error ? text : undefined,
+      );
       if (block.is_error) return;
     }
     if (block.is_error) {
@@ -338,7 +351,8 @@ export class EventRenderer {
   private subagentSays(event: AssistantEvent, raw: AssistantEvent): void {
     if (!this.o.verbose) return;
     event.message.content.forEach((block, i) => {
-      if (isText(block) && block.text.trim()) for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`), false);
+      if (isText(block) && block.text.trim())
+        for (const line of block.text.trimEnd().split("\n")) this.words(this.o.style.dim(`  │ ${line}`), false);
       else if (isToolUse(block)) this.toolUse(block, "  │ ", rawInput(raw, i));
     });
   }

@@ -7,7 +7,8 @@
  */
 import type { StreamEvent } from "../claude/stream-events.js";
 
-const isBlock = (b: unknown, type: string): boolean => Boolean(b && typeof b === "object" && (b as { type?: unknown }).type === type);
+const isBlock = (b: unknown, type: string): boolean =>
+  Boolean(b && typeof b === "object" && (b as { type?: unknown }).type === type);
 
 export class InterruptedResults {
   private interrupted = false;
@@ -33,7 +34,9 @@ export class InterruptedResults {
       return content.length === 0 && !event.error ? null : { ...event, message: { ...event.message, content } };
     }
     if (event.type !== "user" || typeof event.message.content === "string") return event;
-    const content = event.message.content.filter((b) => !(isBlock(b, "tool_result") && (b as { is_error?: unknown }).is_error === true));
+    const content = event.message.content.filter(
+      (b) => !(isBlock(b, "tool_result") && (b as { is_error?: unknown }).is_error === true),
+    );
     if (content.length === event.message.content.length) return event;
     return content.length === 0 ? null : { ...event, message: { ...event.message, content } };
   }

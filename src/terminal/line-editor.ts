@@ -93,7 +93,8 @@ export class LineEditor {
     const lines = text.replace(/\n$/, "").split("\n").length;
     if (lines <= PASTE_COLLAPSE_LINES) return this.insert(text);
     let placeholder = `[pasted ${lines} lines]`;
-    for (let n = 2; this.pastes.has(placeholder) && this.pastes.get(placeholder) !== text; n++) placeholder = `[pasted ${lines} lines #${n}]`;
+    for (let n = 2; this.pastes.has(placeholder) && this.pastes.get(placeholder) !== text; n++)
+      placeholder = `[pasted ${lines} lines #${n}]`;
     this.pastes.set(placeholder, text);
     return this.insert(placeholder);
   }
@@ -221,11 +222,18 @@ export class LineEditor {
   private searchKey(key: Key): EditResult | "accept" {
     const search = this.search!;
     const ctrl = key.ctrl && !key.meta;
-    if (ctrl && key.name === "r") return this.find(search.query, (search.at === -1 ? this.history.length : search.at) - 1);
+    if (ctrl && key.name === "r")
+      return this.find(search.query, (search.at === -1 ? this.history.length : search.at) - 1);
     if ((ctrl && key.name === "g") || key.name === "escape") return this.cancelSearch();
-    if (key.name === "backspace" && !ctrl && !key.meta) return this.find(search.query.slice(0, -1), this.history.length - 1);
+    if (key.name === "backspace" && !ctrl && !key.meta)
+      return this.find(search.query.slice(0, -1), this.history.length - 1);
     const s = key.name === "paste" ? (key.text ?? "") : (key.sequence ?? "");
-    const printable = !ctrl && !key.meta && s !== "" && !/[\u0000-\u001f\u007f]/.test(s) && !["return", "enter", "tab"].includes(key.name ?? "");
+    const printable =
+      !ctrl &&
+      !key.meta &&
+      s !== "" &&
+      !/[\u0000-\u001f\u007f]/.test(s) &&
+      !["return", "enter", "tab"].includes(key.name ?? "");
     if (printable) return this.find(search.query + s, search.at === -1 ? this.history.length - 1 : search.at);
     this.search = null;
     if (search.at !== -1) {

@@ -163,10 +163,13 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     turnSaved: (turn) => renderer.turnChanges(turn),
     // stdout through a pipe (`| tee log`) reaches the terminal a moment after stderr: the end line,
     // written the instant claude's result is in, would otherwise cut into claude's last words.
-    outputSettled: !process.stdout.isTTY && process.stderr.isTTY ? async () => {
-      await stdoutFlushed();
-      await new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS));
-    } : undefined,
+    outputSettled:
+      !process.stdout.isTTY && process.stderr.isTTY
+        ? async () => {
+            await stdoutFlushed();
+            await new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS));
+          }
+        : undefined,
     promptGiven: ui ? (text) => ui.prompts.echoGiven(text) : undefined,
     working: (busy) => {
       if (busy) interrupted.reset();
@@ -188,10 +191,19 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       const shown = `${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`;
       const lines = [errStyle.yellow(`! the files changed since this conversation last ran: ${shown}`)];
       if (!ui) {
-        for (const line of [...lines, errStyle.dim("  claude is told which files changed; they are recorded as your edits")]) say(line);
+        for (const line of [
+          ...lines,
+          errStyle.dim("  claude is told which files changed; they are recorded as your edits"),
+        ])
+          say(line);
         return "tell";
       }
-      const choice = await ui.asker.choose(lines, "[r]ewind the files to match the conversation, or [c]ontinue and tell claude what changed? [r/C] ", ["rewind", "continue"], "continue");
+      const choice = await ui.asker.choose(
+        lines,
+        "[r]ewind the files to match the conversation, or [c]ontinue and tell claude what changed? [r/C] ",
+        ["rewind", "continue"],
+        "continue",
+      );
       return choice === "rewind" ? "rewind" : "tell";
     },
   };
@@ -216,7 +228,12 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
       renderer.interrupted();
     }
     if (state === "interrupting") say(errStyle.yellow("⏸ interrupting the turn… (Ctrl-C again stops claude)"));
-    else if (state === "killed") say(errStyle.red("■ stopping claude (SIGKILL in 3s if it has not stopped; Ctrl-C again kills it now); the turn is kept as interrupted"));
+    else if (state === "killed")
+      say(
+        errStyle.red(
+          "■ stopping claude (SIGKILL in 3s if it has not stopped; Ctrl-C again kills it now); the turn is kept as interrupted",
+        ),
+      );
     else if (state === "killing") say(errStyle.red("■ killing claude (SIGKILL)"));
     else if (!ui) prompts.close();
   }
@@ -261,11 +278,26 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
     const turns = outcome.turns.length - 1;
     if (outcome.discarded) say(errStyle.dim(`● nothing was asked; session ${outcome.id} is not kept`));
     else if (input.sandbox) warnProjectConfig(input.sandbox, say, errStyle);
-    if (!outcome.discarded) say(errStyle.dim(`● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`));
+    if (!outcome.discarded)
+      say(
+        errStyle.dim(
+          `● session ${outcome.id}: ${turns} turn${turns === 1 ? "" : "s"}, ${formatCost(totalCost(outcome.turns))} · continue with: nudge claude run -r ${shellQuote(outcome.id)}`,
+        ),
+      );
     // An error result, or claude gone mid-turn (crashed, killed): the turn did not finish as asked.
-    const errorTurns = ui ? [] : outcome.turnsRun.filter((t) => t.status !== "interrupted" && (t.result?.isError || t.status === "incomplete")).map((t) => t.n);
+    const errorTurns = ui
+      ? []
+      : outcome.turnsRun
+          .filter((t) => t.status !== "interrupted" && (t.result?.isError || t.status === "incomplete"))
+          .map((t) => t.n);
     const refusedPrompts = ui ? 0 : outcome.refusedPrompts;
-    return { id: outcome.id, discarded: outcome.discarded, hungUp: hungUp || (ui?.hungUp ?? false), errorTurns, refusedPrompts };
+    return {
+      id: outcome.id,
+      discarded: outcome.discarded,
+      hungUp: hungUp || (ui?.hungUp ?? false),
+      errorTurns,
+      refusedPrompts,
+    };
   } finally {
     // Only once the session has ended: a Ctrl-C or a signal before that must never kill nudge mid-save.
     ui?.close();
@@ -277,10 +309,18 @@ export async function liveRun(input: LiveRunInput): Promise<LiveRunOutcome> {
 }
 
 /** claude's project config the sandboxed claude changed runs on the host with the next claude outside: named first. */
-function warnProjectConfig(sandbox: Sandbox, say: (line: string) => void, errStyle: ReturnType<typeof makeStyle>): void {
+function warnProjectConfig(
+  sandbox: Sandbox,
+  say: (line: string) => void,
+  errStyle: ReturnType<typeof makeStyle>,
+): void {
   const changed = changedProjectConfig(sandbox.projectConfig, sandbox.configFolders);
   if (changed.length === 0) return;
   const shown = changed.slice(0, 10).map((f) => path.relative(sandbox.workTree, f) || f);
   const more = changed.length > shown.length ? ` and ${changed.length - shown.length} more` : "";
-  say(errStyle.yellow(`⚠ claude changed its project config in the work tree: ${shown.join(", ")}${more} — a claude run outside the sandbox (nudge claude run -c) obeys it (hooks, MCP servers): read it first`));
+  say(
+    errStyle.yellow(
+      `⚠ claude changed its project config in the work tree: ${shown.join(", ")}${more} — a claude run outside the sandbox (nudge claude run -c) obeys it (hooks, MCP servers): read it first`,
+    ),
+  );
 }

@@ -29,7 +29,11 @@ export function printTable(header: string[], rows: string[][], write = writeOut)
   // Columns as a terminal draws them: a CJK character or an emoji takes two.
   const widths = header.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ""))));
   const pad = (c: string, width: number) => c + " ".repeat(Math.max(0, width - textWidth(c)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : pad(c, widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : pad(c, widths[i]!)))
+      .join("  ")
+      .trimEnd();
   write(line(header) + "\n");
   for (const row of rows) write(line(row) + "\n");
 }

@@ -31,7 +31,11 @@ export function runPager(text: string, o: PagerOptions): Promise<boolean> {
   if (pager.trim() === "" || pager.trim() === "cat") return Promise.resolve(false);
   return new Promise<boolean>((resolve) => {
     const fd = o.fd ?? 1;
-    const child = spawn(pager, { shell: true, stdio: ["pipe", fd === 1 ? "inherit" : fd, "inherit"], env: { ...env, LESS: env.LESS ?? o.less } });
+    const child = spawn(pager, {
+      shell: true,
+      stdio: ["pipe", fd === 1 ? "inherit" : fd, "inherit"],
+      env: { ...env, LESS: env.LESS ?? o.less },
+    });
     let spawned = false;
     child.on("spawn", () => (spawned = true));
     // A pager that is not there: the shell says "not found" and exits 127 before reading.

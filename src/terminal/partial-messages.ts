@@ -93,9 +93,16 @@ export class PartialMessages {
   private start(e: ApiEvent): void {
     const block = e.content_block ?? {};
     const index = e.index ?? 0;
-    if (block.type === "text") this.open.set(index, { kind: "text", held: "", wrote: false, markdown: this.o.markdown?.((t) => this.o.sink.write(t)) });
+    if (block.type === "text")
+      this.open.set(index, {
+        kind: "text",
+        held: "",
+        wrote: false,
+        markdown: this.o.markdown?.((t) => this.o.sink.write(t)),
+      });
     else if (block.type === "thinking") this.open.set(index, { kind: block.type, held: "", wrote: false });
-    else if (block.type === "tool_use" && block.id) this.open.set(index, { kind: "tool_use", id: block.id, name: block.name ?? "tool", json: "" });
+    else if (block.type === "tool_use" && block.id)
+      this.open.set(index, { kind: "tool_use", id: block.id, name: block.name ?? "tool", json: "" });
     else this.open.set(index, { kind: "other" });
   }
 
@@ -105,7 +112,8 @@ export class PartialMessages {
     if (!open) return;
     if (open.kind === "tool_use" && d.type === "input_json_delta") open.json += d.partial_json ?? "";
     else if (open.kind === "text" && d.type === "text_delta") this.show(open, d.text ?? "");
-    else if (open.kind === "thinking" && d.type === "thinking_delta" && this.o.verbose) this.show(open, d.thinking ?? "");
+    else if (open.kind === "thinking" && d.type === "thinking_delta" && this.o.verbose)
+      this.show(open, d.thinking ?? "");
   }
 
   private show(open: Extract<Open, { kind: "text" | "thinking" }>, text: string): void {
@@ -130,7 +138,8 @@ export class PartialMessages {
       open.markdown?.end();
       this.o.sink.endLine();
     }
-    if (open.kind === "tool_use") this.o.sink.toolUse({ type: "tool_use", id: open.id, name: open.name, input: parseInput(open.json) });
+    if (open.kind === "tool_use")
+      this.o.sink.toolUse({ type: "tool_use", id: open.id, name: open.name, input: parseInput(open.json) });
   }
 }
 

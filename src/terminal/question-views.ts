@@ -49,11 +49,19 @@ export function permissionView(request: CanUseToolRequest, context: PermissionCo
   lines.push(style.bold(style.yellow(`? ${visible(request.tool_name)}${detail ? `(${detail})` : ""}`)));
   if (command !== undefined) for (const line of firstLines(command, 20)) lines.push(`  ${line}`);
   const description = typeof input.description === "string" ? input.description : request.description;
-  if (description && description !== command && description !== detail) lines.push(style.dim(`  ${visible(description)}`));
+  if (description && description !== command && description !== detail)
+    lines.push(style.dim(`  ${visible(description)}`));
   // Made whole, then cut here: the pager shows what the cut left out.
-  const diff = editDiff(request.tool_name, input, { cwd: context.cwd, style, readFile: o.readFile, maxLines: Infinity, highlight: style.enabled ? highlightDiffLine : undefined });
+  const diff = editDiff(request.tool_name, input, {
+    cwd: context.cwd,
+    style,
+    readFile: o.readFile,
+    maxLines: Infinity,
+    highlight: style.enabled ? highlightDiffLine : undefined,
+  });
   // The path that made claude ask (measured: a Bash redirect's target, inside the work tree too), not necessarily outside it.
-  if (request.blocked_path && !diff) lines.push(style.dim(`  needs access to ${visible(relativePath(request.blocked_path, context.cwd))}`));
+  if (request.blocked_path && !diff)
+    lines.push(style.dim(`  needs access to ${visible(relativePath(request.blocked_path, context.cwd))}`));
   const diffAt = lines.length;
   if (!diff) return { lines, whole: null, diffAt };
   const max = Math.max(1, o.maxDiffLines ?? 40);
@@ -88,10 +96,14 @@ export function parsePermission(text: string, canSave: boolean): PermissionAnswe
 
 /** A question with its header and numbered options (descriptions dimmed), and the free-text "other". */
 export function questionLines(q: Question, style: Style): string[] {
-  const head = q.header ? `${style.bold(style.cyan(`? ${visible(q.header)}`))} ${visible(q.question)}` : style.bold(style.cyan(`? ${visible(q.question)}`));
+  const head = q.header
+    ? `${style.bold(style.cyan(`? ${visible(q.header)}`))} ${visible(q.question)}`
+    : style.bold(style.cyan(`? ${visible(q.question)}`));
   const lines = [head];
   q.options.forEach((option, i) => {
-    lines.push(`  ${i + 1}. ${visible(option.label)}${option.description ? style.dim(` — ${visible(option.description)}`) : ""}`);
+    lines.push(
+      `  ${i + 1}. ${visible(option.label)}${option.description ? style.dim(` — ${visible(option.description)}`) : ""}`,
+    );
   });
   lines.push(style.dim(`  ${q.options.length + 1}. Other (type your own answer)`));
   return lines;
@@ -99,7 +111,9 @@ export function questionLines(q: Question, style: Style): string[] {
 
 export function questionPrompt(q: Question): string {
   const n = q.options.length + 1;
-  return q.multiSelect ? `Choose one or more (e.g. 1,3) of 1-${n}, or type your answer: ` : `Choose 1-${n}, or type your answer: `;
+  return q.multiSelect
+    ? `Choose one or more (e.g. 1,3) of 1-${n}, or type your answer: `
+    : `Choose 1-${n}, or type your answer: `;
 }
 
 /** What an answer to a question means. */
@@ -118,7 +132,10 @@ export function parseChoice(text: string, q: Question): ChoiceParse {
   const other = q.options.length + 1;
   if (numbers.some((n) => n < 1 || n > other)) return undefined;
   if (!q.multiSelect && numbers.length !== 1) return undefined;
-  return { labels: numbers.filter((n) => n !== other).map((n) => q.options[n - 1]!.label), other: numbers.includes(other) };
+  return {
+    labels: numbers.filter((n) => n !== other).map((n) => q.options[n - 1]!.label),
+    other: numbers.includes(other),
+  };
 }
 
 /** The plan, as claude wrote it (markdown shown as plain text), under a heading. */

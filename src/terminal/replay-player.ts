@@ -81,8 +81,18 @@ export async function play(o: PlayOptions): Promise<"finished" | "stopped"> {
     // the header belongs with the prompt that follows it.
     if (group.lines.length > 0 && !(await wait(o, delays[i] ?? 0))) return "stopped";
     // The user's own edits before the turn: theirs, not claude's, so named before the turn opens.
-    if (group.turn?.edits) o.write(o.style.yellow(`✎ your edits before turn ${group.turn.n}: ${formatStat(group.turn.edits.patch)}`) + "\n");
-    if (group.turn) o.write(o.style.dim(turnHeader(group.turn.n, group.turn.prompt, group.turn.compaction ? ` · ${describeCompaction(group.turn.compaction)}` : "")) + "\n");
+    if (group.turn?.edits)
+      o.write(o.style.yellow(`✎ your edits before turn ${group.turn.n}: ${formatStat(group.turn.edits.patch)}`) + "\n");
+    if (group.turn)
+      o.write(
+        o.style.dim(
+          turnHeader(
+            group.turn.n,
+            group.turn.prompt,
+            group.turn.compaction ? ` · ${describeCompaction(group.turn.compaction)}` : "",
+          ),
+        ) + "\n",
+      );
     if (group.pending) o.write(o.style.dim(turnHeader(group.pending.n, group.pending.prompt, " · not saved")) + "\n");
     if (group.heading) o.write(o.style.dim(group.heading) + "\n");
     for (const [k, line] of group.lines.entries()) {

@@ -11,7 +11,9 @@ import { oneLine } from "../base/format.js";
 export class RetryCause {
   private explained = false;
 
-  constructor(private readonly o: { env: NodeJS.ProcessEnv; warn: (text: string) => void; probe?: typeof whyUnreachable }) {}
+  constructor(
+    private readonly o: { env: NodeJS.ProcessEnv; warn: (text: string) => void; probe?: typeof whyUnreachable },
+  ) {}
 
   observe(event: StreamEvent): void {
     if (event.type === "result") {
@@ -27,7 +29,11 @@ export class RetryCause {
       return;
     }
     void (this.o.probe ?? whyUnreachable)(this.o.env).then((why) =>
-      this.o.warn(why ? `the API cannot be reached: ${why}; claude retries` : `claude's API request failed${kind ? ` (${kind})` : ""}, though the API address takes connections; claude retries`),
+      this.o.warn(
+        why
+          ? `the API cannot be reached: ${why}; claude retries`
+          : `claude's API request failed${kind ? ` (${kind})` : ""}, though the API address takes connections; claude retries`,
+      ),
     );
   }
 }

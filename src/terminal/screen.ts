@@ -156,7 +156,8 @@ export class Screen {
       const k = this.dumb.fixed.length;
       // A wide line cut just before the cursor's row: that row is empty, and the cursor already on it.
       const endsOnRow = rows.last === "" && rows.fixed.length >= block.lines.length;
-      if (k <= rows.fixed.length && this.dumb.fixed.every((l, i) => l === rows.fixed[i])) lines = [...rows.fixed.slice(k), ...(endsOnRow ? [] : [rows.last])];
+      if (k <= rows.fixed.length && this.dumb.fixed.every((l, i) => l === rows.fixed[i]))
+        lines = [...rows.fixed.slice(k), ...(endsOnRow ? [] : [rows.last])];
     }
     const text = inert(lines.length ? `${lines.join("\n")}\n` : "");
     this.send(text);

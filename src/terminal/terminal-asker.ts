@@ -60,7 +60,11 @@ export class TerminalAsker implements Asker {
       const { style } = this.o;
       // The diff is cut at the screen's height, so the question's title stays in sight; the key
       // named on the cut line shows it whole.
-      const view = permissionView(request, context, { style, readFile: this.o.readFile, maxDiffLines: Math.max(5, this.o.screen.rows - QUESTION_ROWS) });
+      const view = permissionView(request, context, {
+        style,
+        readFile: this.o.readFile,
+        maxDiffLines: Math.max(5, this.o.screen.rows - QUESTION_ROWS),
+      });
       this.show(view.lines, view.diffAt);
       const canSave = savedRule(request.permission_suggestions) !== null;
       const whole = view.whole;
@@ -83,7 +87,11 @@ export class TerminalAsker implements Asker {
       const answers: QuestionAnswers = {};
       for (const q of questions) {
         this.show(questionLines(q, this.o.style));
-        const text = await this.read(questionPrompt(q), (t) => parseChoice(t, q) !== undefined, "type a number from the list, or your own answer");
+        const text = await this.read(
+          questionPrompt(q),
+          (t) => parseChoice(t, q) !== undefined,
+          "type a number from the list, or your own answer",
+        );
         if (text === null) return null;
         const choice = parseChoice(text, q)!;
         if ("text" in choice) {
@@ -92,7 +100,11 @@ export class TerminalAsker implements Asker {
         }
         let own: string | null = null;
         if (choice.other) {
-          own = await this.read("Your answer: ", (t) => t.trim() !== "", "type your answer, or Ctrl-C to skip the questions");
+          own = await this.read(
+            "Your answer: ",
+            (t) => t.trim() !== "",
+            "type your answer, or Ctrl-C to skip the questions",
+          );
           if (own === null) return null;
         }
         answers[q.question] = [...choice.labels, ...(own ? [own.trim()] : [])].join(", ");
@@ -107,7 +119,11 @@ export class TerminalAsker implements Asker {
       // Fitted to the screen by its markdown already; its code lines keep their columns.
       this.show(planLines(plan, style, this.o.screen.columns), 0);
       const accept = (t: string) => /^a$/i.test(t.trim());
-      const answer = await this.read(planQuestion(style), (t) => parseYesNo(t) !== undefined || accept(t), "type y, a or n");
+      const answer = await this.read(
+        planQuestion(style),
+        (t) => parseYesNo(t) !== undefined || accept(t),
+        "type y, a or n",
+      );
       if (answer !== null && accept(answer)) {
         this.o.onAcceptEdits?.();
         return { approve: true, acceptEdits: true };
@@ -123,7 +139,11 @@ export class TerminalAsker implements Asker {
   confirm(lines: string[], question: string): Promise<boolean> {
     return this.serial(async () => {
       this.show(lines);
-      const answer = await this.read(`${question} [y/N] `, (t) => t.trim() === "" || parseYesNo(t) !== undefined, "type y or n");
+      const answer = await this.read(
+        `${question} [y/N] `,
+        (t) => t.trim() === "" || parseYesNo(t) !== undefined,
+        "type y or n",
+      );
       return answer !== null && parseYesNo(answer) === true;
     });
   }
@@ -133,7 +153,11 @@ export class TerminalAsker implements Asker {
     return this.serial(async () => {
       this.show(lines);
       const pick = (t: string) => choices.find((c) => t.trim().toLowerCase() === c[0] || t.trim().toLowerCase() === c);
-      const answer = await this.read(question, (t) => t.trim() === "" || pick(t) !== undefined, `type ${choices.map((c) => c[0]).join(" or ")}`);
+      const answer = await this.read(
+        question,
+        (t) => t.trim() === "" || pick(t) !== undefined,
+        `type ${choices.map((c) => c[0]).join(" or ")}`,
+      );
       return (answer !== null && pick(answer)) || fallback;
     });
   }
@@ -189,7 +213,12 @@ export class TerminalAsker implements Asker {
    * going away give null. The answered line stays on screen. `whole`: what Ctrl-O shows (the
    * question's whole diff); the question is drawn again after it.
    */
-  private read(label: string, accept: (text: string) => boolean, hint = "", whole?: () => Promise<void>): Promise<string | null> {
+  private read(
+    label: string,
+    accept: (text: string) => boolean,
+    hint = "",
+    whole?: () => Promise<void>,
+  ): Promise<string | null> {
     const { keyboard, screen, style } = this.o;
     if (keyboard.hungUp) return Promise.resolve(null);
     return new Promise((resolve) => {
@@ -201,11 +230,17 @@ export class TerminalAsker implements Asker {
         const rows = wrapRows(label, screen.columns);
         const layout = editor.layout(rows.at(-1)!, "  ");
         const head = rows.slice(0, -1);
-        return { lines: [...head, ...layout.lines], cursor: { row: head.length + layout.cursor.row, col: layout.cursor.col } };
+        return {
+          lines: [...head, ...layout.lines],
+          cursor: { row: head.length + layout.cursor.row, col: layout.cursor.col },
+        };
       };
       const draw = () => {
         const layout = labelled();
-        screen.set("modal", { lines: shownHint ? [...layout.lines, style.dim(shownHint)] : layout.lines, cursor: layout.cursor });
+        screen.set("modal", {
+          lines: shownHint ? [...layout.lines, style.dim(shownHint)] : layout.lines,
+          cursor: layout.cursor,
+        });
       };
       const release = keyboard.acquire();
       let done = false;
@@ -221,7 +256,10 @@ export class TerminalAsker implements Asker {
         } else {
           // What was answered stays in the conversation; a cancelled question says so.
           const layout = labelled();
-          const lines = answer === null ? [...layout.lines.slice(0, -1), `${layout.lines.at(-1)}${style.dim(pressed)}`] : layout.lines;
+          const lines =
+            answer === null
+              ? [...layout.lines.slice(0, -1), `${layout.lines.at(-1)}${style.dim(pressed)}`]
+              : layout.lines;
           screen.set("modal", { lines });
           screen.commit("modal");
         }

@@ -84,7 +84,12 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
   // Writes to either stream after a hang-up fail with EIO: noticed, never fatal (nudge's own notices
   // included). The keyboard watches the terminal itself already.
   for (const stream of new Set([o.output, errorOutput])) if (stream !== term) keyboard.watch(stream);
-  const status = new StatusLine({ screen, style: o.style, cwd: o.cwd, enabled: o.statusLine ?? (ansi && o.output.isTTY === true) });
+  const status = new StatusLine({
+    screen,
+    style: o.style,
+    cwd: o.cwd,
+    enabled: o.statusLine ?? (ansi && o.output.isTTY === true),
+  });
   const prompts = new TerminalPrompts({
     keyboard,
     screen,
@@ -106,7 +111,10 @@ export function openTerminalUi(o: TerminalUiOptions): TerminalUi {
       const held = prompts.holdBackRecent();
       if (held.length === 0) return;
       const shown = held.map((h) => `"${visible(h.replace(/\n/g, " ⏎ "))}"`).join(", ");
-      screen.writeLines(`${o.style.yellow(`! ${shown}, typed just before this question, was not sent: it waits on the prompt line (Enter sends it, Ctrl-U clears it)`)}\n`, errorOutput);
+      screen.writeLines(
+        `${o.style.yellow(`! ${shown}, typed just before this question, was not sent: it waits on the prompt line (Enter sends it, Ctrl-U clears it)`)}\n`,
+        errorOutput,
+      );
     },
   });
   // (The prompt line tells the screen itself.)

@@ -70,7 +70,8 @@ export function graphemes(text: string): string[] {
 }
 
 /** An emoji drawn as a picture: emoji presentation, or a symbol turned into one (VS16, a skin tone, ZWJ). */
-const EMOJI = /\p{Emoji_Presentation}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier}|\u200D)|\p{Regional_Indicator}{2}/u;
+const EMOJI =
+  /\p{Emoji_Presentation}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier}|\u200D)|\p{Regional_Indicator}{2}/u;
 
 /** Columns of one grapheme: its first code point's, or two for an emoji of several code points. */
 export function graphemeWidth(g: string): number {

@@ -263,20 +263,28 @@ export class TerminalPrompts implements PromptSource {
   private drawPrompt(below = true): void {
     const layout = this.editor.layout(this.prompt, this.continuation);
     const status = [this.mode && `${this.mode} (shift-tab to cycle)`, this.context].filter(Boolean).join(" · ");
-    const lines = [...layout.lines, ...(below ? [this.hint, status] : []).filter((l): l is string => !!l).map((l) => this.o.style.dim(l))];
+    const lines = [
+      ...layout.lines,
+      ...(below ? [this.hint, status] : []).filter((l): l is string => !!l).map((l) => this.o.style.dim(l)),
+    ];
     this.o.screen.set("input", { lines, cursor: layout.cursor });
   }
 
   /** While claude works: the queued prompts (dim), then the line being typed, if any. */
   private drawTypeAhead(): void {
     const { style, screen } = this.o;
-    const queued = this.queuedShown.map((q) => style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)));
+    const queued = this.queuedShown.map((q) =>
+      style.dim(fitWidth(`  queued: ${q.replace(/\n/g, " ⏎ ")}`, screen.columns - 1)),
+    );
     if (this.editor.text === "") {
       screen.set("input", queued.length > 0 ? { lines: queued } : null);
       return;
     }
     const layout = this.editor.layout(this.prompt, this.continuation);
-    screen.set("input", { lines: [...queued, ...layout.lines], cursor: { row: queued.length + layout.cursor.row, col: layout.cursor.col } });
+    screen.set("input", {
+      lines: [...queued, ...layout.lines],
+      cursor: { row: queued.length + layout.cursor.row, col: layout.cursor.col },
+    });
   }
 
   private echo(text: string): string {

@@ -11,7 +11,10 @@ const SGR = /\u001b\[[0-9;]*m/g;
 /** The rows `text` (one line, styling allowed) takes at `columns`, each row after the first starting with `hang`. */
 export function wrapRows(text: string, columns: number, hang = ""): string[] {
   let out = "";
-  const wrap = new WordWrap((t) => void (out += t), () => columns);
+  const wrap = new WordWrap(
+    (t) => void (out += t),
+    () => columns,
+  );
   wrap.prose(text, hang);
   wrap.end();
   // The wrap drops a line's trailing spaces; a label keeps the one before what is typed after it.

@@ -6,7 +6,14 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { sessionLock } from "../store/locks.js";
-import { bundleFiles, readHeader, requireOwnRepository, updateHeader, type Store, type StoredSession } from "../store/store.js";
+import {
+  bundleFiles,
+  readHeader,
+  requireOwnRepository,
+  updateHeader,
+  type Store,
+  type StoredSession,
+} from "../store/store.js";
 import { turnOf } from "../store/turn-lookup.js";
 import * as git from "../snapshot/git.js";
 import { beginWork, clearCutOffWork } from "../store/cut-off-work.js";
@@ -33,14 +40,27 @@ export function forkTurn(source: StoredSession, turnNumber: number | undefined):
  * Where a fork into a new worktree goes, checked, with nothing made (its --dry-run). Damage is
  * found here, before anything is made: no worktree, no half-registered fork.
  */
-export async function planForkIntoWorktree(source: StoredSession, turn: number, dir: string): Promise<{ root: string; cwd: string; commit: string }> {
+export async function planForkIntoWorktree(
+  source: StoredSession,
+  turn: number,
+  dir: string,
+): Promise<{ root: string; cwd: string; commit: string }> {
   const target = turnOf(source.manifest, turn);
-  await requireTree(source.manifest.repo.root, target.snapshot.tree, `turn ${turn}'s snapshot of session ${source.manifest.id}`);
+  await requireTree(
+    source.manifest.repo.root,
+    target.snapshot.tree,
+    `turn ${turn}'s snapshot of session ${source.manifest.id}`,
+  );
   return planWorktreeFork(source, turn, dir);
 }
 
 /** A fork into a new worktree at the HEAD recorded with the turn: nothing of the user's is touched, so nothing needs asking. */
-export async function forkIntoWorktree(store: Store, source: StoredSession, turn: number, dir: string): Promise<ForkOutcome> {
+export async function forkIntoWorktree(
+  store: Store,
+  source: StoredSession,
+  turn: number,
+  dir: string,
+): Promise<ForkOutcome> {
   await requireOwnRepository(store, source.manifest);
   const target = turnOf(source.manifest, turn);
   await clearCutOffWork(store, "fork"); // a killed fork's worktree may stand where this one goes
@@ -58,7 +78,13 @@ export async function forkIntoWorktree(store: Store, source: StoredSession, turn
       const state = await captureWorkTree(store, wt.root);
       const changes = await plannedSwitch(wt.root, state.tree, target.snapshot.tree, `turn ${turn}`);
       await switchVerified(state, { from: state.tree, to: target.snapshot.tree, what: `turn ${turn}`, changes });
-      const fork = await forkBundle(store, source, turn, { root: wt.root, cwd: wt.cwd, branch: null, worktree: path.basename(wt.root) }, work);
+      const fork = await forkBundle(
+        store,
+        source,
+        turn,
+        { root: wt.root, cwd: wt.cwd, branch: null, worktree: path.basename(wt.root) },
+        work,
+      );
       return { ...fork, turn, codeAt: wt.root, rewind: null };
     });
     await work.finish();
@@ -71,11 +97,20 @@ export async function forkIntoWorktree(store: Store, source: StoredSession, turn
 }
 
 /** A fork whose code goes in place is a code rewind first: its plan (under the work tree's lock, see `withWorkTree`). */
-export function prepareForkInPlace(store: Store, source: StoredSession, turn: number, o: { from?: string } = {}): Promise<PreparedRewind> {
+export function prepareForkInPlace(
+  store: Store,
+  source: StoredSession,
+  turn: number,
+  o: { from?: string } = {},
+): Promise<PreparedRewind> {
   return prepareRewind(store, source, turn, { scope: "code", resetHead: false, from: o.from });
 }
 
-export async function applyForkInPlace(store: Store, source: StoredSession, prepared: PreparedRewind): Promise<ForkOutcome> {
+export async function applyForkInPlace(
+  store: Store,
+  source: StoredSession,
+  prepared: PreparedRewind,
+): Promise<ForkOutcome> {
   const turn = prepared.plan.turn;
   const applied = prepared.changes.length > 0 ? await applyRewind(store, source, prepared) : null;
   const fork = await forkBundle(store, source, turn);

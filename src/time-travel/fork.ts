@@ -74,7 +74,8 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   // The stream's finished pieces are linked, not copied; the rest up to the turn's end becomes one new piece.
   await copyStreamPrefix(source.dir, dir, turn.bytes?.to ?? (await streamOffsetOfLine(source.dir, turn.lines.to)));
   await copyPrefix(from.timing, to.timing, await offsetOfLine(from.timing, turn.lines.to));
-  const inputLines = turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
+  const inputLines =
+    turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
   await copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines));
   await copyPrefix(from.inputTiming, to.inputTiming, await offsetOfLine(from.inputTiming, inputLines));
   await fs.writeFile(to.stderr, "");
@@ -123,7 +124,11 @@ async function copyTranscripts(source: StoredSession, turns: Turn[], dir: string
     const copy = await findCopy(source.dir, name);
     if (!copy) continue;
     // Compressed in the fork too (an old bundle's plain copy as well); cut at a turn's end, the members are copied as they are.
-    await copyCompressedPrefix(copy, path.join(dir, name + GZ_SUFFIX), bytes ?? (copy.compressed ? (await readMembers(copy.file)).bytes : (await fs.stat(copy.file)).size));
+    await copyCompressedPrefix(
+      copy,
+      path.join(dir, name + GZ_SUFFIX),
+      bytes ?? (copy.compressed ? (await readMembers(copy.file)).bytes : (await fs.stat(copy.file)).size),
+    );
     const side = path.join(source.dir, name).replace(/\.jsonl$/, "");
     if (await pathExists(side)) await fs.cp(side, path.join(dir, name.replace(/\.jsonl$/, "")), { recursive: true });
   }
@@ -149,7 +154,7 @@ async function offsetOfLine(file: string, n: number): Promise<number> {
   try {
     const block = Buffer.alloc(1 << 20);
     let seen = 0;
-    for (let offset = 0; ; ) {
+    for (let offset = 0; ;) {
       const { bytesRead } = await handle.read(block, 0, block.length, offset);
       if (bytesRead === 0) return offset;
       for (let i = block.indexOf(0x0a); i !== -1 && i < bytesRead; i = block.indexOf(0x0a, i + 1)) {
@@ -163,16 +168,27 @@ async function offsetOfLine(file: string, n: number): Promise<number> {
 }
 
 /** Where a fork's worktree goes and at which commit, checked (the path free, outside the work tree); nothing made. */
-export async function planWorktreeFork(source: StoredSession, turnNumber: number, dir: string): Promise<{ root: string; cwd: string; commit: string }> {
+export async function planWorktreeFork(
+  source: StoredSession,
+  turnNumber: number,
+  dir: string,
+): Promise<{ root: string; cwd: string; commit: string }> {
   const turn = turnOf(source.manifest, turnNumber);
   const commit = turn.head ?? source.manifest.repo.baseCommit;
-  if (!commit) throw new UserError("the repository had no commit when this turn was recorded", "fork in place instead (without --worktree)");
+  if (!commit)
+    throw new UserError(
+      "the repository had no commit when this turn was recorded",
+      "fork in place instead (without --worktree)",
+    );
   const root = path.resolve(dir);
   if (await pathExists(root)) throw new UserError(`${root} already exists`, "pick a new path for --worktree");
   const repoRoot = source.manifest.repo.root;
   if (root === repoRoot || root.startsWith(`${repoRoot}${path.sep}`)) {
     // Inside the work tree, every later snapshot of it would take the fork in as a nested repository.
-    throw new UserError(`${root} is inside the repository's work tree`, `pick a path outside it, e.g. ${path.join(path.dirname(repoRoot), path.basename(root))}`);
+    throw new UserError(
+      `${root} is inside the repository's work tree`,
+      `pick a path outside it, e.g. ${path.join(path.dirname(repoRoot), path.basename(root))}`,
+    );
   }
   const relativeCwd = path.relative(source.manifest.repo.root, source.manifest.repo.cwd);
   return { root, cwd: path.join(root, relativeCwd), commit };

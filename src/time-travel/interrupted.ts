@@ -31,12 +31,16 @@ export interface InterruptedPlan extends CodeChanges {
 export async function planInterrupted(store: Store, how: Resolution): Promise<InterruptedPlan> {
   const record = await interruptedIn(store, store.repoRoot);
   if (!record || !record.after) {
-    throw new UserError("there is no interrupted rewind or undo in this work tree", "nudge session backups lists what was done");
+    throw new UserError(
+      "there is no interrupted rewind or undo in this work tree",
+      "nudge session backups lists what was done",
+    );
   }
   const root = record.root;
   await requireTree(root, record.backup.tree, `the backup of the interrupted operation (${record.backup.ref})`);
   const state = await captureWorkTree(store, root);
-  const [from, to] = how === "continue" ? [record.backup.tree, record.after.tree] : [record.after.tree, record.backup.tree];
+  const [from, to] =
+    how === "continue" ? [record.backup.tree, record.after.tree] : [record.after.tree, record.backup.tree];
   const planned = new Map((await git.changedPaths(root, from, to)).map((c) => [c.path, c]));
   const left = (await git.changedPaths(root, state.tree, to)).filter((c) => planned.has(c.path));
   // What is on disk must be the "from" side of the plan: half done, not changed by someone else.
@@ -44,14 +48,27 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
     const p = planned.get(c.path)!;
     return c.oldMode !== p.oldMode || c.oldBlob !== p.oldBlob;
   });
-  return { record, how, conflicts: conflicts.map((c) => git.shownPath(c.path)), state, changes: left, ...codeChanges(left) };
+  return {
+    record,
+    how,
+    conflicts: conflicts.map((c) => git.shownPath(c.path)),
+    state,
+    changes: left,
+    ...codeChanges(left),
+  };
 }
 
 export function describeInterrupted(plan: InterruptedPlan): string[] {
   const r = plan.record;
-  const what = r.kind === "undo" ? `the undo of the rewind of session ${r.sessionId}` : `the rewind of session ${r.sessionId} to turn ${r.turn}`;
+  const what =
+    r.kind === "undo"
+      ? `the undo of the rewind of session ${r.sessionId}`
+      : `the rewind of session ${r.sessionId} to turn ${r.turn}`;
   const lines = [`${plan.how === "continue" ? "finish" : "roll back"} ${what} (interrupted; started ${r.at})`];
-  lines.push(...plan.write.map((p) => `  write   ${git.printablePath(p)}`), ...plan.remove.map((p) => `  delete  ${git.printablePath(p)}`));
+  lines.push(
+    ...plan.write.map((p) => `  write   ${git.printablePath(p)}`),
+    ...plan.remove.map((p) => `  delete  ${git.printablePath(p)}`),
+  );
   if (plan.write.length + plan.remove.length === 0) lines.push("  code: nothing left to write");
   for (const c of plan.conflicts) lines.push(`  changed since, left alone: ${c}`);
   return lines;
@@ -66,7 +83,12 @@ export async function resolveInterrupted(store: Store, plan: InterruptedPlan): P
     );
   }
   const target = how === "continue" ? record.after!.tree : record.backup.tree;
-  await switchVerified(state, { from: state.tree, to: target, what: how === "continue" ? `turn ${record.turn}` : "the state before", changes: plan.changes });
+  await switchVerified(state, {
+    from: state.tree,
+    to: target,
+    what: how === "continue" ? `turn ${record.turn}` : "the state before",
+    changes: plan.changes,
+  });
   // Files no tree holds (see unhidden-files.ts): what the plan's trees cannot say.
   if (record.kind === "rewind" && how === "abort") await restoreHidden(record.root, record.hidden);
   if (record.kind === "rewind" && how === "continue") await removeHidden(record.root, record.hidden);
@@ -75,7 +97,10 @@ export async function resolveInterrupted(store: Store, plan: InterruptedPlan): P
   await settleConversation(store, record, how);
   const status: RewindRecord["status"] = how === "continue" ? "applied" : "rolled-back";
   // A finished undo has undone its rewind: --undo must not restore that one again.
-  const undone = record.kind === "undo" && how === "continue" ? (await allRecords(store)).find((r) => r.stamp === record.undoes) : undefined;
+  const undone =
+    record.kind === "undo" && how === "continue"
+      ? (await allRecords(store)).find((r) => r.stamp === record.undoes)
+      : undefined;
   if (undone) await saveRecord(store, { ...undone, status: "undone" });
   await saveRecord(store, { ...record, status });
   return { ...record, status };
@@ -97,6 +122,7 @@ async function settleHead(record: RewindRecord, how: Resolution): Promise<void> 
 async function settleConversation(store: Store, record: RewindRecord, how: Resolution): Promise<void> {
   const dir = bundleDir(store, record.sessionId);
   if (record.scope === "code" || !(await pathExists(dir))) return;
-  if (record.kind === "rewind") await updateHeader(dir, { rewoundTo: how === "continue" ? record.turn : record.before.rewoundTo });
+  if (record.kind === "rewind")
+    await updateHeader(dir, { rewoundTo: how === "continue" ? record.turn : record.before.rewoundTo });
   else await updateHeader(dir, { rewoundTo: how === "continue" ? null : record.turn });
 }

@@ -5,13 +5,32 @@
  */
 import type { Store, StoredSession } from "../store/store.js";
 import type { Operation } from "../base/operation.js";
-import { applyForkInPlace, forkIntoWorktree, planForkIntoWorktree, prepareForkInPlace, type ForkOutcome } from "./fork-session.js";
+import {
+  applyForkInPlace,
+  forkIntoWorktree,
+  planForkIntoWorktree,
+  prepareForkInPlace,
+  type ForkOutcome,
+} from "./fork-session.js";
 import { describeWorktreeFork } from "./fork-describe.js";
-import { applyRewind, prepareRewind, prepareUndo, undoLastRewind, type PreparedRewind, type PreparedUndo, type RewindOptions } from "./rewind.js";
+import {
+  applyRewind,
+  prepareRewind,
+  prepareUndo,
+  undoLastRewind,
+  type PreparedRewind,
+  type PreparedUndo,
+  type RewindOptions,
+} from "./rewind.js";
 import type { RewindRecord } from "./rewind-log.js";
 import { describePlan, describeUndo } from "./rewind-plan.js";
 
-export function rewindOperation(store: Store, session: StoredSession, turn: number, o: RewindOptions): Operation<PreparedRewind, RewindRecord> {
+export function rewindOperation(
+  store: Store,
+  session: StoredSession,
+  turn: number,
+  o: RewindOptions,
+): Operation<PreparedRewind, RewindRecord> {
   return {
     prepare: () => prepareRewind(store, session, turn, o),
     describe: (p) => describePlan(p.plan),
@@ -28,14 +47,20 @@ export function undoOperation(store: Store, o: { from?: string } = {}): Operatio
   return {
     prepare: () => prepareUndo(store, o),
     describe: (p) => describeUndo(p.plan),
-    question: ({ plan: { undo } }) => `undo the ${undo.fork ? "fork" : "rewind"} of ${undo.sessionId} to turn ${undo.turn}?`,
+    question: ({ plan: { undo } }) =>
+      `undo the ${undo.fork ? "fork" : "rewind"} of ${undo.sessionId} to turn ${undo.turn}?`,
     fingerprint: (p) => ({ record: p.plan.undo.stamp, tree: p.state.tree }),
     apply: (p) => undoLastRewind(store, p),
   };
 }
 
 /** A fork whose code goes in place: a code rewind, asked about only when it changes files. */
-export function forkInPlaceOperation(store: Store, source: StoredSession, turn: number, o: { from?: string } = {}): Operation<PreparedRewind, ForkOutcome> {
+export function forkInPlaceOperation(
+  store: Store,
+  source: StoredSession,
+  turn: number,
+  o: { from?: string } = {},
+): Operation<PreparedRewind, ForkOutcome> {
   return {
     prepare: () => prepareForkInPlace(store, source, turn, o),
     describe: (p) => describePlan(p.plan, "fork"),
@@ -49,7 +74,12 @@ export function forkInPlaceOperation(store: Store, source: StoredSession, turn: 
 type WorktreePlan = Awaited<ReturnType<typeof planForkIntoWorktree>>;
 
 /** A fork into a new worktree touches nothing of the user's: nothing to ask (the page asks all the same). */
-export function forkIntoWorktreeOperation(store: Store, source: StoredSession, turn: number, dir: string): Operation<WorktreePlan, ForkOutcome> {
+export function forkIntoWorktreeOperation(
+  store: Store,
+  source: StoredSession,
+  turn: number,
+  dir: string,
+): Operation<WorktreePlan, ForkOutcome> {
   return {
     prepare: () => planForkIntoWorktree(source, turn, dir),
     describe: (p) => describeWorktreeFork(source.manifest.id, turn, p),

@@ -69,7 +69,13 @@ export function thisProcess(): RewindRecord["owner"] {
 }
 
 /** Keep a tree under refs/nudge/backup/<stamp>[-label], as a commit on top of `head`; returns the ref. */
-export async function keepBackup(root: string, tree: string, head: string | null, message: string, label: string): Promise<string> {
+export async function keepBackup(
+  root: string,
+  tree: string,
+  head: string | null,
+  message: string,
+  label: string,
+): Promise<string> {
   const ref = `${BACKUP_REFS}${newStamp()}-${label}`;
   await git.updateRefs(root, [{ ref, commit: await backupCommit(root, tree, head, message) }]);
   return ref;
@@ -98,7 +104,10 @@ export function isSettled(record: RewindRecord): boolean {
 /** The records' file names, newest first (stamps sort by time); none when there is no folder yet. */
 async function recordNames(dir: string): Promise<string[]> {
   try {
-    return (await fs.readdir(dir)).filter((n) => n.endsWith(".json")).sort().reverse();
+    return (await fs.readdir(dir))
+      .filter((n) => n.endsWith(".json"))
+      .sort()
+      .reverse();
   } catch {
     return [];
   }
@@ -127,7 +136,9 @@ export async function lastRewind(store: Store): Promise<RewindRecord | null> {
   const dir = rewindsDir(store);
   const names = await recordNames(dir);
   for (let i = 0; i < names.length; i += 8) {
-    const found = lastRewindIn((await Promise.all(names.slice(i, i + 8).map((n) => readRecord(dir, n)))).filter((r) => r !== null));
+    const found = lastRewindIn(
+      (await Promise.all(names.slice(i, i + 8).map((n) => readRecord(dir, n)))).filter((r) => r !== null),
+    );
     if (found) return found;
   }
   return null;
@@ -144,7 +155,9 @@ export function lastRewindIn(records: RewindRecord[]): RewindRecord | null {
  */
 export async function interruptedIn(store: Store, root: string): Promise<RewindRecord | null> {
   const inProgress = (r: RewindRecord) => r.owner !== null && (r.owner.pid === process.pid || isRunning(r.owner));
-  return (await unsettledRecords(store)).find((r) => r.root === root && r.status === "started" && !inProgress(r)) ?? null;
+  return (
+    (await unsettledRecords(store)).find((r) => r.root === root && r.status === "started" && !inProgress(r)) ?? null
+  );
 }
 
 /**
@@ -170,7 +183,10 @@ async function unsettledRecords(store: Store): Promise<RewindRecord[]> {
   const read = await Promise.all(toRead.map(async (n) => ({ name: n, record: await readRecord(dir, n) })));
   const newlySettled = read.filter((r) => r.record !== null && isSettled(r.record));
   if (newlySettled.length > 0 || cached.size > names.length) {
-    const settled = new Set([...names.filter((n, i) => stats[i] !== null && cached.get(n) === stats[i]), ...newlySettled.map((r) => r.name)]);
+    const settled = new Set([
+      ...names.filter((n, i) => stats[i] !== null && cached.get(n) === stats[i]),
+      ...newlySettled.map((r) => r.name),
+    ]);
     const lines = names.flatMap((n, i) => (settled.has(n) && stats[i] ? [`${n} ${stats[i]}`] : []));
     // Best effort: another command writing it at the same time, or a full disk, costs a re-read next time, nothing more.
     await writeFileAtomic(path.join(dir, SETTLED_CACHE), lines.join("\n") + "\n").catch(() => undefined);

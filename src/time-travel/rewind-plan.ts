@@ -66,7 +66,12 @@ export interface CodeChanges {
   submodules: Array<{ path: string; commit: string | null }>;
 }
 
-export function codeChanges(changes: TreeChange[], userChanges = new Set<string>(), keep = new Set<string>(), recordedEdits = new Set<string>()): CodeChanges {
+export function codeChanges(
+  changes: TreeChange[],
+  userChanges = new Set<string>(),
+  keep = new Set<string>(),
+  recordedEdits = new Set<string>(),
+): CodeChanges {
   const files = changes.filter((c) => !isSubmodule(c));
   const written = files.filter((c) => c.status !== "D");
   const removed = files.filter((c) => c.status === "D" && !keep.has(c.path));
@@ -81,7 +86,9 @@ export function codeChanges(changes: TreeChange[], userChanges = new Set<string>
     },
     yourRecorded: names([...written, ...removed].filter((c) => recordedEdits.has(c.path) && !userChanges.has(c.path))),
     keep: names(files.filter((c) => c.status === "D" && keep.has(c.path))),
-    submodules: changes.filter(isSubmodule).map((c) => ({ path: displayPath(c.path), commit: c.mode === "160000" ? c.blob : null })),
+    submodules: changes
+      .filter(isSubmodule)
+      .map((c) => ({ path: displayPath(c.path), commit: c.mode === "160000" ? c.blob : null })),
   };
 }
 
@@ -93,7 +100,13 @@ export interface RewindPlan extends CodeChanges {
   current: { tree: string; head: string | null; branch: string | null };
   /** The work tree holds something the session's latest snapshot does not. */
   unsavedWork: boolean;
-  head: { recorded: string | null; current: string | null; differs: boolean; reset: boolean; relation: "ahead" | "behind" | "apart" | null };
+  head: {
+    recorded: string | null;
+    current: string | null;
+    differs: boolean;
+    reset: boolean;
+    relation: "ahead" | "behind" | "apart" | null;
+  };
   /** An imported session: files of its snapshots missing here were never here, not deleted by you. */
   imported: boolean;
   /** The branch the session was recorded on, when HEAD is now on another one (or detached). */
@@ -113,7 +126,8 @@ export function planRewind(f: RewindFacts): RewindPlan {
   if (withCode) refuseUnsafeSwitch(f, `turn ${f.turn}`);
   const headDiffers = turn.head !== f.current.head;
   const recordedBranch = f.manifest.repo.branch;
-  const otherBranch = recordedBranch !== f.current.branch ? { recorded: recordedBranch, current: f.current.branch } : null;
+  const otherBranch =
+    recordedBranch !== f.current.branch ? { recorded: recordedBranch, current: f.current.branch } : null;
   if (f.resetHead && headDiffers) refuseResetHead(f, turn.head, otherBranch);
   const conversation = f.scope === "code" ? null : resumePoint(f.manifest, f.turn);
   return {
@@ -124,7 +138,13 @@ export function planRewind(f: RewindFacts): RewindPlan {
     current: f.current,
     ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget, f.recordedEdits),
     unsavedWork: f.current.tree !== latest.snapshot.tree,
-    head: { recorded: turn.head, current: f.current.head, differs: headDiffers, reset: f.resetHead && headDiffers, relation: f.headRelation ?? null },
+    head: {
+      recorded: turn.head,
+      current: f.current.head,
+      differs: headDiffers,
+      reset: f.resetHead && headDiffers,
+      relation: f.headRelation ?? null,
+    },
     imported: Boolean(f.manifest.origin),
     otherBranch,
     conversation,
@@ -136,8 +156,10 @@ export function planRewind(f: RewindFacts): RewindPlan {
 /** HEAD worded for the clone the rewind runs in: a clone behind the recorded HEAD has nothing to move back. */
 function headLine(plan: RewindPlan): string {
   const then = `${short(plan.head.recorded)} at turn ${plan.turn}`;
-  if (plan.head.relation === "behind") return `  HEAD: ${short(plan.head.current)} here is behind ${then} (this clone lacks the commits made up to then); HEAD stays`;
-  if (plan.head.relation === "apart") return `  HEAD: ${short(plan.head.current)} here is on another line of history than ${then}; HEAD stays`;
+  if (plan.head.relation === "behind")
+    return `  HEAD: ${short(plan.head.current)} here is behind ${then} (this clone lacks the commits made up to then); HEAD stays`;
+  if (plan.head.relation === "apart")
+    return `  HEAD: ${short(plan.head.current)} here is on another line of history than ${then}; HEAD stays`;
   return `  HEAD: commits were made since turn ${plan.turn} (${short(plan.head.recorded)} then, ${short(plan.head.current)} now); HEAD stays${plan.otherBranch ? "" : ", pass --reset-head to move it back"}`;
 }
 
@@ -153,13 +175,19 @@ function refuseUnsafeSwitch(f: Pick<RewindFacts, "inTheWay" | "submoduleSwaps">,
  * user's to move by hand.
  */
 function refuseResetHead(f: RewindFacts, recorded: string | null, otherBranch: RewindPlan["otherBranch"]): void {
-  if (!recorded) throw new UserError(`turn ${f.turn} was recorded before the repository's first commit`, "rewind without --reset-head");
+  if (!recorded)
+    throw new UserError(
+      `turn ${f.turn} was recorded before the repository's first commit`,
+      "rewind without --reset-head",
+    );
   if (otherBranch) {
     const there = otherBranch.recorded ? `on ${otherBranch.recorded}` : "on a detached HEAD";
     const here = otherBranch.current ? `on ${otherBranch.current}` : "detached";
     throw new UserError(
       `--reset-head moves only the branch the session was recorded on: it was recorded ${there}, HEAD is now ${here}; nothing was changed`,
-      otherBranch.recorded ? `switch to it first (git switch ${otherBranch.recorded}), or move a branch by hand: git reset --keep ${recorded}` : `move HEAD by hand: git reset --keep ${recorded}`,
+      otherBranch.recorded
+        ? `switch to it first (git switch ${otherBranch.recorded}), or move a branch by hand: git reset --keep ${recorded}`
+        : `move HEAD by hand: git reset --keep ${recorded}`,
     );
   }
   if (!f.headOnHistory) {
@@ -173,13 +201,19 @@ function refuseResetHead(f: RewindFacts, recorded: string | null, otherBranch: R
 /** The plan as lines a person reads (for --dry-run, and before asking for confirmation). */
 export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
   // A fork starts a new session at the turn; a rewind takes this one back to it.
-  const lines = [verb === "fork" ? `fork session ${plan.sessionId} at turn ${plan.turn}, its code put in place here` : `${verb} session ${plan.sessionId} to turn ${plan.turn}`];
+  const lines = [
+    verb === "fork"
+      ? `fork session ${plan.sessionId} at turn ${plan.turn}, its code put in place here`
+      : `${verb} session ${plan.sessionId} to turn ${plan.turn}`,
+  ];
   if (plan.scope !== "conversation") {
     lines.push(...codeLines(plan, "at that turn", plan.imported));
     if (plan.shared) {
       const who = `session${plan.shared.sessions.length === 1 ? "" : "s"} ${plan.shared.sessions.join(", ")}`;
       const when = `turn${plan.shared.turns.length === 1 ? "" : "s"} ${plan.shared.turns.join(", ")}`;
-      lines.push(`  changed while ${who} also recorded here (${when}), so perhaps not by this session: kept as they are (nudge session rewind --include-shared rewinds them too):`);
+      lines.push(
+        `  changed while ${who} also recorded here (${when}), so perhaps not by this session: kept as they are (nudge session rewind --include-shared rewinds them too):`,
+      );
       lines.push(...plan.shared.paths.map((p) => `    keep    ${printablePath(p)}`));
     }
     // A fork whose code is already in place writes nothing, so it saves nothing either.
@@ -193,7 +227,9 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
     }
   }
   if (plan.otherBranch) {
-    lines.push(`  branch: the session was recorded ${plan.otherBranch.recorded ? `on ${plan.otherBranch.recorded}` : "on a detached HEAD"}; you are ${plan.otherBranch.current ? `on ${plan.otherBranch.current}` : "on a detached HEAD"} (HEAD stays)`);
+    lines.push(
+      `  branch: the session was recorded ${plan.otherBranch.recorded ? `on ${plan.otherBranch.recorded}` : "on a detached HEAD"}; you are ${plan.otherBranch.current ? `on ${plan.otherBranch.current}` : "on a detached HEAD"} (HEAD stays)`,
+    );
   }
   if (plan.head.differs) {
     lines.push(
@@ -207,8 +243,8 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
       plan.conversationInPlace
         ? `  conversation: turn ${plan.turn} is the session's last; the next \`nudge claude run -r ${plan.sessionId}\` goes on from there, in this session`
         : plan.conversation
-        ? `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` continues from claude's last reply in turn ${plan.conversation.turn}${plan.conversation.turn === plan.turn ? "" : ` (turn ${plan.turn} has no reply)`}, in a new fork; turns after it stay recorded`
-        : `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` starts a fresh conversation, in a new fork`,
+          ? `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` continues from claude's last reply in turn ${plan.conversation.turn}${plan.conversation.turn === plan.turn ? "" : ` (turn ${plan.turn} has no reply)`}, in a new fork; turns after it stay recorded`
+          : `  conversation: the next \`nudge claude run -r ${plan.sessionId}\` starts a fresh conversation, in a new fork`,
     );
   }
   return lines;
@@ -216,7 +252,8 @@ export function describePlan(plan: RewindPlan, verb = "rewind"): string[] {
 
 /** The code part of a plan, one line per path; the user's own files under a heading of their own. */
 function codeLines(c: CodeChanges, state: string, imported = false): string[] {
-  if (c.write.length + c.remove.length + c.submodules.length + c.keep.length === 0) return [`  code: already as ${state}, nothing to write`];
+  if (c.write.length + c.remove.length + c.submodules.length + c.keep.length === 0)
+    return [`  code: already as ${state}, nothing to write`];
   const yoursWrite = new Set([...c.yours.write, ...c.yourRecorded]);
   const yoursRemove = new Set([...c.yours.remove, ...c.yourRecorded]);
   const lines = [
@@ -225,16 +262,24 @@ function codeLines(c: CodeChanges, state: string, imported = false): string[] {
   ];
   if (c.yourRecorded.length > 0) {
     // Claude Code's rewind leaves such files alone; nudge puts the turn back whole, and says whose they are.
-    lines.push("  yours: files you changed by hand between turns (recorded as your edits; the backup keeps them, undo brings them back):");
+    lines.push(
+      "  yours: files you changed by hand between turns (recorded as your edits; the backup keeps them, undo brings them back):",
+    );
     const removed = new Set(c.remove);
     lines.push(...c.yourRecorded.map((p) => `    ${removed.has(p) ? "delete " : "write  "}   ${printablePath(p)}`));
   }
   // A heading only over lines of its own (the files recorded as the user's are listed above).
   if (c.yours.write.length + c.yours.remove.length > 0) {
-    lines.push("  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):");
+    lines.push(
+      "  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):",
+    );
     const restore = new Set(c.yours.restore);
     lines.push(
-      ...c.yours.write.map((p) => (restore.has(p) ? `    restore    ${printablePath(p)} (${imported ? "not in your work tree" : "you deleted it"})` : `    overwrite  ${printablePath(p)}`)),
+      ...c.yours.write.map((p) =>
+        restore.has(p)
+          ? `    restore    ${printablePath(p)} (${imported ? "not in your work tree" : "you deleted it"})`
+          : `    overwrite  ${printablePath(p)}`,
+      ),
       ...c.yours.remove.map((p) => `    delete     ${printablePath(p)}`),
     );
   }
@@ -286,12 +331,21 @@ export function planUndo(
 /** The undo as lines a person reads (for --dry-run, and before asking). */
 export function describeUndo(plan: UndoPlan): string[] {
   const { undo } = plan;
-  const lines = [`undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`, ...codeLines(plan, "before that rewind")];
-  for (const file of undo.hidden) lines.push(`  write   ${printablePath(file.path)} (ignored, so in no snapshot; the rewind's record kept it)`);
+  const lines = [
+    `undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`,
+    ...codeLines(plan, "before that rewind"),
+  ];
+  for (const file of undo.hidden)
+    lines.push(`  write   ${printablePath(file.path)} (ignored, so in no snapshot; the rewind's record kept it)`);
   if (plan.keepsEdits) lines.push("  backup: edits made since that rewind are saved first, under refs/nudge/backup/");
-  if (plan.head) lines.push(`  HEAD: ${plan.head.branch ?? "HEAD"} moves from ${short(plan.head.from)} back to ${short(plan.head.to)}, and the index is put back`);
-  if (plan.sessionGone) lines.push(`  conversation: session ${undo.sessionId} was removed since; only the files come back`);
-  else if (undo.scope !== "code") lines.push(`  conversation: session ${undo.sessionId} continues as before that rewind`);
+  if (plan.head)
+    lines.push(
+      `  HEAD: ${plan.head.branch ?? "HEAD"} moves from ${short(plan.head.from)} back to ${short(plan.head.to)}, and the index is put back`,
+    );
+  if (plan.sessionGone)
+    lines.push(`  conversation: session ${undo.sessionId} was removed since; only the files come back`);
+  else if (undo.scope !== "code")
+    lines.push(`  conversation: session ${undo.sessionId} continues as before that rewind`);
   return lines;
 }
 

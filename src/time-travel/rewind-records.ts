@@ -44,9 +44,14 @@ export function undoTargetIn(records: StoredRecord[]): string | null {
 }
 
 /** Backup refs no record names (what a failed switch found, or a ref whose record was removed by hand), with their time. */
-export function unnamedBackups(refs: git.RefTip[], records: StoredRecord[]): Array<{ ref: string; commit: string; at: string; time: number }> {
+export function unnamedBackups(
+  refs: git.RefTip[],
+  records: StoredRecord[],
+): Array<{ ref: string; commit: string; at: string; time: number }> {
   const named = new Set(records.map((r) => r.record.backup.ref));
-  return refs.filter((r) => !named.has(r.ref)).map((r) => ({ ref: r.ref, commit: r.commit, time: r.time, at: new Date(r.time * 1000).toISOString() }));
+  return refs
+    .filter((r) => !named.has(r.ref))
+    .map((r) => ({ ref: r.ref, commit: r.commit, time: r.time, at: new Date(r.time * 1000).toISOString() }));
 }
 
 /** When a record was written, in epoch milliseconds (its `at`, else the time in its stamp). */

@@ -21,8 +21,24 @@ import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
 import { BACKUP_REFS, requireTree, treeGone } from "../snapshot/snapshotter.js";
-import { planRewind, planUndo, type RewindPlan, type RewindScope, type SharedFiles, type UndoPlan } from "./rewind-plan.js";
-import { backupCommit, interruptedIn, lastRewind, newStamp, rewindsDir, saveRecord, thisProcess, type RewindRecord } from "./rewind-log.js";
+import {
+  planRewind,
+  planUndo,
+  type RewindPlan,
+  type RewindScope,
+  type SharedFiles,
+  type UndoPlan,
+} from "./rewind-plan.js";
+import {
+  backupCommit,
+  interruptedIn,
+  lastRewind,
+  newStamp,
+  rewindsDir,
+  saveRecord,
+  thisProcess,
+  type RewindRecord,
+} from "./rewind-log.js";
 import { restoreHidden, unhiddenFiles, type HiddenFile } from "./unhidden-files.js";
 import { pathsInTheWay, submoduleSwaps, switchVerified } from "./work-tree-switch.js";
 
@@ -69,7 +85,10 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
   let index = indexes.get(indexFile);
   if (!index) {
     const untrackedCache = await untrackedCacheVerdict(path.join(store.dir, "index"), root);
-    indexes.set(indexFile, (index = new PrivateIndex({ root, indexFile, exclude, untrackedCache, stateFile: `${indexFile}.state` })));
+    indexes.set(
+      indexFile,
+      (index = new PrivateIndex({ root, indexFile, exclude, untrackedCache, stateFile: `${indexFile}.state` })),
+    );
   }
   const capture = await index.capture();
   // The scan says where HEAD is; a capture that had to start over (or a detached HEAD) asks git.
@@ -98,7 +117,10 @@ async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string)
   const live = (await liveClaudes(store)).find((s) => s.root === root && s.id !== except);
   if (!live) return;
   if (live.orphanPid === null) {
-    throw new UserError(`session ${live.id} is being recorded by another nudge process in ${root}`, "use /rewind, /fork or /undo inside that session, or quit it first");
+    throw new UserError(
+      `session ${live.id} is being recorded by another nudge process in ${root}`,
+      "use /rewind, /fork or /undo inside that session, or quit it first",
+    );
   }
   throw new UserError(
     `the claude of crashed session ${live.id} is still running (pid ${live.orphanPid}) and may change files in ${root}`,
@@ -110,7 +132,10 @@ async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string)
 export async function refuseIfInterrupted(store: Store, root: string): Promise<void> {
   const record = await interruptedIn(store, root);
   if (!record) return;
-  const what = record.kind === "undo" ? `an undo of the rewind of session ${record.sessionId}` : `a rewind of session ${record.sessionId} to turn ${record.turn}`;
+  const what =
+    record.kind === "undo"
+      ? `an undo of the rewind of session ${record.sessionId}`
+      : `a rewind of session ${record.sessionId} to turn ${record.turn}`;
   throw new UserError(
     `${what} was interrupted halfway (${record.at}); some files are as before it, some as after`,
     "finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
@@ -142,7 +167,12 @@ export interface PreparedRewind {
 }
 
 /** Plan a rewind (under the work tree's lock, see `withWorkTree`); every check the apply makes is made here. */
-export async function prepareRewind(store: Store, session: StoredSession, turn: number, o: RewindOptions): Promise<PreparedRewind> {
+export async function prepareRewind(
+  store: Store,
+  session: StoredSession,
+  turn: number,
+  o: RewindOptions,
+): Promise<PreparedRewind> {
   const { manifest } = session;
   const root = manifest.repo.root;
   if (!o.from) refuseElsewhere(store, root, `session ${manifest.id}`);
@@ -160,7 +190,9 @@ export async function prepareRewind(store: Store, session: StoredSession, turn: 
   const state = await captureWorkTree(store, root);
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
   const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!);
-  const { code, shared } = o.includeShared ? { code: all, shared: null } : await keepShared(store, manifest, target, all);
+  const { code, shared } = o.includeShared
+    ? { code: all, shared: null }
+    : await keepShared(store, manifest, target, all);
   const headRelation = await relationOf(root, target.head, state.head);
   const headOnHistory = headRelation !== "behind" && headRelation !== "apart";
   const plan = planRewind({
@@ -193,7 +225,11 @@ async function inOrder<T extends readonly unknown[]>(work: { readonly [K in keyo
 }
 
 /** Where HEAD now stands against the turn's recorded HEAD (two git processes at most, only when they differ). */
-async function relationOf(root: string, recorded: string | null, current: string | null): Promise<"ahead" | "behind" | "apart" | null> {
+async function relationOf(
+  root: string,
+  recorded: string | null,
+  current: string | null,
+): Promise<"ahead" | "behind" | "apart" | null> {
   if (!recorded || !current || recorded === current) return null;
   if (await git.isAncestor(root, recorded, current)) return "ahead";
   return (await git.isAncestor(root, current, recorded)) ? "behind" : "apart";
@@ -203,7 +239,9 @@ async function relationOf(root: string, recorded: string | null, current: string
 async function recordedEdits(root: string, manifest: Manifest, target: Turn): Promise<Set<string>> {
   const turns = manifest.turns.filter((t) => t.n > target.n && t.edits);
   const before = (t: Turn) => manifest.turns.find((p) => p.n === t.n - 1)?.snapshot.tree;
-  const lists = await Promise.all(turns.map((t) => (before(t) ? git.changedPaths(root, before(t)!, t.edits!.snapshot.tree).catch(() => []) : [])));
+  const lists = await Promise.all(
+    turns.map((t) => (before(t) ? git.changedPaths(root, before(t)!, t.edits!.snapshot.tree).catch(() => []) : [])),
+  );
   return new Set(lists.flat().map((c) => c.path));
 }
 
@@ -236,25 +274,43 @@ interface CodeSide {
 const NO_CODE: CodeSide = { changes: [], userChanges: new Set(), ignoredAtTarget: new Set(), inTheWay: [], hidden: [] };
 
 /** What putting the target's code in place would do to the work tree as captured. `latestThere`: the latest snapshot's tree is in the repository. */
-async function codeSide(store: Store, manifest: Manifest, target: Turn, state: WorkTreeState, latestThere: boolean): Promise<CodeSide> {
+async function codeSide(
+  store: Store,
+  manifest: Manifest,
+  target: Turn,
+  state: WorkTreeState,
+  latestThere: boolean,
+): Promise<CodeSide> {
   const root = manifest.repo.root;
   const latest = manifest.turns.at(-1)!;
   const [changes, userChanges] = await Promise.all([
     git.changedPaths(root, state.tree, target.snapshot.tree),
     // Which files are the user's own (in no snapshot): unknowable if the latest snapshot was pruned.
-    state.tree === latest.snapshot.tree || !latestThere ? Promise.resolve([]) : git.changedPaths(root, latest.snapshot.tree, state.tree),
+    state.tree === latest.snapshot.tree || !latestThere
+      ? Promise.resolve([])
+      : git.changedPaths(root, latest.snapshot.tree, state.tree),
   ]);
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
   const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".ignore-check-"));
   await Promise.all(["deleted", "hidden"].map((sub) => fs.mkdir(path.join(scratch, sub))));
   const [ignoredAtTarget, unhidden] = await Promise.all([
     git.ignoredInTree(root, target.snapshot.tree, deletions, path.join(scratch, "deleted")),
-    unhiddenFiles(root, { target, later: manifest.turns.filter((t) => t.n > target.n), changes, scratch: path.join(scratch, "hidden") }),
+    unhiddenFiles(root, {
+      target,
+      later: manifest.turns.filter((t) => t.n > target.n),
+      changes,
+      scratch: path.join(scratch, "hidden"),
+    }),
   ]).finally(() => fs.rm(scratch, { recursive: true, force: true }));
   changes.push(...unhidden);
   return {
     changes,
-    userChanges: await inNoSnapshot(root, manifest, state.tree, userChanges.map((c) => c.path)),
+    userChanges: await inNoSnapshot(
+      root,
+      manifest,
+      state.tree,
+      userChanges.map((c) => c.path),
+    ),
     ignoredAtTarget,
     inTheWay: await pathsInTheWay(root, changes),
     hidden: unhidden.map((c) => ({ path: c.path, mode: c.oldMode, blob: c.oldBlob })),
@@ -267,22 +323,47 @@ async function codeSide(store: Store, manifest: Manifest, target: Turn, state: W
  * taking them as they are now, unless --include-shared. The paths are those the shared turns'
  * snapshots changed; a later turn of this session alone that changed one too does not undo that.
  */
-async function keepShared(store: Store, manifest: Manifest, target: Turn, code: CodeSide): Promise<{ code: CodeSide; shared: SharedFiles | null }> {
+async function keepShared(
+  store: Store,
+  manifest: Manifest,
+  target: Turn,
+  code: CodeSide,
+): Promise<{ code: CodeSide; shared: SharedFiles | null }> {
   const root = manifest.repo.root;
   const turns = manifest.turns.filter((t) => t.n > target.n && t.sharedWith?.length);
   if (turns.length === 0 || code.changes.length === 0) return { code, shared: null };
   const before = (t: Turn) => t.edits?.snapshot.tree ?? manifest.turns.find((p) => p.n === t.n - 1)!.snapshot.tree;
-  const paths = new Set((await Promise.all(turns.map((t) => git.changedPaths(root, before(t), t.snapshot.tree)))).flat().map((c) => c.path));
+  const paths = new Set(
+    (await Promise.all(turns.map((t) => git.changedPaths(root, before(t), t.snapshot.tree)))).flat().map((c) => c.path),
+  );
   const kept = code.changes.filter((c) => paths.has(c.path) && !git.isSubmodule(c));
   if (kept.length === 0) return { code, shared: null };
   // The tree the rewind puts in place: the target's, with the kept paths as the work tree has them.
-  const asNow = kept.map((c): git.TreeChange => ({ status: c.status === "A" ? "D" : c.status === "D" ? "A" : c.status, path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: c.oldMode, blob: c.oldBlob }));
+  const asNow = kept.map((c): git.TreeChange => ({
+    status: c.status === "A" ? "D" : c.status === "D" ? "A" : c.status,
+    path: c.path,
+    oldMode: c.mode,
+    oldBlob: c.blob,
+    mode: c.oldMode,
+    blob: c.oldBlob,
+  }));
   const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".shared-"));
-  const tree = await git.overlayTree(root, path.join(scratch, "index"), target.snapshot.tree, asNow).finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  const tree = await git
+    .overlayTree(root, path.join(scratch, "index"), target.snapshot.tree, asNow)
+    .finally(() => fs.rm(scratch, { recursive: true, force: true }));
   const keptPaths = new Set(kept.map((c) => c.path));
   return {
-    code: { ...code, changes: code.changes.filter((c) => !keptPaths.has(c.path)), hidden: code.hidden.filter((h) => !keptPaths.has(h.path)) },
-    shared: { tree, paths: kept.map((c) => git.displayPath(c.path)), sessions: [...new Set(turns.flatMap((t) => t.sharedWith ?? []))], turns: turns.map((t) => t.n) },
+    code: {
+      ...code,
+      changes: code.changes.filter((c) => !keptPaths.has(c.path)),
+      hidden: code.hidden.filter((h) => !keptPaths.has(h.path)),
+    },
+    shared: {
+      tree,
+      paths: kept.map((c) => git.displayPath(c.path)),
+      sessions: [...new Set(turns.flatMap((t) => t.sharedWith ?? []))],
+      turns: turns.map((t) => t.n),
+    },
   };
 }
 
@@ -290,7 +371,11 @@ async function keepShared(store: Store, manifest: Manifest, target: Turn, code: 
  * Carry out a plan (under the same lock as `prepareRewind`). The backup ref and the record exist
  * before the work tree changes: a crash midway can be finished, rolled back, or undone.
  */
-export async function applyRewind(store: Store, session: StoredSession, { plan, state, changes, keepOnDisk, hidden }: PreparedRewind): Promise<RewindRecord> {
+export async function applyRewind(
+  store: Store,
+  session: StoredSession,
+  { plan, state, changes, keepOnDisk, hidden }: PreparedRewind,
+): Promise<RewindRecord> {
   const root = state.root;
   if (!holdsWorkTree(store, root)) throw new InternalError(`a rewind of ${root} is applied without its lock`);
   const stamp = newStamp();
@@ -300,14 +385,20 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
     const userIndex = await git.indexPath(root);
     // Git would refuse to reset the index half way through; find out before any file changes.
     if (await fs.stat(`${userIndex}.lock`).catch(() => null)) {
-      throw new UserError(`another git process is working in ${root} (its index is locked); nothing was changed`, "wait for it to finish, then run the rewind again");
+      throw new UserError(
+        `another git process is working in ${root} (its index is locked); nothing was changed`,
+        "wait for it to finish, then run the rewind again",
+      );
     }
     indexCopy = path.join(rewindsDir(store), `${stamp}.index`);
     await ensureDir(rewindsDir(store));
     await copyFileAtomic(userIndex, indexCopy);
   }
   const record = await beginRecord(store, state, stamp, {
-    backup: { ref: `${BACKUP_REFS}${stamp}`, message: `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}` },
+    backup: {
+      ref: `${BACKUP_REFS}${stamp}`,
+      message: `nudge backup before rewinding ${plan.sessionId} to turn ${plan.turn}`,
+    },
     kind: "rewind",
     sessionId: plan.sessionId,
     turn: plan.turn,
@@ -320,7 +411,13 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
   faultPoint("rewind-after-record");
   if (withCode) {
     try {
-      await switchVerified(state, { from: state.tree, to: plan.target.tree, what: `turn ${plan.turn}`, changes, keepOnDisk });
+      await switchVerified(state, {
+        from: state.tree,
+        to: plan.target.tree,
+        what: `turn ${plan.turn}`,
+        changes,
+        keepOnDisk,
+      });
     } catch (error) {
       await saveRecord(store, { ...record, status: "failed" }); // put back: nothing for --undo to undo
       throw error;
@@ -330,7 +427,12 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
   if (plan.head.reset) {
     try {
       faultPoint("rewind-head");
-      await git.moveRef(root, state.branch ? `refs/heads/${state.branch}` : "HEAD", plan.head.recorded!, plan.head.current ?? git.NO_REF);
+      await git.moveRef(
+        root,
+        state.branch ? `refs/heads/${state.branch}` : "HEAD",
+        plan.head.recorded!,
+        plan.head.current ?? git.NO_REF,
+      );
       await git.resetIndexTo(root, plan.head.recorded!);
     } catch (error) {
       // The record stays `started`: this rewind is the interrupted one, which --continue finishes and
@@ -340,7 +442,8 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
     }
   }
   // Rewound to the last reply: the conversation is where it stands, so the next run goes on without a fork.
-  if (plan.scope !== "code") await updateHeader(session.dir, { rewoundTo: plan.conversationInPlace ? null : plan.turn });
+  if (plan.scope !== "code")
+    await updateHeader(session.dir, { rewoundTo: plan.conversationInPlace ? null : plan.turn });
   const done: RewindRecord = { ...record, status: "applied" };
   await saveRecord(store, done);
   return done;
@@ -349,8 +452,12 @@ export async function applyRewind(store: Store, session: StoredSession, { plan, 
 /** Moving HEAD and the index failed after the files were switched: what happened, in one line, and how to finish. */
 function headResetFailed(turn: number, error: unknown): UserError {
   const text = errorMessage(error);
-  const full = /ENOSPC|EDQUOT|No space left on device|Disk quota exceeded/i.test(text) || ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException).code ?? "");
-  const why = full ? "the disk is full" : (text.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? text.split("\n")[0]!);
+  const full =
+    /ENOSPC|EDQUOT|No space left on device|Disk quota exceeded/i.test(text) ||
+    ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException).code ?? "");
+  const why = full
+    ? "the disk is full"
+    : (text.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? text.split("\n")[0]!);
   return new UserError(
     `the files are at turn ${turn}, but moving HEAD and the index back failed: ${why}`,
     `${full ? "free some disk space, then f" : "F"}inish this rewind with: nudge session rewind --continue (or put everything back as it was: nudge session rewind --abort)`,
@@ -369,14 +476,21 @@ export async function prepareUndo(store: Store, o: { from?: string } = {}): Prom
   // An operation cut off halfway comes first: until it is finished or rolled back, "the last rewind" is not settled.
   await refuseIfInterrupted(store, store.repoRoot);
   const record = await lastRewind(store);
-  if (!record) throw new UserError("there is no rewind to undo", "nudge session backups lists the rewinds; nudge session list shows the sessions");
+  if (!record)
+    throw new UserError(
+      "there is no rewind to undo",
+      "nudge session backups lists the rewinds; nudge session list shows the sessions",
+    );
   // It was made here (refused otherwise), so the check above for an interrupted operation covered its work tree.
   refuseElsewhere(store, record.root, `the last rewind (of session ${record.sessionId})`);
   await refuseIfClaudeRunsIn(store, record.root, o.from);
   await requireTree(record.root, record.backup.tree, `the backup of the last rewind (${record.backup.ref})`);
   const state = await captureWorkTree(store, record.root);
   const changes = await git.changedPaths(record.root, state.tree, record.backup.tree);
-  const sinceRewind = record.after && state.tree !== record.after.tree ? await git.changedPaths(record.root, record.after.tree, state.tree) : [];
+  const sinceRewind =
+    record.after && state.tree !== record.after.tree
+      ? await git.changedPaths(record.root, record.after.tree, state.tree)
+      : [];
   const plan = planUndo(record, state, changes, !(await pathExists(bundleDir(store, record.sessionId))), {
     inTheWay: await pathsInTheWay(record.root, changes),
     submoduleSwaps: submoduleSwaps(changes),
@@ -393,7 +507,9 @@ async function beginRecord(
   store: Store,
   state: WorkTreeState,
   stamp: string,
-  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork"> & { backup: { ref: string; message: string } },
+  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork"> & {
+    backup: { ref: string; message: string };
+  },
 ): Promise<RewindRecord> {
   const commit = await backupCommit(state.root, state.tree, state.head, o.backup.message);
   const record: RewindRecord = {
@@ -411,7 +527,10 @@ async function beginRecord(
 }
 
 /** The rewind a prepared undo undoes: where its files were, the session the conversation returns to. */
-export async function undoLastRewind(store: Store, { plan, state, changes }: PreparedUndo): Promise<{ record: RewindRecord; savedEdits: string | null; notRestored: string[] }> {
+export async function undoLastRewind(
+  store: Store,
+  { plan, state, changes }: PreparedUndo,
+): Promise<{ record: RewindRecord; savedEdits: string | null; notRestored: string[] }> {
   const rewind = plan.undo;
   const root = rewind.root;
   if (!holdsWorkTree(store, root)) throw new InternalError(`an undo in ${root} is applied without its lock`);
@@ -430,15 +549,26 @@ export async function undoLastRewind(store: Store, { plan, state, changes }: Pre
     hidden: rewind.hidden,
   });
   faultPoint("undo-after-record");
-  await switchVerified(state, { from: state.tree, to: rewind.backup.tree, what: "the state before the rewind", changes });
+  await switchVerified(state, {
+    from: state.tree,
+    to: rewind.backup.tree,
+    what: "the state before the rewind",
+    changes,
+  });
   const notRestored = await restoreHidden(root, rewind.hidden);
   faultPoint("undo-after-switch");
   if (plan.head) {
-    await git.moveRef(root, plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD", plan.head.to, plan.head.from ?? git.NO_REF);
+    await git.moveRef(
+      root,
+      plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD",
+      plan.head.to,
+      plan.head.from ?? git.NO_REF,
+    );
     await copyFileAtomic(rewind.before.indexCopy!, await git.indexPath(root));
   }
   // The session may have been removed since (`session rm` keeps the backup --undo restores): the files still come back.
-  if (rewind.scope !== "code" && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
+  if (rewind.scope !== "code" && !plan.sessionGone)
+    await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
   // An undone fork is abandoned: the session it was forked from is the one used last again, so `claude run -c` goes on with it.
   else if (rewind.fork && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), {});
   await saveRecord(store, { ...rewind, status: "undone" });

@@ -33,10 +33,22 @@ export async function unhiddenFiles(
     }
   }
   const held = await holdingTheirBlobs(root, [...seen.values()]);
-  const stillIgnored = await git.ignoredInTree(root, f.target.snapshot.tree, held.map((c) => c.path), f.scratch);
+  const stillIgnored = await git.ignoredInTree(
+    root,
+    f.target.snapshot.tree,
+    held.map((c) => c.path),
+    f.scratch,
+  );
   return held
     .filter((c) => !stillIgnored.has(c.path))
-    .map((c) => ({ status: "D" as const, path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: "000000", blob: "0".repeat(c.blob.length) }));
+    .map((c) => ({
+      status: "D" as const,
+      path: c.path,
+      oldMode: c.mode,
+      oldBlob: c.blob,
+      mode: "000000",
+      blob: "0".repeat(c.blob.length),
+    }));
 }
 
 const onDisk = git.pathOnDisk;

@@ -88,17 +88,34 @@ export async function whatIsOnDisk(root: string, entries: Entry[]): Promise<Foun
   // Many files: one git process hashes them faster than node reads them one by one (1,100 small
   // files: ~20 against ~200 ms, measured under load); a few: hashing them here spares the process.
   const regular = stats.filter((st) => st?.isFile()).length;
-  const byGit = regular > IN_PROCESS_HASHES ? new Map(entries.filter((_, i) => stats[i]?.isFile()).map((e) => [e, ""])) : null;
+  const byGit =
+    regular > IN_PROCESS_HASHES ? new Map(entries.filter((_, i) => stats[i]?.isFile()).map((e) => [e, ""])) : null;
   if (byGit) {
-    const ids = await git.hashFiles(root, [...byGit.keys()].map((e) => e.path));
+    const ids = await git.hashFiles(
+      root,
+      [...byGit.keys()].map((e) => e.path),
+    );
     [...byGit.keys()].forEach((e, i) => byGit.set(e, ids[i]!));
   }
-  const first = await Promise.all(entries.map((e, i) => (byGit?.get(e) === e.blob && stats[i] && sameMode(e, stats[i]) ? ("held" as const) : found(root, e, stats[i] ?? null))));
+  const first = await Promise.all(
+    entries.map((e, i) =>
+      byGit?.get(e) === e.blob && stats[i] && sameMode(e, stats[i])
+        ? ("held" as const)
+        : found(root, e, stats[i] ?? null),
+    ),
+  );
   const filtered = entries.filter((_, i) => first[i] === "unhashed");
   if (filtered.length === 0) return first as Found[];
-  const ids = byGit ? filtered.map((e) => byGit.get(e)!) : await git.hashFiles(root, filtered.map((e) => e.path));
+  const ids = byGit
+    ? filtered.map((e) => byGit.get(e)!)
+    : await git.hashFiles(
+        root,
+        filtered.map((e) => e.path),
+      );
   const filteredIds = new Map(filtered.map((e, i) => [e, ids[i]]));
-  return entries.map((e, i) => (first[i] === "unhashed" ? (filteredIds.get(e) === e.blob ? "held" : "other") : (first[i] as Found)));
+  return entries.map((e, i) =>
+    first[i] === "unhashed" ? (filteredIds.get(e) === e.blob ? "held" : "other") : (first[i] as Found),
+  );
 }
 
 /** What stands at an entry's path, without git; "unhashed": a regular file whose raw bytes are not the blob, for git to hash through its filters. */
@@ -106,7 +123,10 @@ async function found(root: string, e: Entry, stat: Stats | null): Promise<Found 
   if (!stat) return "missing";
   if (stat.isDirectory()) return "folder";
   const file = onDisk(root, e.path);
-  if (stat.isSymbolicLink()) return e.mode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), e.blob) === e.blob ? "held" : "other";
+  if (stat.isSymbolicLink())
+    return e.mode === "120000" && git.blobId(await fs.readlink(file, { encoding: "buffer" }), e.blob) === e.blob
+      ? "held"
+      : "other";
   if (!stat.isFile() || !sameMode(e, stat)) return "other"; // a fifo, another mode
   return (await rawBlobId(file, stat.size, e.blob)) === e.blob ? "held" : "unhashed";
 }
@@ -156,13 +176,21 @@ export function submoduleSwaps(changes: git.TreeChange[]): string[] {
  * The touched files (not submodules) whose content on disk is no longer what the switch starts
  * from (the `old` side of each change), compared as git would record it (`whatIsOnDisk`).
  */
-async function pathsChangedSince(root: string, files: git.TreeChange[], o: { acceptWritten?: boolean } = {}): Promise<string[]> {
+async function pathsChangedSince(
+  root: string,
+  files: git.TreeChange[],
+  o: { acceptWritten?: boolean } = {},
+): Promise<string[]> {
   if (files.length === 0) return [];
   // A path the switch creates is compared with what it writes: before a switch it may already
   // hold exactly that (an ignored copy of the same file); after it, "nothing there" means nothing there.
   const creates = (c: git.TreeChange) => c.oldMode === "000000";
-  const found = await whatIsOnDisk(root, files.map((c) => (creates(c) ? c : { path: c.path, mode: c.oldMode, blob: c.oldBlob })));
-  const matches = (c: git.TreeChange, f: Found) => (creates(c) ? f === "missing" || f === "folder" || (o.acceptWritten === true && f === "held") : f === "held");
+  const found = await whatIsOnDisk(
+    root,
+    files.map((c) => (creates(c) ? c : { path: c.path, mode: c.oldMode, blob: c.oldBlob })),
+  );
+  const matches = (c: git.TreeChange, f: Found) =>
+    creates(c) ? f === "missing" || f === "folder" || (o.acceptWritten === true && f === "held") : f === "held";
   return files.filter((c, i) => !matches(c, found[i]!)).map((c) => git.shownPath(c.path));
 }
 
@@ -177,7 +205,11 @@ async function applyChanges(tree: PrivateWorkTree, all: git.TreeChange[], keep: 
     await pruneEmptyParents(tree.root, change.path);
   }
   await git.setIndexEntries(tree.root, tree.indexFile, all);
-  await git.checkoutPaths(tree.root, tree.indexFile, changes.filter((c) => c.status !== "D").map((c) => c.path));
+  await git.checkoutPaths(
+    tree.root,
+    tree.indexFile,
+    changes.filter((c) => c.status !== "D").map((c) => c.path),
+  );
 }
 
 /** A folder emptied by the deletions goes too, as git checkout would do; one with anything left stays. */
@@ -194,7 +226,14 @@ async function pruneEmptyParents(root: string, rel: string): Promise<void> {
 /** The same changes, the other way round: what puts the touched paths back. */
 function reversed(changes: git.TreeChange[]): git.TreeChange[] {
   const flip = { A: "D", D: "A", M: "M", T: "T" } as const;
-  return changes.map((c) => ({ status: flip[c.status], path: c.path, oldMode: c.mode, oldBlob: c.blob, mode: c.oldMode, blob: c.oldBlob }));
+  return changes.map((c) => ({
+    status: flip[c.status],
+    path: c.path,
+    oldMode: c.mode,
+    oldBlob: c.blob,
+    mode: c.oldMode,
+    blob: c.oldBlob,
+  }));
 }
 
 /** Why a switch cannot be made safely (an ignored file of the user's in the way, a submodule swap), or null. */
@@ -217,7 +256,10 @@ export function unsafeSwitch(what: string, f: { inTheWay: string[]; submoduleSwa
 /** The changes from one tree to another, checked: refused (UserError) when they cannot be made safely. */
 export async function plannedSwitch(root: string, from: string, to: string, what: string): Promise<git.TreeChange[]> {
   const changes = await git.changedPaths(root, from, to);
-  const refusal = unsafeSwitch(what, { inTheWay: await pathsInTheWay(root, changes), submoduleSwaps: submoduleSwaps(changes) });
+  const refusal = unsafeSwitch(what, {
+    inTheWay: await pathsInTheWay(root, changes),
+    submoduleSwaps: submoduleSwaps(changes),
+  });
   if (refusal) throw refusal;
   return changes;
 }
@@ -259,7 +301,10 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
     faultPoint("switch-before-write");
     await applyChanges(tree, s.changes, keep);
     faultPoint("switch-after-write");
-    const wrong = await pathsChangedSince(tree.root, reversed(files.filter((c) => !(c.status === "D" && keep.has(c.path)))));
+    const wrong = await pathsChangedSince(
+      tree.root,
+      reversed(files.filter((c) => !(c.status === "D" && keep.has(c.path)))),
+    );
     if (wrong.length === 0) {
       await tree.index?.holds(s.to);
       return;
@@ -276,7 +321,9 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
   );
   throw new UserError(
     `${failure}; ${restored ? "the files it touched were put back" : "not every file it touched could be put back"}`,
-    saved ? `the work tree as it was found is saved as ${saved} (git checkout ${saved} -- <path> restores a file)` : "run: nudge session rewind --undo",
+    saved
+      ? `the work tree as it was found is saved as ${saved} (git checkout ${saved} -- <path> restores a file)`
+      : "run: nudge session rewind --undo",
   );
 }
 
@@ -284,7 +331,13 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
 async function saveWhatIsThere(tree: PrivateWorkTree): Promise<string | null> {
   try {
     const { tree: found } = await git.stageAll(tree.root, tree.indexFile, tree.exclude);
-    return await keepBackup(tree.root, found, null, "nudge: the work tree as a failed rewind found it", "failed-switch");
+    return await keepBackup(
+      tree.root,
+      found,
+      null,
+      "nudge: the work tree as a failed rewind found it",
+      "failed-switch",
+    );
   } catch {
     return null;
   }

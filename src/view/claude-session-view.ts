@@ -50,7 +50,11 @@ export interface ClaudeTurnView {
 }
 
 /** Each turn's entries (`full`: long texts uncut), as a recorded turn's page has them. */
-export function claudeTurnViews(transcript: ClaudeTranscript, card: Pick<ClaudeSessionCard, "cwd">, o: { full: boolean; repoRoot: string }): ClaudeTurnView[] {
+export function claudeTurnViews(
+  transcript: ClaudeTranscript,
+  card: Pick<ClaudeSessionCard, "cwd">,
+  o: { full: boolean; repoRoot: string },
+): ClaudeTurnView[] {
   const cwd = card.cwd ?? o.repoRoot;
   return inertValue(
     transcript.turns.map((t) => ({

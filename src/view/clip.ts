@@ -30,7 +30,11 @@ function clip(text: string, full: boolean): ClippedText {
  * A text from a line that was read reduced (`whole` says where the line lies): when a string in
  * it was cut, the text is only a start, and the view says where the whole can be downloaded.
  */
-export function clipRead(text: string, full: boolean, whole: { byte: number; length: number } | undefined): ClippedText {
+export function clipRead(
+  text: string,
+  full: boolean,
+  whole: { byte: number; length: number } | undefined,
+): ClippedText {
   if (!whole || !text.includes(CUT_MARK)) return clip(text, full);
   return { ...clip(text.replaceAll(CUT_MARK, "…"), full), whole: { byte: whole.byte, bytes: whole.length } };
 }

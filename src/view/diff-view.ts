@@ -11,7 +11,11 @@ import type { DiffView, FileChange } from "./view-types.js";
 export const PATCH_CHARS = 256 * 1024;
 
 export function diffView(patch: string, full: boolean): DiffView {
-  const files = mergeFileChanges(splitPatch(patch).filter((s) => s[0]?.startsWith("diff --git ")).map(fileChange));
+  const files = mergeFileChanges(
+    splitPatch(patch)
+      .filter((s) => s[0]?.startsWith("diff --git "))
+      .map(fileChange),
+  );
   const truncated = !full && patch.length > PATCH_CHARS;
   // Cut at a line end, so the page never shows half a line as if it were the file's.
   const text = truncated ? patch.slice(0, patch.lastIndexOf("\n", PATCH_CHARS) + 1) : patch;
@@ -25,7 +29,10 @@ function fileChange(lines: string[]): FileChange {
 }
 
 /** A section from its header lines (up to its first hunk) and its counts, as a patch read a piece at a time gives them. */
-export function sectionChange(header: string[], counts: { insertions: number; deletions: number; binary: boolean }): FileChange {
+export function sectionChange(
+  header: string[],
+  counts: { insertions: number; deletions: number; binary: boolean },
+): FileChange {
   const field = (prefix: string) => {
     const line = header.find((l) => l.startsWith(prefix));
     return line === undefined ? null : line.slice(prefix.length);
@@ -41,7 +48,10 @@ export function sectionChange(header: string[], counts: { insertions: number; de
   const index = /^[0-9a-f]+\.\.[0-9a-f]+ (\d{6})$/.exec(field("index ") ?? "");
   const renamed = field("rename to ") ?? field("copy to ");
   const from = field("rename from ") ?? field("copy from ");
-  const path = renamed !== null ? unquote(renamed) : (plain(field("+++ "), "b/") ?? plain(field("--- "), "a/") ?? gitLinePath(header[0] ?? ""));
+  const path =
+    renamed !== null
+      ? unquote(renamed)
+      : (plain(field("+++ "), "b/") ?? plain(field("--- "), "a/") ?? gitLinePath(header[0] ?? ""));
   const oldMode = field("deleted file mode ") ?? field("old mode ") ?? index?.[1] ?? null;
   const newMode = field("new file mode ") ?? field("new mode ") ?? index?.[1] ?? null;
   const { insertions, deletions, binary } = counts;
@@ -76,7 +86,15 @@ export function mergeFileChanges(files: FileChange[]): FileChange[] {
   for (const file of files) {
     const before = out.at(-1);
     if (before && before.status === "deleted" && file.status === "added" && before.path === file.path) {
-      out[out.length - 1] = { ...file, status: "type", oldMode: before.oldMode, symlink: true, added: file.added, removed: before.removed, binary: before.binary || file.binary };
+      out[out.length - 1] = {
+        ...file,
+        status: "type",
+        oldMode: before.oldMode,
+        symlink: true,
+        added: file.added,
+        removed: before.removed,
+        binary: before.binary || file.binary,
+      };
     } else {
       out.push(file);
     }

@@ -6,7 +6,16 @@
  */
 import type { PlayLine } from "../store/input-merge.js";
 import { lineText, parseEventLine, parseLine } from "../claude/ndjson.js";
-import { isText, isToolResult, isToolUse, toStreamEvent, type AssistantEvent, type StreamEvent, type SystemEvent, type UserEvent } from "../claude/stream-events.js";
+import {
+  isText,
+  isToolResult,
+  isToolUse,
+  toStreamEvent,
+  type AssistantEvent,
+  type StreamEvent,
+  type SystemEvent,
+  type UserEvent,
+} from "../claude/stream-events.js";
 import { toolDetail } from "../claude/tool-detail.js";
 import { formatDuration } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
@@ -96,7 +105,8 @@ class EntryBuilder {
   }
 
   finish(): Entry[] {
-    if (this.o.live && this.streaming?.trim()) this.entries.push({ kind: "text", markdown: this.streaming.trimEnd(), parent: null });
+    if (this.o.live && this.streaming?.trim())
+      this.entries.push({ kind: "text", markdown: this.streaming.trimEnd(), parent: null });
     return this.entries;
   }
 
@@ -113,7 +123,10 @@ class EntryBuilder {
       case "user":
         return this.user(event);
       case "stream_event":
-        return this.partial(event.event as { type: string; content_block?: { type?: string }; delta?: { type?: string; text?: string } }, event.parent_tool_use_id);
+        return this.partial(
+          event.event as { type: string; content_block?: { type?: string }; delta?: { type?: string; text?: string } },
+          event.parent_tool_use_id,
+        );
       case "control_request": {
         const entry = this.requests.request(event);
         if (entry) this.entries.push(entry);
@@ -168,7 +181,15 @@ class EntryBuilder {
         this.add({ kind: "raw", line: this.clip(JSON.stringify(block)) }, parent);
       }
     }
-    if (event.error) this.add({ kind: "notice", level: "error", text: typeof event.error === "string" ? event.error : JSON.stringify(event.error) }, parent);
+    if (event.error)
+      this.add(
+        {
+          kind: "notice",
+          level: "error",
+          text: typeof event.error === "string" ? event.error : JSON.stringify(event.error),
+        },
+        parent,
+      );
   }
 
   private user(event: UserEvent): void {
@@ -182,7 +203,15 @@ class EntryBuilder {
         const tool = this.tools.get(block.tool_use_id);
         const result = { content: this.clip(resultText(block.content)), isError: block.is_error === true };
         if (tool) tool.result = result;
-        else this.add({ kind: "notice", level: block.is_error ? "error" : "info", text: `result of an unseen tool call: ${result.content.text}` }, parent);
+        else
+          this.add(
+            {
+              kind: "notice",
+              level: block.is_error ? "error" : "info",
+              text: `result of an unseen tool call: ${result.content.text}`,
+            },
+            parent,
+          );
       } else if (isText(block) && !parent) {
         this.userText(block.text);
       }
@@ -200,7 +229,8 @@ class EntryBuilder {
   private userText(text: string): void {
     const local = /^<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>$/.exec(text.trim());
     if (local) {
-      if (local[2]!.trim()) this.entries.push({ kind: "notice", level: local[1] === "stderr" ? "warn" : "info", text: local[2]!.trim() });
+      if (local[2]!.trim())
+        this.entries.push({ kind: "notice", level: local[1] === "stderr" ? "warn" : "info", text: local[2]!.trim() });
       return;
     }
     // A slash command typed in claude's own UI, as its transcript records it.
@@ -223,11 +253,15 @@ class EntryBuilder {
     if (text.trim()) this.entries.push({ kind: "prompt", text });
   }
 
-  private partial(e: { type: string; content_block?: { type?: string }; delta?: { type?: string; text?: string } }, parent: string | null | undefined): void {
+  private partial(
+    e: { type: string; content_block?: { type?: string }; delta?: { type?: string; text?: string } },
+    parent: string | null | undefined,
+  ): void {
     // A saved turn's whole assistant lines follow their deltas: only a turn in flight needs these.
     if (!this.o.live || parent) return;
     if (e.type === "content_block_start") this.streaming = e.content_block?.type === "text" ? "" : null;
-    else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && this.streaming !== null) this.streaming += e.delta.text ?? "";
+    else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && this.streaming !== null)
+      this.streaming += e.delta.text ?? "";
   }
 
   private system(event: SystemEvent, line: PlayLine): void {
@@ -239,7 +273,10 @@ class EntryBuilder {
     } else if (event.subtype === "compact_boundary") {
       const meta = (event.compact_metadata ?? {}) as { pre_tokens?: unknown; trigger?: unknown };
       const before = typeof meta.pre_tokens === "number" ? `: ${meta.pre_tokens} tokens before` : "";
-      this.entries.push({ kind: "mark", text: `/compact${typeof meta.trigger === "string" ? ` (${meta.trigger})` : ""}${before}` });
+      this.entries.push({
+        kind: "mark",
+        text: `/compact${typeof meta.trigger === "string" ? ` (${meta.trigger})` : ""}${before}`,
+      });
     } else if (!QUIET_SYSTEM.has(event.subtype)) {
       this.raw(line);
     }
@@ -248,7 +285,8 @@ class EntryBuilder {
   private raw(line: PlayLine): void {
     const text = lineText(line.bytes); // invalid UTF-8 decodes to replacement characters
     // A reduced line's cut strings show here as the escape itself.
-    if (text.trim()) this.entries.push({ kind: "raw", line: this.clip(this.whole ? text.replaceAll("\\uffff", CUT_MARK) : text) });
+    if (text.trim())
+      this.entries.push({ kind: "raw", line: this.clip(this.whole ? text.replaceAll("\\uffff", CUT_MARK) : text) });
   }
 }
 
@@ -256,7 +294,8 @@ class EntryBuilder {
 function unmarked<T>(value: T): T {
   if (typeof value === "string") return (value.includes(CUT_MARK) ? value.replaceAll(CUT_MARK, "…") : value) as T;
   if (Array.isArray(value)) return value.map(unmarked) as T;
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmarked(v)])) as T;
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmarked(v)])) as T;
   return value;
 }
 
@@ -264,7 +303,9 @@ function resultText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return content === undefined || content === null ? "" : JSON.stringify(content);
   return content
-    .map((c: { type?: unknown; text?: unknown }) => (typeof c?.text === "string" ? c.text : c?.type === "image" ? "[image]" : ""))
+    .map((c: { type?: unknown; text?: unknown }) =>
+      typeof c?.text === "string" ? c.text : c?.type === "image" ? "[image]" : "",
+    )
     .filter(Boolean)
     .join("\n");
 }

@@ -23,22 +23,33 @@ export class RequestEntries {
   /** A request claude sent: the entry to show where it was asked (none for a hook call). */
   request(event: ControlRequestEvent): Entry | null {
     const r = event.request as { subtype: string; tool_name?: unknown; input?: unknown; description?: unknown };
-    const input = r.input && typeof r.input === "object" && !Array.isArray(r.input) ? (r.input as Record<string, unknown>) : {};
+    const input =
+      r.input && typeof r.input === "object" && !Array.isArray(r.input) ? (r.input as Record<string, unknown>) : {};
     if (r.subtype === "hook_callback") {
       this.hooks.set(event.request_id, input as HookCallbackRequest["input"]);
       return null;
     }
-    if (r.subtype !== "can_use_tool" || typeof r.tool_name !== "string" || this.asked.has(event.request_id)) return null;
+    if (r.subtype !== "can_use_tool" || typeof r.tool_name !== "string" || this.asked.has(event.request_id))
+      return null;
     if (r.tool_name === "AskUserQuestion") {
       const texts = (Array.isArray(input.questions) ? input.questions : []).map((q: unknown) =>
-        q && typeof q === "object" && typeof (q as { question?: unknown }).question === "string" ? (q as { question: string }).question : "",
+        q && typeof q === "object" && typeof (q as { question?: unknown }).question === "string"
+          ? (q as { question: string }).question
+          : "",
       );
       const question: Question = { kind: "question", questions: texts, answers: [] };
       this.asked.set(event.request_id, { question, texts });
       return question;
     }
     const detail = toolDetail({ input }, this.o.cwd);
-    const entry: Permission = { kind: "permission", tool: r.tool_name, detail, answer: "unanswered", by: null, message: null };
+    const entry: Permission = {
+      kind: "permission",
+      tool: r.tool_name,
+      detail,
+      answer: "unanswered",
+      by: null,
+      message: null,
+    };
     this.asked.set(event.request_id, entry);
     return entry;
   }
@@ -53,12 +64,25 @@ export class RequestEntries {
       const record = r.subtype === "success" ? decisionFromAnswer(hook, r.response, this.o.repoRoot) : null;
       if (!record) return null;
       this.answered.add(id);
-      return { kind: "rule", rule: record.rule, decision: record.action, tool: record.tool, detail: record.detail, message: record.message };
+      return {
+        kind: "rule",
+        rule: record.rule,
+        decision: record.action,
+        tool: record.tool,
+        detail: record.detail,
+        message: record.message,
+      };
     }
     const asked = this.asked.get(id);
     if (!asked) return null;
     this.answered.add(id);
-    const answer = (r.response ?? {}) as { behavior?: unknown; message?: unknown; updatedInput?: unknown; updatedPermissions?: unknown; nudgeAlways?: unknown };
+    const answer = (r.response ?? {}) as {
+      behavior?: unknown;
+      message?: unknown;
+      updatedInput?: unknown;
+      updatedPermissions?: unknown;
+      nudgeAlways?: unknown;
+    };
     if ("question" in asked) {
       const chosen = (answer.updatedInput as { answers?: unknown } | undefined)?.answers;
       if (answer.behavior === "allow" && chosen && typeof chosen === "object") {
@@ -83,7 +107,9 @@ function keptRules(updates: unknown): string | null {
   if (!Array.isArray(updates)) return null;
   const rules = updates.flatMap((u: { rules?: unknown; mode?: unknown }) => [
     ...(Array.isArray(u?.rules) ? u.rules : []).map((r: { toolName?: unknown; ruleContent?: unknown }) =>
-      typeof r?.ruleContent === "string" && r.ruleContent ? `${String(r.toolName)}(${r.ruleContent})` : String(r?.toolName),
+      typeof r?.ruleContent === "string" && r.ruleContent
+        ? `${String(r.toolName)}(${r.ruleContent})`
+        : String(r?.toolName),
     ),
     ...(typeof u?.mode === "string" ? [`mode ${u.mode}`] : []),
   ]);

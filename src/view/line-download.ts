@@ -18,12 +18,19 @@ const CUT_SEARCH = 4 << 10;
 export async function wholeLine(store: Store, id: string, at: number, bytes: number): Promise<AsyncGenerator<Buffer>> {
   const s = await resolveSessionKept(store, id);
   const size = await streamSize(s.dir);
-  if (at + bytes > size) throw new UserError(`the session's conversation holds ${size} bytes, not ${at + bytes}`, "follow the download link the page shows");
+  if (at + bytes > size)
+    throw new UserError(
+      `the session's conversation holds ${size} bytes, not ${at + bytes}`,
+      "follow the download link the page shows",
+    );
   return masked(streamRange(s.dir, at, at + bytes));
 }
 
 async function* masked(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const [{ detectSecrets }, { maskText }] = await Promise.all([import("../secrets/secret-detect.js"), import("../secrets/secrets.js")]);
+  const [{ detectSecrets }, { maskText }] = await Promise.all([
+    import("../secrets/secret-detect.js"),
+    import("../secrets/secrets.js"),
+  ]);
   const mask = async (piece: Buffer) => {
     const text = piece.toString("utf8");
     const spans = await detectSecrets(text);

@@ -8,7 +8,15 @@
  * is read afresh every time: a lock changes without the bundle changing.
  */
 import { promises as fs } from "node:fs";
-import { bundleDir, bundleFiles, readManifest, resolveId, sessionState, type Store, type StoredSession } from "../store/store.js";
+import {
+  bundleDir,
+  bundleFiles,
+  readManifest,
+  resolveId,
+  sessionState,
+  type Store,
+  type StoredSession,
+} from "../store/store.js";
 import type { Manifest } from "../store/manifest-schema.js";
 
 const KEPT = 16;
@@ -16,7 +24,9 @@ const kept = new Map<string, { identity: string; manifest: Promise<Manifest> }>(
 
 async function identity(dir: string): Promise<string> {
   const files = bundleFiles(dir);
-  const stats = await Promise.all([files.manifest, files.journal].map((f) => fs.stat(f, { bigint: true }).catch(() => null)));
+  const stats = await Promise.all(
+    [files.manifest, files.journal].map((f) => fs.stat(f, { bigint: true }).catch(() => null)),
+  );
   return stats.map((s) => (s ? `${s.ino}:${s.size}:${s.mtimeNs}` : "-")).join("/");
 }
 

@@ -26,10 +26,15 @@ export async function maskedTurnView(store: Store, id: string, n: number, o: { f
 
 /** A copy of `value` with every string's secrets masked (object keys stay), found in a few detection calls. */
 export async function maskStrings<T>(value: T): Promise<T> {
-  const [{ SecretBatch }, { maskText }] = await Promise.all([import("../secrets/secret-batch.js"), import("../secrets/secrets.js")]);
-  const batch = new SecretBatch<{ holder: Record<string | number, unknown>; key: string | number }>(({ holder, key }, spans, text) => {
-    holder[key] = maskText(text, spans);
-  });
+  const [{ SecretBatch }, { maskText }] = await Promise.all([
+    import("../secrets/secret-batch.js"),
+    import("../secrets/secrets.js"),
+  ]);
+  const batch = new SecretBatch<{ holder: Record<string | number, unknown>; key: string | number }>(
+    ({ holder, key }, spans, text) => {
+      holder[key] = maskText(text, spans);
+    },
+  );
   const strings: Array<{ holder: Record<string | number, unknown>; key: string | number; text: string }> = [];
   const walk = (holder: Record<string | number, unknown>) => {
     for (const key of Object.keys(holder)) {

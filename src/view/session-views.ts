@@ -51,7 +51,11 @@ export async function sessionView(store: Store, id: string): Promise<SessionView
   const pending = m.unsaved.at(-1) ?? null;
   const summary = summarize({ dir: s.dir, header: m, state: s.state });
   return inertValue({
-    session: { ...summary, firstPrompt: summary.firstPrompt ?? m.unsaved[0]?.prompt ?? null, children: forks.map((f) => f.id) },
+    session: {
+      ...summary,
+      firstPrompt: summary.firstPrompt ?? m.unsaved[0]?.prompt ?? null,
+      children: forks.map((f) => f.id),
+    },
     repo: { root: m.repo.root, branch: m.repo.branch },
     turns: m.turns.map(turnSummary),
     pending: pending && { n: pending.n, prompt: pending.prompt },
@@ -59,7 +63,12 @@ export async function sessionView(store: Store, id: string): Promise<SessionView
 }
 
 /** One turn: its entries and diff; `full` leaves long texts uncut. A turn in flight is served from its `begin` record. */
-export async function turnView(store: Store, id: string, n: number, options: { full?: boolean } = {}): Promise<TurnView> {
+export async function turnView(
+  store: Store,
+  id: string,
+  n: number,
+  options: { full?: boolean } = {},
+): Promise<TurnView> {
   const s = await resolveSessionKept(store, id);
   const m = s.manifest;
   const full = options.full ?? false;
@@ -67,23 +76,43 @@ export async function turnView(store: Store, id: string, n: number, options: { f
   if (pending) return pendingView(s, pending, full);
   const turn = turnOf(m, n);
   const content = await turnContent(s, turn, full);
-  return inertValue({ summary: turnSummary(turn), ...content, entries: [...content.entries, ...(await marks(store, m, n))] });
+  return inertValue({
+    summary: turnSummary(turn),
+    ...content,
+    entries: [...content.entries, ...(await marks(store, m, n))],
+  });
 }
 
 /**
  * A saved turn's whole content, uncut, without the marks a reader sees (rewinds, forks): what the
  * search index reads (src/search), from the same spans and entries the turn's page shows.
  */
-export function savedTurnContent(s: StoredSession, turn: Turn): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
+export function savedTurnContent(
+  s: StoredSession,
+  turn: Turn,
+): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
   return turnContent(s, turn, true);
 }
 
 /** A saved turn's entries and diffs, from its span of the logs; `full` leaves long texts uncut. */
-async function turnContent(s: StoredSession, turn: Turn, full: boolean): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
+async function turnContent(
+  s: StoredSession,
+  turn: Turn,
+  full: boolean,
+): Promise<{ entries: Entry[]; edits: DiffView | null; diff: DiffView }> {
   const m = s.manifest;
   const span = spanOf(m, { line: turn.lines.from, byte: turn.bytes?.from, input: turn.input?.from }, turn.n);
   const limits = readLimits(full);
-  const lines = turn.n === 0 ? [] : await withInput(s.dir, await readLineSpanReduced(s.dir, span.from, span.to, { writing: false, limits }), span.input, turn, limits);
+  const lines =
+    turn.n === 0
+      ? []
+      : await withInput(
+          s.dir,
+          await readLineSpanReduced(s.dir, span.from, span.to, { writing: false, limits }),
+          span.input,
+          turn,
+          limits,
+        );
   return {
     entries: buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: turn.prompt, live: false }),
     edits: turn.edits ? await storedDiff(s.dir, turn.edits.patch, full) : null,
@@ -92,7 +121,13 @@ async function turnContent(s: StoredSession, turn: Turn, full: boolean): Promise
 }
 
 /** The code change between two turns of a session (from < to), as `session diff --from --to` shows it. */
-export async function diffBetween(store: Store, id: string, from: number, to: number, options: { full?: boolean } = {}): Promise<DiffView> {
+export async function diffBetween(
+  store: Store,
+  id: string,
+  from: number,
+  to: number,
+  options: { full?: boolean } = {},
+): Promise<DiffView> {
   const m = (await resolveSessionKept(store, id)).manifest;
   const files = await turnDiff(store, m, pickRange(m, undefined, from, to));
   // Bytes that are not UTF-8 came through git's output as replacement characters: shown, never broken.
@@ -105,10 +140,22 @@ async function pendingView(s: StoredSession, pending: PendingTurn, full: boolean
   const writing = s.state === "recording";
   const span = spanOf(m, { line: pending.fromLine, byte: pending.fromByte, input: pending.fromInput }, pending.n);
   const limits = readLimits(full);
-  const lines = await withInput(s.dir, await readLineSpanReduced(s.dir, span.from, span.to, { writing, limits }), span.input, null, limits);
+  const lines = await withInput(
+    s.dir,
+    await readLineSpanReduced(s.dir, span.from, span.to, { writing, limits }),
+    span.input,
+    null,
+    limits,
+  );
   return inertValue({
     summary: pendingSummary(pending, writing),
-    entries: buildEntries(lines, { full, cwd: m.repo.cwd, repoRoot: m.repo.root, prompt: pending.prompt, live: writing }),
+    entries: buildEntries(lines, {
+      full,
+      cwd: m.repo.cwd,
+      repoRoot: m.repo.root,
+      prompt: pending.prompt,
+      live: writing,
+    }),
     edits: null,
     diff: { files: [], patch: "", truncated: false },
   });
@@ -127,7 +174,11 @@ type Start = LinePoint & { input?: number };
  * result) belong to the turn before them, so no line is left off every page. The same for what
  * nudge wrote (input.jsonl), when the turns record where that starts.
  */
-function spanOf(m: Manifest, start: Start, n: number): { from: LinePoint; to: LinePoint | null; input: { from: number; to: number } | null } {
+function spanOf(
+  m: Manifest,
+  start: Start,
+  n: number,
+): { from: LinePoint; to: LinePoint | null; input: { from: number; to: number } | null } {
   const later: Start[] = [
     ...m.turns.filter((t) => t.n > n).map((t) => ({ line: t.lines.from, byte: t.bytes?.from, input: t.input?.from })),
     ...m.unsaved.filter((u) => u.n > n).map((u) => ({ line: u.fromLine, byte: u.fromByte, input: u.fromInput })),
@@ -141,11 +192,22 @@ function spanOf(m: Manifest, start: Start, n: number): { from: LinePoint; to: Li
  * Claude's lines with nudge's (the answers to claude's questions) merged in by time. A turn
  * recorded before input ranges were kept takes the input lines written while it ran.
  */
-async function withInput(dir: string, lines: TimedLine[], range: { from: number; to: number } | null, turn: Turn | null, limits: ReduceLimits): Promise<TimedLine[]> {
+async function withInput(
+  dir: string,
+  lines: TimedLine[],
+  range: { from: number; to: number } | null,
+  turn: Turn | null,
+  limits: ReduceLimits,
+): Promise<TimedLine[]> {
   const input = (await readInputReduced(dir, limits)).filter((l) =>
-    range ? l.n >= range.from && l.n < range.to : turn !== null && l.at !== null && l.at >= Date.parse(turn.startedAt) && l.at <= Date.parse(turn.endedAt),
+    range
+      ? l.n >= range.from && l.n < range.to
+      : turn !== null && l.at !== null && l.at >= Date.parse(turn.startedAt) && l.at <= Date.parse(turn.endedAt),
   );
-  const merged = mergeInput([{ turn: null, pending: null, lines }], input.map((l) => ({ ...l, input: true as const })));
+  const merged = mergeInput(
+    [{ turn: null, pending: null, lines }],
+    input.map((l) => ({ ...l, input: true as const })),
+  );
   return merged[0]?.lines ?? [];
 }
 
@@ -158,7 +220,11 @@ function storedDiff(dir: string, patch: PatchInfo, full: boolean): Promise<DiffV
 /** What happened to the session at this turn after it was recorded: a rewind to it, forks from it. */
 async function marks(store: Store, m: Manifest, n: number): Promise<Entry[]> {
   const out: Entry[] = [];
-  if (m.rewoundTo === n) out.push({ kind: "mark", text: `/rewind: the session was rewound to turn ${n}; the next run continues from here in a fork` });
+  if (m.rewoundTo === n)
+    out.push({
+      kind: "mark",
+      text: `/rewind: the session was rewound to turn ${n}; the next run continues from here in a fork`,
+    });
   for (const fork of await forksOf(store, m.id)) {
     if (fork.turn === n) out.push({ kind: "mark", text: `/fork: session ${fork.id} was forked from this turn` });
   }

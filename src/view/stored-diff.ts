@@ -39,7 +39,10 @@ export async function storedDiffView(file: string, full: boolean): Promise<DiffV
     onLine(sections, text);
   };
   try {
-    for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false }) as AsyncIterable<Buffer>) {
+    for await (const chunk of handle.createReadStream({
+      highWaterMark: 1 << 20,
+      autoClose: false,
+    }) as AsyncIterable<Buffer>) {
       if (size < cap + 1) start.push(Buffer.from(chunk.subarray(0, cap + 1 - size)));
       size += chunk.length;
       let from = 0;
@@ -47,7 +50,14 @@ export async function storedDiffView(file: string, full: boolean): Promise<DiffV
         const end = lf === -1 ? chunk.length : lf;
         const last = sections.at(-1);
         // Most of a big patch: a hunk's lines, counted by their first byte, never made into strings.
-        if (lf !== -1 && headLength === 0 && last?.inHunk && end > from && chunk[from] !== 0x64 && chunk[from] !== 0x40) {
+        if (
+          lf !== -1 &&
+          headLength === 0 &&
+          last?.inHunk &&
+          end > from &&
+          chunk[from] !== 0x64 &&
+          chunk[from] !== 0x40
+        ) {
           if (chunk[from] === 0x2b) last.counts.insertions++;
           else if (chunk[from] === 0x2d) last.counts.deletions++;
           from = lf + 1;
@@ -67,7 +77,9 @@ export async function storedDiffView(file: string, full: boolean): Promise<DiffV
   } finally {
     await handle.close();
   }
-  const files = mergeFileChanges(sections.filter((s) => s.header[0]?.startsWith("diff --git ")).map((s) => sectionChange(s.header, s.counts)));
+  const files = mergeFileChanges(
+    sections.filter((s) => s.header[0]?.startsWith("diff --git ")).map((s) => sectionChange(s.header, s.counts)),
+  );
   const bytes = Buffer.concat(start);
   const truncated = size > cap;
   // Cut at a line end, so the page never shows half a line as if it were the file's.
@@ -79,7 +91,11 @@ export async function storedDiffView(file: string, full: boolean): Promise<DiffV
 function onLine(sections: Section[], line: string): void {
   const last = sections.at(-1);
   if (line.startsWith("diff --git ") || !last) {
-    sections.push({ header: [line], inHunk: false, counts: { insertions: 0, deletions: 0, binary: !line.startsWith("diff --git ") && BINARY_LINE.test(line) } });
+    sections.push({
+      header: [line],
+      inHunk: false,
+      counts: { insertions: 0, deletions: 0, binary: !line.startsWith("diff --git ") && BINARY_LINE.test(line) },
+    });
   } else if (line.startsWith("@@")) last.inHunk = true;
   else if (last.inHunk && line.startsWith("+")) last.counts.insertions++;
   else if (last.inHunk && line.startsWith("-")) last.counts.deletions++;
@@ -88,5 +104,3 @@ function onLine(sections: Section[], line: string): void {
     if (BINARY_LINE.test(line)) last.counts.binary = true;
   }
 }
-
-

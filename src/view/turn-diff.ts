@@ -23,12 +23,20 @@ export interface DiffRange {
 }
 
 /** Turn numbers → the two snapshot trees to compare, or a UserError saying what is wrong. */
-export function pickRange(m: Manifest, turnArg: number | undefined, fromArg: number | undefined, toArg: number | undefined, yourEdits = false): DiffRange {
+export function pickRange(
+  m: Manifest,
+  turnArg: number | undefined,
+  fromArg: number | undefined,
+  toArg: number | undefined,
+  yourEdits = false,
+): DiffRange {
   const usage = `e.g. nudge session diff ${m.id} 2, or nudge session diff ${m.id} --from 0 --to 2`;
   const both = fromArg !== undefined || toArg !== undefined;
   if (turnArg !== undefined && both) throw new UserError("give a turn or --from/--to, not both", usage);
-  if (yourEdits && turnArg === undefined) throw new UserError("--edits goes with a turn: the edits you made before it", usage);
-  if (turnArg === undefined && !both) throw new UserError("say which changes to show: a turn, or --from and --to", usage);
+  if (yourEdits && turnArg === undefined)
+    throw new UserError("--edits goes with a turn: the edits you made before it", usage);
+  if (turnArg === undefined && !both)
+    throw new UserError("say which changes to show: a turn, or --from and --to", usage);
   if (turnArg === undefined && (fromArg === undefined || toArg === undefined)) {
     throw new UserError("--from and --to go together", usage);
   }
@@ -46,28 +54,61 @@ export function pickRange(m: Manifest, turnArg: number | undefined, fromArg: num
     const from = tree(to.n - 1);
     const edits = turnOf(m, to.n).edits;
     if (yourEdits) {
-      if (!edits) return { from: from.n, to: to.n, fromTree: from.tree, toTree: from.tree, label: `of yours before turn ${to.n}` };
-      return { from: from.n, to: to.n, fromTree: from.tree, toTree: edits.snapshot.tree, label: `of yours before turn ${to.n}`, nowIgnored: edits.patch.nowIgnored };
+      if (!edits)
+        return {
+          from: from.n,
+          to: to.n,
+          fromTree: from.tree,
+          toTree: from.tree,
+          label: `of yours before turn ${to.n}`,
+        };
+      return {
+        from: from.n,
+        to: to.n,
+        fromTree: from.tree,
+        toTree: edits.snapshot.tree,
+        label: `of yours before turn ${to.n}`,
+        nowIgnored: edits.patch.nowIgnored,
+      };
     }
     // A turn's own changes start where the turn started: after the user's edits, if there were any.
-    return { from: from.n, to: to.n, fromTree: edits?.snapshot.tree ?? from.tree, toTree: to.tree, label: `in turn ${to.n}`, nowIgnored: turnOf(m, to.n).patch.nowIgnored };
+    return {
+      from: from.n,
+      to: to.n,
+      fromTree: edits?.snapshot.tree ?? from.tree,
+      toTree: to.tree,
+      label: `in turn ${to.n}`,
+      nowIgnored: turnOf(m, to.n).patch.nowIgnored,
+    };
   }
   const from = tree(fromArg!);
   const to = tree(toArg!);
-  return { from: from.n, to: to.n, fromTree: from.tree, toTree: to.tree, label: `between turn ${from.n} and turn ${to.n}` };
+  return {
+    from: from.n,
+    to: to.n,
+    fromTree: from.tree,
+    toTree: to.tree,
+    label: `between turn ${from.n} and turn ${to.n}`,
+  };
 }
 
 /** The changed files between the range's two trees, each with its part of the readable patch. */
 export async function turnDiff(store: Store, m: Manifest, range: DiffRange): Promise<FileDiff[]> {
   const root = store.repoRoot;
-  const snapshotOf = (n: number | null) => (n === null ? `the commit session ${m.id} started from` : `turn ${n}'s snapshot of session ${m.id}`);
+  const snapshotOf = (n: number | null) =>
+    n === null ? `the commit session ${m.id} started from` : `turn ${n}'s snapshot of session ${m.id}`;
   if (range.fromTree !== null) await requireTree(root, range.fromTree, snapshotOf(range.from));
   await requireTree(root, range.toTree, snapshotOf(range.to));
   const fromTree = range.fromTree ?? (await git.emptyTree(root));
   const toTree = range.toTree;
-  const [entries, patch] = await Promise.all([git.diffEntries(root, fromTree, toTree), git.readablePatch(root, fromTree, toTree)]);
+  const [entries, patch] = await Promise.all([
+    git.diffEntries(root, fromTree, toTree),
+    git.readablePatch(root, fromTree, toTree),
+  ]);
   const sections = splitPatch(patch.toString("utf8")); // for the terminal: bytes that are not UTF-8 show as �
-  const sizes = await git.blobSizes(root, [...new Set(entries.flatMap((e) => [e.oldBlob, e.newBlob]).filter((b) => !/^0+$/.test(b)))]);
+  const sizes = await git.blobSizes(root, [
+    ...new Set(entries.flatMap((e) => [e.oldBlob, e.newBlob]).filter((b) => !/^0+$/.test(b))),
+  ]);
   let next = 0;
   return entries.map((e) => {
     // git prints a type change (file ↔ symlink) as a delete and an add: two sections, one entry.

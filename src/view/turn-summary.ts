@@ -8,7 +8,14 @@ export function turnSummary(turn: Turn): TurnSummaryView {
     n: turn.n,
     prompt: turn.prompt,
     // As `session show` says it: a turn an API error ended reads "error", not claude's "success".
-    status: turn.status !== "complete" ? turn.status : !r ? "done" : r.isError && r.subtype === "success" ? "error" : r.subtype,
+    status:
+      turn.status !== "complete"
+        ? turn.status
+        : !r
+          ? "done"
+          : r.isError && r.subtype === "success"
+            ? "error"
+            : r.subtype,
     startedAt: turn.startedAt,
     endedAt: turn.endedAt,
     costUsd: r?.costUsd ?? null,
@@ -17,11 +24,24 @@ export function turnSummary(turn: Turn): TurnSummaryView {
     files: turn.patch.filesChanged,
     added: turn.patch.insertions,
     removed: turn.patch.deletions,
-    edits: turn.edits ? { files: turn.edits.patch.filesChanged, added: turn.edits.patch.insertions, removed: turn.edits.patch.deletions } : null,
+    edits: turn.edits
+      ? {
+          files: turn.edits.patch.filesChanged,
+          added: turn.edits.patch.insertions,
+          removed: turn.edits.patch.deletions,
+        }
+      : null,
     check: turn.check ?? null,
     compaction: turn.compaction ?? null,
     loop: turn.loop
-      ? { role: turn.loop.role, iteration: turn.loop.iteration, fresh: turn.loop.fresh, model: turn.loop.model, promise: turn.loop.promise ?? null, verdict: turn.loop.verdict ?? null }
+      ? {
+          role: turn.loop.role,
+          iteration: turn.loop.iteration,
+          fresh: turn.loop.fresh,
+          model: turn.loop.model,
+          promise: turn.loop.promise ?? null,
+          verdict: turn.loop.verdict ?? null,
+        }
       : null,
   };
 }
@@ -51,5 +71,10 @@ export function pendingSummary(p: PendingTurn, recording: boolean): TurnSummaryV
 function tokens(usage: Record<string, unknown> | null): TurnSummaryView["tokens"] {
   if (!usage) return null;
   const n = (key: string) => (typeof usage[key] === "number" ? (usage[key] as number) : 0);
-  return { input: n("input_tokens"), output: n("output_tokens"), cacheRead: n("cache_read_input_tokens"), cacheWrite: n("cache_creation_input_tokens") };
+  return {
+    input: n("input_tokens"),
+    output: n("output_tokens"),
+    cacheRead: n("cache_read_input_tokens"),
+    cacheWrite: n("cache_creation_input_tokens"),
+  };
 }

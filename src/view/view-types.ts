@@ -63,7 +63,14 @@ export type Entry =
       children: Entry[];
       parent: string | null;
     }
-  | { kind: "permission"; tool: string; detail: string; answer: "allow" | "deny" | "unanswered"; by: string | null; message: string | null }
+  | {
+      kind: "permission";
+      tool: string;
+      detail: string;
+      answer: "allow" | "deny" | "unanswered";
+      by: string | null;
+      message: string | null;
+    }
   | { kind: "question"; questions: string[]; answers: string[] }
   | { kind: "rule"; rule: string; decision: string; tool: string; detail: string; message: string | null }
   | { kind: "mark"; text: string }

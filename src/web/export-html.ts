@@ -40,7 +40,11 @@ export interface HtmlExportResult {
 /** What the page's data is called in the findings (its one "file"). */
 const DATA_NAME = "session.html";
 
-export async function exportHtml(store: Store, session: StoredSession, o: HtmlExportOptions): Promise<HtmlExportResult> {
+export async function exportHtml(
+  store: Store,
+  session: StoredSession,
+  o: HtmlExportOptions,
+): Promise<HtmlExportResult> {
   const manifest = session.manifest;
   await refuseLinksWithin(session.dir);
   const plan = planExport(manifest, o.upto);
@@ -55,7 +59,15 @@ export async function exportHtml(store: Store, session: StoredSession, o: HtmlEx
   const { turns: asked, costUsd, durationMs, firstPrompt, lastPrompt } = summaryOf(plan.turns);
   const view: SessionView = {
     ...whole,
-    session: { ...whole.session, updatedAt: plan.exportedAt, turns: asked, costUsd, durationMs, firstPrompt, lastPrompt },
+    session: {
+      ...whole.session,
+      updatedAt: plan.exportedAt,
+      turns: asked,
+      costUsd,
+      durationMs,
+      firstPrompt,
+      lastPrompt,
+    },
     turns: whole.turns.filter((t) => numbers.has(t.n)),
     pending: null,
   };
@@ -66,7 +78,13 @@ export async function exportHtml(store: Store, session: StoredSession, o: HtmlEx
   const { script, css } = await readPageAssets();
   // From the masked header: the title is text of the page like any other.
   const title = `${masked.view.session.firstPrompt?.replace(/\s+/g, " ").slice(0, 80) ?? "(no prompt)"} · nudge session ${manifest.id}`;
-  const html = pageDocument({ mode: "static", data: { session: masked.view, turns: masked.turns }, title, script, css });
+  const html = pageDocument({
+    mode: "static",
+    data: { session: masked.view, turns: masked.turns },
+    title,
+    script,
+    css,
+  });
   const summary = summarizeFindings(masked.findings);
   return {
     html,
@@ -93,7 +111,10 @@ async function maskTexts(store: Store, id: string, view: SessionView, turns: Tur
     if (!redact) return { view, turns, findings: await scanNdjsonFile(raw, options) };
     const dest = path.join(work.dir, "page-data.masked.jsonl");
     const findings = await maskNdjsonFile(raw, dest, options);
-    const [first, ...rest] = (await fs.readFile(dest, "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l) as unknown);
+    const [first, ...rest] = (await fs.readFile(dest, "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as unknown);
     return {
       view: first as SessionView,
       turns: turns.map((t, i) => ({ ...t, ...(rest[i] as Pick<TurnView, "summary" | "entries">) })),

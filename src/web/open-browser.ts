@@ -14,7 +14,11 @@ export function canOpenBrowser(env: NodeJS.ProcessEnv = process.env): boolean {
 
 export function openBrowser(url: string): void {
   const [command, args] =
-    process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", '""', url.replace(/&/g, "^&")]] : ["xdg-open", [url]];
+    process.platform === "darwin"
+      ? ["open", [url]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", '""', url.replace(/&/g, "^&")]]
+        : ["xdg-open", [url]];
   try {
     const child = spawn(command, args, { detached: true, stdio: "ignore" });
     child.on("error", () => undefined);

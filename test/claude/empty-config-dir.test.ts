@@ -17,7 +17,11 @@ afterEach(async () => api?.close());
 
 it("keeps claude's transcript of a session run with CLAUDE_CONFIG_DIR set but empty, and resumes it", async () => {
   const repo = await gitdir();
-  api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } }, { text: "wrote it" }, { text: "still here" }]);
+  api = await startScriptedApi([
+    { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } },
+    { text: "wrote it" },
+    { text: "still here" },
+  ]);
   // A home of its own: a wrong guess (~/.claude) finds nothing there.
   const env = { ...claudeEnv(api, ""), HOME: tempDir("nudge-home-") };
   const first = await runClaude(repo, [], env, "write one\n");
@@ -36,7 +40,10 @@ it("keeps claude's transcript of a session run with CLAUDE_CONFIG_DIR set but em
 
 it("refuses a sandboxed loop then: claude's config would be the work tree, which the sandbox's private copy would hide", async () => {
   const repo = await gitdir();
-  const run = await runNudge(["claude", "loop", "make it pass", "--until", "true", "--sandbox"], { cwd: repo, env: { CLAUDE_CONFIG_DIR: "" } });
+  const run = await runNudge(["claude", "loop", "make it pass", "--until", "true", "--sandbox"], {
+    cwd: repo,
+    env: { CLAUDE_CONFIG_DIR: "" },
+  });
   expect(run.exitCode).toBe(1);
   expect(run.stderr).toContain("error: CLAUDE_CONFIG_DIR is set but empty");
   expect(run.stderr).toContain("unset CLAUDE_CONFIG_DIR, or set it to a folder");

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { KEPT_STRING_BYTES, LARGE_LINE_BYTES, LineFramer, lineText, parseEventLine, parseLine, reduceLongStrings, splitLines } from "../../src/claude/ndjson.js";
+import {
+  KEPT_STRING_BYTES,
+  LARGE_LINE_BYTES,
+  LineFramer,
+  lineText,
+  parseEventLine,
+  parseLine,
+  reduceLongStrings,
+  splitLines,
+} from "../../src/claude/ndjson.js";
 
 function frame(chunks: Buffer[]): Buffer[] {
   const framer = new LineFramer();
@@ -88,26 +97,46 @@ describe("parseEventLine: a long tool result is parsed with its long strings cut
   }
 
   // Tool output as JS strings: JSON.stringify writes their quotes, backslashes and newlines as escapes.
-  const outputs = ["plain ascii output\n".repeat(5000), 'quotes "inside", \\ backslashes \\" and \\\\"'.repeat(4000), "é ü 漢字 😀 🎉\n".repeat(5000)];
+  const outputs = [
+    "plain ascii output\n".repeat(5000),
+    'quotes "inside", \\ backslashes \\" and \\\\"'.repeat(4000),
+    "é ü 漢字 😀 🎉\n".repeat(5000),
+  ];
   // And JSON text with \u escapes (another writer may escape what claude writes as UTF-8).
   const escaped = String.raw`\u00e9\u6f22\ud83d\ude00 \" \\ `.repeat(3000);
 
   it("keeps every string a prefix of the original, cut at a character and never inside an escape, at every cut offset", () => {
     for (let pad = 0; pad < 8; pad++) {
       for (const output of outputs) {
-        const value = { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "x".repeat(pad) + output, is_error: false }] }, uuid: "u-1", 'a "quoted" key': "v" };
+        const value = {
+          type: "user",
+          message: {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: "toolu_1", content: "x".repeat(pad) + output, is_error: false },
+            ],
+          },
+          uuid: "u-1",
+          'a "quoted" key': "v",
+        };
         const line = Buffer.from(JSON.stringify(value));
         expect(line.length).toBeGreaterThan(LARGE_LINE_BYTES);
         expectPrefixes(parseEventLine(line), value);
       }
-      const line = Buffer.from(`{"type":"user","message":{"content":[{"type":"tool_result","content":"${"x".repeat(pad)}${escaped}"}]}}`);
+      const line = Buffer.from(
+        `{"type":"user","message":{"content":[{"type":"tool_result","content":"${"x".repeat(pad)}${escaped}"}]}}`,
+      );
       expectPrefixes(parseEventLine(line), JSON.parse(line.toString()));
     }
   });
 
   it("parses any other long line whole: a permission request carries the file it would write", () => {
     const content = "const x = 1;\n".repeat(20_000);
-    const request = { type: "control_request", request_id: "r1", request: { subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/a.ts", content } } };
+    const request = {
+      type: "control_request",
+      request_id: "r1",
+      request: { subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/a.ts", content } },
+    };
     expect(parseEventLine(Buffer.from(JSON.stringify(request)))).toEqual(request);
   });
 

@@ -45,9 +45,15 @@ describe("the sandbox's gate to the API", () => {
     const gate = await startApiGate(socket, { host: "127.0.0.1", port: api }, [{ host: "127.0.0.1", port: named }]);
     onTestFinished(() => new Promise<void>((resolve) => gate.close(() => resolve())));
     expect(await through(socket, "POST /v1/messages HTTP/1.1\r\n\r\n")).toBe("api:POST /v1/messages HTTP/1.1\r\n\r\n");
-    expect(await through(socket, `CONNECT 127.0.0.1:${api} HTTP/1.1\r\nHost: x\r\n\r\nhello`)).toBe("HTTP/1.1 200 Connection established\r\n\r\napi:hello");
-    expect(await through(socket, `CONNECT 127.0.0.1:${named} HTTP/1.1\r\n\r\nhi`)).toBe("HTTP/1.1 200 Connection established\r\n\r\nnamed:hi");
-    expect(await through(socket, `CONNECT 127.0.0.1:${other} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+    expect(await through(socket, `CONNECT 127.0.0.1:${api} HTTP/1.1\r\nHost: x\r\n\r\nhello`)).toBe(
+      "HTTP/1.1 200 Connection established\r\n\r\napi:hello",
+    );
+    expect(await through(socket, `CONNECT 127.0.0.1:${named} HTTP/1.1\r\n\r\nhi`)).toBe(
+      "HTTP/1.1 200 Connection established\r\n\r\nnamed:hi",
+    );
+    expect(await through(socket, `CONNECT 127.0.0.1:${other} HTTP/1.1\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 403 Forbidden\r\n/,
+    );
     expect(await through(socket, `CONNECT localhost:${named} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /); // by name, as named
     expect(await through(socket, `CONNECT 127.0.0.1:${named}@evil:1 HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
     expect(await through(socket, `CONNECT 127.0.0.1:99999 HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
@@ -57,9 +63,14 @@ describe("the sandbox's gate to the API", () => {
 
   it("reads the API's host and port from ANTHROPIC_BASE_URL", () => {
     expect(apiEndpoint({})).toMatchObject({ host: "api.anthropic.com", port: 443 });
-    expect(apiEndpoint({ ANTHROPIC_BASE_URL: "http://127.0.0.1:8080/x" })).toMatchObject({ host: "127.0.0.1", port: 8080 });
+    expect(apiEndpoint({ ANTHROPIC_BASE_URL: "http://127.0.0.1:8080/x" })).toMatchObject({
+      host: "127.0.0.1",
+      port: 8080,
+    });
     expect(apiEndpoint({ ANTHROPIC_BASE_URL: "http://[::1]/" })).toMatchObject({ host: "::1", port: 80 });
-    expect(() => apiEndpoint({ ANTHROPIC_BASE_URL: "not a url" })).toThrow(/^--sandbox: ANTHROPIC_BASE_URL is not an http or https URL: "not a url"$/);
+    expect(() => apiEndpoint({ ANTHROPIC_BASE_URL: "not a url" })).toThrow(
+      /^--sandbox: ANTHROPIC_BASE_URL is not an http or https URL: "not a url"$/,
+    );
     expect(() => apiEndpoint({ ANTHROPIC_BASE_URL: "file:///etc/passwd" })).toThrow(/not an http or https URL/);
   });
 });

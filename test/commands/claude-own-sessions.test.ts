@@ -5,7 +5,19 @@
  * hostile transcripts break nothing, and claude's folder is never written.
  */
 import { execa } from "execa";
-import { closeSync, mkdirSync, rmSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, ftruncateSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  rmSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  ftruncateSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
@@ -23,7 +35,12 @@ const ids: Record<string, string> = {};
 
 /** A plain claude run, one prompt, nudge not involved; its claude session id. */
 async function plainClaude(cwd: string, prompt: string): Promise<string> {
-  const run = await execa(CLAUDE_BIN, ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"], { cwd, env: { ...process.env, ...env }, reject: false, input: "" });
+  const run = await execa(CLAUDE_BIN, ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"], {
+    cwd,
+    env: { ...process.env, ...env },
+    reject: false,
+    input: "",
+  });
   expect(run.exitCode, run.stderr).toBe(0);
   return (JSON.parse(run.stdout) as { session_id: string }).session_id;
 }
@@ -85,7 +102,14 @@ describe("claude's own sessions", () => {
     expect(claudePart).toContain("first prompt 日本語の質問");
     expect(claudePart).not.toContain(ids.other!.slice(0, 8));
     expect(claudePart).not.toContain("recorded prompt");
-    const json = JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{ id: string; source: string; turns: number; costUsd: number | null; firstPrompt: string; cwd?: string }>;
+    const json = JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{
+      id: string;
+      source: string;
+      turns: number;
+      costUsd: number | null;
+      firstPrompt: string;
+      cwd?: string;
+    }>;
     expect(json.filter((r) => r.source === "nudge")).toHaveLength(1);
     const own = json.filter((r) => r.source === "claude");
     expect(own.map((r) => r.id).sort()).toEqual([ids.root, ids.sub, ids.worktree].sort());
@@ -93,8 +117,16 @@ describe("claude's own sessions", () => {
     expect(root).toMatchObject({ turns: 1, firstPrompt: "first prompt 日本語の質問", cwd: repo });
     expect(root.costUsd).toBeGreaterThan(0);
     // From the worktree, the same repository's sessions.
-    const fromWorktree = JSON.parse((await nudge(["session", "list", "--json"], worktree)).stdout) as Array<{ id: string; source: string }>;
-    expect(fromWorktree.filter((r) => r.source === "claude").map((r) => r.id).sort()).toEqual([ids.root, ids.sub, ids.worktree].sort());
+    const fromWorktree = JSON.parse((await nudge(["session", "list", "--json"], worktree)).stdout) as Array<{
+      id: string;
+      source: string;
+    }>;
+    expect(
+      fromWorktree
+        .filter((r) => r.source === "claude")
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([ids.root, ids.sub, ids.worktree].sort());
     expect(folderState(config)).toEqual(before);
   });
 
@@ -104,7 +136,10 @@ describe("claude's own sessions", () => {
     expect(show.stdout).toContain(`claude's own session ${ids.root}`);
     expect(show.stdout).toContain("no code snapshots");
     expect(show.stdout).toMatch(/1\s+first prompt 日本語の質問\s+1 tool/);
-    const json = JSON.parse((await nudge(["session", "show", ids.root!, "--json"])).stdout) as { source: string; turns: Array<{ entries: Array<{ kind: string; name?: string; result?: { content: { text: string } } }> }> };
+    const json = JSON.parse((await nudge(["session", "show", ids.root!, "--json"])).stdout) as {
+      source: string;
+      turns: Array<{ entries: Array<{ kind: string; name?: string; result?: { content: { text: string } } }> }>;
+    };
     expect(json.source).toBe("claude");
     const tool = json.turns[0]!.entries.find((e) => e.kind === "tool")!;
     expect(tool.result!.content.text).toContain("工具の出力 tool-output-marker");
@@ -116,10 +151,17 @@ describe("claude's own sessions", () => {
   });
 
   it("diff, rewind, fork and export say plainly it has no code snapshots, and how to adopt it", async () => {
-    for (const args of [["diff", ids.root!.slice(0, 8)], ["rewind", ids.root!.slice(0, 8), "0", "--yes"], ["fork", ids.root!.slice(0, 8), "0"], ["export", ids.root!.slice(0, 8)]]) {
+    for (const args of [
+      ["diff", ids.root!.slice(0, 8)],
+      ["rewind", ids.root!.slice(0, 8), "0", "--yes"],
+      ["fork", ids.root!.slice(0, 8), "0"],
+      ["export", ids.root!.slice(0, 8)],
+    ]) {
       const run = await nudge(["session", ...args]);
       expect(run.exitCode, args.join(" ")).toBe(1);
-      expect(run.stderr).toContain(`${ids.root} is claude's own session, not recorded by nudge: it has no code snapshots to`);
+      expect(run.stderr).toContain(
+        `${ids.root} is claude's own session, not recorded by nudge: it has no code snapshots to`,
+      );
       expect(run.stderr).toContain(`nudge session adopt ${ids.root}`);
       expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     }
@@ -133,11 +175,16 @@ describe("claude's own sessions", () => {
     expect(adopt.stdout).toContain("its code state is the work tree as it is now (turn 0)");
     const id = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
     expect(folderState(config)).toEqual(before); // claude's folder only read
-    const list = JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{ id: string; source: string }>;
+    const list = JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{
+      id: string;
+      source: string;
+    }>;
     expect(list.filter((r) => r.id === ids.sub)).toEqual([]); // listed once, as nudge's
     expect(list.find((r) => r.id === id)?.source).toBe("nudge");
     const show = await nudge(["session", "show", id]);
-    expect(show.stdout).toContain(`from claude's own session ${ids.sub}: turns 1 to 1 hold its conversation; their code was never recorded`);
+    expect(show.stdout).toContain(
+      `from claude's own session ${ids.sub}: turns 1 to 1 hold its conversation; their code was never recorded`,
+    );
     expect((await nudge(["session", "replay", id])).stdout).toContain("from the subfolder");
     expect((await nudge(["session", "adopt", ids.sub!])).stderr).toContain("is nudge's already");
     // Resumed with nudge claude run -r: claude is sent the adopted conversation.
@@ -157,21 +204,29 @@ describe("claude's own sessions", () => {
 
   it("session search finds them (CJK, tool output) once the background indexer has them, says what is left meanwhile; --all-projects reaches other projects'", async () => {
     const first = await nudge(["session", "search", "工具の出力"]);
-    expect(first.stderr).toMatch(/\d+ of claude's own sessions \(.+\) not indexed yet: they are being indexed in the background/);
+    expect(first.stderr).toMatch(
+      /\d+ of claude's own sessions \(.+\) not indexed yet: they are being indexed in the background/,
+    );
     type Hit = { session: string; turn: number; where: string; snippet: string; diff: string };
     let hits: Hit[] = [];
     for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
       hits = JSON.parse((await nudge(["session", "search", "工具の出力", "--json"])).stdout) as Hit[];
       if (hits.length > 0) break;
     }
-    expect(hits.find((h) => h.where === "tool-output")).toMatchObject({ session: ids.root, turn: 1, diff: `nudge session replay ${ids.root} --turn 1` });
+    expect(hits.find((h) => h.where === "tool-output")).toMatchObject({
+      session: ids.root,
+      turn: 1,
+      diff: `nudge session replay ${ids.root} --turn 1`,
+    });
     const prompt = JSON.parse((await nudge(["session", "search", "質問", "--json"])).stdout) as Hit[];
     expect(prompt.map((h) => [h.session, h.where])).toContainEqual([ids.root, "prompt"]);
     // Another project's session: not in this repository's search, found with --all-projects.
     expect((await nudge(["session", "search", "another", "project's"])).exitCode).toBe(1);
     let all: Hit[] = [];
     for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
-      all = JSON.parse((await nudge(["session", "search", "another", "project's", "--all-projects", "--json"])).stdout) as Hit[];
+      all = JSON.parse(
+        (await nudge(["session", "search", "another", "project's", "--all-projects", "--json"])).stdout,
+      ) as Hit[];
       if (all.length > 0) break;
     }
     expect(all.map((h) => h.session)).toContain(ids.other);
@@ -180,7 +235,12 @@ describe("claude's own sessions", () => {
   it("session list --all-projects lists every project claude has sessions for, a folder that is gone shown as such", async () => {
     const gone = await gitdir();
     const api = await startScriptedApi([{ text: "soon gone" }]);
-    const run = await execa(CLAUDE_BIN, ["-p", "in a folder soon gone"], { cwd: gone, env: { ...process.env, ...claudeEnv(api, config) }, reject: false, input: "" });
+    const run = await execa(CLAUDE_BIN, ["-p", "in a folder soon gone"], {
+      cwd: gone,
+      env: { ...process.env, ...claudeEnv(api, config) },
+      reject: false,
+      input: "",
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     await api.close();
     rmSync(gone, { recursive: true, force: true });
@@ -190,29 +250,65 @@ describe("claude's own sessions", () => {
     expect(row(repo)).toContain("this repository");
     expect(row(other)).toMatch(/\s1\s/);
     expect(row(gone)).toContain("folder no longer exists");
-    const json = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as Array<{ cwd: string; exists: boolean; sessions: number; costUsd: number }>;
+    const json = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as Array<{
+      cwd: string;
+      exists: boolean;
+      sessions: number;
+      costUsd: number;
+    }>;
     expect(json.find((p) => p.cwd === gone)).toMatchObject({ exists: false, sessions: 1 });
     expect(json.find((p) => p.cwd === worktree)).toMatchObject({ exists: true, sessions: 1 });
   }, 60_000);
 
   it("a damaged, a huge (a 600 MB line), a hostile and a linked transcript break no command, and nothing in claude's folder is written", async () => {
-    const folder = path.dirname(JSON.parse((await nudge(["session", "list", "--json"])).stdout).find((r: { id: string }) => r.id === ids.root).file);
+    const folder = path.dirname(
+      JSON.parse((await nudge(["session", "list", "--json"])).stdout).find((r: { id: string }) => r.id === ids.root)
+        .file,
+    );
     const real = readFileSync(path.join(folder, `${ids.root}.jsonl`), "utf8");
     const lines = real.split("\n");
     const damagedId = "0dama9ed-0000-4000-8000-000000000000";
     // Cut lines, garbage, and a prompt carrying terminal escapes.
-    const hostile = JSON.stringify({ type: "user", message: { role: "user", content: "paint \u001b[31mred\u001b[0m \u202eevil" }, cwd: repo, sessionId: damagedId, timestamp: "2026-01-01T00:00:00Z" });
-    writeFileSync(path.join(folder, `${damagedId}.jsonl`), [hostile, "{not json", lines[3]!.slice(0, 40), "\u0000\u0001garbage", ...lines.slice(2), '{"type":"user","message":'].join("\n"));
+    const hostile = JSON.stringify({
+      type: "user",
+      message: { role: "user", content: "paint \u001b[31mred\u001b[0m \u202eevil" },
+      cwd: repo,
+      sessionId: damagedId,
+      timestamp: "2026-01-01T00:00:00Z",
+    });
+    writeFileSync(
+      path.join(folder, `${damagedId}.jsonl`),
+      [
+        hostile,
+        "{not json",
+        lines[3]!.slice(0, 40),
+        "\u0000\u0001garbage",
+        ...lines.slice(2),
+        '{"type":"user","message":',
+      ].join("\n"),
+    );
     // A 600 MB line: sparse, so it costs no disk.
     const hugeId = "0b19e000-0000-4000-8000-000000000000";
     const hugeFile = path.join(folder, `${hugeId}.jsonl`);
     const fd = openSync(hugeFile, "w");
-    writeSync(fd, JSON.stringify({ type: "user", message: { role: "user", content: "before the huge line" }, cwd: repo, sessionId: hugeId, timestamp: "2026-01-02T00:00:00Z" }) + "\n");
+    writeSync(
+      fd,
+      JSON.stringify({
+        type: "user",
+        message: { role: "user", content: "before the huge line" },
+        cwd: repo,
+        sessionId: hugeId,
+        timestamp: "2026-01-02T00:00:00Z",
+      }) + "\n",
+    );
     ftruncateSync(fd, 600 * 1024 * 1024);
     closeSync(fd);
     // A link in claude's folder is not followed, not even to a transcript of this repository.
     const outside = path.join(tempDir(), "outside.jsonl");
-    writeFileSync(outside, hostile.replace(damagedId, "11111111-link-4000-8000-000000000000").replace("paint", "linked secret"));
+    writeFileSync(
+      outside,
+      hostile.replace(damagedId, "11111111-link-4000-8000-000000000000").replace("paint", "linked secret"),
+    );
     symlinkSync(outside, path.join(folder, "11111111-link-4000-8000-000000000000.jsonl"));
     const before = folderState(config);
 
@@ -229,8 +325,13 @@ describe("claude's own sessions", () => {
     const show = await nudge(["session", "show", damagedId.slice(0, 8)]);
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout).not.toContain("\u001b");
-    const json = JSON.parse((await nudge(["session", "show", damagedId, "--json"])).stdout) as { turns: Array<{ entries: Array<{ kind: string; line?: { text: string } }> }> };
-    const raws = json.turns.flatMap((t) => t.entries).filter((e) => e.kind === "raw").map((e) => e.line!.text);
+    const json = JSON.parse((await nudge(["session", "show", damagedId, "--json"])).stdout) as {
+      turns: Array<{ entries: Array<{ kind: string; line?: { text: string } }> }>;
+    };
+    const raws = json.turns
+      .flatMap((t) => t.entries)
+      .filter((e) => e.kind === "raw")
+      .map((e) => e.line!.text);
     expect(raws).toContain("{not json"); // a damaged line is kept, as raw
     const replay = await nudge(["session", "replay", damagedId.slice(0, 8)]);
     expect(replay.exitCode, replay.stderr).toBe(0);
@@ -240,8 +341,12 @@ describe("claude's own sessions", () => {
     expect(huge.exitCode, huge.stderr).toBe(0);
     expect(huge.stdout).toContain("before the huge line");
     expect(huge.stderr).toContain("only its first part is read");
-    const hugeJson = JSON.parse((await nudge(["session", "show", hugeId, "--json"])).stdout) as { turns: Array<{ entries: Array<{ kind: string; line?: { text: string } }> }> };
-    expect(hugeJson.turns[0]!.entries.some((e) => e.kind === "raw" && /too long to read/.test(e.line!.text))).toBe(true);
+    const hugeJson = JSON.parse((await nudge(["session", "show", hugeId, "--json"])).stdout) as {
+      turns: Array<{ entries: Array<{ kind: string; line?: { text: string } }> }>;
+    };
+    expect(hugeJson.turns[0]!.entries.some((e) => e.kind === "raw" && /too long to read/.test(e.line!.text))).toBe(
+      true,
+    );
     expect((await nudge(["session", "show", "11111111"])).exitCode).toBe(1); // the link names no session
     const search = await nudge(["session", "search", "paint"]);
     expect(search.exitCode).toBeLessThan(2);

@@ -18,11 +18,18 @@ function folders() {
   const [home, tmp] = [path.join(root, "home"), path.join(root, "tmp")];
   mkdirSync(home);
   mkdirSync(tmp);
-  const env = { HOME: home, TMPDIR: tmp, XDG_CACHE_HOME: undefined, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+  const env = {
+    HOME: home,
+    TMPDIR: tmp,
+    XDG_CACHE_HOME: undefined,
+    NODE_COMPILE_CACHE: undefined,
+    NODE_DISABLE_COMPILE_CACHE: undefined,
+  };
   return { root, home, tmp, env: env as unknown as Record<string, string> };
 }
 
-const cachedFiles = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
+const cachedFiles = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
 
 describe("node's compile cache", () => {
   it(`a start ${nodeHasCache ? "leaves the bundle's compiled code in" : "runs without"} ~/.cache/nudge, nothing in the temp folder (node ${process.version})`, async () => {

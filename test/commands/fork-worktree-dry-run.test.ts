@@ -20,12 +20,19 @@ afterEach(async () => {
 describe("fork --worktree --dry-run", () => {
   it("session fork --worktree --dry-run changes nothing: no worktree, no new session", async () => {
     const repo = await gitdir();
-    const recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "a" }], ["write a"]);
+    const recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "a" }],
+      ["write a"],
+    );
     await recorded.api.close();
     const target = path.join(tempDir(), "try-b");
     const run = await runNudge(["session", "fork", recorded.id, "1", "--worktree", target, "--dry-run"], { cwd: repo });
     const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as unknown[];
     // A dry run may print what it would do, or refuse the combination; it must not do it.
-    expect({ worktreeMade: existsSync(target), sessions: sessions.length }, run.stdout + run.stderr).toEqual({ worktreeMade: false, sessions: 1 });
+    expect({ worktreeMade: existsSync(target), sessions: sessions.length }, run.stdout + run.stderr).toEqual({
+      worktreeMade: false,
+      sessions: 1,
+    });
   });
 });

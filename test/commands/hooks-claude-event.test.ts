@@ -8,29 +8,46 @@ import { describe, expect, it } from "vitest";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 
-const hook = (event: string, cwd: string, extra: object = {}) => JSON.stringify({ hook_event_name: event, session_id: "0b3c2d1e-aaaa-bbbb-cccc-111122223333", cwd, ...extra });
+const hook = (event: string, cwd: string, extra: object = {}) =>
+  JSON.stringify({ hook_event_name: event, session_id: "0b3c2d1e-aaaa-bbbb-cccc-111122223333", cwd, ...extra });
 
 describe("hooks claude-event", () => {
   it("input that is not a hook's, or a hook in a folder that is not git: exit 0, one line at most, nothing written", async () => {
     const dir = tempDir();
-    for (const input of ["not json", '{"hook_event_name": 3}', JSON.stringify({ hook_event_name: "Stop", session_id: "../../etc", cwd: dir })]) {
+    for (const input of [
+      "not json",
+      '{"hook_event_name": 3}',
+      JSON.stringify({ hook_event_name: "Stop", session_id: "../../etc", cwd: dir }),
+    ]) {
       const run = await runNudge(["hooks", "claude-event"], { cwd: dir, input });
       expect(run.exitCode).toBe(0);
       expect(run.stdout).toBe("");
       expect(run.stderr.trim().split("\n")).toHaveLength(1);
       expect(run.stderr).toMatch(/^nudge: not recorded: /);
     }
-    const start = await runNudge(["hooks", "claude-event"], { cwd: dir, input: hook("SessionStart", dir, { source: "startup" }) });
+    const start = await runNudge(["hooks", "claude-event"], {
+      cwd: dir,
+      input: hook("SessionStart", dir, { source: "startup" }),
+    });
     expect(start.exitCode).toBe(0);
-    expect(JSON.parse(start.stdout)).toEqual({ systemMessage: expect.stringMatching(/^nudge is not recording this session: not a git repository/) });
-    const prompt = await runNudge(["hooks", "claude-event"], { cwd: dir, input: hook("UserPromptSubmit", dir, { prompt: "hi" }) });
+    expect(JSON.parse(start.stdout)).toEqual({
+      systemMessage: expect.stringMatching(/^nudge is not recording this session: not a git repository/),
+    });
+    const prompt = await runNudge(["hooks", "claude-event"], {
+      cwd: dir,
+      input: hook("UserPromptSubmit", dir, { prompt: "hi" }),
+    });
     expect([prompt.exitCode, prompt.stdout, prompt.stderr]).toEqual([0, "", ""]);
   });
 
   it("a claude nudge runs itself is left to that nudge: nothing recorded", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     for (const mark of ["NUDGE_CLAUDE_RUN", "NUDGE_TUI_SESSION"]) {
-      const run = await runNudge(["hooks", "claude-event"], { cwd: repo, input: hook("SessionStart", repo, { source: "startup" }), env: { [mark]: "x" } });
+      const run = await runNudge(["hooks", "claude-event"], {
+        cwd: repo,
+        input: hook("SessionStart", repo, { source: "startup" }),
+        env: { [mark]: "x" },
+      });
       expect([run.exitCode, run.stdout, run.stderr]).toEqual([0, "", ""]);
     }
     expect(existsSync(path.join(repo, ".git", "nudge", "sessions"))).toBe(false);

@@ -24,15 +24,25 @@ export async function load(url, context, next) {
 }
 `,
 );
-writeFileSync(path.join(hooks, "register.mjs"), `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(path.join(hooks, "hooks.mjs")).href)});\n`);
+writeFileSync(
+  path.join(hooks, "register.mjs"),
+  `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(path.join(hooks, "hooks.mjs")).href)});\n`,
+);
 
 /** The files a run of `nudge <args>` loaded (it may fail: a command's modules load before it runs). */
 async function loaded(args: string[]): Promise<string[]> {
   const repo = await gitdir();
   const list = path.join(hooks, `loaded-${args.join("-").replace(/[^a-z-]/g, "")}-${Date.now()}.txt`);
   writeFileSync(list, "");
-  await execa("node", ["--import", path.join(hooks, "register.mjs"), NUDGE_CLI, ...args], { cwd: repo, env: { NO_COLOR: "1", LOADED_LIST: list }, reject: false, timeout: 30_000 });
-  return readFileSync(list, "utf8").split("\n").filter((url) => url.startsWith("file:"));
+  await execa("node", ["--import", path.join(hooks, "register.mjs"), NUDGE_CLI, ...args], {
+    cwd: repo,
+    env: { NO_COLOR: "1", LOADED_LIST: list },
+    reject: false,
+    timeout: 30_000,
+  });
+  return readFileSync(list, "utf8")
+    .split("\n")
+    .filter((url) => url.startsWith("file:"));
 }
 
 const secretScanner = (urls: string[]) => urls.filter((url) => url.includes("/@secretlint/"));
@@ -43,14 +53,20 @@ describe("what a command loads", () => {
     expect(secretScanner(await loaded(["session", "export", "0123456789"]))).not.toEqual([]);
   });
 
-  it.each([["show"], ["replay"], ["diff"]])("session %s of a local session loads neither the secret scanner nor an archive reader", async (command) => {
-    const urls = await loaded(["session", command, "0123456789"]);
-    expect(urls.some((url) => url.includes("/dist/chunks/"))).toBe(true);
-    expect(secretScanner(urls)).toEqual([]);
-    expect(archiveReader(urls)).toEqual([]);
-  });
+  it.each([["show"], ["replay"], ["diff"]])(
+    "session %s of a local session loads neither the secret scanner nor an archive reader",
+    async (command) => {
+      const urls = await loaded(["session", command, "0123456789"]);
+      expect(urls.some((url) => url.includes("/dist/chunks/"))).toBe(true);
+      expect(secretScanner(urls)).toEqual([]);
+      expect(archiveReader(urls)).toEqual([]);
+    },
+  );
 
-  it.each([["import", "/nowhere/nudge-0123456789.tar.gz"], ["rewind", "0123456789", "1"]])("session %s does not load the secret scanner", async (command, ...rest) => {
+  it.each([
+    ["import", "/nowhere/nudge-0123456789.tar.gz"],
+    ["rewind", "0123456789", "1"],
+  ])("session %s does not load the secret scanner", async (command, ...rest) => {
     const urls = await loaded(["session", command, ...rest]);
     expect(urls.some((url) => url.includes("/dist/chunks/"))).toBe(true);
     expect(secretScanner(urls)).toEqual([]);

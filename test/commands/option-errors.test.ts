@@ -13,14 +13,46 @@ beforeAll(async () => {
 
 describe("option errors", () => {
   it.each([
-    [["session", "list", "--limit", "abc"], 'invalid --limit: expected a whole number above 0, got "abc"', "for example --limit 1"],
-    [["session", "list", "--limit", "0"], 'invalid --limit: expected a whole number above 0, got "0"', "for example --limit 1"],
-    [["session", "list", "--limit", "2.5"], 'invalid --limit: expected a whole number above 0, got "2.5"', "for example --limit 1"],
-    [["session", "replay", "abc", "--speed", "0"], 'invalid --speed: expected a number above 0, got "0"', "for example --speed 1"],
-    [["session", "replay", "abc", "--idle-limit", "soon"], 'invalid --idle-limit: expected a number of at least 0, got "soon"', "for example --idle-limit 0"],
-    [["web", "--max-live", "40"], 'invalid --max-live: expected a whole number from 1 to 32, got "40"', "for example --max-live 1"],
-    [["claude", "loop", "fix it", "--until", "true", "--max-cost", "lots"], 'invalid --max-cost: expected "none" or a number above 0, got "lots"', "for example --max-cost "],
-    [["claude", "loop", "fix it", "--until", "true", "--max-iterations", "-3"], 'invalid --max-iterations: expected a whole number above 0, got "-3"', "for example --max-iterations "],
+    [
+      ["session", "list", "--limit", "abc"],
+      'invalid --limit: expected a whole number above 0, got "abc"',
+      "for example --limit 1",
+    ],
+    [
+      ["session", "list", "--limit", "0"],
+      'invalid --limit: expected a whole number above 0, got "0"',
+      "for example --limit 1",
+    ],
+    [
+      ["session", "list", "--limit", "2.5"],
+      'invalid --limit: expected a whole number above 0, got "2.5"',
+      "for example --limit 1",
+    ],
+    [
+      ["session", "replay", "abc", "--speed", "0"],
+      'invalid --speed: expected a number above 0, got "0"',
+      "for example --speed 1",
+    ],
+    [
+      ["session", "replay", "abc", "--idle-limit", "soon"],
+      'invalid --idle-limit: expected a number of at least 0, got "soon"',
+      "for example --idle-limit 0",
+    ],
+    [
+      ["web", "--max-live", "40"],
+      'invalid --max-live: expected a whole number from 1 to 32, got "40"',
+      "for example --max-live 1",
+    ],
+    [
+      ["claude", "loop", "fix it", "--until", "true", "--max-cost", "lots"],
+      'invalid --max-cost: expected "none" or a number above 0, got "lots"',
+      "for example --max-cost ",
+    ],
+    [
+      ["claude", "loop", "fix it", "--until", "true", "--max-iterations", "-3"],
+      'invalid --max-iterations: expected a whole number above 0, got "-3"',
+      "for example --max-iterations ",
+    ],
   ])("nudge %j", async (args, error, example) => {
     const r = await runNudge(args, { cwd: repo });
     expect(r.exitCode).toBe(1);

@@ -21,9 +21,16 @@ describe("stdout on a full disk", () => {
     const repo = await gitdir();
     const recorded = await recordSession(repo, [{ text: "hi" }], ["hello"]);
     await recorded.api.close();
-    for (const args of [["session", "list"], ["session", "show", recorded.id, "--json"]]) {
+    for (const args of [
+      ["session", "list"],
+      ["session", "show", recorded.id, "--json"],
+    ]) {
       // /dev/full fails every write with ENOSPC, as a file on a full disk does.
-      const run = await execa("sh", ["-c", `exec node "$0" "$@" > /dev/full`, NUDGE_CLI, ...args], { cwd: repo, env: { NO_COLOR: "1" }, reject: false });
+      const run = await execa("sh", ["-c", `exec node "$0" "$@" > /dev/full`, NUDGE_CLI, ...args], {
+        cwd: repo,
+        env: { NO_COLOR: "1" },
+        reject: false,
+      });
       expect(run.stderr, args.join(" ")).not.toMatch(/\n\s+at /);
       expect(run.stderr, args.join(" ")).toMatch(/^error: .*\nhint: /);
       expect(run.exitCode).toBe(1);

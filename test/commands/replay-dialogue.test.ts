@@ -31,7 +31,11 @@ beforeAll(async () => {
     { tool: "AskUserQuestion", input: { questions: [QUESTION] } },
     { text: "SQLite it is" },
   );
-  const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")));
+  const t = inTerminal(
+    repo,
+    ["claude", "run", "--claude-bin", CLAUDE_BIN],
+    claudeEnv(api, path.join(tempDir(), "cfg")),
+  );
   await t.waitFor("› ");
   t.type("write hello\r");
   await t.waitFor("? Write(hello.txt)");
@@ -59,7 +63,10 @@ type Line = { at: number; from: "claude" | "nudge"; json: Record<string, any> };
 
 function timed(file: string, timing: string, from: Line["from"]): Line[] {
   const times = readFileSync(path.join(bundle, timing), "utf8").split("\n").filter(Boolean).map(Number);
-  const text = file === "conversation.jsonl" ? readStreamOf(bundle).toString("utf8") : readFileSync(path.join(bundle, file), "utf8");
+  const text =
+    file === "conversation.jsonl"
+      ? readStreamOf(bundle).toString("utf8")
+      : readFileSync(path.join(bundle, file), "utf8");
   const lines = text.split("\n").filter(Boolean);
   expect(times).toHaveLength(lines.length);
   return lines.map((l, i) => ({ at: times[i]!, from, json: JSON.parse(l) }));
@@ -67,19 +74,28 @@ function timed(file: string, timing: string, from: Line["from"]): Line[] {
 
 describe("the bundle holds the dialogue", () => {
   it("conversation.jsonl and input.jsonl merged by time: every prompt, question and answer, in order", () => {
-    const merged = [...timed("input.jsonl", "input-timing.txt", "nudge"), ...timed("conversation.jsonl", "timing.txt", "claude")];
+    const merged = [
+      ...timed("input.jsonl", "input-timing.txt", "nudge"),
+      ...timed("conversation.jsonl", "timing.txt", "claude"),
+    ];
     // By time; a tie (same millisecond) puts nudge's line first: claude reacts to it, never the reverse here.
     merged.sort((a, b) => a.at - b.at || (a.from === b.from ? 0 : a.from === "nudge" ? -1 : 1));
     const dialogue: string[] = [];
     const asked = new Map<string, string>();
     // nudge's own answers to its hooks (the edits gate holds every tool that can change files) are not the user's.
-    const hooks = new Set(merged.filter(({ json }) => json.type === "control_request" && json.request.subtype === "hook_callback").map(({ json }) => json.request_id as string));
+    const hooks = new Set(
+      merged
+        .filter(({ json }) => json.type === "control_request" && json.request.subtype === "hook_callback")
+        .map(({ json }) => json.request_id as string),
+    );
     for (const { from, json } of merged) {
       if (from === "nudge" && json.type === "user") dialogue.push(`user: ${json.message.content}`);
       if (from === "nudge" && json.type === "control_response" && !hooks.has(json.response.request_id)) {
         const r = json.response.response;
         const tool = asked.get(json.response.request_id) ?? "(a request not asked before)";
-        dialogue.push(`user answers ${tool}: ${r.behavior}${r.message ? ` (${r.message})` : ""}${r.updatedInput?.answers ? ` ${JSON.stringify(r.updatedInput.answers)}` : ""}`);
+        dialogue.push(
+          `user answers ${tool}: ${r.behavior}${r.message ? ` (${r.message})` : ""}${r.updatedInput?.answers ? ` ${JSON.stringify(r.updatedInput.answers)}` : ""}`,
+        );
       }
       if (from === "claude" && json.type === "control_request" && json.request.subtype === "can_use_tool") {
         asked.set(json.request_id, json.request.tool_name);
@@ -162,7 +178,16 @@ describe("nudge session replay shows the decisions", () => {
     try {
       const run = await runNudge(["session", "replay", id], { cwd: repo });
       expect(run.exitCode, run.stderr).toBe(0);
-      expectInOrder(run.stdout, ["⏺ Write(hello.txt)", decisions[0]!, "⏺ Bash(echo ran > ran.txt)", decisions[1]!, "TURN ONE DONE", "⏺ AskUserQuestion", decisions[2]!, "SQLite it is"]);
+      expectInOrder(run.stdout, [
+        "⏺ Write(hello.txt)",
+        decisions[0]!,
+        "⏺ Bash(echo ran > ran.txt)",
+        decisions[1]!,
+        "TURN ONE DONE",
+        "⏺ AskUserQuestion",
+        decisions[2]!,
+        "SQLite it is",
+      ]);
       for (const line of decisions) expect(run.stdout.split(line)).toHaveLength(2);
     } finally {
       writeStreamOf(bundle, original);

@@ -30,7 +30,16 @@ describe("nudge rules list", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       file: ".nudge/rules.yml",
-      rules: [{ id: "no-curl", position: 1, action: "deny", tools: ["Bash"], match: { command: "\\bcurl\\b" }, message: "No network access from this repository's sessions." }],
+      rules: [
+        {
+          id: "no-curl",
+          position: 1,
+          action: "deny",
+          tools: ["Bash"],
+          match: { command: "\\bcurl\\b" },
+          message: "No network access from this repository's sessions.",
+        },
+      ],
     });
   });
 
@@ -38,13 +47,24 @@ describe("nudge rules list", () => {
     const run = await runNudge(["rules", "list"], { cwd: await gitdir() });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toBe("no rules file in this repository (.nudge/rules.yaml); claude's own permissions decide");
-    expect(JSON.parse((await runNudge(["rules", "ls", "--json"], { cwd: await gitdir() })).stdout)).toEqual({ file: null, rules: [] });
+    expect(JSON.parse((await runNudge(["rules", "ls", "--json"], { cwd: await gitdir() })).stdout)).toEqual({
+      file: null,
+      rules: [],
+    });
   });
 
   it.each([
-    ["unknown-key", 'error: .nudge/rules.yaml:6:7: rule "no-npm": unknown key "comand" in match', "hint: the keys here are tool, path, command, content"],
+    [
+      "unknown-key",
+      'error: .nudge/rules.yaml:6:7: rule "no-npm": unknown key "comand" in match',
+      "hint: the keys here are tool, path, command, content",
+    ],
     ["broken-yaml", "error: .nudge/rules.yaml:5:5: not valid YAML: ", "hint: fix the YAML at that line"],
-    ["bad-glob", 'error: .nudge/rules.yaml:4:20: rule "lockfiles": path "pnpm-lock.{yaml" is not a valid glob', "hint: globs are * ** ?"],
+    [
+      "bad-glob",
+      'error: .nudge/rules.yaml:4:20: rule "lockfiles": path "pnpm-lock.{yaml" is not a valid glob',
+      "hint: globs are * ** ?",
+    ],
   ])("reports a broken file (%s) as one error and a hint, exit 1", async (fixture, error, hint) => {
     const run = await runNudge(["rules", "list"], { cwd: await repoWith(fixture) });
     expect(run.exitCode).toBe(1);
@@ -67,7 +87,9 @@ describe("nudge rules list", () => {
 
 describe("nudge rules test", () => {
   it("names the deciding rule and what claude receives for a deny, exit 0", async () => {
-    const run = await runNudge(["rules", "test", "Bash", '{"command":"npm install"}'], { cwd: await repoWith("sample") });
+    const run = await runNudge(["rules", "test", "Bash", '{"command":"npm install"}'], {
+      cwd: await repoWith("sample"),
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toBe(
       [
@@ -83,33 +105,59 @@ describe("nudge rules test", () => {
   it("resolves a relative file_path from the current folder and shows a note's text", async () => {
     const repo = await repoWith("sample");
     mkdirSync(path.join(repo, "src"));
-    const run = await runNudge(["rules", "test", "Edit", '{"file_path":"util/a.ts","old_string":"x","new_string":"let v: any"}'], { cwd: path.join(repo, "src") });
+    const run = await runNudge(
+      ["rules", "test", "Edit", '{"file_path":"util/a.ts","old_string":"x","new_string":"let v: any"}'],
+      { cwd: path.join(repo, "src") },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("rule typed-code (5 of 5 in .nudge/rules.yaml) matches Edit(src/util/a.ts)");
-    expect(run.stdout).toContain("after it runs, claude receives:\n  PostToolUse:Edit hook additional context: Note from the project's rule \"typed-code\": Avoid `any`");
+    expect(run.stdout).toContain(
+      'after it runs, claude receives:\n  PostToolUse:Edit hook additional context: Note from the project\'s rule "typed-code": Avoid `any`',
+    );
   });
 
   it("exits 0 when no rule matches, and says claude's permissions decide", async () => {
-    const run = await runNudge(["rules", "test", "Bash", '{"command":"pnpm install"}'], { cwd: await repoWith("sample") });
+    const run = await runNudge(["rules", "test", "Bash", '{"command":"pnpm install"}'], {
+      cwd: await repoWith("sample"),
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toBe("no rule matches Bash(pnpm install): claude's own permissions decide, as without rules");
   });
 
   it("--json carries the decision and the exact hook outputs nudge would send", async () => {
-    const run = await runNudge(["rules", "test", "Bash", '{"command":"git push origin main"}', "--json"], { cwd: await repoWith("sample") });
+    const run = await runNudge(["rules", "test", "Bash", '{"command":"git push origin main"}', "--json"], {
+      cwd: await repoWith("sample"),
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
-    expect(out.decision).toMatchObject({ action: "ask", message: "Pushing publishes the branch.", rule: { id: "ask-before-push", position: 2 } });
+    expect(out.decision).toMatchObject({
+      action: "ask",
+      message: "Pushing publishes the branch.",
+      rule: { id: "ask-before-push", position: 2 },
+    });
     expect(out.preToolUse).toEqual({
-      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "rule ask-before-push: Pushing publishes the branch." },
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "ask",
+        permissionDecisionReason: "rule ask-before-push: Pushing publishes the branch.",
+      },
     });
     expect(out.claudeReceives).toBeNull();
-    const none = JSON.parse((await runNudge(["rules", "test", "Read", '{"file_path":"README.md"}', "--json"], { cwd: await repoWith("sample") })).stdout);
+    const none = JSON.parse(
+      (
+        await runNudge(["rules", "test", "Read", '{"file_path":"README.md"}', "--json"], {
+          cwd: await repoWith("sample"),
+        })
+      ).stdout,
+    );
     expect(none.decision).toBeNull();
   });
 
   it("reads the input from stdin with -", async () => {
-    const run = await runNudge(["rules", "test", "Write", "-"], { cwd: await repoWith("sample"), input: '{"file_path":"config/.env","content":"KEY=1"}' });
+    const run = await runNudge(["rules", "test", "Write", "-"], {
+      cwd: await repoWith("sample"),
+      input: '{"file_path":"config/.env","content":"KEY=1"}',
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("rule secrets (3 of 5 in .nudge/rules.yaml) matches Write(config/.env)");
   });
@@ -139,9 +187,13 @@ describe("nudge rules test", () => {
   });
 
   it("reports a broken rules file instead of testing against it, exit 1", async () => {
-    const run = await runNudge(["rules", "test", "Bash", '{"command":"rm -rf x"}'], { cwd: await repoWith("bad-regex") });
+    const run = await runNudge(["rules", "test", "Bash", '{"command":"rm -rf x"}'], {
+      cwd: await repoWith("bad-regex"),
+    });
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain('error: .nudge/rules.yaml:7:23: rule "no-rm": command is not a valid regular expression: missing closing ): `rm (-rf`');
+    expect(run.stderr).toContain(
+      'error: .nudge/rules.yaml:7:23: rule "no-rm": command is not a valid regular expression: missing closing ): `rm (-rf`',
+    );
   });
 });
 

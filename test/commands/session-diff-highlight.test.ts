@@ -19,11 +19,26 @@ afterEach(async () => {
 describe("session diff, highlighted", () => {
   it("colours the code by its language with colour on, keeps git's plain lines without, and pages on a terminal", async () => {
     const repo = await gitdir();
-    recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "add.ts"), content: "export const sum = (a: number) => a + 1;\n" } }, { text: "done" }], ["write add.ts"]);
-    const coloured = await runNudge(["session", "diff", recorded.id, "1"], { cwd: repo, env: { NO_COLOR: "", FORCE_COLOR: "1" } });
+    recorded = await recordSession(
+      repo,
+      [
+        {
+          tool: "Write",
+          input: { file_path: path.join(repo, "add.ts"), content: "export const sum = (a: number) => a + 1;\n" },
+        },
+        { text: "done" },
+      ],
+      ["write add.ts"],
+    );
+    const coloured = await runNudge(["session", "diff", recorded.id, "1"], {
+      cwd: repo,
+      env: { NO_COLOR: "", FORCE_COLOR: "1" },
+    });
     expect(coloured.exitCode, coloured.stderr).toBe(0);
     // The added line: green background, a green +, then `export` and `const` in the keyword colour.
-    expect(coloured.stdout).toContain("\u001b[48;5;22m\u001b[32m+\u001b[39m\u001b[35mexport\u001b[39;22;23m \u001b[35mconst\u001b[39;22;23m");
+    expect(coloured.stdout).toContain(
+      "\u001b[48;5;22m\u001b[32m+\u001b[39m\u001b[35mexport\u001b[39;22;23m \u001b[35mconst\u001b[39;22;23m",
+    );
     const plain = await runNudge(["session", "diff", recorded.id, "1"], { cwd: repo });
     expect(plain.stdout).toContain("\n+export const sum = (a: number) => a + 1;");
 

@@ -21,7 +21,9 @@ describe("nudge session diff", () => {
   it("shows a turn's edit as a unified diff", async () => {
     const run = await diff(id, "2");
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^diff --git a\/notes\.txt b\/notes\.txt\n(.*\n){3}@@ -1,3 \+1,3 @@\n alpha\n-beta\n\+BETA\n gamma$/);
+    expect(run.stdout).toMatch(
+      /^diff --git a\/notes\.txt b\/notes\.txt\n(.*\n){3}@@ -1,3 \+1,3 @@\n alpha\n-beta\n\+BETA\n gamma$/,
+    );
   });
 
   it("names a binary file with its size instead of dumping it, and shows a rename as a rename", async () => {
@@ -69,17 +71,43 @@ describe("nudge session diff", () => {
       to: 3,
       sharedWith: [],
       files: [
-        { path: "blob.bin", status: "added", insertions: 0, deletions: 0, binary: true, oldMode: null, newMode: "100644", nowIgnored: false },
-        { path: "renamed.txt", oldPath: "old-name.txt", status: "renamed", insertions: 0, deletions: 0, binary: false, oldMode: "100644", newMode: "100644", nowIgnored: false },
+        {
+          path: "blob.bin",
+          status: "added",
+          insertions: 0,
+          deletions: 0,
+          binary: true,
+          oldMode: null,
+          newMode: "100644",
+          nowIgnored: false,
+        },
+        {
+          path: "renamed.txt",
+          oldPath: "old-name.txt",
+          status: "renamed",
+          insertions: 0,
+          deletions: 0,
+          binary: false,
+          oldMode: "100644",
+          newMode: "100644",
+          nowIgnored: false,
+        },
       ],
     });
-    expect(JSON.parse((await diff(id, "0", "--json")).stdout)).toMatchObject({ from: null, to: 0, files: [{ path: "draft.md" }] });
+    expect(JSON.parse((await diff(id, "0", "--json")).stdout)).toMatchObject({
+      from: null,
+      to: 0,
+      files: [{ path: "draft.md" }],
+    });
   });
 
   it("colours only when asked to (NO_COLOR off, FORCE_COLOR on)", async () => {
     const plain = await diff(id, "2");
     expect(plain.stdout).not.toContain("\u001b[");
-    const coloured = await runNudge(["session", "diff", id, "2"], { cwd: repo, env: { NO_COLOR: "", FORCE_COLOR: "1" } });
+    const coloured = await runNudge(["session", "diff", id, "2"], {
+      cwd: repo,
+      env: { NO_COLOR: "", FORCE_COLOR: "1" },
+    });
     expect(coloured.stdout).toContain("\u001b[31m-beta\u001b[39m");
     expect(coloured.stdout).toContain("\u001b[32m+BETA\u001b[39m");
     expect(coloured.stdout).toContain("\u001b[36m@@ -1,3 +1,3 @@\u001b[39m");
@@ -105,11 +133,26 @@ describe("nudge session diff", () => {
 describe("nudge session diff --json on a mode change", () => {
   it("a chmod-only change gives its modes (before: modified 0/0 and nothing else), and nowIgnored is always there", async () => {
     const repo = await gitdir({ "run.sh": "echo hi\n" });
-    const recorded = await recordSession(repo, [{ tool: "Bash", input: { command: "chmod +x run.sh", description: "make it runnable" } }, { text: "Done." }], ["make run.sh executable"]);
+    const recorded = await recordSession(
+      repo,
+      [{ tool: "Bash", input: { command: "chmod +x run.sh", description: "make it runnable" } }, { text: "Done." }],
+      ["make run.sh executable"],
+    );
     try {
       const run = await runNudge(["session", "diff", recorded.id, "1", "--json"], { cwd: repo });
       expect(run.exitCode, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout).files).toEqual([{ path: "run.sh", status: "modified", insertions: 0, deletions: 0, binary: false, oldMode: "100644", newMode: "100755", nowIgnored: false }]);
+      expect(JSON.parse(run.stdout).files).toEqual([
+        {
+          path: "run.sh",
+          status: "modified",
+          insertions: 0,
+          deletions: 0,
+          binary: false,
+          oldMode: "100644",
+          newMode: "100755",
+          nowIgnored: false,
+        },
+      ]);
     } finally {
       await recorded.api.close();
     }

@@ -38,7 +38,10 @@ function editJson(file: string, change: (json: Record<string, unknown>) => void)
 
 /** Pretend a session was last used `days` ago. */
 function lastUsed(sessionDir: string, days: number): void {
-  editJson(path.join(sessionDir, "manifest.json"), (m) => (m.updatedAt = new Date(Date.now() - days * DAY).toISOString()));
+  editJson(
+    path.join(sessionDir, "manifest.json"),
+    (m) => (m.updatedAt = new Date(Date.now() - days * DAY).toISOString()),
+  );
 }
 
 type Rec = { stamp: string; kind: string; status: string; backup: { ref: string }; at: string };
@@ -98,13 +101,19 @@ describe("nudge session backups", () => {
     expect(lines[0]).toMatch(/^ +WHEN \(UTC\) +SESSION +TURN +WHAT +STATUS +FILES +BACKUP$/);
     const undo = records(true).find((r) => r.kind === "undo")!;
     // The undo is journaled too, with the state it replaced (the rewound files and the edit made since).
-    expect(lines[1]).toMatch(new RegExp(`^ +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${id} +2 +undo +applied +\\d+ +${undo.backup.ref}$`));
-    expect(lines[2]).toMatch(new RegExp(`^ +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${id} +2 +rewind +undone +1 +${r2!.backup.ref}$`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^ +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${id} +2 +undo +applied +\\d+ +${undo.backup.ref}$`),
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(`^ +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${id} +2 +rewind +undone +1 +${r2!.backup.ref}$`),
+    );
     expect(lines[3]).toMatch(new RegExp(`^\\* +\\S+ \\S+ +${id} +1 +rewind +applied +4 +${r1!.backup.ref}$`));
     expect(list.stdout).toContain("* nudge session rewind --undo puts back the files from before this rewind");
 
     const json = JSON.parse((await nudge(["session", "backups", "--json"])).stdout);
-    expect(json.entries.map((e: { stamp: string; undo: boolean; status: string }) => [e.stamp, e.status, e.undo])).toEqual([
+    expect(
+      json.entries.map((e: { stamp: string; undo: boolean; status: string }) => [e.stamp, e.status, e.undo]),
+    ).toEqual([
       [undo.stamp, "applied", false],
       [r2!.stamp, "undone", false],
       [r1!.stamp, "applied", true],
@@ -122,13 +131,24 @@ describe("nudge session gc", () => {
     lastUsed(path.join(store(), "sessions", old.id), 45);
     lastUsed(path.join(store(), "sessions", recent.id), 5);
     const [r1, r2] = records();
-    for (const r of [r1!, r2!]) editJson(path.join(store(), "rewinds", `${r.stamp}.json`), (j) => (j.at = new Date(Date.now() - 40 * DAY).toISOString()));
+    for (const r of [r1!, r2!])
+      editJson(
+        path.join(store(), "rewinds", `${r.stamp}.json`),
+        (j) => (j.at = new Date(Date.now() - 40 * DAY).toISOString()),
+      );
     // An edits backup from long ago that no record names.
     const tree = await git(repo, "rev-parse", "HEAD^{tree}");
     const date = new Date(Date.now() - 50 * DAY).toISOString();
-    const ancient = (await execa("git", ["commit-tree", tree, "-m", "old edits"], { cwd: repo, env: { GIT_COMMITTER_DATE: date, GIT_AUTHOR_DATE: date } })).stdout;
+    const ancient = (
+      await execa("git", ["commit-tree", tree, "-m", "old edits"], {
+        cwd: repo,
+        env: { GIT_COMMITTER_DATE: date, GIT_AUTHOR_DATE: date },
+      })
+    ).stdout;
     await git(repo, "update-ref", "refs/nudge/backup/20200101-000000000-1-before-undo", ancient);
-    const recentBackup = (await nudgeRefs(repo)).find((r) => r.includes("before-undo") && !r.includes("20200101"))!.split(" ")[0]!;
+    const recentBackup = (await nudgeRefs(repo))
+      .find((r) => r.includes("before-undo") && !r.includes("20200101"))!
+      .split(" ")[0]!;
 
     const before = await storeState(repo);
     const dry = await nudge(["session", "gc", "--dry-run"]);
@@ -137,7 +157,9 @@ describe("nudge session gc", () => {
     expect(dry.stdout).not.toMatch(new RegExp(`^remove session (${id}|${recent.id})`, "m"));
     expect(dry.stdout).toContain(`keep session ${id}: \`nudge session rewind --undo\` goes back to its rewind`);
     expect(dry.stdout).toContain(`remove rewind record ${r2!.stamp} · session ${id} to turn 2 · undone`);
-    expect(dry.stdout).toContain(`keep rewind record ${r1!.stamp} and ${r1!.backup.ref}: \`nudge session rewind --undo\` restores it`);
+    expect(dry.stdout).toContain(
+      `keep rewind record ${r1!.stamp} and ${r1!.backup.ref}: \`nudge session rewind --undo\` restores it`,
+    );
     expect(dry.stdout).toContain("remove backup refs/nudge/backup/20200101-000000000-1-before-undo");
     expect(dry.stdout).not.toContain(`remove backup ${recentBackup}`);
 
@@ -147,7 +169,14 @@ describe("nudge session gc", () => {
     expect(existsSync(dir)).toBe(true);
     expect(existsSync(path.join(store(), "sessions", recent.id))).toBe(true);
     const refs = (await nudgeRefs(repo)).map((r) => r.split(" ")[0]);
-    expect(refs).toEqual(expect.arrayContaining([r1!.backup.ref, recentBackup, `refs/nudge/sessions/${id}`, `refs/nudge/sessions/${recent.id}`]));
+    expect(refs).toEqual(
+      expect.arrayContaining([
+        r1!.backup.ref,
+        recentBackup,
+        `refs/nudge/sessions/${id}`,
+        `refs/nudge/sessions/${recent.id}`,
+      ]),
+    );
     expect(refs).not.toContain(r2!.backup.ref);
     expect(refs).not.toContain(`refs/nudge/sessions/${old.id}`);
     expect(records().map((r) => r.stamp)).toEqual([r1!.stamp]);
@@ -210,7 +239,9 @@ describe("nudge session gc", () => {
     expect(sharedBefore).toContain(path.basename(userShared));
     const linked = path.join(tempDir(), "linked");
     await git(repo, "worktree", "add", "-q", "--detach", linked);
-    const linkedShared = await newShared(path.join(gitDir, "worktrees", "linked"), () => git(linked, "update-index", "--split-index"));
+    const linkedShared = await newShared(path.join(gitDir, "worktrees", "linked"), () =>
+      git(linked, "update-index", "--split-index"),
+    );
     for (const f of [liveShared, unusedShared, userShared, linkedShared]) makeOld(f);
 
     // Private indexes: of a session that is gone, of rewinds (one running now: its work tree lock is held).
@@ -241,23 +272,49 @@ describe("nudge session gc", () => {
     const dry = await nudge(["session", "gc", "--dry-run"]);
     expect(await storeState(repo)).toEqual(before);
     expect(dry.stdout).toContain("remove leftovers nudge left behind:");
-    expect(dry.stdout).toContain(`  the private index of session 0a1b2c3d4e, which no longer exists: ${index("0a1b2c3d4e")}`);
+    expect(dry.stdout).toContain(
+      `  the private index of session 0a1b2c3d4e, which no longer exists: ${index("0a1b2c3d4e")}`,
+    );
     expect(dry.stdout).toContain(`  a shared index file no index refers to: ${unusedShared}`);
     expect(dry.stdout).toContain(`  a session cut off before its first snapshot was saved: ${cut}`);
     expect(dry.stdout).toContain("    and its ref refs/nudge/sessions/0123456789");
-    expect(dry.stdout).toContain("keep session folder abcdefabcd: it has no manifest.json but holds a conversation (remove it with: nudge session rm abcdefabcd)");
+    expect(dry.stdout).toContain(
+      "keep session folder abcdefabcd: it has no manifest.json but holds a conversation (remove it with: nudge session rm abcdefabcd)",
+    );
     expect(dry.stdout).toMatch(/^keep the snapshot refs of 1 session not in this store/m);
 
     await nudge(["session", "gc", "--yes"]);
-    const gone = [index("0a1b2c3d4e"), index("worktree-dddddddddddd"), path.join(store(), "locks", "worktree-bbbbbbbbbbbb.lock"), cut, check, unusedShared];
-    const kept = [index(recent), liveShared, freshShared, userShared, linkedShared, index("worktree-cccccccccccc"), path.join(store(), "locks", "worktree-cccccccccccc.lock"), starting, damaged, liveDir];
+    const gone = [
+      index("0a1b2c3d4e"),
+      index("worktree-dddddddddddd"),
+      path.join(store(), "locks", "worktree-bbbbbbbbbbbb.lock"),
+      cut,
+      check,
+      unusedShared,
+    ];
+    const kept = [
+      index(recent),
+      liveShared,
+      freshShared,
+      userShared,
+      linkedShared,
+      index("worktree-cccccccccccc"),
+      path.join(store(), "locks", "worktree-cccccccccccc.lock"),
+      starting,
+      damaged,
+      liveDir,
+    ];
     expect(gone.filter((f) => existsSync(f))).toEqual([]);
     expect(kept.filter((f) => !existsSync(f))).toEqual([]);
     expect((await nudgeRefs(repo)).some((r) => r.startsWith("refs/nudge/sessions/0123456789 "))).toBe(false);
     expect((await nudgeRefs(repo)).some((r) => r.startsWith(`refs/nudge/sessions/${recent} `))).toBe(true);
     expect((await nudgeRefs(repo)).some((r) => r.startsWith("refs/nudge/sessions/feedfacefe "))).toBe(true);
     // Every index that uses a shared index still reads.
-    for (const [cwd, env] of [[repo, {}], [linked, {}], [repo, { GIT_INDEX_FILE: index(recent) }]] as const) {
+    for (const [cwd, env] of [
+      [repo, {}],
+      [linked, {}],
+      [repo, { GIT_INDEX_FILE: index(recent) }],
+    ] as const) {
       expect((await execa("git", ["ls-files"], { cwd, env })).stdout).toContain("README.md");
     }
     // The damaged folder is the user's call: rm takes it.

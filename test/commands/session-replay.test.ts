@@ -63,7 +63,13 @@ describe("nudge session replay", () => {
     const run = await replay(id, "--turn", "2");
     expect(run.exitCode, run.stderr).toBe(0);
     const lines = run.stdout.split("\n");
-    expect(lines.slice(0, -1)).toEqual(["── turn 2 · edit notes ──", "› edit notes", "⏺ Read(notes.txt)", "⏺ Edit(notes.txt)", "Edited notes.txt."]);
+    expect(lines.slice(0, -1)).toEqual([
+      "── turn 2 · edit notes ──",
+      "› edit notes",
+      "⏺ Read(notes.txt)",
+      "⏺ Edit(notes.txt)",
+      "Edited notes.txt.",
+    ]);
     expect(lines.at(-1)).toMatch(/^● turn 2 · success · /);
   });
 
@@ -78,7 +84,10 @@ describe("nudge session replay", () => {
     [["--speed", "0"], /^error: invalid --speed/m],
     [["--idle-limit", "soon"], /^error: invalid --idle-limit/m],
     // Past 2^53 the number would be rounded and echoed back as a turn the user never typed.
-    [["--turn", "99999999999999999999"], /^error: turn is too large to be a turn number, got "99999999999999999999"\nhint: nudge session show <id> lists the turns$/m],
+    [
+      ["--turn", "99999999999999999999"],
+      /^error: turn is too large to be a turn number, got "99999999999999999999"\nhint: nudge session show <id> lists the turns$/m,
+    ],
     [["--turn", "9007199254740993"], /^error: turn is too large to be a turn number, got "9007199254740993"$/m],
   ])("rejects %j with an error and a hint, exit 1", async (args, message) => {
     const run = await replay(id, ...args);
@@ -144,18 +153,31 @@ describe("nudge session replay of a damaged conversation.jsonl", () => {
 
   /** Every turn still opens and closes, so what the manifest knows is still shown. */
   function expectEveryTurnShown(stdout: string): void {
-    expectInOrder(stdout, ["── turn 1 · write notes ──\n", /● turn 1 · /, "── turn 2 · edit notes ──\n", /● turn 2 · /, "── turn 3 · shuffle the files ──\n", /● turn 3 · /]);
+    expectInOrder(stdout, [
+      "── turn 1 · write notes ──\n",
+      /● turn 1 · /,
+      "── turn 2 · edit notes ──\n",
+      /● turn 2 · /,
+      "── turn 3 · shuffle the files ──\n",
+      /● turn 3 · /,
+    ]);
   }
 
   it("warns once on stderr when the file is empty, shows the turns it can, and exits 0", async () => {
-    const run = await withDamage((file) => writeFileSync(file, ""), () => replay(id));
+    const run = await withDamage(
+      (file) => writeFileSync(file, ""),
+      () => replay(id),
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toBe(warning("0 lines"));
     expectEveryTurnShown(run.stdout);
   });
 
   it("treats a deleted file like an empty one: the same warning, no crash", async () => {
-    const run = await withDamage((file) => unlinkSync(file), () => replay(id));
+    const run = await withDamage(
+      (file) => unlinkSync(file),
+      () => replay(id),
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toBe(warning("0 lines"));
     expectEveryTurnShown(run.stdout);

@@ -45,41 +45,81 @@ describe("nudge session rm", () => {
     expect(dry.stdout).toContain(`  ref     refs/nudge/sessions/${id}\n`);
     expect(dry.stdout).toMatch(/^dry run: nothing was changed$/m);
     const json = JSON.parse((await runNudge(["session", "rm", id, "--dry-run", "--json"], { cwd: repo })).stdout);
-    expect(json).toMatchObject({ dryRun: true, plan: { sessions: [{ id, dir, turns: 3, refs: [{ ref: `refs/nudge/sessions/${id}` }] }] } });
+    expect(json).toMatchObject({
+      dryRun: true,
+      plan: { sessions: [{ id, dir, turns: 3, refs: [{ ref: `refs/nudge/sessions/${id}` }] }] },
+    });
 
     const noTerminal = await runNudge(["session", "rm", id], { cwd: repo });
     expectRefusal(noTerminal, /^error: not confirmed: there is no terminal to ask$/m);
     expect(noTerminal.stdout).toContain(`remove session ${id}`);
 
-    expectRefusal(await runNudge(["session", "rm", "zzzzzzzz"], { cwd: repo }), /^error: no session matches "zzzzzzzz"$/m);
+    expectRefusal(
+      await runNudge(["session", "rm", "zzzzzzzz"], { cwd: repo }),
+      /^error: no session matches "zzzzzzzz"$/m,
+    );
 
     // Recorded right now by a live nudge (this test process stands in for it).
     const manifest = readFileSync(path.join(dir, "manifest.json"), "utf8");
     writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ ...JSON.parse(manifest), state: "recording" }));
     const lock = path.join(dir, "lock");
-    writeFileSync(lock, JSON.stringify({ host: os.hostname(), owner: { pid: process.pid, started: null }, claude: null }));
+    writeFileSync(
+      lock,
+      JSON.stringify({ host: os.hostname(), owner: { pid: process.pid, started: null }, claude: null }),
+    );
     try {
       const live = await runNudge(["session", "rm", id, "--yes"], { cwd: repo });
-      expectRefusal(live, new RegExp(`^error: session ${id} is being recorded right now \\(nudge pid ${process.pid}\\); it cannot be removed while it records$`, "m"));
+      expectRefusal(
+        live,
+        new RegExp(
+          `^error: session ${id} is being recorded right now \\(nudge pid ${process.pid}\\); it cannot be removed while it records$`,
+          "m",
+        ),
+      );
       expect(live.stderr).toMatch(/^hint: quit that session first/m);
       // Its nudge died, its claude did not (this test process stands in for the claude).
-      writeFileSync(lock, JSON.stringify({ host: os.hostname(), owner: { pid: deadPid(), started: null }, claude: { pid: process.pid, started: null } }));
+      writeFileSync(
+        lock,
+        JSON.stringify({
+          host: os.hostname(),
+          owner: { pid: deadPid(), started: null },
+          claude: { pid: process.pid, started: null },
+        }),
+      );
       const orphan = await runNudge(["session", "rm", id, "--yes"], { cwd: repo });
-      expectRefusal(orphan, new RegExp(`^error: the claude of crashed session ${id} is still running \\(pid ${process.pid}\\)`, "m"));
-      expect(orphan.stderr).toContain(`hint: stop it (kill ${process.pid}), or recover the session first (nudge claude run -r ${id})`);
+      expectRefusal(
+        orphan,
+        new RegExp(`^error: the claude of crashed session ${id} is still running \\(pid ${process.pid}\\)`, "m"),
+      );
+      expect(orphan.stderr).toContain(
+        `hint: stop it (kill ${process.pid}), or recover the session first (nudge claude run -r ${id})`,
+      );
       // Finished, but another nudge works on it (an export, another rm): the plan refuses as the removal would (QA: it planned, then refused, forever).
       writeFileSync(path.join(dir, "manifest.json"), manifest);
-      writeFileSync(lock, JSON.stringify({ host: os.hostname(), owner: { pid: process.pid, started: null }, claude: null, what: `exporting session ${id}` }));
+      writeFileSync(
+        lock,
+        JSON.stringify({
+          host: os.hostname(),
+          owner: { pid: process.pid, started: null },
+          claude: null,
+          what: `exporting session ${id}`,
+        }),
+      );
       for (const args of [["--dry-run"], ["--yes"]]) {
         expectRefusal(
           await runNudge(["session", "rm", id, ...args], { cwd: repo }),
-          new RegExp(`^error: session ${id} cannot be removed now: another nudge process holds it \\(pid ${process.pid}: exporting session ${id}\\)$`, "m"),
+          new RegExp(
+            `^error: session ${id} cannot be removed now: another nudge process holds it \\(pid ${process.pid}: exporting session ${id}\\)$`,
+            "m",
+          ),
         );
       }
       const gc = await runNudge(["session", "gc", "--older-than", "0h", "--dry-run"], { cwd: repo });
       expect(gc.exitCode, gc.stderr).toBe(0);
       expect(gc.stdout).not.toMatch(new RegExp(`^remove session ${id}`, "m"));
-      expect(gc.stdout).toContain(`keep session ${id}: another nudge process holds it (pid ${process.pid}: exporting session ${id})`);
+      expect(gc.stdout).toContain(
+        `keep session ${id}: another nudge process holds it (pid ${process.pid}: exporting session ${id})`,
+      );
     } finally {
       rmSync(lock, { force: true });
       writeFileSync(path.join(dir, "manifest.json"), manifest);
@@ -88,7 +128,9 @@ describe("nudge session rm", () => {
   });
 
   it("on a terminal it asks: no keeps everything, yes removes", async () => {
-    const fork = await runNudge(["session", "fork", id, "1", "--worktree", path.join(tempDir(), "wt"), "--json"], { cwd: repo });
+    const fork = await runNudge(["session", "fork", id, "1", "--worktree", path.join(tempDir(), "wt"), "--json"], {
+      cwd: repo,
+    });
     const forkId = JSON.parse(fork.stdout).id as string;
     const before = await storeState(repo);
     const no = inTerminal(repo, ["session", "rm", forkId]);
@@ -115,12 +157,18 @@ describe("nudge session rm", () => {
 
     // A rewind that was undone (its record and backup go with the session), then a code-only rewind
     // that `--undo` restores: that one stays, so the undo still works after the session is gone.
-    for (const args of [["rewind", id, "1", "--yes"], ["rewind", "--undo", "--yes"], ["rewind", id, "2", "--code-only", "--yes"]]) {
+    for (const args of [
+      ["rewind", id, "1", "--yes"],
+      ["rewind", "--undo", "--yes"],
+      ["rewind", id, "2", "--code-only", "--yes"],
+    ]) {
       const run = await runNudge(["session", ...args], { cwd: repo });
       expect(run.exitCode, run.stderr).toBe(0);
     }
     const rewinds = path.join(repo, ".git", "nudge", "rewinds");
-    const records = readdirSync(rewinds).filter((n) => n.endsWith(".json")).sort();
+    const records = readdirSync(rewinds)
+      .filter((n) => n.endsWith(".json"))
+      .sort();
     const journal = records.map((n) => JSON.parse(readFileSync(path.join(rewinds, n), "utf8")));
     expect(journal.map((r) => r.kind)).toEqual(["rewind", "undo", "rewind"]);
     const [undone, applied] = journal.filter((r) => r.kind === "rewind");
@@ -134,9 +182,16 @@ describe("nudge session rm", () => {
 
     const rm = await runNudge(["session", "rm", id, "--yes"], { cwd: repo });
     expect(rm.exitCode, rm.stderr).toBe(0);
-    expect(rm.stdout).toContain(`forks made from it keep working, each has its own ref to the snapshots they share: ${forkId} (at turn 2)`);
+    expect(rm.stdout).toContain(
+      `forks made from it keep working, each has its own ref to the snapshots they share: ${forkId} (at turn 2)`,
+    );
     expect(rm.stdout).toContain(`remove rewind record ${undone.stamp} · session ${id} to turn 1 · undone`);
-    expect(rm.stdout).toMatch(new RegExp(`^keep rewind record ${applied.stamp} and ${applied.backup.ref}: \`nudge session rewind --undo\` restores it`, "m"));
+    expect(rm.stdout).toMatch(
+      new RegExp(
+        `^keep rewind record ${applied.stamp} and ${applied.backup.ref}: \`nudge session rewind --undo\` restores it`,
+        "m",
+      ),
+    );
     expect(rm.stdout).toMatch(/^removed 1 session, 2 records, 7 refs$/m);
     expect(rm.stdout).toMatch(/^to reclaim the disk the snapshots used: git gc/m);
 
@@ -169,6 +224,6 @@ describe("nudge session rm", () => {
     const rewind = await runNudge(["session", "rewind", forkId, "1", "--yes"], { cwd: wt });
     expect(rewind.exitCode, rewind.stderr).toBe(0);
     expect(readFileSync(path.join(wt, "notes.txt"), "utf8")).toBe("alpha\nbeta\ngamma\n");
-    for (const t of turns.slice(0, 3)) expect((await git(repo, "cat-file", "-t", t.snapshot.tree))).toBe("tree");
+    for (const t of turns.slice(0, 3)) expect(await git(repo, "cat-file", "-t", t.snapshot.tree)).toBe("tree");
   });
 });

@@ -14,7 +14,16 @@ describe("a turn's file count", () => {
     const repo = await gitdir({ "a.txt": "one\n", "b.txt": "two\n", "c.txt": "three\n" });
     const rec = await recordSession(
       repo,
-      [{ tool: "Bash", input: { command: "rm a.txt && ln -s c.txt a.txt && echo TWO > b.txt && echo new > d.txt", description: "reshuffle" } }, { text: "Done." }],
+      [
+        {
+          tool: "Bash",
+          input: {
+            command: "rm a.txt && ln -s c.txt a.txt && echo TWO > b.txt && echo new > d.txt",
+            description: "reshuffle",
+          },
+        },
+        { text: "Done." },
+      ],
       ["reshuffle the files"],
     );
     const stat = await runNudge(["session", "diff", rec.id, "1", "--stat"], { cwd: repo });

@@ -21,7 +21,10 @@ interface Entry {
 
 /** The commands --help lists (a hidden one is a process nudge or claude starts, not a person). */
 function walk(command: Command, words: string[]): Entry[] {
-  const listed = command.createHelp().visibleCommands(command).filter((sub) => command.commands.includes(sub));
+  const listed = command
+    .createHelp()
+    .visibleCommands(command)
+    .filter((sub) => command.commands.includes(sub));
   return [{ words, command }, ...listed.flatMap((sub) => walk(sub, [...words, sub.name()]))];
 }
 
@@ -71,32 +74,55 @@ function helpText(command: Command): string {
 
 describe("docs/commands", () => {
   it("walks the whole command tree", () => {
-    expect(commands.map((c) => c.words.join(" "))).toEqual(expect.arrayContaining(["", "claude run", "session rewind", "web"]));
+    expect(commands.map((c) => c.words.join(" "))).toEqual(
+      expect.arrayContaining(["", "claude run", "session rewind", "web"]),
+    );
     expect(commands.length).toBeGreaterThan(25);
   });
 
-  it.each(commands.map((c) => [`nudge ${c.words.join(" ")}`.trim(), c] as const))("%s has a page in man-page shape", (name, { words }) => {
-    const file = pageOf(words);
-    expect(existsSync(file), `${path.relative(process.cwd(), file)} is missing`).toBe(true);
-    const page = readFileSync(file, "utf8");
-    const at = SECTIONS.map((s) => page.indexOf(`\n## ${s}\n`));
-    expect(at.every((i) => i >= 0), `sections: ${SECTIONS.join(", ")}`).toBe(true);
-    expect([...at].sort((a, b) => a - b)).toEqual(at);
-    expect(section(page, "NAME")).toContain(`${name} — `);
-    expect(section(page, "SYNOPSIS")).toContain(name);
-  });
+  it.each(commands.map((c) => [`nudge ${c.words.join(" ")}`.trim(), c] as const))(
+    "%s has a page in man-page shape",
+    (name, { words }) => {
+      const file = pageOf(words);
+      expect(existsSync(file), `${path.relative(process.cwd(), file)} is missing`).toBe(true);
+      const page = readFileSync(file, "utf8");
+      const at = SECTIONS.map((s) => page.indexOf(`\n## ${s}\n`));
+      expect(
+        at.every((i) => i >= 0),
+        `sections: ${SECTIONS.join(", ")}`,
+      ).toBe(true);
+      expect([...at].sort((a, b) => a - b)).toEqual(at);
+      expect(section(page, "NAME")).toContain(`${name} — `);
+      expect(section(page, "SYNOPSIS")).toContain(name);
+    },
+  );
 
-  it.each(commands.map((c) => [`nudge ${c.words.join(" ")}`.trim(), c] as const))("%s: the page's options are --help's", (_name, { words, command }) => {
-    const page = readFileSync(pageOf(words), "utf8");
-    const help = helpOptions(command);
-    const listed = pageOptions(page);
-    expect([...help].filter((f) => !listed.has(f)), "in --help, not on the page").toEqual([]);
-    expect([...listed].filter((f) => !help.has(f)), "on the page, not in --help").toEqual([]);
-    const synopsis = flagsIn(section(page, "SYNOPSIS").replace(/-- claude args/g, ""));
-    expect(synopsis.filter((f) => !help.has(f)), "in the SYNOPSIS, not in --help").toEqual([]);
-  });
+  it.each(commands.map((c) => [`nudge ${c.words.join(" ")}`.trim(), c] as const))(
+    "%s: the page's options are --help's",
+    (_name, { words, command }) => {
+      const page = readFileSync(pageOf(words), "utf8");
+      const help = helpOptions(command);
+      const listed = pageOptions(page);
+      expect(
+        [...help].filter((f) => !listed.has(f)),
+        "in --help, not on the page",
+      ).toEqual([]);
+      expect(
+        [...listed].filter((f) => !help.has(f)),
+        "on the page, not in --help",
+      ).toEqual([]);
+      const synopsis = flagsIn(section(page, "SYNOPSIS").replace(/-- claude args/g, ""));
+      expect(
+        synopsis.filter((f) => !help.has(f)),
+        "in the SYNOPSIS, not in --help",
+      ).toEqual([]);
+    },
+  );
 
-  it.each(commands.map((c) => [`nudge ${c.words.join(" ")}`.trim(), c] as const))("%s --help gives examples", (_name, { command }) => {
-    expect(helpText(command)).toMatch(/\nExamples:\n {2}\$ /);
-  });
+  it.each(commands.map((c) => [`nudge ${c.words.join(" ")}`.trim(), c] as const))(
+    "%s --help gives examples",
+    (_name, { command }) => {
+      expect(helpText(command)).toMatch(/\nExamples:\n {2}\$ /);
+    },
+  );
 });

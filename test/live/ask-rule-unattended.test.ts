@@ -28,7 +28,11 @@ rules:
 `,
     });
     // acceptEdits is given; the ask rule is what asks (and, without a terminal, refuses).
-    const recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, ".env"), content: "A=1\n" } }, { text: "not written" }], ["write .env"]);
+    const recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, ".env"), content: "A=1\n" } }, { text: "not written" }],
+      ["write .env"],
+    );
     try {
       expect(recorded.stderr).toContain("rule env-files asked about Write(.env)");
       // Rerunning with --permission-mode acceptEdits cannot help: the rule asks "even where claude's

@@ -34,29 +34,40 @@ describe("claude settings hooks", () => {
   it.each([
     ["odd formatting", '{"permissions":   {"allow": ["Bash(ls:*)"]},\n\n\t"model" : "sonnet"   }'],
     ["an empty object", "{}"],
-    ["hooks of the user's own", '{\n    "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "say done"}]}]},\n    "x": 1\n}\n'],
+    [
+      "hooks of the user's own",
+      '{\n    "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "say done"}]}]},\n    "x": 1\n}\n',
+    ],
     ["a byte order mark and CRLF", '\uFEFF{\r\n  "model": "opus"\r\n}\r\n'],
-  ])("%s: the hooks are added beside the user's settings and uninstall puts back the same bytes", async (_, content) => {
-    const f = files(content);
-    const before = readFileSync(f.file);
-    await install(f);
-    const after = readFileSync(f.file, "utf8");
-    const parsed = JSON.parse(after.replace(/^\uFEFF/, "")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
-    for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure", "SessionEnd"]) {
-      expect(parsed.hooks[event]!.at(-1)!.hooks[0]).toMatchObject({ command, timeout: expect.any(Number) });
-    }
-    if (!content.includes('"hooks"')) expect(after).toContain(content.replace(/^\uFEFF?\{/, "")); // the user's bytes, untouched
-    else expect(parsed.hooks.Stop![0]!.hooks[0]!.command).toBe("say done");
-    expect((await planInstall(f.file, f.backup, command)).action).toBe("already");
-    // nudge moved (an upgrade, another node): install again points the same entries at it, and uninstall still restores.
-    const moved = hookCommand("/usr/local/bin/node", '/home/a "b"/nudge.mjs');
-    await applySettingsPlan(await planInstall(f.file, f.backup, moved));
-    expect(readFileSync(f.file, "utf8")).not.toContain(command.replace(/"/g, '\\"'));
-    expect(JSON.parse(readFileSync(f.file, "utf8").replace(/^\uFEFF/, "")).hooks.Stop.at(-1).hooks[0].command).toBe(moved);
-    expect(await uninstall(f)).toBe("restore");
-    expect(readFileSync(f.file).equals(before)).toBe(true);
-    expect(existsSync(f.backup)).toBe(false);
-  });
+  ])(
+    "%s: the hooks are added beside the user's settings and uninstall puts back the same bytes",
+    async (_, content) => {
+      const f = files(content);
+      const before = readFileSync(f.file);
+      await install(f);
+      const after = readFileSync(f.file, "utf8");
+      const parsed = JSON.parse(after.replace(/^\uFEFF/, "")) as {
+        hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>>;
+      };
+      for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure", "SessionEnd"]) {
+        expect(parsed.hooks[event]!.at(-1)!.hooks[0]).toMatchObject({ command, timeout: expect.any(Number) });
+      }
+      if (!content.includes('"hooks"'))
+        expect(after).toContain(content.replace(/^\uFEFF?\{/, "")); // the user's bytes, untouched
+      else expect(parsed.hooks.Stop![0]!.hooks[0]!.command).toBe("say done");
+      expect((await planInstall(f.file, f.backup, command)).action).toBe("already");
+      // nudge moved (an upgrade, another node): install again points the same entries at it, and uninstall still restores.
+      const moved = hookCommand("/usr/local/bin/node", '/home/a "b"/nudge.mjs');
+      await applySettingsPlan(await planInstall(f.file, f.backup, moved));
+      expect(readFileSync(f.file, "utf8")).not.toContain(command.replace(/"/g, '\\"'));
+      expect(JSON.parse(readFileSync(f.file, "utf8").replace(/^\uFEFF/, "")).hooks.Stop.at(-1).hooks[0].command).toBe(
+        moved,
+      );
+      expect(await uninstall(f)).toBe("restore");
+      expect(readFileSync(f.file).equals(before)).toBe(true);
+      expect(existsSync(f.backup)).toBe(false);
+    },
+  );
 
   it("no file before: uninstall removes it; an edit after install is kept, only nudge's entries go", async () => {
     const none = files();
@@ -77,7 +88,9 @@ describe("claude settings hooks", () => {
     await install(g);
     writeFileSync(g.file, JSON.stringify(JSON.parse(readFileSync(g.file, "utf8")), null, 4));
     await uninstall(g);
-    expect(JSON.parse(readFileSync(g.file, "utf8"))).toEqual({ hooks: { Stop: [{ hooks: [{ type: "command", command: "mine" }] }] } });
+    expect(JSON.parse(readFileSync(g.file, "utf8"))).toEqual({
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "mine" }] }] },
+    });
   });
 
   it("a settings file that is not JSON is refused with a hint, and left as it is", async () => {

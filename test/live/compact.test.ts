@@ -29,7 +29,8 @@ function contents(dir: string): Record<string, string> {
       const rel = path.join(sub, name);
       if (statSync(path.join(dir, rel)).isDirectory()) walk(rel);
       // The stream is compared whole: closing the session finishes its last piece (conversation-pieces.ts).
-      else if (rel !== "conversation.jsonl" && !rel.startsWith("conversation.d")) out[rel] = readFileSync(path.join(dir, rel), "latin1");
+      else if (rel !== "conversation.jsonl" && !rel.startsWith("conversation.d"))
+        out[rel] = readFileSync(path.join(dir, rel), "latin1");
     }
   };
   walk("");
@@ -106,7 +107,12 @@ describe("/compact in a live run", () => {
 
     // The fork: turn 2 is the compaction, with its token counts; turn 3 was answered from the summary alone.
     const fork = readManifestFile(sessions.find((s) => s.id === forkId)!.path);
-    expect(fork.turns.map((x) => x.prompt)).toEqual([null, "remember the number 42", "/compact focus on the number", "what was the number?"]);
+    expect(fork.turns.map((x) => x.prompt)).toEqual([
+      null,
+      "remember the number 42",
+      "/compact focus on the number",
+      "what was the number?",
+    ]);
     const compaction = fork.turns[2]!.compaction!;
     expect(compaction.preTokens).toBeGreaterThan(0);
     expect(compaction.postTokens).toBeGreaterThan(0);
@@ -123,17 +129,26 @@ describe("/compact in a live run", () => {
     const row = shown.split("\n").find((l) => l.startsWith("2 "))!;
     expect(row).toContain(`compacted ${compaction.preTokens} → ${compaction.postTokens} tokens`);
     const replay = (await runNudge(["session", "replay", forkId, "--turn", "2"], { cwd: repo })).stdout;
-    expect(replay.split("\n").slice(0, 2)).toEqual([`── turn 2 · /compact focus on the number · compacted ${compaction.preTokens} → ${compaction.postTokens} tokens ──`, "  ⎿ Compacted"]);
+    expect(replay.split("\n").slice(0, 2)).toEqual([
+      `── turn 2 · /compact focus on the number · compacted ${compaction.preTokens} → ${compaction.postTokens} tokens ──`,
+      "  ⎿ Compacted",
+    ]);
   });
 
   it("before claude has answered anything: refused, no fork is made, the session goes on", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "HELLO BACK" }]);
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "/compact\nhello\n" });
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+      input: "/compact\nhello\n",
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain("error: nothing to compact yet: claude has not answered in this session");
     expect(run.stdout).toContain("HELLO BACK");
-    const sessions: Array<{ path: string }> = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
+    const sessions: Array<{ path: string }> = JSON.parse(
+      (await runNudge(["session", "list", "--json"], { cwd: repo })).stdout,
+    );
     expect(sessions).toHaveLength(1);
     expect(readManifestFile(sessions[0]!.path).turns.map((t) => t.prompt)).toEqual([null, "hello"]);
   });

@@ -19,7 +19,8 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-const text = (t: string) => ({ type: "assistant", message: { id: t, content: [{ type: "text", text: t }] } }) as unknown as StreamEvent;
+const text = (t: string) =>
+  ({ type: "assistant", message: { id: t, content: [{ type: "text", text: t }] } }) as unknown as StreamEvent;
 
 async function until(ok: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setImmediate(r));
@@ -36,7 +37,12 @@ function session(typedAhead: string[]) {
   }> = [];
   const queue = [...typedAhead];
   const link = {
-    recorder: { manifest: { id: "session" }, captureEdits: async () => null, settled: async () => undefined, listen: () => undefined },
+    recorder: {
+      manifest: { id: "session" },
+      captureEdits: async () => null,
+      settled: async () => undefined,
+      listen: () => undefined,
+    },
     stderrText: "",
     lastExit: null,
     interrupt: () => "idle",
@@ -64,7 +70,8 @@ function session(typedAhead: string[]) {
     slash: {} as never,
   });
   /** claude's result is in (the recorder resolves `finished` there), then the code is captured. */
-  const finish = (n: number) => turns[n - 1]!.finished.resolve({ n, status: "complete", result: null, startedAt: "", endedAt: "" });
+  const finish = (n: number) =>
+    turns[n - 1]!.finished.resolve({ n, status: "complete", result: null, startedAt: "", endedAt: "" });
   const end = (n: number) => {
     finish(n);
     turns[n - 1]!.ended.resolve({ n, status: "complete", isError: false, silent: false });

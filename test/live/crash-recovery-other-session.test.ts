@@ -25,12 +25,16 @@ afterEach(async () => {
  * the scripted API's later steps go to the next run. `requests`: how many the API had seen then.
  */
 async function killMidTurn(repo: string, env: Record<string, string>, args: string[], requests: number): Promise<void> {
-  const a = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", ...args], {
-    cwd: repo,
-    env,
-    stdin: "pipe", // held open: nudge waits for more prompts
-    reject: false,
-  });
+  const a = execa(
+    "node",
+    [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", ...args],
+    {
+      cwd: repo,
+      env,
+      stdin: "pipe", // held open: nudge waits for more prompts
+      reject: false,
+    },
+  );
   const start = Date.now();
   while (!existsSync(path.join(repo, "a-made.txt"))) {
     if (Date.now() - start > 30_000) throw new Error("claude never ran the tool");
@@ -82,7 +86,10 @@ describe("crash recovery", () => {
     const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NO_COLOR: "1" };
     const first = await runClaude(repo, ["first"], env);
     expect(first.exitCode, first.stderr).toBe(0);
-    const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as { id: string; state: string }[];
+    const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as {
+      id: string;
+      state: string;
+    }[];
     expect(listed).toMatchObject([{ state: "complete" }]);
     const idA = listed[0]!.id;
     expect(readFileSync(path.join(repo, ".git", "nudge", "sessions-index.txt"), "utf8")).toContain(`${idA}\t`);

@@ -22,33 +22,47 @@ describe("a damaged turn journal", () => {
   it.each([
     ["deleted", (file: string) => rmSync(file), "is missing"],
     ["emptied", (file: string) => writeFileSync(file, ""), "is empty"],
-  ])("%s: run -r and show refuse with the file and a hint; no patch, ref or journal is rewritten", async (_name, damage, state) => {
-    const repo = await gitdir();
-    rec = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } }, { text: "Wrote a.txt." }], ["write a"]);
-    const journal = path.join(rec.dir, "turns.jsonl");
-    const patch = path.join(rec.dir, "changes", "turn-001.patch");
-    const before = { patch: readFileSync(patch), ref: await git(repo, "rev-parse", `refs/nudge/sessions/${rec.id}`) };
-    damage(journal);
+  ])(
+    "%s: run -r and show refuse with the file and a hint; no patch, ref or journal is rewritten",
+    async (_name, damage, state) => {
+      const repo = await gitdir();
+      rec = await recordSession(
+        repo,
+        [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } }, { text: "Wrote a.txt." }],
+        ["write a"],
+      );
+      const journal = path.join(rec.dir, "turns.jsonl");
+      const patch = path.join(rec.dir, "changes", "turn-001.patch");
+      const before = { patch: readFileSync(patch), ref: await git(repo, "rev-parse", `refs/nudge/sessions/${rec.id}`) };
+      damage(journal);
 
-    const message = `error: session ${rec.id}'s turn journal ${journal} ${state}, but its manifest counts 1 turn: it was damaged`;
-    const resumed = await runClaude(repo, ["-r", rec.id], rec.env, "write b\n");
-    expect(resumed.exitCode, resumed.stderr).toBe(1);
-    expect(resumed.stderr).toContain(message);
-    expect(resumed.stderr).toContain(`hint: nothing was changed; rebuild it from the session's snapshots and logs: nudge session repair ${rec.id} (--dry-run shows what it would write)`);
-    expect(resumed.stderr).not.toMatch(/\n\s+at /);
+      const message = `error: session ${rec.id}'s turn journal ${journal} ${state}, but its manifest counts 1 turn: it was damaged`;
+      const resumed = await runClaude(repo, ["-r", rec.id], rec.env, "write b\n");
+      expect(resumed.exitCode, resumed.stderr).toBe(1);
+      expect(resumed.stderr).toContain(message);
+      expect(resumed.stderr).toContain(
+        `hint: nothing was changed; rebuild it from the session's snapshots and logs: nudge session repair ${rec.id} (--dry-run shows what it would write)`,
+      );
+      expect(resumed.stderr).not.toMatch(/\n\s+at /);
 
-    const shown = await runNudge(["session", "show", rec.id], { cwd: repo });
-    expect(shown.exitCode).toBe(1);
-    expect(shown.stderr).toContain(message);
+      const shown = await runNudge(["session", "show", rec.id], { cwd: repo });
+      expect(shown.exitCode).toBe(1);
+      expect(shown.stderr).toContain(message);
 
-    expect(readFileSync(patch)).toEqual(before.patch);
-    expect(await git(repo, "rev-parse", `refs/nudge/sessions/${rec.id}`)).toBe(before.ref);
-    expect(existsSync(journal) ? readFileSync(journal).length : 0).toBe(0); // not written again
-  }, 90_000);
+      expect(readFileSync(patch)).toEqual(before.patch);
+      expect(await git(repo, "rev-parse", `refs/nudge/sessions/${rec.id}`)).toBe(before.ref);
+      expect(existsSync(journal) ? readFileSync(journal).length : 0).toBe(0); // not written again
+    },
+    90_000,
+  );
 
   it("a line that is not JSON: the refusal says how to rebuild the journal, and doing as it says works", async () => {
     const repo = await gitdir();
-    rec = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } }, { text: "Wrote a.txt." }], ["write a"]);
+    rec = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } }, { text: "Wrote a.txt." }],
+      ["write a"],
+    );
     const journal = path.join(rec.dir, "turns.jsonl");
     const lines = readFileSync(journal, "utf8").split("\n");
     writeFileSync(journal, ["xx", ...lines.slice(1)].join("\n"));

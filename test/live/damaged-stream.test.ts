@@ -24,12 +24,20 @@ let bundle: string;
 beforeAll(async () => {
   repo = await gitdir();
   // Each run ends by finishing what it wrote as a piece: turn 2, from the second run, is in the last one.
-  api = await startScriptedApi([{ text: `long answer ${"word ".repeat(16_000)}` }, { text: "short answer" }, { text: "never" }]);
+  api = await startScriptedApi([
+    { text: `long answer ${"word ".repeat(16_000)}` },
+    { text: "short answer" },
+    { text: "never" },
+  ]);
   env = claudeEnv(api, path.join(tempDir(), "cfg"));
   const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env, input: "first\n" });
   expect(run.exitCode, run.stderr).toBe(0);
   id = /session (\w+):/.exec(run.stderr)![1]!;
-  const again = await runNudge(["claude", "run", "-c", "--claude-bin", CLAUDE_BIN], { cwd: repo, env, input: "second\n" });
+  const again = await runNudge(["claude", "run", "-c", "--claude-bin", CLAUDE_BIN], {
+    cwd: repo,
+    env,
+    input: "second\n",
+  });
   expect(again.exitCode, again.stderr).toBe(0);
   bundle = path.join(repo, ".git", "nudge", "sessions", id);
   expect(pieceNames(bundle).length).toBeGreaterThanOrEqual(2);
@@ -41,10 +49,21 @@ afterAll(() => api?.close());
 describe("a session whose last piece of conversation.d is gone", () => {
   it("claude run -c refuses in one line and records nothing", async () => {
     const before = readManifestFile(bundle);
-    const run = await runNudge(["claude", "run", "-c", "--claude-bin", CLAUDE_BIN], { cwd: repo, env, input: "third\n" });
+    const run = await runNudge(["claude", "run", "-c", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env,
+      input: "third\n",
+    });
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`^error: the conversation of the session in .*${id} is damaged: it ends at line \\d+ \\(byte \\d+\\), and the session's turns were recorded up to line \\d+`, "m"));
-    expect(run.stderr).toContain(`hint: restore the session's folder from a backup, or remove the session with: nudge session rm ${id}`);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: the conversation of the session in .*${id} is damaged: it ends at line \\d+ \\(byte \\d+\\), and the session's turns were recorded up to line \\d+`,
+        "m",
+      ),
+    );
+    expect(run.stderr).toContain(
+      `hint: restore the session's folder from a backup, or remove the session with: nudge session rm ${id}`,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(readManifestFile(bundle).turns).toEqual(before.turns);
     expect(api.mainLoopRequests()).toHaveLength(2);
@@ -62,6 +81,8 @@ describe("a session whose last piece of conversation.d is gone", () => {
     expect((await runNudge(["session", "fork", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
     const replay = await runNudge(["session", "replay", id], { cwd: repo });
     expect(replay.exitCode).toBe(0);
-    expect(replay.stderr).toMatch(/^! the conversation \(conversation\.d and conversation\.jsonl\) holds \d+ lines while the manifest records \d+/m);
+    expect(replay.stderr).toMatch(
+      /^! the conversation \(conversation\.d and conversation\.jsonl\) holds \d+ lines while the manifest records \d+/m,
+    );
   });
 });

@@ -42,15 +42,31 @@ async function runMode(mode: string): Promise<string[]> {
     holding = false;
     return true;
   });
-  const state = () => `b=${existsSync(path.join(repo, "b.txt"))} w=${existsSync(path.join(repo, "w.txt"))} e=${readFileSync(path.join(repo, "e.txt"), "utf8").trim()}`;
+  const state = () =>
+    `b=${existsSync(path.join(repo, "b.txt"))} w=${existsSync(path.join(repo, "w.txt"))} e=${readFileSync(path.join(repo, "e.txt"), "utf8").trim()}`;
   const seen: string[] = [];
   // As root claude refuses bypassPermissions unless it is told it runs in a sandbox.
-  const claude = execa(CLAUDE_BIN, ["-p", "--verbose", "--input-format", "stream-json", "--output-format", "stream-json", "--permission-prompt-tool", "stdio", "--permission-mode", mode], {
-    cwd: repo,
-    env: { ...claudeEnv(api, tempDir()), ...(mode === "bypassPermissions" ? { IS_SANDBOX: "1" } : {}) },
-    reject: false,
-    timeout: 60_000,
-  });
+  const claude = execa(
+    CLAUDE_BIN,
+    [
+      "-p",
+      "--verbose",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+      "--permission-mode",
+      mode,
+    ],
+    {
+      cwd: repo,
+      env: { ...claudeEnv(api, tempDir()), ...(mode === "bypassPermissions" ? { IS_SANDBOX: "1" } : {}) },
+      reject: false,
+      timeout: 60_000,
+    },
+  );
   const send = (line: object) => claude.stdin!.write(JSON.stringify(line) + "\n");
   send({ type: "control_request", request_id: "init", request: { subtype: "initialize", hooks: gate.hooks() } });
   send({ type: "user", message: { role: "user", content: "go" } });
@@ -58,7 +74,8 @@ async function runMode(mode: string): Promise<string[]> {
     const event = JSON.parse(line);
     if (event.type === "result") break;
     if (event.type !== "control_request") continue;
-    const respond = (response: object) => send({ type: "control_response", response: { subtype: "success", request_id: event.request_id, response } });
+    const respond = (response: object) =>
+      send({ type: "control_response", response: { subtype: "success", request_id: event.request_id, response } });
     if (event.request.subtype === "hook_callback") {
       const hook = HookCallbackRequest.parse(event.request);
       seen.push(`${hook.callback_id} ${hook.input.tool_name}: ${state()}`);
@@ -75,7 +92,9 @@ async function runMode(mode: string): Promise<string[]> {
   claude.stdin!.end();
   await claude;
   await api.close();
-  return seen.filter((l) => !l.startsWith("  asked")).concat(`end: ${state()}`, `asked while held: ${seen.some((l) => l.endsWith("holding=true"))}`);
+  return seen
+    .filter((l) => !l.startsWith("  asked"))
+    .concat(`end: ${state()}`, `asked while held: ${seen.some((l) => l.endsWith("holding=true"))}`);
 }
 
 const HELD_IN_ORDER = [

@@ -23,13 +23,27 @@ afterEach(async () => {
 });
 
 function nudge(repo: string, env: Record<string, string>): ResultPromise<{ stdin: "pipe"; reject: false }> {
-  return execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {
-    cwd: repo,
-    env: { ...env, NO_COLOR: "1" },
-    stdin: "pipe", // prompts typed one at a time, as a person would
-    reject: false,
-    timeout: 60_000,
-  });
+  return execa(
+    "node",
+    [
+      NUDGE_CLI,
+      "claude",
+      "run",
+      "--claude-bin",
+      CLAUDE_BIN,
+      "--permission-mode",
+      "acceptEdits",
+      "--allowed-tools",
+      "Bash",
+    ],
+    {
+      cwd: repo,
+      env: { ...env, NO_COLOR: "1" },
+      stdin: "pipe", // prompts typed one at a time, as a person would
+      reject: false,
+      timeout: 60_000,
+    },
+  );
 }
 
 const sessionDir = (repo: string) => {
@@ -40,12 +54,18 @@ const journal = (dir: string) => {
   const file = path.join(dir, "turns.jsonl");
   return existsSync(file) ? parseJournal(readFileSync(file, "utf8"), file) : [];
 };
-const files = async (repo: string, tree: string) => (await execa("git", ["ls-tree", "-r", "--name-only", tree], { cwd: repo })).stdout.split("\n");
+const files = async (repo: string, tree: string) =>
+  (await execa("git", ["ls-tree", "-r", "--name-only", tree], { cwd: repo })).stdout.split("\n");
 
 /** Turn 1 recorded and nudge waiting for the next prompt; then the user edits a file. */
 async function firstTurnThenEdit(repo: string, run: ResultPromise<{ stdin: "pipe"; reject: false }>): Promise<string> {
   run.stdin!.write("first\n");
-  const dir = await until("turn 1 saved", async () => (existsSync(path.join(repo, ".git", "nudge", "sessions")) && journal(sessionDir(repo)).some((r) => r.type === "turn" && r.n === 1) ? sessionDir(repo) : undefined));
+  const dir = await until("turn 1 saved", async () =>
+    existsSync(path.join(repo, ".git", "nudge", "sessions")) &&
+    journal(sessionDir(repo)).some((r) => r.type === "turn" && r.n === 1)
+      ? sessionDir(repo)
+      : undefined,
+  );
   // The end line follows the record; a prompt typed before the loop asks again would count as typed ahead.
   await new Promise((r) => setTimeout(r, 500));
   writeFileSync(path.join(repo, "user.txt"), "typed by the user between turns\n");
@@ -59,11 +79,17 @@ describe("a typed prompt and the user's edits", () => {
     const released = new Promise<void>((r) => (release = r));
     api = await startScriptedApi([
       { text: "one" },
-      { after: released, then: { tool: "Write", input: { file_path: path.join(repo, "claude.txt"), content: "written by claude\n" } } },
+      {
+        after: released,
+        then: { tool: "Write", input: { file_path: path.join(repo, "claude.txt"), content: "written by claude\n" } },
+      },
       { text: "two" },
     ]);
     // The second capture (turn 2's edits) is held for 3 s before it scans.
-    const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NUDGE_FAULT: "edits-capture:delay-3000@2" };
+    const env = {
+      ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")),
+      NUDGE_FAULT: "edits-capture:delay-3000@2",
+    };
     const run = nudge(repo, env);
     const dir = await firstTurnThenEdit(repo, run);
     run.stdin!.write("second\n");
@@ -76,7 +102,9 @@ describe("a typed prompt and the user's edits", () => {
     run.stdin!.end();
     const result = await run;
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toContain("✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn");
+    expect(result.stderr).toContain(
+      "✎ the files changed since the last turn: recorded as your edits, apart from claude's next turn",
+    );
 
     const turn2 = readManifestFile(dir).turns.find((t) => t.n === 2)!;
     // The user's edit is theirs, and claude's Write (held until the capture was recorded) is not in it.
@@ -90,13 +118,26 @@ describe("a typed prompt and the user's edits", () => {
 
   it("a prompt typed while the last turn is still being saved: the edits made meanwhile are the user's, not claude's next turn (QA)", async () => {
     const repo = await gitdir({ "a.txt": "a\n" });
-    api = await startScriptedApi([{ text: "one" }, { tool: "Write", input: { file_path: path.join(repo, "claude.txt"), content: "written by claude\n" } }, { text: "two" }]);
+    api = await startScriptedApi([
+      { text: "one" },
+      { tool: "Write", input: { file_path: path.join(repo, "claude.txt"), content: "written by claude\n" } },
+      { text: "two" },
+    ]);
     const release = path.join(tempDir(), "release");
     // Turn 1's save is held after its snapshot: its code is captured, its record not yet written.
-    const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NUDGE_FAULT: "after-snapshot:hold@1", NUDGE_FAULT_RELEASE: release };
+    const env = {
+      ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")),
+      NUDGE_FAULT: "after-snapshot:hold@1",
+      NUDGE_FAULT_RELEASE: release,
+    };
     const run = nudge(repo, env);
     run.stdin!.write("first\n");
-    const dir = await until("turn 1 captured", async () => (existsSync(path.join(repo, ".git", "nudge", "sessions")) && journal(sessionDir(repo)).some((r) => r.type === "ended" && r.n === 1) ? sessionDir(repo) : undefined));
+    const dir = await until("turn 1 captured", async () =>
+      existsSync(path.join(repo, ".git", "nudge", "sessions")) &&
+      journal(sessionDir(repo)).some((r) => r.type === "ended" && r.n === 1)
+        ? sessionDir(repo)
+        : undefined,
+    );
     writeFileSync(path.join(repo, "user.txt"), "typed by the user while the turn was saved\n");
     run.stdin!.write("second\n");
     await new Promise((r) => setTimeout(r, 500)); // the prompt is read, and waits for the save
@@ -137,7 +178,9 @@ describe("a typed prompt and the user's edits", () => {
     const { NUDGE_FAULT: _, ...calm } = env;
     const again = await runClaude(repo, ["-c", "third"], calm);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toContain("turn 2: nudge stopped before it had recorded your edits from before the prompt; they are recorded with the turn's changes");
+    expect(again.stderr).toContain(
+      "turn 2: nudge stopped before it had recorded your edits from before the prompt; they are recorded with the turn's changes",
+    );
     const turn2 = readManifestFile(dir).turns.find((t) => t.n === 2)!;
     expect(turn2.edits).toBeNull();
     expect(readFileSync(path.join(dir, turn2.patch.file), "utf8")).toContain("user.txt");

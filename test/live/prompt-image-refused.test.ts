@@ -20,7 +20,11 @@ afterEach(async () => {
 });
 
 const TOO_BIG = "the image big.png is 6.0 MB: claude takes at most 5.0 MB per image; nothing was sent";
-const bigPng = (dir: string) => writeFileSync(path.join(dir, "big.png"), Buffer.concat([randomPng(100), Buffer.alloc(6 * 1024 * 1024 - randomPng(100).length)]));
+const bigPng = (dir: string) =>
+  writeFileSync(
+    path.join(dir, "big.png"),
+    Buffer.concat([randomPng(100), Buffer.alloc(6 * 1024 * 1024 - randomPng(100).length)]),
+  );
 
 describe("a piped prompt naming a file that is not an image", () => {
   it("goes as text, with a line saying why nothing was attached; exit 0", async () => {
@@ -28,13 +32,21 @@ describe("a piped prompt naming a file that is not an image", () => {
     writeFileSync(path.join(repo, "fake.png"), "not an image\n");
     writeFileSync(path.join(repo, "zeros.png"), Buffer.alloc(64));
     api = await startScriptedApi([{ text: "IT IS TEXT" }]);
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "why does fake.png not open? nor zeros.png\n" });
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+      input: "why does fake.png not open? nor zeros.png\n",
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain("⎿ fake.png not attached: not an image (its first bytes are text)");
-    expect(run.stderr).toContain("⎿ zeros.png not attached: not an image (its first bytes are not a PNG, JPEG, GIF or WebP)");
+    expect(run.stderr).toContain(
+      "⎿ zeros.png not attached: not an image (its first bytes are not a PNG, JPEG, GIF or WebP)",
+    );
     expect(run.stdout).toContain("IT IS TEXT");
     const [request] = api.mainLoopRequests();
-    const last = (request!.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user").at(-1)!;
+    const last = (request!.body.messages as Array<{ role: string; content: unknown }>)
+      .filter((m) => m.role === "user")
+      .at(-1)!;
     expect(JSON.stringify(last.content)).toContain("why does fake.png not open? nor zeros.png");
     expect(JSON.stringify(last.content)).not.toContain('"image"');
   });
@@ -45,7 +57,11 @@ describe("a piped prompt whose image cannot go", () => {
     const repo = await gitdir();
     bigPng(repo);
     api = await startScriptedApi([{ text: "NEVER ASKED" }]);
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "see big.png\n" });
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+      input: "see big.png\n",
+    });
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).toContain(TOO_BIG);
     expect(run.stderr).toMatch(/nothing was asked; session \w+ is not kept/);
@@ -58,12 +74,18 @@ describe("a piped prompt whose image cannot go", () => {
     const repo = await gitdir();
     bigPng(repo);
     api = await startScriptedApi([{ text: "A PLAIN ANSWER" }]);
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "see big.png\nsay hi\n" });
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+      input: "see big.png\nsay hi\n",
+    });
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).toContain(TOO_BIG);
     expect(run.stdout).toContain("A PLAIN ANSWER");
     const id = /session (\w+):/.exec(run.stderr)![1]!;
-    expect(run.stderr).toContain(`error: a prompt was not sent (shown above)\nhint: once the cause is fixed, continue with: nudge claude run -r ${id}`);
+    expect(run.stderr).toContain(
+      `error: a prompt was not sent (shown above)\nhint: once the cause is fixed, continue with: nudge claude run -r ${id}`,
+    );
     const manifest = readManifestFile(path.join(repo, ".git", "nudge", "sessions", id));
     expect(manifest.turns.map((t) => [t.prompt, t.status])).toEqual([
       [null, "complete"],

@@ -42,11 +42,18 @@ beforeAll(async () => {
   // The real claude, with everything nudge writes to it and everything it writes copied aside.
   const witness = tempDir("nudge-witness-");
   const bin = path.join(witness, "claude-tee.sh");
-  writeFileSync(bin, `#!/usr/bin/env bash\ntee -a "${witness}/stdin.bin" | "${CLAUDE_BIN}" "$@" | tee -a "${witness}/stdout.bin"\nexit \${PIPESTATUS[1]}\n`);
+  writeFileSync(
+    bin,
+    `#!/usr/bin/env bash\ntee -a "${witness}/stdin.bin" | "${CLAUDE_BIN}" "$@" | tee -a "${witness}/stdout.bin"\nexit \${PIPESTATUS[1]}\n`,
+  );
   chmodSync(bin, 0o755);
   api = await startScriptedApi([{ text: "A NOISY SQUARE" }, { text: "STILL NOISE" }]);
   env = claudeEnv(api, configDir());
-  const run = await runNudge(["claude", "run", "--claude-bin", bin], { cwd: repo, env, input: `what is in ${shot}?\nand again: ${shot}\n` });
+  const run = await runNudge(["claude", "run", "--claude-bin", bin], {
+    cwd: repo,
+    env,
+    input: `what is in ${shot}?\nand again: ${shot}\n`,
+  });
   expect(run.exitCode, run.stderr).toBe(0);
   id = /session (\w+):/.exec(run.stderr)![1]!;
   dir = path.join(repo, ".git", "nudge", "sessions", id);
@@ -65,7 +72,10 @@ describe("images in the bundle", () => {
     expect(images.get(PNG_HASH)).toBeGreaterThanOrEqual(2);
     expect(readdirSync(path.join(dir, "images")).sort()).toEqual([...images.keys()].sort());
     expect(readFileSync(path.join(dir, "images", PNG_HASH)).equals(PNG)).toBe(true);
-    for (const stored of [readFileSync(path.join(dir, "input.jsonl"), "latin1"), readStreamOf(dir).toString("latin1")]) {
+    for (const stored of [
+      readFileSync(path.join(dir, "input.jsonl"), "latin1"),
+      readStreamOf(dir).toString("latin1"),
+    ]) {
       expect(stored).toContain(`"data":"nudge-image:sha256:${PNG_HASH}"`);
       expect(stored).not.toContain(PNG.toString("base64").slice(0, 400));
     }
@@ -89,7 +99,10 @@ describe("images in the bundle", () => {
   });
 
   it("a fork shares the image (a hard link, no second copy) and reads its lines back as the original does", async () => {
-    const forked = await runNudge(["session", "fork", id, "1", "--worktree", path.join(tempDir(), "try-b"), "--json"], { cwd: repo, env });
+    const forked = await runNudge(["session", "fork", id, "1", "--worktree", path.join(tempDir(), "try-b"), "--json"], {
+      cwd: repo,
+      env,
+    });
     expect(forked.exitCode, forked.stderr).toBe(0);
     const forkId = (JSON.parse(forked.stdout) as { id: string }).id;
     const forkDir = path.join(repo, ".git", "nudge", "sessions", forkId);
@@ -104,11 +117,17 @@ describe("images in the bundle", () => {
   it("an export carries the image once and says it is not scanned; an import into a clean clone reads it back byte for byte", async () => {
     const exported = await runNudge(["session", "export", id, "-o", archive], { cwd: repo, env });
     expect(exported.exitCode, exported.stderr).toBe(0);
-    expect(exported.stderr).toContain(`2 images in the prompts (${LABEL} ${LABEL}) exported as they are: images are not scanned for secrets`);
+    expect(exported.stderr).toContain(
+      `2 images in the prompts (${LABEL} ${LABEL}) exported as they are: images are not scanned for secrets`,
+    );
     const entries = await unpack(archive);
     expect(entries.get(`session/images/${PNG_HASH}`)?.equals(PNG)).toBe(true);
     // Only claude's own transcript (claude/<id>.jsonl, which claude resumes from) keeps it inline.
-    expect([...entries].filter(([name, bytes]) => bytes.includes(PNG.toString("base64").slice(0, 400))).map(([name]) => name.replace(/[0-9a-f-]{36}/, "ID"))).toEqual(["session/claude/ID.jsonl"]);
+    expect(
+      [...entries]
+        .filter(([name, bytes]) => bytes.includes(PNG.toString("base64").slice(0, 400)))
+        .map(([name]) => name.replace(/[0-9a-f-]{36}/, "ID")),
+    ).toEqual(["session/claude/ID.jsonl"]);
 
     const t = await importTarget(clone);
     const imported = await runNudge(["session", "import", archive, "--json"], { cwd: t.b, env: t.env });
@@ -166,7 +185,9 @@ describe("images in the bundle", () => {
       const out = path.join(tempDir("nudge-archive-"), "lacking.tar.gz");
       const exported = await runNudge(["session", "export", id, "-o", out], { cwd: repo, env });
       expect(exported.exitCode).toBe(1);
-      expect(exported.stderr).toMatch(/the session's (input|conversation)\.jsonl names the image images\/[0-9a-f]{12}…, which is missing in its bundle/);
+      expect(exported.stderr).toMatch(
+        /the session's (input|conversation)\.jsonl names the image images\/[0-9a-f]{12}…, which is missing in its bundle/,
+      );
       expect(exported.stderr.trim().split("\n").length).toBeLessThanOrEqual(2);
       expect(existsSync(out)).toBe(false);
     } finally {
@@ -177,7 +198,10 @@ describe("images in the bundle", () => {
 
 /** The label of the image in claude's first echo of a prompt, as the witness saw it. */
 function echoedLabel(): string {
-  const data = /"isReplay":true[^\n]*?"media_type":"image\/[a-z]+","data":"([A-Za-z0-9+/=]+)"|"media_type":"image\/[a-z]+","data":"([A-Za-z0-9+/=]+)"/.exec(written.toString("latin1"))!;
+  const data =
+    /"isReplay":true[^\n]*?"media_type":"image\/[a-z]+","data":"([A-Za-z0-9+/=]+)"|"media_type":"image\/[a-z]+","data":"([A-Za-z0-9+/=]+)"/.exec(
+      written.toString("latin1"),
+    )!;
   return `[image: shot.png ${imageSize(Buffer.from(data[1] ?? data[2]!, "base64").length)}]`;
 }
 

@@ -32,17 +32,26 @@ const journal = (dir: string) => {
   const file = path.join(dir, "turns.jsonl");
   return existsSync(file) ? parseJournal(readFileSync(file, "utf8"), file) : [];
 };
-const files = async (repo: string, tree: string) => (await execa("git", ["ls-tree", "-r", "--name-only", tree], { cwd: repo })).stdout.split("\n");
+const files = async (repo: string, tree: string) =>
+  (await execa("git", ["ls-tree", "-r", "--name-only", tree], { cwd: repo })).stdout.split("\n");
 /** A line of claude's asking nudge's hooks before it writes `file`. */
-const isHookCall = (line: string, file: string) => line.includes('"subtype":"hook_callback"') && line.includes(`${file}"`);
+const isHookCall = (line: string, file: string) =>
+  line.includes('"subtype":"hook_callback"') && line.includes(`${file}"`);
 /** claude asked nudge's hooks before writing `file` (its line is in the recording). */
-const hookAsked = (dir: string, file: string) => readStreamOf(dir).toString("utf8").split("\n").some((l) => isHookCall(l, file));
+const hookAsked = (dir: string, file: string) =>
+  readStreamOf(dir)
+    .toString("utf8")
+    .split("\n")
+    .some((l) => isHookCall(l, file));
 
 function twoTurns(repo: string, secondWrite: Promise<unknown>) {
   return [
     { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "turn one\n" } },
     { text: "one" },
-    { after: secondWrite, then: { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "turn two\n" } } },
+    {
+      after: secondWrite,
+      then: { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "turn two\n" } },
+    },
     { text: "two" },
   ];
 }
@@ -53,8 +62,17 @@ describe("a prompt waiting at a turn's result", () => {
     let letClaudeWrite!: () => void;
     api = await startScriptedApi(twoTurns(repo, new Promise<void>((r) => (letClaudeWrite = r))));
     const releaseFile = path.join(tempDir("nudge-release-"), "go");
-    const env = { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), NO_COLOR: "1", NUDGE_FAULT: "turn-capture:hold@1", NUDGE_FAULT_RELEASE: releaseFile };
-    const run = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"], { cwd: repo, env, input: "first\nsecond\n", reject: false, timeout: 80_000 });
+    const env = {
+      ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")),
+      NO_COLOR: "1",
+      NUDGE_FAULT: "turn-capture:hold@1",
+      NUDGE_FAULT_RELEASE: releaseFile,
+    };
+    const run = execa(
+      "node",
+      [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"],
+      { cwd: repo, env, input: "first\nsecond\n", reject: false, timeout: 80_000 },
+    );
 
     // Turn 1's capture is held; turn 2's prompt reaches claude all the same.
     await until("turn 2's request", async () => (api!.mainLoopRequests().length >= 3 ? true : undefined));
@@ -84,8 +102,17 @@ describe("a prompt waiting at a turn's result", () => {
     api = await startScriptedApi(twoTurns(repo, new Promise<void>((r) => (letClaudeWrite = r))));
     const releaseFile = path.join(tempDir("nudge-release-"), "go");
     const cfg = path.join(tempDir("nudge-cfg-"), "claude");
-    const env = { ...claudeEnv(api, cfg), NO_COLOR: "1", NUDGE_FAULT: "turn-capture:hold@1,after-capture:kill@1", NUDGE_FAULT_RELEASE: releaseFile };
-    const run = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"], { cwd: repo, env, input: "first\nsecond\n", reject: false, timeout: 80_000 });
+    const env = {
+      ...claudeEnv(api, cfg),
+      NO_COLOR: "1",
+      NUDGE_FAULT: "turn-capture:hold@1,after-capture:kill@1",
+      NUDGE_FAULT_RELEASE: releaseFile,
+    };
+    const run = execa(
+      "node",
+      [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"],
+      { cwd: repo, env, input: "first\nsecond\n", reject: false, timeout: 80_000 },
+    );
     await until("turn 2's request", async () => (api!.mainLoopRequests().length >= 3 ? true : undefined));
     const dir = sessionDir(repo)!;
     letClaudeWrite();

@@ -29,7 +29,9 @@ describe("repair of a session whose snapshot ref points at a foreign commit", ()
       const run = await runNudge(["session", "repair", r.id, ...args], { cwd: r.repo });
       expect(run.stderr).not.toContain("nudge bug");
       expect(run.exitCode, run.stderr).toBe(1);
-      expect(run.stderr).toContain(`error: ${ref} points at ${base.slice(0, 10)}, which holds no snapshot of session ${r.id}`);
+      expect(run.stderr).toContain(
+        `error: ${ref} points at ${base.slice(0, 10)}, which holds no snapshot of session ${r.id}`,
+      );
       expect(run.stderr).toContain("hint: the snapshot chain is not one nudge wrote; nothing was changed");
     }
     expect(readFileSync(path.join(r.dir, "turns.jsonl"), "utf8")).toBe("");

@@ -21,14 +21,25 @@ afterEach(async () => {
 async function run(repo: string, steps: ScriptStep[]) {
   api = await startScriptedApi(steps);
   const env = claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude"));
-  return runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env, input: "run the tests\n", timeout: 60_000 });
+  return runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+    cwd: repo,
+    env,
+    input: "run the tests\n",
+    timeout: 60_000,
+  });
 }
 
 describe("hostile commands and patterns in a live session", () => {
   it("an allow rule for `node --test` does not allow a command that runs something else first", async () => {
     const repo = await gitdir();
-    writeFiles(repo, { ".nudge/rules.yaml": "version: 1\nrules:\n  - id: run-tests\n    match: { tool: Bash, command: '^node --test$' }\n    action: allow\n" });
-    const result = await run(repo, [{ tool: "Bash", input: { command: "touch PWNED.txt\nnode --test", description: "run the tests" } }, { text: "done" }]);
+    writeFiles(repo, {
+      ".nudge/rules.yaml":
+        "version: 1\nrules:\n  - id: run-tests\n    match: { tool: Bash, command: '^node --test$' }\n    action: allow\n",
+    });
+    const result = await run(repo, [
+      { tool: "Bash", input: { command: "touch PWNED.txt\nnode --test", description: "run the tests" } },
+      { text: "done" },
+    ]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(existsSync(path.join(repo, "PWNED.txt"))).toBe(false);
     // Not allowed by the rule, so claude asked; with nobody to answer that is a refusal.
@@ -38,8 +49,14 @@ describe("hostile commands and patterns in a live session", () => {
 
   it("a catastrophic pattern does not freeze nudge: the turn ends and the session closes", async () => {
     const repo = await gitdir();
-    writeFiles(repo, { ".nudge/rules.yaml": "version: 1\nrules:\n  - id: slow\n    match: { tool: Bash, command: '^(a+)+$' }\n    action: deny\n    message: no\n" });
-    const result = await run(repo, [{ tool: "Bash", input: { command: `${"a".repeat(40)}!`, description: "run it" } }, { text: "done" }]);
+    writeFiles(repo, {
+      ".nudge/rules.yaml":
+        "version: 1\nrules:\n  - id: slow\n    match: { tool: Bash, command: '^(a+)+$' }\n    action: deny\n    message: no\n",
+    });
+    const result = await run(repo, [
+      { tool: "Bash", input: { command: `${"a".repeat(40)}!`, description: "run it" } },
+      { text: "done" },
+    ]);
     expect(result.timedOut, "nudge froze").toBe(false);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout + result.stderr).toMatch(/turn 1 · success/);

@@ -52,8 +52,12 @@ describe("rules in a live session", () => {
       const replay = await runNudge(["session", "replay", recorded.id], { cwd: repo, env: { NO_COLOR: "1" } });
       expect(replay.exitCode, replay.stderr).toBe(0);
       const lines = replay.stdout.split("\n");
-      const denied = lines.indexOf("⚖ rule no-rm denied Bash(rm keep.txt): Never delete files with rm here; move them to trash/ instead.");
-      const noted = lines.indexOf("⚖ rule pnpm-only noted on Bash(echo npm > used-npm.txt): This repository uses pnpm; run pnpm next time.");
+      const denied = lines.indexOf(
+        "⚖ rule no-rm denied Bash(rm keep.txt): Never delete files with rm here; move them to trash/ instead.",
+      );
+      const noted = lines.indexOf(
+        "⚖ rule pnpm-only noted on Bash(echo npm > used-npm.txt): This repository uses pnpm; run pnpm next time.",
+      );
       expect(denied).toBeGreaterThan(lines.indexOf("⏺ Bash(rm keep.txt)"));
       expect(noted).toBeGreaterThan(lines.indexOf("⏺ Bash(echo npm > used-npm.txt)"));
       expect(lines.filter((l) => l.startsWith("⚖"))).toHaveLength(2);
@@ -65,7 +69,10 @@ describe("rules in a live session", () => {
 
   it("a broken rules file is one clear error before anything starts", async () => {
     const repo = await gitdir();
-    writeFiles(repo, { ".nudge/rules.yaml": "version: 1\nrules:\n  - id: x\n    match: { comand: rm }\n    action: deny\n    message: no\n" });
+    writeFiles(repo, {
+      ".nudge/rules.yaml":
+        "version: 1\nrules:\n  - id: x\n    match: { comand: rm }\n    action: deny\n    message: no\n",
+    });
     const { runNudge } = await import("../support/run-nudge.js");
     const run = await runNudge(["claude", "run", "--claude-bin", "/bin/true", "hi"], { cwd: repo });
     expect(run.exitCode).toBe(1);

@@ -22,7 +22,12 @@ describe("without a terminal", () => {
   it("a Write in the default mode is refused with one notice naming --permission-mode acceptEdits; claude is told, the session goes on", async () => {
     const repo = await gitdir();
     const write = (name: string) => ({ tool: "Write", input: { file_path: path.join(repo, name), content: "x\n" } });
-    api = await startScriptedApi([write("a.txt"), { text: "I could not write a.txt" }, write("b.txt"), { text: "nor b.txt" }]);
+    api = await startScriptedApi([
+      write("a.txt"),
+      { text: "I could not write a.txt" },
+      write("b.txt"),
+      { text: "nor b.txt" },
+    ]);
     const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
       cwd: repo,
       env: claudeEnv(api, path.join(tempDir(), "cfg")),
@@ -31,11 +36,16 @@ describe("without a terminal", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     // (The decision lines, `✗ denied Write(…)`, are on stderr too: one per call, not notices.)
     const notices = run.stderr.split("\n").filter((l) => l.startsWith("! ") && l.includes("was refused"));
-    expect(notices).toEqual(["! Write was refused: nobody can answer a permission question without a terminal; allow it with --permission-mode acceptEdits"]);
+    expect(notices).toEqual([
+      "! Write was refused: nobody can answer a permission question without a terminal; allow it with --permission-mode acceptEdits",
+    ]);
     expect(existsSync(path.join(repo, "a.txt"))).toBe(false);
     expect(existsSync(path.join(repo, "b.txt"))).toBe(false);
     const [, afterFirst, , afterSecond] = api.mainLoopRequests().map((r) => JSON.stringify(r.body.messages));
-    for (const request of [afterFirst, afterSecond]) expect(request).toContain("nobody is at a terminal to allow it (the user can rerun with --permission-mode acceptEdits)");
+    for (const request of [afterFirst, afterSecond])
+      expect(request).toContain(
+        "nobody is at a terminal to allow it (the user can rerun with --permission-mode acceptEdits)",
+      );
     expect(run.stdout).toContain("I could not write a.txt");
     expect(run.stdout).toContain("nor b.txt");
     const id = /session (\w+):/.exec(run.stderr)![1]!;
@@ -49,12 +59,18 @@ describe("without a terminal", () => {
 
   it("--disallowed-tools and --allowed-tools reach claude: a disallowed tool is not offered to the model, an allowed one runs unasked", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Bash", input: { command: "echo ran > ran.txt", description: "run" } }, { text: "done" }]);
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--disallowed-tools", "Edit", "--allowed-tools", "Bash"], {
-      cwd: repo,
-      env: claudeEnv(api, path.join(tempDir(), "cfg")),
-      input: "run it\n",
-    });
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "echo ran > ran.txt", description: "run" } },
+      { text: "done" },
+    ]);
+    const run = await runNudge(
+      ["claude", "run", "--claude-bin", CLAUDE_BIN, "--disallowed-tools", "Edit", "--allowed-tools", "Bash"],
+      {
+        cwd: repo,
+        env: claudeEnv(api, path.join(tempDir(), "cfg")),
+        input: "run it\n",
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     const tools = (api.mainLoopRequests()[0]!.body.tools as Array<{ name: string }>).map((t) => t.name);
     expect(tools).toEqual(expect.arrayContaining(["Bash", "Write", "Read"]));

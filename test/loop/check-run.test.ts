@@ -7,7 +7,10 @@ import { tempDir } from "../support/gitdir.js";
 
 describe("runCheck", () => {
   it("keeps the exit status and the output without colours, a redrawn line in its last state", async () => {
-    const run = await runCheck("printf '\\033[31mred\\033[0m\\nprogress 10%%\\rprogress 100%%\\n'; echo oops >&2; exit 4", { cwd: tempDir(), timeoutMs: 10_000 });
+    const run = await runCheck(
+      "printf '\\033[31mred\\033[0m\\nprogress 10%%\\rprogress 100%%\\n'; echo oops >&2; exit 4",
+      { cwd: tempDir(), timeoutMs: 10_000 },
+    );
     expect(run).toMatchObject({ exitCode: 4, timedOut: false, aborted: false, tail: "red\nprogress 100%\noops" });
   });
 

@@ -3,9 +3,20 @@ import { describe, expect, it } from "vitest";
 import type { Turn } from "../../src/store/manifest-schema.js";
 import { Guards, normalizeOutput } from "../../src/loop/guards.js";
 
-const patch = (filesChanged: number) => ({ file: "changes/turn-001.patch", sha256: "0".repeat(64), bytes: 0, filesChanged, insertions: 0, deletions: 0, binaryFiles: 0 });
+const patch = (filesChanged: number) => ({
+  file: "changes/turn-001.patch",
+  sha256: "0".repeat(64),
+  bytes: 0,
+  filesChanged,
+  insertions: 0,
+  deletions: 0,
+  binaryFiles: 0,
+});
 const turn = (filesChanged: number, edited = 0): Turn =>
-  ({ patch: patch(filesChanged), edits: edited ? { snapshot: { commit: "", tree: "", ref: "" }, patch: patch(edited) } : null }) as unknown as Turn;
+  ({
+    patch: patch(filesChanged),
+    edits: edited ? { snapshot: { commit: "", tree: "", ref: "" }, patch: patch(edited) } : null,
+  }) as unknown as Turn;
 const check = (output: string, exitCode = 1) => ({ exitCode, output });
 const OFF = { noChange: null, repeat: null, sameOutput: null };
 
@@ -24,7 +35,10 @@ describe("guards", () => {
     const g = new Guards({ ...OFF, sameOutput: 2 });
     g.baseline(check("FAIL x (12ms)\nDuration 1.2s"));
     expect(g.iteration(turn(1), check("FAIL x (15ms)\nDuration 0.9s"))).toBeNull();
-    expect(g.iteration(turn(1), check("FAIL x (9ms)\nDuration 3s"))).toMatchObject({ guard: "same-output", message: "the check's output has not changed in 2 iterations" });
+    expect(g.iteration(turn(1), check("FAIL x (9ms)\nDuration 3s"))).toMatchObject({
+      guard: "same-output",
+      message: "the check's output has not changed in 2 iterations",
+    });
     expect(g.iteration(turn(1), check("FAIL x (9ms)", 2))).toBeNull(); // another exit status is another result
   });
 
@@ -55,7 +69,9 @@ describe("guards", () => {
   });
 
   it("normalizes what differs on every run and nothing else", () => {
-    expect(normalizeOutput("ok 3 tests in 0.52s at 12:01:02\n")).toBe(normalizeOutput("ok 3 tests in 1.1 s at 23:59:59\n"));
+    expect(normalizeOutput("ok 3 tests in 0.52s at 12:01:02\n")).toBe(
+      normalizeOutput("ok 3 tests in 1.1 s at 23:59:59\n"),
+    );
     expect(normalizeOutput("3 failed")).not.toBe(normalizeOutput("2 failed"));
   });
 });

@@ -32,7 +32,9 @@ describe("nudge claude loop --fresh", () => {
     );
     onTestFinished(() => api.close());
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/✓ loop done: claude said <promise>COMPLETE<\/promise> after iteration 3 \(turn 3 of session \w+\) · 3 iterations/);
+    expect(run.stderr).toMatch(
+      /✓ loop done: claude said <promise>COMPLETE<\/promise> after iteration 3 \(turn 3 of session \w+\) · 3 iterations/,
+    );
     expect(run.stderr).toContain("↻ iteration 2 of 5 · fresh context");
     expect(api.remaining()).toBe(1);
 
@@ -42,7 +44,9 @@ describe("nudge claude loop --fresh", () => {
     for (const request of starts) expect(dialogue(request)).toHaveLength(1);
     expect(texts(starts[1]!).join("\n")).not.toContain("wrote a.txt");
     // ...but the files are there: iteration 2's `cat a.txt` read what iteration 1 wrote.
-    const catResult = api.mainLoopRequests().find((r) => toolResults(r).some((b) => JSON.stringify(b.content).includes("from iteration 1")));
+    const catResult = api
+      .mainLoopRequests()
+      .find((r) => toolResults(r).some((b) => JSON.stringify(b.content).includes("from iteration 1")));
     expect(catResult).toBeDefined();
     expect(sentPrompts(api)).toEqual([
       "Build the thing. Say <promise>COMPLETE</promise> when it is done.\n",
@@ -55,15 +59,36 @@ describe("nudge claude loop --fresh", () => {
     const claudeIds = manifest.turns.slice(1).map((t) => t.claudeSessionId);
     expect(new Set(claudeIds).size).toBe(3);
     expect(manifest.turns.slice(1).map((t) => t.loop)).toEqual([
-      expect.objectContaining({ role: "iteration", iteration: 1, fresh: true, promise: null, log: "iterations/turn-001.ndjson" }),
-      expect.objectContaining({ role: "iteration", iteration: 2, fresh: true, promise: null, log: "iterations/turn-002.ndjson" }),
-      expect.objectContaining({ role: "iteration", iteration: 3, fresh: true, promise: "COMPLETE", log: "iterations/turn-003.ndjson" }),
+      expect.objectContaining({
+        role: "iteration",
+        iteration: 1,
+        fresh: true,
+        promise: null,
+        log: "iterations/turn-001.ndjson",
+      }),
+      expect.objectContaining({
+        role: "iteration",
+        iteration: 2,
+        fresh: true,
+        promise: null,
+        log: "iterations/turn-002.ndjson",
+      }),
+      expect.objectContaining({
+        role: "iteration",
+        iteration: 3,
+        fresh: true,
+        promise: "COMPLETE",
+        log: "iterations/turn-003.ndjson",
+      }),
     ]);
 
     // The iteration logs: claude's raw NDJSON of each iteration, and the folder is named on stderr.
     expect(run.stderr).toContain(`iteration logs (raw NDJSON per turn): ${path.join(dir, "iterations")}`);
     for (const [i, t] of manifest.turns.slice(1).entries()) {
-      const lines = readFileSync(path.join(dir, t.loop!.log!), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { type: string; session_id?: string });
+      const lines = readFileSync(path.join(dir, t.loop!.log!), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { type: string; session_id?: string });
       expect(lines.at(-1)!.type).toBe("result");
       const sessions = new Set(lines.map((l) => l.session_id).filter(Boolean));
       expect([...sessions]).toEqual([claudeIds[i]]);
@@ -76,7 +101,10 @@ describe("nudge claude loop --fresh", () => {
     expect(readFileSync(path.join(repo, "PROMPT.md"), "utf8")).toBe("Second prompt: finish up.\n");
     // ...and its own conversation: going on from there, claude sees iteration 2 only.
     api.push({ text: "going on from iteration 2" });
-    const more = await runNudge(["claude", "run", "-c", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "what now?"], { cwd: repo, env, timeout: 120_000 });
+    const more = await runNudge(
+      ["claude", "run", "-c", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "what now?"],
+      { cwd: repo, env, timeout: 120_000 },
+    );
     expect(more.exitCode, more.stderr).toBe(0);
     const seen = texts(api.mainLoopRequests().at(-1)!).join("\n");
     expect(seen).toContain("edited the prompt");
@@ -89,9 +117,14 @@ describe("nudge claude loop --fresh", () => {
 
   it("a line typed during a fresh loop goes with the next iteration's prompt (a fresh claude would not know the task from the line alone)", async () => {
     const repo = await gitdir();
-    const { api, run, manifest } = await runLoop(repo, [{ text: "one" }, { text: "<promise>COMPLETE</promise>" }, { text: "never asked" }], ["make notes", "--fresh", "--until-promise", "COMPLETE"], {
-      input: "also write notes.txt\n",
-    });
+    const { api, run, manifest } = await runLoop(
+      repo,
+      [{ text: "one" }, { text: "<promise>COMPLETE</promise>" }, { text: "never asked" }],
+      ["make notes", "--fresh", "--until-promise", "COMPLETE"],
+      {
+        input: "also write notes.txt\n",
+      },
+    );
     onTestFinished(() => api.close());
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain("↻ iteration 2 of 10 · your line · fresh context");

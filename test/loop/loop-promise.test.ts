@@ -10,7 +10,10 @@ import { gitdir } from "../support/gitdir.js";
 import { runLoop, sentPrompts } from "../support/loop.js";
 import { runNudge } from "../support/run-nudge.js";
 
-const writeDone = (repo: string): ScriptStep => ({ tool: "Write", input: { file_path: path.join(repo, "done.txt"), content: "done\n" } });
+const writeDone = (repo: string): ScriptStep => ({
+  tool: "Write",
+  input: { file_path: path.join(repo, "done.txt"), content: "done\n" },
+});
 
 describe("nudge claude loop --until-promise", () => {
   it("ignores a promise in a code block or a quote, does not trust one the --until check refutes (and says so to claude), and stops when both agree", async () => {
@@ -18,7 +21,9 @@ describe("nudge claude loop --until-promise", () => {
     const { api, run, id, manifest } = await runLoop(
       repo,
       [
-        { text: "The file will say:\n```\n<promise>COMPLETE</promise>\n```\nand the log said\n> <promise>COMPLETE</promise>\nnot yet, and `<promise>COMPLETE</promise>` is how I will end." },
+        {
+          text: "The file will say:\n```\n<promise>COMPLETE</promise>\n```\nand the log said\n> <promise>COMPLETE</promise>\nnot yet, and `<promise>COMPLETE</promise>` is how I will end.",
+        },
         { text: "I think it is done. <promise>COMPLETE</promise>" },
         writeDone(repo),
         { text: "Now it is. <promise>COMPLETE</promise>" },
@@ -28,16 +33,22 @@ describe("nudge claude loop --until-promise", () => {
     );
     onTestFinished(() => api.close());
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/✓ loop done: claude said <promise>COMPLETE<\/promise> and the check passed after iteration 3/);
+    expect(run.stderr).toMatch(
+      /✓ loop done: claude said <promise>COMPLETE<\/promise> and the check passed after iteration 3/,
+    );
     expect(manifest.turns.map((t) => t.loop?.promise ?? null)).toEqual([null, null, "COMPLETE", "COMPLETE"]);
     expect(manifest.turns.map((t) => t.check?.exitCode)).toEqual([1, 1, 1, 0]);
-    expect(run.stderr).toContain("✗ claude says <promise>COMPLETE</promise>, but the check fails: not trusted, the loop goes on");
+    expect(run.stderr).toContain(
+      "✗ claude says <promise>COMPLETE</promise>, but the check fails: not trusted, the loop goes on",
+    );
     const sent = sentPrompts(api);
     expect(sent).toHaveLength(3);
     // nudge's own prompts tell claude how the loop ends, and the refuted promise is fed back.
     expect(sent[0]).toContain("When the whole task is done, end your last message with <promise>COMPLETE</promise>");
     expect(sent[1]).not.toContain("You said <promise>COMPLETE</promise>");
-    expect(sent[2]).toContain("You said <promise>COMPLETE</promise>, but the check `test -f done.txt` still fails (exit status 1)");
+    expect(sent[2]).toContain(
+      "You said <promise>COMPLETE</promise>, but the check `test -f done.txt` still fails (exit status 1)",
+    );
     expect(api.remaining()).toBe(1);
     const show = await runNudge(["session", "show", id], { cwd: repo });
     expect(show.stdout).toMatch(/^2 .*✗ exit 1 +iteration 2 · \S+ · promised COMPLETE$/m);
@@ -85,23 +96,30 @@ describe("nudge claude loop --until-promise", () => {
 
   it("<promise>FAILURE</promise> stops the loop with exit 3 and claude's reason; --fail-promise names another", async () => {
     const repo = await gitdir();
-    const failed = await runLoop(repo, [{ text: "The API this needs was shut down; I cannot finish.\n<promise>FAILURE</promise>" }, { text: "never asked" }], [
-      "port it",
-      "--until-promise",
-      "COMPLETE",
-    ]);
+    const failed = await runLoop(
+      repo,
+      [
+        { text: "The API this needs was shut down; I cannot finish.\n<promise>FAILURE</promise>" },
+        { text: "never asked" },
+      ],
+      ["port it", "--until-promise", "COMPLETE"],
+    );
     onTestFinished(() => failed.api.close());
     expect(failed.run.exitCode, failed.run.stderr).toBe(3);
-    expect(failed.run.stderr).toContain("■ loop stopped: claude gave up: <promise>FAILURE</promise>: The API this needs was shut down; I cannot finish. · 1 iteration");
+    expect(failed.run.stderr).toContain(
+      "■ loop stopped: claude gave up: <promise>FAILURE</promise>: The API this needs was shut down; I cannot finish. · 1 iteration",
+    );
     expect(failed.api.remaining()).toBe(1);
 
-    const own = await runLoop(repo, [{ text: "<promise>FAILURE</promise> is just a word here" }, { text: "stuck <promise>STUCK</promise>" }, { text: "never asked" }], [
-      "port it",
-      "--until",
-      "false",
-      "--fail-promise",
-      "STUCK",
-    ]);
+    const own = await runLoop(
+      repo,
+      [
+        { text: "<promise>FAILURE</promise> is just a word here" },
+        { text: "stuck <promise>STUCK</promise>" },
+        { text: "never asked" },
+      ],
+      ["port it", "--until", "false", "--fail-promise", "STUCK"],
+    );
     onTestFinished(() => own.api.close());
     expect(own.run.exitCode, own.run.stderr).toBe(3);
     expect(own.run.stderr).toContain("■ loop stopped: claude gave up: <promise>STUCK</promise>: stuck · 2 iterations");
@@ -111,19 +129,22 @@ describe("nudge claude loop --until-promise", () => {
     const repo = await gitdir();
     const promise: ScriptStep = { text: "<promise>COMPLETE</promise>" };
     const refute: ScriptStep = { text: "<verify-fail>not done</verify-fail>" };
-    const { api, run, manifest } = await runLoop(repo, [promise, refute, promise, refute, promise, refute, promise, refute], [
-      "do it",
-      "--until-promise",
-      "COMPLETE",
-      "--verify",
-      "--max-iterations",
-      "2",
-      "--no-guards",
-    ]);
+    const { api, run, manifest } = await runLoop(
+      repo,
+      [promise, refute, promise, refute, promise, refute, promise, refute],
+      ["do it", "--until-promise", "COMPLETE", "--verify", "--max-iterations", "2", "--no-guards"],
+    );
     onTestFinished(() => api.close());
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(run.stderr).toContain("■ loop stopped: budget spent: 2 iterations run (--max-iterations 2) · 2 iterations and 2 verifications");
-    expect(manifest.turns.slice(1).map((t) => t.loop?.role)).toEqual(["iteration", "verifier", "iteration", "verifier"]);
+    expect(run.stderr).toContain(
+      "■ loop stopped: budget spent: 2 iterations run (--max-iterations 2) · 2 iterations and 2 verifications",
+    );
+    expect(manifest.turns.slice(1).map((t) => t.loop?.role)).toEqual([
+      "iteration",
+      "verifier",
+      "iteration",
+      "verifier",
+    ]);
     expect(api.remaining()).toBe(4);
   });
 });
@@ -137,7 +158,10 @@ describe("nudge claude loop refuses unclear endings", () => {
     const brackets = await runNudge(["claude", "loop", "x", "--until-promise", "<b>"], { cwd: repo });
     expect(brackets.exitCode).toBe(1);
     expect(brackets.stderr).toMatch(/^error: invalid --until-promise: plain text/m);
-    const both = await runNudge(["claude", "loop", "x", "--until", "true", "--model", "opus", "--model-strategy", "haiku,opus"], { cwd: repo });
+    const both = await runNudge(
+      ["claude", "loop", "x", "--until", "true", "--model", "opus", "--model-strategy", "haiku,opus"],
+      { cwd: repo },
+    );
     expect(both.exitCode).toBe(1);
     expect(both.stderr).toMatch(/^error: --model and --model-strategy cannot be used together/m);
   });

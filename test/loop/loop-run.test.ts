@@ -45,10 +45,17 @@ function prompts(a: ScriptedApi): string[] {
   type Block = { type: string; text?: string };
   const sent: string[] = [];
   for (const request of a.mainLoopRequests()) {
-    const user = [...request.body.messages].reverse().find((m: { role: string }) => m.role === "user") as { content: string | Block[] };
+    const user = [...request.body.messages].reverse().find((m: { role: string }) => m.role === "user") as {
+      content: string | Block[];
+    };
     const blocks: Block[] = typeof user.content === "string" ? [{ type: "text", text: user.content }] : user.content;
     if (blocks.some((b) => b.type === "tool_result")) continue;
-    sent.push(blocks.filter((b) => b.type === "text" && !b.text!.startsWith("<system-reminder>")).map((b) => b.text).join("\n"));
+    sent.push(
+      blocks
+        .filter((b) => b.type === "text" && !b.text!.startsWith("<system-reminder>"))
+        .map((b) => b.text)
+        .join("\n"),
+    );
   }
   return sent;
 }
@@ -59,10 +66,17 @@ const COUNTING_CHECK = `n=0; for f in a b c; do test -f "$f" && n=$((n+1)); done
 describe("nudge claude loop", () => {
   it("stops when the check passes on the third iteration: 3 turns, each with its check, exit 0; a rewind to iteration 2 gives its tree", async () => {
     const repo = await gitdir();
-    const steps = [...write(repo, "step1.txt", "one"), ...write(repo, "step2.txt", "two"), ...write(repo, "done.txt", "three"), { text: "never asked" }];
+    const steps = [
+      ...write(repo, "step1.txt", "one"),
+      ...write(repo, "step2.txt", "two"),
+      ...write(repo, "done.txt", "three"),
+      { text: "never asked" },
+    ];
     const { run, id, manifest } = await loop(repo, steps, ["make done.txt exist", "--until", "test -f done.txt"]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/✓ loop done: the check passed after iteration 3 \(turn 3 of session \w+\) · 3 iterations/);
+    expect(run.stderr).toMatch(
+      /✓ loop done: the check passed after iteration 3 \(turn 3 of session \w+\) · 3 iterations/,
+    );
     expect(manifest.turns.map((t) => t.check?.exitCode)).toEqual([1, 1, 1, 0]);
     expect(manifest.turns[3]!.check).toMatchObject({ command: "test -f done.txt", exitCode: 0 });
     expect(api!.remaining()).toBe(1);
@@ -72,8 +86,15 @@ describe("nudge claude loop", () => {
     expect(sent).toHaveLength(3);
     expect(sent[0]).toBe("make done.txt exist");
     expect(sent[1]).toContain("make done.txt exist");
-    expect(sent[1]).toMatch(/iteration 2 of 10\] After your last turn the check `test -f done\.txt` still fails \(exit status 1\)/);
-    expect(manifest.turns.map((t) => t.prompt?.split("\n")[0] ?? null)).toEqual([null, "make done.txt exist", "make done.txt exist", "make done.txt exist"]);
+    expect(sent[1]).toMatch(
+      /iteration 2 of 10\] After your last turn the check `test -f done\.txt` still fails \(exit status 1\)/,
+    );
+    expect(manifest.turns.map((t) => t.prompt?.split("\n")[0] ?? null)).toEqual([
+      null,
+      "make done.txt exist",
+      "make done.txt exist",
+      "make done.txt exist",
+    ]);
 
     // show marks every turn's check, and --json carries it.
     const show = await runNudge(["session", "show", id], { cwd: repo });
@@ -110,29 +131,38 @@ describe("nudge claude loop", () => {
       { text: "still not sure" },
       { text: "never asked" },
     ];
-    const { run, id, manifest } = await loop(repo, steps, ["make a, b and c", "--until", COUNTING_CHECK, "--guard-no-change", "2"]);
+    const { run, id, manifest } = await loop(repo, steps, [
+      "make a, b and c",
+      "--until",
+      COUNTING_CHECK,
+      "--guard-no-change",
+      "2",
+    ]);
     expect(run.exitCode, run.stderr).toBe(3);
     expect(manifest.turns).toHaveLength(6);
-    expect(run.stderr).toContain("■ loop stopped: guard tripped: no file changed in 2 iterations in a row (--guard-no-change 2) · 5 iterations");
+    expect(run.stderr).toContain(
+      "■ loop stopped: guard tripped: no file changed in 2 iterations in a row (--guard-no-change 2) · 5 iterations",
+    );
     expect(run.stderr).toContain("last check: turn 5: exit 1 · 2 failed, 1 passed");
     // Turn 2 got furthest (1 failed, 2 passed); later turns fell back.
-    expect(run.stderr).toContain(`best turn: 2: exit 1 · 1 failed, 2 passed · go back to it: nudge session rewind ${id} 2`);
+    expect(run.stderr).toContain(
+      `best turn: 2: exit 1 · 1 failed, 2 passed · go back to it: nudge session rewind ${id} 2`,
+    );
     expect(api!.remaining()).toBe(1);
   });
 
   it("stops when a budget is spent: --max-iterations, --max-cost, --max-minutes; --prompt-file makes every prompt", async () => {
     const repo = await gitdir();
     const template = path.join(tempDir(), "PROMPT.md");
-    writeFileSync(template, "Goal: {{goal}}\nIteration {{iteration}}/{{max_iterations}}; `{{check}}` said {{exit_code}}:\n{{output}}\n");
-    const byIterations = await loop(repo, [{ text: "first" }, { text: "second" }, { text: "never asked" }], [
-      "say hello",
-      "--until",
-      "echo not yet; false",
-      "--max-iterations",
-      "2",
-      "--prompt-file",
+    writeFileSync(
       template,
-    ]);
+      "Goal: {{goal}}\nIteration {{iteration}}/{{max_iterations}}; `{{check}}` said {{exit_code}}:\n{{output}}\n",
+    );
+    const byIterations = await loop(
+      repo,
+      [{ text: "first" }, { text: "second" }, { text: "never asked" }],
+      ["say hello", "--until", "echo not yet; false", "--max-iterations", "2", "--prompt-file", template],
+    );
     expect(byIterations.run.exitCode, byIterations.run.stderr).toBe(3);
     expect(byIterations.run.stderr).toContain("■ loop stopped: budget spent: 2 iterations run (--max-iterations 2)");
     expect(byIterations.manifest.turns).toHaveLength(3);
@@ -142,19 +172,31 @@ describe("nudge claude loop", () => {
     ]);
     await api!.close();
 
-    const byCost = await loop(repo, [{ text: "first" }, { text: "never asked" }], ["say hello", "--until", "false", "--max-cost", "0.000001"]);
+    const byCost = await loop(
+      repo,
+      [{ text: "first" }, { text: "never asked" }],
+      ["say hello", "--until", "false", "--max-cost", "0.000001"],
+    );
     expect(byCost.run.exitCode, byCost.run.stderr).toBe(3);
-    expect(byCost.run.stderr).toMatch(/■ loop stopped: budget spent: \$0\.\d+ spent \(--max-cost 0\.000001\) · 1 iteration/);
+    expect(byCost.run.stderr).toMatch(
+      /■ loop stopped: budget spent: \$0\.\d+ spent \(--max-cost 0\.000001\) · 1 iteration/,
+    );
     expect(byCost.manifest.turns).toHaveLength(2);
     await api!.close();
 
     // Time is watched as it passes: a turn still running when it is up is interrupted.
     const started = Date.now();
-    const byTime = await loop(repo, [{ delayMs: 30_000, then: { text: "too late" } }], ["say hello", "--until", "false", "--max-minutes", "0.05"]);
+    const byTime = await loop(
+      repo,
+      [{ delayMs: 30_000, then: { text: "too late" } }],
+      ["say hello", "--until", "false", "--max-minutes", "0.05"],
+    );
     expect(byTime.run.exitCode, byTime.run.stderr).toBe(3);
     expect(Date.now() - started).toBeLessThan(25_000);
     expect(byTime.run.stderr).toContain("the loop's time is up (--max-minutes 0.05): interrupting the turn");
-    expect(byTime.run.stderr).toContain("■ loop stopped: budget spent: 3 seconds passed (--max-minutes 0.05) · 1 iteration");
+    expect(byTime.run.stderr).toContain(
+      "■ loop stopped: budget spent: 3 seconds passed (--max-minutes 0.05) · 1 iteration",
+    );
     expect(byTime.run.stderr).toContain("turn 1 was not checked: the loop stopped first");
     expect(byTime.manifest.turns[1]!.status).toBe("interrupted");
   });
@@ -167,22 +209,32 @@ describe("nudge claude loop", () => {
       ...write(repo, "done.txt", "done"),
     ]);
     const env = claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude"));
-    const child = execa("node", [NUDGE_CLI, "claude", "loop", ...RUN_FLAGS, "make done.txt", "--until", "test -f done.txt"], {
-      cwd: repo,
-      env: { NO_COLOR: "1", ...env },
-      reject: false,
-      timeout: 120_000,
-    });
+    const child = execa(
+      "node",
+      [NUDGE_CLI, "claude", "loop", ...RUN_FLAGS, "make done.txt", "--until", "test -f done.txt"],
+      {
+        cwd: repo,
+        env: { NO_COLOR: "1", ...env },
+        reject: false,
+        timeout: 120_000,
+      },
+    );
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
     const start = Date.now();
-    while (!stderr.includes("iteration 1 of 10") && Date.now() - start < 30_000) await new Promise((r) => setTimeout(r, 25));
+    while (!stderr.includes("iteration 1 of 10") && Date.now() - start < 30_000)
+      await new Promise((r) => setTimeout(r, 25));
     child.stdin!.write("write steered.txt first\n"); // while turn 1 runs
     const run = await child;
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain("↻ iteration 2 of 10 · your line");
     const { manifest } = session(repo, run.stderr);
-    expect(manifest.turns.map((t) => t.prompt?.split("\n")[0] ?? null)).toEqual([null, "make done.txt", "write steered.txt first", "make done.txt"]);
+    expect(manifest.turns.map((t) => t.prompt?.split("\n")[0] ?? null)).toEqual([
+      null,
+      "make done.txt",
+      "write steered.txt first",
+      "make done.txt",
+    ]);
     expect(prompts(api).slice(1, 2)).toEqual(["write steered.txt first"]);
     expect(manifest.turns.map((t) => t.check?.exitCode)).toEqual([1, 1, 1, 0]);
   });
@@ -200,7 +252,8 @@ describe("nudge claude loop", () => {
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
     const start = Date.now();
-    while (api.mainLoopRequests().length === 0 && Date.now() - start < 30_000) await new Promise((r) => setTimeout(r, 25));
+    while (api.mainLoopRequests().length === 0 && Date.now() - start < 30_000)
+      await new Promise((r) => setTimeout(r, 25));
     child.kill("SIGINT");
     const run = await child;
     expect(run.exitCode, run.stderr).toBe(3);
@@ -216,9 +269,15 @@ describe("nudge claude loop", () => {
   it("the repeat guard cuts a turn that calls the same tool over and over", async () => {
     const repo = await gitdir();
     const same: ScriptStep = { tool: "Bash", input: { command: "echo again >> log.txt", description: "again" } };
-    const { run, manifest } = await loop(repo, [same, same, same, same, same, { text: "done" }], ["append", "--until", "false", "--guard-repeat", "3"]);
+    const { run, manifest } = await loop(
+      repo,
+      [same, same, same, same, same, { text: "done" }],
+      ["append", "--until", "false", "--guard-repeat", "3"],
+    );
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(run.stderr).toContain("guard: Bash(echo again >> log.txt) was called 3 times with the same input and no edit in between (--guard-repeat 3); interrupting the turn");
+    expect(run.stderr).toContain(
+      "guard: Bash(echo again >> log.txt) was called 3 times with the same input and no edit in between (--guard-repeat 3); interrupting the turn",
+    );
     expect(run.stderr).toContain("■ loop stopped: guard tripped: Bash(echo again >> log.txt) was called 3 times");
     expect(manifest.turns).toHaveLength(2);
     expect(manifest.turns[1]!.status).toBe("interrupted");
@@ -228,12 +287,26 @@ describe("nudge claude loop", () => {
 describe("nudge claude loop and API errors", () => {
   it("stops at once on an API error the next iteration would meet again (400 prompt is too long), says why, exit 1 (issue 15, item 10)", async () => {
     const repo = await gitdir();
-    const tooLong: ScriptStep = { httpError: { status: 400, type: "invalid_request_error", message: "prompt is too long: 250000 tokens > 200000 maximum" } };
-    const { run, manifest } = await loop(repo, [tooLong, tooLong, tooLong, tooLong, tooLong], ["grow it", "--until", "exit 1"]);
+    const tooLong: ScriptStep = {
+      httpError: {
+        status: 400,
+        type: "invalid_request_error",
+        message: "prompt is too long: 250000 tokens > 200000 maximum",
+      },
+    };
+    const { run, manifest } = await loop(
+      repo,
+      [tooLong, tooLong, tooLong, tooLong, tooLong],
+      ["grow it", "--until", "exit 1"],
+    );
     expect(run.exitCode, run.stderr).toBe(1);
     expect(api!.mainLoopRequests()).toHaveLength(1); // one iteration, not one per iteration until a guard
-    expect(run.stderr).toMatch(/^■ loop stopped: the API refused claude's request, and the next iteration would meet the same: HTTP 400: Prompt is too long.* · 1 iteration · /m);
-    expect(run.stderr).toMatch(/hint: the conversation is too long for the model: go on in a compacted fork \(nudge claude run -r \w+, then \/compact\)/);
+    expect(run.stderr).toMatch(
+      /^■ loop stopped: the API refused claude's request, and the next iteration would meet the same: HTTP 400: Prompt is too long.* · 1 iteration · /m,
+    );
+    expect(run.stderr).toMatch(
+      /hint: the conversation is too long for the model: go on in a compacted fork \(nudge claude run -r \w+, then \/compact\)/,
+    );
     expect(run.stderr).not.toContain("no file changed");
     expect(manifest.turns).toHaveLength(2);
   });
@@ -244,23 +317,36 @@ describe("nudge claude loop refuses before anything starts", () => {
     const repo = await gitdir();
     const noCheck = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it"], { cwd: repo });
     expect(noCheck.exitCode).toBe(1);
-    expect(noCheck.stderr).toMatch(/^error: a loop needs a check: --until <command>, or --until-promise <text>\nhint: .*--until false --max-iterations 5/m);
+    expect(noCheck.stderr).toMatch(
+      /^error: a loop needs a check: --until <command>, or --until-promise <text>\nhint: .*--until false --max-iterations 5/m,
+    );
 
-    const notFound = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "no-such-check-xyz --run"], { cwd: repo });
+    const notFound = await runNudge(
+      ["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "no-such-check-xyz --run"],
+      { cwd: repo },
+    );
     expect(notFound.exitCode).toBe(1);
     expect(notFound.stderr).toMatch(/^error: the check cannot run \(exit 127: .*no-such-check-xyz.*not found\)/m);
 
-    const syntax = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "test -f 'x"], { cwd: repo });
+    const syntax = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "test -f 'x"], {
+      cwd: repo,
+    });
     expect(syntax.exitCode).toBe(1);
     expect(syntax.stderr).toMatch(/^error: --until is not a valid shell command/m);
 
     const template = path.join(tempDir(), "t.md");
     writeFileSync(template, "{{goal}}\nfix it: {{ouput}}\n");
-    const bad = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "true", "--prompt-file", template], { cwd: repo });
+    const bad = await runNudge(
+      ["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "true", "--prompt-file", template],
+      { cwd: repo },
+    );
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr).toContain(`error: ${template}:2: unknown placeholder {{ouput}}`);
 
-    const flag = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "true", "--max-cost", "lots"], { cwd: repo });
+    const flag = await runNudge(
+      ["claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "true", "--max-cost", "lots"],
+      { cwd: repo },
+    );
     expect(flag.exitCode).toBe(1);
     expect(flag.stderr).toMatch(/^error: invalid --max-cost/m);
     expect(existsSync(path.join(repo, ".git", "nudge", "sessions"))).toBe(false);

@@ -21,7 +21,13 @@ describe("nudge claude loop --sandbox", () => {
     const { api, run, manifest } = await runLoop(
       repo,
       [
-        { tool: "Bash", input: { command: `echo inside > in.txt; echo escaped > ${outside}/out.txt; echo "exit $?"`, description: "write" } },
+        {
+          tool: "Bash",
+          input: {
+            command: `echo inside > in.txt; echo escaped > ${outside}/out.txt; echo "exit $?"`,
+            description: "write",
+          },
+        },
         { text: "<promise>COMPLETE</promise>" },
       ],
       ["write two files", "--until-promise", "COMPLETE", "--sandbox"],
@@ -30,7 +36,12 @@ describe("nudge claude loop --sandbox", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(existsSync(path.join(repo, "in.txt"))).toBe(true);
     expect(existsSync(path.join(outside, "out.txt"))).toBe(false);
-    const result = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
+    const result = JSON.stringify(
+      api
+        .mainLoopRequests()
+        .flatMap(toolResults)
+        .map((b) => b.content),
+    );
     // /var/tmp is not there at all inside.
     expect(result).toContain("No such file or directory");
     expect(manifest.turns[1]!.patch.filesChanged).toBe(1);
@@ -65,7 +76,12 @@ describe("nudge claude loop --sandbox", () => {
     expect(existsSync(path.join(outside, "filter.txt"))).toBe(false);
     expect(existsSync(path.join(outside, "check.txt"))).toBe(false);
     expect(existsSync(path.join(repo, "verifier.txt"))).toBe(false);
-    const results = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
+    const results = JSON.stringify(
+      api
+        .mainLoopRequests()
+        .flatMap(toolResults)
+        .map((b) => b.content),
+    );
     expect(results).not.toContain("config rc=0");
     expect(results).toContain("verifier rc=1");
   });
@@ -78,15 +94,28 @@ describe("nudge claude loop --sandbox", () => {
     const before = readFileSync(dotJson, "utf8");
     // Through node: claude asks before a Bash command that names its own ~/.claude.
     const steps = [
-      { tool: "Bash", input: { command: `node -e 'require("fs").writeFileSync(process.env.HOME + "/.claude/settings.json", "{}")'; echo "settings rc=$?"; echo x > in.txt`, description: "write" } },
+      {
+        tool: "Bash",
+        input: {
+          command: `node -e 'require("fs").writeFileSync(process.env.HOME + "/.claude/settings.json", "{}")'; echo "settings rc=$?"; echo x > in.txt`,
+          description: "write",
+        },
+      },
       { text: "<promise>COMPLETE</promise>" },
     ];
     // Unset, not empty: claude takes an empty CLAUDE_CONFIG_DIR for the current folder.
     const unset = undefined as unknown as string;
-    const { api, run, manifest } = await runLoop(repo, steps, ["go", "--until-promise", "COMPLETE", "--sandbox"], { env: { HOME: home, CLAUDE_CONFIG_DIR: unset } });
+    const { api, run, manifest } = await runLoop(repo, steps, ["go", "--until-promise", "COMPLETE", "--sandbox"], {
+      env: { HOME: home, CLAUDE_CONFIG_DIR: unset },
+    });
     onTestFinished(() => api.close());
     expect(run.exitCode, run.stderr).toBe(0);
-    const out = JSON.stringify(api.mainLoopRequests().flatMap(toolResults).map((b) => b.content));
+    const out = JSON.stringify(
+      api
+        .mainLoopRequests()
+        .flatMap(toolResults)
+        .map((b) => b.content),
+    );
     expect(out, out).toContain("settings rc=0");
     expect(existsSync(path.join(repo, "in.txt"))).toBe(true);
     expect(existsSync(path.join(home, ".claude", "settings.json"))).toBe(false);
@@ -105,14 +134,20 @@ describe("nudge claude loop --sandbox", () => {
     symlinkSync(process.execPath, path.join(bin, "node"));
     const git = (await execa("sh", ["-c", "command -v git"])).stdout.trim();
     symlinkSync(git, path.join(bin, "git"));
-    const run = await execa(process.execPath, [NUDGE_CLI, "claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "true", "--sandbox"], {
-      cwd: repo,
-      env: { PATH: bin, NO_COLOR: "1", HOME: process.env.HOME ?? "/root" },
-      extendEnv: false,
-      reject: false,
-    });
+    const run = await execa(
+      process.execPath,
+      [NUDGE_CLI, "claude", "loop", "--claude-bin", CLAUDE_BIN, "do it", "--until", "true", "--sandbox"],
+      {
+        cwd: repo,
+        env: { PATH: bin, NO_COLOR: "1", HOME: process.env.HOME ?? "/root" },
+        extendEnv: false,
+        reject: false,
+      },
+    );
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/^error: --sandbox needs bubblewrap \(bwrap\), which is not installed\nhint: install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap/m);
+    expect(run.stderr).toMatch(
+      /^error: --sandbox needs bubblewrap \(bwrap\), which is not installed\nhint: install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap/m,
+    );
     expect(existsSync(path.join(repo, ".git", "nudge", "sessions"))).toBe(false);
   });
 });

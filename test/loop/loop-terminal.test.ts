@@ -23,7 +23,11 @@ afterEach(async () => {
 function inTerminal(repo: string, env: Record<string, string>, args: string[]) {
   // exec: nudge is the shell itself, so the terminal's signals reach nudge alone.
   const command = `exec node ${[NUDGE_CLI, ...args].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")}`;
-  const child = execa("script", ["-qfec", command, "/dev/null"], { cwd: repo, env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: "dumb" }, reject: false });
+  const child = execa("script", ["-qfec", command, "/dev/null"], {
+    cwd: repo,
+    env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: "dumb" },
+    reject: false,
+  });
   let screen = "";
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));
   const waitFor = async (text: string, times = 1) => {
@@ -42,7 +46,10 @@ const COUNTING_CHECK = `n=0; for f in a b c; do test -f "$f" && n=$((n+1)); done
 describe("nudge claude loop on a terminal", () => {
   it("a tripped guard asks: continue goes on; rewind puts the files back at the best turn and ends the loop", async () => {
     const repo = await gitdir();
-    const write = (file: string) => ({ tool: "Write", input: { file_path: path.join(repo, file), content: `${file}\n` } });
+    const write = (file: string) => ({
+      tool: "Write",
+      input: { file_path: path.join(repo, file), content: `${file}\n` },
+    });
     api = await startScriptedApi([
       write("a"),
       { text: "made a" },
@@ -54,9 +61,26 @@ describe("nudge claude loop on a terminal", () => {
       { text: "still stuck" },
       { text: "never asked" },
     ]);
-    const args = ["claude", "loop", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"];
-    const t = inTerminal(repo, claudeEnv(api, path.join(tempDir(), "cfg")), [...args, "make a, b and c", "--until", COUNTING_CHECK, "--guard-no-change", "1"]);
-    const question = "[c]ontinue, [s]top, or [r]ewind to turn 2 (the best so far: exit 1 · 1 failed, 2 passed)? [c/S/r]";
+    const args = [
+      "claude",
+      "loop",
+      "--claude-bin",
+      CLAUDE_BIN,
+      "--permission-mode",
+      "acceptEdits",
+      "--allowed-tools",
+      "Bash",
+    ];
+    const t = inTerminal(repo, claudeEnv(api, path.join(tempDir(), "cfg")), [
+      ...args,
+      "make a, b and c",
+      "--until",
+      COUNTING_CHECK,
+      "--guard-no-change",
+      "1",
+    ]);
+    const question =
+      "[c]ontinue, [s]top, or [r]ewind to turn 2 (the best so far: exit 1 · 1 failed, 2 passed)? [c/S/r]";
     await t.waitFor(question);
     expect(t.screen()).toContain("guard: no file changed in 1 iteration in a row (--guard-no-change 1)");
     t.type("c\r");
@@ -66,7 +90,9 @@ describe("nudge claude loop on a terminal", () => {
     t.type("y\r");
     const run = await t.child;
     expect(run.exitCode, t.screen()).toBe(3);
-    expect(t.screen()).toContain("■ loop stopped: guard tripped: no file changed in 1 iteration in a row (--guard-no-change 1); you rewound to turn 2 · 5 iterations");
+    expect(t.screen()).toContain(
+      "■ loop stopped: guard tripped: no file changed in 1 iteration in a row (--guard-no-change 1); you rewound to turn 2 · 5 iterations",
+    );
     const loopSession = /recording session (\w+)/.exec(t.screen())![1]!;
     const manifest = readManifestFile(path.join(repo, ".git", "nudge", "sessions", loopSession));
     expect(manifest.turns).toHaveLength(6);
@@ -74,6 +100,8 @@ describe("nudge claude loop on a terminal", () => {
     expect(existsSync(path.join(repo, "b"))).toBe(true);
     // The loop's session keeps every turn; the rewind continues in a fork of it.
     const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
-    expect(sessions.find((s: { parent: { id: string; turn: number } | null }) => s.parent?.id === loopSession)?.parent).toEqual({ id: loopSession, turn: 2 });
+    expect(
+      sessions.find((s: { parent: { id: string; turn: number } | null }) => s.parent?.id === loopSession)?.parent,
+    ).toEqual({ id: loopSession, turn: 2 });
   });
 });

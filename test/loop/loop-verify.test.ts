@@ -30,7 +30,9 @@ describe("nudge claude loop --verify", () => {
     );
     onTestFinished(() => api.close());
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/✓ loop done: claude said <promise>COMPLETE<\/promise>, and the verifier agreed after iteration 2 .* · 2 iterations and 2 verifications/);
+    expect(run.stderr).toMatch(
+      /✓ loop done: claude said <promise>COMPLETE<\/promise>, and the verifier agreed after iteration 2 .* · 2 iterations and 2 verifications/,
+    );
     expect(api.remaining()).toBe(1);
 
     const starts = turnStarts(api);
@@ -45,7 +47,10 @@ describe("nudge claude loop --verify", () => {
     }
     // The main loop's own requests still have Write.
     expect((starts[0]!.body.tools as Array<{ name: string }>).map((t) => t.name)).toContain("Write");
-    const refused = api.mainLoopRequests().flatMap(toolResults).find((b) => b.is_error);
+    const refused = api
+      .mainLoopRequests()
+      .flatMap(toolResults)
+      .find((b) => b.is_error);
     expect(JSON.stringify(refused?.content)).toContain("No such tool available: Write");
     expect(existsSync(path.join(repo, "hack.txt"))).toBe(false);
 
@@ -54,7 +59,9 @@ describe("nudge claude loop --verify", () => {
     expect(sent[1]).toContain("<task>\nmake the tests pass\n</task>");
     expect(sent[2]).toContain("A verifier checked the work and found it not done:\nthe tests were never run");
     // Not --fresh: iteration 2 goes on in the loop's own conversation, not the verifier's.
-    const second = dialogue(starts[2]!).map((m) => JSON.stringify(m.content)).join("\n");
+    const second = dialogue(starts[2]!)
+      .map((m) => JSON.stringify(m.content))
+      .join("\n");
     expect(second).toContain("Done! <promise>COMPLETE</promise>");
     expect(second).not.toContain("verify-fail");
 
@@ -68,12 +75,20 @@ describe("nudge claude loop --verify", () => {
     expect(show.stdout).toMatch(/^2 .*verifier of 1 · \S+ · ✗ the tests were never run$/m);
     expect(show.stdout).toMatch(/^4 .*verifier of 2 · \S+ · ✓ pass$/m);
     const replay = await runNudge(["session", "replay", id], { cwd: repo, env: { NO_COLOR: "1" } });
-    expect(replay.stdout.match(/^ {2}[✓✗] verifier of iteration .*$/gm)).toEqual(["  ✗ verifier of iteration 1: the tests were never run", "  ✓ verifier of iteration 2: pass"]);
+    expect(replay.stdout.match(/^ {2}[✓✗] verifier of iteration .*$/gm)).toEqual([
+      "  ✗ verifier of iteration 1: the tests were never run",
+      "  ✓ verifier of iteration 2: pass",
+    ]);
 
     // From QA: the session continued afterwards goes on with the work's conversation, not the verifier's.
-    const more = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "now add docs"], { cwd: repo, env });
+    const more = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "now add docs"], {
+      cwd: repo,
+      env,
+    });
     expect(more.exitCode, more.stderr).toBe(0);
-    const next = dialogue(turnStarts(api).at(-1)!).map((m) => JSON.stringify(m.content)).join("\n");
+    const next = dialogue(turnStarts(api).at(-1)!)
+      .map((m) => JSON.stringify(m.content))
+      .join("\n");
     expect(next).toContain("now add docs");
     expect(next).toContain("Ran them now.");
     expect(next).not.toContain("You are a verifier");
@@ -85,19 +100,28 @@ describe("nudge claude loop --verify", () => {
     writeFileSync(file, "Check the work. Say <verify-pass/> or <verify-fail>why</verify-fail>.\n");
     const { api, run } = await runLoop(
       repo,
-      [{ text: "<promise>COMPLETE</promise>" }, { text: "Looks fine to me." }, { text: "<promise>COMPLETE</promise>" }, { text: "<verify-pass/>" }],
+      [
+        { text: "<promise>COMPLETE</promise>" },
+        { text: "Looks fine to me." },
+        { text: "<promise>COMPLETE</promise>" },
+        { text: "<verify-pass/>" },
+      ],
       ["do it", "--until-promise", "COMPLETE", `--verify=${file}`],
     );
     onTestFinished(() => api.close());
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toContain("verifier: no <verify-pass/> or <verify-fail>…</verify-fail> in its answer: counts as a fail");
+    expect(run.stderr).toContain(
+      "verifier: no <verify-pass/> or <verify-fail>…</verify-fail> in its answer: counts as a fail",
+    );
     const sent = sentPrompts(api);
     expect(sent[1]).toBe("Check the work. Say <verify-pass/> or <verify-fail>why</verify-fail>.\n");
     expect(sent[2]).toContain("A verifier checked the work and did not confirm that it is done.");
 
     const missing = await runNudge(["claude", "loop", "--until", "true", "--verify", "make it work"], { cwd: repo });
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr).toMatch(/^error: --verify: no such file: make it work\nhint: a word right after --verify is its prompt file/m);
+    expect(missing.stderr).toMatch(
+      /^error: --verify: no such file: make it work\nhint: a word right after --verify is its prompt file/m,
+    );
   });
 
   it("from QA: with a prompt file, the verifier's task is the file with its placeholders filled and the goal given, not the raw template", async () => {

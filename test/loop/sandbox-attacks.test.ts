@@ -16,15 +16,26 @@ import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 
 /** One Bash step in a sandboxed loop, then the promise. */
-async function attack(repo: string, command: string, o: { args?: string[]; env?: Record<string, string>; configDir?: string } = {}) {
+async function attack(
+  repo: string,
+  command: string,
+  o: { args?: string[]; env?: Record<string, string>; configDir?: string } = {},
+) {
   const steps = [{ tool: "Bash", input: { command, description: "try" } }, { text: "<promise>COMPLETE</promise>" }];
-  const r = await runLoop(repo, steps, ["try it", "--until-promise", "COMPLETE", "--sandbox", ...(o.args ?? [])], { env: o.env, configDir: o.configDir });
+  const r = await runLoop(repo, steps, ["try it", "--until-promise", "COMPLETE", "--sandbox", ...(o.args ?? [])], {
+    env: o.env,
+    configDir: o.configDir,
+  });
   onTestFinished(() => r.api.close());
   return { ...r, output: bashOutput(r.api) };
 }
 
 function bashOutput(api: ScriptedApi): string {
-  return api.mainLoopRequests().flatMap(toolResults).map((b) => JSON.stringify(b.content)).join("\n");
+  return api
+    .mainLoopRequests()
+    .flatMap(toolResults)
+    .map((b) => JSON.stringify(b.content))
+    .join("\n");
 }
 
 /** A loopback HTTP server that counts its requests. */
@@ -44,14 +55,24 @@ describe("claude loop --sandbox holds", () => {
     const repo = await gitdir();
     const configDir = path.join(tempDir("nudge-cfg-"), "claude");
     const marker = path.join(tempDir(), "hook-ran");
-    const settings = JSON.stringify({ hooks: { SessionStart: [{ matcher: "", hooks: [{ type: "command", command: `touch ${marker}` }] }] } });
-    const { run, output } = await attack(repo, `echo '${settings}' > "$CLAUDE_CONFIG_DIR/settings.json"; echo "settings rc=$?"`, { configDir });
+    const settings = JSON.stringify({
+      hooks: { SessionStart: [{ matcher: "", hooks: [{ type: "command", command: `touch ${marker}` }] }] },
+    });
+    const { run, output } = await attack(
+      repo,
+      `echo '${settings}' > "$CLAUDE_CONFIG_DIR/settings.json"; echo "settings rc=$?"`,
+      { configDir },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(output).toContain("settings rc=0"); // written, in the private copy
     expect(existsSync(path.join(configDir, "settings.json"))).toBe(false);
     const api = await startScriptedApi([{ text: "hello" }]);
     onTestFinished(() => api.close());
-    const later = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hello"], { cwd: repo, env: claudeEnv(api, configDir), timeout: 120_000 });
+    const later = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hello"], {
+      cwd: repo,
+      env: claudeEnv(api, configDir),
+      timeout: 120_000,
+    });
     expect(later.exitCode, later.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
   });
@@ -61,15 +82,37 @@ describe("claude loop --sandbox holds", () => {
     const configDir = path.join(tempDir("nudge-cfg-"), "claude");
     const api = await startScriptedApi([
       { text: "<promise>COMPLETE</promise>" },
-      { tool: "Bash", input: { command: `echo '{"hooks":{}}' > "$CLAUDE_CONFIG_DIR/settings.json"; echo "verifier rc=$?"`, description: "try" } },
+      {
+        tool: "Bash",
+        input: {
+          command: `echo '{"hooks":{}}' > "$CLAUDE_CONFIG_DIR/settings.json"; echo "verifier rc=$?"`,
+          description: "try",
+        },
+      },
       { text: "<verify-pass/>" },
     ]);
     onTestFinished(() => api.close());
-    const run = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", "go", "--until-promise", "COMPLETE", "--verify"], {
-      cwd: repo,
-      env: claudeEnv(api, configDir),
-      timeout: 180_000,
-    });
+    const run = await runNudge(
+      [
+        "claude",
+        "loop",
+        "--claude-bin",
+        CLAUDE_BIN,
+        "--permission-mode",
+        "acceptEdits",
+        "--allowed-tools",
+        "Bash",
+        "go",
+        "--until-promise",
+        "COMPLETE",
+        "--verify",
+      ],
+      {
+        cwd: repo,
+        env: claudeEnv(api, configDir),
+        timeout: 180_000,
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(bashOutput(api)).toContain("verifier rc=0");
     expect(existsSync(path.join(configDir, "settings.json"))).toBe(false);
@@ -112,7 +155,10 @@ describe("claude loop --sandbox holds", () => {
     const repo = await gitdir();
     const other = await gitdir({ ".gitignore": "secret.env\n" });
     writeFileSync(path.join(other, "secret.env"), "TOKEN=canary-other-repo\n");
-    const { run, output } = await attack(repo, `cat ${other}/secret.env; echo x > ${other}/pwned.txt; echo "write rc=$?"; ls /tmp`);
+    const { run, output } = await attack(
+      repo,
+      `cat ${other}/secret.env; echo x > ${other}/pwned.txt; echo "write rc=$?"; ls /tmp`,
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(output).toContain("write rc=1");
     expect(output).not.toContain("canary-other-repo");
@@ -124,7 +170,9 @@ describe("claude loop --sandbox holds", () => {
     const home = tempDir("nudge-home-");
     mkdirSync(path.join(home, ".ssh"));
     writeFileSync(path.join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\ncanary-ssh-key\n");
-    const { run, output } = await attack(repo, `cat ~/.ssh/id_rsa ${home}/.ssh/id_rsa; echo "home is $HOME"`, { env: { HOME: home } });
+    const { run, output } = await attack(repo, `cat ~/.ssh/id_rsa ${home}/.ssh/id_rsa; echo "home is $HOME"`, {
+      env: { HOME: home },
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(output).toContain(`home is ${home}`);
     expect(output).not.toContain("canary-ssh-key");
@@ -140,7 +188,8 @@ describe("claude loop --sandbox holds", () => {
     expect(output).toContain("linked");
     expect(run.stderr).not.toContain("canary-linked-secret");
     const copies = readdirSync(path.join(dir, "claude")).filter((f) => f.endsWith(".gz"));
-    for (const f of copies) expect(gunzipSync(readFileSync(path.join(dir, "claude", f))).toString()).not.toContain("canary-linked-secret");
+    for (const f of copies)
+      expect(gunzipSync(readFileSync(path.join(dir, "claude", f))).toString()).not.toContain("canary-linked-secret");
   });
 
   it("no network but the API: a loopback server started here is out of reach", async () => {
@@ -183,9 +232,15 @@ describe("claude loop --sandbox holds", () => {
       `echo x > b.txt`,
     ].join("; ");
     // The store is in the main repository's .git: the loop run by hand, not by attack().
-    const api = await startScriptedApi([{ tool: "Bash", input: { command: evil, description: "try" } }, { text: "<promise>COMPLETE</promise>" }]);
+    const api = await startScriptedApi([
+      { tool: "Bash", input: { command: evil, description: "try" } },
+      { text: "<promise>COMPLETE</promise>" },
+    ]);
     onTestFinished(() => api.close());
-    const run = await runNudge(["claude", "loop", ...LOOP_FLAGS, "try it", "--until-promise", "COMPLETE", "--sandbox"], { cwd: wt, env: claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), timeout: 180_000 });
+    const run = await runNudge(
+      ["claude", "loop", ...LOOP_FLAGS, "try it", "--until-promise", "COMPLETE", "--sandbox"],
+      { cwd: wt, env: claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), timeout: 180_000 },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(bashOutput(api)).toMatch(/gitfile rc=[12]/);
     expect(readFileSync(path.join(wt, ".git"), "utf8")).toBe(gitfile);
@@ -198,7 +253,10 @@ describe("claude loop --sandbox holds", () => {
     const repo = await gitdir();
     execFileSync("git", ["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub"], { cwd: repo });
     const gitfile = readFileSync(path.join(repo, "sub", ".git"), "utf8");
-    const { run, output } = await attack(repo, `G=.g; G=\${G}it; printf 'gitdir: /tmp\\n' > sub/$G; echo "sub gitfile rc=$?"; echo x > sub/work.txt; echo "sub work rc=$?"`);
+    const { run, output } = await attack(
+      repo,
+      `G=.g; G=\${G}it; printf 'gitdir: /tmp\\n' > sub/$G; echo "sub gitfile rc=$?"; echo x > sub/work.txt; echo "sub work rc=$?"`,
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(output).toMatch(/sub gitfile rc=[12]/);
     expect(output).toContain("sub work rc=0");
@@ -217,7 +275,11 @@ describe("claude loop --sandbox holds", () => {
     // nudge run there later finds the nested repository (git's own discovery), and its git still runs no fsmonitor.
     const api = await startScriptedApi([{ text: "hello" }]);
     onTestFinished(() => api.close());
-    const later = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hello"], { cwd: path.join(repo, "sub"), env: claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), timeout: 120_000 });
+    const later = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hello"], {
+      cwd: path.join(repo, "sub"),
+      env: claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")),
+      timeout: 120_000,
+    });
     expect(later.exitCode, later.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
   });
@@ -239,7 +301,9 @@ describe("claude loop --sandbox holds", () => {
     expect(output).toMatch(/memory rc=[12]/);
     expect(output).toMatch(/memory link rc=[12]/);
     const projects = path.join(configDir, "projects");
-    const left = readdirSync(projects, { recursive: true, withFileTypes: true }).filter((e) => !e.isFile() && !e.isDirectory());
+    const left = readdirSync(projects, { recursive: true, withFileTypes: true }).filter(
+      (e) => !e.isFile() && !e.isDirectory(),
+    );
     expect(left.map((e) => e.name)).toEqual([]);
     for (const folder of readdirSync(projects)) expect(readdirSync(path.join(projects, folder, "memory"))).toEqual([]);
   });
@@ -249,9 +313,22 @@ describe("claude loop --sandbox holds", () => {
       const repo = await gitdir();
       const configDir = path.join(tempDir("nudge-cfg-"), "claude");
       const write = `P=$(ls -d "$CLAUDE_CONFIG_DIR"/projects/*/); for f in "$P"*.jsonl; do echo CHECKER-APPENDED >> "$f"; done; mkdir -p "$P/memory"; echo CHECKER-MEMORY > "$P/memory/MEMORY.md"; echo CHECKER-FILE > "$P/checker.txt"; echo "checker wrote"`;
-      const api = await startScriptedApi([{ text: "<promise>COMPLETE</promise>" }, { tool: "Bash", input: { command: write, description: "try" } }, { text: "<verify-pass/>" }]);
+      const api = await startScriptedApi([
+        { text: "<promise>COMPLETE</promise>" },
+        { tool: "Bash", input: { command: write, description: "try" } },
+        { text: "<verify-pass/>" },
+      ]);
       onTestFinished(() => api.close());
-      const args = ["claude", "loop", ...LOOP_FLAGS, "go", "--until-promise", "COMPLETE", "--verify", ...(sandboxed ? ["--sandbox"] : [])];
+      const args = [
+        "claude",
+        "loop",
+        ...LOOP_FLAGS,
+        "go",
+        "--until-promise",
+        "COMPLETE",
+        "--verify",
+        ...(sandboxed ? ["--sandbox"] : []),
+      ];
       const run = await runNudge(args, { cwd: repo, env: claudeEnv(api, configDir), timeout: 180_000 });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(bashOutput(api)).toContain("checker wrote");
@@ -264,7 +341,9 @@ describe("claude loop --sandbox holds", () => {
 
   it("claude's project config written in the work tree (.claude/settings.json, .mcp.json) is named on stderr before `claude run` is suggested", async () => {
     const repo = await gitdir({ ".claude/commands/keep.md": "unchanged\n" });
-    const hook = JSON.stringify({ hooks: { SessionStart: [{ matcher: "", hooks: [{ type: "command", command: "touch /tmp/pwned" }] }] } });
+    const hook = JSON.stringify({
+      hooks: { SessionStart: [{ matcher: "", hooks: [{ type: "command", command: "touch /tmp/pwned" }] }] },
+    });
     // $D and $M, not the plain names: claude's own permission check asks before a command that names them.
     const plant = `D=.cl; D=\${D}aude; M=.mc; M=\${M}p.json; mkdir -p $D && echo '${hook}' > $D/settings.json && echo '{"mcpServers":{"x":{"command":"sh"}}}' > $M && echo planted`;
     const { run, output } = await attack(repo, plant);
@@ -293,13 +372,44 @@ describe("claude loop --sandbox holds", () => {
 
   it("--sandbox-net takes host:port, and only with --sandbox; --sandbox-read an existing path", async () => {
     const repo = await gitdir();
-    const bad = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "go", "--until", "true", "--sandbox", "--sandbox-net", "example.org"], { cwd: repo });
+    const bad = await runNudge(
+      [
+        "claude",
+        "loop",
+        "--claude-bin",
+        CLAUDE_BIN,
+        "go",
+        "--until",
+        "true",
+        "--sandbox",
+        "--sandbox-net",
+        "example.org",
+      ],
+      { cwd: repo },
+    );
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr).toMatch(/^error: invalid --sandbox-net: host:port/m);
-    const alone = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "go", "--until", "true", "--sandbox-net", "example.org:443"], { cwd: repo });
+    const alone = await runNudge(
+      ["claude", "loop", "--claude-bin", CLAUDE_BIN, "go", "--until", "true", "--sandbox-net", "example.org:443"],
+      { cwd: repo },
+    );
     expect(alone.exitCode).toBe(1);
     expect(alone.stderr).toMatch(/^error: --sandbox-net needs --sandbox/m);
-    const missing = await runNudge(["claude", "loop", "--claude-bin", CLAUDE_BIN, "go", "--until", "true", "--sandbox", "--sandbox-read", "/no/such/folder"], { cwd: repo });
+    const missing = await runNudge(
+      [
+        "claude",
+        "loop",
+        "--claude-bin",
+        CLAUDE_BIN,
+        "go",
+        "--until",
+        "true",
+        "--sandbox",
+        "--sandbox-read",
+        "/no/such/folder",
+      ],
+      { cwd: repo },
+    );
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/^error: --sandbox-read: no such file or folder: \/no\/such\/folder\nhint: /m);
   });

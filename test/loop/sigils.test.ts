@@ -6,10 +6,15 @@ describe("loop sigils", () => {
   it("reads promises and a model hint in prose, not in fenced blocks (``` or ~~~), code spans or quoted lines", () => {
     expect(readSigils("done <promise>COMPLETE</promise>")).toEqual({ promises: ["COMPLETE"], nextModel: null });
     expect(readSigils("```md\n<promise>COMPLETE</promise>\n```").promises).toEqual([]);
-    expect(readSigils("~~~~\n<promise>COMPLETE</promise>\n~~~\nstill inside\n<promise>X</promise>\n~~~~").promises).toEqual([]);
+    expect(
+      readSigils("~~~~\n<promise>COMPLETE</promise>\n~~~\nstill inside\n<promise>X</promise>\n~~~~").promises,
+    ).toEqual([]);
     expect(readSigils("say `<promise>COMPLETE</promise>` at the end").promises).toEqual([]);
     expect(readSigils("> tool said <promise>COMPLETE</promise>").promises).toEqual([]);
-    expect(readSigils("```\nx\n```\nnow: <promise> COMPLETE </promise> <next-model>opus</next-model>")).toEqual({ promises: ["COMPLETE"], nextModel: "opus" });
+    expect(readSigils("```\nx\n```\nnow: <promise> COMPLETE </promise> <next-model>opus</next-model>")).toEqual({
+      promises: ["COMPLETE"],
+      nextModel: "opus",
+    });
   });
 
   it("from QA: not in an indented code block either, though an indented line of a paragraph is prose", () => {
@@ -45,12 +50,19 @@ describe("loop sigils", () => {
     one("<promise>\nCOMPLETE\n</promise>");
     one("Done <!-- a note --> <promise>COMPLETE</promise>");
     one("**Done.** <promise>COMPLETE</promise>");
-    expect(readVerdict('<verify-fail>the "tests" fail</verify-fail>')).toEqual({ pass: false, reason: 'the "tests" fail' });
+    expect(readVerdict('<verify-fail>the "tests" fail</verify-fail>')).toEqual({
+      pass: false,
+      reason: 'the "tests" fail',
+    });
   });
 
   it("quotation marks pair left to right: a tag between two quotations (not inside one) counts", () => {
-    expect(readSigils('I ran "npm test" and it passes. <promise>DONE</promise> See "README".').promises).toEqual(["DONE"]);
-    expect(readSigils("I ran “npm test” and it passes. <promise>DONE</promise> See “README”.").promises).toEqual(["DONE"]);
+    expect(readSigils('I ran "npm test" and it passes. <promise>DONE</promise> See "README".').promises).toEqual([
+      "DONE",
+    ]);
+    expect(readSigils("I ran “npm test” and it passes. <promise>DONE</promise> See “README”.").promises).toEqual([
+      "DONE",
+    ]);
     expect(readVerdict('The "build" works; <verify-pass/> and the "lint" too')).toEqual({ pass: true, reason: null });
     expect(readSigils('Said "a" then "<promise>DONE</promise>" then "b".').promises).toEqual([]);
   });
@@ -85,12 +97,17 @@ describe("loop sigils", () => {
 
   it("a verifier's fail wins over its pass; no tag is no verdict", () => {
     expect(readVerdict("fine <verify-pass/>")).toEqual({ pass: true, reason: null });
-    expect(readVerdict("<verify-pass/> but <verify-fail>tests fail</verify-fail>")).toEqual({ pass: false, reason: "tests fail" });
+    expect(readVerdict("<verify-pass/> but <verify-fail>tests fail</verify-fail>")).toEqual({
+      pass: false,
+      reason: "tests fail",
+    });
     expect(readVerdict("```\n<verify-pass/>\n```")).toBeNull();
     expect(readVerdict("looks good")).toBeNull();
   });
 
   it("the reason a FAILURE gives is its prose on one line, tags out", () => {
-    expect(reasonFrom("I cannot:\nthe API is gone.\n<promise>FAILURE</promise>\n```\nlog\n```")).toBe("I cannot: the API is gone.");
+    expect(reasonFrom("I cannot:\nthe API is gone.\n<promise>FAILURE</promise>\n```\nlog\n```")).toBe(
+      "I cannot: the API is gone.",
+    );
   });
 });

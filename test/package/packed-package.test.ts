@@ -12,10 +12,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/gitdir.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 
 /** The package name a bare specifier names: `@scope/name` or `name`, without a path inside it. */
-const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const packageOf = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 
 let installed: string;
 let files: string[];
@@ -42,15 +49,37 @@ beforeAll(async () => {
 
 describe("the packed package", () => {
   it("carries the bundle, its chunks, the web page and the schemas, and no sources, maps or tsc output", () => {
-    const kinds = new Set(files.map((file) => (file.startsWith("dist/chunks/") ? "dist/chunks/*" : file.startsWith("schemas/") ? "schemas/*" : file)));
-    expect([...kinds].sort()).toEqual(["LICENSE", "README.md", "dist/chunks/*", "dist/index-worker.mjs", "dist/nudge.mjs", "dist/web/page.css", "dist/web/page.js", "package.json", "schemas/*"]);
+    const kinds = new Set(
+      files.map((file) =>
+        file.startsWith("dist/chunks/") ? "dist/chunks/*" : file.startsWith("schemas/") ? "schemas/*" : file,
+      ),
+    );
+    expect([...kinds].sort()).toEqual([
+      "LICENSE",
+      "README.md",
+      "dist/chunks/*",
+      "dist/index-worker.mjs",
+      "dist/nudge.mjs",
+      "dist/web/page.css",
+      "dist/web/page.js",
+      "package.json",
+      "schemas/*",
+    ]);
     expect(files.filter((file) => file.startsWith("dist/chunks/") && !file.endsWith(".mjs"))).toEqual([]);
   });
 
   it("loads nothing but node's own modules and its dependencies", () => {
-    const code = files.filter((file) => file.endsWith(".mjs")).map((file) => readFileSync(path.join(installed, file), "utf8"));
+    const code = files
+      .filter((file) => file.endsWith(".mjs"))
+      .map((file) => readFileSync(path.join(installed, file), "utf8"));
     // Static and dynamic imports, and require (esbuild may rename it require2, …).
-    const specifiers = new Set(code.flatMap((text) => [...text.matchAll(/(?:\bfrom\s*|\bimport\(\s*|\brequire\d*\(\s*)["']([@a-z0-9][\w./@-]*)["']/g)].map((m) => m[1]!)));
+    const specifiers = new Set(
+      code.flatMap((text) =>
+        [...text.matchAll(/(?:\bfrom\s*|\bimport\(\s*|\brequire\d*\(\s*)["']([@a-z0-9][\w./@-]*)["']/g)].map(
+          (m) => m[1]!,
+        ),
+      ),
+    );
     const outside = [...specifiers].filter((s) => !isBuiltin(s) && !Object.hasOwn(pkg.dependencies, packageOf(s)));
     expect(outside).toEqual([]);
     // The scan finds what it is meant to: a dependency loaded each way.

@@ -18,8 +18,10 @@ import { tempDir } from "../support/gitdir.js";
 import { pieceNames, readStreamOf } from "../support/stream.js";
 
 /** A partial-message line of claude's (the kind that makes the stream large), numbered. */
-const delta = (i: number) => `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"piece ${i} of the answer"}},"session_id":"s","uuid":"u-${i}"}\n`;
-const turnOf = (from: number, count: number) => Buffer.from(Array.from({ length: count }, (_, i) => delta(from + i)).join(""));
+const delta = (i: number) =>
+  `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"piece ${i} of the answer"}},"session_id":"s","uuid":"u-${i}"}\n`;
+const turnOf = (from: number, count: number) =>
+  Buffer.from(Array.from({ length: count }, (_, i) => delta(from + i)).join(""));
 
 function openLog(dir = tempDir("nudge-bundle-")) {
   return { dir, log: ConversationLog.open(bundleFiles(dir)) };
@@ -56,12 +58,21 @@ describe("the recorder's log in pieces", () => {
     expect(readStreamOf(dir).equals(whole)).toBe(true);
     expect((await readStream(dir, 0)).equals(whole)).toBe(true);
     // A range across the piece's end, and one inside it.
-    expect((await readStream(dir, end1.byte - 100, end1.byte + 100)).equals(whole.subarray(end1.byte - 100, end1.byte + 100))).toBe(true);
+    expect(
+      (await readStream(dir, end1.byte - 100, end1.byte + 100)).equals(
+        whole.subarray(end1.byte - 100, end1.byte + 100),
+      ),
+    ).toBe(true);
     expect((await readStream(dir, 10, 20)).equals(whole.subarray(10, 20))).toBe(true);
     const lines = await readConversation(dir);
     expect(lines).toHaveLength(650);
     expect(lines[600]!.bytes.toString()).toBe(delta(600).trimEnd());
-    const span = await readLineSpan(dir, { line: 599, byte: end1.byte - delta(599).length }, { line: 601, byte: end1.byte + delta(600).length }, { writing: false });
+    const span = await readLineSpan(
+      dir,
+      { line: 599, byte: end1.byte - delta(599).length },
+      { line: 601, byte: end1.byte + delta(600).length },
+      { writing: false },
+    );
     expect(span.map((l) => l.bytes.toString())).toEqual([delta(599).trimEnd(), delta(600).trimEnd()]);
     expect(await streamSize(dir)).toBe(whole.length);
     expect(await streamOffsetOfLine(dir, 601)).toBe(end1.byte + delta(600).length);
@@ -160,14 +171,17 @@ describe("what a crash leaves", () => {
   it("a damaged piece is one clear error naming it, never wrong bytes", async () => {
     const { dir, plain } = await finishedPlain();
     writeFileSync(`${plain}.gz`, gzipSync(turnOf(0, 19)));
-    await expect(readStream(dir, 0)).rejects.toThrow(/conversation of the session .* is damaged: .*jsonl\.gz holds \d+ bytes, and its name says \d+/);
+    await expect(readStream(dir, 0)).rejects.toThrow(
+      /conversation of the session .* is damaged: .*jsonl\.gz holds \d+ bytes, and its name says \d+/,
+    );
     writeFileSync(path.join(dir, "conversation.d", name(40, 41, 999, 1000)), gzipSync("x"));
-    await expect(readStream(dir, 0)).rejects.toThrow(/0+40-0+41\.0+999-0+1000\.jsonl\.gz does not start where the piece before it ends/);
+    await expect(readStream(dir, 0)).rejects.toThrow(
+      /0+40-0+41\.0+999-0+1000\.jsonl\.gz does not start where the piece before it ends/,
+    );
   });
 });
 
 describe("damage found, not read past (QA)", () => {
-
   it("a piece with its bytes but other lines (newlines gone) is damage: a turn would read another's lines", async () => {
     const { dir, gz } = await onePiece();
     writeFileSync(gz, gzipSync(Buffer.from(turnOf(0, 20).toString("latin1").replace(/\n/g, " "), "latin1")));
@@ -184,10 +198,16 @@ describe("damage found, not read past (QA)", () => {
     const { dir, gz } = await onePiece();
     const whole = readFileSync(gz);
     writeFileSync(gz, whole.subarray(0, whole.length - 10));
-    await expect(copyStreamPrefix(dir, tempDir("nudge-fork-"), turnOf(0, 20).length)).rejects.toThrow(/does not end as a gzip file of \d+ bytes does/);
+    await expect(copyStreamPrefix(dir, tempDir("nudge-fork-"), turnOf(0, 20).length)).rejects.toThrow(
+      /does not end as a gzip file of \d+ bytes does/,
+    );
     writeFileSync(gz, whole);
-    await expect(copyStreamPrefix(dir, tempDir("nudge-fork-"), turnOf(0, 25).length)).rejects.toThrow(/it ends at byte \d+, and the fork's turns were recorded up to byte \d+/);
-    await expect(writeStreamLines(dir, path.join(tempDir(), "c.jsonl"), 21)).rejects.toThrow(/holds 20 whole lines, and the turns were recorded up to line 21/);
+    await expect(copyStreamPrefix(dir, tempDir("nudge-fork-"), turnOf(0, 25).length)).rejects.toThrow(
+      /it ends at byte \d+, and the fork's turns were recorded up to byte \d+/,
+    );
+    await expect(writeStreamLines(dir, path.join(tempDir(), "c.jsonl"), 21)).rejects.toThrow(
+      /holds 20 whole lines, and the turns were recorded up to line 21/,
+    );
   });
 });
 
@@ -247,7 +267,10 @@ describe("copies", () => {
     expect((await readStream(to, 0)).equals(turnOf(0, 1250))).toBe(true);
     expect(readStreamOf(to).equals(turnOf(0, 1250))).toBe(true);
     const linked = pieceNames(to).slice(0, 2);
-    for (const name of linked) expect(statSync(path.join(to, "conversation.d", name)).ino).toBe(statSync(path.join(from, "conversation.d", name)).ino);
+    for (const name of linked)
+      expect(statSync(path.join(to, "conversation.d", name)).ino).toBe(
+        statSync(path.join(from, "conversation.d", name)).ino,
+      );
     expect(pieceNames(to)[2]).toBe(name(1000, 1250, turnOf(0, 1000).length, cut));
     expect(statSync(path.join(to, "conversation.jsonl")).size).toBe(0);
     // The fork records on from there.

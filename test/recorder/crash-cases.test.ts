@@ -21,13 +21,17 @@ afterEach(async () => {
 });
 
 function start(repo: string, args: string[], env: Record<string, string>, input: string) {
-  return execa("node", [NUDGE_CLI, "claude", "run", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args], {
-    cwd: repo,
-    env: { NO_COLOR: "1", ...env },
-    input,
-    reject: false,
-    timeout: 60_000,
-  });
+  return execa(
+    "node",
+    [NUDGE_CLI, "claude", "run", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args],
+    {
+      cwd: repo,
+      env: { NO_COLOR: "1", ...env },
+      input,
+      reject: false,
+      timeout: 60_000,
+    },
+  );
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -50,22 +54,33 @@ const running = (pid: number) => {
 describe("snapshots pruned from the repository", () => {
   it("`run -r` refuses with exit 1 and a hint before claude starts; nothing is recorded or changed", async () => {
     const repo = await gitdir();
-    const recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "ok" }], ["write a"]);
+    const recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "ok" }],
+      ["write a"],
+    );
     try {
       await git(repo, "update-ref", "-d", `refs/nudge/sessions/${recorded.id}`);
       await git(repo, "reflog", "expire", "--expire=now", "--all");
       await git(repo, "gc", "-q", "--prune=now");
       const journal = readFileSync(path.join(recorded.dir, "turns.jsonl"));
       const requests = recorded.api.mainLoopRequests().length;
-      const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", recorded.id, "more"], { cwd: repo, env: recorded.env });
+      const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", recorded.id, "more"], {
+        cwd: repo,
+        env: recorded.env,
+      });
       expect(run.exitCode).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^error: the last snapshot of session ${recorded.id} is gone from the repository$`, "m"));
+      expect(run.stderr).toMatch(
+        new RegExp(`^error: the last snapshot of session ${recorded.id} is gone from the repository$`, "m"),
+      );
       expect(run.stderr).toMatch(/^hint: .*nothing was changed/m);
       expect(run.stderr).not.toMatch(/\n\s+at /);
       expect(readFileSync(path.join(recorded.dir, "turns.jsonl")).equals(journal)).toBe(true);
       expect(recorded.api.mainLoopRequests()).toHaveLength(requests);
       // A fork of it is refused the same way, before any worktree or session is made.
-      const fork = await runNudge(["session", "fork", recorded.id, "1", "--worktree", path.join(tempDir(), "wt")], { cwd: repo });
+      const fork = await runNudge(["session", "fork", recorded.id, "1", "--worktree", path.join(tempDir(), "wt")], {
+        cwd: repo,
+      });
       expect(fork.exitCode).toBe(1);
       expect(JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout)).toHaveLength(1);
     } finally {
@@ -107,8 +122,16 @@ describe("signals during a tool call", () => {
     ["SIGQUIT (Ctrl-\\)", ["SIGQUIT"]],
   ])("%s: the session ends complete, and no claude is left running", async (_name, signals) => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Bash", input: { command: "node -e 'setTimeout(() => {}, 30000)'", description: "slow" } }, { text: "never" }]);
-    const nudge = start(repo, ["--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), "slow thing\n");
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "node -e 'setTimeout(() => {}, 30000)'", description: "slow" } },
+      { text: "never" },
+    ]);
+    const nudge = start(
+      repo,
+      ["--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      "slow thing\n",
+    );
     await waitFor(() => api!.mainLoopRequests().length === 1);
     await new Promise((r) => setTimeout(r, 500)); // the Bash tool is running
     const lock = path.join(repo, ".git", "nudge", "sessions");
@@ -134,10 +157,21 @@ describe("claude killed", () => {
     const repo = await gitdir();
     api = await startScriptedApi([
       // A background writer, then the tool's shell kills claude.
-      { tool: "Bash", input: { command: "(while true; do date +%s%N >> ticks.txt; sleep 0.05; done) & sleep 0.3; kill -9 $PPID", description: "writer" } },
+      {
+        tool: "Bash",
+        input: {
+          command: "(while true; do date +%s%N >> ticks.txt; sleep 0.05; done) & sleep 0.3; kill -9 $PPID",
+          description: "writer",
+        },
+      },
       { text: "resumed" },
     ]);
-    const run = await start(repo, ["--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), "start a writer\nthen this\n");
+    const run = await start(
+      repo,
+      ["--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      "start a writer\nthen this\n",
+    );
     // The session goes on in a new claude; the turn cut short makes the exit 1 (a script must hear of it).
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/^error: turn 1 ended in an error \(shown above\)$/m);
@@ -153,10 +187,18 @@ describe("claude killed", () => {
     const marker = path.join(scratch, "killed-once");
     // The first claude dies before writing anything (as if killed); later ones run normally.
     const wrapper = path.join(scratch, "dies-once.sh");
-    writeFileSync(wrapper, `#!/usr/bin/env bash\nif [ ! -e "${marker}" ]; then touch "${marker}"; kill -9 $$; fi\nexec "${CLAUDE_BIN}" "$@"\n`);
+    writeFileSync(
+      wrapper,
+      `#!/usr/bin/env bash\nif [ ! -e "${marker}" ]; then touch "${marker}"; kill -9 $$; fi\nexec "${CLAUDE_BIN}" "$@"\n`,
+    );
     chmodSync(wrapper, 0o755);
     api = await startScriptedApi([{ text: "answer one" }, { text: "answer two" }]);
-    const run = await start(repo, ["--claude-bin", wrapper], claudeEnv(api, path.join(scratch, "cfg")), "first\nsecond\n");
+    const run = await start(
+      repo,
+      ["--claude-bin", wrapper],
+      claudeEnv(api, path.join(scratch, "cfg")),
+      "first\nsecond\n",
+    );
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     const turns = readManifestFile(session.path).turns;
     // The first prompt went to a claude that was gone, or (found gone first) to the next one.
@@ -176,12 +218,25 @@ describe("what kills leave behind", () => {
     const recorded = await recordSession(repo, [{ text: "one" }, { text: "two" }], ["first"]);
     try {
       const deadPid = 2 ** 22 - 3; // beyond pid_max on Linux: never a running process
-      const temps = [path.join(recorded.dir, `.manifest.json.${deadPid}.0123abcd.tmp`), path.join(recorded.dir, "changes", `.turn-001.patch.${deadPid}.89abcdef.tmp`)];
+      const temps = [
+        path.join(recorded.dir, `.manifest.json.${deadPid}.0123abcd.tmp`),
+        path.join(recorded.dir, "changes", `.turn-001.patch.${deadPid}.89abcdef.tmp`),
+      ];
       for (const t of temps) writeFileSync(t, "x".repeat(1000));
       const halfMade = path.join(repo, ".git", "nudge", "sessions", "0000deadbeef");
       mkdirSync(halfMade);
-      writeFileSync(path.join(halfMade, "lock"), JSON.stringify({ host: (await import("node:os")).hostname(), owner: { pid: deadPid, started: null }, claude: null }));
-      const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", recorded.id, "second"], { cwd: repo, env: recorded.env });
+      writeFileSync(
+        path.join(halfMade, "lock"),
+        JSON.stringify({
+          host: (await import("node:os")).hostname(),
+          owner: { pid: deadPid, started: null },
+          claude: null,
+        }),
+      );
+      const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", recorded.id, "second"], {
+        cwd: repo,
+        env: recorded.env,
+      });
       expect(run.exitCode, run.stderr).toBe(0);
       for (const t of temps) expect(existsSync(t), t).toBe(false);
       expect(existsSync(halfMade)).toBe(false);

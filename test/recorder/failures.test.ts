@@ -46,7 +46,11 @@ function startNudge(repo: string, args: string[], env: Record<string, string>, i
 describe("when things go wrong", () => {
   it("Ctrl-C during a turn interrupts that turn only; the next prompt runs normally", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ text: "first answer" }, { delayMs: 30_000, then: { text: "too late" } }, { text: "third answer" }]);
+    api = await startScriptedApi([
+      { text: "first answer" },
+      { delayMs: 30_000, then: { text: "too late" } },
+      { text: "third answer" },
+    ]);
     const env = claudeEnv(api, path.join(tempDir(), "cfg"));
     const nudge = startNudge(repo, [], env, "first question\nslow question\nnext question\n");
     await waitFor(() => api!.mainLoopRequests().length === 2);
@@ -67,7 +71,10 @@ describe("when things go wrong", () => {
     expect(plan.stdout).toContain("continues from claude's last reply in turn 1 (turn 2 has no reply)");
     expect((await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo })).exitCode).toBe(0);
     api.push({ text: "after the rewind" });
-    const resumed = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "go on"], { cwd: repo, env });
+    const resumed = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "go on"], {
+      cwd: repo,
+      env,
+    });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     const sent = JSON.stringify(api.mainLoopRequests().at(-1)!.body.messages);
     expect(sent).toContain("first answer");
@@ -96,7 +103,12 @@ describe("when things go wrong", () => {
       { tool: "Bash", input: { command: "echo partial > partial.txt; kill -9 $PPID", description: "crash" } },
       { text: "resumed fine" },
     ]);
-    const run = await startNudge(repo, ["--allowed-tools", "Bash"], claudeEnv(api, path.join(tempDir(), "cfg")), "first prompt\nsecond prompt\n");
+    const run = await startNudge(
+      repo,
+      ["--allowed-tools", "Bash"],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      "first prompt\nsecond prompt\n",
+    );
     // The session goes on, but a script must not read a turn cut short as success (QA).
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/^error: turn 1 ended in an error \(shown above\)$/m);
@@ -130,11 +142,16 @@ describe("when things go wrong", () => {
     // ...and may write files any moment: no rewind under it.
     const rewind = await runNudge(["session", "rewind", crashed.id, "0", "--yes"], { cwd: repo });
     expect(rewind.exitCode).toBe(1);
-    expect(rewind.stderr).toContain(`error: the claude of crashed session ${crashed.id} is still running (pid ${orphan})`);
+    expect(rewind.stderr).toContain(
+      `error: the claude of crashed session ${crashed.id} is still running (pid ${orphan})`,
+    );
     expect(rewind.stderr).toContain(`hint: stop it (kill ${orphan}), or recover the session`);
 
     api.push({ text: "after recovery" });
-    const again = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-c", "carry on"], { cwd: repo, env: claudeEnv(api, cfg) });
+    const again = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-c", "carry on"], {
+      cwd: repo,
+      env: claudeEnv(api, cfg),
+    });
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(/recovered turn 1 \((complete|incomplete)\)/);
     // ...until the recovery stops it, so nothing changes files behind the recording's back.
@@ -147,9 +164,14 @@ describe("when things go wrong", () => {
 
   it("an API key the API rejects stops at once with a hint, without waiting out claude's retries", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ httpError: { status: 401, type: "authentication_error", message: "invalid x-api-key" } }]);
+    api = await startScriptedApi([
+      { httpError: { status: 401, type: "authentication_error", message: "invalid x-api-key" } },
+    ]);
     const started = Date.now();
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hello"], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")) });
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hello"], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+    });
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain("error: claude could not authenticate with the API");
@@ -171,8 +193,16 @@ describe("when things go wrong", () => {
   });
 
   it.each([
-    ["claude is not found", ["claude", "run", "--claude-bin", "/nonexistent/claude", "hi"], /claude not found at \/nonexistent\/claude/],
-    ["-r names no session", ["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", "zzzz", "hi"], /no session matches "zzzz"/],
+    [
+      "claude is not found",
+      ["claude", "run", "--claude-bin", "/nonexistent/claude", "hi"],
+      /claude not found at \/nonexistent\/claude/,
+    ],
+    [
+      "-r names no session",
+      ["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", "zzzz", "hi"],
+      /no session matches "zzzz"/,
+    ],
     ["--max-turns is not a number", ["claude", "run", "--max-turns", "lots", "hi"], /invalid --max-turns/],
     ["the prompt is not quoted", ["claude", "run", "fix", "the", "test"], /too many arguments: the test/],
     ["an unknown session is shown", ["session", "show", "nope"], /no session matches "nope"/],
@@ -214,7 +244,9 @@ describe("when the recording itself cannot be written", () => {
     rmSync(path.join(bundle, "claude-stderr.log"));
     symlinkSync("/dev/full", path.join(bundle, "claude-stderr.log"));
     const chatty = path.join(scratch, "chatty.sh");
-    writeFileSync(chatty, `#!/usr/bin/env bash\necho "a warning on stderr" >&2\nexec "${CLAUDE_BIN}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(chatty, `#!/usr/bin/env bash\necho "a warning on stderr" >&2\nexec "${CLAUDE_BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
     const run = await runNudge(["claude", "run", "--claude-bin", chatty, "-c", "two"], { cwd: repo, env });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/error: could not write the recording \(.*ENOSPC/);

@@ -26,15 +26,19 @@ afterEach(async () => {
 
 /** nudge in a process group of its own, so a fault that kills the group kills nothing of the test's. */
 function nudge(repo: string, args: string[], env: Record<string, string>, input: string) {
-  return execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", ...args], {
-    cwd: repo,
-    // The untracked cache pinned on: the fast path is the one under test (and no background check runs).
-    env: { NO_COLOR: "1", NUDGE_UNTRACKED_CACHE: "1", ...env },
-    input,
-    reject: false,
-    detached: true,
-    timeout: 60_000,
-  });
+  return execa(
+    "node",
+    [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", ...args],
+    {
+      cwd: repo,
+      // The untracked cache pinned on: the fast path is the one under test (and no background check runs).
+      env: { NO_COLOR: "1", NUDGE_UNTRACKED_CACHE: "1", ...env },
+      input,
+      reject: false,
+      detached: true,
+      timeout: 60_000,
+    },
+  );
 }
 
 /** Every file under a folder whose name says it was left half made: temp files of atomic writes, git locks. */
@@ -94,21 +98,28 @@ async function crashThenRecover(fault: string, opts: { expectFirstExit?: number 
   expect(leftovers(path.join(repo, ".git", "nudge", "index"))).toEqual([]);
   // Each turn holds exactly its own work: one.txt came with "first", two.txt with "second".
   for (const t of m.turns.filter((t) => t.status === "complete")) {
-    const files = (await execa("git", ["ls-tree", "-r", "--name-only", t.snapshot.tree], { cwd: repo })).stdout.split("\n");
+    const files = (await execa("git", ["ls-tree", "-r", "--name-only", t.snapshot.tree], { cwd: repo })).stdout.split(
+      "\n",
+    );
     if (t.prompt === "first") expect(files).toContain("one.txt");
     if (t.prompt === "first") expect(files).not.toContain("two.txt");
     if (t.prompt === "second") expect(files).toContain("two.txt");
   }
   // The stream reads back whole, wherever its pieces were left: one time per line, each turn's byte range its own lines.
   const stream = readStreamOf(session.path);
-  expect(streamNewlines(stream)).toBe(readFileSync(path.join(session.path, "timing.txt"), "utf8").split("\n").length - 1);
+  expect(streamNewlines(stream)).toBe(
+    readFileSync(path.join(session.path, "timing.txt"), "utf8").split("\n").length - 1,
+  );
   for (const t of m.turns.filter((t) => t.bytes)) {
     expect(streamNewlines(stream.subarray(0, t.bytes!.from))).toBe(t.lines.from);
     expect(streamNewlines(stream.subarray(t.bytes!.from, t.bytes!.to))).toBe(t.lines.to - t.lines.from);
   }
   expect(readdirSync(session.path).filter((n) => n.startsWith("conversation.jsonl."))).toEqual([]);
   // Every saved turn's snapshot is kept by the session's ref.
-  for (const t of m.turns) await execa("git", ["merge-base", "--is-ancestor", t.snapshot.commit, `refs/nudge/sessions/${m.id}`], { cwd: repo });
+  for (const t of m.turns)
+    await execa("git", ["merge-base", "--is-ancestor", t.snapshot.commit, `refs/nudge/sessions/${m.id}`], {
+      cwd: repo,
+    });
   return { repo, session: m, first, again };
 }
 
@@ -123,10 +134,16 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
     ["journal-append:kill@5", "the first turn's `ended` record, written while the next prompt is with claude"],
     ["after-snapshot:kill", "snapshot commit and patch written, no turn record"],
     ["after-turn-record:kill", "the turn record written, the header not"],
-    ["atomic-write:kill@4", "inside an atomic write (its temp file half made; the first is the work tree's recordings registry)"],
+    [
+      "atomic-write:kill@4",
+      "inside an atomic write (its temp file half made; the first is the work tree's recordings registry)",
+    ],
     ["transcript-append:kill", "while claude's transcript is copied"],
     ["log-append:kill@6", "while claude's output is teed"],
-    ["piece-finish:kill", "the stream's piece renamed into conversation.d, the new conversation.jsonl not yet in place (at the session's end)"],
+    [
+      "piece-finish:kill",
+      "the stream's piece renamed into conversation.d, the new conversation.jsonl not yet in place (at the session's end)",
+    ],
     ["piece-compress:kill", "a piece's .gz in place, its plain file not yet removed"],
   ])("%s (%s)", async (fault) => {
     await crashThenRecover(fault);
@@ -140,11 +157,17 @@ describe("kill -9 of nudge at each point of recording a turn", () => {
 describe("a full disk at each kind of write", () => {
   it.each([
     ["journal-append:enospc@4", "the turn journal: the next turn's `begin`, its prompt not sent"],
-    ["journal-append:enospc@5", "the turn journal: the first turn's `ended` record, the next prompt already with claude"],
+    [
+      "journal-append:enospc@5",
+      "the turn journal: the first turn's `ended` record, the next prompt already with claude",
+    ],
     ["log-append:enospc@4", "what nudge writes to claude, before claude has said a word: the session is kept for -c"],
     ["log-append:enospc@6", "claude's output"],
     ["atomic-write:enospc@6", "a patch, the header, a transcript copy"],
-    ["atomic-write:enospc@11", "the header written as the session ends, every turn saved (QA: its hint said to run the command again)"],
+    [
+      "atomic-write:enospc@11",
+      "the header written as the session ends, every turn saved (QA: its hint said to run the command again)",
+    ],
   ])("%s (%s): exit 1 with a hint, the bundle loads, the next run goes on", async (fault) => {
     const { first } = await crashThenRecover(fault, { expectFirstExit: 1 });
     expect(first.stderr).toMatch(/^error: .*(ENOSPC|no space)/m);

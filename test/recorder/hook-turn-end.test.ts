@@ -28,7 +28,13 @@ describe("a turn ended by a hook", () => {
     const repo = await gitdir();
     const store = await openStore(repo);
     const opened = await createSession(store, repo);
-    const recorder = await SessionRecorder.start(opened.dir, opened.manifest, { claudeConfigDir: tempDir(), cwd: repo, exclude: [], indexFile: path.join(tempDir(), "index"), untrackedCache: false });
+    const recorder = await SessionRecorder.start(opened.dir, opened.manifest, {
+      claudeConfigDir: tempDir(),
+      cwd: repo,
+      exclude: [],
+      indexFile: path.join(tempDir(), "index"),
+      untrackedCache: false,
+    });
     try {
       recorder.beginTurn("one");
       const one = recorder.endTurnByHook(Promise.resolve({ lines: part("one", "first answer"), upTo: 0 }), true)!;

@@ -54,7 +54,7 @@ function pieces(bytes: Buffer, size: number): Buffer[] {
 function randomPieces(bytes: Buffer, seed = 21): Buffer[] {
   const out: Buffer[] = [];
   let state = seed;
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     state = (state * 1103515245 + 12345) % 2 ** 31;
     const size = 1 + (state % 200);
     out.push(bytes.subarray(i, i + size));
@@ -68,7 +68,10 @@ describe("conversation.jsonl with images stored apart", () => {
     ["one chunk", [stdout]],
     ["5-byte chunks", pieces(stdout, 5)],
     ["13-byte chunks (the echo's first bytes cut everywhere)", pieces(stdout, 13)],
-    ["65- and 67-byte chunks (about the length of what tells an echo with images)", [...pieces(stdout.subarray(0, 3000), 65), ...pieces(stdout.subarray(3000), 67)]],
+    [
+      "65- and 67-byte chunks (about the length of what tells an echo with images)",
+      [...pieces(stdout.subarray(0, 3000), 65), ...pieces(stdout.subarray(3000), 67)],
+    ],
     ["chunks of 1 to 200 bytes, cut pseudo-randomly", randomPieces(stdout)],
     ["chunks of 1 to 200 bytes, cut otherwise", randomPieces(stdout, 4242)],
   ] as const) {
@@ -87,7 +90,12 @@ describe("conversation.jsonl with images stored apart", () => {
   it("positions are where each next line starts in the stored file: a span read from them is the line", async () => {
     const { dir, positions } = record(pieces(stdout, 7));
     expect(positions.at(-1)).toBe(statSync(bundleFiles(dir).conversation).size);
-    const span = await readLineSpan(dir, { line: 1, byte: positions[0]! }, { line: 2, byte: positions[1]! }, { writing: false });
+    const span = await readLineSpan(
+      dir,
+      { line: 1, byte: positions[0]! },
+      { line: 2, byte: positions[1]! },
+      { writing: false },
+    );
     expect(span.map((l) => l.bytes.toString())).toEqual([prompt]);
   });
 

@@ -45,7 +45,11 @@ describe("nudge claude run records a session", () => {
       "script.sh": "#!/bin/sh\necho hi\n",
     });
     // Uncommitted work at the start belongs to turn 0: a staged edit, an untracked file, an ignored one.
-    writeFiles(repo, { "keep.txt": "line one\nline two\nline three\n", "notes.md": "untracked\n", "debug.log": "ignored\n" });
+    writeFiles(repo, {
+      "keep.txt": "line one\nline two\nline three\n",
+      "notes.md": "untracked\n",
+      "debug.log": "ignored\n",
+    });
     await git(repo, "add", "keep.txt");
     const before = await userGitState(repo);
 
@@ -70,11 +74,24 @@ describe("nudge claude run records a session", () => {
     ]);
     const scratch = tempDir();
     const tee = teeClaude(scratch);
-    const run = await runNudge(["claude", "run", "--claude-bin", tee.bin, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", "add src/new.ts"], {
-      cwd: repo,
-      env: claudeEnv(api, path.join(scratch, "claude-config")),
-      input: "change line two\nshuffle the files\n",
-    });
+    const run = await runNudge(
+      [
+        "claude",
+        "run",
+        "--claude-bin",
+        tee.bin,
+        "--permission-mode",
+        "acceptEdits",
+        "--allowed-tools",
+        "Bash",
+        "add src/new.ts",
+      ],
+      {
+        cwd: repo,
+        env: claudeEnv(api, path.join(scratch, "claude-config")),
+        input: "change line two\nshuffle the files\n",
+      },
+    );
     expect(run.stderr).not.toMatch(/error|bug/i);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain("⏺ Write(src/new.ts)");
@@ -88,7 +105,9 @@ describe("nudge claude run records a session", () => {
     const list = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     expect(list).toHaveLength(1);
     expect(list[0].turns).toBe(3);
-    const show = JSON.parse((await runNudge(["session", "show", list[0].id.slice(0, 4), "--json"], { cwd: repo })).stdout);
+    const show = JSON.parse(
+      (await runNudge(["session", "show", list[0].id.slice(0, 4), "--json"], { cwd: repo })).stdout,
+    );
     const bundle: string = show.path;
     expect(bundle).toBe(path.join(repo, ".git", "nudge", "sessions", list[0].id));
 
@@ -113,7 +132,10 @@ describe("nudge claude run records a session", () => {
     expect(readFileSync(path.join(bundle, "conversation.jsonl"))).toHaveLength(0);
     expect(pieceNames(bundle).length).toBeGreaterThan(0);
     expect(pieceNames(bundle).every((n) => n.endsWith(".jsonl.gz"))).toBe(true);
-    const stored = pieceNames(bundle).reduce((sum, n) => sum + statSync(path.join(bundle, "conversation.d", n)).size, 0);
+    const stored = pieceNames(bundle).reduce(
+      (sum, n) => sum + statSync(path.join(bundle, "conversation.d", n)).size,
+      0,
+    );
     expect(stored).toBeLessThan(conversation.length / 4);
     for (const turn of manifest.turns.slice(1)) {
       const lines = conversation.toString("utf8").split("\n").slice(turn.lines.from, turn.lines.to);
@@ -158,7 +180,11 @@ describe("nudge claude run records a session", () => {
     const scratch = tempDir();
     // A claude that prints a stray non-JSON line before handing over to the real binary.
     const noisy = path.join(scratch, "noisy-claude.sh");
-    writeFileSync(noisy, `#!/usr/bin/env bash\necho 'Debugger listening on ws://x'\nexec "${(await import("../support/claude-env.js")).CLAUDE_BIN}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      noisy,
+      `#!/usr/bin/env bash\necho 'Debugger listening on ws://x'\nexec "${(await import("../support/claude-env.js")).CLAUDE_BIN}" "$@"\n`,
+      { mode: 0o755 },
+    );
     api = await startScriptedApi([{ text: "hello back" }]);
     const run = await runNudge(["claude", "run", "--claude-bin", noisy, "hello"], {
       cwd: repo,
@@ -178,10 +204,13 @@ describe("nudge claude run records a session", () => {
     symlinkSync("README.md", path.join(repo, "readme-link"));
     const scratch = tempDir();
     api = await startScriptedApi([{ text: "ok" }]);
-    const run = await runNudge(["claude", "run", "--claude-bin", (await import("../support/claude-env.js")).CLAUDE_BIN, "hi"], {
-      cwd: repo,
-      env: claudeEnv(api, path.join(scratch, "cfg")),
-    });
+    const run = await runNudge(
+      ["claude", "run", "--claude-bin", (await import("../support/claude-env.js")).CLAUDE_BIN, "hi"],
+      {
+        cwd: repo,
+        env: claudeEnv(api, path.join(scratch, "cfg")),
+      },
+    );
     expect(run.exitCode).toBe(0);
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     const tree = await git(repo, "ls-tree", readManifestFile(session.path).turns[0]!.snapshot.commit);
@@ -192,15 +221,27 @@ describe("nudge claude run records a session", () => {
 describe("nudge's and claude's own files inside the work tree", () => {
   it("are never snapshotted: NUDGE_STORE and CLAUDE_CONFIG_DIR inside the repository", async () => {
     const repo = await gitdir();
-    const local = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "made.txt"), content: "x\n" } }, { text: "done" }]);
+    const local = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "made.txt"), content: "x\n" } },
+      { text: "done" },
+    ]);
     try {
       const env = { ...claudeEnv(local, path.join(repo, "claude-home")), NUDGE_STORE: path.join(repo, "nudge-store") };
       const { CLAUDE_BIN } = await import("../support/claude-env.js");
-      const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "make a file"], { cwd: repo, env });
+      const run = await runNudge(
+        ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "make a file"],
+        { cwd: repo, env },
+      );
       expect(run.exitCode, run.stderr).toBe(0);
       const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo, env })).stdout);
       expect(session.path.startsWith(path.join(repo, "nudge-store"))).toBe(true);
-      const files = await git(repo, "ls-tree", "-r", "--name-only", readManifestFile(session.path).turns[1]!.snapshot.commit);
+      const files = await git(
+        repo,
+        "ls-tree",
+        "-r",
+        "--name-only",
+        readManifestFile(session.path).turns[1]!.snapshot.commit,
+      );
       expect(files.split("\n").sort()).toEqual(["README.md", "made.txt"]);
     } finally {
       await local.close();
@@ -222,10 +263,13 @@ describe("the claude process", () => {
     );
     const local = await startScriptedApi([{ text: "fine" }]);
     try {
-      const run = await runNudge(["claude", "run", "--claude-bin", wrapper, "hello", "--", "--append-system-prompt", "PASSTHRU MARK"], {
-        cwd: repo,
-        env: claudeEnv(local, path.join(scratch, "cfg")),
-      });
+      const run = await runNudge(
+        ["claude", "run", "--claude-bin", wrapper, "hello", "--", "--append-system-prompt", "PASSTHRU MARK"],
+        {
+          cwd: repo,
+          env: claudeEnv(local, path.join(scratch, "cfg")),
+        },
+      );
       expect(run.exitCode, run.stderr).toBe(0);
       expect(readFileSync(argsFile, "utf8")).toContain("--append-system-prompt\nPASSTHRU MARK\n");
       expect(JSON.stringify(local.mainLoopRequests()[0]!.body.system)).toContain("PASSTHRU MARK");

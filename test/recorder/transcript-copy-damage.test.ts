@@ -17,7 +17,10 @@ async function twoTurns(): Promise<{ repo: string; gz: string }> {
   const repo = await gitdir();
   recorded = await recordSession(repo, [{ text: "U1" }, { text: "U2" }], ["one", "two"]);
   const claude = path.join(recorded.dir, "claude");
-  const gz = path.join(claude, readdirSync(claude).find((f) => f.endsWith(".jsonl.gz"))!);
+  const gz = path.join(
+    claude,
+    readdirSync(claude).find((f) => f.endsWith(".jsonl.gz"))!,
+  );
   return { repo, gz };
 }
 
@@ -44,7 +47,9 @@ describe("the bundle's copy of claude's transcript, damaged", () => {
     const before = recorded!.api.mainLoopRequests().length;
     const run = await runClaude(repo, ["-c"], recorded!.env, "three\n");
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stderr).toMatch(/^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the session's turns need \d+$/m);
+    expect(run.stderr).toMatch(
+      /^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the session's turns need \d+$/m,
+    );
     expect(recorded!.api.mainLoopRequests().length).toBe(before); // claude was never asked
   });
 });
@@ -56,7 +61,9 @@ describe("the bundle's copy of claude's transcript, cut short on disk (its last 
     const out = path.join(tempDir(), "x.tgz");
     const run = await runNudge(["session", "export", recorded!.id, "-o", out], { cwd: repo });
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stderr).toMatch(/^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the exported turns need \d+$/m);
+    expect(run.stderr).toMatch(
+      /^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the exported turns need \d+$/m,
+    );
     expect(run.stderr).not.toMatch(/nudge bug/);
     expect(readdirSync(path.dirname(out))).toEqual([]);
   });
@@ -67,7 +74,9 @@ describe("the bundle's copy of claude's transcript, cut short on disk (its last 
     const worktree = path.join(tempDir(), "fork");
     const run = await runNudge(["session", "fork", recorded!.id, "2", "--worktree", worktree], { cwd: repo });
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stderr).toMatch(/^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the turns it is cut at need \d+$/m);
+    expect(run.stderr).toMatch(
+      /^error: the bundle's copy of claude's transcript .* is damaged: it holds \d+ bytes of claude's transcript, and the turns it is cut at need \d+$/m,
+    );
     const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as unknown[];
     expect(listed).toHaveLength(1);
     // Nothing of the fork is left: no worktree made for it.

@@ -61,7 +61,9 @@ describe("the compressed transcript copy", () => {
     const { members } = await readMembers(path.join(dir, `${name}.gz`));
     // (A turn's save may run behind the next turn, whose bytes its copy then takes in too: two
     // turns can end at the same length, and the later one adds no member.)
-    expect(members.map((m) => m.start + m.bytes)).toEqual([...new Set(manifest.turns.slice(1).map((t) => t.transcriptBytes))]);
+    expect(members.map((m) => m.start + m.bytes)).toEqual([
+      ...new Set(manifest.turns.slice(1).map((t) => t.transcriptBytes)),
+    ]);
     expect(statSync(path.join(dir, `${name}.gz`)).size).toBeLessThan(copy.length / 2);
 
     // A fork at turn 2: its copy is the first turn-2 bytes, its members those of the original.
@@ -71,7 +73,11 @@ describe("the compressed transcript copy", () => {
     const cut = manifest.turns[2]!.transcriptBytes!;
     expect(transcriptCopy(forkDir, name).equals(copy.subarray(0, cut))).toBe(true);
     const forkGz = readFileSync(path.join(forkDir, `${name}.gz`));
-    expect(readFileSync(path.join(dir, `${name}.gz`)).subarray(0, forkGz.length).equals(forkGz)).toBe(true);
+    expect(
+      readFileSync(path.join(dir, `${name}.gz`))
+        .subarray(0, forkGz.length)
+        .equals(forkGz),
+    ).toBe(true);
 
     // claude's own file gone (another machine, a cleared config): rewind to turn 1, and the resume
     // restores claude's transcript from the bundle's copy, byte for byte, and goes on from turn 1.
@@ -79,7 +85,10 @@ describe("the compressed transcript copy", () => {
     expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
     recorded.api.push({ text: "continuing from turn one" });
     const before = recorded.api.mainLoopRequests().length;
-    const resumed = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "TURN-FOUR-PROMPT"], { cwd: repo, env: recorded.env });
+    const resumed = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "TURN-FOUR-PROMPT"], {
+      cwd: repo,
+      env: recorded.env,
+    });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     const sent = JSON.stringify(recorded.api.mainLoopRequests()[before]!.body.messages);
     expect(sent).toContain("TURN-ONE-REPLY");
@@ -87,7 +96,11 @@ describe("the compressed transcript copy", () => {
     expect(sent).not.toContain("TURN-TWO");
     // (the resume goes on in an automatic fork at turn 1: the fork's copy, cut there, is what claude got)
     const placed = readFileSync(claudesFile(recorded, repo));
-    expect(placed.subarray(0, manifest.turns[1]!.transcriptBytes!).equals(copy.subarray(0, manifest.turns[1]!.transcriptBytes!))).toBe(true);
+    expect(
+      placed
+        .subarray(0, manifest.turns[1]!.transcriptBytes!)
+        .equals(copy.subarray(0, manifest.turns[1]!.transcriptBytes!)),
+    ).toBe(true);
   }, 120_000);
 
   it("an old bundle's plain copy is still read: exported as it is, forked compressed, and replaced by a compressed one at the next turn", async () => {
@@ -128,16 +141,23 @@ describe("the compressed transcript copy", () => {
     const env = claudeEnv(api, path.join(tempDir(), "claude"));
     // The first sync writes the copy whole; the next appends its member, and nudge is killed
     // halfway through writing it. (Three prompts: the first append comes by turn 3 at the latest.)
-    const first = await execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"], {
-      cwd: repo,
-      env: { NO_COLOR: "1", ...env, NUDGE_FAULT: "transcript-append-torn:kill" },
-      input: "TURN-ONE-PROMPT\nTURN-TWO-PROMPT\nTURN-THREE-PROMPT\n",
-      reject: false,
-      detached: true,
-      timeout: 60_000,
-    });
+    const first = await execa(
+      "node",
+      [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"],
+      {
+        cwd: repo,
+        env: { NO_COLOR: "1", ...env, NUDGE_FAULT: "transcript-append-torn:kill" },
+        input: "TURN-ONE-PROMPT\nTURN-TWO-PROMPT\nTURN-THREE-PROMPT\n",
+        reject: false,
+        detached: true,
+        timeout: 60_000,
+      },
+    );
     expect(first.signal, `${first.exitCode} ${first.stderr}`).toBe("SIGKILL");
-    const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ id: string; path: string }>;
+    const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{
+      id: string;
+      path: string;
+    }>;
     const session = sessions[0]!;
     const m = readManifestFile(session.path);
     const last = m.turns.at(-1)!; // the last turn saved: the torn member is the one after it
@@ -156,9 +176,14 @@ describe("the compressed transcript copy", () => {
     const saved = turns.find((t) => t.n === last.n + 1)!; // (the turn after it may have begun too, and be saved as well)
     expect(saved.status).toBe("complete");
     // (A turn begun but cut off before claude wrote anything has no transcript length of its own.)
-    expect(transcriptCopy(session.path, name).length).toBe(turns.filter((t) => t.transcriptBytes !== null).at(-1)!.transcriptBytes);
+    expect(transcriptCopy(session.path, name).length).toBe(
+      turns.filter((t) => t.transcriptBytes !== null).at(-1)!.transcriptBytes,
+    );
     const ends = (await readMembers(gz)).members.map((x) => x.start + x.bytes);
-    expect(ends.slice(ends.indexOf(last.transcriptBytes!), ends.indexOf(last.transcriptBytes!) + 2)).toEqual([last.transcriptBytes, saved.transcriptBytes]);
+    expect(ends.slice(ends.indexOf(last.transcriptBytes!), ends.indexOf(last.transcriptBytes!) + 2)).toEqual([
+      last.transcriptBytes,
+      saved.transcriptBytes,
+    ]);
 
     const again = await runClaude(repo, ["-c", "TURN-FOUR-PROMPT"], env);
     expect(again.exitCode, again.stderr).toBe(0);
@@ -166,7 +191,11 @@ describe("the compressed transcript copy", () => {
     expect(after.turns.at(-1)!.prompt).toBe("TURN-FOUR-PROMPT");
     const copy = transcriptCopy(session.path, name); // whole again: every member complete
     expect(copy.length).toBeGreaterThanOrEqual(after.turns.at(-1)!.transcriptBytes!);
-    expect(readFileSync(transcriptPath(env.CLAUDE_CONFIG_DIR!, repo, after.turns.at(-1)!.claudeSessionId!)).subarray(0, copy.length).equals(copy)).toBe(true);
+    expect(
+      readFileSync(transcriptPath(env.CLAUDE_CONFIG_DIR!, repo, after.turns.at(-1)!.claudeSessionId!))
+        .subarray(0, copy.length)
+        .equals(copy),
+    ).toBe(true);
     expect(existsSync(path.join(session.path, name))).toBe(false);
   }, 120_000);
 });

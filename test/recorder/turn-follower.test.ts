@@ -4,7 +4,16 @@ import { toStreamEvent } from "../../src/claude/stream-events.js";
 import { TurnFollower } from "../../src/recorder/turn-follower.js";
 
 const result = (terminal_reason: string | undefined) =>
-  toStreamEvent({ type: "result", subtype: "success", is_error: false, session_id: "s1", ...(terminal_reason ? { terminal_reason } : {}) }, "");
+  toStreamEvent(
+    {
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      session_id: "s1",
+      ...(terminal_reason ? { terminal_reason } : {}),
+    },
+    "",
+  );
 
 describe("TurnFollower.status", () => {
   it("an interrupt claude acted on makes the turn interrupted; one that came as claude finished (result 'completed') does not", () => {

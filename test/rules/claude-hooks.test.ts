@@ -60,23 +60,41 @@ beforeAll(async () => {
     { text: "done" },
   ]);
   // The default permission mode: without a rule, every Bash and Write asks.
-  const claude = execa(CLAUDE_BIN, ["-p", "--verbose", "--input-format", "stream-json", "--output-format", "stream-json", "--permission-prompt-tool", "stdio"], {
-    cwd: repo,
-    env: claudeEnv(api, tempDir()),
-    reject: false,
-    timeout: 60_000,
-  });
+  const claude = execa(
+    CLAUDE_BIN,
+    [
+      "-p",
+      "--verbose",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+    ],
+    {
+      cwd: repo,
+      env: claudeEnv(api, tempDir()),
+      reject: false,
+      timeout: 60_000,
+    },
+  );
   const send = (line: object) => claude.stdin!.write(JSON.stringify(line) + "\n");
   hookEvents = [];
   permissionRequests = [];
   records = [];
-  send({ type: "control_request", request_id: "init", request: { subtype: "initialize", hooks: hookRegistration(RULES) } });
+  send({
+    type: "control_request",
+    request_id: "init",
+    request: { subtype: "initialize", hooks: hookRegistration(RULES) },
+  });
   send({ type: "user", message: { role: "user", content: "go" } });
   for await (const line of readline.createInterface({ input: claude.stdout! })) {
     const event = JSON.parse(line);
     if (event.type === "result") break;
     if (event.type !== "control_request") continue;
-    const respond = (response: object) => send({ type: "control_response", response: { subtype: "success", request_id: event.request_id, response } });
+    const respond = (response: object) =>
+      send({ type: "control_response", response: { subtype: "success", request_id: event.request_id, response } });
     if (event.request.subtype === "hook_callback") {
       const request = HookCallbackRequest.parse(event.request);
       hookEvents.push(`${request.input.hook_event_name} ${request.input.tool_name}`);
@@ -95,18 +113,27 @@ beforeAll(async () => {
 }, 90_000);
 
 /** The blocks the model received in the request after the n-th tool call (1-based). */
-const sentAfter = (n: number) => requests[n]!.body.messages.slice(-2).flatMap((m: { content: unknown }) => (Array.isArray(m.content) ? m.content : []));
+const sentAfter = (n: number) =>
+  requests[n]!.body.messages.slice(-2).flatMap((m: { content: unknown }) =>
+    Array.isArray(m.content) ? m.content : [],
+  );
 
 describe("rules on the real claude", () => {
   it("deny: the command never runs and the model gets the rule's message as the error result", () => {
     expect(existsSync(path.join(repo, "npm-ran.txt"))).toBe(false);
     expect(sentAfter(1)).toContainEqual(
-      expect.objectContaining({ type: "tool_result", is_error: true, content: `PreToolUse:Bash hook error: Blocked by the project's rule "no-npm": This repository uses pnpm.` }),
+      expect.objectContaining({
+        type: "tool_result",
+        is_error: true,
+        content: `PreToolUse:Bash hook error: Blocked by the project's rule "no-npm": This repository uses pnpm.`,
+      }),
     );
   });
 
   it("ask: claude asks for permission, naming the rule, and the answer decides", () => {
-    expect(permissionRequests.find((r) => (r.input as { command?: string }).command?.startsWith("echo ask-me"))).toMatchObject({
+    expect(
+      permissionRequests.find((r) => (r.input as { command?: string }).command?.startsWith("echo ask-me")),
+    ).toMatchObject({
       decision_reason: "rule ask-me: worth a look",
       decision_reason_type: "hook",
     });
@@ -114,7 +141,9 @@ describe("rules on the real claude", () => {
   });
 
   it("allow: runs without a permission request, where claude would otherwise ask", () => {
-    expect(permissionRequests.some((r) => (r.input as { command?: string }).command?.startsWith("echo allowed"))).toBe(false);
+    expect(permissionRequests.some((r) => (r.input as { command?: string }).command?.startsWith("echo allowed"))).toBe(
+      false,
+    );
     expect(existsSync(path.join(repo, "allowed.txt"))).toBe(true);
     // The Write had no rule: claude's own prompt asked for it as usual.
     expect(permissionRequests.map((r) => r.tool_name)).toContain("Write");
@@ -123,12 +152,21 @@ describe("rules on the real claude", () => {
   it("note: the model gets the message right after the result, when the command succeeded and when it failed", () => {
     // claude may append its own reminders to the same text block.
     const note = (event: string) =>
-      expect.objectContaining({ type: "text", text: expect.stringMatching(new RegExp(`^${event}:Bash hook additional context: Note from the project's rule "noted": Remember the changelog\\.`)) });
+      expect.objectContaining({
+        type: "text",
+        text: expect.stringMatching(
+          new RegExp(
+            `^${event}:Bash hook additional context: Note from the project's rule "noted": Remember the changelog\\.`,
+          ),
+        ),
+      });
     expect(sentAfter(4)).toContainEqual(note("PostToolUse"));
     expect(sentAfter(5)).toContainEqual(expect.objectContaining({ type: "tool_result", is_error: true }));
     expect(sentAfter(5)).toContainEqual(note("PostToolUseFailure"));
     // Notes grant nothing: the noted commands were asked about like any other.
-    expect(permissionRequests.filter((r) => (r.input as { command?: string }).command?.includes("noted"))).toHaveLength(2);
+    expect(permissionRequests.filter((r) => (r.input as { command?: string }).command?.includes("noted"))).toHaveLength(
+      2,
+    );
   });
 
   it("claude calls back only for the tools the rules mention, and every decision is recorded", () => {

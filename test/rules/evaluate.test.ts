@@ -6,7 +6,12 @@ import { parseRules, type RuleSet } from "../../src/rules/parse-rules.js";
 
 const ROOT = "/home/ana/app";
 const rulesOf = (yaml: string): RuleSet => parseRules(`version: 1\nrules:\n${yaml}`, ".nudge/rules.yaml");
-const call = (toolName: string, input: Record<string, unknown>, cwd = ROOT): ToolCall => ({ toolName, input, cwd, repoRoot: ROOT });
+const call = (toolName: string, input: Record<string, unknown>, cwd = ROOT): ToolCall => ({
+  toolName,
+  input,
+  cwd,
+  repoRoot: ROOT,
+});
 const decided = (rules: RuleSet, c: ToolCall) => evaluate(rules, c)?.rule.id ?? null;
 
 describe("evaluate", () => {
@@ -36,7 +41,8 @@ describe("evaluate", () => {
     action: note
     message: no any
 `);
-    const edit = (file: string, text: string) => call("Edit", { file_path: `${ROOT}/${file}`, old_string: "x", new_string: text });
+    const edit = (file: string, text: string) =>
+      call("Edit", { file_path: `${ROOT}/${file}`, old_string: "x", new_string: text });
     expect(decided(rules, edit("src/a.ts", "let x: any"))).toBe("typed");
     expect(decided(rules, edit("test/a.ts", "let x: any"))).toBeNull(); // path does not match
     expect(decided(rules, edit("src/a.ts", "let x: anything"))).toBeNull(); // content does not match
@@ -128,12 +134,17 @@ describe("evaluate", () => {
     match: { path: '*.ipynb' }
     action: ask
 `);
-    const multi = (texts: string[]) => call("MultiEdit", { file_path: `${ROOT}/a.ts`, edits: texts.map((t) => ({ old_string: "x", new_string: t })) });
+    const multi = (texts: string[]) =>
+      call("MultiEdit", { file_path: `${ROOT}/a.ts`, edits: texts.map((t) => ({ old_string: "x", new_string: t })) });
     expect(decided(rules, multi(["fine", "// TODO later"]))).toBe("no-todo");
     expect(decided(rules, multi(["fine", "also fine"]))).toBeNull();
     expect(decided(rules, call("Write", { file_path: `${ROOT}/a.ts`, content: "TODO" }))).toBe("no-todo");
-    expect(decided(rules, call("NotebookEdit", { notebook_path: `${ROOT}/n.ipynb`, new_source: "TODO" }))).toBe("no-todo");
-    expect(decided(rules, call("NotebookEdit", { notebook_path: `${ROOT}/n.ipynb`, new_source: "x = 1" }))).toBe("notebooks");
+    expect(decided(rules, call("NotebookEdit", { notebook_path: `${ROOT}/n.ipynb`, new_source: "TODO" }))).toBe(
+      "no-todo",
+    );
+    expect(decided(rules, call("NotebookEdit", { notebook_path: `${ROOT}/n.ipynb`, new_source: "x = 1" }))).toBe(
+      "notebooks",
+    );
     expect(decided(rules, call("Read", { file_path: `${ROOT}/n.ipynb` }))).toBe("notebooks");
   });
 
@@ -152,9 +163,20 @@ describe("evaluate", () => {
     action: deny
     message: no
 `);
-    for (const input of [{}, { command: 42 }, { file_path: null }, { file_path: "" }, { edits: "nope" }, { edits: [null, 3, { new_string: 1 }] }, { content: ["x"] }]) {
+    for (const input of [
+      {},
+      { command: 42 },
+      { file_path: null },
+      { file_path: "" },
+      { edits: "nope" },
+      { edits: [null, 3, { new_string: 1 }] },
+      { content: ["x"] },
+    ]) {
       for (const tool of ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Read"]) {
-        expect(decided(rules, call(tool, input as Record<string, unknown>)), `${tool} ${JSON.stringify(input)}`).toBeNull();
+        expect(
+          decided(rules, call(tool, input as Record<string, unknown>)),
+          `${tool} ${JSON.stringify(input)}`,
+        ).toBeNull();
       }
     }
     expect(decided(rules, call("bash", { command: "ls" }))).toBeNull(); // tool names are case-sensitive

@@ -6,7 +6,10 @@ import { copyFixture } from "../support/fixture-dir.js";
 import { tempDir } from "../support/gitdir.js";
 
 async function loadError(root: string): Promise<UserError> {
-  const error = await loadRules(root).then(() => null, (e: unknown) => e);
+  const error = await loadRules(root).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(UserError);
   return error as UserError;
 }
@@ -15,7 +18,13 @@ describe("loadRules", () => {
   it("loads .nudge/rules.yaml", async () => {
     const rules = await loadRules(copyFixture("rules", "sample"));
     expect(rules.file).toBe(".nudge/rules.yaml");
-    expect(rules.rules.map((r) => r.id)).toEqual(["no-npm", "ask-before-push", "secrets", "tests-run-freely", "typed-code"]);
+    expect(rules.rules.map((r) => r.id)).toEqual([
+      "no-npm",
+      "ask-before-push",
+      "secrets",
+      "tests-run-freely",
+      "typed-code",
+    ]);
   });
 
   it("loads .nudge/rules.yml", async () => {

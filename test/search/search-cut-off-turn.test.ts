@@ -23,7 +23,11 @@ describe("a turn recorded just before a kill -9", () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "The first answer." }, { text: "The quetzal answer." }]);
     const release = path.join(tempDir(), "release");
-    const env = { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_FAULT: "after-snapshot:hold@2,after-turn-record:kill@3", NUDGE_FAULT_RELEASE: release };
+    const env = {
+      ...claudeEnv(api, path.join(tempDir(), "cfg")),
+      NUDGE_FAULT: "after-snapshot:hold@2,after-turn-record:kill@3",
+      NUDGE_FAULT_RELEASE: release,
+    };
     const run = runClaude(repo, [], env, "first question\nsecond question\n");
 
     const sessions = path.join(repo, ".git", "nudge", "sessions");
@@ -50,13 +54,18 @@ describe("a turn recorded just before a kill -9", () => {
     expect(shown.stdout).toMatch(/total .*\b2 turns\b/);
     const listed = await runNudge(["session", "list", "--json"], { cwd: repo });
     expect(listed.exitCode, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout).find((s: { id: string }) => s.id === id)).toMatchObject({ turns: 2, lastPrompt: "second question" });
+    expect(JSON.parse(listed.stdout).find((s: { id: string }) => s.id === id)).toMatchObject({
+      turns: 2,
+      lastPrompt: "second question",
+    });
     const table = await runNudge(["session", "list"], { cwd: repo });
     expect(table.stdout.split("\n").find((l) => l.startsWith(id.slice(0, 8)))).toMatch(/\s2\s/);
     for (const args of [[], ["--session", id]]) {
       const found = await runNudge(["session", "search", "quetzal", "--json", ...args], { cwd: repo });
       expect(found.exitCode, found.stderr).toBe(0);
-      expect(JSON.parse(found.stdout).map((h: { session: string; turn: number }) => [h.session, h.turn])).toContainEqual([id, 2]);
+      expect(
+        JSON.parse(found.stdout).map((h: { session: string; turn: number }) => [h.session, h.turn]),
+      ).toContainEqual([id, 2]);
     }
   }, 120_000);
 });

@@ -17,7 +17,8 @@ const SECRET = "sk-ant-api03-" + "Xy7_Q2-wErTyUiOpAsDfGhJkLzXcVbNm".repeat(3).sl
 let repo: string;
 let first: Recorded;
 const apis: Recorded["api"][] = [];
-const search = (args: string[], env: Record<string, string> = {}) => runNudge(["session", "search", ...args], { cwd: repo, env });
+const search = (args: string[], env: Record<string, string> = {}) =>
+  runNudge(["session", "search", ...args], { cwd: repo, env });
 const index = () => path.join(repo, ".git", "nudge", "search", "index.sqlite");
 interface JsonHit {
   session: string;
@@ -37,7 +38,10 @@ beforeAll(async () => {
     [
       { tool: "Bash", input: { command: "echo 'ECONNREFUSED zanzibar-4471 on port 8443'", description: "probe" } },
       { text: "The auth timeout was raised to 30 seconds." },
-      { tool: "Write", input: { file_path: path.join(repo, "src", "auth.ts"), content: "export const timeout = 30;\n" } },
+      {
+        tool: "Write",
+        input: { file_path: path.join(repo, "src", "auth.ts"), content: "export const timeout = 30;\n" },
+      },
       { text: "認証タイムアウトを修正しました。Café résumé updated." },
       { tool: "Edit", input: { file_path: path.join(repo, "src", "auth.ts"), old_string: "30", new_string: "45" } },
       { tool: "Write", input: { file_path: path.join(repo, "notes.txt"), content: "done\n" } },
@@ -91,7 +95,8 @@ describe("nudge session search", () => {
     expect(new Set(two.map((h) => `${h.turn} ${h.where}`))).toEqual(new Set(["2 prompt", "2 text"]));
     expect((await search(["証認"])).exitCode).toBe(1);
     // One character: inside a run (正 of 修正) or at its end (た of しました).
-    for (const one of ["正", "た"]) expect(json((await search([one, "--json"])).stdout).map((h) => [h.turn, h.where])).toEqual([[2, "text"]]);
+    for (const one of ["正", "た"])
+      expect(json((await search([one, "--json"])).stdout).map((h) => [h.turn, h.where])).toEqual([[2, "text"]]);
     const accents = json((await search(["cafe", "RESUME", "--json"])).stdout);
     expect(accents.map((h) => h.turn)).toEqual([2]);
   });
@@ -104,7 +109,9 @@ describe("nudge session search", () => {
       [first.id, 2],
     ]);
     expect(json((await search(["--file", "*.txt", "--json"])).stdout).map((h) => h.turn)).toEqual([3]);
-    expect(json((await search(["timeout", "--file", "src/auth.ts", "--json"])).stdout).every((h) => h.turn >= 2)).toBe(true);
+    expect(json((await search(["timeout", "--file", "src/auth.ts", "--json"])).stdout).every((h) => h.turn >= 2)).toBe(
+      true,
+    );
     const none = await search(["--file", "nowhere.ts"]);
     expect(none.exitCode).toBe(1);
   });

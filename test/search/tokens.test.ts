@@ -2,18 +2,23 @@
 import { describe, expect, it } from "vitest";
 import { indexedText, matchExpression, matchRanges, parseQuery, runTails } from "../../src/search/tokens.js";
 
-const where = (text: string, query: string, window?: number) => matchRanges(text, parseQuery(query), window).map(([a, b]) => text.slice(a, b));
+const where = (text: string, query: string, window?: number) =>
+  matchRanges(text, parseQuery(query), window).map(([a, b]) => text.slice(a, b));
 
 describe("search tokens", () => {
   it("passes no FTS5 syntax on: each part is a quoted string, quotes doubled", () => {
-    expect(matchExpression(parseQuery('auth OR NEAR(x) "a phrase" pre*'))).toBe('"auth" AND "OR" AND "NEAR(x)" AND "a phrase" AND "pre" *');
-    expect(parseQuery('(…) * ---')).toEqual([]);
+    expect(matchExpression(parseQuery('auth OR NEAR(x) "a phrase" pre*'))).toBe(
+      '"auth" AND "OR" AND "NEAR(x)" AND "a phrase" AND "pre" *',
+    );
+    expect(parseQuery("(…) * ---")).toEqual([]);
   });
 
   it("cuts CJK runs into pairs in the index and in the query alike; a lone character is a prefix", () => {
     expect(indexedText("認証タイ ok 字")).toBe("\u200b認証\u200b証タ\u200bタイ\u200b ok \u200b字\u200b");
     expect(runTails("認証タイ ok 字 ウト")).toBe("イ ト");
-    expect(matchExpression(parseQuery("認証タイムアウト 字 認証API"))).toBe('"\u200b認証\u200b証タ\u200bタイ\u200bイム\u200bムア\u200bアウ\u200bウト\u200b" AND "字" * AND "\u200b認証\u200bAPI"');
+    expect(matchExpression(parseQuery("認証タイムアウト 字 認証API"))).toBe(
+      '"\u200b認証\u200b証タ\u200bタイ\u200bイム\u200bムア\u200bアウ\u200bウト\u200b" AND "字" * AND "\u200b認証\u200bAPI"',
+    );
     expect(where("認証タイムアウトを修正しました", "タイムアウト")).toEqual(["タイムアウト"]);
     expect(where("認証タイムアウトを修正しました", "証認")).toEqual([]);
   });

@@ -18,13 +18,23 @@ describe("the export's scan of the code", () => {
     const repo = await gitdir({ "README.md": "# app\n", "old.txt": "kept\n" });
     const base = await git(repo, "rev-parse", "HEAD");
     const turns: Turn[] = [];
-    const steps: Array<Record<string, string>> = [{ "a.txt": "one\n" }, { "deploy/id_rsa": key + "\n" }, { "a.txt": "one\ntwo\n" }, { "c.txt": "x\n" }, { "b.txt": "three\n" }];
+    const steps: Array<Record<string, string>> = [
+      { "a.txt": "one\n" },
+      { "deploy/id_rsa": key + "\n" },
+      { "a.txt": "one\ntwo\n" },
+      { "c.txt": "x\n" },
+      { "b.txt": "three\n" },
+    ];
     for (const [i, files] of steps.entries()) {
       writeFiles(repo, files);
       await git(repo, "add", "-A");
       await git(repo, "commit", "-q", "-m", `turn ${i + 1}`);
       const commit = await git(repo, "rev-parse", "HEAD");
-      turns.push({ n: i + 1, snapshot: { commit }, patch: { file: `changes/turn-00${i + 1}.patch` } } as unknown as Turn);
+      turns.push({
+        n: i + 1,
+        snapshot: { commit },
+        patch: { file: `changes/turn-00${i + 1}.patch` },
+      } as unknown as Turn);
     }
     const trace = path.join(tempDir(), "trace");
     process.env.GIT_TRACE = trace;
@@ -34,9 +44,13 @@ describe("the export's scan of the code", () => {
     } finally {
       delete process.env.GIT_TRACE;
     }
-    const diffTrees = readFileSync(trace, "utf8").split("\n").filter((l) => / git diff-tree /.test(l) && l.includes("trace: "));
+    const diffTrees = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((l) => / git diff-tree /.test(l) && l.includes("trace: "));
     expect(diffTrees.length, diffTrees.join("\n")).toBe(1);
-    expect(found.secrets).toEqual([expect.objectContaining({ path: "deploy/id_rsa", in: "content", turn: 2, patch: "changes/turn-002.patch" })]);
+    expect(found.secrets).toEqual([
+      expect.objectContaining({ path: "deploy/id_rsa", in: "content", turn: 2, patch: "changes/turn-002.patch" }),
+    ]);
     // Every blob the turns added was looked at.
     expect(found.scanned.size).toBe(5);
   });

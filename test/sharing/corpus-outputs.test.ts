@@ -26,7 +26,8 @@ const browser = browserForFile();
 const { secrets, lookalikes } = loadCorpus(300);
 const marker = (i: number) => `corpusmark${String(i).padStart(3, "0")}`;
 /** What the page and the list show first: a GitHub token typed in the prompt. */
-const TOKEN = loadCorpus(301).secrets.find((s) => s.kind === "github-token" && s.needles[0]!.startsWith("ghp_"))!.needles[0]!;
+const TOKEN = loadCorpus(301).secrets.find((s) => s.kind === "github-token" && s.needles[0]!.startsWith("ghp_"))!
+  .needles[0]!;
 const PROMPT = `deploy with ${TOKEN} please`;
 
 /** The notes, in files of at most ~12 KB (claude cuts a longer tool output). */
@@ -72,13 +73,19 @@ describe("the secret corpus in every output", () => {
     const files = noteFiles(tempDir("nudge-notes-"));
     rec = await recordSession(
       repo,
-      [{ text: "Noted." }, ...files.flatMap((f) => [{ tool: "Bash", input: { command: `cat ${f}`, description: "show the notes" } }]), { text: "Shown." }],
+      [
+        { text: "Noted." },
+        ...files.flatMap((f) => [{ tool: "Bash", input: { command: `cat ${f}`, description: "show the notes" } }]),
+        { text: "Shown." },
+      ],
       [PROMPT, "show the notes"],
     );
     web = await startWeb(repo);
   }, 180_000);
   afterAll(async () => {
-    console.log(`corpus: ${secrets.length} secrets of ${new Set(secrets.map((s) => s.kind)).size} kinds, ${lookalikes.length} look-alikes\n${rates.join("\n")}`);
+    console.log(
+      `corpus: ${secrets.length} secrets of ${new Set(secrets.map((s) => s.kind)).size} kinds, ${lookalikes.length} look-alikes\n${rates.join("\n")}`,
+    );
     await rec?.api.close();
     await web?.stop();
   });
@@ -95,11 +102,18 @@ describe("the secret corpus in every output", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     const html = readFileSync(file, "utf8");
     // The page's data as the page reads it (in the file, `<`, `>` and `&` are \u escapes).
-    const data = JSON.stringify(JSON.parse(/<script type="application\/json" id="nudge-data">(.*?)<\/script>/s.exec(html)![1]!));
+    const data = JSON.stringify(
+      JSON.parse(/<script type="application\/json" id="nudge-data">(.*?)<\/script>/s.exec(html)![1]!),
+    );
     const missed = leaked(html + "\n" + data);
     const masked = lookalikes.filter((l) => !occurs(data, l.text));
-    if (masked.length) console.log(`look-alikes masked in the HTML:\n${masked.map((l) => `  ${l.kind}: ${l.text.slice(0, 70)}`).join("\n")}`);
-    rates.push(`html: ${secrets.length - missed.length}/${secrets.length} masked; look-alikes masked ${masked.length}/${lookalikes.length}`);
+    if (masked.length)
+      console.log(
+        `look-alikes masked in the HTML:\n${masked.map((l) => `  ${l.kind}: ${l.text.slice(0, 70)}`).join("\n")}`,
+      );
+    rates.push(
+      `html: ${secrets.length - missed.length}/${secrets.length} masked; look-alikes masked ${masked.length}/${lookalikes.length}`,
+    );
     expect(missed.map((s) => s.kind)).toEqual([]);
     expect(masked.length / lookalikes.length).toBeLessThanOrEqual(0.02);
   });
@@ -109,7 +123,10 @@ describe("the secret corpus in every output", () => {
     await git(path.dirname(server), "init", "-q", "--bare", server);
     const push = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: repo, env: rec.env });
     expect(push.exitCode, push.stderr).toBe(0);
-    const ids = (await git(server, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")).split("\n").filter((l) => l.endsWith(" blob")).map((l) => l.split(" ")[0]!);
+    const ids = (await git(server, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"))
+      .split("\n")
+      .filter((l) => l.endsWith(" blob"))
+      .map((l) => l.split(" ")[0]!);
     let out = "";
     let archives = 0;
     for (const id of ids) {
@@ -122,7 +139,8 @@ describe("the secret corpus in every output", () => {
       const archive = path.join(tempDir(), "published.tar.gz");
       writeFileSync(archive, gzipSync(bytes));
       const entries = await unpack(archive);
-      for (const [name, data] of entries) out += (name.endsWith(".bundle") ? (await bundleObjects(data)).all : data.toString("latin1")) + "\n";
+      for (const [name, data] of entries)
+        out += (name.endsWith(".bundle") ? (await bundleObjects(data)).all : data.toString("latin1")) + "\n";
     }
     expect(archives).toBe(1);
     const missed = leaked(out);
@@ -135,7 +153,9 @@ describe("the secret corpus in every output", () => {
     const missedWeb: string[] = [];
     let shown = 0;
     for (const [i, s] of secrets.entries()) {
-      const found = JSON.parse((await web.get(`/api/search?q=${marker(i)}`)).body) as { hits: Array<{ snippet: string }> };
+      const found = JSON.parse((await web.get(`/api/search?q=${marker(i)}`)).body) as {
+        hits: Array<{ snippet: string }>;
+      };
       const text = found.hits.map((h) => h.snippet).join("\n");
       if (text.includes(marker(i))) shown++;
       if (s.needles.some((n) => text.includes(n.slice(0, 16)))) missedWeb.push(s.kind);
@@ -147,7 +167,9 @@ describe("the secret corpus in every output", () => {
       expect(run.exitCode, run.stderr).toBe(0);
       if (s.needles.some((n) => run.stdout.includes(n.slice(0, 16)))) missedCli.push(s.kind);
     }
-    rates.push(`web search: ${secrets.length - missedWeb.length}/${secrets.length} masked; session search --json: ${Math.ceil(secrets.length / 9) - missedCli.length}/${Math.ceil(secrets.length / 9)}`);
+    rates.push(
+      `web search: ${secrets.length - missedWeb.length}/${secrets.length} masked; session search --json: ${Math.ceil(secrets.length / 9) - missedCli.length}/${Math.ceil(secrets.length / 9)}`,
+    );
     expect(shown).toBe(secrets.length);
     expect(rate(missedWeb.length)).toBeGreaterThanOrEqual(0.98);
     expect(missedWeb).toEqual([]);
@@ -157,7 +179,10 @@ describe("the secret corpus in every output", () => {
   it("the web page's session list, session page and turns: masked as the export is", async () => {
     const list = (await web.get("/api/sessions")).body;
     const session = (await web.get(`/api/sessions/${rec.id}`)).body;
-    const turns = [(await web.get(`/api/sessions/${rec.id}/turns/1?full=1`)).body, (await web.get(`/api/sessions/${rec.id}/turns/2?full=1`)).body];
+    const turns = [
+      (await web.get(`/api/sessions/${rec.id}/turns/1?full=1`)).body,
+      (await web.get(`/api/sessions/${rec.id}/turns/2?full=1`)).body,
+    ];
     for (const body of [list, session, ...turns]) {
       expect(body).not.toContain(TOKEN);
       expect(body).toContain("[REDACTED:github-token]");

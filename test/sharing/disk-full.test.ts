@@ -22,7 +22,14 @@ let clone: (name: string) => Promise<string>;
 beforeAll(async () => {
   ({ clone } = await origin({ "README.md": "# app\n" }));
   a = await clone("ana");
-  rec = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } }, { text: "Wrote the needle." }], ["write notes"]);
+  rec = await recordSession(
+    a,
+    [
+      { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } },
+      { text: "Wrote the needle." },
+    ],
+    ["write notes"],
+  );
   const pushed = await runNudge(["session", "push"], { cwd: a, env: rec.env });
   expect(pushed.exitCode, pushed.stderr).toBe(0);
 }, 120_000);
@@ -96,11 +103,18 @@ describe("a full disk under the store", () => {
   it.each([
     ["opening the index (its WAL files)", 8 * 1024],
     ["writing into the index", 160 * 1024],
-  ])("search: SQLite finds the disk full %s", async (_when, spare) => {
-    const disk = await storeOnSmallDisk(path.join(a, ".git", "nudge"), ["search", "remote.git"]);
-    const env = { ...rec.env, NUDGE_STORE: disk.store };
-    disk.fill(spare);
-    const search = await runNudge(["session", "search", "needle"], { cwd: a, env });
-    saysDiskFull(search, /^error: the search index .* cannot be written: the disk is full \((disk I\/O error|database or disk is full)\)$/m);
-  }, 120_000);
+  ])(
+    "search: SQLite finds the disk full %s",
+    async (_when, spare) => {
+      const disk = await storeOnSmallDisk(path.join(a, ".git", "nudge"), ["search", "remote.git"]);
+      const env = { ...rec.env, NUDGE_STORE: disk.store };
+      disk.fill(spare);
+      const search = await runNudge(["session", "search", "needle"], { cwd: a, env });
+      saysDiskFull(
+        search,
+        /^error: the search index .* cannot be written: the disk is full \((disk I\/O error|database or disk is full)\)$/m,
+      );
+    },
+    120_000,
+  );
 });

@@ -16,7 +16,13 @@ const INDEX: Omit<ExportIndex, "entries"> = {
   kind: EXPORT_KIND,
   format: EXPORT_FORMAT,
   nudgeVersion: "0.1.0",
-  exported: { at: "2026-11-21T00:00:00.000Z", by: { name: "Ana", email: "ana@example.com" }, repoRoot: "/home/ana/app", cwd: "/home/ana/app", claudeProjectDir: "/home/ana/.claude/projects/-home-ana-app" },
+  exported: {
+    at: "2026-11-21T00:00:00.000Z",
+    by: { name: "Ana", email: "ana@example.com" },
+    repoRoot: "/home/ana/app",
+    cwd: "/home/ana/app",
+    claudeProjectDir: "/home/ana/.claude/projects/-home-ana-app",
+  },
   session: { id: "1e834beb3b", turns: 2, upto: null, claudeSessionIds: ["c5569355-fece-42f7-a84c-7e95b9520a8a"] },
   git: null,
   masked: [],
@@ -36,7 +42,7 @@ function sample(dir: string) {
 /** Every header of a (gunzipped) tar, in order. */
 function headers(tarBytes: Buffer): Header[] {
   const out: Header[] = [];
-  for (let at = 0; at + 512 <= tarBytes.length; ) {
+  for (let at = 0; at + 512 <= tarBytes.length;) {
     const h = new Header(tarBytes, at);
     if (h.nullBlock) break;
     out.push(h);
@@ -62,12 +68,18 @@ describe("writing an export", () => {
       "nudge-1e834beb3b/session/conversation.jsonl",
       "nudge-1e834beb3b/session/manifest.json",
     ]);
-    expect(written.index.entries).toContainEqual({ path: "session/manifest.json", bytes: 3, sha256: createHash("sha256").update("{}\n").digest("hex") });
+    expect(written.index.entries).toContainEqual({
+      path: "session/manifest.json",
+      bytes: 3,
+      sha256: createHash("sha256").update("{}\n").digest("hex"),
+    });
 
     const opened = await openExport(out, { tempParent: dir });
     expect(opened.top).toBe("nudge-1e834beb3b");
     expect(opened.index).toEqual(written.index);
-    expect(readFileSync(opened.file("claude/c5569355-fece-42f7-a84c-7e95b9520a8a.jsonl"), "utf8")).toBe('{"type":"user","cwd":"/home/ana/app"}\n');
+    expect(readFileSync(opened.file("claude/c5569355-fece-42f7-a84c-7e95b9520a8a.jsonl"), "utf8")).toBe(
+      '{"type":"user","cwd":"/home/ana/app"}\n',
+    );
     expect(statSync(opened.dir).mode & 0o777).toBe(0o700);
     expect(statSync(opened.file("session/manifest.json")).mode & 0o777).toBe(0o600);
     await opened.remove();
@@ -86,7 +98,15 @@ describe("writing an export", () => {
     const bytes = readFileSync(a);
     expect([...bytes.subarray(0, 10)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]); // magic, deflate, no flags, mtime 0, xfl, OS "unknown"
     for (const h of headers(gunzipSync(bytes))) {
-      expect(h).toMatchObject({ type: "File", mode: 0o644, uid: 0, gid: 0, uname: "", gname: "", mtime: new Date("2000-01-01T00:00:00Z") });
+      expect(h).toMatchObject({
+        type: "File",
+        mode: 0o644,
+        uid: 0,
+        gid: 0,
+        uname: "",
+        gname: "",
+        mtime: new Date("2000-01-01T00:00:00Z"),
+      });
     }
   });
 
@@ -110,7 +130,11 @@ describe("writing an export", () => {
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers - baseline)), 1);
     try {
       const out = path.join(dir, "big.tar.gz");
-      await writeExport(out, { top: "nudge-1e834beb3b", index: INDEX, files: [{ path: "claude/tool-results/big.bin", source: { file: big } }] });
+      await writeExport(out, {
+        top: "nudge-1e834beb3b",
+        index: INDEX,
+        files: [{ path: "claude/tool-results/big.bin", source: { file: big } }],
+      });
       // Zeros compress 1000:1, past the ratio an import allows by default (limits.ts): lifted, as --max-size does.
       const opened = await openExport(out, { tempParent: dir, limits: { maxRatio: Infinity } });
       expect(statSync(opened.file("claude/tool-results/big.bin")).size).toBe(96 * 1024 * 1024);
@@ -126,7 +150,11 @@ describe("writing an export", () => {
     const dir = tempDir();
     const f = path.join(dir, "f.txt");
     writeFileSync(f, "now\n");
-    await expect(writeTarGz(path.join(dir, "x.tar.gz"), [{ path: "t/f.txt", source: { file: f }, bytes: 4, sha256: "0".repeat(64) }])).rejects.toMatchObject({
+    await expect(
+      writeTarGz(path.join(dir, "x.tar.gz"), [
+        { path: "t/f.txt", source: { file: f }, bytes: 4, sha256: "0".repeat(64) },
+      ]),
+    ).rejects.toMatchObject({
       name: "UserError",
       message: `${f} changed while it was being exported`,
     });
@@ -135,8 +163,16 @@ describe("writing an export", () => {
 
   it("refuses names an importer would refuse", async () => {
     const dir = tempDir();
-    await expect(writeExport(path.join(dir, "x.tar.gz"), { top: "nudge-x", index: INDEX, files: [{ path: "../x", source: Buffer.alloc(0) }] })).rejects.toThrow(/bad path/);
-    await expect(writeExport(path.join(dir, "x.tar.gz"), { top: "../x", index: INDEX, files: [] })).rejects.toThrow(/bad top folder/);
+    await expect(
+      writeExport(path.join(dir, "x.tar.gz"), {
+        top: "nudge-x",
+        index: INDEX,
+        files: [{ path: "../x", source: Buffer.alloc(0) }],
+      }),
+    ).rejects.toThrow(/bad path/);
+    await expect(writeExport(path.join(dir, "x.tar.gz"), { top: "../x", index: INDEX, files: [] })).rejects.toThrow(
+      /bad top folder/,
+    );
   });
 });
 
@@ -144,12 +180,25 @@ describe("reading an export", () => {
   it("accepts folder entries for the folders its index implies", async () => {
     const dir = tempDir();
     const archive = path.join(dir, "dirs.tar.gz");
-    writeFileSync(archive, gz(tar(indexEntry({ "a/b.txt": "b\n" }), header(`${TOP}/`, 0, "Directory"), header(`${TOP}/a/`, 0, "Directory"), file(`${TOP}/a/b.txt`, "b\n"))));
+    writeFileSync(
+      archive,
+      gz(
+        tar(
+          indexEntry({ "a/b.txt": "b\n" }),
+          header(`${TOP}/`, 0, "Directory"),
+          header(`${TOP}/a/`, 0, "Directory"),
+          file(`${TOP}/a/b.txt`, "b\n"),
+        ),
+      ),
+    );
     const opened = await openExport(archive, { tempParent: dir });
     expect(readFileSync(opened.file("a/b.txt"), "utf8")).toBe("b\n");
   });
 
   it("says so when the file is not there", async () => {
-    await expect(openExport("/nonexistent/x.tar.gz")).rejects.toMatchObject({ name: "UserError", message: "cannot read /nonexistent/x.tar.gz (ENOENT)" });
+    await expect(openExport("/nonexistent/x.tar.gz")).rejects.toMatchObject({
+      name: "UserError",
+      message: "cannot read /nonexistent/x.tar.gz (ENOENT)",
+    });
   });
 });

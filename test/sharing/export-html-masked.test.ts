@@ -26,20 +26,28 @@ describe("export --html masks its title and cuts its header at --upto", () => {
     writeFiles(repo, { "README.md": "# app\n" });
     await git(repo, "add", ".");
     await git(repo, "commit", "-q", "-m", "init");
-    rec = await recordSession(repo, [{ text: "Noted." }, { text: "Done." }], [`${idLine.text} ${secretLine.text}`, `now the ${LATER}`]);
+    rec = await recordSession(
+      repo,
+      [{ text: "Noted." }, { text: "Done." }],
+      [`${idLine.text} ${secretLine.text}`, `now the ${LATER}`],
+    );
   }, 90_000);
   afterAll(() => rec?.api.close());
 
   async function page(...args: string[]): Promise<string> {
     const file = path.join(tempDir("nudge-html-out-"), "page.html");
-    const run = await runNudge(["session", "export", rec.id, "--html", "-o", file, ...args], { cwd: repo, env: rec.env });
+    const run = await runNudge(["session", "export", rec.id, "--html", "-o", file, ...args], {
+      cwd: repo,
+      env: rec.env,
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     return readFileSync(file, "utf8");
   }
 
   it("holds no byte of a secret typed in the first prompt, its <title> included", async () => {
     const html = await page();
-    for (const needle of [...idLine.needles, ...secretLine.needles, secretLine.needles[0]!.slice(0, 12)]) expect(html).not.toContain(needle);
+    for (const needle of [...idLine.needles, ...secretLine.needles, secretLine.needles[0]!.slice(0, 12)])
+      expect(html).not.toContain(needle);
     expect(html).toMatch(/<title>our key is \[REDACTED:aws-access-key-id\]/);
   });
 

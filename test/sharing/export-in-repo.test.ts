@@ -33,7 +33,9 @@ describe("an export written inside the repository", () => {
     const raw = await runNudge(["session", "export", rec.id, "--no-redact"], { cwd: a, env: rec.env });
     expect(raw.exitCode, raw.stderr).toBe(0);
     const tarball = `nudge-${rec.id}.tar.gz`;
-    expect(raw.stdout).toContain("kept out of your next turns: it is inside the work tree, so .git/info/exclude now names it");
+    expect(raw.stdout).toContain(
+      "kept out of your next turns: it is inside the work tree, so .git/info/exclude now names it",
+    );
     expect(readFileSync(path.join(a, ".git", "info", "exclude"), "utf8")).toContain(`\n/${tarball}\n`);
     expect(await git(a, "status", "--porcelain")).toBe("");
 
@@ -43,25 +45,48 @@ describe("an export written inside the repository", () => {
     const m = readManifestFile(rec.dir);
     expect(await git(a, "ls-tree", "-r", "--name-only", m.turns.at(-1)!.snapshot.commit)).toBe("README.md");
 
-    const masked = await runNudge(["session", "export", rec.id, "-o", path.join(outside, "masked.tar.gz")], { cwd: a, env: rec.env });
+    const masked = await runNudge(["session", "export", rec.id, "-o", path.join(outside, "masked.tar.gz")], {
+      cwd: a,
+      env: rec.env,
+    });
     expect(masked.exitCode, masked.stderr).toBe(0);
-    for (const [name, bytes] of await unpack(path.join(outside, "masked.tar.gz"))) expect(bytes.includes(AWS_SECRET) || bytes.includes(SLACK), name).toBe(false);
+    for (const [name, bytes] of await unpack(path.join(outside, "masked.tar.gz")))
+      expect(bytes.includes(AWS_SECRET) || bytes.includes(SLACK), name).toBe(false);
 
     // Copied into the code under another name, the export is in a snapshot: refused.
-    rec.api.push({ tool: "Bash", input: { command: `mkdir -p backup && cp ${tarball} backup/old.tar.gz`, description: "back it up" } }, { text: "Backed up." });
+    rec.api.push(
+      {
+        tool: "Bash",
+        input: { command: `mkdir -p backup && cp ${tarball} backup/old.tar.gz`, description: "back it up" },
+      },
+      { text: "Backed up." },
+    );
     const copy = await runClaude(a, ["-r", rec.id], rec.env, "back up the export\n");
     expect(copy.exitCode, copy.stderr).toBe(0);
-    const refused = await runNudge(["session", "export", rec.id, "-o", path.join(outside, "again.tar.gz")], { cwd: a, env: rec.env });
+    const refused = await runNudge(["session", "export", rec.id, "-o", path.join(outside, "again.tar.gz")], {
+      cwd: a,
+      env: rec.env,
+    });
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toContain("error: an export of a session is in the code changes: backup/old.tar.gz in turn 3;");
+    expect(refused.stderr).toContain(
+      "error: an export of a session is in the code changes: backup/old.tar.gz in turn 3;",
+    );
   }, 120_000);
 
   it("-o - writes the archive to stdout, the same bytes as to a file, and no file named -", async () => {
     // The time of writing pinned, so two exports are byte for byte the same.
     const env = { ...rec.env, SOURCE_DATE_EPOCH: "1700000000" };
-    const file = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", path.join(outside, "one.tar.gz")], { cwd: a, env });
+    const file = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", path.join(outside, "one.tar.gz")], {
+      cwd: a,
+      env,
+    });
     expect(file.exitCode, file.stderr).toBe(0);
-    const piped = await execa("node", [NUDGE_CLI, "session", "export", rec.id, "--upto", "1", "-o", "-"], { cwd: a, env: { NO_COLOR: "1", ...env }, encoding: "buffer", reject: false });
+    const piped = await execa("node", [NUDGE_CLI, "session", "export", rec.id, "--upto", "1", "-o", "-"], {
+      cwd: a,
+      env: { NO_COLOR: "1", ...env },
+      encoding: "buffer",
+      reject: false,
+    });
     expect(piped.exitCode, Buffer.from(piped.stderr).toString()).toBe(0);
     const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
     expect(sha(piped.stdout)).toBe(sha(readFileSync(path.join(outside, "one.tar.gz"))));

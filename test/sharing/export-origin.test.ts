@@ -30,7 +30,14 @@ beforeAll(async () => {
   await git(a, "add", "lib.js");
   await git(a, "commit", "-q", "-m", "add lib");
   await git(a, "push", "-q", "origin", "main");
-  rec = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } }, { text: "Wrote notes.txt." }], [`write notes in ${a}`]);
+  rec = await recordSession(
+    a,
+    [
+      { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } },
+      { text: "Wrote notes.txt." },
+    ],
+    [`write notes in ${a}`],
+  );
   exportStarted = new Date().toISOString();
   const exported = await runNudge(["session", "export", rec.id, "-o", "out.tar.gz"], { cwd: a, env: rec.env });
   expect(exported.exitCode, exported.stderr).toBe(0);
@@ -38,7 +45,8 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => rec?.api.close());
 
-const importInto = (repo: string, file = archive) => runNudge(["session", "import", file], { cwd: repo, env: { CLAUDE_CONFIG_DIR: configDir() } });
+const importInto = (repo: string, file = archive) =>
+  runNudge(["session", "import", file], { cwd: repo, env: { CLAUDE_CONFIG_DIR: configDir() } });
 
 describe("when an export was made", () => {
   it("import and session show say when it was written, not when the session was last updated", async () => {
@@ -50,14 +58,22 @@ describe("when an export was made", () => {
     expect(at! >= exportStarted, `${at} is before the export began (${exportStarted})`).toBe(true);
     expect(at).not.toBe(rec.manifest.updatedAt);
     const show = await runNudge(["session", "show", rec.id], { cwd: behind });
-    expect(show.stdout).toContain(`imported: exported by Test <test@example.com> from ${a} on ${at} (session ${rec.id} there)`);
+    expect(show.stdout).toContain(
+      `imported: exported by Test <test@example.com> from ${a} on ${at} (session ${rec.id} there)`,
+    );
   });
 
   it("an export that does not say when it was written (an older nudge's) says nothing rather than the session's time", async () => {
-    const unsaid = await repack(archive, () => undefined, (index) => delete index.exported.writtenAt);
+    const unsaid = await repack(
+      archive,
+      () => undefined,
+      (index) => delete index.exported.writtenAt,
+    );
     const run = await importInto(await gitdirWithOrigin(), unsaid);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^ {2}exported by Test <test@example\\.com> from ${a.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"));
+    expect(run.stdout).toMatch(
+      new RegExp(`^ {2}exported by Test <test@example\\.com> from ${a.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"),
+    );
     expect(run.stdout).not.toContain(rec.manifest.updatedAt);
   });
 
@@ -66,7 +82,9 @@ describe("when an export was made", () => {
     const one = await runNudge(["session", "export", rec.id, "-o", "pinned-1.tar.gz", "--json"], { cwd: a, env });
     const two = await runNudge(["session", "export", rec.id, "-o", "pinned-2.tar.gz"], { cwd: a, env });
     expect([one.exitCode, two.exitCode]).toEqual([0, 0]);
-    expect(readFileSync(path.join(a, "pinned-1.tar.gz")).equals(readFileSync(path.join(a, "pinned-2.tar.gz")))).toBe(true);
+    expect(readFileSync(path.join(a, "pinned-1.tar.gz")).equals(readFileSync(path.join(a, "pinned-2.tar.gz")))).toBe(
+      true,
+    );
     const imported = await importInto(await gitdirWithOrigin(), path.join(a, "pinned-1.tar.gz"));
     expect(imported.stdout).toContain(" on 2023-11-14T22:13:20.000Z");
   });
@@ -90,7 +108,9 @@ describe("an import into another project", () => {
     const unrelated = await gitdir({ "other.txt": "another project\n" });
     const run = await importInto(unrelated);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain(`error: this repository is another project: the session was recorded in ${a}, whose history begins at `);
+    expect(run.stderr).toContain(
+      `error: this repository is another project: the session was recorded in ${a}, whose history begins at `,
+    );
     expect(run.stderr).toContain("hint: import it into a clone of the repository it was recorded in");
     expect(run.stderr).not.toContain("fetch");
   });
@@ -98,7 +118,9 @@ describe("an import into another project", () => {
   it("a clone of the same project that lacks the commit the session builds on is still told to fetch it", async () => {
     const run = await importInto(stale);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain(`this repository lacks commit ${rec.manifest.repo.baseCommit} (on origin/main where it was exported)`);
+    expect(run.stderr).toContain(
+      `this repository lacks commit ${rec.manifest.repo.baseCommit} (on origin/main where it was exported)`,
+    );
     expect(run.stderr).toContain("hint: fetch it: git fetch origin main, then import again");
   });
 });

@@ -8,7 +8,15 @@ import { lineStarts, linesBefore, remapOffsets } from "../../src/sharing/line-of
 import { tempDir } from "../support/gitdir.js";
 
 const sha = (c: string) => c.repeat(40);
-const patch = (file: string) => ({ file, sha256: "0".repeat(64), bytes: 0, filesChanged: 0, insertions: 0, deletions: 0, binaryFiles: 0 });
+const patch = (file: string) => ({
+  file,
+  sha256: "0".repeat(64),
+  bytes: 0,
+  filesChanged: 0,
+  insertions: 0,
+  deletions: 0,
+  binaryFiles: 0,
+});
 
 function turn(n: number, o: Partial<Turn> = {}): Turn {
   return {
@@ -56,7 +64,13 @@ describe("the export plan", () => {
   const turns = [
     turn(0),
     turn(1),
-    turn(2, { edits: { snapshot: { commit: sha("e"), tree: sha("d"), ref: "refs/nudge/sessions/1e834beb3b" }, patch: patch("changes/edits-002.patch") }, head: sha("b") }),
+    turn(2, {
+      edits: {
+        snapshot: { commit: sha("e"), tree: sha("d"), ref: "refs/nudge/sessions/1e834beb3b" },
+        patch: patch("changes/edits-002.patch"),
+      },
+      head: sha("b"),
+    }),
     turn(3, { claudeSessionId: "c2", transcript: "claude/c2.jsonl", transcriptBytes: 50 }),
   ];
 
@@ -66,7 +80,10 @@ describe("the export plan", () => {
     expect(plan.turns.map((t) => t.n)).toEqual([0, 1, 2, 3]);
     expect(plan.conversationLines).toBe(40);
     expect(plan.inputLines).toBe(3);
-    expect(plan.transcripts.map((t) => [t.name, t.bytes])).toEqual([["claude/c1.jsonl", 2000], ["claude/c2.jsonl", 50]]);
+    expect(plan.transcripts.map((t) => [t.name, t.bytes])).toEqual([
+      ["claude/c1.jsonl", 2000],
+      ["claude/c2.jsonl", 50],
+    ]);
     expect(plan.patches).toEqual([
       { file: "changes/turn-000.patch", turn: 0 },
       { file: "changes/turn-001.patch", turn: 1 },
@@ -93,7 +110,9 @@ describe("the export plan", () => {
     expect(plan.tip).toBe(sha("2"));
     expect(plan.exportedAt).toBe("2026-11-21T00:00:01.500Z");
     expect([plan.resume, plan.rewoundTo]).toEqual([null, null]);
-    expect(planExport(manifest(turns, { rewoundTo: 1, resume: { claudeSessionId: "c1", atUuid: "u1" } }), 2)).toMatchObject({ rewoundTo: 1, resume: { claudeSessionId: "c1", atUuid: "u1" } });
+    expect(
+      planExport(manifest(turns, { rewoundTo: 1, resume: { claudeSessionId: "c1", atUuid: "u1" } }), 2),
+    ).toMatchObject({ rewoundTo: 1, resume: { claudeSessionId: "c1", atUuid: "u1" } });
     expect(planExport(manifest(turns), 3).upto).toBeNull(); // the last turn is the whole session
   });
 
@@ -110,9 +129,25 @@ describe("byte positions carried over line by line", () => {
     const changed = path.join(dir, "b.jsonl");
     writeFileSync(original, "one\ntwo sk-secret\nthree\nfour"); // the last line has no newline
     writeFileSync(changed, "one\ntwo [REDACTED:x]\nthree\nfour");
-    expect([...(await lineStarts(original, [0, 1, 2, 3, 9]))]).toEqual([[0, 0], [1, 4], [2, 18], [3, 24], [9, 28]]);
-    expect([...(await linesBefore(original, [0, 4, 5, 18, 28]))]).toEqual([[0, 0], [4, 1], [5, 1], [18, 2], [28, 3]]);
+    expect([...(await lineStarts(original, [0, 1, 2, 3, 9]))]).toEqual([
+      [0, 0],
+      [1, 4],
+      [2, 18],
+      [3, 24],
+      [9, 28],
+    ]);
+    expect([...(await linesBefore(original, [0, 4, 5, 18, 28]))]).toEqual([
+      [0, 0],
+      [4, 1],
+      [5, 1],
+      [18, 2],
+      [28, 3],
+    ]);
     // 18 ends line 2 in the original; in the copy line 2 ends at 21. 10 is inside line 2: back to its start.
-    expect([...(await remapOffsets(original, changed, [4, 18, 10]))]).toEqual([[4, 4], [18, 21], [10, 4]]);
+    expect([...(await remapOffsets(original, changed, [4, 18, 10]))]).toEqual([
+      [4, 4],
+      [18, 21],
+      [10, 4],
+    ]);
   });
 });

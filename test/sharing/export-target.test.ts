@@ -23,7 +23,9 @@ describe("export -o", () => {
     const missing = path.join(tempDir(), "missing", "dir");
     const run = await runNudge(["session", "export", rec.id, "-o", `${missing}/`], { cwd: a, env: rec.env });
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toBe(`error: the folder ${missing} does not exist; nothing was written\nhint: make it first (mkdir -p ${missing}), or give -o a folder that exists`);
+    expect(run.stderr).toBe(
+      `error: the folder ${missing} does not exist; nothing was written\nhint: make it first (mkdir -p ${missing}), or give -o a folder that exists`,
+    );
   });
 
   it("a file already there is refused without a terminal unless --force (before: replaced silently)", async () => {
@@ -31,7 +33,9 @@ describe("export -o", () => {
     writeFileSync(out, "someone else's file\n");
     const refused = await runNudge(["session", "export", rec.id, "-o", out], { cwd: a, env: rec.env });
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toBe(`error: ${out} already exists; nothing was written\nhint: pass --force to replace it, or give -o another name`);
+    expect(refused.stderr).toBe(
+      `error: ${out} already exists; nothing was written\nhint: pass --force to replace it, or give -o another name`,
+    );
     expect(readFileSync(out, "utf8")).toBe("someone else's file\n");
     const forced = await runNudge(["session", "export", rec.id, "-o", out, "--force"], { cwd: a, env: rec.env });
     expect(forced.exitCode, forced.stderr).toBe(0);

@@ -11,7 +11,11 @@ async function chain(repo: string): Promise<{ base: string; commits: string[]; t
   const commits: string[] = [];
   const trees: string[] = [];
   let parent = base;
-  const turns: Array<Record<string, string | Buffer>> = [{ "a.txt": "one\n" }, { "a.txt": "two\n", "bin.dat": Buffer.from([0, 1, 2, 255]) }, { "b.txt": "renamed?\n" }];
+  const turns: Array<Record<string, string | Buffer>> = [
+    { "a.txt": "one\n" },
+    { "a.txt": "two\n", "bin.dat": Buffer.from([0, 1, 2, 255]) },
+    { "b.txt": "renamed?\n" },
+  ];
   for (const [n, files] of turns.entries()) {
     writeFiles(repo, files);
     const { tree } = await stageAll(repo, index);
@@ -40,7 +44,14 @@ describe("git calls for sharing", () => {
     const { base, commits, trees } = await chain(repo);
     const listed = await commitChain(repo, commits[2]!, base);
     expect(await copyCommits(repo, [{ commit: commits[0]!, parents: [base] }])).toEqual([commits[0]]);
-    const copies = await copyCommits(repo, listed.slice(1).map((c, i) => ({ commit: c.commit, parents: c.parents, ...(i === 0 ? { message: "nudge s turn 2\n\n[REDACTED:x]" } : {}) })));
+    const copies = await copyCommits(
+      repo,
+      listed.slice(1).map((c, i) => ({
+        commit: c.commit,
+        parents: c.parents,
+        ...(i === 0 ? { message: "nudge s turn 2\n\n[REDACTED:x]" } : {}),
+      })),
+    );
     expect(copies.every((c, i) => c !== commits[i + 1])).toBe(true);
     const copied = await commitChain(repo, copies[1]!, base);
     expect(copied.map((c) => [c.tree, c.parents])).toEqual([
@@ -51,14 +62,28 @@ describe("git calls for sharing", () => {
     expect(copied[1]!.message).toBe("nudge s turn 2\n\n[REDACTED:x]");
     expect(copied[2]!.message).toBe("nudge s turn 3\n\nprompt 3");
     expect(copied.map((c) => c.committerDate)).toEqual(listed.map((c) => c.committerDate));
-    expect(await copyCommits(repo, listed.slice(1).map((c, i) => ({ commit: c.commit, parents: c.parents, ...(i === 0 ? { message: "nudge s turn 2\n\n[REDACTED:x]" } : {}) })))).toEqual(copies);
+    expect(
+      await copyCommits(
+        repo,
+        listed.slice(1).map((c, i) => ({
+          commit: c.commit,
+          parents: c.parents,
+          ...(i === 0 ? { message: "nudge s turn 2\n\n[REDACTED:x]" } : {}),
+        })),
+      ),
+    ).toEqual(copies);
     expect(await git(repo, "fsck", "--no-dangling")).toBe("");
   });
 
   it("diffTreePairs gives, in one process, the patch diffTrees gives for each pair (nothing for equal trees)", async () => {
     const repo = await gitdir({ "README.md": "# x\n" });
     const { trees } = await chain(repo);
-    const pairs: Array<[string, string]> = [[trees[0]!, trees[1]!], [trees[1]!, trees[1]!], [trees[1]!, trees[2]!], [trees[2]!, trees[0]!]];
+    const pairs: Array<[string, string]> = [
+      [trees[0]!, trees[1]!],
+      [trees[1]!, trees[1]!],
+      [trees[1]!, trees[2]!],
+      [trees[2]!, trees[0]!],
+    ];
     const made = await diffTreePairs(repo, pairs);
     expect(made).toHaveLength(4);
     for (const [i, [a, b]] of pairs.entries()) expect(made[i]!.equals(await diffTrees(repo, a, b))).toBe(true);

@@ -9,24 +9,31 @@ import { tempDir } from "../support/gitdir.js";
 import { FIXTURES, OUTSIDE, hostileCases } from "./hostile-fixtures.js";
 
 describe("importing a hostile export", () => {
-  it.each(hostileCases.map((c) => [c.name, c] as const))("%s: refused with one line, nothing left behind", async (name, c) => {
-    rmSync(OUTSIDE, { recursive: true, force: true });
-    const parent = tempDir();
-    const opened = openExport(path.join(FIXTURES, `${name}.tar.gz`), { tempParent: parent });
-    await expect(opened).rejects.toMatchObject({
-      name: "UserError",
-      message: `refusing ${name}.tar.gz: ${c.refusal}`,
-      hint: expect.stringMatching(/^(this is not a file made by `nudge session export`|upgrade nudge|if you trust the file, import it with --max-size \d+MiB)/),
-    });
-    // The private temp dir is gone, and nothing was written beside it (where `..` would land) …
-    expect(readdirSync(parent)).toEqual([]);
-    // … nor where the absolute and link cases point.
-    expect(existsSync(OUTSIDE)).toBe(false);
-  });
+  it.each(hostileCases.map((c) => [c.name, c] as const))(
+    "%s: refused with one line, nothing left behind",
+    async (name, c) => {
+      rmSync(OUTSIDE, { recursive: true, force: true });
+      const parent = tempDir();
+      const opened = openExport(path.join(FIXTURES, `${name}.tar.gz`), { tempParent: parent });
+      await expect(opened).rejects.toMatchObject({
+        name: "UserError",
+        message: `refusing ${name}.tar.gz: ${c.refusal}`,
+        hint: expect.stringMatching(
+          /^(this is not a file made by `nudge session export`|upgrade nudge|if you trust the file, import it with --max-size \d+MiB)/,
+        ),
+      });
+      // The private temp dir is gone, and nothing was written beside it (where `..` would land) …
+      expect(readdirSync(parent)).toEqual([]);
+      // … nor where the absolute and link cases point.
+      expect(existsSync(OUTSIDE)).toBe(false);
+    },
+  );
 
   it("a link placed by an earlier entry is never followed: the link is refused before the file behind it", async () => {
     const parent = tempDir();
-    await expect(openExport(path.join(FIXTURES, "symlink-then-file.tar.gz"), { tempParent: parent })).rejects.toThrow(/is a symbolic link/);
+    await expect(openExport(path.join(FIXTURES, "symlink-then-file.tar.gz"), { tempParent: parent })).rejects.toThrow(
+      /is a symbolic link/,
+    );
     expect(existsSync(path.join(OUTSIDE, "evil.txt"))).toBe(false);
     expect(readdirSync(parent)).toEqual([]);
   });

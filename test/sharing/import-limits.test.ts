@@ -32,7 +32,10 @@ const target = () => importTarget(clone);
 describe("what an import may unpack (issue 23.1)", () => {
   it("a small archive listing a huge side file is refused before a byte is written: one line naming the limit, the flag that raises it", async () => {
     const t = await target();
-    const run = await runNudge(["session", "import", path.join(FIXTURES, "zeros-side-file.tar.gz")], { cwd: t.b, env: t.env });
+    const run = await runNudge(["session", "import", path.join(FIXTURES, "zeros-side-file.tar.gz")], {
+      cwd: t.b,
+      env: t.env,
+    });
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).toBe(
       "error: refusing zeros-side-file.tar.gz: its entries add up to 100 MiB, more than 50 times the archive's size (nudge unpacks that much, or 64 MiB from a smaller one)\n" +
@@ -41,7 +44,10 @@ describe("what an import may unpack (issue 23.1)", () => {
     expect(readdirSync(t.tmp)).toEqual([]);
     expect(filesUnder(path.join(t.b, ".git", "nudge"))).toEqual([]);
     // --max-size lifts the size limits: the archive is unpacked, and refused for what it is (no session in it).
-    const raised = await runNudge(["session", "import", path.join(FIXTURES, "zeros-side-file.tar.gz"), "--max-size", "100MiB"], { cwd: t.b, env: t.env });
+    const raised = await runNudge(
+      ["session", "import", path.join(FIXTURES, "zeros-side-file.tar.gz"), "--max-size", "100MiB"],
+      { cwd: t.b, env: t.env },
+    );
     expect(raised.stderr).toMatch(/^error: refusing zeros-side-file\.tar\.gz: it holds no code \(no git bundle\)\n/);
     expect(filesUnder(path.join(t.b, ".git", "nudge"))).toEqual([]);
     const bad = await runNudge(["session", "import", archive, "--max-size", "lots"], { cwd: t.b, env: t.env });
@@ -57,7 +63,11 @@ describe("what an import may unpack (issue 23.1)", () => {
     try {
       const run = await runNudge(["session", "import", archive], { cwd: t.b, env: { ...t.env, NUDGE_STORE: store } });
       expect(run.exitCode, run.stderr).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^error: not enough disk space to import session\\.tar\\.gz: it needs [\\d.]+ KiB and more than 16 MiB to spare, and ${store} has [\\d.]+ MiB free\\nhint: free some space there, then import again$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^error: not enough disk space to import session\\.tar\\.gz: it needs [\\d.]+ KiB and more than 16 MiB to spare, and ${store} has [\\d.]+ MiB free\\nhint: free some space there, then import again$`,
+        ),
+      );
       expect(filesUnder(store)).toEqual([]);
     } finally {
       // Before the temp dir's own clean-up, which cannot remove a mount point.
@@ -83,18 +93,37 @@ describe("every ref an import installs is checked (issue 23.3)", () => {
     // The export carries its base commit: any repository imports it, unless the ref check refuses it.
     const repo = await gitdir();
     const env = { CLAUDE_CONFIG_DIR: configDir(), TMPDIR: tempDir("nudge-tmp-") };
-    const run = await runNudge(["session", "import", path.join(HOSTILE_IMPORTS, "head-ref.tar.gz")], { cwd: repo, env });
+    const run = await runNudge(["session", "import", path.join(HOSTILE_IMPORTS, "head-ref.tar.gz")], {
+      cwd: repo,
+      env,
+    });
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stderr.split("\n")[0]).toBe("error: refusing head-ref.tar.gz: its git bundle's refs/nudge/export/head-1 points at 9cc598a75d, but turn 1 recorded HEAD 10d9020601");
+    expect(run.stderr.split("\n")[0]).toBe(
+      "error: refusing head-ref.tar.gz: its git bundle's refs/nudge/export/head-1 points at 9cc598a75d, but turn 1 recorded HEAD 10d9020601",
+    );
     expect(await nudgeRefs(repo)).toEqual([]);
-    expect(await git(repo, "cat-file", "-t", "9cc598a75d99e0d464a044864a3448fb2e012e98").catch(() => "missing")).toBe("missing");
+    expect(await git(repo, "cat-file", "-t", "9cc598a75d99e0d464a044864a3448fb2e012e98").catch(() => "missing")).toBe(
+      "missing",
+    );
     expect(filesUnder(path.join(repo, ".git", "nudge"))).toEqual([]);
   });
 
   it.each([
-    ["a head ref of a turn the session does not have", (evil: string) => [{ ref: "refs/nudge/export/head-7", commit: evil }], /its git bundle's refs\/nudge\/export\/head-7 points at [0-9a-f]{10}, but the session has no turn 7$/],
-    ["a ref no export makes", (evil: string) => [{ ref: "refs/nudge/export/other", commit: evil }], /its git bundle carries refs\/nudge\/export\/other, which no export makes$/],
-    ["a base ref at another commit than the manifest's base", (evil: string) => [{ ref: "refs/nudge/export/base", commit: evil }], /its git bundle's refs\/nudge\/export\/base points at [0-9a-f]{10}, but the session's base commit is [0-9a-f]{10}$/],
+    [
+      "a head ref of a turn the session does not have",
+      (evil: string) => [{ ref: "refs/nudge/export/head-7", commit: evil }],
+      /its git bundle's refs\/nudge\/export\/head-7 points at [0-9a-f]{10}, but the session has no turn 7$/,
+    ],
+    [
+      "a ref no export makes",
+      (evil: string) => [{ ref: "refs/nudge/export/other", commit: evil }],
+      /its git bundle carries refs\/nudge\/export\/other, which no export makes$/,
+    ],
+    [
+      "a base ref at another commit than the manifest's base",
+      (evil: string) => [{ ref: "refs/nudge/export/base", commit: evil }],
+      /its git bundle's refs\/nudge\/export\/base points at [0-9a-f]{10}, but the session's base commit is [0-9a-f]{10}$/,
+    ],
   ])("%s: refused, no ref installed", async (_name, extra, message) => {
     const bad = await withBundleRefs(extra);
     const t = await target();
@@ -109,7 +138,9 @@ describe("every ref an import installs is checked (issue 23.3)", () => {
 describe("imports take the store's lock (issue 23.4)", () => {
   it("three imports of one export at once: one installs it, the others wait and find it there; no bug, no stray ref", async () => {
     const t = await target();
-    const runs = await Promise.all([0, 1, 2].map(() => runNudge(["session", "import", archive], { cwd: t.b, env: t.env, timeout: 120_000 })));
+    const runs = await Promise.all(
+      [0, 1, 2].map(() => runNudge(["session", "import", archive], { cwd: t.b, env: t.env, timeout: 120_000 })),
+    );
     for (const run of runs) expect(run.exitCode, run.stderr).toBe(0);
     expect(runs.filter((r) => r.stdout.startsWith("imported session ")).length).toBe(1);
     expect(runs.filter((r) => r.stdout.includes("is already imported, as session ")).length).toBe(2);

@@ -80,12 +80,18 @@ function editPatch(dir: string, n: number, edit: (patch: string) => string): voi
   const file = path.join(dir, "session", "changes", `turn-${String(n).padStart(3, "0")}.patch`);
   const patch = Buffer.from(edit(readFileSync(file, "utf8")));
   writeFileSync(file, patch);
-  editTurn(dir, n, (t) => ({ ...t, patch: { ...t.patch, bytes: patch.length, sha256: createHash("sha256").update(patch).digest("hex") } }));
+  editTurn(dir, n, (t) => ({
+    ...t,
+    patch: { ...t.patch, bytes: patch.length, sha256: createHash("sha256").update(patch).digest("hex") },
+  }));
 }
 
 function editTurn(dir: string, n: number, edit: (turn: any) => any): void {
   const journal = path.join(dir, "session", "turns.jsonl");
-  const lines = readFileSync(journal, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  const lines = readFileSync(journal, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   writeFileSync(journal, lines.map((t) => JSON.stringify(t.n === n ? edit(t) : t) + "\n").join(""));
 }
 
@@ -102,7 +108,14 @@ describe("import refuses a hostile archive", () => {
     process.env.TMPDIR = t.env.TMPDIR; // the archive is unpacked under os.tmpdir()
     try {
       for (const c of hostileCases) {
-        await expect(importSession(store, path.join(FIXTURES, `${c.name}.tar.gz`), { force: false, dryRun: false, env: { CLAUDE_CONFIG_DIR: t.cfg } }), c.name).rejects.toMatchObject({
+        await expect(
+          importSession(store, path.join(FIXTURES, `${c.name}.tar.gz`), {
+            force: false,
+            dryRun: false,
+            env: { CLAUDE_CONFIG_DIR: t.cfg },
+          }),
+          c.name,
+        ).rejects.toMatchObject({
           name: "UserError",
           message: `refusing ${c.name}.tar.gz: ${c.refusal}`,
         });
@@ -124,9 +137,21 @@ describe("import refuses a hostile archive", () => {
 
 describe("import refuses what is found late, before writing anything", () => {
   const cases: Array<[string, (dir: string) => void, string | RegExp]> = [
-    ["a patch that does not apply", (dir) => editPatch(dir, 2, (p) => p.replace("-beta", "-delta")), /^error: refusing nudge-\w+\.tar\.gz: changes\/turn-002\.patch \(turn 2\) does not apply: error: patch failed: notes\.txt:1$/],
-    ["a patch that applies but gives another tree", (dir) => editPatch(dir, 2, (p) => p.replace("+BETA", "+GAMMA")), /^error: refusing nudge-\w+\.tar\.gz: changes\/turn-002\.patch does not reproduce turn 2's snapshot \(tree [0-9a-f]{10}, recorded [0-9a-f]{10}\)$/],
-    ["a snapshot whose tree id does not match", (dir) => editTurn(dir, 2, (t) => ({ ...t, snapshot: { ...t.snapshot, tree: "0".repeat(40) } })), /^error: refusing nudge-\w+\.tar\.gz: turn 2's snapshot commit does not hold the tree it recorded$/],
+    [
+      "a patch that does not apply",
+      (dir) => editPatch(dir, 2, (p) => p.replace("-beta", "-delta")),
+      /^error: refusing nudge-\w+\.tar\.gz: changes\/turn-002\.patch \(turn 2\) does not apply: error: patch failed: notes\.txt:1$/,
+    ],
+    [
+      "a patch that applies but gives another tree",
+      (dir) => editPatch(dir, 2, (p) => p.replace("+BETA", "+GAMMA")),
+      /^error: refusing nudge-\w+\.tar\.gz: changes\/turn-002\.patch does not reproduce turn 2's snapshot \(tree [0-9a-f]{10}, recorded [0-9a-f]{10}\)$/,
+    ],
+    [
+      "a snapshot whose tree id does not match",
+      (dir) => editTurn(dir, 2, (t) => ({ ...t, snapshot: { ...t.snapshot, tree: "0".repeat(40) } })),
+      /^error: refusing nudge-\w+\.tar\.gz: turn 2's snapshot commit does not hold the tree it recorded$/,
+    ],
     [
       "a git bundle that does not verify",
       (dir) => {
@@ -138,10 +163,26 @@ describe("import refuses what is found late, before writing anything", () => {
       },
       /^error: the export's git bundle (is damaged|does not verify)/,
     ],
-    ["a manifest that fails the schema", (dir) => editManifest(dir, (h) => ({ ...h, repo: { ...h.repo, baseCommit: "../../etc" } })), /^error: refusing nudge-\w+\.tar\.gz: its session\/manifest\.json does not match the bundle format \(repo\.baseCommit: a git object id\)$/],
-    ["a manifest of a newer format", (dir) => editManifest(dir, (h) => ({ ...h, format: 3 })), /^error: refusing nudge-\w+\.tar\.gz: its session is in bundle format 3, newer than this nudge reads \(2\)$/],
-    ["an entry that is no part of a session", (dir) => writeFiles(dir, { "session/notes/evil.sh": "rm -rf ~\n" }), /^error: refusing nudge-\w+\.tar\.gz: entry session\/notes\/evil\.sh is not part of a session$/],
-    ["a patch other than the one the turn recorded", (dir) => writeFileSync(path.join(dir, "session", "changes", "turn-001.patch"), "diff --git a/x b/x\n"), /^error: refusing nudge-\w+\.tar\.gz: session\/changes\/turn-001\.patch is not the patch turn 1 recorded \(its sha256 differs\)$/],
+    [
+      "a manifest that fails the schema",
+      (dir) => editManifest(dir, (h) => ({ ...h, repo: { ...h.repo, baseCommit: "../../etc" } })),
+      /^error: refusing nudge-\w+\.tar\.gz: its session\/manifest\.json does not match the bundle format \(repo\.baseCommit: a git object id\)$/,
+    ],
+    [
+      "a manifest of a newer format",
+      (dir) => editManifest(dir, (h) => ({ ...h, format: 3 })),
+      /^error: refusing nudge-\w+\.tar\.gz: its session is in bundle format 3, newer than this nudge reads \(2\)$/,
+    ],
+    [
+      "an entry that is no part of a session",
+      (dir) => writeFiles(dir, { "session/notes/evil.sh": "rm -rf ~\n" }),
+      /^error: refusing nudge-\w+\.tar\.gz: entry session\/notes\/evil\.sh is not part of a session$/,
+    ],
+    [
+      "a patch other than the one the turn recorded",
+      (dir) => writeFileSync(path.join(dir, "session", "changes", "turn-001.patch"), "diff --git a/x b/x\n"),
+      /^error: refusing nudge-\w+\.tar\.gz: session\/changes\/turn-001\.patch is not the patch turn 1 recorded \(its sha256 differs\)$/,
+    ],
   ];
   it.each(cases)("%s", async (_name, edit, message) => {
     const bad = await repack(archive, edit);
@@ -156,34 +197,54 @@ describe("import refuses what is found late, before writing anything", () => {
     await git(empty, "init", "-q");
     await git(empty, "commit", "-q", "--allow-empty", "-m", "unrelated");
     const t = await target(empty);
-    const older = await repack(archive, () => undefined, (index) => delete index.git!.rootCommits);
+    const older = await repack(
+      archive,
+      () => undefined,
+      (index) => delete index.git!.rootCommits,
+    );
     const run = await runNudge(["session", "import", older], { cwd: empty, env: t.env });
     const base = rec.manifest.repo.baseCommit!;
-    expectRefused(run, `this repository lacks commit ${base} (on origin/main where it was exported), which the session's code builds on`);
+    expectRefused(
+      run,
+      `this repository lacks commit ${base} (on origin/main where it was exported), which the session's code builds on`,
+    );
     expect(run.stderr).toContain("hint: fetch it: git fetch origin main, then import again");
     await t.nothingLeft();
   });
 });
 
 describe("a failure while installing is undone", () => {
-  it.each(["import-refs", "import-bundle", "import-place"])("a full disk at %s: no session, no refs, nothing under the claude config dir", async (point) => {
-    const t = await target();
-    const run = await runNudge(["session", "import", archive], { cwd: t.b, env: { ...t.env, NUDGE_FAULT: `${point}:enospc` } });
-    expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stderr).toMatch(/^error: ENOSPC: no space left on device \(injected at import-\w+\)\nhint: free some disk space/);
-    // The bundle's objects may have gone in (no ref names them; git gc prunes them): everything else is as it was.
-    await t.nothingLeft({ objects: false });
-  });
+  it.each(["import-refs", "import-bundle", "import-place"])(
+    "a full disk at %s: no session, no refs, nothing under the claude config dir",
+    async (point) => {
+      const t = await target();
+      const run = await runNudge(["session", "import", archive], {
+        cwd: t.b,
+        env: { ...t.env, NUDGE_FAULT: `${point}:enospc` },
+      });
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(
+        /^error: ENOSPC: no space left on device \(injected at import-\w+\)\nhint: free some disk space/,
+      );
+      // The bundle's objects may have gone in (no ref names them; git gc prunes them): everything else is as it was.
+      await t.nothingLeft({ objects: false });
+    },
+  );
 
   it("with --force, the session it was replacing comes back whole", async () => {
     const t = await target();
     expect((await runNudge(["session", "import", archive], { cwd: t.b, env: t.env })).exitCode).toBe(0);
     const upto = path.join(tempDir(), "upto.tar.gz");
-    expect((await runNudge(["session", "export", rec.id, "--upto", "1", "-o", upto], { cwd: a, env: rec.env })).exitCode).toBe(0);
+    expect(
+      (await runNudge(["session", "export", rec.id, "--upto", "1", "-o", upto], { cwd: a, env: rec.env })).exitCode,
+    ).toBe(0);
     const store = storeFiles(path.join(t.b, ".git", "nudge"));
     const refs = await nudgeRefs(t.b);
     const claude = filesUnder(t.cfg);
-    const run = await runNudge(["session", "import", upto, "--force"], { cwd: t.b, env: { ...t.env, NUDGE_FAULT: "import-bundle:enospc" } });
+    const run = await runNudge(["session", "import", upto, "--force"], {
+      cwd: t.b,
+      env: { ...t.env, NUDGE_FAULT: "import-bundle:enospc" },
+    });
     expect(run.exitCode, run.stderr).toBe(1);
     expect(storeFiles(path.join(t.b, ".git", "nudge"))).toEqual(store);
     expect(await nudgeRefs(t.b)).toEqual(refs);

@@ -23,12 +23,22 @@ let older: string;
 beforeAll(async () => {
   ({ clone } = await origin({ "README.md": "# app\n" }));
   const a = await clone("ana");
-  rec = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } }, { text: "Wrote notes.txt." }, { text: "Nothing else to do." }], ["write notes", "anything else?"]);
+  rec = await recordSession(
+    a,
+    [
+      { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } },
+      { text: "Wrote notes.txt." },
+      { text: "Nothing else to do." },
+    ],
+    ["write notes", "anything else?"],
+  );
   older = path.join(tempDir("nudge-archive-"), "older.tar.gz");
   expect((await runNudge(["session", "export", rec.id, "-o", older], { cwd: a, env: rec.env })).exitCode).toBe(0);
   const api = await startScriptedApi([{ text: "Ana's third turn." }]);
   try {
-    expect((await runClaude(a, ["-r", rec.id], claudeEnv(api, rec.env.CLAUDE_CONFIG_DIR!), "a third turn\n")).exitCode).toBe(0);
+    expect(
+      (await runClaude(a, ["-r", rec.id], claudeEnv(api, rec.env.CLAUDE_CONFIG_DIR!), "a third turn\n")).exitCode,
+    ).toBe(0);
   } finally {
     await api.close();
   }
@@ -47,7 +57,10 @@ async function bob(name: string) {
   return { b, env };
 }
 
-async function listed(b: string, env: Record<string, string>): Promise<Array<{ id: string; turns: number; lastPrompt: string | null }>> {
+async function listed(
+  b: string,
+  env: Record<string, string>,
+): Promise<Array<{ id: string; turns: number; lastPrompt: string | null }>> {
   const list = await runNudge(["session", "list", "--json"], { cwd: b, env });
   expect(list.exitCode, list.stderr).toBe(0);
   return JSON.parse(list.stdout);
@@ -56,11 +69,16 @@ async function listed(b: string, env: Record<string, string>): Promise<Array<{ i
 describe("a pull --force cut off while installing", () => {
   it("killed as claude's files are placed: the next claude run -r undoes it first, the new turn lands on Bob's copy, and gc and pull work after", async () => {
     const { b, env } = await bob("bob place");
-    const killed = await runNudge(["session", "pull", rec.id, "--force"], { cwd: b, env: { ...env, NUDGE_FAULT: "import-place:kill" } });
+    const killed = await runNudge(["session", "pull", rec.id, "--force"], {
+      cwd: b,
+      env: { ...env, NUDGE_FAULT: "import-place:kill" },
+    });
     expect(killed.signal, killed.stderr).toBe("SIGKILL");
 
     const api = await startScriptedApi([{ text: "Bob's own turn." }]);
-    const run = await runClaude(b, ["-r", rec.id], claudeEnv(api, env.CLAUDE_CONFIG_DIR), "bob goes on\n").finally(() => api.close());
+    const run = await runClaude(b, ["-r", rec.id], claudeEnv(api, env.CLAUDE_CONFIG_DIR), "bob goes on\n").finally(() =>
+      api.close(),
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     const said = JSON.stringify(api.mainLoopRequests()[0]!.body.messages);
 
@@ -70,7 +88,9 @@ describe("a pull --force cut off while installing", () => {
     expect(await listed(b, env)).toMatchObject([{ id: rec.id, turns: 3, lastPrompt: "bob goes on" }]);
     expect(readdirSync(path.join(b, ".git", "nudge", "work"))).toEqual([]);
     // The run undid the cut-off pull before it continued: claude was handed Bob's copy (two turns), not Ana's third turn.
-    expect(run.stderr).toContain(`nudge: a pull of session ${rec.id} from origin was cut off (its nudge was killed): what it had done is undone; run it again`);
+    expect(run.stderr).toContain(
+      `nudge: a pull of session ${rec.id} from origin was cut off (its nudge was killed): what it had done is undone; run it again`,
+    );
     expect(said).toContain("anything else?");
     expect(said).not.toContain("a third turn");
 
@@ -80,16 +100,25 @@ describe("a pull --force cut off while installing", () => {
     expect((await runNudge(["session", "gc", "--yes"], { cwd: b, env })).exitCode).toBe(0);
   }, 120_000);
 
-  it.each(["import-refs", "import-bundle"])("killed at %s: the next command finds Bob's copy again, and says the pull was undone", async (point) => {
-    const { b, env } = await bob(`bob ${point}`);
-    const killed = await runNudge(["session", "pull", rec.id, "--force"], { cwd: b, env: { ...env, NUDGE_FAULT: `${point}:kill` } });
-    expect(killed.signal, killed.stderr).toBe("SIGKILL");
+  it.each(["import-refs", "import-bundle"])(
+    "killed at %s: the next command finds Bob's copy again, and says the pull was undone",
+    async (point) => {
+      const { b, env } = await bob(`bob ${point}`);
+      const killed = await runNudge(["session", "pull", rec.id, "--force"], {
+        cwd: b,
+        env: { ...env, NUDGE_FAULT: `${point}:kill` },
+      });
+      expect(killed.signal, killed.stderr).toBe("SIGKILL");
 
-    const shown = await runNudge(["session", "show", rec.id], { cwd: b, env });
-    expect(shown.exitCode, shown.stderr).toBe(0);
-    expect(shown.stderr).toContain(`nudge: a pull of session ${rec.id} from origin was cut off (its nudge was killed): what it had done is undone; run it again`);
-    expect(shown.stdout).toContain("anything else?");
-    expect(shown.stdout).not.toContain("a third turn");
-    expect(await listed(b, env)).toMatchObject([{ id: rec.id, turns: 2 }]);
-  }, 120_000);
+      const shown = await runNudge(["session", "show", rec.id], { cwd: b, env });
+      expect(shown.exitCode, shown.stderr).toBe(0);
+      expect(shown.stderr).toContain(
+        `nudge: a pull of session ${rec.id} from origin was cut off (its nudge was killed): what it had done is undone; run it again`,
+      );
+      expect(shown.stdout).toContain("anything else?");
+      expect(shown.stdout).not.toContain("a third turn");
+      expect(await listed(b, env)).toMatchObject([{ id: rec.id, turns: 2 }]);
+    },
+    120_000,
+  );
 });

@@ -16,7 +16,9 @@ describe("nudge.push", () => {
     await git(repo, "config", "nudge.push", "atuo");
     const typo = await hook();
     expect(typo.exitCode, typo.stderr).toBe(0);
-    expect(typo.stderr).toBe('nudge: git config nudge.push is "atuo", which nudge does not know ("auto" publishes, "off" does not): nothing was published');
+    expect(typo.stderr).toBe(
+      'nudge: git config nudge.push is "atuo", which nudge does not know ("auto" publishes, "off" does not): nothing was published',
+    );
     await git(repo, "config", "nudge.push", "off");
     expect((await hook()).stderr).toBe("");
     // Case does not matter, as for git's own words.

@@ -35,7 +35,10 @@ describe("session import", () => {
     expect(copy.claudeFiles.map((f: { state: string }) => f.state)).toEqual(["holds"]);
     // The copy goes on from its own last reply (in a fork of claude's conversation, which is the original here).
     recorded.api.push({ text: "going on" });
-    const resumed = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", copy.id, "go on"], { cwd: repo, env: recorded.env });
+    const resumed = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", copy.id, "go on"], {
+      cwd: repo,
+      env: recorded.env,
+    });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("going on");
     const request = recorded.api.mainLoopRequests().at(-1)!;

@@ -33,15 +33,18 @@ describe("moving paths", () => {
       { from: "/home/ana/app", to: "/home/ana/app/clone" },
       { from: "/home/ana/app/.claude/projects/-home-ana-app", to: "/cfg/projects/-x" },
     ];
-    expect(relocateText("/home/ana/app/.claude/projects/-home-ana-app/s/tool-results/a.txt and /home/ana/app/x", nested)).toBe(
-      "/cfg/projects/-x/s/tool-results/a.txt and /home/ana/app/clone/x",
-    );
+    expect(
+      relocateText("/home/ana/app/.claude/projects/-home-ana-app/s/tool-results/a.txt and /home/ana/app/x", nested),
+    ).toBe("/cfg/projects/-x/s/tool-results/a.txt and /home/ana/app/clone/x");
   });
 
   it("rewrites inside JSON strings only, re-encoding only the strings that change", () => {
-    const line = '{"cwd":"/home/ana/app","n":1,"path\\u0041":"/home/ana/app/a \\"b\\".ts","other":"/home/ana/app2","t":"\\u00e9"}';
+    const line =
+      '{"cwd":"/home/ana/app","n":1,"path\\u0041":"/home/ana/app/a \\"b\\".ts","other":"/home/ana/app2","t":"\\u00e9"}';
     const moved = relocateLine(line, moves);
-    expect(moved).toBe('{"cwd":"/srv/b/app","n":1,"path\\u0041":"/srv/b/app/a \\"b\\".ts","other":"/home/ana/app2","t":"\\u00e9"}');
+    expect(moved).toBe(
+      '{"cwd":"/srv/b/app","n":1,"path\\u0041":"/srv/b/app/a \\"b\\".ts","other":"/home/ana/app2","t":"\\u00e9"}',
+    );
     expect(relocateLine("not json /home/ana/app", moves)).toBe("not json /home/ana/app");
   });
 });
@@ -60,11 +63,19 @@ describe("a real transcript, moved to another clone and config dir", () => {
 
     const api = await startScriptedApi([
       { tool: "Write", input: { file_path: path.join(oldRoot, "notes.txt"), content: "alpha\n" } },
-      { tool: "Bash", input: { command: "seq 1 40000", description: "a large output, which claude keeps in tool-results/" } },
+      {
+        tool: "Bash",
+        input: { command: "seq 1 40000", description: "a large output, which claude keeps in tool-results/" },
+      },
       { tool: "Read", input: { file_path: path.join(oldRoot, "a.txt") } },
       { text: "Done." },
     ]);
-    const first = await execa(CLAUDE_BIN, CLAUDE_ARGS, { cwd: oldRoot, env: claudeEnv(api, oldConfig), input: JSON.stringify({ type: "user", message: { role: "user", content: "go" } }) + "\n", reject: false });
+    const first = await execa(CLAUDE_BIN, CLAUDE_ARGS, {
+      cwd: oldRoot,
+      env: claudeEnv(api, oldConfig),
+      input: JSON.stringify({ type: "user", message: { role: "user", content: "go" } }) + "\n",
+      reject: false,
+    });
     await api.close();
     expect(first.exitCode, first.stderr).toBe(0);
     const sessionId = JSON.parse(first.stdout.trim().split("\n").at(-1)!).session_id as string;
@@ -76,7 +87,11 @@ describe("a real transcript, moved to another clone and config dir", () => {
     mkdirSync(newProject, { recursive: true });
     cpSync(path.join(oldProject, sessionId), path.join(newProject, sessionId), { recursive: true });
     const target = path.join(newProject, `${sessionId}.jsonl`);
-    const result = await relocateTranscript(source, target, transcriptMoves({ oldRoot, newRoot, oldProjectDir: oldProject, newProjectDir: newProject }));
+    const result = await relocateTranscript(
+      source,
+      target,
+      transcriptMoves({ oldRoot, newRoot, oldProjectDir: oldProject, newProjectDir: newProject }),
+    );
 
     const before = readFileSync(source, "utf8").split("\n");
     const after = readFileSync(target, "utf8").split("\n");

@@ -31,7 +31,10 @@ describe("the secret corpus", () => {
         const masked = (await maskTextData(text)).data.toString();
         for (const needle of s.needles) if (masked.includes(needle)) missed.push(`${s.kind}: ${text.slice(0, 60)}`);
       }
-      const covers = (spans: Array<{ start: number; end: number }>) => s.needles.every((n) => spans.some((sp) => s.text.slice(sp.start, sp.end).includes(n) || n.includes(s.text.slice(sp.start, sp.end))));
+      const covers = (spans: Array<{ start: number; end: number }>) =>
+        s.needles.every((n) =>
+          spans.some((sp) => s.text.slice(sp.start, sp.end).includes(n) || n.includes(s.text.slice(sp.start, sp.end))),
+        );
       const a = covers(await secretlintFindings(s.text));
       const b = covers([...ruleFindings(s.text), ...assignmentFindings(s.text)]);
       const c = covers(entropyFindings(s.text));
@@ -47,7 +50,8 @@ describe("the secret corpus", () => {
       by.any += Number(a || b || c || g || p || k);
     }
     const flagged: string[] = [];
-    for (const l of lookalikes) if ((await detectSecrets(l.text)).length) flagged.push(`${l.kind}: ${l.text.slice(0, 60)}`);
+    for (const l of lookalikes)
+      if ((await detectSecrets(l.text)).length) flagged.push(`${l.kind}: ${l.text.slice(0, 60)}`);
     console.log(
       [
         `corpus: ${secrets.length} secrets of ${new Set(secrets.map((s) => s.kind)).size} kinds, ${lookalikes.length} look-alikes`,

@@ -24,17 +24,48 @@ async function found(text: string): Promise<string[]> {
 }
 
 describe("key-like names, by whole parts", () => {
-  it.each(["api_key", "SECRET_KEY_BASE", "dbPassword", "app_key", "client-key-data", "AWS_SECRET_ACCESS_KEY", "PGPASSWORD", "githubToken", "key", "x-api-key", "STRIPE_KEY"])("%s names a secret", (name) => {
+  it.each([
+    "api_key",
+    "SECRET_KEY_BASE",
+    "dbPassword",
+    "app_key",
+    "client-key-data",
+    "AWS_SECRET_ACCESS_KEY",
+    "PGPASSWORD",
+    "githubToken",
+    "key",
+    "x-api-key",
+    "STRIPE_KEY",
+  ])("%s names a secret", (name) => {
     expect(isSecretName(name)).toBe(true);
   });
-  it.each(["author", "sort_key", "monkey_name", "keyboardLayout", "cache_key", "primaryKey", "max_tokens", "token_type", "private_key_id", "tokenizer", "passwordHint"])("%s does not", (name) => {
+  it.each([
+    "author",
+    "sort_key",
+    "monkey_name",
+    "keyboardLayout",
+    "cache_key",
+    "primaryKey",
+    "max_tokens",
+    "token_type",
+    "private_key_id",
+    "tokenizer",
+    "passwordHint",
+  ])("%s does not", (name) => {
     expect(isSecretName(name)).toBe(false);
   });
 
   it("masks a random value after a secret's name, and leaves the same value after a name that only contains a keyword", async () => {
     const value = pick(ALNUM, 20) + "7Qz";
     for (const line of [`api_key: ${value}`, `dbPassword = "${value}"`]) expect(await found(line)).toEqual([value]);
-    for (const line of [`author: ${value}`, `sort_key = "${value}"`, `monkey_name: ${value}`, `keyboardLayout: "${value}"`, `cache_key: ${value}`]) expect(await found(line)).toEqual([]);
+    for (const line of [
+      `author: ${value}`,
+      `sort_key = "${value}"`,
+      `monkey_name: ${value}`,
+      `keyboardLayout: "${value}"`,
+      `cache_key: ${value}`,
+    ])
+      expect(await found(line)).toEqual([]);
   });
 
   it("masks a hex value after a secret's name (SECRET_KEY_BASE=, YAML app_key:), not after a hash's", async () => {
@@ -67,7 +98,11 @@ describe("formats", () => {
     const rules = GITLEAKS_RULES.filter((r) => r.id === "kubernetes-secret-yaml");
     const value = Buffer.from(pick(ALNUM, 24)).toString("base64");
     // The last spells `kind` with a Kelvin sign, which RE2's (?i) reads as k.
-    for (const yaml of [`apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: ${value}\n`, `data:\n  password: ${value}\nkind: 'secret'\n`, `a\u212Aind: Secret\ndata:\n  password: ${value}\n`]) {
+    for (const yaml of [
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: ${value}\n`,
+      `data:\n  password: ${value}\nkind: 'secret'\n`,
+      `a\u212Aind: Secret\ndata:\n  password: ${value}\n`,
+    ]) {
       const spans = new PortedRules(rules).findings(yaml);
       expect(spans.map((s) => yaml.slice(s.start, s.end))).toEqual([`password: ${value}`]);
       expect(spans).toEqual(new PortedRules(rules, {}).findings(yaml));
@@ -81,12 +116,16 @@ describe("formats", () => {
 
   it("an Azure SAS URL's sig=", async () => {
     const sig = `${pick(ALNUM, 30)}%2B${pick(ALNUM, 12)}%3D`;
-    expect((await found(`https://acme.blob.core.windows.net/b/db.bak?sv=2022-11-02&sp=r&sig=${sig}`)).join()).toContain(sig);
+    expect((await found(`https://acme.blob.core.windows.net/b/db.bak?sv=2022-11-02&sp=r&sig=${sig}`)).join()).toContain(
+      sig,
+    );
   });
 
   it("a Sentry DSN's key, not its host", async () => {
     const key = pick(HEX, 32);
-    expect(await found(`dsn: "https://${key}@o${pick("0123456789", 6)}.ingest.us.sentry.io/${pick("0123456789", 7)}"`)).toEqual([key]);
+    expect(
+      await found(`dsn: "https://${key}@o${pick("0123456789", 6)}.ingest.us.sentry.io/${pick("0123456789", 7)}"`),
+    ).toEqual([key]);
   });
 
   it("every provider rule finds a generated value of the corpus", async () => {
@@ -94,7 +133,21 @@ describe("formats", () => {
     const { secrets } = loadCorpus(7);
     const ids = new Set(secrets.flatMap((s) => rules.findings(s.text).map((f) => f.kind)));
     // Rules whose format the corpus writes another way (found there by another detection) are named here.
-    const notInCorpus = ["google-oauth-refresh-token", "firebase-cloud-messaging-key", "new-relic-insert-key", "atlassian-connect-token", "azure-connection-string-key", "connection-string-password", "render-api-key", "buildkite-token", "circleci-token", "vercel-token", "deno-deploy-token", "twilio-auth-token", "xai-api-key"];
+    const notInCorpus = [
+      "google-oauth-refresh-token",
+      "firebase-cloud-messaging-key",
+      "new-relic-insert-key",
+      "atlassian-connect-token",
+      "azure-connection-string-key",
+      "connection-string-password",
+      "render-api-key",
+      "buildkite-token",
+      "circleci-token",
+      "vercel-token",
+      "deno-deploy-token",
+      "twilio-auth-token",
+      "xai-api-key",
+    ];
     expect(PROVIDER_RULES.map((r) => r.id).filter((id) => !ids.has(id) && !notInCorpus.includes(id))).toEqual([]);
   });
 
@@ -116,8 +169,12 @@ describe("blocks", () => {
   });
 
   it("a kubeconfig's client-key-data: base64 of a private key, decoded and masked whole; the certificate left", async () => {
-    const key = Buffer.from(`-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA${randomBytes(600).toString("base64")}\n-----END RSA PRIVATE KEY-----\n`).toString("base64");
-    const cert = Buffer.from(`-----BEGIN CERTIFICATE-----\nMIIC${randomBytes(300).toString("base64")}\n-----END CERTIFICATE-----\n`).toString("base64");
+    const key = Buffer.from(
+      `-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA${randomBytes(600).toString("base64")}\n-----END RSA PRIVATE KEY-----\n`,
+    ).toString("base64");
+    const cert = Buffer.from(
+      `-----BEGIN CERTIFICATE-----\nMIIC${randomBytes(300).toString("base64")}\n-----END CERTIFICATE-----\n`,
+    ).toString("base64");
     expect(await found(`    client-certificate-data: ${cert}\n    client-key-data: ${key}`)).toEqual([key]);
   });
 
@@ -139,7 +196,13 @@ describe("blocks", () => {
     expect(await found(template.replace("{p}", password))).toEqual([password]);
   });
 
-  it.each(["the password is stored in the vault", "the password is required and must be at least 12 characters", "password: ${{ secrets.DB_PASSWORD }}", "reset the password at https://acme.example/reset", "the password is hash(pw1)"])("prose about a password is not one: %s", async (text) => {
+  it.each([
+    "the password is stored in the vault",
+    "the password is required and must be at least 12 characters",
+    "password: ${{ secrets.DB_PASSWORD }}",
+    "reset the password at https://acme.example/reset",
+    "the password is hash(pw1)",
+  ])("prose about a password is not one: %s", async (text) => {
     expect(await found(text)).toEqual([]);
   });
 
@@ -157,19 +220,30 @@ describe("blocks", () => {
     expect(await found(`the bot runs as ${token} now`)).toEqual([token]);
   });
 
-  it.each(["the new root password is now {p}", "the password is still {p}", "the db password was changed to {p}", "admin password set to: {p}"])("a password in prose with filler words: %s", async (template) => {
+  it.each([
+    "the new root password is now {p}",
+    "the password is still {p}",
+    "the db password was changed to {p}",
+    "admin password set to: {p}",
+  ])("a password in prose with filler words: %s", async (template) => {
     const password = `${pick(ALNUM, 10)}!${pick("0123456789", 3)}`;
     expect(await found(template.replace("{p}", password))).toEqual([password]);
   });
 
-  it.each(["the password is now stored in the vault", "the password is still required", "the password was changed to something stronger"])("filler words before prose are not a password: %s", async (text) => {
+  it.each([
+    "the password is now stored in the vault",
+    "the password is still required",
+    "the password was changed to something stronger",
+  ])("filler words before prose are not a password: %s", async (text) => {
     expect(await found(text)).toEqual([]);
   });
 
   it("a Docker config's auth (base64 of user:password), not another base64 value named auth", async () => {
     const auth = Buffer.from(`deploy:${pick(ALNUM, 16)}`).toString("base64");
     expect(await found(`{"auths":{"ghcr.io":{"auth":"${auth}"}}}`)).toEqual([auth]);
-    expect((await detectSecrets(`{"auth":"${randomBytes(24).toString("base64")}"}`)).map((s) => s.kind)).not.toContain("docker-registry-auth");
+    expect((await detectSecrets(`{"auth":"${randomBytes(24).toString("base64")}"}`)).map((s) => s.kind)).not.toContain(
+      "docker-registry-auth",
+    );
   });
 });
 
@@ -188,19 +262,27 @@ describe("named formats", () => {
 
 describe("strings still JSON-escaped (a tool input as JSON)", () => {
   it("a PuTTY key, a Docker auth and a key id inside a Write input's JSON text, masked with the JSON kept valid", async () => {
-    const ppk = `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: key\nPublic-Lines: 2\n${randomBytes(48).toString("base64")}\n${randomBytes(20).toString("base64")}\nPrivate-Lines: 1\n${randomBytes(36).toString("base64")}\nPrivate-MAC: ${pick(HEX, 64)}\n`.replaceAll("\\n", "\n");
+    const ppk =
+      `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: key\nPublic-Lines: 2\n${randomBytes(48).toString("base64")}\n${randomBytes(20).toString("base64")}\nPrivate-Lines: 1\n${randomBytes(36).toString("base64")}\nPrivate-MAC: ${pick(HEX, 64)}\n`.replaceAll(
+        "\\n",
+        "\n",
+      );
     const auth = Buffer.from(`alice:${pick(ALNUM, 14)}`).toString("base64");
     const id = pick(HEX, 40);
-    for (const content of [ppk, JSON.stringify({ auths: { "https://index.docker.io/v1/": { auth } } }, null, 2), JSON.stringify({ type: "service_account", private_key_id: id }, null, 2)]) {
+    for (const content of [
+      ppk,
+      JSON.stringify({ auths: { "https://index.docker.io/v1/": { auth } } }, null, 2),
+      JSON.stringify({ type: "service_account", private_key_id: id }, null, 2),
+    ]) {
       const input = JSON.stringify({ file_path: "/tmp/x", content });
       const spans = await detectSecrets(input);
       expect(spans.length).toBe(1);
       let masked = input;
-      for (const s of [...spans].reverse()) masked = masked.slice(0, s.start) + `[REDACTED:${s.kind}]` + masked.slice(s.end);
+      for (const s of [...spans].reverse())
+        masked = masked.slice(0, s.start) + `[REDACTED:${s.kind}]` + masked.slice(s.end);
       const back = (JSON.parse(masked) as { content: string }).content;
       expect(back).toContain("[REDACTED:");
       for (const secret of [ppk.split("\n")[7]!, auth, id]) expect(back).not.toContain(secret);
     }
   });
 });
-

@@ -25,7 +25,13 @@ function threeTurns(repo: string): ScriptStep[] {
     { text: "Wrote notes.txt." },
     { tool: "Edit", input: { file_path: path.join(repo, "notes.txt"), old_string: "beta", new_string: "BETA" } },
     { text: "Edited notes.txt." },
-    { tool: "Bash", input: { command: "printf '\\000\\001\\002\\377binary' > blob.bin && mv old-name.txt renamed.txt", description: "shuffle" } },
+    {
+      tool: "Bash",
+      input: {
+        command: "printf '\\000\\001\\002\\377binary' > blob.bin && mv old-name.txt renamed.txt",
+        description: "shuffle",
+      },
+    },
     { text: "Shuffled." },
   ];
 }
@@ -35,7 +41,10 @@ const PROMPTS = ["write notes", "edit notes", "shuffle the files"];
 async function resume(clone: string, cfg: string, id: string): Promise<{ messages: string; system: string }> {
   const api = await startScriptedApi([{ text: "Resumed where we left off." }]);
   try {
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "--permission-mode", "acceptEdits"], { cwd: clone, env: claudeEnv(api, cfg), input: "what did we do so far?\n" });
+    const run = await runNudge(
+      ["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "--permission-mode", "acceptEdits"],
+      { cwd: clone, env: claudeEnv(api, cfg), input: "what did we do so far?\n" },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     const body = api.mainLoopRequests()[0]!.body;
     return { messages: JSON.stringify(body.messages), system: JSON.stringify(body.system) };
@@ -44,8 +53,16 @@ async function resume(clone: string, cfg: string, id: string): Promise<{ message
   }
 }
 
-async function rewindAndCompare(clone: string, cfg: string, id: string, from: { repo: string; tree: string }): Promise<void> {
-  const rewind = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: clone, env: { CLAUDE_CONFIG_DIR: cfg } });
+async function rewindAndCompare(
+  clone: string,
+  cfg: string,
+  id: string,
+  from: { repo: string; tree: string },
+): Promise<void> {
+  const rewind = await runNudge(["session", "rewind", id, "2", "--yes"], {
+    cwd: clone,
+    env: { CLAUDE_CONFIG_DIR: cfg },
+  });
   expect(rewind.exitCode, rewind.stderr).toBe(0);
   expect(await workTreeListing(clone)).toEqual(await treeListing(from.repo, from.tree));
 }
@@ -66,7 +83,9 @@ describe("export, then import into another clone (base commit pushed)", () => {
     expect(exported.stdout).toContain(`exported session ${rec.id} → nudge-${rec.id}.tar.gz (`);
     expect(exported.stdout).toContain("3 turns)");
     expect(exported.stdout).toContain("masked: no secrets found");
-    expect(exported.stdout).toContain(`code: thin; it builds on ${rec.manifest.repo.baseCommit!.slice(0, 10)} (on origin/main), which the importing clone must have`);
+    expect(exported.stdout).toContain(
+      `code: thin; it builds on ${rec.manifest.repo.baseCommit!.slice(0, 10)} (on origin/main), which the importing clone must have`,
+    );
   }, 90_000);
   afterAll(() => rec?.api.close());
 
@@ -91,18 +110,28 @@ describe("export, then import into another clone (base commit pushed)", () => {
     expect(placed).toContain(JSON.stringify(b).slice(1, -1));
     expect(placed).not.toContain(`"cwd":"${a}"`);
     // The clone's bundle keeps it compressed (the export carries it plain): the same bytes claude was given.
-    expect(transcriptCopy(path.join(b, ".git", "nudge", "sessions", rec.id), `claude/${sid}.jsonl`).toString("utf8")).toBe(placed);
+    expect(
+      transcriptCopy(path.join(b, ".git", "nudge", "sessions", rec.id), `claude/${sid}.jsonl`).toString("utf8"),
+    ).toBe(placed);
 
     const m = readManifestFile(path.join(b, ".git", "nudge", "sessions", rec.id));
     expect(m.repo).toMatchObject({ root: b, cwd: b, baseCommit: rec.manifest.repo.baseCommit });
-    expect(m.origin).toMatchObject({ exportedBy: "Test <test@example.com>", root: a, cwd: a, sourceId: rec.id, exportedAt: rec.manifest.updatedAt, writtenAt });
+    expect(m.origin).toMatchObject({
+      exportedBy: "Test <test@example.com>",
+      root: a,
+      cwd: a,
+      sourceId: rec.id,
+      exportedAt: rec.manifest.updatedAt,
+      writtenAt,
+    });
     const list = await runNudge(["session", "list", "--json"], { cwd: b });
     expect(JSON.parse(list.stdout)[0].origin).toMatchObject({ exportedBy: "Test <test@example.com>", root: a });
     const show = await runNudge(["session", "show", rec.id], { cwd: b });
     expect(show.stdout).toContain(`imported: exported by Test <test@example.com> from ${a} on ${writtenAt}`);
 
     const seen = await resume(b, cfg, rec.id);
-    for (const said of [...PROMPTS, "Wrote notes.txt.", "Edited notes.txt.", "Shuffled.", "what did we do so far?"]) expect(seen.messages).toContain(said);
+    for (const said of [...PROMPTS, "Wrote notes.txt.", "Edited notes.txt.", "Shuffled.", "what did we do so far?"])
+      expect(seen.messages).toContain(said);
     // Everything claude was told names the clone, nothing the exporter's folder.
     expect(seen.messages + seen.system).toContain(b);
     expect(seen.messages + seen.system).not.toContain(a);
@@ -116,15 +145,24 @@ describe("export, then import into another clone (base commit pushed)", () => {
     const again = await runNudge(["session", "export", rec.id, "-o", "again.tar.gz"], { cwd: a, env: pinned });
     expect([first.exitCode, again.exitCode], again.stderr).toEqual([0, 0]);
     expect(readFileSync(path.join(a, "again.tar.gz")).equals(readFileSync(path.join(a, "first.tar.gz")))).toBe(true);
-    const one = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-a.tar.gz"], { cwd: a, env: pinned });
+    const one = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-a.tar.gz"], {
+      cwd: a,
+      env: pinned,
+    });
     await new Promise((r) => setTimeout(r, 1100));
-    const two = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-b.tar.gz"], { cwd: a, env: pinned });
+    const two = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto-b.tar.gz"], {
+      cwd: a,
+      env: pinned,
+    });
     expect([one.exitCode, two.exitCode]).toEqual([0, 0]);
     expect(readFileSync(path.join(a, "upto-a.tar.gz")).equals(readFileSync(path.join(a, "upto-b.tar.gz")))).toBe(true);
   });
 
   it("--upto N holds turns 0..N only: logs and transcripts cut at turn N, commits only up to turn N's snapshot", async () => {
-    const out = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto.tar.gz", "--json"], { cwd: a, env: rec.env });
+    const out = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", "upto.tar.gz", "--json"], {
+      cwd: a,
+      env: rec.env,
+    });
     expect(out.exitCode, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ turns: 1, upto: 1 });
     const files = await unpack(path.join(a, "upto.tar.gz"));
@@ -143,15 +181,23 @@ describe("export, then import into another clone (base commit pushed)", () => {
     await emptyQueuedPrompts(path.join(scratch, "recorded.jsonl"), unqueued);
     expect(transcript.equals(readFileSync(unqueued).subarray(0, transcript.length))).toBe(true);
     expect(transcript.toString()).not.toContain("edit notes");
-    expect([...files.keys()].filter((f) => f.startsWith("session/changes/"))).toEqual(["session/changes/turn-000.patch", "session/changes/turn-001.patch"]);
+    expect([...files.keys()].filter((f) => f.startsWith("session/changes/"))).toEqual([
+      "session/changes/turn-000.patch",
+      "session/changes/turn-001.patch",
+    ]);
     // The bundle's one head is turn 1's snapshot; turn 2's commit is not in it.
     const bundle = path.join(a, "upto.bundle");
     writeFileSync(bundle, files.get("git/session.bundle")!);
     expect(await git(a, "bundle", "list-heads", bundle)).toBe(`${t1.snapshot.commit} refs/nudge/export/session`);
     const b = await clone("bob upto");
-    const imported = await runNudge(["session", "import", path.join(a, "upto.tar.gz")], { cwd: b, env: { CLAUDE_CONFIG_DIR: configDir() } });
+    const imported = await runNudge(["session", "import", path.join(a, "upto.tar.gz")], {
+      cwd: b,
+      env: { CLAUDE_CONFIG_DIR: configDir() },
+    });
     expect(imported.exitCode, imported.stderr).toBe(0);
-    expect(await git(b, "cat-file", "-t", rec.manifest.turns[2]!.snapshot.commit).catch(() => "missing")).toBe("missing");
+    expect(await git(b, "cat-file", "-t", rec.manifest.turns[2]!.snapshot.commit).catch(() => "missing")).toBe(
+      "missing",
+    );
   });
 
   it("importing the same export twice is a no-op; a different session under the same id gets a fresh id, or --force replaces it after setting it aside", async () => {
@@ -174,7 +220,9 @@ describe("export, then import into another clone (base commit pushed)", () => {
 
     // Another export of the same id (--upto 1 is another session state): a fresh id here.
     const upto = path.join(a, "other.tar.gz");
-    expect((await runNudge(["session", "export", rec.id, "--upto", "1", "-o", upto], { cwd: a, env: rec.env })).exitCode).toBe(0);
+    expect(
+      (await runNudge(["session", "export", rec.id, "--upto", "1", "-o", upto], { cwd: a, env: rec.env })).exitCode,
+    ).toBe(0);
     const fresh = await runNudge(["session", "import", upto, "--json"], { cwd: b, env });
     expect(fresh.exitCode, fresh.stderr).toBe(0);
     const freshResult = JSON.parse(fresh.stdout);
@@ -183,10 +231,14 @@ describe("export, then import into another clone (base commit pushed)", () => {
     expect(readManifestFile(path.join(b, ".git", "nudge", "sessions", rec.id)).turns).toHaveLength(4); // untouched
 
     // Importing that one again finds it under its fresh id.
-    expect((await runNudge(["session", "import", upto], { cwd: b, env })).stdout).toContain(`already imported, as session ${freshResult.id}`);
+    expect((await runNudge(["session", "import", upto], { cwd: b, env })).stdout).toContain(
+      `already imported, as session ${freshResult.id}`,
+    );
 
     const upto2 = path.join(a, "other2.tar.gz");
-    expect((await runNudge(["session", "export", rec.id, "--upto", "2", "-o", upto2], { cwd: a, env: rec.env })).exitCode).toBe(0);
+    expect(
+      (await runNudge(["session", "export", rec.id, "--upto", "2", "-o", upto2], { cwd: a, env: rec.env })).exitCode,
+    ).toBe(0);
     const forced = await runNudge(["session", "import", upto2, "--force"], { cwd: b, env });
     expect(forced.exitCode, forced.stderr).toBe(0);
     expect(forced.stdout).toContain(`replaces the session ${rec.id} that was here, now kept in `);
@@ -195,12 +247,16 @@ describe("export, then import into another clone (base commit pushed)", () => {
     expect(backups).toHaveLength(1);
     const kept = path.join(b, ".git", "nudge", "import-backups", backups[0]!, "session");
     expect(readManifestFile(kept).turns).toHaveLength(4);
-    expect(await nudgeRefs(b)).toContain(`refs/nudge/import-backups/${backups[0]}/session ${rec.manifest.turns[3]!.snapshot.commit}`);
+    expect(await nudgeRefs(b)).toContain(
+      `refs/nudge/import-backups/${backups[0]}/session ${rec.manifest.turns[3]!.snapshot.commit}`,
+    );
     // claude's transcript from the first import holds this conversation and more: it stays as it
     // is, and the replacing session resumes from its own last turn (2) in a fork.
     const sid = rec.manifest.turns[1]!.claudeSessionId!;
     expect(statSync(transcriptPath(cfg, b, sid)).size).toBe(transcriptCopy(kept, `claude/${sid}.jsonl`).length);
-    expect(forced.stdout).toContain("already there and continued since: kept, the session resumes from its own last turn in a fork");
+    expect(forced.stdout).toContain(
+      "already there and continued since: kept, the session resumes from its own last turn in a fork",
+    );
     const seen = await resume(b, cfg, rec.id);
     for (const said of ["write notes", "edit notes", "Edited notes.txt."]) expect(seen.messages).toContain(said);
     expect(seen.messages).not.toContain("shuffle the files");

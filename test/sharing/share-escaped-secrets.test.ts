@@ -21,7 +21,16 @@ const PPK = `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: depl
 const AUTH = Buffer.from(`robot:${randomBytes(12).toString("base64url")}${randomInt(10)}`).toString("base64");
 const DOCKER = JSON.stringify({ auths: { "https://index.docker.io/v1/": { auth: AUTH } } }, null, 2);
 const KEY_ID = hex(20);
-const GCP = JSON.stringify({ type: "service_account", project_id: "acme-1", private_key_id: KEY_ID, client_email: "ci@acme-1.iam.gserviceaccount.com" }, null, 2);
+const GCP = JSON.stringify(
+  {
+    type: "service_account",
+    project_id: "acme-1",
+    private_key_id: KEY_ID,
+    client_email: "ci@acme-1.iam.gserviceaccount.com",
+  },
+  null,
+  2,
+);
 const SECRETS = [PRIVATE, MAC, AUTH, KEY_ID];
 
 /** Whether any secret is in `out`, as written or JSON-escaped (once or twice). */
@@ -69,7 +78,10 @@ describe("secrets inside a tool input's JSON text", () => {
   });
 
   it("the HTML export masks them", async () => {
-    const html = await runNudge(["session", "export", rec.id, "--html", "-o", path.join(a, "keys.html")], { cwd: a, env: rec.env });
+    const html = await runNudge(["session", "export", rec.id, "--html", "-o", path.join(a, "keys.html")], {
+      cwd: a,
+      env: rec.env,
+    });
     expect(html.exitCode, html.stderr).toBe(0);
     expect(leaks(readFileSync(path.join(a, "keys.html"), "utf8"))).toEqual([]);
   });

@@ -30,13 +30,21 @@ const SECOND = "second prompt, typed ahead, for turn two only";
 function queueLines(bytes: Map<string, string>): Array<{ operation: string; content?: string }> {
   return [...bytes]
     .filter(([name]) => name.startsWith("session/claude/") && name.endsWith(".jsonl"))
-    .flatMap(([, text]) => text.split("\n").filter((l) => l.includes('"queue-operation"')).map((l) => JSON.parse(Buffer.from(l, "latin1").toString("utf8"))));
+    .flatMap(([, text]) =>
+      text
+        .split("\n")
+        .filter((l) => l.includes('"queue-operation"'))
+        .map((l) => JSON.parse(Buffer.from(l, "latin1").toString("utf8"))),
+    );
 }
 
 async function resume(clone: string, cfg: string, id: string): Promise<string> {
   const api = await startScriptedApi([{ text: "Resumed." }]);
   try {
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "--permission-mode", "acceptEdits"], { cwd: clone, env: claudeEnv(api, cfg), input: "and now?\n" });
+    const run = await runNudge(
+      ["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "--permission-mode", "acceptEdits"],
+      { cwd: clone, env: claudeEnv(api, cfg), input: "and now?\n" },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     return JSON.stringify(api.requests.map((r) => r.body));
   } finally {
@@ -54,10 +62,17 @@ describe("prompts queued ahead in an --upto export", () => {
     ({ clone } = await origin({ "README.md": "# app\n" }));
     a = await clone("ana");
     // Turn 1's reply is held, so the second prompt is read ahead and queued while turn 1 runs.
-    rec = await recordSession(a, [{ delayMs: 1500, then: { text: "Reply one." } }, { text: "Reply two." }], ["first prompt", SECOND]);
+    rec = await recordSession(
+      a,
+      [{ delayMs: 1500, then: { text: "Reply one." } }, { text: "Reply two." }],
+      ["first prompt", SECOND],
+    );
     whole = path.join(tempDir(), "whole.tar.gz");
     cut = path.join(tempDir(), "cut.tar.gz");
-    for (const [out, args] of [[whole, []], [cut, ["--upto", "1"]]] as const) {
+    for (const [out, args] of [
+      [whole, []],
+      [cut, ["--upto", "1"]],
+    ] as const) {
       const run = await runNudge(["session", "export", rec.id, ...args, "-o", out], { cwd: a, env: rec.env });
       expect(run.exitCode, run.stderr).toBe(0);
     }
@@ -101,7 +116,10 @@ describe("prompts queued ahead in an --upto export", () => {
     expect(two.transcript).toBe(one.transcript);
     try {
       // (On a loaded machine the late save may have happened on its own: then there is nothing to change.)
-      writeFileSync(journal, kept.replace(`"transcriptBytes":${one.transcriptBytes}`, `"transcriptBytes":${two.transcriptBytes}`));
+      writeFileSync(
+        journal,
+        kept.replace(`"transcriptBytes":${one.transcriptBytes}`, `"transcriptBytes":${two.transcriptBytes}`),
+      );
       expect(readManifestFile(rec.dir).turns[1]!.transcriptBytes).toBe(two.transcriptBytes);
       const lateCut = path.join(tempDir(), "late-cut.tar.gz");
       const run = await runNudge(["session", "export", rec.id, "--upto", "1", "-o", lateCut], { cwd: a, env: rec.env });

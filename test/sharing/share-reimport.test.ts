@@ -43,13 +43,19 @@ describe("re-imports", () => {
   it("diverged versions of one session are both kept: the incoming one under a fresh id, nothing set aside", async () => {
     const { clone } = await origin({ "README.md": "# app\n" });
     const a = await clone("ana");
-    recorded = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } }, { text: "Wrote notes." }], ["write notes"]);
+    recorded = await recordSession(
+      a,
+      [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } }, { text: "Wrote notes." }],
+      ["write notes"],
+    );
     const id = recorded.id;
     const first = await exportTo(a, id, recorded.env, "first.tar.gz");
 
     const b = await clone("bob");
     const cfg = configDir();
-    expect((await runNudge(["session", "import", first], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+    expect((await runNudge(["session", "import", first], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(
+      0,
+    );
     await continueIn(b, cfg, ["-r", id], "Bob's own reply.");
     const sid = recorded.manifest.turns[1]!.claudeSessionId!;
     const bobs = readFileSync(transcriptPath(cfg, b, sid));
@@ -98,21 +104,39 @@ describe("re-imports", () => {
 
     const b = await clone("bob");
     const cfg = configDir();
-    expect((await runNudge(["session", "import", forkExport], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+    expect(
+      (await runNudge(["session", "import", forkExport], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode,
+    ).toBe(0);
     // Before: refused as "another version" though claude's file was a byte prefix of the incoming one.
-    const run = await runNudge(["session", "import", parentExport, "--json"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+    const run = await runNudge(["session", "import", parentExport, "--json"], {
+      cwd: b,
+      env: { CLAUDE_CONFIG_DIR: cfg },
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout);
     expect(result).toMatchObject({ status: "imported", id: parent, idChange: null, setAside: null });
     expect(result.claudeFiles.map((f: { state: string }) => f.state)).toContain("extends");
     // The imported fork keeps its FORK OF (before: lost on import).
     const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout);
-    expect(listed.find((s: { origin: { sourceId: string } | null }) => s.origin?.sourceId === child).parent).toEqual({ id: parent, turn: 1 });
+    expect(listed.find((s: { origin: { sourceId: string } | null }) => s.origin?.sourceId === child).parent).toEqual({
+      id: parent,
+      turn: 1,
+    });
     const seen = await continueIn(b, cfg, ["-r", parent], "fine");
     expect(seen).toContain("Second answer.");
     expect(seen).not.toContain("Fork answer.");
     // The fork imported first still resumes its own way.
-    const forkSeen = await continueIn(b, cfg, ["-r", JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find((s: { origin: { sourceId: string } | null }) => s.origin?.sourceId === child).id], "fine");
+    const forkSeen = await continueIn(
+      b,
+      cfg,
+      [
+        "-r",
+        JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find(
+          (s: { origin: { sourceId: string } | null }) => s.origin?.sourceId === child,
+        ).id,
+      ],
+      "fine",
+    );
     expect(forkSeen).toContain("Fork answer.");
     expect(forkSeen).not.toContain("Second answer.");
   }, 180_000);
@@ -120,7 +144,11 @@ describe("re-imports", () => {
   it("after an import, the hint's order works: its code is put in place, and going on from the last turn does not fork", async () => {
     const { clone } = await origin({ "README.md": "# app\n" });
     const a = await clone("ana");
-    recorded = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } }, { text: "Wrote notes." }], ["write notes"]);
+    recorded = await recordSession(
+      a,
+      [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } }, { text: "Wrote notes." }],
+      ["write notes"],
+    );
     const archive = await exportTo(a, recorded.id, recorded.env, "s.tar.gz");
     const b = await clone("bob");
     const cfg = configDir();
@@ -129,10 +157,13 @@ describe("re-imports", () => {
     // Follow the hint's commands in the order it gives them. Before: "continue it" came first, and
     // that run recorded Bob's base tree as his edits, deleting notes.txt; a rewind after it forked.
     const hint = imported.stdout.trim().split("\n").at(-1)!;
-    const commands = [...hint.matchAll(/nudge (?:session rewind|claude run) [^·]+/g)].map((m) => m[0].trim().split(" ").slice(1));
+    const commands = [...hint.matchAll(/nudge (?:session rewind|claude run) [^·]+/g)].map((m) =>
+      m[0].trim().split(" ").slice(1),
+    );
     expect(commands).toHaveLength(2);
     for (const args of commands) {
-      if (args[0] === "session") expect((await runNudge([...args, "--yes"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+      if (args[0] === "session")
+        expect((await runNudge([...args, "--yes"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
       else await continueIn(b, cfg, args.slice(2), "Going on.");
     }
     const list = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout);
@@ -142,9 +173,14 @@ describe("re-imports", () => {
     expect(show.turns[2].edits ?? null).toBeNull();
     expect(readFileSync(path.join(b, "notes.txt"), "utf8")).toBe("one\n");
     // Bob's own fork of it is his, not imported (before: it showed IMPORTED FROM Ana).
-    const fork = await runNudge(["session", "fork", recorded.id, "1", "--worktree", path.join(tempDir(), "bob-try"), "--json"], { cwd: b });
+    const fork = await runNudge(
+      ["session", "fork", recorded.id, "1", "--worktree", path.join(tempDir(), "bob-try"), "--json"],
+      { cwd: b },
+    );
     expect(fork.exitCode, fork.stderr).toBe(0);
-    const forked = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find((s: { id: string }) => s.id === JSON.parse(fork.stdout).id);
+    const forked = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).find(
+      (s: { id: string }) => s.id === JSON.parse(fork.stdout).id,
+    );
     expect(forked).toMatchObject({ parent: { id: recorded.id, turn: 1 }, origin: null });
   }, 180_000);
 
@@ -155,18 +191,25 @@ describe("re-imports", () => {
       a,
       [
         { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "one\n" } },
-        { tool: "Bash", input: { command: "git add notes.txt && git commit -q -m 'notes, by claude'", description: "commit" } },
+        {
+          tool: "Bash",
+          input: { command: "git add notes.txt && git commit -q -m 'notes, by claude'", description: "commit" },
+        },
         { text: "Committed." },
       ],
       ["write notes and commit them"],
     );
     const archive = await exportTo(a, recorded.id, recorded.env, "s.tar.gz");
     const b = await clone("bob");
-    expect((await runNudge(["session", "import", archive], { cwd: b, env: { CLAUDE_CONFIG_DIR: configDir() } })).exitCode).toBe(0);
+    expect(
+      (await runNudge(["session", "import", archive], { cwd: b, env: { CLAUDE_CONFIG_DIR: configDir() } })).exitCode,
+    ).toBe(0);
     const plan = await runNudge(["session", "rewind", recorded.id, "1", "--dry-run"], { cwd: b });
     expect(plan.exitCode, plan.stderr).toBe(0);
     // Before: "HEAD: commits were made since turn 1 … pass --reset-head to move it back" (then refused), and "restore notes.txt (you deleted it)".
-    expect(plan.stdout).toMatch(/^ {2}HEAD: \w+ here is behind \w+ at turn 1 \(this clone lacks the commits made up to then\); HEAD stays$/m);
+    expect(plan.stdout).toMatch(
+      /^ {2}HEAD: \w+ here is behind \w+ at turn 1 \(this clone lacks the commits made up to then\); HEAD stays$/m,
+    );
     expect(plan.stdout).not.toContain("--reset-head");
     // The clone is at the state the session started from: notes.txt is written, not "your edits" restored.
     expect(plan.stdout).toMatch(/^ {2}write {3}notes\.txt$/m);

@@ -15,7 +15,9 @@ import { loadCorpus } from "../support/secret-corpus.js";
 import { importTarget, origin } from "./share-support.js";
 
 const corpus = loadCorpus().secrets;
-const id = /AKIA[A-Z0-9]{16}/.exec(corpus.find((s) => s.kind === "aws-access-key-id" && s.text.startsWith("our key is"))!.text)![0];
+const id = /AKIA[A-Z0-9]{16}/.exec(
+  corpus.find((s) => s.kind === "aws-access-key-id" && s.text.startsWith("our key is"))!.text,
+)![0];
 const secret = corpus.find((s) => s.kind === "aws-secret-access-key" && s.text.startsWith("with secret"))!.needles[0]!;
 
 describe("a key pair in a prompt, imported and resumed", () => {
@@ -33,10 +35,15 @@ describe("a key pair in a prompt, imported and resumed", () => {
 
       const api = await startScriptedApi([{ text: "Resumed." }]);
       try {
-        const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", rec.id, "--permission-mode", "acceptEdits"], { cwd: bob.b, env: claudeEnv(api, bob.cfg), input: "which key was it?\n" });
+        const run = await runNudge(
+          ["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", rec.id, "--permission-mode", "acceptEdits"],
+          { cwd: bob.b, env: claudeEnv(api, bob.cfg), input: "which key was it?\n" },
+        );
         expect(run.exitCode, run.stderr).toBe(0);
         const sent = api.requests.map((r) => JSON.stringify(r.body) ?? "").join("\n");
-        expect(JSON.stringify(api.mainLoopRequests()[0]!.body.messages)).toContain("our key is [REDACTED:aws-access-key-id] with secret [REDACTED:");
+        expect(JSON.stringify(api.mainLoopRequests()[0]!.body.messages)).toContain(
+          "our key is [REDACTED:aws-access-key-id] with secret [REDACTED:",
+        );
         expect(sent).toContain("Noted the key.");
         expect(sent).not.toContain(id);
         expect(sent).not.toContain(secret);

@@ -11,14 +11,22 @@ import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 
 /** A bare origin holding `files` as its first commit, and a way to clone it to a named folder (spaces allowed). */
-export async function origin(files: Record<string, string>): Promise<{ bare: string; clone: (name: string) => Promise<string> }> {
+export async function origin(
+  files: Record<string, string>,
+): Promise<{ bare: string; clone: (name: string) => Promise<string> }> {
   const upstream = await gitdir(files);
   const bare = path.join(tempDir(), "origin.git");
   await git(path.dirname(bare), "clone", "-q", "--bare", upstream, bare);
   const clone = async (name: string) => {
     const dir = path.join(tempDir(), name);
     await git(path.dirname(dir), "clone", "-q", bare, dir);
-    for (const [key, value] of Object.entries({ "user.name": "Test", "user.email": "test@example.com", "commit.gpgSign": "false", "gc.auto": "0" })) await git(dir, "config", key, value);
+    for (const [key, value] of Object.entries({
+      "user.name": "Test",
+      "user.email": "test@example.com",
+      "commit.gpgSign": "false",
+      "gc.auto": "0",
+    }))
+      await git(dir, "config", key, value);
     return dir;
   };
   return { bare, clone };
@@ -49,7 +57,11 @@ export async function unpack(archive: string): Promise<Map<string, Buffer>> {
  */
 export async function exportBytes(archive: string, clone: string): Promise<Map<string, string>> {
   const entries = await unpack(archive);
-  const out = new Map([...entries].filter(([name]) => !name.endsWith(".bundle")).map(([name, bytes]) => [name, bytes.toString("latin1")] as const));
+  const out = new Map(
+    [...entries]
+      .filter(([name]) => !name.endsWith(".bundle"))
+      .map(([name, bytes]) => [name, bytes.toString("latin1")] as const),
+  );
   const dir = tempDir("nudge-bundle-");
   const bundle = path.join(dir, "session.bundle");
   writeFileSync(bundle, entries.get("git/session.bundle")!);
@@ -57,12 +69,18 @@ export async function exportBytes(archive: string, clone: string): Promise<Map<s
   await execa("git", ["init", "-q", "--bare", repo]);
   writeFileSync(path.join(repo, "objects", "info", "alternates"), path.join(clone, ".git", "objects") + "\n");
   await execa("git", ["bundle", "unbundle", bundle], { cwd: repo });
-  const packs = readdirSync(path.join(repo, "objects", "pack")).filter((f) => f.endsWith(".idx")).map((f) => path.join(repo, "objects", "pack", f));
+  const packs = readdirSync(path.join(repo, "objects", "pack"))
+    .filter((f) => f.endsWith(".idx"))
+    .map((f) => path.join(repo, "objects", "pack", f));
   expect(packs.length).toBe(1);
   const listed = (await execa("git", ["verify-pack", "-v", ...packs], { cwd: repo })).stdout.split("\n");
   const ids = listed.map((line) => line.split(" ")[0]!).filter((id) => /^[0-9a-f]{40}$/.test(id));
   expect(ids.length).toBeGreaterThan(0);
-  const objects = await execa("git", ["cat-file", "--batch"], { cwd: repo, input: ids.join("\n") + "\n", encoding: "buffer" });
+  const objects = await execa("git", ["cat-file", "--batch"], {
+    cwd: repo,
+    input: ids.join("\n") + "\n",
+    encoding: "buffer",
+  });
   out.set("git objects", Buffer.from(objects.stdout).toString("latin1"));
   return out;
 }
@@ -78,7 +96,9 @@ export async function bundleObjects(bundleBytes: Buffer): Promise<{ all: string;
   const repo = path.join(dir, "repo");
   await execa("git", ["init", "-q", repo]);
   await git(repo, "fetch", "-q", bundle, "refs/nudge/export/session:refs/heads/session");
-  const all = Buffer.from((await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: repo, encoding: "buffer" })).stdout).toString("latin1");
+  const all = Buffer.from(
+    (await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: repo, encoding: "buffer" })).stdout,
+  ).toString("latin1");
   return { all, messages: await git(repo, "log", "--format=%B", "session") };
 }
 
@@ -93,11 +113,17 @@ export function holding(bytes: Map<string, string>, text: string): string[] {
  * someone who knows the format could hand over. `edit` gets the unpacked folder, `editIndex` the
  * index (an export of an older nudge lacks fields).
  */
-export async function repack(archive: string, edit: (dir: string) => void | Promise<void>, editIndex?: (index: ExportIndex) => void): Promise<string> {
+export async function repack(
+  archive: string,
+  edit: (dir: string) => void | Promise<void>,
+  editIndex?: (index: ExportIndex) => void,
+): Promise<string> {
   const opened = await openExport(archive, { tempParent: tempDir() });
   try {
     await edit(opened.dir);
-    const files = listFiles(opened.dir).filter((f) => f !== "nudge-export.json").map((f) => ({ path: f, source: { file: path.join(opened.dir, f) } }));
+    const files = listFiles(opened.dir)
+      .filter((f) => f !== "nudge-export.json")
+      .map((f) => ({ path: f, source: { file: path.join(opened.dir, f) } }));
     const out = path.join(tempDir(), path.basename(archive));
     const { entries: _, ...index } = structuredClone(opened.index);
     editIndex?.(index as ExportIndex);
@@ -141,7 +167,12 @@ export function configDir(): string {
  * Ana's clone of a fresh origin with a two-turn session (two files written) exported to a file
  * of its own: what the import tests take apart and feed back in.
  */
-export async function exportedTwoTurns(): Promise<{ rec: Recorded; a: string; clone: (name: string) => Promise<string>; archive: string }> {
+export async function exportedTwoTurns(): Promise<{
+  rec: Recorded;
+  a: string;
+  clone: (name: string) => Promise<string>;
+  archive: string;
+}> {
   const { clone } = await origin({ "README.md": "# app\n" });
   const a = await clone("ana");
   const rec = await recordSession(

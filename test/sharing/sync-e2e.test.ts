@@ -70,8 +70,13 @@ afterAll(() => rec?.api.close());
 
 /** Every object the server holds as `cat-file --batch` prints it, and every object of every published export's git bundle. */
 async function serverBytes(server: string): Promise<{ raw: string; bundles: string; exports: number }> {
-  const raw = (await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: server, encoding: "buffer" })).stdout;
-  const blobs = (await execa("git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"], { cwd: server })).stdout
+  const raw = (await execa("git", ["cat-file", "--batch-all-objects", "--batch"], { cwd: server, encoding: "buffer" }))
+    .stdout;
+  const blobs = (
+    await execa("git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"], {
+      cwd: server,
+    })
+  ).stdout
     .split("\n")
     .filter((l) => l.endsWith(" blob"))
     .map((l) => l.split(" ")[0]!);
@@ -90,7 +95,9 @@ async function serverBytes(server: string): Promise<{ raw: string; bundles: stri
     // The bundle is thin against the code's history: the server's own objects complete it.
     writeFileSync(path.join(repo, "objects", "info", "alternates"), path.join(server, "objects") + "\n");
     await execa("git", ["bundle", "unbundle", path.join(dir, top, "git", "session.bundle")], { cwd: repo });
-    const packed = (await execa("git", ["cat-file", "--batch-all-objects", "--batch", "--buffer"], { cwd: repo, encoding: "buffer" })).stdout;
+    const packed = (
+      await execa("git", ["cat-file", "--batch-all-objects", "--batch", "--buffer"], { cwd: repo, encoding: "buffer" })
+    ).stdout;
     bundles += Buffer.from(packed).toString("latin1");
   }
   return { raw: Buffer.from(raw).toString("latin1"), bundles, exports };
@@ -113,12 +120,18 @@ async function scenario(t: Transport): Promise<void> {
   // Ana publishes the session she used last.
   const pushed = await runNudge(["session", "push", ...remoteArgs], { cwd: a, env: rec.env });
   expect(pushed.exitCode, pushed.stderr).toBe(0);
-  expect(pushed.stdout).toMatch(new RegExp(`^published session ${rec.id} to .+ \\(2 turns\\): sent [\\d.]+ (bytes|KiB|MiB) for an export of`, "m"));
+  expect(pushed.stdout).toMatch(
+    new RegExp(`^published session ${rec.id} to .+ \\(2 turns\\): sent [\\d.]+ (bytes|KiB|MiB) for an export of`, "m"),
+  );
   expect(pushed.stdout).toMatch(/^ {2}masked: github-token ×\d+$/m);
   const after = await serverRefs(t.bare);
   // Over the code's own remote, the commit the session builds on is pinned beside it (a remote of its own for sessions lacks it: nothing to pin).
   const pin = t.args.length === 0 ? [`refs/nudge/published/${rec.id}/base/${rec.manifest.repo.baseCommit}`] : [];
-  expect(after.filter((r) => r.startsWith("refs/nudge/")).map((r) => r.split(" ")[0])).toEqual([...pin, `refs/nudge/published/${rec.id}/card`, `refs/nudge/published/${rec.id}/data`]);
+  expect(after.filter((r) => r.startsWith("refs/nudge/")).map((r) => r.split(" ")[0])).toEqual([
+    ...pin,
+    `refs/nudge/published/${rec.id}/card`,
+    `refs/nudge/published/${rec.id}/data`,
+  ]);
   expect(after.filter((r) => !r.startsWith("refs/nudge/"))).toEqual(codeRefs);
 
   // Bob: another clone, another folder, another claude config.
@@ -131,39 +144,73 @@ async function scenario(t: Transport): Promise<void> {
   expect(await git(b, "for-each-ref", "refs/nudge/")).toBe("");
   const listed = await listRemote(b, ["--remote", ...remoteArgs.slice(1)]);
   expect(listed).toHaveLength(1);
-  expect(listed[0]).toMatchObject({ id: rec.id, session: rec.id, here: "no", author: "Test <test@example.com>", branch: "main", turns: 2, forkOf: null, firstPrompt: "write notes; the deploy token is [REDACTED:github-token]" });
+  expect(listed[0]).toMatchObject({
+    id: rec.id,
+    session: rec.id,
+    here: "no",
+    author: "Test <test@example.com>",
+    branch: "main",
+    turns: 2,
+    forkOf: null,
+    firstPrompt: "write notes; the deploy token is [REDACTED:github-token]",
+  });
   const table = await runNudge(["session", "list", "--remote", ...remoteArgs.slice(1)], { cwd: b });
   expect(table.stdout).toMatch(new RegExp(`^${rec.id}\\s+Test <test@example.com>\\s+main\\s+2\\s`, "m"));
 
   // show, diff and replay read it where it is published, checked as an import is, without pulling it.
-  const shown = await runNudge(["session", "show", rec.id, "--remote", ...remoteArgs.slice(1)], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+  const shown = await runNudge(["session", "show", rec.id, "--remote", ...remoteArgs.slice(1)], {
+    cwd: b,
+    env: { CLAUDE_CONFIG_DIR: cfg },
+  });
   expect(shown.exitCode, shown.stderr).toBe(0);
   expect(shown.stdout).toContain("write notes; the deploy token is [REDACTED:");
   expect(shown.stdout).not.toContain(SECRET);
   expect(shown.stdout).toContain("edit notes");
-  const diffed = await runNudge(["session", "diff", rec.id, "2", "--remote", ...remoteArgs.slice(1)], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+  const diffed = await runNudge(["session", "diff", rec.id, "2", "--remote", ...remoteArgs.slice(1)], {
+    cwd: b,
+    env: { CLAUDE_CONFIG_DIR: cfg },
+  });
   expect(diffed.exitCode, diffed.stderr).toBe(0);
   expect(diffed.stdout).toContain("-beta\n+BETA");
-  const replayed = await runNudge(["session", "replay", rec.id, "--remote", ...remoteArgs.slice(1)], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+  const replayed = await runNudge(["session", "replay", rec.id, "--remote", ...remoteArgs.slice(1)], {
+    cwd: b,
+    env: { CLAUDE_CONFIG_DIR: cfg },
+  });
   expect(replayed.exitCode, replayed.stderr).toBe(0);
   expect(replayed.stdout).toContain("Edited notes.txt.");
   expect(await git(b, "for-each-ref", "refs/nudge/")).toBe("");
   expect(filesUnder(cfg)).toEqual([]);
   expect((await runNudge(["session", "list", "--json"], { cwd: b })).stdout).toBe("[]");
 
-  const pulled = await runNudge(["session", "pull", rec.id.slice(0, 6), ...remoteArgs], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+  const pulled = await runNudge(["session", "pull", rec.id.slice(0, 6), ...remoteArgs], {
+    cwd: b,
+    env: { CLAUDE_CONFIG_DIR: cfg },
+  });
   expect(pulled.exitCode, pulled.stderr).toBe(0);
   expect(pulled.stdout).toContain(`imported session ${rec.id} from published session ${rec.id} (2 turns)`);
-  expect((await listRemote(b, ["--remote", ...remoteArgs.slice(1)]))[0]).toMatchObject({ id: rec.id, here: "pulled", local: rec.id });
+  expect((await listRemote(b, ["--remote", ...remoteArgs.slice(1)]))[0]).toMatchObject({
+    id: rec.id,
+    here: "pulled",
+    local: rec.id,
+  });
 
   // Bob continues it: claude is handed Ana's turns (masked).
-  expect((await runNudge(["session", "rewind", rec.id, "2", "--yes"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+  expect(
+    (await runNudge(["session", "rewind", rec.id, "2", "--yes"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode,
+  ).toBe(0);
   const api = await startScriptedApi([{ text: "We wrote and edited notes.txt." }]);
   try {
     const run = await runClaude(b, ["-r", rec.id], claudeEnv(api, cfg), "what did we do so far?\n");
     expect(run.exitCode, run.stderr).toBe(0);
     const messages = JSON.stringify(api.mainLoopRequests()[0]!.body.messages);
-    for (const said of ["edit notes", "Wrote notes.txt.", "Edited notes.txt.", "[REDACTED:github-token]", "what did we do so far?"]) expect(messages).toContain(said);
+    for (const said of [
+      "edit notes",
+      "Wrote notes.txt.",
+      "Edited notes.txt.",
+      "[REDACTED:github-token]",
+      "what did we do so far?",
+    ])
+      expect(messages).toContain(said);
     expect(messages).not.toContain(SECRET);
   } finally {
     await api.close();
@@ -173,22 +220,42 @@ async function scenario(t: Transport): Promise<void> {
   const anaData = after.find((r) => r.startsWith(`refs/nudge/published/${rec.id}/data`))!;
   const forked = await runNudge(["session", "push", ...remoteArgs], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
   expect(forked.exitCode, forked.stderr).toBe(0);
-  const forkId = new RegExp(`^published session ${rec.id} to .+ as ([0-9a-f]{10}), a fork of ${rec.id}@2 \\(3 turns\\)`, "m").exec(forked.stdout)?.[1];
+  const forkId = new RegExp(
+    `^published session ${rec.id} to .+ as ([0-9a-f]{10}), a fork of ${rec.id}@2 \\(3 turns\\)`,
+    "m",
+  ).exec(forked.stdout)?.[1];
   expect(forkId, forked.stdout).toBeDefined();
   expect(await serverRefs(t.bare)).toContain(anaData);
 
   // Ana sees Bob's fork.
-  expect((await runNudge(["session", "fetch", ...remoteArgs], { cwd: a })).stdout).toContain("has 2 published sessions (1 new, 0 updated, 0 gone since the last fetch)");
+  expect((await runNudge(["session", "fetch", ...remoteArgs], { cwd: a })).stdout).toContain(
+    "has 2 published sessions (1 new, 0 updated, 0 gone since the last fetch)",
+  );
   const seen = await listRemote(a, ["--remote", ...remoteArgs.slice(1)]);
-  expect(seen.find((r) => r.id === forkId)).toMatchObject({ session: rec.id, forkOf: { id: rec.id, turn: 2 }, turns: 3, here: "no", lastPrompt: "what did we do so far?" });
+  expect(seen.find((r) => r.id === forkId)).toMatchObject({
+    session: rec.id,
+    forkOf: { id: rec.id, turn: 2 },
+    turns: 3,
+    here: "no",
+    lastPrompt: "what did we do so far?",
+  });
   expect(seen.find((r) => r.id === rec.id)).toMatchObject({ here: "yours", local: rec.id });
 
   // Ana pulls Bob's fork: her own session stays as it is, his comes in beside it under a fresh id.
   const back = await runNudge(["session", "pull", forkId!, ...remoteArgs, "--json"], { cwd: a, env: rec.env });
   expect(back.exitCode, back.stderr).toBe(0);
   const backResult = JSON.parse(back.stdout);
-  expect(backResult).toMatchObject({ published: forkId, status: "imported", sourceId: rec.id, idChange: "fresh", turns: 3 });
-  expect((await listRemote(a, ["--remote", ...remoteArgs.slice(1)])).find((r) => r.id === forkId)).toMatchObject({ here: "pulled", local: backResult.id });
+  expect(backResult).toMatchObject({
+    published: forkId,
+    status: "imported",
+    sourceId: rec.id,
+    idChange: "fresh",
+    turns: 3,
+  });
+  expect((await listRemote(a, ["--remote", ...remoteArgs.slice(1)])).find((r) => r.id === forkId)).toMatchObject({
+    here: "pulled",
+    local: backResult.id,
+  });
   expect(readManifestFile(rec.dir).turns.map((t) => t.n)).toEqual([0, 1, 2]);
   // (removed again: the next scenarios and the hook's test publish the sessions Ana recorded)
   expect((await runNudge(["session", "rm", backResult.id, "--yes"], { cwd: a, env: rec.env })).exitCode).toBe(0);
@@ -210,13 +277,19 @@ async function scenario(t: Transport): Promise<void> {
 
   // Carol imported Ana's export from a file: pushing it under Ana's id would replace hers. Refused.
   const c = await clone(`carol ${t.name}`);
-  expect((await runNudge(["session", "import", archive], { cwd: c, env: { CLAUDE_CONFIG_DIR: configDir() } })).exitCode).toBe(0);
+  expect(
+    (await runNudge(["session", "import", archive], { cwd: c, env: { CLAUDE_CONFIG_DIR: configDir() } })).exitCode,
+  ).toBe(0);
   const before = await serverRefs(t.bare);
   const refused = await runNudge(["session", "push", rec.id, ...remoteArgs], { cwd: c });
   expect(refused.exitCode).toBe(1);
-  expect(refused.stderr).toContain(`error: the remote already has a published session ${rec.id} that was not pushed from here: pushing would replace it`);
+  expect(refused.stderr).toContain(
+    `error: the remote already has a published session ${rec.id} that was not pushed from here: pushing would replace it`,
+  );
   // Hers has no turn Ana's lacks: publishing it beside would publish a duplicate, so that is not suggested.
-  expect(refused.stderr).toContain("hint: nothing was pushed; yours is a copy of it with no turn it lacks, so there is nothing to publish: see it: nudge session fetch && nudge session list --remote");
+  expect(refused.stderr).toContain(
+    "hint: nothing was pushed; yours is a copy of it with no turn it lacks, so there is nothing to publish: see it: nudge session fetch && nudge session list --remote",
+  );
   expect(refused.stderr).not.toContain("--fork");
   expect(await serverRefs(t.bare)).toEqual(before);
 }
@@ -239,7 +312,10 @@ describe("team sync over git remotes", () => {
     await git(path.dirname(server), "clone", "-q", "--bare", bare, server);
     const first = await runNudge(["session", "push", rec.id, "--remote", server, "--json"], { cwd: a });
     expect(first.exitCode, first.stderr).toBe(0);
-    const api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(a, "more.txt"), content: "gamma\n" } }, { text: "Wrote more.txt." }]);
+    const api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(a, "more.txt"), content: "gamma\n" } },
+      { text: "Wrote more.txt." },
+    ]);
     try {
       const run = await runClaude(a, ["-r", rec.id], claudeEnv(api, rec.env.CLAUDE_CONFIG_DIR!), "write more\n");
       expect(run.exitCode, run.stderr).toBe(0);
@@ -260,7 +336,14 @@ describe("team sync over git remotes", () => {
     expect(third.stdout).toContain("as it is now; nothing to push");
 
     // Ana's repository holds her sessions' snapshot refs and nothing of the sync: that is in nudge's own repository.
-    expect((await git(a, "for-each-ref", "--format=%(refname)")).split("\n").filter((r) => !r.startsWith("refs/nudge/sessions/") && !r.startsWith("refs/remotes/") && !r.startsWith("refs/heads/"))).toEqual([]);
+    expect(
+      (await git(a, "for-each-ref", "--format=%(refname)"))
+        .split("\n")
+        .filter(
+          (r) =>
+            !r.startsWith("refs/nudge/sessions/") && !r.startsWith("refs/remotes/") && !r.startsWith("refs/heads/"),
+        ),
+    ).toEqual([]);
 
     // Unpublish: hers, at once; someone else's only with --force.
     const dry = await runNudge(["session", "unpublish", rec.id, "--remote", server, "--dry-run"], { cwd: a });
@@ -276,13 +359,20 @@ describe("team sync over git remotes", () => {
     expect(notHers.exitCode).toBe(1);
     expect(notHers.stderr).toContain(`error: published session ${rec.id} on ${server} was not pushed from here`);
     expect(await git(server, "for-each-ref", "refs/nudge/")).not.toBe("");
-    expect((await runNudge(["session", "unpublish", rec.id, "--remote", server, "--force"], { cwd: other })).stdout).toBe(`removed published session ${rec.id} from ${server} (not published from here)`);
+    expect(
+      (await runNudge(["session", "unpublish", rec.id, "--remote", server, "--force"], { cwd: other })).stdout,
+    ).toBe(`removed published session ${rec.id} from ${server} (not published from here)`);
     expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
 
     // A push killed after the remote took it, before Ana's clone recorded it: the next push knows it as hers.
-    const killed = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a, env: { NUDGE_FAULT: "publish-pushed:kill" } });
+    const killed = await runNudge(["session", "push", rec.id, "--remote", server], {
+      cwd: a,
+      env: { NUDGE_FAULT: "publish-pushed:kill" },
+    });
     expect(killed.signal).toBe("SIGKILL");
-    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(`refs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`);
+    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(
+      `refs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`,
+    );
     // Its work folder goes at the next command of any kind, which sees its nudge is dead.
     const work = path.join(a, ".git", "nudge", "work");
     expect(readdirSync(work).filter((n) => n.startsWith("publish-"))).toHaveLength(1);
@@ -290,7 +380,9 @@ describe("team sync over git remotes", () => {
     expect(readdirSync(work)).toEqual([]);
     const settled = await runNudge(["session", "push", rec.id, "--remote", server], { cwd: a });
     expect(settled.exitCode, settled.stderr).toBe(0);
-    expect(settled.stdout).toContain(`session ${rec.id} is published on ${server} as ${rec.id} as it is now; nothing to push`);
+    expect(settled.stdout).toContain(
+      `session ${rec.id} is published on ${server} as ${rec.id} as it is now; nothing to push`,
+    );
   }, 120_000);
 });
 
@@ -335,7 +427,9 @@ describe("nudge.push auto through the pre-push hook", () => {
     expect(loud.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
     expect(loud.stderr).toMatch(new RegExp(`nudge: published session ${rec.id} to team \\(\\d turns\\)`));
     // Its card and data, and the commit it builds on pinned (the branch went to this remote too).
-    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(`refs/nudge/published/${rec.id}/base/${rec.manifest.repo.baseCommit}\nrefs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`);
+    expect(await git(server, "for-each-ref", "--format=%(refname)", "refs/nudge/")).toBe(
+      `refs/nudge/published/${rec.id}/base/${rec.manifest.repo.baseCommit}\nrefs/nudge/published/${rec.id}/card\nrefs/nudge/published/${rec.id}/data`,
+    );
     // The branch went too, and Ana's repository got no ref of the sync.
     expect(await git(server, "rev-parse", "main")).toBe(await git(a, "rev-parse", "HEAD"));
     expect(await git(a, "for-each-ref", "refs/nudge/published/", "refs/nudge/remote/")).toBe("");

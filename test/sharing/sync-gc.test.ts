@@ -19,14 +19,26 @@ let clone: (name: string) => Promise<string>;
 beforeAll(async () => {
   ({ clone } = await origin({ "README.md": "# app\n" }));
   a = await clone("ana");
-  rec = await recordSession(a, [{ tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } }, { text: "Wrote notes.txt." }], ["write notes"]);
+  rec = await recordSession(
+    a,
+    [
+      { tool: "Write", input: { file_path: path.join(a, "notes.txt"), content: "alpha\n" } },
+      { text: "Wrote notes.txt." },
+    ],
+    ["write notes"],
+  );
   const pushed = await runNudge(["session", "push"], { cwd: a, env: rec.env });
   expect(pushed.exitCode, pushed.stderr).toBe(0);
 }, 120_000);
 afterAll(() => rec?.api.close());
 
-const syncRepoOf = async (cwd: string) => path.join(path.resolve(cwd, await git(cwd, "rev-parse", "--git-common-dir")), "nudge", "remote.git");
-const has = (repo: string, id: string) => git(repo, "cat-file", "-e", id).then(() => true, () => false);
+const syncRepoOf = async (cwd: string) =>
+  path.join(path.resolve(cwd, await git(cwd, "rev-parse", "--git-common-dir")), "nudge", "remote.git");
+const has = (repo: string, id: string) =>
+  git(repo, "cat-file", "-e", id).then(
+    () => true,
+    () => false,
+  );
 
 describe("session gc and the sync repository", () => {
   it("drops fetched contents and unreachable objects; keeps the cards and what was published from here", async () => {
@@ -46,12 +58,16 @@ describe("session gc and the sync repository", () => {
 
     const dry = await runNudge(["session", "gc", "--dry-run"], { cwd: b });
     expect(dry.exitCode, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain("nudge's sync repository: 1 fetched publication content (fetched again when pulled or shown), objects no ref reaches, the rest repacked");
+    expect(dry.stdout).toContain(
+      "nudge's sync repository: 1 fetched publication content (fetched again when pulled or shown), objects no ref reaches, the rest repacked",
+    );
     expect(await has(repo, planted)).toBe(true);
 
     const gc = await runNudge(["session", "gc", "--yes"], { cwd: b });
     expect(gc.exitCode, gc.stderr).toBe(0);
-    expect(await git(repo, "for-each-ref", "--format=%(refname)", "refs/nudge/remote/")).toBe(`refs/nudge/remote/origin/${rec.id}/card`);
+    expect(await git(repo, "for-each-ref", "--format=%(refname)", "refs/nudge/remote/")).toBe(
+      `refs/nudge/remote/origin/${rec.id}/card`,
+    );
     expect(await has(repo, planted)).toBe(false);
     expect(await has(repo, data)).toBe(false);
     // Nothing left to do: a second gc plans nothing there.

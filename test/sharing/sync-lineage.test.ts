@@ -56,7 +56,9 @@ describe("team sync: lineage and identity", () => {
     expect(first.exitCode, first.stderr).toBe(0);
     const again = await runNudge(["session", "push", rec.id, "--remote", httpUrl], { cwd: a });
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stdout).toContain(`session ${rec.id} is published on ${httpUrl} as ${rec.id} as it is now; nothing to push`);
+    expect(again.stdout).toContain(
+      `session ${rec.id} is published on ${httpUrl} as ${rec.id} as it is now; nothing to push`,
+    );
     expect(again.stderr).not.toContain("--fork");
   }, 60_000);
 
@@ -65,10 +67,16 @@ describe("team sync: lineage and identity", () => {
     expect((await runNudge(["session", "fetch", "--remote", httpUrl], { cwd: c })).exitCode).toBe(0);
     const shown = await runNudge(["session", "show", rec.id.slice(0, 6)], { cwd: c });
     expect(shown.exitCode).toBe(1);
-    expect(shown.stderr).toContain(`error: no session here matches "${rec.id.slice(0, 6)}": ${rec.id} is a published session fetched from ${httpUrl}, not pulled`);
-    expect(shown.stderr).toContain(`hint: look at it where it is: nudge session show ${rec.id} --remote ${httpUrl} · or pull it here: nudge session pull ${rec.id} --remote ${httpUrl}`);
+    expect(shown.stderr).toContain(
+      `error: no session here matches "${rec.id.slice(0, 6)}": ${rec.id} is a published session fetched from ${httpUrl}, not pulled`,
+    );
+    expect(shown.stderr).toContain(
+      `hint: look at it where it is: nudge session show ${rec.id} --remote ${httpUrl} · or pull it here: nudge session pull ${rec.id} --remote ${httpUrl}`,
+    );
     // Nothing fetched by that name: as before.
-    expect((await runNudge(["session", "show", "ffff"], { cwd: c })).stderr).toContain('error: no session matches "ffff"');
+    expect((await runNudge(["session", "show", "ffff"], { cwd: c })).stderr).toContain(
+      'error: no session matches "ffff"',
+    );
   }, 60_000);
 
   it("a dry run names the fresh id the push then takes", async () => {
@@ -84,21 +92,32 @@ describe("team sync: lineage and identity", () => {
     const b = await clone("bob");
     const cfg = configDir();
     expect((await runNudge(["session", "fetch", "--remote", daemonUrl], { cwd: b })).exitCode).toBe(0);
-    const pulled = await runNudge(["session", "pull", rec.id, "--remote", daemonUrl], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+    const pulled = await runNudge(["session", "pull", rec.id, "--remote", daemonUrl], {
+      cwd: b,
+      env: { CLAUDE_CONFIG_DIR: cfg },
+    });
     expect(pulled.exitCode, pulled.stderr).toBe(0);
 
     // Bob forks the pulled session at turn 1 and publishes the fork: a fork of Ana's publication.
-    const fork = await json(["session", "fork", rec.id, "1", "--worktree", path.join(tempDir(), "try")], b, { CLAUDE_CONFIG_DIR: cfg });
+    const fork = await json(["session", "fork", rec.id, "1", "--worktree", path.join(tempDir(), "try")], b, {
+      CLAUDE_CONFIG_DIR: cfg,
+    });
     const [forked] = await json(["session", "push", fork.id, "--remote", daemonUrl], b);
     expect(forked.plan).toMatchObject({ kind: "new", id: fork.id, forkOf: { id: rec.id, turn: 1 } });
 
     // Bob continues Ana's session itself and publishes his continuation (a fork under a fresh id).
     // The clone is at the base state the session started from: nothing there is Bob's own.
-    const plan = await runNudge(["session", "rewind", rec.id, "2", "--dry-run"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
+    const plan = await runNudge(["session", "rewind", rec.id, "2", "--dry-run"], {
+      cwd: b,
+      env: { CLAUDE_CONFIG_DIR: cfg },
+    });
     expect(plan.exitCode, plan.stderr).toBe(0);
     expect(plan.stdout).toMatch(/^ {2}write {3}notes\.txt$/m);
     expect(plan.stdout).not.toContain("your edits");
-    expect((await runNudge(["session", "rewind", rec.id, "2", "--yes"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } })).exitCode).toBe(0);
+    expect(
+      (await runNudge(["session", "rewind", rec.id, "2", "--yes"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } }))
+        .exitCode,
+    ).toBe(0);
     const api = await startScriptedApi([{ text: "We wrote and edited notes.txt." }]);
     try {
       const run = await runClaude(b, ["-r", rec.id], claudeEnv(api, cfg), "what did we do so far?\n");
@@ -131,8 +150,12 @@ describe("team sync: lineage and identity", () => {
     expect(refused.exitCode).toBe(1);
     const [error, hint, ...rest] = refused.stderr.split("\n").filter((l) => !l.startsWith("●"));
     // git's own words follow the reason; which of them come last varies with the transport's timing.
-    expect(error).toMatch(/^error: the remote refused the push \(\[remote rejected\] \(unpacker error\).*\): nothing was published$/);
-    expect(hint).toBe(`hint: the remote could not take it (a full disk there, a size limit or a hook of the server's): ask whoever runs it, then push again: nudge session push ${rec.id}`);
+    expect(error).toMatch(
+      /^error: the remote refused the push \(\[remote rejected\] \(unpacker error\).*\): nothing was published$/,
+    );
+    expect(hint).toBe(
+      `hint: the remote could not take it (a full disk there, a size limit or a hook of the server's): ask whoever runs it, then push again: nudge session push ${rec.id}`,
+    );
     expect(rest).toEqual([]);
     expect(refused.stderr).not.toMatch(/--fork|meanwhile/);
   }, 60_000);

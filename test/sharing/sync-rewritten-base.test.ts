@@ -25,7 +25,14 @@ describe("a published session whose branch was rewritten", () => {
     await git(ana, "commit", "-q", "-m", "work in progress");
     await git(ana, "push", "-q", "origin", "main");
     const base = (await git(ana, "rev-parse", "HEAD")).trim();
-    const rec = await recordSession(ana, [{ tool: "Write", input: { file_path: path.join(ana, "notes.txt"), content: "notes\n" } }, { text: "Wrote notes.txt." }], ["write notes"]);
+    const rec = await recordSession(
+      ana,
+      [
+        { tool: "Write", input: { file_path: path.join(ana, "notes.txt"), content: "notes\n" } },
+        { text: "Wrote notes.txt." },
+      ],
+      ["write notes"],
+    );
     await rec.api.close();
     expect(rec.manifest.repo.baseCommit).toBe(base);
     const pushed = await runNudge(["session", "push", rec.id], { cwd: ana, env: rec.env });
@@ -43,11 +50,24 @@ describe("a published session whose branch was rewritten", () => {
     // Over the protocol, as from a server (a local clone copies every object the store holds).
     const bob = path.join(path.dirname(await clone("unused")), "bob");
     await git(path.dirname(bob), "clone", "-q", "--no-local", bare, bob);
-    for (const [key, value] of Object.entries({ "user.name": "Bob", "user.email": "bob@example.com", "commit.gpgSign": "false", "gc.auto": "0" })) await git(bob, "config", key, value);
-    expect((await execa("git", ["cat-file", "-e", `${base}^{commit}`], { cwd: bob, reject: false })).exitCode).not.toBe(0);
+    for (const [key, value] of Object.entries({
+      "user.name": "Bob",
+      "user.email": "bob@example.com",
+      "commit.gpgSign": "false",
+      "gc.auto": "0",
+    }))
+      await git(bob, "config", key, value);
+    expect((await execa("git", ["cat-file", "-e", `${base}^{commit}`], { cwd: bob, reject: false })).exitCode).not.toBe(
+      0,
+    );
     // A pin the session does not need (planted on the server): never fetched (QA: a hostile remote's pins came in whole).
     const tree = (await execa("git", ["mktree"], { cwd: bare, input: "" })).stdout.trim();
-    const stray = (await execa("git", ["commit-tree", tree, "-m", "not this session's"], { cwd: bare, env: { GIT_AUTHOR_NAME: "M", GIT_AUTHOR_EMAIL: "m@x", GIT_COMMITTER_NAME: "M", GIT_COMMITTER_EMAIL: "m@x" } })).stdout.trim();
+    const stray = (
+      await execa("git", ["commit-tree", tree, "-m", "not this session's"], {
+        cwd: bare,
+        env: { GIT_AUTHOR_NAME: "M", GIT_AUTHOR_EMAIL: "m@x", GIT_COMMITTER_NAME: "M", GIT_COMMITTER_EMAIL: "m@x" },
+      })
+    ).stdout.trim();
     await git(bare, "update-ref", `refs/nudge/published/${rec.id}/base/${stray}`, stray);
     const bobEnv = { CLAUDE_CONFIG_DIR: configDir() };
     expect((await runNudge(["session", "fetch"], { cwd: bob, env: bobEnv })).exitCode).toBe(0);
@@ -68,8 +88,12 @@ describe("a published session whose branch was rewritten", () => {
     const bobForkId = (JSON.parse(bobFork.stdout) as Array<{ plan: { id: string } }>)[0]!.plan.id;
     const which = await runNudge(["session", "unpublish", rec.id], { cwd: bob, env: bobEnv });
     expect(which.exitCode).toBe(1);
-    expect(which.stderr).toContain(`error: ${rec.id} names your session here, published on origin as ${bobForkId}, and also a publication ${rec.id} there: nothing was removed`);
-    expect(which.stderr).toContain(`hint: yours: nudge session unpublish ${bobForkId} · the other one (not published from here): nudge session unpublish ${rec.id} --force`);
+    expect(which.stderr).toContain(
+      `error: ${rec.id} names your session here, published on origin as ${bobForkId}, and also a publication ${rec.id} there: nothing was removed`,
+    );
+    expect(which.stderr).toContain(
+      `hint: yours: nudge session unpublish ${bobForkId} · the other one (not published from here): nudge session unpublish ${rec.id} --force`,
+    );
     // The start of an id will do, as the help's example has it.
     const bobGone = await runNudge(["session", "unpublish", bobForkId.slice(0, 4)], { cwd: bob, env: bobEnv });
     expect(bobGone.stdout).toBe(`removed published session ${bobForkId} from origin`);
@@ -80,8 +104,15 @@ describe("a published session whose branch was rewritten", () => {
     const forkId = (JSON.parse(forked.stdout) as Array<{ plan: { id: string } }>)[0]!.plan.id;
     const again = await runNudge(["session", "push", rec.id, "--fork", "--json"], { cwd: ana, env: rec.env });
     expect((JSON.parse(again.stdout) as Array<{ plan: { id: string } }>)[0]!.plan.id).toBe(forkId);
-    const mineNow = JSON.parse((await runNudge(["session", "list", "--remote", "--json"], { cwd: ana, env: rec.env })).stdout) as Array<{ id: string; here: string }>;
-    expect(mineNow.filter((r) => r.here === "yours").map((r) => r.id).sort()).toEqual([rec.id, forkId].sort());
+    const mineNow = JSON.parse(
+      (await runNudge(["session", "list", "--remote", "--json"], { cwd: ana, env: rec.env })).stdout,
+    ) as Array<{ id: string; here: string }>;
+    expect(
+      mineNow
+        .filter((r) => r.here === "yours")
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([rec.id, forkId].sort());
     const fork = await runNudge(["session", "unpublish", forkId.slice(0, 4)], { cwd: ana, env: rec.env });
     expect(fork.stdout).toBe(`removed published session ${forkId} from origin`);
     const gone = await runNudge(["session", "unpublish", rec.id], { cwd: ana, env: rec.env });

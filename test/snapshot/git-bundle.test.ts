@@ -2,7 +2,18 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyToTree, commitTree, createBundle, diffTrees, objectFormat, readBundleHeader, stageAll, treeOf, unbundle, userIdentity } from "../../src/snapshot/git.js";
+import {
+  applyToTree,
+  commitTree,
+  createBundle,
+  diffTrees,
+  objectFormat,
+  readBundleHeader,
+  stageAll,
+  treeOf,
+  unbundle,
+  userIdentity,
+} from "../../src/snapshot/git.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 
 /** An origin (bare) and the exporter's clone of it, with one pushed commit. */
@@ -20,7 +31,11 @@ async function origin(): Promise<{ origin: string; clone: (name: string) => Prom
 }
 
 /** Snapshot commits the way nudge takes them: a private index, the previous snapshot as parent. */
-async function snapshots(root: string, base: string, turns: Array<Record<string, string | Buffer>>): Promise<Array<{ commit: string; tree: string }>> {
+async function snapshots(
+  root: string,
+  base: string,
+  turns: Array<Record<string, string | Buffer>>,
+): Promise<Array<{ commit: string; tree: string }>> {
   const index = path.join(tempDir(), "index");
   const out: Array<{ commit: string; tree: string }> = [];
   let parent = base;
@@ -51,11 +66,24 @@ describe("git bundles of a session's commits", () => {
     const a = await clone("ana app");
     const base = await git(a, "rev-parse", "HEAD");
     const stateA = await userState(a);
-    const [s1, s2] = await snapshots(a, base, [{ "notes.txt": "alpha\n", "big.bin": binary }, { "notes.txt": "alpha\nbeta\n" }]);
+    const [s1, s2] = await snapshots(a, base, [
+      { "notes.txt": "alpha\n", "big.bin": binary },
+      { "notes.txt": "alpha\nbeta\n" },
+    ]);
     const file = path.join(tempDir(), "session.bundle");
-    const made = await createBundle(a, file, [{ ref: "refs/nudge/s1/2", commit: s2!.commit }], [{ ref: "refs/nudge/s1/base", commit: base }]);
+    const made = await createBundle(
+      a,
+      file,
+      [{ ref: "refs/nudge/s1/2", commit: s2!.commit }],
+      [{ ref: "refs/nudge/s1/base", commit: base }],
+    );
     const again = path.join(tempDir(), "again.bundle");
-    await createBundle(a, again, [{ ref: "refs/nudge/s1/2", commit: s2!.commit }], [{ ref: "refs/nudge/s1/base", commit: base }]);
+    await createBundle(
+      a,
+      again,
+      [{ ref: "refs/nudge/s1/2", commit: s2!.commit }],
+      [{ ref: "refs/nudge/s1/base", commit: base }],
+    );
     expect(readFileSync(again).equals(readFileSync(file))).toBe(true); // an export is the same bytes every time
     expect(made.prerequisites).toEqual([base]);
     expect(made.prerequisiteRemotes).toEqual([{ commit: base, remoteRef: "origin/main" }]);
@@ -66,7 +94,9 @@ describe("git bundles of a session's commits", () => {
     const b = await clone("bob copy");
     const before = await userState(b);
     await unbundle(b, file, [{ from: "refs/nudge/s1/2", to: "refs/nudge/import/s1/2" }]);
-    expect(await git(b, "for-each-ref", "--format=%(refname) %(objectname)", "refs/nudge")).toBe(`refs/nudge/import/s1/2 ${s2!.commit}`);
+    expect(await git(b, "for-each-ref", "--format=%(refname) %(objectname)", "refs/nudge")).toBe(
+      `refs/nudge/import/s1/2 ${s2!.commit}`,
+    );
     expect(await treeOf(b, s2!.commit)).toBe(s2!.tree);
     expect(await treeOf(b, `${s2!.commit}^`)).toBe(s1!.tree);
     expect(await userState(b)).toBe(before);
@@ -78,7 +108,12 @@ describe("git bundles of a session's commits", () => {
     const base = await git(a, "rev-parse", "HEAD");
     const [s1] = await snapshots(a, base, [{ "a.txt": "b\n" }]);
     const file = path.join(tempDir(), "session.bundle");
-    const made = await createBundle(a, file, [{ ref: "refs/nudge/s6/1", commit: s1!.commit }], [{ ref: "refs/nudge/s6/base", commit: base }]);
+    const made = await createBundle(
+      a,
+      file,
+      [{ ref: "refs/nudge/s6/1", commit: s1!.commit }],
+      [{ ref: "refs/nudge/s6/base", commit: base }],
+    );
     expect(made.carried).toEqual([{ ref: "refs/nudge/s6/base", commit: base }]); // no remote at all: everything travels
     expect(made.prerequisites).toEqual([]);
     expect(await objectFormat(a)).toBe("sha256");
@@ -104,10 +139,15 @@ describe("git bundles of a session's commits", () => {
     const head = await git(a, "rev-parse", "HEAD");
 
     const file = path.join(tempDir(), "session.bundle");
-    const made = await createBundle(a, file, [{ ref: "refs/nudge/s2/1", commit: s1!.commit }], [
-      { ref: "refs/nudge/s2/base", commit: base },
-      { ref: "refs/nudge/s2/head-1", commit: head },
-    ]);
+    const made = await createBundle(
+      a,
+      file,
+      [{ ref: "refs/nudge/s2/1", commit: s1!.commit }],
+      [
+        { ref: "refs/nudge/s2/base", commit: base },
+        { ref: "refs/nudge/s2/head-1", commit: head },
+      ],
+    );
     expect(made.carried).toEqual([
       { ref: "refs/nudge/s2/base", commit: base },
       { ref: "refs/nudge/s2/head-1", commit: head },
@@ -136,11 +176,18 @@ describe("git bundles of a session's commits", () => {
     const base = await git(a, "rev-parse", "HEAD");
     const [s1] = await snapshots(a, base, [{ "notes.txt": "alpha\n" }]);
     const file = path.join(tempDir(), "session.bundle");
-    const made = await createBundle(a, file, [{ ref: "refs/nudge/s3/1", commit: s1!.commit }], [{ ref: "refs/nudge/s3/base", commit: base }]);
+    const made = await createBundle(
+      a,
+      file,
+      [{ ref: "refs/nudge/s3/1", commit: s1!.commit }],
+      [{ ref: "refs/nudge/s3/base", commit: base }],
+    );
 
     const packs = readdirSync(path.join(stale, ".git", "objects", "pack")).sort();
     const before = await userState(stale);
-    await expect(unbundle(stale, file, [{ from: "refs/nudge/s3/1", to: "refs/nudge/import/s3/1" }], made.prerequisiteRemotes)).rejects.toMatchObject({
+    await expect(
+      unbundle(stale, file, [{ from: "refs/nudge/s3/1", to: "refs/nudge/import/s3/1" }], made.prerequisiteRemotes),
+    ).rejects.toMatchObject({
       name: "UserError",
       message: `this repository lacks commit ${base} (on origin/main where it was exported), which the session's code builds on`,
       hint: "fetch it: git fetch origin main, then import again",
@@ -172,7 +219,10 @@ describe("git bundles of a session's commits", () => {
     expect(await userState(b)).toBe(before);
 
     writeFileSync(file, "not a bundle\n\n");
-    await expect(readBundleHeader(file)).rejects.toMatchObject({ name: "UserError", message: `${file} is not a git bundle` });
+    await expect(readBundleHeader(file)).rejects.toMatchObject({
+      name: "UserError",
+      message: `${file} is not a git bundle`,
+    });
   });
 
   it("patches without --binary apply after the bundle is in, reproducing every tree: binaries travel once", async () => {
@@ -180,7 +230,10 @@ describe("git bundles of a session's commits", () => {
     const a = await clone("ana");
     const base = await git(a, "rev-parse", "HEAD");
     const baseTree = await treeOf(a, base);
-    const [s1, s2] = await snapshots(a, base, [{ "big.bin": binary, "notes.txt": "alpha\n" }, { "notes.txt": "alpha\nbeta\n" }]);
+    const [s1, s2] = await snapshots(a, base, [
+      { "big.bin": binary, "notes.txt": "alpha\n" },
+      { "notes.txt": "alpha\nbeta\n" },
+    ]);
     const patches = [await diffTrees(a, baseTree, s1!.tree), await diffTrees(a, s1!.tree, s2!.tree)];
     expect(patches[0]!.toString()).toContain("Binary files /dev/null and b/big.bin differ");
     expect(patches[0]!.length).toBeLessThan(1000);
@@ -198,13 +251,17 @@ describe("git bundles of a session's commits", () => {
     await expect(
       unbundle(b, file, [{ from: "refs/nudge/s5/2", to: "refs/nudge/import/s5/2" }], [], async (scratch) => {
         const t1 = await applyToTree(scratch, index, baseTree, patches[0]!);
-        if ((await applyToTree(scratch, index, t1, wrong)) !== s2!.tree) throw new Error("turn 2 does not reproduce its tree");
+        if ((await applyToTree(scratch, index, t1, wrong)) !== s2!.tree)
+          throw new Error("turn 2 does not reproduce its tree");
       }),
     ).rejects.toThrow("turn 2 does not reproduce its tree");
     expect(await git(b, "for-each-ref", "refs/nudge")).toBe("");
     expect(readdirSync(path.join(b, ".git", "objects", "pack")).sort()).toEqual(packs);
     // Before the bundle's objects are in, the binary hunk has nothing to apply from.
-    await expect(applyToTree(b, index, baseTree, patches[0]!)).rejects.toMatchObject({ name: "UserError", message: expect.stringMatching(/^a patch in the export does not apply/) });
+    await expect(applyToTree(b, index, baseTree, patches[0]!)).rejects.toMatchObject({
+      name: "UserError",
+      message: expect.stringMatching(/^a patch in the export does not apply/),
+    });
     await unbundle(b, file, [{ from: "refs/nudge/s5/2", to: "refs/nudge/import/s5/2" }]);
     const t1 = await applyToTree(b, index, baseTree, patches[0]!);
     expect(t1).toBe(s1!.tree);

@@ -17,7 +17,9 @@ function gitProcesses(repo: string, words: string): number[] {
     if (!/^\d+$/.test(pid)) return [];
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
-      return cmd.startsWith("git ") && cmd.includes(words) && readlinkSync(`/proc/${pid}/cwd`) === repo ? [Number(pid)] : [];
+      return cmd.startsWith("git ") && cmd.includes(words) && readlinkSync(`/proc/${pid}/cwd`) === repo
+        ? [Number(pid)]
+        : [];
     } catch {
       return [];
     }
@@ -64,7 +66,10 @@ describe("a recording's long-lived git processes", () => {
     const repo = await gitdir({ "keep.txt": "a\n" });
     const index = path.join(tempDir(), "index");
     const before = (await stageAll(repo, index)).tree;
-    writeFileSync(path.join(repo, "big.txt"), Array.from({ length: 200_000 }, (_, i) => `line ${i} of a generated file\n`).join(""));
+    writeFileSync(
+      path.join(repo, "big.txt"),
+      Array.from({ length: 200_000 }, (_, i) => `line ${i} of a generated file\n`).join(""),
+    );
     const after = (await stageAll(repo, index)).tree;
     const channels = new RecordingGit(repo);
     try {
@@ -91,7 +96,9 @@ describe("a recording's long-lived git processes", () => {
         parent = [commit];
       }
       expect(gitProcesses(repo, "update-ref --stdin")).toHaveLength(1);
-      await expect(channels.updateRef("refs/nudge/sessions/test", "1".repeat(40))).rejects.toThrow(/nonexistent object/);
+      await expect(channels.updateRef("refs/nudge/sessions/test", "1".repeat(40))).rejects.toThrow(
+        /nonexistent object/,
+      );
       const last = await commitTree(repo, tree, parent, "after the refusal");
       await channels.updateRef("refs/nudge/sessions/test", last);
       expect(await refCommit(repo, "refs/nudge/sessions/test")).toBe(last);

@@ -22,7 +22,9 @@ describe("a folder with no work tree", () => {
     const repo = await gitdir();
     const inGitDir = await runNudge(["session", "list"], { cwd: path.join(repo, ".git") });
     expect(inGitDir.exitCode).toBe(1);
-    expect(inGitDir.stderr).toMatch(/^error: .*\.git is inside a \.git folder: there are no files to work on\nhint: run nudge in a work tree/m);
+    expect(inGitDir.stderr).toMatch(
+      /^error: .*\.git is inside a \.git folder: there are no files to work on\nhint: run nudge in a work tree/m,
+    );
     const bare = path.join(tempDir("nudge-bare-"), "b.git");
     await execa("git", ["init", "-q", "--bare", bare]);
     const inBare = await runNudge(["session", "list"], { cwd: bare });

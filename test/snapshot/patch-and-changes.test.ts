@@ -1,14 +1,27 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { changedFileCounts, diffEntries, diffTrees, patchAndChanges, objectsExist, stageAll, treePairEntries } from "../../src/snapshot/git.js";
+import {
+  changedFileCounts,
+  diffEntries,
+  diffTrees,
+  patchAndChanges,
+  objectsExist,
+  stageAll,
+  treePairEntries,
+} from "../../src/snapshot/git.js";
 import { patchBetween } from "../../src/snapshot/snapshotter.js";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 
 describe("a turn's patch and its changes from one git process", () => {
   it("gives diffTrees' patch byte for byte and diff-tree's records, with names git would quote", async () => {
-    const odd = Buffer.from("caf\xe9 \"q\"\nline.txt", "latin1"); // not UTF-8, a quote and a newline
-    const repo = await gitdir({ "keep.txt": "a\n", "old.txt": "x\ny\nz\nw\n", "del.txt": "gone\n", ":colon.txt": "c\n" });
+    const odd = Buffer.from('caf\xe9 "q"\nline.txt', "latin1"); // not UTF-8, a quote and a newline
+    const repo = await gitdir({
+      "keep.txt": "a\n",
+      "old.txt": "x\ny\nz\nw\n",
+      "del.txt": "gone\n",
+      ":colon.txt": "c\n",
+    });
     writeFileSync(Buffer.concat([Buffer.from(`${repo}/`), odd]), "odd\n");
     const index = path.join(tempDir(), "index");
     const before = (await stageAll(repo, index)).tree;
@@ -72,8 +85,12 @@ describe("files changed between many pairs of trees, from one git process", () =
     expect(one).toEqual([1, 3, 4, 4, 0, 1]);
     expect(await changedFileCounts(repo, pairs)).toEqual(one);
     // The records themselves, paths as UTF-8, as one diff-tree per pair reads them.
-    expect(await treePairEntries(repo, pairs)).toEqual(await Promise.all(pairs.map(([a, b]) => diffEntries(repo, a, b, false))));
+    expect(await treePairEntries(repo, pairs)).toEqual(
+      await Promise.all(pairs.map(([a, b]) => diffEntries(repo, a, b, false))),
+    );
     expect(await changedFileCounts(repo, [])).toEqual([]);
-    expect(await objectsExist(repo, [trees[2]!, "0".repeat(40), (await git(repo, "rev-parse", "HEAD")).trim()], "tree")).toEqual([true, false, false]);
+    expect(
+      await objectsExist(repo, [trees[2]!, "0".repeat(40), (await git(repo, "rev-parse", "HEAD")).trim()], "tree"),
+    ).toEqual([true, false, false]);
   });
 });

@@ -38,7 +38,12 @@ describe.each([true, false])("a kept private index (untracked cache %s)", (untra
     await same("the start");
     expect((await same("nothing changed")).changed).toBe(0);
 
-    writeFiles(repo, { "a.txt": "a changed\n", "new.txt": "n\n", "skip.log": "ignored\n", "build/out.js": "ignored\n" });
+    writeFiles(repo, {
+      "a.txt": "a changed\n",
+      "new.txt": "n\n",
+      "skip.log": "ignored\n",
+      "build/out.js": "ignored\n",
+    });
     await same("an edit, a new file, ignored files");
 
     writeFileSync(path.join(repo, ".gitignore"), "*.log\nbuild/\nnew.txt\n");
@@ -101,7 +106,9 @@ describe("the private index", () => {
     writeFiles(repo, { "more.txt": "m\n" });
     await index.capture();
     expect(readFileSync(path.join(repo, ".git", "index")).equals(before)).toBe(true);
-    expect((await git(repo, "status", "--porcelain")).split("\n").sort()).toEqual([...status.split("\n"), "?? more.txt"].sort());
+    expect((await git(repo, "status", "--porcelain")).split("\n").sort()).toEqual(
+      [...status.split("\n"), "?? more.txt"].sort(),
+    );
   });
 
   it("is seeded again, not trusted, when git cannot use it (a damaged file)", async () => {
@@ -118,7 +125,12 @@ describe("the private index", () => {
     const repo = await gitdir({ "a.txt": "a\n" });
     mkdirSync(path.join(repo, "store"));
     writeFiles(repo, { "store/x.json": "{}\n", "b.txt": "b\n" });
-    const index = new PrivateIndex({ root: repo, indexFile: path.join(tempDir(), "index"), exclude: ["store"], untrackedCache: true });
+    const index = new PrivateIndex({
+      root: repo,
+      indexFile: path.join(tempDir(), "index"),
+      exclude: ["store"],
+      untrackedCache: true,
+    });
     expect(await names(repo, (await index.capture()).tree)).toEqual(["a.txt", "b.txt"]);
   });
 });
@@ -163,7 +175,8 @@ describe("an index kept across processes", () => {
     const dir = tempDir();
     return { indexFile: path.join(dir, "index"), stateFile: path.join(dir, "index.state") };
   };
-  const process = (repo: string, f: ReturnType<typeof files>) => new PrivateIndex({ root: repo, ...f, exclude: [], untrackedCache: true });
+  const process = (repo: string, f: ReturnType<typeof files>) =>
+    new PrivateIndex({ root: repo, ...f, exclude: [], untrackedCache: true });
 
   it("gives the next process the same trees as git add -A, without seeding again while nothing changed", async () => {
     const repo = await gitdir({ ".gitignore": "*.log\n", "a.txt": "a\n" });
@@ -182,7 +195,10 @@ describe("an index kept across processes", () => {
     const before = (await process(repo, f).capture()).tree;
     // What a rewind's switch does to the kept index before it notes the tree it now holds.
     writeFiles(repo, { "new.txt": "n\n" });
-    await execa("git", ["update-index", "--add", "new.txt"], { cwd: repo, env: { ...globalThis.process.env, GIT_INDEX_FILE: f.indexFile } });
+    await execa("git", ["update-index", "--add", "new.txt"], {
+      cwd: repo,
+      env: { ...globalThis.process.env, GIT_INDEX_FILE: f.indexFile },
+    });
     const after = (await process(repo, f).capture()).tree;
     expect(after).not.toBe(before);
     expect(after).toBe(await referenceTree(repo));

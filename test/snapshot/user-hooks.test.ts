@@ -36,12 +36,28 @@ describe("the user's git hooks", () => {
     const tree = (await new PrivateIndex({ root: repo, indexFile, exclude: [], untrackedCache: true }).capture()).tree;
     await keepSnapshot(repo, { tree, parent: null, message: "t1", ref: "refs/nudge/sessions/t" });
     const snap = { tree };
-    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
     const lock = await lockWorkTree(store, repo, { what: "testing" });
     const state = await captureWorkTree(store, repo);
-    await switchVerified(state, { from: snap.tree, to: base, what: "base", changes: await plannedSwitch(repo, snap.tree, base, "base") }); // deletes c.txt
+    await switchVerified(state, {
+      from: snap.tree,
+      to: base,
+      what: "base",
+      changes: await plannedSwitch(repo, snap.tree, base, "base"),
+    }); // deletes c.txt
     expect(existsSync(path.join(repo, "c.txt"))).toBe(false);
-    await switchVerified(state, { from: base, to: snap.tree, what: "turn 1", changes: await plannedSwitch(repo, base, snap.tree, "turn 1") }); // writes it back (checkout-index)
+    await switchVerified(state, {
+      from: base,
+      to: snap.tree,
+      what: "turn 1",
+      changes: await plannedSwitch(repo, base, snap.tree, "turn 1"),
+    }); // writes it back (checkout-index)
     expect(existsSync(path.join(repo, "c.txt"))).toBe(true);
 
     await lock.release();

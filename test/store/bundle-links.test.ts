@@ -7,7 +7,16 @@
  * Real claude, scripted API.
  */
 import { execa } from "execa";
-import { copyFileSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { gunzipSync, gzipSync } from "node:zlib";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,7 +67,8 @@ function conversationFile(dir = rec.dir): string {
   return `conversation.d/${piece}`;
 }
 
-const refusal = (rel: string) => `${path.join(rec.dir, rel)} is a symbolic link: nudge reads no link in a session's folder`;
+const refusal = (rel: string) =>
+  `${path.join(rec.dir, rel)} is a symbolic link: nudge reads no link in a session's folder`;
 
 describe("a symbolic link in a session's folder", () => {
   it("nudge web answers with the refusal, never with the file the link leads to (the conversation, a turn's patch)", async () => {
@@ -81,7 +91,10 @@ describe("a symbolic link in a session's folder", () => {
       const changes = path.join(rec.dir, "changes");
       const copy = path.join(outside, "changes-copy");
       await execa("cp", ["-r", changes, copy]);
-      writeFileSync(path.join(copy, "turn-001.patch"), readFileSync(path.join(copy, "turn-001.patch"), "utf8").replaceAll("alpha", CANARY));
+      writeFileSync(
+        path.join(copy, "turn-001.patch"),
+        readFileSync(path.join(copy, "turn-001.patch"), "utf8").replaceAll("alpha", CANARY),
+      );
       renameSync(changes, `${changes}.away`);
       symlinkSync(copy, changes);
       try {
@@ -167,7 +180,9 @@ describe("a symbolic link in a session's folder", () => {
 
   it("session import does not read a session here through a link to decide it is already imported", async () => {
     const out = path.join(tempDir(), "s.tar.gz");
-    expect((await runNudge(["session", "export", rec.id, "-o", out], { cwd: rec.repo, env: rec.env })).exitCode).toBe(0);
+    expect((await runNudge(["session", "export", rec.id, "-o", out], { cwd: rec.repo, env: rec.env })).exitCode).toBe(
+      0,
+    );
     const first = await runNudge(["session", "import", out, "--json"], { cwd: rec.repo, env: rec.env });
     expect(first.exitCode, first.stderr).toBe(0);
     const copy = JSON.parse(first.stdout) as { id: string; dir: string };

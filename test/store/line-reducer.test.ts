@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { CUT_MARK, LineReducer, type SplitLine } from "../../src/store/line-reducer.js";
 
 /** Split `stream` fed in chunks of `size` bytes. */
-function split(stream: Buffer, size: number, limits = { lineBytes: 64, keptStringBytes: 16, keptTextBytes: 1000 }): SplitLine[] {
+function split(
+  stream: Buffer,
+  size: number,
+  limits = { lineBytes: 64, keptStringBytes: 16, keptTextBytes: 1000 },
+): SplitLine[] {
   const out: SplitLine[] = [];
   const r = new LineReducer(limits, 1000);
   for (let at = 0; at < stream.length; at += size) r.push(stream.subarray(at, at + size), (l) => out.push(l));
@@ -20,7 +24,9 @@ const values = [
 ];
 
 describe("LineReducer", () => {
-  const lines = values.map((v, i) => `{"n":${i},"k":"${v}","after":"tail","list":["${v}",1],"text" : "${"Claude words ".repeat(40)}"}`);
+  const lines = values.map(
+    (v, i) => `{"n":${i},"k":"${v}","after":"tail","list":["${v}",1],"text" : "${"Claude words ".repeat(40)}"}`,
+  );
   const stream = Buffer.from(lines.join("\n") + '\n{"small":1}\n{"torn":"no newline');
 
   for (const size of [1, 3, 7, 64, 1 << 20]) {
@@ -45,7 +51,10 @@ describe("LineReducer", () => {
         expect(reduced.text).toBe(whole.text);
         const cut = Buffer.byteLength(JSON.stringify(whole.k)) > 18;
         expect(got[i]!.reduced).toBe(cut);
-        for (const [was, now] of [[whole.k, reduced.k], [whole.list[0], reduced.list[0]]]) {
+        for (const [was, now] of [
+          [whole.k, reduced.k],
+          [whole.list[0], reduced.list[0]],
+        ]) {
           expect(now.endsWith(CUT_MARK)).toBe(cut);
           expect(was.startsWith(now.replace(CUT_MARK, ""))).toBe(true);
         }

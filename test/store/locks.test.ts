@@ -13,7 +13,11 @@ describe("session lock", () => {
     const lock = await acquireLock(file, "abcdefgh");
     expect(await isLocked(file)).toBe(true);
     // A second taker in another process sees it held (here: a lock naming a live process that is not us).
-    const other = { host: os.hostname(), owner: { pid: process.ppid, started: processStart(process.ppid) }, claude: null };
+    const other = {
+      host: os.hostname(),
+      owner: { pid: process.ppid, started: processStart(process.ppid) },
+      claude: null,
+    };
     writeFileSync(file, JSON.stringify(other));
     await expect(acquireLock(file, "abcdefgh")).rejects.toThrow(/being recorded by another nudge process \(pid \d+\)/);
     await lock.release();
@@ -33,7 +37,12 @@ describe("session lock", () => {
 });
 
 describe("the work tree's lock", () => {
-  const holder = (what: string) => ({ host: os.hostname(), owner: { pid: process.ppid, started: processStart(process.ppid) }, claude: null, what });
+  const holder = (what: string) => ({
+    host: os.hostname(),
+    owner: { pid: process.ppid, started: processStart(process.ppid) },
+    claude: null,
+    what,
+  });
 
   it("held by a recording: a rewind is refused at once, not after waiting, even if the recording ends meanwhile (QA)", async () => {
     const repo = await gitdir();
@@ -44,7 +53,9 @@ describe("the work tree's lock", () => {
     // The recording ends a moment later: a rewind still waiting would take the lock and go ahead.
     const ends = setTimeout(() => rmSync(file, { force: true }), 300);
     try {
-      await expect(lockWorkTree(store, repo, { what: "rewinding session x", waitMs: 5_000 })).rejects.toThrow(/session abcdef0123 is being recorded by another nudge process/);
+      await expect(lockWorkTree(store, repo, { what: "rewinding session x", waitMs: 5_000 })).rejects.toThrow(
+        /session abcdef0123 is being recorded by another nudge process/,
+      );
     } finally {
       clearTimeout(ends);
     }

@@ -34,7 +34,13 @@ beforeAll(async () => {
     const other = `0ld${String(i).padStart(7, "0")}`;
     const at = new Date(Date.parse(real.createdAt) - (i + 1) * 3_600_000).toISOString();
     mkdirSync(path.join(store, "sessions", other));
-    await writeBundle(path.join(store, "sessions", other), { ...real, id: other, createdAt: at, updatedAt: at, summary: { ...real.summary, lastPrompt: `old ${i}` } });
+    await writeBundle(path.join(store, "sessions", other), {
+      ...real,
+      id: other,
+      createdAt: at,
+      updatedAt: at,
+      summary: { ...real.summary, lastPrompt: `old ${i}` },
+    });
     older.push(other);
   }
 });
@@ -103,14 +109,23 @@ describe("session list with many sessions", () => {
     const dir = path.join(store, "sessions", id);
     const header = headerOf(readManifestFile(dir));
     // The newest session, on the first screen: its header now says recording (no lock: it crashed) and has a new last prompt.
-    await writeHeader(dir, { ...header, state: "recording", summary: { ...header.summary, lastPrompt: "changed since" } });
+    await writeHeader(dir, {
+      ...header,
+      state: "recording",
+      summary: { ...header.summary, lastPrompt: "changed since" },
+    });
     const first = await list();
     expect(first.stdout).toMatch(new RegExp(`^${id} .* crashed +write notes +changed since`, "m"));
     const oldest = older.at(-1)!;
     const oldDir = path.join(store, "sessions", oldest);
     const old = headerOf(readManifestFile(oldDir));
     await writeHeader(oldDir, { ...old, summary: { ...old.summary, turns: 7 } });
-    const rows = JSON.parse((await list("--json")).stdout) as { id: string; turns: number; state: string; lastPrompt: string }[];
+    const rows = JSON.parse((await list("--json")).stdout) as {
+      id: string;
+      turns: number;
+      state: string;
+      lastPrompt: string;
+    }[];
     expect(rows.find((r) => r.id === oldest)).toMatchObject({ turns: 7 });
     expect(rows.find((r) => r.id === id)).toMatchObject({ state: "crashed", lastPrompt: "changed since" });
     await writeHeader(dir, header);
@@ -121,14 +136,19 @@ describe("session list with many sessions", () => {
   it("is whole again after a kill while it was written, or a cut file; housekeeping takes the killed writer's temp file", async () => {
     const expected = (await list()).stdout;
     rmSync(indexFile);
-    const killed = await runNudge(["session", "list"], { cwd: repo, env: { ...env, NUDGE_FAULT: "session-index:kill" } });
+    const killed = await runNudge(["session", "list"], {
+      cwd: repo,
+      env: { ...env, NUDGE_FAULT: "session-index:kill" },
+    });
     expect(killed.signal).toBe("SIGKILL");
     expect(existsSync(indexFile)).toBe(false);
     const temp = readdirSync(store).filter((n) => n.startsWith(".sessions-index.txt.") && n.endsWith(".tmp"));
     expect(temp).toHaveLength(1);
     expect((await list()).stdout).toBe(expected);
     expectWholeIndex([id, ...older]);
-    const gc = JSON.parse((await runNudge(["session", "gc", "--dry-run", "--json"], { cwd: repo, env })).stdout) as { plan: { leftovers: { path: string }[] } };
+    const gc = JSON.parse((await runNudge(["session", "gc", "--dry-run", "--json"], { cwd: repo, env })).stdout) as {
+      plan: { leftovers: { path: string }[] };
+    };
     expect(gc.plan.leftovers.map((l) => l.path)).toContain(path.join(store, temp[0]!));
     rmSync(path.join(store, temp[0]!));
 

@@ -11,9 +11,19 @@ import { tempDir } from "../support/gitdir.js";
 
 function manifest(id: string, createdAt: string): Manifest {
   return {
-    format: MANIFEST_FORMAT, id, createdAt, updatedAt: createdAt, state: "complete",
-    repo: { root: "/r", cwd: "/r", baseCommit: null, branch: "main" }, claude: { version: null, model: null },
-    parent: null, resume: null, rewoundTo: null, summary: summaryOf([]), turns: [], unsaved: [],
+    format: MANIFEST_FORMAT,
+    id,
+    createdAt,
+    updatedAt: createdAt,
+    state: "complete",
+    repo: { root: "/r", cwd: "/r", baseCommit: null, branch: "main" },
+    claude: { version: null, model: null },
+    parent: null,
+    resume: null,
+    rewoundTo: null,
+    summary: summaryOf([]),
+    turns: [],
+    unsaved: [],
   };
 }
 
@@ -35,8 +45,14 @@ describe("resolveSession", () => {
 
   it("lists the candidates when a prefix is ambiguous, and says how to see them all when none match", async () => {
     const store = await storeWith(["abc1230000", "abd4560000"]);
-    await expect(resolveSession(store, "ab")).rejects.toMatchObject({ message: expect.stringMatching(/"ab" is ambiguous: (abc1230000, abd4560000|abd4560000, abc1230000)/), hint: "type more of the id" });
-    await expect(resolveSession(store, "zz")).rejects.toMatchObject({ message: 'no session matches "zz"', hint: "list the sessions with: nudge session list" });
+    await expect(resolveSession(store, "ab")).rejects.toMatchObject({
+      message: expect.stringMatching(/"ab" is ambiguous: (abc1230000, abd4560000|abd4560000, abc1230000)/),
+      hint: "type more of the id",
+    });
+    await expect(resolveSession(store, "zz")).rejects.toMatchObject({
+      message: 'no session matches "zz"',
+      hint: "list the sessions with: nudge session list",
+    });
   });
 });
 
@@ -46,7 +62,11 @@ describe("liveClaudes", () => {
     const store = await storeWith(ids, "recording");
     const claude = spawn("sleep", ["30"], { stdio: "ignore" });
     try {
-      const lock = (id: string, info: object) => writeFileSync(path.join(store.dir, "sessions", id, "lock"), JSON.stringify({ host: os.hostname(), claude: null, ...info }));
+      const lock = (id: string, info: object) =>
+        writeFileSync(
+          path.join(store.dir, "sessions", id, "lock"),
+          JSON.stringify({ host: os.hostname(), claude: null, ...info }),
+        );
       const gone = { pid: 2 ** 22 + 17, started: null };
       lock(ids[17]!, { owner: { pid: process.pid, started: processStart(process.pid) } });
       lock(ids[250]!, { owner: gone, claude: { pid: claude.pid!, started: processStart(claude.pid!) } });

@@ -8,13 +8,26 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { copyCompressedPrefix, encodeMembers, MEMBER_BYTES, readCopy, readMembers } from "../../src/store/transcript-copy.js";
+import {
+  copyCompressedPrefix,
+  encodeMembers,
+  MEMBER_BYTES,
+  readCopy,
+  readMembers,
+} from "../../src/store/transcript-copy.js";
 import { tempDir } from "../support/gitdir.js";
 
 /** Transcript-like lines: JSON that repeats itself, and some bytes that do not compress. */
 function lines(count: number, seed: string): Buffer {
   const out: string[] = [];
-  for (let i = 0; i < count; i++) out.push(JSON.stringify({ type: "assistant", uuid: `${seed}-${i}`, message: { content: [{ type: "text", text: `line ${i} ${randomBytes(24).toString("base64")}` }] } }));
+  for (let i = 0; i < count; i++)
+    out.push(
+      JSON.stringify({
+        type: "assistant",
+        uuid: `${seed}-${i}`,
+        message: { content: [{ type: "text", text: `line ${i} ${randomBytes(24).toString("base64")}` }] },
+      }),
+    );
   return Buffer.from(out.join("\n") + "\n");
 }
 
@@ -40,7 +53,11 @@ describe("the compressed transcript copy's format", () => {
     expect(found.end).toBe(found.size);
     const splits = Math.ceil(turns[1]!.length / MEMBER_BYTES);
     expect(found.members).toHaveLength(1 + splits + 1);
-    expect(found.members.map((m) => m.start)).toEqual([0, ...Array.from({ length: splits }, (_, i) => turns[0]!.length + i * MEMBER_BYTES), turns[0]!.length + turns[1]!.length]);
+    expect(found.members.map((m) => m.start)).toEqual([
+      0,
+      ...Array.from({ length: splits }, (_, i) => turns[0]!.length + i * MEMBER_BYTES),
+      turns[0]!.length + turns[1]!.length,
+    ]);
     expect((await readCopy({ file, compressed: true })).equals(whole)).toBe(true);
     expect((await readCopy({ file, compressed: true }, 1000)).equals(whole.subarray(0, 1000))).toBe(true);
   });

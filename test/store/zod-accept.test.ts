@@ -12,7 +12,15 @@ import { acceptor, quickParse } from "../../src/base/zod-accept.js";
 const SHA = "95a01f0e51d83673694d30a94fabfbba6b0ee503";
 const SHA2 = "46e611b0df0cd105d182123872e807930c9851eb";
 const AT = "2026-11-28T20:04:13.257Z";
-const patch = (file: string) => ({ file, sha256: "e".repeat(64), bytes: 120, filesChanged: 1, insertions: 2, deletions: 0, binaryFiles: 0 });
+const patch = (file: string) => ({
+  file,
+  sha256: "e".repeat(64),
+  bytes: 120,
+  filesChanged: 1,
+  insertions: 2,
+  deletions: 0,
+  binaryFiles: 0,
+});
 const snapshot = { commit: SHA, tree: SHA2, ref: "refs/nudge/sessions/0afa1d7564" };
 
 /** A turn record with every field a record can have, in the order nudge writes them. */
@@ -25,7 +33,14 @@ const fullTurn = {
   lines: { from: 10, to: 22 },
   bytes: { from: 5610, to: 9001 },
   input: { from: 1, to: 2 },
-  result: { subtype: "success", isError: false, costUsd: 0.0123, durationMs: 1000, numTurns: 2, usage: { input_tokens: 12, cache: { read: 1 }, tiers: [1, "x", null] } },
+  result: {
+    subtype: "success",
+    isError: false,
+    costUsd: 0.0123,
+    durationMs: 1000,
+    numTurns: 2,
+    usage: { input_tokens: 12, cache: { read: 1 }, tiers: [1, "x", null] },
+  },
   claudeSessionId: "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
   lastAssistantUuid: "a1b2c3",
   head: SHA,
@@ -36,19 +51,52 @@ const fullTurn = {
   transcriptBytes: 40_000,
   compaction: { preTokens: 1000, postTokens: null },
   check: { command: "npm test", exitCode: 1, tail: "1 failed", durationMs: 2500 },
-  loop: { role: "verifier", iteration: 2, fresh: true, model: null, promise: "DONE", verdict: { pass: false, reason: "no test" }, log: "iterations/turn-003.ndjson" },
+  loop: {
+    role: "verifier",
+    iteration: 2,
+    fresh: true,
+    model: null,
+    promise: "DONE",
+    verdict: { pass: false, reason: "no test" },
+    log: "iterations/turn-003.ndjson",
+  },
   sharedWith: ["0afa1d7564"],
   repaired: { at: AT, unknown: ["status", "head"] },
   type: "turn",
 };
 /** The same turn with every optional field left out. */
 const leanTurn = Object.fromEntries(
-  Object.entries(fullTurn).filter(([key]) => !["bytes", "input", "edits", "transcriptBytes", "compaction", "check", "loop", "sharedWith", "repaired"].includes(key)),
+  Object.entries(fullTurn).filter(
+    ([key]) =>
+      !["bytes", "input", "edits", "transcriptBytes", "compaction", "check", "loop", "sharedWith", "repaired"].includes(
+        key,
+      ),
+  ),
 );
 const RECORDS: Record<string, unknown>[] = [
   fullTurn,
-  { ...leanTurn, prompt: null, result: null, claudeSessionId: null, lastAssistantUuid: null, head: null, transcript: null, patch: patch("changes/turn-000.patch"), n: 0 },
-  { type: "begin", n: 1, prompt: "turn 1", startedAt: AT, fromLine: 0, fromByte: 0, fromInput: 0, editsTree: null, editsPending: true },
+  {
+    ...leanTurn,
+    prompt: null,
+    result: null,
+    claudeSessionId: null,
+    lastAssistantUuid: null,
+    head: null,
+    transcript: null,
+    patch: patch("changes/turn-000.patch"),
+    n: 0,
+  },
+  {
+    type: "begin",
+    n: 1,
+    prompt: "turn 1",
+    startedAt: AT,
+    fromLine: 0,
+    fromByte: 0,
+    fromInput: 0,
+    editsTree: null,
+    editsPending: true,
+  },
   { type: "begin", n: 2, prompt: "", startedAt: AT, fromLine: 6 },
   { type: "edits", n: 1, tree: SHA },
   { type: "ended", n: 1, tree: null, toLine: 6, toByte: 5610, toInput: 1, endedAt: AT },
@@ -92,7 +140,8 @@ function* mutants(value: unknown, path: string[] = []): Generator<{ where: strin
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       for (const r of REPLACEMENTS) yield { where: at(String(i)), value: value.map((item, j) => (j === i ? r : item)) };
-      for (const inner of mutants(value[i], [...path, String(i)])) yield { where: inner.where, value: value.map((item, j) => (j === i ? inner.value : item)) };
+      for (const inner of mutants(value[i], [...path, String(i)]))
+        yield { where: inner.where, value: value.map((item, j) => (j === i ? inner.value : item)) };
     }
     return;
   }
@@ -104,7 +153,8 @@ function* mutants(value: unknown, path: string[] = []): Generator<{ where: strin
   for (const key of keys) {
     yield { where: at(`-${key}`), value: Object.fromEntries(Object.entries(object).filter(([k]) => k !== key)) };
     for (const r of REPLACEMENTS) yield { where: at(key), value: { ...object, [key]: r } };
-    for (const inner of mutants(object[key], [...path, key])) yield { where: inner.where, value: { ...object, [key]: inner.value } };
+    for (const inner of mutants(object[key], [...path, key]))
+      yield { where: inner.where, value: { ...object, [key]: inner.value } };
   }
 }
 
@@ -157,7 +207,9 @@ describe("the journal's quick check", () => {
   it("still names the damaged line and field, as zod says it", () => {
     const lines = RECORDS.map((r) => JSON.stringify(r));
     lines[4] = lines[4]!.replace(SHA, "not-a-sha");
-    expect(() => parseJournal(lines.join("\n") + "\n", "/b/0afa1d7564/turns.jsonl")).toThrow(/turns\.jsonl line 5 is damaged \(tree: /);
+    expect(() => parseJournal(lines.join("\n") + "\n", "/b/0afa1d7564/turns.jsonl")).toThrow(
+      /turns\.jsonl line 5 is damaged \(tree: /,
+    );
   });
 });
 
@@ -173,13 +225,31 @@ const fullHeader = {
   parent: { id: "1bfb2e8675", turn: 2 },
   resume: { claudeSessionId: "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f", atUuid: null },
   rewoundTo: 1,
-  origin: { exportedBy: "Ann", exportedAt: AT, writtenAt: AT, root: "/home/ann/app", cwd: "/home/ann/app", importedAt: AT, sourceId: "2cac3f9786" },
+  origin: {
+    exportedBy: "Ann",
+    exportedAt: AT,
+    writtenAt: AT,
+    root: "/home/ann/app",
+    cwd: "/home/ann/app",
+    importedAt: AT,
+    sourceId: "2cac3f9786",
+  },
   repairedAt: AT,
   summary: { turns: 3, costUsd: 0.5, durationMs: 1200, firstPrompt: "fix it", lastPrompt: null },
 };
 const HEADERS: Record<string, unknown>[] = [
   fullHeader,
-  { ...fullHeader, repo: { root: "/r", cwd: "/r", baseCommit: null, branch: null }, claude: { version: null, model: null }, parent: null, resume: null, rewoundTo: null, origin: null, repairedAt: null, state: "recording" },
+  {
+    ...fullHeader,
+    repo: { root: "/r", cwd: "/r", baseCommit: null, branch: null },
+    claude: { version: null, model: null },
+    parent: null,
+    resume: null,
+    rewoundTo: null,
+    origin: null,
+    repairedAt: null,
+    state: "recording",
+  },
   Object.fromEntries(Object.entries(fullHeader).filter(([key]) => key !== "origin" && key !== "repairedAt")),
 ];
 

@@ -12,7 +12,8 @@ const CHROMIUM = process.env.NUDGE_CHROMIUM ?? "/usr/bin/chromium";
 export function browserForFile(): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set NUDGE_CHROMIUM)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set NUDGE_CHROMIUM)`);
     // Chromium's sandbox needs user namespaces a root process in a container does not get.
     const asRoot = process.getuid?.() === 0;
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: asRoot ? ["--no-sandbox"] : [] });
@@ -37,7 +38,10 @@ export interface Watch {
  * A page in a fresh context that records every dialog (dismissed), every request, and every
  * uncaught error. `allow` says which URLs may load; any other request is aborted (and recorded).
  */
-export async function watchedPage(browser: Browser, allow: (url: string) => boolean): Promise<{ page: Page; watch: Watch }> {
+export async function watchedPage(
+  browser: Browser,
+  allow: (url: string) => boolean,
+): Promise<{ page: Page; watch: Watch }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const watch: Watch = { dialogs: [], requests: [], errors: [], consoleErrors: [] };

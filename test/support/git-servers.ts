@@ -42,7 +42,20 @@ async function untilListening(port: number): Promise<void> {
 
 export async function startGitDaemon(base: string): Promise<GitServer> {
   const port = await freePort();
-  const daemon: ResultPromise = execa("git", ["daemon", "--reuseaddr", "--listen=127.0.0.1", `--port=${port}`, "--enable=receive-pack", "--export-all", `--base-path=${base}`, base], { reject: false, stdio: "ignore" });
+  const daemon: ResultPromise = execa(
+    "git",
+    [
+      "daemon",
+      "--reuseaddr",
+      "--listen=127.0.0.1",
+      `--port=${port}`,
+      "--enable=receive-pack",
+      "--export-all",
+      `--base-path=${base}`,
+      base,
+    ],
+    { reject: false, stdio: "ignore" },
+  );
   await untilListening(port);
   const close = async () => {
     daemon.kill("SIGTERM");

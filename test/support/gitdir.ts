@@ -38,7 +38,12 @@ export function tempDir(prefix = "nudge-test-"): string {
 }
 
 /** The test identity, also for repositories git makes itself (a submodule's clone has no config of ours). */
-const IDENTITY = { GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.com", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.com" };
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.com",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.com",
+};
 
 export async function git(cwd: string, ...args: string[]): Promise<string> {
   return (await execa("git", args, { cwd, env: IDENTITY })).stdout;

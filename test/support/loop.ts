@@ -10,11 +10,21 @@ import { startScriptedApi, type ScriptStep, type ScriptedApi, type RecordedReque
 export const LOOP_FLAGS = ["--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"];
 
 /** A loop in `repo` against a new scripted API (returned, for the test to look at and close). */
-export async function runLoop(repo: string, steps: ScriptStep[], args: string[], o: { input?: string; env?: Record<string, string>; configDir?: string } = {}) {
+export async function runLoop(
+  repo: string,
+  steps: ScriptStep[],
+  args: string[],
+  o: { input?: string; env?: Record<string, string>; configDir?: string } = {},
+) {
   const api = await startScriptedApi(steps);
   const configDir = o.configDir ?? path.join(tempDir("nudge-cfg-"), "claude");
   const env = { ...claudeEnv(api, configDir), ...o.env };
-  const run = await runNudge(["claude", "loop", ...LOOP_FLAGS, ...args], { cwd: repo, env, input: o.input ?? "", timeout: 180_000 });
+  const run = await runNudge(["claude", "loop", ...LOOP_FLAGS, ...args], {
+    cwd: repo,
+    env,
+    input: o.input ?? "",
+    timeout: 180_000,
+  });
   return { api, env, run, ...loopSession(repo, run.stderr) };
 }
 
@@ -57,7 +67,10 @@ export function sentPrompts(api: ScriptedApi): string[] {
   return turnStarts(api).map((r) => {
     const last = dialogue(r).at(-1)!;
     const blocks: Block[] = typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
-    return blocks.filter((b) => b.type === "text" && !b.text!.startsWith("<system-reminder>")).map((b) => b.text).join("\n");
+    return blocks
+      .filter((b) => b.type === "text" && !b.text!.startsWith("<system-reminder>"))
+      .map((b) => b.text)
+      .join("\n");
   });
 }
 

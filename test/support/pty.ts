@@ -16,7 +16,11 @@ export function inTerminal(cwd: string, args: string[], env: Record<string, stri
   // script -q: no banner; -f: flush as it goes; -e: exit with the child's code; -c: the command.
   const size = o.size ? `stty cols ${o.size.cols} rows ${o.size.rows}; ` : "";
   const command = `${size}exec node ${[NUDGE_CLI, ...args].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")}`;
-  const child = execa("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...env, SHELL: "/bin/sh", NO_COLOR: o.color ? "" : "1", TERM: o.term ?? "dumb" }, reject: false });
+  const child = execa("script", ["-qfec", command, "/dev/null"], {
+    cwd,
+    env: { ...env, SHELL: "/bin/sh", NO_COLOR: o.color ? "" : "1", TERM: o.term ?? "dumb" },
+    reject: false,
+  });
   let screen = "";
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));
   /** What was written so far, escape sequences removed and CRLF as LF. */

@@ -20,14 +20,22 @@ export interface Recorded {
   stderr: string;
 }
 
-export async function recordSession(repo: string, steps: ScriptStep[], prompts: string[], options: ScriptedApiOptions = {}): Promise<Recorded> {
+export async function recordSession(
+  repo: string,
+  steps: ScriptStep[],
+  prompts: string[],
+  options: ScriptedApiOptions = {},
+): Promise<Recorded> {
   const api = await startScriptedApi(steps, options);
   const env = claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude"));
-  const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], {
-    cwd: repo,
-    env,
-    input: prompts.join("\n") + "\n",
-  });
+  const run = await runNudge(
+    ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+    {
+      cwd: repo,
+      env,
+      input: prompts.join("\n") + "\n",
+    },
+  );
   expect(run.exitCode, run.stderr).toBe(0);
   const id = /session (\w+):/.exec(run.stderr)![1]!;
   const dir = path.join(repo, ".git", "nudge", "sessions", id);
@@ -43,5 +51,18 @@ export function readManifestFile(dir: string): Manifest {
 
 /** `nudge claude run` with the real claude, edits accepted and Bash allowed, as the recording tests run it. */
 export function runClaude(repo: string, args: string[], env: Record<string, string>, input = "") {
-  return runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash", ...args], { cwd: repo, env, input });
+  return runNudge(
+    [
+      "claude",
+      "run",
+      "--claude-bin",
+      CLAUDE_BIN,
+      "--permission-mode",
+      "acceptEdits",
+      "--allowed-tools",
+      "Bash",
+      ...args,
+    ],
+    { cwd: repo, env, input },
+  );
 }

@@ -4,8 +4,8 @@
 // Only "main loop" requests (streaming, with tools) consume script steps; the
 // CLI's side requests (title generation, token counting, quota probes, ...)
 // get a small valid answer so they never shift the script.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 
 export type ScriptStep =
   | { text: string } // end_turn with a text block
@@ -37,54 +37,58 @@ export interface ScriptedApi {
   close(): Promise<void>;
 }
 
-const DEFAULT_MODEL = 'claude-sonnet-4-5-20250929';
-const EXHAUSTED: ScriptStep = { text: '(script exhausted)' };
+const DEFAULT_MODEL = "claude-sonnet-4-5-20250929";
+const EXHAUSTED: ScriptStep = { text: "(script exhausted)" };
 
 type Block =
-  | { type: 'text'; text: string; parts?: Array<string | Promise<unknown>> }
-  | { type: 'thinking'; thinking: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+  | { type: "text"; text: string; parts?: Array<string | Promise<unknown>> }
+  | { type: "thinking"; thinking: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 export interface ScriptedApiOptions {
   /** Stream every text, thinking and tool input in pieces of this many characters, as the real API streams tokens (default: one piece). */
   chunk?: number;
 }
 
-export async function startScriptedApi(steps: ScriptStep[] = [], options: ScriptedApiOptions = {}): Promise<ScriptedApi> {
-  const pieces = (s: string): string[] => (options.chunk ? s.match(new RegExp(`[\\s\\S]{1,${options.chunk}}`, 'g')) ?? [] : [s]);
+export async function startScriptedApi(
+  steps: ScriptStep[] = [],
+  options: ScriptedApiOptions = {},
+): Promise<ScriptedApi> {
+  const pieces = (s: string): string[] =>
+    options.chunk ? (s.match(new RegExp(`[\\s\\S]{1,${options.chunk}}`, "g")) ?? []) : [s];
   const script = [...steps];
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>(); // pending delayMs steps, cleared on close
   let seq = 0; // makes message and tool_use ids unique per server
-  const nextId = (prefix: string) => `${prefix}_${String(++seq).padStart(4, '0')}${Math.random().toString(36).slice(2, 10)}`;
+  const nextId = (prefix: string) =>
+    `${prefix}_${String(++seq).padStart(4, "0")}${Math.random().toString(36).slice(2, 10)}`;
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
       let body: any = undefined;
       try {
         body = raw ? JSON.parse(raw) : undefined;
       } catch {
         body = raw;
       }
-      const path = req.url ?? '/';
-      const pathname = path.split('?')[0];
-      const isMessages = req.method === 'POST' && pathname === '/v1/messages';
-      const isMainLoop =
-        isMessages && body?.stream === true && Array.isArray(body?.tools) && body.tools.length > 0;
+      const path = req.url ?? "/";
+      const pathname = path.split("?")[0];
+      const isMessages = req.method === "POST" && pathname === "/v1/messages";
+      const isMainLoop = isMessages && body?.stream === true && Array.isArray(body?.tools) && body.tools.length > 0;
       requests.push({ path, headers: { ...req.headers }, body, isMainLoop });
 
       if (isMainLoop) {
         void answerStep(res, script.shift() ?? EXHAUSTED, body);
-      } else if (req.method === 'POST' && pathname === '/v1/messages/count_tokens') {
+      } else if (req.method === "POST" && pathname === "/v1/messages/count_tokens") {
         sendJson(res, 200, { input_tokens: estimateTokens(raw) });
       } else if (isMessages) {
         // Side request: answer without consuming a step.
-        const blocks: Block[] = [{ type: 'text', text: 'ok' }];
-        if (body?.stream === true) void sendSse(res, blocks, 'end_turn', body, estimateTokens(raw));
-        else sendJson(res, 200, messageJson(nextId('msg'), blocks, 'end_turn', body, estimateTokens(raw)));
+        const blocks: Block[] = [{ type: "text", text: "ok" }];
+        if (body?.stream === true) void sendSse(res, blocks, "end_turn", body, estimateTokens(raw));
+        else sendJson(res, 200, messageJson(nextId("msg"), blocks, "end_turn", body, estimateTokens(raw)));
       } else {
         // Anything else the CLI might probe: a harmless empty success.
         sendJson(res, 200, {});
@@ -93,7 +97,7 @@ export async function startScriptedApi(steps: ScriptStep[] = [], options: Script
   });
 
   async function answerStep(res: http.ServerResponse, step: ScriptStep, body: any): Promise<void> {
-    if ('delayMs' in step) {
+    if ("delayMs" in step) {
       await new Promise<void>((r) => {
         const t = setTimeout(() => (timers.delete(t), r()), step.delayMs);
         timers.add(t);
@@ -102,82 +106,114 @@ export async function startScriptedApi(steps: ScriptStep[] = [], options: Script
       if (res.destroyed || res.socket?.destroyed !== false) return;
       return answerStep(res, step.then, body);
     }
-    if ('after' in step) {
+    if ("after" in step) {
       await step.after;
       if (res.destroyed || res.socket?.destroyed !== false) return;
       return answerStep(res, step.then, body);
     }
-    if ('httpError' in step) {
+    if ("httpError" in step) {
       const { status, type, message } = step.httpError;
-      const headers: Record<string, string> = { 'request-id': nextId('req') };
+      const headers: Record<string, string> = { "request-id": nextId("req") };
       // Real 429s carry retry-after. (Measured: claude 2.1.329 still backs off
       // ~0.5s, 1s, 2s, ... with 0 here, so it doesn't speed tests up.)
-      if (status === 429) headers['retry-after'] = '0';
-      sendJson(res, status, { type: 'error', error: { type, message }, request_id: headers['request-id'] }, headers);
+      if (status === 429) headers["retry-after"] = "0";
+      sendJson(res, status, { type: "error", error: { type, message }, request_id: headers["request-id"] }, headers);
       return;
     }
-    const inputTokens = estimateTokens(JSON.stringify(body ?? ''));
-    if ('tool' in step) {
+    const inputTokens = estimateTokens(JSON.stringify(body ?? ""));
+    if ("tool" in step) {
       const blocks: Block[] = [];
-      if (step.text !== undefined) blocks.push({ type: 'text', text: step.text });
-      blocks.push({ type: 'tool_use', id: nextId('toolu'), name: step.tool, input: step.input });
-      await sendSse(res, blocks, 'tool_use', body, inputTokens);
+      if (step.text !== undefined) blocks.push({ type: "text", text: step.text });
+      blocks.push({ type: "tool_use", id: nextId("toolu"), name: step.tool, input: step.input });
+      await sendSse(res, blocks, "tool_use", body, inputTokens);
       return;
     }
-    if ('textParts' in step) {
-      const text = step.textParts.filter((p): p is string => typeof p === 'string').join('');
-      await sendSse(res, [{ type: 'text', text, parts: step.textParts }], 'end_turn', body, inputTokens);
+    if ("textParts" in step) {
+      const text = step.textParts.filter((p): p is string => typeof p === "string").join("");
+      await sendSse(res, [{ type: "text", text, parts: step.textParts }], "end_turn", body, inputTokens);
       return;
     }
-    const thinking: Block[] = 'thinking' in step ? [{ type: 'thinking', thinking: step.thinking }] : [];
-    await sendSse(res, [...thinking, { type: 'text', text: step.text }], 'end_turn', body, inputTokens);
+    const thinking: Block[] = "thinking" in step ? [{ type: "thinking", thinking: step.thinking }] : [];
+    await sendSse(res, [...thinking, { type: "text", text: step.text }], "end_turn", body, inputTokens);
   }
 
-  async function sendSse(res: http.ServerResponse, blocks: Block[], stopReason: string, body: any, inputTokens: number): Promise<void> {
+  async function sendSse(
+    res: http.ServerResponse,
+    blocks: Block[],
+    stopReason: string,
+    body: any,
+    inputTokens: number,
+  ): Promise<void> {
     res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'request-id': nextId('req'),
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "request-id": nextId("req"),
     });
     const event = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-    const outputTokens = blocks.reduce((n, b) => n + estimateTokens(b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : JSON.stringify(b.input)), 0);
-    const msg = messageJson(nextId('msg'), [], null, body, inputTokens);
-    event('message_start', { type: 'message_start', message: { ...msg, usage: { ...msg.usage, output_tokens: 1 } } });
+    const outputTokens = blocks.reduce(
+      (n, b) =>
+        n + estimateTokens(b.type === "text" ? b.text : b.type === "thinking" ? b.thinking : JSON.stringify(b.input)),
+      0,
+    );
+    const msg = messageJson(nextId("msg"), [], null, body, inputTokens);
+    event("message_start", { type: "message_start", message: { ...msg, usage: { ...msg.usage, output_tokens: 1 } } });
     for (const [index, b] of blocks.entries()) {
-      if (b.type === 'text') {
-        event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      if (b.type === "text") {
+        event("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
         for (const part of b.parts ?? pieces(b.text)) {
-          if (typeof part !== 'string') {
+          if (typeof part !== "string") {
             await part;
             if (res.destroyed) return; // the client gave up meanwhile (an interrupt)
-          } else event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: part } });
+          } else
+            event("content_block_delta", {
+              type: "content_block_delta",
+              index,
+              delta: { type: "text_delta", text: part },
+            });
         }
-      } else if (b.type === 'thinking') {
-        event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-        for (const piece of pieces(b.thinking)) event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
-        event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'c2NyaXB0ZWQ=' } });
-      } else {
-        event('content_block_start', {
-          type: 'content_block_start',
+      } else if (b.type === "thinking") {
+        event("content_block_start", {
+          type: "content_block_start",
           index,
-          content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} },
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        });
+        for (const piece of pieces(b.thinking))
+          event("content_block_delta", {
+            type: "content_block_delta",
+            index,
+            delta: { type: "thinking_delta", thinking: piece },
+          });
+        event("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "signature_delta", signature: "c2NyaXB0ZWQ=" },
+        });
+      } else {
+        event("content_block_start", {
+          type: "content_block_start",
+          index,
+          content_block: { type: "tool_use", id: b.id, name: b.name, input: {} },
         });
         for (const piece of pieces(JSON.stringify(b.input))) {
-          event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+          event("content_block_delta", {
+            type: "content_block_delta",
+            index,
+            delta: { type: "input_json_delta", partial_json: piece },
+          });
         }
       }
-      event('content_block_stop', { type: 'content_block_stop', index });
+      event("content_block_stop", { type: "content_block_stop", index });
     }
-    event('message_delta', {
-      type: 'message_delta',
+    event("message_delta", {
+      type: "message_delta",
       delta: { stop_reason: stopReason, stop_sequence: null },
       usage: { output_tokens: outputTokens },
     });
-    event('message_stop', { type: 'message_stop' });
+    event("message_stop", { type: "message_stop" });
     res.end();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
@@ -199,9 +235,9 @@ export async function startScriptedApi(steps: ScriptStep[] = [], options: Script
 function messageJson(id: string, content: Block[], stopReason: string | null, body: any, inputTokens: number) {
   return {
     id,
-    type: 'message',
-    role: 'assistant',
-    model: typeof body?.model === 'string' ? body.model : DEFAULT_MODEL,
+    type: "message",
+    role: "assistant",
+    model: typeof body?.model === "string" ? body.model : DEFAULT_MODEL,
     content,
     stop_reason: stopReason,
     stop_sequence: null,
@@ -215,7 +251,7 @@ function messageJson(id: string, content: Block[], stopReason: string | null, bo
 }
 
 function sendJson(res: http.ServerResponse, status: number, data: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(data));
 }
 

@@ -24,7 +24,16 @@ export interface CorpusLookalike {
 }
 
 interface Spec {
-  secrets: Array<{ kind: string; value?: string; line?: string; pem?: { label: string; prefix: string; chars: number }; gcp?: boolean; kubeconfig?: boolean; ppk?: boolean; base64env?: boolean }>;
+  secrets: Array<{
+    kind: string;
+    value?: string;
+    line?: string;
+    pem?: { label: string; prefix: string; chars: number };
+    gcp?: boolean;
+    kubeconfig?: boolean;
+    ppk?: boolean;
+    base64env?: boolean;
+  }>;
   lookalikes: Array<{ kind: string; line: string }>;
 }
 
@@ -60,11 +69,20 @@ function generator(seed: number): () => number {
 export function loadCorpus(seed = 22): { secrets: CorpusSecret[]; lookalikes: CorpusLookalike[] } {
   const spec = JSON.parse(readFileSync(FILE, "utf8")) as Spec;
   const random = generator(seed);
-  const pick = (chars: string, n: number) => Array.from({ length: n }, () => chars[Math.floor(random() * chars.length)]).join("");
-  const fill = (template: string) => template.replace(/\{(\w+):(\d+)\}/g, (_, cls: string, n: string) => pick(CLASSES[cls]!, Number(n)));
+  const pick = (chars: string, n: number) =>
+    Array.from({ length: n }, () => chars[Math.floor(random() * chars.length)]).join("");
+  const fill = (template: string) =>
+    template.replace(/\{(\w+):(\d+)\}/g, (_, cls: string, n: string) => pick(CLASSES[cls]!, Number(n)));
   const jwt = () => {
     const b64url = (s: string) => Buffer.from(s).toString("base64url");
-    const payload = b64url(JSON.stringify({ sub: fill("{0:9}"), name: "Ana Lima", iat: 1732493000 + Math.floor(random() * 1e6), scope: "orders:write" }));
+    const payload = b64url(
+      JSON.stringify({
+        sub: fill("{0:9}"),
+        name: "Ana Lima",
+        iat: 1732493000 + Math.floor(random() * 1e6),
+        scope: "orders:write",
+      }),
+    );
     return `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.${payload}.${fill("{w:43}")}`;
   };
   // A Discord bot token: the bot's user id in base64, a timestamp part, an HMAC part.
@@ -74,7 +92,10 @@ export function loadCorpus(seed = 22): { secrets: CorpusSecret[]; lookalikes: Co
     const lines = body.match(/.{1,64}/g)!;
     const pad = lines.at(-1)!.length % 4 === 0 ? "" : "=".repeat(4 - (lines.at(-1)!.length % 4));
     lines[lines.length - 1] += pad;
-    return { text: `-----BEGIN ${p.label}-----\n${lines.join("\n")}\n-----END ${p.label}-----`, needles: lines.filter((l) => l.length >= 20) };
+    return {
+      text: `-----BEGIN ${p.label}-----\n${lines.join("\n")}\n-----END ${p.label}-----`,
+      needles: lines.filter((l) => l.length >= 20),
+    };
   };
 
   const secrets: CorpusSecret[] = spec.secrets.map((s) => {
@@ -83,7 +104,11 @@ export function loadCorpus(seed = 22): { secrets: CorpusSecret[]; lookalikes: Co
       return { kind: s.kind, text: key.text, multiline: true, needles: key.needles };
     }
     if (s.gcp) {
-      const key = pem({ label: "PRIVATE KEY", prefix: "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQ", chars: 1624 });
+      const key = pem({
+        label: "PRIVATE KEY",
+        prefix: "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQ",
+        chars: 1624,
+      });
       const project = `acme-prod-${fill("{0:6}")}`;
       const json = {
         type: "service_account",

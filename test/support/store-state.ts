@@ -38,7 +38,9 @@ export function storeFiles(store: string): string[] {
 
 /** nudge's refs with their tips. */
 export async function nudgeRefs(repo: string): Promise<string[]> {
-  return (await git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/nudge/")).split("\n").filter(Boolean);
+  return (await git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/nudge/"))
+    .split("\n")
+    .filter(Boolean);
 }
 
 /**
@@ -50,6 +52,8 @@ export async function storeState(repo: string): Promise<{ files: string[]; refs:
   return {
     files: storeFiles(path.join(gitDir, "nudge")).filter((f) => !f.startsWith("index/untracked-cache-")),
     refs: await nudgeRefs(repo),
-    gitDir: readdirSync(gitDir).filter((n) => n.startsWith("sharedindex.")).sort(),
+    gitDir: readdirSync(gitDir)
+      .filter((n) => n.startsWith("sharedindex."))
+      .sort(),
   };
 }

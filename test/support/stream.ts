@@ -13,13 +13,17 @@ const PIECE = /^(\d+)-(\d+)\.(\d+)-(\d+)\.jsonl(\.gz)?$/;
 export function pieceNames(bundle: string): string[] {
   const folder = path.join(bundle, "conversation.d");
   if (!existsSync(folder)) return [];
-  const names = readdirSync(folder).filter((n) => PIECE.test(n) && !(!n.endsWith(".gz") && existsSync(path.join(folder, `${n}.gz`))));
+  const names = readdirSync(folder).filter(
+    (n) => PIECE.test(n) && !(!n.endsWith(".gz") && existsSync(path.join(folder, `${n}.gz`))),
+  );
   return names.sort((a, b) => Number(PIECE.exec(a)![3]) - Number(PIECE.exec(b)![3]));
 }
 
 export function readStreamOf(bundle: string): Buffer {
   const folder = path.join(bundle, "conversation.d");
-  const parts = pieceNames(bundle).map((n) => (n.endsWith(".gz") ? gunzipSync(readFileSync(path.join(folder, n))) : readFileSync(path.join(folder, n))));
+  const parts = pieceNames(bundle).map((n) =>
+    n.endsWith(".gz") ? gunzipSync(readFileSync(path.join(folder, n))) : readFileSync(path.join(folder, n)),
+  );
   const live = path.join(bundle, "conversation.jsonl");
   if (existsSync(live)) parts.push(readFileSync(live));
   return Buffer.concat(parts);

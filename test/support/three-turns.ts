@@ -19,7 +19,13 @@ export async function recordThreeTurns(): Promise<Recorded & { repo: string }> {
       { tool: "Read", input: { file_path: path.join(repo, "notes.txt") } },
       { tool: "Edit", input: { file_path: path.join(repo, "notes.txt"), old_string: "beta", new_string: "BETA" } },
       { text: "Edited notes.txt." },
-      { tool: "Bash", input: { command: "printf '\\000\\001\\002\\377binary' > blob.bin && mv old-name.txt renamed.txt", description: "shuffle" } },
+      {
+        tool: "Bash",
+        input: {
+          command: "printf '\\000\\001\\002\\377binary' > blob.bin && mv old-name.txt renamed.txt",
+          description: "shuffle",
+        },
+      },
       { text: "Shuffled." },
     ],
     ["write notes", "edit notes", "shuffle the files"],

@@ -7,6 +7,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 
 export function transcriptCopy(bundleDir: string, name: string): Buffer {
-  if (existsSync(path.join(bundleDir, name))) throw new Error(`${name} is kept plain in ${bundleDir}; nudge keeps it compressed (${name}.gz)`);
+  if (existsSync(path.join(bundleDir, name)))
+    throw new Error(`${name} is kept plain in ${bundleDir}; nudge keeps it compressed (${name}.gz)`);
   return gunzipSync(readFileSync(path.join(bundleDir, `${name}.gz`)));
 }

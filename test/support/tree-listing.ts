@@ -26,7 +26,11 @@ export async function treeListing(repo: string, tree: string): Promise<Listing> 
 
 export async function workTreeListing(repo: string): Promise<Listing> {
   const ignored = new Set(
-    (await execa("git", ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], { cwd: repo })).stdout
+    (
+      await execa("git", ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], {
+        cwd: repo,
+      })
+    ).stdout
       .split("\0")
       .filter(Boolean)
       .map((p) => p.replace(/\/$/, "")),

@@ -15,10 +15,20 @@ let servers = 0;
 
 /** claude's config for its UI offline: onboarding done, the test key approved, the project trusted. */
 function tuiConfig(configDir: string, env: Record<string, string>, projects: string[]): void {
-  const trusted = Object.fromEntries(projects.map((p) => [p, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }]));
+  const trusted = Object.fromEntries(
+    projects.map((p) => [p, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }]),
+  );
   const approved = [env.ANTHROPIC_API_KEY!.slice(-20)];
   mkdirSync(configDir, { recursive: true });
-  writeFileSync(path.join(configDir, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, theme: "dark", customApiKeyResponses: { approved, rejected: [] }, projects: trusted }));
+  writeFileSync(
+    path.join(configDir, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      theme: "dark",
+      customApiKeyResponses: { approved, rejected: [] },
+      projects: trusted,
+    }),
+  );
 }
 
 export function tuiEnv(api: { url: string }, configDir: string, repo: string): Record<string, string> {
@@ -40,7 +50,21 @@ export class Terminal {
     const socket = `nudge-tui-${process.pid}-${++servers}`;
     const env = Object.entries(o.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
     const line = `env ${env.join(" ")} ${argv.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
-    execFileSync("tmux", ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-c", o.cwd, line]);
+    execFileSync("tmux", [
+      "-L",
+      socket,
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-x",
+      "120",
+      "-y",
+      "40",
+      "-c",
+      o.cwd,
+      line,
+    ]);
     const terminal = new Terminal(socket);
     onTestFinished(() => terminal.close());
     return terminal;
@@ -54,7 +78,12 @@ export class Terminal {
   /** An interactive bash (job control on, as a person's terminal has it), `env` exported. */
   static shell(o: { cwd: string; env: Record<string, string> }): Terminal {
     const rc = path.join(tempDir("nudge-tui-rc-"), "bashrc");
-    writeFileSync(rc, `${Object.entries(o.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`).join("\n")}\nPS1='$ '\n`);
+    writeFileSync(
+      rc,
+      `${Object.entries(o.env)
+        .map(([k, v]) => `export ${k}=${shellQuote(v)}`)
+        .join("\n")}\nPS1='$ '\n`,
+    );
     return Terminal.open(["bash", "--noprofile", "--rcfile", rc, "-i"], { cwd: o.cwd, env: {} });
   }
 
@@ -101,7 +130,9 @@ export class Terminal {
     const shell = execFileSync("tmux", ["-L", this.socket, "display-message", "-p", "#{pane_pid}"]).toString().trim();
     // By its command line: Node 24 names its main thread "MainThread", so `comm` is not "node" there.
     const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", shell]).toString().trim().split("\n");
-    const node = children.map((l) => l.trim().split(/\s+/)).find(([, command, script]) => /(^|\/)node$/.test(command ?? "") && (script ?? "").endsWith("nudge.mjs"));
+    const node = children
+      .map((l) => l.trim().split(/\s+/))
+      .find(([, command, script]) => /(^|\/)node$/.test(command ?? "") && (script ?? "").endsWith("nudge.mjs"));
     if (!node) throw new Error(`no node process under the terminal's shell: ${children.join("; ")}`);
     return Number(node[0]);
   }

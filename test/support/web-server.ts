@@ -26,7 +26,10 @@ export interface WebServerRun {
   csrf: string;
   stderr: () => string;
   answers: Answer[];
-  request(path: string, o?: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer>;
+  request(
+    path: string,
+    o?: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
+  ): Promise<Answer>;
   get(path: string): Promise<Answer>;
   /** A POST as the page sends it: cookie, Origin, CSRF token, JSON. */
   post(path: string, body: unknown): Promise<Answer>;
@@ -34,8 +37,17 @@ export interface WebServerRun {
 }
 
 /** `port`: what --port says (default "0", a free port); null leaves it out (the last start's port). */
-export async function startWeb(cwd: string, env: Record<string, string> = {}, args: string[] = [], portArg: string | null = "0"): Promise<WebServerRun> {
-  const proc = execa("node", [NUDGE_CLI, "web", "--no-open", ...(portArg === null ? [] : ["--port", portArg]), ...args], { cwd, env: { NO_COLOR: "1", ...env }, reject: false, buffer: false }) as WebServerRun["proc"];
+export async function startWeb(
+  cwd: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+  portArg: string | null = "0",
+): Promise<WebServerRun> {
+  const proc = execa(
+    "node",
+    [NUDGE_CLI, "web", "--no-open", ...(portArg === null ? [] : ["--port", portArg]), ...args],
+    { cwd, env: { NO_COLOR: "1", ...env }, reject: false, buffer: false },
+  ) as WebServerRun["proc"];
   let out = "";
   let err = "";
   proc.stderr!.on("data", (c: Buffer) => (err += c.toString()));
@@ -53,15 +65,28 @@ export async function startWeb(cwd: string, env: Record<string, string> = {}, ar
   const answers: Answer[] = [];
   const request: WebServerRun["request"] = (path, o = {}) =>
     new Promise((resolve, reject) => {
-      const req = http.request({ host: "127.0.0.1", port, path, method: o.method ?? "GET", headers: { host: `127.0.0.1:${port}`, ...o.headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const answer = { status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") };
-          answers.push(answer);
-          resolve(answer);
-        });
-      });
+      const req = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          path,
+          method: o.method ?? "GET",
+          headers: { host: `127.0.0.1:${port}`, ...o.headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const answer = {
+              status: res.statusCode!,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString("utf8"),
+            };
+            answers.push(answer);
+            resolve(answer);
+          });
+        },
+      );
       req.on("error", reject);
       req.end(o.body);
     });
@@ -81,7 +106,12 @@ export async function startWeb(cwd: string, env: Record<string, string> = {}, ar
     answers,
     request,
     get: (path) => request(path, { headers: { cookie } }),
-    post: (path, body) => request(path, { method: "POST", headers: { cookie, origin, "x-nudge-csrf": csrf, "content-type": "application/json" }, body: JSON.stringify(body) }),
+    post: (path, body) =>
+      request(path, {
+        method: "POST",
+        headers: { cookie, origin, "x-nudge-csrf": csrf, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
     async stop(signal = "SIGTERM") {
       proc.kill(signal);
       const result = await proc;
@@ -121,33 +151,41 @@ export function openSse(port: number, path: string, headers: Record<string, stri
   let response!: http.IncomingMessage;
   let ended!: Promise<void>;
   const opened = new Promise<http.IncomingMessage>((resolve, reject) => {
-    const req = http.get({ host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}`, accept: "text/event-stream", ...headers } }, (res) => {
-      response = res;
-      ended = new Promise((done) => res.on("end", done).on("close", done));
-      let buffer = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let at: number;
-        while ((at = buffer.indexOf("\n\n")) !== -1) {
-          const block = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const e: SseEvent = { id: null, event: "message", data: "" };
-          let has = false;
-          for (const line of block.split("\n")) {
-            const [field, ...rest] = line.split(":");
-            const value = rest.join(":").replace(/^ /, "");
-            if (field === "id") e.id = value;
-            else if (field === "event") (e.event = value), (has = true);
-            else if (field === "data") (e.data = value), (has = true);
+    const req = http.get(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        headers: { host: `127.0.0.1:${port}`, accept: "text/event-stream", ...headers },
+      },
+      (res) => {
+        response = res;
+        ended = new Promise((done) => res.on("end", done).on("close", done));
+        let buffer = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffer += chunk;
+          let at: number;
+          while ((at = buffer.indexOf("\n\n")) !== -1) {
+            const block = buffer.slice(0, at);
+            buffer = buffer.slice(at + 2);
+            const e: SseEvent = { id: null, event: "message", data: "" };
+            let has = false;
+            for (const line of block.split("\n")) {
+              const [field, ...rest] = line.split(":");
+              const value = rest.join(":").replace(/^ /, "");
+              if (field === "id") e.id = value;
+              else if (field === "event") ((e.event = value), (has = true));
+              else if (field === "data") ((e.data = value), (has = true));
+            }
+            if (!has) continue;
+            events.push(e);
+            for (const w of [...waiters]) if (w.match(e)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(e));
           }
-          if (!has) continue;
-          events.push(e);
-          for (const w of [...waiters]) if (w.match(e)) waiters.splice(waiters.indexOf(w), 1), w.resolve(e);
-        }
-      });
-      resolve(res);
-    });
+        });
+        resolve(res);
+      },
+    );
     req.on("error", reject);
   });
   return {

@@ -8,14 +8,28 @@ import path from "node:path";
 import { gitdir } from "./gitdir.js";
 import { recordSession, type Recorded } from "./record.js";
 
-export const MARKDOWN_REPLY = ["# Fixed the sum", "", "The **add** function now adds. Call it like this:", "", "```js", "export function add(a, b) {", "  return a + b;", "}", "```", ""].join("\n");
+export const MARKDOWN_REPLY = [
+  "# Fixed the sum",
+  "",
+  "The **add** function now adds. Call it like this:",
+  "",
+  "```js",
+  "export function add(a, b) {",
+  "  return a + b;",
+  "}",
+  "```",
+  "",
+].join("\n");
 
 export async function recordWebSession(): Promise<Recorded & { repo: string }> {
   const repo = await gitdir({ "README.md": "# app\n", "math.js": "export function add(a, b) {\n  return a - b;\n}\n" });
   const recorded = await recordSession(
     repo,
     [
-      { tool: "Write", input: { file_path: path.join(repo, "math.js"), content: "export function add(a, b) {\n  return a + b;\n}\n" } },
+      {
+        tool: "Write",
+        input: { file_path: path.join(repo, "math.js"), content: "export function add(a, b) {\n  return a + b;\n}\n" },
+      },
       { thinking: "The sign is wrong; fix it and explain.", text: MARKDOWN_REPLY },
       { tool: "WebFetch", input: { url: "https://example.com/docs", prompt: "summarize" } },
       { text: "I could not fetch the docs." },

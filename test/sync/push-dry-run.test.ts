@@ -45,11 +45,25 @@ async function push(args: string[]) {
   await git(repo, "commit", "-q", "-m", `commit ${n}`);
   const before = await git(server, "rev-parse", "main");
   const run = await execa("git", args, { cwd: repo, reject: false });
-  return { run, moved: (await git(server, "rev-parse", "main")) !== before, published: (await git(server, "for-each-ref", "refs/nudge/")) !== "" };
+  return {
+    run,
+    moved: (await git(server, "rev-parse", "main")) !== before,
+    published: (await git(server, "for-each-ref", "refs/nudge/")) !== "",
+  };
 }
 
 describe("the pre-push hook on a dry run", () => {
-  it.each(["-vn", "-qn", "-nq", "-fnv", "--dry-run", "--dry", "--dr -v", "--porcelain -un", "--receive-pack git-receive-pack -qn"])("git push %s team main publishes nothing", async (spelling) => {
+  it.each([
+    "-vn",
+    "-qn",
+    "-nq",
+    "-fnv",
+    "--dry-run",
+    "--dry",
+    "--dr -v",
+    "--porcelain -un",
+    "--receive-pack git-receive-pack -qn",
+  ])("git push %s team main publishes nothing", async (spelling) => {
     const { run, moved, published } = await push(["push", ...spelling.split(" "), "team", "main"]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain("nudge: git push --dry-run: no session published");
@@ -62,7 +76,10 @@ describe("the pre-push hook on a dry run", () => {
     [["p", "team", "main"], "alias p = push -n"],
     [["pq", "team", "main"], "alias pq = p -q (an alias of an alias)"],
     [["sp", "team", "main"], "shell alias sp = !git push -vn"],
-    [["-C", ".", "-c", "push.default=current", "--no-pager", "push", "-vn", "team", "main"], "git's own options before push"],
+    [
+      ["-C", ".", "-c", "push.default=current", "--no-pager", "push", "-vn", "team", "main"],
+      "git's own options before push",
+    ],
     [["push", "-n", "team", "HEAD"], "the branch named as HEAD"],
   ])("git %j (%s) publishes nothing", async (args) => {
     const { run, moved, published } = await push(args);
@@ -81,7 +98,11 @@ describe("the pre-push hook on a dry run", () => {
 
   it("the hook run outside any git push cannot tell, says why, and publishes nothing", async () => {
     const head = (await git(repo, "rev-parse", "HEAD")).trim();
-    const run = await execa("sh", [path.join(repo, ".git", "hooks", "pre-push"), "team", server], { cwd: repo, reject: false, input: `refs/heads/main ${head} refs/heads/main ${"0".repeat(40)}\n` });
+    const run = await execa("sh", [path.join(repo, ".git", "hooks", "pre-push"), "team", server], {
+      cwd: repo,
+      reject: false,
+      input: `refs/heads/main ${head} refs/heads/main ${"0".repeat(40)}\n`,
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^nudge: cannot tell whether this push is a dry run \(.+\): no session published$/);
     expect(await git(server, "for-each-ref", "refs/nudge/")).toBe("");
@@ -97,11 +118,14 @@ describe("the pre-push hook on a dry run", () => {
   });
 
   // git hands the hook `HEAD <id> refs/heads/main <id>` for these: HEAD is the checked-out branch.
-  it.each(["HEAD", "@", "HEAD:refs/heads/main"])("git push team %s publishes the sessions of the checked-out branch", async (refspec) => {
-    const { run, moved } = await push(["push", "team", refspec]);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
-    expect(run.stderr).toContain(rec.id);
-    expect(moved).toBe(true);
-  });
+  it.each(["HEAD", "@", "HEAD:refs/heads/main"])(
+    "git push team %s publishes the sessions of the checked-out branch",
+    async (refspec) => {
+      const { run, moved } = await push(["push", "team", refspec]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).toContain("nudge: publishing 1 session of main to team (git config nudge.push auto)");
+      expect(run.stderr).toContain(rec.id);
+      expect(moved).toBe(true);
+    },
+  );
 });

@@ -25,7 +25,11 @@ describe("always for this session", () => {
       { tool: "Bash", input: { command: "echo one > one.txt", description: "Write one to one.txt again" } },
       { text: "done" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")));
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+    );
     await t.waitFor("› ");
     t.type("write it twice\r");
     await t.waitFor(/\? Bash[^]*Allow\?/);

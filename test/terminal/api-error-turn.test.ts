@@ -45,7 +45,10 @@ describe("a turn ended by an API error", () => {
     await new Promise((r) => closed.close(r));
     const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
       cwd: repo,
-      env: { ...claudeEnv({ url: `http://127.0.0.1:${port}` }, path.join(tempDir(), "cfg")), CLAUDE_CODE_MAX_RETRIES: "2" },
+      env: {
+        ...claudeEnv({ url: `http://127.0.0.1:${port}` }, path.join(tempDir(), "cfg")),
+        CLAUDE_CODE_MAX_RETRIES: "2",
+      },
       input: "hello\n",
     });
     const cause = `! the API cannot be reached: cannot connect to 127.0.0.1:${port} (ANTHROPIC_BASE_URL): ECONNREFUSED; claude retries`;

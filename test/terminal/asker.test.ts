@@ -13,16 +13,38 @@ function request(tool_name: string, input: Record<string, unknown>, extra: Recor
 }
 
 const BASH_SUGGESTIONS = {
-  permission_suggestions: [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "localSettings" }],
+  permission_suggestions: [
+    {
+      type: "addRules",
+      rules: [{ toolName: "Bash", ruleContent: "npm test:*" }],
+      behavior: "allow",
+      destination: "localSettings",
+    },
+  ],
 };
 
 describe("a permission question", () => {
   it("shows a Write of a new file as added lines, relative to cwd, and takes y", async () => {
     const cwd = tempDir();
-    const t = runHarness({ steps: [{ do: "permission", cwd, request: request("Write", { file_path: path.join(cwd, "src/new.txt"), content: "one\ntwo\n" }) }] });
+    const t = runHarness({
+      steps: [
+        {
+          do: "permission",
+          cwd,
+          request: request("Write", { file_path: path.join(cwd, "src/new.txt"), content: "one\ntwo\n" }),
+        },
+      ],
+    });
     await t.waitFor("Allow?");
     const { lines } = await t.screen();
-    expect(lines).toEqual(["? Write(src/new.txt)", "  (new file)", "  @@ -0,0 +1,2 @@", "  +one", "  +two", "Allow? [y]es / [n]o / [a]lways for this session "]);
+    expect(lines).toEqual([
+      "? Write(src/new.txt)",
+      "  (new file)",
+      "  @@ -0,0 +1,2 @@",
+      "  +one",
+      "  +two",
+      "Allow? [y]es / [n]o / [a]lways for this session ",
+    ]);
     t.type("y\r");
     await t.child;
     expect(t.logged("permission")).toEqual([{ kind: "yes" }]);
@@ -35,7 +57,14 @@ describe("a permission question", () => {
     const edit = request("Edit", { file_path: path.join(cwd, "math.js"), old_string: "a - b", new_string: "a + b" });
     const t = runHarness({ steps: [{ do: "permission", cwd, request: edit }] });
     await t.waitFor("Allow?");
-    expect((await t.screen()).lines.slice(0, 6)).toEqual(["? Edit(math.js)", "  @@ -1,3 +1,3 @@", "   export function add(a, b) {", "  -  return a - b;", "  +  return a + b;", "   }"]);
+    expect((await t.screen()).lines.slice(0, 6)).toEqual([
+      "? Edit(math.js)",
+      "  @@ -1,3 +1,3 @@",
+      "   export function add(a, b) {",
+      "  -  return a - b;",
+      "  +  return a + b;",
+      "   }",
+    ]);
     t.type("n\r");
     await t.waitFor("Reason for claude (Enter for none): ");
     t.type("keep it, the tests expect it\r");
@@ -45,7 +74,10 @@ describe("a permission question", () => {
 
   it("shows a Bash command with its description; [d] names the rule it would save; a, d and no-reason n", async () => {
     const bash = request("Bash", { command: "npm test", description: "Run the tests" }, BASH_SUGGESTIONS);
-    const t = runHarness({ steps: [1, 2, 3].map(() => ({ do: "permission", cwd: "/", request: bash })) }, { cols: 140 });
+    const t = runHarness(
+      { steps: [1, 2, 3].map(() => ({ do: "permission", cwd: "/", request: bash })) },
+      { cols: 140 },
+    );
     await t.waitFor("Allow?");
     expect((await t.screen()).lines).toEqual([
       "? Bash",
@@ -92,7 +124,15 @@ describe("a permission question", () => {
   it("asked mid-turn: the line typed ahead steps aside under the status line and survives, and comes back", async () => {
     const bash = request("Bash", { command: "echo hi" });
     const t = runHarness({
-      steps: [{ do: "prompt" }, { do: "start" }, { do: "wait", ms: 1500 }, { do: "permission", cwd: "/", request: bash }, { do: "wait", ms: 1500 }, { do: "stop" }, { do: "prompt" }],
+      steps: [
+        { do: "prompt" },
+        { do: "start" },
+        { do: "wait", ms: 1500 },
+        { do: "permission", cwd: "/", request: bash },
+        { do: "wait", ms: 1500 },
+        { do: "stop" },
+        { do: "prompt" },
+      ],
     });
     await t.waitFor("› ");
     t.type("go\r");
@@ -136,7 +176,12 @@ const DB = {
     { label: "Postgres", description: "a server to run" },
   ],
 };
-const FEATURES = { question: "Which features?", header: "Features", multiSelect: true, options: [{ label: "Auth" }, { label: "Search" }, { label: "Export" }] };
+const FEATURES = {
+  question: "Which features?",
+  header: "Features",
+  multiSelect: true,
+  options: [{ label: "Auth" }, { label: "Search" }, { label: "Export" }],
+};
 
 describe("AskUserQuestion", () => {
   it("shows the header and numbered options, and takes an answer by number", async () => {
@@ -155,7 +200,12 @@ describe("AskUserQuestion", () => {
   });
 
   it("takes free text, the 'other' option, and several numbers where several may be chosen", async () => {
-    const t = runHarness({ steps: [{ do: "questions", questions: [DB, FEATURES] }, { do: "questions", questions: [DB] }] });
+    const t = runHarness({
+      steps: [
+        { do: "questions", questions: [DB, FEATURES] },
+        { do: "questions", questions: [DB] },
+      ],
+    });
     await t.waitFor("Choose 1-3");
     t.type("MySQL, we already run it\r");
     await t.waitFor("Choose one or more (e.g. 1,3) of 1-4");
@@ -190,7 +240,14 @@ describe("ExitPlanMode", () => {
   it("shows the plan and takes an approval", async () => {
     const t = runHarness({ steps: [{ do: "plan", plan }] });
     await t.waitFor("Approve the plan?");
-    expect((await t.screen()).lines).toEqual(["? Claude's plan", "│ # Plan", "│ ", "│ 1. Add a test", "│ 2. Fix add()", "Approve the plan? [y]es / [a] yes + accept edits / [n]o, keep planning "]);
+    expect((await t.screen()).lines).toEqual([
+      "? Claude's plan",
+      "│ # Plan",
+      "│ ",
+      "│ 1. Add a test",
+      "│ 2. Fix add()",
+      "Approve the plan? [y]es / [a] yes + accept edits / [n]o, keep planning ",
+    ]);
     t.type("y\r");
     await t.child;
     expect(t.logged("plan")).toEqual([{ approve: true }]);

@@ -20,7 +20,12 @@ describe("a big paste", () => {
   it("shows as one line and is sent whole, as one turn", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "READ IT ALL" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     const pasted = Array.from({ length: 500 }, (_, i) => `pasted line ${i + 1}`).join("\r");
     t.type(`summarise this: \u001b[200~${pasted}\u001b[201~`);

@@ -21,7 +21,12 @@ describe("a long prompt on a dumb terminal", () => {
   it("is on the screen once, typed a few keys at a time, and reaches claude whole", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "ANSWERED" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "dumb" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "dumb" },
+    );
     await t.waitFor("› ");
     const prompt = Array.from({ length: 18 }, (_, i) => `word${String(i).padStart(2, "0")}`).join(" and ") + " END";
     for (let i = 0; i < prompt.length; i += 7) {

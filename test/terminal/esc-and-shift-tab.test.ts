@@ -22,8 +22,16 @@ afterEach(async () => {
 describe("Esc and Shift-Tab", () => {
   it("Esc at a permission question refuses the tool call; Shift-Tab at the prompt inserts nothing", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "hello.txt"), content: "hi\n" } }, { text: "DONE" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "hello.txt"), content: "hi\n" } },
+      { text: "DONE" },
+    ]);
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("wri");
     t.type("\u001b[Z\u001b[Z\u001b[Z"); // Shift-Tab ×3: acceptEdits, plan, default again
@@ -35,7 +43,9 @@ describe("Esc and Shift-Tab", () => {
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(existsSync(path.join(repo, "hello.txt"))).toBe(false);
-    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ path: string }>;
+    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{
+      path: string;
+    }>;
     expect(readManifestFile(session!.path).turns[1]!.prompt).toBe("write it");
   });
 });

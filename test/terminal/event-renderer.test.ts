@@ -15,7 +15,10 @@ function render(lines: Buffer[], o: { color?: boolean; verbose?: boolean; showPr
 }
 
 /** What went to stdout (`write`) and, apart, nudge's own notices (stderr in the CLI). */
-function renderBoth(lines: Buffer[], o: { color?: boolean; verbose?: boolean; showPrompts?: boolean } = {}): { out: string; notices: string[] } {
+function renderBoth(
+  lines: Buffer[],
+  o: { color?: boolean; verbose?: boolean; showPrompts?: boolean } = {},
+): { out: string; notices: string[] } {
   let out = "";
   const notices: string[] = [];
   // Paths are shown relative to the directory claude ran in, which the recording's init line names.
@@ -40,8 +43,17 @@ const fixture = (name: string) => splitLines(readFileSync(path.join(fixtures, na
 describe("EventRenderer on claude's local commands", () => {
   it("shows a /compact's echoed output as claude's line, not as a prompt; the summary claude resumes from is not shown", () => {
     const lines = [
-      { type: "user", message: { role: "user", content: "This session is being continued from a previous conversation… Summary: …" }, isReplay: false, isSynthetic: true },
-      { type: "user", message: { role: "user", content: "<local-command-stdout>Compacted </local-command-stdout>" }, isReplay: true },
+      {
+        type: "user",
+        message: { role: "user", content: "This session is being continued from a previous conversation… Summary: …" },
+        isReplay: false,
+        isSynthetic: true,
+      },
+      {
+        type: "user",
+        message: { role: "user", content: "<local-command-stdout>Compacted </local-command-stdout>" },
+        isReplay: true,
+      },
     ].map((j) => Buffer.from(JSON.stringify(j)));
     expect(render(lines, { showPrompts: true })).toBe("  ⎿ Compacted\n");
     expect(render(lines, { showPrompts: false })).toBe("  ⎿ Compacted\n");
@@ -59,7 +71,9 @@ describe("EventRenderer on real streams", () => {
   });
 
   it("names the file for Read and Edit, relative to the working directory", () => {
-    expect(render(fixture("edit.jsonl"))).toMatch(/^⏺ Read\(greet\.txt\)\n⏺ Edit\(greet\.txt\)\nChanged world to nudge\.$/m);
+    expect(render(fixture("edit.jsonl"))).toMatch(
+      /^⏺ Read\(greet\.txt\)\n⏺ Edit\(greet\.txt\)\nChanged world to nudge\.$/m,
+    );
   });
 
   it("shows an API retry as a retry notice and an API error by its reason", () => {
@@ -85,7 +99,12 @@ describe("EventRenderer on real streams", () => {
     const error = Buffer.from(
       JSON.stringify({
         type: "user",
-        message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", is_error: true, content: "Exit code 1\nError: boom\n3\n4\n5\n6" }] },
+        message: {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "t1", is_error: true, content: "Exit code 1\nError: boom\n3\n4\n5\n6" },
+          ],
+        },
       }),
     );
     const colored = render([error], { color: true });

@@ -15,7 +15,10 @@ describe("the terminal closing", () => {
   for (const how of ["SIGHUP", "the read error alone (SIGHUP ignored)"]) {
     it(`at the prompt: next() gives null, the hang-up is reported, no stack trace (${how})`, async () => {
       const env: Record<string, string> = how === "SIGHUP" ? {} : { HARNESS_IGNORE_SIGHUP: "1" };
-      const t = runHarness({ steps: [{ do: "prompt" }, { do: "prompt" }, { do: "rawWrite", text: "a write to the closed terminal\n" }] }, { env });
+      const t = runHarness(
+        { steps: [{ do: "prompt" }, { do: "prompt" }, { do: "rawWrite", text: "a write to the closed terminal\n" }] },
+        { env },
+      );
       await t.waitFor("› ");
       t.type("half typed");
       await t.waitFor("half typed");
@@ -28,7 +31,16 @@ describe("the terminal closing", () => {
   }
 
   it("mid-turn: the hang-up is reported while claude works, and the next prompt is null", async () => {
-    const t = runHarness({ steps: [{ do: "prompt" }, { do: "start" }, { do: "write", text: "working on it\n" }, { do: "wait", ms: 15_000 }, { do: "stop" }, { do: "prompt" }] });
+    const t = runHarness({
+      steps: [
+        { do: "prompt" },
+        { do: "start" },
+        { do: "write", text: "working on it\n" },
+        { do: "wait", ms: 15_000 },
+        { do: "stop" },
+        { do: "prompt" },
+      ],
+    });
     await t.waitFor("› ");
     t.type("go\r");
     await t.waitFor("working on it");
@@ -47,14 +59,20 @@ describe("exitAsHangUp", () => {
     const code = `process.on("SIGHUP", () => {}); const m = await import(${JSON.stringify(HANG_UP)}); m.exitAsHangUp(); setTimeout(() => {}, 5000);`;
     const run = await execa("node", ["--import", "tsx", "--input-type=module", "-e", code], { reject: false });
     expect(run.signal).toBe("SIGHUP");
-    const shell = await execa("sh", ["-c", `node --import tsx --input-type=module -e '${code.replaceAll("'", `'\\''`)}'; echo "status $?"`], { reject: false });
+    const shell = await execa(
+      "sh",
+      ["-c", `node --import tsx --input-type=module -e '${code.replaceAll("'", `'\\''`)}'; echo "status $?"`],
+      { reject: false },
+    );
     expect(shell.stdout).toBe("status 129");
   });
 });
 
 describe("keys while claude works", () => {
   it("Ctrl-C interrupts the turn; it does not end the session", async () => {
-    const t = runHarness({ steps: [{ do: "prompt" }, { do: "start" }, { do: "wait", ms: 15_000 }, { do: "stop" }, { do: "prompt" }] });
+    const t = runHarness({
+      steps: [{ do: "prompt" }, { do: "start" }, { do: "wait", ms: 15_000 }, { do: "stop" }, { do: "prompt" }],
+    });
     await t.waitFor("› ");
     t.type("long task\r");
     await t.waitFor("Ctrl-C to interrupt");
@@ -70,7 +88,16 @@ describe("keys while claude works", () => {
 
   it("lines typed while claude works are kept, in order, as the next prompts; a half-typed one waits at the prompt", async () => {
     const t = runHarness({
-      steps: [{ do: "prompt" }, { do: "start" }, { do: "wait", ms: 2500 }, { do: "queued" }, { do: "stop" }, { do: "prompt" }, { do: "prompt" }, { do: "prompt" }],
+      steps: [
+        { do: "prompt" },
+        { do: "start" },
+        { do: "wait", ms: 2500 },
+        { do: "queued" },
+        { do: "stop" },
+        { do: "prompt" },
+        { do: "prompt" },
+        { do: "prompt" },
+      ],
     });
     await t.waitFor("› ");
     t.type("first\r");
@@ -117,13 +144,31 @@ describe("keys while claude works", () => {
     await t.waitFor("Next line.");
     await t.waitFor(/› \s*$/);
     const { lines } = await t.screen();
-    expect(lines).toEqual(["› go", "Hello, this line was streamed in three p", "arts and wraps at forty columns.", "Next line.", "› "]);
+    expect(lines).toEqual([
+      "› go",
+      "Hello, this line was streamed in three p",
+      "arts and wraps at forty columns.",
+      "Next line.",
+      "› ",
+    ]);
     t.type("\u0004");
     await t.child;
   });
 
   it("on a dumb terminal (TERM=dumb) there is no status line, and the prompt line still works", async () => {
-    const t = runHarness({ steps: [{ do: "prompt" }, { do: "start" }, { do: "write", text: "answer\n" }, { do: "wait", ms: 300 }, { do: "stop" }, { do: "prompt" }] }, { term: "dumb" });
+    const t = runHarness(
+      {
+        steps: [
+          { do: "prompt" },
+          { do: "start" },
+          { do: "write", text: "answer\n" },
+          { do: "wait", ms: 300 },
+          { do: "stop" },
+          { do: "prompt" },
+        ],
+      },
+      { term: "dumb" },
+    );
     await t.waitFor("› ");
     t.type("abc\u007f\u007fxy\r"); // two backspaces
     await t.waitFor("answer");

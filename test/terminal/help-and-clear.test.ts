@@ -17,17 +17,24 @@ afterEach(async () => {
   api = undefined;
 });
 
-const PASS_THROUGH = "any other line, claude's own commands (/clear, /cost, /model …) included, goes to claude as it is";
+const PASS_THROUGH =
+  "any other line, claude's own commands (/clear, /cost, /model …) included, goes to claude as it is";
 
 describe("/help and /clear", () => {
   it("piped: /help says claude's commands pass through; /clear says what it means", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "ONE" }, { text: "TWO" }]);
-    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "/help\nhi\n/clear\nagain\n" });
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+      input: "/help\nhi\n/clear\nagain\n",
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain(PASS_THROUGH);
     expect(run.stderr).not.toContain("keys:"); // no keys without a terminal
-    expect(run.stderr).toMatch(/turn 1 saved[^]*⎿ \/clear: claude starts a new conversation without the turns before it; nudge keeps recording them in this session, and \/rewind <n> to one of them brings back that turn's conversation and code[^]*turn 2 ·/);
+    expect(run.stderr).toMatch(
+      /turn 1 saved[^]*⎿ \/clear: claude starts a new conversation without the turns before it; nudge keeps recording them in this session, and \/rewind <n> to one of them brings back that turn's conversation and code[^]*turn 2 ·/,
+    );
     // claude did start afresh: the prompt after /clear went without the first exchange.
     const last = api.mainLoopRequests().at(-1)!.body.messages as unknown[];
     expect(JSON.stringify(last)).not.toContain("ONE");
@@ -36,7 +43,11 @@ describe("/help and /clear", () => {
   it("on a terminal: /help lists the keys", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")));
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+    );
     await t.waitFor("› ");
     t.type("/help\r");
     await t.waitFor("Ctrl-Z suspend");

@@ -29,7 +29,10 @@ const corpus = JSON.parse(readFileSync(path.join(FIXTURES, "hostile-terminal", "
 /** All of it, one sequence a line, each named so its shown form can be found. */
 const message = corpus.map((h) => `[${h.name}] ${h.text}`).join("\n");
 /** The same, for a command line, which cannot hold NUL. */
-const argMessage = corpus.filter((h) => !h.text.includes("\u0000")).map((h) => `[${h.name}] ${h.text}`).join("\n");
+const argMessage = corpus
+  .filter((h) => !h.text.includes("\u0000"))
+  .map((h) => `[${h.name}] ${h.text}`)
+  .join("\n");
 
 /** How a control is shown, as docs/reference/security-model.md says: \xNN for a byte-sized one, \uNNNN for the bidi ones. Written out here, not taken from src. */
 function shownForm(text: string): string {
@@ -50,7 +53,9 @@ function foreign(bytes: string, allowed: RegExp, carriageReturn = false): string
     allowed.lastIndex = i;
     if (!allowed.test(bytes)) found.push(JSON.stringify(bytes.slice(i, i + 12)));
   }
-  const controls = carriageReturn ? /[\u0000-\u0008\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g : /[\u0000-\u0008\u000b-\u001a\u001c-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+  const controls = carriageReturn
+    ? /[\u0000-\u0008\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+    : /[\u0000-\u0008\u000b-\u001a\u001c-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
   for (const m of bytes.matchAll(controls)) found.push(JSON.stringify(m[0]));
   return found;
 }
@@ -81,18 +86,28 @@ beforeAll(async () => {
   repo = await gitdir();
   // Files whose names and contents are hostile, for claude to copy in (a name cannot hold / or NUL).
   const stage = tempDir("nudge-hostile-");
-  for (const h of corpus.filter((h) => !/[/\u0000]/.test(h.text))) writeFileSync(path.join(stage, `h-${h.name}-${h.text}`), `${h.text}\n`);
+  for (const h of corpus.filter((h) => !/[/\u0000]/.test(h.text)))
+    writeFileSync(path.join(stage, `h-${h.name}-${h.text}`), `${h.text}\n`);
   mkdirSync(path.join(stage, "text"));
   writeFileSync(path.join(stage, "text", "hostile.txt"), `${message}\n`);
   api = await startScriptedApi([
     { thinking: message, text: message },
-    { tool: "Bash", input: { command: `cp -a '${stage}/.' . && cat text/hostile.txt`, description: `copy ${corpus[0]!.text}` }, text: "copying" },
+    {
+      tool: "Bash",
+      input: { command: `cp -a '${stage}/.' . && cat text/hostile.txt`, description: `copy ${corpus[0]!.text}` },
+      text: "copying",
+    },
     { text: "copied" },
     { text: message },
   ]);
   const env = claudeEnv(api, path.join(tempDir(), "cfg"));
   // Live, on a real terminal, with -v: thinking, tool inputs and tool output are shown too.
-  const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN, "-v", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], env, { term: "xterm-256color" });
+  const t = inTerminal(
+    repo,
+    ["claude", "run", "--claude-bin", CLAUDE_BIN, "-v", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+    env,
+    { term: "xterm-256color" },
+  );
   await t.waitFor("› ");
   t.type("think\r");
   await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
@@ -147,7 +162,10 @@ describe("claude's words cannot drive the terminal", () => {
   });
 
   it("session show and list print the prompt's sequences as text", async () => {
-    for (const args of [["session", "show", piped.id], ["session", "list"]]) {
+    for (const args of [
+      ["session", "show", piped.id],
+      ["session", "list"],
+    ]) {
       const run = await runNudge(args, { cwd: repo, env: colour });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(foreign(run.stdout, SGR)).toEqual([]);
@@ -171,11 +189,15 @@ describe("claude's words cannot drive the terminal", () => {
     expect(stripSgr(stat.stdout)).toContain(`"h-c1-csi-\\x9b2J"`);
     expect(stripSgr(stat.stdout)).toContain(`"h-bidi-override-invoice\\u202etxt.exe"`);
     // Each h-* file holds its sequence (hostile.txt holds a NUL: git calls it binary).
-    for (const h of corpus.filter((h) => !/[/\u0000]/.test(h.text))) expect(stripSgr(patch.stdout).split("\n"), h.name).toContain(`+${shownForm(h.text)}`);
+    for (const h of corpus.filter((h) => !/[/\u0000]/.test(h.text)))
+      expect(stripSgr(patch.stdout).split("\n"), h.name).toContain(`+${shownForm(h.text)}`);
   });
 
   it("rules test and error messages show the sequences a command or an argument holds", async () => {
-    const rules = await runNudge(["rules", "test", "Bash", JSON.stringify({ command: message })], { cwd: repo, env: colour });
+    const rules = await runNudge(["rules", "test", "Bash", JSON.stringify({ command: message })], {
+      cwd: repo,
+      env: colour,
+    });
     expect(foreign(rules.stdout + rules.stderr, SGR)).toEqual([]);
     expect(stripSgr(rules.stdout)).toContain(shownForm(corpus[0]!.text));
     const error = await runNudge(["session", "show", `x${argMessage}`], { cwd: repo, env: colour });

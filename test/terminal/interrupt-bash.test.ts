@@ -25,7 +25,12 @@ describe("Ctrl-C during an allowed Bash command", () => {
       { tool: "Bash", input: { command: "node -e 'setTimeout(() => {}, 60000)'", description: "wait for the build" } },
       { text: "never" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash"], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash"],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("wait\r");
     await t.waitFor("running Bash(node -e 'setTimeout(() => {}, 60000)')");
@@ -39,14 +44,22 @@ describe("Ctrl-C during an allowed Bash command", () => {
     expect(lines.some((l) => l.startsWith("⏸ interrupting the turn"))).toBe(true);
     expect(screen).not.toMatch(/Request interrupted/);
     // No tool result line: the one `⎿` is the turn's changes line, under its end line.
-    expect(lines.filter((l) => l.includes("⎿")), screen).toEqual(["  ⎿ turn 1 saved · no changes"]);
+    expect(
+      lines.filter((l) => l.includes("⎿")),
+      screen,
+    ).toEqual(["  ⎿ turn 1 saved · no changes"]);
   });
 
   it("Ctrl-C while text is half streamed: the notice starts a line of its own", async () => {
     const repo = await gitdir();
     const never = new Promise<void>(() => undefined);
     api = await startScriptedApi([{ textParts: ["Half a sentence and", never] }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("talk\r");
     await t.waitFor("Half a sentence and");

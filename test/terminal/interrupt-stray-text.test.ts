@@ -25,7 +25,12 @@ describe("interrupting a streaming answer", () => {
     const parts: Array<string | Promise<unknown>> = ["The first words arrive "];
     for (let i = 0; i < 400; i++) parts.push(tick(15), `w${i} `);
     api = await startScriptedApi([{ textParts: parts }, { text: "SECOND ANSWER" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("tell me\r");
     await t.waitFor(/w30\b/);

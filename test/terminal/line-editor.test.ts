@@ -74,7 +74,10 @@ describe("LineEditor", () => {
 
   it("ignores control keys and escape sequences it does not know, never inserting them", () => {
     const e = new LineEditor();
-    expect(type(e, { name: "f5", sequence: "\u001b[15~" }, { name: "g", ctrl: true, sequence: "\u0007" })).toEqual(["ignored", "ignored"]);
+    expect(type(e, { name: "f5", sequence: "\u001b[15~" }, { name: "g", ctrl: true, sequence: "\u0007" })).toEqual([
+      "ignored",
+      "ignored",
+    ]);
     expect(e.text).toBe("");
   });
 
@@ -91,7 +94,16 @@ describe("LineEditor", () => {
     type(e, k("escape"));
     expect(e.text).toBe("draft");
     expect(e.searching).toBe(false);
-    expect(type(e, k("u", { ctrl: true }), k("r", { ctrl: true }), "tests", k("return"))).toEqual(["changed", "changed", "changed", "changed", "changed", "changed", "changed", "submit"]);
+    expect(type(e, k("u", { ctrl: true }), k("r", { ctrl: true }), "tests", k("return"))).toEqual([
+      "changed",
+      "changed",
+      "changed",
+      "changed",
+      "changed",
+      "changed",
+      "changed",
+      "submit",
+    ]);
     expect(e.text).toBe("run the tests");
   });
 

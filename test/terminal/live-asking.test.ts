@@ -24,14 +24,23 @@ afterEach(async () => {
 async function run(steps: ScriptStep[], args: string[] = []) {
   const repo = await gitdir();
   api = await startScriptedApi(steps);
-  const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN, ...args], claudeEnv(api, path.join(tempDir(), "cfg")));
+  const t = inTerminal(
+    repo,
+    ["claude", "run", "--claude-bin", CLAUDE_BIN, ...args],
+    claudeEnv(api, path.join(tempDir(), "cfg")),
+  );
   await t.waitFor("› ");
   return { repo, t, api };
 }
 
 /** `text` as the terminal shows it when it may be cut into rows anywhere (a space may be where a row ends). */
 function acrossRows(text: string): RegExp {
-  return new RegExp(text.split("").map((c) => (c === " " ? "[ \\r\\n]+" : c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("[\\r\\n]*"));
+  return new RegExp(
+    text
+      .split("")
+      .map((c) => (c === " " ? "[ \\r\\n]+" : c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("[\\r\\n]*"),
+  );
 }
 
 /** How often `what` appears in the text (a question is asked once: its label is drawn once per key on a dumb terminal, so count headings). */
@@ -72,7 +81,9 @@ describe("claude asks, in the default permission mode", () => {
     t.type("use printf instead\r");
     await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     // Wider than the terminal: wrapped between words.
-    expect(t.text().replace(/\s+/g, " ")).toContain("✗ denied Bash(echo ran > ran.txt): The user refused this tool call: use printf instead");
+    expect(t.text().replace(/\s+/g, " ")).toContain(
+      "✗ denied Bash(echo ran > ran.txt): The user refused this tool call: use printf instead",
+    );
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
 
@@ -98,12 +109,17 @@ describe("claude asks, in the default permission mode", () => {
     expect(readFileSync(path.join(repo, "log.txt"), "utf8")).toBe("again\nagain\n");
     // claude 2.1.329 asks again (its session rule does not cover a redirect); nudge answers itself.
     const { path: dir } = await sessionOf(repo);
-    const asked = readStreamOf(dir).toString("utf8").split("\n").filter((l) => l.includes('"subtype":"can_use_tool"'));
-    const allowed = readFileSync(path.join(dir, "input.jsonl"), "utf8").split("\n").filter((l) => l.includes('"behavior":"allow"'));
+    const asked = readStreamOf(dir)
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l.includes('"subtype":"can_use_tool"'));
+    const allowed = readFileSync(path.join(dir, "input.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"behavior":"allow"'));
     expect(allowed).toHaveLength(asked.length);
   });
 
-  it('"don\'t ask again" on a Write takes claude\'s suggestion (edits accepted for the session): the next Write, to another file, is not asked', async () => {
+  it("\"don't ask again\" on a Write takes claude's suggestion (edits accepted for the session): the next Write, to another file, is not asked", async () => {
     const { repo, t } = await run([]);
     api!.push(
       { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
@@ -120,7 +136,9 @@ describe("claude asks, in the default permission mode", () => {
     expect(count(t.text(), "? Write(")).toBe(1);
     // What was saved, and for how long: a mode for every edit, not "Write(one.txt) always".
     // Wider than the terminal: wrapped between words.
-    expect(t.text().replace(/\s+/g, " ")).toContain("✓ allowed Write(one.txt) · for this session: mode acceptEdits (every file edit allowed)");
+    expect(t.text().replace(/\s+/g, " ")).toContain(
+      "✓ allowed Write(one.txt) · for this session: mode acceptEdits (every file edit allowed)",
+    );
     expect(readFileSync(path.join(repo, "two.txt"), "utf8")).toBe("2\n");
   });
 
@@ -139,10 +157,15 @@ describe("claude asks, in the default permission mode", () => {
   });
 
   it("an AskUserQuestion answered by number: claude receives the chosen option", async () => {
-    const { repo, t, api } = await run([{ tool: "AskUserQuestion", input: { questions: [DATABASE_QUESTION] } }, { text: "SQLite it is" }]);
+    const { repo, t, api } = await run([
+      { tool: "AskUserQuestion", input: { questions: [DATABASE_QUESTION] } },
+      { text: "SQLite it is" },
+    ]);
     t.type("pick a database\r");
     await t.waitFor("Choose 1-3");
-    expect(t.text()).toMatch(/\? Database Which database should I use\?\n {2}1\. PostgreSQL — a server\n {2}2\. SQLite — a file\n {2}3\. Other/);
+    expect(t.text()).toMatch(
+      /\? Database Which database should I use\?\n {2}1\. PostgreSQL — a server\n {2}2\. SQLite — a file\n {2}3\. Other/,
+    );
     t.type("2\r");
     await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
@@ -168,7 +191,10 @@ describe("ExitPlanMode, in --permission-mode plan", () => {
     await t.child;
     expect(t.text()).toContain("✓ plan approved");
     expect(t.text()).toContain("IMPLEMENTING");
-    expect(toolResult(api.mainLoopRequests()[1]!)).toEqual({ isError: false, text: expect.stringContaining("User has approved") });
+    expect(toolResult(api.mainLoopRequests()[1]!)).toEqual({
+      isError: false,
+      text: expect.stringContaining("User has approved"),
+    });
   });
 
   it("refused with feedback: claude keeps planning and receives the feedback", async () => {
@@ -182,6 +208,9 @@ describe("ExitPlanMode, in --permission-mode plan", () => {
     t.type("/exit\r");
     await t.child;
     expect(t.text()).toContain("✗ kept planning: The user wants you to keep planning: test it first");
-    expect(toolResult(api.mainLoopRequests()[1]!)).toEqual({ isError: true, text: expect.stringContaining("test it first") });
+    expect(toolResult(api.mainLoopRequests()[1]!)).toEqual({
+      isError: true,
+      text: expect.stringContaining("test it first"),
+    });
   });
 });

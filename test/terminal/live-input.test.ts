@@ -37,7 +37,12 @@ describe("the prompt line", () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "ONE ANSWER" }, { text: "never asked" }]);
     // A real terminal type: nudge asks for bracketed paste, as it does for people.
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     expect(t.screen()).toContain("\u001b[?2004h");
     t.type("\u001b[200~TypeError: x is undefined\r\n    at f (app.js:3)\r\n    at g (app.js:7)\u001b[201~");
@@ -48,14 +53,23 @@ describe("the prompt line", () => {
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(api.mainLoopRequests()).toHaveLength(1);
     const { manifest } = await onlySession(repo);
-    expect(manifest.turns.map((x) => x.prompt)).toEqual([null, "TypeError: x is undefined\n    at f (app.js:3)\n    at g (app.js:7)"]);
-    expect(promptsSent(api)[0]).toContain(JSON.stringify("TypeError: x is undefined\n    at f (app.js:3)\n    at g (app.js:7)"));
+    expect(manifest.turns.map((x) => x.prompt)).toEqual([
+      null,
+      "TypeError: x is undefined\n    at f (app.js:3)\n    at g (app.js:7)",
+    ]);
+    expect(promptsSent(api)[0]).toContain(
+      JSON.stringify("TypeError: x is undefined\n    at f (app.js:3)\n    at g (app.js:7)"),
+    );
   });
 
   it("Ctrl-C with text on the line clears it: nothing is sent, and the session goes on", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "ANSWER" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")));
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+    );
     await t.waitFor("› ");
     t.type("delete everything");
     await t.waitFor("› delete everything");
@@ -96,7 +110,11 @@ function closableTerminal(repo: string, env: Record<string, string>) {
       `echo $code > ${q(status)}`,
     ].join("\n"),
   );
-  const child = execa("script", ["-qfec", `sh ${q(wrapper)}`, "/dev/null"], { cwd: repo, env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: "dumb" }, reject: false });
+  const child = execa("script", ["-qfec", `sh ${q(wrapper)}`, "/dev/null"], {
+    cwd: repo,
+    env: { ...env, SHELL: "/bin/sh", NO_COLOR: "1", TERM: "dumb" },
+    reject: false,
+  });
   let screen = "";
   child.stdout!.on("data", (d: Buffer) => (screen += d.toString()));
   const poll = async (ok: () => boolean, what: string) => {
@@ -110,7 +128,8 @@ function closableTerminal(repo: string, env: Record<string, string>) {
     type: (keys: string) => child.stdin!.write(keys),
     waitFor: (text: string) => poll(() => plain(screen).includes(text), text),
     /** nudge's notices (the turn's end line among them) go to stderr, a file here. */
-    waitForNotice: (text: string) => poll(() => existsSync(stderr) && readFileSync(stderr, "utf8").includes(text), text),
+    waitForNotice: (text: string) =>
+      poll(() => existsSync(stderr) && readFileSync(stderr, "utf8").includes(text), text),
     /** The terminal emulator dies: the pty's other end closes, as when a window is closed. */
     close: async () => {
       child.kill("SIGKILL");
@@ -150,7 +169,10 @@ describe("the terminal closing", () => {
 
   it("at a permission question: the tool is refused, the turn kept as interrupted, the bundle complete, exit status 129", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "never.txt"), content: "x\n" } }, { text: "stopped" }]);
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "never.txt"), content: "x\n" } },
+      { text: "stopped" },
+    ]);
     const t = closableTerminal(repo, claudeEnv(api, path.join(tempDir(), "cfg")));
     await t.waitFor("› ");
     t.type("write never.txt\r");
@@ -174,7 +196,8 @@ describe("the terminal closing", () => {
     await t.waitFor("› ");
     t.type("a long task\r");
     const start = Date.now();
-    while (api.mainLoopRequests().length === 0 && Date.now() - start < 20_000) await new Promise((r) => setTimeout(r, 25));
+    while (api.mainLoopRequests().length === 0 && Date.now() - start < 20_000)
+      await new Promise((r) => setTimeout(r, 25));
     await t.close();
     const exit = await t.exit();
     expect(exit.code, exit.stderr).toBe(129);

@@ -23,8 +23,15 @@ describe("output as it happens", () => {
     const repo = await gitdir();
     let finish!: () => void;
     const secondHalf = new Promise<void>((resolve) => (finish = resolve));
-    api = await startScriptedApi([{ textParts: ["The first half is here,", secondHalf, " and the second half follows."] }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    api = await startScriptedApi([
+      { textParts: ["The first half is here,", secondHalf, " and the second half follows."] },
+    ]);
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("tell me in two halves\r");
     await t.waitFor("The first half is here,");
@@ -56,13 +63,19 @@ describe("output as it happens", () => {
 
   it("thinking is hidden without -v, shown dim (✻) with it; the answer either way", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ thinking: "PONDERING THE OPTIONS", text: "THE ANSWER" }, { thinking: "PONDERING AGAIN", text: "THE ANSWER AGAIN" }]);
+    api = await startScriptedApi([
+      { thinking: "PONDERING THE OPTIONS", text: "THE ANSWER" },
+      { thinking: "PONDERING AGAIN", text: "THE ANSWER AGAIN" },
+    ]);
     const env = claudeEnv(api, path.join(tempDir(), "cfg"));
     const quiet = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "think"], { cwd: repo, env });
     expect(quiet.exitCode, quiet.stderr).toBe(0);
     expect(quiet.stdout).toContain("THE ANSWER");
     expect(quiet.stdout + quiet.stderr).not.toContain("PONDERING");
-    const verbose = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-v", "think again"], { cwd: repo, env });
+    const verbose = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-v", "think again"], {
+      cwd: repo,
+      env,
+    });
     expect(verbose.exitCode, verbose.stderr).toBe(0);
     expect(verbose.stdout).toContain("✻ PONDERING AGAIN\n");
     expect(verbose.stdout).toContain("THE ANSWER AGAIN");

@@ -21,7 +21,11 @@ describe("terminal rendering", () => {
     // few seconds; nudge shows every task_started as a subagent: "⠋ subagent: sleep 6 …" live and
     // "⎿ subagent done: sleep 6 …" in the transcript (and in replay).
     const repo = await gitdir({ "a.txt": "a\n" });
-    recorded = await recordSession(repo, [{ tool: "Bash", input: { command: "sleep 6; echo done > late.txt" } }, { text: "slept" }], ["sleep a while"]);
+    recorded = await recordSession(
+      repo,
+      [{ tool: "Bash", input: { command: "sleep 6; echo done > late.txt" } }, { text: "slept" }],
+      ["sleep a while"],
+    );
     const conversation = readStreamOf(recorded.dir).toString("utf8");
     expect(conversation).toMatch(/"task_type":"local_bash"/); // the event is there: the test checks what it is called
     const replay = await runNudge(["session", "replay", recorded.id], { cwd: repo });

@@ -78,7 +78,9 @@ describe("MarkdownStream", () => {
 
   it("breaks a Japanese sentence without spaces between its characters, never before a closing mark", () => {
     const sentence = "これは日本語の長い文章で、空白がありません。次の文も続きます。";
-    const out = stripAnsi(rendered(`ok ${sentence}\n`, Infinity, 24).out).split("\n").filter(Boolean);
+    const out = stripAnsi(rendered(`ok ${sentence}\n`, Infinity, 24).out)
+      .split("\n")
+      .filter(Boolean);
     // The first row is filled (the sentence does not jump whole to the next one), and nothing is lost.
     expect(out[0]).toBe("ok これは日本語の長い文");
     expect(out.join("")).toBe(`ok ${sentence}`);
@@ -86,7 +88,8 @@ describe("MarkdownStream", () => {
       expect(textWidth(row), row).toBeLessThanOrEqual(23);
       expect(row).not.toMatch(/^[、。]/);
     }
-    for (const size of [1, 2, 7]) expect(rendered(`ok ${sentence}\n`, size, 24).out).toBe(rendered(`ok ${sentence}\n`, Infinity, 24).out);
+    for (const size of [1, 2, 7])
+      expect(rendered(`ok ${sentence}\n`, size, 24).out).toBe(rendered(`ok ${sentence}\n`, Infinity, 24).out);
   });
 
   it("wraps prose at word boundaries, CJK and emoji two columns each, lists and quotes under their text", () => {
@@ -101,7 +104,9 @@ describe("MarkdownStream", () => {
     // No word is cut: the rows, joined, are the words again; a list item's rows sit under its text, a quote's keep its bar.
     const plainWords = words.map((w) => w.replace(/\*\*/g, "")).join(" ");
     expect(para.join(" ")).toBe(plainWords);
-    expect(item.map((l, i) => (i === 0 ? l.slice(2) : (expect(l.startsWith("  ")).toBe(true), l.slice(2)))).join(" ")).toBe(plainWords);
+    expect(
+      item.map((l, i) => (i === 0 ? l.slice(2) : (expect(l.startsWith("  ")).toBe(true), l.slice(2)))).join(" "),
+    ).toBe(plainWords);
     expect(quote.map((l) => (expect(l.startsWith("│ ")).toBe(true), l.slice(2))).join(" ")).toBe(plainWords);
     // Where the stream is cut never moves a break.
     for (const size of [1, 3, 5]) expect(rendered(text, size, 24).out).toBe(rendered(text, Infinity, 24).out);
@@ -115,7 +120,9 @@ describe("MarkdownStream", () => {
   it("renders emphasis that spans a paragraph's line break, and shows the markers of one never closed", () => {
     const out = rendered("This is **bold\nstill bold** and *it\nx* end.\n", 5).out;
     expect(out).toBe(rendered("This is **bold\nstill bold** and *it\nx* end.\n").out);
-    expect(out).toBe("This is \u001b[1mbold\u001b[22m\n\u001b[1mstill bold\u001b[22m and \u001b[3mit\u001b[23m\n\u001b[3mx\u001b[23m end.\n");
+    expect(out).toBe(
+      "This is \u001b[1mbold\u001b[22m\n\u001b[1mstill bold\u001b[22m and \u001b[3mit\u001b[23m\n\u001b[3mx\u001b[23m end.\n",
+    );
     expect(stripAnsi(rendered("a **never\nclosed\n\nnext\n").out)).toBe("a **never\nclosed\n\nnext\n");
     // A list after it ends the paragraph: the held line is shown as it is, then the list.
     expect(stripAnsi(rendered("a **open\n- item\n").out)).toBe("a **open\n• item\n");
@@ -127,7 +134,9 @@ describe("MarkdownStream", () => {
   });
 
   it("lets no control character of claude's through, in text, code or a table", () => {
-    const out = rendered("a \u001b]0;x\u0007 **b\u001b[2J**\n```js\nx = '\u001b[31m'\n```\n| c\u009b |\n|---|\n| d |").out;
+    const out = rendered(
+      "a \u001b]0;x\u0007 **b\u001b[2J**\n```js\nx = '\u001b[31m'\n```\n| c\u009b |\n|---|\n| d |",
+    ).out;
     expect(out.replace(/\u001b\[[0-9;]*m/g, "")).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   });
 });

@@ -22,10 +22,15 @@ describe("a line that is not JSON", () => {
     const repo = await gitdir();
     const scratch = tempDir();
     const noisy = path.join(scratch, "noisy-claude.sh");
-    writeFileSync(noisy, `#!/usr/bin/env bash\necho 'Debugger listening on ws://x'\nexec "${CLAUDE_BIN}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(noisy, `#!/usr/bin/env bash\necho 'Debugger listening on ws://x'\nexec "${CLAUDE_BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
     api = await startScriptedApi([{ text: "hello back" }]);
 
-    const live = await runNudge(["claude", "run", "--claude-bin", noisy, "hello"], { cwd: repo, env: claudeEnv(api, path.join(scratch, "cfg")) });
+    const live = await runNudge(["claude", "run", "--claude-bin", noisy, "hello"], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(scratch, "cfg")),
+    });
     expect(live.exitCode, live.stderr).toBe(0);
     expect(live.stdout).toContain("hello back");
     expect(live.stdout).not.toContain("not JSON");

@@ -22,7 +22,9 @@ const colour = { FORCE_COLOR: "1", NO_COLOR: "" };
 /** Raw controls but nudge's own SGR colours, newlines and tabs. */
 function rawControls(text: string): string[] {
   const withoutSgr = text.replace(/\u001b\[[0-9;]*m/g, "");
-  return [...withoutSgr.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b]/g)].map((m) => JSON.stringify(m[0]));
+  return [...withoutSgr.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b]/g)].map(
+    (m) => JSON.stringify(m[0]),
+  );
 }
 
 function expectOneStyle(label: string, output: string): void {
@@ -38,8 +40,16 @@ let live: { stdout: string; stderr: string };
 
 beforeAll(async () => {
   repo = await gitdir();
-  api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, NAME), content: "hello\n" }, text: "writing" }, { text: "written" }]);
-  const run = await runClaude(repo, ["-v"], { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), ...colour }, `write ${NAME}\n`);
+  api = await startScriptedApi([
+    { tool: "Write", input: { file_path: path.join(repo, NAME), content: "hello\n" }, text: "writing" },
+    { text: "written" },
+  ]);
+  const run = await runClaude(
+    repo,
+    ["-v"],
+    { ...claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude")), ...colour },
+    `write ${NAME}\n`,
+  );
   expect(run.exitCode, run.stderr).toBe(0);
   id = /session (\w+):/.exec(run.stderr)![1]!;
   live = run;

@@ -26,7 +26,10 @@ const quote = (w: string) => `'${w.replaceAll("'", `'\\''`)}'`;
 describe("stdout is claude's words, stderr nudge's notices", () => {
   it("piped: stdout holds the answer only; the tool line and the turn line are on stderr", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Bash", input: { command: "echo hi > hi.txt" }, text: "Writing it." }, { text: "The fix is in." }]);
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "echo hi > hi.txt" }, text: "Writing it." },
+      { text: "The fix is in." },
+    ]);
     const run = await runClaude(repo, ["fix"], claudeEnv(api, path.join(tempDir(), "cfg")));
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toBe("Writing it.\nThe fix is in.");
@@ -42,9 +45,20 @@ describe("stdout is claude's words, stderr nudge's notices", () => {
       { textParts: ["The fix ", "is ", "in, ", "in parts."] },
       { text: "Second answer." },
     ]);
-    const env = { ...claudeEnv(api, path.join(tempDir(), "cfg")), SHELL: "/bin/sh", NO_COLOR: "1", TERM: "xterm-256color" };
-    const args = [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "fix"].map(quote).join(" ");
-    const child = execa("script", ["-qfec", `stty cols 80 rows 24; node ${args} | tee ${quote(log)}`, "/dev/null"], { cwd: repo, env, reject: false });
+    const env = {
+      ...claudeEnv(api, path.join(tempDir(), "cfg")),
+      SHELL: "/bin/sh",
+      NO_COLOR: "1",
+      TERM: "xterm-256color",
+    };
+    const args = [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--allowed-tools", "Bash", "fix"]
+      .map(quote)
+      .join(" ");
+    const child = execa("script", ["-qfec", `stty cols 80 rows 24; node ${args} | tee ${quote(log)}`, "/dev/null"], {
+      cwd: repo,
+      env,
+      reject: false,
+    });
     let raw = "";
     child.stdout!.on("data", (d: Buffer) => (raw += d.toString()));
     const waitFor = async (re: RegExp) => {
@@ -58,11 +72,20 @@ describe("stdout is claude's words, stderr nudge's notices", () => {
     await child;
     const rows = (await render(raw, 80, 24)).lines;
     // Each line on a row of its own: the turn lines start theirs, claude's lines are whole.
-    expect(rows.filter((r) => r.includes("● turn")).every((r) => r.startsWith("● turn")), rows.join("\n")).toBe(true);
-    expect(rows.filter((r) => r.includes("⎿ turn")).every((r) => r.startsWith("  ⎿ turn")), rows.join("\n")).toBe(true);
+    expect(
+      rows.filter((r) => r.includes("● turn")).every((r) => r.startsWith("● turn")),
+      rows.join("\n"),
+    ).toBe(true);
+    expect(
+      rows.filter((r) => r.includes("⎿ turn")).every((r) => r.startsWith("  ⎿ turn")),
+      rows.join("\n"),
+    ).toBe(true);
     expect(rows, rows.join("\n")).toContain("The fix is in, in parts.");
     expect(rows, rows.join("\n")).toContain("Second answer.");
-    expect(rows.filter((r) => r.includes("›") && /●|⏺|The fix|Second/.test(r)), rows.join("\n")).toEqual([]);
+    expect(
+      rows.filter((r) => r.includes("›") && /●|⏺|The fix|Second/.test(r)),
+      rows.join("\n"),
+    ).toEqual([]);
     // What tee logged: claude's words, nothing of nudge's.
     expect(readFileSync(log, "utf8")).toBe("Writing it.\nThe fix is in, in parts.\nSecond answer.\n");
   });

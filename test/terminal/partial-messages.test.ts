@@ -49,9 +49,18 @@ function recorded(o: { verbose?: boolean; color?: boolean } = {}) {
   return r.out();
 }
 
-const stream = (event: object, parent: string | null = null) => ({ type: "stream_event", event, parent_tool_use_id: parent });
-const delta = (index: number, d: object, parent: string | null = null) => stream({ type: "content_block_delta", index, delta: d }, parent);
-const assistant = (id: string, content: object[], parent: string | null = null) => ({ type: "assistant", message: { id, content }, parent_tool_use_id: parent });
+const stream = (event: object, parent: string | null = null) => ({
+  type: "stream_event",
+  event,
+  parent_tool_use_id: parent,
+});
+const delta = (index: number, d: object, parent: string | null = null) =>
+  stream({ type: "content_block_delta", index, delta: d }, parent);
+const assistant = (id: string, content: object[], parent: string | null = null) => ({
+  type: "assistant",
+  message: { id, content },
+  parent_tool_use_id: parent,
+});
 
 describe("a stream with partial messages, recorded from the real claude", () => {
   it("shows each text once, each tool call once, the subagent's start and end, and the decisions", () => {
@@ -94,21 +103,38 @@ describe("a stream with partial messages, recorded from the real claude", () => 
 describe("streamed text", () => {
   it("appears as it is typed, and not again when the whole assistant line comes", () => {
     const r = renderer();
-    r.feed(stream({ type: "message_start", message: { id: "m1" } }), stream({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }));
+    r.feed(
+      stream({ type: "message_start", message: { id: "m1" } }),
+      stream({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    );
     r.feed(delta(0, { type: "text_delta", text: "Hello " }));
     expect(r.out()).toBe("Hello");
     r.feed(delta(0, { type: "text_delta", text: "world.\n\n" }));
     expect(r.out()).toBe("Hello world."); // trailing whitespace held back: the block may be over
-    r.feed(assistant("m1", [{ type: "text", text: "Hello world.\n\n" }]), stream({ type: "content_block_stop", index: 0 }));
+    r.feed(
+      assistant("m1", [{ type: "text", text: "Hello world.\n\n" }]),
+      stream({ type: "content_block_stop", index: 0 }),
+    );
     expect(r.out()).toBe("Hello world.\n");
   });
 
   it("shows a tool call once, whichever of its block's end and its assistant line comes first", () => {
     const r = renderer();
-    const toolStart = stream({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t1", name: "Read", input: {} } });
-    r.feed(stream({ type: "message_start", message: { id: "m1" } }), toolStart, delta(0, { type: "input_json_delta", partial_json: '{"file_path":"/repo/' }));
+    const toolStart = stream({
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "tool_use", id: "t1", name: "Read", input: {} },
+    });
+    r.feed(
+      stream({ type: "message_start", message: { id: "m1" } }),
+      toolStart,
+      delta(0, { type: "input_json_delta", partial_json: '{"file_path":"/repo/' }),
+    );
     expect(r.out()).toBe(""); // input not known yet
-    r.feed(delta(0, { type: "input_json_delta", partial_json: 'a.txt"}' }), stream({ type: "content_block_stop", index: 0 }));
+    r.feed(
+      delta(0, { type: "input_json_delta", partial_json: 'a.txt"}' }),
+      stream({ type: "content_block_stop", index: 0 }),
+    );
     expect(r.out()).toBe("⏺ Read(a.txt)\n");
     r.feed(assistant("m1", [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/repo/a.txt" } }]));
     expect(r.out()).toBe("⏺ Read(a.txt)\n");
@@ -116,7 +142,10 @@ describe("streamed text", () => {
 
   it("closes a line cut short by an interrupt before the next line", () => {
     const r = renderer();
-    r.feed(stream({ type: "message_start", message: { id: "m1" } }), stream({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }));
+    r.feed(
+      stream({ type: "message_start", message: { id: "m1" } }),
+      stream({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    );
     r.feed(delta(0, { type: "text_delta", text: "I was say" }));
     r.feed({ type: "result", subtype: "error_during_execution", is_error: true, terminal_reason: "aborted_streaming" });
     expect(r.out()).toBe("I was say\n⏸ turn interrupted\n");
@@ -124,12 +153,23 @@ describe("streamed text", () => {
 
   it("does not stream a subagent's typing; its own messages show, dimmed and indented, only with -v", () => {
     const lines = [
-      assistant("m0", [{ type: "tool_use", id: "agent1", name: "Task", input: { description: "Find the bug", prompt: "look", subagent_type: "general-purpose" } }]),
+      assistant("m0", [
+        {
+          type: "tool_use",
+          id: "agent1",
+          name: "Task",
+          input: { description: "Find the bug", prompt: "look", subagent_type: "general-purpose" },
+        },
+      ]),
       stream({ type: "message_start", message: { id: "s1" } }, "agent1"),
       stream({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, "agent1"),
       delta(0, { type: "text_delta", text: "inner words" }, "agent1"),
       assistant("s1", [{ type: "text", text: "inner words" }], "agent1"),
-      { type: "user", message: { content: [{ type: "tool_result", tool_use_id: "agent1", content: "found it" }] }, parent_tool_use_id: null },
+      {
+        type: "user",
+        message: { content: [{ type: "tool_result", tool_use_id: "agent1", content: "found it" }] },
+        parent_tool_use_id: null,
+      },
     ];
     const quiet = renderer();
     quiet.feed(...lines);
@@ -143,12 +183,25 @@ describe("streamed text", () => {
   it("ends a background subagent at its notification, not at the 'launched' tool result", () => {
     const r = renderer();
     r.feed(
-      assistant("m0", [{ type: "tool_use", id: "agent1", name: "Agent", input: { description: "Survey", prompt: "look" } }]),
+      assistant("m0", [
+        { type: "tool_use", id: "agent1", name: "Agent", input: { description: "Survey", prompt: "look" } },
+      ]),
       { type: "system", subtype: "task_started", tool_use_id: "agent1", description: "Survey", is_backgrounded: true },
-      { type: "user", message: { content: [{ type: "tool_result", tool_use_id: "agent1", content: "Async agent launched successfully." }] } },
+      {
+        type: "user",
+        message: {
+          content: [{ type: "tool_result", tool_use_id: "agent1", content: "Async agent launched successfully." }],
+        },
+      },
     );
     expect(r.out()).toBe("⏺ Agent(Survey)\n");
-    r.feed({ type: "system", subtype: "task_notification", tool_use_id: "agent1", status: "failed", usage: { duration_ms: 2500 } });
+    r.feed({
+      type: "system",
+      subtype: "task_notification",
+      tool_use_id: "agent1",
+      status: "failed",
+      usage: { duration_ms: 2500 },
+    });
     expect(r.out()).toBe("⏺ Agent(Survey)\n  ⎿ subagent failed: Survey · 2.5s\n");
   });
 });
@@ -159,16 +212,56 @@ describe("decision lines", () => {
     request_id: id,
     request: { subtype: "can_use_tool", tool_name: tool, input, tool_use_id: `tu_${id}`, ...extra },
   });
-  const response = (id: string, answer: object) => ({ type: "control_response", response: { subtype: "success", request_id: id, response: answer } });
+  const response = (id: string, answer: object) => ({
+    type: "control_response",
+    response: { subtype: "success", request_id: id, response: answer },
+  });
 
   it("says what was decided, once per request though claude echoes the answer", () => {
     const r = renderer();
-    r.feed(request("r1", "Bash", { command: "echo hi" }), response("r1", { behavior: "allow", updatedInput: { command: "echo hi" } }));
+    r.feed(
+      request("r1", "Bash", { command: "echo hi" }),
+      response("r1", { behavior: "allow", updatedInput: { command: "echo hi" } }),
+    );
     r.feed(response("r1", { behavior: "allow", updatedInput: { command: "echo hi" } })); // the echo
-    r.feed(request("r2", "Bash", { command: "npm test" }), response("r2", { behavior: "allow", updatedInput: {}, updatedPermissions: [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test" }], behavior: "allow", destination: "session" }] }));
-    r.feed(request("r3", "Bash", { command: "npm run lint" }), response("r3", { behavior: "allow", updatedInput: {}, updatedPermissions: [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm run lint:*" }], behavior: "allow", destination: "localSettings" }] }));
-    r.feed(request("r4", "Edit", { file_path: "/repo/src/a.ts", old_string: "a", new_string: "b" }), response("r4", { behavior: "deny", message: "use the helper instead" }));
-    r.feed(request("r5", "AskUserQuestion", { questions: [{ question: "Which db?", options: [] }] }), response("r5", { behavior: "allow", updatedInput: { questions: [], answers: { "Which db?": "SQLite" } } }));
+    r.feed(
+      request("r2", "Bash", { command: "npm test" }),
+      response("r2", {
+        behavior: "allow",
+        updatedInput: {},
+        updatedPermissions: [
+          {
+            type: "addRules",
+            rules: [{ toolName: "Bash", ruleContent: "npm test" }],
+            behavior: "allow",
+            destination: "session",
+          },
+        ],
+      }),
+    );
+    r.feed(
+      request("r3", "Bash", { command: "npm run lint" }),
+      response("r3", {
+        behavior: "allow",
+        updatedInput: {},
+        updatedPermissions: [
+          {
+            type: "addRules",
+            rules: [{ toolName: "Bash", ruleContent: "npm run lint:*" }],
+            behavior: "allow",
+            destination: "localSettings",
+          },
+        ],
+      }),
+    );
+    r.feed(
+      request("r4", "Edit", { file_path: "/repo/src/a.ts", old_string: "a", new_string: "b" }),
+      response("r4", { behavior: "deny", message: "use the helper instead" }),
+    );
+    r.feed(
+      request("r5", "AskUserQuestion", { questions: [{ question: "Which db?", options: [] }] }),
+      response("r5", { behavior: "allow", updatedInput: { questions: [], answers: { "Which db?": "SQLite" } } }),
+    );
     r.feed(request("r6", "ExitPlanMode", {}), response("r6", { behavior: "allow", updatedInput: {} }));
     r.feed(request("r7", "ExitPlanMode", {}), response("r7", { behavior: "deny", message: "test first" }));
     // claude acknowledging an interrupt is no decision.
@@ -193,7 +286,8 @@ describe("replay of a stream with partial messages and what nudge wrote", () => 
     const times = parseTimes(read("partial-messages.timing.txt").toString());
     return splitLines(read("partial-messages.jsonl")).map((bytes, n) => ({ n, bytes, at: times[n] ?? null }));
   };
-  const input = () => inputLines(read("partial-messages.input.jsonl"), read("partial-messages.input-timing.txt").toString());
+  const input = () =>
+    inputLines(read("partial-messages.input.jsonl"), read("partial-messages.input-timing.txt").toString());
 
   it("puts each line nudge wrote between the request it answers and claude's echo of it", () => {
     const [group] = mergeInput([{ turn: null, pending: null, lines: conversation() }], input());
@@ -205,7 +299,9 @@ describe("replay of a stream with partial messages and what nudge wrote", () => 
     // Each answer: after its request, before the echo.
     for (const [i, k] of kinds.entries()) {
       if (k !== "in:control_response") continue;
-      expect(kinds.slice(0, i).lastIndexOf("control_request")).toBeGreaterThan(kinds.slice(0, i).lastIndexOf("control_response"));
+      expect(kinds.slice(0, i).lastIndexOf("control_request")).toBeGreaterThan(
+        kinds.slice(0, i).lastIndexOf("control_response"),
+      );
       expect(kinds[i + 1]).toBe("control_response");
     }
     // Each prompt nudge wrote comes before claude's replay of it.
@@ -217,7 +313,14 @@ describe("replay of a stream with partial messages and what nudge wrote", () => 
     let out = "";
     const sleeps: number[] = [];
     const cwd = (parseLine(conversation()[0]!.bytes) as { cwd: string }).cwd;
-    const renderer = new EventRenderer({ style: makeStyle(false), write: (t) => void (out += t), verbose: false, showPrompts: true, cwd, notice: () => undefined });
+    const renderer = new EventRenderer({
+      style: makeStyle(false),
+      write: (t) => void (out += t),
+      verbose: false,
+      showPrompts: true,
+      cwd,
+      notice: () => undefined,
+    });
     const groups = mergeInput([{ turn: null, pending: null, lines: conversation() }], input());
     await play({
       groups,

@@ -23,10 +23,17 @@ describe("control characters in a permission question", () => {
     // removed line of the diff the user is approving, colour codes would restyle it.
     const sneaky = "\u001b[1A\u001b[2Kharmless\u001b[31m";
     api = await startScriptedApi([
-      { tool: "Edit", input: { file_path: path.join(repo, "notes.txt"), old_string: "keep this line", new_string: sneaky } },
+      {
+        tool: "Edit",
+        input: { file_path: path.join(repo, "notes.txt"), old_string: "keep this line", new_string: sneaky },
+      },
       { text: "done" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")));
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+    );
     await t.waitFor("› ");
     t.type("edit it\r");
     await t.waitFor(/\? Edit\(notes\.txt\)[^]*Allow\?/);

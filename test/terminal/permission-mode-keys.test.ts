@@ -28,7 +28,12 @@ describe("Shift-Tab", () => {
       { tool: "Write", input: { file_path: path.join(repo, "hello.txt"), content: "hi\n" } },
       { text: "WROTE IT" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("hi\r"); // claude is running when the mode changes
     await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
@@ -41,15 +46,26 @@ describe("Shift-Tab", () => {
     expect(t.text()).not.toContain("? Write(");
     expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hi\n");
     // What nudge told claude is in the bundle, before the turn it changed.
-    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ path: string }>;
+    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{
+      path: string;
+    }>;
     const input = readFileSync(path.join(session!.path, "input.jsonl"), "utf8");
     expect(input).toMatch(/"subtype":"set_permission_mode","mode":"acceptEdits"/);
   });
 
   it("cycles on to plan and back to the default mode", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ text: "hello" }, { tool: "Write", input: { file_path: path.join(repo, "asked.txt"), content: "x\n" } }, { text: "OK" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    api = await startScriptedApi([
+      { text: "hello" },
+      { tool: "Write", input: { file_path: path.join(repo, "asked.txt"), content: "x\n" } },
+      { text: "OK" },
+    ]);
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("hi\r");
     await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
@@ -74,7 +90,12 @@ describe("Shift-Tab", () => {
       { tool: "Write", input: { file_path: path.join(repo, "plan.txt"), content: "done\n" } },
       { text: "IMPLEMENTED" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "plan"], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "plan"],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("plan it\r");
     await t.waitFor("[a] yes + accept edits");

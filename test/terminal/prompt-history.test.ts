@@ -22,7 +22,10 @@ const CTRL_U = "\u0015";
 
 /** The text of the last user message of the last main-loop request. */
 function lastPrompt(a: ScriptedApi): string {
-  const messages = a.mainLoopRequests().at(-1)!.body.messages as Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
+  const messages = a.mainLoopRequests().at(-1)!.body.messages as Array<{
+    role: string;
+    content: string | Array<{ type: string; text?: string }>;
+  }>;
   const content = messages.filter((m) => m.role === "user").at(-1)!.content;
   return typeof content === "string" ? content : content.map((c) => c.text ?? "").join("");
 }
@@ -55,7 +58,10 @@ describe("prompt history across runs", () => {
     second.type("/exit\r");
     expect((await second.child).exitCode, second.text()).toBe(0);
     // Kept in the store, one line per prompt.
-    const kept = readFileSync(path.join(repo, ".git", "nudge", "prompt-history.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+    const kept = readFileSync(path.join(repo, ".git", "nudge", "prompt-history.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { prompt: string }).prompt);
     expect(kept).toEqual(["alpha prompt", "beta prompt", "/exit", "alpha prompt", "/exit"]);
   });
 });

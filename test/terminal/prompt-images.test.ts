@@ -20,7 +20,10 @@ afterEach(async () => {
 });
 
 /** A 1×1 PNG. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 describe("images in prompts", () => {
   it("a PNG path in the prompt is sent as an image block, and replay names it; one too big is refused", async () => {
@@ -29,7 +32,12 @@ describe("images in prompts", () => {
     const big = path.join(tempDir(), "big.png");
     writeFileSync(big, Buffer.concat([PNG.subarray(0, 16), Buffer.alloc(6 * 1024 * 1024)]));
     api = await startScriptedApi([{ text: "A SINGLE PIXEL" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type(`look at ${big}\r`);
     await t.waitFor("claude takes at most 5.0 MB per image; nothing was sent");
@@ -41,11 +49,16 @@ describe("images in prompts", () => {
     expect(api.mainLoopRequests()).toHaveLength(1); // the refused prompt never reached claude
     const messages = api.mainLoopRequests()[0]!.body.messages as Array<{ role: string; content: unknown }>;
     const content = messages.filter((m) => m.role === "user").at(-1)!.content as Array<Record<string, unknown>>;
-    expect(content).toContainEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") } });
+    expect(content).toContainEqual({
+      type: "image",
+      source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") },
+    });
     expect(JSON.stringify(content)).toContain("what is in shot.png?"); // the @ dropped: claude does not attach it again
     expect(content.filter((c) => c.type === "image")).toHaveLength(1);
 
-    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ id: string }>;
+    const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{
+      id: string;
+    }>;
     const replay = await runNudge(["session", "replay", session!.id], { cwd: repo });
     expect(replay.exitCode, replay.stderr).toBe(0);
     expect(replay.stdout).toContain(`⎿ [image: shot.png ${PNG.length} bytes]`);
@@ -57,7 +70,9 @@ describe("images in prompts", () => {
     const out = tempDir();
     const archive = await runNudge(["session", "export", session!.id, "-o", out], { cwd: repo });
     expect(archive.exitCode, archive.stderr).toBe(0);
-    expect(archive.stderr).toContain(`1 image in the prompts ([image: shot.png ${PNG.length} bytes]) exported as they are: images are not scanned for secrets`);
+    expect(archive.stderr).toContain(
+      `1 image in the prompts ([image: shot.png ${PNG.length} bytes]) exported as they are: images are not scanned for secrets`,
+    );
     const page = await runNudge(["session", "export", session!.id, "--html", "-o", out], { cwd: repo });
     expect(page.exitCode, page.stderr).toBe(0);
     expect(page.stderr).toContain("images are not scanned for secrets");

@@ -14,8 +14,14 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LineEditor, type Key } from "../../src/terminal/line-editor.js";
 
-const GUIDE = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/guide/recording.md"), "utf8");
-const TABLE = GUIDE.slice(GUIDE.indexOf("- The keys the prompt understands"), GUIDE.indexOf("Prompts are kept per repository"));
+const GUIDE = readFileSync(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/guide/recording.md"),
+  "utf8",
+);
+const TABLE = GUIDE.slice(
+  GUIDE.indexOf("- The keys the prompt understands"),
+  GUIDE.indexOf("Prompts are kept per repository"),
+);
 
 /** What a terminal sends for a key, and the key's name as the guide writes it. */
 function terminalKeys(): Array<[string, string]> {
@@ -33,7 +39,8 @@ function terminalKeys(): Array<[string, string]> {
     ["C", "→"],
     ["D", "←"],
   ];
-  for (const [code, arrow] of arrows) keys.push([`\u001b[${code}`, arrow], [`\u001b[1;5${code}`, `Ctrl-${arrow}`], [`\u001b[1;3${code}`, `Alt-${arrow}`]);
+  for (const [code, arrow] of arrows)
+    keys.push([`\u001b[${code}`, arrow], [`\u001b[1;5${code}`, `Ctrl-${arrow}`], [`\u001b[1;3${code}`, `Alt-${arrow}`]);
   keys.push(["\u001b[H", "Home"], ["\u001b[F", "End"], ["\u001b[3~", "Delete"], ["\u001b[Z", "Shift-Tab"]);
   return keys;
 }
@@ -43,7 +50,9 @@ async function decode(sequence: string): Promise<Key[]> {
   const input = new PassThrough();
   readline.emitKeypressEvents(input);
   const keys: Key[] = [];
-  input.on("keypress", (ch: string | undefined, key: Key | undefined) => keys.push(key ? { ...key } : { sequence: ch }));
+  input.on("keypress", (ch: string | undefined, key: Key | undefined) =>
+    keys.push(key ? { ...key } : { sequence: ch }),
+  );
   input.write(sequence);
   await new Promise((r) => setTimeout(r, 5));
   input.destroy();
@@ -76,7 +85,9 @@ describe("the recording guide's keys", () => {
   });
 
   it("names the keys the prompt line and a Ctrl-R search take before the editor", () => {
-    const missing = ["Ctrl-C", "Esc", "Shift-Tab", "Ctrl-Z", "Ctrl-D", "Ctrl-R", "Ctrl-O"].filter((name) => !named(name));
+    const missing = ["Ctrl-C", "Esc", "Shift-Tab", "Ctrl-Z", "Ctrl-D", "Ctrl-R", "Ctrl-O"].filter(
+      (name) => !named(name),
+    );
     expect(missing).toEqual([]);
     // The search's own keys are in its row.
     const search = TABLE.split("\n").find((row) => row.startsWith("  | Ctrl-R |")) ?? "";

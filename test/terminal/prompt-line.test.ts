@@ -20,7 +20,11 @@ describe("the prompt line on a terminal", () => {
     expect(t.logged("prompt")).toEqual(["TypeError: x is undefined\n    at f (a.js:1:2)\n    at g (b.js:3:4)", null]);
     // On screen it stays as one prompt: three rows under the prompt sign, none of them sent apart.
     const { lines } = await t.screen();
-    expect(lines.slice(0, 3)).toEqual(["› TypeError: x is undefined", "      at f (a.js:1:2)", "      at g (b.js:3:4)"]);
+    expect(lines.slice(0, 3)).toEqual([
+      "› TypeError: x is undefined",
+      "      at f (a.js:1:2)",
+      "      at g (b.js:3:4)",
+    ]);
   });
 
   it("turns bracketed paste mode on for the session and off at its end", async () => {

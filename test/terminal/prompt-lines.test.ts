@@ -25,7 +25,17 @@ describe("the lines around a prompt", () => {
   it("echoes the command line's prompt, says the mode once, and shows the reported context window at the prompt", async () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ text: "FIRST ANSWER" }, { text: "SECOND ANSWER" }]);
-    const args = ["claude", "run", "what is here?", "--permission-mode", "acceptEdits", "--model", "claude-sonnet-4-5[1m]", "--claude-bin", CLAUDE_BIN];
+    const args = [
+      "claude",
+      "run",
+      "what is here?",
+      "--permission-mode",
+      "acceptEdits",
+      "--model",
+      "claude-sonnet-4-5[1m]",
+      "--claude-bin",
+      CLAUDE_BIN,
+    ];
     const t = inTerminal(repo, args, claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color", size });
     await t.waitFor(/turn 1 saved[^]*› /);
     t.type("and now?\r");
@@ -34,7 +44,9 @@ describe("the lines around a prompt", () => {
     const { lines } = await render(t.screen(), size.cols, size.rows);
     const prompt = lines.findLastIndex((l) => l.startsWith("› "));
     // Under the live prompt line: the mode and the context, against claude's reported window.
-    expect(lines.slice(prompt + 1).join("\n")).toMatch(/⏵⏵ accept edits on \(shift-tab to cycle\) · context \d+k\/1M \(\d+%\)/);
+    expect(lines.slice(prompt + 1).join("\n")).toMatch(
+      /⏵⏵ accept edits on \(shift-tab to cycle\) · context \d+k\/1M \(\d+%\)/,
+    );
     const conversation = lines.slice(0, prompt);
     expect(conversation).toContain("› what is here?");
     expect(conversation).toContain("› and now?");

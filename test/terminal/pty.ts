@@ -46,7 +46,12 @@ export function runHarness(scenario: { steps: object[] }, o: PtyOptions = {}) {
   const poll = async (ok: () => boolean, what: string) => {
     const start = Date.now();
     while (!ok()) {
-      if (Date.now() - start > 20_000) throw new Error(`timed out waiting for ${what}\nscreen:\n${plain(raw)}\nlog:\n${readLog(logFile).map((e) => JSON.stringify(e)).join("\n")}`);
+      if (Date.now() - start > 20_000)
+        throw new Error(
+          `timed out waiting for ${what}\nscreen:\n${plain(raw)}\nlog:\n${readLog(logFile)
+            .map((e) => JSON.stringify(e))
+            .join("\n")}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -56,12 +61,17 @@ export function runHarness(scenario: { steps: object[] }, o: PtyOptions = {}) {
     /** Type keys, as the terminal would send them. */
     type: (keys: string) => void child.stdin!.write(keys),
     /** Wait until the terminal has shown `text` (escape sequences removed) since the start. */
-    waitFor: (text: string | RegExp) => poll(() => (typeof text === "string" ? plain(raw).includes(text) : text.test(plain(raw))), String(text)),
+    waitFor: (text: string | RegExp) =>
+      poll(() => (typeof text === "string" ? plain(raw).includes(text) : text.test(plain(raw))), String(text)),
     /** Wait until the harness has logged `n` entries with `key` (a returned prompt, an answer). */
-    waitForLog: (key: string, n = 1) => poll(() => readLog(logFile).filter((e) => key in e).length >= n, `${n}× ${key} in the log`),
+    waitForLog: (key: string, n = 1) =>
+      poll(() => readLog(logFile).filter((e) => key in e).length >= n, `${n}× ${key} in the log`),
     log: () => readLog(logFile),
     /** The values the harness logged under `key`, in order. */
-    logged: (key: string) => readLog(logFile).filter((e) => key in e).map((e) => e[key]),
+    logged: (key: string) =>
+      readLog(logFile)
+        .filter((e) => key in e)
+        .map((e) => e[key]),
     stderr: () => (existsSync(stderrFile) ? readFileSync(stderrFile, "utf8") : ""),
     raw: () => raw,
     /** The screen as a person sees it now: the rows of a headless xterm fed everything written so far. */
@@ -83,7 +93,11 @@ function plain(text: string): string {
 }
 
 /** The visible rows (trailing blanks trimmed, empty rows at the bottom dropped) and the cursor. */
-export async function render(bytes: string, cols: number, rows: number): Promise<{ lines: string[]; cursor: { x: number; y: number } }> {
+export async function render(
+  bytes: string,
+  cols: number,
+  rows: number,
+): Promise<{ lines: string[]; cursor: { x: number; y: number } }> {
   const terminal = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
   await new Promise<void>((resolve) => terminal.write(bytes, resolve));
   const buffer = terminal.buffer.active;

@@ -2,18 +2,42 @@
 import { describe, expect, it } from "vitest";
 import { CanUseToolRequest } from "../../src/claude/control-protocol.js";
 import { editDiff } from "../../src/live/edit-diff.js";
-import { parseChoice, parsePermission, permissionLines, permissionView, planLines, savedRule } from "../../src/terminal/question-views.js";
+import {
+  parseChoice,
+  parsePermission,
+  permissionLines,
+  permissionView,
+  planLines,
+  savedRule,
+} from "../../src/terminal/question-views.js";
 import { makeStyle } from "../../src/terminal/style.js";
 
 const style = makeStyle(false);
-const files: Record<string, string> = { "/repo/a.txt": "one\ntwo\none\n", "/repo/big.txt": Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n") + "\n" };
+const files: Record<string, string> = {
+  "/repo/a.txt": "one\ntwo\none\n",
+  "/repo/big.txt": Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n") + "\n",
+};
 const readFile = (p: string) => (p in files ? files[p] : null);
-const diff = (tool: string, input: Record<string, unknown>, maxLines?: number) => editDiff(tool, input, { cwd: "/repo", style, readFile, maxLines });
+const diff = (tool: string, input: Record<string, unknown>, maxLines?: number) =>
+  editDiff(tool, input, { cwd: "/repo", style, readFile, maxLines });
 
 describe("editDiff", () => {
   it("applies an Edit to the file's text: the first occurrence, or all with replace_all", () => {
-    expect(diff("Edit", { file_path: "/repo/a.txt", old_string: "one", new_string: "ONE" })).toEqual(["@@ -1,3 +1,3 @@", "-one", "+ONE", " two", " one"]);
-    expect(diff("Edit", { file_path: "a.txt", old_string: "one", new_string: "ONE", replace_all: true })).toEqual(["@@ -1,3 +1,3 @@", "-one", "+ONE", " two", "-one", "+ONE"]);
+    expect(diff("Edit", { file_path: "/repo/a.txt", old_string: "one", new_string: "ONE" })).toEqual([
+      "@@ -1,3 +1,3 @@",
+      "-one",
+      "+ONE",
+      " two",
+      " one",
+    ]);
+    expect(diff("Edit", { file_path: "a.txt", old_string: "one", new_string: "ONE", replace_all: true })).toEqual([
+      "@@ -1,3 +1,3 @@",
+      "-one",
+      "+ONE",
+      " two",
+      "-one",
+      "+ONE",
+    ]);
   });
 
   it("keeps $ patterns in new_string literal, as claude writes them", () => {
@@ -25,17 +49,40 @@ describe("editDiff", () => {
       { old_string: "two", new_string: "2" },
       { old_string: "2\none", new_string: "2\n1" },
     ];
-    expect(diff("MultiEdit", { file_path: "/repo/a.txt", edits })).toEqual(["@@ -1,3 +1,3 @@", " one", "-two", "-one", "+2", "+1"]);
+    expect(diff("MultiEdit", { file_path: "/repo/a.txt", edits })).toEqual([
+      "@@ -1,3 +1,3 @@",
+      " one",
+      "-two",
+      "-one",
+      "+2",
+      "+1",
+    ]);
   });
 
   it("compares a Write with the file on disk; a new file is all added", () => {
-    expect(diff("Write", { file_path: "/repo/a.txt", content: "one\ntwo\n" })).toEqual(["@@ -1,3 +1,2 @@", " one", " two", "-one"]);
-    expect(diff("Write", { file_path: "/repo/new.txt", content: "x\n" })).toEqual(["(new file)", "@@ -0,0 +1,1 @@", "+x"]);
+    expect(diff("Write", { file_path: "/repo/a.txt", content: "one\ntwo\n" })).toEqual([
+      "@@ -1,3 +1,2 @@",
+      " one",
+      " two",
+      "-one",
+    ]);
+    expect(diff("Write", { file_path: "/repo/new.txt", content: "x\n" })).toEqual([
+      "(new file)",
+      "@@ -0,0 +1,1 @@",
+      "+x",
+    ]);
   });
 
   it("shows the strings when the file or the text is not there", () => {
-    expect(diff("Edit", { file_path: "/repo/a.txt", old_string: "zzz", new_string: "y" })).toEqual(["(text not found in the file; the strings to replace)", "@@ -1,1 +1,1 @@", "-zzz", "+y"]);
-    expect(diff("Edit", { file_path: "/repo/gone.txt", old_string: "a", new_string: "b" })?.[0]).toBe("(file not found; the strings to replace)");
+    expect(diff("Edit", { file_path: "/repo/a.txt", old_string: "zzz", new_string: "y" })).toEqual([
+      "(text not found in the file; the strings to replace)",
+      "@@ -1,1 +1,1 @@",
+      "-zzz",
+      "+y",
+    ]);
+    expect(diff("Edit", { file_path: "/repo/gone.txt", old_string: "a", new_string: "b" })?.[0]).toBe(
+      "(file not found; the strings to replace)",
+    );
   });
 
   it("caps a long diff with the count of lines left out", () => {
@@ -45,7 +92,11 @@ describe("editDiff", () => {
   });
 
   it("colours removed red, added green, hunks cyan", () => {
-    const colored = editDiff("Edit", { file_path: "/repo/a.txt", old_string: "two", new_string: "2" }, { cwd: "/repo", style: makeStyle(true), readFile })!;
+    const colored = editDiff(
+      "Edit",
+      { file_path: "/repo/a.txt", old_string: "two", new_string: "2" },
+      { cwd: "/repo", style: makeStyle(true), readFile },
+    )!;
     expect(colored).toContain("\u001b[31m-two\u001b[39m");
     expect(colored).toContain("\u001b[32m+2\u001b[39m");
     expect(colored[0]).toMatch(/^\u001b\[36m@@/);
@@ -57,16 +108,23 @@ describe("editDiff", () => {
 });
 
 describe("permission questions", () => {
-  const request = (input: object) => CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "WebFetch", input, description: "Fetch the docs" });
+  const request = (input: object) =>
+    CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "WebFetch", input, description: "Fetch the docs" });
 
   it("shows other tools by their detail and the request's description", () => {
-    expect(permissionLines(request({ url: "https://example.com/docs", prompt: "summarize" }), { cwd: "/repo" }, { style })).toEqual(["? WebFetch(https://example.com/docs)", "  Fetch the docs"]);
+    expect(
+      permissionLines(request({ url: "https://example.com/docs", prompt: "summarize" }), { cwd: "/repo" }, { style }),
+    ).toEqual(["? WebFetch(https://example.com/docs)", "  Fetch the docs"]);
   });
 
   it("shows control characters in a URL, a path or a description, never passes them to the terminal", () => {
     const lines = permissionLines(request({ url: "https://x.test/\u001b[2K\r? ok" }), { cwd: "/repo" }, { style });
     expect(lines).toEqual(["? WebFetch(https://x.test/\\x1b[2K\\x0d? ok)", "  Fetch the docs"]);
-    const write = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/a\u001b[31m.ts", content: "x\n" } });
+    const write = CanUseToolRequest.parse({
+      subtype: "can_use_tool",
+      tool_name: "Write",
+      input: { file_path: "/repo/a\u001b[31m.ts", content: "x\n" },
+    });
     expect(permissionLines(write, { cwd: "/repo" }, { style, readFile: () => null })[0]).toBe("? Write(a\\x1b[31m.ts)");
   });
 
@@ -77,11 +135,20 @@ describe("permission questions", () => {
       input: { command: "echo ran > ran.txt", description: "make ran.txt" },
       blocked_path: "/repo/ran.txt",
     });
-    expect(permissionLines(bash, { cwd: "/repo" }, { style })).toEqual(["? Bash", "  echo ran > ran.txt", "  make ran.txt", "  needs access to ran.txt"]);
+    expect(permissionLines(bash, { cwd: "/repo" }, { style })).toEqual([
+      "? Bash",
+      "  echo ran > ran.txt",
+      "  make ran.txt",
+      "  needs access to ran.txt",
+    ]);
   });
 
   it("cuts a long diff, naming the key that shows it, and keeps the whole for the pager", () => {
-    const write = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/big.txt", content: "" } });
+    const write = CanUseToolRequest.parse({
+      subtype: "can_use_tool",
+      tool_name: "Write",
+      input: { file_path: "/repo/big.txt", content: "" },
+    });
     const view = permissionView(write, { cwd: "/repo" }, { style, readFile, maxDiffLines: 10 });
     expect(view.lines).toHaveLength(12);
     expect(view.lines.at(-1)).toBe("  … 91 more lines (Ctrl-O shows the whole diff)");
@@ -92,7 +159,13 @@ describe("permission questions", () => {
   });
 
   it("reads y/n/a/d, and d only when a rule can be saved", () => {
-    expect(["y", "YES", " n ", "a", "always"].map((t) => parsePermission(t, false))).toEqual(["yes", "yes", "no", "always", "always"]);
+    expect(["y", "YES", " n ", "a", "always"].map((t) => parsePermission(t, false))).toEqual([
+      "yes",
+      "yes",
+      "no",
+      "always",
+      "always",
+    ]);
     expect(parsePermission("d", false)).toBeUndefined();
     expect(parsePermission("d", true)).toBe("save");
     expect(parsePermission("maybe", true)).toBeUndefined();
@@ -102,11 +175,18 @@ describe("permission questions", () => {
     expect(savedRule([])).toBeNull();
     expect(
       savedRule([
-        { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "rm -rf build" }], behavior: "allow", destination: "localSettings" },
+        {
+          type: "addRules",
+          rules: [{ toolName: "Bash", ruleContent: "rm -rf build" }],
+          behavior: "allow",
+          destination: "localSettings",
+        },
         { type: "addDirectories", directories: ["/tmp/x"], destination: "session" },
       ]),
     ).toBe("rule Bash(rm -rf build) in .claude/settings.local.json");
-    expect(savedRule([{ type: "addDirectories", directories: ["/tmp/x"], destination: "projectSettings" }])).toBe("directory /tmp/x in .claude/settings.json");
+    expect(savedRule([{ type: "addDirectories", directories: ["/tmp/x"], destination: "projectSettings" }])).toBe(
+      "directory /tmp/x in .claude/settings.json",
+    );
   });
 });
 
@@ -131,12 +211,24 @@ describe("parseChoice", () => {
   });
 
   it("with colour, a Write's diff has its code highlighted by the file's language, on the added lines' background", () => {
-    const write = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/a.py", content: "def f():\n    return 1\n" } });
+    const write = CanUseToolRequest.parse({
+      subtype: "can_use_tool",
+      tool_name: "Write",
+      input: { file_path: "/repo/a.py", content: "def f():\n    return 1\n" },
+    });
     const lines = permissionLines(write, { cwd: "/repo" }, { style: makeStyle(true), readFile: () => null });
-    expect(lines).toContain("  \u001b[48;5;22m\u001b[32m+\u001b[39m\u001b[35mdef\u001b[39;22;23m \u001b[34mf\u001b[39;22;23m():\u001b[49m");
+    expect(lines).toContain(
+      "  \u001b[48;5;22m\u001b[32m+\u001b[39m\u001b[35mdef\u001b[39;22;23m \u001b[34mf\u001b[39;22;23m():\u001b[49m",
+    );
     // A file of a language nudge does not highlight keeps git's colours.
-    const other = CanUseToolRequest.parse({ subtype: "can_use_tool", tool_name: "Write", input: { file_path: "/repo/a.unknown", content: "x\n" } });
-    expect(permissionLines(other, { cwd: "/repo" }, { style: makeStyle(true), readFile: () => null })).toContain("  \u001b[32m+x\u001b[39m");
+    const other = CanUseToolRequest.parse({
+      subtype: "can_use_tool",
+      tool_name: "Write",
+      input: { file_path: "/repo/a.unknown", content: "x\n" },
+    });
+    expect(permissionLines(other, { cwd: "/repo" }, { style: makeStyle(true), readFile: () => null })).toContain(
+      "  \u001b[32m+x\u001b[39m",
+    );
   });
 });
 

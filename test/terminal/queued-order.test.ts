@@ -32,7 +32,12 @@ describe("prompts typed during a turn", () => {
       { text: "reply to q1" },
       { text: "reply to q2" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("first\r");
     await t.waitFor("slow answer, part one;");
@@ -45,15 +50,34 @@ describe("prompts typed during a turn", () => {
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const text = t.text();
-    const at = positions(text, ["part two.", "● turn 1 · ", "⎿ turn 1 saved", "reply to q1", "● turn 2 · ", "⎿ turn 2 saved", "reply to q2", "● turn 3 · ", "⎿ turn 3 saved"]);
-    expect(at.every((p) => p >= 0), text).toBe(true);
-    expect([...at].sort((a, b) => a - b), text).toEqual(at);
+    const at = positions(text, [
+      "part two.",
+      "● turn 1 · ",
+      "⎿ turn 1 saved",
+      "reply to q1",
+      "● turn 2 · ",
+      "⎿ turn 2 saved",
+      "reply to q2",
+      "● turn 3 · ",
+      "⎿ turn 3 saved",
+    ]);
+    expect(
+      at.every((p) => p >= 0),
+      text,
+    ).toBe(true);
+    expect(
+      [...at].sort((a, b) => a - b),
+      text,
+    ).toEqual(at);
   });
 
   it("a rule's decision line of a queued turn comes after the previous turn's end and changes lines", async () => {
     const repo = await gitdir();
     mkdirSync(path.join(repo, ".nudge"));
-    writeFileSync(path.join(repo, ".nudge", "rules.yaml"), "version: 1\nrules:\n  - id: no-rm\n    match: { tool: Bash, command: '^rm ' }\n    action: deny\n    message: do not delete\n");
+    writeFileSync(
+      path.join(repo, ".nudge", "rules.yaml"),
+      "version: 1\nrules:\n  - id: no-rm\n    match: { tool: Bash, command: '^rm ' }\n    action: deny\n    message: do not delete\n",
+    );
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     api = await startScriptedApi([
@@ -61,7 +85,12 @@ describe("prompts typed during a turn", () => {
       { tool: "Bash", input: { command: "rm -f nothing.txt", description: "delete" } },
       { text: "could not delete" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("first\r");
     await t.waitFor("slow answer;");
@@ -73,7 +102,13 @@ describe("prompts typed during a turn", () => {
     expect((await t.child).exitCode, t.text()).toBe(0);
     const text = t.text();
     const at = positions(text, ["● turn 1 · ", "⎿ turn 1 saved", "⚖ ", "● turn 2 · ", "⎿ turn 2 saved"]);
-    expect(at.every((p) => p >= 0), text).toBe(true);
-    expect([...at].sort((a, b) => a - b), text).toEqual(at);
+    expect(
+      at.every((p) => p >= 0),
+      text,
+    ).toBe(true);
+    expect(
+      [...at].sort((a, b) => a - b),
+      text,
+    ).toEqual(at);
   });
 });

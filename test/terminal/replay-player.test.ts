@@ -35,7 +35,13 @@ describe("delaysFor", () => {
 
 describe("parseTimes", () => {
   it("reads one epoch-ms number per line; a damaged entry is unknown", () => {
-    expect(parseTimes("1700000000000\n1700000000250\nxx\n\n")).toEqual([1700000000000, 1700000000250, null, null, null]);
+    expect(parseTimes("1700000000000\n1700000000250\nxx\n\n")).toEqual([
+      1700000000000,
+      1700000000250,
+      null,
+      null,
+      null,
+    ]);
   });
 });
 
@@ -67,7 +73,15 @@ function turn(n: number, prompt: string | null, from: number, to: number): Turn 
     lastAssistantUuid: null,
     head: null,
     snapshot: { commit: sha, tree: sha, ref: `refs/nudge/x/${n}` },
-    patch: { file: "p", sha256: "0".repeat(64), bytes: 0, filesChanged: 1, insertions: 2, deletions: 0, binaryFiles: 0 },
+    patch: {
+      file: "p",
+      sha256: "0".repeat(64),
+      bytes: 0,
+      filesChanged: 1,
+      insertions: 2,
+      deletions: 0,
+      binaryFiles: 0,
+    },
     transcript: null,
   };
 }
@@ -80,7 +94,14 @@ function player(groups = groupByTurn({ turns, unsaved: [] }, lines), pacing = li
   const stop = new AbortController();
   const write = (text: string) => void (out += text);
   const notice = (text: string) => void notices.push(text);
-  const renderer = new EventRenderer({ style: makeStyle(false), write, verbose: false, showPrompts: true, cwd: "/repo", notice });
+  const renderer = new EventRenderer({
+    style: makeStyle(false),
+    write,
+    verbose: false,
+    showPrompts: true,
+    cwd: "/repo",
+    notice,
+  });
   const run = (onSleep?: (ms: number) => void) =>
     play({
       groups,

@@ -41,7 +41,12 @@ describe("resizing while claude writes", () => {
     let finish!: () => void;
     const rest = new Promise<void>((resolve) => (finish = resolve));
     api = await startScriptedApi([{ textParts: ["First words of the answer", rest, " and the end of it."] }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     execaSync("stty", ["-F", ptyOf(t.child.pid!), "cols", "80", "rows", "24"]);
     await sleep(300);

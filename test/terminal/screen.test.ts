@@ -9,7 +9,11 @@ import { render } from "./pty.js";
 /** `onlcr`: newlines reach the terminal as CR LF, as a real pty's line discipline sends them. */
 function terminal(columns: number, ansi = true, onlcr = false) {
   let bytes = "";
-  const output = { columns, isTTY: true, write: (t: string) => void (bytes += onlcr ? t.replace(/\r?\n/g, "\r\n") : t) };
+  const output = {
+    columns,
+    isTTY: true,
+    write: (t: string) => void (bytes += onlcr ? t.replace(/\r?\n/g, "\r\n") : t),
+  };
   return { screen: new Screen(output, ansi), bytes: () => bytes, show: (rows = 20) => render(bytes, columns, rows) };
 }
 
@@ -113,7 +117,8 @@ describe("Screen on a dumb terminal (TERM=dumb), a line wider than the terminal"
   it("is shown once as it is typed, not printed again on every key (issue 15, item 11)", async () => {
     const t = terminal(20, false, true);
     const text = "write a long prompt that wraps twice";
-    for (let n = 0; n <= text.length; n++) t.screen.set("input", { lines: [`› ${text.slice(0, n)}`], cursor: { row: 0, col: 2 + n } });
+    for (let n = 0; n <= text.length; n++)
+      t.screen.set("input", { lines: [`› ${text.slice(0, n)}`], cursor: { row: 0, col: 2 + n } });
     const typing = await t.show();
     expect(typing.lines).toEqual(["› write a long prom", "pt that wraps twice"]);
     expect(typing.cursor).toEqual({ x: 19, y: 1 });

@@ -20,8 +20,16 @@ afterEach(async () => {
 describe("the status line during a question", () => {
   it("stays on screen under the question and says it waits for your answer", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Bash", input: { command: "touch asked.txt", description: "ask" } }, { text: "DONE" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "touch asked.txt", description: "ask" } },
+      { text: "DONE" },
+    ]);
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("ask me\r");
     await t.waitFor("Allow?");
@@ -41,8 +49,16 @@ describe("the status line during a question", () => {
 describe("the status line while an allowed tool runs", () => {
   it("says `running Bash(…)` once the question is answered, while the command runs", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Bash", input: { command: "sleep 5; echo slept > slept.txt", description: "nap" } }, { text: "DONE" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "sleep 5; echo slept > slept.txt", description: "nap" } },
+      { text: "DONE" },
+    ]);
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("nap\r");
     await t.waitFor("Allow?");

@@ -11,7 +11,10 @@ import { formatElapsed } from "../../src/base/format.js";
 import { StatusLine } from "../../src/terminal/status-line.js";
 import { makeStyle } from "../../src/terminal/style.js";
 
-const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/streams/partial-messages.jsonl");
+const fixture = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../fixtures/streams/partial-messages.jsonl",
+);
 
 describe("the status line", () => {
   it("follows the turn: requesting, thinking, writing, the tool running, the question, a subagent", () => {
@@ -41,7 +44,14 @@ describe("the status line", () => {
     let now = 1_000;
     let bytes = "";
     const screen = new Screen({ columns: 80, isTTY: true, write: (t: string) => void (bytes += t) }, true);
-    const status = new StatusLine({ screen, style: makeStyle(false), enabled: true, cwd: "/", now: () => now, intervalMs: 60_000 });
+    const status = new StatusLine({
+      screen,
+      style: makeStyle(false),
+      enabled: true,
+      cwd: "/",
+      now: () => now,
+      intervalMs: 60_000,
+    });
     status.start("requesting");
     now += 65_000;
     status.observe(toStreamEvent({ type: "system", subtype: "status", status: "compacting" }, ""));

@@ -16,7 +16,13 @@ let api: ScriptedApi | undefined;
 let stopped: number | undefined;
 afterEach(async () => {
   // Never leave a stopped process behind, whatever failed.
-  if (stopped) for (const signal of ["SIGKILL", "SIGCONT"] as const) try { process.kill(stopped, signal); } catch { /* gone */ }
+  if (stopped)
+    for (const signal of ["SIGKILL", "SIGCONT"] as const)
+      try {
+        process.kill(stopped, signal);
+      } catch {
+        /* gone */
+      }
   stopped = undefined;
   await api?.close();
   api = undefined;
@@ -34,8 +40,10 @@ describe("stopping claude", () => {
     expect(api.mainLoopRequests()).toHaveLength(1);
     // Stopped only once claude has written the prompt to its transcript: a claude stopped before
     // that (a loaded machine) leaves nothing for the next claude to resume.
-    const transcripts = () => readdirSync(path.join(cfg, "projects"), { recursive: true }).filter((f) => String(f).endsWith(".jsonl"));
-    for (let i = 0; i < 800 && (!existsSync(path.join(cfg, "projects")) || transcripts().length === 0); i++) await new Promise((r) => setTimeout(r, 25));
+    const transcripts = () =>
+      readdirSync(path.join(cfg, "projects"), { recursive: true }).filter((f) => String(f).endsWith(".jsonl"));
+    for (let i = 0; i < 800 && (!existsSync(path.join(cfg, "projects")) || transcripts().length === 0); i++)
+      await new Promise((r) => setTimeout(r, 25));
     const sessions = path.join(repo, ".git", "nudge", "sessions");
     const dir = path.join(sessions, readdirSync(sessions)[0]!);
     const lock = JSON.parse(readFileSync(path.join(dir, "lock"), "utf8")) as { claude: { pid: number } };

@@ -18,21 +18,42 @@ afterEach(async () => {
   api = undefined;
 });
 
-const GO = ["```go", "func main() {", "\tif x := compute(); x > 0 {", "\t\tfmt.Println(\"positive\", x)", "\t}", "\tab\tcd\te", "}", "```"].join("\n");
+const GO = [
+  "```go",
+  "func main() {",
+  "\tif x := compute(); x > 0 {",
+  '\t\tfmt.Println("positive", x)',
+  "\t}",
+  "\tab\tcd\te",
+  "}",
+  "```",
+].join("\n");
 
 describe("tabs and wide characters on a live terminal", () => {
   it("a Go block with tab indents, streamed 7 characters at a time under the status line, shows as the terminal's tab stops put it", async () => {
     const repo = await gitdir();
     const chunks = GO.match(/[\s\S]{1,7}/g)!;
     api = await startScriptedApi([{ textParts: chunks }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("show me go\r");
     await t.waitFor(/turn 1 · success[^]*turn 1 saved/);
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     const lines = (await render(t.screen(), 80, 40)).lines;
-    const expected = ["func main() {", "        if x := compute(); x > 0 {", '                fmt.Println("positive", x)', "        }", "        ab      cd      e", "}"];
+    const expected = [
+      "func main() {",
+      "        if x := compute(); x > 0 {",
+      '                fmt.Println("positive", x)',
+      "        }",
+      "        ab      cd      e",
+      "}",
+    ];
     const start = lines.indexOf("func main() {");
     expect(lines.slice(start, start + expected.length), lines.join("\n")).toEqual(expected);
   });

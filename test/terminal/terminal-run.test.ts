@@ -65,7 +65,11 @@ describe("nudge claude run on a terminal", () => {
     expect(t.screen()).toMatch(/turns +2/);
     const [session] = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout);
     expect(session.state).toBe("complete");
-    expect(readManifestFile(session.path).turns.map((x) => x.prompt)).toEqual([null, "first question", "second question"]);
+    expect(readManifestFile(session.path).turns.map((x) => x.prompt)).toEqual([
+      null,
+      "first question",
+      "second question",
+    ]);
   });
 
   it("Ctrl-C during a turn interrupts it; Ctrl-C twice at the prompt ends the session cleanly", async () => {
@@ -75,7 +79,8 @@ describe("nudge claude run on a terminal", () => {
     await t.waitFor("› ");
     t.type("a long task\r");
     const start = Date.now();
-    while (api.mainLoopRequests().length === 0 && Date.now() - start < 20_000) await new Promise((r) => setTimeout(r, 25));
+    while (api.mainLoopRequests().length === 0 && Date.now() - start < 20_000)
+      await new Promise((r) => setTimeout(r, 25));
     t.type("\x03"); // Ctrl-C while claude works
     await t.waitFor("turn interrupted");
     await t.waitFor(/turn 1 · interrupted[\s\S]*› $/);

@@ -30,18 +30,33 @@ describe("the end of a turn, live", () => {
   it("the end line is on screen while the turn's save is still held; the changes line comes once it is saved", async () => {
     const repo = await gitdir();
     const release = path.join(tempDir(), "release-the-save");
-    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } }, { text: "Wrote it." }]);
-    const child = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "write a.txt"], {
-      cwd: repo,
-      env: { ...claudeEnv(api, path.join(tempDir(), "cfg")), NO_COLOR: "1", NUDGE_FAULT: "after-snapshot:hold", NUDGE_FAULT_RELEASE: release },
-      input: "",
-      reject: false,
-      timeout: 90_000,
-    });
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "one\n" } },
+      { text: "Wrote it." },
+    ]);
+    const child = execa(
+      "node",
+      [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "write a.txt"],
+      {
+        cwd: repo,
+        env: {
+          ...claudeEnv(api, path.join(tempDir(), "cfg")),
+          NO_COLOR: "1",
+          NUDGE_FAULT: "after-snapshot:hold",
+          NUDGE_FAULT_RELEASE: release,
+        },
+        input: "",
+        reject: false,
+        timeout: 90_000,
+      },
+    );
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
     try {
-      await until(() => /● turn 1 · /.test(stderr), () => stderr);
+      await until(
+        () => /● turn 1 · /.test(stderr),
+        () => stderr,
+      );
       // Shown with claude's outcome, time and cost, before anything of the save is known.
       expect(stderr).toMatch(/^● turn 1 · success · \S+ · \$\d+\.\d{4}$/m);
       expect(stderr).not.toMatch(/turn 1 saved/);

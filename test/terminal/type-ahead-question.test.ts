@@ -29,7 +29,12 @@ describe("type-ahead just before a question", () => {
       { text: "written" },
       { text: "never: the typed-ahead y must not reach claude" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color" });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color" },
+    );
     await t.waitFor("› ");
     t.type("first\r"); // claude started and warm, so the question follows the key at once
     await t.waitFor(/turn 1 · [^]*turn 1 saved/);
@@ -43,7 +48,9 @@ describe("type-ahead just before a question", () => {
     await t.waitFor(/turn 2 · [^]*turn 2 saved/);
     await t.waitFor("› y");
     // Wider than the terminal: wrapped between words.
-    expect(unwrapped(t.text())).toContain('! "y", typed just before this question, was not sent: it waits on the prompt line');
+    expect(unwrapped(t.text())).toContain(
+      '! "y", typed just before this question, was not sent: it waits on the prompt line',
+    );
     t.type("\u0015/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
     expect(api.mainLoopRequests()).toHaveLength(3); // turn 1, the Write, its follow-up: no turn for "y"

@@ -32,14 +32,19 @@ describe("the whole diff of a permission question", () => {
     ]);
     // PAGER named, LESS left unset (undefined drops it from the environment): nudge's own LESS applies.
     const env = { ...claudeEnv(api, path.join(tempDir(), "cfg")), PAGER: "less", LESS: undefined as unknown as string };
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], env, { term: "xterm-256color", color: true, size: SIZE });
+    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], env, {
+      term: "xterm-256color",
+      color: true,
+      size: SIZE,
+    });
     const screen = async () => (await render(t.screen(), SIZE.cols, SIZE.rows)).lines;
     /** The rows a person sees now (the terminal's height, from the bottom of what was written). */
     const visibleRows = async () => (await screen()).slice(-SIZE.rows);
     const until = async (ok: (rows: string[]) => boolean, what: string) => {
       const start = Date.now();
       while (!ok(await visibleRows())) {
-        if (Date.now() - start > 20_000) throw new Error(`timed out waiting for ${what}:\n${(await visibleRows()).join("\n")}`);
+        if (Date.now() - start > 20_000)
+          throw new Error(`timed out waiting for ${what}:\n${(await visibleRows()).join("\n")}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -49,14 +54,28 @@ describe("the whole diff of a permission question", () => {
     await t.waitFor("Ctrl-O: whole diff"); // the answer's line, drawn after the question's lines
     // Cut at the screen's height: the question's title is still in sight, the end of the file is not.
     const asked = await visibleRows();
-    expect(asked.some((r) => r.startsWith("? Write(big.ts)")), asked.join("\n")).toBe(true);
+    expect(
+      asked.some((r) => r.startsWith("? Write(big.ts)")),
+      asked.join("\n"),
+    ).toBe(true);
     expect(asked.join("\n")).toMatch(/… \d+ more lines \(Ctrl-O shows the whole diff\)/);
     // The answer's line, wrapped between words, the status line under it.
-    expect(asked.slice(asked.findLastIndex((r) => r.startsWith("Allow?")), -1).join(" ")).toMatch(/^Allow\? \[y\]es .* · Ctrl-O: whole diff *$/);
+    expect(
+      asked
+        .slice(
+          asked.findLastIndex((r) => r.startsWith("Allow?")),
+          -1,
+        )
+        .join(" "),
+    ).toMatch(/^Allow\? \[y\]es .* · Ctrl-O: whole diff *$/);
     expect(asked.join("\n")).not.toContain("line200");
 
     t.type("\u000f"); // Ctrl-O
-    await until((rows) => rows.some((r) => r.includes("+const line1 = 1;")) && !rows.some((r) => r.includes("Ctrl-O: whole diff")), "the pager");
+    await until(
+      (rows) =>
+        rows.some((r) => r.includes("+const line1 = 1;")) && !rows.some((r) => r.includes("Ctrl-O: whole diff")),
+      "the pager",
+    );
     const before = t.screen().length;
     t.type("G"); // less: to the end
     await until((rows) => rows.some((r) => r.includes("+const line200 = 200;")), "the end of the diff in the pager");
@@ -64,7 +83,8 @@ describe("the whole diff of a permission question", () => {
     await until((rows) => rows.at(-2)?.endsWith("Ctrl-O: whole diff ") === true, "the question again"); // the status line under it
     const back = await visibleRows();
     // The same question, where it was (a status line's clock may have ticked meanwhile).
-    const clockless = (rows: string[]) => rows.map((r) => r.replace(/\b\d+(\.\d+)?m?s\b/g, "<t>").replace(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/, "<spin>"));
+    const clockless = (rows: string[]) =>
+      rows.map((r) => r.replace(/\b\d+(\.\d+)?m?s\b/g, "<t>").replace(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/, "<spin>"));
     expect(clockless(back)).toEqual(clockless(asked));
     // nudge has the terminal back: bracketed paste asked for again, and keys answer the question.
     expect(t.screen().slice(before)).toContain("\u001b[?2004h");

@@ -28,7 +28,12 @@ describe("long lines of nudge's own", () => {
       { tool: "Bash", input: { command: `echo ${WORDS}`, description: "say" } },
       { text: "DONE" },
     ]);
-    const t = inTerminal(repo, ["claude", "run", "-v", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color", size });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "-v", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color", size },
+    );
     await t.waitFor("› ");
     t.type("go\r");
     await t.waitFor("Allow?");
@@ -38,14 +43,17 @@ describe("long lines of nudge's own", () => {
     // The rows end between words: joined with spaces, they are the line again (the status line under them aside).
     const rows = asking.slice(allow, -1).map((l) => l.trimEnd());
     expect(rows.length).toBeGreaterThan(1);
-    expect(rows.join(" ")).toBe("Allow? [y]es / [n]o / [a]lways for this session / [d]on't ask again (save rule Bash(touch made-by-claude.txt) in .claude/settings.local.json)");
+    expect(rows.join(" ")).toBe(
+      "Allow? [y]es / [n]o / [a]lways for this session / [d]on't ask again (save rule Bash(touch made-by-claude.txt) in .claude/settings.local.json)",
+    );
     t.type("y\r");
     await t.waitFor(/turn 1 · success[^]*turn 1 saved/, 60_000);
     const { lines } = await render(t.screen(), size.cols, size.rows);
     const first = lines.findIndex((l) => l.startsWith("  ⎿ alpha"));
     expect(first).toBeGreaterThan(-1);
     const output = [lines[first]!.slice(4)];
-    for (let i = first + 1; lines[i]?.startsWith("    ") && !lines[i]!.startsWith("    ⎿"); i++) output.push(lines[i]!.slice(4));
+    for (let i = first + 1; lines[i]?.startsWith("    ") && !lines[i]!.startsWith("    ⎿"); i++)
+      output.push(lines[i]!.slice(4));
     expect(output.length).toBeGreaterThan(1);
     expect(output.join(" ")).toBe(WORDS);
     t.type("/exit\r");
@@ -57,7 +65,12 @@ describe("long lines of nudge's own", () => {
     const command = "echo all such words to show how a bigger command wraps > .claude/settings.local.json";
     const repo = await gitdir();
     api = await startScriptedApi([{ tool: "Bash", input: { command, description: "write it" } }, { text: "DONE" }]);
-    const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN], claudeEnv(api, path.join(tempDir(), "cfg")), { term: "xterm-256color", size: wide, color: true });
+    const t = inTerminal(
+      repo,
+      ["claude", "run", "--claude-bin", CLAUDE_BIN],
+      claudeEnv(api, path.join(tempDir(), "cfg")),
+      { term: "xterm-256color", size: wide, color: true },
+    );
     await t.waitFor("› ");
     t.type("go\r");
     await t.waitFor("Allow?");

@@ -21,7 +21,12 @@ afterEach(async () => {
 });
 
 function rewind(repo: string, args: string[], env: Record<string, string> = {}) {
-  return execa("node", [NUDGE_CLI, "session", "rewind", ...args], { cwd: repo, env: { NO_COLOR: "1", ...env }, reject: false, detached: true });
+  return execa("node", [NUDGE_CLI, "session", "rewind", ...args], {
+    cwd: repo,
+    env: { NO_COLOR: "1", ...env },
+    reject: false,
+    detached: true,
+  });
 }
 
 const records = (repo: string) =>
@@ -50,8 +55,12 @@ describe("a rewind killed halfway", () => {
       await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo }),
     ]) {
       expect(run.exitCode, run.stderr).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^error: a rewind of session ${id} to turn 1 was interrupted halfway`, "m"));
-      expect(run.stderr).toMatch(/^hint: finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort/m);
+      expect(run.stderr).toMatch(
+        new RegExp(`^error: a rewind of session ${id} to turn 1 was interrupted halfway`, "m"),
+      );
+      expect(run.stderr).toMatch(
+        /^hint: finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort/m,
+      );
     }
 
     const dry = await runNudge(["session", "rewind", "--continue", "--dry-run"], { cwd: repo });
@@ -82,18 +91,26 @@ describe("a rewind killed halfway", () => {
     expect(readManifestFile(recorded.dir).rewoundTo).toBeNull();
     expect(records(repo).map((r) => r.status)).toEqual(["rolled-back"]);
     // Nothing is left to undo or to finish.
-    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).stderr).toMatch(/^error: there is no rewind to undo/m);
-    expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(/^error: there is no interrupted rewind or undo/m);
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).stderr).toMatch(
+      /^error: there is no rewind to undo/m,
+    );
+    expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(
+      /^error: there is no interrupted rewind or undo/m,
+    );
   });
 
   it("never overwrites a file changed since the interruption", async () => {
     recorded = await recordThreeTurns();
     const { repo, id } = recorded;
-    expect((await rewind(repo, [id, "1", "--yes"], { NUDGE_FAULT: "rewind-after-record:kill" })).signal).toBe("SIGKILL");
+    expect((await rewind(repo, [id, "1", "--yes"], { NUDGE_FAULT: "rewind-after-record:kill" })).signal).toBe(
+      "SIGKILL",
+    );
     writeFileSync(path.join(repo, "notes.txt"), "edited after the crash\n"); // a file the rewind meant to write
     const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
     expect(finish.exitCode).toBe(1);
-    expect(finish.stderr).toMatch(/^error: files were changed since the interrupted rewind: notes\.txt; nothing was changed/m);
+    expect(finish.stderr).toMatch(
+      /^error: files were changed since the interrupted rewind: notes\.txt; nothing was changed/m,
+    );
     expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("edited after the crash\n");
   });
 
@@ -104,7 +121,9 @@ describe("a rewind killed halfway", () => {
     expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect((await rewind(repo, ["--undo", "--yes"], { NUDGE_FAULT: "undo-after-record:kill" })).signal).toBe("SIGKILL");
     const run = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo });
-    expect(run.stderr).toMatch(new RegExp(`^error: an undo of the rewind of session ${id} was interrupted halfway`, "m"));
+    expect(run.stderr).toMatch(
+      new RegExp(`^error: an undo of the rewind of session ${id} was interrupted halfway`, "m"),
+    );
     expect((await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect(await workTreeListing(repo)).toEqual(before);
     expect(records(repo).map((r) => [r.kind, r.status])).toEqual([
@@ -128,7 +147,8 @@ describe("two at once", () => {
     const two = await treeListing(repo, turns[2]!.snapshot.tree);
     expect([one, two]).toContainEqual(listing);
     expect(records(repo).map((r) => r.status)).toEqual(["applied", "applied"]);
-    for (let i = 0; i < 2; i++) expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    for (let i = 0; i < 2; i++)
+      expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect(await workTreeListing(repo)).toEqual(before);
   });
 
@@ -138,7 +158,12 @@ describe("two at once", () => {
     expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
     recorded.api.push({ delayMs: 1500, then: { text: "in the fork" } }, { text: "in the fork again" });
     const start = () =>
-      execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "go on"], { cwd: repo, env: { NO_COLOR: "1", ...recorded!.env }, input: "", reject: false });
+      execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "go on"], {
+        cwd: repo,
+        env: { NO_COLOR: "1", ...recorded!.env },
+        input: "",
+        reject: false,
+      });
     const [a, b] = await Promise.all([start(), start()]);
     expect([a.exitCode, b.exitCode].sort(), `${a.stderr}\n${b.stderr}`).toEqual([0, 1]);
     expect([a, b].find((r) => r.exitCode === 1)!.stderr).toMatch(/is being recorded by another nudge process/);

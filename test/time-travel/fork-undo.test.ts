@@ -31,12 +31,16 @@ describe("fork in place, then --undo", () => {
     // Without a terminal an undo needs --yes, as a rewind does (before: it went ahead unasked).
     const unasked = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
     expect(unasked.exitCode).toBe(1);
-    expect(unasked.stderr).toBe("error: not confirmed: there is no terminal to ask\nhint: pass --yes to go ahead (see --dry-run first)");
+    expect(unasked.stderr).toBe(
+      "error: not confirmed: there is no terminal to ask\nhint: pass --yes to go ahead (see --dry-run first)",
+    );
     expect(existsSync(path.join(repo, "two.txt"))).toBe(false); // still the fork's code
     const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
     expect(undo.exitCode, undo.stderr).toBe(0);
     // Before: "undid the rewind of <id> to turn 1", and -c went on in the fork.
-    expect(undo.stdout).toContain(`undid the fork of ${recorded.id} at turn 1: the files are as they were before it; the fork ${forkId} stays recorded`);
+    expect(undo.stdout).toContain(
+      `undid the fork of ${recorded.id} at turn 1: the files are as they were before it; the fork ${forkId} stays recorded`,
+    );
 
     recorded.api.push({ text: "Going on." });
     const run = await runClaude(repo, ["-c", "what next?"], recorded.env);

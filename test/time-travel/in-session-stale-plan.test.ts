@@ -23,7 +23,11 @@ const CHANGED = "the work tree changed while waiting for your answer; nothing wa
 
 async function session(repo: string, steps: Parameters<typeof startScriptedApi>[0], prompts: string[]) {
   api = await startScriptedApi(steps);
-  const t = inTerminal(repo, ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], claudeEnv(api, path.join(tempDir(), "cfg")));
+  const t = inTerminal(
+    repo,
+    ["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+    claudeEnv(api, path.join(tempDir(), "cfg")),
+  );
   await t.waitFor("› ");
   for (const [i, prompt] of prompts.entries()) {
     t.type(`${prompt}\r`);
@@ -38,7 +42,12 @@ describe("an in-session plan that went stale while asking", () => {
     const file = path.join(repo, "a.txt");
     const t = await session(
       repo,
-      [{ tool: "Write", input: { file_path: file, content: "one\n" } }, { text: "ONE" }, { tool: "Write", input: { file_path: file, content: "two\n" } }, { text: "TWO" }],
+      [
+        { tool: "Write", input: { file_path: file, content: "one\n" } },
+        { text: "ONE" },
+        { tool: "Write", input: { file_path: file, content: "two\n" } },
+        { text: "TWO" },
+      ],
       ["write one", "write two"],
     );
     t.type("/rewind 1\r");
@@ -87,7 +96,12 @@ describe("an in-session plan that went stale while asking", () => {
     const file = path.join(repo, "a.txt");
     const t = await session(
       repo,
-      [{ tool: "Write", input: { file_path: file, content: "one\n" } }, { text: "ONE" }, { tool: "Write", input: { file_path: file, content: "two\n" } }, { text: "TWO" }],
+      [
+        { tool: "Write", input: { file_path: file, content: "one\n" } },
+        { text: "ONE" },
+        { tool: "Write", input: { file_path: file, content: "two\n" } },
+        { text: "TWO" },
+      ],
       ["write one", "write two"],
     );
     t.type("/rewind 1\r");
@@ -112,7 +126,12 @@ describe("the CLI's y/N, same rule", () => {
     const file = path.join(repo, "a.txt");
     const recorded = await recordSession(
       repo,
-      [{ tool: "Write", input: { file_path: file, content: "one\n" } }, { text: "ONE" }, { tool: "Write", input: { file_path: file, content: "two\n" } }, { text: "TWO" }],
+      [
+        { tool: "Write", input: { file_path: file, content: "one\n" } },
+        { text: "ONE" },
+        { tool: "Write", input: { file_path: file, content: "two\n" } },
+        { text: "TWO" },
+      ],
       ["write one", "write two"],
     );
     await recorded.api.close();

@@ -79,7 +79,13 @@ describe("rewinds and commits", () => {
     recorded = await recordSession(
       repo,
       [
-        { tool: "Bash", input: { command: "echo c > c.txt && git add c.txt && git commit -qm 'claude commit'", description: "commit" } },
+        {
+          tool: "Bash",
+          input: {
+            command: "echo c > c.txt && git add c.txt && git commit -qm 'claude commit'",
+            description: "commit",
+          },
+        },
         { text: "committed" },
       ],
       ["commit something"],
@@ -113,7 +119,11 @@ describe("rewinds and commits", () => {
     const repo = await gitdir();
     recorded = await recordSession(
       repo,
-      [{ tool: "Write", input: { file_path: path.join(repo, "f.txt"), content: "f\n" } }, { text: "ONE" }, { text: "TWO" }],
+      [
+        { tool: "Write", input: { file_path: path.join(repo, "f.txt"), content: "f\n" } },
+        { text: "ONE" },
+        { text: "TWO" },
+      ],
       ["P1", "P2"],
     );
     const conv = await runNudge(["session", "rewind", recorded.id, "1", "--conversation-only", "--yes"], { cwd: repo });
@@ -126,7 +136,9 @@ describe("rewinds and commits", () => {
     expect(existsSync(path.join(repo, "f.txt"))).toBe(false);
     expect(readManifestFile(recorded.dir).rewoundTo).toBe(1);
 
-    const both = await runNudge(["session", "rewind", recorded.id, "1", "--code-only", "--conversation-only"], { cwd: repo });
+    const both = await runNudge(["session", "rewind", recorded.id, "1", "--code-only", "--conversation-only"], {
+      cwd: repo,
+    });
     expect(both.exitCode).toBe(1);
     expect(both.stderr).toContain("exclude each other");
   });

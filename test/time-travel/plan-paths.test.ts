@@ -8,7 +8,14 @@ import { codeChanges, describePlan, type RewindPlan } from "../../src/time-trave
 import type { TreeChange } from "../../src/snapshot/git.js";
 
 const ZERO = "0".repeat(40);
-const change = (status: TreeChange["status"], path: string): TreeChange => ({ status, path, oldMode: "100644", oldBlob: ZERO, mode: status === "D" ? "000000" : "100644", blob: ZERO });
+const change = (status: TreeChange["status"], path: string): TreeChange => ({
+  status,
+  path,
+  oldMode: "100644",
+  oldBlob: ZERO,
+  mode: status === "D" ? "000000" : "100644",
+  blob: ZERO,
+});
 
 function plan(changes: TreeChange[], yours: string[], recorded: string[] = []): RewindPlan {
   return {
@@ -31,7 +38,17 @@ function plan(changes: TreeChange[], yours: string[], recorded: string[] = []): 
 describe("a rewind plan's file names", () => {
   it("a name holding a newline, a tab or an escape is one quoted line; an ordinary name is shown as it is", () => {
     const forged = "notes.txt\n  delete  src/main.ts";
-    const lines = describePlan(plan([change("D", forged), change("A", "tab\there.txt"), change("M", "bell\u0007\u001b[31mred.txt"), change("M", "plain name.txt")], [forged]));
+    const lines = describePlan(
+      plan(
+        [
+          change("D", forged),
+          change("A", "tab\there.txt"),
+          change("M", "bell\u0007\u001b[31mred.txt"),
+          change("M", "plain name.txt"),
+        ],
+        [forged],
+      ),
+    );
     expect(lines).toEqual([
       "rewind session 0afa1d7564 to turn 1",
       '  write   "tab\\there.txt"',

@@ -20,7 +20,11 @@ recordThreeTurnsForFile((recorded) => ({ repo, id } = recorded));
 
 /** The user's whole visible state: files, HEAD, and the index file's bytes. */
 async function userState(dir: string) {
-  return { files: await workTreeListing(dir), head: await git(dir, "rev-parse", "HEAD"), index: readFileSync(path.join(repo, ".git", "index")).toString("hex") };
+  return {
+    files: await workTreeListing(dir),
+    head: await git(dir, "rev-parse", "HEAD"),
+    index: readFileSync(path.join(repo, ".git", "index")).toString("hex"),
+  };
 }
 
 function expectRefusal(run: { exitCode?: number; stderr: string }, message: RegExp): void {
@@ -39,10 +43,15 @@ describe("rewind refusals", () => {
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`undo the rewind of session ${id} to turn 1`);
     expect(dry.stdout).toMatch(/^ {2}write {3}renamed\.txt$/m); // turn 3 renamed old-name.txt
-    const json = JSON.parse((await runNudge(["session", "rewind", "--undo", "--dry-run", "--json"], { cwd: repo })).stdout);
+    const json = JSON.parse(
+      (await runNudge(["session", "rewind", "--undo", "--dry-run", "--json"], { cwd: repo })).stdout,
+    );
     expect(json).toMatchObject({ dryRun: true, undo: { sessionId: id, turn: 1 } });
     expect(json.write).toContain("blob.bin");
-    expectRefusal(await runNudge(["session", "rewind", "--undo", "--code-only"], { cwd: repo }), /^error: --undo, --continue and --abort put back or finish everything/);
+    expectRefusal(
+      await runNudge(["session", "rewind", "--undo", "--code-only"], { cwd: repo }),
+      /^error: --undo, --continue and --abort put back or finish everything/,
+    );
     expect(await userState(repo)).toEqual(rewound);
 
     expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
@@ -77,7 +86,13 @@ describe("rewind refusals", () => {
   it("a lock a killed rewind's git left on nudge's private index does not block the next rewind", async () => {
     // The private index a rewind of this work tree stages into (rewind.ts, worktreeIndex), locked as git locks it.
     // Two rewinds at once are kept apart by the work tree's lock (fault-injection.test.ts): under it, this lock is stale.
-    const index = path.join(repo, ".git", "nudge", "index", `worktree-${createHash("sha1").update(repo).digest("hex").slice(0, 12)}`);
+    const index = path.join(
+      repo,
+      ".git",
+      "nudge",
+      "index",
+      `worktree-${createHash("sha1").update(repo).digest("hex").slice(0, 12)}`,
+    );
     mkdirSync(path.dirname(index), { recursive: true });
     writeFileSync(`${index}.lock`, "");
     const run = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
@@ -92,15 +107,28 @@ describe("rewind refusals", () => {
     writeFileSync(aFile, "not a folder\n");
     const before = await userState(repo);
     expectRefusal(await runNudge(["session", "show", ""], { cwd: repo }), /^error: no session id given$/m);
-    expectRefusal(await runNudge(["session", "list"], { cwd: repo, env: { NUDGE_STORE: aFile } }), /^error: the nudge store is not a folder/);
+    expectRefusal(
+      await runNudge(["session", "list"], { cwd: repo, env: { NUDGE_STORE: aFile } }),
+      /^error: the nudge store is not a folder/,
+    );
     expectRefusal(await runNudge(["claude", "run", "--cwd", aFile, "hi"], { cwd: repo }), /^error: not a directory: /);
-    expectRefusal(await runNudge(["session", "fork", id, "1", "--worktree", path.join(repo, "inside")], { cwd: repo }), /is inside the repository's work tree$/m);
-    expectRefusal(await runNudge(["session", "fork", id, "1", "--worktree", path.join(aFile, "wt")], { cwd: repo }), /^error: git could not add a worktree at /);
+    expectRefusal(
+      await runNudge(["session", "fork", id, "1", "--worktree", path.join(repo, "inside")], { cwd: repo }),
+      /is inside the repository's work tree$/m,
+    );
+    expectRefusal(
+      await runNudge(["session", "fork", id, "1", "--worktree", path.join(aFile, "wt")], { cwd: repo }),
+      /^error: git could not add a worktree at /,
+    );
     const unknown = await runNudge(["session", "list", "--frobnicate"], { cwd: repo });
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toBe("error: unknown option '--frobnicate'\nhint: add --help for usage");
     // A store that cannot be made (Node's own recursive mkdir spins forever under /proc).
-    const proc = await runNudge(["claude", "run", "hi"], { cwd: repo, env: { NUDGE_STORE: "/proc/nudge-store" }, timeout: 20_000 });
+    const proc = await runNudge(["claude", "run", "hi"], {
+      cwd: repo,
+      env: { NUDGE_STORE: "/proc/nudge-store" },
+      timeout: 20_000,
+    });
     expectRefusal(proc, /^error: ENOENT: no such file or directory, mkdir '\/proc\/nudge-store'$/m);
     expect(await userState(repo)).toEqual(before);
   });
@@ -112,7 +140,9 @@ describe("rewind refusals", () => {
       const dry = await runNudge(["session", "rewind", id, "3", "--dry-run"], { cwd: repo, env: { FORCE_COLOR: "0" } });
       expect(dry.exitCode, dry.stderr).toBe(0);
       // The user's own file, in no snapshot: named apart from the turns' files, and quoted.
-      expect(dry.stdout).toContain("  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):");
+      expect(dry.stdout).toContain(
+        "  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):",
+      );
       // Quoted in the terminal's one escape style (\x1b for a control byte, as everywhere nudge shows a name).
       expect(dry.stdout).toContain(`    delete     ${JSON.stringify(evil).replace("\\u001b", "\\x1b")}`);
       expect(dry.stdout).not.toContain("\x1b");
@@ -142,7 +172,11 @@ describe("rewind refusals", () => {
   it("a command run from a folder that is gone says so", async () => {
     const gone = path.join(repo, "gone-soon");
     const cli = (await import("../support/run-nudge.js")).NUDGE_CLI;
-    const run = await execa("sh", ["-c", `mkdir '${gone}' && cd '${gone}' && rmdir '${gone}' && exec node '${cli}' session list`], { reject: false, env: { NO_COLOR: "1" } });
+    const run = await execa(
+      "sh",
+      ["-c", `mkdir '${gone}' && cd '${gone}' && rmdir '${gone}' && exec node '${cli}' session list`],
+      { reject: false, env: { NO_COLOR: "1" } },
+    );
     expectRefusal(run, /^error: the current folder no longer exists/);
   });
 

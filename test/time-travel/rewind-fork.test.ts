@@ -37,7 +37,8 @@ function threeTurns(repo: string): ScriptStep[] {
     {
       tool: "Bash",
       input: {
-        command: "rm doomed.txt && mv old-name.txt renamed.txt && chmod +x script.sh && printf '\\000\\377' > data.bin && ln -s keep.txt link",
+        command:
+          "rm doomed.txt && mv old-name.txt renamed.txt && chmod +x script.sh && printf '\\000\\377' > data.bin && ln -s keep.txt link",
         description: "shuffle",
       },
     },
@@ -78,13 +79,18 @@ describe("rewind, undo, resume and fork", () => {
     expect(undo.exitCode, undo.stderr).toBe(0);
     expect(await workTreeListing(repo)).toEqual(beforeRewind);
     expect(readFileSync(path.join(repo, "keep.txt"), "utf8")).toBe("my own edit\n");
-    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).stderr).toContain("there is no rewind to undo");
+    expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).stderr).toContain(
+      "there is no rewind to undo",
+    );
 
     // Rewind again, then resume: claude is sent turn 1 and nothing of turns 2–3.
     expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
     recorded.api.push({ text: "continuing from turn one" });
     const requestsBefore = recorded.api.mainLoopRequests().length;
-    const resume = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "TURN-FOUR-PROMPT next"], { cwd: repo, env: recorded.env });
+    const resume = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", id, "TURN-FOUR-PROMPT next"], {
+      cwd: repo,
+      env: recorded.env,
+    });
     expect(resume.exitCode, resume.stderr).toBe(0);
     const sent = JSON.stringify(recorded.api.mainLoopRequests()[requestsBefore]!.body.messages);
     expect(sent).toContain("TURN-ONE-PROMPT");
@@ -119,7 +125,10 @@ describe("rewind, undo, resume and fork", () => {
     // Continuing the worktree fork resumes claude there with turns 1–2 and not turn 3.
     recorded.api.push({ text: "in the worktree" });
     const n = recorded.api.mainLoopRequests().length;
-    const inWorktree = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", forkInfo.id, "go on"], { cwd: worktree, env: recorded.env });
+    const inWorktree = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", forkInfo.id, "go on"], {
+      cwd: worktree,
+      env: recorded.env,
+    });
     expect(inWorktree.exitCode, inWorktree.stderr).toBe(0);
     const sentThere = JSON.stringify(recorded.api.mainLoopRequests()[n]!.body.messages);
     expect(sentThere).toContain("TURN-TWO-REPLY");
@@ -150,7 +159,9 @@ describe("rewind, undo, resume and fork", () => {
 
     const outOfRange = await runNudge(["session", "rewind", id, "9", "--yes"], { cwd: repo });
     expect(outOfRange.exitCode).toBe(1);
-    expect(outOfRange.stderr).toMatch(/^error: session \w+ has no turn 9\nhint: its turns are 0 to 3; nudge session show \w+ lists them$/m);
+    expect(outOfRange.stderr).toMatch(
+      /^error: session \w+ has no turn 9\nhint: its turns are 0 to 3; nudge session show \w+ lists them$/m,
+    );
 
     const noYes = await runNudge(["session", "rewind", id, "1"], { cwd: repo });
     expect(noYes.exitCode).toBe(1);
@@ -170,7 +181,10 @@ describe("rewind, undo, resume and fork", () => {
 
     // A session held by a live nudge is locked, not corrupt.
     const host = (await import("node:os")).hostname();
-    writeFileSync(path.join(recorded.dir, "lock"), JSON.stringify({ host, owner: { pid: process.pid, started: null }, claude: null }));
+    writeFileSync(
+      path.join(recorded.dir, "lock"),
+      JSON.stringify({ host, owner: { pid: process.pid, started: null }, claude: null }),
+    );
     const manifest = readManifestFile(recorded.dir);
     writeFileSync(path.join(recorded.dir, "manifest.json"), JSON.stringify({ ...manifest, state: "recording" }));
     const locked = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });

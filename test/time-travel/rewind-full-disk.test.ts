@@ -25,15 +25,29 @@ describe("a full disk while a rewind resets HEAD", () => {
     const base = await git(repo, "rev-parse", "HEAD");
     recorded = await recordSession(
       repo,
-      [{ tool: "Bash", input: { command: "echo c > c.txt && git add c.txt && git commit -qm 'claude commit'", description: "commit" } }, { text: "committed" }],
+      [
+        {
+          tool: "Bash",
+          input: {
+            command: "echo c > c.txt && git add c.txt && git commit -qm 'claude commit'",
+            description: "commit",
+          },
+        },
+        { text: "committed" },
+      ],
       ["commit something"],
     );
     const claudeCommit = await git(repo, "rev-parse", "HEAD");
     // An earlier rewind, applied: the one --undo would restore.
-    expect((await runNudge(["session", "rewind", recorded.id, "0", "--code-only", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    expect(
+      (await runNudge(["session", "rewind", recorded.id, "0", "--code-only", "--yes"], { cwd: repo })).exitCode,
+    ).toBe(0);
     expect((await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo })).exitCode).toBe(0);
 
-    const full = await runNudge(["session", "rewind", recorded.id, "0", "--reset-head", "--yes"], { cwd: repo, env: { NUDGE_FAULT: "rewind-head:enospc" } });
+    const full = await runNudge(["session", "rewind", recorded.id, "0", "--reset-head", "--yes"], {
+      cwd: repo,
+      env: { NUDGE_FAULT: "rewind-head:enospc" },
+    });
     expect(full.exitCode, full.stderr).toBe(1);
     expect(full.stderr).toBe(
       "error: the files are at turn 0, but moving HEAD and the index back failed: the disk is full\n" +

@@ -38,6 +38,8 @@ describe("a rewind's plan", () => {
     expect(plan.exitCode, plan.stderr).toBe(0);
     expect(plan.stdout).toMatch(/^ {2}delete {2}b\.txt$/m);
     expect(plan.stdout).not.toMatch(/^ {2}delete {2}mine\.txt$/m);
-    expect(plan.stdout).toMatch(/ {2}yours: files you changed by hand between turns \(recorded as your edits; the backup keeps them, undo brings them back\):\n {4}delete {4}mine\.txt/);
+    expect(plan.stdout).toMatch(
+      / {2}yours: files you changed by hand between turns \(recorded as your edits; the backup keeps them, undo brings them back\):\n {4}delete {4}mine\.txt/,
+    );
   });
 });

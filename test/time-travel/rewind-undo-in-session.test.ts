@@ -19,7 +19,10 @@ afterEach(async () => {
 describe("/rewind then /undo", () => {
   it("/rewind then /undo, then the end of input: the session that was rewound and undone keeps its turns", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "wrote a" }]);
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
+      { text: "wrote a" },
+    ]);
     const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "--permission-mode", "acceptEdits"], {
       cwd: repo,
       env: claudeEnv(api, path.join(tempDir(), "cfg")),
@@ -29,7 +32,13 @@ describe("/rewind then /undo", () => {
     const id = /recording session (\w+)/.exec(run.stderr)![1]!;
     expect(run.stderr).toContain(`undid the rewind of ${id} to turn 0`);
     // The undo went back to the original session; ending the run must not throw it away.
-    const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ id: string; turns: number }>;
-    expect(sessions.find((x) => x.id === id), run.stderr).toMatchObject({ id, turns: 1 });
+    const sessions = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{
+      id: string;
+      turns: number;
+    }>;
+    expect(
+      sessions.find((x) => x.id === id),
+      run.stderr,
+    ).toMatchObject({ id, turns: 1 });
   });
 });

@@ -7,12 +7,19 @@ import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/store.js";
-import { interruptedIn, lastRewind, rewindsDir, saveRecord, type RewindRecord } from "../../src/time-travel/rewind-log.js";
+import {
+  interruptedIn,
+  lastRewind,
+  rewindsDir,
+  saveRecord,
+  type RewindRecord,
+} from "../../src/time-travel/rewind-log.js";
 import { gitdir } from "../support/gitdir.js";
 import { rewindRecord } from "../support/rewind-record.js";
 
 /** A record of a process that is not running: a "started" one of it was cut off. */
-const record = (root: string, i: number, status: RewindRecord["status"]): RewindRecord => rewindRecord(root, i, { status, owner: { pid: 2 ** 22 + 17, started: null } });
+const record = (root: string, i: number, status: RewindRecord["status"]): RewindRecord =>
+  rewindRecord(root, i, { status, owner: { pid: 2 ** 22 + 17, started: null } });
 
 describe("settled rewind records", () => {
   it("an interrupted record is found with the cache present, missing, damaged or stale", async () => {

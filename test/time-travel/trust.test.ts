@@ -28,9 +28,16 @@ const list = async (repo: string) => JSON.parse((await runNudge(["session", "lis
 describe("every change has an author", () => {
   it("edits made between runs are the user's, apart from claude's turn; claude is told which files changed", async () => {
     const repo = await gitdir({ "app.js": "let x = 1;\n" });
-    recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "claude\n" } }, { text: "done" }], ["write a"]);
+    recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "claude\n" } }, { text: "done" }],
+      ["write a"],
+    );
     writeFileSync(path.join(repo, "app.js"), "let x = 2; // mine\n");
-    recorded.api.push({ tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "claude again\n" } }, { text: "done again" });
+    recorded.api.push(
+      { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "claude again\n" } },
+      { text: "done again" },
+    );
     const again = await runClaude(repo, ["-c", "write b"], recorded.env);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/! the files changed since this conversation last ran: app\.js/);
@@ -40,10 +47,16 @@ describe("every change has an author", () => {
     expect(turn2.edits?.patch.filesChanged).toBe(1);
     const claudes = (await runNudge(["session", "diff", recorded.id, "2", "--json"], { cwd: repo })).stdout;
     expect(JSON.parse(claudes).files.map((f: { path: string }) => f.path)).toEqual(["b.txt"]);
-    const mine = JSON.parse((await runNudge(["session", "diff", recorded.id, "2", "--edits", "--json"], { cwd: repo })).stdout);
+    const mine = JSON.parse(
+      (await runNudge(["session", "diff", recorded.id, "2", "--edits", "--json"], { cwd: repo })).stdout,
+    );
     expect(mine.files.map((f: { path: string }) => f.path)).toEqual(["app.js"]);
-    expect((await runNudge(["session", "show", recorded.id], { cwd: repo })).stdout).toMatch(/^ +your edits +1 file \+1 -1$/m);
-    expect(JSON.stringify(recorded.api.mainLoopRequests().at(-2)!.body.messages)).toMatch(/changed outside it: app\.js/);
+    expect((await runNudge(["session", "show", recorded.id], { cwd: repo })).stdout).toMatch(
+      /^ +your edits +1 file \+1 -1$/m,
+    );
+    expect(JSON.stringify(recorded.api.mainLoopRequests().at(-2)!.body.messages)).toMatch(
+      /changed outside it: app\.js/,
+    );
   });
 });
 
@@ -52,14 +65,25 @@ describe("--reset-head", () => {
     const repo = await gitdir({ "a.txt": "a\n" });
     recorded = await recordSession(
       repo,
-      [{ tool: "Bash", input: { command: "echo c > c.txt && git add c.txt && git commit -qm 'claude commit'", description: "commit" } }, { text: "committed" }],
+      [
+        {
+          tool: "Bash",
+          input: {
+            command: "echo c > c.txt && git add c.txt && git commit -qm 'claude commit'",
+            description: "commit",
+          },
+        },
+        { text: "committed" },
+      ],
       ["commit something"],
     );
     await git(repo, "switch", "-q", "-c", "feature");
     const featureHead = await git(repo, "rev-parse", "HEAD");
     const refused = await runNudge(["session", "rewind", recorded.id, "0", "--reset-head", "--yes"], { cwd: repo });
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toMatch(/^error: --reset-head moves only the branch the session was recorded on: it was recorded on main, HEAD is now on feature; nothing was changed$/m);
+    expect(refused.stderr).toMatch(
+      /^error: --reset-head moves only the branch the session was recorded on: it was recorded on main, HEAD is now on feature; nothing was changed$/m,
+    );
     expect(refused.stderr).toMatch(/^hint: switch to it first \(git switch main\)/m);
     expect(await git(repo, "rev-parse", "HEAD")).toBe(featureHead);
     const dry = await runNudge(["session", "rewind", recorded.id, "0", "--dry-run"], { cwd: repo });
@@ -70,7 +94,11 @@ describe("--reset-head", () => {
 describe("plan, confirm, undo wherever something is discarded", () => {
   it("fork in place shows its plan, has --dry-run, needs --yes without a terminal, and names the user's own files", async () => {
     const repo = await gitdir();
-    recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "1\n" } }, { text: "ok" }], ["write a"]);
+    recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "1\n" } }, { text: "ok" }],
+      ["write a"],
+    );
     writeFileSync(path.join(repo, "mine.txt"), "the user's\n");
     const before = await workTreeListing(repo);
     const dry = await runNudge(["session", "fork", recorded.id, "0", "--dry-run"], { cwd: repo });
@@ -92,7 +120,12 @@ describe("plan, confirm, undo wherever something is discarded", () => {
 
   it("/rewind names a file made at the prompt in its plan, and /undo inside the session brings it back", async () => {
     const repo = await gitdir();
-    const steps = [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "1\n" } }, { text: "ok" }, { tool: "Bash", input: { command: "echo mine > mine.txt", description: "make a file" } }, { text: "made" }];
+    const steps = [
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "1\n" } },
+      { text: "ok" },
+      { tool: "Bash", input: { command: "echo mine > mine.txt", description: "make a file" } },
+      { text: "made" },
+    ];
     recorded = await recordSession(repo, steps, ["write a", "make mine", "/rewind 1", "/undo", "/exit"]);
     expect(recorded.stderr).toMatch(/^ {2}delete {2}mine\.txt$/m);
     expect(recorded.stderr).toMatch(/undid the rewind of \w+ to turn 1: the files are as they were before it/);
@@ -103,7 +136,16 @@ describe("plan, confirm, undo wherever something is discarded", () => {
 describe("a dry run never promises what the apply refuses", () => {
   it("an ignored file in the way: the dry run refuses with the apply's own words", async () => {
     const repo = await gitdir({ ".gitignore": "*.log\n" });
-    recorded = await recordSession(repo, [{ tool: "Bash", input: { command: "mkdir d && echo x > d/x.txt", description: "make d" } }, { text: "ok" }, { tool: "Bash", input: { command: "rm -r d && echo file > d", description: "d a file" } }, { text: "ok" }], ["make d", "d a file"]);
+    recorded = await recordSession(
+      repo,
+      [
+        { tool: "Bash", input: { command: "mkdir d && echo x > d/x.txt", description: "make d" } },
+        { text: "ok" },
+        { tool: "Bash", input: { command: "rm -r d && echo file > d", description: "d a file" } },
+        { text: "ok" },
+      ],
+      ["make d", "d a file"],
+    );
     // Back at turn 1 d is a folder; make it hold an ignored file, then ask for turn 2 (d a file) again.
     expect((await runNudge(["session", "rewind", recorded.id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
     writeFileSync(path.join(repo, "d", "keep.log"), "ignored, mine\n");
@@ -118,10 +160,21 @@ describe("a dry run never promises what the apply refuses", () => {
   it("a turn that ignores a file shows it as ignored, not deleted, and a rewind to that turn leaves it on disk", async () => {
     const repo = await gitdir({ "app.js": "1\n" });
     writeFiles(repo, { "debug.log": "scratch\n" });
-    recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, ".gitignore"), content: "*.log\n" } }, { text: "ok" }, { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } }, { text: "ok" }], ["ignore logs", "write b"]);
+    recorded = await recordSession(
+      repo,
+      [
+        { tool: "Write", input: { file_path: path.join(repo, ".gitignore"), content: "*.log\n" } },
+        { text: "ok" },
+        { tool: "Write", input: { file_path: path.join(repo, "b.txt"), content: "b\n" } },
+        { text: "ok" },
+      ],
+      ["ignore logs", "write b"],
+    );
     const stat = (await runNudge(["session", "diff", recorded.id, "1", "--stat"], { cwd: repo })).stdout;
     expect(stat).toMatch(/debug\.log +\| 1 -.*\(now ignored, still on disk\)/);
-    expect((await runNudge(["session", "show", recorded.id], { cwd: repo })).stdout).toMatch(/1 now ignored, still on disk/);
+    expect((await runNudge(["session", "show", recorded.id], { cwd: repo })).stdout).toMatch(
+      /1 now ignored, still on disk/,
+    );
     // From turn 0 (debug.log recorded) back to turn 1: the plan keeps it, and so does the rewind.
     expect((await runNudge(["session", "rewind", recorded.id, "0", "--yes"], { cwd: repo })).exitCode).toBe(0);
     const dry = await runNudge(["session", "rewind", recorded.id, "1", "--dry-run"], { cwd: repo });
@@ -165,11 +218,21 @@ describe("which session", () => {
     const repo = await gitdir();
     api = await startScriptedApi([{ delayMs: 4000, then: { text: "slow" } }, { text: "forced" }]);
     const env = claudeEnv(api, path.join(tempDir(), "cfg"));
-    const first = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "slow one"], { cwd: repo, env: { NO_COLOR: "1", ...env }, input: "", reject: false });
+    const first = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN, "slow one"], {
+      cwd: repo,
+      env: { NO_COLOR: "1", ...env },
+      input: "",
+      reject: false,
+    });
     while (api.mainLoopRequests().length === 0) await new Promise((r) => setTimeout(r, 25));
     const second = await runClaude(repo, [], env, "me too\n");
     expect(second.exitCode).toBe(1);
-    expect(second.stderr).toMatch(new RegExp(`^error: session \\w+ is being recorded by another nudge process in ${repo.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(pid \\d+\\)$`, "m"));
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `^error: session \\w+ is being recorded by another nudge process in ${repo.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(pid \\d+\\)$`,
+        "m",
+      ),
+    );
     expect(second.stderr).toMatch(/^hint: .*--force/m);
     const forced = await runClaude(repo, ["--force"], env, "me too\n");
     expect(forced.exitCode, forced.stderr).toBe(0);
@@ -181,12 +244,19 @@ describe("which session", () => {
 describe("damage is a user error, checked before any side effect", () => {
   it("a pruned snapshot: rewind and fork in place refuse with exit 1, nothing changed", async () => {
     const repo = await gitdir();
-    recorded = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "1\n" } }, { text: "ok" }], ["write a"]);
+    recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "1\n" } }, { text: "ok" }],
+      ["write a"],
+    );
     await git(repo, "update-ref", "-d", `refs/nudge/sessions/${recorded.id}`);
     await git(repo, "reflog", "expire", "--expire=now", "--all");
     await git(repo, "gc", "-q", "--prune=now");
     const before = await workTreeListing(repo);
-    for (const args of [["rewind", recorded.id, "1", "--yes"], ["fork", recorded.id, "1", "--yes"]]) {
+    for (const args of [
+      ["rewind", recorded.id, "1", "--yes"],
+      ["fork", recorded.id, "1", "--yes"],
+    ]) {
       const r = await runNudge(["session", ...args], { cwd: repo });
       expect(r.exitCode, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/is gone from the repository$/m);

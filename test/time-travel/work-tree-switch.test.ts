@@ -40,7 +40,13 @@ async function twoTrees() {
   await git(repo, "commit", "-q", "-m", "B");
   const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
   await git(repo, "checkout", "-q", "HEAD~1");
-  const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+  const store: Store = {
+    repoRoot: repo,
+    commonDir: path.join(repo, ".git"),
+    gitDir: path.join(repo, ".git"),
+    dir: path.join(repo, ".git", "nudge"),
+    ownDirs: [],
+  };
   return { repo, store, treeA, treeB };
 }
 
@@ -60,7 +66,13 @@ describe("switchVerified", () => {
     const latin1Name = Buffer.from("caf\xe9.txt", "latin1"); // "café" in latin-1: not valid UTF-8
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFileSync(Buffer.concat([Buffer.from(`${repo}/`), latin1Name]), "latin-1 name\n");
-    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
     const state = await captureWorkTree(store, repo);
     const named = () => readdirSync(repo, { encoding: "buffer" }).some((n) => n.equals(latin1Name));
     await switchTrees(state, state.tree, treeA, "A");
@@ -74,7 +86,9 @@ describe("switchVerified", () => {
     const { repo, store, treeA, treeB } = await twoTrees();
     const state = await captureWorkTree(store, repo);
     writeFileSync(path.join(repo, "exe"), "edited after the capture\n"); // exe is a path the switch touches
-    await expect(switchTrees(state, treeA, treeB, "B")).rejects.toThrow(/files changed while the rewind was being prepared: exe/);
+    await expect(switchTrees(state, treeA, treeB, "B")).rejects.toThrow(
+      /files changed while the rewind was being prepared: exe/,
+    );
     expect(readFileSync(path.join(repo, "exe"), "utf8")).toBe("edited after the capture\n");
     expect(readFileSync(path.join(repo, "a"), "utf8")).toBe("file a\n");
   });
@@ -82,20 +96,31 @@ describe("switchVerified", () => {
   it("checks many files as it checks a few (git hashes them then): converted files switch, one edited after the capture is refused", async () => {
     // More files than nudge hashes itself (work-tree-switch.ts, IN_PROCESS_HASHES), each converted by git (eol=crlf), so only git's hash matches.
     const names = Array.from({ length: 40 }, (_, i) => `f${i}.txt`);
-    const repo = await gitdir({ ".gitattributes": "*.txt text eol=crlf\n", ...Object.fromEntries(names.map((n) => [n, "one\r\n"])) });
+    const repo = await gitdir({
+      ".gitattributes": "*.txt text eol=crlf\n",
+      ...Object.fromEntries(names.map((n) => [n, "one\r\n"])),
+    });
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, Object.fromEntries(names.map((n) => [n, "two\r\n"])));
     await git(repo, "add", "-A");
     await git(repo, "commit", "-q", "-m", "B");
     const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(repo, "checkout", "-q", "HEAD~1");
-    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
     const state = await captureWorkTree(store, repo);
     expect(state.tree).toBe(treeA);
     await switchTrees(state, treeA, treeB, "B");
     expect(names.map((n) => readFileSync(path.join(repo, n), "utf8"))).toEqual(names.map(() => "two\r\n"));
     writeFileSync(path.join(repo, "f7.txt"), "edited after the capture\r\n");
-    await expect(switchTrees(state, treeB, treeA, "A")).rejects.toThrow(/files changed while the rewind was being prepared: f7\.txt$/m);
+    await expect(switchTrees(state, treeB, treeA, "A")).rejects.toThrow(
+      /files changed while the rewind was being prepared: f7\.txt$/m,
+    );
     expect(readFileSync(path.join(repo, "f7.txt"), "utf8")).toBe("edited after the capture\r\n");
     expect(readFileSync(path.join(repo, "f8.txt"), "utf8")).toBe("two\r\n");
   });
@@ -113,10 +138,22 @@ describe("switchVerified", () => {
   it("switches files git converts on the way in and out (eol=crlf), and names that need quoting", async () => {
     const crlf = "one\r\ntwo\r\n";
     const odd = ['"quoted', "new\nline", "carriage\r"]; // git hash-object --stdin-paths must get these C-quoted
-    const repo = await gitdir({ ".gitattributes": "*.txt text eol=crlf\n", "a.txt": crlf, [odd[0]!]: "q\n", [odd[1]!]: "n\n", [odd[2]!]: "r\n" });
+    const repo = await gitdir({
+      ".gitattributes": "*.txt text eol=crlf\n",
+      "a.txt": crlf,
+      [odd[0]!]: "q\n",
+      [odd[1]!]: "n\n",
+      [odd[2]!]: "r\n",
+    });
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { "a.txt": "one\r\nthree\r\n", [odd[0]!]: "q2\n", [odd[1]!]: "n2\n", [odd[2]!]: "r2\n" });
-    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
     const state = await captureWorkTree(store, repo);
     // On disk a.txt has CRLF, its blob has LF: the check must compare what git records.
     await switchTrees(state, state.tree, treeA, "A");
@@ -133,7 +170,13 @@ describe("switchVerified", () => {
     await git(repo, "commit", "-q", "-m", "normalize from now on");
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { "w.txt": "win, edited\r\n" });
-    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
     const state = await captureWorkTree(store, repo);
     await switchTrees(state, state.tree, treeA, "A");
     expect(readFileSync(path.join(repo, "w.txt"), "utf8")).toBe("win\r\n");
@@ -148,7 +191,13 @@ describe("switchVerified", () => {
     const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(path.join(repo, "sub"), "commit", "-q", "--allow-empty", "-m", "bump");
     writeFiles(repo, { "sub/work.txt": "uncommitted, in the submodule\n" });
-    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
     const state = await captureWorkTree(store, repo); // the bumped commit
 
     await switchTrees(state, state.tree, treeB, "B"); // the submodule at its older commit
@@ -164,9 +213,17 @@ describe("switchVerified", () => {
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(repo, "rm", "-q", "-r", "sub");
     await git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
-    const store: Store = { repoRoot: repo, commonDir: path.join(repo, ".git"), gitDir: path.join(repo, ".git"), dir: path.join(repo, ".git", "nudge"), ownDirs: [] };
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
     const state = await captureWorkTree(store, repo);
-    await expect(switchTrees(state, state.tree, treeA, "A")).rejects.toThrow(/^cannot rewrite the work tree to A: sub is a submodule on one side and a file or folder on the other$/);
+    await expect(switchTrees(state, state.tree, treeA, "A")).rejects.toThrow(
+      /^cannot rewrite the work tree to A: sub is a submodule on one side and a file or folder on the other$/,
+    );
     expect(readdirSync(path.join(repo, "sub")).sort()).toEqual([".git", "lib.txt"]);
   });
 });

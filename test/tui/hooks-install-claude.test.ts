@@ -21,7 +21,8 @@ afterEach(async () => {
 });
 
 const sessions = (repo: string) => path.join(repo, ".git", "nudge", "sessions");
-const ids = (repo: string) => (existsSync(sessions(repo)) ? readdirSync(sessions(repo)).filter((d) => !d.startsWith(".")) : []);
+const ids = (repo: string) =>
+  existsSync(sessions(repo)) ? readdirSync(sessions(repo)).filter((d) => !d.startsWith(".")) : [];
 
 /** The turns saved past turn 0 of session `id`, once there are `n`. */
 async function savedTurns(repo: string, id: string, n: number) {
@@ -57,7 +58,10 @@ describe("nudge hooks install --claude", () => {
     ]);
     const cwd = path.join(repo, "sub");
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), cwd);
-    const term = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"], { cwd, env });
+    const term = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"], {
+      cwd,
+      env,
+    });
     await term.ready();
     await term.type("write a");
     await term.waitFor(/wrote a\.txt/);
@@ -65,9 +69,15 @@ describe("nudge hooks install --claude", () => {
     await savedTurns(repo, id, 1);
     // claude still open, its turn's end done: the session is being recorded, so nothing rewinds it under claude.
     const bundle = path.join(sessions(repo), id);
-    await until("the turn's end done", async () => (!existsSync(path.join(bundle, "claude-ui-stop.json")) && !existsSync(path.join(bundle, "hook.lock")) ? true : undefined));
+    await until("the turn's end done", async () =>
+      !existsSync(path.join(bundle, "claude-ui-stop.json")) && !existsSync(path.join(bundle, "hook.lock"))
+        ? true
+        : undefined,
+    );
     const live = await runNudge(["session", "list", "--json"], { cwd: repo });
-    expect((JSON.parse(live.stdout) as Array<{ id: string; state: string }>).find((s) => s.id === id)?.state).toBe("recording");
+    expect((JSON.parse(live.stdout) as Array<{ id: string; state: string }>).find((s) => s.id === id)?.state).toBe(
+      "recording",
+    );
     const rewind = await runNudge(["session", "rewind", id, "0", "--yes"], { cwd: repo });
     expect(rewind.exitCode, rewind.stderr).toBe(1);
     expect(rewind.stderr).toContain("being recorded");
@@ -105,7 +115,11 @@ describe("nudge hooks install --claude", () => {
     expect(replay.stdout).toContain("made b.txt");
     // claude gone: the session is complete, its lock let go, the index kept between hooks removed.
     const index = path.join(repo, ".git", "nudge", "index", id);
-    await until("the session closed", async () => (readManifestFile(dir).state === "complete" && !existsSync(path.join(dir, "lock")) && !existsSync(index) ? true : undefined));
+    await until("the session closed", async () =>
+      readManifestFile(dir).state === "complete" && !existsSync(path.join(dir, "lock")) && !existsSync(index)
+        ? true
+        : undefined,
+    );
 
     const removed = await runNudge(["hooks", "uninstall", "--claude"], { cwd: repo });
     expect(removed.exitCode, removed.stderr).toBe(0);
@@ -124,7 +138,9 @@ describe("nudge hooks install --claude", () => {
     expect(JSON.parse(readFileSync(file, "utf8")).hooks.UserPromptSubmit[0].hooks[0].timeout).toBeGreaterThan(0);
     const status = await runNudge(["hooks", "install", "--claude"], { cwd: repo, env: bare });
     expect(status.stdout).toContain("already installed");
-    expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo, env: { ...process.env, ...bare } }).toString()).toBe("");
+    expect(
+      execFileSync("git", ["status", "--porcelain"], { cwd: repo, env: { ...process.env, ...bare } }).toString(),
+    ).toBe("");
     expect((await runNudge(["hooks", "uninstall", "--claude"], { cwd: repo })).exitCode).toBe(0);
     expect(existsSync(file)).toBe(false);
 
@@ -139,7 +155,10 @@ describe("nudge hooks install --claude", () => {
     // --user: claude's config folder's settings.json, kept the same way.
     const config = tempDir();
     const user = path.join(config, "settings.json");
-    writeFileSync(user, '{"theme":"dark","hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo mine"}]}]}}');
+    writeFileSync(
+      user,
+      '{"theme":"dark","hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo mine"}]}]}}',
+    );
     const before = readFileSync(user);
     const env = { CLAUDE_CONFIG_DIR: config };
     expect((await runNudge(["hooks", "install", "--claude", "--user"], { cwd: repo, env })).exitCode).toBe(0);
@@ -151,7 +170,12 @@ describe("nudge hooks install --claude", () => {
   it("a claude run by nudge claude run --tui or by nudge's own frontend with the hooks installed is recorded once; a hook that cannot write the store does not stall claude", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
-    api = await startScriptedApi([{ text: "first answer" }, { text: "own frontend" }, { text: "second answer" }, { text: "third answer" }]);
+    api = await startScriptedApi([
+      { text: "first answer" },
+      { text: "own frontend" },
+      { text: "second answer" },
+      { text: "third answer" },
+    ]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
     const term = Terminal.nudge(["claude", "run", "--tui"], { cwd: repo, env });
     await term.ready();
@@ -171,7 +195,10 @@ describe("nudge hooks install --claude", () => {
     ]);
 
     // A store nothing can be written in (under a file: root could write anywhere else): claude goes on at once.
-    const plain = Terminal.open([CLAUDE_BIN], { cwd: repo, env: { ...env, NUDGE_STORE: path.join(repo, "README.md", "store") } });
+    const plain = Terminal.open([CLAUDE_BIN], {
+      cwd: repo,
+      env: { ...env, NUDGE_STORE: path.join(repo, "README.md", "store") },
+    });
     await plain.ready();
     const started = Date.now();
     await plain.type("again");
@@ -210,10 +237,13 @@ describe("nudge hooks install --claude", () => {
     expect(await two.exited()).toBe(0);
     const both = await until("two sessions of one turn", async () => {
       const found = ids(repo).map((id) => readManifestFile(path.join(sessions(repo), id)));
-      return found.length === 2 && found.every((m) => m.turns.length === 2 && m.state === "complete") ? found : undefined;
+      return found.length === 2 && found.every((m) => m.turns.length === 2 && m.state === "complete")
+        ? found
+        : undefined;
     });
     const byPrompt = Object.fromEntries(both.map((m) => [m.turns[1]!.prompt, m]));
-    const patch = (prompt: string) => readFileSync(path.join(sessions(repo), byPrompt[prompt]!.id, byPrompt[prompt]!.turns[1]!.patch.file), "utf8");
+    const patch = (prompt: string) =>
+      readFileSync(path.join(sessions(repo), byPrompt[prompt]!.id, byPrompt[prompt]!.turns[1]!.patch.file), "utf8");
     expect(patch("write a")).toContain("a.txt");
     expect(patch("write a")).not.toContain("b.txt");
     expect(patch("write b")).toContain("b.txt");
@@ -243,9 +273,15 @@ rules:
 `,
     });
     expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
-    api = await startScriptedApi([{ tool: "Bash", input: { command: "rm keep.txt", description: "delete" } }, { text: "all done" }]);
+    api = await startScriptedApi([
+      { tool: "Bash", input: { command: "rm keep.txt", description: "delete" } },
+      { text: "all done" },
+    ]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
-    const term = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"], { cwd: repo, env });
+    const term = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"], {
+      cwd: repo,
+      env,
+    });
     await term.ready();
     await term.type("clean up");
     await term.waitFor(/all done/);
@@ -270,9 +306,13 @@ rules:
     const claudeSession = readdirSync(path.join(repo, ".git", "nudge", "claude-ui"))[0]!;
     // Killed once its transcript holds the prompt (claude writes it a moment after sending it): --resume needs it.
     const transcript = path.join(config, "projects", repo.replace(/[^A-Za-z0-9]/g, "-"), `${claudeSession}.jsonl`);
-    await until("the prompt in claude's transcript", async () => (existsSync(transcript) && readFileSync(transcript, "utf8").includes("first") ? true : undefined));
+    await until("the prompt in claude's transcript", async () =>
+      existsSync(transcript) && readFileSync(transcript, "utf8").includes("first") ? true : undefined,
+    );
     writeFileSync(path.join(repo, "during.txt"), "written while claude worked\n");
-    const shell = execFileSync("tmux", ["-L", term.socketName, "display-message", "-p", "#{pane_pid}"]).toString().trim();
+    const shell = execFileSync("tmux", ["-L", term.socketName, "display-message", "-p", "#{pane_pid}"])
+      .toString()
+      .trim();
     const claude = Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell]).toString().trim().split(/\s+/)[0]);
     process.kill(claude, "SIGKILL");
     await term.exited();

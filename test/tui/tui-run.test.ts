@@ -45,7 +45,10 @@ describe("claude run --tui", () => {
       { text: "going on from turn 1" },
     ]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
-    const term = Terminal.nudge(["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], { cwd: repo, env });
+    const term = Terminal.nudge(
+      ["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+      { cwd: repo, env },
+    );
     await term.ready();
     await term.type("write a");
     await term.waitFor(/wrote a\.txt/);
@@ -103,7 +106,10 @@ describe("claude run --tui", () => {
     expect(readFileSync(path.join(repo, "README.md"), "utf8")).toBe("# test\n");
 
     // Resumed in claude's UI: the conversation is turn 1's, not turn 2's.
-    const again = Terminal.nudge(["claude", "run", "--tui", "-r", id!, "--permission-mode", "acceptEdits"], { cwd: repo, env });
+    const again = Terminal.nudge(["claude", "run", "--tui", "-r", id!, "--permission-mode", "acceptEdits"], {
+      cwd: repo,
+      env,
+    });
     await again.ready();
     await again.type("go on");
     await again.waitFor(/going on from turn 1/);
@@ -133,7 +139,10 @@ describe("claude run --tui", () => {
       { text: "turn three done" },
     ]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
-    const term = Terminal.nudge(["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], { cwd: repo, env });
+    const term = Terminal.nudge(
+      ["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+      { cwd: repo, env },
+    );
     await term.ready();
     await term.type("first");
     await term.waitFor(/turn one done/);
@@ -141,7 +150,11 @@ describe("claude run --tui", () => {
     await term.type("second");
     await until("turn 2 asked", async () => (api!.mainLoopRequests().length >= 3 ? true : undefined));
     const nudgePid = term.nudgePid();
-    const claudePids = execFileSync("ps", ["-o", "pid=", "--ppid", String(nudgePid)]).toString().trim().split(/\s+/).map(Number);
+    const claudePids = execFileSync("ps", ["-o", "pid=", "--ppid", String(nudgePid)])
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     process.kill(nudgePid, "SIGKILL");
     release();
     // Every hook of claude's now fails to connect: each turn goes on at once.
@@ -213,7 +226,11 @@ describe("claude run --tui", () => {
     await next.type("/exit");
     expect(await next.exited()).toBe(0);
     expect(next.screen()).not.toContain("warning");
-    expect(readManifestFile(path.join(sessions(repo), id)).turns.map((t) => t.prompt)).toEqual([null, "hello", "again"]);
+    expect(readManifestFile(path.join(sessions(repo), id)).turns.map((t) => t.prompt)).toEqual([
+      null,
+      "hello",
+      "again",
+    ]);
 
     const bad = Terminal.nudge(["claude", "run", "--tui", "--", "--no-such-flag"], { cwd: repo, env });
     expect(await bad.exited()).toBe(1);
@@ -242,7 +259,10 @@ rules:
       { text: "all done" },
     ]);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
-    const term = Terminal.nudge(["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"], { cwd: repo, env });
+    const term = Terminal.nudge(
+      ["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+      { cwd: repo, env },
+    );
     await term.ready();
     await term.type("clean up");
     await term.waitFor(/all done/);

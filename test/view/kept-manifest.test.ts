@@ -33,7 +33,9 @@ describe("a session's views, read again after it changed", () => {
     expect(more.exitCode, more.stderr).toBe(0);
     const grown = await sessionView(store, r.id);
     expect(grown.turns.map((t) => t.prompt)).toEqual([null, "one", "two", "three"]);
-    expect((await turnView(store, r.id, 3)).entries).toContainEqual(expect.objectContaining({ kind: "text", markdown: "third reply" }));
+    expect((await turnView(store, r.id, 3)).entries).toContainEqual(
+      expect.objectContaining({ kind: "text", markdown: "third reply" }),
+    );
 
     const rewound = await runNudge(["session", "rewind", r.id, "1", "--yes"], { cwd: repo });
     expect(rewound.exitCode, rewound.stderr).toBe(0);

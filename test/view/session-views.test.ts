@@ -28,7 +28,13 @@ const kinds = (entries: Entry[]) => entries.map((e) => e.kind);
 describe("a saved session", () => {
   it("lists it with its title and totals; the session view has every turn's summary with cost and tokens", async () => {
     const [item] = await listSessionItems(store);
-    expect(item).toMatchObject({ id: r.id, firstPrompt: "fix add in math.js", turns: 3, state: "complete", children: [] });
+    expect(item).toMatchObject({
+      id: r.id,
+      firstPrompt: "fix add in math.js",
+      turns: 3,
+      state: "complete",
+      children: [],
+    });
     const view = await sessionView(store, r.id.slice(0, 4));
     expect(view.turns.map((t) => [t.n, t.prompt])).toEqual([
       [0, null],
@@ -45,7 +51,12 @@ describe("a saved session", () => {
   it("turn 1: the prompt once, the Write with its result, the thinking, the markdown as written, and the diff", async () => {
     const turn = await turnView(store, r.id, 1);
     expect(kinds(turn.entries)).toEqual(["prompt", "tool", "thinking", "text"]);
-    const [prompt, tool, thinking, text] = turn.entries as [Entry & { kind: "prompt" }, Entry & { kind: "tool" }, Entry & { kind: "thinking" }, Entry & { kind: "text" }];
+    const [prompt, tool, thinking, text] = turn.entries as [
+      Entry & { kind: "prompt" },
+      Entry & { kind: "tool" },
+      Entry & { kind: "thinking" },
+      Entry & { kind: "text" },
+    ];
     expect(prompt.text).toBe("fix add in math.js");
     expect(tool).toMatchObject({ name: "Write", detail: "math.js", parent: null, children: [] });
     expect(JSON.parse(tool.input.text)).toMatchObject({ content: "export function add(a, b) {\n  return a + b;\n}\n" });
@@ -53,7 +64,19 @@ describe("a saved session", () => {
     expect(tool.result!.content.text).toContain("updated successfully");
     expect(thinking.text).toBe("The sign is wrong; fix it and explain.");
     expect(text.markdown).toBe(MARKDOWN_REPLY.trimEnd());
-    expect(turn.diff.files).toEqual([{ path: "math.js", oldPath: null, status: "modified", binary: false, symlink: false, oldMode: "100644", newMode: "100644", added: 1, removed: 1 }]);
+    expect(turn.diff.files).toEqual([
+      {
+        path: "math.js",
+        oldPath: null,
+        status: "modified",
+        binary: false,
+        symlink: false,
+        oldMode: "100644",
+        newMode: "100644",
+        added: 1,
+        removed: 1,
+      },
+    ]);
     expect(turn.diff.patch).toContain("+  return a + b;");
   });
 
@@ -98,16 +121,42 @@ describe("the turn in flight", () => {
     // not yet come (its streamed deltas have), the session locked by a live nudge (this process).
     const files = bundleFiles(r.dir);
     const journal = readFileSync(files.journal, "utf8").trimEnd().split("\n");
-    const last = JSON.parse(journal.at(-1)!) as { n: number; lines: { from: number }; bytes: { from: number }; input: { from: number } };
+    const last = JSON.parse(journal.at(-1)!) as {
+      n: number;
+      lines: { from: number };
+      bytes: { from: number };
+      input: { from: number };
+    };
     expect(last.n).toBe(3);
     const lines = readStreamOf(r.dir).toString("utf8").split("\n");
-    const textLine = lines.findIndex((l, i) => i >= last.lines.from && l.includes('"type":"assistant"') && l.includes("Wrote status.txt."));
-    writeStreamOf(r.dir, lines.slice(0, textLine).map((l) => `${l}\n`).join(""));
-    const begin = { type: "begin", n: 3, prompt: "write the status", startedAt: new Date().toISOString(), fromLine: last.lines.from, fromByte: last.bytes.from, fromInput: last.input.from };
+    const textLine = lines.findIndex(
+      (l, i) => i >= last.lines.from && l.includes('"type":"assistant"') && l.includes("Wrote status.txt."),
+    );
+    writeStreamOf(
+      r.dir,
+      lines
+        .slice(0, textLine)
+        .map((l) => `${l}\n`)
+        .join(""),
+    );
+    const begin = {
+      type: "begin",
+      n: 3,
+      prompt: "write the status",
+      startedAt: new Date().toISOString(),
+      fromLine: last.lines.from,
+      fromByte: last.bytes.from,
+      fromInput: last.input.from,
+    };
     const kept = journal.filter((l) => (JSON.parse(l) as { n: number }).n !== 3);
     writeFileSync(files.journal, [...kept, JSON.stringify(begin)].map((l) => `${l}\n`).join(""));
-    const manifest = JSON.parse(readFileSync(files.manifest, "utf8")) as Record<string, unknown> & { summary: Record<string, unknown> };
-    writeFileSync(files.manifest, JSON.stringify({ ...manifest, state: "recording", summary: { ...manifest.summary, turns: 2 } }));
+    const manifest = JSON.parse(readFileSync(files.manifest, "utf8")) as Record<string, unknown> & {
+      summary: Record<string, unknown>;
+    };
+    writeFileSync(
+      files.manifest,
+      JSON.stringify({ ...manifest, state: "recording", summary: { ...manifest.summary, turns: 2 } }),
+    );
     const lock = await sessionLock(files.lock, r.id);
     try {
       const view = await sessionView(store, r.id);

@@ -31,8 +31,20 @@ const small = [
 
 /** A new file of `lines` lines, some lines long enough to cross the reader's 1 MB pieces. */
 function bigFile(lines: number): string {
-  const body = Array.from({ length: lines }, (_, i) => `+${i % 997 === 0 ? "x".repeat(300_000) : `line ${i} of a big file`}`);
-  return ["diff --git a/big.txt b/big.txt", "new file mode 100644", "index 0000000..1111111", "--- /dev/null", "+++ b/big.txt", `@@ -0,0 +1,${lines} @@`, ...body, ""].join("\n");
+  const body = Array.from(
+    { length: lines },
+    (_, i) => `+${i % 997 === 0 ? "x".repeat(300_000) : `line ${i} of a big file`}`,
+  );
+  return [
+    "diff --git a/big.txt b/big.txt",
+    "new file mode 100644",
+    "index 0000000..1111111",
+    "--- /dev/null",
+    "+++ b/big.txt",
+    `@@ -0,0 +1,${lines} @@`,
+    ...body,
+    "",
+  ].join("\n");
 }
 
 async function both(patch: string, full: boolean) {
@@ -51,7 +63,10 @@ describe("storedDiffView", () => {
 
   it("a patch of megabytes: the same files, its start as text, cut at a line end", async () => {
     const patch = small + bigFile(40_000);
-    for (const [full, cap] of [[false, PATCH_CHARS], [true, FULL_PATCH_BYTES]] as const) {
+    for (const [full, cap] of [
+      [false, PATCH_CHARS],
+      [true, FULL_PATCH_BYTES],
+    ] as const) {
       const { stored, whole } = await both(patch, full);
       expect(stored.files).toEqual(whole.files);
       expect(stored.files.at(-1)).toMatchObject({ path: "big.txt", added: 40_000 });
@@ -63,6 +78,10 @@ describe("storedDiffView", () => {
   });
 
   it("a missing patch is an empty diff", async () => {
-    expect(await storedDiffView(path.join(tempDir(), "none.patch"), false)).toEqual({ files: [], patch: "", truncated: false });
+    expect(await storedDiffView(path.join(tempDir(), "none.patch"), false)).toEqual({
+      files: [],
+      patch: "",
+      truncated: false,
+    });
   });
 });

@@ -25,7 +25,11 @@ let web: WebServerRun;
 
 beforeAll(async () => {
   const repo = await gitdir();
-  r = await recordSession(repo, [{ tool: "Write", input: { file_path: path.join(repo, "big.txt"), content } }, { text: "Wrote it." }], ["write the big file"]);
+  r = await recordSession(
+    repo,
+    [{ tool: "Write", input: { file_path: path.join(repo, "big.txt"), content } }, { text: "Wrote it." }],
+    ["write the big file"],
+  );
   web = await startWeb(repo);
 }, 120_000);
 afterAll(async () => {
@@ -34,24 +38,38 @@ afterAll(async () => {
 });
 
 /** The answer's bytes as sent (the helper's answers are decoded text). */
-function getBytes(p: string, headers: Record<string, string> = { cookie: web.cookie }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function getBytes(
+  p: string,
+  headers: Record<string, string> = { cookie: web.cookie },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
-      .get({ host: "127.0.0.1", port: web.port, path: p, headers: { host: `127.0.0.1:${web.port}`, ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      })
+      .get(
+        { host: "127.0.0.1", port: web.port, path: p, headers: { host: `127.0.0.1:${web.port}`, ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        },
+      )
       .on("error", reject);
   });
 }
 
 /** claude's whole stream as recorded (the finished pieces inflated, then the piece being written). */
 function recordedStream(): Buffer {
-  return execFileSync("sh", ["-c", "zcat conversation.d/*.gz 2>/dev/null; cat conversation.d/*.jsonl conversation.jsonl 2>/dev/null; true"], { cwd: r.dir, maxBuffer: 1 << 30 });
+  return execFileSync(
+    "sh",
+    ["-c", "zcat conversation.d/*.gz 2>/dev/null; cat conversation.d/*.jsonl conversation.jsonl 2>/dev/null; true"],
+    { cwd: r.dir, maxBuffer: 1 << 30 },
+  );
 }
 
-const writeOf = (view: TurnView) => view.entries.find((e) => e.kind === "tool" && e.name === "Write") as Extract<TurnView["entries"][number], { kind: "tool" }>;
+const writeOf = (view: TurnView) =>
+  view.entries.find((e) => e.kind === "tool" && e.name === "Write") as Extract<
+    TurnView["entries"][number],
+    { kind: "tool" }
+  >;
 
 describe("a turn with an 8 MB tool input, served", () => {
   it("sends the turn's view and its Show all bounded, and the whole input as a download, byte for byte", async () => {
@@ -78,8 +96,13 @@ describe("a turn with an 8 MB tool input, served", () => {
     const text = download.body.toString();
     expect(text).not.toContain(TOKEN);
     expect(text.match(/\[REDACTED:[a-z0-9_-]+\]/g)).toHaveLength(1);
-    expect(Buffer.from(text.replace(/\[REDACTED:[a-z0-9_-]+\]/, TOKEN)).equals(stream.subarray(whole.byte, whole.byte + whole.bytes))).toBe(true);
-    const masked = (JSON.parse(text) as { message: { content: Array<{ input: { content: string } }> } }).message.content[0]!.input.content;
+    expect(
+      Buffer.from(text.replace(/\[REDACTED:[a-z0-9_-]+\]/, TOKEN)).equals(
+        stream.subarray(whole.byte, whole.byte + whole.bytes),
+      ),
+    ).toBe(true);
+    const masked = (JSON.parse(text) as { message: { content: Array<{ input: { content: string } }> } }).message
+      .content[0]!.input.content;
     expect(masked.replace(/\[REDACTED:[a-z0-9_-]+\]/, TOKEN)).toBe(content);
   }, 60_000);
 
@@ -109,7 +132,10 @@ describe("a turn with an 8 MB tool input, in the page", () => {
     expect(await page.getByText("the last line").count()).toBe(0);
 
     await page.getByRole("button", { name: "Show all" }).first().click();
-    await page.getByText(/cut here: the whole is 8\.\d MB/).first().waitFor({ timeout: 20_000 });
+    await page
+      .getByText(/cut here: the whole is 8\.\d MB/)
+      .first()
+      .waitFor({ timeout: 20_000 });
     // Responsive: a script in the page answers at once, the link is still there, nothing drew the whole.
     const t0 = Date.now();
     expect(await page.evaluate(() => 1 + 1)).toBe(2);
@@ -123,7 +149,9 @@ describe("a turn with an 8 MB tool input, in the page", () => {
 
 describe("a turn with an 8 MB tool input, replayed", () => {
   it("replay -v shows the input's start, read in pieces, never the 8 MB", async () => {
-    const run = await runNudge(["session", "replay", r.id, "-v"], { cwd: path.dirname(path.dirname(path.dirname(path.dirname(r.dir)))) });
+    const run = await runNudge(["session", "replay", r.id, "-v"], {
+      cwd: path.dirname(path.dirname(path.dirname(path.dirname(r.dir)))),
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("Write(big.txt)");
     expect(run.stdout).toContain("0123456789 the quick brown fox");

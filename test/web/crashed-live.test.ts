@@ -26,20 +26,27 @@ afterEach(async () => {
   web = api = release = orphan = undefined;
 });
 
-
 describe("nudge web: a recording killed", () => {
   it("is told to the open streams, and reads crashed", async () => {
     const repo = await gitdir();
     web = await startWeb(repo);
     const held = new Promise<void>((resolve) => (release = resolve));
     api = await startScriptedApi([{ textParts: ["Working, ", held, "done."] }]);
-    const run = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: { NO_COLOR: "1", ...claudeEnv(api, path.join(tempDir(), "cfg")) }, input: "work slowly\n", reject: false });
+    const run = execa("node", [NUDGE_CLI, "claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: { NO_COLOR: "1", ...claudeEnv(api, path.join(tempDir(), "cfg")) },
+      input: "work slowly\n",
+      reject: false,
+    });
     const id = await until("the live session is listed", async () => {
       const items = JSON.parse((await web!.get("/api/sessions")).body) as Array<{ id: string; state: string }>;
       return items.find((s) => s.state === "recording")?.id;
     });
     const lockFile = path.join(repo, ".git", "nudge", "sessions", id, "lock");
-    orphan = await until("claude's pid is in the lock", async () => (JSON.parse(readFileSync(lockFile, "utf8")) as { claude?: { pid: number } }).claude?.pid);
+    orphan = await until(
+      "claude's pid is in the lock",
+      async () => (JSON.parse(readFileSync(lockFile, "utf8")) as { claude?: { pid: number } }).claude?.pid,
+    );
     const list = openSse(web.port, "/api/events", { cookie: web.cookie });
     const session = openSse(web.port, `/api/sessions/${id}/events`, { cookie: web.cookie });
     await Promise.all([list.opened, session.opened]);
@@ -48,7 +55,10 @@ describe("nudge web: a recording killed", () => {
     run.kill("SIGKILL");
     await run;
     const heard = Promise.all([session.next((e) => e.event === "session"), list.next((e) => e.event === "sessions")]);
-    await Promise.race([heard, new Promise((_, reject) => setTimeout(() => reject(new Error("no event within 15 s of the kill")), 15_000))]);
+    await Promise.race([
+      heard,
+      new Promise((_, reject) => setTimeout(() => reject(new Error("no event within 15 s of the kill")), 15_000)),
+    ]);
     const view = JSON.parse((await web.get(`/api/sessions/${id}`)).body) as { session: { state: string } };
     expect(view.session.state).toBe("crashed");
     list.close();

@@ -48,13 +48,20 @@ describe("working with claude from the page", () => {
     const asks = page.getByRole("group", { name: "Claude asks" });
     await asks.getByText("Allow Write(hello.txt)?").waitFor();
     // The turn above says it is being asked, not "Not answered" (QA).
-    await page.getByRole("region", { name: "Turn 1", exact: true }).locator(".permission").getByText("Asking", { exact: true }).waitFor();
+    await page
+      .getByRole("region", { name: "Turn 1", exact: true })
+      .locator(".permission")
+      .getByText("Asking", { exact: true })
+      .waitFor();
     // The Write shown as the diff it would make.
     expect(await asks.getByLabel("What it would change").textContent()).toContain("+hello");
     expect(existsSync(path.join(repo, "hello.txt"))).toBe(false);
     await asks.getByRole("button", { name: "Allow", exact: true }).click();
     // Claude's reply appears in the turn, rendered, and the file is there.
-    await page.getByRole("region", { name: "Turn 1", exact: true }).locator("strong", { hasText: "hello.txt" }).waitFor();
+    await page
+      .getByRole("region", { name: "Turn 1", exact: true })
+      .locator("strong", { hasText: "hello.txt" })
+      .waitFor();
     expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hello\n");
 
     // Enter sends only once the turn has ended (its snapshot taken): claude's words show before that.
@@ -90,7 +97,11 @@ describe("working with claude from the page", () => {
     api = await startScriptedApi([{ textParts: ["From the terminal: ", held, "finished."] }]);
     web = await startWeb(repo);
     const origin = web.origin;
-    const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "typed in a terminal\n" });
+    const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+      input: "typed in a terminal\n",
+    });
     const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(origin));
     await page.goto(web.url);
     await page.getByRole("row").filter({ hasText: "recording" }).getByRole("link").click();
@@ -107,7 +118,16 @@ describe("working with claude from the page", () => {
 
   it("AskUserQuestion on the page: options ticked and words of one's own both reach claude (QA: Other replaced them); Up recalls the first prompt", async () => {
     const repo = await gitdir();
-    const extras = { question: "Which extras?", header: "Extras", multiSelect: true, options: [{ label: "Cache", description: "keep results" }, { label: "Queue", description: "defer work" }, { label: "Search", description: "find things" }] };
+    const extras = {
+      question: "Which extras?",
+      header: "Extras",
+      multiSelect: true,
+      options: [
+        { label: "Cache", description: "keep results" },
+        { label: "Queue", description: "defer work" },
+        { label: "Search", description: "find things" },
+      ],
+    };
     api = await startScriptedApi([{ tool: "AskUserQuestion", input: { questions: [extras] } }, { text: "Noted." }]);
     web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
     const { id } = JSON.parse((await web.post("/api/live", { prompt: "pick extras" })).body) as { id: string };
@@ -122,7 +142,9 @@ describe("working with claude from the page", () => {
     await asks.getByRole("textbox", { name: "Other" }).fill("an index");
     await asks.getByRole("button", { name: "Answer" }).click();
     await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("Noted.").waitFor();
-    expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain('\\"Which extras?\\"=\\"Cache, Queue, an index\\"');
+    expect(JSON.stringify(api.mainLoopRequests().at(-1)!.body)).toContain(
+      '\\"Which extras?\\"=\\"Cache, Queue, an index\\"',
+    );
     // Up recalls the session's first prompt, typed in another box.
     const prompt = page.getByRole("textbox", { name: "Prompt" });
     // (Once the turn is saved: the session's prompts come with its saved turns.)
@@ -140,10 +162,17 @@ describe("working with claude from the page", () => {
 describe("continuing from the page", () => {
   it("files changed since the session ran: nudge's question, and the prompt box points at it, not at a working claude (QA)", async () => {
     const repo = await gitdir();
-    api = await startScriptedApi([{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } }, { text: "wrote a" }, { text: "seen your change" }]);
+    api = await startScriptedApi([
+      { tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "a\n" } },
+      { text: "wrote a" },
+      { text: "seen your change" },
+    ]);
     web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
-    const live = async (id: string) => JSON.parse((await web!.get(`/api/live/${id}`)).body) as { busy: boolean; ended: boolean };
-    const { id } = JSON.parse((await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body) as { id: string };
+    const live = async (id: string) =>
+      JSON.parse((await web!.get(`/api/live/${id}`)).body) as { busy: boolean; ended: boolean };
+    const { id } = JSON.parse(
+      (await web.post("/api/live", { prompt: "write a", permissionMode: "acceptEdits" })).body,
+    ) as { id: string };
     await until("the turn's end", async () => ((await live(id)).busy ? undefined : true));
     await web.post(`/api/live/${id}/end`, {});
     await until("the session ends", async () => ((await live(id)).ended ? true : undefined));
@@ -158,7 +187,9 @@ describe("continuing from the page", () => {
     const nudgeAsks = page.getByRole("group", { name: "nudge asks" });
     await nudgeAsks.getByText("a.txt").first().waitFor();
     // The question and the page's state come as two events: the box says so once both are in.
-    await expect.poll(() => page.getByRole("textbox", { name: "Prompt" }).getAttribute("placeholder"), { timeout: 10_000 }).toBe("answer nudge's question above first");
+    await expect
+      .poll(() => page.getByRole("textbox", { name: "Prompt" }).getAttribute("placeholder"), { timeout: 10_000 })
+      .toBe("answer nudge's question above first");
     await nudgeAsks.getByRole("button", { name: "Continue and tell claude" }).click();
     await page.getByRole("region", { name: "Turn 2", exact: true }).getByText("seen your change").waitFor();
     expect(watch.errors).toEqual([]);
@@ -198,7 +229,10 @@ describe("nudge web --repo", () => {
     const asks = two.page.getByRole("group", { name: "Claude asks" });
     await asks.getByText("Allow Write(b.txt)?").waitFor();
     await asks.getByRole("button", { name: "Allow", exact: true }).click();
-    await two.page.getByRole("region", { name: "Turn 1", exact: true }).getByText("Wrote b.txt in the second.").waitFor();
+    await two.page
+      .getByRole("region", { name: "Turn 1", exact: true })
+      .getByText("Wrote b.txt in the second.")
+      .waitFor();
     expect(readFileSync(path.join(second, "b.txt"), "utf8")).toBe("bee\n");
     expect(existsSync(path.join(first, "b.txt"))).toBe(false);
     // The session's address stays under the second repository's prefix.
@@ -235,7 +269,10 @@ describe("nudge web --repo", () => {
     expect(readFileSync(path.join(first, "by-hand.txt"), "utf8")).toBe("mine\n");
 
     // Each session was recorded in its own repository's store.
-    const listed = async (repo: string) => JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{ firstPrompt: string }>;
+    const listed = async (repo: string) =>
+      JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{
+        firstPrompt: string;
+      }>;
     expect((await listed(first)).map((s) => s.firstPrompt)).toEqual(["hello first"]);
     expect((await listed(second)).map((s) => s.firstPrompt)).toEqual(["write b"]);
 

@@ -34,9 +34,19 @@ async function expectInert(page: Page, watch: Watch, allowed: (url: string) => b
   expect(watch.dialogs).toEqual([]);
   expect(watch.requests.filter((u) => !allowed(u))).toEqual([]);
   expect(watch.errors).toEqual([]);
-  expect(await page.evaluate(() => [typeof (globalThis as { pwned?: unknown }).pwned, typeof ({} as { pwned?: unknown }).pwned])).toEqual(["undefined", "undefined"]);
+  expect(
+    await page.evaluate(() => [
+      typeof (globalThis as { pwned?: unknown }).pwned,
+      typeof ({} as { pwned?: unknown }).pwned,
+    ]),
+  ).toEqual(["undefined", "undefined"]);
   // No element a payload could have smuggled in (the page's own search and New session forms aside), and no link but http(s), opened apart.
-  const smuggled = await page.locator("#app").locator("script, img, iframe, object, embed, meta, link, base, form:not(.search):not(.start-session):not(.compare-form), math, style, [onerror], [onload], [style]").evaluateAll((els) => els.map((e) => e.outerHTML.slice(0, 200)));
+  const smuggled = await page
+    .locator("#app")
+    .locator(
+      "script, img, iframe, object, embed, meta, link, base, form:not(.search):not(.start-session):not(.compare-form), math, style, [onerror], [onload], [style]",
+    )
+    .evaluateAll((els) => els.map((e) => e.outerHTML.slice(0, 200)));
   expect(smuggled).toEqual([]);
   for (const a of await page.locator("#app a[href]").all()) {
     const href = (await a.getAttribute("href"))!;
@@ -46,7 +56,11 @@ async function expectInert(page: Page, watch: Watch, allowed: (url: string) => b
       continue;
     }
     expect(href).toMatch(/^(https?|mailto):/);
-    expect([href, await a.getAttribute("target"), await a.getAttribute("rel")]).toEqual([href, "_blank", "noopener noreferrer"]);
+    expect([href, await a.getAttribute("target"), await a.getAttribute("rel")]).toEqual([
+      href,
+      "_blank",
+      "noopener noreferrer",
+    ]);
   }
 }
 

@@ -17,7 +17,13 @@ describe("the live state at the end of a turn", () => {
     expect(live.state().activity).toBe("starting");
 
     const before = changes;
-    live.turnFinished({ n: 1, status: "complete", result: null, startedAt: "2026-11-28T10:00:00.000Z", endedAt: "2026-11-28T10:00:01.000Z" });
+    live.turnFinished({
+      n: 1,
+      status: "complete",
+      result: null,
+      startedAt: "2026-11-28T10:00:00.000Z",
+      endedAt: "2026-11-28T10:00:01.000Z",
+    });
     expect(changes).toBeGreaterThan(before); // the page is told now, not at the save
     expect(live.state()).toMatchObject({ busy: true, activity: "turn over, recording its changes" });
     expect(live.send("too early")).toBe("busy");

@@ -18,7 +18,10 @@ const browser = browserForFile();
 describe("a long session's page", () => {
   it("goes to the last turn on End, drawing what was not drawn yet", async () => {
     const file = path.join(tempDir("nudge-html-"), "long.html");
-    writeFileSync(file, pageDocument({ mode: "static", title: "long", ...(await readPageAssets()), data: syntheticSession(1000) }));
+    writeFileSync(
+      file,
+      pageDocument({ mode: "static", title: "long", ...(await readPageAssets()), data: syntheticSession(1000) }),
+    );
     const url = pathToFileURL(file).href;
     const { page, watch } = await watchedPage(browser(), (u) => u === url);
     // A machine four times slower (CI's is loaded): the sections near the end then take their
@@ -31,14 +34,27 @@ describe("a long session's page", () => {
     expect(await page.locator("#turn-1000").count()).toBe(0);
     await page.keyboard.press("End");
     await expect.poll(() => page.locator("#turn-1000").isVisible(), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => page.locator("#turn-1000").evaluate((el) => el.getBoundingClientRect().top < (globalThis as unknown as { innerHeight: number }).innerHeight), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(
+        () =>
+          page
+            .locator("#turn-1000")
+            .evaluate(
+              (el) => el.getBoundingClientRect().top < (globalThis as unknown as { innerHeight: number }).innerHeight,
+            ),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     expect(watch.errors).toEqual([]);
     await page.close();
   });
 
   it("printing draws every turn with its entries first (QA: turns not drawn yet were lost on paper)", async () => {
     const file = path.join(tempDir("nudge-html-"), "long.html");
-    writeFileSync(file, pageDocument({ mode: "static", title: "long", ...(await readPageAssets()), data: syntheticSession(1000) }));
+    writeFileSync(
+      file,
+      pageDocument({ mode: "static", title: "long", ...(await readPageAssets()), data: syntheticSession(1000) }),
+    );
     const url = pathToFileURL(file).href;
     const { page, watch } = await watchedPage(browser(), (u) => u === url);
     await page.goto(url);

@@ -36,10 +36,16 @@ describe("a loop on the page", () => {
     const { page, watch } = await watchedPage(browser(), (u) => u === url);
     await page.goto(url);
     const turn = (n: number) => page.getByRole("region", { name: `Turn ${n}` });
-    await expect.poll(() => turn(1).locator("p.loop").textContent()).toMatch(/^iteration 1 · fresh · \S+ · promised COMPLETE$/);
-    await expect.poll(() => turn(2).locator("p.loop").textContent()).toMatch(/^verifier of iteration 1 · \S+ · ✗ the tests were <b>never<\/b> run$/);
+    await expect
+      .poll(() => turn(1).locator("p.loop").textContent())
+      .toMatch(/^iteration 1 · fresh · \S+ · promised COMPLETE$/);
+    await expect
+      .poll(() => turn(2).locator("p.loop").textContent())
+      .toMatch(/^verifier of iteration 1 · \S+ · ✗ the tests were <b>never<\/b> run$/);
     expect(await turn(2).locator("p.loop b").count()).toBe(0); // claude's words are text, never markup
-    await expect.poll(() => turn(4).locator("p.loop").textContent()).toMatch(/^verifier of iteration 2 · \S+ · ✓ pass$/);
+    await expect
+      .poll(() => turn(4).locator("p.loop").textContent())
+      .toMatch(/^verifier of iteration 2 · \S+ · ✓ pass$/);
     expect(watch.errors).toEqual([]);
   });
 });

@@ -19,8 +19,13 @@ let file: string;
 beforeAll(async () => {
   const repo = await gitdir();
   // And a file of one 5,000-character line ending in a word (a minified bundle, a data blob).
-  const command = "for i in $(seq -w 1 30); do echo \"needle$i\" > \"gen-$i.txt\"; done; (printf 'x%.0s' $(seq 1 5000); echo tailword) > zz-long.txt";
-  r = await recordSession(repo, [{ tool: "Bash", input: { command, description: "generate" } }, { text: "Generated." }], ["generate thirty files"]);
+  const command =
+    'for i in $(seq -w 1 30); do echo "needle$i" > "gen-$i.txt"; done; (printf \'x%.0s\' $(seq 1 5000); echo tailword) > zz-long.txt';
+  r = await recordSession(
+    repo,
+    [{ tool: "Bash", input: { command, description: "generate" } }, { text: "Generated." }],
+    ["generate thirty files"],
+  );
   file = path.join(tempDir("nudge-html-"), "session.html");
   const run = await runNudge(["session", "export", r.id, "--html", "-o", file], { cwd: repo });
   expect(run.exitCode, run.stderr).toBe(0);
@@ -42,7 +47,11 @@ describe("a diff of many files", () => {
   it("draws the first 25, names the others, and draws them all on a press", async () => {
     const { page, watch, diff } = await open();
     expect(await diff.locator(".file").count()).toBe(25);
-    expect(await diff.getByText("6 more files changed: gen-26.txt, gen-27.txt, gen-28.txt, gen-29.txt, gen-30.txt, …").count()).toBe(1);
+    expect(
+      await diff
+        .getByText("6 more files changed: gen-26.txt, gen-27.txt, gen-28.txt, gen-29.txt, gen-30.txt, …")
+        .count(),
+    ).toBe(1);
     await diff.getByRole("button", { name: "Show all 6" }).click();
     await expect.poll(() => diff.locator(".file").count()).toBe(31);
     expect(await diff.getByText("needle30").count()).toBe(1);

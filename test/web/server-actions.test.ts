@@ -37,25 +37,42 @@ describe("nudge web: actions", () => {
     expect(notes()).toBe("alpha\nBETA\ngamma\n");
 
     for (const confirmToken of [undefined, "", shown.confirmToken.replace(/.$/, (c) => (c === "A" ? "B" : "A"))]) {
-      const refused = await web.post(`/api/sessions/${id}/rewind`, { confirm: true, turn: 1, ...(confirmToken === undefined ? {} : { confirmToken }) });
+      const refused = await web.post(`/api/sessions/${id}/rewind`, {
+        confirm: true,
+        turn: 1,
+        ...(confirmToken === undefined ? {} : { confirmToken }),
+      });
       expect(refused.status).toBe(409);
     }
     // The same token does not confirm another turn.
-    expect((await web.post(`/api/sessions/${id}/rewind`, { confirm: true, turn: 2, confirmToken: shown.confirmToken })).status).toBe(409);
+    expect(
+      (await web.post(`/api/sessions/${id}/rewind`, { confirm: true, turn: 2, confirmToken: shown.confirmToken }))
+        .status,
+    ).toBe(409);
     expect(notes()).toBe("alpha\nBETA\ngamma\n");
 
     // The work tree changes between the question and the answer: the plan shown no longer holds.
     writeFileSync(path.join(repo, "mine.txt"), "written by hand\n");
-    const stale = await web.post(`/api/sessions/${id}/rewind`, { confirm: true, turn: 1, confirmToken: shown.confirmToken });
+    const stale = await web.post(`/api/sessions/${id}/rewind`, {
+      confirm: true,
+      turn: 1,
+      confirmToken: shown.confirmToken,
+    });
     expect(stale.status).toBe(409);
     const fresh = json<Shown & { error: string }>(stale);
     expect(fresh.error).toBe("the plan changed since it was shown; nothing was changed");
     expect(fresh.plan.join("\n")).toContain("mine.txt");
     expect(notes()).toBe("alpha\nBETA\ngamma\n");
 
-    const applied = await web.post(`/api/sessions/${id}/rewind`, { confirm: true, turn: 1, confirmToken: fresh.confirmToken });
+    const applied = await web.post(`/api/sessions/${id}/rewind`, {
+      confirm: true,
+      turn: 1,
+      confirmToken: fresh.confirmToken,
+    });
     expect(applied.status).toBe(200);
-    expect(json<{ done: string[] }>(applied).done[0]).toMatch(/^rewound to turn 1 · backup refs\/nudge\/backup\/\S+ · undo: nudge session rewind --undo$/);
+    expect(json<{ done: string[] }>(applied).done[0]).toMatch(
+      /^rewound to turn 1 · backup refs\/nudge\/backup\/\S+ · undo: nudge session rewind --undo$/,
+    );
     expect(notes()).toBe("alpha\nbeta\ngamma\n");
     expect(existsSync(path.join(repo, "mine.txt"))).toBe(false); // kept in the backup, as the CLI does
     const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
@@ -79,8 +96,14 @@ describe("nudge web: actions", () => {
 
   it("exports to a download that can be taken once", async () => {
     const shown = json<Shown>(await web.post(`/api/sessions/${id}/export`, { confirm: false, upto: null }));
-    expect(shown.plan[0]).toBe(`export session ${id}: turns 0 to 3, as one .tar.gz any clone of the repository can import`);
-    const applied = await web.post(`/api/sessions/${id}/export`, { confirm: true, upto: null, confirmToken: shown.confirmToken });
+    expect(shown.plan[0]).toBe(
+      `export session ${id}: turns 0 to 3, as one .tar.gz any clone of the repository can import`,
+    );
+    const applied = await web.post(`/api/sessions/${id}/export`, {
+      confirm: true,
+      upto: null,
+      confirmToken: shown.confirmToken,
+    });
     expect(applied.status, applied.body).toBe(200);
     const { done, download } = json<{ done: string[]; download: string }>(applied);
     expect(done.at(-1)).toBe(`import it in any clone of the repository: nudge session import nudge-${id}.tar.gz`);
@@ -90,11 +113,19 @@ describe("nudge web: actions", () => {
     const file = await new Promise<Buffer>((resolve, reject) => {
       void import("node:http").then((http) =>
         http
-          .get({ host: "127.0.0.1", port: web.port, path: download, headers: { host: `127.0.0.1:${web.port}`, cookie: web.cookie } }, (res) => {
-            expect(res.headers["content-disposition"]).toBe(`attachment; filename="nudge-${id}.tar.gz"`);
-            const chunks: Buffer[] = [];
-            res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks)));
-          })
+          .get(
+            {
+              host: "127.0.0.1",
+              port: web.port,
+              path: download,
+              headers: { host: `127.0.0.1:${web.port}`, cookie: web.cookie },
+            },
+            (res) => {
+              expect(res.headers["content-disposition"]).toBe(`attachment; filename="nudge-${id}.tar.gz"`);
+              const chunks: Buffer[] = [];
+              res.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks)));
+            },
+          )
           .on("error", reject),
       );
     });
@@ -111,7 +142,14 @@ describe("nudge web: actions", () => {
     const shown = json<Shown>(await web.post(`/api/sessions/${id}/fork`, { confirm: false, turn: 2, worktree: dir }));
     expect(shown.plan[0]).toContain(`fork session ${id} at turn 2 into a new git worktree at ${dir}`);
     expect(existsSync(dir)).toBe(false);
-    const forked = json<{ done: string[] }>(await web.post(`/api/sessions/${id}/fork`, { confirm: true, turn: 2, worktree: dir, confirmToken: shown.confirmToken }));
+    const forked = json<{ done: string[] }>(
+      await web.post(`/api/sessions/${id}/fork`, {
+        confirm: true,
+        turn: 2,
+        worktree: dir,
+        confirmToken: shown.confirmToken,
+      }),
+    );
     const forkId = /→ (\w+)$/.exec(forked.done[0]!)![1]!;
     expect(readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
 

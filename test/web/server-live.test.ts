@@ -29,7 +29,6 @@ const gate = () => {
   return { promise, open };
 };
 
-
 describe("nudge web: live", () => {
   it("streams a turn event while claude writes, serves the turn in flight, and a session event when it is saved", async () => {
     const repo = await gitdir();
@@ -38,8 +37,14 @@ describe("nudge web: live", () => {
     await list.opened;
     const first = gate();
     const second = gate();
-    api = await startScriptedApi([{ textParts: ["The first part, ", first.promise, "the second part, ", second.promise, "and the last part."] }]);
-    const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "tell it in parts\n" });
+    api = await startScriptedApi([
+      { textParts: ["The first part, ", first.promise, "the second part, ", second.promise, "and the last part."] },
+    ]);
+    const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+      cwd: repo,
+      env: claudeEnv(api, path.join(tempDir(), "cfg")),
+      input: "tell it in parts\n",
+    });
 
     await list.next((e) => e.event === "sessions");
     const id = await until("the live session is listed", async () => {
@@ -49,13 +54,21 @@ describe("nudge web: live", () => {
     // The turn is in flight: its view comes from the journal's unsaved record.
     const inFlight = await until("the turn in flight is served", async () => {
       const answer = await web!.get(`/api/sessions/${id}/turns/1`);
-      return answer.status === 200 ? (JSON.parse(answer.body) as { summary: { n: number }; entries: Array<{ kind: string; text?: string }> }) : undefined;
+      return answer.status === 200
+        ? (JSON.parse(answer.body) as { summary: { n: number }; entries: Array<{ kind: string; text?: string }> })
+        : undefined;
     });
     expect(inFlight.summary.n).toBe(1);
     // Titled by its prompt from the start, not "(no prompt)" until the first turn is saved (QA of issue 16).
-    const listed = JSON.parse((await web.get("/api/sessions")).body) as Array<{ id: string; firstPrompt: string | null }>;
+    const listed = JSON.parse((await web.get("/api/sessions")).body) as Array<{
+      id: string;
+      firstPrompt: string | null;
+    }>;
     expect(listed.find((s) => s.id === id)?.firstPrompt).toBe("tell it in parts");
-    expect((JSON.parse((await web.get(`/api/sessions/${id}`)).body) as { session: { firstPrompt: string | null } }).session.firstPrompt).toBe("tell it in parts");
+    expect(
+      (JSON.parse((await web.get(`/api/sessions/${id}`)).body) as { session: { firstPrompt: string | null } }).session
+        .firstPrompt,
+    ).toBe("tell it in parts");
     expect(inFlight.entries).toContainEqual(expect.objectContaining({ kind: "prompt", text: "tell it in parts" }));
 
     const stream = openSse(web.port, `/api/sessions/${id}/events`, { cookie: web.cookie });
@@ -65,17 +78,26 @@ describe("nudge web: live", () => {
     const turn = await stream.next((e) => e.event === "turn");
     expect(JSON.parse(turn.data)).toEqual({ n: 1 });
     // Still recording: claude has not finished its reply.
-    const view = JSON.parse((await web.get(`/api/sessions/${id}`)).body) as { pending: { n: number } | null; session: { state: string } };
+    const view = JSON.parse((await web.get(`/api/sessions/${id}`)).body) as {
+      pending: { n: number } | null;
+      session: { state: string };
+    };
     expect(view.pending?.n).toBe(1);
     expect(view.session.state).toBe("recording");
 
     second.open();
-    const saved = await stream.next((e) => e.event === "session" && (JSON.parse(e.data) as { turns: number }).turns === 1);
+    const saved = await stream.next(
+      (e) => e.event === "session" && (JSON.parse(e.data) as { turns: number }).turns === 1,
+    );
     expect(JSON.parse(saved.data)).toEqual({ turns: 1, pending: null });
     const ids = stream.events.map((e) => Number(e.id));
     expect(ids).toEqual(ids.map((_, i) => i + 1)); // one counter, no gaps
-    const done = JSON.parse((await web.get(`/api/sessions/${id}/turns/1`)).body) as { entries: Array<{ kind: string; markdown?: string }> };
-    expect(done.entries.filter((e) => e.kind === "text").map((e) => e.markdown)).toEqual(["The first part, the second part, and the last part."]);
+    const done = JSON.parse((await web.get(`/api/sessions/${id}/turns/1`)).body) as {
+      entries: Array<{ kind: string; markdown?: string }>;
+    };
+    expect(done.entries.filter((e) => e.kind === "text").map((e) => e.markdown)).toEqual([
+      "The first part, the second part, and the last part.",
+    ]);
     expect((await run).exitCode).toBe(0);
 
     // A reconnect (EventSource sends the last id it saw): the state at once, ids going on from there.
@@ -102,14 +124,26 @@ describe("nudge web: live", () => {
     expect((await stream.opened).statusCode).toBe(200);
     stream.close();
     // The page's CSRF token, read from its document before the restart, still passes the guard.
-    const action = await web.request("/api/sessions/nosuchsession/rm", { method: "POST", headers: { cookie: page.cookie, origin: page.origin, "x-nudge-csrf": page.csrf, "content-type": "application/json" }, body: JSON.stringify({ confirm: false }) });
+    const action = await web.request("/api/sessions/nosuchsession/rm", {
+      method: "POST",
+      headers: {
+        cookie: page.cookie,
+        origin: page.origin,
+        "x-nudge-csrf": page.csrf,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ confirm: false }),
+    });
     expect(action.status).toBe(404);
   });
 
   it("stops on SIGINT with status 0, ending the open event streams", async () => {
     const repo = await gitdir();
     web = await startWeb(repo);
-    const streams = [openSse(web.port, "/api/events", { cookie: web.cookie }), openSse(web.port, "/api/events", { cookie: web.cookie })];
+    const streams = [
+      openSse(web.port, "/api/events", { cookie: web.cookie }),
+      openSse(web.port, "/api/events", { cookie: web.cookie }),
+    ];
     await Promise.all(streams.map((s) => s.opened));
     const stopped = await web.stop("SIGINT");
     web = undefined;

@@ -39,7 +39,9 @@ describe("nudge web: who may talk to it", () => {
     const answer = await web.request(`/s/${id}?token=${web.token}&turn=2`);
     expect(answer.status).toBe(303);
     expect(answer.headers.location).toBe(`/s/${id}?turn=2`);
-    expect(answer.headers["set-cookie"]).toEqual([`nudge_token_${web.port}=${web.token}; HttpOnly; SameSite=Strict; Path=/`]);
+    expect(answer.headers["set-cookie"]).toEqual([
+      `nudge_token_${web.port}=${web.token}; HttpOnly; SameSite=Strict; Path=/`,
+    ]);
     const list = await web.get("/api/sessions");
     expect(list.status).toBe(200);
     expect(list.headers["cache-control"]).toBe("no-store");
@@ -62,7 +64,8 @@ describe("nudge web: who may talk to it", () => {
   });
 
   it("a second server with its own --port leaves the port kept for the first alone (QA: its open pages would look on the second's port after a restart)", async () => {
-    const kept = () => (JSON.parse(readFileSync(path.join(repo, ".git/nudge/web-login.json"), "utf8")) as { port: number }).port;
+    const kept = () =>
+      (JSON.parse(readFileSync(path.join(repo, ".git/nudge/web-login.json"), "utf8")) as { port: number }).port;
     const before = kept();
     const other = await startWeb(repo, {}, [], "0");
     try {
@@ -80,11 +83,30 @@ describe("nudge web: who may talk to it", () => {
       .filter((a) => a.includes(".") && a !== "127.0.0.1");
     const every = await startWeb(repo, {}, ["--host", "0.0.0.0"], "0");
     try {
-      for (const address of own) expect((await every.request("/api/sessions", { headers: { host: `${address}:${every.port}`, cookie: every.cookie } })).status).toBe(200);
-      expect((await every.request("/api/sessions", { headers: { host: `rebind.example:${every.port}`, cookie: every.cookie } })).status).toBe(403);
+      for (const address of own)
+        expect(
+          (
+            await every.request("/api/sessions", {
+              headers: { host: `${address}:${every.port}`, cookie: every.cookie },
+            })
+          ).status,
+        ).toBe(200);
+      expect(
+        (
+          await every.request("/api/sessions", {
+            headers: { host: `rebind.example:${every.port}`, cookie: every.cookie },
+          })
+        ).status,
+      ).toBe(403);
       // The address printed is one a browser can open (0.0.0.0 is none), and each of this machine's others is named.
       expect(new URL(every.url).hostname).toBe("127.0.0.1");
-      await until("the other addresses printed", async () => (own.every((address) => every.stderr().includes(`from another machine: http://${address}:${every.port}/?token=${every.token}`)) ? true : undefined));
+      await until("the other addresses printed", async () =>
+        own.every((address) =>
+          every.stderr().includes(`from another machine: http://${address}:${every.port}/?token=${every.token}`),
+        )
+          ? true
+          : undefined,
+      );
       expect(every.stderr()).not.toContain("http://0.0.0.0");
     } finally {
       await every.stop();
@@ -103,7 +125,10 @@ describe("nudge web: who may talk to it", () => {
     ] as Array<[string, Record<string, string>]>) {
       const answer = await web.request(p, { headers });
       expect(answer.status, p).toBe(403);
-      expect(JSON.parse(answer.body)).toMatchObject({ error: expect.stringMatching(/^forbidden: /), hint: expect.any(String) });
+      expect(JSON.parse(answer.body)).toMatchObject({
+        error: expect.stringMatching(/^forbidden: /),
+        hint: expect.any(String),
+      });
     }
   });
 
@@ -113,19 +138,26 @@ describe("nudge web: who may talk to it", () => {
       expect(answer.status, host).toBe(403);
       expect(answer.body).toContain("answers only to its own address");
     }
-    for (const host of [`localhost:${web.port}`, `[::1]:${web.port}`]) expect((await web.request("/api/sessions", { headers: { host, cookie: web.cookie } })).status).toBe(200);
+    for (const host of [`localhost:${web.port}`, `[::1]:${web.port}`])
+      expect((await web.request("/api/sessions", { headers: { host, cookie: web.cookie } })).status).toBe(200);
   });
 
   it("refuses a foreign Origin on a POST and on the event stream, and a cross-site fetch", async () => {
     const before = await stateOf();
     const body = JSON.stringify({ confirm: false, turn: 1 });
     const post = (headers: Record<string, string>) =>
-      web.request(`/api/sessions/${id}/rewind`, { method: "POST", headers: { cookie: web.cookie, "x-nudge-csrf": web.csrf, "content-type": "application/json", ...headers }, body });
+      web.request(`/api/sessions/${id}/rewind`, {
+        method: "POST",
+        headers: { cookie: web.cookie, "x-nudge-csrf": web.csrf, "content-type": "application/json", ...headers },
+        body,
+      });
     expect((await post({ origin: "http://evil.example" })).status).toBe(403);
     expect((await post({ origin: `http://127.0.0.1:${web.port + 1}` })).status).toBe(403);
     expect((await post({})).status).toBe(403); // a browser always sends Origin on a POST
     expect((await post({ origin: web.origin, "sec-fetch-site": "cross-site" })).status).toBe(403);
-    const stream = await web.request(`/api/sessions/${id}/events`, { headers: { cookie: web.cookie, origin: "http://evil.example" } });
+    const stream = await web.request(`/api/sessions/${id}/events`, {
+      headers: { cookie: web.cookie, origin: "http://evil.example" },
+    });
     expect(stream.status).toBe(403);
     const list = await web.request("/api/events", { headers: { cookie: web.cookie, "sec-fetch-site": "cross-site" } });
     expect(list.status).toBe(403);
@@ -135,9 +167,17 @@ describe("nudge web: who may talk to it", () => {
   it("refuses a POST without the right CSRF token", async () => {
     const before = await stateOf();
     for (const csrf of [undefined, "", web.token, `${web.csrf}x`]) {
-      const headers: Record<string, string> = { cookie: web.cookie, origin: web.origin, "content-type": "application/json" };
+      const headers: Record<string, string> = {
+        cookie: web.cookie,
+        origin: web.origin,
+        "content-type": "application/json",
+      };
       if (csrf !== undefined) headers["x-nudge-csrf"] = csrf;
-      const answer = await web.request(`/api/sessions/${id}/rm`, { method: "POST", headers, body: JSON.stringify({ confirm: false }) });
+      const answer = await web.request(`/api/sessions/${id}/rm`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ confirm: false }),
+      });
       expect(answer.status, String(csrf)).toBe(403);
       expect(answer.body).toContain("x-nudge-csrf");
     }
@@ -152,7 +192,10 @@ describe("nudge web: who may talk to it", () => {
       expect(answer.headers.allow).toBe("POST");
     }
     for (const method of ["PUT", "DELETE", "PATCH", "HEAD"]) {
-      const answer = await web.request(`/api/sessions/${id}/rm`, { method, headers: { cookie: web.cookie, origin: web.origin, "x-nudge-csrf": web.csrf } });
+      const answer = await web.request(`/api/sessions/${id}/rm`, {
+        method,
+        headers: { cookie: web.cookie, origin: web.origin, "x-nudge-csrf": web.csrf },
+      });
       expect(answer.status, method).toBe(405);
     }
     expect((await web.get(`/api/sessions/${id}`)).status).toBe(200);
@@ -166,8 +209,15 @@ describe("nudge web: who may talk to it", () => {
     // the page's words, not as a body too large (QA: "larger than 64 KB" for 22,000 characters).
     const long = await web.post("/api/live", { prompt: "漢".repeat(32_001) });
     expect(long.status).toBe(400);
-    expect(JSON.parse(long.body)).toEqual({ error: "the prompt: is longer than 32,000 characters", hint: "correct it and try again" });
-    const notJson = await web.request(`/api/sessions/${id}/rewind`, { method: "POST", headers: { cookie: web.cookie, origin: web.origin, "x-nudge-csrf": web.csrf, "content-type": "application/json" }, body: "{turn:" });
+    expect(JSON.parse(long.body)).toEqual({
+      error: "the prompt: is longer than 32,000 characters",
+      hint: "correct it and try again",
+    });
+    const notJson = await web.request(`/api/sessions/${id}/rewind`, {
+      method: "POST",
+      headers: { cookie: web.cookie, origin: web.origin, "x-nudge-csrf": web.csrf, "content-type": "application/json" },
+      body: "{turn:",
+    });
     expect(notJson.status).toBe(400);
     const extra = await web.post(`/api/sessions/${id}/rewind`, { confirm: false, turn: 1, force: true });
     expect(extra.status).toBe(400);

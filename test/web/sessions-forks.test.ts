@@ -33,7 +33,10 @@ afterAll(async () => {
 });
 
 /** The sessions' ids, top to bottom. */
-const ids = (page: Page) => page.locator("tbody tr td:first-child .small").evaluateAll((cells) => cells.map((c) => (c.textContent ?? "").split(" ")[0]));
+const ids = (page: Page) =>
+  page
+    .locator("tbody tr td:first-child .small")
+    .evaluateAll((cells) => cells.map((c) => (c.textContent ?? "").split(" ")[0]));
 
 describe("the sessions page's fork column", () => {
   it("sorts by Fork of, and the filter finds a fork by its parent's id", async () => {

@@ -17,8 +17,18 @@ const recorded: Recorded[] = [];
 beforeAll(async () => {
   const repo = await gitdir();
   // Recorded one after the other: the last recorded is the one used last.
-  for (const prompts of [["beta: rename the tests", "and once more"], ["gamma: tidy the docs"], ["alpha: fix the parser", "again", "and again"]]) {
-    recorded.push(await recordSession(repo, prompts.map((_, i) => ({ text: `reply ${i + 1}` })), prompts));
+  for (const prompts of [
+    ["beta: rename the tests", "and once more"],
+    ["gamma: tidy the docs"],
+    ["alpha: fix the parser", "again", "and again"],
+  ]) {
+    recorded.push(
+      await recordSession(
+        repo,
+        prompts.map((_, i) => ({ text: `reply ${i + 1}` })),
+        prompts,
+      ),
+    );
   }
   web = await startWeb(repo);
 }, 90_000);
@@ -38,19 +48,29 @@ describe("the sessions page", () => {
     await page.goto(web.url);
     await page.getByRole("link", { name: "alpha: fix the parser" }).waitFor();
     // Newest use first.
-    await expect.poll(() => order(page)).toEqual(["alpha: fix the parser", "gamma: tidy the docs", "beta: rename the tests"]);
+    await expect
+      .poll(() => order(page))
+      .toEqual(["alpha: fix the parser", "gamma: tidy the docs", "beta: rename the tests"]);
 
     await page.getByRole("button", { name: "Turns" }).click();
-    await expect.poll(() => order(page)).toEqual(["alpha: fix the parser", "beta: rename the tests", "gamma: tidy the docs"]);
+    await expect
+      .poll(() => order(page))
+      .toEqual(["alpha: fix the parser", "beta: rename the tests", "gamma: tidy the docs"]);
     expect(await page.getByRole("columnheader", { name: /Turns/ }).getAttribute("aria-sort")).toBe("descending");
     await page.getByRole("button", { name: /Turns/ }).click();
-    await expect.poll(() => order(page)).toEqual(["gamma: tidy the docs", "beta: rename the tests", "alpha: fix the parser"]);
+    await expect
+      .poll(() => order(page))
+      .toEqual(["gamma: tidy the docs", "beta: rename the tests", "alpha: fix the parser"]);
     expect(await page.getByRole("columnheader", { name: /Turns/ }).getAttribute("aria-sort")).toBe("ascending");
 
     await page.getByRole("button", { name: "Session" }).click();
-    await expect.poll(() => order(page)).toEqual(["alpha: fix the parser", "beta: rename the tests", "gamma: tidy the docs"]);
+    await expect
+      .poll(() => order(page))
+      .toEqual(["alpha: fix the parser", "beta: rename the tests", "gamma: tidy the docs"]);
     await page.getByRole("button", { name: /Started/ }).click();
-    await expect.poll(() => order(page)).toEqual(["alpha: fix the parser", "gamma: tidy the docs", "beta: rename the tests"]);
+    await expect
+      .poll(() => order(page))
+      .toEqual(["alpha: fix the parser", "gamma: tidy the docs", "beta: rename the tests"]);
     expect(watch.errors).toEqual([]);
     await page.close();
   });

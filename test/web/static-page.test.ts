@@ -43,7 +43,9 @@ describe("the static page", () => {
   it("is one file readable by its owner only, with a CSP that allows no connection", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const html = readFileSync(file, "utf8");
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+';[^"]*connect-src 'none'/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+';[^"]*connect-src 'none'/,
+    );
     expect(html).not.toMatch(/<script[^>]+src=|<link /);
   });
 
@@ -80,7 +82,11 @@ describe("the static page", () => {
     await page.getByRole("searchbox", { name: "Search" }).fill("status.txt");
     await expect.poll(() => page.getByRole("search").locator("[aria-live]").textContent()).toMatch(/^1 of \d+$/);
     // The CSS Custom Highlight API's registry: the marked ranges (the test's tsconfig has no DOM types).
-    const hits = await page.evaluate(() => (globalThis as unknown as { CSS: { highlights: Map<string, Set<unknown>> } }).CSS.highlights.get("search")!.size);
+    const hits = await page.evaluate(
+      () =>
+        (globalThis as unknown as { CSS: { highlights: Map<string, Set<unknown>> } }).CSS.highlights.get("search")!
+          .size,
+    );
     expect(hits).toBeGreaterThan(1);
     await page.getByRole("button", { name: "Next" }).click();
     expect(await page.getByRole("search").locator("[aria-live]").textContent()).toBe(`2 of ${hits}`);

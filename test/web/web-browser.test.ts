@@ -49,7 +49,13 @@ describe("nudge web in Chromium", () => {
     // The table's first row is the hunk header spanning every column; the gutters stay narrow all the same.
     const widths = async (table: string) => {
       await turn.locator(table).first().waitFor();
-      return turn.locator(table).first().evaluate((t) => ({ table: t.getBoundingClientRect().width, ln: t.querySelector("td.ln")!.getBoundingClientRect().width }));
+      return turn
+        .locator(table)
+        .first()
+        .evaluate((t) => ({
+          table: t.getBoundingClientRect().width,
+          ln: t.querySelector("td.ln")!.getBoundingClientRect().width,
+        }));
     };
     const unified = await widths("table.lines.unified");
     expect(unified.ln).toBeLessThan(unified.table * 0.1);
@@ -67,7 +73,11 @@ describe("nudge web in Chromium", () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const api = await startScriptedApi([{ textParts: ["Working on it: ", held, "the live answer arrived."] }]);
     try {
-      const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], { cwd: repo, env: claudeEnv(api, path.join(tempDir(), "cfg")), input: "answer me live\n" });
+      const run = runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN], {
+        cwd: repo,
+        env: claudeEnv(api, path.join(tempDir(), "cfg")),
+        input: "answer me live\n",
+      });
       // The sessions page hears of the new session by itself. (Its title, the first prompt, is known once that turn is saved.)
       await page.getByRole("row").filter({ hasText: "recording" }).getByRole("link").click();
       await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("answer me live").waitFor();

@@ -44,71 +44,93 @@ const inView = (page: Page, name: string) =>
   });
 
 describe("driving a session from the page", () => {
-  it("keeps the live turn in view under a long turn 0, offers Jump to live, and shows a stopped turn and the next one without scrolling", { timeout: 120_000 }, async () => {
-    const repo = await gitdir();
-    // Uncommitted work when the session starts: turn 0's diff is several screens long.
-    writeFiles(repo, Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`draft-${i}.txt`, Array.from({ length: 20 }, (_, j) => `line ${j}`).join("\n") + "\n"])));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    api = await startScriptedApi([{ textParts: ["Working on it… ", held, "done."] }, { text: "The second answer." }]);
-    web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
-    const { page, watch } = await openPage(web);
-    await page.getByRole("textbox", { name: "New session" }).fill("think slowly");
-    await page.getByRole("button", { name: "Start", exact: true }).click();
-    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
-    await turn1.getByText("Working on it…").waitFor();
-    // Turn 0's diff drawn: the page is several screens long, and the live turn is at its end.
-    await page.locator("#turn-0 section.diff .file").first().waitFor({ state: "attached" });
-    await expect.poll(() => page.evaluate(() => document.documentElement.scrollHeight > 2 * innerHeight)).toBe(true);
-    await expect.poll(() => inView(page, "Turn 1")).toBe(true);
-    await expect.poll(() => page.locator("#turn-0-title").evaluate((el) => el.getBoundingClientRect().bottom > 0)).toBe(false);
+  it(
+    "keeps the live turn in view under a long turn 0, offers Jump to live, and shows a stopped turn and the next one without scrolling",
+    { timeout: 120_000 },
+    async () => {
+      const repo = await gitdir();
+      // Uncommitted work when the session starts: turn 0's diff is several screens long.
+      writeFiles(
+        repo,
+        Object.fromEntries(
+          Array.from({ length: 30 }, (_, i) => [
+            `draft-${i}.txt`,
+            Array.from({ length: 20 }, (_, j) => `line ${j}`).join("\n") + "\n",
+          ]),
+        ),
+      );
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      api = await startScriptedApi([{ textParts: ["Working on it… ", held, "done."] }, { text: "The second answer." }]);
+      web = await startWeb(repo, { ...claudeEnv(api, path.join(tempDir(), "cfg")), NUDGE_CLAUDE_BIN: CLAUDE_BIN });
+      const { page, watch } = await openPage(web);
+      await page.getByRole("textbox", { name: "New session" }).fill("think slowly");
+      await page.getByRole("button", { name: "Start", exact: true }).click();
+      const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+      await turn1.getByText("Working on it…").waitFor();
+      // Turn 0's diff drawn: the page is several screens long, and the live turn is at its end.
+      await page.locator("#turn-0 section.diff .file").first().waitFor({ state: "attached" });
+      await expect.poll(() => page.evaluate(() => document.documentElement.scrollHeight > 2 * innerHeight)).toBe(true);
+      await expect.poll(() => inView(page, "Turn 1")).toBe(true);
+      await expect
+        .poll(() => page.locator("#turn-0-title").evaluate((el) => el.getBoundingClientRect().bottom > 0))
+        .toBe(false);
 
-    // A live session cannot be rewound, forked or deleted from its buttons: said before any click.
-    await expect.poll(() => page.getByRole("button", { name: "Rewind to turn 0" }).isDisabled()).toBe(true);
-    await expect.poll(() => page.getByRole("button", { name: "Fork at turn 0" }).isDisabled()).toBe(true);
-    await expect.poll(() => page.getByRole("button", { name: "Delete session" }).isDisabled()).toBe(true);
-    // Once the page knows it drives the session (its live state), the reason says so.
-    await expect.poll(() => page.getByText("Rewind, fork and delete wait:").textContent()).toContain("This page drives the session");
+      // A live session cannot be rewound, forked or deleted from its buttons: said before any click.
+      await expect.poll(() => page.getByRole("button", { name: "Rewind to turn 0" }).isDisabled()).toBe(true);
+      await expect.poll(() => page.getByRole("button", { name: "Fork at turn 0" }).isDisabled()).toBe(true);
+      await expect.poll(() => page.getByRole("button", { name: "Delete session" }).isDisabled()).toBe(true);
+      // Once the page knows it drives the session (its live state), the reason says so.
+      await expect
+        .poll(() => page.getByText("Rewind, fork and delete wait:").textContent())
+        .toContain("This page drives the session");
 
-    // The user scrolls away: the page stays where the user is, and offers the way back.
-    await page.mouse.move(600, 200);
-    await page.mouse.wheel(0, -20000);
-    await expect.poll(() => inView(page, "Turn 1")).toBe(false);
-    await page.getByRole("button", { name: "Jump to live" }).click();
-    await expect.poll(() => inView(page, "Turn 1")).toBe(true);
+      // The user scrolls away: the page stays where the user is, and offers the way back.
+      await page.mouse.move(600, 200);
+      await page.mouse.wheel(0, -20000);
+      await expect.poll(() => inView(page, "Turn 1")).toBe(false);
+      await page.getByRole("button", { name: "Jump to live" }).click();
+      await expect.poll(() => inView(page, "Turn 1")).toBe(true);
 
-    // Going to a turn by its link leaves the live end: the page stays there while the turns change.
-    await page.getByRole("link", { name: "Link to turn 0" }).click();
-    const turn0AtTop = () => page.locator("#turn-0-title").evaluate((el) => Math.abs(el.getBoundingClientRect().top) < 80);
-    await expect.poll(turn0AtTop).toBe(true);
-    // Past the jump's own settling (2 s without a change of size), the page grows: it stays on turn 0.
-    await page.waitForTimeout(2500);
-    // (clicked from the page's script: Playwright would scroll to the button first)
-    await page.getByRole("region", { name: "Turn 0", exact: true }).getByRole("button", { name: "Show all 5" }).evaluate((b) => (b as HTMLButtonElement).click());
-    await page.waitForTimeout(800);
-    expect(await turn0AtTop()).toBe(true);
-    await page.getByRole("button", { name: "Jump to live" }).click();
-    await expect.poll(() => inView(page, "Turn 1")).toBe(true);
+      // Going to a turn by its link leaves the live end: the page stays there while the turns change.
+      await page.getByRole("link", { name: "Link to turn 0" }).click();
+      const turn0AtTop = () =>
+        page.locator("#turn-0-title").evaluate((el) => Math.abs(el.getBoundingClientRect().top) < 80);
+      await expect.poll(turn0AtTop).toBe(true);
+      // Past the jump's own settling (2 s without a change of size), the page grows: it stays on turn 0.
+      await page.waitForTimeout(2500);
+      // (clicked from the page's script: Playwright would scroll to the button first)
+      await page
+        .getByRole("region", { name: "Turn 0", exact: true })
+        .getByRole("button", { name: "Show all 5" })
+        .evaluate((b) => (b as HTMLButtonElement).click());
+      await page.waitForTimeout(800);
+      expect(await turn0AtTop()).toBe(true);
+      await page.getByRole("button", { name: "Jump to live" }).click();
+      await expect.poll(() => inView(page, "Turn 1")).toBe(true);
 
-    await page.getByRole("button", { name: "Stop" }).click();
-    await turn1.getByText("interrupted").first().waitFor();
-    release();
-    // The stopped turn keeps its prompt on the page.
-    await turn1.getByText("think slowly").waitFor();
-    const prompt = page.getByRole("textbox", { name: "Prompt" });
-    await page.getByRole("button", { name: "Send" }).waitFor();
-    await prompt.fill("and now?");
-    await prompt.press("Enter");
-    // No scrolling: the next turn's prompt and answer come into view by themselves.
-    const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
-    await turn2.getByText("The second answer.").waitFor({ timeout: 20_000 });
-    await expect.poll(() => inView(page, "Turn 2")).toBe(true);
-    // Still following after the clicks on Stop and Send: at the end, and no "Jump to live" offered.
-    await expect.poll(() => page.evaluate(() => innerHeight + scrollY >= document.documentElement.scrollHeight - 48)).toBe(true);
-    expect(await page.getByRole("button", { name: "Jump to live" }).count()).toBe(0);
-    expect(watch.errors).toEqual([]);
-    await page.close();
-  });
+      await page.getByRole("button", { name: "Stop" }).click();
+      await turn1.getByText("interrupted").first().waitFor();
+      release();
+      // The stopped turn keeps its prompt on the page.
+      await turn1.getByText("think slowly").waitFor();
+      const prompt = page.getByRole("textbox", { name: "Prompt" });
+      await page.getByRole("button", { name: "Send" }).waitFor();
+      await prompt.fill("and now?");
+      await prompt.press("Enter");
+      // No scrolling: the next turn's prompt and answer come into view by themselves.
+      const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
+      await turn2.getByText("The second answer.").waitFor({ timeout: 20_000 });
+      await expect.poll(() => inView(page, "Turn 2")).toBe(true);
+      // Still following after the clicks on Stop and Send: at the end, and no "Jump to live" offered.
+      await expect
+        .poll(() => page.evaluate(() => innerHeight + scrollY >= document.documentElement.scrollHeight - 48))
+        .toBe(true);
+      expect(await page.getByRole("button", { name: "Jump to live" }).count()).toBe(0);
+      expect(watch.errors).toEqual([]);
+      await page.close();
+    },
+  );
 });
 
 describe("a recorded session on the page", () => {
@@ -159,7 +181,10 @@ describe("a recorded session on the page", () => {
 
     // A rewind, then its undo, both from the page, each after its plan.
     await page.goto(`${web.origin}/s/${recorded.id}`);
-    await page.getByRole("region", { name: "Turn 1", exact: true }).getByRole("button", { name: "Rewind to turn 1" }).click();
+    await page
+      .getByRole("region", { name: "Turn 1", exact: true })
+      .getByRole("button", { name: "Rewind to turn 1" })
+      .click();
     const rewind = page.getByRole("dialog", { name: "Rewind to turn 1" });
     await rewind.getByRole("button", { name: "Confirm" }).click();
     await rewind.getByRole("button", { name: "Undo it" }).click();
@@ -188,12 +213,37 @@ describe("a recorded session on the page", () => {
 
   it("renders task lists, quotes, local links, a Write as its file, and a one-megabyte answer as markdown", async () => {
     const repo = await gitdir();
-    const long = [...Array.from({ length: 25_000 }, (_, i) => `Paragraph ${i} of a very long answer, with **bold** words.\n`), "# The end of the long answer", ""].join("\n");
+    const long = [
+      ...Array.from({ length: 25_000 }, (_, i) => `Paragraph ${i} of a very long answer, with **bold** words.\n`),
+      "# The end of the long answer",
+      "",
+    ].join("\n");
     const recorded = await recordSession(
       repo,
       [
-        { tool: "Write", input: { file_path: path.join(repo, "port.ts"), content: 'export const port = Number(process.env.PORT ?? "3000");\nexport const host = "127.0.0.1";\n' } },
-        { text: ["- [x] read the code", "- [ ] write the tests", "", "> quoted from the docs", "", "See [the notes](./NOTES.md) and [the spec][spec].", "", "[spec]: docs/spec.md", "", "```sh", "npm test", "```"].join("\n") },
+        {
+          tool: "Write",
+          input: {
+            file_path: path.join(repo, "port.ts"),
+            content: 'export const port = Number(process.env.PORT ?? "3000");\nexport const host = "127.0.0.1";\n',
+          },
+        },
+        {
+          text: [
+            "- [x] read the code",
+            "- [ ] write the tests",
+            "",
+            "> quoted from the docs",
+            "",
+            "See [the notes](./NOTES.md) and [the spec][spec].",
+            "",
+            "[spec]: docs/spec.md",
+            "",
+            "```sh",
+            "npm test",
+            "```",
+          ].join("\n"),
+        },
         { text: long },
         { text: "After the long one." },
       ],
@@ -236,7 +286,13 @@ describe("a recorded session on the page", () => {
     const repo = await gitdir();
     const recorded = await recordSession(repo, [{ text: "Hello." }], ["say hello"]);
     // A title with a long unbroken word (a path, a tag) wraps: the page does not get wider than the phone.
-    await (await recordSession(repo, [{ text: "Long." }], ["look-at-/src/components/very-long-folder-name/and/a/file-name.tsx"])).api.close();
+    await (
+      await recordSession(
+        repo,
+        [{ text: "Long." }],
+        ["look-at-/src/components/very-long-folder-name/and/a/file-name.tsx"],
+      )
+    ).api.close();
     api = recorded.api;
     web = await startWeb(repo);
     const { page } = await openPage(web, { width: 390, height: 844 });
@@ -299,10 +355,15 @@ describe("a recorded session on the page", () => {
     const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
     const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
     await turn2.getByText("That failed.").waitFor();
-    expect(await page.getByRole("figure").filter({ hasText: "per turn" }).textContent()).toMatch(/up to \$[\d.]+, turn \d; total \$[\d.]+/);
+    expect(await page.getByRole("figure").filter({ hasText: "per turn" }).textContent()).toMatch(
+      /up to \$[\d.]+, turn \d; total \$[\d.]+/,
+    );
 
     await page.getByText("Outline: 3 turns").click();
-    await page.getByRole("navigation", { name: "Outline of the turns" }).getByRole("link", { name: "run the second" }).click();
+    await page
+      .getByRole("navigation", { name: "Outline of the turns" })
+      .getByRole("link", { name: "run the second" })
+      .click();
     expect(page.url()).toContain("#turn-2");
 
     const tool = turn1.locator("details.tool");
@@ -345,15 +406,19 @@ describe("a recorded session on the page", () => {
       await page.getByRole("region", { name: "Turn 4", exact: true }).getByText("The fourth answer.").waitFor();
       await expect.poll(top, { timeout: 10_000 }).toBeLessThan(60);
       // Once the turns around it have their real height, it is still at the top.
-      await page.getByRole("region", { name: "Turn 3", exact: true }).getByText("point 119 of answer 3").waitFor({ state: "attached" });
+      await page
+        .getByRole("region", { name: "Turn 3", exact: true })
+        .getByText("point 119 of answer 3")
+        .waitFor({ state: "attached" });
       await page.waitForTimeout(1000);
       expect(Math.abs(await top())).toBeLessThan(60);
     }
     // The outline numbers the turns as they are: turn 0 is 0.
     await page.getByText("Outline: 6 turns").click();
-    expect(await page.getByRole("navigation", { name: "Outline of the turns" }).getByRole("listitem").first().textContent()).toMatch(/^0\. the starting state/);
+    expect(
+      await page.getByRole("navigation", { name: "Outline of the turns" }).getByRole("listitem").first().textContent(),
+    ).toMatch(/^0\. the starting state/);
     expect(watch.errors).toEqual([]);
     await page.close();
   });
 });
-

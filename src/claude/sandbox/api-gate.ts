@@ -22,7 +22,10 @@ export const INNER_SOCKET = "/run/nudge/api.sock";
 export function apiEndpoint(env: NodeJS.ProcessEnv): HostPort & { url: URL } {
   const url = parseUrl(env.ANTHROPIC_BASE_URL || "https://api.anthropic.com");
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new UserError(`--sandbox: ANTHROPIC_BASE_URL is not an http or https URL: ${JSON.stringify(env.ANTHROPIC_BASE_URL)}`, "set it to the Messages API's address, e.g. https://api.anthropic.com, or unset it");
+    throw new UserError(
+      `--sandbox: ANTHROPIC_BASE_URL is not an http or https URL: ${JSON.stringify(env.ANTHROPIC_BASE_URL)}`,
+      "set it to the Messages API's address, e.g. https://api.anthropic.com, or unset it",
+    );
   }
   const port = url.port ? Number(url.port) : url.protocol === "http:" ? 80 : 443;
   return { host: url.hostname.replace(/^\[|\]$/g, ""), port, url };
@@ -40,7 +43,8 @@ const HEAD_LIMIT = 8192;
 
 /** Serve the gate on `socketPath` until closed. */
 export function startApiGate(socketPath: string, api: HostPort, allowed: HostPort[]): Promise<net.Server> {
-  const allows = (t: HostPort) => [api, ...allowed].some((a) => a.port === t.port && a.host.toLowerCase() === t.host.toLowerCase());
+  const allows = (t: HostPort) =>
+    [api, ...allowed].some((a) => a.port === t.port && a.host.toLowerCase() === t.host.toLowerCase());
   const server = net.createServer((inner) => {
     inner.on("error", () => inner.destroy());
     let head = Buffer.alloc(0);
@@ -57,7 +61,9 @@ export function startApiGate(socketPath: string, api: HostPort, allowed: HostPor
       const target = parseConnect(head.subarray(0, end).toString("latin1"));
       if (!target || !allows(target)) {
         inner.removeListener("data", onData);
-        inner.end("HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nnudge --sandbox: this host is not allowed (name it with --sandbox-net host:port)\n");
+        inner.end(
+          "HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nnudge --sandbox: this host is not allowed (name it with --sandbox-net host:port)\n",
+        );
         return;
       }
       open(target, head.subarray(end + 4), true);

@@ -30,7 +30,12 @@ const READ_ONLY_DIRS = ["commands", "agents", "skills", "plugins", "output-style
 /** A config file larger than this is left out of the copy (settings, credentials and .claude.json are far smaller). */
 const COPY_LIMIT = 16 * 1024 * 1024;
 
-export async function makePrivateState(o: { configDir: string; home: string; cwd: string; defaultConfig: boolean }): Promise<PrivateState> {
+export async function makePrivateState(o: {
+  configDir: string;
+  home: string;
+  cwd: string;
+  defaultConfig: boolean;
+}): Promise<PrivateState> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "nudge-sandbox-"));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   // A copy of credentials must not outlive nudge: removed on every exit nudge sees (not a kill -9).

@@ -36,19 +36,71 @@ const LOADERS: Record<string, () => LanguageFn> = {
 
 /** Fence names and file extensions → the language that loads them. */
 const ALIASES: Record<string, string> = {
-  ts: "typescript", tsx: "typescript", mts: "typescript", cts: "typescript",
-  js: "javascript", jsx: "javascript", mjs: "javascript", cjs: "javascript", node: "javascript",
-  py: "python", python3: "python", sh: "bash", shell: "bash", zsh: "bash", console: "bash", shellsession: "bash",
-  yml: "yaml", patch: "diff", golang: "go", rs: "rust", h: "c", cc: "cpp", "c++": "cpp", hpp: "cpp", cxx: "cpp",
-  rb: "ruby", html: "xml", htm: "xml", svg: "xml", md: "markdown", jsonc: "json", scss: "css",
+  ts: "typescript",
+  tsx: "typescript",
+  mts: "typescript",
+  cts: "typescript",
+  js: "javascript",
+  jsx: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  node: "javascript",
+  py: "python",
+  python3: "python",
+  sh: "bash",
+  shell: "bash",
+  zsh: "bash",
+  console: "bash",
+  shellsession: "bash",
+  yml: "yaml",
+  patch: "diff",
+  golang: "go",
+  rs: "rust",
+  h: "c",
+  cc: "cpp",
+  "c++": "cpp",
+  hpp: "cpp",
+  cxx: "cpp",
+  rb: "ruby",
+  html: "xml",
+  htm: "xml",
+  svg: "xml",
+  md: "markdown",
+  jsonc: "json",
+  scss: "css",
 };
 
 /** hljs scopes → SGR colour (the first part of a scope: `title.function` is `title`). */
 const COLOURS: Record<string, string> = {
-  keyword: "35", built_in: "36", type: "36", literal: "33", number: "33", string: "32", regexp: "32",
-  comment: "90", doc: "90", meta: "90", title: "34", function: "34", class: "34", attr: "33",
-  attribute: "33", variable: "31", params: "", symbol: "33", tag: "34", name: "34", selector: "35",
-  addition: "32", deletion: "31", subst: "", property: "36", section: "1", bullet: "33", emphasis: "3", strong: "1",
+  keyword: "35",
+  built_in: "36",
+  type: "36",
+  literal: "33",
+  number: "33",
+  string: "32",
+  regexp: "32",
+  comment: "90",
+  doc: "90",
+  meta: "90",
+  title: "34",
+  function: "34",
+  class: "34",
+  attr: "33",
+  attribute: "33",
+  variable: "31",
+  params: "",
+  symbol: "33",
+  tag: "34",
+  name: "34",
+  selector: "35",
+  addition: "32",
+  deletion: "31",
+  subst: "",
+  property: "36",
+  section: "1",
+  bullet: "33",
+  emphasis: "3",
+  strong: "1",
 };
 
 let hljs: HljsApi | null = null;
@@ -107,7 +159,11 @@ function htmlToAnsiLines(html: string): string[] {
   const stack: string[] = [];
   const lines: string[] = [];
   let line = "";
-  const open = () => stack.filter(Boolean).map((c) => `\u001b[${c}m`).join("");
+  const open = () =>
+    stack
+      .filter(Boolean)
+      .map((c) => `\u001b[${c}m`)
+      .join("");
   for (const m of html.matchAll(TOKEN)) {
     if (m[1] !== undefined) {
       const scope = /hljs-([\w-]+)/.exec(m[1])?.[1] ?? "";
@@ -132,7 +188,10 @@ function htmlToAnsiLines(html: string): string[] {
 
 /** Drop colour codes that colour nothing (an SGR followed at once by a close, or a close at the line's start). */
 function tidy(line: string): string {
-  return line.replace(/(?:\u001b\[[0-9;]*m)+(\u001b\[39;22;23m)/g, "$1").replace(/^\u001b\[39;22;23m/, "").replace(/(\u001b\[39;22;23m)+/g, OFF);
+  return line
+    .replace(/(?:\u001b\[[0-9;]*m)+(\u001b\[39;22;23m)/g, "$1")
+    .replace(/^\u001b\[39;22;23m/, "")
+    .replace(/(\u001b\[39;22;23m)+/g, OFF);
 }
 
 /** One line of code coloured by the language of `file` (its extension), or null when nudge does not know it. */
@@ -142,5 +201,8 @@ export function highlightCodeLine(code: string, file: string): string | null {
 }
 
 function unescapeHtml(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#x27|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#39": "'" })[e]!);
+  return text.replace(
+    /&(amp|lt|gt|quot|#x27|#39);/g,
+    (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#39": "'" })[e]!,
+  );
 }

@@ -174,7 +174,10 @@ export class MarkdownStream {
     this.table = null;
     if (!rows) return;
     const table = renderTable(rows, this.o.columns());
-    if (!table) return rows.forEach((row, i) => this.wrap.prose(renderLine(row, 0, this.o.columns()) + (newline || i < rows.length - 1 ? "\n" : "")));
+    if (!table)
+      return rows.forEach((row, i) =>
+        this.wrap.prose(renderLine(row, 0, this.o.columns()) + (newline || i < rows.length - 1 ? "\n" : "")),
+      );
     this.wrap.raw(table + (newline ? "\n" : ""));
   }
 }
@@ -208,7 +211,9 @@ function renderLine(line: string, shown: number, columns: number): string {
     const [, indent, marker, , text] = item as unknown as [string, string, string, string, string];
     const task = /^\[([ xX])\][ \t]+/.exec(text);
     const bullet = /\d/.test(marker) ? marker : "•";
-    const body = task ? `${task[1] === " " ? "☐" : "☑"} ${paragraph(text.slice(task[0].length), 0)}` : paragraph(text, 0);
+    const body = task
+      ? `${task[1] === " " ? "☐" : "☑"} ${paragraph(text.slice(task[0].length), 0)}`
+      : paragraph(text, 0);
     return `${indent.replace(/\t/g, "  ")}${sgr("dim", bullet)} ${body}`;
   }
   const indent = /^[ \t]*/.exec(line)![0];

@@ -14,7 +14,9 @@ const MIN_COLUMN = 3;
 
 export function renderTable(rows: string[], columns: number): string | null {
   if (rows.length < 2 || !DELIMITER.test(rows[1]!)) return null;
-  const aligns: Align[] = cells(rows[1]!).map((c) => (c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : "left"));
+  const aligns: Align[] = cells(rows[1]!).map((c) =>
+    c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : "left",
+  );
   const body = [rows[0]!, ...rows.slice(2)].map((row) => cells(row).map((c) => renderInline(c)));
   const n = Math.max(aligns.length, ...body.map((r) => r.length));
   const widths = Array.from({ length: n }, (_, i) => Math.max(MIN_COLUMN, ...body.map((r) => textWidth(r[i] ?? ""))));
@@ -36,7 +38,13 @@ export function renderTable(rows: string[], columns: number): string | null {
       })
       .join(sgr("dim", "│")) +
     sgr("dim", "│");
-  return [bar("┌", "┬", "┐"), row(body[0]!, true), bar("├", "┼", "┤"), ...body.slice(1).map((r) => row(r, false)), bar("└", "┴", "┘")].join("\n");
+  return [
+    bar("┌", "┬", "┐"),
+    row(body[0]!, true),
+    bar("├", "┼", "┤"),
+    ...body.slice(1).map((r) => row(r, false)),
+    bar("└", "┴", "┘"),
+  ].join("\n");
 }
 
 /** A row's cells: split at `|` not escaped, the outer pipes dropped, each trimmed. */

@@ -77,7 +77,15 @@ export class BrowserFrontend implements Frontend {
     permission: async (request: CanUseToolRequest, _context: PermissionContext) => {
       const diff = editDiff(request.tool_name, request.input, { cwd: this.cwd, maxLines: 400 });
       const detail = toolDetail({ input: request.input }, this.cwd) || null;
-      const reply = await this.ask({ kind: "permission", tool: request.tool_name, detail, input: request.input, description: request.description ?? null, canSave: (request.permission_suggestions?.length ?? 0) > 0, diff });
+      const reply = await this.ask({
+        kind: "permission",
+        tool: request.tool_name,
+        detail,
+        input: request.input,
+        description: request.description ?? null,
+        canSave: (request.permission_suggestions?.length ?? 0) > 0,
+        diff,
+      });
       return reply?.kind === "permission" ? reply.answer : { kind: "no", reason: "nobody answered on the page" };
     },
     questions: async (questions: Question[]) => {
@@ -143,7 +151,14 @@ export class BrowserFrontend implements Frontend {
   }
 
   state(): LiveState {
-    return inertValue({ busy: this.busy, ended: this.ended, question: this.question?.shown ?? null, activity: this.activity, since: this.since, notices: this.notices });
+    return inertValue({
+      busy: this.busy,
+      ended: this.ended,
+      question: this.question?.shown ?? null,
+      activity: this.activity,
+      since: this.since,
+      notices: this.notices,
+    });
   }
 
   /** Claude's words reach the page through the recording; here only what it is doing now is followed. */

@@ -51,7 +51,9 @@ export class LivePool {
   private readonly finished = new Map<string, { state: DrivenState; at: number }>();
 
   /** `warn`: a line for the person who started `nudge web` (its stderr). */
-  constructor(private readonly o: { max: number; claudeBin?: string; env?: NodeJS.ProcessEnv; warn?: (line: string) => void }) {}
+  constructor(
+    private readonly o: { max: number; claudeBin?: string; env?: NodeJS.ProcessEnv; warn?: (line: string) => void },
+  ) {}
 
   private get env(): NodeJS.ProcessEnv {
     return this.o.env ?? process.env;
@@ -61,15 +63,23 @@ export class LivePool {
   async start(store: Store, o: StartLive): Promise<string> {
     if (this.closing) throw new UserError("nudge web is stopping", "start it again");
     // Each is a claude process of its own: bounded, and the page says why.
-    if (this.driven.size + this.starting >= this.o.max) throw new UserError(`${this.o.max === 1 ? "a session is" : `${this.o.max} sessions are`} already driven from this page (--max-live ${this.o.max})`, "end one (End session), or restart nudge web with a higher --max-live");
+    if (this.driven.size + this.starting >= this.o.max)
+      throw new UserError(
+        `${this.o.max === 1 ? "a session is" : `${this.o.max} sessions are`} already driven from this page (--max-live ${this.o.max})`,
+        "end one (End session), or restart nudge web with a higher --max-live",
+      );
     this.starting++;
     try {
-      const root = o.choice.kind === "resume" ? (await resolveSession(store, o.choice.id)).manifest.repo.root : store.repoRoot;
+      const root =
+        o.choice.kind === "resume" ? (await resolveSession(store, o.choice.id)).manifest.repo.root : store.repoRoot;
       // This process holds the work tree's lock for the session it drives there, and a lock lets
       // its own holder in again: the refusal a second nudge would get is made here.
       const there = [...this.driven.entries()].find(([, d]) => d.root === root);
       if (there || this.launching.has(root)) {
-        throw new UserError(`session ${there?.[0] ?? "(starting)"} is already driven from this page in this work tree`, "one session records a work tree at a time: end it (End session), or continue a session of another work tree (a fork made with --worktree)");
+        throw new UserError(
+          `session ${there?.[0] ?? "(starting)"} is already driven from this page in this work tree`,
+          "one session records a work tree at a time: end it (End session), or continue a session of another work tree (a fork made with --worktree)",
+        );
       }
       this.launching.add(root);
       try {
@@ -95,7 +105,10 @@ export class LivePool {
       {
         firstPrompt: o.prompt,
         cwd: store.repoRoot,
-        dropped: (prompt) => this.o.warn?.(`session ${id ?? "(not started)"}: a prompt from the page was not sent, the session ended first: ${JSON.stringify(prompt)}`),
+        dropped: (prompt) =>
+          this.o.warn?.(
+            `session ${id ?? "(not started)"}: a prompt from the page was not sent, the session ended first: ${JSON.stringify(prompt)}`,
+          ),
       },
     );
     return new Promise<string>((resolve, reject) => {
@@ -114,7 +127,15 @@ export class LivePool {
         onRecording: (sessionId) => {
           id = sessionId;
           // One driver per session: a second start of the same one is refused by its work tree's lock before this.
-          this.driven.set(id, { root, frontend, conversation: null, done: done.then(() => undefined, () => undefined) });
+          this.driven.set(id, {
+            root,
+            frontend,
+            conversation: null,
+            done: done.then(
+              () => undefined,
+              () => undefined,
+            ),
+          });
           resolve(id);
         },
         onConversation: (conversation) => {

@@ -8,7 +8,16 @@ import type { PermissionAnswer, PlanAnswer, Question, QuestionAnswers } from "..
 /** What the page is asked, one at a time. */
 export type PendingQuestion =
   /** `diff`: what a Write or Edit would change in the file, as unified diff lines (null for other tools). */
-  | { id: number; kind: "permission"; tool: string; detail: string | null; input: Record<string, unknown>; description: string | null; canSave: boolean; diff: string[] | null }
+  | {
+      id: number;
+      kind: "permission";
+      tool: string;
+      detail: string | null;
+      input: Record<string, unknown>;
+      description: string | null;
+      canSave: boolean;
+      diff: string[] | null;
+    }
   | { id: number; kind: "questions"; questions: Question[] }
   | { id: number; kind: "plan"; plan: string }
   /** nudge's own question before it discards anything (a typed /rewind, /fork, /undo): its plan, yes or no. */

@@ -20,6 +20,9 @@ export async function pageAssetsDir(): Promise<string> {
 
 export async function readPageAssets(): Promise<{ script: string; css: string }> {
   const dir = await pageAssetsDir();
-  const [script, css] = await Promise.all([fs.readFile(path.join(dir, "page.js"), "utf8"), fs.readFile(path.join(dir, "page.css"), "utf8")]);
+  const [script, css] = await Promise.all([
+    fs.readFile(path.join(dir, "page.js"), "utf8"),
+    fs.readFile(path.join(dir, "page.css"), "utf8"),
+  ]);
   return { script, css };
 }

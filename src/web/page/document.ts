@@ -64,7 +64,10 @@ function html(head: string[]): string {
  * `-o -` (the data's strings arrive inert already; this covers the rest).
  */
 function jsonForHtml(value: unknown): string {
-  return inertJson(JSON.stringify(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return inertJson(JSON.stringify(value)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** The bundle inline: a `</script` or `<!--` in it would end the element early (`<\/` is the same in JS strings and regexes). */

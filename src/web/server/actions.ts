@@ -14,7 +14,12 @@ import { describeForked } from "../../time-travel/fork-describe.js";
 import { forkTurn } from "../../time-travel/fork-session.js";
 import { describeRemoved } from "../../maintenance/housekeeping-plan.js";
 import { removalOperation } from "../../maintenance/housekeeping-operation.js";
-import { forkInPlaceOperation, forkIntoWorktreeOperation, rewindOperation, undoOperation } from "../../time-travel/operations.js";
+import {
+  forkInPlaceOperation,
+  forkIntoWorktreeOperation,
+  rewindOperation,
+  undoOperation,
+} from "../../time-travel/operations.js";
 import { withUndo, withWorkTree } from "../../time-travel/rewind.js";
 import { lastRewind } from "../../time-travel/rewind-log.js";
 import { describeRewound } from "../../time-travel/rewind-plan.js";
@@ -24,10 +29,17 @@ import type { Action } from "./confirm-action.js";
 const turnNumber = z.int().check(z.nonnegative());
 
 export const rewindAction: Action<{ turn: number; scope?: "both" | "code" | "conversation"; resetHead?: boolean }> = {
-  fields: { turn: turnNumber, scope: z.optional(z.enum(["both", "code", "conversation"])), resetHead: z.optional(z.boolean()) },
+  fields: {
+    turn: turnNumber,
+    scope: z.optional(z.enum(["both", "code", "conversation"])),
+    resetHead: z.optional(z.boolean()),
+  },
   async run({ store }, id, input, decide) {
     const session = await loadSession(store, id);
-    const op = rewindOperation(store, session, input.turn, { scope: input.scope ?? "both", resetHead: input.resetHead ?? false });
+    const op = rewindOperation(store, session, input.turn, {
+      scope: input.scope ?? "both",
+      resetHead: input.resetHead ?? false,
+    });
     await withWorkTree(store, session.manifest.repo.root, `rewinding session ${id} (nudge web)`, () =>
       decide(op, (record, prepared) => ({ done: describeRewound(prepared.plan, record) })),
     );
@@ -43,7 +55,11 @@ export const undoAction: Action<Record<string, never>> = {
     await withUndo(store, async () => {
       // Whose rewind it is, before the work of planning its undo (a scan of the work tree).
       const last = await lastRewind(store);
-      if (last && last.sessionId !== id) throw new UserError(`the last rewind in this repository is of session ${last.sessionId}, not ${id}`, `undo it from that session's page (or nudge session rewind --undo)`);
+      if (last && last.sessionId !== id)
+        throw new UserError(
+          `the last rewind in this repository is of session ${last.sessionId}, not ${id}`,
+          `undo it from that session's page (or nudge session rewind --undo)`,
+        );
       await decide(undoOperation(store), ({ record, savedEdits, notRestored }) => ({
         done: [
           `undid the ${record.fork ? "fork" : "rewind"} of ${id} to turn ${record.turn}: the files are as they were before it`,
@@ -56,12 +72,21 @@ export const undoAction: Action<Record<string, never>> = {
 };
 
 export const forkAction: Action<{ turn?: number | null; worktree?: string | null }> = {
-  fields: { turn: z.optional(z.nullable(turnNumber)), worktree: z.optional(z.nullable(z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[^\0]*$/, "no NUL")))) },
+  fields: {
+    turn: z.optional(z.nullable(turnNumber)),
+    worktree: z.optional(
+      z.nullable(z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^[^\0]*$/, "no NUL"))),
+    ),
+  },
   async run({ store }, id, input, decide) {
     const source = await loadSession(store, id);
     const turn = forkTurn(source, input.turn ?? undefined);
     // Relative to the repository served, as the CLI's is to where it runs.
-    if (input.worktree) return decide(forkIntoWorktreeOperation(store, source, turn, path.resolve(store.repoRoot, input.worktree)), (fork) => ({ done: describeForked(id, fork, true) }));
+    if (input.worktree)
+      return decide(
+        forkIntoWorktreeOperation(store, source, turn, path.resolve(store.repoRoot, input.worktree)),
+        (fork) => ({ done: describeForked(id, fork, true) }),
+      );
     await withWorkTree(store, source.manifest.repo.root, `forking session ${id} (nudge web)`, () =>
       decide(forkInPlaceOperation(store, source, turn), (fork) => ({ done: describeForked(id, fork, false) })),
     );
@@ -80,11 +105,21 @@ export const exportAction: Action<{ upto?: number | null }> = {
       return path.join(work.dir, name);
     };
     try {
-      await decide(exportOperation(app.store, session, { out, upto: input.upto ?? null, redact: true, allowSecretsInCode: false }), (result) => {
-        const download = app.downloads.add({ file: result.path, name, work: work! });
-        work = null;
-        return { done: describeExported(result, describeCarried(result, session.manifest), { to: "a download", excludedIn: null, importName: name }), download };
-      });
+      await decide(
+        exportOperation(app.store, session, { out, upto: input.upto ?? null, redact: true, allowSecretsInCode: false }),
+        (result) => {
+          const download = app.downloads.add({ file: result.path, name, work: work! });
+          work = null;
+          return {
+            done: describeExported(result, describeCarried(result, session.manifest), {
+              to: "a download",
+              excludedIn: null,
+              importName: name,
+            }),
+            download,
+          };
+        },
+      );
     } finally {
       await (work as Work | null)?.finish();
     }

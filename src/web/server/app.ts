@@ -34,18 +34,30 @@ export interface WebServer {
  * `port` null: the port of the last start when it is free (see kept-login.ts), else a free one.
  * `store` is the repository it was started in; `more` those named with --repo, served under `/r/<key>/`.
  */
-export async function startWebServer(o: { store: Store; more?: Store[]; host: string; port: number | null; maxLive?: number; claudeBin?: string; warn?: (line: string) => void }): Promise<WebServer> {
+export async function startWebServer(o: {
+  store: Store;
+  more?: Store[];
+  host: string;
+  port: number | null;
+  maxLive?: number;
+  claudeBin?: string;
+  warn?: (line: string) => void;
+}): Promise<WebServer> {
   const server = http.createServer();
   // A slow or stuck client cannot hold a connection open by sending its request forever.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   const kept = await readKeptLogin(o.store);
   // No --port: the port of the last start, so a page left open finds the server again; a free one when it is taken.
-  const port = o.port === null ? await listen(server, o.host, kept?.port ?? 0).catch(() => listen(server, o.host, 0)) : await listen(server, o.host, o.port);
+  const port =
+    o.port === null
+      ? await listen(server, o.host, kept?.port ?? 0).catch(() => listen(server, o.host, 0))
+      : await listen(server, o.host, o.port);
   const guard = makeGuard(o.host, port, kept ?? undefined);
   // The port kept is the one a plain `nudge web` uses: a run with its own --port (another server
   // beside the first, a one-off) must not move the first's open pages to its port.
-  if (!kept || o.port === null || kept.port === port) await keepLogin(o.store, { token: guard.token, csrf: guard.csrf, port });
+  if (!kept || o.port === null || kept.port === port)
+    await keepLogin(o.store, { token: guard.token, csrf: guard.csrf, port });
   const repos = repoSites([o.store, ...(o.more ?? [])]);
   const app: App = {
     store: o.store,
@@ -90,14 +102,25 @@ async function handle(app: App, req: http.IncomingMessage, res: http.ServerRespo
       return void res.end();
     }
     const method = req.method ?? "GET";
-    if (!["GET", "HEAD", "POST"].includes(method)) throw new HttpError(405, `${method} is not allowed`, "the API takes GET, and POST for actions", { allow: "GET, HEAD, POST" });
+    if (!["GET", "HEAD", "POST"].includes(method))
+      throw new HttpError(405, `${method} is not allowed`, "the API takes GET, and POST for actions", {
+        allow: "GET, HEAD, POST",
+      });
     const { site, pathname } = siteOf(app, url.pathname);
     const { handler, params } = findRoute(ROUTES, method, pathname);
-    await handler({ req, res, url, params, app: site === app.repos[0] ? app : { ...app, store: site.store, watchers: site.watchers } });
+    await handler({
+      req,
+      res,
+      url,
+      params,
+      app: site === app.repos[0] ? app : { ...app, store: site.store, watchers: site.watchers },
+    });
   } catch (error) {
-    if (error instanceof HttpError && error.status === 405 && !res.headersSent) res.setHeader("Allow", String(error.extra.allow));
+    if (error instanceof HttpError && error.status === 405 && !res.headersSent)
+      res.setHeader("Allow", String(error.extra.allow));
     // The request may be only half read (a body too large): close the connection after answering.
-    if (error instanceof HttpError && (error.status === 413 || error.status === 408)) res.setHeader("Connection", "close");
+    if (error instanceof HttpError && (error.status === 413 || error.status === 408))
+      res.setHeader("Connection", "close");
     sendError(res, error);
   }
 }
@@ -106,7 +129,13 @@ async function handle(app: App, req: http.IncomingMessage, res: http.ServerRespo
 function repoSites(stores: Store[]): RepoSite[] {
   const taken = new Set<string>();
   return stores.map((store) => {
-    const name = path.basename(store.repoRoot).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "").slice(0, 40) || "repo";
+    const name =
+      path
+        .basename(store.repoRoot)
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, "-")
+        .replace(/^[^a-z0-9]+/, "")
+        .slice(0, 40) || "repo";
     let key = name;
     for (let n = 2; taken.has(key); n++) key = `${name}-${n}`;
     taken.add(key);
@@ -119,16 +148,31 @@ function siteOf(app: App, pathname: string): { site: RepoSite; pathname: string 
   const prefixed = /^\/r\/([^/]+)(\/.*)?$/.exec(pathname);
   if (!prefixed) return { site: app.repos[0]!, pathname };
   const site = app.repos.find((r) => r.key === prefixed[1]);
-  if (!site) throw new HttpError(404, `this server serves no repository named ${JSON.stringify(prefixed[1]!.slice(0, 60))}`, `it serves ${app.repos.map((r) => r.key).join(", ")}; start nudge web with --repo <path> for another`);
+  if (!site)
+    throw new HttpError(
+      404,
+      `this server serves no repository named ${JSON.stringify(prefixed[1]!.slice(0, 60))}`,
+      `it serves ${app.repos.map((r) => r.key).join(", ")}; start nudge web with --repo <path> for another`,
+    );
   return { site, pathname: prefixed[2] ?? "/" };
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") reject(new UserError(`port ${port} is in use`, "pick another with --port, or --port 0 for a free one"));
-      else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND") reject(new UserError(`cannot listen on ${host}: no such address here`, "give --host an address of this machine, or leave it out for 127.0.0.1"));
-      else if (error.code === "EACCES") reject(new UserError(`not allowed to listen on port ${port}`, "pick a port above 1023, or --port 0 for a free one"));
+      if (error.code === "EADDRINUSE")
+        reject(new UserError(`port ${port} is in use`, "pick another with --port, or --port 0 for a free one"));
+      else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND")
+        reject(
+          new UserError(
+            `cannot listen on ${host}: no such address here`,
+            "give --host an address of this machine, or leave it out for 127.0.0.1",
+          ),
+        );
+      else if (error.code === "EACCES")
+        reject(
+          new UserError(`not allowed to listen on port ${port}`, "pick a port above 1023, or --port 0 for a free one"),
+        );
       else reject(error);
     });
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));

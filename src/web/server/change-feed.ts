@@ -11,7 +11,12 @@ export interface ChangeFeed {
   close(): void;
 }
 
-export function changeFeed(o: { dir: string; pollMs: number; settleMs: number; check: () => Promise<void> }): ChangeFeed {
+export function changeFeed(o: {
+  dir: string;
+  pollMs: number;
+  settleMs: number;
+  check: () => Promise<void>;
+}): ChangeFeed {
   let watcher: FSWatcher | null = null;
   let timer: NodeJS.Timeout | null = null;
   let running = false;

@@ -41,16 +41,28 @@ export function actionRoute<T>(name: string, load: () => Promise<Action<T>>): Ha
   return async ({ req, res, params, app }) => {
     const action = await load();
     const Body = z.strictObject({ ...confirmFields, ...action.fields });
-    const { confirm, confirmToken, ...input } = (await readJsonBody(req, Body)) as { confirm: boolean; confirmToken?: string } & Record<string, unknown>;
+    const { confirm, confirmToken, ...input } = (await readJsonBody(req, Body)) as {
+      confirm: boolean;
+      confirmToken?: string;
+    } & Record<string, unknown>;
     const id = await resolveId(app.store, params.id!);
     try {
       await action.run(app, id, input as T, async (op, done) => {
         const plan = await op.prepare();
-        const token = createHmac("sha256", app.key).update(JSON.stringify([name, id, input, fingerprintOf(op, plan)])).digest("base64url");
+        const token = createHmac("sha256", app.key)
+          .update(JSON.stringify([name, id, input, fingerprintOf(op, plan)]))
+          .digest("base64url");
         const shown = { plan: op.describe(plan), question: op.question(plan), confirmToken: token };
         if (!confirm) return sendJson(res, 200, shown);
         if (!sameSecret(confirmToken, token)) {
-          throw new HttpError(409, confirmToken ? "the plan changed since it was shown; nothing was changed" : "not confirmed: an apply needs the confirmToken of the plan shown", "read the plan and confirm again", shown);
+          throw new HttpError(
+            409,
+            confirmToken
+              ? "the plan changed since it was shown; nothing was changed"
+              : "not confirmed: an apply needs the confirmToken of the plan shown",
+            "read the plan and confirm again",
+            shown,
+          );
         }
         sendJson(res, 200, await done(await op.apply(plan), plan));
       });

@@ -6,9 +6,11 @@ import type { Ctx } from "./router.js";
 
 export async function sendDownload({ req, res, params, app }: Ctx): Promise<void> {
   // A HEAD must not use up the one download.
-  if (req.method === "HEAD") throw new HttpError(405, "a download is taken with GET, once", "follow the link the export gave");
+  if (req.method === "HEAD")
+    throw new HttpError(405, "a download is taken with GET, once", "follow the link the export gave");
   const d = app.downloads.take(params.token!);
-  if (!d) throw new HttpError(404, "no such download (each is taken once, within ten minutes)", "export the session again");
+  if (!d)
+    throw new HttpError(404, "no such download (each is taken once, within ten minutes)", "export the session again");
   try {
     const { size } = await fs.stat(d.file);
     res.writeHead(200, {

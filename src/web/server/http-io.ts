@@ -29,7 +29,11 @@ const BODY_MS = 10_000;
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Content-Length": Buffer.byteLength(body) });
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "Content-Length": Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -43,29 +47,46 @@ export function sendError(res: ServerResponse, error: unknown): void {
 }
 
 function errorAnswer(error: unknown): { status: number; body: Record<string, unknown> } {
-  if (error instanceof HttpError) return { status: error.status, body: { error: error.message, hint: error.hint, ...error.extra } };
+  if (error instanceof HttpError)
+    return { status: error.status, body: { error: error.message, hint: error.hint, ...error.extra } };
   if (error instanceof UserError) {
     // The id matched no session (or several), or the session has no such turn: the thing asked for is not there.
-    if (error instanceof NoSuchSession) return { status: 404, body: { error: error.message, hint: error.hint ?? "", matches: error.matches } };
+    if (error instanceof NoSuchSession)
+      return { status: 404, body: { error: error.message, hint: error.hint ?? "", matches: error.matches } };
     return { status: error instanceof NoSuchTurn ? 404 : 400, body: { error: error.message, hint: error.hint ?? "" } };
   }
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const line = errorMessage(error).split("\n")[0]!;
-  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return { status: 500, body: { error: line, hint: "check the permissions and free space of the repository's .git folder" } };
-  return { status: 500, body: { error: `nudge bug: ${line}`, hint: "run the same with the CLI to see more, and report it" } };
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code))
+    return {
+      status: 500,
+      body: { error: line, hint: "check the permissions and free space of the repository's .git folder" },
+    };
+  return {
+    status: 500,
+    body: { error: `nudge bug: ${line}`, hint: "run the same with the CLI to see more, and report it" },
+  };
 }
 
 /** The request's JSON body, at most MAX_BODY bytes and BODY_MS long, checked by `schema`. */
 /** `labels`: what the page calls a field (its form's label), so a bad value reads as the form's words, not the API's. */
-export async function readJsonBody<T extends z.core.$ZodType>(req: IncomingMessage, schema: T, labels: Record<string, string> = {}): Promise<z.infer<T>> {
+export async function readJsonBody<T extends z.core.$ZodType>(
+  req: IncomingMessage,
+  schema: T,
+  labels: Record<string, string> = {},
+): Promise<z.infer<T>> {
   const type = req.headers["content-type"] ?? "";
-  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, "the body must be JSON (content-type: application/json)", "send the action's JSON body");
+  if (!/^application\/json\b/i.test(type))
+    throw new HttpError(415, "the body must be JSON (content-type: application/json)", "send the action's JSON body");
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_BODY) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   const text = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new HttpError(408, "the request body took too long", "send it again")), BODY_MS);
+    const timer = setTimeout(
+      () => reject(new HttpError(408, "the request body took too long", "send it again")),
+      BODY_MS,
+    );
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
@@ -95,7 +116,12 @@ export async function readJsonBody<T extends z.core.$ZodType>(req: IncomingMessa
 }
 
 /** Parameters from the URL or the body, checked: a bad one is a 400 naming it. */
-export function parseInput<T extends z.core.$ZodType>(schema: T, value: unknown, what: string, labels: Record<string, string> = {}): z.infer<T> {
+export function parseInput<T extends z.core.$ZodType>(
+  schema: T,
+  value: unknown,
+  what: string,
+  labels: Record<string, string> = {},
+): z.infer<T> {
   const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
   if (value === undefined) throw new HttpError(400, `${what} is missing`, "see the API in docs/reference/http-api.md");
@@ -107,5 +133,9 @@ export function parseInput<T extends z.core.$ZodType>(schema: T, value: unknown,
 }
 
 function tooLarge(): HttpError {
-  return new HttpError(413, `the request body is larger than ${MAX_BODY / 1024} KB`, "action bodies are a few fields and a prompt of up to 32,000 characters");
+  return new HttpError(
+    413,
+    `the request body is larger than ${MAX_BODY / 1024} KB`,
+    "action bodies are a few fields and a prompt of up to 32,000 characters",
+  );
 }

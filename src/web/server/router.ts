@@ -32,7 +32,11 @@ export const get = (path: string, handler: Handler) => route("GET", path, handle
 export const post = (path: string, handler: Handler) => route("POST", path, handler);
 
 /** The route for a request; HEAD is answered as GET (node leaves the body out). */
-export function findRoute(routes: Route[], method: string, pathname: string): { handler: Handler; params: Record<string, string> } {
+export function findRoute(
+  routes: Route[],
+  method: string,
+  pathname: string,
+): { handler: Handler; params: Record<string, string> } {
   const asked = method === "HEAD" ? "GET" : method;
   const allowed = new Set<string>();
   for (const r of routes) {
@@ -54,7 +58,12 @@ export function findRoute(routes: Route[], method: string, pathname: string): { 
   }
   if (allowed.size) {
     const allow = [...allowed, ...(allowed.has("GET") ? ["HEAD"] : [])].join(", ");
-    throw new HttpError(405, `${method} is not allowed here (${allow} is)`, allowed.has("POST") ? "actions change things: they are POSTs from the page" : "use GET", { allow });
+    throw new HttpError(
+      405,
+      `${method} is not allowed here (${allow} is)`,
+      allowed.has("POST") ? "actions change things: they are POSTs from the page" : "use GET",
+      { allow },
+    );
   }
   throw new HttpError(404, `nothing at ${pathname}`, "the sessions page is at /");
 }

@@ -37,31 +37,67 @@ export const ROUTES: Route[] = [
   get("/projects", sendPage),
   get("/api/projects", projectsRoute),
   get("/assets/:name", (ctx) => sendAsset(ctx, ctx.params.name!)),
-  get("/api/repos", async ({ res, app }) => sendJson(res, 200, app.repos.map((r, i) => ({ key: r.key, root: r.store.repoRoot, path: i === 0 ? "/" : `/r/${r.key}/`, current: r.store === app.store })))),
+  get("/api/repos", async ({ res, app }) =>
+    sendJson(
+      res,
+      200,
+      app.repos.map((r, i) => ({
+        key: r.key,
+        root: r.store.repoRoot,
+        path: i === 0 ? "/" : `/r/${r.key}/`,
+        current: r.store === app.store,
+      })),
+    ),
+  ),
   get("/api/sessions", async ({ res, app }) => sendJson(res, 200, await (await views()).maskedSessionItems(app.store))),
-  get("/api/sessions/:id", async ({ res, app, params }) => sendJson(res, 200, await (await views()).maskedSessionView(app.store, await resolveId(app.store, params.id!)))),
+  get("/api/sessions/:id", async ({ res, app, params }) =>
+    sendJson(res, 200, await (await views()).maskedSessionView(app.store, await resolveId(app.store, params.id!))),
+  ),
   get("/api/sessions/:id/turns/:n", async (ctx) => {
     const id = await resolveId(ctx.app.store, ctx.params.id!);
     const n = turnParam(ctx.params.n, "turn");
-    sendJson(ctx.res, 200, await (await views()).maskedTurnView(ctx.app.store, id, n, { full: query(ctx, "full") === "1" }));
+    sendJson(
+      ctx.res,
+      200,
+      await (await views()).maskedTurnView(ctx.app.store, id, n, { full: query(ctx, "full") === "1" }),
+    );
   }),
   get("/api/sessions/:id/diff", async (ctx) => {
     const id = await resolveId(ctx.app.store, ctx.params.id!);
     const from = turnParam(query(ctx, "from"), "from");
     const to = turnParam(query(ctx, "to"), "to");
     if (from >= to) throw new HttpError(400, `from (${from}) must be before to (${to})`, "e.g. ?from=1&to=3");
-    sendJson(ctx.res, 200, await (await import("../../view/session-views.js")).diffBetween(ctx.app.store, id, from, to));
+    sendJson(
+      ctx.res,
+      200,
+      await (await import("../../view/session-views.js")).diffBetween(ctx.app.store, id, from, to),
+    );
   }),
   get("/api/sessions/:id/raw", sendWholeLine),
   get("/api/sessions/:id/events", sessionEvents),
   get("/api/search", searchRoute),
   get("/api/events", listEvents),
   get("/api/downloads/:token", sendDownload),
-  post("/api/sessions/:id/rewind", actionRoute("rewind", async () => (await import("./actions.js")).rewindAction)),
-  post("/api/sessions/:id/undo", actionRoute("undo", async () => (await import("./actions.js")).undoAction)),
-  post("/api/sessions/:id/fork", actionRoute("fork", async () => (await import("./actions.js")).forkAction)),
-  post("/api/sessions/:id/export", actionRoute("export", async () => (await import("./actions.js")).exportAction)),
-  post("/api/sessions/:id/rm", actionRoute("rm", async () => (await import("./actions.js")).rmAction)),
+  post(
+    "/api/sessions/:id/rewind",
+    actionRoute("rewind", async () => (await import("./actions.js")).rewindAction),
+  ),
+  post(
+    "/api/sessions/:id/undo",
+    actionRoute("undo", async () => (await import("./actions.js")).undoAction),
+  ),
+  post(
+    "/api/sessions/:id/fork",
+    actionRoute("fork", async () => (await import("./actions.js")).forkAction),
+  ),
+  post(
+    "/api/sessions/:id/export",
+    actionRoute("export", async () => (await import("./actions.js")).exportAction),
+  ),
+  post(
+    "/api/sessions/:id/rm",
+    actionRoute("rm", async () => (await import("./actions.js")).rmAction),
+  ),
   ...LIVE_ROUTES,
 ];
 
@@ -81,13 +117,28 @@ async function sessionEvents(ctx: Ctx): Promise<void> {
   const { stream, resumed } = openStream(ctx.req, ctx.res, app.streams, () => stop());
   const unwatch = app.watchers.onSession(id, (e) => stream.send(e));
   // A session this server drives: its prompt box, question and notices as they change.
-  const live = () => stream.send({ event: "live", data: app.live.stateOf(id) ?? { busy: false, ended: true, question: null, activity: null, since: null, notices: [], sessionId: id } });
+  const live = () =>
+    stream.send({
+      event: "live",
+      data: app.live.stateOf(id) ?? {
+        busy: false,
+        ended: true,
+        question: null,
+        activity: null,
+        since: null,
+        notices: [],
+        sessionId: id,
+      },
+    });
   const unlive = app.live.on(id, live);
   stop = () => (unwatch(), unlive());
   if (!resumed) return;
   // A reconnect (the server restarted, the laptop slept): say where the session is now, so the page refetches what it lacks.
   const { manifest } = await resolveSessionKept(app.store, id).catch(() => ({ manifest: null }));
-  stream.send({ event: "session", data: { turns: manifest?.turns.filter((t) => t.n > 0).length ?? 0, pending: manifest?.unsaved.at(-1)?.n ?? null } });
+  stream.send({
+    event: "session",
+    data: { turns: manifest?.turns.filter((t) => t.n > 0).length ?? 0, pending: manifest?.unsaved.at(-1)?.n ?? null },
+  });
 }
 
 async function listEvents(ctx: Ctx): Promise<void> {

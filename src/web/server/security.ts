@@ -44,12 +44,20 @@ export function makeGuard(host: string, port: number, kept?: { token: string; cs
   const everywhere = host === "0.0.0.0" || host === "::" ? machineAddresses() : [];
   const names = new Set(["127.0.0.1", "localhost", "[::1]", bracket(host), ...everywhere.map(bracket)]);
   const hosts = new Set([...names].map((name) => `${name}:${port}`));
-  return { token: kept?.token ?? secret(), csrf: kept?.csrf ?? secret(), hosts, origins: new Set([...hosts].map((h) => `http://${h}`)), cookie: cookieName(port) };
+  return {
+    token: kept?.token ?? secret(),
+    csrf: kept?.csrf ?? secret(),
+    hosts,
+    origins: new Set([...hosts].map((h) => `http://${h}`)),
+    cookie: cookieName(port),
+  };
 }
 
 /** This machine's addresses, every interface's. */
 export function machineAddresses(): string[] {
-  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address.replace(/%.*$/, "")));
+  return Object.values(os.networkInterfaces()).flatMap((list) =>
+    (list ?? []).map((a) => a.address.replace(/%.*$/, "")),
+  );
 }
 
 /** Equal without telling by its timing how much of a guess was right (digests: same length). */
@@ -72,16 +80,22 @@ export function checkRequest(req: IncomingMessage, url: URL, guard: Guard): Verd
   // Before the token: a page on another site that rebinds its name to 127.0.0.1 learns nothing.
   if (!guard.hosts.has(req.headers.host ?? "")) return deny("this server answers only to its own address", START_HINT);
   const origin = req.headers.origin;
-  if (origin !== undefined && !guard.origins.has(origin)) return deny("a request from another origin", "use the page this server serves");
+  if (origin !== undefined && !guard.origins.has(origin))
+    return deny("a request from another origin", "use the page this server serves");
   // Fetch metadata, where the browser sends it: a request another site's page started.
   const site = req.headers["sec-fetch-site"];
-  if (site === "cross-site" || site === "same-site") return deny("a request started by another site", "use the page this server serves");
+  if (site === "cross-site" || site === "same-site")
+    return deny("a request started by another site", "use the page this server serves");
   const fromUrl = url.searchParams.get("token");
   if (fromUrl !== null) {
     if (!sameSecret(fromUrl, guard.token)) return deny("wrong token", START_HINT);
     if (req.method === "GET" || req.method === "HEAD") {
       url.searchParams.delete("token");
-      return { kind: "login", location: url.pathname + url.search, cookie: `${guard.cookie}=${guard.token}; HttpOnly; SameSite=Strict; Path=/` };
+      return {
+        kind: "login",
+        location: url.pathname + url.search,
+        cookie: `${guard.cookie}=${guard.token}; HttpOnly; SameSite=Strict; Path=/`,
+      };
     }
   } else if (!sameSecret(cookieOf(req, guard.cookie), guard.token)) {
     return deny("no valid token", START_HINT);
@@ -90,7 +104,8 @@ export function checkRequest(req: IncomingMessage, url: URL, guard: Guard): Verd
     // Browsers send Origin on every POST: one without it did not come from our page.
     if (origin === undefined) return deny("a POST without an Origin header", "use the page this server serves");
     const csrf = req.headers[CSRF_HEADER];
-    if (!sameSecret(Array.isArray(csrf) ? undefined : csrf, guard.csrf)) return deny(`a POST without the right ${CSRF_HEADER} header`, "reload the page and try again");
+    if (!sameSecret(Array.isArray(csrf) ? undefined : csrf, guard.csrf))
+      return deny(`a POST without the right ${CSRF_HEADER} header`, "reload the page and try again");
   }
   return { kind: "pass" };
 }

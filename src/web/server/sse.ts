@@ -14,11 +14,21 @@ export interface Stream {
   close(): void;
 }
 
-export function openStream(req: IncomingMessage, res: ServerResponse, streams: Set<Stream>, onClose: () => void): { stream: Stream; resumed: boolean } {
+export function openStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  streams: Set<Stream>,
+  onClose: () => void,
+): { stream: Stream; resumed: boolean } {
   const last = Number(req.headers["last-event-id"]);
   const resumed = req.headers["last-event-id"] !== undefined;
   let id = Number.isSafeInteger(last) && last >= 0 ? last : 0;
-  res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive", "X-Accel-Buffering": "no" });
+  res.writeHead(200, {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-store",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+  });
   // How soon EventSource reconnects after the stream drops (a server restart, a laptop waking).
   res.write("retry: 1000\n\n");
   const ping = setInterval(() => res.write(": ping\n\n"), PING_MS);

@@ -52,7 +52,10 @@ export class Watchers {
   onList(listener: Listener): () => void {
     if (!this.list) {
       const listeners = new Set<Listener>();
-      this.list = { listeners, feed: listFeed(this.store, () => listeners.forEach((l) => l({ event: "sessions", data: {} }))) };
+      this.list = {
+        listeners,
+        feed: listFeed(this.store, () => listeners.forEach((l) => l({ event: "sessions", data: {} }))),
+      };
     }
     return this.add(this.list, listener, () => (this.list = null));
   }
@@ -129,7 +132,11 @@ function sessionFeed(store: Store, id: string, emit: Listener): ChangeFeed {
  * A lock file is there only while a session is recorded, or after its recorder died.
  */
 async function bookkeeping(files: ReturnType<typeof bundleFiles>): Promise<string> {
-  const [journal, manifest, lock] = await Promise.all([mark(files.journal), mark(files.manifest), lockMark(files.lock)]);
+  const [journal, manifest, lock] = await Promise.all([
+    mark(files.journal),
+    mark(files.manifest),
+    lockMark(files.lock),
+  ]);
   return `${journal}|${manifest}|${lock}`;
 }
 
@@ -145,7 +152,9 @@ function listFeed(store: Store, emit: () => void): ChangeFeed {
   const dir = path.join(store.dir, "sessions");
   const sign = async () => {
     const names = (await fs.readdir(dir).catch(() => [] as string[])).filter((n) => !n.startsWith(".")).sort();
-    const marks = await Promise.all(names.map(async (n) => `${n}=${await bookkeeping(bundleFiles(path.join(dir, n)))}`));
+    const marks = await Promise.all(
+      names.map(async (n) => `${n}=${await bookkeeping(bundleFiles(path.join(dir, n)))}`),
+    );
     return marks.join("\n");
   };
   let seen: Promise<string> | string = sign();

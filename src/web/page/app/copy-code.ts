@@ -12,7 +12,10 @@ export function useCopyButtons(source: string) {
       const wrap = document.createElement("div");
       wrap.className = "code-block";
       pre.replaceWith(wrap);
-      wrap.append(pre, copyButton(() => pre.textContent ?? ""));
+      wrap.append(
+        pre,
+        copyButton(() => pre.textContent ?? ""),
+      );
     }
   }, [source]);
   return ref;

@@ -8,5 +8,6 @@ export const openByDefault = (): boolean => open;
 
 export function setDisclosure(to: boolean): void {
   open = to;
-  for (const d of document.querySelectorAll<HTMLDetailsElement>("#turns details.tool, #turns details.thinking")) d.open = to;
+  for (const d of document.querySelectorAll<HTMLDetailsElement>("#turns details.tool, #turns details.thinking"))
+    d.open = to;
 }

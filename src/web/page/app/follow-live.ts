@@ -16,7 +16,10 @@ const atEnd = () => window.innerHeight + window.scrollY >= document.documentElem
 const toEnd = () => window.scrollTo({ top: document.documentElement.scrollHeight });
 
 /** `active`: claude works (or the session is recorded elsewhere and may grow); `start`: follow from the start. */
-export function useFollowLive(active: boolean, start: boolean): { following: boolean; jumpToLive: () => void; stopFollowing: () => void } {
+export function useFollowLive(
+  active: boolean,
+  start: boolean,
+): { following: boolean; jumpToLive: () => void; stopFollowing: () => void } {
   const [following, setFollowing] = useState(start);
   const followingNow = useRef(following);
   followingNow.current = following;

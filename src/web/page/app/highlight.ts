@@ -22,15 +22,61 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 
-const LANGUAGES = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, ruby, rust, sql, typescript, xml, yaml };
+const LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  css,
+  diff,
+  go,
+  java,
+  javascript,
+  json,
+  markdown,
+  python,
+  ruby,
+  rust,
+  sql,
+  typescript,
+  xml,
+  yaml,
+};
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 
 /** File extensions → language, for a diff's files. */
 const BY_EXTENSION: Record<string, string> = {
-  js: "javascript", mjs: "javascript", cjs: "javascript", jsx: "javascript", ts: "typescript", tsx: "typescript", mts: "typescript",
-  py: "python", rb: "ruby", rs: "rust", go: "go", java: "java", c: "c", h: "c", cc: "cpp", cpp: "cpp", hpp: "cpp",
-  css: "css", html: "xml", htm: "xml", xml: "xml", svg: "xml", json: "json", yml: "yaml", yaml: "yaml", md: "markdown",
-  sh: "bash", bash: "bash", zsh: "bash", sql: "sql", diff: "diff", patch: "diff",
+  js: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  jsx: "javascript",
+  ts: "typescript",
+  tsx: "typescript",
+  mts: "typescript",
+  py: "python",
+  rb: "ruby",
+  rs: "rust",
+  go: "go",
+  java: "java",
+  c: "c",
+  h: "c",
+  cc: "cpp",
+  cpp: "cpp",
+  hpp: "cpp",
+  css: "css",
+  html: "xml",
+  htm: "xml",
+  xml: "xml",
+  svg: "xml",
+  json: "json",
+  yml: "yaml",
+  yaml: "yaml",
+  md: "markdown",
+  sh: "bash",
+  bash: "bash",
+  zsh: "bash",
+  sql: "sql",
+  diff: "diff",
+  patch: "diff",
 };
 
 export function languageOfPath(path: string): string | null {

@@ -33,6 +33,7 @@ export interface StartOptions {
 /** Start a session (or continue one: `resume`), answering with the id it records under (a rewound session continues in a fork). */
 export const startLive = (o: StartOptions) => postJson<{ id: string }>(inRepo("/api/live"), o);
 export const sendPrompt = (id: string, text: string) => postJson<LiveState>(live(id, "/prompt"), { text });
-export const answerQuestion = (id: string, question: number, reply: QuestionReply) => postJson<LiveState>(live(id, "/answer"), { question, reply });
+export const answerQuestion = (id: string, question: number, reply: QuestionReply) =>
+  postJson<LiveState>(live(id, "/answer"), { question, reply });
 export const stopTurn = (id: string) => postJson<{ state: string }>(live(id, "/stop"), {});
 export const endSession = (id: string) => postJson<LiveState>(live(id, "/end"), {});

@@ -28,7 +28,13 @@ function start(): void {
   render(
     <>
       <ConnectionBanner />
-      {match ? <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={turn} /> : repoPath() === "/projects" ? <ProjectsPage /> : <SessionsPage source={source} />}
+      {match ? (
+        <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={turn} />
+      ) : repoPath() === "/projects" ? (
+        <ProjectsPage />
+      ) : (
+        <SessionsPage source={source} />
+      )}
     </>,
     root,
   );

@@ -14,7 +14,8 @@ export function markdownPieces(source: string, size = PIECE): string[] {
   let fence: string | null = null;
   for (const line of lines) {
     const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (marker && (fence === null || (marker[0] === fence[0] && marker.length >= fence.length))) fence = fence === null ? marker : null;
+    if (marker && (fence === null || (marker[0] === fence[0] && marker.length >= fence.length)))
+      fence = fence === null ? marker : null;
     piece.push(line);
     length += line.length + 1;
     const atBreak = fence === null && line.trim() === "";

@@ -31,7 +31,8 @@ md.renderer.rules.link_close = (tokens, i, options, _env, self) => {
   // The matching opener decides: the nearest link_open before this close at the same level.
   for (let j = i - 1; j >= 0; j--) {
     const t = tokens[j]!;
-    if (t.type === "link_open" && t.level === tokens[i]!.level) return isLocal(String(t.attrGet("href") ?? "")) ? "</span>" : self.renderToken(tokens, i, options);
+    if (t.type === "link_open" && t.level === tokens[i]!.level)
+      return isLocal(String(t.attrGet("href") ?? "")) ? "</span>" : self.renderToken(tokens, i, options);
   }
   return self.renderToken(tokens, i, options);
 };
@@ -41,7 +42,12 @@ md.core.ruler.after("inline", "task-lists", (state) => {
   const tokens = state.tokens;
   for (let i = 2; i < tokens.length; i++) {
     const inline = tokens[i]!;
-    if (inline.type !== "inline" || tokens[i - 1]!.type !== "paragraph_open" || tokens[i - 2]!.type !== "list_item_open") continue;
+    if (
+      inline.type !== "inline" ||
+      tokens[i - 1]!.type !== "paragraph_open" ||
+      tokens[i - 2]!.type !== "list_item_open"
+    )
+      continue;
     const first = inline.children?.[0];
     const box = first?.type === "text" ? /^\[([ xX])\]\s+/.exec(first.content) : null;
     if (!first || !box) continue;
@@ -59,7 +65,35 @@ md.renderer.rules.image = (tokens, i) => {
   return `<span class="image-ref">${md.utils.escapeHtml(`[image: ${alt}] ${token.attrGet("src") ?? ""}`)}</span>`;
 };
 
-const ALLOWED_TAGS = ["p", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre", "ul", "ol", "li", "a", "blockquote", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "s", "del", "span"];
+const ALLOWED_TAGS = [
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "strong",
+  "em",
+  "code",
+  "pre",
+  "ul",
+  "ol",
+  "li",
+  "a",
+  "blockquote",
+  "hr",
+  "br",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "s",
+  "del",
+  "span",
+];
 
 /** Above this many characters a text is shown as plain text: markdown of megabytes would hold the page up. */
 export const MARKDOWN_MAX = 200_000;

@@ -33,12 +33,22 @@ export class ApiError extends Error {
 
 export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
   const response = await fetch(url, { credentials: "same-origin", ...init }).catch(() => {
-    throw new ApiError(`nudge web is not answering at ${location.host}`, 0, "Is it still running? Start it again (nudge web) and open the address it prints.", null);
+    throw new ApiError(
+      `nudge web is not answering at ${location.host}`,
+      0,
+      "Is it still running? Start it again (nudge web) and open the address it prints.",
+      null,
+    );
   });
   const body: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const e = (body ?? {}) as { error?: unknown; hint?: unknown };
-    throw new ApiError(typeof e.error === "string" ? e.error : `HTTP ${response.status}`, response.status, typeof e.hint === "string" ? e.hint : null, body);
+    throw new ApiError(
+      typeof e.error === "string" ? e.error : `HTTP ${response.status}`,
+      response.status,
+      typeof e.hint === "string" ? e.hint : null,
+      body,
+    );
   }
   return body as T;
 }
@@ -57,7 +67,8 @@ export function serverSource(): Source {
 
 export function staticSource(data: StaticData): Source {
   const turns = new Map(data.turns.map((t) => [t.summary.n, t]));
-  const none = () => Promise.reject(new ApiError("not in this file: a static export holds one session", 404, null, null));
+  const none = () =>
+    Promise.reject(new ApiError("not in this file: a static export holds one session", 404, null, null));
   return {
     static: true,
     sessions: () => Promise.resolve([data.session.session]),
@@ -84,5 +95,9 @@ export function csrfToken(): string {
 
 /** A POST from the page: JSON, with the CSRF token every action carries. */
 export function postJson<T>(url: string, body: unknown): Promise<T> {
-  return getJson<T>(url, { method: "POST", headers: { "content-type": "application/json", "x-nudge-csrf": csrfToken() }, body: JSON.stringify(body) });
+  return getJson<T>(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-nudge-csrf": csrfToken() },
+    body: JSON.stringify(body),
+  });
 }

@@ -23,17 +23,38 @@ interface Done {
   download?: string;
 }
 
-type Step = { at: "options" } | { at: "asking" } | { at: "plan"; plan: Plan; stale: boolean } | { at: "applying"; plan: Plan } | { at: "done"; done: Done } | { at: "failed"; error: unknown };
+type Step =
+  | { at: "options" }
+  | { at: "asking" }
+  | { at: "plan"; plan: Plan; stale: boolean }
+  | { at: "applying"; plan: Plan }
+  | { at: "done"; done: Done }
+  | { at: "failed"; error: unknown };
 
 /** `onUndo`: after a rewind or an in-place fork is done, the dialog offers to undo it (the page opens the undo's own plan). */
-export function ActionDialog({ action, onClose, onUndo }: { action: Action; onClose: (changed: boolean) => void; onUndo?: () => void }) {
+export function ActionDialog({
+  action,
+  onClose,
+  onUndo,
+}: {
+  action: Action;
+  onClose: (changed: boolean) => void;
+  onUndo?: () => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [step, setStep] = useState<Step>(action.kind === "fork" ? { at: "options" } : { at: "asking" });
   const [worktree, setWorktree] = useState("");
   const [taken, setTaken] = useState(false);
 
   const body = (extra: object) => {
-    const base = action.kind === "rewind" ? { turn: action.turn } : action.kind === "fork" ? { turn: action.turn, worktree: worktree.trim() || null } : action.kind === "export" ? { upto: null } : {};
+    const base =
+      action.kind === "rewind"
+        ? { turn: action.turn }
+        : action.kind === "fork"
+          ? { turn: action.turn, worktree: worktree.trim() || null }
+          : action.kind === "export"
+            ? { upto: null }
+            : {};
     return JSON.stringify({ ...base, ...extra });
   };
   const post = <T,>(extra: object) =>
@@ -44,7 +65,10 @@ export function ActionDialog({ action, onClose, onUndo }: { action: Action; onCl
     });
   const ask = () => {
     setStep({ at: "asking" });
-    post<Plan>({ confirm: false }).then((plan) => setStep({ at: "plan", plan, stale: false }), (error: unknown) => setStep({ at: "failed", error }));
+    post<Plan>({ confirm: false }).then(
+      (plan) => setStep({ at: "plan", plan, stale: false }),
+      (error: unknown) => setStep({ at: "failed", error }),
+    );
   };
   const apply = (plan: Plan) => {
     setStep({ at: "applying", plan });
@@ -78,7 +102,12 @@ export function ActionDialog({ action, onClose, onUndo }: { action: Action; onCl
           }}
         >
           <label>
-            Worktree folder <input value={worktree} onInput={(e) => setWorktree(e.currentTarget.value)} placeholder="empty: fork in place" />
+            Worktree folder{" "}
+            <input
+              value={worktree}
+              onInput={(e) => setWorktree(e.currentTarget.value)}
+              placeholder="empty: fork in place"
+            />
           </label>
           <div class="buttons">
             <button type="submit">Show the plan</button>
@@ -119,7 +148,9 @@ export function ActionDialog({ action, onClose, onUndo }: { action: Action; onCl
             <p>
               {taken ? (
                 // The server gives each export once: a second click would download its refusal as a file.
-                <span class="muted">Downloading: the server gives this export once; export again for another copy.</span>
+                <span class="muted">
+                  Downloading: the server gives this export once; export again for another copy.
+                </span>
               ) : (
                 <a href={step.done.download} download="" onClick={() => setTimeout(() => setTaken(true), 0)}>
                   Download the export

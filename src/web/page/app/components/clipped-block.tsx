@@ -8,7 +8,11 @@ export function ClippedBlock({ text, onShowAll }: { text: ClippedText; onShowAll
   return (
     <>
       <pre>{text.text}</pre>
-      {text.whole ? <WholeNote whole={text.whole} /> : cut ? <ClippedNote text={`… ${text.length - text.text.length} more characters`} onShowAll={onShowAll} /> : null}
+      {text.whole ? (
+        <WholeNote whole={text.whole} />
+      ) : cut ? (
+        <ClippedNote text={`… ${text.length - text.text.length} more characters`} onShowAll={onShowAll} />
+      ) : null}
     </>
   );
 }

@@ -31,14 +31,22 @@ export function CompareTurns({ source, id, turns }: { source: Source; id: string
     setDiff(null);
     const a = turnOf(from, "the first");
     const b = turnOf(to, "the second");
-    const wrong = typeof a === "string" ? a : typeof b === "string" ? b : a >= b ? `the first turn must come before the second (${a} is not before ${b})` : null;
+    const wrong =
+      typeof a === "string"
+        ? a
+        : typeof b === "string"
+          ? b
+          : a >= b
+            ? `the first turn must come before the second (${a} is not before ${b})`
+            : null;
     setProblem(wrong);
     if (wrong || typeof a !== "number" || typeof b !== "number") return;
     source.diff(id, a, b).then((view) => setDiff({ from: a, to: b, view }), setError);
   };
   const field = (label: string, value: string, set: (v: string) => void) => (
     <label>
-      {label} <input type="number" min={first} max={last} step={1} value={value} onInput={(e) => set(e.currentTarget.value)} />
+      {label}{" "}
+      <input type="number" min={first} max={last} step={1} value={value} onInput={(e) => set(e.currentTarget.value)} />
     </label>
   );
   return (

@@ -28,12 +28,13 @@ export function ConnectionBanner() {
     <div class={`banner banner-${shown}`} role="alert">
       {shown === "refused" ? (
         <>
-          <strong>Disconnected:</strong> nudge web no longer accepts this page's login (it was restarted with a new token, or another server took its port). Open the address{" "}
-          <code>nudge web</code> printed.
+          <strong>Disconnected:</strong> nudge web no longer accepts this page's login (it was restarted with a new
+          token, or another server took its port). Open the address <code>nudge web</code> printed.
         </>
       ) : (
         <>
-          <strong>Reconnecting…</strong> nudge web is not answering at {location.host}: live updates are paused, and resume by themselves once it is back. If it was restarted on another port, open the address it printed.
+          <strong>Reconnecting…</strong> nudge web is not answering at {location.host}: live updates are paused, and
+          resume by themselves once it is back. If it was restarted on another port, open the address it printed.
         </>
       )}
     </div>

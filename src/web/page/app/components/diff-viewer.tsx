@@ -21,7 +21,17 @@ const HIGHLIGHT_LINES = 3000;
  */
 const FIRST_FILES = 25;
 
-export function DiffViewer({ diff, label, heading, onShowAll }: { diff: DiffView; label: string; heading?: string; onShowAll?: (() => void) | null }) {
+export function DiffViewer({
+  diff,
+  label,
+  heading,
+  onShowAll,
+}: {
+  diff: DiffView;
+  label: string;
+  heading?: string;
+  onShowAll?: (() => void) | null;
+}) {
   const [split, setSplit] = useState(false);
   const [shownFiles, setShownFiles] = useState(everythingShown() ? Infinity : FIRST_FILES);
   const sections = sectionsOf(diff);
@@ -32,7 +42,9 @@ export function DiffViewer({ diff, label, heading, onShowAll }: { diff: DiffView
     <section class="diff" aria-label={label}>
       <div class="diff-bar">
         <h3>{heading ?? label}</h3>
-        <span class="muted">{diff.files.length === 0 ? "no changes" : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"}`}</span>
+        <span class="muted">
+          {diff.files.length === 0 ? "no changes" : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"}`}
+        </span>
         {diff.files.length ? (
           <span class="toggle" role="group" aria-label="Diff layout">
             <button type="button" aria-pressed={!split} onClick={() => setSplit(false)}>
@@ -60,7 +72,12 @@ export function DiffViewer({ diff, label, heading, onShowAll }: { diff: DiffView
           </button>
         </p>
       ) : null}
-      {diff.truncated ? <ClippedNote text={onShowAll ? "The diff is cut here." : "The diff is cut here: nudge session diff shows all of it."} onShowAll={onShowAll ?? null} /> : null}
+      {diff.truncated ? (
+        <ClippedNote
+          text={onShowAll ? "The diff is cut here." : "The diff is cut here: nudge session diff shows all of it."}
+          onShowAll={onShowAll ?? null}
+        />
+      ) : null}
     </section>
   );
 }
@@ -78,12 +95,20 @@ function FileDiff({ file, lines, split }: { file: FileChange; lines: Line[]; spl
   return (
     <div class="file">
       <div class="file-head">
-        <span class="path">{file.oldPath && file.status === "renamed" ? `${file.oldPath} → ${file.path}` : file.path}</span>
+        <span class="path">
+          {file.oldPath && file.status === "renamed" ? `${file.oldPath} → ${file.path}` : file.path}
+        </span>
         <span class={`badge status-${file.status}`}>{file.status}</span>
         <span class="add">+{file.added}</span> <span class="del">−{file.removed}</span>
         {notes.length ? <span class="muted"> · {notes.join(" · ")}</span> : null}
       </div>
-      {lines.length ? (split ? <SplitLines lines={lines} language={language} /> : <UnifiedLines lines={lines} language={language} />) : null}
+      {lines.length ? (
+        split ? (
+          <SplitLines lines={lines} language={language} />
+        ) : (
+          <UnifiedLines lines={lines} language={language} />
+        )
+      ) : null}
     </div>
   );
 }
@@ -146,10 +171,10 @@ function UnifiedLines({ lines, language }: { lines: Line[]; language: string | n
 /** Side by side: a run of removed lines faces the run of added lines that follows it. */
 function SplitLines({ lines, language }: { lines: Line[]; language: string | null }) {
   const rows: Array<[Line | null, Line | null] | Line> = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const l = lines[i]!;
-    if (l.kind === "hunk" || l.kind === "note") rows.push(l), i++;
-    else if (l.kind === "ctx") rows.push([l, l]), i++;
+    if (l.kind === "hunk" || l.kind === "note") (rows.push(l), i++);
+    else if (l.kind === "ctx") (rows.push([l, l]), i++);
     else {
       const del: Line[] = [];
       const add: Line[] = [];

@@ -14,7 +14,15 @@ import { whenNear } from "../near-screen.js";
 import { useEffect, useRef, useState } from "preact/hooks";
 
 /** `inFlight`: the turn is still running, so a question without an answer is still being asked. */
-export function Entries({ entries, onShowAll, inFlight = false }: { entries: Entry[]; onShowAll: (() => void) | null; inFlight?: boolean }) {
+export function Entries({
+  entries,
+  onShowAll,
+  inFlight = false,
+}: {
+  entries: Entry[];
+  onShowAll: (() => void) | null;
+  inFlight?: boolean;
+}) {
   return (
     <div class="entries">
       {entries.map((e, i) => (
@@ -24,7 +32,15 @@ export function Entries({ entries, onShowAll, inFlight = false }: { entries: Ent
   );
 }
 
-export function EntryView({ entry, onShowAll, inFlight = false }: { entry: Entry; onShowAll: (() => void) | null; inFlight?: boolean }) {
+export function EntryView({
+  entry,
+  onShowAll,
+  inFlight = false,
+}: {
+  entry: Entry;
+  onShowAll: (() => void) | null;
+  inFlight?: boolean;
+}) {
   switch (entry.kind) {
     case "prompt":
       return (
@@ -47,7 +63,14 @@ export function EntryView({ entry, onShowAll, inFlight = false }: { entry: Entry
     case "tool":
       return <ToolCall tool={entry} onShowAll={onShowAll} />;
     case "permission": {
-      const word = entry.answer === "allow" ? "Allowed" : entry.answer === "deny" ? "Denied" : inFlight ? "Asking" : "Not answered";
+      const word =
+        entry.answer === "allow"
+          ? "Allowed"
+          : entry.answer === "deny"
+            ? "Denied"
+            : inFlight
+              ? "Asking"
+              : "Not answered";
       return (
         <div class={`permission ${entry.answer}`}>
           <strong>{word}</strong> {entry.tool}
@@ -70,7 +93,8 @@ export function EntryView({ entry, onShowAll, inFlight = false }: { entry: Entry
     case "rule":
       return (
         <div class={`rule ${entry.decision}`}>
-          ⚖ rule <strong>{entry.rule}</strong> {entry.decision} {entry.tool}({entry.detail}){entry.message ? `: ${entry.message}` : ""}
+          ⚖ rule <strong>{entry.rule}</strong> {entry.decision} {entry.tool}({entry.detail})
+          {entry.message ? `: ${entry.message}` : ""}
         </div>
       );
     case "mark":

@@ -6,7 +6,9 @@
 import type { ClippedText } from "../../../../view/view-types.js";
 import { highlight, languageOfPath } from "../highlight.js";
 
-type FileInput = { kind: "write"; path: string; content: string } | { kind: "edit"; path: string; old: string; new: string; all: boolean };
+type FileInput =
+  | { kind: "write"; path: string; content: string }
+  | { kind: "edit"; path: string; old: string; new: string; all: boolean };
 
 /** The fields of a Write or Edit input, also from an input cut short (its first part): null when it is neither. */
 export function readFileInput(tool: string, input: ClippedText): FileInput | null {
@@ -19,7 +21,9 @@ export function readFileInput(tool: string, input: ClippedText): FileInput | nul
     return content === null ? null : { kind: "write", path, content };
   }
   const [old, now] = [field("old_string"), field("new_string")];
-  return old === null || now === null ? null : { kind: "edit", path, old, new: now, all: /"replace_all"\s*:\s*true/.test(input.text) };
+  return old === null || now === null
+    ? null
+    : { kind: "edit", path, old, new: now, all: /"replace_all"\s*:\s*true/.test(input.text) };
 }
 
 /** A JSON string field's value; from a cut input, as much of it as there is. */

@@ -73,7 +73,12 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
   return (
     <section class="live-panel" aria-label="Work with claude">
       <Notices notices={state.notices} since={since} />
-      {state.question ? <QuestionCard question={state.question} onReply={(reply) => void act(answerQuestion(id, state.question!.id, reply))} /> : null}
+      {state.question ? (
+        <QuestionCard
+          question={state.question}
+          onReply={(reply) => void act(answerQuestion(id, state.question!.id, reply))}
+        />
+      ) : null}
       <ErrorLine error={error} />
       {state.ended ? (
         <p class="muted">This session has ended.</p>
@@ -135,7 +140,10 @@ export function LivePanel({ id, state, prompts }: { id: string; state: LiveState
 
 /** What the empty prompt box says: a question waiting comes first, even in a busy turn (QA: nudge's changed-files question said "claude is working"). */
 function placeholder(state: LiveState): string {
-  if (state.question) return state.question.kind === "confirm" || state.question.kind === "mismatch" ? "answer nudge's question above first" : "answer claude's question above first";
+  if (state.question)
+    return state.question.kind === "confirm" || state.question.kind === "mismatch"
+      ? "answer nudge's question above first"
+      : "answer claude's question above first";
   if (state.busy) return "claude is working… (Stop interrupts it)";
   return "Ask claude (Enter sends, Shift-Enter for a new line)";
 }

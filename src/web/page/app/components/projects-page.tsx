@@ -13,14 +13,18 @@ import type { ClaudeProject } from "../../../../claude/claude-projects.js";
 /** A project as the server lists it: claude's folder read (src/claude/claude-projects.ts), and where this server serves it. */
 type Project = ClaudeProject & { served: string | null };
 
-const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const size = (bytes: number) =>
+  bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export function ProjectsPage() {
   const [answer, setAnswer] = useState<{ configDir: string; more: number; projects: Project[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     document.title = "claude's projects · nudge";
-    getJson<{ configDir: string; more: number; projects: Project[] }>(inRepo("/api/projects")).then(setAnswer, setError);
+    getJson<{ configDir: string; more: number; projects: Project[] }>(inRepo("/api/projects")).then(
+      setAnswer,
+      setError,
+    );
   }, []);
   return (
     <main class="sessions projects">
@@ -51,7 +55,17 @@ export function ProjectsPage() {
                   <td>
                     {p.served ? <a href={p.served}>{p.cwd}</a> : <span>{p.cwd ?? p.folder}</span>}
                     <div class="muted small">
-                      {!p.cwd ? "no transcript says where it ran" : !p.exists ? <span class="badge error">folder no longer exists</span> : !p.inGit ? "not a git repository" : p.served ? "served here" : <code>nudge web --repo {p.cwd}</code>}
+                      {!p.cwd ? (
+                        "no transcript says where it ran"
+                      ) : !p.exists ? (
+                        <span class="badge error">folder no longer exists</span>
+                      ) : !p.inGit ? (
+                        "not a git repository"
+                      ) : p.served ? (
+                        "served here"
+                      ) : (
+                        <code>nudge web --repo {p.cwd}</code>
+                      )}
                     </div>
                   </td>
                   <td class="num">{p.sessions}</td>

@@ -9,10 +9,20 @@ import { useState } from "preact/hooks";
 import type { PendingQuestion, QuestionReply } from "../live-session.js";
 import { Markdown } from "./entries.js";
 
-export function QuestionCard({ question, onReply }: { question: PendingQuestion; onReply: (reply: QuestionReply) => void }) {
+export function QuestionCard({
+  question,
+  onReply,
+}: {
+  question: PendingQuestion;
+  onReply: (reply: QuestionReply) => void;
+}) {
   return (
     // nudge's own questions (a plan to confirm, files changed) are nudge's, not claude's (QA).
-    <div class="question-card" role="group" aria-label={question.kind === "confirm" || question.kind === "mismatch" ? "nudge asks" : "Claude asks"}>
+    <div
+      class="question-card"
+      role="group"
+      aria-label={question.kind === "confirm" || question.kind === "mismatch" ? "nudge asks" : "Claude asks"}
+    >
       {question.kind === "permission" ? (
         <Permission q={question} onReply={onReply} />
       ) : question.kind === "questions" ? (
@@ -28,9 +38,16 @@ export function QuestionCard({ question, onReply }: { question: PendingQuestion;
   );
 }
 
-function Permission({ q, onReply }: { q: Extract<PendingQuestion, { kind: "permission" }>; onReply: (reply: QuestionReply) => void }) {
+function Permission({
+  q,
+  onReply,
+}: {
+  q: Extract<PendingQuestion, { kind: "permission" }>;
+  onReply: (reply: QuestionReply) => void;
+}) {
   const [reason, setReason] = useState("");
-  const reply = (answer: Extract<QuestionReply, { kind: "permission" }>["answer"]) => onReply({ kind: "permission", answer });
+  const reply = (answer: Extract<QuestionReply, { kind: "permission" }>["answer"]) =>
+    onReply({ kind: "permission", answer });
   return (
     <>
       <h3>
@@ -40,7 +57,10 @@ function Permission({ q, onReply }: { q: Extract<PendingQuestion, { kind: "permi
       {q.diff ? (
         <pre class="tool-diff" aria-label="What it would change">
           {q.diff.map((line, i) => (
-            <span key={i} class={line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : ""}>
+            <span
+              key={i}
+              class={line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : ""}
+            >
               {line}
               {"\n"}
             </span>
@@ -64,9 +84,20 @@ function Permission({ q, onReply }: { q: Extract<PendingQuestion, { kind: "permi
       </div>
       <div class="row">
         <label>
-          Reason <input type="text" value={reason} maxLength={2000} placeholder="what claude should do instead (optional)" onInput={(e) => setReason(e.currentTarget.value)} />
+          Reason{" "}
+          <input
+            type="text"
+            value={reason}
+            maxLength={2000}
+            placeholder="what claude should do instead (optional)"
+            onInput={(e) => setReason(e.currentTarget.value)}
+          />
         </label>
-        <button type="button" class="danger" onClick={() => reply(reason.trim() ? { kind: "no", reason: reason.trim() } : { kind: "no" })}>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => reply(reason.trim() ? { kind: "no", reason: reason.trim() } : { kind: "no" })}
+        >
           Deny
         </button>
       </div>
@@ -74,18 +105,35 @@ function Permission({ q, onReply }: { q: Extract<PendingQuestion, { kind: "permi
   );
 }
 
-function Questions({ q, onReply }: { q: Extract<PendingQuestion, { kind: "questions" }>; onReply: (reply: QuestionReply) => void }) {
+function Questions({
+  q,
+  onReply,
+}: {
+  q: Extract<PendingQuestion, { kind: "questions" }>;
+  onReply: (reply: QuestionReply) => void;
+}) {
   const [picked, setPicked] = useState<Record<string, string[]>>({});
   const [other, setOther] = useState<Record<string, string>>({});
   const toggle = (question: string, label: string, multi: boolean) =>
     setPicked((p) => {
       const now = p[question] ?? [];
-      return { ...p, [question]: multi ? (now.includes(label) ? now.filter((l) => l !== label) : [...now, label]) : [label] };
+      return {
+        ...p,
+        [question]: multi ? (now.includes(label) ? now.filter((l) => l !== label) : [...now, label]) : [label],
+      };
     });
   // Options picked and words of one's own together (a multi-select may have both; for a single
   // choice, typing your own words unpicks the option).
-  const answers = () => Object.fromEntries(q.questions.map((x) => [x.question, [...(picked[x.question] ?? []), other[x.question]?.trim() ?? ""].filter(Boolean).join(", ")]));
-  const complete = q.questions.every((x) => (other[x.question]?.trim() ?? "") !== "" || (picked[x.question]?.length ?? 0) > 0);
+  const answers = () =>
+    Object.fromEntries(
+      q.questions.map((x) => [
+        x.question,
+        [...(picked[x.question] ?? []), other[x.question]?.trim() ?? ""].filter(Boolean).join(", "),
+      ]),
+    );
+  const complete = q.questions.every(
+    (x) => (other[x.question]?.trim() ?? "") !== "" || (picked[x.question]?.length ?? 0) > 0,
+  );
   return (
     <>
       {q.questions.map((x, i) => (
@@ -93,7 +141,13 @@ function Questions({ q, onReply }: { q: Extract<PendingQuestion, { kind: "questi
           <legend>{x.header ? `${x.header}: ${x.question}` : x.question}</legend>
           {x.options.map((o) => (
             <label key={o.label} class="option">
-              <input type={x.multiSelect ? "checkbox" : "radio"} name={`q${i}`} checked={(picked[x.question] ?? []).includes(o.label)} onChange={() => toggle(x.question, o.label, x.multiSelect === true)} /> {o.label}
+              <input
+                type={x.multiSelect ? "checkbox" : "radio"}
+                name={`q${i}`}
+                checked={(picked[x.question] ?? []).includes(o.label)}
+                onChange={() => toggle(x.question, o.label, x.multiSelect === true)}
+              />{" "}
+              {o.label}
               {o.description ? <span class="muted"> — {o.description}</span> : null}
             </label>
           ))}
@@ -124,7 +178,13 @@ function Questions({ q, onReply }: { q: Extract<PendingQuestion, { kind: "questi
   );
 }
 
-function Plan({ q, onReply }: { q: Extract<PendingQuestion, { kind: "plan" }>; onReply: (reply: QuestionReply) => void }) {
+function Plan({
+  q,
+  onReply,
+}: {
+  q: Extract<PendingQuestion, { kind: "plan" }>;
+  onReply: (reply: QuestionReply) => void;
+}) {
   const [feedback, setFeedback] = useState("");
   return (
     <>
@@ -135,9 +195,14 @@ function Plan({ q, onReply }: { q: Extract<PendingQuestion, { kind: "plan" }>; o
           Approve
         </button>
         <label>
-          Feedback <input type="text" value={feedback} maxLength={4000} onInput={(e) => setFeedback(e.currentTarget.value)} />
+          Feedback{" "}
+          <input type="text" value={feedback} maxLength={4000} onInput={(e) => setFeedback(e.currentTarget.value)} />
         </label>
-        <button type="button" disabled={feedback.trim() === ""} onClick={() => onReply({ kind: "plan", answer: { approve: false, feedback: feedback.trim() } })}>
+        <button
+          type="button"
+          disabled={feedback.trim() === ""}
+          onClick={() => onReply({ kind: "plan", answer: { approve: false, feedback: feedback.trim() } })}
+        >
           Keep planning
         </button>
       </div>
@@ -145,7 +210,13 @@ function Plan({ q, onReply }: { q: Extract<PendingQuestion, { kind: "plan" }>; o
   );
 }
 
-function Confirm({ q, onReply }: { q: Extract<PendingQuestion, { kind: "confirm" }>; onReply: (reply: QuestionReply) => void }) {
+function Confirm({
+  q,
+  onReply,
+}: {
+  q: Extract<PendingQuestion, { kind: "confirm" }>;
+  onReply: (reply: QuestionReply) => void;
+}) {
   return (
     <>
       <h3>{q.question}</h3>
@@ -162,7 +233,13 @@ function Confirm({ q, onReply }: { q: Extract<PendingQuestion, { kind: "confirm"
   );
 }
 
-function Mismatch({ q, onReply }: { q: Extract<PendingQuestion, { kind: "mismatch" }>; onReply: (reply: QuestionReply) => void }) {
+function Mismatch({
+  q,
+  onReply,
+}: {
+  q: Extract<PendingQuestion, { kind: "mismatch" }>;
+  onReply: (reply: QuestionReply) => void;
+}) {
   const shown = q.changed.slice(0, 20);
   return (
     <>

@@ -18,11 +18,29 @@ const KINDS = [
 type Kind = (typeof KINDS)[number]["key"];
 
 /** `onShown`: the classes the turns' container takes for what is hidden (the page renders them on it). */
-export function ReadingTools({ turns, onPick, onShown }: { turns: TurnSummaryView[]; onPick: (n: number) => void; onShown: (classes: string) => void }) {
+export function ReadingTools({
+  turns,
+  onPick,
+  onShown,
+}: {
+  turns: TurnSummaryView[];
+  onPick: (n: number) => void;
+  onShown: (classes: string) => void;
+}) {
   const [hidden, setHidden] = useState<Set<Kind>>(new Set());
   const [errorsOnly, setErrorsOnly] = useState(false);
-  useEffect(() => onShown([...KINDS.filter((k) => hidden.has(k.key)).map((k) => `hide-${k.key}`), ...(errorsOnly ? ["errors-only"] : [])].join(" ")), [hidden, errorsOnly]);
-  const toggle = (k: Kind) => setHidden((h) => (h.has(k) ? new Set([...h].filter((x) => x !== k)) : new Set([...h, k])));
+  useEffect(
+    () =>
+      onShown(
+        [
+          ...KINDS.filter((k) => hidden.has(k.key)).map((k) => `hide-${k.key}`),
+          ...(errorsOnly ? ["errors-only"] : []),
+        ].join(" "),
+      ),
+    [hidden, errorsOnly],
+  );
+  const toggle = (k: Kind) =>
+    setHidden((h) => (h.has(k) ? new Set([...h].filter((x) => x !== k)) : new Set([...h, k])));
   return (
     <div class="reading-tools">
       <details class="outline">
@@ -54,7 +72,8 @@ export function ReadingTools({ turns, onPick, onShown }: { turns: TurnSummaryVie
         <legend>Show</legend>
         {KINDS.map((k) => (
           <label key={k.key}>
-            <input type="checkbox" checked={!hidden.has(k.key)} disabled={errorsOnly} onChange={() => toggle(k.key)} /> {k.label}
+            <input type="checkbox" checked={!hidden.has(k.key)} disabled={errorsOnly} onChange={() => toggle(k.key)} />{" "}
+            {k.label}
           </label>
         ))}
         <label>

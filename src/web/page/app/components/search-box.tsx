@@ -64,7 +64,8 @@ export function SearchBox({ onSearch }: { onSearch: () => void }) {
     const current = hits[at];
     if (!current) return;
     // Open what hides the match (a collapsed tool call, thinking), then bring it into view.
-    for (let el = current.startContainer.parentElement; el; el = el.parentElement) if (el instanceof HTMLDetailsElement) el.open = true;
+    for (let el = current.startContainer.parentElement; el; el = el.parentElement)
+      if (el instanceof HTMLDetailsElement) el.open = true;
     current.startContainer.parentElement?.scrollIntoView({ block: "center" });
   }, [hits, at]);
 

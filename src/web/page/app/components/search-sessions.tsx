@@ -74,7 +74,14 @@ export function SearchSessions() {
     <section class="search-sessions" aria-label="Search every session">
       <label class="filter">
         Search every session{" "}
-        <input type="search" value={query} maxLength={1000} placeholder='words, "a phrase", prefix*' onInput={(e) => setQuery(e.currentTarget.value)} onKeyDown={onBoxKey} />
+        <input
+          type="search"
+          value={query}
+          maxLength={1000}
+          placeholder='words, "a phrase", prefix*'
+          onInput={(e) => setQuery(e.currentTarget.value)}
+          onKeyDown={onBoxKey}
+        />
       </label>
       <ErrorLine error={error} />
       {hits && hits.length === 0 ? <p class="muted">Nothing found.</p> : null}

@@ -6,10 +6,25 @@ import type { Source } from "../source.js";
 import { ActionDialog, type Action } from "./action-dialog.js";
 import { inRepo } from "../repo-base.js";
 
-export function SessionHeader({ source, view, onChanged, lockedWhy = null }: { source: Source; view: SessionView; onChanged: () => void; lockedWhy?: string | null }) {
+export function SessionHeader({
+  source,
+  view,
+  onChanged,
+  lockedWhy = null,
+}: {
+  source: Source;
+  view: SessionView;
+  onChanged: () => void;
+  lockedWhy?: string | null;
+}) {
   const s = view.session;
   const [action, setAction] = useState<Action | null>(null);
-  const link = (id: string, turn?: number) => (source.static ? <code>{id}</code> : <a href={inRepo(`/s/${encodeURIComponent(id)}${turn === undefined ? "" : `?turn=${turn}`}`)}>{id}</a>);
+  const link = (id: string, turn?: number) =>
+    source.static ? (
+      <code>{id}</code>
+    ) : (
+      <a href={inRepo(`/s/${encodeURIComponent(id)}${turn === undefined ? "" : `?turn=${turn}`}`)}>{id}</a>
+    );
   return (
     <header class="session-header">
       {source.static ? null : (
@@ -19,7 +34,8 @@ export function SessionHeader({ source, view, onChanged, lockedWhy = null }: { s
       )}
       <h1>{title(s.firstPrompt)}</h1>
       <p class="meta">
-        <span class={`state state-${s.state}`}>{s.state}</span> <code>{s.id}</code> · branch {s.branch ?? "(detached)"} · started {when(s.startedAt)} · last used {when(s.updatedAt)}
+        <span class={`state state-${s.state}`}>{s.state}</span> <code>{s.id}</code> · branch {s.branch ?? "(detached)"}{" "}
+        · started {when(s.startedAt)} · last used {when(s.updatedAt)}
       </p>
       <p class="meta">
         {plural(s.turns, "turn")} · {cost(s.costUsd)} · {duration(s.durationMs)}
@@ -42,20 +58,37 @@ export function SessionHeader({ source, view, onChanged, lockedWhy = null }: { s
       ) : null}
       {s.origin ? (
         <p class="meta">
-          Imported: exported by {s.origin.exportedBy ?? "(unknown)"} from {s.origin.root} on {when(s.origin.exportedAt)} (session {s.origin.sourceId} there)
+          Imported: exported by {s.origin.exportedBy ?? "(unknown)"} from {s.origin.root} on {when(s.origin.exportedAt)}{" "}
+          (session {s.origin.sourceId} there)
         </p>
       ) : null}
-      {s.rewoundTo !== null ? <p class="meta">Rewound to turn {s.rewoundTo}: the next run continues from there in a fork. Undo the rewind puts the files back as they were before it.</p> : null}
+      {s.rewoundTo !== null ? (
+        <p class="meta">
+          Rewound to turn {s.rewoundTo}: the next run continues from there in a fork. Undo the rewind puts the files
+          back as they were before it.
+        </p>
+      ) : null}
       {source.static ? null : (
         <div class="actions">
           <button type="button" onClick={() => setAction({ kind: "export", sessionId: s.id, label: "Export" })}>
             Export
           </button>
-          <button type="button" class="danger" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "rm", sessionId: s.id, label: "Delete session" })}>
+          <button
+            type="button"
+            class="danger"
+            disabled={lockedWhy !== null}
+            title={lockedWhy ?? undefined}
+            onClick={() => setAction({ kind: "rm", sessionId: s.id, label: "Delete session" })}
+          >
             Delete session
           </button>
           {s.rewoundTo !== null ? (
-            <button type="button" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "undo", sessionId: s.id, label: "Undo the rewind" })}>
+            <button
+              type="button"
+              disabled={lockedWhy !== null}
+              title={lockedWhy ?? undefined}
+              onClick={() => setAction({ kind: "undo", sessionId: s.id, label: "Undo the rewind" })}
+            >
               Undo the rewind
             </button>
           ) : null}

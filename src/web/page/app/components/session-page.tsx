@@ -91,7 +91,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
         const state = data as unknown as LiveState;
         // A /fork or /compact goes on in another session: follow it there.
         liveEvents.current++;
-        if (typeof state.sessionId === "string" && state.sessionId !== id && !state.ended) location.href = inRepo(`/s/${encodeURIComponent(state.sessionId)}`);
+        if (typeof state.sessionId === "string" && state.sessionId !== id && !state.ended)
+          location.href = inRepo(`/s/${encodeURIComponent(state.sessionId)}`);
         else setLive(state);
       },
     });
@@ -113,7 +114,12 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const settling = useRef<() => void>(() => {});
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "End" || e.defaultPrevented || (e.target instanceof HTMLElement && e.target.closest("input, textarea, select, [contenteditable]"))) return;
+      if (
+        e.key !== "End" ||
+        e.defaultPrevented ||
+        (e.target instanceof HTMLElement && e.target.closest("input, textarea, select, [contenteditable]"))
+      )
+        return;
       if (drawnNow.current >= chunks.length) return;
       goingTo.current = "end";
       setDrawn(Infinity);
@@ -126,7 +132,9 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     if (target === null || drawn < chunks.length) return;
     goingTo.current = null;
     const stop = settleScroll(() =>
-      target === "end" ? window.scrollTo({ top: document.documentElement.scrollHeight }) : document.getElementById(`turn-${target}`)?.scrollIntoView({ block: "start" }),
+      target === "end"
+        ? window.scrollTo({ top: document.documentElement.scrollHeight })
+        : document.getElementById(`turn-${target}`)?.scrollIntoView({ block: "start" }),
     );
     settling.current = stop;
     return stop;
@@ -145,16 +153,22 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     return () => window.removeEventListener("beforeprint", onPrint);
   }, [view?.turns]);
 
-  const working = !source.static && view !== null && (view.session.state === "recording" || (live !== null && !live.ended && live.busy));
+  const working =
+    !source.static &&
+    view !== null &&
+    (view.session.state === "recording" || (live !== null && !live.ended && live.busy));
   const { following, jumpToLive, stopFollowing } = useFollowLive(working, scrollTo === null);
   // Going to a turn (the timeline, the outline, a permalink) is leaving the live end: following it
   // would pull the page back there as the turns grow.
-  const jump = useCallback((n: number) => {
-    stopFollowing();
-    goingTo.current = n;
-    setDrawn(Infinity);
-    setForced((f) => new Set([...f, n]));
-  }, [stopFollowing]);
+  const jump = useCallback(
+    (n: number) => {
+      stopFollowing();
+      goingTo.current = n;
+      setDrawn(Infinity);
+      setForced((f) => new Set([...f, n]));
+    },
+    [stopFollowing],
+  );
   useEffect(() => {
     if (view && scrollTo !== null) jump(scrollTo);
   }, [view !== null]);
@@ -167,7 +181,6 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     window.addEventListener("hashchange", onHash);
     return () => window.removeEventListener("hashchange", onHash);
   }, [jump]);
-
 
   // Started from the page and gone at once (claude refused to start: nothing was recorded): why.
   const refusal = live?.ended ? live.notices.filter((n) => n.level === "error") : [];
@@ -190,13 +203,19 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
     return (
       <main class="session">
         <p>
-          Session <code>{view.session.id}</code> is no longer in this repository (deleted). <a href={inRepo("/")}>All sessions</a>
+          Session <code>{view.session.id}</code> is no longer in this repository (deleted).{" "}
+          <a href={inRepo("/")}>All sessions</a>
         </p>
       </main>
     );
   // A prefix of several sessions' ids: name them, as `session show` does, rather than call it a typo.
-  const matches = !view && error instanceof ApiError && error.status === 404 ? (error.body as { matches?: unknown } | null)?.matches : undefined;
-  const several = Array.isArray(matches) ? matches.filter((m): m is string => typeof m === "string" && /^[0-9a-f]{1,40}$/.test(m)) : [];
+  const matches =
+    !view && error instanceof ApiError && error.status === 404
+      ? (error.body as { matches?: unknown } | null)?.matches
+      : undefined;
+  const several = Array.isArray(matches)
+    ? matches.filter((m): m is string => typeof m === "string" && /^[0-9a-f]{1,40}$/.test(m))
+    : [];
   if (several.length)
     return (
       <main class="session">
@@ -218,7 +237,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       <main class="session">
         <h1>No such session</h1>
         <p>
-          No session in this repository matches <code>{id}</code>: the address is mistyped, or the session was deleted. <a href={inRepo("/")}>All sessions</a>
+          No session in this repository matches <code>{id}</code>: the address is mistyped, or the session was deleted.{" "}
+          <a href={inRepo("/")}>All sessions</a>
         </p>
       </main>
     );
@@ -234,12 +254,14 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       <ErrorLine error={error} />
       {badTurn !== null ? (
         <p class="notice warn" role="status">
-          “{badTurn}” is no turn number: this session's turns are {turns.length ? `${turns[0]!.n} to ${turns.at(-1)!.n}` : "none yet"}.
+          “{badTurn}” is no turn number: this session's turns are{" "}
+          {turns.length ? `${turns[0]!.n} to ${turns.at(-1)!.n}` : "none yet"}.
         </p>
       ) : null}
       {asked !== null ? (
         <p class="notice warn" role="status">
-          This session has no turn {asked}: its turns are {turns.length ? `${turns[0]!.n} to ${turns.at(-1)!.n}` : "none yet"}.
+          This session has no turn {asked}: its turns are{" "}
+          {turns.length ? `${turns[0]!.n} to ${turns.at(-1)!.n}` : "none yet"}.
         </p>
       ) : null}
       {source.static ? (
@@ -253,12 +275,34 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
       ) : null}
       <Timeline turns={turns} onPick={jump} />
       {turns.length > 1 ? <ReadingTools turns={turns} onPick={jump} onShown={setShownClasses} /> : null}
-      {!source.static && turns.length > 1 ? <CompareTurns source={source} id={view.session.id} turns={turns.map((t) => t.n)} /> : null}
+      {!source.static && turns.length > 1 ? (
+        <CompareTurns source={source} id={view.session.id} turns={turns.map((t) => t.n)} />
+      ) : null}
       <div id="turns" class={shownClasses}>
         {chunks.slice(0, drawn).map((chunk) => (
-          <TurnChunk key={chunk[0]!.n} source={source} sessionId={view.session.id} turns={chunk} versions={versions} forced={forced} onChanged={changed} lockedWhy={lockedWhy} />
+          <TurnChunk
+            key={chunk[0]!.n}
+            source={source}
+            sessionId={view.session.id}
+            turns={chunk}
+            versions={versions}
+            forced={forced}
+            onChanged={changed}
+            lockedWhy={lockedWhy}
+          />
         ))}
-        {pending ? <TurnSection key={`p${pending.n}`} source={source} sessionId={view.session.id} summary={null} pendingN={pending.n} version={versions[pending.n] ?? 0} forced onChanged={changed} /> : null}
+        {pending ? (
+          <TurnSection
+            key={`p${pending.n}`}
+            source={source}
+            sessionId={view.session.id}
+            summary={null}
+            pendingN={pending.n}
+            version={versions[pending.n] ?? 0}
+            forced
+            onChanged={changed}
+          />
+        ) : null}
       </div>
       {working && !following ? (
         <button
@@ -272,7 +316,15 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
           ↓ Jump to live
         </button>
       ) : null}
-      {source.static ? null : <Driving id={view.session.id} state={view.session.state} live={live} refreshLive={refreshLive} prompts={turns.flatMap((t) => (t.prompt ? [t.prompt] : [])).reverse()} />}
+      {source.static ? null : (
+        <Driving
+          id={view.session.id}
+          state={view.session.state}
+          live={live}
+          refreshLive={refreshLive}
+          prompts={turns.flatMap((t) => (t.prompt ? [t.prompt] : [])).reverse()}
+        />
+      )}
     </main>
   );
 }
@@ -283,7 +335,8 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
  */
 function recordingWhy(state: string, live: LiveState | null): string | null {
   if (state !== "recording") return null;
-  if (live && !live.ended) return "This page drives the session: use /rewind or /fork in the prompt box, or End it first.";
+  if (live && !live.ended)
+    return "This page drives the session: use /rewind or /fork in the prompt box, or End it first.";
   return "Another nudge is recording this session (a terminal or a loop): end it there first.";
 }
 
@@ -301,15 +354,33 @@ interface ChunkProps {
 class TurnChunk extends Component<ChunkProps> {
   override shouldComponentUpdate(next: ChunkProps): boolean {
     const now = this.props;
-    if (now.source !== next.source || now.sessionId !== next.sessionId || now.turns !== next.turns || now.onChanged !== next.onChanged || now.lockedWhy !== next.lockedWhy) return true;
-    return next.turns.some((t) => (now.versions[t.n] ?? 0) !== (next.versions[t.n] ?? 0) || now.forced.has(t.n) !== next.forced.has(t.n));
+    if (
+      now.source !== next.source ||
+      now.sessionId !== next.sessionId ||
+      now.turns !== next.turns ||
+      now.onChanged !== next.onChanged ||
+      now.lockedWhy !== next.lockedWhy
+    )
+      return true;
+    return next.turns.some(
+      (t) => (now.versions[t.n] ?? 0) !== (next.versions[t.n] ?? 0) || now.forced.has(t.n) !== next.forced.has(t.n),
+    );
   }
 
   override render({ source, sessionId, turns, versions, forced, onChanged, lockedWhy }: ChunkProps) {
     return (
       <>
         {turns.map((t) => (
-          <TurnSection key={t.n} source={source} sessionId={sessionId} summary={t} version={versions[t.n] ?? 0} forced={forced.has(t.n)} onChanged={onChanged} lockedWhy={lockedWhy} />
+          <TurnSection
+            key={t.n}
+            source={source}
+            sessionId={sessionId}
+            summary={t}
+            version={versions[t.n] ?? 0}
+            forced={forced.has(t.n)}
+            onChanged={onChanged}
+            lockedWhy={lockedWhy}
+          />
         ))}
       </>
     );
@@ -336,16 +407,35 @@ function whenIdle(callback: () => void): () => void {
  * Below the turns: the prompt box of a session this server drives; Continue for one nobody
  * records; for one a terminal records, why there is no prompt box here.
  */
-function Driving({ id, state, live, refreshLive, prompts }: { id: string; state: string; live: LiveState | null; refreshLive: () => void; prompts: string[] }) {
+function Driving({
+  id,
+  state,
+  live,
+  refreshLive,
+  prompts,
+}: {
+  id: string;
+  state: string;
+  live: LiveState | null;
+  refreshLive: () => void;
+  prompts: string[];
+}) {
   // It went on in another session (a /rewind, /fork or /compact from the page): its prompts go there, not here (QA).
   if (live && !live.ended && typeof live.sessionId === "string" && live.sessionId !== id)
     return (
       <p class="muted driving-note">
-        This session went on in <a href={inRepo(`/s/${encodeURIComponent(live.sessionId)}`)}>session {live.sessionId}</a> (a rewind, fork or compact): continue there. This one keeps its turns as they were.
+        This session went on in{" "}
+        <a href={inRepo(`/s/${encodeURIComponent(live.sessionId)}`)}>session {live.sessionId}</a> (a rewind, fork or
+        compact): continue there. This one keeps its turns as they were.
       </p>
     );
   if (live && !live.ended) return <LivePanel id={id} state={live} prompts={prompts} />;
-  if (state === "recording") return <p class="muted driving-note">Being recorded by another nudge (a terminal, a loop): followed live here, read-only.</p>;
+  if (state === "recording")
+    return (
+      <p class="muted driving-note">
+        Being recorded by another nudge (a terminal, a loop): followed live here, read-only.
+      </p>
+    );
   return (
     <StartSession
       resume={id}

@@ -36,20 +36,29 @@ export function SessionsPage({ source }: { source: Source }) {
       }, setError);
     void load();
     document.title = "nudge sessions";
-    return source.static ? undefined : listen(inRepo("/api/events"), { sessions: () => void load(), reopen: () => void load() });
+    return source.static
+      ? undefined
+      : listen(inRepo("/api/events"), { sessions: () => void load(), reopen: () => void load() });
   }, [source]);
 
   const shown = useMemo(() => {
     const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
     // A fork is found by its parent's id too, as the "Fork of" column shows it.
-    const text = (s: SessionListItem) => [s.id, s.firstPrompt, s.lastPrompt, s.branch, s.state, s.parent?.id, s.origin?.exportedBy, s.origin?.sourceId].join(" ").toLowerCase();
+    const text = (s: SessionListItem) =>
+      [s.id, s.firstPrompt, s.lastPrompt, s.branch, s.state, s.parent?.id, s.origin?.exportedBy, s.origin?.sourceId]
+        .join(" ")
+        .toLowerCase();
     const value = (s: SessionListItem): string | number =>
       sort.key === "title"
         ? title(s.firstPrompt).toLowerCase()
         : sort.key === "parent"
-          ? (s.parent ? `${s.parent.id}@${s.parent.turn}` : "")
+          ? s.parent
+            ? `${s.parent.id}@${s.parent.turn}`
+            : ""
           : sort.key === "origin"
-            ? (s.origin ? `${s.origin.exportedBy ?? ""} ${s.origin.sourceId}`.toLowerCase() : "")
+            ? s.origin
+              ? `${s.origin.exportedBy ?? ""} ${s.origin.sourceId}`.toLowerCase()
+              : ""
             : s[sort.key];
     return (items ?? [])
       .filter((s) => words.every((w) => text(s).includes(w)))
@@ -68,10 +77,18 @@ export function SessionsPage({ source }: { source: Source }) {
         </nav>
       )}
       {source.static ? null : <RepoSwitch />}
-      {source.static ? null : <StartSession onStarted={(id) => (location.href = inRepo(`/s/${encodeURIComponent(id)}`))} />}
+      {source.static ? null : (
+        <StartSession onStarted={(id) => (location.href = inRepo(`/s/${encodeURIComponent(id)}`))} />
+      )}
       {source.static ? null : <SearchSessions />}
       <label class="filter">
-        Filter <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="prompt, id, branch, state, fork of" />
+        Filter{" "}
+        <input
+          type="search"
+          value={filter}
+          onInput={(e) => setFilter(e.currentTarget.value)}
+          placeholder="prompt, id, branch, state, fork of"
+        />
       </label>
       <ErrorLine error={error} />
       {items === null && !error ? <p class="muted">Loading…</p> : null}
@@ -80,7 +97,10 @@ export function SessionsPage({ source }: { source: Source }) {
           <tr>
             {COLUMNS.map((c) => (
               <th key={c.key} aria-sort={sort.key === c.key ? (sort.up ? "ascending" : "descending") : "none"}>
-                <button type="button" onClick={() => setSort({ key: c.key, up: sort.key === c.key ? !sort.up : c.key === "title" })}>
+                <button
+                  type="button"
+                  onClick={() => setSort({ key: c.key, up: sort.key === c.key ? !sort.up : c.key === "title" })}
+                >
                   {c.label}
                   {sort.key === c.key ? (sort.up ? " ▲" : " ▼") : ""}
                 </button>
@@ -105,15 +125,29 @@ export function SessionsPage({ source }: { source: Source }) {
               <td class="num">{s.turns}</td>
               <td class="num">{cost(s.costUsd)}</td>
               <td>
-                <span class={`state state-${s.state}`}>{s.rewoundTo !== null ? `${s.state}, rewound to ${s.rewoundTo}` : s.state}</span>
+                <span class={`state state-${s.state}`}>
+                  {s.rewoundTo !== null ? `${s.state}, rewound to ${s.rewoundTo}` : s.state}
+                </span>
               </td>
-              <td>{s.parent ? <a href={inRepo(`/s/${encodeURIComponent(s.parent.id)}?turn=${s.parent.turn}`)}>{`${s.parent.id}@${s.parent.turn}`}</a> : ""}</td>
+              <td>
+                {s.parent ? (
+                  <a
+                    href={inRepo(`/s/${encodeURIComponent(s.parent.id)}?turn=${s.parent.turn}`)}
+                  >{`${s.parent.id}@${s.parent.turn}`}</a>
+                ) : (
+                  ""
+                )}
+              </td>
               <td>{s.origin ? `${s.origin.exportedBy ?? "(unknown)"} · ${s.origin.sourceId}` : ""}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      {items !== null && shown.length === 0 ? <p class="muted">{items.length === 0 ? "No sessions recorded in this repository yet." : "No session matches the filter."}</p> : null}
+      {items !== null && shown.length === 0 ? (
+        <p class="muted">
+          {items.length === 0 ? "No sessions recorded in this repository yet." : "No session matches the filter."}
+        </p>
+      ) : null}
     </main>
   );
 }

@@ -40,13 +40,24 @@ export function StartSession({ resume, onStarted }: { resume?: string; onStarted
     <form class="start-session" aria-label={resume ? "Continue this session" : "New session"} onSubmit={start}>
       <label class="prompt-box">
         {resume ? "Continue with" : "New session"}
-        <textarea rows={3} value={prompt} placeholder="What should claude do?" onInput={(e) => setPrompt(e.currentTarget.value)} />
+        <textarea
+          rows={3}
+          value={prompt}
+          placeholder="What should claude do?"
+          onInput={(e) => setPrompt(e.currentTarget.value)}
+        />
       </label>
       <details>
         <summary>Options</summary>
         <div class="row">
           <label>
-            Model <input type="text" value={model} placeholder="claude's default" onInput={(e) => setModel(e.currentTarget.value)} />
+            Model{" "}
+            <input
+              type="text"
+              value={model}
+              placeholder="claude's default"
+              onInput={(e) => setModel(e.currentTarget.value)}
+            />
           </label>
           <label>
             Permission mode{" "}
@@ -58,10 +69,17 @@ export function StartSession({ resume, onStarted }: { resume?: string; onStarted
             </select>
           </label>
           <label>
-            Allowed tools <input type="text" value={allowed} placeholder="e.g. Bash(npm test)" onInput={(e) => setAllowed(e.currentTarget.value)} />
+            Allowed tools{" "}
+            <input
+              type="text"
+              value={allowed}
+              placeholder="e.g. Bash(npm test)"
+              onInput={(e) => setAllowed(e.currentTarget.value)}
+            />
           </label>
           <label>
-            Disallowed tools <input type="text" value={disallowed} onInput={(e) => setDisallowed(e.currentTarget.value)} />
+            Disallowed tools{" "}
+            <input type="text" value={disallowed} onInput={(e) => setDisallowed(e.currentTarget.value)} />
           </label>
         </div>
       </details>

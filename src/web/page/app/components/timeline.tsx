@@ -26,7 +26,10 @@ export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: 
   };
   const at = (e: MouseEvent) => {
     const box = (e.currentTarget as SVGSVGElement).getBoundingClientRect();
-    return asked[Math.min(asked.length - 1, Math.max(0, Math.floor(((e.clientX - box.left) / box.width) * asked.length)))] ?? null;
+    return (
+      asked[Math.min(asked.length - 1, Math.max(0, Math.floor(((e.clientX - box.left) / box.width) * asked.length)))] ??
+      null
+    );
   };
   // The scale in words: each row's bars run from 0 to its highest turn, named here.
   const top = (pick: (t: TurnSummaryView) => number) => asked.reduce((a, b) => (pick(b) > pick(a) ? b : a));
@@ -35,8 +38,12 @@ export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: 
   return (
     <figure class="timeline">
       <figcaption>
-        <span class="key cost">cost</span> per turn (top bar: up to {cost(costliest.costUsd)}, turn {costliest.n}; total {cost(sum((t) => t.costUsd ?? 0))}) and <span class="key time">time</span> per turn (lower bar: up to {duration(slowest.durationMs)}, turn {slowest.n}; total {duration(sum((t) => t.durationMs ?? 0))})
-        {hover ? <span class="muted">{` · turn ${hover.n}: ${cost(hover.costUsd)}, ${duration(hover.durationMs)}`}</span> : null}
+        <span class="key cost">cost</span> per turn (top bar: up to {cost(costliest.costUsd)}, turn {costliest.n}; total{" "}
+        {cost(sum((t) => t.costUsd ?? 0))}) and <span class="key time">time</span> per turn (lower bar: up to{" "}
+        {duration(slowest.durationMs)}, turn {slowest.n}; total {duration(sum((t) => t.durationMs ?? 0))})
+        {hover ? (
+          <span class="muted">{` · turn ${hover.n}: ${cost(hover.costUsd)}, ${duration(hover.durationMs)}`}</span>
+        ) : null}
       </figcaption>
       <svg
         role="img"

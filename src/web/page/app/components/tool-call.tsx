@@ -14,7 +14,11 @@ export function ToolCall({ tool, onShowAll }: { tool: Tool; onShowAll: (() => vo
       <summary>
         <span class="tool-name">{tool.name}</span>
         {tool.detail ? <span class="tool-detail">{tool.detail}</span> : null}
-        {failed ? <span class="badge error">error</span> : tool.result === null ? <span class="badge">no result</span> : null}
+        {failed ? (
+          <span class="badge error">error</span>
+        ) : tool.result === null ? (
+          <span class="badge">no result</span>
+        ) : null}
         {tool.children.length ? <span class="badge">{tool.children.length} subagent entries</span> : null}
       </summary>
       <div class="tool-body">
@@ -49,7 +53,10 @@ function ToolInput({ tool, onShowAll }: { tool: Tool; onShowAll: (() => void) | 
       {tool.input.whole ? (
         <WholeNote whole={tool.input.whole} />
       ) : cut ? (
-        <ClippedNote text={`… the input is cut here (${tool.input.length - tool.input.text.length} more characters)`} onShowAll={onShowAll} />
+        <ClippedNote
+          text={`… the input is cut here (${tool.input.length - tool.input.text.length} more characters)`}
+          onShowAll={onShowAll}
+        />
       ) : null}
     </>
   );

@@ -26,7 +26,16 @@ interface Props {
   lockedWhy?: string | null;
 }
 
-export function TurnSection({ source, sessionId, summary, pendingN, version, forced, onChanged, lockedWhy = null }: Props) {
+export function TurnSection({
+  source,
+  sessionId,
+  summary,
+  pendingN,
+  version,
+  forced,
+  onChanged,
+  lockedWhy = null,
+}: Props) {
   const n = summary?.n ?? pendingN ?? 0;
   const ref = useRef<HTMLElement>(null);
   const [near, setNear] = useState(false);
@@ -76,9 +85,14 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
         ) : s ? (
           <>
             <span class={`status status-${s.status}`}>{s.status}</span> · {cost(s.costUsd)} · {duration(s.durationMs)}
-            {s.tokens ? ` · ${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out tokens` : ""} · {changes(s)}
+            {s.tokens
+              ? ` · ${s.tokens.input + s.tokens.cacheRead + s.tokens.cacheWrite} in / ${s.tokens.output} out tokens`
+              : ""}{" "}
+            · {changes(s)}
             {s.edits ? ` · your edits before: ${changes(s.edits)}` : ""}
-            {s.compaction ? ` · compacted ${s.compaction.preTokens ?? "?"} → ${s.compaction.postTokens ?? "?"} tokens` : ""}
+            {s.compaction
+              ? ` · compacted ${s.compaction.preTokens ?? "?"} → ${s.compaction.postTokens ?? "?"} tokens`
+              : ""}
           </>
         ) : (
           "loading…"
@@ -86,17 +100,28 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
       </p>
       {s?.check ? (
         <p class={`check ${s.check.exitCode === 0 ? "passed" : "failed"}`}>
-          {s.check.exitCode === 0 ? "✓" : "✗"} check <code>{s.check.command}</code>: exit {s.check.exitCode ?? "?"} · {duration(s.check.durationMs)}
+          {s.check.exitCode === 0 ? "✓" : "✗"} check <code>{s.check.command}</code>: exit {s.check.exitCode ?? "?"} ·{" "}
+          {duration(s.check.durationMs)}
           {s.check.tail ? <pre>{s.check.tail}</pre> : null}
         </p>
       ) : null}
       {s?.loop ? <LoopLine loop={s.loop} /> : null}
       {source.static || pending ? null : (
         <div class="actions">
-          <button type="button" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "rewind", sessionId, turn: n, label: `Rewind to turn ${n}` })}>
+          <button
+            type="button"
+            disabled={lockedWhy !== null}
+            title={lockedWhy ?? undefined}
+            onClick={() => setAction({ kind: "rewind", sessionId, turn: n, label: `Rewind to turn ${n}` })}
+          >
             Rewind to turn {n}
           </button>
-          <button type="button" disabled={lockedWhy !== null} title={lockedWhy ?? undefined} onClick={() => setAction({ kind: "fork", sessionId, turn: n, label: `Fork at turn ${n}` })}>
+          <button
+            type="button"
+            disabled={lockedWhy !== null}
+            title={lockedWhy ?? undefined}
+            onClick={() => setAction({ kind: "fork", sessionId, turn: n, label: `Fork at turn ${n}` })}
+          >
             Fork at turn {n}
           </button>
         </div>
@@ -104,11 +129,24 @@ export function TurnSection({ source, sessionId, summary, pendingN, version, for
       <ErrorLine error={error} />
       {view ? (
         <>
-          {view.edits && view.edits.files.length ? <DiffViewer diff={view.edits} label={`Your edits before turn ${n}`} /> : null}
+          {view.edits && view.edits.files.length ? (
+            <DiffViewer diff={view.edits} label={`Your edits before turn ${n}`} />
+          ) : null}
           <WholeLink.Provider value={source.static ? null : wholeHref(sessionId)}>
-            <Entries entries={view.entries} onShowAll={source.static || full ? null : () => setFull(true)} inFlight={pending} />
+            <Entries
+              entries={view.entries}
+              onShowAll={source.static || full ? null : () => setFull(true)}
+              inFlight={pending}
+            />
           </WholeLink.Provider>
-          {view.diff.files.length || !pending ? <DiffViewer diff={view.diff} label={`Diff of turn ${n}`} heading="Diff" onShowAll={source.static || full ? null : () => setFull(true)} /> : null}
+          {view.diff.files.length || !pending ? (
+            <DiffViewer
+              diff={view.diff}
+              label={`Diff of turn ${n}`}
+              heading="Diff"
+              onShowAll={source.static || full ? null : () => setFull(true)}
+            />
+          ) : null}
         </>
       ) : wanted && !error ? (
         <p class="muted">Loading…</p>

@@ -15,6 +15,7 @@ import {
   listSessions,
   loadSession,
   newSessionId,
+  readManifest,
   resolveSession,
   updateHeader,
   type Store,
@@ -24,6 +25,8 @@ import { holdsStream } from "../store/conversation-pieces.js";
 import { pathExists } from "../base/file-exists.js";
 import { summaryOf } from "../store/summary.js";
 import * as git from "../snapshot/git.js";
+import { requireTree } from "../snapshot/snapshotter.js";
+import { continueRewound } from "../time-travel/fork-session.js";
 
 export type SessionChoice = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
 
@@ -125,4 +128,20 @@ export async function sweepAbandonedSessions(unreadable: string[]): Promise<void
 /** The private index a session's snapshots stage into (one per session: no cross-talk between two nudges). */
 export function privateIndexFile(store: Store, id: string): string {
   return path.join(store.dir, "index", id);
+}
+
+/** An existing session, where it goes on: a rewound one in a fork (its later turns stay where they are). */
+export async function reopenSession(store: Store, existing: StoredSession): Promise<OpenedSession> {
+  const fork = existing.manifest.rewoundTo !== null ? await continueRewound(store, existing) : null;
+  const opened = fork
+    ? { ...fork, isNew: false }
+    : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
+  const last = opened.manifest.turns.at(-1);
+  if (last)
+    await requireTree(
+      opened.manifest.repo.root,
+      last.snapshot.tree,
+      `the last snapshot of session ${opened.manifest.id}`,
+    );
+  return opened;
 }

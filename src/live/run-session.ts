@@ -17,9 +17,8 @@ import { tokenChange } from "../base/format.js";
 import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
-import { requireTree, sessionRef } from "../snapshot/snapshotter.js";
+import { sessionRef } from "../snapshot/snapshotter.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
-import { continueRewound } from "../time-travel/fork-session.js";
 import { forkBundle } from "../time-travel/fork.js";
 import { forkInPlaceOperation, undoOperation } from "../time-travel/operations.js";
 import {
@@ -41,6 +40,7 @@ import type { Frontend } from "./frontend.js";
 import {
   chooseSession,
   createSession,
+  reopenSession,
   privateIndexFile,
   sweepAbandonedSessions,
   type OpenedSession,
@@ -117,22 +117,8 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
       unreadable: (dir) => unreadable.push(dir),
     });
     await sweepAbandonedSessions(unreadable);
-    let opened: OpenedSession;
-    if (!existing) opened = await createSession(store, input.cwd, newId);
-    else {
-      const fork = existing.manifest.rewoundTo !== null ? await continueRewound(store, existing) : null;
-      opened = fork
-        ? { ...fork, isNew: false }
-        : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
-      // Before anything runs: the snapshot the session goes on from must still exist.
-      const last = opened.manifest.turns.at(-1);
-      if (last)
-        await requireTree(
-          opened.manifest.repo.root,
-          last.snapshot.tree,
-          `the last snapshot of session ${opened.manifest.id}`,
-        );
-    }
+    // Before anything runs, an existing session's last snapshot must still exist.
+    const opened = existing ? await reopenSession(store, existing) : await createSession(store, input.cwd, newId);
     const holder = { link: await live.start(opened) };
     input.onRecording?.(holder.link.recorder.manifest.id);
     const note = opened.isNew ? null : await live.checkResumePoint(holder.link);

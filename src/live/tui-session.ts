@@ -10,14 +10,12 @@
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { newSessionId, readManifest, requireOwnRepository, type Store } from "../store/store.js";
+import { newSessionId, requireOwnRepository, type Store } from "../store/store.js";
 import { lockWorkTree } from "../store/work-tree-lock.js";
 import { registerRecording } from "../store/work-tree-recordings.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { interactiveArgs } from "../claude/interactive-args.js";
 import { SessionRecorder } from "../recorder/session-recorder.js";
-import { requireTree } from "../snapshot/snapshotter.js";
-import { continueRewound } from "../time-travel/fork-session.js";
 import { refuseIfInterrupted } from "../time-travel/rewind.js";
 import type { ToolGuard } from "./control-handler.js";
 import { recoverCrashedIn } from "./crash-recovery.js";
@@ -25,6 +23,7 @@ import { withEditsGate } from "./edits-gate.js";
 import {
   chooseSession,
   createSession,
+  reopenSession,
   sweepAbandonedSessions,
   type OpenedSession,
   type SessionChoice,
@@ -100,7 +99,7 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
       unreadable: (dir) => unreadable.push(dir),
     });
     await sweepAbandonedSessions(unreadable);
-    const opened = existing ? await reopen(store, existing) : await createSession(store, input.cwd, newId);
+    const opened = existing ? await reopenSession(store, existing) : await createSession(store, input.cwd, newId);
     const cwd = opened.isNew ? input.cwd : opened.manifest.repo.cwd;
     const recorder = await SessionRecorder.start(
       opened.dir,
@@ -161,25 +160,6 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
     await registration.end();
     await workTree?.release();
   }
-}
-
-/** An existing session, where it goes on: a rewound one in a fork (its later turns stay where they are). */
-async function reopen(
-  store: Store,
-  existing: Awaited<ReturnType<typeof chooseSession>> & object,
-): Promise<OpenedSession> {
-  const fork = existing.manifest.rewoundTo !== null ? await continueRewound(store, existing) : null;
-  const opened = fork
-    ? { ...fork, isNew: false }
-    : { dir: existing.dir, manifest: await readManifest(existing.dir), isNew: false };
-  const last = opened.manifest.turns.at(-1);
-  if (last)
-    await requireTree(
-      opened.manifest.repo.root,
-      last.snapshot.tree,
-      `the last snapshot of session ${opened.manifest.id}`,
-    );
-  return opened;
 }
 
 /** The conversation claude's UI continues: a fork point's, else the last turn's (its transcript placed where --resume looks). */

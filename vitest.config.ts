@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -50,6 +51,12 @@ const UNIT = [
   "test/view/entry-builder.test.ts",
 ];
 
+/** The browser tier: the tests that drive a real headless Chromium (every one of them takes test/support/browser.ts). */
+const BROWSER = readdirSync("test", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".test.ts"))
+  .map((file) => `test/${file}`)
+  .filter((file) => /from "\.\.?\/(?:\.\.\/)*support\/browser\.js"/.test(readFileSync(file, "utf8")));
+
 export default defineConfig({
   test: {
     setupFiles: ["test/support/setup.ts"],
@@ -58,13 +65,15 @@ export default defineConfig({
     hookTimeout: 30_000,
     // The machine has 2 cores; the e2e tests each spawn claude + git, so keep parallelism modest.
     maxWorkers: 2,
-    // `vitest run` runs both; `vitest run --project unit` (npm run test:unit) the unit tier alone.
+    // `vitest run` runs all three; `--project unit` (npm run test:unit) the unit tier alone, in seconds;
+    // `--project e2e` the real claude, git and pty; `--project browser` the page in Chromium.
     projects: [
       { extends: true, test: { name: "unit", include: UNIT, setupFiles: ["test/support/no-processes.ts"] } },
       {
         extends: true,
-        test: { name: "runtime", include: ["test/**/*.test.ts"], exclude: [...UNIT, "**/node_modules/**"] },
+        test: { name: "e2e", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...BROWSER, "**/node_modules/**"] },
       },
+      { extends: true, test: { name: "browser", include: BROWSER } },
     ],
   },
 });

@@ -50,7 +50,10 @@ const list = (...args: string[]) => runNudge(["session", "list", ...args], { cwd
 async function listedIds(...args: string[]): Promise<string[]> {
   const run = await list("--json", ...args);
   expect(run.exitCode, run.stderr).toBe(0);
-  return (JSON.parse(run.stdout) as { id: string }[]).map((r) => r.id);
+  // The recorded sessions: claude's own (a removed session's transcript is still claude's) follow as "claude".
+  return (JSON.parse(run.stdout) as { id: string; source: string }[])
+    .filter((r) => r.source === "nudge")
+    .map((r) => r.id);
 }
 
 /** The ids of the table's rows. */

@@ -1,0 +1,52 @@
+/**
+ * claude's lines as they come in: each kept in the log, read as an event, shown to the listeners
+ * and to the open turn, whose result line ends it.
+ */
+import { toStreamEvent, type StreamEvent } from "../claude/stream-events.js";
+import { lineText, parseEventLine } from "../claude/ndjson.js";
+import { resultSummary, type TurnFollower } from "./turn-follower.js";
+import { endTurn } from "./turn-end.js";
+import type { RecorderState } from "./recorder-state.js";
+
+export function handleLine(s: RecorderState, line: Buffer, n: number): void {
+  const event = lineEvent(line);
+  if (event.type === "invalid" && event.text.trim() !== "") {
+    s.warn(`claude wrote a line that is not JSON (line ${n + 1}); kept as is`);
+  }
+  observeSession(s, event);
+  const open = s.open;
+  if (open && open.follower.observe(event) && event.type === "result") {
+    open.result = resultSummary(event, s.processCost);
+    if (event.total_cost_usd !== undefined) s.processCost = event.total_cost_usd;
+    endTurn(s, open);
+  }
+  for (const l of s.listeners) l.event?.(event, n);
+}
+
+/** What the session as a whole learns from a line (claude's version and model). */
+function observeSession(s: RecorderState, event: StreamEvent): void {
+  if (event.type === "system" && event.subtype === "init") {
+    const claude = {
+      version: event.claude_code_version ?? s.manifest.claude.version,
+      model: event.model ?? s.manifest.claude.model,
+    };
+    s.manifest = { ...s.manifest, claude };
+  }
+}
+
+/** Lines of claude's transcript, observed by the turn they belong to (none: the recovery's catch-up, before any turn). */
+export function takeLines(s: RecorderState, lines: Buffer, follower?: TurnFollower): void {
+  if (lines.length === 0) return;
+  s.heardFromClaude = true;
+  s.parts.log.appendStdout(lines, (line, n) => {
+    const event = lineEvent(line);
+    follower?.observe(event);
+    for (const l of s.listeners) l.event?.(event, n);
+  });
+}
+
+/** A line of claude's as the event it is (one that is not JSON: its text, kept for the warning and the view). */
+function lineEvent(line: Buffer): StreamEvent {
+  const json = parseEventLine(line);
+  return toStreamEvent(json, json === null ? lineText(line) : "");
+}

@@ -1,7 +1,9 @@
 /** `session list`'s part for claude's own sessions (never recorded by nudge), and `--all-projects`. */
-import { statSync } from "node:fs";
+import { promises as fs, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import type { Store } from "../store/store.js";
+import { UserError } from "../base/errors.js";
+import { openStore, type Store } from "../store/store.js";
 import { scanClaudeSessions } from "../live/claude-session-scan.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
@@ -69,9 +71,29 @@ interface ClaudeProjectRow {
   costUsd: number;
 }
 
+/** Where a listing of every project keeps its cache, and the repository it runs in (null: none). */
+interface ProjectsPlace {
+  cacheDir: string;
+  repoRoot: string | null;
+}
+
+/** This repository's store, or outside any, the user's cache folder (as the compile cache's). */
+export async function projectsPlace(cwd: string): Promise<ProjectsPlace> {
+  try {
+    const store = await openStore(cwd);
+    return { cacheDir: store.dir, repoRoot: store.repoRoot };
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    const xdg = process.env.XDG_CACHE_HOME;
+    const cacheDir = path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache"), "nudge");
+    await fs.mkdir(cacheDir, { recursive: true });
+    return { cacheDir, repoRoot: null };
+  }
+}
+
 /** Every project claude has sessions for, the one used last first: `session list --all-projects`. */
-export async function listProjects(store: Store, options: { json?: boolean }): Promise<void> {
-  const scan = await scanClaudeSessions(claudeConfigDir(), store.dir, () => true);
+export async function listProjects(place: ProjectsPlace, options: { json?: boolean }): Promise<void> {
+  const scan = await scanClaudeSessions(claudeConfigDir(), place.cacheDir, () => true);
   const byCwd = new Map<string, ClaudeProjectRow>();
   for (const s of scan.sessions) {
     const key = s.cwd ?? "";
@@ -99,7 +121,7 @@ export async function listProjects(store: Store, options: { json?: boolean }): P
       thousands(r.sessions),
       r.lastActivity.slice(0, 16).replace("T", " "),
       formatCost(r.costUsd),
-      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : r.cwd === store.repoRoot ? "this repository" : "",
+      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : r.cwd === place.repoRoot ? "this repository" : "",
     ]),
   );
   writeOut(

@@ -10,7 +10,7 @@ import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js
 import { parseOptions } from "./parse-options.js";
 import { inertValue, visible } from "../base/inert-text.js";
 import { claudeOwnScan } from "../live/claude-own-sessions.js";
-import { listProjects, printClaudeOwn } from "./claude-own-list.js";
+import { listProjects, printClaudeOwn, projectsPlace } from "./claude-own-list.js";
 
 const Options = z.object({
   json: z.optional(z.boolean()),
@@ -40,10 +40,11 @@ export const sessionListCommand = new Command("list")
   )
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
+    // Every project on the machine: from anywhere, a repository or not.
+    if (options.allProjects) return listProjects(await projectsPlace(process.cwd()), options);
     const store = await commandStore(process.cwd());
     if (options.remote !== undefined)
       return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
-    if (options.allProjects) return listProjects(store, options);
     const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
     const [scan, claude] = await Promise.all([
       scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) }),

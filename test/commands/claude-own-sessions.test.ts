@@ -258,6 +258,16 @@ describe("claude's own sessions", () => {
     }>;
     expect(json.find((p) => p.cwd === gone)).toMatchObject({ exists: false, sessions: 1 });
     expect(json.find((p) => p.cwd === worktree)).toMatchObject({ exists: true, sessions: 1 });
+    // Every project on the machine, asked from a folder that is no repository (its cache in the user's).
+    const home = tempDir("nudge-home-");
+    const outside = await runNudge(["session", "list", "--all-projects"], {
+      cwd: tempDir(),
+      env: { ...env, HOME: home, XDG_CACHE_HOME: "" },
+    });
+    expect(outside.exitCode, outside.stderr).toBe(0);
+    expect(outside.stdout.split("\n").find((l) => l.startsWith(repo + " "))).not.toContain("this repository");
+    expect(outside.stdout).toContain(other);
+    expect(readdirSync(path.join(home, ".cache", "nudge")).some((f) => f.startsWith("claude-sessions-"))).toBe(true);
   }, 60_000);
 
   it("a damaged, a huge (a 600 MB line), a hostile and a linked transcript break no command, and nothing in claude's folder is written", async () => {

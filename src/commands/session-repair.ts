@@ -5,6 +5,7 @@ import { repairJson, repairOperation } from "../maintenance/repair-apply.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { confirm } from "./confirm.js";
 import { parseOptions } from "./parse-options.js";
+import { resolveRecordedId } from "./session-source.js";
 
 const Options = z.object({
   dryRun: z.optional(z.boolean()),
@@ -37,6 +38,7 @@ Examples:
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
+    await resolveRecordedId(store, id, "repair");
     const op = repairOperation(store, id);
     const plan = await op.prepare();
     if (o.json && o.dryRun) return printJson({ dryRun: true, plan: repairJson(plan) });

@@ -4,6 +4,10 @@ import * as z from "../base/zod.js";
 import { removalOperation } from "../maintenance/housekeeping-operation.js";
 import { runHousekeeping } from "./housekeeping-run.js";
 import { parseOptions } from "./parse-options.js";
+import { resolveRecordedId } from "./session-source.js";
+import { NotRecorded } from "../live/claude-own-sessions.js";
+import { UserError } from "../base/errors.js";
+import { visible } from "../base/inert-text.js";
 
 const Options = z.object({
   dryRun: z.optional(z.boolean()),
@@ -32,5 +36,15 @@ Examples:
   .action(async (ids: string[], raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
+    // One of claude's own sessions is said as such (nothing of nudge's to remove), before any plan.
+    for (const id of ids) {
+      await resolveRecordedId(store, id, "remove").catch((error: unknown) => {
+        if (!(error instanceof NotRecorded)) throw error;
+        throw new UserError(
+          `${visible(id)} is claude's own session, not recorded by nudge: nudge never removes claude's files`,
+          `claude keeps it in ${visible(error.session.file)}`,
+        );
+      });
+    }
     await runHousekeeping(removalOperation(store, ids), o);
   });

@@ -55,6 +55,14 @@ export async function resolveRecorded(store: Store, id: string, doing: string): 
   });
 }
 
+/** The recorded session an id or prefix names (only its id: the session is not read), as resolveRecorded says it. */
+export async function resolveRecordedId(store: Store, id: string, doing: string): Promise<string> {
+  return resolveId(store, id).catch(async (error: unknown) => {
+    await explainClaudeSession(store, id, error, doing);
+    throw error;
+  });
+}
+
 /** No nudge session matches: if the id names one of claude's own sessions, that is said (NotRecorded) instead. */
 async function explainClaudeSession(store: Store, id: string, error: unknown, doing?: string): Promise<void> {
   if (!(error instanceof NoSuchSession) || error.matches.length > 0) return;

@@ -156,6 +156,7 @@ describe("claude's own sessions", () => {
       ["rewind", ids.root!.slice(0, 8), "0", "--yes"],
       ["fork", ids.root!.slice(0, 8), "0"],
       ["export", ids.root!.slice(0, 8)],
+      ["repair", ids.root!.slice(0, 8), "--dry-run"],
     ]) {
       const run = await nudge(["session", ...args]);
       expect(run.exitCode, args.join(" ")).toBe(1);
@@ -165,6 +166,12 @@ describe("claude's own sessions", () => {
       expect(run.stderr).toContain(`nudge session adopt ${ids.root}`);
       expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     }
+    // rm: claude's files are claude's, never removed by nudge.
+    const before = folderState(config);
+    const rm = await nudge(["session", "rm", ids.root!.slice(0, 8), "--yes"]);
+    expect(rm.exitCode).toBe(1);
+    expect(rm.stderr).toContain("is claude's own session, not recorded by nudge: nudge never removes claude's files");
+    expect(folderState(config)).toEqual(before);
   });
 
   it("adopt makes one a nudge session: its whole conversation, the work tree now as its code, resumable, exportable and forkable, no longer listed as claude's", async () => {

@@ -66,6 +66,8 @@ export class PrivateIndex {
   /** The tree this index holds: known after a capture, so an unchanged work tree needs no more git. */
   private tree: string | null = null;
   private seededFrom: Array<Stamp | null> | null = null;
+  /** A kept index: its file's stamp when this process last knew what it holds (another process may write it since). */
+  private knownStamp: Stamp | null = null;
 
   constructor(readonly o: PrivateIndexOptions) {}
 
@@ -92,6 +94,11 @@ export class PrivateIndex {
    * known when nothing changed; otherwise `writeTree()` gives it, and must run before the next stage.
    */
   async stage(): Promise<Staged> {
+    // A kept index another process wrote since (a CLI rewind beside nudge web): what this one remembers of it is stale.
+    if (this.o.stateFile && this.seededFrom !== null && !sameStamp(stampOf(this.o.indexFile), this.knownStamp)) {
+      this.seededFrom = null;
+      this.tree = null;
+    }
     if (this.seededFrom === null) await this.resume();
     if (this.seededFrom === null || !(await this.seedStillValid())) {
       await this.seed();
@@ -145,6 +152,7 @@ export class PrivateIndex {
     if (!state.success || !sameStamp(stampOf(this.o.indexFile), state.data.index)) return;
     this.seededFrom = state.data.seededFrom;
     this.tree = state.data.tree;
+    this.knownStamp = state.data.index;
   }
 
   /** A kept index: note what it holds now, for the next process. */
@@ -161,6 +169,7 @@ export class PrivateIndex {
       await fs.rm(temp, { force: true });
       throw error;
     });
+    this.knownStamp = index;
   }
 
   private async scan(): Promise<Staged> {

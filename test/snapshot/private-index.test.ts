@@ -204,6 +204,17 @@ describe("an index kept across processes", () => {
     expect(after).toBe(await referenceTree(repo));
   });
 
+  it("a long-lived process (nudge web) does not trust what it remembers once another process (a CLI rewind) wrote the index", async () => {
+    const repo = await gitdir({ "a.txt": "a\n" });
+    const f = files();
+    const web = process(repo, f);
+    expect((await web.capture()).tree).toBe(await referenceTree(repo));
+    writeFiles(repo, { "b.txt": "b\n" });
+    expect((await process(repo, f).capture()).tree).toBe(await referenceTree(repo));
+    // The work tree is as the other process's index says: nothing differs from it, yet the tree is not the one web knew.
+    expect((await web.capture()).tree).toBe(await referenceTree(repo));
+  });
+
   it("is seeded again when the user's index changed since (what counts as tracked is the user's)", async () => {
     const repo = await gitdir({ ".gitignore": "*.log\n", "a.txt": "a\n" });
     writeFiles(repo, { "forced.log": "tracked though ignored\n" });

@@ -5,16 +5,14 @@
  * the CLI is imported only after it.
  */
 import module from "node:module";
-import os from "node:os";
 import path from "node:path";
+import { userCacheDir } from "./base/user-cache.js";
 
 // Node ≥ 22.1 has it (older: a plain start). Kept where the user's caches go, not in the shared temp
 // folder: no other user can put compiled code in it, it outlives a reboot, and a command leaves
 // nothing in the temp folder. NODE_COMPILE_CACHE names another folder, NODE_DISABLE_COMPILE_CACHE=1
 // turns it off; a folder that cannot be made leaves it off, silently.
-const xdg = process.env.XDG_CACHE_HOME;
-const caches = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache");
 (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(
-  path.join(caches, "nudge", "compile-cache"),
+  path.join(userCacheDir(), "compile-cache"),
 );
 await import("./cli.js");

@@ -1,6 +1,6 @@
 /** `session list`'s part for claude's own sessions (never recorded by nudge), and `--all-projects`. */
 import { promises as fs, statSync } from "node:fs";
-import os from "node:os";
+import { userCacheDir } from "../base/user-cache.js";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { openStore, type Store } from "../store/store.js";
@@ -84,8 +84,7 @@ export async function projectsPlace(cwd: string): Promise<ProjectsPlace> {
     return { cacheDir: store.dir, repoRoot: store.repoRoot };
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
-    const xdg = process.env.XDG_CACHE_HOME;
-    const cacheDir = path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache"), "nudge");
+    const cacheDir = userCacheDir();
     await fs.mkdir(cacheDir, { recursive: true });
     return { cacheDir, repoRoot: null };
   }

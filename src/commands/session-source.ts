@@ -1,6 +1,6 @@
 import { commandStore } from "./command-store.js";
 import * as z from "../base/zod.js";
-import { NoSuchSession, resolveId, resolveSession, type StoredSession, type Store } from "../store/store.js";
+import { loadSession, NoSuchSession, resolveId, type StoredSession, type Store } from "../store/store.js";
 import { findClaudeSession, NotRecorded } from "../live/claude-own-sessions.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
@@ -49,10 +49,7 @@ export async function sessionSource(
 
 /** A nudge session for a command that needs its code (rewind, fork, export): one of claude's own is refused, saying why. */
 export async function resolveRecorded(store: Store, id: string, doing: string): Promise<StoredSession> {
-  return resolveSession(store, id).catch(async (error: unknown) => {
-    await explainClaudeSession(store, id, error, doing);
-    throw error;
-  });
+  return loadSession(store, await resolveRecordedId(store, id, doing));
 }
 
 /** The recorded session an id or prefix names (only its id: the session is not read), as resolveRecorded says it. */

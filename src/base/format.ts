@@ -1,5 +1,6 @@
 /** Formatters shared by every layer that shows numbers or claude's words to a person (terminal and web). */
 import { visible } from "./inert-text.js";
+import { fitRow, textWidth } from "./text-width.js";
 
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return "–";
@@ -26,10 +27,13 @@ export function tokenChange(c: Compaction): string {
   return `${c.preTokens ?? "?"} → ${c.postTokens ?? "?"} tokens`;
 }
 
-/** One line, at most `max` characters, with an ellipsis when cut. */
+/**
+ * One line, at most `max` terminal columns (a CJK character or an emoji takes two), with an
+ * ellipsis when cut; cut between graphemes, never inside one.
+ */
 export function oneLine(text: string, max: number): string {
   const flat = visible(text.replace(/\s+/g, " ").trim());
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return textWidth(flat) > max ? `${fitRow(flat, max - 1)}…` : flat;
 }
 
 export function firstLines(text: string, count: number): string[] {

@@ -1,5 +1,5 @@
 /** `session list`'s part for claude's own sessions (never recorded by nudge), and `--all-projects`. */
-import { promises as fs, statSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import { userCacheDir } from "../base/user-cache.js";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
@@ -10,6 +10,7 @@ import { formatCost, formatDuration, oneLine, thousands } from "../base/format.j
 import { inertValue } from "../base/inert-text.js";
 import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
+import { isDir } from "../base/file-exists.js";
 
 /** Shown ids are this long: any unique prefix names the session (the full id is in --json). */
 const SHORT_ID = 8;
@@ -126,12 +127,4 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
   writeOut(
     `${thousands(rows.length)} project${rows.length === 1 ? "" : "s"}, ${thousands(scan.sessions.length)} sessions; one project's: cd <project> && nudge session list\n`,
   );
-}
-
-function isDir(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -19,6 +19,7 @@ import { SessionRecorder } from "../recorder/session-recorder.js";
 import type { ClaudeSession } from "./claude-own-sessions.js";
 import { createSession } from "./open-session.js";
 import { recorderContext } from "./run-session.js";
+import { isDir } from "../base/file-exists.js";
 
 export interface Adopted {
   id: string;
@@ -90,12 +91,4 @@ async function promptStarts(file: string): Promise<Array<{ at: number; prompt: s
 function insideRepo(store: Store, dir: string): boolean {
   const rel = path.relative(store.repoRoot, dir);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
-function isDir(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }

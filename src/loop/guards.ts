@@ -9,6 +9,7 @@
  */
 import type { Turn } from "../store/manifest-schema.js";
 import { stableJson } from "../base/stable-json.js";
+import { oneLine } from "../base/format.js";
 
 export interface GuardSettings {
   noChange: number | null;
@@ -100,11 +101,6 @@ export class Guards {
     else if (guard === "same-output") this.sameOutputs = 0;
     else this.calls.clear();
   }
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function describeCall(name: string, input: unknown): string {

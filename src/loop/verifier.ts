@@ -3,6 +3,7 @@
  * and run but not write checks the work, and must answer <verify-pass/> or
  * <verify-fail>why</verify-fail>. Ralph's verification agent, as one more turn of the session.
  */
+import { oneLine } from "../base/format.js";
 
 /** Ralph's tools: `--tools` leaves the others out of claude's request (a Write gets "No such tool
  *  available"), and not acceptEdits: anything else is asked, and refused unattended. */
@@ -37,9 +38,4 @@ export function verifierFeedback(why: string | null): string {
 /** The warning when the verifier did not agree (`why`: null when it gave no verdict). */
 export function verifierFailWarning(why: string | null): string {
   return `verifier: ${why === null ? "no <verify-pass/> or <verify-fail>…</verify-fail> in its answer: counts as a fail" : `<verify-fail> ${oneLine(why, 200)}`}`;
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -5,7 +5,7 @@
  * terminal, so every key's effect is unit-testable; the prompt line draws `layout()`.
  */
 import { visible } from "../base/inert-text.js";
-import { expandTabs, textWidth } from "./text-width.js";
+import { expandTabs, textWidth } from "../base/text-width.js";
 
 /** A decoded key, as `readline.emitKeypressEvents` gives it, or a whole bracketed paste. */
 export interface Key {

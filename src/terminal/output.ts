@@ -4,7 +4,7 @@
  * colours pass, any other control character a session's text brought is shown, not obeyed.
  */
 import { inert, inertJson } from "../base/inert-text.js";
-import { textWidth } from "./text-width.js";
+import { textWidth } from "../base/text-width.js";
 
 /** Text for stdout (what the command was asked for). */
 export function writeOut(text: string): void {

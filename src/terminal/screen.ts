@@ -10,7 +10,7 @@
  * written once for good.
  */
 import { inert } from "../base/inert-text.js";
-import { expandTabsFrom, fitRow, fitWidth, stripAnsi, textWidth } from "./text-width.js";
+import { expandTabsFrom, fitRow, fitWidth, stripAnsi, textWidth } from "../base/text-width.js";
 import { wrapLine } from "./wrap-lines.js";
 
 /** The part of a terminal's output stream the screen uses. */

@@ -12,7 +12,7 @@ import { activityOf, AnsweredRequests } from "../live/activity.js";
 import { ContextUse } from "./context-use.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
-import { fitWidth } from "./text-width.js";
+import { fitWidth } from "../base/text-width.js";
 
 const WAITING = "waiting for your answer";
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

@@ -17,7 +17,7 @@ import type { Keyboard } from "./keyboard.js";
 import { LineEditor, type Key } from "./line-editor.js";
 import type { Screen } from "./screen.js";
 import type { Style } from "./style.js";
-import { fitWidth, textWidth } from "./text-width.js";
+import { fitWidth, textWidth } from "../base/text-width.js";
 
 const CTRL_C_WINDOW_MS = 2000;
 

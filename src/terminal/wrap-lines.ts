@@ -4,7 +4,7 @@
  * cutting it mid-word. `hang` starts each row after the first, so a wrapped line stays under its marker.
  */
 import { WordWrap } from "./markdown/word-wrap.js";
-import { textWidth } from "./text-width.js";
+import { textWidth } from "../base/text-width.js";
 
 const SGR = /\u001b\[[0-9;]*m/g;
 

@@ -1,7 +1,7 @@
 /** The streaming markdown renderer on its own: what each construct looks like, and that where the stream is cut never changes it. */
 import { describe, expect, it } from "vitest";
 import { MarkdownStream } from "../../src/terminal/markdown/markdown-stream.js";
-import { stripAnsi, textWidth } from "../../src/terminal/text-width.js";
+import { stripAnsi, textWidth } from "../../src/base/text-width.js";
 
 function rendered(text: string, size = Infinity, columns = 60): { out: string; writes: string[] } {
   const writes: string[] = [];

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { fitWidth, textWidth } from "../../src/terminal/text-width.js";
+import { fitWidth, textWidth } from "../../src/base/text-width.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { inTerminal } from "../support/pty.js";

@@ -17,7 +17,7 @@ import { highlightLines, languageOf } from "./highlight-ansi.js";
 import { hasOpenEmphasis, renderInline, sgr } from "./inline.js";
 import { renderTable } from "./table.js";
 import { WordWrap } from "./word-wrap.js";
-import { textWidth } from "../text-width.js";
+import { textWidth } from "../../base/text-width.js";
 
 export interface MarkdownStreamOptions {
   /** Rendered text, in order; what is written is never taken back. */

@@ -3,7 +3,7 @@
  * wider than the screen the widest columns give way first, and a cell cut to its column loses its
  * styling and ends in "…". Not a table (no `|---|` row under the first): null.
  */
-import { stripAnsi, fitWidth, textWidth } from "../text-width.js";
+import { stripAnsi, fitWidth, textWidth } from "../../base/text-width.js";
 import { renderInline, sgr } from "./inline.js";
 
 type Align = "left" | "right" | "center";

@@ -9,7 +9,7 @@
  * a row never ends in them), and so does a word until what follows it shows it is whole: where the
  * text was cut into pieces never changes where a row breaks.
  */
-import { graphemes, graphemeWidth, textWidth } from "../text-width.js";
+import { graphemes, graphemeWidth, textWidth } from "../../base/text-width.js";
 
 /** Closing marks that never start a row (Japanese and Chinese punctuation, closing brackets). */
 const NO_BREAK_BEFORE = /^[、。，．・：；？！）」』】〕〉》”’ー々〜…]$/u;

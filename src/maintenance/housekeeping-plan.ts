@@ -56,7 +56,8 @@ type LeftoverKind =
   | "temp-file"
   | "import-backup"
   | "cut-off-work"
-  | "sync-repository";
+  | "sync-repository"
+  | "remote-view";
 
 export interface Leftover {
   kind: LeftoverKind;

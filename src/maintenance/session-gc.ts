@@ -14,7 +14,7 @@ import type { BackupRefRemoval, HousekeepingPlan, Leftover } from "./housekeepin
 import { recordTime, unnamedBackups } from "../time-travel/rewind-records.js";
 import { heldText, readStoreView, recordRemovals, sessionRemoval, type StoreView } from "./session-removal.js";
 import { findLeftovers } from "./store-leftovers.js";
-import { syncLeftover } from "./sync-leftovers.js";
+import { remoteViewLeftovers, syncLeftover } from "./sync-leftovers.js";
 
 export interface GcOptions {
   /** Sessions unused, and records and backups made, longer ago than this go. */
@@ -119,6 +119,7 @@ export async function planGc(store: Store, o: GcOptions): Promise<HousekeepingPl
       ...leftovers.leftovers,
       ...(await oldImportBackups(store, view, cutoff)),
       ...[await syncLeftover(store)].filter((l) => l !== null),
+      ...(await remoteViewLeftovers(store)),
     ],
     kept: [...kept, ...records.kept, ...leftovers.kept],
   };

@@ -4,13 +4,15 @@
  * shown (`refs/nudge/remote/<remote>/<id>/data`: fetched again when needed), and every object no
  * ref reaches (a refused publication's, superseded cards and exports). What this clone published
  * or pulled stays (its next push builds on it, so only the new turn travels), and so do the cards
- * (the listing; `session fetch` drops those gone from the remote).
+ * (the listing; `session fetch` drops those gone from the remote). The views of published sessions
+ * that `show/diff/replay --remote` made (src/sync/remote-view.ts) go too: they are made again when needed.
  */
-import { existsSync } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import * as remoteGit from "../snapshot/git-remote.js";
 import type { Store } from "../store/store.js";
 import type { Leftover } from "./housekeeping-plan.js";
+import { diskUsage } from "../store/disk-usage.js";
 
 /** The sync repository's refs of fetched contents (sync-remote.ts's fetchedRef). */
 const FETCHED_DATA = /^refs\/nudge\/remote\/[^/]+\/[^/]+\/data$/;
@@ -36,4 +38,24 @@ export async function syncLeftover(store: Store): Promise<Leftover | null> {
     lock: path.join(store.dir, "locks", "sync.lock"),
     refs: fetched,
   };
+}
+
+/** `<store>/remote-view/<remote>/<published id>/`: one leftover each, removed under the sync's lock that makes them. */
+export async function remoteViewLeftovers(store: Store): Promise<Leftover[]> {
+  const root = path.join(store.dir, "remote-view");
+  const found: Leftover[] = [];
+  for (const remote of await fs.readdir(root).catch(() => [] as string[])) {
+    for (const id of await fs.readdir(path.join(root, remote)).catch(() => [] as string[])) {
+      const dir = path.join(root, remote, id);
+      if (!(await fs.lstat(dir).catch(() => null))?.isDirectory()) continue;
+      found.push({
+        kind: "remote-view",
+        path: dir,
+        what: `the view of published session ${id} that --remote made (made again when shown)`,
+        bytes: await diskUsage(dir),
+        lock: path.join(store.dir, "locks", "sync.lock"),
+      });
+    }
+  }
+  return found;
 }

@@ -4,7 +4,7 @@
  * object no ref reaches (here: a blob like a refused publication's); the cards stay, and so does
  * what this clone published (the next push builds on it).
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, tempDir } from "../support/gitdir.js";
@@ -61,6 +61,10 @@ describe("session gc and the sync repository", () => {
     expect(dry.stdout).toContain(
       "nudge's sync repository: 1 fetched publication content (fetched again when pulled or shown), objects no ref reaches, the rest repacked",
     );
+    // The view `show --remote` made (a scratch repository and store) is a cache too.
+    const view = path.join(path.dirname(repo), "remote-view", "origin", rec.id);
+    expect(existsSync(path.join(view, "data"))).toBe(true);
+    expect(dry.stdout).toContain(`the view of published session ${rec.id} that --remote made (made again when shown)`);
     expect(await has(repo, planted)).toBe(true);
 
     const gc = await runNudge(["session", "gc", "--yes"], { cwd: b });
@@ -70,8 +74,11 @@ describe("session gc and the sync repository", () => {
     );
     expect(await has(repo, planted)).toBe(false);
     expect(await has(repo, data)).toBe(false);
+    expect(existsSync(view)).toBe(false);
     // Nothing left to do: a second gc plans nothing there.
-    expect((await runNudge(["session", "gc", "--dry-run"], { cwd: b })).stdout).not.toContain("sync repository");
+    const nothing = (await runNudge(["session", "gc", "--dry-run"], { cwd: b })).stdout;
+    expect(nothing).not.toContain("sync repository");
+    expect(nothing).not.toContain("the view of published session");
 
     // The listing still reads; show fetches the content again.
     const listed = await runNudge(["session", "list", "--remote", "--json"], { cwd: b });
@@ -79,6 +86,7 @@ describe("session gc and the sync repository", () => {
     const again = await runNudge(["session", "show", rec.id, "--remote"], { cwd: b, env: { CLAUDE_CONFIG_DIR: cfg } });
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toContain("write notes");
+    expect(existsSync(path.join(view, "data"))).toBe(true);
 
     // Ana's own publication stays in hers: the next push builds on it.
     const anaRepo = await syncRepoOf(a);

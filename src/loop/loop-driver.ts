@@ -278,7 +278,11 @@ export class LoopDriver implements LoopHooks {
     }
     const verdictOfIteration = iterationVerdict(said, run, config);
     if (verdictOfIteration.say) this.say(verdictOfIteration.say);
-    if (verdictOfIteration.done) return this.done();
+    if (verdictOfIteration.done) {
+      // The work passed: a guard that cut this turn short no longer stands (it was said when it tripped).
+      this.tripped = null;
+      return this.done();
+    }
     if (verdictOfIteration.feedback) this.promptInputs.feedback.push(verdictOfIteration.feedback);
     const moved = verdictOfIteration.checkPassed ? config.models.passed() : config.models.failed();
     if (moved) this.say(moved);

@@ -139,4 +139,23 @@ describe("nudge claude loop --verify", () => {
     expect(verifier).toContain("<task>\nship the parser: study the specs, then fix it.\n</task>");
     expect(verifier).not.toContain("{{");
   });
+
+  it("a guard that cut an iteration short, whose work then passed, does not stop the loop after the verifier disagrees", async () => {
+    const repo = await gitdir();
+    const same = { tool: "Bash", input: { command: "echo again >> log.txt", description: "again" } };
+    const fail = { text: "<verify-fail>not yet</verify-fail>" };
+    const pass = { text: "<verify-pass/>" };
+    // Whether claude asks once more before the interrupt lands is a race: the script ends in a pass either way.
+    const { api, run } = await runLoop(
+      repo,
+      [same, same, same, { delayMs: 1500, then: fail }, fail, pass, pass, pass],
+      ["append", "--until", "true", "--guard-repeat", "3", "--verify"],
+    );
+    onTestFinished(() => api.close());
+    expect(run.stderr).toContain("(--guard-repeat 3); interrupting the turn");
+    expect(run.stderr).toContain("verifier: <verify-fail> not yet");
+    expect(run.stderr).not.toContain("loop stopped: guard tripped");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/✓ loop done: the check passed, and the verifier agreed after iteration 2/);
+  });
 });

@@ -127,6 +127,6 @@ Examples:
     describeExported(result, carried, {
       to: toStdout ? "stdout" : shown(result.path),
       excludedIn: excludedIn && shown(excludedIn),
-      importName: toStdout ? "<the file you saved it to>" : shellQuote(path.basename(result.path)),
+      importName: toStdout ? "<the file you saved it to>" : shellQuote(shown(result.path)),
     }).forEach(say);
   });

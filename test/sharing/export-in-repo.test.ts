@@ -50,6 +50,8 @@ describe("an export written inside the repository", () => {
       env: rec.env,
     });
     expect(masked.exitCode, masked.stderr).toBe(0);
+    // The import line names the file where it is, not its bare name.
+    expect(masked.stdout).toContain(`nudge session import ${path.join(outside, "masked.tar.gz")}`);
     for (const [name, bytes] of await unpack(path.join(outside, "masked.tar.gz")))
       expect(bytes.includes(AWS_SECRET) || bytes.includes(SLACK), name).toBe(false);
 

@@ -5,7 +5,7 @@
  * and a hostile transcript inert. The routes refuse bad ids and any path.
  */
 import { execa } from "execa";
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,6 +85,7 @@ beforeAll(async () => {
     { text: "done 完了しました" },
     { text: "the other project's answer" },
     { text: "soon gone" },
+    { text: "adopted answer" },
     { text: "recorded answer" },
   ]);
   env = claudeEnv(api, config);
@@ -92,6 +93,7 @@ beforeAll(async () => {
   ids.other = await plainClaude(other, "asked in the other project");
   ids.gone = await plainClaude(gone, "asked in a folder soon gone");
   rmSync(gone, { recursive: true, force: true });
+  ids.adopt = await plainClaude(repo, "adopt me from the page");
   // A session nudge recorded: listed as nudge's, never also as claude's.
   const recorded = await runClaude(repo, [], env, "recorded prompt\n");
   expect(recorded.exitCode, recorded.stderr).toBe(0);
@@ -221,11 +223,48 @@ describe("the routes of claude's own sessions", () => {
     expect(recorded).toHaveLength(1);
     const claudeIds = readdirSync(path.join(config, "projects", folderOf(repo))).map((f) => f.replace(".jsonl", ""));
     const own = JSON.parse((await web.get("/api/claude-sessions")).body) as { sessions: Array<{ id: string }> };
-    const heldByNudge = claudeIds.filter((i) => i !== ids.root && i !== HOSTILE_ID && /^[0-9a-f-]{36}$/.test(i));
+    const heldByNudge = claudeIds.filter(
+      (i) => i !== ids.root && i !== ids.adopt && i !== HOSTILE_ID && /^[0-9a-f-]{36}$/.test(i),
+    );
     expect(heldByNudge).toHaveLength(1);
-    expect(own.sessions.map((s) => s.id).sort()).toEqual([ids.root, HOSTILE_ID].sort());
+    expect(own.sessions.map((s) => s.id).sort()).toEqual([ids.root, ids.adopt, HOSTILE_ID].sort());
     expect((await web.get(`/api/claude-sessions/${heldByNudge[0]}`)).status).toBe(404);
     // Without the login cookie: nothing.
     expect((await web.request(`/api/claude-sessions/${ids.root}`)).status).toBeGreaterThanOrEqual(401);
+  }, 60_000);
+});
+
+describe("adopting one from the page", () => {
+  it("asks with the plan (the work tree as its code), refuses a stale or missing token, then makes it a nudge session", async () => {
+    const url = `/api/claude-sessions/${ids.adopt}/adopt`;
+    expect((await web.post(url, { confirm: true })).status).toBe(409);
+    expect((await web.post("/api/claude-sessions/..%2Fx/adopt", { confirm: false })).status).toBe(400);
+    // claude went on meanwhile: the plan shown no longer holds.
+    const shown = JSON.parse((await web.post(url, { confirm: false })).body) as { confirmToken: string };
+    const file = path.join(config, "projects", folderOf(repo), `${ids.adopt}.jsonl`);
+    appendFileSync(file, JSON.stringify({ type: "last-prompt", lastPrompt: "adopt me", sessionId: ids.adopt }) + "\n");
+    const stale = await web.post(url, { confirm: true, confirmToken: shown.confirmToken });
+    expect(stale.status).toBe(409);
+    expect(JSON.parse(stale.body).error).toContain("the plan changed since it was shown");
+
+    const { page, watch } = await openPage(`/c/${ids.adopt}`);
+    await page.getByRole("heading", { level: 1, name: "adopt me from the page" }).waitFor();
+    await page.getByRole("button", { name: "Adopt" }).click();
+    const dialog = page.getByRole("dialog", { name: "Adopt this session" });
+    await dialog.getByText("its code state is the work tree as it is now (turn 0)", { exact: false }).first().waitFor();
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    const open = dialog.getByRole("link", { name: /^Open nudge session / });
+    await open.waitFor();
+    const id = (await open.textContent())!.replace("Open nudge session ", "");
+    await open.click();
+    await page.getByRole("heading", { level: 1, name: "adopt me from the page" }).waitFor();
+    expect(page.url()).toBe(`${web.origin}/s/${id}`);
+    await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("adopted answer").waitFor();
+    // Listed once, as nudge's.
+    const own = JSON.parse((await web.get("/api/claude-sessions")).body) as { sessions: Array<{ id: string }> };
+    expect(own.sessions.map((s) => s.id)).not.toContain(ids.adopt);
+    expect((await web.get(`/api/claude-sessions/${ids.adopt}`)).status).toBe(404);
+    expect(watch.errors).toEqual([]);
+    await page.close();
   }, 60_000);
 });

@@ -9,7 +9,8 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import * as z from "../../base/zod.js";
 import { HttpError, parseInput, sendJson } from "./http-io.js";
-import { get, type Ctx, type Route } from "./router.js";
+import { get, post, type Ctx, type Route } from "./router.js";
+import { actionRoute } from "./confirm-action.js";
 import { sendPage } from "./static-assets.js";
 
 /** claude's session ids are UUIDs; a unique prefix of one names it too. */
@@ -30,6 +31,14 @@ const modules = async () => ({
 });
 
 export const CLAUDE_ROUTES: Route[] = [
+  post(
+    "/api/claude-sessions/:id/adopt",
+    actionRoute("adopt", async () => {
+      const { adoptAction } = await import("./adopt-action.js");
+      // The id names one of claude's sessions, not a nudge session: checked here, looked up among claude's.
+      return { ...adoptAction, resolve: (_app, raw) => Promise.resolve(parseInput(ClaudeId, raw, "id")) };
+    }),
+  ),
   get("/c/:id", sendPage),
   get("/projects/:folder", sendPage),
   get("/api/claude-sessions", listRoute),

@@ -10,6 +10,7 @@ import { inRepo } from "../repo-base.js";
 import { claudeSource, getJson } from "../source.js";
 import { useTurnDrawing } from "../turn-drawing.js";
 import { useTurnJumps } from "../turn-jumps.js";
+import { ActionDialog } from "./action-dialog.js";
 import { ErrorLine } from "./error-line.js";
 import { ReadingTools } from "./reading-tools.js";
 import { Timeline } from "./timeline.js";
@@ -22,6 +23,7 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
   const [view, setView] = useState<ClaudeSessionView | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [shownClasses, setShownClasses] = useState("");
+  const [adopting, setAdopting] = useState(false);
   useEffect(() => {
     getJson<ClaudeSessionView>(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`)).then(setView, setError);
   }, [id]);
@@ -59,6 +61,21 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
         <p class="no-code" role="note">
           No code snapshots: recorded by claude, not nudge — adopt it to rewind or fork: <code>{view.adopt}</code>
         </p>
+        <div class="actions">
+          <button type="button" onClick={() => setAdopting(true)}>
+            Adopt
+          </button>
+        </div>
+        {adopting ? (
+          <ActionDialog
+            action={{ kind: "adopt", sessionId: s.id, label: "Adopt this session" }}
+            onClose={(changed) => {
+              setAdopting(false);
+              // Adopted: it is nudge's now, no longer listed as claude's own.
+              if (changed) location.href = inRepo("/");
+            }}
+          />
+        ) : null}
         {view.cutAt !== null ? (
           <p class="muted">The transcript is {view.cutAt.toLocaleString("en")} bytes: only its first part is read.</p>
         ) : null}

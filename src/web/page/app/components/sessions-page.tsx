@@ -149,7 +149,8 @@ export function SessionsPage({ source }: { source: Source }) {
           {items.length === 0 ? "No sessions recorded in this repository yet." : "No session matches the filter."}
         </p>
       ) : null}
-      {source.static ? null : <ClaudeOwnSection />}
+      {/* Asked for once the recorded ones are drawn: claude's thousands of sessions never hold up the first screen. */}
+      {source.static || items === null ? null : <ClaudeOwnSection />}
     </main>
   );
 }

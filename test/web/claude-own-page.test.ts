@@ -142,6 +142,36 @@ describe("claude's own sessions in nudge web", () => {
     await page.close();
   }, 60_000);
 
+  it("the page's search finds them (tool output, CJK) once indexed in the background, marked as claude's own, and a hit opens its turn", async () => {
+    const { page, watch } = await openPage();
+    const box = page.getByRole("searchbox", { name: "Search every session" });
+    // Two hits in the turn: the command and its output.
+    const hit = page.getByRole("link", { name: `${ids.root} · turn 1` }).first();
+    // The first search starts the background indexing of claude's sessions; asked again until it has them.
+    for (
+      const end = Date.now() + 60_000;
+      Date.now() < end && !(await hit.isVisible());
+      await page.waitForTimeout(500)
+    ) {
+      await box.fill("工具の出力");
+      await box.press("Enter");
+      await page.waitForTimeout(300);
+    }
+    await hit.waitFor({ timeout: 1000 });
+    const item = page
+      .getByRole("listitem")
+      .filter({ hasText: `${ids.root} · turn 1` })
+      .first();
+    expect(await item.textContent()).toContain("claude's own");
+    expect(await item.locator("mark").first().textContent()).toBe("工具の出力");
+    await hit.click();
+    await page.getByRole("heading", { level: 1, name: "first prompt 日本語の質問" }).waitFor();
+    expect(page.url()).toBe(`${web.origin}/c/${ids.root}?turn=1`);
+    await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("done 完了しました").waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it("All projects lists every project with its sessions and cost, a folder that is gone as such, and a project's sessions read-only", async () => {
     const { page, watch } = await openPage("/projects");
     await page.getByRole("heading", { name: "All projects" }).waitFor();

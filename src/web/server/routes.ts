@@ -157,7 +157,9 @@ async function searchRoute(ctx: Ctx): Promise<void> {
   const p = parseInput(SearchQuery, Object.fromEntries(ctx.url.searchParams), "query");
   const { parseSince, searchSessions } = await import("../../search/search-sessions.js");
   const { hitViews } = await import("../../search/hit-view.js");
-  const { hits } = await searchSessions(ctx.app.store, {
+  const { hits, claudeLeft } = await searchSessions(ctx.app.store, {
+    // claude's own sessions of this repository too, as `session search` has them (indexed in the background).
+    claude: "repository",
     query: p.q ?? "",
     file: p.file ?? null,
     tool: p.tool ?? null,
@@ -166,7 +168,7 @@ async function searchRoute(ctx: Ctx): Promise<void> {
     newest: p.newest === "1",
     limit: p.limit === undefined ? 20 : Number(p.limit),
   });
-  sendJson(ctx.res, 200, { hits: await hitViews(hits) });
+  sendJson(ctx.res, 200, { hits: await hitViews(hits), claudeLeft });
 }
 
 /**

@@ -5,7 +5,16 @@
  * and a hostile transcript inert. The routes refuse bad ids and any path.
  */
 import { execa } from "execa";
-import { appendFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -259,6 +268,20 @@ describe("the routes of claude's own sessions", () => {
     expect(heldByNudge).toHaveLength(1);
     expect(own.sessions.map((s) => s.id).sort()).toEqual([ids.root, ids.adopt, HOSTILE_ID].sort());
     expect((await web.get(`/api/claude-sessions/${heldByNudge[0]}`)).status).toBe(404);
+    // A transcript with a 600 MB line (sparse: no disk): its session and turn answer, the line said, not held.
+    const hugeId = "0b19e000-0000-4000-8000-000000000000";
+    const fd = openSync(path.join(config, "projects", folderOf(repo), `${hugeId}.jsonl`), "w");
+    const first = { type: "user", message: { role: "user", content: "before the huge line" }, cwd: repo };
+    writeSync(fd, JSON.stringify({ ...first, sessionId: hugeId, timestamp: "2026-01-02T00:00:00Z" }) + "\n");
+    ftruncateSync(fd, 600 * 1024 * 1024);
+    closeSync(fd);
+    const huge = await web.get(`/api/claude-sessions/${hugeId}`);
+    expect(huge.status, huge.body).toBe(200);
+    expect(JSON.parse(huge.body)).toMatchObject({ session: { firstPrompt: "before the huge line" } });
+    const hugeTurn = JSON.parse((await web.get(`/api/claude-sessions/${hugeId}/turns/1`)).body) as {
+      entries: Array<{ kind: string; line?: { text: string } }>;
+    };
+    expect(hugeTurn.entries.some((e) => e.kind === "raw" && /too long to read/.test(e.line!.text))).toBe(true);
     // Without the login cookie: nothing.
     expect((await web.request(`/api/claude-sessions/${ids.root}`)).status).toBeGreaterThanOrEqual(401);
   }, 60_000);

@@ -4,7 +4,7 @@
  * cost record at the end) against the same with none. Warm: the cards are cached (the figure the
  * goal names); cold: the first listing after the cache is removed, which reads every transcript.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { git, scratchDir } from "./repo.js";
@@ -74,12 +74,15 @@ function transcript(cwd: string, id: string, at: number): string {
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
 
-export async function claudeSessionsBench(count: number, rounds: number): Promise<ClaudeSessionsResult> {
-  progress(`claude's own sessions: a repository with ${count.toLocaleString("en")} of them on disk, and one with none`);
-  const repo = scratchDir("claude-own-repo");
-  mkdirSync(repo, { recursive: true });
-  await git(repo, "init", "-q", "-b", "main");
-  await git(repo, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "first");
+/** nudge's cache of claude's sessions' cards in the repository (its index and cards files): the next listing reads every transcript. */
+export function dropCardCache(repo: string): void {
+  const dir = path.join(repo, ".git", "nudge");
+  for (const name of readdirSync(dir))
+    if (name.startsWith("claude-sessions-")) rmSync(path.join(dir, name), { force: true });
+}
+
+/** Two claude folders: one with none, one with `count` sessions of `repo` (the shape above). */
+export function claudeConfigs(repo: string, count: number): { empty: string; full: string } {
   const empty = scratchDir("claude-config-empty");
   const full = scratchDir("claude-config-full");
   mkdirSync(path.join(empty, "projects"), { recursive: true });
@@ -90,6 +93,16 @@ export async function claudeSessionsBench(count: number, rounds: number): Promis
     const id = randomUUID();
     writeFileSync(path.join(folder, `${id}.jsonl`), transcript(repo, id, start + i * 60_000));
   }
+  return { empty, full };
+}
+
+export async function claudeSessionsBench(count: number, rounds: number): Promise<ClaudeSessionsResult> {
+  progress(`claude's own sessions: a repository with ${count.toLocaleString("en")} of them on disk, and one with none`);
+  const repo = scratchDir("claude-own-repo");
+  mkdirSync(repo, { recursive: true });
+  await git(repo, "init", "-q", "-b", "main");
+  await git(repo, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "first");
+  const { empty, full } = claudeConfigs(repo, count);
   const list = (config: string) => async () =>
     (
       await timeProcess(process.execPath, [CLI, "session", "list"], {
@@ -97,10 +110,9 @@ export async function claudeSessionsBench(count: number, rounds: number): Promis
         env: { ...process.env, CLAUDE_CONFIG_DIR: config, NO_COLOR: "1" },
       })
     ).ms;
-  const cache = path.join(repo, ".git", "nudge", "claude-sessions.json");
   const cold: number[] = [];
   for (let i = 0; i < 3; i++) {
-    rmSync(cache, { force: true });
+    dropCardCache(repo);
     cold.push(await list(full)());
   }
   const samples = await alternate(rounds, { none: list(empty), warm: list(full) });

@@ -20,6 +20,7 @@ import type { WebBenchResult } from "./web-bench.js";
 import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
 import type { ManySessionsResult } from "./many-sessions.js";
 import type { ClaudeSessionsResult } from "./claude-sessions-bench.js";
+import type { ClaudeWebResult } from "./claude-web-bench.js";
 import type { SearchBenchResult } from "./search-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
 import type { ScriptedSessionResult } from "./scripted-session.js";
@@ -52,6 +53,7 @@ export interface BenchResults {
   servedPage: ServedPageBenchResult | null;
   sessions: ManySessionsResult | null;
   claudeSessions?: ClaudeSessionsResult | null;
+  claudeWeb?: ClaudeWebResult | null;
   search: SearchBenchResult | null;
   /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
   conversation: ConversationStorageResult[];
@@ -333,6 +335,13 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
     const warm = c.warm / c.none;
     say(
       `| \`nudge session list\`, ${c.sessions.toLocaleString("en")} of claude's own sessions of the repository on disk (cards cached) ÷ none | ${fmtRatio(warm)} ${mark(warm <= 1.2)} (${fmtMs(c.warm)} / ${fmtMs(c.none)}; the first listing, every transcript read: ${fmtMs(c.cold)}; n=${c.rounds}) | ≤ 1.2× |`,
+    );
+  }
+  if (r.claudeWeb) {
+    const c = r.claudeWeb;
+    const ratio = c.full / c.none;
+    say(
+      `| first screen of \`nudge web\` (the sessions page in Chromium), ${c.sessions.toLocaleString("en")} of claude's own sessions of the repository on disk (cards cached) ÷ none | ${fmtRatio(ratio)} ${mark(ratio <= 1.2)} (${fmtMs(c.full)} / ${fmtMs(c.none)}; claude's own list drawn after it at ${fmtMs(c.listed)}; the cache removed: first screen ${fmtMs(c.firstCold)}, claude's list ${fmtMs(c.listedCold)}; n=${c.rounds}) | ≤ 1.2× |`,
     );
   }
   if (r.web) webRows(r.web, say);

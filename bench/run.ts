@@ -6,7 +6,7 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, search, sync, install
+ *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, claude, claude-web, search, sync, install
  *   npm run bench -- --only=big --big-mb=50   a session with one Write of 50 MB (the default), read by nudge web and the CLI
  *   npm run bench -- --only=install        a user's install from the packed package (fetches from the npm registry; not in the default run)
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
@@ -29,6 +29,7 @@ import { bigContentBench } from "./big-content-bench.js";
 import { pageBench, servedPageBench } from "./page-bench.js";
 import { manySessions } from "./many-sessions.js";
 import { claudeSessionsBench } from "./claude-sessions-bench.js";
+import { claudeWebBench } from "./claude-web-bench.js";
 import { recorderBench } from "./recorder.js";
 import { renderBench } from "./render-bench.js";
 import { generateRepo, scratchRoot } from "./repo.js";
@@ -58,6 +59,7 @@ const SECTIONS = [
   "page",
   "sessions",
   "claude",
+  "claude-web",
   "search",
   "sync",
   "install",
@@ -158,6 +160,7 @@ try {
   if (wanted("import")) results.imported = await importBench(200, 1_000, 8);
   if (wanted("sessions")) results.sessions = await manySessions(5_000, 20);
   if (wanted("claude")) results.claudeSessions = await claudeSessionsBench(2_000, 20);
+  if (wanted("claude-web")) results.claudeWeb = await claudeWebBench(2_000, 10);
   if (wanted("web")) results.web = await webBench(200, 10);
   if (wanted("big")) results.big = await bigContentBench(Number(option("big-mb") ?? 50));
   if (wanted("page")) {

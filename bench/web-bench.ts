@@ -30,9 +30,10 @@ export interface Server {
   url: string;
 }
 
-export async function startServer(repo: string): Promise<Server> {
+export async function startServer(repo: string, env: NodeJS.ProcessEnv = process.env): Promise<Server> {
   const child = spawn(process.execPath, [CLI, "web", "--no-open", "--port", "0"], {
     cwd: repo,
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   const url = await new Promise<string>((resolve, reject) => {

@@ -13,6 +13,8 @@ import type { Place } from "./turn-docs.js";
 
 export interface SearchHitView {
   session: string;
+  /** Whose session: nudge's (recorded, adopted, imported) or one of claude's own (never recorded, no code). */
+  source: "nudge" | "claude";
   turn: number;
   /** When the turn ended (ISO). */
   at: string;
@@ -32,8 +34,11 @@ export async function hitViews(hits: SearchHit[]): Promise<SearchHitView[]> {
 
 function view(h: SearchHit): SearchHitView {
   const snippet = snippetOf(h.text, h.matches);
+  // nudge's ids are base-36; claude's are UUIDs.
+  const claude = h.session.includes("-");
   return {
     session: h.session,
+    source: claude ? "claude" : "nudge",
     turn: h.turn,
     at: h.at,
     where: h.place,
@@ -41,8 +46,6 @@ function view(h: SearchHit): SearchHitView {
     prompt: h.prompt === null ? null : inertValue(oneLine(h.prompt, 200)),
     snippet: snippet.text,
     matches: snippet.matches,
-    diff: h.session.includes("-")
-      ? `nudge session replay ${h.session} --turn ${h.turn}`
-      : `nudge session diff ${h.session} ${h.turn}`,
+    diff: claude ? `nudge session replay ${h.session} --turn ${h.turn}` : `nudge session diff ${h.session} ${h.turn}`,
   };
 }

@@ -22,6 +22,8 @@ import { sameSecret } from "./security.js";
 interface Done {
   done: string[];
   download?: string;
+  /** A session the action made (an adoption): the page offers to open it. */
+  session?: string;
 }
 
 /** Prepare the operation's plan, then answer it, or apply it when confirmed with its token; `done` words the result. */
@@ -30,6 +32,8 @@ type Decide = <P, R>(op: Operation<P, R>, done: (result: R, plan: P) => Done | P
 export interface Action<T> {
   /** The action's own fields of the body. */
   fields: z.core.$ZodLooseShape;
+  /** The id the action is about, from the URL's (default: the nudge session it names). */
+  resolve?: (app: App, id: string) => Promise<string>;
   /** Hand the operation to `decide`, holding whatever lock its prepare and apply need meanwhile. */
   run(app: App, id: string, input: T, decide: Decide): Promise<void>;
 }
@@ -45,7 +49,7 @@ export function actionRoute<T>(name: string, load: () => Promise<Action<T>>): Ha
       confirm: boolean;
       confirmToken?: string;
     } & Record<string, unknown>;
-    const id = await resolveId(app.store, params.id!);
+    const id = await (action.resolve ?? ((a: App, raw: string) => resolveId(a.store, raw)))(app, params.id!);
     try {
       await action.run(app, id, input as T, async (op, done) => {
         const plan = await op.prepare();

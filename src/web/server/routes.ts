@@ -2,6 +2,7 @@
  * Every route of `nudge web`, one line each. Handlers parse their parameters and call the view
  * layer (src/view), the live watches or the actions; none reads a bundle's files itself.
  */
+import path from "node:path";
 import * as z from "../../base/zod.js";
 import { resolveId } from "../../store/store.js";
 import { resolveSessionKept } from "../../view/manifest-cache.js";
@@ -11,6 +12,7 @@ import { sendWholeLine } from "./whole-line-route.js";
 import { HttpError, parseInput, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";
 import { LIVE_ROUTES } from "./live-routes.js";
+import { CLAUDE_ROUTES } from "./claude-routes.js";
 import { openStream } from "./sse.js";
 import { sendAsset, sendPage } from "./static-assets.js";
 
@@ -99,6 +101,7 @@ export const ROUTES: Route[] = [
     actionRoute("rm", async () => (await import("./actions.js")).rmAction),
   ),
   ...LIVE_ROUTES,
+  ...CLAUDE_ROUTES,
 ];
 
 /** A HEAD of a stream: its headers, and no stream. */
@@ -154,7 +157,9 @@ async function searchRoute(ctx: Ctx): Promise<void> {
   const p = parseInput(SearchQuery, Object.fromEntries(ctx.url.searchParams), "query");
   const { parseSince, searchSessions } = await import("../../search/search-sessions.js");
   const { hitViews } = await import("../../search/hit-view.js");
-  const { hits } = await searchSessions(ctx.app.store, {
+  const { hits, claudeLeft } = await searchSessions(ctx.app.store, {
+    // claude's own sessions of this repository too, as `session search` has them (indexed in the background).
+    claude: "repository",
     query: p.q ?? "",
     file: p.file ?? null,
     tool: p.tool ?? null,
@@ -163,7 +168,7 @@ async function searchRoute(ctx: Ctx): Promise<void> {
     newest: p.newest === "1",
     limit: p.limit === undefined ? 20 : Number(p.limit),
   });
-  sendJson(ctx.res, 200, { hits: await hitViews(hits) });
+  sendJson(ctx.res, 200, { hits: await hitViews(hits), claudeLeft });
 }
 
 /**
@@ -174,11 +179,25 @@ async function projectsRoute({ res, app }: Ctx): Promise<void> {
   const { claudeConfigDir } = await import("../../claude/transcript.js");
   const { listClaudeProjects } = await import("../../claude/claude-projects.js");
   const configDir = claudeConfigDir();
-  const { projects, more } = await listClaudeProjects(configDir);
+  const { scanClaudeSessions } = await import("../../live/claude-session-scan.js");
+  const [{ projects, more }, scan] = await Promise.all([
+    listClaudeProjects(configDir),
+    scanClaudeSessions(configDir, app.store.dir, () => true),
+  ]);
+  // What each folder's sessions cost, as `session list --all-projects` sums it (from the cached cards).
+  const costs = new Map<string, number>();
+  for (const s of scan.sessions) {
+    const folder = path.basename(path.dirname(s.file));
+    costs.set(folder, (costs.get(folder) ?? 0) + (s.costUsd ?? 0));
+  }
   const inside = (dir: string, root: string) => dir === root || dir.startsWith(root.endsWith("/") ? root : `${root}/`);
   const servedAt = (cwd: string | null) => {
     const i = cwd === null ? -1 : app.repos.findIndex((r) => inside(cwd, r.store.repoRoot));
     return i < 0 ? null : i === 0 ? "/" : `/r/${app.repos[i]!.key}/`;
   };
-  sendJson(res, 200, { configDir, more, projects: projects.map((p) => ({ ...p, served: servedAt(p.cwd) })) });
+  sendJson(res, 200, {
+    configDir,
+    more,
+    projects: projects.map((p) => ({ ...p, costUsd: costs.get(p.folder) ?? 0, served: servedAt(p.cwd) })),
+  });
 }

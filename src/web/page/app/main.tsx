@@ -10,6 +10,8 @@ import { ConnectionBanner } from "./components/connection-banner.js";
 import { SessionPage } from "./components/session-page.js";
 import { SessionsPage } from "./components/sessions-page.js";
 import { ProjectsPage } from "./components/projects-page.js";
+import { ClaudeSessionPage } from "./components/claude-session-page.js";
+import { ProjectSessionsPage } from "./components/claude-sessions.js";
 import { repoPath } from "./repo-base.js";
 import { turnInAddress } from "./turn-address.js";
 import { readStaticData, serverSource, staticSource } from "./source.js";
@@ -24,12 +26,18 @@ function start(): void {
   }
   const source = serverSource();
   const match = /^\/s\/([^/]+)\/?$/.exec(repoPath());
+  const claude = /^\/c\/([^/]+)\/?$/.exec(repoPath());
+  const project = /^\/projects\/([^/]+)\/?$/.exec(repoPath());
   const turn = turnInAddress().turn;
   render(
     <>
       <ConnectionBanner />
       {match ? (
         <SessionPage source={source} id={decodeURIComponent(match[1]!)} scrollTo={turn} />
+      ) : claude ? (
+        <ClaudeSessionPage id={decodeURIComponent(claude[1]!)} scrollTo={turn} />
+      ) : project ? (
+        <ProjectSessionsPage folder={decodeURIComponent(project[1]!)} />
       ) : repoPath() === "/projects" ? (
         <ProjectsPage />
       ) : (

@@ -13,6 +13,8 @@ export interface StaticData {
 
 export interface Source {
   static: boolean;
+  /** One of claude's own sessions: its conversation only (no code, no actions, no live updates). */
+  codeless?: boolean;
   sessions(): Promise<SessionListItem[]>;
   session(id: string): Promise<SessionView>;
   turn(id: string, n: number, full: boolean): Promise<TurnView>;
@@ -62,6 +64,20 @@ export function serverSource(): Source {
     session: (s) => getJson(api(`/${id(s)}`)),
     turn: (s, n, full) => getJson(api(`/${id(s)}/turns/${n}${full ? "?full=1" : ""}`)),
     diff: (s, from, to) => getJson(api(`/${id(s)}/diff?from=${from}&to=${to}`)),
+  };
+}
+
+/** claude's own sessions, read-only: only their turns are fetched through a Source (the page fetches the rest itself). */
+export function claudeSource(): Source {
+  const none = () => Promise.reject(new ApiError("claude's own sessions have no code snapshots", 404, null, null));
+  return {
+    static: false,
+    codeless: true,
+    sessions: () => Promise.resolve([]),
+    session: none,
+    turn: (s, n, full) =>
+      getJson(inRepo(`/api/claude-sessions/${encodeURIComponent(s)}/turns/${n}${full ? "?full=1" : ""}`)),
+    diff: none,
   };
 }
 

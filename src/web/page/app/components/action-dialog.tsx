@@ -11,7 +11,9 @@ import { inRepo } from "../repo-base.js";
 
 export type Action =
   | { kind: "rewind" | "fork"; sessionId: string; turn: number; label: string }
-  | { kind: "export" | "rm" | "undo"; sessionId: string; label: string };
+  | { kind: "export" | "rm" | "undo"; sessionId: string; label: string }
+  /** `sessionId` is claude's own session's id. */
+  | { kind: "adopt"; sessionId: string; label: string };
 
 interface Plan {
   plan: string[];
@@ -21,6 +23,8 @@ interface Plan {
 interface Done {
   done: string[];
   download?: string;
+  /** The session the action made (an adoption). */
+  session?: string;
 }
 
 type Step =
@@ -58,11 +62,16 @@ export function ActionDialog({
     return JSON.stringify({ ...base, ...extra });
   };
   const post = <T,>(extra: object) =>
-    getJson<T>(inRepo(`/api/sessions/${encodeURIComponent(action.sessionId)}/${action.kind}`), {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-nudge-csrf": csrfToken() },
-      body: body(extra),
-    });
+    getJson<T>(
+      inRepo(
+        `/api/${action.kind === "adopt" ? "claude-sessions" : "sessions"}/${encodeURIComponent(action.sessionId)}/${action.kind}`,
+      ),
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-nudge-csrf": csrfToken() },
+        body: body(extra),
+      },
+    );
   const ask = () => {
     setStep({ at: "asking" });
     post<Plan>({ confirm: false }).then(
@@ -156,6 +165,11 @@ export function ActionDialog({
                   Download the export
                 </a>
               )}
+            </p>
+          ) : null}
+          {step.done.session ? (
+            <p>
+              <a href={inRepo(`/s/${encodeURIComponent(step.done.session)}`)}>Open nudge session {step.done.session}</a>
             </p>
           ) : null}
           <div class="buttons">

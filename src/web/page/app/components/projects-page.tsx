@@ -4,14 +4,14 @@
  * the way to its sessions page (served here, or the `nudge web --repo` that serves it).
  */
 import { useEffect, useState } from "preact/hooks";
-import { when } from "../format.js";
+import { cost, when } from "../format.js";
 import { getJson } from "../source.js";
 import { inRepo } from "../repo-base.js";
 import { ErrorLine } from "./error-line.js";
 import type { ClaudeProject } from "../../../../claude/claude-projects.js";
 
 /** A project as the server lists it: claude's folder read (src/claude/claude-projects.ts), and where this server serves it. */
-type Project = ClaudeProject & { served: string | null };
+type Project = ClaudeProject & { served: string | null; costUsd: number };
 
 const size = (bytes: number) =>
   bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -46,6 +46,7 @@ export function ProjectsPage() {
                 <th>Project</th>
                 <th>Sessions</th>
                 <th>Last used</th>
+                <th>Cost</th>
                 <th>Transcripts</th>
               </tr>
             </thead>
@@ -68,8 +69,16 @@ export function ProjectsPage() {
                       )}
                     </div>
                   </td>
-                  <td class="num">{p.sessions}</td>
+                  <td class="num">
+                    <a
+                      href={inRepo(`/projects/${encodeURIComponent(p.folder)}`)}
+                      title="claude's sessions of this project, read-only"
+                    >
+                      {p.sessions}
+                    </a>
+                  </td>
                   <td>{p.lastActivity ? when(p.lastActivity) : "–"}</td>
+                  <td class="num">{cost(p.costUsd)}</td>
                   <td class="num">{size(p.bytes)}</td>
                 </tr>
               ))}

@@ -24,6 +24,8 @@ function keepQueryInAddress(q: string): void {
 export function SearchSessions() {
   const [query, setQuery] = useState(queryInAddress);
   const [hits, setHits] = useState<SearchHitView[] | null>(null);
+  /** claude's own sessions not indexed yet (being indexed in the background): how many, and their bytes. */
+  const [left, setLeft] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const asked = useRef(0);
   const list = useRef<HTMLOListElement>(null);
@@ -40,8 +42,11 @@ export function SearchSessions() {
     const mine = ++asked.current;
     const timer = setTimeout(
       () => {
-        getJson<{ hits: SearchHitView[] }>(inRepo(`/api/search?q=${encodeURIComponent(q)}&limit=30`)).then(
-          (answer) => mine === asked.current && (setHits(answer.hits), setError(null)),
+        getJson<{ hits: SearchHitView[]; claudeLeft?: { sessions: number } }>(
+          inRepo(`/api/search?q=${encodeURIComponent(q)}&limit=30`),
+        ).then(
+          (answer) =>
+            mine === asked.current && (setHits(answer.hits), setLeft(answer.claudeLeft?.sessions ?? 0), setError(null)),
           (e: unknown) => mine === asked.current && (setHits(null), setError(e)),
         );
       },
@@ -84,14 +89,24 @@ export function SearchSessions() {
         />
       </label>
       <ErrorLine error={error} />
+      {hits && left > 0 ? (
+        <p class="muted">
+          {left.toLocaleString("en")} of claude's own sessions are not indexed yet (being indexed in the background):
+          these results are from what is indexed.
+        </p>
+      ) : null}
       {hits && hits.length === 0 ? <p class="muted">Nothing found.</p> : null}
       {hits && hits.length ? (
         <ol class="hits" ref={list} onKeyDown={onHitsKey}>
           {hits.map((h, i) => (
             <li key={i}>
-              <a class="hit" href={inRepo(`/s/${encodeURIComponent(h.session)}?turn=${h.turn}`)}>
+              <a
+                class="hit"
+                href={inRepo(`/${h.source === "claude" ? "c" : "s"}/${encodeURIComponent(h.session)}?turn=${h.turn}`)}
+              >
                 {h.session} · turn {h.turn}
               </a>{" "}
+              {h.source === "claude" ? <span class="badge">claude's own</span> : null}{" "}
               <span class="muted small">
                 {when(h.at)} · {PLACE_NAMES[h.where] ?? h.where}
                 {h.tool ? ` (${h.tool})` : ""}

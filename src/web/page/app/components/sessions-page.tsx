@@ -8,6 +8,7 @@ import { ErrorLine } from "./error-line.js";
 import { RepoSwitch } from "./repo-switch.js";
 import { SearchSessions } from "./search-sessions.js";
 import { StartSession } from "./start-session.js";
+import { ClaudeOwnSection } from "./claude-sessions.js";
 import { inRepo } from "../repo-base.js";
 
 type Key = "title" | "startedAt" | "updatedAt" | "turns" | "costUsd" | "state" | "parent" | "origin";
@@ -148,6 +149,8 @@ export function SessionsPage({ source }: { source: Source }) {
           {items.length === 0 ? "No sessions recorded in this repository yet." : "No session matches the filter."}
         </p>
       ) : null}
+      {/* Asked for once the recorded ones are drawn: claude's thousands of sessions never hold up the first screen. */}
+      {source.static || items === null ? null : <ClaudeOwnSection />}
     </main>
   );
 }

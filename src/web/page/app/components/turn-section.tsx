@@ -79,7 +79,12 @@ export function TurnSection({
         )}
       </h2>
       <p class="turn-meta">
-        {n === 0 ? (
+        {source.codeless && s ? (
+          // claude's own session: its conversation, no code to count.
+          <>
+            <span class={`status status-${s.status}`}>{s.status}</span> · {duration(s.durationMs)}
+          </>
+        ) : n === 0 ? (
           // Turn 0 is no exchange with claude: no status, cost, time or tokens to show.
           `the starting state: uncommitted work when the session began · ${s ? changes(s) : "loading…"}`
         ) : s ? (
@@ -106,7 +111,7 @@ export function TurnSection({
         </p>
       ) : null}
       {s?.loop ? <LoopLine loop={s.loop} /> : null}
-      {source.static || pending ? null : (
+      {source.static || source.codeless || pending ? null : (
         <div class="actions">
           <button
             type="button"
@@ -132,14 +137,14 @@ export function TurnSection({
           {view.edits && view.edits.files.length ? (
             <DiffViewer diff={view.edits} label={`Your edits before turn ${n}`} />
           ) : null}
-          <WholeLink.Provider value={source.static ? null : wholeHref(sessionId)}>
+          <WholeLink.Provider value={source.static || source.codeless ? null : wholeHref(sessionId)}>
             <Entries
               entries={view.entries}
               onShowAll={source.static || full ? null : () => setFull(true)}
               inFlight={pending}
             />
           </WholeLink.Provider>
-          {view.diff.files.length || !pending ? (
+          {!source.codeless && (view.diff.files.length || !pending) ? (
             <DiffViewer
               diff={view.diff}
               label={`Diff of turn ${n}`}

@@ -1,0 +1,323 @@
+/**
+ * claude's own sessions (plain `claude -p`, nudge not involved) in `nudge web`, in real Chromium:
+ * listed apart from recorded ones, opened through the same turn view (conversation, no code),
+ * every project on the machine listed with a folder that is gone, a project's sessions read-only,
+ * and a hostile transcript inert. The routes refuse bad ids and any path.
+ */
+import { execa } from "execa";
+import {
+  appendFileSync,
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserForFile, watchedPage, type Watch } from "../support/browser.js";
+import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
+import { PAYLOADS } from "../support/hostile-session.js";
+import { runClaude } from "../support/record.js";
+import { startScriptedApi } from "../support/scripted-api.js";
+import { startWeb, type WebServerRun } from "../support/web-server.js";
+
+const browser = browserForFile();
+let repo: string;
+let other: string;
+let gone: string;
+let config: string;
+let env: Record<string, string>;
+let web: WebServerRun;
+const ids: Record<string, string> = {};
+const HOSTILE_ID = "0b0571e0-0000-4000-8000-000000000000";
+
+async function plainClaude(cwd: string, prompt: string): Promise<string> {
+  const run = await execa(CLAUDE_BIN, ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"], {
+    cwd,
+    env: { ...process.env, ...env },
+    reject: false,
+    input: "",
+  });
+  expect(run.exitCode, run.stderr).toBe(0);
+  return (JSON.parse(run.stdout) as { session_id: string }).session_id;
+}
+
+/** claude's folder for a working directory (looked up, not guessed: claude may shorten long names). */
+const folderOf = (cwd: string) =>
+  readdirSync(path.join(config, "projects")).find((f) => f === cwd.replace(/[^A-Za-z0-9]/g, "-"))!;
+
+/** A transcript as claude writes one, made of hostile text: prompt, markdown, a tool's input and output, an unknown record. */
+function writeHostileTranscript(): void {
+  const base = { cwd: repo, sessionId: HOSTILE_ID, version: "2.1.329", gitBranch: "main", isSidechain: false };
+  const all = PAYLOADS.join("\n\n");
+  const lines = [
+    { ...base, type: "user", message: { role: "user", content: PAYLOADS[1] }, timestamp: "2026-11-20T10:00:00Z" },
+    {
+      ...base,
+      type: "assistant",
+      message: { model: "claude-x", role: "assistant", content: [{ type: "text", text: all }] },
+      timestamp: "2026-11-20T10:00:01Z",
+    },
+    {
+      ...base,
+      type: "assistant",
+      message: {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_h", name: PAYLOADS[4], input: { command: PAYLOADS[12] } }],
+      },
+      timestamp: "2026-11-20T10:00:02Z",
+    },
+    {
+      ...base,
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_h", content: all }] },
+      timestamp: "2026-11-20T10:00:03Z",
+    },
+    { ...base, type: "evil_future_kind", html: PAYLOADS[5], timestamp: "2026-11-20T10:00:04Z" },
+  ];
+  writeFileSync(
+    path.join(config, "projects", folderOf(repo), `${HOSTILE_ID}.jsonl`),
+    lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+  );
+}
+
+beforeAll(async () => {
+  [repo, other, gone] = [await gitdir(), await gitdir(), await gitdir()];
+  config = path.join(tempDir(), "claude");
+  const api = await startScriptedApi([
+    { tool: "Bash", input: { command: "echo 工具の出力 tool-output-marker", description: "say" } },
+    { text: "done 完了しました" },
+    { text: "the other project's answer" },
+    { text: "soon gone" },
+    { text: "adopted answer" },
+    { text: "recorded answer" },
+  ]);
+  env = claudeEnv(api, config);
+  ids.root = await plainClaude(repo, "first prompt 日本語の質問");
+  ids.other = await plainClaude(other, "asked in the other project");
+  ids.gone = await plainClaude(gone, "asked in a folder soon gone");
+  rmSync(gone, { recursive: true, force: true });
+  ids.adopt = await plainClaude(repo, "adopt me from the page");
+  // A session nudge recorded: listed as nudge's, never also as claude's.
+  const recorded = await runClaude(repo, [], env, "recorded prompt\n");
+  expect(recorded.exitCode, recorded.stderr).toBe(0);
+  await api.close();
+  writeHostileTranscript();
+  web = await startWeb(repo, env);
+}, 240_000);
+afterAll(async () => {
+  await web?.stop();
+});
+
+async function openPage(at = "/"): Promise<{ page: Page; watch: Watch }> {
+  const { page, watch } = await watchedPage(browser(), (url) => url.startsWith(`${web.origin}/`));
+  await page.goto(web.url);
+  if (at !== "/") await page.goto(`${web.origin}${at}`);
+  return { page, watch };
+}
+
+describe("claude's own sessions in nudge web", () => {
+  it("the sessions page lists them apart from recorded ones, with prompt, turns and cost; one opens as its conversation, no code", async () => {
+    const { page, watch } = await openPage();
+    await page.getByRole("link", { name: "recorded prompt" }).waitFor();
+    const own = page.getByRole("region", { name: "claude's own sessions" });
+    const row = own.getByRole("row").filter({ hasText: ids.root! });
+    await row.getByRole("link", { name: "first prompt 日本語の質問" }).waitFor();
+    expect(await row.textContent()).toContain("claude's own");
+    expect(await row.getByRole("cell").nth(3).textContent()).toBe("1");
+    expect(await row.getByRole("cell").nth(4).textContent()).toMatch(/^\$\d/);
+    // Not another project's, and the recorded one not twice.
+    expect(await own.textContent()).not.toContain(ids.other!);
+    expect(await own.textContent()).not.toContain("recorded prompt");
+    await row.getByRole("link", { name: "first prompt 日本語の質問" }).click();
+    await page.getByRole("heading", { level: 1, name: "first prompt 日本語の質問" }).waitFor();
+    expect(page.url()).toBe(`${web.origin}/c/${ids.root}`);
+    const note = await page.getByRole("note").textContent();
+    expect(note).toContain("No code snapshots: recorded by claude, not nudge");
+    expect(note).toContain(`nudge session adopt ${ids.root}`);
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    await turn1.getByText("done 完了しました").waitFor();
+    await turn1.locator("details.tool summary").first().click();
+    await turn1.getByText("工具の出力 tool-output-marker").first().waitFor();
+    // Its conversation only: no rewind or fork, no diff.
+    expect(await page.getByRole("button", { name: /Rewind|Fork|Delete/ }).count()).toBe(0);
+    expect(await page.getByRole("region", { name: /^Diff/ }).count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("the page's search finds them (tool output, CJK) once indexed in the background, marked as claude's own, and a hit opens its turn", async () => {
+    const { page, watch } = await openPage();
+    const box = page.getByRole("searchbox", { name: "Search every session" });
+    // Two hits in the turn: the command and its output.
+    const hit = page.getByRole("link", { name: `${ids.root} · turn 1` }).first();
+    // The first search starts the background indexing of claude's sessions; asked again until it has them.
+    for (
+      const end = Date.now() + 60_000;
+      Date.now() < end && !(await hit.isVisible());
+      await page.waitForTimeout(500)
+    ) {
+      await box.fill("工具の出力");
+      await box.press("Enter");
+      await page.waitForTimeout(300);
+    }
+    await hit.waitFor({ timeout: 1000 });
+    const item = page
+      .getByRole("listitem")
+      .filter({ hasText: `${ids.root} · turn 1` })
+      .first();
+    expect(await item.textContent()).toContain("claude's own");
+    expect(await item.locator("mark").first().textContent()).toBe("工具の出力");
+    await hit.click();
+    await page.getByRole("heading", { level: 1, name: "first prompt 日本語の質問" }).waitFor();
+    expect(page.url()).toBe(`${web.origin}/c/${ids.root}?turn=1`);
+    await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("done 完了しました").waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it("All projects lists every project with its sessions and cost, a folder that is gone as such, and a project's sessions read-only", async () => {
+    const { page, watch } = await openPage("/projects");
+    await page.getByRole("heading", { name: "All projects" }).waitFor();
+    const row = (dir: string) => page.getByRole("row").filter({ hasText: dir });
+    await row(repo).getByRole("link", { name: repo, exact: true }).waitFor();
+    expect(await row(gone).textContent()).toContain("folder no longer exists");
+    expect(await row(other).getByRole("cell").nth(3).textContent()).toMatch(/^\$\d/);
+    await row(gone).getByRole("link", { name: "1", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: gone }).waitFor();
+    await page.getByRole("link", { name: "asked in a folder soon gone" }).click();
+    await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("soon gone", { exact: true }).waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("a hostile transcript is inert on the list and on its page: nothing runs, nothing loads, it shows as text", async () => {
+    const { page, watch } = await openPage();
+    const link = page.getByRole("region", { name: "claude's own sessions" }).getByRole("link", { name: PAYLOADS[1] });
+    await link.waitFor();
+    await link.click();
+    await page.getByRole("heading", { level: 1, name: PAYLOADS[1] }).waitFor();
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    await turn1.getByText(PAYLOADS[1]!, { exact: true }).first().waitFor();
+    const markdown = (await turn1.locator(".markdown").first().textContent())!;
+    for (const p of [PAYLOADS[0]!, PAYLOADS[4]!, PAYLOADS[5]!, PAYLOADS[12]!]) expect(markdown).toContain(p);
+    // ANSI and bidi controls arrive as visible escapes, never obeyed.
+    expect(markdown).toContain("\\x1b]0;pwned title\\x07\\x1b[31mred text");
+    expect(markdown).toContain("abc\\u202eevil.txt\\u2066hidden\\u2069");
+    await page.waitForTimeout(300);
+    expect(watch.dialogs).toEqual([]);
+    expect(watch.requests.filter((u) => !u.startsWith(`${web.origin}/`))).toEqual([]);
+    expect(watch.errors).toEqual([]);
+    expect(await page.evaluate(() => typeof (globalThis as { pwned?: unknown }).pwned)).toBe("undefined");
+    const smuggled = await page
+      .locator("#app")
+      .locator("script, img, iframe, object, embed, meta, link, base, form, math, style, [onerror], [onload], [style]")
+      .evaluateAll((els) => els.map((e) => e.outerHTML.slice(0, 200)));
+    expect(smuggled).toEqual([]);
+    for (const a of await page.locator("#app a[href]").all())
+      expect(await a.getAttribute("href")).toMatch(/^(\/|#turn-\d+$|https?:|mailto:)/);
+    await page.close();
+  }, 60_000);
+});
+
+describe("the routes of claude's own sessions", () => {
+  it("answer a session, its turn and a project's list; refuse a bad id, a bad turn, a path and an unknown project", async () => {
+    const one = await web.get(`/api/claude-sessions/${ids.root!.slice(0, 8)}`);
+    expect(one.status, one.body).toBe(200);
+    expect(JSON.parse(one.body)).toMatchObject({ session: { id: ids.root, source: "claude", turns: 1 } });
+    expect(one.body).not.toContain(config); // where claude keeps the file is not sent
+    const turn = await web.get(`/api/claude-sessions/${ids.root}/turns/1`);
+    expect(turn.status).toBe(200);
+    expect(JSON.parse(turn.body)).toMatchObject({ diff: { files: [] }, edits: null });
+    const list = JSON.parse((await web.get(`/api/claude-sessions?project=${folderOf(other)}`)).body) as {
+      project: { cwd: string };
+      sessions: Array<{ id: string }>;
+    };
+    expect(list.project.cwd).toBe(other);
+    expect(list.sessions.map((s) => s.id)).toEqual([ids.other]);
+    for (const [url, status] of [
+      ["/api/claude-sessions/..%2F..%2Fetc%2Fpasswd", 400],
+      ["/api/claude-sessions/%2Fetc%2Fpasswd", 400],
+      ["/api/claude-sessions/.jsonl", 400],
+      ["/api/claude-sessions/ffffffff-0000-4000-8000-000000000000", 404],
+      [`/api/claude-sessions/${ids.root}/turns/abc`, 400],
+      [`/api/claude-sessions/${ids.root}/turns/9`, 404],
+      ["/api/claude-sessions?project=..", 400],
+      ["/api/claude-sessions?project=%2Fetc", 400],
+      ["/api/claude-sessions?project=..%2F..%2Fetc", 400],
+      ["/api/claude-sessions?project=-no-such-folder", 404],
+      ["/api/claude-sessions?limit=100000", 400],
+    ] as const) {
+      const answer = await web.get(url);
+      expect(answer.status, url).toBe(status);
+      expect(JSON.parse(answer.body).error, url).toBeTruthy();
+    }
+    // The session nudge recorded is nudge's: not served as claude's own.
+    const recorded = JSON.parse((await web.get("/api/sessions")).body) as Array<{ id: string }>;
+    expect(recorded).toHaveLength(1);
+    const claudeIds = readdirSync(path.join(config, "projects", folderOf(repo))).map((f) => f.replace(".jsonl", ""));
+    const own = JSON.parse((await web.get("/api/claude-sessions")).body) as { sessions: Array<{ id: string }> };
+    const heldByNudge = claudeIds.filter(
+      (i) => i !== ids.root && i !== ids.adopt && i !== HOSTILE_ID && /^[0-9a-f-]{36}$/.test(i),
+    );
+    expect(heldByNudge).toHaveLength(1);
+    expect(own.sessions.map((s) => s.id).sort()).toEqual([ids.root, ids.adopt, HOSTILE_ID].sort());
+    expect((await web.get(`/api/claude-sessions/${heldByNudge[0]}`)).status).toBe(404);
+    // A transcript with a 600 MB line (sparse: no disk): its session and turn answer, the line said, not held.
+    const hugeId = "0b19e000-0000-4000-8000-000000000000";
+    const fd = openSync(path.join(config, "projects", folderOf(repo), `${hugeId}.jsonl`), "w");
+    const first = { type: "user", message: { role: "user", content: "before the huge line" }, cwd: repo };
+    writeSync(fd, JSON.stringify({ ...first, sessionId: hugeId, timestamp: "2026-01-02T00:00:00Z" }) + "\n");
+    ftruncateSync(fd, 600 * 1024 * 1024);
+    closeSync(fd);
+    const huge = await web.get(`/api/claude-sessions/${hugeId}`);
+    expect(huge.status, huge.body).toBe(200);
+    expect(JSON.parse(huge.body)).toMatchObject({ session: { firstPrompt: "before the huge line" } });
+    const hugeTurn = JSON.parse((await web.get(`/api/claude-sessions/${hugeId}/turns/1`)).body) as {
+      entries: Array<{ kind: string; line?: { text: string } }>;
+    };
+    expect(hugeTurn.entries.some((e) => e.kind === "raw" && /too long to read/.test(e.line!.text))).toBe(true);
+    // Without the login cookie: nothing.
+    expect((await web.request(`/api/claude-sessions/${ids.root}`)).status).toBeGreaterThanOrEqual(401);
+  }, 60_000);
+});
+
+describe("adopting one from the page", () => {
+  it("asks with the plan (the work tree as its code), refuses a stale or missing token, then makes it a nudge session", async () => {
+    const url = `/api/claude-sessions/${ids.adopt}/adopt`;
+    expect((await web.post(url, { confirm: true })).status).toBe(409);
+    expect((await web.post("/api/claude-sessions/..%2Fx/adopt", { confirm: false })).status).toBe(400);
+    // claude went on meanwhile: the plan shown no longer holds.
+    const shown = JSON.parse((await web.post(url, { confirm: false })).body) as { confirmToken: string };
+    const file = path.join(config, "projects", folderOf(repo), `${ids.adopt}.jsonl`);
+    appendFileSync(file, JSON.stringify({ type: "last-prompt", lastPrompt: "adopt me", sessionId: ids.adopt }) + "\n");
+    const stale = await web.post(url, { confirm: true, confirmToken: shown.confirmToken });
+    expect(stale.status).toBe(409);
+    expect(JSON.parse(stale.body).error).toContain("the plan changed since it was shown");
+
+    const { page, watch } = await openPage(`/c/${ids.adopt}`);
+    await page.getByRole("heading", { level: 1, name: "adopt me from the page" }).waitFor();
+    await page.getByRole("button", { name: "Adopt" }).click();
+    const dialog = page.getByRole("dialog", { name: "Adopt this session" });
+    await dialog.getByText("its code state is the work tree as it is now (turn 0)", { exact: false }).first().waitFor();
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    const open = dialog.getByRole("link", { name: /^Open nudge session / });
+    await open.waitFor();
+    const id = (await open.textContent())!.replace("Open nudge session ", "");
+    await open.click();
+    await page.getByRole("heading", { level: 1, name: "adopt me from the page" }).waitFor();
+    expect(page.url()).toBe(`${web.origin}/s/${id}`);
+    await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("adopted answer").waitFor();
+    // Listed once, as nudge's.
+    const own = JSON.parse((await web.get("/api/claude-sessions")).body) as { sessions: Array<{ id: string }> };
+    expect(own.sessions.map((s) => s.id)).not.toContain(ids.adopt);
+    expect((await web.get(`/api/claude-sessions/${ids.adopt}`)).status).toBe(404);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

@@ -7,7 +7,7 @@
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
  *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, search, sync, tui, install
- *   npm run bench -- --only=tui 1000 10000 --tui-rounds=3 --tui-turns=5   claude's own UI in tmux, under nudge ÷ plain (real claude)
+ *   npm run bench -- --only=tui 1000 10000 --tui-rounds=3 --tui-turns=5 --tui-pause=2000   claude's own UI in tmux, under nudge ÷ plain (real claude)
  *   npm run bench -- --only=big --big-mb=50   a session with one Write of 50 MB (the default), read by nudge web and the CLI
  *   npm run bench -- --only=install        a user's install from the packed package (fetches from the npm registry; not in the default run)
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
@@ -181,6 +181,7 @@ try {
         sizes.length ? fileCounts : [1_000, 10_000],
         Number(option("tui-rounds") ?? 3),
         Number(option("tui-turns") ?? 5),
+        Number(option("tui-pause") ?? 2000),
       )
     : [];
   const lines = report(results);

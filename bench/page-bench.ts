@@ -163,6 +163,7 @@ export function syntheticSession(turns: number): { session: SessionView; turns: 
     edits: null,
     check: null,
     compaction: null,
+    sharedWith: [],
     loop: null,
   }));
   const view = (s: TurnSummaryView): TurnView => ({

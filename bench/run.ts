@@ -6,7 +6,8 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, claude, claude-web, search, sync, install
+ *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, claude, claude-web, search, sync, tui, install
+ *   npm run bench -- --only=tui 1000 10000 --tui-rounds=3 --tui-turns=5 --tui-pause=2000   claude's own UI in tmux, under nudge ÷ plain (real claude)
  *   npm run bench -- --only=big --big-mb=50   a session with one Write of 50 MB (the default), read by nudge web and the CLI
  *   npm run bench -- --only=install        a user's install from the packed package (fetches from the npm registry; not in the default run)
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
@@ -39,6 +40,7 @@ import { searchBench } from "./search-bench.js";
 import { typedPrompt, type TypedResult } from "./typed-prompt.js";
 import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.js";
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
+import { tuiTurnsBench, tuiTurnsReport } from "./tui-turns-bench.js";
 import { progress } from "./stats.js";
 
 const SECTIONS = [
@@ -62,6 +64,7 @@ const SECTIONS = [
   "claude-web",
   "search",
   "sync",
+  "tui",
   "install",
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -175,6 +178,15 @@ try {
     );
   if (wanted("install")) results.install = await installBench();
   const sync: SyncBenchResult | null = wanted("sync") ? await syncBench() : null;
+  // Real claude in a terminal per turn: seconds each, so fewer rounds than elsewhere; 100k files only when asked for.
+  const tui = wanted("tui")
+    ? await tuiTurnsBench(
+        sizes.length ? fileCounts : [1_000, 10_000],
+        Number(option("tui-rounds") ?? 3),
+        Number(option("tui-turns") ?? 5),
+        Number(option("tui-pause") ?? 2000),
+      )
+    : [];
   const lines = report(results);
   process.stdout.write(lines.join("\n") + "\n");
   if (args.includes("--write")) writeTable(lines, new URL("./results/README.md", import.meta.url).pathname);
@@ -189,6 +201,7 @@ try {
           .join(", ")} after)`,
       ].join("\n") + "\n",
     );
+  if (tui.length) process.stdout.write(tuiTurnsReport(tui).join("\n") + "\n");
 } finally {
   if (!keep) rmSync(scratchRoot, { recursive: true, force: true });
   else progress(`kept ${scratchRoot}`);

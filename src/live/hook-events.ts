@@ -15,6 +15,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic, ensureDir } from "../store/atomic-write.js";
+import { claimForClaude } from "../store/work-tree-recordings.js";
 import { releaseForClaude, takeHookLock } from "../store/hook-locks.js";
 import type { Manifest } from "../store/manifest-schema.js";
 import { bundleDir, bundleFiles, readManifest, type Store } from "../store/store.js";
@@ -219,5 +220,6 @@ async function hookRecorderContext(c: Omit<HookContext, "hook">, manifest: Manif
     indexFile,
     untrackedCache: await untrackedCacheVerdict(path.join(c.store.dir, "index"), root),
     keptIndexState: keptIndexState(indexFile),
+    sharedWith: (await claimForClaude(c.store, root, manifest.id, c.claudePid)).during,
   };
 }

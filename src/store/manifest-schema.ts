@@ -223,7 +223,7 @@ function buildJournalSchemas() {
     ),
     sharedWith: described(
       z.optional(z.array(sessionId)),
-      "shared work tree: other sessions recorded in the same work tree while this turn ran (claude run --force); the turn's changes may include theirs",
+      "shared work tree: other sessions that had a turn running in the same work tree while this turn ran (claude run --force, two claudes recorded through installed hooks); the turn's changes may include theirs",
     ),
     repaired: described(
       z.optional(z.object({ at: isoTime, unknown: z.array(z.enum(REPAIR_UNKNOWABLE)) })),

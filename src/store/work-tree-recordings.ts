@@ -3,7 +3,12 @@
  * `<store>/locks/worktree-<hash>.recordings/`. The work-tree lock lets one recording at a time
  * in, but `claude run --force` records alongside another: then what either one's turn captures
  * may be the other's doing, and nothing in the files says whose. So each recording asks, as a
- * turn ends, which others were live during it, and the turn says so (turn-save.ts).
+ * turn ends, which others were live during it, and the turn says so (turn-save.ts). A plain claude
+ * recorded through installed hooks has no nudge process of its own: its entry names claude's.
+ *
+ * Live is not enough: two claudes open side by side for hours, used one at a time, change nothing
+ * under each other. A turn is marked only when the other session had a turn running during it
+ * (from its journal; one whose journal cannot be read counts as running).
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -13,7 +18,7 @@ import * as z from "../base/zod.js";
 import { ensureDir, writeFileAtomic } from "./atomic-write.js";
 import { isRunning, processStart } from "./locks.js";
 import { workTreeLockFile } from "./work-tree-lock.js";
-import type { Store } from "./store.js";
+import { bundleDir, readManifest, type Store } from "./store.js";
 
 const EntrySchema = z.object({
   host: z.string(),
@@ -41,18 +46,23 @@ export interface RecordingRegistration {
   end(): Promise<void>;
 }
 
+const recordingsFolder = (store: Store, root: string) =>
+  workTreeLockFile(store, root).replace(/\.lock$/, ".recordings");
+
+const newEntry = (pid: number, sessionId: string): Entry => ({
+  host: os.hostname(),
+  pid,
+  started: processStart(pid),
+  sessions: [sessionId],
+  startedAt: new Date().toISOString(),
+  endedAt: null,
+});
+
 export async function registerRecording(store: Store, root: string, sessionId: string): Promise<RecordingRegistration> {
-  const folder = workTreeLockFile(store, root).replace(/\.lock$/, ".recordings");
+  const folder = recordingsFolder(store, root);
   await ensureDir(folder);
   const file = path.join(folder, `${process.pid}-${randomBytes(4).toString("hex")}.json`);
-  let mine: Entry = {
-    host: os.hostname(),
-    pid: process.pid,
-    started: processStart(process.pid),
-    sessions: [sessionId],
-    startedAt: new Date().toISOString(),
-    endedAt: null,
-  };
+  let mine = newEntry(process.pid, sessionId);
   const write = () => writeFileAtomic(file, JSON.stringify(mine) + "\n");
   await forgetOld(folder, mine.startedAt);
   await write();
@@ -67,22 +77,79 @@ export async function registerRecording(store: Store, root: string, sessionId: s
       (await others())
         .filter((e) => e.entry.endedAt === null)
         .map((e) => ({ session: e.entry.sessions.at(-1)!, pid: e.entry.pid })),
-    during: async (from, to) => {
-      // An earlier recording of these same sessions (a nudge killed mid-turn, its turn recovered
-      // now) is not another's work in the tree (QA: a recovered turn was marked as shared with itself).
-      const overlapping = (await others()).filter(
-        ({ entry }) =>
-          entry.startedAt <= to &&
-          (entry.endedAt ?? to) >= from &&
-          !entry.sessions.some((id) => mine.sessions.includes(id)),
-      );
-      return [...new Set(overlapping.map((e) => e.entry.sessions.at(-1)!))];
-    },
+    during: async (from, to) => sharedDuring(store, await others(), mine.sessions, from, to),
     end: async () => {
       mine = { ...mine, endedAt: new Date().toISOString() };
       await write().catch(() => undefined);
     },
   };
+}
+
+/**
+ * The session of a plain claude (process `claudePid`) recorded through installed hooks, one short
+ * process per hook: its entry, made by the first hook that opens the session, names claude, so
+ * it ends when claude does. Each hook's process may ask `during` for a turn it saves.
+ */
+export async function claimForClaude(
+  store: Store,
+  root: string,
+  sessionId: string,
+  claudePid: number,
+): Promise<Pick<RecordingRegistration, "during">> {
+  const folder = recordingsFolder(store, root);
+  const file = path.join(folder, `claude-${claudePid}-${sessionId}.json`);
+  const entry = EntrySchema.safeParse(await fs.readFile(file, "utf8").then(JSON.parse, () => null));
+  if (!entry.success || entry.data.endedAt !== null) {
+    await ensureDir(folder);
+    const mine = newEntry(claudePid, sessionId);
+    await forgetOld(folder, mine.startedAt);
+    await writeFileAtomic(file, JSON.stringify(mine) + "\n");
+  }
+  return {
+    during: async (from, to) =>
+      sharedDuring(
+        store,
+        (await readEntries(folder)).filter((e) => e.file !== file),
+        [sessionId],
+        from,
+        to,
+      ),
+  };
+}
+
+/** The other sessions that recorded a turn in this work tree between `from` and `to`. */
+async function sharedDuring(
+  store: Store,
+  others: Array<{ entry: Entry }>,
+  mine: string[],
+  from: string,
+  to: string,
+): Promise<string[]> {
+  // An earlier recording of these same sessions (a nudge killed mid-turn, its turn recovered
+  // now) is not another's work in the tree.
+  const live = others.filter(
+    ({ entry }) =>
+      entry.startedAt <= to && (entry.endedAt ?? to) >= from && !entry.sessions.some((id) => mine.includes(id)),
+  );
+  const sessions = [...new Set(live.map((e) => e.entry.sessions.at(-1)!))];
+  const busy = await Promise.all(sessions.map((id) => turnRanDuring(store, id, from, to)));
+  return sessions.filter((_, i) => busy[i]);
+}
+
+/** Did session `id` have a turn running at some moment between `from` and `to`? */
+async function turnRanDuring(store: Store, id: string, from: string, to: string): Promise<boolean> {
+  let manifest;
+  try {
+    manifest = await readManifest(bundleDir(store, id));
+  } catch {
+    return true;
+  }
+  // A turn begun and not saved is running still, unless its end was noted.
+  const spans = [
+    ...manifest.turns.filter((t) => t.n > 0).map((t) => [t.startedAt, t.endedAt] as const),
+    ...manifest.unsaved.map((u) => [u.startedAt, u.ended?.endedAt ?? to] as const),
+  ];
+  return spans.some(([start, end]) => start <= to && end >= from);
 }
 
 /**

@@ -95,6 +95,7 @@ function summaryOf(
     check: null,
     compaction: null,
     loop: null,
+    sharedWith: [],
   };
 }
 

@@ -33,6 +33,7 @@ export function turnSummary(turn: Turn): TurnSummaryView {
       : null,
     check: turn.check ?? null,
     compaction: turn.compaction ?? null,
+    sharedWith: turn.sharedWith ?? [],
     loop: turn.loop
       ? {
           role: turn.loop.role,
@@ -63,6 +64,7 @@ export function pendingSummary(p: PendingTurn, recording: boolean): TurnSummaryV
     edits: null,
     check: null,
     compaction: null,
+    sharedWith: [],
     loop: null,
   };
 }

@@ -94,6 +94,8 @@ export interface TurnSummaryView {
   edits: { files: number; added: number; removed: number } | null;
   check: { command: string; exitCode: number | null; tail: string; durationMs: number } | null;
   compaction: { preTokens: number | null; postTokens: number | null } | null;
+  /** Other sessions that had a turn running in the same work tree during this one: its changes may include theirs. */
+  sharedWith: string[];
   /** A `claude loop` turn: which iteration (or its verifier), the model, the promise, the verdict. */
   loop: {
     role: "iteration" | "verifier";

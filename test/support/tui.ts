@@ -3,39 +3,17 @@
  * keys typed, the screen read. Each terminal runs on a tmux server of its own, killed at the test's end.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { onTestFinished } from "vitest";
-import { claudeEnv, CLAUDE_BIN } from "./claude-env.js";
 import { tempDir } from "./gitdir.js";
 import { NUDGE_CLI } from "./run-nudge.js";
+import { tuiEnv } from "./tui-config.js";
 import { shellQuote } from "../../src/base/shell-quote.js";
 
+export { tuiEnv };
+
 let servers = 0;
-
-/** claude's config for its UI offline: onboarding done, the test key approved, the project trusted. */
-function tuiConfig(configDir: string, env: Record<string, string>, projects: string[]): void {
-  const trusted = Object.fromEntries(
-    projects.map((p) => [p, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }]),
-  );
-  const approved = [env.ANTHROPIC_API_KEY!.slice(-20)];
-  mkdirSync(configDir, { recursive: true });
-  writeFileSync(
-    path.join(configDir, ".claude.json"),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      theme: "dark",
-      customApiKeyResponses: { approved, rejected: [] },
-      projects: trusted,
-    }),
-  );
-}
-
-export function tuiEnv(api: { url: string }, configDir: string, repo: string): Record<string, string> {
-  const env = { ...claudeEnv(api, configDir), NUDGE_CLAUDE_BIN: CLAUDE_BIN, NO_COLOR: "1" };
-  tuiConfig(configDir, env, [repo]);
-  return env;
-}
 
 export class Terminal {
   private constructor(private readonly socket: string) {}

@@ -103,6 +103,12 @@ export function TurnSection({
           "loading…"
         )}
       </p>
+      {s?.sharedWith.length ? (
+        <p class="shared-tree">
+          shared work tree: {s.sharedWith.join(", ")} also had a turn running here during this one, so these changes may
+          include theirs (a rewind keeps those files unless asked to include them)
+        </p>
+      ) : null}
       {s?.check ? (
         <p class={`check ${s.check.exitCode === 0 ? "passed" : "failed"}`}>
           {s.check.exitCode === 0 ? "✓" : "✗"} check <code>{s.check.command}</code>: exit {s.check.exitCode ?? "?"} ·{" "}

@@ -181,10 +181,12 @@ async function withRecorder(
   created?: Manifest,
   ends = false,
 ): Promise<void> {
-  const manifest = created ?? (await readManifest(dir));
-  const lock = await takeHookLock(dir, bundleFiles(dir).lock, manifest.id, c.claudePid);
+  const lock = await takeHookLock(dir, bundleFiles(dir).lock, path.basename(dir), c.claudePid);
   let recorder: SessionRecorder;
+  let manifest: Manifest;
   try {
+    // Read under the lock: the hook before this one (a turn's end) may have saved a turn while this one waited.
+    manifest = created ?? (await readManifest(dir));
     const cwd = manifest.repo.cwd;
     const catchUp = (m: typeof manifest) => openPartLines(dir, c.claudeConfigDir, cwd, m);
     recorder = await SessionRecorder.start(

@@ -6,6 +6,12 @@ export function formatCost(usd: number | null | undefined): string {
   return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
 
+/** "25k tokens" (input, cache included, plus output): what a turn without a cost shows instead. */
+export function formatTokens(t: { input: number; output: number; cacheRead: number; cacheWrite: number }): string {
+  const n = t.input + t.output + t.cacheRead + t.cacheWrite;
+  return `${n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n} tokens`;
+}
+
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";
   if (ms < 1000) return `${Math.round(ms)}ms`;

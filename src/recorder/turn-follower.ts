@@ -4,7 +4,7 @@
  * known kinds count: a line after claude's last result (a wrapper's output, garbage) can neither
  * end a turn nor change which claude session is resumed.
  */
-import type { Turn, TurnResult } from "../store/manifest-schema.js";
+import type { Turn, TurnResult, TurnTokens } from "../store/manifest-schema.js";
 import type { ResultEvent, StreamEvent } from "../claude/stream-events.js";
 
 export class TurnFollower {
@@ -15,6 +15,8 @@ export class TurnFollower {
   private interrupted = false;
   /** Claude's own UI writes no result line: its Stop hook says the turn ended (see endTurnByHook). */
   private endedByHook = false;
+  /** Each API message's usage, once (claude's transcript repeats it on every line of one message). */
+  private readonly usage = new Map<string, Record<string, unknown>>();
 
   interruptRequested(): void {
     this.interrupted = true;
@@ -32,6 +34,10 @@ export class TurnFollower {
       if (typeof id === "string") this.claudeSessionId = id;
     }
     if (event.type === "assistant" && event.uuid && !event.parent_tool_use_id) this.lastAssistantUuid = event.uuid;
+    if (event.type === "assistant" && typeof event.message.id === "string") {
+      const usage = (event.message as { usage?: unknown }).usage;
+      if (typeof usage === "object" && usage !== null) this.usage.set(event.message.id, usage as Record<string, unknown>);
+    }
     if (event.type === "system" && event.subtype === "compact_boundary") {
       const meta = (event as { compact_metadata?: { pre_tokens?: unknown; post_tokens?: unknown } }).compact_metadata;
       this.compaction = { preTokens: numberOrNull(meta?.pre_tokens), postTokens: numberOrNull(meta?.post_tokens) };
@@ -41,6 +47,19 @@ export class TurnFollower {
       return true;
     }
     return false;
+  }
+
+  /** The tokens the turn's API messages used (what a turn with no result line keeps instead of a cost), or null. */
+  get tokens(): TurnTokens | null {
+    if (this.usage.size === 0) return null;
+    const sum = (key: string) =>
+      [...this.usage.values()].reduce((n, u) => n + (typeof u[key] === "number" ? (u[key] as number) : 0), 0);
+    return {
+      input: sum("input_tokens"),
+      output: sum("output_tokens"),
+      cacheRead: sum("cache_read_input_tokens"),
+      cacheWrite: sum("cache_creation_input_tokens"),
+    };
   }
 
   get status(): Turn["status"] {

@@ -24,7 +24,7 @@ const ids = (repo: string) =>
   existsSync(sessions(repo)) ? readdirSync(sessions(repo)).filter((d) => !d.startsWith(".")) : [];
 
 describe("claude -p under installed hooks", () => {
-  it("records its turn complete, with its change and its conversation", async () => {
+  it("records its turn complete, with its change, its conversation, claude's version and model, and its tokens instead of a cost", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     expect((await runNudge(["hooks", "install", "--claude"], { cwd: repo })).exitCode).toBe(0);
     api = await startScriptedApi([
@@ -52,5 +52,16 @@ describe("claude -p under installed hooks", () => {
     expect(readFileSync(path.join(dir, manifest.turns[1]!.patch.file), "utf8")).toContain("+from claude");
     const replay = await runNudge(["session", "replay", id], { cwd: repo });
     expect(replay.stdout).toContain("wrote a.txt");
+
+    // claude's transcript names its version and model, and holds tokens but no per-turn cost: no made-up $0.
+    const show = await runNudge(["session", "show", id], { cwd: repo });
+    expect(show.stdout).toMatch(/^claude 2\.\d+\.\d+ · claude-[a-z0-9.-]+$/m);
+    expect(show.stdout).toMatch(/^1 .* – \(\d+(\.\d)?k? tokens\)/m);
+    expect(show.stdout).toMatch(/^total – \(\d+(\.\d)?k? tokens; claude's own UI reports no cost\)/m);
+    const list = await runNudge(["session", "list"], { cwd: repo });
+    expect(list.stdout).toContain(id);
+    expect(list.stdout + show.stdout).not.toContain("$0.0000");
+    expect(manifest.claude.version).toMatch(/^2\./);
+    expect(manifest.turns[1]!.tokens!.input).toBeGreaterThan(0);
   }, 60_000);
 });

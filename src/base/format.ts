@@ -25,6 +25,7 @@ export function formatDuration(ms: number | null | undefined): string {
 export interface Compaction {
   preTokens: number | null;
   postTokens: number | null;
+  trigger?: "manual" | "auto" | null | undefined;
 }
 
 /** A /compact's effect on claude's context, as claude reported it: "51234 → 8012 tokens". */
@@ -65,9 +66,9 @@ export function formatStat(s: { filesChanged: number; insertions: number; deleti
   return `${s.filesChanged} file${s.filesChanged === 1 ? "" : "s"} +${s.insertions} -${s.deletions}`;
 }
 
-/** A /compact turn: claude's context before and after, as claude reported it. */
+/** A /compact turn: claude's context before and after, as claude reported it (and, when claude said, what started it). */
 export function describeCompaction(c: Compaction): string {
-  return `compacted ${tokenChange(c)}`;
+  return c.trigger ? `compacted here (${c.trigger}, ${tokenChange(c)})` : `compacted ${tokenChange(c)}`;
 }
 
 /**

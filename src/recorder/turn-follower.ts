@@ -11,7 +11,7 @@ export class TurnFollower {
   result: ResultEvent | null = null;
   claudeSessionId: string | null = null;
   lastAssistantUuid: string | null = null;
-  compaction: { preTokens: number | null; postTokens: number | null } | null = null;
+  compaction: { preTokens: number | null; postTokens: number | null; trigger?: "manual" | "auto" | null } | null = null;
   private interrupted = false;
   /** Claude's own UI writes no result line: its Stop hook says the turn ended (see endTurnByHook). */
   private endedByHook = false;
@@ -39,8 +39,15 @@ export class TurnFollower {
       if (typeof usage === "object" && usage !== null) this.usage.set(event.message.id, usage as Record<string, unknown>);
     }
     if (event.type === "system" && event.subtype === "compact_boundary") {
-      const meta = (event as { compact_metadata?: { pre_tokens?: unknown; post_tokens?: unknown } }).compact_metadata;
-      this.compaction = { preTokens: numberOrNull(meta?.pre_tokens), postTokens: numberOrNull(meta?.post_tokens) };
+      // stream-json names its fields in snake_case; claude's transcript (its own UI) in camelCase.
+      const e = event as { compact_metadata?: Record<string, unknown>; compactMetadata?: Record<string, unknown> };
+      const meta = e.compact_metadata ?? e.compactMetadata;
+      const trigger = meta?.trigger === "manual" || meta?.trigger === "auto" ? meta.trigger : null;
+      this.compaction = {
+        preTokens: numberOrNull(meta?.pre_tokens ?? meta?.preTokens),
+        postTokens: numberOrNull(meta?.post_tokens ?? meta?.postTokens),
+        ...(trigger ? { trigger } : {}),
+      };
     }
     if (event.type === "result" && !this.result) {
       this.result = event;

@@ -195,8 +195,16 @@ function buildJournalSchemas() {
       "a turn with no result line (claude's own UI): the tokens its API messages used, from claude's transcript; claude writes no per-turn cost there",
     ),
     compaction: described(
-      z.optional(z.nullable(z.object({ preTokens: z.nullable(z.number()), postTokens: z.nullable(z.number()) }))),
-      "a /compact turn: claude's context before and after",
+      z.optional(
+        z.nullable(
+          z.object({
+            preTokens: z.nullable(z.number()),
+            postTokens: z.nullable(z.number()),
+            trigger: z.optional(z.nullable(z.enum(["manual", "auto"]))),
+          }),
+        ),
+      ),
+      "claude compacted its context during the turn (a /compact turn, or claude's own UI's /compact or auto-compaction before or within it): its context before and after, and what started it",
     ),
     check: described(
       z.optional(

@@ -7,6 +7,12 @@ export function formatCost(usd: number | null | undefined): string {
   return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
 
+/** "25k tokens" (input, cache included, plus output): what a turn without a cost shows instead. */
+export function formatTokens(t: { input: number; output: number; cacheRead: number; cacheWrite: number }): string {
+  const n = t.input + t.output + t.cacheRead + t.cacheWrite;
+  return `${n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n} tokens`;
+}
+
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";
   if (ms < 1000) return `${Math.round(ms)}ms`;
@@ -20,6 +26,7 @@ export function formatDuration(ms: number | null | undefined): string {
 export interface Compaction {
   preTokens: number | null;
   postTokens: number | null;
+  trigger?: "manual" | "auto" | null | undefined;
 }
 
 /** A /compact's effect on claude's context, as claude reported it: "51234 → 8012 tokens". */
@@ -63,9 +70,9 @@ export function formatStat(s: { filesChanged: number; insertions: number; deleti
   return `${s.filesChanged} file${s.filesChanged === 1 ? "" : "s"} +${s.insertions} -${s.deletions}`;
 }
 
-/** A /compact turn: claude's context before and after, as claude reported it. */
+/** A /compact turn: claude's context before and after, as claude reported it (and, when claude said, what started it). */
 export function describeCompaction(c: Compaction): string {
-  return `compacted ${tokenChange(c)}`;
+  return c.trigger ? `compacted here (${c.trigger}, ${tokenChange(c)})` : `compacted ${tokenChange(c)}`;
 }
 
 /**

@@ -87,29 +87,27 @@ async function hook(): Promise<object | null> {
   }
   // Before every tool of claude's: only what the gate and the rules need is loaded.
   if (hook.hook_event_name === "PreToolUse") return (await import("../live/hook-gate.js")).preToolUse(store, hook);
-  const { onClaudeHook } = await import("../live/hook-events.js");
   const claudePid = /^\d{1,9}$/.test(process.env.CLAUDE_PID ?? "") ? Number(process.env.CLAUDE_PID) : process.ppid;
-  const script = process.argv[1]!;
+  const finish = (sessionId: string, end: boolean) => {
+    const args = [process.argv[1]!, "hooks", "claude-event", "--finish", sessionId, "--claude-pid", String(claudePid)];
+    if (end) args.push("--end");
+    spawn(process.execPath, args, { cwd: hook.cwd, detached: true, stdio: "ignore", env: process.env }).unref();
+  };
   try {
+    // A prompt, a turn's end, claude's end: noted, and done by a detached process (the recorder is not loaded here).
+    const noted = await (await import("../live/hook-notes.js")).noteHook(store, hook);
+    if (noted === "nothing") return null;
+    if (noted !== "whole") {
+      finish(noted.finish, noted.end);
+      return null;
+    }
+    const { onClaudeHook } = await import("../live/hook-events.js");
     return await onClaudeHook({
       store,
       hook,
       claudePid,
       claudeConfigDir: claudeConfigDir(),
       note: (line) => writeErr(`nudge: ${line}\n`),
-      finish: (sessionId, end) => {
-        const args = [
-          script,
-          "hooks",
-          "claude-event",
-          "--finish",
-          sessionId,
-          "--claude-pid",
-          String(claudePid),
-          ...(end ? ["--end"] : []),
-        ];
-        spawn(process.execPath, args, { cwd: hook.cwd, detached: true, stdio: "ignore", env: process.env }).unref();
-      },
     });
   } catch (error) {
     // Said where the person sees it; claude goes on.

@@ -2,7 +2,15 @@ import { Command } from "commander";
 import * as z from "../base/zod.js";
 import { resolveSession } from "../store/store.js";
 import { REMOTE_FLAG, REMOTE_HELP, RemoteOption, sessionSource } from "./session-source.js";
-import { describeCompaction, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../base/format.js";
+import {
+  describeCompaction,
+  formatCost,
+  formatDuration,
+  formatStat,
+  formatTokens,
+  oneLine,
+  turnOutcome,
+} from "../base/format.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 import { inertValue, visible } from "../base/inert-text.js";
@@ -43,6 +51,8 @@ export const sessionShowCommand = new Command("show")
         `published session ${source.published} on ${visible(source.remote!)}, read where it is (not pulled: nudge session pull ${source.published})`,
       );
     out(`session ${m.id} · ${s.state} · branch ${m.repo.branch ?? "(detached)"} · started ${m.createdAt}`);
+    if (m.claude.version || m.claude.model)
+      out(`claude ${m.claude.version ?? "(version unknown)"} · ${m.claude.model ?? "(model unknown)"}`);
     if (m.parent) out(`fork of ${m.parent.id} at turn ${m.parent.turn}`);
     if (m.origin)
       out(
@@ -81,7 +91,7 @@ export const sessionShowCommand = new Command("show")
         t.n === 0 ? "(starting state)" : oneLine(t.prompt ?? "", 50),
         changes(t.patch) +
           (t.sharedWith?.length ? ` (shared work tree: may include ${t.sharedWith.join(", ")}'s)` : ""),
-        formatCost(t.result?.costUsd),
+        t.result === null && t.tokens ? `– (${formatTokens(t.tokens)})` : formatCost(t.result?.costUsd),
         formatDuration(t.result?.durationMs),
         (t.n === 0
           ? ""
@@ -103,8 +113,20 @@ export const sessionShowCommand = new Command("show")
       for (const i of images) out(`${i.turn === null ? "unsaved turn" : `turn ${i.turn}`}: ${visible(i.label)}`);
     }
     out("");
+    const tokens = m.turns.flatMap((t) => (t.result === null && t.tokens ? [t.tokens] : []));
+    // claude's own UI writes no cost: its turns' tokens are said instead, and that the cost is not known.
+    const unpriced = tokens.length
+      ? ` (${tokens.length === s.turns ? "" : `+ ${tokens.length} turn${tokens.length === 1 ? "" : "s"} of `}${formatTokens(
+          tokens.reduce((a, t) => ({
+            input: a.input + t.input,
+            output: a.output + t.output,
+            cacheRead: a.cacheRead + t.cacheRead,
+            cacheWrite: a.cacheWrite + t.cacheWrite,
+          })),
+        )}; claude's own UI reports no cost)`
+      : "";
     out(
-      `total ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)} · ${s.turns} turn${s.turns === 1 ? "" : "s"}`,
+      `total ${formatCost(s.costUsd)}${unpriced} · ${formatDuration(s.durationMs)} · ${s.turns} turn${s.turns === 1 ? "" : "s"}`,
     );
   });
 

@@ -5,13 +5,14 @@
  * of claude's session id (turn 0), UserPromptSubmit begins a turn (the user's edits captured
  * apart), PreToolUse is the edits gate and the project's rules, Stop / StopFailure end a turn and
  * SessionEnd closes the session. What lasts between hooks is in the session folder: the journal,
- * the open turn's part of claude's transcript (claude-ui.json), a turn's end still to do
- * (claude-ui-stop.json), under the locks of hook-locks.ts.
+ * the open turn's part of claude's transcript (claude-ui.json), a prompt and a turn's end still to
+ * do (hook-notes.ts), under the locks of hook-locks.ts.
  *
- * A turn's end cannot be done inside its Stop hook: claude writes the turn's last lines after the
- * hook returns. The hook notes it and starts a detached `--finish` process that waits for them;
- * whichever hook of the session takes the lock first does that end.
- */
+ * The hooks claude waits on stay short: a prompt, a turn's end and claude's end are noted by the
+ * hook (hook-notes.ts), which starts a detached `--finish` process to do them (a turn's end cannot
+ * be done inside its Stop hook anyway: claude writes the turn's last lines after the hook
+ * returns); whichever process of the session takes the lock first does what is noted, in order.
+ * claude's next tool waits for a prompt's capture in PreToolUse. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic, ensureDir } from "../store/atomic-write.js";
@@ -23,7 +24,8 @@ import { SessionRecorder, type RecorderContext } from "../recorder/session-recor
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
 import * as z from "../base/zod.js";
-import { mappedSession, mappingFile, preToolUse, STOP_FILE } from "./hook-gate.js";
+import { preToolUse } from "./hook-gate.js";
+import { mappedSession, mappingFile, pending, PROMPT_FILE, STOP_FILE } from "./hook-notes.js";
 import { createSession, privateIndexFile } from "./open-session.js";
 import { discardSession } from "./run-session.js";
 import { openPartLines, TranscriptTail } from "./transcript-tail.js";
@@ -35,13 +37,17 @@ const PendingStop = z.object({
   claudeSessionId: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,200}$/)),
 });
 
+const PendingPrompt = z.object({
+  claudeSessionId: PendingStop.shape.claudeSessionId,
+  prompt: z.string(),
+  transcriptFrom: z.nullable(z.number().check(z.int(), z.nonnegative())),
+});
+
 export interface HookContext {
   store: Store;
   hook: HookInput & { cwd: string };
   claudePid: number;
   claudeConfigDir: string;
-  /** Start the detached process that ends a turn (or, with `end`, the session) after this hook returns. */
-  finish(sessionId: string, end: boolean): void;
   note(line: string): void;
 }
 
@@ -52,55 +58,66 @@ export async function onClaudeHook(c: HookContext): Promise<object | null> {
       await sessionOf(c, true);
       return null;
     case "UserPromptSubmit": {
+      // The way without a detached process (hook-notes.ts notes a prompt when it can): the session
+      // is new, or a prompt or a turn's end is still pending, which go first.
       const dir = (await sessionOf(c, true))!;
       await withRecorder(c, dir, async (recorder, turns) => {
-        await endNotedTurn(dir, recorder, turns);
-        if (!recorder.turnInProgress) await turns.recordMissed();
-        await turns.event("UserPromptSubmit", c.hook);
-        // The user's edits are durable before claude's first tool (and before this process ends).
-        await recorder.capturesSettled();
+        await doNoted(dir, recorder, turns);
+        await beginTurn(recorder, turns, c.hook);
       });
       return null;
     }
     case "PreToolUse":
       return preToolUse(c.store, c.hook);
-    case "Stop":
-    case "StopFailure": {
-      const dir = await sessionOf(c, false);
-      if (!dir) return null;
-      await writeFileAtomic(
-        path.join(dir, STOP_FILE),
-        JSON.stringify({ event: c.hook.hook_event_name, claudeSessionId: c.hook.session_id }),
-      );
-      c.finish(path.basename(dir), false);
-      return null;
-    }
-    case "SessionEnd": {
-      const dir = await sessionOf(c, false);
-      if (dir) c.finish(path.basename(dir), true);
-      return null;
-    }
     default:
       return null;
   }
 }
 
+async function beginTurn(
+  recorder: SessionRecorder,
+  turns: TuiTurns,
+  hook: HookInput,
+  transcriptFrom?: number,
+): Promise<void> {
+  if (!recorder.turnInProgress) await turns.recordMissed(transcriptFrom);
+  await turns.event("UserPromptSubmit", hook);
+  // The user's edits are durable before claude's first tool (which waits for this process's lock or its note).
+  await recorder.capturesSettled();
+}
+
+/** What hooks noted and nobody did yet, in the order they came (hook-notes.ts): a prompt's turn begun, a turn ended. */
+async function doNoted(dir: string, recorder: SessionRecorder, turns: TuiTurns): Promise<void> {
+  const prompt = await readNote(dir, PROMPT_FILE, PendingPrompt);
+  if (prompt) {
+    try {
+      if (prompt.transcriptFrom !== null) turns.transcriptFrom(prompt.claudeSessionId, prompt.transcriptFrom);
+      const hook = { hook_event_name: "UserPromptSubmit", session_id: prompt.claudeSessionId, prompt: prompt.prompt };
+      await beginTurn(recorder, turns, hook, prompt.transcriptFrom ?? undefined);
+    } finally {
+      await fs.rm(path.join(dir, PROMPT_FILE), { force: true });
+    }
+  }
+  await endNotedTurn(dir, recorder, turns);
+}
+
 /** The detached end of a turn (`end`: of claude, then the session is closed, and dropped if no prompt was recorded). */
 export async function finishTurn(
-  c: Omit<HookContext, "hook" | "finish">,
+  c: Omit<HookContext, "hook">,
   sessionId: string,
   end: boolean,
 ): Promise<void> {
   const dir = bundleDir(c.store, sessionId);
-  if (!end && !(await readPendingStop(dir))) return; // a hook of the session did it first
+  // A hook of the session did it first.
+  if (!end && !(await pending(dir, STOP_FILE)) && !(await pending(dir, PROMPT_FILE))) return;
   const lockFile = bundleFiles(dir).lock;
   let discard = false;
   let allSaved = false;
   await withRecorder(
-    { ...c, finish: () => undefined },
+    c,
     dir,
     async (recorder, turns) => {
-      await endNotedTurn(dir, recorder, turns);
+      await doNoted(dir, recorder, turns);
       if (!end) return;
       // Its Stop may not have come (claude exited at once): the turn's end line, if claude wrote it, says it finished.
       await turns.claudeExited(1000);
@@ -126,7 +143,7 @@ const keptIndexState = (indexFile: string) => `${indexFile}.kept.json`;
 
 /** A turn's end a Stop hook noted and nobody did yet: done now, before anything else of the session. */
 async function endNotedTurn(dir: string, recorder: SessionRecorder, turns: TuiTurns): Promise<void> {
-  const stop = await readPendingStop(dir);
+  const stop = await readNote(dir, STOP_FILE, PendingStop);
   if (!stop) return;
   try {
     await turns.event(stop.event, { hook_event_name: stop.event, session_id: stop.claudeSessionId });
@@ -137,9 +154,9 @@ async function endNotedTurn(dir: string, recorder: SessionRecorder, turns: TuiTu
   }
 }
 
-async function readPendingStop(dir: string): Promise<z.infer<typeof PendingStop> | null> {
+async function readNote<T extends z.ZodMiniType>(dir: string, file: string, schema: T): Promise<z.infer<T> | null> {
   try {
-    return PendingStop.parse(JSON.parse(await fs.readFile(path.join(dir, STOP_FILE), "utf8")));
+    return schema.parse(JSON.parse(await fs.readFile(path.join(dir, file), "utf8")));
   } catch {
     return null;
   }
@@ -182,10 +199,12 @@ async function withRecorder(
   created?: Manifest,
   ends = false,
 ): Promise<void> {
-  const manifest = created ?? (await readManifest(dir));
-  const lock = await takeHookLock(dir, bundleFiles(dir).lock, manifest.id, c.claudePid);
+  const lock = await takeHookLock(dir, bundleFiles(dir).lock, path.basename(dir), c.claudePid);
   let recorder: SessionRecorder;
+  let manifest: Manifest;
   try {
+    // Read under the lock: the hook before this one (a turn's end) may have saved a turn while this one waited.
+    manifest = created ?? (await readManifest(dir));
     const cwd = manifest.repo.cwd;
     const catchUp = (m: typeof manifest) => openPartLines(dir, c.claudeConfigDir, cwd, m);
     recorder = await SessionRecorder.start(

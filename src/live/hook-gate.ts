@@ -7,7 +7,8 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { hookRunning } from "../store/hook-locks.js";
-import { bundleDir, type Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
+import { mappedSession, PROMPT_FILE, STOP_FILE } from "./hook-notes.js";
 import type { HookCallbackRequest } from "../claude/control-protocol.js";
 import { answerHook } from "../rules/hook-answers.js";
 import { loadRules } from "../rules/load-rules.js";
@@ -15,13 +16,10 @@ import { loadRules } from "../rules/load-rules.js";
 /** Set by `claude run --tui` for the claude it runs: that claude is recorded there, never twice. */
 export const TUI_RECORDING_ENV = "NUDGE_TUI_SESSION";
 
-/** A turn's end a Stop hook noted, for the first hook of the session that takes the lock. */
-export const STOP_FILE = "claude-ui-stop.json";
-
 /** A PreToolUse waits this long at most for a hook still capturing the files (claude gives it 60 s). */
 const GATE_WAIT_MS = 50_000;
-/** A turn's end noted longer ago than this was dropped by its finisher (killed): it no longer holds claude's tools. */
-const STOP_STALE_MS = 15_000;
+/** A prompt or turn's end noted longer ago than this was dropped by its finisher (killed): it no longer holds claude's tools. */
+const STALE_MS = 15_000;
 
 export async function preToolUse(
   store: Store,
@@ -39,19 +37,9 @@ export async function preToolUse(
 
 async function capturing(dir: string): Promise<boolean> {
   if (await hookRunning(dir)) return true;
-  const stat = await fs.stat(path.join(dir, STOP_FILE)).catch(() => null);
-  return stat !== null && Date.now() - stat.mtimeMs < STOP_STALE_MS;
-}
-
-const SESSION_ID = /^[A-Za-z0-9_-]{1,100}$/;
-
-export function mappingFile(store: Store, claudeSessionId: string): string {
-  return path.join(store.dir, "claude-ui", claudeSessionId);
-}
-
-export async function mappedSession(store: Store, claudeSessionId: string): Promise<string | null> {
-  const id = (await fs.readFile(mappingFile(store, claudeSessionId), "utf8").catch(() => "")).trim();
-  if (!SESSION_ID.test(id)) return null;
-  const dir = bundleDir(store, id);
-  return (await fs.stat(path.join(dir, "manifest.json")).catch(() => null)) ? dir : null;
+  for (const note of [PROMPT_FILE, STOP_FILE]) {
+    const stat = await fs.stat(path.join(dir, note)).catch(() => null);
+    if (stat !== null && Date.now() - stat.mtimeMs < STALE_MS) return true;
+  }
+  return false;
 }

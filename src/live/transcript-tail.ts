@@ -48,6 +48,11 @@ export class TranscriptTail {
     );
   }
 
+  /** Where a claude session not seen before starts (its transcript's size when its prompt was noted). */
+  startAt(id: string, from: number): void {
+    if (!this.taken.has(id)) this.taken.set(id, from);
+  }
+
   /** The open turn's part as an earlier process began it (installed hooks: one process per hook); its claude session, or null. */
   async reopen(): Promise<string | null> {
     const part = await readOpenPart(this.dir);
@@ -61,11 +66,13 @@ export class TranscriptTail {
    * (measured: the last message, then the turn's duration line), so a turn's end waits for that
    * line, this long at most.
    */
-  async take(id: string, waitMs = 0): Promise<{ lines: Buffer; upTo: number }> {
+  async take(id: string, waitMs = 0, before?: number): Promise<{ lines: Buffer; upTo: number }> {
     const from = this.taken.get(id) ?? 0;
     const file = await findTranscript(this.configDir, this.cwd, id);
     if (!file) return { lines: Buffer.alloc(0), upTo: from };
     let lines = await wholeLinesFrom(file, from);
+    // Only what claude wrote before a point (a prompt noted then, its turn begun later): whole lines.
+    if (before !== undefined) lines = lines.subarray(0, lines.subarray(0, Math.max(0, before - from)).lastIndexOf(0x0a) + 1);
     for (const end = Date.now() + waitMs; !endsTurn(lines) && Date.now() < end;) {
       await new Promise((r) => setTimeout(r, 20));
       lines = await wholeLinesFrom(file, from);
@@ -75,10 +82,10 @@ export class TranscriptTail {
   }
 
   /** Lines past the last part taken, in the claude session the last turn ran in: turns claude ran while nudge was not recording. */
-  async missed(id: string | null): Promise<{ id: string; lines: Buffer; upTo: number } | null> {
+  async missed(id: string | null, before?: number): Promise<{ id: string; lines: Buffer; upTo: number } | null> {
     if (!id || !this.taken.has(id)) return null;
     const from = this.taken.get(id)!;
-    const part = await this.take(id);
+    const part = await this.take(id, 0, before);
     if (part.lines.length > 0 && holdsAnswer(part.lines)) return { id, ...part };
     // What claude writes after a turn and at its exit (costs, the /exit command) is the next turn's.
     this.taken.set(id, from);

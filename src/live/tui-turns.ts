@@ -39,6 +39,11 @@ export class TuiTurns {
     this.claudeSession = id;
   }
 
+  /** A claude session not seen before starts at `from` in its transcript (a prompt noted earlier, begun now). */
+  transcriptFrom(id: string, from: number): void {
+    this.tail.startAt(id, from);
+  }
+
   /** Every hook so far is handled: claude's next tool waits for this, then for the capture a turn's end began. */
   handled(): Promise<unknown> {
     return this.queue;
@@ -72,11 +77,14 @@ export class TuiTurns {
     await part;
   }
 
-  /** Turns claude ran while no nudge recorded (its hooks could not reach one): one turn, with the code as it is now. */
-  async recordMissed(): Promise<void> {
+  /**
+   * Turns claude ran while no nudge recorded (its hooks could not reach one): one turn, with the code
+   * as it is now. `before`: only what claude wrote before then (a noted prompt's own lines follow).
+   */
+  async recordMissed(before?: number): Promise<void> {
     // A fork point (a rewound session) goes on from an earlier message: what follows it in claude's transcript is another session's.
     if (this.recorder.manifest.resume) return;
-    const missed = await this.tail.missed(this.recorder.claudeSessionId);
+    const missed = await this.tail.missed(this.recorder.claudeSessionId, before);
     if (!missed) return;
     this.recorder.beginTurn(firstPrompt(missed.lines) ?? "(turns nudge did not see)");
     const turn = await this.recorder.endTurnByHook(Promise.resolve(missed), true)!.saved;

@@ -34,12 +34,26 @@ function observeSession(s: RecorderState, event: StreamEvent): void {
   }
 }
 
+/** claude's transcript has no init line: its version is on every message, the model on each answer. */
+function observeTranscript(s: RecorderState, event: StreamEvent): void {
+  if (event.type !== "assistant" && event.type !== "user") return;
+  const version = (event as { version?: unknown }).version;
+  const model = event.type === "assistant" ? event.message.model : undefined;
+  const claude = {
+    version: typeof version === "string" && version.length <= 50 ? version : s.manifest.claude.version,
+    model: typeof model === "string" && model !== "<synthetic>" && model.length <= 100 ? model : s.manifest.claude.model,
+  };
+  if (claude.version !== s.manifest.claude.version || claude.model !== s.manifest.claude.model)
+    s.manifest = { ...s.manifest, claude };
+}
+
 /** Lines of claude's transcript, observed by the turn they belong to (none: the recovery's catch-up, before any turn). */
 export function takeLines(s: RecorderState, lines: Buffer, follower?: TurnFollower): void {
   if (lines.length === 0) return;
   s.heardFromClaude = true;
   s.parts.log.appendStdout(lines, (line, n) => {
     const event = lineEvent(line);
+    observeTranscript(s, event);
     follower?.observe(event);
     for (const l of s.listeners) l.event?.(event, n);
   });

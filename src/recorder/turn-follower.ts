@@ -4,17 +4,19 @@
  * known kinds count: a line after claude's last result (a wrapper's output, garbage) can neither
  * end a turn nor change which claude session is resumed.
  */
-import type { Turn, TurnResult } from "../store/manifest-schema.js";
+import type { Turn, TurnResult, TurnTokens } from "../store/manifest-schema.js";
 import type { ResultEvent, StreamEvent } from "../claude/stream-events.js";
 
 export class TurnFollower {
   result: ResultEvent | null = null;
   claudeSessionId: string | null = null;
   lastAssistantUuid: string | null = null;
-  compaction: { preTokens: number | null; postTokens: number | null } | null = null;
+  compaction: { preTokens: number | null; postTokens: number | null; trigger?: "manual" | "auto" | null } | null = null;
   private interrupted = false;
   /** Claude's own UI writes no result line: its Stop hook says the turn ended (see endTurnByHook). */
   private endedByHook = false;
+  /** Each API message's usage, once (claude's transcript repeats it on every line of one message). */
+  private readonly usage = new Map<string, Record<string, unknown>>();
 
   interruptRequested(): void {
     this.interrupted = true;
@@ -32,15 +34,39 @@ export class TurnFollower {
       if (typeof id === "string") this.claudeSessionId = id;
     }
     if (event.type === "assistant" && event.uuid && !event.parent_tool_use_id) this.lastAssistantUuid = event.uuid;
+    if (event.type === "assistant" && typeof event.message.id === "string") {
+      const usage = (event.message as { usage?: unknown }).usage;
+      if (typeof usage === "object" && usage !== null) this.usage.set(event.message.id, usage as Record<string, unknown>);
+    }
     if (event.type === "system" && event.subtype === "compact_boundary") {
-      const meta = (event as { compact_metadata?: { pre_tokens?: unknown; post_tokens?: unknown } }).compact_metadata;
-      this.compaction = { preTokens: numberOrNull(meta?.pre_tokens), postTokens: numberOrNull(meta?.post_tokens) };
+      // stream-json names its fields in snake_case; claude's transcript (its own UI) in camelCase.
+      const e = event as { compact_metadata?: Record<string, unknown>; compactMetadata?: Record<string, unknown> };
+      const meta = e.compact_metadata ?? e.compactMetadata;
+      const trigger = meta?.trigger === "manual" || meta?.trigger === "auto" ? meta.trigger : null;
+      this.compaction = {
+        preTokens: numberOrNull(meta?.pre_tokens ?? meta?.preTokens),
+        postTokens: numberOrNull(meta?.post_tokens ?? meta?.postTokens),
+        ...(trigger ? { trigger } : {}),
+      };
     }
     if (event.type === "result" && !this.result) {
       this.result = event;
       return true;
     }
     return false;
+  }
+
+  /** The tokens the turn's API messages used (what a turn with no result line keeps instead of a cost), or null. */
+  get tokens(): TurnTokens | null {
+    if (this.usage.size === 0) return null;
+    const sum = (key: string) =>
+      [...this.usage.values()].reduce((n, u) => n + (typeof u[key] === "number" ? (u[key] as number) : 0), 0);
+    return {
+      input: sum("input_tokens"),
+      output: sum("output_tokens"),
+      cacheRead: sum("cache_read_input_tokens"),
+      cacheWrite: sum("cache_creation_input_tokens"),
+    };
   }
 
   get status(): Turn["status"] {

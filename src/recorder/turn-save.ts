@@ -103,6 +103,7 @@ export async function saveTurn(ctx: SaveContext, t: EndedTurn): Promise<Turn> {
     transcript: transcript?.name ?? null,
     transcriptBytes: transcript?.bytes ?? null,
     compaction: t.follower.compaction,
+    ...(result === null && t.follower.tokens ? { tokens: t.follower.tokens } : {}),
     ...(shared.length ? { sharedWith: shared } : {}),
   };
 }

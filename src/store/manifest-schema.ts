@@ -45,6 +45,10 @@ const SummarySchema = z.object({
   durationMs: z.number(),
   firstPrompt: z.nullable(z.string()),
   lastPrompt: z.nullable(z.string()),
+  unpriced: described(
+    z.optional(count),
+    "turns whose cost claude did not report (claude's own UI writes none): when it is every turn, the cost is unknown, not 0",
+  ),
 });
 
 export const ManifestHeaderSchema = z.object({
@@ -144,6 +148,8 @@ function buildJournalSchemas() {
     usage: z.nullable(z.record(z.string(), z.unknown())),
   });
 
+  const TokensSchema = z.object({ input: count, output: count, cacheRead: count, cacheWrite: count });
+
   const TurnStatusSchema = described(
     z.enum(["complete", "interrupted", "incomplete"]),
     "complete: ended with a result; interrupted: the user pressed Ctrl-C and claude ended it; incomplete: claude died first",
@@ -184,9 +190,21 @@ function buildJournalSchemas() {
       z.optional(z.nullable(count)),
       "the transcript's length after this turn (an export cut at this turn keeps that much)",
     ),
+    tokens: described(
+      z.optional(z.nullable(TokensSchema)),
+      "a turn with no result line (claude's own UI): the tokens its API messages used, from claude's transcript; claude writes no per-turn cost there",
+    ),
     compaction: described(
-      z.optional(z.nullable(z.object({ preTokens: z.nullable(z.number()), postTokens: z.nullable(z.number()) }))),
-      "a /compact turn: claude's context before and after",
+      z.optional(
+        z.nullable(
+          z.object({
+            preTokens: z.nullable(z.number()),
+            postTokens: z.nullable(z.number()),
+            trigger: z.optional(z.nullable(z.enum(["manual", "auto"]))),
+          }),
+        ),
+      ),
+      "claude compacted its context during the turn (a /compact turn, or claude's own UI's /compact or auto-compaction before or within it): its context before and after, and what started it",
     ),
     check: described(
       z.optional(
@@ -291,6 +309,7 @@ function buildJournalSchemas() {
     SnapshotSchema,
     PatchSchema,
     ResultSchema,
+    TokensSchema,
     TurnStatusSchema,
     TurnSchema,
     BeginRecordSchema,
@@ -306,6 +325,7 @@ export type ManifestHeader = z.infer<typeof ManifestHeaderSchema>;
 type JournalSchemas = ReturnType<typeof journalSchemas>;
 export type Turn = z.infer<JournalSchemas["TurnSchema"]>;
 export type TurnResult = z.infer<JournalSchemas["ResultSchema"]>;
+export type TurnTokens = z.infer<JournalSchemas["TokensSchema"]>;
 export type Snapshot = z.infer<JournalSchemas["SnapshotSchema"]>;
 export type PatchInfo = z.infer<JournalSchemas["PatchSchema"]>;
 export type EndedRecord = z.infer<JournalSchemas["EndedRecordSchema"]>;

@@ -14,6 +14,7 @@ export function summaryOf(turns: Turn[]): Summary {
     durationMs: asked.reduce((sum, t) => sum + (t.result?.durationMs ?? 0), 0),
     firstPrompt: asked[0]?.prompt ?? null,
     lastPrompt: asked.at(-1)?.prompt ?? null,
+    unpriced: asked.filter((t) => typeof t.result?.costUsd !== "number").length,
   };
 }
 
@@ -29,8 +30,9 @@ export function summarize(s: { dir: string; header: ManifestHeader; state: strin
     turns: m.summary.turns,
     firstPrompt: m.summary.firstPrompt,
     lastPrompt: m.summary.lastPrompt,
-    costUsd: m.summary.costUsd,
-    durationMs: m.summary.durationMs,
+    // No turn with claude's result (claude's own UI writes none): cost and time unknown, never a made-up 0.
+    costUsd: noResults(m.summary) ? null : m.summary.costUsd,
+    durationMs: noResults(m.summary) ? null : m.summary.durationMs,
     state: s.state,
     parent: m.parent,
     rewoundTo: m.rewoundTo,
@@ -38,3 +40,5 @@ export function summarize(s: { dir: string; header: ManifestHeader; state: strin
     repairedAt: m.repairedAt ?? null,
   };
 }
+
+const noResults = (s: Summary) => s.turns > 0 && s.unpriced === s.turns;

@@ -309,6 +309,13 @@ rules:
     await until("the prompt in claude's transcript", async () =>
       existsSync(transcript) && readFileSync(transcript, "utf8").includes("first") ? true : undefined,
     );
+    // The turn is begun (the user's edits captured) by the process the prompt's hook started: after that, a change is the turn's.
+    await until("the turn begun", async () =>
+      readFileSync(path.join(sessions(repo), id, "turns.jsonl"), "utf8").includes('"type":"begin"') &&
+      !existsSync(path.join(sessions(repo), id, "claude-ui-prompt.json"))
+        ? true
+        : undefined,
+    );
     writeFileSync(path.join(repo, "during.txt"), "written while claude worked\n");
     const shell = execFileSync("tmux", ["-L", term.socketName, "display-message", "-p", "#{pane_pid}"])
       .toString()

@@ -60,7 +60,7 @@ export function SessionsPage({ source }: { source: Source }) {
             ? s.origin
               ? `${s.origin.exportedBy ?? ""} ${s.origin.sourceId}`.toLowerCase()
               : ""
-            : s[sort.key];
+            : (s[sort.key] ?? -1); // no cost or time known (claude's own UI reports none): below every known one
     return (items ?? [])
       .filter((s) => words.every((w) => text(s).includes(w)))
       .sort((a, b) => {

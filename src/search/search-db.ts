@@ -13,7 +13,20 @@ import type { Store } from "../store/store.js";
 export type SearchDb = Database.Database;
 
 /** Bumped when the tables or the text put into them change: an index of another version is rebuilt. */
-const INDEX_VERSION = "3";
+const INDEX_VERSION = "4";
+
+/** Pieces of one second: ids are the turn's end in seconds times this, plus the piece's number (all below 2^53 until the year 6000). */
+const PIECES_PER_SECOND = 65_536;
+
+/** The first free id for a piece of a turn that ended at `at` (ISO): ids sort as the turns' times. */
+export function pieceId(db: SearchDb, at: string): number {
+  const ms = Date.parse(at);
+  const base = (Number.isFinite(ms) && ms > 0 ? Math.floor(ms / 1000) : 0) * PIECES_PER_SECOND;
+  const last = (db.prepare("SELECT max(id) AS id FROM docs WHERE id >= ? AND id < ?").get(base, base + PIECES_PER_SECOND) as {
+    id: number | null;
+  }).id;
+  return last === null ? base : last + 1;
+}
 
 export function indexFile(store: Store): string {
   return path.join(store.dir, "search", "index.sqlite");
@@ -27,11 +40,14 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS turns (
     session TEXT NOT NULL, turn INTEGER NOT NULL, key TEXT NOT NULL, at TEXT NOT NULL, prompt TEXT,
     PRIMARY KEY (session, turn));
-  -- One row per searchable piece of a turn: where it came from, and its text (NFKC) deflated, for
-  -- snippets; the full-text table keeps only the tokens (contentless), so the text is stored once.
+  -- One row per searchable piece of a turn: where it came from. Its id grows with the turn's end
+  -- (pieceId): FTS5 walks matches in rowid order, so newest first is a walk that stops at the limit.
   CREATE TABLE IF NOT EXISTS docs (
-    id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL, place TEXT NOT NULL, tool TEXT, zip BLOB NOT NULL);
+    id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL, place TEXT NOT NULL, tool TEXT);
   CREATE INDEX IF NOT EXISTS docs_turn ON docs (session, turn);
+  -- Each piece's text (NFKC) deflated, for snippets, apart from docs so that filtering pieces never
+  -- reads it; the full-text table keeps only the tokens (contentless), so the text is stored once.
+  CREATE TABLE IF NOT EXISTS texts (id INTEGER PRIMARY KEY, zip BLOB NOT NULL);
   -- text: the piece cut as tokens.ts cuts it; tails: the last character of each CJK run in it.
   CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tails, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
   -- The files each turn changed (place 'turn') and the user's edits before it (place 'edits').

@@ -35,4 +35,14 @@ describe("search tokens", () => {
     expect(where(text, "needle")).toEqual(["needle", "needle"]);
     expect(where("nothing here at all", '"here nothing"')).toEqual([]);
   });
+
+  it("finds words glued to terminal escape sequences, printed or spelled out, where they are", () => {
+    const coloured = "\u001b[1;31mquokka\u001b[0m and \u001b]0;title\u0007wombat, \u009b4mnumbat";
+    expect(where(coloured, "quokka wombat numbat")).toEqual(["quokka", "wombat", "numbat"]);
+    expect(indexedText(coloured)).not.toMatch(/31mquokka|4mnumbat/);
+    const logged = String.raw`"\u001b[32mpassed\u001b[0m" \x1b[33mskipped \033[0mfailed \e[1mtotal`;
+    expect(where(logged, "passed skipped failed total")).toEqual(["passed", "skipped", "failed", "total"]);
+    // Spelled out, only a CSI sequence is one: a Windows path keeps its words.
+    expect(where(String.raw`C:\eNotes\x1bHello`, "eNotes x1bHello")).toEqual(["eNotes", "x1bHello"]);
+  });
 });

@@ -49,7 +49,9 @@ export async function catchUp(
   const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [], total: ids.length, left: 0 };
   const stamps = new Map(ids.map((id) => [id, stampOf(store, id)]));
   // Newest first: a search while the first build runs finds the recent sessions first.
-  const changed = ids.filter((id) => known.get(id) !== stamps.get(id)).sort((a, b) => mtime(stamps, b) - mtime(stamps, a));
+  const changed = ids
+    .filter((id) => known.get(id) !== stamps.get(id))
+    .sort((a, b) => mtime(stamps, b) - mtime(stamps, a));
   if (changed.length > inlineLimit) report.left = changed.length;
   else {
     if (changed.length >= NOTICE_SESSIONS) onLongCatchUp?.(changed.length);
@@ -168,14 +170,15 @@ export function insertPieces(
     turn.prompt,
   );
   const doc = db.prepare("INSERT INTO docs (id, session, turn, place, tool) VALUES (?, ?, ?, ?, ?)");
-  const zip = db.prepare("INSERT INTO texts (id, zip) VALUES (?, ?)");
+  const zip = db.prepare("INSERT INTO texts (id, zip, at, len) VALUES (?, ?, ?, ?)");
   const fts = db.prepare("INSERT INTO fts (rowid, text, tails) VALUES (?, ?, ?)");
   let piece = pieceId(db, turn.at);
   for (const d of docs) {
     const text = d.text.normalize("NFKC");
     doc.run(piece, id, turn.n, d.place, d.tool);
     // Level 1: at the default level deflating took as long as SQLite's indexing of the same text.
-    zip.run(piece, deflateRawSync(text, { level: 1 }));
+    if (d.ref) zip.run(piece, null, d.ref.offset, d.ref.length);
+    else zip.run(piece, deflateRawSync(text, { level: 1 }), null, null);
     fts.run(piece, indexedText(text), runTails(text));
     piece++;
   }

@@ -13,7 +13,7 @@ import type { Store } from "../store/store.js";
 export type SearchDb = Database.Database;
 
 /** Bumped when the tables or the text put into them change: an index of another version is rebuilt. */
-const INDEX_VERSION = "4";
+const INDEX_VERSION = "5";
 
 /** Pieces of one second: ids are the turn's end in seconds times this, plus the piece's number (all below 2^53 until the year 6000). */
 const PIECES_PER_SECOND = 65_536;
@@ -22,9 +22,11 @@ const PIECES_PER_SECOND = 65_536;
 export function pieceId(db: SearchDb, at: string): number {
   const ms = Date.parse(at);
   const base = (Number.isFinite(ms) && ms > 0 ? Math.floor(ms / 1000) : 0) * PIECES_PER_SECOND;
-  const last = (db.prepare("SELECT max(id) AS id FROM docs WHERE id >= ? AND id < ?").get(base, base + PIECES_PER_SECOND) as {
-    id: number | null;
-  }).id;
+  const last = (
+    db.prepare("SELECT max(id) AS id FROM docs WHERE id >= ? AND id < ?").get(base, base + PIECES_PER_SECOND) as {
+      id: number | null;
+    }
+  ).id;
   return last === null ? base : last + 1;
 }
 
@@ -45,11 +47,13 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL, place TEXT NOT NULL, tool TEXT);
   CREATE INDEX IF NOT EXISTS docs_turn ON docs (session, turn);
-  -- Each piece's text (NFKC) deflated, for snippets, apart from docs so that filtering pieces never
-  -- reads it; the full-text table keeps only the tokens (contentless), so the text is stored once.
-  CREATE TABLE IF NOT EXISTS texts (id INTEGER PRIMARY KEY, zip BLOB NOT NULL);
+  -- Each piece's text, for snippets, apart from docs so that filtering pieces never reads it: where
+  -- a recorded session's conversation.jsonl holds it as a JSON string (at, len: its bytes there),
+  -- or else deflated (zip). The full-text table keeps only the tokens (contentless): the text
+  -- that is in the recording is not stored again.
+  CREATE TABLE IF NOT EXISTS texts (id INTEGER PRIMARY KEY, zip BLOB, at INTEGER, len INTEGER);
   -- text: the piece cut as tokens.ts cuts it; tails: the last character of each CJK run in it.
-  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tails, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tails, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 2');
   -- The files each turn changed (place 'turn') and the user's edits before it (place 'edits').
   CREATE TABLE IF NOT EXISTS files (session TEXT NOT NULL, turn INTEGER NOT NULL, path TEXT NOT NULL, place TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS files_turn ON files (session, turn);

@@ -2,7 +2,7 @@
  * The search as the CLI and the web server call it: bring the index up to date, resolve the
  * filters, query. An index SQLite finds damaged is removed and rebuilt once, then searched.
  */
-import { resolveId, type Store } from "../store/store.js";
+import { bundleDir, bundleFiles, resolveId, type Store } from "../store/store.js";
 import { statfsSync } from "node:fs";
 import path from "node:path";
 import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../base/errors.js";
@@ -120,15 +120,21 @@ async function run(db: SearchDb, store: Store, r: SearchRequest, session: string
   const files = r.file ? filesMatching(db, r.file) : null;
   if (files && files.length === 0) return { hits: [], catchUp: report, claudeLeft };
   const claudeSessions = claude.map((s) => s.id);
-  const hits = search(db, r.query, {
-    files,
-    tool: r.tool ?? null,
-    since: r.since?.toISOString() ?? null,
-    session,
-    claudeSessions,
-    newest: r.newest ?? false,
-    limit: r.limit,
-  });
+  const conversation = (id: string) => bundleFiles(bundleDir(store, id)).conversation;
+  const hits = search(
+    db,
+    r.query,
+    {
+      files,
+      tool: r.tool ?? null,
+      since: r.since?.toISOString() ?? null,
+      session,
+      claudeSessions,
+      newest: r.newest ?? false,
+      limit: r.limit,
+    },
+    conversation,
+  );
   return { hits, catchUp: report, claudeLeft };
 }
 

@@ -49,12 +49,27 @@ function cutRun(run: string): string {
   return CUT + tokens.join(CUT) + CUT;
 }
 
-/** One query part as FTS5 sees it: a quoted string cut as the index is cut. */
+/** unicode61's token characters (its categories L*, N*, Co): a query's words are cut as SQLite cuts them. */
+const FTS_TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+
+/**
+ * One query part as FTS5 sees it: each of its tokens (cut as the index is cut) a quoted string,
+ * all of them required. The index keeps no positions (detail=column: a third of its size), so
+ * a part of several tokens (a phrase, a CJK word's pairs, "auth-token") matches pieces holding
+ * them all, and the search checks their order in the text (needsCheck).
+ */
 function queryString(p: QueryPart): string {
   const text = p.text.normalize("NFKC").replaceAll(CUT, " ");
   // A lone CJK character: a pair that starts with it, or a run's last character.
   if (CJK_CHAR.test(text)) return `"${text}" *`;
-  return `"${text.replace(CJK_RUN, cutRun).replaceAll('"', '""')}"${p.prefix ? " *" : ""}`;
+  const tokens = text.replace(CJK_RUN, cutRun).match(FTS_TOKEN) ?? [];
+  return tokens.map((t, i) => `"${t}"${p.prefix && i === tokens.length - 1 ? " *" : ""}`).join(" AND ");
+}
+
+/** Does a piece FTS5 found for this part still need its tokens' order checked? (More than one token.) */
+export function needsCheck(p: QueryPart): boolean {
+  const text = p.text.normalize("NFKC").replaceAll(CUT, " ");
+  return !CJK_CHAR.test(text) && (text.replace(CJK_RUN, cutRun).match(FTS_TOKEN)?.length ?? 0) > 1;
 }
 
 export interface QueryPart {
@@ -84,7 +99,7 @@ export function parseQuery(query: string): QueryPart[] {
     }
   }
   // A part with no letters or digits ("---") is no word to the index: it would match nothing.
-  return parts.filter((p) => tokenSpans(p.text).length > 0);
+  return parts.filter((p) => tokenSpans(p.text).length > 0 && queryString(p) !== "");
 }
 
 /** The FTS5 MATCH expression of parsed parts: each a quoted string, CJK cut as the index is. */

@@ -21,6 +21,7 @@ import type { PageBenchResult, ServedPageBenchResult } from "./page-bench.js";
 import type { ManySessionsResult } from "./many-sessions.js";
 import type { ClaudeSessionsResult } from "./claude-sessions-bench.js";
 import type { SearchBenchResult } from "./search-bench.js";
+import type { ClaudeIndexResult } from "./claude-index-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
 import type { ScriptedSessionResult } from "./scripted-session.js";
 import { bigContentRows, type BigContentResult } from "./big-content-bench.js";
@@ -53,6 +54,7 @@ export interface BenchResults {
   sessions: ManySessionsResult | null;
   claudeSessions?: ClaudeSessionsResult | null;
   search: SearchBenchResult | null;
+  claudeIndex?: ClaudeIndexResult | null;
   /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
   conversation: ConversationStorageResult[];
   install: InstallResult | null;
@@ -338,6 +340,12 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
   if (r.web) webRows(r.web, say);
   if (r.big) bigContentRows(r.big, say);
   if (r.search) searchRows(r.search, say);
+  if (r.claudeIndex) {
+    const c = r.claudeIndex;
+    say(
+      `| first search index of claude's own sessions (${c.sessions.toLocaleString("en")} transcripts, ${fmtBytes(c.bytes)}), in the background: from the first search to one that says nothing is left / a search meanwhile, median / max (n=${c.meanwhile.samples}) / the search after | ${fmtMs(c.buildMs)} / ${fmtMs(c.meanwhile.median)} / ${fmtMs(c.meanwhile.max)} / ${fmtMs(c.afterMs)} ${mark(c.found)} | searches never wait for it |`,
+    );
+  }
   if (r.page) {
     const p = r.page;
     const ok = p.longMs <= 1000;

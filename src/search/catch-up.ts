@@ -9,6 +9,7 @@
  * catching up at once read the same turns, one writes them, the other finds the work done.
  */
 import { statSync } from "node:fs";
+import path from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { isDiskFull } from "../base/errors.js";
 import { bundleDir, bundleFiles, loadSession, sessionIds, type StoredSession, type Store } from "../store/store.js";
@@ -47,7 +48,8 @@ export async function catchUp(
   );
   const ids = await sessionIds(store);
   const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [], total: ids.length, left: 0 };
-  const stamps = new Map(ids.map((id) => [id, stampOf(store, id)]));
+  const root = path.dirname(bundleDir(store, "-"));
+  const stamps = new Map(ids.map((id) => [id, stampOf(store, id, root)]));
   // Newest first: a search while the first build runs finds the recent sessions first.
   const changed = ids
     .filter((id) => known.get(id) !== stamps.get(id))
@@ -76,6 +78,9 @@ export async function catchUp(
   return report;
 }
 
+/** The turn journal's name in a bundle (bundleFiles(dir).journal). */
+const JOURNAL = path.basename(bundleFiles("/").journal);
+
 function mtime(stamps: Map<string, string>, id: string): number {
   return Number(stamps.get(id)!.split(":")[1]) || 0;
 }
@@ -87,11 +92,12 @@ function mtime(stamps: Map<string, string>, id: string): number {
  * says so (a nudge killed between the two leaves only the record). Two stats per session,
  * synchronous: at a thousand sessions, promises and their garbage cost more than the stats themselves.
  */
-export function stampOf(store: Store, id: string): string {
-  const dir = bundleDir(store, id);
+export function stampOf(store: Store, id: string, sessions = path.dirname(bundleDir(store, id))): string {
+  // Joined by hand: path.join (and bundleFiles' dozen of them) cost more than the two stats, a thousand times a search.
+  const dir = sessions + path.sep + id;
   const s = statSync(dir, { throwIfNoEntry: false });
   if (!s) return "-";
-  const journal = statSync(bundleFiles(dir).journal, { throwIfNoEntry: false });
+  const journal = statSync(dir + path.sep + JOURNAL, { throwIfNoEntry: false });
   return `${s.ino}:${s.mtimeMs}:${journal?.size ?? "-"}`;
 }
 

@@ -28,6 +28,7 @@ const UNIT = [
   "test/rules/load-rules.test.ts",
   "test/rules/parse-rules.test.ts",
   "test/search/tokens.test.ts",
+  "test/search/snippet.test.ts",
   "test/live/conversation-order.test.ts",
   "test/live/prompt-images.test.ts",
   "test/sharing/byte-reader.test.ts",

@@ -22,6 +22,7 @@ import type { ManySessionsResult } from "./many-sessions.js";
 import type { ClaudeSessionsResult } from "./claude-sessions-bench.js";
 import type { ClaudeWebResult } from "./claude-web-bench.js";
 import type { SearchBenchResult } from "./search-bench.js";
+import type { ClaudeIndexResult } from "./claude-index-bench.js";
 import type { TypedResult } from "./typed-prompt.js";
 import type { ScriptedSessionResult } from "./scripted-session.js";
 import { bigContentRows, type BigContentResult } from "./big-content-bench.js";
@@ -55,6 +56,7 @@ export interface BenchResults {
   claudeSessions?: ClaudeSessionsResult | null;
   claudeWeb?: ClaudeWebResult | null;
   search: SearchBenchResult | null;
+  claudeIndex?: ClaudeIndexResult | null;
   /** Conversation storage with the real claude: one piece a block, and streamed in small pieces. */
   conversation: ConversationStorageResult[];
   install: InstallResult | null;
@@ -347,6 +349,12 @@ function otherRows(r: BenchResults, say: (line?: string) => void): void {
   if (r.web) webRows(r.web, say);
   if (r.big) bigContentRows(r.big, say);
   if (r.search) searchRows(r.search, say);
+  if (r.claudeIndex) {
+    const c = r.claudeIndex;
+    say(
+      `| first search index of claude's own sessions (${c.sessions.toLocaleString("en")} transcripts, ${fmtBytes(c.bytes)}), in the background: from the first search to one that says nothing is left / a search meanwhile, median / max (n=${c.meanwhile.samples}) / the search after | ${fmtMs(c.buildMs)} / ${fmtMs(c.meanwhile.median)} / ${fmtMs(c.meanwhile.max)} / ${fmtMs(c.afterMs)} ${mark(c.found)} | searches never wait for it |`,
+    );
+  }
   if (r.page) {
     const p = r.page;
     const ok = p.longMs <= 1000;
@@ -403,12 +411,16 @@ function searchRows(s: SearchBenchResult, say: (line?: string) => void): void {
         ? `; cold ${fmtRatio(q.coldMs / q.grepColdMs)} (${fmtMs(q.coldMs)} / ${fmtMs(q.grepColdMs)})`
         : "; cold: page cache could not be dropped";
     const inProcess = q.inProcessMs / q.grepWarmMs;
+    const aboveFloor = q.warmMs - q.floorMs;
     say(
-      `| \`session search\` ${q.label} (${q.hits} hits shown) over ${corpus} ÷ \`grep -rFi\` over the bundles | warm ${fmtRatio(warm)} ${mark(warm <= 0.05)} (${fmtMs(q.warmMs)} / ${fmtMs(q.grepWarmMs)}, n=${s.rounds})${cold}; in-process ${fmtRatio(inProcess)} ${mark(inProcess <= 0.05)} (${fmtMs(q.inProcessMs)}) | ≤ 0.05× warm |`,
+      `| \`session search\` ${q.label} (${q.hits} hits shown) over ${corpus}: warm, whole process − the floor (node + loading the command) | +${fmtMs(aboveFloor)} ${mark(aboveFloor <= 40)} (${fmtMs(q.warmMs)} − ${fmtMs(q.floorMs)}; \`grep -rFi\` over the bundles ${fmtMs(q.grepWarmMs)}, ${fmtRatio(warm)}, n=${s.rounds})${cold}; in-process ${fmtRatio(inProcess)} of grep ${mark(inProcess <= 0.05)} (${fmtMs(q.inProcessMs)}) | ≤ +40 ms; in-process ≤ 0.05× grep |`,
     );
   }
   say(
-    `| search index: built from nothing (the first search) / one saved turn's update, median / p99 (n=${s.update.samples}) | ${fmtMs(s.buildMs)} / ${fmtMs(s.update.median)} / ${fmtMs(s.update.p99)} | off the between-turn path |`,
+    `| search index: built from nothing in the background (from the first search to one that says nothing is left) / one saved turn's update, median / p99 (n=${s.update.samples}) | ${fmtMs(s.buildMs)} / ${fmtMs(s.update.median)} / ${fmtMs(s.update.p99)} | off the between-turn path |`,
+  );
+  say(
+    `| \`session search\` while the first build runs: answer time from the part indexed, with the progress line, median / max (n=${s.meanwhile.samples}) | ${fmtMs(s.meanwhile.median)} / ${fmtMs(s.meanwhile.max)} | never blocked by the build |`,
   );
   say(
     `| search index size ÷ recordings | ${fmtRatio(s.indexBytes / s.recordingBytes)} (${fmtBytes(s.indexBytes)} / ${fmtBytes(s.recordingBytes)}) | |`,

@@ -6,12 +6,13 @@
  *
  *   npm run bench                          1k, 10k and 100k files, everything (~7–15 min on 2 cores)
  *   npm run bench -- 1000 10000            fewer sizes (the long session and the binaries need 10k)
- *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, claude, claude-web, search, sync, tui, install
+ *   npm run bench -- --only=between,start  some sections: between, typed, scripted, rewind, long, storage, conversation, start, recorder, render, export, import, web, big, page, sessions, claude, claude-web, search, claude-index, sync, tui, install
  *   npm run bench -- --only=tui 1000 10000 --tui-rounds=3 --tui-turns=5 --tui-pause=2000   claude's own UI in tmux, under nudge ÷ plain (real claude)
  *   npm run bench -- --only=big --big-mb=50   a session with one Write of 50 MB (the default), read by nudge web and the CLI
  *   npm run bench -- --only=install        a user's install from the packed package (fetches from the npm registry; not in the default run)
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
+ *   npm run bench -- --only=claude-index --claude-index-mb=100   the first index of claude's own transcripts (default 1,000 MB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
  *   npm run bench -- --write               also put the table in bench/results/README.md (a full run: its rows replace the table's)
  *   BENCH_CLI=other/dist/nudge.mjs npm run bench -- …   measure another build of nudge
@@ -37,6 +38,7 @@ import { generateRepo, scratchRoot } from "./repo.js";
 import { report, writeTable, type BenchResults } from "./report.js";
 import { rewindBench, type RewindResult } from "./rewind.js";
 import { searchBench } from "./search-bench.js";
+import { claudeIndexBench } from "./claude-index-bench.js";
 import { typedPrompt, type TypedResult } from "./typed-prompt.js";
 import { scriptedSession, type ScriptedSessionResult } from "./scripted-session.js";
 import { syncBench, syncReport, type SyncBenchResult } from "./sync-bench.js";
@@ -63,6 +65,7 @@ const SECTIONS = [
   "claude",
   "claude-web",
   "search",
+  "claude-index",
   "sync",
   "tui",
   "install",
@@ -176,6 +179,8 @@ try {
       { sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 },
       7,
     );
+  if (wanted("claude-index"))
+    results.claudeIndex = await claudeIndexBench(Number(option("claude-index-mb") ?? 1000));
   if (wanted("install")) results.install = await installBench();
   const sync: SyncBenchResult | null = wanted("sync") ? await syncBench() : null;
   // Real claude in a terminal per turn: seconds each, so fewer rounds than elsewhere; 100k files only when asked for.

@@ -6,9 +6,9 @@ import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({ allProjects: z.optional(z.boolean()) });
 
-/** Not for people: the background process `session search` starts to index claude's own sessions. */
+/** Not for people: the background process `session search` starts to build the index (recorded sessions, then claude's own). */
 export const sessionIndexClaudeCommand = new Command("index-claude")
-  .description("index claude's own sessions for search (session search starts this in the background)")
+  .description("index sessions for search, recorded and claude's own (session search starts this in the background)")
   .option("--all-projects", "every project's, not only this repository's")
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);

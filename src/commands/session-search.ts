@@ -40,7 +40,8 @@ export const sessionSearchCommand = new Command("search")
     "after",
     `
 claude's own sessions of this repository (run without nudge) are searched too; they are indexed in
-the background, and until that is done a search says how many are left.
+the background, and until that is done a search says how many are left. So is the first index of
+many recorded sessions: a search meanwhile answers from the part indexed, and says how far it is.
 
 Exit status: 0 matches found, 1 none (or a bad option), 2 a bug.
 
@@ -69,6 +70,12 @@ Examples:
       onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });
     for (const s of catchUp.skipped) writeErr(`! skipped session ${s.id}: ${s.why}\n`);
+    if (catchUp.left > 0) {
+      const done = catchUp.total - catchUp.left;
+      writeErr(
+        `indexing ${thousands(done)} of ${thousands(catchUp.total)} sessions (${Math.floor((100 * done) / catchUp.total)}%) in the background — results so far are from the indexed part\n`,
+      );
+    }
     if (claudeLeft.sessions > 0)
       writeErr(
         `${thousands(claudeLeft.sessions)} of claude's own sessions (${imageSize(claudeLeft.bytes)}) not indexed yet: they are being indexed in the background; these results are from what is indexed\n`,
@@ -80,7 +87,8 @@ Examples:
     for (const h of hits) {
       const where = PLACE_NAMES[h.place] + (h.tool ? ` (${h.tool})` : "");
       writeOut(`${style.bold(h.session)}  turn ${h.turn}  ${h.at.slice(0, 16).replace("T", " ")}  ${where}\n`);
-      const s = snippetOf(h.text, h.matches);
+      // Claude's text and the prompts are markdown: shown as it reads, not as it is typed.
+      const s = snippetOf(h.text, h.matches, { plain: h.place === "text" || h.place === "prompt" });
       let line = "";
       let at = 0;
       for (const [a, b] of s.matches) {

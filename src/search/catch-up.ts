@@ -9,13 +9,14 @@
  * catching up at once read the same turns, one writes them, the other finds the work done.
  */
 import { statSync } from "node:fs";
+import path from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { isDiskFull } from "../base/errors.js";
 import { bundleDir, bundleFiles, loadSession, sessionIds, type StoredSession, type Store } from "../store/store.js";
 import type { Turn } from "../store/manifest-schema.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { indexedText, runTails } from "./tokens.js";
-import type { SearchDb } from "./search-db.js";
+import { pieceId, type SearchDb } from "./search-db.js";
 import { turnDocs, type TurnDoc, type TurnFile } from "./turn-docs.js";
 
 export interface CatchUpReport {
@@ -24,6 +25,9 @@ export interface CatchUpReport {
   removed: number;
   /** Sessions that could not be read (a damaged bundle): left out, each with why. */
   skipped: Array<{ id: string; why: string }>;
+  /** The store's sessions, and how many of them were left to the background indexer, not indexed yet. */
+  total: number;
+  left: number;
 }
 
 /** Told once before a catch-up of this many sessions or more begins (a first search over a large store takes a while). */
@@ -33,8 +37,9 @@ export async function catchUp(
   db: SearchDb,
   store: Store,
   onLongCatchUp?: (sessions: number) => void,
+  /** More changed sessions than this are not indexed here (the caller has them indexed in the background). */
+  inlineLimit = Infinity,
 ): Promise<CatchUpReport> {
-  const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [] };
   const known = new Map(
     (db.prepare("SELECT id, stamp FROM sessions").all() as Array<{ id: string; stamp: string }>).map((r) => [
       r.id,
@@ -42,19 +47,25 @@ export async function catchUp(
     ]),
   );
   const ids = await sessionIds(store);
-  const stamps = ids.map((id) => stampOf(store, id));
-  const changed = ids.filter((id, i) => known.get(id) !== stamps[i]).length;
-  if (changed >= NOTICE_SESSIONS) onLongCatchUp?.(changed);
-  for (const [i, id] of ids.entries()) {
-    const stamp = stamps[i]!;
-    if (known.get(id) === stamp) continue;
-    try {
-      report.turns += await indexSession(db, store, id, stamp);
-      report.sessions++;
-    } catch (error) {
-      // A bundle that cannot be read is left out; the index that cannot be written (a full disk) is no answer at all.
-      if (isDiskFull(error) || /^SQLITE_/.test(String((error as { code?: unknown }).code))) throw error;
-      report.skipped.push({ id, why: (error as Error).message });
+  const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [], total: ids.length, left: 0 };
+  const root = path.dirname(bundleDir(store, "-"));
+  const stamps = new Map(ids.map((id) => [id, stampOf(store, id, root)]));
+  // Newest first: a search while the first build runs finds the recent sessions first.
+  const changed = ids
+    .filter((id) => known.get(id) !== stamps.get(id))
+    .sort((a, b) => mtime(stamps, b) - mtime(stamps, a));
+  if (changed.length > inlineLimit) report.left = changed.length;
+  else {
+    if (changed.length >= NOTICE_SESSIONS) onLongCatchUp?.(changed.length);
+    for (const id of changed) {
+      try {
+        report.turns += await indexSession(db, store, id, stamps.get(id)!);
+        report.sessions++;
+      } catch (error) {
+        // A bundle that cannot be read is left out; the index that cannot be written (a full disk) is no answer at all.
+        if (isDiskFull(error) || /^SQLITE_/.test(String((error as { code?: unknown }).code))) throw error;
+        report.skipped.push({ id, why: (error as Error).message });
+      }
     }
   }
   const present = new Set(ids);
@@ -67,6 +78,13 @@ export async function catchUp(
   return report;
 }
 
+/** The turn journal's name in a bundle (bundleFiles(dir).journal). */
+const JOURNAL = path.basename(bundleFiles("/").journal);
+
+function mtime(stamps: Map<string, string>, id: string): number {
+  return Number(stamps.get(id)!.split(":")[1]) || 0;
+}
+
 /**
  * What changes when a turn is saved (or the session is repaired, imported again, rewound): the
  * session folder's own mtime, since each of those ends by renaming a new manifest into it; and the
@@ -74,11 +92,12 @@ export async function catchUp(
  * says so (a nudge killed between the two leaves only the record). Two stats per session,
  * synchronous: at a thousand sessions, promises and their garbage cost more than the stats themselves.
  */
-export function stampOf(store: Store, id: string): string {
-  const dir = bundleDir(store, id);
+export function stampOf(store: Store, id: string, sessions = path.dirname(bundleDir(store, id))): string {
+  // Joined by hand: path.join (and bundleFiles' dozen of them) cost more than the two stats, a thousand times a search.
+  const dir = sessions + path.sep + id;
   const s = statSync(dir, { throwIfNoEntry: false });
   if (!s) return "-";
-  const journal = statSync(bundleFiles(dir).journal, { throwIfNoEntry: false });
+  const journal = statSync(dir + path.sep + JOURNAL, { throwIfNoEntry: false });
   return `${s.ino}:${s.mtimeMs}:${journal?.size ?? "-"}`;
 }
 
@@ -156,13 +175,18 @@ export function insertPieces(
     turn.at,
     turn.prompt,
   );
-  const doc = db.prepare("INSERT INTO docs (session, turn, place, tool, zip) VALUES (?, ?, ?, ?, ?)");
+  const doc = db.prepare("INSERT INTO docs (id, session, turn, place, tool) VALUES (?, ?, ?, ?, ?)");
+  const zip = db.prepare("INSERT INTO texts (id, zip, at, len) VALUES (?, ?, ?, ?)");
   const fts = db.prepare("INSERT INTO fts (rowid, text, tails) VALUES (?, ?, ?)");
+  let piece = pieceId(db, turn.at);
   for (const d of docs) {
     const text = d.text.normalize("NFKC");
+    doc.run(piece, id, turn.n, d.place, d.tool);
     // Level 1: at the default level deflating took as long as SQLite's indexing of the same text.
-    const row = doc.run(id, turn.n, d.place, d.tool, deflateRawSync(text, { level: 1 }));
-    fts.run(row.lastInsertRowid, indexedText(text), runTails(text));
+    if (d.ref) zip.run(piece, null, d.ref.offset, d.ref.length);
+    else zip.run(piece, deflateRawSync(text, { level: 1 }), null, null);
+    fts.run(piece, indexedText(text), runTails(text));
+    piece++;
   }
   const file = db.prepare("INSERT INTO files (session, turn, path, place) VALUES (?, ?, ?, ?)");
   for (const f of files) file.run(id, turn.n, f.path, f.place);
@@ -184,5 +208,6 @@ export function dropSession(db: SearchDb, id: string): void {
 function dropDocs(db: SearchDb, select: string, params: unknown[]): void {
   const ids = JSON.stringify((db.prepare(select).all(...params) as Array<{ id: number }>).map((r) => r.id));
   db.prepare("DELETE FROM fts WHERE rowid IN (SELECT value FROM json_each(?))").run(ids);
+  db.prepare("DELETE FROM texts WHERE id IN (SELECT value FROM json_each(?))").run(ids);
   db.prepare("DELETE FROM docs WHERE id IN (SELECT value FROM json_each(?))").run(ids);
 }

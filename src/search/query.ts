@@ -1,16 +1,28 @@
 /**
  * A search over the index: the query's parts must all match one piece of a turn (its prompt, a
  * tool's output, ...); filters narrow by tool, date, session and the files the turn changed.
- * Best match first (FTS5's bm25) or newest first; with no words, only `--file`, the turns that
- * changed the file, newest first.
+ * A piece's rowid grows with its turn's time (search-db.ts), so FTS5 walks the matches newest
+ * first and stops at the limit: a word in every session costs what a rare one does. Newest first,
+ * or best match first: FTS5's bm25 over the newest CANDIDATES matches, not over every match (which
+ * costs in proportion to how common the word is: ~160 ms for a word in each of 80,000 pieces).
+ * With no words, only `--file`, the turns that changed the file, newest first.
  */
+import { closeSync, openSync, readSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
+import { UserError } from "../base/errors.js";
 import type { SearchDb } from "./search-db.js";
-import { matchExpression, matchRanges, parseQuery } from "./tokens.js";
+import { matchExpression, matchRanges, needsCheck, parseQuery } from "./tokens.js";
 import type { Place } from "./turn-docs.js";
 
 /** Matches are looked for this far past the first one: more than a snippet shows. */
 const SNIPPET_WINDOW = 400;
+
+/**
+ * How many of the newest matches bm25 ranks. A query matching fewer (most do) is ranked over all
+ * its matches; a common word's best are looked for among its most recent uses. A phrase's order
+ * is checked among as many of the newest pieces holding all its words.
+ */
+export const CANDIDATES = 1000;
 
 export interface SearchFilters {
   /** Paths (relative to the repository, as diffs name them) a matching turn must have changed. */
@@ -40,12 +52,15 @@ export interface SearchHit {
   matches: Array<[number, number]>;
 }
 
-export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit[] {
+/** Where a recorded session's conversation.jsonl is, for the pieces the index reads from there. */
+export type ConversationFile = (session: string) => string;
+
+export function search(db: SearchDb, query: string, f: SearchFilters, conversation?: ConversationFile): SearchHit[] {
   const parts = parseQuery(query);
   const where: string[] = [];
   const params: unknown[] = [];
   const filter = (clause: string, param: unknown) => {
-    where.push(clause);
+    where.push(`AND ${clause}`);
     params.push(param);
   };
   if (f.tool) filter("d.tool = ? COLLATE NOCASE", f.tool);
@@ -56,36 +71,62 @@ export function search(db: SearchDb, query: string, f: SearchFilters): SearchHit
       "(d.session NOT LIKE '%-%' OR d.session IN (SELECT value FROM json_each(?)))",
       JSON.stringify(f.claudeSessions),
     );
+  if (parts.length === 0) return fileTurns(db, where, params, f.limit, f.files ?? [], conversation);
   if (f.files)
     filter(
       "EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))",
       JSON.stringify(f.files),
     );
-  if (parts.length === 0) return fileTurns(db, where, params, f.limit, f.files ?? []);
-  const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip
-    FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn
-    WHERE fts MATCH ? ${where.map((w) => `AND ${w}`).join(" ")}
-    ORDER BY ${f.newest ? "t.at DESC, d.turn DESC, bm25(fts)" : "bm25(fts), t.at DESC"} LIMIT ?`;
-  const rows = db.prepare(sql).all(matchExpression(parts), ...params, f.limit) as Array<
-    Omit<SearchHit, "text" | "matches"> & { zip: Buffer }
-  >;
-  return rows.map(({ zip, ...row }) => {
-    const text = inflateRawSync(zip).toString("utf8");
-    // SQLite said the piece matches; where, for the snippet, is found here with the same cuts.
-    return { ...row, text, matches: merge(matchRanges(text, parts, SNIPPET_WINDOW)) };
-  });
+  const score = f.newest ? "0" : "bm25(fts)";
+  // The newest matches, walked in rowid order; the docs and turns joined only when a filter needs them.
+  const newest =
+    where.length === 0
+      ? `SELECT fts.rowid AS id, ${score} AS score FROM fts WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT ?`
+      : `SELECT d.id, ${score} AS score
+          FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn
+          WHERE fts MATCH ? ${where.join(" ")} ORDER BY fts.rowid DESC LIMIT ?`;
+  const checked = parts.filter(needsCheck);
+  // Candidates: exactly the hits when no part needs its order checked; else enough to check.
+  const wanted = checked.length === 0 && f.newest ? f.limit : Math.max(CANDIDATES, f.limit);
+  const candidates = candidatesOf(db, newest, [matchExpression(parts), ...params, wanted]).sort((a, b) => a.score - b.score || b.id - a.id);
+  const load =
+    db.prepare(`SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, z.zip, z.at AS refAt, z.len AS refLength
+    FROM docs d JOIN texts z ON z.id = d.id JOIN turns t ON t.session = d.session AND t.turn = d.turn WHERE d.id = ?`);
+  const hits: SearchHit[] = [];
+  for (const c of candidates) {
+    if (hits.length >= f.limit) break;
+    const row = load.get(c.id) as (Omit<SearchHit, "text" | "matches"> & Stored) | undefined;
+    if (!row) continue;
+    const { zip, refAt, refLength, ...hit } = row;
+    const text = storedText(hit.session, { zip, refAt, refLength }, conversation);
+    // SQLite found every token; a phrase's (or a CJK word's) order is checked here, in the text.
+    if (checked.some((p) => matchRanges(text, [p], 0).length === 0)) continue;
+    // Where, for the snippet, is found here with the same cuts.
+    hits.push({ ...hit, text, matches: merge(matchRanges(text, parts, SNIPPET_WINDOW)) });
+  }
+  return hits;
 }
 
-/** `--file` alone: the turns that changed the file(s), each with the file names as its text. */
-function fileTurns(db: SearchDb, where: string[], params: unknown[], limit: number, files: string[]): SearchHit[] {
-  const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, d.zip
-    FROM docs d JOIN turns t ON t.session = d.session AND t.turn = d.turn
-    WHERE d.place = 'file' ${where.map((w) => `AND ${w}`).join(" ")}
-    ORDER BY t.at DESC, d.turn DESC LIMIT ?`;
-  const rows = db.prepare(sql).all(...params, limit) as Array<Omit<SearchHit, "matches" | "text"> & { zip: Buffer }>;
+/** `--file` alone: the turns that changed the file(s), each with the file names as its text; found from the files, not by reading every turn. */
+function fileTurns(
+  db: SearchDb,
+  where: string[],
+  params: unknown[],
+  limit: number,
+  files: string[],
+  conversation?: ConversationFile,
+): SearchHit[] {
+  const sql = `SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, z.zip, z.at AS refAt, z.len AS refLength
+    FROM (SELECT DISTINCT session, turn FROM files WHERE path IN (SELECT value FROM json_each(?))) x
+      JOIN docs d ON d.session = x.session AND d.turn = x.turn AND d.place = 'file'
+      JOIN turns t ON t.session = d.session AND t.turn = d.turn JOIN texts z ON z.id = d.id
+    WHERE 1 ${where.join(" ")} ORDER BY d.id DESC LIMIT ?`;
+  const rows = db.prepare(sql).all(JSON.stringify(files), ...params, limit) as Array<
+    Omit<SearchHit, "matches" | "text"> & Stored
+  >;
   const wanted = new Set(files);
-  return rows.map(({ zip, ...r }) => {
-    const text = inflateRawSync(zip).toString("utf8");
+  return rows.map(({ zip, refAt, refLength, ...r }) => {
+    const text = storedText(r.session, { zip, refAt, refLength }, conversation);
     // The text is one path a line: the lines that are the file(s) asked for are the matches.
     const matches: Array<[number, number]> = [];
     let at = 0;
@@ -95,6 +136,47 @@ function fileTurns(db: SearchDb, where: string[], params: unknown[], limit: numb
     }
     return { ...r, text, matches };
   });
+}
+
+/** The candidates' ids and scores; a word SQLite cuts in two where this did not (a newer Unicode letter) is the user's to rephrase. */
+function candidatesOf(db: SearchDb, sql: string, params: unknown[]): Array<{ id: number; score: number }> {
+  try {
+    return db.prepare(sql).all(...params) as Array<{ id: number; score: number }>;
+  } catch (error) {
+    if (!/phrase queries are not supported/.test(String((error as Error).message))) throw error;
+    throw new UserError(
+      "a word of the query is cut in two by the index",
+      "search for its parts as separate words, or a prefix of it with *",
+    );
+  }
+}
+
+/** A piece's text as the index keeps it: deflated, or where the session's conversation.jsonl has it. */
+interface Stored {
+  zip: Buffer | null;
+  refAt: number | null;
+  refLength: number | null;
+}
+
+/**
+ * The piece's text (NFKC, as indexed). One read from the recording cannot fail the search: a
+ * file changed since (the next catch-up indexes it again) shows the hit with no snippet.
+ */
+function storedText(session: string, s: Stored, conversation?: ConversationFile): string {
+  if (s.zip) return inflateRawSync(s.zip).toString("utf8");
+  if (s.refAt === null || s.refLength === null || !conversation) return "";
+  let fd: number | null = null;
+  try {
+    fd = openSync(conversation(session), "r");
+    const buffer = Buffer.alloc(s.refLength);
+    const read = readSync(fd, buffer, 0, s.refLength, s.refAt);
+    const text: unknown = JSON.parse(buffer.toString("utf8", 0, read));
+    return typeof text === "string" ? text.normalize("NFKC") : "";
+  } catch {
+    return "";
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
 }
 
 /** Adjacent matches (the characters of a CJK word, each a token) read as one. */

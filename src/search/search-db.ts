@@ -6,6 +6,7 @@
  * (and their catch-ups) from writing over each other.
  */
 import { mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { Store } from "../store/store.js";
@@ -13,7 +14,22 @@ import type { Store } from "../store/store.js";
 export type SearchDb = Database.Database;
 
 /** Bumped when the tables or the text put into them change: an index of another version is rebuilt. */
-const INDEX_VERSION = "3";
+const INDEX_VERSION = "5";
+
+/** Pieces of one second: ids are the turn's end in seconds times this, plus the piece's number (all below 2^53 until the year 6000). */
+const PIECES_PER_SECOND = 65_536;
+
+/** The first free id for a piece of a turn that ended at `at` (ISO): ids sort as the turns' times. */
+export function pieceId(db: SearchDb, at: string): number {
+  const ms = Date.parse(at);
+  const base = (Number.isFinite(ms) && ms > 0 ? Math.floor(ms / 1000) : 0) * PIECES_PER_SECOND;
+  const last = (
+    db.prepare("SELECT max(id) AS id FROM docs WHERE id >= ? AND id < ?").get(base, base + PIECES_PER_SECOND) as {
+      id: number | null;
+    }
+  ).id;
+  return last === null ? base : last + 1;
+}
 
 export function indexFile(store: Store): string {
   return path.join(store.dir, "search", "index.sqlite");
@@ -27,13 +43,18 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS turns (
     session TEXT NOT NULL, turn INTEGER NOT NULL, key TEXT NOT NULL, at TEXT NOT NULL, prompt TEXT,
     PRIMARY KEY (session, turn));
-  -- One row per searchable piece of a turn: where it came from, and its text (NFKC) deflated, for
-  -- snippets; the full-text table keeps only the tokens (contentless), so the text is stored once.
+  -- One row per searchable piece of a turn: where it came from. Its id grows with the turn's end
+  -- (pieceId): FTS5 walks matches in rowid order, so newest first is a walk that stops at the limit.
   CREATE TABLE IF NOT EXISTS docs (
-    id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL, place TEXT NOT NULL, tool TEXT, zip BLOB NOT NULL);
+    id INTEGER PRIMARY KEY, session TEXT NOT NULL, turn INTEGER NOT NULL, place TEXT NOT NULL, tool TEXT);
   CREATE INDEX IF NOT EXISTS docs_turn ON docs (session, turn);
+  -- Each piece's text, for snippets, apart from docs so that filtering pieces never reads it: where
+  -- a recorded session's conversation.jsonl holds it as a JSON string (at, len: its bytes there),
+  -- or else deflated (zip). The full-text table keeps only the tokens (contentless): the text
+  -- that is in the recording is not stored again.
+  CREATE TABLE IF NOT EXISTS texts (id INTEGER PRIMARY KEY, zip BLOB, at INTEGER, len INTEGER);
   -- text: the piece cut as tokens.ts cuts it; tails: the last character of each CJK run in it.
-  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tails, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tails, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 2');
   -- The files each turn changed (place 'turn') and the user's edits before it (place 'edits').
   CREATE TABLE IF NOT EXISTS files (session TEXT NOT NULL, turn INTEGER NOT NULL, path TEXT NOT NULL, place TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS files_turn ON files (session, turn);
@@ -53,8 +74,20 @@ export function openSearchDb(store: Store): SearchDb {
   }
 }
 
+/**
+ * better-sqlite3's compiled addon, found once where npm builds it: left to itself, better-sqlite3
+ * asks the `bindings` package, which tries a dozen paths (~20 ms of every search's start).
+ */
+const ADDON = ((): string | undefined => {
+  try {
+    return createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node");
+  } catch {
+    return undefined;
+  }
+})();
+
 function prepare(file: string): SearchDb {
-  const db = new Database(file);
+  const db = new Database(file, ADDON ? { nativeBinding: ADDON } : {});
   try {
     // First, so that even switching a new file to WAL waits for a search making it at the same time.
     db.pragma("busy_timeout = 30000");

@@ -2,7 +2,7 @@
  * The search as the CLI and the web server call it: bring the index up to date, resolve the
  * filters, query. An index SQLite finds damaged is removed and rebuilt once, then searched.
  */
-import { resolveId, type Store } from "../store/store.js";
+import { bundleDir, bundleFiles, resolveId, type Store } from "../store/store.js";
 import { statfsSync } from "node:fs";
 import path from "node:path";
 import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../base/errors.js";
@@ -10,7 +10,7 @@ import { compileGlob, GlobError } from "../rules/glob.js";
 import { catchUp, type CatchUpReport } from "./catch-up.js";
 import { claudeOwnSessions } from "../live/claude-own-sessions.js";
 import { notIndexed } from "./claude-index.js";
-import { startClaudeIndexer } from "./claude-indexer.js";
+import { indexerRunning, INDEXER_CLI, startIndexer } from "./claude-indexer.js";
 import { search, type SearchHit } from "./query.js";
 import { parseQuery } from "./tokens.js";
 import { indexFile, isDamage, openSearchDb, removeIndex, type SearchDb } from "./search-db.js";
@@ -30,8 +30,15 @@ export interface SearchRequest {
   onLongCatchUp?: (sessions: number) => void;
 }
 
+/**
+ * More changed sessions than this are indexed by a background process, not by the search: a few
+ * sessions' new turns take a search some tens of ms, a first build of a thousand a minute or more.
+ */
+export const INLINE_SESSIONS = 20;
+
 export interface SearchResult {
   hits: SearchHit[];
+  /** `left` > 0: that many of the store's `total` sessions are not indexed yet (the index is being built in the background). */
   catchUp: CatchUpReport;
   /** claude's own sessions not indexed yet (a background process is indexing them), and their transcripts' bytes. */
   claudeLeft: { sessions: number; bytes: number };
@@ -99,26 +106,35 @@ function spaceLeft(dir: string): number {
 }
 
 async function run(db: SearchDb, store: Store, r: SearchRequest, session: string | null): Promise<SearchResult> {
+  // A running indexer is left to finish; only a nudge run from its built bundle can start one.
+  const running = INDEXER_CLI !== null && indexerRunning(store);
+  const inline = running ? 0 : INDEXER_CLI === null ? Infinity : INLINE_SESSIONS;
   const [report, claude] = await Promise.all([
-    catchUp(db, store, r.onLongCatchUp),
+    catchUp(db, store, r.onLongCatchUp, inline),
     r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all" }) : [],
   ]);
-  // claude's own sessions are indexed off this path: the search answers from what is indexed, and says what is left.
+  // claude's own sessions, and a first build, are indexed off this path: the search answers from what is indexed, and says what is left.
   const left = notIndexed(db, claude);
-  if (left.length > 0) startClaudeIndexer(store, r.claude === "all");
+  if (report.left > 0 || left.length > 0) startIndexer(store, r.claude === "all");
   const claudeLeft = { sessions: left.length, bytes: left.reduce((sum, s) => sum + s.bytes, 0) };
   const files = r.file ? filesMatching(db, r.file) : null;
   if (files && files.length === 0) return { hits: [], catchUp: report, claudeLeft };
   const claudeSessions = claude.map((s) => s.id);
-  const hits = search(db, r.query, {
-    files,
-    tool: r.tool ?? null,
-    since: r.since?.toISOString() ?? null,
-    session,
-    claudeSessions,
-    newest: r.newest ?? false,
-    limit: r.limit,
-  });
+  const conversation = (id: string) => bundleFiles(bundleDir(store, id)).conversation;
+  const hits = search(
+    db,
+    r.query,
+    {
+      files,
+      tool: r.tool ?? null,
+      since: r.since?.toISOString() ?? null,
+      session,
+      claudeSessions,
+      newest: r.newest ?? false,
+      limit: r.limit,
+    },
+    conversation,
+  );
   return { hits, catchUp: report, claudeLeft };
 }
 
@@ -139,6 +155,8 @@ function unopenable(error: unknown, file: string): unknown {
 /** The indexed paths a `--file` names: itself, or those its glob matches (a leading ./ dropped). */
 function filesMatching(db: SearchDb, file: string): string[] {
   const wanted = file.replace(/^\.\//, "");
+  // No glob character: the path itself (a glob matches whole paths), found through the paths' index, not a scan of every path.
+  if (!/[*?[\]{}\\]/.test(wanted)) return [wanted];
   let matches: (path: string) => boolean;
   try {
     matches = compileGlob(wanted);

@@ -6,6 +6,7 @@
  */
 import { inertValue } from "../base/inert-text.js";
 import type { SecretSpan } from "../secrets/secret-detect.js";
+import { markdownMarkers } from "./markdown-plain.js";
 import type { SearchHit } from "./query.js";
 
 export interface Snippet {
@@ -17,21 +18,40 @@ export interface Snippet {
 const BEFORE = 60;
 const WIDTH = 200;
 
-export function snippetOf(text: string, matches: Array<[number, number]>): Snippet {
+export function snippetOf(
+  text: string,
+  matches: Array<[number, number]>,
+  /** Markdown's markers left out (for a terminal, where they would show as they are typed). */
+  o: { plain?: boolean } = {},
+): Snippet {
   const first = matches[0]?.[0] ?? 0;
   const from = Math.max(0, first - BEFORE);
   const to = Math.min(text.length, from + WIDTH);
   const inside = matches
     .filter(([s, e]) => s < to && e > from)
     .map(([s, e]): [number, number] => [Math.max(s, from), Math.min(e, to)]);
+  // A little around the window, so that a pair of markers across its edge is seen as one.
+  const around = Math.max(0, from - WIDTH);
+  const drop = o.plain ? markdownMarkers(text.slice(around, to + WIDTH)) : null;
+  const kept = (a: number, b: number): string => {
+    if (!drop) return text.slice(a, b);
+    let out = "";
+    for (let i = a; i < b; i++) if (!drop[i - around]) out += text[i];
+    return out;
+  };
   const pieces: Array<{ text: string; match: boolean }> = [];
   let at = from;
   for (const [s, e] of inside) {
-    if (s > at) pieces.push({ text: text.slice(at, s), match: false });
-    pieces.push({ text: text.slice(s, e), match: true });
+    if (s > at) pieces.push({ text: kept(at, s), match: false });
+    pieces.push({ text: kept(s, e), match: true });
     at = e;
   }
-  if (at < to) pieces.push({ text: text.slice(at, to), match: false });
+  if (at < to) pieces.push({ text: kept(at, to), match: false });
+  if (o.plain && pieces.length > 0) {
+    // A fence or a heading's line left out leaves only its line break: no blank at the ends.
+    if (!pieces[0]!.match) pieces[0]!.text = pieces[0]!.text.trimStart();
+    if (!pieces.at(-1)!.match) pieces.at(-1)!.text = pieces.at(-1)!.text.trimEnd();
+  }
   let out = from > 0 ? "…" : "";
   const shownMatches: Array<[number, number]> = [];
   for (const p of pieces) {

@@ -17,9 +17,23 @@ const CUT = "\u200b";
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]+/gu;
 const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]$/u;
 
-/** Text as it is given to the index: NFKC, each CJK run as its pairs. */
+/**
+ * A terminal's escape sequences, as a program prints them (ESC, or C1 CSI) or as a log or JSON
+ * spells them out (\u001b, \x1b, \033, \e): colour codes glued to a word ("ESC[31mfoo") would
+ * otherwise make one token of their digits and the word ("31mfoo"), and the word is never found.
+ * Spelled out, only CSI sequences ("\e[31m") are taken: "C:\eNotes" keeps its word.
+ */
+const ESCAPE =
+  /(?:\u001b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b(?:\][^\u0007\u001b]{0,512}(?:\u0007|\u001b\\)|[ -/]+[0-~]|[0-9=>@-Z\\^_])/g;
+
+/** The text with its escape sequences blanked, each character a space: offsets into it are offsets into `text`. */
+export function blankEscapes(text: string): string {
+  return text.replace(ESCAPE, (seq) => " ".repeat(seq.length));
+}
+
+/** Text as it is given to the index: NFKC, escape sequences blanked, each CJK run as its pairs. */
 export function indexedText(text: string): string {
-  return text.normalize("NFKC").replaceAll(CUT, " ").replace(CJK_RUN, cutRun);
+  return blankEscapes(text.normalize("NFKC")).replaceAll(CUT, " ").replace(CJK_RUN, cutRun);
 }
 
 /** The last character of each CJK run of two or more: the index's second column. */
@@ -35,12 +49,27 @@ function cutRun(run: string): string {
   return CUT + tokens.join(CUT) + CUT;
 }
 
-/** One query part as FTS5 sees it: a quoted string cut as the index is cut. */
+/** unicode61's token characters (its categories L*, N*, Co): a query's words are cut as SQLite cuts them. */
+const FTS_TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+
+/**
+ * One query part as FTS5 sees it: each of its tokens (cut as the index is cut) a quoted string,
+ * all of them required. The index keeps no positions (detail=column: a third of its size), so
+ * a part of several tokens (a phrase, a CJK word's pairs, "auth-token") matches pieces holding
+ * them all, and the search checks their order in the text (needsCheck).
+ */
 function queryString(p: QueryPart): string {
   const text = p.text.normalize("NFKC").replaceAll(CUT, " ");
   // A lone CJK character: a pair that starts with it, or a run's last character.
   if (CJK_CHAR.test(text)) return `"${text}" *`;
-  return `"${text.replace(CJK_RUN, cutRun).replaceAll('"', '""')}"${p.prefix ? " *" : ""}`;
+  const tokens = text.replace(CJK_RUN, cutRun).match(FTS_TOKEN) ?? [];
+  return tokens.map((t, i) => `"${t}"${p.prefix && i === tokens.length - 1 ? " *" : ""}`).join(" AND ");
+}
+
+/** Does a piece FTS5 found for this part still need its tokens' order checked? (More than one token.) */
+export function needsCheck(p: QueryPart): boolean {
+  const text = p.text.normalize("NFKC").replaceAll(CUT, " ");
+  return !CJK_CHAR.test(text) && (text.replace(CJK_RUN, cutRun).match(FTS_TOKEN)?.length ?? 0) > 1;
 }
 
 export interface QueryPart {
@@ -70,7 +99,7 @@ export function parseQuery(query: string): QueryPart[] {
     }
   }
   // A part with no letters or digits ("---") is no word to the index: it would match nothing.
-  return parts.filter((p) => tokenSpans(p.text).length > 0);
+  return parts.filter((p) => tokenSpans(p.text).length > 0 && queryString(p) !== "");
 }
 
 /** The FTS5 MATCH expression of parsed parts: each a quoted string, CJK cut as the index is. */
@@ -78,9 +107,12 @@ export function matchExpression(parts: QueryPart[]): string {
   return parts.map(queryString).join(" AND ");
 }
 
-/** unicode61's token characters (letters, digits, marks, private use); each CJK character alone. */
+/**
+ * unicode61's token characters (letters, digits, marks, private use); each CJK character alone,
+ * and never glued to letters of other scripts beside it (the prolonged sound mark ー is one).
+ */
 const TOKEN =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}])[\p{L}\p{N}\p{M}\p{Co}])+/gu;
 
 interface TokenSpan {
   start: number;
@@ -95,26 +127,72 @@ function tokenSpans(text: string): TokenSpan[] {
 
 /** Case and accents folded, as unicode61 with remove_diacritics 2 folds them. */
 function fold(token: string): string {
+  // ASCII (most tokens) and a CJK character have no accents to strip: normalizing is most of a snippet's cost.
+  if (ASCII.test(token)) return token.toLowerCase();
+  if (CJK_CHAR.test(token)) return token;
   return token.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * Where the parts match in `text` (NFKC), as [start, end) ranges in order: from the first match
  * to `window` characters after it, which is all a snippet shows (a 1 MB tool output is not cut
  * into tokens to the end for a 200-character line). SQLite decided that the piece matches; this
- * finds where, with the same cuts.
+ * finds where, with the same cuts. With a window, cutting starts at the first place a part's
+ * first word is spelled as typed (case aside), and from the start only if nothing matches there on
+ * (a word found through its accents alone).
  */
 export function matchRanges(text: string, parts: QueryPart[], window = Infinity): Array<[number, number]> {
   const wanted = parts
     .map((p) => ({ tokens: tokenSpans(p.text.normalize("NFKC")).map((t) => t.token), prefix: p.prefix }))
     .filter((w) => w.tokens.length > 0);
+  // Cut as the index cuts: escape sequences blanked, at the same offsets.
+  const cut = blankEscapes(text);
+  if (window !== Infinity) {
+    const from = firstSpelling(cut, wanted);
+    if (from > 0) {
+      const ranges = scan(cut, wanted, window, from);
+      if (ranges.length > 0) return ranges;
+    }
+  }
+  return scan(cut, wanted, window, 0);
+}
+
+interface Wanted {
+  tokens: string[];
+  prefix: boolean;
+}
+
+/** Where the earliest of the parts' first tokens is spelled in `text` (any case), moved back to the start of its word; -1: nowhere. */
+function firstSpelling(text: string, wanted: Wanted[]): number {
+  let first = -1;
+  for (const w of wanted) {
+    // A CJK word's characters are tokens each: look for all of them together, a rarer spelling than its first.
+    const cjk = w.tokens.findIndex((t) => !CJK_CHAR.test(t));
+    const spelling = CJK_CHAR.test(w.tokens[0]!) ? w.tokens.slice(0, cjk < 0 ? undefined : cjk).join("") : w.tokens[0]!;
+    // Case folded by the regex; plain /i for ASCII, far faster than /iu over a long text.
+    const at = CJK_CHAR.test(spelling[0]!)
+      ? text.indexOf(spelling)
+      : text.search(new RegExp(spelling.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), ASCII.test(spelling) ? "i" : "iu"));
+    if (at >= 0 && (first < 0 || at < first)) first = at;
+  }
+  if (first <= 0 || CJK_CHAR.test(text[first]!)) return first;
+  while (first > 0 && WORD_CHAR.test(text[first - 1]!) && !CJK_CHAR.test(text[first - 1]!)) first--;
+  return first;
+}
+
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}\p{Co}]$/u;
+
+function scan(cut: string, wanted: Wanted[], window: number, from: number): Array<[number, number]> {
   const longest = Math.max(0, ...wanted.map((w) => w.tokens.length));
   const re = new RegExp(TOKEN.source, "gu");
+  re.lastIndex = from;
   const tokens: TokenSpan[] = [];
   let done = false;
   const more = (): boolean => {
     // exec starts again from the beginning once it has returned null: never call it past the end.
-    const m = done ? null : re.exec(text);
+    const m = done ? null : re.exec(cut);
     if (!m) {
       done = true;
       return false;

@@ -4,7 +4,8 @@
  * answers and rule decisions, the loop's check, the user's own edits, and the names of the files
  * the turn and those edits changed. Thinking is left out: it is not what the user or Claude said.
  */
-import type { StoredSession } from "../store/store.js";
+import { open } from "node:fs/promises";
+import { bundleFiles, type StoredSession } from "../store/store.js";
 import type { Turn } from "../store/manifest-schema.js";
 import { savedTurnContent } from "../view/session-views.js";
 import type { Entry } from "../view/view-types.js";
@@ -16,7 +17,12 @@ export interface TurnDoc {
   place: Place;
   tool: string | null;
   text: string;
+  /** Where conversation.jsonl holds the text as a JSON string (bytes): read from there, not stored again. */
+  ref?: { offset: number; length: number };
 }
+
+/** A piece shorter than this is stored deflated in the index: a reference would save little. */
+const REF_MIN_CHARS = 256;
 
 export interface TurnFile {
   path: string;
@@ -58,5 +64,41 @@ export async function turnDocs(s: StoredSession, turn: Turn): Promise<{ docs: Tu
     f.oldPath ? [f.oldPath] : [],
   );
   add("file", null, [...new Set([...files.map((f) => f.path), ...renamed])].join("\n"));
+  await findRefs(s, turn, docs);
   return { docs, files };
+}
+
+/**
+ * Which pieces the turn's lines of conversation.jsonl hold word for word as JSON strings (claude
+ * writes them with JSON.stringify, as this looks for them): each gets where, so the index keeps
+ * a place to read it from instead of a second copy. A piece built from several (a tool result of
+ * blocks) or cut short is not found, and is stored.
+ */
+async function findRefs(s: StoredSession, turn: Turn, docs: TurnDoc[]): Promise<void> {
+  const range = turn.bytes;
+  const wanted = docs.filter((d) => d.text.length >= REF_MIN_CHARS && d.text.length < MAX_DOC_CHARS);
+  if (!range || range.to <= range.from || wanted.length === 0) return;
+  let lines: Buffer;
+  try {
+    lines = await readRange(bundleFiles(s.dir).conversation, range.from, range.to - range.from);
+  } catch {
+    return;
+  }
+  for (const d of wanted) {
+    const literal = Buffer.from(JSON.stringify(d.text));
+    const at = lines.indexOf(literal);
+    if (at >= 0) d.ref = { offset: range.from + at, length: literal.length };
+  }
+}
+
+/** `length` bytes of `file` from `offset` (fewer at its end). */
+export async function readRange(file: string, offset: number, length: number): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, offset);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }

@@ -37,6 +37,7 @@ beforeAll(async () => {
     repo,
     [
       { tool: "Bash", input: { command: "echo 'ECONNREFUSED zanzibar-4471 on port 8443'", description: "probe" } },
+      { tool: "Bash", input: { command: "printf '\\033[1;31mwallabyglow\\033[0m done'", description: "colour" } },
       { text: "The auth timeout was raised to 30 seconds." },
       {
         tool: "Write",
@@ -63,6 +64,14 @@ describe("nudge session search", () => {
     expect(hits.map((h) => [h.session, h.turn, h.where, h.tool])).toContainEqual([first.id, 1, "tool-output", "Bash"]);
     const output = hits.find((h) => h.where === "tool-output")!;
     expect(output.matches.map(([a, b]) => output.snippet.slice(a, b))).toEqual(["zanzibar"]);
+  });
+
+  it("finds a word glued to a colour code in a tool's output, and shows the code inert", async () => {
+    const run = await search(["wallabyglow", "--tool", "Bash"]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`${first.id}  turn 1  `);
+    expect(run.stdout).not.toContain("\u001b");
+    expect(run.stdout).toMatch(/\[wallabyglow\]/);
   });
 
   it("shows each hit with its place and the match in brackets without colour", async () => {

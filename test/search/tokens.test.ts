@@ -6,9 +6,9 @@ const where = (text: string, query: string, window?: number) =>
   matchRanges(text, parseQuery(query), window).map(([a, b]) => text.slice(a, b));
 
 describe("search tokens", () => {
-  it("passes no FTS5 syntax on: each part is a quoted string, quotes doubled", () => {
-    expect(matchExpression(parseQuery('auth OR NEAR(x) "a phrase" pre*'))).toBe(
-      '"auth" AND "OR" AND "NEAR(x)" AND "a phrase" AND "pre" *',
+  it("passes no FTS5 syntax on: each token is a quoted string, all required", () => {
+    expect(matchExpression(parseQuery('auth OR NEAR(x) "a phrase" pre* "x"y"'))).toBe(
+      '"auth" AND "OR" AND "NEAR" AND "x" AND "a" AND "phrase" AND "pre" * AND "x" AND "y"',
     );
     expect(parseQuery("(…) * ---")).toEqual([]);
   });
@@ -17,7 +17,7 @@ describe("search tokens", () => {
     expect(indexedText("認証タイ ok 字")).toBe("\u200b認証\u200b証タ\u200bタイ\u200b ok \u200b字\u200b");
     expect(runTails("認証タイ ok 字 ウト")).toBe("イ ト");
     expect(matchExpression(parseQuery("認証タイムアウト 字 認証API"))).toBe(
-      '"\u200b認証\u200b証タ\u200bタイ\u200bイム\u200bムア\u200bアウ\u200bウト\u200b" AND "字" * AND "\u200b認証\u200bAPI"',
+      '"認証" AND "証タ" AND "タイ" AND "イム" AND "ムア" AND "アウ" AND "ウト" AND "字" * AND "認証" AND "API"',
     );
     expect(where("認証タイムアウトを修正しました", "タイムアウト")).toEqual(["タイムアウト"]);
     expect(where("認証タイムアウトを修正しました", "証認")).toEqual([]);
@@ -34,5 +34,15 @@ describe("search tokens", () => {
     expect(where(text, "needle", 100)).toEqual(["needle"]);
     expect(where(text, "needle")).toEqual(["needle", "needle"]);
     expect(where("nothing here at all", '"here nothing"')).toEqual([]);
+  });
+
+  it("finds words glued to terminal escape sequences, printed or spelled out, where they are", () => {
+    const coloured = "\u001b[1;31mquokka\u001b[0m and \u001b]0;title\u0007wombat, \u009b4mnumbat";
+    expect(where(coloured, "quokka wombat numbat")).toEqual(["quokka", "wombat", "numbat"]);
+    expect(indexedText(coloured)).not.toMatch(/31mquokka|4mnumbat/);
+    const logged = String.raw`"\u001b[32mpassed\u001b[0m" \x1b[33mskipped \033[0mfailed \e[1mtotal`;
+    expect(where(logged, "passed skipped failed total")).toEqual(["passed", "skipped", "failed", "total"]);
+    // Spelled out, only a CSI sequence is one: a Windows path keeps its words.
+    expect(where(String.raw`C:\eNotes\x1bHello`, "eNotes x1bHello")).toEqual(["eNotes", "x1bHello"]);
   });
 });

@@ -179,8 +179,7 @@ try {
       { sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 },
       7,
     );
-  if (wanted("claude-index"))
-    results.claudeIndex = await claudeIndexBench(Number(option("claude-index-mb") ?? 1000));
+  if (wanted("claude-index")) results.claudeIndex = await claudeIndexBench(Number(option("claude-index-mb") ?? 1000));
   if (wanted("install")) results.install = await installBench();
   const sync: SyncBenchResult | null = wanted("sync") ? await syncBench() : null;
   // Real claude in a terminal per turn: seconds each, so fewer rounds than elsewhere; 100k files only when asked for.

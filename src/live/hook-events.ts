@@ -17,7 +17,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic, ensureDir } from "../store/atomic-write.js";
 import { claimForClaude } from "../store/work-tree-recordings.js";
-import { releaseForClaude, takeHookLock } from "../store/hook-locks.js";
+import { END_FILE, releaseForClaude, takeHookLock } from "../store/hook-locks.js";
 import type { Manifest } from "../store/manifest-schema.js";
 import { bundleDir, bundleFiles, readManifest, type Store } from "../store/store.js";
 import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
@@ -137,6 +137,7 @@ export async function finishTurn(
   const indexFile = privateIndexFile(c.store, sessionId);
   if (allSaved) await Promise.all([indexFile, keptIndexState(indexFile)].map((f) => fs.rm(f, { force: true })));
   await releaseForClaude(lockFile, c.claudePid);
+  await fs.rm(path.join(dir, END_FILE), { force: true });
 }
 
 const keptIndexState = (indexFile: string) => `${indexFile}.kept.json`;

@@ -12,6 +12,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { bundleDir, type Store } from "../store/store.js";
+import { END_FILE } from "../store/hook-locks.js";
 
 /** A turn's end a Stop hook noted, for the first hook of the session that takes the lock. */
 export const STOP_FILE = "claude-ui-stop.json";
@@ -79,7 +80,11 @@ export async function noteHook(
   const dir = await mappedSession(store, hook.session_id);
   if (!dir) return event === "UserPromptSubmit" ? "whole" : "nothing";
   const finish = path.basename(dir);
-  if (event === "SessionEnd") return { finish, end: true };
+  if (event === "SessionEnd") {
+    // The session stays "being recorded" (not cut off) until the detached process has closed it.
+    await writeFileAtomic(path.join(dir, END_FILE), JSON.stringify({ claudeSessionId: hook.session_id }));
+    return { finish, end: true };
+  }
   if (event === "UserPromptSubmit")
     return (await notePrompt(dir, hook)) ? { finish, end: false } : "whole";
   await noteStop(dir, event, hook.session_id);

@@ -13,6 +13,10 @@ import { acquireLock, holderText, isHeld, procRef, readLock, type HeldLock, type
 import os from "node:os";
 
 const HOOK_LOCK = "hook.lock";
+/** claude's SessionEnd noted: the detached process closing the session has yet to take the hooks' lock. */
+export const END_FILE = "claude-ui-end.json";
+/** An end note older than this is a closing process that never ran: the session is cut off after all. */
+const END_NOTE_MS = 60_000;
 
 /** A hook waits this long for the one before it (a turn's end: a capture and a save). */
 const WAIT_MS = 10_000;
@@ -67,6 +71,17 @@ export async function takeHookLock(
 /** Is a hook of this session running now (holding `hook.lock`)? */
 export async function hookRunning(dir: string): Promise<boolean> {
   return isHeld(await readLock(path.join(dir, HOOK_LOCK)));
+}
+
+/**
+ * claude has exited but its hooks' work is not done: a hook or the detached process that saves the
+ * last turn and closes the session runs, or is about to (SessionEnd's note). Until then the session
+ * is being recorded, not cut off (a listing must not say "crashed", nor a recovery step in).
+ */
+export async function closingAfterClaude(dir: string): Promise<boolean> {
+  if (await hookRunning(dir)) return true;
+  const noted = await fs.stat(path.join(dir, END_FILE)).catch(() => null);
+  return noted !== null && Date.now() - noted.mtimeMs < END_NOTE_MS;
 }
 
 /** claude has ended: the session lock is let go (only when it is this claude's). */

@@ -14,6 +14,7 @@ import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./mani
 import { fromFormat1 } from "./manifest-v1.js";
 import { summaryOf } from "./summary.js";
 import { activityOf, isHeld, isLocked, readLock, type LockInfo } from "./locks.js";
+import { closingAfterClaude } from "./hook-locks.js";
 import { quickParse } from "../base/zod-accept.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
 import { SessionIndex, sessionFolders } from "./session-index.js";
@@ -242,7 +243,8 @@ export interface ListedSession {
 /** "recording" in a header whose lock holder is gone means nudge or the machine died mid-session. */
 export async function sessionState(dir: string, header: ManifestHeader): Promise<SessionState> {
   if (header.state === "complete") return "complete";
-  return (await isLocked(bundleFiles(dir).lock)) ? "recording" : "crashed";
+  if (await isLocked(bundleFiles(dir).lock)) return "recording";
+  return (await closingAfterClaude(dir)) ? "recording" : "crashed";
 }
 
 /**

@@ -41,10 +41,16 @@ describe("claude -p under installed hooks", () => {
     expect(run.stdout).toContain("wrote a.txt");
     const id = await until("a session", async () => ids(repo)[0]);
     const dir = path.join(sessions(repo), id);
+    // claude has exited; the hooks' detached process saves the turn and closes the session: meanwhile
+    // the session is being recorded, never "crashed" (which would also invite a recovery).
+    const states: string[] = [];
     const manifest = await until("the session closed", async () => {
+      const listed = await runNudge(["session", "list", "--json"], { cwd: repo });
+      states.push(...JSON.parse(listed.stdout).map((s: { state: string }) => s.state));
       const m = readManifestFile(dir);
       return m.state === "complete" && !existsSync(path.join(dir, "lock")) ? m : undefined;
     });
+    expect(states).not.toContain("crashed");
     expect(manifest.turns.map((t) => [t.n, t.prompt, t.status])).toEqual([
       [0, null, "complete"],
       [1, "write a", "complete"],

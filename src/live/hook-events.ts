@@ -102,11 +102,7 @@ async function doNoted(dir: string, recorder: SessionRecorder, turns: TuiTurns):
 }
 
 /** The detached end of a turn (`end`: of claude, then the session is closed, and dropped if no prompt was recorded). */
-export async function finishTurn(
-  c: Omit<HookContext, "hook">,
-  sessionId: string,
-  end: boolean,
-): Promise<void> {
+export async function finishTurn(c: Omit<HookContext, "hook">, sessionId: string, end: boolean): Promise<void> {
   const dir = bundleDir(c.store, sessionId);
   // A hook of the session did it first.
   if (!end && !(await pending(dir, STOP_FILE)) && !(await pending(dir, PROMPT_FILE))) return;

@@ -53,8 +53,11 @@ export async function notePrompt(
   if ((await pending(dir, STOP_FILE)) || (await pending(dir, PROMPT_FILE))) return false;
   // Where the turn's part of claude's transcript starts: claude writes the prompt there before the turn is begun (no file yet: at 0).
   const size = hook.transcript_path
-    ? ((await fs.stat(hook.transcript_path).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? { size: 0 } : null)))
-        ?.size ?? null)
+    ? ((
+        await fs
+          .stat(hook.transcript_path)
+          .catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? { size: 0 } : null))
+      )?.size ?? null)
     : null;
   const note = { claudeSessionId: hook.session_id, prompt: hook.prompt ?? "", transcriptFrom: size };
   await writeFileAtomic(path.join(dir, PROMPT_FILE), JSON.stringify(note));
@@ -85,8 +88,7 @@ export async function noteHook(
     await writeFileAtomic(path.join(dir, END_FILE), JSON.stringify({ claudeSessionId: hook.session_id }));
     return { finish, end: true };
   }
-  if (event === "UserPromptSubmit")
-    return (await notePrompt(dir, hook)) ? { finish, end: false } : "whole";
+  if (event === "UserPromptSubmit") return (await notePrompt(dir, hook)) ? { finish, end: false } : "whole";
   await noteStop(dir, event, hook.session_id);
   return { finish, end: false };
 }

@@ -72,7 +72,8 @@ export class TranscriptTail {
     if (!file) return { lines: Buffer.alloc(0), upTo: from };
     let lines = await wholeLinesFrom(file, from);
     // Only what claude wrote before a point (a prompt noted then, its turn begun later): whole lines.
-    if (before !== undefined) lines = lines.subarray(0, lines.subarray(0, Math.max(0, before - from)).lastIndexOf(0x0a) + 1);
+    if (before !== undefined)
+      lines = lines.subarray(0, lines.subarray(0, Math.max(0, before - from)).lastIndexOf(0x0a) + 1);
     for (const end = Date.now() + waitMs; !endsTurn(lines) && Date.now() < end;) {
       await new Promise((r) => setTimeout(r, 20));
       lines = await wholeLinesFrom(file, from);

@@ -41,7 +41,8 @@ function observeTranscript(s: RecorderState, event: StreamEvent): void {
   const model = event.type === "assistant" ? event.message.model : undefined;
   const claude = {
     version: typeof version === "string" && version.length <= 50 ? version : s.manifest.claude.version,
-    model: typeof model === "string" && model !== "<synthetic>" && model.length <= 100 ? model : s.manifest.claude.model,
+    model:
+      typeof model === "string" && model !== "<synthetic>" && model.length <= 100 ? model : s.manifest.claude.model,
   };
   if (claude.version !== s.manifest.claude.version || claude.model !== s.manifest.claude.model)
     s.manifest = { ...s.manifest, claude };

@@ -36,7 +36,8 @@ export class TurnFollower {
     if (event.type === "assistant" && event.uuid && !event.parent_tool_use_id) this.lastAssistantUuid = event.uuid;
     if (event.type === "assistant" && typeof event.message.id === "string") {
       const usage = (event.message as { usage?: unknown }).usage;
-      if (typeof usage === "object" && usage !== null) this.usage.set(event.message.id, usage as Record<string, unknown>);
+      if (typeof usage === "object" && usage !== null)
+        this.usage.set(event.message.id, usage as Record<string, unknown>);
     }
     if (event.type === "system" && event.subtype === "compact_boundary") {
       // stream-json names its fields in snake_case; claude's transcript (its own UI) in camelCase.

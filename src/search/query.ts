@@ -88,7 +88,9 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
   const checked = parts.filter(needsCheck);
   // Candidates: exactly the hits when no part needs its order checked; else enough to check.
   const wanted = checked.length === 0 && f.newest ? f.limit : Math.max(CANDIDATES, f.limit);
-  const candidates = candidatesOf(db, newest, [matchExpression(parts), ...params, wanted]).sort((a, b) => a.score - b.score || b.id - a.id);
+  const candidates = candidatesOf(db, newest, [matchExpression(parts), ...params, wanted]).sort(
+    (a, b) => a.score - b.score || b.id - a.id,
+  );
   const load =
     db.prepare(`SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, z.zip, z.at AS refAt, z.len AS refLength
     FROM docs d JOIN texts z ON z.id = d.id JOIN turns t ON t.session = d.session AND t.turn = d.turn WHERE d.id = ?`);

@@ -10,7 +10,8 @@ import { makeCorpus, PLANTED } from "../../bench/search-corpus.js";
 import { gitdir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 
-const PROGRESS = /^indexing (\d+) of 30 sessions \((\d+)%\) in the background — results so far are from the indexed part$/m;
+const PROGRESS =
+  /^indexing (\d+) of 30 sessions \((\d+)%\) in the background — results so far are from the indexed part$/m;
 
 describe("the search index's first build", () => {
   it("runs in the background with a progress line; a search meanwhile answers, and later finds all", async () => {
@@ -30,9 +31,9 @@ describe("the search index's first build", () => {
     expect(Number(PROGRESS.exec(first.stderr)![1])).toBeLessThan(30);
     const built = await done();
     expect(built.exitCode, built.stderr).toBe(0);
-    expect((JSON.parse(built.stdout) as Array<{ session: string; turn: number }>).map((h) => [h.session, h.turn])).toEqual(
-      [["b000000007", 3]],
-    );
+    expect(
+      (JSON.parse(built.stdout) as Array<{ session: string; turn: number }>).map((h) => [h.session, h.turn]),
+    ).toEqual([["b000000007", 3]]);
 
     // An index of an older version: rebuilt, in the background again, with the same answer at the end.
     const db = new Database(path.join(repo, ".git", "nudge", "search", "index.sqlite"));

@@ -17,7 +17,9 @@ const shown = (text: string, word: string, plain = true) => {
 
 describe("search snippets", () => {
   it("leave markdown's markers out in the terminal, and keep the match marked", () => {
-    expect(shown("The **auth timeout** was `raised` to _30 s_.", "timeout")).toBe("The auth [timeout] was raised to 30 s.");
+    expect(shown("The **auth timeout** was `raised` to _30 s_.", "timeout")).toBe(
+      "The auth [timeout] was raised to 30 s.",
+    );
     expect(shown("## Fixed\n> see [the retry docs](https://x.test/retry) and ~~old~~ notes", "retry")).toBe(
       "Fixed see the [retry] docs and old notes",
     );

@@ -40,7 +40,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /** The string tokens of a JSON line, in raw byte offsets (quotes included); as stringTokens, on bytes. */
-export function byteTokens(raw: Buffer): ByteToken[] {
+function byteTokens(raw: Buffer): ByteToken[] {
   const tokens: ByteToken[] = [];
   let at = raw.indexOf(QUOTE);
   let backslash = raw.indexOf(BACKSLASH);

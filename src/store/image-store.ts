@@ -178,7 +178,7 @@ export async function imageRefsInFile(file: string): Promise<Set<string>> {
 }
 
 /** The images a stored file's lines name (a log read whole, without making it one string). */
-export function imageRefsIn(bytes: Buffer, found = new Set<string>()): Set<string> {
+function imageRefsIn(bytes: Buffer, found = new Set<string>()): Set<string> {
   const before = Buffer.from('"data":"');
   for (let at = bytes.indexOf(REF_PREFIX); at !== -1; at = bytes.indexOf(REF_PREFIX, at + 1)) {
     const hash = bytes.toString("latin1", at + REF_PREFIX.length, at + REF_PREFIX.length + 64);

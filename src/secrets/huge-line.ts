@@ -110,14 +110,19 @@ export function maskedParts(raw: Buffer, spans: ByteSpan[], placeholder: (kind: 
   return parts;
 }
 
-/** Where a byte offset sits in the line's text (UTF-16 units, as findings count). */
-export function textIndex(raw: Buffer, byte: number): number {
+/** Where each byte offset (ascending) sits in the line's text (UTF-16 units, as findings count), in one pass. */
+export function textIndexes(raw: Buffer, bytes: number[]): number[] {
+  const out: number[] = [];
   let units = 0;
-  for (let i = 0; i < byte; i++) {
-    const b = raw[i]!;
-    if ((b & 0xc0) !== 0x80) units += b >= 0xf0 ? 2 : 1;
+  let i = 0;
+  for (const byte of bytes) {
+    for (; i < byte; i++) {
+      const b = raw[i]!;
+      if ((b & 0xc0) !== 0x80) units += b >= 0xf0 ? 2 : 1;
+    }
+    out.push(units);
   }
-  return units;
+  return out;
 }
 
 /** The string tokens when the line is JSON: its skeleton parses (each long token decodes when it is scanned). */

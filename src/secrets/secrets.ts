@@ -21,7 +21,7 @@ import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
 import { StreamedSecrets } from "./secret-stream.js";
 import { itemAt } from "./joined-texts.js";
-import { HUGE_LINE, hugeLineSpans, maskedParts, skeletonOf, textIndex } from "./huge-line.js";
+import { HUGE_LINE, hugeLineSpans, maskedParts, skeletonOf, textIndexes } from "./huge-line.js";
 
 export interface SecretFinding {
   kind: string;
@@ -278,12 +278,17 @@ function hugeReport(
   options: ScanOptions,
 ): SecretFinding[] {
   const turn = options.turnOfLine?.(line);
-  return spans.map((s) => ({
+  // Spans are sorted and apart: their starts and ends ascend.
+  const at = textIndexes(
+    raw,
+    spans.flatMap((s) => [s.start, s.end]),
+  );
+  return spans.map((s, i) => ({
     kind: s.kind,
     file: options.file,
     line,
-    start: textIndex(raw, s.start),
-    end: textIndex(raw, s.end),
+    start: at[2 * i]!,
+    end: at[2 * i + 1]!,
     ...(turn === undefined ? {} : { turn }),
   }));
 }

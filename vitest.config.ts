@@ -37,6 +37,7 @@ const UNIT = [
   "test/sharing/publish-plan.test.ts",
   "test/sharing/secret-corpus.test.ts",
   "test/sharing/secrets.test.ts",
+  "test/sharing/secrets-windows.test.ts",
   "test/terminal/context-use.test.ts",
   "test/terminal/durations.test.ts",
   "test/terminal/event-renderer.test.ts",

@@ -55,7 +55,7 @@ async function measure(mb: number, cli: boolean): Promise<BigContentSide> {
   return { mb, web: await webSide(repo, id), cli: cli ? await cliSide(repo, id) : [] };
 }
 
-async function recordWrite(mb: number): Promise<{ repo: string; id: string }> {
+export async function recordWrite(mb: number): Promise<{ repo: string; id: string }> {
   const repo = await generateRepo({ files: 100 });
   const line = "0123456789 the quick brown fox jumps over the lazy dog, a line of a big generated file\n";
   const content = line.repeat(Math.max(1, Math.ceil((mb * 1024 * 1024) / line.length)));

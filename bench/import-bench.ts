@@ -4,7 +4,9 @@
  * (`tar -xzOf`: gunzip and read every entry, written nowhere). Each import goes into a clone that
  * lacks the session: the imported session, its refs and claude's files are removed between runs
  * (the objects stay, as they would for a user importing a second session of the same work).
- * Alternating runs. The session is made as bench/export-bench.ts makes it.
+ * Alternating runs. The session is made as bench/export-bench.ts makes it. The goal measures
+ * nudge's own work: the import ≤ the floor (loading the command, `session import --help`, plus
+ * one unbundle and one read of the export) + 30 ms.
  *
  *   node --import tsx bench/import-bench.ts [turns] [files] [rounds]
  */

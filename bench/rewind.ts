@@ -2,10 +2,12 @@
  * Rewind and fork as a user runs them: `nudge session rewind <id> <turn> --yes` and `nudge session
  * fork <id> <turn> --yes` (in place), whole processes, back and forth between the last two turns
  * of a recorded session. The last turn either edits one file and adds one ("small"), or edits
- * 1,000 files and adds 100 ("many"). The baseline is a whole `git checkout --detach` process
- * switching between two commits that differ the same way, in a twin repository with the same
- * files. The floor is `node -e 0`: a Node CLI cannot start faster than node itself. The three
- * alternate, round by round.
+ * 1,000 files and adds 100 ("many"). The goal measures nudge's own work: each command ≤ the
+ * floor + 30 ms at 10k files, + 60 ms at 100k. The floor is what no rewind started per command
+ * can go below: loading the command (`session rewind --help`) and git's scan of the work tree it
+ * must back up (`git status -uall`, in a twin repository with the same files). A whole `git
+ * checkout --detach` switching the twin between two commits that differ the same way is shown
+ * for scale, and `node -e 0` for node's own start. They alternate, round by round.
  *
  * The repositories (100k files take minutes to generate and record) are kept between runs under
  * /tmp/nudge-bench-cache (BENCH_CACHE to move it; delete it to start afresh).

@@ -1,7 +1,6 @@
 import { commandStore } from "./command-store.js";
 import * as z from "../base/zod.js";
 import { loadSession, NoSuchSession, resolveId, type StoredSession, type Store } from "../store/store.js";
-import { findClaudeSession, NotRecorded } from "../live/claude-own-sessions.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
 import { shellQuote } from "../base/shell-quote.js";
@@ -63,6 +62,8 @@ export async function resolveRecordedId(store: Store, id: string, doing: string)
 /** No nudge session matches: if the id names one of claude's own sessions, that is said (NotRecorded) instead. */
 async function explainClaudeSession(store: Store, id: string, error: unknown, doing?: string): Promise<void> {
   if (!(error instanceof NoSuchSession) || error.matches.length > 0) return;
+  // Loaded only here, on the way to an error: a rewind or a show of a recorded session never needs claude's own sessions.
+  const { findClaudeSession, NotRecorded } = await import("../live/claude-own-sessions.js");
   const claude = await findClaudeSession(store, id);
   if (claude) throw new NotRecorded(claude, doing);
 }

@@ -71,7 +71,47 @@ const FIELD =
 const NOT_A_SECRET =
   /^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|x+|\*+|\.+|-+|changeme|password|secret|example|null|none|true|false|undefined|required|optional|string|redacted.*|\[REDACTED:.*)$/i;
 
+/**
+ * A text longer than this is scanned in windows of it, each overlapping the next by WINDOW_OVERLAP:
+ * secretlint and the rules hold a few copies of what they scan, and a 50 MB tool input scanned whole
+ * took the export's memory past 500 MB. The findings of all windows are merged as one scan's are.
+ */
+const WINDOW = 512 << 10;
+/**
+ * Any stretch of text up to half of this lies whole in one window: a secret with the name or
+ * keyword before it that a rule needs (the longest rules span ~12 KB: a JWT; a private key a few KB).
+ */
+const WINDOW_OVERLAP = 64 << 10;
+
 export async function detectSecrets(text: string): Promise<SecretSpan[]> {
+  if (text.length <= WINDOW + WINDOW_OVERLAP) return detectWhole(text);
+  const found: SecretSpan[] = [];
+  for (const [from, to] of windows(text)) {
+    for (const span of await detectWhole(text.slice(from, to)))
+      found.push({ kind: span.kind, start: span.start + from, end: span.end + from });
+  }
+  return merged(found);
+}
+
+/** [from, to) of each window, cut after a line's end where one is near (a line's rules see it whole), never inside a surrogate pair. */
+export function* windows(text: string, size = WINDOW, overlap = WINDOW_OVERLAP): Generator<[number, number]> {
+  const cut = (at: number, earliest: number) => {
+    if (at >= text.length) return text.length;
+    const newline = text.lastIndexOf("\n", at - 1);
+    if (newline >= earliest) return newline + 1;
+    const code = text.charCodeAt(at - 1);
+    return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
+  };
+  for (let from = 0; ;) {
+    const to = cut(from + size, from + size - overlap / 2);
+    yield [from, to];
+    if (to >= text.length) return;
+    // The next window starts at most `overlap` back, at least `overlap / 2`: what straddles `to` is whole in one of the two.
+    from = cut(to - overlap / 2, to - overlap);
+  }
+}
+
+async function detectWhole(text: string): Promise<SecretSpan[]> {
   const found = [
     ...(await secretlintFindings(text)),
     ...textFindings(text),

@@ -97,6 +97,21 @@ export class StreamedSecrets {
     if (this.doneChars >= BATCH_CHARS) await this.scan();
   }
 
+  /**
+   * A delta too large to join (its line is scanned alone, from its bytes): `skeleton` is its line
+   * with the long values emptied. Its block is finished here; later deltas start a new one.
+   */
+  cut(skeleton: string | null): void {
+    const parsed =
+      skeleton === null
+        ? null
+        : (JSON.parse(skeleton) as { event?: { index?: unknown }; session_id?: unknown; parent_tool_use_id?: unknown });
+    if (!parsed?.event) return;
+    const key = `${String(parsed.session_id)}\0${String(parsed.parent_tool_use_id)}\0${String(parsed.event.index)}`;
+    const block = this.open.get(key);
+    if (block) this.finish(key, block);
+  }
+
   /** The end of the log: blocks never closed (a crash, an interrupt) are scanned as they are. */
   async end(): Promise<void> {
     for (const [k, block] of this.open) this.finish(k, block);

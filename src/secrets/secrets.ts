@@ -11,7 +11,8 @@
  * Streamed fragments (`stream_event` deltas) are joined per content block and masked across the
  * lines they span (secret-stream.ts), in a first pass over the file.
  *
- * Files are processed in batches of lines, never whole, so a large transcript costs a few MB.
+ * Files are processed in batches of lines, never whole, so a large transcript costs a few MB; a
+ * line of many MB (a 50 MB tool input) is scanned and masked from its bytes (huge-line.ts).
  */
 import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
@@ -20,6 +21,7 @@ import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
 import { StreamedSecrets } from "./secret-stream.js";
 import { itemAt } from "./joined-texts.js";
+import { HUGE_LINE, hugeLineSpans, maskedParts, skeletonOf, textIndexes } from "./huge-line.js";
 
 export interface SecretFinding {
   kind: string;
@@ -55,6 +57,9 @@ export async function scanNdjsonFile(file: string, options: ScanOptions): Promis
   await eachBatch(file, async (lines, firstLine) => {
     for (const { line, spans } of await scanLines(lines, firstLine, streamed))
       findings.push(...report(spans, line.text, firstLine + line.index, options));
+    for (const [i, raw] of lines.entries())
+      if (raw.length > HUGE_LINE)
+        findings.push(...hugeReport(raw, (await hugeLineSpans(raw)).spans, firstLine + i, options));
   });
   return findings;
 }
@@ -63,6 +68,11 @@ export async function scanNdjsonFile(file: string, options: ScanOptions): Promis
 export async function maskNdjsonFile(file: string, dest: string, options: ScanOptions): Promise<SecretFinding[]> {
   const streamed = await streamedSecrets(file);
   const findings: SecretFinding[] = [];
+  const maskHuge = async (raw: Buffer, line: number) => {
+    const { spans } = await hugeLineSpans(raw);
+    findings.push(...hugeReport(raw, spans, line, options));
+    return maskedParts(raw, spans, placeholder);
+  };
   const out = createWriteStream(dest, { flags: "wx" });
   const closed = once(out, "close");
   try {
@@ -73,10 +83,18 @@ export async function maskNdjsonFile(file: string, dest: string, options: ScanOp
         masked.set(line.index, line.json ? maskJsonLine(line.text, spans) : maskText(line.text, spans));
       }
       for (const [i, raw] of lines.entries()) {
-        const text = masked.get(i);
-        const bytes = text === undefined ? raw : Buffer.from(text + (raw[raw.length - 1] === 0x0d ? "\r" : ""));
         const last = unterminated && i === lines.length - 1;
-        if (!out.write(last ? bytes : Buffer.concat([bytes, NEWLINE]))) await once(out, "drain");
+        const parts = raw.length > HUGE_LINE ? await maskHuge(raw, firstLine + i) : [masked.get(i)];
+        for (const part of parts) {
+          const bytes =
+            part === undefined
+              ? raw
+              : typeof part !== "string"
+                ? part
+                : Buffer.from(part + (raw[raw.length - 1] === 0x0d ? "\r" : ""));
+          if (!out.write(bytes)) await once(out, "drain");
+        }
+        if (!last && !out.write(NEWLINE)) await once(out, "drain");
       }
     });
   } finally {
@@ -170,8 +188,12 @@ interface Line {
 async function streamedSecrets(file: string): Promise<StreamedSecrets> {
   const streamed = new StreamedSecrets(placeholder);
   await eachBatch(file, async (lines, firstLine) => {
-    for (const [i, raw] of lines.entries())
-      if (raw.includes(STREAM_EVENT)) await streamed.line(raw.toString("utf8"), firstLine + i);
+    for (const [i, raw] of lines.entries()) {
+      if (!raw.includes(STREAM_EVENT)) continue;
+      // A huge fragment is scanned on its own line (huge-line.ts): its block is cut there, not joined across it.
+      if (raw.length > HUGE_LINE) streamed.cut(skeletonOf(raw));
+      else await streamed.line(raw.toString("utf8"), firstLine + i);
+    }
   });
   await streamed.end();
   return streamed;
@@ -198,6 +220,7 @@ async function scanLines(
   };
   const byIndex = new Map<number, Line>();
   for (const [index, raw] of lines.entries()) {
+    if (raw.length > HUGE_LINE) continue;
     const text = raw.toString("utf8", 0, raw[raw.length - 1] === 0x0d ? raw.length - 1 : raw.length);
     const json = isJsonLine(text);
     const line = { index, text, json };
@@ -247,6 +270,29 @@ function report(spans: LineSpan[], text: string, line: number, options: ScanOpti
     });
 }
 
+/** A huge line's findings, placed in its text as the others' are. */
+function hugeReport(
+  raw: Buffer,
+  spans: Array<{ kind: string; start: number; end: number }>,
+  line: number,
+  options: ScanOptions,
+): SecretFinding[] {
+  const turn = options.turnOfLine?.(line);
+  // Spans are sorted and apart: their starts and ends ascend.
+  const at = textIndexes(
+    raw,
+    spans.flatMap((s) => [s.start, s.end]),
+  );
+  return spans.map((s, i) => ({
+    kind: s.kind,
+    file: options.file,
+    line,
+    start: at[2 * i]!,
+    end: at[2 * i + 1]!,
+    ...(turn === undefined ? {} : { turn }),
+  }));
+}
+
 function maskJsonLine(text: string, spans: LineSpan[]): string {
   const byToken = new Map<number, LineSpan[]>();
   for (const s of spans) byToken.set(s.token!.start, [...(byToken.get(s.token!.start) ?? []), s]);
@@ -293,7 +339,7 @@ async function eachBatch(
     await use(lines, firstLine, unterminated);
     firstLine += lines.length;
   };
-  for await (const chunk of createReadStream(file)) {
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
     const lines: Buffer[] = [];
     framer.push(chunk as Buffer, (line) => lines.push(line));
     for (const line of lines) {

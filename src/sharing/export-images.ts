@@ -5,9 +5,8 @@
  * would name an image the archive lacks, which import refuses (import-contents.ts), and nothing
  * could put it back there.
  */
-import { promises as fs } from "node:fs";
 import path from "node:path";
-import { IMAGES_DIR, imageRefsIn, imagesDir } from "../store/image-store.js";
+import { IMAGES_DIR, imageRefsInFile, imagesDir } from "../store/image-store.js";
 import { UserError } from "../base/errors.js";
 import { measure, type ExportFile } from "./export-writer.js";
 
@@ -19,7 +18,7 @@ export async function exportedImages(
   const hashes = new Set<string>();
   const namedBy = new Map<string, string>();
   for (const file of stagedLogs) {
-    for (const hash of imageRefsIn(await fs.readFile(file))) {
+    for (const hash of await imageRefsInFile(file)) {
       hashes.add(hash);
       if (!namedBy.has(hash)) namedBy.set(hash, path.basename(file));
     }

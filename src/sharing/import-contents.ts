@@ -15,7 +15,7 @@ import { SESSION_DIR } from "./archive-path.js";
 import { Refusal } from "./limits.js";
 import { claudeSessionIdOf } from "../store/transcript-name.js";
 import { carriedImages } from "./import-images.js";
-import { IMAGES_DIR, imageRefsIn } from "../store/image-store.js";
+import { IMAGES_DIR, imageRefsInFile } from "../store/image-store.js";
 
 export interface ExportContents {
   index: ExportIndex;
@@ -84,7 +84,7 @@ export async function readContents(opened: OpenedExport): Promise<ExportContents
   for (const image of images) expected.add(`${SESSION_DIR}/${image}`);
   // Every image the lines name, carried: one missing would read back as its reference, not the image.
   for (const log of ["input.jsonl", "conversation.jsonl"]) {
-    for (const hash of imageRefsIn(await fs.readFile(opened.file(`${SESSION_DIR}/${log}`)))) {
+    for (const hash of await imageRefsInFile(opened.file(`${SESSION_DIR}/${log}`))) {
       if (!images.includes(`${IMAGES_DIR}/${hash}`))
         throw new Refusal(
           `its ${SESSION_DIR}/${log} names the image ${SESSION_DIR}/${IMAGES_DIR}/${hash}, which it lacks`,

@@ -27,7 +27,8 @@ import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
 import type { Work } from "../store/cut-off-work.js";
 import { exporter, stageSession, type Placement } from "./import-stage.js";
-import { streamChunks, streamSize } from "../store/conversation-pieces.js";
+import { streamSize } from "../store/conversation-pieces.js";
+import { streamRange } from "../store/stream-range.js";
 import { formatBytes, raisedLimits, refusing } from "./limits.js";
 import { parentHere } from "./import-parent.js";
 import type { Manifest } from "../store/manifest-schema.js";
@@ -272,6 +273,6 @@ async function chooseId(store: Store, id: string, force: boolean): Promise<Chose
 /** sha256 of the stream's first `bytes` bytes, wherever its pieces lie. */
 async function streamSha256(dir: string, bytes: number): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of streamChunks(dir, bytes)) hash.update(chunk);
+  for await (const chunk of streamRange(dir, 0, bytes)) hash.update(chunk);
   return hash.digest("hex");
 }

@@ -23,11 +23,12 @@ export async function rewriteLines(
     lines++;
     const replaced = change(line);
     if (replaced) changed++;
-    const bytes = replaced ?? line;
-    if (!out.write(newline ? Buffer.concat([bytes, NEWLINE]) : bytes)) await once(out, "drain");
+    // Written apart, not joined: a line of a 50 MB tool input would be copied whole once more.
+    const full = !out.write(replaced ?? line);
+    if ((newline && !out.write(NEWLINE)) || full) await once(out, "drain");
   };
   try {
-    for await (const chunk of createReadStream(src)) {
+    for await (const chunk of createReadStream(src, { highWaterMark: 1 << 20 })) {
       const complete: Buffer[] = [];
       framer.push(chunk as Buffer, (line) => complete.push(line));
       for (const line of complete) await write(line, true);

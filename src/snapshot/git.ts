@@ -213,7 +213,12 @@ export async function changedFileCounts(root: string, pairs: Array<[string, stri
  * process: an export of a 300-turn session ran one git per turn for these (15 s). Trees only: a
  * line of two commits would be read as a commit and its parent, the other way round.
  */
-export async function treePairEntries(root: string, pairs: Array<[string, string]>): Promise<TreeDiffEntry[][]> {
+export async function treePairEntries(
+  root: string,
+  pairs: Array<[string, string]>,
+  /** "latin1" keeps every path byte as one character (byte-exact paths, for writing files). */
+  encoding: "utf8" | "latin1" = "utf8",
+): Promise<TreeDiffEntry[][]> {
   const asked = [...new Set(pairs.map(([a, b]) => `${a} ${b}`))];
   if (asked.length === 0) return pairs.map(() => []);
   const out = await run(root, ["diff-tree", "--stdin", "-r", "--no-renames", "-z", "--raw", "--no-abbrev"], {
@@ -225,7 +230,7 @@ export async function treePairEntries(root: string, pairs: Array<[string, string
   for (let at = 0; at < out.length;) {
     const eol = out.indexOf(10, at);
     const line = out.toString("latin1", at, eol === -1 ? out.length : eol);
-    const records = rawRecords(out, eol === -1 ? out.length : eol + 1, "utf8");
+    const records = rawRecords(out, eol === -1 ? out.length : eol + 1, encoding);
     found.set(line, records.entries);
     at = records.end;
   }
@@ -463,7 +468,15 @@ export function shownPath(bytes: string): string {
 
 /** What changes between two trees, path by path, without rename pairing (what a checkout must do). */
 export async function changedPaths(root: string, a: string, b: string): Promise<TreeChange[]> {
-  const entries = await diffEntries(root, a, b, false, "latin1");
+  return asChanges(await diffEntries(root, a, b, false, "latin1"));
+}
+
+/** `changedPaths` for each pair of trees, in one git process. */
+export async function changedPathPairs(root: string, pairs: Array<[string, string]>): Promise<TreeChange[][]> {
+  return (await treePairEntries(root, pairs, "latin1")).map(asChanges);
+}
+
+function asChanges(entries: TreeDiffEntry[]): TreeChange[] {
   return entries.map((e) => ({
     status: e.status as TreeChange["status"],
     path: e.path,

@@ -114,17 +114,6 @@ export async function readStream(dir: string, from: number, to: number | null = 
   return retryOnRotation(dir, (layout) => readFromLayout(layout, from, to));
 }
 
-/** The whole stream, or its first `to` bytes, a piece at a time (never all in memory). */
-export async function* streamChunks(dir: string, to: number | null = null): AsyncGenerator<Buffer> {
-  const CHUNK = 4 << 20;
-  for (let at = 0; to === null || at < to;) {
-    const chunk = await readStream(dir, at, to === null ? at + CHUNK : Math.min(to, at + CHUNK));
-    if (chunk.length === 0) return;
-    yield chunk;
-    at += chunk.length;
-  }
-}
-
 /**
  * Read with a layout, then list again: the recorder may have finished the piece being written
  * meanwhile (renamed it and begun a new one), which this read would have seen half of. A piece
@@ -241,49 +230,6 @@ export function countLines(bytes: Buffer): number {
   let lines = 0;
   for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) lines++;
   return lines;
-}
-
-/** Where line `n` (0-based) starts in the stream; its length when it has fewer lines. */
-export async function streamOffsetOfLine(dir: string, n: number): Promise<number> {
-  if (n === 0) return 0;
-  let seen = 0;
-  let offset = 0;
-  for await (const chunk of streamChunks(dir)) {
-    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) if (++seen === n) return offset + i + 1;
-    offset += chunk.length;
-  }
-  return offset;
-}
-
-/**
- * The stream's first `lines` lines written to `file` (plain, as claude wrote them), a piece at a
- * time. A stream holding fewer is damaged (the turns were recorded in those lines): refused.
- */
-export async function writeStreamLines(dir: string, file: string, lines: number): Promise<void> {
-  const out = await fs.open(file, "wx");
-  try {
-    let seen = 0;
-    if (lines > 0) {
-      for await (const chunk of streamChunks(dir)) {
-        let end = chunk.length;
-        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
-          if (++seen === lines) {
-            end = i + 1;
-            break;
-          }
-        }
-        for (let done = 0; done < end;) done += (await out.write(chunk, done, end - done)).bytesWritten;
-        if (seen === lines) break;
-      }
-    }
-    if (seen < lines)
-      throw damaged(
-        dir,
-        `it holds ${seen} whole lines, and the turns were recorded up to line ${lines}: a piece of conversation.d or the end of conversation.jsonl is missing`,
-      );
-  } finally {
-    await out.close();
-  }
 }
 
 /** Does the bundle hold any of claude's stream? (One it cannot read counts: something is there.) */

@@ -163,9 +163,22 @@ export async function shareImages(fromBundle: string, toBundle: string): Promise
   }
 }
 
-/** The images a stored file's lines name (a log read whole, without making it one string). */
-export function imageRefsIn(bytes: Buffer): Set<string> {
+/** The images a log's lines name, read a chunk at a time (a 50 MB tool input's stream is hundreds of MB). */
+export async function imageRefsInFile(file: string): Promise<Set<string>> {
   const found = new Set<string>();
+  // A reference with the `"data":"` before it and the quote after it, cut by a chunk's end, is whole in the tail kept.
+  const keep = '"data":"'.length + REF_PREFIX.length + 64;
+  let tail = Buffer.alloc(0);
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
+    const bytes = tail.length ? Buffer.concat([tail, chunk as Buffer]) : (chunk as Buffer);
+    imageRefsIn(bytes, found);
+    tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - keep)));
+  }
+  return found;
+}
+
+/** The images a stored file's lines name (a log read whole, without making it one string). */
+function imageRefsIn(bytes: Buffer, found = new Set<string>()): Set<string> {
   const before = Buffer.from('"data":"');
   for (let at = bytes.indexOf(REF_PREFIX); at !== -1; at = bytes.indexOf(REF_PREFIX, at + 1)) {
     const hash = bytes.toString("latin1", at + REF_PREFIX.length, at + REF_PREFIX.length + 64);

@@ -1,8 +1,10 @@
 /**
  * The conversation's stream read a piece at a time, never all at once: a turn whose tool input is
  * 50 MB sits in a piece that inflates to four times that, and a reader that only needs the lines'
- * starts (a page, a replay) or streams them out (a download) must not hold it whole.
+ * starts (a page, a replay), streams them out (a download) or copies them (an export, a fork)
+ * must not hold it whole.
  */
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { openBundleFile } from "./bundle-links.js";
@@ -28,6 +30,49 @@ export async function* streamRange(dir: string, from: number, to: number | null 
       // The recorder finished the piece being written (renamed it) between the listing and the open: list again.
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 8) throw error;
     }
+  }
+}
+
+/** Where line `n` (0-based) starts in the stream; its length when it has fewer lines. */
+export async function streamOffsetOfLine(dir: string, n: number): Promise<number> {
+  if (n === 0) return 0;
+  let seen = 0;
+  let offset = 0;
+  for await (const chunk of streamRange(dir, 0)) {
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) if (++seen === n) return offset + i + 1;
+    offset += chunk.length;
+  }
+  return offset;
+}
+
+/**
+ * The stream's first `lines` lines written to `file` (plain, as claude wrote them), a piece at a
+ * time. A stream holding fewer is damaged (the turns were recorded in those lines): refused.
+ */
+export async function writeStreamLines(dir: string, file: string, lines: number): Promise<void> {
+  const out = await fs.open(file, "wx");
+  try {
+    let seen = 0;
+    if (lines > 0) {
+      for await (const chunk of streamRange(dir, 0)) {
+        let end = chunk.length;
+        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
+          if (++seen === lines) {
+            end = i + 1;
+            break;
+          }
+        }
+        for (let done = 0; done < end;) done += (await out.write(chunk, done, end - done)).bytesWritten;
+        if (seen === lines) break;
+      }
+    }
+    if (seen < lines)
+      throw damaged(
+        dir,
+        `it holds ${seen} whole lines, and the turns were recorded up to line ${lines}: a piece of conversation.d or the end of conversation.jsonl is missing`,
+      );
+  } finally {
+    await out.close();
   }
 }
 

@@ -12,7 +12,7 @@ import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../store
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../store/store.js";
 import { shareImages } from "../store/image-store.js";
 import { refuseLinksWithin } from "../store/bundle-links.js";
-import { streamOffsetOfLine } from "../store/conversation-pieces.js";
+import { streamOffsetOfLine } from "../store/stream-range.js";
 import { copyStreamPrefix } from "../store/piece-writing.js";
 import { summaryOf } from "../store/summary.js";
 import * as git from "../snapshot/git.js";

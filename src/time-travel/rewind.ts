@@ -283,12 +283,12 @@ async function codeSide(
 ): Promise<CodeSide> {
   const root = manifest.repo.root;
   const latest = manifest.turns.at(-1)!;
-  const [changes, userChanges] = await Promise.all([
-    git.changedPaths(root, state.tree, target.snapshot.tree),
-    // Which files are the user's own (in no snapshot): unknowable if the latest snapshot was pruned.
-    state.tree === latest.snapshot.tree || !latestThere
-      ? Promise.resolve([])
-      : git.changedPaths(root, latest.snapshot.tree, state.tree),
+  // Which files are the user's own (in no snapshot): unknowable if the latest snapshot was pruned.
+  const mine = state.tree !== latest.snapshot.tree && latestThere;
+  // Both diffs in one git process: a rewind is a few git processes, each ~4 ms of node's spawn.
+  const [changes = [], userChanges = []] = await git.changedPathPairs(root, [
+    [state.tree, target.snapshot.tree],
+    ...(mine ? [[latest.snapshot.tree, state.tree] as [string, string]] : []),
   ]);
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
   const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".ignore-check-"));

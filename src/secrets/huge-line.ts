@@ -1,0 +1,236 @@
+/**
+ * Secrets in one huge NDJSON line (a 50 MB Write input, as claude's stream and transcript hold it
+ * several times), found and masked from the line's bytes, a window at a time. Made one string,
+ * parsed and decoded, such a line was five copies of itself at once in the export's memory.
+ *
+ * The line's string tokens are found in its bytes (a `"` or a `\` never occurs inside a UTF-8
+ * sequence, so the search of json-strings.ts works on bytes). The line is JSON when its skeleton
+ * (long tokens emptied) parses and each long token decodes. A long value is decoded and scanned in
+ * windows of its raw bytes that overlap (detectSecrets' windows, the same guarantee: any stretch up
+ * to half the overlap lies whole in one window); the short values are scanned together. A secret
+ * is masked by putting its placeholder in place of its bytes inside the string: every other byte
+ * stays, and the line stays valid JSON. A line that is not JSON is scanned and masked as text, in
+ * the same windows.
+ */
+import { detectSecrets } from "./secret-detect.js";
+import { itemAt } from "./joined-texts.js";
+
+/** A line longer than this (bytes) is scanned from its bytes (see above); shorter ones as one string. */
+export const HUGE_LINE = 4 << 20;
+/** A string token longer than this is emptied in the skeleton and scanned in windows. */
+const LONG_TOKEN = 64 << 10;
+/** Raw bytes per window and between two windows' starts' overlap (as detectSecrets' windows). */
+const WINDOW = 512 << 10;
+const OVERLAP = 64 << 10;
+
+/** A secret in the line: raw byte offsets, end exclusive. */
+export interface ByteSpan {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+interface ByteToken {
+  start: number;
+  end: number;
+  isValue: boolean;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The string tokens of a JSON line, in raw byte offsets (quotes included); as stringTokens, on bytes. */
+function byteTokens(raw: Buffer): ByteToken[] {
+  const tokens: ByteToken[] = [];
+  let at = raw.indexOf(QUOTE);
+  let backslash = raw.indexOf(BACKSLASH);
+  while (at !== -1) {
+    let close = at + 1;
+    let quote = raw.indexOf(QUOTE, close);
+    if (backslash !== -1 && backslash < close) backslash = raw.indexOf(BACKSLASH, close);
+    for (;;) {
+      if (quote === -1) return tokens; // unterminated: not JSON, and the skeleton will not parse
+      if (backslash !== -1 && backslash < quote) {
+        close = backslash + 2;
+        if (quote < close) quote = raw.indexOf(QUOTE, close);
+        backslash = raw.indexOf(BACKSLASH, close);
+      } else {
+        close = quote;
+        break;
+      }
+    }
+    let next = close + 1;
+    while (next < raw.length && (raw[next] === 0x20 || raw[next] === 0x09 || raw[next] === 0x0a || raw[next] === 0x0d))
+      next++;
+    tokens.push({ start: at, end: close + 1, isValue: raw[next] !== 0x3a });
+    at = raw.indexOf(QUOTE, close + 1);
+  }
+  return tokens;
+}
+
+/** The line's secrets as raw byte spans, and whether it was scanned as JSON. */
+export async function hugeLineSpans(raw: Buffer): Promise<{ json: boolean; spans: ByteSpan[] }> {
+  const tokens = jsonTokens(raw);
+  if (!tokens) return { json: false, spans: merged(await windowSpans(raw, 0, raw.length, false)) };
+  const spans: ByteSpan[] = [];
+  const short: Array<{ token: ByteToken; from: number; value: string }> = [];
+  let joined = 0;
+  for (const token of tokens) {
+    if (!token.isValue) continue;
+    if (token.end - token.start > LONG_TOKEN) {
+      spans.push(...(await windowSpans(raw, token.start + 1, token.end - 1, true)));
+      continue;
+    }
+    const value = JSON.parse(raw.toString("utf8", token.start, token.end)) as string;
+    short.push({ token, from: joined, value });
+    joined += value.length + 1;
+  }
+  for (const span of await detectSecrets(short.map((s) => s.value).join("\n"))) {
+    const s = short[itemAt(short, span.start)]!;
+    const end = Math.min(span.end, s.from + s.value.length);
+    if (span.start >= end) continue;
+    spans.push({
+      kind: span.kind,
+      start: byteIndex(raw, s.token.start + 1, span.start - s.from, true),
+      end: byteIndex(raw, s.token.start + 1, end - s.from, true),
+    });
+  }
+  return { json: true, spans: merged(spans) };
+}
+
+/** The line's bytes with each span replaced by its placeholder, as parts to write. */
+export function maskedParts(raw: Buffer, spans: ByteSpan[], placeholder: (kind: string) => string): Buffer[] {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const s of spans) {
+    parts.push(raw.subarray(at, s.start), Buffer.from(placeholder(s.kind)));
+    at = s.end;
+  }
+  parts.push(raw.subarray(at));
+  return parts;
+}
+
+/** Where each byte offset (ascending) sits in the line's text (UTF-16 units, as findings count), in one pass. */
+export function textIndexes(raw: Buffer, bytes: number[]): number[] {
+  const out: number[] = [];
+  let units = 0;
+  let i = 0;
+  for (const byte of bytes) {
+    for (; i < byte; i++) {
+      const b = raw[i]!;
+      if ((b & 0xc0) !== 0x80) units += b >= 0xf0 ? 2 : 1;
+    }
+    out.push(units);
+  }
+  return out;
+}
+
+/** The string tokens when the line is JSON: its skeleton parses (each long token decodes when it is scanned). */
+function jsonTokens(raw: Buffer): ByteToken[] | null {
+  const tokens = byteTokens(raw);
+  const shape = skeletonOf(raw, tokens);
+  if (shape === null) return null;
+  for (const t of tokens) if (t.end - t.start > LONG_TOKEN && !decodes(raw, t.start + 1, t.end - 1)) return null;
+  return tokens;
+}
+
+/** The line with its long string tokens emptied, when that parses as JSON (an object or array); else null. */
+export function skeletonOf(raw: Buffer, tokens = byteTokens(raw)): string | null {
+  let first = 0;
+  while (raw[first] === 0x20 || raw[first] === 0x09) first++;
+  if (raw[first] !== 0x7b && raw[first] !== 0x5b) return null;
+  const parts: string[] = [];
+  let at = 0;
+  for (const t of tokens) {
+    if (t.end - t.start <= LONG_TOKEN) continue;
+    parts.push(raw.toString("utf8", at, t.start), '""');
+    at = t.end;
+  }
+  parts.push(raw.toString("utf8", at));
+  const text = parts.join("");
+  try {
+    JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return text;
+}
+
+/** Whether raw[from, to) is the inside of a valid JSON string, checked a window at a time. */
+function decodes(raw: Buffer, from: number, to: number): boolean {
+  for (let at = from; at < to;) {
+    const end = Math.min(to, boundary(raw, at + WINDOW, from, true));
+    try {
+      JSON.parse(`"${raw.toString("utf8", at, end)}"`);
+    } catch {
+      return false;
+    }
+    at = end;
+  }
+  return true;
+}
+
+/** Secrets in raw[from, to): decoded as a JSON string's inside (`escaped`) or as UTF-8 text, a window at a time. */
+async function windowSpans(raw: Buffer, from: number, to: number, escaped: boolean): Promise<ByteSpan[]> {
+  const spans: ByteSpan[] = [];
+  for (let start = from; ;) {
+    const end = Math.min(to, boundary(raw, start + WINDOW, from, escaped));
+    const slice = raw.toString("utf8", start, end);
+    const text = escaped ? (JSON.parse(`"${slice}"`) as string) : slice;
+    for (const span of await detectSecrets(text))
+      spans.push({
+        kind: span.kind,
+        start: byteIndex(raw, start, span.start, escaped),
+        end: byteIndex(raw, start, span.end, escaped),
+      });
+    if (end >= to) return spans;
+    start = boundary(raw, end - OVERLAP / 2, from, escaped);
+  }
+}
+
+/** The first place at or after `at` between two characters (not inside a UTF-8 sequence or an escape). */
+function boundary(raw: Buffer, at: number, from: number, escaped: boolean): number {
+  let p = Math.max(at, from);
+  while (p < raw.length && ((raw[p]! & 0xc0) === 0x80 || (escaped && insideEscape(raw, p, from)))) p++;
+  return p;
+}
+
+/** Whether p falls inside an escape (`\n`, `\uXXXX`) of the string starting at `from`. */
+function insideEscape(raw: Buffer, p: number, from: number): boolean {
+  for (let back = 1; back <= 5 && p - back >= from; back++) {
+    if (raw[p - back] !== BACKSLASH) continue;
+    let run = 1;
+    while (p - back - run >= from && raw[p - back - run] === BACKSLASH) run++;
+    if (run % 2 === 0) continue; // an escaped backslash, not an escape's start
+    return back === 1 || (raw[p - back + 1] === 0x75 && back <= 5);
+  }
+  return false;
+}
+
+/** The byte offset of the `units`-th UTF-16 unit of the text decoded from raw at `from`. */
+function byteIndex(raw: Buffer, from: number, units: number, escaped: boolean): number {
+  let at = from;
+  for (let n = 0; n < units && at < raw.length;) {
+    const b = raw[at]!;
+    if (escaped && b === BACKSLASH) {
+      at += raw[at + 1] === 0x75 ? 6 : 2;
+      n++;
+    } else {
+      const length = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+      at += length;
+      n += length === 4 ? 2 : 1;
+    }
+  }
+  return at;
+}
+
+/** Overlapping spans (the same secret found by two windows) as one, their union. */
+function merged(spans: ByteSpan[]): ByteSpan[] {
+  const out: ByteSpan[] = [];
+  for (const s of [...spans].sort((a, b) => a.start - b.start || b.end - a.end)) {
+    const last = out.at(-1);
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else out.push({ ...s });
+  }
+  return out;
+}

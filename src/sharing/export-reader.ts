@@ -28,7 +28,7 @@ import {
   type ExportIndex,
 } from "./export-index.js";
 import { inflate } from "./inflate.js";
-import { DEFAULT_LIMITS, Refusal, formatBytes, maxSizeFlag, refusing, type ReadLimits } from "./limits.js";
+import { DEFAULT_LIMITS, MAX_RAISED_LINE, Refusal, formatBytes, maxSizeFlag, refusing, type ReadLimits } from "./limits.js";
 import { checkedPath, decode, isZero, quote } from "./tar-header.js";
 
 const BLOCK = 512;
@@ -320,6 +320,7 @@ class LineLength {
       if (this.current > this.max)
         throw new Refusal(
           `entry ${quote(this.name)} has a line longer than the ${formatBytes(this.max)} nudge reads (line ${this.line})`,
+          this.max < MAX_RAISED_LINE ? maxSizeFlag(MAX_RAISED_LINE) : undefined,
         );
       if (newline === -1) return;
       this.current = 0;

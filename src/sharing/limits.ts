@@ -39,9 +39,20 @@ export const DEFAULT_LIMITS: ReadLimits = {
   maxLineBytes: 32 * MiB,
 };
 
-/** The limits `--max-size <bytes>` sets: per entry and in total, and no ratio to the archive's size. */
+/** The longest line `--max-size` lets through: a line becomes one string, and V8's longest is 512 Mi characters. */
+export const MAX_RAISED_LINE = 256 * MiB;
+
+/**
+ * The limits `--max-size <bytes>` sets: per entry and in total, no ratio to the archive's size, and
+ * lines as long (up to MAX_RAISED_LINE): nudge exports a session with a 50 MB Write, so it must import it.
+ */
 export function raisedLimits(maxBytes: number): Partial<ReadLimits> {
-  return { maxEntryBytes: maxBytes, maxTotalBytes: maxBytes, maxRatio: Infinity };
+  return {
+    maxEntryBytes: maxBytes,
+    maxTotalBytes: maxBytes,
+    maxRatio: Infinity,
+    maxLineBytes: Math.max(DEFAULT_LIMITS.maxLineBytes, Math.min(maxBytes, MAX_RAISED_LINE)),
+  };
 }
 
 /** The hint of a size refusal: the flag, with a value that lets this archive through. */

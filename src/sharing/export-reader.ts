@@ -28,7 +28,15 @@ import {
   type ExportIndex,
 } from "./export-index.js";
 import { inflate } from "./inflate.js";
-import { DEFAULT_LIMITS, MAX_RAISED_LINE, Refusal, formatBytes, maxSizeFlag, refusing, type ReadLimits } from "./limits.js";
+import {
+  DEFAULT_LIMITS,
+  MAX_RAISED_LINE,
+  Refusal,
+  formatBytes,
+  maxSizeFlag,
+  refusing,
+  type ReadLimits,
+} from "./limits.js";
 import { checkedPath, decode, isZero, quote } from "./tar-header.js";
 
 const BLOCK = 512;

@@ -4,7 +4,7 @@
  * cost record at the end) against the same with none. Warm: the cards are cached (the figure the
  * goal names); cold: the first listing after the cache is removed, which reads every transcript.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { git, scratchDir } from "./repo.js";
@@ -97,10 +97,15 @@ export async function claudeSessionsBench(count: number, rounds: number): Promis
         env: { ...process.env, CLAUDE_CONFIG_DIR: config, NO_COLOR: "1" },
       })
     ).ms;
-  const cache = path.join(repo, ".git", "nudge", "claude-sessions.json");
+  // The cache's index and cards files (claude-sessions-<hash of the config dir>.*).
+  const store = path.join(repo, ".git", "nudge");
+  const dropCache = () => {
+    for (const f of readdirSync(store, { withFileTypes: true }))
+      if (f.name.startsWith("claude-sessions-")) rmSync(path.join(store, f.name), { force: true });
+  };
   const cold: number[] = [];
   for (let i = 0; i < 3; i++) {
-    rmSync(cache, { force: true });
+    if (existsSync(store)) dropCache();
     cold.push(await list(full)());
   }
   const samples = await alternate(rounds, { none: list(empty), warm: list(full) });

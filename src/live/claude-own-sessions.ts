@@ -9,6 +9,7 @@ import path from "node:path";
 import { NoSuchSession, type Store } from "../store/store.js";
 import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "./claude-session-scan.js";
+import type { EarlyStats } from "./claude-folder-stats.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
@@ -26,13 +27,15 @@ export async function claudeOwnSessions(
 /** The same, at most `limit` of them, and how many there are. */
 export async function claudeOwnScan(
   store: Store,
-  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number } = {},
+  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number; early?: Promise<EarlyStats> } = {},
 ): Promise<{ sessions: ClaudeSession[]; total: number }> {
-  const wanted = o.allProjects ? () => true : insideAny(await workTreesOf(store.repoRoot, store.commonDir));
-  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, {
-    limit: o.limit,
-    skip: await knownClaudeIds(store),
-  });
+  const [roots, skip, early] = await Promise.all([
+    workTreesOf(store.repoRoot, store.commonDir),
+    knownClaudeIds(store),
+    o.early,
+  ]);
+  const wanted = o.allProjects ? () => true : insideAny(roots);
+  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, { limit: o.limit, skip, early });
   return { sessions: scan.sessions.map((s) => ({ ...s, source: "claude" as const })), total: scan.total };
 }
 

@@ -80,6 +80,8 @@ export async function scanClaudeSessions(
     let unreadable = 0;
     // Only what sorting needs is made per transcript; a card is sliced and parsed only when shown.
     const found: Entry[] = [];
+    // A folder's transcripts ran in a few folders: each asked about once.
+    const wants = new Map<string | null, boolean>();
     const dirs = listed.filter((d) => d.isDirectory());
     if (dirs.length !== Object.keys(cache.folders).length) changed = true;
     for (const folder of dirs) {
@@ -90,8 +92,17 @@ export async function scanClaudeSessions(
         folders.push({ name: folder.name, kept: known });
         continue;
       }
-      const at = new Map<string, number>();
-      if (known) for (let i = 0; i < known.names.length; i++) at.set(known.names[i]!, i);
+      // The folder listed in the order the index was written in (as it is unless it changed): no lookup.
+      let at: Map<string, number> | null = null;
+      const indexOf = (name: string, j: number): number | undefined => {
+        if (!known) return undefined;
+        if (known.names[j] === name) return j;
+        if (!at) {
+          at = new Map();
+          for (let i = 0; i < known.names.length; i++) at.set(known.names[i]!, i);
+        }
+        return at.get(name);
+      };
       const entries: Entry[] = [];
       const missed: Entry[] = [];
       const stats = await (o.early?.get(folder.name) ?? statFolder(dir));
@@ -100,7 +111,7 @@ export async function scanClaudeSessions(
         const name = stats.names[j]!;
         const size = stats.sizes[j]!;
         const mtimeMs = stats.mtimes[j]!;
-        const i = at.get(name);
+        const i = indexOf(name, j);
         const m = i === undefined ? null : known!.meta;
         const k = (i ?? 0) * FIELDS;
         // The same size and mtime, and its card in the cards file: not read again.
@@ -136,11 +147,14 @@ export async function scanClaudeSessions(
       }
       folders.push({ name: folder.name, entries });
       if (!known || known.names.length !== entries.length) changed = true;
-      for (const e of entries) if (wanted(e.cwd) && !o.skip?.has(e.name.slice(0, -".jsonl".length))) found.push(e);
+      for (const e of entries) {
+        let want = wants.get(e.cwd);
+        if (want === undefined) wants.set(e.cwd, (want = wanted(e.cwd)));
+        if (want && !(o.skip?.size && o.skip.has(e.name.slice(0, -".jsonl".length)))) found.push(e);
+      }
     }
     if (changed) await save(base, folders, cards).catch(() => undefined);
-    found.sort((a, b) => b.mtimeMs - a.mtimeMs);
-    const shown = o.limit === undefined ? found : found.slice(0, o.limit);
+    const shown = newest(found, o.limit);
     const sessions: ClaudeSessionCard[] = [];
     for (const e of shown) {
       const card = parseCard(e.card ?? cards.read(e.at, e.length));
@@ -150,6 +164,25 @@ export async function scanClaudeSessions(
   } finally {
     cards.close();
   }
+}
+
+/** The `limit` newest (all, without one), newest first: a screenful is picked in one pass, not by sorting 2,000. */
+function newest(found: Entry[], limit: number | undefined): Entry[] {
+  if (limit === undefined || limit * 8 > found.length) {
+    found.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    return limit === undefined ? found : found.slice(0, limit);
+  }
+  const top: Entry[] = [];
+  for (const e of found) {
+    if (top.length === limit && e.mtimeMs <= top[limit - 1]!.mtimeMs) continue;
+    let k = top.length === limit ? limit - 1 : top.length;
+    while (k > 0 && top[k - 1]!.mtimeMs < e.mtimeMs) {
+      top[k] = top[k - 1]!;
+      k--;
+    }
+    top[k] = e;
+  }
+  return top;
 }
 
 function parseCard(bytes: Buffer): Omit<ClaudeSessionCard, "file"> | null {

@@ -84,6 +84,16 @@ describe("the listing's cache of claude's own sessions", () => {
     expect(readdirSync(cache).filter((f) => f.endsWith(".cards"))).toHaveLength(1);
   });
 
+  it("a screenful is the newest, newest first, as the whole list sorted has them", async () => {
+    const cwd = tempDir();
+    const { config, ids } = claudeFolder(cwd, 9);
+    const cache = tempDir();
+    const every = (await scanClaudeSessions(config, cache, all)).sessions.map((s) => s.id);
+    expect(every).toEqual([...ids].reverse());
+    const some = await scanClaudeSessions(config, cache, all, { limit: 1 });
+    expect({ ids: some.sessions.map((s) => s.id), total: some.total }).toEqual({ ids: [ids[8]], total: 9 });
+  });
+
   it("a link among the transcripts is no session (not followed, not counted)", async () => {
     const cwd = tempDir();
     const { config, folder } = claudeFolder(cwd, 1);

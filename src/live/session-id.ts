@@ -7,12 +7,12 @@ import { NoSuchSession, resolveId, sessionIds, type Store } from "../store/store
 import { visible } from "../base/inert-text.js";
 import { claudeIdMatches, claudeSessionAt, NotRecorded, type ClaudeSession } from "./claude-own-sessions.js";
 
-export type NamedSession = { source: "nudge"; id: string } | { source: "claude"; session: ClaudeSession };
+type NamedSession = { source: "nudge"; id: string } | { source: "claude"; session: ClaudeSession };
 
 /** Rows an ambiguity lists; more are counted, not shown. */
 const SHOWN = 8;
 
-export async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
+async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
   const ids = await sessionIds(store);
   // A whole nudge id is what it names: claude's are longer, so claude's folder is not even read.
   if (ids.includes(idOrPrefix)) return { source: "nudge", id: idOrPrefix };
@@ -35,7 +35,7 @@ export async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJ
 }
 
 /** A prefix that begins sessions of both kinds: each listed on a line of its own, with where it is from. */
-export class AmbiguousSource extends NoSuchSession {
+class AmbiguousSource extends NoSuchSession {
   constructor(
     prefix: string,
     readonly nudge: string[],

@@ -263,7 +263,8 @@ export class EventRenderer {
       this.seenInit = true;
       return;
     }
-    if (event.subtype === "compact_boundary") {
+    // claude's transcript's (its own sessions): a recorded turn's header says it already.
+    if (event.subtype === "compact_boundary" && "compactMetadata" in event) {
       this.line(this.o.style.dim(`── ${compactionMark(event)} ──`));
     } else if (event.subtype === "api_retry") {
       const status = event.error_status ? ` (HTTP ${event.error_status})` : "";

@@ -31,6 +31,7 @@ const UNIT = [
   "test/search/snippet.test.ts",
   "test/live/conversation-order.test.ts",
   "test/live/prompt-images.test.ts",
+  "test/live/claude-session-scan.test.ts",
   "test/sharing/byte-reader.test.ts",
   "test/sharing/export-plan.test.ts",
   "test/sharing/json-strings.test.ts",

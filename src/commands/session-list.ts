@@ -10,6 +10,8 @@ import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js
 import { parseOptions } from "./parse-options.js";
 import { inertValue, visible } from "../base/inert-text.js";
 import { claudeOwnScan } from "../live/claude-own-sessions.js";
+import { earlyFolderStats } from "../live/claude-folder-stats.js";
+import { claudeConfigDir } from "../claude/transcript.js";
 import { listProjects, printClaudeOwn, projectsPlace } from "./claude-own-list.js";
 
 const Options = z.object({
@@ -42,13 +44,16 @@ export const sessionListCommand = new Command("list")
     const options = parseOptions(Options, raw);
     // Every project on the machine: from anywhere, a repository or not.
     if (options.allProjects) return listProjects(await projectsPlace(process.cwd()), options);
-    const store = await commandStore(process.cwd());
+    const opening = commandStore(process.cwd());
+    // claude's transcripts are stat'ed while git says where the repository is (git runs meanwhile).
+    const early = options.remote === undefined ? earlyFolderStats(claudeConfigDir(), process.cwd()) : undefined;
+    const store = await opening;
     if (options.remote !== undefined)
       return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);
     const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
     const [scan, claude] = await Promise.all([
       scanSessions(store, { limit, onSkip: (dir, why) => writeErr(`! skipped ${dir}: ${why}\n`) }),
-      claudeOwnScan(store, { limit }),
+      claudeOwnScan(store, { limit, early }),
     ]);
     const rows = scan.sessions.map(summarize);
     if (options.json) return printJson([...rows.map((r) => ({ source: "nudge", ...r })), ...claude.sessions]);

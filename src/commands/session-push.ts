@@ -1,7 +1,8 @@
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../base/zod.js";
-import { resolveSession } from "../store/store.js";
+import { loadSession } from "../store/store.js";
+import { resolveNudgeId } from "../live/session-id.js";
 import { chooseSession } from "../live/open-session.js";
 import { formatBytes } from "../sharing/limits.js";
 import { publishSession, type PublishResult } from "../sync/publish-session.js";
@@ -52,7 +53,7 @@ Examples:
     const store = await commandStore(process.cwd());
     const remote = await resolveRemote(store, o.remote);
     const sessions = ids.length
-      ? await Promise.all(ids.map((id) => resolveSession(store, id)))
+      ? await Promise.all(ids.map(async (id) => loadSession(store, await resolveNudgeId(store, id, "push"))))
       : [(await chooseSession(store, { kind: "continue" }))!];
     const results: PublishResult[] = [];
     for (const session of sessions) {

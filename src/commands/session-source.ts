@@ -1,6 +1,7 @@
 import { commandStore } from "./command-store.js";
 import * as z from "../base/zod.js";
-import { loadSession, NoSuchSession, resolveId, type StoredSession, type Store } from "../store/store.js";
+import { loadSession, NoSuchSession, type StoredSession, type Store } from "../store/store.js";
+import { resolveNudgeId } from "../live/session-id.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
 import { shellQuote } from "../base/shell-quote.js";
@@ -18,12 +19,13 @@ export async function sessionSource(
 ): Promise<{ store: Store; id: string; published?: string; remote?: string }> {
   const store = await commandStore(process.cwd());
   if (remote === undefined || remote === false) {
-    const here = await resolveId(store, id).catch(async (error: unknown) => {
-      await explainClaudeSession(store, id, error);
+    const here = await resolveNudgeId(store, id).catch(async (error: unknown) => {
       // Not here, but fetched from a remote: say where it is, rather than "no session matches".
       const { fetchedElsewhere } = await import("../sync/fetched-elsewhere.js");
       const found =
-        error instanceof UserError && /^[0-9a-f]{1,10}$/.test(id) ? await fetchedElsewhere(store, id) : null;
+        error instanceof NoSuchSession && error.matches.length === 0 && /^[0-9a-f]{1,10}$/.test(id)
+          ? await fetchedElsewhere(store, id)
+          : null;
       if (!found) throw error;
       const flag = found.remote
         ? ` --remote ${shellQuote(found.remote)}`
@@ -53,17 +55,5 @@ export async function resolveRecorded(store: Store, id: string, doing: string): 
 
 /** The recorded session an id or prefix names (only its id: the session is not read), as resolveRecorded says it. */
 export async function resolveRecordedId(store: Store, id: string, doing: string): Promise<string> {
-  return resolveId(store, id).catch(async (error: unknown) => {
-    await explainClaudeSession(store, id, error, doing);
-    throw error;
-  });
-}
-
-/** No nudge session matches: if the id names one of claude's own sessions, that is said (NotRecorded) instead. */
-async function explainClaudeSession(store: Store, id: string, error: unknown, doing?: string): Promise<void> {
-  if (!(error instanceof NoSuchSession) || error.matches.length > 0) return;
-  // Loaded only here, on the way to an error: a rewind or a show of a recorded session never needs claude's own sessions.
-  const { findClaudeSession, NotRecorded } = await import("../live/claude-own-sessions.js");
-  const claude = await findClaudeSession(store, id);
-  if (claude) throw new NotRecorded(claude, doing);
+  return resolveNudgeId(store, id, doing);
 }

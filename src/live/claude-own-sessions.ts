@@ -9,6 +9,7 @@ import path from "node:path";
 import { NoSuchSession, type Store } from "../store/store.js";
 import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "./claude-session-scan.js";
+import type { EarlyStats } from "./claude-folder-stats.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
@@ -26,13 +27,15 @@ export async function claudeOwnSessions(
 /** The same, at most `limit` of them, and how many there are. */
 export async function claudeOwnScan(
   store: Store,
-  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number } = {},
+  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number; early?: Promise<EarlyStats> } = {},
 ): Promise<{ sessions: ClaudeSession[]; total: number }> {
-  const wanted = o.allProjects ? () => true : insideAny(await workTreesOf(store.repoRoot, store.commonDir));
-  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, {
-    limit: o.limit,
-    skip: await knownClaudeIds(store),
-  });
+  const [roots, skip, early] = await Promise.all([
+    workTreesOf(store.repoRoot, store.commonDir),
+    knownClaudeIds(store),
+    o.early,
+  ]);
+  const wanted = o.allProjects ? () => true : insideAny(roots);
+  const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, { limit: o.limit, skip, early });
   return { sessions: scan.sessions.map((s) => ({ ...s, source: "claude" as const })), total: scan.total };
 }
 
@@ -54,38 +57,60 @@ export async function knownClaudeIds(store: Store): Promise<Set<string>> {
 
 /**
  * The claude session an id or a unique prefix of one names, among every project's (a full id is
- * unique anywhere); null when none does. Found by file name: only the match is read.
+ * unique anywhere); null when none does. Only claude's: an id that may be nudge's goes through
+ * resolveAnyId (session-id.ts).
  */
 export async function findClaudeSession(
   store: Store,
   idOrPrefix: string,
   env?: NodeJS.ProcessEnv,
 ): Promise<ClaudeSession | null> {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(idOrPrefix)) return null;
-  const root = path.join(claudeConfigDir(env), "projects");
-  const known = await knownClaudeIds(store);
-  const matches: string[] = [];
-  for (const folder of await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[])) {
-    if (!folder.isDirectory()) continue;
-    for (const e of await readdir(path.join(root, folder.name), { withFileTypes: true }).catch(() => [] as Dirent[])) {
-      const id = e.name.slice(0, -".jsonl".length);
-      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !known.has(id))
-        matches.push(path.join(root, folder.name, e.name));
-    }
-  }
-  const exact = matches.filter((f) => path.basename(f) === `${idOrPrefix}.jsonl`);
-  const [one] = exact.length ? exact : matches;
-  if (matches.length > 1 && exact.length === 0) {
-    const some = [...new Set(matches.map((f) => path.basename(f, ".jsonl")))].sort().slice(0, 8);
+  const matches = await claudeIdMatches(store, idOrPrefix, env);
+  const exact = matches.filter((m) => m.id === idOrPrefix);
+  const ids = [...new Set(matches.map((m) => m.id))].sort();
+  if (exact.length === 0 && ids.length > 1) {
+    const some = ids.slice(0, 8);
     throw new NoSuchSession(
       `"${idOrPrefix}" is ambiguous among claude's own sessions: ${some.join(", ")}`,
       "type more of the id",
       some,
     );
   }
-  if (!one) return null;
-  const s = await stat(one).catch(() => null);
-  const card = s?.isFile() ? await readCard(one, s).catch(() => null) : null;
+  const one = exact[0] ?? matches[0];
+  return one ? claudeSessionAt(one.file) : null;
+}
+
+/**
+ * claude's transcripts, in every project's folder, whose id begins with `idOrPrefix`, less those
+ * nudge holds: found by file name alone (links are not followed), nothing read.
+ */
+export async function claudeIdMatches(
+  store: Store,
+  idOrPrefix: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<Array<{ id: string; file: string }>> {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(idOrPrefix)) return [];
+  const root = path.join(claudeConfigDir(env), "projects");
+  const [known, folders] = await Promise.all([
+    knownClaudeIds(store),
+    readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[]),
+  ]);
+  const matches: Array<{ id: string; file: string }> = [];
+  for (const folder of folders) {
+    if (!folder.isDirectory()) continue;
+    for (const e of await readdir(path.join(root, folder.name), { withFileTypes: true }).catch(() => [] as Dirent[])) {
+      const id = e.name.slice(0, -".jsonl".length);
+      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !known.has(id))
+        matches.push({ id, file: path.join(root, folder.name, e.name) });
+    }
+  }
+  return matches;
+}
+
+/** The card of one transcript, or null when it is gone or no regular file. */
+export async function claudeSessionAt(file: string): Promise<ClaudeSession | null> {
+  const s = await stat(file).catch(() => null);
+  const card = s?.isFile() ? await readCard(file, s).catch(() => null) : null;
   return card && { ...card, source: "claude" };
 }
 

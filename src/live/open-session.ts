@@ -16,12 +16,12 @@ import {
   loadSession,
   newSessionId,
   readManifest,
-  resolveSession,
   updateHeader,
   type Store,
   type StoredSession,
 } from "../store/store.js";
 import { holdsStream } from "../store/conversation-pieces.js";
+import { resolveNudgeId } from "./session-id.js";
 import { pathExists } from "../base/file-exists.js";
 import { summaryOf } from "../store/summary.js";
 import * as git from "../snapshot/git.js";
@@ -42,7 +42,8 @@ export interface OpenedSession {
  */
 export async function chooseSession(store: Store, choice: SessionChoice): Promise<StoredSession | null> {
   if (choice.kind === "new") return null;
-  if (choice.kind === "resume") return relocateIfMoved(store, await resolveSession(store, choice.id));
+  if (choice.kind === "resume")
+    return relocateIfMoved(store, await loadSession(store, await resolveNudgeId(store, choice.id, "resume")));
   const here = (await listSessions(store))
     // A session still marked "recording" was cut off (or is live: its lock says so) and may hold an unsaved turn.
     .filter(

@@ -28,6 +28,7 @@ import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
+import { compactionMark, isCompactSummary } from "../claude/compact-boundary.js";
 import { imageLabel, imageWords } from "../live/prompt-images.js";
 
 export interface RendererOptions {
@@ -130,6 +131,9 @@ export class EventRenderer {
         if (event.error) this.line(this.o.style.red(`✗ ${oneLine(String(event.error), 200)}`));
         return;
       case "user":
+        // claude's transcript: text it adds for itself, and the summary a compaction goes on from.
+        if (event.isMeta === true) return;
+        if (isCompactSummary(event)) return this.line(this.o.style.dim(`  ⎿ the summary claude goes on from`));
         if (event.parent_tool_use_id) {
           if (this.o.verbose && typeof event.message.content !== "string") {
             for (const block of event.message.content) if (isToolResult(block)) this.toolResult(block, "  │ ");
@@ -259,7 +263,10 @@ export class EventRenderer {
       this.seenInit = true;
       return;
     }
-    if (event.subtype === "api_retry") {
+    // claude's transcript's (its own sessions): a recorded turn's header says it already.
+    if (event.subtype === "compact_boundary" && "compactMetadata" in event) {
+      this.line(this.o.style.dim(`── ${compactionMark(event)} ──`));
+    } else if (event.subtype === "api_retry") {
       const status = event.error_status ? ` (HTTP ${event.error_status})` : "";
       const wait = event.retry_delay_ms ? ` in ${formatDuration(event.retry_delay_ms)}` : "";
       const attempt = event.attempt ? ` ${event.attempt}${event.max_retries ? `/${event.max_retries}` : ""}` : "";
@@ -289,7 +296,10 @@ export class EventRenderer {
       if (isReplay !== false && local[2]!.trim()) this.line(this.o.style.dim(`  ⎿ ${oneLine(local[2]!, 200)}`));
       return;
     }
-    if (this.o.showPrompts && isReplay !== false) this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${text}`);
+    // A slash command typed in claude's own UI, as its transcript records it: by its name.
+    const command = /^<command-name>([^<]*)<\/command-name>/.exec(text.trim());
+    const shown = command ? command[1]!.trim() : text;
+    if (this.o.showPrompts && isReplay !== false) this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${shown}`);
   }
 
   /** The images a prompt carried, by the names its text gives them: `⎿ [image: shot.png 120 KB]`. */

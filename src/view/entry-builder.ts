@@ -17,6 +17,7 @@ import {
   type UserEvent,
 } from "../claude/stream-events.js";
 import { toolDetail } from "../claude/tool-detail.js";
+import { compactionMark, isCompactSummary } from "../claude/compact-boundary.js";
 import { formatDuration } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
 import { CUT_MARK } from "../store/line-reducer.js";
@@ -35,6 +36,8 @@ export interface EntryOptions {
   prompt: string | null;
   /** The turn is in flight: text streamed so far and not yet in an assistant line is shown too. */
   live: boolean;
+  /** Subagents' own transcripts (claude's side folder), by the tool call that ran each: nested under it. */
+  subagents?: ReadonlyMap<string, PlayLine[]>;
 }
 
 /** System lines that say nothing a reader needs (claude's start, task progress, status pings). */
@@ -89,10 +92,13 @@ class EntryBuilder {
     if (o.prompt !== null) this.entries.push({ kind: "prompt", text: o.prompt });
   }
 
-  line(line: PlayLine): void {
+  line(line: PlayLine, under?: string): void {
     // A line read reduced is parsed as it is; else a reduced parse (strings cut at 16 KB) is plenty for a clipped view.
     const json = this.o.full || line.whole ? parseLine(line.bytes) : parseEventLine(line.bytes);
     const event = toStreamEvent(json, "");
+    // A subagent's transcript names no parent: its lines belong under the call that ran it.
+    if (under && (event.type === "assistant" || event.type === "user") && !event.parent_tool_use_id)
+      event.parent_tool_use_id = under;
     // Of what nudge wrote, only the answers are news: the prompts are claude's echo and the turn's.
     if (line.input && event.type !== "control_response") return;
     // A download is offered from claude's stream only (nudge's own lines are in another file).
@@ -177,6 +183,7 @@ class EntryBuilder {
         };
         this.tools.set(block.id, tool);
         this.add(tool, parent);
+        for (const l of this.o.subagents?.get(block.id) ?? []) this.line(l, block.id);
       } else if (block.type !== "redacted_thinking") {
         this.add({ kind: "raw", line: this.clip(JSON.stringify(block)) }, parent);
       }
@@ -197,6 +204,11 @@ class EntryBuilder {
     if (event.isMeta === true) return;
     const parent = event.parent_tool_use_id ?? null;
     const content = event.message.content;
+    if (isCompactSummary(event)) {
+      const text = typeof content === "string" ? content : content.map((b) => (isText(b) ? b.text : "")).join("\n");
+      this.entries.push({ kind: "notice", level: "info", text: `the summary claude goes on from: ${text.trim()}` });
+      return;
+    }
     if (typeof content === "string") return parent ? undefined : this.userText(content);
     for (const block of content) {
       if (isToolResult(block)) {
@@ -271,12 +283,7 @@ class EntryBuilder {
       const attempt = event.attempt ? ` ${event.attempt}${event.max_retries ? `/${event.max_retries}` : ""}` : "";
       this.entries.push({ kind: "notice", level: "warn", text: `API error${status}, retry${attempt}${wait}` });
     } else if (event.subtype === "compact_boundary") {
-      const meta = (event.compact_metadata ?? {}) as { pre_tokens?: unknown; trigger?: unknown };
-      const before = typeof meta.pre_tokens === "number" ? `: ${meta.pre_tokens} tokens before` : "";
-      this.entries.push({
-        kind: "mark",
-        text: `/compact${typeof meta.trigger === "string" ? ` (${meta.trigger})` : ""}${before}`,
-      });
+      this.entries.push({ kind: "mark", text: compactionMark(event) });
     } else if (!QUIET_SYSTEM.has(event.subtype)) {
       this.raw(line);
     }

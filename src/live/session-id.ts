@@ -1,0 +1,77 @@
+/**
+ * What an id or prefix a person typed names, among nudge's sessions and claude's own at once: a
+ * prefix that begins one of each is ambiguous, said with both listed, never settled by picking
+ * nudge's (the user may have copied claude's from `session list`).
+ */
+import { NoSuchSession, resolveId, sessionIds, type Store } from "../store/store.js";
+import { visible } from "../base/inert-text.js";
+import type { ClaudeSession } from "./claude-own-sessions.js";
+
+type NamedSession = { source: "nudge"; id: string } | { source: "claude"; session: ClaudeSession };
+
+/** Rows an ambiguity lists; more are counted, not shown. */
+const SHOWN = 8;
+
+async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
+  const ids = await sessionIds(store);
+  // A whole nudge id is what it names: claude's are longer, so claude's folder is not even read.
+  if (ids.includes(idOrPrefix)) return { source: "nudge", id: idOrPrefix };
+  // Loaded only now: a rewind or a show given a whole id never reads claude's own sessions.
+  const { claudeIdMatches, claudeSessionAt } = await import("./claude-own-sessions.js");
+  const found = await claudeIdMatches(store, idOrPrefix, env);
+  const exact = found.filter((c) => c.id === idOrPrefix);
+  const claude = exact.length ? exact.slice(0, 1) : found;
+  const nudge = exact.length ? [] : ids.filter((id) => id.startsWith(idOrPrefix));
+  if (claude.length === 0) return { source: "nudge", id: await resolveId(store, idOrPrefix) };
+  const claudeIds = [...new Set(claude.map((c) => c.id))].sort();
+  if (nudge.length > 0) throw new AmbiguousSource(idOrPrefix, nudge.sort(), claudeIds);
+  if (claudeIds.length > 1)
+    throw new NoSuchSession(
+      `"${visible(idOrPrefix)}" is ambiguous among claude's own sessions: ${claudeIds.slice(0, SHOWN).map(visible).join(", ")}${more(claudeIds.length)}`,
+      "type more of the id",
+      claudeIds.slice(0, SHOWN),
+    );
+  const session = await claudeSessionAt(claude[0]!.file);
+  // Removed or emptied since its folder was read: as if it had not been there.
+  return session ? { source: "claude", session } : { source: "nudge", id: await resolveId(store, idOrPrefix) };
+}
+
+/** A prefix that begins sessions of both kinds: each listed on a line of its own, with where it is from. */
+class AmbiguousSource extends NoSuchSession {
+  constructor(
+    prefix: string,
+    readonly nudge: string[],
+    readonly claude: string[],
+  ) {
+    const rows = [
+      ...nudge.map((id) => [id, "nudge session"] as const),
+      ...claude.map((id) => [id, "claude's own session (not recorded by nudge)"] as const),
+    ];
+    const width = Math.max(...rows.map(([id]) => visible(id).length));
+    const lines = rows.slice(0, SHOWN).map(([id, source]) => `  ${visible(id).padEnd(width)}  ${source}`);
+    super(
+      [
+        `"${visible(prefix)}" is ambiguous: it begins sessions of nudge's and of claude's own`,
+        ...lines,
+        ...(rows.length > SHOWN ? [`  … and ${rows.length - SHOWN} more`] : []),
+      ].join("\n"),
+      "type more of the id (nudge session list shows both kinds)",
+      [...nudge, ...claude].slice(0, SHOWN),
+    );
+  }
+}
+
+function more(n: number): string {
+  return n > SHOWN ? ` and ${n - SHOWN} more` : "";
+}
+
+/**
+ * The nudge session an id or prefix names, for a command that needs one: one of claude's own is
+ * refused saying what it lacks and how to adopt it (NotRecorded, which show and replay catch to
+ * read it instead).
+ */
+export async function resolveNudgeId(store: Store, idOrPrefix: string, doing?: string): Promise<string> {
+  const named = await resolveAnyId(store, idOrPrefix);
+  if (named.source === "claude") throw new (await import("./claude-own-sessions.js")).NotRecorded(named.session, doing);
+  return named.id;
+}

@@ -1,7 +1,8 @@
 /**
  * The page's action dialogs driven by the keyboard alone, in real Chromium against the built CLI:
  * a destructive plan opens with focus on Cancel, Tab and Shift+Tab stay inside the open modal,
- * and Escape closes it with focus back on the button that opened it (nothing done).
+ * and Escape closes it with focus back on the button that opened it (nothing done). The session
+ * page's headings go down one level at a time, a tool call's parts included.
  */
 import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
@@ -19,7 +20,11 @@ beforeAll(async () => {
   const repo = await gitdir({ "notes.txt": "zero\n" });
   recorded = await recordSession(
     repo,
-    [{ text: "Nothing to change." }, { text: "Still nothing." }],
+    [
+      { tool: "Bash", input: { command: "echo hi > hi.txt", description: "write hi" } },
+      { text: "Nothing to change." },
+      { text: "Still nothing." },
+    ],
     ["look at notes.txt", "look again"],
   );
   web = await startWeb(repo, recorded.env);
@@ -110,6 +115,22 @@ describe("the action dialogs from the keyboard", () => {
     await dialog.waitFor({ state: "detached" });
     await page.waitForTimeout(100);
     expect(await focused(page)).toMatchObject({ name: "Export", inDialog: false });
+    await page.close();
+  });
+
+  it("the session page's headings never skip a level (a tool call's Input and Output are under its turn)", async () => {
+    const { page } = await openSession();
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    await turn1.getByRole("group").first().evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    await turn1.getByRole("heading", { name: "Output" }).waitFor();
+    const levels = await page.evaluate(() =>
+      Array.from(document.querySelectorAll("main h1, main h2, main h3, main h4, main h5, main h6"), (h) =>
+        Number(h.tagName[1]),
+      ),
+    );
+    expect(levels[0]).toBe(1);
+    const skips = levels.flatMap((l, i) => (i > 0 && l > levels[i - 1]! + 1 ? [`h${levels[i - 1]} → h${l}`] : []));
+    expect(skips).toEqual([]);
     await page.close();
   });
 });

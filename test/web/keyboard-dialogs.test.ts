@@ -133,4 +133,19 @@ describe("the action dialogs from the keyboard", () => {
     expect(skips).toEqual([]);
     await page.close();
   });
+
+  it("the Outline opened from the keyboard folds on Escape, focus back on its summary", async () => {
+    const { page } = await openSession();
+    const summary = page.getByText("Outline: 3 turns");
+    await summary.focus();
+    await page.keyboard.press("Enter");
+    const outline = page.getByRole("navigation", { name: "Outline of the turns" });
+    await outline.waitFor();
+    await page.keyboard.press("Tab");
+    expect((await focused(page)).name).toBe("the starting state");
+    await page.keyboard.press("Escape");
+    await outline.waitFor({ state: "hidden" });
+    expect(await focused(page)).toMatchObject({ name: "Outline: 3 turns", tag: "summary" });
+    await page.close();
+  });
 });

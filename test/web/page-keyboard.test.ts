@@ -1,8 +1,9 @@
 /**
- * The page's action dialogs driven by the keyboard alone, in real Chromium against the built CLI:
- * a destructive plan opens with focus on Cancel, Tab and Shift+Tab stay inside the open modal,
- * and Escape closes it with focus back on the button that opened it (nothing done). The session
- * page's headings go down one level at a time, a tool call's parts included.
+ * The page from the keyboard alone, named as a screen reader names it, in real Chromium against the
+ * built CLI: a destructive plan opens with focus on Cancel, Tab and Shift+Tab stay inside the open
+ * modal, Escape closes it with focus back on the button that opened it (nothing done); Escape folds
+ * the Outline; the session page's headings go down one level at a time; the sessions table's sort
+ * buttons are named by their column (the order is the header's aria-sort).
  */
 import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
@@ -62,7 +63,7 @@ async function openWithKeyboard(page: Page, opener: ReturnType<Page["getByRole"]
   return d;
 }
 
-describe("the action dialogs from the keyboard", () => {
+describe("the page from the keyboard and a screen reader", () => {
   it("Delete session: focus on Cancel, Tab kept inside, Escape back to Delete session", { timeout: 60_000 }, async () => {
     const { page, watch } = await openSession();
     const opener = page.getByRole("button", { name: "Delete session" });
@@ -146,6 +147,17 @@ describe("the action dialogs from the keyboard", () => {
     await page.keyboard.press("Escape");
     await outline.waitFor({ state: "hidden" });
     expect(await focused(page)).toMatchObject({ name: "Outline: 3 turns", tag: "summary" });
+    await page.close();
+  });
+
+  it("the sessions table's sort buttons are named by their column alone; the order is the header's aria-sort", async () => {
+    const { page } = await watchedPage(browser(), (url) => url.startsWith(web.origin));
+    await page.goto(web.url);
+    const lastUsed = page.getByRole("columnheader", { name: "Last used", exact: true });
+    expect(await lastUsed.getAttribute("aria-sort")).toBe("descending");
+    await lastUsed.getByRole("button", { name: "Last used", exact: true }).press("Enter");
+    await page.getByRole("columnheader", { name: "Last used", exact: true, includeHidden: false }).waitFor();
+    expect(await lastUsed.getAttribute("aria-sort")).toBe("ascending");
     await page.close();
   });
 });

@@ -81,15 +81,19 @@ describe("an address of something that is not there", () => {
     await r.page.close();
   });
 
-  it("claude's own session that is not there, and a project folder claude does not keep", { timeout: 60_000 }, async () => {
-    const missing = "0b0571e0-0000-4000-8000-000000000000";
-    const c = await open(`/c/${missing}?turn=2`, `no session of claude's own matches "${missing}"`);
-    askedOnce(c, missing, `/api/claude-sessions/${missing}`);
-    await c.page.close();
-    const p = await open("/projects/-no-such-folder", 'claude keeps no project folder "-no-such-folder"');
-    askedOnce(p, "no-such-folder", "/api/claude-sessions?project=-no-such-folder");
-    await p.page.close();
-  });
+  it(
+    "claude's own session that is not there, and a project folder claude does not keep",
+    { timeout: 60_000 },
+    async () => {
+      const missing = "0b0571e0-0000-4000-8000-000000000000";
+      const c = await open(`/c/${missing}?turn=2`, `no session of claude's own matches "${missing}"`);
+      askedOnce(c, missing, `/api/claude-sessions/${missing}`);
+      await c.page.close();
+      const p = await open("/projects/-no-such-folder", 'claude keeps no project folder "-no-such-folder"');
+      askedOnce(p, "no-such-folder", "/api/claude-sessions?project=-no-such-folder");
+      await p.page.close();
+    },
+  );
 
   it("a turn past the end of a session that is there: said, and nothing fails", { timeout: 60_000 }, async () => {
     const r = await open(`/s/${recorded.id}?turn=99`, "This session has no turn 99: its turns are 0 to 1.");

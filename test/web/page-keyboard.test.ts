@@ -64,28 +64,32 @@ async function openWithKeyboard(page: Page, opener: ReturnType<Page["getByRole"]
 }
 
 describe("the page from the keyboard and a screen reader", () => {
-  it("Delete session: focus on Cancel, Tab kept inside, Escape back to Delete session", { timeout: 60_000 }, async () => {
-    const { page, watch } = await openSession();
-    const opener = page.getByRole("button", { name: "Delete session" });
-    const dialog = await openWithKeyboard(page, opener, "Delete session");
-    expect(await focused(page)).toMatchObject({ name: "Cancel", inDialog: true });
-    for (let i = 0; i < 5; i++) {
-      await page.keyboard.press("Tab");
-      expect((await focused(page)).inDialog).toBe(true);
-    }
-    for (let i = 0; i < 5; i++) {
-      await page.keyboard.press("Shift+Tab");
-      expect((await focused(page)).inDialog).toBe(true);
-    }
-    await page.keyboard.press("Escape");
-    await dialog.waitFor({ state: "detached" });
-    await page.waitForTimeout(100);
-    expect(await focused(page)).toMatchObject({ name: "Delete session", tag: "button", inDialog: false });
-    // Escape is Cancel: the session is still there.
-    expect(existsSync(recorded.dir)).toBe(true);
-    expect(watch.errors).toEqual([]);
-    await page.close();
-  });
+  it(
+    "Delete session: focus on Cancel, Tab kept inside, Escape back to Delete session",
+    { timeout: 60_000 },
+    async () => {
+      const { page, watch } = await openSession();
+      const opener = page.getByRole("button", { name: "Delete session" });
+      const dialog = await openWithKeyboard(page, opener, "Delete session");
+      expect(await focused(page)).toMatchObject({ name: "Cancel", inDialog: true });
+      for (let i = 0; i < 5; i++) {
+        await page.keyboard.press("Tab");
+        expect((await focused(page)).inDialog).toBe(true);
+      }
+      for (let i = 0; i < 5; i++) {
+        await page.keyboard.press("Shift+Tab");
+        expect((await focused(page)).inDialog).toBe(true);
+      }
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      await page.waitForTimeout(100);
+      expect(await focused(page)).toMatchObject({ name: "Delete session", tag: "button", inDialog: false });
+      // Escape is Cancel: the session is still there.
+      expect(existsSync(recorded.dir)).toBe(true);
+      expect(watch.errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   it("Rewind to a turn: focus on Cancel; Escape back to that turn's Rewind button", { timeout: 60_000 }, async () => {
     const { page } = await openSession();
@@ -107,22 +111,29 @@ describe("the page from the keyboard and a screen reader", () => {
     await page.close();
   });
 
-  it("Export (changes nothing): focus starts inside the dialog; Escape back to Export", { timeout: 60_000 }, async () => {
-    const { page } = await openSession();
-    const opener = page.getByRole("button", { name: "Export", exact: true });
-    const dialog = await openWithKeyboard(page, opener, "Export");
-    expect((await focused(page)).inDialog).toBe(true);
-    await page.keyboard.press("Escape");
-    await dialog.waitFor({ state: "detached" });
-    await page.waitForTimeout(100);
-    expect(await focused(page)).toMatchObject({ name: "Export", inDialog: false });
-    await page.close();
-  });
+  it(
+    "Export (changes nothing): focus starts inside the dialog; Escape back to Export",
+    { timeout: 60_000 },
+    async () => {
+      const { page } = await openSession();
+      const opener = page.getByRole("button", { name: "Export", exact: true });
+      const dialog = await openWithKeyboard(page, opener, "Export");
+      expect((await focused(page)).inDialog).toBe(true);
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      await page.waitForTimeout(100);
+      expect(await focused(page)).toMatchObject({ name: "Export", inDialog: false });
+      await page.close();
+    },
+  );
 
   it("the session page's headings never skip a level (a tool call's Input and Output are under its turn)", async () => {
     const { page } = await openSession();
     const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
-    await turn1.getByRole("group").first().evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    await turn1
+      .getByRole("group")
+      .first()
+      .evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await turn1.getByRole("heading", { name: "Output" }).waitFor();
     const levels = await page.evaluate(() =>
       Array.from(document.querySelectorAll("main h1, main h2, main h3, main h4, main h5, main h6"), (h) =>

@@ -43,8 +43,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const { following, jumpToLive, stopFollowing } = useFollowLive(working, scrollTo === null);
   const jump = useTurnJumps(view !== null, scrollTo, goTo, stopFollowing);
 
-  if (gone)
-    return <SessionNotFound id={id} error={error} view={view} live={live} />;
+  if (gone) return <SessionNotFound id={id} error={error} view={view} live={live} />;
   if (!view) return <main class="session">{error ? <ErrorLine error={error} /> : <p class="muted">Loading…</p>}</main>;
   const turns = view.turns;
   const pending = view.pending && !turns.some((t) => t.n === view.pending!.n) ? view.pending : null;

@@ -2,7 +2,8 @@
  * Addresses of things that are not there, in real Chromium against the built CLI: a session id
  * nobody has, a prefix of several ids, claude's own session that is not there, a project folder
  * claude does not keep, a turn past the end. The page asks once, says so, and asks nothing more
- * about that id: no request fails and the console stays clean. A session this tab started that
+ * about that id: no other request fails, and the console holds only the browser's line for that one
+ * 404 (a fetch answered 404 is logged by Chromium itself). A session this tab started that
  * claude refused to start is the exception: its reason is still read, and said.
  */
 import { chmodSync, cpSync, writeFileSync } from "node:fs";

@@ -43,6 +43,7 @@ export function useLiveUpdates(
         if (typeof data.n === "number") bump(data.n);
       },
       reopen: () => void load(),
+      gone: () => void load(),
       live: (data) => {
         const state = data as unknown as LiveState;
         // A /fork or /compact goes on in another session: follow it there.

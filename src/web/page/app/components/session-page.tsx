@@ -28,10 +28,11 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const { view, error, load } = useSessionView(source, id);
   const gone = error instanceof ApiError && error.status === 404;
   const { versions, live, refreshLive } = useLiveUpdates(source, id, load, view !== null && !gone);
-  // Not there at the first ask: its live state only if this tab started it (why claude refused).
+  // Not there (at the first ask, or gone since: the stream is closed then): its live state once,
+  // only if this tab started it — why claude refused to start.
   useEffect(() => {
-    if (gone && !view && !source.static && startedHere(id)) refreshLive();
-  }, [gone, view === null, source, id, refreshLive]);
+    if (gone && !source.static && startedHere(id)) refreshLive();
+  }, [gone, source, id, refreshLive]);
   /** What the reading tools hide, as classes of the turns' container. */
   const [shownClasses, setShownClasses] = useState("");
   const { chunks, drawn, forced, goTo, drawAll, stopSettling } = useTurnDrawing(view?.turns);

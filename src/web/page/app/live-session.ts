@@ -31,7 +31,32 @@ export interface StartOptions {
 }
 
 /** Start a session (or continue one: `resume`), answering with the id it records under (a rewound session continues in a fork). */
-export const startLive = (o: StartOptions) => postJson<{ id: string }>(inRepo("/api/live"), o);
+export async function startLive(o: StartOptions): Promise<{ id: string }> {
+  const started = await postJson<{ id: string }>(inRepo("/api/live"), o);
+  remember(started.id);
+  return started;
+}
+
+// The ids this tab started: only for those is a missing session worth asking the live state about
+// (a claude that refused to start leaves no session, only its reason); any other is simply not there.
+const STARTED = "nudge-started";
+
+function remember(id: string): void {
+  try {
+    const ids = (sessionStorage.getItem(STARTED) ?? "").split(" ").filter(Boolean).slice(-50);
+    sessionStorage.setItem(STARTED, [...ids, id].join(" "));
+  } catch {
+    // No storage (a locked-down browser): a refusal is then said without its reason.
+  }
+}
+
+export function startedHere(id: string): boolean {
+  try {
+    return (sessionStorage.getItem(STARTED) ?? "").split(" ").includes(id);
+  } catch {
+    return false;
+  }
+}
 export const sendPrompt = (id: string, text: string) => postJson<LiveState>(live(id, "/prompt"), { text });
 export const answerQuestion = (id: string, question: number, reply: QuestionReply) =>
   postJson<LiveState>(live(id, "/answer"), { question, reply });

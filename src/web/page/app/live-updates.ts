@@ -1,7 +1,8 @@
 /**
  * A served session's live updates: the server's events say which turn grew (its version is bumped,
  * so its section refetches), that the session changed (it is loaded again), and how this server
- * drives it (the prompt box, a question).
+ * drives it (the prompt box, a question). Nothing is asked until `known`: an id the server has
+ * no session for is said once by the page, not asked again by every stream (each a failed request).
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { listen } from "./live.js";
@@ -13,6 +14,7 @@ export function useLiveUpdates(
   source: Source,
   id: string,
   load: () => Promise<void>,
+  known: boolean,
 ): { versions: Record<number, number>; live: LiveState | null; refreshLive: () => void } {
   /** Bumped per turn when the server says it changed: the section refetches. */
   const [versions, setVersions] = useState<Record<number, number>>({});
@@ -29,7 +31,7 @@ export function useLiveUpdates(
     liveState(id).then(settle, () => settle(null));
   }, [id]);
   useEffect(() => {
-    if (source.static) return;
+    if (source.static || !known) return;
     const bump = (n: number) => setVersions((v) => ({ ...v, [n]: (v[n] ?? 0) + 1 }));
     return listen(inRepo(`/api/sessions/${encodeURIComponent(id)}/events`), {
       session: (data) => {
@@ -41,6 +43,7 @@ export function useLiveUpdates(
         if (typeof data.n === "number") bump(data.n);
       },
       reopen: () => void load(),
+      gone: () => void load(),
       live: (data) => {
         const state = data as unknown as LiveState;
         // A /fork or /compact goes on in another session: follow it there.
@@ -50,9 +53,9 @@ export function useLiveUpdates(
         else setLive(state);
       },
     });
-  }, [source, id, load]);
+  }, [source, id, load, known]);
   useEffect(() => {
-    if (!source.static) refreshLive();
-  }, [source, refreshLive]);
+    if (!source.static && known) refreshLive();
+  }, [source, refreshLive, known]);
   return { versions, live, refreshLive };
 }

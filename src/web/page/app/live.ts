@@ -39,10 +39,11 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
   });
   source.addEventListener("error", () => {
     if (source.readyState !== EventSource.CLOSED) return report("reconnecting");
-    void whyRefused(url).then((c) => c && report(c));
+    // Not there (any more): whoever listens looks again (a session gone between its fetch and its stream).
+    void whyRefused(url).then((c) => (c ? report(c) : handlers.gone?.({})));
   });
   for (const [type, handle] of Object.entries(handlers)) {
-    if (type === "reopen") continue;
+    if (type === "reopen" || type === "gone") continue;
     source.addEventListener(type, (event) => {
       let data: unknown;
       try {

@@ -3,6 +3,9 @@
  * (`{confirm: false}`), shown in a dialog with Confirm and Cancel; Confirm sends the plan's token
  * back, so what is applied is what was shown (a 409 brings a fresh plan). The CSRF token from the
  * page's meta tag goes with every request.
+ *
+ * For the keyboard: Tab stays inside (a modal), Escape closes it, and focus goes back to the
+ * control that opened it; a plan that changes or removes work puts focus on Cancel, the safe choice.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, csrfToken, getJson } from "../source.js";
@@ -46,6 +49,7 @@ export function ActionDialog({
   onUndo?: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const safe = useRef<HTMLButtonElement>(null);
   const [step, setStep] = useState<Step>(action.kind === "fork" ? { at: "options" } : { at: "asking" });
   const [worktree, setWorktree] = useState("");
   const [taken, setTaken] = useState(false);
@@ -93,14 +97,44 @@ export function ActionDialog({
   };
 
   useEffect(() => {
+    // The opener is what has focus now (the button clicked or pressed); it gets it back when the dialog goes.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const d = dialog.current;
     if (d && !d.open) d.showModal?.() ?? d.setAttribute("open", "");
     if (action.kind !== "fork") ask();
+    return () => {
+      // Closed first: while it is modal the rest of the page is inert and cannot take focus. Again a
+      // moment later: the dialog's removal may still drop focus to the body after this runs.
+      if (d?.open) d.close();
+      const back = () => {
+        if (opener?.isConnected && (document.activeElement ?? document.body) === document.body) opener.focus();
+      };
+      opener?.focus();
+      setTimeout(back, 0);
+    };
   }, []);
+  // Each step's first focus: Cancel on a destructive plan, else the step's first control (or the dialog itself).
+  useEffect(() => {
+    const d = dialog.current;
+    if (!d) return;
+    if (step.at === "plan" && DESTRUCTIVE.has(action.kind)) return safe.current?.focus();
+    if (d.contains(document.activeElement) && document.activeElement !== d) return;
+    (focusables(d)[0] ?? d).focus();
+  }, [step.at]);
 
   const done = step.at === "done";
   return (
-    <dialog ref={dialog} aria-label={action.label} onCancel={() => onClose(done)}>
+    <dialog
+      ref={dialog}
+      aria-label={action.label}
+      tabIndex={-1}
+      onCancel={(e) => {
+        // The page closes it (by removing it), so focus can be put back where it was.
+        e.preventDefault();
+        onClose(done);
+      }}
+      onKeyDown={(e) => trapTab(e, dialog.current)}
+    >
       <h2>{action.label}</h2>
       {step.at === "options" ? (
         <form
@@ -140,7 +174,7 @@ export function ActionDialog({
             <button type="button" class="danger" onClick={() => apply(step.plan)}>
               Confirm
             </button>
-            <button type="button" onClick={() => onClose(false)}>
+            <button type="button" ref={safe} onClick={() => onClose(false)}>
               Cancel
             </button>
           </div>
@@ -196,4 +230,24 @@ export function ActionDialog({
       ) : null}
     </dialog>
   );
+}
+
+/** Actions whose plan changes or removes work: their first focus is Cancel. */
+const DESTRUCTIVE = new Set<Action["kind"]>(["rewind", "fork", "rm", "undo"]);
+
+const focusables = (root: HTMLElement) =>
+  [...root.querySelectorAll<HTMLElement>("button, a[href], input, select, textarea, summary, [tabindex]")].filter(
+    (el) => el !== root && el.tabIndex >= 0 && !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0,
+  );
+
+/** Tab from the last control goes to the first, Shift+Tab from the first to the last: focus never leaves the modal. */
+function trapTab(e: KeyboardEvent, root: HTMLElement | null): void {
+  if (e.key !== "Tab" || !root) return;
+  const all = focusables(root);
+  if (!all.length) return e.preventDefault();
+  const first = all[0]!;
+  const last = all[all.length - 1]!;
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || at === root)) (e.preventDefault(), last.focus());
+  else if (!e.shiftKey && (at === last || at === root)) (e.preventDefault(), first.focus());
 }

@@ -43,7 +43,16 @@ export function ReadingTools({
     setHidden((h) => (h.has(k) ? new Set([...h].filter((x) => x !== k)) : new Set([...h, k])));
   return (
     <div class="reading-tools">
-      <details class="outline">
+      <details
+        class="outline"
+        onKeyDown={(e) => {
+          // The open list is long: Escape folds it and leaves focus on its summary, where Tab had come in.
+          const d = e.currentTarget;
+          if (e.key !== "Escape" || !d.open) return;
+          d.open = false;
+          d.querySelector("summary")?.focus();
+        }}
+      >
         <summary>Outline: {turns.length} turns</summary>
         <nav aria-label="Outline of the turns">
           <ol>

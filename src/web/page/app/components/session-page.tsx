@@ -4,8 +4,9 @@
  * comes near the screen, so a 1,000-turn session is usable at once. Live: the server's events say
  * which turn grew, and that turn is fetched and replaced whole (never appended to: no duplicates).
  */
-import { useCallback, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import { useFollowLive } from "../follow-live.js";
+import { startedHere } from "../live-session.js";
 import { useLiveUpdates } from "../live-updates.js";
 import { useSessionView } from "../session-view.js";
 import { ApiError, type Source } from "../source.js";
@@ -25,7 +26,13 @@ import { TurnList } from "./turn-list.js";
 
 export function SessionPage({ source, id, scrollTo = null }: { source: Source; id: string; scrollTo?: number | null }) {
   const { view, error, load } = useSessionView(source, id);
-  const { versions, live, refreshLive } = useLiveUpdates(source, id, load);
+  const gone = error instanceof ApiError && error.status === 404;
+  const { versions, live, refreshLive } = useLiveUpdates(source, id, load, view !== null && !gone);
+  // Not there (at the first ask, or gone since: the stream is closed then): its live state once,
+  // only if this tab started it — why claude refused to start.
+  useEffect(() => {
+    if (gone && !source.static && startedHere(id)) refreshLive();
+  }, [gone, source, id, refreshLive]);
   /** What the reading tools hide, as classes of the turns' container. */
   const [shownClasses, setShownClasses] = useState("");
   const { chunks, drawn, forced, goTo, drawAll, stopSettling } = useTurnDrawing(view?.turns);
@@ -37,8 +44,7 @@ export function SessionPage({ source, id, scrollTo = null }: { source: Source; i
   const { following, jumpToLive, stopFollowing } = useFollowLive(working, scrollTo === null);
   const jump = useTurnJumps(view !== null, scrollTo, goTo, stopFollowing);
 
-  if (error instanceof ApiError && error.status === 404)
-    return <SessionNotFound id={id} error={error} view={view} live={live} />;
+  if (gone) return <SessionNotFound id={id} error={error} view={view} live={live} />;
   if (!view) return <main class="session">{error ? <ErrorLine error={error} /> : <p class="muted">Loading…</p>}</main>;
   const turns = view.turns;
   const pending = view.pending && !turns.some((t) => t.n === view.pending!.n) ? view.pending : null;

@@ -103,7 +103,8 @@ export function SessionsPage({ source }: { source: Source }) {
                   onClick={() => setSort({ key: c.key, up: sort.key === c.key ? !sort.up : c.key === "title" })}
                 >
                   {c.label}
-                  {sort.key === c.key ? (sort.up ? " ▲" : " ▼") : ""}
+                  {/* The th's aria-sort says the order to a screen reader; the arrow is for the eye. */}
+                  {sort.key === c.key ? <span aria-hidden="true">{sort.up ? " ▲" : " ▼"}</span> : null}
                 </button>
               </th>
             ))}

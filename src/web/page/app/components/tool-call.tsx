@@ -22,17 +22,17 @@ export function ToolCall({ tool, onShowAll }: { tool: Tool; onShowAll: (() => vo
         {tool.children.length ? <span class="badge">{tool.children.length} subagent entries</span> : null}
       </summary>
       <div class="tool-body">
-        <h4>Input</h4>
+        <h3 class="part">Input</h3>
         <ToolInput tool={tool} onShowAll={onShowAll} />
         {tool.result ? (
           <>
-            <h4>{failed ? "Error" : "Output"}</h4>
+            <h3 class="part">{failed ? "Error" : "Output"}</h3>
             <ClippedBlock text={tool.result.content} onShowAll={onShowAll} />
           </>
         ) : null}
         {tool.children.length ? (
           <div class="subagent">
-            <h4>Subagent</h4>
+            <h3 class="part">Subagent</h3>
             {tool.children.map((e, i) => (
               <EntryView key={i} entry={e} onShowAll={onShowAll} />
             ))}

@@ -8,6 +8,7 @@ import { resolveRemote } from "../sync/sync-remote.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
+import { UserError } from "../base/errors.js";
 import { inertValue, visible } from "../base/inert-text.js";
 import { claudeOwnScan } from "../live/claude-own-sessions.js";
 import { listProjects, printClaudeOwn, projectsPlace } from "./claude-own-list.js";
@@ -41,7 +42,15 @@ export const sessionListCommand = new Command("list")
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     // Every project on the machine: from anywhere, a repository or not.
-    if (options.allProjects) return listProjects(await projectsPlace(process.cwd()), options);
+    if (options.allProjects) {
+      if (options.remote !== undefined)
+        throw new UserError(
+          "--all-projects lists claude's projects on this machine, --remote a remote's published sessions: give one of them",
+          "nudge session list --all-projects, or: nudge session list --remote",
+        );
+      const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
+      return listProjects(await projectsPlace(process.cwd()), { json: options.json, limit });
+    }
     const store = await commandStore(process.cwd());
     if (options.remote !== undefined)
       return listRemote(store, options.remote === true ? undefined : (options.remote as string), options);

@@ -286,6 +286,18 @@ describe("the routes of claude's own sessions", () => {
     expect(heldByNudge).toHaveLength(1);
     expect(own.sessions.map((s) => s.id).sort()).toEqual([ids.root, ids.adopt, HOSTILE_ID].sort());
     expect((await web.get(`/api/claude-sessions/${heldByNudge[0]}`)).status).toBe(404);
+    // A long prompt written as one string (its line read with strings cut at 16 KB): one prompt entry.
+    const longId = "5a0c0000-0000-4000-8000-000000000000";
+    const say = (content: string, at: string) =>
+      JSON.stringify({ type: "user", cwd: repo, sessionId: longId, message: { role: "user", content }, timestamp: at });
+    writeFileSync(
+      path.join(config, "projects", folderOf(repo), `${longId}.jsonl`),
+      [say("first", "2026-01-03T00:00:00Z"), say("p".repeat(70_000), "2026-01-03T00:01:00Z")].join("\n") + "\n",
+    );
+    const longTurn = JSON.parse((await web.get(`/api/claude-sessions/${longId}/turns/2`)).body) as {
+      entries: Array<{ kind: string }>;
+    };
+    expect(longTurn.entries.filter((e) => e.kind === "prompt")).toHaveLength(1);
     // A transcript with a 600 MB line (sparse: no disk): its session and turn answer, the line said, not held.
     const hugeId = "0b19e000-0000-4000-8000-000000000000";
     const fd = openSync(path.join(config, "projects", folderOf(repo), `${hugeId}.jsonl`), "w");

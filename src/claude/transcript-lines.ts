@@ -60,10 +60,7 @@ export async function eachTranscriptLine(
     let lineStart = start;
     let n = 0;
     const emit = () => {
-      const bytes =
-        dropped > 0
-          ? Buffer.from(`(a line of ${dropped.toLocaleString("en")} bytes in claude's transcript, too long to read)`)
-          : Buffer.concat(pieces, held);
+      const bytes = dropped > 0 ? Buffer.from(tooLongPlaceholder(dropped)) : Buffer.concat(pieces, held);
       each({ n: n++, at: lineStart, bytes });
       pieces = [];
       held = 0;
@@ -99,6 +96,25 @@ export async function eachTranscriptLine(
   } finally {
     await handle.close();
   }
+}
+
+/** What a line too long to hold comes out as (a raw text line, so every reader copes with it). */
+function tooLongPlaceholder(bytes: number): string {
+  return `(a line of ${bytes.toLocaleString("en")} bytes in claude's transcript, too long to read)`;
+}
+
+/**
+ * The size in bytes of the line `text` stands for when it is that placeholder, else null: readers
+ * say "too long to read" with its real size rather than calling it a line that is not JSON.
+ */
+export function tooLongLineBytes(text: string): number | null {
+  const m = /^\(a line of ([\d,]{1,20}) bytes in claude's transcript, too long to read\)$/.exec(text.trim());
+  return m ? Number(m[1]!.replaceAll(",", "")) : null;
+}
+
+/** How a reader names such a line. */
+export function tooLongNotice(bytes: number): string {
+  return `a line of ${bytes.toLocaleString("en")} bytes in claude's transcript, too long to read: not shown`;
 }
 
 /** Up to `bytes` bytes of the file from `at` (fewer at its end). */

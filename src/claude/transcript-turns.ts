@@ -3,7 +3,7 @@
  * of the main conversation that is no tool result, no text claude adds for itself, no compaction
  * summary). Lines before the first prompt (claude's queue bookkeeping) go with the first turn.
  */
-import { parseEventLine } from "./ndjson.js";
+import { LARGE_LINE_BYTES, parseEventLine, parseLine } from "./ndjson.js";
 import type { TranscriptLine } from "./transcript-lines.js";
 
 /** The prompt a record holds, or null when it is none (any other record, a tool result, claude's own text). */
@@ -62,7 +62,9 @@ export function transcriptTurns(lines: TranscriptLine[]): TranscriptTurn[] {
   for (const line of lines) {
     const json = parseEventLine(line.bytes);
     const time = timeOf(json);
-    const prompt = promptOf(json);
+    let prompt = promptOf(json);
+    // A long line is parsed with its strings cut at 16 KB: a prompt written as one string is read whole.
+    if (prompt !== null && line.bytes.length > LARGE_LINE_BYTES) prompt = promptOf(parseLine(line.bytes)) ?? prompt;
     if (prompt !== null) {
       open = { n: turns.length + 1, prompt, lines: [...loose], startedAt: time, endedAt: time };
       loose = [];

@@ -4,7 +4,7 @@ import { userCacheDir } from "../base/user-cache.js";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { openStore, type Store } from "../store/store.js";
-import { scanClaudeSessions } from "../live/claude-session-scan.js";
+import { insideAny, scanClaudeSessions, workTreesOf } from "../live/claude-session-scan.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
@@ -76,23 +76,29 @@ interface ClaudeProjectRow {
 interface ProjectsPlace {
   cacheDir: string;
   repoRoot: string | null;
+  /** This repository's work trees (none outside one): a project in one, or in a folder inside one, is this repository's. */
+  workTrees: string[];
 }
 
 /** This repository's store, or outside any, the user's cache folder (as the compile cache's). */
 export async function projectsPlace(cwd: string): Promise<ProjectsPlace> {
   try {
     const store = await openStore(cwd);
-    return { cacheDir: store.dir, repoRoot: store.repoRoot };
+    return {
+      cacheDir: store.dir,
+      repoRoot: store.repoRoot,
+      workTrees: await workTreesOf(store.repoRoot, store.commonDir),
+    };
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
     const cacheDir = userCacheDir();
     await fs.mkdir(cacheDir, { recursive: true });
-    return { cacheDir, repoRoot: null };
+    return { cacheDir, repoRoot: null, workTrees: [] };
   }
 }
 
 /** Every project claude has sessions for, the one used last first: `session list --all-projects`. */
-export async function listProjects(place: ProjectsPlace, options: { json?: boolean }): Promise<void> {
+export async function listProjects(place: ProjectsPlace, options: { json?: boolean; limit?: number }): Promise<void> {
   const scan = await scanClaudeSessions(claudeConfigDir(), place.cacheDir, () => true);
   const byCwd = new Map<string, ClaudeProjectRow>();
   for (const s of scan.sessions) {
@@ -109,11 +115,13 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
     row.costUsd += s.costUsd ?? 0;
     byCwd.set(key, row);
   }
-  const rows = [...byCwd.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+  const every = [...byCwd.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+  const rows = options.limit === undefined ? every : every.slice(0, options.limit);
   if (options.json) return printJson(rows);
   if (rows.length === 0)
     return void writeOut(`claude has no sessions on this machine (looked in ${claudeConfigDir()}/projects)\n`);
   const shown = inertValue(rows);
+  const ours = insideAny(place.workTrees);
   printTable(
     ["PROJECT", "SESSIONS", "LAST ACTIVE", "COST", "STATE"],
     shown.map((r) => [
@@ -121,10 +129,15 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
       thousands(r.sessions),
       r.lastActivity.slice(0, 16).replace("T", " "),
       formatCost(r.costUsd),
-      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : r.cwd === place.repoRoot ? "this repository" : "",
+      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : ours(r.cwd) ? "this repository" : "",
     ]),
   );
   writeOut(
-    `${thousands(rows.length)} project${rows.length === 1 ? "" : "s"}, ${thousands(scan.sessions.length)} sessions; one project's: cd <project> && nudge session list\n`,
+    `${thousands(every.length)} project${every.length === 1 ? "" : "s"}, ${thousands(scan.sessions.length)} sessions; one project's: cd <project> && nudge session list\n`,
   );
+  const left = every.length - rows.length;
+  if (left > 0)
+    writeOut(
+      `${thousands(left)} less recently used project${left === 1 ? "" : "s"} not shown (${rows.length} of ${thousands(every.length)}); every one: nudge session list --all-projects --all\n`,
+    );
 }

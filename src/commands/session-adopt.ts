@@ -5,17 +5,23 @@ import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
 import { adoptClaudeSession } from "../live/adopt-session.js";
-import { claudeOwnSessions, findClaudeSession, knownClaudeIds } from "../live/claude-own-sessions.js";
+import {
+  claudeOwnSessions,
+  describeOtherProject,
+  findClaudeSessionToAdopt,
+  knownClaudeIds,
+} from "../live/claude-own-sessions.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
-const Options = z.object({ json: z.optional(z.boolean()) });
+const Options = z.object({ json: z.optional(z.boolean()), fromOtherProject: z.optional(z.boolean()) });
 
 export const sessionAdoptCommand = new Command("adopt")
   .description(
     "make one of claude's own sessions (run without nudge) a nudge session: its whole conversation, resumable, its code state the work tree now",
   )
   .argument("<claude-session-id>", "claude's session id or a unique prefix (nudge session list shows them)")
+  .option("--from-other-project", "let a prefix name a session of another project (a full id always may)")
   .option("--json", "machine-readable output")
   .addHelpText(
     "after",
@@ -23,7 +29,8 @@ export const sessionAdoptCommand = new Command("adopt")
 Its turns come from claude's transcript; their code was never recorded, so turn 0 and every adopted
 turn hold the work tree as it is now: no diff shows what they changed, and a rewind to one of them
 restores the work tree of now. Turns recorded after it (nudge claude run -r <id>) are recorded as any.
-Claude's own files are only read.
+Claude's own files are only read. A prefix names one of this repository's sessions; a session that ran
+in another project is adopted (into this repository) only by its full id or with --from-other-project.
 
 Examples:
   $ nudge session adopt 3d0c9a2e
@@ -32,8 +39,9 @@ Examples:
   .action(async (id: string, raw: unknown) => {
     const options = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
-    const session = await findClaudeSession(store, id);
-    if (!session) {
+    if (id.trim() === "") throw new UserError("no session id given", "list the sessions with: nudge session list");
+    const found = await findClaudeSessionToAdopt(store, id, { fromOtherProject: options.fromOtherProject });
+    if (!found) {
       const held =
         (await knownClaudeIds(store)).has(id) || [...(await knownClaudeIds(store))].some((k) => k.startsWith(id));
       if (held)
@@ -49,9 +57,16 @@ Examples:
           : "claude has no sessions of this repository that nudge does not hold",
       );
     }
+    const { session, other } = found;
     const adopted = await adoptClaudeSession(store, session, { claudeConfigDir: claudeConfigDir() });
     if (options.json)
-      return printJson({ ...adopted, claudeSessionId: session.id, codeState: "the work tree at adoption (turn 0)" });
+      return printJson({
+        ...adopted,
+        claudeSessionId: session.id,
+        codeState: "the work tree at adoption (turn 0)",
+        otherProject: other && { cwd: other.cwd, folderGone: other.gone },
+      });
+    if (other) writeOut(`${describeOtherProject(other)}; adopted into ${visible(store.repoRoot)}\n`);
     writeOut(
       `adopted claude's session ${visible(session.id)} as nudge session ${adopted.id}: ${adopted.turns} turn${adopted.turns === 1 ? "" : "s"} of its conversation\n`,
     );

@@ -8,6 +8,7 @@ import { resolveRemote } from "../sync/sync-remote.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
 import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
+import { UserError } from "../base/errors.js";
 import { inertValue, visible } from "../base/inert-text.js";
 import { claudeOwnScan } from "../live/claude-own-sessions.js";
 import { earlyFolderStats } from "../live/claude-folder-stats.js";
@@ -43,7 +44,15 @@ export const sessionListCommand = new Command("list")
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     // Every project on the machine: from anywhere, a repository or not.
-    if (options.allProjects) return listProjects(await projectsPlace(process.cwd()), options);
+    if (options.allProjects) {
+      if (options.remote !== undefined)
+        throw new UserError(
+          "--all-projects lists claude's projects on this machine, --remote a remote's published sessions: give one of them",
+          "nudge session list --all-projects, or: nudge session list --remote",
+        );
+      const limit = options.limit ?? (options.all || options.json ? undefined : SCREEN_ROWS);
+      return listProjects(await projectsPlace(process.cwd()), { json: options.json, limit });
+    }
     const opening = commandStore(process.cwd());
     // claude's transcripts are stat'ed while git says where the repository is (git runs meanwhile).
     const early = options.remote === undefined ? earlyFolderStats(claudeConfigDir(), process.cwd()) : undefined;

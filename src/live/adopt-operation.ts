@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises";
 import type { Operation } from "../base/operation.js";
 import type { Store } from "../store/store.js";
 import { adoptClaudeSession, type Adopted } from "./adopt-session.js";
-import type { ClaudeSession } from "./claude-own-sessions.js";
+import { describeOtherProject, otherProjectOf, type ClaudeSession } from "./claude-own-sessions.js";
 
 interface AdoptPlan {
   claudeId: string;
@@ -15,6 +15,8 @@ interface AdoptPlan {
   mtimeMs: number;
   turns: number | null;
   repoRoot: string;
+  /** Where it ran when that is another project: the plan says so. */
+  elsewhere: string | null;
 }
 
 export function adoptOperation(
@@ -25,11 +27,20 @@ export function adoptOperation(
   return {
     async prepare() {
       const s = await stat(session.file);
-      return { claudeId: session.id, size: s.size, mtimeMs: s.mtimeMs, turns: session.turns, repoRoot: store.repoRoot };
+      const other = await otherProjectOf(store, session);
+      return {
+        claudeId: session.id,
+        size: s.size,
+        mtimeMs: s.mtimeMs,
+        turns: session.turns,
+        repoRoot: store.repoRoot,
+        elsewhere: other && `${describeOtherProject(other)}; it is adopted into ${store.repoRoot}`,
+      };
     },
     describe: (p) => [
       `make claude's session ${p.claudeId} a nudge session of ${p.repoRoot}: its whole conversation (${p.turns === null ? "every turn" : `${p.turns} turn${p.turns === 1 ? "" : "s"}`}), resumable`,
       "its code state is the work tree as it is now (turn 0): claude's changes in those turns were never recorded, so no diff shows them and a rewind to them restores the work tree of now",
+      ...(p.elsewhere ? [p.elsewhere] : []),
       "claude's own files are only read",
     ],
     question: () => "Adopt it?",

@@ -4,7 +4,7 @@
  * adopted already (their claude session ids are the transcript copies in its bundles).
  */
 import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { access, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { NoSuchSession, type Store } from "../store/store.js";
 import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
@@ -112,6 +112,65 @@ export async function claudeSessionAt(file: string): Promise<ClaudeSession | nul
   const s = await stat(file).catch(() => null);
   const card = s?.isFile() ? await readCard(file, s).catch(() => null) : null;
   return card && { ...card, source: "claude" };
+}
+
+/** Where a session of claude's ran when that is not this repository: its folder, and whether it still exists. */
+export interface OtherProject {
+  cwd: string | null;
+  gone: boolean;
+}
+
+/** null when the session ran in one of this repository's work trees (or a folder inside one). */
+export async function otherProjectOf(store: Store, session: ClaudeSession): Promise<OtherProject | null> {
+  if (insideAny(await workTreesOf(store.repoRoot, store.commonDir))(session.cwd)) return null;
+  const gone =
+    session.cwd === null ||
+    (await access(session.cwd).then(
+      () => false,
+      () => true,
+    ));
+  return { cwd: session.cwd, gone };
+}
+
+/** "ran in /x, another project" (with "whose folder no longer exists" when it is gone). */
+export function describeOtherProject(o: OtherProject): string {
+  const where = o.cwd === null ? "a folder its transcript does not name" : visible(o.cwd);
+  return `this session ran in ${where}, another project${o.gone ? " whose folder no longer exists" : ""}`;
+}
+
+/**
+ * The session `session adopt` takes: a prefix resolves among this repository's sessions first; one
+ * of another project's is taken only by its full id or with `fromOtherProject`, so a short prefix
+ * never silently pulls in another project's conversation.
+ */
+export async function findClaudeSessionToAdopt(
+  store: Store,
+  idOrPrefix: string,
+  o: { fromOtherProject?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ session: ClaudeSession; other: OtherProject | null } | null> {
+  const here = (await claudeOwnSessions(store, { env: o.env })).filter((s) => s.id.startsWith(idOrPrefix));
+  const exactHere = here.find((s) => s.id === idOrPrefix);
+  if (exactHere || here.length === 1) return { session: exactHere ?? here[0]!, other: null };
+  if (here.length > 1) {
+    const some = here
+      .map((s) => s.id)
+      .sort()
+      .slice(0, 8);
+    throw new NoSuchSession(
+      `"${visible(idOrPrefix)}" is ambiguous among this repository's claude sessions: ${some.join(", ")}`,
+      "type more of the id",
+      some,
+    );
+  }
+  const session = await findClaudeSession(store, idOrPrefix, o.env);
+  if (!session) return null;
+  const other = await otherProjectOf(store, session);
+  if (other && session.id !== idOrPrefix && !o.fromOtherProject)
+    throw new UserError(
+      `no claude session of this repository matches "${visible(idOrPrefix)}"; it begins ${session.id}, of another project (${describeOtherProject(other)})`,
+      `to adopt it into this repository all the same, give its full id: nudge session adopt ${session.id}`,
+    );
+  return { session, other };
 }
 
 /** Thrown where a nudge session is needed and the id names one of claude's own: says what it lacks, and how to adopt it. */

@@ -29,6 +29,7 @@ import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
 import { compactionMark, isCompactSummary } from "../claude/compact-boundary.js";
+import { tooLongLineBytes, tooLongNotice } from "../claude/transcript-lines.js";
 import { imageLabel, imageWords } from "../live/prompt-images.js";
 
 export interface RendererOptions {
@@ -164,7 +165,9 @@ export class EventRenderer {
         }
         return;
       case "invalid":
-        if (event.text.trim()) this.o.notice(`! not JSON: ${oneLine(event.text, 120)}`);
+        const tooLong = tooLongLineBytes(event.text);
+        if (tooLong !== null) this.o.notice(`! ${tooLongNotice(tooLong)}`);
+        else if (event.text.trim()) this.o.notice(`! not JSON: ${oneLine(event.text, 120)}`);
         return;
       default:
         return;

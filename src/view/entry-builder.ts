@@ -5,7 +5,7 @@
  * nudge does not know is a `raw` entry: a newer claude never breaks the page.
  */
 import type { PlayLine } from "../store/input-merge.js";
-import { lineText, parseEventLine, parseLine } from "../claude/ndjson.js";
+import { KEPT_STRING_BYTES, lineText, parseEventLine, parseLine } from "../claude/ndjson.js";
 import {
   isText,
   isToolResult,
@@ -18,6 +18,7 @@ import {
 } from "../claude/stream-events.js";
 import { toolDetail } from "../claude/tool-detail.js";
 import { compactionMark, isCompactSummary } from "../claude/compact-boundary.js";
+import { tooLongLineBytes, tooLongNotice } from "../claude/transcript-lines.js";
 import { formatDuration } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
 import { CUT_MARK } from "../store/line-reducer.js";
@@ -258,11 +259,18 @@ class EntryBuilder {
     }
     // claude's record of a Stop or Ctrl-C, written in the user's place: a notice, not a prompt (QA).
     if (/^\[Request interrupted by user[^\]]*\]$/.test(text.trim())) return this.interrupted();
-    if (!this.promptEchoed && text === this.o.prompt) {
+    if (!this.promptEchoed && this.echoesPrompt(text)) {
       this.promptEchoed = true;
       return;
     }
     if (text.trim()) this.entries.push({ kind: "prompt", text });
+  }
+
+  /** The turn's prompt, or (its line read with long strings cut at 16 KB) its first part. */
+  private echoesPrompt(text: string): boolean {
+    const prompt = this.o.prompt;
+    if (prompt === null || text === prompt) return text === prompt;
+    return text.length >= KEPT_STRING_BYTES / 4 && text.length < prompt.length && prompt.startsWith(text);
   }
 
   private partial(
@@ -291,6 +299,9 @@ class EntryBuilder {
 
   private raw(line: PlayLine): void {
     const text = lineText(line.bytes); // invalid UTF-8 decodes to replacement characters
+    const tooLong = tooLongLineBytes(text);
+    if (tooLong !== null)
+      return void this.entries.push({ kind: "notice", level: "warn", text: tooLongNotice(tooLong) });
     // A reduced line's cut strings show here as the escape itself.
     if (text.trim())
       this.entries.push({ kind: "raw", line: this.clip(this.whole ? text.replaceAll("\\uffff", CUT_MARK) : text) });

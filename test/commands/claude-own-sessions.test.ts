@@ -361,8 +361,12 @@ describe("claude's own sessions", () => {
     const hugeJson = JSON.parse((await nudge(["session", "show", hugeId, "--json"])).stdout) as {
       turns: Array<{ entries: Array<{ kind: string; line?: { text: string } }> }>;
     };
-    expect(hugeJson.turns[0]!.entries.some((e) => e.kind === "raw" && /too long to read/.test(e.line!.text))).toBe(
-      true,
+    // The 600 MB line is named with its real size, as a line too long to read (not one nudge does not know).
+    expect(hugeJson.turns[0]!.entries).toContainEqual(
+      expect.objectContaining({
+        kind: "notice",
+        text: expect.stringMatching(/^a line of [\d,]{11} bytes .*too long to read/),
+      }),
     );
     expect((await nudge(["session", "show", "11111111"])).exitCode).toBe(1); // the link names no session
     const search = await nudge(["session", "search", "paint"]);
@@ -371,4 +375,144 @@ describe("claude's own sessions", () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(folderState(config)).toEqual(before);
   }, 120_000);
+});
+
+/** claude's folder for a working directory, as claude names it. */
+const claudeFolder = (cwd: string) => path.join(config, "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
+
+/** A hand-made transcript of one turn: `prompt` (a string or blocks), an answer, and `extra` lines after it. */
+function writeTranscript(id: string, cwd: string, prompt: unknown, extra: string[] = []): void {
+  const base = { cwd, sessionId: id, version: "2.1.329", isSidechain: false };
+  const lines = [
+    JSON.stringify({
+      ...base,
+      type: "user",
+      message: { role: "user", content: prompt },
+      timestamp: "2026-11-20T10:00:00Z",
+    }),
+    JSON.stringify({
+      ...base,
+      type: "assistant",
+      message: { model: "claude-x", role: "assistant", content: [{ type: "text", text: "answered" }] },
+      timestamp: "2026-11-20T10:00:01Z",
+    }),
+    ...extra,
+  ];
+  mkdirSync(claudeFolder(cwd), { recursive: true });
+  writeFileSync(path.join(claudeFolder(cwd), `${id}.jsonl`), lines.join("\n") + "\n");
+}
+
+describe("claude's own sessions: what a demanding user expects", () => {
+  it("adopt with an empty id says no id was given, as show does", async () => {
+    for (const args of [
+      ["session", "adopt", ""],
+      ["session", "adopt", "  "],
+    ]) {
+      const run = await nudge(args);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("error: no session id given");
+      expect(run.stderr).toContain("hint: list the sessions with: nudge session list");
+      expect(run.stderr).not.toContain("nudge's already");
+    }
+  });
+
+  it("adopt resolves a prefix among this repository's sessions first; another project's only by its full id, and says so", async () => {
+    // Another project's session whose id begins as one of this repository's.
+    const twin = `${ids.root!.slice(0, 8)}-ffff-4fff-8fff-ffffffffffff`;
+    writeTranscript(twin, other, "the twin in another project");
+    const here = await nudge(["session", "adopt", ids.root!.slice(0, 8), "--json"]);
+    expect(here.exitCode, here.stderr).toBe(0);
+    expect(JSON.parse(here.stdout)).toMatchObject({ claudeSessionId: ids.root, otherProject: null });
+    // A prefix of another project's session: refused, saying where it ran and how to adopt it all the same.
+    const byPrefix = await nudge(["session", "adopt", ids.other!.slice(0, 8)]);
+    expect(byPrefix.exitCode).toBe(1);
+    expect(byPrefix.stderr).toContain(`this session ran in ${other}, another project`);
+    expect(byPrefix.stderr).toContain(
+      `hint: to adopt it into this repository all the same, give its full id: nudge session adopt ${ids.other}`,
+    );
+    // A folder since deleted: said too.
+    const gone = await gitdir();
+    const goneId = "9a7e0000-0000-4000-8000-000000000000";
+    writeTranscript(goneId, gone, "asked where nothing is left");
+    rmSync(gone, { recursive: true, force: true });
+    const goneRun = await nudge(["session", "adopt", "9a7e"]);
+    expect(goneRun.exitCode).toBe(1);
+    expect(goneRun.stderr).toContain(`ran in ${gone}, another project whose folder no longer exists`);
+    // The full id adopts it, and the output says plainly where it ran and where it went.
+    const full = await nudge(["session", "adopt", ids.other!]);
+    expect(full.exitCode, full.stderr).toBe(0);
+    expect(full.stdout).toContain(`this session ran in ${other}, another project; adopted into ${repo}`);
+    const flagged = await nudge(["session", "adopt", "9a7e", "--from-other-project"]);
+    expect(flagged.exitCode, flagged.stderr).toBe(0);
+    expect(flagged.stdout).toContain(
+      `ran in ${gone}, another project whose folder no longer exists; adopted into ${repo}`,
+    );
+  }, 60_000);
+
+  it("list --all-projects honours --limit and says how many are not shown, refuses --remote, and marks a subfolder as this repository", async () => {
+    const all = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as unknown[];
+    expect(all.length).toBeGreaterThan(2);
+    const one = await nudge(["session", "list", "--all-projects", "--limit", "1"]);
+    expect(one.exitCode, one.stderr).toBe(0);
+    expect(one.stdout.split("\n").filter((l) => l.startsWith("/"))).toHaveLength(1);
+    expect(one.stdout).toContain(`${all.length - 1} less recently used projects not shown (1 of ${all.length})`);
+    expect(
+      JSON.parse((await nudge(["session", "list", "--all-projects", "--json", "--limit", "2"])).stdout),
+    ).toHaveLength(2);
+    for (const remote of [["--remote"], ["--remote", "origin"]]) {
+      const run = await nudge(["session", "list", "--all-projects", ...remote]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr.trim().split("\n")).toHaveLength(2);
+      expect(run.stderr).toMatch(/^error: --all-projects .*--remote/);
+      expect(run.stderr).toContain("hint: ");
+    }
+    const list = await nudge(["session", "list", "--all-projects", "--all"]);
+    const row = (dir: string) => list.stdout.split("\n").find((l) => l.startsWith(dir + " "))!;
+    expect(row(path.join(repo, "sub"))).toMatch(/this repository\s*$/);
+    expect(row(worktree)).toMatch(/this repository\s*$/);
+    expect(row(other)).not.toContain("this repository");
+  }, 60_000);
+
+  it("replay names a valid line too long to read as such, with its size; not as a line that is not JSON", async () => {
+    const id = "7001a000-0000-4000-8000-000000000000";
+    const big = JSON.stringify({
+      type: "assistant",
+      cwd: repo,
+      message: { role: "assistant", content: [{ type: "text", text: "x".repeat(17 << 20) }] },
+    });
+    writeTranscript(id, repo, "before a big line", [big]);
+    const replay = await nudge(["session", "replay", id]);
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    const said = replay.stdout + replay.stderr;
+    expect(said).toContain(
+      `a line of ${Buffer.byteLength(big).toLocaleString("en")} bytes in claude's transcript, too long to read`,
+    );
+    expect(said).not.toContain("not JSON");
+  }, 60_000);
+
+  it("a long prompt written as one string is one prompt entry, whole", async () => {
+    for (const [id, content] of [
+      ["5a0a0000-0000-4000-8000-000000000000", "p".repeat(70_000)],
+      ["5a0b0000-0000-4000-8000-000000000000", [{ type: "text", text: "p".repeat(70_000) }]],
+    ] as const) {
+      writeTranscript(id, repo, "first", [
+        JSON.stringify({
+          type: "user",
+          cwd: repo,
+          sessionId: id,
+          message: { role: "user", content },
+          timestamp: "2026-11-20T10:01:00Z",
+        }),
+      ]);
+      const json = JSON.parse((await nudge(["session", "show", id, "--json"])).stdout) as {
+        turns: Array<{ prompt: string; entries: Array<{ kind: string; text?: string }> }>;
+      };
+      const prompts = json.turns[1]!.entries.filter((e) => e.kind === "prompt");
+      expect(
+        prompts.map((p) => p.text!.length),
+        id,
+      ).toEqual([70_000]);
+      expect(json.turns[1]!.prompt).toHaveLength(70_000);
+    }
+  }, 60_000);
 });

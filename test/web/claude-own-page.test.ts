@@ -147,6 +147,10 @@ describe("claude's own sessions in nudge web", () => {
     // Its conversation only: no rewind or fork, no diff.
     expect(await page.getByRole("button", { name: /Rewind|Fork|Delete/ }).count()).toBe(0);
     expect(await page.getByRole("region", { name: /^Diff/ }).count()).toBe(0);
+    // Its turns have no cost of their own: the timeline says the session's total, never "$0".
+    const caption = (await page.locator("figure.timeline figcaption").textContent())!;
+    expect(caption).toMatch(/no cost per turn \(the session's total: \$\d/);
+    expect(caption).not.toMatch(/\$0\.0+\b/);
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -190,8 +194,18 @@ describe("claude's own sessions in nudge web", () => {
     expect(await row(other).getByRole("cell").nth(3).textContent()).toMatch(/^\$\d/);
     await row(gone).getByRole("link", { name: "1", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: gone }).waitFor();
+    // A folder that is gone: said, with no command that could not work.
+    const intro = page.locator("main.sessions > p.muted").first();
+    await intro.getByText("Its folder no longer exists").waitFor();
+    expect(await intro.textContent()).not.toContain("nudge web --repo");
     await page.getByRole("link", { name: "asked in a folder soon gone" }).click();
     await page.getByRole("region", { name: "Turn 1", exact: true }).getByText("soon gone", { exact: true }).waitFor();
+    // The project this server serves: its sessions page, not a command to serve it.
+    await page.goto(`${web.origin}/projects/${folderOf(repo)}`);
+    const served = page.getByRole("link", { name: "its sessions page" });
+    await served.waitFor();
+    expect(await served.getAttribute("href")).toBe("/");
+    expect(await page.locator("main.sessions > p.muted").first().textContent()).not.toContain("nudge web --repo");
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -238,7 +252,11 @@ describe("the routes of claude's own sessions", () => {
       project: { cwd: string };
       sessions: Array<{ id: string }>;
     };
-    expect(list.project.cwd).toBe(other);
+    expect(list.project).toMatchObject({ cwd: other, exists: true, served: null });
+    const project = async (folder: string) =>
+      (JSON.parse((await web.get(`/api/claude-sessions?project=${folder}`)).body) as { project: unknown }).project;
+    expect(await project(folderOf(repo))).toMatchObject({ cwd: repo, exists: true, served: "/" });
+    expect(await project(folderOf(gone))).toMatchObject({ cwd: gone, exists: false });
     expect(list.sessions.map((s) => s.id)).toEqual([ids.other]);
     for (const [url, status] of [
       ["/api/claude-sessions/..%2F..%2Fetc%2Fpasswd", 400],
@@ -268,6 +286,18 @@ describe("the routes of claude's own sessions", () => {
     expect(heldByNudge).toHaveLength(1);
     expect(own.sessions.map((s) => s.id).sort()).toEqual([ids.root, ids.adopt, HOSTILE_ID].sort());
     expect((await web.get(`/api/claude-sessions/${heldByNudge[0]}`)).status).toBe(404);
+    // A long prompt written as one string (its line read with strings cut at 16 KB): one prompt entry.
+    const longId = "5a0c0000-0000-4000-8000-000000000000";
+    const say = (content: string, at: string) =>
+      JSON.stringify({ type: "user", cwd: repo, sessionId: longId, message: { role: "user", content }, timestamp: at });
+    writeFileSync(
+      path.join(config, "projects", folderOf(repo), `${longId}.jsonl`),
+      [say("first", "2026-01-03T00:00:00Z"), say("p".repeat(70_000), "2026-01-03T00:01:00Z")].join("\n") + "\n",
+    );
+    const longTurn = JSON.parse((await web.get(`/api/claude-sessions/${longId}/turns/2`)).body) as {
+      entries: Array<{ kind: string }>;
+    };
+    expect(longTurn.entries.filter((e) => e.kind === "prompt")).toHaveLength(1);
     // A transcript with a 600 MB line (sparse: no disk): its session and turn answer, the line said, not held.
     const hugeId = "0b19e000-0000-4000-8000-000000000000";
     const fd = openSync(path.join(config, "projects", folderOf(repo), `${hugeId}.jsonl`), "w");
@@ -281,13 +311,27 @@ describe("the routes of claude's own sessions", () => {
     const hugeTurn = JSON.parse((await web.get(`/api/claude-sessions/${hugeId}/turns/1`)).body) as {
       entries: Array<{ kind: string; line?: { text: string } }>;
     };
-    expect(hugeTurn.entries.some((e) => e.kind === "raw" && /too long to read/.test(e.line!.text))).toBe(true);
+    // Named with its real size, not as a line nudge does not know.
+    expect(hugeTurn.entries).toContainEqual(
+      expect.objectContaining({
+        kind: "notice",
+        text: expect.stringMatching(/^a line of [\d,]{11} bytes .*too long to read/),
+      }),
+    );
     // Without the login cookie: nothing.
     expect((await web.request(`/api/claude-sessions/${ids.root}`)).status).toBeGreaterThanOrEqual(401);
   }, 60_000);
 });
 
 describe("adopting one from the page", () => {
+  it("the plan for another project's session says where it ran and where it goes", async () => {
+    const plan = await web.post(`/api/claude-sessions/${ids.other}/adopt`, { confirm: false });
+    expect(plan.status, plan.body).toBe(200);
+    expect(plan.body).toContain(`this session ran in ${other}, another project; it is adopted into ${repo}`);
+    const mine = await web.post(`/api/claude-sessions/${ids.root}/adopt`, { confirm: false });
+    expect(mine.body).not.toContain("another project");
+  });
+
   it("asks with the plan (the work tree as its code), refuses a stale or missing token, then makes it a nudge session", async () => {
     const url = `/api/claude-sessions/${ids.adopt}/adopt`;
     expect((await web.post(url, { confirm: true })).status).toBe(409);

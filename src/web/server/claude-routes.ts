@@ -12,6 +12,8 @@ import { HttpError, parseInput, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";
 import { actionRoute } from "./confirm-action.js";
 import { sendPage } from "./static-assets.js";
+import { servedAt } from "./served-at.js";
+import { isDir } from "../../base/file-exists.js";
 
 /** claude's session ids are UUIDs; a unique prefix of one names it too. */
 const ClaudeId = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/, "a claude session id (letters, digits, - and _)"));
@@ -95,8 +97,9 @@ async function listRoute(ctx: Ctx): Promise<void> {
     throw new HttpError(404, `claude keeps no project folder "${q.project}"`, "All projects lists them: /projects");
   const all = await own.claudeOwnSessions(ctx.app.store, { allProjects: true });
   const mine = all.filter((s) => path.basename(path.dirname(s.file)) === q.project);
+  const cwd = mine.find((s) => s.cwd !== null)?.cwd ?? null;
   sendJson(ctx.res, 200, {
-    project: { folder: q.project, cwd: mine.find((s) => s.cwd !== null)?.cwd ?? null },
+    project: { folder: q.project, cwd, exists: cwd !== null && isDir(cwd), served: servedAt(ctx.app.repos, cwd) },
     total: mine.length,
     sessions: await views.claudeListItems(mine.slice(0, limit)),
   });

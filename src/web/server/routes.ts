@@ -2,6 +2,7 @@
  * Every route of `nudge web`, one line each. Handlers parse their parameters and call the view
  * layer (src/view), the live watches or the actions; none reads a bundle's files itself.
  */
+import { servedAt } from "./served-at.js";
 import path from "node:path";
 import * as z from "../../base/zod.js";
 import { resolveId } from "../../store/store.js";
@@ -190,14 +191,9 @@ async function projectsRoute({ res, app }: Ctx): Promise<void> {
     const folder = path.basename(path.dirname(s.file));
     costs.set(folder, (costs.get(folder) ?? 0) + (s.costUsd ?? 0));
   }
-  const inside = (dir: string, root: string) => dir === root || dir.startsWith(root.endsWith("/") ? root : `${root}/`);
-  const servedAt = (cwd: string | null) => {
-    const i = cwd === null ? -1 : app.repos.findIndex((r) => inside(cwd, r.store.repoRoot));
-    return i < 0 ? null : i === 0 ? "/" : `/r/${app.repos[i]!.key}/`;
-  };
   sendJson(res, 200, {
     configDir,
     more,
-    projects: projects.map((p) => ({ ...p, costUsd: costs.get(p.folder) ?? 0, served: servedAt(p.cwd) })),
+    projects: projects.map((p) => ({ ...p, costUsd: costs.get(p.folder) ?? 0, served: servedAt(app.repos, p.cwd) })),
   });
 }

@@ -80,7 +80,7 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
           <p class="muted">The transcript is {view.cutAt.toLocaleString("en")} bytes: only its first part is read.</p>
         ) : null}
       </header>
-      <Timeline turns={view.turns} onPick={jump} />
+      <Timeline turns={view.turns} onPick={jump} sessionCostUsd={s.costUsd} />
       {view.turns.length > 1 ? <ReadingTools turns={view.turns} onPick={jump} onShown={setShownClasses} /> : null}
       <TurnList
         source={source}

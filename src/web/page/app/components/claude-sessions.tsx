@@ -11,7 +11,8 @@ import { getJson } from "../source.js";
 import { ErrorLine } from "./error-line.js";
 
 interface ClaudeList {
-  project: { folder: string; cwd: string | null } | null;
+  /** `served`: this server's page of the repository it is in (null: none); `exists`: its folder is still there. */
+  project: { folder: string; cwd: string | null; exists: boolean; served: string | null } | null;
   total: number;
   sessions: ClaudeListItem[];
 }
@@ -98,6 +99,24 @@ export function ClaudeOwnSection() {
   );
 }
 
+/** How to record, rewind or fork there: its sessions page when served here; nothing to run when its folder is gone. */
+function ProjectHint({ project }: { project: NonNullable<ClaudeList["project"]> }) {
+  if (!project.exists) return <> Its folder no longer exists: nothing can be recorded there.</>;
+  if (project.served)
+    return (
+      <>
+        {" "}
+        To record, rewind or fork there: <a href={project.served}>its sessions page</a> on this server.
+      </>
+    );
+  return (
+    <>
+      {" "}
+      To record, rewind or fork there: <code>nudge web --repo {project.cwd}</code>
+    </>
+  );
+}
+
 /** /projects/<folder>: one project's sessions claude kept, read-only (the way to them from All projects). */
 export function ProjectSessionsPage({ folder }: { folder: string }) {
   const { list, error, showAll } = useClaudeList(folder);
@@ -112,12 +131,7 @@ export function ProjectSessionsPage({ folder }: { folder: string }) {
       <h1>{list?.project?.cwd ?? folder}</h1>
       <p class="muted">
         claude's own sessions of this project, read-only: their conversations, no code snapshots.
-        {list?.project?.cwd ? (
-          <>
-            {" "}
-            To record, rewind or fork there: <code>nudge web --repo {list.project.cwd}</code>
-          </>
-        ) : null}
+        {list?.project?.cwd ? <ProjectHint project={list.project} /> : null}
       </p>
       <ErrorLine error={error} />
       {list === null && !error ? <p class="muted">Loading…</p> : null}

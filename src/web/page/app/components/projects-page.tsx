@@ -63,7 +63,11 @@ export function ProjectsPage() {
                       ) : !p.inGit ? (
                         "not a git repository"
                       ) : p.served ? (
-                        "served here"
+                        p.served === "/" ? (
+                          "this repository"
+                        ) : (
+                          "served here"
+                        )
                       ) : (
                         <code>nudge web --repo {p.cwd}</code>
                       )}

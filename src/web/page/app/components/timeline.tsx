@@ -10,7 +10,16 @@ import { cost, duration } from "../format.js";
 
 const HEIGHT = 28;
 
-export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: (n: number) => void }) {
+/** `sessionCostUsd`: the session's total when its turns have no cost of their own (claude's own sessions). */
+export function Timeline({
+  turns,
+  onPick,
+  sessionCostUsd,
+}: {
+  turns: TurnSummaryView[];
+  onPick: (n: number) => void;
+  sessionCostUsd?: number | null;
+}) {
   const [hover, setHover] = useState<TurnSummaryView | null>(null);
   const asked = turns.filter((t) => t.n > 0);
   if (asked.length === 0) return null;
@@ -35,14 +44,26 @@ export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: 
   const top = (pick: (t: TurnSummaryView) => number) => asked.reduce((a, b) => (pick(b) > pick(a) ? b : a));
   const [costliest, slowest] = [top((t) => t.costUsd ?? 0), top((t) => t.durationMs ?? 0)];
   const sum = (pick: (t: TurnSummaryView) => number) => asked.reduce((total, t) => total + pick(t), 0);
+  // No turn with a cost of its own: the cost row would claim $0, so it says what is known instead.
+  const costed = asked.some((t) => t.costUsd !== null);
   return (
     <figure class="timeline">
       <figcaption>
-        <span class="key cost">cost</span> per turn (top bar: up to {cost(costliest.costUsd)}, turn {costliest.n}; total{" "}
-        {cost(sum((t) => t.costUsd ?? 0))}) and <span class="key time">time</span> per turn (lower bar: up to{" "}
-        {duration(slowest.durationMs)}, turn {slowest.n}; total {duration(sum((t) => t.durationMs ?? 0))})
+        {costed ? (
+          <>
+            <span class="key cost">cost</span> per turn (top bar: up to {cost(costliest.costUsd)}, turn {costliest.n};
+            total {cost(sum((t) => t.costUsd ?? 0))}) and{" "}
+          </>
+        ) : (
+          <>
+            no cost per turn (
+            {sessionCostUsd != null ? `the session's total: ${cost(sessionCostUsd)}` : "none recorded"});{" "}
+          </>
+        )}
+        <span class="key time">time</span> per turn (lower bar: up to {duration(slowest.durationMs)}, turn {slowest.n};
+        total {duration(sum((t) => t.durationMs ?? 0))})
         {hover ? (
-          <span class="muted">{` · turn ${hover.n}: ${cost(hover.costUsd)}, ${duration(hover.durationMs)}`}</span>
+          <span class="muted">{` · turn ${hover.n}: ${costed ? `${cost(hover.costUsd)}, ` : ""}${duration(hover.durationMs)}`}</span>
         ) : null}
       </figcaption>
       <svg
@@ -57,7 +78,7 @@ export function Timeline({ turns, onPick }: { turns: TurnSummaryView[]; onPick: 
           if (t) onPick(t.n);
         }}
       >
-        <path class="bar cost" d={row((t) => t.costUsd ?? 0, 0)} />
+        {costed ? <path class="bar cost" d={row((t) => t.costUsd ?? 0, 0)} /> : null}
         <path class="bar time" d={row((t) => t.durationMs ?? 0, HEIGHT + 4)} />
       </svg>
       <div class="axis" aria-hidden="true">

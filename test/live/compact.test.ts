@@ -127,10 +127,10 @@ describe("/compact in a live run", () => {
     const shown = (await runNudge(["session", "show", forkId], { cwd: repo })).stdout;
     expect(shown).toContain(`fork of ${original.id} at turn 1`);
     const row = shown.split("\n").find((l) => l.startsWith("2 "))!;
-    expect(row).toContain(`compacted ${compaction.preTokens} → ${compaction.postTokens} tokens`);
+    expect(row).toContain(`compacted here (manual, ${compaction.preTokens} → ${compaction.postTokens} tokens)`);
     const replay = (await runNudge(["session", "replay", forkId, "--turn", "2"], { cwd: repo })).stdout;
     expect(replay.split("\n").slice(0, 2)).toEqual([
-      `── turn 2 · /compact focus on the number · compacted ${compaction.preTokens} → ${compaction.postTokens} tokens ──`,
+      `── turn 2 · /compact focus on the number · compacted here (manual, ${compaction.preTokens} → ${compaction.postTokens} tokens) ──`,
       "  ⎿ Compacted",
     ]);
   });

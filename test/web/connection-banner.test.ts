@@ -24,6 +24,14 @@ describe("the connection banner", () => {
     const port = String(web.port);
     const origin = web.origin;
     const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    // The list of claude's own sessions, asked for after the first paint, goes out only once the
+    // server is down (as it did under a loaded CI): it fails for real, and must not stay failed.
+    let serverDown!: () => void;
+    const down = new Promise<void>((resolve) => (serverDown = resolve));
+    await page.route(/\/api\/claude-sessions/, async (route) => {
+      await down;
+      await route.continue().catch(() => undefined);
+    });
     await page.goto(web.url);
     await page.getByRole("heading", { name: "Sessions" }).waitFor();
     const banner = page.locator(".banner");
@@ -31,6 +39,8 @@ describe("the connection banner", () => {
 
     await web.stop();
     web = undefined;
+    serverDown();
+    await page.getByText("not answering").first().waitFor();
     // Bounded by the test's time, not a guess: under a loaded CI the browser's retries come late.
     await banner.filter({ hasText: "Reconnecting…" }).waitFor({ timeout: 45_000 });
     expect(await banner.textContent()).toContain(`not answering at 127.0.0.1:${port}`);

@@ -7,7 +7,8 @@ import { useEffect, useState } from "preact/hooks";
 import type { ClaudeListItem } from "../../../../view/claude-web-views.js";
 import { cost, title, when } from "../format.js";
 import { inRepo } from "../repo-base.js";
-import { getJson } from "../source.js";
+import { ApiError, getJson } from "../source.js";
+import { onConnection } from "../live.js";
 import { ErrorLine } from "./error-line.js";
 
 interface ClaudeList {
@@ -26,12 +27,25 @@ function useClaudeList(project: string | null): {
   const [list, setList] = useState<ClaudeList | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [all, setAll] = useState(false);
+  // Asked again once the server answers again: a list that failed while it was down is not left on show.
+  const [tries, setTries] = useState(0);
   useEffect(() => {
     const q = new URLSearchParams();
     if (project !== null) q.set("project", project);
     if (all) q.set("limit", "1000");
-    getJson<ClaudeList>(inRepo(`/api/claude-sessions${q.size ? `?${q}` : ""}`)).then(setList, setError);
-  }, [project, all]);
+    getJson<ClaudeList>(inRepo(`/api/claude-sessions${q.size ? `?${q}` : ""}`)).then((l) => {
+      setList(l);
+      setError(null);
+    }, setError);
+  }, [project, all, tries]);
+  useEffect(() => {
+    if (!(error instanceof ApiError && error.status === 0)) return;
+    let down = false;
+    return onConnection((c) => {
+      if (c !== "open") down = true;
+      else if (down) setTries((n) => n + 1);
+    });
+  }, [error]);
   return { list, error, showAll: () => setAll(true) };
 }
 

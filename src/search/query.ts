@@ -22,7 +22,7 @@ const SNIPPET_WINDOW = 400;
  * its matches; a common word's best are looked for among its most recent uses. A phrase's order
  * is checked among as many of the newest pieces holding all its words.
  */
-export const CANDIDATES = 1000;
+const CANDIDATES = 1000;
 
 export interface SearchFilters {
   /** Paths (relative to the repository, as diffs name them) a matching turn must have changed. */

@@ -34,7 +34,7 @@ export interface SearchRequest {
  * More changed sessions than this are indexed by a background process, not by the search: a few
  * sessions' new turns take a search some tens of ms, a first build of a thousand a minute or more.
  */
-export const INLINE_SESSIONS = 20;
+const INLINE_SESSIONS = 20;
 
 export interface SearchResult {
   hits: SearchHit[];

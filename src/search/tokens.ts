@@ -27,7 +27,7 @@ const ESCAPE =
   /(?:\u001b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b(?:\][^\u0007\u001b]{0,512}(?:\u0007|\u001b\\)|[ -/]+[0-~]|[0-9=>@-Z\\^_])/g;
 
 /** The text with its escape sequences blanked, each character a space: offsets into it are offsets into `text`. */
-export function blankEscapes(text: string): string {
+function blankEscapes(text: string): string {
   return text.replace(ESCAPE, (seq) => " ".repeat(seq.length));
 }
 

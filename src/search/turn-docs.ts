@@ -92,7 +92,7 @@ async function findRefs(s: StoredSession, turn: Turn, docs: TurnDoc[]): Promise<
 }
 
 /** `length` bytes of `file` from `offset` (fewer at its end). */
-export async function readRange(file: string, offset: number, length: number): Promise<Buffer> {
+async function readRange(file: string, offset: number, length: number): Promise<Buffer> {
   const handle = await open(file, "r");
   try {
     const buffer = Buffer.alloc(length);

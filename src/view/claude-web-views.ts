@@ -10,6 +10,7 @@ import type { ClaudeSessionCard } from "../claude/claude-session-card.js";
 import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { claudeTurnViews, readClaudeTranscript, type ClaudeTranscript } from "./claude-session-view.js";
 import { maskStrings } from "./masked-views.js";
+import { bareSummary } from "./turn-summary.js";
 import type { Entry, TurnSummaryView, TurnView } from "./view-types.js";
 
 /** One row of the page's list of claude's own sessions (the card, less where claude keeps its file). */
@@ -78,25 +79,15 @@ function summaryOf(
   const interrupted = entries.some((e) => e.kind === "notice" && e.text === "turn interrupted");
   const start = startedAt ?? fallback;
   const end = endedAt ?? start;
-  return {
+  // claude's transcript keeps a session's cost, not a turn's; and no code was snapshotted.
+  return bareSummary({
     n,
     prompt,
     status: interrupted ? "interrupted" : errors ? "error" : "done",
     startedAt: start,
     endedAt: end,
-    // claude's transcript keeps a session's cost, not a turn's.
-    costUsd: null,
     durationMs: startedAt && endedAt ? Date.parse(endedAt) - Date.parse(startedAt) : null,
-    tokens: null,
-    files: 0,
-    added: 0,
-    removed: 0,
-    edits: null,
-    check: null,
-    compaction: null,
-    loop: null,
-    sharedWith: [],
-  };
+  });
 }
 
 /**

@@ -47,16 +47,13 @@ export function turnSummary(turn: Turn): TurnSummaryView {
   };
 }
 
-/** A turn begun and not saved: in flight, or left by a crash. */
-export function pendingSummary(p: PendingTurn, recording: boolean): TurnSummaryView {
+/** A turn with nothing saved of its code, cost or checks: one in flight, or one of claude's own sessions. */
+export function bareSummary(
+  t: Pick<TurnSummaryView, "n" | "prompt" | "status" | "startedAt" | "endedAt" | "durationMs">,
+): TurnSummaryView {
   return {
-    n: p.n,
-    prompt: p.prompt,
-    status: recording ? "running" : "not saved",
-    startedAt: p.startedAt,
-    endedAt: p.ended?.endedAt ?? p.startedAt,
+    ...t,
     costUsd: null,
-    durationMs: null,
     tokens: null,
     files: 0,
     added: 0,
@@ -67,6 +64,18 @@ export function pendingSummary(p: PendingTurn, recording: boolean): TurnSummaryV
     sharedWith: [],
     loop: null,
   };
+}
+
+/** A turn begun and not saved: in flight, or left by a crash. */
+export function pendingSummary(p: PendingTurn, recording: boolean): TurnSummaryView {
+  return bareSummary({
+    n: p.n,
+    prompt: p.prompt,
+    status: recording ? "running" : "not saved",
+    startedAt: p.startedAt,
+    endedAt: p.ended?.endedAt ?? p.startedAt,
+    durationMs: null,
+  });
 }
 
 /** claude's usage record (API field names) as the page's token counts; null when it has none. */

@@ -7,9 +7,10 @@
  * costs in proportion to how common the word is: ~160 ms for a word in each of 80,000 pieces).
  * With no words, only `--file`, the turns that changed the file, newest first.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { UserError } from "../base/errors.js";
+import { openBundleFileSync } from "../store/bundle-links.js";
 import type { SearchDb } from "./search-db.js";
 import { matchExpression, matchRanges, needsCheck, parseQuery } from "./tokens.js";
 import type { Place } from "./turn-docs.js";
@@ -169,7 +170,7 @@ function storedText(session: string, s: Stored, conversation?: ConversationFile)
   if (s.refAt === null || s.refLength === null || !conversation) return "";
   let fd: number | null = null;
   try {
-    fd = openSync(conversation(session), "r");
+    fd = openBundleFileSync(conversation(session));
     const buffer = Buffer.alloc(s.refLength);
     const read = readSync(fd, buffer, 0, s.refLength, s.refAt);
     const text: unknown = JSON.parse(buffer.toString("utf8", 0, read));

@@ -4,8 +4,8 @@
  * answers and rule decisions, the loop's check, the user's own edits, and the names of the files
  * the turn and those edits changed. Thinking is left out: it is not what the user or Claude said.
  */
-import { open } from "node:fs/promises";
 import { bundleFiles, type StoredSession } from "../store/store.js";
+import { readRange } from "../store/conversation-reader.js";
 import type { Turn } from "../store/manifest-schema.js";
 import { savedTurnContent } from "../view/session-views.js";
 import type { Entry } from "../view/view-types.js";
@@ -80,7 +80,7 @@ async function findRefs(s: StoredSession, turn: Turn, docs: TurnDoc[]): Promise<
   if (!range || range.to <= range.from || wanted.length === 0) return;
   let lines: Buffer;
   try {
-    lines = await readRange(bundleFiles(s.dir).conversation, range.from, range.to - range.from);
+    lines = await readRange(bundleFiles(s.dir).conversation, range.from, range.to);
   } catch {
     return;
   }
@@ -88,17 +88,5 @@ async function findRefs(s: StoredSession, turn: Turn, docs: TurnDoc[]): Promise<
     const literal = Buffer.from(JSON.stringify(d.text));
     const at = lines.indexOf(literal);
     if (at >= 0) d.ref = { offset: range.from + at, length: literal.length };
-  }
-}
-
-/** `length` bytes of `file` from `offset` (fewer at its end). */
-async function readRange(file: string, offset: number, length: number): Promise<Buffer> {
-  const handle = await open(file, "r");
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, offset);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
   }
 }

@@ -6,7 +6,7 @@
  * it (O_NOFOLLOW checks only the last step); an export, which copies whole folders, first walks
  * the session's folder and refuses any link in it. The cost: one lstat per file read.
  */
-import { constants, lstatSync, promises as fs, type Dirent } from "node:fs";
+import { constants, lstatSync, openSync, promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
@@ -46,6 +46,16 @@ function linkError(file: string): (error: NodeJS.ErrnoException) => never {
 export async function openBundleFile(file: string): Promise<fs.FileHandle> {
   checkFolder(path.dirname(file));
   return fs.open(file, READ_NO_FOLLOW).catch(linkError(file));
+}
+
+/** The same, synchronous: a file descriptor the caller closes. */
+export function openBundleFileSync(file: string): number {
+  checkFolder(path.dirname(file));
+  try {
+    return openSync(file, READ_NO_FOLLOW);
+  } catch (error) {
+    return linkError(file)(error as NodeJS.ErrnoException);
+  }
 }
 
 export async function readBundleFile(file: string): Promise<Buffer>;

@@ -219,7 +219,8 @@ async function readIfExists(file: string): Promise<Buffer> {
   }
 }
 
-async function readRange(file: string, from: number, to: number): Promise<Buffer> {
+/** Bytes `from`–`to` of a bundle's file (fewer at its end; none when it is missing), never through a link. */
+export async function readRange(file: string, from: number, to: number): Promise<Buffer> {
   const handle = await openBundleFile(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return null;
     throw error;

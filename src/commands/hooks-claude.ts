@@ -5,9 +5,10 @@
 import { execa } from "execa";
 import path from "node:path";
 import { openStore } from "../store/store.js";
+import * as git from "../snapshot/git.js";
 import { applySettingsPlan, hookCommand, planInstall, planUninstall } from "../live/claude-settings-hooks.js";
 import { claudeConfigDir } from "../claude/transcript.js";
-import { addExcludeLine, removeExcludeLine } from "../live/git-exclude-line.js";
+import { addExcludeLine, removeExcludeLine } from "../store/git-exclude-line.js";
 import { printJson, writeOut } from "../terminal/output.js";
 
 const LOCAL_SETTINGS = path.join(".claude", "settings.local.json");
@@ -64,9 +65,7 @@ async function settingsFile(
 async function keepOutOfGit(root: string, note: string): Promise<string | null> {
   const check = await execa("git", ["check-ignore", "-q", LOCAL_SETTINGS], { cwd: root, reject: false });
   if (check.exitCode === 0) return null;
-  const exclude = (
-    await execa("git", ["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], { cwd: root })
-  ).stdout.trim();
-  await addExcludeLine(exclude, `/${LOCAL_SETTINGS}`, note);
-  return exclude;
+  const [exclude] = await git.ignoreFiles(root);
+  await addExcludeLine(exclude!, `/${LOCAL_SETTINGS}`, note);
+  return exclude!;
 }

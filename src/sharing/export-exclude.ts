@@ -8,6 +8,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import * as git from "../snapshot/git.js";
+import { appendedText } from "../store/git-exclude-line.js";
 
 /** Keep `file` out of the snapshots if it lies in the work tree at `root`. Returns the exclude file written to, or null. */
 export async function excludeExport(root: string, file: string): Promise<string | null> {
@@ -20,9 +21,6 @@ export async function excludeExport(root: string, file: string): Promise<string 
   const before = await fs.readFile(exclude!, "utf8").catch(() => "");
   // Anchored at the root, wildcards and leading specials escaped: exactly this file.
   const line = "/" + posix.replace(/[*?[\]\\!#]/g, (c) => `\\${c}`);
-  await fs.appendFile(
-    exclude!,
-    `${before === "" || before.endsWith("\n") ? "" : "\n"}# nudge session export\n${line}\n`,
-  );
+  await fs.appendFile(exclude!, appendedText(before, `# nudge session export\n${line}\n`));
   return exclude!;
 }

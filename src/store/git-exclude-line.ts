@@ -7,7 +7,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { writeFileAtomic } from "../store/atomic-write.js";
+import { writeFileAtomic } from "./atomic-write.js";
 import * as z from "../base/zod.js";
 
 const Added = z.object({
@@ -19,11 +19,16 @@ const Added = z.object({
   made: z.boolean(),
 });
 
+/** What appending `lines` to a file holding `before` writes: a newline first when its last line has none. */
+export function appendedText(before: string | null, lines: string): string {
+  return `${before === null || before === "" || before.endsWith("\n") ? "" : "\n"}${lines}`;
+}
+
 /** Append `line` to `exclude` and note what was added in `noteFile`. */
 export async function addExcludeLine(exclude: string, line: string, noteFile: string): Promise<void> {
   await fs.mkdir(path.dirname(exclude), { recursive: true });
   const before = await fs.readFile(exclude, "utf8").catch(() => null);
-  const text = `${before === null || before === "" || before.endsWith("\n") ? "" : "\n"}${line}\n`;
+  const text = appendedText(before, `${line}\n`);
   const note: z.infer<typeof Added> = { version: 1, file: exclude, text, made: before === null };
   // The note first: a line nudge added is always one it knows it added.
   await writeFileAtomic(noteFile, `${JSON.stringify(note)}\n`, 0o600);

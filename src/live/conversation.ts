@@ -11,6 +11,7 @@ import { totalCost } from "../store/summary.js";
 import type { StreamEvent } from "../claude/stream-events.js";
 import { UserError } from "../base/errors.js";
 import type { ClaudeLink, Restart } from "./claude-link.js";
+import type { TurnHandle } from "../recorder/session-recorder.js";
 import { failOnFatal, watchForFatal, type TurnFailure } from "./fatal-failures.js";
 import type { Frontend } from "./frontend.js";
 import { formatCost } from "../base/format.js";
@@ -135,6 +136,29 @@ export class Conversation {
   /** The events of a recording, on their way to the frontend. */
   show(event: StreamEvent): void {
     this.order.show(() => this.o.frontend.render(event));
+  }
+
+  /**
+   * claude began a turn by itself (a background task of its ended): shown as a turn of its own,
+   * its end lines in order with the others'. The next prompt waits for it (ClaudeLink.startTurn).
+   */
+  claudeTurn(handle: TurnHandle): void {
+    const { frontend } = this.o;
+    this.begun.push({ session: this.sessionId, n: handle.n });
+    this.inOrder(() => frontend.say("⎿ a background task of claude's ended: claude goes on by itself"));
+    frontend.working?.(true);
+    void handle.finished.then(
+      (finished) => {
+        frontend.working?.(false);
+        this.order.show(() => frontend.turnFinished(finished));
+      },
+      () => frontend.working?.(false),
+    );
+    this.order.after(handle.saved, (turn) => {
+      if (!turn) return;
+      this.lastTurn = turn;
+      frontend.turnSaved(turn);
+    });
   }
 
   /** Something said about the turn in flight (a rule's decision): after the end lines of the turns before it. */

@@ -15,10 +15,13 @@ import type { ConversationLog, InputLog } from "./conversation-log.js";
 import type { TranscriptSync } from "./transcript-sync.js";
 import type { TurnFollower } from "./turn-follower.js";
 import type { SaveContext } from "./turn-save.js";
+import type { TurnHandle } from "./open-turn.js";
 
 export interface RecorderListener {
   event?(event: StreamEvent, line: number): void;
   warning?(message: string): void;
+  /** claude began a turn by itself (a background task ended): no prompt of the frontend's opened it. */
+  claudeTurn?(turn: TurnHandle): void;
 }
 
 export interface RecorderContext {

@@ -1,0 +1,85 @@
+/**
+ * A background subagent in claude's own UI under `nudge claude run --tui`: the turn that launches
+ * it ends (Stop), the subagent writes a file after that, and claude answers the task's end in a
+ * turn it starts by itself (a UserPromptSubmit whose prompt is the notification). That turn is
+ * recorded as claude's, the subagent's file in it, not captured apart as the user's edits.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { CLAUDE_TURN_PROMPT } from "../../src/claude/task-notification.js";
+import { gitdir, tempDir } from "../support/gitdir.js";
+import { readManifestFile } from "../support/record.js";
+import { routeByFirstUserText, startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { Terminal, tuiEnv } from "../support/tui.js";
+import { until } from "../support/until.js";
+
+let api: ScriptedApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const sessions = (repo: string) => path.join(repo, ".git", "nudge", "sessions");
+
+it("records the turn claude starts by itself when its background subagent ends as claude's, with the subagent's file", async () => {
+  const repo = await gitdir({ "README.md": "# test\n" });
+  api = await startScriptedApi(
+    [
+      {
+        tool: "Agent",
+        input: {
+          description: "write sub",
+          prompt: "SUBTASK: write sub.txt",
+          subagent_type: "general-purpose",
+          run_in_background: true,
+        },
+      },
+      { text: "MAIN LAUNCHED" },
+      { text: "MAIN NOTIFIED" },
+    ],
+    {
+      route: routeByFirstUserText("SUBTASK", "sub"),
+      routes: {
+        sub: [
+          // Well after the launching turn has ended.
+          {
+            delayMs: 3000,
+            then: { tool: "Write", input: { file_path: path.join(repo, "sub.txt"), content: "from sub\n" } },
+          },
+          { text: "SUB DONE" },
+        ],
+      },
+    },
+  );
+  const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
+  const term = Terminal.nudge(
+    ["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
+    { cwd: repo, env },
+  );
+  await term.ready();
+  await term.type("launch it");
+  await term.waitFor(/MAIN NOTIFIED/);
+  const id = await until("claude's own turn saved", async () => {
+    const [found] = existsSync(sessions(repo)) ? readdirSync(sessions(repo)).filter((d) => !d.startsWith(".")) : [];
+    try {
+      return found && readManifestFile(path.join(sessions(repo), found)).turns.length > 2 ? found : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  await term.type("/exit");
+  expect(await term.exited()).toBe(0);
+
+  const dir = path.join(sessions(repo), id);
+  const manifest = readManifestFile(dir);
+  expect(manifest.turns.map((t) => [t.n, t.prompt, t.status])).toEqual([
+    [0, null, "complete"],
+    [1, "launch it", "complete"],
+    [2, CLAUDE_TURN_PROMPT, "complete"],
+  ]);
+  const [, launch, claudes] = manifest.turns;
+  expect(launch!.patch.filesChanged).toBe(0);
+  expect(claudes!.edits).toBeNull();
+  expect(readFileSync(path.join(dir, claudes!.patch.file), "utf8")).toContain("+from sub");
+}, 90_000);

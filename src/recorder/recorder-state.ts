@@ -100,6 +100,8 @@ export class RecorderState {
   saveBlocked: Error | null = null;
   /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
   processCost = 0;
+  /** A background task's end was told to claude during a turn: an init after it, with no turn open, is claude's turn. */
+  taskNotified = false;
   /** In this process: a turn still open is not in the manifest yet. */
   heardFromClaude = false;
   /** The private index is kept for the next process (see `RecorderContext.keptIndexState`). */

@@ -1,19 +1,19 @@
 /**
- * A background subagent with the real claude under `nudge claude run`: the turn that launches it
- * ends, the subagent writes a file after that, and claude answers the task's end in a turn it
- * starts by itself. That turn is recorded as claude's, the file in it; the user's next prompt
- * waits for it and captures no edits of the subagent's as the user's.
+ * A background subagent with the real claude under `nudge claude run`: claude answers the task's
+ * end in a turn it starts by itself, after the turn that launched it. That turn is recorded as
+ * claude's (the subagent's changes since the last turn in it); the user's next prompt waits for
+ * it and captures none of the subagent's changes as the user's edits.
  */
 import { execa } from "execa";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_TURN_PROMPT } from "../../src/claude/task-notification.js";
 import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { readManifestFile } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
-import { routeByFirstUserText, startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
+import { routeByFirstUserText, startScriptedApi, type ScriptedApi, type ScriptStep } from "../support/scripted-api.js";
 import { until } from "../support/until.js";
 
 let api: ScriptedApi | undefined;
@@ -22,37 +22,25 @@ afterEach(async () => {
   api = undefined;
 });
 
-it("records the turn claude starts by itself when its background subagent ends as claude's, with the subagent's file", async () => {
-  const repo = await gitdir({ "README.md": "# test\n" });
-  api = await startScriptedApi(
-    [
-      {
-        tool: "Agent",
-        input: {
-          description: "write sub",
-          prompt: "SUBTASK: write sub.txt",
-          subagent_type: "general-purpose",
-          run_in_background: true,
-        },
-      },
-      { text: "MAIN LAUNCHED" },
-      { text: "MAIN NOTIFIED" },
-      { text: "NEXT DONE" },
-    ],
-    {
-      route: routeByFirstUserText("SUBTASK", "sub"),
-      routes: {
-        sub: [
-          // Well after the launching turn has ended.
-          {
-            delayMs: 2500,
-            then: { tool: "Write", input: { file_path: path.join(repo, "sub.txt"), content: "from sub\n" } },
-          },
-          { text: "SUB DONE" },
-        ],
-      },
-    },
-  );
+const LAUNCH: ScriptStep = {
+  tool: "Agent",
+  input: {
+    description: "write sub",
+    prompt: "SUBTASK: write sub.txt",
+    subagent_type: "general-purpose",
+    run_in_background: true,
+  },
+};
+
+/**
+ * "launch it", then "next" once claude has answered its subagent's end: the session's turns, and
+ * the bundle's folder. The subagent's own requests take `sub` (they race the main loop's).
+ */
+async function launchThenNext(repo: string, main: ScriptStep[], sub: ScriptStep[]) {
+  api = await startScriptedApi([LAUNCH, ...main, { text: "NEXT DONE" }], {
+    route: routeByFirstUserText("SUBTASK", "sub"),
+    routes: { sub },
+  });
   const env = claudeEnv(api, path.join(tempDir("nudge-cfg-"), "claude"));
   const run = execa(
     "node",
@@ -79,7 +67,6 @@ it("records the turn claude starts by itself when its background subagent ends a
   const done = await run;
   expect(done.exitCode, done.stderr).toBe(0);
   expect(done.stderr).toContain("claude goes on by itself");
-
   const id = /session (\w+):/.exec(done.stderr)![1]!;
   const dir = path.join(repo, ".git", "nudge", "sessions", id);
   const manifest = readManifestFile(dir);
@@ -89,16 +76,42 @@ it("records the turn claude starts by itself when its background subagent ends a
     [2, CLAUDE_TURN_PROMPT, "complete"],
     [3, "next", "complete"],
   ]);
-  const [, launch, claudes, next] = manifest.turns;
-  expect(launch!.patch.filesChanged).toBe(0);
-  expect(claudes!.edits).toBeNull();
-  expect(readFileSync(path.join(dir, claudes!.patch.file), "utf8")).toContain("+from sub");
-  expect(claudes!.result?.isError).toBe(false);
   // The turn holds claude's answer, as a replay reads it.
   const replay = await runNudge(["session", "replay", id], { cwd: repo });
   expect(replay.exitCode, replay.stderr).toBe(0);
   expect(replay.stdout.indexOf("MAIN NOTIFIED")).toBeGreaterThan(replay.stdout.indexOf(CLAUDE_TURN_PROMPT));
   expect(replay.stdout.indexOf(CLAUDE_TURN_PROMPT)).toBeGreaterThan(replay.stdout.indexOf("MAIN LAUNCHED"));
+  const [, launch, claudes, next] = manifest.turns;
+  expect(claudes!.edits).toBeNull();
   expect(next!.edits).toBeNull();
-  expect(existsSync(path.join(repo, "sub.txt"))).toBe(true);
-}, 90_000);
+  const patch = (turn: typeof launch) => readFileSync(path.join(dir, turn!.patch.file), "utf8");
+  return { launch: patch(launch), claudes: patch(claudes) };
+}
+
+describe("a turn claude starts by itself when its background subagent ends", () => {
+  it("after the launching turn: recorded as claude's, with the file the subagent wrote after that turn", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    const write = { tool: "Write", input: { file_path: path.join(repo, "sub.txt"), content: "from sub\n" } };
+    const patches = await launchThenNext(
+      repo,
+      [{ text: "MAIN LAUNCHED" }, { text: "MAIN NOTIFIED" }],
+      // Well after the launching turn has ended.
+      [{ delayMs: 2500, then: write }, { text: "SUB DONE" }],
+    );
+    expect(patches.launch).not.toContain("sub.txt");
+    expect(patches.claudes).toContain("+from sub");
+  }, 90_000);
+
+  it("when the subagent ends during the launching turn: claude's turn right after its result is recorded too", async () => {
+    const repo = await gitdir({ "README.md": "# test\n" });
+    const write = { tool: "Write", input: { file_path: path.join(repo, "sub.txt"), content: "from sub\n" } };
+    const patches = await launchThenNext(
+      repo,
+      // The launching turn's answer comes after the subagent is done.
+      [{ delayMs: 3000, then: { text: "MAIN LAUNCHED" } }, { text: "MAIN NOTIFIED" }],
+      [write, { text: "SUB DONE" }],
+    );
+    expect(patches.launch).toContain("+from sub");
+    expect(patches.claudes).not.toContain("sub.txt");
+  }, 90_000);
+});

@@ -66,7 +66,18 @@ async function launchThenNext(repo: string, main: ScriptStep[], sub: ScriptStep[
   run.stdin!.end("next\n");
   const done = await run;
   expect(done.exitCode, done.stderr).toBe(0);
-  expect(done.stderr).toContain("claude goes on by itself");
+  // Each line in its place: claude's turn after the launching turn's changes, the next prompt's after claude's.
+  const at = (line: string) => done.stderr.indexOf(line);
+  const lines = [
+    "turn 1 saved",
+    "claude goes on by itself",
+    "● turn 2 ·",
+    "turn 2 saved",
+    "● turn 3 ·",
+    "turn 3 saved",
+  ];
+  expect(lines.map(at)).toEqual(lines.map(at).sort((a, b) => a - b));
+  expect(lines.map(at)).not.toContain(-1);
   const id = /session (\w+):/.exec(done.stderr)![1]!;
   const dir = path.join(repo, ".git", "nudge", "sessions", id);
   const manifest = readManifestFile(dir);

@@ -32,11 +32,27 @@ const LAUNCH: ScriptStep = {
   },
 };
 
+/** What nudge has said so far, as promises a script's step can wait for. */
+interface Said {
+  /** The launching turn is saved (so it is over). */
+  turnOneSaved: Promise<unknown>;
+  /** claude's stream told of the subagent's end (nudge shows it under the Agent call). */
+  subagentDone: Promise<unknown>;
+}
+
 /**
  * "launch it", then "next" once claude has answered its subagent's end: the session's turns, and
  * the bundle's folder. The subagent's own requests take `sub` (they race the main loop's).
  */
-async function launchThenNext(repo: string, main: ScriptStep[], sub: ScriptStep[]) {
+async function launchThenNext(repo: string, steps: (said: Said) => { main: ScriptStep[]; sub: ScriptStep[] }) {
+  let stdout = "";
+  let stderr = "";
+  const saying = (text: () => string, what: string) =>
+    until(what, async () => (text().includes(what) ? true : undefined)).catch(() => undefined);
+  const { main, sub } = steps({
+    turnOneSaved: saying(() => stderr, "turn 1 saved"),
+    subagentDone: saying(() => stderr + stdout, "subagent done"),
+  });
   api = await startScriptedApi([LAUNCH, ...main, { text: "NEXT DONE" }], {
     route: routeByFirstUserText("SUBTASK", "sub"),
     routes: { sub },
@@ -57,8 +73,8 @@ async function launchThenNext(repo: string, main: ScriptStep[], sub: ScriptStep[
     ],
     { cwd: repo, env: { NO_COLOR: "1", ...env }, reject: false, timeout: 60_000 },
   );
-  let stdout = "";
   run.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  run.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   run.stdin!.write("launch it\n");
   await until("claude's answer to its subagent's end", async () =>
     stdout.includes("MAIN NOTIFIED") ? true : undefined,
@@ -103,12 +119,11 @@ describe("a turn claude starts by itself when its background subagent ends", () 
   it("after the launching turn: recorded as claude's, with the file the subagent wrote after that turn", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     const write = { tool: "Write", input: { file_path: path.join(repo, "sub.txt"), content: "from sub\n" } };
-    const patches = await launchThenNext(
-      repo,
-      [{ text: "MAIN LAUNCHED" }, { text: "MAIN NOTIFIED" }],
-      // Well after the launching turn has ended.
-      [{ delayMs: 2500, then: write }, { text: "SUB DONE" }],
-    );
+    const patches = await launchThenNext(repo, (said) => ({
+      main: [{ text: "MAIN LAUNCHED" }, { text: "MAIN NOTIFIED" }],
+      // Once the launching turn is over.
+      sub: [{ after: said.turnOneSaved, then: write }, { text: "SUB DONE" }],
+    }));
     expect(patches.launch).not.toContain("sub.txt");
     expect(patches.claudes).toContain("+from sub");
   }, 90_000);
@@ -116,12 +131,11 @@ describe("a turn claude starts by itself when its background subagent ends", () 
   it("when the subagent ends during the launching turn: claude's turn right after its result is recorded too", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
     const write = { tool: "Write", input: { file_path: path.join(repo, "sub.txt"), content: "from sub\n" } };
-    const patches = await launchThenNext(
-      repo,
-      // The launching turn's answer comes after the subagent is done.
-      [{ delayMs: 3000, then: { text: "MAIN LAUNCHED" } }, { text: "MAIN NOTIFIED" }],
-      [write, { text: "SUB DONE" }],
-    );
+    const patches = await launchThenNext(repo, (said) => ({
+      // The launching turn's answer comes once the subagent is done.
+      main: [{ after: said.subagentDone, then: { text: "MAIN LAUNCHED" } }, { text: "MAIN NOTIFIED" }],
+      sub: [write, { text: "SUB DONE" }],
+    }));
     expect(patches.launch).toContain("+from sub");
     expect(patches.claudes).not.toContain("sub.txt");
   }, 90_000);

@@ -26,7 +26,7 @@ afterEach(async () => {
 const sessions = (repo: string) => path.join(repo, ".git", "nudge", "sessions");
 
 /** The launching turn's script, and the subagent's on a route of its own (its requests race the main loop's). */
-function backgroundAgent(repo: string): Promise<ScriptedApi> {
+function backgroundAgent(repo: string, turnOneOver: Promise<unknown>): Promise<ScriptedApi> {
   return startScriptedApi(
     [
       {
@@ -45,9 +45,9 @@ function backgroundAgent(repo: string): Promise<ScriptedApi> {
       route: routeByFirstUserText("SUBTASK", "sub"),
       routes: {
         sub: [
-          // Well after the launching turn has ended.
+          // Once the launching turn is over.
           {
-            delayMs: 3000,
+            after: turnOneOver,
             then: { tool: "Write", input: { file_path: path.join(repo, "sub.txt"), content: "from sub\n" } },
           },
           { text: "SUB DONE" },
@@ -69,6 +69,12 @@ function savedTurns(repo: string, n: number): Promise<string> {
   });
 }
 
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** Turn 2 is claude's own, the subagent's file in it, nothing captured apart as the user's edits. */
 function expectClaudesTurn(repo: string, id: string): void {
   const dir = path.join(sessions(repo), id);
@@ -87,7 +93,8 @@ function expectClaudesTurn(repo: string, id: string): void {
 describe("a turn claude starts by itself when its background subagent ends", () => {
   it("is recorded as claude's under claude run --tui, with the subagent's file", async () => {
     const repo = await gitdir({ "README.md": "# test\n" });
-    api = await backgroundAgent(repo);
+    const turnOne = deferred();
+    api = await backgroundAgent(repo, turnOne.promise);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
     const term = Terminal.nudge(
       ["claude", "run", "--tui", "--permission-mode", "acceptEdits", "--allowed-tools", "Bash"],
@@ -95,6 +102,7 @@ describe("a turn claude starts by itself when its background subagent ends", () 
     );
     await term.ready();
     await term.type("launch it");
+    void savedTurns(repo, 1).then(turnOne.resolve, turnOne.resolve);
     await term.waitFor(/MAIN NOTIFIED/);
     const id = await savedTurns(repo, 2);
     await term.type("/exit");
@@ -106,7 +114,8 @@ describe("a turn claude starts by itself when its background subagent ends", () 
     const repo = await gitdir({ "README.md": "# test\n" });
     const installed = await runNudge(["hooks", "install", "--claude"], { cwd: repo });
     expect(installed.exitCode, installed.stderr).toBe(0);
-    api = await backgroundAgent(repo);
+    const turnOne = deferred();
+    api = await backgroundAgent(repo, turnOne.promise);
     const env = tuiEnv(api, path.join(tempDir(), "cfg"), repo);
     const term = Terminal.open([CLAUDE_BIN, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"], {
       cwd: repo,
@@ -114,6 +123,7 @@ describe("a turn claude starts by itself when its background subagent ends", () 
     });
     await term.ready();
     await term.type("launch it");
+    void savedTurns(repo, 1).then(turnOne.resolve, turnOne.resolve);
     await term.waitFor(/MAIN NOTIFIED/);
     const id = await savedTurns(repo, 2);
     await term.type("/exit");

@@ -10,6 +10,7 @@ const UNIT = [
   "test/store/transcript-copy.test.ts",
   "test/store/zod-accept.test.ts",
   "test/claude/ndjson.test.ts",
+  "test/claude/task-notification.test.ts",
   "test/docs/command-pages.test.ts",
   "test/json-schemas.test.ts",
   "test/operation.test.ts",

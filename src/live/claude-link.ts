@@ -113,6 +113,8 @@ export class ClaudeLink {
       await this.exitHandled;
       process = await this.ensureProcess();
     }
+    // A turn claude began by itself (a background task ended) is answered before the prompt goes.
+    await this.o.recorder.turnEnded();
     this.interrupts = 0;
     let handle: TurnHandle;
     try {

@@ -11,6 +11,7 @@ import { totalCost } from "../store/summary.js";
 import type { StreamEvent } from "../claude/stream-events.js";
 import { UserError } from "../base/errors.js";
 import type { ClaudeLink, Restart } from "./claude-link.js";
+import type { TurnHandle } from "../recorder/session-recorder.js";
 import { failOnFatal, watchForFatal, type TurnFailure } from "./fatal-failures.js";
 import type { Frontend } from "./frontend.js";
 import { formatCost } from "../base/format.js";
@@ -137,6 +138,38 @@ export class Conversation {
     this.order.show(() => this.o.frontend.render(event));
   }
 
+  /**
+   * claude began a turn by itself (a background task of its ended): shown as a turn of its own,
+   * its end lines in order with the others'. The next prompt waits for it (ClaudeLink.startTurn).
+   */
+  claudeTurn(handle: TurnHandle): void {
+    const { frontend } = this.o;
+    this.begun.push({ session: this.sessionId, n: handle.n });
+    // After the line that began it (the task's end), which is shown right after this call.
+    queueMicrotask(() =>
+      this.inOrder(() => frontend.say("⎿ claude goes on by itself: a background task of its ended")),
+    );
+    frontend.working?.(true);
+    // Its changes line waits for its end line, which waits for the turn's own events.
+    const saved = () =>
+      this.order.after(handle.saved, (turn) => {
+        if (!turn) return;
+        this.lastTurn = turn;
+        frontend.turnSaved(turn);
+      });
+    void handle.finished.then(
+      (finished) => {
+        frontend.working?.(false);
+        this.order.show(() => frontend.turnFinished(finished));
+        saved();
+      },
+      () => {
+        frontend.working?.(false);
+        saved();
+      },
+    );
+  }
+
   /** Something said about the turn in flight (a rule's decision): after the end lines of the turns before it. */
   inOrder(say: () => void): void {
     this.order.show(say);
@@ -242,6 +275,12 @@ export class Conversation {
       const finished = await handle.finished.finally(() => frontend.working?.(false));
       await handle.edits; // not recorded (a full disk): the turn fails here, before another prompt goes
       if (this.saveFailure) throw this.saveFailure;
+      // Its changes line takes its place now: a turn claude begins by itself after this one's result shows behind it.
+      this.order.after(handle.saved, (turn) => {
+        if (!turn) return;
+        this.lastTurn = turn;
+        this.o.frontend.turnSaved(turn);
+      });
       if (
         this.stopping ||
         frontend.prompts.hasQueued?.() !== true ||
@@ -263,11 +302,6 @@ export class Conversation {
           this.saveFailure ??= error;
           this.o.holder.link.interrupt();
         });
-        this.order.after(handle.saved, (turn) => {
-          if (!turn) return;
-          this.lastTurn = turn;
-          this.o.frontend.turnSaved(turn);
-        });
       }
     }
   }
@@ -283,9 +317,8 @@ export class Conversation {
     if (this.saveFailure) throw this.saveFailure;
   }
 
+  /** The turn is saved and its changes line shown: a failure claude reported fails the session. */
   private async finish(turn: Turn): Promise<void> {
-    this.lastTurn = turn;
-    this.o.frontend.turnSaved(turn);
     const link = this.o.holder.link;
     failOnFatal(turn, this.failure.text ? this.failure : { text: link.stderrText, status: null }, link.lastExit);
   }

@@ -14,7 +14,7 @@ import type { ClaudeFlags } from "../claude/claude-process.js";
 import type { Sandbox } from "../claude/sandbox.js";
 import { UserError } from "../base/errors.js";
 import { tokenChange } from "../base/format.js";
-import { SessionRecorder, type RecorderContext } from "../recorder/session-recorder.js";
+import { SessionRecorder, type RecorderContext, type TurnHandle } from "../recorder/session-recorder.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
@@ -134,6 +134,7 @@ export async function runSession(input: RunSessionInput): Promise<RunOutcome> {
         : undefined,
     });
     live.show = (event) => conversation.show(event);
+    live.claudeTurn = (turn) => conversation.claudeTurn(turn);
     input.onConversation?.(conversation);
     let discarded = false;
     try {
@@ -200,6 +201,8 @@ export async function discardSession(store: Store, dir: string, id: string): Pro
 class LiveRecording {
   /** Where the events of every recording go (the conversation, once it exists). */
   show: (event: Parameters<Frontend["render"]>[0]) => void;
+  /** Where a turn claude began by itself goes (the conversation, which shows it as a turn). */
+  claudeTurn: (turn: TurnHandle) => void = () => undefined;
 
   constructor(
     private readonly input: RunSessionInput,
@@ -229,6 +232,7 @@ class LiveRecording {
       {
         event: (e) => this.show(e),
         warning: (w) => frontend.warn(w),
+        claudeTurn: (t) => this.claudeTurn(t),
       },
     ).catch(async (error: unknown) => {
       // A new session that could not even record its starting state leaves no empty folder behind.

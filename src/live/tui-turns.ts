@@ -3,6 +3,7 @@
  * ends it with its part of claude's transcript; hooks are handled one after another.
  */
 import { errorMessage } from "../base/errors.js";
+import { CLAUDE_TURN_PROMPT, isTaskNotificationPrompt } from "../claude/task-notification.js";
 import type { SessionRecorder } from "../recorder/session-recorder.js";
 import { endsTurn, firstPrompt, type TranscriptTail } from "./transcript-tail.js";
 import type { HookInput, RecordedEvent } from "./tui-hooks.js";
@@ -55,7 +56,11 @@ export class TuiTurns {
       if (this.recorder.turnInProgress) return;
       this.claudeSession = hook.session_id;
       await this.tail.begin(hook.session_id);
-      this.recorder.beginTurn(hook.prompt ?? "", { captureEdits: true });
+      // claude's answer to its own background task's end: what changed since the last turn is the
+      // task's work, so it is this turn's (claude's), not captured apart as the user's edits.
+      const prompt = hook.prompt ?? "";
+      if (isTaskNotificationPrompt(prompt)) this.recorder.beginTurn(CLAUDE_TURN_PROMPT);
+      else this.recorder.beginTurn(prompt, { captureEdits: true });
     } else if (event === "Stop" || event === "StopFailure") {
       await this.end(hook.session_id, true, event === "Stop" ? STOP_WAIT_MS : FAILURE_WAIT_MS);
     }

@@ -7,6 +7,8 @@ import { lineText, parseEventLine } from "../claude/ndjson.js";
 import { resultSummary, type TurnFollower } from "./turn-follower.js";
 import { endTurn } from "./turn-end.js";
 import type { RecorderState } from "./recorder-state.js";
+import { CLAUDE_TURN_PROMPT, isTaskNotification } from "../claude/task-notification.js";
+import { beginTurn } from "./open-turn.js";
 
 export function handleLine(s: RecorderState, line: Buffer, n: number): void {
   const event = lineEvent(line);
@@ -14,6 +16,7 @@ export function handleLine(s: RecorderState, line: Buffer, n: number): void {
     s.warn(`claude wrote a line that is not JSON (line ${n + 1}); kept as is`);
   }
   observeSession(s, event);
+  if (startsClaudeTurn(s, event)) beginClaudeTurn(s);
   const open = s.open;
   if (open && open.follower.observe(event) && event.type === "result") {
     open.result = resultSummary(event, s.processCost);
@@ -21,6 +24,27 @@ export function handleLine(s: RecorderState, line: Buffer, n: number): void {
     endTurn(s, open);
   }
   for (const l of s.listeners) l.event?.(event, n);
+}
+
+/**
+ * A background task ended between turns: claude answers it in a turn of its own, which its
+ * result ends like any other. No edits are captured before it: what changed since the last turn
+ * is the task's work (it ran after that turn's capture), so the turn's changes are claude's.
+ */
+function startsClaudeTurn(s: RecorderState, event: StreamEvent): boolean {
+  if (isTaskNotification(event)) {
+    if (!s.open) return true;
+    // A task that ends during a turn is answered in it (at its next tool result) or, measured when
+    // the turn ends first, in a turn of claude's right after its result: that one begins at its init.
+    s.taskNotified = true;
+    return false;
+  }
+  return !s.open && s.taskNotified && event.type === "system" && event.subtype === "init";
+}
+
+function beginClaudeTurn(s: RecorderState): void {
+  const turn = beginTurn(s, CLAUDE_TURN_PROMPT, {});
+  for (const l of s.listeners) l.claudeTurn?.(turn);
 }
 
 /** What the session as a whole learns from a line (claude's version and model). */

@@ -36,6 +36,7 @@ export function beginTurn(s: RecorderState, prompt: string, o: { captureEdits?: 
   const { ended: _, ...record } = begin;
   s.parts.journal.append({ type: "begin", ...record });
   s.nextN++;
+  s.taskNotified = false; // whatever claude was told of before this turn, it answers in it
   const edits = o.captureEdits ? captureEditsBeside(s, begin.n) : Promise.resolve(null);
   const open: OpenTurn = {
     begin,

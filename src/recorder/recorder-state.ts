@@ -15,10 +15,13 @@ import type { ConversationLog, InputLog } from "./conversation-log.js";
 import type { TranscriptSync } from "./transcript-sync.js";
 import type { TurnFollower } from "./turn-follower.js";
 import type { SaveContext } from "./turn-save.js";
+import type { TurnHandle } from "./open-turn.js";
 
 export interface RecorderListener {
   event?(event: StreamEvent, line: number): void;
   warning?(message: string): void;
+  /** claude began a turn by itself (a background task ended): no prompt of the frontend's opened it. */
+  claudeTurn?(turn: TurnHandle): void;
 }
 
 export interface RecorderContext {
@@ -97,6 +100,8 @@ export class RecorderState {
   saveBlocked: Error | null = null;
   /** claude's total_cost_usd so far in the current process (it is cumulative per process). */
   processCost = 0;
+  /** A background task's end was told to claude during a turn: an init after it, with no turn open, is claude's turn. */
+  taskNotified = false;
   /** In this process: a turn still open is not in the manifest yet. */
   heardFromClaude = false;
   /** The private index is kept for the next process (see `RecorderContext.keptIndexState`). */

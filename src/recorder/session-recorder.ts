@@ -129,6 +129,11 @@ export class SessionRecorder {
     return this.s.open !== null;
   }
 
+  /** Resolves once no turn is open (one claude began by itself ends with its result, or with claude). */
+  async turnEnded(): Promise<void> {
+    while (this.s.open) await this.s.open.finished.promise.catch(() => undefined);
+  }
+
   listen(listener: RecorderListener): void {
     this.s.listeners.push(listener);
   }

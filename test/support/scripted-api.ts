@@ -26,6 +26,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: any;
   isMainLoop: boolean;
+  /** The route whose script answered it (main-loop requests only; "default" is the script given to startScriptedApi). */
+  route?: string;
 }
 
 export interface ScriptedApi {
@@ -33,7 +35,8 @@ export interface ScriptedApi {
   requests: RecordedRequest[]; // every request received, in order
   mainLoopRequests(): RecordedRequest[]; // only the ones that consumed a step
   push(...steps: ScriptStep[]): void; // append steps to the script
-  remaining(): number;
+  pushTo(route: string, ...steps: ScriptStep[]): void; // append steps to one route's script
+  remaining(route?: string): number; // steps left in one route (default: the default route)
   close(): Promise<void>;
 }
 
@@ -48,6 +51,33 @@ type Block =
 export interface ScriptedApiOptions {
   /** Stream every text, thinking and tool input in pieces of this many characters, as the real API streams tokens (default: one piece). */
   chunk?: number;
+  /**
+   * Scripts of their own for other agents (a background subagent asks the API while the main loop
+   * does, so one script in arrival order races): `route` names the script a main-loop request
+   * takes its step from; `undefined` or an unknown name means the default script.
+   */
+  routes?: Record<string, ScriptStep[]>;
+  route?: (body: any) => string | undefined;
+}
+
+/** The text of a request's first user message (for a subagent: the prompt its Agent call gave it). */
+export function firstUserText(body: any): string {
+  const first = Array.isArray(body?.messages) ? body.messages.find((m: any) => m?.role === "user") : undefined;
+  const content = first?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b: any) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join("\n");
+}
+
+/** Is this a subagent's request? claude 2.1.x marks them in the billing line of the system prompt. */
+export function isSubagentRequest(body: any): boolean {
+  const system = Array.isArray(body?.system) ? body.system : [];
+  return system.some((b: any) => typeof b?.text === "string" && b.text.includes("cc_is_subagent=true"));
+}
+
+/** A route that sends every request whose first user message holds `marker` to `name`. */
+export function routeByFirstUserText(marker: string, name: string): (body: any) => string | undefined {
+  return (body) => (firstUserText(body).includes(marker) ? name : undefined);
 }
 
 export async function startScriptedApi(
@@ -56,7 +86,13 @@ export async function startScriptedApi(
 ): Promise<ScriptedApi> {
   const pieces = (s: string): string[] =>
     options.chunk ? (s.match(new RegExp(`[\\s\\S]{1,${options.chunk}}`, "g")) ?? []) : [s];
-  const script = [...steps];
+  const scripts = new Map<string, ScriptStep[]>([["default", [...steps]]]);
+  for (const [name, list] of Object.entries(options.routes ?? {})) scripts.set(name, [...list]);
+  const script = scripts.get("default")!;
+  const routeOf = (body: any): string => {
+    const name = options.route?.(body);
+    return name !== undefined && scripts.has(name) ? name : "default";
+  };
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>(); // pending delayMs steps, cleared on close
   let seq = 0; // makes message and tool_use ids unique per server
@@ -78,10 +114,11 @@ export async function startScriptedApi(
       const pathname = path.split("?")[0];
       const isMessages = req.method === "POST" && pathname === "/v1/messages";
       const isMainLoop = isMessages && body?.stream === true && Array.isArray(body?.tools) && body.tools.length > 0;
-      requests.push({ path, headers: { ...req.headers }, body, isMainLoop });
+      const route = isMainLoop ? routeOf(body) : undefined;
+      requests.push({ path, headers: { ...req.headers }, body, isMainLoop, ...(route ? { route } : {}) });
 
-      if (isMainLoop) {
-        void answerStep(res, script.shift() ?? EXHAUSTED, body);
+      if (route) {
+        void answerStep(res, scripts.get(route)!.shift() ?? EXHAUSTED, body);
       } else if (req.method === "POST" && pathname === "/v1/messages/count_tokens") {
         sendJson(res, 200, { input_tokens: estimateTokens(raw) });
       } else if (isMessages) {
@@ -221,7 +258,11 @@ export async function startScriptedApi(
     requests,
     mainLoopRequests: () => requests.filter((r) => r.isMainLoop),
     push: (...more) => void script.push(...more),
-    remaining: () => script.length,
+    pushTo: (name, ...more) => {
+      if (!scripts.has(name)) scripts.set(name, []);
+      scripts.get(name)!.push(...more);
+    },
+    remaining: (name = "default") => scripts.get(name)?.length ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t); // pending delayed answers are dropped

@@ -169,6 +169,31 @@ export async function setIndexEntries(root: string, indexFile: string, changes: 
   await run(root, ["update-index", "-z", "--index-info"], { indexFile, input: Buffer.from(input, "latin1") });
 }
 
+/**
+ * Make these paths of a private index and of the work tree what `tree` has, in one git process.
+ * Every path must be in the index or in `tree` (restore refuses a path in neither). For a few paths only:
+ * restore matches every index entry against every path asked (1,100 paths of a 10k-file tree:
+ * ~4 times the time of setIndexEntries and checkoutPaths, measured). Literal paths, written even
+ * outside a sparse checkout's cone, a submodule's work tree never entered.
+ */
+export async function restorePaths(root: string, indexFile: string, tree: string, paths: string[]): Promise<void> {
+  if (paths.length === 0) return;
+  await run(
+    root,
+    [
+      "restore",
+      `--source=${tree}`,
+      "--staged",
+      "--worktree",
+      "--no-recurse-submodules",
+      "--ignore-skip-worktree-bits",
+      "--pathspec-from-file=-",
+      "--pathspec-file-nul",
+    ],
+    { indexFile, env: { GIT_LITERAL_PATHSPECS: "1" }, input: Buffer.from(paths.join("\0"), "latin1") },
+  );
+}
+
 /** Write the given paths from the private index into the work tree (modes and symlinks included). */
 export async function checkoutPaths(root: string, indexFile: string, paths: string[]): Promise<void> {
   if (paths.length === 0) return;

@@ -96,18 +96,22 @@ const infoExcludes = new Map<string, Promise<string>>();
 export function ignoreFiles(root: string): Promise<string[]> {
   let known = ignoreSources.get(root);
   if (!known) {
-    known = Promise.all([
-      infoExcludes.get(root) ??
-        text(root, ["rev-parse", "--git-path", "info/exclude"]).then((p) => path.resolve(root, p)),
-      answer(root, ["config", "--path", "core.excludesFile"]),
-    ]).then(([exclude, configured]) => {
-      const xdg = process.env.XDG_CONFIG_HOME || path.join(process.env.HOME ?? "", ".config");
-      return [exclude, configured ? path.resolve(root, configured) : path.join(xdg, "git", "ignore")];
-    });
+    known = askIgnoreFiles(root);
     known.catch(() => ignoreSources.delete(root));
     ignoreSources.set(root, known);
   }
   return known;
+}
+
+/** `ignoreFiles`, asked of git now (core.excludesFile as the config says it at this moment). */
+export async function askIgnoreFiles(root: string): Promise<string[]> {
+  const [exclude, configured] = await Promise.all([
+    infoExcludes.get(root) ??
+      text(root, ["rev-parse", "--git-path", "info/exclude"]).then((p) => path.resolve(root, p)),
+    answer(root, ["config", "--path", "core.excludesFile"]),
+  ]);
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(process.env.HOME ?? "", ".config");
+  return [exclude, configured ? path.resolve(root, configured) : path.join(xdg, "git", "ignore")];
 }
 
 /** Whether git ignores a path of the work tree (any .gitignore, info/exclude, core.excludesFile). */

@@ -46,6 +46,8 @@ export interface PrivateIndexOptions {
   untrackedCache: boolean;
   /** Keep the index for later processes: where to note what it holds (none: it is this process's alone). */
   stateFile?: string;
+  /** The ignore files outside the work tree, when the caller knows them without git (default: `git.ignoreFiles`). */
+  ignoreFiles?: () => Promise<string[]>;
 }
 
 export interface Capture {
@@ -213,7 +215,8 @@ export class PrivateIndex {
 
   /** The files whose change means the index must be seeded again: the user's index and the global ignore files. */
   private async sources(): Promise<string[]> {
-    return [await git.indexPath(this.o.root), ...(await git.ignoreFiles(this.o.root))];
+    const ignoreFiles = this.o.ignoreFiles ?? (() => git.ignoreFiles(this.o.root));
+    return [await git.indexPath(this.o.root), ...(await ignoreFiles())];
   }
 
   private async seedStillValid(): Promise<boolean> {

@@ -20,6 +20,7 @@ import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
+import { keptIgnoreFiles } from "../snapshot/kept-ignore-files.js";
 import { BACKUP_REFS, requireTree, treeGone } from "../snapshot/snapshotter.js";
 import {
   planRewind,
@@ -85,9 +86,19 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
   let index = indexes.get(indexFile);
   if (!index) {
     const untrackedCache = await untrackedCacheVerdict(path.join(store.dir, "index"), root);
+    // In the store's own work tree, the config that names core.excludesFile is known; asked of git otherwise.
+    const places = { commonDir: store.commonDir, gitDir: store.gitDir, noteFile: `${indexFile}.ignore-files` };
+    const ignoreFiles = root === store.repoRoot ? () => keptIgnoreFiles(root, places) : undefined;
     indexes.set(
       indexFile,
-      (index = new PrivateIndex({ root, indexFile, exclude, untrackedCache, stateFile: `${indexFile}.state` })),
+      (index = new PrivateIndex({
+        root,
+        indexFile,
+        exclude,
+        untrackedCache,
+        stateFile: `${indexFile}.state`,
+        ignoreFiles,
+      })),
     );
   }
   const capture = await index.capture();
@@ -178,8 +189,8 @@ export async function prepareRewind(
   if (!o.from) refuseElsewhere(store, root, `session ${manifest.id}`);
   const target = turnOf(manifest, turn);
   const latest = manifest.turns.at(-1)!;
-  // What the capture will ask git first, asked meanwhile (the checks below are files and one git process).
-  void git.ignoreFiles(root).catch(() => undefined);
+  // Elsewhere than the store's work tree, what the capture will ask git first, asked meanwhile.
+  if (root !== store.repoRoot) void git.ignoreFiles(root).catch(() => undefined);
   // Independent checks at once; a refusal is the first of them in this order, as when they ran one by one.
   const [, , present] = await inOrder([
     refuseIfInterrupted(store, root),

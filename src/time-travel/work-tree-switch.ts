@@ -198,8 +198,26 @@ async function pathsChangedSince(
  * Delete, then write: the private index ends up holding the target exactly. A submodule's new
  * commit goes into the index only: its work tree (a repository of its own) is never written.
  */
-async function applyChanges(tree: PrivateWorkTree, all: git.TreeChange[], keep: Set<string>): Promise<void> {
+async function applyChanges(
+  tree: PrivateWorkTree,
+  all: git.TreeChange[],
+  keep: Set<string>,
+  /** The tree the changes lead to; null: the two-process way, which takes any index (a failed switch's put back). */
+  to: string | null,
+): Promise<void> {
   const changes = all.filter((c) => !git.isSubmodule(c));
+  // A few files written, none deleted: one git process instead of two, the usual rewind of a few
+  // edits. A deletion goes the other way: its path may be in no index (a file a later turn
+  // ignored), or a file's folder the target replaces with a file, neither of which restore takes.
+  if (to !== null && changes.length <= FEW_PATHS && all.every((c) => c.status !== "D" && !git.isSubmodule(c))) {
+    await git.restorePaths(
+      tree.root,
+      tree.indexFile,
+      to,
+      changes.map((c) => c.path),
+    );
+    return;
+  }
   for (const change of changes.filter((c) => c.status === "D" && !keep.has(c.path))) {
     await fs.rm(onDisk(tree.root, change.path), { force: true });
     await pruneEmptyParents(tree.root, change.path);
@@ -211,6 +229,9 @@ async function applyChanges(tree: PrivateWorkTree, all: git.TreeChange[], keep: 
     changes.filter((c) => c.status !== "D").map((c) => c.path),
   );
 }
+
+/** Up to this many files, `applyChanges` has git restore them (see git.restorePaths). */
+const FEW_PATHS = 8;
 
 /** A folder emptied by the deletions goes too, as git checkout would do; one with anything left stays. */
 async function pruneEmptyParents(root: string, rel: string): Promise<void> {
@@ -299,7 +320,7 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
   let failure: string;
   try {
     faultPoint("switch-before-write");
-    await applyChanges(tree, s.changes, keep);
+    await applyChanges(tree, s.changes, keep, s.to);
     faultPoint("switch-after-write");
     const wrong = await pathsChangedSince(
       tree.root,
@@ -315,7 +336,7 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
   }
   await tree.index?.forget();
   const saved = await saveWhatIsThere(tree);
-  const restored = await applyChanges(tree, reversed(s.changes), new Set()).then(
+  const restored = await applyChanges(tree, reversed(s.changes), new Set(), null).then(
     async () => (await pathsChangedSince(tree.root, files)).length === 0,
     () => false,
   );

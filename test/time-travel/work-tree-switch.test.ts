@@ -61,6 +61,38 @@ describe("switchVerified", () => {
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
   });
 
+  it("a few files written and none deleted (git restore): edits, a new file in a new folder, a symlink made a file, a mode", async () => {
+    const repo = await gitdir({ a: "file a\n", exe: "#!/bin/sh\n" });
+    symlinkSync("a", path.join(repo, "link"));
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-q", "-m", "A");
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    writeFileSync(path.join(repo, "a"), "edited\n");
+    chmodSync(path.join(repo, "exe"), 0o755);
+    rmSync(path.join(repo, "link"));
+    writeFileSync(path.join(repo, "link"), "a regular file\n");
+    writeFiles(repo, { "new/\u00e9t\u00e9.txt": "new\n" });
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-q", "-m", "B");
+    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    await git(repo, "checkout", "-q", "HEAD~1");
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
+    const state = await captureWorkTree(store, repo);
+    await switchTrees(state, treeA, treeB, "B");
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeB));
+    // The private index holds B exactly: the next capture stages nothing and finds B.
+    const again = await captureWorkTree(store, repo);
+    expect(again.tree).toBe(treeB);
+    await switchTrees(again, treeB, treeA, "A");
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
+  });
+
   it("writes and deletes file names that are not UTF-8, byte for byte", async () => {
     const repo = await gitdir({ "a.txt": "a\n" });
     const latin1Name = Buffer.from("caf\xe9.txt", "latin1"); // "café" in latin-1: not valid UTF-8

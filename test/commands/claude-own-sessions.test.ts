@@ -402,6 +402,16 @@ function writeTranscript(id: string, cwd: string, prompt: unknown, extra: string
   writeFileSync(path.join(claudeFolder(cwd), `${id}.jsonl`), lines.join("\n") + "\n");
 }
 
+/** A copy of a real transcript of claude's (`from`, in this repository's folder) under another id, as if it ran in `cwd`. */
+function copyTranscript(from: string, id: string, cwd: string): void {
+  const real = readFileSync(path.join(claudeFolder(repo), `${from}.jsonl`), "utf8");
+  mkdirSync(claudeFolder(cwd), { recursive: true });
+  writeFileSync(
+    path.join(claudeFolder(cwd), `${id}.jsonl`),
+    real.replaceAll(from, id).replaceAll(JSON.stringify(repo), JSON.stringify(cwd)),
+  );
+}
+
 describe("claude's own sessions: what a demanding user expects", () => {
   it("adopt with an empty id says no id was given, as show does", async () => {
     for (const args of [
@@ -415,6 +425,20 @@ describe("claude's own sessions: what a demanding user expects", () => {
       expect(run.stderr).not.toContain("nudge's already");
     }
   });
+
+  it("adopt of a session nudge holds already names claude's id and nudge's, not the prefix typed", async () => {
+    const id = "ad0b7e00-0000-4000-8000-000000000000";
+    copyTranscript(ids.root!, id, repo);
+    const adopt = await nudge(["session", "adopt", id]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    for (const typed of ["ad0b7e", id]) {
+      const again = await nudge(["session", "adopt", typed]);
+      expect(again.exitCode).toBe(1);
+      expect(again.stderr).toContain(`error: claude's session ${id} is nudge's already: nudge session ${nudgeId}`);
+      expect(again.stderr).toContain(`hint: look at it: nudge session show ${nudgeId}`);
+    }
+  }, 60_000);
 
   it("adopt resolves a prefix among this repository's sessions first; another project's only by its full id, and says so", async () => {
     // Another project's session whose id begins as one of this repository's.

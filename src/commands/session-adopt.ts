@@ -5,13 +5,7 @@ import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
 import { adoptClaudeSession } from "../live/adopt-session.js";
-import {
-  alreadyNudges,
-  claudeOwnSessions,
-  describeOtherProject,
-  findClaudeSessionToAdopt,
-  heldClaudeSessions,
-} from "../live/claude-own-sessions.js";
+import { claudeOwnSessions, describeOtherProject, findClaudeSessionToAdopt } from "../live/claude-own-sessions.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -43,8 +37,6 @@ Examples:
     if (id.trim() === "") throw new UserError("no session id given", "list the sessions with: nudge session list");
     const found = await findClaudeSessionToAdopt(store, id, { fromOtherProject: options.fromOtherProject });
     if (!found) {
-      const held = await heldClaudeSessions(store);
-      if ([...held.keys()].some((k) => k.startsWith(id))) throw alreadyNudges(id, held);
       const here = await claudeOwnSessions(store);
       throw new UserError(
         `no session of claude's own matches "${visible(id)}"`,

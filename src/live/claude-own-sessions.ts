@@ -64,20 +64,27 @@ export async function heldClaudeSessions(store: Store): Promise<Map<string, stri
  * The refusal for a claude session nudge holds already: by its id and the nudge session's, never
  * only the prefix typed (which may be anything the user copied).
  */
-export function alreadyNudges(prefix: string, held: Map<string, string[]>): UserError {
+export function alreadyNudges(prefix: string, held: Map<string, string[]>, others: string[] = []): UserError {
   const matches = [...held].filter(([claude]) => claude.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b));
   const name = ([claude, nudge]: [string, string[]]) => `${visible(claude)} (nudge session ${nudge.join(", ")})`;
   if (matches.length === 1) {
     const [claude, nudge] = matches[0]!;
     return new UserError(
       `claude's session ${visible(claude)} is nudge's already: nudge session ${nudge.join(", ")} (recorded or adopted)`,
-      `look at it: nudge session show ${nudge[0]}`,
+      `look at it: nudge session show ${nudge[0]}${elsewhere(others)}`,
     );
   }
   return new UserError(
     `"${visible(prefix)}" begins claude sessions nudge holds already: ${matches.slice(0, 8).map(name).join(", ")}${matches.length > 8 ? ` and ${matches.length - 8} more` : ""}`,
-    "find them with: nudge session list",
+    `find them with: nudge session list${elsewhere(others)}`,
   );
+}
+
+/** A hint's tail naming claude sessions of other projects the same prefix begins, which a full id adopts. */
+function elsewhere(others: string[]): string {
+  if (others.length === 0) return "";
+  const some = others.slice(0, 3).map(visible).join(", ");
+  return `; the prefix also begins ${others.length === 1 ? "another project's session" : "other projects' sessions"} ${some}: to adopt ${others.length === 1 ? "it" : "one"}, give its full id`;
 }
 
 /**
@@ -186,6 +193,12 @@ export async function findClaudeSessionToAdopt(
       "type more of the id",
       some,
     );
+  }
+  // Before other projects': a session this repository holds already is what the prefix names here.
+  const held = await heldClaudeSessions(store);
+  if ([...held.keys()].some((k) => k.startsWith(idOrPrefix))) {
+    const others = (await claudeIdMatches(store, idOrPrefix, o.env)).map((m) => m.id);
+    throw alreadyNudges(idOrPrefix, held, [...new Set(others)].sort());
   }
   const session = await findClaudeSession(store, idOrPrefix, o.env);
   if (!session) return null;

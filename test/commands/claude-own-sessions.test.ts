@@ -440,6 +440,21 @@ describe("claude's own sessions: what a demanding user expects", () => {
     }
   }, 60_000);
 
+  it("adopt of a prefix that begins a session nudge adopted here and another project's says it is adopted already, and how to take the other", async () => {
+    const id = "ad0be000-0000-4000-8000-000000000000";
+    const twin = "ad0be000-ffff-4fff-8fff-ffffffffffff";
+    copyTranscript(ids.root!, id, repo);
+    copyTranscript(ids.root!, twin, other);
+    const adopt = await nudge(["session", "adopt", id]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    const again = await nudge(["session", "adopt", "ad0be0"]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain(`error: claude's session ${id} is nudge's already: nudge session ${nudgeId}`);
+    expect(again.stderr).not.toContain("no claude session of this repository matches");
+    expect(again.stderr).toContain(`the prefix also begins another project's session ${twin}`);
+  }, 60_000);
+
   it("adopt resolves a prefix among this repository's sessions first; another project's only by its full id, and says so", async () => {
     // Another project's session whose id begins as one of this repository's.
     const twin = `${ids.root!.slice(0, 8)}-ffff-4fff-8fff-ffffffffffff`;

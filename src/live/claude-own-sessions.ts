@@ -206,7 +206,7 @@ export async function findClaudeSessionToAdopt(
   if (other && session.id !== idOrPrefix && !o.fromOtherProject)
     throw new UserError(
       `no claude session of this repository matches "${visible(idOrPrefix)}"; it begins ${session.id}, of another project (${describeOtherProject(other)})`,
-      `to adopt it into this repository all the same, give its full id: nudge session adopt ${session.id}`,
+      `to adopt it into this repository all the same, give its full id: nudge session adopt ${session.id} (or add --from-other-project: nudge session adopt ${visible(idOrPrefix)} --from-other-project)`,
     );
   return { session, other };
 }

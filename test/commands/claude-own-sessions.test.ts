@@ -469,6 +469,9 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(byPrefix.stderr).toContain(
       `hint: to adopt it into this repository all the same, give its full id: nudge session adopt ${ids.other}`,
     );
+    expect(byPrefix.stderr).toContain(
+      `(or add --from-other-project: nudge session adopt ${ids.other!.slice(0, 8)} --from-other-project)`,
+    );
     // A folder since deleted: said too.
     const gone = await gitdir();
     const goneId = "9a7e0000-0000-4000-8000-000000000000";

@@ -515,6 +515,18 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(row(other)).not.toContain("this repository");
   }, 60_000);
 
+  it("list refuses --limit with --all (recorded and claude's own, and --all-projects) rather than letting one win silently", async () => {
+    for (const more of [[], ["--all-projects"], ["--json"]]) {
+      const run = await nudge(["session", "list", "--limit", "1", "--all", ...more]);
+      expect(run.exitCode, more.join(" ")).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([
+        "error: --all lists every session, --limit 1 only the newest 1: give one of them",
+        "hint: nudge session list --all, or: nudge session list --limit 1",
+      ]);
+    }
+  });
+
   it("replay names a valid line too long to read as such, with its size; not as a line that is not JSON", async () => {
     const id = "7001a000-0000-4000-8000-000000000000";
     const big = JSON.stringify({

@@ -527,6 +527,20 @@ describe("claude's own sessions: what a demanding user expects", () => {
     }
   });
 
+  it("a cost of exactly 0 in claude's transcript shows as $0.00 in list and show, not $0.0000", async () => {
+    const id = "c0570000-0000-4000-8000-000000000000";
+    copyTranscript(ids.root!, id, repo);
+    const file = path.join(claudeFolder(repo), `${id}.jsonl`);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/"totalCostUSD":[0-9.e-]+/g, '"totalCostUSD":0'));
+    const list = await nudge(["session", "list", "--all"]);
+    const row = list.stdout.split("\n").find((l) => l.startsWith(id.slice(0, 8)))!;
+    expect(row).toMatch(/\s\$0\.00\s/);
+    const show = await nudge(["session", "show", id]);
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/^total \$0\.00 · /m);
+    expect(list.stdout + show.stdout).not.toContain("$0.0000");
+  });
+
   it("replay names a valid line too long to read as such, with its size; not as a line that is not JSON", async () => {
     const id = "7001a000-0000-4000-8000-000000000000";
     const big = JSON.stringify({

@@ -239,6 +239,22 @@ describe("claude's own sessions", () => {
     expect(all.map((h) => h.session)).toContain(ids.other);
   }, 150_000);
 
+  it("session search --session takes claude's own session by its id or a prefix, as show does", async () => {
+    type Hit = { session: string; where: string };
+    let hits: Hit[] = [];
+    for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
+      const run = await nudge(["session", "search", "prompt", "--session", ids.root!.slice(0, 8), "--json"]);
+      expect(run.stderr).not.toContain("no session matches");
+      hits = JSON.parse(run.stdout) as Hit[];
+      if (hits.length > 0) break;
+    }
+    expect(hits.map((h) => [h.session, h.where])).toEqual([[ids.root, "prompt"]]);
+    // Another session's words are not this one's.
+    const none = await nudge(["session", "search", "subfolder", "--session", ids.root!]);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toContain("no matches");
+  }, 90_000);
+
   it("session list --all-projects lists every project claude has sessions for, a folder that is gone shown as such", async () => {
     const gone = await gitdir();
     const api = await startScriptedApi([{ text: "soon gone" }]);

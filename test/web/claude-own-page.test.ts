@@ -9,6 +9,8 @@ import {
   appendFileSync,
   closeSync,
   ftruncateSync,
+  mkdirSync,
+  readFileSync,
   openSync,
   readdirSync,
   rmSync,
@@ -23,6 +25,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { PAYLOADS } from "../support/hostile-session.js";
 import { runClaude } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi } from "../support/scripted-api.js";
 import { startWeb, type WebServerRun } from "../support/web-server.js";
 
@@ -206,6 +209,26 @@ describe("claude's own sessions in nudge web", () => {
     await served.waitFor();
     expect(await served.getAttribute("href")).toBe("/");
     expect(await page.locator("main.sessions > p.muted").first().textContent()).not.toContain("nudge web --repo");
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("a project whose folder is gone and whose sessions nudge adopted all: its page names the folder it ran in and says it is gone", async () => {
+    const left = await gitdir();
+    const id = "90ad0000-0000-4000-8000-000000000000";
+    const folder = left.replace(/[^A-Za-z0-9]/g, "-");
+    mkdirSync(path.join(config, "projects", folder), { recursive: true });
+    const real = readFileSync(path.join(config, "projects", folderOf(repo), `${ids.root}.jsonl`), "utf8");
+    writeFileSync(
+      path.join(config, "projects", folder, `${id}.jsonl`),
+      real.replaceAll(ids.root!, id).replaceAll(JSON.stringify(repo), JSON.stringify(left)),
+    );
+    const adopted = await runNudge(["session", "adopt", id], { cwd: repo, env });
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    rmSync(left, { recursive: true, force: true });
+    const { page, watch } = await openPage(`/projects/${folder}`);
+    await page.getByRole("heading", { level: 1, name: left }).waitFor();
+    await page.locator("main.sessions > p.muted").first().getByText("Its folder no longer exists").waitFor();
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);

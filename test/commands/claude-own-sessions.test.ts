@@ -391,6 +391,34 @@ describe("claude's own sessions", () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(folderState(config)).toEqual(before);
   }, 120_000);
+
+  it("list --all-projects groups sessions by the folder claude keeps them in (what claude --resume there sees), as the web does, not by the folder a session began in", async () => {
+    const resumedIn = await gitdir();
+    const id = "e5e70000-0000-4000-8000-000000000000";
+    // Placed in the other folder's place as --resume from there needs it, then resumed there by claude.
+    const real = readFileSync(path.join(claudeFolder(other), `${ids.other}.jsonl`), "utf8");
+    mkdirSync(claudeFolder(resumedIn), { recursive: true });
+    writeFileSync(path.join(claudeFolder(resumedIn), `${id}.jsonl`), real.replaceAll(ids.other!, id));
+    const api = await startScriptedApi([{ text: "resumed here" }]);
+    const resumed = await execa(CLAUDE_BIN, ["-p", "--resume", id, "go on here"], {
+      cwd: resumedIn,
+      env: { ...process.env, ...claudeEnv(api, config) },
+      reject: false,
+      input: "",
+    });
+    await api.close();
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    type Row = { folder: string; cwd: string; sessions: number };
+    const rows = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as Row[];
+    const folderName = (dir: string) => path.basename(claudeFolder(dir));
+    expect(rows.find((r) => r.folder === folderName(resumedIn))).toMatchObject({ sessions: 1 });
+    expect(rows.filter((r) => r.folder === folderName(other))).toHaveLength(1);
+    // One row per folder: the counts add up to the sessions claude keeps.
+    const files = readdirSync(path.join(config, "projects")).flatMap((f) =>
+      readdirSync(path.join(config, "projects", f)).filter((n) => n.endsWith(".jsonl")),
+    );
+    expect(rows.reduce((n, r) => n + r.sessions, 0)).toBe(files.length);
+  }, 60_000);
 });
 
 /** claude's folder for a working directory, as claude names it. */

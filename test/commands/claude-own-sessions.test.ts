@@ -585,6 +585,30 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(list.stdout + show.stdout).not.toContain("$0.0000");
   });
 
+  it("a prompt line over 16 MB in an adopted session replays as its start and what was left out, never a stray cut mark", async () => {
+    const id = "b1970000-0000-4000-8000-000000000000";
+    copyTranscript(ids.root!, id, repo);
+    const file = path.join(claudeFolder(repo), `${id}.jsonl`);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    // claude's own prompt line, its text made 17 MB: a second prompt, after the first turn.
+    const prompt = lines
+      .map((l) => JSON.parse(l) as { type: string; message?: { content: unknown } })
+      .find((r) => r.type === "user" && JSON.stringify(r.message?.content).includes("first prompt 日本語の質問"))!;
+    prompt.message!.content = "Q".repeat(17 << 20);
+    writeFileSync(file, [...lines, JSON.stringify(prompt)].join("\n") + "\n");
+    const adopt = await nudge(["session", "adopt", id]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    const replay = await nudge(["session", "replay", nudgeId]);
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stdout).not.toContain("\uffff");
+    const shown = replay.stdout.split("\n").findIndex((l) => l.startsWith("› QQQ"));
+    const [line, mark] = replay.stdout.split("\n").slice(shown, shown + 2);
+    expect(line).toMatch(/^› Q+$/);
+    const left = (17 << 20) - (line!.length - 2);
+    expect(mark).toBe(`  … ${left.toLocaleString("en")} more bytes not shown (the prompt is cut here)`);
+  }, 60_000);
+
   it("replay names a valid line too long to read as such, with its size; not as a line that is not JSON", async () => {
     const id = "7001a000-0000-4000-8000-000000000000";
     const big = JSON.stringify({

@@ -413,9 +413,11 @@ describe("claude's own sessions", () => {
     const folderName = (dir: string) => path.basename(claudeFolder(dir));
     expect(rows.find((r) => r.folder === folderName(resumedIn))).toMatchObject({ sessions: 1 });
     expect(rows.filter((r) => r.folder === folderName(other))).toHaveLength(1);
-    // One row per folder: the counts add up to the sessions claude keeps.
+    // One row per folder: the counts add up to the transcripts claude keeps (a link is none).
     const files = readdirSync(path.join(config, "projects")).flatMap((f) =>
-      readdirSync(path.join(config, "projects", f)).filter((n) => n.endsWith(".jsonl")),
+      readdirSync(path.join(config, "projects", f), { withFileTypes: true }).filter(
+        (e) => e.isFile() && e.name.endsWith(".jsonl"),
+      ),
     );
     expect(rows.reduce((n, r) => n + r.sessions, 0)).toBe(files.length);
   }, 60_000);

@@ -233,6 +233,38 @@ describe("claude's own sessions in nudge web", () => {
     await page.close();
   }, 60_000);
 
+  it("headings in claude's reply sit under the page's own: one h1, no level skipped, whatever levels claude wrote", async () => {
+    const api = await startScriptedApi([
+      { text: "# The plan\n\nfirst this\n\n### A detail\n\nthen that\n\n## Next steps\n\n##### deep\n\ndone" },
+    ]);
+    const run = await execa(CLAUDE_BIN, ["-p", "plan it with headings", "--output-format", "json"], {
+      cwd: repo,
+      env: { ...process.env, ...claudeEnv(api, config) },
+      reject: false,
+      input: "",
+    });
+    await api.close();
+    expect(run.exitCode, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const { page, watch } = await openPage(`/c/${id}`);
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    await turn1.getByRole("heading", { name: "The plan" }).waitFor();
+    const levels = await page.evaluate(() =>
+      Array.from(document.querySelectorAll("h1, h2, h3, h4, h5, h6, [role=heading]")).map((h) =>
+        Number(h.getAttribute("aria-level") ?? h.tagName.slice(1)),
+      ),
+    );
+    expect(levels.filter((l) => l === 1)).toHaveLength(1);
+    expect(levels[0]).toBe(1);
+    for (const [i, l] of levels.entries())
+      if (i > 0) expect(l, levels.join(" ")).toBeLessThanOrEqual(levels[i - 1]! + 1);
+    // Claude's headings are still headings, under the turn's.
+    for (const name of ["The plan", "A detail", "Next steps", "deep"])
+      expect(await turn1.getByRole("heading", { name }).evaluate((h) => Number(h.tagName.slice(1)))).toBeGreaterThan(2);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("a hostile transcript is inert on the list and on its page: nothing runs, nothing loads, it shows as text", async () => {
     const { page, watch } = await openPage();
     const link = page.getByRole("region", { name: "claude's own sessions" }).getByRole("link", { name: PAYLOADS[1] });

@@ -11,9 +11,7 @@ import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions } from "./parse-options.js";
 import { thousands } from "../base/format.js";
 import { imageSize } from "../live/prompt-images.js";
-import { resolveAnyId } from "../live/session-id.js";
-import { otherProjectOf } from "../live/claude-own-sessions.js";
-import type { Store } from "../store/store.js";
+import { sessionFilter } from "../live/session-id.js";
 
 const Options = z.object({
   file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
@@ -110,23 +108,3 @@ Examples:
 
 /** What --limit allows at most: the hits a search of claude's own session picks its own from. */
 const MOST_HITS = 9999;
-
-/**
- * The session --session names, of either kind, as every command resolves an id (a prefix that
- * begins one of each is ambiguous): nudge's by its id, claude's own by claude's, and whether that
- * one ran in another project (then every project's are searched to find it).
- */
-async function sessionFilter(
-  store: Store,
-  idOrPrefix: string,
-): Promise<{ nudge: string | null; claude: string | null; elsewhere: boolean }> {
-  if (idOrPrefix.trim() === "")
-    throw new UserError("no session id given", "list the sessions with: nudge session list");
-  const named = await resolveAnyId(store, idOrPrefix);
-  if (named.source === "nudge") return { nudge: named.id, claude: null, elsewhere: false };
-  return {
-    nudge: null,
-    claude: named.session.id,
-    elsewhere: (await otherProjectOf(store, named.session)) !== null,
-  };
-}

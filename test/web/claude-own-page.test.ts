@@ -265,6 +265,21 @@ describe("claude's own sessions in nudge web", () => {
     await page.close();
   }, 60_000);
 
+  it("the search route's session filter takes claude's own session by its id or a prefix, as session search --session does", async () => {
+    type Hits = { hits: Array<{ session: string }> };
+    let hits: Hits["hits"] = [];
+    for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
+      const answer = await web.get(`/api/search?q=${encodeURIComponent("prompt")}&session=${ids.root!.slice(0, 8)}`);
+      expect(answer.status, answer.body).toBe(200);
+      hits = (JSON.parse(answer.body) as Hits).hits;
+      if (hits.length > 0) break;
+    }
+    expect(hits.length).toBeGreaterThan(0);
+    expect(new Set(hits.map((h) => h.session))).toEqual(new Set([ids.root]));
+    const whole = await web.get(`/api/search?q=prompt&session=${ids.root}`);
+    expect(whole.status).toBe(200);
+  }, 90_000);
+
   it("a hostile transcript is inert on the list and on its page: nothing runs, nothing loads, it shows as text", async () => {
     const { page, watch } = await openPage();
     const link = page.getByRole("region", { name: "claude's own sessions" }).getByRole("link", { name: PAYLOADS[1] });

@@ -45,7 +45,7 @@ export async function knownClaudeIds(store: Store): Promise<Set<string>> {
 }
 
 /** The same, each with the nudge sessions that hold it (a fork's bundle may hold its parent's too). */
-export async function heldClaudeSessions(store: Store): Promise<Map<string, string[]>> {
+async function heldClaudeSessions(store: Store): Promise<Map<string, string[]>> {
   const sessions = path.join(store.dir, "sessions");
   const held = new Map<string, string[]>();
   const folders = await readdir(sessions).catch(() => [] as string[]);
@@ -64,7 +64,7 @@ export async function heldClaudeSessions(store: Store): Promise<Map<string, stri
  * The refusal for a claude session nudge holds already: by its id and the nudge session's, never
  * only the prefix typed (which may be anything the user copied).
  */
-export function alreadyNudges(prefix: string, held: Map<string, string[]>, others: string[] = []): UserError {
+function alreadyNudges(prefix: string, held: Map<string, string[]>, others: string[] = []): UserError {
   const matches = [...held].filter(([claude]) => claude.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b));
   const name = ([claude, nudge]: [string, string[]]) => `${visible(claude)} (nudge session ${nudge.join(", ")})`;
   if (matches.length === 1) {

@@ -8,13 +8,13 @@ import { visible } from "../base/inert-text.js";
 import { UserError } from "../base/errors.js";
 import type { ClaudeSession } from "./claude-own-sessions.js";
 
-export type NamedSession = { source: "nudge"; id: string } | { source: "claude"; session: ClaudeSession };
+type NamedSession = { source: "nudge"; id: string } | { source: "claude"; session: ClaudeSession };
 
 /** Rows an ambiguity lists; more are counted, not shown. */
 const SHOWN = 8;
 
 /** The session of either kind an id or prefix names (a prefix of both kinds is ambiguous, said with both listed). */
-export async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
+async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
   const ids = await sessionIds(store);
   // A whole nudge id is what it names: claude's are longer, so claude's folder is not even read.
   if (ids.includes(idOrPrefix)) return { source: "nudge", id: idOrPrefix };

@@ -2,8 +2,14 @@
 import { visible } from "./inert-text.js";
 import { fitRow, textWidth } from "./text-width.js";
 
+/**
+ * "$0.1645" below a dollar (a turn's cost is often a fraction of a cent), "$2.50" above; an exact
+ * zero is "$0.00" as any whole amount, and a cost too small for four places never reads as zero.
+ */
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return "–";
+  if (usd === 0) return "$0.00";
+  if (usd > 0 && usd < 0.00005) return "<$0.0001";
   return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
 

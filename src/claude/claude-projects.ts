@@ -42,6 +42,11 @@ export async function listClaudeProjects(configDir: string): Promise<{ projects:
   return { projects, more: folders.length - read.length };
 }
 
+/** One folder of `<config>/projects/` read as the listing reads each: every transcript in it, nudge's adopted ones too. */
+export async function readClaudeProject(configDir: string, folder: string): Promise<ClaudeProject> {
+  return readProject(path.join(configDir, "projects"), folder);
+}
+
 async function readProject(root: string, folder: string): Promise<ClaudeProject> {
   const dir = path.join(root, folder);
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { openStore, type Store } from "../store/store.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "../live/claude-session-scan.js";
-import { claudeConfigDir } from "../claude/transcript.js";
+import { claudeConfigDir, encodeProjectDir } from "../claude/transcript.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
 import type { ClaudeSession } from "../live/claude-own-sessions.js";
@@ -65,6 +65,8 @@ function folderOf(store: Store, cwd: string | null): string {
 }
 
 interface ClaudeProjectRow {
+  /** claude's folder under <config>/projects: what groups the sessions. */
+  folder: string;
   cwd: string | null;
   exists: boolean;
   sessions: number;
@@ -100,12 +102,15 @@ export async function projectsPlace(cwd: string): Promise<ProjectsPlace> {
 /** Every project claude has sessions for, the one used last first: `session list --all-projects`. */
 export async function listProjects(place: ProjectsPlace, options: { json?: boolean; limit?: number }): Promise<void> {
   const scan = await scanClaudeSessions(claudeConfigDir(), place.cacheDir, () => true);
-  const byCwd = new Map<string, ClaudeProjectRow>();
+  // By the folder claude keeps a session in (what `claude --resume` run there sees), as the web's
+  // All projects groups: a session resumed from another folder is that folder's, not where it began.
+  const byFolder = new Map<string, ClaudeProjectRow>();
   for (const s of scan.sessions) {
-    const key = s.cwd ?? "";
-    const row = byCwd.get(key) ?? {
-      cwd: s.cwd,
-      exists: s.cwd !== null && isDir(s.cwd),
+    const folder = path.basename(path.dirname(s.file));
+    const row = byFolder.get(folder) ?? {
+      folder,
+      cwd: null,
+      exists: false,
       sessions: 0,
       lastActivity: s.updatedAt,
       costUsd: 0,
@@ -113,9 +118,16 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
     row.sessions++;
     if (s.updatedAt > row.lastActivity) row.lastActivity = s.updatedAt;
     row.costUsd += s.costUsd ?? 0;
-    byCwd.set(key, row);
+    // The folder's own directory (the one its name encodes) over one a session began in elsewhere.
+    if (
+      s.cwd !== null &&
+      (row.cwd === null || (encodeProjectDir(s.cwd) === folder && encodeProjectDir(row.cwd) !== folder))
+    )
+      row.cwd = s.cwd;
+    byFolder.set(folder, row);
   }
-  const every = [...byCwd.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
+  for (const row of byFolder.values()) row.exists = row.cwd !== null && isDir(row.cwd);
+  const every = [...byFolder.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   const rows = options.limit === undefined ? every : every.slice(0, options.limit);
   if (options.json) return printJson(rows);
   if (rows.length === 0)

@@ -5,12 +5,7 @@ import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
 import { adoptClaudeSession } from "../live/adopt-session.js";
-import {
-  claudeOwnSessions,
-  describeOtherProject,
-  findClaudeSessionToAdopt,
-  knownClaudeIds,
-} from "../live/claude-own-sessions.js";
+import { claudeOwnSessions, describeOtherProject, findClaudeSessionToAdopt } from "../live/claude-own-sessions.js";
 import { printJson, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -42,13 +37,6 @@ Examples:
     if (id.trim() === "") throw new UserError("no session id given", "list the sessions with: nudge session list");
     const found = await findClaudeSessionToAdopt(store, id, { fromOtherProject: options.fromOtherProject });
     if (!found) {
-      const held =
-        (await knownClaudeIds(store)).has(id) || [...(await knownClaudeIds(store))].some((k) => k.startsWith(id));
-      if (held)
-        throw new UserError(
-          `claude's session ${visible(id)} is nudge's already (recorded or adopted)`,
-          "find it with: nudge session list",
-        );
       const here = await claudeOwnSessions(store);
       throw new UserError(
         `no session of claude's own matches "${visible(id)}"`,

@@ -43,6 +43,12 @@ export const sessionListCommand = new Command("list")
   )
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
+    // Contradictory, as --all-projects with --remote: neither silently wins over the other.
+    if (options.all && options.limit !== undefined)
+      throw new UserError(
+        `--all lists every session, --limit ${options.limit} only the newest ${options.limit}: give one of them`,
+        `nudge session list --all, or: nudge session list --limit ${options.limit}`,
+      );
     // Every project on the machine: from anywhere, a repository or not.
     if (options.allProjects) {
       if (options.remote !== undefined)

@@ -11,6 +11,7 @@ import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions } from "./parse-options.js";
 import { thousands } from "../base/format.js";
 import { imageSize } from "../live/prompt-images.js";
+import { sessionFilter } from "../live/session-id.js";
 
 const Options = z.object({
   file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
@@ -31,7 +32,7 @@ export const sessionSearchCommand = new Command("search")
   .option("--file <path|glob>", "only turns that changed this file (alone: every turn that changed it, newest first)")
   .option("--tool <name>", "only tool inputs and outputs of this tool (Bash, Edit, Read, ...)")
   .option("--since <date>", "only turns ended since: 2026-05-01, 2026-05-01T12:00, or 3d / 12h / 30m ago")
-  .option("--session <id>", "only this session (id or unique prefix)")
+  .option("--session <id>", "only this session (id or unique prefix, nudge's or claude's own)")
   .option("--limit <n>", "at most this many matches (default 20)")
   .option("--newest", "newest turn first (default: best match first)")
   .option("--all-projects", "claude's own sessions of every project on this machine too (not only this repository's)")
@@ -58,17 +59,22 @@ Examples:
     if (query.trim() === "" && !o.file)
       throw new UserError("nothing to search for", "give words to search for, or --file <path>");
     const store = await commandStore(process.cwd());
-    const { hits, catchUp, claudeLeft } = await searchSessions(store, {
-      claude: o.allProjects ? "all" : "repository",
+    const limit = o.limit === undefined ? 20 : Number(o.limit);
+    const only = o.session === undefined ? null : await sessionFilter(store, o.session);
+    const found = await searchSessions(store, {
+      claude: o.allProjects || only?.elsewhere ? "all" : "repository",
       query,
       file: o.file ?? null,
       tool: o.tool ?? null,
       since: o.since === undefined ? null : parseSince(o.since),
-      session: o.session ?? null,
+      session: only?.nudge ?? null,
       newest: o.newest ?? false,
-      limit: o.limit === undefined ? 20 : Number(o.limit),
+      // The index filters by nudge's ids; claude's own session is picked from the hits here.
+      limit: only?.claude ? MOST_HITS : limit,
       onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });
+    const { catchUp, claudeLeft } = found;
+    const hits = only?.claude ? found.hits.filter((h) => h.session === only.claude).slice(0, limit) : found.hits;
     for (const s of catchUp.skipped) writeErr(`! skipped session ${s.id}: ${s.why}\n`);
     if (catchUp.left > 0) {
       const done = catchUp.total - catchUp.left;
@@ -99,3 +105,6 @@ Examples:
       writeOut(`  ${line + s.text.slice(at)}\n`);
     }
   });
+
+/** What --limit allows at most: the hits a search of claude's own session picks its own from. */
+const MOST_HITS = 9999;

@@ -41,18 +41,50 @@ export async function claudeOwnScan(
 
 /** The claude session ids nudge's bundles hold a transcript of (recorded, adopted, imported). */
 export async function knownClaudeIds(store: Store): Promise<Set<string>> {
+  return new Set((await heldClaudeSessions(store)).keys());
+}
+
+/** The same, each with the nudge sessions that hold it (a fork's bundle may hold its parent's too). */
+async function heldClaudeSessions(store: Store): Promise<Map<string, string[]>> {
   const sessions = path.join(store.dir, "sessions");
-  const ids = new Set<string>();
+  const held = new Map<string, string[]>();
   const folders = await readdir(sessions).catch(() => [] as string[]);
   await Promise.all(
     folders.map(async (id) => {
       for (const name of await readdir(path.join(sessions, id, "claude")).catch(() => [] as string[])) {
         const m = /^([A-Za-z0-9_-]{1,128})\.jsonl(\.gz)?$/.exec(name);
-        if (m) ids.add(m[1]!);
+        if (m) held.set(m[1]!, [...new Set([...(held.get(m[1]!) ?? []), id])].sort());
       }
     }),
   );
-  return ids;
+  return held;
+}
+
+/**
+ * The refusal for a claude session nudge holds already: by its id and the nudge session's, never
+ * only the prefix typed (which may be anything the user copied).
+ */
+function alreadyNudges(prefix: string, held: Map<string, string[]>, others: string[] = []): UserError {
+  const matches = [...held].filter(([claude]) => claude.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b));
+  const name = ([claude, nudge]: [string, string[]]) => `${visible(claude)} (nudge session ${nudge.join(", ")})`;
+  if (matches.length === 1) {
+    const [claude, nudge] = matches[0]!;
+    return new UserError(
+      `claude's session ${visible(claude)} is nudge's already: nudge session ${nudge.join(", ")} (recorded or adopted)`,
+      `look at it: nudge session show ${nudge[0]}${elsewhere(others)}`,
+    );
+  }
+  return new UserError(
+    `"${visible(prefix)}" begins claude sessions nudge holds already: ${matches.slice(0, 8).map(name).join(", ")}${matches.length > 8 ? ` and ${matches.length - 8} more` : ""}`,
+    `find them with: nudge session list${elsewhere(others)}`,
+  );
+}
+
+/** A hint's tail naming claude sessions of other projects the same prefix begins, which a full id adopts. */
+function elsewhere(others: string[]): string {
+  if (others.length === 0) return "";
+  const some = others.slice(0, 3).map(visible).join(", ");
+  return `; the prefix also begins ${others.length === 1 ? "another project's session" : "other projects' sessions"} ${some}: to adopt ${others.length === 1 ? "it" : "one"}, give its full id`;
 }
 
 /**
@@ -162,13 +194,19 @@ export async function findClaudeSessionToAdopt(
       some,
     );
   }
+  // Before other projects': a session this repository holds already is what the prefix names here.
+  const held = await heldClaudeSessions(store);
+  if ([...held.keys()].some((k) => k.startsWith(idOrPrefix))) {
+    const others = (await claudeIdMatches(store, idOrPrefix, o.env)).map((m) => m.id);
+    throw alreadyNudges(idOrPrefix, held, [...new Set(others)].sort());
+  }
   const session = await findClaudeSession(store, idOrPrefix, o.env);
   if (!session) return null;
   const other = await otherProjectOf(store, session);
   if (other && session.id !== idOrPrefix && !o.fromOtherProject)
     throw new UserError(
       `no claude session of this repository matches "${visible(idOrPrefix)}"; it begins ${session.id}, of another project (${describeOtherProject(other)})`,
-      `to adopt it into this repository all the same, give its full id: nudge session adopt ${session.id}`,
+      `to adopt it into this repository all the same, give its full id: nudge session adopt ${session.id} (or add --from-other-project: nudge session adopt ${visible(idOrPrefix)} --from-other-project)`,
     );
   return { session, other };
 }

@@ -5,6 +5,7 @@
  */
 import { NoSuchSession, resolveId, sessionIds, type Store } from "../store/store.js";
 import { visible } from "../base/inert-text.js";
+import { UserError } from "../base/errors.js";
 import type { ClaudeSession } from "./claude-own-sessions.js";
 
 type NamedSession = { source: "nudge"; id: string } | { source: "claude"; session: ClaudeSession };
@@ -12,6 +13,7 @@ type NamedSession = { source: "nudge"; id: string } | { source: "claude"; sessio
 /** Rows an ambiguity lists; more are counted, not shown. */
 const SHOWN = 8;
 
+/** The session of either kind an id or prefix names (a prefix of both kinds is ambiguous, said with both listed). */
 async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
   const ids = await sessionIds(store);
   // A whole nudge id is what it names: claude's are longer, so claude's folder is not even read.
@@ -74,4 +76,24 @@ export async function resolveNudgeId(store: Store, idOrPrefix: string, doing?: s
   const named = await resolveAnyId(store, idOrPrefix);
   if (named.source === "claude") throw new (await import("./claude-own-sessions.js")).NotRecorded(named.session, doing);
   return named.id;
+}
+
+/**
+ * The session a search's --session names, of either kind, as every command resolves an id (a prefix that
+ * begins one of each is ambiguous): nudge's by its id, claude's own by claude's, and whether that
+ * one ran in another project (then every project's are searched to find it).
+ */
+export async function sessionFilter(
+  store: Store,
+  idOrPrefix: string,
+): Promise<{ nudge: string | null; claude: string | null; elsewhere: boolean }> {
+  if (idOrPrefix.trim() === "")
+    throw new UserError("no session id given", "list the sessions with: nudge session list");
+  const named = await resolveAnyId(store, idOrPrefix);
+  if (named.source === "nudge") return { nudge: named.id, claude: null, elsewhere: false };
+  return {
+    nudge: null,
+    claude: named.session.id,
+    elsewhere: (await (await import("./claude-own-sessions.js")).otherProjectOf(store, named.session)) !== null,
+  };
 }

@@ -22,7 +22,7 @@ import {
 import { inertValue, visibleJson } from "../base/inert-text.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
-import { firstLines, formatCost, formatDuration, formatStat, oneLine, turnOutcome } from "../base/format.js";
+import { firstLines, formatCost, formatDuration, formatStat, oneLine, thousands, turnOutcome } from "../base/format.js";
 import { writeErr } from "./output.js";
 import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
@@ -30,6 +30,7 @@ import { colorEnabled, makeStyle, type Style } from "./style.js";
 import { toolDetail } from "../claude/tool-detail.js";
 import { compactionMark, isCompactSummary } from "../claude/compact-boundary.js";
 import { tooLongLineBytes, tooLongNotice } from "../claude/transcript-lines.js";
+import { CUT_MARK } from "../store/line-reducer.js";
 import { imageLabel, imageWords } from "../live/prompt-images.js";
 
 export interface RendererOptions {
@@ -110,7 +111,8 @@ export class EventRenderer {
     this.decisions = new Decisions({ style: o.style, cwd: o.cwd, ruleDecisions: o.ruleDecisions });
   }
 
-  render(raw: StreamEvent): void {
+  /** `cut`: bytes of its line left out when it was read (its long strings cut, see line-reducer.ts). */
+  render(raw: StreamEvent, cut = 0): void {
     // Every string claude sent (text, thinking, tool names and inputs, results, errors) shown, never obeyed.
     const event = inertValue(raw);
     switch (event.type) {
@@ -141,10 +143,10 @@ export class EventRenderer {
           }
           return;
         }
-        if (typeof event.message.content === "string") return this.prompt(event.isReplay, event.message.content);
+        if (typeof event.message.content === "string") return this.prompt(event.isReplay, event.message.content, cut);
         for (const block of event.message.content) {
           if (isToolResult(block)) this.toolResult(block);
-          else if (isText(block) && event.isReplay) this.prompt(true, block.text);
+          else if (isText(block) && event.isReplay) this.prompt(true, block.text, cut);
         }
         if (event.isReplay && this.o.showPrompts) this.images(event.message.content);
         return;
@@ -291,7 +293,7 @@ export class EventRenderer {
     }
   }
 
-  private prompt(isReplay: boolean | undefined, text: string): void {
+  private prompt(isReplay: boolean | undefined, text: string, cut = 0): void {
     // claude's own slash commands (/compact) echo their output where the prompt would be: it is
     // claude's answer, not something the user typed.
     const local = /^<local-command-(stdout|stderr)>([\s\S]*)<\/local-command-\1>$/.exec(text.trim());
@@ -302,7 +304,16 @@ export class EventRenderer {
     // A slash command typed in claude's own UI, as its transcript records it: by its name.
     const command = /^<command-name>([^<]*)<\/command-name>/.exec(text.trim());
     const shown = command ? command[1]!.trim() : text;
-    if (this.o.showPrompts && isReplay !== false) this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${shown}`);
+    if (!this.o.showPrompts || isReplay === false) return;
+    // A prompt too long to read whole: its start, and what was left out (never the cut's own mark).
+    const end = shown.indexOf(CUT_MARK);
+    this.line(`${this.o.style.bold(this.o.style.cyan("›"))} ${end === -1 ? shown : shown.slice(0, end)}`);
+    if (end !== -1)
+      this.line(
+        this.o.style.dim(
+          `  … ${cut > 0 ? `${thousands(cut)} more bytes` : "the rest"} not shown (the prompt is cut here)`,
+        ),
+      );
   }
 
   /** The images a prompt carried, by the names its text gives them: `⎿ [image: shot.png 120 KB]`. */

@@ -111,6 +111,14 @@ async function wait(o: PlayOptions, ms: number): Promise<boolean> {
   return !o.signal.aborted;
 }
 
+const CUT_ESCAPE = Buffer.from("\\uffff");
+
+function marks(bytes: Buffer): number {
+  let n = 0;
+  for (let at = bytes.indexOf(CUT_ESCAPE); at !== -1; at = bytes.indexOf(CUT_ESCAPE, at + 1)) n++;
+  return n;
+}
+
 /** Parse a stored line the way the recorder did; a line that is not JSON reaches the renderer as such. */
 function renderLine(renderer: EventRenderer, line: PlayLine): void {
   const json = parseEventLine(line.bytes);
@@ -118,5 +126,7 @@ function renderLine(renderer: EventRenderer, line: PlayLine): void {
   // Of what nudge wrote, only the answers to claude's requests are news: the prompts are in
   // claude's own stream already (replayed user lines), and an interrupt shows as the turn's end.
   if (line.input && event.type !== "control_response") return;
-  renderer.render(event);
+  // A line read reduced: the bytes its cut strings left out (each cut put its mark, \uffff, in their place).
+  const cut = line.whole ? line.whole.length - line.bytes.length + marks(line.bytes) * CUT_ESCAPE.length : 0;
+  renderer.render(event, cut);
 }

@@ -239,6 +239,22 @@ describe("claude's own sessions", () => {
     expect(all.map((h) => h.session)).toContain(ids.other);
   }, 150_000);
 
+  it("session search --session takes claude's own session by its id or a prefix, as show does", async () => {
+    type Hit = { session: string; where: string };
+    let hits: Hit[] = [];
+    for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
+      const run = await nudge(["session", "search", "prompt", "--session", ids.root!.slice(0, 8), "--json"]);
+      expect(run.stderr).not.toContain("no session matches");
+      hits = JSON.parse(run.stdout) as Hit[];
+      if (hits.length > 0) break;
+    }
+    expect(hits.map((h) => [h.session, h.where])).toEqual([[ids.root, "prompt"]]);
+    // Another session's words are not this one's.
+    const none = await nudge(["session", "search", "subfolder", "--session", ids.root!]);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toContain("no matches");
+  }, 90_000);
+
   it("session list --all-projects lists every project claude has sessions for, a folder that is gone shown as such", async () => {
     const gone = await gitdir();
     const api = await startScriptedApi([{ text: "soon gone" }]);
@@ -375,6 +391,36 @@ describe("claude's own sessions", () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(folderState(config)).toEqual(before);
   }, 120_000);
+
+  it("list --all-projects groups sessions by the folder claude keeps them in (what claude --resume there sees), as the web does, not by the folder a session began in", async () => {
+    const resumedIn = await gitdir();
+    const id = "e5e70000-0000-4000-8000-000000000000";
+    // Placed in the other folder's place as --resume from there needs it, then resumed there by claude.
+    const real = readFileSync(path.join(claudeFolder(other), `${ids.other}.jsonl`), "utf8");
+    mkdirSync(claudeFolder(resumedIn), { recursive: true });
+    writeFileSync(path.join(claudeFolder(resumedIn), `${id}.jsonl`), real.replaceAll(ids.other!, id));
+    const api = await startScriptedApi([{ text: "resumed here" }]);
+    const resumed = await execa(CLAUDE_BIN, ["-p", "--resume", id, "go on here"], {
+      cwd: resumedIn,
+      env: { ...process.env, ...claudeEnv(api, config) },
+      reject: false,
+      input: "",
+    });
+    await api.close();
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    type Row = { folder: string; cwd: string; sessions: number };
+    const rows = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as Row[];
+    const folderName = (dir: string) => path.basename(claudeFolder(dir));
+    expect(rows.find((r) => r.folder === folderName(resumedIn))).toMatchObject({ sessions: 1 });
+    expect(rows.filter((r) => r.folder === folderName(other))).toHaveLength(1);
+    // One row per folder: the counts add up to the transcripts claude keeps (a link is none).
+    const files = readdirSync(path.join(config, "projects")).flatMap((f) =>
+      readdirSync(path.join(config, "projects", f), { withFileTypes: true }).filter(
+        (e) => e.isFile() && e.name.endsWith(".jsonl"),
+      ),
+    );
+    expect(rows.reduce((n, r) => n + r.sessions, 0)).toBe(files.length);
+  }, 60_000);
 });
 
 /** claude's folder for a working directory, as claude names it. */
@@ -402,6 +448,16 @@ function writeTranscript(id: string, cwd: string, prompt: unknown, extra: string
   writeFileSync(path.join(claudeFolder(cwd), `${id}.jsonl`), lines.join("\n") + "\n");
 }
 
+/** A copy of a real transcript of claude's (`from`, in this repository's folder) under another id, as if it ran in `cwd`. */
+function copyTranscript(from: string, id: string, cwd: string): void {
+  const real = readFileSync(path.join(claudeFolder(repo), `${from}.jsonl`), "utf8");
+  mkdirSync(claudeFolder(cwd), { recursive: true });
+  writeFileSync(
+    path.join(claudeFolder(cwd), `${id}.jsonl`),
+    real.replaceAll(from, id).replaceAll(JSON.stringify(repo), JSON.stringify(cwd)),
+  );
+}
+
 describe("claude's own sessions: what a demanding user expects", () => {
   it("adopt with an empty id says no id was given, as show does", async () => {
     for (const args of [
@@ -416,6 +472,35 @@ describe("claude's own sessions: what a demanding user expects", () => {
     }
   });
 
+  it("adopt of a session nudge holds already names claude's id and nudge's, not the prefix typed", async () => {
+    const id = "ad0b7e00-0000-4000-8000-000000000000";
+    copyTranscript(ids.root!, id, repo);
+    const adopt = await nudge(["session", "adopt", id]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    for (const typed of ["ad0b7e", id]) {
+      const again = await nudge(["session", "adopt", typed]);
+      expect(again.exitCode).toBe(1);
+      expect(again.stderr).toContain(`error: claude's session ${id} is nudge's already: nudge session ${nudgeId}`);
+      expect(again.stderr).toContain(`hint: look at it: nudge session show ${nudgeId}`);
+    }
+  }, 60_000);
+
+  it("adopt of a prefix that begins a session nudge adopted here and another project's says it is adopted already, and how to take the other", async () => {
+    const id = "ad0be000-0000-4000-8000-000000000000";
+    const twin = "ad0be000-ffff-4fff-8fff-ffffffffffff";
+    copyTranscript(ids.root!, id, repo);
+    copyTranscript(ids.root!, twin, other);
+    const adopt = await nudge(["session", "adopt", id]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    const again = await nudge(["session", "adopt", "ad0be0"]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain(`error: claude's session ${id} is nudge's already: nudge session ${nudgeId}`);
+    expect(again.stderr).not.toContain("no claude session of this repository matches");
+    expect(again.stderr).toContain(`the prefix also begins another project's session ${twin}`);
+  }, 60_000);
+
   it("adopt resolves a prefix among this repository's sessions first; another project's only by its full id, and says so", async () => {
     // Another project's session whose id begins as one of this repository's.
     const twin = `${ids.root!.slice(0, 8)}-ffff-4fff-8fff-ffffffffffff`;
@@ -429,6 +514,9 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(byPrefix.stderr).toContain(`this session ran in ${other}, another project`);
     expect(byPrefix.stderr).toContain(
       `hint: to adopt it into this repository all the same, give its full id: nudge session adopt ${ids.other}`,
+    );
+    expect(byPrefix.stderr).toContain(
+      `(or add --from-other-project: nudge session adopt ${ids.other!.slice(0, 8)} --from-other-project)`,
     );
     // A folder since deleted: said too.
     const gone = await gitdir();
@@ -471,6 +559,56 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(row(path.join(repo, "sub"))).toMatch(/this repository\s*$/);
     expect(row(worktree)).toMatch(/this repository\s*$/);
     expect(row(other)).not.toContain("this repository");
+  }, 60_000);
+
+  it("list refuses --limit with --all (recorded and claude's own, and --all-projects) rather than letting one win silently", async () => {
+    for (const more of [[], ["--all-projects"], ["--json"]]) {
+      const run = await nudge(["session", "list", "--limit", "1", "--all", ...more]);
+      expect(run.exitCode, more.join(" ")).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([
+        "error: --all lists every session, --limit 1 only the newest 1: give one of them",
+        "hint: nudge session list --all, or: nudge session list --limit 1",
+      ]);
+    }
+  });
+
+  it("a cost of exactly 0 in claude's transcript shows as $0.00 in list and show, not $0.0000", async () => {
+    const id = "c0570000-0000-4000-8000-000000000000";
+    copyTranscript(ids.root!, id, repo);
+    const file = path.join(claudeFolder(repo), `${id}.jsonl`);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/"totalCostUSD":[0-9.e-]+/g, '"totalCostUSD":0'));
+    const list = await nudge(["session", "list", "--all"]);
+    const row = list.stdout.split("\n").find((l) => l.startsWith(id.slice(0, 8)))!;
+    expect(row).toMatch(/\s\$0\.00\s/);
+    const show = await nudge(["session", "show", id]);
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/^total \$0\.00 · /m);
+    expect(list.stdout + show.stdout).not.toContain("$0.0000");
+  });
+
+  it("a prompt line over 16 MB in an adopted session replays as its start and what was left out, never a stray cut mark", async () => {
+    const id = "b1970000-0000-4000-8000-000000000000";
+    copyTranscript(ids.root!, id, repo);
+    const file = path.join(claudeFolder(repo), `${id}.jsonl`);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    // claude's own prompt line, its text made 17 MB: a second prompt, after the first turn.
+    const prompt = lines
+      .map((l) => JSON.parse(l) as { type: string; message?: { content: unknown } })
+      .find((r) => r.type === "user" && JSON.stringify(r.message?.content).includes("first prompt 日本語の質問"))!;
+    prompt.message!.content = "Q".repeat(17 << 20);
+    writeFileSync(file, [...lines, JSON.stringify(prompt)].join("\n") + "\n");
+    const adopt = await nudge(["session", "adopt", id]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    const replay = await nudge(["session", "replay", nudgeId]);
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stdout).not.toContain("\uffff");
+    const shown = replay.stdout.split("\n").findIndex((l) => l.startsWith("› QQQ"));
+    const [line, mark] = replay.stdout.split("\n").slice(shown, shown + 2);
+    expect(line).toMatch(/^› Q+$/);
+    const left = (17 << 20) - (line!.length - 2);
+    expect(mark).toBe(`  … ${left.toLocaleString("en")} more bytes not shown (the prompt is cut here)`);
   }, 60_000);
 
   it("replay names a valid line too long to read as such, with its size; not as a line that is not JSON", async () => {

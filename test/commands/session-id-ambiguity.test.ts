@@ -59,6 +59,7 @@ describe("an id prefix of both a nudge session and one of claude's own", () => {
       ["session", "rm", prefix, "--yes"],
       ["session", "repair", prefix, "--dry-run"],
       ["session", "push", prefix, "--dry-run"],
+      ["session", "search", "asked", "--session", prefix],
       ["claude", "run", "--claude-bin", CLAUDE_BIN, "-r", prefix, "go on"],
     ]) {
       const run = await nudge(args);

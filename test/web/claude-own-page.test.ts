@@ -9,6 +9,8 @@ import {
   appendFileSync,
   closeSync,
   ftruncateSync,
+  mkdirSync,
+  readFileSync,
   openSync,
   readdirSync,
   rmSync,
@@ -23,6 +25,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { PAYLOADS } from "../support/hostile-session.js";
 import { runClaude } from "../support/record.js";
+import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi } from "../support/scripted-api.js";
 import { startWeb, type WebServerRun } from "../support/web-server.js";
 
@@ -364,4 +367,74 @@ describe("adopting one from the page", () => {
     expect(watch.errors).toEqual([]);
     await page.close();
   }, 60_000);
+});
+
+// Last: these add sessions (one adopted) that the tests above count.
+describe("claude's own sessions in nudge web, with more of them", () => {
+  it("a project whose folder is gone and whose sessions nudge adopted all: its page names the folder it ran in and says it is gone", async () => {
+    const left = await gitdir();
+    const id = "90ad0000-0000-4000-8000-000000000000";
+    const folder = left.replace(/[^A-Za-z0-9]/g, "-");
+    mkdirSync(path.join(config, "projects", folder), { recursive: true });
+    const real = readFileSync(path.join(config, "projects", folderOf(repo), `${ids.root}.jsonl`), "utf8");
+    writeFileSync(
+      path.join(config, "projects", folder, `${id}.jsonl`),
+      real.replaceAll(ids.root!, id).replaceAll(JSON.stringify(repo), JSON.stringify(left)),
+    );
+    const adopted = await runNudge(["session", "adopt", id], { cwd: repo, env });
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    rmSync(left, { recursive: true, force: true });
+    const { page, watch } = await openPage(`/projects/${folder}`);
+    await page.getByRole("heading", { level: 1, name: left }).waitFor();
+    await page.locator("main.sessions > p.muted").first().getByText("Its folder no longer exists").waitFor();
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("headings in claude's reply sit under the page's own: one h1, no level skipped, whatever levels claude wrote", async () => {
+    const api = await startScriptedApi([
+      { text: "# The plan\n\nfirst this\n\n### A detail\n\nthen that\n\n## Next steps\n\n##### deep\n\ndone" },
+    ]);
+    const run = await execa(CLAUDE_BIN, ["-p", "plan it with headings", "--output-format", "json"], {
+      cwd: repo,
+      env: { ...process.env, ...claudeEnv(api, config) },
+      reject: false,
+      input: "",
+    });
+    await api.close();
+    expect(run.exitCode, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const { page, watch } = await openPage(`/c/${id}`);
+    const turn1 = page.getByRole("region", { name: "Turn 1", exact: true });
+    await turn1.getByRole("heading", { name: "The plan" }).waitFor();
+    const levels = await page.evaluate(() =>
+      Array.from(document.querySelectorAll("h1, h2, h3, h4, h5, h6, [role=heading]")).map((h) =>
+        Number(h.getAttribute("aria-level") ?? h.tagName.slice(1)),
+      ),
+    );
+    expect(levels.filter((l) => l === 1)).toHaveLength(1);
+    expect(levels[0]).toBe(1);
+    for (const [i, l] of levels.entries())
+      if (i > 0) expect(l, levels.join(" ")).toBeLessThanOrEqual(levels[i - 1]! + 1);
+    // Claude's headings are still headings, under the turn's.
+    for (const name of ["The plan", "A detail", "Next steps", "deep"])
+      expect(await turn1.getByRole("heading", { name }).evaluate((h) => Number(h.tagName.slice(1)))).toBeGreaterThan(2);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("the search route's session filter takes claude's own session by its id or a prefix, as session search --session does", async () => {
+    type Hits = { hits: Array<{ session: string }> };
+    let hits: Hits["hits"] = [];
+    for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 300))) {
+      const answer = await web.get(`/api/search?q=${encodeURIComponent("prompt")}&session=${ids.root!.slice(0, 8)}`);
+      expect(answer.status, answer.body).toBe(200);
+      hits = (JSON.parse(answer.body) as Hits).hits;
+      if (hits.length > 0) break;
+    }
+    expect(hits.length).toBeGreaterThan(0);
+    expect(new Set(hits.map((h) => h.session))).toEqual(new Set([ids.root]));
+    const whole = await web.get(`/api/search?q=prompt&session=${ids.root}`);
+    expect(whole.status).toBe(200);
+  }, 90_000);
 });

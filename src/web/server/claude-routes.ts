@@ -95,9 +95,14 @@ async function listRoute(ctx: Ctx): Promise<void> {
   const folders = await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[]);
   if (!folders.some((d) => d.isDirectory() && d.name === q.project))
     throw new HttpError(404, `claude keeps no project folder "${q.project}"`, "All projects lists them: /projects");
-  const all = await own.claudeOwnSessions(ctx.app.store, { allProjects: true });
+  const { readClaudeProject } = await import("../../claude/claude-projects.js");
+  const [all, folder] = await Promise.all([
+    own.claudeOwnSessions(ctx.app.store, { allProjects: true }),
+    // Where it ran, from any of its transcripts: those nudge adopted are left off the list, not off this.
+    readClaudeProject(claudeConfigDir(), q.project),
+  ]);
   const mine = all.filter((s) => path.basename(path.dirname(s.file)) === q.project);
-  const cwd = mine.find((s) => s.cwd !== null)?.cwd ?? null;
+  const cwd = mine.find((s) => s.cwd !== null)?.cwd ?? folder.cwd;
   sendJson(ctx.res, 200, {
     project: { folder: q.project, cwd, exists: cwd !== null && isDir(cwd), served: servedAt(ctx.app.repos, cwd) },
     total: mine.length,

@@ -29,7 +29,8 @@ const SearchQuery = z.object({
   file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
   tool: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   since: z.optional(z.string().check(z.maxLength(40))),
-  session: z.optional(z.string().check(z.regex(/^[0-9a-z]{1,32}$/, "a session id or prefix"))),
+  // nudge's (hex) or claude's own (a uuid): the id or a prefix of either.
+  session: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/, "a session id or prefix"))),
   limit: z.optional(z.string().check(z.regex(/^([1-9]|[1-9]\d|100)$/, "a whole number from 1 to 100"))),
   newest: z.optional(z.enum(["0", "1"])),
 });
@@ -158,18 +159,23 @@ async function searchRoute(ctx: Ctx): Promise<void> {
   const p = parseInput(SearchQuery, Object.fromEntries(ctx.url.searchParams), "query");
   const { parseSince, searchSessions } = await import("../../search/search-sessions.js");
   const { hitViews } = await import("../../search/hit-view.js");
-  const { hits, claudeLeft } = await searchSessions(ctx.app.store, {
+  const { sessionFilter } = await import("../../live/session-id.js");
+  const only = p.session === undefined ? null : await sessionFilter(ctx.app.store, p.session);
+  const limit = p.limit === undefined ? 20 : Number(p.limit);
+  const found = await searchSessions(ctx.app.store, {
     // claude's own sessions of this repository too, as `session search` has them (indexed in the background).
-    claude: "repository",
+    claude: only?.elsewhere ? "all" : "repository",
     query: p.q ?? "",
     file: p.file ?? null,
     tool: p.tool ?? null,
     since: p.since === undefined ? null : parseSince(p.since),
-    session: p.session ?? null,
+    session: only?.nudge ?? null,
     newest: p.newest === "1",
-    limit: p.limit === undefined ? 20 : Number(p.limit),
+    // The index filters by nudge's ids; claude's own session is picked from the hits here, as the CLI does.
+    limit: only?.claude ? 9999 : limit,
   });
-  sendJson(ctx.res, 200, { hits: await hitViews(hits), claudeLeft });
+  const hits = only?.claude ? found.hits.filter((h) => h.session === only.claude).slice(0, limit) : found.hits;
+  sendJson(ctx.res, 200, { hits: await hitViews(hits), claudeLeft: found.claudeLeft });
 }
 
 /**

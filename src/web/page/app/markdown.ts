@@ -59,6 +59,25 @@ md.core.ruler.after("inline", "task-lists", (state) => {
   }
 });
 
+// A heading in claude's reply sits under the page's own (the session's h1, the turn's h2): its
+// headings start at h3 and never skip a level, whatever levels claude wrote, so the page's outline
+// stays one a screen reader can walk.
+const REPLY_TOP = 3;
+md.core.ruler.push("demote-headings", (state) => {
+  const opens = state.tokens.filter((t) => t.type === "heading_open");
+  const top = Math.min(...opens.map((t) => Number(t.tag.slice(1))));
+  let previous = REPLY_TOP - 1;
+  for (const [i, t] of state.tokens.entries()) {
+    if (t.type !== "heading_open") continue;
+    const level = Math.min(6, REPLY_TOP + Number(t.tag.slice(1)) - top, previous + 1);
+    previous = level;
+    t.tag = `h${level}`;
+    // heading_open, its inline, heading_close: the close names the same tag.
+    const close = state.tokens[i + 2];
+    if (close?.type === "heading_close") close.tag = t.tag;
+  }
+});
+
 md.renderer.rules.image = (tokens, i) => {
   const token = tokens[i]!;
   const alt = token.children?.map((c) => c.content).join("") ?? token.content;

@@ -1,13 +1,13 @@
 /**
- * Random hex for unique temporary names. node:crypto is loaded at the first call, not on import:
- * loading it costs a start ~7 ms, and the hook claude waits on before every tool (hook-gate.ts)
- * writes nothing.
+ * Random hex for unique temporary names beside a target (with the pid, and created with O_EXCL or
+ * renamed onto only once: unique is all they need to be, not unguessable). Math.random, not
+ * node:crypto: loading that costs a start ~7 ms, and the hooks claude waits on write such files.
  */
-import { createRequire } from "node:module";
-
-let crypto: typeof import("node:crypto") | undefined;
-
 export function randomHex(bytes: number): string {
-  crypto ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
-  return crypto.randomBytes(bytes).toString("hex");
+  let hex = "";
+  for (let i = 0; i < bytes; i++)
+    hex += Math.floor(Math.random() * 256)
+      .toString(16)
+      .padStart(2, "0");
+  return hex;
 }

@@ -216,7 +216,10 @@ export interface ListedSession {
 export async function sessionState(dir: string, header: ManifestHeader): Promise<SessionState> {
   if (header.state === "complete") return "complete";
   if (await isLocked(bundleFiles(dir).lock)) return "recording";
-  return (await closingAfterClaude(dir)) ? "recording" : "crashed";
+  if (await closingAfterClaude(dir)) return "recording";
+  // Closed meanwhile (its closing process ended after `header` was read, lock and notes gone): not cut off.
+  const now = await readHeader(dir).catch(() => null);
+  return now && (now.state !== header.state || now.updatedAt !== header.updatedAt) ? "recording" : "crashed";
 }
 
 /**

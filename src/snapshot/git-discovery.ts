@@ -63,7 +63,8 @@ function discover(cwd: string): RepoLocation | null {
 function located(top: string, topStat: Stats, dotGit: string, found: Stats, uid: number): RepoLocation | null {
   let gitDir = dotGit;
   if (found.isFile()) {
-    // A linked worktree's (or a submodule's) `gitdir: <path>`, relative to the file's folder.
+    // A linked worktree's (or a submodule's) `gitdir: <path>`, relative to the file's folder; anything longer is git's to judge.
+    if (found.size > 4096) return null;
     const content = readFileSync(dotGit, "utf8").replace(/[\r\n]+$/, "");
     if (!content.startsWith("gitdir: ")) return null;
     gitDir = path.resolve(top, content.slice("gitdir: ".length));
@@ -114,6 +115,7 @@ function commonDirOf(gitDir: string): string {
  * per-worktree config), and no include that could bring one: git's answer is the folder of `.git`.
  */
 function plainConfig(file: string): boolean {
+  if ((statOrNull(file)?.size ?? Infinity) > 1024 * 1024) return false;
   const text = readFileSync(file, "utf8");
   if (/^\s*\[\s*include/im.test(text) || /^\s*worktree(config)?\s*(=|$|[#;])/im.test(text)) return false;
   for (const match of text.matchAll(/^\s*bare\b(.*)$/gim)) {

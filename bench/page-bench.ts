@@ -233,6 +233,7 @@ export function syntheticSession(turns: number): { session: SessionView; turns: 
         rewoundTo: null,
         origin: null,
         repairedAt: null,
+        sharedWith: [],
         children: [],
       },
       repo: { root: "/bench", branch: "main" },

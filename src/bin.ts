@@ -15,4 +15,7 @@ import { userCacheDir } from "./base/user-cache.js";
 (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(
   path.join(userCacheDir(), "compile-cache"),
 );
-await import("./cli.js");
+// The command line claude's hooks run, before every prompt and tool: the hook's code alone (hook-cli.ts).
+const [group, command, ...more] = process.argv.slice(2);
+if (group === "hooks" && command === "claude-event" && more.length === 0) await import("./hook-cli.js");
+else await import("./cli.js");

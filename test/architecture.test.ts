@@ -35,7 +35,7 @@ const LAYERS = [
   "entry",
 ] as const;
 /** src/'s files that start the program or write files from every layer's schemas: above the commands. */
-const ENTRY_FILES = new Set(["cli.ts", "bin.ts", "json-schemas.ts", "write-json-schemas.ts"]);
+const ENTRY_FILES = new Set(["cli.ts", "hook-cli.ts", "bin.ts", "json-schemas.ts", "write-json-schemas.ts"]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

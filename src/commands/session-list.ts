@@ -105,7 +105,7 @@ function printRecorded(shown: Array<ReturnType<typeof summarize>>, total: number
       String(r.turns),
       formatCost(r.costUsd),
       formatDuration(r.durationMs),
-      r.repairedAt ? `${r.state}, repaired` : r.state,
+      [r.state, ...(r.repairedAt ? ["repaired"] : []), ...(r.sharedWith.length ? ["shared work tree"] : [])].join(", "),
       oneLine(r.firstPrompt ?? "", 30),
       oneLine(r.lastPrompt ?? "", 30),
       r.parent ? `${r.parent.id}@${r.parent.turn}` : "",

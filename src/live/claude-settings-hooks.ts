@@ -18,7 +18,7 @@ import * as z from "../base/zod.js";
 /** What every nudge entry's command holds, and nothing of the user's would. */
 const HOOK_MARK = "hooks claude-event";
 
-/** The events recorded by, with the seconds claude gives each (nudge gives itself less: hooks-claude-event.ts). */
+/** The events recorded by, with the seconds claude gives each (nudge gives itself less: commands/hook-process.ts). */
 const HOOK_TIMEOUTS_S = {
   SessionStart: 30,
   UserPromptSubmit: 30,

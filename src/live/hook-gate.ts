@@ -7,10 +7,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { hookRunning } from "../store/hook-locks.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../store/store-location.js";
 import { mappedSession, PROMPT_FILE, STOP_FILE } from "./hook-notes.js";
 import type { HookCallbackRequest } from "../claude/control-protocol.js";
-import { answerHook } from "../rules/hook-answers.js";
 import { loadRules } from "../rules/load-rules.js";
 
 /** Set by `claude run --tui` for the claude it runs: that claude is recorded there, never twice. */
@@ -32,6 +31,8 @@ export async function preToolUse(
   }
   const rules = await loadRules(store.repoRoot);
   if (rules.rules.length === 0) return null;
+  // The rules' evaluator only for a project that has rules.
+  const { answerHook } = await import("../rules/hook-answers.js");
   return answerHook(rules, hook, store.repoRoot).output;
 }
 

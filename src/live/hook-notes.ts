@@ -11,7 +11,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
-import { bundleDir, type Store } from "../store/store.js";
+import { bundleDir, type Store } from "../store/store-location.js";
 import { END_FILE } from "../store/hook-locks.js";
 
 /** A turn's end a Stop hook noted, for the first hook of the session that takes the lock. */

@@ -140,21 +140,36 @@ function holdsAnswer(lines: Buffer): boolean {
   });
 }
 
-/** Does the part hold the line claude writes last in a turn (its duration)? */
+/**
+ * Does the part hold the line claude writes last in a turn? In its UI, the turn's duration (after
+ * the Stop hooks' summary). `claude -p` and the Agent SDK write no duration: there the summary of
+ * the Stop hooks (nudge's own is one) is the last line of the turn, and its entrypoint says which
+ * claude wrote it.
+ */
 export function endsTurn(lines: Buffer): boolean {
-  for (let at = lines.indexOf(TURN_END); at !== -1; at = lines.indexOf(TURN_END, at + 1)) {
-    const start = lines.lastIndexOf(0x0a, at) + 1;
-    const end = lines.indexOf(0x0a, at);
-    const event = parseLine(lines.subarray(start, end === -1 ? lines.length : end)) as {
-      type?: unknown;
-      subtype?: unknown;
-    } | null;
-    if (event?.type === "system" && event.subtype === "turn_duration") return true;
+  for (const marker of TURN_ENDS) {
+    for (let at = lines.indexOf(marker); at !== -1; at = lines.indexOf(marker, at + 1)) {
+      const start = lines.lastIndexOf(0x0a, at) + 1;
+      const end = lines.indexOf(0x0a, at);
+      const event = parseLine(lines.subarray(start, end === -1 ? lines.length : end)) as {
+        type?: unknown;
+        subtype?: unknown;
+        entrypoint?: unknown;
+      } | null;
+      if (event?.type !== "system") continue;
+      if (event.subtype === "turn_duration") return true;
+      if (
+        event.subtype === "stop_hook_summary" &&
+        typeof event.entrypoint === "string" &&
+        /^sdk-/.test(event.entrypoint)
+      )
+        return true;
+    }
   }
   return false;
 }
 
-const TURN_END = Buffer.from('"turn_duration"');
+const TURN_ENDS = [Buffer.from('"turn_duration"'), Buffer.from('"stop_hook_summary"')];
 
 /** From `from` to the last newline: a line claude is still writing is the next part's. */
 async function wholeLinesFrom(file: string, from: number): Promise<Buffer> {

@@ -62,24 +62,34 @@ export class TuiTurns {
       if (isTaskNotificationPrompt(prompt)) this.recorder.beginTurn(CLAUDE_TURN_PROMPT);
       else this.recorder.beginTurn(prompt, { captureEdits: true });
     } else if (event === "Stop" || event === "StopFailure") {
-      await this.end(hook.session_id, true, event === "Stop" ? STOP_WAIT_MS : FAILURE_WAIT_MS);
+      await this.end(hook.session_id, event);
     }
   }
 
   /** The turn's part of the transcript taken as its lines; a turn claude began itself (a background task's end) is begun here. */
-  private async end(id: string, complete: boolean, waitMs: number): Promise<void> {
+  private async end(id: string, event: "Stop" | "StopFailure"): Promise<void> {
     if (!this.recorder.turnInProgress) {
       // Nothing to record unless claude wrote something since the last turn.
       await this.tail.begin(id);
-      const part = await this.tail.take(id, waitMs);
+      const part = await this.taken(id, event);
       if (part.lines.length === 0) return;
       this.recorder.beginTurn(firstPrompt(part.lines) ?? "(claude went on by itself)");
-      await this.recorder.endTurnByHook(Promise.resolve(part), complete)!.finished;
+      await this.recorder.endTurnByHook(Promise.resolve(part), true)!.finished;
       return;
     }
-    const part = this.tail.take(id, waitMs);
-    this.recorder.endTurnByHook(part, complete);
+    const part = this.taken(id, event);
+    this.recorder.endTurnByHook(part, true);
     await part;
+  }
+
+  /** The turn's part, once claude wrote its end or the wait ran out; a Stop's that ran out is said (a failed turn may write no end). */
+  private async taken(id: string, event: "Stop" | "StopFailure"): Promise<{ lines: Buffer; upTo: number }> {
+    const part = await this.tail.take(id, event === "Stop" ? STOP_WAIT_MS : FAILURE_WAIT_MS);
+    if (event === "Stop" && part.lines.length > 0 && !endsTurn(part.lines))
+      this.warn(
+        `Stop: claude wrote no end of its turn within ${STOP_WAIT_MS / 1000} s; the turn is saved with the lines written by then`,
+      );
+    return part;
   }
 
   /**

@@ -9,39 +9,12 @@ import path from "node:path";
 import { UserError, InternalError } from "../base/errors.js";
 import { hasControls, visibleJson } from "../base/inert-text.js";
 import { answer, run, SNAPSHOT_IDENTITY, spawnGit, text } from "./git-process.js";
+import { knownIndexPaths as indexPaths, knownInfoExcludes as infoExcludes } from "./repo-location.js";
 
 export { NO_REF } from "./git-process.js";
 export * from "./git-index.js";
 export * from "./git-bundle.js";
-
-/** The top of the work tree containing `cwd`, or a UserError when it is not in one. */
-export async function repoRoot(cwd: string): Promise<string> {
-  return (await repoLocation(cwd)).root;
-}
-
-/**
- * The work tree's top, the git dir shared by all its worktrees (where nudge's store lives, so
- * sessions recorded in any worktree are found from all), and this worktree's own git dir, in one call.
- */
-export async function repoLocation(cwd: string): Promise<{ root: string; commonDir: string; gitDir: string }> {
-  // The index and info/exclude come along (a process each otherwise, for every rewind and capture).
-  const out = await answer(cwd, [
-    "rev-parse",
-    "--path-format=absolute",
-    "--show-toplevel",
-    "--git-common-dir",
-    "--git-dir",
-    "--git-path",
-    "index",
-    "--git-path",
-    "info/exclude",
-  ]);
-  const [root, commonDir, gitDir, index, exclude] = out?.split("\n") ?? [];
-  if (!root || !commonDir || !gitDir) throw await whyNoWorkTree(cwd);
-  if (index && !indexPaths.has(root)) indexPaths.set(root, Promise.resolve(path.resolve(root, index)));
-  if (exclude && !infoExcludes.has(root)) infoExcludes.set(root, Promise.resolve(path.resolve(root, exclude)));
-  return { root, commonDir, gitDir };
-}
+export { repoLocation, repoRoot } from "./repo-location.js";
 
 /** The submodules in the index of the work tree at `root` (gitlinks, mode 160000), relative to the top; none when git cannot say. */
 export async function gitlinkPaths(root: string): Promise<string[]> {
@@ -53,23 +26,6 @@ export async function gitlinkPaths(root: string): Promise<string[]> {
     .split("\0")
     .flatMap((entry) => (entry.startsWith("160000 ") ? [entry.slice(entry.indexOf("\t") + 1)] : []));
 }
-
-/** The error for a folder with no work tree above it: missing, a git folder or bare repository itself, or plain. */
-async function whyNoWorkTree(cwd: string): Promise<UserError> {
-  if (!(await fs.stat(cwd).catch(() => null))?.isDirectory())
-    return new UserError(`no such folder: ${cwd}`, "check the path (--cwd takes the folder claude should work in)");
-  const [insideGitDir, bare] =
-    (await answer(cwd, ["rev-parse", "--is-inside-git-dir", "--is-bare-repository"]))?.split("\n") ?? [];
-  if (insideGitDir === "true" || bare === "true") {
-    return new UserError(
-      `${cwd} is ${bare === "true" ? "a bare repository" : "inside a .git folder"}: there are no files to work on`,
-      "run nudge in a work tree of the repository (git worktree add <path> makes one)",
-    );
-  }
-  return new UserError(`not a git repository: ${cwd}`, "run nudge inside a git repository (git init creates one)");
-}
-
-const indexPaths = new Map<string, Promise<string>>();
 
 /**
  * The user's own index file for this worktree (read to seed a private copy each turn). Asked of
@@ -86,8 +42,6 @@ export function indexPath(root: string): Promise<string> {
 }
 
 const ignoreSources = new Map<string, Promise<string[]>>();
-/** Each work tree's info/exclude, when `repoLocation` has already asked. */
-const infoExcludes = new Map<string, Promise<string>>();
 
 /**
  * The ignore files outside the work tree that decide what `git add -A` leaves out: the

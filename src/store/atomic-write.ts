@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { faultPoint } from "../base/fault-injection.js";
+import { randomHex } from "../base/random-hex.js";
 
 /**
  * Write a whole file so that a reader (or a crash at any instant) sees either the old content or
@@ -41,7 +41,7 @@ export async function copyFileAtomic(from: string, to: string): Promise<void> {
  */
 export async function replaceAtomically(file: string, fill: (temp: string) => Promise<void>): Promise<void> {
   const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
   try {
     await fill(temp);
     await fs.rename(temp, file);

@@ -5,13 +5,13 @@
  * time, so that a pid reused after a crash or a reboot is not mistaken for the owner. A lock
  * whose owner is gone is stale and is taken over.
  */
-import { randomBytes } from "node:crypto";
 import { readFileSync, promises as fs } from "node:fs";
 import os from "node:os";
 import * as z from "../base/zod.js";
 import { UserError } from "../base/errors.js";
 import path from "node:path";
 import { ensureDir, writeFileAtomic } from "./atomic-write.js";
+import { randomHex } from "../base/random-hex.js";
 
 const Proc = z.object({ pid: z.int().check(z.positive()), started: z.nullable(z.string()) });
 const LockSchema = z.object({ host: z.string(), owner: Proc, claude: z.nullable(Proc), what: z.optional(z.string()) });
@@ -155,7 +155,7 @@ export function holderText(holder: LockInfo): string {
  * put it back (and return it). An orphaned claude of the dead owner is stopped before anything is recorded.
  */
 async function takeOver(file: string): Promise<LockInfo | null> {
-  const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  const aside = `${file}.${process.pid}.${randomHex(4)}`;
   try {
     await fs.rename(file, aside);
   } catch {

@@ -49,6 +49,10 @@ const SummarySchema = z.object({
     z.optional(count),
     "turns whose cost claude did not report (claude's own UI writes none): when it is every turn, the cost is unknown, not 0",
   ),
+  sharedWith: described(
+    z.optional(z.array(sessionId)),
+    "shared work tree: the other sessions named by any turn's `sharedWith` (absent when none)",
+  ),
 });
 
 export const ManifestHeaderSchema = z.object({

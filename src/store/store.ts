@@ -3,11 +3,11 @@
  * `$NUDGE_STORE` when set. One folder per session under `sessions/`.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, promises as fs, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
-import { claudeConfigDir } from "../claude/transcript.js";
-import { repoLocation } from "../snapshot/git.js";
+import { repoLocation } from "../snapshot/repo-location.js";
+import { bundleDir, type Store } from "./store-location.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { readBundleFile } from "./bundle-links.js";
 import { ManifestHeaderSchema, type Manifest, type ManifestHeader } from "./manifest-schema.js";
@@ -19,35 +19,7 @@ import { quickParse } from "../base/zod-accept.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
 import { SessionIndex, sessionFolders } from "./session-index.js";
 
-export interface Store {
-  /** The repository's work tree top (of the worktree nudge was started in). */
-  repoRoot: string;
-  /** The git dir shared by all worktrees of the repository. */
-  commonDir: string;
-  /** This worktree's own git dir (the common one for the main work tree). */
-  gitDir: string;
-  /** nudge's folder: sessions, private indexes, locks, rewind records. */
-  dir: string;
-  /** Folders of nudge's and claude's own files, never to be snapshotted (see own-paths.ts). */
-  ownDirs: string[];
-}
-
-export async function openStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
-  const { root, commonDir, gitDir } = await repoLocation(cwd);
-  const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(commonDir, "nudge");
-  const stat = await fs.stat(dir).catch(() => null);
-  if (stat && !stat.isDirectory()) {
-    throw new UserError(
-      `the nudge store is not a folder: ${dir}`,
-      "point NUDGE_STORE at a folder (it is made if missing), or unset it",
-    );
-  }
-  return { repoRoot: root, commonDir, gitDir, dir, ownDirs: [dir, claudeConfigDir(env)] };
-}
-
-export function bundleDir(store: Store, id: string): string {
-  return path.join(store.dir, "sessions", id);
-}
+export { bundleDir, openStore, type Store } from "./store-location.js";
 
 /** The files of one bundle; docs/reference/bundle-format.md describes each. */
 export function bundleFiles(dir: string) {
@@ -244,7 +216,10 @@ export interface ListedSession {
 export async function sessionState(dir: string, header: ManifestHeader): Promise<SessionState> {
   if (header.state === "complete") return "complete";
   if (await isLocked(bundleFiles(dir).lock)) return "recording";
-  return (await closingAfterClaude(dir)) ? "recording" : "crashed";
+  if (await closingAfterClaude(dir)) return "recording";
+  // Closed meanwhile (its closing process ended after `header` was read, lock and notes gone): not cut off.
+  const now = await readHeader(dir).catch(() => null);
+  return now && (now.state !== header.state || now.updatedAt !== header.updatedAt) ? "recording" : "crashed";
 }
 
 /**

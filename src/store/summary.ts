@@ -15,7 +15,14 @@ export function summaryOf(turns: Turn[]): Summary {
     firstPrompt: asked[0]?.prompt ?? null,
     lastPrompt: asked.at(-1)?.prompt ?? null,
     unpriced: asked.filter((t) => typeof t.result?.costUsd !== "number").length,
+    ...sharedOf(turns),
   };
+}
+
+/** The sessions any turn shared the work tree with, in the order first met (no key when none: headers stay as they were). */
+function sharedOf(turns: Turn[]): { sharedWith?: string[] } {
+  const ids = [...new Set(turns.flatMap((t) => t.sharedWith ?? []))];
+  return ids.length ? { sharedWith: ids } : {};
 }
 
 /** One session as `session list` and `session show` present it (and their --json). */
@@ -38,6 +45,8 @@ export function summarize(s: { dir: string; header: ManifestHeader; state: strin
     rewoundTo: m.rewoundTo,
     origin: m.origin ?? null,
     repairedAt: m.repairedAt ?? null,
+    // Turns that ran while these sessions also had one running here (session show marks which).
+    sharedWith: m.summary.sharedWith ?? [],
   };
 }
 

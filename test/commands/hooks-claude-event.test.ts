@@ -2,7 +2,7 @@
  * `nudge hooks claude-event`, as claude runs it: whatever its input, it exits 0 (2 would block
  * claude) and says at most one line; a folder that is not git is told once, at the session's start.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitdir, tempDir } from "../support/gitdir.js";
@@ -38,6 +38,33 @@ describe("hooks claude-event", () => {
       input: hook("UserPromptSubmit", dir, { prompt: "hi" }),
     });
     expect([prompt.exitCode, prompt.stdout, prompt.stderr]).toEqual([0, "", ""]);
+  });
+
+  it("PreToolUse answers by the project's rules without starting git: the same answer with no git on the PATH", async () => {
+    const repo = await gitdir({
+      "keep.txt": "k\n",
+      ".nudge/rules.yaml": `version: 1
+rules:
+  - id: no-rm
+    match: { tool: Bash, command: '\\brm\\b' }
+    action: deny
+    message: Never delete files with rm here.
+`,
+    });
+    const cwd = path.join(repo, "sub", "deeper");
+    mkdirSync(cwd, { recursive: true });
+    // node alone on the PATH: a git started by the hook would not be found.
+    const bin = tempDir();
+    symlinkSync(process.execPath, path.join(bin, "node"));
+    const input = hook("PreToolUse", cwd, {
+      tool_name: "Bash",
+      tool_input: { command: "rm keep.txt" },
+      tool_use_id: "t1",
+    });
+    const withGit = await runNudge(["hooks", "claude-event"], { cwd, input });
+    const noGit = await runNudge(["hooks", "claude-event"], { cwd, input, env: { PATH: bin } });
+    expect(withGit.stdout).toContain("Never delete files with rm here.");
+    expect([noGit.exitCode, noGit.stdout, noGit.stderr]).toEqual([0, withGit.stdout, ""]);
   });
 
   it("a claude nudge runs itself is left to that nudge: nothing recorded", async () => {

@@ -30,19 +30,20 @@ writeFileSync(
 );
 
 /** The files a run of `nudge <args>` loaded (it may fail: a command's modules load before it runs). */
-async function loaded(args: string[]): Promise<string[]> {
+async function loaded(args: string[], input = "", builtins = false): Promise<string[]> {
   const repo = await gitdir();
   const list = path.join(hooks, `loaded-${args.join("-").replace(/[^a-z-]/g, "")}-${Date.now()}.txt`);
   writeFileSync(list, "");
   await execa("node", ["--import", path.join(hooks, "register.mjs"), NUDGE_CLI, ...args], {
     cwd: repo,
     env: { NO_COLOR: "1", LOADED_LIST: list },
+    input: input.replaceAll("<repo>", repo),
     reject: false,
     timeout: 30_000,
   });
   return readFileSync(list, "utf8")
     .split("\n")
-    .filter((url) => url.startsWith("file:"));
+    .filter((url) => url.startsWith("file:") || (builtins && url.startsWith("node:")));
 }
 
 const secretScanner = (urls: string[]) => urls.filter((url) => url.includes("/@secretlint/"));
@@ -70,5 +71,19 @@ describe("what a command loads", () => {
     const urls = await loaded(["session", command, ...rest]);
     expect(urls.some((url) => url.includes("/dist/chunks/"))).toBe(true);
     expect(secretScanner(urls)).toEqual([]);
+  });
+
+  it("claude's PreToolUse hook loads its own code: not the command tree (commander), node:crypto or child_process", async () => {
+    const input = JSON.stringify({
+      hook_event_name: "PreToolUse",
+      session_id: "0b3c2d1e-aaaa-bbbb-cccc-111122223333",
+      cwd: "<repo>",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+    });
+    const urls = await loaded(["hooks", "claude-event"], input, true);
+    expect(urls.some((url) => /\/dist\/chunks\/hook-gate-/.test(url))).toBe(true);
+    expect(urls.filter((url) => /\/dist\/chunks\/(cli|program|hooks-claude-event)-/.test(url))).toEqual([]);
+    expect(urls.filter((url) => url === "node:crypto" || url === "node:child_process")).toEqual([]);
   });
 });

@@ -4,7 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MANIFEST_FORMAT, type Manifest } from "../../src/store/manifest-schema.js";
-import { liveClaudes, resolveSession, writeBundle, type Store } from "../../src/store/store.js";
+import {
+  liveClaudes,
+  readHeader,
+  resolveSession,
+  sessionState,
+  writeBundle,
+  type Store,
+} from "../../src/store/store.js";
 import { processStart } from "../../src/store/locks.js";
 import { summaryOf } from "../../src/store/summary.js";
 import { tempDir } from "../support/gitdir.js";
@@ -81,5 +88,21 @@ describe("liveClaudes", () => {
     } finally {
       claude.kill("SIGKILL");
     }
+  });
+});
+
+describe("sessionState", () => {
+  it("a header read just before the session's closing process finished is not called cut off; one nothing changed since is", async () => {
+    const store = await storeWith(["abc1230000"], "recording");
+    const dir = path.join(store.dir, "sessions", "abc1230000");
+    const seen = await readHeader(dir); // "recording"; no lock: whoever recorded it is gone
+    expect(await sessionState(dir, seen)).toBe("crashed");
+    // The closing process ends now: the header says complete, its lock and notes are gone.
+    await writeBundle(dir, {
+      ...manifest("abc1230000", "2026-11-20T00:00:00.000Z"),
+      updatedAt: "2026-11-20T00:00:01.000Z",
+    });
+    expect(await sessionState(dir, seen)).toBe("recording");
+    expect(await sessionState(dir, await readHeader(dir))).toBe("complete");
   });
 });

@@ -235,7 +235,15 @@ const fullHeader = {
     sourceId: "2cac3f9786",
   },
   repairedAt: AT,
-  summary: { turns: 3, costUsd: 0.5, durationMs: 1200, firstPrompt: "fix it", lastPrompt: null },
+  summary: {
+    turns: 3,
+    costUsd: 0.5,
+    durationMs: 1200,
+    firstPrompt: "fix it",
+    lastPrompt: null,
+    unpriced: 1,
+    sharedWith: ["0a1b2c3d4e"],
+  },
 };
 const HEADERS: Record<string, unknown>[] = [
   fullHeader,

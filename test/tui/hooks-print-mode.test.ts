@@ -69,5 +69,10 @@ describe("claude -p under installed hooks", () => {
     expect(list.stdout + show.stdout).not.toContain("$0.0000");
     expect(manifest.claude.version).toMatch(/^2\./);
     expect(manifest.turns[1]!.tokens!.input).toBeGreaterThan(0);
+
+    // claude -p writes no turn duration line: the turn's end is the Stop hooks' summary it writes
+    // instead, so the saver did not wait out its bound for a line that never comes.
+    const log = path.join(repo, ".git", "nudge", "claude-hooks.log");
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").not.toMatch(/no end of its turn/);
   }, 60_000);
 });

@@ -94,6 +94,15 @@ describe("two hooked claudes at once in one work tree", () => {
     expect(second.turns[2]!.sharedWith).toBeUndefined();
     const show = await runNudge(["session", "show", first.id], { cwd: repo });
     expect(show.stdout).toMatch(new RegExp(`^1 +write a .*\\(shared work tree: may include ${second.id}'s\\)`, "m"));
+    // session list marks both sessions, and --json names the other.
+    const listed = JSON.parse((await runNudge(["session", "list", "--json"], { cwd: repo })).stdout) as Array<{
+      id: string;
+      sharedWith: string[];
+    }>;
+    expect(listed.find((s) => s.id === first.id)?.sharedWith).toEqual([second.id]);
+    expect(listed.find((s) => s.id === second.id)?.sharedWith).toEqual([first.id]);
+    const table = (await runNudge(["session", "list"], { cwd: repo })).stdout;
+    for (const id of [first.id, second.id]) expect(table).toMatch(new RegExp(`^${id} .*, shared work tree`, "m"));
     const plan = await runNudge(["session", "rewind", first.id, "0", "--dry-run"], { cwd: repo });
     expect(plan.exitCode, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(

@@ -310,9 +310,12 @@ function stampOf(file: string): Stamp | null {
   return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
-/** git's words (cache-tree.c) when an index entry names an object the repository does not have. */
+/**
+ * git's words (cache-tree.c) when an index entry names an object the repository does not have.
+ * Not translated, unlike the "error: " before them, so that is left out.
+ */
 function namesMissingObject(error: unknown): boolean {
-  return error instanceof Error && /\berror: invalid object [0-7]+ [0-9a-f]{40,64} for '/.test(error.message);
+  return error instanceof Error && /\binvalid object [0-7]{6} [0-9a-f]{40,64} for '/.test(error.message);
 }
 
 function isIgnoreFile(bytes: string): boolean {

@@ -70,6 +70,8 @@ export class PrivateIndex {
   private seededFrom: Array<Stamp | null> | null = null;
   /** A kept index: its file's stamp when this process last knew what it holds (another process may write it since). */
   private knownStamp: Stamp | null = null;
+  /** Where the repository's loose objects are, as far as can be told without git (see `stillThere`). */
+  private objectsDir: Promise<string> | null = null;
 
   constructor(readonly o: PrivateIndexOptions) {}
 
@@ -114,9 +116,19 @@ export class PrivateIndex {
     }
   }
 
-  /** The tree the staged index holds. */
+  /**
+   * The tree the staged index holds. Its entries that stat-matched were never hashed again: if git
+   * pruned their blobs since (their snapshots removed, then a gc), write-tree names the first one
+   * missing, and only the slow path, from the user's index (whose objects gc keeps), can tell what
+   * the files hold. That tree is of the work tree as it is now, a moment after the stage.
+   */
   async writeTree(): Promise<string> {
-    this.tree = await git.writeTree(this.o.root, this.o.indexFile, this.o.untrackedCache);
+    try {
+      this.tree = await git.writeTree(this.o.root, this.o.indexFile, this.o.untrackedCache);
+    } catch (error) {
+      if (!namesMissingObject(error)) throw error;
+      return (await this.captureFromScratch()).tree;
+    }
     return this.tree;
   }
 
@@ -181,11 +193,33 @@ export class PrivateIndex {
       // An ignore rule changed: which files are tracked must be decided again from the user's index.
       return this.captureFromScratch();
     }
-    if (changed.length === 0 && this.tree) return { tree: this.tree, unreadable: [], changed: 0, head, branch };
+    if (changed.length === 0 && this.tree && (await this.stillThere(this.tree))) {
+      return { tree: this.tree, unreadable: [], changed: 0, head, branch };
+    }
     // The kept state goes stale by itself: its stamp of the index no longer matches once this writes it.
     this.tree = null;
     await git.stagePaths(root, indexFile, changed, untrackedCache);
     return { tree: null, unreadable: [], changed: changed.length, head, branch };
+  }
+
+  /**
+   * Whether a tree this index held is still in the repository (a gc may have pruned it since):
+   * one stat while it is a loose object, as write-tree leaves it; asked of git only once a gc
+   * has packed it or pruned it. The objects folder is guessed from the index's git dir (a linked
+   * work tree's `commondir`): a wrong guess costs that one git process, never the answer.
+   */
+  private async stillThere(tree: string): Promise<boolean> {
+    this.objectsDir ??= git.indexPath(this.o.root).then(async (index) => {
+      const gitDir = path.dirname(index);
+      const common = await fs.readFile(path.join(gitDir, "commondir"), "utf8").then(
+        (p) => path.resolve(gitDir, p.trim()),
+        () => gitDir,
+      );
+      return path.join(common, "objects");
+    });
+    const loose = path.join(await this.objectsDir, tree.slice(0, 2), tree.slice(2));
+    if (await pathExists(loose)) return true;
+    return (await git.objectsExist(this.o.root, [tree], "tree"))[0]!;
   }
 
   /**
@@ -274,6 +308,14 @@ function stampOf(file: string): Stamp | null {
     return null;
   }
   return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
+}
+
+/**
+ * git's words (cache-tree.c) when an index entry names an object the repository does not have.
+ * Not translated, unlike the "error: " before them, so that is left out.
+ */
+function namesMissingObject(error: unknown): boolean {
+  return error instanceof Error && /\binvalid object [0-7]{6} [0-9a-f]{40,64} for '/.test(error.message);
 }
 
 function isIgnoreFile(bytes: string): boolean {

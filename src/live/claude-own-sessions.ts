@@ -13,6 +13,7 @@ import type { EarlyStats } from "./claude-folder-stats.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
+import { knownClaudeIds as knownIds } from "../store/known-claude-ids.js";
 
 export type ClaudeSession = ClaudeSessionCard & { source: "claude" };
 
@@ -40,19 +41,8 @@ export async function claudeOwnScan(
 }
 
 /** The claude session ids nudge's bundles hold a transcript of (recorded, adopted, imported). */
-export async function knownClaudeIds(store: Store): Promise<Set<string>> {
-  const sessions = path.join(store.dir, "sessions");
-  const ids = new Set<string>();
-  const folders = await readdir(sessions).catch(() => [] as string[]);
-  await Promise.all(
-    folders.map(async (id) => {
-      for (const name of await readdir(path.join(sessions, id, "claude")).catch(() => [] as string[])) {
-        const m = /^([A-Za-z0-9_-]{1,128})\.jsonl(\.gz)?$/.exec(name);
-        if (m) ids.add(m[1]!);
-      }
-    }),
-  );
-  return ids;
+export function knownClaudeIds(store: Store): Promise<Set<string>> {
+  return knownIds(store.dir);
 }
 
 /**

@@ -20,7 +20,7 @@ import { faultPoint } from "../base/fault-injection.js";
 import { changedSince, changeMark, parseMark, type ChangeMark } from "../store/change-log.js";
 import { indexedText, runTails } from "./tokens.js";
 import { pieceId, type SearchDb } from "./search-db.js";
-import { turnDocs, type TurnDoc, type TurnFile } from "./turn-docs.js";
+import type { TurnDoc, TurnFile } from "./turn-docs.js";
 
 export interface CatchUpReport {
   sessions: number;
@@ -206,6 +206,8 @@ export async function indexSession(db: SearchDb, store: Store, id: string, stamp
 
 async function readTurns(s: StoredSession, turns: Turn[]): Promise<Indexed[]> {
   const out: Indexed[] = [];
+  // Loaded only when there is a turn to index: it brings the view layer, which a search of an up-to-date index never needs.
+  const { turnDocs } = await import("./turn-docs.js");
   for (const turn of turns) out.push({ turn, ...(await turnDocs(s, turn)) });
   return out;
 }

@@ -12,7 +12,7 @@ import { inflateRawSync } from "node:zlib";
 import { UserError } from "../base/errors.js";
 import { openBundleFileSync } from "../store/bundle-links.js";
 import type { SearchDb } from "./search-db.js";
-import { matchExpression, matchRanges, needsCheck, parseQuery } from "./tokens.js";
+import { cutText, matchExpression, matchesIn, needsCheck, parseQuery, rangesIn } from "./tokens.js";
 import type { Place } from "./turn-docs.js";
 
 /** Matches are looked for this far past the first one: more than a snippet shows. */
@@ -67,7 +67,8 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
   if (f.tool) filter("d.tool = ? COLLATE NOCASE", f.tool);
   if (f.since) filter("t.at >= ?", f.since);
   if (f.session) filter("d.session = ?", f.session);
-  if (f.claudeSessions)
+  // Left out when the index holds none of claude's sessions (ids with "-"): a join per candidate saved.
+  if (f.claudeSessions && db.prepare("SELECT 1 FROM sessions WHERE id LIKE '%-%' LIMIT 1").get() !== undefined)
     filter(
       "(d.session NOT LIKE '%-%' OR d.session IN (SELECT value FROM json_each(?)))",
       JSON.stringify(f.claudeSessions),
@@ -80,11 +81,12 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
     );
   const score = f.newest ? "0" : "bm25(fts)";
   // The newest matches, walked in rowid order; the docs and turns joined only when a filter needs them.
+  const turns = f.since ? "JOIN turns t ON t.session = d.session AND t.turn = d.turn" : "";
   const newest =
     where.length === 0
       ? `SELECT fts.rowid AS id, ${score} AS score FROM fts WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT ?`
       : `SELECT d.id, ${score} AS score
-          FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn
+          FROM fts JOIN docs d ON d.id = fts.rowid ${turns}
           WHERE fts MATCH ? ${where.join(" ")} ORDER BY fts.rowid DESC LIMIT ?`;
   const checked = parts.filter(needsCheck);
   // Candidates: exactly the hits when no part needs its order checked; else enough to check.
@@ -102,10 +104,11 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
     if (!row) continue;
     const { zip, refAt, refLength, ...hit } = row;
     const text = storedText(hit.session, { zip, refAt, refLength }, conversation);
+    const cut = cutText(text);
     // SQLite found every token; a phrase's (or a CJK word's) order is checked here, in the text.
-    if (checked.some((p) => matchRanges(text, [p], 0).length === 0)) continue;
+    if (checked.some((p) => !matchesIn(cut, p))) continue;
     // Where, for the snippet, is found here with the same cuts.
-    hits.push({ ...hit, text, matches: merge(matchRanges(text, parts, SNIPPET_WINDOW)) });
+    hits.push({ ...hit, text, matches: merge(rangesIn(cut, parts, SNIPPET_WINDOW)) });
   }
   return hits;
 }

@@ -9,7 +9,7 @@ import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../base/err
 import { compileGlob, GlobError } from "../rules/glob.js";
 import { catchUp, type CatchUpReport } from "./catch-up.js";
 import { claudeOwnSessions } from "../live/claude-own-sessions.js";
-import { notIndexed } from "./claude-index.js";
+import { notIndexed } from "./claude-stamp.js";
 import { indexerRunning, INDEXER_CLI, startIndexer } from "./claude-indexer.js";
 import { search, type SearchHit } from "./query.js";
 import { parseQuery } from "./tokens.js";

@@ -111,7 +111,7 @@ async function run(db: SearchDb, store: Store, r: SearchRequest, session: string
   const inline = running ? 0 : INDEXER_CLI === null ? Infinity : INLINE_SESSIONS;
   const [report, claude] = await Promise.all([
     catchUp(db, store, r.onLongCatchUp, inline),
-    r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all" }) : [],
+    r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all", cacheKnown: true }) : [],
   ]);
   // claude's own sessions, and a first build, are indexed off this path: the search answers from what is indexed, and says what is left.
   const left = notIndexed(db, claude);

@@ -21,7 +21,9 @@ interface Cache {
   sessions: Record<string, string[]>;
 }
 
-export async function knownClaudeIds(storeDir: string): Promise<Set<string>> {
+/** `cache`: read and kept in the store's cache (for a search); else listed from every folder, nothing written (a dry run writes nothing). */
+export async function knownClaudeIds(storeDir: string, o: { cache?: boolean } = {}): Promise<Set<string>> {
+  if (!o.cache) return idsIn(await listAll(path.join(storeDir, "sessions")));
   const mark = changeMark(storeDir);
   const file = path.join(storeDir, CACHE);
   const cache = readCache(file);
@@ -40,18 +42,23 @@ export async function knownClaudeIds(storeDir: string): Promise<Set<string>> {
     // The time of the last full listing is kept: one is made at least every so often.
     keep = { ...mark, at: noted.at, taken: cache.mark.taken };
   } else {
-    sessions = Object.create(null) as Record<string, string[]>;
-    const folders = await readdir(sessionsDir).catch(() => [] as string[]);
-    await Promise.all(
-      folders.map(async (id) => {
-        const names = await readdir(path.join(sessionsDir, id, "claude")).catch(() => null);
-        if (names) sessions[id] = claudeIds(names);
-      }),
-    );
+    sessions = await listAll(sessionsDir);
     keep = mark;
   }
   if (keep.folder !== "") saveCache(file, { mark: keep, sessions });
   return idsIn(sessions);
+}
+
+async function listAll(sessionsDir: string): Promise<Record<string, string[]>> {
+  const sessions = Object.create(null) as Record<string, string[]>;
+  const folders = await readdir(sessionsDir).catch(() => [] as string[]);
+  await Promise.all(
+    folders.map(async (id) => {
+      const names = await readdir(path.join(sessionsDir, id, "claude")).catch(() => null);
+      if (names) sessions[id] = claudeIds(names);
+    }),
+  );
+  return sessions;
 }
 
 function idsIn(sessions: Record<string, string[]>): Set<string> {

@@ -30,6 +30,7 @@ const UNIT = [
   "test/rules/parse-rules.test.ts",
   "test/search/tokens.test.ts",
   "test/search/snippet.test.ts",
+  "test/search/stored-text.test.ts",
   "test/live/conversation-order.test.ts",
   "test/live/turn-end.test.ts",
   "test/live/prompt-images.test.ts",

@@ -12,6 +12,7 @@
  *   npm run bench -- --only=install        a user's install from the packed package (fetches from the npm registry; not in the default run)
  *   npm run bench -- --long-turns=200      a shorter long session (for trying the bench out)
  *   npm run bench -- --only=search --search-sessions=100   a smaller search corpus (default 1,000 sessions, ~1 GB)
+ *   npm run bench -- --only=search --search-dir=/tmp/corpus   the corpus kept there for later runs (each builds the index again)
  *   npm run bench -- --only=claude-index --claude-index-mb=100   the first index of claude's own transcripts (default 1,000 MB)
  *   npm run bench -- --keep                keep the generated repositories (their path is printed)
  *   npm run bench -- --write               also put the table in bench/results/README.md (a full run: its rows replace the table's)
@@ -178,6 +179,7 @@ try {
     results.search = await searchBench(
       { sessions: Number(option("search-sessions") ?? 1000), turns: 10, outputChars: 45_000 },
       7,
+      option("search-dir"),
     );
   if (wanted("claude-index")) results.claudeIndex = await claudeIndexBench(Number(option("claude-index-mb") ?? 1000));
   if (wanted("install")) results.install = await installBench();

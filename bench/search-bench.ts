@@ -7,7 +7,7 @@
  * for a turn recorded since the last one, with every other session stat'ed), and the index's size.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openStore, readManifest, writeBundle, bundleDir } from "../src/store/store.js";
 import { searchSessions, updateIndex } from "../src/search/search-sessions.js";
@@ -44,12 +44,27 @@ export interface SearchBenchResult {
   load: number[];
 }
 
-export async function searchBench(shape: CorpusShape, rounds: number): Promise<SearchBenchResult> {
-  const repo = scratchDir("search");
-  await git(repo, "init", "-q", "-b", "main");
+/** `reuse`: a folder kept between runs (`--search-dir`): the corpus is written there once; each run builds its index again. */
+export async function searchBench(shape: CorpusShape, rounds: number, reuse?: string): Promise<SearchBenchResult> {
+  const repo = reuse ? path.resolve(reuse) : scratchDir("search");
   const storeDir = path.join(repo, ".git", "nudge");
-  progress(`search: writing ${shape.sessions} sessions × ${shape.turns} turns`);
-  const { recordingBytes } = await makeCorpus(storeDir, repo, shape);
+  const marker = path.join(repo, "corpus.json");
+  let recordingBytes: number;
+  if (
+    reuse &&
+    existsSync(marker) &&
+    JSON.stringify(JSON.parse(readFileSync(marker, "utf8")).shape) === JSON.stringify(shape)
+  ) {
+    progress(`search: reusing the corpus in ${repo} (its index built again)`);
+    rmSync(path.join(storeDir, "search"), { recursive: true, force: true });
+    recordingBytes = (JSON.parse(readFileSync(marker, "utf8")) as { recordingBytes: number }).recordingBytes;
+  } else {
+    mkdirSync(repo, { recursive: true });
+    await git(repo, "init", "-q", "-b", "main");
+    progress(`search: writing ${shape.sessions} sessions × ${shape.turns} turns`);
+    ({ recordingBytes } = await makeCorpus(storeDir, repo, shape));
+    if (reuse) writeFileSync(marker, JSON.stringify({ shape, recordingBytes }));
+  }
   const sessions = path.join(storeDir, "sessions");
   const env = { ...process.env, NO_COLOR: "1" };
   const nudge = (args: string[]) =>

@@ -5,7 +5,7 @@ import { UserError } from "../base/errors.js";
 import { parseSince, searchSessions } from "../search/search-sessions.js";
 import { hitViews } from "../search/hit-view.js";
 import { snippetOf } from "../search/snippet.js";
-import { PLACE_NAMES } from "../search/turn-docs.js";
+import { PLACE_NAMES } from "../search/places.js";
 import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { colorEnabled, makeStyle } from "../terminal/style.js";
 import { parseOptions } from "./parse-options.js";

@@ -13,13 +13,14 @@ import type { EarlyStats } from "./claude-folder-stats.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
+import { knownClaudeIds as knownIds } from "../store/known-claude-ids.js";
 
 export type ClaudeSession = ClaudeSessionCard & { source: "claude" };
 
 /** This repository's (`allProjects`: every project's) sessions claude kept that nudge does not hold, the one used last first. */
 export async function claudeOwnSessions(
   store: Store,
-  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv } = {},
+  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; cacheKnown?: boolean } = {},
 ): Promise<ClaudeSession[]> {
   return (await claudeOwnScan(store, o)).sessions;
 }
@@ -27,11 +28,18 @@ export async function claudeOwnSessions(
 /** The same, at most `limit` of them, and how many there are. */
 export async function claudeOwnScan(
   store: Store,
-  o: { allProjects?: boolean; env?: NodeJS.ProcessEnv; limit?: number; early?: Promise<EarlyStats> } = {},
+  o: {
+    allProjects?: boolean;
+    env?: NodeJS.ProcessEnv;
+    limit?: number;
+    early?: Promise<EarlyStats>;
+    /** The ids nudge holds through the store's cache of them (a search: the cost of listing a thousand bundles' folders each time). */
+    cacheKnown?: boolean;
+  } = {},
 ): Promise<{ sessions: ClaudeSession[]; total: number }> {
   const [roots, skip, early] = await Promise.all([
     workTreesOf(store.repoRoot, store.commonDir),
-    knownClaudeIds(store),
+    knownClaudeIds(store, { cache: o.cacheKnown }),
     o.early,
   ]);
   const wanted = o.allProjects ? () => true : insideAny(roots);
@@ -39,9 +47,9 @@ export async function claudeOwnScan(
   return { sessions: scan.sessions.map((s) => ({ ...s, source: "claude" as const })), total: scan.total };
 }
 
-/** The claude session ids nudge's bundles hold a transcript of (recorded, adopted, imported). */
-export async function knownClaudeIds(store: Store): Promise<Set<string>> {
-  return new Set((await heldClaudeSessions(store)).keys());
+/** The claude session ids nudge's bundles hold a transcript of (recorded, adopted, imported); `cache`: through the store's cache of them. */
+export function knownClaudeIds(store: Store, o: { cache?: boolean } = {}): Promise<Set<string>> {
+  return knownIds(store.dir, o);
 }
 
 /** The same, each with the nudge sessions that hold it (a fork's bundle may hold its parent's too). */

@@ -16,6 +16,7 @@ import { UserError } from "../base/errors.js";
 import { formatStat, oneLine, plural } from "../base/format.js";
 import { stillHolds, type Operation } from "../base/operation.js";
 import { planRepair, repairFingerprint, type RepairPlan } from "./repair-plan.js";
+import { noteSessionChanged } from "../store/change-log.js";
 
 async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {
   const files = bundleFiles(plan.dir);
@@ -52,6 +53,7 @@ async function applyRepair(store: Store, plan: RepairPlan): Promise<void> {
       (t) => JSON.stringify(journalSchemas().TurnRecordSchema.parse({ type: "turn", ...t })) + "\n",
     );
     await writeFileAtomic(files.journal, plan.keptText + records.join(""));
+    noteSessionChanged(plan.dir);
     const turns = [...plan.kept, ...plan.rebuilt];
     await writeHeader(plan.dir, {
       ...plan.header,

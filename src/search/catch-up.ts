@@ -3,7 +3,9 @@
  * while the index was missing, imported, fetched or repaired is found, a removed one is dropped,
  * and an index deleted (or left half-written by a kill -9) is rebuilt. A session is looked at by
  * the stat of its folder (a new manifest is renamed into it at each saved turn): an unchanged
- * session costs one stat. A changed one has only its new turns read.
+ * session costs one stat. A changed one has only its new turns read. When no session was added or
+ * removed since the last catch-up, only the sessions the store's change log (change-log.ts) names
+ * since then are looked at: a search of an unchanged store costs two stats, not one per session.
  *
  * Each session's changes are one transaction that first checks the stamp again: two searches
  * catching up at once read the same turns, one writes them, the other finds the work done.
@@ -15,9 +17,10 @@ import { isDiskFull } from "../base/errors.js";
 import { bundleDir, bundleFiles, loadSession, sessionIds, type StoredSession, type Store } from "../store/store.js";
 import type { Turn } from "../store/manifest-schema.js";
 import { faultPoint } from "../base/fault-injection.js";
+import { changedSince, changeMark, parseMark, type ChangeMark } from "../store/change-log.js";
 import { indexedText, runTails } from "./tokens.js";
 import { pieceId, type SearchDb } from "./search-db.js";
-import { turnDocs, type TurnDoc, type TurnFile } from "./turn-docs.js";
+import type { TurnDoc, TurnFile } from "./turn-docs.js";
 
 export interface CatchUpReport {
   sessions: number;
@@ -40,6 +43,24 @@ export async function catchUp(
   /** More changed sessions than this are not indexed here (the caller has them indexed in the background). */
   inlineLimit = Infinity,
 ): Promise<CatchUpReport> {
+  // Taken before anything is read: a change made later is noted after it, and seen by the next catch-up.
+  const mark = changeMark(store.dir);
+  const saved = savedMark(db);
+  const noted = saved && changedSince(store.dir, saved.mark, mark);
+  const root = path.dirname(bundleDir(store, "-"));
+  if (noted) {
+    // No session added or removed since the last full check: only those noted since are looked at.
+    const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [], total: saved.total, left: 0 };
+    const stampNow = db.prepare("SELECT stamp FROM sessions WHERE id = ?");
+    const stamps = new Map([...noted.ids].map((id) => [id, stampOf(store, id, root)]));
+    const changed = [...stamps]
+      .filter(([id, stamp]) => stamp !== "-" && (stampNow.get(id) as { stamp: string } | undefined)?.stamp !== stamp)
+      .map(([id]) => id);
+    await indexChanged(db, store, changed, stamps, report, inlineLimit, onLongCatchUp);
+    // The time of the last full check is kept: one is made at least every so often (change-log.ts).
+    saveMark(db, { ...mark, at: noted.at, taken: saved.mark.taken }, report, saved);
+    return report;
+  }
   const known = new Map(
     (db.prepare("SELECT id, stamp FROM sessions").all() as Array<{ id: string; stamp: string }>).map((r) => [
       r.id,
@@ -48,26 +69,9 @@ export async function catchUp(
   );
   const ids = await sessionIds(store);
   const report: CatchUpReport = { sessions: 0, turns: 0, removed: 0, skipped: [], total: ids.length, left: 0 };
-  const root = path.dirname(bundleDir(store, "-"));
   const stamps = new Map(ids.map((id) => [id, stampOf(store, id, root)]));
-  // Newest first: a search while the first build runs finds the recent sessions first.
-  const changed = ids
-    .filter((id) => known.get(id) !== stamps.get(id))
-    .sort((a, b) => mtime(stamps, b) - mtime(stamps, a));
-  if (changed.length > inlineLimit) report.left = changed.length;
-  else {
-    if (changed.length >= NOTICE_SESSIONS) onLongCatchUp?.(changed.length);
-    for (const id of changed) {
-      try {
-        report.turns += await indexSession(db, store, id, stamps.get(id)!);
-        report.sessions++;
-      } catch (error) {
-        // A bundle that cannot be read is left out; the index that cannot be written (a full disk) is no answer at all.
-        if (isDiskFull(error) || /^SQLITE_/.test(String((error as { code?: unknown }).code))) throw error;
-        report.skipped.push({ id, why: (error as Error).message });
-      }
-    }
-  }
+  const changed = ids.filter((id) => known.get(id) !== stamps.get(id));
+  await indexChanged(db, store, changed, stamps, report, inlineLimit, onLongCatchUp);
   const present = new Set(ids);
   for (const id of known.keys()) {
     // claude's own sessions (ids with "-") are kept by claude-index.ts, not by the store.
@@ -75,7 +79,63 @@ export async function catchUp(
     db.transaction(() => dropSession(db, id)).immediate();
     report.removed++;
   }
+  saveMark(db, mark, report, saved);
   return report;
+}
+
+async function indexChanged(
+  db: SearchDb,
+  store: Store,
+  ids: string[],
+  stamps: Map<string, string>,
+  report: CatchUpReport,
+  inlineLimit: number,
+  onLongCatchUp?: (sessions: number) => void,
+): Promise<void> {
+  // Newest first: a search while the first build runs finds the recent sessions first.
+  const changed = ids.sort((a, b) => mtime(stamps, b) - mtime(stamps, a));
+  if (changed.length > inlineLimit) return void (report.left = changed.length);
+  if (changed.length >= NOTICE_SESSIONS) onLongCatchUp?.(changed.length);
+  for (const id of changed) {
+    try {
+      report.turns += await indexSession(db, store, id, stamps.get(id)!);
+      report.sessions++;
+    } catch (error) {
+      // A bundle that cannot be read is left out; the index that cannot be written (a full disk) is no answer at all.
+      if (isDiskFull(error) || /^SQLITE_/.test(String((error as { code?: unknown }).code))) throw error;
+      report.skipped.push({ id, why: (error as Error).message });
+    }
+  }
+}
+
+/**
+ * The store's change mark as of the last catch-up that left every session indexed, and how many
+ * sessions there were. Kept only then: a session skipped (damaged) or left to the background
+ * indexer is looked at again by the next full check.
+ */
+function savedMark(db: SearchDb): { mark: ChangeMark; total: number; value: string } | null {
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'mark'").get() as { value: string } | undefined;
+  if (!row) return null;
+  try {
+    const value = JSON.parse(row.value) as { mark?: unknown; total?: unknown };
+    const mark = parseMark(value.mark);
+    return mark && Number.isSafeInteger(value.total) ? { mark, total: value.total as number, value: row.value } : null;
+  } catch {
+    return null;
+  }
+}
+
+function saveMark(db: SearchDb, mark: ChangeMark, report: CatchUpReport, saved: { value: string } | null): void {
+  if (report.left > 0 || report.skipped.length > 0 || mark.folder === "") {
+    db.prepare("DELETE FROM meta WHERE key = 'mark'").run();
+    return;
+  }
+  const value = JSON.stringify({ mark, total: report.total });
+  // Unchanged (most searches): no write, so a search of an unchanged store takes no write lock.
+  if (value === saved?.value) return;
+  db.prepare(
+    "INSERT INTO meta (key, value) VALUES ('mark', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  ).run(value);
 }
 
 /** The turn journal's name in a bundle (bundleFiles(dir).journal). */
@@ -146,6 +206,8 @@ export async function indexSession(db: SearchDb, store: Store, id: string, stamp
 
 async function readTurns(s: StoredSession, turns: Turn[]): Promise<Indexed[]> {
   const out: Indexed[] = [];
+  // Loaded only when there is a turn to index: it brings the view layer, which a search of an up-to-date index never needs.
+  const { turnDocs } = await import("./turn-docs.js");
   for (const turn of turns) out.push({ turn, ...(await turnDocs(s, turn)) });
   return out;
 }

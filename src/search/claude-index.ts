@@ -7,24 +7,11 @@
  * search meanwhile answers from what is indexed.
  */
 import type { ClaudeSession } from "../live/claude-own-sessions.js";
+import { claudeStamp } from "./claude-stamp.js";
 import { claudeTurnViews, readClaudeTranscript } from "../view/claude-session-view.js";
 import { dropSession, insertPieces } from "./catch-up.js";
 import type { SearchDb } from "./search-db.js";
 import { entryDocs, MAX_DOC_CHARS, type Place, type TurnDoc } from "./turn-docs.js";
-
-function claudeStamp(s: Pick<ClaudeSession, "bytes" | "updatedAt">): string {
-  return `claude:${s.bytes}:${s.updatedAt}`;
-}
-
-/** Those of `sessions` the index does not hold as they are now. */
-export function notIndexed(db: SearchDb, sessions: ClaudeSession[]): ClaudeSession[] {
-  const known = new Map(
-    (
-      db.prepare("SELECT id, stamp FROM sessions WHERE id LIKE '%-%'").all() as Array<{ id: string; stamp: string }>
-    ).map((r) => [r.id, r.stamp]),
-  );
-  return sessions.filter((s) => known.get(s.id) !== claudeStamp(s));
-}
 
 /** Index one session (all its turns again); returns how many turns. */
 export async function indexClaudeSession(db: SearchDb, s: ClaudeSession): Promise<number> {

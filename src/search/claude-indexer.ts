@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { Store } from "../store/store.js";
 import { claudeOwnSessions } from "../live/claude-own-sessions.js";
 import { catchUp } from "./catch-up.js";
-import { indexClaudeSession, notIndexed } from "./claude-index.js";
+import { notIndexed } from "./claude-stamp.js";
 import { indexFile, openSearchDb } from "./search-db.js";
 
 /** After indexing this many sessions at once, FTS5's segments are merged into one: a smaller index, fewer lookups a query. */
@@ -73,6 +73,8 @@ export async function runClaudeIndexer(store: Store, allProjects: boolean): Prom
   let done = 0;
   try {
     done += (await catchUp(db, store)).sessions;
+    // Here, not at the top: a search loads this file to start the indexer, and needs none of the view layer indexing reads through.
+    const { indexClaudeSession } = await import("./claude-index.js");
     for (const s of notIndexed(db, await claudeOwnSessions(store, { allProjects }))) {
       try {
         await indexClaudeSession(db, s);

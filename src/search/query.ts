@@ -7,16 +7,18 @@
  * costs in proportion to how common the word is: ~160 ms for a word in each of 80,000 pieces).
  * With no words, only `--file`, the turns that changed the file, newest first.
  */
-import { closeSync, readSync } from "node:fs";
-import { inflateRawSync } from "node:zlib";
 import { UserError } from "../base/errors.js";
-import { openBundleFileSync } from "../store/bundle-links.js";
 import type { SearchDb } from "./search-db.js";
-import { matchExpression, matchRanges, needsCheck, parseQuery } from "./tokens.js";
+import { storedText, type Stored } from "./stored-text.js";
+import { cjkSpelling, cutText, matchEnd, matchExpression, needsCheck, parseQuery, rangesIn } from "./tokens.js";
 import type { Place } from "./turn-docs.js";
 
 /** Matches are looked for this far past the first one: more than a snippet shows. */
 const SNIPPET_WINDOW = 400;
+
+/** A long text's start decoded first (bytes of its JSON), and how much of it must follow a match found there: more than any secret spans (a PEM key: ~3 KB), so masking sees whole ones. */
+const FIRST_BYTES = 24 * 1024;
+const AFTER_MATCH = 8 * 1024;
 
 /**
  * How many of the newest matches bm25 ranks. A query matching fewer (most do) is ranked over all
@@ -67,7 +69,8 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
   if (f.tool) filter("d.tool = ? COLLATE NOCASE", f.tool);
   if (f.since) filter("t.at >= ?", f.since);
   if (f.session) filter("d.session = ?", f.session);
-  if (f.claudeSessions)
+  // Left out when the index holds none of claude's sessions (ids with "-"): a join per candidate saved.
+  if (f.claudeSessions && db.prepare("SELECT 1 FROM sessions WHERE id LIKE '%-%' LIMIT 1").get() !== undefined)
     filter(
       "(d.session NOT LIKE '%-%' OR d.session IN (SELECT value FROM json_each(?)))",
       JSON.stringify(f.claudeSessions),
@@ -80,11 +83,12 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
     );
   const score = f.newest ? "0" : "bm25(fts)";
   // The newest matches, walked in rowid order; the docs and turns joined only when a filter needs them.
+  const turns = f.since ? "JOIN turns t ON t.session = d.session AND t.turn = d.turn" : "";
   const newest =
     where.length === 0
       ? `SELECT fts.rowid AS id, ${score} AS score FROM fts WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT ?`
       : `SELECT d.id, ${score} AS score
-          FROM fts JOIN docs d ON d.id = fts.rowid JOIN turns t ON t.session = d.session AND t.turn = d.turn
+          FROM fts JOIN docs d ON d.id = fts.rowid ${turns}
           WHERE fts MATCH ? ${where.join(" ")} ORDER BY fts.rowid DESC LIMIT ?`;
   const checked = parts.filter(needsCheck);
   // Candidates: exactly the hits when no part needs its order checked; else enough to check.
@@ -95,17 +99,22 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
   const load =
     db.prepare(`SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, z.zip, z.at AS refAt, z.len AS refLength
     FROM docs d JOIN texts z ON z.id = d.id JOIN turns t ON t.session = d.session AND t.turn = d.turn WHERE d.id = ?`);
+  // A CJK word is spelled in the recording as in the query (JSON keeps it as UTF-8): where it is tells how much to decode.
+  const spelled = checked.length === 1 ? cjkSpelling(checked[0]!) : null;
   const hits: SearchHit[] = [];
   for (const c of candidates) {
     if (hits.length >= f.limit) break;
     const row = load.get(c.id) as (Omit<SearchHit, "text" | "matches"> & Stored) | undefined;
     if (!row) continue;
     const { zip, refAt, refLength, ...hit } = row;
-    const text = storedText(hit.session, { zip, refAt, refLength }, conversation);
-    // SQLite found every token; a phrase's (or a CJK word's) order is checked here, in the text.
-    if (checked.some((p) => matchRanges(text, [p], 0).length === 0)) continue;
-    // Where, for the snippet, is found here with the same cuts.
-    hits.push({ ...hit, text, matches: merge(matchRanges(text, parts, SNIPPET_WINDOW)) });
+    const file = conversation ? conversation(hit.session) : null;
+    const found = matched(
+      storedText(file, { zip, refAt, refLength }, { firstBytes: FIRST_BYTES, spelled }),
+      parts,
+      checked,
+    );
+    const { text, matches } = found ?? matched(storedText(file, { zip, refAt, refLength }), parts, checked) ?? {};
+    if (text !== undefined && matches) hits.push({ ...hit, text, matches });
   }
   return hits;
 }
@@ -129,7 +138,7 @@ function fileTurns(
   >;
   const wanted = new Set(files);
   return rows.map(({ zip, refAt, refLength, ...r }) => {
-    const text = storedText(r.session, { zip, refAt, refLength }, conversation);
+    const { text } = storedText(conversation ? conversation(r.session) : null, { zip, refAt, refLength });
     // The text is one path a line: the lines that are the file(s) asked for are the matches.
     const matches: Array<[number, number]> = [];
     let at = 0;
@@ -154,32 +163,26 @@ function candidatesOf(db: SearchDb, sql: string, params: unknown[]): Array<{ id:
   }
 }
 
-/** A piece's text as the index keeps it: deflated, or where the session's conversation.jsonl has it. */
-interface Stored {
-  zip: Buffer | null;
-  refAt: number | null;
-  refLength: number | null;
-}
-
 /**
- * The piece's text (NFKC, as indexed). One read from the recording cannot fail the search: a
- * file changed since (the next catch-up indexes it again) shows the hit with no snippet.
+ * The text and where the parts match in it, if they do: SQLite found every token; a phrase's (or a
+ * CJK word's) order is checked here, in the text, and the snippet's matches found with the same
+ * cuts. Of a text's start: null unless every match lies well inside it (else the whole is read).
  */
-function storedText(session: string, s: Stored, conversation?: ConversationFile): string {
-  if (s.zip) return inflateRawSync(s.zip).toString("utf8");
-  if (s.refAt === null || s.refLength === null || !conversation) return "";
-  let fd: number | null = null;
-  try {
-    fd = openBundleFileSync(conversation(session));
-    const buffer = Buffer.alloc(s.refLength);
-    const read = readSync(fd, buffer, 0, s.refLength, s.refAt);
-    const text: unknown = JSON.parse(buffer.toString("utf8", 0, read));
-    return typeof text === "string" ? text.normalize("NFKC") : "";
-  } catch {
-    return "";
-  } finally {
-    if (fd !== null) closeSync(fd);
+function matched(
+  s: { text: string; whole: boolean },
+  parts: ReturnType<typeof parseQuery>,
+  checked: ReturnType<typeof parseQuery>,
+): { text: string; matches: Array<[number, number]> | null } | null {
+  const cut = cutText(s.text);
+  const inside = (end: number) => s.whole || (end >= 0 && end + AFTER_MATCH <= s.text.length);
+  for (const p of checked) {
+    const end = matchEnd(cut, p);
+    if (end < 0 && s.whole) return { text: s.text, matches: null };
+    if (!inside(end)) return null;
   }
+  const matches = merge(rangesIn(cut, parts, SNIPPET_WINDOW));
+  if (!inside(matches.at(-1)?.[1] ?? -1)) return null;
+  return { text: s.text, matches };
 }
 
 /** Adjacent matches (the characters of a CJK word, each a token) read as one. */

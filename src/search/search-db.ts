@@ -102,6 +102,8 @@ function prepare(file: string): SearchDb {
       removeIndex(file);
       return prepare(file);
     }
+    // The version row is written after the whole schema: with it, the tables are there (no write, no parse of the schema).
+    if (version === INDEX_VERSION) return db;
     db.exec(SCHEMA);
     db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('version', ?)").run(INDEX_VERSION);
     return db;

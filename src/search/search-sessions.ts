@@ -9,7 +9,7 @@ import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../base/err
 import { compileGlob, GlobError } from "../rules/glob.js";
 import { catchUp, type CatchUpReport } from "./catch-up.js";
 import { claudeOwnSessions } from "../live/claude-own-sessions.js";
-import { notIndexed } from "./claude-index.js";
+import { notIndexed } from "./claude-stamp.js";
 import { indexerRunning, INDEXER_CLI, startIndexer } from "./claude-indexer.js";
 import { search, type SearchHit } from "./query.js";
 import { parseQuery } from "./tokens.js";
@@ -111,7 +111,7 @@ async function run(db: SearchDb, store: Store, r: SearchRequest, session: string
   const inline = running ? 0 : INDEXER_CLI === null ? Infinity : INLINE_SESSIONS;
   const [report, claude] = await Promise.all([
     catchUp(db, store, r.onLongCatchUp, inline),
-    r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all" }) : [],
+    r.claude ? claudeOwnSessions(store, { allProjects: r.claude === "all", cacheKnown: true }) : [],
   ]);
   // claude's own sessions, and a first build, are indexed off this path: the search answers from what is indexed, and says what is left.
   const left = notIndexed(db, claude);

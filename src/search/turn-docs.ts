@@ -10,7 +10,7 @@ import type { Turn } from "../store/manifest-schema.js";
 import { savedTurnContent } from "../view/session-views.js";
 import type { Entry } from "../view/view-types.js";
 
-export { PLACE_NAMES, type Place } from "./places.js";
+export type { Place } from "./places.js";
 import type { Place } from "./places.js";
 
 export interface TurnDoc {

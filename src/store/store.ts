@@ -18,6 +18,7 @@ import { closingAfterClaude } from "./hook-locks.js";
 import { quickParse } from "../base/zod-accept.js";
 import { foldJournal, journalOf, parseJournal } from "./turn-journal.js";
 import { SessionIndex, sessionFolders } from "./session-index.js";
+import { noteSessionChanged } from "./change-log.js";
 
 export { bundleDir, openStore, type Store } from "./store-location.js";
 
@@ -179,6 +180,7 @@ export function headerOf(manifest: Manifest): ManifestHeader {
 export async function writeHeader(dir: string, header: ManifestHeader): Promise<void> {
   const checked = ManifestHeaderSchema.parse(header); // never write a header a reader would reject
   await writeFileAtomic(bundleFiles(dir).manifest, JSON.stringify(checked, null, 2) + "\n");
+  noteSessionChanged(dir);
 }
 
 /**
@@ -189,6 +191,7 @@ export async function writeHeader(dir: string, header: ManifestHeader): Promise<
 export async function writeBundle(dir: string, manifest: Manifest): Promise<void> {
   const records = journalOf(manifest.turns, manifest.unsaved);
   await writeFileAtomic(bundleFiles(dir).journal, records.map((r) => JSON.stringify(r) + "\n").join(""));
+  noteSessionChanged(dir);
   await writeHeader(dir, headerOf(manifest));
 }
 

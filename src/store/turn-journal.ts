@@ -10,6 +10,7 @@ import fs from "node:fs";
 import { UserError } from "../base/errors.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { acceptor } from "../base/zod-accept.js";
+import { noteSessionChanged } from "./change-log.js";
 import {
   journalSchemas,
   type EndedRecord,
@@ -19,7 +20,10 @@ import {
 } from "./manifest-schema.js";
 
 export class TurnJournal {
-  private constructor(private readonly fd: number) {}
+  private constructor(
+    private readonly fd: number,
+    private readonly dir: string,
+  ) {}
 
   /** Open for appending; a torn last line (a crash mid-append) is cut off first. */
   static open(file: string): TurnJournal {
@@ -29,7 +33,7 @@ export class TurnJournal {
       const end = completeLength(fd, size);
       if (end < size) fs.ftruncateSync(fd, end);
     }
-    return new TurnJournal(fd);
+    return new TurnJournal(fd, path.dirname(file));
   }
 
   /**
@@ -41,6 +45,7 @@ export class TurnJournal {
     faultPoint("journal-append");
     fs.writeSync(this.fd, text);
     if (o.sync !== false) fs.fdatasyncSync(this.fd);
+    noteSessionChanged(this.dir);
   }
 
   close(): void {

@@ -67,14 +67,12 @@ Examples:
       file: o.file ?? null,
       tool: o.tool ?? null,
       since: o.since === undefined ? null : parseSince(o.since),
-      session: only?.nudge ?? null,
+      session: only ? (only.nudge ?? only.claude) : null,
       newest: o.newest ?? false,
-      // The index filters by nudge's ids; claude's own session is picked from the hits here.
-      limit: only?.claude ? MOST_HITS : limit,
+      limit,
       onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });
-    const { catchUp, claudeLeft } = found;
-    const hits = only?.claude ? found.hits.filter((h) => h.session === only.claude).slice(0, limit) : found.hits;
+    const { catchUp, claudeLeft, hits } = found;
     for (const s of catchUp.skipped) writeErr(`! skipped session ${s.id}: ${s.why}\n`);
     if (catchUp.left > 0) {
       const done = catchUp.total - catchUp.left;
@@ -105,6 +103,3 @@ Examples:
       writeOut(`  ${line + s.text.slice(at)}\n`);
     }
   });
-
-/** What --limit allows at most: the hits a search of claude's own session picks its own from. */
-const MOST_HITS = 9999;

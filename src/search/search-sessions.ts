@@ -2,7 +2,7 @@
  * The search as the CLI and the web server call it: bring the index up to date, resolve the
  * filters, query. An index SQLite finds damaged is removed and rebuilt once, then searched.
  */
-import { bundleDir, bundleFiles, resolveId, type Store } from "../store/store.js";
+import { bundleDir, bundleFiles, type Store } from "../store/store.js";
 import { statfsSync } from "node:fs";
 import path from "node:path";
 import { DISK_FULL_HINT, UserError, errorMessage, isDiskFull } from "../base/errors.js";
@@ -21,6 +21,7 @@ export interface SearchRequest {
   file?: string | null;
   tool?: string | null;
   since?: Date | null;
+  /** Only this session: its whole id, nudge's or claude's (resolved by the caller, as every command resolves an id). */
   session?: string | null;
   newest?: boolean;
   limit: number;
@@ -51,7 +52,7 @@ export async function searchSessions(store: Store, request: SearchRequest): Prom
       'give words to search for (prefix*, "a phrase"), or --file <path>',
     );
   }
-  const session = request.session ? await resolveId(store, request.session) : null;
+  const session = request.session ?? null;
   try {
     return await withIndex(store, (db) => run(db, store, request, session));
   } catch (error) {

@@ -169,13 +169,11 @@ async function searchRoute(ctx: Ctx): Promise<void> {
     file: p.file ?? null,
     tool: p.tool ?? null,
     since: p.since === undefined ? null : parseSince(p.since),
-    session: only?.nudge ?? null,
+    session: only ? (only.nudge ?? only.claude) : null,
     newest: p.newest === "1",
-    // The index filters by nudge's ids; claude's own session is picked from the hits here, as the CLI does.
-    limit: only?.claude ? 9999 : limit,
+    limit,
   });
-  const hits = only?.claude ? found.hits.filter((h) => h.session === only.claude).slice(0, limit) : found.hits;
-  sendJson(ctx.res, 200, { hits: await hitViews(hits), claudeLeft: found.claudeLeft });
+  sendJson(ctx.res, 200, { hits: await hitViews(found.hits), claudeLeft: found.claudeLeft });
 }
 
 /**

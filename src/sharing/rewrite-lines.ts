@@ -24,9 +24,9 @@ export async function rewriteLines(
   dest: string,
   { marks, change }: LineChange,
 ): Promise<{ lines: number; changed: number }> {
+  const handle = await fs.open(src, "r");
   const out = createWriteStream(dest, { flags: "wx" });
   const closed = once(out, "close");
-  const handle = await fs.open(src, "r");
   const framer = new BoundedLineFramer(LONG_LINE);
   let lines = 0;
   let changed = 0;

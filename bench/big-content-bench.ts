@@ -3,7 +3,8 @@
  * API on loopback), and what reading it costs, against the same session with a 1 KB Write:
  * - `nudge web`'s peak RSS (VmHWM) over the turn's view, its "Show all" (?full=1) and the whole
  *   tool input downloaded, and how long another request waits meanwhile (pinged every 20 ms);
- * - the peak RSS of `session show`, `replay -v`, `export` and `search` (/usr/bin/time -v).
+ * - the peak RSS of `session show`, `replay -v` (piped), `export`, `search` and `import` of that
+ *   export into a clone (/usr/bin/time), each against the same command on the 1 KB Write's session.
  */
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import http from "node:http";
 import path from "node:path";
 import { CLAUDE_BIN, claudeEnv } from "../test/support/claude-env.js";
 import { startScriptedApi } from "../test/support/scripted-api.js";
-import { generateRepo, scratchDir } from "./repo.js";
+import { generateRepo, git, scratchDir } from "./repo.js";
 import { CLI } from "./session.js";
 import { msSince, nowNs, progress, sleep } from "./stats.js";
 import { startServer, stopServer, type Server } from "./web-bench.js";
@@ -164,29 +165,38 @@ async function webSide(repo: string, id: string): Promise<BigContentSide["web"]>
 }
 
 async function cliSide(repo: string, id: string): Promise<BigContentSide["cli"]> {
-  const runs = [
-    ["session", "show", id],
-    ["session", "replay", id, "-v"],
-    ["session", "export", id, "-o", path.join(scratchDir("big-export"), "x.tar.gz")],
-    ["session", "search", "quick"],
+  const archive = path.join(scratchDir("big-export"), "x.tar.gz");
+  const clone = path.join(scratchDir("big-import"), "clone");
+  const runs: Array<{ args: string[]; cwd: string; env?: Record<string, string> }> = [
+    { args: ["session", "show", id], cwd: repo },
+    { args: ["session", "replay", id, "-v"], cwd: repo },
+    { args: ["session", "export", id, "-o", archive], cwd: repo },
+    { args: ["session", "search", "quick"], cwd: repo },
+    // The export holds the Write's content five times over: past the 50× an import unpacks unasked.
+    {
+      args: ["session", "import", archive, "--max-size", "1GiB"],
+      cwd: clone,
+      env: { CLAUDE_CONFIG_DIR: scratchDir("big-import-claude") },
+    },
   ];
+  await git(path.dirname(clone), "clone", "-q", repo, clone);
   const out: BigContentSide["cli"] = [];
-  for (const args of runs) {
+  for (const run of runs) {
     const t0 = nowNs();
-    // Stopped after 3 minutes (the export of a 50 MB Write's session does not end sooner): its peak so far.
-    const run = await execa("/usr/bin/time", ["-f", "%M", "timeout", "180", "node", CLI, ...args], {
-      cwd: repo,
+    // Stopped after 3 minutes, should one ever take that long: its peak so far.
+    const done = await execa("/usr/bin/time", ["-f", "%M", "timeout", "180", "node", CLI, ...run.args], {
+      cwd: run.cwd,
       reject: false,
       timeout: 600_000,
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...run.env },
       stdout: "ignore",
     });
-    const peakKB = Number(/(\d+)\s*$/.exec(run.stderr)?.[1] ?? NaN);
+    const peakKB = Number(/(\d+)\s*$/.exec(done.stderr)?.[1] ?? NaN);
     out.push({
-      command: args.slice(0, 2).join(" ") + (args.includes("-v") ? " -v" : ""),
+      command: run.args.slice(0, 2).join(" ") + (run.args.includes("-v") ? " -v" : ""),
       peakMB: peakKB / 1024,
       ms: msSince(t0),
-      exitCode: run.exitCode ?? -1,
+      exitCode: done.exitCode ?? -1,
     });
   }
   return out;

@@ -40,6 +40,67 @@ export class LineFramer {
   }
 }
 
+/** A line too long to hold: where it lies in the file read (its "\n" not counted). */
+export interface LongLine {
+  start: number;
+  length: number;
+}
+
+/**
+ * As LineFramer, for a file read from its start, but a line longer than `limit` bytes is never
+ * assembled: once it passes the limit its bytes are let go, and it comes out as a LongLine, its
+ * place in the file, for the reader to take a window at a time.
+ */
+export class BoundedLineFramer {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Where the line being read starts in the file, and whether it is already past the limit. */
+  private lineStart = 0;
+  private long = false;
+  private offset = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(chunk: Buffer, onLine: (line: Buffer | LongLine) => void): void {
+    let start = 0;
+    for (let newline = chunk.indexOf(LF); newline !== -1; newline = chunk.indexOf(LF, start)) {
+      this.take(chunk.subarray(start, newline));
+      onLine(this.cut());
+      start = newline + 1;
+      this.lineStart = this.offset + start;
+    }
+    if (start < chunk.length) this.take(chunk.subarray(start));
+    this.offset += chunk.length;
+  }
+
+  /** At end of file: the last line if it had no "\n". */
+  end(onLine: (line: Buffer | LongLine) => void): void {
+    if (this.long || this.pendingBytes > 0) onLine(this.cut());
+  }
+
+  private take(piece: Buffer): void {
+    this.pendingBytes += piece.length;
+    if (this.long) return;
+    this.pending.push(piece);
+    if (this.pendingBytes > this.limit) {
+      this.long = true;
+      this.pending = [];
+    }
+  }
+
+  private cut(): Buffer | LongLine {
+    const line: Buffer | LongLine = this.long
+      ? { start: this.lineStart, length: this.pendingBytes }
+      : this.pending.length === 1
+        ? this.pending[0]!
+        : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.long = false;
+    return line;
+  }
+}
+
 /** The text of a line for parsing: UTF-8, a Windows "\r" before the "\n" dropped. */
 export function lineText(line: Buffer): string {
   const end = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;

@@ -10,10 +10,12 @@
  * to half the overlap lies whole in one window); the short values are scanned together. A secret
  * is masked by putting its placeholder in place of its bytes inside the string: every other byte
  * stays, and the line stays valid JSON. A line that is not JSON is scanned and masked as text, in
- * the same windows.
+ * the same windows. The line itself is read from its file (a FileLine) a window at a time: never
+ * whole in memory, in the scan or in the masked copy.
  */
 import { detectSecrets } from "./secret-detect.js";
 import { itemAt } from "./joined-texts.js";
+import { piecesOf, type FileLine, type LineBytes } from "../claude/long-line.js";
 
 /** A line longer than this (bytes) is scanned from its bytes (see above); shorter ones as one string. */
 export const HUGE_LINE = 4 << 20;
@@ -22,6 +24,12 @@ const LONG_TOKEN = 64 << 10;
 /** Raw bytes per window and between two windows' starts' overlap (as detectSecrets' windows). */
 const WINDOW = 512 << 10;
 const OVERLAP = 64 << 10;
+/**
+ * Raw bytes decoded at once: a window's text is made of such pieces, each string small enough for
+ * V8's young generation (freed at once), where a whole window's copies were large objects that
+ * stayed until a full collection, tens of MB of them over a 50 MB line.
+ */
+const PIECE = 32 << 10;
 
 /** A secret in the line: raw byte offsets, end exclusive. */
 export interface ByteSpan {
@@ -40,7 +48,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /** The string tokens of a JSON line, in raw byte offsets (quotes included); as stringTokens, on bytes. */
-function byteTokens(raw: Buffer): ByteToken[] {
+function byteTokens(raw: LineBytes): ByteToken[] {
   const tokens: ByteToken[] = [];
   let at = raw.indexOf(QUOTE);
   let backslash = raw.indexOf(BACKSLASH);
@@ -60,16 +68,17 @@ function byteTokens(raw: Buffer): ByteToken[] {
       }
     }
     let next = close + 1;
-    while (next < raw.length && (raw[next] === 0x20 || raw[next] === 0x09 || raw[next] === 0x0a || raw[next] === 0x0d))
-      next++;
-    tokens.push({ start: at, end: close + 1, isValue: raw[next] !== 0x3a });
+    while (next < raw.length && isSpace(raw.at(next)!)) next++;
+    tokens.push({ start: at, end: close + 1, isValue: raw.at(next) !== 0x3a });
     at = raw.indexOf(QUOTE, close + 1);
   }
   return tokens;
 }
 
+const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
 /** The line's secrets as raw byte spans, and whether it was scanned as JSON. */
-export async function hugeLineSpans(raw: Buffer): Promise<{ json: boolean; spans: ByteSpan[] }> {
+export async function hugeLineSpans(raw: LineBytes): Promise<{ json: boolean; spans: ByteSpan[] }> {
   const tokens = jsonTokens(raw);
   if (!tokens) return { json: false, spans: merged(await windowSpans(raw, 0, raw.length, false)) };
   const spans: ByteSpan[] = [];
@@ -98,26 +107,29 @@ export async function hugeLineSpans(raw: Buffer): Promise<{ json: boolean; spans
   return { json: true, spans: merged(spans) };
 }
 
-/** The line's bytes with each span replaced by its placeholder, as parts to write. */
-export function maskedParts(raw: Buffer, spans: ByteSpan[], placeholder: (kind: string) => string): Buffer[] {
-  const parts: Buffer[] = [];
+/** The line's bytes with each span replaced by its placeholder, as pieces to write (a huge line's read a window at a time). */
+export function* maskedParts(
+  raw: Buffer | FileLine,
+  spans: ByteSpan[],
+  placeholder: (kind: string) => string,
+): Generator<Buffer> {
   let at = 0;
   for (const s of spans) {
-    parts.push(raw.subarray(at, s.start), Buffer.from(placeholder(s.kind)));
+    yield* piecesOf(raw, at, s.start);
+    yield Buffer.from(placeholder(s.kind));
     at = s.end;
   }
-  parts.push(raw.subarray(at));
-  return parts;
+  yield* piecesOf(raw, at, raw.length);
 }
 
 /** Where each byte offset (ascending) sits in the line's text (UTF-16 units, as findings count), in one pass. */
-export function textIndexes(raw: Buffer, bytes: number[]): number[] {
+export function textIndexes(raw: LineBytes, bytes: number[]): number[] {
   const out: number[] = [];
   let units = 0;
   let i = 0;
   for (const byte of bytes) {
     for (; i < byte; i++) {
-      const b = raw[i]!;
+      const b = raw.at(i)!;
       if ((b & 0xc0) !== 0x80) units += b >= 0xf0 ? 2 : 1;
     }
     out.push(units);
@@ -126,7 +138,7 @@ export function textIndexes(raw: Buffer, bytes: number[]): number[] {
 }
 
 /** The string tokens when the line is JSON: its skeleton parses (each long token decodes when it is scanned). */
-function jsonTokens(raw: Buffer): ByteToken[] | null {
+function jsonTokens(raw: LineBytes): ByteToken[] | null {
   const tokens = byteTokens(raw);
   const shape = skeletonOf(raw, tokens);
   if (shape === null) return null;
@@ -135,10 +147,10 @@ function jsonTokens(raw: Buffer): ByteToken[] | null {
 }
 
 /** The line with its long string tokens emptied, when that parses as JSON (an object or array); else null. */
-export function skeletonOf(raw: Buffer, tokens = byteTokens(raw)): string | null {
+export function skeletonOf(raw: LineBytes, tokens = byteTokens(raw)): string | null {
   let first = 0;
-  while (raw[first] === 0x20 || raw[first] === 0x09) first++;
-  if (raw[first] !== 0x7b && raw[first] !== 0x5b) return null;
+  while (raw.at(first) === 0x20 || raw.at(first) === 0x09) first++;
+  if (raw.at(first) !== 0x7b && raw.at(first) !== 0x5b) return null;
   const parts: string[] = [];
   let at = 0;
   for (const t of tokens) {
@@ -156,10 +168,10 @@ export function skeletonOf(raw: Buffer, tokens = byteTokens(raw)): string | null
   return text;
 }
 
-/** Whether raw[from, to) is the inside of a valid JSON string, checked a window at a time. */
-function decodes(raw: Buffer, from: number, to: number): boolean {
+/** Whether raw[from, to) is the inside of a valid JSON string, checked a piece at a time. */
+function decodes(raw: LineBytes, from: number, to: number): boolean {
   for (let at = from; at < to;) {
-    const end = Math.min(to, boundary(raw, at + WINDOW, from, true));
+    const end = Math.min(to, boundary(raw, at + PIECE, from, true));
     try {
       JSON.parse(`"${raw.toString("utf8", at, end)}"`);
     } catch {
@@ -171,13 +183,11 @@ function decodes(raw: Buffer, from: number, to: number): boolean {
 }
 
 /** Secrets in raw[from, to): decoded as a JSON string's inside (`escaped`) or as UTF-8 text, a window at a time. */
-async function windowSpans(raw: Buffer, from: number, to: number, escaped: boolean): Promise<ByteSpan[]> {
+async function windowSpans(raw: LineBytes, from: number, to: number, escaped: boolean): Promise<ByteSpan[]> {
   const spans: ByteSpan[] = [];
   for (let start = from; ;) {
     const end = Math.min(to, boundary(raw, start + WINDOW, from, escaped));
-    const slice = raw.toString("utf8", start, end);
-    const text = escaped ? (JSON.parse(`"${slice}"`) as string) : slice;
-    for (const span of await detectSecrets(text))
+    for (const span of await detectSecrets(textOf(raw, start, end, escaped)))
       spans.push({
         kind: span.kind,
         start: byteIndex(raw, start, span.start, escaped),
@@ -188,32 +198,44 @@ async function windowSpans(raw: Buffer, from: number, to: number, escaped: boole
   }
 }
 
+/** The text of raw[from, to), decoded as a JSON string's inside (`escaped`) or as UTF-8, a piece at a time. */
+function textOf(raw: LineBytes, from: number, to: number, escaped: boolean): string {
+  const parts: string[] = [];
+  for (let at = from; at < to;) {
+    const end = Math.min(to, boundary(raw, at + PIECE, from, escaped));
+    const slice = raw.toString("utf8", at, end);
+    parts.push(escaped ? (JSON.parse(`"${slice}"`) as string) : slice);
+    at = end;
+  }
+  return parts.join("");
+}
+
 /** The first place at or after `at` between two characters (not inside a UTF-8 sequence or an escape). */
-function boundary(raw: Buffer, at: number, from: number, escaped: boolean): number {
+function boundary(raw: LineBytes, at: number, from: number, escaped: boolean): number {
   let p = Math.max(at, from);
-  while (p < raw.length && ((raw[p]! & 0xc0) === 0x80 || (escaped && insideEscape(raw, p, from)))) p++;
+  while (p < raw.length && ((raw.at(p)! & 0xc0) === 0x80 || (escaped && insideEscape(raw, p, from)))) p++;
   return p;
 }
 
 /** Whether p falls inside an escape (`\n`, `\uXXXX`) of the string starting at `from`. */
-function insideEscape(raw: Buffer, p: number, from: number): boolean {
+function insideEscape(raw: LineBytes, p: number, from: number): boolean {
   for (let back = 1; back <= 5 && p - back >= from; back++) {
-    if (raw[p - back] !== BACKSLASH) continue;
+    if (raw.at(p - back) !== BACKSLASH) continue;
     let run = 1;
-    while (p - back - run >= from && raw[p - back - run] === BACKSLASH) run++;
+    while (p - back - run >= from && raw.at(p - back - run) === BACKSLASH) run++;
     if (run % 2 === 0) continue; // an escaped backslash, not an escape's start
-    return back === 1 || (raw[p - back + 1] === 0x75 && back <= 5);
+    return back === 1 || (raw.at(p - back + 1) === 0x75 && back <= 5);
   }
   return false;
 }
 
 /** The byte offset of the `units`-th UTF-16 unit of the text decoded from raw at `from`. */
-function byteIndex(raw: Buffer, from: number, units: number, escaped: boolean): number {
+function byteIndex(raw: LineBytes, from: number, units: number, escaped: boolean): number {
   let at = from;
   for (let n = 0; n < units && at < raw.length;) {
-    const b = raw[at]!;
+    const b = raw.at(at)!;
     if (escaped && b === BACKSLASH) {
-      at += raw[at + 1] === 0x75 ? 6 : 2;
+      at += raw.at(at + 1) === 0x75 ? 6 : 2;
       n++;
     } else {
       const length = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;

@@ -12,11 +12,13 @@
  * lines they span (secret-stream.ts), in a first pass over the file.
  *
  * Files are processed in batches of lines, never whole, so a large transcript costs a few MB; a
- * line of many MB (a 50 MB tool input) is scanned and masked from its bytes (huge-line.ts).
+ * line of many MB (a 50 MB tool input) is never held: it is scanned and masked from its bytes in the
+ * file, a window at a time (huge-line.ts).
  */
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream, promises as fs } from "node:fs";
 import { once } from "node:events";
-import { LineFramer } from "../claude/ndjson.js";
+import { BoundedLineFramer, type LongLine } from "../claude/ndjson.js";
+import { FileLine } from "../claude/long-line.js";
 import { decodeToken, isJsonLine, rawIndex, stringTokens } from "./json-strings.js";
 import { detectSecrets, type SecretSpan } from "./secret-detect.js";
 import { StreamedSecrets } from "./secret-stream.js";
@@ -58,7 +60,7 @@ export async function scanNdjsonFile(file: string, options: ScanOptions): Promis
     for (const { line, spans } of await scanLines(lines, firstLine, streamed))
       findings.push(...report(spans, line.text, firstLine + line.index, options));
     for (const [i, raw] of lines.entries())
-      if (raw.length > HUGE_LINE)
+      if (raw instanceof FileLine)
         findings.push(...hugeReport(raw, (await hugeLineSpans(raw)).spans, firstLine + i, options));
   });
   return findings;
@@ -68,7 +70,7 @@ export async function scanNdjsonFile(file: string, options: ScanOptions): Promis
 export async function maskNdjsonFile(file: string, dest: string, options: ScanOptions): Promise<SecretFinding[]> {
   const streamed = await streamedSecrets(file);
   const findings: SecretFinding[] = [];
-  const maskHuge = async (raw: Buffer, line: number) => {
+  const maskHuge = async (raw: FileLine, line: number) => {
     const { spans } = await hugeLineSpans(raw);
     findings.push(...hugeReport(raw, spans, line, options));
     return maskedParts(raw, spans, placeholder);
@@ -84,14 +86,12 @@ export async function maskNdjsonFile(file: string, dest: string, options: ScanOp
       }
       for (const [i, raw] of lines.entries()) {
         const last = unterminated && i === lines.length - 1;
-        const parts = raw.length > HUGE_LINE ? await maskHuge(raw, firstLine + i) : [masked.get(i)];
-        for (const part of parts) {
-          const bytes =
-            part === undefined
-              ? raw
-              : typeof part !== "string"
-                ? part
-                : Buffer.from(part + (raw[raw.length - 1] === 0x0d ? "\r" : ""));
+        if (raw instanceof FileLine) {
+          // Each piece is the line's buffer, read over for the next piece: written out before that.
+          for (const piece of await maskHuge(raw, firstLine + i)) await writeNow(out, piece);
+        } else {
+          const part = masked.get(i);
+          const bytes = part === undefined ? raw : Buffer.from(part + (raw[raw.length - 1] === 0x0d ? "\r" : ""));
           if (!out.write(bytes)) await once(out, "drain");
         }
         if (!last && !out.write(NEWLINE)) await once(out, "drain");
@@ -177,6 +177,10 @@ export function summarizeFindings(findings: SecretFinding[]): SecretSummary[] {
 
 const NEWLINE = Buffer.from("\n");
 
+function writeNow(out: NodeJS.WritableStream, bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => out.write(bytes, (error) => (error ? reject(error) : resolve())));
+}
+
 interface Line {
   /** Index in its batch. */
   index: number;
@@ -191,7 +195,7 @@ async function streamedSecrets(file: string): Promise<StreamedSecrets> {
     for (const [i, raw] of lines.entries()) {
       if (!raw.includes(STREAM_EVENT)) continue;
       // A huge fragment is scanned on its own line (huge-line.ts): its block is cut there, not joined across it.
-      if (raw.length > HUGE_LINE) streamed.cut(skeletonOf(raw));
+      if (raw instanceof FileLine) streamed.cut(skeletonOf(raw));
       else await streamed.line(raw.toString("utf8"), firstLine + i);
     }
   });
@@ -206,7 +210,7 @@ const STREAM_EVENT = Buffer.from('"stream_event"');
  * joined by newlines; plus the edits the streamed fragments of these lines need.
  */
 async function scanLines(
-  lines: Buffer[],
+  lines: Array<Buffer | FileLine>,
   firstLine: number,
   streamed: StreamedSecrets,
 ): Promise<Array<{ line: Line; spans: LineSpan[] }>> {
@@ -220,7 +224,7 @@ async function scanLines(
   };
   const byIndex = new Map<number, Line>();
   for (const [index, raw] of lines.entries()) {
-    if (raw.length > HUGE_LINE) continue;
+    if (raw instanceof FileLine) continue;
     const text = raw.toString("utf8", 0, raw[raw.length - 1] === 0x0d ? raw.length - 1 : raw.length);
     const json = isJsonLine(text);
     const line = { index, text, json };
@@ -272,7 +276,7 @@ function report(spans: LineSpan[], text: string, line: number, options: ScanOpti
 
 /** A huge line's findings, placed in its text as the others' are. */
 function hugeReport(
-  raw: Buffer,
+  raw: FileLine,
   spans: Array<{ kind: string; start: number; end: number }>,
   line: number,
   options: ScanOptions,
@@ -321,14 +325,17 @@ export function maskText(text: string, spans: ReadonlyArray<SecretSpan & { repla
 
 /**
  * Read a file line by line and hand over batches of about BATCH_CHARS (lines without their "\n";
- * `unterminated` when the batch's last line is the file's and had none).
+ * `unterminated` when the batch's last line is the file's and had none). A line over HUGE_LINE
+ * comes as a FileLine, read from the file when it is looked at, never assembled.
  */
 async function eachBatch(
   file: string,
-  use: (lines: Buffer[], firstLine: number, unterminated: boolean) => Promise<void>,
+  use: (lines: Array<Buffer | FileLine>, firstLine: number, unterminated: boolean) => Promise<void>,
 ): Promise<void> {
-  const framer = new LineFramer();
-  let batch: Buffer[] = [];
+  const framer = new BoundedLineFramer(HUGE_LINE);
+  const handle = await fs.open(file, "r");
+  const line = (l: Buffer | LongLine) => (Buffer.isBuffer(l) ? l : new FileLine(handle.fd, l));
+  let batch: Array<Buffer | FileLine> = [];
   let size = 0;
   let firstLine = 1;
   const flush = async (unterminated = false) => {
@@ -339,21 +346,25 @@ async function eachBatch(
     await use(lines, firstLine, unterminated);
     firstLine += lines.length;
   };
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-    const lines: Buffer[] = [];
-    framer.push(chunk as Buffer, (line) => lines.push(line));
-    for (const line of lines) {
-      batch.push(line);
-      size += line.length;
+  try {
+    for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false, start: 0 })) {
+      const lines: Array<Buffer | FileLine> = [];
+      framer.push(chunk as Buffer, (l) => lines.push(line(l)));
+      for (const l of lines) {
+        batch.push(l);
+        size += l.length;
+      }
+      if (size >= BATCH_CHARS) await flush();
     }
-    if (size >= BATCH_CHARS) await flush();
+    let unterminated = false;
+    framer.end((l) => {
+      batch.push(line(l));
+      unterminated = true;
+    });
+    await flush(unterminated);
+  } finally {
+    await handle.close();
   }
-  let unterminated = false;
-  framer.end((line) => {
-    batch.push(line);
-    unterminated = true;
-  });
-  await flush(unterminated);
 }
 
 function countNewlines(text: string, before: number): number {

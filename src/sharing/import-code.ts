@@ -20,6 +20,9 @@ export interface CodeRefs {
   refs: Array<{ from: string; ref: string; commit: string }>;
 }
 
+/** A patch over this many bytes is checked against git's diff as it streams, never held with the others. */
+const LARGE_PATCH = 8 << 20;
+
 /** The refs an import creates: the session's, and one per HEAD the bundle carries (kept alive for --reset-head). */
 export async function codeRefs(contents: ExportContents, id: string): Promise<CodeRefs> {
   const header = await git.readBundleHeader(contents.bundleFile);
@@ -99,19 +102,26 @@ export async function checkCode(
         ...(t.edits ? [{ turn: t, patch: t.edits.patch.file, tree: t.edits.snapshot.tree }] : []),
         { turn: t, patch: t.patch.file, tree: t.snapshot.tree },
       ]);
-      const patches = await Promise.all(steps.map((s) => fs.readFile(path.join(contents.sessionDir, s.patch))));
+      const files = steps.map((s) => path.join(contents.sessionDir, s.patch));
+      const large = await Promise.all(files.map(async (f) => (await fs.stat(f)).size > LARGE_PATCH));
       const start = base ? await git.treeOf(scratch, base) : await git.emptyTree(scratch);
       const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
-      // Each patch is what git makes between the recorded trees, in one process for all: then
-      // applying it reproduces the tree. One that differs (another git may write a diff another
-      // way) is applied for real, onto the tree before it.
+      // Each patch is what git makes between the recorded trees, in one process for all (a large
+      // one alone, compared as git writes it): then applying it reproduces the tree. One that
+      // differs (another git may write a diff another way) is applied for real, onto the tree before it.
+      const small = steps.flatMap((s, i) => (large[i] ? [] : [i]));
       const made = await git.diffTreePairs(
         scratch,
-        steps.map((s, i) => [from[i]!, s.tree]),
+        small.map((i) => [from[i]!, steps[i]!.tree]),
       );
+      const madeOf = new Map(small.map((step, k) => [step, made[k]!]));
       for (const [i, step] of steps.entries()) {
-        if (made[i]!.equals(patches[i]!)) continue;
-        const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patches[i]!).catch((error: unknown) => {
+        const same = large[i]
+          ? await git.diffTreeEquals(scratch, from[i]!, step.tree, files[i]!)
+          : madeOf.get(i)!.equals(await fs.readFile(files[i]!));
+        if (same) continue;
+        const patch = await fs.readFile(files[i]!);
+        const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patch).catch((error: unknown) => {
           if (!(error instanceof UserError)) throw error;
           throw new Refusal(
             `${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`,

@@ -17,7 +17,8 @@ const MARK = Buffer.from('"queue-operation"');
 
 /** Copy `src` to `dest` (which must not exist) with each queued prompt's text emptied. Returns how many were. */
 export async function emptyQueuedPrompts(src: string, dest: string): Promise<number> {
-  return (await rewriteLines(src, dest, (line) => (line.includes(MARK) ? emptiedLine(line) : null))).changed;
+  const change = (line: Buffer) => (line.includes(MARK) ? emptiedLine(line) : null);
+  return (await rewriteLines(src, dest, { marks: [MARK], change })).changed;
 }
 
 /** The line with its `content` string emptied, when it is a queue-operation that has text; else null. */

@@ -79,12 +79,14 @@ export async function relocateTranscript(
   dest: string,
   moves: PathMove[],
 ): Promise<{ lines: number; changed: number }> {
-  return rewriteLines(src, dest, (line) => {
+  const change = (line: Buffer) => {
     const cr = line[line.length - 1] === 0x0d;
     const text = line.toString("utf8", 0, cr ? line.length - 1 : line.length);
     const moved = relocateLine(text, moves);
     return moved === text ? null : Buffer.from(moved + (cr ? "\r" : ""));
-  });
+  };
+  // A line with no moved path in it (as it appears in JSON) is not read as text: relocateLine would keep it.
+  return rewriteLines(src, dest, { marks: moves.map((m) => Buffer.from(jsonEscaped(m.from))), change });
 }
 
 function startsPath(text: string, at: number): boolean {

@@ -2,41 +2,66 @@
  * A file copied line by line through a change, streamed (transcripts may be hundreds of MB): the
  * lines it changes are replaced, every other byte — line ends, a last line without "\n" — stays.
  */
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream, promises as fs } from "node:fs";
 import { once } from "node:events";
-import { LineFramer } from "../claude/ndjson.js";
+import { BoundedLineFramer, type LongLine } from "../claude/ndjson.js";
+import { FileLine } from "../claude/long-line.js";
 
 const NEWLINE = Buffer.from("\n");
+/** A line longer than this is not assembled unless it holds one of the change's marks. */
+const LONG_LINE = 4 << 20;
 
-/** Copy `src` to `dest` (which must not exist); `change` returns a line's new bytes, or null to keep it. */
+export interface LineChange {
+  /** A long line without any of these bytes is kept as it is, copied through a window at a time, unread. */
+  marks: Buffer[];
+  /** A line's new bytes, or null to keep it (called for every line but a long one without a mark). */
+  change: (line: Buffer) => Buffer | null;
+}
+
+/** Copy `src` to `dest` (which must not exist) through `change`. */
 export async function rewriteLines(
   src: string,
   dest: string,
-  change: (line: Buffer) => Buffer | null,
+  { marks, change }: LineChange,
 ): Promise<{ lines: number; changed: number }> {
+  const handle = await fs.open(src, "r");
   const out = createWriteStream(dest, { flags: "wx" });
   const closed = once(out, "close");
-  const framer = new LineFramer();
+  const framer = new BoundedLineFramer(LONG_LINE);
   let lines = 0;
   let changed = 0;
-  const write = async (line: Buffer, newline: boolean) => {
+  const put = async (bytes: Buffer) => {
+    if (!out.write(bytes)) await once(out, "drain");
+  };
+  // A long line's piece is its buffer, read over for the next piece: written out before that.
+  const putNow = (bytes: Buffer) =>
+    new Promise<void>((resolve, reject) => out.write(bytes, (error) => (error ? reject(error) : resolve())));
+  const write = async (found: Buffer | LongLine, newline: boolean) => {
     lines++;
-    const replaced = change(line);
-    if (replaced) changed++;
-    // Written apart, not joined: a line of a 50 MB tool input would be copied whole once more.
-    const full = !out.write(replaced ?? line);
-    if ((newline && !out.write(NEWLINE)) || full) await once(out, "drain");
+    const line = Buffer.isBuffer(found) ? found : new FileLine(handle.fd, found);
+    if (line instanceof FileLine && !marks.some((m) => line.includes(m))) {
+      for (const piece of line.pieces(0, line.length)) await putNow(piece);
+    } else {
+      // A long line that holds a mark is rare (a queued prompt of many MB): it is read whole to be changed.
+      const bytes = line instanceof FileLine ? line.whole() : line;
+      const replaced = change(bytes);
+      if (replaced) changed++;
+      // Written apart, not joined: a line of a 50 MB tool input would be copied whole once more.
+      await put(replaced ?? bytes);
+    }
+    if (newline) await put(NEWLINE);
   };
   try {
-    for await (const chunk of createReadStream(src, { highWaterMark: 1 << 20 })) {
-      const complete: Buffer[] = [];
+    for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false, start: 0 })) {
+      const complete: Array<Buffer | LongLine> = [];
       framer.push(chunk as Buffer, (line) => complete.push(line));
       for (const line of complete) await write(line, true);
     }
-    const last: Buffer[] = [];
+    const last: Array<Buffer | LongLine> = [];
     framer.end((line) => last.push(line));
     for (const line of last) await write(line, false);
   } finally {
+    await handle.close();
     out.end();
     await closed;
   }

@@ -8,7 +8,8 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError, InternalError } from "../base/errors.js";
-import { answer, run, text } from "./git-process.js";
+import { spawn } from "node:child_process";
+import { answer, gitChildOptions, run, text } from "./git-process.js";
 
 /** The git dir shared by all worktrees, whose objects a scratch repository borrows. */
 async function commonDir(root: string): Promise<string> {
@@ -418,6 +419,41 @@ export async function diffTreePairs(root: string, pairs: Array<[string, string]>
   if (bounds.length !== pairs.length)
     throw new InternalError(`git diff-tree --stdin answered ${bounds.length} of ${pairs.length} pairs`);
   return bounds.map((b) => out.subarray(b.from, b.to));
+}
+
+/**
+ * Whether `git diff-tree -p` between two trees (as diffTreePairs runs it) gives exactly the bytes
+ * of `file`: compared as git writes them, never held (a patch can be tens of MB).
+ */
+export async function diffTreeEquals(root: string, from: string, to: string, file: string): Promise<boolean> {
+  const handle = await fs.open(file, "r");
+  const c = gitChildOptions(root, ["diff-tree", "-r", "-p", "--full-index", "-M", "--no-color", from, to]);
+  const child = spawn("git", c.args, { cwd: root, env: c.env, stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4096)));
+  let at = 0;
+  let same = true;
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      const mine = Buffer.allocUnsafe(chunk.length);
+      const { bytesRead } = await handle.read(mine, 0, chunk.length, at);
+      at += chunk.length;
+      if (bytesRead !== chunk.length || !mine.equals(chunk)) {
+        same = false;
+        break;
+      }
+    }
+    if (!same) child.kill();
+    const code = await exited;
+    if (same && code !== 0) throw new InternalError(`git diff-tree failed (exit ${code}): ${stderr.trim()}`);
+    return same && at === (await handle.stat()).size;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

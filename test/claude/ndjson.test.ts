@@ -1,5 +1,10 @@
+import { closeSync, openSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { FileLine } from "../../src/claude/long-line.js";
+import { tempDir } from "../support/gitdir.js";
 import {
+  BoundedLineFramer,
   KEPT_STRING_BYTES,
   LARGE_LINE_BYTES,
   LineFramer,
@@ -17,6 +22,57 @@ function frame(chunks: Buffer[]): Buffer[] {
   framer.end((l) => lines.push(l));
   return lines;
 }
+
+describe("BoundedLineFramer", () => {
+  it("hands a line over the limit as its place in the file, every other line as LineFramer does, at any chunking", () => {
+    const long = "L".repeat(40);
+    const text = `short\n\n${long}\nx${long}\r\nmid\n${long}`;
+    const bytes = Buffer.from(text);
+    const expected = [
+      "short",
+      "",
+      { start: 7, length: 40 },
+      { start: 48, length: 42 },
+      "mid",
+      { start: 95, length: 40 },
+    ];
+    for (const size of [1, 3, 7, 16, 41, bytes.length]) {
+      const framer = new BoundedLineFramer(20);
+      const lines: unknown[] = [];
+      const take = (l: Buffer | { start: number; length: number }) => lines.push(Buffer.isBuffer(l) ? l.toString() : l);
+      for (let at = 0; at < bytes.length; at += size) framer.push(bytes.subarray(at, at + size), take);
+      framer.end(take);
+      expect(lines).toEqual(expected);
+    }
+  });
+
+  it("reads a long line back from its file a window at a time as a Buffer would give it", () => {
+    const dir = tempDir();
+    const line = `{"a":"${"é\\n0123456789".repeat(200_000)}"}`;
+    const file = path.join(dir, "f.jsonl");
+    writeFileSync(file, `head\n${line}\ntail`);
+    const bytes = Buffer.from(line);
+    const fd = openSync(file, "r");
+    try {
+      const read = new FileLine(fd, { start: 5, length: bytes.length });
+      for (const i of [0, 5, bytes.length - 1, (1 << 20) - 1, 1 << 20, bytes.length])
+        expect(read.at(i)).toBe(bytes.at(i));
+      expect(read.indexOf(0x22, 7)).toBe(bytes.indexOf(0x22, 7));
+      expect(read.indexOf(0x7d, 0)).toBe(bytes.length - 1);
+      expect(read.toString("utf8", (1 << 20) - 5, (3 << 20) + 9)).toBe(
+        bytes.toString("utf8", (1 << 20) - 5, (3 << 20) + 9),
+      );
+      expect(read.includes(Buffer.from('"}'))).toBe(true);
+      expect(read.includes(Buffer.from("tail"))).toBe(false);
+      // Each piece is read over by the next: copied as it comes.
+      const pieces = Array.from(read.pieces(3, bytes.length), (p) => Buffer.from(p));
+      expect(Buffer.concat(pieces).equals(bytes.subarray(3))).toBe(true);
+      expect(read.whole().equals(bytes)).toBe(true);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
 
 describe("LineFramer", () => {
   it("joins a line split across chunks, at every possible split point", () => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { encodeProjectDir } from "../../src/claude/transcript.js";
 import { relocateLine, relocateText, relocateTranscript, transcriptMoves } from "../../src/sharing/relocate.js";
+import { emptyQueuedPrompts } from "../../src/sharing/queued-prompts.js";
 import { CLAUDE_ARGS, CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { tempDir } from "../support/gitdir.js";
 import { startScriptedApi } from "../support/scripted-api.js";
@@ -46,6 +47,42 @@ describe("moving paths", () => {
       '{"cwd":"/srv/b/app","n":1,"path\\u0041":"/srv/b/app/a \\"b\\".ts","other":"/home/ana/app2","t":"\\u00e9"}',
     );
     expect(relocateLine("not json /home/ana/app", moves)).toBe("not json /home/ana/app");
+  });
+});
+
+describe("lines of many MB (a 50 MB tool input), copied through a window at a time", () => {
+  // 6 MB, no two windows alike: over the 4 MB a line is held whole up to.
+  const big = Array.from({ length: 250_000 }, (_, i) => `${i} the quick brown fox\n`).join("");
+  const write = (dir: string, lines: object[]) => {
+    const file = path.join(dir, "t.jsonl");
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n" + JSON.stringify(lines[0]));
+    return file;
+  };
+
+  it("moves the paths of one that names the old place, and keeps the others byte for byte", async () => {
+    const dir = tempDir();
+    const lines = [
+      { type: "assistant", input: { content: big } },
+      { type: "assistant", input: { file_path: "/home/ana/app/big.txt", content: big } },
+      { type: "user", cwd: "/home/ana/app" },
+    ];
+    const dest = path.join(dir, "moved.jsonl");
+    const result = await relocateTranscript(write(dir, lines), dest, moves);
+    const expected = lines.map((l) => JSON.stringify(l).replaceAll("/home/ana/app", "/srv/b/app"));
+    expect(readFileSync(dest, "utf8") === expected.join("\n") + "\n" + expected[0]).toBe(true);
+    expect(result).toEqual({ lines: 4, changed: 2 });
+  });
+
+  it("empties a queued prompt of many MB, and keeps the others byte for byte", async () => {
+    const dir = tempDir();
+    const lines = [
+      { type: "assistant", input: { content: big } },
+      { type: "queue-operation", operation: "enqueue", content: big },
+    ];
+    const dest = path.join(dir, "unqueued.jsonl");
+    expect(await emptyQueuedPrompts(write(dir, lines), dest)).toBe(1);
+    const expected = [JSON.stringify(lines[0]), JSON.stringify({ ...lines[1], content: "" }), JSON.stringify(lines[0])];
+    expect(readFileSync(dest, "utf8") === expected.join("\n")).toBe(true);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   applyToTree,
   commitTree,
   createBundle,
+  diffTreeEquals,
   diffTrees,
   objectFormat,
   readBundleHeader,
@@ -266,5 +267,33 @@ describe("git bundles of a session's commits", () => {
     const t1 = await applyToTree(b, index, baseTree, patches[0]!);
     expect(t1).toBe(s1!.tree);
     expect(await applyToTree(b, index, t1, patches[1]!)).toBe(s2!.tree);
+  });
+});
+
+describe("a patch compared with git's as git writes it", () => {
+  it("is equal only byte for byte: one byte changed, missing or added is not", async () => {
+    const dir = await gitdir({ "big.txt": "first\n" });
+    const before = await treeOf(dir, "HEAD");
+    // Several MB of diff: git's output comes in many pieces.
+    writeFileSync(
+      path.join(dir, "big.txt"),
+      randomBytes(3 << 20)
+        .toString("base64")
+        .replace(/(.{76})/g, "$1\n"),
+    );
+    await git(dir, "commit", "-qam", "big");
+    const after = await treeOf(dir, "HEAD");
+    const patch = await diffTrees(dir, before, after);
+    const file = path.join(tempDir(), "turn.patch");
+    const check = async (bytes: Buffer) => {
+      writeFileSync(file, bytes);
+      return diffTreeEquals(dir, before, after, file);
+    };
+    expect(await check(patch)).toBe(true);
+    const flipped = Buffer.from(patch);
+    flipped[flipped.length >> 1]! ^= 1;
+    expect(await check(flipped)).toBe(false);
+    expect(await check(patch.subarray(0, -1))).toBe(false);
+    expect(await check(Buffer.concat([patch, Buffer.from("\n")]))).toBe(false);
   });
 });

@@ -20,6 +20,6 @@ describe("a stored text's start", () => {
   });
 
   it("is null for bytes that are no JSON string", () => {
-    expect(jsonPrefix(Buffer.from("{\"a\": 1}"), 5)).toBeNull();
+    expect(jsonPrefix(Buffer.from('{"a": 1}'), 5)).toBeNull();
   });
 });

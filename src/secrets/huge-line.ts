@@ -48,7 +48,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /** The string tokens of a JSON line, in raw byte offsets (quotes included); as stringTokens, on bytes. */
-function byteTokens(raw: LineBytes): ByteToken[] {
+export function byteTokens(raw: LineBytes): ByteToken[] {
   const tokens: ByteToken[] = [];
   let at = raw.indexOf(QUOTE);
   let backslash = raw.indexOf(BACKSLASH);
@@ -199,7 +199,7 @@ async function windowSpans(raw: LineBytes, from: number, to: number, escaped: bo
 }
 
 /** The text of raw[from, to), decoded as a JSON string's inside (`escaped`) or as UTF-8, a piece at a time. */
-function textOf(raw: LineBytes, from: number, to: number, escaped: boolean): string {
+export function textOf(raw: LineBytes, from: number, to: number, escaped: boolean): string {
   const parts: string[] = [];
   for (let at = from; at < to;) {
     const end = Math.min(to, boundary(raw, at + PIECE, from, escaped));
@@ -211,7 +211,7 @@ function textOf(raw: LineBytes, from: number, to: number, escaped: boolean): str
 }
 
 /** The first place at or after `at` between two characters (not inside a UTF-8 sequence or an escape). */
-function boundary(raw: LineBytes, at: number, from: number, escaped: boolean): number {
+export function boundary(raw: LineBytes, at: number, from: number, escaped: boolean): number {
   let p = Math.max(at, from);
   while (p < raw.length && ((raw.at(p)! & 0xc0) === 0x80 || (escaped && insideEscape(raw, p, from)))) p++;
   return p;

@@ -11,13 +11,11 @@
  * is re-encoded: every other byte of the line stays as claude wrote it.
  */
 import { decodeToken, isJsonLine, stringTokens } from "../secrets/json-strings.js";
+import { relocatedLongLine, type LongLineSizes } from "./relocate-long.js";
+import { jsonEscaped, relocateText, type PathMove } from "./relocate-text.js";
 import { rewriteLines } from "./rewrite-lines.js";
 
-export interface PathMove {
-  /** An absolute folder as recorded, without a trailing slash. */
-  from: string;
-  to: string;
-}
+export { relocateText, type PathMove };
 
 /** The moves for a transcript: its work tree, and claude's project folder (tool outputs, memory) when known. */
 export function transcriptMoves(input: {
@@ -29,29 +27,6 @@ export function transcriptMoves(input: {
   const moves = [{ from: input.oldRoot, to: input.newRoot }];
   if (input.oldProjectDir && input.newProjectDir) moves.push({ from: input.oldProjectDir, to: input.newProjectDir });
   return moves.filter((m) => m.from !== m.to).map((m) => ({ from: trimSlash(m.from), to: trimSlash(m.to) }));
-}
-
-/** Characters that continue a path segment: a match followed by one is a longer name, not this folder. */
-const NAME_CHAR = /[A-Za-z0-9_~+-]/;
-
-/** `text` with every move applied at path boundaries; the longest `from` wins where two start at the same place. */
-export function relocateText(text: string, moves: PathMove[]): string {
-  const found: Array<{ at: number; move: PathMove }> = [];
-  for (const move of moves) {
-    for (let at = text.indexOf(move.from); at !== -1; at = text.indexOf(move.from, at + 1)) {
-      if (startsPath(text, at) && endsPath(text, at + move.from.length)) found.push({ at, move });
-    }
-  }
-  if (found.length === 0) return text;
-  found.sort((a, b) => a.at - b.at || b.move.from.length - a.move.from.length);
-  let out = "";
-  let done = 0;
-  for (const { at, move } of found) {
-    if (at < done) continue; // inside a longer match already rewritten
-    out += text.slice(done, at) + move.to;
-    done = at + move.from.length;
-  }
-  return out + text.slice(done);
 }
 
 /** One NDJSON line moved; the same string when nothing in it changes. A line that is not JSON is left alone. */
@@ -73,11 +48,15 @@ export function relocateLine(line: string, moves: PathMove[]): string {
   return done === 0 ? line : out + line.slice(done);
 }
 
-/** Copy a transcript (or a subagent's) from `src` to `dest` (which must not exist), moved. Streams. */
+/**
+ * Copy a transcript (or a subagent's) from `src` to `dest` (which must not exist), moved. Streams:
+ * a line over 4 MB (`sizes` for tests) is moved a window at a time, to the same bytes.
+ */
 export async function relocateTranscript(
   src: string,
   dest: string,
   moves: PathMove[],
+  sizes?: LongLineSizes,
 ): Promise<{ lines: number; changed: number }> {
   const change = (line: Buffer) => {
     const cr = line[line.length - 1] === 0x0d;
@@ -86,29 +65,12 @@ export async function relocateTranscript(
     return moved === text ? null : Buffer.from(moved + (cr ? "\r" : ""));
   };
   // A line with no moved path in it (as it appears in JSON) is not read as text: relocateLine would keep it.
-  return rewriteLines(src, dest, { marks: moves.map((m) => Buffer.from(jsonEscaped(m.from))), change });
-}
-
-function startsPath(text: string, at: number): boolean {
-  if (at === 0) return true;
-  const before = text[at - 1]!;
-  // `file:///home/ana/app` is the path /home/ana/app; `/srv/home/ana/app` is another.
-  if (before === "/") return text.slice(Math.max(0, at - 7), at) === "file://";
-  return !NAME_CHAR.test(before) && before !== ".";
-}
-
-function endsPath(text: string, at: number): boolean {
-  if (at === text.length) return true;
-  const next = text[at]!;
-  if (next === "/") return true;
-  // A final "." ends a sentence ("… in /home/ana/app."); followed by a name character it is `app.bak`.
-  if (next === ".") return at + 1 === text.length || (!NAME_CHAR.test(text[at + 1]!) && text[at + 1] !== ".");
-  return !NAME_CHAR.test(next);
-}
-
-/** How a path appears inside a JSON string (a quick test before parsing a line). */
-function jsonEscaped(p: string): string {
-  return JSON.stringify(p).slice(1, -1);
+  return rewriteLines(src, dest, {
+    marks: moves.map((m) => Buffer.from(jsonEscaped(m.from))),
+    change,
+    changeLong: (line) => relocatedLongLine(line, moves, sizes),
+    longLine: sizes?.line,
+  });
 }
 
 function trimSlash(p: string): string {

@@ -16,18 +16,22 @@ export interface LineChange {
   marks: Buffer[];
   /** A line's new bytes, or null to keep it (called for every line but a long one without a mark). */
   change: (line: Buffer) => Buffer | null;
+  /** A long line with a mark changed without reading it whole: its new bytes as pieces, or null to keep it. */
+  changeLong?: (line: FileLine) => Iterable<Buffer> | null;
+  /** The length from which a line is long (tests make it small). */
+  longLine?: number;
 }
 
 /** Copy `src` to `dest` (which must not exist) through `change`. */
 export async function rewriteLines(
   src: string,
   dest: string,
-  { marks, change }: LineChange,
+  { marks, change, changeLong, longLine = LONG_LINE }: LineChange,
 ): Promise<{ lines: number; changed: number }> {
   const handle = await fs.open(src, "r");
   const out = createWriteStream(dest, { flags: "wx" });
   const closed = once(out, "close");
-  const framer = new BoundedLineFramer(LONG_LINE);
+  const framer = new BoundedLineFramer(longLine);
   let lines = 0;
   let changed = 0;
   const put = async (bytes: Buffer) => {
@@ -39,10 +43,14 @@ export async function rewriteLines(
   const write = async (found: Buffer | LongLine, newline: boolean) => {
     lines++;
     const line = Buffer.isBuffer(found) ? found : new FileLine(handle.fd, found);
-    if (line instanceof FileLine && !marks.some((m) => line.includes(m))) {
-      for (const piece of line.pieces(0, line.length)) await putNow(piece);
+    const marked = !(line instanceof FileLine) || marks.some((m) => line.includes(m));
+    if (line instanceof FileLine && (!marked || changeLong)) {
+      // Changed (or copied) a window at a time: never held whole.
+      const pieces = marked ? changeLong!(line) : null;
+      if (pieces) changed++;
+      for (const piece of pieces ?? line.pieces(0, line.length)) await putNow(piece);
     } else {
-      // A long line that holds a mark is rare (a queued prompt of many MB): it is read whole to be changed.
+      // A long line that holds a mark, without changeLong, is rare (a queued prompt of many MB): it is read whole.
       const bytes = line instanceof FileLine ? line.whole() : line;
       const replaced = change(bytes);
       if (replaced) changed++;

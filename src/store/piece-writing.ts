@@ -3,7 +3,16 @@
  * being written, compressing it behind the recording, finishing what a crash left half done, a
  * fork's copy and an import's packing.
  */
-import { closeSync, createReadStream, fdatasyncSync, mkdirSync, openSync, renameSync, promises as fs } from "node:fs";
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  promises as fs,
+} from "node:fs";
 import { pipeline } from "node:stream/promises";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -227,6 +236,9 @@ const PACKED_PIECE_BYTES = 4 << 20;
  * A bundle being built apart (an import's staging, nobody else reads it): its conversation.jsonl
  * packed into compressed pieces of whole lines, about PACKED_PIECE_BYTES each (up to a read block
  * more). A last line without its "\n" stays in conversation.jsonl.
+ *
+ * The file is scanned for line ends a block at a time and each piece compressed from the file as
+ * a stream: a line of a 50 MB tool input is never held (gathered, it was copied again each block).
  */
 export async function packLive(dir: string): Promise<void> {
   const layout = await streamLayout(dir);
@@ -236,31 +248,63 @@ export async function packLive(dir: string): Promise<void> {
   });
   if (!handle) return;
   let at = layout.live.from;
-  let pending = Buffer.alloc(0);
+  // File offsets: where the piece being gathered starts, just past the last "\n" read, how far read.
+  let start = 0;
+  let lineEnd = 0;
+  let read = 0;
+  let lines = 0;
+  let linesToEnd = 0;
+  const write = async (end: number) => {
+    at = await writePackedRange(dir, at, layout.live.file, start, end, linesToEnd);
+    start = end;
+    lines -= linesToEnd;
+    linesToEnd = 0;
+  };
   try {
     const block = Buffer.alloc(1 << 20);
-    const write = async (whole: Buffer) => {
-      at = await writePackedPiece(dir, at, whole);
-    };
     // Read a block at a time: an imported stream may be hundreds of MB.
-    for (
-      let read = (await handle.read(block, 0, block.length, null)).bytesRead;
-      read > 0;
-      read = (await handle.read(block, 0, block.length, null)).bytesRead
-    ) {
-      pending = Buffer.concat([pending, block.subarray(0, read)]);
-      if (pending.length < PACKED_PIECE_BYTES) continue;
-      const cut = pending.lastIndexOf(0x0a) + 1;
-      if (cut === 0) continue; // one line longer than a piece: it goes whole into the next
-      await write(pending.subarray(0, cut));
-      pending = Buffer.from(pending.subarray(cut));
+    for (let n = (await handle.read(block, 0, block.length, 0)).bytesRead; n > 0;) {
+      for (let i = block.indexOf(0x0a); i !== -1 && i < n; i = block.indexOf(0x0a, i + 1)) {
+        lines++;
+        lineEnd = read + i + 1;
+        linesToEnd = lines;
+      }
+      read += n;
+      // One line longer than a piece goes whole into the next.
+      if (read - start >= PACKED_PIECE_BYTES && lineEnd > start) await write(lineEnd);
+      n = (await handle.read(block, 0, block.length, read)).bytesRead;
     }
-    const cut = pending.lastIndexOf(0x0a) + 1;
-    if (cut > 0) await write(pending.subarray(0, cut));
-    pending = Buffer.from(pending.subarray(cut));
+    if (lineEnd > start) await write(lineEnd);
   } finally {
     await handle.close();
   }
   if (at.byte === layout.live.from.byte) return;
-  await fs.writeFile(layout.live.file, pending);
+  // What follows the last "\n": a line claude was still writing, small.
+  const rest = Buffer.alloc(read - start);
+  const tail = await fs.open(layout.live.file, "r");
+  try {
+    if (rest.length > 0) await tail.read(rest, 0, rest.length, start);
+  } finally {
+    await tail.close();
+  }
+  await fs.writeFile(layout.live.file, rest);
+}
+
+/** The file's bytes [start, end) (`lines` whole lines) as one compressed piece, streamed; where the stream goes on after them. */
+async function writePackedRange(
+  dir: string,
+  at: StreamPoint,
+  file: string,
+  start: number,
+  end: number,
+  lines: number,
+): Promise<StreamPoint> {
+  const to = { line: at.line + lines, byte: at.byte + (end - start) };
+  await fs.mkdir(path.join(dir, PIECES_DIR), { recursive: true });
+  await pipeline(
+    createReadStream(file, { start, end: end - 1, highWaterMark: 1 << 20 }),
+    zlib.createGzip({ level: GZIP_LEVEL }),
+    createWriteStream(path.join(dir, PIECES_DIR, pieceName(at, to, true)), { flags: "wx" }),
+  );
+  return to;
 }

@@ -298,4 +298,16 @@ describe("copies", () => {
     expect(readStreamOf(dir).equals(Buffer.concat([big, Buffer.from('{"type":"assist')]))).toBe(true);
     expect((await readConversation(dir)).length).toBe(60_001);
   });
+
+  it("packs a line longer than a piece whole into one, streamed from the file", async () => {
+    const dir = tempDir("nudge-import-");
+    const long = Buffer.from(`{"type":"user","content":"${"x".repeat(9 << 20)}"}\n`);
+    const stream = Buffer.concat([turnOf(0, 100), long, turnOf(100, 200), long, Buffer.from('{"type":"a')]);
+    writeFileSync(path.join(dir, "conversation.jsonl"), stream);
+    await packLive(dir);
+    expect(pieceNames(dir).length).toBe(3); // the lines before the first long one, each long one with what follows it
+    expect(readFileSync(path.join(dir, "conversation.jsonl"), "utf8")).toBe('{"type":"a');
+    expect(readStreamOf(dir).equals(stream)).toBe(true);
+    expect((await readConversation(dir)).length).toBe(stream.toString().split("\n").length);
+  });
 });

@@ -26,9 +26,15 @@ const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scrip
 const ESCAPE =
   /(?:\u001b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b(?:\][^\u0007\u001b]{0,512}(?:\u0007|\u001b\\)|[ -/]+[0-~]|[0-9=>@-Z\\^_])/g;
 
+/**
+ * A line break or tab spelled out, as a tool's input holds them (JSON text: "r\nword"), or as code
+ * writes them in strings: the letter would glue to the next word ("nword"), never found.
+ */
+const SPELLED_BREAK = /\\[nrt]/g;
+
 /** The text with its escape sequences blanked, each character a space: offsets into it are offsets into `text`. */
 function blankEscapes(text: string): string {
-  return text.replace(ESCAPE, (seq) => " ".repeat(seq.length));
+  return text.replace(ESCAPE, (seq) => " ".repeat(seq.length)).replace(SPELLED_BREAK, "  ");
 }
 
 /** Text as it is given to the index: NFKC, escape sequences blanked, each CJK run as its pairs. */

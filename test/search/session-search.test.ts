@@ -38,6 +38,7 @@ beforeAll(async () => {
     [
       { tool: "Bash", input: { command: "echo 'ECONNREFUSED zanzibar-4471 on port 8443'", description: "probe" } },
       { tool: "Bash", input: { command: "printf '\\033[1;31mwallabyglow\\033[0m done'", description: "colour" } },
+      { tool: "Bash", input: { command: "true\nkestrelmark=1", description: "two lines" } },
       { text: "The auth timeout was raised to 30 seconds." },
       {
         tool: "Write",
@@ -72,6 +73,14 @@ describe("nudge session search", () => {
     expect(run.stdout).toContain(`${first.id}  turn 1  `);
     expect(run.stdout).not.toContain("\u001b");
     expect(run.stdout).toMatch(/\[wallabyglow\]/);
+  });
+
+  it("finds a word at the start of a line of a tool's input (JSON spells the break out)", async () => {
+    const run = await search(["kestrelmark", "--json"]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const hit = json(run.stdout).find((h) => h.where === "tool-input")!;
+    expect([hit.session, hit.turn, hit.tool]).toEqual([first.id, 1, "Bash"]);
+    expect(hit.matches.map(([a, b]) => hit.snippet.slice(a, b))).toEqual(["kestrelmark"]);
   });
 
   it("shows each hit with its place and the match in brackets without colour", async () => {

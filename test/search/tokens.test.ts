@@ -45,4 +45,11 @@ describe("search tokens", () => {
     // Spelled out, only a CSI sequence is one: a Windows path keeps its words.
     expect(where(String.raw`C:\eNotes\x1bHello`, "eNotes x1bHello")).toEqual(["eNotes", "x1bHello"]);
   });
+
+  it("finds a word after a line break or tab spelled out, as a tool's input (JSON) holds them", () => {
+    const input = JSON.stringify({ content: "first\nquillfeather rests\r\n\tkestrel", code: 'print("a\\nbanyan")' });
+    expect(where(input, "quillfeather kestrel banyan")).toEqual(["quillfeather", "kestrel", "banyan"]);
+    expect(indexedText(input)).not.toMatch(/nquillfeather|tkestrel|nbanyan/);
+    expect(indexedText(input)).toHaveLength(input.length);
+  });
 });

@@ -160,6 +160,7 @@ async function extractEntries(
   made: Set<string>,
 ): Promise<void> {
   const writing: Array<Promise<void>> = [];
+  const total = expected.index.entries.reduce((n, e) => n + e.bytes, 0);
   try {
     for (;;) {
       const block = await reader.read(BLOCK);
@@ -187,12 +188,12 @@ async function extractEntries(
         // An export is mostly small entries (a patch per turn): one open-write-close each, one after
         // another, was most of an import's time waiting on the disk.
         const data = await readBody(reader, listed.bytes, header.path!);
-        new LineLength(maxLine, header.path!).push(data);
+        new LineLength(maxLine, header.path!, total).push(data);
         sha256 = createHash("sha256").update(data).digest("hex");
         if (sha256 === listed.sha256) writing.push(fs.writeFile(file, data, { flag: NEW_FILE, mode: 0o600 }));
         if (writing.length >= WRITES_IN_FLIGHT) await Promise.all(writing.splice(0));
       } else {
-        sha256 = await writeEntry(reader, file, listed.bytes, header.path!, maxLine);
+        sha256 = await writeEntry(reader, file, listed.bytes, header.path!, maxLine, total);
       }
       if (sha256 !== listed.sha256)
         throw new Refusal(`entry ${quote(header.path)} does not match its sha256 in the index`);
@@ -288,10 +289,11 @@ async function writeEntry(
   bytes: number,
   name: string,
   maxLine: number,
+  total: number,
 ): Promise<string> {
   const hash = createHash("sha256");
   const handle = await fs.open(file, NEW_FILE, 0o600);
-  const lines = new LineLength(maxLine, name);
+  const lines = new LineLength(maxLine, name, total);
   let written = 0;
   try {
     for await (const piece of reader.stream(bytes)) {
@@ -318,6 +320,8 @@ class LineLength {
   constructor(
     private readonly max: number,
     private readonly name: string,
+    /** What the archive's entries add up to: the flag named must let them through too. */
+    private readonly total: number,
   ) {}
 
   push(piece: Buffer): void {
@@ -328,7 +332,7 @@ class LineLength {
       if (this.current > this.max)
         throw new Refusal(
           `entry ${quote(this.name)} has a line longer than the ${formatBytes(this.max)} nudge reads (line ${this.line})`,
-          this.max < MAX_RAISED_LINE ? maxSizeFlag(MAX_RAISED_LINE) : undefined,
+          this.max < MAX_RAISED_LINE ? maxSizeFlag(Math.max(MAX_RAISED_LINE, this.total)) : undefined,
         );
       if (newline === -1) return;
       this.current = 0;

@@ -57,7 +57,7 @@ export function raisedLimits(maxBytes: number): Partial<ReadLimits> {
 
 /** The hint of a size refusal: the flag, with a value that lets this archive through. */
 export function maxSizeFlag(needed: number): string {
-  return `if you trust the file, import it with --max-size ${Math.ceil(needed / MiB)}MiB (the most an import may unpack)`;
+  return `if you trust the file, import it with --max-size ${Math.ceil(needed / MiB)}MiB (what it lets the import unpack at most)`;
 }
 
 /** `--max-size`'s value: bytes, or a number with K/M/G (KiB/MiB/GiB, KB/MB/GB all taken as powers of 1024). */

@@ -39,7 +39,7 @@ describe("what an import may unpack (issue 23.1)", () => {
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).toBe(
       "error: refusing zeros-side-file.tar.gz: its entries add up to 100 MiB, more than 50 times the archive's size (nudge unpacks that much, or 64 MiB from a smaller one)\n" +
-        "hint: if you trust the file, import it with --max-size 100MiB (the most an import may unpack)",
+        "hint: if you trust the file, import it with --max-size 100MiB (what it lets the import unpack at most)",
     );
     expect(readdirSync(t.tmp)).toEqual([]);
     expect(filesUnder(path.join(t.b, ".git", "nudge"))).toEqual([]);

@@ -13,11 +13,13 @@
  * the same windows. The line itself is read from its file (a FileLine) a window at a time: never
  * whole in memory, in the scan or in the masked copy.
  */
-import { detectSecrets } from "./secret-detect.js";
 import { itemAt } from "./joined-texts.js";
 import { piecesOf, type FileLine, type LineBytes } from "../claude/long-line.js";
 
 /** A line longer than this (bytes) is scanned from its bytes (see above); shorter ones as one string. */
+/** Loaded when a scan runs: the byte readers here serve an import's relocation too, which scans nothing. */
+const detectSecrets = async (text: string) => (await import("./secret-detect.js")).detectSecrets(text);
+
 export const HUGE_LINE = 4 << 20;
 /** A string token longer than this is emptied in the skeleton and scanned in windows. */
 const LONG_TOKEN = 64 << 10;

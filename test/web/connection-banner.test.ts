@@ -61,4 +61,37 @@ describe("the connection banner", () => {
     expect(await banner.textContent()).toContain("Open the address nudge web printed.");
     await page.close();
   }, 180_000);
+
+  it("opens a fresh stream by itself when the browser gives one up (a 503 while the server starts) or its retry is lost", async () => {
+    const repo = await gitdir();
+    web = await startWeb(repo);
+    const port = String(web.port);
+    const origin = web.origin;
+    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    const banner = page.locator(".banner");
+
+    await web.stop();
+    web = undefined;
+    await banner.filter({ hasText: "Reconnecting…" }).waitFor({ timeout: 45_000 });
+    // A failure nothing real causes on demand: the next stream is answered 503 (EventSource then
+    // gives up for good), and the one after never answered (a retry lost).
+    const seen: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/api\/events/, async (route) => {
+      if (route.request().method() !== "GET") return route.continue().catch(() => undefined);
+      seen.push(seen.length === 0 ? "503" : seen.length === 1 ? "held" : "through");
+      if (seen.length === 1) return route.fulfill({ status: 503, body: "starting" });
+      if (seen.length === 2) await held;
+      await route.continue().catch(() => undefined);
+    });
+    web = await startWeb(repo, {}, [], port);
+    // The login was kept: the banner goes, and never said "Disconnected".
+    await banner.waitFor({ state: "detached", timeout: 45_000 });
+    expect(seen.slice(0, 3)).toEqual(["503", "held", "through"]);
+    release();
+    await page.close();
+  }, 180_000);
 });

@@ -4,9 +4,8 @@
  * Events of a type the page does not know, or with data it cannot read, are ignored.
  *
  * How the streams fare is the page's connection, told to whoever listens (the banner): `open`;
- * `reconnecting` while the server does not answer (stopped, the laptop asleep: EventSource keeps
- * trying); `refused` when it answered but not with the stream (a 403: the login this page holds is
- * not the running server's; EventSource then gives up for good, and only a new address helps).
+ * `reconnecting` while the server does not answer (stopped, the laptop asleep); `refused` when it
+ * answers that the login this page holds is not the running server's (a 403: only a new address helps).
  */
 export type Connection = "open" | "reconnecting" | "refused";
 
@@ -26,47 +25,99 @@ export function onConnection(listener: (connection: Connection) => void): () => 
   return () => listeners.delete(listener);
 }
 
+/** While a stream is down, the page asks the server itself this soon whether it is back, then less often. */
+const PROBE_MS = 3000;
+const PROBE_MAX_MS = 30_000;
+
+/**
+ * The browser's own retries are not trusted alone: a retry can stall (seen under load, the banner
+ * up for good while the server answered) and a stream refused once (a 503 while it starts) is given
+ * up for good. So while the stream is down the page asks the server with a HEAD, and when it
+ * answers, opens a fresh stream (the `reopen` handler refetches what was missed).
+ */
 export function listen(url: string, handlers: Record<string, (data: Record<string, unknown>) => void>): () => void {
   if (typeof EventSource === "undefined") return () => {};
-  const source = new EventSource(url);
+  let source: EventSource;
   let opened = false;
-  source.addEventListener("open", () => {
-    report("open");
-    // Back after a drop (a server restart, a laptop waking): what was missed or failed meanwhile
-    // is fetched again by the `reopen` handler, whether or not the server sends an event.
-    if (opened) handlers.reopen?.({});
-    opened = true;
-  });
-  source.addEventListener("error", () => {
-    if (source.readyState !== EventSource.CLOSED) return report("reconnecting");
-    // Not there (any more): whoever listens looks again (a session gone between its fetch and its stream).
-    void whyRefused(url).then((c) => (c ? report(c) : handlers.gone?.({})));
-  });
-  for (const [type, handle] of Object.entries(handlers)) {
-    if (type === "reopen" || type === "gone") continue;
-    source.addEventListener(type, (event) => {
-      let data: unknown;
-      try {
-        data = JSON.parse((event as MessageEvent<string>).data);
-      } catch {
-        return;
-      }
-      if (data && typeof data === "object") handle(data as Record<string, unknown>);
+  let stopped = false;
+  let probe: ReturnType<typeof setTimeout> | undefined;
+  let probeMs = PROBE_MS;
+
+  const watch = () => {
+    if (probe === undefined && !stopped) probe = setTimeout(() => void check(), probeMs);
+  };
+  const check = async () => {
+    probe = undefined;
+    const status = await headStatus(url);
+    if (stopped || source.readyState === EventSource.OPEN) return;
+    if (status === 401 || status === 403) {
+      source.close();
+      return report("refused");
+    }
+    if (status === 404 || status === 410) {
+      // Not there (any more): whoever listens looks again (a session gone between its fetch and its stream).
+      source.close();
+      return handlers.gone?.({});
+    }
+    if (status >= 200 && status < 300) {
+      source.close();
+      probeMs = Math.min(probeMs * 2, PROBE_MAX_MS);
+      connect();
+    }
+    report("reconnecting");
+    watch();
+  };
+  const connect = () => {
+    source = new EventSource(url);
+    source.addEventListener("open", () => {
+      clearTimeout(probe);
+      probe = undefined;
+      probeMs = PROBE_MS;
+      report("open");
+      // Back after a drop (a server restart, a laptop waking): what was missed or failed meanwhile
+      // is fetched again by the `reopen` handler, whether or not the server sends an event.
+      if (opened) handlers.reopen?.({});
+      opened = true;
     });
-  }
-  return () => source.close();
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.CLOSED) {
+        report("reconnecting");
+        return watch();
+      }
+      // Given up by the browser: why is asked at once.
+      clearTimeout(probe);
+      void check();
+    });
+    for (const [type, handle] of Object.entries(handlers)) {
+      if (type === "reopen" || type === "gone") continue;
+      source.addEventListener(type, (event) => {
+        let data: unknown;
+        try {
+          data = JSON.parse((event as MessageEvent<string>).data);
+        } catch {
+          return;
+        }
+        if (data && typeof data === "object") handle(data as Record<string, unknown>);
+      });
+    }
+  };
+  connect();
+  return () => {
+    stopped = true;
+    clearTimeout(probe);
+    source.close();
+  };
 }
 
 /**
- * EventSource says only that the server refused the stream, not why. Asked again with fetch: a 403
- * is this page's login refused; a 404 is a session that is not there (the page says so itself),
- * not a lost login. A HEAD: the server answers a stream's HEAD with its headers alone.
+ * What the server answers a stream's HEAD (its headers alone), 0 if it does not answer. EventSource
+ * says only that a stream failed, not why: a 403 is this page's login refused; a 404 a session that
+ * is not there (the page says so itself), not a lost login.
  */
-async function whyRefused(url: string): Promise<Connection | null> {
+async function headStatus(url: string): Promise<number> {
   try {
-    const answer = await fetch(url, { method: "HEAD" });
-    return answer.status === 404 || answer.status === 410 ? null : "refused";
+    return (await fetch(url, { method: "HEAD", credentials: "same-origin", cache: "no-store" })).status;
   } catch {
-    return "refused";
+    return 0;
   }
 }

@@ -13,7 +13,7 @@ import type { EarlyStats } from "./claude-folder-stats.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
-import { knownClaudeIds as knownIds } from "../store/known-claude-ids.js";
+import { claudeIdHolders, knownClaudeIds as knownIds } from "../store/known-claude-ids.js";
 
 export type ClaudeSession = ClaudeSessionCard & { source: "claude" };
 
@@ -50,22 +50,6 @@ export async function claudeOwnScan(
 /** The claude session ids nudge's bundles hold a transcript of (recorded, adopted, imported); `cache`: through the store's cache of them. */
 export function knownClaudeIds(store: Store, o: { cache?: boolean } = {}): Promise<Set<string>> {
   return knownIds(store.dir, o);
-}
-
-/** The same, each with the nudge sessions that hold it (a fork's bundle may hold its parent's too). */
-async function heldClaudeSessions(store: Store): Promise<Map<string, string[]>> {
-  const sessions = path.join(store.dir, "sessions");
-  const held = new Map<string, string[]>();
-  const folders = await readdir(sessions).catch(() => [] as string[]);
-  await Promise.all(
-    folders.map(async (id) => {
-      for (const name of await readdir(path.join(sessions, id, "claude")).catch(() => [] as string[])) {
-        const m = /^([A-Za-z0-9_-]{1,128})\.jsonl(\.gz)?$/.exec(name);
-        if (m) held.set(m[1]!, [...new Set([...(held.get(m[1]!) ?? []), id])].sort());
-      }
-    }),
-  );
-  return held;
 }
 
 /**
@@ -203,7 +187,7 @@ export async function findClaudeSessionToAdopt(
     );
   }
   // Before other projects': a session this repository holds already is what the prefix names here.
-  const held = await heldClaudeSessions(store);
+  const held = await claudeIdHolders(store.dir);
   if ([...held.keys()].some((k) => k.startsWith(idOrPrefix))) {
     const others = (await claudeIdMatches(store, idOrPrefix, o.env)).map((m) => m.id);
     throw alreadyNudges(idOrPrefix, held, [...new Set(others)].sort());

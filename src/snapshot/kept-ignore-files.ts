@@ -4,9 +4,9 @@
  * core.excludesFile and the environment that picks those files, and trusted while they are all
  * unchanged. A config with an include can read files not stamped here: never noted, asked each time.
  */
-import { randomBytes } from "node:crypto";
 import { promises as fs, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { writeCacheFile } from "../base/cache-file.js";
 import * as z from "../base/zod.js";
 import * as git from "./git.js";
 
@@ -29,22 +29,8 @@ export async function keptIgnoreFiles(root: string, places: ConfigPlaces): Promi
   if (note.success && note.data.key === key) return note.data.files;
   const files = await git.askIgnoreFiles(root);
   // Best effort: unwritten, the next process asks git again.
-  if (!configs.some(hasInclude)) await writeNote(places.noteFile, JSON.stringify({ key, files }) + "\n");
+  if (!configs.some(hasInclude)) await writeCacheFile(places.noteFile, JSON.stringify({ key, files }) + "\n");
   return files;
-}
-
-/** Renamed into place, not fsynced: a cache, which a torn or lost note only makes ask git again. */
-async function writeNote(file: string, text: string): Promise<void> {
-  const temp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
-  );
-  try {
-    await fs.writeFile(temp, text);
-    await fs.rename(temp, file);
-  } catch {
-    await fs.rm(temp, { force: true });
-  }
 }
 
 /** Every file git reads its config from (system, global, repository, worktree), whether or not it exists. */

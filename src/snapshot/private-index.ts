@@ -14,10 +14,10 @@
  * so any write changes it) and the seed's sources are as they were; the index file itself keeps
  * git's racy-git rule, as it is only ever written by git (the seed keeps the user's index's mtime).
  */
-import { randomBytes } from "node:crypto";
 import { promises as fs, statSync, type Stats } from "node:fs";
-import * as z from "../base/zod.js";
 import path from "node:path";
+import { writeCacheFile } from "../base/cache-file.js";
+import * as z from "../base/zod.js";
 import * as git from "./git.js";
 import { pathExists } from "../base/file-exists.js";
 
@@ -173,16 +173,9 @@ export class PrivateIndex {
   private async keep(): Promise<void> {
     const index = this.o.stateFile && this.seededFrom ? stampOf(this.o.indexFile) : null;
     if (!index) return;
-    // Renamed into place but not fsynced: a cache. Torn or old after a crash, it fails its checks and the index is seeded again.
-    const temp = path.join(
-      path.dirname(this.o.stateFile!),
-      `.${path.basename(this.o.stateFile!)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
-    );
-    await fs.writeFile(temp, JSON.stringify({ index, seededFrom: this.seededFrom, tree: this.tree }) + "\n");
-    await fs.rename(temp, this.o.stateFile!).catch(async (error: unknown) => {
-      await fs.rm(temp, { force: true });
-      throw error;
-    });
+    // A cache: torn or old after a crash, it fails its checks and the index is seeded again.
+    const state = JSON.stringify({ index, seededFrom: this.seededFrom, tree: this.tree }) + "\n";
+    if (!(await writeCacheFile(this.o.stateFile!, state))) return;
     this.knownStamp = index;
   }
 

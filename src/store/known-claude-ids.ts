@@ -6,14 +6,19 @@
  * missing, damaged or too old one is made again from every folder. A bundle's transcript copy is
  * written while its turn is saved, before the turn's record (whose note brings it here).
  */
-import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { writeCacheFile } from "../base/cache-file.js";
+import * as z from "../base/zod.js";
 import { changedSince, changeMark, parseMark, type ChangeMark } from "./change-log.js";
 
 const CACHE = "claude-ids.json";
 const NAME = /^([A-Za-z0-9_-]{1,128})\.jsonl(\.gz)?$/;
+const CacheSchema = z.object({
+  mark: z.unknown(),
+  sessions: z.record(z.string(), z.array(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,128}$/)))),
+});
 
 interface Cache {
   mark: ChangeMark;
@@ -45,7 +50,7 @@ export async function knownClaudeIds(storeDir: string, o: { cache?: boolean } = 
     sessions = await listAll(sessionsDir);
     keep = mark;
   }
-  if (keep.folder !== "") saveCache(file, { mark: keep, sessions });
+  if (keep.folder !== "") await writeCacheFile(file, JSON.stringify({ mark: keep, sessions }));
   return idsIn(sessions);
 }
 
@@ -83,31 +88,26 @@ function idsOf(sessionsDir: string, id: string): string[] | null {
 }
 
 function readCache(file: string): Cache | null {
+  let json: unknown;
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as Partial<Cache> | null;
-    const mark = parseMark(value?.mark);
-    const sessions = value?.sessions;
-    if (!mark || typeof sessions !== "object" || sessions === null) return null;
-    const out = Object.create(null) as Record<string, string[]>;
-    for (const [id, ids] of Object.entries(sessions)) {
-      if (!Array.isArray(ids) || !ids.every((x) => typeof x === "string" && /^[A-Za-z0-9_-]{1,128}$/.test(x)))
-        return null;
-      out[id] = ids as string[];
-    }
-    return { mark, sessions: out };
+    json = JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return null;
   }
+  const value = CacheSchema.safeParse(json);
+  const mark = value.success ? parseMark(value.data.mark) : null;
+  // A null-prototype copy: a session folder named like an Object property is only a key.
+  return mark
+    ? { mark, sessions: Object.assign(Object.create(null) as Record<string, string[]>, value.data!.sessions) }
+    : null;
 }
 
-/** Replaced whole (temp file, rename); not synced: a cache lost in a crash is made again. */
-function saveCache(file: string, cache: Cache): void {
-  // Named as atomic-write.ts names its temp files, so that one a kill leaves is swept the same way.
-  const temp = path.join(path.dirname(file), `.${CACHE}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  try {
-    writeFileSync(temp, JSON.stringify(cache));
-    renameSync(temp, file);
-  } catch {
-    rmSync(temp, { force: true });
-  }
+/** Each claude session id the bundles hold, with the nudge sessions holding it (a fork's bundle may hold its parent's too); listed from every folder. */
+export async function claudeIdHolders(storeDir: string): Promise<Map<string, string[]>> {
+  const held = new Map<string, string[]>();
+  for (const [id, ids] of Object.entries(await listAll(path.join(storeDir, "sessions"))))
+    for (const claude of ids) held.set(claude, [...(held.get(claude) ?? []), id]);
+  // A folder may hold an id twice (plain and gzipped).
+  for (const [claude, ids] of held) held.set(claude, [...new Set(ids)].sort());
+  return held;
 }

@@ -79,5 +79,11 @@ describe("the store's change log", () => {
     // An adoption or an import of a transcript ends by writing the session's header.
     await writeHeader(dir, await readHeader(dir));
     expect([...(await knownClaudeIds(store, { cache: true }))].sort()).toEqual([...held, added].sort());
+
+    // A damaged cache (a name no transcript has, an id dropped) is never trusted: made again from the folders.
+    const cacheFile = path.join(repo, ".git", "nudge", "claude-ids.json");
+    const cache = JSON.parse(readFileSync(cacheFile, "utf8"));
+    writeFileSync(cacheFile, JSON.stringify({ ...cache, sessions: { [id]: ["../not-an-id"] } }));
+    expect([...(await knownClaudeIds(store, { cache: true }))].sort()).toEqual([...held, added].sort());
   }, 120_000);
 });

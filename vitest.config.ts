@@ -37,6 +37,7 @@ const UNIT = [
   "test/live/claude-session-scan.test.ts",
   "test/sharing/byte-reader.test.ts",
   "test/sharing/export-plan.test.ts",
+  "test/sharing/export-transcript-end.test.ts",
   "test/sharing/json-strings.test.ts",
   "test/sharing/publish-plan.test.ts",
   "test/sharing/secret-corpus.test.ts",

@@ -16,7 +16,7 @@ import { SESSION_DIR, isEntryPath } from "./archive-path.js";
 import type { ExportFile } from "./export-writer.js";
 import type { ExportPlan, TranscriptCut } from "./export-plan.js";
 import { turnOfLine } from "./export-plan.js";
-import { copyPrefix, lineStarts, linesBefore, remapOffsets } from "./line-offsets.js";
+import { copyPrefix, lineStarts, linesBefore, namesIn, remapOffsets } from "./line-offsets.js";
 import { maskNdjsonFile, scanAndMaskText, scanNdjsonFile, type SecretFinding } from "../secrets/secrets.js";
 import { listFiles } from "./list-files.js";
 import { turnEnd } from "./export-transcript-end.js";
@@ -170,26 +170,21 @@ async function stageTranscript(
 
   // The side folder (subagents, large tool results). Cut short (--upto), a file is kept only if
   // the kept transcript names it: a later turn's subagent must not travel with an earlier cut.
-  const kept = bytes < size ? await fs.readFile(rawCopy, "utf8") : null;
   const sideFiles = await listFiles(side);
+  const keys = sideFiles.map(sideKey);
+  const named = bytes < size ? await namesIn(rawCopy, keys) : null;
   // A subagent's large tool results are named in its own transcript, which is kept when the main one names the agent.
-  const keptAgents =
-    kept === null
-      ? ""
-      : (
-          await Promise.all(
-            sideFiles
-              .filter((rel) => /^agent-.+\.jsonl$/.test(path.basename(rel)) && kept.includes(sideKey(rel)))
-              .map((rel) => fs.readFile(path.join(side, rel), "utf8")),
-          )
-        ).join("\n");
+  if (named) {
+    const agents = sideFiles.filter((rel) => /^agent-.+\.jsonl$/.test(path.basename(rel)) && named.has(sideKey(rel)));
+    for (const rel of agents) for (const key of await namesIn(path.join(side, rel), keys)) named.add(key);
+  }
   for (const rel of sideFiles) {
     const name = `claude/${cut.claudeSessionId}/${rel}`;
     if (!isEntryPath(entry(name))) {
       skipped.push(name);
       continue;
     }
-    if (kept !== null && !kept.includes(sideKey(rel)) && !keptAgents.includes(sideKey(rel))) continue;
+    if (named && !named.has(sideKey(rel))) continue;
     const from = path.join(side, rel);
     const dest = path.join(out, name);
     await fs.mkdir(path.dirname(dest), { recursive: true });

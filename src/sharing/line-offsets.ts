@@ -66,6 +66,21 @@ export async function copyPrefix(from: string, to: string, bytes: number): Promi
   await pipeline(createReadStream(from, { start: 0, end: bytes - 1 }), createWriteStream(to, { flags: "wx" }));
 }
 
+/** Which of `names` the file holds somewhere (read a block at a time, a name across two blocks found too). */
+export async function namesIn(file: string, names: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const wanted = [...new Set(names)].filter((n) => n !== "").map((n) => [n, Buffer.from(n)] as const);
+  const overlap = Math.max(0, ...wanted.map(([, b]) => b.length - 1));
+  let tail = Buffer.alloc(0);
+  await eachBlock(file, (block) => {
+    const text = tail.length ? Buffer.concat([tail, block]) : block;
+    for (const [name, bytes] of wanted) if (!found.has(name) && text.includes(bytes)) found.add(name);
+    tail = Buffer.from(text.subarray(Math.max(0, text.length - overlap)));
+    return found.size < wanted.length;
+  });
+  return found;
+}
+
 /** Call `use` with each block of the file until it returns false. A missing file has no blocks. */
 async function eachBlock(file: string, use: (block: Buffer) => boolean): Promise<void> {
   const stream = createReadStream(file, { highWaterMark: BLOCK });

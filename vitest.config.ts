@@ -38,6 +38,7 @@ const UNIT = [
   "test/sharing/byte-reader.test.ts",
   "test/sharing/export-plan.test.ts",
   "test/sharing/export-transcript-end.test.ts",
+  "test/claude/json-bytes.test.ts",
   "test/sharing/json-strings.test.ts",
   "test/sharing/publish-plan.test.ts",
   "test/sharing/secret-corpus.test.ts",

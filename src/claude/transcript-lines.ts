@@ -1,10 +1,15 @@
 /**
  * Claude's own transcripts read as untrusted input: a regular file only (a link in claude's folder
  * is never followed), read in chunks, never more than MOST_READ_BYTES of it, and a line longer
- * than MOST_LINE_BYTES (a 600 MB line) is not held: it comes out as a short text line saying so,
- * which every reader shows as a raw line. Nothing here writes.
+ * than MOST_LINE_BYTES (a 600 MB line) is not held: it comes out with each long string cut (a
+ * note in it says how much was left out), read from the file a window at a time, so a huge prompt
+ * still reads as a prompt; a line that is not JSON comes out as a short text line saying so, which
+ * every reader shows as a raw line. Nothing here writes.
  */
 import { constants, promises as fs } from "node:fs";
+import { cutLongStrings } from "./json-bytes.js";
+import { FileLine } from "./long-line.js";
+import { KEPT_STRING_BYTES } from "./ndjson.js";
 
 const MOST_LINE_BYTES = 16 << 20;
 export const MOST_READ_BYTES = 256 << 20;
@@ -60,7 +65,7 @@ export async function eachTranscriptLine(
     let lineStart = start;
     let n = 0;
     const emit = () => {
-      const bytes = dropped > 0 ? Buffer.from(tooLongPlaceholder(dropped)) : Buffer.concat(pieces, held);
+      const bytes = dropped > 0 ? cutLine(lineStart, dropped) : Buffer.concat(pieces, held);
       each({ n: n++, at: lineStart, bytes });
       pieces = [];
       held = 0;
@@ -81,6 +86,11 @@ export async function eachTranscriptLine(
     }
     if (held > 0 || dropped > 0) emit();
     return size;
+
+    function cutLine(at: number, length: number): Buffer {
+      const cut = cutLongStrings(new FileLine(handle.fd, { start: at, length }), KEPT_STRING_BYTES, MOST_LINE_BYTES);
+      return Buffer.from(cut ?? tooLongPlaceholder(length));
+    }
 
     function take(part: Buffer): void {
       if (part.length === 0) return;

@@ -14,6 +14,7 @@
  * whole in memory, in the scan or in the masked copy.
  */
 import { itemAt } from "./joined-texts.js";
+import { boundary, byteTokens, type ByteToken } from "../claude/json-bytes.js";
 import { piecesOf, type FileLine, type LineBytes } from "../claude/long-line.js";
 
 /** A line longer than this (bytes) is scanned from its bytes (see above); shorter ones as one string. */
@@ -33,51 +34,14 @@ const OVERLAP = 64 << 10;
  */
 const PIECE = 32 << 10;
 
+const BACKSLASH = 0x5c;
+
 /** A secret in the line: raw byte offsets, end exclusive. */
 export interface ByteSpan {
   kind: string;
   start: number;
   end: number;
 }
-
-interface ByteToken {
-  start: number;
-  end: number;
-  isValue: boolean;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The string tokens of a JSON line, in raw byte offsets (quotes included); as stringTokens, on bytes. */
-export function byteTokens(raw: LineBytes): ByteToken[] {
-  const tokens: ByteToken[] = [];
-  let at = raw.indexOf(QUOTE);
-  let backslash = raw.indexOf(BACKSLASH);
-  while (at !== -1) {
-    let close = at + 1;
-    let quote = raw.indexOf(QUOTE, close);
-    if (backslash !== -1 && backslash < close) backslash = raw.indexOf(BACKSLASH, close);
-    for (;;) {
-      if (quote === -1) return tokens; // unterminated: not JSON, and the skeleton will not parse
-      if (backslash !== -1 && backslash < quote) {
-        close = backslash + 2;
-        if (quote < close) quote = raw.indexOf(QUOTE, close);
-        backslash = raw.indexOf(BACKSLASH, close);
-      } else {
-        close = quote;
-        break;
-      }
-    }
-    let next = close + 1;
-    while (next < raw.length && isSpace(raw.at(next)!)) next++;
-    tokens.push({ start: at, end: close + 1, isValue: raw.at(next) !== 0x3a });
-    at = raw.indexOf(QUOTE, close + 1);
-  }
-  return tokens;
-}
-
-const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
 /** The line's secrets as raw byte spans, and whether it was scanned as JSON. */
 export async function hugeLineSpans(raw: LineBytes): Promise<{ json: boolean; spans: ByteSpan[] }> {
@@ -210,25 +174,6 @@ export function textOf(raw: LineBytes, from: number, to: number, escaped: boolea
     at = end;
   }
   return parts.join("");
-}
-
-/** The first place at or after `at` between two characters (not inside a UTF-8 sequence or an escape). */
-export function boundary(raw: LineBytes, at: number, from: number, escaped: boolean): number {
-  let p = Math.max(at, from);
-  while (p < raw.length && ((raw.at(p)! & 0xc0) === 0x80 || (escaped && insideEscape(raw, p, from)))) p++;
-  return p;
-}
-
-/** Whether p falls inside an escape (`\n`, `\uXXXX`) of the string starting at `from`. */
-function insideEscape(raw: LineBytes, p: number, from: number): boolean {
-  for (let back = 1; back <= 5 && p - back >= from; back++) {
-    if (raw.at(p - back) !== BACKSLASH) continue;
-    let run = 1;
-    while (p - back - run >= from && raw.at(p - back - run) === BACKSLASH) run++;
-    if (run % 2 === 0) continue; // an escaped backslash, not an escape's start
-    return back === 1 || (raw.at(p - back + 1) === 0x75 && back <= 5);
-  }
-  return false;
 }
 
 /** The byte offset of the `units`-th UTF-16 unit of the text decoded from raw at `from`. */

@@ -7,7 +7,8 @@
  */
 import { isUtf8 } from "node:buffer";
 import { piecesOf, type FileLine } from "../claude/long-line.js";
-import { boundary, byteTokens, textOf } from "../secrets/huge-line.js";
+import { boundary, byteTokens } from "../claude/json-bytes.js";
+import { textOf } from "../secrets/huge-line.js";
 import { decodeToken } from "../secrets/json-strings.js";
 import { jsonEscaped, PathMover, relocateText, type PathMove } from "./relocate-text.js";
 

@@ -2,10 +2,11 @@
  * A search over the index: the query's parts must all match one piece of a turn (its prompt, a
  * tool's output, ...); filters narrow by tool, date, session and the files the turn changed.
  * A piece's rowid grows with its turn's time (search-db.ts), so FTS5 walks the matches newest
- * first and stops at the limit: a word in every session costs what a rare one does. Newest first,
- * or best match first: FTS5's bm25 over the newest CANDIDATES matches, not over every match (which
- * costs in proportion to how common the word is: ~160 ms for a word in each of 80,000 pieces).
- * With no words, only `--file`, the turns that changed the file, newest first.
+ * first and stops at the limit: a word in every session costs what a rare one does. Newest first
+ * in both orders: FTS5's bm25 has nothing to rank pieces by in this table (contentless, without
+ * positions, it sees no token in any column: every piece scores 0), so "best match" was the
+ * newest all along, at the cost of bm25 reading every piece of each token to weigh it (most of a
+ * CJK word's search). With no words, only `--file`, the turns that changed the file, newest first.
  */
 import { UserError } from "../base/errors.js";
 import type { SearchDb } from "./search-db.js";
@@ -20,11 +21,7 @@ const SNIPPET_WINDOW = 400;
 const FIRST_BYTES = 24 * 1024;
 const AFTER_MATCH = 8 * 1024;
 
-/**
- * How many of the newest matches bm25 ranks. A query matching fewer (most do) is ranked over all
- * its matches; a common word's best are looked for among its most recent uses. A phrase's order
- * is checked among as many of the newest pieces holding all its words.
- */
+/** A phrase's (a CJK word's) order is checked among at most this many of the newest pieces holding all its words. */
 const CANDIDATES = 1000;
 
 export interface SearchFilters {
@@ -36,7 +33,7 @@ export interface SearchFilters {
   session?: string | null;
   /** claude's own sessions (their ids hold "-", nudge's never do) that may match; null: any indexed. */
   claudeSessions?: string[] | null;
-  /** Newest turn first instead of best match first. */
+  /** Newest turn first instead of best match first (the same order: nothing ranks the pieces, see above). */
   newest?: boolean;
   limit: number;
 }
@@ -81,30 +78,26 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
       "EXISTS (SELECT 1 FROM files x WHERE x.session = d.session AND x.turn = d.turn AND x.path IN (SELECT value FROM json_each(?)))",
       JSON.stringify(f.files),
     );
-  const score = f.newest ? "0" : "bm25(fts)";
   // The newest matches, walked in rowid order; the docs and turns joined only when a filter needs them.
   const turns = f.since ? "JOIN turns t ON t.session = d.session AND t.turn = d.turn" : "";
   const newest =
     where.length === 0
-      ? `SELECT fts.rowid AS id, ${score} AS score FROM fts WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT ?`
-      : `SELECT d.id, ${score} AS score
-          FROM fts JOIN docs d ON d.id = fts.rowid ${turns}
+      ? `SELECT fts.rowid AS id FROM fts WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT ?`
+      : `SELECT d.id FROM fts JOIN docs d ON d.id = fts.rowid ${turns}
           WHERE fts MATCH ? ${where.join(" ")} ORDER BY fts.rowid DESC LIMIT ?`;
   const checked = parts.filter(needsCheck);
-  // Candidates: exactly the hits when no part needs its order checked; else enough to check.
+  // Candidates: exactly the hits when no part needs its order checked; else enough to check. Read one by one, up to the hits found.
   const wanted = checked.length === 0 && f.newest ? f.limit : Math.max(CANDIDATES, f.limit);
-  const candidates = candidatesOf(db, newest, [matchExpression(parts), ...params, wanted]).sort(
-    (a, b) => a.score - b.score || b.id - a.id,
-  );
+  const candidates = candidatesOf(db, newest, [matchExpression(parts), ...params, wanted]);
   const load =
     db.prepare(`SELECT d.session, d.turn, t.at, d.place, d.tool, t.prompt, z.zip, z.at AS refAt, z.len AS refLength
     FROM docs d JOIN texts z ON z.id = d.id JOIN turns t ON t.session = d.session AND t.turn = d.turn WHERE d.id = ?`);
   // A CJK word is spelled in the recording as in the query (JSON keeps it as UTF-8): where it is tells how much to decode.
   const spelled = checked.length === 1 ? cjkSpelling(checked[0]!) : null;
   const hits: SearchHit[] = [];
-  for (const c of candidates) {
+  for (const id of candidates) {
     if (hits.length >= f.limit) break;
-    const row = load.get(c.id) as (Omit<SearchHit, "text" | "matches"> & Stored) | undefined;
+    const row = load.get(id) as (Omit<SearchHit, "text" | "matches"> & Stored) | undefined;
     if (!row) continue;
     const { zip, refAt, refLength, ...hit } = row;
     const file = conversation ? conversation(hit.session) : null;
@@ -150,10 +143,16 @@ function fileTurns(
   });
 }
 
-/** The candidates' ids and scores; a word SQLite cuts in two where this did not (a newer Unicode letter) is the user's to rephrase. */
-function candidatesOf(db: SearchDb, sql: string, params: unknown[]): Array<{ id: number; score: number }> {
+/** The candidates' ids, newest first, as they are read; a word SQLite cuts in two where this did not (a newer Unicode letter) is the user's to rephrase. */
+function* candidatesOf(db: SearchDb, sql: string, params: unknown[]): Generator<number> {
+  let rows: IterableIterator<number>;
+  let first: IteratorResult<number>;
   try {
-    return db.prepare(sql).all(...params) as Array<{ id: number; score: number }>;
+    rows = db
+      .prepare(sql)
+      .pluck()
+      .iterate(...params) as IterableIterator<number>;
+    first = rows.next(); // SQLite's refusal comes with the first row
   } catch (error) {
     if (!/phrase queries are not supported/.test(String((error as Error).message))) throw error;
     throw new UserError(
@@ -161,6 +160,9 @@ function candidatesOf(db: SearchDb, sql: string, params: unknown[]): Array<{ id:
       "search for its parts as separate words, or a prefix of it with *",
     );
   }
+  if (first.done) return;
+  yield first.value;
+  yield* rows; // a loop that stops early ends the statement too
 }
 
 /**

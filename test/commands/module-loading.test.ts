@@ -73,6 +73,12 @@ describe("what a command loads", () => {
     expect(secretScanner(urls)).toEqual([]);
   });
 
+  it("a search for words loads no glob matcher (re2js): only --file with a glob needs one", async () => {
+    const urls = await loaded(["session", "search", "timeout"]);
+    expect(urls.some((url) => /\/dist\/chunks\/session-search-/.test(url))).toBe(true);
+    expect(urls.filter((url) => url.includes("/node_modules/re2js/"))).toEqual([]);
+  });
+
   it("claude's PreToolUse hook loads its own code: not the command tree (commander), node:crypto or child_process", async () => {
     const input = JSON.stringify({
       hook_event_name: "PreToolUse",

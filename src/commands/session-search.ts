@@ -35,7 +35,7 @@ export const sessionSearchCommand = new Command("search")
   .option("--since <date>", "only turns ended since: 2026-05-01, 2026-05-01T12:00, or 3d / 12h / 30m ago")
   .option("--session <id>", "only this session (id or unique prefix, nudge's or claude's own)")
   .option("--limit <n>", "at most this many matches (default 20)")
-  .option("--newest", "newest turn first (default: best match first)")
+  .option("--newest", "newest turn first: the order anyway (kept for scripts)")
   .option("--all-projects", "claude's own sessions of every project on this machine too (not only this repository's)")
   .option("--json", "machine-readable output, secrets masked as an export masks them")
   .addHelpText(
@@ -50,7 +50,7 @@ Exit status: 0 matches found, 1 none (or a bad option), 2 a bug.
 Examples:
   $ nudge session search auth timeout
   $ nudge session search '"connection refused"' --tool Bash
-  $ nudge session search 'retry*' --since 7d --newest
+  $ nudge session search 'retry*' --since 7d
   $ nudge session search --file src/auth.ts          # which turns changed it; then: nudge session diff <id> <turn>
   $ nudge session search 認証 --json | jq '.[0]'`,
   )

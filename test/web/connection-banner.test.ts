@@ -94,4 +94,26 @@ describe("the connection banner", () => {
     release();
     await page.close();
   }, 180_000);
+
+  it("asks again for a stream that keeps failing only after a delay, never in a loop, and says it is reconnecting", async () => {
+    const repo = await gitdir();
+    web = await startWeb(repo);
+    const origin = web.origin;
+    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    let streams = 0;
+    await page.route(/\/api\/events/, async (route) => {
+      if (route.request().method() !== "GET") return route.continue();
+      streams++;
+      return route.fulfill({ status: 503, body: "busy" });
+    });
+    await page.goto(web.url);
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    await page.locator(".banner").filter({ hasText: "Reconnecting…" }).waitFor({ timeout: 45_000 });
+    const seen = streams;
+    await page.waitForTimeout(5000);
+    // One at once, then one per probe (3 s, then 6 s, …): a page asking in a loop made hundreds.
+    expect(streams - seen).toBeLessThanOrEqual(3);
+    expect(streams).toBeGreaterThanOrEqual(2);
+    await page.close();
+  }, 120_000);
 });

@@ -42,6 +42,7 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
   let stopped = false;
   let probe: ReturnType<typeof setTimeout> | undefined;
   let probeMs = PROBE_MS;
+  let askedAtOnce = false;
 
   const watch = () => {
     if (probe === undefined && !stopped) probe = setTimeout(() => void check(), probeMs);
@@ -73,6 +74,7 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
       clearTimeout(probe);
       probe = undefined;
       probeMs = PROBE_MS;
+      askedAtOnce = false;
       report("open");
       // Back after a drop (a server restart, a laptop waking): what was missed or failed meanwhile
       // is fetched again by the `reopen` handler, whether or not the server sends an event.
@@ -84,8 +86,12 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
         report("reconnecting");
         return watch();
       }
-      // Given up by the browser: why is asked at once.
+      // Given up by the browser: why is asked at once the first time (a refused login is said
+      // promptly), then after the probe's delay (a stream that keeps failing is not asked for in a loop).
+      if (askedAtOnce) return watch();
+      askedAtOnce = true;
       clearTimeout(probe);
+      probe = undefined;
       void check();
     });
     for (const [type, handle] of Object.entries(handlers)) {

@@ -116,4 +116,33 @@ describe("the connection banner", () => {
     expect(streams).toBeGreaterThanOrEqual(2);
     await page.close();
   }, 120_000);
+
+  it("goes once nudge web is back after another server answered on its port while it was down (a 404, an HTML page)", async () => {
+    const repo = await gitdir();
+    web = await startWeb(repo);
+    const port = String(web.port);
+    const origin = web.origin;
+    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    const banner = page.locator(".banner");
+    await web.stop();
+    web = undefined;
+    // Another program on the port: its answers, not nudge's (404 to the stream and its HEAD, then a page).
+    let answered = 0;
+    const foreign = async (route: import("playwright-core").Route) => {
+      answered++;
+      await route.fulfill(
+        answered <= 2 ? { status: 404, body: "Not Found" } : { status: 200, contentType: "text/html", body: "<p>hi" },
+      );
+    };
+    await page.route(/\/api\/events/, foreign);
+    await banner.filter({ hasText: "Reconnecting…" }).waitFor({ timeout: 45_000 });
+    // Both kinds of answer seen: the 404s, then the page (to the HEAD, then the stream itself).
+    await expect.poll(() => answered, { timeout: 45_000 }).toBeGreaterThan(4);
+    await page.unroute(/\/api\/events/, foreign);
+    web = await startWeb(repo, {}, [], port);
+    await banner.waitFor({ state: "detached", timeout: 45_000 });
+    await page.close();
+  }, 180_000);
 });

@@ -27,7 +27,7 @@ export function onConnection(listener: (connection: Connection) => void): () => 
 
 /** While a stream is down, the page asks the server itself this soon whether it is back, then less often. */
 const PROBE_MS = 3000;
-const PROBE_MAX_MS = 30_000;
+const PROBE_MAX_MS = 10_000;
 
 /**
  * The browser's own retries are not trusted alone: a retry can stall (seen under load, the banner
@@ -56,9 +56,13 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
       return report("refused");
     }
     if (status === 404 || status === 410) {
-      // Not there (any more): whoever listens looks again (a session gone between its fetch and its stream).
       source.close();
-      return handlers.gone?.({});
+      // Not there (any more): whoever listens looks again (a session gone between its fetch and its
+      // stream). Asked after all the same: another server may have answered on the port meanwhile.
+      if (handlers.gone) handlers.gone({});
+      else report("reconnecting");
+      probeMs = Math.min(probeMs * 2, PROBE_MAX_MS);
+      return watch();
     }
     if (status >= 200 && status < 300) {
       source.close();

@@ -12,7 +12,7 @@
 import { errorMessage } from "../base/errors.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import * as z from "../base/zod.js";
-import { quickRepoLocation } from "../snapshot/git-discovery.js";
+import { fastRepoLocation } from "../snapshot/repo-location.js";
 import { openStore, type Store } from "../store/store-location.js";
 import { writeErr, writeOut } from "../terminal/output.js";
 import { HookInput } from "../live/hook-input.js";
@@ -85,7 +85,7 @@ async function hook(): Promise<object | null> {
     store = await openStore(
       hook.cwd,
       process.env,
-      hook.hook_event_name === "SessionStart" ? undefined : quickRepoLocation,
+      hook.hook_event_name === "SessionStart" ? undefined : fastRepoLocation,
     );
   } catch (error) {
     // Not a git repository (or no store possible): claude goes on unrecorded, said once per session.

@@ -12,7 +12,6 @@ import { parseOptions } from "./parse-options.js";
 import { thousands } from "../base/format.js";
 import { imageSize } from "../live/prompt-images.js";
 import { sessionFilter } from "../live/session-id.js";
-import { quickRepoLocation } from "../snapshot/git-discovery.js";
 
 const Options = z.object({
   file: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
@@ -60,7 +59,7 @@ Examples:
     if (query.trim() === "" && !o.file)
       throw new UserError("nothing to search for", "give words to search for, or --file <path>");
     // Found without a git process (~5-9 ms of a search) where git's answer is plain to read from .git.
-    const store = await commandStore(process.cwd(), quickRepoLocation);
+    const store = await commandStore(process.cwd());
     const limit = o.limit === undefined ? 20 : Number(o.limit);
     const only = o.session === undefined ? null : await sessionFilter(store, o.session);
     const found = await searchSessions(store, {

@@ -33,11 +33,6 @@ export function discoverRepo(cwd: string, env: NodeJS.ProcessEnv = process.env):
   }
 }
 
-/** discoverRepo, else git's own answer. */
-export async function quickRepoLocation(cwd: string): Promise<RepoLocation> {
-  return discoverRepo(cwd) ?? (await import("./repo-location.js")).repoLocation(cwd);
-}
-
 function discover(cwd: string): RepoLocation | null {
   const uid = process.geteuid?.();
   if (uid === undefined) return null;

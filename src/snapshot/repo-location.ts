@@ -7,6 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { answer } from "./git-process.js";
+import { discoverRepo } from "./git-discovery.js";
 
 /** Each work tree's index file and info/exclude, when `repoLocation` has already asked (git.ts reads them). */
 export const knownIndexPaths = new Map<string, Promise<string>>();
@@ -46,6 +47,23 @@ export async function repoLocation(cwd: string): Promise<RepoLocation> {
   if (exclude && !knownInfoExcludes.has(root))
     knownInfoExcludes.set(root, Promise.resolve(path.resolve(root, exclude)));
   return { root, commonDir, gitDir };
+}
+
+/**
+ * `repoLocation` without a git process where the repository's shape is plain (git-discovery.ts
+ * says when): the index and info/exclude are then where git keeps them, this worktree's git dir
+ * and the common one. A command's start ~3 ms of CPU lighter (node's spawn and git's own start).
+ */
+export async function fastRepoLocation(cwd: string): Promise<RepoLocation> {
+  const found = discoverRepo(cwd);
+  if (!found) return repoLocation(cwd);
+  const { root, commonDir, gitDir } = found;
+  // GIT_INDEX_FILE moves the index: git.ts asks git where it is.
+  if (process.env.GIT_INDEX_FILE === undefined && !knownIndexPaths.has(root))
+    knownIndexPaths.set(root, Promise.resolve(path.join(gitDir, "index")));
+  if (!knownInfoExcludes.has(root))
+    knownInfoExcludes.set(root, Promise.resolve(path.join(commonDir, "info", "exclude")));
+  return found;
 }
 
 /** The error for a folder with no work tree above it: missing, a git folder or bare repository itself, or plain. */

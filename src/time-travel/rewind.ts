@@ -21,6 +21,7 @@ import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
 import { keptIgnoreFiles } from "../snapshot/kept-ignore-files.js";
+import { objectsExistHere } from "../snapshot/loose-objects.js";
 import { BACKUP_REFS, requireTree, treeGone } from "../snapshot/snapshotter.js";
 import {
   planRewind,
@@ -195,7 +196,9 @@ export async function prepareRewind(
   const [, , present] = await inOrder([
     refuseIfInterrupted(store, root),
     refuseIfClaudeRunsIn(store, root, o.from),
-    git.objectsExist(root, [target.snapshot.tree, latest.snapshot.tree]),
+    root === store.repoRoot
+      ? objectsExistHere(root, store.commonDir, [target.snapshot.tree, latest.snapshot.tree])
+      : git.objectsExist(root, [target.snapshot.tree, latest.snapshot.tree]),
   ] as const);
   if (!present[0]) throw treeGone(`turn ${turn}'s snapshot of session ${manifest.id}`);
   const state = await captureWorkTree(store, root);

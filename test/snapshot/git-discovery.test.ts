@@ -6,7 +6,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { discoverRepo, quickRepoLocation } from "../../src/snapshot/git-discovery.js";
+import { discoverRepo } from "../../src/snapshot/git-discovery.js";
+import { fastRepoLocation } from "../../src/snapshot/repo-location.js";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 
 /** git's own answer, as repoLocation asks it. */
@@ -64,8 +65,8 @@ describe("discoverRepo", () => {
     ];
     for (const [cwd, env] of cases) expect(discoverRepo(cwd, env), cwd).toBeNull();
     // And the caller then has git's answer (or git's error) instead.
-    expect(await quickRepoLocation(moved)).toEqual(await gitSays(moved));
-    await expect(quickRepoLocation(plain)).rejects.toThrow(/not a git repository/);
+    expect(await fastRepoLocation(moved)).toEqual(await gitSays(moved));
+    await expect(fastRepoLocation(plain)).rejects.toThrow(/not a git repository/);
   });
 
   it("leaves to git a submodule (its config names its work tree) and a .git file that names no repository", async () => {

@@ -6,7 +6,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
-import { answer } from "./git-process.js";
 import { discoverRepo } from "./git-discovery.js";
 
 /** Each work tree's index file and info/exclude, when `repoLocation` has already asked (git.ts reads them). */
@@ -30,6 +29,8 @@ export interface RepoLocation {
  */
 export async function repoLocation(cwd: string): Promise<RepoLocation> {
   // The index and info/exclude come along (a process each otherwise, for every rewind and capture).
+  // Loaded when git is asked: a hook that finds its repository by itself starts no child process module.
+  const { answer } = await import("./git-process.js");
   const out = await answer(cwd, [
     "rev-parse",
     "--path-format=absolute",
@@ -71,7 +72,9 @@ async function whyNoWorkTree(cwd: string): Promise<UserError> {
   if (!(await fs.stat(cwd).catch(() => null))?.isDirectory())
     return new UserError(`no such folder: ${cwd}`, "check the path (--cwd takes the folder claude should work in)");
   const [insideGitDir, bare] =
-    (await answer(cwd, ["rev-parse", "--is-inside-git-dir", "--is-bare-repository"]))?.split("\n") ?? [];
+    (
+      await (await import("./git-process.js")).answer(cwd, ["rev-parse", "--is-inside-git-dir", "--is-bare-repository"])
+    )?.split("\n") ?? [];
   if (insideGitDir === "true" || bare === "true") {
     return new UserError(
       `${cwd} is ${bare === "true" ? "a bare repository" : "inside a .git folder"}: there are no files to work on`,

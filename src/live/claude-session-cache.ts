@@ -6,9 +6,10 @@
  * nudge's own files, rebuilt from claude's whenever they are not what this version wrote.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { openCacheFile, readCacheFile } from "../base/cache-file.js";
 import { ensureDir, writeFileAtomic } from "../store/atomic-write.js";
 
 const CACHE_VERSION = 5;
@@ -40,7 +41,7 @@ export interface SavedEntry {
 
 export async function loadCache(file: string): Promise<Cache> {
   try {
-    const json = JSON.parse(await readFile(file, "utf8")) as Partial<Cache> & { version?: unknown };
+    const json = JSON.parse(readCacheFile(file) ?? "") as Partial<Cache> & { version?: unknown };
     if (json.version === CACHE_VERSION && json.folders && typeof json.folders === "object") {
       const folders: Cache["folders"] = {};
       for (const name in json.folders) {
@@ -81,12 +82,8 @@ export interface CardsFile {
 
 /** Held open, not read: a writer meanwhile removes the file by name, and an open file stays readable. */
 export function openCards(file: string | null): CardsFile {
-  let fd: number | null = null;
-  try {
-    fd = file ? openSync(file, "r") : null;
-  } catch {
-    // gone (another listing replaced it) or never written: every card is read again
-  }
+  // Gone (another listing replaced it), never written, or not a file: every card is read again.
+  let fd = file ? openCacheFile(file) : null;
   const size = fd === null ? 0 : fstatSync(fd).size;
   return {
     size,

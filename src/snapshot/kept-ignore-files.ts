@@ -4,9 +4,9 @@
  * core.excludesFile and the environment that picks those files, and trusted while they are all
  * unchanged. A config with an include can read files not stamped here: never noted, asked each time.
  */
-import { promises as fs, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { writeCacheFile } from "../base/cache-file.js";
+import { readCacheFile, writeCacheFile } from "../base/cache-file.js";
 import * as z from "../base/zod.js";
 import * as git from "./git.js";
 
@@ -25,7 +25,7 @@ export async function keptIgnoreFiles(root: string, places: ConfigPlaces): Promi
   const configs = configFiles(places);
   // Taken before git is asked: a config changed meanwhile makes the note stale at once, never wrong.
   const key = keyOf(configs, places);
-  const note = NoteSchema.safeParse(await fs.readFile(places.noteFile, "utf8").then(parseJson, () => null));
+  const note = NoteSchema.safeParse(parseJson(readCacheFile(places.noteFile) ?? ""));
   if (note.success && note.data.key === key) return note.data.files;
   const files = await git.askIgnoreFiles(root);
   // Best effort: unwritten, the next process asks git again.

@@ -16,7 +16,7 @@
  */
 import { promises as fs, statSync, type Stats } from "node:fs";
 import path from "node:path";
-import { writeCacheFile } from "../base/cache-file.js";
+import { readCacheFile, writeCacheFile } from "../base/cache-file.js";
 import * as z from "../base/zod.js";
 import * as git from "./git.js";
 import { pathExists } from "../base/file-exists.js";
@@ -161,7 +161,7 @@ export class PrivateIndex {
     if (!this.o.stateFile) return;
     // A lock git left on it belonged to a process that is gone (the caller holds the lock guarding this index).
     await clearStaleGitLock(`${this.o.indexFile}.lock`);
-    const json = await fs.readFile(this.o.stateFile, "utf8").then(parseJson, () => null);
+    const json = parseJson(readCacheFile(this.o.stateFile) ?? "");
     const state = KeptStateSchema.safeParse(json);
     if (!state.success || !sameStamp(stampOf(this.o.indexFile), state.data.index)) return;
     this.seededFrom = state.data.seededFrom;

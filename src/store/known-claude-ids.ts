@@ -6,10 +6,10 @@
  * missing, damaged or too old one is made again from every folder. A bundle's transcript copy is
  * written while its turn is saved, before the turn's record (whose note brings it here).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { writeCacheFile } from "../base/cache-file.js";
+import { readCacheFile, writeCacheFile } from "../base/cache-file.js";
 import * as z from "../base/zod.js";
 import { changedSince, changeMark, parseMark, type ChangeMark } from "./change-log.js";
 
@@ -90,7 +90,7 @@ function idsOf(sessionsDir: string, id: string): string[] | null {
 function readCache(file: string): Cache | null {
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, "utf8"));
+    json = JSON.parse(readCacheFile(file) ?? "");
   } catch {
     return null;
   }

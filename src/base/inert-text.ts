@@ -36,6 +36,11 @@ export function visible(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(CONTROL, shown);
 }
 
+/** `visible`, and on one line: an error's message and hint, which may quote what the user typed (an id with a line break). */
+export function visibleLine(text: string): string {
+  return visible(text).replace(/\n/g, "\\n");
+}
+
 /**
  * The output layer's guard, for text about to be written to stdout or stderr: nudge's own SGR
  * colours stay, every other control is shown. It cannot tell claude's SGR from nudge's, which is

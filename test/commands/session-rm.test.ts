@@ -58,6 +58,10 @@ describe("nudge session rm", () => {
       await runNudge(["session", "rm", "zzzzzzzz"], { cwd: repo }),
       /^error: no session matches "zzzzzzzz"$/m,
     );
+    // What was typed is quoted shown, not obeyed: an ESC colours nothing, a line break splits no line.
+    const typed = await runNudge(["session", "rm", "\u001b[31mred\nsecond"], { cwd: repo });
+    expectRefusal(typed, /^error: no session matches "\\x1b\[31mred\\nsecond"$/m);
+    expect(typed.stderr).not.toContain("\u001b");
 
     // Recorded right now by a live nudge (this test process stands in for it).
     const manifest = readFileSync(path.join(dir, "manifest.json"), "utf8");

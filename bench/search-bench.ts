@@ -117,7 +117,8 @@ export async function searchBench(shape: CorpusShape, rounds: number, reuse?: st
     for (let i = 0; i < rounds; i++) {
       const start = nowNs();
       const file = q.args[0] === "--file" ? q.args[1]! : null;
-      await searchSessions(store, { query: file ? "" : q.args.join(" "), file, limit: 20 });
+      // As the terminal's search asks (the whole-process rows run it so): snippets, nothing masked.
+      await searchSessions(store, { query: file ? "" : q.args.join(" "), file, limit: 20, snippetOnly: true });
       inProcess.push(msSince(start));
     }
     rows.push({

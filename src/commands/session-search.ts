@@ -71,6 +71,8 @@ Examples:
       session: only ? (only.nudge ?? only.claude) : null,
       newest: o.newest ?? false,
       limit,
+      // --json masks secrets in the whole text; the terminal shows a snippet, unmasked.
+      snippetOnly: !o.json,
       onLongCatchUp: (n) => writeErr(`indexing ${n} sessions for search (once; later searches read only new turns)…\n`),
     });
     const { catchUp, claudeLeft, hits } = found;

@@ -37,11 +37,9 @@ export async function claudeOwnScan(
     cacheKnown?: boolean;
   } = {},
 ): Promise<{ sessions: ClaudeSession[]; total: number }> {
-  const [roots, skip, early] = await Promise.all([
-    workTreesOf(store.repoRoot, store.commonDir),
-    knownClaudeIds(store, { cache: o.cacheKnown }),
-    o.early,
-  ]);
+  const [roots, early] = await Promise.all([workTreesOf(store.repoRoot, store.commonDir), o.early]);
+  // nudge's own ids read only if some transcript of claude's is wanted at all.
+  const skip = () => knownClaudeIds(store, { cache: o.cacheKnown });
   const wanted = o.allProjects ? () => true : insideAny(roots);
   const scan = await scanClaudeSessions(claudeConfigDir(o.env), store.dir, wanted, { limit: o.limit, skip, early });
   return { sessions: scan.sessions.map((s) => ({ ...s, source: "claude" as const })), total: scan.total };

@@ -61,7 +61,12 @@ export async function scanClaudeSessions(
   configDir: string,
   cacheDir: string,
   wanted: CwdFilter,
-  o: { limit?: number; skip?: Set<string>; early?: EarlyStats } = {},
+  o: {
+    limit?: number;
+    /** Ids left out (nudge's already); a function: asked only if some transcript is wanted (most searches: none, ~2-3 ms saved). */
+    skip?: Set<string> | (() => Promise<Set<string>>);
+    early?: EarlyStats;
+  } = {},
 ): Promise<ClaudeSessionScan> {
   const root = path.join(configDir, "projects");
   // One cache per claude folder: CLAUDE_CONFIG_DIR may name another one next time.
@@ -79,7 +84,7 @@ export async function scanClaudeSessions(
     let changed = false;
     let unreadable = 0;
     // Only what sorting needs is made per transcript; a card is sliced and parsed only when shown.
-    const found: Entry[] = [];
+    const wantedEntries: Entry[] = [];
     // A folder's transcripts ran in a few folders: each asked about once.
     const wants = new Map<string | null, boolean>();
     const dirs = listed.filter((d) => d.isDirectory());
@@ -150,10 +155,14 @@ export async function scanClaudeSessions(
       for (const e of entries) {
         let want = wants.get(e.cwd);
         if (want === undefined) wants.set(e.cwd, (want = wanted(e.cwd)));
-        if (want && !(o.skip?.size && o.skip.has(e.name.slice(0, -".jsonl".length)))) found.push(e);
+        if (want) wantedEntries.push(e);
       }
     }
     if (changed) await save(base, folders, cards).catch(() => undefined);
+    const skip = wantedEntries.length === 0 || !o.skip ? null : typeof o.skip === "function" ? await o.skip() : o.skip;
+    const found = skip?.size
+      ? wantedEntries.filter((e) => !skip.has(e.name.slice(0, -".jsonl".length)))
+      : wantedEntries;
     const shown = newest(found, o.limit);
     const sessions: ClaudeSessionCard[] = [];
     for (const e of shown) {

@@ -17,9 +17,18 @@ import type { Place } from "./turn-docs.js";
 /** Matches are looked for this far past the first one: more than a snippet shows. */
 const SNIPPET_WINDOW = 400;
 
-/** A long text's start decoded first (bytes of its JSON), and how much of it must follow a match found there: more than any secret spans (a PEM key: ~3 KB), so masking sees whole ones. */
+/** A long text's start decoded first (bytes of its JSON). */
 const FIRST_BYTES = 24 * 1024;
-const AFTER_MATCH = 8 * 1024;
+
+/**
+ * How much of a text must follow a match in the part decoded (bytes past a CJK word's spelling, characters past a match):
+ * for masking, more than any secret spans (a PEM key: ~3 KB), so it sees whole ones; for a snippet alone, more than
+ * it shows (the matches looked for SNIPPET_WINDOW on, 200 characters around the first). ~36K characters a CJK hit decoded, or ~16K.
+ */
+const AFTER_MATCH = {
+  masked: { bytes: 24 * 1024, chars: 8 * 1024 },
+  snippet: { bytes: 4 * 1024, chars: 1024 },
+} as const;
 
 /** A phrase's (a CJK word's) order is checked among at most this many of the newest pieces holding all its words. */
 const CANDIDATES = 1000;
@@ -36,6 +45,8 @@ export interface SearchFilters {
   /** Newest turn first instead of best match first (the same order: nothing ranks the pieces, see above). */
   newest?: boolean;
   limit: number;
+  /** The hits are shown as snippets, never masked (the terminal): a hit's text may then end ~1K characters past its matches. */
+  snippetOnly?: boolean;
 }
 
 export interface SearchHit {
@@ -46,7 +57,7 @@ export interface SearchHit {
   place: Place;
   tool: string | null;
   prompt: string | null;
-  /** The whole piece's text, as written (NFKC). */
+  /** The piece's text, as written (NFKC): whole, or with `snippetOnly` maybe only its start, past the matches. */
   text: string;
   /** Where the query matched in `text`: [start, end) in UTF-16 units. */
   matches: Array<[number, number]>;
@@ -94,6 +105,7 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
     FROM docs d JOIN texts z ON z.id = d.id JOIN turns t ON t.session = d.session AND t.turn = d.turn WHERE d.id = ?`);
   // A CJK word is spelled in the recording as in the query (JSON keeps it as UTF-8): where it is tells how much to decode.
   const spelled = checked.length === 1 ? cjkSpelling(checked[0]!) : null;
+  const after = f.snippetOnly ? AFTER_MATCH.snippet : AFTER_MATCH.masked;
   const hits: SearchHit[] = [];
   for (const id of candidates) {
     if (hits.length >= f.limit) break;
@@ -102,11 +114,13 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
     const { zip, refAt, refLength, ...hit } = row;
     const file = conversation ? conversation(hit.session) : null;
     const found = matched(
-      storedText(file, { zip, refAt, refLength }, { firstBytes: FIRST_BYTES, spelled }),
+      storedText(file, { zip, refAt, refLength }, { firstBytes: FIRST_BYTES, spelled, afterSpelled: after.bytes }),
       parts,
       checked,
+      after.chars,
     );
-    const { text, matches } = found ?? matched(storedText(file, { zip, refAt, refLength }), parts, checked) ?? {};
+    const { text, matches } =
+      found ?? matched(storedText(file, { zip, refAt, refLength }), parts, checked, after.chars) ?? {};
     if (text !== undefined && matches) hits.push({ ...hit, text, matches });
   }
   return hits;
@@ -174,9 +188,10 @@ function matched(
   s: { text: string; whole: boolean },
   parts: ReturnType<typeof parseQuery>,
   checked: ReturnType<typeof parseQuery>,
+  afterMatch: number,
 ): { text: string; matches: Array<[number, number]> | null } | null {
   const cut = cutText(s.text);
-  const inside = (end: number) => s.whole || (end >= 0 && end + AFTER_MATCH <= s.text.length);
+  const inside = (end: number) => s.whole || (end >= 0 && end + afterMatch <= s.text.length);
   for (const p of checked) {
     const end = matchEnd(cut, p);
     if (end < 0 && s.whole) return { text: s.text, matches: null };

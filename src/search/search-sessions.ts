@@ -26,6 +26,8 @@ export interface SearchRequest {
   limit: number;
   /** claude's own sessions too: this repository's, or every project's ("all"); left out: none. */
   claude?: "repository" | "all";
+  /** The hits are only shown as snippets, never masked (the terminal): less of a long text after a match is read (SearchFilters). */
+  snippetOnly?: boolean;
   /** Told when the index has many sessions to catch up on before it can answer. */
   onLongCatchUp?: (sessions: number) => void;
 }
@@ -132,6 +134,7 @@ async function run(db: SearchDb, store: Store, r: SearchRequest, session: string
       claudeSessions,
       newest: r.newest ?? false,
       limit: r.limit,
+      snippetOnly: r.snippetOnly ?? false,
     },
     conversation,
   );

@@ -32,6 +32,8 @@ export function storedText(
     firstBytes?: number;
     /** Bytes the match is spelled with, if known (a CJK word): the part decoded reaches past where they first are. */
     spelled?: Buffer | null;
+    /** Bytes decoded past the spelling, when found (default `firstBytes`). */
+    afterSpelled?: number;
   } = {},
 ): StoredText {
   if (s.zip) return { text: inflateRawSync(s.zip).toString("utf8"), whole: true };
@@ -45,7 +47,7 @@ export function storedText(
     let first = o.firstBytes ?? Infinity;
     if (o.spelled && first !== Infinity) {
       const at = buffer.subarray(0, read).indexOf(o.spelled);
-      if (at >= 0) first += at + o.spelled.length;
+      if (at >= 0) first = at + o.spelled.length + (o.afterSpelled ?? first);
     }
     const part = read > first + 1;
     const text = part ? jsonPrefix(buffer, first) : (JSON.parse(buffer.toString("utf8", 0, read)) as unknown);

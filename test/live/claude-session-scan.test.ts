@@ -94,6 +94,17 @@ describe("the listing's cache of claude's own sessions", () => {
     expect({ ids: some.sessions.map((s) => s.id), total: some.total }).toEqual({ ids: [ids[8]], total: 9 });
   });
 
+  it("asks for nudge's own ids (a file to read) only when some transcript is wanted, and leaves those out", async () => {
+    const cwd = tempDir();
+    const { config, ids } = claudeFolder(cwd, 3);
+    let asked = 0;
+    const skip = async () => (asked++, new Set([ids[1]!]));
+    const none = await scanClaudeSessions(config, tempDir(), (c) => c !== cwd, { skip });
+    expect([none.total, asked]).toEqual([0, 0]);
+    const some = await scanClaudeSessions(config, tempDir(), all, { skip, limit: 1 });
+    expect([some.sessions.map((s) => s.id), some.total, asked]).toEqual([[ids[2]], 2, 1]);
+  });
+
   it("a link among the transcripts is no session (not followed, not counted)", async () => {
     const cwd = tempDir();
     const { config, folder } = claudeFolder(cwd, 1);

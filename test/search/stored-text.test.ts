@@ -2,8 +2,11 @@
  * The start of a long text decoded from its JSON in the recording: cut anywhere, it is a prefix of
  * the whole text, never a broken escape or a split character (one of each kind, cut at every byte).
  */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { jsonPrefix } from "../../src/search/stored-text.js";
+import { jsonPrefix, storedText } from "../../src/search/stored-text.js";
+import { tempDir } from "../support/gitdir.js";
 
 describe("a stored text's start", () => {
   it("is a prefix of the text wherever the JSON is cut, escapes and UTF-8 sequences kept whole", () => {
@@ -21,5 +24,26 @@ describe("a stored text's start", () => {
 
   it("is null for bytes that are no JSON string", () => {
     expect(jsonPrefix(Buffer.from('{"a": 1}'), 5)).toBeNull();
+  });
+
+  it("reaches as far past a CJK word's spelling as asked: 24 KB for masking, 4 KB for a snippet alone", () => {
+    const text = "filler ".repeat(2000) + "こちら認証タイムアウトです ok " + "after ".repeat(6000);
+    const file = path.join(tempDir(), "conversation.jsonl");
+    const json = Buffer.from(JSON.stringify(text));
+    writeFileSync(file, Buffer.concat([Buffer.from('{"x":'), json, Buffer.from("}\n")]));
+    const stored = { zip: null, refAt: 5, refLength: json.length };
+    const spelled = Buffer.from("認証タイムアウト");
+    const end = text.indexOf("認証タイムアウト") + "認証タイムアウト".length;
+    const masked = storedText(file, stored, { firstBytes: 24 * 1024, spelled });
+    const snippet = storedText(file, stored, { firstBytes: 24 * 1024, spelled, afterSpelled: 4 * 1024 });
+    for (const [s, after] of [
+      [masked, 24 * 1024],
+      [snippet, 4 * 1024],
+    ] as const) {
+      expect(s.whole).toBe(false);
+      expect(text.startsWith(s.text)).toBe(true);
+      expect(s.text.length - end).toBeGreaterThan(after - 8);
+      expect(s.text.length - end).toBeLessThanOrEqual(after);
+    }
   });
 });

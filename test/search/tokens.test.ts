@@ -1,6 +1,11 @@
 /** How queries and texts are cut: what the index matches, and where a snippet says it matched. */
 import { describe, expect, it } from "vitest";
-import { indexedText, matchExpression, matchRanges, parseQuery, runTails } from "../../src/search/tokens.js";
+import { indexedText, matchExpression, matchRanges, parseQuery, runTails, TOKEN } from "../../src/search/tokens.js";
+
+/** TOKEN as the index's tokens were first cut with: a lookahead keeps CJK out of the other characters' runs. */
+const LOOKAHEAD_TOKEN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}])[\p{L}\p{N}\p{M}\p{Co}])+/gu;
+const spans = (re: RegExp, text: string) => [...text.matchAll(re)].map((m) => `${m.index}:${m[0]}`).join(" ");
 
 const where = (text: string, query: string, window?: number) =>
   matchRanges(text, parseQuery(query), window).map(([a, b]) => text.slice(a, b));
@@ -51,5 +56,24 @@ describe("search tokens", () => {
     expect(where(input, "quillfeather kestrel banyan")).toEqual(["quillfeather", "kestrel", "banyan"]);
     expect(indexedText(input)).not.toMatch(/nquillfeather|tkestrel|nbanyan/);
     expect(indexedText(input)).toHaveLength(input.length);
+  });
+
+  it("cuts tokens with its class less the CJK scripts exactly as with the lookahead it replaced, at every code point", () => {
+    // Each code point after a Latin letter, before and after a CJK character, before a Latin letter.
+    for (let from = 0; from <= 0x10ffff; from += 0x1000) {
+      let text = "";
+      for (let c = from; c < Math.min(from + 0x1000, 0x110000); c++) {
+        const ch = String.fromCodePoint(c);
+        text += ` a${ch}認${ch}b`;
+      }
+      const [was, is] = [spans(LOOKAHEAD_TOKEN, text), spans(TOKEN, text)];
+      if (was !== is) expect(is, `code points from ${from.toString(16)}`).toBe(was);
+    }
+    for (const text of [
+      "認証タイムアウトを修正しました。Café résumé",
+      "ﾀｲﾑｱｳﾄ ㄅㄆ 한국어abc ー日本ーabc",
+      "नमस्ते ١٢٣ x\ue000y",
+    ])
+      expect(spans(TOKEN, text)).toBe(spans(LOOKAHEAD_TOKEN, text));
   });
 });

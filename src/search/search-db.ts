@@ -14,7 +14,7 @@ import type { Store } from "../store/store.js";
 export type SearchDb = Database.Database;
 
 /** Bumped when the tables or the text put into them change: an index of another version is rebuilt. */
-const INDEX_VERSION = "6";
+const INDEX_VERSION = "7";
 
 /** Pieces of one second: ids are the turn's end in seconds times this, plus the piece's number (all below 2^53 until the year 6000). */
 const PIECES_PER_SECOND = 65_536;

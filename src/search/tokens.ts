@@ -27,16 +27,16 @@ const ESCAPE =
   /(?:\u001b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b(?:\][^\u0007\u001b]{0,512}(?:\u0007|\u001b\\)|[ -/]+[0-~]|[0-9=>@-Z\\^_])/g;
 
 /**
- * A line break or tab spelled out, as a tool's input holds them (JSON text: "r\nword"), or as code
- * writes them in strings: the letter would glue to the next word ("nword"), never found.
+ * A control character spelled out, as a tool's input holds it (JSON text: "r\nword", "\u0007word"),
+ * or as code writes it in strings: its letters would glue to the next word ("nword"), never found.
  */
-const SPELLED_BREAK = /\\[nrt]/g;
+const SPELLED_BREAK = /\\[nrtbf]|\\u[0-9a-fA-F]{4}/g;
 
 /** The text with its escape sequences blanked, each character a space: offsets into it are offsets into `text`. */
 function blankEscapes(text: string): string {
   // Each starts with ESC, CSI or a backslash: a text with none (most) is not scanned by the patterns (~1.5 ns a character each).
   if (!text.includes("\\") && !text.includes("\u001b") && !text.includes("\u009b")) return text;
-  return text.replace(ESCAPE, (seq) => " ".repeat(seq.length)).replace(SPELLED_BREAK, "  ");
+  return text.replace(ESCAPE, (seq) => " ".repeat(seq.length)).replace(SPELLED_BREAK, (seq) => " ".repeat(seq.length));
 }
 
 /** Text as it is given to the index: NFKC, escape sequences blanked, each CJK run as its pairs. */

@@ -39,6 +39,7 @@ beforeAll(async () => {
       { tool: "Bash", input: { command: "echo 'ECONNREFUSED zanzibar-4471 on port 8443'", description: "probe" } },
       { tool: "Bash", input: { command: "printf '\\033[1;31mwallabyglow\\033[0m done'", description: "colour" } },
       { tool: "Bash", input: { command: "true\nkestrelmark=1", description: "two lines" } },
+      { tool: "Bash", input: { command: "printf '\u0007ospreybell \u202eTXETEGAMI'", description: "controls" } },
       { text: "The auth timeout was raised to 30 seconds." },
       {
         tool: "Write",
@@ -81,6 +82,16 @@ describe("nudge session search", () => {
     const hit = json(run.stdout).find((h) => h.where === "tool-input")!;
     expect([hit.session, hit.turn, hit.tool]).toEqual([first.id, 1, "Bash"]);
     expect(hit.matches.map(([a, b]) => hit.snippet.slice(a, b))).toEqual(["kestrelmark"]);
+  });
+
+  it("finds a word right after a control character JSON spells out (\\u0007, \\u202e)", async () => {
+    for (const word of ["ospreybell", "TXETEGAMI"]) {
+      const run = await search([word, "--json"]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const hit = json(run.stdout).find((h) => h.where === "tool-input")!;
+      expect([hit.session, hit.turn, hit.tool]).toEqual([first.id, 1, "Bash"]);
+      expect(hit.matches.map(([a, b]) => hit.snippet.slice(a, b).toLowerCase())).toEqual([word.toLowerCase()]);
+    }
   });
 
   it("shows each hit with its place and the match in brackets without colour", async () => {

@@ -126,7 +126,7 @@ export class EventRenderer {
         if (event.parent_tool_use_id) return this.subagentSays(event, raw as AssistantEvent);
         event.message.content.forEach((block, i) => {
           if (isText(block) && block.text.trim()) {
-            if (!this.partial.wasStreamed(event.message.id)) this.words(block.text.trimEnd());
+            if (!this.partial.wasStreamed(event.message.id)) this.reply(block.text.trimEnd(), cut);
           } else if (isToolUse(block)) {
             this.toolUse(block, "", rawInput(raw as AssistantEvent, i));
           }
@@ -189,6 +189,18 @@ export class EventRenderer {
     else this.write(`${text}\n`);
   }
 
+  /** Claude's reply; one too long to read whole (see line-reducer.ts) up to its cut, then what was left out (never the cut's own mark). */
+  private reply(text: string, cut: number): void {
+    const end = text.indexOf(CUT_MARK);
+    this.words(end === -1 ? text : text.slice(0, end));
+    if (end !== -1)
+      this.line(
+        this.o.style.dim(
+          `  … ${cut > 0 ? `${thousands(cut)} more bytes` : "the rest"} not shown (the reply is cut here)`,
+        ),
+      );
+  }
+
   /** Claude's own words, whole: stdout, always; as markdown unless they are already styled. */
   private words(text: string, asMarkdown = true): void {
     this.endLine();
@@ -201,7 +213,8 @@ export class EventRenderer {
 
   private write(text: string): void {
     if (!text) return;
-    this.o.write(text);
+    // A cut string's mark is never shown as itself: wherever it is left (a tool's input), an ellipsis.
+    this.o.write(text.includes(CUT_MARK) ? text.replaceAll(CUT_MARK, "…") : text);
     this.atLineStart = text.endsWith("\n");
   }
 

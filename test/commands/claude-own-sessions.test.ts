@@ -617,6 +617,28 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(mark).toBe(`  … ${left.toLocaleString("en")} more bytes not shown (the prompt is cut here)`);
   }, 60_000);
 
+  it("a reply over 4 MB in an adopted session replays as its start and what was left out, never the cut's mark", async () => {
+    const id = "b1980000-0000-4000-8000-000000000000";
+    copyTranscript(ids.root!, id, repo);
+    const file = path.join(claudeFolder(repo), `${id}.jsonl`);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const reply = lines
+      .map((l) => JSON.parse(l) as { type: string; message?: { content: unknown } })
+      .findLast((r) => r.type === "assistant")!;
+    reply.message!.content = [{ type: "text", text: "X".repeat(5 << 20) }];
+    writeFileSync(file, [...lines, JSON.stringify(reply)].join("\n") + "\n");
+    const adopt = await nudge(["session", "adopt", id]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    for (const args of [[], ["-v"]]) {
+      const replay = await nudge(["session", "replay", nudgeId, ...args]);
+      expect(replay.exitCode, replay.stderr).toBe(0);
+      expect(replay.stdout).not.toContain("\uffff");
+      expect(replay.stdout).toMatch(/^X{1000}/m);
+      expect(replay.stdout).toMatch(/^ {2}… [\d,]+ more bytes not shown \(the reply is cut here\)$/m);
+    }
+  }, 60_000);
+
   it("replay shows a valid line too long to hold (17 MB) as what it is, its long text cut with what was left out; not as a line that is not JSON", async () => {
     const id = "7001a000-0000-4000-8000-000000000000";
     const big = JSON.stringify({

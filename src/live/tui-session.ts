@@ -148,10 +148,15 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
     if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     for (const w of later) input.warn(w);
     const saved = recorder.manifest.turns.length - 1;
-    if (!discarded)
+    if (!discarded) {
+      const id = recorder.manifest.id;
+      input.say(`● nudge recorded session ${id}: ${saved} turn${saved === 1 ? "" : "s"} · nudge session show ${id}`);
+      // claude's own resume line above names the hooks file nudge just removed: it fails as printed.
+      const claudeId = recorder.claudeSessionId;
       input.say(
-        `● nudge recorded session ${recorder.manifest.id}: ${saved} turn${saved === 1 ? "" : "s"} · nudge session show ${recorder.manifest.id}`,
+        `  go on recorded: nudge claude run --tui -r ${id}${claudeId ? ` (unrecorded: claude --resume ${claudeId})` : ""}`,
       );
+    }
     return { id: recorder.manifest.id, turns: saved, discarded, exitCode };
   } finally {
     await registration.end();

@@ -57,7 +57,7 @@ export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: numbe
     );
 }
 
-/** Where a session ran, relative to this work tree ("." here, "src" below it, a worktree's path). */
+/** Where a session ran, relative to this work tree ("." here, "src" below it), else its full path (a linked worktree's; as the guide says). */
 function folderOf(store: Store, cwd: string | null): string {
   if (cwd === null) return "?";
   const rel = path.relative(store.repoRoot, cwd);

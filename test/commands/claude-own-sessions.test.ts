@@ -99,6 +99,14 @@ describe("claude's own sessions", () => {
     const [recordedPart, claudePart] = run.stdout.split("claude's own sessions of this repository");
     expect(recordedPart).not.toContain(ids.root!.slice(0, 8));
     for (const key of ["root", "sub", "worktree"]) expect(claudePart).toContain(ids[key]!.slice(0, 8));
+    // FOLDER as docs/guide/claude-sessions.md says: relative inside this work tree, a worktree's by its full path.
+    const folderOf = (key: string) =>
+      claudePart!
+        .split("\n")
+        .find((l) => l.startsWith(ids[key]!.slice(0, 8)))!
+        .split(/\s{2,}/);
+    expect(folderOf("root")).toContain(".");
+    expect(folderOf("worktree")).toContain(worktree);
     expect(claudePart).toContain("first prompt 日本語の質問");
     expect(claudePart).not.toContain(ids.other!.slice(0, 8));
     expect(claudePart).not.toContain("recorded prompt");

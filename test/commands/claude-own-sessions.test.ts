@@ -467,6 +467,26 @@ function copyTranscript(from: string, id: string, cwd: string): void {
 }
 
 describe("claude's own sessions: what a demanding user expects", () => {
+  it("an empty transcript in this repository's folder is said to hold no prompt, by a prefix or the full id, with its real id in every hint; show does not offer to adopt it", async () => {
+    const id = "dddddddd-0000-4000-8000-000000000000";
+    writeFileSync(path.join(claudeFolder(repo), `${id}.jsonl`), "");
+    try {
+      for (const typed of ["dddddddd", id]) {
+        const run = await nudge(["session", "adopt", typed]);
+        expect(run.exitCode, typed).toBe(1);
+        expect(run.stderr).toContain(`error: claude's session ${id} holds no prompt: there is nothing to adopt`);
+        expect(run.stderr).toContain(`hint: look at it where it is: nudge session show ${id}`);
+        expect(run.stderr).not.toMatch(/another project|<id>/);
+      }
+      const show = await nudge(["session", "show", "dddddddd"]);
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).not.toContain("session adopt");
+      expect(show.stdout).toContain("it holds no prompt, so there is nothing to adopt");
+    } finally {
+      rmSync(path.join(claudeFolder(repo), `${id}.jsonl`));
+    }
+  });
+
   it("adopt with an empty id says no id was given, as show does", async () => {
     for (const args of [
       ["session", "adopt", ""],

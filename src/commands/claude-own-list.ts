@@ -12,10 +12,25 @@ import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { isDir } from "../base/file-exists.js";
 
-/** Shown ids are this long: any unique prefix names the session (the full id is in --json). */
+/** Shown ids are at least this long: any unique prefix names the session (the full id is in --json). */
 const SHORT_ID = 8;
 
-export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: number, afterRecorded: boolean): void {
+/** The shortest prefix, of SHORT_ID or more, that no other of `among` begins with (as git shortens a commit). */
+export function uniquePrefix(id: string, among: string[]): string {
+  const near = among.filter((o) => o !== id && o.startsWith(id.slice(0, SHORT_ID)));
+  let n = SHORT_ID;
+  while (n < id.length && near.some((o) => o.startsWith(id.slice(0, n)))) n++;
+  return id.slice(0, n);
+}
+
+/** `among`: every id `show` takes a prefix among (idsShowResolves), so that each id shown names its session alone. */
+export function printClaudeOwn(
+  store: Store,
+  rows: ClaudeSession[],
+  total: number,
+  afterRecorded: boolean,
+  among: string[],
+): void {
   if (afterRecorded) writeOut("\n");
   writeOut(
     "claude's own sessions of this repository, not recorded by nudge (no code snapshots; make one a nudge session: nudge session adopt <id>):\n",
@@ -37,7 +52,7 @@ export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: numbe
       "LAST PROMPT",
     ],
     shown.map((r) => [
-      r.id.slice(0, SHORT_ID),
+      uniquePrefix(r.id, among),
       "claude",
       r.startedAt.slice(0, 16).replace("T", " "),
       r.updatedAt.slice(0, 16).replace("T", " "),

@@ -6,7 +6,7 @@
 import type { Dirent } from "node:fs";
 import { access, readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { NoSuchSession, type Store } from "../store/store.js";
+import { NoSuchSession, sessionIds, type Store } from "../store/store.js";
 import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "./claude-session-scan.js";
 import type { EarlyStats } from "./claude-folder-stats.js";
@@ -129,6 +129,29 @@ export async function claudeIdMatches(
     }
   }
   return matches;
+}
+
+/**
+ * Every id a prefix typed to `show` is taken among: claude's transcripts in every project's
+ * folder (by file name, nothing read) and nudge's sessions. A listing shows ids long enough to be
+ * unique in it.
+ */
+export async function idsShowResolves(store: Store, env?: NodeJS.ProcessEnv): Promise<string[]> {
+  const root = path.join(claudeConfigDir(env), "projects");
+  const [nudge, folders] = await Promise.all([
+    sessionIds(store),
+    readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[]),
+  ]);
+  const claude = await Promise.all(
+    folders
+      .filter((f) => f.isDirectory())
+      .map(async (f) =>
+        (await readdir(path.join(root, f.name)).catch(() => [] as string[]))
+          .filter((n) => n.endsWith(".jsonl"))
+          .map((n) => n.slice(0, -".jsonl".length)),
+      ),
+  );
+  return [...nudge, ...claude.flat()];
 }
 
 /** The card of one transcript, or null when it is gone or no regular file. */

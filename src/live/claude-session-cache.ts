@@ -11,7 +11,7 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { ensureDir, writeFileAtomic } from "../store/atomic-write.js";
 
-const CACHE_VERSION = 5;
+const CACHE_VERSION = 6;
 /** Numbers per transcript in `meta`: size, mtimeMs, index into `cwds`, the card's offset and length. */
 export const FIELDS = 5;
 

@@ -487,6 +487,33 @@ describe("claude's own sessions: what a demanding user expects", () => {
     }
   });
 
+  it("list shows an id long enough to name the session alone when another project's begins the same, and a last prompt without claude's last-prompt record", async () => {
+    const mine = "abcdef12-1111-4000-8000-000000000000";
+    const theirs = "abcdef12-2222-4000-8000-000000000000";
+    const second = JSON.stringify({
+      cwd: repo,
+      sessionId: mine,
+      type: "user",
+      message: { role: "user", content: "the second prompt" },
+      timestamp: "2026-11-20T10:01:00Z",
+    });
+    writeTranscript(mine, repo, "the first prompt", [second]);
+    writeTranscript(theirs, other, "another project's prompt");
+    try {
+      const run = await nudge(["session", "list", "--all"]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const row = run.stdout.split("\n").find((l) => l.startsWith("abcdef12"))!;
+      expect(row.split(/\s+/)[0]).toBe("abcdef12-1");
+      expect(row).toMatch(/the first prompt\s+the second prompt$/);
+      const show = await nudge(["session", "show", "abcdef12-1"]);
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).toContain(`claude's own session ${mine}`);
+    } finally {
+      rmSync(path.join(claudeFolder(repo), `${mine}.jsonl`));
+      rmSync(path.join(claudeFolder(other), `${theirs}.jsonl`));
+    }
+  });
+
   it("adopt with an empty id says no id was given, as show does", async () => {
     for (const args of [
       ["session", "adopt", ""],

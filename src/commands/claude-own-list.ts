@@ -5,7 +5,8 @@ import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { openStore, type Store } from "../store/store.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "../live/claude-session-scan.js";
-import { claudeConfigDir, encodeProjectDir } from "../claude/transcript.js";
+import { claudeConfigDir } from "../claude/transcript.js";
+import { projectNames } from "../claude/claude-projects.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
 import type { ClaudeSession } from "../live/claude-own-sessions.js";
@@ -82,7 +83,10 @@ function folderOf(store: Store, cwd: string | null): string {
 interface ClaudeProjectRow {
   /** claude's folder under <config>/projects: what groups the sessions. */
   folder: string;
+  /** The first of `cwds`, or null when no transcript names one. */
   cwd: string | null;
+  /** Every directory whose sessions the folder holds (claude's name for it is lossy): projectNames. */
+  cwds: string[];
   exists: boolean;
   sessions: number;
   lastActivity: string;
@@ -120,11 +124,14 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
   // By the folder claude keeps a session in (what `claude --resume` run there sees), as the web's
   // All projects groups: a session resumed from another folder is that folder's, not where it began.
   const byFolder = new Map<string, ClaudeProjectRow>();
+  const cwdsOf = new Map<string, Array<string | null>>();
   for (const s of scan.sessions) {
     const folder = path.basename(path.dirname(s.file));
+    cwdsOf.set(folder, [...(cwdsOf.get(folder) ?? []), s.cwd]);
     const row = byFolder.get(folder) ?? {
       folder,
       cwd: null,
+      cwds: [],
       exists: false,
       sessions: 0,
       lastActivity: s.updatedAt,
@@ -133,15 +140,14 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
     row.sessions++;
     if (s.updatedAt > row.lastActivity) row.lastActivity = s.updatedAt;
     row.costUsd += s.costUsd ?? 0;
-    // The folder's own directory (the one its name encodes) over one a session began in elsewhere.
-    if (
-      s.cwd !== null &&
-      (row.cwd === null || (encodeProjectDir(s.cwd) === folder && encodeProjectDir(row.cwd) !== folder))
-    )
-      row.cwd = s.cwd;
     byFolder.set(folder, row);
   }
-  for (const row of byFolder.values()) row.exists = row.cwd !== null && isDir(row.cwd);
+  // The folder's own directories (those its name encodes) over one a session began in elsewhere.
+  for (const row of byFolder.values()) {
+    row.cwds = projectNames(row.folder, cwdsOf.get(row.folder)!);
+    row.cwd = row.cwds[0] ?? null;
+    row.exists = row.cwds.some(isDir);
+  }
   const every = [...byFolder.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   const rows = options.limit === undefined ? every : every.slice(0, options.limit);
   if (options.json) return printJson(rows);
@@ -152,11 +158,11 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
   printTable(
     ["PROJECT", "SESSIONS", "LAST ACTIVE", "COST", "STATE"],
     shown.map((r) => [
-      r.cwd ?? "(no folder named in its transcripts)",
+      r.cwds.length ? r.cwds.join(", ") : "(no folder named in its transcripts)",
       thousands(r.sessions),
       r.lastActivity.slice(0, 16).replace("T", " "),
       formatCost(r.costUsd),
-      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : ours(r.cwd) ? "this repository" : "",
+      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : r.cwds.some(ours) ? "this repository" : "",
     ]),
   );
   writeOut(

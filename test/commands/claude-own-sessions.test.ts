@@ -514,6 +514,33 @@ describe("claude's own sessions: what a demanding user expects", () => {
     }
   });
 
+  it("list --all-projects names every folder a claude folder holds sessions of (claude's name for it is lossy), marks this repository, and is not named by one stray transcript's cwd", async () => {
+    // Another real folder claude stores under this repository's name: "-" and "_" both become "-".
+    const twin = repo.replace(/-(?=[^-]*$)/, "_");
+    expect(claudeFolder(twin)).toBe(claudeFolder(repo));
+    mkdirSync(twin, { recursive: true });
+    const made = ["7a1e0000-0000-4000-8000-000000000001", "7a1e0000-0000-4000-8000-000000000002"];
+    writeTranscript(made[0]!, twin, "in the twin folder");
+    writeTranscript(made[1]!, "/etc", "a stray cwd");
+    const stray = path.join(claudeFolder("/etc"), `${made[1]}.jsonl`);
+    writeFileSync(path.join(claudeFolder(repo), `${made[1]}.jsonl`), readFileSync(stray));
+    rmSync(stray);
+    try {
+      type Row = { folder: string; cwd: string; cwds: string[] };
+      const rows = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as Row[];
+      const row = rows.find((r) => r.folder === path.basename(claudeFolder(repo)))!;
+      expect(row.cwds.sort()).toEqual([repo, twin].sort());
+      const table = (await nudge(["session", "list", "--all-projects"])).stdout;
+      const line = table.split("\n").find((l) => l.includes(twin))!;
+      expect(line).toContain(repo);
+      expect(line).toContain("this repository");
+      expect(table).not.toContain("/etc");
+    } finally {
+      for (const id of made) rmSync(path.join(claudeFolder(repo), `${id}.jsonl`));
+      rmSync(twin, { recursive: true });
+    }
+  });
+
   it("adopt with an empty id says no id was given, as show does", async () => {
     for (const args of [
       ["session", "adopt", ""],

@@ -17,7 +17,7 @@ import { isDir } from "../base/file-exists.js";
 const SHORT_ID = 8;
 
 /** The shortest prefix, of SHORT_ID or more, that no other of `among` begins with (as git shortens a commit). */
-export function uniquePrefix(id: string, among: string[]): string {
+function uniquePrefix(id: string, among: string[]): string {
   const near = among.filter((o) => o !== id && o.startsWith(id.slice(0, SHORT_ID)));
   let n = SHORT_ID;
   while (n < id.length && near.some((o) => o.startsWith(id.slice(0, n)))) n++;

@@ -5,15 +5,18 @@
  * name is a lossy encoding of it). Claude's folder is read, never written; links in it are not
  * followed; every read is bounded, so a huge or damaged transcript costs what its first 64 KB do.
  */
-import { existsSync, type Dirent } from "node:fs";
+import { existsSync, statSync, type Dirent } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { encodeProjectDir } from "./transcript.js";
 
 export interface ClaudeProject {
   /** The folder under `<config>/projects/`. */
   folder: string;
   /** The working directory claude ran in (from a transcript), or null when none says. */
   cwd: string | null;
+  /** Every directory whose sessions the folder holds (projectNames), `cwd` first; set by the web's listing. */
+  cwds?: string[];
   /** Whether that directory is still there; and whether it is in a git repository. */
   exists: boolean;
   inGit: boolean;
@@ -112,4 +115,32 @@ function inGitRepository(dir: string): boolean {
     if (existsSync(path.join(at, ".git"))) return true;
     if (path.dirname(at) === at) return false;
   }
+}
+
+/**
+ * The directories a folder of claude's holds sessions of, as a person should read its name: claude's
+ * encoding is lossy (`/tmp/qa-repo` and `/tmp/qa_repo` are both `-tmp-qa-repo`), so every cwd its
+ * transcripts name that encodes to the folder, one that exists and is named most first. A cwd that
+ * does not encode to it (a session resumed from elsewhere, a stray record) names it only when no
+ * other does, and then only the one named most.
+ */
+export function projectNames(folder: string, cwds: Array<string | null>): string[] {
+  const counts = new Map<string, number>();
+  for (const c of cwds) if (c !== null) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const ranked = [...counts]
+    .map(([cwd, n]) => ({ cwd, n, there: isDirectory(cwd) }))
+    .sort((a, b) => Number(b.there) - Number(a.there) || b.n - a.n || a.cwd.localeCompare(b.cwd))
+    .map((r) => r.cwd);
+  const own = ranked.filter((c) => encodeProjectDir(c) === folder);
+  return own.length ? own : ranked.slice(0, 1);
+}
+
+/** Whether a directory is there, and in a git repository (as a listing marks a project). */
+export function directoryState(cwd: string | null): { exists: boolean; inGit: boolean } {
+  const exists = cwd !== null && isDirectory(cwd);
+  return { exists, inGit: exists && inGitRepository(cwd!) };
+}
+
+function isDirectory(dir: string): boolean {
+  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }

@@ -50,6 +50,8 @@ export async function readCard(file: string, stat: { size: number; mtimeMs: numb
     bytes: stat.size,
   };
   let started: number | null = null;
+  // A transcript without claude's `last-prompt` record (an older claude, or cut short): its last prompt is the last one found.
+  let lastFound: string | null = null;
   const look = (json: unknown, counting: boolean) => {
     if (json === null || typeof json !== "object") return;
     const r = json as Record<string, unknown>;
@@ -69,6 +71,7 @@ export async function readCard(file: string, stat: { size: number; mtimeMs: numb
     const prompt = promptOf(r);
     if (prompt !== null) {
       card.firstPrompt ??= prompt;
+      lastFound = prompt;
       if (counting) card.turns = (card.turns ?? 0) + 1;
     }
   };
@@ -86,6 +89,7 @@ export async function readCard(file: string, stat: { size: number; mtimeMs: numb
     ))
       look(json, false);
   }
+  card.lastPrompt ??= lastFound;
   if (started !== null) card.startedAt = new Date(started).toISOString();
   return card;
 }

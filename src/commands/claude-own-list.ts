@@ -5,17 +5,33 @@ import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { openStore, type Store } from "../store/store.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "../live/claude-session-scan.js";
-import { claudeConfigDir, encodeProjectDir } from "../claude/transcript.js";
+import { claudeConfigDir } from "../claude/transcript.js";
+import { projectNames } from "../claude/claude-projects.js";
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
 import { inertValue } from "../base/inert-text.js";
 import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
 import { isDir } from "../base/file-exists.js";
 
-/** Shown ids are this long: any unique prefix names the session (the full id is in --json). */
+/** Shown ids are at least this long: any unique prefix names the session (the full id is in --json). */
 const SHORT_ID = 8;
 
-export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: number, afterRecorded: boolean): void {
+/** The shortest prefix, of SHORT_ID or more, that no other of `among` begins with (as git shortens a commit). */
+function uniquePrefix(id: string, among: string[]): string {
+  const near = among.filter((o) => o !== id && o.startsWith(id.slice(0, SHORT_ID)));
+  let n = SHORT_ID;
+  while (n < id.length && near.some((o) => o.startsWith(id.slice(0, n)))) n++;
+  return id.slice(0, n);
+}
+
+/** `among`: every id `show` takes a prefix among (idsShowResolves), so that each id shown names its session alone. */
+export function printClaudeOwn(
+  store: Store,
+  rows: ClaudeSession[],
+  total: number,
+  afterRecorded: boolean,
+  among: string[],
+): void {
   if (afterRecorded) writeOut("\n");
   writeOut(
     "claude's own sessions of this repository, not recorded by nudge (no code snapshots; make one a nudge session: nudge session adopt <id>):\n",
@@ -37,7 +53,7 @@ export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: numbe
       "LAST PROMPT",
     ],
     shown.map((r) => [
-      r.id.slice(0, SHORT_ID),
+      uniquePrefix(r.id, among),
       "claude",
       r.startedAt.slice(0, 16).replace("T", " "),
       r.updatedAt.slice(0, 16).replace("T", " "),
@@ -57,7 +73,7 @@ export function printClaudeOwn(store: Store, rows: ClaudeSession[], total: numbe
     );
 }
 
-/** Where a session ran, relative to this work tree ("." here, "src" below it, a worktree's path). */
+/** Where a session ran, relative to this work tree ("." here, "src" below it), else its full path (a linked worktree's; as the guide says). */
 function folderOf(store: Store, cwd: string | null): string {
   if (cwd === null) return "?";
   const rel = path.relative(store.repoRoot, cwd);
@@ -67,7 +83,10 @@ function folderOf(store: Store, cwd: string | null): string {
 interface ClaudeProjectRow {
   /** claude's folder under <config>/projects: what groups the sessions. */
   folder: string;
+  /** The first of `cwds`, or null when no transcript names one. */
   cwd: string | null;
+  /** Every directory whose sessions the folder holds (claude's name for it is lossy): projectNames. */
+  cwds: string[];
   exists: boolean;
   sessions: number;
   lastActivity: string;
@@ -105,11 +124,14 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
   // By the folder claude keeps a session in (what `claude --resume` run there sees), as the web's
   // All projects groups: a session resumed from another folder is that folder's, not where it began.
   const byFolder = new Map<string, ClaudeProjectRow>();
+  const cwdsOf = new Map<string, Array<string | null>>();
   for (const s of scan.sessions) {
     const folder = path.basename(path.dirname(s.file));
+    cwdsOf.set(folder, [...(cwdsOf.get(folder) ?? []), s.cwd]);
     const row = byFolder.get(folder) ?? {
       folder,
       cwd: null,
+      cwds: [],
       exists: false,
       sessions: 0,
       lastActivity: s.updatedAt,
@@ -118,15 +140,14 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
     row.sessions++;
     if (s.updatedAt > row.lastActivity) row.lastActivity = s.updatedAt;
     row.costUsd += s.costUsd ?? 0;
-    // The folder's own directory (the one its name encodes) over one a session began in elsewhere.
-    if (
-      s.cwd !== null &&
-      (row.cwd === null || (encodeProjectDir(s.cwd) === folder && encodeProjectDir(row.cwd) !== folder))
-    )
-      row.cwd = s.cwd;
     byFolder.set(folder, row);
   }
-  for (const row of byFolder.values()) row.exists = row.cwd !== null && isDir(row.cwd);
+  // The folder's own directories (those its name encodes) over one a session began in elsewhere.
+  for (const row of byFolder.values()) {
+    row.cwds = projectNames(row.folder, cwdsOf.get(row.folder)!);
+    row.cwd = row.cwds[0] ?? null;
+    row.exists = row.cwds.some(isDir);
+  }
   const every = [...byFolder.values()].sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   const rows = options.limit === undefined ? every : every.slice(0, options.limit);
   if (options.json) return printJson(rows);
@@ -137,11 +158,11 @@ export async function listProjects(place: ProjectsPlace, options: { json?: boole
   printTable(
     ["PROJECT", "SESSIONS", "LAST ACTIVE", "COST", "STATE"],
     shown.map((r) => [
-      r.cwd ?? "(no folder named in its transcripts)",
+      r.cwds.length ? r.cwds.join(", ") : "(no folder named in its transcripts)",
       thousands(r.sessions),
       r.lastActivity.slice(0, 16).replace("T", " "),
       formatCost(r.costUsd),
-      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : ours(r.cwd) ? "this repository" : "",
+      r.cwd === null ? "" : !r.exists ? "folder no longer exists" : r.cwds.some(ours) ? "this repository" : "",
     ]),
   );
   writeOut(

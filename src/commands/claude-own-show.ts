@@ -31,7 +31,12 @@ export async function showClaudeSession(session: ClaudeSession, json: boolean): 
     `folder ${s.cwd ?? "(not named in the transcript)"}${s.version ? ` · claude ${s.version}` : ""}${s.model ? ` · ${s.model}` : ""}`,
   );
   out(`transcript ${s.file}`);
-  out(`${NO_CODE}; to record it from here on: nudge session adopt ${s.id.slice(0, 8)}`);
+  // The full id: an 8-character prefix may begin another project's session too (ambiguous for adopt).
+  out(
+    s.turns === 0
+      ? `${NO_CODE}; it holds no prompt, so there is nothing to adopt`
+      : `${NO_CODE}; to record it from here on: nudge session adopt ${s.id}`,
+  );
   cutNotice(transcript);
   out("");
   printTable(

@@ -10,6 +10,10 @@ const Options = z.object({ allProjects: z.optional(z.boolean()) });
 export const sessionIndexClaudeCommand = new Command("index-claude")
   .description("index sessions for search, recorded and claude's own (session search starts this in the background)")
   .option("--all-projects", "every project's, not only this repository's")
+  .addHelpText(
+    "after",
+    "\nNot meant to be run by hand: `nudge session search` starts it.\n\nExamples:\n  $ nudge session index-claude\n  $ nudge session index-claude --all-projects",
+  )
   .action(async (raw: unknown) => {
     const options = parseOptions(Options, raw);
     await runClaudeIndexer(await commandStore(process.cwd()), options.allProjects ?? false);

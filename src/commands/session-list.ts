@@ -10,7 +10,7 @@ import { printJson, printTable, writeOut, writeErr } from "../terminal/output.js
 import { parseOptions } from "./parse-options.js";
 import { UserError } from "../base/errors.js";
 import { inertValue, visible } from "../base/inert-text.js";
-import { claudeOwnScan } from "../live/claude-own-sessions.js";
+import { claudeOwnScan, idsShowResolves } from "../live/claude-own-sessions.js";
 import { earlyFolderStats } from "../live/claude-folder-stats.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { listProjects, printClaudeOwn, projectsPlace } from "./claude-own-list.js";
@@ -77,7 +77,8 @@ export const sessionListCommand = new Command("list")
     if (rows.length === 0 && claude.total === 0)
       return void writeOut("no sessions yet; start one with: nudge claude run\n");
     if (rows.length > 0) printRecorded(shown, scan.total);
-    if (claude.total > 0) printClaudeOwn(store, claude.sessions, claude.total, rows.length > 0);
+    if (claude.total > 0)
+      printClaudeOwn(store, claude.sessions, claude.total, rows.length > 0, await idsShowResolves(store));
   });
 
 function printRecorded(shown: Array<ReturnType<typeof summarize>>, total: number): void {

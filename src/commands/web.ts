@@ -2,6 +2,7 @@ import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../base/zod.js";
 import path from "node:path";
+import { existsSync } from "node:fs";
 import { type Store } from "../store/store.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
@@ -119,6 +120,12 @@ async function otherRepos(first: Store, paths: string[]): Promise<Store[]> {
     );
   const stores: Store[] = [];
   for (const p of paths) {
+    // A --repo that was never there is a typo, not a work tree since removed (git-process's reading).
+    if (!existsSync(path.resolve(p)))
+      throw new UserError(
+        `--repo ${p}: there is no folder ${path.resolve(p)}`,
+        "check the path: --repo names a folder inside a git repository",
+      );
     const store = await commandStore(path.resolve(p)).catch((error: unknown) => {
       throw new UserError(
         `--repo ${p}: ${(error as Error).message}`,

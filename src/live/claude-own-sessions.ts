@@ -6,7 +6,7 @@
 import type { Dirent } from "node:fs";
 import { access, readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { NoSuchSession, type Store } from "../store/store.js";
+import { NoSuchSession, sessionIds, type Store } from "../store/store.js";
 import { readCard, type ClaudeSessionCard } from "../claude/claude-session-card.js";
 import { insideAny, scanClaudeSessions, workTreesOf } from "./claude-session-scan.js";
 import type { EarlyStats } from "./claude-folder-stats.js";
@@ -129,6 +129,29 @@ export async function claudeIdMatches(
   return matches;
 }
 
+/**
+ * Every id a prefix typed to `show` is taken among: claude's transcripts in every project's
+ * folder (by file name, nothing read) and nudge's sessions. A listing shows ids long enough to be
+ * unique in it.
+ */
+export async function idsShowResolves(store: Store, env?: NodeJS.ProcessEnv): Promise<string[]> {
+  const root = path.join(claudeConfigDir(env), "projects");
+  const [nudge, folders] = await Promise.all([
+    sessionIds(store),
+    readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[]),
+  ]);
+  const claude = await Promise.all(
+    folders
+      .filter((f) => f.isDirectory())
+      .map(async (f) =>
+        (await readdir(path.join(root, f.name)).catch(() => [] as string[]))
+          .filter((n) => n.endsWith(".jsonl"))
+          .map((n) => n.slice(0, -".jsonl".length)),
+      ),
+  );
+  return [...nudge, ...claude.flat()];
+}
+
 /** The card of one transcript, or null when it is gone or no regular file. */
 export async function claudeSessionAt(file: string): Promise<ClaudeSession | null> {
   const s = await stat(file).catch(() => null);
@@ -172,7 +195,7 @@ export async function findClaudeSessionToAdopt(
 ): Promise<{ session: ClaudeSession; other: OtherProject | null } | null> {
   const here = (await claudeOwnSessions(store, { env: o.env })).filter((s) => s.id.startsWith(idOrPrefix));
   const exactHere = here.find((s) => s.id === idOrPrefix);
-  if (exactHere || here.length === 1) return { session: exactHere ?? here[0]!, other: null };
+  if (exactHere || here.length === 1) return { session: withPrompt(exactHere ?? here[0]!), other: null };
   if (here.length > 1) {
     const some = here
       .map((s) => s.id)
@@ -190,8 +213,10 @@ export async function findClaudeSessionToAdopt(
     const others = (await claudeIdMatches(store, idOrPrefix, o.env)).map((m) => m.id);
     throw alreadyNudges(idOrPrefix, held, [...new Set(others)].sort());
   }
-  const session = await findClaudeSession(store, idOrPrefix, o.env);
-  if (!session) return null;
+  const found = await findClaudeSession(store, idOrPrefix, o.env);
+  if (!found) return null;
+  // Before where it ran: a transcript with no prompt names no folder, so it would read as a project gone.
+  const session = withPrompt(found);
   const other = await otherProjectOf(store, session);
   if (other && session.id !== idOrPrefix && !o.fromOtherProject)
     throw new UserError(
@@ -199,6 +224,15 @@ export async function findClaudeSessionToAdopt(
       `to adopt it into this repository all the same, give its full id: nudge session adopt ${session.id} (or add --from-other-project: nudge session adopt ${visible(idOrPrefix)} --from-other-project)`,
     );
   return { session, other };
+}
+
+/** A transcript with no prompt (claude wrote nothing, or only its bookkeeping) has nothing to adopt: said so, by its full id. */
+function withPrompt(session: ClaudeSession): ClaudeSession {
+  if (session.turns !== 0) return session;
+  throw new UserError(
+    `claude's session ${visible(session.id)} holds no prompt: there is nothing to adopt`,
+    `look at it where it is: nudge session show ${visible(session.id)}`,
+  );
 }
 
 /** Thrown where a nudge session is needed and the id names one of claude's own: says what it lacks, and how to adopt it. */

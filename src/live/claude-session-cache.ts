@@ -12,7 +12,7 @@ import path from "node:path";
 import { openCacheFile, readCacheFile } from "../base/cache-file.js";
 import { ensureDir, writeFileAtomic } from "../store/atomic-write.js";
 
-const CACHE_VERSION = 5;
+const CACHE_VERSION = 6;
 /** Numbers per transcript in `meta`: size, mtimeMs, index into `cwds`, the card's offset and length. */
 export const FIELDS = 5;
 

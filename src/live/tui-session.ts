@@ -9,9 +9,8 @@
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
-import path from "node:path";
-import { newSessionId, requireOwnRepository, type Store } from "../store/store.js";
-import { lockWorkTree } from "../store/work-tree-lock.js";
+import { bundleFiles, newSessionId, requireOwnRepository, type Store } from "../store/store.js";
+import { CLAUDE_UI, lockWorkTree } from "../store/work-tree-lock.js";
 import { registerRecording } from "../store/work-tree-recordings.js";
 import type { ClaudeFlags } from "../claude/claude-process.js";
 import { interactiveArgs } from "../claude/interactive-args.js";
@@ -60,8 +59,6 @@ export interface TuiOutcome {
   exitCode: number;
 }
 
-const SETTINGS_FILE = "claude-ui-hooks.json";
-
 export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
   const { store } = input;
   const existing = await chooseSession(store, input.choice);
@@ -70,7 +67,7 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
   const newId = newSessionId();
   const workTree = input.force
     ? null
-    : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId}` });
+    : await lockWorkTree(store, root, { what: `recording session ${existing?.manifest.id ?? newId} ${CLAUDE_UI}` });
   const registration = await registerRecording(store, root, existing?.manifest.id ?? newId);
   // Said after claude's screen is gone: written while it is up, they would tear it.
   const later: string[] = [];
@@ -122,7 +119,7 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
         },
       });
       const gate = withEditsGate(input.guard, () => recorder.capturesSettled());
-      const settingsFile = path.join(opened.dir, SETTINGS_FILE);
+      const settingsFile = bundleFiles(opened.dir).claudeUiSettings;
       try {
         await server.writeSettings(settingsFile, gate.hooks() ?? {});
         const resume = await resumePoint(input, recorder, cwd);
@@ -151,10 +148,15 @@ export async function runTuiSession(input: TuiInput): Promise<TuiOutcome> {
     if (discarded) await discardSession(store, recorder.files.dir, recorder.manifest.id).catch(() => undefined);
     for (const w of later) input.warn(w);
     const saved = recorder.manifest.turns.length - 1;
-    if (!discarded)
+    if (!discarded) {
+      const id = recorder.manifest.id;
+      input.say(`● nudge recorded session ${id}: ${saved} turn${saved === 1 ? "" : "s"} · nudge session show ${id}`);
+      // claude's own resume line above names the hooks file nudge just removed: it fails as printed.
+      const claudeId = recorder.claudeSessionId;
       input.say(
-        `● nudge recorded session ${recorder.manifest.id}: ${saved} turn${saved === 1 ? "" : "s"} · nudge session show ${recorder.manifest.id}`,
+        `  go on recorded: nudge claude run --tui -r ${id}${claudeId ? ` (unrecorded: claude --resume ${claudeId})` : ""}`,
       );
+    }
     return { id: recorder.manifest.id, turns: saved, discarded, exitCode };
   } finally {
     await registration.end();

@@ -38,6 +38,8 @@ export function bundleFiles(dir: string) {
     /** A loop's raw NDJSON per iteration (copies of conversation.jsonl's lines; kept here only). */
     iterations: path.join(dir, "iterations"),
     lock: path.join(dir, "lock"),
+    /** The settings `claude run --tui` gives claude (its hooks), there while that claude runs. */
+    claudeUiSettings: path.join(dir, "claude-ui-hooks.json"),
   };
 }
 export type BundleFiles = ReturnType<typeof bundleFiles>;
@@ -288,6 +290,8 @@ export interface LiveClaude {
   root: string;
   /** null: a nudge is recording it; a pid: the claude a dead nudge left running (kill -9, a crash). */
   orphanPid: number | null;
+  /** Recorded from claude's own UI (installed hooks, or `claude run --tui`): claude's commands are claude's there, not nudge's. */
+  claudeUi: boolean;
 }
 
 /**
@@ -301,8 +305,11 @@ export async function liveClaudes(store: Store, locks?: SessionLock[]): Promise<
       if (!activity) return null;
       const header = await readHeader(bundleDir(store, id)).catch(() => null);
       if (!header) return null;
-      if (activity !== "recording") return { id, root: header.repo.root, orphanPid: activity.orphanPid };
-      return header.state === "recording" ? { id, root: header.repo.root, orphanPid: null } : null;
+      const claudeUi =
+        (lock?.what ?? "").endsWith("through claude's hooks") ||
+        existsSync(bundleFiles(bundleDir(store, id)).claudeUiSettings);
+      if (activity !== "recording") return { id, root: header.repo.root, orphanPid: activity.orphanPid, claudeUi };
+      return header.state === "recording" ? { id, root: header.repo.root, orphanPid: null, claudeUi } : null;
     }),
   );
   return found.filter((s) => s !== null);

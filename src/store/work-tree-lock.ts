@@ -69,10 +69,14 @@ export class RecordingElsewhere extends UserError {
   }
 }
 
+/** How a recording from claude's own UI (`claude run --tui`) ends its lock's `what`. */
+export const CLAUDE_UI = "in claude's own UI";
+
 function busyError(root: string, holder: LockInfo): UserError {
   const what = holder.what ?? "working";
   if (what.startsWith("recording")) {
     const session = /session (\w+)/.exec(what)?.[1] ?? null;
+    if (what.endsWith(CLAUDE_UI)) return new RecordingElsewhere(...fromClaudeUi(session ?? "a session", root), session);
     return new RecordingElsewhere(
       `${session ? `session ${session}` : "a session"} is being recorded by another nudge process in ${root} (${holderText(holder)})`,
       "use /rewind, /fork or /undo inside that session, or quit it first (nudge claude run --force records alongside it)",
@@ -83,4 +87,12 @@ function busyError(root: string, holder: LockInfo): UserError {
     `another nudge is ${what} in ${root} (${holderText(holder)})`,
     "wait for it to finish, then run the command again",
   );
+}
+
+/** A session recorded from claude's own UI: /rewind there is claude's own, not nudge's; the recorder is claude's hooks. */
+export function fromClaudeUi(session: string, root: string): [message: string, hint: string] {
+  return [
+    `session ${session} is being recorded from claude's own UI (hooks) in ${root}`,
+    "end that claude session first, then run the command again (claude's own /rewind there is claude's, not nudge's)",
+  ];
 }

@@ -12,7 +12,7 @@ import { UserError, InternalError, errorMessage } from "../base/errors.js";
 import { copyFileAtomic, ensureDir } from "../store/atomic-write.js";
 import type { Manifest, Turn } from "../store/manifest-schema.js";
 import { bundleDir, liveClaudes, updateHeader, type Store, type StoredSession } from "../store/store.js";
-import { holdsWorkTree, lockWorkTree } from "../store/work-tree-lock.js";
+import { fromClaudeUi, holdsWorkTree, lockWorkTree } from "../store/work-tree-lock.js";
 import { turnOf } from "../store/turn-lookup.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { pathExists } from "../base/file-exists.js";
@@ -128,6 +128,7 @@ export interface RewindOptions {
 async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string): Promise<void> {
   const live = (await liveClaudes(store)).find((s) => s.root === root && s.id !== except);
   if (!live) return;
+  if (live.orphanPid === null && live.claudeUi) throw new UserError(...fromClaudeUi(live.id, root));
   if (live.orphanPid === null) {
     throw new UserError(
       `session ${live.id} is being recorded by another nudge process in ${root}`,

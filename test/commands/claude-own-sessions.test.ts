@@ -99,6 +99,14 @@ describe("claude's own sessions", () => {
     const [recordedPart, claudePart] = run.stdout.split("claude's own sessions of this repository");
     expect(recordedPart).not.toContain(ids.root!.slice(0, 8));
     for (const key of ["root", "sub", "worktree"]) expect(claudePart).toContain(ids[key]!.slice(0, 8));
+    // FOLDER as docs/guide/claude-sessions.md says: relative inside this work tree, a worktree's by its full path.
+    const folderOf = (key: string) =>
+      claudePart!
+        .split("\n")
+        .find((l) => l.startsWith(ids[key]!.slice(0, 8)))!
+        .split(/\s{2,}/);
+    expect(folderOf("root")).toContain(".");
+    expect(folderOf("worktree")).toContain(worktree);
     expect(claudePart).toContain("first prompt 日本語の質問");
     expect(claudePart).not.toContain(ids.other!.slice(0, 8));
     expect(claudePart).not.toContain("recorded prompt");
@@ -459,6 +467,80 @@ function copyTranscript(from: string, id: string, cwd: string): void {
 }
 
 describe("claude's own sessions: what a demanding user expects", () => {
+  it("an empty transcript in this repository's folder is said to hold no prompt, by a prefix or the full id, with its real id in every hint; show does not offer to adopt it", async () => {
+    const id = "dddddddd-0000-4000-8000-000000000000";
+    writeFileSync(path.join(claudeFolder(repo), `${id}.jsonl`), "");
+    try {
+      for (const typed of ["dddddddd", id]) {
+        const run = await nudge(["session", "adopt", typed]);
+        expect(run.exitCode, typed).toBe(1);
+        expect(run.stderr).toContain(`error: claude's session ${id} holds no prompt: there is nothing to adopt`);
+        expect(run.stderr).toContain(`hint: look at it where it is: nudge session show ${id}`);
+        expect(run.stderr).not.toMatch(/another project|<id>/);
+      }
+      const show = await nudge(["session", "show", "dddddddd"]);
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).not.toContain("session adopt");
+      expect(show.stdout).toContain("it holds no prompt, so there is nothing to adopt");
+    } finally {
+      rmSync(path.join(claudeFolder(repo), `${id}.jsonl`));
+    }
+  });
+
+  it("list shows an id long enough to name the session alone when another project's begins the same, and a last prompt without claude's last-prompt record", async () => {
+    const mine = "abcdef12-1111-4000-8000-000000000000";
+    const theirs = "abcdef12-2222-4000-8000-000000000000";
+    const second = JSON.stringify({
+      cwd: repo,
+      sessionId: mine,
+      type: "user",
+      message: { role: "user", content: "the second prompt" },
+      timestamp: "2026-11-20T10:01:00Z",
+    });
+    writeTranscript(mine, repo, "the first prompt", [second]);
+    writeTranscript(theirs, other, "another project's prompt");
+    try {
+      const run = await nudge(["session", "list", "--all"]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const row = run.stdout.split("\n").find((l) => l.startsWith("abcdef12"))!;
+      expect(row.split(/\s+/)[0]).toBe("abcdef12-1");
+      expect(row).toMatch(/the first prompt\s+the second prompt$/);
+      const show = await nudge(["session", "show", "abcdef12-1"]);
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).toContain(`claude's own session ${mine}`);
+    } finally {
+      rmSync(path.join(claudeFolder(repo), `${mine}.jsonl`));
+      rmSync(path.join(claudeFolder(other), `${theirs}.jsonl`));
+    }
+  });
+
+  it("list --all-projects names every folder a claude folder holds sessions of (claude's name for it is lossy), marks this repository, and is not named by one stray transcript's cwd", async () => {
+    // Another real folder claude stores under this repository's name: "-" and "_" both become "-".
+    const twin = repo.replace(/-(?=[^-]*$)/, "_");
+    expect(claudeFolder(twin)).toBe(claudeFolder(repo));
+    mkdirSync(twin, { recursive: true });
+    const made = ["7a1e0000-0000-4000-8000-000000000001", "7a1e0000-0000-4000-8000-000000000002"];
+    writeTranscript(made[0]!, twin, "in the twin folder");
+    writeTranscript(made[1]!, "/etc", "a stray cwd");
+    const stray = path.join(claudeFolder("/etc"), `${made[1]}.jsonl`);
+    writeFileSync(path.join(claudeFolder(repo), `${made[1]}.jsonl`), readFileSync(stray));
+    rmSync(stray);
+    try {
+      type Row = { folder: string; cwd: string; cwds: string[] };
+      const rows = JSON.parse((await nudge(["session", "list", "--all-projects", "--json"])).stdout) as Row[];
+      const row = rows.find((r) => r.folder === path.basename(claudeFolder(repo)))!;
+      expect(row.cwds.sort()).toEqual([repo, twin].sort());
+      const table = (await nudge(["session", "list", "--all-projects"])).stdout;
+      const line = table.split("\n").find((l) => l.includes(twin))!;
+      expect(line).toContain(repo);
+      expect(line).toContain("this repository");
+      expect(table).not.toContain("/etc");
+    } finally {
+      for (const id of made) rmSync(path.join(claudeFolder(repo), `${id}.jsonl`));
+      rmSync(twin, { recursive: true });
+    }
+  });
+
   it("adopt with an empty id says no id was given, as show does", async () => {
     for (const args of [
       ["session", "adopt", ""],

@@ -63,3 +63,13 @@ describe("option errors", () => {
     expect(r.stderr).not.toMatch(/Invalid input|Too small|Too big|received NaN|expected number/);
   });
 });
+
+describe("web --repo", () => {
+  it("a mistyped --repo says the folder does not exist and points at the path, not at forking", async () => {
+    const r = await runNudge(["web", "--repo", "/nonexistent/qa-repo"], { cwd: repo });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("error: --repo /nonexistent/qa-repo: there is no folder /nonexistent/qa-repo");
+    expect(r.stderr).toContain("hint: check the path");
+    expect(r.stderr).not.toMatch(/no longer exists|fork/);
+  });
+});

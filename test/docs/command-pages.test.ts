@@ -125,4 +125,19 @@ describe("docs/commands", () => {
       expect(helpText(command)).toMatch(/\nExamples:\n {2}\$ /);
     },
   );
+
+  /** Every command --help does not list (run by nudge or claude) still answers --help with examples. */
+  const hidden = (command: Command, words: string[]): Entry[] =>
+    command.commands.flatMap((sub) => {
+      const entries = hidden(sub, [...words, sub.name()]);
+      return commands.some((c) => c.command === sub)
+        ? entries
+        : [{ words: [...words, sub.name()], command: sub }, ...entries];
+    });
+  it.each(hidden(root, []).map((c) => [`nudge ${c.words.join(" ")}`, c] as const))(
+    "%s (hidden) --help gives examples",
+    (_name, { command }) => {
+      expect(helpText(command)).toMatch(/\nExamples:\n {2}\$ /);
+    },
+  );
 });

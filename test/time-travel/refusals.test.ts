@@ -7,7 +7,11 @@ import { execa } from "execa";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import os from "node:os";
 import { describe, expect, it } from "vitest";
+import { procRef } from "../../src/store/locks.js";
+import type { Store } from "../../src/store/store.js";
+import { workTreeLockFile } from "../../src/store/work-tree-lock.js";
 import { git, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { recordThreeTurnsForFile } from "../support/three-turns.js";
@@ -178,6 +182,38 @@ describe("rewind refusals", () => {
       { reject: false, env: { NO_COLOR: "1" } },
     );
     expectRefusal(run, /^error: the current folder no longer exists/);
+  });
+
+  it("a session recorded from claude's own UI (installed hooks, or --tui) is named so, with no nudge in-session commands hinted", async () => {
+    const before = await userState(repo);
+    const claude = execa("sleep", ["60"]);
+    const bundle = path.join(repo, ".git", "nudge", "sessions", id);
+    const manifest = path.join(bundle, "manifest.json");
+    const header = readFileSync(manifest, "utf8");
+    const lock = (what: string) =>
+      JSON.stringify({ host: os.hostname(), owner: procRef(claude.pid!), claude: procRef(claude.pid!), what }) + "\n";
+    try {
+      // What installed hooks leave while claude runs: the session lock is claude's own, the header says recording.
+      writeFileSync(path.join(bundle, "lock"), lock(`recording session ${id} through claude's hooks`));
+      writeFileSync(manifest, JSON.stringify({ ...JSON.parse(header), state: "recording" }));
+      const hooks = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
+      expectRefusal(hooks, new RegExp(`^error: session ${id} is being recorded from claude's own UI \\(hooks\\)`));
+      expect(hooks.stderr).toContain("hint: end that claude session first");
+      expect(hooks.stderr).not.toMatch(/another nudge process|\/undo/);
+      rmSync(path.join(bundle, "lock"));
+      writeFileSync(manifest, header);
+      // What `claude run --tui` holds: the work tree's lock, for the whole session.
+      const store = { dir: path.join(repo, ".git", "nudge") } as Store;
+      writeFileSync(workTreeLockFile(store, repo), lock(`recording session ${id} in claude's own UI`));
+      const tui = await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo });
+      expectRefusal(tui, new RegExp(`^error: session ${id} is being recorded from claude's own UI \\(hooks\\)`));
+      expect(tui.stderr).not.toMatch(/another nudge process|\/undo/);
+    } finally {
+      claude.kill();
+      await claude.catch(() => undefined);
+      writeFileSync(manifest, header);
+    }
+    expect(await userState(repo)).toEqual(before);
   });
 
   it("a turn whose snapshot was pruned from the repository: refused, with the turn named", async () => {

@@ -61,6 +61,12 @@ describe("claude run --tui", () => {
     const screen = term.screen();
     const id = /recorded session (\w+): 2 turns/.exec(screen)?.[1];
     expect(id, screen).toBeDefined();
+    // claude's own resume line names the hooks file nudge removed: nudge's last says how to go on.
+    const claudeId = readManifestFile(path.join(sessions(repo), id!)).turns[2]!.claudeSessionId!;
+    const words = (text: string) => text.replace(/\s+/g, ""); // the terminal wraps the long line anywhere
+    expect(words(screen)).toContain(
+      words(`go on recorded: nudge claude run --tui -r ${id} (unrecorded: claude --resume ${claudeId})`),
+    );
     const manifest = readManifestFile(path.join(sessions(repo), id!));
     expect(manifest.state).toBe("complete");
     expect(manifest.turns.map((t) => [t.n, t.prompt, t.status])).toEqual([

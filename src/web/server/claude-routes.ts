@@ -95,16 +95,24 @@ async function listRoute(ctx: Ctx): Promise<void> {
   const folders = await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[]);
   if (!folders.some((d) => d.isDirectory() && d.name === q.project))
     throw new HttpError(404, `claude keeps no project folder "${q.project}"`, "All projects lists them: /projects");
-  const { readClaudeProject } = await import("../../claude/claude-projects.js");
+  const { projectNames, readClaudeProject } = await import("../../claude/claude-projects.js");
   const [all, folder] = await Promise.all([
     own.claudeOwnSessions(ctx.app.store, { allProjects: true }),
     // Where it ran, from any of its transcripts: those nudge adopted are left off the list, not off this.
     readClaudeProject(claudeConfigDir(), q.project),
   ]);
   const mine = all.filter((s) => path.basename(path.dirname(s.file)) === q.project);
-  const cwd = mine.find((s) => s.cwd !== null)?.cwd ?? folder.cwd;
+  // As All projects names it: every directory the folder holds sessions of, a served one first.
+  const cwds = projectNames(q.project, [...mine.map((s) => s.cwd), folder.cwd]);
+  const cwd = cwds.find((c) => servedAt(ctx.app.repos, c) !== null) ?? cwds[0] ?? null;
   sendJson(ctx.res, 200, {
-    project: { folder: q.project, cwd, exists: cwd !== null && isDir(cwd), served: servedAt(ctx.app.repos, cwd) },
+    project: {
+      folder: q.project,
+      cwd,
+      cwds,
+      exists: cwd !== null && isDir(cwd),
+      served: servedAt(ctx.app.repos, cwd),
+    },
     total: mine.length,
     sessions: await views.claudeListItems(mine.slice(0, limit)),
   });

@@ -182,7 +182,7 @@ async function searchRoute(ctx: Ctx): Promise<void> {
  */
 async function projectsRoute({ res, app }: Ctx): Promise<void> {
   const { claudeConfigDir } = await import("../../claude/transcript.js");
-  const { listClaudeProjects } = await import("../../claude/claude-projects.js");
+  const { directoryState, listClaudeProjects, projectNames } = await import("../../claude/claude-projects.js");
   const configDir = claudeConfigDir();
   const { scanClaudeSessions } = await import("../../live/claude-session-scan.js");
   const [{ projects, more }, scan] = await Promise.all([
@@ -191,13 +191,21 @@ async function projectsRoute({ res, app }: Ctx): Promise<void> {
   ]);
   // What each folder's sessions cost, as `session list --all-projects` sums it (from the cached cards).
   const costs = new Map<string, number>();
+  const cwdsOf = new Map<string, Array<string | null>>();
   for (const s of scan.sessions) {
     const folder = path.basename(path.dirname(s.file));
     costs.set(folder, (costs.get(folder) ?? 0) + (s.costUsd ?? 0));
+    cwdsOf.set(folder, [...(cwdsOf.get(folder) ?? []), s.cwd]);
   }
+  // Named as the CLI names it: every directory whose sessions the folder holds, not one stray transcript's.
+  const named = (p: (typeof projects)[number]) => {
+    const cwds = projectNames(p.folder, [...(cwdsOf.get(p.folder) ?? []), p.cwd]);
+    const cwd = cwds.find((c) => servedAt(app.repos, c) !== null) ?? cwds[0] ?? null;
+    return { ...p, cwd, cwds, ...directoryState(cwd), served: servedAt(app.repos, cwd) };
+  };
   sendJson(res, 200, {
     configDir,
     more,
-    projects: projects.map((p) => ({ ...p, costUsd: costs.get(p.folder) ?? 0, served: servedAt(app.repos, p.cwd) })),
+    projects: projects.map((p) => ({ ...named(p), costUsd: costs.get(p.folder) ?? 0 })),
   });
 }

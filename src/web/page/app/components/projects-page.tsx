@@ -55,6 +55,11 @@ export function ProjectsPage() {
                 <tr key={p.folder}>
                   <td>
                     {p.served ? <a href={p.served}>{p.cwd}</a> : <span>{p.cwd ?? p.folder}</span>}
+                    {(p.cwds ?? [])
+                      .filter((c) => c !== p.cwd)
+                      .map((c) => (
+                        <span key={c}>, {c}</span>
+                      ))}
                     <div class="muted small">
                       {!p.cwd ? (
                         "no transcript says where it ran"

@@ -14,27 +14,38 @@ import type { Store } from "../../store/store.js";
 
 /** Long enough to take a burst of lines as one event, short enough to feel at once. */
 const SETTLE_MS = 150;
+/**
+ * The list, for a transcript written (not added or removed): its row's "last used" and turns can
+ * wait this long, and a session nudge records live (claude writes its transcript too) does not
+ * make the sessions page ask for claude's list several times a second.
+ */
+const WRITTEN_MS = 1_000;
 
 type Notify = () => void;
 
-/** Listeners told at most once per SETTLE_MS, after the first change of a burst. */
-function settled(listeners: Set<Notify>): { poke: () => void; close: () => void } {
+/** Listeners told once per burst, `ms` after its first change (a sooner one asked for wins). */
+function settled(listeners: Set<Notify>): { poke: (ms?: number) => void; close: () => void } {
   let timer: NodeJS.Timeout | undefined;
+  let due = Infinity;
   return {
-    poke() {
-      timer ??= setTimeout(() => {
+    poke(ms = SETTLE_MS) {
+      if (timer !== undefined && due <= Date.now() + ms) return;
+      clearTimeout(timer);
+      due = Date.now() + ms;
+      timer = setTimeout(() => {
         timer = undefined;
+        due = Infinity;
         for (const l of listeners) l();
-      }, SETTLE_MS);
+      }, ms);
     },
     close: () => clearTimeout(timer),
   };
 }
 
 /** fs.watch, or null when the folder is not there (or cannot be watched); a watch that fails is closed. */
-function watchDir(dir: string, onName: (name: string | null) => void): FSWatcher | null {
+function watchDir(dir: string, onName: (name: string | null, type: string) => void): FSWatcher | null {
   try {
-    const w = watch(dir, { persistent: false }, (_type, name) => onName(name === null ? null : String(name)));
+    const w = watch(dir, { persistent: false }, (type, name) => onName(name === null ? null : String(name), type));
     w.on("error", () => w.close());
     return w;
   } catch {
@@ -108,7 +119,11 @@ export class ClaudeWatch {
       if (closed || folders.has(name) || !ours(name)) return false;
       folders.set(
         name,
-        watchDir(path.join(root, name), (n) => isTranscript(n) && tell.poke()),
+        // "rename": a transcript added or removed; "change": one written.
+        watchDir(
+          path.join(root, name),
+          (n, type) => isTranscript(n) && tell.poke(type === "rename" ? SETTLE_MS : WRITTEN_MS),
+        ),
       );
       return true;
     };

@@ -13,6 +13,7 @@ import { get, post, type Ctx, type Route } from "./router.js";
 import { actionRoute } from "./confirm-action.js";
 import { sendPage } from "./static-assets.js";
 import { servedAt } from "./served-at.js";
+import { headOnly, openStream } from "./sse.js";
 import { isDir } from "../../base/file-exists.js";
 
 /** claude's session ids are UUIDs; a unique prefix of one names it too. */
@@ -49,6 +50,7 @@ export const CLAUDE_ROUTES: Route[] = [
     const s = await findSession(ctx);
     sendJson(ctx.res, 200, await views.claudeSessionView(s, s.cwd ?? ctx.app.store.repoRoot));
   }),
+  get("/api/claude-sessions/:id/events", claudeSessionEvents),
   get("/api/claude-sessions/:id/turns/:n", async (ctx) => {
     const { views } = await modules();
     const n = Number(parseInput(Turn, ctx.params.n, "turn"));
@@ -62,6 +64,17 @@ export const CLAUDE_ROUTES: Route[] = [
     sendJson(ctx.res, 200, view);
   }),
 ];
+
+/** One of claude's own sessions as it is written: `claude-session` says "ask again" (its page refetches). */
+async function claudeSessionEvents(ctx: Ctx): Promise<void> {
+  const s = await findSession(ctx);
+  if (headOnly(ctx)) return;
+  let stop = () => {};
+  const { stream, resumed } = openStream(ctx.req, ctx.res, ctx.app.streams, () => stop());
+  stop = ctx.app.watchers.claude.onFile(s.file, () => stream.send({ event: "claude-session", data: {} }));
+  // A reconnect: what was written meanwhile is asked for.
+  if (resumed) stream.send({ event: "claude-session", data: {} });
+}
 
 async function findSession(ctx: Ctx) {
   const { own } = await modules();

@@ -14,7 +14,7 @@ import { HttpError, parseInput, sendJson } from "./http-io.js";
 import { get, post, type Ctx, type Route } from "./router.js";
 import { LIVE_ROUTES } from "./live-routes.js";
 import { CLAUDE_ROUTES } from "./claude-routes.js";
-import { openStream } from "./sse.js";
+import { headOnly, openStream } from "./sse.js";
 import { sendAsset, sendPage } from "./static-assets.js";
 
 /** A turn number in the URL: digits only ("", "1e3", " 1" are not turns). */
@@ -106,14 +106,6 @@ export const ROUTES: Route[] = [
   ...CLAUDE_ROUTES,
 ];
 
-/** A HEAD of a stream: its headers, and no stream. */
-function headOnly(ctx: Ctx): boolean {
-  if (ctx.req.method !== "HEAD") return false;
-  ctx.res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store" });
-  ctx.res.end();
-  return true;
-}
-
 async function sessionEvents(ctx: Ctx): Promise<void> {
   const { app } = ctx;
   const id = await resolveId(app.store, ctx.params.id!);
@@ -150,7 +142,9 @@ async function listEvents(ctx: Ctx): Promise<void> {
   if (headOnly(ctx)) return;
   let stop = () => {};
   const { stream, resumed } = openStream(ctx.req, ctx.res, ctx.app.streams, () => stop());
-  stop = ctx.app.watchers.onList((e) => stream.send(e));
+  const unlist = ctx.app.watchers.onList((e) => stream.send(e));
+  const unclaude = ctx.app.watchers.claude.onList(() => stream.send({ event: "claude-sessions", data: {} }));
+  stop = () => (unlist(), unclaude());
   if (resumed) stream.send({ event: "sessions", data: {} });
 }
 

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { LiveEvent } from "./watchers.js";
+import type { Ctx } from "./router.js";
 
 const PING_MS = 15_000;
 
@@ -50,4 +51,12 @@ export function openStream(
   req.on("close", () => stream.close());
   res.on("error", () => stream.close());
   return { stream, resumed };
+}
+
+/** A HEAD of a stream: its headers, and no stream (how the page asks why a stream failed). */
+export function headOnly(ctx: Ctx): boolean {
+  if (ctx.req.method !== "HEAD") return false;
+  ctx.res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store" });
+  ctx.res.end();
+  return true;
 }

@@ -12,11 +12,16 @@ import { isLocked } from "../../store/locks.js";
 import { bundleDir, bundleFiles, type Store } from "../../store/store.js";
 import { resolveSessionKept } from "../../view/manifest-cache.js";
 import { changeFeed, type ChangeFeed } from "./change-feed.js";
+import { ClaudeWatch } from "./claude-watch.js";
 
 export type LiveEvent =
   | { event: "session"; data: { turns: number; pending: number | null } }
   | { event: "turn"; data: { n: number } }
   | { event: "sessions"; data: Record<string, never> }
+  /** claude's own sessions of this repository (a transcript added, written, removed): the list is asked again. */
+  | { event: "claude-sessions"; data: Record<string, never> }
+  /** One of claude's own sessions written (on its own stream): its page is asked again. */
+  | { event: "claude-session"; data: Record<string, never> }
   /** A session this server drives: its prompt box, question and notices (src/web/live/). */
   | { event: "live"; data: object };
 export type Listener = (e: LiveEvent) => void;
@@ -35,8 +40,12 @@ interface Watch {
 export class Watchers {
   private readonly sessions = new Map<string, Watch>();
   private list: Watch | null = null;
+  /** claude's own transcripts: watched only while a page listens. */
+  readonly claude: ClaudeWatch;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.claude = new ClaudeWatch(store);
+  }
 
   /** Follow one session (by full id); returns the unsubscribe. */
   onSession(id: string, listener: Listener): () => void {
@@ -70,6 +79,7 @@ export class Watchers {
     this.sessions.clear();
     this.list?.feed.close();
     this.list = null;
+    this.claude.closeAll();
   }
 
   private add(w: Watch, listener: Listener, forget: () => void): () => void {

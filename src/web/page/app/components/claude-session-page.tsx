@@ -4,6 +4,7 @@
  * or rewind: the page says so, and how to make it a nudge session.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
+import { useClaudeSessionUpdates } from "../claude-session-updates.js";
 import type { ClaudeSessionView } from "../../../../view/claude-web-views.js";
 import { cost, duration, plural, title, when } from "../format.js";
 import { inRepo } from "../repo-base.js";
@@ -24,9 +25,13 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
   const [error, setError] = useState<unknown>(null);
   const [shownClasses, setShownClasses] = useState("");
   const [adopting, setAdopting] = useState(false);
+  const { versions, known } = useClaudeSessionUpdates(id, setView, setError);
   useEffect(() => {
-    getJson<ClaudeSessionView>(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`)).then(setView, setError);
-  }, [id]);
+    getJson<ClaudeSessionView>(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`)).then((v) => {
+      setView(v);
+      known(v);
+    }, setError);
+  }, [id, known]);
   useEffect(() => {
     if (view) document.title = `${title(view.session.firstPrompt)} · claude's own · nudge`;
   }, [view]);
@@ -88,7 +93,7 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
         chunks={chunks}
         drawn={drawn}
         pendingN={null}
-        versions={{}}
+        versions={versions}
         forced={forced}
         onChanged={noop}
         lockedWhy={null}

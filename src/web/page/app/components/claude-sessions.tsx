@@ -18,8 +18,14 @@ interface ClaudeList {
   sessions: ClaudeListItem[];
 }
 
-/** The list from the server: this repository's, or `project`'s (a folder claude keeps); `all` asks for up to 1,000. */
-function useClaudeList(project: string | null): {
+/**
+ * The list from the server: this repository's, or `project`'s (a folder claude keeps); `all` asks
+ * for up to 1,000. Asked again when `changes` moves (the server's `claude-sessions` event).
+ */
+function useClaudeList(
+  project: string | null,
+  changes = 0,
+): {
   list: ClaudeList | null;
   error: unknown;
   showAll: () => void;
@@ -37,7 +43,7 @@ function useClaudeList(project: string | null): {
       setList(l);
       setError(null);
     }, setError);
-  }, [project, all, tries]);
+  }, [project, all, tries, changes]);
   useEffect(() => {
     if (!(error instanceof ApiError && error.status === 0)) return;
     let down = false;
@@ -96,9 +102,9 @@ function ClaudeSessionsTable({ list, showAll }: { list: ClaudeList; showAll: () 
   );
 }
 
-/** Under the sessions page's table: this repository's sessions claude kept that nudge did not record. */
-export function ClaudeOwnSection() {
-  const { list, error, showAll } = useClaudeList(null);
+/** Under the sessions page's table: this repository's sessions claude kept that nudge did not record; `changes`: see useClaudeList. */
+export function ClaudeOwnSection({ changes }: { changes: number }) {
+  const { list, error, showAll } = useClaudeList(null, changes);
   if (!error && (!list || list.total === 0)) return null;
   return (
     <section class="claude-own" aria-label="claude's own sessions">

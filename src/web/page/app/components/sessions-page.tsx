@@ -28,6 +28,7 @@ export function SessionsPage({ source }: { source: Source }) {
   const [error, setError] = useState<unknown>(null);
   const [filter, setFilter] = useState("");
   const [sort, setSort] = useState<{ key: Key; up: boolean }>({ key: "updatedAt", up: false });
+  const [claudeChanges, setClaudeChanges] = useState(0);
 
   useEffect(() => {
     const load = () =>
@@ -39,7 +40,15 @@ export function SessionsPage({ source }: { source: Source }) {
     document.title = "nudge sessions";
     return source.static
       ? undefined
-      : listen(inRepo("/api/events"), { sessions: () => void load(), reopen: () => void load() });
+      : listen(inRepo("/api/events"), {
+          sessions: () => void load(),
+          // claude's own, run without nudge (`claude -p` in a terminal): their section asks again.
+          "claude-sessions": () => setClaudeChanges((n) => n + 1),
+          reopen: () => {
+            void load();
+            setClaudeChanges((n) => n + 1);
+          },
+        });
   }, [source]);
 
   const shown = useMemo(() => {
@@ -151,7 +160,7 @@ export function SessionsPage({ source }: { source: Source }) {
         </p>
       ) : null}
       {/* Asked for once the recorded ones are drawn: claude's thousands of sessions never hold up the first screen. */}
-      {source.static || items === null ? null : <ClaudeOwnSection />}
+      {source.static || items === null ? null : <ClaudeOwnSection changes={claudeChanges} />}
     </main>
   );
 }

@@ -25,7 +25,9 @@ export function printJson(value: unknown): void {
   process.stdout.write(inertJson(JSON.stringify(value, null, 2)) + "\n");
 }
 
-export function printTable(header: string[], rows: string[][], write = writeOut): void {
+export function printTable(header: string[], given: string[][], write = writeOut): void {
+  // A cell is one line: a folder name or a prompt with a line break in it would split its row.
+  const rows = given.map((r) => r.map((c) => (/[\r\n]/.test(c) ? c.replace(/\r/g, "\\r").replace(/\n/g, "\\n") : c)));
   // Columns as a terminal draws them: a CJK character or an emoji takes two.
   const widths = header.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ""))));
   const pad = (c: string, width: number) => c + " ".repeat(Math.max(0, width - textWidth(c)));

@@ -20,6 +20,12 @@ describe("printTable with wide characters", () => {
     expect(column(lines[1]!, "x")).toBe(column(lines[2]!, "y"));
     expect(column(lines[0]!, "LAST PROMPT")).toBe(column(lines[2]!, "y"));
   });
+
+  it("keeps a row on one line when a cell holds a line break (a folder name from a transcript)", () => {
+    let out = "";
+    printTable(["PROJECT", "SESSIONS"], [["/tmp/a\nb", "2"]], (t) => (out += t));
+    expect(out).toBe("PROJECT    SESSIONS\n/tmp/a\\nb  2\n");
+  });
 });
 
 describe("oneLine", () => {

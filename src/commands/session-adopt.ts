@@ -4,9 +4,9 @@ import * as z from "../base/zod.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
-import { adoptClaudeSession } from "../live/adopt-session.js";
+import { adoptClaudeSession, mayBeLive } from "../live/adopt-session.js";
 import { claudeOwnSessions, describeOtherProject, findClaudeSessionToAdopt } from "../live/claude-own-sessions.js";
-import { printJson, writeOut } from "../terminal/output.js";
+import { printJson, writeErr, writeOut } from "../terminal/output.js";
 import { parseOptions } from "./parse-options.js";
 
 const Options = z.object({ json: z.optional(z.boolean()), fromOtherProject: z.optional(z.boolean()) });
@@ -46,7 +46,9 @@ Examples:
       );
     }
     const { session, other } = found;
+    const live = mayBeLive(session.file);
     const adopted = await adoptClaudeSession(store, session, { claudeConfigDir: claudeConfigDir() });
+    if (live) writeErr(`nudge: ${live}\n`);
     if (options.json)
       return printJson({
         ...adopted,

@@ -6,7 +6,7 @@
 import { stat } from "node:fs/promises";
 import type { Operation } from "../base/operation.js";
 import type { Store } from "../store/store.js";
-import { adoptClaudeSession, type Adopted } from "./adopt-session.js";
+import { adoptClaudeSession, mayBeLive, type Adopted } from "./adopt-session.js";
 import { describeOtherProject, otherProjectOf, type ClaudeSession } from "./claude-own-sessions.js";
 
 interface AdoptPlan {
@@ -17,6 +17,8 @@ interface AdoptPlan {
   repoRoot: string;
   /** Where it ran when that is another project: the plan says so. */
   elsewhere: string | null;
+  /** claude wrote to it moments ago: it may still be running it. */
+  live: string | null;
 }
 
 export function adoptOperation(
@@ -35,12 +37,14 @@ export function adoptOperation(
         turns: session.turns,
         repoRoot: store.repoRoot,
         elsewhere: other && `${describeOtherProject(other)}; it is adopted into ${store.repoRoot}`,
+        live: mayBeLive(session.file),
       };
     },
     describe: (p) => [
       `make claude's session ${p.claudeId} a nudge session of ${p.repoRoot}: its whole conversation (${p.turns === null ? "every turn" : `${p.turns} turn${p.turns === 1 ? "" : "s"}`}), resumable`,
       "its code state is the work tree as it is now (turn 0): claude's changes in those turns were never recorded, so no diff shows them and a rewind to them restores the work tree of now",
       ...(p.elsewhere ? [p.elsewhere] : []),
+      ...(p.live ? [p.live] : []),
       "claude's own files are only read",
     ],
     question: () => "Adopt it?",

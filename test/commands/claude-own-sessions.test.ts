@@ -14,6 +14,7 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
   ftruncateSync,
   writeSync,
@@ -183,9 +184,13 @@ describe("claude's own sessions", () => {
   });
 
   it("adopt makes one a nudge session: its whole conversation, the work tree now as its code, resumable, exportable and forkable, no longer listed as claude's", async () => {
+    // Written an hour ago: claude is done with it, nothing to warn of.
+    const subFile = path.join(claudeFolder(path.join(repo, "sub")), `${ids.sub}.jsonl`);
+    utimesSync(subFile, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
     const before = folderState(config);
     const adopt = await nudge(["session", "adopt", ids.sub!.slice(0, 8)]);
     expect(adopt.exitCode, adopt.stderr).toBe(0);
+    expect(adopt.stderr).not.toContain("claude wrote to this session");
     expect(adopt.stdout).toContain(`adopted claude's session ${ids.sub} as nudge session`);
     expect(adopt.stdout).toContain("its code state is the work tree as it is now (turn 0)");
     const id = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
@@ -682,6 +687,8 @@ describe("claude's own sessions: what a demanding user expects", () => {
     writeFileSync(file, [...lines, JSON.stringify(prompt)].join("\n") + "\n");
     const adopt = await nudge(["session", "adopt", id]);
     expect(adopt.exitCode, adopt.stderr).toBe(0);
+    // Written moments ago: claude may still be running it, and what it does next is not adopted.
+    expect(adopt.stderr).toMatch(/^nudge: claude wrote to this session \d+ s ago: if it is still running/m);
     const nudgeId = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
     // The huge prompt begins a turn of its own (read with its text cut), not folded into the one before.
     const turns = (

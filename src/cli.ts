@@ -7,7 +7,7 @@ import { DISK_FULL_HINT, UserError, isDiskFull } from "./base/errors.js";
 import { program } from "./commands/program.js";
 import { colorEnabled, makeStyle } from "./terminal/style.js";
 import { nudgeVersion } from "./base/version.js";
-import { visibleLine } from "./base/inert-text.js";
+import { visible } from "./base/inert-text.js";
 
 /**
  * A reader that goes away (`nudge session list | head -1`) makes writes fail with EPIPE. That is
@@ -54,25 +54,23 @@ function report(error: unknown): number {
   if (error instanceof UserError) {
     // A full disk found on the way (a remote's fetch, say) is said as one, whatever else was suspected.
     const hint = isDiskFull(error) && !/disk space/.test(error.hint ?? "") ? DISK_FULL_HINT : error.hint;
-    // Shown, not obeyed: a message may quote what was typed (an id with an ESC in it).
-    writeErr(`${style.red("error:")} ${visibleLine(error.message)}\n`);
-    if (hint) writeErr(`${style.dim("hint:")} ${visibleLine(hint)}\n`);
+    // Shown, not obeyed: a message may quote what was typed (an id with an ESC in it; its line breaks, where it is quoted).
+    writeErr(`${style.red("error:")} ${visible(error.message)}\n`);
+    if (hint) writeErr(`${style.dim("hint:")} ${visible(hint)}\n`);
     return 1;
   }
   const system = systemProblem(error);
   if (system) {
-    writeErr(
-      `${style.red("error:")} ${visibleLine(system.message)}\n${style.dim("hint:")} ${visibleLine(system.hint)}\n`,
-    );
+    writeErr(`${style.red("error:")} ${visible(system.message)}\n${style.dim("hint:")} ${visible(system.hint)}\n`);
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   // git or SQLite finding the disk full is not nudge's bug, even where nudge did not expect it.
   if (isDiskFull(error)) {
-    writeErr(`${style.red("error:")} ${visibleLine(message)}\n${style.dim("hint:")} ${DISK_FULL_HINT}\n`);
+    writeErr(`${style.red("error:")} ${visible(message)}\n${style.dim("hint:")} ${DISK_FULL_HINT}\n`);
     return 1;
   }
-  writeErr(`${style.red("nudge bug:")} ${visibleLine(message)}\n`);
+  writeErr(`${style.red("nudge bug:")} ${visible(message)}\n`);
   if (process.env.NUDGE_DEBUG && error instanceof Error) writeErr(`${error.stack}\n`);
   writeErr(`${style.dim("hint:")} rerun with NUDGE_DEBUG=1 for details and report it\n`);
   return 2;

@@ -4,7 +4,7 @@
  * nudge's (the user may have copied claude's from `session list`).
  */
 import { NoSuchSession, resolveId, sessionIds, type Store } from "../store/store.js";
-import { visible } from "../base/inert-text.js";
+import { visible, visibleLine } from "../base/inert-text.js";
 import { UserError } from "../base/errors.js";
 import type { ClaudeSession } from "./claude-own-sessions.js";
 
@@ -29,7 +29,7 @@ async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.Proce
   if (nudge.length > 0) throw new AmbiguousSource(idOrPrefix, nudge.sort(), claudeIds);
   if (claudeIds.length > 1)
     throw new NoSuchSession(
-      `"${visible(idOrPrefix)}" is ambiguous among claude's own sessions: ${claudeIds.slice(0, SHOWN).map(visible).join(", ")}${more(claudeIds.length)}`,
+      `"${visibleLine(idOrPrefix)}" is ambiguous among claude's own sessions: ${claudeIds.slice(0, SHOWN).map(visible).join(", ")}${more(claudeIds.length)}`,
       "type more of the id",
       claudeIds.slice(0, SHOWN),
     );
@@ -53,7 +53,7 @@ class AmbiguousSource extends NoSuchSession {
     const lines = rows.slice(0, SHOWN).map(([id, source]) => `  ${visible(id).padEnd(width)}  ${source}`);
     super(
       [
-        `"${visible(prefix)}" is ambiguous: it begins sessions of nudge's and of claude's own`,
+        `"${visibleLine(prefix)}" is ambiguous: it begins sessions of nudge's and of claude's own`,
         ...lines,
         ...(rows.length > SHOWN ? [`  … and ${rows.length - SHOWN} more`] : []),
       ].join("\n"),

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
+import { visibleLine } from "../base/inert-text.js";
 import { repoLocation } from "../snapshot/repo-location.js";
 import { bundleDir, type Store } from "./store-location.js";
 import { writeFileAtomic } from "./atomic-write.js";
@@ -369,9 +370,13 @@ export async function resolveId(store: Store, idOrPrefix: string): Promise<strin
   const matches = ids.includes(idOrPrefix) ? [idOrPrefix] : ids.filter((id) => id.startsWith(idOrPrefix));
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0)
-    throw new NoSuchSession(`no session matches "${idOrPrefix}"`, "list the sessions with: nudge session list", []);
+    throw new NoSuchSession(
+      `no session matches "${visibleLine(idOrPrefix)}"`,
+      "list the sessions with: nudge session list",
+      [],
+    );
   const some = matches.sort().slice(0, 8);
-  throw new NoSuchSession(`"${idOrPrefix}" is ambiguous: ${some.join(", ")}`, "type more of the id", some);
+  throw new NoSuchSession(`"${visibleLine(idOrPrefix)}" is ambiguous: ${some.join(", ")}`, "type more of the id", some);
 }
 
 /** An id or prefix that names no one session: `matches` are the sessions it begins (none, or several). */

@@ -226,7 +226,8 @@ describe("when things go wrong", () => {
     const repo = await gitdir();
     const bin = tempDir(); // node alone: the PATH a machine without git would give
     symlinkSync(process.execPath, path.join(bin, "node"));
-    const run = await runNudge(["session", "list"], { cwd: repo, env: { PATH: bin } });
+    // A command that needs git (listing sessions finds the repository without it, and needs no more).
+    const run = await runNudge(["claude", "run", "--claude-bin", CLAUDE_BIN, "hi"], { cwd: repo, env: { PATH: bin } });
     expect(run.stderr).toBe("error: git is not installed (or not on PATH)\nhint: install git, then run nudge again");
     expect(run.exitCode).toBe(1);
   });

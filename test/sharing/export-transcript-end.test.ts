@@ -32,8 +32,9 @@ describe("the end of turn N in claude's transcript", () => {
     } finally {
       clearInterval(sampler);
     }
-    // Each line is ~2× 48 MB: held whole, it would be in memory at least once.
-    expect(peak).toBeLessThan(40 << 20);
+    // Held whole, a line and the copies made of it were 149 MB at once (Node 20); read a window at a
+    // time, what is left is chunks read and not yet collected (~40 MB on Node 20, ~70 MB on Node 24).
+    expect(peak).toBeLessThan(100 << 20);
   });
 
   it("stops at the next reply or queued prompt, and runs to the limit when none comes", async () => {

@@ -82,8 +82,8 @@ describe("liveClaudes", () => {
       writeFileSync(path.join(store.dir, "sessions", ids[4]!, "lock"), "{not json");
       const live = await liveClaudes(store);
       expect(live.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
-        { id: ids[17], root: "/r", orphanPid: null },
-        { id: ids[250], root: "/r", orphanPid: claude.pid },
+        { id: ids[17], root: "/r", orphanPid: null, claudeUi: false },
+        { id: ids[250], root: "/r", orphanPid: claude.pid, claudeUi: false },
       ]);
     } finally {
       claude.kill("SIGKILL");

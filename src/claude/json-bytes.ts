@@ -72,18 +72,35 @@ function insideEscape(raw: LineBytes, p: number, from: number): boolean {
  * cannot hold it; null when the line is not JSON, or when what is kept would pass `most` bytes.
  */
 export function cutLongStrings(raw: LineBytes, keep: number, most: number): string | null {
+  return withLongStrings(raw, eachByteToken(raw), keep + 2, most, (t) => {
+    const cut = boundary(raw, t.start + 1 + keep, t.start + 1, true);
+    return { to: cut, text: ` … (${(t.end - 1 - cut).toLocaleString("en")} more bytes, too long to read)"` };
+  });
+}
+
+/**
+ * The line as JSON text with each string token over `longer` bytes (quotes included) rewritten:
+ * the line's bytes up to `to`, then `text` in place of the rest of the token. Null when the line is
+ * not a JSON object or array, when that does not parse, or when what is kept would pass `most` bytes.
+ */
+export function withLongStrings(
+  raw: LineBytes,
+  tokens: Iterable<ByteToken>,
+  longer: number,
+  most: number,
+  rewrite: (t: ByteToken) => { to: number; text: string },
+): string | null {
   let first = 0;
   while (isSpace(raw.at(first) ?? 0)) first++;
   if (raw.at(first) !== 0x7b && raw.at(first) !== 0x5b) return null;
   const parts: string[] = [];
   let at = 0;
   let kept = 0;
-  for (const t of eachByteToken(raw)) {
-    if (t.end - t.start - 2 <= keep) continue;
-    const cut = boundary(raw, t.start + 1 + keep, t.start + 1, true);
-    if ((kept += cut - at) > most) return null;
-    const left = t.end - 1 - cut;
-    parts.push(raw.toString("utf8", at, cut), ` … (${left.toLocaleString("en")} more bytes, too long to read)"`);
+  for (const t of tokens) {
+    if (t.end - t.start <= longer) continue;
+    const { to, text } = rewrite(t);
+    if ((kept += to - at) > most) return null;
+    parts.push(raw.toString("utf8", at, to), text);
     at = t.end;
   }
   if (kept + raw.length - at > most) return null;

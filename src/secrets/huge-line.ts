@@ -14,7 +14,7 @@
  * whole in memory, in the scan or in the masked copy.
  */
 import { itemAt } from "./joined-texts.js";
-import { boundary, byteTokens, type ByteToken } from "../claude/json-bytes.js";
+import { boundary, byteTokens, withLongStrings, type ByteToken } from "../claude/json-bytes.js";
 import { piecesOf, type FileLine, type LineBytes } from "../claude/long-line.js";
 
 /** A line longer than this (bytes) is scanned from its bytes (see above); shorter ones as one string. */
@@ -114,24 +114,7 @@ function jsonTokens(raw: LineBytes): ByteToken[] | null {
 
 /** The line with its long string tokens emptied, when that parses as JSON (an object or array); else null. */
 export function skeletonOf(raw: LineBytes, tokens = byteTokens(raw)): string | null {
-  let first = 0;
-  while (raw.at(first) === 0x20 || raw.at(first) === 0x09) first++;
-  if (raw.at(first) !== 0x7b && raw.at(first) !== 0x5b) return null;
-  const parts: string[] = [];
-  let at = 0;
-  for (const t of tokens) {
-    if (t.end - t.start <= LONG_TOKEN) continue;
-    parts.push(raw.toString("utf8", at, t.start), '""');
-    at = t.end;
-  }
-  parts.push(raw.toString("utf8", at));
-  const text = parts.join("");
-  try {
-    JSON.parse(text);
-  } catch {
-    return null;
-  }
-  return text;
+  return withLongStrings(raw, tokens, LONG_TOKEN, Infinity, (t) => ({ to: t.start, text: '""' }));
 }
 
 /** Whether raw[from, to) is the inside of a valid JSON string, checked a piece at a time. */

@@ -1,6 +1,6 @@
 /** `session show` and `session replay` of one of claude's own sessions: its conversation, through the same view layer and renderer as a recorded one's. */
 import { formatCost, formatDuration, oneLine, thousands } from "../base/format.js";
-import { inertValue, visible } from "../base/inert-text.js";
+import { inertValue, visible, visibleLine } from "../base/inert-text.js";
 import type { ClaudeSession } from "../live/claude-own-sessions.js";
 import { EventRenderer, stderrNotice } from "../terminal/event-renderer.js";
 import { printJson, printTable, writeOut } from "../terminal/output.js";
@@ -22,15 +22,17 @@ export async function showClaudeSession(session: ClaudeSession, json: boolean): 
     return printJson({ ...session, codeSnapshots: false, cutAt: transcript.cutAt, turns });
   }
   const turns = claudeTurnViews(transcript, session, { full: false, repoRoot: root });
+  // Header lines: each value on one line too (a cwd or branch with a line break in it).
   const s = inertValue(session);
+  const one = (v: string | null) => (v === null ? null : visibleLine(v));
   const out = (line: string) => writeOut(line + "\n");
   out(
-    `claude's own session ${s.id} · not recorded by nudge · branch ${s.branch ?? "(unknown)"} · started ${s.startedAt} · last active ${s.updatedAt}`,
+    `claude's own session ${s.id} · not recorded by nudge · branch ${one(session.branch) ?? "(unknown)"} · started ${s.startedAt} · last active ${s.updatedAt}`,
   );
   out(
-    `folder ${s.cwd ?? "(not named in the transcript)"}${s.version ? ` · claude ${s.version}` : ""}${s.model ? ` · ${s.model}` : ""}`,
+    `folder ${one(session.cwd) ?? "(not named in the transcript)"}${s.version ? ` · claude ${s.version}` : ""}${s.model ? ` · ${s.model}` : ""}`,
   );
-  out(`transcript ${s.file}`);
+  out(`transcript ${one(session.file)}`);
   // The full id: an 8-character prefix may begin another project's session too (ambiguous for adopt).
   out(
     s.turns === 0

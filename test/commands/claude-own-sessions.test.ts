@@ -706,6 +706,23 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(mark).toBe(`  … ${left.toLocaleString("en")} more bytes not shown (the prompt is cut here)`);
   }, 60_000);
 
+  it("show keeps each header line one line when the transcript's folder or branch holds a line break", async () => {
+    const id = "1e1e0000-0000-4000-8000-000000000000";
+    // Filed under another project's folder (its cwd is not a folder of this repository): show takes its full id.
+    writeTranscript(id, `${repo}-nl\nx`, "hello", [
+      JSON.stringify({
+        type: "user",
+        cwd: `${repo}-nl\nx`,
+        gitBranch: "b\nr",
+        message: { role: "user", content: "again" },
+      }),
+    ]);
+    const show = await nudge(["session", "show", id]);
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`folder ${repo}-nl\\nx · claude 2.1.329`);
+    expect(show.stdout).toMatch(/· branch b\\nr · started/);
+  }, 60_000);
+
   it("a reply over 4 MB in an adopted session replays as its start and what was left out, never the cut's mark", async () => {
     const id = "b1980000-0000-4000-8000-000000000000";
     copyTranscript(ids.root!, id, repo);

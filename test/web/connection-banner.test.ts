@@ -145,4 +145,26 @@ describe("the connection banner", () => {
     await banner.waitFor({ state: "detached", timeout: 45_000 });
     await page.close();
   }, 180_000);
+
+  it("goes once nudge web is back with this page's login after another server refused it (a 403) while it was down", async () => {
+    const repo = await gitdir();
+    web = await startWeb(repo);
+    const port = String(web.port);
+    const origin = web.origin;
+    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+    await page.goto(web.url);
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    const banner = page.locator(".banner");
+    await web.stop();
+    web = undefined;
+    const refuse = (route: import("playwright-core").Route) => route.fulfill({ status: 403, body: "Forbidden" });
+    await page.route(/\/api\/events/, refuse);
+    // Refused, as nudge web refuses a login it does not know: said so…
+    await banner.filter({ hasText: "Disconnected:" }).waitFor({ timeout: 45_000 });
+    await page.unroute(/\/api\/events/, refuse);
+    // …and still asked, seldom: nudge web back with the login this page holds takes it again.
+    web = await startWeb(repo, {}, [], port);
+    await banner.waitFor({ state: "detached", timeout: 45_000 });
+    await page.close();
+  }, 180_000);
 });

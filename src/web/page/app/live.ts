@@ -13,7 +13,8 @@ const listeners = new Set<(connection: Connection) => void>();
 let connection: Connection = "open";
 
 function report(next: Connection): void {
-  if (next === connection || connection === "refused") return;
+  // Refused stays until a stream is open again (its login taken after all), never back to "reconnecting".
+  if (next === connection || (connection === "refused" && next !== "open")) return;
   connection = next;
   for (const listener of listeners) listener(next);
 }
@@ -53,7 +54,10 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
     if (stopped || source.readyState === EventSource.OPEN) return;
     if (status === 401 || status === 403) {
       source.close();
-      return report("refused");
+      report("refused");
+      // Still asked, seldom: another server on the port refuses too, and nudge web may come back with this login.
+      probeMs = PROBE_MAX_MS;
+      return watch();
     }
     if (status === 404 || status === 410) {
       source.close();

@@ -130,7 +130,9 @@ export function listen(url: string, handlers: Record<string, (data: Record<strin
  */
 async function headStatus(url: string): Promise<number> {
   try {
-    return (await fetch(url, { method: "HEAD", credentials: "same-origin", cache: "no-store" })).status;
+    // Bounded: a probe that never got an answer would leave none after it, and the page down for good.
+    const signal = AbortSignal.timeout(PROBE_MS);
+    return (await fetch(url, { method: "HEAD", credentials: "same-origin", cache: "no-store", signal })).status;
   } catch {
     return 0;
   }

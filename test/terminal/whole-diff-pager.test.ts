@@ -52,6 +52,8 @@ describe("the whole diff of a permission question", () => {
     await t.waitFor("› ");
     t.type("write big.ts\r");
     await t.waitFor("Ctrl-O: whole diff"); // the answer's line, drawn after the question's lines
+    // The screen as drawn once that line is on it (under load the text arrives before a redraw ends).
+    await until((rows) => rows.some((r) => r.startsWith("Allow?")), "the question's answer line on screen");
     // Cut at the screen's height: the question's title is still in sight, the end of the file is not.
     const asked = await visibleRows();
     expect(

@@ -17,6 +17,20 @@ afterEach(async () => {
   web = undefined;
 });
 
+/** nudge web started on a new repository, its sessions page open, then the server stopped (its port and login kept). */
+async function sessionsPageThenStopped() {
+  const repo = await gitdir();
+  web = await startWeb(repo);
+  const port = String(web.port);
+  const origin = web.origin;
+  const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
+  await page.goto(web.url);
+  await page.getByRole("heading", { name: "Sessions" }).waitFor();
+  await web.stop();
+  web = undefined;
+  return { repo, port, page, banner: page.locator(".banner") };
+}
+
 describe("the connection banner", () => {
   it("says the server is not answering while it is down, and goes once it is back; says the login is refused after a restart with a new one", async () => {
     const repo = await gitdir();
@@ -63,17 +77,7 @@ describe("the connection banner", () => {
   }, 180_000);
 
   it("opens a fresh stream by itself when the browser gives one up (a 503 while the server starts) or its retry is lost", async () => {
-    const repo = await gitdir();
-    web = await startWeb(repo);
-    const port = String(web.port);
-    const origin = web.origin;
-    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
-    await page.goto(web.url);
-    await page.getByRole("heading", { name: "Sessions" }).waitFor();
-    const banner = page.locator(".banner");
-
-    await web.stop();
-    web = undefined;
+    const { repo, port, page, banner } = await sessionsPageThenStopped();
     await banner.filter({ hasText: "Reconnecting…" }).waitFor({ timeout: 45_000 });
     // A failure nothing real causes on demand: the next stream is answered 503 (EventSource then
     // gives up for good), and the one after never answered (a retry lost).
@@ -119,16 +123,7 @@ describe("the connection banner", () => {
   }, 120_000);
 
   it("goes once nudge web is back after another server answered on its port while it was down (a 404, an HTML page)", async () => {
-    const repo = await gitdir();
-    web = await startWeb(repo);
-    const port = String(web.port);
-    const origin = web.origin;
-    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
-    await page.goto(web.url);
-    await page.getByRole("heading", { name: "Sessions" }).waitFor();
-    const banner = page.locator(".banner");
-    await web.stop();
-    web = undefined;
+    const { repo, port, page, banner } = await sessionsPageThenStopped();
     // Another program on the port: its answers, not nudge's (404 to the stream and its HEAD, then a page).
     let answered = 0;
     const foreign = async (route: import("playwright-core").Route) => {
@@ -148,16 +143,7 @@ describe("the connection banner", () => {
   }, 180_000);
 
   it("goes once nudge web is back with this page's login after another server refused it (a 403) while it was down", async () => {
-    const repo = await gitdir();
-    web = await startWeb(repo);
-    const port = String(web.port);
-    const origin = web.origin;
-    const { page } = await watchedPage(browser(), (url) => url.startsWith(origin));
-    await page.goto(web.url);
-    await page.getByRole("heading", { name: "Sessions" }).waitFor();
-    const banner = page.locator(".banner");
-    await web.stop();
-    web = undefined;
+    const { repo, port, page, banner } = await sessionsPageThenStopped();
     const refuse = (route: import("playwright-core").Route) => route.fulfill({ status: 403, body: "Forbidden" });
     await page.route(/\/api\/events/, refuse);
     // Refused, as nudge web refuses a login it does not know: said so…

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../base/zod.js";
@@ -46,7 +47,7 @@ Examples:
       );
     }
     const { session, other } = found;
-    const live = mayBeLive(session.file);
+    const live = mayBeLive(statSync(session.file).mtimeMs);
     const adopted = await adoptClaudeSession(store, session, { claudeConfigDir: claudeConfigDir() });
     if (live) writeErr(`nudge: ${live}\n`);
     if (options.json)

@@ -37,7 +37,7 @@ export function adoptOperation(
         turns: session.turns,
         repoRoot: store.repoRoot,
         elsewhere: other && `${describeOtherProject(other)}; it is adopted into ${store.repoRoot}`,
-        live: mayBeLive(session.file),
+        live: mayBeLive(s.mtimeMs),
       };
     },
     describe: (p) => [

@@ -24,9 +24,9 @@ import { isDir } from "../base/file-exists.js";
 /** A transcript written this recently may be claude's live session: what it does next is not adopted. */
 const LIVE_MS = 120_000;
 
-/** What to say of a transcript claude wrote to moments ago (it may still be running it), or null. */
-export function mayBeLive(file: string, now = Date.now()): string | null {
-  const ago = now - statSync(file).mtimeMs;
+/** What to say of a transcript (by its mtime) claude wrote to moments ago (it may still be running it), or null. */
+export function mayBeLive(mtimeMs: number, now = Date.now()): string | null {
+  const ago = now - mtimeMs;
   if (ago > LIVE_MS) return null;
   return `claude wrote to this session ${Math.max(0, Math.round(ago / 1000))} s ago: if it is still running, what it does next stays in claude's transcript, not in nudge's session (adopt it once claude has exited, or go on in it with nudge claude run -r)`;
 }

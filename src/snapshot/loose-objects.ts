@@ -9,12 +9,18 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import * as git from "./git.js";
 
-export async function objectsExistHere(root: string, commonDir: string, ids: string[]): Promise<boolean[]> {
+/** `type`: as git.objectsExist's (a loose file is taken for what it was written as: snapshots write trees). */
+export async function objectsExistHere(
+  root: string,
+  commonDir: string,
+  ids: string[],
+  type?: "tree",
+): Promise<boolean[]> {
   // Objects kept elsewhere than the git dir's objects/ folder: only git knows where.
   if (!process.env.GIT_OBJECT_DIRECTORY) {
     const objects = path.join(commonDir, "objects");
     if (ids.every((id) => /^[0-9a-f]{40,64}$/.test(id) && existsSync(path.join(objects, id.slice(0, 2), id.slice(2)))))
       return ids.map(() => true);
   }
-  return git.objectsExist(root, ids);
+  return git.objectsExist(root, ids, type);
 }

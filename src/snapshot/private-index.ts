@@ -19,6 +19,7 @@ import path from "node:path";
 import { readCacheFile, writeCacheFile } from "../base/cache-file.js";
 import * as z from "../base/zod.js";
 import * as git from "./git.js";
+import { objectsExistHere } from "./loose-objects.js";
 import { pathExists } from "../base/file-exists.js";
 
 const StampSchema = z.object({
@@ -70,8 +71,8 @@ export class PrivateIndex {
   private seededFrom: Array<Stamp | null> | null = null;
   /** A kept index: its file's stamp when this process last knew what it holds (another process may write it since). */
   private knownStamp: Stamp | null = null;
-  /** Where the repository's loose objects are, as far as can be told without git (see `stillThere`). */
-  private objectsDir: Promise<string> | null = null;
+  /** The repository's common git dir, as far as can be told without git (see `stillThere`). */
+  private commonDir: Promise<string> | null = null;
 
   constructor(readonly o: PrivateIndexOptions) {}
 
@@ -202,17 +203,14 @@ export class PrivateIndex {
    * work tree's `commondir`): a wrong guess costs that one git process, never the answer.
    */
   private async stillThere(tree: string): Promise<boolean> {
-    this.objectsDir ??= git.indexPath(this.o.root).then(async (index) => {
+    this.commonDir ??= git.indexPath(this.o.root).then(async (index) => {
       const gitDir = path.dirname(index);
-      const common = await fs.readFile(path.join(gitDir, "commondir"), "utf8").then(
+      return fs.readFile(path.join(gitDir, "commondir"), "utf8").then(
         (p) => path.resolve(gitDir, p.trim()),
         () => gitDir,
       );
-      return path.join(common, "objects");
     });
-    const loose = path.join(await this.objectsDir, tree.slice(0, 2), tree.slice(2));
-    if (await pathExists(loose)) return true;
-    return (await git.objectsExist(this.o.root, [tree], "tree"))[0]!;
+    return (await objectsExistHere(this.o.root, await this.commonDir, [tree], "tree"))[0]!;
   }
 
   /**

@@ -138,8 +138,10 @@ describe("a permission question", () => {
     t.type("go\r");
     await t.waitFor("Ctrl-C to interrupt");
     t.type("next thi");
-    await t.waitFor("Allow?");
-    const asking = (await t.screen()).lines;
+    const asking = await t.screenWhen(
+      (lines) => lines.some((l) => l.startsWith("Allow?")) && /Ctrl-C to interrupt/.test(lines.at(-1) ?? ""),
+      "the question, the status line under it",
+    );
     expect(asking.join("\n")).not.toMatch(/next thi/);
     expect(asking.at(-1)).toMatch(/Ctrl-C to interrupt/); // the status line, under the question
     t.type("y\r");

@@ -76,7 +76,25 @@ export function runHarness(scenario: { steps: object[] }, o: PtyOptions = {}) {
     raw: () => raw,
     /** The screen as a person sees it now: the rows of a headless xterm fed everything written so far. */
     screen: () => render(raw, cols, rows),
+    /** The screen once `ok` holds for it: text arrives before the redraw that carries it has ended. */
+    screenWhen: async (ok: (lines: string[]) => boolean, what: string) => {
+      let lines: string[] = [];
+      await pollAsync(
+        async () => ok((lines = (await render(raw, cols, rows)).lines)),
+        what,
+        () => lines.join("\n"),
+      );
+      return lines;
+    },
   };
+}
+
+async function pollAsync(ok: () => Promise<boolean>, what: string, shown: () => string) {
+  const start = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - start > 20_000) throw new Error(`timed out waiting for ${what}\nscreen:\n${shown()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 function readLog(file: string): Array<Record<string, unknown>> {

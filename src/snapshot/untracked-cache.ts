@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
+import { readCacheFile } from "../base/cache-file.js";
 
 /** git's check takes seconds; a check folder left longer than this was cut off. */
 const CHECK_TAKEN_OVER_MS = 60_000;
@@ -18,7 +19,7 @@ export async function untrackedCacheVerdict(cacheDir: string, root: string): Pro
   const forced = process.env.NUDGE_UNTRACKED_CACHE;
   if (forced === "0" || forced === "1") return forced === "1";
   const name = `untracked-cache-${createHash("sha1").update(root).digest("hex").slice(0, 12)}`;
-  const verdict = await fs.readFile(path.join(cacheDir, `${name}.verdict`), "utf8").catch(() => null);
+  const verdict = readCacheFile(path.join(cacheDir, `${name}.verdict`), 4096);
   const dev = statSync(root).dev;
   const [result, checkedOn] = verdict?.trim().split(" ") ?? [];
   if (result && Number(checkedOn) === dev) return result === "ok";

@@ -9,6 +9,7 @@ import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
 import * as z from "../base/zod.js";
 import { writeFileAtomic, ensureDir } from "../store/atomic-write.js";
+import { readCacheFile, writeCacheFile } from "../base/cache-file.js";
 import { isRunning, processStart } from "../store/locks.js";
 import type { Store } from "../store/store.js";
 import * as git from "../snapshot/git.js";
@@ -172,7 +173,7 @@ async function unsettledRecords(store: Store): Promise<RewindRecord[]> {
   const dir = rewindsDir(store);
   const names = await recordNames(dir);
   if (names.length === 0) return [];
-  const cached = await readSettledCache(dir);
+  const cached = readSettledCache(dir);
   // Synchronous stats, a few µs each: through the thread pool and a promise each, a store's
   // 5,000 records cost every rewind tens of milliseconds.
   const stats = names.map((n) => {
@@ -188,8 +189,9 @@ async function unsettledRecords(store: Store): Promise<RewindRecord[]> {
       ...newlySettled.map((r) => r.name),
     ]);
     const lines = names.flatMap((n, i) => (settled.has(n) && stats[i] ? [`${n} ${stats[i]}`] : []));
-    // Best effort: another command writing it at the same time, or a full disk, costs a re-read next time, nothing more.
-    await writeFileAtomic(path.join(dir, SETTLED_CACHE), lines.join("\n") + "\n").catch(() => undefined);
+    // A cache, not fsynced: lost to a crash, or not written (another command at the same time, a
+    // full disk), it costs a re-read next time, nothing more.
+    await writeCacheFile(path.join(dir, SETTLED_CACHE), lines.join("\n") + "\n");
   }
   return read.flatMap((r) => (r.record && !isSettled(r.record) ? [r.record] : []));
 }
@@ -201,8 +203,8 @@ function fileKey(stat: { size: bigint; mtimeNs: bigint }): string {
   return `${stat.size} ${stat.mtimeNs}`;
 }
 
-async function readSettledCache(dir: string): Promise<Map<string, string>> {
-  const text = await fs.readFile(path.join(dir, SETTLED_CACHE), "utf8").catch(() => "");
+function readSettledCache(dir: string): Map<string, string> {
+  const text = readCacheFile(path.join(dir, SETTLED_CACHE)) ?? "";
   const cached = new Map<string, string>();
   for (const line of text.split("\n")) {
     const m = /^([0-9-]+\.json) (\d+ \d+)$/.exec(line);

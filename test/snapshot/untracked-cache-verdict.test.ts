@@ -4,7 +4,7 @@
  * the first one's cleanup pulling it from under the second, which then recorded "no" for good.
  */
 import { execa } from "execa";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { untrackedCacheVerdict } from "../../src/snapshot/untracked-cache.js";
@@ -42,6 +42,29 @@ describe("the untracked cache's verdict", () => {
     await until("no check running", async () => (checksRunning(cacheDir) === 0 ? true : undefined));
     expect(readFileSync(verdictFile, "utf8")).toMatch(/^ok \d+\n$/);
     expect(await untrackedCacheVerdict(cacheDir, repo)).toBe(true);
+    vi.unstubAllEnvs();
+  }, 60_000);
+
+  it("a FIFO in place of the verdict is no verdict: the scan goes without the cache, and nothing hangs", async () => {
+    vi.stubEnv("NUDGE_UNTRACKED_CACHE", undefined);
+    const repo = await gitdir();
+    const cacheDir = path.join(tempDir(), "index");
+    mkdirSync(cacheDir, { recursive: true });
+    expect(await untrackedCacheVerdict(cacheDir, repo)).toBe(false);
+    const verdictFile = await until("the verdict", async () => {
+      const found = readdirSync(cacheDir).find((f) => f.endsWith(".verdict"));
+      return found && path.join(cacheDir, found);
+    });
+    await until("no check running", async () => (checksRunning(cacheDir) === 0 ? true : undefined));
+    rmSync(verdictFile);
+    await execa("mkfifo", [verdictFile]);
+    // Opened as a file, a FIFO blocks until someone writes to it: every capture would wait for ever.
+    const asked = await Promise.race([
+      untrackedCacheVerdict(cacheDir, repo),
+      new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 10_000).unref()),
+    ]);
+    expect(asked).toBe(false);
+    await until("no check running", async () => (checksRunning(cacheDir) === 0 ? true : undefined));
     vi.unstubAllEnvs();
   }, 60_000);
 });

@@ -3,7 +3,8 @@
  * every record: a record cut off halfway is still found whatever the cache says — with it
  * missing, damaged, or listing the record's stamp from before its file changed.
  */
-import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { execa } from "execa";
+import { lstatSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/store.js";
@@ -52,4 +53,22 @@ describe("settled rewind records", () => {
     expect(await interruptedIn(store, repo)).toBeNull();
     expect((await lastRewind(store))?.stamp).toBe(later.stamp);
   });
+
+  it("a FIFO in place of the cache hangs no command: it is no cache, and is made again", async () => {
+    const repo = await gitdir();
+    const store = await openStore(repo);
+    const cut = record(repo, 3, "started");
+    await saveRecord(store, record(repo, 1, "applied"));
+    await saveRecord(store, cut);
+    const cache = path.join(rewindsDir(store), "settled.txt");
+    await execa("mkfifo", [cache]);
+    // Opened as a file, a FIFO blocks until someone writes to it: the look would never end.
+    const looked = await Promise.race([
+      interruptedIn(store, repo),
+      new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 10_000).unref()),
+    ]);
+    expect(looked).not.toBe("hung");
+    expect((looked as RewindRecord | null)?.stamp).toBe(cut.stamp);
+    expect(lstatSync(cache).isFile()).toBe(true);
+  }, 30_000);
 });

@@ -30,6 +30,13 @@ const AFTER_MATCH = {
   snippet: { bytes: 4 * 1024, chars: 1024 },
 } as const;
 
+/**
+ * For a snippet alone, a CJK word's text is decoded from this many bytes before its spelling: more
+ * than the snippet shows before its first match and the markdown looked at around it (260
+ * characters, 6 bytes each at most, as an escape). Masking decodes from the text's start.
+ */
+const SNIPPET_BEFORE_BYTES = 2 * 1024;
+
 /** A phrase's (a CJK word's) order is checked among at most this many of the newest pieces holding all its words. */
 const CANDIDATES = 1000;
 
@@ -45,7 +52,7 @@ export interface SearchFilters {
   /** Newest turn first instead of best match first (the same order: nothing ranks the pieces, see above). */
   newest?: boolean;
   limit: number;
-  /** The hits are shown as snippets, never masked (the terminal): a hit's text may then end ~1K characters past its matches. */
+  /** The hits are shown as snippets, never masked (the terminal): a hit's text may then end ~1K characters past its matches, and a CJK word's begin ~2 KB before it. */
   snippetOnly?: boolean;
 }
 
@@ -57,7 +64,7 @@ export interface SearchHit {
   place: Place;
   tool: string | null;
   prompt: string | null;
-  /** The piece's text, as written (NFKC): whole, or with `snippetOnly` maybe only its start, past the matches. */
+  /** The piece's text, as written (NFKC): whole, or with `snippetOnly` maybe only a part: its start, or around a CJK word, past the matches. */
   text: string;
   /** Where the query matched in `text`: [start, end) in UTF-16 units. */
   matches: Array<[number, number]>;
@@ -114,7 +121,16 @@ export function search(db: SearchDb, query: string, f: SearchFilters, conversati
     const { zip, refAt, refLength, ...hit } = row;
     const file = conversation ? conversation(hit.session) : null;
     const found = matched(
-      storedText(file, { zip, refAt, refLength }, { firstBytes: FIRST_BYTES, spelled, afterSpelled: after.bytes }),
+      storedText(
+        file,
+        { zip, refAt, refLength },
+        {
+          firstBytes: FIRST_BYTES,
+          spelled,
+          afterSpelled: after.bytes,
+          beforeSpelled: f.snippetOnly ? SNIPPET_BEFORE_BYTES : undefined,
+        },
+      ),
       parts,
       checked,
       after.chars,

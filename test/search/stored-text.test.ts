@@ -5,7 +5,9 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { jsonPrefix, storedText } from "../../src/search/stored-text.js";
+import { jsonPart, jsonPrefix, storedText } from "../../src/search/stored-text.js";
+import { snippetOf } from "../../src/search/snippet.js";
+import { matchRanges, parseQuery } from "../../src/search/tokens.js";
 import { tempDir } from "../support/gitdir.js";
 
 describe("a stored text's start", () => {
@@ -45,5 +47,42 @@ describe("a stored text's start", () => {
       expect(s.text.length - end).toBeGreaterThan(after - 8);
       expect(s.text.length - end).toBeLessThanOrEqual(after);
     }
+  });
+
+  it("is a part of the text wherever the JSON is begun: escapes and UTF-8 sequences kept whole", () => {
+    const text = 'a\\b "q" \n\t tab é 認証タイムアウト 😀 \u001b[31mred\\\\n \\u0041 end\u0007 \ud83d';
+    const json = Buffer.from(JSON.stringify(text));
+    for (let from = 1; from < json.length - 1; from++) {
+      const part = jsonPart(json, from, json.length - 1);
+      expect(part, `begun at ${from}`).not.toBeNull();
+      expect(text.endsWith(part!), `begun at ${from}: ${JSON.stringify(part)}`).toBe(true);
+      // At most one escape (6 bytes) or one character (4 bytes) is left out after the start.
+      expect(json.length - 1 - (Buffer.byteLength(JSON.stringify(part)) - 2), `begun at ${from}`).toBeLessThanOrEqual(
+        from - 1 + 6,
+      );
+    }
+  });
+
+  it("for a snippet alone, a CJK word deep in a long text is decoded around it, and shows as the whole text shows it", () => {
+    const before = 'line "one"\n\ttab \u001b[2m dim \\ back '.repeat(900);
+    const text = before + "ここで認証タイムアウトが起きた **bold** `code` " + "after ".repeat(6000);
+    const file = path.join(tempDir(), "conversation.jsonl");
+    const json = Buffer.from(JSON.stringify(text));
+    writeFileSync(file, Buffer.concat([Buffer.from('{"x":'), json, Buffer.from("}\n")]));
+    const stored = { zip: null, refAt: 5, refLength: json.length };
+    const spelled = Buffer.from("認証タイムアウト");
+    const around = storedText(file, stored, {
+      firstBytes: 24 * 1024,
+      spelled,
+      afterSpelled: 4 * 1024,
+      beforeSpelled: 2 * 1024,
+    });
+    expect(around.whole).toBe(false);
+    expect(text.includes(around.text)).toBe(true);
+    expect(around.text.length).toBeLessThan(8 * 1024); // not the 30K characters before the word
+    const parts = parseQuery("認証タイムアウト");
+    const shown = (t: string) => snippetOf(t, matchRanges(t, parts, 400), { plain: true });
+    expect(shown(around.text)).toEqual(shown(text));
+    expect(shown(around.text).text.startsWith("…")).toBe(true);
   });
 });

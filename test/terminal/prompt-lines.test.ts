@@ -11,7 +11,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { inTerminal } from "../support/pty.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
-import { render } from "./pty.js";
+import { screenWhen } from "./pty.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -40,13 +40,17 @@ describe("the lines around a prompt", () => {
     await t.waitFor(/turn 1 saved[^]*› /);
     t.type("and now?\r");
     await t.waitFor(/turn 2 saved[^]*› /);
-    await new Promise((r) => setTimeout(r, 300));
-    const { lines } = await render(t.screen(), size.cols, size.rows);
+    const modeLine = /⏵⏵ accept edits on \(shift-tab to cycle\) · context \d+k\/1M \(\d+%\)/;
+    const underPrompt = (rows: string[]) => rows.slice(rows.findLastIndex((l) => l.startsWith("› ")) + 1).join("\n");
+    const lines = await screenWhen(
+      t.screen,
+      size,
+      (rows) => modeLine.test(underPrompt(rows)),
+      "the mode line under the prompt",
+    );
     const prompt = lines.findLastIndex((l) => l.startsWith("› "));
     // Under the live prompt line: the mode and the context, against claude's reported window.
-    expect(lines.slice(prompt + 1).join("\n")).toMatch(
-      /⏵⏵ accept edits on \(shift-tab to cycle\) · context \d+k\/1M \(\d+%\)/,
-    );
+    expect(lines.slice(prompt + 1).join("\n")).toMatch(modeLine);
     const conversation = lines.slice(0, prompt);
     expect(conversation).toContain("› what is here?");
     expect(conversation).toContain("› and now?");

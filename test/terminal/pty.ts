@@ -77,23 +77,28 @@ export function runHarness(scenario: { steps: object[] }, o: PtyOptions = {}) {
     /** The screen as a person sees it now: the rows of a headless xterm fed everything written so far. */
     screen: () => render(raw, cols, rows),
     /** The screen once `ok` holds for it: text arrives before the redraw that carries it has ended. */
-    screenWhen: async (ok: (lines: string[]) => boolean, what: string) => {
-      let lines: string[] = [];
-      await pollAsync(
-        async () => ok((lines = (await render(raw, cols, rows)).lines)),
-        what,
-        () => lines.join("\n"),
-      );
-      return lines;
-    },
+    screenWhen: (ok: (lines: string[]) => boolean, what: string) => screenWhen(() => raw, { cols, rows }, ok, what),
   };
 }
 
-async function pollAsync(ok: () => Promise<boolean>, what: string, shown: () => string) {
+/**
+ * The rows of the screen (as `render` gives them) once `ok` holds for them: the text a test waits
+ * for arrives before the redraw that carries it has ended (under load, mid-redraw), so a test that
+ * reads other rows waits for them too, never for a fixed time.
+ */
+export async function screenWhen(
+  bytes: () => string,
+  size: { cols: number; rows: number },
+  ok: (lines: string[]) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<string[]> {
   const start = Date.now();
-  while (!(await ok())) {
-    if (Date.now() - start > 20_000) throw new Error(`timed out waiting for ${what}\nscreen:\n${shown()}`);
-    await new Promise((r) => setTimeout(r, 20));
+  for (;;) {
+    const { lines } = await render(bytes(), size.cols, size.rows);
+    if (ok(lines)) return lines;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}\nscreen:\n${lines.join("\n")}`);
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
 

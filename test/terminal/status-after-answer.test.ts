@@ -9,7 +9,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { inTerminal } from "../support/pty.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
-import { render } from "./pty.js";
+import { render, screenWhen } from "./pty.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -33,8 +33,12 @@ describe("the status line during a question", () => {
     await t.waitFor("› ");
     t.type("ask me\r");
     await t.waitFor("Allow?");
-    await new Promise((r) => setTimeout(r, 300)); // a few ticks of the status line
-    const { lines } = await render(t.screen(), 80, 24);
+    const lines = await screenWhen(
+      t.screen,
+      { cols: 80, rows: 24 },
+      (rows) => /waiting for your answer/.test(rows.at(-1) ?? ""),
+      "the status line under the question",
+    );
     // The bottom row, under the question's answer line.
     expect(lines.findLastIndex((l) => l.includes("Allow?"))).toBeGreaterThan(lines.length - 4);
     expect(lines.at(-1)).toMatch(/^. waiting for your answer · \d+s/);

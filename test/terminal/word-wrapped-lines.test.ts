@@ -9,7 +9,7 @@ import { CLAUDE_BIN, claudeEnv } from "../support/claude-env.js";
 import { gitdir, tempDir } from "../support/gitdir.js";
 import { inTerminal } from "../support/pty.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
-import { render } from "./pty.js";
+import { render, screenWhen } from "./pty.js";
 
 let api: ScriptedApi | undefined;
 afterEach(async () => {
@@ -37,8 +37,7 @@ describe("long lines of nudge's own", () => {
     await t.waitFor("› ");
     t.type("go\r");
     await t.waitFor("Allow?");
-    await new Promise((r) => setTimeout(r, 200));
-    const asking = (await render(t.screen(), size.cols, size.rows)).lines;
+    const asking = await screenWhen(t.screen, size, underQuestion, "the status line under the question");
     const allow = asking.findLastIndex((l) => l.includes("Allow?"));
     // The rows end between words: joined with spaces, they are the line again (the status line under them aside).
     const rows = asking.slice(allow, -1).map((l) => l.trimEnd());
@@ -74,8 +73,7 @@ describe("long lines of nudge's own", () => {
     await t.waitFor("› ");
     t.type("go\r");
     await t.waitFor("Allow?");
-    await new Promise((r) => setTimeout(r, 200));
-    const asking = (await render(t.screen(), wide.cols, wide.rows)).lines;
+    const asking = await screenWhen(t.screen, wide, underQuestion, "the status line under the question");
     // The command as the question shows it: its rows, joined with spaces, are the command again.
     expect(logicalLine(asking, "echo all", command)).toBe(command);
     t.type("n\r");
@@ -86,8 +84,12 @@ describe("long lines of nudge's own", () => {
     await t.waitFor("Ctrl-Z suspend");
     t.type("/clear\r");
     await t.waitFor(/\/clear: claude starts[^]*conversation\s+and\s+code/);
-    await new Promise((r) => setTimeout(r, 200));
-    const { lines } = await render(t.screen(), wide.cols, wide.rows);
+    const lines = await screenWhen(
+      t.screen,
+      wide,
+      (rows) => rows.findLastIndex((l) => l.startsWith("› ")) > rows.findLastIndex((l) => l.includes("⎿ /clear")),
+      "the prompt back under /clear's answer",
+    );
     expect(logicalLine(lines, "⏺ Bash(", `⏺ Bash(${command})`)).toBe(`⏺ Bash(${command})`);
     const keys = "Shift-Tab next permission mode · Esc or Ctrl-C interrupt the turn (at a question: no)";
     expect(logicalLine(lines, "Shift-Tab", keys)).toBe(keys);
@@ -100,6 +102,9 @@ describe("long lines of nudge's own", () => {
     expect((await t.child).exitCode, t.text()).toBe(0);
   }, 120_000);
 });
+
+/** The status line drawn under a question (its last row): the question's rows are all drawn above it. */
+const underQuestion = (rows: string[]) => /waiting for your answer/.test(rows.at(-1) ?? "");
 
 /**
  * The rows from the last that starts (after its indent) with `start`, as many as `whole` takes,

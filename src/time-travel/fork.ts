@@ -70,27 +70,32 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   await fs.mkdir(to.changes);
   await fs.mkdir(to.transcripts);
 
-  // The logs up to the end of turn n: copied in the kernel, then cut (never read into memory).
-  // The stream's finished pieces are linked, not copied; the rest up to the turn's end becomes one new piece.
-  await copyStreamPrefix(source.dir, dir, turn.bytes?.to ?? (await streamOffsetOfLine(source.dir, turn.lines.to)));
-  await copyPrefix(from.timing, to.timing, await offsetOfLine(from.timing, turn.lines.to));
-  const inputLines =
-    turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
-  await copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines));
-  await copyPrefix(from.inputTiming, to.inputTiming, await offsetOfLine(from.inputTiming, inputLines));
-  await fs.writeFile(to.stderr, "");
-  await shareImages(source.dir, dir);
-
   const ref = sessionRef(id);
   const turns = source.manifest.turns.slice(0, turn.n + 1).map((t) => ({
     ...t,
     snapshot: { ...t.snapshot, ref },
     ...(t.edits ? { edits: { ...t.edits, snapshot: { ...t.edits.snapshot, ref } } } : {}),
   }));
-  // All at once: the copies queue on libuv's threads instead of waiting one by one (a patch or two per turn).
+  const inputLines =
+    turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
   const patches = turns.flatMap((t) => [t.patch.file, ...(t.edits ? [t.edits.patch.file] : [])]);
-  await Promise.all(patches.map((file) => fs.copyFile(path.join(source.dir, file), path.join(dir, file))));
-  await copyTranscripts(source, turns, dir);
+  // Every file at once, each its own: the copies queue on libuv's threads instead of waiting one by one.
+  // All settled before a failure is thrown: the caller removes the folder, and nothing may still be writing in it.
+  const copied = await Promise.allSettled([
+    // The logs up to the end of turn n: copied in the kernel, then cut (never read into memory).
+    // The stream's finished pieces are linked, not copied; the rest up to the turn's end becomes one new piece.
+    (async () =>
+      copyStreamPrefix(source.dir, dir, turn.bytes?.to ?? (await streamOffsetOfLine(source.dir, turn.lines.to))))(),
+    (async () => copyPrefix(from.timing, to.timing, await offsetOfLine(from.timing, turn.lines.to)))(),
+    (async () => copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines)))(),
+    (async () => copyPrefix(from.inputTiming, to.inputTiming, await offsetOfLine(from.inputTiming, inputLines)))(),
+    fs.writeFile(to.stderr, ""),
+    shareImages(source.dir, dir),
+    ...patches.map((file) => fs.copyFile(path.join(source.dir, file), path.join(dir, file))),
+    copyTranscripts(source, turns, dir),
+  ]);
+  const failed = copied.find((c) => c.status === "rejected");
+  if (failed) throw failed.reason;
   const at = new Date().toISOString();
   const manifest: Manifest = {
     ...source.manifest,

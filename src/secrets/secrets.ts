@@ -75,7 +75,8 @@ export async function maskNdjsonFile(file: string, dest: string, options: ScanOp
     findings.push(...hugeReport(raw, spans, line, options));
     return maskedParts(raw, spans, placeholder);
   };
-  const out = createWriteStream(dest, { flags: "wx" });
+  // Written a line at a time: a large buffer gathers them into few writes (see rewrite-lines.ts).
+  const out = createWriteStream(dest, { flags: "wx", highWaterMark: 1 << 20 });
   const closed = once(out, "close");
   try {
     await eachBatch(file, async (lines, firstLine, unterminated) => {

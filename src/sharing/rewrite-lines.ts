@@ -29,7 +29,9 @@ export async function rewriteLines(
   { marks, change, changeLong, longLine = LONG_LINE }: LineChange,
 ): Promise<{ lines: number; changed: number }> {
   const handle = await fs.open(src, "r");
-  const out = createWriteStream(dest, { flags: "wx" });
+  // Lines are written one by one: a large buffer lets them gather into few writes (16 KB, the
+  // default, waited for the disk every ten lines of a transcript).
+  const out = createWriteStream(dest, { flags: "wx", highWaterMark: 1 << 20 });
   const closed = once(out, "close");
   const framer = new BoundedLineFramer(longLine);
   let lines = 0;

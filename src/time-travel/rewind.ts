@@ -193,17 +193,17 @@ export async function prepareRewind(
   const latest = manifest.turns.at(-1)!;
   // Elsewhere than the store's work tree, what the capture will ask git first, asked meanwhile.
   if (root !== store.repoRoot) void git.ignoreFiles(root).catch(() => undefined);
-  // Independent checks at once, the capture (git's scan, the longest) beside them: it only reads
-  // the work tree. A refusal is the first of them in this order, as when they ran one by one.
-  const [, , present, state] = await inOrder([
+  // Independent checks at once; a refusal is the first of them in this order, as when they ran one by one.
+  // The capture comes after them: it writes the work tree's objects, which may be the very tree found gone.
+  const [, , present] = await inOrder([
     refuseIfInterrupted(store, root),
     refuseIfClaudeRunsIn(store, root, o.from),
     root === store.repoRoot
       ? objectsExistHere(root, store.commonDir, [target.snapshot.tree, latest.snapshot.tree])
       : git.objectsExist(root, [target.snapshot.tree, latest.snapshot.tree]),
-    captureWorkTree(store, root),
   ] as const);
   if (!present[0]) throw treeGone(`turn ${turn}'s snapshot of session ${manifest.id}`);
+  const state = await captureWorkTree(store, root);
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
   const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!);
   const { code, shared } = o.includeShared

@@ -103,7 +103,7 @@ export function prepareForkInPlace(
   turn: number,
   o: { from?: string } = {},
 ): Promise<PreparedRewind> {
-  return prepareRewind(store, source, turn, { scope: "code", resetHead: false, from: o.from });
+  return prepareRewind(store, source, turn, { scope: "code", resetHead: false, from: o.from, needsCommit: true });
 }
 
 export async function applyForkInPlace(

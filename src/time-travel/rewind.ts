@@ -118,6 +118,8 @@ export interface RewindOptions {
   includeShared?: boolean;
   /** The live session doing this itself (an in-session /rewind): its own recording is no obstacle. */
   from?: string;
+  /** The target turn's snapshot commit must be there too, not only its tree (a fork's ref points at it). */
+  needsCommit?: boolean;
 }
 
 /**
@@ -195,14 +197,14 @@ export async function prepareRewind(
   if (root !== store.repoRoot) void git.ignoreFiles(root).catch(() => undefined);
   // Independent checks at once; a refusal is the first of them in this order, as when they ran one by one.
   // The capture comes after them: it writes the work tree's objects, which may be the very tree found gone.
+  const objects = [target.snapshot.tree, latest.snapshot.tree, ...(o.needsCommit ? [target.snapshot.commit] : [])];
   const [, , present] = await inOrder([
     refuseIfInterrupted(store, root),
     refuseIfClaudeRunsIn(store, root, o.from),
-    root === store.repoRoot
-      ? objectsExistHere(root, store.commonDir, [target.snapshot.tree, latest.snapshot.tree])
-      : git.objectsExist(root, [target.snapshot.tree, latest.snapshot.tree]),
+    root === store.repoRoot ? objectsExistHere(root, store.commonDir, objects) : git.objectsExist(root, objects),
   ] as const);
-  if (!present[0]) throw treeGone(`turn ${turn}'s snapshot of session ${manifest.id}`);
+  // The tree alone may be there again (the work tree's own capture wrote it) with its commit pruned.
+  if (!present[0] || present[2] === false) throw treeGone(`turn ${turn}'s snapshot of session ${manifest.id}`);
   const state = await captureWorkTree(store, root);
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
   const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!);

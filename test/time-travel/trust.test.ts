@@ -265,4 +265,28 @@ describe("damage is a user error, checked before any side effect", () => {
     expect(await workTreeListing(repo)).toEqual(before);
     expect(await list(repo)).toHaveLength(1);
   });
+
+  it("a pruned snapshot commit whose tree is there again: a fork in place refuses with exit 1, nothing made", async () => {
+    const repo = await gitdir();
+    recorded = await recordSession(
+      repo,
+      [{ tool: "Write", input: { file_path: path.join(repo, "a.txt"), content: "1\n" } }, { text: "ok" }],
+      ["write a"],
+    );
+    const turn = readManifestFile(recorded.dir).turns[1]!;
+    await git(repo, "update-ref", "-d", `refs/nudge/sessions/${recorded.id}`);
+    await git(repo, "reflog", "expire", "--expire=now", "--all");
+    await git(repo, "gc", "-q", "--prune=now");
+    // The work tree as the turn left it, written as a tree again (as any capture of it would): the commit stays gone.
+    const index = path.join(tempDir(), "index");
+    await execa("git", ["add", "-A"], { cwd: repo, env: { GIT_INDEX_FILE: index } });
+    const tree = (await execa("git", ["write-tree"], { cwd: repo, env: { GIT_INDEX_FILE: index } })).stdout.trim();
+    expect(tree).toBe(turn.snapshot.tree);
+    expect((await git(repo, "cat-file", "-t", turn.snapshot.tree)).trim()).toBe("tree");
+    const r = await runNudge(["session", "fork", recorded.id, "1", "--yes"], { cwd: repo });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/is gone from the repository$/m);
+    expect(r.stderr).not.toMatch(/nudge bug/);
+    expect(await list(repo)).toHaveLength(1);
+  });
 });

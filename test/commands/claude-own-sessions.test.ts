@@ -588,6 +588,72 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(again.stderr).toContain(`the prefix also begins another project's session ${twin}`);
   }, 60_000);
 
+  it("an adopted conversation keeps its own times: the session starts when claude's transcript does, each turn when its prompt was written; the adoption's time is only when it was adopted; list sorts it by its own start", async () => {
+    const id = "da7e0000-0000-4000-8000-000000000000";
+    const base = { cwd: repo, sessionId: id, version: "2.1.329", isSidechain: false };
+    writeTranscript(id, repo, "asked long ago", [
+      JSON.stringify({
+        ...base,
+        type: "user",
+        message: { role: "user", content: "asked an hour later" },
+        timestamp: "2026-11-20T11:00:00Z",
+      }),
+      JSON.stringify({
+        ...base,
+        type: "assistant",
+        message: { model: "claude-x", role: "assistant", content: [{ type: "text", text: "answered later" }] },
+        timestamp: "2026-11-20T11:00:07Z",
+      }),
+    ]);
+    const before = new Date().toISOString();
+    const adopt = await nudge(["session", "adopt", id, "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    type Shown = {
+      startedAt: string;
+      updatedAt: string;
+      turns: Array<{ n: number; startedAt: string; endedAt: string }>;
+    };
+    const show = JSON.parse((await nudge(["session", "show", nudgeId, "--json"])).stdout) as Shown;
+    expect(show.startedAt).toBe("2026-11-20T10:00:00.000Z");
+    expect(show.turns.map((t) => [t.n, t.startedAt, t.endedAt])).toEqual([
+      [0, "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000Z"],
+      [1, "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:01.000Z"],
+      [2, "2026-11-20T11:00:00.000Z", "2026-11-20T11:00:07.000Z"],
+    ]);
+    // When it was adopted is kept where it means that: the header's `adopted.at`, and its last use.
+    const header = JSON.parse(
+      readFileSync(path.join(repo, ".git", "nudge", "sessions", nudgeId, "manifest.json"), "utf8"),
+    ) as {
+      adopted: { at: string };
+    };
+    expect(header.adopted.at >= before).toBe(true);
+    expect(show.updatedAt >= before).toBe(true);
+    const text = (await nudge(["session", "show", nudgeId])).stdout;
+    expect(text).toContain(`started 2026-11-20T10:00:00.000Z`);
+    expect(text).toContain(`adopted ${header.adopted.at} from claude's own session ${id}`);
+    // Its turns took the time they took in claude.
+    expect((await nudge(["session", "replay", nudgeId])).stdout).toContain("● turn 2 · done · 7.0s");
+    // Newest first by start: the session recorded today comes before this older conversation.
+    const list = (
+      JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{
+        id: string;
+        source: string;
+        startedAt: string;
+        firstPrompt: string;
+      }>
+    ).filter((r) => r.source === "nudge");
+    const at = (pick: (r: (typeof list)[number]) => boolean) => list.findIndex(pick);
+    expect(list.find((r) => r.id === nudgeId)?.startedAt).toBe("2026-11-20T10:00:00.000Z");
+    expect(at((r) => r.id === nudgeId)).toBeGreaterThan(at((r) => r.firstPrompt === "recorded prompt"));
+    expect(list.map((r) => r.startedAt)).toEqual(
+      list
+        .map((r) => r.startedAt)
+        .sort()
+        .reverse(),
+    );
+  }, 60_000);
+
   it("adopt resolves a prefix among this repository's sessions first; another project's only by its full id, and says so", async () => {
     // Another project's session whose id begins as one of this repository's.
     const twin = `${ids.root!.slice(0, 8)}-ffff-4fff-8fff-ffffffffffff`;

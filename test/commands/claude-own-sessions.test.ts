@@ -654,6 +654,38 @@ describe("claude's own sessions: what a demanding user expects", () => {
     );
   }, 60_000);
 
+  it("claude's id of an adopted session, whole or a prefix, names the nudge session that adopted it; a prefix that also begins one of claude's own says which is which", async () => {
+    const id = "1dad0000-0000-4000-8000-000000000000";
+    writeTranscript(id, repo, "find me by claude's id");
+    const adopt = await nudge(["session", "adopt", id, "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    for (const typed of [id, "1dad00"]) {
+      const show = await nudge(["session", "show", typed]);
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).toContain(`session ${nudgeId} · complete`);
+      expect(show.stdout).toContain("find me by claude's id");
+      const diff = await nudge(["session", "diff", typed, "1"]);
+      expect(diff.exitCode, diff.stderr).toBe(0);
+      expect((await nudge(["session", "replay", typed])).stdout).toContain("answered");
+    }
+    // Another of claude's own sessions whose id begins the same: the prefix names both, each said with what it is.
+    const twin = "1dad0000-ffff-4fff-8fff-ffffffffffff";
+    writeTranscript(twin, repo, "the twin, not adopted");
+    const both = await nudge(["session", "show", "1dad00"]);
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toContain(`"1dad00" is ambiguous`);
+    const lines = both.stderr.split("\n");
+    expect(lines.find((l) => l.includes(nudgeId))).toMatch(
+      new RegExp(`^\\s+${nudgeId}\\s+nudge session holding claude's session ${id}$`),
+    );
+    expect(lines.find((l) => l.includes(twin))).toMatch(/^\s+\S+\s+claude's own session/);
+    expect(both.stderr).toContain("hint: type more of the id");
+    // The whole ids name each alone.
+    expect((await nudge(["session", "show", id])).stdout).toContain(`session ${nudgeId} · complete`);
+    expect((await nudge(["session", "show", twin])).stdout).toContain(`claude's own session ${twin}`);
+  }, 60_000);
+
   it("adopt resolves a prefix among this repository's sessions first; another project's only by its full id, and says so", async () => {
     // Another project's session whose id begins as one of this repository's.
     const twin = `${ids.root!.slice(0, 8)}-ffff-4fff-8fff-ffffffffffff`;

@@ -3,6 +3,8 @@
  * `claude-session` event (its transcript written: `claude --resume` in a terminal) asks for the
  * session again, and its last turns' sections are refetched (a reply lands in the turn in flight).
  * The stream is what the connection banner reads, so a stopped server is said here as on every page.
+ * nudge's own list of sessions is listened to as well: an adoption elsewhere (the CLI, another tab)
+ * is asked about at once, and the page says the session is nudge's now.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import type { ClaudeSessionView } from "../../../view/claude-web-views.js";
@@ -38,11 +40,16 @@ export function useClaudeSessionUpdates(
         });
         setView(view);
       }, setError);
-    return listen(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}/events`), {
-      "claude-session": () => void reload(),
-      reopen: () => void reload(),
-      gone: () => void reload(),
-    });
+    const stops = [
+      listen(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}/events`), {
+        "claude-session": () => void reload(),
+        reopen: () => void reload(),
+        gone: () => void reload(),
+      }),
+      // nudge's sessions changed: this one may have been adopted meanwhile (its transcript is not written then).
+      listen(inRepo("/api/events"), { sessions: () => void reload() }),
+    ];
+    return () => stops.forEach((stop) => stop());
   }, [id, found, setView, setError]);
   return { versions, known };
 }

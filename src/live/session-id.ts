@@ -67,8 +67,7 @@ class AmbiguousSource extends NoSuchSession {
     ];
     const width = Math.max(...rows.map(([id]) => visible(id).length));
     const lines = rows.slice(0, SHOWN).map(([id, source]) => `  ${visible(id).padEnd(width)}  ${source}`);
-    const kinds =
-      held.length === 0 ? "sessions of nudge's and of claude's own" : "the ids of more than one session";
+    const kinds = held.length === 0 ? "sessions of nudge's and of claude's own" : "the ids of more than one session";
     super(
       [
         `"${visibleLine(prefix)}" is ambiguous: it begins ${kinds}`,

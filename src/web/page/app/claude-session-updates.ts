@@ -27,8 +27,9 @@ export function useClaudeSessionUpdates(
   }, []);
   useEffect(() => {
     if (!found) return;
+    const url = inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`);
     const reload = () =>
-      getJson<ClaudeSessionView>(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`)).then((view) => {
+      getJson<ClaudeSessionView>(url).then((view) => {
         const before = last.current;
         const now = view.turns.at(-1)?.n ?? null;
         last.current = now;
@@ -46,8 +47,9 @@ export function useClaudeSessionUpdates(
         reopen: () => void reload(),
         gone: () => void reload(),
       }),
-      // nudge's sessions changed: this one may have been adopted meanwhile (its transcript is not written then).
-      listen(inRepo("/api/events"), { sessions: () => void reload() }),
+      // nudge's sessions changed: this one may have been adopted meanwhile (its transcript is not
+      // written then). Only a refusal matters: what claude wrote comes by the stream above.
+      listen(inRepo("/api/events"), { sessions: () => void getJson(url).catch(setError) }),
     ];
     return () => stops.forEach((stop) => stop());
   }, [id, found, setView, setError]);

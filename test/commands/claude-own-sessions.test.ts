@@ -668,6 +668,14 @@ describe("claude's own sessions: what a demanding user expects", () => {
       const diff = await nudge(["session", "diff", typed, "1"]);
       expect(diff.exitCode, diff.stderr).toBe(0);
       expect((await nudge(["session", "replay", typed])).stdout).toContain("answered");
+      // Those that plan on the session name it by its own id.
+      expect((await nudge(["session", "rm", typed, "--dry-run"])).stdout).toContain(`remove session ${nudgeId}`);
+      expect((await nudge(["session", "repair", typed, "--dry-run"])).stderr).toContain(
+        `session ${nudgeId}'s turn journal is whole`,
+      );
+      expect((await nudge(["session", "rewind", typed, "0", "--dry-run"])).stdout).toContain(
+        `rewind session ${nudgeId} to turn 0`,
+      );
     }
     // Another of claude's own sessions whose id begins the same: the prefix names both, each said with what it is.
     const twin = "1dad0000-ffff-4fff-8fff-ffffffffffff";

@@ -3,7 +3,8 @@
  * (cut at its prompts) are recorded as claude's own UI's turns are, through the same recorder: a
  * turn's lines are its part of the transcript, kept as bytes, and the transcript is copied into
  * the bundle, so `claude run -r` resumes the conversation. The code was never recorded: turn 0 and
- * every adopted turn hold the work tree as it is now, and the header says so (`adopted`).
+ * every adopted turn hold the work tree as it is now, and the header says so (`adopted`). Its times
+ * are the conversation's, from the transcript (adopted-times.ts).
  * Claude's folder is only read.
  */
 import { statSync } from "node:fs";

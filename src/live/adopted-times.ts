@@ -23,9 +23,22 @@ export function usableTime(ms: number | null): number | null {
 
 /** When the conversation began: its earliest time, or null when no line has one. */
 export function conversationStart(turns: TurnTimes[]): number | null {
-  const all = turns.flatMap((t) => t.lines).filter((t) => t !== null);
-  return all.length ? Math.min(...all) : null;
+  return turns.reduce<number | null>((first, t) => least(first, least(...span(t.lines))), null);
 }
+
+/** The earliest and latest of the times, or nulls when there are none (a loop: a turn may have a million lines). */
+function span(times: Array<number | null>): [number | null, number | null] {
+  let from: number | null = null;
+  let to: number | null = null;
+  for (const t of times) {
+    if (t === null) continue;
+    if (from === null || t < from) from = t;
+    if (to === null || t > to) to = t;
+  }
+  return [from, to];
+}
+
+const least = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 
 /**
  * Rewrite a just-adopted bundle's turn times and line times from the transcript's (`turns[i]` is
@@ -40,9 +53,9 @@ export async function dateAdoptedTurns(dir: string, turns: TurnTimes[], header: 
   const dated = m.turns.map((t) => {
     if (t.n === 0) return { ...t, startedAt: m.createdAt, endedAt: m.createdAt };
     const own = turns[t.n - 1] ?? { prompt: null, lines: [] };
-    const known = own.lines.filter((x) => x !== null);
-    const from = own.prompt ?? (known.length ? Math.min(...known) : last);
-    const to = Math.max(from, ...known);
+    const [first, latest] = span(own.lines);
+    const from = own.prompt ?? first ?? last;
+    const to = Math.max(from, latest ?? from);
     // One conversation line per transcript line (else every line at the turn's start): each dated by its own time, else the one before.
     const oneToOne = own.lines.length === t.lines.to - t.lines.from;
     let carried = from;

@@ -654,6 +654,27 @@ describe("claude's own sessions: what a demanding user expects", () => {
     );
   }, 60_000);
 
+  it("a turn of 400,000 timed lines is adopted and dated by them (not one argument per line)", async () => {
+    const id = "b1900000-0000-4000-8000-000000000000";
+    const lines = Array.from({ length: 400_000 }, (_, k) =>
+      JSON.stringify({
+        type: "progress",
+        timestamp: new Date(Date.parse("2026-11-21T00:00:00Z") + k * 1000).toISOString(),
+      }),
+    );
+    writeTranscript(id, repo, "many lines", lines);
+    const adopt = await nudge(["session", "adopt", id, "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    const show = JSON.parse((await nudge(["session", "show", nudgeId, "--json"])).stdout) as {
+      turns: Array<{ startedAt: string; endedAt: string }>;
+    };
+    expect(show.turns[1]).toMatchObject({
+      startedAt: "2026-11-20T10:00:00.000Z",
+      endedAt: new Date(Date.parse("2026-11-21T00:00:00Z") + 399_999_000).toISOString(),
+    });
+  }, 60_000);
+
   it("claude's id of an adopted session, whole or a prefix, names the nudge session that adopted it; a prefix that also begins one of claude's own says which is which", async () => {
     const id = "1dad0000-0000-4000-8000-000000000000";
     writeTranscript(id, repo, "find me by claude's id");

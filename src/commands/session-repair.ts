@@ -38,8 +38,8 @@ Examples:
   .action(async (id: string, raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
-    await resolveRecordedId(store, id, "repair");
-    const op = repairOperation(store, id);
+    // The session's own id: a prefix, or claude's id of an adopted session, names it.
+    const op = repairOperation(store, await resolveRecordedId(store, id, "repair"));
     const plan = await op.prepare();
     if (o.json && o.dryRun) return printJson({ dryRun: true, plan: repairJson(plan) });
     if (!o.json) op.describe(plan).forEach(say);

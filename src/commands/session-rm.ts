@@ -36,15 +36,19 @@ Examples:
   .action(async (ids: string[], raw: unknown) => {
     const o = parseOptions(Options, raw);
     const store = await commandStore(process.cwd());
-    // One of claude's own sessions is said as such (nothing of nudge's to remove), before any plan.
+    // One of claude's own sessions is said as such (nothing of nudge's to remove), before any plan;
+    // the plan takes the sessions' own ids (claude's id of an adopted session names it too).
+    const resolved: string[] = [];
     for (const id of ids) {
-      await resolveRecordedId(store, id, "remove").catch((error: unknown) => {
-        if (!(error instanceof NotRecorded)) throw error;
-        throw new UserError(
-          `${visible(id)} is claude's own session, not recorded by nudge: nudge never removes claude's files`,
-          `claude keeps it in ${visible(error.session.file)}`,
-        );
-      });
+      resolved.push(
+        await resolveRecordedId(store, id, "remove").catch((error: unknown) => {
+          if (!(error instanceof NotRecorded)) throw error;
+          throw new UserError(
+            `${visible(id)} is claude's own session, not recorded by nudge: nudge never removes claude's files`,
+            `claude keeps it in ${visible(error.session.file)}`,
+          );
+        }),
+      );
     }
-    await runHousekeeping(removalOperation(store, ids), o);
+    await runHousekeeping(removalOperation(store, resolved), o);
   });

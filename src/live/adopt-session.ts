@@ -3,16 +3,17 @@
  * (cut at its prompts) are recorded as claude's own UI's turns are, through the same recorder: a
  * turn's lines are its part of the transcript, kept as bytes, and the transcript is copied into
  * the bundle, so `claude run -r` resumes the conversation. The code was never recorded: turn 0 and
- * every adopted turn hold the work tree as it is now, and the header says so (`adopted`).
+ * every adopted turn hold the work tree as it is now, and the header says so (`adopted`). Its times
+ * are the conversation's, from the transcript (adopted-times.ts).
  * Claude's folder is only read.
  */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { newSessionId, updateHeader, type Store } from "../store/store.js";
+import { newSessionId, type Store } from "../store/store.js";
 import { lockWorkTree } from "../store/work-tree-lock.js";
 import { registerRecording } from "../store/work-tree-recordings.js";
 import { eachTranscriptLine, MOST_READ_BYTES, readTranscriptRange } from "../claude/transcript-lines.js";
-import { promptOf } from "../claude/transcript-turns.js";
+import { promptOf, timeOf } from "../claude/transcript-turns.js";
 import { parseEventLine } from "../claude/ndjson.js";
 import { UserError } from "../base/errors.js";
 import { SessionRecorder } from "../recorder/session-recorder.js";
@@ -20,6 +21,7 @@ import type { ClaudeSession } from "./claude-own-sessions.js";
 import { createSession } from "./open-session.js";
 import { recorderContext } from "./run-session.js";
 import { isDir } from "../base/file-exists.js";
+import { conversationStart, dateAdoptedTurns, usableTime, type TurnTimes } from "./adopted-times.js";
 
 /** A transcript written this recently may be claude's live session: what it does next is not adopted. */
 const LIVE_MS = 120_000;
@@ -53,11 +55,15 @@ export async function adoptClaudeSession(
   const starts = await promptStarts(session.file);
   const cwd = session.cwd && isDir(session.cwd) && insideRepo(store, session.cwd) ? session.cwd : store.repoRoot;
   const id = newSessionId();
+  const adoptedAt = new Date().toISOString();
+  const start = conversationStart(starts.map((s) => s.times));
   const root = store.repoRoot;
   const workTree = await lockWorkTree(store, root, { what: `adopting claude's session ${session.id} as ${id}` });
   const registration = await registerRecording(store, root, id);
   try {
-    const opened = await createSession(store, cwd, id);
+    const created = await createSession(store, cwd, id);
+    // The session began when the conversation did (a session's start never changes once written).
+    const opened = { ...created, manifest: { ...created.manifest, createdAt: start ? iso(start) : adoptedAt } };
     const recorder = await SessionRecorder.start(
       opened.dir,
       opened.manifest,
@@ -73,9 +79,11 @@ export async function adoptClaudeSession(
     } finally {
       await recorder.close();
     }
-    await updateHeader(opened.dir, {
-      adopted: { claudeSessionId: session.id, at: opened.manifest.createdAt, turns: starts.length },
-    });
+    await dateAdoptedTurns(
+      opened.dir,
+      starts.map((s) => s.times),
+      { adopted: { claudeSessionId: session.id, at: adoptedAt, turns: starts.length } },
+    );
     return { id, dir: opened.dir, turns: starts.length, cwd };
   } finally {
     await registration.end();
@@ -83,12 +91,28 @@ export async function adoptClaudeSession(
   }
 }
 
-/** Where each turn's part of the transcript begins (the first from its first byte: claude's bookkeeping before the prompt is the turn's). */
-async function promptStarts(file: string): Promise<Array<{ at: number; prompt: string }>> {
-  const starts: Array<{ at: number; prompt: string }> = [];
+interface TurnStart {
+  at: number;
+  prompt: string;
+  times: TurnTimes;
+}
+
+/**
+ * Where each turn's part of the transcript begins (the first from its first byte: claude's
+ * bookkeeping before the prompt is the turn's), and the times its lines carry.
+ */
+async function promptStarts(file: string): Promise<TurnStart[]> {
+  const starts: TurnStart[] = [];
+  let before: TurnTimes["lines"] = [];
   await eachTranscriptLine(file, (line) => {
-    const prompt = promptOf(parseEventLine(line.bytes));
-    if (prompt !== null) starts.push({ at: starts.length === 0 ? 0 : line.at, prompt });
+    const json = parseEventLine(line.bytes);
+    const prompt = promptOf(json);
+    const time = usableTime(timeOf(json));
+    if (prompt !== null) {
+      starts.push({ at: starts.length === 0 ? 0 : line.at, prompt, times: { prompt: time, lines: before } });
+      before = [];
+    }
+    (starts.at(-1)?.times.lines ?? before).push(time);
   });
   if (starts.length === 0)
     throw new UserError(
@@ -97,6 +121,8 @@ async function promptStarts(file: string): Promise<Array<{ at: number; prompt: s
     );
   return starts;
 }
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 function insideRepo(store: Store, dir: string): boolean {
   const rel = path.relative(store.repoRoot, dir);

@@ -104,17 +104,19 @@ export async function findClaudeSession(
 
 /**
  * claude's transcripts, in every project's folder, whose id begins with `idOrPrefix`, less those
- * nudge holds: found by file name alone (links are not followed), nothing read.
+ * nudge holds (`known`, when the caller has them): found by file name alone (links are not
+ * followed), nothing read.
  */
 export async function claudeIdMatches(
   store: Store,
   idOrPrefix: string,
   env?: NodeJS.ProcessEnv,
+  known?: Set<string>,
 ): Promise<Array<{ id: string; file: string }>> {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(idOrPrefix)) return [];
   const root = path.join(claudeConfigDir(env), "projects");
-  const [known, folders] = await Promise.all([
-    knownClaudeIds(store),
+  const [held, folders] = await Promise.all([
+    known ?? knownClaudeIds(store),
     readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[]),
   ]);
   const matches: Array<{ id: string; file: string }> = [];
@@ -122,7 +124,7 @@ export async function claudeIdMatches(
     if (!folder.isDirectory()) continue;
     for (const e of await readdir(path.join(root, folder.name), { withFileTypes: true }).catch(() => [] as Dirent[])) {
       const id = e.name.slice(0, -".jsonl".length);
-      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !known.has(id))
+      if (e.isFile() && e.name.endsWith(".jsonl") && id.startsWith(idOrPrefix) && !held.has(id))
         matches.push({ id, file: path.join(root, folder.name, e.name) });
     }
   }

@@ -7,26 +7,40 @@ import { NoSuchSession, resolveId, sessionIds, type Store } from "../store/store
 import { visible, visibleLine } from "../base/inert-text.js";
 import { UserError } from "../base/errors.js";
 import type { ClaudeSession } from "./claude-own-sessions.js";
+import type { HeldClaudeId } from "./held-claude-ids.js";
 
 type NamedSession = { source: "nudge"; id: string } | { source: "claude"; session: ClaudeSession };
 
 /** Rows an ambiguity lists; more are counted, not shown. */
 const SHOWN = 8;
 
-/** The session of either kind an id or prefix names (a prefix of both kinds is ambiguous, said with both listed). */
+/**
+ * The session of either kind an id or prefix names (a prefix of both kinds is ambiguous, said with
+ * both listed). A claude id nudge holds (adopted, or recorded) names the nudge session holding it.
+ */
 async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
   const ids = await sessionIds(store);
   // A whole nudge id is what it names: claude's are longer, so claude's folder is not even read.
   if (ids.includes(idOrPrefix)) return { source: "nudge", id: idOrPrefix };
   // Loaded only now: a rewind or a show given a whole id never reads claude's own sessions.
-  const { claudeIdMatches, claudeSessionAt } = await import("./claude-own-sessions.js");
-  const found = await claudeIdMatches(store, idOrPrefix, env);
+  const [{ claudeIdMatches, claudeSessionAt }, { heldClaudeIds }] = await Promise.all([
+    import("./claude-own-sessions.js"),
+    import("./held-claude-ids.js"),
+  ]);
+  const held = await heldClaudeIds(store, idOrPrefix);
+  const found = await claudeIdMatches(store, idOrPrefix, env, held.known);
+  // A whole claude id names its session alone: claude's own, or the nudge session holding it.
   const exact = found.filter((c) => c.id === idOrPrefix);
-  const claude = exact.length ? exact.slice(0, 1) : found;
-  const nudge = exact.length ? [] : ids.filter((id) => id.startsWith(idOrPrefix));
-  if (claude.length === 0) return { source: "nudge", id: await resolveId(store, idOrPrefix) };
+  const heldExact = held.matches.filter((h) => h.claude === idOrPrefix);
+  const whole = exact.length > 0 || heldExact.length > 0;
+  const claude = exact.length ? exact.slice(0, 1) : whole ? [] : found;
+  const through = heldExact.length ? heldExact : whole ? [] : held.matches;
+  const direct = whole ? [] : ids.filter((id) => id.startsWith(idOrPrefix));
+  const nudge = [...new Set([...direct, ...through.map((h) => h.nudge)])];
+  if (claude.length === 0 && through.length === 0) return { source: "nudge", id: await resolveId(store, idOrPrefix) };
   const claudeIds = [...new Set(claude.map((c) => c.id))].sort();
-  if (nudge.length > 0) throw new AmbiguousSource(idOrPrefix, nudge.sort(), claudeIds);
+  if (claude.length === 0 && nudge.length === 1) return { source: "nudge", id: nudge[0]! };
+  if (nudge.length > 0) throw new AmbiguousSource(idOrPrefix, direct.sort(), through, claudeIds);
   if (claudeIds.length > 1)
     throw new NoSuchSession(
       `"${visibleLine(idOrPrefix)}" is ambiguous among claude's own sessions: ${claudeIds.slice(0, SHOWN).map(visible).join(", ")}${more(claudeIds.length)}`,
@@ -38,27 +52,30 @@ async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.Proce
   return session ? { source: "claude", session } : { source: "nudge", id: await resolveId(store, idOrPrefix) };
 }
 
-/** A prefix that begins sessions of both kinds: each listed on a line of its own, with where it is from. */
+/**
+ * An id or prefix that names more than one session: each listed on a line of its own, with where
+ * it is from (a nudge session found by claude's id it holds says which).
+ */
 class AmbiguousSource extends NoSuchSession {
-  constructor(
-    prefix: string,
-    readonly nudge: string[],
-    readonly claude: string[],
-  ) {
+  constructor(prefix: string, nudge: string[], held: HeldClaudeId[], claude: string[]) {
     const rows = [
       ...nudge.map((id) => [id, "nudge session"] as const),
+      ...[...held]
+        .sort((a, b) => a.nudge.localeCompare(b.nudge) || a.claude.localeCompare(b.claude))
+        .map((h) => [h.nudge, `nudge session holding claude's session ${visible(h.claude)}`] as const),
       ...claude.map((id) => [id, "claude's own session (not recorded by nudge)"] as const),
     ];
     const width = Math.max(...rows.map(([id]) => visible(id).length));
     const lines = rows.slice(0, SHOWN).map(([id, source]) => `  ${visible(id).padEnd(width)}  ${source}`);
+    const kinds = held.length === 0 ? "sessions of nudge's and of claude's own" : "the ids of more than one session";
     super(
       [
-        `"${visibleLine(prefix)}" is ambiguous: it begins sessions of nudge's and of claude's own`,
+        `"${visibleLine(prefix)}" is ambiguous: it begins ${kinds}`,
         ...lines,
         ...(rows.length > SHOWN ? [`  … and ${rows.length - SHOWN} more`] : []),
       ].join("\n"),
       "type more of the id (nudge session list shows both kinds)",
-      [...nudge, ...claude].slice(0, SHOWN),
+      [...new Set(rows.map(([id]) => id))].slice(0, SHOWN),
     );
   }
 }

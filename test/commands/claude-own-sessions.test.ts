@@ -588,6 +588,133 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(again.stderr).toContain(`the prefix also begins another project's session ${twin}`);
   }, 60_000);
 
+  it("an adopted conversation keeps its own times: the session starts when claude's transcript does, each turn when its prompt was written; the adoption's time is only when it was adopted; list sorts it by its own start", async () => {
+    const id = "da7e0000-0000-4000-8000-000000000000";
+    const base = { cwd: repo, sessionId: id, version: "2.1.329", isSidechain: false };
+    writeTranscript(id, repo, "asked long ago", [
+      JSON.stringify({
+        ...base,
+        type: "user",
+        message: { role: "user", content: "asked an hour later" },
+        timestamp: "2026-11-20T11:00:00Z",
+      }),
+      JSON.stringify({
+        ...base,
+        type: "assistant",
+        message: { model: "claude-x", role: "assistant", content: [{ type: "text", text: "answered later" }] },
+        timestamp: "2026-11-20T11:00:07Z",
+      }),
+    ]);
+    const before = new Date().toISOString();
+    const adopt = await nudge(["session", "adopt", id, "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    type Shown = {
+      startedAt: string;
+      updatedAt: string;
+      turns: Array<{ n: number; startedAt: string; endedAt: string }>;
+    };
+    const show = JSON.parse((await nudge(["session", "show", nudgeId, "--json"])).stdout) as Shown;
+    expect(show.startedAt).toBe("2026-11-20T10:00:00.000Z");
+    expect(show.turns.map((t) => [t.n, t.startedAt, t.endedAt])).toEqual([
+      [0, "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000Z"],
+      [1, "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:01.000Z"],
+      [2, "2026-11-20T11:00:00.000Z", "2026-11-20T11:00:07.000Z"],
+    ]);
+    // When it was adopted is kept where it means that: the header's `adopted.at`, and its last use.
+    const header = JSON.parse(
+      readFileSync(path.join(repo, ".git", "nudge", "sessions", nudgeId, "manifest.json"), "utf8"),
+    ) as {
+      adopted: { at: string };
+    };
+    expect(header.adopted.at >= before).toBe(true);
+    expect(show.updatedAt >= before).toBe(true);
+    const text = (await nudge(["session", "show", nudgeId])).stdout;
+    expect(text).toContain(`started 2026-11-20T10:00:00.000Z`);
+    expect(text).toContain(`adopted ${header.adopted.at} from claude's own session ${id}`);
+    // Its turns took the time they took in claude.
+    expect((await nudge(["session", "replay", nudgeId])).stdout).toContain("● turn 2 · done · 7.0s");
+    // Newest first by start: the session recorded today comes before this older conversation.
+    const list = (
+      JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{
+        id: string;
+        source: string;
+        startedAt: string;
+        firstPrompt: string;
+      }>
+    ).filter((r) => r.source === "nudge");
+    const at = (pick: (r: (typeof list)[number]) => boolean) => list.findIndex(pick);
+    expect(list.find((r) => r.id === nudgeId)?.startedAt).toBe("2026-11-20T10:00:00.000Z");
+    expect(at((r) => r.id === nudgeId)).toBeGreaterThan(at((r) => r.firstPrompt === "recorded prompt"));
+    expect(list.map((r) => r.startedAt)).toEqual(
+      list
+        .map((r) => r.startedAt)
+        .sort()
+        .reverse(),
+    );
+  }, 60_000);
+
+  it("a turn of 400,000 timed lines is adopted and dated by them (not one argument per line)", async () => {
+    const id = "b1900000-0000-4000-8000-000000000000";
+    const lines = Array.from({ length: 400_000 }, (_, k) =>
+      JSON.stringify({
+        type: "progress",
+        timestamp: new Date(Date.parse("2026-11-21T00:00:00Z") + k * 1000).toISOString(),
+      }),
+    );
+    writeTranscript(id, repo, "many lines", lines);
+    const adopt = await nudge(["session", "adopt", id, "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    const show = JSON.parse((await nudge(["session", "show", nudgeId, "--json"])).stdout) as {
+      turns: Array<{ startedAt: string; endedAt: string }>;
+    };
+    expect(show.turns[1]).toMatchObject({
+      startedAt: "2026-11-20T10:00:00.000Z",
+      endedAt: new Date(Date.parse("2026-11-21T00:00:00Z") + 399_999_000).toISOString(),
+    });
+  }, 60_000);
+
+  it("claude's id of an adopted session, whole or a prefix, names the nudge session that adopted it; a prefix that also begins one of claude's own says which is which", async () => {
+    const id = "1dad0000-0000-4000-8000-000000000000";
+    writeTranscript(id, repo, "find me by claude's id");
+    const adopt = await nudge(["session", "adopt", id, "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    for (const typed of [id, "1dad00"]) {
+      const show = await nudge(["session", "show", typed]);
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).toContain(`session ${nudgeId} · complete`);
+      expect(show.stdout).toContain("find me by claude's id");
+      const diff = await nudge(["session", "diff", typed, "1"]);
+      expect(diff.exitCode, diff.stderr).toBe(0);
+      expect((await nudge(["session", "replay", typed])).stdout).toContain("answered");
+      // Those that plan on the session name it by its own id.
+      expect((await nudge(["session", "rm", typed, "--dry-run"])).stdout).toContain(`remove session ${nudgeId}`);
+      expect((await nudge(["session", "repair", typed, "--dry-run"])).stderr).toContain(
+        `session ${nudgeId}'s turn journal is whole`,
+      );
+      expect((await nudge(["session", "rewind", typed, "0", "--dry-run"])).stdout).toContain(
+        `rewind session ${nudgeId} to turn 0`,
+      );
+    }
+    // Another of claude's own sessions whose id begins the same: the prefix names both, each said with what it is.
+    const twin = "1dad0000-ffff-4fff-8fff-ffffffffffff";
+    writeTranscript(twin, repo, "the twin, not adopted");
+    const both = await nudge(["session", "show", "1dad00"]);
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toContain(`"1dad00" is ambiguous`);
+    const lines = both.stderr.split("\n");
+    expect(lines.find((l) => l.includes(nudgeId))).toMatch(
+      new RegExp(`^\\s+${nudgeId}\\s+nudge session holding claude's session ${id}$`),
+    );
+    expect(lines.find((l) => l.includes(twin))).toMatch(/^\s+\S+\s+claude's own session/);
+    expect(both.stderr).toContain("hint: type more of the id");
+    // The whole ids name each alone.
+    expect((await nudge(["session", "show", id])).stdout).toContain(`session ${nudgeId} · complete`);
+    expect((await nudge(["session", "show", twin])).stdout).toContain(`claude's own session ${twin}`);
+  }, 60_000);
+
   it("adopt resolves a prefix among this repository's sessions first; another project's only by its full id, and says so", async () => {
     // Another project's session whose id begins as one of this repository's.
     const twin = `${ids.root!.slice(0, 8)}-ffff-4fff-8fff-ffffffffffff`;

@@ -92,13 +92,23 @@ describe("an id prefix of both a nudge session and one of claude's own", () => {
     expect(theirs.stdout).toContain("asked without nudge");
   });
 
-  it("adopt, which takes only claude's ids, adopts claude's one", async () => {
+  it("adopt, which takes only claude's ids, adopts claude's one; then the prefix begins two nudge sessions' ids, one by claude's id", async () => {
     const adopt = await nudge(["session", "adopt", prefix]);
     expect(adopt.exitCode, adopt.stderr).toBe(0);
     expect(adopt.stdout).toContain(`adopted claude's session ${claudeId}`);
-    // Once adopted, claude's transcript is nudge's: the prefix names the recorded session alone.
+    const adopted = /as nudge session (\w+)/.exec(adopt.stdout)![1]!;
+    // Once adopted, claude's id names the nudge session holding it: the prefix begins the recorded
+    // session's id and claude's id of the adopted one, each said with what it is.
     const show = await nudge(["session", "show", prefix]);
-    expect(show.exitCode, show.stderr).toBe(0);
-    expect(show.stdout).toContain(`session ${recorded.id}`);
+    expect(show.exitCode).toBe(1);
+    expect(show.stderr).toContain(`"${prefix}" is ambiguous`);
+    const lines = show.stderr.split("\n");
+    expect(lines.find((l) => l.includes(recorded.id))).toMatch(/^\s+\w+\s+nudge session$/);
+    expect(lines.find((l) => l.includes(adopted))).toMatch(
+      new RegExp(`^\\s+${adopted}\\s+nudge session holding claude's session ${claudeId}$`),
+    );
+    // More of either names it.
+    expect((await nudge(["session", "show", recorded.id.slice(0, 9)])).stdout).toContain(`session ${recorded.id}`);
+    expect((await nudge(["session", "show", claudeId.slice(0, 9)])).stdout).toContain(`session ${adopted}`);
   });
 });

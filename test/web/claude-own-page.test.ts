@@ -391,6 +391,43 @@ describe("claude's own sessions in nudge web, with more of them", () => {
     await page.close();
   }, 60_000);
 
+  it("a session adopted while its page is open: the page says it is nudge's now and links there, no Adopt; opened again it says so; adopting it again is refused naming the nudge session", async () => {
+    const id = "ad0a0000-0000-4000-8000-000000000000";
+    const folder = path.join(config, "projects", folderOf(repo));
+    const real = readFileSync(path.join(folder, `${ids.root}.jsonl`), "utf8");
+    writeFileSync(path.join(folder, `${id}.jsonl`), real.replaceAll(ids.root!, id));
+    const { page, watch } = await openPage(`/c/${id}`);
+    await page.getByRole("heading", { level: 1, name: "first prompt 日本語の質問" }).waitFor();
+    await page.getByRole("button", { name: "Adopt" }).waitFor();
+    // Adopted elsewhere (its transcript is not written then): the open page learns it.
+    const adopted = await runNudge(["session", "adopt", id], { cwd: repo, env });
+    expect(adopted.exitCode, adopted.stderr).toBe(0);
+    const nudgeId = /as nudge session (\w+)/.exec(adopted.stdout)![1]!;
+    const note = page.getByRole("note").filter({ hasText: "Adopted" });
+    await note.getByRole("link", { name: nudgeId }).waitFor();
+    expect(await note.textContent()).toContain(`claude's session ${id} is nudge's now`);
+    expect(await page.getByRole("button", { name: "Adopt" }).count()).toBe(0);
+    // Opened again: said at once, and the link opens the nudge session.
+    await page.goto(`${web.origin}/c/${id}`);
+    await page.getByRole("heading", { level: 1, name: "Adopted by nudge" }).waitFor();
+    await page.getByRole("note").getByRole("link", { name: nudgeId }).click();
+    await page.getByRole("heading", { level: 1, name: "first prompt 日本語の質問" }).waitFor();
+    expect(page.url()).toBe(`${web.origin}/s/${nudgeId}`);
+    expect(watch.errors).toEqual([]);
+    await page.close();
+    // The routes say which nudge session holds it, by its id or a prefix; adopting it again is refused.
+    for (const typed of [id, "ad0a00"]) {
+      const answer = await web.get(`/api/claude-sessions/${typed}`);
+      expect(answer.status).toBe(404);
+      expect(JSON.parse(answer.body)).toMatchObject({ claudeId: id, heldBy: [nudgeId] });
+    }
+    const again = await web.post(`/api/claude-sessions/${id}/adopt`, { confirm: false });
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body).error).toBe(
+      `claude's session ${id} is nudge's already: nudge session ${nudgeId} (recorded or adopted)`,
+    );
+  }, 60_000);
+
   it("headings in claude's reply sit under the page's own: one h1, no level skipped, whatever levels claude wrote", async () => {
     const api = await startScriptedApi([
       { text: "# The plan\n\nfirst this\n\n### A detail\n\nthen that\n\n## Next steps\n\n##### deep\n\ndone" },

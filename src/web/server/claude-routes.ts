@@ -80,13 +80,16 @@ async function findSession(ctx: Ctx) {
   const { own } = await modules();
   const id = parseInput(ClaudeId, ctx.params.id, "id");
   const s = await own.findClaudeSession(ctx.app.store, id);
-  if (!s)
-    throw new HttpError(
+  if (s) return s;
+  const { heldByNudge } = await import("./adopt-action.js");
+  throw (
+    (await heldByNudge(ctx.app.store, id, 404)) ??
+    new HttpError(
       404,
       `no session of claude's own matches "${id}"`,
       "the sessions page lists them; one nudge recorded or adopted is at /s/<id>",
-    );
-  return s;
+    )
+  );
 }
 
 /** This repository's sessions, or (`project`) those of one folder claude keeps: the one used last first, at most `limit`. */

@@ -3,6 +3,8 @@
  * `claude-session` event (its transcript written: `claude --resume` in a terminal) asks for the
  * session again, and its last turns' sections are refetched (a reply lands in the turn in flight).
  * The stream is what the connection banner reads, so a stopped server is said here as on every page.
+ * nudge's own list of sessions is listened to as well: an adoption elsewhere (the CLI, another tab)
+ * is asked about at once, and the page says the session is nudge's now.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import type { ClaudeSessionView } from "../../../view/claude-web-views.js";
@@ -25,8 +27,9 @@ export function useClaudeSessionUpdates(
   }, []);
   useEffect(() => {
     if (!found) return;
+    const url = inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`);
     const reload = () =>
-      getJson<ClaudeSessionView>(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`)).then((view) => {
+      getJson<ClaudeSessionView>(url).then((view) => {
         const before = last.current;
         const now = view.turns.at(-1)?.n ?? null;
         last.current = now;
@@ -38,11 +41,17 @@ export function useClaudeSessionUpdates(
         });
         setView(view);
       }, setError);
-    return listen(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}/events`), {
-      "claude-session": () => void reload(),
-      reopen: () => void reload(),
-      gone: () => void reload(),
-    });
+    const stops = [
+      listen(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}/events`), {
+        "claude-session": () => void reload(),
+        reopen: () => void reload(),
+        gone: () => void reload(),
+      }),
+      // nudge's sessions changed: this one may have been adopted meanwhile (its transcript is not
+      // written then). Only a refusal matters: what claude wrote comes by the stream above.
+      listen(inRepo("/api/events"), { sessions: () => void getJson(url).catch(setError) }),
+    ];
+    return () => stops.forEach((stop) => stop());
   }, [id, found, setView, setError]);
   return { versions, known };
 }

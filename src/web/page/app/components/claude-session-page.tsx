@@ -1,14 +1,15 @@
 /**
  * One of claude's own sessions (run without nudge), read-only: its header, the timeline, and its
  * turns drawn by the same turn list and entries as a recorded session's. There is no code to show
- * or rewind: the page says so, and how to make it a nudge session.
+ * or rewind: the page says so, and how to make it a nudge session; once nudge holds it (adopted
+ * here or elsewhere), it says which nudge session it is and links there instead.
  */
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { useClaudeSessionUpdates } from "../claude-session-updates.js";
 import type { ClaudeSessionView } from "../../../../view/claude-web-views.js";
 import { cost, duration, plural, title, when } from "../format.js";
 import { inRepo } from "../repo-base.js";
-import { claudeSource, getJson } from "../source.js";
+import { ApiError, claudeSource, getJson } from "../source.js";
 import { useTurnDrawing } from "../turn-drawing.js";
 import { useTurnJumps } from "../turn-jumps.js";
 import { ActionDialog } from "./action-dialog.js";
@@ -25,13 +26,19 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
   const [error, setError] = useState<unknown>(null);
   const [shownClasses, setShownClasses] = useState("");
   const [adopting, setAdopting] = useState(false);
-  const { versions, known } = useClaudeSessionUpdates(id, setView, setError);
+  const [adopted, setAdopted] = useState<Adopted | null>(null);
+  const failed = useCallback((e: unknown) => {
+    const held = heldBy(e);
+    if (held) setAdopted(held);
+    else setError(e);
+  }, []);
+  const { versions, known } = useClaudeSessionUpdates(id, setView, failed);
   useEffect(() => {
     getJson<ClaudeSessionView>(inRepo(`/api/claude-sessions/${encodeURIComponent(id)}`)).then((v) => {
       setView(v);
       known(v);
-    }, setError);
-  }, [id, known]);
+    }, failed);
+  }, [id, known, failed]);
   useEffect(() => {
     if (view) document.title = `${title(view.session.firstPrompt)} · claude's own · nudge`;
   }, [view]);
@@ -43,7 +50,16 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
         <nav class="crumbs">
           <a href={inRepo("/")}>Sessions</a>
         </nav>
-        {error ? <ErrorLine error={error} /> : <p class="muted">Loading…</p>}
+        {adopted ? (
+          <>
+            <h1>Adopted by nudge</h1>
+            <AdoptedNote adopted={adopted} />
+          </>
+        ) : error ? (
+          <ErrorLine error={error} />
+        ) : (
+          <p class="muted">Loading…</p>
+        )}
       </main>
     );
   const s = view.session;
@@ -63,14 +79,20 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
           {duration(s.durationMs)}
           {s.cwd ? ` · in ${s.cwd}` : ""}
         </p>
-        <p class="no-code" role="note">
-          No code snapshots: recorded by claude, not nudge — adopt it to rewind or fork: <code>{view.adopt}</code>
-        </p>
-        <div class="actions">
-          <button type="button" onClick={() => setAdopting(true)}>
-            Adopt
-          </button>
-        </div>
+        {adopted ? (
+          <AdoptedNote adopted={adopted} />
+        ) : (
+          <>
+            <p class="no-code" role="note">
+              No code snapshots: recorded by claude, not nudge — adopt it to rewind or fork: <code>{view.adopt}</code>
+            </p>
+            <div class="actions">
+              <button type="button" onClick={() => setAdopting(true)}>
+                Adopt
+              </button>
+            </div>
+          </>
+        )}
         {adopting ? (
           <ActionDialog
             action={{ kind: "adopt", sessionId: s.id, label: "Adopt this session" }}
@@ -100,5 +122,36 @@ export function ClaudeSessionPage({ id, scrollTo = null }: { id: string; scrollT
         shownClasses={shownClasses}
       />
     </main>
+  );
+}
+
+/** claude's session as nudge holds it: its id, and the nudge sessions holding it. */
+interface Adopted {
+  claudeId: string;
+  sessions: string[];
+}
+
+/** What the server's 404 (or 409) says of a claude id nudge holds, or null for any other failure. */
+function heldBy(error: unknown): Adopted | null {
+  if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 409)) return null;
+  const body = error.body as { claudeId?: unknown; heldBy?: unknown } | null;
+  const sessions = Array.isArray(body?.heldBy)
+    ? body.heldBy.filter((s): s is string => typeof s === "string" && /^[0-9a-z]{8,32}$/.test(s))
+    : [];
+  return sessions.length && typeof body?.claudeId === "string" ? { claudeId: body.claudeId, sessions } : null;
+}
+
+function AdoptedNote({ adopted }: { adopted: Adopted }) {
+  return (
+    <p class="adopted" role="note">
+      Adopted: claude's session <code>{adopted.claudeId}</code> is nudge's now — open it as nudge session{" "}
+      {adopted.sessions.flatMap((s, i) => [
+        i > 0 ? ", " : null,
+        <a key={s} href={inRepo(`/s/${s}`)}>
+          {s}
+        </a>,
+      ])}
+      .
+    </p>
   );
 }

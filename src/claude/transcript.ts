@@ -40,3 +40,12 @@ export async function findTranscript(configDir: string, cwd: string, sessionId: 
   }
   return null;
 }
+
+/**
+ * A file claude is writing in its session's side folder: it writes `agent-<id>.meta.json` (and
+ * others) whole through a temp beside it, `<name>.tmp.<hex>`, renamed over the name. A copy
+ * taken in that moment would keep the temp for good.
+ */
+export function claudeTempFile(name: string): boolean {
+  return /\.tmp\.[0-9a-f]{4,}$/i.test(name);
+}

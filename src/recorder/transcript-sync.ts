@@ -15,7 +15,7 @@ import { pipeline } from "node:stream/promises";
 import { createWriteStream } from "node:fs";
 import { copyFileAtomic, ensureDir, replaceAtomically } from "../store/atomic-write.js";
 import { encodeMembers, GZ_SUFFIX, inflateMember, MEMBER_BYTES, readMembers } from "../store/transcript-copy.js";
-import { findTranscript } from "../claude/transcript.js";
+import { claudeTempFile, findTranscript } from "../claude/transcript.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { transcriptName } from "../store/transcript-name.js";
 
@@ -209,7 +209,7 @@ async function syncFolder(source: string, copy: string): Promise<void> {
   }
   for (const entry of entries) {
     // Names come from claude's folder; only plain names are taken, never a link out of it.
-    if (!/^[A-Za-z0-9._-]+$/.test(entry.name) || entry.name.startsWith("..")) continue;
+    if (!/^[A-Za-z0-9._-]+$/.test(entry.name) || entry.name.startsWith("..") || claudeTempFile(entry.name)) continue;
     const from = path.join(source, entry.name);
     const to = path.join(copy, entry.name);
     if (entry.isDirectory()) await syncFolder(from, to);

@@ -7,8 +7,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { bundleFiles } from "../store/store.js";
+import { notAFile } from "../store/bundle-links.js";
+import { claudeTempFile } from "../claude/transcript.js";
 import type { Turn } from "../store/manifest-schema.js";
-import { pathExists } from "../base/file-exists.js";
 import { damaged, findCopy, writePlain } from "../store/transcript-copy.js";
 import { LIVE_NAME } from "../store/conversation-pieces.js";
 import { writeStreamLines } from "../store/stream-range.js";
@@ -59,7 +60,9 @@ export async function stageLogs(
       // The stream may lie in compressed pieces: the export carries it plain, as claude wrote it.
       await writeStreamLines(bundleDir, cut, lines);
     } else {
-      const bytes = (await pathExists(src)) ? (await lineStarts(src, [lines])).get(lines)! : 0;
+      const stat = await fs.lstat(src).catch(() => null);
+      if (stat && !stat.isFile()) throw notAFile(src);
+      const bytes = stat ? (await lineStarts(src, [lines])).get(lines)! : 0;
       await (bytes > 0 ? copyPrefix(src, cut, bytes) : fs.writeFile(cut, ""));
     }
     if (ndjson) findings.push(...(await secretsOf(cut, dest, { file: entry(name), turnOfLine: ndjson }, redact)));
@@ -170,7 +173,8 @@ async function stageTranscript(
 
   // The side folder (subagents, large tool results). Cut short (--upto), a file is kept only if
   // the kept transcript names it: a later turn's subagent must not travel with an earlier cut.
-  const sideFiles = await listFiles(side);
+  // A temp of claude's an older nudge copied mid-write is no file of the session's.
+  const sideFiles = (await listFiles(side)).filter((rel) => !claudeTempFile(path.basename(rel)));
   const keys = sideFiles.map(sideKey);
   const named = bytes < size ? await namesIn(rawCopy, keys) : null;
   // A subagent's large tool results are named in its own transcript, which is kept when the main one names the agent.

@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { visible } from "../base/inert-text.js";
 import { UserError } from "../base/errors.js";
 import { isTopFolder, parentFolders } from "./archive-path.js";
 import { ByteReader } from "./byte-reader.js";
@@ -70,6 +71,14 @@ export interface OpenOptions {
 
 export async function openExport(archive: string, options: OpenOptions = {}): Promise<OpenedExport> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  // The archive is measured (its size bounds what it may unpack to) and its head read at a
+  // position before the rest: a pipe (`<(curl …)`) or a device can be neither.
+  const stat = await fs.stat(archive).catch(() => null);
+  if (stat && !stat.isFile() && !stat.isDirectory())
+    throw new UserError(
+      `${visible(archive)} is not a file (a pipe or a device): an export is read from a file`,
+      "save it to a file first, then import that file",
+    );
   const dir = await fs.mkdtemp(path.join(options.tempParent ?? os.tmpdir(), "nudge-import-"));
   try {
     await fs.chmod(dir, 0o700); // mkdtemp makes it 0700 already; say so rather than rely on it

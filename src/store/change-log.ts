@@ -11,7 +11,7 @@
  * same clock tick would leave the folder's time as it was), nor one older than TRUST_MS: a nudge
  * killed between a write and its note is caught by a full check at least that often.
  */
-import { appendFileSync, closeSync, openSync, readSync, statSync, utimesSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, utimesSync, writeSync } from "node:fs";
 import path from "node:path";
 
 const LOG = "sessions-changed.log";
@@ -39,7 +39,7 @@ export function noteSessionChanged(dir: string): void {
   // A bundle being built elsewhere (a dot-folder, a temp folder) is noted by its folder's rename into the store.
   if (path.basename(sessions) !== "sessions" || !ID.test(id) || id.startsWith(".")) return;
   try {
-    appendFileSync(path.join(path.dirname(sessions), LOG), id + "\n");
+    appendLine(path.join(path.dirname(sessions), LOG), id + "\n");
   } catch {
     try {
       const now = new Date();
@@ -47,6 +47,20 @@ export function noteSessionChanged(dir: string): void {
     } catch {
       // Neither can be written: the store's folder is read-only, and so nothing was changed in it either.
     }
+  }
+}
+
+/**
+ * Append to the log when it is a file: a FIFO put in its place would block the writer until
+ * something reads it (a rewind stopped halfway), so it is opened without waiting and refused.
+ */
+function appendLine(file: string, line: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${file} is not a file`);
+    writeSync(fd, line);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -76,7 +90,8 @@ export function changedSince(
   if (to.at === from.at) return { ids, at: from.at };
   let fd: number | null = null;
   try {
-    fd = openSync(path.join(storeDir, LOG), "r");
+    fd = openSync(path.join(storeDir, LOG), constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return null;
     const buffer = Buffer.alloc(to.at - from.at);
     const read = readSync(fd, buffer, 0, buffer.length, from.at);
     const whole = buffer.subarray(0, read).lastIndexOf(0x0a) + 1;

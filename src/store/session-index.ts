@@ -26,6 +26,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fstatSync, promises as fs, openSync, readFileSync, readSync, statSync } from "node:fs";
 import path from "node:path";
+import { openCacheFile } from "../base/cache-file.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { ManifestHeaderSchema, type ManifestHeader } from "./manifest-schema.js";
 import { quickParse } from "../base/zod-accept.js";
@@ -127,23 +128,23 @@ interface StoredIndex {
 function openIndex(file: string, part: "whole" | "head" | "lines"): StoredIndex | null {
   let buf: Buffer;
   let identity = "";
+  // A cache: anything but a file in its place (a FIFO would block the listing for good) is none.
+  const fd = openCacheFile(file);
+  if (fd === null) return null;
   try {
-    if (part === "whole") buf = readFileSync(file);
+    if (part === "whole") buf = readFileSync(fd);
     else {
-      const fd = openSync(file, "r");
-      try {
-        identity = fdKey(fd);
-        buf = readAt(fd, 0, HEAD_BYTES);
-        const headers = /^[^\n]*\t(\d+)\n/.exec(buf.toString("latin1", 0, Math.min(buf.length, 512)))?.[1];
-        // Never more than the file holds, whatever a damaged first line says.
-        if (part === "lines" && headers && Number(headers) > buf.length)
-          buf = readAt(fd, 0, Math.min(Number(headers), fstatSync(fd).size));
-      } finally {
-        closeSync(fd);
-      }
+      identity = fdKey(fd);
+      buf = readAt(fd, 0, HEAD_BYTES);
+      const headers = /^[^\n]*\t(\d+)\n/.exec(buf.toString("latin1", 0, Math.min(buf.length, 512)))?.[1];
+      // Never more than the file holds, whatever a damaged first line says.
+      if (part === "lines" && headers && Number(headers) > buf.length)
+        buf = readAt(fd, 0, Math.min(Number(headers), fstatSync(fd).size));
     }
   } catch {
     return null;
+  } finally {
+    closeSync(fd);
   }
   const first = buf.indexOf(10);
   if (first === -1) return null;

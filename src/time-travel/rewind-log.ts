@@ -117,7 +117,8 @@ async function recordNames(dir: string): Promise<string[]> {
 async function readRecord(dir: string, name: string): Promise<RewindRecord | null> {
   let json: unknown;
   try {
-    json = JSON.parse(await fs.readFile(path.join(dir, name), "utf8"));
+    // Read as a cache is: anything but a file in its place (a FIFO would block every rewind) is unreadable.
+    json = JSON.parse(readCacheFile(path.join(dir, name), 1 << 20) ?? "");
   } catch {
     return null; // unreadable: written atomically, so only damage from outside nudge gets here
   }

@@ -3,7 +3,7 @@
  * exist only in the exporter's clone, never pushed; and a session that ran a subagent, whose
  * transcript must arrive in the importer's claude config dir too.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { encodeProjectDir } from "../../src/claude/transcript.js";
@@ -127,6 +127,10 @@ describe("export and import, harder cases", () => {
     );
     try {
       const sid = rec.manifest.turns[2]!.claudeSessionId!;
+      // A temp claude writes a file through (renamed over it a moment later), as a copy taken in that moment kept it.
+      const side = path.join(rec.dir, "claude", sid, "subagents");
+      const meta = readdirSync(side).find((n) => n.endsWith(".meta.json"))!;
+      writeFileSync(path.join(side, `${meta}.tmp.a8456c23`), "{}");
       const exported = await runNudge(["session", "export", rec.id], { cwd: a, env: rec.env });
       expect(exported.exitCode, exported.stderr).toBe(0);
       const entries = [...(await unpack(path.join(a, `nudge-${rec.id}.tar.gz`))).keys()];

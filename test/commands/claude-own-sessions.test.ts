@@ -632,8 +632,15 @@ describe("claude's own sessions: what a demanding user expects", () => {
     const text = (await nudge(["session", "show", nudgeId])).stdout;
     expect(text).toContain(`started 2026-11-20T10:00:00.000Z`);
     expect(text).toContain(`adopted ${header.adopted.at} from claude's own session ${id}`);
-    // Its turns took the time they took in claude.
+    // Its turns took the time they took in claude: replay and show say so alike (claude reported no duration).
     expect((await nudge(["session", "replay", nudgeId])).stdout).toContain("● turn 2 · done · 7.0s");
+    const row = (n: number) =>
+      text
+        .split("\n")
+        .find((l) => l.startsWith(`${n} `))!
+        .split(/\s{2,}/);
+    // TURN, PROMPT, CHANGES, COST, TIME: turn 0, the starting state, took no time.
+    expect([0, 1, 2].map((n) => row(n)[4])).toEqual(["–", "1.0s", "7.0s"]);
     // Newest first by start: the session recorded today comes before this older conversation.
     const list = (
       JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{

@@ -609,6 +609,40 @@ describe("claude's own sessions: what a demanding user expects", () => {
     expect(show.stderr).toMatch(new RegExp(`\\n\\s+${own}\\s+claude's own session`));
   }, 300_000);
 
+  it("adopt of a prefix that begins two of this repository's sessions, one adopted already, is ambiguous saying which nudge session holds that one; never the other adopted silently", async () => {
+    const first = "77c40000-0000-4000-8000-000000000000";
+    const second = "77c41111-0000-4000-8000-000000000000";
+    writeTranscript(first, repo, "the first of two");
+    writeTranscript(second, repo, "the second of two");
+    const both = await nudge(["session", "adopt", "77c4"]);
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toContain(
+      `error: "77c4" is ambiguous among this repository's claude sessions: ${first}, ${second}`,
+    );
+    const adopt = await nudge(["session", "adopt", "77c40000", "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    const again = await nudge(["session", "adopt", "77c4"]);
+    expect(again.exitCode, again.stdout).toBe(1);
+    expect(again.stderr).toContain(
+      `error: "77c4" is ambiguous among this repository's claude sessions: ${first} (nudge's already: nudge session ${nudgeId}), ${second}`,
+    );
+    expect(again.stderr).toContain("hint: type more of the id");
+    // Nothing was adopted: the second is still claude's own.
+    const list = JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{
+      id: string;
+      source: string;
+    }>;
+    expect(list.find((r) => r.id === second)?.source).toBe("claude");
+    // A prefix of the adopted one alone says it is nudge's; one of the other adopts it.
+    const held = await nudge(["session", "adopt", "77c40"]);
+    expect(held.exitCode).toBe(1);
+    expect(held.stderr).toContain(`error: claude's session ${first} is nudge's already: nudge session ${nudgeId}`);
+    const other = await nudge(["session", "adopt", "77c41"]);
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(other.stdout).toContain(`adopted claude's session ${second} as nudge session`);
+  }, 60_000);
+
   it("adopt of a session nudge holds already names claude's id and nudge's, not the prefix typed", async () => {
     const id = "ad0b7e00-0000-4000-8000-000000000000";
     copyTranscript(ids.root!, id, repo);

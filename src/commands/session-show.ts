@@ -18,6 +18,7 @@ import { summarize } from "../store/summary.js";
 import type { Turn } from "../store/manifest-schema.js";
 import { describeCheck } from "../loop/loop-report.js";
 import { promptImageNames } from "../view/prompt-image-names.js";
+import { turnDuration } from "../view/turn-summary.js";
 import { NotRecorded } from "../live/claude-own-sessions.js";
 import { showClaudeSession } from "./claude-own-show.js";
 
@@ -92,7 +93,7 @@ export const sessionShowCommand = new Command("show")
         changes(t.patch) +
           (t.sharedWith?.length ? ` (shared work tree: may include ${t.sharedWith.join(", ")}'s)` : ""),
         t.result === null && t.tokens ? `– (${formatTokens(t.tokens)})` : formatCost(t.result?.costUsd),
-        formatDuration(t.result?.durationMs),
+        formatDuration(turnDuration(t)),
         (t.n === 0
           ? ""
           : t.compaction && t.status === "complete" && !t.result?.isError

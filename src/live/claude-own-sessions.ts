@@ -13,7 +13,8 @@ import type { EarlyStats } from "./claude-folder-stats.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
-import { claudeIdHolders, knownClaudeIds as knownIds } from "../store/known-claude-ids.js";
+import { knownClaudeIds as knownIds } from "../store/known-claude-ids.js";
+import { heldClaudeIds, type HeldClaudeId } from "./held-claude-ids.js";
 
 export type ClaudeSession = ClaudeSessionCard & { source: "claude" };
 
@@ -79,27 +80,45 @@ function elsewhere(others: string[]): string {
 
 /**
  * The claude session an id or a unique prefix of one names, among every project's (a full id is
- * unique anywhere); null when none does. Only claude's: an id that may be nudge's goes through
- * resolveAnyId (session-id.ts).
+ * unique anywhere); null when none does, or when the one it names is nudge's (heldByNudge says
+ * which). Only claude's: an id that may be nudge's goes through resolveAnyId (session-id.ts).
  */
 export async function findClaudeSession(
   store: Store,
   idOrPrefix: string,
   env?: NodeJS.ProcessEnv,
 ): Promise<ClaudeSession | null> {
-  const matches = await claudeIdMatches(store, idOrPrefix, env);
+  const held = await heldClaudeIds(store, idOrPrefix);
+  const matches = await claudeIdMatches(store, idOrPrefix, env, held.known);
   const exact = matches.filter((m) => m.id === idOrPrefix);
-  const ids = [...new Set(matches.map((m) => m.id))].sort();
-  if (exact.length === 0 && ids.length > 1) {
-    const some = ids.slice(0, 8);
-    throw new NoSuchSession(
-      `"${idOrPrefix}" is ambiguous among claude's own sessions: ${some.join(", ")}`,
-      "type more of the id",
-      some,
-    );
-  }
-  const one = exact[0] ?? matches[0];
+  const holders = holdersOf(held.matches);
+  const ids = [...new Set(matches.map((m) => m.id))];
+  // Those nudge holds count too: a prefix never silently names the one of two that is left.
+  if (exact.length === 0 && !holders.has(idOrPrefix) && ids.length + holders.size > 1)
+    throw ambiguousAmong(idOrPrefix, "claude's sessions", ids, holders);
+  const one = exact[0] ?? (holders.size ? undefined : matches[0]);
   return one ? claudeSessionAt(one.file) : null;
+}
+
+/** Each claude id with the nudge sessions holding it. */
+function holdersOf(held: HeldClaudeId[]): Map<string, string[]> {
+  const holders = new Map<string, string[]>();
+  for (const h of held) holders.set(h.claude, [...(holders.get(h.claude) ?? []), h.nudge]);
+  return holders;
+}
+
+/** A prefix that begins more than one of claude's sessions: each listed, one nudge holds with the nudge session holding it. */
+function ambiguousAmong(prefix: string, among: string, own: string[], held: Map<string, string[]>): NoSuchSession {
+  const rows = [
+    ...own.map((id) => [id, ""] as const),
+    ...[...held].map(([id, nudge]) => [id, ` (nudge's already: nudge session ${nudge.join(", ")})`] as const),
+  ].sort(([a], [b]) => a.localeCompare(b));
+  const some = rows.slice(0, 8);
+  return new NoSuchSession(
+    `"${visible(prefix)}" is ambiguous among ${among}: ${some.map(([id, note]) => visible(id) + note).join(", ")}${rows.length > 8 ? ` and ${rows.length - 8} more` : ""}`,
+    "type more of the id",
+    some.map(([id]) => id),
+  );
 }
 
 /**
@@ -195,25 +214,24 @@ export async function findClaudeSessionToAdopt(
   idOrPrefix: string,
   o: { fromOtherProject?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ session: ClaudeSession; other: OtherProject | null } | null> {
-  const here = (await claudeOwnSessions(store, { env: o.env })).filter((s) => s.id.startsWith(idOrPrefix));
+  const [own, held] = await Promise.all([claudeOwnSessions(store, { env: o.env }), heldClaudeIds(store, idOrPrefix)]);
+  const here = own.filter((s) => s.id.startsWith(idOrPrefix));
+  const holders = holdersOf(held.matches);
   const exactHere = here.find((s) => s.id === idOrPrefix);
-  if (exactHere || here.length === 1) return { session: withPrompt(exactHere ?? here[0]!), other: null };
-  if (here.length > 1) {
-    const some = here
-      .map((s) => s.id)
-      .sort()
-      .slice(0, 8);
-    throw new NoSuchSession(
-      `"${visible(idOrPrefix)}" is ambiguous among this repository's claude sessions: ${some.join(", ")}`,
-      "type more of the id",
-      some,
+  if (exactHere) return { session: withPrompt(exactHere), other: null };
+  // The sessions nudge holds are among the prefix's: one of them and one left is ambiguous, never the one left.
+  if (here.length > 0 && !holders.has(idOrPrefix) && here.length + holders.size > 1)
+    throw ambiguousAmong(
+      idOrPrefix,
+      "this repository's claude sessions",
+      here.map((s) => s.id),
+      holders,
     );
-  }
+  if (here.length === 1 && holders.size === 0) return { session: withPrompt(here[0]!), other: null };
   // Before other projects': a session this repository holds already is what the prefix names here.
-  const held = await claudeIdHolders(store.dir);
-  if ([...held.keys()].some((k) => k.startsWith(idOrPrefix))) {
-    const others = (await claudeIdMatches(store, idOrPrefix, o.env)).map((m) => m.id);
-    throw alreadyNudges(idOrPrefix, held, [...new Set(others)].sort());
+  if (holders.size > 0) {
+    const others = (await claudeIdMatches(store, idOrPrefix, o.env, held.known)).map((m) => m.id);
+    throw alreadyNudges(idOrPrefix, holders, [...new Set(others)].sort());
   }
   const found = await findClaudeSession(store, idOrPrefix, o.env);
   if (!found) return null;

@@ -19,6 +19,9 @@ const SHOWN = 8;
  * both listed). A claude id nudge holds (adopted, or recorded) names the nudge session holding it.
  */
 async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.ProcessEnv): Promise<NamedSession> {
+  // An empty id begins every id: said as such, not as every session listed ambiguous.
+  if (idOrPrefix.trim() === "")
+    throw new UserError("no session id given", "list the sessions with: nudge session list");
   const ids = await sessionIds(store);
   // A whole nudge id is what it names: claude's are longer, so claude's folder is not even read.
   if (ids.includes(idOrPrefix)) return { source: "nudge", id: idOrPrefix };
@@ -58,11 +61,16 @@ async function resolveAnyId(store: Store, idOrPrefix: string, env?: NodeJS.Proce
  */
 class AmbiguousSource extends NoSuchSession {
   constructor(prefix: string, nudge: string[], held: HeldClaudeId[], claude: string[]) {
+    // One row a nudge session: one the prefix begins by its own id and by claude's it holds is said as the latter.
+    const holding = new Map<string, string[]>();
+    for (const h of [...held].sort((a, b) => a.nudge.localeCompare(b.nudge) || a.claude.localeCompare(b.claude)))
+      holding.set(h.nudge, [...(holding.get(h.nudge) ?? []), visible(h.claude)]);
     const rows = [
-      ...nudge.map((id) => [id, "nudge session"] as const),
-      ...[...held]
-        .sort((a, b) => a.nudge.localeCompare(b.nudge) || a.claude.localeCompare(b.claude))
-        .map((h) => [h.nudge, `nudge session holding claude's session ${visible(h.claude)}`] as const),
+      ...nudge.filter((id) => !holding.has(id)).map((id) => [id, "nudge session"] as const),
+      ...[...holding].map(
+        ([id, claude]) =>
+          [id, `nudge session holding claude's session${claude.length > 1 ? "s" : ""} ${claude.join(", ")}`] as const,
+      ),
       ...claude.map((id) => [id, "claude's own session (not recorded by nudge)"] as const),
     ];
     const width = Math.max(...rows.map(([id]) => visible(id).length));
@@ -104,8 +112,6 @@ export async function sessionFilter(
   store: Store,
   idOrPrefix: string,
 ): Promise<{ nudge: string | null; claude: string | null; elsewhere: boolean }> {
-  if (idOrPrefix.trim() === "")
-    throw new UserError("no session id given", "list the sessions with: nudge session list");
   const named = await resolveAnyId(store, idOrPrefix);
   if (named.source === "nudge") return { nudge: named.id, claude: null, elsewhere: false };
   return {

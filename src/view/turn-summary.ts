@@ -19,7 +19,7 @@ export function turnSummary(turn: Turn): TurnSummaryView {
     startedAt: turn.startedAt,
     endedAt: turn.endedAt,
     costUsd: r?.costUsd ?? null,
-    durationMs: r?.durationMs ?? null,
+    durationMs: turnDuration(turn),
     tokens: tokens(r?.usage ?? null),
     files: turn.patch.filesChanged,
     added: turn.patch.insertions,
@@ -45,6 +45,17 @@ export function turnSummary(turn: Turn): TurnSummaryView {
         }
       : null,
   };
+}
+
+/**
+ * How long a turn took: claude's own measure, else (an adopted turn, one of claude's own UI, one
+ * ended with no result) from its start to its end, as replay says it; none for turn 0.
+ */
+export function turnDuration(turn: Pick<Turn, "n" | "result" | "startedAt" | "endedAt">): number | null {
+  if (turn.n === 0) return null;
+  if (typeof turn.result?.durationMs === "number") return turn.result.durationMs;
+  const span = Date.parse(turn.endedAt) - Date.parse(turn.startedAt);
+  return Number.isFinite(span) && span >= 0 ? span : null;
 }
 
 /** A turn with nothing saved of its code, cost or checks: one in flight, or one of claude's own sessions. */

@@ -436,11 +436,11 @@ describe("claude's own sessions", () => {
   }, 60_000);
 });
 
-/** claude's folder for a working directory, as claude names it. */
-const claudeFolder = (cwd: string) => path.join(config, "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
+/** claude's folder for a working directory, as claude names it (in `under`, a claude config folder). */
+const claudeFolder = (cwd: string, under = config) => path.join(under, "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
 
 /** A hand-made transcript of one turn: `prompt` (a string or blocks), an answer, and `extra` lines after it. */
-function writeTranscript(id: string, cwd: string, prompt: unknown, extra: string[] = []): void {
+function writeTranscript(id: string, cwd: string, prompt: unknown, extra: string[] = [], under = config): void {
   const base = { cwd, sessionId: id, version: "2.1.329", isSidechain: false };
   const lines = [
     JSON.stringify({
@@ -457,8 +457,8 @@ function writeTranscript(id: string, cwd: string, prompt: unknown, extra: string
     }),
     ...extra,
   ];
-  mkdirSync(claudeFolder(cwd), { recursive: true });
-  writeFileSync(path.join(claudeFolder(cwd), `${id}.jsonl`), lines.join("\n") + "\n");
+  mkdirSync(claudeFolder(cwd, under), { recursive: true });
+  writeFileSync(path.join(claudeFolder(cwd, under), `${id}.jsonl`), lines.join("\n") + "\n");
 }
 
 /** A copy of a real transcript of claude's (`from`, in this repository's folder) under another id, as if it ran in `cwd`. */
@@ -559,6 +559,90 @@ describe("claude's own sessions: what a demanding user expects", () => {
     }
   });
 
+  it("every command taking an id says no id was given for an empty one, not every session ambiguous", async () => {
+    for (const args of [
+      ["session", "show", ""],
+      ["session", "diff", ""],
+      ["session", "export", "", "-o", path.join(tempDir(), "out.tar.gz")],
+      ["session", "rm", "", "--yes"],
+      ["session", "repair", "", "--dry-run"],
+      ["session", "replay", " "],
+    ]) {
+      const run = await nudge(args);
+      const what = args.join(" ");
+      expect(run.exitCode, what).toBe(1);
+      expect(run.stderr, what).toContain("error: no session id given");
+      expect(run.stderr, what).toContain("hint: list the sessions with: nudge session list");
+      expect(run.stderr, what).not.toContain("ambiguous");
+    }
+  });
+
+  it("an id prefix that begins a nudge session's own id and claude's id it holds lists that session once", async () => {
+    const alone = await gitdir();
+    const under = path.join(tempDir(), "claude");
+    const run = (args: string[]) => runNudge(args, { cwd: alone, env: { ...env, CLAUDE_CONFIG_DIR: under } });
+    const held = "5e1d0000-0000-4000-8000-000000000000";
+    const own = "5e1d1111-0000-4000-8000-000000000000";
+    writeTranscript(held, alone, "held by nudge", [], under);
+    const adopt = await run(["session", "adopt", held, "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const adopted = (JSON.parse(adopt.stdout) as { id: string }).id;
+    // Forks hold its transcript too: one whose own id begins as claude's id does is kept, the rest removed with it.
+    const forks: string[] = [];
+    while (!forks.at(-1)?.startsWith("5")) {
+      expect(forks.length).toBeLessThan(200);
+      const fork = await run(["session", "fork", adopted, "1", "--yes", "--json"]);
+      expect(fork.exitCode, fork.stderr).toBe(0);
+      forks.push((JSON.parse(fork.stdout) as { id: string }).id);
+    }
+    const holder = forks.pop()!;
+    const rm = await run(["session", "rm", adopted, ...forks, "--yes"]);
+    expect(rm.exitCode, rm.stderr).toBe(0);
+    writeTranscript(own, alone, "claude's own", [], under);
+    const show = await run(["session", "show", "5"]);
+    expect(show.exitCode).toBe(1);
+    expect(show.stderr).toContain(`"5" is ambiguous`);
+    const lines = show.stderr.split("\n").filter((l) => l.includes(holder));
+    expect(lines, show.stderr).toEqual([
+      expect.stringMatching(new RegExp(`^\\s+${holder}\\s+nudge session holding claude's session ${held}$`)),
+    ]);
+    expect(show.stderr).toMatch(new RegExp(`\\n\\s+${own}\\s+claude's own session`));
+  }, 300_000);
+
+  it("adopt of a prefix that begins two of this repository's sessions, one adopted already, is ambiguous saying which nudge session holds that one; never the other adopted silently", async () => {
+    const first = "77c40000-0000-4000-8000-000000000000";
+    const second = "77c41111-0000-4000-8000-000000000000";
+    writeTranscript(first, repo, "the first of two");
+    writeTranscript(second, repo, "the second of two");
+    const both = await nudge(["session", "adopt", "77c4"]);
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toContain(
+      `error: "77c4" is ambiguous among this repository's claude sessions: ${first}, ${second}`,
+    );
+    const adopt = await nudge(["session", "adopt", "77c40000", "--json"]);
+    expect(adopt.exitCode, adopt.stderr).toBe(0);
+    const nudgeId = (JSON.parse(adopt.stdout) as { id: string }).id;
+    const again = await nudge(["session", "adopt", "77c4"]);
+    expect(again.exitCode, again.stdout).toBe(1);
+    expect(again.stderr).toContain(
+      `error: "77c4" is ambiguous among this repository's claude sessions: ${first} (nudge's already: nudge session ${nudgeId}), ${second}`,
+    );
+    expect(again.stderr).toContain("hint: type more of the id");
+    // Nothing was adopted: the second is still claude's own.
+    const list = JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{
+      id: string;
+      source: string;
+    }>;
+    expect(list.find((r) => r.id === second)?.source).toBe("claude");
+    // A prefix of the adopted one alone says it is nudge's; one of the other adopts it.
+    const held = await nudge(["session", "adopt", "77c40"]);
+    expect(held.exitCode).toBe(1);
+    expect(held.stderr).toContain(`error: claude's session ${first} is nudge's already: nudge session ${nudgeId}`);
+    const other = await nudge(["session", "adopt", "77c41"]);
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(other.stdout).toContain(`adopted claude's session ${second} as nudge session`);
+  }, 60_000);
+
   it("adopt of a session nudge holds already names claude's id and nudge's, not the prefix typed", async () => {
     const id = "ad0b7e00-0000-4000-8000-000000000000";
     copyTranscript(ids.root!, id, repo);
@@ -632,8 +716,15 @@ describe("claude's own sessions: what a demanding user expects", () => {
     const text = (await nudge(["session", "show", nudgeId])).stdout;
     expect(text).toContain(`started 2026-11-20T10:00:00.000Z`);
     expect(text).toContain(`adopted ${header.adopted.at} from claude's own session ${id}`);
-    // Its turns took the time they took in claude.
+    // Its turns took the time they took in claude: replay and show say so alike (claude reported no duration).
     expect((await nudge(["session", "replay", nudgeId])).stdout).toContain("● turn 2 · done · 7.0s");
+    const row = (n: number) =>
+      text
+        .split("\n")
+        .find((l) => l.startsWith(`${n} `))!
+        .split(/\s{2,}/);
+    // TURN, PROMPT, CHANGES, COST, TIME: turn 0, the starting state, took no time.
+    expect([0, 1, 2].map((n) => row(n)[4])).toEqual(["–", "1.0s", "7.0s"]);
     // Newest first by start: the session recorded today comes before this older conversation.
     const list = (
       JSON.parse((await nudge(["session", "list", "--json"])).stdout) as Array<{

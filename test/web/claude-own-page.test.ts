@@ -428,6 +428,50 @@ describe("claude's own sessions in nudge web, with more of them", () => {
     );
   }, 60_000);
 
+  it("a prefix that begins two claude sessions, one or both adopted, is ambiguous on the page and its routes, each listed with the nudge session holding it; an adopted turn keeps its time", async () => {
+    const folder = path.join(config, "projects", folderOf(repo));
+    const real = readFileSync(path.join(folder, `${ids.root}.jsonl`), "utf8");
+    const [a, b] = ["3f2a0000-0000-4000-8000-000000000000", "3f2b0000-0000-4000-8000-000000000000"];
+    for (const id of [a, b]) writeFileSync(path.join(folder, `${id}.jsonl`), real.replaceAll(ids.root!, id));
+    const adopt = async (id: string) => {
+      const run = await runNudge(["session", "adopt", id, "--json"], { cwd: repo, env });
+      expect(run.exitCode, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { id: string }).id;
+    };
+    const held = { [a]: await adopt(a) };
+    // One adopted, one claude's own: the prefix names neither alone, and Adopt takes neither (refused, as an action is).
+    const one = await web.get(`/api/claude-sessions/3f2`);
+    expect(one.status, one.body).toBe(404);
+    expect(JSON.parse(one.body).error).toBe(
+      `"3f2" is ambiguous among claude's sessions: ${a} (nudge's already: nudge session ${held[a]}), ${b}`,
+    );
+    const adoptOne = await web.post(`/api/claude-sessions/3f2/adopt`, { confirm: false });
+    expect(adoptOne.status).toBe(409);
+    expect(JSON.parse(adoptOne.body).error).toContain(`"3f2" is ambiguous`);
+    held[b] = await adopt(b);
+    const both = await web.get(`/api/claude-sessions/3f2`);
+    expect(both.status).toBe(404);
+    const error = `"3f2" is ambiguous among claude's sessions: ${a} (nudge's already: nudge session ${held[a]}), ${b} (nudge's already: nudge session ${held[b]})`;
+    expect(JSON.parse(both.body)).toMatchObject({ error, hint: "type more of the id", matches: [a, b] });
+    const { page, watch } = await openPage(`/c/3f2`);
+    await page.getByRole("alert").getByText(error).waitFor();
+    // An adopted turn's time is its span in claude's transcript (claude reported no duration).
+    const shown = await runNudge(["session", "show", held[a]!, "--json"], { cwd: repo, env });
+    const turn1 = (JSON.parse(shown.stdout) as { turns: Array<{ n: number; startedAt: string; endedAt: string }> })
+      .turns[1]!;
+    const span = Date.parse(turn1.endedAt) - Date.parse(turn1.startedAt);
+    const view = JSON.parse((await web.get(`/api/sessions/${held[a]}`)).body) as {
+      turns: Array<{ n: number; durationMs: number | null }>;
+    };
+    expect(view.turns.find((t) => t.n === 1)?.durationMs).toBe(span);
+    await page.goto(`${web.origin}/s/${held[a]}`);
+    const caption = page.locator("figure.timeline figcaption");
+    await caption.waitFor();
+    expect(await caption.textContent()).not.toContain("total 0ms");
+    expect(watch.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("headings in claude's reply sit under the page's own: one h1, no level skipped, whatever levels claude wrote", async () => {
     const api = await startScriptedApi([
       { text: "# The plan\n\nfirst this\n\n### A detail\n\nthen that\n\n## Next steps\n\n##### deep\n\ndone" },

@@ -20,6 +20,7 @@ import { loadCorpus, type CorpusSecret } from "../support/secret-corpus.js";
 import { startWeb, type WebServerRun } from "../support/web-server.js";
 import { bundleObjects, unpack } from "./share-support.js";
 import { readStreamOf } from "../support/stream.js";
+import { until } from "../support/until.js";
 import { gzipSync } from "node:zlib";
 
 const browser = browserForFile();
@@ -152,6 +153,12 @@ describe("the secret corpus in every output", () => {
     const missedCli: string[] = [];
     const missedWeb: string[] = [];
     let shown = 0;
+    // The recording's turns reach the index off its path (an indexer may still run under load):
+    // searched for once they are there, which is not what this test is about.
+    await until("the session in the search index", async () => {
+      const first = JSON.parse((await web.get(`/api/search?q=${marker(0)}`)).body) as { hits: unknown[] };
+      return first.hits.length > 0 ? true : undefined;
+    });
     for (const [i, s] of secrets.entries()) {
       const found = JSON.parse((await web.get(`/api/search?q=${marker(i)}`)).body) as {
         hits: Array<{ snippet: string }>;

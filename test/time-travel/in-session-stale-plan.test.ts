@@ -55,7 +55,8 @@ describe("an in-session plan that went stale while asking", () => {
     writeFileSync(file, "mine\n");
     t.type("y\r");
     await t.waitFor(CHANGED);
-    expect(t.text()).toContain("hint: run the /rewind again to see the new plan");
+    // The hint is the next line: written apart, it may arrive a moment after.
+    await t.waitFor("hint: run the /rewind again to see the new plan");
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);
@@ -113,7 +114,8 @@ describe("an in-session plan that went stale while asking", () => {
     writeFileSync(file, "mine\n");
     t.type("y\r");
     await t.waitFor(CHANGED);
-    expect(t.text()).toContain("hint: run the /undo again to see the new plan");
+    // The hint is the next line: written apart, it may arrive a moment after.
+    await t.waitFor("hint: run the /undo again to see the new plan");
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     t.type("/exit\r");
     expect((await t.child).exitCode, t.text()).toBe(0);

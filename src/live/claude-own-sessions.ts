@@ -87,8 +87,10 @@ export async function findClaudeSession(
   store: Store,
   idOrPrefix: string,
   env?: NodeJS.ProcessEnv,
+  /** What heldClaudeIds said of this prefix, when the caller asked already. */
+  known?: Awaited<ReturnType<typeof heldClaudeIds>>,
 ): Promise<ClaudeSession | null> {
-  const held = await heldClaudeIds(store, idOrPrefix);
+  const held = known ?? (await heldClaudeIds(store, idOrPrefix));
   const matches = await claudeIdMatches(store, idOrPrefix, env, held.known);
   const exact = matches.filter((m) => m.id === idOrPrefix);
   const holders = holdersOf(held.matches);
@@ -233,7 +235,7 @@ export async function findClaudeSessionToAdopt(
     const others = (await claudeIdMatches(store, idOrPrefix, o.env, held.known)).map((m) => m.id);
     throw alreadyNudges(idOrPrefix, holders, [...new Set(others)].sort());
   }
-  const found = await findClaudeSession(store, idOrPrefix, o.env);
+  const found = await findClaudeSession(store, idOrPrefix, o.env, held);
   if (!found) return null;
   // Before where it ran: a transcript with no prompt names no folder, so it would read as a project gone.
   const session = withPrompt(found);

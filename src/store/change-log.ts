@@ -13,6 +13,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, utimesSync, writeSync } from "node:fs";
 import path from "node:path";
+import { openCacheFile } from "../base/cache-file.js";
 
 const LOG = "sessions-changed.log";
 const RACY_MS = 2_000;
@@ -90,8 +91,8 @@ export function changedSince(
   if (to.at === from.at) return { ids, at: from.at };
   let fd: number | null = null;
   try {
-    fd = openSync(path.join(storeDir, LOG), constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return null;
+    fd = openCacheFile(path.join(storeDir, LOG));
+    if (fd === null) return null;
     const buffer = Buffer.alloc(to.at - from.at);
     const read = readSync(fd, buffer, 0, buffer.length, from.at);
     const whole = buffer.subarray(0, read).lastIndexOf(0x0a) + 1;

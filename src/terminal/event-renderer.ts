@@ -24,6 +24,7 @@ import { describeCheck } from "../loop/loop-report.js";
 import { Decisions } from "./decisions.js";
 import { firstLines, formatCost, formatDuration, formatStat, oneLine, thousands, turnOutcome } from "../base/format.js";
 import { writeErr } from "./output.js";
+import { turnDuration } from "../view/turn-summary.js";
 import { MarkdownStream } from "./markdown/markdown-stream.js";
 import { PartialMessages } from "./partial-messages.js";
 import { colorEnabled, makeStyle, type Style } from "./style.js";
@@ -267,7 +268,7 @@ export class EventRenderer {
     const parts = [
       `turn ${turn.n}`,
       turnOutcome(turn),
-      formatDuration(turn.result?.durationMs ?? Date.parse(turn.endedAt) - Date.parse(turn.startedAt)),
+      formatDuration(turnDuration(turn)),
       formatCost(turn.result?.costUsd),
       ...more,
     ];

@@ -449,13 +449,16 @@ function asChanges(entries: TreeDiffEntry[]): TreeChange[] {
  * Which of `paths` the ignore rules of `tree` would ignore: its .gitignore files along those
  * paths, plus the repository's info/exclude and the user's excludes file. The .gitignore files
  * are laid out in a scratch folder and `git check-ignore --no-index` is asked there, so a tree
- * that is not checked out can be asked (the work tree and every index stay untouched).
+ * that is not checked out can be asked (the work tree and every index stay untouched). With
+ * `outside` (those two files, as `ignoreFiles` names them), a path no rule could match is
+ * answered here (see `couldMatch`): a rewind that deletes a file nothing ignores starts no check-ignore.
  */
 export async function ignoredInTree(
   root: string,
   tree: string,
   paths: string[],
   scratch: string,
+  outside?: string[],
 ): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
   const folders = new Set<string>([""]);
@@ -465,26 +468,84 @@ export async function ignoredInTree(
   const out = await run(root, ["cat-file", "--batch"], {
     input: Buffer.from(specs.map((s) => `${tree}:${s}`).join("\n") + "\n", "latin1"),
   });
+  const found: Array<{ spec: string; content: Buffer }> = [];
   let at = 0;
   for (const spec of specs) {
     const header = out.toString("latin1", at, out.indexOf(0x0a, at));
     at += header.length + 1;
     const size = /^\S+ blob (\d+)$/.exec(header)?.[1];
     if (size === undefined) continue; // "<spec> missing"
-    await fs.mkdir(pathOnDisk(scratch, spec.slice(0, Math.max(0, spec.lastIndexOf("/")))), { recursive: true });
-    await fs.writeFile(pathOnDisk(scratch, spec), out.subarray(at, at + Number(size)));
+    found.push({ spec, content: out.subarray(at, at + Number(size)) });
     at += Number(size) + 1;
+  }
+  const beyond = outside ? await readAll(outside) : null;
+  const rules = beyond && rulesOf([...found.map((f) => f.content), ...beyond]);
+  const asked = rules ? paths.filter((p) => couldMatch(rules, p)) : paths;
+  if (asked.length === 0) return new Set();
+  await fs.mkdir(scratch, { recursive: true });
+  for (const { spec, content } of found) {
+    await fs.mkdir(pathOnDisk(scratch, spec.slice(0, Math.max(0, spec.lastIndexOf("/")))), { recursive: true });
+    await fs.writeFile(pathOnDisk(scratch, spec), content);
   }
   const gitDir = path.dirname(await indexPath(root));
   const result = await run(
     scratch,
     ["--git-dir", gitDir, "--work-tree", scratch, "check-ignore", "--no-index", "-z", "--stdin"],
     {
-      input: Buffer.from(paths.join("\0") + "\0", "latin1"),
+      input: Buffer.from(asked.join("\0") + "\0", "latin1"),
       tolerate: (code) => code === 1, // 1: none of them is ignored
     },
   );
   return new Set(result.toString("latin1").split("\0").filter(Boolean));
+}
+
+/** The files' contents; a missing one is empty. null: one could not be read (git is asked then). */
+async function readAll(files: string[]): Promise<Buffer[] | null> {
+  try {
+    return await Promise.all(
+      files.map((f) =>
+        fs.readFile(f).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === "ENOENT" || error.code === "ENOTDIR") return Buffer.alloc(0);
+          throw error;
+        }),
+      ),
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Each rule that ignores (not a `!` one, which only takes a path back) as the runs of plain
+ * characters between its wildcards and slashes, lower-cased; null: a rule this cannot read
+ * (a bracket, an escape), or one with no plain character, which could match anything.
+ */
+function rulesOf(texts: Buffer[]): string[][] | null {
+  const rules: string[][] = [];
+  for (const text of texts) {
+    for (const raw of text.toString("latin1").split("\n")) {
+      const line = raw.replace(/ +$/, "");
+      if (line === "" || line.startsWith("#") || line.startsWith("!")) continue;
+      if (/[[\\]/.test(line)) return null;
+      const runs = line
+        .toLowerCase()
+        .split(/[*?/\r]+/)
+        .filter(Boolean);
+      if (runs.length === 0) return null;
+      rules.push(runs);
+    }
+  }
+  return rules;
+}
+
+/**
+ * Whether some rule could ignore the path: a rule matches the path's name, its whole path, or a
+ * folder above it, each a part of the path, so every plain run of the rule is found in it (case
+ * aside: core.ignoreCase may be on). When no rule passes this, none matches.
+ */
+function couldMatch(rules: string[][], file: string): boolean {
+  const lower = file.toLowerCase();
+  return rules.some((runs) => runs.every((run) => lower.includes(run)));
 }
 
 /** One blob's content, as stored. */

@@ -15,10 +15,10 @@ import { refuseLinksWithin } from "../store/bundle-links.js";
 import { streamOffsetOfLine } from "../store/stream-range.js";
 import { copyStreamPrefix } from "../store/piece-writing.js";
 import { summaryOf } from "../store/summary.js";
-import * as git from "../snapshot/git.js";
 import type { Work } from "../store/cut-off-work.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
+import { setNudgeRef } from "../snapshot/loose-writes.js";
 import { resumePoint, turnOf } from "../store/turn-lookup.js";
 
 export interface ForkResult {
@@ -50,7 +50,8 @@ export async function forkBundle(
     // The fork's own ref keeps its history alive even if the original is removed.
     const ref = { ref: sessionRef(id), commit: turn.snapshot.commit };
     await work?.will({ kind: "refs", refs: [ref] });
-    await git.updateRefs(source.manifest.repo.root, [ref]);
+    const here = source.manifest.repo.root === store.repoRoot ? store.commonDir : undefined;
+    await setNudgeRef(source.manifest.repo.root, ref.ref, ref.commit, here);
     faultPoint("fork-building");
     await work?.will({ kind: "made", path: dir });
     await fs.rename(building, dir);

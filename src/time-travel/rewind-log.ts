@@ -5,7 +5,7 @@
  * - A record still "started" whose process is gone was cut off halfway (a kill, a crash): the
  *   next command that touches the work tree finds it and offers to finish it or roll it back.
  */
-import { promises as fs, statSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import * as z from "../base/zod.js";
 import { writeFileAtomic, ensureDir } from "../store/atomic-write.js";
@@ -14,6 +14,7 @@ import { isRunning, processStart } from "../store/locks.js";
 import type { Store } from "../store/store.js";
 import * as git from "../snapshot/git.js";
 import { BACKUP_REFS } from "../snapshot/snapshotter.js";
+import { writeCommitHere } from "../snapshot/loose-writes.js";
 
 const sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/));
 
@@ -82,9 +83,21 @@ export async function keepBackup(
   return ref;
 }
 
-/** A backup's commit: the tree on top of `head`, so commits made since stay reachable from it. */
-export function backupCommit(root: string, tree: string, head: string | null, message: string): Promise<string> {
-  return git.commitTree(root, tree, head ? [head] : [], message);
+/**
+ * A backup's commit: the tree on top of `head`, so commits made since stay reachable from it.
+ * `commonDir`: the work tree's git dir, known from the store, where it may be written without git.
+ */
+export async function backupCommit(
+  root: string,
+  tree: string,
+  head: string | null,
+  message: string,
+  commonDir?: string,
+): Promise<string> {
+  const parents = head ? [head] : [];
+  return (
+    (commonDir && writeCommitHere(commonDir, tree, parents, message)) || git.commitTree(root, tree, parents, message)
+  );
 }
 
 export async function saveRecord(store: Store, record: RewindRecord): Promise<void> {
@@ -165,51 +178,37 @@ export async function interruptedIn(store: Store, root: string): Promise<RewindR
 /**
  * The records not known to be settled, newest first. Every command that touches a work tree asks
  * for an interrupted operation, and reading every record each time grew with every rewind (157
- * records: ~80 ms of a 330 ms rewind). `settled.txt` beside them lists records read settled, each
- * with its file's size and modification time: a record listed is not read again while its file is
- * unchanged (a status is written by replacing the file, which changes both). It is a cache only:
- * missing, damaged or stale, the records are read and it is written again.
+ * records: ~80 ms of a 330 ms rewind). `settled.txt` beside them names the records read settled:
+ * a record never goes back to "started" (see SETTLED), so one listed is not read again, nor even
+ * looked at (a stat of each was ~5 ms a rewind at 640 records, and grew with them). It is a cache
+ * only: missing or damaged, the records are read and it is written again.
  */
 async function unsettledRecords(store: Store): Promise<RewindRecord[]> {
   const dir = rewindsDir(store);
   const names = await recordNames(dir);
   if (names.length === 0) return [];
   const cached = readSettledCache(dir);
-  // Synchronous stats, a few µs each: through the thread pool and a promise each, a store's
-  // 5,000 records cost every rewind tens of milliseconds.
-  const stats = names.map((n) => {
-    const stat = statSync(path.join(dir, n), { bigint: true, throwIfNoEntry: false });
-    return stat ? fileKey(stat) : null;
-  });
-  const toRead = names.filter((n, i) => stats[i] === null || cached.get(n) !== stats[i]);
+  const toRead = names.filter((n) => !cached.has(n));
   const read = await Promise.all(toRead.map(async (n) => ({ name: n, record: await readRecord(dir, n) })));
   const newlySettled = read.filter((r) => r.record !== null && isSettled(r.record));
   if (newlySettled.length > 0 || cached.size > names.length) {
-    const settled = new Set([
-      ...names.filter((n, i) => stats[i] !== null && cached.get(n) === stats[i]),
-      ...newlySettled.map((r) => r.name),
-    ]);
-    const lines = names.flatMap((n, i) => (settled.has(n) && stats[i] ? [`${n} ${stats[i]}`] : []));
+    const settled = new Set([...names.filter((n) => cached.has(n)), ...newlySettled.map((r) => r.name)]);
     // A cache, not fsynced: lost to a crash, or not written (another command at the same time, a
     // full disk), it costs a re-read next time, nothing more.
-    await writeCacheFile(path.join(dir, SETTLED_CACHE), lines.join("\n") + "\n");
+    await writeCacheFile(path.join(dir, SETTLED_CACHE), names.filter((n) => settled.has(n)).join("\n") + "\n");
   }
   return read.flatMap((r) => (r.record && !isSettled(r.record) ? [r.record] : []));
 }
 
 const SETTLED_CACHE = "settled.txt";
 
-/** A file's identity for the cache: its size and modification time in nanoseconds, exactly. */
-function fileKey(stat: { size: bigint; mtimeNs: bigint }): string {
-  return `${stat.size} ${stat.mtimeNs}`;
-}
-
-function readSettledCache(dir: string): Map<string, string> {
+function readSettledCache(dir: string): Set<string> {
   const text = readCacheFile(path.join(dir, SETTLED_CACHE)) ?? "";
-  const cached = new Map<string, string>();
+  const cached = new Set<string>();
+  // A line is a record's name (an older nudge wrote its size and time after it: the name is what counts).
   for (const line of text.split("\n")) {
-    const m = /^([0-9-]+\.json) (\d+ \d+)$/.exec(line);
-    if (m) cached.set(m[1]!, m[2]!);
+    const m = /^([0-9-]+\.json)( \d+ \d+)?$/.exec(line);
+    if (m) cached.add(m[1]!);
   }
   return cached;
 }

@@ -16,12 +16,14 @@ import { fromClaudeUi, holdsWorkTree, lockWorkTree } from "../store/work-tree-lo
 import { turnOf } from "../store/turn-lookup.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { pathExists } from "../base/file-exists.js";
+import { randomHex } from "../base/random-hex.js";
 import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
 import { keptIgnoreFiles } from "../snapshot/kept-ignore-files.js";
 import { objectsExistHere } from "../snapshot/loose-objects.js";
+import { setNudgeRef } from "../snapshot/loose-writes.js";
 import { BACKUP_REFS, requireTree, treeGone } from "../snapshot/snapshotter.js";
 import {
   planRewind,
@@ -59,6 +61,8 @@ export interface WorkTreeState {
   tree: string;
   head: string | null;
   branch: string | null;
+  /** The ignore files outside the work tree (git.ignoreFiles), known without git in the store's own work tree. */
+  ignoreFiles: () => Promise<string[]>;
 }
 
 /**
@@ -84,12 +88,12 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
   if (!holdsWorkTree(store, root)) throw new InternalError(`the work tree ${root} is captured without its lock`);
   const indexFile = worktreeIndex(store, root);
   const exclude = ownPathExcludes(root, store.ownDirs);
+  // In the store's own work tree, the config that names core.excludesFile is known; asked of git otherwise.
+  const places = { commonDir: store.commonDir, gitDir: store.gitDir, noteFile: `${indexFile}.ignore-files` };
+  const ignoreFiles = root === store.repoRoot ? () => keptIgnoreFiles(root, places) : undefined;
   let index = indexes.get(indexFile);
   if (!index) {
     const untrackedCache = await untrackedCacheVerdict(path.join(store.dir, "index"), root);
-    // In the store's own work tree, the config that names core.excludesFile is known; asked of git otherwise.
-    const places = { commonDir: store.commonDir, gitDir: store.gitDir, noteFile: `${indexFile}.ignore-files` };
-    const ignoreFiles = root === store.repoRoot ? () => keptIgnoreFiles(root, places) : undefined;
     indexes.set(
       indexFile,
       (index = new PrivateIndex({
@@ -108,7 +112,16 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
     capture.head !== undefined ? capture.head : git.headCommit(root),
     capture.branch !== undefined ? capture.branch : git.currentBranch(root),
   ]);
-  return { root, indexFile, exclude, index, tree: capture.tree, head, branch };
+  return {
+    root,
+    indexFile,
+    exclude,
+    index,
+    tree: capture.tree,
+    head,
+    branch,
+    ignoreFiles: ignoreFiles ?? (() => git.ignoreFiles(root)),
+  };
 }
 
 export interface RewindOptions {
@@ -309,10 +322,16 @@ async function codeSide(
     ...(mine ? [[latest.snapshot.tree, state.tree] as [string, string]] : []),
   ]);
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
-  const scratch = await fs.mkdtemp(path.join(store.dir, "index", ".ignore-check-"));
-  await Promise.all(["deleted", "hidden"].map((sub) => fs.mkdir(path.join(scratch, sub))));
+  // Made only if git is asked (most rewinds delete nothing an ignore rule could match).
+  const scratch = path.join(store.dir, "index", `.ignore-check-${process.pid}-${randomHex(4)}`);
   const [ignoredAtTarget, unhidden] = await Promise.all([
-    git.ignoredInTree(root, target.snapshot.tree, deletions, path.join(scratch, "deleted")),
+    git.ignoredInTree(
+      root,
+      target.snapshot.tree,
+      deletions,
+      path.join(scratch, "deleted"),
+      deletions.length ? await state.ignoreFiles() : [],
+    ),
     unhiddenFiles(root, {
       target,
       later: manifest.turns.filter((t) => t.n > target.n),
@@ -435,6 +454,7 @@ export async function applyRewind(
         what: `turn ${plan.turn}`,
         changes,
         keepOnDisk,
+        hidden: new Set(hidden.map((h) => h.path)),
       });
     } catch (error) {
       await saveRecord(store, { ...record, status: "failed" }); // put back: nothing for --undo to undo
@@ -529,7 +549,9 @@ async function beginRecord(
     backup: { ref: string; message: string };
   },
 ): Promise<RewindRecord> {
-  const commit = await backupCommit(state.root, state.tree, state.head, o.backup.message);
+  // In the store's own work tree, its git dir is known: the commit and ref may be written without git.
+  const commonDir = state.root === store.repoRoot ? store.commonDir : undefined;
+  const commit = await backupCommit(state.root, state.tree, state.head, o.backup.message, commonDir);
   const record: RewindRecord = {
     ...o,
     stamp,
@@ -540,7 +562,7 @@ async function beginRecord(
     owner: thisProcess(),
     fork: null,
   };
-  await Promise.all([git.updateRefs(state.root, [{ ref: o.backup.ref, commit }]), saveRecord(store, record)]);
+  await Promise.all([setNudgeRef(state.root, o.backup.ref, commit, commonDir), saveRecord(store, record)]);
   return record;
 }
 

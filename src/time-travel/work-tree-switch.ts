@@ -238,12 +238,16 @@ async function applyChanges(
   keep: Set<string>,
   /** The tree the changes lead to; null: the two-process way, which takes any index (a failed switch's put back). */
   to: string | null,
+  hidden = new Set<string>(),
 ): Promise<void> {
   const changes = all.filter((c) => !git.isSubmodule(c));
-  // A few files written, none deleted: one git process instead of two, the usual rewind of a few
-  // edits. A deletion goes the other way: its path may be in no index (a file a later turn
-  // ignored), or a file's folder the target replaces with a file, neither of which restore takes.
-  if (to !== null && changes.length <= FEW_PATHS && all.every((c) => c.status !== "D" && !git.isSubmodule(c))) {
+  // A few files: one git process instead of two, the usual rewind of a few edits.
+  if (
+    to !== null &&
+    changes.length === all.length &&
+    changes.length <= FEW_PATHS &&
+    restoreTakes(changes, keep, hidden)
+  ) {
     await git.restorePaths(
       tree.root,
       tree.indexFile,
@@ -265,6 +269,20 @@ async function applyChanges(
     tree.indexFile,
     changes.filter((c) => c.status !== "D").map((c) => c.path),
   );
+}
+
+/**
+ * Whether `git restore` makes exactly these changes: a deletion it makes only of a path the index
+ * holds (not a file a later turn ignored, see unhidden-files.ts), and only from the disk too (not a
+ * file left there, ignored at the target); and no file where the other side has a folder, which
+ * restore cannot swap.
+ */
+function restoreTakes(changes: git.TreeChange[], keep: Set<string>, hidden: Set<string>): boolean {
+  const deleted = changes.filter((c) => c.status === "D");
+  if (deleted.some((c) => keep.has(c.path) || hidden.has(c.path))) return false;
+  const written = changes.filter((c) => c.status !== "D");
+  const inside = (a: string, b: string) => a.startsWith(`${b}/`);
+  return !deleted.some((d) => written.some((w) => inside(w.path, d.path) || inside(d.path, w.path)));
 }
 
 /** Up to this many files, `applyChanges` has git restore them (see git.restorePaths). */
@@ -332,6 +350,8 @@ export interface Switch {
   changes: git.TreeChange[];
   /** Deletions that leave the file on disk (ignored at `to`): it only leaves the index. */
   keepOnDisk?: Set<string>;
+  /** Deletions of files `from` does not hold, so neither does the index (a later turn ignored them, see unhidden-files.ts). */
+  hidden?: Set<string>;
 }
 
 /**
@@ -357,7 +377,7 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
   let failure: string;
   try {
     faultPoint("switch-before-write");
-    await applyChanges(tree, s.changes, keep, s.to);
+    await applyChanges(tree, s.changes, keep, s.to, s.hidden);
     faultPoint("switch-after-write");
     const wrong = await pathsChangedSince(
       tree.root,

@@ -1,10 +1,10 @@
 /**
  * The cache of settled rewind records (rewinds/settled.txt) that spares every command reading
- * every record: a record cut off halfway is still found whatever the cache says — with it
- * missing, damaged, or listing the record's stamp from before its file changed.
+ * every record: a record cut off halfway is still found with the cache present, missing or
+ * damaged; a record the cache lists as settled is not read again.
  */
 import { execa } from "execa";
-import { lstatSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/store.js";
@@ -32,10 +32,16 @@ describe("settled rewind records", () => {
     // The first look read them all and listed them as settled.
     expect(readFileSync(cache, "utf8").trim().split("\n")).toHaveLength(30);
 
-    // A record rewritten as "started" (as only damage from outside could do): its file changed, so it is read again.
+    // Listed, a record is not read again (nudge never writes one back to "started"): the cache is what
+    // spares a rewind reading, or even looking at, every record.
     const cut = record(repo, 12, "started");
     await saveRecord(store, cut);
-    utimesSync(path.join(rewindsDir(store), `${cut.stamp}.json`), new Date(), new Date(Date.now() + 5_000));
+    expect(await interruptedIn(store, repo)).toBeNull();
+    // A cache an older nudge wrote (each name with its file's size and time) is read as names.
+    writeFileSync(cache, readFileSync(cache, "utf8").replace(/\.json$/gm, ".json 123 456789"));
+    expect(await interruptedIn(store, repo)).toBeNull();
+    // Without the cache, every record is read: the one rewritten is found.
+    rmSync(cache);
     expect((await interruptedIn(store, repo))?.stamp).toBe(cut.stamp);
 
     // A new record cut off halfway, the cache then deleted, then damaged.

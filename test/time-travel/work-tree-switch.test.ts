@@ -1,4 +1,13 @@
-import { readFileSync, readdirSync, rmSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  chmodSync,
+  mkdirSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { Store } from "../../src/store/store.js";
@@ -91,6 +100,44 @@ describe("switchVerified", () => {
     expect(again.tree).toBe(treeB);
     await switchTrees(again, treeB, treeA, "A");
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
+  });
+
+  it("a few files deleted and written in one git process (restore): a folder a deletion empties goes too", async () => {
+    const repo = await gitdir({ a: "file a\n", "keep/k": "k\n" });
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    writeFiles(repo, { a: "edited\n", "gone/deep/new.txt": "new\n", "keep/added": "added\n" });
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-q", "-m", "B");
+    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    const store: Store = {
+      repoRoot: repo,
+      commonDir: path.join(repo, ".git"),
+      gitDir: path.join(repo, ".git"),
+      dir: path.join(repo, ".git", "nudge"),
+      ownDirs: [],
+    };
+    const state = await captureWorkTree(store, repo);
+    expect(state.tree).toBe(treeB);
+    const changes = await plannedSwitch(repo, treeB, treeA, "A");
+    const trace = path.join(repo, ".git", "trace.json");
+    process.env.GIT_TRACE2_EVENT = trace;
+    try {
+      await switchVerified(state, { from: treeB, to: treeA, what: "A", changes });
+    } finally {
+      delete process.env.GIT_TRACE2_EVENT;
+    }
+    const commands = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((line) => line.includes('"event":"start"'))
+      .map((line) =>
+        (JSON.parse(line) as { argv: string[] }).argv.find((a, i, all) => i > 0 && a !== "-c" && all[i - 1] !== "-c"),
+      );
+    expect(commands).toEqual(["restore"]);
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
+    expect(existsSync(path.join(repo, "gone"))).toBe(false);
+    expect(readdirSync(path.join(repo, "keep"))).toEqual(["k"]);
+    // The private index holds A exactly: the next capture stages nothing and finds A.
+    expect((await captureWorkTree(store, repo)).tree).toBe(treeA);
   });
 
   it("writes and deletes file names that are not UTF-8, byte for byte", async () => {

@@ -1,0 +1,165 @@
+/**
+ * A commit and a ref written by this process, as git writes them, instead of by two git processes
+ * (`commit-tree`, `update-ref`): node's spawn and git's start cost a rewind ~5 ms each, and a
+ * rewind's backup needs both before any file changes. Only where the bytes are exactly git's and
+ * nothing else would happen: a plain repository (sha1 objects, refs in files, no shared
+ * permissions, no setting that adds a reflog or an encoding header, no variable that moves the
+ * objects or the dates), the tree already there as a loose object, a ref under refs/nudge/. Any
+ * doubt or error returns null, and the caller asks git, as before.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import { randomHex } from "../base/random-hex.js";
+import { updateRefs } from "./git.js";
+
+/** Variables that change where objects and refs go, what config git reads, or a commit's dates. */
+const STEERING = [
+  "GIT_DIR",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_QUARANTINE_PATH",
+  "GIT_AUTHOR_DATE",
+  "GIT_COMMITTER_DATE",
+  "GIT_CONFIG",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_NOSYSTEM",
+];
+
+/**
+ * Config that makes git's writes differ from these: another object or ref format, shared
+ * permissions, a reflog for every ref, a commit encoding, fsync asked for, or an include that
+ * could bring any of them. Matched anywhere in the text, comments too: a false alarm costs a git process.
+ */
+const NOT_PLAIN =
+  /\[\s*include|objectformat|refstorage|sharedrepository|logallrefupdates\s*=\s*"?always|commitencoding|fsync/i;
+
+const plain = new Map<string, boolean>();
+
+/** Whether git's own writes in this common dir would be exactly these (its config read once a process). */
+function plainRepository(commonDir: string): boolean {
+  if (STEERING.some((name) => process.env[name] !== undefined)) return false;
+  let known = plain.get(commonDir);
+  if (known === undefined) plain.set(commonDir, (known = configsArePlain(commonDir)));
+  return known;
+}
+
+function configsArePlain(commonDir: string): boolean {
+  const home = os.homedir();
+  const xdg = process.env.XDG_CONFIG_HOME;
+  const files = [
+    path.join(commonDir, "config"),
+    path.join(home, ".gitconfig"),
+    path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config"), "git", "config"),
+    "/etc/gitconfig",
+  ];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      return false;
+    }
+    if (NOT_PLAIN.test(text)) return false;
+  }
+  return true;
+}
+
+/** `commit-tree`'s bytes for this tree, parents, message and time, by nudge (SNAPSHOT_IDENTITY). */
+export function commitBody(tree: string, parents: string[], message: string, when: Date): Buffer {
+  const seconds = Math.floor(when.getTime() / 1000);
+  const offset = -when.getTimezoneOffset();
+  const zone = `${offset < 0 ? "-" : "+"}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, "0")}${String(Math.abs(offset) % 60).padStart(2, "0")}`;
+  const who = `nudge <nudge@localhost> ${seconds} ${zone}`;
+  return Buffer.from(
+    [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${who}`, `committer ${who}`, "", message].join("\n"),
+    "utf8",
+  );
+}
+
+const SHA1 = /^[0-9a-f]{40}$/;
+
+function looseObject(commonDir: string, id: string): string {
+  return path.join(commonDir, "objects", id.slice(0, 2), id.slice(2));
+}
+
+/**
+ * The commit `git commit-tree` would make of them now, written as a loose object; its id, or null
+ * (git is to be asked). git checks the tree is there: so does this, as a loose object.
+ */
+export function writeCommitHere(
+  commonDir: string,
+  tree: string,
+  parents: string[],
+  message: string,
+  when = new Date(),
+): string | null {
+  if (![tree, ...parents].every((id) => SHA1.test(id)) || !plainRepository(commonDir)) return null;
+  if (!existsSync(looseObject(commonDir, tree))) return null;
+  const body = commitBody(tree, parents, message, when);
+  const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`), body]);
+  const id = createHash("sha1").update(object).digest("hex");
+  const file = looseObject(commonDir, id);
+  if (existsSync(file)) return id;
+  // As git: written whole under a temporary name in the object's folder, read-only, then renamed into place.
+  const temp = path.join(path.dirname(file), `tmp_obj_${randomHex(6)}`);
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const fd = openSync(temp, "wx", 0o444);
+    try {
+      writeSync(fd, deflateSync(object, { level: 1 }));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+    return id;
+  } catch {
+    rmSync(temp, { force: true });
+    return null;
+  }
+}
+
+/** A ref nudge names (refs/nudge/…), checked as git would have it: anything unusual goes to git. */
+const NUDGE_REF = /^refs\/nudge(\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+$/;
+
+/**
+ * `git update-ref <ref> <commit>` for one new ref of nudge's: a loose ref file, through its lock
+ * file as git takes it. True when written; false: git is to be asked (and says what is wrong).
+ */
+export function writeRefHere(commonDir: string, ref: string, commit: string): boolean {
+  if (!SHA1.test(commit) || !NUDGE_REF.test(ref) || /\.\.|\.lock(\/|$)|\.\/|\.$/.test(ref)) return false;
+  if (!plainRepository(commonDir)) return false;
+  const file = path.join(commonDir, ...ref.split("/"));
+  const lock = `${file}.lock`;
+  let fd: number;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    fd = openSync(lock, "wx", 0o666);
+  } catch {
+    return false; // a file where a folder goes, another writer's lock: git says which
+  }
+  try {
+    try {
+      writeSync(fd, `${commit}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(lock, file);
+    return true;
+  } catch {
+    rmSync(lock, { force: true });
+    return false;
+  }
+}
+
+/** One ref of nudge's pointed at a commit: written here where it can be (`commonDir` given), else by git. */
+export async function setNudgeRef(root: string, ref: string, commit: string, commonDir?: string): Promise<void> {
+  if (commonDir && writeRefHere(commonDir, ref, commit)) return;
+  await updateRefs(root, [{ ref, commit }]);
+}

@@ -85,6 +85,15 @@ export class PrivateIndex {
     return this.seededFrom !== null;
   }
 
+  /**
+   * The tree this index holds as far as is known before a scan (a kept index: as the last process
+   * noted it), or null: what the next capture finds unless files changed since.
+   */
+  async heldTree(): Promise<string | null> {
+    if (this.seededFrom === null) await this.resume();
+    return this.tree;
+  }
+
   /** The work tree as a tree id (tracked, untracked, not ignored). */
   async capture(): Promise<Capture> {
     const staged = await this.stage();

@@ -86,6 +86,27 @@ export async function withWorkTree<T>(store: Store, root: string, what: string, 
  */
 export async function captureWorkTree(store: Store, root: string): Promise<WorkTreeState> {
   if (!holdsWorkTree(store, root)) throw new InternalError(`the work tree ${root} is captured without its lock`);
+  const { index, indexFile, exclude, ignoreFiles } = await keptIndex(store, root);
+  const capture = await index.capture();
+  // The scan says where HEAD is; a capture that had to start over (or a detached HEAD) asks git.
+  const [head, branch] = await Promise.all([
+    capture.head !== undefined ? capture.head : git.headCommit(root),
+    capture.branch !== undefined ? capture.branch : git.currentBranch(root),
+  ]);
+  return {
+    root,
+    indexFile,
+    exclude,
+    index,
+    tree: capture.tree,
+    head,
+    branch,
+    ignoreFiles: ignoreFiles ?? (() => git.ignoreFiles(root)),
+  };
+}
+
+/** The work tree's private index, kept in this process and across processes (made on first use). */
+async function keptIndex(store: Store, root: string) {
   const indexFile = worktreeIndex(store, root);
   const exclude = ownPathExcludes(root, store.ownDirs);
   // In the store's own work tree, the config that names core.excludesFile is known; asked of git otherwise.
@@ -106,22 +127,7 @@ export async function captureWorkTree(store: Store, root: string): Promise<WorkT
       })),
     );
   }
-  const capture = await index.capture();
-  // The scan says where HEAD is; a capture that had to start over (or a detached HEAD) asks git.
-  const [head, branch] = await Promise.all([
-    capture.head !== undefined ? capture.head : git.headCommit(root),
-    capture.branch !== undefined ? capture.branch : git.currentBranch(root),
-  ]);
-  return {
-    root,
-    indexFile,
-    exclude,
-    index,
-    tree: capture.tree,
-    head,
-    branch,
-    ignoreFiles: ignoreFiles ?? (() => git.ignoreFiles(root)),
-  };
+  return { index, indexFile, exclude, ignoreFiles };
 }
 
 export interface RewindOptions {
@@ -218,9 +224,14 @@ export async function prepareRewind(
   ] as const);
   // The tree alone may be there again (the work tree's own capture wrote it) with its commit pruned.
   if (!present[0] || present[2] === false) throw treeGone(`turn ${turn}'s snapshot of session ${manifest.id}`);
+  // The diffs to the target, from the tree the kept index holds, asked while the capture scans:
+  // the capture finds that tree again unless files changed since the last rewind (then asked again).
+  const held = o.scope === "conversation" ? null : await (await keptIndex(store, root)).index.heldTree();
+  const early = held ? { from: held, diffs: treeDiffs(manifest, target, held, present[1]!).catch(() => null) } : null;
   const state = await captureWorkTree(store, root);
+  const diffs = early?.from === state.tree ? await early.diffs : null;
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
-  const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!);
+  const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!, diffs);
   const { code, shared } = o.includeShared
     ? { code: all, shared: null }
     : await keepShared(store, manifest, target, all);
@@ -304,23 +315,40 @@ interface CodeSide {
 
 const NO_CODE: CodeSide = { changes: [], userChanges: new Set(), ignoredAtTarget: new Set(), inTheWay: [], hidden: [] };
 
-/** What putting the target's code in place would do to the work tree as captured. `latestThere`: the latest snapshot's tree is in the repository. */
+/**
+ * From the work tree's tree `current` to the target, and from the latest snapshot to `current` (the
+ * user's own changes; unknowable if the latest snapshot was pruned), in one git process: a rewind
+ * is a few git processes, each ~4 ms of node's spawn. `latestThere`: that snapshot's tree is in the repository.
+ */
+async function treeDiffs(
+  manifest: Manifest,
+  target: Turn,
+  current: string,
+  latestThere: boolean,
+): Promise<[git.TreeChange[], git.TreeChange[]]> {
+  const latest = manifest.turns.at(-1)!.snapshot.tree;
+  const mine = current !== latest && latestThere;
+  const [changes = [], userChanges = []] = await git.changedPathPairs(manifest.repo.root, [
+    [current, target.snapshot.tree],
+    ...(mine ? [[latest, current] as [string, string]] : []),
+  ]);
+  return [changes, userChanges];
+}
+
+/**
+ * What putting the target's code in place would do to the work tree as captured. `latestThere`:
+ * the latest snapshot's tree is in the repository; `diffs`: `treeDiffs` from the captured tree, if already asked.
+ */
 async function codeSide(
   store: Store,
   manifest: Manifest,
   target: Turn,
   state: WorkTreeState,
   latestThere: boolean,
+  diffs: [git.TreeChange[], git.TreeChange[]] | null,
 ): Promise<CodeSide> {
   const root = manifest.repo.root;
-  const latest = manifest.turns.at(-1)!;
-  // Which files are the user's own (in no snapshot): unknowable if the latest snapshot was pruned.
-  const mine = state.tree !== latest.snapshot.tree && latestThere;
-  // Both diffs in one git process: a rewind is a few git processes, each ~4 ms of node's spawn.
-  const [changes = [], userChanges = []] = await git.changedPathPairs(root, [
-    [state.tree, target.snapshot.tree],
-    ...(mine ? [[latest.snapshot.tree, state.tree] as [string, string]] : []),
-  ]);
+  const [changes, userChanges] = diffs ?? (await treeDiffs(manifest, target, state.tree, latestThere));
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
   // Made only if git is asked (most rewinds delete nothing an ignore rule could match).
   const scratch = path.join(store.dir, "index", `.ignore-check-${process.pid}-${randomHex(4)}`);

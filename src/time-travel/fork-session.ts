@@ -112,8 +112,16 @@ export async function applyForkInPlace(
   prepared: PreparedRewind,
 ): Promise<ForkOutcome> {
   const turn = prepared.plan.turn;
-  const applied = prepared.changes.length > 0 ? await applyRewind(store, source, prepared) : null;
-  const fork = await forkBundle(store, source, turn);
+  // The fork's bundle is built while the files are switched, and put in place once they are.
+  const rewinding = prepared.changes.length > 0 ? applyRewind(store, source, prepared) : Promise.resolve(null);
+  rewinding.catch(() => undefined); // awaited below, whatever becomes of the fork meanwhile
+  const fork = await forkBundle(store, source, turn, source.manifest.repo, undefined, rewinding).catch(
+    async (error: unknown) => {
+      await rewinding; // never left running: its failure is the one to tell, and the lock is released after it
+      throw error;
+    },
+  );
+  const applied = await rewinding;
   // The record names the fork, so that its undo can say so and leave the fork behind.
   const rewind = applied && { ...applied, fork: fork.manifest.id };
   if (rewind) await saveRecord(store, rewind);

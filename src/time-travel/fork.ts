@@ -36,6 +36,8 @@ export async function forkBundle(
   repo: ForkRepo = source.manifest.repo,
   /** A journal to note each step in first (a fork into a worktree: undone whole if killed). */
   work?: Work,
+  /** Built meanwhile, the fork is put in place only once this is done, and not at all if it fails (a fork's rewind). */
+  ready?: Promise<unknown>,
 ): Promise<ForkResult> {
   const turn = turnOf(source.manifest, turnNumber);
   const id = newSessionId();
@@ -47,6 +49,7 @@ export async function forkBundle(
   let manifest: Manifest;
   try {
     manifest = await buildFork(source, turn.n, id, building, repo);
+    await ready;
     // The fork's own ref keeps its history alive even if the original is removed.
     const ref = { ref: sessionRef(id), commit: turn.snapshot.commit };
     await work?.will({ kind: "refs", refs: [ref] });

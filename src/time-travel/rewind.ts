@@ -328,11 +328,16 @@ async function treeDiffs(
 ): Promise<[git.TreeChange[], git.TreeChange[]]> {
   const latest = manifest.turns.at(-1)!.snapshot.tree;
   const mine = current !== latest && latestThere;
-  const [changes = [], userChanges = []] = await git.changedPathPairs(manifest.repo.root, [
+  const pairs: Array<[string, string]> = [
     [current, target.snapshot.tree],
     ...(mine ? [[latest, current] as [string, string]] : []),
-  ]);
-  return [changes, userChanges];
+  ];
+  const diffs = await git.changedPathPairs(manifest.repo.root, pairs);
+  // Two different trees always differ in some file: none said means git could not read one (diff-tree
+  // --stdin skips such a pair without failing), as a tree the kept index held may be, pruned since.
+  if (pairs.some(([a, b], i) => a !== b && diffs[i]!.length === 0))
+    throw new InternalError(`git could not read the trees ${pairs.flat().join(", ")}`);
+  return [diffs[0]!, diffs[1] ?? []];
 }
 
 /**

@@ -226,12 +226,19 @@ export async function prepareRewind(
   if (!present[0] || present[2] === false) throw treeGone(`turn ${turn}'s snapshot of session ${manifest.id}`);
   // The diffs to the target, from the tree the kept index holds, asked while the capture scans:
   // the capture finds that tree again unless files changed since the last rewind (then asked again).
-  const held = o.scope === "conversation" ? null : await (await keptIndex(store, root)).index.heldTree();
-  const early = held ? { from: held, diffs: treeDiffs(manifest, target, held, present[1]!).catch(() => null) } : null;
+  const kept = await keptIndex(store, root);
+  const held = o.scope === "conversation" ? null : await kept.index.heldTree();
+  const ignoreFiles = kept.ignoreFiles ?? (() => git.ignoreFiles(root));
+  const early = held
+    ? {
+        from: held,
+        side: targetSide(store, manifest, target, held, present[1]!, ignoreFiles).catch(() => null),
+      }
+    : null;
   const state = await captureWorkTree(store, root);
-  const diffs = early?.from === state.tree ? await early.diffs : null;
+  const known = early?.from === state.tree ? await early.side : null;
   // A rewind of the conversation only leaves the files alone: nothing of theirs to work out.
-  const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!, diffs);
+  const all = o.scope === "conversation" ? NO_CODE : await codeSide(store, manifest, target, state, present[1]!, known);
   const { code, shared } = o.includeShared
     ? { code: all, shared: null }
     : await keepShared(store, manifest, target, all);
@@ -318,14 +325,17 @@ const NO_CODE: CodeSide = { changes: [], userChanges: new Set(), ignoredAtTarget
 /**
  * From the work tree's tree `current` to the target, and from the latest snapshot to `current` (the
  * user's own changes; unknowable if the latest snapshot was pruned), in one git process: a rewind
- * is a few git processes, each ~4 ms of node's spawn. `latestThere`: that snapshot's tree is in the repository.
+ * is a few git processes, each ~4 ms of node's spawn. `latestThere`: that snapshot's tree is in
+ * the repository. With them, the deletions the target's ignore rules would leave on disk.
  */
-async function treeDiffs(
+async function targetSide(
+  store: Store,
   manifest: Manifest,
   target: Turn,
   current: string,
   latestThere: boolean,
-): Promise<[git.TreeChange[], git.TreeChange[]]> {
+  ignoreFiles: () => Promise<string[]>,
+): Promise<TargetSide> {
   const latest = manifest.turns.at(-1)!.snapshot.tree;
   const mine = current !== latest && latestThere;
   const pairs: Array<[string, string]> = [
@@ -337,12 +347,31 @@ async function treeDiffs(
   // --stdin skips such a pair without failing), as a tree the kept index held may be, pruned since.
   if (pairs.some(([a, b], i) => a !== b && diffs[i]!.length === 0))
     throw new InternalError(`git could not read the trees ${pairs.flat().join(", ")}`);
-  return [diffs[0]!, diffs[1] ?? []];
+  const changes = diffs[0]!;
+  const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
+  // Made only if git is asked (most rewinds delete nothing an ignore rule could match).
+  const scratch = path.join(store.dir, "index", `.ignore-check-${process.pid}-${randomHex(4)}`);
+  const ignoredAtTarget = await git
+    .ignoredInTree(
+      manifest.repo.root,
+      target.snapshot.tree,
+      deletions,
+      scratch,
+      deletions.length ? await ignoreFiles() : [],
+    )
+    .finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  return { changes, userChanges: diffs[1] ?? [], ignoredAtTarget };
+}
+
+interface TargetSide {
+  changes: git.TreeChange[];
+  userChanges: git.TreeChange[];
+  ignoredAtTarget: Set<string>;
 }
 
 /**
  * What putting the target's code in place would do to the work tree as captured. `latestThere`:
- * the latest snapshot's tree is in the repository; `diffs`: `treeDiffs` from the captured tree, if already asked.
+ * the latest snapshot's tree is in the repository; `known`: `targetSide` from the captured tree, if already asked.
  */
 async function codeSide(
   store: Store,
@@ -350,28 +379,18 @@ async function codeSide(
   target: Turn,
   state: WorkTreeState,
   latestThere: boolean,
-  diffs: [git.TreeChange[], git.TreeChange[]] | null,
+  known: TargetSide | null,
 ): Promise<CodeSide> {
   const root = manifest.repo.root;
-  const [changes, userChanges] = diffs ?? (await treeDiffs(manifest, target, state.tree, latestThere));
-  const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
-  // Made only if git is asked (most rewinds delete nothing an ignore rule could match).
-  const scratch = path.join(store.dir, "index", `.ignore-check-${process.pid}-${randomHex(4)}`);
-  const [ignoredAtTarget, unhidden] = await Promise.all([
-    git.ignoredInTree(
-      root,
-      target.snapshot.tree,
-      deletions,
-      path.join(scratch, "deleted"),
-      deletions.length ? await state.ignoreFiles() : [],
-    ),
-    unhiddenFiles(root, {
-      target,
-      later: manifest.turns.filter((t) => t.n > target.n),
-      changes,
-      scratch: path.join(scratch, "hidden"),
-    }),
-  ]).finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  const { changes, userChanges, ignoredAtTarget } =
+    known ?? (await targetSide(store, manifest, target, state.tree, latestThere, state.ignoreFiles));
+  const scratch = path.join(store.dir, "index", `.unhidden-${process.pid}-${randomHex(4)}`);
+  const unhidden = await unhiddenFiles(root, {
+    target,
+    later: manifest.turns.filter((t) => t.n > target.n),
+    changes,
+    scratch,
+  }).finally(() => fs.rm(scratch, { recursive: true, force: true }));
   changes.push(...unhidden);
   return {
     changes,

@@ -8,7 +8,8 @@ import { execa } from "execa";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { commitBody, setNudgeRef, writeCommitHere, writeRefHere } from "../../src/snapshot/loose-writes.js";
+import { commitBody, setNudgeRef, writeCommitHere, writeRefHere, zlibStored } from "../../src/snapshot/loose-writes.js";
+import { inflateSync } from "node:zlib";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 
 const savedTz = process.env.TZ;
@@ -65,6 +66,13 @@ describe("a commit and a ref written without git", () => {
     await execa("git", ["fsck", "--strict", "--no-dangling"], { cwd: repo });
     // No reflog for a ref outside refs/heads: git's default, kept.
     expect(existsSync(path.join(commonDir, "logs", "refs", "nudge"))).toBe(false);
+  });
+
+  it("are written as zlib streams any inflate reads: empty, small, and across stored blocks", () => {
+    for (const size of [0, 1, 300, 0xffff, 0xffff + 1, 3 * 0xffff + 7]) {
+      const data = Buffer.from(Array.from({ length: size }, (_, i) => (i * 7919) % 251));
+      expect(inflateSync(zlibStored(data)).equals(data)).toBe(true);
+    }
   });
 
   it("are left to git where git would write something else, or could not check the tree", async () => {

@@ -83,23 +83,6 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   const inputLines =
     turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
   const patches = turns.flatMap((t) => [t.patch.file, ...(t.edits ? [t.edits.patch.file] : [])]);
-  // Every file at once, each its own: the copies queue on libuv's threads instead of waiting one by one.
-  // All settled before a failure is thrown: the caller removes the folder, and nothing may still be writing in it.
-  const copied = await Promise.allSettled([
-    // The logs up to the end of turn n: copied in the kernel, then cut (never read into memory).
-    // The stream's finished pieces are linked, not copied; the rest up to the turn's end becomes one new piece.
-    (async () =>
-      copyStreamPrefix(source.dir, dir, turn.bytes?.to ?? (await streamOffsetOfLine(source.dir, turn.lines.to))))(),
-    (async () => copyPrefix(from.timing, to.timing, await offsetOfLine(from.timing, turn.lines.to)))(),
-    (async () => copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines)))(),
-    (async () => copyPrefix(from.inputTiming, to.inputTiming, await offsetOfLine(from.inputTiming, inputLines)))(),
-    fs.writeFile(to.stderr, ""),
-    shareImages(source.dir, dir),
-    ...patches.map((file) => fs.copyFile(path.join(source.dir, file), path.join(dir, file))),
-    copyTranscripts(source, turns, dir),
-  ]);
-  const failed = copied.find((c) => c.status === "rejected");
-  if (failed) throw failed.reason;
   const at = new Date().toISOString();
   const manifest: Manifest = {
     ...source.manifest,
@@ -118,7 +101,25 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
     turns,
     unsaved: [],
   };
-  await writeBundle(dir, manifest);
+  // Every file at once, each its own: the copies queue on libuv's threads instead of waiting one by one.
+  // All settled before a failure is thrown: the caller removes the folder, and nothing may still be writing in it.
+  const copied = await Promise.allSettled([
+    // The logs up to the end of turn n: copied in the kernel, then cut (never read into memory).
+    // The stream's finished pieces are linked, not copied; the rest up to the turn's end becomes one new piece.
+    (async () =>
+      copyStreamPrefix(source.dir, dir, turn.bytes?.to ?? (await streamOffsetOfLine(source.dir, turn.lines.to))))(),
+    (async () => copyPrefix(from.timing, to.timing, await offsetOfLine(from.timing, turn.lines.to)))(),
+    (async () => copyPrefix(from.input, to.input, await offsetOfLine(from.input, inputLines)))(),
+    (async () => copyPrefix(from.inputTiming, to.inputTiming, await offsetOfLine(from.inputTiming, inputLines)))(),
+    fs.writeFile(to.stderr, ""),
+    shareImages(source.dir, dir),
+    ...patches.map((file) => fs.copyFile(path.join(source.dir, file), path.join(dir, file))),
+    copyTranscripts(source, turns, dir),
+    // Its journal and header too: nothing reads a fork's folder before it is renamed into place.
+    writeBundle(dir, manifest),
+  ]);
+  const failed = copied.find((c) => c.status === "rejected");
+  if (failed) throw failed.reason;
   return manifest;
 }
 

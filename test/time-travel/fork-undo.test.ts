@@ -1,5 +1,5 @@
 /** Undoing a fork put in place abandons it: `claude run -c` goes back to the session it was forked from. Real claude, scripted API. */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitdir } from "../support/gitdir.js";
@@ -48,5 +48,34 @@ describe("fork in place, then --undo", () => {
     expect(run.stderr).toContain(`continuing session ${recorded.id}`);
     expect(readManifestFile(recorded.dir).turns).toHaveLength(4);
     expect(readManifestFile(path.join(repo, ".git", "nudge", "sessions", forkId)).turns).toHaveLength(2);
+  });
+
+  it("a fork whose switch fails leaves no fork: the files and the sessions as they were, the switch's error told", async () => {
+    const repo = await gitdir({ "README.md": "# app\n" });
+    recorded = await recordSession(
+      repo,
+      [
+        { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
+        { text: "Wrote one." },
+        { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "2\n" } },
+        { text: "Wrote two." },
+      ],
+      ["write one", "write two"],
+    );
+    const sessions = path.join(repo, ".git", "nudge", "sessions");
+    const before = readdirSync(sessions).sort();
+    // The fork's folder is built while the files are switched: the switch fails on a full disk.
+    const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], {
+      cwd: repo,
+      env: { NUDGE_FAULT: "switch-before-write:enospc" },
+    });
+    expect(fork.exitCode).toBe(1);
+    expect(fork.stderr).toMatch(
+      /^error: cannot rewrite the work tree to turn 1: .*the files it touched were put back/m,
+    );
+    expect(readdirSync(sessions).sort()).toEqual(before);
+    expect(readFileSync(path.join(repo, "two.txt"), "utf8")).toBe("2\n");
+    const list = await runNudge(["session", "list", "--json"], { cwd: repo });
+    expect(JSON.parse(list.stdout).map((s: { id: string }) => s.id)).toEqual([recorded.id]);
   });
 });

@@ -83,7 +83,11 @@ export async function checkCode(
     refs.refs.map((r) => r.from),
     contents.git.prerequisites,
     async (scratch) => {
-      if (base && !(await git.objectExists(scratch, `${base}^{commit}`))) {
+      // The base commit's tree, which also says the commit is there (one git process for both).
+      const start = base
+        ? await git.treeOf(scratch, `${base}^{commit}`).catch(() => null)
+        : await git.emptyTree(scratch);
+      if (start === null) {
         throw new UserError(
           `this repository lacks the session's base commit ${base}`,
           "fetch it (git fetch), then import again",
@@ -104,7 +108,6 @@ export async function checkCode(
       ]);
       const files = steps.map((s) => path.join(contents.sessionDir, s.patch));
       const large = await Promise.all(files.map(async (f) => (await fs.stat(f)).size > LARGE_PATCH));
-      const start = base ? await git.treeOf(scratch, base) : await git.emptyTree(scratch);
       const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
       // Each patch is what git makes between the recorded trees, in one process for all (a large
       // one alone, compared as git writes it): then applying it reproduces the tree. One that
@@ -150,9 +153,12 @@ async function refuseAnotherProject(root: string, contents: ExportContents): Pro
   const roots = contents.git.rootCommits ?? [];
   if (roots.length === 0) return; // an export of an older nudge: the fetch hint below is all it can say
   const base = contents.header.repo.baseCommit;
+  // Once each: the base is often the bundle's prerequisite too.
   const needed = [
-    ...contents.git.prerequisites.map((p) => p.commit),
-    ...(base && !contents.git.carried.includes(base) ? [base] : []),
+    ...new Set([
+      ...contents.git.prerequisites.map((p) => p.commit),
+      ...(base && !contents.git.carried.includes(base) ? [base] : []),
+    ]),
   ];
   const present = async (commit: string) => git.objectExists(root, `${commit}^{commit}`);
   if ((await Promise.all(needed.map(present))).every(Boolean)) return;

@@ -26,7 +26,7 @@ import { checkCode, codeRefs } from "./import-code.js";
 import { readContents, type ExportContents } from "./import-contents.js";
 import { installSession, type SetAside } from "./import-install.js";
 import type { Work } from "../store/cut-off-work.js";
-import { exporter, stageSession, type Placement } from "./import-stage.js";
+import { exporter, placePatches, stageSession, type Placement } from "./import-stage.js";
 import { streamSize } from "../store/conversation-pieces.js";
 import { streamRange } from "../store/stream-range.js";
 import { formatBytes, raisedLimits, refusing } from "./limits.js";
@@ -139,26 +139,34 @@ async function importInto(store: Store, archive: string, o: ImportOptions, work:
     const target = await chooseId(store, contents.index.session.id, o.force);
     const refs = await codeRefs(contents, target.id).catch(refusing(name));
     progress("checking the code: the git bundle, every snapshot and patch…");
-    const { pack } = await checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(
-      refusing(name),
-    );
-
+    // The code is checked (mostly waiting on git) while the session is staged (nudge's own work, in
+    // the work folder): both settled before either's failure is told, the code's first, as when
+    // one came after the other.
     const now = (o.now ?? (() => new Date()))();
-    const staged = await stageSession(
-      contents,
-      {
-        id: target.id,
-        root: store.repoRoot,
-        worktree: worktreeName(store),
-        claudeConfigDir: claudeConfigDir(o.env ?? process.env),
-        importedAt: now.toISOString(),
-        keepBoth: !o.force,
-        parent:
-          (await parentHere(store, contents.header.parent)) ??
-          (o.lineage && o.lineage.id !== target.id ? o.lineage : null),
-      },
-      path.join(work.dir, "bundle"),
-    );
+    const [checked, stagedNow] = await Promise.allSettled([
+      checkCode(store.repoRoot, contents, refs, path.join(work.dir, "index"), progress).catch(refusing(name)),
+      (async () =>
+        stageSession(
+          contents,
+          {
+            id: target.id,
+            root: store.repoRoot,
+            worktree: worktreeName(store),
+            claudeConfigDir: claudeConfigDir(o.env ?? process.env),
+            importedAt: now.toISOString(),
+            keepBoth: !o.force,
+            parent:
+              (await parentHere(store, contents.header.parent)) ??
+              (o.lineage && o.lineage.id !== target.id ? o.lineage : null),
+          },
+          path.join(work.dir, "bundle"),
+        ))(),
+    ]);
+    if (checked.status === "rejected") throw checked.reason;
+    if (stagedNow.status === "rejected") throw stagedNow.reason;
+    const { pack } = checked.value;
+    const staged = stagedNow.value;
+    await placePatches(contents, path.join(work.dir, "bundle"));
     faultPoint("import-staged");
     const different = staged.placements.filter((p) => p.state === "different");
     if (different.length && !o.force) {

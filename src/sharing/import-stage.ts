@@ -65,6 +65,12 @@ export interface StagedSession {
 
 const LOGS = ["conversation.jsonl", "timing.txt", "input.jsonl", "input-timing.txt"];
 
+/** The export's patches, moved into the staged session (see `stageSession`). */
+export async function placePatches(contents: ExportContents, dir: string): Promise<void> {
+  const patches = contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file));
+  await Promise.all(patches.map((name) => fs.rename(path.join(contents.sessionDir, name), path.join(dir, name))));
+}
+
 export async function stageSession(
   contents: ExportContents,
   target: ImportTarget,
@@ -76,12 +82,9 @@ export async function stageSession(
   await fs.mkdir(files.changes, { recursive: true });
   await fs.mkdir(files.transcripts, { recursive: true });
   // Moved, not copied: the unpacked export is thrown away after staging, and it is on the same disk
-  // (both in the import's work folder), so every byte is not written a second time.
-  const moved = new Set([
-    ...LOGS,
-    ...contents.images,
-    ...contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file)),
-  ]);
+  // (both in the import's work folder), so every byte is not written a second time. The patches
+  // are moved by `placePatches`, once the code's check (which reads them) is done.
+  const moved = new Set([...LOGS, ...contents.images]);
   if (contents.images.length > 0) await fs.mkdir(imagesDir(dir));
   await Promise.all([
     ...[...moved].map((name) => fs.rename(src(name), path.join(dir, name))),

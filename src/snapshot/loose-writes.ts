@@ -32,11 +32,11 @@ const STEERING = [
 
 /**
  * Config that makes git's writes differ from these: another object or ref format, shared
- * permissions, a reflog for every ref, a commit encoding, fsync asked for, or an include that
- * could bring any of them. Matched anywhere in the text, comments too: a false alarm costs a git process.
+ * permissions, a reflog for every ref, a commit encoding, fsync asked for, or an include or a
+ * worktree's own config that could bring any of them. Matched anywhere in the text, comments too: a false alarm costs a git process.
  */
 const NOT_PLAIN =
-  /\[\s*include|objectformat|refstorage|sharedrepository|logallrefupdates\s*=\s*"?always|commitencoding|fsync/i;
+  /\[\s*include|worktreeconfig|objectformat|refstorage|sharedrepository|logallrefupdates\s*=\s*"?always|commitencoding|fsync/i;
 
 const plain = new Map<string, boolean>();
 
@@ -101,7 +101,8 @@ export function writeCommitHere(
 ): string | null {
   if (![tree, ...parents].every((id) => SHA1.test(id)) || !plainRepository(commonDir)) return null;
   if (!existsSync(looseObject(commonDir, tree))) return null;
-  const body = commitBody(tree, parents, message, when);
+  // As git.commitTree gives it to git, which refuses a NUL in a message.
+  const body = commitBody(tree, parents, message.replaceAll("\0", "\\0"), when);
   const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`), body]);
   const id = createHash("sha1").update(object).digest("hex");
   const file = looseObject(commonDir, id);

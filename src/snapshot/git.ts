@@ -473,9 +473,10 @@ export async function ignoredInTree(
   for (const spec of specs) {
     const header = out.toString("latin1", at, out.indexOf(0x0a, at));
     at += header.length + 1;
-    const size = /^\S+ blob (\d+)$/.exec(header)?.[1];
+    const [, type, size] = /^\S+ (\w+) (\d+)$/.exec(header) ?? [];
     if (size === undefined) continue; // "<spec> missing"
-    found.push({ spec, content: out.subarray(at, at + Number(size)) });
+    // A folder named .gitignore holds no rules: its content (a tree) is passed over.
+    if (type === "blob") found.push({ spec, content: out.subarray(at, at + Number(size)) });
     at += Number(size) + 1;
   }
   const beyond = outside ? await readAll(outside) : null;
@@ -488,9 +489,11 @@ export async function ignoredInTree(
     await fs.writeFile(pathOnDisk(scratch, spec), content);
   }
   const gitDir = path.dirname(await indexPath(root));
+  // The user's excludes file as the work tree's git reads it (a relative one is from the work tree's top, not the scratch folder).
+  const excludes = outside?.[1] ? ["-c", `core.excludesFile=${outside[1]}`] : [];
   const result = await run(
     scratch,
-    ["--git-dir", gitDir, "--work-tree", scratch, "check-ignore", "--no-index", "-z", "--stdin"],
+    ["--git-dir", gitDir, "--work-tree", scratch, ...excludes, "check-ignore", "--no-index", "-z", "--stdin"],
     {
       input: Buffer.from(asked.join("\0") + "\0", "latin1"),
       tolerate: (code) => code === 1, // 1: none of them is ignored
@@ -523,13 +526,15 @@ async function readAll(files: string[]): Promise<Buffer[] | null> {
 function rulesOf(texts: Buffer[]): string[][] | null {
   const rules: string[][] = [];
   for (const text of texts) {
-    for (const raw of text.toString("latin1").split("\n")) {
-      const line = raw.replace(/ +$/, "");
-      if (line === "" || line.startsWith("#") || line.startsWith("!")) continue;
+    // A UTF-8 byte order mark at the top, as git skips it.
+    const start = text[0] === 0xef && text[1] === 0xbb && text[2] === 0xbf ? 3 : 0;
+    for (const line of text.toString("latin1", start).split("\n")) {
+      if (line.trim() === "" || line.startsWith("#") || line.startsWith("!")) continue;
       if (/[[\\]/.test(line)) return null;
+      // Split at white space too (a CR, trailing spaces git trims): shorter runs, found in more paths.
       const runs = line
         .toLowerCase()
-        .split(/[*?/\r]+/)
+        .split(/[*?/\s]+/)
         .filter(Boolean);
       if (runs.length === 0) return null;
       rules.push(runs);

@@ -18,6 +18,7 @@ import { turnOf } from "../store/turn-lookup.js";
 import * as git from "../snapshot/git.js";
 import { beginWork, clearCutOffWork } from "../store/cut-off-work.js";
 import { faultPoint } from "../base/fault-injection.js";
+import { UserError, errorMessage } from "../base/errors.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { forkBundle, planWorktreeFork, type ForkResult } from "./fork.js";
 import { saveRecord, type RewindRecord } from "./rewind-log.js";
@@ -117,8 +118,13 @@ export async function applyForkInPlace(
   rewinding.catch(() => undefined); // awaited below, whatever becomes of the fork meanwhile
   const fork = await forkBundle(store, source, turn, source.manifest.repo, undefined, rewinding).catch(
     async (error: unknown) => {
-      await rewinding; // never left running: its failure is the one to tell, and the lock is released after it
-      throw error;
+      // Never left running: its failure is the one to tell, and the lock is released after it.
+      if (!(await rewinding)) throw error;
+      // The files were switched, and the fork could not be made: said so, with the way back.
+      throw new UserError(
+        `the files are at turn ${turn} of ${source.manifest.id}, but its fork could not be made: ${errorMessage(error)}`,
+        "put the files back with: nudge session rewind --undo (or fork again once the cause is fixed)",
+      );
     },
   );
   const applied = await rewinding;

@@ -19,6 +19,7 @@ import type { Work } from "../store/cut-off-work.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import { setNudgeRef } from "../snapshot/loose-writes.js";
+import { deleteRefs } from "../snapshot/git.js";
 import { resumePoint, turnOf } from "../store/turn-lookup.js";
 
 export interface ForkResult {
@@ -47,19 +48,23 @@ export async function forkBundle(
   await work?.will({ kind: "made", path: building });
   await fs.mkdir(building);
   let manifest: Manifest;
+  // The fork's own ref keeps its history alive even if the original is removed.
+  const ref = { ref: sessionRef(id), commit: turn.snapshot.commit };
+  let refSet = false;
   try {
     manifest = await buildFork(source, turn.n, id, building, repo);
     await ready;
-    // The fork's own ref keeps its history alive even if the original is removed.
-    const ref = { ref: sessionRef(id), commit: turn.snapshot.commit };
     await work?.will({ kind: "refs", refs: [ref] });
     const here = source.manifest.repo.root === store.repoRoot ? store.commonDir : undefined;
     await setNudgeRef(source.manifest.repo.root, ref.ref, ref.commit, here);
+    refSet = true;
     faultPoint("fork-building");
     await work?.will({ kind: "made", path: dir });
     await fs.rename(building, dir);
   } catch (error) {
     await fs.rm(building, { recursive: true, force: true });
+    // No fork, no ref of its own left pointing at nothing anyone lists.
+    if (refSet) await deleteRefs(source.manifest.repo.root, [ref.ref]).catch(() => undefined);
     throw error;
   }
   return { dir, manifest };

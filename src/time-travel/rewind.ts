@@ -614,7 +614,9 @@ async function beginRecord(
     owner: thisProcess(),
     fork: null,
   };
-  await Promise.all([setNudgeRef(state.root, o.backup.ref, commit, commonDir), saveRecord(store, record)]);
+  // The ref first: a record saved beside a ref that failed would read as an operation cut off halfway.
+  await setNudgeRef(state.root, o.backup.ref, commit, commonDir);
+  await saveRecord(store, record);
   return record;
 }
 

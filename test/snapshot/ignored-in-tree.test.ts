@@ -5,6 +5,7 @@
  * .gitignore files, info/exclude and the user's excludes file; and no git asked when no rule can
  * match.
  */
+import { execa } from "execa";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -79,6 +80,29 @@ describe("ignoredInTree", () => {
     writeFileSync(exclude, "gen/\\[id\\].ts\n");
     const escaped = await ignoredInTree(repo, tree, ["gen/[id].ts"], path.join(tempDir(), "s"), [exclude, user]);
     expect([...escaped]).toEqual(["gen/[id].ts"]);
+  });
+
+  it("reads rules as git does: a byte order mark, CRLF lines with trailing spaces, a folder named .gitignore, a relative excludes file", async () => {
+    const repo = await gitdir({
+      ".gitignore": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("*.bom\r\n*.sp  \r\nfoo \r\n")]),
+      "a/.gitignore/x": "a folder, not rules\n",
+      "b/.gitignore": "*.keep\n",
+      "README.md": "r\n",
+    } as unknown as Record<string, string>);
+    await git(repo, "config", "core.excludesFile", ".git/rel-excl");
+    writeFileSync(path.join(repo, ".git", "rel-excl"), "*.rel\n");
+    const tree = (await git(repo, "rev-parse", "HEAD^{tree}")).trim();
+    const paths = ["x.bom", "y.sp", "foo", "b/z.keep", "b/z.txt", "r.rel", "sub/r.rel", "plain.txt"];
+    // git's own answer, asked in the work tree itself (the rules as they stand there are the tree's).
+    const { stdout } = await execa("git", ["check-ignore", "--no-index", "--stdin", "-z"], {
+      cwd: repo,
+      input: paths.join("\0") + "\0",
+      reject: false,
+    });
+    const asGit = stdout.split("\0").filter(Boolean).sort();
+    expect(asGit).toEqual(["b/z.keep", "foo", "r.rel", "sub/r.rel", "x.bom", "y.sp"]);
+    const outside = [path.join(repo, ".git", "info", "exclude"), path.join(repo, ".git", "rel-excl")];
+    expect([...(await ignoredInTree(repo, tree, paths, path.join(tempDir(), "s"), outside))].sort()).toEqual(asGit);
   });
 
   it("starts no check-ignore, and leaves no scratch folder, when no rule can match", async () => {

@@ -1,4 +1,5 @@
 /** Undoing a fork put in place abandons it: `claude run -c` goes back to the session it was forked from. Real claude, scripted API. */
+import { execa } from "execa";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -77,5 +78,36 @@ describe("fork in place, then --undo", () => {
     expect(readFileSync(path.join(repo, "two.txt"), "utf8")).toBe("2\n");
     const list = await runNudge(["session", "list", "--json"], { cwd: repo });
     expect(JSON.parse(list.stdout).map((s: { id: string }) => s.id)).toEqual([recorded.id]);
+  });
+
+  it("a fork that cannot be made once its files are switched says so, and --undo puts them back", async () => {
+    const repo = await gitdir({ "README.md": "# app\n" });
+    recorded = await recordSession(
+      repo,
+      [
+        { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
+        { text: "Wrote one." },
+        { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "2\n" } },
+        { text: "Wrote two." },
+      ],
+      ["write one", "write two"],
+    );
+    const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], {
+      cwd: repo,
+      env: { NUDGE_FAULT: "fork-building:enospc" },
+    });
+    expect(fork.exitCode).toBe(1);
+    expect(fork.stderr).toMatch(
+      new RegExp(`^error: the files are at turn 1 of ${recorded.id}, but its fork could not be made: .*ENOSPC`, "m"),
+    );
+    expect(fork.stderr).toContain("hint: put the files back with: nudge session rewind --undo");
+    // No fork made, and no ref of one left behind.
+    const refs = await execa("git", ["for-each-ref", "--format=%(refname)", "refs/nudge/sessions/"], { cwd: repo });
+    expect(refs.stdout.split("\n").filter(Boolean)).toEqual([`refs/nudge/sessions/${recorded.id}`]);
+    expect(readdirSync(path.join(repo, ".git", "nudge", "sessions"))).toEqual([recorded.id]);
+    expect(existsSync(path.join(repo, "two.txt"))).toBe(false);
+    const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
+    expect(undo.exitCode, undo.stderr).toBe(0);
+    expect(readFileSync(path.join(repo, "two.txt"), "utf8")).toBe("2\n");
   });
 });

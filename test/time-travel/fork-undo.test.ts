@@ -13,19 +13,24 @@ afterEach(async () => {
   recorded = undefined;
 });
 
+/** A session of two turns: the first writes one.txt, the second two.txt. */
+function twoTurns(repo: string): Promise<Recorded> {
+  return recordSession(
+    repo,
+    [
+      { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
+      { text: "Wrote one." },
+      { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "2\n" } },
+      { text: "Wrote two." },
+    ],
+    ["write one", "write two"],
+  );
+}
+
 describe("fork in place, then --undo", () => {
   it("fork X 1 --yes, rewind --undo, then claude run -c continues X, not the abandoned fork", async () => {
     const repo = await gitdir({ "README.md": "# app\n" });
-    recorded = await recordSession(
-      repo,
-      [
-        { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
-        { text: "Wrote one." },
-        { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "2\n" } },
-        { text: "Wrote two." },
-      ],
-      ["write one", "write two"],
-    );
+    recorded = await twoTurns(repo);
     const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], { cwd: repo });
     expect(fork.exitCode, fork.stderr).toBe(0);
     const forkId = /→ (\w+)/.exec(fork.stdout)![1]!;
@@ -53,16 +58,7 @@ describe("fork in place, then --undo", () => {
 
   it("a fork whose switch fails leaves no fork: the files and the sessions as they were, the switch's error told", async () => {
     const repo = await gitdir({ "README.md": "# app\n" });
-    recorded = await recordSession(
-      repo,
-      [
-        { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
-        { text: "Wrote one." },
-        { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "2\n" } },
-        { text: "Wrote two." },
-      ],
-      ["write one", "write two"],
-    );
+    recorded = await twoTurns(repo);
     const sessions = path.join(repo, ".git", "nudge", "sessions");
     const before = readdirSync(sessions).sort();
     // The fork's folder is built while the files are switched: the switch fails on a full disk.
@@ -82,16 +78,7 @@ describe("fork in place, then --undo", () => {
 
   it("a fork that cannot be made once its files are switched says so, and --undo puts them back", async () => {
     const repo = await gitdir({ "README.md": "# app\n" });
-    recorded = await recordSession(
-      repo,
-      [
-        { tool: "Write", input: { file_path: path.join(repo, "one.txt"), content: "1\n" } },
-        { text: "Wrote one." },
-        { tool: "Write", input: { file_path: path.join(repo, "two.txt"), content: "2\n" } },
-        { text: "Wrote two." },
-      ],
-      ["write one", "write two"],
-    );
+    recorded = await twoTurns(repo);
     const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], {
       cwd: repo,
       env: { NUDGE_FAULT: "fork-building:enospc" },

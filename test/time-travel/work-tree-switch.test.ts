@@ -17,6 +17,17 @@ import { lockWorkTree } from "../../src/store/work-tree-lock.js";
 import { git, gitdir, writeFiles } from "../support/gitdir.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
 
+/** The store of a plain repository's own work tree, as openStore finds it. */
+function storeIn(repo: string): Store {
+  return {
+    repoRoot: repo,
+    commonDir: path.join(repo, ".git"),
+    gitDir: path.join(repo, ".git"),
+    dir: path.join(repo, ".git", "nudge"),
+    ownDirs: [],
+  };
+}
+
 /** A capture as a rewind makes it: under the work tree's lock (held until the test ends). */
 async function captureWorkTree(store: Store, repo: string): Promise<WorkTreeState> {
   const lock = await lockWorkTree(store, repo, { what: "testing" });
@@ -49,13 +60,7 @@ async function twoTrees() {
   await git(repo, "commit", "-q", "-m", "B");
   const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
   await git(repo, "checkout", "-q", "HEAD~1");
-  const store: Store = {
-    repoRoot: repo,
-    commonDir: path.join(repo, ".git"),
-    gitDir: path.join(repo, ".git"),
-    dir: path.join(repo, ".git", "nudge"),
-    ownDirs: [],
-  };
+  const store = storeIn(repo);
   return { repo, store, treeA, treeB };
 }
 
@@ -85,13 +90,7 @@ describe("switchVerified", () => {
     await git(repo, "commit", "-q", "-m", "B");
     const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(repo, "checkout", "-q", "HEAD~1");
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     await switchTrees(state, treeA, treeB, "B");
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeB));
@@ -109,13 +108,7 @@ describe("switchVerified", () => {
     await git(repo, "add", "-A");
     await git(repo, "commit", "-q", "-m", "B");
     const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     expect(state.tree).toBe(treeB);
     const changes = await plannedSwitch(repo, treeB, treeA, "A");
@@ -145,13 +138,7 @@ describe("switchVerified", () => {
     const latin1Name = Buffer.from("caf\xe9.txt", "latin1"); // "café" in latin-1: not valid UTF-8
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFileSync(Buffer.concat([Buffer.from(`${repo}/`), latin1Name]), "latin-1 name\n");
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     const named = () => readdirSync(repo, { encoding: "buffer" }).some((n) => n.equals(latin1Name));
     await switchTrees(state, state.tree, treeA, "A");
@@ -185,13 +172,7 @@ describe("switchVerified", () => {
     await git(repo, "commit", "-q", "-m", "B");
     const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(repo, "checkout", "-q", "HEAD~1");
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     expect(state.tree).toBe(treeA);
     await switchTrees(state, treeA, treeB, "B");
@@ -226,13 +207,7 @@ describe("switchVerified", () => {
     });
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { "a.txt": "one\r\nthree\r\n", [odd[0]!]: "q2\n", [odd[1]!]: "n2\n", [odd[2]!]: "r2\n" });
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     // On disk a.txt has CRLF, its blob has LF: the check must compare what git records.
     await switchTrees(state, state.tree, treeA, "A");
@@ -249,13 +224,7 @@ describe("switchVerified", () => {
     await git(repo, "commit", "-q", "-m", "normalize from now on");
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { "w.txt": "win, edited\r\n" });
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     await switchTrees(state, state.tree, treeA, "A");
     expect(readFileSync(path.join(repo, "w.txt"), "utf8")).toBe("win\r\n");
@@ -270,13 +239,7 @@ describe("switchVerified", () => {
     const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(path.join(repo, "sub"), "commit", "-q", "--allow-empty", "-m", "bump");
     writeFiles(repo, { "sub/work.txt": "uncommitted, in the submodule\n" });
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo); // the bumped commit
 
     await switchTrees(state, state.tree, treeB, "B"); // the submodule at its older commit
@@ -292,13 +255,7 @@ describe("switchVerified", () => {
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     await git(repo, "rm", "-q", "-r", "sub");
     await git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
-    const store: Store = {
-      repoRoot: repo,
-      commonDir: path.join(repo, ".git"),
-      gitDir: path.join(repo, ".git"),
-      dir: path.join(repo, ".git", "nudge"),
-      ownDirs: [],
-    };
+    const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     await expect(switchTrees(state, state.tree, treeA, "A")).rejects.toThrow(
       /^cannot rewrite the work tree to A: sub is a submodule on one side and a file or folder on the other$/,

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { commitBody, setNudgeRef, writeCommitHere, writeRefHere, zlibStored } from "../../src/snapshot/loose-writes.js";
 import { inflateSync } from "node:zlib";
+import { SNAPSHOT_IDENTITY } from "../../src/snapshot/git-process.js";
 import { git, gitdir, tempDir } from "../support/gitdir.js";
 
 const savedTz = process.env.TZ;
@@ -25,14 +26,7 @@ async function gitsCommit(repo: string, tree: string, parents: string[], message
   const { stdout } = await execa("git", ["commit-tree", ...parents.flatMap((p) => ["-p", p]), "-F", "-", tree], {
     cwd: repo,
     input: message,
-    env: {
-      GIT_AUTHOR_NAME: "nudge",
-      GIT_AUTHOR_EMAIL: "nudge@localhost",
-      GIT_COMMITTER_NAME: "nudge",
-      GIT_COMMITTER_EMAIL: "nudge@localhost",
-      GIT_AUTHOR_DATE: zone,
-      GIT_COMMITTER_DATE: zone,
-    },
+    env: { ...SNAPSHOT_IDENTITY, GIT_AUTHOR_DATE: zone, GIT_COMMITTER_DATE: zone },
   });
   return stdout.trim();
 }

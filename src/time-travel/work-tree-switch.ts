@@ -223,8 +223,18 @@ async function pathsChangedSince(
     root,
     files.map((c) => (creates(c) ? c : { path: c.path, mode: c.oldMode, blob: c.oldBlob })),
   );
+  // A path made below one the switch deletes (a symlink to a folder, where the target has a folder)
+  // is seen through that link now: what stands there is the link's, checked as the deletion's.
+  const deleted = new Set(files.filter((c) => c.status === "D").map((c) => c.path));
+  const belowDeleted = (rel: string) => {
+    for (let at = rel.lastIndexOf("/"); at > 0; at = rel.lastIndexOf("/", at - 1))
+      if (deleted.has(rel.slice(0, at))) return true;
+    return false;
+  };
   const matches = (c: git.TreeChange, f: Found) =>
-    creates(c) ? f === "missing" || f === "folder" || (o.acceptWritten === true && f === "held") : f === "held";
+    creates(c)
+      ? f === "missing" || f === "folder" || (o.acceptWritten === true && f === "held") || belowDeleted(c.path)
+      : f === "held";
   return files.filter((c, i) => !matches(c, found[i]!)).map((c) => git.shownPath(c.path));
 }
 

@@ -133,6 +133,22 @@ describe("switchVerified", () => {
     expect((await captureWorkTree(store, repo)).tree).toBe(treeA);
   });
 
+  it("turns a symlink to a folder back into the folder it replaced (what the link leads to is left alone)", async () => {
+    const repo = await gitdir({ "out/a.txt": "mine\n", "src/a.txt": "source\n" });
+    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    rmSync(path.join(repo, "out"), { recursive: true });
+    symlinkSync("src", path.join(repo, "out"));
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-q", "-m", "B");
+    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    const store = storeIn(repo);
+    const state = await captureWorkTree(store, repo);
+    expect(state.tree).toBe(treeB);
+    await switchTrees(state, treeB, treeA, "A");
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, treeA));
+    expect(readFileSync(path.join(repo, "src", "a.txt"), "utf8")).toBe("source\n");
+  });
+
   it("writes and deletes file names that are not UTF-8, byte for byte", async () => {
     const repo = await gitdir({ "a.txt": "a\n" });
     const latin1Name = Buffer.from("caf\xe9.txt", "latin1"); // "café" in latin-1: not valid UTF-8

@@ -39,7 +39,13 @@ Examples:
           when(e.at),
           e.sessionId,
           String(e.turn),
-          e.kind === "rewind" ? (e.scope === "both" ? "rewind" : `rewind (${e.scope})`) : e.kind,
+          e.fork
+            ? `fork (${e.fork})`
+            : e.kind === "rewind"
+              ? e.scope === "both"
+                ? "rewind"
+                : `rewind (${e.scope})`
+              : e.kind,
           e.status,
           e.filesChanged === null ? "–" : String(e.filesChanged),
           e.exists ? e.ref : `${e.ref} (gone)`,
@@ -48,7 +54,7 @@ Examples:
       const target = listing.entries.find((e) => e.undo);
       say(
         target
-          ? `* nudge session rewind --undo puts back the files from before this rewind`
+          ? `* nudge session rewind --undo puts back the files from before this ${target.fork ? "fork" : "rewind"}`
           : "nothing to undo: every rewind listed was undone or failed",
       );
     }

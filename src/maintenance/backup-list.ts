@@ -24,6 +24,8 @@ interface BackupEntry {
   filesChanged: number | null;
   /** The one `nudge session rewind --undo` restores. */
   undo: boolean;
+  /** A fork put in place: the fork session it made. */
+  fork: string | null;
 }
 
 interface OtherBackup {
@@ -73,6 +75,7 @@ export async function listBackups(store: Store): Promise<BackupListing> {
       exists: refsPresent.has(record.backup.ref),
       filesChanged,
       undo: record.stamp === target,
+      fork: record.fork ?? null,
     });
   }
   const others = unnamedBackups(refs, records)

@@ -169,7 +169,7 @@ export async function run(cwd: string, args: string[], options: GitOptions = {})
   const result = await spawnGit(cwd, [...prefix, ...args], env, options.input, { internal });
   if (result.exitCode !== 0) {
     if (options.tolerate?.(result.exitCode, result.stderr)) return result.stdout;
-    const known = options.explain?.(result.stderr) ?? lockedByAnotherGit(result.stderr);
+    const known = options.explain?.(result.stderr) ?? lockedByAnotherGit(result.stderr) ?? cannotWrite(result.stderr);
     if (known) throw known;
     throw new InternalError(`git ${subcommand(args)} failed (exit ${result.exitCode}): ${result.stderr}`);
   }
@@ -192,6 +192,25 @@ function lockedByAnotherGit(stderr: string): UserError | undefined {
   return new UserError(
     `another git process is working in this repository (${lock} exists)`,
     "wait for it to finish; if no git is running, remove that file and run the command again",
+  );
+}
+
+/**
+ * A repository git cannot write to (its permissions, a read-only disk, a file where git keeps a
+ * folder of refs) is the user's to fix, not a bug: said with git's own line.
+ */
+function cannotWrite(stderr: string): UserError | undefined {
+  const line = stderr
+    .split("\n")
+    .find((l) =>
+      /insufficient permission|unable to (create|write|open|append)\b.*(Permission denied|Read-only file system)|non-directory in the way|unable to create directory/i.test(
+        l,
+      ),
+    );
+  if (!line) return undefined;
+  return new UserError(
+    `git cannot write to this repository: ${line.replace(/^(fatal|error): /, "").trim()}`,
+    "check that the .git folder can be written (its permissions, a read-only disk, a file where git keeps a folder), then run the command again",
   );
 }
 

@@ -332,8 +332,10 @@ export function planUndo(
 export function describeUndo(plan: UndoPlan): string[] {
   const { undo } = plan;
   const lines = [
-    `undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`,
-    ...codeLines(plan, "before that rewind"),
+    undo.fork
+      ? `undo the fork of session ${undo.sessionId} at turn ${undo.turn} (made ${undo.at}; the fork ${undo.fork} stays recorded)`
+      : `undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`,
+    ...codeLines(plan, undo.fork ? "before that fork" : "before that rewind"),
   ];
   for (const file of undo.hidden)
     lines.push(`  write   ${printablePath(file.path)} (ignored, so in no snapshot; the rewind's record kept it)`);

@@ -1,6 +1,6 @@
 /**
- * A rewind whose backup ref cannot be written (a file where git's ref folder goes) changes nothing
- * and leaves nothing behind: once the cause is gone, the next rewind goes ahead, not refused as one
+ * A rewind whose backup ref cannot be written (a file where git's ref folder goes) says so in one
+ * line, changes nothing and leaves nothing behind: once the cause is gone, the next rewind goes ahead, not refused as one
  * "interrupted halfway". Real claude, scripted API, the built CLI.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -26,7 +26,10 @@ it("a backup ref that cannot be written leaves no record of a rewind begun", asy
   mkdirSync(path.join(repo, ".git", "refs", "nudge"), { recursive: true });
   writeFileSync(path.join(repo, ".git", "refs", "nudge", "backup"), "not a folder\n");
   const failed = await runNudge(["session", "rewind", recorded.id, "0", "--yes"], { cwd: repo });
-  expect(failed.exitCode).not.toBe(0);
+  // The user's to fix, said in one line with git's reason (it was "nudge bug", exit 2).
+  expect(failed.exitCode).toBe(1);
+  expect(failed.stderr).toMatch(/^error: git cannot write to this repository: .*non-directory in the way/m);
+  expect(failed.stderr).toContain("hint: check that the .git folder can be written");
   expect(existsSync(path.join(repo, "one.txt"))).toBe(true);
 
   rmSync(path.join(repo, ".git", "refs", "nudge", "backup"));

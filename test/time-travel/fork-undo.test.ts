@@ -34,6 +34,13 @@ describe("fork in place, then --undo", () => {
     const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], { cwd: repo });
     expect(fork.exitCode, fork.stderr).toBe(0);
     const forkId = /→ (\w+)/.exec(fork.stdout)![1]!;
+    // Named as the fork it is, in the plan and the list of backups (both said "rewind").
+    const dry = await runNudge(["session", "rewind", "--undo", "--dry-run"], { cwd: repo });
+    expect(dry.stdout).toContain(`undo the fork of session ${recorded.id} at turn 1`);
+    expect(dry.stdout).toContain(`the fork ${forkId} stays recorded`);
+    const backups = await runNudge(["session", "backups"], { cwd: repo });
+    expect(backups.stdout).toContain(`fork (${forkId})`);
+    expect(backups.stdout).toContain("puts back the files from before this fork");
     // Without a terminal an undo needs --yes, as a rewind does (before: it went ahead unasked).
     const unasked = await runNudge(["session", "rewind", "--undo"], { cwd: repo });
     expect(unasked.exitCode).toBe(1);

@@ -196,8 +196,8 @@ function lockedByAnotherGit(stderr: string): UserError | undefined {
 }
 
 /**
- * A repository git cannot write to (its permissions, a read-only disk, a file where git keeps a
- * folder of refs) is the user's to fix, not a bug: said with git's own line.
+ * A repository git cannot write to (permissions, a read-only disk, a file where git keeps a folder
+ * of refs) is the user's to fix, not a bug: said with git's own line.
  */
 function cannotWrite(stderr: string): UserError | undefined {
   const line = stderr
@@ -209,8 +209,8 @@ function cannotWrite(stderr: string): UserError | undefined {
     );
   if (!line) return undefined;
   return new UserError(
-    `git cannot write to this repository: ${line.replace(/^(fatal|error): /, "").trim()}`,
-    "check that the .git folder can be written (its permissions, a read-only disk, a file where git keeps a folder), then run the command again",
+    `git cannot write here: ${line.replace(/^(fatal|error): /, "").trim()}`,
+    "check that the repository and its .git folder can be written (permissions, a read-only disk, a file where git keeps a folder), then run the command again",
   );
 }
 

@@ -28,8 +28,8 @@ it("a backup ref that cannot be written leaves no record of a rewind begun", asy
   const failed = await runNudge(["session", "rewind", recorded.id, "0", "--yes"], { cwd: repo });
   // The user's to fix, said in one line with git's reason (it was "nudge bug", exit 2).
   expect(failed.exitCode).toBe(1);
-  expect(failed.stderr).toMatch(/^error: git cannot write to this repository: .*non-directory in the way/m);
-  expect(failed.stderr).toContain("hint: check that the .git folder can be written");
+  expect(failed.stderr).toMatch(/^error: git cannot write here: .*non-directory in the way/m);
+  expect(failed.stderr).toContain("hint: check that the repository and its .git folder can be written");
   expect(existsSync(path.join(repo, "one.txt"))).toBe(true);
 
   rmSync(path.join(repo, ".git", "refs", "nudge", "backup"));

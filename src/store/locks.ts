@@ -122,7 +122,13 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
       }
       if (attempt > 20 && Date.now() >= deadline)
         throw new UserError(`could not take the lock ${file}`, "another nudge is starting on it; try again");
-      // Read between another process's create and write, a live lock looks empty: it is then waited for like any other.
+      // Read between another process's create and its write, a live lock is empty. Taken over then, its
+      // holder would go on holding it too (its write lands in the file moved aside): a young one is
+      // waited for, and only one left empty for seconds is a dead process's.
+      if (current === null && (await ageMs(file)) < YOUNG_LOCK_MS) {
+        await new Promise((r) => setTimeout(r, 10));
+        continue;
+      }
       const live = await takeOver(file);
       if (live) {
         if (Date.now() >= deadline || purpose.waitsFor?.(live) === false) throw purpose.busy(live);
@@ -130,6 +136,15 @@ export async function acquireLock(file: string, purpose: LockPurpose): Promise<H
       }
     }
   }
+}
+
+/** How long a lock may be seen empty while its creator writes it. */
+const YOUNG_LOCK_MS = 2_000;
+
+/** How long ago a file was last modified (Infinity: gone, or unreadable). */
+async function ageMs(file: string): Promise<number> {
+  const stat = await fs.stat(file).catch(() => null);
+  return stat ? Date.now() - stat.mtimeMs : Infinity;
 }
 
 /** One nudge process records a session at a time. */

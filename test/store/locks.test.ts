@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { isLocked, processStart, sessionLock as acquireLock } from "../../src/store/locks.js";
 import { openStore } from "../../src/store/store.js";
@@ -70,5 +71,33 @@ describe("the work tree's lock", () => {
     setTimeout(() => rmSync(file, { force: true }), 300);
     const lock = await lockWorkTree(store, repo, { what: "rewinding session x", waitMs: 5_000 });
     await lock.release();
+  });
+});
+
+describe("a lock being written", () => {
+  it("read empty between its creator's create and write, is waited for, never taken over (two holders at once)", async () => {
+    const file = path.join(tempDir(), "lock");
+    // Another process has just created the file and not yet written it.
+    writeFileSync(file, "");
+    const second = acquireLock(file, "abcdefgh");
+    const taken = await Promise.race([
+      second.then(
+        () => "taken",
+        () => "refused",
+      ),
+      sleep(150).then(() => "waiting"),
+    ]);
+    expect(taken).toBe("waiting");
+    // Its write lands: a live process's lock (here the parent's, another live process).
+    writeFileSync(
+      file,
+      JSON.stringify({
+        host: os.hostname(),
+        owner: { pid: process.ppid, started: processStart(process.ppid) },
+        claude: null,
+      }),
+    );
+    // Refused: as held by that process, or (given no time to wait) as one still being started.
+    await expect(second).rejects.toThrow(/being recorded by another nudge process|another nudge is starting on it/);
   });
 });

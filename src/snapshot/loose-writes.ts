@@ -108,21 +108,9 @@ export function writeCommitHere(
   const file = looseObject(commonDir, id);
   if (existsSync(file)) return id;
   // As git: written whole under a temporary name in the object's folder, read-only, then renamed into place.
-  const temp = path.join(path.dirname(file), `tmp_obj_${randomHex(6)}`);
-  try {
-    mkdirSync(path.dirname(file), { recursive: true });
-    const fd = openSync(temp, "wx", 0o444);
-    try {
-      writeSync(fd, zlibStored(object));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
-    return id;
-  } catch {
-    rmSync(temp, { force: true });
-    return null;
-  }
+  return writeInPlace(path.join(path.dirname(file), `tmp_obj_${randomHex(6)}`), file, zlibStored(object), 0o444)
+    ? id
+    : null;
 }
 
 /**
@@ -165,24 +153,29 @@ export function writeRefHere(commonDir: string, ref: string, commit: string): bo
   if (!SHA1.test(commit) || !NUDGE_REF.test(ref) || /\.\.|\.lock(\/|$)|\.\/|\.$/.test(ref)) return false;
   if (!plainRepository(commonDir)) return false;
   const file = path.join(commonDir, ...ref.split("/"));
-  const lock = `${file}.lock`;
-  let fd: number;
+  return writeInPlace(`${file}.lock`, file, Buffer.from(`${commit}\n`), 0o666);
+}
+
+/**
+ * `bytes` written whole to `temp`, made exclusively (git's lock file is itself the lock), then
+ * renamed to `file`. False on any failure, with only what this made removed: a `temp` that was
+ * there (another writer's lock) is theirs, and a file where a folder goes is for git to name.
+ */
+function writeInPlace(temp: string, file: string, bytes: Buffer, mode: number): boolean {
+  let fd = -1;
+  let made = false;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    fd = openSync(lock, "wx", 0o666);
-  } catch {
-    return false; // a file where a folder goes, another writer's lock: git says which
-  }
-  try {
-    try {
-      writeSync(fd, `${commit}\n`);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(lock, file);
+    fd = openSync(temp, "wx", mode);
+    made = true;
+    writeSync(fd, bytes);
+    closeSync(fd);
+    fd = -1;
+    renameSync(temp, file);
     return true;
   } catch {
-    rmSync(lock, { force: true });
+    if (fd !== -1) closeSync(fd);
+    if (made) rmSync(temp, { force: true });
     return false;
   }
 }

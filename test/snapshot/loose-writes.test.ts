@@ -5,7 +5,7 @@
  * or could not find the tree loose.
  */
 import { execa } from "execa";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { commitBody, setNudgeRef, writeCommitHere, writeRefHere, zlibStored } from "../../src/snapshot/loose-writes.js";
@@ -92,6 +92,14 @@ describe("a commit and a ref written without git", () => {
     expect(writeRefHere(commonDir, "refs/heads/main", head)).toBe(false);
     expect(writeRefHere(commonDir, "refs/nudge/a..b", head)).toBe(false);
     expect(writeRefHere(commonDir, "refs/nudge/x.lock", head)).toBe(false);
+
+    // Another writer's lock on the ref: left to them (and to git, which says so), never removed.
+    const held = path.join(commonDir, "refs", "nudge", "held.lock");
+    mkdirSync(path.dirname(held), { recursive: true });
+    writeFileSync(held, "");
+    expect(writeRefHere(commonDir, "refs/nudge/held", head)).toBe(false);
+    expect(existsSync(held)).toBe(true);
+    expect(existsSync(path.join(commonDir, "refs", "nudge", "held"))).toBe(false);
 
     // Every ref's update logged: git writes the reflog the config asks for (another repository: asked once a process).
     const logged = await gitdir({ "a.txt": "a\n" });

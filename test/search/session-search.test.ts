@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
-import { startWeb } from "../support/web-server.js";
+import { expectCleanStop, startWeb } from "../support/web-server.js";
 
 const SECRET = "sk-ant-api03-" + "Xy7_Q2-wErTyUiOpAsDfGhJkLzXcVbNm".repeat(3).slice(0, 93) + "AA";
 
@@ -241,7 +241,7 @@ describe("nudge session search", () => {
       expect(bad.body).toContain("invalid query.limit");
       expect((await web.get("/api/search?q=")).status).toBe(400);
     } finally {
-      expect((await web.stop()).exitCode).toBe(0);
+      await expectCleanStop(web);
     }
   });
 });

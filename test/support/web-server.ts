@@ -33,7 +33,29 @@ export interface WebServerRun {
   get(path: string): Promise<Answer>;
   /** A POST as the page sends it: cookie, Origin, CSRF token, JSON. */
   post(path: string, body: unknown): Promise<Answer>;
-  stop(signal?: NodeJS.Signals): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
+  stop(signal?: NodeJS.Signals): Promise<Stopped>;
+}
+
+/** How `nudge web` ended: its status, or the signal that ended it, and how long after being asked to stop. */
+export interface Stopped {
+  exitCode: number | undefined;
+  signal: string | undefined;
+  ms: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Stopped with status 0; if not, the failure says how it ended (execa sends SIGKILL 5 s after a stop
+ * nothing answered, so "SIGKILL after 5,0xx ms" is a server that did not exit, not one that crashed).
+ */
+export async function expectCleanStop(web: WebServerRun | undefined): Promise<void> {
+  if (!web) return;
+  const s = await web.stop();
+  expect(
+    s.exitCode,
+    `nudge web ended by ${s.signal ?? "no signal"} ${Math.round(s.ms)} ms after SIGTERM; stderr: ${s.stderr.slice(-2000)}`,
+  ).toBe(0);
 }
 
 /** `port`: what --port says (default "0", a free port); null leaves it out (the last start's port). */
@@ -113,9 +135,16 @@ export async function startWeb(
         body: JSON.stringify(body),
       }),
     async stop(signal = "SIGTERM") {
+      const asked = performance.now();
       proc.kill(signal);
       const result = await proc;
-      return { exitCode: result.exitCode, stdout: out, stderr: err };
+      return {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        ms: performance.now() - asked,
+        stdout: out,
+        stderr: err,
+      };
     },
   };
 }
@@ -133,9 +162,7 @@ export function serveThreeTurnsForFile(use: (served: { repo: string; id: string;
     web = await startWeb(repo);
     use({ repo, id, web });
   });
-  afterAll(async () => {
-    expect((await web?.stop())?.exitCode).toBe(0);
-  });
+  afterAll(() => expectCleanStop(web));
 }
 
 export interface SseEvent {

@@ -12,7 +12,7 @@ import { browserForFile, watchedPage } from "../support/browser.js";
 import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
-import { startWeb, type WebServerRun } from "../support/web-server.js";
+import { expectCleanStop, startWeb, type WebServerRun } from "../support/web-server.js";
 import type { TurnView } from "../../src/view/view-types.js";
 
 const browser = browserForFile();
@@ -34,7 +34,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await r?.api.close();
-  expect((await web?.stop())?.exitCode).toBe(0);
+  await expectCleanStop(web);
 });
 
 /** The answer's bytes as sent (the helper's answers are decoded text). */

@@ -13,7 +13,7 @@ import { gitdir, tempDir } from "../support/gitdir.js";
 import { runNudge } from "../support/run-nudge.js";
 import { startScriptedApi, type ScriptedApi } from "../support/scripted-api.js";
 import { until } from "../support/until.js";
-import { openSse, startWeb, type WebServerRun } from "../support/web-server.js";
+import { expectCleanStop, openSse, startWeb, type WebServerRun } from "../support/web-server.js";
 
 let api: ScriptedApi | undefined;
 let web: WebServerRun | undefined;
@@ -114,7 +114,7 @@ describe("nudge web: live", () => {
     const repo = await gitdir();
     const first = await startWeb(repo, {}, [], null);
     const page = { cookie: first.cookie, csrf: first.csrf, origin: first.origin, port: first.port };
-    expect((await first.stop()).exitCode).toBe(0);
+    await expectCleanStop(first);
     expect(statSync(path.join(repo, ".git", "nudge", "web-login.json")).mode & 0o777).toBe(0o600);
 
     web = await startWeb(repo, {}, [], null);

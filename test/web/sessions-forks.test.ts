@@ -9,7 +9,7 @@ import { browserForFile, watchedPage } from "../support/browser.js";
 import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
-import { startWeb, type WebServerRun } from "../support/web-server.js";
+import { expectCleanStop, startWeb, type WebServerRun } from "../support/web-server.js";
 
 const browser = browserForFile();
 let web: WebServerRun;
@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await parent?.api.close();
   await other?.api.close();
-  expect((await web?.stop())?.exitCode).toBe(0);
+  await expectCleanStop(web);
 });
 
 /** The sessions' ids, top to bottom. */

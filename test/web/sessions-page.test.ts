@@ -8,7 +8,7 @@ import type { Page } from "playwright-core";
 import { browserForFile, watchedPage } from "../support/browser.js";
 import { gitdir } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
-import { startWeb, type WebServerRun } from "../support/web-server.js";
+import { expectCleanStop, startWeb, type WebServerRun } from "../support/web-server.js";
 
 const browser = browserForFile();
 let web: WebServerRun;
@@ -34,7 +34,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(async () => {
   for (const r of recorded) await r.api.close();
-  expect((await web?.stop())?.exitCode).toBe(0);
+  await expectCleanStop(web);
 });
 
 /** The sessions' titles, top to bottom, as the table shows them. */

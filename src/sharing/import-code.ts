@@ -8,7 +8,7 @@
 import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
-import type { Turn } from "../store/manifest-schema.js";
+import { turnSteps } from "../store/manifest-schema.js";
 import * as git from "../snapshot/git.js";
 import { sessionRef } from "../snapshot/snapshotter.js";
 import { BUNDLE_BASE, BUNDLE_TIP } from "./export-plan.js";
@@ -98,14 +98,13 @@ export async function checkCode(
         (await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]),
       );
       for (const t of contents.turns)
-        for (const s of snapshotsOf(t))
+        for (const { snapshot: s } of turnSteps(t))
           if (chain.get(s.commit) !== s.tree)
             throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
       progress?.("checking every patch…");
-      const steps = contents.turns.flatMap((t) => [
-        ...(t.edits ? [{ turn: t, patch: t.edits.patch.file, tree: t.edits.snapshot.tree }] : []),
-        { turn: t, patch: t.patch.file, tree: t.snapshot.tree },
-      ]);
+      const steps = contents.turns.flatMap((t) =>
+        turnSteps(t).map((s) => ({ turn: t, patch: s.patch.file, tree: s.snapshot.tree })),
+      );
       const files = steps.map((s) => path.join(contents.sessionDir, s.patch));
       const large = await Promise.all(files.map(async (f) => (await fs.stat(f)).size > LARGE_PATCH));
       const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
@@ -167,8 +166,4 @@ async function refuseAnotherProject(root: string, contents: ExportContents): Pro
     `this repository is another project: the session was recorded in ${contents.index.exported.repoRoot}, whose history begins at ${roots[0]!.slice(0, 10)}, a commit this repository does not have`,
     "import it into a clone of the repository it was recorded in",
   );
-}
-
-function snapshotsOf(t: Turn): Array<{ commit: string; tree: string }> {
-  return [...(t.edits ? [t.edits.snapshot] : []), t.snapshot];
 }

@@ -7,7 +7,13 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { MANIFEST_FORMAT, ManifestHeaderSchema, type ManifestHeader, type Turn } from "../store/manifest-schema.js";
+import {
+  MANIFEST_FORMAT,
+  ManifestHeaderSchema,
+  turnSteps,
+  type ManifestHeader,
+  type Turn,
+} from "../store/manifest-schema.js";
 import { foldJournal, parseJournal } from "../store/turn-journal.js";
 import type { ExportIndex } from "./export-index.js";
 import type { OpenedExport } from "./export-reader.js";
@@ -63,7 +69,7 @@ export async function readContents(opened: OpenedExport): Promise<ExportContents
   const expected = new Set([...LOGS.map((l) => `${SESSION_DIR}/${l}`), git.bundle]);
   const claudeIds = new Set(index.session.claudeSessionIds);
   for (const t of turns) {
-    for (const patch of [t.patch, ...(t.edits ? [t.edits.patch] : [])]) {
+    for (const { patch } of turnSteps(t)) {
       const name = `${SESSION_DIR}/${patch.file}`;
       const entry = entries.get(name);
       if (!entry) throw new Refusal(`it lacks ${name}, the patch of turn ${t.n}`);

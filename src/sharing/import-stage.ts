@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
-import { MANIFEST_FORMAT, type Manifest } from "../store/manifest-schema.js";
+import { MANIFEST_FORMAT, turnSteps, type Manifest } from "../store/manifest-schema.js";
 import { bundleFiles, writeBundle } from "../store/store.js";
 import { imagesDir } from "../store/image-store.js";
 import { summaryOf } from "../store/summary.js";
@@ -67,7 +67,7 @@ const LOGS = ["conversation.jsonl", "timing.txt", "input.jsonl", "input-timing.t
 
 /** The export's patches, moved into the staged session (see `stageSession`). */
 export async function placePatches(contents: ExportContents, dir: string): Promise<void> {
-  const patches = contents.turns.flatMap((t) => [t.patch, ...(t.edits ? [t.edits.patch] : [])].map((p) => p.file));
+  const patches = contents.turns.flatMap(turnSteps).map((s) => s.patch.file);
   await Promise.all(patches.map((name) => fs.rename(path.join(contents.sessionDir, name), path.join(dir, name))));
 }
 

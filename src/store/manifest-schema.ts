@@ -338,6 +338,14 @@ export type PendingTurn = z.infer<JournalSchemas["PendingTurnSchema"]>;
 export type Summary = z.infer<typeof SummarySchema>;
 
 /**
+ * A turn's steps in the order they happened, each a patch and the snapshot it leads to: the
+ * user's edits found before its prompt (when there were any), then the turn itself.
+ */
+export function turnSteps(t: Turn): Array<{ patch: PatchInfo; snapshot: Snapshot }> {
+  return [...(t.edits ? [t.edits] : []), t];
+}
+
+/**
  * A whole session as the rest of nudge sees it: the header, every saved turn, and the turns begun
  * but not saved (normally none; after a crash, the turn in flight and perhaps the one before it,
  * whose code was captured but whose record was still being written).

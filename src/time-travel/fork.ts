@@ -7,7 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { pathExists } from "../base/file-exists.js";
-import { MANIFEST_FORMAT, type Manifest, type Turn } from "../store/manifest-schema.js";
+import { MANIFEST_FORMAT, turnSteps, type Manifest, type Turn } from "../store/manifest-schema.js";
 import { copyCompressedPrefix, findCopy, GZ_SUFFIX, readMembers } from "../store/transcript-copy.js";
 import { bundleDir, bundleFiles, newSessionId, writeBundle, type Store, type StoredSession } from "../store/store.js";
 import { shareImages } from "../store/image-store.js";
@@ -87,7 +87,7 @@ async function buildFork(source: StoredSession, n: number, id: string, dir: stri
   }));
   const inputLines =
     turn.input?.to ?? source.manifest.turns.slice(0, n + 1).reduce((most, t) => Math.max(most, t.input?.to ?? 0), 0);
-  const patches = turns.flatMap((t) => [t.patch.file, ...(t.edits ? [t.edits.patch.file] : [])]);
+  const patches = turns.flatMap(turnSteps).map((s) => s.patch.file);
   const at = new Date().toISOString();
   const manifest: Manifest = {
     ...source.manifest,

@@ -21,6 +21,7 @@ import * as git from "../snapshot/git.js";
 import { ownPathExcludes } from "../snapshot/own-paths.js";
 import { PrivateIndex } from "../snapshot/private-index.js";
 import { untrackedCacheVerdict } from "../snapshot/untracked-cache.js";
+import { ignoredInTree } from "../snapshot/ignored-in-tree.js";
 import { keptIgnoreFiles } from "../snapshot/kept-ignore-files.js";
 import { objectsExistHere } from "../snapshot/loose-objects.js";
 import { setNudgeRef } from "../snapshot/loose-writes.js";
@@ -351,15 +352,13 @@ async function targetSide(
   const deletions = changes.filter((c) => c.status === "D" && !git.isSubmodule(c)).map((c) => c.path);
   // Made only if git is asked (most rewinds delete nothing an ignore rule could match).
   const scratch = path.join(store.dir, "index", `.ignore-check-${process.pid}-${randomHex(4)}`);
-  const ignoredAtTarget = await git
-    .ignoredInTree(
-      manifest.repo.root,
-      target.snapshot.tree,
-      deletions,
-      scratch,
-      deletions.length ? await ignoreFiles() : [],
-    )
-    .finally(() => fs.rm(scratch, { recursive: true, force: true }));
+  const ignoredAtTarget = await ignoredInTree(
+    manifest.repo.root,
+    target.snapshot.tree,
+    deletions,
+    scratch,
+    deletions.length ? await ignoreFiles() : [],
+  ).finally(() => fs.rm(scratch, { recursive: true, force: true }));
   return { changes, userChanges: diffs[1] ?? [], ignoredAtTarget };
 }
 

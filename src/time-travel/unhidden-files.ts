@@ -11,6 +11,7 @@ import path from "node:path";
 import type { Turn } from "../store/manifest-schema.js";
 import { errorMessage } from "../base/errors.js";
 import * as git from "../snapshot/git.js";
+import { ignoredInTree } from "../snapshot/ignored-in-tree.js";
 import { whatIsOnDisk, type Entry } from "./work-tree-switch.js";
 
 /** A file a rewind deleted that no tree can hold: path (git's bytes), mode and blob. */
@@ -33,7 +34,7 @@ export async function unhiddenFiles(
     }
   }
   const held = await holdingTheirBlobs(root, [...seen.values()]);
-  const stillIgnored = await git.ignoredInTree(
+  const stillIgnored = await ignoredInTree(
     root,
     f.target.snapshot.tree,
     held.map((c) => c.path),

@@ -9,7 +9,7 @@ import { execa } from "execa";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ignoredInTree } from "../../src/snapshot/git.js";
+import { ignoredInTree } from "../../src/snapshot/ignored-in-tree.js";
 import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 
 afterEach(() => {

@@ -35,6 +35,13 @@ async function captureWorkTree(store: Store, repo: string): Promise<WorkTreeStat
   return capture(store, repo);
 }
 
+/** Everything in the work tree committed: the commit's tree. */
+async function committedTree(repo: string, message: string): Promise<string> {
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", message);
+  return git(repo, "rev-parse", "HEAD^{tree}");
+}
+
 /** A switch planned and checked as production code plans it, then made. */
 async function switchTrees(state: WorkTreeState, from: string, to: string, what: string): Promise<void> {
   await switchVerified(state, { from, to, what, changes: await plannedSwitch(state.root, from, to, what) });
@@ -44,9 +51,7 @@ async function switchTrees(state: WorkTreeState, from: string, to: string, what:
 async function twoTrees() {
   const repo = await gitdir({ ".gitignore": "*.log\n", a: "file a\n", "d/x": "in d\n", exe: "#!/bin/sh\n" });
   symlinkSync("a", path.join(repo, "link"));
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "-q", "-m", "A");
-  const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+  const treeA = await committedTree(repo, "A");
   rmSync(path.join(repo, "a"));
   rmSync(path.join(repo, "d"), { recursive: true });
   rmSync(path.join(repo, "link"));
@@ -56,9 +61,7 @@ async function twoTrees() {
   writeFileSync(path.join(repo, "link"), "a regular file\n");
   chmodSync(path.join(repo, "exe"), 0o755);
   writeFileSync(path.join(repo, "new.bin"), Buffer.from([0, 255, 0, 1]));
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "-q", "-m", "B");
-  const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+  const treeB = await committedTree(repo, "B");
   await git(repo, "checkout", "-q", "HEAD~1");
   const store = storeIn(repo);
   return { repo, store, treeA, treeB };
@@ -78,17 +81,13 @@ describe("switchVerified", () => {
   it("a few files written and none deleted (git restore): edits, a new file in a new folder, a symlink made a file, a mode", async () => {
     const repo = await gitdir({ a: "file a\n", exe: "#!/bin/sh\n" });
     symlinkSync("a", path.join(repo, "link"));
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-q", "-m", "A");
-    const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
+    const treeA = await committedTree(repo, "A");
     writeFileSync(path.join(repo, "a"), "edited\n");
     chmodSync(path.join(repo, "exe"), 0o755);
     rmSync(path.join(repo, "link"));
     writeFileSync(path.join(repo, "link"), "a regular file\n");
     writeFiles(repo, { "new/\u00e9t\u00e9.txt": "new\n" });
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-q", "-m", "B");
-    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    const treeB = await committedTree(repo, "B");
     await git(repo, "checkout", "-q", "HEAD~1");
     const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
@@ -105,9 +104,7 @@ describe("switchVerified", () => {
     const repo = await gitdir({ a: "file a\n", "keep/k": "k\n" });
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, { a: "edited\n", "gone/deep/new.txt": "new\n", "keep/added": "added\n" });
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-q", "-m", "B");
-    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    const treeB = await committedTree(repo, "B");
     const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     expect(state.tree).toBe(treeB);
@@ -138,9 +135,7 @@ describe("switchVerified", () => {
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     rmSync(path.join(repo, "out"), { recursive: true });
     symlinkSync("src", path.join(repo, "out"));
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-q", "-m", "B");
-    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    const treeB = await committedTree(repo, "B");
     const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);
     expect(state.tree).toBe(treeB);
@@ -184,9 +179,7 @@ describe("switchVerified", () => {
     });
     const treeA = await git(repo, "rev-parse", "HEAD^{tree}");
     writeFiles(repo, Object.fromEntries(names.map((n) => [n, "two\r\n"])));
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-q", "-m", "B");
-    const treeB = await git(repo, "rev-parse", "HEAD^{tree}");
+    const treeB = await committedTree(repo, "B");
     await git(repo, "checkout", "-q", "HEAD~1");
     const store = storeIn(repo);
     const state = await captureWorkTree(store, repo);

@@ -55,7 +55,7 @@ Examples:
       say(
         target
           ? `* nudge session rewind --undo puts back the files from before this ${target.fork ? "fork" : "rewind"}`
-          : "nothing to undo: every rewind listed was undone or failed",
+          : `nothing to undo: every ${listing.entries.some((e) => e.fork) ? "rewind and fork" : "rewind"} listed was undone or failed`,
       );
     }
     if (listing.others.length > 0) {

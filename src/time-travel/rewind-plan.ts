@@ -256,9 +256,10 @@ function codeLines(c: CodeChanges, state: string, imported = false): string[] {
     return [`  code: already as ${state}, nothing to write`];
   const yoursWrite = new Set([...c.yours.write, ...c.yourRecorded]);
   const yoursRemove = new Set([...c.yours.remove, ...c.yourRecorded]);
+  // In the order the switch makes them: deletions first (a folder may give way to a file).
   const lines = [
-    ...c.write.filter((p) => !yoursWrite.has(p)).map((p) => `  write   ${printablePath(p)}`),
     ...c.remove.filter((p) => !yoursRemove.has(p)).map((p) => `  delete  ${printablePath(p)}`),
+    ...c.write.filter((p) => !yoursWrite.has(p)).map((p) => `  write   ${printablePath(p)}`),
   ];
   if (c.yourRecorded.length > 0) {
     // Claude Code's rewind leaves such files alone; nudge puts the turn back whole, and says whose they are.
@@ -275,12 +276,12 @@ function codeLines(c: CodeChanges, state: string, imported = false): string[] {
     );
     const restore = new Set(c.yours.restore);
     lines.push(
+      ...c.yours.remove.map((p) => `    delete     ${printablePath(p)}`),
       ...c.yours.write.map((p) =>
         restore.has(p)
           ? `    restore    ${printablePath(p)} (${imported ? "not in your work tree" : "you deleted it"})`
           : `    overwrite  ${printablePath(p)}`,
       ),
-      ...c.yours.remove.map((p) => `    delete     ${printablePath(p)}`),
     );
   }
   lines.push(...c.keep.map((p) => `  keep    ${printablePath(p)} (ignored at that point, so it stays on disk)`));

@@ -54,6 +54,10 @@ describe("fork in place, then --undo", () => {
     expect(undo.stdout).toContain(
       `undid the fork of ${recorded.id} at turn 1: the files are as they were before it; the fork ${forkId} stays recorded`,
     );
+    // The list names forks among what was undone (it said "every rewind listed").
+    expect((await runNudge(["session", "backups"], { cwd: repo })).stdout).toContain(
+      "nothing to undo: every rewind and fork listed was undone or failed",
+    );
 
     recorded.api.push({ text: "Going on." });
     const run = await runClaude(repo, ["-c", "what next?"], recorded.env);

@@ -61,6 +61,22 @@ describe("a rewind plan's file names", () => {
     expect(lines.join("\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
   });
 
+  it("lists deletions before writes, the order the switch makes them in (a folder gives way to a file)", () => {
+    const lines = describePlan(
+      plan(
+        [change("A", "out"), change("D", "out/a.txt"), change("M", "mine"), change("D", "theirs/b.txt")],
+        ["mine", "theirs/b.txt"],
+      ),
+    );
+    expect(lines.slice(1, -1)).toEqual([
+      "  delete  out/a.txt",
+      "  write   out",
+      "  changes in none of this session's snapshots (your edits, or another session's work; the backup keeps them):",
+      "    delete     theirs/b.txt",
+      "    overwrite  mine",
+    ]);
+  });
+
   it("files recorded as the user's edits, and none else of theirs: their heading only, no empty one after it", () => {
     const lines = describePlan(plan([change("M", "hand-made.txt"), change("A", "claude.txt")], [], ["hand-made.txt"]));
     expect(lines).toEqual([

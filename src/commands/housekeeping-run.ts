@@ -2,7 +2,7 @@
  * What `session rm` and `session gc` share: show the plan, ask (or take --yes), check the plan
  * still holds after a person answered, apply it, and say what went and what git gc reclaims.
  */
-import { printJson, writeOut } from "../terminal/output.js";
+import { printJson, writeLines, writeOut } from "../terminal/output.js";
 import type { Operation } from "../base/operation.js";
 import { describeRemoved, isEmpty, type HousekeepingPlan } from "../maintenance/housekeeping-plan.js";
 import type { HousekeepingResult } from "../maintenance/housekeeping-apply.js";
@@ -17,13 +17,13 @@ export async function runHousekeeping(
   const plan = await op.prepare();
   if (o.dryRun) {
     if (o.json) return printJson({ dryRun: true, plan });
-    op.describe(plan).forEach(say);
+    writeLines(op.describe(plan));
     if (!isEmpty(plan)) say("dry run: nothing was changed");
     return;
   }
-  if (isEmpty(plan)) return o.json ? printJson({ plan, result: null }) : op.describe(plan).forEach(say);
-  if (!o.json) op.describe(plan).forEach(say);
+  if (isEmpty(plan)) return o.json ? printJson({ plan, result: null }) : writeLines(op.describe(plan));
+  if (!o.json) writeLines(op.describe(plan));
   const result = await op.apply(await confirmPlan(op, plan, o.yes, "command"));
   if (o.json) return printJson({ plan, result });
-  describeRemoved(result).forEach(say);
+  writeLines(describeRemoved(result));
 }

@@ -7,7 +7,7 @@ import { forkIntoWorktree, forkTurn, type ForkOutcome } from "../time-travel/for
 import { forkInPlaceOperation, forkIntoWorktreeOperation } from "../time-travel/operations.js";
 import { withWorkTree } from "../time-travel/rewind.js";
 import { describeForked } from "../time-travel/fork-describe.js";
-import { printJson, writeOut } from "../terminal/output.js";
+import { printJson, writeLines, writeOut } from "../terminal/output.js";
 import { confirmPlan } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -70,10 +70,10 @@ Examples:
         const shown = await op.prepare();
         if (o.dryRun) {
           if (o.json) printJson({ dryRun: true, plan: shown.plan });
-          else op.describe(shown).forEach(say);
+          else writeLines(op.describe(shown));
           return null;
         }
-        if (!o.json && op.asks!(shown)) op.describe(shown).forEach(say);
+        if (!o.json && op.asks!(shown)) writeLines(op.describe(shown));
         return op.apply(await confirmPlan(op, shown, o.yes, "fork"));
       });
     }
@@ -86,5 +86,5 @@ Examples:
         codeAt: fork.codeAt,
         backup: fork.rewind?.backup.ref ?? null,
       });
-    describeForked(source.manifest.id, fork, Boolean(o.worktree)).forEach(say);
+    writeLines(describeForked(source.manifest.id, fork, Boolean(o.worktree)));
   });

@@ -2,7 +2,7 @@ import { commandStore } from "./command-store.js";
 import { Command } from "commander";
 import * as z from "../base/zod.js";
 import { repairJson, repairOperation } from "../maintenance/repair-apply.js";
-import { printJson, writeOut } from "../terminal/output.js";
+import { printJson, writeLines, writeOut } from "../terminal/output.js";
 import { confirm } from "./confirm.js";
 import { parseOptions } from "./parse-options.js";
 import { resolveRecordedId } from "./session-source.js";
@@ -42,7 +42,7 @@ Examples:
     const op = repairOperation(store, await resolveRecordedId(store, id, "repair"));
     const plan = await op.prepare();
     if (o.json && o.dryRun) return printJson({ dryRun: true, plan: repairJson(plan) });
-    if (!o.json) op.describe(plan).forEach(say);
+    if (!o.json) writeLines(op.describe(plan));
     if (o.dryRun) return say("dry run: nothing was changed");
     await confirm(op.question(plan), o.yes);
     await op.apply(plan);

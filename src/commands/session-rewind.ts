@@ -14,7 +14,7 @@ import {
 import { withUndo, withWorkTree } from "../time-travel/rewind.js";
 import { rewindOperation, undoOperation } from "../time-travel/operations.js";
 import { describeRewound } from "../time-travel/rewind-plan.js";
-import { printJson, writeOut, writeErr } from "../terminal/output.js";
+import { printJson, writeLines, writeOut, writeErr } from "../terminal/output.js";
 import { confirm, confirmPlan } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -101,8 +101,8 @@ Examples:
       });
       const shown = await op.prepare();
       const { plan } = shown;
-      if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : op.describe(shown).forEach(say);
-      if (!o.json) op.describe(shown).forEach(say);
+      if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : writeLines(op.describe(shown));
+      if (!o.json) writeLines(op.describe(shown));
       const record = await op.apply(await confirmPlan(op, shown, o.yes, "rewind"));
       if (o.json) return printJson({ plan, record });
       const [rewound, ...next] = describeRewound(plan, record);
@@ -110,7 +110,7 @@ Examples:
       // Node keeps the path of the folder we started in; the rewind may have deleted that folder.
       if (!existsSync(process.cwd()))
         say(`the folder you are in did not exist at turn ${plan.turn}: cd ${record.root}`);
-      next.forEach(say);
+      writeLines(next);
     });
   });
 
@@ -118,9 +118,9 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
   await withUndo(store, async () => {
     const op = undoOperation(store);
     const shown = await op.prepare();
-    if (o.dryRun) return o.json ? printJson({ dryRun: true, ...shown.plan }) : op.describe(shown).forEach(say);
+    if (o.dryRun) return o.json ? printJson({ dryRun: true, ...shown.plan }) : writeLines(op.describe(shown));
     // Like a rewind: shown and asked on a terminal, --yes without one.
-    if (!o.yes && process.stdin.isTTY && !o.json) op.describe(shown).forEach(say);
+    if (!o.yes && process.stdin.isTTY && !o.json) writeLines(op.describe(shown));
     const { record, savedEdits, notRestored } = await op.apply(await confirmPlan(op, shown, o.yes, "undo"));
     for (const file of notRestored) writeErr(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });
@@ -143,8 +143,8 @@ async function interrupted(store: Awaited<ReturnType<typeof openStore>>, o: Opti
       if (o.dryRun)
         return o.json
           ? printJson({ dryRun: true, ...plan, state: undefined, changes: undefined })
-          : describeInterrupted(plan).forEach(say);
-      if (!o.json) describeInterrupted(plan).forEach(say);
+          : writeLines(describeInterrupted(plan));
+      if (!o.json) writeLines(describeInterrupted(plan));
       await confirm(`${how === "continue" ? "finish" : "roll back"} it?`, o.yes);
       const record = await resolveInterrupted(store, plan);
       if (o.json) return printJson({ [how === "continue" ? "finished" : "rolledBack"]: record });

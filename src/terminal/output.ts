@@ -11,6 +11,11 @@ export function writeOut(text: string): void {
   process.stdout.write(inert(text));
 }
 
+/** Lines for stdout in one write: a plan of a thousand files is one call, not a thousand (~4 ms). */
+export function writeLines(lines: string[]): void {
+  if (lines.length > 0) writeOut(lines.join("\n") + "\n");
+}
+
 /** Resolves once everything written to stdout so far has been handed to the OS (a pipe's reader has it). */
 export function stdoutFlushed(): Promise<void> {
   return new Promise((resolve) => process.stdout.write("", () => resolve()));

@@ -8,6 +8,7 @@ import { program } from "./commands/program.js";
 import { colorEnabled, makeStyle } from "./terminal/style.js";
 import { nudgeVersion } from "./base/version.js";
 import { visible } from "./base/inert-text.js";
+import { systemProblem } from "./base/system-problem.js";
 
 /**
  * A reader that goes away (`nudge session list | head -1`) makes writes fail with EPIPE. That is
@@ -74,32 +75,6 @@ function report(error: unknown): number {
   if (process.env.NUDGE_DEBUG && error instanceof Error) writeErr(`${error.stack}\n`);
   writeErr(`${style.dim("hint:")} rerun with NUDGE_DEBUG=1 for details and report it\n`);
   return 2;
-}
-
-/**
- * What the machine refused (a read-only or full disk, a file where a folder should be, a
- * folder that was removed): the user's to fix, so exit 1 with a hint, not a bug report.
- */
-function systemProblem(error: unknown): { message: string; hint: string } | null {
-  if (!(error instanceof Error) || !("code" in error) || typeof error.code !== "string") return null;
-  const { code, syscall } = error as NodeJS.ErrnoException;
-  if (syscall === "uv_cwd") {
-    return {
-      message: "the current folder no longer exists (a rewind may have removed it)",
-      hint: "cd to the repository's top folder and run the command again",
-    };
-  }
-  const hints: Record<string, string> = {
-    EACCES: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
-    EPERM: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
-    EROFS: "that file system is read-only; NUDGE_STORE can point the store at a writable folder",
-    ENOSPC: DISK_FULL_HINT,
-    EDQUOT: DISK_FULL_HINT,
-    ENOTDIR: "a file stands where a folder is needed; check that path",
-    ENOENT: "check that the path exists",
-  };
-  const hint = code ? hints[code] : undefined;
-  return hint ? { message: error.message, hint } : null;
 }
 
 let settled = false;

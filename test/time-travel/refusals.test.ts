@@ -133,7 +133,7 @@ describe("rewind refusals", () => {
       env: { NUDGE_STORE: "/proc/nudge-store" },
       timeout: 20_000,
     });
-    expectRefusal(proc, /^error: ENOENT: no such file or directory, mkdir '\/proc\/nudge-store'$/m);
+    expectRefusal(proc, /^error: cannot make the folder \/proc\/nudge-store: no such file or directory$/m);
     expect(await userState(repo)).toEqual(before);
   });
 

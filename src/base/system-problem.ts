@@ -1,0 +1,57 @@
+/**
+ * What the machine refused (a read-only or full disk, a file where a folder should be, a folder
+ * that was removed, a permission): the user's to fix, so exit 1 with a hint, not a bug report;
+ * said as a sentence ("cannot open /x: permission denied"), not node's "EACCES: …, open '/x'".
+ */
+import { DISK_FULL_HINT } from "./errors.js";
+
+const HINTS: Record<string, string> = {
+  EACCES: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
+  EPERM: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
+  EROFS: "that file system is read-only; NUDGE_STORE can point the store at a writable folder",
+  ENOSPC: DISK_FULL_HINT,
+  EDQUOT: DISK_FULL_HINT,
+  ENOTDIR: "a file stands where a folder is needed; check that path",
+  ENOENT: "check that the path exists",
+};
+
+/** What each call was doing, in words; a call not named here is shown by its own name. */
+const DOING: Record<string, string> = {
+  open: "open",
+  mkdir: "make the folder",
+  rmdir: "remove the folder",
+  rm: "remove",
+  unlink: "remove",
+  rename: "rename",
+  copyfile: "copy",
+  scandir: "list the folder",
+  lstat: "look at",
+  stat: "look at",
+  access: "reach",
+  write: "write",
+  symlink: "link",
+  link: "link",
+  chmod: "change the mode of",
+  utime: "set the time of",
+};
+
+export function systemProblem(error: unknown): { message: string; hint: string } | null {
+  if (!(error instanceof Error) || !("code" in error) || typeof error.code !== "string") return null;
+  const e = error as NodeJS.ErrnoException;
+  if (e.syscall === "uv_cwd") {
+    return {
+      message: "the current folder no longer exists (a rewind may have removed it)",
+      hint: "cd to the repository's top folder and run the command again",
+    };
+  }
+  const hint = HINTS[e.code!];
+  return hint ? { message: sentence(e), hint } : null;
+}
+
+/** "EACCES: permission denied, open '/x'" → "cannot open /x: permission denied"; anything else as it is. */
+function sentence(e: NodeJS.ErrnoException): string {
+  const what = /^[A-Z]+: ([^,]+), /.exec(e.message)?.[1];
+  if (!what || !e.syscall || e.path === undefined) return e.message;
+  const dest = (e as NodeJS.ErrnoException & { dest?: string }).dest;
+  return `cannot ${DOING[e.syscall] ?? e.syscall} ${e.path}${dest ? ` to ${dest}` : ""}: ${what}`;
+}

@@ -153,6 +153,10 @@ async function interrupted(store: Awaited<ReturnType<typeof openStore>>, o: Opti
           ? `finished: the work tree is at turn ${record.turn} of ${record.sessionId}`
           : "rolled back: the work tree is as it was before",
       );
+      if (how === "continue" && record.fork)
+        say(
+          `forked ${record.sessionId} at turn ${record.turn} → ${record.fork} (continue it: nudge claude run -r ${record.fork})`,
+        );
     },
   );
 }

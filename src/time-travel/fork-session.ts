@@ -114,7 +114,8 @@ export async function applyForkInPlace(
 ): Promise<ForkOutcome> {
   const turn = prepared.plan.turn;
   // The fork's bundle is built while the files are switched, and put in place once they are.
-  const rewinding = prepared.changes.length > 0 ? applyRewind(store, source, prepared) : Promise.resolve(null);
+  const rewinding =
+    prepared.changes.length > 0 ? applyRewind(store, source, prepared, { forking: true }) : Promise.resolve(null);
   rewinding.catch(() => undefined); // awaited below, whatever becomes of the fork meanwhile
   const fork = await forkBundle(store, source, turn, source.manifest.repo, undefined, rewinding).catch(
     async (error: unknown) => {

@@ -5,12 +5,13 @@
  * found as it was before or as it should be after; anything else was changed by someone since,
  * and is never overwritten.
  */
-import { UserError } from "../base/errors.js";
+import { UserError, errorMessage } from "../base/errors.js";
 import { copyFileAtomic } from "../store/atomic-write.js";
-import { bundleDir, updateHeader, type Store } from "../store/store.js";
+import { bundleDir, loadSession, updateHeader, type Store } from "../store/store.js";
 import * as git from "../snapshot/git.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { pathExists } from "../base/file-exists.js";
+import { forkBundle } from "./fork.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
 import { allRecords, interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
@@ -63,15 +64,23 @@ export function describeInterrupted(plan: InterruptedPlan): string[] {
   const what =
     r.kind === "undo"
       ? `the undo of the rewind of session ${r.sessionId}`
-      : `the rewind of session ${r.sessionId} to turn ${r.turn}`;
+      : `the ${r.forking ? "fork" : "rewind"} of session ${r.sessionId} ${r.forking ? "at" : "to"} turn ${r.turn}`;
   const lines = [`${plan.how === "continue" ? "finish" : "roll back"} ${what} (interrupted; started ${r.at})`];
+  // In the order the switch makes them, as a plan lists them.
   lines.push(
-    ...plan.write.map((p) => `  write   ${git.printablePath(p)}`),
     ...plan.remove.map((p) => `  delete  ${git.printablePath(p)}`),
+    ...plan.write.map((p) => `  write   ${git.printablePath(p)}`),
   );
   if (plan.write.length + plan.remove.length === 0) lines.push("  code: nothing left to write");
   for (const c of plan.conflicts) lines.push(`  changed since, left alone: ${c}`);
+  if (unmadeFork(r) && plan.how === "continue")
+    lines.push(`  fork: a new session forked from turn ${r.turn} of ${r.sessionId} is made`);
   return lines;
+}
+
+/** A fork put in place that was cut off before its session was made (its files may be done or not). */
+function unmadeFork(r: RewindRecord): boolean {
+  return r.kind === "rewind" && r.forking && r.fork === null;
 }
 
 export async function resolveInterrupted(store: Store, plan: InterruptedPlan): Promise<RewindRecord> {
@@ -103,7 +112,28 @@ export async function resolveInterrupted(store: Store, plan: InterruptedPlan): P
       : undefined;
   if (undone) await saveRecord(store, { ...undone, status: "undone" });
   await saveRecord(store, { ...record, status });
+  if (how === "continue" && unmadeFork(record)) return { ...record, status, fork: await makeFork(store, record) };
   return { ...record, status };
+}
+
+/**
+ * The session of a fork put in place whose files `--continue` finished: made now, as the fork
+ * would have made it (the half-built folder it left is removed by `nudge session gc`). Its id,
+ * noted in the record so that `--undo` says it undoes a fork and leaves it recorded.
+ */
+async function makeFork(store: Store, record: RewindRecord): Promise<string> {
+  try {
+    const source = await loadSession(store, record.sessionId);
+    const { manifest } = await forkBundle(store, source, record.turn);
+    const forked = { ...record, status: "applied" as const, fork: manifest.id };
+    await saveRecord(store, forked);
+    return manifest.id;
+  } catch (error) {
+    throw new UserError(
+      `the files are at turn ${record.turn} of ${record.sessionId}, but its fork could not be made: ${errorMessage(error)}`,
+      `make it with: nudge session fork ${record.sessionId} ${record.turn} --yes (the files are already there, so none is written)`,
+    );
+  }
 }
 
 /** HEAD and index: where the operation would have left them (continue), or where they were (abort). */

@@ -47,6 +47,8 @@ const RewindRecordSchema = z.object({
   undoes: z._default(z.nullable(z.string()), null),
   /** A fork put in place: the fork session this rewind made (its undo abandons it: `claude run -c` goes back to the session forked). */
   fork: z._default(z.nullable(z.string()), null),
+  /** A fork put in place, begun: its session is made once the files are (`--continue` makes it when the fork was cut off before). */
+  forking: z._default(z.boolean(), false),
   /**
    * started: written before the work tree changed, not finished; applied: done (`--undo` may
    * restore it); undone; failed: refused or put back, nothing to undo; rolled-back: an interrupted

@@ -170,7 +170,9 @@ export async function refuseIfInterrupted(store: Store, root: string): Promise<v
   const what =
     record.kind === "undo"
       ? `an undo of the rewind of session ${record.sessionId}`
-      : `a rewind of session ${record.sessionId} to turn ${record.turn}`;
+      : record.forking
+        ? `a fork of session ${record.sessionId} at turn ${record.turn}`
+        : `a rewind of session ${record.sessionId} to turn ${record.turn}`;
   throw new UserError(
     `${what} was interrupted halfway (${record.at}); some files are as before it, some as after`,
     "finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
@@ -463,6 +465,8 @@ export async function applyRewind(
   store: Store,
   session: StoredSession,
   { plan, state, changes, keepOnDisk, hidden }: PreparedRewind,
+  /** A fork put in place: its record says so from the start, so that `--continue` makes the fork too. */
+  o: { forking?: boolean } = {},
 ): Promise<RewindRecord> {
   const root = state.root;
   if (!holdsWorkTree(store, root)) throw new InternalError(`a rewind of ${root} is applied without its lock`);
@@ -495,6 +499,7 @@ export async function applyRewind(
     after: { tree: withCode ? plan.target.tree : state.tree, head: plan.head.reset ? plan.head.recorded : state.head },
     undoes: null,
     hidden: withCode ? hidden : [],
+    forking: o.forking,
   });
   faultPoint("rewind-after-record");
   if (withCode) {
@@ -596,8 +601,9 @@ async function beginRecord(
   store: Store,
   state: WorkTreeState,
   stamp: string,
-  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork"> & {
+  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork" | "forking"> & {
     backup: { ref: string; message: string };
+    forking?: boolean;
   },
 ): Promise<RewindRecord> {
   // In the store's own work tree, its git dir is known: the commit and ref may be written without git.
@@ -612,6 +618,7 @@ async function beginRecord(
     status: "started",
     owner: thisProcess(),
     fork: null,
+    forking: o.forking ?? false,
   };
   // The ref first: a record saved beside a ref that failed would read as an operation cut off halfway.
   await setNudgeRef(state.root, o.backup.ref, commit, commonDir);

@@ -19,6 +19,7 @@ export function rewindRecord(root: string, i: number, change: Partial<RewindReco
     hidden: [],
     undoes: null,
     fork: null,
+    forking: false,
     status: "applied",
     owner: null,
     ...change,

@@ -78,6 +78,40 @@ describe("a rewind killed halfway", () => {
     expect(await workTreeListing(repo)).toEqual(before);
   });
 
+  it("a fork in place killed while its files are written: --continue finishes the files and makes the fork", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    const before = await workTreeListing(repo);
+    const killed = await execa("node", [NUDGE_CLI, "session", "fork", id, "1", "--yes"], {
+      cwd: repo,
+      env: { NO_COLOR: "1", NUDGE_FAULT: "switch-after-write:kill" },
+      reject: false,
+      detached: true,
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    const refused = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo });
+    expect(refused.stderr).toMatch(
+      new RegExp(`^error: a fork of session ${id} at turn 1 was interrupted halfway`, "m"),
+    );
+
+    const dry = await runNudge(["session", "rewind", "--continue", "--dry-run"], { cwd: repo });
+    expect(dry.stdout).toMatch(new RegExp(`^finish the fork of session ${id} at turn 1 \\(interrupted`, "m"));
+    expect(dry.stdout).toContain(`  fork: a new session forked from turn 1 of ${id} is made`);
+    const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+    expect(finish.exitCode, finish.stderr).toBe(0);
+    const forkId = new RegExp(`^forked ${id} at turn 1 → (\\w+) `, "m").exec(finish.stdout)?.[1];
+    expect(forkId, finish.stdout).toBeDefined();
+    // The fork is the session a fork makes: its turns up to 1, its parent the session forked.
+    const fork = readManifestFile(path.join(repo, ".git", "nudge", "sessions", forkId!));
+    expect(fork.parent).toEqual({ id, turn: 1 });
+    expect(fork.turns.map((t) => t.n)).toEqual([0, 1]);
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, fork.turns[1]!.snapshot.tree));
+    // Before: finished as a plain rewind, no fork made, and --undo called it one.
+    const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
+    expect(undo.stdout).toContain(`undid the fork of ${id} at turn 1`);
+    expect(await workTreeListing(repo)).toEqual(before);
+  });
+
   it("rolled back with --abort: the files exactly as before it, the session as before", async () => {
     recorded = await recordThreeTurns();
     const { repo, id } = recorded;

@@ -111,24 +111,27 @@ export async function resolveInterrupted(store: Store, plan: InterruptedPlan): P
       ? (await allRecords(store)).find((r) => r.stamp === record.undoes)
       : undefined;
   if (undone) await saveRecord(store, { ...undone, status: "undone" });
+  // Left "started" until its fork is made: cut off again meanwhile, the next --continue makes it.
+  if (how === "continue" && unmadeFork(record)) return makeFork(store, record);
   await saveRecord(store, { ...record, status });
-  if (how === "continue" && unmadeFork(record)) return { ...record, status, fork: await makeFork(store, record) };
   return { ...record, status };
 }
 
 /**
  * The session of a fork put in place whose files `--continue` finished: made now, as the fork
- * would have made it (the half-built folder it left is removed by `nudge session gc`). Its id,
- * noted in the record so that `--undo` says it undoes a fork and leaves it recorded.
+ * would have made it (the half-built folder it left is removed by `nudge session gc`), and named
+ * in the record, so that `--undo` says it undoes a fork and leaves it recorded. If it cannot be
+ * made, the record is applied all the same (the files are done) and the error says how to fork.
  */
-async function makeFork(store: Store, record: RewindRecord): Promise<string> {
+async function makeFork(store: Store, record: RewindRecord): Promise<RewindRecord> {
   try {
     const source = await loadSession(store, record.sessionId);
     const { manifest } = await forkBundle(store, source, record.turn);
     const forked = { ...record, status: "applied" as const, fork: manifest.id };
     await saveRecord(store, forked);
-    return manifest.id;
+    return forked;
   } catch (error) {
+    await saveRecord(store, { ...record, status: "applied" });
     throw new UserError(
       `the files are at turn ${record.turn} of ${record.sessionId}, but its fork could not be made: ${errorMessage(error)}`,
       `make it with: nudge session fork ${record.sessionId} ${record.turn} --yes (the files are already there, so none is written)`,

@@ -5,7 +5,7 @@
  * once make one fork. After each, the user's files equal the plan's target or the backup.
  */
 import { execa } from "execa";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN } from "../support/claude-env.js";
@@ -110,6 +110,32 @@ describe("a rewind killed halfway", () => {
     const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
     expect(undo.stdout).toContain(`undid the fork of ${id} at turn 1`);
     expect(await workTreeListing(repo)).toEqual(before);
+  });
+
+  it("a cut-off fork whose session cannot be made any more: the files finished, the way to fork said, nothing left half done", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    const killed = await execa("node", [NUDGE_CLI, "session", "fork", id, "1", "--yes"], {
+      cwd: repo,
+      env: { NO_COLOR: "1", NUDGE_FAULT: "rewind-after-record:kill" },
+      reject: false,
+      detached: true,
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    // The session forked is gone meanwhile (removed by hand): its fork cannot be made.
+    const target = readManifestFile(recorded.dir).turns[1]!.snapshot.tree;
+    rmSync(recorded.dir, { recursive: true });
+    const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+    expect(finish.exitCode).toBe(1);
+    expect(finish.stderr).toMatch(
+      new RegExp(`^error: the files are at turn 1 of ${id}, but its fork could not be made: `, "m"),
+    );
+    expect(finish.stderr).toContain(`hint: make it with: nudge session fork ${id} 1 --yes`);
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, target));
+    // Settled: nothing is left interrupted.
+    expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(
+      /^error: there is no interrupted rewind or undo/m,
+    );
   });
 
   it("rolled back with --abort: the files exactly as before it, the session as before", async () => {

@@ -37,7 +37,7 @@ export interface WebServerRun {
 }
 
 /** How `nudge web` ended: its status, or the signal that ended it, and how long after being asked to stop. */
-export interface Stopped {
+interface Stopped {
   exitCode: number | undefined;
   signal: string | undefined;
   ms: number;

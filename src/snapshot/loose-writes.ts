@@ -48,6 +48,19 @@ function plainRepository(commonDir: string): boolean {
   return known;
 }
 
+/**
+ * Where git's system config is, by how git was built: Debian and most Linux, Homebrew (Intel and
+ * Apple silicon), Apple's command line tools and Xcode. All are read: one that is not this git's
+ * can only send the writes to git, never let a setting through.
+ */
+const SYSTEM_CONFIGS = [
+  "/etc/gitconfig",
+  "/usr/local/etc/gitconfig",
+  "/opt/homebrew/etc/gitconfig",
+  "/Library/Developer/CommandLineTools/usr/share/git-core/gitconfig",
+  "/Applications/Xcode.app/Contents/Developer/usr/share/git-core/gitconfig",
+];
+
 function configsArePlain(commonDir: string): boolean {
   const home = os.homedir();
   const xdg = process.env.XDG_CONFIG_HOME;
@@ -55,7 +68,7 @@ function configsArePlain(commonDir: string): boolean {
     path.join(commonDir, "config"),
     path.join(home, ".gitconfig"),
     path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config"), "git", "config"),
-    "/etc/gitconfig",
+    ...SYSTEM_CONFIGS,
   ];
   for (const file of files) {
     let text: string;

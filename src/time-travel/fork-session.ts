@@ -19,6 +19,7 @@ import * as git from "../snapshot/git.js";
 import { beginWork, clearCutOffWork } from "../store/cut-off-work.js";
 import { faultPoint } from "../base/fault-injection.js";
 import { UserError, errorMessage } from "../base/errors.js";
+import { systemProblem } from "../base/system-problem.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { forkBundle, planWorktreeFork, type ForkResult } from "./fork.js";
 import { saveRecord, type RewindRecord } from "./rewind-log.js";
@@ -113,17 +114,23 @@ export async function applyForkInPlace(
   prepared: PreparedRewind,
 ): Promise<ForkOutcome> {
   const turn = prepared.plan.turn;
-  // The fork's bundle is built while the files are switched, and put in place once they are.
-  const rewinding =
-    prepared.changes.length > 0 ? applyRewind(store, source, prepared, { forking: true }) : Promise.resolve(null);
-  rewinding.catch(() => undefined); // awaited below, whatever becomes of the fork meanwhile
-  const fork = await forkBundle(store, source, turn, source.manifest.repo, undefined, rewinding).catch(
+  // The files are switched once the fork's folder is made (a fork that cannot even begin changes
+  // nothing) while its session is built, which is put in place once they are.
+  let rewinding: Promise<RewindRecord | null> = Promise.resolve(null);
+  const switchFiles = () => {
+    if (prepared.changes.length > 0) rewinding = applyRewind(store, source, prepared, { forking: true });
+    rewinding.catch(() => undefined); // awaited below, whatever becomes of the fork meanwhile
+    return rewinding;
+  };
+  const fork = await forkBundle(store, source, turn, source.manifest.repo, undefined, switchFiles).catch(
     async (error: unknown) => {
       // Never left running: its failure is the one to tell, and the lock is released after it.
-      if (!(await rewinding)) throw error;
-      // The files were switched, and the fork could not be made: said so, with the way back.
+      const applied = await rewinding;
+      if (!applied) throw error;
+      // The files were switched, and the fork could not be made: that rewind is done (--undo puts it back), and said so.
+      await saveRecord(store, applied);
       throw new UserError(
-        `the files are at turn ${turn} of ${source.manifest.id}, but its fork could not be made: ${errorMessage(error)}`,
+        `the files are at turn ${turn} of ${source.manifest.id}, but its fork could not be made: ${systemProblem(error)?.message ?? errorMessage(error)}`,
         "put the files back with: nudge session rewind --undo (or fork again once the cause is fixed)",
       );
     },

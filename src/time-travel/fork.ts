@@ -37,8 +37,11 @@ export async function forkBundle(
   repo: ForkRepo = source.manifest.repo,
   /** A journal to note each step in first (a fork into a worktree: undone whole if killed). */
   work?: Work,
-  /** Built meanwhile, the fork is put in place only once this is done, and not at all if it fails (a fork's rewind). */
-  ready?: Promise<unknown>,
+  /**
+   * Started once the fork's folder is made, and built meanwhile: the fork is put in place only
+   * once it is done, and not at all if it fails (a fork's rewind, switching the files).
+   */
+  alongside?: () => Promise<unknown>,
 ): Promise<ForkResult> {
   const turn = turnOf(source.manifest, turnNumber);
   const id = newSessionId();
@@ -47,6 +50,7 @@ export async function forkBundle(
   const building = path.join(path.dirname(dir), `.${id}.building`);
   await work?.will({ kind: "made", path: building });
   await fs.mkdir(building);
+  const ready = alongside?.();
   let manifest: Manifest;
   // The fork's own ref keeps its history alive even if the original is removed.
   const ref = { ref: sessionRef(id), commit: turn.snapshot.commit };

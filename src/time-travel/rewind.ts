@@ -465,7 +465,11 @@ export async function applyRewind(
   store: Store,
   session: StoredSession,
   { plan, state, changes, keepOnDisk, hidden }: PreparedRewind,
-  /** A fork put in place: its record says so from the start, so that `--continue` makes the fork too. */
+  /**
+   * A fork put in place: its record says so from the start and stays "started" until the fork's
+   * session is made (the caller saves it then), so that a fork cut off anywhere is finished by
+   * `--continue`, session and all.
+   */
   o: { forking?: boolean } = {},
 ): Promise<RewindRecord> {
   const root = state.root;
@@ -539,7 +543,7 @@ export async function applyRewind(
   if (plan.scope !== "code")
     await updateHeader(session.dir, { rewoundTo: plan.conversationInPlace ? null : plan.turn });
   const done: RewindRecord = { ...record, status: "applied" };
-  await saveRecord(store, done);
+  if (!o.forking) await saveRecord(store, done);
   return done;
 }
 
@@ -649,12 +653,17 @@ export async function undoLastRewind(
     hidden: rewind.hidden,
   });
   faultPoint("undo-after-record");
-  await switchVerified(state, {
-    from: state.tree,
-    to: rewind.backup.tree,
-    what: "the state before the rewind",
-    changes,
-  });
+  try {
+    await switchVerified(state, {
+      from: state.tree,
+      to: rewind.backup.tree,
+      what: "the state before the rewind",
+      changes,
+    });
+  } catch (error) {
+    await saveRecord(store, { ...undo, status: "failed" }); // put back, as a failed rewind's: nothing to finish
+    throw error;
+  }
   const notRestored = await restoreHidden(root, rewind.hidden);
   faultPoint("undo-after-switch");
   if (plan.head) {

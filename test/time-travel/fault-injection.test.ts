@@ -78,13 +78,16 @@ describe("a rewind killed halfway", () => {
     expect(await workTreeListing(repo)).toEqual(before);
   });
 
-  it("a fork in place killed while its files are written: --continue finishes the files and makes the fork", async () => {
+  it.each([
+    ["switch-after-write:kill", "while its files are written"],
+    ["fork-building:kill", "once its files are done, while its session is put in place"],
+  ])("a fork in place killed at %s (%s): --continue finishes the files and makes the fork", async (fault) => {
     recorded = await recordThreeTurns();
     const { repo, id } = recorded;
     const before = await workTreeListing(repo);
     const killed = await execa("node", [NUDGE_CLI, "session", "fork", id, "1", "--yes"], {
       cwd: repo,
-      env: { NO_COLOR: "1", NUDGE_FAULT: "switch-after-write:kill" },
+      env: { NO_COLOR: "1", NUDGE_FAULT: fault },
       reject: false,
       detached: true,
     });
@@ -172,6 +175,27 @@ describe("a rewind killed halfway", () => {
       /^error: files were changed since the interrupted rewind: notes\.txt; nothing was changed/m,
     );
     expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("edited after the crash\n");
+  });
+
+  it("an undo that fails and puts the files back is recorded failed, not left interrupted", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    const rewound = await workTreeListing(repo);
+    const failed = await runNudge(["session", "rewind", "--undo", "--yes"], {
+      cwd: repo,
+      env: { NUDGE_FAULT: "switch-before-write:enospc" },
+    });
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toMatch(/the files it touched were put back/);
+    expect(await workTreeListing(repo)).toEqual(rewound);
+    // Before: its record stayed "started", and every command refused "an undo … was interrupted halfway".
+    expect(records(repo).map((r) => [r.kind, r.status])).toEqual([
+      ["rewind", "applied"],
+      ["undo", "failed"],
+    ]);
+    const again = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
+    expect(again.exitCode, again.stderr).toBe(0);
   });
 
   it("an undo killed halfway is finished like a rewind", async () => {

@@ -23,8 +23,6 @@ export type Resolution = "continue" | "abort";
 export interface InterruptedPlan extends CodeChanges {
   record: RewindRecord;
   how: Resolution;
-  /** Paths changed by someone since: neither as before the operation nor as after it. */
-  conflicts: string[];
   state: WorkTreeState;
   changes: git.TreeChange[];
 }
@@ -49,14 +47,17 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
     const p = planned.get(c.path)!;
     return c.oldMode !== p.oldMode || c.oldBlob !== p.oldBlob;
   });
-  return {
-    record,
-    how,
-    conflicts: conflicts.map((c) => git.shownPath(c.path)),
-    state,
-    changes: left,
-    ...codeChanges(left),
-  };
+  // Refused here, so that --dry-run says it too: a file changed by someone since is never overwritten.
+  if (conflicts.length > 0) {
+    throw new UserError(
+      `files were changed since the interrupted ${record.kind}: ${conflicts
+        .slice(0, 5)
+        .map((c) => git.shownPath(c.path))
+        .join(", ")}; nothing was changed`,
+      `look at them (the state before it is ${record.backup.ref}: git show ${record.backup.ref}:<path>), move them aside, then run the command again`,
+    );
+  }
+  return { record, how, state, changes: left, ...codeChanges(left) };
 }
 
 export function describeInterrupted(plan: InterruptedPlan): string[] {
@@ -72,7 +73,6 @@ export function describeInterrupted(plan: InterruptedPlan): string[] {
     ...plan.write.map((p) => `  write   ${git.printablePath(p)}`),
   );
   if (plan.write.length + plan.remove.length === 0) lines.push("  code: nothing left to write");
-  for (const c of plan.conflicts) lines.push(`  changed since, left alone: ${c}`);
   if (unmadeFork(r) && plan.how === "continue")
     lines.push(`  fork: a new session forked from turn ${r.turn} of ${r.sessionId} is made`);
   return lines;
@@ -85,12 +85,6 @@ function unmadeFork(r: RewindRecord): boolean {
 
 export async function resolveInterrupted(store: Store, plan: InterruptedPlan): Promise<RewindRecord> {
   const { record, how, state } = plan;
-  if (plan.conflicts.length > 0) {
-    throw new UserError(
-      `files were changed since the interrupted ${record.kind}: ${plan.conflicts.slice(0, 5).join(", ")}; nothing was changed`,
-      `look at them (the state before it is ${record.backup.ref}: git show ${record.backup.ref}:<path>), move them aside, then run the command again`,
-    );
-  }
   const target = how === "continue" ? record.after!.tree : record.backup.tree;
   await switchVerified(state, {
     from: state.tree,

@@ -169,6 +169,15 @@ describe("a rewind killed halfway", () => {
       "SIGKILL",
     );
     writeFileSync(path.join(repo, "notes.txt"), "edited after the crash\n"); // a file the rewind meant to write
+    // Foreseen by --dry-run (it showed a plan the run then refused), for --continue and --abort alike.
+    for (const how of ["--continue", "--abort"]) {
+      const dry = await runNudge(["session", "rewind", how, "--dry-run"], { cwd: repo });
+      expect(dry.exitCode).toBe(1);
+      expect(dry.stderr).toMatch(
+        /^error: files were changed since the interrupted rewind: notes\.txt; nothing was changed/m,
+      );
+      expect(dry.stdout).toBe("");
+    }
     const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
     expect(finish.exitCode).toBe(1);
     expect(finish.stderr).toMatch(

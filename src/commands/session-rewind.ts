@@ -124,9 +124,12 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
     const { record, savedEdits, notRestored } = await op.apply(await confirmPlan(op, shown, o.yes, "undo"));
     for (const file of notRestored) writeErr(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });
+    const forkKept = shown.plan.forkGone
+      ? ""
+      : `; the fork ${record.fork} stays recorded (nudge session rm ${record.fork} removes it)`;
     say(
       record.fork
-        ? `undid the fork of ${record.sessionId} at turn ${record.turn}: the files are as they were before it; the fork ${record.fork} stays recorded (nudge session rm ${record.fork} removes it)`
+        ? `undid the fork of ${record.sessionId} at turn ${record.turn}: the files are as they were before it${forkKept}`
         : `undid the rewind of ${record.sessionId} to turn ${record.turn}: the files are as they were before it`,
     );
     if (savedEdits) say(`edits made after that rewind are kept under ${savedEdits}`);
@@ -149,9 +152,11 @@ async function interrupted(store: Awaited<ReturnType<typeof openStore>>, o: Opti
       const record = await resolveInterrupted(store, plan);
       if (o.json) return printJson({ [how === "continue" ? "finished" : "rolledBack"]: record });
       say(
-        how === "continue"
-          ? `finished: the work tree is at turn ${record.turn} of ${record.sessionId}`
-          : "rolled back: the work tree is as it was before",
+        how === "abort"
+          ? "rolled back: the work tree is as it was before"
+          : record.kind === "undo"
+            ? `finished: the files are as they were before the rewind of ${record.sessionId} to turn ${record.turn}`
+            : `finished: the work tree is at turn ${record.turn} of ${record.sessionId}`,
       );
       if (how === "continue" && record.fork)
         say(

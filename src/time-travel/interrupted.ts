@@ -6,6 +6,7 @@
  * and is never overwritten.
  */
 import { UserError, errorMessage } from "../base/errors.js";
+import { systemProblem } from "../base/system-problem.js";
 import { copyFileAtomic } from "../store/atomic-write.js";
 import { bundleDir, loadSession, updateHeader, type Store } from "../store/store.js";
 import * as git from "../snapshot/git.js";
@@ -31,7 +32,7 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
   const record = await interruptedIn(store, store.repoRoot);
   if (!record || !record.after) {
     throw new UserError(
-      "there is no interrupted rewind or undo in this work tree",
+      "there is no interrupted rewind, fork or undo in this work tree",
       "nudge session backups lists what was done",
     );
   }
@@ -126,9 +127,13 @@ async function makeFork(store: Store, record: RewindRecord): Promise<RewindRecor
     return forked;
   } catch (error) {
     await saveRecord(store, { ...record, status: "applied" });
+    // The session forked removed meanwhile: no fork can be made of it, and the files can go back.
+    const gone = !(await pathExists(bundleDir(store, record.sessionId)));
     throw new UserError(
-      `the files are at turn ${record.turn} of ${record.sessionId}, but its fork could not be made: ${errorMessage(error)}`,
-      `make it with: nudge session fork ${record.sessionId} ${record.turn} --yes (the files are already there, so none is written)`,
+      `the files are at turn ${record.turn} of ${record.sessionId}, but its fork could not be made: ${gone ? "that session was removed" : (systemProblem(error)?.message ?? errorMessage(error))}`,
+      gone
+        ? "put the files back with: nudge session rewind --undo"
+        : `make it with: nudge session fork ${record.sessionId} ${record.turn} --yes (the files are already there, so none is written)`,
     );
   }
 }

@@ -309,13 +309,15 @@ export interface UndoPlan extends CodeChanges {
   head: { branch: string | null; from: string | null; to: string } | null;
   /** The rewound session was removed since: the files come back, there is no conversation to return to. */
   sessionGone: boolean;
+  /** The fork the undone fork made was removed since (`session rm`): nothing of it stays recorded. */
+  forkGone: boolean;
 }
 
 export function planUndo(
   record: RewindRecord,
   current: { tree: string; head: string | null },
   changes: TreeChange[],
-  sessionGone: boolean,
+  gone: { session: boolean; fork: boolean },
   checks: Pick<RewindFacts, "inTheWay" | "submoduleSwaps" | "userChanges">,
 ): UndoPlan {
   refuseUnsafeSwitch(checks, "the state before the rewind");
@@ -325,7 +327,8 @@ export function planUndo(
     ...codeChanges(changes, checks.userChanges),
     keepsEdits: after !== null && current.tree !== after.tree && current.tree !== backup.tree,
     head: before.indexCopy && before.head ? { branch: before.branch, from: current.head, to: before.head } : null,
-    sessionGone,
+    sessionGone: gone.session,
+    forkGone: gone.fork,
   };
 }
 
@@ -334,7 +337,7 @@ export function describeUndo(plan: UndoPlan): string[] {
   const { undo } = plan;
   const lines = [
     undo.fork
-      ? `undo the fork of session ${undo.sessionId} at turn ${undo.turn} (made ${undo.at}; the fork ${undo.fork} stays recorded)`
+      ? `undo the fork of session ${undo.sessionId} at turn ${undo.turn} (made ${undo.at}; the fork ${undo.fork} ${plan.forkGone ? "was removed since" : "stays recorded"})`
       : `undo the rewind of session ${undo.sessionId} to turn ${undo.turn} (made ${undo.at})`,
     ...codeLines(plan, undo.fork ? "before that fork" : "before that rewind"),
   ];

@@ -589,7 +589,11 @@ export async function prepareUndo(store: Store, o: { from?: string } = {}): Prom
     record.after && state.tree !== record.after.tree
       ? await git.changedPaths(record.root, record.after.tree, state.tree)
       : [];
-  const plan = planUndo(record, state, changes, !(await pathExists(bundleDir(store, record.sessionId))), {
+  const gone = {
+    session: !(await pathExists(bundleDir(store, record.sessionId))),
+    fork: record.fork !== null && !(await pathExists(bundleDir(store, record.fork))),
+  };
+  const plan = planUndo(record, state, changes, gone, {
     inTheWay: await pathsInTheWay(record.root, changes),
     submoduleSwaps: submoduleSwaps(changes),
     userChanges: new Set(sinceRewind.map((c) => c.path)),

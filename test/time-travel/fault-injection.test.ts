@@ -131,13 +131,16 @@ describe("a rewind killed halfway", () => {
     const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
     expect(finish.exitCode).toBe(1);
     expect(finish.stderr).toMatch(
-      new RegExp(`^error: the files are at turn 1 of ${id}, but its fork could not be made: `, "m"),
+      new RegExp(
+        `^error: the files are at turn 1 of ${id}, but its fork could not be made: that session was removed$`,
+        "m",
+      ),
     );
-    expect(finish.stderr).toContain(`hint: make it with: nudge session fork ${id} 1 --yes`);
+    expect(finish.stderr).toContain("hint: put the files back with: nudge session rewind --undo");
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, target));
     // Settled: nothing is left interrupted.
     expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(
-      /^error: there is no interrupted rewind or undo/m,
+      /^error: there is no interrupted rewind, fork or undo/m,
     );
   });
 
@@ -158,7 +161,7 @@ describe("a rewind killed halfway", () => {
       /^error: there is no rewind to undo/m,
     );
     expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(
-      /^error: there is no interrupted rewind or undo/m,
+      /^error: there is no interrupted rewind, fork or undo/m,
     );
   });
 
@@ -217,7 +220,10 @@ describe("a rewind killed halfway", () => {
     expect(run.stderr).toMatch(
       new RegExp(`^error: an undo of the rewind of session ${id} was interrupted halfway`, "m"),
     );
-    expect((await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    const finished = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+    expect(finished.exitCode, finished.stderr).toBe(0);
+    // It said "the work tree is at turn 1", the very state the undo left.
+    expect(finished.stdout).toContain(`finished: the files are as they were before the rewind of ${id} to turn `);
     expect(await workTreeListing(repo)).toEqual(before);
     expect(records(repo).map((r) => [r.kind, r.status])).toEqual([
       ["rewind", "undone"],

@@ -67,6 +67,23 @@ describe("fork in place, then --undo", () => {
     expect(readManifestFile(path.join(repo, ".git", "nudge", "sessions", forkId)).turns).toHaveLength(2);
   });
 
+  it("an undo of a fork removed since says the fork is gone, not that it stays recorded", async () => {
+    const repo = await gitdir({ "README.md": "# app\n" });
+    recorded = await twoTurns(repo);
+    const fork = await runNudge(["session", "fork", recorded.id, "1", "--yes"], { cwd: repo });
+    const forkId = /→ (\w+)/.exec(fork.stdout)![1]!;
+    expect((await runNudge(["session", "rm", forkId, "--yes"], { cwd: repo })).exitCode).toBe(0);
+    const dry = await runNudge(["session", "rewind", "--undo", "--dry-run"], { cwd: repo });
+    expect(dry.stdout).toContain(`the fork ${forkId} was removed since)`);
+    const undo = await runNudge(["session", "rewind", "--undo", "--yes"], { cwd: repo });
+    expect(undo.exitCode, undo.stderr).toBe(0);
+    expect(undo.stdout).toMatch(
+      new RegExp(`^undid the fork of ${recorded.id} at turn 1: the files are as they were before it$`, "m"),
+    );
+    expect(undo.stdout).not.toContain("stays recorded");
+    expect(readFileSync(path.join(repo, "two.txt"), "utf8")).toBe("2\n");
+  });
+
   it("a fork whose switch fails leaves no fork: the files and the sessions as they were, the switch's error told", async () => {
     const repo = await gitdir({ "README.md": "# app\n" });
     recorded = await twoTurns(repo);

@@ -41,11 +41,13 @@ Examples:
           String(e.turn),
           e.fork
             ? `fork (${e.fork})`
-            : e.kind === "rewind"
-              ? e.scope === "both"
-                ? "rewind"
-                : `rewind (${e.scope})`
-              : e.kind,
+            : e.forking
+              ? "fork (none made)"
+              : e.kind === "rewind"
+                ? e.scope === "both"
+                  ? "rewind"
+                  : `rewind (${e.scope})`
+                : e.kind,
           e.status,
           e.filesChanged === null ? "–" : String(e.filesChanged),
           e.exists ? e.ref : `${e.ref} (gone)`,
@@ -55,7 +57,7 @@ Examples:
       say(
         target
           ? `* nudge session rewind --undo puts back the files from before this ${target.fork ? "fork" : "rewind"}`
-          : `nothing to undo: every ${listing.entries.some((e) => e.fork) ? "rewind and fork" : "rewind"} listed was undone or failed`,
+          : `nothing to undo: every ${listing.entries.some((e) => e.forking) ? "rewind and fork" : "rewind"} listed was undone or failed`,
       );
     }
     if (listing.others.length > 0) {

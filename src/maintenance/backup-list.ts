@@ -26,6 +26,8 @@ interface BackupEntry {
   undo: boolean;
   /** A fork put in place: the fork session it made. */
   fork: string | null;
+  /** A fork put in place, whether or not its session was made (cut off, failed, rolled back: none). */
+  forking: boolean;
 }
 
 interface OtherBackup {
@@ -76,6 +78,7 @@ export async function listBackups(store: Store): Promise<BackupListing> {
       filesChanged,
       undo: record.stamp === target,
       fork: record.fork ?? null,
+      forking: record.forking || record.fork !== null,
     });
   }
   const others = unnamedBackups(refs, records)

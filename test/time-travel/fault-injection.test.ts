@@ -138,6 +138,8 @@ describe("a rewind killed halfway", () => {
     );
     expect(finish.stderr).toContain("hint: put the files back with: nudge session rewind --undo");
     expect(await workTreeListing(repo)).toEqual(await treeListing(repo, target));
+    // Listed as the fork it was, with none made (it said "rewind (code)").
+    expect((await runNudge(["session", "backups"], { cwd: repo })).stdout).toMatch(/ fork \(none made\) +applied /);
     // Settled: nothing is left interrupted.
     expect((await runNudge(["session", "rewind", "--continue"], { cwd: repo })).stderr).toMatch(
       /^error: there is no interrupted rewind, fork or undo/m,

@@ -26,6 +26,11 @@ describe("systemProblem", () => {
       message: `cannot make the folder ${file}/sub: not a directory`,
       hint: "a file stands where a folder is needed; check that path",
     });
+    // A file where a folder is to be made (session import said "nudge bug: EEXIST …").
+    expect(systemProblem(thrown(() => mkdirSync(file)))).toEqual({
+      message: `cannot make the folder ${file}: file already exists`,
+      hint: "a file stands where a folder is needed; check that path",
+    });
     expect(systemProblem(thrown(() => readFileSync(path.join(dir, "missing"))))?.message).toBe(
       `cannot open ${dir}/missing: no such file or directory`,
     );

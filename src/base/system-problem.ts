@@ -44,7 +44,8 @@ export function systemProblem(error: unknown): { message: string; hint: string }
       hint: "cd to the repository's top folder and run the command again",
     };
   }
-  const hint = HINTS[e.code!];
+  // A folder to be made where a file stands (mkdir's EEXIST): elsewhere EEXIST is nudge's own race to handle.
+  const hint = e.code === "EEXIST" && e.syscall === "mkdir" ? HINTS.ENOTDIR : HINTS[e.code!];
   return hint ? { message: sentence(e), hint } : null;
 }
 

@@ -397,14 +397,18 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
       await tree.index?.holds(s.to);
       return;
     }
-    failure = `the work tree did not match ${s.what} after writing it (${wrong.slice(0, 3).join(", ")})`;
+    // git leaves a file it cannot unlink (read-only, immutable) with a warning and exit 0: found here.
+    failure = `the work tree did not match ${s.what} after writing it (${wrong.slice(0, 3).join(", ")}: not writable there, or written by another program meanwhile)`;
   } catch (error) {
     failure = `cannot rewrite the work tree to ${s.what}: ${errorMessage(error)}`;
   }
   await tree.index?.forget();
   const saved = await saveWhatIsThere(tree);
-  const restored = await applyChanges(tree, reversed(s.changes), new Set(), null).then(
-    async () => (await pathsChangedSince(tree.root, files)).length === 0,
+  // Put back as far as it goes; then what is on disk says whether every touched file is as before
+  // (a file that could not be changed at all, read-only or immutable, was never changed either).
+  await applyChanges(tree, reversed(s.changes), new Set(), null).catch(() => undefined);
+  const restored = await pathsChangedSince(tree.root, files).then(
+    (left) => left.length === 0,
     () => false,
   );
   throw new UserError(

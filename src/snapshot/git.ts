@@ -418,9 +418,18 @@ export function pathOnDisk(root: string, rel: string): Buffer {
   return Buffer.concat([Buffer.from(`${root}/`), Buffer.from(rel, "latin1")]);
 }
 
-/** `displayPath`, then `printablePath`: a path's bytes as a line of text shows them. */
+/**
+ * A path's bytes as text that tells every name apart: UTF-8 as it is; a name that is not UTF-8
+ * in git's quoting ("x\377.txt"), where decoding would show two such names alike ("x\ufffd.txt").
+ */
+export function textPath(bytes: string): string {
+  const text = displayPath(bytes);
+  return Buffer.from(text, "utf8").equals(Buffer.from(bytes, "latin1")) ? text : cQuote(bytes);
+}
+
+/** `textPath`, then `printablePath`: a path's bytes as a line of text shows them. */
 export function shownPath(bytes: string): string {
-  return printablePath(displayPath(bytes));
+  return printablePath(textPath(bytes));
 }
 
 /** What changes between two trees, path by path, without rename pairing (what a checkout must do). */

@@ -7,7 +7,7 @@
 import { UserError } from "../base/errors.js";
 import type { Manifest } from "../store/manifest-schema.js";
 import { resumePoint, turnOf } from "../store/turn-lookup.js";
-import { displayPath, isSubmodule, printablePath, type TreeChange } from "../snapshot/git.js";
+import { isSubmodule, printablePath, textPath, type TreeChange } from "../snapshot/git.js";
 import type { RewindRecord } from "./rewind-log.js";
 import { unsafeSwitch } from "./work-tree-switch.js";
 
@@ -75,7 +75,7 @@ export function codeChanges(
   const files = changes.filter((c) => !isSubmodule(c));
   const written = files.filter((c) => c.status !== "D");
   const removed = files.filter((c) => c.status === "D" && !keep.has(c.path));
-  const names = (list: TreeChange[]) => list.map((c) => displayPath(c.path));
+  const names = (list: TreeChange[]) => list.map((c) => textPath(c.path));
   return {
     write: names(written),
     remove: names(removed),
@@ -88,7 +88,7 @@ export function codeChanges(
     keep: names(files.filter((c) => c.status === "D" && keep.has(c.path))),
     submodules: changes
       .filter(isSubmodule)
-      .map((c) => ({ path: displayPath(c.path), commit: c.mode === "160000" ? c.blob : null })),
+      .map((c) => ({ path: textPath(c.path), commit: c.mode === "160000" ? c.blob : null })),
   };
 }
 

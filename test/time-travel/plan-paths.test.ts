@@ -61,6 +61,14 @@ describe("a rewind plan's file names", () => {
     expect(lines.join("\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
   });
 
+  it("names that are not UTF-8 are quoted as git quotes them, so two of them never show alike", () => {
+    // Bytes 0xff and 0xfe: each decoded as U+FFFD, both showed as "x\ufffd.txt".
+    const lines = describePlan(
+      plan([change("A", "x\xff.txt"), change("A", "x\xfe.txt"), change("A", "caf\xc3\xa9.txt")], []),
+    );
+    expect(lines.slice(1, 4)).toEqual(['  write   "x\\377.txt"', '  write   "x\\376.txt"', "  write   caf\u00e9.txt"]);
+  });
+
   it("lists deletions before writes, the order the switch makes them in (a folder gives way to a file)", () => {
     const lines = describePlan(
       plan(

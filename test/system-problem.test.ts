@@ -2,9 +2,10 @@
  * What the machine refused is said as a sentence with the path and a hint (exit 1), not node's
  * "ENOTDIR: not a directory, mkdir '…'". Real errors from real calls on a temp folder.
  */
+import { execa } from "execa";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { systemProblem } from "../src/base/system-problem.js";
 import { tempDir } from "./support/gitdir.js";
 
@@ -36,6 +37,23 @@ describe("systemProblem", () => {
     );
     expect(systemProblem(thrown(() => renameSync(path.join(dir, "missing"), path.join(dir, "b"))))?.message).toBe(
       `cannot rename ${dir}/missing to ${dir}/b: no such file or directory`,
+    );
+  });
+
+  it("offers moving the store (NUDGE_STORE) only where the store is what cannot be written", async () => {
+    const mount = tempDir();
+    await execa("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]);
+    onTestFinished(() => execa("umount", [mount]).then(() => undefined));
+    mkdirSync(path.join(mount, ".git", "nudge"), { recursive: true });
+    await execa("mount", ["-o", "remount,ro", mount]);
+    const store = systemProblem(thrown(() => writeFileSync(path.join(mount, ".git", "nudge", "x"), "")));
+    expect(store).toEqual({
+      message: `cannot open ${mount}/.git/nudge/x: read-only file system`,
+      hint: "that file system is read-only; NUDGE_STORE can point the store at a writable folder",
+    });
+    // An export written there: moving the store would not help (the hint said it would).
+    expect(systemProblem(thrown(() => writeFileSync(path.join(mount, "session.tar.gz"), "")))?.hint).toBe(
+      "that file system is read-only",
     );
   });
 

@@ -3,12 +3,13 @@
  * that was removed, a permission): the user's to fix, so exit 1 with a hint, not a bug report;
  * said as a sentence ("cannot open /x: permission denied"), not node's "EACCES: …, open '/x'".
  */
+import path from "node:path";
 import { DISK_FULL_HINT } from "./errors.js";
 
 const HINTS: Record<string, string> = {
-  EACCES: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
-  EPERM: "check the permissions of that path (NUDGE_STORE can point the store at a writable folder)",
-  EROFS: "that file system is read-only; NUDGE_STORE can point the store at a writable folder",
+  EACCES: "check the permissions of that path",
+  EPERM: "check the permissions of that path",
+  EROFS: "that file system is read-only",
   ENOSPC: DISK_FULL_HINT,
   EDQUOT: DISK_FULL_HINT,
   ENOTDIR: "a file stands where a folder is needed; check that path",
@@ -46,7 +47,19 @@ export function systemProblem(error: unknown): { message: string; hint: string }
   }
   // A folder to be made where a file stands (mkdir's EEXIST): elsewhere EEXIST is nudge's own race to handle.
   const hint = e.code === "EEXIST" && e.syscall === "mkdir" ? HINTS.ENOTDIR : HINTS[e.code!];
-  return hint ? { message: sentence(e), hint } : null;
+  if (!hint) return null;
+  // Moving the store is a way out only where the store is what cannot be written (not an export's path).
+  const storeWay = ["EACCES", "EPERM", "EROFS"].includes(e.code!) && e.path !== undefined && inStore(e.path);
+  return {
+    message: sentence(e),
+    hint: storeWay ? `${hint}; NUDGE_STORE can point the store at a writable folder` : hint,
+  };
+}
+
+/** A path in nudge's store: its default place in a repository, or where NUDGE_STORE puts it. */
+function inStore(file: string): boolean {
+  const moved = process.env.NUDGE_STORE ? path.resolve(process.env.NUDGE_STORE) : null;
+  return `${file}/`.includes("/.git/nudge/") || (moved !== null && `${file}/`.startsWith(`${moved}/`));
 }
 
 /** "EACCES: permission denied, open '/x'" → "cannot open /x: permission denied"; anything else as it is. */

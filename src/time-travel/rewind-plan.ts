@@ -98,7 +98,7 @@ export interface RewindPlan extends CodeChanges {
   scope: RewindScope;
   target: { tree: string; commit: string };
   current: { tree: string; head: string | null; branch: string | null };
-  /** The work tree holds something the session's latest snapshot does not. */
+  /** The work tree is none of the session's snapshots: it holds something of the user's (saved first). */
   unsavedWork: boolean;
   head: {
     recorded: string | null;
@@ -137,7 +137,8 @@ export function planRewind(f: RewindFacts): RewindPlan {
     target: { tree: withCode && f.shared ? f.shared.tree : turn.snapshot.tree, commit: turn.snapshot.commit },
     current: f.current,
     ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget, f.recordedEdits),
-    unsavedWork: f.current.tree !== latest.snapshot.tree,
+    // "Not in any snapshot" only when it is none of them (a work tree rewound to a turn is that turn's).
+    unsavedWork: !f.manifest.turns.some((t) => t.snapshot.tree === f.current.tree),
     head: {
       recorded: turn.head,
       current: f.current.head,

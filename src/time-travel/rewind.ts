@@ -340,7 +340,8 @@ async function targetSide(
   ignoreFiles: () => Promise<string[]>,
 ): Promise<TargetSide> {
   const latest = manifest.turns.at(-1)!.snapshot.tree;
-  const mine = current !== latest && latestThere;
+  // A work tree that is exactly one of the session's snapshots (rewound there) holds nothing of the user's.
+  const mine = latestThere && !manifest.turns.some((t) => t.snapshot.tree === current);
   const pairs: Array<[string, string]> = [
     [current, target.snapshot.tree],
     ...(mine ? [[latest, current] as [string, string]] : []),

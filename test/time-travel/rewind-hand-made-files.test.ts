@@ -41,5 +41,13 @@ describe("a rewind's plan", () => {
     expect(plan.stdout).toMatch(
       / {2}yours: files you changed by hand between turns \(recorded as your edits; the backup keeps them, undo brings them back\):\n {4}delete {4}mine\.txt/,
     );
+
+    // Rewound to turn 1, the work tree is that snapshot: going back to turn 2 puts nothing of
+    // yours at stake (it named b.txt "in none of this session's snapshots … you deleted it").
+    expect((await runNudge(["session", "rewind", id, "1", "--yes", "--code-only"], { cwd: repo })).exitCode).toBe(0);
+    const back = await runNudge(["session", "rewind", id, "2", "--dry-run", "--code-only"], { cwd: repo });
+    expect(back.stdout).toMatch(/^ {2}write {3}b\.txt$/m);
+    expect(back.stdout).not.toContain("none of this session's snapshots");
+    expect(back.stdout).not.toContain("backup: the work tree has changes not in any snapshot");
   });
 });

@@ -56,7 +56,7 @@ Examples:
       const target = listing.entries.find((e) => e.undo);
       say(
         target
-          ? `* nudge session rewind --undo puts back the files from before this ${target.fork ? "fork" : "rewind"}`
+          ? `* nudge session rewind --undo puts back the files from before this ${target.forking ? "fork" : "rewind"}`
           : `nothing to undo: every ${listing.entries.some((e) => e.forking) ? "rewind and fork" : "rewind"} listed was undone or failed`,
       );
     }

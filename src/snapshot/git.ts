@@ -419,12 +419,14 @@ export function pathOnDisk(root: string, rel: string): Buffer {
 }
 
 /**
- * A path's bytes as text that tells every name apart: UTF-8 as it is; a name that is not UTF-8
- * in git's quoting ("x\377.txt"), where decoding would show two such names alike ("x\ufffd.txt").
+ * A path's bytes as text that tells every name apart: UTF-8 as it is; in git's quoting a name that
+ * is not UTF-8 ("x\377.txt", where decoding would show two such names alike as "x\ufffd.txt"), and
+ * one holding a quote or a backslash, which could otherwise pass for such a quoted name.
  */
 export function textPath(bytes: string): string {
   const text = displayPath(bytes);
-  return Buffer.from(text, "utf8").equals(Buffer.from(bytes, "latin1")) ? text : cQuote(bytes);
+  const plain = !/["\\]/.test(text) && Buffer.from(text, "utf8").equals(Buffer.from(bytes, "latin1"));
+  return plain ? text : cQuote(bytes);
 }
 
 /** `textPath`, then `printablePath`: a path's bytes as a line of text shows them. */

@@ -51,11 +51,11 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
   // Refused here, so that --dry-run says it too: a file changed by someone since is never overwritten.
   if (conflicts.length > 0) {
     throw new UserError(
-      `files were changed since the interrupted ${record.kind}: ${conflicts
+      `files were changed since the interrupted ${record.forking ? "fork" : record.kind}: ${conflicts
         .slice(0, 5)
         .map((c) => git.shownPath(c.path))
         .join(", ")}; nothing was changed`,
-      `look at them (the state before it is ${record.backup.ref}: git show ${record.backup.ref}:<path>), move them aside, then run the command again`,
+      `copy what you want to keep of them elsewhere, put them back as they were before it (git restore --source=${record.backup.ref} -- <path>), then run the command again`,
     );
   }
   return { record, how, state, changes: left, ...codeChanges(left) };

@@ -66,6 +66,9 @@ describe("a rewind plan's file names", () => {
     const lines = describePlan(
       plan([change("A", "x\xff.txt"), change("A", "x\xfe.txt"), change("A", "caf\xc3\xa9.txt")], []),
     );
+    // A name holding a quote or a backslash is quoted too: "x\377.txt" typed literally differs from the byte name.
+    const literal = describePlan(plan([change("A", '"x\\377.txt"'), change("A", "a\\b.txt")], []));
+    expect(literal.slice(1, 3)).toEqual(['  write   "\\"x\\\\377.txt\\""', '  write   "a\\\\b.txt"']);
     expect(lines.slice(1, 4)).toEqual(['  write   "x\\377.txt"', '  write   "x\\376.txt"', "  write   caf\u00e9.txt"]);
   });
 

@@ -506,9 +506,9 @@ export async function applyRewind(
     hidden: withCode ? hidden : [],
     forking: o.forking,
   });
-  faultPoint("rewind-after-record");
   if (withCode) {
     try {
+      faultPoint("rewind-after-record");
       await switchVerified(state, {
         from: state.tree,
         to: plan.target.tree,
@@ -521,35 +521,44 @@ export async function applyRewind(
       await saveRecord(store, { ...record, status: "failed" }); // put back: nothing for --undo to undo
       throw error;
     }
-  }
-  faultPoint("rewind-after-switch");
-  if (plan.head.reset) {
-    try {
-      faultPoint("rewind-head");
-      await git.moveRef(
-        root,
-        state.branch ? `refs/heads/${state.branch}` : "HEAD",
-        plan.head.recorded!,
-        plan.head.current ?? git.NO_REF,
-      );
-      await git.resetIndexTo(root, plan.head.recorded!);
-    } catch (error) {
-      // The record stays `started`: this rewind is the interrupted one, which --continue finishes and
-      // --abort rolls back. (Marked applied, --undo would be the hint; on a full disk that write
-      // fails too, and --undo would then restore the rewind before this one.)
-      throw headResetFailed(plan.turn, error);
+  } else faultPoint("rewind-after-record");
+  // From here the record stays `started` on any failure: this rewind is the interrupted one, which
+  // --continue finishes and --abort rolls back. (Marked applied, --undo would be the hint; on a full
+  // disk that write fails too, and --undo would then restore the rewind before this one.)
+  try {
+    faultPoint("rewind-after-switch");
+    if (plan.head.reset) {
+      try {
+        faultPoint("rewind-head");
+        await git.moveRef(
+          root,
+          state.branch ? `refs/heads/${state.branch}` : "HEAD",
+          plan.head.recorded!,
+          plan.head.current ?? git.NO_REF,
+        );
+        await git.resetIndexTo(root, plan.head.recorded!);
+      } catch (error) {
+        throw unfinished(`the files are at turn ${plan.turn}, but moving HEAD and the index back failed`, error);
+      }
     }
+    // Rewound to the last reply: the conversation is where it stands, so the next run goes on without a fork.
+    if (plan.scope !== "code")
+      await updateHeader(session.dir, { rewoundTo: plan.conversationInPlace ? null : plan.turn });
+    const done: RewindRecord = { ...record, status: "applied" };
+    if (!o.forking) await saveRecord(store, done);
+    return done;
+  } catch (error) {
+    throw error instanceof UserError
+      ? error
+      : unfinished(`the files are at turn ${plan.turn}, but the rewind could not be finished`, error);
   }
-  // Rewound to the last reply: the conversation is where it stands, so the next run goes on without a fork.
-  if (plan.scope !== "code")
-    await updateHeader(session.dir, { rewoundTo: plan.conversationInPlace ? null : plan.turn });
-  const done: RewindRecord = { ...record, status: "applied" };
-  if (!o.forking) await saveRecord(store, done);
-  return done;
 }
 
-/** Moving HEAD and the index failed after the files were switched: what happened, in one line, and how to finish. */
-function headResetFailed(turn: number, error: unknown): UserError {
+/**
+ * A rewind or undo whose files were switched, cut short after (moving HEAD, saving its record):
+ * what happened, in one line, and how to finish it, since its record says it is still under way.
+ */
+function unfinished(what: string, error: unknown, kind: "rewind" | "undo" = "rewind"): UserError {
   const text = errorMessage(error);
   const full =
     /ENOSPC|EDQUOT|No space left on device|Disk quota exceeded/i.test(text) ||
@@ -558,8 +567,8 @@ function headResetFailed(turn: number, error: unknown): UserError {
     ? "the disk is full"
     : (text.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? text.split("\n")[0]!);
   return new UserError(
-    `the files are at turn ${turn}, but moving HEAD and the index back failed: ${why}`,
-    `${full ? "free some disk space, then f" : "F"}inish this rewind with: nudge session rewind --continue (or put everything back as it was: nudge session rewind --abort)`,
+    `${what}: ${why}`,
+    `${full ? "free some disk space, then f" : "F"}inish this ${kind} with: nudge session rewind --continue (or put everything back as it was: nudge session rewind --abort)`,
   );
 }
 
@@ -657,8 +666,8 @@ export async function undoLastRewind(
     // The same files: an undo cut off halfway and then finished writes them back too.
     hidden: rewind.hidden,
   });
-  faultPoint("undo-after-record");
   try {
+    faultPoint("undo-after-record");
     await switchVerified(state, {
       from: state.tree,
       to: rewind.backup.tree,
@@ -669,25 +678,30 @@ export async function undoLastRewind(
     await saveRecord(store, { ...undo, status: "failed" }); // put back, as a failed rewind's: nothing to finish
     throw error;
   }
-  const notRestored = await restoreHidden(root, rewind.hidden);
-  faultPoint("undo-after-switch");
-  if (plan.head) {
-    await git.moveRef(
-      root,
-      plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD",
-      plan.head.to,
-      plan.head.from ?? git.NO_REF,
-    );
-    await copyFileAtomic(rewind.before.indexCopy!, await git.indexPath(root));
+  // From here the record stays `started` on any failure (see applyRewind): --continue finishes it.
+  try {
+    const notRestored = await restoreHidden(root, rewind.hidden);
+    faultPoint("undo-after-switch");
+    if (plan.head) {
+      await git.moveRef(
+        root,
+        plan.head.branch ? `refs/heads/${plan.head.branch}` : "HEAD",
+        plan.head.to,
+        plan.head.from ?? git.NO_REF,
+      );
+      await copyFileAtomic(rewind.before.indexCopy!, await git.indexPath(root));
+    }
+    // The session may have been removed since (`session rm` keeps the backup --undo restores): the files still come back.
+    if (rewind.scope !== "code" && !plan.sessionGone)
+      await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
+    // An undone fork is abandoned: the session it was forked from is the one used last again, so `claude run -c` goes on with it.
+    else if (rewind.fork && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), {});
+    await saveRecord(store, { ...rewind, status: "undone" });
+    await saveRecord(store, { ...undo, status: "applied" });
+    return { record: rewind, savedEdits: plan.keepsEdits ? undo.backup.ref : null, notRestored };
+  } catch (error) {
+    throw unfinished("the files are as they were before the rewind, but the undo could not be finished", error, "undo");
   }
-  // The session may have been removed since (`session rm` keeps the backup --undo restores): the files still come back.
-  if (rewind.scope !== "code" && !plan.sessionGone)
-    await updateHeader(bundleDir(store, rewind.sessionId), { rewoundTo: rewind.before.rewoundTo });
-  // An undone fork is abandoned: the session it was forked from is the one used last again, so `claude run -c` goes on with it.
-  else if (rewind.fork && !plan.sessionGone) await updateHeader(bundleDir(store, rewind.sessionId), {});
-  await saveRecord(store, { ...rewind, status: "undone" });
-  await saveRecord(store, { ...undo, status: "applied" });
-  return { record: rewind, savedEdits: plan.keepsEdits ? undo.backup.ref : null, notRestored };
 }
 
 /** Take the lock of the work tree an undo applies to, for the whole of it (plan, question, apply). */

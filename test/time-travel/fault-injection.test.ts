@@ -191,6 +191,34 @@ describe("a rewind killed halfway", () => {
     expect(readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("edited after the crash\n");
   });
 
+  it("a write failing (a full disk) before the files change is a failed rewind; after, one --continue finishes", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    const before = await workTreeListing(repo);
+    const early = await runNudge(["session", "rewind", id, "1", "--yes"], {
+      cwd: repo,
+      env: { NUDGE_FAULT: "rewind-after-record:enospc" },
+    });
+    expect(early.exitCode).toBe(1);
+    expect(await workTreeListing(repo)).toEqual(before);
+    // Before: left "started", and the next command refused it as "interrupted halfway".
+    expect(records(repo).map((r) => r.status)).toEqual(["failed"]);
+
+    const late = await runNudge(["session", "rewind", id, "1", "--yes"], {
+      cwd: repo,
+      env: { NUDGE_FAULT: "rewind-after-switch:enospc" },
+    });
+    expect(late.exitCode).toBe(1);
+    // Before: "free some disk space, then run the command again", which then refused.
+    expect(late.stderr).toBe(
+      "error: the files are at turn 1, but the rewind could not be finished: the disk is full\n" +
+        "hint: free some disk space, then finish this rewind with: nudge session rewind --continue (or put everything back as it was: nudge session rewind --abort)",
+    );
+    const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+    expect(finish.exitCode, finish.stderr).toBe(0);
+    expect(readManifestFile(recorded.dir).rewoundTo).toBe(1);
+  });
+
   it("an undo that fails and puts the files back is recorded failed, not left interrupted", async () => {
     recorded = await recordThreeTurns();
     const { repo, id } = recorded;

@@ -46,12 +46,14 @@ interface Stopped {
 }
 
 /**
- * Stopped with status 0; if not, the failure says how it ended (execa sends SIGKILL 5 s after a stop
- * nothing answered, so "SIGKILL after 5,0xx ms" is a server that did not exit, not one that crashed).
+ * Stopped with status 0; if not, the failure says how it ended (execa sends SIGKILL 20 s after a
+ * stop nothing answered, so "SIGKILL after 20,0xx ms" is a server that did not exit, not one that crashed).
  */
 export async function expectCleanStop(web: WebServerRun | undefined): Promise<void> {
   if (!web) return;
   const s = await web.stop();
+  // Slow but clean is no failure: noted in the test's output, for whoever looks into why.
+  if (s.ms > 5_000) console.warn(`nudge web took ${Math.round(s.ms)} ms to stop after SIGTERM`);
   expect(
     s.exitCode,
     `nudge web ended by ${s.signal ?? "no signal"} ${Math.round(s.ms)} ms after SIGTERM; stderr: ${s.stderr.slice(-2000)}`,
@@ -68,7 +70,9 @@ export async function startWeb(
   const proc = execa(
     "node",
     [NUDGE_CLI, "web", "--no-open", ...(portArg === null ? [] : ["--port", portArg]), ...args],
-    { cwd, env: { NO_COLOR: "1", ...env }, reject: false, buffer: false },
+    // A stop is given 20 s before SIGKILL (execa's default is 5): under a loaded CI a clean stop
+    // took longer once, and what is asserted is that it stops cleanly, not how fast.
+    { cwd, env: { NO_COLOR: "1", ...env }, reject: false, buffer: false, forceKillAfterDelay: 20_000 },
   ) as WebServerRun["proc"];
   let out = "";
   let err = "";

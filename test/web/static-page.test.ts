@@ -88,7 +88,8 @@ describe("the static page", () => {
           (globalThis as unknown as { CSS: { highlights: Map<string, Set<unknown>> } }).CSS.highlights.get("search")!
             .size,
       );
-    expect(await marked()).toBeGreaterThan(1);
+    // The marks are set as the count is shown, and again at each of the search's later looks: read as they settle.
+    await expect.poll(marked).toBeGreaterThan(1);
     await page.getByRole("button", { name: "Next" }).click();
     // The search looks again a few times after typing (0.03 to 2.5 s): the count is read as the page shows it then.
     await expect

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { promises as fs } from "node:fs";
-import { UserError, InternalError, errorMessage } from "../base/errors.js";
+import { UserError, InternalError, errorMessage, isDiskFull } from "../base/errors.js";
 import { copyFileAtomic, ensureDir } from "../store/atomic-write.js";
 import type { Manifest, Turn } from "../store/manifest-schema.js";
 import { bundleDir, liveClaudes, updateHeader, type Store, type StoredSession } from "../store/store.js";
@@ -506,9 +506,9 @@ export async function applyRewind(
     hidden: withCode ? hidden : [],
     forking: o.forking,
   });
-  if (withCode) {
-    try {
-      faultPoint("rewind-after-record");
+  await failedIfThrows(store, record, async () => {
+    faultPoint("rewind-after-record");
+    if (withCode)
       await switchVerified(state, {
         from: state.tree,
         to: plan.target.tree,
@@ -517,11 +517,7 @@ export async function applyRewind(
         keepOnDisk,
         hidden: new Set(hidden.map((h) => h.path)),
       });
-    } catch (error) {
-      await saveRecord(store, { ...record, status: "failed" }); // put back: nothing for --undo to undo
-      throw error;
-    }
-  } else faultPoint("rewind-after-record");
+  });
   // From here the record stays `started` on any failure: this rewind is the interrupted one, which
   // --continue finishes and --abort rolls back. (Marked applied, --undo would be the hint; on a full
   // disk that write fails too, and --undo would then restore the rewind before this one.)
@@ -555,14 +551,25 @@ export async function applyRewind(
 }
 
 /**
+ * The part of an operation before any file is left changed (a failed switch puts back what it
+ * touched): if it throws, the record says failed, with nothing to finish or undo.
+ */
+async function failedIfThrows(store: Store, record: RewindRecord, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    await saveRecord(store, { ...record, status: "failed" });
+    throw error;
+  }
+}
+
+/**
  * A rewind or undo whose files were switched, cut short after (moving HEAD, saving its record):
  * what happened, in one line, and how to finish it, since its record says it is still under way.
  */
 function unfinished(what: string, error: unknown, kind: "rewind" | "undo" = "rewind"): UserError {
   const text = errorMessage(error);
-  const full =
-    /ENOSPC|EDQUOT|No space left on device|Disk quota exceeded/i.test(text) ||
-    ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException).code ?? "");
+  const full = isDiskFull(error);
   const why = full
     ? "the disk is full"
     : (text.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? text.split("\n")[0]!);
@@ -666,7 +673,7 @@ export async function undoLastRewind(
     // The same files: an undo cut off halfway and then finished writes them back too.
     hidden: rewind.hidden,
   });
-  try {
+  await failedIfThrows(store, undo, async () => {
     faultPoint("undo-after-record");
     await switchVerified(state, {
       from: state.tree,
@@ -674,10 +681,7 @@ export async function undoLastRewind(
       what: "the state before the rewind",
       changes,
     });
-  } catch (error) {
-    await saveRecord(store, { ...undo, status: "failed" }); // put back, as a failed rewind's: nothing to finish
-    throw error;
-  }
+  });
   // From here the record stays `started` on any failure (see applyRewind): --continue finishes it.
   try {
     const notRestored = await restoreHidden(root, rewind.hidden);

@@ -4,7 +4,7 @@
  * said as a sentence ("cannot open /x: permission denied"), not node's "EACCES: …, open '/x'".
  */
 import path from "node:path";
-import { DISK_FULL_HINT } from "./errors.js";
+import { DISK_FULL_HINT, errorMessage } from "./errors.js";
 
 const HINTS: Record<string, string> = {
   EACCES: "check the permissions of that path",
@@ -54,6 +54,11 @@ export function systemProblem(error: unknown): { message: string; hint: string }
     message: sentence(e),
     hint: storeWay ? `${hint}; NUDGE_STORE can point the store at a writable folder` : hint,
   };
+}
+
+/** An error's message, a system refusal's as the sentence `systemProblem` makes of it. */
+export function plainMessage(error: unknown): string {
+  return systemProblem(error)?.message ?? errorMessage(error);
 }
 
 /** A path in nudge's store: its default place in a repository, or where NUDGE_STORE puts it. */

@@ -18,8 +18,8 @@ import { turnOf } from "../store/turn-lookup.js";
 import * as git from "../snapshot/git.js";
 import { beginWork, clearCutOffWork } from "../store/cut-off-work.js";
 import { faultPoint } from "../base/fault-injection.js";
-import { UserError, errorMessage } from "../base/errors.js";
-import { systemProblem } from "../base/system-problem.js";
+import { UserError } from "../base/errors.js";
+import { plainMessage } from "../base/system-problem.js";
 import { requireTree } from "../snapshot/snapshotter.js";
 import { forkBundle, planWorktreeFork, type ForkResult } from "./fork.js";
 import { saveRecord, type RewindRecord } from "./rewind-log.js";
@@ -130,7 +130,7 @@ export async function applyForkInPlace(
       // The files were switched, and the fork could not be made: that rewind is done (--undo puts it back), and said so.
       await saveRecord(store, applied);
       throw new UserError(
-        `the files are at turn ${turn} of ${source.manifest.id}, but its fork could not be made: ${systemProblem(error)?.message ?? errorMessage(error)}`,
+        `the files are at turn ${turn} of ${source.manifest.id}, but its fork could not be made: ${plainMessage(error)}`,
         "put the files back with: nudge session rewind --undo (or fork again once the cause is fixed)",
       );
     },

@@ -5,8 +5,8 @@
  * found as it was before or as it should be after; anything else was changed by someone since,
  * and is never overwritten.
  */
-import { UserError, errorMessage } from "../base/errors.js";
-import { systemProblem } from "../base/system-problem.js";
+import { UserError } from "../base/errors.js";
+import { plainMessage } from "../base/system-problem.js";
 import { copyFileAtomic } from "../store/atomic-write.js";
 import { bundleDir, loadSession, updateHeader, type Store } from "../store/store.js";
 import * as git from "../snapshot/git.js";
@@ -14,7 +14,7 @@ import { requireTree } from "../snapshot/snapshotter.js";
 import { pathExists } from "../base/file-exists.js";
 import { forkBundle } from "./fork.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
-import { allRecords, interruptedIn, saveRecord, type RewindRecord } from "./rewind-log.js";
+import { allRecords, interruptedIn, operationName, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
 import { removeHidden, restoreHidden } from "./unhidden-files.js";
 import { switchVerified } from "./work-tree-switch.js";
@@ -51,7 +51,7 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
   // Refused here, so that --dry-run says it too: a file changed by someone since is never overwritten.
   if (conflicts.length > 0) {
     throw new UserError(
-      `files were changed since the interrupted ${record.forking ? "fork" : record.kind}: ${conflicts
+      `files were changed since the interrupted ${operationName(record)}: ${conflicts
         .slice(0, 5)
         .map((c) => git.shownPath(c.path))
         .join(", ")}; nothing was changed`,
@@ -63,10 +63,11 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
 
 export function describeInterrupted(plan: InterruptedPlan): string[] {
   const r = plan.record;
-  const what =
-    r.kind === "undo"
-      ? `the undo of the rewind of session ${r.sessionId}`
-      : `the ${r.forking ? "fork" : "rewind"} of session ${r.sessionId} ${r.forking ? "at" : "to"} turn ${r.turn}`;
+  const what = {
+    undo: `the undo of the rewind of session ${r.sessionId}`,
+    fork: `the fork of session ${r.sessionId} at turn ${r.turn}`,
+    rewind: `the rewind of session ${r.sessionId} to turn ${r.turn}`,
+  }[operationName(r)];
   const lines = [`${plan.how === "continue" ? "finish" : "roll back"} ${what} (interrupted; started ${r.at})`];
   // In the order the switch makes them, as a plan lists them.
   lines.push(
@@ -130,7 +131,7 @@ async function makeFork(store: Store, record: RewindRecord): Promise<RewindRecor
     // The session forked removed meanwhile: no fork can be made of it, and the files can go back.
     const gone = !(await pathExists(bundleDir(store, record.sessionId)));
     throw new UserError(
-      `the files are at turn ${record.turn} of ${record.sessionId}, but its fork could not be made: ${gone ? "that session was removed" : (systemProblem(error)?.message ?? errorMessage(error))}`,
+      `the files are at turn ${record.turn} of ${record.sessionId}, but its fork could not be made: ${gone ? "that session was removed" : plainMessage(error)}`,
       gone
         ? "put the files back with: nudge session rewind --undo"
         : `make it with: nudge session fork ${record.sessionId} ${record.turn} --yes (the files are already there, so none is written)`,

@@ -60,6 +60,11 @@ const RewindRecordSchema = z.object({
 });
 export type RewindRecord = z.infer<typeof RewindRecordSchema>;
 
+/** What a record is of, in a message: an undo, a fork put in place, or a rewind. */
+export function operationName(record: RewindRecord): "undo" | "fork" | "rewind" {
+  return record.kind === "undo" ? "undo" : record.forking ? "fork" : "rewind";
+}
+
 export function rewindsDir(store: Store): string {
   return path.join(store.dir, "rewinds");
 }

@@ -49,6 +49,11 @@ export interface SharedFiles {
   turns: number[];
 }
 
+/** Whether a tree is one of the session's snapshots: a work tree rewound to a turn holds nothing of the user's. */
+export function isSnapshotOf(manifest: Manifest, tree: string): boolean {
+  return manifest.turns.some((t) => t.snapshot.tree === tree);
+}
+
 /** What switching the work tree does to it: the files written and deleted, and the submodules left alone. */
 export interface CodeChanges {
   write: string[];
@@ -137,8 +142,7 @@ export function planRewind(f: RewindFacts): RewindPlan {
     target: { tree: withCode && f.shared ? f.shared.tree : turn.snapshot.tree, commit: turn.snapshot.commit },
     current: f.current,
     ...codeChanges(withCode ? f.changes : [], f.userChanges, f.ignoredAtTarget, f.recordedEdits),
-    // "Not in any snapshot" only when it is none of them (a work tree rewound to a turn is that turn's).
-    unsavedWork: !f.manifest.turns.some((t) => t.snapshot.tree === f.current.tree),
+    unsavedWork: !isSnapshotOf(f.manifest, f.current.tree),
     head: {
       recorded: turn.head,
       current: f.current.head,

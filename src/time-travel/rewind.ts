@@ -27,6 +27,7 @@ import { objectsExistHere } from "../snapshot/loose-objects.js";
 import { setNudgeRef } from "../snapshot/loose-writes.js";
 import { BACKUP_REFS, requireTree, treeGone } from "../snapshot/snapshotter.js";
 import {
+  isSnapshotOf,
   planRewind,
   planUndo,
   type RewindPlan,
@@ -39,6 +40,7 @@ import {
   interruptedIn,
   lastRewind,
   newStamp,
+  operationName,
   rewindsDir,
   saveRecord,
   thisProcess,
@@ -167,12 +169,11 @@ async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string)
 export async function refuseIfInterrupted(store: Store, root: string): Promise<void> {
   const record = await interruptedIn(store, root);
   if (!record) return;
-  const what =
-    record.kind === "undo"
-      ? `an undo of the rewind of session ${record.sessionId}`
-      : record.forking
-        ? `a fork of session ${record.sessionId} at turn ${record.turn}`
-        : `a rewind of session ${record.sessionId} to turn ${record.turn}`;
+  const what = {
+    undo: `an undo of the rewind of session ${record.sessionId}`,
+    fork: `a fork of session ${record.sessionId} at turn ${record.turn}`,
+    rewind: `a rewind of session ${record.sessionId} to turn ${record.turn}`,
+  }[operationName(record)];
   throw new UserError(
     `${what} was interrupted halfway (${record.at}); some files are as before it, some as after`,
     "finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
@@ -340,8 +341,7 @@ async function targetSide(
   ignoreFiles: () => Promise<string[]>,
 ): Promise<TargetSide> {
   const latest = manifest.turns.at(-1)!.snapshot.tree;
-  // A work tree that is exactly one of the session's snapshots (rewound there) holds nothing of the user's.
-  const mine = latestThere && !manifest.turns.some((t) => t.snapshot.tree === current);
+  const mine = latestThere && !isSnapshotOf(manifest, current);
   const pairs: Array<[string, string]> = [
     [current, target.snapshot.tree],
     ...(mine ? [[latest, current] as [string, string]] : []),

@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
+import { visible } from "../base/inert-text.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import type { RepoLocation } from "../snapshot/repo-location.js";
 
@@ -29,15 +30,33 @@ export async function openStore(
 ): Promise<Store> {
   const find = locate ?? (await import("../snapshot/repo-location.js")).repoLocation;
   const { root, commonDir, gitDir } = await find(cwd);
-  const dir = env.NUDGE_STORE ? path.resolve(env.NUDGE_STORE) : path.join(commonDir, "nudge");
-  const stat = await fs.stat(dir).catch(() => null);
+  const dir = env.NUDGE_STORE ? storeFolder(env.NUDGE_STORE) : path.join(commonDir, "nudge");
+  const stat = await fs.stat(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null; // made when first written
+    // A file on the way: no command could ever make the store there, a reading one included.
+    if (error.code === "ENOTDIR")
+      throw new UserError(
+        `the nudge store cannot be made at ${visible(dir)}: a file stands on its path`,
+        "point NUDGE_STORE at a folder (it is made if missing), or unset it",
+      );
+    throw error;
+  });
   if (stat && !stat.isDirectory()) {
     throw new UserError(
-      `the nudge store is not a folder: ${dir}`,
+      `the nudge store is not a folder: ${visible(dir)}`,
       "point NUDGE_STORE at a folder (it is made if missing), or unset it",
     );
   }
   return { repoRoot: root, commonDir, gitDir, dir, ownDirs: [dir, claudeConfigDir(env)] };
+}
+
+/** NUDGE_STORE as an absolute path: a relative one would name another store in every folder a command runs from. */
+function storeFolder(named: string): string {
+  if (path.isAbsolute(named)) return path.normalize(named);
+  throw new UserError(
+    `NUDGE_STORE must be an absolute path, not ${visible(named)}: relative, it would name another store in every folder`,
+    `e.g. NUDGE_STORE="${visible(path.resolve(named))}", or unset it to keep the store in the repository's .git`,
+  );
 }
 
 export function bundleDir(store: Store, id: string): string {

@@ -115,6 +115,16 @@ describe("rewind refusals", () => {
       await runNudge(["session", "list"], { cwd: repo, env: { NUDGE_STORE: aFile } }),
       /^error: the nudge store is not a folder/,
     );
+    // A file on the store's path: even a command that only reads says so, rather than "no backups".
+    expectRefusal(
+      await runNudge(["session", "backups"], { cwd: repo, env: { NUDGE_STORE: path.join(aFile, "store") } }),
+      /^error: the nudge store cannot be made at .*: a file stands on its path$/m,
+    );
+    // Relative, the store would be another one in every folder (and inside the work tree here).
+    const relative = await runNudge(["session", "list"], { cwd: repo, env: { NUDGE_STORE: "store-here" } });
+    expectRefusal(relative, /^error: NUDGE_STORE must be an absolute path, not store-here/m);
+    expect(relative.stderr).toContain(`hint: e.g. NUDGE_STORE="${path.join(repo, "store-here")}"`);
+    expect(existsSync(path.join(repo, "store-here"))).toBe(false);
     expectRefusal(await runNudge(["claude", "run", "--cwd", aFile, "hi"], { cwd: repo }), /^error: not a directory: /);
     expectRefusal(
       await runNudge(["session", "fork", id, "1", "--worktree", path.join(repo, "inside")], { cwd: repo }),

@@ -74,8 +74,25 @@ export async function checkCode(
       "import it into a clone of the repository it was recorded in",
     );
   }
+  // Another project is told rather than what the bundle's check finds missing: both settled, this one's failure first.
+  const [another, bundle] = await Promise.allSettled([
+    refuseAnotherProject(root, contents),
+    checkBundle(root, contents, refs, scratchIndex, progress),
+  ]);
+  if (another.status === "rejected") throw another.reason;
+  if (bundle.status === "rejected") throw bundle.reason;
+  return bundle.value;
+}
+
+/** The bundle checked in a scratch repository, and every snapshot and patch there (see `checkCode`). */
+async function checkBundle(
+  root: string,
+  contents: ExportContents,
+  refs: CodeRefs,
+  scratchIndex: string,
+  progress?: (line: string) => void,
+): Promise<{ pack: string[] | null }> {
   const base = contents.header.repo.baseCommit;
-  await refuseAnotherProject(root, contents);
   // The pack checked in the scratch repository is kept beside it (the import's work folder), to be moved in at install.
   const { pack } = await git.checkBundle(
     root,

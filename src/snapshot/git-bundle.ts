@@ -112,17 +112,57 @@ async function withScratchRepository<T>(
   parent: string | undefined,
   use: (scratch: string) => Promise<T>,
 ): Promise<T> {
-  // `parent`: a command's work folder in the store, so a kill leaves nothing in the OS's temp dir.
+  const scratch = await makeScratch(root, parent);
+  try {
+    return await use(scratch);
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** `withScratchRepository`'s repository, made while `first` runs (both settled before either's failure is told, `first`'s first). */
+async function withScratchAfter<F, T>(
+  root: string,
+  parent: string | undefined,
+  first: Promise<F>,
+  use: (scratch: string, first: F) => Promise<T>,
+): Promise<T> {
+  const [before, made] = await Promise.allSettled([first, makeScratch(root, parent)]);
+  if (made.status === "fulfilled") {
+    try {
+      if (before.status === "rejected") throw before.reason;
+      return await use(made.value, before.value);
+    } finally {
+      await fs.rm(made.value, { recursive: true, force: true });
+    }
+  }
+  if (before.status === "rejected") throw before.reason;
+  throw made.reason;
+}
+
+/**
+ * `parent`: a command's work folder in the store, so a kill leaves nothing in the OS's temp dir.
+ * No template: git's sample hooks (or the user's init.templateDir) have no use in it.
+ */
+async function makeScratch(root: string, parent: string | undefined): Promise<string> {
   const scratch = await fs.mkdtemp(path.join(parent ?? os.tmpdir(), "nudge-git-"));
   try {
-    await run(scratch, ["init", "--quiet", "--bare", `--object-format=${await objectFormat(root)}`, "."]);
+    await run(scratch, [
+      "init",
+      "--quiet",
+      "--bare",
+      "--template=",
+      `--object-format=${await objectFormat(root)}`,
+      ".",
+    ]);
     await fs.writeFile(
       path.join(scratch, "objects", "info", "alternates"),
       path.join(await commonDir(root), "objects") + "\n",
     );
-    return await use(scratch);
-  } finally {
+    return scratch;
+  } catch (error) {
     await fs.rm(scratch, { recursive: true, force: true });
+    throw error;
   }
 }
 
@@ -260,26 +300,31 @@ export async function checkBundle(
   keepPackIn?: string,
 ): Promise<{ header: BundleHeader; commits: string[]; pack: string[] | null }> {
   file = path.resolve(file); // git runs in the scratch repository too
-  const header = await verifyBundle(root, file, remotes);
-  const commits = heads.map((ref) => {
-    const head = header.heads.find((h) => h.ref === ref);
-    if (!head)
-      throw new UserError(`the export's git bundle has no ${ref}`, "the export is damaged; ask for a fresh export");
-    return head.commit;
-  });
   const damaged = (stderr: string) => {
     const why = stderr.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? stderr.split("\n").at(-1);
     return new UserError(`the export's git bundle is damaged (${why})`, "ask for a fresh export");
   };
-  const pack = await withScratchRepository(root, scratchParent, async (scratch) => {
-    await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
-    await run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], {
-      explain: damaged,
+  // The scratch repository is made while the bundle's header and prerequisites are checked.
+  return withScratchAfter(root, scratchParent, verifyBundle(root, file, remotes), async (scratch, header) => {
+    const commits = heads.map((ref) => {
+      const head = header.heads.find((h) => h.ref === ref);
+      if (!head)
+        throw new UserError(`the export's git bundle has no ${ref}`, "the export is damaged; ask for a fresh export");
+      return head.commit;
     });
-    await inScratch?.(scratch);
-    return keepPackIn ? keepPack(scratch, keepPackIn) : null;
+    await run(scratch, ["bundle", "unbundle", file], { internal: true, explain: damaged });
+    // The history's completeness is checked while `inScratch` reads it; a gap is told before whatever it made `inScratch` fail.
+    const [complete, checked] = await Promise.allSettled([
+      run(scratch, ["rev-list", "--objects", "--quiet", ...commits, "--not", ...header.prerequisites], {
+        explain: damaged,
+      }),
+      inScratch?.(scratch),
+    ]);
+    if (complete.status === "rejected") throw complete.reason;
+    if (checked.status === "rejected") throw checked.reason;
+    const pack = keepPackIn ? await keepPack(scratch, keepPackIn) : null;
+    return { header, commits, pack };
   });
-  return { header, commits, pack };
 }
 
 /**

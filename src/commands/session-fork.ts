@@ -9,6 +9,7 @@ import { withWorkTree } from "../time-travel/rewind.js";
 import { describeForked } from "../time-travel/fork-describe.js";
 import { printJson, writeLines, writeOut } from "../terminal/output.js";
 import { confirmPlan } from "./confirm.js";
+import { sayCutOffOnCtrlC } from "./cut-off-notice.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
 const Options = z.object({
@@ -74,7 +75,8 @@ Examples:
           return null;
         }
         if (!o.json && op.asks!(shown)) writeLines(op.describe(shown));
-        return op.apply(await confirmPlan(op, shown, o.yes, "fork"));
+        const confirmed = await confirmPlan(op, shown, o.yes, "fork");
+        return sayCutOffOnCtrlC(() => op.apply(confirmed));
       });
     }
     if (!fork) return;

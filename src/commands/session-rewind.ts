@@ -15,6 +15,7 @@ import { withUndo, withWorkTree } from "../time-travel/rewind.js";
 import { rewindOperation, undoOperation } from "../time-travel/operations.js";
 import { describeRewound } from "../time-travel/rewind-plan.js";
 import { printJson, writeLines, writeOut, writeErr } from "../terminal/output.js";
+import { sayCutOffOnCtrlC } from "./cut-off-notice.js";
 import { confirm, confirmPlan } from "./confirm.js";
 import { parseOptions, parseTurnArg } from "./parse-options.js";
 
@@ -103,7 +104,8 @@ Examples:
       const { plan } = shown;
       if (o.dryRun) return o.json ? printJson({ dryRun: true, plan }) : writeLines(op.describe(shown));
       if (!o.json) writeLines(op.describe(shown));
-      const record = await op.apply(await confirmPlan(op, shown, o.yes, "rewind"));
+      const confirmed = await confirmPlan(op, shown, o.yes, "rewind");
+      const record = await sayCutOffOnCtrlC(() => op.apply(confirmed));
       if (o.json) return printJson({ plan, record });
       const [rewound, ...next] = describeRewound(plan, record);
       say(rewound!);
@@ -121,7 +123,8 @@ async function undo(store: Awaited<ReturnType<typeof openStore>>, o: Options): P
     if (o.dryRun) return o.json ? printJson({ dryRun: true, ...shown.plan }) : writeLines(op.describe(shown));
     // Like a rewind: shown and asked on a terminal, --yes without one.
     if (!o.yes && process.stdin.isTTY && !o.json) writeLines(op.describe(shown));
-    const { record, savedEdits, notRestored } = await op.apply(await confirmPlan(op, shown, o.yes, "undo"));
+    const confirmed = await confirmPlan(op, shown, o.yes, "undo");
+    const { record, savedEdits, notRestored } = await sayCutOffOnCtrlC(() => op.apply(confirmed));
     for (const file of notRestored) writeErr(`! could not write back ${file}\n`);
     if (o.json) return printJson({ undone: record, savedEdits, notRestored });
     const forkKept = shown.plan.forkGone
@@ -149,7 +152,7 @@ async function interrupted(store: Awaited<ReturnType<typeof openStore>>, o: Opti
           : writeLines(describeInterrupted(plan));
       if (!o.json) writeLines(describeInterrupted(plan));
       await confirm(`${how === "continue" ? "finish" : "roll back"} it?`, o.yes);
-      const record = await resolveInterrupted(store, plan);
+      const record = await sayCutOffOnCtrlC(() => resolveInterrupted(store, plan));
       if (o.json) return printJson({ [how === "continue" ? "finished" : "rolledBack"]: record });
       say(
         how === "abort"

@@ -14,7 +14,7 @@ import { requireTree } from "../snapshot/snapshotter.js";
 import { pathExists } from "../base/file-exists.js";
 import { forkBundle } from "./fork.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
-import { allRecords, interruptedIn, operationName, saveRecord, type RewindRecord } from "./rewind-log.js";
+import { allRecords, interruptedIn, operationName, resumeRecord, saveRecord, type RewindRecord } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
 import { removeHidden, restoreHidden } from "./unhidden-files.js";
 import { switchVerified } from "./work-tree-switch.js";
@@ -87,6 +87,7 @@ function unmadeFork(r: RewindRecord): boolean {
 
 export async function resolveInterrupted(store: Store, plan: InterruptedPlan): Promise<RewindRecord> {
   const { record, how, state } = plan;
+  resumeRecord(record);
   const target = how === "continue" ? record.after!.tree : record.backup.tree;
   await switchVerified(state, {
     from: state.tree,

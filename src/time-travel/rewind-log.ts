@@ -110,6 +110,20 @@ export async function backupCommit(
 export async function saveRecord(store: Store, record: RewindRecord): Promise<void> {
   await ensureDir(rewindsDir(store));
   await writeFileAtomic(path.join(rewindsDir(store), `${record.stamp}.json`), JSON.stringify(record, null, 2) + "\n");
+  if (record.status === "started") underWay = record;
+  else if (underWay?.stamp === record.stamp) underWay = null;
+}
+
+/** This process's operation from its "started" record until it is settled: what a Ctrl-C would cut off halfway. */
+let underWay: RewindRecord | null = null;
+
+export function recordUnderWay(): RewindRecord | null {
+  return underWay;
+}
+
+/** An interrupted operation this process is finishing or rolling back: under way again until its record is settled. */
+export function resumeRecord(record: RewindRecord): void {
+  underWay = record;
 }
 
 /**

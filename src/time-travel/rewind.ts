@@ -169,15 +169,21 @@ async function refuseIfClaudeRunsIn(store: Store, root: string, except?: string)
 export async function refuseIfInterrupted(store: Store, root: string): Promise<void> {
   const record = await interruptedIn(store, root);
   if (!record) return;
+  const { message, hint } = cutOff(record, ` (${record.at})`);
+  throw new UserError(message, hint);
+}
+
+/** What an operation left halfway is (`when` after "halfway"), and how to settle it. */
+export function cutOff(record: RewindRecord, when = ""): { message: string; hint: string } {
   const what = {
     undo: `an undo of the rewind of session ${record.sessionId}`,
     fork: `a fork of session ${record.sessionId} at turn ${record.turn}`,
     rewind: `a rewind of session ${record.sessionId} to turn ${record.turn}`,
   }[operationName(record)];
-  throw new UserError(
-    `${what} was interrupted halfway (${record.at}); some files are as before it, some as after`,
-    "finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
-  );
+  return {
+    message: `${what} was interrupted halfway${when}; some files are as before it, some as after`,
+    hint: "finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
+  };
 }
 
 /**

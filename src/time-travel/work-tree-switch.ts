@@ -15,7 +15,7 @@ import { createReadStream, lstatSync, promises as fs, rmdirSync, rmSync, type St
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { UserError, errorMessage } from "../base/errors.js";
 import * as git from "../snapshot/git.js";
-import { faultPoint } from "../base/fault-injection.js";
+import { faultPause, faultPoint } from "../base/fault-injection.js";
 import type { PrivateIndex } from "../snapshot/private-index.js";
 import { keepBackup } from "./rewind-log.js";
 
@@ -388,7 +388,7 @@ export async function switchVerified(tree: PrivateWorkTree, s: Switch): Promise<
   try {
     faultPoint("switch-before-write");
     await applyChanges(tree, s.changes, keep, s.to, s.hidden);
-    faultPoint("switch-after-write");
+    await faultPause("switch-after-write");
     const wrong = await pathsChangedSince(
       tree.root,
       reversed(files.filter((c) => !(c.status === "D" && keep.has(c.path)))),

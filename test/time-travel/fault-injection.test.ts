@@ -13,6 +13,7 @@ import { readManifestFile, type Recorded } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { recordThreeTurns } from "../support/three-turns.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
+import { until } from "../support/until.js";
 
 let recorded: (Recorded & { repo: string }) | undefined;
 afterEach(async () => {
@@ -77,6 +78,39 @@ describe("a rewind killed halfway", () => {
     expect(undo.exitCode, undo.stderr).toBe(0);
     expect(await workTreeListing(repo)).toEqual(before);
   });
+
+  it.each([
+    ["rewind", "a rewind of session {id} to turn 1"],
+    ["fork", "a fork of session {id} at turn 1"],
+  ])(
+    "a %s stopped by Ctrl-C while its files are written says what it cut off; --continue finishes it",
+    async (command, what) => {
+      recorded = await recordThreeTurns();
+      const { repo, id } = recorded;
+      const target = readManifestFile(recorded.dir).turns[1]!.snapshot.tree;
+      // Held once its files are written, until this test is done with it (the file is never made).
+      const held = execa("node", [NUDGE_CLI, "session", command, id, "1", "--yes"], {
+        cwd: repo,
+        env: { NO_COLOR: "1", NUDGE_FAULT: "switch-after-write:hold", NUDGE_FAULT_RELEASE: path.join(repo, "never") },
+        reject: false,
+      });
+      await until("the files written", async () =>
+        readFileSync(path.join(repo, "notes.txt"), "utf8") === "alpha\nbeta\ngamma\n" ? true : undefined,
+      );
+      held.kill("SIGINT");
+      const stopped = await held;
+      expect(stopped.exitCode, stopped.stderr).toBe(130);
+      const lines = stopped.stderr.trim().split("\n");
+      expect(lines.slice(-2)).toEqual([
+        `error: ${what.replace("{id}", id)} was interrupted halfway; some files are as before it, some as after (Ctrl-C)`,
+        "hint: finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
+      ]);
+      expect(records(repo).map((r) => r.status)).toEqual(["started"]);
+      const finish = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
+      expect(finish.exitCode, finish.stderr).toBe(0);
+      expect(await workTreeListing(repo)).toEqual(await treeListing(repo, target));
+    },
+  );
 
   it.each([
     ["switch-after-write:kill", "while its files are written"],

@@ -74,96 +74,91 @@ export async function checkCode(
       "import it into a clone of the repository it was recorded in",
     );
   }
-  // Another project is told rather than what the bundle's check finds missing: both settled, this one's failure first.
-  const [another, bundle] = await Promise.allSettled([
-    refuseAnotherProject(root, contents),
-    checkBundle(root, contents, refs, scratchIndex, progress),
-  ]);
-  if (another.status === "rejected") throw another.reason;
-  if (bundle.status === "rejected") throw bundle.reason;
-  return bundle.value;
-}
-
-/** The bundle checked in a scratch repository, and every snapshot and patch there (see `checkCode`). */
-async function checkBundle(
-  root: string,
-  contents: ExportContents,
-  refs: CodeRefs,
-  scratchIndex: string,
-  progress?: (line: string) => void,
-): Promise<{ pack: string[] | null }> {
+  // Another project is told rather than what the bundle's check finds missing (asked alongside it).
+  const another = refuseAnotherProject(root, contents).then(
+    () => null,
+    (error: unknown) => error,
+  );
   const base = contents.header.repo.baseCommit;
   // The pack checked in the scratch repository is kept beside it (the import's work folder), to be moved in at install.
-  const { pack } = await git.checkBundle(
-    root,
-    contents.bundleFile,
-    refs.refs.map((r) => r.from),
-    contents.git.prerequisites,
-    async (scratch) => {
-      // The base commit's tree, which also says the commit is there (one git process for both).
-      const start = base
-        ? await git.treeOf(scratch, `${base}^{commit}`).catch(() => null)
-        : await git.emptyTree(scratch);
-      if (start === null) {
-        throw new UserError(
-          `this repository lacks the session's base commit ${base}`,
-          "fetch it (git fetch), then import again",
+  const { pack } = await git
+    .checkBundle(
+      root,
+      contents.bundleFile,
+      refs.refs.map((r) => r.from),
+      contents.git.prerequisites,
+      async (scratch) => {
+        // The base commit's tree, which also says the commit is there (one git process for both).
+        const start = base
+          ? await git.treeOf(scratch, `${base}^{commit}`).catch(() => null)
+          : await git.emptyTree(scratch);
+        if (start === null) {
+          throw new UserError(
+            `this repository lacks the session's base commit ${base}`,
+            "fetch it (git fetch), then import again",
+          );
+        }
+        progress?.("checking every snapshot…");
+        const chain = new Map(
+          (await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]),
         );
-      }
-      progress?.("checking every snapshot…");
-      const chain = new Map(
-        (await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]),
-      );
-      for (const t of contents.turns)
-        for (const { snapshot: s } of turnSteps(t))
-          if (chain.get(s.commit) !== s.tree)
-            throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
-      progress?.("checking every patch…");
-      const steps = contents.turns.flatMap((t) =>
-        turnSteps(t).map((s) => ({ turn: t, patch: s.patch.file, tree: s.snapshot.tree })),
-      );
-      const files = steps.map((s) => path.join(contents.sessionDir, s.patch));
-      const large = await Promise.all(files.map(async (f) => (await fs.stat(f)).size > LARGE_PATCH));
-      const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
-      // Each patch is what git makes between the recorded trees, in one process for all (a large
-      // one alone, compared as git writes it): then applying it reproduces the tree. One that
-      // differs (another git may write a diff another way) is applied for real, onto the tree before it.
-      const small = steps.flatMap((s, i) => (large[i] ? [] : [i]));
-      const made = await git.diffTreePairs(
-        scratch,
-        small.map((i) => [from[i]!, steps[i]!.tree]),
-      );
-      const madeOf = new Map(small.map((step, k) => [step, made[k]!]));
-      // Read one by one, synchronously: a patch is seldom large, and 200 reads each through the
-      // thread pool and a promise were ~60 ms of a 200-turn import.
-      for (const [i, step] of steps.entries()) {
-        const same = large[i]
-          ? await git.diffTreeEquals(scratch, from[i]!, step.tree, files[i]!)
-          : madeOf.get(i)!.equals(readFileSync(files[i]!));
-        if (same) continue;
-        const patch = await fs.readFile(files[i]!);
-        const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patch).catch((error: unknown) => {
-          if (!(error instanceof UserError)) throw error;
-          throw new Refusal(
-            `${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`,
-          );
-        });
-        if (tree !== step.tree)
-          throw new Refusal(
-            `${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`,
-          );
-      }
-    },
-    path.dirname(scratchIndex), // the scratch repository beside it, in the import's work folder
-    path.join(path.dirname(scratchIndex), "pack"),
-  );
+        for (const t of contents.turns)
+          for (const { snapshot: s } of turnSteps(t))
+            if (chain.get(s.commit) !== s.tree)
+              throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
+        progress?.("checking every patch…");
+        const steps = contents.turns.flatMap((t) =>
+          turnSteps(t).map((s) => ({ turn: t, patch: s.patch.file, tree: s.snapshot.tree })),
+        );
+        const files = steps.map((s) => path.join(contents.sessionDir, s.patch));
+        const large = await Promise.all(files.map(async (f) => (await fs.stat(f)).size > LARGE_PATCH));
+        const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
+        // Each patch is what git makes between the recorded trees, in one process for all (a large
+        // one alone, compared as git writes it): then applying it reproduces the tree. One that
+        // differs (another git may write a diff another way) is applied for real, onto the tree before it.
+        const small = steps.flatMap((s, i) => (large[i] ? [] : [i]));
+        const made = await git.diffTreePairs(
+          scratch,
+          small.map((i) => [from[i]!, steps[i]!.tree]),
+        );
+        const madeOf = new Map(small.map((step, k) => [step, made[k]!]));
+        // Read one by one, synchronously: a patch is seldom large, and 200 reads each through the
+        // thread pool and a promise were ~60 ms of a 200-turn import.
+        for (const [i, step] of steps.entries()) {
+          const same = large[i]
+            ? await git.diffTreeEquals(scratch, from[i]!, step.tree, files[i]!)
+            : madeOf.get(i)!.equals(readFileSync(files[i]!));
+          if (same) continue;
+          const patch = await fs.readFile(files[i]!);
+          const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patch).catch((error: unknown) => {
+            if (!(error instanceof UserError)) throw error;
+            throw new Refusal(
+              `${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`,
+            );
+          });
+          if (tree !== step.tree)
+            throw new Refusal(
+              `${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`,
+            );
+        }
+      },
+      path.dirname(scratchIndex), // the scratch repository beside it, in the import's work folder
+      path.join(path.dirname(scratchIndex), "pack"),
+    )
+    .catch(async (error: unknown) => {
+      throw (await another) ?? error;
+    });
+  const refused = await another;
+  if (refused) throw refused;
   return { pack };
 }
 
 /**
  * A repository with none of the exporter's root commits is another project: "fetch the missing
- * commits" would never help there. Said only when the import could not go on anyway (commits it
- * needs are missing), and never in a shallow clone, which lacks its own root commits.
+ * commits" would never help there, and an export that carries its whole history (made where no
+ * remote has it) would otherwise import into any repository, its rewinds writing another
+ * project's files. Asked unless the commits the export builds on are all here (then it is this
+ * project), and never said in a shallow clone, which lacks its own root commits.
  */
 async function refuseAnotherProject(root: string, contents: ExportContents): Promise<void> {
   const roots = contents.git.rootCommits ?? [];
@@ -177,7 +172,7 @@ async function refuseAnotherProject(root: string, contents: ExportContents): Pro
     ]),
   ];
   const present = async (commit: string) => git.objectExists(root, `${commit}^{commit}`);
-  if ((await Promise.all(needed.map(present))).every(Boolean)) return;
+  if (needed.length > 0 && (await Promise.all(needed.map(present))).every(Boolean)) return;
   if ((await Promise.all(roots.map(present))).some(Boolean) || (await git.isShallow(root))) return;
   throw new UserError(
     `this repository is another project: the session was recorded in ${contents.index.exported.repoRoot}, whose history begins at ${roots[0]!.slice(0, 10)}, a commit this repository does not have`,

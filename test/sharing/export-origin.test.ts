@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { git, gitdir, writeFiles } from "../support/gitdir.js";
+import { git, gitdir, tempDir, writeFiles } from "../support/gitdir.js";
 import { recordSession, type Recorded } from "../support/record.js";
 import { runNudge } from "../support/run-nudge.js";
 import { configDir, origin, repack } from "./share-support.js";
@@ -113,6 +113,40 @@ describe("an import into another project", () => {
     );
     expect(run.stderr).toContain("hint: import it into a clone of the repository it was recorded in");
     expect(run.stderr).not.toContain("fetch");
+  });
+
+  it("an export carrying its whole history (made where no remote has it) is refused there too, and imports into a clone", async () => {
+    const solo = await gitdir({ "README.md": "# solo\n" });
+    const recorded = await recordSession(
+      solo,
+      [
+        { tool: "Write", input: { file_path: path.join(solo, "notes.txt"), content: "solo\n" } },
+        { text: "Wrote notes.txt." },
+      ],
+      ["write notes"],
+    );
+    try {
+      const exported = await runNudge(["session", "export", recorded.id, "-o", "solo.tar.gz"], {
+        cwd: solo,
+        env: recorded.env,
+      });
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      const file = path.join(solo, "solo.tar.gz");
+      const unrelated = await gitdir({ "other.txt": "another project\n" });
+      const run = await importInto(unrelated, file);
+      expect(run.exitCode, run.stdout).toBe(1);
+      expect(run.stderr).toContain(
+        `error: this repository is another project: the session was recorded in ${solo}, whose history begins at `,
+      );
+      expect(await git(unrelated, "for-each-ref", "refs/nudge/")).toBe("");
+      // A clone of it is the same project.
+      const clone = path.join(tempDir(), "clone");
+      await git(solo, "clone", "-q", solo, clone);
+      const imported = await importInto(clone, file);
+      expect(imported.exitCode, imported.stderr).toBe(0);
+    } finally {
+      await recorded.api.close();
+    }
   });
 
   it("a clone of the same project that lacks the commit the session builds on is still told to fetch it", async () => {

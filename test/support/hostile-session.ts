@@ -19,6 +19,9 @@ export const PAYLOADS = (JSON.parse(readFileSync(FIXTURE, "utf8")) as { payloads
 const HOSTILE_ID = "h0571e5e55";
 /** A file name no page may obey: markup, and a bidi override. */
 export const HOSTILE_FILE = "<img src=x onerror=alert(1)>\u202etxt.md";
+/** A Write's file name and text with controls in them (a name whose extension a bidi override would disguise). */
+export const HOSTILE_WRITE = "bidi\u202etxt.exe";
+export const HOSTILE_WRITTEN = "abc \u202e olleh \u2066x\u2069 \u200b zero\n\u001b[2J\u001b]8;;http://evil\u0007link\n";
 
 const T0 = Date.parse("2026-11-20T10:00:00.000Z");
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
@@ -80,6 +83,25 @@ export async function writeHostileSession(): Promise<{ repo: string; id: string;
       message: {
         content: [{ type: "tool_result", tool_use_id: "tool2", content: "A".repeat(10 * 1024 * 1024) + PAYLOADS[0] }],
       },
+    }),
+    // A Write of a file whose name and text hold controls: its input is shown as the file, still inert.
+    JSON.stringify({
+      type: "assistant",
+      message: {
+        id: "m3w",
+        content: [
+          {
+            type: "tool_use",
+            id: "tool3",
+            name: "Write",
+            input: { file_path: path.join(repo, HOSTILE_WRITE), content: HOSTILE_WRITTEN },
+          },
+        ],
+      },
+    }),
+    JSON.stringify({
+      type: "user",
+      message: { content: [{ type: "tool_result", tool_use_id: "tool3", content: "File created" }] },
     }),
     JSON.stringify({
       type: "assistant",

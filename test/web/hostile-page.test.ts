@@ -84,6 +84,15 @@ async function expectShownAsText(page: Page) {
   // The 10 MB tool output, collapsed, with its payload only as text.
   const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
   await turn2.locator("details.tool").first().waitFor();
+  // A Write shown as the file it writes: its name and text with their controls as escapes.
+  const write = turn2.locator("details.tool").filter({ has: page.locator("summary", { hasText: "Write" }) });
+  await write.locator("summary").click();
+  const file = write.locator("figure.file-input");
+  expect(await file.locator("figcaption").textContent()).toContain("bidi\\u202etxt.exe");
+  expect(await file.getAttribute("aria-label")).toContain("bidi\\u202etxt.exe");
+  const text = (await file.locator("pre").textContent())!;
+  expect(text).toContain("abc \\u202e olleh \\u2066x\\u2069 \\u200b zero\n\\x1b[2J\\x1b]8;;http://evil\\x07link");
+  expect(text).not.toMatch(/[\u001b\u0007\u200b\u202e\u2066\u2069]/);
 }
 
 describe("a hostile session", () => {

@@ -1,10 +1,11 @@
 /**
  * A Write's input shown as the file it writes (highlighted by the file's name), and an Edit's as
  * the lines it takes out and puts in, instead of JSON with `\n` escapes. Anything else, or an input
- * that cannot be read as such, falls back to the JSON.
+ * that cannot be read as such, falls back to the JSON. Its text is shown inert, as every other string.
  */
 import type { ClippedText } from "../../../../view/view-types.js";
 import { highlight, languageOfPath } from "../highlight.js";
+import { visible } from "../../../../base/inert-text.js";
 
 type FileInput =
   | { kind: "write"; path: string; content: string }
@@ -13,7 +14,11 @@ type FileInput =
 /** The fields of a Write or Edit input, also from an input cut short (its first part): null when it is neither. */
 export function readFileInput(tool: string, input: ClippedText): FileInput | null {
   if (tool !== "Write" && tool !== "Edit") return null;
-  const field = (name: string) => stringField(input.text, name);
+  // Decoded, the JSON's escapes are the controls again (ESC, bidi overrides): shown as escapes, never obeyed.
+  const field = (name: string) => {
+    const value = stringField(input.text, name);
+    return value === null ? null : visible(value);
+  };
   const path = field("file_path");
   if (path === null) return null;
   if (tool === "Write") {

@@ -20,8 +20,8 @@ const HOSTILE_ID = "h0571e5e55";
 /** A file name no page may obey: markup, and a bidi override. */
 export const HOSTILE_FILE = "<img src=x onerror=alert(1)>\u202etxt.md";
 /** A Write's file name and text with controls in them (a name whose extension a bidi override would disguise). */
-export const HOSTILE_WRITE = "bidi\u202etxt.exe";
-export const HOSTILE_WRITTEN = "abc \u202e olleh \u2066x\u2069 \u200b zero\n\u001b[2J\u001b]8;;http://evil\u0007link\n";
+const HOSTILE_WRITE = "bidi\u202etxt.exe";
+const HOSTILE_WRITTEN = "abc \u202e olleh \u2066x\u2069 \u200b zero\n\u001b[2J\u001b]8;;http://evil\u0007link\n";
 
 const T0 = Date.parse("2026-11-20T10:00:00.000Z");
 const iso = (ms: number) => new Date(T0 + ms).toISOString();

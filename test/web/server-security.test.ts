@@ -6,6 +6,7 @@
  * with nothing changed, and the security headers on every answer.
  */
 import { readFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -140,6 +141,27 @@ describe("nudge web: who may talk to it", () => {
     }
     for (const host of [`localhost:${web.port}`, `[::1]:${web.port}`])
       expect((await web.request("/api/sessions", { headers: { host, cookie: web.cookie } })).status).toBe(200);
+  });
+
+  it("refuses a second Host header and a target that names its own address (what a browser never sends)", async () => {
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(web.port, "127.0.0.1", () =>
+          socket.write(`${head}\r\nCookie: ${web.cookie}\r\n\r\n`),
+        );
+        let answer = "";
+        socket.on("data", (chunk) => (answer += chunk.toString()));
+        socket.on("end", () => resolve(answer.split("\r\n")[0]!));
+        socket.on("error", reject);
+      });
+    const own = `Host: 127.0.0.1:${web.port}`;
+    expect(await raw(`GET /api/sessions HTTP/1.1\r\n${own}\r\nConnection: close`)).toBe("HTTP/1.1 200 OK");
+    expect(await raw(`GET /api/sessions HTTP/1.1\r\n${own}\r\nHost: evil.example\r\nConnection: close`)).toBe(
+      "HTTP/1.1 403 Forbidden",
+    );
+    expect(await raw(`GET http://evil.example/api/sessions HTTP/1.1\r\n${own}\r\nConnection: close`)).toBe(
+      "HTTP/1.1 403 Forbidden",
+    );
   });
 
   it("refuses a foreign Origin on a POST and on the event stream, and a cross-site fetch", async () => {

@@ -76,9 +76,19 @@ export type Verdict =
 const deny = (why: string, hint: string): Verdict => ({ kind: "deny", why, hint });
 const START_HINT = "open the URL `nudge web` printed (it holds the token), or start it again";
 
+function hostHeaders(req: IncomingMessage): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "host") count++;
+  return count;
+}
+
 export function checkRequest(req: IncomingMessage, url: URL, guard: Guard): Verdict {
   // Before the token: a page on another site that rebinds its name to 127.0.0.1 learns nothing.
   if (!guard.hosts.has(req.headers.host ?? "")) return deny("this server answers only to its own address", START_HINT);
+  // The address is that one Host (node keeps the first of several), in a path-only target: a second
+  // Host, or a target naming its own authority (`GET http://other/…`), says another address (RFC 9112 §3.2).
+  if (hostHeaders(req) !== 1 || !req.url?.startsWith("/"))
+    return deny("a request that names another address", START_HINT);
   const origin = req.headers.origin;
   if (origin !== undefined && !guard.origins.has(origin))
     return deny("a request from another origin", "use the page this server serves");

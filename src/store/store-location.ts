@@ -3,6 +3,7 @@
  * claude's, which claude waits on, finds the store without loading them.
  */
 import { promises as fs } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { UserError } from "../base/errors.js";
 import { visible } from "../base/inert-text.js";
@@ -53,9 +54,11 @@ export async function openStore(
 /** NUDGE_STORE as an absolute path: a relative one would name another store in every folder a command runs from. */
 function storeFolder(named: string): string {
   if (path.isAbsolute(named)) return path.normalize(named);
+  // `~` left as it is (quoted, or set outside a shell) means the home folder, not a folder named `~`.
+  const meant = named === "~" || named.startsWith("~/") ? path.join(os.homedir(), named.slice(1)) : path.resolve(named);
   throw new UserError(
     `NUDGE_STORE must be an absolute path, not ${visible(named)}: relative, it would name another store in every folder`,
-    `e.g. NUDGE_STORE="${visible(path.resolve(named))}", or unset it to keep the store in the repository's .git`,
+    `e.g. NUDGE_STORE="${visible(meant)}", or unset it to keep the store in the repository's .git`,
   );
 }
 

@@ -125,6 +125,9 @@ describe("rewind refusals", () => {
     expectRefusal(relative, /^error: NUDGE_STORE must be an absolute path, not store-here/m);
     expect(relative.stderr).toContain(`hint: e.g. NUDGE_STORE="${path.join(repo, "store-here")}"`);
     expect(existsSync(path.join(repo, "store-here"))).toBe(false);
+    // A `~` the shell did not expand is the home folder, not a folder named `~` here.
+    const tilde = await runNudge(["session", "list"], { cwd: repo, env: { NUDGE_STORE: "~/nudge-store" } });
+    expect(tilde.stderr).toContain(`hint: e.g. NUDGE_STORE="${path.join(os.homedir(), "nudge-store")}"`);
     expectRefusal(await runNudge(["claude", "run", "--cwd", aFile, "hi"], { cwd: repo }), /^error: not a directory: /);
     expectRefusal(
       await runNudge(["session", "fork", id, "1", "--worktree", path.join(repo, "inside")], { cwd: repo }),

@@ -303,6 +303,16 @@ describe("a recorded session on the page", () => {
       expect(box!.x + box!.width, name).toBeLessThanOrEqual(390);
     }
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // A cost and a state are never broken inside ("$0.16 / 63", "comple / te"): each on one line.
+    const lines = await page.evaluate(() =>
+      Array.from(document.querySelectorAll("td.num, .state")).map((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return [cell.textContent, new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size];
+      }),
+    );
+    expect(lines.length).toBeGreaterThan(0);
+    for (const [text, count] of lines) expect(count, String(text)).toBe(1);
     await page.close();
   });
 

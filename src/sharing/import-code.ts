@@ -146,7 +146,10 @@ export async function checkCode(
       path.join(path.dirname(scratchIndex), "pack"),
     )
     .catch(async (error: unknown) => {
-      throw (await another) ?? error;
+      // Damaged as git found it: refused as every other damage in the archive is.
+      const damaged =
+        error instanceof git.DamagedBundle ? new Refusal(`its git bundle is damaged (git: ${error.why})`) : null;
+      throw (await another) ?? damaged ?? error;
     });
   const refused = await another;
   if (refused) throw refused;

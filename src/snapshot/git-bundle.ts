@@ -301,8 +301,8 @@ export async function checkBundle(
 ): Promise<{ header: BundleHeader; commits: string[]; pack: string[] | null }> {
   file = path.resolve(file); // git runs in the scratch repository too
   const damaged = (stderr: string) => {
-    const why = stderr.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? stderr.split("\n").at(-1);
-    return new UserError(`the export's git bundle is damaged (${why})`, "ask for a fresh export");
+    const line = stderr.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? stderr.split("\n").at(-1) ?? "";
+    return new DamagedBundle(line.replace(/^(fatal|error): /, ""));
   };
   // The scratch repository is made while the bundle's header and prerequisites are checked.
   return withScratchAfter(root, scratchParent, verifyBundle(root, file, remotes), async (scratch, header) => {
@@ -325,6 +325,13 @@ export async function checkBundle(
     const pack = keepPackIn ? await keepPack(scratch, keepPackIn) : null;
     return { header, commits, pack };
   });
+}
+
+/** A bundle git found damaged while unbundling it: `why` is git's own words for it. */
+export class DamagedBundle extends UserError {
+  constructor(readonly why: string) {
+    super(`the export's git bundle is damaged (git: ${why})`, "ask for a fresh export");
+  }
 }
 
 /**

@@ -161,7 +161,7 @@ describe("import refuses what is found late, before writing anything", () => {
         for (let i = pack + 40; i < bytes.length - 40; i += 7) bytes[i] = bytes[i]! ^ 0x5a;
         writeFileSync(file, bytes);
       },
-      /^error: the export's git bundle (is damaged|does not verify)/,
+      /^error: refusing nudge-\w+\.tar\.gz: its git bundle is damaged \(git: (?!error: |fatal: ).+\)$/,
     ],
     [
       "a manifest that fails the schema",

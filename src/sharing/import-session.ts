@@ -15,6 +15,7 @@ import { beginWork } from "../store/cut-off-work.js";
 import { importLockFile } from "../store/cut-off-recovery.js";
 import { acquireLock, holderText, lockActivity } from "../store/locks.js";
 import { faultPoint } from "../base/fault-injection.js";
+import { pathExists } from "../base/file-exists.js";
 import { bundleDir, bundleFiles, listSessions, newSessionId, sessionIds, type Store } from "../store/store.js";
 import { claudeConfigDir } from "../claude/transcript.js";
 import * as git from "../snapshot/git.js";
@@ -72,6 +73,19 @@ export interface ImportResult {
 const LARGE_BYTES = 8 * 1024 * 1024;
 
 export async function importSession(store: Store, archive: string, o: ImportOptions): Promise<ImportResult> {
+  // A clone with no store yet: an import refused, or a dry run, leaves none, not even empty folders.
+  const storeWasThere = await pathExists(store.dir);
+  let imported = false;
+  try {
+    const result = await importLocked(store, archive, o);
+    imported = result.status === "imported";
+    return result;
+  } finally {
+    if (!storeWasThere && !imported) await removeEmptyFolders(store.dir);
+  }
+}
+
+async function importLocked(store: Store, archive: string, o: ImportOptions): Promise<ImportResult> {
   const lock = await acquireLock(importLockFile(store), {
     what: `importing ${path.basename(archive)}`,
     // Imports take seconds: the second of two waits its turn, rather than race for the same id.
@@ -204,6 +218,14 @@ async function importInto(store: Store, archive: string, o: ImportOptions, work:
   } finally {
     await opened.remove();
   }
+}
+
+/** The folders under `dir` (and `dir`) that hold no file, removed deepest first; one that does (another command's) stays. */
+async function removeEmptyFolders(dir: string): Promise<void> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => null);
+  if (!entries) return;
+  for (const e of entries) if (e.isDirectory()) await removeEmptyFolders(path.join(dir, e.name));
+  await fs.rmdir(dir).catch(() => undefined);
 }
 
 /** claude's config dir may be on another disk than the store: what goes there must fit too. */

@@ -48,14 +48,21 @@ async function target(repo?: string) {
   const tmp = tempDir("nudge-tmp-");
   const cfg = configDir();
   const objects = () => fileListing(path.join(b, ".git", "objects"));
-  const before = { objects: objects(), head: await git(b, "rev-parse", "HEAD").catch(() => "") };
+  const store = path.join(b, ".git", "nudge");
+  const before = {
+    objects: objects(),
+    head: await git(b, "rev-parse", "HEAD").catch(() => ""),
+    store: existsSync(store),
+  };
   return {
     b,
     cfg,
     env: { CLAUDE_CONFIG_DIR: cfg, TMPDIR: tmp },
     async nothingLeft(o: { objects?: boolean } = {}) {
       expect(readdirSync(tmp)).toEqual([]);
-      expect(filesUnder(path.join(b, ".git", "nudge"))).toEqual([]);
+      expect(filesUnder(store)).toEqual([]);
+      // Not even the folders an import makes, in a clone that had no store.
+      if (!before.store) expect(existsSync(store)).toBe(false);
       expect(await nudgeRefs(b)).toEqual([]);
       expect(existsSync(cfg)).toBe(false);
       expect(await git(b, "rev-parse", "HEAD").catch(() => "")).toBe(before.head);

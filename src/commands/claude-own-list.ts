@@ -103,19 +103,23 @@ interface ProjectsPlace {
 
 /** This repository's store, or outside any, the user's cache folder (as the compile cache's). */
 export async function projectsPlace(cwd: string): Promise<ProjectsPlace> {
-  try {
-    const store = await openStore(cwd);
-    return {
-      cacheDir: store.dir,
-      repoRoot: store.repoRoot,
-      workTrees: await workTreesOf(store.repoRoot, store.commonDir),
-    };
-  } catch (error) {
-    if (!(error instanceof UserError)) throw error;
+  const { repoLocation } = await import("../snapshot/repo-location.js");
+  const located = await repoLocation(cwd).catch((error: unknown) => {
+    if (error instanceof UserError) return null; // outside any repository
+    throw error;
+  });
+  if (!located) {
     const cacheDir = userCacheDir();
     await fs.mkdir(cacheDir, { recursive: true });
     return { cacheDir, repoRoot: null, workTrees: [] };
   }
+  // In one, a store that cannot be (a bad NUDGE_STORE) is said, as every other command says it.
+  const store = await openStore(cwd, process.env, async () => located);
+  return {
+    cacheDir: store.dir,
+    repoRoot: store.repoRoot,
+    workTrees: await workTreesOf(store.repoRoot, store.commonDir),
+  };
 }
 
 /** Every project claude has sessions for, the one used last first: `session list --all-projects`. */

@@ -125,6 +125,11 @@ describe("rewind refusals", () => {
     expectRefusal(relative, /^error: NUDGE_STORE must be an absolute path, not store-here/m);
     expect(relative.stderr).toContain(`hint: e.g. NUDGE_STORE="${path.join(repo, "store-here")}"`);
     expect(existsSync(path.join(repo, "store-here"))).toBe(false);
+    // Listing every project looks at this repository's store too: the same refusal, not a table.
+    expectRefusal(
+      await runNudge(["session", "list", "--all-projects"], { cwd: repo, env: { NUDGE_STORE: "store-here" } }),
+      /^error: NUDGE_STORE must be an absolute path, not store-here/m,
+    );
     // A `~` the shell did not expand is the home folder, not a folder named `~` here.
     const tilde = await runNudge(["session", "list"], { cwd: repo, env: { NUDGE_STORE: "~/nudge-store" } });
     expect(tilde.stderr).toContain(`hint: e.g. NUDGE_STORE="${path.join(os.homedir(), "nudge-store")}"`);

@@ -83,7 +83,11 @@ const JSON_SHORT: Record<string, string> = { b: "\\x08", f: "\\x0c", r: "\\x0d" 
  * JSON.stringify leaves as they are are escaped, so a name reads the same in every view.
  */
 export function visibleJson(value: unknown, indent?: number): string {
-  const json = JSON.stringify(value, null, indent) ?? String(value);
+  return visibleJsonText(JSON.stringify(value, null, indent) ?? String(value));
+}
+
+/** `visibleJson` of JSON text as it is (a tool's input as claude sent it). */
+export function visibleJsonText(json: string): string {
   return visible(
     json.replace(/\\(\\|[bfr]|u00([0-9a-f]{2}))/g, (escape, what: string, hex: string | undefined) =>
       hex ? `\\x${hex}` : (JSON_SHORT[what] ?? escape),

@@ -95,7 +95,10 @@ Examples:
       const where = PLACE_NAMES[h.place] + (h.tool ? ` (${h.tool})` : "");
       writeOut(`${style.bold(h.session)}  turn ${h.turn}  ${h.at.slice(0, 16).replace("T", " ")}  ${where}\n`);
       // Claude's text and the prompts are markdown: shown as it reads, not as it is typed.
-      const s = snippetOf(h.text, h.matches, { plain: h.place === "text" || h.place === "prompt" });
+      const s = snippetOf(h.text, h.matches, {
+        plain: h.place === "text" || h.place === "prompt",
+        json: h.place === "tool-input",
+      });
       let line = "";
       let at = 0;
       for (const [a, b] of s.matches) {

@@ -33,7 +33,7 @@ export async function hitViews(hits: SearchHit[]): Promise<SearchHitView[]> {
 }
 
 function view(h: SearchHit): SearchHitView {
-  const snippet = snippetOf(h.text, h.matches);
+  const snippet = snippetOf(h.text, h.matches, { json: h.place === "tool-input" });
   // nudge's ids are base-36; claude's are UUIDs.
   const claude = h.session.includes("-");
   return {

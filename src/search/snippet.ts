@@ -4,7 +4,7 @@
  * anything that may leave the machine (`--json`, the web route), the whole text has its secrets
  * masked as an export masks them before the window is cut: a secret is never half-shown.
  */
-import { inertValue } from "../base/inert-text.js";
+import { inertValue, visibleJsonText } from "../base/inert-text.js";
 import type { SecretSpan } from "../secrets/secret-detect.js";
 import { markdownMarkers } from "./markdown-plain.js";
 import type { SearchHit } from "./query.js";
@@ -21,8 +21,11 @@ const WIDTH = 200;
 export function snippetOf(
   text: string,
   matches: Array<[number, number]>,
-  /** Markdown's markers left out (for a terminal, where they would show as they are typed). */
-  o: { plain?: boolean } = {},
+  /**
+   * plain: markdown's markers left out (for a terminal, where they would show as they are typed);
+   * json: the text is JSON (a tool's input), its escapes of controls shown in `visible`'s style.
+   */
+  o: { plain?: boolean; json?: boolean } = {},
 ): Snippet {
   const first = matches[0]?.[0] ?? 0;
   const from = Math.max(0, first - BEFORE);
@@ -55,7 +58,8 @@ export function snippetOf(
   let out = from > 0 ? "…" : "";
   const shownMatches: Array<[number, number]> = [];
   for (const p of pieces) {
-    const shown = inertValue(p.text.replace(/\s+/g, " "));
+    const piece = p.text.replace(/\s+/g, " ");
+    const shown = o.json ? visibleJsonText(piece) : inertValue(piece);
     if (p.match) shownMatches.push([out.length, out.length + shown.length]);
     out += shown;
   }

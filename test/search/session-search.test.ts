@@ -91,7 +91,12 @@ describe("nudge session search", () => {
       const hit = json(run.stdout).find((h) => h.where === "tool-input")!;
       expect([hit.session, hit.turn, hit.tool]).toEqual([first.id, 1, "Bash"]);
       expect(hit.matches.map(([a, b]) => hit.snippet.slice(a, b).toLowerCase())).toEqual([word.toLowerCase()]);
+      // Shown in the one style every view uses (`\x07`), not JSON's (`\u0007`).
+      expect(hit.snippet).toContain("printf '\\x07ospreybell \\u202eTXETEGAMI'");
     }
+    const terminal = await search(["ospreybell"]);
+    expect(terminal.stdout).toContain("\\x07");
+    expect(terminal.stdout).not.toContain("\\u0007");
   });
 
   it("shows each hit with its place and the match in brackets without colour", async () => {

@@ -79,7 +79,6 @@ export async function checkCode(
     () => null,
     (error: unknown) => error,
   );
-  const base = contents.header.repo.baseCommit;
   // The pack checked in the scratch repository is kept beside it (the import's work folder), to be moved in at install.
   const { pack } = await git
     .checkBundle(
@@ -87,61 +86,7 @@ export async function checkCode(
       contents.bundleFile,
       refs.refs.map((r) => r.from),
       contents.git.prerequisites,
-      async (scratch) => {
-        // The base commit's tree, which also says the commit is there (one git process for both).
-        const start = base
-          ? await git.treeOf(scratch, `${base}^{commit}`).catch(() => null)
-          : await git.emptyTree(scratch);
-        if (start === null) {
-          throw new UserError(
-            `this repository lacks the session's base commit ${base}`,
-            "fetch it (git fetch), then import again",
-          );
-        }
-        progress?.("checking every snapshot…");
-        const chain = new Map(
-          (await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]),
-        );
-        for (const t of contents.turns)
-          for (const { snapshot: s } of turnSteps(t))
-            if (chain.get(s.commit) !== s.tree)
-              throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
-        progress?.("checking every patch…");
-        const steps = contents.turns.flatMap((t) =>
-          turnSteps(t).map((s) => ({ turn: t, patch: s.patch.file, tree: s.snapshot.tree })),
-        );
-        const files = steps.map((s) => path.join(contents.sessionDir, s.patch));
-        const large = await Promise.all(files.map(async (f) => (await fs.stat(f)).size > LARGE_PATCH));
-        const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
-        // Each patch is what git makes between the recorded trees, in one process for all (a large
-        // one alone, compared as git writes it): then applying it reproduces the tree. One that
-        // differs (another git may write a diff another way) is applied for real, onto the tree before it.
-        const small = steps.flatMap((s, i) => (large[i] ? [] : [i]));
-        const made = await git.diffTreePairs(
-          scratch,
-          small.map((i) => [from[i]!, steps[i]!.tree]),
-        );
-        const madeOf = new Map(small.map((step, k) => [step, made[k]!]));
-        // Read one by one, synchronously: a patch is seldom large, and 200 reads each through the
-        // thread pool and a promise were ~60 ms of a 200-turn import.
-        for (const [i, step] of steps.entries()) {
-          const same = large[i]
-            ? await git.diffTreeEquals(scratch, from[i]!, step.tree, files[i]!)
-            : madeOf.get(i)!.equals(readFileSync(files[i]!));
-          if (same) continue;
-          const patch = await fs.readFile(files[i]!);
-          const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patch).catch((error: unknown) => {
-            if (!(error instanceof UserError)) throw error;
-            throw new Refusal(
-              `${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`,
-            );
-          });
-          if (tree !== step.tree)
-            throw new Refusal(
-              `${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`,
-            );
-        }
-      },
+      (scratch) => snapshotsAndPatches(scratch, contents, refs, scratchIndex, progress),
       path.dirname(scratchIndex), // the scratch repository beside it, in the import's work folder
       path.join(path.dirname(scratchIndex), "pack"),
     )
@@ -154,6 +99,69 @@ export async function checkCode(
   const refused = await another;
   if (refused) throw refused;
   return { pack };
+}
+
+/**
+ * In the scratch repository, the bundle's objects in place: every snapshot commit holds the tree
+ * its turn recorded, and every patch, applied in order onto the base commit, reproduces it.
+ */
+async function snapshotsAndPatches(
+  scratch: string,
+  contents: ExportContents,
+  refs: CodeRefs,
+  scratchIndex: string,
+  progress?: (line: string) => void,
+): Promise<void> {
+  const base = contents.header.repo.baseCommit;
+  // The base commit's tree, which also says the commit is there (one git process for both).
+  const start = base ? await git.treeOf(scratch, `${base}^{commit}`).catch(() => null) : await git.emptyTree(scratch);
+  if (start === null) {
+    throw new UserError(
+      `this repository lacks the session's base commit ${base}`,
+      "fetch it (git fetch), then import again",
+    );
+  }
+  progress?.("checking every snapshot…");
+  const chain = new Map((await git.commitChain(scratch, refs.refs[0]!.commit, base)).map((c) => [c.commit, c.tree]));
+  for (const t of contents.turns)
+    for (const { snapshot: s } of turnSteps(t))
+      if (chain.get(s.commit) !== s.tree)
+        throw new Refusal(`turn ${t.n}'s snapshot commit does not hold the tree it recorded`);
+  progress?.("checking every patch…");
+  const steps = contents.turns.flatMap((t) =>
+    turnSteps(t).map((s) => ({ turn: t, patch: s.patch.file, tree: s.snapshot.tree })),
+  );
+  const files = steps.map((s) => path.join(contents.sessionDir, s.patch));
+  const large = await Promise.all(files.map(async (f) => (await fs.stat(f)).size > LARGE_PATCH));
+  const from = steps.map((_, i) => (i === 0 ? start : steps[i - 1]!.tree));
+  // Each patch is what git makes between the recorded trees, in one process for all (a large
+  // one alone, compared as git writes it): then applying it reproduces the tree. One that
+  // differs (another git may write a diff another way) is applied for real, onto the tree before it.
+  const small = steps.flatMap((s, i) => (large[i] ? [] : [i]));
+  const made = await git.diffTreePairs(
+    scratch,
+    small.map((i) => [from[i]!, steps[i]!.tree]),
+  );
+  const madeOf = new Map(small.map((step, k) => [step, made[k]!]));
+  // Read one by one, synchronously: a patch is seldom large, and 200 reads each through the
+  // thread pool and a promise were ~60 ms of a 200-turn import.
+  for (const [i, step] of steps.entries()) {
+    const same = large[i]
+      ? await git.diffTreeEquals(scratch, from[i]!, step.tree, files[i]!)
+      : madeOf.get(i)!.equals(readFileSync(files[i]!));
+    if (same) continue;
+    const patch = await fs.readFile(files[i]!);
+    const tree = await git.applyToTree(scratch, scratchIndex, from[i]!, patch).catch((error: unknown) => {
+      if (!(error instanceof UserError)) throw error;
+      throw new Refusal(
+        `${step.patch} (turn ${step.turn.n}) does not apply: ${error.message.replace(/^a patch in the export does not apply: /, "")}`,
+      );
+    });
+    if (tree !== step.tree)
+      throw new Refusal(
+        `${step.patch} does not reproduce turn ${step.turn.n}'s snapshot (tree ${tree.slice(0, 10)}, recorded ${step.tree.slice(0, 10)})`,
+      );
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type Resolution,
 } from "../time-travel/interrupted.js";
 import { withUndo, withWorkTree } from "../time-travel/rewind.js";
+import { undoneName } from "../time-travel/rewind-log.js";
 import { rewindOperation, undoOperation } from "../time-travel/operations.js";
 import { describeRewound } from "../time-travel/rewind-plan.js";
 import { printJson, writeLines, writeOut, writeErr } from "../terminal/output.js";
@@ -158,7 +159,7 @@ async function interrupted(store: Awaited<ReturnType<typeof openStore>>, o: Opti
         how === "abort"
           ? "rolled back: the work tree is as it was before"
           : record.kind === "undo"
-            ? `finished: the files are as they were before the rewind of ${record.sessionId} to turn ${record.turn}`
+            ? `finished: the files are as they were before ${undoneName(record)} of ${record.sessionId} ${record.undoesFork ? "at" : "to"} turn ${record.turn}`
             : `finished: the work tree is at turn ${record.turn} of ${record.sessionId}`,
       );
       if (how === "continue" && record.fork)

@@ -112,6 +112,22 @@ export interface GitResult {
  * One git process: its exit code and its output, stdout byte for byte. `unset` and `internal` as
  * for gitChildOptions; `timeoutMs`: stopped (SIGKILL) after that long.
  */
+/**
+ * While set, git runs in a process group of its own: a terminal's Ctrl-C reaches nudge, which
+ * decides, and not a git halfway through writing a file of the user's (killed there, it leaves the
+ * file cut short: neither as before nor as after).
+ */
+let shielded = 0;
+
+export async function shieldedFromCtrlC<T>(work: () => Promise<T>): Promise<T> {
+  shielded++;
+  try {
+    return await work();
+  } finally {
+    shielded--;
+  }
+}
+
 export function spawnGit(
   cwd: string,
   args: string[],
@@ -125,6 +141,7 @@ export function spawnGit(
       cwd,
       env: c.env,
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: shielded > 0,
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];

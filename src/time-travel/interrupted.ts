@@ -14,7 +14,15 @@ import { requireTree } from "../snapshot/snapshotter.js";
 import { pathExists } from "../base/file-exists.js";
 import { forkBundle } from "./fork.js";
 import { codeChanges, type CodeChanges } from "./rewind-plan.js";
-import { allRecords, interruptedIn, operationName, resumeRecord, saveRecord, type RewindRecord } from "./rewind-log.js";
+import {
+  allRecords,
+  interruptedIn,
+  operationName,
+  resumeRecord,
+  saveRecord,
+  undoneName,
+  type RewindRecord,
+} from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
 import { removeHidden, restoreHidden } from "./unhidden-files.js";
 import { switchVerified } from "./work-tree-switch.js";
@@ -64,7 +72,7 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
 export function describeInterrupted(plan: InterruptedPlan): string[] {
   const r = plan.record;
   const what = {
-    undo: `the undo of the rewind of session ${r.sessionId}`,
+    undo: `the undo of ${undoneName(r)} of session ${r.sessionId}`,
     fork: `the fork of session ${r.sessionId} at turn ${r.turn}`,
     rewind: `the rewind of session ${r.sessionId} to turn ${r.turn}`,
   }[operationName(r)];

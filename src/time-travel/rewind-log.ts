@@ -45,6 +45,8 @@ const RewindRecordSchema = z.object({
   hidden: z._default(z.array(z.object({ path: z.string(), mode: z.string(), blob: sha })), []),
   /** For an undo: the rewind it undoes. */
   undoes: z._default(z.nullable(z.string()), null),
+  /** For an undo: what it undoes was a fork put in place (said so when it is named). */
+  undoesFork: z._default(z.boolean(), false),
   /** A fork put in place: the fork session this rewind made (its undo abandons it: `claude run -c` goes back to the session forked). */
   fork: z._default(z.nullable(z.string()), null),
   /** A fork put in place, begun: its session is made once the files are (`--continue` makes it when the fork was cut off before). */
@@ -61,6 +63,11 @@ const RewindRecordSchema = z.object({
 export type RewindRecord = z.infer<typeof RewindRecordSchema>;
 
 /** What a record is of, in a message: an undo, a fork put in place, or a rewind. */
+/** "the rewind" or "the fork" an undo undoes. */
+export function undoneName(record: RewindRecord): string {
+  return record.undoesFork ? "the fork" : "the rewind";
+}
+
 export function operationName(record: RewindRecord): "undo" | "fork" | "rewind" {
   return record.kind === "undo" ? "undo" : record.forking ? "fork" : "rewind";
 }

@@ -41,6 +41,7 @@ import {
   lastRewind,
   newStamp,
   operationName,
+  undoneName,
   rewindsDir,
   saveRecord,
   thisProcess,
@@ -176,7 +177,7 @@ export async function refuseIfInterrupted(store: Store, root: string): Promise<v
 /** What an operation left halfway is (`when` after "halfway"), and how to settle it. */
 export function cutOff(record: RewindRecord, when = ""): { message: string; hint: string } {
   const what = {
-    undo: `an undo of the rewind of session ${record.sessionId}`,
+    undo: `an undo of ${undoneName(record)} of session ${record.sessionId}`,
     fork: `a fork of session ${record.sessionId} at turn ${record.turn}`,
     rewind: `a rewind of session ${record.sessionId} to turn ${record.turn}`,
   }[operationName(record)];
@@ -632,9 +633,10 @@ async function beginRecord(
   store: Store,
   state: WorkTreeState,
   stamp: string,
-  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork" | "forking"> & {
+  o: Omit<RewindRecord, "stamp" | "at" | "root" | "backup" | "status" | "owner" | "fork" | "forking" | "undoesFork"> & {
     backup: { ref: string; message: string };
     forking?: boolean;
+    undoesFork?: boolean;
   },
 ): Promise<RewindRecord> {
   // In the store's own work tree, its git dir is known: the commit and ref may be written without git.
@@ -650,6 +652,7 @@ async function beginRecord(
     owner: thisProcess(),
     fork: null,
     forking: o.forking ?? false,
+    undoesFork: o.undoesFork ?? false,
   };
   // The ref first: a record saved beside a ref that failed would read as an operation cut off halfway.
   await setNudgeRef(state.root, o.backup.ref, commit, commonDir);
@@ -676,6 +679,7 @@ export async function undoLastRewind(
     before: { head: state.head, branch: state.branch, rewoundTo: rewind.turn, indexCopy: null },
     after: { tree: rewind.backup.tree, head: plan.head ? plan.head.to : state.head },
     undoes: rewind.stamp,
+    undoesFork: rewind.forking || rewind.fork !== null,
     // The same files: an undo cut off halfway and then finished writes them back too.
     hidden: rewind.hidden,
   });

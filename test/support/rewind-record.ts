@@ -20,6 +20,7 @@ export function rewindRecord(root: string, i: number, change: Partial<RewindReco
     undoes: null,
     fork: null,
     forking: false,
+    undoesFork: false,
     status: "applied",
     owner: null,
     ...change,

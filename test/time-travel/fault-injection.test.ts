@@ -5,7 +5,7 @@
  * once make one fork. After each, the user's files equal the plan's target or the backup.
  */
 import { execa } from "execa";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAUDE_BIN } from "../support/claude-env.js";
@@ -13,6 +13,7 @@ import { readManifestFile, type Recorded } from "../support/record.js";
 import { NUDGE_CLI, runNudge } from "../support/run-nudge.js";
 import { recordThreeTurns } from "../support/three-turns.js";
 import { treeListing, workTreeListing } from "../support/tree-listing.js";
+import { tempDir } from "../support/gitdir.js";
 import { until } from "../support/until.js";
 
 let recorded: (Recorded & { repo: string }) | undefined;
@@ -83,7 +84,7 @@ describe("a rewind killed halfway", () => {
     ["rewind", "a rewind of session {id} to turn 1"],
     ["fork", "a fork of session {id} at turn 1"],
   ])(
-    "a %s stopped by Ctrl-C while its files are written says what it cut off; --continue finishes it",
+    "a %s stopped by a second Ctrl-C while its files are written says what it cut off; --continue finishes it",
     async (command, what) => {
       recorded = await recordThreeTurns();
       const { repo, id } = recorded;
@@ -97,6 +98,11 @@ describe("a rewind killed halfway", () => {
       await until("the files written", async () =>
         readFileSync(path.join(repo, "notes.txt"), "utf8") === "alpha\nbeta\ngamma\n" ? true : undefined,
       );
+      // The first asks it to stop: it says it finishes first; the second stops it there.
+      let said = "";
+      held.stderr!.on("data", (chunk: Buffer) => (said += chunk.toString()));
+      held.kill("SIGINT");
+      await until("the first Ctrl-C answered", async () => (said.includes("finishing first") ? true : undefined));
       held.kill("SIGINT");
       const stopped = await held;
       expect(stopped.exitCode, stopped.stderr).toBe(130);
@@ -111,6 +117,36 @@ describe("a rewind killed halfway", () => {
       expect(await workTreeListing(repo)).toEqual(await treeListing(repo, target));
     },
   );
+
+  it("a terminal's Ctrl-C while git writes the files: the rewind finishes them, and no file is left cut short", async () => {
+    recorded = await recordThreeTurns();
+    const { repo, id } = recorded;
+    const target = readManifestFile(recorded.dir).turns[1]!.snapshot.tree;
+    // A git that takes its time to write the files (as on a slow disk), so that the terminal's
+    // Ctrl-C comes while it is at it: it marks the moment, then writes. The terminal signals the
+    // whole foreground process group, as this test does.
+    const slow = tempDir("nudge-slow-git-");
+    const mark = path.join(slow, "writing");
+    const real = (await execa("sh", ["-c", "command -v git"])).stdout.trim();
+    writeFileSync(
+      path.join(slow, "git"),
+      `#!/bin/sh\ncase "$*" in *checkout-index*|*restore*) touch "${mark}"; sleep 1;; esac\nexec "${real}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    const run = execa("node", [NUDGE_CLI, "session", "rewind", id, "1", "--yes"], {
+      cwd: repo,
+      env: { NO_COLOR: "1", PATH: `${slow}:${process.env.PATH}` },
+      reject: false,
+      detached: true,
+    });
+    await until("git writing the files", async () => (existsSync(mark) ? true : undefined));
+    process.kill(-run.pid!, "SIGINT");
+    const done = await run;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).toContain("Ctrl-C: files are being changed; finishing first");
+    expect(await workTreeListing(repo)).toEqual(await treeListing(repo, target));
+    expect(records(repo).map((r) => r.status)).toEqual(["applied"]);
+  });
 
   it.each([
     ["switch-after-write:kill", "while its files are written"],
@@ -274,20 +310,23 @@ describe("a rewind killed halfway", () => {
     expect(again.exitCode, again.stderr).toBe(0);
   });
 
-  it("an undo killed halfway is finished like a rewind", async () => {
+  it.each([
+    ["rewind", "to"],
+    ["fork", "at"],
+  ])("an undo of a %s killed halfway is finished like a rewind, and named for what it undoes", async (what, prep) => {
     recorded = await recordThreeTurns();
     const { repo, id } = recorded;
     const before = await workTreeListing(repo);
-    expect((await runNudge(["session", "rewind", id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
+    expect((await runNudge(["session", what, id, "1", "--yes"], { cwd: repo })).exitCode).toBe(0);
     expect((await rewind(repo, ["--undo", "--yes"], { NUDGE_FAULT: "undo-after-record:kill" })).signal).toBe("SIGKILL");
     const run = await runNudge(["session", "rewind", id, "2", "--yes"], { cwd: repo });
     expect(run.stderr).toMatch(
-      new RegExp(`^error: an undo of the rewind of session ${id} was interrupted halfway`, "m"),
+      new RegExp(`^error: an undo of the ${what} of session ${id} was interrupted halfway`, "m"),
     );
     const finished = await runNudge(["session", "rewind", "--continue", "--yes"], { cwd: repo });
     expect(finished.exitCode, finished.stderr).toBe(0);
     // It said "the work tree is at turn 1", the very state the undo left.
-    expect(finished.stdout).toContain(`finished: the files are as they were before the rewind of ${id} to turn `);
+    expect(finished.stdout).toContain(`finished: the files are as they were before the ${what} of ${id} ${prep} turn `);
     expect(await workTreeListing(repo)).toEqual(before);
     expect(records(repo).map((r) => [r.kind, r.status])).toEqual([
       ["rewind", "undone"],

@@ -54,10 +54,14 @@ Examples:
         ]),
       );
       const target = listing.entries.find((e) => e.undo);
+      // One cut off halfway comes first: nothing else may be done until it is settled.
+      const cut = listing.entries.find((e) => e.status === "started");
       say(
-        target
-          ? `* nudge session rewind --undo puts back the files from before this ${target.forking ? "fork" : "rewind"}`
-          : `nothing to undo: every ${listing.entries.some((e) => e.forking) ? "rewind and fork" : "rewind"} listed was undone or failed`,
+        cut
+          ? `one was interrupted halfway (${cut.at}): nudge session rewind --continue finishes it, --abort puts everything back`
+          : target
+            ? `* nudge session rewind --undo puts back the files from before this ${target.forking ? "fork" : "rewind"}`
+            : `nothing to undo: every ${listing.entries.some((e) => e.forking) ? "rewind and fork" : "rewind"} listed was undone or failed`,
       );
     }
     if (listing.others.length > 0) {

@@ -23,9 +23,18 @@ export interface CodeRefs {
 /** A patch over this many bytes is checked against git's diff as it streams, never held with the others. */
 const LARGE_PATCH = 8 << 20;
 
+/** A damaged git bundle, refused as every other damage in the archive is (its path is the import's own, not said). */
+function refusalOf(error: unknown): unknown {
+  return error instanceof git.DamagedBundle ? new Refusal(`its git bundle is damaged (${error.why})`) : error;
+}
+
+function asRefusal(error: unknown): never {
+  throw refusalOf(error);
+}
+
 /** The refs an import creates: the session's, and one per HEAD the bundle carries (kept alive for --reset-head). */
 export async function codeRefs(contents: ExportContents, id: string): Promise<CodeRefs> {
-  const header = await git.readBundleHeader(contents.bundleFile);
+  const header = await git.readBundleHeader(contents.bundleFile).catch(asRefusal);
   const tip = header.heads.find((h) => h.ref === BUNDLE_TIP);
   const last = contents.turns.at(-1)!;
   if (!tip) throw new Refusal(`its git bundle has no ${BUNDLE_TIP}`);
@@ -91,10 +100,7 @@ export async function checkCode(
       path.join(path.dirname(scratchIndex), "pack"),
     )
     .catch(async (error: unknown) => {
-      // Damaged as git found it: refused as every other damage in the archive is.
-      const damaged =
-        error instanceof git.DamagedBundle ? new Refusal(`its git bundle is damaged (git: ${error.why})`) : null;
-      throw (await another) ?? damaged ?? error;
+      throw (await another) ?? refusalOf(error);
     });
   const refused = await another;
   if (refused) throw refused;

@@ -201,8 +201,7 @@ export async function readBundleHeader(file: string): Promise<BundleHeader> {
     await handle.close();
   }
   const [signature, ...lines] = head.split("\n");
-  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle")
-    throw new UserError(`${file} is not a git bundle`, "the export's git bundle is damaged; ask for a fresh export");
+  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle") throw new DamagedBundle("not a git bundle");
   const header: BundleHeader = { prerequisites: [], heads: [] };
   for (const line of lines) {
     if (line.startsWith("@")) continue; // v3 capabilities (@object-format=…)
@@ -210,7 +209,7 @@ export async function readBundleHeader(file: string): Promise<BundleHeader> {
     const head = /^([0-9a-f]{40}|[0-9a-f]{64}) (refs\/[^\s]+)$/.exec(line);
     if (prerequisite) header.prerequisites.push(prerequisite[1]!);
     else if (head) header.heads.push({ commit: head[1]!, ref: head[2]! });
-    else throw new UserError(`${file} has a damaged git bundle header`, "ask for a fresh export");
+    else throw new DamagedBundle("its header is damaged");
   }
   return header;
 }
@@ -302,7 +301,7 @@ export async function checkBundle(
   file = path.resolve(file); // git runs in the scratch repository too
   const damaged = (stderr: string) => {
     const line = stderr.split("\n").find((l) => /^(fatal|error): /.test(l)) ?? stderr.split("\n").at(-1) ?? "";
-    return new DamagedBundle(line.replace(/^(fatal|error): /, ""));
+    return new DamagedBundle(`git: ${line.replace(/^(fatal|error): /, "")}`);
   };
   // The scratch repository is made while the bundle's header and prerequisites are checked.
   return withScratchAfter(root, scratchParent, verifyBundle(root, file, remotes), async (scratch, header) => {
@@ -327,10 +326,10 @@ export async function checkBundle(
   });
 }
 
-/** A bundle git found damaged while unbundling it: `why` is git's own words for it. */
+/** A bundle found damaged, by its header or by git unbundling it (`why`: "git: " and git's own words). */
 export class DamagedBundle extends UserError {
   constructor(readonly why: string) {
-    super(`the export's git bundle is damaged (git: ${why})`, "ask for a fresh export");
+    super(`the export's git bundle is damaged (${why})`, "ask for a fresh export");
   }
 }
 

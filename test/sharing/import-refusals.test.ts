@@ -171,6 +171,15 @@ describe("import refuses what is found late, before writing anything", () => {
       /^error: refusing nudge-\w+\.tar\.gz: its git bundle is damaged \(git: (?!error: |fatal: ).+\)$/,
     ],
     [
+      "a git bundle whose header is not a bundle's",
+      (dir) => {
+        const file = path.join(dir, "git", "session.bundle");
+        writeFileSync(file, Buffer.concat([Buffer.from("# v9 git bundle"), readFileSync(file).subarray(15)]));
+      },
+      // Said as the archive's damage, never by the path of the file the import unpacked it to.
+      /^error: refusing nudge-\w+\.tar\.gz: its git bundle is damaged \(not a git bundle\)$/,
+    ],
+    [
       "a manifest that fails the schema",
       (dir) => editManifest(dir, (h) => ({ ...h, repo: { ...h.repo, baseCommit: "../../etc" } })),
       /^error: refusing nudge-\w+\.tar\.gz: its session\/manifest\.json does not match the bundle format \(repo\.baseCommit: a git object id\)$/,

@@ -222,7 +222,7 @@ describe("git bundles of a session's commits", () => {
     writeFileSync(file, "not a bundle\n\n");
     await expect(readBundleHeader(file)).rejects.toMatchObject({
       name: "UserError",
-      message: `${file} is not a git bundle`,
+      message: "the export's git bundle is damaged (not a git bundle)",
     });
   });
 

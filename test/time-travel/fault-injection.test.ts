@@ -65,6 +65,11 @@ describe("a rewind killed halfway", () => {
       );
     }
 
+    // The list of backups says so too, not "nothing to undo".
+    expect((await runNudge(["session", "backups"], { cwd: repo })).stdout).toMatch(
+      /^one was interrupted halfway \(.+\): nudge session rewind --continue finishes it, --abort puts everything back$/m,
+    );
+
     const dry = await runNudge(["session", "rewind", "--continue", "--dry-run"], { cwd: repo });
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(new RegExp(`^finish the rewind of session ${id} to turn 1 \\(interrupted`, "m"));

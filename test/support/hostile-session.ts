@@ -43,7 +43,7 @@ export async function writeHostileSession(): Promise<{ repo: string; id: string;
   const dir = path.join(repo, ".git", "nudge", "sessions", HOSTILE_ID);
   mkdirSync(path.join(dir, "changes"), { recursive: true });
   const all = PAYLOADS.join("\n\n");
-  const proto = `{"command":${JSON.stringify(PAYLOADS[12])},"__proto__":{"pwned":1},"description":${JSON.stringify(PAYLOADS[1])}}`;
+  const proto = `{"command":${JSON.stringify(PAYLOADS[12])},"__proto__":{"pwned":1},"description":${JSON.stringify(PAYLOADS[1])},"ansi":${JSON.stringify(PAYLOADS[11])}}`;
   const turn1: Array<string | Buffer> = [
     JSON.stringify({ type: "user", isReplay: true, message: { role: "user", content: PAYLOADS[0] } }),
     JSON.stringify({ type: "assistant", message: { id: "m1", content: [{ type: "thinking", thinking: all }] } }),

@@ -81,6 +81,12 @@ async function expectShownAsText(page: Page) {
   const diff = turn1.getByRole("region", { name: "Diff of turn 1" });
   await diff.getByText(HOSTILE_FILE.replace("\u202e", "\\u202e"), { exact: true }).waitFor();
   expect(await diff.textContent()).toContain(PAYLOADS[0]);
+  // A tool's input as JSON: its controls in the one style (`\x1b`), not JSON's (`\u001b`).
+  const tool = turn1.locator("details.tool").first();
+  await tool.locator("summary").first().click();
+  const input = (await tool.locator("pre").first().textContent())!;
+  expect(input).toContain('"ansi": "\\x1b]0;pwned title\\x07\\x1b[31mred text');
+  expect(input).not.toContain("\\u001b");
   // The 10 MB tool output, collapsed, with its payload only as text.
   const turn2 = page.getByRole("region", { name: "Turn 2", exact: true });
   await turn2.locator("details.tool").first().waitFor();

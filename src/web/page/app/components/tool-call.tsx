@@ -3,6 +3,7 @@ import type { Entry } from "../../../../view/view-types.js";
 import { ClippedBlock, ClippedNote, WholeNote } from "./clipped-block.js";
 import { EntryView } from "./entries.js";
 import { FileInputView, readFileInput } from "./file-input.js";
+import { visibleJsonText } from "../../../../base/inert-text.js";
 import { openByDefault } from "../disclosure.js";
 
 type Tool = Extract<Entry, { kind: "tool" }>;
@@ -45,7 +46,12 @@ export function ToolCall({ tool, onShowAll }: { tool: Tool; onShowAll: (() => vo
 
 function ToolInput({ tool, onShowAll }: { tool: Tool; onShowAll: (() => void) | null }) {
   const file = readFileInput(tool.name, tool.input);
-  if (!file) return <ClippedBlock text={tool.input} onShowAll={onShowAll} />;
+  if (!file) {
+    // JSON as claude sent it, its escapes of controls in the style every view uses (`\x1b`, not `\u001b`).
+    const shown = visibleJsonText(tool.input.text);
+    const input = { ...tool.input, text: shown, length: tool.input.length - (tool.input.text.length - shown.length) };
+    return <ClippedBlock text={input} onShowAll={onShowAll} />;
+  }
   const cut = tool.input.length > tool.input.text.length;
   return (
     <>

@@ -28,8 +28,10 @@ export function snippetOf(
   o: { plain?: boolean; json?: boolean } = {},
 ): Snippet {
   const first = matches[0]?.[0] ?? 0;
-  const from = Math.max(0, first - BEFORE);
-  const to = Math.min(text.length, from + WIDTH);
+  // In JSON, a window edge inside an escape (`\u202e`) moves to its start: never `u202e` alone.
+  const edge = (at: number) => (o.json ? escapeStart(text, at) : at);
+  const from = edge(Math.max(0, first - BEFORE));
+  const to = edge(Math.min(text.length, from + WIDTH));
   const inside = matches
     .filter(([s, e]) => s < to && e > from)
     .map(([s, e]): [number, number] => [Math.max(s, from), Math.min(e, to)]);
@@ -65,6 +67,19 @@ export function snippetOf(
   }
   if (to < text.length) out += "…";
   return { text: out, matches: shownMatches };
+}
+
+/** Where the JSON escape `at` falls inside starts (`at` itself when it is in none). */
+function escapeStart(text: string, at: number): number {
+  for (let i = at - 1; i >= 0 && i >= at - 5; i--) {
+    if (text[i] !== "\\") continue;
+    let run = 0;
+    for (let j = i; j >= 0 && text[j] === "\\"; j--) run++;
+    // An even run is escaped backslashes: no escape starts there.
+    if (run % 2 === 0) return at;
+    return i + (text[i + 1] === "u" ? 6 : 2) > at ? i : at;
+  }
+  return at;
 }
 
 /** The hit's text with its secrets masked, and its matches moved to where they now are. */

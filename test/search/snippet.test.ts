@@ -36,4 +36,14 @@ describe("search snippets", () => {
   it("keep a session's control characters inert", () => {
     expect(shown("**bold** \u001b[31mred\u001b[0m", "red")).not.toContain("\u001b");
   });
+
+  it("of a tool's input (JSON) never start or end inside one of its escapes", () => {
+    // The match 60 characters on: the window would start at the `u` of `\u202e`.
+    const json = `{"file": "${"x".repeat(40)}bidi\\u202etxt.exe${"y".repeat(47)} zebrafish"}`;
+    const at = json.indexOf("zebrafish");
+    expect(json.slice(at - 60, at - 55)).toBe("u202e");
+    const s = snippetOf(json, [[at, at + "zebrafish".length]], { json: true });
+    expect(s.text).toMatch(/^…\\u202etxt\.exe/);
+    expect(s.text.slice(s.matches[0]![0], s.matches[0]![1])).toBe("zebrafish");
+  });
 });

@@ -128,37 +128,20 @@ export async function shieldedFromCtrlC<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function spawnGit(
+export function spawnGit(
   cwd: string,
   args: string[],
   env: Record<string, string> = {},
   input?: string | Buffer,
   more: { unset?: string[]; timeoutMs?: number; internal?: boolean } = {},
 ): Promise<GitResult> {
-  for (let tries = 1; ; tries++) {
-    const detached = shielded > 0;
-    const result = await spawnGitOnce(cwd, args, env, input, more, detached);
-    // A Ctrl-C sent while the child was forked, before it left nudge's process group, is still
-    // delivered, before git runs (the child unblocks signals just before its exec): git did nothing.
-    if (!detached || result.signal !== "SIGINT" || tries === 3) return result;
-  }
-}
-
-function spawnGitOnce(
-  cwd: string,
-  args: string[],
-  env: Record<string, string>,
-  input: string | Buffer | undefined,
-  more: { unset?: string[]; timeoutMs?: number; internal?: boolean },
-  detached: boolean,
-): Promise<GitResult & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     const c = gitChildOptions(cwd, args, { env, unset: more.unset, internal: more.internal });
     const child = spawn("git", c.args, {
       cwd,
       env: c.env,
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      detached,
+      detached: shielded > 0,
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
@@ -183,7 +166,7 @@ function spawnGitOnce(
       if (timer) clearTimeout(timer);
       const text = Buffer.concat(stderr).toString("utf8").trim();
       const why = timedOut ? `timed out after ${more.timeoutMs! / 1000} s. ` : signal ? `killed by ${signal}. ` : "";
-      resolve({ exitCode: code ?? -1, stdout: Buffer.concat(stdout), stderr: why + text, signal });
+      resolve({ exitCode: code ?? -1, stdout: Buffer.concat(stdout), stderr: why + text });
     });
     if (child.stdin) {
       // git may exit before reading everything (on an error it reports itself): not our failure.

@@ -109,10 +109,6 @@ export interface GitResult {
 }
 
 /**
- * One git process: its exit code and its output, stdout byte for byte. `unset` and `internal` as
- * for gitChildOptions; `timeoutMs`: stopped (SIGKILL) after that long.
- */
-/**
  * While set, git runs in a process group of its own: a terminal's Ctrl-C reaches nudge, which
  * decides, and not a git halfway through writing a file of the user's (killed there, it leaves the
  * file cut short: neither as before nor as after).
@@ -128,6 +124,10 @@ export async function shieldedFromCtrlC<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * One git process: its exit code and its output, stdout byte for byte. `unset` and `internal` as
+ * for gitChildOptions; `timeoutMs`: stopped (SIGKILL) after that long.
+ */
 export function spawnGit(
   cwd: string,
   args: string[],

@@ -62,12 +62,12 @@ const RewindRecordSchema = z.object({
 });
 export type RewindRecord = z.infer<typeof RewindRecordSchema>;
 
-/** What a record is of, in a message: an undo, a fork put in place, or a rewind. */
 /** "the rewind" or "the fork" an undo undoes. */
 export function undoneName(record: RewindRecord): string {
   return record.undoesFork ? "the fork" : "the rewind";
 }
 
+/** What a record is of, in a message: an undo, a fork put in place, or a rewind. */
 export function operationName(record: RewindRecord): "undo" | "fork" | "rewind" {
   return record.kind === "undo" ? "undo" : record.forking ? "fork" : "rewind";
 }

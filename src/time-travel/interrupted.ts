@@ -18,9 +18,9 @@ import {
   allRecords,
   interruptedIn,
   operationName,
+  operationPhrase,
   resumeRecord,
   saveRecord,
-  undoneName,
   type RewindRecord,
 } from "./rewind-log.js";
 import { captureWorkTree, type WorkTreeState } from "./rewind.js";
@@ -71,11 +71,7 @@ export async function planInterrupted(store: Store, how: Resolution): Promise<In
 
 export function describeInterrupted(plan: InterruptedPlan): string[] {
   const r = plan.record;
-  const what = {
-    undo: `the undo of ${undoneName(r)} of session ${r.sessionId}`,
-    fork: `the fork of session ${r.sessionId} at turn ${r.turn}`,
-    rewind: `the rewind of session ${r.sessionId} to turn ${r.turn}`,
-  }[operationName(r)];
+  const what = `the ${operationPhrase(r)}`;
   const lines = [`${plan.how === "continue" ? "finish" : "roll back"} ${what} (interrupted; started ${r.at})`];
   // In the order the switch makes them, as a plan lists them.
   lines.push(

@@ -72,6 +72,15 @@ export function operationName(record: RewindRecord): "undo" | "fork" | "rewind" 
   return record.kind === "undo" ? "undo" : record.forking ? "fork" : "rewind";
 }
 
+/** The operation as a message names it after "a" or "the": "rewind of session 3f2a to turn 2". */
+export function operationPhrase(r: RewindRecord): string {
+  return {
+    undo: `undo of ${undoneName(r)} of session ${r.sessionId}`,
+    fork: `fork of session ${r.sessionId} at turn ${r.turn}`,
+    rewind: `rewind of session ${r.sessionId} to turn ${r.turn}`,
+  }[operationName(r)];
+}
+
 export function rewindsDir(store: Store): string {
   return path.join(store.dir, "rewinds");
 }

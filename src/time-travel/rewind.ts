@@ -41,7 +41,7 @@ import {
   lastRewind,
   newStamp,
   operationName,
-  undoneName,
+  operationPhrase,
   rewindsDir,
   saveRecord,
   thisProcess,
@@ -176,11 +176,7 @@ export async function refuseIfInterrupted(store: Store, root: string): Promise<v
 
 /** What an operation left halfway is (`when` after "halfway"), and how to settle it. */
 export function cutOff(record: RewindRecord, when = ""): { message: string; hint: string } {
-  const what = {
-    undo: `an undo of ${undoneName(record)} of session ${record.sessionId}`,
-    fork: `a fork of session ${record.sessionId} at turn ${record.turn}`,
-    rewind: `a rewind of session ${record.sessionId} to turn ${record.turn}`,
-  }[operationName(record)];
+  const what = `${operationName(record) === "undo" ? "an" : "a"} ${operationPhrase(record)}`;
   return {
     message: `${what} was interrupted halfway${when}; some files are as before it, some as after`,
     hint: "finish it: nudge session rewind --continue, or put everything back as it was: nudge session rewind --abort (both show their plan with --dry-run)",
